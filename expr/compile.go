@@ -1,0 +1,798 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ktune/ktune/space"
+)
+
+// Env holds the values of the names a compiled program reads, by slot. Numbers (ints,
+// floats and booleans as 0/1) live in Num, strings in Str; a slot is used by one of them.
+type Env = space.Bindings
+
+// Var describes a name a program may read.
+type Var struct {
+	Slot int        // index into Env.Num or Env.Str
+	Kind space.Kind // String reads Env.Str, anything else Env.Num
+}
+
+// Scope resolves the names an expression reads.
+type Scope interface {
+	Lookup(name string) (Var, bool)
+	Names() []string // for "unknown name" messages
+}
+
+// MapScope is a Scope backed by a map.
+type MapScope map[string]Var
+
+// Lookup implements Scope.
+func (m MapScope) Lookup(name string) (Var, bool) { v, ok := m[name]; return v, ok }
+
+// Names implements Scope.
+func (m MapScope) Names() []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
+
+func sortStrings(s []string) {
+	for a := 1; a < len(s); a++ {
+		for b := a; b > 0 && s[b] < s[b-1]; b-- {
+			s[b], s[b-1] = s[b-1], s[b]
+		}
+	}
+}
+
+// Predicate is a compiled boolean expression, such as a restriction.
+type Predicate struct {
+	Source string   // the expression as written
+	Names  []string // the names it reads, in order of first appearance
+	Slots  []int    // the slots of those names
+	fn     func(*Env) bool
+}
+
+// Eval evaluates the predicate. Python's errors at run time (division by zero) make it false.
+func (p *Predicate) Eval(env *Env) bool {
+	env.Fault = false
+	v := p.fn(env)
+	return v && !env.Fault
+}
+
+// Number is a compiled numeric expression, such as a metric or a problem size.
+type Number struct {
+	Source string
+	Names  []string
+	Slots  []int
+	fn     func(*Env) float64
+}
+
+// Eval evaluates the expression; Python's errors at run time give NaN.
+func (n *Number) Eval(env *Env) float64 {
+	env.Fault = false
+	v := n.fn(env)
+	if env.Fault {
+		return math.NaN()
+	}
+	return v
+}
+
+// CompilePredicate parses and compiles src as a condition; its value is its truthiness.
+func CompilePredicate(src string, scope Scope) (*Predicate, error) {
+	n, names, slots, err := parseScoped(src, scope)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{src: src, scope: scope}
+	ce, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := c.asBool(ce, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Predicate{Source: src, Names: names, Slots: slots, fn: fn}, nil
+}
+
+// CompileNumber parses and compiles src as a numeric expression.
+func CompileNumber(src string, scope Scope) (*Number, error) {
+	n, names, slots, err := parseScoped(src, scope)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{src: src, scope: scope}
+	ce, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := c.asNum(ce, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Number{Source: src, Names: names, Slots: slots, fn: fn}, nil
+}
+
+func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
+	n, err := Parse(src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names := Names(n)
+	slots := make([]int, 0, len(names))
+	for _, id := range names {
+		v, ok := scope.Lookup(id)
+		if !ok {
+			pos := findName(n, id)
+			known := scope.Names()
+			hint := ""
+			if s := closest(id, known); s != "" {
+				hint = fmt.Sprintf("; did you mean %q?", s)
+			}
+			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected a parameter name (one of %s)%s", id, strings.Join(known, ", "), hint)}
+		}
+		slots = append(slots, v.Slot)
+	}
+	return n, names, slots, nil
+}
+
+func findName(n Node, id string) int {
+	pos := -1
+	var walk func(Node)
+	walk = func(n Node) {
+		if pos >= 0 {
+			return
+		}
+		switch t := n.(type) {
+		case *name:
+			if t.id == id {
+				pos = t.pos
+			}
+		case *unary:
+			walk(t.x)
+		case *binary:
+			walk(t.l)
+			walk(t.r)
+		case *boolOp:
+			walk(t.l)
+			walk(t.r)
+		case *compare:
+			for _, a := range t.args {
+				walk(a)
+			}
+		case *call:
+			for _, a := range t.args {
+				walk(a)
+			}
+		case *listLit:
+			for _, a := range t.elems {
+				walk(a)
+			}
+		case *listComp:
+			walk(t.iter)
+			walk(t.elem)
+		case *ifExpr:
+			walk(t.cond)
+			walk(t.yes)
+			walk(t.no)
+		}
+	}
+	walk(n)
+	if pos < 0 {
+		return 0
+	}
+	return pos
+}
+
+// closest returns the known name nearest to id by edit distance, if it is near enough to be
+// a typo, or a case-insensitive match.
+func closest(id string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if strings.EqualFold(k, id) {
+			return k
+		}
+		if d := editDistance(id, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+type ctype uint8
+
+const (
+	cNum ctype = iota
+	cBool
+	cStr
+	cList
+)
+
+func (t ctype) String() string {
+	return [...]string{"number", "bool", "str", "list"}[t]
+}
+
+// cexpr is a compiled sub-expression: exactly one of the closures is set, by typ.
+type cexpr struct {
+	typ   ctype
+	num   func(*Env) float64
+	bl    func(*Env) bool
+	str   func(*Env) string
+	list  []cexpr
+	konst bool
+	kval  any // the constant's value when konst
+}
+
+type compiler struct {
+	src   string
+	scope Scope
+}
+
+func (c *compiler) errf(n Node, format string, args ...any) error {
+	return &Error{Expr: c.src, Pos: n.Pos(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// constant turns an interpreter value into a compiled constant.
+func (c *compiler) constant(n Node, v any) (cexpr, error) {
+	switch t := v.(type) {
+	case int64:
+		f := float64(t)
+		return cexpr{typ: cNum, num: func(*Env) float64 { return f }, konst: true, kval: v}, nil
+	case float64:
+		return cexpr{typ: cNum, num: func(*Env) float64 { return t }, konst: true, kval: v}, nil
+	case bool:
+		return cexpr{typ: cBool, bl: func(*Env) bool { return t }, konst: true, kval: v}, nil
+	case string:
+		return cexpr{typ: cStr, str: func(*Env) string { return t }, konst: true, kval: v}, nil
+	case []any:
+		out := cexpr{typ: cList, konst: true, kval: v}
+		for _, x := range t {
+			e, err := c.constant(n, x)
+			if err != nil {
+				return cexpr{}, err
+			}
+			out.list = append(out.list, e)
+		}
+		return out, nil
+	}
+	return cexpr{}, c.errf(n, "%s is not supported here", typeName(v))
+}
+
+func (c *compiler) compile(n Node) (cexpr, error) {
+	if len(Names(n)) == 0 {
+		// Constant sub-expressions are evaluated once, exactly, by the interpreter.
+		v, err := interp(n, nil)
+		if err != nil {
+			if e, ok := err.(*evalErr); ok {
+				return cexpr{}, &Error{Expr: c.src, Pos: e.pos, Msg: e.msg}
+			}
+			return cexpr{}, err
+		}
+		return c.constant(n, v)
+	}
+	switch t := n.(type) {
+	case *name:
+		v, _ := c.scope.Lookup(t.id)
+		slot := v.Slot
+		switch v.Kind {
+		case space.String:
+			return cexpr{typ: cStr, str: func(e *Env) string { return e.Str[slot] }}, nil
+		case space.Bool:
+			return cexpr{typ: cBool, bl: func(e *Env) bool { return e.Num[slot] != 0 }}, nil
+		}
+		return cexpr{typ: cNum, num: func(e *Env) float64 { return e.Num[slot] }}, nil
+	case *unary:
+		x, err := c.compile(t.x)
+		if err != nil {
+			return cexpr{}, err
+		}
+		if t.op == "not" {
+			f, err := c.asBool(x, t.x)
+			if err != nil {
+				return cexpr{}, err
+			}
+			return cexpr{typ: cBool, bl: func(e *Env) bool { return !f(e) }}, nil
+		}
+		f, err := c.asNum(x, t.x)
+		if err != nil {
+			return cexpr{}, err
+		}
+		if t.op == "+" {
+			return cexpr{typ: cNum, num: f}, nil
+		}
+		return cexpr{typ: cNum, num: func(e *Env) float64 { return -f(e) }}, nil
+	case *boolOp:
+		return c.boolOp(t)
+	case *ifExpr:
+		return c.ifExpr(t)
+	case *binary:
+		return c.binary(t)
+	case *compare:
+		return c.compare(t)
+	case *call:
+		return c.call(t)
+	case *listLit:
+		out := cexpr{typ: cList}
+		for _, el := range t.elems {
+			e, err := c.compile(el)
+			if err != nil {
+				return cexpr{}, err
+			}
+			if e.typ == cList {
+				return cexpr{}, c.errf(el, "nested lists are not supported")
+			}
+			out.list = append(out.list, e)
+		}
+		return out, nil
+	case *listComp:
+		return cexpr{}, c.errf(t, "a list comprehension may not read parameters")
+	}
+	return cexpr{}, c.errf(n, "unsupported expression")
+}
+
+func (c *compiler) asNum(x cexpr, n Node) (func(*Env) float64, error) {
+	switch x.typ {
+	case cNum:
+		return x.num, nil
+	case cBool:
+		f := x.bl
+		return func(e *Env) float64 {
+			if f(e) {
+				return 1
+			}
+			return 0
+		}, nil
+	}
+	return nil, c.errf(n, "expected a number, found a %s", x.typ)
+}
+
+func (c *compiler) asBool(x cexpr, n Node) (func(*Env) bool, error) {
+	switch x.typ {
+	case cBool:
+		return x.bl, nil
+	case cNum:
+		f := x.num
+		return func(e *Env) bool { return f(e) != 0 }, nil
+	case cStr:
+		f := x.str
+		return func(e *Env) bool { return f(e) != "" }, nil
+	case cList:
+		l := len(x.list) > 0
+		return func(*Env) bool { return l }, nil
+	}
+	return nil, c.errf(n, "cannot use a %s as a condition", x.typ)
+}
+
+// boolOp keeps Python's operand-returning semantics when both sides have the same
+// scalar type (`(a or 1) * 2`); otherwise the result is the truth value.
+func (c *compiler) boolOp(t *boolOp) (cexpr, error) {
+	l, err := c.compile(t.l)
+	if err != nil {
+		return cexpr{}, err
+	}
+	r, err := c.compile(t.r)
+	if err != nil {
+		return cexpr{}, err
+	}
+	and := t.op == "and"
+	if l.typ == cNum && r.typ == cNum {
+		lf, rf := l.num, r.num
+		if and {
+			return cexpr{typ: cNum, num: func(e *Env) float64 {
+				if v := lf(e); v == 0 {
+					return v
+				}
+				return rf(e)
+			}}, nil
+		}
+		return cexpr{typ: cNum, num: func(e *Env) float64 {
+			if v := lf(e); v != 0 {
+				return v
+			}
+			return rf(e)
+		}}, nil
+	}
+	if l.typ == cStr && r.typ == cStr {
+		lf, rf := l.str, r.str
+		return cexpr{typ: cStr, str: func(e *Env) string {
+			if v := lf(e); (v != "") != and {
+				return v
+			}
+			return rf(e)
+		}}, nil
+	}
+	lb, err := c.asBool(l, t.l)
+	if err != nil {
+		return cexpr{}, err
+	}
+	rb, err := c.asBool(r, t.r)
+	if err != nil {
+		return cexpr{}, err
+	}
+	if and {
+		return cexpr{typ: cBool, bl: func(e *Env) bool { return lb(e) && rb(e) }}, nil
+	}
+	return cexpr{typ: cBool, bl: func(e *Env) bool { return lb(e) || rb(e) }}, nil
+}
+
+func (c *compiler) ifExpr(t *ifExpr) (cexpr, error) {
+	cond, err := c.compile(t.cond)
+	if err != nil {
+		return cexpr{}, err
+	}
+	cb, err := c.asBool(cond, t.cond)
+	if err != nil {
+		return cexpr{}, err
+	}
+	yes, err := c.compile(t.yes)
+	if err != nil {
+		return cexpr{}, err
+	}
+	no, err := c.compile(t.no)
+	if err != nil {
+		return cexpr{}, err
+	}
+	switch {
+	case yes.typ == cStr && no.typ == cStr:
+		y, n := yes.str, no.str
+		return cexpr{typ: cStr, str: func(e *Env) string {
+			if cb(e) {
+				return y(e)
+			}
+			return n(e)
+		}}, nil
+	case yes.typ == cBool && no.typ == cBool:
+		y, n := yes.bl, no.bl
+		return cexpr{typ: cBool, bl: func(e *Env) bool {
+			if cb(e) {
+				return y(e)
+			}
+			return n(e)
+		}}, nil
+	}
+	y, err := c.asNum(yes, t.yes)
+	if err != nil {
+		return cexpr{}, err
+	}
+	n, err := c.asNum(no, t.no)
+	if err != nil {
+		return cexpr{}, err
+	}
+	return cexpr{typ: cNum, num: func(e *Env) float64 {
+		if cb(e) {
+			return y(e)
+		}
+		return n(e)
+	}}, nil
+}
+
+func (c *compiler) binary(t *binary) (cexpr, error) {
+	l, err := c.compile(t.l)
+	if err != nil {
+		return cexpr{}, err
+	}
+	r, err := c.compile(t.r)
+	if err != nil {
+		return cexpr{}, err
+	}
+	if t.op == "+" && l.typ == cStr && r.typ == cStr {
+		lf, rf := l.str, r.str
+		return cexpr{typ: cStr, str: func(e *Env) string { return lf(e) + rf(e) }}, nil
+	}
+	if t.op == "+" && l.typ == cList && r.typ == cList {
+		return cexpr{typ: cList, list: append(append([]cexpr{}, l.list...), r.list...)}, nil
+	}
+	a, err := c.asNum(l, t.l)
+	if err != nil {
+		return cexpr{}, c.errf(t, "unsupported operand types for %s: %s and %s", t.op, l.typ, r.typ)
+	}
+	b, err := c.asNum(r, t.r)
+	if err != nil {
+		return cexpr{}, c.errf(t, "unsupported operand types for %s: %s and %s", t.op, l.typ, r.typ)
+	}
+	// Numbers are float64 at run time: exact for integers below 2**53, and Python's
+	// ZeroDivisionError becomes NaN, which fails every comparison.
+	var f func(*Env) float64
+	switch t.op {
+	case "+":
+		f = func(e *Env) float64 { return a(e) + b(e) }
+	case "-":
+		f = func(e *Env) float64 { return a(e) - b(e) }
+	case "*":
+		f = func(e *Env) float64 { return a(e) * b(e) }
+	case "/":
+		f = func(e *Env) float64 {
+			d := b(e)
+			if d == 0 {
+				e.Fault = true
+				return math.NaN()
+			}
+			return a(e) / d
+		}
+	case "//":
+		f = func(e *Env) float64 {
+			d := b(e)
+			if d == 0 {
+				e.Fault = true
+				return math.NaN()
+			}
+			return floorDiv(a(e), d)
+		}
+	case "%":
+		if r.konst {
+			d := r.num(nil)
+			if d > 0 && d == math.Trunc(d) && d < 1<<31 {
+				// The common `x % 32 == 0`: integer modulo when x is integral.
+				di := int64(d)
+				f = func(e *Env) float64 {
+					x := a(e)
+					if xi := int64(x); float64(xi) == x {
+						m := xi % di
+						if m < 0 {
+							m += di
+						}
+						return float64(m)
+					}
+					return pyMod(x, d)
+				}
+				break
+			}
+		}
+		f = func(e *Env) float64 {
+			d := b(e)
+			if d == 0 {
+				e.Fault = true
+				return math.NaN()
+			}
+			x := a(e)
+			if xi, di := int64(x), int64(d); float64(xi) == x && float64(di) == d {
+				m := xi % di
+				if m != 0 && (m < 0) != (di < 0) {
+					m += di
+				}
+				return float64(m)
+			}
+			return pyMod(x, d)
+		}
+	case "**":
+		if r.konst && r.num(nil) == 2 {
+			f = func(e *Env) float64 { x := a(e); return x * x }
+		} else {
+			f = func(e *Env) float64 { return math.Pow(a(e), b(e)) }
+		}
+	default:
+		return cexpr{}, c.errf(t, "unknown operator %s", t.op)
+	}
+	return cexpr{typ: cNum, num: f}, nil
+}
+
+func (c *compiler) compare(t *compare) (cexpr, error) {
+	args := make([]cexpr, len(t.args))
+	for k, a := range t.args {
+		e, err := c.compile(a)
+		if err != nil {
+			return cexpr{}, err
+		}
+		args[k] = e
+	}
+	var terms []func(*Env) bool
+	for k, op := range t.ops {
+		f, err := c.compare2(t, op, args[k], args[k+1], t.args[k], t.args[k+1])
+		if err != nil {
+			return cexpr{}, err
+		}
+		terms = append(terms, f)
+	}
+	if len(terms) == 1 {
+		return cexpr{typ: cBool, bl: terms[0]}, nil
+	}
+	return cexpr{typ: cBool, bl: func(e *Env) bool {
+		for _, f := range terms {
+			if !f(e) {
+				return false
+			}
+		}
+		return true
+	}}, nil
+}
+
+func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (func(*Env) bool, error) {
+	if op == "in" || op == "not in" {
+		var f func(*Env) bool
+		switch r.typ {
+		case cList:
+			var tests []func(*Env) bool
+			for _, el := range r.list {
+				eq, err := c.compare2(t, "==", l, el, ln, rn)
+				if err != nil {
+					return nil, err
+				}
+				tests = append(tests, eq)
+			}
+			f = func(e *Env) bool {
+				for _, eq := range tests {
+					if eq(e) {
+						return true
+					}
+				}
+				return false
+			}
+		case cStr:
+			if l.typ != cStr {
+				return nil, c.errf(ln, "'in <string>' requires a string on the left, not a %s", l.typ)
+			}
+			a, b := l.str, r.str
+			f = func(e *Env) bool { return strings.Contains(b(e), a(e)) }
+		default:
+			return nil, c.errf(rn, "the right side of %q must be a list or a string, found a %s", op, r.typ)
+		}
+		if op == "not in" {
+			g := f
+			f = func(e *Env) bool { return !g(e) }
+		}
+		return f, nil
+	}
+	if l.typ == cList || r.typ == cList {
+		return nil, c.errf(t, "comparing lists with %s is not supported", op)
+	}
+	if l.typ == cStr || r.typ == cStr {
+		if l.typ != r.typ {
+			switch op {
+			case "==":
+				return func(*Env) bool { return false }, nil
+			case "!=":
+				return func(*Env) bool { return true }, nil
+			}
+			return nil, c.errf(t, "%s is not supported between a %s and a %s", op, l.typ, r.typ)
+		}
+		a, b := l.str, r.str
+		switch op {
+		case "==":
+			return func(e *Env) bool { return a(e) == b(e) }, nil
+		case "!=":
+			return func(e *Env) bool { return a(e) != b(e) }, nil
+		case "<":
+			return func(e *Env) bool { return a(e) < b(e) }, nil
+		case "<=":
+			return func(e *Env) bool { return a(e) <= b(e) }, nil
+		case ">":
+			return func(e *Env) bool { return a(e) > b(e) }, nil
+		case ">=":
+			return func(e *Env) bool { return a(e) >= b(e) }, nil
+		}
+	}
+	a, err := c.asNum(l, ln)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.asNum(r, rn)
+	if err != nil {
+		return nil, err
+	}
+	if r.konst {
+		k := b(nil)
+		switch op {
+		case "==":
+			return func(e *Env) bool { return a(e) == k }, nil
+		case "!=":
+			return func(e *Env) bool { x := a(e); return x != k && x == x }, nil
+		case "<":
+			return func(e *Env) bool { return a(e) < k }, nil
+		case "<=":
+			return func(e *Env) bool { return a(e) <= k }, nil
+		case ">":
+			return func(e *Env) bool { return a(e) > k }, nil
+		case ">=":
+			return func(e *Env) bool { return a(e) >= k }, nil
+		}
+	}
+	switch op {
+	case "==":
+		return func(e *Env) bool { return a(e) == b(e) }, nil
+	case "!=":
+		// NaN (a Python error) must not make a restriction pass.
+		return func(e *Env) bool { x, y := a(e), b(e); return x != y && x == x && y == y }, nil
+	case "<":
+		return func(e *Env) bool { return a(e) < b(e) }, nil
+	case "<=":
+		return func(e *Env) bool { return a(e) <= b(e) }, nil
+	case ">":
+		return func(e *Env) bool { return a(e) > b(e) }, nil
+	case ">=":
+		return func(e *Env) bool { return a(e) >= b(e) }, nil
+	}
+	return nil, c.errf(t, "unknown comparison %s", op)
+}
+
+func (c *compiler) call(t *call) (cexpr, error) {
+	args := make([]cexpr, len(t.args))
+	for k, a := range t.args {
+		e, err := c.compile(a)
+		if err != nil {
+			return cexpr{}, err
+		}
+		args[k] = e
+	}
+	nums := func() ([]func(*Env) float64, error) {
+		items := args
+		if len(args) == 1 && args[0].typ == cList {
+			items = args[0].list
+		}
+		out := make([]func(*Env) float64, len(items))
+		for k, a := range items {
+			f, err := c.asNum(a, t)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = f
+		}
+		return out, nil
+	}
+	switch t.fn {
+	case "min", "max":
+		fs, err := nums()
+		if err != nil {
+			return cexpr{}, err
+		}
+		if len(fs) == 0 {
+			return cexpr{}, c.errf(t, "%s needs at least one argument", t.fn)
+		}
+		isMax := t.fn == "max"
+		return cexpr{typ: cNum, num: func(e *Env) float64 {
+			best := fs[0](e)
+			for _, f := range fs[1:] {
+				v := f(e)
+				if (isMax && v > best) || (!isMax && v < best) {
+					best = v
+				}
+			}
+			return best
+		}}, nil
+	case "abs", "int", "float", "round", "bool":
+		if len(args) != 1 {
+			return cexpr{}, c.errf(t, "%s expects 1 argument, got %d", t.fn, len(args))
+		}
+		if t.fn == "bool" {
+			f, err := c.asBool(args[0], t.args[0])
+			return cexpr{typ: cBool, bl: f}, err
+		}
+		f, err := c.asNum(args[0], t.args[0])
+		if err != nil {
+			return cexpr{}, err
+		}
+		switch t.fn {
+		case "abs":
+			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.Abs(f(e)) }}, nil
+		case "int":
+			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.Trunc(f(e)) }}, nil
+		case "round":
+			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.RoundToEven(f(e)) }}, nil
+		}
+		return cexpr{typ: cNum, num: f}, nil
+	}
+	return cexpr{}, c.errf(t, "unknown function %q (known: abs, min, max, int, float, round, bool)", t.fn)
+}

@@ -1,0 +1,230 @@
+package expr
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/space"
+)
+
+func TestEvalValuesPythonListExpressions(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string
+	}{
+		{"[1, 2, 4] + list(range(32, 64+1, 32))", []string{"1", "2", "4", "32", "64"}},
+		{"[2**i for i in range(0, 6)]", []string{"1", "2", "4", "8", "16", "32"}},
+		{"[i for i in range(1, 11)]", []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
+		{"[i*0.5 for i in range(3)]", []string{"0.0", "0.5", "1.0"}},
+		{"[x for x in range(10) if x % 3 == 0]", []string{"0", "3", "6", "9"}},
+		{"list(range(10, 0, -4))", []string{"10", "6", "2"}},
+		{"['a', \"b\"]", []string{"a", "b"}},
+		{"[True, False]", []string{"True", "False"}},
+		{"[1.5e3, -2]", []string{"1500.0", "-2"}},
+		{"[2**-1, 7//2, -7//2, -7 % 3, 7 % -3, 7/2]", []string{"0.5", "3", "-4", "2", "-2", "3.5"}},
+		{"[0]*3", []string{"0", "0", "0"}},
+		{"32", []string{"32"}},
+	}
+	for _, tt := range tests {
+		vals, err := EvalValues(tt.src)
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		var got []string
+		for _, v := range vals {
+			got = append(got, v.String())
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("%s = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
+func scopeOf(names ...string) (MapScope, *Env) {
+	s := MapScope{}
+	for i, n := range names {
+		s[n] = Var{Slot: i, Kind: space.Int}
+	}
+	return s, &Env{Num: make([]float64, len(names)), Str: make([]string, len(names))}
+}
+
+func TestPredicatesFollowPython(t *testing.T) {
+	// Expected values are what CPython 3 prints for the same expressions with a=7, b=2, c=-3.
+	tests := []struct {
+		src  string
+		want bool
+	}{
+		{"a // b == 3", true},
+		{"c // b == -2", true},
+		{"c % b == 1", true},
+		{"a % c == -2", true},
+		{"a / b == 3.5", true},
+		{"b ** 3 == 8", true},
+		{"-b ** 2 == -4", true},
+		{"2 ** -1 == 0.5", true},
+		{"1 < b < a", true},
+		{"1 < a < b", false},
+		{"32 <= a*b <= 1024", false},
+		{"32 <= a*b*4*2 <= 1024", true},
+		{"not a == 7", false},
+		{"a == 7 and not b == 3", true},
+		{"a in [1, 7, 9]", true},
+		{"a not in [1, 7, 9]", false},
+		{"a in (1, 2)", false},
+		{"min(a, b, c) == -3 and max(a, b) == 7 and abs(c) == 3", true},
+		{"max([a, b]) == 7", true},
+		{"(a or 5) == 7", true},
+		{"(0 or b) * 3 == 6", true},
+		{"(a and b) == 2", true},
+		{"a % 0 == 0", false},     // ZeroDivisionError counts as not satisfied
+		{"a / (b-2) != 1", false}, // likewise
+		{"a if b > 1 else c", true},
+		{"True + True == 2", true},
+		{"a", true},
+		{"c + 3", false},
+		{"a*b >= 14.0", true},
+		{"(a * b) / c == -14/3", true},
+	}
+	for _, tt := range tests {
+		scope, env := scopeOf("a", "b", "c")
+		env.Num[0], env.Num[1], env.Num[2] = 7, 2, -3
+		p, err := CompilePredicate(tt.src, scope)
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		if got := p.Eval(env); got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestStringAndBoolParameters(t *testing.T) {
+	scope := MapScope{"method": {Slot: 0, Kind: space.String}, "flag": {Slot: 1, Kind: space.Bool}}
+	env := &Env{Num: []float64{0, 1}, Str: []string{"shared", ""}}
+	tests := []struct {
+		src  string
+		want bool
+	}{
+		{"method == 'shared'", true},
+		{"method != \"shared\"", false},
+		{"method in ['global', 'shared']", true},
+		{"flag == True", true},
+		{"flag and method == 'shared'", true},
+		{"not flag", false},
+		{"method == 1", false},
+		{"'ha' in method", true},
+	}
+	for _, tt := range tests {
+		p, err := CompilePredicate(tt.src, scope)
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		if got := p.Eval(env); got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
+// The compiled closures must agree with the exact interpreter on every input.
+func TestCompiledAgreesWithInterpreter(t *testing.T) {
+	exprs := []string{
+		"a % b == 0", "a // b * b == a", "(a*b)/c >= 2", "a % (b*c) == 0 or c > a",
+		"32 <= a*b <= 1024", "-a // b == c", "a ** 2 % 7 < b", "a % -b == c % b",
+		"min(a, b) * max(b, c) != a", "abs(a - b) in [0, 1, 2]", "not (a == b and b == c)",
+		"(a or b) // (c or 1) > 0", "a / b == c / b", "round(a / b) == c",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, src := range exprs {
+		scope, env := scopeOf("a", "b", "c")
+		p, err := CompilePredicate(src, scope)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		n, _ := Parse(src)
+		for k := 0; k < 3000; k++ {
+			vals := map[string]any{}
+			for i, name := range []string{"a", "b", "c"} {
+				x := int64(r.IntN(41) - 20)
+				vals[name] = x
+				env.Num[i] = float64(x)
+			}
+			want, err := interp(n, vals)
+			wantB := err == nil && truthy(want) // a Python exception: not satisfied
+			if got := p.Eval(env); got != wantB {
+				t.Fatalf("%s with %v: compiled %v, interpreter %v (err %v)", src, vals, got, want, err)
+			}
+		}
+	}
+}
+
+func TestErrorsNamePositionAndExpectation(t *testing.T) {
+	scope, _ := scopeOf("block_size_x", "block_size_y")
+	tests := []struct {
+		src     string
+		pos     int
+		contain string
+	}{
+		{"block_size_x * ", 15, "expected a number"},
+		{"block_size_x * (block_size_y", 28, `expected ")"`},
+		{"block_sise_x > 2", 0, `unknown name "block_sise_x"`},
+		{"block_size_x > 2 block_size_y", 17, "expected an operator"},
+		{"block_size_x $ 2", 13, "unexpected character"},
+		{"foo(block_size_x)", 0, `unknown function "foo"`},
+		{"block_size_x == 'a' < 3", 0, "not supported"},
+		{"", 0, "empty expression"},
+		{"block_size_x is 3", 13, `"is" is not supported`},
+	}
+	for _, tt := range tests {
+		_, err := CompilePredicate(tt.src, scope)
+		if err == nil {
+			t.Errorf("%q: no error", tt.src)
+			continue
+		}
+		e, ok := err.(*Error)
+		if !ok {
+			t.Errorf("%q: error %T %v, want *Error", tt.src, err, err)
+			continue
+		}
+		if !strings.Contains(e.Msg, tt.contain) {
+			t.Errorf("%q: message %q does not contain %q", tt.src, e.Msg, tt.contain)
+		}
+		if tt.pos >= 0 && e.Pos != tt.pos && tt.contain != "not supported" {
+			t.Errorf("%q: position %d, want %d (%v)", tt.src, e.Pos, tt.pos, err)
+		}
+	}
+	_, err := CompilePredicate("block_sise_x > 2", scope)
+	if !strings.Contains(err.Error(), `did you mean "block_size_x"`) {
+		t.Errorf("no suggestion in %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"32 <= a*b <= 1024", "[2**i for i in range(0, 6)]", "a % (b // 2) == 0 or not c", "min(a,b) in [1,2]", "'x' + \"y\"", "a if b else c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		scope, env := scopeOf("a", "b", "c")
+		if p, err := CompilePredicate(src, scope); err == nil {
+			p.Eval(env)
+		}
+		if n, err := Parse(src); err == nil && len(Names(n)) == 0 && len(src) < 64 {
+			_, _ = interp(n, nil)
+		}
+	})
+}
+
+func BenchmarkPredicate(b *testing.B) {
+	scope, env := scopeOf("MWG", "MDIMC", "VWM")
+	p, err := CompilePredicate("MWG % (MDIMC * VWM) == 0", scope)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env.Num[0], env.Num[1], env.Num[2] = 64, 16, 2
+	for b.Loop() {
+		p.Eval(env)
+	}
+}

@@ -1,0 +1,637 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ktune/ktune/space"
+)
+
+// The interpreter evaluates expressions without free names (constants, value lists) with
+// exact Python semantics, ints included. Values are int64, float64, bool, string, []any or
+// nil (None).
+
+type evalErr struct {
+	pos int
+	msg string
+}
+
+func (e *evalErr) Error() string { return e.msg }
+
+func ierrf(n Node, format string, args ...any) error {
+	return &evalErr{pos: n.Pos(), msg: fmt.Sprintf(format, args...)}
+}
+
+// EvalValues evaluates a constant list expression, as T1 files write parameter values
+// (`[1, 2, 4] + list(range(32, 1024+1, 32))`), into typed values.
+func EvalValues(src string) ([]space.Value, error) {
+	n, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	v, err := interp(n, nil)
+	if err != nil {
+		return nil, wrapEval(src, err)
+	}
+	list, ok := v.([]any)
+	if !ok {
+		// A single value is a one-element list.
+		list = []any{v}
+	}
+	out := make([]space.Value, len(list))
+	for i, x := range list {
+		val, err := toValue(x)
+		if err != nil {
+			return nil, &Error{Expr: src, Pos: 0, Msg: fmt.Sprintf("element %d: %v", i, err)}
+		}
+		out[i] = val
+	}
+	return out, nil
+}
+
+// EvalConst evaluates an expression without free names to one value.
+func EvalConst(src string) (space.Value, error) {
+	n, err := Parse(src)
+	if err != nil {
+		return space.Value{}, err
+	}
+	v, err := interp(n, nil)
+	if err != nil {
+		return space.Value{}, wrapEval(src, err)
+	}
+	val, err := toValue(v)
+	if err != nil {
+		return space.Value{}, &Error{Expr: src, Pos: 0, Msg: err.Error()}
+	}
+	return val, nil
+}
+
+func wrapEval(src string, err error) error {
+	if e, ok := err.(*evalErr); ok {
+		return &Error{Expr: src, Pos: e.pos, Msg: e.msg}
+	}
+	return err
+}
+
+func toValue(x any) (space.Value, error) {
+	switch t := x.(type) {
+	case int64:
+		return space.IntValue(t), nil
+	case float64:
+		return space.FloatValue(t), nil
+	case bool:
+		return space.BoolValue(t), nil
+	case string:
+		return space.StringValue(t), nil
+	}
+	return space.Value{}, fmt.Errorf("%s is not a parameter value (int, float, bool or string)", typeName(x))
+}
+
+func typeName(x any) string {
+	switch x.(type) {
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case nil:
+		return "None"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+func truthy(x any) bool {
+	switch t := x.(type) {
+	case int64:
+		return t != 0
+	case float64:
+		return t != 0
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	}
+	return false
+}
+
+// numeric returns x as int64 (ok int) or float64; bools are ints as in Python.
+func numeric(x any) (i int64, f float64, isInt, ok bool) {
+	switch t := x.(type) {
+	case int64:
+		return t, float64(t), true, true
+	case bool:
+		if t {
+			return 1, 1, true, true
+		}
+		return 0, 0, true, true
+	case float64:
+		return 0, t, false, true
+	}
+	return 0, 0, false, false
+}
+
+func interp(n Node, vars map[string]any) (any, error) {
+	switch t := n.(type) {
+	case *numLit:
+		if t.isInt {
+			return t.i, nil
+		}
+		return t.f, nil
+	case *strLit:
+		return t.s, nil
+	case *boolLit:
+		return t.b, nil
+	case *noneLit:
+		return nil, nil
+	case *name:
+		if v, ok := vars[t.id]; ok {
+			return v, nil
+		}
+		return nil, ierrf(t, "unknown name %q", t.id)
+	case *unary:
+		x, err := interp(t.x, vars)
+		if err != nil {
+			return nil, err
+		}
+		if t.op == "not" {
+			return !truthy(x), nil
+		}
+		i, f, isInt, ok := numeric(x)
+		if !ok {
+			return nil, ierrf(t, "bad operand type for unary %s: %s", t.op, typeName(x))
+		}
+		if t.op == "+" {
+			if isInt {
+				return i, nil
+			}
+			return f, nil
+		}
+		if isInt {
+			return -i, nil
+		}
+		return -f, nil
+	case *boolOp:
+		l, err := interp(t.l, vars)
+		if err != nil {
+			return nil, err
+		}
+		if (t.op == "and") != truthy(l) {
+			return l, nil
+		}
+		return interp(t.r, vars)
+	case *ifExpr:
+		c, err := interp(t.cond, vars)
+		if err != nil {
+			return nil, err
+		}
+		if truthy(c) {
+			return interp(t.yes, vars)
+		}
+		return interp(t.no, vars)
+	case *binary:
+		l, err := interp(t.l, vars)
+		if err != nil {
+			return nil, err
+		}
+		r, err := interp(t.r, vars)
+		if err != nil {
+			return nil, err
+		}
+		return binop(t, l, r)
+	case *compare:
+		prev, err := interp(t.args[0], vars)
+		if err != nil {
+			return nil, err
+		}
+		for k, op := range t.ops {
+			next, err := interp(t.args[k+1], vars)
+			if err != nil {
+				return nil, err
+			}
+			ok, err := cmpValues(t, op, prev, next)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return false, nil
+			}
+			prev = next
+		}
+		return true, nil
+	case *listLit:
+		out := make([]any, 0, len(t.elems))
+		for _, e := range t.elems {
+			v, err := interp(e, vars)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case *listComp:
+		it, err := interp(t.iter, vars)
+		if err != nil {
+			return nil, err
+		}
+		items, ok := it.([]any)
+		if !ok {
+			return nil, ierrf(t.iter, "cannot iterate over %s", typeName(it))
+		}
+		inner := make(map[string]any, len(vars)+1)
+		for k, v := range vars {
+			inner[k] = v
+		}
+		var out []any
+		for _, item := range items {
+			inner[t.v] = item
+			if t.cond != nil {
+				c, err := interp(t.cond, inner)
+				if err != nil {
+					return nil, err
+				}
+				if !truthy(c) {
+					continue
+				}
+			}
+			v, err := interp(t.elem, inner)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return out, nil
+	case *call:
+		args := make([]any, len(t.args))
+		for k, a := range t.args {
+			v, err := interp(a, vars)
+			if err != nil {
+				return nil, err
+			}
+			args[k] = v
+		}
+		return callBuiltin(t, args)
+	}
+	return nil, ierrf(n, "unsupported expression")
+}
+
+const maxListLen = 1 << 24
+
+func callBuiltin(t *call, args []any) (any, error) {
+	switch t.fn {
+	case "range":
+		if len(args) < 1 || len(args) > 3 {
+			return nil, ierrf(t, "range expects 1 to 3 arguments, got %d", len(args))
+		}
+		var ints [3]int64
+		for k, a := range args {
+			i, _, isInt, ok := numeric(a)
+			if !ok || !isInt {
+				return nil, ierrf(t.args[k], "range argument must be an integer, got %s", typeName(a))
+			}
+			ints[k] = i
+		}
+		start, stop, step := int64(0), ints[0], int64(1)
+		if len(args) >= 2 {
+			start, stop = ints[0], ints[1]
+		}
+		if len(args) == 3 {
+			step = ints[2]
+		}
+		if step == 0 {
+			return nil, ierrf(t, "range step must not be zero")
+		}
+		out := []any{}
+		for v := start; (step > 0 && v < stop) || (step < 0 && v > stop); v += step {
+			if len(out) >= maxListLen {
+				return nil, ierrf(t, "range longer than %d elements", maxListLen)
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case "list", "tuple", "sorted":
+		if len(args) != 1 {
+			return nil, ierrf(t, "%s expects 1 argument, got %d", t.fn, len(args))
+		}
+		l, ok := args[0].([]any)
+		if !ok {
+			return nil, ierrf(t, "%s expects a list, got %s", t.fn, typeName(args[0]))
+		}
+		out := append([]any{}, l...)
+		if t.fn == "sorted" {
+			for a := 1; a < len(out); a++ {
+				for b := a; b > 0; b-- {
+					less, err := cmpValues(t, "<", out[b], out[b-1])
+					if err != nil {
+						return nil, err
+					}
+					if !less {
+						break
+					}
+					out[b], out[b-1] = out[b-1], out[b]
+				}
+			}
+		}
+		return out, nil
+	case "len":
+		if len(args) != 1 {
+			return nil, ierrf(t, "len expects 1 argument")
+		}
+		switch x := args[0].(type) {
+		case []any:
+			return int64(len(x)), nil
+		case string:
+			return int64(len(x)), nil
+		}
+		return nil, ierrf(t, "len of %s", typeName(args[0]))
+	case "min", "max":
+		items := args
+		if len(args) == 1 {
+			l, ok := args[0].([]any)
+			if !ok {
+				return nil, ierrf(t, "%s of a single %s", t.fn, typeName(args[0]))
+			}
+			items = l
+		}
+		if len(items) == 0 {
+			return nil, ierrf(t, "%s of an empty sequence", t.fn)
+		}
+		best := items[0]
+		for _, x := range items[1:] {
+			op := "<"
+			if t.fn == "max" {
+				op = ">"
+			}
+			better, err := cmpValues(t, op, x, best)
+			if err != nil {
+				return nil, err
+			}
+			if better {
+				best = x
+			}
+		}
+		return best, nil
+	case "abs", "int", "float", "round", "bool":
+		if len(args) != 1 {
+			return nil, ierrf(t, "%s expects 1 argument, got %d", t.fn, len(args))
+		}
+		if t.fn == "bool" {
+			return truthy(args[0]), nil
+		}
+		i, f, isInt, ok := numeric(args[0])
+		if !ok {
+			return nil, ierrf(t, "%s of %s", t.fn, typeName(args[0]))
+		}
+		switch t.fn {
+		case "abs":
+			if isInt {
+				if i < 0 {
+					return -i, nil
+				}
+				return i, nil
+			}
+			return math.Abs(f), nil
+		case "int":
+			if isInt {
+				return i, nil
+			}
+			return int64(math.Trunc(f)), nil
+		case "float":
+			return f, nil
+		case "round":
+			if isInt {
+				return i, nil
+			}
+			return int64(math.RoundToEven(f)), nil
+		}
+	}
+	return nil, ierrf(t, "unknown function %q (known: abs, min, max, int, float, round, bool, len, range, list)", t.fn)
+}
+
+func binop(t *binary, l, r any) (any, error) {
+	if t.op == "+" {
+		if ls, ok := l.(string); ok {
+			if rs, ok := r.(string); ok {
+				return ls + rs, nil
+			}
+		}
+		if ll, ok := l.([]any); ok {
+			if rl, ok := r.([]any); ok {
+				return append(append([]any{}, ll...), rl...), nil
+			}
+		}
+	}
+	if t.op == "*" {
+		if ll, ok := l.([]any); ok {
+			if n, _, isInt, ok := numeric(r); ok && isInt {
+				var out []any
+				for k := int64(0); k < n; k++ {
+					out = append(out, ll...)
+				}
+				return out, nil
+			}
+		}
+	}
+	li, lf, lInt, lok := numeric(l)
+	ri, rf, rInt, rok := numeric(r)
+	if !lok || !rok {
+		return nil, ierrf(t, "unsupported operand types for %s: %s and %s", t.op, typeName(l), typeName(r))
+	}
+	if lInt && rInt {
+		switch t.op {
+		case "+":
+			s := li + ri
+			if (s > li) != (ri > 0) {
+				return nil, ierrf(t, "integer overflow")
+			}
+			return s, nil
+		case "-":
+			s := li - ri
+			if (s < li) != (ri > 0) {
+				return nil, ierrf(t, "integer overflow")
+			}
+			return s, nil
+		case "*":
+			if li != 0 && ri != 0 {
+				p := li * ri
+				if p/ri != li || (li == -1 && ri == math.MinInt64) || (ri == -1 && li == math.MinInt64) {
+					return nil, ierrf(t, "integer overflow")
+				}
+				return p, nil
+			}
+			return int64(0), nil
+		case "/":
+			if ri == 0 {
+				return nil, ierrf(t, "division by zero")
+			}
+			return lf / rf, nil
+		case "//", "%":
+			if ri == 0 {
+				return nil, ierrf(t, "integer division or modulo by zero")
+			}
+			q, m := li/ri, li%ri
+			if m != 0 && (m < 0) != (ri < 0) {
+				q--
+				m += ri
+			}
+			if t.op == "//" {
+				return q, nil
+			}
+			return m, nil
+		case "**":
+			if ri < 0 {
+				return math.Pow(lf, rf), nil
+			}
+			p := int64(1)
+			for k := int64(0); k < ri; k++ {
+				np := p * li
+				if li != 0 && np/li != p {
+					return nil, ierrf(t, "integer overflow")
+				}
+				p = np
+			}
+			return p, nil
+		}
+	}
+	switch t.op {
+	case "+":
+		return lf + rf, nil
+	case "-":
+		return lf - rf, nil
+	case "*":
+		return lf * rf, nil
+	case "/":
+		if rf == 0 {
+			return nil, ierrf(t, "float division by zero")
+		}
+		return lf / rf, nil
+	case "//":
+		if rf == 0 {
+			return nil, ierrf(t, "float floor division by zero")
+		}
+		return floorDiv(lf, rf), nil
+	case "%":
+		if rf == 0 {
+			return nil, ierrf(t, "float modulo by zero")
+		}
+		return pyMod(lf, rf), nil
+	case "**":
+		return math.Pow(lf, rf), nil
+	}
+	return nil, ierrf(t, "unknown operator %s", t.op)
+}
+
+func cmpValues(n Node, op string, l, r any) (bool, error) {
+	switch op {
+	case "in", "not in":
+		var found bool
+		switch rv := r.(type) {
+		case []any:
+			for _, x := range rv {
+				if eq, _ := cmpValues(n, "==", l, x); eq {
+					found = true
+					break
+				}
+			}
+		case string:
+			ls, ok := l.(string)
+			if !ok {
+				return false, ierrf(n, "'in <string>' requires a string on the left, not %s", typeName(l))
+			}
+			found = containsString(rv, ls)
+		default:
+			return false, ierrf(n, "argument of type %s is not a list", typeName(r))
+		}
+		return found == (op == "in"), nil
+	}
+	ls, lStr := l.(string)
+	rs, rStr := r.(string)
+	if lStr && rStr {
+		switch op {
+		case "==":
+			return ls == rs, nil
+		case "!=":
+			return ls != rs, nil
+		case "<":
+			return ls < rs, nil
+		case "<=":
+			return ls <= rs, nil
+		case ">":
+			return ls > rs, nil
+		case ">=":
+			return ls >= rs, nil
+		}
+	}
+	_, lf, _, lok := numeric(l)
+	_, rf, _, rok := numeric(r)
+	if !lok || !rok {
+		if op == "==" || op == "!=" {
+			eq := l == nil && r == nil
+			return eq == (op == "=="), nil
+		}
+		return false, ierrf(n, "%s not supported between %s and %s", op, typeName(l), typeName(r))
+	}
+	li, _, lInt, _ := numeric(l)
+	ri, _, rInt, _ := numeric(r)
+	if lInt && rInt {
+		return cmpOrdered(op, li, ri), nil
+	}
+	return cmpOrdered(op, lf, rf), nil
+}
+
+func cmpOrdered[T int64 | float64 | string](op string, a, b T) bool {
+	switch op {
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	case "==":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	return false
+}
+
+func containsString(s, sub string) bool {
+	for k := 0; k+len(sub) <= len(s); k++ {
+		if s[k:k+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// floorDiv and pyMod give Python's float // and % (the result of % has the divisor's sign).
+func floorDiv(a, b float64) float64 {
+	return (a - pyMod(a, b)) / b
+}
+
+func pyMod(a, b float64) float64 {
+	m := math.Mod(a, b)
+	if m != 0 && (m < 0) != (b < 0) {
+		m += b
+	}
+	return m
+}
+
+// EvalTruth evaluates n exactly with Python semantics under vars (int64, float64, bool,
+// string values); an error at run time (division by zero) counts as false. Tests use it as
+// an oracle for the compiled closures.
+func EvalTruth(n Node, vars map[string]any) bool {
+	v, err := interp(n, vars)
+	return err == nil && truthy(v)
+}

@@ -1,0 +1,150 @@
+// Package expr parses and compiles expressions with Python semantics: the restrictions
+// Kernel Tuner users and T1 files write (`32 <= bx*by <= 1024`, `KWG % KWI == 0`) and the
+// list expressions that define parameter values (`[2**i for i in range(0, 6)]`).
+//
+// Nothing is evaluated with a general-purpose interpreter of user code: expressions are
+// parsed once into a small syntax tree and compiled into typed Go closures.
+package expr
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is a syntax or type error in an expression, with the position where it was found.
+type Error struct {
+	Expr string // the whole expression
+	Pos  int    // byte offset in Expr
+	Msg  string // what was wrong or expected
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("expression %q, column %d: %s\n    %s\n    %s^", e.Expr, e.Pos+1, e.Msg, e.Expr, strings.Repeat(" ", e.Pos))
+}
+
+type tokKind uint8
+
+const (
+	tEOF tokKind = iota
+	tNum
+	tStr
+	tName
+	tOp
+)
+
+type token struct {
+	kind tokKind
+	text string // operator, name, number literal or decoded string
+	pos  int
+}
+
+func (t token) describe() string {
+	switch t.kind {
+	case tEOF:
+		return "end of expression"
+	case tStr:
+		return fmt.Sprintf("string %q", t.text)
+	}
+	return fmt.Sprintf("%q", t.text)
+}
+
+// threeOps and twoOps are matched longest first.
+var twoOps = []string{"**", "//", "<=", ">=", "==", "!=", "<>"}
+
+func lex(src string) ([]token, error) {
+	var toks []token
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
+			start := i
+			for i < len(src) && (isDigit(src[i]) || src[i] == '_') {
+				i++
+			}
+			if i < len(src) && src[i] == '.' {
+				i++
+				for i < len(src) && isDigit(src[i]) {
+					i++
+				}
+			}
+			if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+				j := i + 1
+				if j < len(src) && (src[j] == '+' || src[j] == '-') {
+					j++
+				}
+				if j < len(src) && isDigit(src[j]) {
+					i = j
+					for i < len(src) && isDigit(src[i]) {
+						i++
+					}
+				}
+			}
+			if i < len(src) && isNameChar(src[i]) {
+				return nil, &Error{Expr: src, Pos: i, Msg: "invalid number literal"}
+			}
+			toks = append(toks, token{tNum, strings.ReplaceAll(src[start:i], "_", ""), start})
+		case isNameStart(c):
+			start := i
+			for i < len(src) && isNameChar(src[i]) {
+				i++
+			}
+			toks = append(toks, token{tName, src[start:i], start})
+		case c == '"' || c == '\'':
+			start := i
+			i++
+			var b strings.Builder
+			for {
+				if i >= len(src) {
+					return nil, &Error{Expr: src, Pos: start, Msg: "unterminated string"}
+				}
+				if src[i] == c {
+					i++
+					break
+				}
+				if src[i] == '\\' && i+1 < len(src) {
+					i++
+					switch src[i] {
+					case 'n':
+						b.WriteByte('\n')
+					case 't':
+						b.WriteByte('\t')
+					default:
+						b.WriteByte(src[i])
+					}
+					i++
+					continue
+				}
+				b.WriteByte(src[i])
+				i++
+			}
+			toks = append(toks, token{tStr, b.String(), start})
+		default:
+			matched := false
+			for _, op := range twoOps {
+				if strings.HasPrefix(src[i:], op) {
+					toks = append(toks, token{tOp, op, i})
+					i += 2
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+			if strings.IndexByte("+-*/%()[],<>:", c) >= 0 {
+				toks = append(toks, token{tOp, string(c), i})
+				i++
+				continue
+			}
+			return nil, &Error{Expr: src, Pos: i, Msg: fmt.Sprintf("unexpected character %q", c)}
+		}
+	}
+	return append(toks, token{tEOF, "", len(src)}), nil
+}
+
+func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
+func isNameStart(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isNameChar(c byte) bool  { return isNameStart(c) || isDigit(c) }

@@ -1,0 +1,215 @@
+// Package t1 reads search-space definitions in the T1 input format of the auto-tuning
+// community (benchmark_hub, BAT) and KTT's tuning-spec JSON, which share its
+// ConfigurationSpace block: tunable parameters whose values are lists or Python list
+// expressions, and conditions written as Python expressions.
+package t1
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/space"
+)
+
+// Definition is a search space as a T1 file defines it.
+type Definition struct {
+	Name         string        // General.BenchmarkName or the kernel name
+	Params       []space.Param // in the file's order
+	Restrictions []string      // the Conditions' expressions
+	Objective    string        // General.Objective when given
+	Maximize     bool          // true when General.Minimize is false
+}
+
+type file struct {
+	General *struct {
+		BenchmarkName string `json:"BenchmarkName"`
+		Objective     string `json:"Objective"`
+		Minimize      *bool  `json:"Minimize"`
+	} `json:"General"`
+	ConfigurationSpace *struct {
+		TuningParameters []struct {
+			Name   string          `json:"Name"`
+			Type   string          `json:"Type"`
+			Values json.RawMessage `json:"Values"`
+		} `json:"TuningParameters"`
+		Conditions []struct {
+			Expression string   `json:"Expression"`
+			Parameters []string `json:"Parameters"`
+		} `json:"Conditions"`
+	} `json:"ConfigurationSpace"`
+	KernelSpecification *struct {
+		KernelName string `json:"KernelName"`
+	} `json:"KernelSpecification"`
+}
+
+// ReadFile reads a T1 definition from a file.
+func ReadFile(path string) (*Definition, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a T1 definition; source names the input in errors.
+func Read(r io.Reader, source string) (*Definition, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, describeJSONError(data, err))
+	}
+	if f.ConfigurationSpace == nil {
+		return nil, fmt.Errorf("%s: not a T1 space definition: no ConfigurationSpace object", source)
+	}
+	d := &Definition{}
+	if f.General != nil {
+		d.Name = f.General.BenchmarkName
+		d.Objective = f.General.Objective
+		if f.General.Minimize != nil {
+			d.Maximize = !*f.General.Minimize
+		}
+	}
+	if d.Name == "" && f.KernelSpecification != nil {
+		d.Name = f.KernelSpecification.KernelName
+	}
+	if len(f.ConfigurationSpace.TuningParameters) == 0 {
+		return nil, fmt.Errorf("%s: ConfigurationSpace.TuningParameters is empty", source)
+	}
+	for i, tp := range f.ConfigurationSpace.TuningParameters {
+		where := fmt.Sprintf("%s: ConfigurationSpace.TuningParameters[%d]", source, i)
+		if tp.Name == "" {
+			return nil, fmt.Errorf("%s: missing Name", where)
+		}
+		where += " (" + tp.Name + ")"
+		vals, err := values(tp.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%s: Values: %w", where, err)
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("%s: Values is empty", where)
+		}
+		if vals, err = convert(vals, tp.Type); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		d.Params = append(d.Params, space.Param{Name: tp.Name, Values: vals})
+	}
+	for i, c := range f.ConfigurationSpace.Conditions {
+		if strings.TrimSpace(c.Expression) == "" {
+			return nil, fmt.Errorf("%s: ConfigurationSpace.Conditions[%d]: empty Expression", source, i)
+		}
+		d.Restrictions = append(d.Restrictions, c.Expression)
+	}
+	return d, nil
+}
+
+// Space builds the definition's space.
+func (d *Definition) Space() (*space.Space, error) {
+	return expr.NewSpace(d.Params, d.Restrictions)
+}
+
+func values(raw json.RawMessage) ([]space.Value, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, errors.New("missing")
+	}
+	switch raw[0] {
+	case '"':
+		var src string
+		if err := json.Unmarshal(raw, &src); err != nil {
+			return nil, err
+		}
+		return expr.EvalValues(src)
+	case '[':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var list []any
+		if err := dec.Decode(&list); err != nil {
+			return nil, err
+		}
+		out := make([]space.Value, len(list))
+		for i, x := range list {
+			v, err := space.ValueOf(x)
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list or a list expression string, found %s", raw)
+}
+
+// convert applies the declared Type: ints stay ints, "float" makes numbers floats,
+// "string" accepts only strings.
+func convert(vals []space.Value, typ string) ([]space.Value, error) {
+	switch strings.ToLower(typ) {
+	case "", "any":
+		return vals, nil
+	case "int", "uint", "integer", "int32", "int64", "uint32", "uint64", "size_t":
+		for i, v := range vals {
+			if v.Kind() == space.Float && v.Float() == float64(int64(v.Float())) {
+				vals[i] = space.IntValue(int64(v.Float()))
+			} else if v.Kind() != space.Int {
+				return nil, fmt.Errorf("Type %s but value %d is %v (%s)", typ, i, v, v.Kind())
+			}
+		}
+	case "float", "double", "half":
+		for i, v := range vals {
+			if !v.IsNumeric() {
+				return nil, fmt.Errorf("Type %s but value %d is %q", typ, i, v.String())
+			}
+			vals[i] = space.FloatValue(v.Float())
+		}
+	case "string", "str":
+		for i, v := range vals {
+			if v.Kind() != space.String {
+				return nil, fmt.Errorf("Type %s but value %d is %v", typ, i, v)
+			}
+		}
+	case "bool", "boolean":
+		for i, v := range vals {
+			if v.Kind() != space.Bool {
+				vals[i] = space.BoolValue(v.Bool())
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown Type %q (want int, uint, float, string or bool)", typ)
+	}
+	return vals, nil
+}
+
+// describeJSONError adds line and column to encoding/json's errors.
+func describeJSONError(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line, col := 1, 1
+	for _, b := range data[:min(int(off), len(data))] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("line %d, column %d (byte %d): %w", line, col, off, err)
+}

@@ -1,0 +1,108 @@
+// Package result defines what one evaluation of a configuration produces and a recording:
+// a set of evaluations of one kernel on one device, as measured by ktune or imported from
+// another tuner's files.
+package result
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ktune/ktune/space"
+)
+
+// Status says how an evaluation ended.
+type Status uint8
+
+// Statuses. Anything but OK carries the fail fitness in a search.
+const (
+	OK           Status = iota // compiled, ran, verified and timed
+	Restricted                 // excluded by the restrictions; never run
+	CompileError               // the compiler rejected the configuration
+	RuntimeError               // launch or run failed (crash included)
+	Timeout                    // ran past the per-configuration limit
+	WrongAnswer                // ran but failed verification
+	DeviceLimit                // breaks a device limit (work-group size, local memory)
+)
+
+var statusNames = [...]string{"ok", "restricted", "compile_error", "runtime_error", "timeout", "wrong_answer", "device_limit"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", s)
+}
+
+// ParseStatus is the inverse of Status.String.
+func ParseStatus(name string) (Status, error) {
+	for i, n := range statusNames {
+		if n == name {
+			return Status(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown status %q (want one of %v)", name, statusNames)
+}
+
+// Evaluation is everything known about one measured (or failed) configuration.
+// Times are in milliseconds.
+type Evaluation struct {
+	Config      []space.Value      // one value per parameter of the recording, in its order
+	Status      Status             // how the evaluation ended
+	Objective   float64            // the objective's value; NaN unless Status is OK
+	Samples     []float64          // every timing sample in ms (objective computed from them for time)
+	Metrics     map[string]float64 // other observables: GFLOP/s, energy, profiling counters...
+	CompileMS   float64            // compilation time
+	VerifyMS    float64            // verification time
+	BenchmarkMS float64            // total time spent running the kernel for this measurement
+	FrameworkMS float64            // tuner overhead
+	Message     string             // compiler or runtime message of a failure
+	Time        time.Time          // when it was measured; zero when unknown
+}
+
+// Failed reports whether the evaluation carries no usable objective.
+func (e *Evaluation) Failed() bool { return e.Status != OK || math.IsNaN(e.Objective) }
+
+// Recording is a set of evaluations of one kernel on one device.
+type Recording struct {
+	Format       string        // the format it was read from: "kerneltuner", "t4", "ktt", "ktune"
+	Source       string        // file or store reference it came from
+	Device       string        // device name as reported
+	Kernel       string        // kernel name
+	ProblemSize  string        // problem size as written by the producer
+	Params       []space.Param // parameters and their value lists, in the producer's order
+	Restrictions []string      // restriction expressions, when the producer recorded them
+	Objective    string        // name of the objective, "time" by default
+	Maximize     bool          // whether larger objective values are better
+	Evaluations  []Evaluation  // in the producer's order
+	Warnings     []string      // problems found while reading that did not stop it
+}
+
+// Best returns the best successful evaluation by the recording's objective and direction.
+func (r *Recording) Best() (Evaluation, bool) {
+	best, found := -1, false
+	for i := range r.Evaluations {
+		e := &r.Evaluations[i]
+		if e.Failed() {
+			continue
+		}
+		if !found || (r.Maximize && e.Objective > r.Evaluations[best].Objective) ||
+			(!r.Maximize && e.Objective < r.Evaluations[best].Objective) {
+			best, found = i, true
+		}
+	}
+	if !found {
+		return Evaluation{}, false
+	}
+	return r.Evaluations[best], true
+}
+
+// Counts returns the number of evaluations and of successful ones.
+func (r *Recording) Counts() (total, ok int) {
+	for i := range r.Evaluations {
+		if !r.Evaluations[i].Failed() {
+			ok++
+		}
+	}
+	return len(r.Evaluations), ok
+}

@@ -1,0 +1,324 @@
+package space
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// group is a set of parameters connected by restrictions, with its valid combinations
+// stored as a trie: level l holds one node per distinct valid prefix of length l+1.
+type group struct {
+	params []int      // space parameter indices, in level order
+	val    [][]uint16 // val[l][node]: value index of params[l]
+	parent [][]uint32 // parent[l][node]: node at level l-1 (nil for level 0)
+	first  [][]uint32 // first[l][node]: first child at level l+1; one extra sentinel entry (nil for the last level)
+	count  int
+}
+
+func (g *group) at(i int, dst Config) {
+	node := uint32(i)
+	for l := len(g.params) - 1; l >= 0; l-- {
+		dst[g.params[l]] = int(g.val[l][node])
+		if l > 0 {
+			node = g.parent[l][node]
+		}
+	}
+}
+
+func (g *group) index(c Config) (int, bool) {
+	lo, hi := 0, len(g.val[0])
+	node := 0
+	for l, p := range g.params {
+		want := uint16(c[p])
+		vals := g.val[l][lo:hi]
+		k := sort.Search(len(vals), func(k int) bool { return vals[k] >= want })
+		if k == len(vals) || vals[k] != want {
+			return 0, false
+		}
+		node = lo + k
+		if l < len(g.params)-1 {
+			lo, hi = int(g.first[l][node]), int(g.first[l][node+1])
+		}
+	}
+	return node, true
+}
+
+// children returns the node range at level l+1 below node (at level l); for l == -1 the
+// root range.
+func (g *group) children(l, node int) (int, int) {
+	if l < 0 {
+		return 0, len(g.val[0])
+	}
+	return int(g.first[l][node]), int(g.first[l][node+1])
+}
+
+func (s *Space) build() error {
+	n := len(s.params)
+	// Union-find over parameters connected by a restriction.
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, r := range s.restrictions {
+		ps := r.Params()
+		if len(ps) == 0 {
+			// A constant restriction: either it removes everything or nothing.
+			if !r.Holds(&Bindings{}) {
+				return fmt.Errorf("restriction %q is always false: the space is empty", r.Source())
+			}
+			continue
+		}
+		for _, p := range ps[1:] {
+			a, b := find(ps[0]), find(p)
+			if a != b {
+				parent[b] = a
+			}
+		}
+	}
+	byRoot := map[int]int{}
+	var members [][]int
+	for p := 0; p < n; p++ {
+		r := find(p)
+		g, ok := byRoot[r]
+		if !ok {
+			g = len(members)
+			byRoot[r] = g
+			members = append(members, nil)
+		}
+		members[g] = append(members[g], p)
+	}
+	groupRestr := make([][]Restriction, len(members))
+	for _, r := range s.restrictions {
+		if ps := r.Params(); len(ps) > 0 {
+			g := byRoot[find(ps[0])]
+			groupRestr[g] = append(groupRestr[g], r)
+		}
+	}
+	s.groupOf = make([]int, n)
+	s.levelOf = make([]int, n)
+	b := &Bindings{Num: make([]float64, n), Str: make([]string, n)}
+	s.size = 1
+	for g, ps := range members {
+		gr, err := s.buildGroup(ps, groupRestr[g], b)
+		if err != nil {
+			return err
+		}
+		if gr.count == 0 {
+			return fmt.Errorf("no configuration satisfies the restrictions on %s: the space is empty", s.names(ps))
+		}
+		for l, p := range gr.params {
+			s.groupOf[p] = g
+			s.levelOf[p] = l
+		}
+		s.groups = append(s.groups, gr)
+		if mulOverflows(s.size, gr.count) {
+			return ErrTooLarge
+		}
+		s.size *= gr.count
+	}
+	s.stride = make([]int, len(s.groups))
+	stride := 1
+	for g := len(s.groups) - 1; g >= 0; g-- {
+		s.stride[g] = stride
+		stride *= s.groups[g].count
+	}
+	return nil
+}
+
+func (s *Space) names(ps []int) string {
+	out := ""
+	for k, p := range ps {
+		if k > 0 {
+			out += ", "
+		}
+		out += s.params[p].Name
+	}
+	return out
+}
+
+func (s *Space) bind(b *Bindings, p, v int) {
+	b.Num[p] = s.nums[p][v]
+	if s.strs[p] != nil {
+		b.Str[p] = s.strs[p][v]
+	}
+}
+
+// buildGroup filters each parameter's values by the restrictions that read it alone,
+// orders the parameters so restrictions are checked as early as possible, and enumerates
+// the valid combinations depth first into a trie.
+func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, error) {
+	allowed := map[int][]uint16{}
+	var multi []Restriction
+	for _, p := range ps {
+		vals := make([]uint16, 0, len(s.params[p].Values))
+		for v := range s.params[p].Values {
+			s.bind(b, p, v)
+			ok := true
+			for _, r := range rs {
+				if rp := r.Params(); len(rp) == 1 && rp[0] == p && !r.Holds(b) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				vals = append(vals, uint16(v))
+			}
+		}
+		allowed[p] = vals
+	}
+	for _, r := range rs {
+		if len(r.Params()) > 1 {
+			multi = append(multi, r)
+		}
+	}
+	order, checks := planOrder(ps, multi, allowed)
+	L := len(order)
+	g := &group{
+		params: order,
+		val:    make([][]uint16, L),
+		parent: make([][]uint32, L),
+		first:  make([][]uint32, L),
+	}
+	lists := make([][]uint16, L)
+	for l, p := range order {
+		lists[l] = allowed[p]
+		if len(lists[l]) == 0 {
+			return g, nil
+		}
+	}
+	if L == 1 {
+		g.val[0] = lists[0]
+		g.count = len(lists[0])
+		return g, nil
+	}
+	cur := make([]int, L)
+	made := make([]bool, L)
+	level := 0
+	cur[0] = -1
+	last := L - 1
+	for level >= 0 {
+		cur[level]++
+		made[level] = false
+		if cur[level] >= len(lists[level]) {
+			level--
+			continue
+		}
+		p := order[level]
+		v := int(lists[level][cur[level]])
+		s.bind(b, p, v)
+		ok := true
+		for _, r := range checks[level] {
+			if !r.Holds(b) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if level < last {
+			level++
+			cur[level] = -1
+			continue
+		}
+		for l := 0; l < last; l++ {
+			if made[l] {
+				continue
+			}
+			g.val[l] = append(g.val[l], lists[l][cur[l]])
+			if l > 0 {
+				g.parent[l] = append(g.parent[l], uint32(len(g.val[l-1])-1))
+			}
+			g.first[l] = append(g.first[l], uint32(len(g.val[l+1])))
+			made[l] = true
+		}
+		if len(g.val[last]) >= math.MaxUint32 {
+			return nil, fmt.Errorf("group %s has more than %d valid combinations", s.names(ps), math.MaxUint32)
+		}
+		g.val[last] = append(g.val[last], uint16(v))
+		g.parent[last] = append(g.parent[last], uint32(len(g.val[last-1])-1))
+	}
+	for l := 0; l < last; l++ {
+		g.first[l] = append(g.first[l], uint32(len(g.val[l+1])))
+	}
+	g.count = len(g.val[last])
+	return g, nil
+}
+
+// planOrder orders a group's parameters greedily: single-valued parameters first (they
+// never branch), then at each step the parameter that completes the most restrictions,
+// then the one read by the most still-open restrictions, then the one with fewest values.
+// It returns, per level, the restrictions whose last parameter is bound at that level.
+func planOrder(ps []int, rs []Restriction, allowed map[int][]uint16) ([]int, [][]Restriction) {
+	bound := map[int]bool{}
+	var order []int
+	for _, p := range ps {
+		if len(allowed[p]) <= 1 {
+			order = append(order, p)
+			bound[p] = true
+		}
+	}
+	complete := func(r Restriction, extra int) bool {
+		for _, q := range r.Params() {
+			if !bound[q] && q != extra {
+				return false
+			}
+		}
+		return true
+	}
+	for len(order) < len(ps) {
+		best, bestC, bestO, bestV := -1, -1, -1, 0
+		for _, p := range ps {
+			if bound[p] {
+				continue
+			}
+			c, o := 0, 0
+			for _, r := range rs {
+				if complete(r, -2) {
+					continue
+				}
+				reads := false
+				for _, q := range r.Params() {
+					if q == p {
+						reads = true
+					}
+				}
+				if !reads {
+					continue
+				}
+				o++
+				if complete(r, p) {
+					c++
+				}
+			}
+			v := len(allowed[p])
+			if best < 0 || c > bestC || (c == bestC && (o > bestO || (o == bestO && v < bestV))) {
+				best, bestC, bestO, bestV = p, c, o, v
+			}
+		}
+		order = append(order, best)
+		bound[best] = true
+	}
+	level := map[int]int{}
+	for l, p := range order {
+		level[p] = l
+	}
+	checks := make([][]Restriction, len(order))
+	for _, r := range rs {
+		at := 0
+		for _, q := range r.Params() {
+			at = max(at, level[q])
+		}
+		checks[at] = append(checks[at], r)
+	}
+	return order, checks
+}

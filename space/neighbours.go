@@ -1,0 +1,139 @@
+package space
+
+import "fmt"
+
+// Neighbourhood names a neighbour relation between configurations.
+type Neighbourhood uint8
+
+// Neighbourhoods of seed 000 and Kernel Tuner.
+const (
+	// Hamming: differs in exactly one parameter, to any other value.
+	Hamming Neighbourhood = iota + 1
+	// Adjacent: one parameter moves to the previous or next value in its list
+	// (seed 000 calls this "bounded").
+	Adjacent
+	// StrictlyAdjacent: every parameter moves at most one step in its list.
+	StrictlyAdjacent
+)
+
+func (n Neighbourhood) String() string {
+	switch n {
+	case Hamming:
+		return "Hamming"
+	case Adjacent:
+		return "adjacent"
+	case StrictlyAdjacent:
+		return "strictly-adjacent"
+	}
+	return "invalid"
+}
+
+// ParseNeighbourhood accepts "Hamming", "adjacent" (or "bounded") and "strictly-adjacent".
+func ParseNeighbourhood(s string) (Neighbourhood, error) {
+	switch s {
+	case "Hamming", "hamming":
+		return Hamming, nil
+	case "adjacent", "bounded":
+		return Adjacent, nil
+	case "strictly-adjacent", "strictly_adjacent":
+		return StrictlyAdjacent, nil
+	}
+	return 0, fmt.Errorf("unknown neighbourhood %q (want Hamming, adjacent or strictly-adjacent)", s)
+}
+
+// Neighbours calls fn with each valid neighbour of c under n. The Config passed to fn is
+// reused between calls: clone it to keep it. It never scans the space: Hamming and adjacent
+// test each candidate with Index; strictly-adjacent walks each group's trie inside the
+// one-step window around c.
+func (s *Space) Neighbours(c Config, n Neighbourhood, fn func(Config)) {
+	cand := c.Clone()
+	switch n {
+	case Hamming, Adjacent:
+		for p, v := range c {
+			lo, hi := 0, len(s.params[p].Values)-1
+			if n == Adjacent {
+				lo, hi = max(v-1, 0), min(v+1, hi)
+			}
+			for w := lo; w <= hi; w++ {
+				if w == v {
+					continue
+				}
+				cand[p] = w
+				if s.groupContains(s.groupOf[p], cand) {
+					fn(cand)
+				}
+			}
+			cand[p] = v
+		}
+	case StrictlyAdjacent:
+		// Per group, the combinations inside the window; the neighbours are their product
+		// minus c itself.
+		per := make([][]Config, len(s.groups))
+		for g, gr := range s.groups {
+			per[g] = s.windowCombos(gr, c)
+		}
+		var rec func(g int, same bool)
+		rec = func(g int, same bool) {
+			if g == len(s.groups) {
+				if !same {
+					fn(cand)
+				}
+				return
+			}
+			gr := s.groups[g]
+			for _, combo := range per[g] {
+				eq := true
+				for l, p := range gr.params {
+					cand[p] = combo[l]
+					if combo[l] != c[p] {
+						eq = false
+					}
+				}
+				rec(g+1, same && eq)
+			}
+		}
+		rec(0, true)
+	}
+}
+
+// NeighbourList returns the neighbours of c under n as fresh configurations.
+func (s *Space) NeighbourList(c Config, n Neighbourhood) []Config {
+	var out []Config
+	s.Neighbours(c, n, func(x Config) { out = append(out, x.Clone()) })
+	return out
+}
+
+func (s *Space) groupContains(g int, c Config) bool {
+	_, ok := s.groups[g].index(c)
+	return ok
+}
+
+// windowCombos lists the valid combinations of a group's parameters whose value indices
+// are each within one step of c's, as level-ordered value lists.
+func (s *Space) windowCombos(gr *group, c Config) []Config {
+	var out []Config
+	path := make(Config, len(gr.params))
+	var walk func(l, node int)
+	walk = func(l, node int) {
+		lo, hi := gr.children(l-1, node)
+		p := gr.params[l]
+		want := c[p]
+		for k := lo; k < hi; k++ {
+			v := int(gr.val[l][k])
+			if v < want-1 {
+				continue
+			}
+			if v > want+1 {
+				break
+			}
+			path[l] = v
+			if l == len(gr.params)-1 {
+				out = append(out, path.Clone())
+			} else {
+				walk(l+1, k)
+			}
+		}
+	}
+	walk(0, 0)
+	return out
+}

@@ -1,0 +1,291 @@
+// Package space builds the valid configurations of a kernel's tunable parameters under
+// its restrictions, and indexes them: configuration <-> index, membership, uniform
+// sampling and neighbourhoods, without materialising the cartesian product.
+//
+// Construction follows the chain-of-trees idea: parameters that share no restriction form
+// independent groups whose product is the space; inside a group, the valid combinations are
+// enumerated depth first in an order chosen so that every restriction is checked as soon as
+// the parameters it reads are bound, and stored as a trie (one level per parameter).
+package space
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+)
+
+// Config is a configuration: for each parameter of the space, in the space's order, the
+// index of its value in Param.Values.
+type Config []int
+
+// Clone returns a copy of c.
+func (c Config) Clone() Config { return append(Config(nil), c...) }
+
+// Restriction is a compiled restriction: a condition over some of the parameters.
+type Restriction interface {
+	// Source is the restriction as the user wrote it.
+	Source() string
+	// Params are the indices (into the space's parameters) that it reads.
+	Params() []int
+	// Holds evaluates the restriction on the bound values.
+	Holds(b *Bindings) bool
+}
+
+// Bindings holds parameter values by parameter index: numbers (booleans as 0/1) in Num,
+// strings in Str. Restrictions read them while the space is enumerated.
+type Bindings struct {
+	Num []float64
+	Str []string
+	// Fault is set by an evaluation that would raise in Python (division by zero); the
+	// restriction then counts as not satisfied, whatever the rest of it says.
+	Fault bool
+}
+
+// Compiler compiles restriction expressions against a list of parameters. The expr
+// package provides the standard one; keeping it behind a function value lets space stay
+// free of parsing.
+type Compiler func(params []Param, src string) (Restriction, error)
+
+// Space is the set of valid configurations of a list of parameters.
+type Space struct {
+	params       []Param
+	restrictions []Restriction
+	groups       []*group
+	stride       []int // stride of each group in the mixed-radix index
+	size         int
+	product      float64
+	nums         [][]float64 // numeric value of each parameter value
+	strs         [][]string  // string value of each parameter value (String params only)
+	groupOf      []int       // group of each parameter
+	levelOf      []int       // level of each parameter inside its group
+}
+
+// ErrTooLarge reports a space whose valid count does not fit an int.
+var ErrTooLarge = errors.New("space has more valid configurations than an int can index")
+
+// New builds the space of params under the restrictions, each compiled with compile.
+func New(params []Param, restrictions []string, compile Compiler) (*Space, error) {
+	rs := make([]Restriction, 0, len(restrictions))
+	for _, src := range restrictions {
+		r, err := compile(params, src)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return NewCompiled(params, rs)
+}
+
+// NewCompiled builds the space of params under already compiled restrictions.
+func NewCompiled(params []Param, restrictions []Restriction) (*Space, error) {
+	s := &Space{params: params, restrictions: restrictions, product: 1}
+	seen := map[string]bool{}
+	for i, p := range params {
+		if p.Name == "" {
+			return nil, fmt.Errorf("parameter %d has no name", i)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("parameter %q is defined twice", p.Name)
+		}
+		seen[p.Name] = true
+		if len(p.Values) == 0 {
+			return nil, fmt.Errorf("parameter %q has no values", p.Name)
+		}
+		if len(p.Values) > math.MaxUint16 {
+			return nil, fmt.Errorf("parameter %q has %d values; at most %d are supported", p.Name, len(p.Values), math.MaxUint16)
+		}
+		s.product *= float64(len(p.Values))
+	}
+	s.nums = make([][]float64, len(params))
+	s.strs = make([][]string, len(params))
+	for i, p := range params {
+		s.nums[i] = make([]float64, len(p.Values))
+		for k, v := range p.Values {
+			s.nums[i][k] = v.Float()
+			if v.Kind() == String {
+				if s.strs[i] == nil {
+					s.strs[i] = make([]string, len(p.Values))
+				}
+				s.strs[i][k] = v.s
+			}
+		}
+	}
+	if err := s.build(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Params returns the parameters, in the order given to New.
+func (s *Space) Params() []Param { return s.params }
+
+// Restrictions returns the compiled restrictions.
+func (s *Space) Restrictions() []Restriction { return s.restrictions }
+
+// Len returns the number of valid configurations.
+func (s *Space) Len() int { return s.size }
+
+// Product returns the size of the cartesian product of the parameter values.
+func (s *Space) Product() float64 { return s.product }
+
+// At returns the configuration with index i (0 <= i < Len) in dst, which it allocates when
+// nil or too short. It costs O(number of parameters).
+func (s *Space) At(i int, dst Config) Config {
+	if i < 0 || i >= s.size {
+		panic(fmt.Sprintf("space: index %d out of range [0, %d)", i, s.size))
+	}
+	if cap(dst) < len(s.params) {
+		dst = make(Config, len(s.params))
+	}
+	dst = dst[:len(s.params)]
+	for g, gr := range s.groups {
+		gi := i / s.stride[g]
+		i -= gi * s.stride[g]
+		gr.at(gi, dst)
+	}
+	return dst
+}
+
+// Index returns the index of c and whether c is a valid configuration of the space.
+// It costs O(number of parameters × log(values per parameter)).
+func (s *Space) Index(c Config) (int, bool) {
+	if len(c) != len(s.params) {
+		return 0, false
+	}
+	for p, v := range c {
+		if v < 0 || v >= len(s.params[p].Values) {
+			return 0, false
+		}
+	}
+	idx := 0
+	for g, gr := range s.groups {
+		gi, ok := gr.index(c)
+		if !ok {
+			return 0, false
+		}
+		idx += gi * s.stride[g]
+	}
+	return idx, true
+}
+
+// Contains reports whether c is a valid configuration.
+func (s *Space) Contains(c Config) bool {
+	_, ok := s.Index(c)
+	return ok
+}
+
+// Satisfies evaluates the restrictions on any configuration of the cartesian product and
+// returns the first one violated, or nil.
+func (s *Space) Satisfies(c Config) Restriction {
+	b := &Bindings{Num: make([]float64, len(s.params)), Str: make([]string, len(s.params))}
+	for p, v := range c {
+		b.Num[p] = s.nums[p][v]
+		if s.strs[p] != nil {
+			b.Str[p] = s.strs[p][v]
+		}
+	}
+	for _, r := range s.restrictions {
+		if !r.Holds(b) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Values returns the typed values of configuration c.
+func (s *Space) Values(c Config) []Value {
+	out := make([]Value, len(c))
+	for p, v := range c {
+		out[p] = s.params[p].Values[v]
+	}
+	return out
+}
+
+// ConfigOf returns the configuration with the given values (one per parameter, in order).
+// It does not check the restrictions; use Contains for that.
+func (s *Space) ConfigOf(values []Value) (Config, error) {
+	if len(values) != len(s.params) {
+		return nil, fmt.Errorf("configuration has %d values, the space has %d parameters", len(values), len(s.params))
+	}
+	c := make(Config, len(values))
+	for p, v := range values {
+		k := s.params[p].Index(v)
+		if k < 0 {
+			return nil, fmt.Errorf("parameter %s has no value %v", s.params[p].Name, v)
+		}
+		c[p] = k
+	}
+	return c, nil
+}
+
+// Format writes a configuration as name=value pairs.
+func (s *Space) Format(c Config) string {
+	b := make([]byte, 0, 16*len(c))
+	for p, v := range c {
+		if p > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, s.params[p].Name...)
+		b = append(b, '=')
+		b = append(b, s.params[p].Values[v].String()...)
+	}
+	return string(b)
+}
+
+// Sample returns a uniformly random valid configuration.
+func (s *Space) Sample(r *rand.Rand, dst Config) Config {
+	return s.At(r.IntN(s.size), dst)
+}
+
+// SampleIndices returns n distinct indices drawn uniformly without replacement
+// (all of them, shuffled, when n >= Len).
+func (s *Space) SampleIndices(r *rand.Rand, n int) []int {
+	if n >= s.size {
+		out := make([]int, s.size)
+		for i := range out {
+			out[i] = i
+		}
+		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		return out
+	}
+	// Floyd's algorithm: n draws, no O(Len) memory.
+	chosen := make(map[int]struct{}, n)
+	out := make([]int, 0, n)
+	for j := s.size - n; j < s.size; j++ {
+		t := r.IntN(j + 1)
+		if _, dup := chosen[t]; dup {
+			t = j
+		}
+		chosen[t] = struct{}{}
+		out = append(out, t)
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// Groups returns the parameter indices of each independent group, in enumeration order.
+func (s *Space) Groups() [][]int {
+	out := make([][]int, len(s.groups))
+	for g, gr := range s.groups {
+		out[g] = append([]int(nil), gr.params...)
+	}
+	return out
+}
+
+// MemoryBytes estimates the memory held by the index structures.
+func (s *Space) MemoryBytes() int {
+	n := 0
+	for _, g := range s.groups {
+		for l := range g.val {
+			n += 2*len(g.val[l]) + 4*len(g.parent[l]) + 4*len(g.first[l])
+		}
+	}
+	return n
+}
+
+func mulOverflows(a, b int) bool {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return hi != 0 || lo > math.MaxInt64
+}

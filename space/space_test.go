@@ -1,0 +1,237 @@
+package space_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/format/t1"
+	"github.com/ktune/ktune/space"
+)
+
+func convolution(t testing.TB) *space.Space {
+	t.Helper()
+	d, err := t1.ReadFile("../testdata/t1/benchmark_hub/convolution_milo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func all(s *space.Space) []space.Config {
+	out := make([]space.Config, s.Len())
+	for i := range out {
+		out[i] = s.At(i, nil)
+	}
+	return out
+}
+
+// bruteNeighbours scans the whole space: the definition, which Neighbours must not need.
+func bruteNeighbours(s *space.Space, every []space.Config, c space.Config, n space.Neighbourhood) []space.Config {
+	var out []space.Config
+	for _, x := range every {
+		diff, far := 0, false
+		for p := range c {
+			d := x[p] - c[p]
+			if d != 0 {
+				diff++
+			}
+			if d > 1 || d < -1 {
+				far = true
+			}
+		}
+		switch {
+		case diff == 0:
+		case n == space.Hamming && diff == 1,
+			n == space.Adjacent && diff == 1 && !far,
+			n == space.StrictlyAdjacent && !far:
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func sorted(cs []space.Config) []space.Config {
+	slices.SortFunc(cs, func(a, b space.Config) int { return slices.Compare(a, b) })
+	return cs
+}
+
+func TestNeighboursMatchTheirDefinition(t *testing.T) {
+	s := convolution(t)
+	every := all(s)
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []space.Neighbourhood{space.Hamming, space.Adjacent, space.StrictlyAdjacent} {
+		total := 0
+		for k := 0; k < 150; k++ {
+			c := s.Sample(r, nil)
+			got := sorted(s.NeighbourList(c, n))
+			want := sorted(bruteNeighbours(s, every, c, n))
+			if !slices.EqualFunc(got, want, func(a, b space.Config) bool { return slices.Equal(a, b) }) {
+				t.Fatalf("%v neighbours of %s: got %d, want %d", n, s.Format(c), len(got), len(want))
+			}
+			total += len(got)
+		}
+		if total == 0 {
+			t.Fatalf("%v: no neighbours at all", n)
+		}
+	}
+}
+
+func TestSampleIsUniform(t *testing.T) {
+	d, err := t1.ReadFile("../testdata/t1/ktt/coulomb_sum_3d_space.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	counts := make([]int, s.Len())
+	const draws = 210 * 400
+	for k := 0; k < draws; k++ {
+		i, ok := s.Index(s.Sample(r, nil))
+		if !ok {
+			t.Fatal("sampled an invalid configuration")
+		}
+		counts[i]++
+	}
+	// Pearson chi-square with 209 degrees of freedom: mean 209, sd ~20.4.
+	exp := float64(draws) / float64(s.Len())
+	chi := 0.0
+	for _, c := range counts {
+		chi += (float64(c) - exp) * (float64(c) - exp) / exp
+	}
+	if chi > 209+5*20.4 {
+		t.Fatalf("chi-square %.1f: sampling is not uniform", chi)
+	}
+	idx := s.SampleIndices(r, 50)
+	seen := map[int]bool{}
+	for _, i := range idx {
+		if seen[i] || i < 0 || i >= s.Len() {
+			t.Fatalf("SampleIndices gave %v", idx)
+		}
+		seen[i] = true
+	}
+}
+
+func TestFromConfigsIndexesExactlyTheGivenOnes(t *testing.T) {
+	s := convolution(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	var picked []space.Config
+	for _, i := range s.SampleIndices(r, 500) {
+		picked = append(picked, s.At(i, nil))
+	}
+	picked = append(picked, picked[0].Clone()) // a duplicate is ignored
+	e, err := space.FromConfigs(s.Params(), picked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Len() != 500 {
+		t.Fatalf("Len %d, want 500", e.Len())
+	}
+	for _, c := range picked {
+		if !e.Contains(c) {
+			t.Fatalf("%s missing", s.Format(c))
+		}
+	}
+	for i := 0; i < e.Len(); i++ {
+		if j, ok := e.Index(e.At(i, nil)); !ok || j != i {
+			t.Fatalf("round trip %d -> %d", i, j)
+		}
+	}
+	for _, nb := range e.NeighbourList(picked[0], space.Hamming) {
+		if !s.Contains(nb) || !e.Contains(nb) {
+			t.Fatalf("neighbour %s outside the recorded set", s.Format(nb))
+		}
+	}
+}
+
+func TestTypedParametersAndEmptySpaces(t *testing.T) {
+	params := []space.Param{
+		{Name: "method", Values: []space.Value{space.StringValue("global"), space.StringValue("shared")}},
+		{Name: "unroll", Values: []space.Value{space.BoolValue(false), space.BoolValue(true)}},
+		{Name: "scale", Values: []space.Value{space.FloatValue(0.5), space.FloatValue(1), space.FloatValue(2)}},
+	}
+	s, err := expr.NewSpace(params, []string{"method == 'shared' or not unroll", "scale * 2 >= 1.5 or method != 'global'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (global,F,1) (global,F,2) (shared,*,*)=6: 8
+	if s.Len() != 8 {
+		t.Fatalf("Len %d, want 8", s.Len())
+	}
+	if _, err := expr.NewSpace(params, []string{"scale > 5"}); err == nil {
+		t.Fatal("an empty space was accepted")
+	}
+	if _, err := expr.NewSpace(append(params, params[0]), nil); err == nil {
+		t.Fatal("a duplicate parameter was accepted")
+	}
+	c, err := s.ConfigOf([]space.Value{space.StringValue("shared"), space.BoolValue(true), space.IntValue(2)})
+	if err != nil || !s.Contains(c) {
+		t.Fatalf("ConfigOf with an int for a float value: %v %v", c, err)
+	}
+}
+
+func TestHugeProductIsIndexedWithoutEnumeration(t *testing.T) {
+	d, err := t1.ReadFile("../testdata/t1/bat/FFT-CAFF.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Product() < 1e11 || float64(s.Len()) != s.Product() {
+		t.Fatalf("product %v len %d", s.Product(), s.Len())
+	}
+	if s.MemoryBytes() > 1<<16 {
+		t.Fatalf("independent parameters cost %d bytes", s.MemoryBytes())
+	}
+	i := s.Len() - 12345
+	if j, ok := s.Index(s.At(i, nil)); !ok || j != i {
+		t.Fatal("round trip failed")
+	}
+}
+
+func TestMemoryIsAFewWordsPerValidConfiguration(t *testing.T) {
+	d, err := t1.ReadFile("../testdata/t1/bat/hotspot-CAFF.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perConfig := float64(s.MemoryBytes()) / float64(s.Len())
+	if perConfig > 16 || math.IsNaN(perConfig) {
+		t.Fatalf("%.1f bytes per valid configuration", perConfig)
+	}
+}
+
+func BenchmarkNeighbours(b *testing.B) {
+	s := convolution(b)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []space.Neighbourhood{space.Hamming, space.Adjacent, space.StrictlyAdjacent} {
+		b.Run(n.String(), func(b *testing.B) {
+			count := 0
+			for b.Loop() {
+				s.Neighbours(s.Sample(r, nil), n, func(space.Config) { count++ })
+			}
+		})
+	}
+}
+
+func BenchmarkIndex(b *testing.B) {
+	s := convolution(b)
+	c := s.At(s.Len()/2, nil)
+	for b.Loop() {
+		s.Index(c)
+	}
+}
