@@ -1,6 +1,7 @@
 package space
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -179,7 +180,7 @@ func (v Value) MarshalJSON() ([]byte, error) {
 		}
 		return []byte("false"), nil
 	case String:
-		return strconv.AppendQuote(nil, v.s), nil
+		return json.Marshal(v.s)
 	}
 	return []byte("null"), nil
 }

@@ -1,0 +1,286 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/codec"
+)
+
+const evaluationColumns = `config, config_key, status, objective, samples, metrics,
+	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time`
+
+// insertEvaluationNext numbers the evaluation inside the statement, so that the number is
+// right even when another process appends to the same run.
+const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
+	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// AddEvaluation appends one evaluation to a run. It is committed, and survives the
+// process being killed, when AddEvaluation returns.
+func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluation) error {
+	width, err := s.width(ctx, runID)
+	if err == nil {
+		var args []any
+		if args, err = evaluationArgs(&e, width); err == nil {
+			_, err = s.add.ExecContext(ctx, append([]any{runID, runID}, args...)...)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("store: add evaluation to run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// AddEvaluations appends evaluations to a run in one transaction: all or nothing, and
+// hundreds of times faster than adding them one by one.
+func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error {
+	width, err := s.width(ctx, runID)
+	if err == nil {
+		err = inTx(ctx, s.w, func(tx *sql.Tx) error {
+			return addEvaluations(ctx, tx, runID, width, es)
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("store: add %d evaluations to run %d: %w", len(es), runID, err)
+	}
+	return nil
+}
+
+func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es []result.Evaluation) error {
+	if len(es) == 0 {
+		return nil
+	}
+	var next int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?`,
+		runID).Scan(&next)
+	if err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, insertEvaluationAt)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	args := make([]any, 0, 14)
+	for i := range es {
+		row, err := evaluationArgs(&es[i], width)
+		if err != nil {
+			return fmt.Errorf("evaluation %d: %w", i, err)
+		}
+		args = append(append(args[:0], runID, next+int64(i)), row...)
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("evaluation %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// width returns the number of parameters of a run's space, which every configuration
+// added to the run must match.
+func (s *Store) width(ctx context.Context, runID int64) (int, error) {
+	s.mu.Lock()
+	n, ok := s.widths[runID]
+	s.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	err := s.r.QueryRowContext(ctx, `
+		SELECT json_array_length(s.params) FROM runs r JOIN spaces s ON s.id = r.space_id
+		WHERE r.id = ?`, runID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, store.ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	s.widths[runID] = n
+	s.mu.Unlock()
+	return n, nil
+}
+
+// evaluationArgs encodes e as the values of evaluationColumns.
+func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
+	if len(e.Config) != width {
+		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
+			len(e.Config), width)
+	}
+	if _, err := result.ParseStatus(e.Status.String()); err != nil {
+		return nil, err
+	}
+	config, err := codec.Values(e.Config)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	metrics, err := codec.Metrics(e.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	var samples any // a nil []byte in an interface is not NULL to every driver
+	if b := codec.Samples(e.Samples); b != nil {
+		samples = b
+	}
+	return []any{
+		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
+		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
+		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
+	}, nil
+}
+
+// realOrNull returns f for a REAL column, or nil (NULL) for NaN, which SQLite cannot store.
+func realOrNull(f float64) any {
+	if math.IsNaN(f) {
+		return nil
+	}
+	return f
+}
+
+// Evaluations returns a run's evaluations in the order they were added.
+func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error) {
+	var es []result.Evaluation
+	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
+		if _, err := getRun(ctx, tx, runID); err != nil {
+			return err
+		}
+		var err error
+		es, err = evaluations(ctx, tx, runID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: evaluations of run %d: %w", runID, err)
+	}
+	return es, nil
+}
+
+func evaluations(ctx context.Context, q queryer, runID int64) ([]result.Evaluation, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+evaluationColumns+`
+		FROM evaluations WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var es []result.Evaluation
+	for rows.Next() {
+		e, err := scanEvaluation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("evaluation %d: %w", len(es), err)
+		}
+		es = append(es, e)
+	}
+	return es, rows.Err()
+}
+
+// Lookup finds the first evaluation of config in a run. Configurations match by
+// store.ConfigKey, the values' text, as Kernel Tuner's cache does: the int 2 and the float
+// 2.0 are different configurations.
+func (s *Store) Lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
+	e, ok, err := s.lookup(ctx, runID, config)
+	if err != nil {
+		return result.Evaluation{}, false, fmt.Errorf("store: look up %s in run %d: %w", store.ConfigKey(config), runID, err)
+	}
+	return e, ok, nil
+}
+
+const lookupQuery = `SELECT ` + evaluationColumns + `
+	FROM evaluations WHERE run_id = ? AND config_key = ? ORDER BY seq`
+
+func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
+	rows, err := s.r.QueryContext(ctx, lookupQuery, runID, store.ConfigKey(config))
+	if err != nil {
+		return result.Evaluation{}, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEvaluation(rows)
+		if err != nil {
+			return result.Evaluation{}, false, err
+		}
+		// The key is ambiguous when string values contain commas; the values are not.
+		if sameConfig(e.Config, config) {
+			return e, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return result.Evaluation{}, false, err
+	}
+	// A miss on a run that does not exist is a caller's mistake, not a configuration to measure.
+	var one int
+	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	return result.Evaluation{}, false, err
+}
+
+func sameConfig(a, b []space.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind() != b[i].Kind() || !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
+	var (
+		e                                     result.Evaluation
+		config, key, status                   string
+		objective, compile, verify, bench, fw sql.NullFloat64
+		samples                               []byte
+		metrics                               sql.NullString
+		t                                     sql.NullInt64
+	)
+	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
+		&compile, &verify, &bench, &fw, &e.Message, &t)
+	if err != nil {
+		return e, err
+	}
+	if e.Config, err = codec.ParseValues([]byte(config)); err != nil {
+		return e, err
+	}
+	if e.Status, err = result.ParseStatus(status); err != nil {
+		return e, err
+	}
+	if e.Samples, err = codec.ParseSamples(samples); err != nil {
+		return e, err
+	}
+	if e.Metrics, err = codec.ParseMetrics([]byte(metrics.String)); err != nil {
+		return e, err
+	}
+	e.Objective, e.CompileMS, e.VerifyMS = nullAsNaN(objective), nullAsNaN(compile), nullAsNaN(verify)
+	e.BenchmarkMS, e.FrameworkMS = nullAsNaN(bench), nullAsNaN(fw)
+	e.Time = fromUnixNano(t)
+	return e, nil
+}
+
+// nullAsNaN reads a REAL column, NULL standing for NaN.
+func nullAsNaN(f sql.NullFloat64) float64 {
+	if !f.Valid {
+		return math.NaN()
+	}
+	return f.Float64
+}
+
+// readTx runs f in a read transaction so that it sees one snapshot of the database even
+// while a writer commits.
+func readTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return f(tx)
+}

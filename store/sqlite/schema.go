@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/ktune/ktune/store"
+)
+
+// applicationID marks a database file as ktune's ("ktun"), so ktune refuses to write its
+// tables into some other program's SQLite file.
+const applicationID = 0x6b74756e
+
+// migrations[v] turns a schema of version v into version v+1; len(migrations) is the
+// version this ktune writes. Append to evolve the schema; never edit a released step.
+var migrations = []func(ctx context.Context, tx *sql.Tx) error{
+	execStep(schemaV1),
+}
+
+// SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
+// len(migrations).
+const SchemaVersion = 1
+
+func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, script)
+		return err
+	}
+}
+
+// schemaV1 is the first schema. Conventions: times are INTEGER Unix nanoseconds (NULL when
+// unknown), REAL NULL stands for NaN (SQLite cannot store NaN), JSON lives in TEXT.
+const schemaV1 = `
+CREATE TABLE devices (
+	id         INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	backend    TEXT NOT NULL DEFAULT '',
+	properties TEXT,                      -- JSON object
+	UNIQUE (name, backend)
+);
+
+CREATE TABLE spaces (
+	id           INTEGER PRIMARY KEY,
+	hash         TEXT NOT NULL UNIQUE,    -- store.Space.Hash: the same space is stored once
+	kernel       TEXT NOT NULL,
+	params       TEXT NOT NULL,           -- JSON [{"name": ..., "values": [typed values]}]
+	restrictions TEXT                     -- JSON array of expressions
+);
+
+CREATE TABLE runs (
+	id               INTEGER PRIMARY KEY,
+	space_id         INTEGER NOT NULL REFERENCES spaces (id),
+	device_id        INTEGER NOT NULL REFERENCES devices (id),
+	kind             TEXT NOT NULL,       -- tuning, simulation, import
+	strategy         TEXT NOT NULL DEFAULT '',
+	strategy_options TEXT,                -- JSON object
+	seed             INTEGER NOT NULL DEFAULT 0, -- uint64 bits
+	objective        TEXT NOT NULL,
+	direction        TEXT NOT NULL,       -- min or max
+	problem_size     TEXT NOT NULL DEFAULT '',
+	started          INTEGER NOT NULL,
+	finished         INTEGER,
+	status           TEXT NOT NULL,       -- running, finished, interrupted
+	source           TEXT NOT NULL DEFAULT '',
+	format           TEXT NOT NULL DEFAULT '',
+	settings         TEXT,                -- JSON object
+	warnings         TEXT                 -- JSON array of strings
+);
+CREATE INDEX runs_space ON runs (space_id);
+CREATE INDEX runs_device ON runs (device_id);
+
+CREATE TABLE evaluations (
+	id           INTEGER PRIMARY KEY,
+	run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL,        -- 0, 1, 2... in the order the run added them
+	config       TEXT NOT NULL,           -- JSON array of typed values, one per parameter
+	config_key   TEXT NOT NULL,           -- store.ConfigKey: values' str() joined by ","
+	status       TEXT NOT NULL,           -- result.Status names
+	objective    REAL,
+	samples      BLOB,                    -- little-endian float64s
+	metrics      TEXT,                    -- JSON object; "NaN", "Infinity" for non-finite
+	compile_ms   REAL,
+	verify_ms    REAL,
+	benchmark_ms REAL,
+	framework_ms REAL,
+	message      TEXT NOT NULL DEFAULT '',
+	time         INTEGER,
+	UNIQUE (run_id, seq)
+);
+CREATE INDEX evaluations_config ON evaluations (run_id, config_key, seq); -- seq: Lookup's ORDER BY uses it too
+`
+
+// migrate brings the database to SchemaVersion in one transaction, so a crash mid-way
+// leaves the old version intact.
+func migrate(ctx context.Context, db *sql.DB) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	var version, appID, objects int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return err
+	}
+	switch {
+	case appID != applicationID && (appID != 0 || version != 0 || objects != 0):
+		return fmt.Errorf("not a ktune database (application_id %#x, schema version %d, %d schema objects)",
+			appID, version, objects)
+	case version > SchemaVersion:
+		return fmt.Errorf("%w: the database has schema version %d, this ktune writes version %d; use a newer ktune",
+			store.ErrNewerSchema, version, SchemaVersion)
+	case version == SchemaVersion:
+		return tx.Rollback()
+	}
+	for v := version; v < SchemaVersion; v++ {
+		if err := migrations[v](ctx, tx); err != nil {
+			return fmt.Errorf("migrate schema from version %d to %d: %w", v, v+1, err)
+		}
+	}
+	// PRAGMA takes no bound parameters; both values are integers this file controls.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
