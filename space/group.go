@@ -3,7 +3,6 @@ package space
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // group is a set of parameters connected by restrictions, with its valid combinations
@@ -31,12 +30,20 @@ func (g *group) index(c Config) (int, bool) {
 	node := 0
 	for l, p := range g.params {
 		want := uint16(c[p])
-		vals := g.val[l][lo:hi]
-		k := sort.Search(len(vals), func(k int) bool { return vals[k] >= want })
-		if k == len(vals) || vals[k] != want {
+		vals := g.val[l]
+		a, b := lo, hi
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if vals[m] < want {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		if a == hi || vals[a] != want {
 			return 0, false
 		}
-		node = lo + k
+		node = a
 		if l < len(g.params)-1 {
 			lo, hi = int(g.first[l][node]), int(g.first[l][node+1])
 		}

@@ -1,0 +1,162 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+)
+
+// RepeatOptions configure Repeat: one strategy run many times on one simulated space.
+type RepeatOptions struct {
+	Strategy        string         // registered strategy name
+	StrategyOptions map[string]any // its options
+	Budget          int            // unique evaluations per run; 0 for none
+	TimeLimit       time.Duration  // simulated time per run; 0 for none
+	Within          float64        // stop a run once this fraction of the optimum is reached; 0 for never
+	Repeats         int            // number of runs
+	Seed            uint64         // run i uses Seed+i, for the strategy and for stochastic fitness
+	Workers         int            // parallel runs; 0 for GOMAXPROCS
+	Progress        func(done, total int, meanFraction float64)
+}
+
+// RunResult is the outcome of one simulated run.
+type RunResult struct {
+	Seed          uint64            `json:"seed"`
+	Fraction      float64           `json:"fraction_of_optimum"`
+	BestObjective *float64          `json:"best_objective,omitempty"` // the recorded (mean) objective of the best configuration; nil when none succeeded
+	Best          []space.Value     `json:"best,omitempty"`
+	Evaluations   int               `json:"evaluations"`
+	SimulatedMS   float64           `json:"simulated_ms"`
+	Stop          tuning.StopReason `json:"stop"`
+}
+
+// RepeatSummary aggregates the runs of Repeat.
+type RepeatSummary struct {
+	Runs            []RunResult `json:"runs"`
+	Optimum         float64     `json:"optimum"`
+	MeanFraction    float64     `json:"mean_fraction_of_optimum"`
+	StdFraction     float64     `json:"std_fraction_of_optimum"` // sample standard deviation
+	MeanEvaluations float64     `json:"mean_evaluations"`
+	MeanSimulatedMS float64     `json:"mean_simulated_ms"`
+}
+
+// Repeat runs a strategy Repeats times on the simulated space, in parallel, and scores
+// each run by the fraction of the optimum its best configuration reaches (scored with the
+// recorded mean objective, also under stochastic fitness). The result does not depend on
+// the number of workers.
+func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary, error) {
+	if o.Repeats <= 0 {
+		return RepeatSummary{}, errors.New("simulate: repeats must be positive")
+	}
+	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 {
+		return RepeatSummary{}, errors.New("simulate: give a budget, a time limit or a target fraction of the optimum")
+	}
+	if _, err := strategy.New(o.Strategy, o.StrategyOptions); err != nil {
+		return RepeatSummary{}, err
+	}
+	optimum, _ := sim.Optimum()
+	if math.IsNaN(optimum) {
+		return RepeatSummary{}, errors.New("simulate: the recording has no successful configuration")
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	runs := make([]RunResult, o.Repeats)
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var firstErr error
+	sumFrac := 0.0
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, o.Repeats); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= o.Repeats || ctx.Err() != nil {
+					return
+				}
+				r, err := runOnce(ctx, sim, o, o.Seed+uint64(i))
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("run %d (seed %d): %w", i, o.Seed+uint64(i), err)
+					cancel()
+				}
+				runs[i] = r
+				sumFrac += r.Fraction
+				n := int(done.Add(1))
+				if o.Progress != nil {
+					o.Progress(n, o.Repeats, sumFrac/float64(n))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return RepeatSummary{}, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return RepeatSummary{}, err
+	}
+	s := RepeatSummary{Runs: runs, Optimum: optimum}
+	for _, r := range runs {
+		s.MeanFraction += r.Fraction
+		s.MeanEvaluations += float64(r.Evaluations)
+		s.MeanSimulatedMS += r.SimulatedMS
+	}
+	n := float64(len(runs))
+	s.MeanFraction /= n
+	s.MeanEvaluations /= n
+	s.MeanSimulatedMS /= n
+	if len(runs) > 1 {
+		for _, r := range runs {
+			d := r.Fraction - s.MeanFraction
+			s.StdFraction += d * d
+		}
+		s.StdFraction = math.Sqrt(s.StdFraction / (n - 1))
+	}
+	return s, nil
+}
+
+func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) (RunResult, error) {
+	st, err := strategy.New(o.Strategy, o.StrategyOptions)
+	if err != nil {
+		return RunResult{}, err
+	}
+	ev := sim.WithSeed(seed)
+	opts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: sim.Maximize(), Seed: seed}
+	if o.Within > 0 {
+		opts.Stop = append(opts.Stop, tuning.WithinOptimum(sim.FractionOfOptimum, o.Within))
+	}
+	sess, err := tuning.New(sim.Space(), st, ev, opts)
+	if err != nil {
+		return RunResult{}, err
+	}
+	sum, err := sess.Run(ctx)
+	if err != nil {
+		return RunResult{}, err
+	}
+	r := RunResult{Seed: seed, Evaluations: sum.Evaluations,
+		SimulatedMS: float64(sum.Elapsed.Microseconds()) / 1e3, Stop: sum.Stop}
+	if sum.Best != nil {
+		if obj, ok := sim.Objective(sum.Best); ok {
+			r.BestObjective = &obj
+			r.Fraction = sim.FractionOfOptimum(obj)
+		}
+		r.Best = sim.Space().Values(sum.Best)
+	}
+	return r, nil
+}

@@ -1,0 +1,369 @@
+package simulator_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/format/kerneltuner"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+)
+
+// small is a hand-made recording of a 3×2 space, a ∈ {1,2,4} and b ∈ {0,1}:
+// (1,0) ok 2.0 ms, (1,1) ok 1.0 ms (the optimum), (2,0) compile error, (2,1) restricted,
+// (4,0) ok 4.0 ms with no timing fields; (4,1) is not recorded.
+func small() *result.Recording {
+	iv := space.IntValue
+	cfg := func(a, b int64) []space.Value { return []space.Value{iv(a), iv(b)} }
+	return &result.Recording{
+		Format:    "test",
+		Objective: "time",
+		Params: []space.Param{
+			{Name: "a", Values: []space.Value{iv(1), iv(2), iv(4)}},
+			{Name: "b", Values: []space.Value{iv(0), iv(1)}},
+		},
+		Evaluations: []result.Evaluation{
+			{Config: cfg(1, 0), Status: result.OK, Objective: 2, Samples: []float64{1.5, 2.5}, CompileMS: 100, BenchmarkMS: 4, FrameworkMS: 1},
+			{Config: cfg(1, 1), Status: result.OK, Objective: 1, Samples: []float64{0.5, 1, 1.5}, CompileMS: 200, VerifyMS: 10, BenchmarkMS: 3},
+			{Config: cfg(2, 0), Status: result.CompileError, Objective: math.NaN(), CompileMS: 50, Message: "too many registers"},
+			{Config: cfg(2, 1), Status: result.Restricted, Objective: math.NaN()},
+			{Config: cfg(4, 0), Status: result.OK, Objective: 4, Samples: []float64{3, 5}},
+		},
+	}
+}
+
+func mustNew(t *testing.T, rec *result.Recording, opts simulator.Options) *simulator.Simulator {
+	t.Helper()
+	sim, err := simulator.New(rec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+func config(t *testing.T, sim *simulator.Simulator, a, b int64) space.Config {
+	t.Helper()
+	c, err := sim.Space().ConfigOf([]space.Value{space.IntValue(a), space.IntValue(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestRecordedModeSearchesTheUnrestrictedRecordedConfigurations(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	sp := sim.Space()
+	if sp.Len() != 4 {
+		t.Fatalf("Len = %d, want 4 (5 recorded, 1 restricted)", sp.Len())
+	}
+	for _, c := range [][2]int64{{1, 0}, {1, 1}, {2, 0}, {4, 0}} {
+		if !sp.Contains(config(t, sim, c[0], c[1])) {
+			t.Errorf("%v missing from the space", c)
+		}
+	}
+	for _, c := range [][2]int64{{2, 1}, {4, 1}} {
+		if sp.Contains(config(t, sim, c[0], c[1])) {
+			t.Errorf("%v is in the space; restricted and unrecorded configurations are not", c)
+		}
+		if _, err := sim.Evaluate(context.Background(), config(t, sim, c[0], c[1])); err == nil {
+			t.Errorf("Evaluate(%v) succeeded outside the recorded space", c)
+		}
+	}
+}
+
+func TestEvaluateReturnsTheRecordedEvaluation(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	rec := sim.Recording()
+	for i, want := range rec.Evaluations {
+		if want.Status == result.Restricted {
+			continue
+		}
+		c := config(t, sim, want.Config[0].Int(), want.Config[1].Int())
+		got, err := sim.Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := got.Status == want.Status && slices.Equal(got.Samples, want.Samples) &&
+			(got.Objective == want.Objective || math.IsNaN(got.Objective) && math.IsNaN(want.Objective)) &&
+			got.Message == want.Message && slices.EqualFunc(got.Config, want.Config, space.Value.Equal)
+		if !same {
+			t.Errorf("evaluation %d: got %+v, want %+v", i, got, want)
+		}
+	}
+}
+
+func TestCartesianModeGivesUnrecordedConfigurationsTheFailStatus(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{Mode: simulator.Cartesian})
+	if sim.Space().Len() != 6 {
+		t.Fatalf("Len = %d, want the full product 6", sim.Space().Len())
+	}
+	cases := []struct {
+		a, b   int64
+		status result.Status
+	}{
+		{1, 1, result.OK},
+		{2, 0, result.CompileError},
+		{2, 1, result.Restricted}, // recorded as restricted
+		{4, 1, result.Restricted}, // not recorded at all
+	}
+	for _, tc := range cases {
+		e, err := sim.Evaluate(context.Background(), config(t, sim, tc.a, tc.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Status != tc.status || (tc.status != result.OK) != e.Failed() {
+			t.Errorf("(%d,%d): status %v failed=%v, want %v", tc.a, tc.b, e.Status, e.Failed(), tc.status)
+		}
+		if e.Config[0].Int() != tc.a || e.Config[1].Int() != tc.b {
+			t.Errorf("(%d,%d): Config %v", tc.a, tc.b, e.Config)
+		}
+	}
+	if e, _ := sim.Evaluate(context.Background(), config(t, sim, 4, 1)); sim.Cost(e) != 0 {
+		t.Errorf("an unrecorded configuration costs %v, want 0", sim.Cost(e))
+	}
+}
+
+func TestRecordedModeWithRestrictionsUsesThem(t *testing.T) {
+	rec := small()
+	rec.Restrictions = []string{"a * (b + 1) <= 2"} // allows (1,0), (1,1), (2,0)
+	sim := mustNew(t, rec, simulator.Options{})
+	if sim.Space().Len() != 3 {
+		t.Fatalf("Len = %d, want 3", sim.Space().Len())
+	}
+	if w := sim.Warnings(); len(w) != 1 || !strings.Contains(w[0], "a=4, b=0") {
+		t.Errorf("Warnings = %q, want one naming the recorded (4,0) outside the restrictions", w)
+	}
+
+	rec.Restrictions = []string{"a <= 4"} // allows (4,1), which is not recorded
+	if _, err := simulator.New(rec, simulator.Options{}); err == nil || !strings.Contains(err.Error(), "cartesian") {
+		t.Errorf("New with an unrecorded valid configuration: err = %v, want one suggesting cartesian mode", err)
+	}
+}
+
+func TestDuplicateRecordingsKeepTheFirst(t *testing.T) {
+	rec := small()
+	dup := rec.Evaluations[1]
+	dup.Objective = 0.1
+	rec.Evaluations = append(rec.Evaluations, dup)
+	sim := mustNew(t, rec, simulator.Options{})
+	if got, _ := sim.Objective(config(t, sim, 1, 1)); got != 1 {
+		t.Errorf("objective of the duplicated configuration = %v, want the first recording's 1", got)
+	}
+	if len(sim.Warnings()) != 1 {
+		t.Errorf("Warnings = %q, want one", sim.Warnings())
+	}
+}
+
+func TestStochasticFitnessDrawsRecordedSamples(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{Fitness: simulator.Stochastic, Seed: 3})
+	c := config(t, sim, 1, 1)
+	samples := []float64{0.5, 1, 1.5}
+	seen := map[float64]int{}
+	const n = 3000
+	sum := 0.0
+	for range n {
+		e, err := sim.Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(samples, e.Objective) || len(e.Samples) != 1 || e.Samples[0] != e.Objective {
+			t.Fatalf("objective %v, samples %v: want one of the recorded samples %v", e.Objective, e.Samples, samples)
+		}
+		seen[e.Objective]++
+		sum += e.Objective
+	}
+	for _, s := range samples {
+		// Each sample has probability 1/3: 1000 expected, sd ≈ 26.
+		if seen[s] < 850 || seen[s] > 1150 {
+			t.Errorf("sample %v drawn %d times of %d, want about %d", s, seen[s], n, n/3)
+		}
+	}
+	if mean := sum / n; math.Abs(mean-1) > 0.05 {
+		t.Errorf("mean of draws %v, want about the recorded mean 1", mean)
+	}
+	if got, _ := sim.Objective(c); got != 1 {
+		t.Errorf("Objective = %v, want the recorded mean whatever the fitness", got)
+	}
+	// The recorded data is untouched by the draws.
+	if !slices.Equal(sim.Recording().Evaluations[1].Samples, samples) {
+		t.Errorf("recording's samples changed to %v", sim.Recording().Evaluations[1].Samples)
+	}
+}
+
+func TestStochasticFitnessIsReproducibleFromTheSeed(t *testing.T) {
+	draws := func(sim *simulator.Simulator) []float64 {
+		var out []float64
+		for range 50 {
+			e, _ := sim.Evaluate(context.Background(), config(t, sim, 1, 1))
+			out = append(out, e.Objective)
+		}
+		return out
+	}
+	base := mustNew(t, small(), simulator.Options{Fitness: simulator.Stochastic, Seed: 1})
+	a, b := draws(base.WithSeed(9)), draws(base.WithSeed(9))
+	if !slices.Equal(a, b) {
+		t.Errorf("same seed, different draws:\n%v\n%v", a, b)
+	}
+	if c := draws(base.WithSeed(10)); slices.Equal(a, c) {
+		t.Errorf("seeds 9 and 10 drew the same 50 samples")
+	}
+	if base.WithSeed(9).Options().Seed != 9 {
+		t.Errorf("WithSeed did not record its seed")
+	}
+}
+
+func TestStochasticFitnessFallsBackToTheObjectiveWithoutSamples(t *testing.T) {
+	rec := small()
+	rec.Evaluations[1].Samples = nil
+	sim := mustNew(t, rec, simulator.Options{Fitness: simulator.Stochastic})
+	e, err := sim.Evaluate(context.Background(), config(t, sim, 1, 1))
+	if err != nil || e.Objective != 1 {
+		t.Errorf("got %v, %v; want the recorded objective 1", e.Objective, err)
+	}
+}
+
+func TestStochasticFitnessNeedsATimeObjective(t *testing.T) {
+	rec := small()
+	rec.Objective, rec.Maximize = "GFLOP/s", true
+	if _, err := simulator.New(rec, simulator.Options{Fitness: simulator.Stochastic}); err == nil {
+		t.Error("stochastic fitness accepted a GFLOP/s objective; its samples are times")
+	}
+}
+
+func TestCostIsTheRecordedTime(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	cases := []struct {
+		a, b int64
+		want time.Duration
+	}{
+		{1, 0, 105 * time.Millisecond}, // compile 100 + benchmark 4 + framework 1
+		{1, 1, 213 * time.Millisecond}, // compile 200 + verify 10 + benchmark 3
+		{2, 0, 50 * time.Millisecond},  // a failed compilation still cost its compile time
+		{4, 0, 8 * time.Millisecond},   // no timing fields: the samples 3 + 5
+	}
+	for _, tc := range cases {
+		e, err := sim.Evaluate(context.Background(), config(t, sim, tc.a, tc.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sim.Cost(e); got != tc.want {
+			t.Errorf("(%d,%d): Cost = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestFractionOfOptimum(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	opt, best := sim.Optimum()
+	if opt != 1 || sim.Space().Format(best) != "a=1, b=1" {
+		t.Fatalf("Optimum = %v at %s, want 1 at a=1, b=1", opt, sim.Space().Format(best))
+	}
+	cases := []struct {
+		name      string
+		best, opt float64
+		maximize  bool
+		want      float64
+	}{
+		{"minimise: optimum/best", 4, 1, false, 0.25},
+		{"minimise: the optimum itself", 1, 1, false, 1},
+		{"maximise: best/optimum", 300, 400, true, 0.75},
+		{"failed (NaN)", math.NaN(), 1, false, 0},
+		{"failed (+Inf fitness)", math.Inf(1), 1, false, 0},
+		{"no optimum known", 2, math.NaN(), false, 0},
+	}
+	for _, tc := range cases {
+		if got := simulator.FractionOfOptimum(tc.best, tc.opt, tc.maximize); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := sim.FractionOfOptimum(2); got != 0.5 {
+		t.Errorf("sim.FractionOfOptimum(2) = %v, want 0.5", got)
+	}
+}
+
+func TestParseModeAndFitness(t *testing.T) {
+	for _, m := range []simulator.Mode{simulator.Recorded, simulator.Cartesian} {
+		if got, err := simulator.ParseMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m, got, err)
+		}
+	}
+	for _, f := range []simulator.Fitness{simulator.Deterministic, simulator.Stochastic} {
+		if got, err := simulator.ParseFitness(f.String()); err != nil || got != f {
+			t.Errorf("ParseFitness(%q) = %v, %v", f, got, err)
+		}
+	}
+	if _, err := simulator.ParseMode("exhaustive"); err == nil {
+		t.Error("ParseMode accepted an unknown mode")
+	}
+}
+
+func loadKernelTuner(t testing.TB, path string) *result.Recording {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := kerneltuner.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestRecordedSpacesFromBenchmarkHub checks the simulator against what is known of real
+// recordings: their size, failures and best configuration.
+func TestRecordedSpacesFromBenchmarkHub(t *testing.T) {
+	const (
+		pnpoly      = "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"
+		convolution = "../testdata/benchmark_hub/convolution_milo/A100.json.gz"
+	)
+	cases := []struct {
+		name                string
+		path                string
+		mode                simulator.Mode
+		wantLen, wantFailed int
+	}{
+		// pnpoly: the full product 4×31×11×3 recorded, 358 runtime failures.
+		{"pnpoly/recorded", pnpoly, simulator.Recorded, 4092, 358},
+		{"pnpoly/cartesian", pnpoly, simulator.Cartesian, 4092, 358},
+		// convolution: 4,362 recorded of a 10,240 product, 161 of them failed.
+		{"convolution/recorded", convolution, simulator.Recorded, 4362, 161},
+		{"convolution/cartesian", convolution, simulator.Cartesian, 10240, 10240 - 4201},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := loadKernelTuner(t, tc.path)
+			sim := mustNew(t, rec, simulator.Options{Mode: tc.mode})
+			sp := sim.Space()
+			if sp.Len() != tc.wantLen {
+				t.Errorf("Len = %d, want %d", sp.Len(), tc.wantLen)
+			}
+			failed := 0
+			var c space.Config
+			for i := range sp.Len() {
+				c = sp.At(i, c)
+				e, err := sim.Evaluate(context.Background(), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Failed() {
+					failed++
+				}
+			}
+			if failed != tc.wantFailed {
+				t.Errorf("%d failed configurations, want %d", failed, tc.wantFailed)
+			}
+			want, _ := rec.Best()
+			if opt, _ := sim.Optimum(); opt != want.Objective {
+				t.Errorf("Optimum = %v, want the recording's best %v", opt, want.Objective)
+			}
+		})
+	}
+}

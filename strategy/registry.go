@@ -1,0 +1,117 @@
+package strategy
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// builtin lists the strategies this package provides: one line per strategy file.
+var builtin = []struct {
+	name string
+	f    Factory
+}{
+	{"bruteforce", bruteForceFactory},
+	{"random", randomFactory},
+}
+
+func init() {
+	for _, b := range builtin {
+		Register(b.name, b.f)
+	}
+}
+
+// Factory builds a strategy from its options and documents them for `ktune help strategies`.
+type Factory struct {
+	// Doc describes the strategy in a few sentences: what it does and when to use it.
+	Doc string
+	// Options are the options New accepts; any other name is rejected, so a typo cannot
+	// silently run a strategy with its defaults.
+	Options []Option
+	// New builds the strategy; opts holds only names listed in Options.
+	New func(opts Options) (Strategy, error)
+}
+
+// Option documents one option of a strategy.
+type Option struct {
+	Name    string // as written in opts, e.g. "neighbourhood"
+	Default string // the default as the user would write it, or how it follows from the budget
+	Doc     string // one line: what it changes
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Factory{}
+)
+
+// Register makes a strategy available to New under name. It panics when the name is empty
+// or taken or f has no New function, because those are programming errors that must show
+// up at start-up.
+func Register(name string, f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	switch {
+	case name == "":
+		panic("strategy: Register with an empty name")
+	case f.New == nil:
+		panic("strategy: Register " + name + " without a New function")
+	}
+	if _, dup := registry[name]; dup {
+		panic("strategy: Register called twice for " + name)
+	}
+	registry[name] = f
+}
+
+// New builds the strategy registered under name with the given options (nil for the
+// defaults).
+func New(name string, opts map[string]any) (Strategy, error) {
+	f, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
+	}
+	known := make([]string, len(f.Options))
+	for i, o := range f.Options {
+		known[i] = o.Name
+	}
+	var unknown []string
+	for k := range opts {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		want := "it has no options"
+		if len(known) > 0 {
+			want = "want " + strings.Join(known, ", ")
+		}
+		return nil, fmt.Errorf("strategy %s: unknown option %s (%s)", name, strings.Join(unknown, ", "), want)
+	}
+	s, err := f.New(Options(opts))
+	if err != nil {
+		return nil, fmt.Errorf("strategy %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// Lookup returns the factory registered under name, for help texts.
+func Lookup(name string) (Factory, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	f, ok := registry[name]
+	return f, ok
+}
+
+// Names returns the registered strategy names, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

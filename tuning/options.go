@@ -1,0 +1,132 @@
+package tuning
+
+import (
+	"log/slog"
+	"math"
+	"time"
+)
+
+// Options configure a session. The zero value runs until the strategy finishes or the
+// space is exhausted, minimising, with seed 0.
+type Options struct {
+	// Budget is the number of unique configurations the session may evaluate; 0 for no
+	// limit. Repeats answered from the cache do not count.
+	Budget int
+	// TimeLimit ends the session once this much time has passed on its clock: simulated
+	// time when the evaluator is Simulated, wall-clock time otherwise; 0 for no limit. It is
+	// checked before each evaluation starts, so the evaluation that crosses the limit is
+	// kept (it was measured).
+	TimeLimit time.Duration
+	// Stop holds further stop conditions (Target, SpaceFraction, WithinOptimum); the first
+	// that holds after an evaluation ends the session.
+	Stop []StopCondition
+	// Maximize says the objective is to be maximised; the session negates it into the
+	// fitness strategies minimise.
+	Maximize bool
+	// Seed seeds the strategy's random generator: the same seed, strategy and evaluator
+	// give the same run.
+	Seed uint64
+	// NoCache evaluates repeated configurations again, each costing budget: seed 000's
+	// stochastic setting, where the same configuration may measure differently each time.
+	NoCache bool
+	// Sink, when set, receives every new evaluation as soon as it is made.
+	Sink Sink
+	// Progress, when set, is called after every new evaluation, on the goroutine that made
+	// it; it must return quickly.
+	Progress func(Progress)
+	// Logger receives debug logs of the session; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// StopReason says why a session ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopBudget        StopReason = "budget"            // the evaluation budget is spent
+	StopTime          StopReason = "time limit"        // the time limit has passed
+	StopTarget        StopReason = "target"            // an objective at least as good as the target was found
+	StopSpaceFraction StopReason = "space fraction"    // the given fraction of the space was evaluated
+	StopOptimum       StopReason = "optimum"           // a result within the given fraction of the known optimum was found
+	StopExhausted     StopReason = "space exhausted"   // every configuration of the space was evaluated
+	StopFinished      StopReason = "strategy finished" // the strategy had nothing left to try
+	StopCancelled     StopReason = "cancelled"         // the context was cancelled or the session closed
+	StopError         StopReason = "error"             // the evaluator, the sink or the strategy failed
+)
+
+// State is what a stop condition sees of a session after each evaluation.
+type State struct {
+	Evaluations int           // evaluations counted against the budget
+	Distinct    int           // distinct configurations evaluated
+	SpaceLen    int           // configurations in the space
+	Elapsed     time.Duration // on the session's clock
+	Best        float64       // best objective so far, in the objective's units; NaN when none succeeded
+	Maximize    bool          // the objective's direction
+}
+
+// StopCondition returns a reason to end the session, or "" to go on.
+type StopCondition func(State) StopReason
+
+// Target stops once an objective at least as good as target (in the objective's
+// direction) has been found: "fast enough" for offline or dynamic tuning (seed 003).
+func Target(target float64) StopCondition {
+	return func(s State) StopReason {
+		if math.IsNaN(s.Best) {
+			return ""
+		}
+		if (s.Maximize && s.Best >= target) || (!s.Maximize && s.Best <= target) {
+			return StopTarget
+		}
+		return ""
+	}
+}
+
+// SpaceFraction stops once the given fraction (0 to 1) of the space's configurations has
+// been evaluated.
+func SpaceFraction(fraction float64) StopCondition {
+	return func(s State) StopReason {
+		if float64(s.Distinct) >= fraction*float64(s.SpaceLen) {
+			return StopSpaceFraction
+		}
+		return ""
+	}
+}
+
+// WithinOptimum stops once the best objective scores at least fraction (e.g. 0.95) by
+// score, which rates an objective against the known optimum: in simulation, the
+// simulator's FractionOfOptimum.
+func WithinOptimum(score func(best float64) float64, fraction float64) StopCondition {
+	return func(s State) StopReason {
+		if !math.IsNaN(s.Best) && score(s.Best) >= fraction {
+			return StopOptimum
+		}
+		return ""
+	}
+}
+
+// Progress is a snapshot of a session for a progress display.
+type Progress struct {
+	Evaluations int           // evaluations counted against the budget so far
+	Budget      int           // the evaluation budget; 0 when none
+	Best        float64       // best objective so far; NaN when none succeeded
+	Elapsed     time.Duration // on the session's clock
+	TimeLimit   time.Duration // 0 when none
+}
+
+// ETA estimates the time left on the session's clock: the sooner of the time limit and
+// the budget at the average rate so far. It returns -1 when neither bounds the session or
+// nothing has been evaluated yet.
+func (p Progress) ETA() time.Duration {
+	eta := time.Duration(-1)
+	if p.Budget > 0 && p.Evaluations > 0 {
+		per := p.Elapsed / time.Duration(p.Evaluations)
+		eta = per * time.Duration(max(p.Budget-p.Evaluations, 0))
+	}
+	if p.TimeLimit > 0 {
+		left := max(p.TimeLimit-p.Elapsed, 0)
+		if eta < 0 || left < eta {
+			eta = left
+		}
+	}
+	return eta
+}

@@ -1,0 +1,578 @@
+// Package tuning runs a search: a Session stands between a strategy and an evaluator (a
+// device backend or the simulator), enforces the budget and stop conditions, answers
+// repeated configurations from its cache, converts objectives into the fitness strategies
+// minimise, keeps the time, and streams every evaluation to a Sink as it is made.
+//
+// A session drives its strategy in one of two ways. Run calls the strategy on the
+// caller's goroutine and evaluates each configuration with the session's Evaluator:
+// offline tuning and simulation. Ask and Tell hand configurations out one at a time and
+// take their evaluations back, for callers that evaluate themselves (an application tuning
+// its kernels as it runs, a service, batched evaluation); the blocking strategy then runs on
+// a goroutine of its own, which Close stops.
+package tuning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/strategy"
+)
+
+// Evaluator measures configurations. A configuration that fails (does not compile, crashes,
+// times out, gives a wrong answer) is a result with a failed Status, not an error: an error
+// means the evaluator itself broke, and ends the session.
+type Evaluator interface {
+	Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error)
+}
+
+// Simulated is implemented by evaluators that replay measurements instead of making them.
+// The session then keeps time on a simulated clock that each evaluation advances by its
+// Cost, instead of the wall clock, so that time limits can be simulated reproducibly.
+type Simulated interface {
+	Cost(e result.Evaluation) time.Duration
+}
+
+// Sink receives every new evaluation of a session as soon as it is made, so results are
+// durable the moment they are measured; the results store is adapted to it. An error ends
+// the session.
+type Sink interface {
+	Record(ctx context.Context, e result.Evaluation) error
+}
+
+// ErrDone is what Ask and Tell return once the session is over; Summary says why.
+var ErrDone = errors.New("tuning session is over")
+
+// Evaluated is one new evaluation of a session, in the order they were made.
+type Evaluated struct {
+	Config     space.Config      // the configuration, as indices into the space's values
+	Evaluation result.Evaluation // as the evaluator returned it (Config filled in when it was nil)
+	Fitness    float64           // what the strategy saw: the objective, negated when maximising; +Inf when failed
+	Elapsed    time.Duration     // the session's clock when the evaluation completed
+}
+
+// Summary is what a session found and how it ended.
+type Summary struct {
+	Strategy      string        // the strategy's name
+	Seed          uint64        // the seed that reproduces the session
+	Best          space.Config  // best configuration found; nil when none succeeded
+	BestObjective float64       // its objective; NaN when none succeeded
+	Evaluations   int           // evaluations counted against the budget
+	Distinct      int           // distinct configurations evaluated
+	Requests      int           // configurations the strategy asked for, repeats included
+	Elapsed       time.Duration // on the session's clock: simulated or wall
+	Simulated     bool          // whether Elapsed is simulated time
+	Wall          time.Duration // real time the session took
+	Stop          StopReason    // why it ended; "" while it runs
+	History       []Evaluated   // every new evaluation, in order
+}
+
+// Session is one search of one space by one strategy. It is used once: either Run, or
+// Ask and Tell until they return ErrDone. Its methods must not be called concurrently,
+// except Summary, Err and Close.
+type Session struct {
+	sp   *space.Space
+	st   strategy.Strategy
+	ev   Evaluator
+	sim  Simulated // ev as a Simulated, when it is one
+	opts Options
+	rng  *rand.Rand
+	log  *slog.Logger
+
+	mu         sync.Mutex
+	started    bool
+	finished   bool
+	closed     bool // Close was called: cancellation is the caller's wish, not an error
+	begun, end time.Time
+	simElapsed time.Duration
+	cache      map[int]int32 // space index -> first entry in history
+	history    []Evaluated
+	best       int // entry in history; -1 when none succeeded
+	evals      int
+	requests   int
+	stop       StopReason
+	err        error
+
+	at *askTell // set by Start
+}
+
+// New prepares a session of strategy st over sp. ev evaluates configurations for Run; it
+// may be nil for a session driven by Ask and Tell, whose clock is then the wall clock
+// unless ev is Simulated.
+func New(sp *space.Space, st strategy.Strategy, ev Evaluator, opts Options) (*Session, error) {
+	switch {
+	case sp == nil:
+		return nil, errors.New("tuning: no space")
+	case st == nil:
+		return nil, errors.New("tuning: no strategy")
+	case opts.Budget < 0:
+		return nil, fmt.Errorf("tuning: negative budget %d", opts.Budget)
+	case opts.TimeLimit < 0:
+		return nil, fmt.Errorf("tuning: negative time limit %v", opts.TimeLimit)
+	}
+	s := &Session{sp: sp, st: st, ev: ev, opts: opts, best: -1, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.sim, _ = ev.(Simulated)
+	s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	hint := sp.Len()
+	if opts.Budget > 0 {
+		hint = min(hint, opts.Budget)
+	}
+	hint = min(hint, 1<<16)
+	s.cache = make(map[int]int32, hint)
+	s.history = make([]Evaluated, 0, hint)
+	return s, nil
+}
+
+// Run drives the strategy to the end, evaluating with the session's evaluator, and
+// returns what it found. The error is the evaluator's, the sink's or the strategy's when
+// one failed, the context's when it was cancelled; the summary is valid in every case.
+func (s *Session) Run(ctx context.Context) (Summary, error) {
+	if s.ev == nil {
+		return s.Summary(), errors.New("tuning: Run needs an evaluator")
+	}
+	if err := s.begin(); err != nil {
+		return s.Summary(), err
+	}
+	err := s.st.Run(ctx, &problem{s: s, eval: s.measure})
+	s.finish(err)
+	return s.Summary(), s.Err()
+}
+
+func (s *Session) begin() error {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return errors.New("tuning: session closed")
+	case s.started:
+		s.mu.Unlock()
+		return errors.New("tuning: session already started; a session runs once")
+	}
+	s.started, s.begun = true, time.Now()
+	s.mu.Unlock()
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("tuning session start", "strategy", s.st.Name(), "seed", s.opts.Seed,
+			"space", s.sp.Len(), "budget", s.opts.Budget, "time_limit", s.opts.TimeLimit, "simulated", s.sim != nil)
+	}
+	return nil
+}
+
+// finish classifies how the strategy ended, unless an evaluator or sink error already did.
+func (s *Session) finish(err error) {
+	s.mu.Lock()
+	s.finished, s.end = true, time.Now()
+	switch {
+	case s.err != nil:
+		s.stop = StopError
+	case err == nil || errors.Is(err, strategy.ErrStop):
+		if s.stop == "" {
+			s.stop = StopFinished
+		}
+	case s.closed && errors.Is(err, context.Canceled):
+		s.stop = StopCancelled
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		s.stop, s.err = StopCancelled, err
+	default:
+		s.stop, s.err = StopError, fmt.Errorf("strategy %s: %w", s.st.Name(), err)
+	}
+	stop, evals, elapsed, ended := s.stop, s.evals, s.elapsedLocked(), s.err
+	s.mu.Unlock()
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("tuning session end", "strategy", s.st.Name(), "stop", string(stop),
+			"evaluations", evals, "elapsed", elapsed, "error", ended)
+	}
+}
+
+// fail ends the session because the evaluator or the sink broke.
+func (s *Session) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.stop, s.err = StopError, err
+	}
+}
+
+// Err returns the error that ended the session, if any.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Summary returns the session's state: final once Run has returned or Ask has returned
+// ErrDone, a snapshot before that.
+func (s *Session) Summary() Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum := Summary{
+		Strategy:      s.st.Name(),
+		Seed:          s.opts.Seed,
+		BestObjective: math.NaN(),
+		Evaluations:   s.evals,
+		Distinct:      len(s.cache),
+		Requests:      s.requests,
+		Elapsed:       s.elapsedLocked(),
+		Simulated:     s.sim != nil,
+		Wall:          s.wallLocked(),
+		Stop:          s.stop,
+		History:       s.history[:len(s.history):len(s.history)],
+	}
+	if s.best >= 0 {
+		sum.Best = s.history[s.best].Config
+		sum.BestObjective = s.history[s.best].Evaluation.Objective
+	}
+	return sum
+}
+
+func (s *Session) wallLocked() time.Duration {
+	switch {
+	case !s.started:
+		return 0
+	case s.finished:
+		return s.end.Sub(s.begun)
+	}
+	return time.Since(s.begun)
+}
+
+// elapsedLocked is the session's clock.
+func (s *Session) elapsedLocked() time.Duration {
+	if s.sim != nil {
+		return s.simElapsed
+	}
+	return s.wallLocked()
+}
+
+// prepare does everything an evaluation request needs before anything is measured: it
+// refuses requests once the session is over, validates c, answers repeats from the cache
+// (hit is true then) and checks the time limit.
+func (s *Session) prepare(ctx context.Context, c space.Config) (idx int, fitness float64, hit bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != "" {
+		return 0, math.NaN(), false, strategy.ErrStop
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, math.NaN(), false, err
+	}
+	idx, ok := s.sp.Index(c)
+	if !ok {
+		return 0, math.NaN(), false, fmt.Errorf("tuning: strategy %s asked for %v, which is not a configuration of the space", s.st.Name(), c)
+	}
+	s.requests++
+	if h, seen := s.cache[idx]; seen && !s.opts.NoCache {
+		return idx, s.history[h].Fitness, true, nil
+	}
+	if s.opts.TimeLimit > 0 && s.elapsedLocked() >= s.opts.TimeLimit {
+		s.stop = StopTime
+		return 0, math.NaN(), false, strategy.ErrStop
+	}
+	return idx, 0, false, nil
+}
+
+// measure evaluates c with the session's evaluator: the Run path.
+func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64, error) {
+	e, err := s.ev.Evaluate(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			return math.NaN(), ctx.Err()
+		}
+		err = fmt.Errorf("evaluate %s: %w", s.sp.Format(c), err)
+		s.fail(err)
+		return math.NaN(), err
+	}
+	return s.record(ctx, idx, c, e)
+}
+
+// record adds a new evaluation to the session: clock, history, cache, best, stop
+// conditions, then sink and progress.
+func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.Evaluation) (float64, error) {
+	f := fitnessOf(&e, s.opts.Maximize)
+	if e.Config == nil {
+		e.Config = s.sp.Values(c)
+	}
+	s.mu.Lock()
+	if s.sim != nil {
+		s.simElapsed += s.sim.Cost(e)
+	}
+	h := len(s.history)
+	s.history = append(s.history, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
+	if _, seen := s.cache[idx]; !seen {
+		s.cache[idx] = int32(h)
+	}
+	s.evals++
+	if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
+		s.best = h
+	}
+	if s.stop == "" {
+		s.stop = s.checkLocked()
+	}
+	p := Progress{Evaluations: s.evals, Budget: s.opts.Budget, Best: s.bestObjectiveLocked(),
+		Elapsed: s.elapsedLocked(), TimeLimit: s.opts.TimeLimit}
+	s.mu.Unlock()
+
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		s.log.DebugContext(ctx, "evaluation", "n", p.Evaluations, "config", s.sp.Format(c),
+			"status", e.Status.String(), "objective", e.Objective, "best", p.Best)
+	}
+	if s.opts.Sink != nil {
+		if err := s.opts.Sink.Record(ctx, e); err != nil {
+			err = fmt.Errorf("record evaluation of %s: %w", s.sp.Format(c), err)
+			s.fail(err)
+			return math.NaN(), err
+		}
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(p)
+	}
+	return f, nil
+}
+
+func fitnessOf(e *result.Evaluation, maximize bool) float64 {
+	switch {
+	case e.Failed():
+		return math.Inf(1)
+	case maximize:
+		return -e.Objective
+	}
+	return e.Objective
+}
+
+func (s *Session) bestObjectiveLocked() float64 {
+	if s.best < 0 {
+		return math.NaN()
+	}
+	return s.history[s.best].Evaluation.Objective
+}
+
+// checkLocked returns the first stop condition that holds after an evaluation: the
+// caller's own conditions first, as they say more than the budget running out.
+func (s *Session) checkLocked() StopReason {
+	st := State{
+		Evaluations: s.evals,
+		Distinct:    len(s.cache),
+		SpaceLen:    s.sp.Len(),
+		Elapsed:     s.elapsedLocked(),
+		Best:        s.bestObjectiveLocked(),
+		Maximize:    s.opts.Maximize,
+	}
+	for _, cond := range s.opts.Stop {
+		if r := cond(st); r != "" {
+			return r
+		}
+	}
+	switch {
+	case s.opts.Budget > 0 && s.evals >= s.opts.Budget:
+		return StopBudget
+	case !s.opts.NoCache && len(s.cache) >= s.sp.Len():
+		return StopExhausted
+	case s.opts.TimeLimit > 0 && st.Elapsed >= s.opts.TimeLimit:
+		return StopTime
+	}
+	return ""
+}
+
+// problem is the strategy's view of a session; eval makes a new evaluation either by
+// calling the evaluator (Run) or by handing the configuration to Ask (ask/tell).
+type problem struct {
+	s    *Session
+	eval func(ctx context.Context, idx int, c space.Config) (float64, error)
+}
+
+func (p *problem) Space() *space.Space { return p.s.sp }
+func (p *problem) Rand() *rand.Rand    { return p.s.rng }
+func (p *problem) Budget() int         { return p.s.opts.Budget }
+
+func (p *problem) Remaining() int {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != "" {
+		return 0
+	}
+	r := math.MaxInt
+	if s.opts.Budget > 0 {
+		r = s.opts.Budget - s.evals
+	}
+	if !s.opts.NoCache {
+		r = min(r, s.sp.Len()-len(s.cache))
+	}
+	return r
+}
+
+func (p *problem) Evaluate(ctx context.Context, c space.Config) (float64, error) {
+	idx, f, hit, err := p.s.prepare(ctx, c)
+	if err != nil || hit {
+		return f, err
+	}
+	return p.eval(ctx, idx, c)
+}
+
+// askTell is the coroutine inversion: the strategy runs on its own goroutine and each
+// new evaluation it needs travels to Ask over asks; Tell sends the fitness back.
+type askTell struct {
+	ctx     context.Context // the strategy's; cancelled by Close
+	cancel  context.CancelFunc
+	asks    chan question
+	replies chan answer
+	done    chan struct{} // closed when the strategy has returned and the session is final
+	pending *question     // asked and not yet told; touched only by Ask and Tell
+}
+
+type question struct {
+	c   space.Config // the strategy's buffer: it is blocked until Tell, so it stays put
+	idx int
+}
+
+type answer struct {
+	fitness float64
+	err     error
+}
+
+// Start runs the strategy on its own goroutine for Ask and Tell; ctx bounds its whole
+// life. Ask calls Start with context.Background when it has not been called.
+func (s *Session) Start(ctx context.Context) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	at := &askTell{ctx: ctx, cancel: cancel, asks: make(chan question), replies: make(chan answer), done: make(chan struct{})}
+	s.mu.Lock()
+	s.at = at
+	s.mu.Unlock()
+	go func() {
+		defer close(at.done)
+		defer cancel()
+		s.finish(runGuarded(ctx, s.st, &problem{s: s, eval: s.handover}))
+	}()
+	return nil
+}
+
+// runGuarded runs a strategy on the ask/tell goroutine, where a panic would otherwise take
+// the whole program down instead of reaching the caller as Run's panic would.
+func runGuarded(ctx context.Context, st strategy.Strategy, p strategy.Problem) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return st.Run(ctx, p)
+}
+
+// handover passes c to Ask and waits for Tell: the ask/tell path of a new evaluation.
+func (s *Session) handover(ctx context.Context, idx int, c space.Config) (float64, error) {
+	at := s.at
+	select {
+	case at.asks <- question{c: c, idx: idx}:
+	case <-ctx.Done():
+		return math.NaN(), ctx.Err()
+	}
+	select {
+	case a := <-at.replies:
+		return a.fitness, a.err
+	case <-ctx.Done():
+		return math.NaN(), ctx.Err()
+	}
+}
+
+// Ask returns the next configuration to evaluate; report its evaluation with Tell before
+// asking again. Repeats are answered from the cache without reaching Ask. Once the session
+// is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only.
+func (s *Session) Ask(ctx context.Context) (space.Config, error) {
+	s.mu.Lock()
+	at, started := s.at, s.started
+	s.mu.Unlock()
+	switch {
+	case !started:
+		if err := s.Start(context.Background()); err != nil {
+			return nil, err
+		}
+		at = s.at
+	case at == nil:
+		if s.Summary().Stop != "" {
+			return nil, ErrDone
+		}
+		return nil, errors.New("tuning: Ask on a session driven by Run")
+	}
+	select {
+	case <-at.done:
+		return nil, s.doneErr()
+	default:
+	}
+	if at.pending != nil {
+		return nil, errors.New("tuning: Ask before Tell of the configuration asked last")
+	}
+	select {
+	case q := <-at.asks:
+		at.pending = &q
+		return q.c.Clone(), nil
+	case <-at.done:
+		return nil, s.doneErr()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Tell reports the evaluation of the configuration Ask returned last. A failed
+// configuration is an evaluation with a failed Status, as from an Evaluator. Tell returns
+// the sink's error when recording it failed.
+func (s *Session) Tell(c space.Config, e result.Evaluation) error {
+	s.mu.Lock()
+	at := s.at
+	s.mu.Unlock()
+	if at == nil || at.pending == nil {
+		return errors.New("tuning: Tell without a configuration asked")
+	}
+	q := *at.pending
+	if !slices.Equal(c, q.c) {
+		return fmt.Errorf("tuning: Tell for %s, but the configuration asked is %s", s.sp.Format(c), s.sp.Format(q.c))
+	}
+	at.pending = nil
+	select {
+	case <-at.done:
+		return s.doneErr()
+	default:
+	}
+	f, err := s.record(at.ctx, q.idx, q.c, e)
+	select {
+	case at.replies <- answer{fitness: f, err: err}:
+	case <-at.done: // closed meanwhile
+	}
+	return err
+}
+
+func (s *Session) doneErr() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return ErrDone
+}
+
+// Close ends the session: it stops the strategy's goroutine and waits for it, so nothing is
+// left running. It is safe to call more than once, and from another goroutine.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	at := s.at
+	s.closed = true
+	if !s.started {
+		// Never started: nothing runs, but Ask must not start it later.
+		s.started, s.finished, s.stop = true, true, StopCancelled
+	}
+	s.mu.Unlock()
+	if at != nil {
+		at.cancel()
+		<-at.done
+	}
+	return nil
+}

@@ -1,0 +1,830 @@
+package tuning_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+)
+
+// Interfaces the simulator must satisfy for the session to use it with simulated time.
+var (
+	_ tuning.Evaluator = (*simulator.Simulator)(nil)
+	_ tuning.Simulated = (*simulator.Simulator)(nil)
+)
+
+func run(t *testing.T, sp *space.Space, st strategy.Strategy, ev tuning.Evaluator, opts tuning.Options) (tuning.Summary, error) {
+	t.Helper()
+	s, err := tuning.New(sp, st, ev, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(context.Background())
+}
+
+func TestRepeatedConfigurationsCostNothing(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	a, b := sp.At(100, nil), sp.At(2000, nil)
+	var fitness []float64
+	script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		for _, c := range []space.Config{a, a, b, a, b, a} {
+			f, err := p.Evaluate(ctx, c)
+			if err != nil {
+				return err
+			}
+			fitness = append(fitness, f)
+		}
+		return nil
+	})
+	var sunk []result.Evaluation
+	sink := sinkFunc(func(_ context.Context, e result.Evaluation) error { sunk = append(sunk, e); return nil })
+	sum, err := run(t, sp, script, sim, tuning.Options{Budget: 10, Sink: sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Evaluations != 2 || sum.Distinct != 2 || sum.Requests != 6 || len(sum.History) != 2 || len(sunk) != 2 {
+		t.Errorf("evaluations %d, distinct %d, requests %d, history %d, sunk %d; want 2, 2, 6, 2, 2",
+			sum.Evaluations, sum.Distinct, sum.Requests, len(sum.History), len(sunk))
+	}
+	if fitness[1] != fitness[0] || fitness[3] != fitness[0] || fitness[4] != fitness[2] {
+		t.Errorf("repeats answered %v; want each equal to the first answer", fitness)
+	}
+	ea, _ := sim.Evaluate(context.Background(), a)
+	eb, _ := sim.Evaluate(context.Background(), b)
+	if want := sim.Cost(ea) + sim.Cost(eb); sum.Elapsed != want || !sum.Simulated {
+		t.Errorf("simulated time %v (simulated %v), want the two recorded costs %v", sum.Elapsed, sum.Simulated, want)
+	}
+	if sum.Stop != tuning.StopFinished {
+		t.Errorf("stop %q, want %q", sum.Stop, tuning.StopFinished)
+	}
+}
+
+func TestBudgetEndsTheRunAndRefusesEveryLaterRequest(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	var remaining []int
+	var afterBudget []error
+	script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		for i := 0; ; i++ {
+			remaining = append(remaining, p.Remaining())
+			if _, err := p.Evaluate(ctx, sp.At(i, nil)); err != nil {
+				// The budget is spent: a new configuration and a cached one are both refused.
+				_, again := p.Evaluate(ctx, sp.At(0, nil))
+				afterBudget = append(afterBudget, err, again)
+				return err
+			}
+		}
+	})
+	sum, err := run(t, sp, script, sim, tuning.Options{Budget: 5})
+	if err != nil {
+		t.Fatalf("Run = %v; a strategy returning ErrStop is a normal end", err)
+	}
+	if sum.Evaluations != 5 || sum.Stop != tuning.StopBudget {
+		t.Errorf("%d evaluations, stop %q; want 5, budget", sum.Evaluations, sum.Stop)
+	}
+	if want := []int{5, 4, 3, 2, 1, 0}; !slices.Equal(remaining, want) {
+		t.Errorf("Remaining went %v, want %v", remaining, want)
+	}
+	for _, err := range afterBudget {
+		if !errors.Is(err, strategy.ErrStop) {
+			t.Errorf("after the budget: %v, want ErrStop", err)
+		}
+	}
+}
+
+func TestRemainingNeverExceedsTheUnevaluatedConfigurations(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	var got []int
+	script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		got = append(got, p.Remaining(), p.Budget())
+		return nil
+	})
+	if _, err := run(t, sim.Space(), script, sim, tuning.Options{Budget: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, sim.Space(), script, sim, tuning.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{4092, 1 << 20, 4092, 0}; !slices.Equal(got, want) {
+		t.Errorf("Remaining, Budget = %v, want %v", got, want)
+	}
+}
+
+func TestStopConditions(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	// Cumulative recorded cost of the first evaluations in index order (brute force).
+	var cum []time.Duration
+	var total time.Duration
+	for i := range 20 {
+		e, _ := sim.Evaluate(context.Background(), sp.At(i, nil))
+		total += sim.Cost(e)
+		cum = append(cum, total)
+	}
+	sorted := []float64{}
+	for i := range sp.Len() {
+		if o, ok := sim.Objective(sp.At(i, nil)); ok {
+			sorted = append(sorted, o)
+		}
+	}
+	slices.Sort(sorted)
+	target := sorted[30] // the 31st best time
+
+	cases := []struct {
+		name     string
+		strategy string
+		opts     tuning.Options
+		stop     tuning.StopReason
+		check    func(t *testing.T, sum tuning.Summary)
+	}{
+		{
+			// The time limit falls inside the 10th evaluation: it starts before the limit,
+			// so it is kept, and nothing starts after it.
+			name: "simulated time limit", strategy: "bruteforce",
+			opts: tuning.Options{TimeLimit: (cum[8] + cum[9]) / 2},
+			stop: tuning.StopTime,
+			check: func(t *testing.T, sum tuning.Summary) {
+				if sum.Evaluations != 10 || sum.Elapsed != cum[9] {
+					t.Errorf("%d evaluations in %v; want 10 in %v", sum.Evaluations, sum.Elapsed, cum[9])
+				}
+			},
+		},
+		{
+			name: "target", strategy: "random",
+			opts: tuning.Options{Seed: 4, Stop: []tuning.StopCondition{tuning.Target(target)}},
+			stop: tuning.StopTarget,
+			check: func(t *testing.T, sum tuning.Summary) {
+				for i, h := range sum.History {
+					reached := !h.Evaluation.Failed() && h.Evaluation.Objective <= target
+					if reached != (i == len(sum.History)-1) {
+						t.Fatalf("evaluation %d of %d: objective %v, target %v: the run must end at the first that reaches it",
+							i+1, len(sum.History), h.Evaluation.Objective, target)
+					}
+				}
+			},
+		},
+		{
+			name: "fraction of the space", strategy: "random",
+			opts: tuning.Options{Stop: []tuning.StopCondition{tuning.SpaceFraction(0.1)}},
+			stop: tuning.StopSpaceFraction,
+			check: func(t *testing.T, sum tuning.Summary) {
+				if sum.Distinct != 410 { // ceil(0.1 × 4092)
+					t.Errorf("%d configurations evaluated, want 410", sum.Distinct)
+				}
+			},
+		},
+		{
+			name: "within 0.9 of the optimum", strategy: "random",
+			opts: tuning.Options{Seed: 2, Stop: []tuning.StopCondition{tuning.WithinOptimum(sim.FractionOfOptimum, 0.9)}},
+			stop: tuning.StopOptimum,
+			check: func(t *testing.T, sum tuning.Summary) {
+				if got := sim.FractionOfOptimum(sum.BestObjective); got < 0.9 {
+					t.Errorf("stopped at fraction %v", got)
+				}
+				prev := sum.History[:len(sum.History)-1]
+				for _, h := range prev {
+					if sim.FractionOfOptimum(h.Evaluation.Objective) >= 0.9 {
+						t.Fatalf("an earlier evaluation already reached 0.9")
+					}
+				}
+			},
+		},
+		{
+			name: "space exhausted", strategy: "bruteforce",
+			opts: tuning.Options{},
+			stop: tuning.StopExhausted,
+			check: func(t *testing.T, sum tuning.Summary) {
+				if sum.Evaluations != sp.Len() {
+					t.Errorf("%d evaluations, want %d", sum.Evaluations, sp.Len())
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sum := simulate(t, sim, tc.strategy, tc.opts)
+			if sum.Stop != tc.stop {
+				t.Fatalf("stop %q after %d evaluations, want %q", sum.Stop, sum.Evaluations, tc.stop)
+			}
+			tc.check(t, sum)
+		})
+	}
+}
+
+func TestWallClockTimeLimit(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	slow := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		time.Sleep(2 * time.Millisecond)
+		return sim.Evaluate(ctx, c)
+	})
+	sum, err := run(t, sim.Space(), newStrategy(t, "random"), slow, tuning.Options{Budget: 1000, TimeLimit: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Simulated || sum.Stop != tuning.StopTime || sum.Evaluations < 1 || sum.Evaluations > 11 {
+		t.Errorf("simulated %v, stop %q after %d evaluations of 2 ms; want wall clock, time limit, at most 11",
+			sum.Simulated, sum.Stop, sum.Evaluations)
+	}
+	if sum.Elapsed < 20*time.Millisecond || sum.Elapsed != sum.Wall {
+		t.Errorf("elapsed %v, wall %v: want the wall clock, past the limit", sum.Elapsed, sum.Wall)
+	}
+}
+
+// evaluatorFunc is an Evaluator that is not Simulated: the session keeps wall-clock time.
+type evaluatorFunc func(ctx context.Context, c space.Config) (result.Evaluation, error)
+
+func (f evaluatorFunc) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	return f(ctx, c)
+}
+
+func TestCartesianFailuresCostBudgetAndScoreZero(t *testing.T) {
+	sim := newSim(t, convolutionPath, simulator.Options{Mode: simulator.Cartesian})
+	sum := simulate(t, sim, "random", tuning.Options{Budget: 200, Seed: 3})
+	if sum.Evaluations != 200 {
+		t.Fatalf("%d evaluations, want the budget 200", sum.Evaluations)
+	}
+	failed, best := 0, math.Inf(1)
+	for _, h := range sum.History {
+		if h.Evaluation.Failed() {
+			failed++
+			if !math.IsInf(h.Fitness, 1) {
+				t.Errorf("failed %s has fitness %v, want +Inf", h.Evaluation.Status, h.Fitness)
+			}
+			continue
+		}
+		best = min(best, h.Evaluation.Objective)
+	}
+	// 59% of the cartesian space is missing or failed: about 118 of 200.
+	if failed < 90 || failed > 150 {
+		t.Errorf("%d of 200 evaluations failed, want about 118", failed)
+	}
+	if sum.BestObjective != best {
+		t.Errorf("best objective %v, want the best successful one %v", sum.BestObjective, best)
+	}
+	opt, _ := sim.Optimum()
+	if got := sim.FractionOfOptimum(sum.BestObjective); got != opt/best {
+		t.Errorf("fraction of optimum %v, want %v", got, opt/best)
+	}
+
+	// A run that finds nothing that works scores 0 and reports no best configuration.
+	var dud []space.Config
+	sp := sim.Space()
+	for i := 0; len(dud) < 5; i++ {
+		c := sp.At(i, nil)
+		if _, ok := sim.Objective(c); !ok {
+			dud = append(dud, c)
+		}
+	}
+	script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		for _, c := range dud {
+			if _, err := p.Evaluate(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	sum, err := run(t, sp, script, sim, tuning.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Evaluations != 5 || sum.Best != nil || !math.IsNaN(sum.BestObjective) || sim.FractionOfOptimum(sum.BestObjective) != 0 {
+		t.Errorf("all failed: %d evaluations, best %v %v; want 5, nil, NaN, fraction 0", sum.Evaluations, sum.Best, sum.BestObjective)
+	}
+}
+
+// maximised is the convolution recording with GFLOP/s, which is to be maximised, as its
+// objective.
+func maximised(t *testing.T) *simulator.Simulator {
+	t.Helper()
+	rec := *recording(t, convolutionPath)
+	rec.Objective, rec.Maximize = "GFLOP/s", true
+	rec.Evaluations = slices.Clone(rec.Evaluations)
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if !e.Failed() {
+			e.Objective = e.Metrics["GFLOP/s"]
+		}
+	}
+	sim, err := simulator.New(&rec, simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+func TestMaximisation(t *testing.T) {
+	sim := maximised(t)
+	sp := sim.Space()
+	opt, optConfig := sim.Optimum()
+
+	t.Run("strategies minimise the negated objective", func(t *testing.T) {
+		var seen []float64
+		script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+			for i := range 50 {
+				f, err := p.Evaluate(ctx, sp.At(i, nil))
+				if err != nil {
+					return err
+				}
+				seen = append(seen, f)
+			}
+			return nil
+		})
+		sum, err := run(t, sp, script, sim, tuning.Options{Maximize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := math.Inf(-1)
+		for i, h := range sum.History {
+			want := -h.Evaluation.Objective
+			if h.Evaluation.Failed() {
+				want = math.Inf(1)
+			} else {
+				best = max(best, h.Evaluation.Objective)
+			}
+			if seen[i] != want || h.Fitness != want {
+				t.Fatalf("evaluation %d: strategy saw %v, history %v; want %v", i, seen[i], h.Fitness, want)
+			}
+		}
+		if sum.BestObjective != best {
+			t.Errorf("best objective %v, want the largest %v", sum.BestObjective, best)
+		}
+	})
+	t.Run("brute force finds the largest", func(t *testing.T) {
+		sum := simulate(t, sim, "bruteforce", tuning.Options{Budget: sp.Len()})
+		if sum.BestObjective != opt || !slices.Equal(sum.Best, optConfig) || sim.FractionOfOptimum(sum.BestObjective) != 1 {
+			t.Errorf("best %v at %v; want %v at %v", sum.BestObjective, sum.Best, opt, optConfig)
+		}
+	})
+	t.Run("target is reached from below", func(t *testing.T) {
+		target := 0.8 * opt
+		sum := simulate(t, sim, "random", tuning.Options{Seed: 1, Stop: []tuning.StopCondition{tuning.Target(target)}})
+		if sum.Stop != tuning.StopTarget || sum.BestObjective < target {
+			t.Errorf("stop %q with best %v; want target %v reached", sum.Stop, sum.BestObjective, target)
+		}
+		if f := sim.FractionOfOptimum(sum.BestObjective); f < 0.8 || f > 1 {
+			t.Errorf("fraction of optimum %v, want in [0.8, 1]", f)
+		}
+	})
+}
+
+func TestBruteForceWithBudgetLenFindsTheExactOptimum(t *testing.T) {
+	for _, mode := range []simulator.Mode{simulator.Recorded, simulator.Cartesian} {
+		sim := newSim(t, convolutionPath, simulator.Options{Mode: mode})
+		sum := simulate(t, sim, "bruteforce", tuning.Options{Budget: sim.Space().Len()})
+		opt, optConfig := sim.Optimum()
+		if sum.BestObjective != opt || !slices.Equal(sum.Best, optConfig) || sum.Evaluations != sim.Space().Len() {
+			t.Errorf("%v: best %v at %v after %d evaluations; want %v at %v after %d",
+				mode, sum.BestObjective, sum.Best, sum.Evaluations, opt, optConfig, sim.Space().Len())
+		}
+		if f := sim.FractionOfOptimum(sum.BestObjective); f != 1 {
+			t.Errorf("%v: fraction of optimum %v, want 1", mode, f)
+		}
+	}
+}
+
+func TestSameSeedSameRun(t *testing.T) {
+	for _, fitness := range []simulator.Fitness{simulator.Deterministic, simulator.Stochastic} {
+		base := newSim(t, pnpolyPath, simulator.Options{Fitness: fitness})
+		runSeed := func(seed uint64) tuning.Summary {
+			return simulate(t, base.WithSeed(seed), "random", tuning.Options{Budget: 30, Seed: seed})
+		}
+		a, b, c := runSeed(7), runSeed(7), runSeed(8)
+		if !slices.EqualFunc(a.History, b.History, sameEvaluated) || a.BestObjective != b.BestObjective {
+			t.Errorf("%v: seed 7 twice gave different runs", fitness)
+		}
+		if slices.EqualFunc(a.History, c.History, sameEvaluated) {
+			t.Errorf("%v: seeds 7 and 8 gave the same run", fitness)
+		}
+	}
+}
+
+func sameEvaluated(a, b tuning.Evaluated) bool {
+	return slices.Equal(a.Config, b.Config) && a.Fitness == b.Fitness && a.Elapsed == b.Elapsed &&
+		a.Evaluation.Status == b.Evaluation.Status &&
+		(a.Evaluation.Objective == b.Evaluation.Objective || math.IsNaN(a.Evaluation.Objective) && math.IsNaN(b.Evaluation.Objective))
+}
+
+// revisiting samples with replacement, so that ask/tell is tested with cache hits.
+var revisiting = strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+	sp := p.Space()
+	for {
+		if _, err := p.Evaluate(ctx, sp.At(p.Rand().IntN(60), nil)); err != nil {
+			if errors.Is(err, strategy.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+})
+
+func TestAskTellEqualsRun(t *testing.T) {
+	cases := []struct {
+		name    string
+		st      strategy.Strategy
+		fitness simulator.Fitness
+	}{
+		{"random/deterministic", newStrategy(t, "random"), simulator.Deterministic},
+		{"random/stochastic", newStrategy(t, "random"), simulator.Stochastic},
+		{"bruteforce", newStrategy(t, "bruteforce"), simulator.Deterministic},
+		{"revisiting", revisiting, simulator.Deterministic},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := newSim(t, pnpolyPath, simulator.Options{Fitness: tc.fitness})
+			opts := tuning.Options{Budget: 40, Seed: 12}
+
+			blocking, err := run(t, base.Space(), tc.st, base.WithSeed(5), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			sim := base.WithSeed(5)
+			s, err := tuning.New(sim.Space(), tc.st, sim, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			asked := 0
+			for {
+				c, err := s.Ask(ctx)
+				if errors.Is(err, tuning.ErrDone) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				asked++
+				e, err := sim.Evaluate(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Tell(c, e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			told := s.Summary()
+			if asked != told.Evaluations {
+				t.Errorf("Ask returned %d configurations for %d evaluations: repeats must not reach Ask", asked, told.Evaluations)
+			}
+			if !slices.EqualFunc(blocking.History, told.History, sameEvaluated) {
+				t.Errorf("ask/tell history differs from Run's")
+			}
+			if blocking.Evaluations != told.Evaluations || blocking.Requests != told.Requests ||
+				blocking.BestObjective != told.BestObjective || !slices.Equal(blocking.Best, told.Best) ||
+				blocking.Elapsed != told.Elapsed || blocking.Stop != told.Stop {
+				t.Errorf("Run: %d evaluations, %d requests, best %v at %v, %v, %q\nask/tell: %d, %d, best %v at %v, %v, %q",
+					blocking.Evaluations, blocking.Requests, blocking.BestObjective, blocking.Best, blocking.Elapsed, blocking.Stop,
+					told.Evaluations, told.Requests, told.BestObjective, told.Best, told.Elapsed, told.Stop)
+			}
+		})
+	}
+}
+
+func TestAskTellMisuse(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Tell(sim.Space().At(0, nil), result.Evaluation{}); err == nil {
+		t.Error("Tell before Ask succeeded")
+	}
+	c, err := s.Ask(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx); err == nil {
+		t.Error("a second Ask before Tell succeeded")
+	}
+	other := sim.Space().At(0, nil)
+	if slices.Equal(other, c) {
+		other = sim.Space().At(1, nil)
+	}
+	if err := s.Tell(other, result.Evaluation{}); err == nil {
+		t.Error("Tell for a configuration not asked succeeded")
+	}
+	// A failed configuration is told with its status; the strategy sees +Inf and goes on.
+	if err := s.Tell(c, result.Evaluation{Status: result.CompileError, Objective: math.NaN()}); err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Summary().History; len(h) != 1 || !math.IsInf(h[0].Fitness, 1) || len(h[0].Evaluation.Config) != 4 {
+		t.Errorf("history after a failed Tell: %+v; want one entry, fitness +Inf, Config filled in", h)
+	}
+	if _, err := s.Run(ctx); err == nil {
+		t.Error("Run on a session driven by Ask and Tell succeeded")
+	}
+}
+
+// waitGoroutines waits for the goroutine count to fall back to at most n.
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines, want at most %d: the strategy's goroutine leaked", runtime.NumGoroutine(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCloseStopsTheStrategyGoroutine(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	before := runtime.NumGoroutine()
+	var sessions []*tuning.Session
+	for range 20 {
+		s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			c, err := s.Ask(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := sim.Evaluate(context.Background(), c)
+			if err := s.Tell(c, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Leave one with a configuration asked and not told: Close must not hang on it.
+		if len(sessions)%2 == 0 {
+			if _, err := s.Ask(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sessions = append(sessions, s)
+	}
+	if runtime.NumGoroutine() < before+20 {
+		t.Fatalf("%d goroutines with 20 sessions open, from %d: the test does not see them", runtime.NumGoroutine(), before)
+	}
+	for _, s := range sessions {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal("second Close:", err)
+		}
+	}
+	waitGoroutines(t, before)
+	s := sessions[0]
+	if _, err := s.Ask(context.Background()); !errors.Is(err, tuning.ErrDone) {
+		t.Errorf("Ask after Close = %v, want ErrDone", err)
+	}
+	if sum := s.Summary(); sum.Stop != tuning.StopCancelled || sum.Evaluations != 3 || s.Err() != nil {
+		t.Errorf("after Close: stop %q, %d evaluations, err %v; want cancelled, 3, nil", sum.Stop, sum.Evaluations, s.Err())
+	}
+}
+
+func TestCancellingStartsContextStopsTheStrategyGoroutine(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitGoroutines(t, before)
+	if _, err := s.Ask(context.Background()); !errors.Is(err, context.Canceled) {
+		t.Errorf("Ask after the session's context was cancelled = %v, want context.Canceled", err)
+	}
+	if s.Summary().Stop != tuning.StopCancelled {
+		t.Errorf("stop %q, want cancelled", s.Summary().Stop)
+	}
+
+	// An Ask whose own context ends returns without ending the session: the strategy
+	// keeps its configuration for the next Ask.
+	s, _ = tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 2})
+	defer s.Close()
+	short, stop := context.WithCancel(context.Background())
+	stop()
+	cancelled := 0
+	for told := 0; ; {
+		ask := context.Background()
+		if told == 0 && cancelled == 0 {
+			ask = short
+		}
+		c, err := s.Ask(ask)
+		if errors.Is(err, context.Canceled) {
+			cancelled++
+			continue
+		}
+		if errors.Is(err, tuning.ErrDone) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := sim.Evaluate(context.Background(), c)
+		if err := s.Tell(c, e); err != nil {
+			t.Fatal(err)
+		}
+		told++
+	}
+	if sum := s.Summary(); sum.Evaluations != 2 || sum.Stop != tuning.StopBudget || cancelled > 1 {
+		t.Errorf("after an Ask with a cancelled context: %d evaluations, stop %q; want 2, budget", sum.Evaluations, sum.Stop)
+	}
+}
+
+func TestCancellingRunStopsIt(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	progress := func(p tuning.Progress) {
+		if p.Evaluations == 5 {
+			cancel()
+		}
+	}
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 100, Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Run(ctx)
+	if !errors.Is(err, context.Canceled) || sum.Stop != tuning.StopCancelled || sum.Evaluations != 5 {
+		t.Errorf("Run = %v, stop %q after %d evaluations; want context.Canceled, cancelled, 5", err, sum.Stop, sum.Evaluations)
+	}
+}
+
+var errBroken = errors.New("device lost")
+
+func TestEvaluatorAndSinkErrorsEndTheSession(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	calls := 0
+	breaking := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		if calls++; calls == 4 {
+			return result.Evaluation{}, errBroken
+		}
+		return sim.Evaluate(ctx, c)
+	})
+	sum, err := run(t, sim.Space(), newStrategy(t, "random"), breaking, tuning.Options{Budget: 10})
+	if !errors.Is(err, errBroken) || sum.Stop != tuning.StopError || sum.Evaluations != 3 {
+		t.Errorf("evaluator broke: Run = %v, stop %q after %d; want errBroken, error, 3", err, sum.Stop, sum.Evaluations)
+	}
+
+	var sunk int
+	sink := sinkFunc(func(context.Context, result.Evaluation) error {
+		if sunk++; sunk == 2 {
+			return errBroken
+		}
+		return nil
+	})
+	sum, err = run(t, sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 10, Sink: sink})
+	if !errors.Is(err, errBroken) || sum.Stop != tuning.StopError || sum.Evaluations != 2 {
+		t.Errorf("sink broke: Run = %v, stop %q after %d; want errBroken, error, 2", err, sum.Stop, sum.Evaluations)
+	}
+}
+
+func TestStrategyErrors(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	invalid := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		_, err := p.Evaluate(ctx, space.Config{99, 0, 0, 0})
+		return err
+	})
+	if sum, err := run(t, sim.Space(), invalid, sim, tuning.Options{}); err == nil || sum.Stop != tuning.StopError {
+		t.Errorf("a configuration outside the space: Run = %v, stop %q; want an error", err, sum.Stop)
+	}
+
+	panicking := strategyFunc(func(ctx context.Context, p strategy.Problem) error { panic("bug in strategy") })
+	s, _ := tuning.New(sim.Space(), panicking, sim, tuning.Options{})
+	defer s.Close()
+	if _, err := s.Ask(context.Background()); err == nil || !strings.Contains(err.Error(), "bug in strategy") {
+		t.Errorf("a panicking strategy under ask/tell: Ask = %v, want the panic as an error", err)
+	}
+}
+
+func TestNoCacheEvaluatesRepeatsAgain(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{Fitness: simulator.Stochastic, Seed: 1})
+	c := sim.Space().At(500, nil)
+	script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+		for {
+			if _, err := p.Evaluate(ctx, c); err != nil {
+				return err
+			}
+		}
+	})
+	sum, err := run(t, sim.Space(), script, sim, tuning.Options{Budget: 20, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinctObjectives := map[float64]bool{}
+	for _, h := range sum.History {
+		distinctObjectives[h.Evaluation.Objective] = true
+	}
+	if sum.Evaluations != 20 || sum.Distinct != 1 || len(distinctObjectives) < 3 {
+		t.Errorf("%d evaluations of %d configurations, %d distinct objectives; want 20, 1, several samples",
+			sum.Evaluations, sum.Distinct, len(distinctObjectives))
+	}
+	if mean, _ := sim.Objective(c); mean == sum.BestObjective {
+		t.Errorf("best objective is the recorded mean %v; stochastic fitness must report samples", mean)
+	}
+}
+
+func TestProgressReportsEveryEvaluation(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	var reports []tuning.Progress
+	sum := simulate(t, sim, "random", tuning.Options{Budget: 25, Seed: 9, Progress: func(p tuning.Progress) { reports = append(reports, p) }})
+	if len(reports) != 25 {
+		t.Fatalf("%d progress reports, want 25", len(reports))
+	}
+	last := reports[len(reports)-1]
+	if last.Evaluations != 25 || last.Budget != 25 || last.Best != sum.BestObjective || last.Elapsed != sum.Elapsed {
+		t.Errorf("last report %+v; summary best %v, elapsed %v", last, sum.BestObjective, sum.Elapsed)
+	}
+	for i := 1; i < len(reports); i++ {
+		if reports[i].Best > reports[i-1].Best || reports[i].Elapsed < reports[i-1].Elapsed {
+			t.Fatalf("report %d went backwards: %+v after %+v", i, reports[i], reports[i-1])
+		}
+	}
+}
+
+func TestProgressETA(t *testing.T) {
+	cases := []struct {
+		name string
+		p    tuning.Progress
+		want time.Duration
+	}{
+		{"budget at the average rate", tuning.Progress{Evaluations: 10, Budget: 40, Elapsed: 20 * time.Second}, 60 * time.Second},
+		{"time limit sooner than the budget", tuning.Progress{Evaluations: 10, Budget: 40, Elapsed: 20 * time.Second, TimeLimit: 30 * time.Second}, 10 * time.Second},
+		{"time limit only", tuning.Progress{Evaluations: 3, Elapsed: 5 * time.Second, TimeLimit: 8 * time.Second}, 3 * time.Second},
+		{"nothing bounds the run", tuning.Progress{Evaluations: 3, Elapsed: 5 * time.Second}, -1},
+		{"nothing evaluated yet", tuning.Progress{Budget: 10}, -1},
+	}
+	for _, tc := range cases {
+		if got := tc.p.ETA(); got != tc.want {
+			t.Errorf("%s: ETA = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	st := newStrategy(t, "random")
+	for _, tc := range []struct {
+		name string
+		sp   *space.Space
+		st   strategy.Strategy
+		opts tuning.Options
+	}{
+		{"no space", nil, st, tuning.Options{}},
+		{"no strategy", sim.Space(), nil, tuning.Options{}},
+		{"negative budget", sim.Space(), st, tuning.Options{Budget: -1}},
+		{"negative time limit", sim.Space(), st, tuning.Options{TimeLimit: -time.Second}},
+	} {
+		if _, err := tuning.New(tc.sp, tc.st, sim, tc.opts); err == nil {
+			t.Errorf("%s: New succeeded", tc.name)
+		}
+	}
+	s, _ := tuning.New(sim.Space(), st, nil, tuning.Options{})
+	if _, err := s.Run(context.Background()); err == nil {
+		t.Error("Run without an evaluator succeeded")
+	}
+}
+
+func TestSinkAndLogSeeEveryNewEvaluationInOrder(t *testing.T) {
+	sim := newSim(t, convolutionPath, simulator.Options{Mode: simulator.Cartesian})
+	var sunk []result.Evaluation
+	sink := sinkFunc(func(_ context.Context, e result.Evaluation) error { sunk = append(sunk, e); return nil })
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sum := simulate(t, sim, "random", tuning.Options{Budget: 30, Seed: 2, Sink: sink, Logger: logger})
+	if len(sunk) != 30 {
+		t.Fatalf("sink got %d evaluations, want 30", len(sunk))
+	}
+	for i, e := range sunk {
+		h := sum.History[i].Evaluation
+		if !slices.EqualFunc(e.Config, h.Config, space.Value.Equal) || e.Status != h.Status {
+			t.Fatalf("sink evaluation %d is %v %v, history has %v %v", i, e.Config, e.Status, h.Config, h.Status)
+		}
+		if len(e.Config) != len(sim.Space().Params()) {
+			t.Fatalf("sink evaluation %d has config %v: every evaluation must name its configuration", i, e.Config)
+		}
+	}
+	out := logs.String()
+	if n := strings.Count(out, "msg=evaluation"); n != 30 {
+		t.Errorf("%d evaluation log records, want 30", n)
+	}
+	if !strings.Contains(out, "tuning session start") || !strings.Contains(out, `stop=budget`) {
+		t.Errorf("log lacks the session's start or end:\n%s", out)
+	}
+}
