@@ -1,0 +1,21 @@
+package main
+
+var helpTopics = map[string]string{
+	"expressions": `Restrictions and value lists use Python expression syntax and semantics.
+
+Restrictions (a configuration is valid when every restriction is true):
+  arithmetic   + - * / // % **   (/ is true division, // floor division, % takes the
+               divisor's sign, ** binds tighter than unary minus: -2**2 == -4)
+  comparison   < <= > >= == !=, chained as in Python: 32 <= bx*by <= 1024
+  logic        and or not;  x in [1, 2, 4];  x not in (3, 5);  a if cond else b
+  functions    min max abs int float round bool
+  values       integers, floats, 'strings', "strings", True, False
+A restriction that would raise in Python (division by zero) is not satisfied.
+Names are parameter names; an unknown name is an error that suggests the closest one.
+
+Parameter value lists (T1 files) are constant expressions:
+  [1, 2, 4] + list(range(32, 1024+1, 32))
+  [2**i for i in range(0, 6)]
+  [i for i in range(1, 11) if i % 2 == 0]
+`,
+}

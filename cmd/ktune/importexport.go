@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
+	_ "github.com/ktune/ktune/store/sqlite" // the default store
+)
+
+func init() {
+	register(&command{
+		name:    "import",
+		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
+		usage: `FILE... [--db PATH] [--json]
+
+Reads each file (plain or gzip; the format is detected from the content), reports its
+configurations, valid configurations and best objective, and stores it as a run of kind
+"import" in the results database. An interrupted Kernel Tuner cache is read up to its last
+complete entry, with a warning. A file that cannot be read is reported with its position
+and the problem; the other files are still imported.`,
+		run: runImport,
+	})
+	register(&command{
+		name:    "export",
+		summary: "write a recording as Kernel Tuner cache JSON or T4 results JSON",
+		usage: `(FILE | --run ID) --format kerneltuner|t4 [-o OUT] [--db PATH]
+
+Converts a recorded file, or a run from the results store, into another tuner's format:
+kerneltuner (a cache file Kernel Tuner can read) or t4 (the T4 1.0.0 results schema).
+Writes to OUT, or to standard output.`,
+		run: runExport,
+	})
+}
+
+func defaultDB() string {
+	if p := os.Getenv("KTUNE_DB"); p != "" {
+		return p
+	}
+	return "ktune.db"
+}
+
+func runImport(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("import")
+	fs := newFlags(env, c)
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageErr(env, c, "no files to import")
+	}
+	st, err := store.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	type summary struct {
+		File       string   `json:"file"`
+		Format     string   `json:"format,omitempty"`
+		Run        int64    `json:"run,omitempty"`
+		Device     string   `json:"device,omitempty"`
+		Kernel     string   `json:"kernel,omitempty"`
+		Configs    int      `json:"configurations"`
+		Valid      int      `json:"valid"`
+		Best       *float64 `json:"best,omitempty"`
+		BestConfig string   `json:"best_configuration,omitempty"`
+		Warnings   []string `json:"warnings,omitempty"`
+		Error      string   `json:"error,omitempty"`
+	}
+	var out []summary
+	failed := 0
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s := summary{File: f}
+		rec, err := format.Open(f)
+		if err == nil {
+			s.Format, s.Device, s.Kernel, s.Warnings = rec.Format, rec.Device, rec.Kernel, rec.Warnings
+			s.Configs, s.Valid = rec.Counts()
+			if best, ok := rec.Best(); ok {
+				s.Best = &best.Objective
+				s.BestConfig = formatValues(rec, best)
+			}
+			s.Run, err = st.ImportRecording(ctx, rec)
+		}
+		if err != nil {
+			s.Error = err.Error()
+			failed++
+		}
+		out = append(out, s)
+		if !*jsonOut {
+			if s.Error != "" {
+				fmt.Fprintf(env.stderr, "ktune import: %s\n", s.Error)
+				continue
+			}
+			for _, w := range s.Warnings {
+				fmt.Fprintf(env.stderr, "ktune import: warning: %s: %s\n", f, w)
+			}
+			best := "none"
+			if s.Best != nil {
+				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
+			}
+			fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %d configurations, %d valid, best %s -> run %d in %s\n",
+				f, s.Format, s.Kernel, s.Device, s.Configs, s.Valid, best, s.Run, *db)
+		}
+	}
+	if *jsonOut {
+		if err := writeJSON(env, out); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files could not be imported", failed, len(files))
+	}
+	return nil
+}
+
+func objectiveUnit(rec *result.Recording) string {
+	if rec.Objective == "" || rec.Objective == "time" {
+		return "ms"
+	}
+	return rec.Objective
+}
+
+func formatValues(rec *result.Recording, e result.Evaluation) string {
+	parts := make([]string, len(e.Config))
+	for p, v := range e.Config {
+		parts[p] = rec.Params[p].Name + "=" + v.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func runExport(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("export")
+	fs := newFlags(env, c)
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	run := fs.Int64("run", 0, "export this run from the results database")
+	name := fs.String("format", "", "output format: kerneltuner or t4")
+	outPath := fs.String("o", "", "output file (default: standard output)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	f, ok := format.Lookup(*name)
+	if !ok || f.Write == nil {
+		var names []string
+		for _, f := range format.Formats() {
+			if f.Write != nil {
+				names = append(names, f.Name)
+			}
+		}
+		return usageErr(env, c, "--format %q: want one of %s", *name, strings.Join(names, ", "))
+	}
+	var rec *result.Recording
+	switch {
+	case *run != 0 && len(pos) == 0:
+		st, err := store.Open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if rec, err = st.Recording(ctx, *run); err != nil {
+			return fmt.Errorf("run %d in %s: %w", *run, *db, err)
+		}
+	case *run == 0 && len(pos) == 1:
+		if rec, err = format.Open(pos[0]); err != nil {
+			return err
+		}
+	default:
+		return usageErr(env, c, "give one input file or --run")
+	}
+	w := env.stdout
+	if *outPath != "" {
+		if err := os.MkdirAll(filepath.Dir(*outPath), 0o755); err != nil {
+			return err
+		}
+		tmp := *outPath + ".tmp"
+		file, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		if err := f.Write(file, rec); err != nil {
+			file.Close()
+			os.Remove(tmp)
+			return err
+		}
+		if err := file.Close(); err != nil {
+			return err
+		}
+		return os.Rename(tmp, *outPath)
+	}
+	return f.Write(w, rec)
+}

@@ -1,0 +1,172 @@
+// Command ktune tunes compute kernels: it builds search spaces, imports and exports
+// recorded tuning results, and replays recorded spaces to evaluate search strategies.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one ktune subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string // the argument synopsis and a description, printed by --help
+	run     func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+// cliEnv carries the output streams, so tests can run commands in-process.
+type cliEnv struct {
+	stdout, stderr io.Writer
+	log            *slog.Logger
+}
+
+var commands []*command
+
+func register(c *command) { commands = append(commands, c) }
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const mainUsage = `ktune: an auto-tuner for GPU and CPU compute kernels.
+
+Usage:
+  ktune [--log-level debug|info|warn|error] <command> [flags] [arguments]
+
+Commands:
+%s
+Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
+Run 'ktune help expressions' for the restriction syntax.
+`
+
+func printMainUsage(w io.Writer) {
+	sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, mainUsage, b.String())
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	level := slog.LevelWarn
+	for len(args) > 0 && strings.HasPrefix(args[0], "--log-level") {
+		val := strings.TrimPrefix(strings.TrimPrefix(args[0], "--log-level"), "=")
+		args = args[1:]
+		if val == "" && len(args) > 0 {
+			val, args = args[0], args[1:]
+		}
+		if err := level.UnmarshalText([]byte(val)); err != nil {
+			fmt.Fprintf(stderr, "ktune: --log-level %q: want debug, info, warn or error\n", val)
+			return 2
+		}
+	}
+	env := &cliEnv{stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		printMainUsage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "help" {
+		if topic, ok := helpTopics[args[1]]; ok {
+			fmt.Fprint(stdout, topic)
+			return 0
+		}
+		c := lookup(args[1])
+		if c == nil {
+			fmt.Fprintf(stderr, "ktune: no help for %q\n", args[1])
+			return 2
+		}
+		args = []string{c.name, "--help"}
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "ktune: unknown command %q\n\n", args[0])
+		printMainUsage(stderr)
+		return 2
+	}
+	err := c.run(ctx, env, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(stderr, "ktune %s: %v\n", c.name, err)
+	return 1
+}
+
+// errUsage marks an error already reported with the command's usage.
+var errUsage = errors.New("usage error")
+
+// newFlags returns a flag set whose --help prints the command's usage to stdout.
+func newFlags(env *cliEnv, c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("ktune "+c.name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		w := env.stdout
+		fmt.Fprintf(w, "Usage: ktune %s %s\n\nFlags:\n", c.name, c.usage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(env.stderr)
+	}
+	return fs
+}
+
+// parseFlags parses flags placed anywhere among the arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func usageErr(env *cliEnv, c *command, format string, a ...any) error {
+	fmt.Fprintf(env.stderr, "ktune %s: %s\nUsage: ktune %s %s\n", c.name, fmt.Sprintf(format, a...), c.name, firstLine(c.usage))
+	return errUsage
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

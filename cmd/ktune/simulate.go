@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/strategy"
+)
+
+func init() {
+	register(&command{
+		name:    "simulate",
+		summary: "replay a recorded space to measure how well a strategy finds its optimum",
+		usage: `(FILE | --run ID) [--strategy NAME] [--budget N] [--repeats R] [--seed S]
+          [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--json]
+
+Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT file,
+or an imported run in the results database) without a device: each evaluation returns the
+recorded result and advances a simulated clock by the time it cost when recorded. Prints
+the mean and standard deviation of the fraction of the optimum reached (optimum / best
+time found, or best / optimum when maximising; 0 for a run that found nothing), and the
+mean number of evaluations and simulated time used. Run i uses seed S+i, so results are
+reproducible and do not depend on the number of parallel workers.
+
+Modes: recorded searches the configurations the recording holds; cartesian searches the
+full product of the parameter values, where missing and failed configurations have the fail
+fitness and still cost an evaluation (the setting of seed 000).
+Strategy options: --option name=value (repeatable); see 'ktune help strategies'.`,
+		run: runSimulate,
+	})
+}
+
+type optionList map[string]any
+
+func (o optionList) String() string { return fmt.Sprint(map[string]any(o)) }
+func (o optionList) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q is not name=value", s)
+	}
+	if i, err := strconv.Atoi(v); err == nil {
+		o[k] = i
+	} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+		o[k] = f
+	} else if b, err := strconv.ParseBool(v); err == nil {
+		o[k] = b
+	} else {
+		o[k] = v
+	}
+	return nil
+}
+
+func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("simulate")
+	fs := newFlags(env, c)
+	name := fs.String("strategy", "random", "search strategy (see 'ktune help strategies')")
+	opts := optionList{}
+	fs.Var(opts, "option", "strategy option name=value (repeatable)")
+	budget := fs.Int("budget", 100, "unique evaluations per run (0: none)")
+	timeLimit := fs.Duration("time-limit", 0, "simulated time per run, e.g. 30s (0: none)")
+	within := fs.Float64("within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95")
+	repeats := fs.Int("repeats", 100, "number of runs")
+	seed := fs.Uint64("seed", 1, "seed of the first run")
+	modeName := fs.String("mode", "recorded", "recorded or cartesian")
+	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation)")
+	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
+	db := fs.String("db", defaultDB(), "results database, for --run")
+	run := fs.Int64("run", 0, "replay this imported run from the results database")
+	jsonOut := fs.Bool("json", false, "print JSON, with every run")
+	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	mode, err := simulator.ParseMode(*modeName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	fitness, err := simulator.ParseFitness(*fitnessName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if _, ok := strategy.Lookup(*name); !ok {
+		return usageErr(env, c, "unknown strategy %q (have %s)", *name, strings.Join(strategy.Names(), ", "))
+	}
+	var rec *result.Recording
+	source := ""
+	switch {
+	case *run != 0 && len(pos) == 0:
+		st, err := store.Open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		rec, err = st.Recording(ctx, *run)
+		st.Close()
+		if err != nil {
+			return fmt.Errorf("run %d in %s: %w", *run, *db, err)
+		}
+		source = fmt.Sprintf("%s run %d", *db, *run)
+	case *run == 0 && len(pos) == 1:
+		if rec, err = openRecording(pos[0]); err != nil {
+			return err
+		}
+		source = pos[0]
+	default:
+		return usageErr(env, c, "give one recorded file or --run")
+	}
+	for _, w := range rec.Warnings {
+		env.log.Warn("reading the recording", "source", source, "warning", w)
+	}
+	sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness, Seed: *seed})
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	for _, w := range sim.Warnings() {
+		fmt.Fprintf(env.stderr, "ktune simulate: warning: %s\n", w)
+	}
+	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: opts, Budget: *budget, TimeLimit: *timeLimit,
+		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
+	if *progress || isTerminal(env.stderr) {
+		p := newProgress(env.stderr, "runs")
+		ro.Progress = func(done, total int, mean float64) { p.update(done, total, fmt.Sprintf("mean fraction %.4f", mean)) }
+		defer p.finish()
+	}
+	start := time.Now()
+	sum, err := simulator.Repeat(ctx, sim, ro)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	if *jsonOut {
+		return writeJSON(env, struct {
+			Source   string  `json:"source"`
+			Strategy string  `json:"strategy"`
+			Mode     string  `json:"mode"`
+			Fitness  string  `json:"fitness"`
+			Budget   int     `json:"budget"`
+			Repeats  int     `json:"repeats"`
+			Seed     uint64  `json:"seed"`
+			Space    int     `json:"space_size"`
+			WallMS   float64 `json:"wall_ms"`
+			simulator.RepeatSummary
+		}{source, *name, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
+			float64(wall.Microseconds()) / 1e3, sum})
+	}
+	w := env.stdout
+	_, bestCfg := sim.Optimum()
+	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, rec.Kernel, rec.Device, mode, fitness, sim.Space().Len())
+	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
+	fmt.Fprintf(w, "%s, budget %d, %d runs (seeds %d..%d):\n", *name, *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
+	fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(*repeats)))
+	fmt.Fprintf(w, "  evaluations used     mean %.1f\n", sum.MeanEvaluations)
+	fmt.Fprintf(w, "  simulated time       mean %.1f s per run\n", sum.MeanSimulatedMS/1e3)
+	fmt.Fprintf(w, "  wall time            %.3f s for all runs (%.1f µs per run)\n", wall.Seconds(), float64(wall.Microseconds())/float64(*repeats))
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

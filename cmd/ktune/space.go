@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ktune/ktune/format/t1"
+	"github.com/ktune/ktune/space"
+)
+
+func init() {
+	register(&command{
+		name:    "space",
+		summary: "build a search space: count, list, sample, neighbours, construction timing",
+		usage: `[count|list|sample|neighbours] FILE [flags]
+
+Builds the valid configurations of a search-space definition (a T1 JSON file, BAT or KTT
+tuning-spec JSON) under its restrictions, or the space of configurations a recorded run
+measured (Kernel Tuner cache, T4 or KTT output).
+
+  count       parameters, product, valid count and independent groups (the default)
+  list        valid configurations in index order (--offset, --limit)
+  sample      --n uniformly random valid configurations (--seed)
+  neighbours  the valid neighbours of --config under --neighbourhood
+
+--time builds the space --repeat times and reports the fastest and median construction
+time and the process's peak resident memory.`,
+		run: runSpace,
+	})
+}
+
+type spaceFlags struct {
+	jsonOut       bool
+	timeIt        bool
+	repeat        int
+	offset, limit int
+	n             int
+	seed          uint64
+	config        string
+	neighbourhood string
+}
+
+func runSpace(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("space")
+	fs := newFlags(env, c)
+	var f spaceFlags
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	fs.BoolVar(&f.timeIt, "time", false, "time the construction")
+	fs.IntVar(&f.repeat, "repeat", 5, "constructions to time with --time")
+	fs.IntVar(&f.offset, "offset", 0, "list: first index")
+	fs.IntVar(&f.limit, "limit", 100, "list: configurations to print (0: all)")
+	fs.IntVar(&f.n, "n", 10, "sample: configurations to draw (without replacement)")
+	fs.Uint64Var(&f.seed, "seed", 1, "sample: random seed")
+	fs.StringVar(&f.config, "config", "", `neighbours: the configuration, as "name=value,name=value,..."`)
+	fs.StringVar(&f.neighbourhood, "neighbourhood", "Hamming", "neighbours: Hamming, adjacent or strictly-adjacent")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	action := "count"
+	if len(pos) > 0 && slices.Contains([]string{"count", "list", "sample", "neighbours", "neighbors"}, pos[0]) {
+		action, pos = pos[0], pos[1:]
+	}
+	if len(pos) != 1 {
+		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
+	}
+	path := pos[0]
+	build, err := loadSpaceBuilder(path)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	s, err := build()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	first := time.Since(start)
+	timing := []time.Duration{first}
+	if f.timeIt {
+		for k := 1; k < f.repeat; k++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			start := time.Now()
+			if _, err := build(); err != nil {
+				return err
+			}
+			timing = append(timing, time.Since(start))
+		}
+	}
+	switch action {
+	case "count":
+		return printSpaceSummary(env, path, s, timing, f)
+	case "list":
+		end := s.Len()
+		if f.limit > 0 {
+			end = min(end, f.offset+f.limit)
+		}
+		var idx []int
+		for i := max(f.offset, 0); i < end; i++ {
+			idx = append(idx, i)
+		}
+		return printConfigs(env, s, idx, nil, f.jsonOut)
+	case "sample":
+		r := rand.New(rand.NewPCG(f.seed, 0x6b74756e65))
+		return printConfigs(env, s, s.SampleIndices(r, f.n), nil, f.jsonOut)
+	default:
+		if f.config == "" {
+			return usageErr(env, c, "neighbours needs --config")
+		}
+		n, err := space.ParseNeighbourhood(f.neighbourhood)
+		if err != nil {
+			return err
+		}
+		cfg, err := parseConfig(s, f.config)
+		if err != nil {
+			return err
+		}
+		if !s.Contains(cfg) {
+			reason := "it is not in the space"
+			if r := s.Satisfies(cfg); r != nil {
+				reason = fmt.Sprintf("it violates %q", r.Source())
+			}
+			return fmt.Errorf("--config %s is not a valid configuration: %s", f.config, reason)
+		}
+		var idx []int
+		s.Neighbours(cfg, n, func(x space.Config) {
+			i, _ := s.Index(x)
+			idx = append(idx, i)
+		})
+		slices.Sort(idx)
+		return printConfigs(env, s, idx, nil, f.jsonOut)
+	}
+}
+
+// loadSpaceBuilder returns a function that builds the space a file defines, so --time can
+// repeat the construction without re-reading the file.
+func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if isT1(data) {
+		d, err := t1.Read(strings.NewReader(string(data)), path)
+		if err != nil {
+			return nil, err
+		}
+		return d.Space, nil
+	}
+	rec, err := openRecording(path)
+	if err != nil {
+		return nil, err
+	}
+	return func() (*space.Space, error) { return recordedSpace(rec) }, nil
+}
+
+func isT1(data []byte) bool {
+	return strings.Contains(string(data[:min(len(data), 1<<16)]), `"ConfigurationSpace"`)
+}
+
+func parseConfig(s *space.Space, text string) (space.Config, error) {
+	params := s.Params()
+	vals := make([]space.Value, len(params))
+	set := make([]bool, len(params))
+	for _, part := range strings.Split(text, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, fmt.Errorf("--config: %q is not name=value", part)
+		}
+		p := slices.IndexFunc(params, func(p space.Param) bool { return p.Name == name })
+		if p < 0 {
+			return nil, fmt.Errorf("--config: unknown parameter %q", name)
+		}
+		v := space.StringValue(val)
+		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
+			v = space.IntValue(i)
+		} else if x, err := strconv.ParseFloat(val, 64); err == nil {
+			v = space.FloatValue(x)
+		} else if val == "True" || val == "False" {
+			v = space.BoolValue(val == "True")
+		}
+		vals[p], set[p] = v, true
+	}
+	for p, ok := range set {
+		if !ok {
+			if len(params[p].Values) == 1 {
+				vals[p] = params[p].Values[0]
+				continue
+			}
+			return nil, fmt.Errorf("--config: no value for parameter %q", params[p].Name)
+		}
+	}
+	return s.ConfigOf(vals)
+}
+
+func printConfigs(env *cliEnv, s *space.Space, idx []int, _ []string, jsonOut bool) error {
+	params := s.Params()
+	var c space.Config
+	if jsonOut {
+		out := make([]map[string]any, 0, len(idx))
+		for _, i := range idx {
+			c = s.At(i, c)
+			m := map[string]any{"index": i}
+			for p, v := range s.Values(c) {
+				m[params[p].Name] = v
+			}
+			out = append(out, m)
+		}
+		return writeJSON(env, out)
+	}
+	for _, i := range idx {
+		c = s.At(i, c)
+		fmt.Fprintf(env.stdout, "%d\t%s\n", i, s.Format(c))
+	}
+	return nil
+}
+
+func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.Duration, f spaceFlags) error {
+	sorted := slices.Clone(timing)
+	slices.Sort(sorted)
+	peak := peakRSS()
+	type paramJSON struct {
+		Name   string        `json:"name"`
+		Values []space.Value `json:"values"`
+	}
+	out := struct {
+		File         string      `json:"file"`
+		Params       []paramJSON `json:"parameters"`
+		Restrictions []string    `json:"restrictions"`
+		Product      float64     `json:"product"`
+		Valid        int         `json:"valid"`
+		Groups       [][]string  `json:"groups"`
+		IndexBytes   int         `json:"index_bytes"`
+		Builds       int         `json:"builds,omitempty"`
+		FastestMS    float64     `json:"fastest_ms,omitempty"`
+		MedianMS     float64     `json:"median_ms,omitempty"`
+		PeakRSSMiB   float64     `json:"peak_rss_mib,omitempty"`
+	}{File: path, Product: s.Product(), Valid: s.Len(), IndexBytes: s.MemoryBytes()}
+	for _, p := range s.Params() {
+		out.Params = append(out.Params, paramJSON{p.Name, p.Values})
+	}
+	for _, r := range s.Restrictions() {
+		out.Restrictions = append(out.Restrictions, r.Source())
+	}
+	for _, g := range s.Groups() {
+		var names []string
+		for _, p := range g {
+			names = append(names, s.Params()[p].Name)
+		}
+		out.Groups = append(out.Groups, names)
+	}
+	if f.timeIt {
+		out.Builds = len(sorted)
+		out.FastestMS = float64(sorted[0].Microseconds()) / 1e3
+		out.MedianMS = float64(sorted[len(sorted)/2].Microseconds()) / 1e3
+		out.PeakRSSMiB = float64(peak) / (1 << 20)
+	}
+	if f.jsonOut {
+		return writeJSON(env, out)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "space %s\n", path)
+	for _, p := range out.Params {
+		var vs []string
+		for _, v := range p.Values {
+			vs = append(vs, v.String())
+		}
+		fmt.Fprintf(w, "  %-24s %3d values: %s\n", p.Name, len(p.Values), abbreviate(vs, 12))
+	}
+	for _, r := range out.Restrictions {
+		fmt.Fprintf(w, "  restriction: %s\n", r)
+	}
+	fmt.Fprintf(w, "product %.0f, valid %d (%.2f%%), %d independent groups, index %s\n",
+		out.Product, out.Valid, 100*float64(out.Valid)/out.Product, len(out.Groups), humanBytes(out.IndexBytes))
+	if f.timeIt {
+		fmt.Fprintf(w, "construction: fastest %.3f ms, median %.3f ms over %d builds; peak RSS %.1f MiB\n",
+			out.FastestMS, out.MedianMS, out.Builds, out.PeakRSSMiB)
+	}
+	return nil
+}
+
+func abbreviate(vs []string, n int) string {
+	if len(vs) <= n {
+		return strings.Join(vs, ", ")
+	}
+	return strings.Join(vs[:n-2], ", ") + ", ..., " + vs[len(vs)-1]
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// peakRSS reads the process's peak resident set size (VmHWM) on Linux; 0 elsewhere.
+func peakRSS() int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func writeJSON(env *cliEnv, v any) error {
+	enc := json.NewEncoder(env.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
