@@ -1,5 +1,46 @@
 package main
 
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ktune/ktune/strategy"
+)
+
+func printStrategies(w io.Writer) {
+	fmt.Fprintln(w, "Search strategies (choose with --strategy NAME, set options with --option name=value):")
+	for _, name := range strategy.Names() {
+		f, _ := strategy.Lookup(name)
+		fmt.Fprintf(w, "\n%s\n", name)
+		for _, line := range wrap(f.Doc, 86) {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+		for _, o := range f.Options {
+			fmt.Fprintf(w, "    --option %s=... (default %s): %s\n", o.Name, o.Default, o.Doc)
+		}
+	}
+}
+
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 var helpTopics = map[string]string{
 	"expressions": `Restrictions and value lists use Python expression syntax and semantics.
 

@@ -58,7 +58,8 @@ Usage:
 Commands:
 %s
 Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
-Run 'ktune help expressions' for the restriction syntax.
+Run 'ktune help expressions' for the restriction syntax and
+'ktune help strategies' for the search strategies and their options.
 `
 
 func printMainUsage(w io.Writer) {
@@ -93,6 +94,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if args[0] == "help" {
+		if args[1] == "strategies" {
+			printStrategies(stdout)
+			return 0
+		}
 		if topic, ok := helpTopics[args[1]]; ok {
 			fmt.Fprint(stdout, topic)
 			return 0

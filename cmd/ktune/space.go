@@ -147,7 +147,7 @@ func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
 	if err != nil {
 		return nil, err
 	}
-	if isT1(data) {
+	if t1.Sniff(data) {
 		d, err := t1.Read(strings.NewReader(string(data)), path)
 		if err != nil {
 			return nil, err
@@ -159,10 +159,6 @@ func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
 		return nil, err
 	}
 	return func() (*space.Space, error) { return recordedSpace(rec) }, nil
-}
-
-func isT1(data []byte) bool {
-	return strings.Contains(string(data[:min(len(data), 1<<16)]), `"ConfigurationSpace"`)
 }
 
 func parseConfig(s *space.Space, text string) (space.Config, error) {

@@ -42,6 +42,9 @@ type file struct {
 			Expression string   `json:"Expression"`
 			Parameters []string `json:"Parameters"`
 		} `json:"Conditions"`
+		Constraints []struct {
+			Expression string `json:"Expression"`
+		} `json:"Constraints"`
 	} `json:"ConfigurationSpace"`
 	KernelSpecification *struct {
 		KernelName string `json:"KernelName"`
@@ -64,9 +67,19 @@ func Read(r io.Reader, source string) (*Definition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	var f file
-	if err := json.Unmarshal(data, &f); err != nil {
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, describeJSONError(data, err))
+	}
+	// BAT's older files spell the keys in snake case (configuration_space,
+	// tuning_parameters, constraints); both spellings map to one form.
+	norm, err := json.Marshal(normalizeKeys(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	var f file
+	if err := json.Unmarshal(norm, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if f.ConfigurationSpace == nil {
 		return nil, fmt.Errorf("%s: not a T1 space definition: no ConfigurationSpace object", source)
@@ -102,6 +115,12 @@ func Read(r io.Reader, source string) (*Definition, error) {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		d.Params = append(d.Params, space.Param{Name: tp.Name, Values: vals})
+	}
+	for _, c := range f.ConfigurationSpace.Constraints {
+		f.ConfigurationSpace.Conditions = append(f.ConfigurationSpace.Conditions, struct {
+			Expression string   `json:"Expression"`
+			Parameters []string `json:"Parameters"`
+		}{Expression: c.Expression})
 	}
 	for i, c := range f.ConfigurationSpace.Conditions {
 		if strings.TrimSpace(c.Expression) == "" {
@@ -188,6 +207,25 @@ func convert(vals []space.Value, typ string) ([]space.Value, error) {
 	return vals, nil
 }
 
+// normalizeKeys rewrites object keys to CamelCase without underscores
+// ("configuration_space" -> "ConfigurationSpace"); encoding/json then matches them to the
+// struct fields case-insensitively.
+func normalizeKeys(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[strings.ReplaceAll(k, "_", "")] = normalizeKeys(x)
+		}
+		return out
+	case []any:
+		for i, x := range t {
+			t[i] = normalizeKeys(x)
+		}
+	}
+	return v
+}
+
 // describeJSONError adds line and column to encoding/json's errors.
 func describeJSONError(data []byte, err error) error {
 	var off int64 = -1
@@ -212,4 +250,11 @@ func describeJSONError(data []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("line %d, column %d (byte %d): %w", line, col, off, err)
+}
+
+// Sniff reports whether data looks like a space definition (it names a configuration
+// space in either spelling) rather than a recording.
+func Sniff(data []byte) bool {
+	head := string(data[:min(len(data), 1<<16)])
+	return strings.Contains(head, `"ConfigurationSpace"`) || strings.Contains(head, `"configuration_space"`)
 }

@@ -147,7 +147,7 @@ func TestEveryDefinitionReadsOrFailsClearly(t *testing.T) {
 	bad := map[string]string{
 		"Scan-CAFF.json": "line 78, column 10",
 		"Sort-CAFF.json": "line 92, column 14",
-		"SPMV-CAFF.json": "no ConfigurationSpace",
+		"SPMV-CAFF.json": "TuningParameters[2] (TEXTURE_MEMORY): Values: missing",
 	}
 	for _, f := range files {
 		d, err := ReadFile(f)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func ktune(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+const (
+	pnpoly      = "../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"
+	convolution = "../../testdata/benchmark_hub/convolution_milo/A100.json.gz"
+	t1Conv      = "../../testdata/t1/benchmark_hub/convolution_milo.json"
+)
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	out, _, code := ktune(t, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, c := range commands {
+		if !strings.Contains(out, c.name) {
+			t.Errorf("--help does not list %s", c.name)
+		}
+		sub, _, code := ktune(t, c.name, "--help")
+		if code != 0 || !strings.Contains(sub, "Usage: ktune "+c.name) || !strings.Contains(sub, "Flags:") {
+			t.Errorf("%s --help: exit %d, %q", c.name, code, sub)
+		}
+	}
+	if out, _, _ := ktune(t, "help", "strategies"); !strings.Contains(out, "random") || !strings.Contains(out, "bruteforce") {
+		t.Errorf("help strategies: %s", out)
+	}
+}
+
+func TestSpaceCountsAndNeighbours(t *testing.T) {
+	out, _, code := ktune(t, "space", t1Conv, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var got struct {
+		Product float64 `json:"product"`
+		Valid   int     `json:"valid"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Product != 10240 || got.Valid != 4362 {
+		t.Fatalf("product %v valid %d", got.Product, got.Valid)
+	}
+	out, errOut, code := ktune(t, "space", "neighbours", t1Conv, "--config",
+		"block_size_x=32,block_size_y=4,tile_size_x=2,tile_size_y=2,read_only=0,use_padding=0,use_shmem=1", "--neighbourhood", "adjacent")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// bx 16/48, by 2/8, tx 1/3, ty 1/3, read_only 1, use_padding 1 (bx=32 forbids padding), use_shmem 0.
+	if len(lines) != 10 {
+		t.Fatalf("%d adjacent neighbours, want 10:\n%s", len(lines), out)
+	}
+	out, _, _ = ktune(t, "space", "sample", t1Conv, "--n", "5", "--seed", "3")
+	again, _, _ := ktune(t, "space", "sample", t1Conv, "--n", "5", "--seed", "3")
+	if out != again || len(strings.Split(strings.TrimSpace(out), "\n")) != 5 {
+		t.Fatalf("sampling is not reproducible:\n%s\n%s", out, again)
+	}
+	out, _, code = ktune(t, "space", "--time", "--repeat", "2", t1Conv)
+	if code != 0 || !strings.Contains(out, "construction: fastest") {
+		t.Fatalf("--time: %s", out)
+	}
+}
+
+func TestBadSpaceFilesNameTheProblem(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.json")
+	os.WriteFile(typo, []byte(`{"ConfigurationSpace": {"TuningParameters": [
+		{"Name": "block_size_x", "Type": "int", "Values": "[16, 32, 64]"}],
+		"Conditions": [{"Expression": "block_sise_x > 16"}]}}`), 0o644)
+	tests := []struct{ file, want string }{
+		{typo, `unknown name "block_sise_x"`},
+		{"../../testdata/t1/bat/Scan-CAFF.json", "line 78, column 10"},
+		{filepath.Join(dir, "missing.json"), "no such file"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := ktune(t, "space", tt.file)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q, want it to mention %q", tt.file, code, errOut, tt.want)
+		}
+	}
+	if _, errOut, code := ktune(t, "space", "--no-such-flag", t1Conv); code != 2 || !strings.Contains(errOut, "no-such-flag") {
+		t.Errorf("bad flag: exit %d %q", code, errOut)
+	}
+}
+
+func TestImportExportRoundTripThroughTheStore(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ktune.db")
+	out, errOut, code := ktune(t, "import", "--db", db, pnpoly, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var imported []struct {
+		Run     int64 `json:"run"`
+		Configs int   `json:"configurations"`
+		Valid   int   `json:"valid"`
+	}
+	if err := json.Unmarshal([]byte(out), &imported); err != nil || len(imported) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if imported[0].Configs != 4092 || imported[0].Run == 0 {
+		t.Fatalf("imported %+v", imported[0])
+	}
+	cache := filepath.Join(dir, "out", "cache.json")
+	if _, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", "kerneltuner", "-o", cache); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	t4 := filepath.Join(dir, "out.t4.json")
+	if _, errOut, code := ktune(t, "export", cache, "--format", "t4", "-o", t4); code != 0 {
+		t.Fatalf("export t4: %s", errOut)
+	}
+	// The exported files simulate exactly like the original.
+	want, _, _ := ktune(t, "simulate", pnpoly, "--repeats", "50", "--budget", "20", "--json")
+	for _, f := range []string{cache, t4} {
+		got, errOut, code := ktune(t, "simulate", f, "--repeats", "50", "--budget", "20", "--json")
+		if code != 0 {
+			t.Fatalf("simulate %s: %s", f, errOut)
+		}
+		if meanOf(t, got) != meanOf(t, want) {
+			t.Errorf("%s: mean fraction %v, original %v", f, meanOf(t, got), meanOf(t, want))
+		}
+	}
+	got, errOut, code := ktune(t, "simulate", "--db", db, "--run", "1", "--repeats", "50", "--budget", "20", "--json")
+	if code != 0 || meanOf(t, got) != meanOf(t, want) {
+		t.Fatalf("simulate from the store: %s %v vs %v", errOut, meanOf(t, got), meanOf(t, want))
+	}
+	if _, errOut, code := ktune(t, "import", "--db", db, "../../testdata/t1/bat/Sort-CAFF.json"); code != 1 || !strings.Contains(errOut, "Sort-CAFF.json") {
+		t.Errorf("importing a malformed file: exit %d, %q", code, errOut)
+	}
+}
+
+func meanOf(t *testing.T, jsonOut string) float64 {
+	t.Helper()
+	var v struct {
+		Mean float64 `json:"mean_fraction_of_optimum"`
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &v); err != nil {
+		t.Fatalf("%v: %q", err, jsonOut)
+	}
+	return v.Mean
+}
+
+func TestSimulateIsReproducibleAndIndependentOfWorkers(t *testing.T) {
+	a, _, _ := ktune(t, "simulate", convolution, "--mode", "cartesian", "--repeats", "40", "--budget", "30", "--workers", "1", "--json")
+	b, _, _ := ktune(t, "simulate", convolution, "--mode", "cartesian", "--repeats", "40", "--budget", "30", "--workers", "3", "--json")
+	strip := func(s string) string {
+		var m map[string]any
+		json.Unmarshal([]byte(s), &m)
+		delete(m, "wall_ms")
+		out, _ := json.Marshal(m)
+		return string(out)
+	}
+	if strip(a) != strip(b) {
+		t.Fatal("results depend on the number of workers")
+	}
+	m := meanOf(t, a)
+	if m <= 0 || m >= 1 {
+		t.Fatalf("mean fraction %v", m)
+	}
+	if _, errOut, code := ktune(t, "simulate", convolution, "--strategy", "nosuch"); code != 2 || !strings.Contains(errOut, "unknown strategy") {
+		t.Fatalf("unknown strategy: %d %s", code, errOut)
+	}
+}
