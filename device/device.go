@@ -1,0 +1,218 @@
+// Package device is the seam between ktune and the hardware that runs kernels. A backend
+// (OpenCL, host C, later CUDA and HIP) lists its devices and opens one; a device compiles
+// kernel source with preprocessor definitions, holds buffers and launches kernels, timing
+// them with the device's own clock. Backends register themselves, as database/sql drivers
+// do, and report why they are unavailable instead of failing to load.
+//
+// A Device and everything it returns must be used from one goroutine, the one that opened
+// it, locked to its OS thread (runtime.LockOSThread): CUDA binds contexts to threads and
+// some OpenCL runtimes expect it too.
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Backend is one way of running kernels.
+type Backend interface {
+	// Name identifies the backend: "opencl", "c", "cuda".
+	Name() string
+	// Languages lists the kernel languages it compiles ("opencl", "c", "cuda").
+	Languages() []string
+	// Devices lists the backend's devices. An error means the backend is unavailable and
+	// says why (library not found, no platform, no compiler) in words a user can act on.
+	Devices() ([]Info, error)
+	// Open opens the device with the given index in Devices' list.
+	Open(ctx context.Context, index int) (Device, error)
+}
+
+// Info describes a device and its limits.
+type Info struct {
+	Backend           string            `json:"backend"`
+	Index             int               `json:"index"`
+	Name              string            `json:"name"`
+	Vendor            string            `json:"vendor,omitempty"`
+	Platform          string            `json:"platform,omitempty"`
+	Version           string            `json:"version,omitempty"` // device or runtime version
+	Driver            string            `json:"driver,omitempty"`
+	Type              string            `json:"type,omitempty"` // gpu, cpu, accelerator
+	ComputeUnits      int               `json:"compute_units,omitempty"`
+	ClockMHz          int               `json:"clock_mhz,omitempty"`
+	MaxBlockSize      int               `json:"max_block_size,omitempty"`      // max work-group size / threads per block; 0 = no limit
+	MaxBlockDims      [3]int            `json:"max_block_dims,omitempty"`      // per-dimension limits
+	LocalMemBytes     int64             `json:"local_mem_bytes,omitempty"`     // local (shared) memory per block
+	GlobalMemBytes    int64             `json:"global_mem_bytes,omitempty"`    // device memory
+	MaxAllocBytes     int64             `json:"max_alloc_bytes,omitempty"`     // largest single buffer
+	RegistersPerBlock int               `json:"registers_per_block,omitempty"` // CUDA
+	Extra             map[string]string `json:"extra,omitempty"`
+}
+
+// Define is a preprocessor definition injected into kernel source (-D name=value).
+type Define struct {
+	Name, Value string
+}
+
+// Source is what a device compiles.
+type Source struct {
+	Code     string   // the kernel source text
+	File     string   // where it came from, for messages; also the directory for #include
+	Kernel   string   // the function to launch (may carry template arguments for CUDA)
+	Language string   // "opencl", "c", "cuda"
+	Options  []string // compiler options as the user wrote them
+	Defines  []Define // injected definitions, in order
+	// Params is the kernel's parameter list. Backends that must generate a call wrapper
+	// (host C) need it; others may ignore it.
+	Params []Param
+}
+
+// Param is one parameter of a kernel function.
+type Param struct {
+	Name    string
+	Type    string // element type for arrays, value type for scalars: float32, float64, int8..int64, uint8..uint64
+	Pointer bool   // an array (passed as a pointer) rather than a scalar
+}
+
+// Dim3 is a size in up to three dimensions.
+type Dim3 [3]int
+
+// Count is the product of the dimensions.
+func (d Dim3) Count() int { return max(d[0], 1) * max(d[1], 1) * max(d[2], 1) }
+
+// Launch is the launch geometry in CUDA terms: Grid blocks of Block threads. OpenCL runs
+// it as a global size of Grid*Block work-items in work-groups of Block; host C ignores it.
+type Launch struct {
+	Grid  Dim3
+	Block Dim3
+	// SharedBytes is dynamically allocated shared memory per block (CUDA); OpenCL passes
+	// local memory as Local arguments instead.
+	SharedBytes int
+}
+
+// Arg is one kernel argument: exactly one of Buffer, Scalar or Local.
+type Arg struct {
+	Buffer Buffer // a device array
+	Scalar []byte // a scalar value, in the kernel's binary representation (little endian)
+	Local  int    // bytes of local (shared) memory allocated for this argument (OpenCL)
+}
+
+// Device is an opened device.
+type Device interface {
+	Info() Info
+	// Compile builds src. A source the compiler rejects gives a *CompileError holding the
+	// compiler's log; a launch that would break a device limit known after compiling (the
+	// kernel's own maximum block size) is reported by Launch as a *LimitError.
+	Compile(ctx context.Context, src Source) (Kernel, error)
+	// Alloc allocates a device buffer of n bytes.
+	Alloc(n int) (Buffer, error)
+	// Close releases the device and everything it allocated.
+	Close() error
+}
+
+// Buffer is device memory.
+type Buffer interface {
+	Size() int
+	Write(src []byte) error // copies host data into the buffer (blocking)
+	Read(dst []byte) error  // copies the buffer into host memory (blocking)
+	Release()
+}
+
+// Kernel is a compiled kernel.
+type Kernel interface {
+	// Run launches the kernel once and waits for it; it returns the execution time measured
+	// by the device (profiling events, CUDA events, or a monotonic clock around the call
+	// for host C). ctx bounds the wait where the runtime allows it.
+	Run(ctx context.Context, l Launch, args []Arg) (time.Duration, error)
+	// Attributes reports what the compiler says about the kernel: "max_block_size",
+	// "local_mem_bytes", "private_mem_bytes", "registers"...
+	Attributes() map[string]float64
+	Release()
+}
+
+// CompileError is a source the compiler rejected.
+type CompileError struct {
+	Log string // the compiler's output
+	Err error  // the underlying status, when there is one
+}
+
+func (e *CompileError) Error() string {
+	if e.Log == "" {
+		return fmt.Sprintf("compile error: %v", e.Err)
+	}
+	return "compile error:\n" + e.Log
+}
+
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// LimitError is a launch that breaks a device limit (block size, local memory).
+type LimitError struct {
+	What        string // e.g. "block size 2048 exceeds the device's maximum work-group size 1024"
+	Limit, Want int64
+}
+
+func (e *LimitError) Error() string { return "device limit exceeded: " + e.What }
+
+// RuntimeError is a launch or execution that failed.
+type RuntimeError struct {
+	Op  string // what failed: "launch", "wait", "read"
+	Err error
+}
+
+func (e *RuntimeError) Error() string { return fmt.Sprintf("runtime error in %s: %v", e.Op, e.Err) }
+func (e *RuntimeError) Unwrap() error { return e.Err }
+
+// ErrUnavailable wraps why a backend cannot be used.
+var ErrUnavailable = errors.New("backend unavailable")
+
+var (
+	mu       sync.RWMutex
+	backends = map[string]Backend{}
+)
+
+// Register makes a backend available; it panics on a duplicate name (a programming error).
+func Register(b Backend) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := backends[b.Name()]; dup {
+		panic("device: Register called twice for " + b.Name())
+	}
+	backends[b.Name()] = b
+}
+
+// Backends returns the registered backends sorted by name.
+func Backends() []Backend {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Backend, 0, len(backends))
+	for _, b := range backends {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// Lookup returns the backend with the given name.
+func Lookup(name string) (Backend, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	b, ok := backends[name]
+	return b, ok
+}
+
+// ForLanguage returns the registered backends that compile a language, in name order.
+func ForLanguage(lang string) []Backend {
+	var out []Backend
+	for _, b := range Backends() {
+		for _, l := range b.Languages() {
+			if l == lang {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	return out
+}
