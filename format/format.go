@@ -1,0 +1,185 @@
+// Package format imports and exports recordings in the file formats of other auto-tuners
+// (Kernel Tuner caches, T4 results, KTT output).
+//
+// Formats register themselves in the database/sql style: each format package calls
+// Register from its init function, and this package never imports them, so that they can
+// import it without an import cycle. A program that wants every format blank-imports
+// github.com/ktune/ktune/format/all; Open then detects a file's format from its content.
+package format
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ktune/ktune/result"
+)
+
+// Format describes one registered file format.
+type Format struct {
+	// Name identifies the format ("kerneltuner", "t4", "ktt"); it is what Recording.Format holds.
+	Name string
+	// Sniff reports whether data, a file's complete content after decompression, is in this
+	// format. It must be cheap (no full decode) and must not claim files of other formats.
+	Sniff func(data []byte) bool
+	// Read decodes a recording; it accepts gzip-compressed and plain input.
+	Read func(r io.Reader, source string) (*result.Recording, error)
+	// Write encodes a recording; nil for formats ktune only imports.
+	Write func(w io.Writer, rec *result.Recording) error
+}
+
+var (
+	mu      sync.RWMutex
+	formats = map[string]Format{}
+)
+
+// Register makes a format available to Open, Read, Lookup and Formats. It panics when the
+// name is empty or taken, or Sniff or Read is nil, because those are programming errors
+// that must show up at start-up, not when a user opens a file.
+func Register(f Format) {
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case f.Name == "":
+		panic("format: Register with an empty name")
+	case f.Sniff == nil || f.Read == nil:
+		panic("format: Register " + f.Name + " without Sniff or Read")
+	}
+	if _, dup := formats[f.Name]; dup {
+		panic("format: Register called twice for " + f.Name)
+	}
+	formats[f.Name] = f
+}
+
+// Formats returns the registered formats sorted by name, so that detection and listings
+// are deterministic.
+func Formats() []Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Format, 0, len(formats))
+	for _, f := range formats {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the registered format with the given name.
+func Lookup(name string) (Format, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := formats[name]
+	return f, ok
+}
+
+// Open reads the recording in the file at path, detecting its format from the content.
+func Open(path string) (*result.Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a recording from r, detecting the format from the content; source names the
+// input in errors and in Recording.Source.
+func Read(r io.Reader, source string) (*result.Recording, error) {
+	data, err := ReadAll(r, source)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Detect(data, source)
+	if err != nil {
+		return nil, err
+	}
+	return f.Read(bytes.NewReader(data), source)
+}
+
+// Detect returns the first registered format (by name) whose Sniff accepts data, the
+// decompressed content of source; the error names source and the formats tried.
+func Detect(data []byte, source string) (Format, error) {
+	all := Formats()
+	names := make([]string, len(all))
+	for i, f := range all {
+		if f.Sniff(data) {
+			return f, nil
+		}
+		names[i] = f.Name
+	}
+	if len(all) == 0 {
+		return Format{}, fmt.Errorf("%s: cannot detect the format: no formats are registered (import github.com/ktune/ktune/format/all)", source)
+	}
+	return Format{}, fmt.Errorf("%s: unknown file format (tried %s)", source, strings.Join(names, ", "))
+}
+
+// ReadAll reads all of r and transparently decompresses gzip input (detected by the magic
+// bytes 1f 8b, not the file name, because recorded files are often renamed or piped).
+func ReadAll(r io.Reader, source string) ([]byte, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if !IsGzip(data) {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: gzip: %w", source, err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%s: gzip stream truncated after %d decompressed bytes: %w", source, len(out), err)
+		}
+		return nil, fmt.Errorf("%s: gzip, after %d decompressed bytes: %w", source, len(out), err)
+	}
+	return out, nil
+}
+
+// IsGzip reports whether data starts with the gzip magic bytes.
+func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// Error is a problem in an input file, located as precisely as the reader could.
+type Error struct {
+	Source string // file name or other reference to the input
+	Offset int64  // byte offset in the (decompressed) content; -1 when unknown
+	Line   int    // 1-based line of Offset; 0 when unknown
+	Column int    // 1-based column (in bytes) of Offset; 0 when unknown
+	Err    error  // the problem
+}
+
+// Error formats the problem as "source:line:column (byte N): problem", the form editors and
+// terminals turn into links.
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d:%d (byte %d): %v", e.Source, e.Line, e.Column, e.Offset, e.Err)
+	case e.Offset >= 0:
+		return fmt.Sprintf("%s: byte %d: %v", e.Source, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Source, e.Err)
+}
+
+// Unwrap returns the underlying problem, so errors.Is sees io.ErrUnexpectedEOF and the like.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Position returns the 1-based line and byte column of offset in data (clamped to data).
+func Position(data []byte, offset int64) (line, col int) {
+	if offset < 0 {
+		return 0, 0
+	}
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}

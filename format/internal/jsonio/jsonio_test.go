@@ -1,0 +1,100 @@
+package jsonio
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/format"
+)
+
+func TestTopLevelKeys(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string
+	}{
+		{`{"a": 1, "b": {"c": [1, {"d": "}"}]}, "e": "x\"y", "f": null}`, "a b e f"},
+		{` {"a": [1, 2], "b": {`, "a b"},
+		{`{"a\u0062": true}`, "ab"},
+		{`{"a": 1 "b": 2}`, "a"},
+		{`[{"a": 1}]`, ""},
+		{``, ""},
+		{`{"a":`, "a"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(TopLevelKeys([]byte(tt.src)), " "); got != tt.want {
+			t.Errorf("TopLevelKeys(%s) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// Python's NaN and Infinity become null, and positions still refer to the file.
+func TestLoadReplacesPythonNonFiniteTokensKeepingPositions(t *testing.T) {
+	src := "{\"a\": NaN, \"s\": \"NaN Infinity\",\n \"b\": -Infinity, \"c\": Infinity, \"d\": oops}"
+	in := NewInput([]byte(src), "f.json", false)
+	want := "{\"a\": null, \"s\": \"NaN Infinity\",\n \"b\": null, \"c\": null, \"d\": oops}"
+	if string(in.Data) != want {
+		t.Fatalf("sanitized %q", in.Data)
+	}
+	dec := in.Decoder()
+	var doc map[string]any
+	derr := dec.Decode(&doc)
+	e := in.JSONError(derr, 0, "")
+	var fe *format.Error
+	if !errors.As(e, &fe) {
+		t.Fatalf("error %v", e)
+	}
+	wantOff := int64(strings.Index(src, "oops"))
+	if fe.Offset != wantOff || fe.Line != 2 || fe.Column != int(wantOff)-strings.Index(src, "\n") {
+		t.Errorf("error at %d (%d:%d), want offset %d on line 2: %v", fe.Offset, fe.Line, fe.Column, wantOff, e)
+	}
+}
+
+func TestTimesRoundTrip(t *testing.T) {
+	tests := []string{
+		"2023-12-22 13:17:23.719843+00:00",
+		"2023-12-22 13:17:23+00:00",
+		"2023-12-22 13:17:23.000000001+05:30",
+	}
+	for _, s := range tests {
+		ts, ok := ParseTime(s)
+		if !ok {
+			t.Fatalf("ParseTime(%q) failed", s)
+		}
+		if got := FormatTime(ts); got != s {
+			t.Errorf("FormatTime(ParseTime(%q)) = %q", s, got)
+		}
+	}
+	for _, s := range []string{"2024-04-19 22:17:16 UTC", "2024-04-19T22:17:16Z", "2024-04-19T22:17:16.5+01:00"} {
+		if _, ok := ParseTime(s); !ok {
+			t.Errorf("ParseTime(%q) failed", s)
+		}
+	}
+	if _, ok := ParseTime("yesterday"); ok {
+		t.Error("ParseTime accepted nonsense")
+	}
+}
+
+func TestUnitsConvertToMilliseconds(t *testing.T) {
+	for _, tt := range []struct {
+		u    Unit
+		in   float64
+		want float64
+	}{{Nanoseconds, 2e6, 2}, {Microseconds, 1500, 1.5}, {Milliseconds, 3, 3}, {Seconds, 2, 2000}, {Unit{}, 4, 4}} {
+		if got := tt.u.ToMS(tt.in); got != tt.want {
+			t.Errorf("ToMS(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFloatRejectsWhatJSONCannotHold(t *testing.T) {
+	for _, v := range []any{json.Number("1e999"), json.Number("x"), nil, "1", true} {
+		if _, ok := Float(v); ok {
+			t.Errorf("Float(%v) accepted", v)
+		}
+	}
+	if f, ok := Float(json.Number("2.5")); !ok || f != 2.5 {
+		t.Errorf("Float(2.5) = %v, %v", f, ok)
+	}
+}

@@ -1,0 +1,59 @@
+package kerneltuner_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"testing"
+
+	"github.com/ktune/ktune/format/internal/formattest"
+	"github.com/ktune/ktune/format/kerneltuner"
+)
+
+// Seeds are cut from the real files in testdata.
+var fuzzSeeds = []string{
+	`{
+"device_name": "NVIDIA RTX A4000",
+"kernel_name": "vector_add",
+"problem_size": 100,
+"tune_params_keys": ["block_size_x"],
+"tune_params": {"block_size_x": [128, 192]},
+"cache": {
+"128": {"block_size_x": 128, "time": 0.04073600071881499, "times": [0.1268800050020218, 0.031072000041604042], "compile_time": 440.9545585513115, "verification_time": 0, "benchmark_time": 1.091592013835907, "strategy_time": 0, "framework_time": 0.8587837219238281, "timestamp": "2022-12-23 12:11:26.411558+00:00"},
+"192": {"block_size_x": 192, "time": "RuntimeFailedConfig", "compile_time": 436.15153804421425, "verification_time": 0, "benchmark_time": 1.0972395539283752, "strategy_time": 0, "framework_time": 1.6656816005706787}
+}
+}`,
+	`{"device_name": "NVIDIA RTX A4000", "kernel_name": "vector_add", "tune_params_keys": ["block_size_x", "test_string", "test_bool", "test_mixed"], "tune_params": {"block_size_x": [128], "test_string": ["alg_1", "alg_2"], "test_bool": [true, false], "test_mixed": ["test", 1, true, 2.45]}, "cache": {
+"128,alg_2,True,2.45": {"block_size_x": 128, "test_string": "alg_2", "test_bool": true, "test_mixed": 2.45, "time": 0.04073600071881499, "GFLOP/s": 12.5},`,
+	`{"problem_size": [4096, 4096], "tune_params_keys": ["a", "b"], "tune_params": {"a": [1, 2], "b": [0.5, 1.0]}, "objective": "GFLOP/s", "cache": {
+"1,0.5": {"a": 1, "b": 0.5, "time": 1e20, "__error__": "CompilationFailedConfig"},
+"2,1.0": {"a": 2, "b": 1.0, "time": NaN, "GFLOP/s": 3.5, "ktune_status": "timeout", "ktune_message": "x"}`,
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec, err := kerneltuner.Read(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			return
+		}
+		// Whatever reads must write, and read back the same.
+		var b bytes.Buffer
+		if err := kerneltuner.Write(&b, rec); err != nil {
+			t.Fatalf("Write of a recording Read accepted: %v", err)
+		}
+		back, err := kerneltuner.Read(&b, "fuzz.json")
+		if err != nil {
+			t.Fatalf("Read of what Write wrote: %v\n%s", err, b.String())
+		}
+		if d := formattest.Diff(rec, back); d != "" {
+			t.Fatalf("round trip differs:\n%s\n%s", d, b.String())
+		}
+	})
+}

@@ -1,0 +1,528 @@
+// Package kerneltuner reads and writes Kernel Tuner cache files: the JSON that Kernel
+// Tuner's tune_kernel(cache=...) appends every measured configuration to, plain or gzip,
+// closed or left open by an interrupted run.
+package kerneltuner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// Name is the format's registered name and the Recording.Format of what Read returns.
+const Name = "kerneltuner"
+
+func init() {
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read, Write: Write})
+}
+
+// Failure markers Kernel Tuner writes instead of a time, and the statuses they mean.
+const (
+	invalidConfig     = "InvalidConfig"
+	compilationFailed = "CompilationFailedConfig"
+	runtimeFailed     = "RuntimeFailedConfig"
+)
+
+// failureTime is the time older Kernel Tuner versions record for a failed configuration;
+// anything at least this large is a failure marker, not a measurement.
+const failureTime = 1e20
+
+var markerStatus = map[string]result.Status{
+	invalidConfig:     result.Restricted,
+	compilationFailed: result.CompileError,
+	runtimeFailed:     result.RuntimeError,
+}
+
+// Entry fields with a dedicated Evaluation field, in the order Write emits them.
+const (
+	fieldTime      = "time"
+	fieldTimes     = "times"
+	fieldCompile   = "compile_time"
+	fieldVerify    = "verification_time"
+	fieldBenchmark = "benchmark_time"
+	fieldFramework = "framework_time"
+	fieldTimestamp = "timestamp"
+	fieldError     = "__error__"
+	// ktune's own additions, for what Kernel Tuner cannot express; Kernel Tuner ignores them.
+	fieldStatus  = "ktune_status"
+	fieldMessage = "ktune_message"
+)
+
+// Sniff reports whether data looks like a Kernel Tuner cache: a top-level object with
+// tune_params_keys, or with cache and tune_params.
+func Sniff(data []byte) bool {
+	keys := jsonio.TopLevelKeys(data)
+	return jsonio.HasKeys(keys, "tune_params_keys") || jsonio.HasKeys(keys, "cache", "tune_params")
+}
+
+type entry struct {
+	key    string
+	fields map[string]any
+	offset int64 // decoder offset of the entry's key
+}
+
+type header struct {
+	device, kernel, problem, objective string
+	keys                               []string
+	haveKeys                           bool
+	params                             jsonio.Object
+	haveParams                         bool
+}
+
+// Read decodes a Kernel Tuner cache file (gzip detected by its magic bytes). An unclosed
+// file from an interrupted run is read up to its last complete entry, with a warning.
+func Read(r io.Reader, source string) (*result.Recording, error) {
+	in, err := jsonio.Load(r, source)
+	if err != nil {
+		return nil, err
+	}
+	var h header
+	entries, warning, err := parse(in, &h)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := build(in, &h, entries)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		rec.Warnings = append([]string{warning}, rec.Warnings...)
+	}
+	return rec, nil
+}
+
+// parse walks the top-level object, decoding the header fields and collecting the cache
+// entries; it returns a warning when the file was left open.
+func parse(in *jsonio.Input, h *header) ([]entry, string, error) {
+	dec := in.Decoder()
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return nil, "", in.Errorf(0, "empty file, not a Kernel Tuner cache")
+	}
+	if err != nil {
+		return nil, "", in.JSONError(err, off, "top level")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, "", in.Errorf(off, "want a JSON object at the top level, found %s", jsonio.Describe(tok))
+	}
+	var entries []entry
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, "", in.JSONError(err, off, "top level")
+		}
+		key, _ := tok.(string)
+		valOff := dec.InputOffset()
+		var derr error
+		switch key {
+		case "device_name":
+			h.device, derr = decodeString(dec)
+		case "kernel_name":
+			h.kernel, derr = decodeString(dec)
+		case "objective":
+			h.objective, derr = decodeString(dec)
+		case "problem_size":
+			h.problem, derr = decodeProblemSize(dec)
+		case "tune_params_keys":
+			derr = dec.Decode(&h.keys)
+			h.haveKeys = true
+		case "tune_params":
+			derr = dec.Decode(&h.params)
+			h.haveParams = true
+		case "cache":
+			var warning string
+			var closed bool
+			entries, warning, closed, derr = parseCache(in, dec, entries)
+			if derr == nil && !closed {
+				return entries, warning, nil
+			}
+		default:
+			derr = jsonio.Skip(dec)
+		}
+		if derr != nil {
+			if _, ok := derr.(*format.Error); ok {
+				return nil, "", derr
+			}
+			return nil, "", in.JSONError(derr, valOff, fmt.Sprintf("field %q", key))
+		}
+	}
+	off = dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, "", in.JSONError(err, off, "top level")
+	}
+	off = dec.InputOffset()
+	if tok, err := dec.Token(); err != io.EOF {
+		return nil, "", in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
+	}
+	return entries, "", nil
+}
+
+// parseCache reads the cache object entry by entry. When the input ends before the object
+// is closed (Kernel Tuner appends `"key": {...},` lines and closes the braces only when a
+// run ends normally), it keeps the complete entries and reports closed == false.
+func parseCache(in *jsonio.Input, dec *json.Decoder, entries []entry) (_ []entry, warning string, closed bool, err error) {
+	if err := jsonio.ExpectDelim(in, dec, '{', `field "cache"`); err != nil {
+		if jsonio.Truncated(err) {
+			return entries, openWarning(in, len(entries), dec.InputOffset()), false, nil
+		}
+		return nil, "", false, err
+	}
+	for {
+		good := dec.InputOffset() // end of the last complete entry
+		if !dec.More() {
+			break
+		}
+		tok, err := dec.Token()
+		if jsonio.Truncated(err) {
+			return entries, openWarning(in, len(entries), good), false, nil
+		}
+		if err != nil {
+			return nil, "", false, in.JSONError(err, good, "cache")
+		}
+		key, _ := tok.(string)
+		var fields map[string]any
+		err = dec.Decode(&fields)
+		if jsonio.Truncated(err) {
+			return entries, openWarning(in, len(entries), good), false, nil
+		}
+		if err != nil {
+			return nil, "", false, in.JSONError(err, good, fmt.Sprintf("cache entry %q", key))
+		}
+		if fields == nil {
+			return nil, "", false, in.Errorf(good, "cache entry %q is null, want an object", key)
+		}
+		entries = append(entries, entry{key: key, fields: fields, offset: in.ValueStart(good)})
+	}
+	good := dec.InputOffset()
+	_, err = dec.Token()
+	if jsonio.Truncated(err) {
+		return entries, openWarning(in, len(entries), good), false, nil
+	}
+	if err != nil {
+		return nil, "", false, in.JSONError(err, good, "cache")
+	}
+	return entries, "", true, nil
+}
+
+func openWarning(in *jsonio.Input, n int, good int64) string {
+	off, line, col := in.Pos(good)
+	rest := int64(len(in.Data)) - good
+	return fmt.Sprintf("%s: unclosed cache file (an interrupted Kernel Tuner run): read %d complete entries; stopped at byte %d (line %d, column %d), after the last complete entry, ignoring the %d bytes after it",
+		in.Source, n, off, line, col, rest)
+}
+
+func decodeString(dec *json.Decoder) (string, error) {
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return t, nil
+	}
+	return "", fmt.Errorf("is %s, want a string", jsonio.Describe(v))
+}
+
+// decodeProblemSize keeps the problem size as compact JSON ([4096,4096], 20000000); a
+// string is kept as its text unless that text would itself read as JSON, so that Write
+// can tell the two apart.
+func decodeProblemSize(dec *json.Decoder) (string, error) {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return "", err
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if json.Valid([]byte(s)) {
+			return compact(raw), nil
+		}
+		return s, nil
+	}
+	if string(raw) == "null" {
+		return "", nil
+	}
+	return compact(raw), nil
+}
+
+func compact(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// build turns the decoded header and entries into a recording.
+func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, error) {
+	rec := &result.Recording{
+		Format:      Name,
+		Source:      in.Source,
+		Device:      h.device,
+		Kernel:      h.kernel,
+		ProblemSize: h.problem,
+		Objective:   h.objective,
+	}
+	if rec.Objective == "" {
+		rec.Objective = fieldTime
+	}
+	rec.Maximize = higherIsBetter(rec.Objective)
+	names := h.keys
+	if !h.haveKeys {
+		if !h.haveParams {
+			return nil, in.Errorf(-1, "no tune_params_keys or tune_params: not a Kernel Tuner cache file")
+		}
+		for _, m := range h.params {
+			names = append(names, m.Key)
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, in.Errorf(-1, "tune_params_keys names %q twice", n)
+		}
+		seen[n] = true
+	}
+	derived := map[int]bool{} // parameters whose value lists come from the entries
+	rec.Params = make([]space.Param, len(names))
+	for i, n := range names {
+		rec.Params[i].Name = n
+		raw, ok := h.params.Get(n)
+		if !ok {
+			derived[i] = true
+			continue
+		}
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, in.Errorf(-1, "tune_params[%q] is %s, want an array of values", n, jsonio.Describe(raw))
+		}
+		for _, x := range list {
+			v, err := space.ValueOf(x)
+			if err != nil {
+				return nil, in.Errorf(-1, "tune_params[%q]: value %s: %v", n, jsonio.Describe(x), err)
+			}
+			rec.Params[i].Values = append(rec.Params[i].Values, v)
+		}
+	}
+	if len(derived) > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: tune_params lacks %d of the parameters; their values are taken from the entries", in.Source, len(derived)))
+	}
+
+	var badTime, unknownMarker, notInList int
+	index := map[string]int{}
+	for _, e := range entries {
+		ev, err := evaluation(in, rec, e, &badTime, &unknownMarker)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range ev.Config {
+			if derived[i] {
+				if rec.Params[i].Index(v) < 0 {
+					rec.Params[i].Values = append(rec.Params[i].Values, v)
+				}
+			} else if rec.Params[i].Index(v) < 0 {
+				notInList++
+			}
+		}
+		if j, dup := index[e.key]; dup {
+			// Python's json keeps the last of duplicate keys; so does Kernel Tuner.
+			rec.Evaluations[j] = ev
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: cache key %q appears more than once; the last entry wins", in.Source, e.key))
+			continue
+		}
+		index[e.key] = len(rec.Evaluations)
+		rec.Evaluations = append(rec.Evaluations, ev)
+	}
+	for i := range rec.Params {
+		if derived[i] {
+			sortValues(rec.Params[i].Values)
+		}
+	}
+	if badTime > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d entries have an unparsable timestamp; their time is left unknown", in.Source, badTime))
+	}
+	if unknownMarker > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d entries have no usable %q value; they are counted as runtime errors", in.Source, unknownMarker, rec.Objective))
+	}
+	if notInList > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d parameter values of entries are not in tune_params", in.Source, notInList))
+	}
+	return rec, nil
+}
+
+// evaluation converts one cache entry.
+func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unknownMarker *int) (result.Evaluation, error) {
+	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: math.NaN()}
+	entryErr := func(msg string, args ...any) error {
+		return in.Errorf(e.offset, "cache entry %q: %s", e.key, fmt.Sprintf(msg, args...))
+	}
+	parts := strings.Split(e.key, ",")
+	for i, p := range rec.Params {
+		raw, ok := e.fields[p.Name]
+		if !ok {
+			// Older caches may omit parameters from the entries; fall back on the key.
+			if len(parts) != len(rec.Params) {
+				return ev, entryErr("has no value for parameter %q and the key does not have one value per parameter", p.Name)
+			}
+			v, found := valueByString(p.Values, parts[i])
+			if !found {
+				return ev, entryErr("has no value for parameter %q and the key's %q is not one of its values", p.Name, parts[i])
+			}
+			ev.Config[i] = v
+			continue
+		}
+		v, err := space.ValueOf(raw)
+		if err != nil {
+			return ev, entryErr("parameter %q is %s, want a number, boolean or string", p.Name, jsonio.Describe(raw))
+		}
+		ev.Config[i] = v
+	}
+	if key := Key(ev.Config); key != e.key {
+		if len(parts) == len(ev.Config) {
+			for i, v := range ev.Config {
+				if parts[i] != v.String() {
+					return ev, entryErr("inconsistent with its key: the key says %s=%s but the entry has %s=%s", rec.Params[i].Name, parts[i], rec.Params[i].Name, v)
+				}
+			}
+		}
+		return ev, entryErr("inconsistent with its key: the entry's parameter values give the key %q", key)
+	}
+
+	ev.Status = result.OK
+	if s, ok := e.fields[fieldStatus].(string); ok {
+		if st, err := result.ParseStatus(s); err == nil && st != result.OK {
+			ev.Status = st
+		}
+	}
+	if ev.Status == result.OK {
+		ev.Status = failure(e.fields, rec.Objective)
+	}
+	if ev.Status == result.OK {
+		f, ok := jsonio.Float(e.fields[rec.Objective])
+		switch {
+		case !ok || !jsonio.Finite(f):
+			ev.Status = result.RuntimeError
+			*unknownMarker++
+		case f >= failureTime:
+			ev.Status = result.RuntimeError
+		default:
+			ev.Objective = f
+		}
+	}
+	if m, ok := e.fields[fieldMessage].(string); ok {
+		ev.Message = m
+	}
+	if list, ok := e.fields[fieldTimes].([]any); ok {
+		for _, x := range list {
+			if f, ok := jsonio.Float(x); ok {
+				ev.Samples = append(ev.Samples, f)
+			}
+		}
+	}
+	ev.CompileMS, _ = jsonio.Float(e.fields[fieldCompile])
+	ev.VerifyMS, _ = jsonio.Float(e.fields[fieldVerify])
+	ev.BenchmarkMS, _ = jsonio.Float(e.fields[fieldBenchmark])
+	ev.FrameworkMS, _ = jsonio.Float(e.fields[fieldFramework])
+	if s, ok := e.fields[fieldTimestamp].(string); ok {
+		if t, ok := jsonio.ParseTime(s); ok {
+			ev.Time = t
+		} else {
+			*badTime++
+		}
+	}
+	for k, x := range e.fields {
+		if reserved(k, rec) {
+			continue
+		}
+		if f, ok := jsonio.Float(x); ok {
+			if k == fieldTime && f >= failureTime {
+				continue // a failure marker, not a measurement
+			}
+			if ev.Metrics == nil {
+				ev.Metrics = map[string]float64{}
+			}
+			ev.Metrics[k] = f
+		}
+	}
+	return ev, nil
+}
+
+// failure returns the status an entry's failure markers give, or OK when it has none:
+// "__error__" first, then a marker string in the objective's field or in "time".
+func failure(fields map[string]any, objective string) result.Status {
+	for _, k := range []string{fieldError, objective, fieldTime} {
+		s, ok := fields[k].(string)
+		if !ok {
+			continue
+		}
+		if st, ok := markerStatus[s]; ok {
+			return st
+		}
+		if k == fieldError {
+			return result.RuntimeError
+		}
+	}
+	return result.OK
+}
+
+// reserved reports whether an entry field is not a metric: parameters, fields with their
+// own Evaluation field, and the objective (whose value is Objective).
+func reserved(k string, rec *result.Recording) bool {
+	switch k {
+	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldFramework,
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, rec.Objective:
+		return true
+	}
+	for _, p := range rec.Params {
+		if p.Name == k {
+			return true
+		}
+	}
+	return false
+}
+
+// higherIsBetter guesses the direction from the objective's name, since cache files do not
+// record it: rates (GFLOP/s, GB/s, GFLOPS/W) are maximised, times and energies minimised.
+func higherIsBetter(objective string) bool {
+	o := strings.ToLower(objective)
+	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
+		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
+}
+
+func valueByString(values []space.Value, s string) (space.Value, bool) {
+	for _, v := range values {
+		if v.String() == s {
+			return v, true
+		}
+	}
+	return space.Value{}, false
+}
+
+func sortValues(vs []space.Value) {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Less(vs[j]) })
+}
+
+// Key returns Kernel Tuner's cache key of a configuration: the values' Python str()
+// joined by commas.
+func Key(config []space.Value) string {
+	var b strings.Builder
+	for i, v := range config {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}

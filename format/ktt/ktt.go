@@ -1,0 +1,363 @@
+// Package ktt reads the JSON output of the Kernel Tuning Toolkit (KTT): tuning results
+// with each configuration's status, the durations and overheads of its kernel functions,
+// their compilation data and, when KTT profiled, hardware counters.
+package ktt
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// Name is the format's registered name and the Recording.Format of what Read returns.
+const Name = "ktt"
+
+func init() {
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read})
+}
+
+// statuses maps KTT's ResultStatus names.
+var statuses = map[string]result.Status{
+	"Ok":                   result.OK,
+	"CompilationFailed":    result.CompileError,
+	"ComputationFailed":    result.RuntimeError,
+	"ValidationFailed":     result.WrongAnswer,
+	"DeviceLimitsExceeded": result.DeviceLimit,
+}
+
+// timeUnits maps KTT's TimeUnit names.
+var timeUnits = map[string]jsonio.Unit{
+	"Nanoseconds":  jsonio.Nanoseconds,
+	"Microseconds": jsonio.Microseconds,
+	"Milliseconds": jsonio.Milliseconds,
+	"Seconds":      jsonio.Seconds,
+}
+
+// compilationMetrics renames KTT's CompilationData fields to ktune metric names.
+var compilationMetrics = map[string]string{
+	"RegistersCount":     "registers",
+	"LocalMemorySize":    "local_memory",
+	"PrivateMemorySize":  "private_memory",
+	"ConstantMemorySize": "constant_memory",
+	"MaxWorkGroupSize":   "max_work_group_size",
+}
+
+// Sniff reports whether data looks like KTT output: top-level Metadata and Results.
+func Sniff(data []byte) bool {
+	return jsonio.HasKeys(jsonio.TopLevelKeys(data), "Metadata", "Results")
+}
+
+type metadata struct {
+	ComputeAPI string `json:"ComputeApi"`
+	Device     string `json:"Device"`
+	KttVersion string `json:"KttVersion"`
+	Platform   string `json:"Platform"`
+	TimeUnit   string `json:"TimeUnit"`
+	Timestamp  string `json:"Timestamp"`
+}
+
+type pair struct {
+	Name      string `json:"Name"`
+	Value     any    `json:"Value"`
+	ValueType string `json:"ValueType"`
+}
+
+type counter struct {
+	Name  string `json:"Name"`
+	Type  string `json:"Type"`
+	Value any    `json:"Value"`
+}
+
+type computation struct {
+	KernelFunction      string         `json:"KernelFunction"`
+	Duration            *float64       `json:"Duration"`
+	Overhead            float64        `json:"Overhead"`
+	CompilationOverhead float64        `json:"CompilationOverhead"`
+	CompilationData     *jsonio.Object `json:"CompilationData"`
+	ProfilingData       *struct {
+		Counters []counter `json:"Counters"`
+	} `json:"ProfilingData"`
+	PowerUsage        *float64 `json:"PowerUsage"`
+	EnergyConsumption *float64 `json:"EnergyConsumption"`
+}
+
+type rawResult struct {
+	KernelName            string        `json:"KernelName"`
+	Status                string        `json:"Status"`
+	Configuration         []pair        `json:"Configuration"`
+	ComputationResults    []computation `json:"ComputationResults"`
+	DataMovementOverhead  float64       `json:"DataMovementOverhead"`
+	ValidationOverhead    float64       `json:"ValidationOverhead"`
+	SearcherOverhead      float64       `json:"SearcherOverhead"`
+	ProfilingRunsOverhead float64       `json:"ProfilingRunsOverhead"`
+	ProfilingOverhead     float64       `json:"ProfilingOverhead"`
+	ExtraDuration         float64       `json:"ExtraDuration"`
+	TotalDuration         *float64      `json:"TotalDuration"`
+	TotalOverhead         *float64      `json:"TotalOverhead"`
+	Timestamp             string        `json:"Timestamp"`
+	offset                int64
+}
+
+// Read decodes KTT's JSON output (gzip detected by its magic bytes). A result's objective
+// is the sum of its kernel functions' Durations in milliseconds. Parameters keep the order
+// of the first result's configuration; their value lists are the values seen, sorted.
+func Read(r io.Reader, source string) (*result.Recording, error) {
+	in, err := jsonio.Load(r, source)
+	if err != nil {
+		return nil, err
+	}
+	var meta *metadata
+	var metaOff int64
+	var results []rawResult
+	haveResults := false
+	dec := in.Decoder()
+	if err := jsonio.ExpectDelim(in, dec, '{', "top level"); err != nil {
+		return nil, err
+	}
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, in.JSONError(err, off, "top level")
+		}
+		key, _ := tok.(string)
+		off = dec.InputOffset()
+		switch key {
+		case "Metadata":
+			metaOff = in.ValueStart(off)
+			err = dec.Decode(&meta)
+		case "Results":
+			haveResults = true
+			results, err = decodeResults(in, dec)
+		default:
+			err = jsonio.Skip(dec)
+		}
+		if err != nil {
+			if _, ok := err.(*format.Error); ok {
+				return nil, err
+			}
+			return nil, in.JSONError(err, off, fmt.Sprintf("field %q", key))
+		}
+	}
+	off := dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, in.JSONError(err, off, "top level")
+	}
+	off = dec.InputOffset()
+	if tok, err := dec.Token(); err != io.EOF {
+		return nil, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
+	}
+	if meta == nil || !haveResults {
+		return nil, in.Errorf(-1, "no Metadata or no Results: not a KTT output file")
+	}
+	unit, ok := timeUnits[meta.TimeUnit]
+	if !ok {
+		return nil, in.Errorf(metaOff, "Metadata.TimeUnit %q is not one of Nanoseconds, Microseconds, Milliseconds, Seconds", meta.TimeUnit)
+	}
+	return build(in, meta, unit, results)
+}
+
+func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
+	if err := jsonio.ExpectDelim(in, dec, '[', `field "Results"`); err != nil {
+		return nil, err
+	}
+	var out []rawResult
+	for dec.More() {
+		off := dec.InputOffset()
+		var r rawResult
+		if err := dec.Decode(&r); err != nil {
+			return nil, in.JSONError(err, off, fmt.Sprintf("result %d", len(out)))
+		}
+		r.offset = in.ValueStart(off)
+		out = append(out, r)
+	}
+	off := dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, in.JSONError(err, off, `field "Results"`)
+	}
+	return out, nil
+}
+
+func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResult) (*result.Recording, error) {
+	rec := &result.Recording{
+		Format:    Name,
+		Source:    in.Source,
+		Device:    meta.Device,
+		Objective: "time",
+	}
+	if len(results) > 0 {
+		rec.Kernel = results[0].KernelName
+		for _, p := range results[0].Configuration {
+			rec.Params = append(rec.Params, space.Param{Name: p.Name})
+		}
+	}
+	index := make(map[string]int, len(rec.Params))
+	for i, p := range rec.Params {
+		if _, dup := index[p.Name]; dup {
+			return nil, in.Errorf(results[0].offset, "result 0: parameter %q appears twice", p.Name)
+		}
+		index[p.Name] = i
+	}
+	noKernels := 0
+	for i := range results {
+		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noKernels)
+		if err != nil {
+			return nil, err
+		}
+		for j, v := range ev.Config {
+			if rec.Params[j].Index(v) < 0 {
+				rec.Params[j].Values = append(rec.Params[j].Values, v)
+			}
+		}
+		rec.Evaluations = append(rec.Evaluations, ev)
+	}
+	for i := range rec.Params {
+		vs := rec.Params[i].Values
+		sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
+	}
+	if noKernels > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d Ok results have no kernel durations; their objective is TotalDuration", in.Source, noKernels))
+	}
+	return rec, nil
+}
+
+func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noKernels *int) (result.Evaluation, error) {
+	fail := func(msg string, args ...any) error {
+		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
+	}
+	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: math.NaN()}
+	if len(r.Configuration) != len(rec.Params) {
+		return ev, fail("has %d configuration parameters, the first result %d", len(r.Configuration), len(rec.Params))
+	}
+	for _, p := range r.Configuration {
+		j, ok := index[p.Name]
+		if !ok {
+			return ev, fail("parameter %q is not among the first result's", p.Name)
+		}
+		v, err := value(p)
+		if err != nil {
+			return ev, fail("parameter %q: %v", p.Name, err)
+		}
+		ev.Config[j] = v
+	}
+	status, ok := statuses[r.Status]
+	if !ok {
+		return ev, fail("Status %q is not one of Ok, CompilationFailed, ComputationFailed, ValidationFailed, DeviceLimitsExceeded", r.Status)
+	}
+	ev.Status = status
+
+	ms := unit.ToMS
+	prefix := func(c *computation) string {
+		if len(r.ComputationResults) > 1 {
+			return c.KernelFunction + "/"
+		}
+		return ""
+	}
+	sum, kernelOverhead := 0.0, 0.0
+	for k := range r.ComputationResults {
+		c := &r.ComputationResults[k]
+		if c.Duration == nil {
+			return ev, fail("computation result %d (%s) has no Duration", k, c.KernelFunction)
+		}
+		sum += *c.Duration
+		kernelOverhead += c.Overhead
+		ev.CompileMS += ms(c.CompilationOverhead)
+		pre := prefix(c)
+		if c.CompilationData != nil {
+			for _, m := range *c.CompilationData {
+				name := compilationMetrics[m.Key]
+				if name == "" {
+					name = m.Key
+				}
+				if f, ok := jsonio.Float(m.Value); ok {
+					setMetric(&ev, pre+name, f)
+				}
+			}
+		}
+		if c.ProfilingData != nil {
+			for _, ctr := range c.ProfilingData.Counters {
+				if f, ok := jsonio.Float(ctr.Value); ok {
+					setMetric(&ev, pre+ctr.Name, f)
+				}
+			}
+		}
+		if c.PowerUsage != nil {
+			setMetric(&ev, pre+"power", *c.PowerUsage)
+		}
+		if c.EnergyConsumption != nil {
+			setMetric(&ev, pre+"energy", *c.EnergyConsumption)
+		}
+	}
+	if status == result.OK {
+		switch {
+		case len(r.ComputationResults) > 0:
+			ev.Objective = ms(sum)
+		case r.TotalDuration != nil:
+			ev.Objective = ms(*r.TotalDuration)
+			*noKernels++
+		default:
+			return ev, fail("Status is Ok but there are no ComputationResults and no TotalDuration")
+		}
+		if !jsonio.Finite(ev.Objective) {
+			return ev, fail("duration %v is out of range", ev.Objective)
+		}
+	}
+	// The split follows KTT's own T4 writer: framework time is data movement, profiling
+	// and kernel launch overhead; the searcher's time is Kernel Tuner's strategy_time.
+	ev.VerifyMS = ms(r.ValidationOverhead)
+	ev.FrameworkMS = ms(r.DataMovementOverhead + r.ProfilingRunsOverhead + r.ProfilingOverhead + kernelOverhead)
+	if r.TotalDuration != nil {
+		ev.BenchmarkMS = ms(*r.TotalDuration)
+	}
+	setMetric(&ev, "strategy_time", ms(r.SearcherOverhead))
+	if r.ExtraDuration != 0 {
+		setMetric(&ev, "extra_duration", ms(r.ExtraDuration))
+	}
+	if r.TotalOverhead != nil {
+		setMetric(&ev, "total_overhead", ms(*r.TotalOverhead))
+	}
+	if r.Timestamp != "" {
+		if t, ok := jsonio.ParseTime(r.Timestamp); ok {
+			ev.Time = t
+		}
+	}
+	return ev, nil
+}
+
+// value converts a configuration pair, using ValueType to keep KTT's type: a Double whose
+// value happens to be integral stays a float, a Bool written as 0/1 becomes a boolean.
+func value(p pair) (space.Value, error) {
+	v, err := space.ValueOf(p.Value)
+	if err != nil {
+		return v, fmt.Errorf("value %s: %v", jsonio.Describe(p.Value), err)
+	}
+	switch strings.ToLower(p.ValueType) {
+	case "double", "float":
+		if v.Kind() == space.Int {
+			return space.FloatValue(float64(v.Int())), nil
+		}
+	case "bool":
+		if v.IsNumeric() {
+			return space.BoolValue(v.Bool()), nil
+		}
+	}
+	return v, nil
+}
+
+func setMetric(ev *result.Evaluation, name string, f float64) {
+	if !jsonio.Finite(f) {
+		return
+	}
+	if ev.Metrics == nil {
+		ev.Metrics = map[string]float64{}
+	}
+	ev.Metrics[name] = f
+}

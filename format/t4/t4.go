@@ -1,0 +1,453 @@
+// Package t4 reads and writes T4 results files, the auto-tuning community's shared
+// output format (schema_version 1.0.0, written by Kernel Tuner's store_output_file and by
+// KTT): a "results" array with each configuration's times, validity and measurements.
+package t4
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// Name is the format's registered name and the Recording.Format of what Read returns.
+const Name = "t4"
+
+// SchemaVersion is the T4 results schema version Write declares.
+const SchemaVersion = "1.0.0"
+
+func init() {
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read, Write: Write})
+}
+
+// invalidity values and the statuses they mean. "correct" is Kernel Tuner's value for a
+// valid configuration; the schema's enum lists it too.
+var invalidityStatus = map[string]result.Status{
+	"correct":     result.OK,
+	"compile":     result.CompileError,
+	"runtime":     result.RuntimeError,
+	"timeout":     result.Timeout,
+	"correctness": result.WrongAnswer,
+	"constraints": result.Restricted,
+}
+
+// Kernel Tuner's failure strings, which its T4 writer puts in the objective's measurement.
+var markerStatus = map[string]result.Status{
+	"InvalidConfig":           result.Restricted,
+	"CompilationFailedConfig": result.CompileError,
+	"RuntimeFailedConfig":     result.RuntimeError,
+}
+
+// timeUnits maps the spellings of "timeunit" and of measurement units (including Kernel
+// Tuner's "miliseconds").
+var timeUnits = map[string]jsonio.Unit{
+	"nanoseconds": jsonio.Nanoseconds, "ns": jsonio.Nanoseconds,
+	"microseconds": jsonio.Microseconds, "us": jsonio.Microseconds,
+	"milliseconds": jsonio.Milliseconds, "miliseconds": jsonio.Milliseconds, "ms": jsonio.Milliseconds,
+	"seconds": jsonio.Seconds, "s": jsonio.Seconds,
+}
+
+// Sniff reports whether data looks like a T4 results file: a top-level "results" member
+// next to "schema_version" or "metadata".
+func Sniff(data []byte) bool {
+	keys := jsonio.TopLevelKeys(data)
+	return jsonio.HasKeys(keys, "results") && (jsonio.HasKeys(keys, "schema_version") || jsonio.HasKeys(keys, "metadata"))
+}
+
+type measurement struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+type rawResult struct {
+	Timestamp     any            `json:"timestamp"`
+	Configuration *jsonio.Object `json:"configuration"`
+	Times         *jsonio.Object `json:"times"`
+	Invalidity    any            `json:"invalidity"`
+	Correctness   any            `json:"correctness"`
+	Measurements  []measurement  `json:"measurements"`
+	Objectives    []any          `json:"objectives"`
+	offset        int64          // decoder offset of the result, for errors
+}
+
+// metadata holds what Read uses of the free-form "metadata" object; fields of other types
+// than expected are ignored rather than rejected, since no schema constrains them.
+type metadata struct {
+	TimeUnit     string
+	Device       string
+	Kernel       string
+	ProblemSize  any
+	Objective    string
+	Maximize     bool
+	TuneParams   jsonio.Object // nil when absent
+	Restrictions []string
+}
+
+// decodeMetadata picks the known members out of the metadata object.
+func decodeMetadata(dec *json.Decoder, meta *metadata) error {
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			var s string
+			if json.Unmarshal(raw[k], &s) == nil && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	meta.TimeUnit = str("timeunit")
+	meta.Device = str("device", "device_name")
+	meta.Kernel = str("kernel", "kernel_name")
+	meta.Objective = str("objective")
+	_ = json.Unmarshal(raw["maximize"], &meta.Maximize)
+	if ps, ok := raw["problem_size"]; ok {
+		d := json.NewDecoder(bytes.NewReader(ps))
+		d.UseNumber()
+		_ = d.Decode(&meta.ProblemSize)
+	}
+	if tp, ok := raw["tune_params"]; ok {
+		if err := json.Unmarshal(tp, &meta.TuneParams); err != nil {
+			return fmt.Errorf("metadata.tune_params: %v", err)
+		}
+	}
+	var list []any
+	_ = json.Unmarshal(raw["restrictions"], &list)
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			meta.Restrictions = append(meta.Restrictions, s)
+		}
+	}
+	return nil
+}
+
+// Read decodes a T4 results file (gzip detected by its magic bytes). The parameters' value
+// lists come from metadata.tune_params when present (Write records them there) and are
+// otherwise derived from the values seen, sorted, in the first result's order.
+func Read(r io.Reader, source string) (*result.Recording, error) {
+	in, err := jsonio.Load(r, source)
+	if err != nil {
+		return nil, err
+	}
+	var meta metadata
+	var metaOff int64 = -1
+	var results []rawResult
+	haveResults := false
+	dec := in.Decoder()
+	if err := jsonio.ExpectDelim(in, dec, '{', "top level"); err != nil {
+		return nil, err
+	}
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, in.JSONError(err, off, "top level")
+		}
+		key, _ := tok.(string)
+		off = dec.InputOffset()
+		switch key {
+		case "metadata":
+			metaOff = off
+			err = decodeMetadata(dec, &meta)
+		case "results":
+			haveResults = true
+			results, err = decodeResults(in, dec)
+		case "schema_version":
+			var v any
+			if err = dec.Decode(&v); err == nil {
+				if s, ok := v.(string); !ok || !strings.HasPrefix(s, "1.") {
+					return nil, in.Errorf(off, "schema_version is %s, want a 1.x version", jsonio.Describe(v))
+				}
+			}
+		default:
+			err = jsonio.Skip(dec)
+		}
+		if err != nil {
+			if _, ok := err.(*format.Error); ok {
+				return nil, err
+			}
+			return nil, in.JSONError(err, off, fmt.Sprintf("field %q", key))
+		}
+	}
+	off := dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, in.JSONError(err, off, "top level")
+	}
+	off = dec.InputOffset()
+	if tok, err := dec.Token(); err != io.EOF {
+		return nil, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
+	}
+	if !haveResults {
+		return nil, in.Errorf(-1, "no results array: not a T4 results file")
+	}
+	return build(in, &meta, metaOff, results)
+}
+
+func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
+	if err := jsonio.ExpectDelim(in, dec, '[', `field "results"`); err != nil {
+		return nil, err
+	}
+	var out []rawResult
+	for dec.More() {
+		off := dec.InputOffset()
+		var r rawResult
+		if err := dec.Decode(&r); err != nil {
+			return nil, in.JSONError(err, off, fmt.Sprintf("result %d", len(out)))
+		}
+		r.offset = in.ValueStart(off)
+		out = append(out, r)
+	}
+	off := dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, in.JSONError(err, off, `field "results"`)
+	}
+	return out, nil
+}
+
+func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult) (*result.Recording, error) {
+	rec := &result.Recording{
+		Format:       Name,
+		Source:       in.Source,
+		Device:       meta.Device,
+		Kernel:       meta.Kernel,
+		Objective:    meta.Objective,
+		Maximize:     meta.Maximize,
+		Restrictions: meta.Restrictions,
+	}
+	if meta.ProblemSize != nil {
+		rec.ProblemSize = problemSize(meta.ProblemSize)
+	}
+	unit := jsonio.Milliseconds
+	if meta.TimeUnit != "" {
+		u, ok := timeUnits[strings.ToLower(meta.TimeUnit)]
+		if !ok {
+			return nil, in.Errorf(metaOff, "metadata.timeunit %q is not a known unit (nanoseconds, microseconds, milliseconds, seconds)", meta.TimeUnit)
+		}
+		unit = u
+	}
+	if rec.Objective == "" && len(results) > 0 && len(results[0].Objectives) > 0 {
+		rec.Objective, _ = results[0].Objectives[0].(string)
+	}
+	if rec.Objective == "" {
+		rec.Objective = "time"
+	}
+
+	// Parameters: recorded lists, or derived from the first result's names.
+	derived := meta.TuneParams == nil
+	if !derived {
+		for _, m := range meta.TuneParams {
+			p := space.Param{Name: m.Key}
+			list, ok := m.Value.([]any)
+			if !ok {
+				return nil, in.Errorf(metaOff, "metadata.tune_params[%q] is %s, want an array", m.Key, jsonio.Describe(m.Value))
+			}
+			for _, x := range list {
+				v, err := space.ValueOf(x)
+				if err != nil {
+					return nil, in.Errorf(metaOff, "metadata.tune_params[%q]: %v", m.Key, err)
+				}
+				p.Values = append(p.Values, v)
+			}
+			rec.Params = append(rec.Params, p)
+		}
+	} else if len(results) > 0 && results[0].Configuration != nil {
+		for _, m := range *results[0].Configuration {
+			rec.Params = append(rec.Params, space.Param{Name: m.Key})
+		}
+	}
+	index := make(map[string]int, len(rec.Params))
+	for i, p := range rec.Params {
+		if _, dup := index[p.Name]; dup {
+			return nil, in.Errorf(-1, "parameter %q appears twice", p.Name)
+		}
+		index[p.Name] = i
+	}
+
+	var added, noObjective int
+	for i := range results {
+		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noObjective)
+		if err != nil {
+			return nil, err
+		}
+		for j, v := range ev.Config {
+			if rec.Params[j].Index(v) < 0 {
+				rec.Params[j].Values = append(rec.Params[j].Values, v)
+				if !derived {
+					added++
+				}
+			}
+		}
+		rec.Evaluations = append(rec.Evaluations, ev)
+	}
+	if derived {
+		for i := range rec.Params {
+			vs := rec.Params[i].Values
+			sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
+		}
+	}
+	if added > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d configuration values are missing from metadata.tune_params; they were appended to the parameters' lists", in.Source, added))
+	}
+	if noObjective > 0 {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d results marked correct have no numeric %q measurement; they are counted as runtime errors", in.Source, noObjective, rec.Objective))
+	}
+	return rec, nil
+}
+
+func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noObjective *int) (result.Evaluation, error) {
+	fail := func(msg string, args ...any) error {
+		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
+	}
+	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: math.NaN()}
+	if r.Configuration == nil {
+		return ev, fail("no configuration")
+	}
+	set := make([]bool, len(rec.Params))
+	for _, m := range *r.Configuration {
+		j, ok := index[m.Key]
+		if !ok {
+			return ev, fail("configuration has parameter %q, which the first result (or metadata.tune_params) lacks", m.Key)
+		}
+		v, err := space.ValueOf(m.Value)
+		if err != nil {
+			return ev, fail("configuration value of %q is %s, want a number, boolean or string", m.Key, jsonio.Describe(m.Value))
+		}
+		ev.Config[j], set[j] = v, true
+	}
+	for j, ok := range set {
+		if !ok {
+			return ev, fail("configuration lacks parameter %q", rec.Params[j].Name)
+		}
+	}
+
+	inv, ok := r.Invalidity.(string)
+	if !ok {
+		return ev, fail("invalidity is %s, want one of correct, compile, runtime, timeout, correctness, constraints", jsonio.Describe(r.Invalidity))
+	}
+	status, ok := invalidityStatus[inv]
+	if !ok {
+		return ev, fail("invalidity %q is not one of correct, compile, runtime, timeout, correctness, constraints", inv)
+	}
+	if c, ok := jsonio.Float(r.Correctness); ok && c == 0 && status == result.OK {
+		status = result.WrongAnswer
+	}
+	ev.Status = status
+
+	// Times: Kernel Tuner and KTT write "compilation"; the schema says "compilation_time".
+	if r.Times != nil {
+		for _, m := range *r.Times {
+			if m.Key == "runtimes" {
+				list, _ := m.Value.([]any)
+				for _, x := range list {
+					if f, ok := jsonio.Float(x); ok && jsonio.Finite(unit.ToMS(f)) {
+						ev.Samples = append(ev.Samples, unit.ToMS(f))
+					}
+				}
+				continue
+			}
+			f, ok := jsonio.Float(m.Value)
+			if f = unit.ToMS(f); !ok || !jsonio.Finite(f) {
+				continue
+			}
+			switch m.Key {
+			case "compilation", "compilation_time":
+				ev.CompileMS = f
+			case "validation":
+				ev.VerifyMS = f
+			case "benchmark":
+				ev.BenchmarkMS = f
+			case "framework":
+				ev.FrameworkMS = f
+			case "search_algorithm":
+				setMetric(&ev, "strategy_time", f)
+			default:
+				setMetric(&ev, m.Key, f)
+			}
+		}
+	}
+
+	found := false
+	for _, m := range r.Measurements {
+		f, isNum := jsonio.Float(m.Value)
+		if m.Name == rec.Objective {
+			found = true
+			obj := measurementUnit(m, rec.Objective, unit).ToMS(f)
+			switch {
+			case ev.Status != result.OK:
+				// A failed result's measurement carries no objective.
+			case isNum && jsonio.Finite(obj):
+				ev.Objective = obj
+			default: // a failure string, null (a Python NaN), or a value out of range
+				ev.Status = result.RuntimeError
+				if st, ok := markerStatus[asString(m.Value)]; ok {
+					ev.Status = st
+				} else {
+					*noObjective++
+				}
+			}
+			continue
+		}
+		if g := measurementUnit(m, m.Name, unit).ToMS(f); isNum && jsonio.Finite(g) {
+			setMetric(&ev, m.Name, g)
+		}
+	}
+	if !found && ev.Status == result.OK {
+		ev.Status = result.RuntimeError
+		*noObjective++
+	}
+	if s, ok := r.Timestamp.(string); ok {
+		if t, ok := jsonio.ParseTime(s); ok {
+			ev.Time = t
+		}
+	}
+	return ev, nil
+}
+
+// measurementUnit returns the unit of a measurement: its own unit when
+// that is a time unit, the file's unit for a measurement called "time" without a unit,
+// and 1 (no conversion) for everything else.
+func measurementUnit(m measurement, name string, fileUnit jsonio.Unit) jsonio.Unit {
+	if u, ok := timeUnits[strings.ToLower(m.Unit)]; ok {
+		return u
+	}
+	if m.Unit == "" && name == "time" {
+		return fileUnit
+	}
+	return jsonio.Milliseconds
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func setMetric(ev *result.Evaluation, name string, f float64) {
+	if ev.Metrics == nil {
+		ev.Metrics = map[string]float64{}
+	}
+	ev.Metrics[name] = f
+}
+
+// problemSize keeps a string as is and anything else as compact JSON, like the Kernel
+// Tuner reader does.
+func problemSize(v any) string {
+	if s, ok := v.(string); ok && !json.Valid([]byte(s)) {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
