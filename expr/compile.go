@@ -238,13 +238,15 @@ func (t ctype) String() string {
 
 // cexpr is a compiled sub-expression: exactly one of the closures is set, by typ.
 type cexpr struct {
-	typ   ctype
-	num   func(*Env) float64
-	bl    func(*Env) bool
-	str   func(*Env) string
-	list  []cexpr
-	konst bool
-	kval  any // the constant's value when konst
+	typ     ctype
+	num     func(*Env) float64
+	bl      func(*Env) bool
+	str     func(*Env) string
+	list    []cexpr
+	konst   bool
+	kval    any  // the constant's value when konst
+	slot    int  // for a numeric parameter read directly: its slot
+	slotSet bool // whether slot is set
 }
 
 type compiler struct {
@@ -304,7 +306,7 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 		case space.Bool:
 			return cexpr{typ: cBool, bl: func(e *Env) bool { return e.Num[slot] != 0 }}, nil
 		}
-		return cexpr{typ: cNum, num: func(e *Env) float64 { return e.Num[slot] }}, nil
+		return cexpr{typ: cNum, num: func(e *Env) float64 { return e.Num[slot] }, slot: slot, slotSet: true}, nil
 	case *unary:
 		x, err := c.compile(t.x)
 		if err != nil {
@@ -516,6 +518,9 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 	}
 	// Numbers are float64 at run time: exact for integers below 2**53, and Python's
 	// ZeroDivisionError becomes NaN, which fails every comparison.
+	if f := fastArith(t.op, l, r); f != nil {
+		return cexpr{typ: cNum, num: f}, nil
+	}
 	var f func(*Env) float64
 	switch t.op {
 	case "+":
@@ -795,4 +800,92 @@ func (c *compiler) call(t *call) (cexpr, error) {
 		return cexpr{typ: cNum, num: f}, nil
 	}
 	return cexpr{}, c.errf(t, "unknown function %q (known: abs, min, max, int, float, round, bool)", t.fn)
+}
+
+// isSlot reports whether x reads a numeric parameter directly.
+func isSlot(x cexpr) bool { return x.typ == cNum && x.slotSet }
+
+// fastArith specialises + - * when an operand is a parameter or a constant, saving the
+// closure calls that would load them: restrictions are evaluated millions of times while a
+// space is built.
+func fastArith(op string, l, r cexpr) func(*Env) float64 {
+	if op != "+" && op != "-" && op != "*" {
+		return nil
+	}
+	ls, rs := isSlot(l), isSlot(r)
+	var lk, rk float64
+	if l.konst && l.typ == cNum {
+		lk = l.num(nil)
+	}
+	if r.konst && r.typ == cNum {
+		rk = r.num(nil)
+	}
+	a, b := l.slot, r.slot
+	lf, rf := l.num, r.num
+	switch {
+	case ls && rs:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return e.Num[a] + e.Num[b] }
+		case "-":
+			return func(e *Env) float64 { return e.Num[a] - e.Num[b] }
+		default:
+			return func(e *Env) float64 { return e.Num[a] * e.Num[b] }
+		}
+	case ls && r.konst && r.typ == cNum:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return e.Num[a] + rk }
+		case "-":
+			return func(e *Env) float64 { return e.Num[a] - rk }
+		default:
+			return func(e *Env) float64 { return e.Num[a] * rk }
+		}
+	case l.konst && l.typ == cNum && rs:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return lk + e.Num[b] }
+		case "-":
+			return func(e *Env) float64 { return lk - e.Num[b] }
+		default:
+			return func(e *Env) float64 { return lk * e.Num[b] }
+		}
+	case r.konst && r.typ == cNum && lf != nil:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return lf(e) + rk }
+		case "-":
+			return func(e *Env) float64 { return lf(e) - rk }
+		default:
+			return func(e *Env) float64 { return lf(e) * rk }
+		}
+	case l.konst && l.typ == cNum && rf != nil:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return lk + rf(e) }
+		case "-":
+			return func(e *Env) float64 { return lk - rf(e) }
+		default:
+			return func(e *Env) float64 { return lk * rf(e) }
+		}
+	case ls && rf != nil:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return e.Num[a] + rf(e) }
+		case "-":
+			return func(e *Env) float64 { return e.Num[a] - rf(e) }
+		default:
+			return func(e *Env) float64 { return e.Num[a] * rf(e) }
+		}
+	case rs && lf != nil:
+		switch op {
+		case "+":
+			return func(e *Env) float64 { return lf(e) + e.Num[b] }
+		case "-":
+			return func(e *Env) float64 { return lf(e) - e.Num[b] }
+		default:
+			return func(e *Env) float64 { return lf(e) * e.Num[b] }
+		}
+	}
+	return nil
 }
