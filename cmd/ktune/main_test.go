@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/result"
 )
 
 func ktune(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -177,4 +181,59 @@ func TestSimulateIsReproducibleAndIndependentOfWorkers(t *testing.T) {
 	if _, errOut, code := ktune(t, "simulate", convolution, "--strategy", "nosuch"); code != 2 || !strings.Contains(errOut, "unknown strategy") {
 		t.Fatalf("unknown strategy: %d %s", code, errOut)
 	}
+}
+
+// The acceptance check of the foundation issue, through the command line: the mean
+// fraction of optimum of `ktune simulate` with random sampling agrees, within sampling
+// error over 1,000 repeats, with the exact expectation for sampling without replacement.
+func TestSimulateRandomMatchesExactExpectation(t *testing.T) {
+	rec, err := openRecording(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok []float64
+	n := 0
+	for _, e := range rec.Evaluations {
+		if e.Status == result.Restricted { // not in the recorded space
+			continue
+		}
+		n++
+		if !e.Failed() {
+			ok = append(ok, e.Objective)
+		}
+	}
+	slices.Sort(ok)
+	const k = 20
+	// P(the best of k draws from n is the i-th best) = C(n-i, k-1) / C(n, k); failed
+	// configurations rank after every successful one and contribute 0.
+	lgC := func(a, b int) float64 {
+		x, _ := math.Lgamma(float64(a + 1))
+		y, _ := math.Lgamma(float64(b + 1))
+		z, _ := math.Lgamma(float64(a - b + 1))
+		return x - y - z
+	}
+	want := 0.0
+	for i, ti := range ok {
+		rank := i + 1
+		if n-rank < k-1 {
+			break
+		}
+		want += math.Exp(lgC(n-rank, k-1)-lgC(n, k)) * ok[0] / ti
+	}
+	out, errOut, code := ktune(t, "simulate", pnpoly, "--strategy", "random", "--budget", "20", "--repeats", "1000", "--seed", "11", "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var got struct {
+		Mean float64 `json:"mean_fraction_of_optimum"`
+		Std  float64 `json:"std_fraction_of_optimum"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	se := got.Std / math.Sqrt(1000)
+	if math.Abs(got.Mean-want) > 4*se {
+		t.Fatalf("mean fraction %.4f, exact expectation %.4f (standard error %.4f)", got.Mean, want, se)
+	}
+	t.Logf("mean %.4f, exact %.4f, se %.4f", got.Mean, want, se)
 }
