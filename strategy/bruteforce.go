@@ -22,7 +22,11 @@ func (bruteForce) Name() string { return "bruteforce" }
 func (bruteForce) Run(ctx context.Context, p Problem) error {
 	sp := p.Space()
 	var c space.Config
+	_, hints := p.(Hinter)
 	for i := range sp.Len() {
+		if hints && i+1 < sp.Len() {
+			hint(p, sp.At(i+1, nil))
+		}
 		c = sp.At(i, c)
 		if _, err := p.Evaluate(ctx, c); err != nil {
 			return stopped(err)

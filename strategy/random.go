@@ -23,9 +23,28 @@ func (random) Run(ctx context.Context, p Problem) error {
 	sp := p.Space()
 	perm := newLazyPermutation(sp.Len(), p.Remaining())
 	r := p.Rand()
+	// Draws are taken lookahead steps early, in the same order from the same generator,
+	// so the next configurations can be hinted for compilation without changing the run.
+	const lookahead = 2
+	var queue []int
+	for len(queue) < lookahead && perm.more() {
+		queue = append(queue, perm.next(r))
+	}
 	var c space.Config
-	for perm.more() {
-		c = sp.At(perm.next(r), c)
+	for len(queue) > 0 {
+		idx := queue[0]
+		queue = queue[1:]
+		if perm.more() {
+			queue = append(queue, perm.next(r))
+		}
+		if _, isHinter := p.(Hinter); isHinter {
+			up := make([]space.Config, 0, len(queue))
+			for _, q := range queue {
+				up = append(up, sp.At(q, nil))
+			}
+			hint(p, up...)
+		}
+		c = sp.At(idx, c)
 		if _, err := p.Evaluate(ctx, c); err != nil {
 			return stopped(err)
 		}

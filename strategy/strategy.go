@@ -56,6 +56,21 @@ type Problem interface {
 	Remaining() int
 }
 
+// Hinter is implemented by problems whose evaluator can prepare configurations ahead of
+// time, compiling them in parallel while the current one is measured. A strategy that knows
+// what it will evaluate next (random sampling, brute force, a population) tells it with
+// Hint; hints are advice and cost no budget.
+type Hinter interface {
+	Hint(upcoming ...space.Config)
+}
+
+// hint passes upcoming configurations to p when it takes hints.
+func hint(p Problem, upcoming ...space.Config) {
+	if h, ok := p.(Hinter); ok && len(upcoming) > 0 {
+		h.Hint(upcoming...)
+	}
+}
+
 // ErrStop is what Problem.Evaluate returns once the run must end: the budget is spent, the
 // time is up or a stop condition holds. A strategy returns when it sees it.
 var ErrStop = errors.New("stop searching: budget spent or stop condition reached")

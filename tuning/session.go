@@ -145,7 +145,7 @@ func (s *Session) Run(ctx context.Context) (Summary, error) {
 	if err := s.begin(); err != nil {
 		return s.Summary(), err
 	}
-	err := s.st.Run(ctx, &problem{s: s, eval: s.measure})
+	err := s.st.Run(ctx, s.problem(s.measure))
 	s.finish(err)
 	return s.Summary(), s.Err()
 }
@@ -385,6 +385,25 @@ func (s *Session) checkLocked() StopReason {
 
 // problem is the strategy's view of a session; eval makes a new evaluation either by
 // calling the evaluator (Run) or by handing the configuration to Ask (ask/tell).
+// problem returns what the strategy sees; it takes hints only when the evaluator does,
+// so strategies do not prepare hints nobody reads.
+func (s *Session) problem(eval func(ctx context.Context, idx int, c space.Config) (float64, error)) strategy.Problem {
+	p := &problem{s: s, eval: eval}
+	if h, ok := s.ev.(strategy.Hinter); ok {
+		return hintingProblem{p, h}
+	}
+	return p
+}
+
+// hintingProblem forwards a strategy's hints to the evaluator (a device pipeline that
+// compiles ahead).
+type hintingProblem struct {
+	*problem
+	h strategy.Hinter
+}
+
+func (p hintingProblem) Hint(upcoming ...space.Config) { p.h.Hint(upcoming...) }
+
 type problem struct {
 	s    *Session
 	eval func(ctx context.Context, idx int, c space.Config) (float64, error)
@@ -454,7 +473,7 @@ func (s *Session) Start(ctx context.Context) error {
 	go func() {
 		defer close(at.done)
 		defer cancel()
-		s.finish(runGuarded(ctx, s.st, &problem{s: s, eval: s.handover}))
+		s.finish(runGuarded(ctx, s.st, s.problem(s.handover)))
 	}()
 	return nil
 }
