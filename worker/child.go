@@ -1,0 +1,81 @@
+package worker
+
+import (
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// Measurer is what a child process does with configurations: the runner package
+// implements it on a real device.
+type Measurer interface {
+	// Evaluate compiles, runs, verifies and times c, calling compiled once compilation is
+	// over and the kernel is about to run.
+	Evaluate(ctx context.Context, c space.Config, compiled func()) result.Evaluation
+	// Compile only compiles c, so that a later Evaluate finds it in a compiler cache.
+	Compile(ctx context.Context, c space.Config) error
+}
+
+// ServeChild is the body of a worker process: it opens the measurer with open (on this
+// goroutine, locked to its OS thread, since device contexts may be bound to threads),
+// reports ready, then serves requests from file descriptor 3 and answers on file
+// descriptor 4 until the parent closes the pipe.
+func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
+	in := os.NewFile(3, "worker-requests")
+	out := os.NewFile(4, "worker-responses")
+	if in == nil || out == nil {
+		return errors.New("worker: not started by a ktune supervisor (file descriptors 3 and 4 are missing)")
+	}
+	return Serve(ctx, in, out, open)
+}
+
+// Serve is ServeChild over explicit streams.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measurer, error)) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	enc := gob.NewEncoder(out)
+	dec := gob.NewDecoder(in)
+	m, err := open()
+	if err != nil {
+		enc.Encode(response{Phase: phaseReady, Err: err.Error()})
+		return err
+	}
+	if err := enc.Encode(response{Phase: phaseReady}); err != nil {
+		return err
+	}
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("worker: reading request: %w", err)
+		}
+		switch req.Op {
+		case opEvaluate:
+			e := m.Evaluate(ctx, space.Config(req.Config), func() {
+				enc.Encode(response{ID: req.ID, Phase: phaseCompiled})
+			})
+			if err := enc.Encode(response{ID: req.ID, Phase: phaseDone, Eval: toWire(e)}); err != nil {
+				return err
+			}
+		case opCompile:
+			resp := response{ID: req.ID, Phase: phaseDone}
+			if err := m.Compile(ctx, space.Config(req.Config)); err != nil {
+				resp.Err = err.Error()
+			}
+			if err := enc.Encode(resp); err != nil {
+				return err
+			}
+		default:
+			enc.Encode(response{ID: req.ID, Phase: phaseDone, Err: "unknown operation " + req.Op})
+		}
+	}
+}

@@ -1,0 +1,73 @@
+// Package worker runs device work in a supervised child process, so that a kernel that
+// crashes its process (a segfault in C, a crash inside an OpenCL runtime, an illegal address
+// in CUDA) or hangs costs one configuration, not the tuning run.
+//
+// The parent (Supervisor) starts the child with a command line it is given (normally
+// `ktune worker ...`), sends it configurations and receives evaluations over two pipes
+// (file descriptors 3 and 4 in the child), so whatever the kernel prints on stdout or
+// stderr cannot corrupt the protocol. A child that dies or runs past its time limit is
+// killed, the configuration gets the status runtime_error or timeout, and a fresh child
+// serves the next one. A second child may compile upcoming configurations ahead of time
+// (a pipeline); it is paused while a kernel is being timed, so it never disturbs timing.
+package worker
+
+import (
+	"time"
+
+	"github.com/ktune/ktune/result"
+)
+
+// Operations a parent asks of a child.
+const (
+	opEvaluate = "evaluate"
+	opCompile  = "compile"
+)
+
+// Phases a child reports.
+const (
+	phaseReady    = "ready"    // the child loaded its spec and opened its device
+	phaseCompiled = "compiled" // compilation is over; the kernel is about to run
+	phaseDone     = "done"     // the evaluation is complete
+)
+
+type request struct {
+	ID     uint64
+	Op     string
+	Config []int
+}
+
+type response struct {
+	ID    uint64
+	Phase string
+	Eval  wireEval
+	Err   string // set when the child cannot serve at all (phaseReady) or broke on this request
+}
+
+// wireEval is result.Evaluation without the configuration values, which the parent knows.
+type wireEval struct {
+	Status                                    uint8
+	Objective                                 float64
+	Samples                                   []float64
+	Metrics                                   map[string]float64
+	CompileMS, VerifyMS, BenchmarkMS, FrameMS float64
+	Message                                   string
+	Time                                      int64
+}
+
+func toWire(e result.Evaluation) wireEval {
+	w := wireEval{Status: uint8(e.Status), Objective: e.Objective, Samples: e.Samples, Metrics: e.Metrics,
+		CompileMS: e.CompileMS, VerifyMS: e.VerifyMS, BenchmarkMS: e.BenchmarkMS, FrameMS: e.FrameworkMS, Message: e.Message}
+	if !e.Time.IsZero() {
+		w.Time = e.Time.UnixNano()
+	}
+	return w
+}
+
+func (w wireEval) evaluation() result.Evaluation {
+	e := result.Evaluation{Status: result.Status(w.Status), Objective: w.Objective, Samples: w.Samples, Metrics: w.Metrics,
+		CompileMS: w.CompileMS, VerifyMS: w.VerifyMS, BenchmarkMS: w.BenchmarkMS, FrameworkMS: w.FrameMS, Message: w.Message}
+	if w.Time != 0 {
+		e.Time = time.Unix(0, w.Time)
+	}
+	return e
+}

@@ -1,0 +1,433 @@
+package worker
+
+import (
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// Options configure a Supervisor.
+type Options struct {
+	// Command is the child's command line: the program and its arguments.
+	Command []string
+	// Env is added to the child's environment.
+	Env []string
+	// Timeout limits the run phase of one evaluation (after compilation): a kernel that
+	// runs longer is killed and gets the status timeout. 0 means no limit.
+	Timeout time.Duration
+	// CompileTimeout limits compilation (and start-up); 0 means 5 minutes.
+	CompileTimeout time.Duration
+	// Precompile starts a second child that compiles configurations passed to Hint ahead of
+	// time, paused while the first one times a kernel.
+	Precompile bool
+	// Log receives the children's lifecycle events.
+	Log *slog.Logger
+}
+
+// Supervisor evaluates configurations in a child process and replaces the child when it
+// dies or hangs. It implements tuning.Evaluator. Its methods are safe for one caller of
+// Evaluate at a time (plus Hint and Close from anywhere).
+type Supervisor struct {
+	opts    Options
+	log     *slog.Logger
+	mu      sync.Mutex // serialises Evaluate
+	main    *child
+	preMu   sync.Mutex // guards pre
+	pre     *child
+	hints   chan space.Config
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	nextID  uint64
+	Crashes int // children that died or were killed, for reporting
+}
+
+// ErrWorkerStart is returned when a child cannot start serving (its device cannot be
+// opened, its spec is broken): no configuration can be measured, so tuning must stop.
+var ErrWorkerStart = errors.New("worker could not start")
+
+// NewSupervisor returns a supervisor; the first child starts on the first Evaluate.
+func NewSupervisor(opts Options) *Supervisor {
+	if opts.CompileTimeout == 0 {
+		opts.CompileTimeout = 5 * time.Minute
+	}
+	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), hints: make(chan space.Config, 64)}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if opts.Precompile {
+		s.wg.Add(1)
+		go s.precompileLoop()
+	}
+	return s
+}
+
+// child is one worker process.
+type child struct {
+	cmd     *exec.Cmd
+	enc     *gob.Encoder
+	reqW    *os.File
+	resps   chan response
+	exited  chan struct{} // closed when the process has exited
+	waitErr error
+	output  *tail
+}
+
+// tail keeps the first and the last bytes a child printed, for crash reports: the first
+// lines name the fault (a runtime's "unexpected signal", an assertion), the last ones what
+// the kernel printed just before.
+type tail struct {
+	mu         sync.Mutex
+	head, last []byte
+}
+
+const tailKeep = 2048
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n := tailKeep - len(t.head); n > 0 {
+		t.head = append(t.head, p[:min(n, len(p))]...)
+	}
+	t.last = append(t.last, p...)
+	if len(t.last) > tailKeep {
+		t.last = append([]byte(nil), t.last[len(t.last)-tailKeep:]...)
+	}
+	return len(p), nil
+}
+
+// summary returns the first lines the child printed, which say what went wrong.
+func (t *tail) summary(lines int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(string(t.head), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+		if len(out) == lines {
+			break
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.last))
+}
+
+func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
+	if len(s.opts.Command) == 0 {
+		return nil, fmt.Errorf("%w: no worker command", ErrWorkerStart)
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, err
+	}
+	c := &child{resps: make(chan response, 4), exited: make(chan struct{}), output: &tail{}}
+	// Not CommandContext: the supervisor decides when a child dies, and kills its whole
+	// process group (compilers it started included).
+	cmd := exec.Command(s.opts.Command[0], s.opts.Command[1:]...)
+	cmd.Env = append(os.Environ(), s.opts.Env...)
+	cmd.ExtraFiles = []*os.File{reqR, respW}
+	cmd.Stdout, cmd.Stderr = c.output, c.output
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		reqR.Close()
+		reqW.Close()
+		respR.Close()
+		respW.Close()
+		return nil, fmt.Errorf("%w: %v", ErrWorkerStart, err)
+	}
+	reqR.Close()
+	respW.Close()
+	c.cmd, c.reqW, c.enc = cmd, reqW, gob.NewEncoder(reqW)
+	go func() {
+		dec := gob.NewDecoder(respR)
+		for {
+			var r response
+			if err := dec.Decode(&r); err != nil {
+				close(c.resps)
+				respR.Close()
+				return
+			}
+			c.resps <- r
+		}
+	}()
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	s.log.Debug("worker started", "role", role, "pid", cmd.Process.Pid)
+	timer := time.NewTimer(s.opts.CompileTimeout)
+	defer timer.Stop()
+	select {
+	case r, ok := <-c.resps:
+		if !ok {
+			<-c.exited
+			return nil, fmt.Errorf("%w: the worker exited (%v): %s", ErrWorkerStart, c.waitErr, c.output.summary(10))
+		}
+		if r.Err != "" {
+			c.kill()
+			return nil, fmt.Errorf("%w: %s", ErrWorkerStart, r.Err)
+		}
+	case <-timer.C:
+		c.kill()
+		return nil, fmt.Errorf("%w: no answer within %v", ErrWorkerStart, s.opts.CompileTimeout)
+	case <-ctx.Done():
+		c.kill()
+		return nil, ctx.Err()
+	}
+	return c, nil
+}
+
+func (c *child) kill() {
+	if c.cmd.Process != nil {
+		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	c.reqW.Close()
+	<-c.exited
+}
+
+func (c *child) signal(sig syscall.Signal) {
+	if c != nil && c.cmd.Process != nil {
+		syscall.Kill(-c.cmd.Process.Pid, sig)
+	}
+}
+
+// Evaluate measures c in the main child, starting or replacing it as needed. A crash or a
+// hang is a result (runtime_error, timeout), not an error; an error means no child can
+// serve (ErrWorkerStart) or ctx ended.
+func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.main == nil {
+		ch, err := s.start(ctx, "measure")
+		if err != nil {
+			return result.Evaluation{}, err
+		}
+		s.main = ch
+	}
+	ch := s.main
+	s.nextID++
+	id := s.nextID
+	start := time.Now()
+	if err := ch.enc.Encode(request{ID: id, Op: opEvaluate, Config: c}); err != nil {
+		return s.crashed(ch, start, "sending the configuration"), nil
+	}
+	timer := time.NewTimer(s.opts.CompileTimeout)
+	defer timer.Stop()
+	paused := false
+	defer func() {
+		if paused {
+			s.resumePrecompiler()
+		}
+	}()
+	running := false
+	for {
+		select {
+		case r, ok := <-ch.resps:
+			if !ok {
+				return s.crashed(ch, start, ""), nil
+			}
+			if r.ID != id {
+				continue
+			}
+			switch r.Phase {
+			case phaseCompiled:
+				// Time the kernel alone: hold the pre-compiler while it runs.
+				paused = s.pausePrecompiler()
+				running = true
+				if s.opts.Timeout > 0 {
+					timer.Reset(s.opts.Timeout)
+				} else {
+					timer.Stop()
+				}
+			case phaseDone:
+				if r.Err != "" {
+					return result.Evaluation{}, fmt.Errorf("worker: %s", r.Err)
+				}
+				return r.Eval.evaluation(), nil
+			}
+		case <-timer.C:
+			ch.kill()
+			s.main = nil
+			s.Crashes++
+			what, status := "compilation", result.CompileError
+			limit := s.opts.CompileTimeout
+			if running {
+				what, status, limit = "the kernel", result.Timeout, s.opts.Timeout
+			}
+			s.log.Info("worker killed after timeout", "phase", what, "limit", limit)
+			if status == result.CompileError {
+				status = result.Timeout
+			}
+			return result.Evaluation{Status: status, Objective: math.NaN(), Time: time.Now(),
+				FrameworkMS: ms(time.Since(start)),
+				Message:     fmt.Sprintf("%s ran past the time limit of %v and was killed", what, limit)}, nil
+		case <-ctx.Done():
+			ch.kill()
+			s.main = nil
+			return result.Evaluation{}, ctx.Err()
+		}
+	}
+}
+
+func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.Evaluation {
+	ch.reqW.Close()
+	select {
+	case <-ch.exited:
+	case <-time.After(5 * time.Second):
+		ch.kill()
+	}
+	s.main = nil
+	s.Crashes++
+	msg := "the worker process died"
+	if ch.waitErr != nil {
+		msg += " (" + ch.waitErr.Error() + ")"
+	}
+	if during != "" {
+		msg += " while " + during
+	}
+	if out := ch.output.summary(6); out != "" {
+		msg += ": " + out
+	}
+	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr)
+	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),
+		FrameworkMS: ms(time.Since(start)), Message: msg}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Hint offers configurations that will probably be evaluated soon to the pre-compiler.
+// It never blocks; hints beyond what the pre-compiler can take are dropped.
+func (s *Supervisor) Hint(cs ...space.Config) {
+	if !s.opts.Precompile {
+		return
+	}
+	for _, c := range cs {
+		select {
+		case s.hints <- c.Clone():
+		default:
+			return
+		}
+	}
+}
+
+func (s *Supervisor) pausePrecompiler() bool {
+	s.preMu.Lock()
+	defer s.preMu.Unlock()
+	if s.pre == nil {
+		return false
+	}
+	s.pre.signal(syscall.SIGSTOP)
+	return true
+}
+
+func (s *Supervisor) resumePrecompiler() {
+	s.preMu.Lock()
+	defer s.preMu.Unlock()
+	s.pre.signal(syscall.SIGCONT)
+}
+
+func (s *Supervisor) precompileLoop() {
+	defer s.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stop
+		cancel()
+	}()
+	var id uint64
+	for {
+		var c space.Config
+		select {
+		case <-s.stop:
+			return
+		case c = <-s.hints:
+		}
+		s.preMu.Lock()
+		if s.pre == nil {
+			ch, err := s.start(ctx, "precompile")
+			if err != nil {
+				s.preMu.Unlock()
+				s.log.Debug("pre-compiler unavailable", "error", err)
+				continue
+			}
+			s.pre = ch
+		}
+		ch := s.pre
+		s.preMu.Unlock()
+		id++
+		if err := ch.enc.Encode(request{ID: id, Op: opCompile, Config: c}); err != nil {
+			s.dropPrecompiler(ch)
+			continue
+		}
+		select {
+		case _, ok := <-ch.resps:
+			if !ok {
+				s.dropPrecompiler(ch)
+			}
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+func (s *Supervisor) dropPrecompiler(ch *child) {
+	s.preMu.Lock()
+	defer s.preMu.Unlock()
+	ch.signal(syscall.SIGCONT)
+	ch.kill()
+	if s.pre == ch {
+		s.pre = nil
+	}
+}
+
+// Close stops the children.
+func (s *Supervisor) Close() error {
+	select {
+	case <-s.stop:
+		return nil
+	default:
+	}
+	close(s.stop)
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range []*child{s.main, s.pre} {
+		if ch != nil {
+			ch.signal(syscall.SIGCONT)
+			ch.reqW.Close()
+			select {
+			case <-ch.exited:
+			case <-time.After(2 * time.Second):
+				ch.kill()
+			}
+		}
+	}
+	s.main, s.pre = nil, nil
+	return nil
+}
+
+var _ io.Writer = (*tail)(nil)
