@@ -19,6 +19,7 @@ import (
 // command is one ktune subcommand.
 type command struct {
 	name    string
+	hidden  bool // internal commands are left out of the command list
 	summary string
 	usage   string // the argument synopsis and a description, printed by --help
 	run     func(ctx context.Context, env *cliEnv, args []string) error
@@ -66,7 +67,9 @@ func printMainUsage(w io.Writer) {
 	sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
 	var b strings.Builder
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		if !c.hidden {
+			fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		}
 	}
 	fmt.Fprintf(w, mainUsage, b.String())
 }

@@ -293,6 +293,8 @@ func abbreviate(vs []string, n int) string {
 
 func humanBytes(n int) string {
 	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	case n >= 1<<10:

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ktune/ktune/device"
+)
+
+func init() {
+	register(&command{
+		name:    "devices",
+		summary: "list the device backends, whether each is available, and their devices",
+		usage: `[--json]
+
+Lists every backend ktune knows (OpenCL, host C, ...): whether it can be used on this
+machine and, if not, why and what to install; and for each device its index (for
+--device BACKEND:INDEX), name, platform, compute units and limits (maximum block /
+work-group size, local memory, global memory).`,
+		run: runDevices,
+	})
+}
+
+type backendReport struct {
+	Backend   string        `json:"backend"`
+	Languages []string      `json:"languages"`
+	Available bool          `json:"available"`
+	Reason    string        `json:"reason,omitempty"`
+	Devices   []device.Info `json:"devices,omitempty"`
+}
+
+func runDevices(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("devices")
+	fs := newFlags(env, c)
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(env, c, "no arguments expected")
+	}
+	var reports []backendReport
+	for _, b := range device.Backends() {
+		r := backendReport{Backend: b.Name(), Languages: b.Languages()}
+		devs, err := b.Devices()
+		if err != nil {
+			r.Reason = err.Error()
+		} else {
+			r.Available, r.Devices = len(devs) > 0, devs
+			if len(devs) == 0 {
+				r.Reason = "no devices found"
+			}
+		}
+		reports = append(reports, r)
+	}
+	if *jsonOut {
+		return writeJSON(env, reports)
+	}
+	w := env.stdout
+	for _, r := range reports {
+		state := "available"
+		if !r.Available {
+			state = "unavailable: " + r.Reason
+		}
+		fmt.Fprintf(w, "%s (languages: %v): %s\n", r.Backend, r.Languages, state)
+		for _, d := range r.Devices {
+			fmt.Fprintf(w, "  %s:%d  %s", r.Backend, d.Index, d.Name)
+			if d.Platform != "" {
+				fmt.Fprintf(w, " [%s]", d.Platform)
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintf(w, "      type %s, %d compute units", orDash(d.Type), d.ComputeUnits)
+			if d.ClockMHz > 0 {
+				fmt.Fprintf(w, " at %d MHz", d.ClockMHz)
+			}
+			fmt.Fprintln(w)
+			if d.MaxBlockSize > 0 {
+				fmt.Fprintf(w, "      max block size %d (per dimension %d x %d x %d), local memory %s\n",
+					d.MaxBlockSize, d.MaxBlockDims[0], d.MaxBlockDims[1], d.MaxBlockDims[2], humanBytes(int(d.LocalMemBytes)))
+			}
+			if d.GlobalMemBytes > 0 {
+				fmt.Fprintf(w, "      global memory %s, largest buffer %s\n", humanBytes(int(d.GlobalMemBytes)), humanBytes(int(d.MaxAllocBytes)))
+			}
+			if d.Version != "" || d.Driver != "" {
+				fmt.Fprintf(w, "      version %s, driver %s\n", orDash(d.Version), orDash(d.Driver))
+			}
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,521 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+	"github.com/ktune/ktune/worker"
+)
+
+func init() {
+	register(&command{
+		name:    "tune",
+		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
+		usage: `SPEC [--strategy NAME] [--budget N] [--time D] [--device BACKEND[:INDEX]] [--seed S]
+          [--db PATH] [--new] [--json]
+
+Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
+configuration is compiled, run once to warm up and verify its output against the reference,
+then timed over the spec's iterations. Device work runs in a supervised worker process: a
+configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
+Upcoming configurations are compiled ahead in a second worker, which is paused while a kernel
+is timed.
+
+Every evaluation is stored in the results database the moment it is measured. Running the
+same command again resumes an interrupted run (same spec, device, strategy, options and
+seed) without measuring finished configurations again; --new starts a fresh run.
+Progress (evaluated / budget, best so far, ETA) goes to standard error; the summary (best
+configuration, objective, speedup over the median configuration and over the spec's
+default_config) to standard output.`,
+		run: runTune,
+	})
+}
+
+func runTune(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("tune")
+	fs := newFlags(env, c)
+	name := fs.String("strategy", "random", "search strategy (see 'ktune help strategies')")
+	opts := optionList{}
+	fs.Var(opts, "option", "strategy option name=value (repeatable)")
+	budget := fs.Int("budget", 0, "unique configurations to evaluate (0: no limit unless --time)")
+	limit := fs.Duration("time", 0, "wall-clock time limit, e.g. 10m (0: none)")
+	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0 or c (default: the first available backend for the spec's language)")
+	seed := fs.Uint64("seed", 1, "seed of the strategy")
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
+	noPre := fs.Bool("no-precompile", false, "do not compile upcoming configurations ahead of time")
+	jsonOut := fs.Bool("json", false, "print the summary as JSON")
+	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
+	}
+	specPath, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	sp0, err := spec.Load(specPath)
+	if err != nil {
+		return err
+	}
+	sp, err := sp0.Space()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if _, err := strategy.New(*name, opts); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	backend, index, info, err := pickDevice(*devFlag, sp0.Kernel.Language)
+	if err != nil {
+		return err
+	}
+	if *budget == 0 && *limit == 0 && sp.Len() > 10000 {
+		return usageErr(env, c, "the space has %d configurations: give --budget or --time", sp.Len())
+	}
+
+	st, err := store.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	props, _ := json.Marshal(info)
+	devID, err := st.PutDevice(ctx, store.Device{Name: info.Name, Backend: backend, Properties: props})
+	if err != nil {
+		return err
+	}
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: sp0.Kernel.Name, Params: sp0.Parameters, Restrictions: sp0.Restrictions})
+	if err != nil {
+		return err
+	}
+	objective, maximize := sp0.Objective()
+	optJSON, _ := json.Marshal(opts)
+	hash, err := specHash(sp0)
+	if err != nil {
+		return err
+	}
+	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "budget": *budget,
+		"time_limit": limit.String(), "backend": backend, "device_index": index})
+	run, known, err := findOrCreateRun(ctx, st, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
+		ProblemSize: strings.Join(sp0.ProblemSize, ","), Source: specPath, Settings: settings}, hash, *fresh)
+	if err != nil {
+		return err
+	}
+	if len(known) > 0 {
+		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, len(known))
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	sup := worker.NewSupervisor(worker.Options{
+		Command:    []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
+		Timeout:    sp0.Timeout,
+		Precompile: !*noPre,
+		Log:        env.log,
+	})
+	defer sup.Close()
+	ev := &resumingEvaluator{inner: sup, sp: sp, known: known}
+	sink := &storeSink{st: st, run: run.ID, sp: sp, known: known, maximize: maximize}
+
+	// The baseline: the spec's default configuration, measured (or found) before the search.
+	var defaultEval *result.Evaluation
+	if sp0.Default != nil {
+		if dc, err := sp.ConfigOf(sp0.Default); err == nil && sp.Contains(dc) {
+			e, err := ev.Evaluate(ctx, dc)
+			if err != nil {
+				return finishInterrupted(ctx, st, run.ID, err)
+			}
+			if e.Config == nil {
+				e.Config = sp.Values(dc)
+			}
+			if err := sink.Record(ctx, e); err != nil {
+				return err
+			}
+			known[store.ConfigKey(e.Config)] = e
+			defaultEval = &e
+		} else {
+			env.log.Warn("default_config is not a valid configuration of the space; no baseline", "spec", specPath)
+		}
+	}
+
+	s, err := strategy.New(*name, opts)
+	if err != nil {
+		return err
+	}
+	topts := tuning.Options{Budget: *budget, TimeLimit: *limit, Maximize: maximize, Seed: *seed, Sink: sink, Logger: env.log}
+	var prog *progress
+	if *progressFlag || isTerminal(env.stderr) {
+		prog = newProgress(env.stderr, "evaluated")
+		total := *budget
+		if total == 0 || total > sp.Len() {
+			total = sp.Len()
+		}
+		topts.Progress = func(p tuning.Progress) {
+			prog.update(p.Evaluations, total, sink.bestLine(sp0, objective))
+		}
+	}
+	sess, err := tuning.New(sp, s, ev, topts)
+	if err != nil {
+		return err
+	}
+	sum, runErr := sess.Run(ctx)
+	if prog != nil {
+		prog.finish()
+	}
+	status := store.StatusFinished
+	if runErr != nil {
+		status = store.StatusInterrupted
+	}
+	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status); err != nil {
+		return err
+	}
+	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, sink, defaultEval, len(known), sup.Crashes)
+	if *jsonOut {
+		if err := writeJSON(env, rep); err != nil {
+			return err
+		}
+	} else {
+		printTuneReport(env, rep)
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	if errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", run.ID)
+		return runErr
+	}
+	return nil
+}
+
+func finishInterrupted(ctx context.Context, st store.Store, run int64, err error) error {
+	st.FinishRun(context.WithoutCancel(ctx), run, store.StatusInterrupted)
+	return err
+}
+
+// pickDevice resolves --device, or picks the first available backend for the language.
+func pickDevice(flag, language string) (string, int, device.Info, error) {
+	var cands []device.Backend
+	index := 0
+	if flag != "" {
+		name, idx, hasIdx := strings.Cut(flag, ":")
+		b, ok := device.Lookup(name)
+		if !ok {
+			var names []string
+			for _, b := range device.Backends() {
+				names = append(names, b.Name())
+			}
+			return "", 0, device.Info{}, fmt.Errorf("--device %q: unknown backend (have %s)", flag, strings.Join(names, ", "))
+		}
+		if hasIdx {
+			n, err := strconv.Atoi(idx)
+			if err != nil {
+				return "", 0, device.Info{}, fmt.Errorf("--device %q: the index must be a number", flag)
+			}
+			index = n
+		}
+		if !slices.Contains(b.Languages(), language) {
+			return "", 0, device.Info{}, fmt.Errorf("--device %q does not compile %s kernels (it compiles %v)", flag, language, b.Languages())
+		}
+		cands = []device.Backend{b}
+	} else {
+		cands = device.ForLanguage(language)
+		if len(cands) == 0 {
+			return "", 0, device.Info{}, fmt.Errorf("no backend compiles %s kernels in this build of ktune", language)
+		}
+	}
+	var reasons []string
+	for _, b := range cands {
+		devs, err := b.Devices()
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", b.Name(), err))
+			continue
+		}
+		if index >= len(devs) {
+			reasons = append(reasons, fmt.Sprintf("%s has %d devices, no index %d (see 'ktune devices')", b.Name(), len(devs), index))
+			continue
+		}
+		return b.Name(), index, devs[index], nil
+	}
+	return "", 0, device.Info{}, fmt.Errorf("no device can run this %s kernel:\n  %s", language, strings.Join(reasons, "\n  "))
+}
+
+// specHash identifies what a run measures: the spec file and its kernel sources. A resumed
+// run must measure the same thing.
+func specHash(s *spec.Spec) (string, error) {
+	h := sha256.New()
+	data, err := os.ReadFile(s.File)
+	if err != nil {
+		return "", err
+	}
+	h.Write(data)
+	h.Write([]byte(s.Kernel.Code))
+	if s.Verification != nil && s.Verification.Kernel != nil {
+		h.Write([]byte(s.Verification.Kernel.Code))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
+// options, seed and spec hash, or creates a new one.
+func findOrCreateRun(ctx context.Context, st store.Store, want store.RunInfo, hash string, fresh bool) (store.RunInfo, map[string]result.Evaluation, error) {
+	known := map[string]result.Evaluation{}
+	if !fresh {
+		runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
+		if err != nil {
+			return store.RunInfo{}, nil, err
+		}
+		for i := len(runs) - 1; i >= 0; i-- {
+			r := runs[i]
+			if r.Status == store.StatusFinished || r.Strategy != want.Strategy || r.Seed != want.Seed ||
+				!sameJSON(r.StrategyOptions, want.StrategyOptions) || settingsHash(r.Settings) != hash {
+				continue
+			}
+			evals, err := st.Evaluations(ctx, r.ID)
+			if err != nil {
+				return store.RunInfo{}, nil, err
+			}
+			for _, e := range evals {
+				known[store.ConfigKey(e.Config)] = e
+			}
+			if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
+				return store.RunInfo{}, nil, err
+			}
+			return r, known, nil
+		}
+	}
+	id, err := st.CreateRun(ctx, want)
+	if err != nil {
+		return store.RunInfo{}, nil, err
+	}
+	want.ID = id
+	return want, known, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	json.Unmarshal(a, &x)
+	json.Unmarshal(b, &y)
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+func settingsHash(raw json.RawMessage) string {
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	h, _ := m["spec_hash"].(string)
+	return h
+}
+
+// resumingEvaluator answers configurations the run measured before it was interrupted from
+// the store, and forwards the rest (and hints) to the device.
+type resumingEvaluator struct {
+	inner *worker.Supervisor
+	sp    *space.Space
+	known map[string]result.Evaluation
+}
+
+func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	vals := r.sp.Values(c)
+	if e, ok := r.known[store.ConfigKey(vals)]; ok {
+		return e, nil
+	}
+	e, err := r.inner.Evaluate(ctx, c)
+	e.Config = vals
+	return e, err
+}
+
+func (r *resumingEvaluator) Hint(cs ...space.Config) {
+	for _, c := range cs {
+		if _, ok := r.known[store.ConfigKey(r.sp.Values(c))]; !ok {
+			r.inner.Hint(c)
+		}
+	}
+}
+
+// storeSink commits each new evaluation to the store as soon as it is measured and keeps
+// the best for progress lines.
+type storeSink struct {
+	st       store.Store
+	run      int64
+	sp       *space.Space
+	known    map[string]result.Evaluation
+	maximize bool
+	best     *result.Evaluation
+	all      []result.Evaluation
+}
+
+func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
+	s.all = append(s.all, e)
+	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
+		b := e
+		s.best = &b
+	}
+	if _, old := s.known[store.ConfigKey(e.Config)]; old {
+		return nil
+	}
+	// Committed even when the run is being cancelled: it was measured.
+	return s.st.AddEvaluation(context.WithoutCancel(ctx), s.run, e)
+}
+
+func (s *storeSink) bestLine(sp0 *spec.Spec, objective string) string {
+	if s.best == nil {
+		return "no valid configuration yet"
+	}
+	line := fmt.Sprintf("best %s %s", formatObjective(s.best.Objective), unitOf(objective))
+	if c, err := s.sp.ConfigOf(s.best.Config); err == nil {
+		line += " at " + s.sp.Format(c)
+	}
+	return line
+}
+
+func unitOf(objective string) string {
+	if objective == "time" || objective == "" {
+		return "ms"
+	}
+	return objective
+}
+
+func formatObjective(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 5, 64)
+}
+
+type tuneReport struct {
+	Run              int64              `json:"run"`
+	Database         string             `json:"database"`
+	Kernel           string             `json:"kernel"`
+	Backend          string             `json:"backend"`
+	Device           string             `json:"device"`
+	Strategy         string             `json:"strategy"`
+	Seed             uint64             `json:"seed"`
+	Objective        string             `json:"objective"`
+	Maximize         bool               `json:"maximize"`
+	SpaceSize        int                `json:"space_size"`
+	Evaluations      int                `json:"evaluations"`
+	Resumed          int                `json:"resumed_from_store"`
+	Statuses         map[string]int     `json:"statuses"`
+	Best             map[string]any     `json:"best_configuration,omitempty"`
+	BestObjective    *float64           `json:"best_objective,omitempty"`
+	BestMetrics      map[string]float64 `json:"best_metrics,omitempty"`
+	MedianObjective  *float64           `json:"median_objective,omitempty"`
+	SpeedupOverMed   *float64           `json:"speedup_over_median,omitempty"`
+	DefaultObjective *float64           `json:"default_objective,omitempty"`
+	SpeedupOverDef   *float64           `json:"speedup_over_default,omitempty"`
+	Stop             string             `json:"stop"`
+	WallSeconds      float64            `json:"wall_seconds"`
+	WorkerRestarts   int                `json:"worker_restarts"`
+	bestText         string
+}
+
+func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
+	sink *storeSink, def *result.Evaluation, resumed, crashes int) tuneReport {
+	objective, maximize := s.Objective()
+	r := tuneReport{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
+		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: sum.Evaluations,
+		Resumed: resumed, Statuses: map[string]int{}, Stop: string(sum.Stop), WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
+	var ok []float64
+	for _, h := range sum.History {
+		r.Statuses[h.Evaluation.Status.String()]++
+		if !h.Evaluation.Failed() {
+			ok = append(ok, h.Evaluation.Objective)
+		}
+	}
+	if sum.Best != nil {
+		r.Best = map[string]any{}
+		for p, v := range sp.Values(sum.Best) {
+			r.Best[sp.Params()[p].Name] = v
+		}
+		best := sum.BestObjective
+		r.BestObjective = &best
+		r.bestText = sp.Format(sum.Best)
+		for _, h := range sum.History {
+			if slices.Equal(h.Config, sum.Best) {
+				r.BestMetrics = h.Evaluation.Metrics
+			}
+		}
+		speedup := func(other float64) *float64 {
+			v := other / best
+			if maximize {
+				v = best / other
+			}
+			return &v
+		}
+		if len(ok) > 0 {
+			slices.Sort(ok)
+			med := ok[len(ok)/2]
+			if len(ok)%2 == 0 {
+				med = (ok[len(ok)/2-1] + ok[len(ok)/2]) / 2
+			}
+			r.MedianObjective = &med
+			r.SpeedupOverMed = speedup(med)
+		}
+		if def != nil && !def.Failed() {
+			d := def.Objective
+			r.DefaultObjective = &d
+			r.SpeedupOverDef = speedup(d)
+		}
+	}
+	return r
+}
+
+func printTuneReport(env *cliEnv, r tuneReport) {
+	w := env.stdout
+	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated with %s (seed %d) in %.1f s; stopped: %s\n",
+		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, r.Strategy, r.Seed, r.WallSeconds, r.Stop)
+	var st []string
+	for k, v := range r.Statuses {
+		st = append(st, fmt.Sprintf("%s %d", k, v))
+	}
+	slices.Sort(st)
+	fmt.Fprintf(w, "statuses: %s", strings.Join(st, ", "))
+	if r.WorkerRestarts > 0 {
+		fmt.Fprintf(w, " (worker restarted %d times)", r.WorkerRestarts)
+	}
+	fmt.Fprintln(w)
+	if r.BestObjective == nil {
+		fmt.Fprintln(w, "no configuration ran and verified successfully")
+		return
+	}
+	fmt.Fprintf(w, "best %s: %s %s (verified)\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective))
+	fmt.Fprintf(w, "  configuration: %s\n", r.bestText)
+	var ms []string
+	for k, v := range r.BestMetrics {
+		ms = append(ms, fmt.Sprintf("%s %s", k, formatObjective(v)))
+	}
+	slices.Sort(ms)
+	if len(ms) > 0 {
+		fmt.Fprintf(w, "  metrics: %s\n", strings.Join(ms, ", "))
+	}
+	if r.SpeedupOverMed != nil {
+		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), unitOf(r.Objective))
+	}
+	if r.SpeedupOverDef != nil {
+		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), unitOf(r.Objective))
+	}
+	fmt.Fprintf(w, "results: run %d in %s (ktune export --run %d --format kerneltuner|t4)\n", r.Run, r.Database, r.Run)
+}

@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+)
+
+// computeReference produces the expected outputs once: from .npy files, from a reference
+// kernel, or from the tuned kernel itself at the reference configuration (the spec's
+// verification config, else its default_config, else the space's first configuration).
+func (r *Runner) computeReference(ctx context.Context) *reference {
+	v := r.spec.Verification
+	ref := &reference{outputs: map[int][]byte{}}
+	if len(v.NPY) > 0 {
+		for i, path := range v.NPY {
+			a, err := spec.ReadNPYFile(path)
+			if err != nil {
+				ref.err = fmt.Errorf("reference for %s: %w", r.spec.Arguments[i].Name, err)
+				return ref
+			}
+			ref.outputs[i] = a.Data
+		}
+		return ref
+	}
+	values := v.Config
+	if values == nil {
+		values = r.spec.Default
+	}
+	if values == nil {
+		values = r.sp.Values(r.sp.At(0, nil))
+	}
+	inst, err := r.spec.Instance(values)
+	if err != nil {
+		ref.err = fmt.Errorf("reference configuration: %w", err)
+		return ref
+	}
+	src := r.src
+	what := "the kernel at the reference configuration " + formatValues(r, values)
+	if rs, ok := r.spec.ReferenceSource(); ok {
+		src = rs
+		what = "the reference kernel " + rs.Kernel
+	}
+	src.Defines = inst.Defines
+	k, err := r.dev.Compile(ctx, src)
+	if err != nil {
+		var ce *device.CompileError
+		if errors.As(err, &ce) {
+			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(ce.Log, 4096))
+		}
+		ref.err = err
+		return ref
+	}
+	defer k.Release()
+	args, bufs, err := r.arguments(inst)
+	defer release(bufs)
+	if err != nil {
+		ref.err = err
+		return ref
+	}
+	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
+		ref.err = fmt.Errorf("running %s: %w", what, err)
+		return ref
+	}
+	for _, i := range v.Outputs {
+		out := make([]byte, inst.Args[i].Bytes)
+		if err := bufs[i].Read(out); err != nil {
+			ref.err = fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
+			return ref
+		}
+		ref.outputs[i] = out
+	}
+	return ref
+}
+
+func formatValues(r *Runner, values []space.Value) string {
+	c, err := r.sp.ConfigOf(values)
+	if err != nil {
+		return fmt.Sprint(values)
+	}
+	return r.sp.Format(c)
+}

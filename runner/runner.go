@@ -1,0 +1,367 @@
+// Package runner measures one configuration of a kernel spec on an opened device: it
+// compiles the kernel with the configuration's definitions, checks device limits, fills the
+// arguments, runs it once to warm up and verify its outputs against the reference, then
+// times the spec's iterations and derives the objective and metrics. Every outcome is a
+// result.Evaluation with a status; nothing a kernel does makes Evaluate fail.
+//
+// A Runner runs inside a worker process (package worker), on the goroutine that opened the
+// device.
+package runner
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+)
+
+// Runner measures configurations of one spec on one device.
+type Runner struct {
+	spec   *spec.Spec
+	sp     *space.Space
+	dev    device.Device
+	info   device.Info
+	src    device.Source
+	inputs map[[2]int][]byte // generated contents by (argument, length)
+	ref    *reference        // expected outputs, computed on first use
+}
+
+// reference holds the expected contents of the compared outputs.
+type reference struct {
+	outputs map[int][]byte // by argument index
+	err     error          // why there is no reference (then every configuration fails verification)
+}
+
+// New returns a runner of s's configurations (of space sp) on dev.
+func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
+	src := s.Source()
+	src.Params = s.KernelParams()
+	return &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Compile only compiles c, so that a later Evaluate of c finds it in the compiler's cache.
+func (r *Runner) Compile(ctx context.Context, c space.Config) error {
+	inst, err := r.spec.Instance(r.sp.Values(c))
+	if err != nil {
+		return err
+	}
+	if msg := r.limitViolation(inst); msg != "" {
+		return nil
+	}
+	src := r.src
+	src.Defines = inst.Defines
+	k, err := r.dev.Compile(ctx, src)
+	if err != nil {
+		return err
+	}
+	k.Release()
+	return nil
+}
+
+// Evaluate measures configuration c; compiled is called when compilation is over and the
+// kernel is about to run (the supervisor starts its run timer then).
+func (r *Runner) Evaluate(ctx context.Context, c space.Config, compiled func()) result.Evaluation {
+	start := time.Now()
+	values := r.sp.Values(c)
+	e := result.Evaluation{Config: values, Objective: math.NaN(), Time: start}
+	fail := func(st result.Status, msg string) result.Evaluation {
+		e.Status, e.Message = st, msg
+		e.FrameworkMS = max(ms(time.Since(start))-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
+		return e
+	}
+	inst, err := r.spec.Instance(values)
+	if err != nil {
+		return fail(result.RuntimeError, err.Error())
+	}
+	if msg := r.limitViolation(inst); msg != "" {
+		return fail(result.DeviceLimit, msg)
+	}
+	src := r.src
+	src.Defines = inst.Defines
+	t0 := time.Now()
+	k, err := r.dev.Compile(ctx, src)
+	e.CompileMS = ms(time.Since(t0))
+	if err != nil {
+		var ce *device.CompileError
+		if errors.As(err, &ce) {
+			return fail(result.CompileError, truncate(ce.Log, 8192))
+		}
+		return fail(result.CompileError, err.Error())
+	}
+	defer k.Release()
+	if compiled != nil {
+		compiled()
+	}
+	args, bufs, err := r.arguments(inst)
+	defer release(bufs)
+	if err != nil {
+		return fail(result.RuntimeError, err.Error())
+	}
+	// The first run warms up (code paths, caches, lazy allocation) and is the one verified.
+	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
+		return fail(classify(err), err.Error())
+	}
+	if r.spec.Verification != nil {
+		t := time.Now()
+		msg, err := r.verify(ctx, inst, bufs)
+		e.VerifyMS = ms(time.Since(t))
+		if err != nil {
+			return fail(result.RuntimeError, err.Error())
+		}
+		if msg != "" {
+			return fail(result.WrongAnswer, msg)
+		}
+	}
+	n := max(r.spec.Iterations, 1)
+	e.Samples = make([]float64, 0, n)
+	t := time.Now()
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return fail(result.RuntimeError, "cancelled: "+err.Error())
+		}
+		d, err := k.Run(ctx, inst.Launch, args)
+		if err != nil {
+			return fail(classify(err), err.Error())
+		}
+		e.Samples = append(e.Samples, ms(d))
+	}
+	e.BenchmarkMS = ms(time.Since(t))
+	timeMS := statistic(r.spec.Statistic, e.Samples)
+	metrics, err := r.spec.MetricValues(values, timeMS)
+	if err != nil {
+		return fail(result.RuntimeError, "metrics: "+err.Error())
+	}
+	if len(metrics) > 0 {
+		e.Metrics = metrics
+	}
+	e.Status = result.OK
+	e.Objective = timeMS
+	if name, _ := r.spec.Objective(); name != "time" && name != "" {
+		v, ok := metrics[name]
+		if !ok || math.IsNaN(v) {
+			return fail(result.RuntimeError, fmt.Sprintf("objective %q could not be computed", name))
+		}
+		e.Objective = v
+	}
+	e.FrameworkMS = max(ms(time.Since(start))-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
+	return e
+}
+
+// limitViolation reports a launch the device cannot run, before anything is compiled.
+func (r *Runner) limitViolation(inst *spec.Instance) string {
+	b := inst.Launch.Block
+	if r.info.MaxBlockSize > 0 && b.Count() > r.info.MaxBlockSize {
+		return fmt.Sprintf("block size %d x %d x %d = %d exceeds the device's maximum of %d", b[0], b[1], b[2], b.Count(), r.info.MaxBlockSize)
+	}
+	for d := range 3 {
+		if lim := r.info.MaxBlockDims[d]; lim > 0 && b[d] > lim {
+			return fmt.Sprintf("block size %d in dimension %c exceeds the device's maximum of %d", b[d], "xyz"[d], lim)
+		}
+	}
+	local := int64(inst.Launch.SharedBytes)
+	for _, a := range inst.Args {
+		if a.Kind == spec.ArgLocal {
+			local += int64(a.Bytes)
+		}
+	}
+	if r.info.LocalMemBytes > 0 && local > r.info.LocalMemBytes {
+		return fmt.Sprintf("%d bytes of local memory exceed the device's %d", local, r.info.LocalMemBytes)
+	}
+	return ""
+}
+
+func classify(err error) result.Status {
+	var le *device.LimitError
+	if errors.As(err, &le) {
+		return result.DeviceLimit
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.Timeout
+	}
+	return result.RuntimeError
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "\n... (truncated)"
+}
+
+func release(bufs []device.Buffer) {
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+}
+
+// input returns the generated contents of argument i at a length, generated once.
+func (r *Runner) input(i, length int) ([]byte, error) {
+	key := [2]int{i, length}
+	if b, ok := r.inputs[key]; ok {
+		return b, nil
+	}
+	b, err := r.spec.Generate(i, length)
+	if err != nil {
+		return nil, err
+	}
+	r.inputs[key] = b
+	return b, nil
+}
+
+// arguments allocates and fills the device buffers of an instance; bufs[i] is argument
+// i's buffer, nil for scalars and local memory.
+func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
+	args := make([]device.Arg, len(inst.Args))
+	bufs := make([]device.Buffer, len(inst.Args))
+	for i, a := range inst.Args {
+		switch a.Kind {
+		case spec.ArgScalar:
+			args[i] = device.Arg{Scalar: a.Scalar}
+		case spec.ArgLocal:
+			args[i] = device.Arg{Local: a.Bytes}
+		default:
+			data, err := r.input(i, a.Length)
+			if err != nil {
+				return nil, bufs, err
+			}
+			b, err := r.dev.Alloc(max(a.Bytes, 1))
+			if err != nil {
+				return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
+			}
+			bufs[i] = b
+			if err := b.Write(data); err != nil {
+				return nil, bufs, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
+			}
+			args[i] = device.Arg{Buffer: b}
+		}
+	}
+	return args, bufs, nil
+}
+
+func statistic(name string, samples []float64) float64 {
+	if len(samples) == 0 {
+		return math.NaN()
+	}
+	if name == "median" {
+		s := slices.Clone(samples)
+		slices.Sort(s)
+		if len(s)%2 == 1 {
+			return s[len(s)/2]
+		}
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	sum := 0.0
+	for _, v := range samples {
+		sum += v
+	}
+	return sum / float64(len(samples))
+}
+
+// verify compares the compared outputs after the warm-up run with the reference; it returns
+// a description of the first mismatches, or "".
+func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.Buffer) (string, error) {
+	if r.ref == nil {
+		r.ref = r.computeReference(ctx)
+	}
+	if r.ref.err != nil {
+		return "no reference to verify against: " + r.ref.err.Error(), nil
+	}
+	v := r.spec.Verification
+	var problems []string
+	for _, i := range v.Outputs {
+		a := inst.Args[i]
+		got := make([]byte, a.Bytes)
+		if err := bufs[i].Read(got); err != nil {
+			return "", fmt.Errorf("reading output %s: %w", a.Name, err)
+		}
+		want, ok := r.ref.outputs[i]
+		if !ok {
+			continue
+		}
+		if msg := compare(a, got, want, v.Atol, v.Rtol); msg != "" {
+			problems = append(problems, msg)
+		}
+	}
+	return strings.Join(problems, "; "), nil
+}
+
+// compare checks got against want element by element: floats within atol + rtol*|want|
+// (NaN never passes), integers exactly.
+func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("output %s has %d bytes, the reference %d", a.Name, len(got), len(want))
+	}
+	size := elemSize(a.Type)
+	n := len(got) / max(size, 1)
+	bad, first := 0, -1
+	var g0, w0 float64
+	for k := 0; k < n; k++ {
+		var g, w float64
+		ok := true
+		switch a.Type {
+		case "float32":
+			g = float64(math.Float32frombits(binary.LittleEndian.Uint32(got[4*k:])))
+			w = float64(math.Float32frombits(binary.LittleEndian.Uint32(want[4*k:])))
+			ok = closeEnough(g, w, atol, rtol)
+		case "float64":
+			g = math.Float64frombits(binary.LittleEndian.Uint64(got[8*k:]))
+			w = math.Float64frombits(binary.LittleEndian.Uint64(want[8*k:]))
+			ok = closeEnough(g, w, atol, rtol)
+		default:
+			gb, wb := got[size*k:size*(k+1)], want[size*k:size*(k+1)]
+			ok = string(gb) == string(wb)
+			g, w = intValue(gb), intValue(wb)
+		}
+		if !ok {
+			if bad == 0 {
+				first, g0, w0 = k, g, w
+			}
+			bad++
+		}
+	}
+	if bad == 0 {
+		return ""
+	}
+	return fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g0, w0)
+}
+
+func closeEnough(g, w, atol, rtol float64) bool {
+	if math.IsNaN(g) || math.IsNaN(w) {
+		return false
+	}
+	return math.Abs(g-w) <= atol+rtol*math.Abs(w)
+}
+
+func intValue(b []byte) float64 {
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	return float64(u)
+}
+
+func elemSize(t string) int {
+	switch t {
+	case "int8", "uint8", "char", "bool":
+		return 1
+	case "int16", "uint16", "float16":
+		return 2
+	case "int32", "uint32", "float32":
+		return 4
+	}
+	return 8
+}
