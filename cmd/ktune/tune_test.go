@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
+)
+
+// TestMain lets the test binary serve as ktune itself: as the worker process `ktune tune`
+// starts (os.Executable() is the test binary), and as a whole ktune process for tests
+// that kill it.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" || os.Getenv("KTUNE_TEST_AS_MAIN") == "1" {
+		ctx := context.Background()
+		os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func needBackend(t *testing.T, name string) {
+	t.Helper()
+	b, ok := device.Lookup(name)
+	if !ok {
+		t.Skipf("backend %s is not built in", name)
+	}
+	if _, err := b.Devices(); err != nil {
+		t.Skipf("backend %s unavailable: %v", name, err)
+	}
+}
+
+// statusesByConfig reads a run's evaluations back from the store.
+func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Status {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]result.Status{}
+	for _, e := range evals {
+		out[store.ConfigKey(e.Config)] = e.Status
+	}
+	return out
+}
+
+func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
+	tests := []struct {
+		backend, spec string
+		want          map[string]result.Status // by configuration key
+	}{
+		{"c", "faulty_c.yaml", map[string]result.Status{
+			"0,0": result.OK, "1,0": result.CompileError, "2,0": result.WrongAnswer,
+			"3,0": result.RuntimeError, "4,0": result.Timeout,
+			"0,1": result.OK, "1,1": result.CompileError, "2,1": result.WrongAnswer,
+			"3,1": result.RuntimeError, "4,1": result.Timeout,
+		}},
+		{"opencl", "faulty_opencl.yaml", map[string]result.Status{
+			"0,64": result.OK, "1,64": result.CompileError, "2,64": result.WrongAnswer, "3,64": result.Timeout,
+			"0,65536": result.DeviceLimit, "1,65536": result.DeviceLimit, "2,65536": result.DeviceLimit, "3,65536": result.DeviceLimit,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.backend, func(t *testing.T) {
+			needBackend(t, tt.backend)
+			db := filepath.Join(t.TempDir(), "ktune.db")
+			out, errOut, code := ktune(t, "tune", "../../testdata/faulty/"+tt.spec, "--strategy", "bruteforce", "--db", db, "--json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var rep tuneReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Stop != "space exhausted" || rep.Evaluations != len(tt.want) {
+				t.Fatalf("stopped %q after %d evaluations", rep.Stop, rep.Evaluations)
+			}
+			got := statusesByConfig(t, db, rep.Run)
+			for key, want := range tt.want {
+				if got[key] != want {
+					t.Errorf("configuration %s: status %v, want %v", key, got[key], want)
+				}
+			}
+		})
+	}
+}
+
+func TestKilledTuningResumesWithoutLosingOrRepeatingWork(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ktune.db")
+	specPath, err := filepath.Abs("../../testdata/faulty/slow_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"tune", specPath, "--strategy", "random", "--seed", "3", "--db", db}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until some configurations are committed, then kill the tuner without warning.
+	deadline := time.Now().Add(60 * time.Second)
+	var before map[string]result.Evaluation
+	for time.Now().Before(deadline) {
+		time.Sleep(150 * time.Millisecond)
+		before = evaluationsOf(t, db)
+		if len(before) >= 3 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if len(before) < 3 {
+		t.Fatalf("only %d evaluations were committed before the deadline", len(before))
+	}
+	before = evaluationsOf(t, db) // what the killed run left
+	out, errOut, code := ktune(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "resuming run 1") {
+		t.Fatalf("the rerun did not resume: %s", errOut)
+	}
+	var rep tuneReport
+	json.Unmarshal([]byte(out), &rep)
+	st, _ := store.Open(context.Background(), db)
+	defer st.Close()
+	evals, _ := st.Evaluations(context.Background(), 1)
+	seen := map[string]int{}
+	for _, e := range evals {
+		seen[store.ConfigKey(e.Config)]++
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("configuration %s measured %d times", k, n)
+		}
+	}
+	if len(seen) != rep.SpaceSize {
+		t.Errorf("%d configurations measured, the space has %d", len(seen), rep.SpaceSize)
+	}
+	for k, e := range before {
+		var kept *result.Evaluation
+		for i := range evals {
+			if store.ConfigKey(evals[i].Config) == k {
+				kept = &evals[i]
+			}
+		}
+		if kept == nil || !slices.Equal(kept.Samples, e.Samples) {
+			t.Errorf("configuration %s measured before the kill was lost or changed", k)
+		}
+	}
+	if rep.Resumed != len(before) {
+		t.Errorf("resumed %d, want %d", rep.Resumed, len(before))
+	}
+}
+
+func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
+	t.Helper()
+	if _, err := os.Stat(db); err != nil {
+		return nil
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), 1)
+	if err != nil {
+		return nil
+	}
+	out := map[string]result.Evaluation{}
+	for _, e := range evals {
+		out[store.ConfigKey(e.Config)] = e
+	}
+	return out
+}
