@@ -57,7 +57,6 @@ func (r *Runner) computeReference(ctx context.Context) *reference {
 	}
 	defer k.Release()
 	args, bufs, err := r.arguments(inst)
-	defer release(bufs)
 	if err != nil {
 		ref.err = err
 		return ref

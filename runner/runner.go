@@ -31,8 +31,9 @@ type Runner struct {
 	dev    device.Device
 	info   device.Info
 	src    device.Source
-	inputs map[[2]int][]byte // generated contents by (argument, length)
-	ref    *reference        // expected outputs, computed on first use
+	inputs map[[2]int][]byte        // generated contents by (argument, length)
+	bufs   map[[2]int]device.Buffer // device buffers by (argument, bytes), kept between evaluations
+	ref    *reference               // expected outputs, computed on first use
 }
 
 // reference holds the expected contents of the compared outputs.
@@ -45,7 +46,7 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	return &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}}
+	return &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{}}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -104,7 +105,6 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, compiled func()) 
 		compiled()
 	}
 	args, bufs, err := r.arguments(inst)
-	defer release(bufs)
 	if err != nil {
 		return fail(result.RuntimeError, err.Error())
 	}
@@ -200,14 +200,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "\n... (truncated)"
 }
 
-func release(bufs []device.Buffer) {
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-}
-
 // input returns the generated contents of argument i at a length, generated once.
 func (r *Runner) input(i, length int) ([]byte, error) {
 	key := [2]int{i, length}
@@ -222,8 +214,11 @@ func (r *Runner) input(i, length int) ([]byte, error) {
 	return b, nil
 }
 
-// arguments allocates and fills the device buffers of an instance; bufs[i] is argument
-// i's buffer, nil for scalars and local memory.
+// arguments returns the kernel arguments of an instance; bufs[i] is argument i's buffer,
+// nil for scalars and local memory. Device buffers live as long as the runner: an input is
+// copied to the device once, and an output is reset to its initial contents before every
+// evaluation, so a kernel that writes nothing cannot pass verification with what the
+// previous configuration left there.
 func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
 	args := make([]device.Arg, len(inst.Args))
 	bufs := make([]device.Buffer, len(inst.Args))
@@ -238,18 +233,32 @@ func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, 
 			if err != nil {
 				return nil, bufs, err
 			}
-			b, err := r.dev.Alloc(max(a.Bytes, 1))
-			if err != nil {
-				return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
+			key := [2]int{i, a.Bytes}
+			b, have := r.bufs[key]
+			if !have {
+				if b, err = r.dev.Alloc(max(a.Bytes, 1)); err != nil {
+					return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
+				}
+				r.bufs[key] = b
+			}
+			if !have || a.Output {
+				if err := b.Write(data); err != nil {
+					return nil, bufs, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
+				}
 			}
 			bufs[i] = b
-			if err := b.Write(data); err != nil {
-				return nil, bufs, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
-			}
 			args[i] = device.Arg{Buffer: b}
 		}
 	}
 	return args, bufs, nil
+}
+
+// Close releases the device buffers the runner keeps.
+func (r *Runner) Close() {
+	for k, b := range r.bufs {
+		b.Release()
+		delete(r.bufs, k)
+	}
 }
 
 func statistic(name string, samples []float64) float64 {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -342,8 +343,13 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 	if e, ok := r.known[store.ConfigKey(vals)]; ok {
 		return e, nil
 	}
+	start := time.Now()
 	e, err := r.inner.Evaluate(ctx, c)
 	e.Config = vals
+	// The framework overhead as the tuner sees it: everything but compiling, verifying and
+	// running the kernel (process hand-over, argument set-up, copies).
+	wall := float64(time.Since(start).Nanoseconds()) / 1e6
+	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
 }
 
@@ -406,30 +412,35 @@ func formatObjective(v float64) string {
 }
 
 type tuneReport struct {
-	Run              int64              `json:"run"`
-	Database         string             `json:"database"`
-	Kernel           string             `json:"kernel"`
-	Backend          string             `json:"backend"`
-	Device           string             `json:"device"`
-	Strategy         string             `json:"strategy"`
-	Seed             uint64             `json:"seed"`
-	Objective        string             `json:"objective"`
-	Maximize         bool               `json:"maximize"`
-	SpaceSize        int                `json:"space_size"`
-	Evaluations      int                `json:"evaluations"`
-	Resumed          int                `json:"resumed_from_store"`
-	Statuses         map[string]int     `json:"statuses"`
-	Best             map[string]any     `json:"best_configuration,omitempty"`
-	BestObjective    *float64           `json:"best_objective,omitempty"`
-	BestMetrics      map[string]float64 `json:"best_metrics,omitempty"`
-	MedianObjective  *float64           `json:"median_objective,omitempty"`
-	SpeedupOverMed   *float64           `json:"speedup_over_median,omitempty"`
-	DefaultObjective *float64           `json:"default_objective,omitempty"`
-	SpeedupOverDef   *float64           `json:"speedup_over_default,omitempty"`
-	Stop             string             `json:"stop"`
-	WallSeconds      float64            `json:"wall_seconds"`
-	WorkerRestarts   int                `json:"worker_restarts"`
-	bestText         string
+	Run               int64              `json:"run"`
+	Database          string             `json:"database"`
+	Kernel            string             `json:"kernel"`
+	Backend           string             `json:"backend"`
+	Device            string             `json:"device"`
+	Strategy          string             `json:"strategy"`
+	Seed              uint64             `json:"seed"`
+	Objective         string             `json:"objective"`
+	Maximize          bool               `json:"maximize"`
+	SpaceSize         int                `json:"space_size"`
+	Evaluations       int                `json:"evaluations"`
+	Resumed           int                `json:"resumed_from_store"`
+	Statuses          map[string]int     `json:"statuses"`
+	Best              map[string]any     `json:"best_configuration,omitempty"`
+	BestObjective     *float64           `json:"best_objective,omitempty"`
+	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
+	MedianObjective   *float64           `json:"median_objective,omitempty"`
+	SpeedupOverMed    *float64           `json:"speedup_over_median,omitempty"`
+	DefaultObjective  *float64           `json:"default_objective,omitempty"`
+	SpeedupOverDef    *float64           `json:"speedup_over_default,omitempty"`
+	Stop              string             `json:"stop"`
+	WallSeconds       float64            `json:"wall_seconds"`
+	WorkerRestarts    int                `json:"worker_restarts"`
+	MeanCompileMS     float64            `json:"mean_compile_ms"`   // over evaluations measured in this session
+	MeanVerifyMS      float64            `json:"mean_verify_ms"`    // likewise
+	MeanFrameworkMS   float64            `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
+	MedianFrameworkMS float64            `json:"median_framework_ms"`
+	KernelMS          float64            `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
+	bestText          string
 }
 
 func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
@@ -438,12 +449,28 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 	r := tuneReport{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: sum.Evaluations,
 		Resumed: resumed, Statuses: map[string]int{}, Stop: string(sum.Stop), WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
-	var ok []float64
+	var ok, fw []float64
+	measured := 0
 	for _, h := range sum.History {
+		if _, old := sink.known[store.ConfigKey(h.Evaluation.Config)]; !old || def != nil && store.ConfigKey(def.Config) == store.ConfigKey(h.Evaluation.Config) {
+			measured++
+			r.MeanCompileMS += h.Evaluation.CompileMS
+			r.MeanVerifyMS += h.Evaluation.VerifyMS
+			r.MeanFrameworkMS += h.Evaluation.FrameworkMS
+			fw = append(fw, h.Evaluation.FrameworkMS)
+			r.KernelMS += h.Evaluation.BenchmarkMS
+		}
 		r.Statuses[h.Evaluation.Status.String()]++
 		if !h.Evaluation.Failed() {
 			ok = append(ok, h.Evaluation.Objective)
 		}
+	}
+	if measured > 0 {
+		r.MeanCompileMS /= float64(measured)
+		r.MeanVerifyMS /= float64(measured)
+		r.MeanFrameworkMS /= float64(measured)
+		slices.Sort(fw)
+		r.MedianFrameworkMS = fw[len(fw)/2]
 	}
 	if sum.Best != nil {
 		r.Best = map[string]any{}
@@ -517,5 +544,7 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	if r.SpeedupOverDef != nil {
 		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), unitOf(r.Objective))
 	}
+	fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
+		r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
 	fmt.Fprintf(w, "results: run %d in %s (ktune export --run %d --format kerneltuner|t4)\n", r.Run, r.Database, r.Run)
 }
