@@ -5,8 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/strategy"
 )
+
+func init() { helpTopics["spec"] = spec.Doc }
 
 func printStrategies(w io.Writer) {
 	fmt.Fprintln(w, "Search strategies (choose with --strategy NAME, set options with --option name=value):")

@@ -59,8 +59,8 @@ Usage:
 Commands:
 %s
 Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
-Run 'ktune help expressions' for the restriction syntax and
-'ktune help strategies' for the search strategies and their options.
+Run 'ktune help spec' for the kernel spec format, 'ktune help expressions' for the
+restriction syntax and 'ktune help strategies' for the search strategies and their options.
 `
 
 func printMainUsage(w io.Writer) {

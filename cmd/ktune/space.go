@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ktune/ktune/format/t1"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
 )
 
 func init() {
@@ -21,9 +23,9 @@ func init() {
 		summary: "build a search space: count, list, sample, neighbours, construction timing",
 		usage: `[count|list|sample|neighbours] FILE [flags]
 
-Builds the valid configurations of a search-space definition (a T1 JSON file, BAT or KTT
-tuning-spec JSON) under its restrictions, or the space of configurations a recorded run
-measured (Kernel Tuner cache, T4 or KTT output).
+Builds the valid configurations of a search-space definition (a ktune kernel spec, a T1
+JSON file, BAT or KTT tuning-spec JSON) under its restrictions, or the space of
+configurations a recorded run measured (Kernel Tuner cache, T4 or KTT output).
 
   count       parameters, product, valid count and independent groups (the default)
   list        valid configurations in index order (--offset, --limit)
@@ -154,11 +156,29 @@ func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
 		}
 		return d.Space, nil
 	}
+	if isSpec(path, data) {
+		s, err := spec.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return s.Space, nil
+	}
 	rec, err := openRecording(path)
 	if err != nil {
 		return nil, err
 	}
 	return func() (*space.Space, error) { return recordedSpace(rec) }, nil
+}
+
+// isSpec tells a ktune kernel spec from a recording: YAML files, or JSON with a kernel
+// object at the top.
+func isSpec(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	head := string(data[:min(len(data), 4096)])
+	return strings.Contains(head, `"kernel"`) && strings.Contains(head, `"parameters"`)
 }
 
 func parseConfig(s *space.Space, text string) (space.Config, error) {
