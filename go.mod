@@ -2,11 +2,14 @@ module github.com/ktune/ktune
 
 go 1.26.8
 
-require modernc.org/sqlite v1.60.1
+require (
+	github.com/ebitengine/purego v0.11.3
+	go.yaml.in/yaml/v3 v3.0.4
+	modernc.org/sqlite v1.60.1
+)
 
 require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect

@@ -1,0 +1,184 @@
+//go:build linux
+
+package hostc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ktune/ktune/device"
+)
+
+// hostDevice is the host CPU with a C compiler and an object cache.
+type hostDevice struct {
+	info  device.Info
+	tc    *toolchain
+	cache *objectCache
+
+	// Compile and Alloc may be called from several goroutines (a pre-compiling pool);
+	// mu guards what they share.
+	mu      sync.Mutex
+	closed  bool
+	kernels map[*kernel]struct{}
+	buffers map[*buffer]struct{}
+
+	hits, builds atomic.Int64 // cache hits and compiler runs, for tests and logs
+}
+
+func newHostDevice(tc *toolchain, cache *objectCache) *hostDevice {
+	return &hostDevice{
+		info:    hostInfo(tc, cache.dir),
+		tc:      tc,
+		cache:   cache,
+		kernels: map[*kernel]struct{}{},
+		buffers: map[*buffer]struct{}{},
+	}
+}
+
+var errClosed = errors.New("host C device is closed")
+
+// Info describes the host CPU.
+func (d *hostDevice) Info() device.Info { return d.info }
+
+// Compile builds src into a shared object, or takes it from the cache, and loads it.
+func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
+	if d.isClosed() {
+		return nil, errClosed
+	}
+	u, err := newUnit(src)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", src.Kernel, err)
+	}
+	key := d.tc.key(u)
+	var k *kernel
+	for attempt := 0; ; attempt++ {
+		path, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, error) {
+			return d.build(ctx, dir, u)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if hit {
+			d.hits.Add(1)
+		} else {
+			d.builds.Add(1)
+		}
+		k, err = openKernel(d, path, u)
+		if err == nil {
+			slog.Debug("hostc: kernel loaded", "kernel", u.kernel, "object", path, "cache_hit", hit)
+			break
+		}
+		// An object that does not load is of no use in the cache.
+		d.cache.evict(key, path)
+		if !hit || attempt > 0 {
+			// It compiled and linked but does not load: an undefined symbol, mostly.
+			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error(), Err: err}
+		}
+		// A cached object that does not load was damaged or built elsewhere: build again.
+		slog.Warn("hostc: cached object does not load; rebuilding", "object", path, "err", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		k.releaseLocked()
+		return nil, errClosed
+	}
+	d.kernels[k] = struct{}{}
+	return k, nil
+}
+
+// build runs the compiler on u in dir and returns the object and the files it included.
+func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []string, error) {
+	source := filepath.Join(dir, u.kernel+".c")
+	object := filepath.Join(dir, u.kernel+".so")
+	deps := filepath.Join(dir, u.kernel+".d")
+	if err := os.WriteFile(source, []byte(u.text), 0o644); err != nil {
+		return "", nil, err
+	}
+	args := append([]string{}, d.tc.cc[1:]...)
+	args = append(args, u.flags...)
+	args = append(args, "-MD", "-MF", deps, "-o", object, source)
+	args = append(args, u.libs...)
+	cmd := exec.CommandContext(ctx, d.tc.cc[0], args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C") // messages in one language, quotes in ASCII
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", nil, fmt.Errorf("compile %s: %w", u.kernel, ctx.Err())
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		log := out.String()
+		if strings.Contains(log, wrapperFile) {
+			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
+				wrapperFile, u.kernel, u.signature(), u.kernel)
+		}
+		return "", nil, &device.CompileError{Log: log, Err: err}
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("compile %s: run %s: %w", u.kernel, d.tc.cc[0], err)
+	}
+	slog.Debug("hostc: compiled", "kernel", u.kernel, "duration", time.Since(start), "warnings", out.String())
+	rule, err := os.ReadFile(deps)
+	if err != nil {
+		return "", nil, fmt.Errorf("compile %s: the compiler wrote no dependency list: %w", u.kernel, err)
+	}
+	return object, parseDeps(rule, source), nil
+}
+
+// Alloc maps n bytes of host memory.
+func (d *hostDevice) Alloc(n int) (device.Buffer, error) {
+	if d.isClosed() {
+		return nil, errClosed
+	}
+	b, err := newBuffer(d, n)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		b.releaseLocked()
+		return nil, errClosed
+	}
+	d.buffers[b] = struct{}{}
+	return b, nil
+}
+
+// Close releases every kernel and buffer still held; closing twice does nothing.
+func (d *hostDevice) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	for k := range d.kernels {
+		k.releaseLocked()
+	}
+	for b := range d.buffers {
+		b.releaseLocked()
+	}
+	clear(d.kernels)
+	clear(d.buffers)
+	return nil
+}
+
+func (d *hostDevice) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}

@@ -1,0 +1,28 @@
+// Package hostc is the host C backend ("c"): kernels written in C are compiled with the
+// system C compiler into shared objects, loaded with dlopen (through purego, so the
+// binary needs no cgo) and called on the host CPU.
+//
+// Compile puts the user's source and a generated call wrapper into one translation unit
+// and builds it with `cc -O3 -march=native -fPIC -shared`, the user's options (which may
+// override those), one -D per definition and -I for the source's directory. The wrapper,
+// ktune_call_<kernel>, takes an array of argument pointers, calls the kernel and times the
+// call with CLOCK_MONOTONIC, so Run measures the kernel and not the Go-to-C transition.
+//
+// Compiled objects are cached on disk by a hash of everything that decides their content:
+// source, definitions, options, compiler and its version, the CPU (for -march=native)
+// and the headers the source included. A configuration compiled once, by this process or
+// by another one sharing the cache directory (see [CacheDir]), loads without running the
+// compiler again. Writes are atomic renames and concurrent builders of one configuration
+// serialise on a lock file, so parallel pre-compiling processes are safe.
+//
+// Kernels run in this process. A kernel that faults (a segmentation fault, an abort, an
+// endless loop) takes the process with it, and Run cannot interrupt a running kernel
+// when its context ends: ktune runs device work in a supervised worker process for this
+// reason. Buffers live outside the Go heap, so C code may keep and write through their
+// addresses; they stay valid until released.
+//
+// As package device requires, use a device from one goroutine locked to its OS thread:
+// OpenMP keeps a thread team per calling thread, so calls from changing threads would
+// build new teams and time their start-up. OpenMP's runtime stays loaded once a kernel
+// has pulled it in, because unloading it under its idle worker threads would crash them.
+package hostc

@@ -1,0 +1,744 @@
+//go:build linux
+
+package hostc
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/device"
+)
+
+// TestMain gives the package's tests a private object cache; tests that count cache
+// files set their own.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ktune-hostc-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("KTUNE_CACHE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// openHost opens the host device through the registry, as ktune does.
+func openHost(t testing.TB) *hostDevice {
+	t.Helper()
+	runtime.LockOSThread() // the device contract; undone when the test's goroutine ends
+	b, ok := device.Lookup(Name)
+	if !ok {
+		t.Fatal("backend c is not registered")
+	}
+	d, err := b.Open(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d.(*hostDevice)
+}
+
+const vaddSource = `#ifndef UNROLL
+#define UNROLL 1
+#endif
+void vadd(float *c, const float *a, const float *b, int n)
+{
+	int i = 0;
+	for (; i + UNROLL <= n; i += UNROLL) {
+		#pragma GCC unroll 16
+		for (int j = 0; j < UNROLL; j++)
+			c[i + j] = a[i + j] + b[i + j];
+	}
+	for (; i < n; i++)
+		c[i] = a[i] + b[i];
+}
+`
+
+var vaddParams = []device.Param{
+	{Name: "c", Type: "float32", Pointer: true},
+	{Name: "a", Type: "float32", Pointer: true},
+	{Name: "b", Type: "float32", Pointer: true},
+	{Name: "n", Type: "int32"},
+}
+
+func vaddSrc(unroll int) device.Source {
+	return device.Source{
+		Code: vaddSource, File: "vadd.c", Kernel: "vadd", Language: "c", Params: vaddParams,
+		Defines: []device.Define{{Name: "UNROLL", Value: fmt.Sprint(unroll)}},
+	}
+}
+
+func float32Bytes(v []float32) []byte {
+	out := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+	}
+	return out
+}
+
+func bytesFloat32(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func int32Arg(v int32) device.Arg {
+	return device.Arg{Scalar: binary.LittleEndian.AppendUint32(nil, uint32(v))}
+}
+
+func alloc(t testing.TB, d *hostDevice, data []byte) device.Buffer {
+	t.Helper()
+	b, err := d.Alloc(len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runVadd runs k on n elements and checks every sum exactly.
+func runVadd(t testing.TB, d *hostDevice, k device.Kernel, n int) {
+	t.Helper()
+	a, b := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i] = float32(i) * 0.5
+		b[i] = float32(n-i) * 0.25
+	}
+	ba, bb := alloc(t, d, float32Bytes(a)), alloc(t, d, float32Bytes(b))
+	bc := alloc(t, d, make([]byte, 4*n))
+	defer ba.Release()
+	defer bb.Release()
+	defer bc.Release()
+	dur, err := k.Run(context.Background(), device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{1}},
+		[]device.Arg{{Buffer: bc}, {Buffer: ba}, {Buffer: bb}, int32Arg(int32(n))})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if dur <= 0 {
+		t.Errorf("duration %v, want > 0", dur)
+	}
+	out := make([]byte, 4*n)
+	if err := bc.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	for i, got := range bytesFloat32(out) {
+		if want := a[i] + b[i]; got != want {
+			t.Fatalf("c[%d] = %v, want %v", i, got, want)
+		}
+	}
+}
+
+func TestBackendIsRegisteredForC(t *testing.T) {
+	if !slices.ContainsFunc(device.ForLanguage("c"), func(b device.Backend) bool { return b.Name() == Name }) {
+		t.Fatal("no backend named c compiles c")
+	}
+}
+
+func TestDevicesListsHostWithAllCPUs(t *testing.T) {
+	b, _ := device.Lookup(Name)
+	infos, err := b.Devices()
+	if err != nil {
+		t.Fatalf("Devices: %v", err)
+	}
+	if len(infos) != 1 {
+		t.Fatalf("%d devices, want 1", len(infos))
+	}
+	info := infos[0]
+	if info.Backend != Name || info.Index != 0 || info.Type != "cpu" || info.Name == "" {
+		t.Errorf("info = %+v", info)
+	}
+	if info.ComputeUnits != runtime.NumCPU() {
+		t.Errorf("compute units %d, want %d", info.ComputeUnits, runtime.NumCPU())
+	}
+	if info.GlobalMemBytes <= 0 {
+		t.Errorf("global memory %d, want > 0", info.GlobalMemBytes)
+	}
+	if got := openHost(t).Info(); got.Name != info.Name || got.ComputeUnits != info.ComputeUnits {
+		t.Errorf("the opened device says %+v, the list %+v", got, info)
+	}
+	if _, err := b.Open(context.Background(), 1); err == nil {
+		t.Error("Open(1) succeeded; there is one device")
+	}
+}
+
+func TestDevicesUnavailableWithoutCompiler(t *testing.T) {
+	b, _ := device.Lookup(Name)
+	cases := []struct {
+		name, cc, path string
+	}{
+		{"CC names no program", "/nonexistent/ktune-cc", os.Getenv("PATH")},
+		{"nothing on PATH", "", t.TempDir()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CC", c.cc)
+			t.Setenv("PATH", c.path)
+			_, err := b.Devices()
+			if !errors.Is(err, device.ErrUnavailable) {
+				t.Fatalf("Devices error = %v, want ErrUnavailable", err)
+			}
+			if !strings.Contains(err.Error(), "install") {
+				t.Errorf("error %q does not say what to install", err)
+			}
+		})
+	}
+}
+
+func TestVectorAddIsExactForEveryUnroll(t *testing.T) {
+	d := openHost(t)
+	for _, unroll := range []int{1, 4, 7} {
+		t.Run(fmt.Sprint("unroll=", unroll), func(t *testing.T) {
+			k, err := d.Compile(context.Background(), vaddSrc(unroll))
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			defer k.Release()
+			runVadd(t, d, k, 1<<20+3) // +3 exercises the remainder loop
+			if k.Attributes()["binary_bytes"] <= 0 {
+				t.Errorf("attributes %v lack the object size", k.Attributes())
+			}
+		})
+	}
+}
+
+func TestScalarsArriveWithTheirTypes(t *testing.T) {
+	d := openHost(t)
+	src := device.Source{
+		Kernel: "scalars",
+		Code: `#include <stdint.h>
+#include <string.h>
+void scalars(unsigned char *out, int32_t a, int64_t b, float c, double d,
+             int8_t e, int16_t f, uint8_t g, uint16_t h, uint32_t i, uint64_t j)
+{
+	memcpy(out + 0, &a, 4); memcpy(out + 8, &b, 8); memcpy(out + 16, &c, 4); memcpy(out + 24, &d, 8);
+	memcpy(out + 32, &e, 1); memcpy(out + 40, &f, 2); memcpy(out + 48, &g, 1); memcpy(out + 56, &h, 2);
+	memcpy(out + 64, &i, 4); memcpy(out + 72, &j, 8);
+	double sum = a + c + d; /* the values, not just their bytes, must be right */
+	memcpy(out + 80, &sum, 8);
+}
+`,
+		Params: []device.Param{
+			{Name: "out", Type: "uint8", Pointer: true},
+			{Name: "a", Type: "int32"}, {Name: "b", Type: "int64"}, {Name: "c", Type: "float32"}, {Name: "d", Type: "float64"},
+			{Name: "e", Type: "int8"}, {Name: "f", Type: "int16"}, {Name: "g", Type: "uint8"}, {Name: "h", Type: "uint16"},
+			{Name: "i", Type: "uint32"}, {Name: "j", Type: "uint64"},
+		},
+	}
+	k, err := d.Compile(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer k.Release()
+	le := binary.LittleEndian
+	var ( // variables, so that converting the negative ones to unsigned is allowed
+		a = int32(-123456789)
+		b = int64(-1<<62 + 5)
+		c = float32(3.1415927)
+		e = float64(-2.5e300)
+	)
+	args := []device.Arg{
+		{Scalar: le.AppendUint32(nil, uint32(a))},
+		{Scalar: le.AppendUint64(nil, uint64(b))},
+		{Scalar: le.AppendUint32(nil, math.Float32bits(c))},
+		{Scalar: le.AppendUint64(nil, math.Float64bits(e))},
+		{Scalar: []byte{0x9c}},                     // int8 -100
+		{Scalar: le.AppendUint16(nil, 0x8ad0)},     // int16 -30000
+		{Scalar: []byte{250}},                      // uint8
+		{Scalar: le.AppendUint16(nil, 65000)},      // uint16
+		{Scalar: le.AppendUint32(nil, 4000000000)}, // uint32
+		{Scalar: le.AppendUint64(nil, 1<<63+7)},    // uint64
+	}
+	out := alloc(t, d, make([]byte, 88))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, append([]device.Arg{{Buffer: out}}, args...)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 88)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	for i, arg := range args {
+		if slot := got[8*i : 8*i+len(arg.Scalar)]; !slices.Equal(slot, arg.Scalar) {
+			t.Errorf("%s: kernel received % x, sent % x", src.Params[i+1].Type, slot, arg.Scalar)
+		}
+	}
+	if sum, want := math.Float64frombits(le.Uint64(got[80:])), float64(a)+float64(c)+e; sum != want {
+		t.Errorf("a + c + d = %v, want %v", sum, want)
+	}
+}
+
+func TestOpenMPKernelRunsInParallel(t *testing.T) {
+	d := openHost(t)
+	src := device.Source{
+		Kernel:  "scale",
+		Options: []string{"-fopenmp"},
+		Code: `#include <omp.h>
+void scale(double *x, int *threads, int n)
+{
+	#pragma omp parallel for
+	for (int i = 0; i < n; i++)
+		x[i] = 2.0 * i;
+	*threads = omp_get_max_threads();
+}
+`,
+		Params: []device.Param{{Name: "x", Type: "float64", Pointer: true}, {Name: "threads", Type: "int32", Pointer: true}, {Name: "n", Type: "int32"}},
+	}
+	const n = 100000
+	for round := range 2 { // the second round loads OpenMP again after the first closed it
+		k, err := d.Compile(context.Background(), src)
+		var ce *device.CompileError
+		if errors.As(err, &ce) && strings.Contains(ce.Log, "omp") {
+			t.Skipf("the compiler has no OpenMP: %s", ce.Log)
+		}
+		if err != nil {
+			t.Fatalf("Compile: %v", err)
+		}
+		x, threads := alloc(t, d, make([]byte, 8*n)), alloc(t, d, make([]byte, 4))
+		if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: x}, {Buffer: threads}, int32Arg(n)}); err != nil {
+			t.Fatalf("round %d: Run: %v", round, err)
+		}
+		got := make([]byte, 8*n)
+		x.Read(got)
+		for i := range n {
+			if v := math.Float64frombits(binary.LittleEndian.Uint64(got[8*i:])); v != 2*float64(i) {
+				t.Fatalf("round %d: x[%d] = %v, want %v", round, i, v, 2*float64(i))
+			}
+		}
+		var tb [4]byte
+		threads.Read(tb[:])
+		if th := int32(binary.LittleEndian.Uint32(tb[:])); th < 1 {
+			t.Errorf("omp_get_max_threads = %d", th)
+		}
+		k.Release()
+		x.Release()
+		threads.Release()
+	}
+	pinned.Lock()
+	defer pinned.Unlock()
+	if len(pinned.libs) == 0 {
+		t.Error("the OpenMP runtime was not pinned")
+	}
+}
+
+func TestSyntaxErrorIsCompileErrorWithTheLine(t *testing.T) {
+	d := openHost(t)
+	file := filepath.Join(t.TempDir(), "broken.c")
+	_, err := d.Compile(context.Background(), device.Source{
+		Code:   "void broken(float *x)\n{\n\tx[0] = 1.0f\n\tx[1] = 2.0f;\n}\n",
+		File:   file,
+		Kernel: "broken",
+		Params: []device.Param{{Name: "x", Type: "float32", Pointer: true}},
+	})
+	var ce *device.CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+	}
+	if !strings.Contains(ce.Log, file+":3:") && !strings.Contains(ce.Log, file+":4:") {
+		t.Errorf("log does not point at %s line 3 or 4:\n%s", file, ce.Log)
+	}
+	if !strings.Contains(ce.Log, "error") {
+		t.Errorf("log has no error message:\n%s", ce.Log)
+	}
+}
+
+func TestMissingSymbolsAreCompileErrors(t *testing.T) {
+	d := openHost(t)
+	cases := []struct {
+		name, code, kernel, want string
+	}{
+		{"kernel not defined", "void other(void) {}\n", "absent", "absent"},
+		{"undefined function at load", "extern void ktune_nowhere(void);\nvoid calls(void) { ktune_nowhere(); }\n", "calls", "ktune_nowhere"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := d.Compile(context.Background(), device.Source{Code: c.code, Kernel: c.kernel})
+			var ce *device.CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+			}
+			if !strings.Contains(ce.Error(), c.want) {
+				t.Errorf("error does not name %s:\n%s", c.want, ce.Error())
+			}
+		})
+	}
+}
+
+func TestSourcesTheBackendCannotTakeAreRejected(t *testing.T) {
+	d := openHost(t)
+	cases := []struct {
+		name string
+		src  device.Source
+	}{
+		{"another language", device.Source{Code: "__kernel void k() {}", Kernel: "k", Language: "opencl"}},
+		{"kernel name not an identifier", device.Source{Code: "void k(void) {}", Kernel: "k<int>"}},
+		{"definition name not an identifier", device.Source{Code: "void k(void) {}", Kernel: "k", Defines: []device.Define{{Name: "-o /tmp/x", Value: "1"}}}},
+		{"unknown scalar type", device.Source{Code: "void k(int x) {}", Kernel: "k", Params: []device.Param{{Name: "x", Type: "complex64"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := d.Compile(context.Background(), c.src); err == nil {
+				t.Fatal("Compile succeeded")
+			}
+		})
+	}
+}
+
+func TestSecondCompileIsCacheHit(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	objects := func() []string {
+		m, _ := filepath.Glob(filepath.Join(d.cache.dir, "*.so"))
+		return m
+	}
+	before, builds := len(objects()), d.builds.Load()
+
+	k1, err := d.Compile(context.Background(), vaddSrc(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k1.Release()
+	if got := d.builds.Load() - builds; got != 1 {
+		t.Fatalf("first compile ran the compiler %d times, want 1", got)
+	}
+	if got := len(objects()) - before; got != 1 {
+		t.Fatalf("first compile left %d new objects, want 1", got)
+	}
+
+	hits := d.hits.Load()
+	k2, err := d.Compile(context.Background(), vaddSrc(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k2.Release()
+	runVadd(t, d, k2, 1000)
+	if d.hits.Load() != hits+1 || d.builds.Load() != builds+1 {
+		t.Errorf("second compile: %d hits, %d builds; want 1 hit and no build", d.hits.Load()-hits, d.builds.Load()-builds-1)
+	}
+
+	// Another device on the same cache, as a pre-compiling process would leave it.
+	d2 := openHost(t)
+	k3, err := d2.Compile(context.Background(), vaddSrc(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k3.Release()
+	if d2.hits.Load() < 1 {
+		t.Error("a second device did not hit the shared cache")
+	}
+
+	// A different definition is a different object.
+	k4, err := d.Compile(context.Background(), vaddSrc(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k4.Release()
+	if got := len(objects()) - before; got != 2 {
+		t.Errorf("%d objects after two configurations, want 2", got)
+	}
+}
+
+func TestEditedHeaderMissesTheCache(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	dir := t.TempDir()
+	header := filepath.Join(dir, "value.h")
+	src := device.Source{
+		Code:   "#include \"value.h\"\nvoid value(int *out) { *out = VALUE; }\n",
+		File:   filepath.Join(dir, "value.c"),
+		Kernel: "value",
+		Params: []device.Param{{Name: "out", Type: "int32", Pointer: true}},
+	}
+	out := alloc(t, d, make([]byte, 4))
+	for _, v := range []int{7, 7, 9} {
+		if err := os.WriteFile(header, fmt.Appendf(nil, "#define VALUE %d\n", v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		k, err := d.Compile(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}}); err != nil {
+			t.Fatal(err)
+		}
+		var b [4]byte
+		out.Read(b[:])
+		if got := int(binary.LittleEndian.Uint32(b[:])); got != v {
+			t.Errorf("kernel wrote %d with VALUE %d in the header", got, v)
+		}
+		k.Release()
+	}
+	if d.hits.Load() < 1 {
+		t.Error("the unchanged header did not hit the cache")
+	}
+}
+
+func TestDamagedCachedObjectIsRebuilt(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := k.(*kernel).path
+	k.Release() // unloaded, so the next dlopen reads the file
+	if err := os.WriteFile(path, []byte("not an ELF object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k, err = d.Compile(context.Background(), vaddSrc(2))
+	if err != nil {
+		t.Fatalf("Compile after damage: %v", err)
+	}
+	defer k.Release()
+	runVadd(t, d, k, 100)
+}
+
+func TestOpeningSweepsAbandonedBuilds(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	dir, err := CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := filepath.Join(dir, "build-old"), filepath.Join(dir, "build-fresh")
+	for _, p := range []string{old, fresh} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(old, long, long)
+	openHost(t)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("an abandoned build directory survived: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a build directory in use was removed: %v", err)
+	}
+}
+
+func TestParallelCompilesOfDifferentConfigurations(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	unrolls := []int{1, 2, 3, 5, 6, 3, 5, 1} // some twice: those race for one object
+	kernels := make([]device.Kernel, len(unrolls))
+	errs := make([]error, len(unrolls))
+	var wg sync.WaitGroup
+	for i, u := range unrolls {
+		wg.Go(func() { kernels[i], errs[i] = d.Compile(context.Background(), vaddSrc(u)) })
+	}
+	wg.Wait()
+	for i, k := range kernels {
+		if errs[i] != nil {
+			t.Fatalf("unroll %d: %v", unrolls[i], errs[i])
+		}
+		runVadd(t, d, k, 4099)
+		k.Release()
+	}
+	if n := d.builds.Load(); n > 5+1 { // five configurations and the probe
+		t.Errorf("%d compiler runs for 5 configurations", n)
+	}
+}
+
+func TestCompileHonoursContext(t *testing.T) {
+	d := openHost(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := vaddSrc(1)
+	src.Defines = append(src.Defines, device.Define{Name: "CANCELLED"}) // not in the cache
+	if _, err := d.Compile(ctx, src); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestRunRejectsBadArguments(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	buf := alloc(t, d, make([]byte, 64))
+	gone := alloc(t, d, make([]byte, 64))
+	gone.Release()
+	n := int32Arg(16)
+	cases := []struct {
+		name string
+		args []device.Arg
+	}{
+		{"too few", []device.Arg{{Buffer: buf}, {Buffer: buf}, {Buffer: buf}}},
+		{"local memory", []device.Arg{{Buffer: buf}, {Local: 256}, {Buffer: buf}, n}},
+		{"scalar of the wrong size", []device.Arg{{Buffer: buf}, {Buffer: buf}, {Buffer: buf}, {Scalar: []byte{1, 0}}}},
+		{"buffer for a scalar", []device.Arg{{Buffer: buf}, {Buffer: buf}, {Buffer: buf}, {Buffer: buf}}},
+		{"scalar for an array", []device.Arg{n, {Buffer: buf}, {Buffer: buf}, n}},
+		{"released buffer", []device.Arg{{Buffer: gone}, {Buffer: buf}, {Buffer: buf}, n}},
+		{"empty", []device.Arg{{}, {Buffer: buf}, {Buffer: buf}, n}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := k.Run(context.Background(), device.Launch{}, c.args)
+			var re *device.RuntimeError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v (%T), want *device.RuntimeError", err, err)
+			}
+		})
+	}
+	k.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: buf}, {Buffer: buf}, {Buffer: buf}, n}); err == nil {
+		t.Error("Run after Release succeeded")
+	}
+}
+
+func TestBuffersCopyWithinBounds(t *testing.T) {
+	d := openHost(t)
+	b, err := d.Alloc(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Size() != 10 {
+		t.Errorf("size %d, want 10", b.Size())
+	}
+	if err := b.Write([]byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write([]byte("ab")); err != nil { // a prefix
+		t.Fatal(err)
+	}
+	got := make([]byte, 10)
+	if err := b.Read(got); err != nil || string(got) != "ab23456789" {
+		t.Errorf("read %q, %v", got, err)
+	}
+	if err := b.Write(make([]byte, 11)); err == nil {
+		t.Error("writing 11 bytes into 10 succeeded")
+	}
+	if err := b.Read(make([]byte, 11)); err == nil {
+		t.Error("reading 11 bytes from 10 succeeded")
+	}
+	if _, err := d.Alloc(-1); err == nil {
+		t.Error("Alloc(-1) succeeded")
+	}
+	zero, err := d.Alloc(0)
+	if err != nil || zero.Size() != 0 {
+		t.Errorf("Alloc(0) = %v, %v", zero, err)
+	}
+	d.Close() // releases b and zero
+	if err := b.Read(got); err == nil {
+		t.Error("Read after Close succeeded")
+	}
+	b.Release() // after Close: nothing left to do
+	if _, err := d.Alloc(1); err == nil {
+		t.Error("Alloc after Close succeeded")
+	}
+}
+
+func TestOptionsAndDefinitionsReachTheCompiler(t *testing.T) {
+	u, err := newUnit(device.Source{
+		Code: "void k(void) {}", File: "dir/k.c", Kernel: "k",
+		Options: []string{"-O2 -ffast-math", "-qopenmp", "-lfoo"},
+		Defines: []device.Define{{Name: "A", Value: "1"}, {Name: "FLAG"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("dir")
+	want := []string{"-O3", "-march=native", "-fPIC", "-shared", "-fdiagnostics-color=never",
+		"-O2", "-ffast-math", "-fopenmp", "-DA=1", "-DFLAG", "-I", abs}
+	if !slices.Equal(u.flags, want) {
+		t.Errorf("flags\n %q\nwant\n %q", u.flags, want)
+	}
+	if !slices.Equal(u.libs, []string{"-lfoo", "-lm"}) {
+		t.Errorf("libs %q", u.libs)
+	}
+	if !strings.HasPrefix(u.text, "#line 1 \"dir/k.c\"\n") {
+		t.Errorf("unit does not keep the user's line numbers:\n%s", u.text)
+	}
+}
+
+func TestParseDepsReadsMakeRules(t *testing.T) {
+	cases := []struct {
+		name, rule string
+		want       []string
+	}{
+		{"one line", "/b/k.so: /b/k.c /usr/include/stdio.h\n", []string{"/usr/include/stdio.h"}},
+		{"continued", "/b/k.so: /b/k.c \\\n /inc/a.h \\\n /inc/b.h\n", []string{"/inc/a.h", "/inc/b.h"}},
+		{"escaped space", "/b/k.so: /b/k.c /my\\ dir/a.h\n", []string{"/my dir/a.h"}},
+		{"duplicates", "/b/k.so: /b/k.c /a.h /a.h\n", []string{"/a.h"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := parseDeps([]byte(c.rule), "/b/k.c"); !slices.Equal(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	b.Setenv("KTUNE_CACHE", b.TempDir())
+	d := openHost(b)
+	b.Run("cold", func(b *testing.B) {
+		for i := range b.N {
+			src := vaddSrc(4)
+			src.Defines = append(src.Defines, device.Define{Name: "SALT", Value: fmt.Sprint(i)}) // a new configuration each time
+			k, err := d.Compile(context.Background(), src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			k.Release()
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		k, err := d.Compile(context.Background(), vaddSrc(4))
+		if err != nil {
+			b.Fatal(err)
+		}
+		k.Release()
+		b.ResetTimer()
+		for range b.N {
+			k, err := d.Compile(context.Background(), vaddSrc(4))
+			if err != nil {
+				b.Fatal(err)
+			}
+			k.Release()
+		}
+	})
+}
+
+func BenchmarkRun(b *testing.B) {
+	d := openHost(b)
+	k, err := d.Compile(context.Background(), device.Source{
+		Code: "void tiny(int *x, int v) { *x = v; }\n", Kernel: "tiny",
+		Params: []device.Param{{Name: "x", Type: "int32", Pointer: true}, {Name: "v", Type: "int32"}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Release()
+	buf := alloc(b, d, make([]byte, 4))
+	args := []device.Arg{{Buffer: buf}, int32Arg(3)}
+	var kernelTime int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		dur, err := k.Run(context.Background(), device.Launch{}, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kernelTime += int64(dur)
+	}
+	b.ReportMetric(float64(kernelTime)/float64(b.N), "measured-ns/op")
+}

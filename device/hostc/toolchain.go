@@ -1,0 +1,190 @@
+//go:build linux
+
+package hostc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ktune/ktune/device"
+)
+
+// toolchain is the C compiler and everything besides the source that decides what it
+// produces.
+type toolchain struct {
+	cc      []string // the compiler (absolute path) and the arguments $CC carries
+	version string   // the compiler's --version output
+	cpu     string   // the CPU identity -march=native depends on
+}
+
+// findCompiler resolves $CC, else cc, gcc or clang on PATH. $CC may carry arguments
+// ("ccache gcc", "gcc -m64"); a $CC that names no program is an error rather than a
+// reason to fall back, since the user asked for it.
+func findCompiler() ([]string, error) {
+	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
+		p, err := exec.LookPath(cc[0])
+		if err != nil {
+			return nil, fmt.Errorf("%w: $CC=%q: %v; install that compiler or point $CC at one", device.ErrUnavailable, os.Getenv("CC"), err)
+		}
+		return append([]string{p}, cc[1:]...), nil
+	}
+	for _, name := range []string{"cc", "gcc", "clang"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return []string{p}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no C compiler: $CC is unset and none of cc, gcc, clang is on PATH; install one (Debian/Ubuntu: apt-get install gcc)", device.ErrUnavailable)
+}
+
+var versions struct {
+	sync.Mutex
+	byTool map[string]string // compiler argv, size and mtime → --version output
+}
+
+// compilerVersion runs `cc --version` once per compiler binary and remembers the answer;
+// a replaced binary (new size or mtime) is asked again.
+func compilerVersion(cc []string) (string, error) {
+	st, err := os.Stat(cc[0])
+	if err != nil {
+		return "", err
+	}
+	id := fmt.Sprintf("%q %d %d", cc, st.Size(), st.ModTime().UnixNano())
+	versions.Lock()
+	v, ok := versions.byTool[id]
+	versions.Unlock()
+	if ok {
+		return v, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cc[0], append(cc[1:], "--version")...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v: %s", strings.Join(cc, " "), err, bytes.TrimSpace(out))
+	}
+	v = strings.TrimSpace(string(out))
+	versions.Lock()
+	if versions.byTool == nil {
+		versions.byTool = map[string]string{}
+	}
+	versions.byTool[id] = v
+	versions.Unlock()
+	return v, nil
+}
+
+// resolveToolchain finds the compiler and what identifies its output on this machine.
+func resolveToolchain() (*toolchain, error) {
+	cc, err := findCompiler()
+	if err != nil {
+		return nil, err
+	}
+	v, err := compilerVersion(cc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the C compiler does not run: %v", device.ErrUnavailable, err)
+	}
+	return &toolchain{cc: cc, version: v, cpu: cpuIdentity()}, nil
+}
+
+// versionLine is the first line of the compiler's --version output: "gcc (Debian
+// 12.2.0-14) 12.2.0".
+func (t *toolchain) versionLine() string {
+	line, _, _ := strings.Cut(t.version, "\n")
+	return line
+}
+
+// CacheDir returns the directory where compiled kernels are kept: $KTUNE_CACHE/hostc, or
+// ktune/hostc in the user's cache directory ($XDG_CACHE_HOME or ~/.cache). It does not
+// create it.
+func CacheDir() (string, error) {
+	if d := os.Getenv("KTUNE_CACHE"); d != "" {
+		return filepath.Join(d, "hostc"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		// No shared fallback under /tmp: a directory others can write would let them
+		// plant the shared objects this process loads.
+		return "", fmt.Errorf("no cache directory: %v; set KTUNE_CACHE", err)
+	}
+	return filepath.Join(d, "ktune", "hostc"), nil
+}
+
+// cpuinfo returns the fields of the first processor in /proc/cpuinfo.
+func cpuinfo() map[string]string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20) // the flags line is long
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			if len(m) > 0 {
+				break // end of the first processor's block
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if _, dup := m[k]; !dup {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}
+
+// cpuIdentity is what -march=native depends on: model and feature flags, not the fields
+// that change from one reading to the next (clock, bogomips, core ids).
+func cpuIdentity() string {
+	info := cpuinfo()
+	var b strings.Builder
+	for _, k := range []string{
+		"vendor_id", "cpu family", "model", "model name", "stepping", "flags", // x86
+		"CPU implementer", "CPU architecture", "CPU variant", "CPU part", "CPU revision", "Features", // arm
+		"isa", "uarch", // riscv
+	} {
+		if v, ok := info[k]; ok {
+			fmt.Fprintf(&b, "%s=%s\n", k, v)
+		}
+	}
+	return b.String()
+}
+
+// memTotal is the host's memory in bytes from /proc/meminfo, or 0.
+func memTotal() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(data)) {
+		rest, ok := strings.CutPrefix(line, "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb * 1024
+	}
+	return 0
+}

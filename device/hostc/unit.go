@@ -1,0 +1,189 @@
+//go:build linux
+
+package hostc
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ktune/ktune/device"
+)
+
+// cType is how a parameter type is spelled in C and how many bytes a scalar of it takes.
+type cType struct {
+	name string
+	size int
+}
+
+// cTypes spells the parameter types with the compiler's predefined macros rather than
+// <stdint.h>, so the wrapper includes no header: a header included after the user's code
+// would be subject to their feature-test macros, -std and -nostdinc.
+var cTypes = map[string]cType{
+	"float32": {"float", 4},
+	"float64": {"double", 8},
+	"int8":    {"__INT8_TYPE__", 1},
+	"int16":   {"__INT16_TYPE__", 2},
+	"int32":   {"__INT32_TYPE__", 4},
+	"int64":   {"__INT64_TYPE__", 8},
+	"uint8":   {"__UINT8_TYPE__", 1},
+	"uint16":  {"__UINT16_TYPE__", 2},
+	"uint32":  {"__UINT32_TYPE__", 4},
+	"uint64":  {"__UINT64_TYPE__", 8},
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// openMPSpellings are the ways users of other compilers ask for OpenMP; the C compilers
+// the backend drives (GCC, Clang) spell it -fopenmp.
+var openMPSpellings = []string{"-fopenmp", "-openmp", "-qopenmp", "--openmp", "openmp"}
+
+// unit is one translation unit ready for the compiler: the user's source followed by the
+// call wrapper, and the flags that build it.
+type unit struct {
+	kernel  string
+	params  []device.Param
+	symbol  string   // the wrapper's name
+	text    string   // the translation unit
+	flags   []string // before the source file
+	libs    []string // after it: -l options, whose position matters to the linker
+	display string   // the file name messages use
+}
+
+// newUnit checks src and builds its translation unit.
+func newUnit(src device.Source) (*unit, error) {
+	if src.Language != "" && src.Language != "c" {
+		return nil, fmt.Errorf("the host C backend compiles C, not %q", src.Language)
+	}
+	if !identifier.MatchString(src.Kernel) {
+		return nil, fmt.Errorf("kernel name %q is not a C identifier", src.Kernel)
+	}
+	for i, p := range src.Params {
+		if _, ok := cTypes[p.Type]; !ok && !p.Pointer {
+			return nil, fmt.Errorf("parameter %d (%s): scalar type %q is not one of %s", i, p.Name, p.Type, strings.Join(slices.Sorted(maps.Keys(cTypes)), ", "))
+		}
+	}
+	u := &unit{kernel: src.Kernel, params: slices.Clone(src.Params), symbol: "ktune_call_" + src.Kernel, display: src.File}
+	if u.display == "" {
+		u.display = src.Kernel + ".c"
+	}
+
+	u.flags = []string{"-O3", "-march=native", "-fPIC", "-shared", "-fdiagnostics-color=never"}
+	for _, opt := range src.Options {
+		for _, f := range strings.Fields(opt) { // "-O2 -ffast-math" written as one option
+			switch {
+			case slices.Contains(openMPSpellings, f):
+				u.flags = append(u.flags, "-fopenmp")
+			case strings.HasPrefix(f, "-l"):
+				u.libs = append(u.libs, f)
+			default:
+				u.flags = append(u.flags, f)
+			}
+		}
+	}
+	// Definitions come after the user's options: the tuner's values win over a -D the
+	// user wrote.
+	for _, d := range src.Defines {
+		if !identifier.MatchString(d.Name) {
+			return nil, fmt.Errorf("definition name %q is not a C identifier", d.Name)
+		}
+		if strings.ContainsAny(d.Value, "\r\n") {
+			return nil, fmt.Errorf("definition %s: value spans lines", d.Name)
+		}
+		if d.Value == "" {
+			u.flags = append(u.flags, "-D"+d.Name) // defined as 1, so both #ifdef and #if work
+		} else {
+			u.flags = append(u.flags, "-D"+d.Name+"="+d.Value)
+		}
+	}
+	if src.File != "" {
+		dir, err := filepath.Abs(filepath.Dir(src.File))
+		if err != nil {
+			return nil, err
+		}
+		u.flags = append(u.flags, "-I", dir)
+	}
+	u.libs = append(u.libs, "-lm") // libm is not in the process unless asked for
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "#line 1 %s\n", cString(u.display)) // the user's line numbers in messages
+	b.WriteString(src.Code)
+	if !strings.HasSuffix(src.Code, "\n") {
+		b.WriteString("\n")
+	}
+	writeWrapper(&b, u)
+	u.text = b.String()
+	return u, nil
+}
+
+// wrapperFile names the wrapper in the compiler's messages.
+const wrapperFile = "<ktune call wrapper>"
+
+// signature lists the parameters as the wrapper passes them, for messages.
+func (u *unit) signature() string {
+	parts := make([]string, len(u.params))
+	for i, p := range u.params {
+		t := p.Type
+		if ct, ok := cTypes[p.Type]; ok {
+			t = ct.name
+		}
+		if p.Pointer {
+			t += " *"
+		} else {
+			t += " "
+		}
+		parts[i] = t + p.Name
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeWrapper writes the call wrapper: void ktune_call_K(void **args, long long *ns)
+// reads each argument through its pointer, calls K and stores the call's duration in *ns.
+// Its locals carry a ktune_ prefix and a trailing underscore so that the user's macros do
+// not rename them.
+func writeWrapper(b *strings.Builder, u *unit) {
+	fmt.Fprintf(b, `
+#line 1 "%[2]s"
+#pragma GCC diagnostic error "-Wimplicit-function-declaration"
+#pragma GCC diagnostic error "-Wincompatible-pointer-types"
+typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
+struct ktune_timespec_ { long tv_sec; long tv_nsec; };
+extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
+__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_);
+__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_)
+{
+	struct ktune_timespec_ ktune_t0_, ktune_t1_;
+`, u.symbol, wrapperFile)
+	for i, p := range u.params {
+		t, known := cTypes[p.Type]
+		switch {
+		case p.Pointer && known:
+			fmt.Fprintf(b, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+		case p.Pointer: // an element type we do not know: let C convert void *
+			fmt.Fprintf(b, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
+		default:
+			fmt.Fprintf(b, "\t%[1]s ktune_a%[2]d_ = *(const %[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+		}
+	}
+	// CLOCK_MONOTONIC is 1 on Linux. The empty asm statements keep the compiler from
+	// moving the kernel's memory traffic out of the timed region.
+	b.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
+	fmt.Fprintf(b, "\t%s(", u.kernel)
+	for i := range u.params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "ktune_a%d_", i)
+	}
+	b.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
+	b.WriteString("\t*ktune_ns_ = (long long)(ktune_t1_.tv_sec - ktune_t0_.tv_sec) * 1000000000LL + (ktune_t1_.tv_nsec - ktune_t0_.tv_nsec);\n}\n")
+}
+
+// cString quotes s as a C string literal.
+func cString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}

@@ -1,0 +1,68 @@
+package opencl
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// buffer is a cl_mem of the device's context.
+type buffer struct {
+	dev  *clDevice
+	mem  uintptr // 0 once released
+	size int
+}
+
+var _ device.Buffer = (*buffer)(nil)
+
+// Size is the buffer's length in bytes.
+func (b *buffer) Size() int { return b.size }
+
+// Write copies src into the start of the buffer and returns when the copy is done, so src
+// may be reused at once.
+func (b *buffer) Write(src []byte) error {
+	if err := b.transferable(len(src)); err != nil || len(src) == 0 {
+		return err
+	}
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, 0, uintptr(len(src)), unsafe.Pointer(&src[0]), 0, nil, nil)
+	if err := check("clEnqueueWriteBuffer", st); err != nil {
+		return &device.RuntimeError{Op: "write", Err: err}
+	}
+	return nil
+}
+
+// Read copies the start of the buffer into dst and returns when the copy is done. In the
+// in-order queue it follows every kernel launched before it.
+func (b *buffer) Read(dst []byte) error {
+	if err := b.transferable(len(dst)); err != nil || len(dst) == 0 {
+		return err
+	}
+	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, 0, uintptr(len(dst)), unsafe.Pointer(&dst[0]), 0, nil, nil)
+	if err := check("clEnqueueReadBuffer", st); err != nil {
+		return &device.RuntimeError{Op: "read", Err: err}
+	}
+	return nil
+}
+
+func (b *buffer) transferable(n int) error {
+	if b.mem == 0 || b.dev.closed {
+		return errClosed
+	}
+	if n > b.size {
+		return fmt.Errorf("opencl: transfer of %d bytes into a buffer of %d", n, b.size)
+	}
+	return nil
+}
+
+// Release frees the buffer; it is harmless to call twice or after the device closed.
+func (b *buffer) Release() {
+	if b.mem == 0 {
+		return
+	}
+	if !b.dev.closed {
+		b.dev.cl.ReleaseMemObject(b.mem)
+		delete(b.dev.buffers, b)
+	}
+	b.mem = 0
+}

@@ -1,0 +1,81 @@
+package opencl
+
+// Numeric values of the OpenCL C API's enumerations, from the Khronos headers (CL/cl.h).
+// Only what this backend uses is listed.
+
+// cl_platform_info
+const (
+	clPlatformVersion = 0x0901
+	clPlatformName    = 0x0902
+	clPlatformVendor  = 0x0903
+)
+
+// cl_device_type bits
+const (
+	clDeviceTypeCPU         = 1 << 1
+	clDeviceTypeGPU         = 1 << 2
+	clDeviceTypeAccelerator = 1 << 3
+	clDeviceTypeCustom      = 1 << 4
+	clDeviceTypeAll         = 0xFFFFFFFF
+)
+
+// cl_device_info
+const (
+	clDeviceType                     = 0x1000
+	clDeviceMaxComputeUnits          = 0x1002
+	clDeviceMaxWorkGroupSize         = 0x1004
+	clDeviceMaxWorkItemSizes         = 0x1005
+	clDeviceMaxClockFrequency        = 0x100C
+	clDeviceMaxMemAllocSize          = 0x1010
+	clDeviceGlobalMemSize            = 0x101F
+	clDeviceLocalMemType             = 0x1022
+	clDeviceLocalMemSize             = 0x1023
+	clDeviceProfilingTimerResolution = 0x1025
+	clDeviceName                     = 0x102B
+	clDeviceVendor                   = 0x102C
+	clDriverVersion                  = 0x102D
+	clDeviceVersion                  = 0x102F
+	clDeviceOpenCLCVersion           = 0x103D
+)
+
+// cl_device_local_mem_type
+const (
+	clLocal  = 0x1
+	clGlobal = 0x2
+)
+
+// cl_context_properties
+const clContextPlatform = 0x1084
+
+// cl_command_queue_properties bits
+const clQueueProfilingEnable = 1 << 1
+
+// cl_mem_flags bits
+const clMemReadWrite = 1 << 0
+
+// cl_program_build_info
+const clProgramBuildLog = 0x1183
+
+// cl_kernel_info
+const clKernelNumArgs = 0x1191
+
+// cl_kernel_work_group_info
+const (
+	clKernelWorkGroupSize                  = 0x11B0
+	clKernelCompileWorkGroupSize           = 0x11B1
+	clKernelLocalMemSize                   = 0x11B2
+	clKernelPreferredWorkGroupSizeMultiple = 0x11B3
+	clKernelPrivateMemSize                 = 0x11B4
+)
+
+// cl_event_info
+const clEventCommandExecutionStatus = 0x11D3
+
+// cl_profiling_info
+const (
+	clProfilingCommandStart = 0x1282
+	clProfilingCommandEnd   = 0x1283
+)
+
+// cl_bool
+const clTrue = 1

@@ -1,0 +1,182 @@
+package opencl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// errClosed is returned by a device, kernel or buffer used after its release.
+var errClosed = errors.New("opencl: device closed or object released")
+
+// clDevice is an opened device: a context holding one device and an in-order command queue
+// with profiling enabled. It tracks what it allocates so that Close releases everything.
+type clDevice struct {
+	cl             *api
+	info           device.Info
+	platform, id   uintptr
+	context, queue uintptr
+	kernels        map[*kernel]struct{}
+	buffers        map[*buffer]struct{}
+	closed         bool
+}
+
+// openDevice creates the context and the profiling queue of a located device.
+func openDevice(cl *api, loc located) (*clDevice, error) {
+	props := [3]uintptr{clContextPlatform, loc.platform, 0}
+	devs := [1]uintptr{loc.device}
+	var errcode int32
+	ctx := cl.CreateContext(unsafe.Pointer(&props[0]), 1, unsafe.Pointer(&devs[0]), 0, 0, &errcode)
+	if err := check("clCreateContext", errcode); err != nil {
+		return nil, fmt.Errorf("opencl: open %s: %w", loc.info.Name, err)
+	}
+	// clCreateCommandQueue is deprecated since OpenCL 2.0 but present in every runtime,
+	// while clCreateCommandQueueWithProperties is missing from 1.x ones.
+	queue := cl.CreateCommandQueue(ctx, loc.device, clQueueProfilingEnable, &errcode)
+	if err := check("clCreateCommandQueue", errcode); err != nil {
+		cl.ReleaseContext(ctx)
+		return nil, fmt.Errorf("opencl: open %s: %w", loc.info.Name, err)
+	}
+	return &clDevice{
+		cl:       cl,
+		info:     loc.info,
+		platform: loc.platform,
+		id:       loc.device,
+		context:  ctx,
+		queue:    queue,
+		kernels:  map[*kernel]struct{}{},
+		buffers:  map[*buffer]struct{}{},
+	}, nil
+}
+
+// Info describes the device.
+func (d *clDevice) Info() device.Info {
+	info := d.info
+	info.Extra = maps.Clone(d.info.Extra)
+	return info
+}
+
+// Compile builds src.Code for the device and creates the kernel src.Kernel. A program the
+// compiler rejects, or one without that kernel, gives a *device.CompileError with the
+// build log.
+func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
+	if d.closed {
+		return nil, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if src.Language != "" && src.Language != "opencl" {
+		return nil, fmt.Errorf("opencl: cannot compile %s source", src.Language)
+	}
+	if src.Kernel == "" {
+		return nil, errors.New("opencl: no kernel name given")
+	}
+	if src.Code == "" {
+		return nil, errors.New("opencl: empty source")
+	}
+	opts, err := buildOptions(src)
+	if err != nil {
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
+
+	// The lengths let the runtime read the source without a terminating NUL; both arrays
+	// and the text stay alive until the call returns, and the runtime copies the source.
+	code := src.Code
+	strs := [1]*byte{unsafe.StringData(code)}
+	lengths := [1]uintptr{uintptr(len(code))}
+	var errcode int32
+	prog := d.cl.CreateProgramWithSource(d.context, 1, unsafe.Pointer(&strs[0]), unsafe.Pointer(&lengths[0]), &errcode)
+	runtime.KeepAlive(code)
+	if err := check("clCreateProgramWithSource", errcode); err != nil {
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
+
+	st := d.cl.BuildProgram(prog, 1, unsafe.Pointer(&d.id), opts, 0, 0)
+	if st != 0 {
+		buildLog, _ := infoString(d.cl.buildInfo(prog, d.id), clProgramBuildLog)
+		d.cl.ReleaseProgram(prog)
+		err := check("clBuildProgram", st)
+		switch Status(st) {
+		case statusBuildProgramFailure, statusInvalidBuildOptions:
+			buildLog = strings.TrimSpace(buildLog)
+			if buildLog == "" && Status(st) == statusInvalidBuildOptions {
+				buildLog = "invalid build options: " + opts
+			}
+			return nil, &device.CompileError{Log: buildLog, Err: err}
+		}
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
+
+	h := d.cl.CreateKernel(prog, src.Kernel, &errcode)
+	if errcode != 0 {
+		d.cl.ReleaseProgram(prog)
+		err := check("clCreateKernel", errcode)
+		if Status(errcode) == statusInvalidKernelName {
+			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel named %q in the program", src.Kernel), Err: err}
+		}
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
+	k, err := newKernel(d, src.Kernel, prog, h)
+	if err != nil {
+		d.cl.ReleaseKernel(h)
+		d.cl.ReleaseProgram(prog)
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
+	d.kernels[k] = struct{}{}
+	return k, nil
+}
+
+// Alloc creates a read-write buffer of n bytes. The runtime may defer the allocation to
+// the buffer's first use, so running out of device memory can also show up there.
+func (d *clDevice) Alloc(n int) (device.Buffer, error) {
+	if d.closed {
+		return nil, errClosed
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("opencl: cannot allocate %d bytes", n)
+	}
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
+		return nil, &device.LimitError{
+			What:  fmt.Sprintf("buffer of %d bytes exceeds the device's largest allocation of %d bytes", n, limit),
+			Limit: limit, Want: int64(n),
+		}
+	}
+	var errcode int32
+	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(n), nil, &errcode)
+	if err := check("clCreateBuffer", errcode); err != nil {
+		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
+	}
+	b := &buffer{dev: d, mem: mem, size: n}
+	d.buffers[b] = struct{}{}
+	return b, nil
+}
+
+// Close waits for queued work, then releases every kernel and buffer still held, the
+// queue and the context. Closing twice is harmless.
+func (d *clDevice) Close() error {
+	if d.closed {
+		return nil
+	}
+	errs := []error{check("clFinish", d.cl.Finish(d.queue))}
+	for k := range d.kernels {
+		k.Release()
+	}
+	for b := range d.buffers {
+		b.Release()
+	}
+	errs = append(errs,
+		check("clReleaseCommandQueue", d.cl.ReleaseCommandQueue(d.queue)),
+		check("clReleaseContext", d.cl.ReleaseContext(d.context)))
+	d.closed = true
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("opencl: close %s: %w", d.info.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package opencl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// kernel is a built program and the one kernel created from it. What the compiler says
+// about the kernel is read once, at compile time: CL_KERNEL_LOCAL_MEM_SIZE then excludes
+// the __local arguments of earlier launches, which Run adds itself.
+type kernel struct {
+	dev             *clDevice
+	name            string
+	program, handle uintptr // 0 once released
+	numArgs         int
+	maxBlock        int    // CL_KERNEL_WORK_GROUP_SIZE
+	required        [3]int // reqd_work_group_size, zeros when the kernel has none
+	localMem        int64  // statically declared __local memory
+	privateMem      int64
+	preferredMult   int
+}
+
+var _ device.Kernel = (*kernel)(nil)
+
+func newKernel(d *clDevice, name string, program, handle uintptr) (*kernel, error) {
+	k := &kernel{dev: d, name: name, program: program, handle: handle}
+	wg := d.cl.kernelWorkGroupInfo(handle, d.id)
+	maxBlock, err1 := infoValue[uintptr](wg, clKernelWorkGroupSize)
+	required, err2 := infoValue[[3]uintptr](wg, clKernelCompileWorkGroupSize)
+	localMem, err3 := infoValue[uint64](wg, clKernelLocalMemSize)
+	privateMem, err4 := infoValue[uint64](wg, clKernelPrivateMemSize)
+	mult, err5 := infoValue[uintptr](wg, clKernelPreferredWorkGroupSizeMultiple)
+	numArgs, err6 := infoValue[uint32](d.cl.kernelInfo(handle), clKernelNumArgs)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
+		return nil, err
+	}
+	k.maxBlock = int(maxBlock)
+	for i, r := range required {
+		k.required[i] = int(r)
+	}
+	k.localMem = int64(localMem)
+	k.privateMem = int64(privateMem)
+	k.preferredMult = int(mult)
+	k.numArgs = int(numArgs)
+	return k, nil
+}
+
+// Attributes reports max_block_size (CL_KERNEL_WORK_GROUP_SIZE), local_mem_bytes and
+// private_mem_bytes, and preferred_block_multiple (the SIMD width the compiler prefers).
+func (k *kernel) Attributes() map[string]float64 {
+	return map[string]float64{
+		"max_block_size":           float64(k.maxBlock),
+		"local_mem_bytes":          float64(k.localMem),
+		"private_mem_bytes":        float64(k.privateMem),
+		"preferred_block_multiple": float64(k.preferredMult),
+	}
+}
+
+// Run launches the kernel over a global size of Grid*Block work-items in work-groups of
+// Block, waits for it and returns its duration from the profiling event. It checks the
+// launch against the device's and the kernel's limits first and refuses a launch that
+// breaks one with a *device.LimitError. ctx is checked before launching: an OpenCL kernel
+// cannot be interrupted once enqueued. Launch.SharedBytes has no meaning in OpenCL, where
+// local memory comes as Local arguments, and is ignored.
+func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
+	if k.handle == 0 || k.dev.closed {
+		return 0, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	dims, global, local, err := k.geometry(l)
+	if err != nil {
+		return 0, err
+	}
+	if err := k.checkLimits(local, args); err != nil {
+		return 0, err
+	}
+	if err := k.setArgs(args); err != nil {
+		return 0, err
+	}
+
+	cl := k.dev.cl
+	var ev uintptr
+	st := cl.EnqueueNDRangeKernel(k.dev.queue, k.handle, uint32(dims), &global, &local, &ev)
+	if err := check("clEnqueueNDRangeKernel", st); err != nil {
+		return 0, &device.RuntimeError{Op: "launch", Err: err}
+	}
+	defer cl.ReleaseEvent(ev)
+	if st := cl.WaitForEvents(1, &ev); st != 0 {
+		err := check("clWaitForEvents", st)
+		if Status(st) == statusExecStatusError {
+			// The event's status holds why the kernel failed.
+			if s, e := infoValue[int32](cl.eventInfo(ev), clEventCommandExecutionStatus); e == nil && s < 0 {
+				err = fmt.Errorf("kernel %s failed: %w", k.name, Status(s))
+			}
+		}
+		return 0, &device.RuntimeError{Op: "wait", Err: err}
+	}
+	var start, end uint64
+	st1 := cl.GetEventProfilingInfo(ev, clProfilingCommandStart, &start)
+	st2 := cl.GetEventProfilingInfo(ev, clProfilingCommandEnd, &end)
+	if err := errors.Join(check("clGetEventProfilingInfo", st1), check("clGetEventProfilingInfo", st2)); err != nil {
+		return 0, &device.RuntimeError{Op: "profile", Err: err}
+	}
+	if end < start {
+		return 0, &device.RuntimeError{Op: "profile", Err: fmt.Errorf("event ends (%d ns) before it starts (%d ns)", end, start)}
+	}
+	return time.Duration(end - start), nil
+}
+
+// geometry turns the CUDA-style launch into OpenCL's global and local sizes, using as many
+// dimensions as the launch has beyond the first; a zero dimension counts as one.
+func (k *kernel) geometry(l device.Launch) (dims int, global, local [3]uintptr, err error) {
+	dims = 1
+	for i := range 3 {
+		g, b := l.Grid[i], l.Block[i]
+		if g < 0 || b < 0 {
+			return 0, global, local, fmt.Errorf("opencl: negative launch size grid %v block %v", l.Grid, l.Block)
+		}
+		g, b = max(g, 1), max(b, 1)
+		if g > math.MaxInt/b {
+			return 0, global, local, fmt.Errorf("opencl: global size %d*%d overflows", g, b)
+		}
+		global[i], local[i] = uintptr(g*b), uintptr(b)
+		if g > 1 || b > 1 {
+			dims = i + 1
+		}
+	}
+	return dims, global, local, nil
+}
+
+// checkLimits refuses a launch that the runtime would reject or that would fail for lack
+// of resources, so that the tuner can tell an invalid configuration from a broken one.
+func (k *kernel) checkLimits(local [3]uintptr, args []device.Arg) error {
+	info := &k.dev.info
+	block := int(local[0] * local[1] * local[2])
+	if info.MaxBlockSize > 0 && block > info.MaxBlockSize {
+		return &device.LimitError{
+			What:  fmt.Sprintf("block size %d exceeds the device's maximum work-group size %d", block, info.MaxBlockSize),
+			Limit: int64(info.MaxBlockSize), Want: int64(block),
+		}
+	}
+	for i, axis := range "xyz" {
+		if limit := info.MaxBlockDims[i]; limit > 0 && int(local[i]) > limit {
+			return &device.LimitError{
+				What:  fmt.Sprintf("block size %d in %c exceeds the device's maximum work-item size %d", local[i], axis, limit),
+				Limit: int64(limit), Want: int64(local[i]),
+			}
+		}
+	}
+	if k.maxBlock > 0 && block > k.maxBlock {
+		return &device.LimitError{
+			What:  fmt.Sprintf("block size %d exceeds kernel %s's maximum work-group size %d", block, k.name, k.maxBlock),
+			Limit: int64(k.maxBlock), Want: int64(block),
+		}
+	}
+	if k.required != [3]int{} {
+		want := [3]int{int(local[0]), int(local[1]), int(local[2])}
+		if want != k.required {
+			return &device.LimitError{
+				What: fmt.Sprintf("block %dx%dx%d differs from kernel %s's reqd_work_group_size %dx%dx%d",
+					want[0], want[1], want[2], k.name, k.required[0], k.required[1], k.required[2]),
+				Limit: int64(k.required[0] * k.required[1] * k.required[2]), Want: int64(block),
+			}
+		}
+	}
+	var argLocal int64
+	for _, a := range args {
+		argLocal += int64(a.Local)
+	}
+	if limit := info.LocalMemBytes; limit > 0 && argLocal+k.localMem > limit {
+		return &device.LimitError{
+			What: fmt.Sprintf("local memory of %d bytes (%d in arguments, %d in kernel %s) exceeds the device's %d bytes",
+				argLocal+k.localMem, argLocal, k.localMem, k.name, limit),
+			Limit: limit, Want: argLocal + k.localMem,
+		}
+	}
+	return nil
+}
+
+// setArgs passes the arguments: a buffer's cl_mem handle, a scalar's bytes, or a local
+// memory size with no value.
+func (k *kernel) setArgs(args []device.Arg) error {
+	if len(args) != k.numArgs {
+		return fmt.Errorf("opencl: kernel %s takes %d arguments, got %d", k.name, k.numArgs, len(args))
+	}
+	cl := k.dev.cl
+	for i, a := range args {
+		if kinds := btoi(a.Buffer != nil) + btoi(a.Scalar != nil) + btoi(a.Local != 0); kinds > 1 {
+			return fmt.Errorf("opencl: argument %d of %s sets more than one of buffer, scalar and local size", i, k.name)
+		}
+		var st int32
+		switch {
+		case a.Buffer != nil:
+			b, ok := a.Buffer.(*buffer)
+			if !ok || b.dev != k.dev {
+				return fmt.Errorf("opencl: argument %d of %s: buffer belongs to another device", i, k.name)
+			}
+			if b.mem == 0 {
+				return fmt.Errorf("opencl: argument %d of %s: %w", i, k.name, errClosed)
+			}
+			st = cl.SetKernelArg(k.handle, uint32(i), unsafe.Sizeof(b.mem), unsafe.Pointer(&b.mem))
+		case len(a.Scalar) > 0:
+			st = cl.SetKernelArg(k.handle, uint32(i), uintptr(len(a.Scalar)), unsafe.Pointer(&a.Scalar[0]))
+		case a.Local > 0:
+			st = cl.SetKernelArg(k.handle, uint32(i), uintptr(a.Local), nil)
+		default:
+			return fmt.Errorf("opencl: argument %d of %s has no buffer, scalar or local size", i, k.name)
+		}
+		if st != 0 {
+			return &device.RuntimeError{Op: fmt.Sprintf("set argument %d", i), Err: check("clSetKernelArg", st)}
+		}
+	}
+	return nil
+}
+
+// Release frees the kernel and its program; it is harmless to call twice or after the
+// device closed.
+func (k *kernel) Release() {
+	if k.handle == 0 {
+		return
+	}
+	if !k.dev.closed {
+		k.dev.cl.ReleaseKernel(k.handle)
+		k.dev.cl.ReleaseProgram(k.program)
+		delete(k.dev.kernels, k)
+	}
+	k.handle, k.program = 0, 0
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
