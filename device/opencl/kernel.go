@@ -90,6 +90,12 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	var ev uintptr
 	st := cl.EnqueueNDRangeKernel(k.dev.queue, k.handle, uint32(dims), &global, &local, &ev)
 	if err := check("clEnqueueNDRangeKernel", st); err != nil {
+		// The runtime refusing the launch geometry or the kernel's resources (registers,
+		// local memory) is a device limit, not a crash: the configuration cannot run here.
+		switch st {
+		case -54, -5, -55: // CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES, CL_INVALID_WORK_ITEM_SIZE
+			return 0, &device.LimitError{What: fmt.Sprintf("the OpenCL runtime refused the launch of %d x %d x %d work-items per group: %v", l.Block[0], l.Block[1], l.Block[2], err)}
+		}
 		return 0, &device.RuntimeError{Op: "launch", Err: err}
 	}
 	defer cl.ReleaseEvent(ev)
