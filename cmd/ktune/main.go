@@ -126,6 +126,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, context.Canceled):
+		return 130 // interrupted; the command has said what was kept
 	}
 	fmt.Fprintf(stderr, "ktune %s: %v\n", c.name, err)
 	return 1

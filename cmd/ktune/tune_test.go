@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,8 +23,10 @@ import (
 // that kill it.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" || os.Getenv("KTUNE_TEST_AS_MAIN") == "1" {
-		ctx := context.Background()
-		os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -188,4 +191,47 @@ func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 		out[store.ConfigKey(e.Config)] = e
 	}
 	return out
+}
+
+func TestInterruptStopsCleanlyAndKeepsWhatWasMeasured(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ktune.db")
+	specPath, _ := filepath.Abs("../../testdata/faulty/slow_c.yaml")
+	cmd := exec.Command(os.Args[0], "tune", specPath, "--strategy", "bruteforce", "--db", db)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && len(evaluationsOf(t, db)) < 2 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("ktune did not stop within 20 s of Ctrl-C")
+	}
+	t.Logf("stderr: %s", stderr.String())
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(stderr.String(), "run the same command again") {
+		t.Fatalf("exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.Run(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != store.StatusInterrupted || run.Evaluations < 2 {
+		t.Fatalf("run status %s with %d evaluations", run.Status, run.Evaluations)
+	}
 }
