@@ -41,17 +41,20 @@ type Options struct {
 // dies or hangs. It implements tuning.Evaluator. Its methods are safe for one caller of
 // Evaluate at a time (plus Hint and Close from anywhere).
 type Supervisor struct {
-	opts    Options
-	log     *slog.Logger
-	mu      sync.Mutex // serialises Evaluate
-	main    *child
-	preMu   sync.Mutex // guards pre
-	pre     *child
-	hints   chan space.Config
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	nextID  uint64
-	Crashes int // children that died or were killed, for reporting
+	opts     Options
+	log      *slog.Logger
+	mu       sync.Mutex // serialises Evaluate
+	main     *child
+	preMu    sync.Mutex // guards the pre-compiler's state below
+	pre      *child
+	upcoming []space.Config  // the latest hint: what the strategy will ask next, in order
+	inflight string          // key of the configuration the pre-compiler is compiling
+	flightCh chan struct{}   // closed when that compilation ends
+	ready    map[string]bool // configurations the pre-compiler has compiled
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	nextID   uint64
+	Crashes  int // children that died or were killed, for reporting
 }
 
 // ErrWorkerStart is returned when a child cannot start serving (its device cannot be
@@ -63,13 +66,9 @@ func NewSupervisor(opts Options) *Supervisor {
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = 5 * time.Minute
 	}
-	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), hints: make(chan space.Config, 64)}
+	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
-	}
-	if opts.Precompile {
-		s.wg.Add(1)
-		go s.precompileLoop()
 	}
 	return s
 }
@@ -229,6 +228,10 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		s.main = ch
 	}
 	ch := s.main
+	waited, err := s.coordinate(ctx, c)
+	if err != nil {
+		return result.Evaluation{}, err
+	}
 	s.nextID++
 	id := s.nextID
 	start := time.Now()
@@ -267,7 +270,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 				if r.Err != "" {
 					return result.Evaluation{}, fmt.Errorf("worker: %s", r.Err)
 				}
-				return r.Eval.evaluation(), nil
+				e := r.Eval.evaluation()
+				e.CompileMS += ms(waited)
+				return e, nil
 			}
 		case <-timer.C:
 			ch.kill()
@@ -319,19 +324,130 @@ func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.E
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// Hint offers configurations that will probably be evaluated soon to the pre-compiler.
-// It never blocks; hints beyond what the pre-compiler can take are dropped.
+// Hint tells the supervisor which configurations will probably be evaluated next, in order.
+// It never blocks.
 func (s *Supervisor) Hint(cs ...space.Config) {
 	if !s.opts.Precompile {
 		return
 	}
+	s.preMu.Lock()
+	defer s.preMu.Unlock()
+	s.upcoming = s.upcoming[:0]
 	for _, c := range cs {
+		s.upcoming = append(s.upcoming, c.Clone())
+	}
+}
+
+func configKey(c space.Config) string { return fmt.Sprint([]int(c)) }
+
+// coordinate runs before the measuring child gets c. The two children split compilation:
+// when the measuring child must compile c itself, the pre-compiler compiles the next hinted
+// configuration at the same time, on the other core; when the pre-compiler already has c
+// (or is finishing it), the measuring child finds it in the compiler's cache and the
+// pre-compiler stays idle, so the two never compile the same configuration twice. On two
+// cores this halves compilation time when compiling dominates.
+// It returns how long it waited for the pre-compiler: compilation time of c.
+func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Duration, error) {
+	if !s.opts.Precompile {
+		return 0, nil
+	}
+	k := configKey(c)
+	var waited time.Duration
+	s.preMu.Lock()
+	if s.inflight == k {
+		done := s.flightCh
+		s.preMu.Unlock()
+		t := time.Now()
 		select {
-		case s.hints <- c.Clone():
-		default:
-			return
+		case <-done:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		waited = time.Since(t)
+		s.preMu.Lock()
+	}
+	defer s.preMu.Unlock()
+	hit := s.ready[k]
+	delete(s.ready, k)
+	if hit || s.inflight != "" {
+		return waited, nil
+	}
+	for _, next := range s.upcoming {
+		nk := configKey(next)
+		if nk != k && !s.ready[nk] {
+			s.dispatch(next, nk)
+			break
 		}
 	}
+	return waited, nil
+}
+
+// dispatch sends c to the pre-compiler (started on first use); s.preMu is held.
+func (s *Supervisor) dispatch(c space.Config, k string) {
+	if len(s.ready) > 256 {
+		clear(s.ready)
+	}
+	s.inflight, s.flightCh = k, make(chan struct{})
+	done := s.flightCh
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ok := s.precompile(c)
+		s.preMu.Lock()
+		if ok {
+			s.ready[k] = true
+		}
+		s.inflight = ""
+		close(done)
+		s.preMu.Unlock()
+	}()
+}
+
+// precompile compiles c in the pre-compiler child and reports whether it succeeded.
+func (s *Supervisor) precompile(c space.Config) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.preMu.Lock()
+	ch := s.pre
+	s.preMu.Unlock()
+	if ch == nil {
+		var err error
+		if ch, err = s.start(ctx, "precompile"); err != nil {
+			s.log.Debug("pre-compiler unavailable", "error", err)
+			return false
+		}
+		s.preMu.Lock()
+		s.pre = ch
+		s.preMu.Unlock()
+	}
+	if err := ch.enc.Encode(request{Op: opCompile, Config: c}); err != nil {
+		s.dropPrecompiler(ch)
+		return false
+	}
+	// A configuration that hangs the compiler (or, with runtimes that generate code at the
+	// first launch, the one-work-group launch) must not hold a core forever.
+	limit := time.NewTimer(s.opts.CompileTimeout + s.opts.Timeout)
+	defer limit.Stop()
+	select {
+	case r, ok := <-ch.resps:
+		if !ok {
+			s.dropPrecompiler(ch)
+			return false
+		}
+		return r.Err == ""
+	case <-limit.C:
+		s.log.Debug("pre-compiler killed after its time limit")
+		s.dropPrecompiler(ch)
+	case <-s.stop:
+	}
+	return false
 }
 
 func (s *Supervisor) pausePrecompiler() bool {
@@ -348,50 +464,6 @@ func (s *Supervisor) resumePrecompiler() {
 	s.preMu.Lock()
 	defer s.preMu.Unlock()
 	s.pre.signal(syscall.SIGCONT)
-}
-
-func (s *Supervisor) precompileLoop() {
-	defer s.wg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-s.stop
-		cancel()
-	}()
-	var id uint64
-	for {
-		var c space.Config
-		select {
-		case <-s.stop:
-			return
-		case c = <-s.hints:
-		}
-		s.preMu.Lock()
-		if s.pre == nil {
-			ch, err := s.start(ctx, "precompile")
-			if err != nil {
-				s.preMu.Unlock()
-				s.log.Debug("pre-compiler unavailable", "error", err)
-				continue
-			}
-			s.pre = ch
-		}
-		ch := s.pre
-		s.preMu.Unlock()
-		id++
-		if err := ch.enc.Encode(request{ID: id, Op: opCompile, Config: c}); err != nil {
-			s.dropPrecompiler(ch)
-			continue
-		}
-		select {
-		case _, ok := <-ch.resps:
-			if !ok {
-				s.dropPrecompiler(ch)
-			}
-		case <-s.stop:
-			return
-		}
-	}
 }
 
 func (s *Supervisor) dropPrecompiler(ch *child) {
