@@ -82,9 +82,13 @@ func (r *Runner) Compile(ctx context.Context, c space.Config) error {
 	return err
 }
 
-// Evaluate measures configuration c; compiled is called when compilation is over and the
-// kernel is about to run (the supervisor starts its run timer then).
-func (r *Runner) Evaluate(ctx context.Context, c space.Config, compiled func()) result.Evaluation {
+// Evaluate measures configuration c; phase("compiled") is called when compilation is over
+// and the kernel is about to run (the supervisor starts its run timer then), and
+// phase("timing") before the timed runs (the supervisor pauses other device users then).
+func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string)) result.Evaluation {
+	if phase == nil {
+		phase = func(string) {}
+	}
 	start := time.Now()
 	values := r.sp.Values(c)
 	e := result.Evaluation{Config: values, Objective: math.NaN(), Time: start}
@@ -113,9 +117,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, compiled func()) 
 		return fail(result.CompileError, err.Error())
 	}
 	defer k.Release()
-	if compiled != nil {
-		compiled()
-	}
+	phase("compiled")
 	args, bufs, err := r.arguments(inst)
 	if err != nil {
 		return fail(result.RuntimeError, err.Error())
@@ -143,6 +145,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, compiled func()) 
 	}
 	n := max(r.spec.Iterations, 1)
 	e.Samples = make([]float64, 0, n)
+	phase("timing")
 	t := time.Now()
 	for range n {
 		if err := ctx.Err(); err != nil {

@@ -16,9 +16,10 @@ import (
 // Measurer is what a child process does with configurations: the runner package
 // implements it on a real device.
 type Measurer interface {
-	// Evaluate compiles, runs, verifies and times c, calling compiled once compilation is
-	// over and the kernel is about to run.
-	Evaluate(ctx context.Context, c space.Config, compiled func()) result.Evaluation
+	// Evaluate compiles, runs, verifies and times c. It calls phase("compiled") once
+	// compilation is over and the kernel is about to run (the run time limit starts), and
+	// phase("timing") just before the timed runs (nothing else may use the device then).
+	Evaluate(ctx context.Context, c space.Config, phase func(string)) result.Evaluation
 	// Compile only compiles c, so that a later Evaluate finds it in a compiler cache.
 	Compile(ctx context.Context, c space.Config) error
 }
@@ -60,8 +61,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 		}
 		switch req.Op {
 		case opEvaluate:
-			e := m.Evaluate(ctx, space.Config(req.Config), func() {
-				enc.Encode(response{ID: req.ID, Phase: phaseCompiled})
+			e := m.Evaluate(ctx, space.Config(req.Config), func(phase string) {
+				enc.Encode(response{ID: req.ID, Phase: phase})
 			})
 			if err := enc.Encode(response{ID: req.ID, Phase: phaseDone, Eval: toWire(e)}); err != nil {
 				return err

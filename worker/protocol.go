@@ -27,6 +27,7 @@ const (
 const (
 	phaseReady    = "ready"    // the child loaded its spec and opened its device
 	phaseCompiled = "compiled" // compilation is over; the kernel is about to run
+	phaseTiming   = "timing"   // the timed runs start: the device must be left alone
 	phaseDone     = "done"     // the evaluation is complete
 )
 

@@ -257,9 +257,12 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 				continue
 			}
 			switch r.Phase {
-			case phaseCompiled:
+			case phaseTiming:
 				// Time the kernel alone: hold the pre-compiler while it runs.
-				paused = s.pausePrecompiler()
+				if !paused {
+					paused = s.pausePrecompiler()
+				}
+			case phaseCompiled:
 				running = true
 				if s.opts.Timeout > 0 {
 					timer.Reset(s.opts.Timeout)
@@ -369,6 +372,7 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
+	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", s.inflight)
 	if hit || s.inflight != "" {
 		return waited, nil
 	}
@@ -392,7 +396,9 @@ func (s *Supervisor) dispatch(c space.Config, k string) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		t := time.Now()
 		ok := s.precompile(c)
+		s.log.Debug("pre-compiled", "config", k, "ok", ok, "took", time.Since(t))
 		s.preMu.Lock()
 		if ok {
 			s.ready[k] = true

@@ -42,11 +42,12 @@ const (
 
 type fakeMeasurer struct{}
 
-func (fakeMeasurer) Evaluate(_ context.Context, c space.Config, compiled func()) result.Evaluation {
+func (fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(string)) result.Evaluation {
 	if c[0] == behaveSlowCompile {
 		time.Sleep(300 * time.Millisecond)
 	}
-	compiled()
+	phase(phaseCompiled)
+	phase(phaseTiming)
 	switch c[0] {
 	case behaveCrash:
 		fmt.Fprintln(os.Stderr, "about to crash on purpose")

@@ -354,11 +354,13 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 }
 
 func (r *resumingEvaluator) Hint(cs ...space.Config) {
+	todo := make([]space.Config, 0, len(cs))
 	for _, c := range cs {
 		if _, ok := r.known[store.ConfigKey(r.sp.Values(c))]; !ok {
-			r.inner.Hint(c)
+			todo = append(todo, c)
 		}
 	}
+	r.inner.Hint(todo...)
 }
 
 // storeSink commits each new evaluation to the store as soon as it is measured and keeps
