@@ -1,0 +1,128 @@
+// Package spec reads kernel specs: YAML (or JSON) files that describe a kernel, its
+// tunable parameters and restrictions, its launch geometry and arguments, how to verify
+// its output and what to optimise, with the names a Kernel Tuner user knows
+// (problem_size, grid_div_x, block_size_names, restrictions, metrics...).
+//
+// Every expression in a spec is parsed once and compiled with package expr; nothing is
+// evaluated with a general-purpose interpreter. Errors name the file, the line, the field
+// path (arguments[2].length) and what was expected. Doc is the user's reference.
+package spec
+
+// Doc describes the spec format; `ktune help spec` prints it.
+const Doc = `A kernel spec is a YAML file (JSON is accepted too) that tells ktune what to tune.
+Names follow Kernel Tuner's where it has one. Relative paths are relative to the spec.
+Every field, with its default, in an example (everything after # is explanation):
+
+---
+kernel:                        # required
+  name: matmul                 # required: the kernel function
+  language: cuda               # opencl | cuda | c; implied by a source ending in .cl, .cu or .c
+  source: matmul.cu            # a file, or a list of files concatenated in order;
+                               # or code: "..." with the source inline
+  compiler_options: [-O3]      # passed to the compiler as written
+  defines: true                # inject parameters and derived sizes as #defines (default true)
+  openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+
+constants:                     # named numbers the expressions may read, in order; a value
+  N: 4096                      # may be an expression over earlier constants
+  FLOPS: "2 * N**3"
+
+parameters:                    # required and ORDERED: the order is the order of the space
+  - name: block_size_x
+    values: [16, 32, 64]       # numbers, true/false or strings (one kind per parameter)
+  - name: block_size_y
+    values: [1, 2, 4, 8]
+  - name: tile_size_x
+    values: "[2**i for i in range(0, 4)]"   # or a Python list expression
+# Kernel Tuner's tune_params form is accepted too, kept in the file's order:
+#   parameters: {block_size_x: [16, 32, 64], tile_size_x: "[1, 2, 4, 8]"}
+
+restrictions:                  # Python expressions over the parameters; a configuration is
+  - "block_size_x * block_size_y <= 256"    # valid when all hold (ktune help expressions)
+
+problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over parameters and
+                               # constants, truncated as Python's int() does (required
+                               # unless grid is given)
+
+# Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is
+# grid * block). The block size per dimension is the parameter named in block_size_names,
+# or 1 when there is no such parameter (Kernel Tuner uses 256 for a missing x; write
+# block: [256] for that).
+block_size_names: [block_size_x, block_size_y, block_size_z]   # the default; 1 to 3 names
+# grid = ceil(problem_size / product of grid_div), each divisor truncated with int() as
+# Kernel Tuner does; a dimension without grid_div divides by its block size.
+grid_div_x: [block_size_x, tile_size_x]
+grid_div_y: [block_size_y]
+grid_div_z: []                 # an empty list divides by 1
+# Or explicit launch expressions (1 to 3 whole numbers, the rest 1) that may also read
+# problem_size_x/y/z; grid excludes grid_div_*:
+#   grid: ["(N + block_size_x*tile_size_x - 1) // (block_size_x*tile_size_x)", "N // 8"]
+#   block: [block_size_x, 8]
+shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA dynamic shared memory per
+                               # block, in BYTES (default none)
+# With kernel.defines each configuration is compiled with, in this order: grid_size_x/y/z,
+# the block size names, every parameter, then kernel_tuner=1, as Kernel Tuner does; a
+# parameter named like a derived size keeps its own value. Booleans are written 1 and 0.
+
+arguments:                     # in the kernel's parameter order
+  - name: C                    # required
+    kind: array                # array (default) | scalar (default when value is given) | local
+    type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
+                               # uint64; C names (float, double, int, uint...) are accepted
+    length: N * N              # arrays and local: the number of ELEMENTS, an expression over
+                               # parameters, constants, problem_size_x/y/z, grid_size_x/y/z
+                               # and the block size names
+    fill: zeros                # arrays: zeros (default) | random | {random: {...}} |
+                               # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
+    output: true               # the kernel writes it; verification compares it
+  - name: A
+    type: float32
+    length: N * N
+    fill: {random: {distribution: uniform, low: -1, high: 1}}
+    # random: uniform (default; low 0, high 1; integers: each of low..high equally likely)
+    # or normal (mean 0, stddev 1 by default; clamped to low/high when given); seed: a seed
+    # of its own. Data depend only on the seed and the argument's name.
+  - name: B
+    type: float32
+    length: N * N
+    fill: {random: {distribution: normal, mean: 0, stddev: 1}}
+  - name: n
+    type: int32
+    value: N                   # scalars: a number or an expression (the names of length)
+  - name: tile
+    kind: local                # OpenCL __local memory: length elements per block, so
+    type: float32              # bytes = length * the type's size
+    length: block_size_x * tile_size_x
+
+verification:                  # optional: check every configuration's outputs
+  reference:                   # one of kernel, config or npy:
+    kernel: {name: matmul_naive, source: naive.cu}
+    # a reference kernel (language, code and compiler_options as in kernel); it runs with
+    # the launch and defines of config below, else default_config, else the space's first
+    # configuration. Or config alone: the tuned kernel at that configuration:
+    #   config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}
+    # Or expected outputs from .npy files: npy: {C: expected_C.npy}
+  outputs: [C]                 # compared arguments (default: every output: true argument)
+  atol: 1.0e-6                 # pass when |got - want| <= atol + rtol * |want|, as numpy's
+  rtol: 1.0e-5                 # allclose; integer outputs must match exactly
+
+metrics:                       # derived results, in order; a metric named like an identifier
+  - name: GFLOP/s              # may be read by later ones. They read parameters, constants,
+    expr: "FLOPS / (time / 1e3) / 1e9"   # problem, grid and block sizes and time (ms)
+    maximize: true             # higher is better (default false)
+# Kernel Tuner's form is accepted too: metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9"}
+objective: GFLOP/s             # time (default; lower is better) or a metric, in its direction
+
+iterations: 32                 # timed runs per configuration (default 32, at least 1)
+statistic: mean                # mean (default) | median of the runs
+timeout: 10s                   # per configuration, a Go duration (default 10s)
+default_config:                # optional baseline for speedups: every parameter, with one
+  block_size_x: 32             # of its values, satisfying the restrictions
+  block_size_y: 2
+  tile_size_x: 1
+seed: 0                        # seed of generated input data (default 0)
+...
+
+Errors name the file, line and field (spec.yaml:42: arguments[2].length) and say what is
+expected; unknown names suggest the closest known one.
+`

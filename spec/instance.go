@@ -1,0 +1,279 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/space"
+)
+
+// Instance is everything about the kernel that depends on one configuration.
+type Instance struct {
+	Defines     []device.Define // preprocessor definitions, in Kernel Tuner's order; nil when kernel.defines is false
+	Launch      device.Launch
+	ProblemSize device.Dim3
+	Args        []ArgInstance // one per argument, in call order
+}
+
+// ArgInstance is one argument for one configuration.
+type ArgInstance struct {
+	Name   string
+	Kind   ArgKind
+	Type   string
+	Length int    // elements (arrays, local); 1 for scalars
+	Bytes  int    // buffer size (arrays), local memory per block (local), value size (scalars)
+	Scalar []byte // the scalar's value, little endian; nil for arrays and local memory
+	Output bool
+}
+
+// maxDim bounds a launch dimension; devices allow far less, so this only keeps the
+// arithmetic exact.
+const maxDim = 1 << 40
+
+// wholeNumber evaluates n and checks that it is a whole number in [lo, hi].
+func (s *Spec) wholeNumber(n *cnum, env *expr.Env, want string, lo, hi float64) (int, error) {
+	v := n.num.Eval(env)
+	switch {
+	case math.IsNaN(v):
+		return 0, s.evalErr(n, "%s fails for this configuration (division by zero or invalid operation); expected %s", n.num.Source, want)
+	case v != math.Trunc(v):
+		return 0, s.evalErr(n, "%s evaluates to %v; expected %s (use // or (a + b - 1) // b for whole numbers)", n.num.Source, v, want)
+	case v < lo || v > hi:
+		return 0, s.evalErr(n, "%s evaluates to %v; expected %s", n.num.Source, v, want)
+	}
+	return int(v), nil
+}
+
+// truncated evaluates n with Python's int(): Kernel Tuner's rule for problem sizes and grid
+// divisors.
+func (s *Spec) truncated(n *cnum, env *expr.Env, want string, lo float64) (int, error) {
+	v := n.num.Eval(env)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, s.evalErr(n, "%s fails for this configuration (division by zero or invalid operation); expected %s", n.num.Source, want)
+	}
+	v = math.Trunc(v)
+	if v < lo || v > maxDim {
+		return 0, s.evalErr(n, "%s evaluates to %v; expected %s", n.num.Source, v, want)
+	}
+	return int(v), nil
+}
+
+func (s *Spec) evalErr(n *cnum, format string, args ...any) error {
+	return &Error{File: s.File, Line: n.line, Field: n.field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// bind returns the environment of a configuration with parameters and constants set.
+func (s *Spec) bind(values []space.Value) (*expr.Env, error) {
+	if len(values) != len(s.Parameters) {
+		return nil, fmt.Errorf("%s: configuration has %d values, the spec has %d parameters", s.File, len(values), len(s.Parameters))
+	}
+	env := s.c.newEnv()
+	for i, v := range values {
+		if (v.Kind() == space.String) != (s.c.kinds[i] == space.String) {
+			return nil, fmt.Errorf("%s: parameter %s: value %v has the wrong kind (%s)", s.File, s.Parameters[i].Name, v, v.Kind())
+		}
+		env.Num[i] = v.Float()
+		if v.Kind() == space.String {
+			env.Str[i] = v.Str()
+		}
+	}
+	return env, nil
+}
+
+// launch computes the problem size, grid and block of a bound configuration, stores them
+// in env's slots, and returns them.
+func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block device.Dim3, err error) {
+	c := s.c
+	for i := range 3 {
+		ps[i] = 1
+		if c.problem[i] != nil {
+			if ps[i], err = s.truncated(c.problem[i], env, "a non-negative problem size", 0); err != nil {
+				return
+			}
+		}
+		env.Num[c.psSlot[i]] = float64(ps[i])
+	}
+	for i := range 3 {
+		block[i] = 1
+		switch {
+		case c.blockSet:
+			if c.block[i] != nil {
+				if block[i], err = s.wholeNumber(c.block[i], env, "a block size of at least 1", 1, maxDim); err != nil {
+					return
+				}
+			}
+		case c.blockParam[i] >= 0:
+			v := values[c.blockParam[i]]
+			f := v.Float()
+			if v.Kind() == space.String || f != math.Trunc(f) || f < 1 || f > maxDim {
+				err = &Error{File: s.File, Field: "parameters." + s.BlockSizeNames[i], Msg: fmt.Sprintf("value %v is used as the block size; expected a whole number of at least 1", v)}
+				return
+			}
+			block[i] = int(f)
+		}
+	}
+	for i := range 3 {
+		switch {
+		case c.gridSet:
+			grid[i] = 1
+			if c.grid[i] != nil {
+				if grid[i], err = s.wholeNumber(c.grid[i], env, "a grid size of at least 1", 1, maxDim); err != nil {
+					return
+				}
+			}
+		default:
+			div := 1
+			switch {
+			case c.gridDivSet[i]:
+				for _, n := range c.gridDiv[i] {
+					var d int
+					if d, err = s.truncated(n, env, "a positive grid divisor", 1); err != nil {
+						return
+					}
+					if div > maxDim/d {
+						err = s.evalErr(n, "the grid divisors' product exceeds %d", maxDim)
+						return
+					}
+					div *= d
+				}
+			default:
+				// Kernel Tuner divides by the block size parameter (1 without one);
+				// an explicit block takes its place.
+				div = block[i]
+			}
+			grid[i] = (ps[i] + div - 1) / div
+		}
+	}
+	for i := range 3 {
+		if c.gridParam[i] < 0 {
+			env.Num[c.gridSlot[i]] = float64(grid[i])
+		}
+		if c.blockParam[i] < 0 {
+			env.Num[c.blockSlot[i]] = float64(block[i])
+		}
+	}
+	return
+}
+
+// Instance computes everything that depends on one configuration (values in the order of
+// Parameters): preprocessor definitions, launch geometry and arguments.
+func (s *Spec) Instance(values []space.Value) (*Instance, error) {
+	env, err := s.bind(values)
+	if err != nil {
+		return nil, err
+	}
+	ps, grid, block, err := s.launch(env, values)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{ProblemSize: ps, Launch: device.Launch{Grid: grid, Block: block}}
+	if s.c.shared != nil {
+		if in.Launch.SharedBytes, err = s.wholeNumber(s.c.shared, env, "a non-negative whole number of bytes", 0, math.MaxInt32); err != nil {
+			return nil, err
+		}
+	}
+	if s.Kernel.Defines {
+		in.Defines = s.defines(values, grid, block)
+	}
+	in.Args = make([]ArgInstance, len(s.Arguments))
+	for i, a := range s.Arguments {
+		ca := s.c.args[i]
+		ai := ArgInstance{Name: a.Name, Kind: a.Kind, Type: a.Type, Output: a.Output}
+		switch a.Kind {
+		case ArgArray, ArgLocal:
+			if ai.Length, err = s.wholeNumber(ca.length, env, "a non-negative whole number of elements", 0, float64(math.MaxInt64/16)/float64(ca.typ.size)); err != nil {
+				return nil, err
+			}
+			ai.Bytes = ai.Length * ca.typ.size
+		case ArgScalar:
+			v := ca.value.num.Eval(env)
+			if err := ca.typ.check(v); err != nil {
+				return nil, s.evalErr(ca.value, "%s: %v", ca.value.num.Source, err)
+			}
+			ai.Length, ai.Bytes = 1, ca.typ.size
+			ai.Scalar = make([]byte, ca.typ.size)
+			ca.typ.put(ai.Scalar, v)
+		}
+		in.Args[i] = ai
+	}
+	return in, nil
+}
+
+// defines lists the definitions as Kernel Tuner writes them: grid_size_x/y/z, the block
+// size names, the parameters, then kernel_tuner=1. A parameter that has one of the derived
+// names takes that place with its own value.
+func (s *Spec) defines(values []space.Value, grid, block device.Dim3) []device.Define {
+	out := make([]device.Define, 0, len(values)+7)
+	placed := make([]bool, len(values))
+	add := func(name string, param int, derived int) {
+		if param >= 0 {
+			out = append(out, device.Define{Name: name, Value: defineValue(values[param])})
+			placed[param] = true
+			return
+		}
+		out = append(out, device.Define{Name: name, Value: strconv.Itoa(derived)})
+	}
+	for i, n := range []string{"grid_size_x", "grid_size_y", "grid_size_z"} {
+		add(n, s.c.gridParam[i], grid[i])
+	}
+	for i, n := range s.BlockSizeNames {
+		add(n, s.c.blockParam[i], block[i])
+	}
+	for i, p := range s.Parameters {
+		if !placed[i] {
+			out = append(out, device.Define{Name: p.Name, Value: defineValue(values[i])})
+		}
+	}
+	if _, isParam := s.c.params["kernel_tuner"]; !isParam {
+		out = append(out, device.Define{Name: "kernel_tuner", Value: "1"})
+	}
+	return out
+}
+
+// defineValue writes a parameter value for the preprocessor: booleans as 1 and 0 (Kernel
+// Tuner writes True and False, which C does not know), floats as Python prints them,
+// strings as they are (a type name, say).
+func defineValue(v space.Value) string {
+	if v.Kind() == space.Bool {
+		if v.Bool() {
+			return "1"
+		}
+		return "0"
+	}
+	return v.String()
+}
+
+// MetricValues evaluates the metrics of a configuration measured at timeMS milliseconds, in
+// order; a metric may read the earlier ones by name.
+func (s *Spec) MetricValues(values []space.Value, timeMS float64) (map[string]float64, error) {
+	if len(s.Metrics) == 0 {
+		return map[string]float64{}, nil
+	}
+	env, err := s.bind(values)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, _, err := s.launch(env, values); err != nil {
+		return nil, err
+	}
+	env.Num[s.c.timeSlot] = timeMS
+	out := make(map[string]float64, len(s.Metrics))
+	for i, m := range s.Metrics {
+		n := s.c.metrics[i]
+		if n == nil {
+			return nil, fmt.Errorf("%s: metrics[%d] (%s) did not compile", s.File, i, m.Name)
+		}
+		v := n.num.Eval(env)
+		if math.IsNaN(v) {
+			return nil, s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation) at time %v ms", m.Name, m.Expr, timeMS)
+		}
+		out[m.Name] = v
+		if slot := s.c.metricSlot[i]; slot >= 0 {
+			env.Num[slot] = v
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,263 @@
+package spec
+
+import (
+	"encoding/binary"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/space"
+)
+
+// configOf returns the values of the named configuration, in the spec's parameter order.
+func configOf(t *testing.T, s *Spec, cfg map[string]any) []space.Value {
+	t.Helper()
+	vals := make([]space.Value, len(s.Parameters))
+	for i, p := range s.Parameters {
+		x, ok := cfg[p.Name]
+		if !ok {
+			t.Fatalf("configuration lacks %s", p.Name)
+		}
+		v, err := space.ValueOf(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals[i] = v
+	}
+	return vals
+}
+
+func TestLaunchGeometryFollowsKernelTuner(t *testing.T) {
+	tests := []struct {
+		name        string
+		spec        string
+		cfg         map[string]any
+		grid, block device.Dim3
+	}{
+		{"problem size 1000, block_size_x 32",
+			"parameters: {block_size_x: [32]}\nproblem_size: 1000\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{32, 1, 1}, device.Dim3{32, 1, 1}},
+		{"problem size divisible by the block",
+			"parameters: {block_size_x: [64]}\nproblem_size: [1024]\n",
+			map[string]any{"block_size_x": 64}, device.Dim3{16, 1, 1}, device.Dim3{64, 1, 1}},
+		{"grid_div_y with two names",
+			"parameters: {block_size_x: [16], block_size_y: [4], tile_size_y: [8]}\nproblem_size: [1000, 1000]\ngrid_div_y: [block_size_y, tile_size_y]\n",
+			map[string]any{"block_size_x": 16, "block_size_y": 4, "tile_size_y": 8}, device.Dim3{63, 32, 1}, device.Dim3{16, 4, 1}},
+		{"grid_div_x replaces the default divisor",
+			"parameters: {block_size_x: [32], tile_size_x: [4]}\nproblem_size: [1000]\ngrid_div_x: [block_size_x, tile_size_x]\n",
+			map[string]any{"block_size_x": 32, "tile_size_x": 4}, device.Dim3{8, 1, 1}, device.Dim3{32, 1, 1}},
+		{"a divisor is truncated as int() does",
+			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\ngrid_div_x: [\"block_size_x / 3\"]\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
+		{"an empty divisor list divides by 1",
+			"parameters: {block_size_x: [32]}\nproblem_size: [100]\ngrid_div_x: []\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
+		{"missing block size parameters mean 1",
+			"parameters: {tile: [2]}\nproblem_size: [100, 7]\n",
+			map[string]any{"tile": 2}, device.Dim3{100, 7, 1}, device.Dim3{1, 1, 1}},
+		{"problem size expressions over parameters and constants",
+			"constants: {N: 100}\nparameters: {block_size_x: [64], tile: [3]}\nproblem_size: [\"N * tile\", 8]\n",
+			map[string]any{"block_size_x": 64, "tile": 3}, device.Dim3{5, 8, 1}, device.Dim3{64, 1, 1}},
+		{"a problem size is truncated as int() does",
+			"constants: {N: 100}\nparameters: {block_size_x: [32]}\nproblem_size: [\"N / 3\"]\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{2, 1, 1}, device.Dim3{32, 1, 1}},
+		{"three dimensions",
+			"parameters: {block_size_x: [8], block_size_y: [4], block_size_z: [2]}\nproblem_size: [64, 64, 9]\n",
+			map[string]any{"block_size_x": 8, "block_size_y": 4, "block_size_z": 2}, device.Dim3{8, 16, 5}, device.Dim3{8, 4, 2}},
+		{"custom block_size_names",
+			"parameters: {bx: [8], by: [4], block_size_x: [1000]}\nblock_size_names: [bx, by]\nproblem_size: [64, 64]\n",
+			map[string]any{"bx": 8, "by": 4, "block_size_x": 1000}, device.Dim3{8, 16, 1}, device.Dim3{8, 4, 1}},
+		{"explicit grid and block expressions",
+			"constants: {N: 1000}\nparameters: {block_size_x: [32], tile: [4]}\nproblem_size: [N, 64]\n" +
+				"grid: [\"(N + block_size_x*tile - 1) // (block_size_x*tile)\", \"problem_size_y // 2\"]\nblock: [block_size_x, 2]\n",
+			map[string]any{"block_size_x": 32, "tile": 4}, device.Dim3{8, 32, 1}, device.Dim3{32, 2, 1}},
+		{"explicit block, derived grid divides by it",
+			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\nblock: [256]\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{4, 1, 1}, device.Dim3{256, 1, 1}},
+		{"explicit grid without a problem size",
+			"parameters: {block_size_x: [32]}\ngrid: [7, 3, 2]\n",
+			map[string]any{"block_size_x": 32}, device.Dim3{7, 3, 2}, device.Dim3{32, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustParse(t, "kernel: {name: k, source: k.cu}\n"+tt.spec)
+			in, err := s.Instance(configOf(t, s, tt.cfg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Launch.Grid != tt.grid || in.Launch.Block != tt.block {
+				t.Errorf("grid %v block %v, want grid %v block %v", in.Launch.Grid, in.Launch.Block, tt.grid, tt.block)
+			}
+		})
+	}
+}
+
+func TestInstanceOfTheFullSpec(t *testing.T) {
+	s, err := Load("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.Instance(s.Default) // bx 32, by 2, tile 2, shared, double, alpha 0.5
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDefines := []device.Define{
+		{Name: "grid_size_x", Value: "8"}, // ceil(512 / (32*2))
+		{Name: "grid_size_y", Value: "256"},
+		{Name: "grid_size_z", Value: "1"},
+		{Name: "block_size_x", Value: "32"},
+		{Name: "block_size_y", Value: "2"},
+		{Name: "block_size_z", Value: "1"},
+		{Name: "tile_size_x", Value: "2"},
+		{Name: "use_shared", Value: "1"},
+		{Name: "precision", Value: "double"},
+		{Name: "alpha_scale", Value: "0.5"},
+		{Name: "kernel_tuner", Value: "1"},
+	}
+	if !reflect.DeepEqual(in.Defines, wantDefines) {
+		t.Errorf("defines\n got %v\nwant %v", in.Defines, wantDefines)
+	}
+	wantLaunch := device.Launch{Grid: device.Dim3{8, 256, 1}, Block: device.Dim3{32, 2, 1}, SharedBytes: 32 * 2 * 4}
+	if in.Launch != wantLaunch {
+		t.Errorf("launch %+v, want %+v", in.Launch, wantLaunch)
+	}
+	if in.ProblemSize != (device.Dim3{512, 512, 1}) {
+		t.Errorf("problem size %v", in.ProblemSize)
+	}
+	alpha := make([]byte, 8)
+	binary.LittleEndian.PutUint64(alpha, math.Float64bits(0.75))
+	wantArgs := []ArgInstance{
+		{Name: "C", Kind: ArgArray, Type: "float32", Length: 512 * 512, Bytes: 4 * 512 * 512, Output: true},
+		{Name: "A", Kind: ArgArray, Type: "float32", Length: 512 * 512, Bytes: 4 * 512 * 512},
+		{Name: "B", Kind: ArgArray, Type: "float32", Length: 512 * 512, Bytes: 4 * 512 * 512},
+		{Name: "idx", Kind: ArgArray, Type: "int32", Length: 512, Bytes: 4 * 512},
+		{Name: "ones", Kind: ArgArray, Type: "float64", Length: 4, Bytes: 32},
+		{Name: "n", Kind: ArgScalar, Type: "int32", Length: 1, Bytes: 4, Scalar: []byte{0, 2, 0, 0}},
+		{Name: "alpha", Kind: ArgScalar, Type: "float64", Length: 1, Bytes: 8, Scalar: alpha},
+		{Name: "tile", Kind: ArgLocal, Type: "float32", Length: 64, Bytes: 256},
+	}
+	if !reflect.DeepEqual(in.Args, wantArgs) {
+		t.Errorf("args\n got %+v\nwant %+v", in.Args, wantArgs)
+	}
+
+	// Without shared memory the expression's else branch applies.
+	cfg := append([]space.Value(nil), s.Default...)
+	cfg[2], cfg[3] = space.IntValue(1), space.BoolValue(false)
+	in, err = s.Instance(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Launch.SharedBytes != 0 || in.Launch.Grid != (device.Dim3{16, 256, 1}) {
+		t.Errorf("launch %+v", in.Launch)
+	}
+}
+
+func TestDefinesKeepAParametersOwnValueAndCanBeOff(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: k, source: k.cl}
+parameters: {grid_size_x: [3], block_size_x: [16], flag: [false]}
+problem_size: [100]
+block: [64]
+`)
+	in, err := s.Instance(configOf(t, s, map[string]any{"grid_size_x": 3, "block_size_x": 16, "flag": false}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "grid_size_x=3 grid_size_y=1 grid_size_z=1 block_size_x=16 block_size_y=1 block_size_z=1 flag=0 kernel_tuner=1"
+	var got []string
+	for _, d := range in.Defines {
+		got = append(got, d.Name+"="+d.Value)
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("defines %s\nwant    %s", strings.Join(got, " "), want)
+	}
+	if in.Launch.Block[0] != 64 || in.Launch.Grid[0] != 2 {
+		t.Errorf("launch %+v", in.Launch)
+	}
+
+	s = mustParse(t, `
+kernel: {name: k, source: k.cl, defines: false}
+parameters: {block_size_x: [16]}
+problem_size: [100]
+`)
+	in, err = s.Instance([]space.Value{space.IntValue(16)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Defines != nil {
+		t.Errorf("defines %v with defines: false", in.Defines)
+	}
+}
+
+func TestInstanceErrorsNameTheField(t *testing.T) {
+	tests := []struct {
+		name string
+		spec string
+		cfg  map[string]any
+		want []string
+	}{
+		{"divisor zero", "parameters: {tile: [1]}\nproblem_size: [10]\ngrid_div_x: [\"tile - 1\"]\n",
+			map[string]any{"tile": 1}, []string{"test.yaml:4: grid_div_x[0]", "expected a positive grid divisor"}},
+		{"grid not whole", "constants: {N: 10}\nparameters: {tile: [1, 3]}\ngrid: [\"N / tile\"]\n",
+			map[string]any{"tile": 3}, []string{"test.yaml:4: grid[0]", "evaluates to 3.3333333333333335", "(a + b - 1) // b"}},
+		{"length negative for this configuration", "parameters: {block_size_x: [1, 64]}\nproblem_size: [10]\narguments:\n  - {name: a, type: float32, length: \"50 - block_size_x\"}\n",
+			map[string]any{"block_size_x": 64}, []string{"test.yaml:5: arguments[0].length", "evaluates to -14", "non-negative whole number of elements"}},
+		{"scalar out of range", "parameters: {block_size_x: [1, 300]}\nproblem_size: [10]\narguments:\n  - {name: n, type: uint8, value: block_size_x}\n",
+			map[string]any{"block_size_x": 300}, []string{"arguments[0].value", "300 is out of range for uint8"}},
+		{"block size not whole", "parameters: {block_size_x: [1.5]}\nproblem_size: [10]\n",
+			map[string]any{"block_size_x": 1.5}, []string{"parameters.block_size_x", "expected a whole number of at least 1"}},
+		{"division by zero", "parameters: {tile: [0]}\nproblem_size: [\"10 // tile\"]\n",
+			map[string]any{"tile": 0}, []string{"problem_size[0]", "division by zero"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustParse(t, "kernel: {name: k, source: k.cu}\n"+tt.spec)
+			_, err := s.Instance(configOf(t, s, tt.cfg))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("lacks %q: %v", w, err)
+				}
+			}
+		})
+	}
+	s := mustParse(t, "kernel: {name: k, source: k.cu}\nparameters: {x: [1]}\nproblem_size: 1\n")
+	if _, err := s.Instance(nil); err == nil {
+		t.Error("a configuration with no values was accepted")
+	}
+}
+
+func TestInstanceOfEveryConfiguration(t *testing.T) {
+	s, err := Load("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sp.Len() {
+		c := sp.At(i, nil)
+		vals := sp.Values(c)
+		in, err := s.Instance(vals)
+		if err != nil {
+			t.Fatalf("%s: %v", sp.Format(c), err)
+		}
+		bx, by, tile := vals[0].Int(), vals[1].Int(), vals[2].Int()
+		want := device.Dim3{int((512 + bx*tile - 1) / (bx * tile)), int((512 + by - 1) / by), 1}
+		if in.Launch.Grid != want {
+			t.Errorf("%s: grid %v, want %v", sp.Format(c), in.Launch.Grid, want)
+		}
+		m, err := s.MetricValues(vals, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m["threads"]; got != float64(bx*by)*float64(want[0]*want[1]) {
+			t.Errorf("%s: threads %v", sp.Format(c), got)
+		}
+	}
+}

@@ -1,0 +1,1566 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/space"
+)
+
+// Spec is a kernel spec: the kernel, its tunable parameters and restrictions, its launch
+// geometry and arguments, how to verify its output and what to optimise. Parse and Load
+// fill and check it; it is read-only afterwards, and its methods may then be called from
+// several goroutines at once.
+type Spec struct {
+	File string // the spec file as given; relative paths in the spec are resolved against its directory
+
+	Kernel            Kernel
+	Constants         []Constant    // named numbers (problem sizes), in the file's order
+	Parameters        []space.Param // tunable parameters, in the file's order
+	Restrictions      []string      // restriction expressions over the parameters
+	ProblemSize       []string      // 1 to 3 expressions; empty when not given (an explicit Grid needs none)
+	BlockSizeNames    [3]string     // the parameters that give the block size per dimension
+	GridDiv           [3][]string   // grid divisors per dimension; nil means Kernel Tuner's default (the block size)
+	Grid, Block       []string      // explicit launch expressions (3 each, "1" padded); nil when derived
+	SharedMemoryBytes string        // dynamic shared memory in bytes per block (CUDA), an expression; "" for none
+	Arguments         []Argument    // the kernel's arguments, in call order
+	Verification      *Verification // nil when outputs are not checked
+	Metrics           []Metric      // derived results, evaluated in order
+	Iterations        int           // timed runs per configuration
+	Statistic         string        // how the runs combine into one time: "mean" or "median"
+	Timeout           time.Duration // per configuration: compile, run and verify
+	Default           []space.Value // a baseline configuration; nil when not given
+	Seed              uint64        // seed of the generated input data
+
+	objective string
+	maximize  bool
+	c         *compiled
+}
+
+// Kernel is kernel source and how to compile it.
+type Kernel struct {
+	Name            string   // the function to launch
+	Language        string   // "opencl", "cuda" or "c"
+	Files           []string // source files, resolved against the spec's directory, concatenated in order
+	Code            string   // the source text: inline code, or the files' contents once Load has read them
+	CompilerOptions []string // passed to the compiler as written
+	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
+	OpenMP          bool     // host C: compile with OpenMP
+}
+
+// Constant is a named number the expressions of a spec may read, such as a problem size.
+type Constant struct {
+	Name  string
+	Value float64
+}
+
+// ArgKind is how an argument is passed to the kernel.
+type ArgKind string
+
+// Argument kinds.
+const (
+	ArgArray  ArgKind = "array"  // a device buffer, passed as a pointer
+	ArgScalar ArgKind = "scalar" // a value
+	ArgLocal  ArgKind = "local"  // local (shared) memory allocated per block (OpenCL __local pointer)
+)
+
+// Argument is one kernel argument.
+type Argument struct {
+	Name   string
+	Kind   ArgKind
+	Type   string // element type (arrays, local) or value type (scalars): float32, int32, uint8...
+	Length string // arrays and local: element count, an expression
+	Value  string // scalars: the value, an expression
+	Fill   Fill   // arrays: initial contents
+	Output bool   // arrays: the kernel writes it; verification compares it
+}
+
+// FillKind names how an array's initial contents are made.
+type FillKind string
+
+// Fill kinds.
+const (
+	FillZeros    FillKind = "zeros"
+	FillRandom   FillKind = "random"
+	FillConstant FillKind = "constant"
+	FillRange    FillKind = "range"
+	FillNPY      FillKind = "npy"
+)
+
+// Fill describes an array's initial contents.
+type Fill struct {
+	Kind         FillKind
+	Distribution string  // random: "uniform" or "normal"
+	Low, High    float64 // random: uniform bounds, or the bounds normal values are clamped to (±Inf when not given)
+	Mean, Stddev float64 // random, normal
+	Seed         *uint64 // random: a seed of its own instead of the spec's
+	Value        float64 // constant
+	Start, Step  float64 // range: element i is Start + i*Step
+	Path         string  // npy: the file, resolved against the spec's directory
+}
+
+// Verification says how a configuration's outputs are checked.
+type Verification struct {
+	Kernel  *Kernel        // a reference kernel; nil when the reference is the tuned kernel itself or files
+	Config  []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
+	NPY     map[int]string // expected contents by argument index, from .npy files
+	Outputs []int          // compared arguments (indices into Arguments)
+	Atol    float64        // absolute tolerance for float outputs; integer outputs compare exactly
+	Rtol    float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
+}
+
+// Metric is a value derived from a measurement, such as GFLOP/s.
+type Metric struct {
+	Name     string
+	Expr     string // over parameters, constants, problem_size_*, grid and block sizes and time (ms)
+	Maximize bool   // higher is better
+}
+
+// Defaults.
+const (
+	DefaultIterations = 32
+	DefaultStatistic  = "mean"
+	DefaultTimeout    = 10 * time.Second
+	DefaultAtol       = 1e-6
+	DefaultRtol       = 1e-5
+)
+
+var topFields = []string{
+	"kernel", "constants", "parameters", "restrictions", "problem_size", "block_size_names",
+	"grid_div_x", "grid_div_y", "grid_div_z", "grid", "block", "shared_memory_bytes",
+	"arguments", "verification", "objective", "metrics", "iterations", "statistic",
+	"timeout", "default_config", "seed",
+}
+
+// kernelTunerNames maps Kernel Tuner's argument names to the spec's fields.
+var kernelTunerNames = map[string]string{
+	"kernel_name": "kernel.name", "kernel_source": "kernel.source", "lang": "kernel.language",
+	"compiler_options": "kernel.compiler_options", "tune_params": "parameters",
+	"restrict": "restrictions", "answer": "verification.reference", "atol": "verification.atol",
+	"smem_args": "shared_memory_bytes", "objective_higher_is_better": "metrics[].maximize",
+	"defines": "kernel.defines", "verify": "verification",
+}
+
+// Load reads a spec file (YAML or JSON), checks it, and reads the kernel sources and the
+// headers of the .npy files it names.
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readFiles(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Parse reads and checks a spec from data; path names it in errors and anchors relative
+// paths. Parse touches no files: kernel sources and .npy files are read by Load (sources)
+// and Generate (fills).
+func Parse(data []byte, path string) (*Spec, error) {
+	d := &decoder{file: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{File: path, Msg: "empty spec; expected a mapping with at least kernel and parameters"}
+	}
+	s := &Spec{File: path, Iterations: DefaultIterations, Statistic: DefaultStatistic, Timeout: DefaultTimeout, objective: "time"}
+	p := &parser{d: d, s: s, dir: filepath.Dir(path)}
+	p.top(doc.Content[0])
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parser holds what decoding one spec needs beyond the Spec itself.
+type parser struct {
+	d        *decoder
+	s        *Spec
+	dir      string
+	c        *compiled
+	paramsOK bool // parameters decoded without error: expressions over them can be checked
+}
+
+func (p *parser) resolvePath(f string) string {
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(p.dir, f)
+}
+
+func (p *parser) top(root *yaml.Node) {
+	d, s := p.d, p.s
+	entries, ok := d.mapping(root, "", nil)
+	if !ok {
+		return
+	}
+	fields := map[string]entry{}
+	for _, e := range entries {
+		if !contains(topFields, e.key) {
+			hint := suggest(e.key, topFields)
+			if kt, isKT := kernelTunerNames[e.key]; isKT {
+				hint = fmt.Sprintf("; Kernel Tuner's %s is %s here", e.key, kt)
+			}
+			d.errAt(e.line, e.key, "unknown field%s; expected one of %s", hint, strings.Join(topFields, ", "))
+			continue
+		}
+		fields[e.key] = e
+	}
+	get := func(k string) *yaml.Node {
+		if e, ok := fields[k]; ok {
+			return e.value
+		}
+		return nil
+	}
+
+	if n := get("kernel"); n != nil {
+		if k, ok := p.kernel(n, "kernel", true, fields["kernel"].line); ok {
+			s.Kernel = *k
+		}
+	} else {
+		d.errAt(root.Line, "kernel", "missing; expected a mapping with at least name and source")
+	}
+	p.parameters(get("parameters"), root.Line)
+	p.c = newCompiled(s.Parameters)
+	if n := get("constants"); n != nil {
+		p.constants(n)
+	}
+	if n := get("restrictions"); n != nil {
+		p.restrictions(n)
+	}
+	p.geometry(get)
+	if n := get("arguments"); n != nil {
+		p.arguments(n)
+	}
+	p.c.finishScopes(s)
+	if n := get("metrics"); n != nil {
+		p.metrics(n)
+	}
+	if n := get("objective"); n != nil {
+		p.objective(n)
+	}
+	if n := get("verification"); n != nil {
+		p.verification(n, fields["verification"].line)
+	}
+	if n := get("iterations"); n != nil {
+		if i, ok := d.integer(n, "iterations"); ok {
+			if i < 1 || i > 1<<20 {
+				d.errf(n, "iterations", "%d; expected a whole number of timed runs, at least 1", i)
+			} else {
+				s.Iterations = int(i)
+			}
+		}
+	}
+	if n := get("statistic"); n != nil {
+		if st, ok := d.str(n, "statistic"); ok {
+			if st != "mean" && st != "median" {
+				d.errf(n, "statistic", "unknown statistic %q%s; expected mean or median", st, suggest(st, []string{"mean", "median"}))
+			} else {
+				s.Statistic = st
+			}
+		}
+	}
+	if n := get("timeout"); n != nil {
+		if rn := d.resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && (rn.ShortTag() == "!!int" || rn.ShortTag() == "!!float") {
+			d.errf(rn, "timeout", "%s has no unit; expected a Go duration such as %ss", rn.Value, rn.Value)
+		} else if ts, ok := d.str(n, "timeout"); ok {
+			t, err := time.ParseDuration(ts)
+			switch {
+			case err != nil:
+				d.errf(n, "timeout", "%q is not a duration; expected a Go duration such as 10s, 500ms or 1m30s", ts)
+			case t <= 0:
+				d.errf(n, "timeout", "%s; expected a positive duration", ts)
+			default:
+				s.Timeout = t
+			}
+		}
+	}
+	if n := get("default_config"); n != nil && p.paramsOK {
+		s.Default = p.config(n, "default_config")
+	}
+	if n := get("seed"); n != nil {
+		if i, ok := d.integer(n, "seed"); ok {
+			if i < 0 {
+				d.errf(n, "seed", "%d; expected a non-negative integer", i)
+			} else {
+				s.Seed = uint64(i)
+			}
+		}
+	}
+	s.c = p.c
+}
+
+var languages = []string{"opencl", "cuda", "c"}
+
+// kernel decodes a kernel mapping; main is false for a reference kernel, whose language
+// defaults to the tuned kernel's.
+func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Kernel, bool) {
+	d := p.d
+	known := []string{"name", "language", "source", "code", "compiler_options", "defines", "openmp"}
+	entries, ok := d.mapping(n, field, known)
+	if !ok && entries == nil {
+		return nil, false
+	}
+	k := &Kernel{Defines: true}
+	var langNode *yaml.Node
+	for _, e := range entries {
+		f := join(field, e.key)
+		switch e.key {
+		case "name":
+			if v, ok := d.name(e.value, f); ok {
+				k.Name = v
+			}
+		case "language":
+			langNode = e.value
+			if v, ok := d.str(e.value, f); ok {
+				l := strings.ToLower(v)
+				if !contains(languages, l) {
+					d.errf(e.value, f, "unknown language %q%s; expected opencl, cuda or c", v, suggest(l, languages))
+				}
+				k.Language = l
+			}
+		case "source":
+			items, ok := d.list(e.value, f, true)
+			if !ok {
+				continue
+			}
+			if len(items) == 0 {
+				d.errf(e.value, f, "empty list; expected a file name or a list of files")
+			}
+			for i, it := range items {
+				if v, ok := d.name(it, index(f, i)); ok {
+					k.Files = append(k.Files, p.resolvePath(v))
+				}
+			}
+		case "code":
+			if v, ok := d.name(e.value, f); ok {
+				k.Code = v
+			}
+		case "compiler_options":
+			items, ok := d.list(e.value, f, true)
+			if !ok {
+				continue
+			}
+			for i, it := range items {
+				if v, ok := d.str(it, index(f, i)); ok {
+					k.CompilerOptions = append(k.CompilerOptions, v)
+				}
+			}
+		case "defines":
+			if v, ok := d.boolean(e.value, f); ok {
+				k.Defines = v
+			}
+		case "openmp":
+			if v, ok := d.boolean(e.value, f); ok {
+				k.OpenMP = v
+			}
+		}
+	}
+	line := keyLine
+	if k.Name == "" && !hasKey(entries, "name") {
+		d.errAt(line, join(field, "name"), "missing; expected the name of the kernel function")
+	}
+	switch {
+	case k.Files == nil && k.Code == "" && !hasKey(entries, "source") && !hasKey(entries, "code"):
+		d.errAt(line, join(field, "source"), "missing; expected a source file (or a list of files), or inline code")
+	case hasKey(entries, "source") && hasKey(entries, "code"):
+		d.errAt(line, join(field, "code"), "cannot be combined with source; give one of them")
+	}
+	if k.Language == "" && langNode == nil {
+		if len(k.Files) > 0 {
+			switch strings.ToLower(filepath.Ext(k.Files[0])) {
+			case ".cl":
+				k.Language = "opencl"
+			case ".cu", ".cuh":
+				k.Language = "cuda"
+			case ".c", ".h":
+				k.Language = "c"
+			}
+		}
+		if k.Language == "" && main {
+			d.errAt(line, join(field, "language"), "missing and not implied by a source file ending in .cl, .cu or .c; expected opencl, cuda or c")
+		}
+	}
+	if k.OpenMP && k.Language != "" && k.Language != "c" {
+		d.errAt(line, join(field, "openmp"), "only applies to language c, not %s", k.Language)
+	}
+	return k, true
+}
+
+func hasKey(entries []entry, key string) bool {
+	for _, e := range entries {
+		if e.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) parameters(n *yaml.Node, rootLine int) {
+	d, s := p.d, p.s
+	if n == nil {
+		d.errAt(rootLine, "parameters", "missing; expected a list of {name, values}")
+		return
+	}
+	before := len(d.errs) + d.dropped
+	rn := d.resolve(n)
+	if rn == nil {
+		return
+	}
+	type item struct {
+		name   string
+		line   int
+		values *yaml.Node
+		field  string
+	}
+	var items []item
+	switch rn.Kind {
+	case yaml.SequenceNode:
+		for i, it := range rn.Content {
+			f := index("parameters", i)
+			entries, ok := d.mapping(it, f, []string{"name", "values"})
+			if !ok && entries == nil {
+				continue
+			}
+			var x item
+			x.field, x.line = f, it.Line
+			for _, e := range entries {
+				switch e.key {
+				case "name":
+					if v, ok := d.name(e.value, f+".name"); ok {
+						x.name = v
+					}
+				case "values":
+					x.values = e.value
+				}
+			}
+			if !hasKey(entries, "name") {
+				d.errAt(it.Line, f+".name", "missing; expected the parameter's name")
+			}
+			if x.values == nil {
+				d.errAt(it.Line, f+".values", "missing; expected a list of values or a list expression")
+			}
+			items = append(items, x)
+		}
+	case yaml.MappingNode:
+		entries, _ := d.mapping(rn, "parameters", nil)
+		for _, e := range entries {
+			items = append(items, item{name: e.key, line: e.line, values: e.value, field: "parameters." + e.key})
+		}
+	default:
+		d.errf(rn, "parameters", "expected a list of {name, values} (or a mapping name: values), found %s", describe(rn))
+		return
+	}
+	if len(items) == 0 {
+		d.errf(rn, "parameters", "empty; expected at least one tunable parameter")
+	}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.name != "" {
+			if !isIdentifier(it.name) {
+				d.errAt(it.line, it.field+".name", "%q is not a valid identifier; a parameter name must be usable in expressions and as a preprocessor name", it.name)
+			}
+			if seen[it.name] {
+				d.errAt(it.line, it.field+".name", "parameter %q is defined twice", it.name)
+			}
+			switch it.name {
+			case "time", "problem_size_x", "problem_size_y", "problem_size_z":
+				d.errAt(it.line, it.field+".name", "%q is a name ktune defines itself; choose another", it.name)
+			}
+			seen[it.name] = true
+		}
+		if it.values == nil {
+			continue
+		}
+		vals := p.values(it.values, it.field+".values")
+		if vals == nil {
+			continue
+		}
+		s.Parameters = append(s.Parameters, space.Param{Name: it.name, Values: vals})
+	}
+	p.paramsOK = len(d.errs)+d.dropped == before && len(s.Parameters) > 0
+}
+
+// values decodes a parameter's values: a list of scalars, a Python list expression, or one
+// number.
+func (p *parser) values(n *yaml.Node, field string) []space.Value {
+	d := p.d
+	rn := d.resolve(n)
+	if rn == nil {
+		return nil
+	}
+	var vals []space.Value
+	switch {
+	case rn.Kind == yaml.SequenceNode:
+		for i, it := range rn.Content {
+			v, ok := d.value(it, index(field, i))
+			if !ok {
+				return nil
+			}
+			vals = append(vals, v)
+		}
+	case rn.Kind == yaml.ScalarNode && rn.ShortTag() == "!!str":
+		var err error
+		vals, err = expr.EvalValues(rn.Value)
+		if err != nil {
+			d.errf(rn, field, "%v", err)
+			return nil
+		}
+	case rn.Kind == yaml.ScalarNode && rn.ShortTag() != "!!null":
+		v, ok := d.value(rn, field)
+		if !ok {
+			return nil
+		}
+		vals = []space.Value{v}
+	default:
+		d.errf(rn, field, "expected a list of values or a Python list expression string such as \"[2**i for i in range(6)]\", found %s", describe(rn))
+		return nil
+	}
+	if len(vals) == 0 {
+		d.errf(rn, field, "empty; expected at least one value")
+		return nil
+	}
+	if len(vals) > math.MaxUint16 {
+		d.errf(rn, field, "%d values; at most %d are supported", len(vals), math.MaxUint16)
+		return nil
+	}
+	hasStr, hasNum := false, false
+	seen := make(map[any]bool, len(vals))
+	for _, v := range vals {
+		// Numbers are equal by value across int, float and bool, as in Python.
+		var key any = v.Float()
+		if v.Kind() == space.String {
+			hasStr, key = true, v.Str()
+		} else {
+			hasNum = true
+		}
+		if seen[key] {
+			d.errf(rn, field, "value %v appears twice", v)
+			return nil
+		}
+		seen[key] = true
+	}
+	if hasStr && hasNum {
+		d.errf(rn, field, "mixes strings and numbers; expected values of one kind (quote numbers meant as strings)")
+		return nil
+	}
+	return vals
+}
+
+func (p *parser) constants(n *yaml.Node) {
+	d, s, c := p.d, p.s, p.c
+	entries, _ := d.mapping(n, "constants", nil)
+	for _, e := range entries {
+		f := "constants." + e.key
+		if !isIdentifier(e.key) {
+			d.errAt(e.line, f, "%q is not a valid identifier", e.key)
+			continue
+		}
+		if _, isParam := c.params[e.key]; isParam {
+			d.errAt(e.line, f, "%q is also a parameter name; a constant needs a name of its own", e.key)
+			continue
+		}
+		if reserved(e.key, s.BlockSizeNames) {
+			d.errAt(e.line, f, "%q is a name ktune defines itself (problem_size_x/y/z, grid_size_x/y/z, block sizes, time)", e.key)
+			continue
+		}
+		src, ok := d.exprSource(e.value, f)
+		if !ok {
+			continue
+		}
+		num, err := expr.CompileNumber(src, c.constScope)
+		if err != nil {
+			d.errf(e.value, f, "%v", err)
+			continue
+		}
+		v := num.Eval(c.constEnv())
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			d.errf(e.value, f, "%s evaluates to %v; expected a finite number", src, v)
+			continue
+		}
+		c.addConstant(e.key, v)
+		s.Constants = append(s.Constants, Constant{Name: e.key, Value: v})
+	}
+}
+
+// reserved reports whether name is one ktune defines for expressions. Block names are
+// only known after geometry; the defaults are reserved from the start.
+func reserved(name string, blockNames [3]string) bool {
+	switch name {
+	case "problem_size_x", "problem_size_y", "problem_size_z", "grid_size_x", "grid_size_y", "grid_size_z",
+		"block_size_x", "block_size_y", "block_size_z", "time", "kernel_tuner":
+		return true
+	}
+	return name == blockNames[0] || name == blockNames[1] || name == blockNames[2]
+}
+
+func (p *parser) restrictions(n *yaml.Node) {
+	d, s := p.d, p.s
+	items, ok := d.list(n, "restrictions", true)
+	if !ok {
+		return
+	}
+	for i, it := range items {
+		f := index("restrictions", i)
+		src, ok := d.str(it, f)
+		if !ok {
+			continue
+		}
+		if strings.TrimSpace(src) == "" {
+			d.errf(it, f, "empty; expected a condition such as \"block_size_x * block_size_y <= 1024\"")
+			continue
+		}
+		s.Restrictions = append(s.Restrictions, src)
+		if !p.paramsOK {
+			continue
+		}
+		r, err := expr.CompileRestriction(s.Parameters, src)
+		if err != nil {
+			d.errf(it, f, "%v", err)
+			continue
+		}
+		p.c.restrictions = append(p.c.restrictions, r)
+	}
+}
+
+// number compiles an expression field in scope; nil on error (reported).
+func (p *parser) number(n *yaml.Node, field string, scope expr.MapScope) *cnum {
+	src, ok := p.d.exprSource(n, field)
+	if !ok {
+		return nil
+	}
+	if !p.paramsOK {
+		return nil
+	}
+	num, err := expr.CompileNumber(src, scope)
+	if err != nil {
+		p.d.errf(n, field, "%v", err)
+		return nil
+	}
+	return &cnum{num: num, field: field, line: n.Line}
+}
+
+// exprList decodes a list (or one item) of expressions.
+func (p *parser) exprList(n *yaml.Node, field string, scope expr.MapScope, lo, hi int) ([]string, []*cnum, bool) {
+	items, ok := p.d.list(n, field, true)
+	if !ok {
+		return nil, nil, false
+	}
+	if len(items) < lo || len(items) > hi {
+		if lo == hi || lo == 0 {
+			p.d.errf(n, field, "%d items; expected at most %d", len(items), hi)
+		} else {
+			p.d.errf(n, field, "%d items; expected %d to %d", len(items), lo, hi)
+		}
+		return nil, nil, false
+	}
+	srcs := []string{}
+	var nums []*cnum
+	good := true
+	for i, it := range items {
+		f := index(field, i)
+		src, ok := p.d.exprSource(it, f)
+		if !ok {
+			good = false
+			continue
+		}
+		srcs = append(srcs, src)
+		if num := p.number(it, f, scope); num != nil {
+			nums = append(nums, num)
+		} else {
+			good = false
+		}
+	}
+	return srcs, nums, good
+}
+
+func (p *parser) geometry(get func(string) *yaml.Node) {
+	d, s, c := p.d, p.s, p.c
+	s.BlockSizeNames = [3]string{"block_size_x", "block_size_y", "block_size_z"}
+	if n := get("block_size_names"); n != nil {
+		items, ok := d.list(n, "block_size_names", true)
+		if ok && (len(items) == 0 || len(items) > 3) {
+			d.errf(n, "block_size_names", "%d names; expected 1 to 3", len(items))
+			ok = false
+		}
+		if ok {
+			for i, it := range items {
+				f := index("block_size_names", i)
+				if v, ok := d.name(it, f); ok {
+					if !isIdentifier(v) {
+						d.errf(it, f, "%q is not a valid identifier", v)
+						continue
+					}
+					for j := 0; j < i; j++ {
+						if s.BlockSizeNames[j] == v {
+							d.errf(it, f, "%q names two dimensions", v)
+						}
+					}
+					if _, isConst := c.constants[v]; isConst {
+						d.errf(it, f, "%q is also a constant", v)
+					}
+					s.BlockSizeNames[i] = v
+				}
+			}
+		}
+	}
+	c.addGeometryNames(s.BlockSizeNames)
+
+	explicitGrid := get("grid") != nil
+	if n := get("problem_size"); n != nil {
+		srcs, nums, ok := p.exprList(n, "problem_size", c.psScope, 1, 3)
+		s.ProblemSize = srcs
+		if ok && p.paramsOK {
+			for i, num := range nums {
+				c.problem[i] = num
+			}
+			p.checkConst(nums, false, "a non-negative problem size", func(v float64) bool { return v >= 0 })
+		}
+	} else if !explicitGrid {
+		d.errAt(0, "problem_size", "missing; expected 1 to 3 sizes (numbers or expressions such as N), or an explicit grid")
+	}
+	for dim, key := range []string{"grid_div_x", "grid_div_y", "grid_div_z"} {
+		n := get(key)
+		if n == nil {
+			continue
+		}
+		if explicitGrid {
+			d.errf(n, key, "cannot be combined with an explicit grid; give one of them")
+			continue
+		}
+		srcs, nums, ok := p.exprList(n, key, c.geomScope, 0, 64)
+		s.GridDiv[dim] = srcs
+		if ok && p.paramsOK {
+			c.gridDiv[dim] = nums
+			c.gridDivSet[dim] = true
+		}
+	}
+	for _, key := range []string{"grid", "block"} {
+		n := get(key)
+		if n == nil {
+			continue
+		}
+		srcs, nums, ok := p.exprList(n, key, c.geomScope, 1, 3)
+		for len(srcs) < 3 && ok {
+			srcs = append(srcs, "1")
+		}
+		if key == "grid" {
+			s.Grid = srcs
+		} else {
+			s.Block = srcs
+		}
+		if ok && p.paramsOK {
+			p.checkConst(nums, true, "a positive whole number", func(v float64) bool { return v >= 1 })
+			for i, num := range nums {
+				if key == "grid" {
+					c.grid[i] = num
+				} else {
+					c.block[i] = num
+				}
+			}
+			if key == "grid" {
+				c.gridSet = true
+			} else {
+				c.blockSet = true
+			}
+		}
+	}
+	if n := get("shared_memory_bytes"); n != nil {
+		src, ok := d.exprSource(n, "shared_memory_bytes")
+		if ok {
+			s.SharedMemoryBytes = src
+			if num := p.number(n, "shared_memory_bytes", c.argScope); num != nil {
+				c.shared = num
+				p.checkConst([]*cnum{num}, true, "a non-negative whole number of bytes", func(v float64) bool { return v >= 0 })
+			}
+		}
+	}
+}
+
+// checkConst evaluates the expressions that read only constants, so that mistakes such as
+// a negative length surface when the spec is read rather than for every configuration.
+func (p *parser) checkConst(nums []*cnum, whole bool, want string, good func(float64) bool) {
+	for _, num := range nums {
+		if num == nil || !p.c.constOnly(num.num) {
+			continue
+		}
+		v := num.num.Eval(p.c.constEnv())
+		if !whole {
+			v = math.Trunc(v)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || !good(v) {
+			p.d.errAt(num.line, num.field, "%s evaluates to %v; expected %s", num.num.Source, v, want)
+		}
+	}
+}
+
+func (p *parser) arguments(n *yaml.Node) {
+	d, s, c := p.d, p.s, p.c
+	items, ok := d.list(n, "arguments", false)
+	if !ok {
+		return
+	}
+	known := []string{"name", "kind", "type", "length", "value", "fill", "output"}
+	seen := map[string]bool{}
+	for i, it := range items {
+		f := index("arguments", i)
+		entries, ok := d.mapping(it, f, known)
+		if !ok && entries == nil {
+			continue
+		}
+		a := Argument{}
+		var kindNode, typeNode, lengthNode, valueNode, fillNode, outputNode *yaml.Node
+		for _, e := range entries {
+			switch e.key {
+			case "name":
+				if v, ok := d.name(e.value, f+".name"); ok {
+					a.Name = v
+				}
+			case "kind":
+				kindNode = e.value
+			case "type":
+				typeNode = e.value
+			case "length":
+				lengthNode = e.value
+			case "value":
+				valueNode = e.value
+			case "fill":
+				fillNode = e.value
+			case "output":
+				outputNode = e.value
+			}
+		}
+		if !hasKey(entries, "name") {
+			d.errAt(it.Line, f+".name", "missing; expected the argument's name")
+		} else if a.Name != "" {
+			if !isIdentifier(a.Name) {
+				d.errAt(it.Line, f+".name", "%q is not a valid identifier", a.Name)
+			}
+			if seen[a.Name] {
+				d.errAt(it.Line, f+".name", "argument %q is defined twice", a.Name)
+			}
+			seen[a.Name] = true
+		}
+		a.Kind = ArgArray
+		if valueNode != nil {
+			a.Kind = ArgScalar
+		}
+		if kindNode != nil {
+			if v, ok := d.str(kindNode, f+".kind"); ok {
+				kinds := []string{"array", "scalar", "local"}
+				if !contains(kinds, v) {
+					d.errf(kindNode, f+".kind", "unknown kind %q%s; expected array, scalar or local", v, suggest(v, kinds))
+				} else {
+					a.Kind = ArgKind(v)
+				}
+			}
+		}
+		var et elemType
+		if typeNode == nil {
+			d.errAt(it.Line, f+".type", "missing; expected an element type (%s)", strings.Join(typeNames(), ", "))
+		} else if v, ok := d.str(typeNode, f+".type"); ok {
+			if t, ok := lookupType(v); ok {
+				et, a.Type = t, t.name
+			} else {
+				all := typeNames()
+				for k := range typeAliases {
+					all = append(all, k)
+				}
+				d.errf(typeNode, f+".type", "unknown type %q%s; expected one of %s", v, suggest(v, all), strings.Join(typeNames(), ", "))
+			}
+		}
+		notFor := func(node *yaml.Node, key string) {
+			if node != nil {
+				d.errf(node, f+"."+key, "does not apply to a %s argument", a.Kind)
+			}
+		}
+		var length, value *cnum
+		switch a.Kind {
+		case ArgArray, ArgLocal:
+			notFor(valueNode, "value")
+			if a.Kind == ArgLocal {
+				notFor(fillNode, "fill")
+				notFor(outputNode, "output")
+			}
+			if lengthNode == nil {
+				d.errAt(it.Line, f+".length", "missing; expected the number of elements, a number or an expression such as N*N")
+				break
+			}
+			if src, ok := d.exprSource(lengthNode, f+".length"); ok {
+				a.Length = src
+				length = p.number(lengthNode, f+".length", c.argScope)
+				p.checkConst([]*cnum{length}, true, "a non-negative whole number of elements", func(v float64) bool { return v >= 0 })
+			}
+		case ArgScalar:
+			notFor(lengthNode, "length")
+			notFor(fillNode, "fill")
+			notFor(outputNode, "output")
+			if valueNode == nil {
+				d.errAt(it.Line, f+".value", "missing; expected the scalar's value, a number or an expression")
+				break
+			}
+			if src, ok := d.exprSource(valueNode, f+".value"); ok {
+				a.Value = src
+				value = p.number(valueNode, f+".value", c.argScope)
+				if value != nil && a.Type != "" && c.constOnly(value.num) {
+					if err := et.check(value.num.Eval(c.constEnv())); err != nil {
+						d.errf(valueNode, f+".value", "%s: %v", src, err)
+					}
+				}
+			}
+		}
+		a.Fill = Fill{Kind: FillZeros}
+		if fillNode != nil && a.Kind == ArgArray {
+			if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
+				a.Fill = fl
+			}
+		}
+		if outputNode != nil && a.Kind == ArgArray {
+			if v, ok := d.boolean(outputNode, f+".output"); ok {
+				a.Output = v
+			}
+		}
+		s.Arguments = append(s.Arguments, a)
+		c.args = append(c.args, carg{typ: et, length: length, value: value})
+	}
+}
+
+var fillKinds = []string{"zeros", "random", "constant", "range", "npy"}
+
+func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill, bool) {
+	d := p.d
+	rn := d.resolve(n)
+	if rn == nil {
+		return Fill{}, false
+	}
+	fl := Fill{Distribution: "uniform", Low: 0, High: 1, Stddev: 1, Step: 1}
+	expect := "expected zeros, random, or a mapping with one of zeros, random: {distribution, low, high, mean, stddev, seed}, constant: number, range: {start, step}, npy: file"
+	var kind string
+	var body *yaml.Node
+	switch {
+	case rn.Kind == yaml.ScalarNode && rn.ShortTag() == "!!str":
+		kind = rn.Value
+	case rn.Kind == yaml.MappingNode:
+		entries, ok := d.mapping(rn, field, fillKinds)
+		if !ok {
+			return Fill{}, false
+		}
+		if len(entries) != 1 {
+			d.errf(rn, field, "%d fill kinds given; %s", len(entries), expect)
+			return Fill{}, false
+		}
+		kind, body = entries[0].key, entries[0].value
+	default:
+		d.errf(rn, field, "found %s; %s", describe(rn), expect)
+		return Fill{}, false
+	}
+	if !contains(fillKinds, kind) {
+		d.errf(rn, field, "unknown fill %q%s; %s", kind, suggest(kind, fillKinds), expect)
+		return Fill{}, false
+	}
+	fl.Kind = FillKind(kind)
+	f := join(field, kind)
+	isEmpty := func(b *yaml.Node) bool {
+		b = d.resolve(b)
+		return b == nil || b.Kind == yaml.ScalarNode && (b.ShortTag() == "!!null" || b.ShortTag() == "!!bool" && b.Value == "true") ||
+			b.Kind == yaml.MappingNode && len(b.Content) == 0
+	}
+	ok := true
+	checkT := func(node *yaml.Node, sub string, v float64) {
+		if !typed {
+			return
+		}
+		if err := t.check(v); err != nil {
+			d.errf(node, sub, "%v", err)
+			ok = false
+		}
+	}
+	switch fl.Kind {
+	case FillZeros:
+		if body != nil && !isEmpty(body) {
+			d.errf(body, f, "takes no settings; write fill: zeros")
+			return Fill{}, false
+		}
+	case FillRandom:
+		if body != nil && !isEmpty(body) {
+			entries, good := d.mapping(body, f, []string{"distribution", "low", "high", "mean", "stddev", "seed"})
+			ok = good
+			var lowN, highN *yaml.Node
+			var hasLow, hasHigh bool
+			for _, e := range entries {
+				sub := join(f, e.key)
+				switch e.key {
+				case "distribution":
+					if v, good := d.str(e.value, sub); good {
+						if v != "uniform" && v != "normal" {
+							d.errf(e.value, sub, "unknown distribution %q%s; expected uniform or normal", v, suggest(v, []string{"uniform", "normal"}))
+							ok = false
+						}
+						fl.Distribution = v
+					} else {
+						ok = false
+					}
+				case "low":
+					lowN = e.value
+					fl.Low, hasLow = d.number(e.value, sub)
+					ok = ok && hasLow
+				case "high":
+					highN = e.value
+					fl.High, hasHigh = d.number(e.value, sub)
+					ok = ok && hasHigh
+				case "mean":
+					var good bool
+					fl.Mean, good = d.number(e.value, sub)
+					ok = ok && good
+				case "stddev":
+					var good bool
+					if fl.Stddev, good = d.number(e.value, sub); good && (fl.Stddev < 0 || math.IsInf(fl.Stddev, 0)) {
+						d.errf(e.value, sub, "%v; expected a non-negative standard deviation", fl.Stddev)
+						good = false
+					}
+					ok = ok && good
+				case "seed":
+					if v, good := d.integer(e.value, sub); good && v >= 0 {
+						u := uint64(v)
+						fl.Seed = &u
+					} else {
+						if good {
+							d.errf(e.value, sub, "%d; expected a non-negative integer", v)
+						}
+						ok = false
+					}
+				}
+			}
+			if !ok {
+				return Fill{}, false
+			}
+			if fl.Distribution == "normal" {
+				if !hasLow {
+					fl.Low = math.Inf(-1)
+				}
+				if !hasHigh {
+					fl.High = math.Inf(1)
+				}
+			} else {
+				if hasKey(entries, "mean") || hasKey(entries, "stddev") {
+					d.errf(body, f, "mean and stddev apply to distribution: normal; uniform takes low and high")
+					return Fill{}, false
+				}
+			}
+			if hasLow {
+				checkT(lowN, f+".low", fl.Low)
+			}
+			if hasHigh {
+				checkT(highN, f+".high", fl.High)
+			}
+			if fl.Low > fl.High {
+				d.errf(body, f, "low %v is above high %v", fl.Low, fl.High)
+				return Fill{}, false
+			}
+		}
+	case FillConstant:
+		v, good := d.number(body, f)
+		if !good {
+			return Fill{}, false
+		}
+		fl.Value = v
+		checkT(body, f, v)
+	case FillRange:
+		if body != nil && !isEmpty(body) {
+			entries, good := d.mapping(body, f, []string{"start", "step"})
+			ok = good
+			for _, e := range entries {
+				sub := join(f, e.key)
+				v, good := d.number(e.value, sub)
+				if !good {
+					ok = false
+					continue
+				}
+				if e.key == "start" {
+					fl.Start = v
+				} else {
+					fl.Step = v
+				}
+				if typed && !t.float && v != math.Trunc(v) {
+					d.errf(e.value, sub, "%v is not a whole number, as %s needs", v, t.name)
+					ok = false
+				}
+			}
+		}
+	case FillNPY:
+		v, good := d.name(body, f)
+		if !good {
+			return Fill{}, false
+		}
+		fl.Path = p.resolvePath(v)
+	}
+	if fl.Kind != FillRandom {
+		fl.Distribution, fl.Low, fl.High, fl.Stddev = "", 0, 0, 0
+	}
+	if fl.Kind != FillRange {
+		fl.Step = 0
+	}
+	return fl, ok
+}
+
+func (p *parser) metrics(n *yaml.Node) {
+	d, s, c := p.d, p.s, p.c
+	rn := d.resolve(n)
+	if rn == nil {
+		return
+	}
+	type item struct {
+		name, field string
+		line        int
+		exprNode    *yaml.Node
+		maximize    bool
+	}
+	var items []item
+	switch rn.Kind {
+	case yaml.SequenceNode:
+		for i, it := range rn.Content {
+			f := index("metrics", i)
+			entries, ok := d.mapping(it, f, []string{"name", "expr", "maximize"})
+			if !ok && entries == nil {
+				continue
+			}
+			x := item{field: f, line: it.Line}
+			for _, e := range entries {
+				switch e.key {
+				case "name":
+					x.name, _ = d.name(e.value, f+".name")
+				case "expr":
+					x.exprNode = e.value
+				case "maximize":
+					x.maximize, _ = d.boolean(e.value, f+".maximize")
+				}
+			}
+			if !hasKey(entries, "name") {
+				d.errAt(it.Line, f+".name", "missing; expected the metric's name, e.g. GFLOP/s")
+			}
+			if x.exprNode == nil {
+				d.errAt(it.Line, f+".expr", "missing; expected an expression over parameters, constants and time (ms)")
+			}
+			items = append(items, x)
+		}
+	case yaml.MappingNode:
+		// Kernel Tuner's form: name: expression, or name: {expr, maximize}.
+		entries, _ := d.mapping(rn, "metrics", nil)
+		for _, e := range entries {
+			x := item{name: e.key, field: "metrics." + e.key, line: e.line, exprNode: e.value}
+			if v := d.resolve(e.value); v != nil && v.Kind == yaml.MappingNode {
+				x.exprNode = nil
+				sub, _ := d.mapping(v, x.field, []string{"expr", "maximize"})
+				for _, se := range sub {
+					if se.key == "expr" {
+						x.exprNode = se.value
+					} else {
+						x.maximize, _ = d.boolean(se.value, x.field+".maximize")
+					}
+				}
+				if x.exprNode == nil {
+					d.errAt(v.Line, x.field+".expr", "missing; expected an expression")
+				}
+			}
+			items = append(items, x)
+		}
+	default:
+		d.errf(rn, "metrics", "expected a list of {name, expr, maximize}, found %s", describe(rn))
+		return
+	}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.name == "" || it.exprNode == nil {
+			continue
+		}
+		_, isParam := c.params[it.name]
+		_, isConst := c.constants[it.name]
+		switch {
+		case it.name == "time":
+			d.errAt(it.line, it.field+".name", "\"time\" is the measured time itself; choose another name")
+			continue
+		case isParam || isConst:
+			d.errAt(it.line, it.field+".name", "%q already names a parameter or constant", it.name)
+			continue
+		case seen[it.name]:
+			d.errAt(it.line, it.field+".name", "metric %q is defined twice", it.name)
+			continue
+		}
+		seen[it.name] = true
+		m := Metric{Name: it.name, Maximize: it.maximize}
+		src, ok := d.exprSource(it.exprNode, it.field+".expr")
+		if !ok {
+			continue
+		}
+		m.Expr = src
+		num := p.number(it.exprNode, it.field+".expr", c.metricScope)
+		s.Metrics = append(s.Metrics, m)
+		c.metrics = append(c.metrics, num)
+		c.addMetric(it.name)
+	}
+}
+
+func (p *parser) objective(n *yaml.Node) {
+	d, s := p.d, p.s
+	name, ok := d.name(n, "objective")
+	if !ok {
+		return
+	}
+	if name == "time" {
+		s.objective, s.maximize = "time", false
+		return
+	}
+	known := []string{"time"}
+	for _, m := range s.Metrics {
+		if m.Name == name {
+			s.objective, s.maximize = name, m.Maximize
+			return
+		}
+		known = append(known, m.Name)
+	}
+	d.errf(n, "objective", "unknown objective %q%s; expected time or the name of a metric (%s)", name, suggest(name, known), strings.Join(known, ", "))
+}
+
+func (p *parser) verification(n *yaml.Node, keyLine int) {
+	d, s := p.d, p.s
+	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "atol", "rtol"})
+	if !ok && entries == nil {
+		return
+	}
+	v := &Verification{Atol: DefaultAtol, Rtol: DefaultRtol}
+	var refNode, outNode *yaml.Node
+	for _, e := range entries {
+		f := "verification." + e.key
+		switch e.key {
+		case "reference":
+			refNode = e.value
+		case "outputs":
+			outNode = e.value
+		case "atol", "rtol":
+			x, ok := d.number(e.value, f)
+			if !ok {
+				continue
+			}
+			if x < 0 || math.IsNaN(x) {
+				d.errf(e.value, f, "%v; expected a non-negative tolerance", x)
+				continue
+			}
+			if e.key == "atol" {
+				v.Atol = x
+			} else {
+				v.Rtol = x
+			}
+		}
+	}
+	argIndex := func(name string) int {
+		for i, a := range s.Arguments {
+			if a.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	var outputNames []string
+	for _, a := range s.Arguments {
+		if a.Output {
+			outputNames = append(outputNames, a.Name)
+		}
+	}
+	if outNode != nil {
+		items, ok := d.list(outNode, "verification.outputs", true)
+		for i, it := range items {
+			if !ok {
+				break
+			}
+			f := index("verification.outputs", i)
+			name, good := d.name(it, f)
+			if !good {
+				continue
+			}
+			k := argIndex(name)
+			switch {
+			case k < 0:
+				d.errf(it, f, "no argument %q%s", name, suggest(name, outputNames))
+			case !s.Arguments[k].Output:
+				d.errf(it, f, "argument %q is not an output; mark it output: true", name)
+			default:
+				v.Outputs = append(v.Outputs, k)
+			}
+		}
+	} else {
+		for i, a := range s.Arguments {
+			if a.Output {
+				v.Outputs = append(v.Outputs, i)
+			}
+		}
+		if len(v.Outputs) == 0 && len(s.Arguments) > 0 {
+			d.errf(n, "verification.outputs", "no argument is marked output: true, so there is nothing to compare")
+		}
+	}
+	if refNode == nil {
+		d.errAt(keyLine, "verification.reference", "missing; expected kernel: {...}, config: {...} or npy: {argument: file}")
+		s.Verification = v
+		return
+	}
+	rentries, ok := d.mapping(refNode, "verification.reference", []string{"kernel", "config", "npy"})
+	if !ok && rentries == nil {
+		return
+	}
+	if len(rentries) == 0 {
+		d.errf(refNode, "verification.reference", "empty; expected kernel: {...}, config: {...} or npy: {argument: file}")
+	}
+	if hasKey(rentries, "npy") && len(rentries) > 1 {
+		d.errf(refNode, "verification.reference", "npy cannot be combined with kernel or config")
+	}
+	for _, e := range rentries {
+		f := "verification.reference." + e.key
+		switch e.key {
+		case "kernel":
+			if k, ok := p.kernel(e.value, f, false, e.line); ok {
+				if k.Language == "" {
+					k.Language = s.Kernel.Language
+				}
+				v.Kernel = k
+			}
+		case "config":
+			if p.paramsOK {
+				v.Config = p.config(e.value, f)
+			}
+		case "npy":
+			files, _ := d.mapping(e.value, f, nil)
+			v.NPY = map[int]string{}
+			for _, fe := range files {
+				sub := f + "." + fe.key
+				k := argIndex(fe.key)
+				if k < 0 {
+					d.errAt(fe.line, sub, "no argument %q%s", fe.key, suggest(fe.key, outputNames))
+					continue
+				}
+				if !contains(intsToNames(s, v.Outputs), fe.key) {
+					d.errAt(fe.line, sub, "argument %q is not a compared output", fe.key)
+					continue
+				}
+				if path, ok := d.name(fe.value, sub); ok {
+					v.NPY[k] = p.resolvePath(path)
+				}
+			}
+			for _, k := range v.Outputs {
+				if _, ok := v.NPY[k]; !ok && len(files) > 0 {
+					d.errf(e.value, f, "no file for output %q; expected one .npy file per compared output", s.Arguments[k].Name)
+				}
+			}
+		}
+	}
+	s.Verification = v
+}
+
+func intsToNames(s *Spec, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = s.Arguments[k].Name
+	}
+	return out
+}
+
+// config decodes a complete configuration {parameter: value} that satisfies the
+// restrictions.
+func (p *parser) config(n *yaml.Node, field string) []space.Value {
+	d, s := p.d, p.s
+	entries, ok := d.mapping(n, field, nil)
+	if !ok {
+		return nil
+	}
+	names := make([]string, len(s.Parameters))
+	for i, par := range s.Parameters {
+		names[i] = par.Name
+	}
+	out := make([]space.Value, len(s.Parameters))
+	set := make([]bool, len(s.Parameters))
+	for _, e := range entries {
+		sub := field + "." + e.key
+		k := -1
+		for i, name := range names {
+			if name == e.key {
+				k = i
+			}
+		}
+		if k < 0 {
+			d.errAt(e.line, sub, "no parameter %q%s", e.key, suggest(e.key, names))
+			ok = false
+			continue
+		}
+		v, good := d.value(e.value, sub)
+		if !good {
+			ok = false
+			continue
+		}
+		vi := s.Parameters[k].Index(v)
+		if vi < 0 || (v.Kind() == space.String) != (s.Parameters[k].Values[vi].Kind() == space.String) {
+			d.errf(e.value, sub, "%v is not one of the parameter's values", v)
+			ok = false
+			continue
+		}
+		out[k], set[k] = s.Parameters[k].Values[vi], true
+	}
+	for i, done := range set {
+		if !done && ok {
+			d.errf(n, field, "no value for parameter %q; expected a value for every parameter", names[i])
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	b := &space.Bindings{Num: make([]float64, len(out)), Str: make([]string, len(out))}
+	for i, v := range out {
+		b.Num[i] = v.Float()
+		if v.Kind() == space.String {
+			b.Str[i] = v.Str()
+		}
+	}
+	for _, r := range p.c.restrictions {
+		if !r.Holds(b) {
+			d.errf(n, field, "violates the restriction %q", r.Source())
+			return nil
+		}
+	}
+	return out
+}
+
+// readFiles reads the kernel sources and checks the .npy files the spec names.
+func (s *Spec) readFiles() error {
+	d := &decoder{file: s.File}
+	read := func(k *Kernel, field string) {
+		if len(k.Files) == 0 {
+			return
+		}
+		var code bytes.Buffer
+		for i, f := range k.Files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				d.errAt(0, index(field+".source", i), "%v", err)
+				continue
+			}
+			code.Write(b)
+			if len(b) > 0 && b[len(b)-1] != '\n' {
+				code.WriteByte('\n')
+			}
+		}
+		k.Code = code.String()
+	}
+	read(&s.Kernel, "kernel")
+	if v := s.Verification; v != nil {
+		if v.Kernel != nil {
+			read(v.Kernel, "verification.reference.kernel")
+		}
+		for k, path := range v.NPY {
+			s.checkNPY(d, "verification.reference.npy."+s.Arguments[k].Name, path, k)
+		}
+	}
+	for i, a := range s.Arguments {
+		if a.Fill.Kind == FillNPY {
+			s.checkNPY(d, index("arguments", i)+".fill.npy", a.Fill.Path, i)
+		}
+	}
+	return d.err()
+}
+
+// checkNPY reads a .npy header and checks its type (and length, when the argument's
+// length does not depend on the configuration) against argument k.
+func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
+	f, err := os.Open(path)
+	if err != nil {
+		d.errAt(0, field, "%v", err)
+		return
+	}
+	defer f.Close()
+	typ, shape, err := ReadNPYHeader(f)
+	if err != nil {
+		d.errAt(0, field, "%s: %v", path, err)
+		return
+	}
+	a := s.Arguments[k]
+	if typ != a.Type {
+		d.errAt(0, field, "%s holds %s, but argument %q is %s", path, typ, a.Name, a.Type)
+		return
+	}
+	n := 1
+	for _, x := range shape {
+		n *= x
+	}
+	if l := s.c.args[k].length; l != nil && s.c.constOnly(l.num) {
+		if want := l.num.Eval(s.c.constEnv()); float64(n) != want {
+			d.errAt(0, field, "%s holds %d elements, but argument %q has length %v", path, n, a.Name, want)
+		}
+	}
+}
+
+// Space builds the space of valid configurations.
+func (s *Spec) Space() (*space.Space, error) {
+	sp, err := space.NewCompiled(s.Parameters, s.c.restrictions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.File, err)
+	}
+	if sp.Len() == 0 {
+		return nil, &Error{File: s.File, Field: "restrictions", Msg: "no configuration satisfies every restriction; the space is empty"}
+	}
+	return sp, nil
+}
+
+// KernelParams returns the kernel function's parameter list, for device.Source.Params.
+// Local memory arguments are pointers.
+func (s *Spec) KernelParams() []device.Param {
+	out := make([]device.Param, len(s.Arguments))
+	for i, a := range s.Arguments {
+		out[i] = device.Param{Name: a.Name, Type: a.Type, Pointer: a.Kind != ArgScalar}
+	}
+	return out
+}
+
+// Source returns what a device compiles, without the per-configuration Defines (Instance
+// gives those). OpenMP adds -fopenmp to the options.
+func (s *Spec) Source() device.Source { return s.kernelSource(&s.Kernel) }
+
+// ReferenceSource returns the reference kernel's source, if verification names one.
+func (s *Spec) ReferenceSource() (device.Source, bool) {
+	if s.Verification == nil || s.Verification.Kernel == nil {
+		return device.Source{}, false
+	}
+	return s.kernelSource(s.Verification.Kernel), true
+}
+
+func (s *Spec) kernelSource(k *Kernel) device.Source {
+	file := s.File
+	if len(k.Files) > 0 {
+		file = k.Files[0]
+	}
+	opts := append([]string(nil), k.CompilerOptions...)
+	if k.OpenMP && !contains(opts, "-fopenmp") {
+		opts = append(opts, "-fopenmp")
+	}
+	return device.Source{Code: k.Code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
+}
+
+// Objective returns what tuning optimises ("time" or a metric's name) and whether higher
+// is better.
+func (s *Spec) Objective() (name string, maximize bool) { return s.objective, s.maximize }
+
+// ErrNotArray is returned by Generate for an argument without data of its own.
+var ErrNotArray = errors.New("not an array argument")

@@ -1,0 +1,539 @@
+package spec
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/space"
+)
+
+func mustParse(t *testing.T, src string) *Spec {
+	t.Helper()
+	s, err := Parse([]byte(src), "test.yaml")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s
+}
+
+// declared is the spec without its compiled expressions and file name, which differ
+// between otherwise equal specs.
+func declared(s *Spec) Spec {
+	out := *s
+	out.c = nil
+	out.File = ""
+	return out
+}
+
+func TestYAMLAndJSONParseToTheSameSpec(t *testing.T) {
+	y, err := Load("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := Load("testdata/matmul.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := declared(y), declared(j); !reflect.DeepEqual(a, b) {
+		t.Errorf("YAML and JSON specs differ:\nyaml: %+v\njson: %+v", a, b)
+	}
+	// Same compiled behaviour: every configuration gives the same instance.
+	sp, err := y.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sp.Len() {
+		vals := sp.Values(sp.At(i, nil))
+		a, errA := y.Instance(vals)
+		b, errB := j.Instance(vals)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v / %v", sp.Format(sp.At(i, nil)), errA, errB)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: instances differ:\n%+v\n%+v", sp.Format(sp.At(i, nil)), a, b)
+		}
+	}
+}
+
+func TestFullSpecFields(t *testing.T) {
+	s, err := Load("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kernel.Name != "matmul_kernel" || s.Kernel.Language != "cuda" || !s.Kernel.Defines {
+		t.Errorf("kernel = %+v", s.Kernel)
+	}
+	wantFiles := []string{filepath.Join("testdata", "epilogue.cu"), filepath.Join("testdata", "matmul.cu")}
+	if !reflect.DeepEqual(s.Kernel.Files, wantFiles) {
+		t.Errorf("files = %v, want %v", s.Kernel.Files, wantFiles)
+	}
+	if !strings.Contains(s.Kernel.Code, "__device__ float epilogue") || !strings.Contains(s.Kernel.Code, "matmul_kernel(") ||
+		strings.Index(s.Kernel.Code, "epilogue(float") > strings.Index(s.Kernel.Code, "matmul_kernel(") {
+		t.Errorf("code is not the two files in order:\n%s", s.Kernel.Code)
+	}
+	names := make([]string, len(s.Parameters))
+	for i, p := range s.Parameters {
+		names[i] = p.Name
+	}
+	if got := strings.Join(names, ","); got != "block_size_x,block_size_y,tile_size_x,use_shared,precision,alpha_scale" {
+		t.Errorf("parameter order %s", got)
+	}
+	if got := s.Parameters[1].Values; len(got) != 3 || got[2].Int() != 4 {
+		t.Errorf("block_size_y values %v", got)
+	}
+	if s.Parameters[4].Values[1].Kind() != space.String || s.Parameters[3].Values[0].Kind() != space.Bool {
+		t.Errorf("value kinds: %v %v", s.Parameters[4].Values, s.Parameters[3].Values)
+	}
+	if !reflect.DeepEqual(s.Constants, []Constant{{"N", 512}, {"FLOPS", 2 * 512 * 512 * 512}}) {
+		t.Errorf("constants %v", s.Constants)
+	}
+	if s.Iterations != 10 || s.Statistic != "median" || s.Timeout != 30*time.Second || s.Seed != 42 {
+		t.Errorf("iterations %d statistic %s timeout %v seed %d", s.Iterations, s.Statistic, s.Timeout, s.Seed)
+	}
+	if name, max := s.Objective(); name != "GFLOP/s" || !max {
+		t.Errorf("objective %s maximize %v", name, max)
+	}
+	if len(s.Default) != 6 || s.Default[0].Int() != 32 || s.Default[4].Str() != "double" {
+		t.Errorf("default config %v", s.Default)
+	}
+	v := s.Verification
+	if v == nil || v.Kernel == nil || v.Kernel.Name != "matmul_naive" || v.Kernel.Language != "cuda" ||
+		!reflect.DeepEqual(v.Outputs, []int{0}) || v.Atol != 1e-4 || v.Rtol != 1e-3 || len(v.Config) != 6 {
+		t.Errorf("verification %+v", v)
+	}
+	if src, ok := s.ReferenceSource(); !ok || src.Kernel != "matmul_naive" || !strings.Contains(src.Code, "matmul_naive(") {
+		t.Errorf("reference source %+v", src)
+	}
+	wantParams := []device.Param{
+		{Name: "C", Type: "float32", Pointer: true}, {Name: "A", Type: "float32", Pointer: true},
+		{Name: "B", Type: "float32", Pointer: true}, {Name: "idx", Type: "int32", Pointer: true},
+		{Name: "ones", Type: "float64", Pointer: true}, {Name: "n", Type: "int32"},
+		{Name: "alpha", Type: "float64"}, {Name: "tile", Type: "float32", Pointer: true},
+	}
+	if got := s.KernelParams(); !reflect.DeepEqual(got, wantParams) {
+		t.Errorf("kernel params %+v", got)
+	}
+	src := s.Source()
+	if src.Kernel != "matmul_kernel" || src.Language != "cuda" || !reflect.DeepEqual(src.Options, []string{"-O3", "--use_fast_math"}) ||
+		src.File != filepath.Join("testdata", "epilogue.cu") || !reflect.DeepEqual(src.Params, wantParams) {
+		t.Errorf("source %+v", src)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2*3*3*2*2*2 = 144 combinations; block_size_x*block_size_y <= 64 removes (32, 4):
+	// 5 of 6 (bx, by) pairs; use_shared or tile_size_x == 1 keeps 4 of 6 (tile, shared).
+	if want := 5 * 4 * 2 * 2; sp.Len() != want {
+		t.Errorf("space has %d configurations, want %d", sp.Len(), want)
+	}
+}
+
+func TestDefaultsOfAMinimalSpec(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: vector_add, source: vector_add.cl}
+parameters: {block_size_x: [32, 64]}
+problem_size: 1000
+`)
+	if s.Kernel.Language != "opencl" || !s.Kernel.Defines || s.Kernel.Code != "" {
+		t.Errorf("kernel %+v", s.Kernel)
+	}
+	if s.Iterations != DefaultIterations || s.Statistic != "mean" || s.Timeout != 10*time.Second || s.Seed != 0 {
+		t.Errorf("defaults: %d %s %v %d", s.Iterations, s.Statistic, s.Timeout, s.Seed)
+	}
+	if name, max := s.Objective(); name != "time" || max {
+		t.Errorf("objective %s %v", name, max)
+	}
+	if s.BlockSizeNames != [3]string{"block_size_x", "block_size_y", "block_size_z"} || s.Verification != nil || s.Default != nil {
+		t.Errorf("block names %v verification %v default %v", s.BlockSizeNames, s.Verification, s.Default)
+	}
+}
+
+func TestOpenMPAddsTheFlag(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: k, code: "void k(float *a) {}", language: c, openmp: true, compiler_options: [-O2]}
+parameters: [{name: threads, values: [1, 2]}]
+problem_size: [1]
+arguments: [{name: a, type: float, length: 4}]
+`)
+	if got := s.Source().Options; !reflect.DeepEqual(got, []string{"-O2", "-fopenmp"}) {
+		t.Errorf("options %v", got)
+	}
+}
+
+func TestParametersAsMappingKeepTheirOrder(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: k, source: k.cu}
+parameters:
+  zeta: [1, 2]
+  alpha: "[i for i in range(3)]"
+  mid: [a, b]
+  single: 7
+problem_size: [10]
+`)
+	var got []string
+	for _, p := range s.Parameters {
+		got = append(got, p.Name+"="+p.Values[len(p.Values)-1].String())
+	}
+	if strings.Join(got, " ") != "zeta=2 alpha=2 mid=b single=7" {
+		t.Errorf("got %v", got)
+	}
+}
+
+// lineOf returns the 1-based line of the first line of src containing sub.
+func lineOf(t *testing.T, src, sub string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, sub) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%q not in spec", sub)
+	return 0
+}
+
+const base = `kernel:
+  name: vector_add
+  language: opencl
+  code: "__kernel void vector_add(__global float *c, int n) {}"
+constants: {N: 1000}
+parameters:
+  - name: block_size_x
+    values: [32, 64, 128]
+  - name: tile
+    values: [1, 2]
+problem_size: [N]
+`
+
+func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		at   string   // a substring of the offending line; "" when the error has no line
+		want []string // substrings of the message, the first the field path
+	}{
+		{"typo in a restriction name", base + "restrictions:\n  - \"blok_size_x * tile <= 256\"\n",
+			"blok_size_x", []string{"restrictions[0]", `unknown name "blok_size_x"`, `did you mean "block_size_x"?`}},
+		{"missing kernel name", strings.Replace(base, "  name: vector_add\n", "", 1),
+			"kernel:", []string{"kernel.name", "missing; expected the name of the kernel function"}},
+		{"missing kernel", strings.Replace(base, "kernel:\n  name: vector_add\n  language: opencl\n  code: \"__kernel void vector_add(__global float *c, int n) {}\"\n", "", 1),
+			"constants:", []string{"kernel", "missing"}},
+		{"unknown argument type", base + "arguments:\n  - {name: c, type: flaot32, length: N}\n",
+			"flaot32", []string{"arguments[0].type", `unknown type "flaot32"`, `did you mean "float32"?`, "expected one of float32, float64"}},
+		{"bad fill kind", base + "arguments:\n  - name: c\n    type: float32\n    length: N\n    fill: {randon: {low: 0}}\n",
+			"randon", []string{"arguments[0].fill.randon", "unknown field", `did you mean "random"?`}},
+		{"bad fill word", base + "arguments:\n  - name: c\n    type: float32\n    length: N\n    fill: ones\n",
+			"fill: ones", []string{"arguments[0].fill", `unknown fill "ones"`, "expected zeros, random"}},
+		{"fill bounds reversed", base + "arguments:\n  - name: c\n    type: float32\n    length: N\n    fill: {random: {low: 2, high: 1}}\n",
+			"low: 2", []string{"arguments[0].fill.random", "low 2 is above high 1"}},
+		{"fill out of the type's range", base + "arguments:\n  - name: c\n    type: uint8\n    length: N\n    fill: {constant: 300}\n",
+			"300", []string{"arguments[0].fill.constant", "300 is out of range for uint8"}},
+		{"negative length", base + "arguments:\n  - name: c\n    type: float32\n    length: -5\n",
+			"length: -5", []string{"arguments[0].length", "evaluates to -5", "expected a non-negative whole number of elements"}},
+		{"negative length from constants", base + "arguments:\n  - name: c\n    type: float32\n    length: N - 2000\n",
+			"N - 2000", []string{"arguments[0].length", "evaluates to -1000", "expected a non-negative whole number of elements"}},
+		{"length names an unknown name", base + "arguments:\n  - name: c\n    type: float32\n    length: M * 2\n",
+			"M * 2", []string{"arguments[0].length", `unknown name "M"`}},
+		{"scalar with a length", base + "arguments:\n  - name: n\n    type: int32\n    value: N\n    length: 3\n",
+			"length: 3", []string{"arguments[0].length", "does not apply to a scalar argument"}},
+		{"scalar value out of range", base + "arguments:\n  - {name: n, type: int8, value: N}\n",
+			"int8", []string{"arguments[0].value", "1000 is out of range for int8"}},
+		{"iterations zero", base + "iterations: 0\n",
+			"iterations", []string{"iterations", "0; expected a whole number of timed runs, at least 1"}},
+		{"iterations not a number", base + "iterations: many\n",
+			"iterations", []string{"iterations", `expected an integer, found the string "many"`}},
+		{"unknown statistic", base + "statistic: avg\n",
+			"statistic", []string{"statistic", `unknown statistic "avg"`, "expected mean or median"}},
+		{"timeout without unit", base + "timeout: 10\n",
+			"timeout", []string{"timeout", "10 has no unit; expected a Go duration such as 10s"}},
+		{"explicit grid not whole", base + "grid: [\"N / 3\"]\n",
+			"grid:", []string{"grid[0]", "evaluates to 333.3333333333333; expected a positive whole number"}},
+		{"bad timeout", base + "timeout: 10 seconds\n",
+			"timeout", []string{"timeout", "expected a Go duration such as 10s"}},
+		{"malformed YAML", base + "restrictions: [\"tile > 1\"\nseed: 3\n",
+			"restrictions:", []string{"malformed YAML"}},
+		{"sequence inside a mapping", base + "seed: 3\n- 4\n",
+			"- 4", []string{"malformed YAML", "did not find expected key"}},
+		{"tab-indented YAML", base + "seed:\n\t3\n",
+			"\t3", []string{"malformed YAML"}},
+		{"unknown top-level field", base + "problemsize: [1]\n",
+			"problemsize", []string{"problemsize", `unknown field; did you mean "problem_size"?`}},
+		{"Kernel Tuner's name", base + "tune_params: {x: [1]}\n",
+			"tune_params", []string{"tune_params", "Kernel Tuner's tune_params is parameters here"}},
+		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
+			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
+		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
+			"openCL2", []string{"kernel.language", `unknown language "openCL2"`, "expected opencl, cuda or c"}},
+		{"duplicate parameter", strings.Replace(base, "problem_size: [N]\n", "  - {name: tile, values: [4]}\nproblem_size: [N]\n", 1),
+			"values: [4]", []string{"parameters[2].name", `parameter "tile" is defined twice`}},
+		{"empty values", strings.Replace(base, "values: [1, 2]", "values: []", 1),
+			"values: []", []string{"parameters[1].values", "empty; expected at least one value"}},
+		{"bad value expression", strings.Replace(base, "values: [1, 2]", `values: "[2**i for i in rang(3)]"`, 1),
+			"rang(3)", []string{"parameters[1].values", "unknown function"}},
+		{"mixed value kinds", strings.Replace(base, "values: [1, 2]", "values: [1, two]", 1),
+			"[1, two]", []string{"parameters[1].values", "mixes strings and numbers"}},
+		{"parameter name not an identifier", strings.Replace(base, "name: tile", "name: tile-size", 1),
+			"tile-size", []string{"parameters[1].name", "not a valid identifier"}},
+		{"constant shadows a parameter", strings.Replace(base, "{N: 1000}", "{N: 1000, tile: 3}", 1),
+			"constants:", []string{"constants.tile", "also a parameter name"}},
+		{"grid and grid_div", base + "grid: [10]\ngrid_div_x: [block_size_x]\n",
+			"grid_div_x", []string{"grid_div_x", "cannot be combined with an explicit grid"}},
+		{"problem size missing", strings.Replace(base, "problem_size: [N]\n", "", 1),
+			"", []string{"problem_size", "missing; expected 1 to 3 sizes"}},
+		{"four problem sizes", strings.Replace(base, "problem_size: [N]", "problem_size: [N, 1, 1, 1]", 1),
+			"problem_size", []string{"problem_size", "4 items; expected 1 to 3"}},
+		{"unknown metric name in objective", base + "metrics:\n  - {name: GFLOPs, expr: \"N / time\"}\nobjective: GFLOP/s\n",
+			"objective:", []string{"objective", `unknown objective "GFLOP/s"`, `did you mean "GFLOPs"?`}},
+		{"metric reads an unknown name", base + "metrics:\n  - {name: GFLOPs, expr: \"N / tme\"}\n",
+			"tme", []string{"metrics[0].expr", `unknown name "tme"`, `did you mean "time"?`}},
+		{"default config violates a restriction", base + "restrictions: [\"block_size_x * tile <= 128\"]\ndefault_config: {block_size_x: 128, tile: 2}\n",
+			"default_config", []string{"default_config", `violates the restriction "block_size_x * tile <= 128"`}},
+		{"default config value not a value", base + "default_config: {block_size_x: 48, tile: 2}\n",
+			"default_config", []string{"default_config.block_size_x", "48 is not one of the parameter's values"}},
+		{"default config incomplete", base + "default_config: {block_size_x: 32}\n",
+			"default_config", []string{"default_config", `no value for parameter "tile"`}},
+		{"default config typo", base + "default_config: {block_size_x: 32, tlie: 1}\n",
+			"default_config", []string{"default_config.tlie", `did you mean "tile"?`}},
+		{"verification of a non-output", base + "arguments:\n  - {name: c, type: float32, length: N}\nverification:\n  reference: {npy: {c: c.npy}}\n  outputs: [c]\n",
+			"outputs: [c]", []string{"verification.outputs[0]", `argument "c" is not an output`}},
+		{"verification without reference", base + "arguments:\n  - {name: c, type: float32, length: N, output: true}\nverification:\n  atol: 0.1\n",
+			"verification:", []string{"verification.reference", "missing"}},
+		{"negative tolerance", base + "arguments:\n  - {name: c, type: float32, length: N, output: true}\nverification:\n  reference: {npy: {c: c.npy}}\n  atol: -1\n",
+			"atol", []string{"verification.atol", "expected a non-negative tolerance"}},
+		{"reference config typo", base + "arguments:\n  - {name: c, type: float32, length: N, output: true}\nverification:\n  reference: {config: {block_size: 32, tile: 1}}\n",
+			"reference:", []string{"verification.reference.config.block_size", `did you mean "block_size_x"?`}},
+		{"empty spec", "", "", []string{"empty spec"}},
+		{"not a mapping", "- 1\n- 2\n", "- 1", []string{"expected a mapping"}},
+		{"given twice", base + "seed: 1\nseed: 2\n", "seed: 2", []string{"seed", "given twice"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.src), "bad.yaml")
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			prefix := "bad.yaml"
+			if tt.at != "" {
+				prefix += ":" + strconv.Itoa(lineOf(t, tt.src, tt.at))
+			}
+			if !strings.Contains(msg, prefix+": ") && !strings.Contains(msg, prefix+":") {
+				t.Errorf("message does not start with %q:\n%s", prefix, msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q:\n%s", w, msg)
+				}
+			}
+			if tt.at != "" && !strings.Contains(msg, prefix+": "+tt.want[0]) && !strings.Contains(msg, prefix+": malformed") {
+				t.Errorf("message does not read %q:\n%s", prefix+": "+tt.want[0], msg)
+			}
+			var se *Error
+			if !errors.As(err, &se) || se.File != "bad.yaml" {
+				t.Errorf("not a *spec.Error naming the file: %#v", err)
+			}
+		})
+	}
+}
+
+func TestJSONSyntaxErrorsHaveALine(t *testing.T) {
+	src := "{\n  \"kernel\": {\"name\": \"k\", \"source\": \"k.cl\"},\n  \"parameters\": [\n    {\"name\": \"x\", \"values\": [1, 2]},,\n  ]\n}\n"
+	_, err := Parse([]byte(src), "bad.json")
+	if err == nil || !strings.Contains(err.Error(), "bad.json:4: malformed JSON at column 38") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestManyProblemsAreReportedTogether(t *testing.T) {
+	src := base + "iterations: 0\nstatistic: avg\nseed: -1\n"
+	_, err := Parse([]byte(src), "bad.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, f := range []string{"iterations", "statistic", "seed"} {
+		if !strings.Contains(err.Error(), ": "+f+": ") {
+			t.Errorf("%s not reported:\n%v", f, err)
+		}
+	}
+}
+
+func TestLoadReportsMissingSourcesAndBadNPY(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := WriteNPYFile(filepath.Join(dir, "in.npy"), &Array{Type: "float64", Shape: []int{4}, Data: make([]byte, 32)}); err != nil {
+		t.Fatal(err)
+	}
+	p := write("spec.yaml", `
+kernel: {name: k, source: missing.cl}
+parameters: {block_size_x: [1]}
+problem_size: 4
+arguments:
+  - {name: a, type: float32, length: 4, fill: {npy: in.npy}}
+`)
+	_, err := Load(p)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, w := range []string{"kernel.source[0]", "missing.cl", "arguments[0].fill.npy", "holds float64, but argument \"a\" is float32"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("lacks %q:\n%v", w, err)
+		}
+	}
+	write("k.cl", "__kernel void k(__global float *a) {}")
+	p = write("spec2.yaml", `
+kernel: {name: k, source: k.cl}
+parameters: {block_size_x: [1]}
+problem_size: 4
+arguments:
+  - {name: a, type: float64, length: 5, fill: {npy: in.npy}}
+`)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "holds 4 elements, but argument \"a\" has length 5") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestNPYReference(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteNPYFile(filepath.Join(dir, "c.npy"), &Array{Type: "float32", Shape: []int{2, 2}, Data: make([]byte, 16)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "k.cl"), []byte("__kernel void k(__global float *c) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(typ string) string {
+		p := filepath.Join(dir, typ+".yaml")
+		src := "kernel: {name: k, source: k.cl}\nparameters: {block_size_x: [1, 2]}\nproblem_size: 4\n" +
+			"arguments:\n  - {name: c, type: " + typ + ", length: 4, output: true}\n  - {name: d, type: float32, length: 4, output: true}\n" +
+			"verification:\n  reference: {npy: {c: c.npy}}\n  outputs: [c]\n"
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s, err := Load(spec("float32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := s.Verification
+	if !reflect.DeepEqual(v.Outputs, []int{0}) || v.NPY[0] != filepath.Join(dir, "c.npy") || v.Atol != DefaultAtol || v.Rtol != DefaultRtol || v.Kernel != nil {
+		t.Errorf("verification %+v", v)
+	}
+	if _, ok := s.ReferenceSource(); ok {
+		t.Error("an npy reference has no reference kernel")
+	}
+	if _, err := Load(spec("int32")); err == nil || !strings.Contains(err.Error(), "verification.reference.npy.c") || !strings.Contains(err.Error(), "holds float32, but argument \"c\" is int32") {
+		t.Errorf("type mismatch: %v", err)
+	}
+	// Outputs default to every output argument; each needs a file.
+	_, err = Parse([]byte("kernel: {name: k, source: k.cl}\nparameters: {x: [1]}\nproblem_size: 4\n"+
+		"arguments:\n  - {name: c, type: float32, length: 4, output: true}\n  - {name: d, type: float32, length: 4, output: true}\n"+
+		"verification:\n  reference: {npy: {c: c.npy}}\n"), "v.yaml")
+	if err == nil || !strings.Contains(err.Error(), `no file for output "d"`) {
+		t.Errorf("missing npy for an output: %v", err)
+	}
+}
+
+func TestSpaceReportsAnEmptySpace(t *testing.T) {
+	s := mustParse(t, base+"restrictions: [\"tile > 5\"]\n")
+	if _, err := s.Space(); err == nil || !strings.Contains(err.Error(), "the space is empty") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestMetricsEvaluate(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: matmul, source: matmul.cu}
+constants: {N: 1000}
+parameters:
+  - {name: block_size_x, values: [16, 32]}
+  - {name: tile, values: [1, 2]}
+problem_size: [N, N]
+metrics:
+  - {name: GFLOP/s, expr: "2*N**3 / (time/1e3) / 1e9", maximize: true}
+  - {name: gflops, expr: "2*N**3 / (time/1e3) / 1e9"}
+  - {name: per_thread, expr: "gflops / (block_size_x * grid_size_x * grid_size_y * tile)"}
+  - {name: half_time, expr: "time / 2"}
+objective: half_time
+`)
+	vals := []space.Value{space.IntValue(32), space.IntValue(2)}
+	got, err := s.MetricValues(vals, 2.0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2e9 flop in 2 ms: 1000 GFLOP/s. Grid: ceil(1000/32) = 32 by 1000 (no block_size_y).
+	want := map[string]float64{"GFLOP/s": 1000, "gflops": 1000, "per_thread": 1000.0 / (32 * 32 * 1000 * 2), "half_time": 1}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12*math.Abs(w) {
+			t.Errorf("%s = %v, want %v", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v", got)
+	}
+	if name, max := s.Objective(); name != "half_time" || max {
+		t.Errorf("objective %s %v", name, max)
+	}
+	if _, err := s.MetricValues(vals, 0); err == nil || !strings.Contains(err.Error(), "metrics[0].expr") {
+		t.Errorf("division by zero time: %v", err)
+	}
+}
+
+func TestMetricsInKernelTunerMappingForm(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: k, source: k.cu}
+parameters: {x: [1]}
+problem_size: 8
+metrics:
+  GB/s: "8 * 4 / (time / 1e3) / 1e9"
+  rate: {expr: "1 / time", maximize: true}
+objective: rate
+`)
+	if len(s.Metrics) != 2 || s.Metrics[0].Name != "GB/s" || s.Metrics[0].Maximize || !s.Metrics[1].Maximize {
+		t.Errorf("metrics %+v", s.Metrics)
+	}
+	if _, max := s.Objective(); !max {
+		t.Error("rate should be maximised")
+	}
+}
+
+// TestDocExampleIsAValidSpec keeps the help text honest: its example parses and builds.
+func TestDocExampleIsAValidSpec(t *testing.T) {
+	start := strings.Index(Doc, "\n---\n")
+	end := strings.Index(Doc, "\n...\n")
+	if start < 0 || end < start {
+		t.Fatal("Doc has no ---/... delimited example")
+	}
+	s, err := Parse([]byte(Doc[start+1:end+5]), "doc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Instance(s.Default); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MetricValues(sp.Values(sp.At(0, nil)), 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range topFields {
+		if !strings.Contains(Doc, "\n"+f+":") && !strings.Contains(Doc, "#   "+f+":") {
+			t.Errorf("Doc does not show %s", f)
+		}
+	}
+}
