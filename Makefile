@@ -6,7 +6,9 @@ FUZZ_TARGETS = \
 	./format/t1:FuzzRead \
 	./format/kerneltuner:FuzzRead \
 	./format/t4:FuzzRead \
-	./format/ktt:FuzzRead
+	./format/ktt:FuzzRead \
+	./spec:FuzzParse \
+	./spec:FuzzReadNPY
 
 .PHONY: build test check unit fuzz bench clean
 
@@ -29,7 +31,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s $$pkg || exit 1; \
 	done
 
 bench:

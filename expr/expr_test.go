@@ -228,3 +228,11 @@ func BenchmarkPredicate(b *testing.B) {
 		p.Eval(env)
 	}
 }
+
+func TestHugeListsAreRefused(t *testing.T) {
+	for _, src := range []string{"[] * 10**18", "[0] * 10**10", "list(range(10**12))"} {
+		if _, err := EvalValues(src); err == nil || !strings.Contains(err.Error(), "longer than") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+}

@@ -433,6 +433,9 @@ func binop(t *binary, l, r any) (any, error) {
 	if t.op == "*" {
 		if ll, ok := l.([]any); ok {
 			if n, _, isInt, ok := numeric(r); ok && isInt {
+				if n > 0 && int64(len(ll))*n > maxListLen || n > maxListLen {
+					return nil, ierrf(t, "list longer than %d elements", maxListLen)
+				}
 				var out []any
 				for k := int64(0); k < n; k++ {
 					out = append(out, ll...)
