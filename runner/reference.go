@@ -56,7 +56,15 @@ func (r *Runner) computeReference(ctx context.Context) *reference {
 		return ref
 	}
 	defer k.Release()
-	args, bufs, err := r.arguments(inst)
+	// The reference gets buffers of its own: sharing the tuned kernel's output buffers
+	// would overwrite the output about to be verified with the reference itself.
+	own := map[[2]int]device.Buffer{}
+	defer func() {
+		for _, b := range own {
+			b.Release()
+		}
+	}()
+	args, bufs, err := r.argumentsIn(inst, own)
 	if err != nil {
 		ref.err = err
 		return ref

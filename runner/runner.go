@@ -243,6 +243,11 @@ func (r *Runner) input(i, length int) ([]byte, error) {
 // evaluation, so a kernel that writes nothing cannot pass verification with what the
 // previous configuration left there.
 func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
+	return r.argumentsIn(inst, r.bufs)
+}
+
+// argumentsIn is arguments with the buffers kept in pool.
+func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer) ([]device.Arg, []device.Buffer, error) {
 	args := make([]device.Arg, len(inst.Args))
 	bufs := make([]device.Buffer, len(inst.Args))
 	for i, a := range inst.Args {
@@ -257,12 +262,12 @@ func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, 
 				return nil, bufs, err
 			}
 			key := [2]int{i, a.Bytes}
-			b, have := r.bufs[key]
+			b, have := pool[key]
 			if !have {
 				if b, err = r.dev.Alloc(max(a.Bytes, 1)); err != nil {
 					return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
 				}
-				r.bufs[key] = b
+				pool[key] = b
 			}
 			if !have || a.Output {
 				if err := b.Write(data); err != nil {

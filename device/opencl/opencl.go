@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
@@ -88,7 +89,13 @@ type located struct {
 
 // enumerate lists the devices of all platforms in a stable order. A platform that fails
 // is skipped; only when no device is left does enumerate fail, giving the reasons.
+// enumerateMu serialises device discovery: PoCL's device initialisation races when two
+// goroutines list devices at once (one of them then sees no device).
+var enumerateMu sync.Mutex
+
 func enumerate(cl *api) ([]located, error) {
+	enumerateMu.Lock()
+	defer enumerateMu.Unlock()
 	platforms, err := platformIDs(cl)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,381 @@
+package examples_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ktune/ktune/device"
+	_ "github.com/ktune/ktune/device/all"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+)
+
+// openDevice opens device 0 of a backend on the calling goroutine, which it locks to its
+// OS thread for the rest of the test (as package device requires); it skips the test when
+// the backend is unavailable.
+func openDevice(t *testing.T, backend string) device.Device {
+	t.Helper()
+	runtime.LockOSThread() // undone when the test's goroutine ends
+	b, ok := device.Lookup(backend)
+	if !ok {
+		t.Skipf("backend %q is not registered", backend)
+	}
+	devs, err := b.Devices()
+	if err != nil {
+		t.Skipf("backend %q is unavailable: %v", backend, err)
+	}
+	if len(devs) == 0 {
+		t.Skipf("backend %q has no devices", backend)
+	}
+	d, err := b.Open(context.Background(), 0)
+	if err != nil {
+		t.Skipf("opening %s device 0 (%s): %v", backend, devs[0].Name, err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// load reads a spec and builds its space; iterations > 0 replaces the spec's timed runs
+// (the tests check correctness, a timing or two is enough).
+func load(t *testing.T, path string, iterations int) (*spec.Spec, *space.Space) {
+	t.Helper()
+	s, err := spec.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iterations > 0 {
+		s.Iterations = iterations
+	}
+	return s, sp
+}
+
+// sample returns n distinct valid configurations drawn with a fixed seed, with the spec's
+// default_config first when it has one.
+func sample(t *testing.T, s *spec.Spec, sp *space.Space, n int, seed uint64) []space.Config {
+	t.Helper()
+	var out []space.Config
+	if s.Default != nil {
+		c, err := sp.ConfigOf(s.Default)
+		if err != nil || !sp.Contains(c) {
+			t.Fatalf("default_config is not a valid configuration: %v", err)
+		}
+		out = append(out, c)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6b74756e65))
+	for _, i := range sp.SampleIndices(r, n) {
+		out = append(out, sp.At(i, nil))
+	}
+	return out
+}
+
+// all returns every valid configuration of sp.
+func all(sp *space.Space) []space.Config {
+	out := make([]space.Config, sp.Len())
+	for i := range out {
+		out[i] = sp.At(i, nil)
+	}
+	return out
+}
+
+// evaluate measures configurations and checks each one: status OK (compiled, ran and
+// verified against the reference), a positive finite objective and every metric present.
+func evaluate(t *testing.T, s *spec.Spec, sp *space.Space, dev device.Device, configs []space.Config) {
+	t.Helper()
+	r := runner.New(s, sp, dev)
+	defer r.Close()
+	ctx := context.Background()
+	start := time.Now()
+	var compile, verify, bench float64
+	for _, c := range configs {
+		e := r.Evaluate(ctx, c, nil)
+		compile += e.CompileMS
+		verify += e.VerifyMS
+		bench += e.BenchmarkMS
+		if e.Status != result.OK {
+			t.Errorf("%s: status %v: %s", sp.Format(c), e.Status, e.Message)
+			continue
+		}
+		if !(e.Objective > 0) || math.IsInf(e.Objective, 0) {
+			t.Errorf("%s: objective %v, want a positive number", sp.Format(c), e.Objective)
+		}
+		for _, m := range s.Metrics {
+			v, ok := e.Metrics[m.Name]
+			if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+				t.Errorf("%s: metric %s = %v (present: %v), want a positive number", sp.Format(c), m.Name, v, ok)
+			}
+		}
+	}
+	t.Logf("%d configurations in %.1f s (compile %.1f s, verify %.1f s, timed runs %.1f s)",
+		len(configs), time.Since(start).Seconds(), compile/1e3, verify/1e3, bench/1e3)
+}
+
+// edits describes a test-only variant of an example spec.
+type edits struct {
+	constants    map[string]string // constant name -> new value (YAML)
+	values       map[string]string // parameter name -> new value list (YAML)
+	restrictions []string          // appended to the spec's restrictions
+	options      []string          // appended to kernel.compiler_options
+	source       string            // replaces kernel.source (the tuned kernel's code)
+}
+
+// variant writes a copy of the spec at path, changed by e, into a temporary directory and
+// returns its path. Kernel and reference sources are made absolute; default_config is
+// dropped (its values may be gone). Everything else (restrictions, arguments,
+// verification, metrics) is kept, so the variant checks the example's own spec.
+func variant(t *testing.T, path string, e edits) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	get := func(m *yaml.Node, key string) *yaml.Node {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+		return nil
+	}
+	parse := func(src string) *yaml.Node {
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Content[0]
+	}
+	put := func(m *yaml.Node, key, src string) { // set or add key in mapping m
+		if n := get(m, key); n != nil {
+			*n = *parse(src)
+			return
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, parse(src))
+	}
+	quote := func(s string) string {
+		b, err := yaml.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	absolute := func(k *yaml.Node) {
+		if k == nil {
+			return
+		}
+		if src := get(k, "source"); src != nil {
+			src.Value = filepath.Join(abs, src.Value)
+		}
+	}
+	kernel := get(root, "kernel")
+	absolute(kernel)
+	if v := get(root, "verification"); v != nil {
+		if ref := get(v, "reference"); ref != nil {
+			absolute(get(ref, "kernel"))
+		}
+	}
+	if e.source != "" {
+		put(kernel, "source", quote(e.source))
+	}
+	if len(e.options) > 0 {
+		opts := get(kernel, "compiler_options")
+		if opts == nil {
+			put(kernel, "compiler_options", "[]")
+			opts = get(kernel, "compiler_options")
+		}
+		for _, o := range e.options {
+			opts.Content = append(opts.Content, parse(quote(o)))
+		}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "default_config" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			break
+		}
+	}
+	for name, src := range e.constants {
+		c := get(get(root, "constants"), name)
+		if c == nil {
+			t.Fatalf("%s has no constant %s", path, name)
+		}
+		*c = *parse(src)
+	}
+	for name, src := range e.values {
+		found := false
+		for _, p := range get(root, "parameters").Content {
+			if get(p, "name").Value == name {
+				*get(p, "values") = *parse(src)
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s has no parameter %s", path, name)
+		}
+	}
+	if len(e.restrictions) > 0 {
+		r := get(root, "restrictions")
+		if r == nil {
+			put(root, "restrictions", "[]")
+			r = get(root, "restrictions")
+		}
+		for _, x := range e.restrictions {
+			r.Content = append(r.Content, parse(quote(x)))
+		}
+	}
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".yaml")+"_variant.yaml")
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// The examples' directory, for spec paths.
+func example(name string) string { return filepath.Join(".", name) }
+
+func TestVectorAddOpenCL(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("vector_add/vector_add_opencl.yaml"), 2)
+	evaluate(t, s, sp, dev, all(sp))
+}
+
+func TestVectorAddC(t *testing.T) {
+	dev := openDevice(t, "c")
+	s, sp := load(t, example("vector_add/vector_add_c.yaml"), 2)
+	evaluate(t, s, sp, dev, all(sp))
+}
+
+func TestMatmulC(t *testing.T) {
+	dev := openDevice(t, "c")
+	s, sp := load(t, example("matmul_c/matmul.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 30, 1))
+}
+
+func TestConvolution(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("convolution/convolution.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 24, 1))
+}
+
+// TestGEMM samples the tuned space at its real size.
+func TestGEMM(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("gemm/gemm.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 16, 1))
+}
+
+// TestGEMMExhaustive proves every combination of the parameters that select the kernel's
+// code paths (KWI, VWM, VWN, STRM, STRN, SA, SB: 512 kernels) correct on a small problem
+// of several work-groups and k-slices with M != N. The geometry is chosen so that every
+// one of them matters: each work-item owns two vectors of C in m and n (MWG = 2*MDIMC*VWM,
+// NWG = 2*NDIMC*VWN), so STRM and STRN change which; the loaders are re-shaped (MDIMA,
+// NDIMB = 2 of a 4 x 4 work-group) and each loads several vectors and rows.
+//
+// The 512 builds use -cl-opt-disable: PoCL spends ~0.8 s optimising each and ~0.2 s
+// without, which keeps this test near 90 s on a cold kernel cache. A sample of the
+// same space built with full optimisation, and TestGEMM, check the optimised code.
+// With -short only a sample of the 512 is built.
+func TestGEMMExhaustive(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	reduced := edits{
+		constants: map[string]string{"M": "128", "N": "192", "K": "48"},
+		values: map[string]string{"MWG": "[8, 16, 32, 64]", "NWG": "[8, 16, 32, 64]", "KWG": "[16]",
+			"MDIMC": "[4]", "NDIMC": "[4]", "MDIMA": "[2]", "NDIMB": "[2]"},
+		restrictions: []string{"MWG == 2 * MDIMC * VWM", "NWG == 2 * NDIMC * VWN"},
+	}
+	s, sp := load(t, variant(t, example("gemm/gemm.yaml"), reduced), 1)
+	if sp.Len() != 512 {
+		t.Fatalf("the reduced space has %d configurations, want all 512 combinations", sp.Len())
+	}
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+
+	reduced.options = []string{"-cl-opt-disable"}
+	s, sp = load(t, variant(t, example("gemm/gemm.yaml"), reduced), 1)
+	configs := all(sp)
+	if testing.Short() {
+		configs = sample(t, s, sp, 48, 3)
+	}
+	evaluate(t, s, sp, dev, configs)
+}
+
+// TestGEMMWrongKernelCaught checks that verification catches broken kernels: one that
+// skips the first k-slice and one that scrambles the components of B's vectors when
+// storing C (wrong only when VWN > 1).
+func TestGEMMWrongKernelCaught(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	code, err := os.ReadFile(example("gemm/gemm.cl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct{ name, old, new, only string }{
+		{"first k-slice skipped", "for (int k0 = 0; k0 < K; k0 += KWG)", "for (int k0 = KWG; k0 < K; k0 += KWG)", ""},
+		{"B vector components permuted", "* VWN + n % VWN;", "* VWN + (n + 1) % VWN;", "VWN > 1"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			if !strings.Contains(string(code), m.old) {
+				t.Fatalf("gemm.cl no longer contains %q: update the mutation", m.old)
+			}
+			broken := filepath.Join(t.TempDir(), "gemm_broken.cl")
+			if err := os.WriteFile(broken, []byte(strings.Replace(string(code), m.old, m.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e := edits{
+				constants: map[string]string{"M": "128", "N": "128", "K": "64"},
+				values:    map[string]string{"MWG": "[32, 64]", "NWG": "[32, 64]", "MDIMC": "[8]", "NDIMC": "[8]"},
+				source:    broken,
+			}
+			if m.only != "" {
+				e.restrictions = []string{m.only}
+			}
+			s, sp := load(t, variant(t, example("gemm/gemm.yaml"), e), 1)
+			r := runner.New(s, sp, dev)
+			defer r.Close()
+			for i, c := range sample(t, s, sp, 4, 4) {
+				ev := r.Evaluate(context.Background(), c, nil)
+				if ev.Status != result.WrongAnswer {
+					hint := ""
+					if i == 0 {
+						hint = " (the runner's first evaluation: was the reference computed into the same output buffer?)"
+					}
+					t.Errorf("%s: status %v (%s), want wrong_answer%s", sp.Format(c), ev.Status, ev.Message, hint)
+				}
+			}
+		})
+	}
+}
+
+// TestConvolutionOddSize runs the convolution on an image that no tile divides, so that
+// partial work-groups and the clamped and zero-filled edges are exercised everywhere.
+func TestConvolutionOddSize(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	path := variant(t, example("convolution/convolution.yaml"), edits{
+		constants: map[string]string{"W": "203", "H": "77"},
+	})
+	s, sp := load(t, path, 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 16, 5))
+}
