@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,6 +97,21 @@ func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 			for key, want := range tt.want {
 				if got[key] != want {
 					t.Errorf("configuration %s: status %v, want %v", key, got[key], want)
+				}
+			}
+			// A real run exports to Kernel Tuner's cache and to T4, and reads back.
+			for _, f := range []string{"kerneltuner", "t4"} {
+				out := filepath.Join(t.TempDir(), "run."+f+".json")
+				run := strconv.FormatInt(rep.Run, 10)
+				if _, errOut, code := ktune(t, "export", "--db", db, "--run", run, "--format", f, "-o", out); code != 0 {
+					t.Fatalf("export %s: %s", f, errOut)
+				}
+				rec, err := openRecording(out)
+				if err != nil {
+					t.Fatalf("reading the %s export: %v", f, err)
+				}
+				if total, ok := rec.Counts(); total != len(tt.want) || ok != rep.Statuses["ok"] {
+					t.Errorf("%s export: %d configurations, %d ok; want %d, %d", f, total, ok, len(tt.want), rep.Statuses["ok"])
 				}
 			}
 		})
