@@ -130,7 +130,7 @@ func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
 			pos := findName(n, id)
 			known := scope.Names()
 			hint := ""
-			if s := closest(id, known); s != "" {
+			if s := Closest(id, known); s != "" {
 				hint = fmt.Sprintf("; did you mean %q?", s)
 			}
 			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected a parameter name (one of %s)%s", id, strings.Join(known, ", "), hint)}
@@ -188,12 +188,17 @@ func findName(n Node, id string) int {
 	return pos
 }
 
-// closest returns the known name nearest to id by edit distance, if it is near enough to be
-// a typo, or a case-insensitive match.
-func closest(id string, known []string) string {
+// Closest returns the known name nearest to id when it is near enough to be a typo: equal
+// but for case and underscores, or within a small edit distance. It returns "" otherwise.
+// Spec and expression errors use it for their "did you mean" hints.
+func Closest(id string, known []string) string {
 	best, bestD := "", 3
+	if len(id) > 8 {
+		bestD = 4
+	}
+	flat := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
 	for _, k := range known {
-		if strings.EqualFold(k, id) {
+		if flat(k) == flat(id) {
 			return k
 		}
 		if d := editDistance(id, k); d < bestD {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ktune/ktune/expr"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -340,43 +341,11 @@ func contains(list []string, s string) bool {
 
 // suggest returns `; did you mean "x"?` for the known word closest to s, or "".
 func suggest(s string, known []string) string {
-	best, bestD := "", 3
-	if len(s) > 8 {
-		bestD = 4
-	}
-	for _, k := range known {
-		if strings.EqualFold(strings.ReplaceAll(k, "_", ""), strings.ReplaceAll(s, "_", "")) {
-			best = k
-			break
-		}
-		if dist := editDistance(s, k); dist < bestD {
-			best, bestD = k, dist
-		}
-	}
+	best := expr.Closest(s, known)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
