@@ -237,3 +237,35 @@ func TestSimulateRandomMatchesExactExpectation(t *testing.T) {
 	}
 	t.Logf("mean %.4f, exact %.4f, se %.4f", got.Mean, want, se)
 }
+
+func TestBenchPrintsCellsAndCompetition(t *testing.T) {
+	csvPath := filepath.Join(t.TempDir(), "bench.csv")
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random,bruteforce", "--budgets", "20,300", "--repeats", "10", "--csv", csvPath, "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var got struct {
+		Cells []struct {
+			Strategy  string    `json:"strategy"`
+			Budget    int       `json:"budget"`
+			Fractions []float64 `json:"fractions"`
+		} `json:"cells"`
+		Scores []struct {
+			Strategy string `json:"strategy"`
+			WinsLow  int    `json:"wins_low"`
+		} `json:"competition"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Cells) != 4 || len(got.Cells[0].Fractions) != 10 || len(got.Scores) != 2 {
+		t.Fatalf("%+v", got)
+	}
+	if got.Scores[0].Strategy != "random" || got.Scores[0].WinsLow != 1 {
+		t.Fatalf("random should beat brute force's fixed prefix at budget 20: %+v", got.Scores)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil || strings.Count(string(data), "\n") != 5 {
+		t.Fatalf("csv: %v %q", err, data)
+	}
+}

@@ -1,0 +1,192 @@
+// Package benchmark is the strategy benchmark harness of seed 000: strategies x recorded
+// spaces x budgets x repeats, each run simulated and scored by the fraction of the optimum it
+// reached, then the competition of Section VI-B: two-sample independent t-tests between every
+// pair of strategies per space and budget, summed into wins and losses for low (<= 200) and
+// medium (> 200) budgets.
+package benchmark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/ktune/ktune/simulator"
+)
+
+// Strategy names a strategy with its options, as the harness runs it.
+type Strategy struct {
+	Name    string         // registered name
+	Label   string         // how tables show it; Name when empty
+	Options map[string]any // its options
+}
+
+func (s Strategy) label() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.Name
+}
+
+// Space is a recorded space to simulate.
+type Space struct {
+	Name string
+	Sim  *simulator.Simulator
+}
+
+// Config is what to run.
+type Config struct {
+	Strategies []Strategy
+	Spaces     []Space
+	Budgets    []int
+	Repeats    int    // runs per strategy, space and budget (seed 000: 50)
+	Seed       uint64 // run i of every cell uses Seed+i, so strategies face the same seeds
+	Workers    int    // parallel runs; 0 for all cores
+	Progress   func(done, total int)
+}
+
+// Cell is the result of one strategy on one space at one budget.
+type Cell struct {
+	Strategy        string    `json:"strategy"`
+	Space           string    `json:"space"`
+	Budget          int       `json:"budget"`
+	MeanFraction    float64   `json:"mean_fraction_of_optimum"`
+	StdFraction     float64   `json:"std_fraction_of_optimum"`
+	MeanEvaluations float64   `json:"mean_evaluations"`
+	Fractions       []float64 `json:"fractions"` // per run, in seed order
+}
+
+// Run runs every cell. The result is deterministic for a seed, whatever the workers.
+func Run(ctx context.Context, cfg Config) ([]Cell, error) {
+	if len(cfg.Strategies) == 0 || len(cfg.Spaces) == 0 || len(cfg.Budgets) == 0 {
+		return nil, errors.New("benchmark: give at least one strategy, space and budget")
+	}
+	if cfg.Repeats < 2 {
+		return nil, errors.New("benchmark: at least 2 repeats are needed for the statistics")
+	}
+	total := len(cfg.Strategies) * len(cfg.Spaces) * len(cfg.Budgets)
+	var cells []Cell
+	for _, sp := range cfg.Spaces {
+		for _, b := range cfg.Budgets {
+			for _, st := range cfg.Strategies {
+				sum, err := simulator.Repeat(ctx, sp.Sim, simulator.RepeatOptions{
+					Strategy: st.Name, StrategyOptions: st.Options, Budget: b,
+					Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,
+				})
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s at budget %d: %w", st.label(), sp.Name, b, err)
+				}
+				c := Cell{Strategy: st.label(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
+					StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}
+				for _, r := range sum.Runs {
+					c.Fractions = append(c.Fractions, r.Fraction)
+				}
+				cells = append(cells, c)
+				if cfg.Progress != nil {
+					cfg.Progress(len(cells), total)
+				}
+			}
+		}
+	}
+	return cells, nil
+}
+
+// TTest is Student's two-sample independent t-test with pooled variance (scipy's
+// ttest_ind default, which seed 000 uses); it returns t and the two-sided p-value.
+func TTest(a, b []float64) (t, p float64) {
+	na, nb := float64(len(a)), float64(len(b))
+	ma, va := meanVar(a)
+	mb, vb := meanVar(b)
+	df := na + nb - 2
+	pooled := ((na-1)*va + (nb-1)*vb) / df
+	se := math.Sqrt(pooled * (1/na + 1/nb))
+	if se == 0 {
+		if ma == mb {
+			return 0, 1
+		}
+		return math.Copysign(math.Inf(1), ma-mb), 0
+	}
+	t = (ma - mb) / se
+	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	p = 2 * dist.Survival(math.Abs(t))
+	return t, p
+}
+
+func meanVar(x []float64) (m, v float64) {
+	for _, y := range x {
+		m += y
+	}
+	m /= float64(len(x))
+	for _, y := range x {
+		v += (y - m) * (y - m)
+	}
+	return m, v / float64(len(x)-1)
+}
+
+// Score is one strategy's wins and losses in the competition.
+type Score struct {
+	Strategy   string `json:"strategy"`
+	WinsLow    int    `json:"wins_low"`    // budgets <= 200
+	LossesLow  int    `json:"losses_low"`  //
+	WinsHigh   int    `json:"wins_medium"` // budgets > 200
+	LossesHigh int    `json:"losses_medium"`
+}
+
+// Compete runs the pairwise t-tests per space and budget: a significantly higher mean
+// fraction of optimum (p < alpha) is a win for one strategy and a loss for the other.
+// Scores are sorted by net wins, low budgets first.
+func Compete(cells []Cell, alpha float64) []Score {
+	type key struct {
+		space  string
+		budget int
+	}
+	groups := map[key][]Cell{}
+	scores := map[string]*Score{}
+	for _, c := range cells {
+		k := key{c.Space, c.Budget}
+		groups[k] = append(groups[k], c)
+		if scores[c.Strategy] == nil {
+			scores[c.Strategy] = &Score{Strategy: c.Strategy}
+		}
+	}
+	for k, g := range groups {
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				_, p := TTest(g[i].Fractions, g[j].Fractions)
+				if p >= alpha || g[i].MeanFraction == g[j].MeanFraction {
+					continue
+				}
+				win, lose := scores[g[i].Strategy], scores[g[j].Strategy]
+				if g[j].MeanFraction > g[i].MeanFraction {
+					win, lose = lose, win
+				}
+				if k.budget <= 200 {
+					win.WinsLow++
+					lose.LossesLow++
+				} else {
+					win.WinsHigh++
+					lose.LossesHigh++
+				}
+			}
+		}
+	}
+	out := make([]Score, 0, len(scores))
+	for _, s := range scores {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ni, nj := out[i].WinsLow-out[i].LossesLow, out[j].WinsLow-out[j].LossesLow
+		if ni != nj {
+			return ni > nj
+		}
+		hi, hj := out[i].WinsHigh-out[i].LossesHigh, out[j].WinsHigh-out[j].LossesHigh
+		if hi != hj {
+			return hi > hj
+		}
+		return out[i].Strategy < out[j].Strategy
+	})
+	return out
+}
