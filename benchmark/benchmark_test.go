@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/format/kerneltuner"
@@ -56,5 +57,38 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 	// budgets it is far from the optimum and random sampling beats it.
 	if scores[0].Strategy != "random" || scores[0].WinsLow != 1 || scores[0].WinsHigh != 1 || scores[1].LossesLow != 1 {
 		t.Fatalf("scores %+v", scores)
+	}
+}
+
+func TestFiguresAreWritten(t *testing.T) {
+	cells := []Cell{
+		{Strategy: "a", Space: "s/x", Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6, 0.5}},
+		{Strategy: "a", Space: "s/x", Budget: 400, MeanFraction: 0.8, StdFraction: 0.1, Fractions: []float64{0.7, 0.9, 0.8}},
+		{Strategy: "b", Space: "s/x", Budget: 25, MeanFraction: 0.3, StdFraction: 0.01, Fractions: []float64{0.29, 0.31, 0.3}},
+		{Strategy: "b", Space: "s/x", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
+	}
+	dir := t.TempDir()
+	files, err := PlotCurves(cells, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := PlotCompetition(cells, 0.05, 0, 200, "low", "budgets <= 200", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
+	if len(files) != 4 {
+		t.Fatalf("files %v", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png := string(b[:4]) == "\x89PNG"
+		svg := strings.Contains(string(b[:min(len(b), 200)]), "<svg") || strings.Contains(string(b[:min(len(b), 200)]), "<?xml")
+		if !png && !svg {
+			t.Errorf("%s is neither PNG nor SVG", f)
+		}
 	}
 }

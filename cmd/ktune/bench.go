@@ -26,7 +26,8 @@ budget, --repeats times each (run i uses seed S+i for every strategy), and print
 and standard deviation of the fraction of the optimum reached and the mean evaluations
 used. Then the competition of seed 000, Section VI-B: a two-sample independent t-test
 (pooled variance) between every pair of strategies per space and budget; a significantly
-better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) budgets.`,
+better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) budgets.
+--plot DIR draws the curves of seed 000's Fig. 2 and the win heat maps of its Fig. 1.`,
 		run: runBench,
 	})
 }
@@ -41,6 +42,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the t-tests")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
+	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	files, err := parseFlags(fs, args)
@@ -100,13 +102,32 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
+	var figures []string
+	if *plotDir != "" {
+		f, err := benchmark.PlotCurves(cells, *plotDir)
+		if err != nil {
+			return err
+		}
+		figures = append(figures, f...)
+		for _, r := range []struct {
+			name, label string
+			lo, hi      int
+		}{{"low", "budgets <= 200", 0, 200}, {"medium", "budgets > 200", 201, 1 << 30}} {
+			f, err := benchmark.PlotCompetition(cells, *alpha, r.lo, r.hi, r.name, r.label, *plotDir)
+			if err != nil {
+				return err
+			}
+			figures = append(figures, f...)
+		}
+	}
 	if *jsonOut {
 		return writeJSON(env, struct {
-			Mode   string            `json:"mode"`
-			Alpha  float64           `json:"alpha"`
-			Cells  []benchmark.Cell  `json:"cells"`
-			Scores []benchmark.Score `json:"competition"`
-		}{mode.String(), *alpha, cells, scores})
+			Figures []string          `json:"figures,omitempty"`
+			Mode    string            `json:"mode"`
+			Alpha   float64           `json:"alpha"`
+			Cells   []benchmark.Cell  `json:"cells"`
+			Scores  []benchmark.Score `json:"competition"`
+		}{figures, mode.String(), *alpha, cells, scores})
 	}
 	w := env.stdout
 	for _, sp := range cfg.Spaces {
@@ -131,6 +152,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= 200 and > 200\n", *alpha)
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-16s low %3d / %-3d  medium %3d / %-3d\n", s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
+	}
+	for _, f := range figures {
+		fmt.Fprintf(w, "figure: %s\n", f)
 	}
 	return nil
 }
