@@ -15,6 +15,17 @@ var builtin = []struct {
 }{
 	{"bruteforce", bruteForceFactory},
 	{"random", randomFactory},
+	{"firstmls", firstMLSFactory},
+	{"bestmls", bestMLSFactory},
+	{"firstils", firstILSFactory},
+	{"bestils", bestILSFactory},
+	{"firsttabu", firstTabuFactory},
+	{"besttabu", bestTabuFactory},
+	{"annealing", annealingFactory},
+	{"genetic", geneticFactory},
+	{"pso", psoFactory},
+	{"firefly", fireflyFactory},
+	{"diffevo", diffevoFactory},
 }
 
 func init() {

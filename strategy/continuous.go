@@ -1,0 +1,227 @@
+package strategy
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/ktune/ktune/space"
+)
+
+// Shared machinery of the population-based strategies (genetic.go, pso.go, firefly.go,
+// diffevo.go): budget-dependent defaults from seed 000's Table III, evaluation of a whole
+// generation with compile hints and progress tracking, the unit-cube mapping of seed 000
+// section III-C2, and the repair of configurations that the restrictions forbid.
+
+// popBudgetColumns are the budget columns of seed 000's Table III.
+var popBudgetColumns = [7]int{25, 50, 100, 200, 400, 800, 1600}
+
+// popColumn picks the Table III column for a budget: the largest column not above it, the
+// first for budgets below 25, the last when there is no budget (0).
+func popColumn(budget int) int {
+	if budget <= 0 {
+		return len(popBudgetColumns) - 1
+	}
+	col := 0
+	for i, b := range popBudgetColumns {
+		if budget >= b {
+			col = i
+		}
+	}
+	return col
+}
+
+// popTable documents a per-budget default the way Option.Default shows it.
+func popTable[T any](vals [7]T, format func(T) string) string {
+	s := "by budget (Table III) "
+	for i, b := range popBudgetColumns {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Itoa(b) + ":" + format(vals[i])
+	}
+	return s
+}
+
+// popEvaluator evaluates generations for a population strategy. It remembers which
+// configurations it has asked for, so that a strategy can tell a generation that brought
+// nothing new (everything answered from the session's cache, no budget used) and restart
+// instead of looping forever on a converged population.
+type popEvaluator struct {
+	ctx   context.Context
+	p     Problem
+	sp    *space.Space
+	seen  map[int]struct{}
+	fresh int // configurations not asked for before, in the current generation
+}
+
+func newPopEvaluator(ctx context.Context, p Problem) *popEvaluator {
+	n := min(p.Remaining(), p.Space().Len(), maxPrealloc)
+	return &popEvaluator{ctx: ctx, p: p, sp: p.Space(), seen: make(map[int]struct{}, n)}
+}
+
+// isSeen reports whether c was asked for before.
+func (e *popEvaluator) isSeen(c space.Config) bool {
+	idx, _ := e.sp.Index(c)
+	_, ok := e.seen[idx]
+	return ok
+}
+
+// generation evaluates cs (valid configurations) in order into fit, after hinting the
+// configurations not asked for before. It returns the error of Problem.Evaluate as is.
+func (e *popEvaluator) generation(cs []space.Config, fit []float64) error {
+	e.fresh = 0
+	if _, ok := e.p.(Hinter); ok {
+		var up []space.Config
+		pending := map[int]bool{}
+		for _, c := range cs {
+			idx, _ := e.sp.Index(c)
+			if _, ok := e.seen[idx]; !ok && !pending[idx] {
+				pending[idx] = true
+				up = append(up, c)
+			}
+		}
+		hint(e.p, up...)
+	}
+	for i, c := range cs {
+		idx, _ := e.sp.Index(c)
+		if _, ok := e.seen[idx]; !ok {
+			e.seen[idx] = struct{}{}
+			e.fresh++
+		}
+		f, err := e.p.Evaluate(e.ctx, c)
+		if err != nil {
+			return err
+		}
+		fit[i] = f
+	}
+	return nil
+}
+
+// done reports whether nothing is left to evaluate: the strategy then returns.
+func (e *popEvaluator) done() bool { return e.p.Remaining() <= 0 }
+
+// popSizes returns the number of values of each parameter.
+func popSizes(sp *space.Space) []int {
+	ps := sp.Params()
+	n := make([]int, len(ps))
+	for i, p := range ps {
+		n[i] = len(p.Values)
+	}
+	return n
+}
+
+// popToConfig maps a point of the unit cube to a configuration of the cartesian product
+// (seed 000 section III-C2): parameter i with n values takes value index floor(x_i * n),
+// which is the value whose grid point (2j+1)/2n is closest to x_i. Coordinates outside
+// [0, 1] are clamped.
+func popToConfig(sizes []int, x []float64, dst space.Config) space.Config {
+	if cap(dst) < len(sizes) {
+		dst = make(space.Config, len(sizes))
+	}
+	dst = dst[:len(sizes)]
+	for i, n := range sizes {
+		v := int(math.Floor(x[i] * float64(n)))
+		if math.IsNaN(x[i]) {
+			v = 0
+		}
+		dst[i] = max(0, min(v, n-1))
+	}
+	return dst
+}
+
+// popToPoint returns the centre of c's cell in the unit cube: ((j+0.5)/n per parameter).
+func popToPoint(sizes []int, c space.Config, dst []float64) []float64 {
+	if cap(dst) < len(sizes) {
+		dst = make([]float64, len(sizes))
+	}
+	dst = dst[:len(sizes)]
+	for i, n := range sizes {
+		dst[i] = (float64(c[i]) + 0.5) / float64(n)
+	}
+	return dst
+}
+
+// popRepairSamples is how many random valid configurations popRepair compares when no
+// single-parameter change makes a configuration valid.
+const popRepairSamples = 64
+
+// popRepair returns c itself when it is valid, and otherwise the nearest valid
+// configuration it finds, distance being the sum over parameters of |value index
+// difference| / number of values (the distance in the unit cube of seed 000's mapping):
+// first among the Hamming neighbours of c (configurations differing in one parameter), and
+// when none of those is valid, among popRepairSamples uniformly drawn valid configurations.
+// Ties are broken uniformly at random with r. A restricted configuration is thus never
+// proposed and never costs budget.
+func popRepair(sp *space.Space, sizes []int, c space.Config, r *rand.Rand) space.Config {
+	if sp.Contains(c) {
+		return c
+	}
+	best := math.Inf(1)
+	ties := 0
+	var pick space.Config
+	consider := func(cand space.Config, d float64) {
+		switch {
+		case d < best-1e-12:
+			best, ties = d, 1
+			pick = append(pick[:0], cand...)
+		case math.Abs(d-best) <= 1e-12:
+			ties++
+			if r.IntN(ties) == 0 {
+				pick = append(pick[:0], cand...)
+			}
+		}
+	}
+	sp.Neighbours(c, space.Hamming, func(n space.Config) {
+		if !sp.Contains(n) {
+			return // valid in the changed parameter's group, but c breaks another group
+		}
+		consider(n, popDistance(sizes, c, n))
+	})
+	if pick == nil {
+		var s space.Config
+		for range popRepairSamples {
+			s = sp.Sample(r, s)
+			consider(s, popDistance(sizes, c, s))
+		}
+	}
+	return append(c[:0], pick...)
+}
+
+func popDistance(sizes []int, a, b space.Config) float64 {
+	d := 0.0
+	for i, n := range sizes {
+		d += math.Abs(float64(a[i]-b[i])) / float64(n)
+	}
+	return d
+}
+
+// popOrder returns the indices of fit sorted from best to worst, ties (+Inf included) in
+// index order. It compares only, so failed configurations (+Inf) never enter arithmetic.
+func popOrder(fit []float64) []int {
+	order := make([]int, len(fit))
+	for i := range order {
+		order[i] = i
+	}
+	// insertion sort keeps it stable and allocation-free; populations are small
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && fit[order[j]] < fit[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	return order
+}
+
+// popBest returns the index of the lowest fitness, the first of equals.
+func popBest(fit []float64) int {
+	b := 0
+	for i, f := range fit {
+		if f < fit[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+var popInf = math.Inf(1)

@@ -1,0 +1,221 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ktune/ktune/space"
+)
+
+// Table III of seed 000, genetic algorithm row, per budget column (25 ... 1600).
+var (
+	gaPopTable       = [7]int{8, 10, 20, 40, 80, 128, 320}
+	gaMutationTable  = [7]float64{0.02, 0.02, 0.02, 0.05, 0.05, 0.02, 0.02}
+	gaCrossoverTable = [7]string{"1point", "1point", "1point", "1point", "1point", "2point", "2point"}
+	gaTourTable      = [7]int{8, 8, 8, 8, 8, 4, 4}
+)
+
+var geneticFactory = Factory{
+	Doc: "Genetic algorithm (seed 000 III-C1): a population of valid configurations evolves " +
+		"by selection (tournament or rank-based), crossover (1-point, 2-point or uniform) and " +
+		"per-parameter mutation, keeping the best few unchanged (elitism). A child that the " +
+		"restrictions forbid is repaired to the nearest valid configuration (a Hamming " +
+		"neighbour, else the nearest of 64 random valid ones), and a child already evaluated " +
+		"is mutated again a few times to spend the budget on new configurations. When a " +
+		"whole generation brings nothing new, all but the elite are replaced by random " +
+		"configurations. Runs until the budget or the space is exhausted. Defaults follow " +
+		"seed 000's Table III for the run's budget.",
+	Options: []Option{
+		{Name: "popsize", Default: popTable(gaPopTable, strconv.Itoa), Doc: "population size (configurations per generation)"},
+		{Name: "mutation", Default: popTable(gaMutationTable, fmtFloat), Doc: "chance that each parameter of a child is set to a random value"},
+		{Name: "crossover", Default: popTable(gaCrossoverTable, func(s string) string { return s }), Doc: "reproduction: 1point, 2point or uniform crossover"},
+		{Name: "selection", Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},
+		{Name: "tournament", Default: popTable(gaTourTable, strconv.Itoa), Doc: "tournament size for selection=tournament"},
+		{Name: "elitism", Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation"},
+	},
+	New: newGenetic,
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+type genetic struct {
+	opts Options // resolved at Run, when the budget is known
+}
+
+func newGenetic(opts Options) (Strategy, error) {
+	// Validate with the defaults of one column; Run resolves the budget's own.
+	if _, err := gaResolve(opts, 200); err != nil {
+		return nil, err
+	}
+	return &genetic{opts: opts}, nil
+}
+
+func (*genetic) Name() string { return "genetic" }
+
+type gaParams struct {
+	pop, tour, elite int
+	mutation         float64
+	crossover        string
+	selection        string
+}
+
+func gaResolve(o Options, budget int) (gaParams, error) {
+	col := popColumn(budget)
+	var g gaParams
+	var err error
+	if g.pop, err = o.Int("popsize", gaPopTable[col]); err != nil {
+		return g, err
+	}
+	if g.mutation, err = o.Float("mutation", gaMutationTable[col]); err != nil {
+		return g, err
+	}
+	if g.crossover, err = o.Choice("crossover", gaCrossoverTable[col], "1point", "2point", "uniform"); err != nil {
+		return g, err
+	}
+	if g.selection, err = o.Choice("selection", "tournament", "tournament", "rank"); err != nil {
+		return g, err
+	}
+	if g.tour, err = o.Int("tournament", gaTourTable[col]); err != nil {
+		return g, err
+	}
+	if g.elite, err = o.Int("elitism", 1); err != nil {
+		return g, err
+	}
+	switch {
+	case g.pop < 2:
+		return g, fmt.Errorf("option popsize: %d, want at least 2", g.pop)
+	case g.mutation < 0 || g.mutation > 1:
+		return g, fmt.Errorf("option mutation: %v, want a chance in [0, 1]", g.mutation)
+	case g.tour < 1:
+		return g, fmt.Errorf("option tournament: %d, want at least 1", g.tour)
+	case g.elite < 0 || g.elite >= g.pop:
+		return g, fmt.Errorf("option elitism: %d, want 0 to popsize-1", g.elite)
+	}
+	return g, nil
+}
+
+// gaRetries is how often a child that was evaluated before is mutated again.
+const gaRetries = 8
+
+func (s *genetic) Run(ctx context.Context, p Problem) error {
+	g, err := gaResolve(s.opts, p.Budget())
+	if err != nil {
+		return err
+	}
+	sp, r := p.Space(), p.Rand()
+	sizes := popSizes(sp)
+	ev := newPopEvaluator(ctx, p)
+
+	pop := make([]space.Config, g.pop)
+	for i := range pop {
+		pop[i] = sp.Sample(r, nil)
+	}
+	fit := make([]float64, g.pop)
+	next := make([]space.Config, g.pop)
+	for i := range next {
+		next[i] = make(space.Config, len(sizes))
+	}
+	// weights for rank selection: best gets n, worst gets 1
+	total := g.pop * (g.pop + 1) / 2
+	for {
+		if err := ev.generation(pop, fit); err != nil {
+			return stopped(err)
+		}
+		if ev.done() {
+			return nil
+		}
+		order := popOrder(fit)
+		if ev.fresh == 0 { // converged: keep the elite, restart the rest
+			for i, o := range order {
+				if i < max(g.elite, 1) {
+					copy(next[i], pop[o])
+				} else {
+					sp.Sample(r, next[i])
+				}
+			}
+			pop, next = next, pop
+			continue
+		}
+		rank := make([]int, g.pop) // rank[i] = position of pop[i] in order
+		for pos, o := range order {
+			rank[o] = pos
+		}
+		selectOne := func() space.Config {
+			if g.selection == "rank" {
+				t := r.IntN(total)
+				for pos := range g.pop {
+					t -= g.pop - pos
+					if t < 0 {
+						return pop[order[pos]]
+					}
+				}
+				return pop[order[0]]
+			}
+			best := r.IntN(g.pop)
+			for range g.tour - 1 {
+				if c := r.IntN(g.pop); rank[c] < rank[best] {
+					best = c
+				}
+			}
+			return pop[best]
+		}
+		for i := range g.elite {
+			copy(next[i], pop[order[i]])
+		}
+		for i := g.elite; i < g.pop; i++ {
+			a, b := selectOne(), selectOne()
+			child := next[i]
+			gaCross(g.crossover, a, b, child, r)
+			for j := range child {
+				if r.Float64() < g.mutation {
+					child[j] = r.IntN(sizes[j])
+				}
+			}
+			popRepair(sp, sizes, child, r)
+			for try := 0; try < gaRetries && (ev.isSeen(child) || gaIn(next[:i], child)); try++ {
+				j := r.IntN(len(sizes))
+				child[j] = r.IntN(sizes[j])
+				popRepair(sp, sizes, child, r)
+			}
+		}
+		pop, next = next, pop
+	}
+}
+
+// gaCross writes into child a crossover of a and b.
+func gaCross(kind string, a, b, child space.Config, r interface{ IntN(int) int }) {
+	n := len(child)
+	switch kind {
+	case "uniform":
+		for j := range child {
+			if r.IntN(2) == 0 {
+				child[j] = a[j]
+			} else {
+				child[j] = b[j]
+			}
+		}
+		return
+	case "2point":
+		lo, hi := r.IntN(n+1), r.IntN(n+1)
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		copy(child, a)
+		copy(child[lo:hi], b[lo:hi])
+		return
+	}
+	cut := r.IntN(n + 1)
+	copy(child, a[:cut])
+	copy(child[cut:], b[cut:])
+}
+
+func gaIn(cs []space.Config, c space.Config) bool {
+	for _, d := range cs {
+		if slices.Equal(d, c) {
+			return true
+		}
+	}
+	return false
+}

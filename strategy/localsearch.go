@@ -1,0 +1,300 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ktune/ktune/space"
+)
+
+// This file holds what the local-search strategies of seed 000 (multi-start local search,
+// iterated local search, tabu search and simulated annealing) share: budget-dependent
+// defaults from Table III, the neighbourhood option, the first- and best-improvement steps
+// and the random perturbation.
+
+// tableIIIBudgets are the budget columns of seed 000's Table III.
+var tableIIIBudgets = [7]int{25, 50, 100, 200, 400, 800, 1600}
+
+// tableIII picks a hyperparameter from a Table III row, one value per budget column. A
+// budget between two columns takes the lower column's value, one below 25 the first, and no
+// budget (0) the last, the one tuned for the most evaluations.
+func tableIII[T any](budget int, row [7]T) T {
+	if budget <= 0 {
+		return row[len(row)-1]
+	}
+	col := 0
+	for i, b := range tableIIIBudgets {
+		if budget >= b {
+			col = i
+		}
+	}
+	return row[col]
+}
+
+// better reports whether fitness a is strictly lower than b. +Inf (failed) is never better
+// than anything, and nothing is subtracted, so two failures compare without Inf - Inf.
+func better(a, b float64) bool { return a < b }
+
+// neighbourhoodOption documents the neighbourhood option; def says how the default follows
+// from Table III.
+func neighbourhoodOption(def string) Option {
+	return Option{Name: "neighbourhood", Default: def,
+		Doc: "neighbours of a configuration: Hamming (one parameter changed to any other " +
+			"value) or adjacent (one parameter moved to the previous or next value in its list)"}
+}
+
+// neighbourhoodFrom parses the neighbourhood option; ok is false when it is not set, so
+// Run takes Table III's default for the budget.
+func neighbourhoodFrom(opts Options) (n space.Neighbourhood, ok bool, err error) {
+	if _, set := opts["neighbourhood"]; !set {
+		return 0, false, nil
+	}
+	s, err := opts.Choice("neighbourhood", "Hamming", "Hamming", "adjacent")
+	if err != nil {
+		return 0, false, err
+	}
+	n, err = space.ParseNeighbourhood(s)
+	return n, true, err
+}
+
+// optional is an option that the user set, or whose default depends on the budget and is
+// only known when the run starts.
+type optional[T any] struct {
+	v   T
+	set bool
+}
+
+func (o optional[T]) or(def T) T {
+	if o.set {
+		return o.v
+	}
+	return def
+}
+
+func optInt(opts Options, name string, lo int) (optional[int], error) {
+	if _, set := opts[name]; !set {
+		return optional[int]{}, nil
+	}
+	v, err := opts.Int(name, 0)
+	if err == nil && v < lo {
+		err = fmt.Errorf("option %s: %d is below %d", name, v, lo)
+	}
+	return optional[int]{v, true}, err
+}
+
+// optFraction reads an option that must lie in (0, 1].
+func optFraction(opts Options, name string) (optional[float64], error) {
+	if _, set := opts[name]; !set {
+		return optional[float64]{}, nil
+	}
+	v, err := opts.Float(name, 0)
+	if err == nil && !(v > 0 && v <= 1) {
+		err = fmt.Errorf("option %s: %v is not in (0, 1]", name, v)
+	}
+	return optional[float64]{v, true}, err
+}
+
+func optBool(opts Options, name string) (optional[bool], error) {
+	if _, set := opts[name]; !set {
+		return optional[bool]{}, nil
+	}
+	v, err := opts.Bool(name, false)
+	return optional[bool]{v, true}, err
+}
+
+// stallLimit is how many steps in a row a walk may take without evaluating a configuration
+// it had not evaluated before, before it restarts from a random one. Repeats cost no budget,
+// so without it a walk that cycles through evaluated configurations would never end.
+const stallLimit = 100
+
+// searcher is one local-search run: the problem, its space and generator, the neighbourhood
+// and the configurations evaluated so far (to tell new evaluations from repeats).
+type searcher struct {
+	ctx  context.Context
+	p    Problem
+	sp   *space.Space
+	r    *rand.Rand
+	nb   space.Neighbourhood
+	seen map[int]struct{}
+	// fresh counts evaluations of configurations not evaluated before by this run.
+	fresh int
+}
+
+func newSearcher(ctx context.Context, p Problem, nb space.Neighbourhood) *searcher {
+	return &searcher{ctx: ctx, p: p, sp: p.Space(), r: p.Rand(), nb: nb,
+		seen: make(map[int]struct{}, min(max(p.Remaining(), 0), maxPrealloc))}
+}
+
+// eval evaluates c, which must come from the space, and counts it when it is new.
+func (s *searcher) eval(c space.Config) (float64, error) {
+	if idx, ok := s.sp.Index(c); ok {
+		if _, dup := s.seen[idx]; !dup {
+			s.seen[idx] = struct{}{}
+			s.fresh++
+		}
+	}
+	return s.p.Evaluate(s.ctx, c)
+}
+
+// start returns a uniformly random configuration, preferring one not evaluated yet (a
+// few draws at most), and its fitness.
+func (s *searcher) start() (space.Config, float64, error) {
+	var c space.Config
+	for try := 0; try < 16; try++ {
+		c = s.sp.Sample(s.r, c)
+		idx, _ := s.sp.Index(c)
+		if _, dup := s.seen[idx]; !dup {
+			break
+		}
+	}
+	f, err := s.eval(c)
+	return c, f, err
+}
+
+// candidates lists the other values parameter p may take from value v under the
+// neighbourhood, in random order.
+func (s *searcher) candidates(p, v int, buf []int) []int {
+	buf = buf[:0]
+	n := len(s.sp.Params()[p].Values)
+	if s.nb == space.Adjacent {
+		if v > 0 {
+			buf = append(buf, v-1)
+		}
+		if v+1 < n {
+			buf = append(buf, v+1)
+		}
+	} else {
+		for w := range n {
+			if w != v {
+				buf = append(buf, w)
+			}
+		}
+	}
+	s.r.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
+	return buf
+}
+
+// firstImprovement hill climbs c (fitness f, modified in place) to a local minimum, moving
+// to the first improving neighbour it meets. Parameters are visited in random order and each
+// one's values in random order; after a move, restart begins a new sweep in a new random
+// order, otherwise the sweep goes on with the remaining parameters. It stops when every
+// parameter in a row gave no improvement.
+func (s *searcher) firstImprovement(c space.Config, f float64, restart bool) (space.Config, float64, error) {
+	order := s.r.Perm(len(c))
+	var vals []int
+	cand := c.Clone()
+	for i, failed := 0, 0; failed < len(order); i++ {
+		if i == len(order) {
+			i = 0
+		}
+		p := order[i]
+		improved := false
+		vals = s.candidates(p, c[p], vals)
+		for _, w := range vals {
+			copy(cand, c)
+			cand[p] = w
+			if !s.sp.Contains(cand) {
+				continue
+			}
+			fc, err := s.eval(cand)
+			if err != nil {
+				return c, f, err
+			}
+			if better(fc, f) {
+				copy(c, cand)
+				f, improved = fc, true
+				break
+			}
+		}
+		if !improved {
+			failed++
+			continue
+		}
+		failed = 0
+		if restart {
+			s.r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			i = -1
+		}
+	}
+	return c, f, nil
+}
+
+// bestImprovement hill climbs c (fitness f, modified in place) to a local minimum, moving
+// each step to the best of all its neighbours while that improves on c. Neighbours are
+// evaluated in random order, so that a budget ending mid-step does not favour any
+// parameter; ties go to the first met.
+func (s *searcher) bestImprovement(c space.Config, f float64) (space.Config, float64, error) {
+	for {
+		nbrs := s.sp.NeighbourList(c, s.nb)
+		s.r.Shuffle(len(nbrs), func(i, j int) { nbrs[i], nbrs[j] = nbrs[j], nbrs[i] })
+		var best space.Config
+		bestF := f
+		for _, n := range nbrs {
+			fn, err := s.eval(n)
+			if err != nil {
+				return c, f, err
+			}
+			if better(fn, bestF) {
+				best, bestF = n, fn
+			}
+		}
+		if best == nil {
+			return c, f, nil
+		}
+		copy(c, best)
+		f = bestF
+	}
+}
+
+// climb hill climbs with first or best improvement.
+func (s *searcher) climb(c space.Config, f float64, first, restart bool) (space.Config, float64, error) {
+	if first {
+		return s.firstImprovement(c, f, restart)
+	}
+	return s.bestImprovement(c, f)
+}
+
+// perturb returns a copy of c with a fraction of its parameters (at least one, rounded)
+// set to other random values, as ILS's perturbation and annealing's mutation do. When
+// the space's restrictions reject a few such draws, it walks as many random Hamming steps
+// instead, which always stays in the space; if c has no neighbour at all it returns a
+// random configuration.
+func (s *searcher) perturb(c space.Config, fraction float64) space.Config {
+	k := min(max(int(math.Round(fraction*float64(len(c)))), 1), len(c))
+	params := s.sp.Params()
+	out := c.Clone()
+	for try := 0; try < 16; try++ {
+		copy(out, c)
+		changed := false
+		for _, p := range s.r.Perm(len(c))[:k] {
+			if n := len(params[p].Values); n > 1 {
+				w := s.r.IntN(n - 1)
+				if w >= c[p] {
+					w++
+				}
+				out[p], changed = w, true
+			}
+		}
+		if changed && s.sp.Contains(out) {
+			return out
+		}
+	}
+	copy(out, c)
+	for range k {
+		nbrs := s.sp.NeighbourList(out, space.Hamming)
+		if len(nbrs) == 0 {
+			break
+		}
+		copy(out, nbrs[s.r.IntN(len(nbrs))])
+	}
+	if slices.Equal(out, c) {
+		return s.sp.Sample(s.r, out)
+	}
+	return out
+}
+
+// exhausted reports whether nothing is left to evaluate, so a restart loop must end.
+func (s *searcher) exhausted() bool { return s.p.Remaining() <= 0 }

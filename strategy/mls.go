@@ -1,0 +1,91 @@
+package strategy
+
+import (
+	"context"
+
+	"github.com/ktune/ktune/space"
+)
+
+// Multi-start local search (seed 000, section III-C1): hill climb random starting
+// configurations to local minima, again and again, until the budget ends.
+
+var firstMLSFactory = Factory{
+	Doc: "Multi-start local search with first improvement (seed 000's FirstMLS): hill climbs " +
+		"a random configuration by moving to the first improving neighbour met in random " +
+		"order until it reaches a local minimum, then starts again from a new random " +
+		"configuration, until the budget ends. Defaults follow seed 000's Table III for the " +
+		"budget.",
+	Options: []Option{
+		restartOption("true below budget 50, false from 50 to 399, true from 400 (seed 000 Table III, FirstMLS)"),
+		neighbourhoodOption("Hamming (seed 000 Table III, FirstMLS)"),
+	},
+	New: func(opts Options) (Strategy, error) { return newMLS(opts, true) },
+}
+
+var bestMLSFactory = Factory{
+	Doc: "Multi-start local search with best improvement (seed 000's BestMLS): hill climbs " +
+		"a random configuration by moving to its best neighbour while that improves, then " +
+		"starts again from a new random configuration, until the budget ends. Defaults follow " +
+		"seed 000's Table III for the budget.",
+	Options: []Option{
+		neighbourhoodOption("adjacent below budget 200, Hamming from 200 (seed 000 Table III, BestMLS)"),
+	},
+	New: func(opts Options) (Strategy, error) { return newMLS(opts, false) },
+}
+
+// restartOption documents the restart-search option of the first-improvement searches.
+func restartOption(def string) Option {
+	return Option{Name: "restart", Default: def,
+		Doc: "after an improving move, start a new sweep over the parameters in a new random " +
+			"order (true) or go on with the parameters not yet tried in this sweep (false)"}
+}
+
+type mls struct {
+	first   bool
+	restart optional[bool]
+	nb      optional[space.Neighbourhood]
+}
+
+func newMLS(opts Options, first bool) (Strategy, error) {
+	m := &mls{first: first}
+	var err error
+	if first {
+		if m.restart, err = optBool(opts, "restart"); err != nil {
+			return nil, err
+		}
+	}
+	if m.nb.v, m.nb.set, err = neighbourhoodFrom(opts); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *mls) Name() string {
+	if m.first {
+		return "firstmls"
+	}
+	return "bestmls"
+}
+
+func (m *mls) Run(ctx context.Context, p Problem) error {
+	b := p.Budget()
+	var nb space.Neighbourhood
+	if m.first {
+		nb = m.nb.or(space.Hamming)
+	} else {
+		nb = m.nb.or(tableIII(b, [7]space.Neighbourhood{space.Adjacent, space.Adjacent,
+			space.Adjacent, space.Hamming, space.Hamming, space.Hamming, space.Hamming}))
+	}
+	restart := m.restart.or(tableIII(b, [7]bool{true, false, false, false, true, true, true}))
+	s := newSearcher(ctx, p, nb)
+	for !s.exhausted() {
+		c, f, err := s.start()
+		if err != nil {
+			return stopped(err)
+		}
+		if _, _, err := s.climb(c, f, m.first, restart); err != nil {
+			return stopped(err)
+		}
+	}
+	return nil
+}
