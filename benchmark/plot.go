@@ -16,10 +16,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// strategyColors are distinct colours for up to ten strategies (Tableau 10).
+// strategyColors are distinct colours (Tableau 10, then darker variants); past them lines
+// are dashed, so every strategy stays distinguishable.
 var strategyColors = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
 	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
+	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
 }
 
 // PlotCurves draws, per space, the mean fraction of optimum against the budget for every
@@ -83,6 +85,9 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 			}
 			l.Color = col
 			l.Width = vg.Points(1.5)
+			if i >= len(strategyColors) {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
 			p.Add(poly, l)
 			p.Legend.Add(st, l)
 		}
