@@ -1,0 +1,149 @@
+package strategy_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+)
+
+// modelStrategies are the model-based strategies; their runs cost more than the others',
+// so their tests use fewer and smaller runs.
+var modelStrategies = []string{"bayes"}
+
+// Same seed, same history; only valid configurations; the whole budget is used, on the
+// cartesian pnpoly and convolution spaces (where configurations fail) with non-default
+// options too.
+func TestModelStrategiesAreDeterministicValidAndUseTheBudget(t *testing.T) {
+	variants := map[string][]map[string]any{
+		"bayes": {nil, {"acquisition": "lcb", "local": 0, "neighbourhood": "adjacent"}, {"initial": 20, "max_train": 10, "candidates": 16}},
+	}
+	for _, name := range modelStrategies {
+		for _, sname := range []string{"pnpoly", "convolution"} {
+			sim := popSim(t, sname)
+			sp := sim.Space()
+			for vi, opts := range variants[name] {
+				for _, budget := range []int{7, 60} {
+					a := popRun(t, sim, name, opts, budget, 11)
+					b := popRun(t, sim, name, opts, budget, 11)
+					c := popRun(t, sim, name, opts, budget, 12)
+					if !slices.EqualFunc(a.History, b.History, func(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }) {
+						t.Errorf("%s/%s/%d budget %d: same seed, different histories", sname, name, vi, budget)
+					}
+					if slices.EqualFunc(a.History, c.History, func(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }) {
+						t.Errorf("%s/%s/%d budget %d: seeds 11 and 12 gave the same history", sname, name, vi, budget)
+					}
+					for _, h := range a.History {
+						if !sp.Contains(h.Config) {
+							t.Fatalf("%s/%s/%d: evaluated invalid configuration %v", sname, name, vi, h.Config)
+						}
+					}
+					if a.Evaluations != budget || a.Distinct != budget || a.Stop != tuning.StopBudget {
+						t.Errorf("%s/%s/%d budget %d: %d evaluations, %d distinct, stop %q", sname, name, vi, budget, a.Evaluations, a.Distinct, a.Stop)
+					}
+				}
+			}
+		}
+	}
+}
+
+// At small budgets (50), where a model pays off, the model-based strategies find clearly better
+// configurations than random sampling: by more than two standard errors of the difference
+// of the mean fraction of optimum over 30 seeds, on both spaces.
+func TestModelStrategiesBeatRandomSamplingAtSmallBudgets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("30 seeds of each strategy")
+	}
+	const seeds = 30
+	for _, sname := range []string{"pnpoly", "convolution"} {
+		sim := popSim(t, sname)
+		opt, _ := sim.Optimum()
+		frac := func(name string, budget int) (m, se float64) {
+			var xs []float64
+			for seed := range uint64(seeds) {
+				sum := popRun(t, sim, name, nil, budget, 100+seed)
+				xs = append(xs, sim.FractionOfOptimum(sum.BestObjective))
+			}
+			for _, x := range xs {
+				m += x
+			}
+			m /= seeds
+			for _, x := range xs {
+				se += (x - m) * (x - m)
+			}
+			return m, math.Sqrt(se / (seeds - 1) / seeds)
+		}
+		for _, budget := range []int{50} {
+			rm, rse := frac("random", budget)
+			for _, name := range modelStrategies {
+				m, se := frac(name, budget)
+				t.Logf("%s budget %d: %s %.4f (se %.4f), random %.4f (se %.4f); optimum %g", sname, budget, name, m, se, rm, rse, opt)
+				if m-rm <= 2*math.Hypot(se, rse) {
+					t.Errorf("%s budget %d: %s reached %.4f, random %.4f: not clearly better", sname, budget, name, m, rm)
+				}
+			}
+		}
+	}
+}
+
+// On a restricted space with failing configurations the model-based strategies propose
+// only valid configurations, exhaust the space without looping on evaluated ones, and pass
+// the evaluator's errors on.
+func TestModelStrategiesOnRestrictedSpacesWithFailures(t *testing.T) {
+	params := make([]space.Param, 4)
+	for i := range params {
+		params[i].Name = string(rune('a' + i))
+		for v := range 5 {
+			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
+		}
+	}
+	sp, err := space.New(params, []string{"a + b <= 5", "c != d"}, expr.CompileRestriction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range modelStrategies {
+		for _, budget := range []int{30, sp.Len()} {
+			p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
+			st, err := strategy.New(name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Run(context.Background(), p); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(p.evaluated) != min(budget, sp.Len()) {
+				t.Errorf("%s budget %d: %d evaluations of %d configurations", name, budget, len(p.evaluated), sp.Len())
+			}
+		}
+		p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
+		st, _ := strategy.New(name, nil)
+		if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
+			t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
+		}
+	}
+}
+
+func TestModelStrategiesRejectBadOptions(t *testing.T) {
+	bad := []struct {
+		name string
+		opts map[string]any
+	}{
+		{"bayes", map[string]any{"acquisition": "pi"}},
+		{"bayes", map[string]any{"local": 1.5}},
+		{"bayes", map[string]any{"max_train": 2}},
+		{"bayes", map[string]any{"xi": -1}},
+		{"bayes", map[string]any{"initial": 0}},
+	}
+	for _, b := range bad {
+		if _, err := strategy.New(b.name, b.opts); err == nil {
+			t.Errorf("%s %v: no error", b.name, b.opts)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package strategy
+
+import (
+	"math"
+	"slices"
+)
+
+// A Gaussian-process regression model for the Bayesian optimisation strategy (bayes.go):
+// Matérn 5/2 covariance over encoded configurations, constant prior mean, standardised
+// targets, length scale and noise chosen by the log marginal likelihood over a small grid.
+// Inputs are points of [0, 1]^d; the model keeps them row-major in one slice so that a
+// prediction touches memory in order.
+
+// gpModel is a fitted Gaussian process.
+type gpModel struct {
+	d      int       // input dimension
+	x      []float64 // n points of dimension d, row-major
+	n      int
+	ls     []float64 // length scale per dimension (automatic relevance determination)
+	inv    []float64 // 1 / ls^2
+	noise  float64   // noise variance relative to the unit signal variance
+	l      []float64 // lower Cholesky factor of K + noise*I, row-major n x n
+	alpha  []float64 // (K + noise*I)^-1 y
+	mean   float64   // of the raw targets
+	scale  float64   // their standard deviation
+	logLik float64
+}
+
+// gpHyper are a Gaussian process's hyperparameters.
+type gpHyper struct {
+	ls    []float64
+	noise float64
+}
+
+// matern52 is the Matérn 5/2 correlation at squared scaled distance r2.
+func matern52(r2 float64) float64 {
+	r := math.Sqrt(5 * r2)
+	return (1 + r + r*r/3) * math.Exp(-r)
+}
+
+// scaledSqDist is the squared distance between a and b with dimension i weighted by inv[i].
+func scaledSqDist(a, b, inv []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d * inv[i]
+	}
+	return s
+}
+
+func sqDist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return s
+}
+
+// gpData holds training data prepared for fitting: standardised targets and the squared
+// differences of every pair of points per dimension, shared by every hyperparameter tried.
+type gpData struct {
+	x           []float64
+	d, n        int
+	y           []float64 // standardised
+	mean, scale float64
+	diff        []float64 // per pair i > j (in order), d squared differences
+	l           []float64 // scratch for the Cholesky factor
+}
+
+func newGPData(x []float64, d int, y []float64) *gpData {
+	n := len(y)
+	g := &gpData{x: x[:n*d], d: d, n: n, y: make([]float64, n), l: make([]float64, n*n)}
+	g.mean, g.scale = meanStd(y)
+	if g.scale <= 1e-12 {
+		g.scale = 1
+	}
+	for i, v := range y {
+		g.y[i] = (v - g.mean) / g.scale
+	}
+	g.diff = make([]float64, 0, n*(n-1)/2*d)
+	for i := range n {
+		for j := range i {
+			a, b := x[i*d:(i+1)*d], x[j*d:(j+1)*d]
+			for k := range d {
+				t := a[k] - b[k]
+				g.diff = append(g.diff, t*t)
+			}
+		}
+	}
+	return g
+}
+
+// logLik factors the covariance for h into g.l and returns the log marginal likelihood
+// (without the constant) and alpha; ok is false when the factorisation failed.
+func (g *gpData) logLik(h gpHyper) (ll float64, alpha []float64, ok bool) {
+	n, d := g.n, g.d
+	inv := make([]float64, d)
+	for k, v := range h.ls {
+		inv[k] = 1 / (v * v)
+	}
+	p := 0
+	for i := range n {
+		for j := range i {
+			r2 := 0.0
+			for k := range d {
+				r2 += g.diff[p+k] * inv[k]
+			}
+			p += d
+			g.l[i*n+j] = matern52(r2)
+		}
+		g.l[i*n+i] = 1 + h.noise
+	}
+	if !cholesky(g.l, n) {
+		return 0, nil, false
+	}
+	alpha = cholSolve(g.l, n, g.y)
+	ll = -0.5 * dot(g.y, alpha)
+	for i := range n {
+		ll -= math.Log(g.l[i*n+i])
+	}
+	return ll, alpha, true
+}
+
+// model returns the fitted model for h, or nil when the factorisation fails.
+func (g *gpData) model(h gpHyper) *gpModel {
+	ll, alpha, ok := g.logLik(h)
+	if !ok {
+		return nil
+	}
+	m := &gpModel{d: g.d, n: g.n, x: append([]float64(nil), g.x...), ls: slices.Clone(h.ls),
+		noise: h.noise, l: slices.Clone(g.l), alpha: alpha, mean: g.mean, scale: g.scale, logLik: ll}
+	m.inv = make([]float64, g.d)
+	for k, v := range h.ls {
+		m.inv[k] = 1 / (v * v)
+	}
+	return m
+}
+
+// gpSelect chooses hyperparameters by the marginal likelihood: first one length scale for
+// every dimension from scales and a noise from noises, then, when ard is set, each
+// dimension's length scale in turn from multiples of it (the largest makes a dimension
+// irrelevant). It returns the hyperparameters and false when no factorisation succeeded.
+func gpSelect(g *gpData, scales, noises []float64, ard bool) (gpHyper, bool) {
+	best, bestLL, found := gpHyper{}, math.Inf(-1), false
+	ls := make([]float64, g.d)
+	for _, s := range scales {
+		for _, nz := range noises {
+			for k := range ls {
+				ls[k] = s
+			}
+			h := gpHyper{ls: ls, noise: nz}
+			if ll, _, ok := g.logLik(h); ok && ll > bestLL {
+				best, bestLL, found = gpHyper{ls: slices.Clone(ls), noise: nz}, ll, true
+			}
+		}
+	}
+	if !found || !ard || g.d < 2 {
+		return best, found
+	}
+	for k := range g.d {
+		base := best.ls[k]
+		for _, f := range []float64{0.25, 0.5, 2, 4, 100} {
+			h := gpHyper{ls: slices.Clone(best.ls), noise: best.noise}
+			h.ls[k] = base * f
+			if ll, _, ok := g.logLik(h); ok && ll > bestLL {
+				best, bestLL = h, ll
+			}
+		}
+	}
+	return best, true
+}
+
+// predict returns the posterior mean and standard deviation at point p, in the units of
+// the targets. work must have room for n values.
+func (g *gpModel) predict(p []float64, work []float64) (mu, sd float64) {
+	k := work[:g.n]
+	for i := range g.n {
+		k[i] = matern52(scaledSqDist(p, g.x[i*g.d:(i+1)*g.d], g.inv))
+	}
+	m := dot(k, g.alpha)
+	// v = L^-1 k, in place; variance 1 - v.v
+	for i := range g.n {
+		s := k[i]
+		row := g.l[i*g.n : i*g.n+i]
+		for j, lij := range row {
+			s -= lij * k[j]
+		}
+		k[i] = s / g.l[i*g.n+i]
+	}
+	v := 1 - dot(k, k)
+	if v < 1e-12 {
+		v = 1e-12
+	}
+	return g.mean + g.scale*m, g.scale * math.Sqrt(v)
+}
+
+// cholesky factors the symmetric positive definite matrix a (lower triangle read,
+// row-major n x n) in place into its lower Cholesky factor; false when a is not
+// numerically positive definite (the caller then tries a larger noise).
+func cholesky(a []float64, n int) bool {
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := a[i*n+j]
+			ri, rj := a[i*n:i*n+j], a[j*n:j*n+j]
+			for k := range ri {
+				s -= ri[k] * rj[k]
+			}
+			if i == j {
+				if !(s > 0) {
+					return false
+				}
+				a[i*n+i] = math.Sqrt(s)
+			} else {
+				a[i*n+j] = s / a[j*n+j]
+			}
+		}
+	}
+	return true
+}
+
+// cholSolve solves (L L^T) x = b for the lower Cholesky factor l.
+func cholSolve(l []float64, n int, b []float64) []float64 {
+	x := append([]float64(nil), b...)
+	for i := range n {
+		s := x[i]
+		for j := range i {
+			s -= l[i*n+j] * x[j]
+		}
+		x[i] = s / l[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := x[i]
+		for j := i + 1; j < n; j++ {
+			s -= l[j*n+i] * x[j]
+		}
+		x[i] = s / l[i*n+i]
+	}
+	return x
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func meanStd(y []float64) (m, s float64) {
+	if len(y) == 0 {
+		return 0, 0
+	}
+	for _, v := range y {
+		m += v
+	}
+	m /= float64(len(y))
+	for _, v := range y {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(y)))
+}
+
+// normCDF and normPDF are the standard normal distribution's.
+func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+func normPDF(z float64) float64 { return math.Exp(-0.5*z*z) / math.Sqrt(2*math.Pi) }
+
+// expectedImprovement of a prediction (mu, sd) over the best target best, minimising,
+// with exploration margin xi.
+func expectedImprovement(mu, sd, best, xi float64) float64 {
+	imp := best - mu - xi
+	if sd <= 0 {
+		return max(imp, 0)
+	}
+	z := imp / sd
+	return imp*normCDF(z) + sd*normPDF(z)
+}

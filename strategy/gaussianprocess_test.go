@@ -1,0 +1,53 @@
+package strategy
+
+import (
+	"math"
+	"testing"
+)
+
+// The Gaussian process interpolates a smooth function it was fitted to, is unsure away
+// from its data, and prefers a long length scale for a dimension the function ignores.
+func TestGaussianProcessFitsAKnownFunction(t *testing.T) {
+	f := func(a, b float64) float64 { return math.Sin(6*a) + 0.5*a*a } // b is irrelevant
+	var x, y []float64
+	for i := range 12 {
+		a := float64(i) / 11
+		b := float64((i*7)%12) / 11
+		x = append(x, a, b)
+		y = append(y, f(a, b))
+	}
+	g := newGPData(x, 2, y)
+	h, ok := gpSelect(g, []float64{0.05, 0.1, 0.2, 0.4, 0.8}, []float64{1e-6, 1e-3}, true)
+	if !ok {
+		t.Fatal("no fit")
+	}
+	m := g.model(h)
+	work := make([]float64, m.n)
+	for _, a := range []float64{0.13, 0.42, 0.77} {
+		mu, sd := m.predict([]float64{a, 0.5}, work)
+		if want := f(a, 0.5); math.Abs(mu-want) > 0.05 {
+			t.Errorf("prediction at %.2f: %.4f, want %.4f (sd %.4f)", a, mu, want, sd)
+		}
+	}
+	_, near := m.predict([]float64{x[0], x[1]}, work)
+	_, far := m.predict([]float64{3, 3}, work)
+	if !(near < 0.05*far) {
+		t.Errorf("sd at a training point %.4g, far away %.4g: want far >> near", near, far)
+	}
+	if !(h.ls[1] > 2*h.ls[0]) {
+		t.Errorf("length scales %v: the ignored dimension should get the longer one", h.ls)
+	}
+}
+
+func TestExpectedImprovement(t *testing.T) {
+	// at mu == best with sd 1, EI = phi(0) = 0.3989
+	if got := expectedImprovement(0, 1, 0, 0); math.Abs(got-0.398942) > 1e-5 {
+		t.Errorf("EI = %v", got)
+	}
+	if got := expectedImprovement(2, 0, 1, 0); got != 0 {
+		t.Errorf("EI without uncertainty above the best = %v", got)
+	}
+	if a, b := expectedImprovement(0, 1, 0, 0), expectedImprovement(0, 2, 0, 0); !(b > a) {
+		t.Errorf("EI must grow with the uncertainty: %v, %v", a, b)
+	}
+}
