@@ -37,7 +37,7 @@ var bayesFactory = Factory{
 		{Name: "initial", Default: "budget/10, between 3 and 10",
 			Doc: "random configurations evaluated before the model is used"},
 		{Name: "candidates", Default: "256", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
-		{Name: "max_train", Default: "200",
+		{Name: "max_train", Default: "100",
 			Doc: "most evaluations the model is fitted to: past it, the best half and the most recent others"},
 		{Name: "local", Default: "0.5",
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found instead of the best candidate overall"},
@@ -80,7 +80,7 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.candidates < 1 {
 		return nil, fmt.Errorf("option candidates: %d is below 1", b.candidates)
 	}
-	if b.maxTrain, err = opts.Int("max_train", 200); err != nil {
+	if b.maxTrain, err = opts.Int("max_train", 100); err != nil {
 		return nil, err
 	}
 	if b.maxTrain < 4 {
@@ -272,23 +272,27 @@ func (r *bayesRun) next() (space.Config, bool) {
 		}
 		return 0
 	})
-	// Local steps: the incumbent's best-scoring unevaluated neighbour. The global model
-	// finds good regions; the optimum of a region is often a single parameter away from
-	// the best configuration seen and a global acquisition may never look there.
+	// Local steps: the best-scoring unevaluated neighbour of the best configuration found,
+	// or, once all of its neighbours are evaluated, of the next best (of the best five).
+	// The global model finds good regions; the optimum of a region is often a parameter or
+	// two away from the best configurations seen, and a global acquisition may never look
+	// there.
 	r.steps++
 	if len(order) > 0 && math.Floor(float64(r.steps)*r.local) > math.Floor(float64(r.steps-1)*r.local) {
-		var pick space.Config
-		bestScore := math.Inf(-1)
-		r.sp.Neighbours(r.cfg[order[0]], r.nb, func(n space.Config) {
-			if !r.sp.Contains(n) || r.isSeen(n) {
-				return
+		for _, i := range order[:min(len(order), 5)] {
+			var pick space.Config
+			bestScore := math.Inf(-1)
+			r.sp.Neighbours(r.cfg[i], r.nb, func(n space.Config) {
+				if !r.sp.Contains(n) || r.isSeen(n) {
+					return
+				}
+				if s := r.score(m, n); s > bestScore || pick == nil {
+					pick, bestScore = n.Clone(), s
+				}
+			})
+			if pick != nil {
+				return pick, true
 			}
-			if s := r.score(m, n); s > bestScore || pick == nil {
-				pick, bestScore = n.Clone(), s
-			}
-		})
-		if pick != nil {
-			return pick, true
 		}
 	}
 	for _, i := range order[:min(len(order), 3)] {
@@ -306,7 +310,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 	if len(cands) == 0 {
 		return nil, false
 	}
-	// hill climb the acquisition from the best few candidates
+	// hill climb the acquisition from the best candidate
 	slices.SortStableFunc(cands, func(a, b cand) int {
 		switch {
 		case a.score > b.score:
@@ -317,9 +321,9 @@ func (r *bayesRun) next() (space.Config, bool) {
 		return 0
 	})
 	best := cands[0]
-	for _, start := range cands[:min(len(cands), 3)] {
+	for _, start := range cands[:1] {
 		cur := start
-		for step := 0; step < 8; step++ {
+		for step := 0; step < 4; step++ {
 			moved := false
 			r.sp.Neighbours(cur.c, r.nb, func(n space.Config) {
 				if !r.sp.Contains(n) || r.isSeen(n) {

@@ -27,6 +27,7 @@ var builtin = []struct {
 	{"firefly", fireflyFactory},
 	{"diffevo", diffevoFactory},
 	{"bayes", bayesFactory},
+	{"auto", autoFactory},
 }
 
 func init() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
 
@@ -42,6 +43,36 @@ func BenchmarkSimulateRandom(b *testing.B) {
 					b.Fatal(fmt.Sprint(err, sum.Evaluations))
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkStrategies measures every registered strategy's cost per evaluation in
+// simulation (one run of budget 200 on the cartesian pnpoly space, session and simulator
+// included), the figure seed 000's harness and Kernel Tuner's simulation mode are compared
+// by. It reports µs/eval besides ns/op.
+func BenchmarkStrategies(b *testing.B) {
+	sim := newSim(b, pnpolyPath, simulator.Options{Mode: simulator.Cartesian})
+	const budget = 200
+	for _, name := range strategy.Names() {
+		if name == "bruteforce" {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			st := newStrategy(b, name)
+			ctx := context.Background()
+			seed := uint64(0)
+			for b.Loop() {
+				seed++
+				s, err := tuning.New(sim.Space(), st, sim, tuning.Options{Budget: budget, Seed: seed})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Run(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*budget), "µs/eval")
 		})
 	}
 }

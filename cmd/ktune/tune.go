@@ -34,7 +34,8 @@ func init() {
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
-then timed over the spec's iterations. Device work runs in a supervised worker process: a
+then timed over the spec's iterations. The default strategy, auto, is the best ktune has
+for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work runs in a supervised worker process: a
 configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
 Upcoming configurations are compiled ahead in a second worker, which is paused while a kernel
 is timed.
@@ -52,7 +53,7 @@ default_config) to standard output.`,
 func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("tune")
 	fs := newFlags(env, c)
-	name := fs.String("strategy", "random", "search strategy (see 'ktune help strategies')")
+	name := fs.String("strategy", "auto", "search strategy (see 'ktune help strategies'; auto picks the best for the budget)")
 	opts := optionList{}
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	budget := fs.Int("budget", 0, "unique configurations to evaluate (0: no limit unless --time)")
