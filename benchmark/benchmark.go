@@ -11,24 +11,95 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/strategy"
 )
 
 // Strategy names a strategy with its options, as the harness runs it.
 type Strategy struct {
 	Name    string         // registered name
 	Label   string         // how tables show it; Name when empty
-	Options map[string]any // its options
+	Options map[string]any // its options, set explicitly: they win over Defaults
+	// Defaults, when set, gives the options for each budget (from `ktune hypertune`).
+	Defaults *Defaults
 }
 
-func (s Strategy) label() string {
+// DisplayName is how tables and cells name the strategy: its label, else its name.
+func (s Strategy) DisplayName() string {
 	if s.Label != "" {
 		return s.Label
 	}
 	return s.Name
+}
+
+// OptionsFor returns the options a run at budget uses: the defaults file's for that budget,
+// overridden by the options set explicitly.
+func (s Strategy) OptionsFor(budget int) map[string]any {
+	if s.Defaults == nil {
+		return s.Options
+	}
+	return s.Defaults.Merge(budget, s.Options)
+}
+
+// ParseStrategies reads the strategy list of `ktune bench --strategies`: comma-separated
+// entries, each
+//
+//	NAME                          a registered strategy with its defaults
+//	NAME:OPT=VALUE;OPT=VALUE...   with options (labelled by the entry as written)
+//	LABEL=NAME[:OPT=VALUE;...]    under a label of its own
+//
+// so one strategy can run under several settings, e.g.
+// "random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4". Every
+// name must be registered and its options accepted; labels must be unique.
+func ParseStrategies(list string) ([]Strategy, error) {
+	var out []Strategy
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(list, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			return nil, fmt.Errorf("strategies %q: empty entry", list)
+		}
+		head, opts, hasOpts := strings.Cut(entry, ":")
+		st := Strategy{Name: head}
+		if label, name, ok := strings.Cut(head, "="); ok {
+			st.Label, st.Name = strings.TrimSpace(label), strings.TrimSpace(name)
+			if st.Label == "" {
+				return nil, fmt.Errorf("strategy entry %q: empty label", entry)
+			}
+		} else if hasOpts {
+			st.Label = entry
+		}
+		if _, ok := strategy.Lookup(st.Name); !ok {
+			return nil, fmt.Errorf("strategy entry %q: unknown strategy %q (have %s)", entry, st.Name, strings.Join(strategy.Names(), ", "))
+		}
+		if hasOpts {
+			st.Options = map[string]any{}
+			for _, kv := range strings.Split(opts, ";") {
+				k, v, ok := strings.Cut(kv, "=")
+				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+				if !ok || k == "" {
+					return nil, fmt.Errorf("strategy entry %q: option %q is not OPT=VALUE", entry, kv)
+				}
+				if _, dup := st.Options[k]; dup {
+					return nil, fmt.Errorf("strategy entry %q: option %s given twice", entry, k)
+				}
+				st.Options[k] = v
+			}
+		}
+		if _, err := strategy.New(st.Name, st.Options); err != nil {
+			return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
+		}
+		if seen[st.DisplayName()] {
+			return nil, fmt.Errorf("strategy %q is listed twice; give one a label (LABEL=NAME:...)", st.DisplayName())
+		}
+		seen[st.DisplayName()] = true
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // Space is a recorded space to simulate.
@@ -73,13 +144,13 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 		for _, b := range cfg.Budgets {
 			for _, st := range cfg.Strategies {
 				sum, err := simulator.Repeat(ctx, sp.Sim, simulator.RepeatOptions{
-					Strategy: st.Name, StrategyOptions: st.Options, Budget: b,
+					Strategy: st.Name, StrategyOptions: st.OptionsFor(b), Budget: b,
 					Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,
 				})
 				if err != nil {
-					return nil, fmt.Errorf("%s on %s at budget %d: %w", st.label(), sp.Name, b, err)
+					return nil, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
 				}
-				c := Cell{Strategy: st.label(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
+				c := Cell{Strategy: st.DisplayName(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
 					StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}
 				for _, r := range sum.Runs {
 					c.Fractions = append(c.Fractions, r.Fraction)

@@ -35,6 +35,7 @@ type RunResult struct {
 	BestObjective *float64          `json:"best_objective,omitempty"` // the recorded (mean) objective of the best configuration; nil when none succeeded
 	Best          []space.Value     `json:"best,omitempty"`
 	Evaluations   int               `json:"evaluations"`
+	Distinct      int               `json:"distinct"` // configurations evaluated, repeats (stochastic fitness) counted once
 	SimulatedMS   float64           `json:"simulated_ms"`
 	Stop          tuning.StopReason `json:"stop"`
 }
@@ -53,6 +54,10 @@ type RepeatSummary struct {
 // each run by the fraction of the optimum its best configuration reaches (scored with the
 // recorded mean objective, also under stochastic fitness). The result does not depend on
 // the number of workers.
+//
+// Under stochastic fitness (seed 000, section V) the sessions run with tuning.Options.NoCache:
+// every evaluation, a repeat included, draws a new recorded timing sample and costs budget,
+// so a strategy can measure a configuration again to learn its noise (as irace does).
 func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary, error) {
 	if o.Repeats <= 0 {
 		return RepeatSummary{}, errors.New("simulate: repeats must be positive")
@@ -137,7 +142,8 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		return RunResult{}, err
 	}
 	ev := sim.WithSeed(seed)
-	opts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: sim.Maximize(), Seed: seed}
+	opts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: sim.Maximize(), Seed: seed,
+		NoCache: sim.Options().Fitness == Stochastic}
 	if o.Within > 0 {
 		opts.Stop = append(opts.Stop, tuning.WithinOptimum(sim.FractionOfOptimum, o.Within))
 	}
@@ -149,7 +155,7 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 	if err != nil {
 		return RunResult{}, err
 	}
-	r := RunResult{Seed: seed, Evaluations: sum.Evaluations,
+	r := RunResult{Seed: seed, Evaluations: sum.Evaluations, Distinct: sum.Distinct,
 		SimulatedMS: float64(sum.Elapsed.Microseconds()) / 1e3, Stop: sum.Stop}
 	if sum.Best != nil {
 		if obj, ok := sim.Objective(sum.Best); ok {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/simulator"
-	"github.com/ktune/ktune/strategy"
 )
 
 func init() {
@@ -19,7 +18,8 @@ func init() {
 		name:    "bench",
 		summary: "benchmark strategies on recorded spaces (seed 000's harness and competition)",
 		usage: `FILE... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
-          [--mode cartesian|recorded] [--alpha 0.05] [--csv OUT] [--json]
+          [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
+          [--alpha 0.05] [--csv OUT] [--plot DIR] [--json]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
@@ -27,7 +27,27 @@ and standard deviation of the fraction of the optimum reached and the mean evalu
 used. Then the competition of seed 000, Section VI-B: a two-sample independent t-test
 (pooled variance) between every pair of strategies per space and budget; a significantly
 better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) budgets.
---plot DIR draws the curves of seed 000's Fig. 2 and the win heat maps of its Fig. 1.`,
+--plot DIR draws the curves of seed 000's Fig. 2 and the win heat maps of its Fig. 1.
+
+Strategies (--strategies, comma-separated), each entry one of
+  NAME                          a strategy with its defaults (see 'ktune help strategies')
+  NAME:OPT=VALUE;OPT=VALUE      with options; the entry as written labels it
+  LABEL=NAME[:OPT=VALUE;...]    under a label of its own
+so one strategy can run in several settings side by side, e.g.
+  --strategies 'random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4'
+(quote the list: ';' ends a shell command).
+--defaults [LABEL=]FILE (repeatable) reads a defaults file written by 'ktune hypertune':
+the entry labelled LABEL, or without a label every entry of the file's strategy, takes at
+each budget the options of the largest budget column not above it (the smallest column
+below them); options given in the entry win over the file's. To compare tuned with
+built-in defaults: --strategies 'firstmls,tuned=firstmls' --defaults tuned=firstmls.defaults.json
+
+Fitness (seed 000, section V): deterministic answers every evaluation with the recorded
+objective (the mean of the recorded runs), and a repeated configuration comes from the
+session's cache for free; stochastic answers with one recorded timing sample drawn anew per
+evaluation, and a repeat is a new measurement that costs budget (what irace is built for).
+Either way a run is scored by the recorded mean objective of the best configuration it
+found.`,
 		run: runBench,
 	})
 }
@@ -35,11 +55,14 @@ better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) b
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("bench")
 	fs := newFlags(env, c)
-	names := fs.String("strategies", "random,bruteforce", "comma-separated strategy names (see 'ktune help strategies')")
-	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (unique evaluations)")
+	names := fs.String("strategies", "random,bruteforce", "comma-separated entries NAME, NAME:OPT=VALUE;OPT=VALUE or LABEL=NAME[:...] (see above)")
+	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (evaluations)")
 	repeats := fs.Int("repeats", 50, "runs per strategy, space and budget")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
+	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean, repeats cached) or stochastic (one recorded sample per evaluation, repeats cost budget)")
+	var defaults fileList
+	fs.Var(&defaults, "defaults", "[LABEL=]FILE: defaults file from 'ktune hypertune' for the entry LABEL, or for every entry of its strategy (repeatable)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the t-tests")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
@@ -56,35 +79,24 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	fitness, err := simulator.ParseFitness(*fitnessName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	var cfg benchmark.Config
-	for _, n := range strings.Split(*names, ",") {
-		n = strings.TrimSpace(n)
-		if _, ok := strategy.Lookup(n); !ok {
-			return usageErr(env, c, "unknown strategy %q (have %s)", n, strings.Join(strategy.Names(), ", "))
-		}
-		cfg.Strategies = append(cfg.Strategies, benchmark.Strategy{Name: n})
+	if cfg.Strategies, err = benchmark.ParseStrategies(*names); err != nil {
+		return usageErr(env, c, "--strategies: %v", err)
 	}
-	for _, b := range strings.Split(*budgets, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(b))
-		if err != nil || v <= 0 {
-			return usageErr(env, c, "--budgets: %q is not a positive number", b)
+	for _, spec := range defaults {
+		if err := benchmark.AttachDefaults(cfg.Strategies, spec); err != nil {
+			return usageErr(env, c, "--defaults: %v", err)
 		}
-		cfg.Budgets = append(cfg.Budgets, v)
 	}
-	for _, f := range files {
-		rec, err := openRecording(f)
-		if err != nil {
-			return err
-		}
-		sim, err := simulator.New(rec, simulator.Options{Mode: mode})
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
-		if d := filepath.Base(filepath.Dir(f)); d != "." {
-			name = d + "/" + name
-		}
-		cfg.Spaces = append(cfg.Spaces, benchmark.Space{Name: name, Sim: sim})
+	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness); err != nil {
+		return err
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
 	if isTerminal(env.stderr) {
@@ -124,24 +136,29 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return writeJSON(env, struct {
 			Figures []string          `json:"figures,omitempty"`
 			Mode    string            `json:"mode"`
+			Fitness string            `json:"fitness"`
 			Alpha   float64           `json:"alpha"`
 			Cells   []benchmark.Cell  `json:"cells"`
 			Scores  []benchmark.Score `json:"competition"`
-		}{figures, mode.String(), *alpha, cells, scores})
+		}{figures, mode.String(), fitness.String(), *alpha, cells, scores})
 	}
 	w := env.stdout
+	width := 16
+	for _, st := range cfg.Strategies {
+		width = max(width, len(st.DisplayName()))
+	}
 	for _, sp := range cfg.Spaces {
-		fmt.Fprintf(w, "%s (%s mode, %d configurations): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, sp.Sim.Space().Len(), *repeats)
-		fmt.Fprintf(w, "  %-16s", "strategy")
+		fmt.Fprintf(w, "%s (%s mode, %s fitness, %d configurations): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, fitness, sp.Sim.Space().Len(), *repeats)
+		fmt.Fprintf(w, "  %-*s", width, "strategy")
 		for _, b := range cfg.Budgets {
 			fmt.Fprintf(w, " %15d", b)
 		}
 		fmt.Fprintln(w)
 		for _, st := range cfg.Strategies {
-			fmt.Fprintf(w, "  %-16s", st.Name)
+			fmt.Fprintf(w, "  %-*s", width, st.DisplayName())
 			for _, b := range cfg.Budgets {
 				for _, cell := range cells {
-					if cell.Space == sp.Name && cell.Budget == b && cell.Strategy == st.Name {
+					if cell.Space == sp.Name && cell.Budget == b && cell.Strategy == st.DisplayName() {
 						fmt.Fprintf(w, " %7.4f (%.3f)", cell.MeanFraction, cell.StdFraction)
 					}
 				}
@@ -151,12 +168,47 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= 200 and > 200\n", *alpha)
 	for _, s := range scores {
-		fmt.Fprintf(w, "  %-16s low %3d / %-3d  medium %3d / %-3d\n", s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
+		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
 	}
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
 	return nil
+}
+
+// parseBudgets reads a comma-separated list of positive budgets.
+func parseBudgets(list string) ([]int, error) {
+	var out []int
+	for _, b := range strings.Split(list, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(b))
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("--budgets: %q is not a positive number", b)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// loadSpaces opens recorded spaces for the harness, each named by its folder and file
+// ("kerneltuner_gemm/RTX_2080_Ti").
+func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) ([]benchmark.Space, error) {
+	var out []benchmark.Space
+	for _, f := range files {
+		rec, err := openRecording(f)
+		if err != nil {
+			return nil, err
+		}
+		sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
+		if d := filepath.Base(filepath.Dir(f)); d != "." {
+			name = d + "/" + name
+		}
+		out = append(out, benchmark.Space{Name: name, Sim: sim})
+	}
+	return out, nil
 }
 
 func writeBenchCSV(path string, cells []benchmark.Cell) error {

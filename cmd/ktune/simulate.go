@@ -20,8 +20,9 @@ func init() {
 	register(&command{
 		name:    "simulate",
 		summary: "replay a recorded space to measure how well a strategy finds its optimum",
-		usage: `(FILE | --run ID) [--strategy NAME] [--budget N] [--repeats R] [--seed S]
-          [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--json]
+		usage: `(FILE | --run ID) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
+          [--budget N] [--repeats R] [--seed S] [--mode recorded|cartesian]
+          [--fitness deterministic|stochastic] [--json]
 
 Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT file,
 or an imported run in the results database) without a device: each evaluation returns the
@@ -34,7 +35,14 @@ reproducible and do not depend on the number of parallel workers.
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
 fitness and still cost an evaluation (the setting of seed 000).
-Strategy options: --option name=value (repeatable); see 'ktune help strategies'.`,
+Fitness: deterministic answers with the recorded objective (the mean of the recorded runs)
+and repeats come from the cache for free; stochastic answers with one recorded timing
+sample per evaluation, and a repeat is a new measurement that costs budget (seed 000's
+stochastic experiment). Runs are scored on the recorded mean either way.
+Strategy options: --option name=value (repeatable); see 'ktune help strategies'.
+--defaults FILE takes the strategy and its options for the budget from a file written by
+'ktune hypertune' (the largest budget column not above --budget); --option values win over
+the file's, and --strategy, when given, must name the file's strategy.`,
 		run: runSimulate,
 	})
 }
@@ -65,7 +73,8 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	name := fs.String("strategy", "random", "search strategy (see 'ktune help strategies')")
 	opts := optionList{}
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
-	budget := fs.Int("budget", 100, "unique evaluations per run (0: none)")
+	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
+	budget := fs.Int("budget", 100, "evaluations per run (0: none)")
 	timeLimit := fs.Duration("time-limit", 0, "simulated time per run, e.g. 30s (0: none)")
 	within := fs.Float64("within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95")
 	repeats := fs.Int("repeats", 100, "number of runs")
@@ -86,6 +95,10 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "%v", err)
 	}
 	fitness, err := simulator.ParseFitness(*fitnessName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
@@ -124,7 +137,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	for _, w := range sim.Warnings() {
 		fmt.Fprintf(env.stderr, "ktune simulate: warning: %s\n", w)
 	}
-	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: opts, Budget: *budget, TimeLimit: *timeLimit,
+	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
 	if *progress || isTerminal(env.stderr) {
 		p := newProgress(env.stderr, "runs")
@@ -139,24 +152,25 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	wall := time.Since(start)
 	if *jsonOut {
 		return writeJSON(env, struct {
-			Source   string  `json:"source"`
-			Strategy string  `json:"strategy"`
-			Mode     string  `json:"mode"`
-			Fitness  string  `json:"fitness"`
-			Budget   int     `json:"budget"`
-			Repeats  int     `json:"repeats"`
-			Seed     uint64  `json:"seed"`
-			Space    int     `json:"space_size"`
-			WallMS   float64 `json:"wall_ms"`
+			Source   string         `json:"source"`
+			Strategy string         `json:"strategy"`
+			Options  map[string]any `json:"strategy_options,omitempty"`
+			Mode     string         `json:"mode"`
+			Fitness  string         `json:"fitness"`
+			Budget   int            `json:"budget"`
+			Repeats  int            `json:"repeats"`
+			Seed     uint64         `json:"seed"`
+			Space    int            `json:"space_size"`
+			WallMS   float64        `json:"wall_ms"`
 			simulator.RepeatSummary
-		}{source, *name, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
+		}{source, *name, stOpts, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
 			float64(wall.Microseconds()) / 1e3, sum})
 	}
 	w := env.stdout
 	_, bestCfg := sim.Optimum()
 	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, rec.Kernel, rec.Device, mode, fitness, sim.Space().Len())
 	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
-	fmt.Fprintf(w, "%s, budget %d, %d runs (seeds %d..%d):\n", *name, *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
+	fmt.Fprintf(w, "%s%s, budget %d, %d runs (seeds %d..%d):\n", *name, formatOptions(stOpts), *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
 	fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(*repeats)))
 	fmt.Fprintf(w, "  evaluations used     mean %.1f\n", sum.MeanEvaluations)
 	fmt.Fprintf(w, "  simulated time       mean %.1f s per run\n", sum.MeanSimulatedMS/1e3)

@@ -29,8 +29,8 @@ func init() {
 	register(&command{
 		name:    "tune",
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
-		usage: `SPEC [--strategy NAME] [--budget N] [--time D] [--device BACKEND[:INDEX]] [--seed S]
-          [--db PATH] [--new] [--json]
+		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
+          [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
@@ -45,7 +45,13 @@ same command again resumes an interrupted run (same spec, device, strategy, opti
 seed) without measuring finished configurations again; --new starts a fresh run.
 Progress (evaluated / budget, best so far, ETA) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
-default_config) to standard output.`,
+default_config) to standard output.
+
+Strategy options: --option name=value (repeatable); see 'ktune help strategies'.
+--defaults FILE takes the strategy and its options for the budget from a file written by
+'ktune hypertune' (the largest budget column not above --budget, the largest column when
+there is no budget); --option values win over the file's, and --strategy, when given, must
+name the file's strategy.`,
 		run: runTune,
 	})
 }
@@ -56,6 +62,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	name := fs.String("strategy", "auto", "search strategy (see 'ktune help strategies'; auto picks the best for the budget)")
 	opts := optionList{}
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
+	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := fs.Int("budget", 0, "unique configurations to evaluate (0: no limit unless --time)")
 	limit := fs.Duration("time", 0, "wall-clock time limit, e.g. 10m (0: none)")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0 or c (default: the first available backend for the spec's language)")
@@ -84,7 +91,11 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if _, err := strategy.New(*name, opts); err != nil {
+	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if _, err := strategy.New(*name, stOpts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
 	backend, index, info, err := pickDevice(*devFlag, sp0.Kernel.Language)
@@ -110,7 +121,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	objective, maximize := sp0.Objective()
-	optJSON, _ := json.Marshal(opts)
+	optJSON, _ := json.Marshal(stOpts)
 	hash, err := specHash(sp0)
 	if err != nil {
 		return err
@@ -162,7 +173,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 
-	s, err := strategy.New(*name, opts)
+	s, err := strategy.New(*name, stOpts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,146 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/ktune/ktune/strategy"
+)
+
+// Defaults are a strategy's hyperparameters chosen per budget, as `ktune hypertune` writes
+// them and `ktune tune`, `simulate` and `bench` read them with --defaults: seed 000's Table
+// III for one strategy, tuned on the user's own recorded spaces.
+type Defaults struct {
+	Strategy string           `json:"strategy"`
+	Budgets  []BudgetDefaults `json:"budgets"` // ascending budgets
+	// How they were chosen, for the record; reading ignores these.
+	Mode           string   `json:"mode,omitempty"`
+	Fitness        string   `json:"fitness,omitempty"`
+	Repeats        int      `json:"repeats,omitempty"`
+	TrainingSpaces []string `json:"training_spaces,omitempty"`
+	Grid           string   `json:"grid,omitempty"`
+}
+
+// BudgetDefaults is one budget column: the options chosen for runs of that budget.
+type BudgetDefaults struct {
+	Budget  int            `json:"budget"`
+	Options map[string]any `json:"options"`
+}
+
+// LoadDefaults reads a defaults file and checks it: a registered strategy, positive
+// distinct budgets (sorted on reading) and options the strategy accepts.
+func LoadDefaults(path string) (*Defaults, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d Defaults
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("defaults file %s: %w", path, err)
+	}
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("defaults file %s: %w", path, err)
+	}
+	return &d, nil
+}
+
+func (d *Defaults) check() error {
+	if _, ok := strategy.Lookup(d.Strategy); !ok {
+		return fmt.Errorf("unknown strategy %q", d.Strategy)
+	}
+	if len(d.Budgets) == 0 {
+		return errors.New("no budgets")
+	}
+	sort.SliceStable(d.Budgets, func(i, j int) bool { return d.Budgets[i].Budget < d.Budgets[j].Budget })
+	for i, b := range d.Budgets {
+		switch {
+		case b.Budget <= 0:
+			return fmt.Errorf("budget %d is not positive", b.Budget)
+		case i > 0 && b.Budget == d.Budgets[i-1].Budget:
+			return fmt.Errorf("budget %d is given twice", b.Budget)
+		}
+		if _, err := strategy.New(d.Strategy, b.Options); err != nil {
+			return fmt.Errorf("budget %d: %w", b.Budget, err)
+		}
+	}
+	return nil
+}
+
+// Save writes d as indented JSON.
+func (d *Defaults) Save(path string) error {
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// For returns the options for a run of the given budget: those of the largest budget
+// column not above it; a budget below every column takes the smallest, and no budget (0,
+// a run ended by time) the largest, as Table III's defaults do. The map is a copy.
+func (d *Defaults) For(budget int) map[string]any {
+	if len(d.Budgets) == 0 {
+		return map[string]any{}
+	}
+	col := d.Budgets[0]
+	if budget <= 0 {
+		col = d.Budgets[len(d.Budgets)-1]
+	}
+	for _, b := range d.Budgets {
+		if budget > 0 && b.Budget <= budget {
+			col = b
+		}
+	}
+	out := maps.Clone(col.Options)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}
+
+// Merge returns the options of For(budget) with explicit set on top: an option the user
+// set is never overridden by the file.
+func (d *Defaults) Merge(budget int, explicit map[string]any) map[string]any {
+	out := d.For(budget)
+	maps.Copy(out, explicit)
+	return out
+}
+
+// AttachDefaults reads spec, "[LABEL=]FILE" as `ktune bench --defaults` takes it, and
+// attaches the defaults file to the strategy entry with that label, or without a label to
+// every entry of the file's strategy. It is an error when no entry takes the file or the
+// labelled entry runs another strategy.
+func AttachDefaults(strategies []Strategy, spec string) error {
+	path, label := spec, ""
+	if l, p, ok := strings.Cut(spec, "="); ok {
+		for _, st := range strategies {
+			if st.DisplayName() == l {
+				path, label = p, l
+			}
+		}
+	}
+	d, err := LoadDefaults(path)
+	if err != nil {
+		return err
+	}
+	used := false
+	for i := range strategies {
+		st := &strategies[i]
+		switch {
+		case label != "" && st.DisplayName() != label:
+		case st.Name == d.Strategy:
+			st.Defaults, used = d, true
+		case label != "":
+			return fmt.Errorf("%s holds options for %s, but %s runs %s", path, d.Strategy, label, st.Name)
+		}
+	}
+	if !used {
+		return fmt.Errorf("%s holds options for %s, which no strategy entry runs", path, d.Strategy)
+	}
+	return nil
+}

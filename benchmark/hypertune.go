@@ -1,0 +1,389 @@
+package benchmark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ktune/ktune/strategy"
+)
+
+// Hyperparameter tuning of a strategy, seed 000 section VI-A: every combination of the
+// given option values runs R times on every training space at every budget, and per budget
+// one setting is selected that performs, statistically, close to the best on all spaces.
+
+// GridParam is one option of a grid and the values to try.
+type GridParam struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+// Grid is the set of option values a hyperparameter search combines.
+type Grid []GridParam
+
+// ParseGrid reads "OPT=V1,V2;OPT=V1,V2": options separated by semicolons, each with its
+// comma-separated values, e.g. "neighbourhood=Hamming,adjacent;restart=true,false".
+func ParseGrid(s string) (Grid, error) {
+	var g Grid
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, vals, ok := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("grid %q: %q is not OPT=V1,V2,...", s, part)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("grid %q: option %s given twice", s, name)
+		}
+		seen[name] = true
+		p := GridParam{Name: name}
+		for _, v := range strings.Split(vals, ",") {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				return nil, fmt.Errorf("grid %q: option %s has an empty value", s, name)
+			}
+			p.Values = append(p.Values, v)
+		}
+		g = append(g, p)
+	}
+	if len(g) == 0 {
+		return nil, fmt.Errorf("grid %q names no option", s)
+	}
+	return g, nil
+}
+
+// String writes the grid as ParseGrid reads it.
+func (g Grid) String() string {
+	parts := make([]string, len(g))
+	for i, p := range g {
+		parts[i] = p.Name + "=" + strings.Join(p.Values, ",")
+	}
+	return strings.Join(parts, ";")
+}
+
+// Settings returns every combination of the grid's values, the first option varying
+// slowest. Values stay strings: every strategy option accepts its value as written on the
+// command line.
+func (g Grid) Settings() []map[string]any {
+	out := []map[string]any{{}}
+	for _, p := range g {
+		var next []map[string]any
+		for _, s := range out {
+			for _, v := range p.Values {
+				m := make(map[string]any, len(s)+1)
+				for k, x := range s {
+					m[k] = x
+				}
+				m[p.Name] = v
+				next = append(next, m)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// settingLabel names a setting by its values in grid order: "OPT=V;OPT=V".
+func (g Grid) settingLabel(s map[string]any) string {
+	parts := make([]string, len(g))
+	for i, p := range g {
+		parts[i] = fmt.Sprintf("%s=%v", p.Name, s[p.Name])
+	}
+	return strings.Join(parts, ";")
+}
+
+// defaultGrids are the values seed 000's Table III chose between for each of its
+// strategies (with a middle value where the table has only the ends), for `ktune
+// hypertune` without --grid.
+var defaultGrids = map[string]string{
+	"firstmls":  "neighbourhood=Hamming,adjacent;restart=true,false",
+	"bestmls":   "neighbourhood=Hamming,adjacent",
+	"firstils":  "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent;restart=true,false",
+	"bestils":   "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent",
+	"firsttabu": "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
+	"besttabu":  "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
+	"annealing": "explore=0.1,0.7,1.0;hill_climber=none,first;neighbourhood=Hamming,adjacent",
+	"genetic":   "popsize=10,40,128;mutation=0.02,0.05;crossover=1point,2point,uniform;tournament=4,8",
+	"pso":       "popsize=10,20,40,80,160",
+	"diffevo":   "method=best1bin,best2bin,best1exp;popsize=1,4,16,32;CR=0.5,0.7",
+	"firefly":   "popsize=10,20,40;alpha=0.1,0.2,0.5",
+	"irace":     "firstTest=2,5;nbConfigurations=0,8,32;testType=F-test,t-test",
+}
+
+// DefaultGrid returns the built-in grid for a strategy, and false when it has none.
+func DefaultGrid(name string) (Grid, bool) {
+	s, ok := defaultGrids[name]
+	if !ok {
+		return nil, false
+	}
+	g, err := ParseGrid(s)
+	if err != nil {
+		panic("benchmark: default grid of " + name + ": " + err.Error())
+	}
+	return g, true
+}
+
+// DefaultGridNames lists the strategies with a built-in grid.
+func DefaultGridNames() []string {
+	var out []string
+	for _, n := range strategy.Names() {
+		if _, ok := defaultGrids[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// HypertuneConfig is what `ktune hypertune` runs.
+type HypertuneConfig struct {
+	Strategy string
+	Grid     Grid
+	Spaces   []Space // training spaces
+	Budgets  []int
+	Repeats  int    // runs per setting, space and budget (seed 000: 20)
+	Seed     uint64 // run i of every cell uses Seed+i: all settings face the same seeds
+	Workers  int
+	Progress func(done, total int)
+}
+
+// Setting is one combination of the grid's values.
+type Setting struct {
+	Label   string         `json:"label"`
+	Options map[string]any `json:"options"`
+}
+
+// Choice is the setting selected for one budget.
+type Choice struct {
+	Budget  int            `json:"budget"`
+	Setting int            `json:"setting"` // index into HypertuneResult.Settings
+	Label   string         `json:"label"`
+	Options map[string]any `json:"options"`
+	// K is the k at which exactly this setting was left in the intersection; nil when no k
+	// left exactly one and the choice fell back to the highest mean over the spaces.
+	K *float64 `json:"k"`
+	// Tied says no k separated it from others that tie exactly; the mean over spaces did.
+	Tied bool `json:"tied,omitempty"`
+	// MeanFraction is the chosen setting's mean fraction of optimum over the spaces.
+	MeanFraction float64 `json:"mean_fraction_of_optimum"`
+	// Needed is, per setting, the smallest k at which it is acceptable on every space:
+	// max over spaces of (best mean - its mean) / std of the best; nil for never.
+	Needed []*float64 `json:"k_needed"`
+}
+
+// HypertuneResult is the outcome of Hypertune: every cell and the choice per budget.
+type HypertuneResult struct {
+	Strategy string    `json:"strategy"`
+	Grid     Grid      `json:"grid"`
+	Spaces   []string  `json:"spaces"`
+	Repeats  int       `json:"repeats"`
+	Settings []Setting `json:"settings"`
+	Cells    []Cell    `json:"cells"` // Cell.Strategy is the setting's label
+	Choices  []Choice  `json:"choices"`
+}
+
+// Hypertune runs every setting of the grid on every space at every budget and selects one
+// setting per budget with Select.
+func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, error) {
+	if len(cfg.Grid) == 0 {
+		return nil, errors.New("hypertune: empty grid")
+	}
+	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats}
+	var strategies []Strategy
+	for _, opts := range cfg.Grid.Settings() {
+		label := cfg.Grid.settingLabel(opts)
+		if _, err := strategy.New(cfg.Strategy, opts); err != nil {
+			return nil, fmt.Errorf("hypertune: setting %s: %w", label, err)
+		}
+		res.Settings = append(res.Settings, Setting{Label: label, Options: opts})
+		strategies = append(strategies, Strategy{Name: cfg.Strategy, Label: label, Options: opts})
+	}
+	for _, sp := range cfg.Spaces {
+		res.Spaces = append(res.Spaces, sp.Name)
+	}
+	cells, err := Run(ctx, Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets,
+		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress})
+	if err != nil {
+		return nil, err
+	}
+	res.Cells = cells
+	type key struct {
+		setting, space string
+		budget         int
+	}
+	byKey := make(map[key]Cell, len(cells))
+	for _, c := range cells {
+		byKey[key{c.Strategy, c.Space, c.Budget}] = c
+	}
+	for _, b := range cfg.Budgets {
+		means := make([][]float64, len(res.Settings))
+		stds := make([][]float64, len(res.Settings))
+		for i, s := range res.Settings {
+			for _, sp := range res.Spaces {
+				c := byKey[key{s.Label, sp, b}]
+				means[i] = append(means[i], c.MeanFraction)
+				stds[i] = append(stds[i], c.StdFraction)
+			}
+		}
+		sel := Select(means, stds)
+		ch := Choice{Budget: b, Setting: sel.Index, Label: res.Settings[sel.Index].Label,
+			Options: res.Settings[sel.Index].Options, MeanFraction: meanOf(means[sel.Index]), Tied: sel.Tied}
+		if !math.IsInf(sel.K, 1) {
+			k := sel.K
+			ch.K = &k
+		}
+		for _, k := range NeededK(means, stds) {
+			if math.IsInf(k, 1) {
+				ch.Needed = append(ch.Needed, nil)
+			} else {
+				ch.Needed = append(ch.Needed, &k)
+			}
+		}
+		res.Choices = append(res.Choices, ch)
+	}
+	return res, nil
+}
+
+// Defaults returns the choices as a defaults file.
+func (r *HypertuneResult) Defaults() *Defaults {
+	d := &Defaults{Strategy: r.Strategy, Repeats: r.Repeats, TrainingSpaces: r.Spaces, Grid: r.Grid.String()}
+	for _, c := range r.Choices {
+		d.Budgets = append(d.Budgets, BudgetDefaults{Budget: c.Budget, Options: c.Options})
+	}
+	return d
+}
+
+func meanOf(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// Selection is what Select chose.
+type Selection struct {
+	Index int     // the setting
+	K     float64 // the k that left it alone in the intersection; +Inf when none did
+	Tied  bool    // no k separated it from others: an exact tie broken by the mean over spaces
+}
+
+// Acceptable returns the settings acceptable on every space at k (seed 000 VI-A steps 1
+// and 2): on space s, the settings whose mean fraction of optimum (higher is better) is at
+// least best_s - k * sigma_s, where best_s is the highest mean on s and sigma_s the standard
+// deviation of that best setting; then the intersection over the spaces. means[i][s] and
+// stds[i][s] are setting i's mean and standard deviation on space s.
+func Acceptable(means, stds [][]float64, k float64) []int {
+	if len(means) == 0 {
+		return nil
+	}
+	best := bestPerSpace(means)
+	var out []int
+	for i, row := range means {
+		ok := true
+		for s, m := range row {
+			b := best[s]
+			if m < means[b][s]-k*stds[b][s] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// bestPerSpace returns, per space, the setting with the highest mean (the first of equals).
+func bestPerSpace(means [][]float64) []int {
+	best := make([]int, len(means[0]))
+	for i, row := range means {
+		for s, m := range row {
+			if m > means[best[s]][s] {
+				best[s] = i
+			}
+		}
+	}
+	return best
+}
+
+// NeededK returns, per setting, the smallest k at which Acceptable includes it: the largest
+// over spaces of (best mean - its mean) / std of the best (0 where it is the best, +Inf
+// where it is worse than a best whose std is 0).
+func NeededK(means, stds [][]float64) []float64 {
+	if len(means) == 0 {
+		return nil
+	}
+	best := bestPerSpace(means)
+	out := make([]float64, len(means))
+	for i, row := range means {
+		for s, m := range row {
+			gap := means[best[s]][s] - m
+			sd := stds[best[s]][s]
+			switch {
+			case gap <= 0:
+			case sd > 0:
+				out[i] = max(out[i], gap/sd)
+			default:
+				out[i] = math.Inf(1)
+			}
+		}
+	}
+	return out
+}
+
+// Select is seed 000's selection (section VI-A, step 3): starting from k = 1, k is
+// bisected (doubled while no upper bound is known), decreasing it when the intersection
+// Acceptable(k) holds more than one setting and increasing it when it is empty, until
+// exactly one setting remains. When no k separates the remaining settings (they tie
+// exactly) the one with the highest mean fraction over all spaces is taken, the first of
+// equals; when no k leaves any setting (a best with standard deviation 0 on one space,
+// beaten elsewhere) the choice falls back to the highest mean over spaces among all.
+func Select(means, stds [][]float64) Selection {
+	const maxK = 1e9
+	lo, hi, k := 0.0, math.Inf(1), 1.0
+	for range 400 {
+		acc := Acceptable(means, stds, k)
+		switch {
+		case len(acc) == 1:
+			return Selection{Index: acc[0], K: k}
+		case len(acc) > 1:
+			hi = k
+		default:
+			lo = k
+		}
+		if math.IsInf(hi, 1) {
+			if k >= maxK {
+				break
+			}
+			k *= 2
+			continue
+		}
+		if hi-lo <= 1e-12*max(hi, 1) {
+			break
+		}
+		k = (lo + hi) / 2
+	}
+	candidates := Acceptable(means, stds, hi)
+	sel := Selection{K: hi, Tied: true}
+	if math.IsInf(hi, 1) || len(candidates) == 0 {
+		candidates = make([]int, len(means))
+		for i := range candidates {
+			candidates[i] = i
+		}
+		sel.K = math.Inf(1)
+	}
+	sel.Index = candidates[0]
+	for _, i := range candidates[1:] {
+		if meanOf(means[i]) > meanOf(means[sel.Index]) {
+			sel.Index = i
+		}
+	}
+	return sel
+}

@@ -1,0 +1,321 @@
+package benchmark
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/format/kerneltuner"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/strategy"
+)
+
+// Constructed cells with known outcomes of seed 000's selection. means[i][s] and stds[i][s]
+// are setting i on space s; "needed" is the smallest k accepting each setting everywhere.
+func TestSelectAdjustsKUntilOneSettingRemains(t *testing.T) {
+	cases := []struct {
+		name         string
+		means, stds  [][]float64
+		needed       []float64
+		want         int
+		kLo, kHi     float64 // the k reported lies in [kLo, kHi)
+		tied         bool
+		acceptableAt map[float64][]int
+	}{
+		{
+			// A is best on space 1 (sd .05), B on space 2 (sd .02). B needs .02/.05 = 0.4,
+			// C max(.1/.05, .01/.02) = 2, A .05/.02 = 2.5: k = 1 already leaves B alone.
+			name:         "k=1 leaves one",
+			means:        [][]float64{{0.90, 0.90}, {0.88, 0.95}, {0.80, 0.94}},
+			stds:         [][]float64{{0.05, 0.03}, {0.04, 0.02}, {0.10, 0.05}},
+			needed:       []float64{2.5, 0.4, 2},
+			want:         1,
+			kLo:          0.4,
+			kHi:          2,
+			acceptableAt: map[float64][]int{0: nil, 0.5: {1}, 2.1: {1, 2}, 3: {0, 1, 2}},
+		},
+		{
+			// Everything is within k = 1: k falls to 0.5 (three left), then 0.25 (X alone).
+			name:   "k decreases",
+			means:  [][]float64{{1.00, 0.99}, {0.97, 1.00}, {0.965, 0.995}},
+			stds:   [][]float64{{0.10, 0.10}, {0.10, 0.10}, {0.10, 0.10}},
+			needed: []float64{0.1, 0.3, 0.35},
+			want:   0,
+			kLo:    0.1,
+			kHi:    0.3,
+		},
+		{
+			// W and V are each best on one space and poor on the other (needing k = 5); X is
+			// second on both (needing 3). k doubles from 1 to 4, where X is alone.
+			name:   "k increases",
+			means:  [][]float64{{1.0, 0.5}, {0.5, 1.0}, {0.7, 0.7}},
+			stds:   [][]float64{{0.1, 0.1}, {0.1, 0.1}, {0.1, 0.1}},
+			needed: []float64{5, 5, 3},
+			want:   2,
+			kLo:    3,
+			kHi:    5,
+		},
+		{
+			// P and Q need exactly the same k (2, from the same gap on space 2); no k
+			// separates them and Q's higher mean over the spaces decides.
+			name:   "exact tie",
+			means:  [][]float64{{1.0, 0.5}, {0.5, 1.0}, {0.8, 0.8}, {0.9, 0.8}},
+			stds:   [][]float64{{0.1, 0.1}, {0.1, 0.1}, {0.1, 0.1}, {0.1, 0.1}},
+			needed: []float64{5, 5, 2, 2},
+			want:   3,
+			kLo:    2,
+			kHi:    2.000001,
+			tied:   true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			needed := NeededK(tc.means, tc.stds)
+			for i := range needed {
+				if math.Abs(needed[i]-tc.needed[i]) > 1e-9 {
+					t.Errorf("needed k %v, want %v", needed, tc.needed)
+					break
+				}
+			}
+			sel := Select(tc.means, tc.stds)
+			if sel.Index != tc.want || sel.Tied != tc.tied || !(sel.K >= tc.kLo-1e-9 && sel.K < tc.kHi) {
+				t.Errorf("Select = %+v, want setting %d with k in [%v, %v), tied %v", sel, tc.want, tc.kLo, tc.kHi, tc.tied)
+			}
+			for k, want := range tc.acceptableAt {
+				if got := Acceptable(tc.means, tc.stds, k); !slices.Equal(got, want) {
+					t.Errorf("Acceptable at k=%v: %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A best with standard deviation 0 accepts nothing worse at any k: when the two spaces'
+// best settings differ, no k leaves a setting, and the highest mean over spaces is taken.
+func TestSelectFallsBackToTheMeanWhenNoKLeavesOne(t *testing.T) {
+	means := [][]float64{{1.0, 0.9}, {0.99, 1.0}}
+	stds := [][]float64{{0, 0.05}, {0.01, 0}}
+	sel := Select(means, stds)
+	if sel.Index != 1 || !math.IsInf(sel.K, 1) || !sel.Tied {
+		t.Fatalf("Select = %+v, want setting 1 (mean 0.995) with no k", sel)
+	}
+}
+
+func TestParseGrid(t *testing.T) {
+	g, err := ParseGrid(" neighbourhood=Hamming,adjacent ; restart=true,false;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.String() != "neighbourhood=Hamming,adjacent;restart=true,false" {
+		t.Errorf("String() = %q", g.String())
+	}
+	var labels []string
+	for _, s := range g.Settings() {
+		labels = append(labels, g.settingLabel(s))
+	}
+	want := []string{"neighbourhood=Hamming;restart=true", "neighbourhood=Hamming;restart=false",
+		"neighbourhood=adjacent;restart=true", "neighbourhood=adjacent;restart=false"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("settings %v, want %v", labels, want)
+	}
+	for _, bad := range []string{"", ";", "restart", "=true", "restart=", "restart=true,,false", "a=1;a=2"} {
+		if _, err := ParseGrid(bad); err == nil {
+			t.Errorf("ParseGrid(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDefaultGridsAreAcceptedByTheirStrategies(t *testing.T) {
+	for name := range defaultGrids {
+		if _, ok := strategy.Lookup(name); !ok {
+			t.Errorf("default grid for %s, which is not registered", name)
+			continue
+		}
+		g, _ := DefaultGrid(name)
+		for _, s := range g.Settings() {
+			if _, err := strategy.New(name, s); err != nil {
+				t.Errorf("%s: default grid setting %s: %v", name, g.settingLabel(s), err)
+			}
+		}
+	}
+	if _, ok := DefaultGrid("random"); ok {
+		t.Error("random has no options, so no grid")
+	}
+}
+
+func TestDefaultsFileResolvesBudgetsAndKeepsExplicitOptions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.json")
+	d := &Defaults{Strategy: "firstmls", Budgets: []BudgetDefaults{
+		{Budget: 100, Options: map[string]any{"neighbourhood": "adjacent", "restart": "true"}},
+		{Budget: 25, Options: map[string]any{"neighbourhood": "Hamming"}},
+	}}
+	if err := d.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadDefaults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for budget, want := range map[int]string{0: "adjacent", 10: "Hamming", 25: "Hamming", 99: "Hamming", 100: "adjacent", 5000: "adjacent"} {
+		if nb := got.For(budget)["neighbourhood"]; nb != want {
+			t.Errorf("budget %d: neighbourhood %v, want %s", budget, nb, want)
+		}
+	}
+	m := got.Merge(200, map[string]any{"restart": false})
+	if m["restart"] != false || m["neighbourhood"] != "adjacent" {
+		t.Errorf("Merge = %v: the explicit restart must win, the file's neighbourhood stay", m)
+	}
+	if got.For(200)["restart"] != "true" {
+		t.Error("Merge changed the file's options")
+	}
+	for _, bad := range []*Defaults{
+		{Strategy: "nosuch", Budgets: []BudgetDefaults{{Budget: 25}}},
+		{Strategy: "firstmls"},
+		{Strategy: "firstmls", Budgets: []BudgetDefaults{{Budget: 25, Options: map[string]any{"neighbourhood": "diagonal"}}}},
+		{Strategy: "firstmls", Budgets: []BudgetDefaults{{Budget: 25}, {Budget: 25}}},
+		{Strategy: "firstmls", Budgets: []BudgetDefaults{{Budget: 0}}},
+	} {
+		if err := bad.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadDefaults(path); err == nil {
+			t.Errorf("LoadDefaults accepted %+v", bad)
+		}
+	}
+}
+
+func TestParseStrategiesAndAttachDefaults(t *testing.T) {
+	sts, err := ParseStrategies("random, adj=firstmls:neighbourhood=adjacent;restart=true,irace:testType=t-test,tuned=firstmls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sts {
+		got = append(got, s.Name+"|"+s.DisplayName())
+	}
+	want := []string{"random|random", "firstmls|adj", "irace|irace:testType=t-test", "firstmls|tuned"}
+	if !slices.Equal(got, want) {
+		t.Errorf("parsed %v, want %v", got, want)
+	}
+	if sts[1].Options["neighbourhood"] != "adjacent" || sts[1].Options["restart"] != "true" {
+		t.Errorf("options %v", sts[1].Options)
+	}
+	for _, bad := range []string{"", "random,", "nosuch", "firstmls:neighbourhood=diagonal", "firstmls:restart",
+		"random,random", "=random", "irace:firstTest=2;firstTest=3", "random:popsize=3"} {
+		if _, err := ParseStrategies(bad); err == nil {
+			t.Errorf("ParseStrategies(%q) accepted", bad)
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "d.json")
+	d := &Defaults{Strategy: "firstmls", Budgets: []BudgetDefaults{{Budget: 25, Options: map[string]any{"neighbourhood": "Hamming", "restart": "false"}}}}
+	if err := d.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := AttachDefaults(sts, "tuned="+path); err != nil {
+		t.Fatal(err)
+	}
+	if sts[3].Defaults == nil || sts[1].Defaults != nil {
+		t.Fatal("the labelled form must attach to that entry only")
+	}
+	if o := sts[3].OptionsFor(50); o["neighbourhood"] != "Hamming" || o["restart"] != "false" {
+		t.Errorf("tuned at budget 50: %v", o)
+	}
+	if err := AttachDefaults(sts, path); err != nil {
+		t.Fatal(err)
+	}
+	if o := sts[1].OptionsFor(50); o["neighbourhood"] != "adjacent" || o["restart"] != "true" {
+		t.Errorf("adj's own options must win over the file's: %v", o)
+	}
+	for _, bad := range []string{"irace:testType=t-test=" + path, "random=" + path, filepath.Join(t.TempDir(), "none.json")} {
+		if err := AttachDefaults(sts, bad); err == nil {
+			t.Errorf("AttachDefaults(%q) accepted", bad)
+		}
+	}
+	if err := AttachDefaults(sts[:1], path); err == nil || !strings.Contains(err.Error(), "firstmls") {
+		t.Errorf("a file for a strategy no entry runs: %v", err)
+	}
+}
+
+// Hypertune on two real recorded spaces with a small grid: four first-improvement MLS
+// settings, two budgets, five repeats. The choice per budget must be the one Select makes on
+// the cells, the setting needing the smallest k, and the defaults file must give it back.
+func TestHypertuneOnRecordedSpaces(t *testing.T) {
+	var spaces []Space
+	for _, p := range []string{"../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", "../testdata/benchmark_hub/convolution_milo/A100.json.gz"} {
+		spaces = append(spaces, Space{Name: filepath.Base(p), Sim: loadSim(t, p, simulator.Cartesian)})
+	}
+	grid, err := ParseGrid("neighbourhood=Hamming,adjacent;restart=true,false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Hypertune(context.Background(), HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces,
+		Budgets: []int{25, 200}, Repeats: 5, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Settings) != 4 || len(res.Cells) != 16 || len(res.Choices) != 2 {
+		t.Fatalf("%d settings, %d cells, %d choices", len(res.Settings), len(res.Cells), len(res.Choices))
+	}
+	path := filepath.Join(t.TempDir(), "firstmls.json")
+	if err := res.Defaults().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	d, err := LoadDefaults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range res.Choices {
+		means := make([][]float64, 4)
+		stds := make([][]float64, 4)
+		for i, s := range res.Settings {
+			for _, sp := range spaces {
+				for _, c := range res.Cells {
+					if c.Strategy == s.Label && c.Space == sp.Name && c.Budget == ch.Budget {
+						if len(c.Fractions) != 5 {
+							t.Fatalf("cell %+v has %d runs", c, len(c.Fractions))
+						}
+						means[i] = append(means[i], c.MeanFraction)
+						stds[i] = append(stds[i], c.StdFraction)
+					}
+				}
+			}
+		}
+		sel := Select(means, stds)
+		needed := NeededK(means, stds)
+		t.Logf("budget %d: chose %s (k %v), needed k per setting %v", ch.Budget, ch.Label, sel.K, needed)
+		if sel.Index != ch.Setting || ch.Label != res.Settings[ch.Setting].Label {
+			t.Errorf("budget %d: choice %d (%s), Select says %d", ch.Budget, ch.Setting, ch.Label, sel.Index)
+		}
+		if !sel.Tied && needed[sel.Index] != slices.Min(needed) {
+			t.Errorf("budget %d: chose a setting needing k %v, but %v suffices for another", ch.Budget, needed[sel.Index], slices.Min(needed))
+		}
+		for k, v := range ch.Options {
+			if d.For(ch.Budget)[k] != v {
+				t.Errorf("budget %d: defaults file gives %s=%v, the choice %v", ch.Budget, k, d.For(ch.Budget)[k], v)
+			}
+		}
+	}
+}
+
+func loadSim(t *testing.T, path string, mode simulator.Mode) *simulator.Simulator {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := kerneltuner.Read(f, filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(rec, simulator.Options{Mode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}

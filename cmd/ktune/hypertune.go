@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/strategy"
+)
+
+func init() {
+	register(&command{
+		name:    "hypertune",
+		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
+		usage: `FILE... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
+          [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
+          [--out FILE] [--csv OUT] [--json]
+
+Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
+T4 or KTT files), as seed 000 chose its Table III (section VI-A). Every combination of the
+grid's option values (a setting) runs --repeats times on every space at every budget (run i
+uses seed S+i for every setting) and is scored by its mean fraction of the optimum. Then,
+per budget:
+  1. on each space, a setting is acceptable when its mean is within k * sigma of the best
+     mean, sigma being the standard deviation of that best setting;
+  2. the acceptable sets of all spaces are intersected;
+  3. k is adjusted, from 1, by bisection (halving the interval; doubling while the
+     intersection stays empty) until exactly one setting remains. Settings that tie
+     exactly are separated by their mean fraction over all spaces.
+The table per budget shows each setting's mean (std) per space and the k it needs to be
+acceptable on every space; '*' marks the choice. The choices are written to --out as a
+defaults file, which 'ktune tune', 'ktune simulate' and 'ktune bench' read with
+--defaults FILE: a run takes the options of the largest budget column not above its budget
+(the smallest column below them, the largest when the run has no budget), and options given
+explicitly (--option, NAME:OPT=VALUE) win over the file's.
+
+--grid lists options separated by ';', each with its values separated by ','. Without it
+the strategy's built-in grid is used (the values seed 000's Table III chose between), which
+` + strings.Join(wrap("exists for "+strings.Join(benchmark.DefaultGridNames(), ", ")+".", 90), "\n") + `
+The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
+strategies' for each strategy's options.`,
+		run: runHypertune,
+	})
+}
+
+func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("hypertune")
+	fs := newFlags(env, c)
+	name := fs.String("strategy", "", "the strategy whose options are tuned (required)")
+	gridFlag := fs.String("grid", "", "option values to combine, 'OPT=V1,V2;OPT=V1,V2' (default: the strategy's built-in grid)")
+	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (unique evaluations), one choice each")
+	repeats := fs.Int("repeats", 20, "runs per setting, space and budget (seed 000: 20)")
+	seed := fs.Uint64("seed", 1, "seed of the first run")
+	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
+	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation, repeats cost budget)")
+	out := fs.String("out", "", "defaults file to write (default NAME.defaults.json)")
+	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
+	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
+	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *name == "":
+		return usageErr(env, c, "give --strategy")
+	case len(files) == 0:
+		return usageErr(env, c, "give at least one recorded space to train on")
+	}
+	if _, ok := strategy.Lookup(*name); !ok {
+		return usageErr(env, c, "unknown strategy %q (have %s)", *name, strings.Join(strategy.Names(), ", "))
+	}
+	var grid benchmark.Grid
+	if *gridFlag != "" {
+		if grid, err = benchmark.ParseGrid(*gridFlag); err != nil {
+			return usageErr(env, c, "--grid: %v", err)
+		}
+	} else if g, ok := benchmark.DefaultGrid(*name); ok {
+		grid = g
+	} else {
+		return usageErr(env, c, "%s has no built-in grid: give --grid", *name)
+	}
+	cfg := benchmark.HypertuneConfig{Strategy: *name, Grid: grid, Repeats: *repeats, Seed: *seed, Workers: *workers}
+	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	mode, err := simulator.ParseMode(*modeName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	fitness, err := simulator.ParseFitness(*fitnessName)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness); err != nil {
+		return err
+	}
+	if isTerminal(env.stderr) {
+		p := newProgress(env.stderr, "cells")
+		cfg.Progress = func(done, total int) { p.update(done, total, "") }
+		defer p.finish()
+	}
+	res, err := benchmark.Hypertune(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	d := res.Defaults()
+	d.Mode, d.Fitness = mode.String(), fitness.String()
+	path := *out
+	if path == "" {
+		path = *name + ".defaults.json"
+	}
+	if err := d.Save(path); err != nil {
+		return err
+	}
+	if *csvPath != "" {
+		if err := writeBenchCSV(*csvPath, res.Cells); err != nil {
+			return err
+		}
+	}
+	if *jsonOut {
+		return writeJSON(env, struct {
+			Mode     string `json:"mode"`
+			Fitness  string `json:"fitness"`
+			Defaults string `json:"defaults_file"`
+			*benchmark.HypertuneResult
+		}{mode.String(), fitness.String(), path, res})
+	}
+	printHypertune(env, res, mode, fitness)
+	fmt.Fprintf(env.stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+	return nil
+}
+
+// printHypertune writes one table per budget: settings by spaces, and the choice.
+func printHypertune(env *cliEnv, res *benchmark.HypertuneResult, mode simulator.Mode, fitness simulator.Fitness) {
+	w := env.stdout
+	width := len("setting")
+	for _, s := range res.Settings {
+		width = max(width, len(s.Label))
+	}
+	type key struct {
+		setting, space string
+		budget         int
+	}
+	cells := map[key]benchmark.Cell{}
+	for _, c := range res.Cells {
+		cells[key{c.Strategy, c.Space, c.Budget}] = c
+	}
+	fmt.Fprintf(w, "%s: %d settings x %d spaces, %d runs each (%s mode, %s fitness); mean fraction of optimum (std)\n",
+		res.Strategy, len(res.Settings), len(res.Spaces), res.Repeats, mode, fitness)
+	for i, sp := range res.Spaces {
+		fmt.Fprintf(w, "  space %d: %s\n", i+1, sp)
+	}
+	for _, ch := range res.Choices {
+		k := "none (highest mean over spaces)"
+		if ch.K != nil {
+			k = fmt.Sprintf("k = %.3g", *ch.K)
+		}
+		tie := ""
+		if ch.Tied {
+			tie = ", exact tie broken by the mean over spaces"
+		}
+		fmt.Fprintf(w, "budget %d: %s (%s%s; mean over spaces %.4f)\n", ch.Budget, ch.Label, k, tie, ch.MeanFraction)
+		fmt.Fprintf(w, "    %-*s", width, "setting")
+		for i := range res.Spaces {
+			fmt.Fprintf(w, " %15s", fmt.Sprintf("space %d", i+1))
+		}
+		fmt.Fprintf(w, " %9s\n", "k needed")
+		for i, s := range res.Settings {
+			mark := " "
+			if i == ch.Setting {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "  %s %-*s", mark, width, s.Label)
+			for _, sp := range res.Spaces {
+				c := cells[key{s.Label, sp, ch.Budget}]
+				fmt.Fprintf(w, " %7.4f (%.3f)", c.MeanFraction, c.StdFraction)
+			}
+			if n := ch.Needed[i]; n != nil {
+				fmt.Fprintf(w, " %9.3g\n", *n)
+			} else {
+				fmt.Fprintf(w, " %9s\n", "never")
+			}
+		}
+	}
+}
+
+// fileList is a repeatable flag of file names.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
+
+// applyDefaults applies --defaults FILE to a single-strategy command (tune, simulate): the
+// file's strategy is used unless --strategy was given, in which case the two must agree,
+// and the options are the file's for the budget with the --option values on top. Without
+// a file it returns the explicit options as they are.
+func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[string]any, budget int) (map[string]any, error) {
+	if path == "" {
+		return explicit, nil
+	}
+	d, err := benchmark.LoadDefaults(path)
+	if err != nil {
+		return nil, err
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "strategy" })
+	switch {
+	case !set:
+		*name = d.Strategy
+	case *name != d.Strategy:
+		return nil, fmt.Errorf("--defaults %s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
+	}
+	return d.Merge(budget, explicit), nil
+}
+
+// formatOptions writes strategy options as " (OPT=VALUE, ...)", sorted; "" when none.
+func formatOptions(opts map[string]any) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(opts))
+	for k, v := range opts {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(parts)
+	return " (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ktune hypertune writes a defaults file; simulate and bench read it, taking the options of
+// the largest budget column not above the run's budget, with explicit options winning.
+func TestHypertuneWritesDefaultsThatSimulateAndBenchRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bestmls.json")
+	out, errOut, code := ktune(t, "hypertune", pnpoly, convolution, "--strategy", "bestmls",
+		"--grid", "neighbourhood=Hamming,adjacent", "--budgets", "20,100", "--repeats", "4", "--out", path, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Defaults string `json:"defaults_file"`
+		Choices  []struct {
+			Budget  int               `json:"budget"`
+			Options map[string]string `json:"options"`
+			Needed  []*float64        `json:"k_needed"`
+		} `json:"choices"`
+		Cells []json.RawMessage `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Defaults != path || len(res.Choices) != 2 || len(res.Cells) != 2*2*2 || len(res.Choices[0].Needed) != 2 {
+		t.Fatalf("%s", out)
+	}
+	chosen := res.Choices[1].Options["neighbourhood"] // budget 100
+	other := map[string]string{"Hamming": "adjacent", "adjacent": "Hamming"}[chosen]
+
+	// simulate: the file names the strategy; budget 150 takes the 100 column.
+	out, errOut, code = ktune(t, "simulate", pnpoly, "--defaults", path, "--budget", "150", "--repeats", "3", "--json")
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errOut)
+	}
+	var sim struct {
+		Strategy string            `json:"strategy"`
+		Options  map[string]string `json:"strategy_options"`
+	}
+	if err := json.Unmarshal([]byte(out), &sim); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Strategy != "bestmls" || sim.Options["neighbourhood"] != chosen {
+		t.Errorf("simulate --defaults: %s %v, want bestmls with neighbourhood=%s", sim.Strategy, sim.Options, chosen)
+	}
+	out, _, _ = ktune(t, "simulate", pnpoly, "--defaults", path, "--option", "neighbourhood="+other, "--budget", "150", "--repeats", "3", "--json")
+	if err := json.Unmarshal([]byte(out), &sim); err != nil || sim.Options["neighbourhood"] != other {
+		t.Errorf("an explicit --option must win over the file: %v %v", sim.Options, err)
+	}
+	if _, errOut, code := ktune(t, "simulate", pnpoly, "--defaults", path, "--strategy", "random"); code != 2 || !strings.Contains(errOut, "bestmls") {
+		t.Errorf("a defaults file for another strategy: exit %d, %s", code, errOut)
+	}
+
+	// bench: the labelled entry runs the tuned options, the plain one the built-in defaults.
+	out, errOut, code = ktune(t, "bench", pnpoly, "--strategies", "bestmls,tuned=bestmls", "--defaults", "tuned="+path,
+		"--budgets", "100", "--repeats", "3", "--json")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"strategy": "tuned"`) {
+		t.Errorf("bench output has no tuned cell: %s", out)
+	}
+	if _, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--defaults", path); code != 2 || !strings.Contains(errOut, "bestmls") {
+		t.Errorf("a defaults file no entry uses: exit %d, %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), `"strategy": "bestmls"`) {
+		t.Errorf("defaults file: %v %s", err, data)
+	}
+
+	out, _, code = ktune(t, "hypertune", pnpoly, "--strategy", "bestmls", "--grid", "neighbourhood=Hamming,adjacent",
+		"--budgets", "20", "--repeats", "2", "--out", filepath.Join(dir, "b.json"))
+	if code != 0 || !strings.Contains(out, "budget 20: neighbourhood=") || !strings.Contains(out, "k needed") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"hypertune", pnpoly, "--grid", "neighbourhood=Hamming"},                                  // no strategy
+		{"hypertune", pnpoly, "--strategy", "random"},                                             // no options, no grid
+		{"hypertune", pnpoly, "--strategy", "bestmls", "--grid", "neighbourhood"},                 // bad grid
+		{"hypertune", pnpoly, "--strategy", "bestmls", "--grid", "neighbourhood=diagonal"},        // bad value
+		{"hypertune", "--strategy", "bestmls"},                                                    // no space
+		{"hypertune", pnpoly, "--strategy", "bestmls", "--fitness", "noisy", "--out", path + "x"}, // bad fitness
+	} {
+		if _, _, code := ktune(t, args...); code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+}
+
+// bench --fitness stochastic runs on sampled timings with repeats charged, and
+// --strategies takes options and labels.
+func TestBenchStochasticFitnessAndStrategyOptions(t *testing.T) {
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random,irace,tt=irace:testType=t-test;firstTest=4",
+		"--fitness", "stochastic", "--budgets", "60", "--repeats", "3", "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var got struct {
+		Fitness string `json:"fitness"`
+		Cells   []struct {
+			Strategy        string  `json:"strategy"`
+			MeanEvaluations float64 `json:"mean_evaluations"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Fitness != "stochastic" || len(got.Cells) != 3 || got.Cells[2].Strategy != "tt" {
+		t.Fatalf("%s", out)
+	}
+	for _, c := range got.Cells {
+		if c.MeanEvaluations != 60 {
+			t.Errorf("%s: %v evaluations, want the budget 60", c.Strategy, c.MeanEvaluations)
+		}
+	}
+	out, _, code = ktune(t, "bench", pnpoly, "--strategies", "random,adj=firstmls:neighbourhood=adjacent", "--budgets", "30", "--repeats", "2")
+	if code != 0 || !strings.Contains(out, "deterministic fitness") || !strings.Contains(out, "  adj ") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	for _, list := range []string{"random,random", "firstmls:neighbourhood=diagonal", "nosuch"} {
+		if _, errOut, code := ktune(t, "bench", pnpoly, "--strategies", list, "--budgets", "30", "--repeats", "2"); code != 2 || !strings.Contains(errOut, "--strategies") {
+			t.Errorf("--strategies %q: exit %d %s", list, code, errOut)
+		}
+	}
+	if _, _, code := ktune(t, "bench", pnpoly, "--fitness", "noisy"); code != 2 {
+		t.Errorf("--fitness noisy: exit %d", code)
+	}
+}

@@ -1,0 +1,66 @@
+package simulator_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/tuning"
+)
+
+// Under stochastic fitness a repeated configuration is a new sample and costs budget, so
+// irace can race on a space of four configurations for the whole budget; under
+// deterministic fitness repeats are cached and the run ends when the space is exhausted.
+func TestRepeatChargesRepeatsUnderStochasticFitness(t *testing.T) {
+	cases := []struct {
+		fitness               simulator.Fitness
+		evaluations, distinct int
+		stop                  tuning.StopReason
+	}{
+		{simulator.Deterministic, 4, 4, tuning.StopExhausted},
+		{simulator.Stochastic, 40, 4, tuning.StopBudget},
+	}
+	for _, tc := range cases {
+		sim := mustNew(t, small(), simulator.Options{Fitness: tc.fitness})
+		sum, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{
+			Strategy: "irace", Budget: 40, Repeats: 5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sum.Runs {
+			if r.Evaluations != tc.evaluations || r.Distinct != tc.distinct || r.Stop != tc.stop {
+				t.Errorf("%s: %d evaluations, %d distinct, stop %q; want %d, %d, %q",
+					tc.fitness, r.Evaluations, r.Distinct, r.Stop, tc.evaluations, tc.distinct, tc.stop)
+			}
+			// the runs find the optimum, (1,1), and are scored by its recorded mean 1 ms
+			if r.BestObjective == nil || *r.BestObjective != 1 || r.Fraction != 1 {
+				t.Errorf("%s: best %v fraction %v, want the recorded mean 1 and fraction 1", tc.fitness, r.BestObjective, r.Fraction)
+			}
+		}
+	}
+}
+
+// On a real recording the score of a stochastic run is the recorded mean of the
+// configuration it found, not the sample it happened to draw.
+func TestRepeatScoresStochasticRunsOnTheRecordedMean(t *testing.T) {
+	rec := loadKernelTuner(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	sim := mustNew(t, rec, simulator.Options{Fitness: simulator.Stochastic})
+	sum, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{
+		Strategy: "irace", Budget: 300, Repeats: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sum.Runs {
+		c, err := sim.Space().ConfigOf(r.Best)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean, ok := sim.Objective(c)
+		if !ok || r.BestObjective == nil || *r.BestObjective != mean || r.Fraction != sim.FractionOfOptimum(mean) {
+			t.Errorf("seed %d: best objective %v, fraction %v; recorded mean %v", r.Seed, r.BestObjective, r.Fraction, mean)
+		}
+		if r.Evaluations != 300 || r.Distinct >= r.Evaluations {
+			t.Errorf("seed %d: %d evaluations of %d distinct configurations: irace did not race", r.Seed, r.Evaluations, r.Distinct)
+		}
+	}
+}
