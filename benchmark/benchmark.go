@@ -121,13 +121,16 @@ type Config struct {
 
 // Cell is the result of one strategy on one space at one budget.
 type Cell struct {
-	Strategy        string    `json:"strategy"`
-	Space           string    `json:"space"`
-	Budget          int       `json:"budget"`
-	MeanFraction    float64   `json:"mean_fraction_of_optimum"`
-	StdFraction     float64   `json:"std_fraction_of_optimum"`
-	MeanEvaluations float64   `json:"mean_evaluations"`
-	Fractions       []float64 `json:"fractions"` // per run, in seed order
+	Strategy        string  `json:"strategy"`
+	Space           string  `json:"space"`
+	Budget          int     `json:"budget"`
+	MeanFraction    float64 `json:"mean_fraction_of_optimum"`
+	StdFraction     float64 `json:"std_fraction_of_optimum"`
+	MeanEvaluations float64 `json:"mean_evaluations"`
+	// MicrosPerEvaluation is the real time of a run divided by its evaluations: what the
+	// strategy and the simulated session cost per evaluation.
+	MicrosPerEvaluation float64   `json:"us_per_evaluation"`
+	Fractions           []float64 `json:"fractions"` // per run, in seed order
 }
 
 // Run runs every cell. The result is deterministic for a seed, whatever the workers.
@@ -152,6 +155,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 				}
 				c := Cell{Strategy: st.DisplayName(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
 					StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}
+				if sum.MeanEvaluations > 0 {
+					c.MicrosPerEvaluation = sum.MeanWallMS * 1e3 / sum.MeanEvaluations
+				}
 				for _, r := range sum.Runs {
 					c.Fractions = append(c.Fractions, r.Fraction)
 				}

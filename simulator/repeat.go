@@ -37,6 +37,7 @@ type RunResult struct {
 	Evaluations   int               `json:"evaluations"`
 	Distinct      int               `json:"distinct"` // configurations evaluated, repeats (stochastic fitness) counted once
 	SimulatedMS   float64           `json:"simulated_ms"`
+	WallMS        float64           `json:"-"` // real time the run took (the strategy's own cost plus the replay); left out of JSON, which is reproducible
 	Stop          tuning.StopReason `json:"stop"`
 }
 
@@ -48,6 +49,7 @@ type RepeatSummary struct {
 	StdFraction     float64     `json:"std_fraction_of_optimum"` // sample standard deviation
 	MeanEvaluations float64     `json:"mean_evaluations"`
 	MeanSimulatedMS float64     `json:"mean_simulated_ms"`
+	MeanWallMS      float64     `json:"-"` // real time, left out of JSON, which is reproducible
 }
 
 // Repeat runs a strategy Repeats times on the simulated space, in parallel, and scores
@@ -121,11 +123,13 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 		s.MeanFraction += r.Fraction
 		s.MeanEvaluations += float64(r.Evaluations)
 		s.MeanSimulatedMS += r.SimulatedMS
+		s.MeanWallMS += r.WallMS
 	}
 	n := float64(len(runs))
 	s.MeanFraction /= n
 	s.MeanEvaluations /= n
 	s.MeanSimulatedMS /= n
+	s.MeanWallMS /= n
 	if len(runs) > 1 {
 		for _, r := range runs {
 			d := r.Fraction - s.MeanFraction
@@ -156,7 +160,8 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		return RunResult{}, err
 	}
 	r := RunResult{Seed: seed, Evaluations: sum.Evaluations, Distinct: sum.Distinct,
-		SimulatedMS: float64(sum.Elapsed.Microseconds()) / 1e3, Stop: sum.Stop}
+		SimulatedMS: float64(sum.Elapsed.Microseconds()) / 1e3,
+		WallMS:      float64(sum.Wall.Nanoseconds()) / 1e6, Stop: sum.Stop}
 	if sum.Best != nil {
 		if obj, ok := sim.Objective(sum.Best); ok {
 			r.BestObjective = &obj

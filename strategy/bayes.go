@@ -39,7 +39,7 @@ var bayesFactory = Factory{
 		{Name: "candidates", Default: "256", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
 		{Name: "max_train", Default: "100",
 			Doc: "most evaluations the model is fitted to: past it, the best half and the most recent others"},
-		{Name: "local", Default: "0.5",
+		{Name: "local", Default: "0.8",
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found instead of the best candidate overall"},
 		neighbourhoodOption("Hamming"),
 	},
@@ -86,7 +86,7 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.maxTrain < 4 {
 		return nil, fmt.Errorf("option max_train: %d is below 4", b.maxTrain)
 	}
-	if b.local, err = opts.Float("local", 0.5); err != nil {
+	if b.local, err = opts.Float("local", 0.8); err != nil {
 		return nil, err
 	}
 	if !(b.local >= 0 && b.local <= 1) {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/simulator"
@@ -104,6 +106,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		cfg.Progress = func(done, total int) { p.update(done, total, "") }
 		defer p.finish()
 	}
+	start := time.Now()
 	cells, err := benchmark.Run(ctx, cfg)
 	if err != nil {
 		return err
@@ -170,10 +173,33 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
 	}
+	fmt.Fprintln(w, "cost: real time per evaluation (strategy, session and replay), over every cell")
+	for _, st := range cfg.Strategies {
+		name := st.DisplayName()
+		var us, evals float64
+		for _, cell := range cells {
+			if cell.Strategy == name {
+				us += cell.MicrosPerEvaluation * cell.MeanEvaluations
+				evals += cell.MeanEvaluations
+			}
+		}
+		if evals > 0 {
+			fmt.Fprintf(w, "  %-*s %10.2f µs\n", width, name, us/evals)
+		}
+	}
+	fmt.Fprintf(w, "wall time: %.1f s for %d runs on %d workers\n", time.Since(start).Seconds(),
+		len(cells)**repeats, workersOrCores(*workers))
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
 	return nil
+}
+
+func workersOrCores(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // parseBudgets reads a comma-separated list of positive budgets.
@@ -217,10 +243,11 @@ func writeBenchCSV(path string, cells []benchmark.Cell) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"space", "strategy", "budget", "mean_fraction_of_optimum", "std_fraction_of_optimum", "mean_evaluations", "runs"})
+	w.Write([]string{"space", "strategy", "budget", "mean_fraction_of_optimum", "std_fraction_of_optimum", "mean_evaluations", "us_per_evaluation", "runs"})
 	for _, c := range cells {
 		w.Write([]string{c.Space, c.Strategy, strconv.Itoa(c.Budget), strconv.FormatFloat(c.MeanFraction, 'g', -1, 64),
-			strconv.FormatFloat(c.StdFraction, 'g', -1, 64), strconv.FormatFloat(c.MeanEvaluations, 'g', -1, 64), strconv.Itoa(len(c.Fractions))})
+			strconv.FormatFloat(c.StdFraction, 'g', -1, 64), strconv.FormatFloat(c.MeanEvaluations, 'g', -1, 64),
+			strconv.FormatFloat(c.MicrosPerEvaluation, 'f', 3, 64), strconv.Itoa(len(c.Fractions))})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
