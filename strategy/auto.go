@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 // The auto strategy: the strategy ktune's benchmarks found best for the run's budget (see
@@ -11,20 +12,24 @@ import (
 // gets the best we have.
 
 // autoChoice is the strategy auto runs for a budget: the first row whose limit is at least
-// the budget (0, no budget, takes the last row).
+// the budget. Without a budget (a time limit or a stop condition ends the run) auto runs
+// autoUnbounded: real tuning runs are short in evaluations, where the model pays.
 var autoChoice = []struct {
 	upTo     int // largest budget the row covers
 	strategy string
 }{
-	{300, "bayes"},
-	{1 << 62, "annealing"},
+	{800, "bayes"},
+	{math.MaxInt, "annealing"},
 }
+
+const autoUnbounded = "bayes"
 
 var autoFactory = Factory{
 	Doc: "The best strategy ktune has for the budget, by its benchmarks on recorded GPU " +
 		"spaces (BENCHMARKS.md): Gaussian-process Bayesian optimisation (bayes) up to a " +
-		"budget of 300 evaluations, simulated annealing (annealing) above it and without a " +
-		"budget, each with its defaults for the budget. The default of ktune tune.",
+		"budget of 800 evaluations and without a budget, simulated annealing (annealing) " +
+		"above 800, where the model's cost no longer pays, each with its defaults for the " +
+		"budget. The default of ktune tune.",
 	New: func(Options) (Strategy, error) { return auto{}, nil },
 }
 
@@ -47,8 +52,11 @@ func (auto) Run(ctx context.Context, p Problem) error {
 
 // autoStrategy names the strategy auto runs for budget (0: none).
 func autoStrategy(budget int) string {
+	if budget <= 0 {
+		return autoUnbounded
+	}
 	for _, row := range autoChoice {
-		if budget > 0 && budget <= row.upTo {
+		if budget <= row.upTo {
 			return row.strategy
 		}
 	}

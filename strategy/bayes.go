@@ -105,6 +105,9 @@ func newBayes(opts Options) (Strategy, error) {
 
 func (b *bayes) Name() string { return "bayes" }
 
+// bayesFeasWindow is how many of the most recent evaluations the failure model looks at.
+const bayesFeasWindow = 400
+
 // bayesRun is the state of one run.
 type bayesRun struct {
 	*bayes
@@ -229,14 +232,15 @@ func (r *bayesRun) unseenSample(tries int) (space.Config, bool) {
 
 // model is what one step scores candidates with.
 type bayesModel struct {
-	gp        *gpModel
-	best      float64 // best transformed target
-	feasX     []float64
-	feasOK    []bool
-	prior     float64 // prior chance of success
-	ls        float64 // feasibility kernel length scale
-	anyFailed bool
-	transform func(float64) float64
+	gp         *gpModel
+	best       float64 // best transformed target
+	feasX      []float64
+	feasOK     []bool
+	prior      float64 // prior chance of success
+	ls         float64 // feasibility kernel length scale
+	halfInvLS2 float64 // 1 / (2 ls^2)
+	anyFailed  bool
+	transform  func(float64) float64
 }
 
 // next fits the model and returns the unevaluated candidate of highest score.
@@ -360,12 +364,18 @@ func (r *bayesRun) fit1() *bayesModel {
 	}
 	m.anyFailed = nFail > 0
 	m.prior = float64(len(succ)+1) / float64(len(r.fit)+2)
-	m.feasX = r.x
-	m.feasOK = make([]bool, len(r.fit))
+	// The chance of failure is estimated from the most recent evaluations only, so that
+	// scoring a candidate costs the same late in a long run as early on.
+	from := max(0, len(r.fit)-bayesFeasWindow)
+	m.feasX = r.x[from*d:]
+	m.feasOK = make([]bool, len(r.fit)-from)
 	for _, i := range succ {
-		m.feasOK[i] = true
+		if i >= from {
+			m.feasOK[i-from] = true
+		}
 	}
 	m.ls = 0.15 * math.Sqrt(float64(max(d, 1)))
+	m.halfInvLS2 = 1 / (2 * m.ls * m.ls)
 	if len(succ) < 2 {
 		return m
 	}
@@ -409,7 +419,7 @@ func (r *bayesRun) fit1() *bayesModel {
 	if r.hyper.ls == nil || len(train) < 20 || len(train) >= r.selectedAt+max(3, len(train)/10) {
 		sq := math.Sqrt(float64(max(d, 1)))
 		scales := []float64{0.05 * sq, 0.1 * sq, 0.2 * sq, 0.35 * sq, 0.6 * sq, 1.0 * sq}
-		if h, ok := gpSelect(g, scales, []float64{1e-6, 1e-3, 1e-2, 1e-1}, true); ok {
+		if h, ok := gpSelect(g, scales, []float64{1e-6, 1e-3, 1e-1}, true); ok {
 			r.hyper, r.selectedAt = h, len(train)
 		}
 	}
@@ -453,7 +463,10 @@ func (r *bayesRun) feasibility(m *bayesModel, pt []float64) float64 {
 	d := len(pt)
 	num, den := m.prior, 1.0
 	for i, ok := range m.feasOK {
-		w := matern52(sqDist(pt, m.feasX[i*d:(i+1)*d]) / (m.ls * m.ls))
+		// rational-quadratic weight: close to a Gaussian near the point, no exponential
+		// to compute (this loop runs for every candidate and evaluation)
+		u := 1 + sqDist(pt, m.feasX[i*d:(i+1)*d])*m.halfInvLS2
+		w := 1 / (u * u)
 		den += w
 		if ok {
 			num += w

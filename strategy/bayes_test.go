@@ -147,3 +147,22 @@ func TestModelStrategiesRejectBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// auto runs the strategy its table names for the budget: its history is that strategy's,
+// evaluation for evaluation, for the same seed.
+func TestAutoRunsTheChosenStrategy(t *testing.T) {
+	sim := popSim(t, "pnpoly")
+	for _, c := range []struct {
+		budget int
+		name   string
+	}{{25, "bayes"}, {900, "annealing"}} {
+		a := popRun(t, sim, "auto", nil, c.budget, 3)
+		b := popRun(t, sim, c.name, nil, c.budget, 3)
+		if !slices.EqualFunc(a.History, b.History, func(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }) {
+			t.Errorf("budget %d: auto's history differs from %s's", c.budget, c.name)
+		}
+		if a.Evaluations != c.budget {
+			t.Errorf("budget %d: auto used %d evaluations", c.budget, a.Evaluations)
+		}
+	}
+}

@@ -51,3 +51,17 @@ func TestExpectedImprovement(t *testing.T) {
 		t.Errorf("EI must grow with the uncertainty: %v, %v", a, b)
 	}
 }
+
+// The model's target keeps the fitness order whatever its sign: times (positive), negated
+// maximised objectives (negative) and mixed signs.
+func TestFitnessTransformKeepsTheOrder(t *testing.T) {
+	inf := math.Inf(1)
+	for _, fit := range [][]float64{{0.5, 2, 8, inf}, {-8, -2, -0.5, inf}, {-1, 0, 3, inf}} {
+		tr := fitnessTransform(fit)
+		for i := 1; i < 3; i++ {
+			if !(tr(fit[i-1]) < tr(fit[i])) {
+				t.Errorf("%v: transform %v -> %v, %v -> %v is not increasing", fit, fit[i-1], tr(fit[i-1]), fit[i], tr(fit[i]))
+			}
+		}
+	}
+}
