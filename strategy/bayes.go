@@ -34,7 +34,7 @@ var bayesFactory = Factory{
 			Doc: "ei (expected improvement) or lcb (lower confidence bound mean - kappa * sd)"},
 		{Name: "xi", Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness"},
 		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound"},
-		{Name: "initial", Default: "budget/10, between 3 and 10",
+		{Name: "initial", Default: "budget/4, between 5 and 10 (10 without a budget)",
 			Doc: "random configurations evaluated before the model is used"},
 		{Name: "candidates", Default: "256", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
 		{Name: "max_train", Default: "100",
@@ -156,7 +156,10 @@ func (r *bayesRun) isSeen(c space.Config) bool {
 }
 
 func (r *bayesRun) loop() error {
-	n0 := r.initial.or(max(3, min(10, r.p.Budget()/10)))
+	n0 := r.initial.or(10)
+	if b := r.p.Budget(); b > 0 {
+		n0 = r.initial.or(max(5, min(10, b/4)))
+	}
 	for range n0 {
 		if r.p.Remaining() <= 0 {
 			return nil
