@@ -26,6 +26,8 @@ var builtin = []struct {
 	{"pso", psoFactory},
 	{"firefly", fireflyFactory},
 	{"diffevo", diffevoFactory},
+	{"basinhopping", basinHoppingFactory},
+	{"dualannealing", dualAnnealingFactory},
 	{"irace", iraceFactory},
 	{"bayes", bayesFactory},
 	{"auto", autoFactory},
