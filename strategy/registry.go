@@ -26,6 +26,9 @@ var builtin = []struct {
 	{"pso", psoFactory},
 	{"firefly", fireflyFactory},
 	{"diffevo", diffevoFactory},
+	{"gls", glsFactory},
+	{"greedymls", greedyMLSFactory},
+	{"greedyils", greedyILSFactory},
 }
 
 func init() {
