@@ -167,7 +167,7 @@ func (s *genetic) Run(ctx context.Context, p Problem) error {
 		for i := g.elite; i < g.pop; i++ {
 			a, b := selectOne(), selectOne()
 			child := next[i]
-			gaCross(g.crossover, a, b, child, r)
+			gaCross(g.crossover, a, b, child, nil, r)
 			for j := range child {
 				if r.Float64() < g.mutation {
 					child[j] = r.IntN(sizes[j])
@@ -184,31 +184,37 @@ func (s *genetic) Run(ctx context.Context, p Problem) error {
 	}
 }
 
-// gaCross writes into child a crossover of a and b.
-func gaCross(kind string, a, b, child space.Config, r interface{ IntN(int) int }) {
+// gaCross writes into child a crossover of a and b, and into twin, unless it is nil, the
+// complementary crossover (each parameter from the other parent), so that a pair of parents
+// can give two children from the same draws, as genetic local search's reproduction does.
+func gaCross(kind string, a, b, child, twin space.Config, r interface{ IntN(int) int }) {
 	n := len(child)
-	switch kind {
-	case "uniform":
-		for j := range child {
-			if r.IntN(2) == 0 {
-				child[j] = a[j]
-			} else {
-				child[j] = b[j]
-			}
+	set := func(j int, fromB bool) {
+		x, y := a[j], b[j]
+		if fromB {
+			x, y = y, x
 		}
-		return
-	case "2point":
-		lo, hi := r.IntN(n+1), r.IntN(n+1)
-		if lo > hi {
-			lo, hi = hi, lo
+		child[j] = x
+		if twin != nil {
+			twin[j] = y
 		}
-		copy(child, a)
-		copy(child[lo:hi], b[lo:hi])
+	}
+	if kind == "uniform" {
+		for j := range n {
+			set(j, r.IntN(2) != 0)
+		}
 		return
 	}
-	cut := r.IntN(n + 1)
-	copy(child, a[:cut])
-	copy(child[cut:], b[cut:])
+	// 1-point and 2-point: child takes b's values in [lo, hi) and a's elsewhere.
+	lo, hi := r.IntN(n+1), n
+	if kind == "2point" {
+		if hi = r.IntN(n + 1); lo > hi {
+			lo, hi = hi, lo
+		}
+	}
+	for j := range n {
+		set(j, j >= lo && j < hi)
+	}
 }
 
 func gaIn(cs []space.Config, c space.Config) bool {

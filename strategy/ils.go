@@ -100,32 +100,65 @@ func (s *ils) Run(ctx context.Context, p Problem) error {
 	}
 	restart := s.restart.or(tableIII(b, [7]bool{false, false, false, false, true, true, true}))
 
-	ls := newSearcher(ctx, p, nb)
-	for !ls.exhausted() {
+	return stopped(newSearcher(ctx, p, nb).iterate(iteration{first: s.first, restart: restart,
+		perturb: perturb, patience: noImprove}))
+}
+
+// iteration configures searcher.iterate, the loop that seed 000's iterated local search and
+// Kernel Tuner's greedy one share.
+type iteration struct {
+	first, restart bool    // the hill climber: first or best improvement, restart search
+	perturb        float64 // fraction of the parameters a perturbation sets to random values
+	// patience is how many perturb-and-climb tries without improving on the best local
+	// minimum of the walk end it with a random restart; perEvaluation counts fresh
+	// evaluations instead of tries (at least one per try).
+	patience      int
+	perEvaluation bool
+	// walk perturbs the latest local minimum, improving or not (a random walk over local
+	// minima); otherwise the best one of the walk is perturbed.
+	walk bool
+}
+
+// iterate runs iterated local search until nothing is left to evaluate: climb a random
+// configuration to a local minimum, then repeatedly perturb a local minimum and climb the
+// result, starting again from a random configuration when it.patience runs out or the walk
+// only revisits evaluated configurations. It returns the error that ended it (ErrStop at
+// the end of the budget), or nil.
+func (s *searcher) iterate(it iteration) error {
+	for !s.exhausted() {
 		// A fresh start: a random configuration climbed to a local minimum.
-		c, f, err := ls.start()
+		c, best, err := s.start()
 		if err != nil {
-			return stopped(err)
+			return err
 		}
-		if c, f, err = ls.climb(c, f, s.first, restart); err != nil {
-			return stopped(err)
+		if c, best, err = s.climb(c, best, it.first, it.restart); err != nil {
+			return err
 		}
-		for tries, stall := 0, 0; tries < noImprove && stall < stallLimit && !ls.exhausted(); {
-			before := ls.fresh
-			n := ls.perturb(c, perturb)
-			fn, err := ls.eval(n)
+		for since, stall := 0, 0; since < it.patience && stall < stallLimit && !s.exhausted(); {
+			before := s.fresh
+			n := s.perturb(c, it.perturb)
+			fn, err := s.eval(n)
 			if err != nil {
-				return stopped(err)
+				return err
 			}
-			if n, fn, err = ls.climb(n, fn, s.first, restart); err != nil {
-				return stopped(err)
+			if n, fn, err = s.climb(n, fn, it.first, it.restart); err != nil {
+				return err
 			}
-			if better(fn, f) {
-				c, f, tries = n, fn, 0
-			} else {
-				tries++
+			improved := better(fn, best)
+			if improved || it.walk {
+				c = n
 			}
-			if ls.fresh == before {
+			switch {
+			case improved:
+				best, since = fn, 0
+			case it.perEvaluation:
+				// A try that only revisited evaluated configurations counts as one, so a walk
+				// trapped among them still runs out of patience.
+				since += max(s.fresh-before, 1)
+			default:
+				since++
+			}
+			if s.fresh == before {
 				stall++
 			} else {
 				stall = 0

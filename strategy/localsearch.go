@@ -11,9 +11,9 @@ import (
 )
 
 // This file holds what the local-search strategies of seed 000 (multi-start local search,
-// iterated local search, tabu search and simulated annealing) share: budget-dependent
-// defaults from Table III, the neighbourhood option, the first- and best-improvement steps
-// and the random perturbation.
+// iterated local search, tabu search, simulated annealing, genetic local search) and Kernel
+// Tuner's greedy ones share: budget-dependent defaults from Table III, the neighbourhood
+// option, the first- and best-improvement steps and the random perturbation.
 
 // tableIIIBudgets are the budget columns of seed 000's Table III.
 var tableIIIBudgets = [7]int{25, 50, 100, 200, 400, 800, 1600}
@@ -47,12 +47,16 @@ func neighbourhoodOption(def string) Option {
 }
 
 // neighbourhoodFrom parses the neighbourhood option; ok is false when it is not set, so
-// Run takes Table III's default for the budget.
-func neighbourhoodFrom(opts Options) (n space.Neighbourhood, ok bool, err error) {
+// Run takes Table III's default for the budget. Seed 000's searches know Hamming and
+// adjacent; allowed widens that (the greedy searches also take strictly-adjacent).
+func neighbourhoodFrom(opts Options, allowed ...string) (n space.Neighbourhood, ok bool, err error) {
 	if _, set := opts["neighbourhood"]; !set {
 		return 0, false, nil
 	}
-	s, err := opts.Choice("neighbourhood", "Hamming", "Hamming", "adjacent")
+	if len(allowed) == 0 {
+		allowed = []string{"Hamming", "adjacent"}
+	}
+	s, err := opts.Choice("neighbourhood", "Hamming", allowed...)
 	if err != nil {
 		return 0, false, err
 	}
@@ -121,6 +125,10 @@ type searcher struct {
 	seen map[int]struct{}
 	// fresh counts evaluations of configurations not evaluated before by this run.
 	fresh int
+	// sweep, when not nil, fixes the parameters first improvement tries and their order,
+	// and makes it try each parameter's values in list order (Kernel Tuner's order option
+	// of the greedy searches); nil means random orders, drawn anew for every sweep.
+	sweep []int
 }
 
 func newSearcher(ctx context.Context, p Problem, nb space.Neighbourhood) *searcher {
@@ -142,16 +150,22 @@ func (s *searcher) eval(c space.Config) (float64, error) {
 // start returns a uniformly random configuration, preferring one not evaluated yet (a
 // few draws at most), and its fitness.
 func (s *searcher) start() (space.Config, float64, error) {
-	var c space.Config
+	c := s.sampleNew(nil)
+	f, err := s.eval(c)
+	return c, f, err
+}
+
+// sampleNew writes into dst (allocated when nil) a uniformly random configuration,
+// preferring one not evaluated yet (a few draws at most).
+func (s *searcher) sampleNew(dst space.Config) space.Config {
 	for try := 0; try < 16; try++ {
-		c = s.sp.Sample(s.r, c)
-		idx, _ := s.sp.Index(c)
+		dst = s.sp.Sample(s.r, dst)
+		idx, _ := s.sp.Index(dst)
 		if _, dup := s.seen[idx]; !dup {
 			break
 		}
 	}
-	f, err := s.eval(c)
-	return c, f, err
+	return dst
 }
 
 // candidates lists the other values parameter p may take from value v under the
@@ -173,17 +187,27 @@ func (s *searcher) candidates(p, v int, buf []int) []int {
 			}
 		}
 	}
-	s.r.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
+	if s.sweep == nil {
+		s.r.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
+	}
 	return buf
 }
 
 // firstImprovement hill climbs c (fitness f, modified in place) to a local minimum, moving
-// to the first improving neighbour it meets. Parameters are visited in random order and each
-// one's values in random order; after a move, restart begins a new sweep in a new random
-// order, otherwise the sweep goes on with the remaining parameters. It stops when every
-// parameter in a row gave no improvement.
+// to the first improving neighbour it meets. Parameters are visited in random order (or in
+// s.sweep's) and each one's values in random order (or in list order); after a move,
+// restart begins a new sweep in a new random order, otherwise the sweep goes on with the
+// remaining parameters. It stops when every parameter in a row gave no improvement.
+// Strictly-adjacent neighbours change several parameters at once, so they cannot be swept
+// parameter by parameter: firstInList takes them as one list.
 func (s *searcher) firstImprovement(c space.Config, f float64, restart bool) (space.Config, float64, error) {
-	order := s.r.Perm(len(c))
+	if s.nb == space.StrictlyAdjacent {
+		return s.firstInList(c, f)
+	}
+	order := s.sweep
+	if order == nil {
+		order = s.r.Perm(len(c))
+	}
 	var vals []int
 	cand := c.Clone()
 	for i, failed := 0, 0; failed < len(order); i++ {
@@ -215,11 +239,51 @@ func (s *searcher) firstImprovement(c space.Config, f float64, restart bool) (sp
 		}
 		failed = 0
 		if restart {
-			s.r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			if s.sweep == nil {
+				s.r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			}
 			i = -1
 		}
 	}
 	return c, f, nil
+}
+
+// firstInList hill climbs c (fitness f, modified in place) to a local minimum of any
+// neighbourhood, moving to the first improving neighbour in its neighbour list, taken in
+// random order (or in the space's order when s.sweep is set), and listing the neighbours of
+// the new configuration after every move.
+func (s *searcher) firstInList(c space.Config, f float64) (space.Config, float64, error) {
+	// A strictly-adjacent neighbourhood can hold thousands of configurations: they are
+	// kept in one flat buffer, reused from step to step, rather than one slice each.
+	d := len(c)
+	var flat, order []int
+	for {
+		flat = flat[:0]
+		s.sp.Neighbours(c, s.nb, func(n space.Config) { flat = append(flat, n...) })
+		order = order[:0]
+		for i := range len(flat) / max(d, 1) {
+			order = append(order, i)
+		}
+		if s.sweep == nil {
+			s.r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		moved := false
+		for _, i := range order {
+			n := space.Config(flat[i*d : (i+1)*d])
+			fn, err := s.eval(n)
+			if err != nil {
+				return c, f, err
+			}
+			if better(fn, f) {
+				copy(c, n)
+				f, moved = fn, true
+				break
+			}
+		}
+		if !moved {
+			return c, f, nil
+		}
+	}
 }
 
 // bestImprovement hill climbs c (fitness f, modified in place) to a local minimum, moving

@@ -77,14 +77,19 @@ func (m *mls) Run(ctx context.Context, p Problem) error {
 			space.Adjacent, space.Hamming, space.Hamming, space.Hamming, space.Hamming}))
 	}
 	restart := m.restart.or(tableIII(b, [7]bool{true, false, false, false, true, true, true}))
-	s := newSearcher(ctx, p, nb)
+	return stopped(newSearcher(ctx, p, nb).multiStart(m.first, restart))
+}
+
+// multiStart hill climbs random configurations until nothing is left to evaluate; it
+// returns the error that ended a climb (ErrStop at the end of the budget), or nil.
+func (s *searcher) multiStart(first, restart bool) error {
 	for !s.exhausted() {
 		c, f, err := s.start()
 		if err != nil {
-			return stopped(err)
+			return err
 		}
-		if _, _, err := s.climb(c, f, m.first, restart); err != nil {
-			return stopped(err)
+		if _, _, err := s.climb(c, f, first, restart); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -31,6 +31,9 @@ var builtin = []struct {
 	{"irace", iraceFactory},
 	{"bayes", bayesFactory},
 	{"auto", autoFactory},
+	{"gls", glsFactory},
+	{"greedymls", greedyMLSFactory},
+	{"greedyils", greedyILSFactory},
 }
 
 func init() {
