@@ -155,7 +155,7 @@ func TestAutoRunsTheChosenStrategy(t *testing.T) {
 	for _, c := range []struct {
 		budget int
 		name   string
-	}{{25, "bayes"}, {900, "annealing"}} {
+	}{{25, "bayes"}, {900, "basinhopping"}} {
 		a := popRun(t, sim, "auto", nil, c.budget, 3)
 		b := popRun(t, sim, c.name, nil, c.budget, 3)
 		if !slices.EqualFunc(a.History, b.History, func(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }) {
