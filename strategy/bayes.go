@@ -36,7 +36,7 @@ var bayesFactory = Factory{
 		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound"},
 		{Name: "initial", Default: "budget/4, between 5 and 10 (10 without a budget)",
 			Doc: "random configurations evaluated before the model is used"},
-		{Name: "candidates", Default: "256", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
+		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
 		{Name: "max_train", Default: "100",
 			Doc: "most evaluations the model is fitted to: past it, the best half and the most recent others"},
 		{Name: "local", Default: "0.8",
@@ -74,7 +74,7 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.initial, err = optInt(opts, "initial", 1); err != nil {
 		return nil, err
 	}
-	if b.candidates, err = opts.Int("candidates", 256); err != nil {
+	if b.candidates, err = opts.Int("candidates", 128); err != nil {
 		return nil, err
 	}
 	if b.candidates < 1 {
@@ -255,13 +255,16 @@ func (r *bayesRun) next() (space.Config, bool) {
 	}
 	var cands []cand
 	pending := map[int]bool{}
+	floor := math.Inf(-1) // best score so far this step
 	add := func(c space.Config) {
 		idx, _ := r.sp.Index(c)
 		if _, ok := r.seen[idx]; ok || pending[idx] {
 			return
 		}
 		pending[idx] = true
-		cands = append(cands, cand{c.Clone(), r.score(m, c)})
+		s := r.score(m, c, floor)
+		floor = max(floor, s)
+		cands = append(cands, cand{c.Clone(), s})
 	}
 	// neighbours of the best successes
 	order := make([]int, 0, len(r.fit))
@@ -293,7 +296,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 				if !r.sp.Contains(n) || r.isSeen(n) {
 					return
 				}
-				if s := r.score(m, n); s > bestScore || pick == nil {
+				if s := r.score(m, n, bestScore); s > bestScore || pick == nil {
 					pick, bestScore = n.Clone(), s
 				}
 			})
@@ -336,7 +339,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 				if !r.sp.Contains(n) || r.isSeen(n) {
 					return
 				}
-				if s := r.score(m, n); s > cur.score {
+				if s := r.score(m, n, cur.score); s > cur.score {
 					cur = cand{n.Clone(), s}
 					moved = true
 				}
@@ -439,7 +442,7 @@ func (r *bayesRun) fit1() *bayesModel {
 
 // score is the acquisition of c times its chance of success; without a model (fewer
 // than two successes) the chance of success alone, plus a little distance-based novelty.
-func (r *bayesRun) score(m *bayesModel, c space.Config) float64 {
+func (r *bayesRun) score(m *bayesModel, c space.Config, floor float64) float64 {
 	pt := r.enc.point(c, r.pt)
 	feas := 1.0
 	if m.anyFailed {
@@ -448,16 +451,22 @@ func (r *bayesRun) score(m *bayesModel, c space.Config) float64 {
 	if m.gp == nil {
 		return feas
 	}
-	mu, sd := m.gp.predict(pt, r.work)
-	var a float64
-	switch r.acq {
-	case "lcb":
-		// positive and increasing as the bound falls below the best
-		a = math.Exp(-(mu - r.kappa*sd - m.best) / m.gp.scale)
-	default:
-		a = expectedImprovement(mu, sd, m.best, r.xi*m.gp.scale)
+	mu := m.gp.predictMean(pt, r.work)
+	// Both acquisitions grow with the standard deviation, which is at most the prior's:
+	// when even that cannot beat floor (the best score seen this step), the O(n^2)
+	// standard deviation is not needed and the bound is returned in its place.
+	if bound := r.acquisition(m, mu, m.gp.scale) * feas; bound <= floor {
+		return bound
 	}
-	return a * feas
+	return r.acquisition(m, mu, m.gp.predictSD(r.work)) * feas
+}
+
+func (r *bayesRun) acquisition(m *bayesModel, mu, sd float64) float64 {
+	if r.acq == "lcb" {
+		// positive and increasing as the bound falls below the best
+		return math.Exp(-(mu - r.kappa*sd - m.best) / m.gp.scale)
+	}
+	return expectedImprovement(mu, sd, m.best, r.xi*m.gp.scale)
 }
 
 // feasibility is a kernel-weighted estimate of the chance that pt succeeds: the prior

@@ -174,11 +174,24 @@ func gpSelect(g *gpData, scales, noises []float64, ard bool) (gpHyper, bool) {
 // predict returns the posterior mean and standard deviation at point p, in the units of
 // the targets. work must have room for n values.
 func (g *gpModel) predict(p []float64, work []float64) (mu, sd float64) {
+	mu = g.predictMean(p, work)
+	return mu, g.predictSD(work)
+}
+
+// predictMean returns the posterior mean at p and leaves p's covariances with the training
+// points in work, for predictSD.
+func (g *gpModel) predictMean(p []float64, work []float64) float64 {
 	k := work[:g.n]
 	for i := range g.n {
 		k[i] = matern52(scaledSqDist(p, g.x[i*g.d:(i+1)*g.d], g.inv))
 	}
-	m := dot(k, g.alpha)
+	return g.mean + g.scale*dot(k, g.alpha)
+}
+
+// predictSD returns the posterior standard deviation at the point whose covariances
+// predictMean left in work; it overwrites work. It costs O(n^2), the mean O(n).
+func (g *gpModel) predictSD(work []float64) float64 {
+	k := work[:g.n]
 	// v = L^-1 k, in place; variance 1 - v.v
 	for i := range g.n {
 		s := k[i]
@@ -192,7 +205,7 @@ func (g *gpModel) predict(p []float64, work []float64) (mu, sd float64) {
 	if v < 1e-12 {
 		v = 1e-12
 	}
-	return g.mean + g.scale*m, g.scale * math.Sqrt(v)
+	return g.scale * math.Sqrt(v)
 }
 
 // cholesky factors the symmetric positive definite matrix a (lower triangle read,
