@@ -23,7 +23,7 @@ var modelStrategies = []string{"bayes"}
 // options too.
 func TestModelStrategiesAreDeterministicValidAndUseTheBudget(t *testing.T) {
 	variants := map[string][]map[string]any{
-		"bayes": {nil, {"acquisition": "lcb", "local": 0, "neighbourhood": "adjacent"}, {"initial": 20, "max_train": 10, "candidates": 16}},
+		"bayes": {nil, {"acquisition": "lcb", "local": 0, "neighbourhood": "adjacent"}, {"initial": 20, "max_train": 10, "candidates": 16}, {"adjacent_first": true}},
 	}
 	for _, name := range modelStrategies {
 		for _, sname := range []string{"pnpoly", "convolution"} {
