@@ -26,6 +26,7 @@ var builtin = []struct {
 	{"pso", psoFactory},
 	{"firefly", fireflyFactory},
 	{"diffevo", diffevoFactory},
+	{"smac", smacFactory},
 }
 
 func init() {
