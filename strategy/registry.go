@@ -34,6 +34,7 @@ var builtin = []struct {
 	{"gls", glsFactory},
 	{"greedymls", greedyMLSFactory},
 	{"greedyils", greedyILSFactory},
+	{"smac", smacFactory},
 }
 
 func init() {
