@@ -5,15 +5,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ktune/ktune/expr"
-	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
@@ -28,54 +24,15 @@ var smacRecordings = map[string]string{
 	"convolution": "../testdata/benchmark_hub/convolution_milo/A100.json.gz",
 }
 
-var (
-	smacSimMu sync.Mutex
-	smacSims  = map[string]*simulator.Simulator{}
-)
-
 // smacSim loads a recording once per test binary, as a simulator in the given mode.
 func smacSim(tb testing.TB, name string, mode simulator.Mode) *simulator.Simulator {
 	tb.Helper()
-	smacSimMu.Lock()
-	defer smacSimMu.Unlock()
-	key := name + "/" + mode.String()
-	if s, ok := smacSims[key]; ok {
-		return s
-	}
-	path := smacRecordings[name]
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, filepath.Base(path))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sim, err := simulator.New(rec, simulator.Options{Mode: mode})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	smacSims[key] = sim
-	return sim
+	return recordedSim(tb, smacRecordings[name], mode)
 }
 
 func smacRun(tb testing.TB, sim *simulator.Simulator, opts map[string]any, budget int, seed uint64) tuning.Summary {
 	tb.Helper()
-	st, err := strategy.New("smac", opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sess, err := tuning.New(sim.Space(), st, sim.WithSeed(seed),
-		tuning.Options{Budget: budget, Seed: seed, Maximize: sim.Maximize()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sum, err := sess.Run(context.Background())
-	if err != nil {
-		tb.Fatalf("smac %v seed %d: %v", opts, seed, err)
-	}
-	return sum
+	return popRun(tb, sim, "smac", opts, budget, seed)
 }
 
 // Same seed, same history; only valid configurations, each once; the whole budget used,

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ktune/ktune/expr"
-	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -28,36 +24,11 @@ import (
 
 var cubeStrategies = []string{"basinhopping", "dualannealing"}
 
-var (
-	cubeRecMu sync.Mutex
-	cubeRecs  = map[string]*simulator.Simulator{}
-)
-
 // cubeRecorded is the recording of popRecordings[name] in recorded mode: only the
 // configurations it holds are valid, so mapped points often need repair.
 func cubeRecorded(t *testing.T, name string) *simulator.Simulator {
 	t.Helper()
-	cubeRecMu.Lock()
-	defer cubeRecMu.Unlock()
-	if s, ok := cubeRecs[name]; ok {
-		return s
-	}
-	path := popRecordings[name]
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, filepath.Base(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Recorded})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cubeRecs[name] = sim
-	return sim
+	return recordedSim(t, popRecordings[name], simulator.Recorded)
 }
 
 // Same seed, same history; another seed, another history; every evaluated configuration

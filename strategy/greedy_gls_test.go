@@ -5,14 +5,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ktune/ktune/expr"
-	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
@@ -22,38 +19,11 @@ import (
 // Tests of genetic local search (gls.go) and Kernel Tuner's greedy searches (greedymls.go,
 // greedyils.go) on recorded spaces, through the registry and a tuning session.
 
-var (
-	modeSimMu sync.Mutex
-	modeSims  = map[string]*simulator.Simulator{}
-)
-
 // simIn returns the simulator of a recording in the given mode: recorded (the configurations
 // the recording holds) or cartesian (the full product, unrecorded ones failing).
 func simIn(t testing.TB, path string, mode simulator.Mode) *simulator.Simulator {
 	t.Helper()
-	if mode == simulator.Cartesian {
-		return cartesian(t, path)
-	}
-	modeSimMu.Lock()
-	defer modeSimMu.Unlock()
-	if s, ok := modeSims[path]; ok {
-		return s
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(rec, simulator.Options{Mode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	modeSims[path] = s
-	return s
+	return recordedSim(t, path, mode)
 }
 
 // memeticGreedyVariants are the options each strategy is run with besides its defaults:

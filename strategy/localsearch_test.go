@@ -2,13 +2,11 @@ package strategy_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
 
-	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -21,11 +19,7 @@ const (
 	convolutionPath = "../testdata/benchmark_hub/convolution_milo/A100.json.gz"
 )
 
-var (
-	registerOnce sync.Once
-	simMu        sync.Mutex
-	sims         = map[string]*simulator.Simulator{}
-)
+var registerOnce sync.Once
 
 // localSearchNames registers the local-search factories under test names (the registry's
 // builtin lines are added separately) and returns those names, sorted.
@@ -45,26 +39,7 @@ func localSearchNames() []string {
 
 func cartesian(t testing.TB, path string) *simulator.Simulator {
 	t.Helper()
-	simMu.Lock()
-	defer simMu.Unlock()
-	if s, ok := sims[path]; ok {
-		return s
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := simulator.New(rec, simulator.Options{Mode: simulator.Cartesian})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sims[path] = s
-	return s
+	return recordedSim(t, path, simulator.Cartesian)
 }
 
 // checkingEvaluator passes evaluations to the simulator and fails the test for any

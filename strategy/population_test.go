@@ -5,14 +5,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/ktune/ktune/expr"
-	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
@@ -29,37 +25,12 @@ var popRecordings = map[string]string{
 	"convolution": "../testdata/benchmark_hub/convolution_milo/A100.json.gz",
 }
 
-var (
-	popSimMu sync.Mutex
-	popSims  = map[string]*simulator.Simulator{}
-)
-
-func popSim(t *testing.T, name string) *simulator.Simulator {
+func popSim(t testing.TB, name string) *simulator.Simulator {
 	t.Helper()
-	popSimMu.Lock()
-	defer popSimMu.Unlock()
-	if s, ok := popSims[name]; ok {
-		return s
-	}
-	path := popRecordings[name]
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, filepath.Base(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Cartesian})
-	if err != nil {
-		t.Fatal(err)
-	}
-	popSims[name] = sim
-	return sim
+	return recordedSim(t, popRecordings[name], simulator.Cartesian)
 }
 
-func popRun(t *testing.T, sim *simulator.Simulator, name string, opts map[string]any, budget int, seed uint64) tuning.Summary {
+func popRun(t testing.TB, sim *simulator.Simulator, name string, opts map[string]any, budget int, seed uint64) tuning.Summary {
 	t.Helper()
 	st, err := strategy.New(name, opts)
 	if err != nil {
