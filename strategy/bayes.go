@@ -21,14 +21,16 @@ import (
 
 var bayesFactory = Factory{
 	Doc: "Bayesian optimisation with a Gaussian-process surrogate (Matérn 5/2 over the " +
-		"parameters' value positions scaled to [0, 1], length scale and noise by maximum " +
-		"likelihood, fitted to log fitness). Failed configurations are modelled apart, as " +
-		"a kernel-weighted chance of failure that multiplies the acquisition, so spaces " +
-		"where most configurations fail do not break the model. The next configuration is " +
-		"the best of a random sample of valid configurations, the neighbours of the best " +
-		"ones found, and a hill climb of the acquisition from the most promising of those. " +
-		"Strongest at small budgets (up to a few hundred evaluations); the model's cost " +
-		"grows with the evaluations, so it keeps at most max_train of them in the model.",
+		"parameters' value positions scaled to [0, 1], one length scale per parameter and " +
+		"the noise by maximum likelihood, fitted to log fitness), after a spread-out " +
+		"initial sample. Failed configurations are modelled apart, as a kernel-weighted " +
+		"chance of failure that multiplies the acquisition, so spaces where most " +
+		"configurations fail do not break the model. Most steps (local) evaluate the " +
+		"best-scoring unevaluated neighbour of the best configurations found; the others " +
+		"the best of a random sample of valid configurations and the neighbours of the " +
+		"best ones, refined by a hill climb of the acquisition. Strongest at small budgets " +
+		"(up to a few hundred evaluations); the model's cost grows with the evaluations, so " +
+		"it keeps at most max_train of them in the model.",
 	Options: []Option{
 		{Name: "acquisition", Default: "ei",
 			Doc: "ei (expected improvement) or lcb (lower confidence bound mean - kappa * sd)"},
@@ -40,7 +42,7 @@ var bayesFactory = Factory{
 		{Name: "max_train", Default: "100",
 			Doc: "most evaluations the model is fitted to: past it, the best half and the most recent others"},
 		{Name: "local", Default: "0.8",
-			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found instead of the best candidate overall"},
+			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
 		{Name: "adjacent_first", Default: "false",
 			Doc: "with the Hamming neighbourhood, local steps try the adjacent neighbours (one parameter to its previous or next value) before the other Hamming ones"},
 		neighbourhoodOption("Hamming"),
