@@ -30,6 +30,9 @@ used. Then the competition of seed 000, Section VI-B: a two-sample independent t
 (pooled variance) between every pair of strategies per space and budget; a significantly
 better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) budgets.
 --plot DIR draws the curves of seed 000's Fig. 2 and the win heat maps of its Fig. 1.
+Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
+own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
+use --workers 1 for figures free of contention between runs.
 
 Strategies (--strategies, comma-separated), each entry one of
   NAME                          a strategy with its defaults (see 'ktune help strategies')
