@@ -312,23 +312,17 @@ func (r *bayesRun) next() (space.Config, bool) {
 	if len(order) > 0 && math.Floor(float64(r.steps)*r.local) > math.Floor(float64(r.steps-1)*r.local) {
 		for _, nb := range r.localNeighbourhoods() {
 			for _, i := range order[:min(len(order), 5)] {
-				var pick, runnerUp space.Config
+				var pick space.Config
 				bestScore := math.Inf(-1)
 				r.sp.Neighbours(r.cfg[i], nb, func(n space.Config) {
 					if !r.sp.Contains(n) || r.isSeen(n) {
 						return
 					}
 					if s := r.score(m, n, bestScore); s > bestScore || pick == nil {
-						runnerUp = pick
 						pick, bestScore = n.Clone(), s
 					}
 				})
 				if pick != nil {
-					// The runner-up is often the next step's choice: an evaluator that
-					// compiles ahead can prepare it while pick is measured.
-					if runnerUp != nil {
-						hint(r.p, runnerUp)
-					}
 					return pick, true
 				}
 			}
