@@ -45,6 +45,8 @@ var bayesFactory = Factory{
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
 		{Name: "adjacent_first", Default: "false",
 			Doc: "with the Hamming neighbourhood, local steps try the adjacent neighbours (one parameter to its previous or next value) before the other Hamming ones"},
+		{Name: "failure_model", Default: "forest",
+			Doc: "how the chance of failure is modelled: kernel (a kernel-weighted share of successes among the evaluations nearby) or forest (a random forest of success, as smac's)"},
 		neighbourhoodOption("Hamming"),
 	},
 	New: newBayes,
@@ -58,6 +60,7 @@ type bayes struct {
 	maxTrain   int
 	local      float64
 	adjFirst   bool
+	failForest bool
 	nb         space.Neighbourhood
 }
 
@@ -100,6 +103,11 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.adjFirst, err = opts.Bool("adjacent_first", false); err != nil {
 		return nil, err
 	}
+	fm, err := opts.Choice("failure_model", "forest", "kernel", "forest")
+	if err != nil {
+		return nil, err
+	}
+	b.failForest = fm == "forest"
 	nb, set, err := neighbourhoodFrom(opts)
 	if err != nil {
 		return nil, err
@@ -133,6 +141,7 @@ type bayesRun struct {
 	selectedAt int
 	steps      int // model-guided steps taken
 	// scratch
+	lv   []int32
 	work []float64
 	pt   []float64
 }
@@ -264,6 +273,7 @@ type bayesModel struct {
 	ls         float64 // feasibility kernel length scale
 	halfInvLS2 float64 // 1 / (2 ls^2)
 	anyFailed  bool
+	forest     *rfForest // the failure model when failure_model is forest
 	transform  func(float64) float64
 }
 
@@ -392,6 +402,9 @@ func (r *bayesRun) fit1() *bayesModel {
 		}
 	}
 	m.anyFailed = nFail > 0
+	if m.anyFailed && r.failForest {
+		m.forest = r.fitFailureForest()
+	}
 	m.prior = float64(len(succ)+1) / float64(len(r.fit)+2)
 	// The chance of failure is estimated from the most recent evaluations only, so that
 	// scoring a candidate costs the same late in a long run as early on.
@@ -468,7 +481,11 @@ func (r *bayesRun) fit1() *bayesModel {
 func (r *bayesRun) score(m *bayesModel, c space.Config, floor float64) float64 {
 	pt := r.enc.point(c, r.pt)
 	feas := 1.0
-	if m.anyFailed {
+	switch {
+	case m.forest != nil:
+		r.lv = r.enc.levels(c, r.lv)
+		feas = m.forest.predictMean(r.lv)
+	case m.anyFailed:
 		feas = r.feasibility(m, pt)
 	}
 	if m.gp == nil {
@@ -508,6 +525,28 @@ func (r *bayesRun) feasibility(m *bayesModel, pt []float64) float64 {
 		}
 	}
 	return num / den
+}
+
+// fitFailureForest fits a random forest to the successes (1) and failures (0) of the
+// evaluations so far, features being the parameters' value positions.
+func (r *bayesRun) fitFailureForest() *rfForest {
+	n := len(r.fit)
+	x := make([]int32, 0, n*r.enc.dim())
+	y := make([]float64, n)
+	for i, c := range r.cfg {
+		x = r.enc.appendLevels(x, c)
+		if !math.IsInf(r.fit[i], 1) {
+			y[i] = 1
+		}
+	}
+	levels := make([]int, r.enc.dim())
+	for j, i := range r.enc.params {
+		levels[j] = len(r.sp.Params()[i].Values)
+	}
+	f := &rfForest{}
+	f.fit(x, y, levels, rfConfig{trees: 10, featureFrac: 0.8, minLeaf: 1, maxDepth: 20,
+		bootstrap: true, priorWeight: 1}, r.p.Rand())
+	return f
 }
 
 // fitnessTransform returns the map from fitness to model target: the logarithm when every
@@ -556,6 +595,18 @@ func (e configEncoder) point(c space.Config, dst []float64) []float64 {
 	dst = dst[:0]
 	for j, i := range e.params {
 		dst = append(dst, float64(c[i])*e.scale[j])
+	}
+	return dst
+}
+
+// levels returns c's value positions of the encoded parameters, for the forest.
+func (e configEncoder) levels(c space.Config, dst []int32) []int32 {
+	return e.appendLevels(dst[:0], c)
+}
+
+func (e configEncoder) appendLevels(dst []int32, c space.Config) []int32 {
+	for _, i := range e.params {
+		dst = append(dst, int32(c[i]))
 	}
 	return dst
 }

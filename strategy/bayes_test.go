@@ -23,7 +23,7 @@ var modelStrategies = []string{"bayes"}
 // options too.
 func TestModelStrategiesAreDeterministicValidAndUseTheBudget(t *testing.T) {
 	variants := map[string][]map[string]any{
-		"bayes": {nil, {"acquisition": "lcb", "local": 0, "neighbourhood": "adjacent"}, {"initial": 20, "max_train": 10, "candidates": 16}, {"adjacent_first": true}},
+		"bayes": {nil, {"acquisition": "lcb", "local": 0, "neighbourhood": "adjacent"}, {"initial": 20, "max_train": 10, "candidates": 16}, {"adjacent_first": true, "failure_model": "kernel"}},
 	}
 	for _, name := range modelStrategies {
 		for _, sname := range []string{"pnpoly", "convolution"} {
@@ -140,6 +140,7 @@ func TestModelStrategiesRejectBadOptions(t *testing.T) {
 		{"bayes", map[string]any{"max_train": 2}},
 		{"bayes", map[string]any{"xi": -1}},
 		{"bayes", map[string]any{"initial": 0}},
+		{"bayes", map[string]any{"failure_model": "tree"}},
 	}
 	for _, b := range bad {
 		if _, err := strategy.New(b.name, b.opts); err == nil {
