@@ -12,8 +12,12 @@ import (
 // Bayesian optimisation with a Gaussian-process surrogate (seed 000 benchmarks SMAC with a
 // GP and LCB; Kernel Tuner's best strategy on small budgets is its GP-based one). Each step
 // fits the GP to the logarithm of the successful fitnesses, models the chance that a
-// configuration fails with a kernel-weighted estimate over every evaluation, and evaluates
-// the unevaluated configuration that maximises the acquisition times that chance.
+// configuration fails with a random forest of success over every evaluation (or a
+// kernel-weighted estimate), and evaluates the unevaluated configuration that maximises the
+// acquisition times that chance. Failures in GPU spaces follow divisibility and size rules
+// between a few parameters, which a forest's axis-aligned splits capture better than a
+// smooth kernel (30 runs on each of 3 GPUs, cartesian GEMM at 25/100/200/400: 0.792 0.909
+// 0.953 0.971 against 0.778 0.902 0.945 0.959).
 //
 // Failures are the reason seed 000's SMAC fell behind random sampling on GEMM (78% of its
 // configurations fail): imputing a penalty value for them bends the surrogate. Here they
@@ -23,8 +27,8 @@ var bayesFactory = Factory{
 	Doc: "Bayesian optimisation with a Gaussian-process surrogate (Matérn 5/2 over the " +
 		"parameters' value positions scaled to [0, 1], one length scale per parameter and " +
 		"the noise by maximum likelihood, fitted to log fitness), after a spread-out " +
-		"initial sample. Failed configurations are modelled apart, as a kernel-weighted " +
-		"chance of failure that multiplies the acquisition, so spaces where most " +
+		"initial sample. Failed configurations are modelled apart, by a random forest of " +
+		"success whose predicted chance multiplies the acquisition, so spaces where most " +
 		"configurations fail do not break the model. Most steps (local) evaluate the " +
 		"best-scoring unevaluated neighbour of the best configurations found; the others " +
 		"the best of a random sample of valid configurations and the neighbours of the " +
