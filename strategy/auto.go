@@ -16,7 +16,8 @@ import (
 // autoUnbounded: real tuning runs are short in evaluations, where the model pays. The
 // crossover at 400 is where basin hopping overtakes the Gaussian process on seed 000's
 // GEMM spaces in cartesian mode (mean fraction of optimum over three GPUs: bayes 0.966 at
-// 400 and 0.960 at 800, basin hopping 0.976 and 0.997).
+// 400 and, with its earlier kernel failure model, 0.960 at 800; basin hopping 0.976 and
+// 0.997).
 var autoChoice = []struct {
 	upTo     int // largest budget the row covers
 	strategy string
