@@ -269,16 +269,16 @@ func (r *bayesRun) unseenSample(tries int) (space.Config, bool) {
 
 // model is what one step scores candidates with.
 type bayesModel struct {
-	gp         *gpModel
-	best       float64 // best transformed target
+	gp        *gpModel
+	best      float64 // best transformed target
+	anyFailed bool
+	// the failure model: a forest (failure_model=forest), or the evaluations the kernel
+	// estimate weighs (failure_model=kernel); nothing while no evaluation failed
+	forest     *rfForest
 	feasX      []float64
 	feasOK     []bool
 	prior      float64 // prior chance of success
-	ls         float64 // feasibility kernel length scale
-	halfInvLS2 float64 // 1 / (2 ls^2)
-	anyFailed  bool
-	forest     *rfForest // the failure model when failure_model is forest
-	transform  func(float64) float64
+	halfInvLS2 float64 // 1 / (2 ls^2) for the kernel's length scale ls
 }
 
 // next fits the model and returns the unevaluated candidate of highest score.
@@ -395,7 +395,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 // fit1 builds the step's model from the evaluations so far.
 func (r *bayesRun) fit1() *bayesModel {
 	d := r.enc.dim()
-	m := &bayesModel{transform: fitnessTransform(r.fit)}
+	m := &bayesModel{}
 	var succ []int
 	nFail := 0
 	for i, f := range r.fit {
@@ -406,22 +406,24 @@ func (r *bayesRun) fit1() *bayesModel {
 		}
 	}
 	m.anyFailed = nFail > 0
-	if m.anyFailed && r.failForest {
+	switch {
+	case m.anyFailed && r.failForest:
 		m.forest = r.fitFailureForest()
-	}
-	m.prior = float64(len(succ)+1) / float64(len(r.fit)+2)
-	// The chance of failure is estimated from the most recent evaluations only, so that
-	// scoring a candidate costs the same late in a long run as early on.
-	from := max(0, len(r.fit)-bayesFeasWindow)
-	m.feasX = r.x[from*d:]
-	m.feasOK = make([]bool, len(r.fit)-from)
-	for _, i := range succ {
-		if i >= from {
-			m.feasOK[i-from] = true
+	case m.anyFailed:
+		m.prior = float64(len(succ)+1) / float64(len(r.fit)+2)
+		// The chance of failure is estimated from the most recent evaluations only, so
+		// that scoring a candidate costs the same late in a long run as early on.
+		from := max(0, len(r.fit)-bayesFeasWindow)
+		m.feasX = r.x[from*d:]
+		m.feasOK = make([]bool, len(r.fit)-from)
+		for _, i := range succ {
+			if i >= from {
+				m.feasOK[i-from] = true
+			}
 		}
+		ls := 0.15 * math.Sqrt(float64(max(d, 1)))
+		m.halfInvLS2 = 1 / (2 * ls * ls)
 	}
-	m.ls = 0.15 * math.Sqrt(float64(max(d, 1)))
-	m.halfInvLS2 = 1 / (2 * m.ls * m.ls)
 	if len(succ) < 2 {
 		return m
 	}
@@ -455,9 +457,10 @@ func (r *bayesRun) fit1() *bayesModel {
 	x := make([]float64, 0, len(train)*d)
 	y := make([]float64, 0, len(train))
 	m.best = math.Inf(1)
+	transform := fitnessTransform(r.fit)
 	for _, i := range train {
 		x = append(x, r.x[i*d:(i+1)*d]...)
-		v := m.transform(r.fit[i])
+		v := transform(r.fit[i])
 		y = append(y, v)
 		m.best = min(m.best, v)
 	}
@@ -548,8 +551,7 @@ func (r *bayesRun) fitFailureForest() *rfForest {
 		levels[j] = len(r.sp.Params()[i].Values)
 	}
 	f := &rfForest{}
-	f.fit(x, y, levels, rfConfig{trees: 10, featureFrac: 0.8, minLeaf: 1, maxDepth: 20,
-		bootstrap: true, priorWeight: 1}, r.p.Rand())
+	f.fit(x, y, levels, rfSuccessConfig(10), r.p.Rand())
 	return f
 }
 

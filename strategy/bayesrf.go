@@ -339,9 +339,7 @@ func (st *smacState) refit() bool {
 	st.regOK = true
 	st.clsOK = succ < n
 	if st.clsOK {
-		ccfg := cfg
-		ccfg.minLeaf, ccfg.priorWeight = 1, 1
-		st.cls.fit(st.xs, st.yCls, st.levels, ccfg, r)
+		st.cls.fit(st.xs, st.yCls, st.levels, rfSuccessConfig(st.o.trees), r)
 	}
 	st.fitted = n
 	return true
@@ -375,17 +373,7 @@ func (st *smacState) score(c space.Config) float64 {
 	case "logei":
 		return ps * smacLogEI(st.bestY, mu, sd, st.o.xi)
 	}
-	return ps * smacEI(st.bestY-st.o.xi, mu, sd)
-}
-
-// smacEI is the expected improvement of a normal N(mu, sd^2) below eta.
-func smacEI(eta, mu, sd float64) float64 {
-	d := eta - mu
-	if sd <= 1e-12 {
-		return max(d, 0)
-	}
-	z := d / sd
-	return d*smacNormCDF(z) + sd*smacNormPDF(z)
+	return ps * expectedImprovement(mu, sd, st.bestY, st.o.xi)
 }
 
 // smacLogEI is the expected improvement of exp(Y) below exp(bestY)*(1-xi) when Y, the
@@ -397,12 +385,8 @@ func smacLogEI(bestY, mu, sd, xi float64) float64 {
 		return max(fmin-math.Exp(mu), 0)
 	}
 	v := (math.Log(fmin) - mu) / sd
-	return fmin*smacNormCDF(v) - math.Exp(mu+sd*sd/2)*smacNormCDF(v-sd)
+	return fmin*normCDF(v) - math.Exp(mu+sd*sd/2)*normCDF(v-sd)
 }
-
-func smacNormCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-
-func smacNormPDF(z float64) float64 { return math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) }
 
 // smacCand is a scored candidate.
 type smacCand struct {

@@ -34,6 +34,12 @@ type rfConfig struct {
 	priorWeight float64
 }
 
+// rfSuccessConfig is how a forest of success probabilities (1 for a configuration that
+// ran, 0 for one that failed) is grown, for the model-based strategies' failure models.
+func rfSuccessConfig(trees int) rfConfig {
+	return rfConfig{trees: trees, featureFrac: 0.8, minLeaf: 1, maxDepth: 20, bootstrap: true, priorWeight: 1}
+}
+
 // rfNode is a node of a tree: an inner node when feat >= 0, a leaf otherwise.
 type rfNode struct {
 	feat        int32   // feature tested, -1 for a leaf

@@ -152,17 +152,17 @@ func TestForestIsDeterministic(t *testing.T) {
 
 // The acquisition functions against closed forms and a Monte Carlo estimate.
 func TestSMACAcquisitionFunctions(t *testing.T) {
-	if got := smacEI(1, 3, 0); got != 0 {
+	if got := expectedImprovement(3, 0, 1, 0); got != 0 {
 		t.Errorf("EI without uncertainty above the best = %v, want 0", got)
 	}
-	if got := smacEI(3, 1, 0); got != 2 {
+	if got := expectedImprovement(1, 0, 3, 0); got != 2 {
 		t.Errorf("EI without uncertainty 2 below the best = %v, want 2", got)
 	}
 	// at mu == eta, EI = sd * phi(0)
-	if got, want := smacEI(0, 0, 2), 2/math.Sqrt(2*math.Pi); math.Abs(got-want) > 1e-12 {
+	if got, want := expectedImprovement(0, 2, 0, 0), 2/math.Sqrt(2*math.Pi); math.Abs(got-want) > 1e-12 {
 		t.Errorf("EI at the best = %v, want %v", got, want)
 	}
-	if smacEI(0, 1, 2) <= smacEI(0, 1, 1) {
+	if expectedImprovement(1, 2, 0, 0) <= expectedImprovement(1, 1, 0, 0) {
 		t.Error("EI does not grow with the uncertainty")
 	}
 	// log-EI: E[max(exp(bestY) - exp(Y), 0)], Y ~ N(mu, sd^2), by Monte Carlo

@@ -13,17 +13,14 @@ import (
 
 // gpModel is a fitted Gaussian process.
 type gpModel struct {
-	d      int       // input dimension
-	x      []float64 // n points of dimension d, row-major
-	n      int
-	ls     []float64 // length scale per dimension (automatic relevance determination)
-	inv    []float64 // 1 / ls^2
-	noise  float64   // noise variance relative to the unit signal variance
-	l      []float64 // lower Cholesky factor of K + noise*I, row-major n x n
-	alpha  []float64 // (K + noise*I)^-1 y
-	mean   float64   // of the raw targets
-	scale  float64   // their standard deviation
-	logLik float64
+	d     int       // input dimension
+	x     []float64 // n points of dimension d, row-major
+	n     int
+	inv   []float64 // 1 / length scale^2 per dimension (automatic relevance determination)
+	l     []float64 // lower Cholesky factor of K + noise*I, row-major n x n
+	alpha []float64 // (K + noise*I)^-1 y
+	mean  float64   // of the raw targets
+	scale float64   // their standard deviation
 }
 
 // gpHyper are a Gaussian process's hyperparameters.
@@ -124,12 +121,12 @@ func (g *gpData) logLik(h gpHyper) (ll float64, alpha []float64, ok bool) {
 
 // model returns the fitted model for h, or nil when the factorisation fails.
 func (g *gpData) model(h gpHyper) *gpModel {
-	ll, alpha, ok := g.logLik(h)
+	_, alpha, ok := g.logLik(h)
 	if !ok {
 		return nil
 	}
-	m := &gpModel{d: g.d, n: g.n, x: append([]float64(nil), g.x...), ls: slices.Clone(h.ls),
-		noise: h.noise, l: slices.Clone(g.l), alpha: alpha, mean: g.mean, scale: g.scale, logLik: ll}
+	m := &gpModel{d: g.d, n: g.n, x: append([]float64(nil), g.x...), l: slices.Clone(g.l),
+		alpha: alpha, mean: g.mean, scale: g.scale}
 	m.inv = make([]float64, g.d)
 	for k, v := range h.ls {
 		m.inv[k] = 1 / (v * v)
@@ -278,11 +275,11 @@ func meanStd(y []float64) (m, s float64) {
 func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 func normPDF(z float64) float64 { return math.Exp(-0.5*z*z) / math.Sqrt(2*math.Pi) }
 
-// expectedImprovement of a prediction (mu, sd) over the best target best, minimising,
-// with exploration margin xi.
+// expectedImprovement of a normal prediction N(mu, sd^2) below best - xi (minimising; xi
+// is an exploration margin). The model-based strategies (bayes, smac) share it.
 func expectedImprovement(mu, sd, best, xi float64) float64 {
 	imp := best - mu - xi
-	if sd <= 0 {
+	if sd <= 1e-12 {
 		return max(imp, 0)
 	}
 	z := imp / sd
