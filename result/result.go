@@ -6,6 +6,7 @@ package result
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ktune/ktune/space"
@@ -105,4 +106,13 @@ func (r *Recording) Counts() (total, ok int) {
 		}
 	}
 	return len(r.Evaluations), ok
+}
+
+// HigherIsBetter guesses an observable's direction from its name, for files and metrics that
+// do not record it: rates (GFLOP/s, GB/s, GFLOPS/W, throughput, bandwidth) are maximised,
+// everything else (times, energies, power) minimised.
+func HigherIsBetter(name string) bool {
+	o := strings.ToLower(name)
+	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
+		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
 }

@@ -278,7 +278,7 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	if rec.Objective == "" {
 		rec.Objective = fieldTime
 	}
-	rec.Maximize = higherIsBetter(rec.Objective)
+	rec.Maximize = result.HigherIsBetter(rec.Objective) // cache files do not record the direction
 	names := h.keys
 	if !h.haveKeys {
 		if !h.haveParams {
@@ -491,14 +491,6 @@ func reserved(k string, rec *result.Recording) bool {
 		}
 	}
 	return false
-}
-
-// higherIsBetter guesses the direction from the objective's name, since cache files do not
-// record it: rates (GFLOP/s, GB/s, GFLOPS/W) are maximised, times and energies minimised.
-func higherIsBetter(objective string) bool {
-	o := strings.ToLower(objective)
-	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
-		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
 }
 
 func valueByString(values []space.Value, s string) (space.Value, bool) {
