@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -55,5 +56,16 @@ func TestSpearmanMonotone(t *testing.T) {
 	// Classic example: d = rank differences (0, -1, 1, 0, 0) -> rho = 1 - 6*2/(5*24) = 0.9.
 	if r := Spearman([]float64{1, 2, 3, 4, 5}, []float64{1, 3, 2, 4, 5}); math.Abs(r-0.9) > 1e-12 {
 		t.Errorf("Spearman = %v, want 0.9", r)
+	}
+}
+
+func TestFloatJSON(t *testing.T) {
+	b, err := json.Marshal([]Float{1.5, Float(math.NaN()), Float(math.Inf(-1))})
+	if err != nil || string(b) != "[1.5,null,null]" {
+		t.Fatalf("Marshal = %s, %v", b, err)
+	}
+	var back []Float
+	if err := json.Unmarshal(b, &back); err != nil || back[0] != 1.5 || !math.IsNaN(float64(back[1])) {
+		t.Fatalf("Unmarshal = %v, %v", back, err)
 	}
 }
