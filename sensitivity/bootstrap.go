@@ -1,0 +1,85 @@
+package sensitivity
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// bootstrap runs B replicates of an estimate over n resampled rows and returns their
+// results (B slices of size values). Each replicate resamples the rows with replacement as
+// multinomial weights (how often each row was drawn), from its own generator seeded by
+// seed and the replicate's number, so the result does not depend on how the replicates are
+// spread over goroutines. estimate writes into out; each goroutine gets its own scratch.
+func bootstrap[S any](B int, seed uint64, n, size int, estimate func(w []float64, sc S, out []float64), newScratch func() S) [][]float64 {
+	reps := make([][]float64, B)
+	for b := range reps {
+		reps[b] = make([]float64, size)
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), B))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			sc := newScratch()
+			weights := make([]float64, n)
+			for b := w; b < B; b += workers {
+				r := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d^uint64(b)))
+				clear(weights)
+				for range n {
+					weights[r.IntN(n)]++
+				}
+				estimate(weights, sc, reps[b])
+			}
+		})
+	}
+	wg.Wait()
+	return reps
+}
+
+// percentiles returns the 2.5% and 97.5% percentiles of column i of reps, ignoring NaN
+// replicates (a resample with no variance); NaN when none is left.
+func percentiles(reps [][]float64, i int) (lo, hi float64) {
+	col := make([]float64, 0, len(reps))
+	for _, r := range reps {
+		if !math.IsNaN(r[i]) {
+			col = append(col, r[i])
+		}
+	}
+	if len(col) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	slices.Sort(col)
+	return quantile(col, 0.025), quantile(col, 0.975)
+}
+
+// quantile interpolates linearly between the order statistics of sorted (type 7).
+func quantile(sorted []float64, q float64) float64 {
+	h := q * float64(len(sorted)-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+// fill sets s's values from point and its intervals from the replicates (none when reps is
+// nil). Both are laid out as firsts, totals, then seconds in s.Second's order.
+func fill(s *Sobol, point []float64, reps [][]float64) {
+	k := len(s.First)
+	set := func(iv *Interval, at int) {
+		iv.Value, iv.Low, iv.High = point[at], math.NaN(), math.NaN()
+		if reps != nil {
+			iv.Low, iv.High = percentiles(reps, at)
+		}
+	}
+	for i := range k {
+		set(&s.First[i], i)
+		set(&s.Total[i], k+i)
+	}
+	for p := range s.Second {
+		set(&s.Second[p].Index, 2*k+p)
+	}
+}
