@@ -38,9 +38,9 @@ func bootstrap[S any](B int, seed uint64, n, size int, estimate func(w []float64
 	return reps
 }
 
-// percentiles returns the 2.5% and 97.5% percentiles of column i of reps, ignoring NaN
-// replicates (a resample with no variance); NaN when none is left.
-func percentiles(reps [][]float64, i int) (lo, hi float64) {
+// percentiles returns the 2.5%, 50% and 97.5% percentiles of column i of reps, ignoring
+// NaN replicates (a resample with no variance); NaN when none is left.
+func percentiles(reps [][]float64, i int) (lo, mid, hi float64) {
 	col := make([]float64, 0, len(reps))
 	for _, r := range reps {
 		if !math.IsNaN(r[i]) {
@@ -48,10 +48,10 @@ func percentiles(reps [][]float64, i int) (lo, hi float64) {
 		}
 	}
 	if len(col) == 0 {
-		return math.NaN(), math.NaN()
+		return math.NaN(), math.NaN(), math.NaN()
 	}
 	slices.Sort(col)
-	return quantile(col, 0.025), quantile(col, 0.975)
+	return quantile(col, 0.025), quantile(col, 0.5), quantile(col, 0.975)
 }
 
 // quantile interpolates linearly between the order statistics of sorted (type 7).
@@ -67,12 +67,23 @@ func quantile(sorted []float64, q float64) float64 {
 
 // fill sets s's values from point and its intervals from the replicates (none when reps is
 // nil). Both are laid out as firsts, totals, then seconds in s.Second's order.
-func fill(s *Sobol, point []float64, reps [][]float64) {
+//
+// With recentre, each interval is moved so that the replicates' median falls on the
+// estimate, keeping the percentiles' spread and asymmetry. The table estimators need it:
+// a resample drops about a third of the rows, which splits the small groups that
+// total-order (and second-order) indices are computed from and biases every replicate
+// downward, so that the plain percentile interval can miss the estimate itself. That shift
+// is an artefact of resampling a table that is the whole population, not an uncertainty.
+func fill(s *Sobol, point []float64, reps [][]float64, recentre bool) {
 	k := len(s.First)
 	set := func(iv *Interval, at int) {
 		iv.Value, iv.Low, iv.High = point[at], math.NaN(), math.NaN()
 		if reps != nil {
-			iv.Low, iv.High = percentiles(reps, at)
+			lo, mid, hi := percentiles(reps, at)
+			if recentre {
+				lo, hi = lo+point[at]-mid, hi+point[at]-mid
+			}
+			iv.Low, iv.High = lo, hi
 		}
 	}
 	for i := range k {

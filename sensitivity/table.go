@@ -27,7 +27,8 @@ import (
 // a group of one and adds no within-variance. Sobol.Note says which case applies.
 //
 // The intervals come from o.Bootstrap resamples of the configurations with replacement,
-// each evaluated with the empirical estimator.
+// each evaluated with the empirical estimator: 95% percentile intervals, re-centred on the
+// estimate because resampling biases the group-based estimators (see fill).
 func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
 	if err := checkTable(params, cfgs, y); err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
@@ -63,7 +64,7 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 		}, func() *scratch { return newScratch(t) })
 		s.Bootstrap = B
 	}
-	fill(s, point, reps)
+	fill(s, point, reps, true)
 	return s, nil
 }
 

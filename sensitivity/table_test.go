@@ -85,7 +85,7 @@ func TestExactIshigamiOnAFineGridMatchesTheAnalyticIndices(t *testing.T) {
 		{"S12", s.Second[0].Index.Value, r.S12}, {"S13", s.Second[1].Index.Value, r.S13}, {"S23", s.Second[2].Index.Value, r.S23},
 	}
 	for _, c := range checks {
-		if math.Abs(c.got-c.want) > 0.005 {
+		if math.Abs(c.got-c.want) > 0.002 {
 			t.Errorf("%s = %.4f, analytic %.4f", c.name, c.got, c.want)
 		}
 	}
