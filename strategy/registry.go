@@ -35,6 +35,7 @@ var builtin = []struct {
 	{"greedymls", greedyMLSFactory},
 	{"greedyils", greedyILSFactory},
 	{"smac", smacFactory},
+	{"saltelli", saltelliFactory},
 }
 
 func init() {

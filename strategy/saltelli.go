@@ -1,0 +1,77 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/space"
+)
+
+// The saltelli strategy does not search: it measures the sampling design that variance-based
+// sensitivity analysis needs (package sensitivity), so that a tuning run on a device or in
+// simulation yields Sobol indices of its parameters.
+
+var saltelliFactory = Factory{
+	Doc: "Measures a Saltelli sampling design for sensitivity analysis instead of searching: " +
+		"base rows A and B drawn uniformly from the valid space, and for each analysed " +
+		"parameter A with that column from B (and B with it from A for second-order " +
+		"indices), row by row; points outside a restricted space are skipped, repeats cost " +
+		"nothing. The design's seed is the first draw from the run's seed, so the analysis of " +
+		"a stored run rebuilds it (sensitivity.RunDesign). Needs a budget or n.",
+	Options: []Option{
+		{Name: "n", Default: "0: as many base rows as the budget allows, floor(budget / points per row)",
+			Doc: "number of base rows; each costs k+2 points, or 2k+2 with second order (k analysed parameters)"},
+		{Name: "second_order", Default: "true",
+			Doc: "also measure the points for the second-order (pairwise interaction) indices"},
+		{Name: "params", Default: "all parameters",
+			Doc: "comma-separated names of the parameters to analyse (all remain inputs of the model)"},
+	},
+	New: newSaltelli,
+}
+
+type saltelli struct {
+	opts sensitivity.RunOptions
+}
+
+func newSaltelli(o Options) (Strategy, error) {
+	ro, err := sensitivity.ParseRunOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	return saltelli{opts: ro}, nil
+}
+
+func (saltelli) Name() string { return "saltelli" }
+
+func (s saltelli) Run(ctx context.Context, p Problem) error {
+	// The design's seed must be the first draw, so that sensitivity.RunDesign rebuilds the
+	// design from the run's seed alone.
+	seed := p.Rand().Uint64()
+	d, err := s.opts.Design(p.Space(), seed, p.Budget())
+	if err != nil {
+		return fmt.Errorf("saltelli: %w", err)
+	}
+	// Hint the next valid points so they compile while the current one is measured.
+	const lookahead = 2
+	_, hints := p.(Hinter)
+	next := func(from int) int {
+		for from < len(d.Points) && !d.Valid[from] {
+			from++
+		}
+		return from
+	}
+	for i := next(0); i < len(d.Points); i = next(i + 1) {
+		if hints {
+			var up []space.Config
+			for j := next(i + 1); j < len(d.Points) && len(up) < lookahead; j = next(j + 1) {
+				up = append(up, d.Points[j])
+			}
+			hint(p, up...)
+		}
+		if _, err := p.Evaluate(ctx, d.Points[i]); err != nil {
+			return stopped(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package strategy_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+)
+
+// TestSaltelliMeasuresTheDesignRunDesignRebuilds runs the strategy in simulation and maps
+// the stored history back onto the design RunDesign rebuilds from the run's seed.
+func TestSaltelliMeasuresTheDesignRunDesignRebuilds(t *testing.T) {
+	sim := recordedSim(t, pnpolyPath, simulator.Recorded)
+	sp := sim.Space()
+	const budget, seed = 300, 9
+	opts := map[string]any{"second_order": true}
+	a := runSession(t, sim, "saltelli", opts, budget, seed)
+	b := runSession(t, sim, "saltelli", opts, budget, seed)
+	if !slices.EqualFunc(history(a), history(b), slices.Equal) {
+		t.Error("same seed, different histories")
+	}
+	if c := runSession(t, sim, "saltelli", opts, budget, seed+1); slices.EqualFunc(history(a), history(c), slices.Equal) {
+		t.Error("seeds 9 and 10 gave the same history")
+	}
+	d, err := sensitivity.RunDesign(sp, seed, budget, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := budget / sensitivity.DesignRows(len(sp.Params()), 0, true); d.N != want {
+		t.Fatalf("rebuilt design has %d rows, want %d", d.N, want)
+	}
+	// The history is the design's distinct valid points, in order of first appearance.
+	var want []space.Config
+	seen := map[int]bool{}
+	valid := 0
+	for i, c := range d.Points {
+		idx, ok := sp.Index(c)
+		if d.Valid[i] != ok {
+			t.Fatalf("point %d: Valid %v, in space %v", i, d.Valid[i], ok)
+		}
+		if ok {
+			valid++
+		}
+		if ok && !seen[idx] {
+			seen[idx] = true
+			want = append(want, c)
+		}
+	}
+	if got := history(a); !slices.EqualFunc(got, toInts(want), slices.Equal) {
+		t.Fatalf("history of %d configurations is not the rebuilt design's %d distinct points", len(got), len(want))
+	}
+	if a.Evaluations > budget || a.Requests != valid {
+		t.Errorf("%d evaluations (budget %d), %d requests for %d design points", a.Evaluations, budget, a.Requests, len(d.Points))
+	}
+	// The stored objectives map back onto the design and give indices.
+	obj := map[int]float64{}
+	for _, h := range a.History {
+		idx, _ := sp.Index(h.Config)
+		obj[idx] = h.Evaluation.Objective
+	}
+	y := make([]float64, len(d.Points))
+	for i, c := range d.Points {
+		y[i] = math.NaN()
+		if idx, ok := sp.Index(c); ok {
+			y[i] = obj[idx]
+		}
+	}
+	s, err := d.Estimate(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Method != sensitivity.Saltelli || len(s.First) != len(sp.Params()) || len(s.Second) != 6 {
+		t.Errorf("estimate: method %s, %d firsts, %d pairs", s.Method, len(s.First), len(s.Second))
+	}
+}
+
+func toInts(cs []space.Config) [][]int {
+	out := make([][]int, len(cs))
+	for i, c := range cs {
+		out[i] = c
+	}
+	return out
+}
+
+// TestSaltelliStopsAtTheBudget asks for more rows than the budget pays for: the run uses
+// exactly the budget and ends normally.
+func TestSaltelliStopsAtTheBudget(t *testing.T) {
+	sim := recordedSim(t, pnpolyPath, simulator.Cartesian)
+	for _, budget := range []int{1, 37, 200} {
+		sum := runSession(t, sim, "saltelli", map[string]any{"n": 500, "params": "block_size_x,tile_size"}, budget, 3)
+		if sum.Evaluations != budget || sum.Distinct != budget || sum.Stop != tuning.StopBudget {
+			t.Errorf("budget %d: %d evaluations, %d distinct, stop %q", budget, sum.Evaluations, sum.Distinct, sum.Stop)
+		}
+	}
+}
+
+func TestSaltelliNeedsABudgetOrRows(t *testing.T) {
+	sim := recordedSim(t, pnpolyPath, simulator.Recorded)
+	for _, c := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{nil, "neither a budget"},
+		{map[string]any{"n": 2, "params": "nope"}, `no parameter "nope"`},
+	} {
+		st, err := strategy.New("saltelli", c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim, tuning.Options{Seed: 1, TimeLimit: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.Run(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want %q", c.opts, err, c.want)
+		}
+	}
+	if _, err := strategy.New("saltelli", map[string]any{"n": "many"}); err == nil {
+		t.Error("n = many accepted")
+	}
+}
