@@ -57,7 +57,7 @@ func TestSaltelliMeasuresTheDesignRunDesignRebuilds(t *testing.T) {
 		t.Fatalf("history of %d configurations is not the rebuilt design's %d distinct points", len(got), len(want))
 	}
 	if a.Evaluations > budget || a.Requests != valid {
-		t.Errorf("%d evaluations (budget %d), %d requests for %d design points", a.Evaluations, budget, a.Requests, len(d.Points))
+		t.Errorf("%d evaluations (budget %d), %d requests for %d valid design points", a.Evaluations, budget, a.Requests, valid)
 	}
 	// The stored objectives map back onto the design and give indices.
 	obj := map[int]float64{}
