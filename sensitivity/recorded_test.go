@@ -1,4 +1,4 @@
-package sensitivity
+package sensitivity_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/sensitivity"
 	_ "github.com/ktune/ktune/format/all"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -42,7 +43,7 @@ func TestRecordedPnpoly(t *testing.T) {
 		t.Fatalf("only %d successful configurations", len(cfgs))
 	}
 	start := time.Now()
-	s, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Seed: 1})
+	s, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +56,16 @@ func TestRecordedPnpoly(t *testing.T) {
 	for _, p := range params {
 		product *= len(p.Values)
 	}
-	wantMethod := Exact
+	wantMethod := sensitivity.Exact
 	if len(cfgs) != product {
-		wantMethod = Empirical
+		wantMethod = sensitivity.Empirical
 	}
 	if s.Method != wantMethod {
 		t.Errorf("method %s for %d of %d product configurations, want %s", s.Method, len(cfgs), product, wantMethod)
 	}
 	var sum float64
 	for i := range s.First {
-		for _, iv := range []Interval{s.First[i], s.Total[i]} {
+		for _, iv := range []sensitivity.Interval{s.First[i], s.Total[i]} {
 			if iv.Value < -1e-9 || iv.Value > 1+1e-9 {
 				t.Errorf("%s: index %v outside [0, 1]", s.Params[i], iv.Value)
 			}
@@ -106,7 +107,7 @@ func TestRecordedPnpoly(t *testing.T) {
 	}
 	// The recording covers the whole product, but some configurations failed: that breaks
 	// the product. Giving the failed ones a value (as a penalty would) restores it.
-	if sim.Space().Len() != product || len(cfgs) >= product || s.Method != Empirical {
+	if sim.Space().Len() != product || len(cfgs) >= product || s.Method != sensitivity.Empirical {
 		t.Fatalf("space %d, product %d, successful %d, method %s: want a product with failures, empirical",
 			sim.Space().Len(), product, len(cfgs), s.Method)
 	}
@@ -121,10 +122,10 @@ func TestRecordedPnpoly(t *testing.T) {
 		}
 		fc, fy = append(fc, c), append(fy, v)
 	}
-	if e, err := SobolTable(params, fc, fy, Options{Bootstrap: -1}); err != nil || e.Method != Exact || e.Samples != product {
+	if e, err := sensitivity.SobolTable(params, fc, fy, sensitivity.Options{Bootstrap: -1}); err != nil || e.Method != sensitivity.Exact || e.Samples != product {
 		t.Errorf("penalised full product: %+v, %v; want exact over %d", e, err, product)
 	}
-	cs := Significance(params, cfgs, y)
+	cs := sensitivity.Significance(params, cfgs, y)
 	for _, c := range cs {
 		if c.N != len(cfgs) || (!math.IsNaN(c.Pearson) && math.Abs(c.Pearson) > 1) {
 			t.Errorf("significance %+v", c)
@@ -137,7 +138,7 @@ func TestRecordedPnpoly(t *testing.T) {
 func BenchmarkSobolTable(b *testing.B) {
 	params, cfgs, y, _ := recordedTable(b, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
 	for b.Loop() {
-		if _, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Seed: 1}); err != nil {
+		if _, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,262 @@
+package sensitivity
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// PlotSignificance draws the Pearson correlation of each parameter with the objective as
+// horizontal bars, sorted, coloured on a diverging red-blue scale that always shows the
+// desirable direction in blue: for a minimised objective a negative correlation (larger
+// values of the parameter lower it), for a maximised one a positive correlation (seed 004,
+// Section 5.3). It writes name.svg and name.png into dir and returns their paths.
+func PlotSignificance(cs []Correlation, objective string, maximize bool, dir, name string) ([]string, error) {
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("sensitivity: no correlations to plot")
+	}
+	sorted := slices.Clone(cs)
+	// Most desirable at the top (the last row of the y axis), undefined ones at the bottom.
+	desirability := func(c Correlation) float64 {
+		if math.IsNaN(c.Pearson) {
+			return math.Inf(-1)
+		}
+		if maximize {
+			return c.Pearson
+		}
+		return -c.Pearson
+	}
+	slices.SortStableFunc(sorted, func(a, b Correlation) int { return cmp.Compare(desirability(a), desirability(b)) })
+
+	scale := moreland.SmoothBlueRed()
+	scale.SetMin(-1)
+	scale.SetMax(1)
+	p := plot.New()
+	better, verb := "lower", "lower it"
+	if maximize {
+		better, verb = "higher", "raise it"
+	}
+	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
+	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
+	p.X.Min, p.X.Max = -1, 1
+	labels := make([]string, len(sorted))
+	ordinal := false
+	for k, c := range sorted {
+		labels[k] = c.Param
+		if c.Ordinal {
+			labels[k] += "*"
+			ordinal = true
+		}
+		if math.IsNaN(c.Pearson) {
+			labels[k] += " (constant)"
+			continue
+		}
+		col, err := scale.At(max(-1, min(1, -desirability(c))))
+		if err != nil {
+			return nil, err
+		}
+		bar, err := rect(0, c.Pearson, float64(k)-0.35, float64(k)+0.35, col)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(bar)
+	}
+	if ordinal {
+		p.X.Label.Text += "\n* string values, encoded by their position in the value list"
+	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.6}, {X: 0, Y: float64(len(sorted)) - 0.4}})
+	if err != nil {
+		return nil, err
+	}
+	zero.Width = vg.Points(1)
+	p.Add(zero, plotter.NewGrid())
+	p.NominalY(labels...)
+	return save(p, 7*vg.Inch, vg.Length(1.2+0.3*float64(len(sorted)))*vg.Inch, dir, name)
+}
+
+// parameterColors are distinct colours (Tableau 10, then darker variants) so each
+// parameter keeps its colour across the bars of a chart.
+var parameterColors = []color.NRGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
+	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
+	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
+}
+
+// lighter mixes c with white, for the total-order bar next to a first-order one.
+func lighter(c color.NRGBA) color.NRGBA {
+	mix := func(v uint8) uint8 { return uint8((int(v) + 2*255) / 3) }
+	return color.NRGBA{mix(c.R), mix(c.G), mix(c.B), 255}
+}
+
+// PlotSensitivity draws the first- and total-order indices of each parameter side by side
+// (first solid, total in a lighter shade of the parameter's own colour) with their 95%
+// intervals as error bars, into dir as name.svg and name.png; when s has second-order
+// indices, a second chart (name-second) shows the ten strongest pairs. It returns the
+// paths written.
+func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
+	if s == nil || len(s.First) == 0 {
+		return nil, fmt.Errorf("sensitivity: no indices to plot")
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	p.Y.Label.Text = "share of the objective's variance"
+	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
+	var errs plotter.XYs
+	var lo plotter.YErrors
+	const w = 0.38
+	top := 1.0
+	for k := range s.First {
+		col := parameterColors[k%len(parameterColors)]
+		for side, iv := range []Interval{s.First[k], s.Total[k]} {
+			x0 := float64(k) - w + float64(side)*w
+			fill := col
+			if side == 1 {
+				fill = lighter(col)
+			}
+			v := iv.Value
+			if math.IsNaN(v) {
+				continue
+			}
+			bar, err := rect(x0, x0+w, 0, v, fill)
+			if err != nil {
+				return nil, err
+			}
+			bar.LineStyle.Color = col
+			bar.LineStyle.Width = vg.Points(0.8)
+			p.Add(bar)
+			if !math.IsNaN(iv.Low) && !math.IsNaN(iv.High) {
+				errs = append(errs, plotter.XY{X: x0 + w/2, Y: v})
+				lo = append(lo, struct{ Low, High float64 }{v - iv.Low, iv.High - v})
+				top = max(top, iv.High)
+			}
+			top = max(top, v)
+		}
+	}
+	if len(errs) > 0 {
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{errs, lo})
+		if err != nil {
+			return nil, err
+		}
+		eb.CapWidth = vg.Points(4)
+		p.Add(eb)
+	}
+	p.Add(plotter.NewGrid())
+	p.Y.Min, p.Y.Max = math.Min(0, minIndex(s)), top*1.05
+	p.NominalX(s.Params...)
+	width := vg.Length(max(6, 0.7*float64(len(s.First))+1.5)) * vg.Inch
+	files, err := save(p, width, 4*vg.Inch, dir, name)
+	if err != nil || len(s.Second) == 0 {
+		return files, err
+	}
+	more, err := plotPairs(s, dir, name+"-second")
+	return append(files, more...), err
+}
+
+// minIndex returns the smallest value or lower bound of s's first and total indices.
+func minIndex(s *Sobol) float64 {
+	m := 0.0
+	for k := range s.First {
+		for _, iv := range []Interval{s.First[k], s.Total[k]} {
+			for _, v := range []float64{iv.Value, iv.Low} {
+				if !math.IsNaN(v) {
+					m = math.Min(m, v)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// plotPairs draws the ten strongest second-order indices as horizontal bars with their
+// intervals, the strongest at the top.
+func plotPairs(s *Sobol, dir, name string) ([]string, error) {
+	pairs := slices.Clone(s.Second)
+	pairs = slices.DeleteFunc(pairs, func(p Pair) bool { return math.IsNaN(p.Index.Value) })
+	slices.SortStableFunc(pairs, func(a, b Pair) int { return cmp.Compare(b.Index.Value, a.Index.Value) })
+	pairs = pairs[:min(10, len(pairs))]
+	slices.Reverse(pairs)
+	p := plot.New()
+	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices)"
+	p.X.Label.Text = "share of the objective's variance due to the pair beyond each parameter alone"
+	labels := make([]string, len(pairs))
+	var errs plotter.XYs
+	var xe plotter.XErrors
+	lo, hi := 0.0, 0.0
+	for k, pr := range pairs {
+		for _, v := range []float64{pr.Index.Value, pr.Index.Low, pr.Index.High} {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		labels[k] = s.Params[pr.I] + " × " + s.Params[pr.J]
+		v := pr.Index.Value
+		bar, err := rect(0, v, float64(k)-0.35, float64(k)+0.35, color.NRGBA{90, 110, 140, 255})
+		if err != nil {
+			return nil, err
+		}
+		p.Add(bar)
+		if !math.IsNaN(pr.Index.Low) && !math.IsNaN(pr.Index.High) {
+			errs = append(errs, plotter.XY{X: v, Y: float64(k)})
+			xe = append(xe, struct{ Low, High float64 }{v - pr.Index.Low, pr.Index.High - v})
+		}
+	}
+	if len(errs) > 0 {
+		eb, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{errs, xe})
+		if err != nil {
+			return nil, err
+		}
+		eb.CapWidth = vg.Points(4)
+		p.Add(eb)
+	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.6}, {X: 0, Y: float64(len(pairs)) - 0.4}})
+	if err != nil {
+		return nil, err
+	}
+	p.Add(zero, plotter.NewGrid())
+	pad := 0.05 * math.Max(hi-lo, 0.01)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.NominalY(labels...)
+	return save(p, 7*vg.Inch, vg.Length(1.2+0.35*float64(len(pairs)))*vg.Inch, dir, name)
+}
+
+// rect returns a filled rectangle in data coordinates.
+func rect(x0, x1, y0, y1 float64, fill color.Color) (*plotter.Polygon, error) {
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	if err != nil {
+		return nil, err
+	}
+	poly.Color = fill
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// save writes p as name.svg and name.png into dir.
+func save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, ext := range []string{".svg", ".png"} {
+		path := filepath.Join(dir, name+ext)
+		if err := p.Save(w, h, path); err != nil {
+			return files, fmt.Errorf("sensitivity: %w", err)
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
