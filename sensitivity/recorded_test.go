@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/format"
-	"github.com/ktune/ktune/sensitivity"
 	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 )
