@@ -2,6 +2,7 @@ package landscape
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -272,5 +273,36 @@ func TestAnalyzeDefaultsAndErrors(t *testing.T) {
 	cancel()
 	if _, err := Analyze(ctx, line(t, false, 1, 2), Options{}); err == nil {
 		t.Error("no error for a cancelled context")
+	}
+}
+
+func TestAnalysisJSON(t *testing.T) {
+	a, err := Analyze(context.Background(), line(t, false, 4, 1.08, 3, 1, 5), Options{Neighbourhood: space.Adjacent, Ps: []float64{0, 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"neighbourhood", "points", "failed", "minima", "maxima", "saddles", "regular", "optimum",
+		"minima_fraction_of_optimum", "edges", "pagerank_iterations", "proportion_of_centrality"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("no %q in %s", k, b)
+		}
+	}
+	if len(keys) != 12 {
+		t.Errorf("%d keys in %s", len(keys), b)
+	}
+	var back Analysis
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ProportionAt(0.1) != 1 || back.ProportionAt(0) != 0.5 || !math.IsNaN(back.ProportionAt(0.05)) {
+		t.Errorf("read back: C_0.1 %v, C_0 %v, C_0.05 %v (want 1, 0.5, NaN: not listed)", back.ProportionAt(0.1), back.ProportionAt(0), back.ProportionAt(0.05))
 	}
 }

@@ -9,6 +9,11 @@ import (
 )
 
 // PageRankOptions configure PageRank; zero fields take networkx's defaults except MaxIter.
+//
+// networkx stops when the L1 change is below N·Tol, a bound that grows with the graph: on
+// 82,944 nodes (GEMM in cartesian mode) Tol 1e-6 stops after 2 or 3 iterations, far from
+// the fixed point (C_0.05 0.10 instead of 0.22). Use a smaller Tol (1e-10) where converged
+// values matter more than agreeing with networkx.
 type PageRankOptions struct {
 	Damping float64 // probability of following an edge; 0 means 0.85
 	Tol     float64 // per-node tolerance; 0 means 1e-6
