@@ -306,3 +306,28 @@ func TestAnalysisJSON(t *testing.T) {
 		t.Errorf("read back: C_0.1 %v, C_0 %v, C_0.05 %v (want 1, 0.5, NaN: not listed)", back.ProportionAt(0.1), back.ProportionAt(0), back.ProportionAt(0.05))
 	}
 }
+
+func TestFlowGraphStrictlyAdjacent(t *testing.T) {
+	// On a 2×2 grid every configuration is a strictly-adjacent neighbour of every other
+	// (diagonals too), so each node points to all nodes no worse than itself.
+	table := [2][2]float64{{1, 2}, {3, 4}}
+	l := landscapeOf(grid(t, 2, 2), false, func(c space.Config) float64 { return table[c[0]][c[1]] })
+	g, err := FlowGraph(context.Background(), l, space.StrictlyAdjacent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := range g.N() {
+		var want []int32
+		for v := range int32(g.N()) {
+			if int(v) != u && l.Objective[v] <= l.Objective[u] {
+				want = append(want, v)
+			}
+		}
+		if got := g.Successors(u); !slices.Equal(got, want) {
+			t.Errorf("node %d: successors %v, want %v", u, got, want)
+		}
+	}
+	if g.Edges() != 6 {
+		t.Errorf("%d edges, want 6", g.Edges())
+	}
+}
