@@ -1,0 +1,172 @@
+package landscape
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/space"
+)
+
+// checkFiles asserts that each file is non-empty and each PNG decodes.
+func checkFiles(t *testing.T, files []string, want int) {
+	t.Helper()
+	if len(files) != want {
+		t.Fatalf("%d files, want %d: %v", len(files), want, files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 {
+			t.Errorf("%s is empty", f)
+		}
+		if filepath.Ext(f) == ".png" {
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Errorf("%s: %v", f, err)
+			} else if img.Bounds().Dx() < 100 {
+				t.Errorf("%s is %v", f, img.Bounds())
+			}
+		}
+		if filepath.Ext(f) == ".svg" && !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s is not SVG", f)
+		}
+	}
+}
+
+// keep copies the PNGs of dir to $LANDSCAPE_PLOTS when it is set, for a look at them.
+func keep(t *testing.T, dir string) {
+	out := os.Getenv("LANDSCAPE_PLOTS")
+	if out == "" {
+		return
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	for _, f := range pngs {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(out, filepath.Base(f)), b, 0o644)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func analysed(t *testing.T, nb space.Neighbourhood) []Named {
+	t.Helper()
+	var items []Named
+	for _, name := range []string{"pnpoly recorded", "convolution recorded", "convolution cartesian"} {
+		l := recordedLandscape(t, name)
+		a, err := Analyze(context.Background(), l, Options{Neighbourhood: nb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, Named{Name: name, A: a, L: l})
+	}
+	return items
+}
+
+func TestPlotMinimaAndCentrality(t *testing.T) {
+	dir := t.TempDir()
+	items := analysed(t, space.Adjacent)
+	files, err := PlotMinima(items, dir, "minima")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, 2)
+	if files[0] != filepath.Join(dir, "minima.svg") || files[1] != filepath.Join(dir, "minima.png") {
+		t.Errorf("files %v", files)
+	}
+	files, err = PlotCentrality(items, dir, "centrality")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, 2)
+	if _, err := PlotMinima(nil, dir, "none"); err == nil {
+		t.Error("no error for nothing to plot")
+	}
+	keep(t, dir)
+}
+
+func TestPlotFlowGraph(t *testing.T) {
+	if testing.Short() {
+		t.Skip("layout of 4,092 nodes")
+	}
+	dir := t.TempDir()
+	l := recordedLandscape(t, "pnpoly recorded")
+	for _, nb := range []space.Neighbourhood{space.Adjacent, space.Hamming} {
+		a, err := Analyze(context.Background(), l, Options{Neighbourhood: nb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := FlowGraph(context.Background(), l, nb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		files, err := PlotFlowGraph(Named{Name: "pnpoly RTX 2080 Ti", A: a, L: l}, g, dir, "ffg-"+nb.String(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: %d nodes, %d edges drawn in %v", nb, g.N(), g.Edges(), time.Since(start))
+		checkFiles(t, files, 2)
+		if _, err := PlotFlowGraph(Named{Name: "x", A: a, L: l}, g, dir, "small", 100); err == nil {
+			t.Error("no error over maxNodes")
+		}
+	}
+	keep(t, dir)
+}
+
+func TestLayoutIsDeterministicAndSpreadsNodes(t *testing.T) {
+	l := recordedLandscape(t, "pnpoly recorded")
+	g, err := FlowGraph(context.Background(), l, space.Adjacent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := layout(context.Background(), g, 50, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := layout(context.Background(), g, 50, 3)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("node %d at %v then %v", i, a[i], b[i])
+		}
+	}
+	// Repulsion keeps nodes apart: few share a spot.
+	seen := map[[2]int64]int{}
+	for _, p := range a {
+		seen[[2]int64{int64(p.x * 1e4), int64(p.y * 1e4)}]++
+	}
+	if len(seen) < len(a)*9/10 {
+		t.Errorf("%d distinct positions for %d nodes", len(seen), len(a))
+	}
+}
+
+func TestQuantileInterpolatesLinearly(t *testing.T) {
+	s := []float64{1, 2, 3, 4}
+	for q, want := range map[float64]float64{0: 1, 0.25: 1.75, 0.5: 2.5, 0.75: 3.25, 1: 4} {
+		if got := quantile(s, q); got != want {
+			t.Errorf("quantile %v = %v, want %v", q, got, want)
+		}
+	}
+	b := newFullBox(0, []float64{4, 1, 3, 2, 10})
+	if b.lo != 1 || b.q1 != 2 || b.med != 3 || b.q3 != 4 || b.hi != 10 {
+		t.Errorf("box %+v: whiskers must reach the extremes", b)
+	}
+}
+
+func TestFractionColorClampsBelowTheFloor(t *testing.T) {
+	if fractionColor(0.1) != fractionColor(fractionFloor) || fractionColor(1) != fractionStops[len(fractionStops)-1] {
+		t.Error("fractions below the floor must share its colour, 1 must be the last stop")
+	}
+	if fractionColor(0.9) == fractionColor(0.95) {
+		t.Error("0.9 and 0.95 share a colour")
+	}
+}
