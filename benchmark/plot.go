@@ -91,7 +91,7 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 			p.Add(poly, l)
 			p.Legend.Add(st, l)
 		}
-		base := filepath.Join(dir, "curves-"+safeName(sp))
+		base := filepath.Join(dir, CurvesFile(sp))
 		for _, ext := range []string{".svg", ".png"} {
 			if err := p.Save(6*vg.Inch, 4*vg.Inch, base+ext); err != nil {
 				return nil, err
@@ -101,6 +101,9 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	}
 	return files, nil
 }
+
+// CurvesFile is the base name (no extension) of the curves PlotCurves draws for a space.
+func CurvesFile(space string) string { return "curves-" + safeName(space) }
 
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {

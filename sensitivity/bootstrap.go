@@ -82,6 +82,10 @@ func fill(s *Sobol, point []float64, reps [][]float64, recentre bool) {
 			lo, mid, hi := percentiles(reps, at)
 			if recentre {
 				lo, hi = lo+point[at]-mid, hi+point[at]-mid
+				if at < 2*k {
+					// First and total indices of a table are variance ratios: never below 0.
+					lo = max(lo, 0)
+				}
 			}
 			iv.Low, iv.High = lo, hi
 		}

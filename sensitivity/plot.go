@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // PlotSignificance draws the Pearson correlation of each parameter with the objective as
@@ -155,8 +156,17 @@ func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
 	p.Add(plotter.NewGrid())
 	p.Y.Min, p.Y.Max = math.Min(0, minIndex(s)), top*1.05
 	p.NominalX(s.Params...)
+	// Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
+	longest := 0
+	for _, n := range s.Params {
+		longest = max(longest, len(n))
+	}
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
 	width := vg.Length(max(6, 0.7*float64(len(s.First))+1.5)) * vg.Inch
-	files, err := save(p, width, 4*vg.Inch, dir, name)
+	height := 4*vg.Inch + vg.Length(longest)*p.X.Tick.Label.Font.Size/2
+	files, err := save(p, width, height, dir, name)
 	if err != nil || len(s.Second) == 0 {
 		return files, err
 	}

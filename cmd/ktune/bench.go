@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -231,11 +230,7 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
-		if d := filepath.Base(filepath.Dir(f)); d != "." {
-			name = d + "/" + name
-		}
-		out = append(out, benchmark.Space{Name: name, Sim: sim})
+		out = append(out, benchmark.Space{Name: spaceName(f), Sim: sim})
 	}
 	return out, nil
 }

@@ -1,0 +1,369 @@
+// Package analysis explains a search space: its landscape (local minima, fitness flow
+// graph, PageRank centrality; seed 000 Section VII) and its parameters (significance and
+// Sobol sensitivity; seed 004), for a recorded space or a run in the store, whole or
+// partially explored.
+//
+// It ties the landscape and sensitivity packages to recordings and runs: it picks the
+// objective, builds the space the simulator would search, decides what a partial run
+// allows, and draws the figures. The command line and the HTML report are thin layers
+// over it.
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/landscape"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+// Input is one thing to analyse: a recording read from a file, or a run read back from the
+// store (Run set).
+type Input struct {
+	Name string            // short name for tables and figures, e.g. "kerneltuner_gemm/RTX_3090"
+	Rec  *result.Recording // the evaluations
+	Run  *store.RunInfo    // the stored run it came from; nil for files
+}
+
+// Options say what to compute. The zero value computes nothing; Defaults fills it in.
+type Options struct {
+	Landscape     bool                // classify points, build the flow graph, PageRank, C_p
+	Mode          simulator.Mode      // the space the landscape covers: recorded or cartesian (with failures)
+	Neighbourhood space.Neighbourhood // adjacent (seed 000's "bounded") or Hamming
+	Ps            []float64           // proportions for C_p; nil: 0, 0.01, ..., 0.15
+	// PageRankTol is networkx's tolerance: iteration stops when the L1 change is below
+	// N*PageRankTol; 0 for networkx's 1e-6. On large spaces that stops early (GEMM in
+	// cartesian mode after 2-3 iterations), so Analyze warns when it is loose.
+	PageRankTol float64
+
+	Parameters  bool     // significance and Sobol indices
+	Objective   string   // objective or metric to explain; "" for the recording's objective
+	Params      []string // parameters whose Sobol indices are computed; nil for all
+	SecondOrder bool     // also the second-order (pair) indices
+	Bootstrap   int      // bootstrap resamples for the intervals; 0 for 200, < 0 for none
+	Seed        uint64   // seeds the bootstrap
+}
+
+// Defaults returns options that compute everything as the papers do: the landscape in
+// recorded mode under the adjacent neighbourhood, significance, first-, second- and
+// total-order indices with 200 bootstrap resamples.
+func Defaults() Options {
+	return Options{Landscape: true, Mode: simulator.Recorded, Neighbourhood: space.Adjacent,
+		Parameters: true, SecondOrder: true, Seed: 1}
+}
+
+// Result is the analysis of one input.
+type Result struct {
+	Name           string  `json:"name"`
+	Source         string  `json:"source"`
+	Kernel         string  `json:"kernel"`
+	Device         string  `json:"device"`
+	Objective      string  `json:"objective"`
+	Maximize       bool    `json:"maximize"`
+	Configurations int     `json:"configurations"` // in the space the recording or run covers
+	Evaluated      int     `json:"evaluated"`      // configurations with an evaluation
+	Valid          int     `json:"valid"`          // of those, successful with the objective
+	Partial        bool    `json:"partial"`        // a run that explored part of its space
+	Optimum        float64 `json:"optimum"`
+	OptimumConfig  string  `json:"optimum_config"`
+
+	LandscapeMode string              `json:"landscape_mode,omitempty"`
+	Landscape     *landscape.Analysis `json:"landscape,omitempty"`
+
+	Significance []sensitivity.Correlation `json:"significance,omitempty"`
+	Sobol        *sensitivity.Sobol        `json:"sobol,omitempty"`
+	// Saltelli holds the indices of a run that evaluated a Saltelli design (strategy
+	// saltelli), estimated from the design; Sobol then holds the empirical ones.
+	Saltelli *sensitivity.Sobol `json:"saltelli,omitempty"`
+
+	Warnings []string           `json:"warnings,omitempty"`
+	Millis   map[string]float64 `json:"ms"` // time per part of the analysis
+
+	land *landscape.Landscape // for the figures
+	nb   space.Neighbourhood  // the landscape's
+}
+
+// Analyze analyses one input.
+func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
+	rec := in.Rec
+	if rec == nil || len(rec.Params) == 0 {
+		return nil, fmt.Errorf("%s: nothing to analyse (no parameters)", in.Name)
+	}
+	res := &Result{Name: in.Name, Source: rec.Source, Kernel: rec.Kernel, Device: rec.Device,
+		Millis: map[string]float64{}, Optimum: math.NaN()}
+	name, maximize, err := objectiveOf(rec, o.Objective)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	res.Objective, res.Maximize = name, maximize
+	value := func(e *result.Evaluation) float64 {
+		if e.Failed() {
+			return math.NaN()
+		}
+		if name == objectiveName(rec) {
+			return e.Objective
+		}
+		v, ok := e.Metrics[name]
+		if !ok {
+			return math.NaN()
+		}
+		return v
+	}
+
+	partial := isPartial(in)
+	sim, err := simulatorOf(rec, simulator.Recorded, partial)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	res.Partial = partial
+	res.Warnings = append(res.Warnings, sim.Warnings()...)
+	res.Configurations = sim.Space().Len()
+	if partial {
+		res.Configurations = fullSize(rec)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the run evaluated %d of the %d configurations of its space: the landscape covers the explored ones only, the indices are estimated from them",
+			sim.Space().Len(), res.Configurations))
+	}
+
+	// The valid table: every successful configuration of the recorded space, once.
+	sp := sim.Space()
+	var cfgs []space.Config
+	var ys []float64
+	for i := range sp.Len() {
+		c := sp.At(i, nil)
+		e, err := sim.Evaluate(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		res.Evaluated++
+		if v := value(&e); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			cfgs = append(cfgs, c)
+			ys = append(ys, v)
+			if math.IsNaN(res.Optimum) || maximize && v > res.Optimum || !maximize && v < res.Optimum {
+				res.Optimum, res.OptimumConfig = v, sp.Format(c)
+			}
+		}
+	}
+	res.Valid = len(ys)
+	if res.Valid == 0 {
+		return nil, fmt.Errorf("%s: no configuration has a value for %s", in.Name, name)
+	}
+
+	if o.Landscape {
+		start := time.Now()
+		mode := o.Mode
+		if partial && mode == simulator.Cartesian {
+			mode = simulator.Recorded
+			res.Warnings = append(res.Warnings, "cartesian mode needs the whole space recorded; the landscape of the partial run uses the explored configurations")
+		}
+		lsim := sim
+		if mode != simulator.Recorded {
+			if lsim, err = simulatorOf(rec, mode, false); err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
+		}
+		l := &landscape.Landscape{Space: lsim.Space(), Objective: make([]float64, lsim.Space().Len()), Maximize: maximize}
+		for i := range l.Objective {
+			e, err := lsim.Evaluate(ctx, lsim.Space().At(i, nil))
+			if err != nil {
+				return nil, err
+			}
+			l.Objective[i] = value(&e)
+		}
+		a, err := landscape.Analyze(ctx, l, landscape.Options{Neighbourhood: o.Neighbourhood, Ps: o.Ps,
+			PageRank: landscape.PageRankOptions{Tol: o.PageRankTol}})
+		if err != nil {
+			return nil, fmt.Errorf("%s: landscape: %w", in.Name, err)
+		}
+		tol := o.PageRankTol
+		if tol == 0 {
+			tol = 1e-6
+		}
+		if n := float64(len(l.Objective)); n*tol > 1e-3 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d iterations: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
+				len(l.Objective), tol, n*tol, a.PageRankIterations))
+		}
+		res.LandscapeMode, res.Landscape, res.land, res.nb = mode.String(), a, l, o.Neighbourhood
+		res.Millis["landscape"] = ms(time.Since(start))
+	}
+
+	if o.Parameters {
+		start := time.Now()
+		res.Significance = sensitivity.Significance(rec.Params, cfgs, ys)
+		res.Millis["significance"] = ms(time.Since(start))
+		subset, err := paramIndices(rec.Params, o.Params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Name, err)
+		}
+		so := sensitivity.Options{Subset: subset, SecondOrder: o.SecondOrder, Bootstrap: o.Bootstrap, Seed: o.Seed}
+		start = time.Now()
+		if res.Valid < 2 {
+			res.Warnings = append(res.Warnings, "fewer than two valid configurations: no Sobol indices")
+		} else if res.Sobol, err = sensitivity.SobolTable(rec.Params, cfgs, ys, so); err != nil {
+			return nil, fmt.Errorf("%s: Sobol indices: %w", in.Name, err)
+		}
+		res.Millis["sobol"] = ms(time.Since(start))
+		if in.Run != nil && in.Run.Strategy == "saltelli" {
+			start = time.Now()
+			s, err := saltelliOf(in.Run, rec, value)
+			if err != nil {
+				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
+			}
+			res.Saltelli = s
+			res.Millis["saltelli"] = ms(time.Since(start))
+		}
+	}
+	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+
+func objectiveName(rec *result.Recording) string {
+	if rec.Objective == "" {
+		return "time"
+	}
+	return rec.Objective
+}
+
+// objectiveOf resolves the objective to explain: the recording's own, or a metric its
+// evaluations carry, with the direction the recording gives or its name suggests.
+func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
+	own := objectiveName(rec)
+	if want == "" || want == own {
+		return own, rec.Maximize, nil
+	}
+	names := map[string]bool{}
+	for i := range rec.Evaluations {
+		for k := range rec.Evaluations[i].Metrics {
+			names[k] = true
+		}
+	}
+	if names[want] {
+		return want, result.HigherIsBetter(want), nil
+	}
+	have := []string{own}
+	for k := range names {
+		have = append(have, k)
+	}
+	sort.Strings(have[1:])
+	return "", false, fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
+}
+
+// isPartial reports whether the input is a run (tuning or simulation, not an import) that
+// evaluated fewer configurations than its space holds.
+func isPartial(in Input) bool {
+	if in.Run == nil || in.Run.Kind == store.KindImport {
+		return false
+	}
+	seen := map[string]bool{}
+	for i := range in.Rec.Evaluations {
+		seen[store.ConfigKey(in.Rec.Evaluations[i].Config)] = true
+	}
+	return len(seen) < fullSize(in.Rec)
+}
+
+// simulatorOf builds the simulator over the recording's space in mode; for a partial run,
+// over the configurations it explored.
+func simulatorOf(rec *result.Recording, mode simulator.Mode, partial bool) (*simulator.Simulator, error) {
+	if partial {
+		explored := *rec
+		explored.Restrictions = nil
+		rec = &explored
+	}
+	return simulator.New(rec, simulator.Options{Mode: mode})
+}
+
+// fullSize is the number of configurations the recording's restrictions allow; 0 when
+// they cannot be compiled.
+func fullSize(rec *result.Recording) int {
+	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
+	if err != nil {
+		return 0
+	}
+	return sp.Len()
+}
+
+func paramIndices(params []space.Param, names []string) ([]int, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var out []int
+	for _, n := range names {
+		k := -1
+		for i, p := range params {
+			if p.Name == n {
+				k = i
+			}
+		}
+		if k < 0 {
+			have := make([]string, len(params))
+			for i, p := range params {
+				have[i] = p.Name
+			}
+			return nil, fmt.Errorf("no parameter %q (have %s)", n, strings.Join(have, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
+// run's seed, budget and options, and estimates the indices from its evaluations.
+func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64) (*sensitivity.Sobol, error) {
+	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
+	if err != nil {
+		return nil, err
+	}
+	var settings struct {
+		Budget int `json:"budget"`
+	}
+	if len(run.Settings) > 0 {
+		if err := json.Unmarshal(run.Settings, &settings); err != nil {
+			return nil, fmt.Errorf("run settings: %w", err)
+		}
+	}
+	opts := map[string]any{}
+	if len(run.StrategyOptions) > 0 {
+		if err := json.Unmarshal(run.StrategyOptions, &opts); err != nil {
+			return nil, fmt.Errorf("run's strategy options: %w", err)
+		}
+	}
+	d, err := sensitivity.RunDesign(sp, run.Seed, settings.Budget, opts)
+	if err != nil {
+		return nil, err
+	}
+	byIndex := map[int]float64{}
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		c, err := sp.ConfigOf(e.Config)
+		if err != nil {
+			continue
+		}
+		idx, ok := sp.Index(c)
+		if !ok {
+			continue
+		}
+		if _, seen := byIndex[idx]; !seen {
+			byIndex[idx] = value(e)
+		}
+	}
+	y := make([]float64, len(d.Points))
+	for i, c := range d.Points {
+		y[i] = math.NaN()
+		if idx, ok := sp.Index(c); ok {
+			if v, ok := byIndex[idx]; ok {
+				y[i] = v
+			}
+		}
+	}
+	return d.Estimate(y)
+}

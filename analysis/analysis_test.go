@@ -1,0 +1,247 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/landscape"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/store"
+	_ "github.com/ktune/ktune/store/sqlite"
+)
+
+const pnpoly = "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"
+
+func open(t *testing.T, path string) *result.Recording {
+	t.Helper()
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func quick() Options {
+	o := Defaults()
+	o.Bootstrap = 20
+	return o
+}
+
+// TestAnalyzeRecordedSpace runs the whole analysis on a real recorded space and checks it
+// against what the recording says independently.
+func TestAnalyzeRecordedSpace(t *testing.T) {
+	rec := open(t, pnpoly)
+	r, err := Analyze(context.Background(), Input{Name: "kerneltuner_pnpoly/RTX_2080_Ti", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, ok := rec.Counts()
+	best, _ := rec.Best()
+	if r.Configurations != total || r.Evaluated != total || r.Valid != ok {
+		t.Errorf("configurations/evaluated/valid = %d/%d/%d, want %d/%d/%d", r.Configurations, r.Evaluated, r.Valid, total, total, ok)
+	}
+	if r.Optimum != best.Objective || r.Maximize || r.Objective != "time" || r.Partial {
+		t.Errorf("optimum %v (want %v), maximize %v, objective %q, partial %v", r.Optimum, best.Objective, r.Maximize, r.Objective, r.Partial)
+	}
+	a := r.Landscape
+	if a == nil || r.LandscapeMode != "recorded" {
+		t.Fatalf("no landscape (mode %q)", r.LandscapeMode)
+	}
+	if a.Points != total || a.Failed != total-ok || a.Minima+a.Maxima+a.Saddles+a.Regular != total || a.Minima == 0 {
+		t.Errorf("landscape counts %+v", a)
+	}
+	if len(a.Proportions) != 16 || a.Proportions[0].C > a.Proportions[15].C || a.Proportions[15].C > 1 {
+		t.Errorf("proportions %v", a.Proportions)
+	}
+	if len(r.Significance) != len(rec.Params) {
+		t.Errorf("%d significance entries for %d parameters", len(r.Significance), len(rec.Params))
+	}
+	if r.Sobol == nil || r.Sobol.Method != "empirical" || len(r.Sobol.First) != len(rec.Params) {
+		t.Fatalf("Sobol %+v: failures break the product, so the empirical estimator is expected", r.Sobol)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the result does not marshal: %v", err)
+	}
+}
+
+// TestAnalyzeCartesianCountsFailures: seed 000's mode adds the configurations the
+// recording lacks as failures, so the landscape has more points and more failures.
+func TestAnalyzeCartesianCountsFailures(t *testing.T) {
+	rec := open(t, "../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz")
+	o := quick()
+	o.Parameters = false
+	rr, err := Analyze(context.Background(), Input{Name: "coulomb", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Mode = simulator.Cartesian
+	rc, err := Analyze(context.Background(), Input{Name: "coulomb", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := 1
+	for _, p := range rec.Params {
+		prod *= len(p.Values)
+	}
+	if rc.Landscape.Points != prod || rc.Landscape.Failed != prod-rr.Valid || rr.Landscape.Points != rr.Configurations {
+		t.Errorf("cartesian %d points %d failed, recorded %d points; product %d, valid %d",
+			rc.Landscape.Points, rc.Landscape.Failed, rr.Landscape.Points, prod, rr.Valid)
+	}
+	if rc.Significance != nil || rc.Sobol != nil {
+		t.Error("parameters analysed though not asked for")
+	}
+}
+
+// TestAnalyzeMetricObjective explains a recorded metric instead of the time, with the
+// direction its name implies, and names the metrics when asked for one that is missing.
+func TestAnalyzeMetricObjective(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/time_energy.json")
+	o := quick()
+	o.Objective = "GFLOPS/W"
+	r, err := Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := math.Inf(-1)
+	for _, e := range rec.Evaluations {
+		if v, ok := e.Metrics["GFLOPS/W"]; ok && !e.Failed() {
+			best = math.Max(best, v)
+		}
+	}
+	if !r.Maximize || r.Optimum != best {
+		t.Errorf("GFLOPS/W: maximize %v optimum %v, want true and %v", r.Maximize, r.Optimum, best)
+	}
+	o.Objective = "GFLOPS/Watt"
+	_, err = Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
+	if err == nil || !strings.Contains(err.Error(), "GFLOPS/W") || !strings.Contains(err.Error(), "energy") {
+		t.Errorf("unknown objective: %v, want an error naming the available ones", err)
+	}
+}
+
+// TestAnalyzePartialRun stores a run that explored part of a restricted space in a real
+// database and analyses what it measured.
+func TestAnalyzePartialRun(t *testing.T) {
+	ctx := context.Background()
+	rec := open(t, pnpoly)
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spID, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: []string{"block_size_x >= 32"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devID, err := st.PutDevice(ctx, store.Device{Name: rec.Device})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID, err := st.CreateRun(ctx, store.RunInfo{SpaceID: spID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var some []result.Evaluation
+	bx := -1
+	for i, p := range rec.Params {
+		if p.Name == "block_size_x" {
+			bx = i
+		}
+	}
+	for _, e := range rec.Evaluations {
+		if e.Config[bx].Int() >= 32 && len(some) < 300 {
+			some = append(some, e)
+		}
+	}
+	if err := st.AddEvaluations(ctx, runID, some); err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Run(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := st.Recording(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyze(ctx, Input{Name: "run", Rec: back, Run: &info}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || r.Evaluated != len(some) || r.Landscape.Points != len(some) || r.Configurations <= len(some) {
+		t.Errorf("partial %v, evaluated %d, landscape points %d, configurations %d; stored %d", r.Partial, r.Evaluated, r.Landscape.Points, r.Configurations, len(some))
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, " "), "explored") {
+		t.Errorf("no warning that the run is partial: %v", r.Warnings)
+	}
+	if r.Sobol == nil || r.Sobol.Method != "empirical" {
+		t.Errorf("Sobol of a partial run: %+v", r.Sobol)
+	}
+}
+
+// TestCorrelateDifficulty matches analyses to benchmark cells by space name.
+func TestCorrelateDifficulty(t *testing.T) {
+	mk := func(name string, cs ...float64) *Result {
+		r := &Result{Name: name, Landscape: nil}
+		r.Landscape = newAnalysisWithProportions(cs)
+		return r
+	}
+	results := []*Result{mk("a", 0.1, 0.2), mk("b", 0.3, 0.5), mk("c", 0.6, 0.7), mk("d", 0.2, 0.9)}
+	cells := []benchmark.Cell{
+		{Strategy: "firstils", Space: "a", Budget: 100, MeanFraction: 0.80},
+		{Strategy: "firstils", Space: "b", Budget: 100, MeanFraction: 0.85},
+		{Strategy: "firstils", Space: "c", Budget: 100, MeanFraction: 0.95},
+		{Strategy: "firstils", Space: "d", Budget: 100, MeanFraction: 0.90},
+		{Strategy: "random", Space: "a", Budget: 100, MeanFraction: 0.9},
+		{Strategy: "random", Space: "b", Budget: 100, MeanFraction: 0.9},
+		{Strategy: "random", Space: "zzz", Budget: 100, MeanFraction: 0.9},
+	}
+	ds := CorrelateDifficulty(results, cells)
+	if len(ds) != 1 || ds[0].Strategy != "firstils" || ds[0].Spaces != 4 {
+		t.Fatalf("difficulty %+v, want firstils alone (random has two matching spaces)", ds)
+	}
+	// p index 0: C = 0.1 0.3 0.6 0.2 vs 0.80 0.85 0.95 0.90: ranks 1 3 4 2 vs 1 2 4 3 -> rho = 1 - 6*2/60 = 0.8.
+	// p index 1: C = 0.2 0.5 0.7 0.9: ranks 1 2 3 4 vs 1 2 4 3 -> rho = 0.8.
+	if math.Abs(float64(ds[0].Rho[0])-0.8) > 1e-12 || math.Abs(float64(ds[0].Rho[1])-0.8) > 1e-12 {
+		t.Errorf("rho %v, want 0.8 0.8", ds[0].Rho)
+	}
+}
+
+func TestWriteFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws figures")
+	}
+	rec := open(t, "../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz")
+	r, err := Analyze(context.Background(), Input{Name: "ktt/coulomb", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := WriteFigures(context.Background(), []*Result{r}, dir, FigureOptions{GraphNodes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"minima.svg", "minima.png", "centrality.svg", "ffg-ktt-coulomb.svg", "significance-ktt-coulomb.png", "sensitivity-ktt-coulomb.svg"}
+	for _, w := range want {
+		fi, err := os.Stat(filepath.Join(dir, w))
+		if err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v (files %v)", w, err, files)
+		}
+	}
+}
+
+func newAnalysisWithProportions(cs []float64) *landscape.Analysis {
+	a := &landscape.Analysis{}
+	for i, c := range cs {
+		a.Proportions = append(a.Proportions, landscape.Proportion{P: float64(i) / 100, C: c})
+	}
+	return a
+}

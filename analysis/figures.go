@@ -1,0 +1,92 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ktune/ktune/landscape"
+	"github.com/ktune/ktune/sensitivity"
+)
+
+// FigureOptions say which figures to draw.
+type FigureOptions struct {
+	// GraphNodes is the largest space whose fitness flow graph is drawn (Fig. 6); 0 draws
+	// none. Drawing lays the graph out by force simulation, which grows with the square of
+	// the nodes.
+	GraphNodes int
+}
+
+// WriteFigures draws the figures of the results into dir, as SVG and PNG, and returns the
+// files written: for all results together the local minima's fraction of optimal fitness
+// (Fig. 3) and the proportion of centrality (Fig. 7); per result the fitness flow graph of a
+// small space (Fig. 6), the significance and the sensitivity charts (seed 004 Section 5.3).
+func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOptions) ([]string, error) {
+	var files []string
+	var named []landscape.Named
+	for _, r := range results {
+		if r.Landscape != nil {
+			named = append(named, landscape.Named{Name: r.Name, A: r.Landscape, L: r.land})
+		}
+	}
+	if len(named) > 0 {
+		f, err := landscape.PlotMinima(named, dir, "minima")
+		if err != nil {
+			return files, fmt.Errorf("local minima figure: %w", err)
+		}
+		files = append(files, f...)
+		if f, err = landscape.PlotCentrality(named, dir, "centrality"); err != nil {
+			return files, fmt.Errorf("proportion of centrality figure: %w", err)
+		}
+		files = append(files, f...)
+	}
+	for _, r := range results {
+		base := FileName(r.Name)
+		if r.Landscape != nil && o.GraphNodes > 0 && r.land.Space.Len() <= o.GraphNodes {
+			g, err := landscape.FlowGraph(ctx, r.land, r.nb)
+			if err != nil {
+				return files, err
+			}
+			f, err := landscape.PlotFlowGraph(landscape.Named{Name: r.Name, A: r.Landscape, L: r.land}, g, dir, "ffg-"+base, o.GraphNodes)
+			if err != nil {
+				return files, fmt.Errorf("%s: flow graph figure: %w", r.Name, err)
+			}
+			files = append(files, f...)
+		}
+		if len(r.Significance) > 0 {
+			f, err := sensitivity.PlotSignificance(r.Significance, r.Objective, r.Maximize, dir, "significance-"+base)
+			if err != nil {
+				return files, fmt.Errorf("%s: significance figure: %w", r.Name, err)
+			}
+			files = append(files, f...)
+		}
+		for _, s := range []struct {
+			name string
+			s    *sensitivity.Sobol
+		}{{"sensitivity-", r.Sobol}, {"saltelli-", r.Saltelli}} {
+			if s.s == nil {
+				continue
+			}
+			f, err := sensitivity.PlotSensitivity(s.s, dir, s.name+base)
+			if err != nil {
+				return files, fmt.Errorf("%s: sensitivity figure: %w", r.Name, err)
+			}
+			files = append(files, f...)
+		}
+	}
+	return files, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FileName turns a result's name into a file name part: "kerneltuner_gemm/RTX 3090"
+// becomes "kerneltuner_gemm-RTX_3090".
+func FileName(name string) string {
+	name = strings.ReplaceAll(name, "/", "-")
+	name = unsafeChars.ReplaceAllString(name, "_")
+	if name == "" {
+		return "space"
+	}
+	return name
+}

@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+func init() {
+	register(&command{
+		name:    "analyze",
+		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
+		usage: `(FILE... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
+          [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
+
+Analyses recorded spaces (any format 'ktune import' reads) or runs in the results database,
+whole or partially explored.
+
+Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
+  every configuration is classified under the neighbourhood as a local minimum, maximum,
+  saddle or regular point (per parameter, compared with its neighbours in that parameter; a
+  failed point next to another failed point is regular); the local minima's fraction of
+  optimal fitness (Fig. 3); the fitness flow graph (an edge to every neighbour at least as
+  good), its PageRank centrality (damping 0.85, networkx's stopping rule with
+  tolerance 1e-6, --pagerank-tol), and the proportion of
+  centrality C_p: the centrality of the minima within p of the optimum over that of all
+  minima, p = 0..15% (Fig. 7). A partial run covers the configurations it explored.
+  With --bench (the JSON of 'ktune bench --json' over the same files), Spearman's rank
+  correlation across spaces between C_p and the mean fraction of optimum each strategy
+  reached, per budget: does C_p predict difficulty?
+
+Parameters (seed 004), over the successful configurations:
+  significance: Pearson correlation of each parameter's value with the objective (and
+  Spearman's rank correlation; string parameters by their position in the value list);
+  Sobol first-, second- and total-order indices with 95% bootstrap intervals: exact
+  conditional means where the successful configurations form the full product of the
+  values, the same formulas over the measured configurations otherwise (method "empirical",
+  inputs dependent, totals a lower bound), and for a run of strategy saltelli also the
+  Saltelli/Jansen estimates of its design.
+
+Figures (--plot DIR, SVG and PNG): minima, centrality, ffg-NAME (the flow graph of spaces up
+to --graph-nodes configurations), significance-NAME, sensitivity-NAME.`,
+		run: runAnalyze,
+	})
+}
+
+type analyzeFlags struct {
+	mode, neighbourhood, objective, params, bench, plot, db, runs string
+	landscape, parameters, secondOrder, jsonOut                   bool
+	bootstrap, graphNodes                                         int
+	pagerankTol                                                   float64
+	seed                                                          uint64
+}
+
+func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("analyze")
+	fs := newFlags(env, c)
+	var f analyzeFlags
+	fs.StringVar(&f.runs, "run", "", "analyse these runs of the results database (comma-separated ids)")
+	fs.StringVar(&f.db, "db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000)")
+	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
+	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain (default: the recording's objective)")
+	fs.StringVar(&f.params, "params", "", "comma-separated parameters whose Sobol indices are computed (default: all)")
+	fs.BoolVar(&f.landscape, "landscape", true, "analyse the landscape (minima, flow graph, centrality)")
+	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
+	fs.BoolVar(&f.secondOrder, "second-order", true, "also compute second-order (pair) Sobol indices")
+	fs.Float64Var(&f.pagerankTol, "pagerank-tol", 1e-6, "PageRank tolerance with networkx's rule (stop when the L1 change is below configurations x tol); smaller converges large spaces")
+	fs.IntVar(&f.bootstrap, "bootstrap", 200, "bootstrap resamples for the 95% intervals (0: none)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap")
+	fs.StringVar(&f.bench, "bench", "", "'ktune bench --json' output: correlate C_p with the strategies' results across the spaces")
+	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
+	fs.IntVar(&f.graphNodes, "graph-nodes", 5000, "draw the flow graph of spaces with at most this many configurations (0: none)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	o := analysis.Defaults()
+	o.Landscape, o.Parameters, o.SecondOrder, o.Seed = f.landscape, f.parameters, f.secondOrder, f.seed
+	o.Objective = f.objective
+	o.PageRankTol = f.pagerankTol
+	if f.pagerankTol <= 0 {
+		return usageErr(env, c, "--pagerank-tol must be positive")
+	}
+	o.Bootstrap = f.bootstrap
+	if f.bootstrap == 0 {
+		o.Bootstrap = -1
+	}
+	if o.Mode, err = simulator.ParseMode(f.mode); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if o.Neighbourhood, err = space.ParseNeighbourhood(f.neighbourhood); err != nil || o.Neighbourhood == space.StrictlyAdjacent {
+		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", f.neighbourhood)
+	}
+	if f.params != "" {
+		o.Params = strings.Split(f.params, ",")
+	}
+	if !o.Landscape && !o.Parameters {
+		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
+	}
+	inputs, err := analysisInputs(ctx, pos, f.runs, f.db)
+	if err != nil {
+		if err == errNoInput {
+			return usageErr(env, c, "give recorded files or --run")
+		}
+		return err
+	}
+	var cells []benchmark.Cell
+	if f.bench != "" {
+		if cells, err = readBenchCells(f.bench); err != nil {
+			return err
+		}
+	}
+	var results []*analysis.Result
+	for i, in := range inputs {
+		if len(inputs) > 1 && !f.jsonOut {
+			env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
+		}
+		r, err := analysis.Analyze(ctx, in, o)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	var difficulty []analysis.Difficulty
+	if cells != nil {
+		difficulty = analysis.CorrelateDifficulty(results, cells)
+		if len(difficulty) == 0 {
+			fmt.Fprintf(env.stderr, "ktune analyze: warning: %s has no strategy with results on three or more of the analysed spaces (names must match 'ktune bench', e.g. kerneltuner_gemm/RTX_3090)\n", f.bench)
+		}
+	}
+	var figures []string
+	if f.plot != "" {
+		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes}); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		return writeJSON(env, struct {
+			Results    []*analysis.Result    `json:"results"`
+			Difficulty []analysis.Difficulty `json:"difficulty,omitempty"`
+			Figures    []string              `json:"figures,omitempty"`
+		}{results, difficulty, figures})
+	}
+	w := env.stdout
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		printAnalysis(w, r)
+	}
+	if len(difficulty) > 0 {
+		fmt.Fprintln(w)
+		printDifficulty(w, difficulty)
+	}
+	if len(figures) > 0 {
+		fmt.Fprintf(w, "\nfigures: %d files in %s\n", len(figures), f.plot)
+	}
+	return nil
+}
+
+var errNoInput = fmt.Errorf("no input")
+
+// analysisInputs opens the recorded files and the stored runs to analyse.
+func analysisInputs(ctx context.Context, files []string, runs, db string) ([]analysis.Input, error) {
+	var out []analysis.Input
+	for _, f := range files {
+		rec, err := openRecording(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, analysis.Input{Name: spaceName(f), Rec: rec})
+	}
+	if runs != "" {
+		st, err := store.Open(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for _, s := range strings.Split(runs, ",") {
+			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("--run %q: not a run id", s)
+			}
+			in, err := runInput(ctx, st, id)
+			if err != nil {
+				return nil, fmt.Errorf("run %d in %s: %w", id, db, err)
+			}
+			out = append(out, in)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errNoInput
+	}
+	return out, nil
+}
+
+func runInput(ctx context.Context, st store.Store, id int64) (analysis.Input, error) {
+	info, err := st.Run(ctx, id)
+	if err != nil {
+		return analysis.Input{}, err
+	}
+	rec, err := st.Recording(ctx, id)
+	if err != nil {
+		return analysis.Input{}, err
+	}
+	return analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}, nil
+}
+
+// spaceName names a recorded file by its folder and file, as 'ktune bench' does
+// ("kerneltuner_gemm/RTX_2080_Ti"), so analyses and benchmarks can be matched.
+func spaceName(f string) string {
+	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
+	if d := filepath.Base(filepath.Dir(f)); d != "." && d != "/" {
+		name = d + "/" + name
+	}
+	return name
+}
+
+func readBenchCells(path string) ([]benchmark.Cell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var b struct {
+		Cells []benchmark.Cell `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s: not the JSON of 'ktune bench --json': %w", path, err)
+	}
+	if len(b.Cells) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark cells (write it with 'ktune bench --json')", path)
+	}
+	return b.Cells, nil
+}
+
+func direction(maximize bool) string {
+	if maximize {
+		return "higher is better"
+	}
+	return "lower is better"
+}
+
+func printAnalysis(w io.Writer, r *analysis.Result) {
+	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, direction(r.Maximize))
+	fmt.Fprintf(w, "  %d configurations, %d evaluated, %d valid; optimum %.6g at %s\n", r.Configurations, r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
+	for _, s := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", s)
+	}
+	if a := r.Landscape; a != nil {
+		fmt.Fprintf(w, "  landscape (%s mode, %s neighbourhood): %d points, %d failed\n", r.LandscapeMode, a.Neighbourhood, a.Points, a.Failed)
+		fmt.Fprintf(w, "    %d local minima, %d maxima, %d saddles, %d regular\n", a.Minima, a.Maxima, a.Saddles, a.Regular)
+		if fr := a.MinimaFractions; len(fr) > 0 {
+			q := quantiles(fr)
+			fmt.Fprintf(w, "    fraction of optimal fitness of the minima: min %.3f  quartile %.3f  median %.3f  quartile %.3f  max %.3f\n", q[0], q[1], q[2], q[3], q[4])
+		}
+		fmt.Fprintf(w, "    flow graph: %d edges; PageRank stopped after %d iterations\n", a.Edges, a.PageRankIterations)
+		fmt.Fprintf(w, "    proportion of centrality C_p:")
+		for _, pr := range a.Proportions {
+			if pct := pr.P * 100; math.Abs(pct-math.Round(pct/5)*5) < 1e-9 {
+				fmt.Fprintf(w, "  %g%% %.3f", math.Round(pct), pr.C)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Significance) > 0 {
+		fmt.Fprintf(w, "  significance: correlation of each parameter with %s over %d valid configurations\n", r.Objective, r.Valid)
+		good := "negative"
+		if r.Maximize {
+			good = "positive"
+		}
+		fmt.Fprintf(w, "    (%s: larger values of the parameter are better)\n", good)
+		cs := append([]sensitivity.Correlation(nil), r.Significance...)
+		sort.SliceStable(cs, func(i, j int) bool { return absOrZero(cs[i].Pearson) > absOrZero(cs[j].Pearson) })
+		width := 9
+		for _, c := range cs {
+			width = max(width, len(c.Param))
+		}
+		fmt.Fprintf(w, "    %-*s  %8s  %8s\n", width, "parameter", "Pearson", "Spearman")
+		for _, c := range cs {
+			note := ""
+			if c.Ordinal {
+				note = "  (values by position)"
+			}
+			fmt.Fprintf(w, "    %-*s  %8s  %8s%s\n", width, c.Param, num(c.Pearson), num(c.Spearman), note)
+		}
+	}
+	for _, s := range []*sensitivity.Sobol{r.Sobol, r.Saltelli} {
+		if s != nil {
+			printSobol(w, s)
+		}
+	}
+}
+
+func printSobol(w io.Writer, s *sensitivity.Sobol) {
+	fmt.Fprintf(w, "  Sobol indices (%s, %d samples", s.Method, s.Samples)
+	if s.Bootstrap > 0 {
+		fmt.Fprintf(w, ", 95%% intervals from %d bootstrap resamples", s.Bootstrap)
+	}
+	fmt.Fprintln(w, ")")
+	if s.Note != "" {
+		fmt.Fprintf(w, "    %s\n", s.Note)
+	}
+	width := 9
+	for _, p := range s.Params {
+		width = max(width, len(p))
+	}
+	fmt.Fprintf(w, "    %-*s  %-24s  %-24s\n", width, "parameter", "first order", "total order")
+	for i, p := range s.Params {
+		fmt.Fprintf(w, "    %-*s  %-24s  %-24s\n", width, p, interval(s.First[i]), interval(s.Total[i]))
+	}
+	if len(s.Second) > 0 {
+		pairs := append([]sensitivity.Pair(nil), s.Second...)
+		sort.SliceStable(pairs, func(i, j int) bool { return absOrZero(pairs[i].Index.Value) > absOrZero(pairs[j].Index.Value) })
+		n := min(len(pairs), 5)
+		fmt.Fprintf(w, "    strongest second-order pairs:")
+		for _, p := range pairs[:n] {
+			fmt.Fprintf(w, "  %s x %s %s", s.Params[p.I], s.Params[p.J], num(p.Index.Value))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func interval(iv sensitivity.Interval) string {
+	if math.IsNaN(iv.Low) || math.IsNaN(iv.High) {
+		return num(iv.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", num(iv.Value), num(iv.Low), num(iv.High))
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func absOrZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return math.Abs(v)
+}
+
+// quantiles returns the minimum, quartiles and maximum of xs (linear interpolation).
+func quantiles(xs []float64) [5]float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	var q [5]float64
+	for i, p := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		pos := p * float64(len(s)-1)
+		lo := int(math.Floor(pos))
+		hi := min(lo+1, len(s)-1)
+		q[i] = s[lo] + (pos-float64(lo))*(s[hi]-s[lo])
+	}
+	return q
+}
+
+func printDifficulty(w io.Writer, ds []analysis.Difficulty) {
+	fmt.Fprintln(w, "difficulty: Spearman's rank correlation across spaces between C_p and the mean fraction of optimum")
+	fmt.Fprintln(w, "(positive: spaces whose good minima are more central were easier for the strategy)")
+	if len(ds) == 0 {
+		return
+	}
+	width := 8
+	for _, d := range ds {
+		width = max(width, len(d.Strategy))
+	}
+	fmt.Fprintf(w, "  %-*s  %6s  %6s", width, "strategy", "budget", "spaces")
+	for i, p := range ds[0].Ps {
+		if i%5 == 0 {
+			fmt.Fprintf(w, "  %7s", fmt.Sprintf("p=%g%%", math.Round(p*100)))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, d := range ds {
+		fmt.Fprintf(w, "  %-*s  %6d  %6d", width, d.Strategy, d.Budget, d.Spaces)
+		for i, rho := range d.Rho {
+			if i%5 == 0 {
+				fmt.Fprintf(w, "  %7s", num(float64(rho)))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}

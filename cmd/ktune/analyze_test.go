@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const coulomb = "../../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"
+
+type analyzeJSON struct {
+	Results []struct {
+		Name          string  `json:"name"`
+		Configs       int     `json:"configurations"`
+		Valid         int     `json:"valid"`
+		Optimum       float64 `json:"optimum"`
+		LandscapeMode string  `json:"landscape_mode"`
+		Landscape     *struct {
+			Minima      int `json:"minima"`
+			Points      int `json:"points"`
+			Proportions []struct {
+				P, C float64
+			} `json:"proportion_of_centrality"`
+		} `json:"landscape"`
+		Significance []map[string]any `json:"significance"`
+		Sobol        *struct {
+			Method string `json:"method"`
+		} `json:"sobol"`
+		Saltelli *struct {
+			Method  string `json:"method"`
+			Samples int    `json:"samples"`
+		} `json:"saltelli"`
+	} `json:"results"`
+	Difficulty []struct {
+		Strategy string     `json:"strategy"`
+		Budget   int        `json:"budget"`
+		Spaces   int        `json:"spaces"`
+		Rho      []*float64 `json:"spearman"`
+	} `json:"difficulty"`
+	Figures []string `json:"figures"`
+}
+
+func TestAnalyzeRecordedSpaceJSONAndFigures(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := ktune(t, "analyze", coulomb, pnpoly, "--bootstrap", "20", "--json", "--plot", dir, "--graph-nodes", "500")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Results) != 2 || got.Results[0].Name != "coulomb_sum_3d/RTX_2080_Ti" || got.Results[1].Name != "kerneltuner_pnpoly/RTX_2080_Ti" {
+		t.Fatalf("results %+v", got.Results)
+	}
+	for _, r := range got.Results {
+		if r.Landscape == nil || r.Landscape.Minima == 0 || len(r.Landscape.Proportions) != 16 || r.Sobol == nil || len(r.Significance) == 0 {
+			t.Errorf("%s: incomplete analysis %+v", r.Name, r)
+		}
+	}
+	// Fig. 3 and 7 for both spaces together; the flow graph only for the small one.
+	for _, f := range []string{"minima.svg", "minima.png", "centrality.svg", "ffg-coulomb_sum_3d-RTX_2080_Ti.svg",
+		"significance-kerneltuner_pnpoly-RTX_2080_Ti.svg", "sensitivity-kerneltuner_pnpoly-RTX_2080_Ti.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ffg-kerneltuner_pnpoly-RTX_2080_Ti.svg")); err == nil {
+		t.Error("drew the flow graph of a space above --graph-nodes")
+	}
+}
+
+func TestAnalyzeTextNamesWhatItShows(t *testing.T) {
+	out, errOut, code := ktune(t, "analyze", coulomb, "--bootstrap", "0", "--neighbourhood", "Hamming")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"coulomb_sum_3d/RTX_2080_Ti", "Hamming neighbourhood", "local minima", "proportion of centrality",
+		"significance", "Pearson", "Spearman", "Sobol indices", "first order", "total order"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze"}, "give recorded files or --run"},
+		{[]string{"analyze", coulomb, "--neighbourhood", "diagonal"}, "diagonal"},
+		{[]string{"analyze", coulomb, "--objective", "joules"}, `no objective or metric named "joules"`},
+		{[]string{"analyze", coulomb, "--params", "nope"}, `no parameter "nope"`},
+		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
+		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "run 1"},
+	} {
+		_, errOut, code := ktune(t, tt.args...)
+		if code == 0 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to mention %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+// TestAnalyzeCorrelatesCentralityWithABenchmark runs a real benchmark over three spaces
+// and correlates its results with the spaces' proportion of centrality.
+func TestAnalyzeCorrelatesCentralityWithABenchmark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a benchmark")
+	}
+	dir := t.TempDir()
+	spaces := []string{coulomb, pnpoly, "../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz"}
+	args := append([]string{"bench"}, spaces...)
+	args = append(args, "--strategies", "firstmls,random", "--budgets", "25,100", "--repeats", "5", "--mode", "recorded", "--json")
+	out, errOut, code := ktune(t, args...)
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"analyze"}, spaces...)
+	args = append(args, "--parameters=false", "--bench", bench, "--json")
+	out, errOut, code = ktune(t, args...)
+	if code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Difficulty) != 4 {
+		t.Fatalf("difficulty rows %+v, want 2 strategies x 2 budgets", got.Difficulty)
+	}
+	for _, d := range got.Difficulty {
+		if d.Spaces != 3 || len(d.Rho) != 16 {
+			t.Errorf("%+v", d)
+		}
+		for _, r := range d.Rho {
+			if r != nil && (*r < -1 || *r > 1) {
+				t.Errorf("rho %v out of range", *r)
+			}
+		}
+	}
+}
+
+var dataURI = regexp.MustCompile(`<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"`)
+
+// TestReportOfAnImportedRunIsSelfContained imports a recorded space into a real database
+// and writes the report of that run.
+func TestReportOfAnImportedRunIsSelfContained(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", coulomb, "--db", db); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	out := filepath.Join(dir, "r.html")
+	stdout, errOut, code := ktune(t, "report", "1", "--db", db, "-o", out, "--bootstrap", "20")
+	if code != 0 || !strings.Contains(stdout, out) {
+		t.Fatalf("report: exit %d: %s %s", code, stdout, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data)) // attribute values may carry entities
+	for _, want := range []string{"<!DOCTYPE html>", "Run 1: directCoulombSum_kernel", "Best configurations", "Convergence",
+		"Landscape", "Parameter significance", "Sensitivity (Sobol indices)", "Proportion of centrality"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	imgs := dataURI.FindAllStringSubmatch(page, -1)
+	if len(imgs) < 5 {
+		t.Errorf("%d embedded figures, want convergence, minima, centrality, flow graph, significance, sensitivity", len(imgs))
+	}
+	for _, m := range imgs {
+		svg, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil || !strings.Contains(string(svg), "<svg") {
+			t.Errorf("embedded figure is not an SVG: %v", err)
+		}
+	}
+	if strings.Contains(page, `src="http`) || strings.Contains(page, `href="http`) {
+		t.Error("the report loads something from the network")
+	}
+}
+
+func TestReportOfABenchmark(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := ktune(t, "bench", coulomb, "--strategies", "random,firstmls", "--budgets", "10,20", "--repeats", "4", "--mode", "recorded", "--json")
+	if code != 0 {
+		t.Fatalf("bench: %s", errOut)
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ktune(t, "report", bench); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "bench.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data)) // attribute values may carry entities
+	for _, want := range []string{"Strategy benchmark", "Competition", "Space coulomb_sum_3d/RTX_2080_Ti", "firstmls", "random"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if n := len(dataURI.FindAllString(page, -1)); n != 3 {
+		t.Errorf("%d figures, want two heat maps and one curve figure", n)
+	}
+}
+
+func TestReportOfARecordedFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "space.html")
+	if _, errOut, code := ktune(t, "report", "../../testdata/kernel_tuner/time_energy.json", "-o", out, "--objective", "GFLOPS/W", "--bootstrap", "20"); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := string(data); !strings.Contains(page, "GFLOPS/W (higher is better)") || !strings.Contains(page, "nvml_gr_clock") {
+		t.Errorf("report of a recorded file with a metric objective lacks it")
+	}
+}
+
+// TestSaltelliRunOnARealDeviceIsAnalysed measures a Saltelli design with the host C
+// compiler and estimates the Sobol indices from the stored run.
+func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
+	needBackend(t, "c")
+	if testing.Short() {
+		t.Skip("compiles and runs kernels")
+	}
+	db := filepath.Join(t.TempDir(), "k.db")
+	if _, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--strategy", "saltelli", "--budget", "15", "--db", db, "--json"); code != 0 {
+		t.Fatalf("tune: %s", errOut)
+	}
+	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--bootstrap", "20", "--json")
+	if code != 0 {
+		t.Fatalf("analyze: %s", errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	r := got.Results[0]
+	if r.Saltelli == nil || r.Saltelli.Method != "saltelli" || r.Saltelli.Samples == 0 {
+		t.Fatalf("no Saltelli estimate from the run: %+v", r.Saltelli)
+	}
+	if r.Sobol == nil || r.Valid == 0 {
+		t.Errorf("no empirical indices: %+v", r)
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/report"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
+		usage: `(RUN | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
+          [--neighbourhood adjacent|Hamming] [--objective NAME] [--graph-nodes N]
+
+Writes one HTML file with every figure embedded, readable offline:
+  RUN         a run id of the results database: what ran, outcomes, the best
+              configurations, convergence, and the analysis of what it measured
+              (landscape, significance, Sobol sensitivity; see 'ktune analyze')
+  BENCH.json  the output of 'ktune bench --json': competition (wins and losses, heat
+              maps), mean fraction of optimum per space, strategy and budget, curves
+  FILE        a recorded space (any format 'ktune import' reads): outcomes, best
+              configurations and its analysis`,
+		run: runReport,
+	})
+}
+
+func runReport(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("report")
+	fs := newFlags(env, c)
+	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html)")
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
+	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
+	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")
+	objective := fs.String("objective", "", "objective or recorded metric to explain (default: the run's objective)")
+	graphNodes := fs.Int("graph-nodes", 5000, "draw the flow graph of spaces with at most this many configurations (0: none)")
+	bootstrap := fs.Int("bootstrap", 200, "bootstrap resamples for the Sobol intervals (0: none)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr(env, c, "give one run id, benchmark JSON or recorded file")
+	}
+	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
+	o.Analysis.Objective = *objective
+	o.Analysis.Bootstrap = *bootstrap
+	if *bootstrap == 0 {
+		o.Analysis.Bootstrap = -1
+	}
+	if o.Analysis.Mode, err = simulator.ParseMode(*modeName); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if o.Analysis.Neighbourhood, err = space.ParseNeighbourhood(*nbName); err != nil || o.Analysis.Neighbourhood == space.StrictlyAdjacent {
+		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", *nbName)
+	}
+	arg := pos[0]
+	var page *report.Page
+	name := arg
+	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && !fileExists(arg) {
+		st, err := store.Open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if page, err = report.RunPage(ctx, st, id, o); err != nil {
+			return fmt.Errorf("%s: %w", *db, err)
+		}
+		name = "report-" + arg
+	} else {
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return err
+		}
+		if b, ok := benchJSON(data); ok {
+			if page, err = report.BenchPage(b, arg); err != nil {
+				return err
+			}
+		} else {
+			rec, err := format.Read(bytes.NewReader(data), arg)
+			if err != nil {
+				return fmt.Errorf("%w (a report needs a run id, 'ktune bench --json' output or a recorded space)", err)
+			}
+			if page, err = report.SpacePage(ctx, analysis.Input{Name: spaceName(arg), Rec: rec}, o); err != nil {
+				return err
+			}
+		}
+		name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(arg, ".gz"), ".json"), ".JSON")
+	}
+	path := *out
+	if path == "" {
+		path = name + ".html"
+	}
+	if err := page.WriteFile(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "wrote %s\n", path)
+	return nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// benchJSON recognises the output of 'ktune bench --json' by its cells.
+func benchJSON(data []byte) (*report.Bench, bool) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
+	}
+	var b report.Bench
+	if err := json.Unmarshal(data, &b); err != nil || len(b.Cells) == 0 {
+		return nil, false
+	}
+	return &b, true
+}

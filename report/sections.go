@@ -1,0 +1,337 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/store"
+)
+
+// Options configure a run or space report.
+type Options struct {
+	Analysis   analysis.Options // what to analyse; analysis.Defaults() for everything
+	GraphNodes int              // draw flow graphs of spaces up to this size; 0 for none
+	Top        int              // best configurations listed; 0 for 10
+}
+
+// RunPage reports one run of the store: what it was, how it went, its best
+// configurations, its convergence, and the analysis of what it measured.
+func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
+	info, err := st.Run(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	rec, err := st.Recording(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	p := &Page{Title: fmt.Sprintf("Run %d: %s on %s", id, dash(info.Kernel), dash(info.Device)),
+		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, info.Status)}
+	about := Table{Caption: "Run", Head: []string{"", ""}}
+	add := func(k, v string) {
+		if v != "" {
+			about.Rows = append(about.Rows, []string{k, v})
+		}
+	}
+	add("kind", string(info.Kind))
+	add("status", string(info.Status))
+	add("strategy", info.Strategy)
+	if len(info.StrategyOptions) > 0 && string(info.StrategyOptions) != "null" && string(info.StrategyOptions) != "{}" {
+		add("strategy options", string(info.StrategyOptions))
+	}
+	if info.Kind != store.KindImport {
+		add("seed", strconv.FormatUint(info.Seed, 10))
+	}
+	add("objective", fmt.Sprintf("%s (%s)", dash(info.Objective), direction(info.Maximize)))
+	add("problem size", info.ProblemSize)
+	add("source", info.Source)
+	add("format", info.Format)
+	if !info.Started.IsZero() {
+		add("started", info.Started.Format("2006-01-02 15:04:05 MST"))
+	}
+	if !info.Finished.IsZero() {
+		add("finished", info.Finished.Format("2006-01-02 15:04:05 MST"))
+		add("duration", info.Finished.Sub(info.Started).Round(1e6).String())
+	}
+	if len(info.Settings) > 0 {
+		add("settings", string(info.Settings))
+	}
+	summary := Section{Title: "Summary", Tables: []Table{about, outcomes(rec)}}
+	for _, w := range info.Warnings {
+		summary.Text = append(summary.Text, "Warning: "+w)
+	}
+	p.Sections = append(p.Sections, summary)
+	p.Sections = append(p.Sections, bestSection(rec, o.Top))
+	if conv, err := convergenceSection(rec); err != nil {
+		return nil, err
+	} else if conv != nil {
+		p.Sections = append(p.Sections, *conv)
+	}
+	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}
+	secs, err := analysisSections(ctx, in, o)
+	if err != nil {
+		return nil, err
+	}
+	p.Sections = append(p.Sections, secs...)
+	return p, nil
+}
+
+// SpacePage reports a recorded space read from a file: its outcomes, best
+// configurations and analysis.
+func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
+	rec := in.Rec
+	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
+		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
+	p.Sections = append(p.Sections, Section{Title: "Summary", Tables: []Table{outcomes(rec)}}, bestSection(rec, o.Top))
+	secs, err := analysisSections(ctx, in, o)
+	if err != nil {
+		return nil, err
+	}
+	p.Sections = append(p.Sections, secs...)
+	return p, nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func direction(maximize bool) string {
+	if maximize {
+		return "higher is better"
+	}
+	return "lower is better"
+}
+
+// outcomes counts evaluations by status.
+func outcomes(rec *result.Recording) Table {
+	counts := map[result.Status]int{}
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		s := e.Status
+		if s == result.OK && math.IsNaN(e.Objective) {
+			s = result.RuntimeError
+		}
+		counts[s]++
+	}
+	t := Table{Caption: "Evaluations", Head: []string{"outcome", "configurations"}}
+	t.Rows = append(t.Rows, []string{"all", strconv.Itoa(len(rec.Evaluations))})
+	for s := result.OK; s <= result.DeviceLimit; s++ {
+		if counts[s] > 0 {
+			t.Rows = append(t.Rows, []string{s.String(), strconv.Itoa(counts[s])})
+		}
+	}
+	return t
+}
+
+// bestSection lists the best configurations by the objective.
+func bestSection(rec *result.Recording, top int) Section {
+	if top <= 0 {
+		top = 10
+	}
+	var ok []int
+	for i := range rec.Evaluations {
+		if !rec.Evaluations[i].Failed() {
+			ok = append(ok, i)
+		}
+	}
+	sort.SliceStable(ok, func(a, b int) bool {
+		x, y := rec.Evaluations[ok[a]].Objective, rec.Evaluations[ok[b]].Objective
+		if rec.Maximize {
+			return x > y
+		}
+		return x < y
+	})
+	obj := rec.Objective
+	if obj == "" {
+		obj = "time"
+	}
+	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", min(top, len(ok)), len(ok)),
+		Head: []string{"rank", obj}}
+	for _, p := range rec.Params {
+		t.Head = append(t.Head, p.Name)
+	}
+	for r, i := range ok[:min(top, len(ok))] {
+		e := &rec.Evaluations[i]
+		row := []string{strconv.Itoa(r + 1), strconv.FormatFloat(e.Objective, 'g', 6, 64)}
+		for _, v := range e.Config {
+			row = append(row, v.String())
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return Section{Title: "Best configurations", Tables: []Table{t}}
+}
+
+// analysisSections analyses the input and turns the result into sections with figures.
+func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Section, error) {
+	ao := o.Analysis
+	r, err := analysis.Analyze(ctx, in, ao)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ktune-report-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	files, err := analysis.WriteFigures(ctx, []*analysis.Result{r}, dir, analysis.FigureOptions{GraphNodes: o.GraphNodes})
+	if err != nil {
+		return nil, err
+	}
+	figs := map[string]Figure{}
+	for _, f := range files {
+		if filepath.Ext(f) != ".svg" {
+			continue
+		}
+		fig, err := FigureFile(f, figureTitle(filepath.Base(f)))
+		if err != nil {
+			return nil, err
+		}
+		figs[filepath.Base(f)] = fig
+	}
+	take := func(prefix string) []Figure {
+		var out []Figure
+		var names []string
+		for n := range figs {
+			if strings.HasPrefix(n, prefix) {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			out = append(out, figs[n])
+			delete(figs, n)
+		}
+		return out
+	}
+
+	var secs []Section
+	if len(r.Warnings) > 0 {
+		secs = append(secs, Section{Title: "Notes", Text: r.Warnings})
+	}
+	if a := r.Landscape; a != nil {
+		s := Section{Title: "Landscape"}
+		s.Text = append(s.Text, fmt.Sprintf("Space of %d configurations (%s mode, %d failed) under the %s neighbourhood. "+
+			"A point is a local minimum when no neighbour is better; the fitness flow graph has an edge to every neighbour at least as good, "+
+			"and the PageRank of a minimum is the chance that a long random first-improvement walk ends there (seed 000, Section VII).",
+			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood))
+		s.Tables = append(s.Tables, Table{Caption: "Points", Head: []string{"class", "points"}, Rows: [][]string{
+			{"local minima", strconv.Itoa(a.Minima)}, {"local maxima", strconv.Itoa(a.Maxima)},
+			{"saddles", strconv.Itoa(a.Saddles)}, {"regular", strconv.Itoa(a.Regular)},
+			{"flow graph edges", strconv.Itoa(a.Edges)}, {"PageRank iterations", strconv.Itoa(a.PageRankIterations)}}})
+		cp := Table{Caption: "Proportion of centrality C_p of the minima within p of the optimum", Head: []string{"p"}}
+		row := []string{"C_p"}
+		for _, pr := range a.Proportions {
+			cp.Head = append(cp.Head, fmt.Sprintf("%g%%", math.Round(pr.P*100)))
+			row = append(row, strconv.FormatFloat(pr.C, 'f', 3, 64))
+		}
+		cp.Rows = [][]string{row}
+		s.Tables = append(s.Tables, cp)
+		s.Figures = append(s.Figures, take("minima")...)
+		s.Figures = append(s.Figures, take("centrality")...)
+		s.Figures = append(s.Figures, take("ffg-")...)
+		secs = append(secs, s)
+	}
+	if len(r.Significance) > 0 {
+		s := Section{Title: "Parameter significance"}
+		good := "negative"
+		if r.Maximize {
+			good = "positive"
+		}
+		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %d valid configurations (seed 004, Section 3.1). "+
+			"A %s coefficient means larger values of the parameter are better. Pearson measures linear association, Spearman rank (monotone) association.",
+			r.Objective, direction(r.Maximize), r.Valid, good))
+		t := Table{Head: []string{"parameter", "Pearson", "Spearman", "configurations"}}
+		for _, c := range r.Significance {
+			name := c.Param
+			if c.Ordinal {
+				name += " (by position)"
+			}
+			t.Rows = append(t.Rows, []string{name, fnum(c.Pearson), fnum(c.Spearman), strconv.Itoa(c.N)})
+		}
+		s.Tables = append(s.Tables, t)
+		s.Figures = append(s.Figures, take("significance-")...)
+		secs = append(secs, s)
+	}
+	for _, so := range []struct {
+		title, prefix string
+		s             *sensitivity.Sobol
+	}{{"Sensitivity (Sobol indices)", "sensitivity-", r.Sobol}, {"Sensitivity from the run's Saltelli design", "saltelli-", r.Saltelli}} {
+		sob := so.s
+		if sob == nil {
+			continue
+		}
+		s := Section{Title: so.title}
+		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; 95%% bootstrap intervals from %d resamples. "+
+			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (seed 004, Section 3.2).",
+			sob.Method, sob.Samples, sob.Bootstrap, r.Objective))
+		if sob.Note != "" {
+			s.Text = append(s.Text, sob.Note)
+		}
+		t := Table{Head: []string{"parameter", "first order", "95% interval", "total order", "95% interval"}}
+		for i, name := range sob.Params {
+			t.Rows = append(t.Rows, []string{name, fnum(sob.First[i].Value), span(sob.First[i].Low, sob.First[i].High),
+				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)})
+		}
+		s.Tables = append(s.Tables, t)
+		if len(sob.Second) > 0 {
+			pairs := append(sob.Second[:0:0], sob.Second...)
+			sort.SliceStable(pairs, func(a, b int) bool { return absNaN(pairs[a].Index.Value) > absNaN(pairs[b].Index.Value) })
+			pt := Table{Caption: "Strongest second-order interactions", Head: []string{"pair", "index", "95% interval"}}
+			for _, pr := range pairs[:min(10, len(pairs))] {
+				pt.Rows = append(pt.Rows, []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)})
+			}
+			s.Tables = append(s.Tables, pt)
+		}
+		s.Figures = append(s.Figures, take(so.prefix)...)
+		secs = append(secs, s)
+	}
+	return secs, nil
+}
+
+func figureTitle(file string) string {
+	base := strings.TrimSuffix(file, filepath.Ext(file))
+	for prefix, title := range map[string]string{
+		"minima":     "Fraction of optimal fitness of the local minima (seed 000, Fig. 3)",
+		"centrality": "Proportion of centrality C_p (seed 000, Fig. 7)", "ffg-": "Fitness flow graph (seed 000, Fig. 6)",
+		"significance-": "Parameter significance", "sensitivity-": "Sobol sensitivity indices",
+		"saltelli-": "Sobol indices from the Saltelli design", "convergence": "Convergence",
+	} {
+		if strings.HasPrefix(base, prefix) {
+			return title
+		}
+	}
+	return base
+}
+
+func fnum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func span(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	return "[" + fnum(lo) + ", " + fnum(hi) + "]"
+}
+
+func absNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return math.Abs(v)
+}
