@@ -151,8 +151,18 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 	}
 	p.NominalX(names...)
 	p.Add(plotter.NewGrid())
-	w := max(5*vg.Inch, 1.5*vg.Inch+vg.Length(len(es))*1.3*vg.Inch)
-	return save(p, w, 4*vg.Inch, dir, name)
+	// Space names are long ("kerneltuner_convolution/RTX_2080_Ti"): slanted, they never
+	// overlap however many spaces there are.
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len(n))
+	}
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	w := max(5*vg.Inch, 1.5*vg.Inch+vg.Length(len(es))*0.9*vg.Inch)
+	h := 4*vg.Inch + vg.Length(longest)*p.X.Tick.Label.Font.Size/2
+	return save(p, w, h, dir, name)
 }
 
 // PlotCentrality draws seed 000's Fig. 7: the proportion of centrality C_p against p (in
@@ -163,7 +173,9 @@ func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 	p.Title.Text = "Proportion of centrality of local minima"
 	p.X.Label.Text = "p (% of the optimal fitness)"
 	p.Y.Label.Text = "proportion of centrality C_p"
-	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Min = 0
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
+		{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	drawn := 0
@@ -192,7 +204,9 @@ func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 	if drawn == 0 {
 		return nil, fmt.Errorf("landscape: no space with proportions of centrality to plot")
 	}
-	return save(p, 6*vg.Inch, 4*vg.Inch, dir, name)
+	// Headroom above C_p = 1 for the legend, so it never hides a curve.
+	p.Y.Max = 1.02 + 0.065*float64(drawn)
+	return save(p, 7*vg.Inch, 4*vg.Inch+vg.Length(drawn)*0.18*vg.Inch, dir, name)
 }
 
 // Colours of the flow graph's nodes.

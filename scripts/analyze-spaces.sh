@@ -9,7 +9,7 @@ data=${1:-../shared/data/spaces}
 go build -o bin/ktune ./cmd/ktune
 out=analyze-out
 mkdir -p "$out"
-files=$(find "$data" -name '*.json*' | grep -v -e /kernels/ -e /bat/ -e space.json -e cltune_gemm_space | sort)
+files=$(find "$data" -name '*.json*' | grep -v -e /kernels/ -e /bat/ -e space.json -e cltune_gemm_space -e kerneltuner_convolution/convolution.json | sort)
 printf '| space | mode | points | minima | C_5%% | Sobol method | wall | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for mode in recorded cartesian; do
 	for f in $files; do
