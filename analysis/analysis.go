@@ -188,7 +188,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		if tol == 0 {
 			tol = 1e-6
 		}
-		if n := float64(len(l.Objective)); n*tol > 1e-3 {
+		if n := float64(len(l.Objective)); n*tol > 0.05 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d iterations: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
 				len(l.Objective), tol, n*tol, a.PageRankIterations))
 		}
