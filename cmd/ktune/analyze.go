@@ -24,11 +24,11 @@ func init() {
 	register(&command{
 		name:    "analyze",
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
-		usage: `(FILE... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
+		usage: `(FILE... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
           [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
 
-Analyses recorded spaces (any format 'ktune import' reads) or runs in the results database,
-whole or partially explored.
+Analyses recorded spaces (any format 'ktune import' reads) or runs in the results database
+(RUN: a run id), whole or partially explored.
 
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
@@ -179,7 +179,16 @@ var errNoInput = fmt.Errorf("no input")
 // analysisInputs opens the recorded files and the stored runs to analyse.
 func analysisInputs(ctx context.Context, files []string, runs, db string) ([]analysis.Input, error) {
 	var out []analysis.Input
+	// A bare number that names no file is a run id, as 'ktune report' reads it.
+	var names []string
 	for _, f := range files {
+		if _, err := strconv.ParseInt(f, 10, 64); err == nil && !fileExists(f) {
+			runs = strings.TrimPrefix(runs+","+f, ",")
+			continue
+		}
+		names = append(names, f)
+	}
+	for _, f := range names {
 		rec, err := openRecording(f)
 		if err != nil {
 			return nil, err

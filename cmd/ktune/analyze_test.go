@@ -245,7 +245,7 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 	if _, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--strategy", "saltelli", "--budget", "15", "--db", db, "--json"); code != 0 {
 		t.Fatalf("tune: %s", errOut)
 	}
-	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--bootstrap", "20", "--json")
+	out, errOut, code := ktune(t, "analyze", "1", "--db", db, "--bootstrap", "20", "--json")
 	if code != 0 {
 		t.Fatalf("analyze: %s", errOut)
 	}
