@@ -208,7 +208,10 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 				names = append(names, n)
 			}
 		}
-		sort.Strings(names)
+		// By name without the extension, so "x.svg" comes before "x-second.svg".
+		sort.Slice(names, func(i, j int) bool {
+			return strings.TrimSuffix(names[i], ".svg") < strings.TrimSuffix(names[j], ".svg")
+		})
 		for _, n := range names {
 			out = append(out, figs[n])
 			delete(figs, n)
@@ -302,6 +305,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 
 func figureTitle(file string) string {
 	base := strings.TrimSuffix(file, filepath.Ext(file))
+	if strings.HasSuffix(base, "-second") {
+		return "Strongest second-order interactions (Sobol)"
+	}
 	for prefix, title := range map[string]string{
 		"minima":     "Fraction of optimal fitness of the local minima (seed 000, Fig. 3)",
 		"centrality": "Proportion of centrality C_p (seed 000, Fig. 7)", "ffg-": "Fitness flow graph (seed 000, Fig. 6)",
