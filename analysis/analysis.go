@@ -25,6 +25,7 @@ import (
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/strategy"
 )
 
 // Input is one thing to analyse: a recording read from a file, or a run read back from the
@@ -337,7 +338,11 @@ func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Ev
 			return nil, fmt.Errorf("run's strategy options: %w", err)
 		}
 	}
-	d, err := sensitivity.RunDesign(sp, run.Seed, settings.Budget, opts)
+	ro, err := strategy.SaltelliOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	d, err := sensitivity.RunDesign(sp, run.Seed, settings.Budget, ro)
 	if err != nil {
 		return nil, err
 	}

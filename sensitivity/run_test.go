@@ -1,44 +1,11 @@
 package sensitivity
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func TestParseRunOptionsAcceptsGoJSONAndCommandLineForms(t *testing.T) {
-	var fromJSON map[string]any
-	dec := json.NewDecoder(strings.NewReader(`{"n": 12, "second_order": false, "params": ["x3", "x1"]}`))
-	dec.UseNumber()
-	if err := dec.Decode(&fromJSON); err != nil {
-		t.Fatal(err)
-	}
-	want := RunOptions{N: 12, SecondOrder: false, Params: []string{"x3", "x1"}}
-	for _, opts := range []map[string]any{
-		fromJSON,
-		{"n": 12, "second_order": false, "params": []string{"x3", "x1"}},
-		{"n": "12", "second_order": "False", "params": "x3, x1"},
-		{"n": 12.0, "second_order": "false", "params": "x3,x1"},
-	} {
-		got, err := ParseRunOptions(opts)
-		if err != nil || got.N != want.N || got.SecondOrder != want.SecondOrder || !slices.Equal(got.Params, want.Params) {
-			t.Errorf("ParseRunOptions(%v) = %+v, %v; want %+v", opts, got, err, want)
-		}
-	}
-	def, err := ParseRunOptions(nil)
-	if err != nil || def.N != 0 || !def.SecondOrder || def.Params != nil {
-		t.Errorf("defaults = %+v, %v", def, err)
-	}
-	for _, bad := range []map[string]any{
-		{"n": -1}, {"n": 1.5}, {"second_order": "maybe"}, {"params": ""}, {"params": 3}, {"popsize": 4},
-	} {
-		if _, err := ParseRunOptions(bad); err == nil {
-			t.Errorf("ParseRunOptions(%v) accepted", bad)
-		}
-	}
-}
 
 func TestRunDesignRepeatsTheSessionsFirstDraw(t *testing.T) {
 	sp, _ := ishigamiSpace(t, 8)
@@ -50,7 +17,7 @@ func TestRunDesignRepeatsTheSessionsFirstDraw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := RunDesign(sp, runSeed, 100, map[string]any{"params": "x3,x2"})
+	got, err := RunDesign(sp, runSeed, 100, RunOptions{SecondOrder: true, Params: []string{"x3", "x2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +29,17 @@ func TestRunDesignRepeatsTheSessionsFirstDraw(t *testing.T) {
 			t.Fatalf("point %d: %v, want %v", i, got.Points[i], want.Points[i])
 		}
 	}
-	if d, err := RunDesign(sp, runSeed, 0, map[string]any{"n": 5, "second_order": false}); err != nil || d.N != 5 || len(d.Points) != 25 {
+	if d, err := RunDesign(sp, runSeed, 0, RunOptions{N: 5}); err != nil || d.N != 5 || len(d.Points) != 25 {
 		t.Errorf("explicit n: %v", err)
 	}
 	for _, c := range []struct {
 		budget int
-		opts   map[string]any
+		opts   RunOptions
 		want   string
 	}{
-		{0, nil, "neither a budget"},
-		{5, nil, "below one design row"},
-		{100, map[string]any{"params": "x9"}, `no parameter "x9"`},
+		{0, RunOptions{SecondOrder: true}, "neither a budget"},
+		{5, RunOptions{SecondOrder: true}, "below one design row"},
+		{100, RunOptions{SecondOrder: true, Params: []string{"x9"}}, `no parameter "x9"`},
 	} {
 		if _, err := RunDesign(sp, runSeed, c.budget, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("RunDesign(budget %d, %v): err %v, want %q", c.budget, c.opts, err, c.want)

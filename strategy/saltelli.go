@@ -3,6 +3,8 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
@@ -18,7 +20,7 @@ var saltelliFactory = Factory{
 		"parameter A with that column from B (and B with it from A for second-order " +
 		"indices), row by row; points outside a restricted space are skipped, repeats cost " +
 		"nothing. The design's seed is the first draw from the run's seed, so the analysis of " +
-		"a stored run rebuilds it (sensitivity.RunDesign). Needs a budget or n.",
+		"a stored run rebuilds it (SaltelliOptions, sensitivity.RunDesign). Needs a budget or n.",
 	Options: []Option{
 		{Name: "n", Default: "0: as many base rows as the budget allows, floor(budget / points per row)",
 			Doc: "number of base rows; each costs k+2 points, or 2k+2 with second order (k analysed parameters)"},
@@ -35,11 +37,61 @@ type saltelli struct {
 }
 
 func newSaltelli(o Options) (Strategy, error) {
-	ro, err := sensitivity.ParseRunOptions(o)
+	ro, err := parseSaltelli(o)
 	if err != nil {
 		return nil, err
 	}
 	return saltelli{opts: ro}, nil
+}
+
+// SaltelliOptions reads the options of a saltelli run (as given on the command line or
+// read back from a stored run's JSON), so the analysis can rebuild the run's design with
+// sensitivity.RunDesign.
+func SaltelliOptions(opts map[string]any) (sensitivity.RunOptions, error) {
+	if _, err := New("saltelli", opts); err != nil { // rejects unknown options by name
+		return sensitivity.RunOptions{}, err
+	}
+	return parseSaltelli(opts)
+}
+
+func parseSaltelli(o Options) (sensitivity.RunOptions, error) {
+	ro := sensitivity.RunOptions{}
+	var err error
+	if ro.N, err = o.Int("n", 0); err != nil {
+		return ro, err
+	}
+	if ro.N < 0 {
+		return ro, fmt.Errorf("option n: %d base rows", ro.N)
+	}
+	if ro.SecondOrder, err = o.Bool("second_order", true); err != nil {
+		return ro, err
+	}
+	v, ok := o["params"]
+	if !ok {
+		return ro, nil
+	}
+	switch x := v.(type) {
+	case string:
+		ro.Params = strings.Split(x, ",")
+	case []string:
+		ro.Params = slices.Clone(x)
+	case []any:
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return ro, fmt.Errorf("option params: %v (%T) is not a parameter name", e, e)
+			}
+			ro.Params = append(ro.Params, s)
+		}
+	default:
+		return ro, fmt.Errorf("option params: %v (%T) is not a list of parameter names", v, v)
+	}
+	for i, n := range ro.Params {
+		if ro.Params[i] = strings.TrimSpace(n); ro.Params[i] == "" {
+			return ro, fmt.Errorf("option params: empty parameter name in %q", v)
+		}
+	}
+	return ro, nil
 }
 
 func (saltelli) Name() string { return "saltelli" }

@@ -2,6 +2,7 @@ package strategy_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -29,7 +30,11 @@ func TestSaltelliMeasuresTheDesignRunDesignRebuilds(t *testing.T) {
 	if c := runSession(t, sim, "saltelli", opts, budget, seed+1); slices.EqualFunc(history(a), history(c), slices.Equal) {
 		t.Error("seeds 9 and 10 gave the same history")
 	}
-	d, err := sensitivity.RunDesign(sp, seed, budget, opts)
+	ro, err := strategy.SaltelliOptions(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sensitivity.RunDesign(sp, seed, budget, ro)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,5 +129,36 @@ func TestSaltelliNeedsABudgetOrRows(t *testing.T) {
 	}
 	if _, err := strategy.New("saltelli", map[string]any{"n": "many"}); err == nil {
 		t.Error("n = many accepted")
+	}
+}
+
+func TestSaltelliOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
+	var fromJSON map[string]any
+	dec := json.NewDecoder(strings.NewReader(`{"n": 12, "second_order": false, "params": ["x3", "x1"]}`))
+	dec.UseNumber()
+	if err := dec.Decode(&fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []map[string]any{
+		fromJSON,
+		{"n": 12, "second_order": false, "params": []string{"x3", "x1"}},
+		{"n": "12", "second_order": "false", "params": "x3, x1"},
+		{"n": 12.0, "second_order": "false", "params": "x3,x1"},
+	} {
+		got, err := strategy.SaltelliOptions(opts)
+		if err != nil || got.N != 12 || got.SecondOrder || !slices.Equal(got.Params, []string{"x3", "x1"}) {
+			t.Errorf("SaltelliOptions(%v) = %+v, %v", opts, got, err)
+		}
+	}
+	def, err := strategy.SaltelliOptions(nil)
+	if err != nil || def.N != 0 || !def.SecondOrder || def.Params != nil {
+		t.Errorf("defaults = %+v, %v", def, err)
+	}
+	for _, bad := range []map[string]any{
+		{"n": -1}, {"n": 1.5}, {"second_order": "maybe"}, {"params": ""}, {"params": 3}, {"popsize": 4},
+	} {
+		if _, err := strategy.SaltelliOptions(bad); err == nil {
+			t.Errorf("SaltelliOptions(%v) accepted", bad)
+		}
 	}
 }
