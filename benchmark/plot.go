@@ -5,10 +5,10 @@ import (
 	"image/color"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -91,12 +91,10 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 			p.Add(poly, l)
 			p.Legend.Add(st, l)
 		}
-		base := filepath.Join(dir, CurvesFile(sp))
-		for _, ext := range []string{".svg", ".png"} {
-			if err := p.Save(6*vg.Inch, 4*vg.Inch, base+ext); err != nil {
-				return nil, err
-			}
-			files = append(files, base+ext)
+		f, err := figure.Save(p, 6*vg.Inch, 4*vg.Inch, dir, CurvesFile(sp))
+		files = append(files, f...)
+		if err != nil {
+			return files, err
 		}
 	}
 	return files, nil
@@ -197,14 +195,6 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, label, dir s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(dir, "competition-"+safeName(name))
-	var files []string
 	size := vg.Length(2+len(names)) * vg.Inch * 0.8
-	for _, ext := range []string{".svg", ".png"} {
-		if err := p.Save(size+2*vg.Inch, size+vg.Inch, base+ext); err != nil {
-			return nil, err
-		}
-		files = append(files, base+ext)
-	}
-	return files, nil
+	return figure.Save(p, size+2*vg.Inch, size+vg.Inch, dir, "competition-"+safeName(name))
 }

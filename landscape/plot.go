@@ -6,10 +6,9 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,16 +37,9 @@ var glyphs = []draw.GlyphDrawer{
 
 // save writes p as dir/name.svg and dir/name.png.
 func save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, ext := range []string{".svg", ".png"} {
-		path := filepath.Join(dir, name+ext)
-		if err := p.Save(w, h, path); err != nil {
-			return files, fmt.Errorf("landscape: write %s: %w", path, err)
-		}
-		files = append(files, path)
+	files, err := figure.Save(p, w, h, dir, name)
+	if err != nil {
+		return files, fmt.Errorf("landscape: %w", err)
 	}
 	return files, nil
 }

@@ -5,13 +5,13 @@ import (
 	"image/color"
 	"math"
 	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/result"
 )
 
@@ -71,11 +71,11 @@ func convergenceSection(rec *result.Recording) (*Section, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "convergence.svg")
-	if err := p.Save(7*vg.Inch, 4*vg.Inch, path); err != nil {
+	files, err := figure.Save(p, 7*vg.Inch, 4*vg.Inch, dir, "convergence")
+	if err != nil {
 		return nil, err
 	}
-	fig, err := FigureFile(path, fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue); %d failed evaluations not drawn", obj, failed))
+	fig, err := FigureFile(files[0], fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue); %d failed evaluations not drawn", obj, failed))
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -255,18 +254,11 @@ func rect(x0, x1, y0, y1 float64, fill color.Color) (*plotter.Polygon, error) {
 	return poly, nil
 }
 
-// save writes p as name.svg and name.png into dir.
+// save writes p as dir/name.svg and dir/name.png.
 func save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, ext := range []string{".svg", ".png"} {
-		path := filepath.Join(dir, name+ext)
-		if err := p.Save(w, h, path); err != nil {
-			return files, fmt.Errorf("sensitivity: %w", err)
-		}
-		files = append(files, path)
+	files, err := figure.Save(p, w, h, dir, name)
+	if err != nil {
+		return files, fmt.Errorf("sensitivity: %w", err)
 	}
 	return files, nil
 }
