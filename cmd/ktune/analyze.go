@@ -60,7 +60,7 @@ to --graph-nodes configurations), significance-NAME, sensitivity-NAME.`,
 
 type analyzeFlags struct {
 	mode, neighbourhood, objective, params, bench, plot, db, runs string
-	landscape, parameters, secondOrder, jsonOut                   bool
+	landscape, parameters, secondOrder, jsonOut, progress         bool
 	bootstrap, graphNodes                                         int
 	pagerankTol                                                   float64
 	seed                                                          uint64
@@ -86,6 +86,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
 	fs.IntVar(&f.graphNodes, "graph-nodes", 5000, "draw the flow graph of spaces with at most this many configurations (0: none)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	fs.BoolVar(&f.progress, "progress", false, "show progress even when standard error is not a terminal")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -127,15 +128,26 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var results []*analysis.Result
+	var prog *progress
+	if len(inputs) > 1 && (f.progress || isTerminal(env.stderr)) {
+		prog = newProgress(env.stderr, "spaces analysed")
+	}
 	for i, in := range inputs {
-		if len(inputs) > 1 && !f.jsonOut {
-			env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
-		}
+		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		r, err := analysis.Analyze(ctx, in, o)
 		if err != nil {
+			if prog != nil {
+				prog.finish()
+			}
 			return err
 		}
 		results = append(results, r)
+		if prog != nil {
+			prog.update(i+1, len(inputs), "last "+in.Name)
+		}
+	}
+	if prog != nil {
+		prog.finish()
 	}
 	var difficulty []analysis.Difficulty
 	if cells != nil {
