@@ -31,9 +31,10 @@ type Section struct {
 
 // Table is a captioned table of text cells.
 type Table struct {
-	Caption string
-	Head    []string
-	Rows    [][]string
+	Caption  string
+	KeyValue bool // a two-column list of names and values: left-aligned, values may wrap
+	Head     []string
+	Rows     [][]string
 }
 
 // Figure is an image embedded as a data URI, so the page needs no other file.
@@ -96,7 +97,10 @@ h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; ma
 .sub { color: #555; margin-top: 0; }
 table { border-collapse: collapse; margin: 0.8em 0 1.2em; font-size: 0.9em; }
 caption { text-align: left; font-weight: 600; padding-bottom: 0.3em; }
-th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+table { max-width: 100%; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; overflow-wrap: anywhere; }
+table.kv td { text-align: left; }
+table.kv td:first-child { white-space: nowrap; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
@@ -112,9 +116,9 @@ footer { margin-top: 3em; color: #777; font-size: 0.8em; }
 <section>
 <h2>{{.Title}}</h2>
 {{range .Text}}<p>{{.}}</p>
-{{end}}{{range .Tables}}<table>
+{{end}}{{range .Tables}}<table{{if .KeyValue}} class="kv"{{end}}>
 {{if .Caption}}<caption>{{.Caption}}</caption>{{end}}
-<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+{{if .Head}}<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>

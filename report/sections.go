@@ -36,7 +36,7 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	}
 	p := &Page{Title: fmt.Sprintf("Run %d: %s on %s", id, dash(info.Kernel), dash(info.Device)),
 		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, info.Status)}
-	about := Table{Caption: "Run", Head: []string{"", ""}}
+	about := Table{Caption: "Run", KeyValue: true}
 	add := func(k, v string) {
 		if v != "" {
 			about.Rows = append(about.Rows, []string{k, v})
