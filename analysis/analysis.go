@@ -156,7 +156,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	res.Valid = len(ys)
 	if res.Valid == 0 {
-		return nil, fmt.Errorf("%s: no configuration has a value for %s", in.Name, name)
+		return nil, fmt.Errorf("%s: none of the %d configurations has a value for %s (all failed or lack it): nothing to analyse", in.Name, res.Evaluated, name)
 	}
 
 	if o.Landscape {

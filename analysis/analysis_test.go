@@ -245,3 +245,37 @@ func newAnalysisWithProportions(cs []float64) *landscape.Analysis {
 	}
 	return a
 }
+
+// TestAnalyzeAllFailedSaysSo: a recording in which nothing succeeded is an error that says
+// why, not an empty analysis.
+func TestAnalyzeAllFailedSaysSo(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/vector_add_A4000.json")
+	for i := range rec.Evaluations {
+		rec.Evaluations[i].Status = result.RuntimeError
+		rec.Evaluations[i].Objective = math.NaN()
+	}
+	_, err := Analyze(context.Background(), Input{Name: "failed", Rec: rec}, quick())
+	if err == nil || !strings.Contains(err.Error(), "none of the 15 configurations") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestAnalyzeOneValidConfiguration: the landscape and significance still work, the Sobol
+// indices are left out with a warning.
+func TestAnalyzeOneValidConfiguration(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/vector_add_A4000.json")
+	for i := 1; i < len(rec.Evaluations); i++ {
+		rec.Evaluations[i].Status = result.RuntimeError
+		rec.Evaluations[i].Objective = math.NaN()
+	}
+	r, err := Analyze(context.Background(), Input{Name: "one", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Valid != 1 || r.Sobol != nil || r.Landscape.Minima != 1 || r.Landscape.Proportions[0].C != 1 {
+		t.Errorf("valid %d, sobol %v, minima %d, C_0 %v", r.Valid, r.Sobol, r.Landscape.Minima, r.Landscape.Proportions[0].C)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, " "), "no Sobol indices") {
+		t.Errorf("warnings %v", r.Warnings)
+	}
+}
