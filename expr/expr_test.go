@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -233,6 +234,26 @@ func TestHugeListsAreRefused(t *testing.T) {
 	for _, src := range []string{"[] * 10**18", "[0] * 10**10", "list(range(10**12))"} {
 		if _, err := EvalValues(src); err == nil || !strings.Contains(err.Error(), "longer than") {
 			t.Errorf("%s: %v", src, err)
+		}
+	}
+}
+
+func TestIntegerPowerBySquaring(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want int64
+	}{
+		{"2**10", 1024}, {"3**0", 1}, {"0**0", 1}, {"(-2)**3", -8}, {"(-1)**(10**15+1)", -1},
+		{"1**11**11*1", 1}, {"2**62", 1 << 62}, {"(-2)**63", math.MinInt64}, {"7**22", 3909821048582988049},
+	} {
+		v, err := EvalValues(tt.src)
+		if err != nil || len(v) != 1 || v[0].Int() != tt.want {
+			t.Errorf("%s = %v, %v; want %d", tt.src, v, err, tt.want)
+		}
+	}
+	for _, src := range []string{"2**63", "3**40", "(-2)**64", "10**19"} {
+		if _, err := EvalValues(src); err == nil || !strings.Contains(err.Error(), "overflow") {
+			t.Errorf("%s: %v, want an overflow error", src, err)
 		}
 	}
 }

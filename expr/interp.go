@@ -494,13 +494,9 @@ func binop(t *binary, l, r any) (any, error) {
 			if ri < 0 {
 				return math.Pow(lf, rf), nil
 			}
-			p := int64(1)
-			for k := int64(0); k < ri; k++ {
-				np := p * li
-				if li != 0 && np/li != p {
-					return nil, ierrf(t, "integer overflow")
-				}
-				p = np
+			p, ok := intPow(li, ri)
+			if !ok {
+				return nil, ierrf(t, "integer overflow")
 			}
 			return p, nil
 		}
@@ -637,4 +633,39 @@ func pyMod(a, b float64) float64 {
 func EvalTruth(n Node, vars map[string]any) bool {
 	v, err := interp(n, vars)
 	return err == nil && truthy(v)
+}
+
+// intPow is b**e for e >= 0 by repeated squaring (1**(11**11) must not loop 11**11 times);
+// false when the result overflows int64.
+func intPow(b, e int64) (int64, bool) {
+	r := int64(1)
+	for e > 0 {
+		if e&1 == 1 {
+			var ok bool
+			if r, ok = mulInt(r, b); !ok {
+				return 0, false
+			}
+		}
+		if e >>= 1; e > 0 {
+			// Another factor of b**(2**k) is still to come, so an overflowing square means
+			// an overflowing result (|b| >= 2 here; 0, 1 and -1 never overflow).
+			var ok bool
+			if b, ok = mulInt(b, b); !ok {
+				return 0, false
+			}
+		}
+	}
+	return r, true
+}
+
+// mulInt is a*b, false when it overflows int64.
+func mulInt(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, true
 }
