@@ -2,14 +2,11 @@ package strategy_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/ktune/ktune/expr"
-	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -97,17 +94,7 @@ func TestModelStrategiesBeatRandomSamplingAtSmallBudgets(t *testing.T) {
 // only valid configurations, exhaust the space without looping on evaluated ones, and pass
 // the evaluator's errors on.
 func TestModelStrategiesOnRestrictedSpacesWithFailures(t *testing.T) {
-	params := make([]space.Param, 4)
-	for i := range params {
-		params[i].Name = string(rune('a' + i))
-		for v := range 5 {
-			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
-		}
-	}
-	sp, err := space.New(params, []string{"a + b <= 5", "c != d"}, expr.CompileRestriction)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := intGrid(t, 4, 5, "a + b <= 5", "c != d")
 	for _, name := range modelStrategies {
 		for _, budget := range []int{30, sp.Len()} {
 			p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
@@ -122,11 +109,7 @@ func TestModelStrategiesOnRestrictedSpacesWithFailures(t *testing.T) {
 				t.Errorf("%s budget %d: %d evaluations of %d configurations", name, budget, len(p.evaluated), sp.Len())
 			}
 		}
-		p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
-		st, _ := strategy.New(name, nil)
-		if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
-			t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
-		}
+		checkEvaluatorErrorPassedOn(t, sp, name)
 	}
 }
 

@@ -201,17 +201,7 @@ func (p *smacProblem) Evaluate(_ context.Context, c space.Config) (float64, erro
 // A maximised objective (negative fitness) and a restricted space with failures: the
 // budget is used exactly, the optimum is found, and evaluator errors are passed on.
 func TestSMACHandlesNegativeFitnessFailuresAndErrors(t *testing.T) {
-	params := make([]space.Param, 5)
-	for i := range params {
-		params[i].Name = string(rune('a' + i))
-		for v := range 6 {
-			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
-		}
-	}
-	sp, err := space.New(params, []string{"a + b + c <= 8"}, expr.CompileRestriction)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := intGrid(t, 5, 6, "a + b + c <= 8")
 	optimum := space.Config{0, 1, 2, 3, 4}
 	for _, negate := range []bool{false, true} {
 		for _, acq := range []string{"ei", "lcb", "logei"} {

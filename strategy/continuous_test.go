@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -130,43 +128,10 @@ func TestContinuousStrategiesAgainstRandomSampling(t *testing.T) {
 // configurations are coped with, the budget is used exactly, and evaluator errors are
 // passed on.
 func TestContinuousStrategiesRepairRestrictedConfigurations(t *testing.T) {
-	params := make([]space.Param, 6)
-	for i := range params {
-		params[i].Name = string(rune('a' + i))
-		for v := range 6 {
-			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
-		}
-	}
-	sp, err := space.New(params, []string{"a + b + c <= 4", "d == e or e == f"}, expr.CompileRestriction)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := intGrid(t, 6, 6, "a + b + c <= 4", "d == e or e == f")
 	for _, name := range cubeStrategies {
-		for _, budget := range []int{60, sp.Len()} {
-			var hist [][]int
-			for range 2 {
-				p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
-				st, err := strategy.New(name, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := st.Run(context.Background(), p); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if len(p.evaluated) != min(budget, sp.Len()) {
-					t.Errorf("%s budget %d: %d evaluations", name, budget, len(p.evaluated))
-				}
-				hist = append(hist, p.evaluated)
-			}
-			if !slices.Equal(hist[0], hist[1]) {
-				t.Errorf("%s budget %d: same seed, different runs", name, budget)
-			}
-		}
-		p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
-		st, _ := strategy.New(name, nil)
-		if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
-			t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
-		}
+		checkRestrictedRuns(t, sp, name, nil, []int{60, sp.Len()}, false)
+		checkEvaluatorErrorPassedOn(t, sp, name)
 	}
 }
 

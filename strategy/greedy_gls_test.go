@@ -2,16 +2,12 @@ package strategy_test
 
 import (
 	"context"
-	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/simulator"
-	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -256,17 +252,7 @@ func TestGLSAndGreedySearchesRejectBadOptions(t *testing.T) {
 // the restrictions forbid are repaired, nothing invalid is evaluated or hinted, the budget
 // is used exactly, and an evaluator's error is passed on.
 func TestGLSAndGreedySearchesOnRestrictedSpaces(t *testing.T) {
-	params := make([]space.Param, 6)
-	for i := range params {
-		params[i].Name = string(rune('a' + i))
-		for v := range 6 {
-			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
-		}
-	}
-	sp, err := space.New(params, []string{"a + b + c <= 4", "d == e or e == f"}, expr.CompileRestriction)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := intGrid(t, 6, 6, "a + b + c <= 4", "d == e or e == f")
 	for _, name := range memeticGreedyNames {
 		for vi, opts := range append([]map[string]any{nil}, memeticGreedyVariants[name]...) {
 			// The defaults exhaust the space; the variants stop at half of it, where walks
@@ -275,34 +261,8 @@ func TestGLSAndGreedySearchesOnRestrictedSpaces(t *testing.T) {
 			if vi > 0 {
 				budgets[1] /= 2
 			}
-			for _, budget := range budgets {
-				var runs [][]int
-				for range 2 {
-					p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
-					st, err := strategy.New(name, opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := st.Run(context.Background(), p); err != nil {
-						t.Fatalf("%s %v: %v", name, opts, err)
-					}
-					if len(p.evaluated) != min(budget, sp.Len()) {
-						t.Errorf("%s %v budget %d: %d evaluations", name, opts, budget, len(p.evaluated))
-					}
-					if name == "gls" && p.hints == 0 {
-						t.Errorf("%s %v: gave no hints", name, opts)
-					}
-					runs = append(runs, p.evaluated)
-				}
-				if !slices.Equal(runs[0], runs[1]) {
-					t.Errorf("%s %v budget %d: same seed, different runs", name, opts, budget)
-				}
-			}
+			checkRestrictedRuns(t, sp, name, opts, budgets, name == "gls")
 		}
-		p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
-		st, _ := strategy.New(name, nil)
-		if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
-			t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
-		}
+		checkEvaluatorErrorPassedOn(t, sp, name)
 	}
 }

@@ -199,48 +199,12 @@ func (p *popProblem) Evaluate(_ context.Context, c space.Config) (float64, error
 // by a Hamming neighbour or, when the configuration breaks two independent restrictions,
 // by sampling; failed (+Inf) configurations are coped with; evaluator errors are passed on.
 func TestPopulationStrategiesRepairRestrictedConfigurations(t *testing.T) {
-	params := make([]space.Param, 6)
-	for i := range params {
-		params[i].Name = string(rune('a' + i))
-		for v := range 6 {
-			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
-		}
-	}
 	// two independent groups {a,b,c} and {d,e,f}, each with a tight restriction
-	sp, err := space.New(params, []string{"a + b + c <= 4", "d == e or e == f"}, expr.CompileRestriction)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := intGrid(t, 6, 6, "a + b + c <= 4", "d == e or e == f")
 	t.Logf("restricted space: %d valid configurations of %.0f", sp.Len(), sp.Product())
 	for _, name := range popStrategies {
-		for _, budget := range []int{60, sp.Len()} {
-			var hist [][]int
-			for range 2 {
-				p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
-				st, err := strategy.New(name, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := st.Run(context.Background(), p); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if len(p.evaluated) != min(budget, sp.Len()) {
-					t.Errorf("%s budget %d: %d evaluations", name, budget, len(p.evaluated))
-				}
-				if p.hints == 0 {
-					t.Errorf("%s: gave no hints", name)
-				}
-				hist = append(hist, p.evaluated)
-			}
-			if !slices.Equal(hist[0], hist[1]) {
-				t.Errorf("%s budget %d: same seed, different runs", name, budget)
-			}
-		}
-		p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
-		st, _ := strategy.New(name, nil)
-		if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
-			t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
-		}
+		checkRestrictedRuns(t, sp, name, nil, []int{60, sp.Len()}, true)
+		checkEvaluatorErrorPassedOn(t, sp, name)
 	}
 }
 
@@ -255,5 +219,67 @@ func TestPopulationStrategiesRejectBadOptions(t *testing.T) {
 		if _, err := strategy.New(name, opts); err == nil {
 			t.Errorf("%s %v: no error", name, opts)
 		}
+	}
+}
+
+// intGrid returns a space of n integer parameters a, b, c, ... with the values 0..k-1 under
+// restrictions: the hand-made restricted spaces the strategy tests search.
+func intGrid(t *testing.T, n, k int, restrictions ...string) *space.Space {
+	t.Helper()
+	params := make([]space.Param, n)
+	for i := range params {
+		params[i].Name = string(rune('a' + i))
+		for v := range k {
+			params[i].Values = append(params[i].Values, space.IntValue(int64(v)))
+		}
+	}
+	sp, err := space.New(params, restrictions, expr.CompileRestriction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// checkRestrictedRuns runs strategy name with opts twice per budget on sp through a
+// popProblem and checks that each run uses exactly its budget (or the whole space), that
+// the same seed gives the same run, and, with wantHints, that the strategy gave hints.
+func checkRestrictedRuns(t *testing.T, sp *space.Space, name string, opts map[string]any, budgets []int, wantHints bool) {
+	t.Helper()
+	for _, budget := range budgets {
+		var runs [][]int
+		for range 2 {
+			p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: budget, seen: map[int]bool{}}
+			st, err := strategy.New(name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Run(context.Background(), p); err != nil {
+				t.Fatalf("%s %v: %v", name, opts, err)
+			}
+			if len(p.evaluated) != min(budget, sp.Len()) {
+				t.Errorf("%s %v budget %d: %d evaluations of %d configurations", name, opts, budget, len(p.evaluated), sp.Len())
+			}
+			if wantHints && p.hints == 0 {
+				t.Errorf("%s %v: gave no hints", name, opts)
+			}
+			runs = append(runs, p.evaluated)
+		}
+		if !slices.Equal(runs[0], runs[1]) {
+			t.Errorf("%s %v budget %d: same seed, different runs", name, opts, budget)
+		}
+	}
+}
+
+// checkEvaluatorErrorPassedOn checks that an error from the evaluator ends strategy name's
+// run and comes back from Run as it is.
+func checkEvaluatorErrorPassedOn(t *testing.T, sp *space.Space, name string) {
+	t.Helper()
+	p := &popProblem{t: t, sp: sp, rng: rand.New(rand.NewPCG(5, 6)), budget: 100, seen: map[int]bool{}, failAt: 30}
+	st, err := strategy.New(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
+		t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
 	}
 }
