@@ -201,7 +201,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		start := time.Now()
 		res.Significance = sensitivity.Significance(rec.Params, cfgs, ys)
 		res.Millis["significance"] = ms(time.Since(start))
-		subset, err := paramIndices(rec.Params, o.Params)
+		subset, err := sensitivity.ParamIndices(rec.Params, o.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Name, err)
 		}
@@ -291,30 +291,6 @@ func fullSize(rec *result.Recording) int {
 		return 0
 	}
 	return sp.Len()
-}
-
-func paramIndices(params []space.Param, names []string) ([]int, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	var out []int
-	for _, n := range names {
-		k := -1
-		for i, p := range params {
-			if p.Name == n {
-				k = i
-			}
-		}
-		if k < 0 {
-			have := make([]string, len(params))
-			for i, p := range params {
-				have[i] = p.Name
-			}
-			return nil, fmt.Errorf("no parameter %q (have %s)", n, strings.Join(have, ", "))
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }
 
 // saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the

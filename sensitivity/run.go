@@ -26,17 +26,9 @@ type RunOptions struct {
 // when N is 0, floor(budget / DesignRows).
 func (ro RunOptions) Design(sp *space.Space, designSeed uint64, budget int) (*Design, error) {
 	params := sp.Params()
-	var subset []int
-	for _, name := range ro.Params {
-		p := slices.IndexFunc(params, func(q space.Param) bool { return q.Name == name })
-		if p < 0 {
-			names := make([]string, len(params))
-			for i, q := range params {
-				names[i] = q.Name
-			}
-			return nil, fmt.Errorf("sensitivity: no parameter %q (the space has %s)", name, strings.Join(names, ", "))
-		}
-		subset = append(subset, p)
+	subset, err := ParamIndices(params, ro.Params)
+	if err != nil {
+		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
 	n := ro.N
 	if n == 0 {
@@ -59,4 +51,23 @@ func (ro RunOptions) Design(sp *space.Space, designSeed uint64, budget int) (*De
 func RunDesign(sp *space.Space, runSeed uint64, budget int, ro RunOptions) (*Design, error) {
 	r := rand.New(rand.NewPCG(runSeed, runSeed^0x9e3779b97f4a7c15))
 	return ro.Design(sp, r.Uint64(), budget)
+}
+
+// ParamIndices maps parameter names to their positions in params, for Options.Subset; nil
+// names give a nil subset (all parameters). An unknown name is an error that lists the
+// parameters there are.
+func ParamIndices(params []space.Param, names []string) ([]int, error) {
+	var subset []int
+	for _, name := range names {
+		p := slices.IndexFunc(params, func(q space.Param) bool { return q.Name == name })
+		if p < 0 {
+			have := make([]string, len(params))
+			for i, q := range params {
+				have[i] = q.Name
+			}
+			return nil, fmt.Errorf("no parameter %q (the space has %s)", name, strings.Join(have, ", "))
+		}
+		subset = append(subset, p)
+	}
+	return subset, nil
 }
