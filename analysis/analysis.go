@@ -135,18 +135,18 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			sim.Space().Len(), res.Configurations))
 	}
 
-	// The valid table: every successful configuration of the recorded space, once.
+	// The valid table: every successful configuration of the recorded space, once. The
+	// values per space index are the recorded mode's landscape as well.
 	sp := sim.Space()
+	values, err := valuesOf(ctx, sim, value)
+	if err != nil {
+		return nil, err
+	}
 	var cfgs []space.Config
 	var ys []float64
-	for i := range sp.Len() {
-		c := sp.At(i, nil)
-		e, err := sim.Evaluate(ctx, c)
-		if err != nil {
-			return nil, err
-		}
+	for i, v := range values {
 		res.Evaluated++
-		if v := value(&e); !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if c := sp.At(i, nil); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			cfgs = append(cfgs, c)
 			ys = append(ys, v)
 			if math.IsNaN(res.Optimum) || maximize && v > res.Optimum || !maximize && v < res.Optimum {
@@ -166,19 +166,16 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			mode = simulator.Recorded
 			res.Warnings = append(res.Warnings, "cartesian mode needs the whole space recorded; the landscape of the partial run uses the explored configurations")
 		}
-		lsim := sim
+		l := &landscape.Landscape{Space: sp, Objective: values, Maximize: maximize}
 		if mode != simulator.Recorded {
-			if lsim, err = simulatorOf(rec, mode, false); err != nil {
+			csim, err := simulatorOf(rec, mode, false)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %w", in.Name, err)
 			}
-		}
-		l := &landscape.Landscape{Space: lsim.Space(), Objective: make([]float64, lsim.Space().Len()), Maximize: maximize}
-		for i := range l.Objective {
-			e, err := lsim.Evaluate(ctx, lsim.Space().At(i, nil))
-			if err != nil {
+			if l.Objective, err = valuesOf(ctx, csim, value); err != nil {
 				return nil, err
 			}
-			l.Objective[i] = value(&e)
+			l.Space = csim.Space()
 		}
 		a, err := landscape.Analyze(ctx, l, landscape.Options{Neighbourhood: o.Neighbourhood, Ps: o.Ps,
 			PageRank: landscape.PageRankOptions{Tol: o.PageRankTol}})
@@ -224,6 +221,22 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// valuesOf returns value of every configuration of sim's space, by space index; NaN where
+// the evaluation failed or the recording lacks the configuration.
+func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.Evaluation) float64) ([]float64, error) {
+	sp := sim.Space()
+	out := make([]float64, sp.Len())
+	c := make(space.Config, len(sp.Params()))
+	for i := range out {
+		e, err := sim.Evaluate(ctx, sp.At(i, c))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = value(&e)
+	}
+	return out, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
