@@ -25,6 +25,26 @@ func (g *group) at(i int, dst Config) {
 	}
 }
 
+// atWithin is at that also sums weight[p] * |dst[p] - c[p]| over the group's parameters,
+// stopping (dst partly written) as soon as the sum passes limit; ok says it did not.
+func (g *group) atWithin(i int, c, dst Config, weight []float64, limit float64) (d float64, ok bool) {
+	node := uint32(i)
+	for l := len(g.params) - 1; l >= 0; l-- {
+		p := g.params[l]
+		v := int(g.val[l][node])
+		dst[p] = v
+		if v != c[p] {
+			if d += math.Abs(float64(v-c[p])) * weight[p]; d > limit {
+				return d, false
+			}
+		}
+		if l > 0 {
+			node = g.parent[l][node]
+		}
+	}
+	return d, true
+}
+
 func (g *group) index(c Config) (int, bool) {
 	lo, hi := 0, len(g.val[0])
 	node := 0
@@ -49,6 +69,64 @@ func (g *group) index(c Config) (int, bool) {
 		}
 	}
 	return node, true
+}
+
+// moves calls fn with every value index w != c[p], between lo and hi inclusive, of the
+// parameter p at level l such that c with p set to w is a valid combination of the group.
+// It walks c's prefix above level l once and then descends, for each value the trie has
+// there, through c's values below it: the trie's own children are the candidates, so
+// values that cannot follow c's prefix cost nothing. fn may change c[p] (only).
+func (g *group) moves(c Config, l, lo, hi int, fn func(w int)) {
+	a, b := 0, len(g.val[0])
+	for k := 0; k < l; k++ {
+		node, ok := findChild(g.val[k], a, b, uint16(c[g.params[k]]))
+		if !ok {
+			return
+		}
+		a, b = int(g.first[k][node]), int(g.first[k][node+1])
+	}
+	vals := g.val[l]
+	last := len(g.params) - 1
+	v := c[g.params[l]]
+	for node := a; node < b; node++ {
+		w := int(vals[node])
+		if w < lo || w == v {
+			continue
+		}
+		if w > hi {
+			break
+		}
+		if l == last || g.suffixValid(c, l, node) {
+			fn(w)
+		}
+	}
+}
+
+// suffixValid reports whether c's values of the levels below l follow node (at level l)
+// in the trie.
+func (g *group) suffixValid(c Config, l, node int) bool {
+	for k := l + 1; k < len(g.params); k++ {
+		a, b := int(g.first[k-1][node]), int(g.first[k-1][node+1])
+		var ok bool
+		if node, ok = findChild(g.val[k], a, b, uint16(c[g.params[k]])); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// findChild returns the position of want among vals[a:b], which are sorted.
+func findChild(vals []uint16, a, b int, want uint16) (int, bool) {
+	hi := b
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if vals[m] < want {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	return a, a < hi && vals[a] == want
 }
 
 // children returns the node range at level l+1 below node (at level l); for l == -1 the

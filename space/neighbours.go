@@ -43,27 +43,17 @@ func ParseNeighbourhood(s string) (Neighbourhood, error) {
 
 // Neighbours calls fn with each valid neighbour of c under n. The Config passed to fn is
 // reused between calls: clone it to keep it. It never scans the space: Hamming and adjacent
-// test each candidate with Index; strictly-adjacent walks each group's trie inside the
-// one-step window around c.
+// walk, for each parameter, the trie of its group below c's values of the parameters before
+// it; strictly-adjacent walks each group's trie inside the one-step window around c.
+//
+// Validity is checked in the changed parameter's group only, so for a c that breaks
+// another group's restrictions the configurations passed to fn break them too.
 func (s *Space) Neighbours(c Config, n Neighbourhood, fn func(Config)) {
 	cand := c.Clone()
 	switch n {
 	case Hamming, Adjacent:
-		for p, v := range c {
-			lo, hi := 0, len(s.params[p].Values)-1
-			if n == Adjacent {
-				lo, hi = max(v-1, 0), min(v+1, hi)
-			}
-			for w := lo; w <= hi; w++ {
-				if w == v {
-					continue
-				}
-				cand[p] = w
-				if s.groupContains(s.groupOf[p], cand) {
-					fn(cand)
-				}
-			}
-			cand[p] = v
+		for p := range c {
+			s.moves(c, cand, p, n, fn)
 		}
 	case StrictlyAdjacent:
 		// Per group, the combinations inside the window; the neighbours are their product
@@ -96,16 +86,37 @@ func (s *Space) Neighbours(c Config, n Neighbourhood, fn func(Config)) {
 	}
 }
 
+// Moves calls fn with each configuration that differs from c in parameter p only, to any
+// other value (Hamming) or to the previous or next one (Adjacent), and is valid in p's
+// group. It allocates nothing: fn receives c itself with p changed, and c is restored
+// before Moves returns, so fn must neither keep nor change it.
+func (s *Space) Moves(c Config, p int, n Neighbourhood, fn func(Config)) {
+	if n != Hamming && n != Adjacent {
+		panic(fmt.Sprintf("space: Moves with the %s neighbourhood", n))
+	}
+	s.moves(c, c, p, n, fn)
+}
+
+// moves is Moves with cand, c or a copy of it, as the configuration passed to fn; it
+// leaves cand equal to c.
+func (s *Space) moves(c, cand Config, p int, n Neighbourhood, fn func(Config)) {
+	v := c[p]
+	lo, hi := 0, len(s.params[p].Values)-1
+	if n == Adjacent {
+		lo, hi = max(v-1, 0), min(v+1, hi)
+	}
+	s.groups[s.groupOf[p]].moves(c, s.levelOf[p], lo, hi, func(w int) {
+		cand[p] = w
+		fn(cand)
+	})
+	cand[p] = v
+}
+
 // NeighbourList returns the neighbours of c under n as fresh configurations.
 func (s *Space) NeighbourList(c Config, n Neighbourhood) []Config {
 	var out []Config
 	s.Neighbours(c, n, func(x Config) { out = append(out, x.Clone()) })
 	return out
-}
-
-func (s *Space) groupContains(g int, c Config) bool {
-	_, ok := s.groups[g].index(c)
-	return ok
 }
 
 // windowCombos lists the valid combinations of a group's parameters whose value indices

@@ -265,6 +265,39 @@ func (s *Space) SampleIndices(r *rand.Rand, n int) []int {
 	return out
 }
 
+// GroupOf returns the group (as numbered by Groups) of parameter p.
+func (s *Space) GroupOf(p int) int { return s.groupOf[p] }
+
+// Broken appends to dst the groups (as numbered by Groups) whose parameters' values in c
+// are not a valid combination, and returns it: empty exactly when c is valid. c must hold
+// a value index for every parameter.
+func (s *Space) Broken(c Config, dst []int) []int {
+	for g, gr := range s.groups {
+		if _, ok := gr.index(c); !ok {
+			dst = append(dst, g)
+		}
+	}
+	return dst
+}
+
+// SampleGroup sets the parameters of group g in c to a uniformly random valid combination
+// of them, leaving the other parameters as they are. In a space of one group it draws
+// as Sample does.
+func (s *Space) SampleGroup(r *rand.Rand, g int, c Config) {
+	gr := s.groups[g]
+	gr.at(r.IntN(gr.count), c)
+}
+
+// SampleGroupWithin draws, as SampleGroup does, a uniformly random valid combination of
+// group g's parameters into dst, leaving dst's other parameters as they are, and returns
+// its weighted distance to c over the group's parameters: the sum of weight[p] * |dst[p] -
+// c[p]|. ok reports that the distance is at most limit; past it the sum stops early and
+// dst is left partly drawn, so use dst only when ok.
+func (s *Space) SampleGroupWithin(r *rand.Rand, g int, c, dst Config, weight []float64, limit float64) (d float64, ok bool) {
+	gr := s.groups[g]
+	return gr.atWithin(r.IntN(gr.count), c, dst, weight, limit)
+}
+
 // Groups returns the parameter indices of each independent group, in enumeration order.
 func (s *Space) Groups() [][]int {
 	out := make([][]int, len(s.groups))

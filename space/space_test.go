@@ -235,3 +235,111 @@ func BenchmarkIndex(b *testing.B) {
 		s.Index(c)
 	}
 }
+
+// twoGroups is a space of two independent restricted groups (x,y) and (u,v,w) plus a free
+// parameter f: three groups in all.
+func twoGroups(t testing.TB) *space.Space {
+	t.Helper()
+	ints := func(name string, vs ...int64) space.Param {
+		p := space.Param{Name: name}
+		for _, v := range vs {
+			p.Values = append(p.Values, space.IntValue(v))
+		}
+		return p
+	}
+	params := []space.Param{
+		ints("x", 1, 2, 4, 8), ints("u", 1, 2, 3, 4, 5), ints("y", 1, 2, 4, 8),
+		ints("f", 0, 1, 2), ints("v", 0, 1, 2), ints("w", 1, 2),
+	}
+	s, err := expr.NewSpace(params, []string{"x * y <= 16", "u + v * w <= 6 and u != v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Groups()) != 3 {
+		t.Fatalf("groups %v, want 3", s.Groups())
+	}
+	return s
+}
+
+func TestMovesBrokenAndSampleGroupInASpaceOfGroups(t *testing.T) {
+	s := twoGroups(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	dims := make([]int, len(s.Params()))
+	for p, par := range s.Params() {
+		dims[p] = len(par.Values)
+	}
+	product := 1
+	for _, d := range dims {
+		product *= d
+	}
+	// Every configuration of the product, valid or not.
+	every := make([]space.Config, 0, product)
+	for k := 0; k < product; k++ {
+		c := make(space.Config, len(dims))
+		for p, rest := 0, k; p < len(dims); p++ {
+			c[p], rest = rest%dims[p], rest/dims[p]
+		}
+		every = append(every, c)
+	}
+	brokenSeen := map[int]bool{}
+	for _, c := range every {
+		broken := s.Broken(c, nil)
+		if (len(broken) == 0) != s.Contains(c) {
+			t.Fatalf("%v: Broken %v but Contains %v", c, broken, s.Contains(c))
+		}
+		for _, g := range broken {
+			brokenSeen[g] = true
+			// Redrawing a broken group repairs it and leaves the other parameters alone.
+			d := slices.Clone(c)
+			s.SampleGroup(r, g, d)
+			for p := range d {
+				if s.GroupOf(p) != g && d[p] != c[p] {
+					t.Fatalf("SampleGroup(%d) changed parameter %d of %v", g, p, c)
+				}
+			}
+			if slices.Contains(s.Broken(d, nil), g) {
+				t.Fatalf("SampleGroup(%d) left %v broken", g, d)
+			}
+		}
+		// Moves: exactly the one-parameter changes that keep that parameter's group valid.
+		for p := range c {
+			for _, n := range []space.Neighbourhood{space.Hamming, space.Adjacent} {
+				var got []space.Config
+				s.Moves(c, p, n, func(m space.Config) { got = append(got, slices.Clone(m)) })
+				var want []space.Config
+				for w := range dims[p] {
+					if w == c[p] || (n == space.Adjacent && (w < c[p]-1 || w > c[p]+1)) {
+						continue
+					}
+					m := slices.Clone(c)
+					m[p] = w
+					if !slices.Contains(s.Broken(m, nil), s.GroupOf(p)) {
+						want = append(want, m)
+					}
+				}
+				if !slices.EqualFunc(sorted(got), sorted(want), func(a, b space.Config) bool { return slices.Equal(a, b) }) {
+					t.Fatalf("%v moves of parameter %d from %v: got %v, want %v", n, p, c, got, want)
+				}
+			}
+		}
+	}
+	if !brokenSeen[s.GroupOf(0)] || !brokenSeen[s.GroupOf(1)] || brokenSeen[s.GroupOf(3)] {
+		t.Fatalf("broken groups seen %v", brokenSeen)
+	}
+	// SampleGroup redraws uniformly: every valid (x,y) pair turns up.
+	g := s.GroupOf(0)
+	pairs := map[[2]int]int{}
+	c := s.Sample(r, nil)
+	for range 4000 {
+		s.SampleGroup(r, g, c)
+		pairs[[2]int{c[0], c[2]}]++
+	}
+	if len(pairs) != 13 { // x*y <= 16 over {1,2,4,8}^2: 4+4+3+2
+		t.Fatalf("%d distinct (x,y) pairs, want 13", len(pairs))
+	}
+	for k, n := range pairs { // about 308 each, sd about 17
+		if n < 230 || n > 390 {
+			t.Fatalf("pair %v drawn %d times of 4000, want about 308", k, n)
+		}
+	}
+}

@@ -143,19 +143,23 @@ func popToPoint(sizes []int, c space.Config, dst []float64) []float64 {
 	return dst
 }
 
-// popRepairSamples is how many random valid configurations popRepair compares when no
-// single-parameter change makes a configuration valid.
+// popRepairSamples is how many random repairs popRepair compares when no single-parameter
+// change makes a configuration valid.
 const popRepairSamples = 64
 
 // popRepair returns c itself when it is valid, and otherwise the nearest valid
 // configuration it finds, distance being the sum over parameters of |value index
 // difference| / number of values (the distance in the unit cube of seed 000's mapping):
 // first among the Hamming neighbours of c (configurations differing in one parameter), and
-// when none of those is valid, among popRepairSamples uniformly drawn valid configurations.
-// Ties are broken uniformly at random with r. A restricted configuration is thus never
-// proposed and never costs budget.
+// when none of those is valid, among popRepairSamples configurations that keep c's values
+// in every independent group of parameters whose restrictions c satisfies and draw the
+// others' uniformly from their valid combinations (in a space of one group, uniformly
+// drawn valid configurations). Ties are broken uniformly at random with r. A restricted
+// configuration is thus never proposed and never costs budget.
 func popRepair(sp *space.Space, sizes []int, c space.Config, r *rand.Rand) space.Config {
-	if sp.Contains(c) {
+	var buf [4]int
+	broken := sp.Broken(c, buf[:0])
+	if len(broken) == 0 {
 		return c
 	}
 	best := math.Inf(1)
@@ -173,28 +177,60 @@ func popRepair(sp *space.Space, sizes []int, c space.Config, r *rand.Rand) space
 			}
 		}
 	}
-	sp.Neighbours(c, space.Hamming, func(n space.Config) {
-		if !sp.Contains(n) {
-			return // valid in the changed parameter's group, but c breaks another group
+	// A Hamming neighbour can only be valid when c breaks a single group, by changing one
+	// of that group's parameters.
+	if len(broken) == 1 {
+		for p := range c {
+			if sp.GroupOf(p) != broken[0] {
+				continue
+			}
+			v, n := c[p], float64(sizes[p])
+			sp.Moves(c, p, space.Hamming, func(m space.Config) {
+				consider(m, math.Abs(float64(m[p]-v))/n)
+			})
 		}
-		consider(n, popDistance(sizes, c, n))
-	})
+	}
 	if pick == nil {
-		var s space.Config
+		// Random valid combinations of the broken groups, the others kept.
+		s := c.Clone()
+		inv := make([]float64, len(sizes))
+		for i, n := range sizes {
+			inv[i] = 1 / float64(n)
+		}
 		for range popRepairSamples {
-			s = sp.Sample(r, s)
-			consider(s, popDistance(sizes, c, s))
+			var d float64
+			ok := true
+			if len(broken) == 1 {
+				// The other parameters are c's: the group's distance is the whole.
+				d, ok = sp.SampleGroupWithin(r, broken[0], c, s, inv, best+1e-12)
+			} else {
+				for _, g := range broken {
+					sp.SampleGroup(r, g, s)
+				}
+				d, ok = popDistanceWithin(inv, c, s, best+1e-12)
+			}
+			if ok {
+				consider(s, d)
+			}
 		}
 	}
 	return append(c[:0], pick...)
 }
 
-func popDistance(sizes []int, a, b space.Config) float64 {
+// popDistanceWithin returns the distance of popRepair between a and b, inv holding 1 /
+// number of values of each parameter, and whether it is at most limit: it stops summing
+// once past it.
+func popDistanceWithin(inv []float64, a, b space.Config, limit float64) (float64, bool) {
 	d := 0.0
-	for i, n := range sizes {
-		d += math.Abs(float64(a[i]-b[i])) / float64(n)
+	for i, w := range inv {
+		if a[i] != b[i] {
+			d += math.Abs(float64(a[i]-b[i])) * w
+			if d > limit {
+				return d, false
+			}
+		}
 	}
-	return d
+	return d, true
 }
 
 // popOrder returns the indices of fit sorted from best to worst, ties (+Inf included) in

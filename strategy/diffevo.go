@@ -24,7 +24,8 @@ var diffevoFactory = Factory{
 		"(binomial or exponential) and replaces it when at least as good. Out-of-cube " +
 		"coordinates are redrawn uniformly; a point that the restrictions forbid is " +
 		"evaluated as the nearest valid configuration (a Hamming neighbour, else the nearest " +
-		"of 64 random valid ones), whose cell centre then replaces the trial point. A " +
+		"of 64 random repairs of the broken parameter groups), whose cell centre then " +
+		"replaces the trial point. A " +
 		"generation that brings no new configuration re-initialises all but the best. Runs " +
 		"until the budget or the space is exhausted. Defaults follow seed 000's Table III.",
 	Options: []Option{

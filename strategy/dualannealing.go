@@ -195,6 +195,9 @@ func gsaAccept(r *rand.Rand, cur, next, tacc, qa float64) bool {
 // nu = (3-qv)/(qv-1) degrees of freedom scaled by T^(1/(3-qv)) / sqrt(3-qv).
 type visitor struct {
 	qv, nu float64
+	// temp and scale cache the step scale of the last temperature: a chain moves many
+	// coordinates at one temperature.
+	temp, scale float64
 }
 
 func newVisitor(qv float64) visitor { return visitor{qv: qv, nu: (3 - qv) / (qv - 1)} }
@@ -203,9 +206,11 @@ func newVisitor(qv float64) visitor { return visitor{qv: qv, nu: (3 - qv) / (qv 
 // [0, 1). A step so long that wrapping it would only return rounding noise (the heavy
 // tail, or a high temperature) lands uniformly in [0, 1), which is what wrapping a very
 // long step amounts to.
-func (v visitor) move(r *rand.Rand, x, temp float64) float64 {
-	scale := math.Pow(temp, 1/(3-v.qv)) / math.Sqrt(3-v.qv)
-	step := scale * studentT(r, v.nu)
+func (v *visitor) move(r *rand.Rand, x, temp float64) float64 {
+	if temp != v.temp || v.scale == 0 {
+		v.temp, v.scale = temp, math.Pow(temp, 1/(3-v.qv))/math.Sqrt(3-v.qv)
+	}
+	step := v.scale * studentT(r, v.nu)
 	if !(math.Abs(step) < 1e6) {
 		return r.Float64()
 	}
@@ -237,7 +242,8 @@ func gammaRand(r *rand.Rand, shape float64) float64 {
 		}
 		v = v * v * v
 		u := 1 - r.Float64()
-		if math.Log(u) < 0.5*z*z+d-d*v+d*math.Log(v) {
+		// The squeeze accepts a subset of what the exact test accepts, without logarithms.
+		if z2 := z * z; u < 1-0.0331*z2*z2 || math.Log(u) < 0.5*z2+d-d*v+d*math.Log(v) {
 			return d * v
 		}
 	}

@@ -15,7 +15,8 @@ var fireflyFactory = Factory{
 		"B0*exp(-gamma*r^2), r the Euclidean distance in the unit cube, plus a random step of " +
 		"size alpha; the brightest only takes the random step. A mapped point that the " +
 		"restrictions forbid is evaluated as the nearest valid configuration (a Hamming " +
-		"neighbour, else the nearest of 64 random valid ones). A generation that brings no " +
+		"neighbour, else the nearest of 64 random repairs of the broken parameter groups). " +
+		"A generation that brings no " +
 		"new configuration re-scatters all but the brightest. Runs until the budget or the " +
 		"space is exhausted. Not in seed 000's Table III: defaults are Kernel Tuner's.",
 	Options: []Option{

@@ -22,7 +22,8 @@ var geneticFactory = Factory{
 		"by selection (tournament or rank-based), crossover (1-point, 2-point or uniform) and " +
 		"per-parameter mutation, keeping the best few unchanged (elitism). A child that the " +
 		"restrictions forbid is repaired to the nearest valid configuration (a Hamming " +
-		"neighbour, else the nearest of 64 random valid ones), and a child already evaluated " +
+		"neighbour, else the nearest of 64 random repairs of the broken parameter groups), " +
+		"and a child already evaluated " +
 		"is mutated again a few times to spend the budget on new configurations. When a " +
 		"whole generation brings nothing new, all but the elite are replaced by random " +
 		"configurations. Runs until the budget or the space is exhausted. Defaults follow " +

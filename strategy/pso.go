@@ -17,7 +17,8 @@ var psoFactory = Factory{
 		"discrete space as seed 000 does (value index = floor(x * number of values)). Each " +
 		"particle is pulled towards its own best and the swarm's best position; a mapped " +
 		"point that the restrictions forbid is evaluated as the nearest valid configuration " +
-		"(a Hamming neighbour, else the nearest of 64 random valid ones). A generation that " +
+		"(a Hamming neighbour, else the nearest of 64 random repairs of the broken " +
+		"parameter groups). A generation that " +
 		"brings no new configuration re-scatters the swarm (the best found is kept). Runs " +
 		"until the budget or the space is exhausted.",
 	Options: []Option{
