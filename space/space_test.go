@@ -326,6 +326,29 @@ func TestMovesBrokenAndSampleGroupInASpaceOfGroups(t *testing.T) {
 	if !brokenSeen[s.GroupOf(0)] || !brokenSeen[s.GroupOf(1)] || brokenSeen[s.GroupOf(3)] {
 		t.Fatalf("broken groups seen %v", brokenSeen)
 	}
+	// SampleGroupWithin draws what SampleGroup draws from the same stream, with its
+	// weighted distance, and stops past the limit.
+	weight := []float64{1, 0.5, 0.25, 2, 1, 3}
+	for k := range 200 {
+		c := every[k*7%len(every)]
+		for g := range s.Groups() {
+			a, b := slices.Clone(c), slices.Clone(c)
+			s.SampleGroup(rand.New(rand.NewPCG(uint64(k), 9)), g, a)
+			d, ok := s.SampleGroupWithin(rand.New(rand.NewPCG(uint64(k), 9)), g, c, b, weight, math.Inf(1))
+			want := 0.0
+			for p := range c {
+				want += math.Abs(float64(a[p]-c[p])) * weight[p]
+			}
+			if !ok || !slices.Equal(a, b) || math.Abs(d-want) > 1e-12 {
+				t.Fatalf("SampleGroupWithin(%d) from %v: %v %v %v, SampleGroup %v distance %v", g, c, b, d, ok, a, want)
+			}
+			if want > 0 {
+				if _, ok := s.SampleGroupWithin(rand.New(rand.NewPCG(uint64(k), 9)), g, c, b, weight, want/2); ok {
+					t.Fatalf("SampleGroupWithin(%d) from %v: distance %v within %v", g, c, want, want/2)
+				}
+			}
+		}
+	}
 	// SampleGroup redraws uniformly: every valid (x,y) pair turns up.
 	g := s.GroupOf(0)
 	pairs := map[[2]int]int{}
