@@ -1,5 +1,5 @@
 // Package device is the seam between ktune and the hardware that runs kernels. A backend
-// (OpenCL, host C, later CUDA and HIP) lists its devices and opens one; a device compiles
+// (OpenCL, host C, CUDA) lists its devices and opens one; a device compiles
 // kernel source with preprocessor definitions, holds buffers and launches kernels, timing
 // them with the device's own clock. Backends register themselves, as database/sql drivers
 // do, and report why they are unavailable instead of failing to load.
@@ -93,11 +93,16 @@ type Launch struct {
 	SharedBytes int
 }
 
-// Arg is one kernel argument: exactly one of Buffer, Scalar or Local.
+// Arg is one kernel argument: exactly one of Buffer, Scalar or Local, or a Symbol with its
+// contents in Scalar.
 type Arg struct {
 	Buffer Buffer // a device array
 	Scalar []byte // a scalar value, in the kernel's binary representation (little endian)
 	Local  int    // bytes of local (shared) memory allocated for this argument (OpenCL)
+	// Symbol names a module-scope variable of the kernel's program (a CUDA __constant__
+	// array) that receives Scalar's bytes before the launch. Such an argument is not
+	// passed to the kernel; backends without symbols refuse it.
+	Symbol string
 }
 
 // Device is an opened device.
@@ -164,6 +169,30 @@ type RuntimeError struct {
 
 func (e *RuntimeError) Error() string { return fmt.Sprintf("runtime error in %s: %v", e.Op, e.Err) }
 func (e *RuntimeError) Unwrap() error { return e.Err }
+
+// ErrDeviceLost marks a runtime error after which the opened device cannot run anything
+// more: a CUDA kernel that reads an illegal address poisons its context for the rest of
+// the process. The device must be closed and the process replaced (package worker does).
+var ErrDeviceLost = errors.New("the device context is lost")
+
+// Observer measures a device beside kernel time, over a stretch of timed runs: energy and
+// power, clocks. Names and units of what it reports are those of package spec's
+// observables (energy in J per run, power in W, clocks in MHz).
+type Observer interface {
+	// Begin starts an observation.
+	Begin() error
+	// End ends the observation begun last; runs is how many kernel runs it covered. It
+	// reports energy and power only when the observation lasted at least Window.
+	End(runs int) (map[string]float64, error)
+	// Window is the least wall time an observation needs for energy and power to mean
+	// something (NVML's energy counter advances in steps of a few milliseconds).
+	Window() time.Duration
+}
+
+// Observable is a Device that offers observers; Observers may return none.
+type Observable interface {
+	Observers() []Observer
+}
 
 // ErrUnavailable wraps why a backend cannot be used.
 var ErrUnavailable = errors.New("backend unavailable")

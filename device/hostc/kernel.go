@@ -142,6 +142,8 @@ func (k *kernel) Run(ctx context.Context, _ device.Launch, args []device.Arg) (t
 func (k *kernel) arg(i int, a device.Arg) (uintptr, error) {
 	p := k.params[i]
 	switch {
+	case a.Symbol != "":
+		return 0, fmt.Errorf("symbol %s: constant-memory symbols are a CUDA notion; the host C backend has none", a.Symbol)
 	case a.Local != 0:
 		return 0, errors.New("local memory arguments are an OpenCL notion; the host C backend has none (declare the array in the kernel)")
 	case a.Buffer != nil:

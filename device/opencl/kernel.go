@@ -199,6 +199,9 @@ func (k *kernel) setArgs(args []device.Arg) error {
 	}
 	cl := k.dev.cl
 	for i, a := range args {
+		if a.Symbol != "" {
+			return fmt.Errorf("opencl: argument %d of %s: symbol %s: constant-memory symbols are CUDA's; OpenCL passes __constant arrays as buffer arguments", i, k.name, a.Symbol)
+		}
 		if kinds := btoi(a.Buffer != nil) + btoi(a.Scalar != nil) + btoi(a.Local != 0); kinds > 1 {
 			return fmt.Errorf("opencl: argument %d of %s sets more than one of buffer, scalar and local size", i, k.name)
 		}

@@ -1,0 +1,74 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// buffer is device memory of the device's context.
+type buffer struct {
+	dev  *cuDevice
+	ptr  uint64 // CUdeviceptr; 0 once released
+	size int
+}
+
+var _ device.Buffer = (*buffer)(nil)
+
+// Size is the buffer's length in bytes.
+func (b *buffer) Size() int { return b.size }
+
+// Write copies src into the start of the buffer. The copy from pageable host memory is
+// synchronous: src may be reused at once.
+func (b *buffer) Write(src []byte) error {
+	if err := b.transferable(len(src)); err != nil || len(src) == 0 {
+		return err
+	}
+	r := Result(b.dev.cu.MemcpyHtoD(b.ptr, unsafe.Pointer(&src[0]), uintptr(len(src))))
+	if err := b.dev.cu.check("cuMemcpyHtoD", r); err != nil {
+		return b.dev.failed(&device.RuntimeError{Op: "write", Err: err})
+	}
+	return nil
+}
+
+// Read copies the start of the buffer into dst once every kernel launched before has
+// finished. A kernel's fault can surface here, as the copy is the first call to wait
+// for it after a launch that was not timed.
+func (b *buffer) Read(dst []byte) error {
+	if err := b.transferable(len(dst)); err != nil || len(dst) == 0 {
+		return err
+	}
+	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, uintptr(len(dst))))
+	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
+		return b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
+	}
+	return nil
+}
+
+func (b *buffer) transferable(n int) error {
+	if b.ptr == 0 || b.dev.closed {
+		return errClosed
+	}
+	if err := b.dev.usable(); err != nil {
+		return err
+	}
+	if n > b.size {
+		return fmt.Errorf("cuda: transfer of %d bytes into a buffer of %d", n, b.size)
+	}
+	return nil
+}
+
+// Release frees the memory; it is harmless to call twice or after the device closed.
+func (b *buffer) Release() {
+	if b.ptr == 0 {
+		return
+	}
+	if !b.dev.closed {
+		if b.dev.lost == nil {
+			b.dev.cu.MemFree(b.ptr)
+		}
+		delete(b.dev.buffers, b)
+	}
+	b.ptr = 0
+}

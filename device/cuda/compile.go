@@ -1,0 +1,267 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// nvrtcCompilation is NVRTC_ERROR_COMPILATION: the source did not compile (the log says
+// why).
+const nvrtcCompilation = 6
+
+// version returns NVRTC's version as "major.minor".
+func (a *nvrtcAPI) version() string {
+	var major, minor int32
+	if a.Version(&major, &minor) != 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%d.%d", major, minor)
+}
+
+// supportedArchs returns the real architectures NVRTC can generate code for (75 for
+// sm_75), ascending, or nil when this NVRTC cannot say (before CUDA 11.2).
+func (a *nvrtcAPI) supportedArchs() []int {
+	if a.GetNumSupportedArchs == nil || a.GetSupportedArchs == nil {
+		return nil
+	}
+	var n int32
+	if a.GetNumSupportedArchs(&n) != 0 || n <= 0 {
+		return nil
+	}
+	archs := make([]int32, n)
+	if a.GetSupportedArchs(&archs[0]) != 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i, v := range archs {
+		out[i] = int(v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// target is what NVRTC compiles for: the -arch option and whether the result is a CUBIN
+// for the device (sm_XY) or PTX that the driver compiles when it loads the module.
+type target struct {
+	option string
+	cubin  bool
+}
+
+// chooseArch picks the target for a device of compute capability cc (major*10 + minor)
+// when the options name none: the device's own sm_XY when NVRTC supports it (supported
+// nil: assumed), else PTX for the newest virtual architecture below it that NVRTC has,
+// which the driver then compiles for the device. A device older than everything NVRTC
+// supports cannot be compiled for.
+func chooseArch(cc int, supported []int) (target, error) {
+	if supported == nil || slices.Contains(supported, cc) {
+		return target{option: fmt.Sprintf("-arch=sm_%d", cc), cubin: true}, nil
+	}
+	best := -1
+	for _, a := range supported {
+		if a <= cc {
+			best = a
+		}
+	}
+	if best < 0 {
+		return target{}, fmt.Errorf("this NVRTC compiles for sm_%d to sm_%d, not for the device's sm_%d: use an older CUDA toolkit's NVRTC (set %s)",
+			supported[0], supported[len(supported)-1], cc, NVRTCEnv)
+	}
+	return target{option: fmt.Sprintf("-arch=compute_%d", best)}, nil
+}
+
+// userArch returns the target the user's options name (-arch=X, -arch X,
+// --gpu-architecture=X, --gpu-architecture X), and whether they name one.
+func userArch(opts []string) (target, bool) {
+	for i, o := range opts {
+		var v string
+		switch {
+		case strings.HasPrefix(o, "-arch="):
+			v = strings.TrimPrefix(o, "-arch=")
+		case strings.HasPrefix(o, "--gpu-architecture="):
+			v = strings.TrimPrefix(o, "--gpu-architecture=")
+		case (o == "-arch" || o == "--gpu-architecture") && i+1 < len(opts):
+			v = opts[i+1]
+		default:
+			continue
+		}
+		return target{option: "-arch=" + v, cubin: strings.HasPrefix(v, "sm_")}, true
+	}
+	return target{}, false
+}
+
+// nvrtcOptions assembles NVRTC's options: the user's options as written (split at white
+// space, since NVRTC takes one option per string; a lone -arch X pair is kept as is),
+// the target unless the user named one, -D NAME=VALUE for each define in order, and -I
+// for the source file's directory so that #include "x.h" finds files next to the kernel.
+// NVRTC takes each option whole, so define values need no quoting.
+func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
+	var opts []string
+	for _, o := range src.Options {
+		opts = append(opts, strings.Fields(o)...)
+	}
+	if t, ok := userArch(opts); ok {
+		arch = t
+	} else {
+		opts = append(opts, arch.option)
+	}
+	for _, d := range src.Defines {
+		if !isIdentifier(d.Name) {
+			return nil, arch, fmt.Errorf("define %q: the name is not a C identifier", d.Name)
+		}
+		if strings.ContainsAny(d.Value, "\r\n\x00") {
+			return nil, arch, fmt.Errorf("define %s: the value %q holds a line break or NUL, which a definition cannot carry", d.Name, d.Value)
+		}
+		opts = append(opts, "-D"+d.Name+"="+d.Value)
+	}
+	if src.File != "" {
+		dir := filepath.Dir(src.File)
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		opts = append(opts, "-I"+dir)
+	}
+	return opts, arch, nil
+}
+
+// isIdentifier reports whether s is a valid C macro name.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+		case i > 0 && '0' <= r && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// compiled is NVRTC's output for one kernel.
+type compiled struct {
+	image   []byte // CUBIN, or NUL-terminated PTX
+	lowered string // the kernel's name in the module (mangled for templates and C++ names)
+	log     string // the compiler's messages (warnings), may be empty
+}
+
+// compile runs NVRTC on src for arch. A source the compiler rejects gives a
+// *device.CompileError with the log, or a *device.LimitError when the log says the kernel
+// needs more shared or local memory than the architecture has.
+func (a *nvrtcAPI) compile(src device.Source, arch target) (compiled, error) {
+	opts, arch, err := nvrtcOptions(src, arch)
+	if err != nil {
+		return compiled{}, err
+	}
+	name := "kernel.cu"
+	if src.File != "" {
+		name = filepath.Base(src.File)
+	}
+	var prog uintptr
+	if r := a.CreateProgram(&prog, src.Code, name, 0, nil, nil); r != 0 {
+		return compiled{}, a.err("nvrtcCreateProgram", r)
+	}
+	defer a.DestroyProgram(&prog)
+	// The kernel's name, with template arguments if any, is a name expression: NVRTC then
+	// instantiates the template and reports the name it has in the module.
+	if r := a.AddNameExpression(prog, src.Kernel); r != 0 {
+		return compiled{}, a.err("nvrtcAddNameExpression("+src.Kernel+")", r)
+	}
+
+	// NVRTC reads the options as an array of C strings; the strings and the array stay
+	// referenced until the call returns.
+	cstrs := make([][]byte, len(opts))
+	ptrs := make([]*byte, len(opts)+1)
+	for i, o := range opts {
+		cstrs[i] = cBytes(o)
+		ptrs[i] = &cstrs[i][0]
+	}
+	r := a.CompileProgram(prog, int32(len(opts)), unsafe.Pointer(&ptrs[0]))
+	log := a.programLog(prog)
+	if r != 0 {
+		if r == nvrtcCompilation {
+			if le := resourceOveruse(log); le != nil {
+				return compiled{}, le
+			}
+			return compiled{}, &device.CompileError{Log: log, Err: a.err("nvrtcCompileProgram", r)}
+		}
+		e := a.err("nvrtcCompileProgram", r)
+		return compiled{}, &device.CompileError{Log: strings.TrimSpace(log + "\n" + e.Error() + "\noptions: " + strings.Join(opts, " ")), Err: e}
+	}
+	out := compiled{log: log}
+	var lowered *byte
+	if r := a.GetLoweredName(prog, src.Kernel, &lowered); r != 0 || lowered == nil {
+		return compiled{}, &device.CompileError{Log: fmt.Sprintf("no kernel named %s in the program", src.Kernel), Err: a.err("nvrtcGetLoweredName", r)}
+	}
+	out.lowered = goString(lowered)
+	if arch.cubin && a.GetCUBINSize != nil && a.GetCUBIN != nil {
+		out.image, err = a.output(prog, "CUBIN", a.GetCUBINSize, a.GetCUBIN)
+	} else {
+		out.image, err = a.output(prog, "PTX", a.GetPTXSize, a.GetPTX)
+	}
+	return out, err
+}
+
+// output reads the compiled program through a size and a copy entry point.
+func (a *nvrtcAPI) output(prog uintptr, what string, size func(uintptr, *uintptr) int32, get func(uintptr, *byte) int32) ([]byte, error) {
+	var n uintptr
+	if r := size(prog, &n); r != 0 {
+		return nil, a.err("nvrtcGet"+what+"Size", r)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("cuda: NVRTC produced an empty %s", what)
+	}
+	buf := make([]byte, n)
+	if r := get(prog, &buf[0]); r != 0 {
+		return nil, a.err("nvrtcGet"+what, r)
+	}
+	return buf, nil
+}
+
+// programLog returns the compiler's log, trimmed.
+func (a *nvrtcAPI) programLog(prog uintptr) string {
+	var n uintptr
+	if a.GetProgramLogSize(prog, &n) != 0 || n <= 1 {
+		return ""
+	}
+	buf := make([]byte, n)
+	if a.GetProgramLog(prog, &buf[0]) != 0 {
+		return ""
+	}
+	return strings.TrimSpace(nulTerminated(buf))
+}
+
+func (a *nvrtcAPI) err(call string, r int32) error {
+	return fmt.Errorf("%s: %s", call, a.GetErrorString(r))
+}
+
+// overuse matches ptxas's reports of a kernel that needs more of a per-block resource than
+// the architecture has, e.g. "ptxas error   : Entry function '_Z4gemmPf' uses too much
+// shared data (0xc004 bytes, 0xc000 max)".
+var overuse = regexp.MustCompile(`(?m)uses too much (shared|local|param) data \((0x[0-9a-fA-F]+) bytes, (0x[0-9a-fA-F]+) max\)`)
+
+// resourceOveruse returns the device limit a compile failure reports, or nil.
+func resourceOveruse(log string) *device.LimitError {
+	m := overuse.FindStringSubmatch(log)
+	if m == nil {
+		return nil
+	}
+	want, err1 := strconv.ParseInt(m[2], 0, 64)
+	limit, err2 := strconv.ParseInt(m[3], 0, 64)
+	if errors.Join(err1, err2) != nil {
+		return &device.LimitError{What: "the kernel uses too much " + m[1] + " memory: " + strings.TrimSpace(m[0])}
+	}
+	return &device.LimitError{
+		What:  fmt.Sprintf("the kernel needs %d bytes of %s memory per block; the architecture allows %d (ptxas)", want, m[1], limit),
+		Limit: limit, Want: want,
+	}
+}

@@ -1,0 +1,250 @@
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/ktune/ktune/device"
+)
+
+// errClosed is returned by a device, kernel or buffer used after its release.
+var errClosed = errors.New("cuda: device closed or object released")
+
+// cuDevice is an opened device: its primary context, current on the opening thread, and
+// two events that time launches. It tracks what it allocates so that Close releases it.
+type cuDevice struct {
+	cu         *driverAPI
+	rtc        *nvrtcAPI
+	info       device.Info
+	dev        int32
+	ctx        uintptr
+	arch       target
+	start, end uintptr // events
+	kernels    map[*kernel]struct{}
+	buffers    map[*buffer]struct{}
+	observer   *powerObserver // nil without NVML
+	closed     bool
+	lost       error // the sticky error that poisoned the context, if any
+}
+
+// openDevice retains the device's primary context and makes it current.
+func openDevice(cu *driverAPI, rtc *nvrtcAPI, info device.Info) (*cuDevice, error) {
+	var dev int32
+	if err := cu.check("cuDeviceGet", Result(cu.DeviceGet(&dev, int32(info.Index)))); err != nil {
+		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
+	}
+	cc, err := computeCapability(info.Extra["compute_capability"])
+	if err != nil {
+		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
+	}
+	arch, err := chooseArch(cc, rtc.supportedArchs())
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", info.Name, err)
+	}
+	d := &cuDevice{cu: cu, rtc: rtc, info: info, dev: dev, arch: arch,
+		kernels: map[*kernel]struct{}{}, buffers: map[*buffer]struct{}{}}
+	if err := cu.check("cuDevicePrimaryCtxRetain", Result(cu.PrimaryCtxRetain(&d.ctx, dev))); err != nil {
+		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
+	}
+	if err := d.current(); err != nil {
+		cu.PrimaryCtxRelease(dev)
+		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
+	}
+	for _, ev := range []*uintptr{&d.start, &d.end} {
+		if err := cu.check("cuEventCreate", Result(cu.EventCreate(ev, 0))); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
+		}
+	}
+	d.info.Extra["target"] = strings.TrimPrefix(arch.option, "-arch=")
+	if o, err := newPowerObserver(info.Extra["pci_bus_id"]); err == nil {
+		d.observer = o
+	} else {
+		d.info.Extra["nvml"] = err.Error()
+	}
+	return d, nil
+}
+
+// computeCapability parses "8.6" into 86.
+func computeCapability(s string) (int, error) {
+	major, minor, ok := strings.Cut(s, ".")
+	a, err1 := strconv.Atoi(major)
+	b, err2 := strconv.Atoi(minor)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unreadable compute capability %q", s)
+	}
+	return a*10 + b, nil
+}
+
+// current makes the device's context current on the calling thread.
+func (d *cuDevice) current() error {
+	return d.cu.check("cuCtxSetCurrent", Result(d.cu.CtxSetCurrent(d.ctx)))
+}
+
+// usable refuses work on a closed device or one whose context a kernel poisoned.
+func (d *cuDevice) usable() error {
+	if d.closed {
+		return errClosed
+	}
+	if d.lost != nil {
+		return fmt.Errorf("cuda: the context was lost to an earlier fault (%w); the process must open the device afresh", d.lost)
+	}
+	return nil
+}
+
+// failed records a sticky error, after which the device refuses all work, and returns err.
+func (d *cuDevice) failed(err error) error {
+	if errors.Is(err, device.ErrDeviceLost) && d.lost == nil {
+		d.lost = err
+	}
+	return err
+}
+
+// Info describes the device.
+func (d *cuDevice) Info() device.Info {
+	info := d.info
+	info.Extra = maps.Clone(d.info.Extra)
+	return info
+}
+
+// Observers returns the NVML power observer, when NVML is available for the device.
+func (d *cuDevice) Observers() []device.Observer {
+	if d.observer == nil {
+		return nil
+	}
+	return []device.Observer{d.observer}
+}
+
+// Compile compiles src with NVRTC for the device, loads the module and finds the kernel
+// src.Kernel (template arguments included). A source the compiler or the driver rejects,
+// or one without that kernel, gives a *device.CompileError with the log; a kernel that
+// needs more shared or local memory than the architecture has, a *device.LimitError.
+func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case src.Language != "" && src.Language != "cuda":
+		return nil, fmt.Errorf("cuda: cannot compile %s source", src.Language)
+	case src.Kernel == "":
+		return nil, errors.New("cuda: no kernel name given")
+	case src.Code == "":
+		return nil, errors.New("cuda: empty source")
+	}
+	if err := d.current(); err != nil {
+		return nil, d.failed(err)
+	}
+	out, err := d.rtc.compile(src, d.arch)
+	if err != nil {
+		return nil, err
+	}
+	var mod uintptr
+	if r := Result(d.cu.ModuleLoadData(&mod, unsafe.Pointer(&out.image[0]))); r != success {
+		err := d.cu.check("cuModuleLoadData", r)
+		switch r {
+		case errInvalidPTX, errUnsupportedPTX, errNoBinaryForGPU, errInvalidImage:
+			return nil, &device.CompileError{Log: "the driver cannot load the compiled kernel: " + err.Error() + hint(r), Err: err}
+		}
+		return nil, d.failed(fmt.Errorf("cuda: load %s: %w", src.Kernel, err))
+	}
+	var fn uintptr
+	if r := Result(d.cu.ModuleGetFunction(&fn, mod, out.lowered)); r != success {
+		d.cu.ModuleUnload(mod)
+		err := d.cu.check("cuModuleGetFunction", r)
+		if r == errNotFound {
+			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel %s (%s) in the compiled module: is it __global__?", src.Kernel, out.lowered), Err: err}
+		}
+		return nil, d.failed(fmt.Errorf("cuda: compile %s: %w", src.Kernel, err))
+	}
+	k, err := newKernel(d, src.Kernel, mod, fn)
+	if err != nil {
+		d.cu.ModuleUnload(mod)
+		return nil, fmt.Errorf("cuda: compile %s: %w", src.Kernel, err)
+	}
+	k.log = out.log
+	d.kernels[k] = struct{}{}
+	return k, nil
+}
+
+// hint says what to do about a module the driver refused.
+func hint(r Result) string {
+	switch r {
+	case errUnsupportedPTX:
+		return " (NVRTC is newer than the driver: update the driver or use an older NVRTC through " + NVRTCEnv + ")"
+	case errNoBinaryForGPU:
+		return " (the code was compiled for another architecture: check -arch in compiler_options)"
+	}
+	return ""
+}
+
+// Alloc allocates n bytes of device memory.
+func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("cuda: cannot allocate %d bytes", n)
+	}
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
+		return nil, &device.LimitError{
+			What:  fmt.Sprintf("buffer of %d bytes exceeds the device's %d bytes of memory", n, limit),
+			Limit: limit, Want: int64(n),
+		}
+	}
+	if err := d.current(); err != nil {
+		return nil, d.failed(err)
+	}
+	var ptr uint64
+	if r := Result(d.cu.MemAlloc(&ptr, uintptr(n))); r != success {
+		err := d.cu.check("cuMemAlloc", r)
+		if r == errOutOfMemory {
+			return nil, &device.LimitError{What: fmt.Sprintf("allocating %d bytes: the device is out of memory", n), Want: int64(n)}
+		}
+		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
+	}
+	b := &buffer{dev: d, ptr: ptr, size: n}
+	d.buffers[b] = struct{}{}
+	return b, nil
+}
+
+// Close waits for the device, then releases every kernel and buffer still held, the
+// events and the primary context. Closing twice is harmless. After a fault the releases
+// fail as the context does; Close then only drops its references.
+func (d *cuDevice) Close() error {
+	if d.closed {
+		return nil
+	}
+	var errs []error
+	if d.lost == nil {
+		d.current()
+		errs = append(errs, d.cu.check("cuCtxSynchronize", Result(d.cu.CtxSynchronize())))
+	}
+	for k := range d.kernels {
+		k.Release()
+	}
+	for b := range d.buffers {
+		b.Release()
+	}
+	for _, ev := range []uintptr{d.start, d.end} {
+		if ev != 0 {
+			d.cu.EventDestroy(ev)
+		}
+	}
+	errs = append(errs, d.cu.check("cuDevicePrimaryCtxRelease", Result(d.cu.PrimaryCtxRelease(d.dev))))
+	d.closed = true
+	if d.lost != nil {
+		return nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cuda: close %s: %w", d.info.Name, err)
+	}
+	return nil
+}

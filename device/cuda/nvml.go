@@ -1,0 +1,109 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// NVML constants (nvml.h).
+const (
+	nvmlNotSupported = 3
+	nvmlClockSM      = 1
+	nvmlClockMem     = 2
+)
+
+// powerWindow is the least observation that energy and power are reported for. NVML's
+// energy counter and power readings advance with the board's power sensor, every few
+// milliseconds to tens of milliseconds depending on the GPU, so shorter stretches would
+// read as zero or as one step.
+const powerWindow = 200 * time.Millisecond
+
+// powerObserver measures a GPU's energy and power through NVML while kernels run: the
+// difference of the total-energy counter (Volta and later) over the observation, or where
+// the GPU has no such counter the power reading at its end. It also reads the SM and
+// memory clocks. It never changes a device setting.
+type powerObserver struct {
+	ml     *nvmlAPI
+	dev    uintptr
+	energy bool // the GPU has a total-energy counter
+	t0     time.Time
+	e0     uint64 // mJ
+}
+
+// newPowerObserver finds the NVML device with the CUDA device's PCI bus id.
+func newPowerObserver(busID string) (*powerObserver, error) {
+	if busID == "" {
+		return nil, errors.New("no PCI bus id to find the device in NVML")
+	}
+	ml, err := loadNVML()
+	if err != nil {
+		return nil, err
+	}
+	o := &powerObserver{ml: ml}
+	if r := ml.DeviceByPCIBusID(busID, &o.dev); r != 0 {
+		return nil, fmt.Errorf("NVML does not know the device at %s: %s", busID, ml.ErrorString(r))
+	}
+	var mj uint64
+	switch r := ml.DeviceTotalEnergy(o.dev, &mj); r {
+	case 0:
+		o.energy = true
+	case nvmlNotSupported:
+		var mw uint32
+		if r := ml.DevicePowerUsage(o.dev, &mw); r != 0 {
+			return nil, fmt.Errorf("NVML reads neither energy nor power of the device: %s", ml.ErrorString(r))
+		}
+	default:
+		return nil, fmt.Errorf("NVML energy counter: %s", ml.ErrorString(r))
+	}
+	return o, nil
+}
+
+// Window is the least observation energy and power are reported for.
+func (o *powerObserver) Window() time.Duration { return powerWindow }
+
+// Begin starts an observation.
+func (o *powerObserver) Begin() error {
+	o.t0 = time.Now()
+	if o.energy {
+		if r := o.ml.DeviceTotalEnergy(o.dev, &o.e0); r != 0 {
+			return fmt.Errorf("NVML energy counter: %s", o.ml.ErrorString(r))
+		}
+	}
+	return nil
+}
+
+// End ends the observation over runs kernel runs. It reports core_clock and memory_clock
+// (MHz) and, when the observation lasted at least Window, energy (J per run, the idle gaps
+// between runs included) and power (W, the mean over the observation).
+func (o *powerObserver) End(runs int) (map[string]float64, error) {
+	wall := time.Since(o.t0)
+	out := map[string]float64{}
+	var mhz uint32
+	if o.ml.DeviceClockInfo(o.dev, nvmlClockSM, &mhz) == 0 {
+		out["core_clock"] = float64(mhz)
+	}
+	if o.ml.DeviceClockInfo(o.dev, nvmlClockMem, &mhz) == 0 {
+		out["memory_clock"] = float64(mhz)
+	}
+	if wall < powerWindow || runs <= 0 {
+		return out, nil
+	}
+	var joules float64
+	if o.energy {
+		var e1 uint64
+		if r := o.ml.DeviceTotalEnergy(o.dev, &e1); r != 0 {
+			return out, fmt.Errorf("NVML energy counter: %s", o.ml.ErrorString(r))
+		}
+		joules = float64(e1-o.e0) / 1e3
+	} else {
+		var mw uint32
+		if r := o.ml.DevicePowerUsage(o.dev, &mw); r != 0 {
+			return out, fmt.Errorf("NVML power: %s", o.ml.ErrorString(r))
+		}
+		joules = float64(mw) / 1e3 * wall.Seconds()
+	}
+	out["energy"] = joules / float64(runs)
+	out["power"] = joules / wall.Seconds()
+	return out, nil
+}
