@@ -34,6 +34,7 @@ type Runner struct {
 	inputs map[[2]int][]byte        // generated contents by (argument, length)
 	bufs   map[[2]int]device.Buffer // device buffers by (argument, bytes), kept between evaluations
 	ref    *reference               // expected outputs, computed on first use
+	lost   error                    // the fault that lost the device's context, if any
 }
 
 // reference holds the expected contents of the compared outputs.
@@ -111,16 +112,21 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	e.CompileMS = ms(time.Since(t0))
 	if err != nil {
 		var ce *device.CompileError
-		if errors.As(err, &ce) {
+		var le *device.LimitError
+		switch {
+		case errors.As(err, &le):
+			// The compiler found the kernel needs more than the device has.
+			return fail(result.DeviceLimit, le.Error())
+		case errors.As(err, &ce):
 			return fail(result.CompileError, truncate(ce.Log, 8192))
 		}
-		return fail(result.CompileError, err.Error())
+		return fail(r.failure(err, result.CompileError), err.Error())
 	}
 	defer k.Release()
 	phase("compiled")
 	args, bufs, err := r.arguments(inst)
 	if err != nil {
-		return fail(result.RuntimeError, err.Error())
+		return fail(r.failure(err, result.RuntimeError), err.Error())
 	}
 	// The first run warms up (code paths, caches, lazy allocation) and is the one verified.
 	// Runtimes that generate code at the first launch (PoCL) spend that time here: it is
@@ -128,7 +134,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	t1 := time.Now()
 	d, err := k.Run(ctx, inst.Launch, args)
 	if err != nil {
-		return fail(classify(err), err.Error())
+		return fail(r.failure(err, classify(err)), err.Error())
 	}
 	e.CompileMS += max(ms(time.Since(t1))-ms(d), 0)
 	warmup := ms(d)
@@ -137,7 +143,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 		msg, err := r.verify(ctx, inst, bufs)
 		e.VerifyMS = ms(time.Since(t))
 		if err != nil {
-			return fail(result.RuntimeError, err.Error())
+			return fail(r.failure(err, result.RuntimeError), err.Error())
 		}
 		if msg != "" {
 			return fail(result.WrongAnswer, msg)
@@ -146,24 +152,62 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	n := max(r.spec.Iterations, 1)
 	e.Samples = make([]float64, 0, n)
 	phase("timing")
+	obs := r.observers()
 	t := time.Now()
+	for _, o := range obs {
+		if err := o.Begin(); err != nil {
+			return fail(result.RuntimeError, "observer: "+err.Error())
+		}
+	}
 	for range n {
 		if err := ctx.Err(); err != nil {
 			return fail(result.RuntimeError, "cancelled: "+err.Error())
 		}
 		d, err := k.Run(ctx, inst.Launch, args)
 		if err != nil {
-			return fail(classify(err), err.Error())
+			return fail(r.failure(err, classify(err)), err.Error())
 		}
 		e.Samples = append(e.Samples, ms(d))
+	}
+	// Energy and power need a stretch of runs long enough for the board's sensors: the
+	// observation goes on, back to back, past the timed runs when the spec reads them.
+	runs := n
+	if window := r.observationWindow(obs); window > 0 {
+		for time.Since(t) < window {
+			if err := ctx.Err(); err != nil {
+				return fail(result.RuntimeError, "cancelled: "+err.Error())
+			}
+			if _, err := k.Run(ctx, inst.Launch, args); err != nil {
+				return fail(r.failure(err, classify(err)), err.Error())
+			}
+			runs++
+		}
+	}
+	observed := map[string]float64{}
+	for _, o := range obs {
+		m, err := o.End(runs)
+		if err != nil {
+			return fail(result.RuntimeError, "observer: "+err.Error())
+		}
+		for k, v := range m {
+			observed[k] = v
+		}
+	}
+	if regs, ok := k.Attributes()["registers"]; ok {
+		observed["registers"] = regs
 	}
 	// Kernel time includes the warm-up launch: on PoCL its device time also covers loading
 	// the generated code.
 	e.BenchmarkMS = ms(time.Since(t)) + warmup
 	timeMS := statistic(r.spec.Statistic, e.Samples)
-	metrics, err := r.spec.MetricValues(values, timeMS)
+	metrics, err := r.spec.MetricValues(values, timeMS, observed)
 	if err != nil {
 		return fail(result.RuntimeError, "metrics: "+err.Error())
+	}
+	for name, v := range observed {
+		if _, isMetric := metrics[name]; !isMetric {
+			metrics[name] = v
+		}
 	}
 	if len(metrics) > 0 {
 		e.Metrics = metrics
@@ -173,12 +217,62 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	if name, _ := r.spec.Objective(); name != "time" && name != "" {
 		v, ok := metrics[name]
 		if !ok || math.IsNaN(v) {
-			return fail(result.RuntimeError, fmt.Sprintf("objective %q could not be computed", name))
+			why := "could not be computed"
+			if _, measured := observed[name]; !measured && slices.ContainsFunc(spec.Observables, func(o spec.Observable) bool { return o.Name == name }) {
+				why = "is not measured by this device (" + r.info.Backend + ")"
+			}
+			return fail(result.RuntimeError, fmt.Sprintf("objective %q %s", name, why))
 		}
 		e.Objective = v
 	}
 	e.FrameworkMS = max(ms(time.Since(start))-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e
+}
+
+// Broken returns the fault that lost the device's context, after which this process can
+// run nothing more on it (a CUDA kernel's illegal address), or nil. Package worker then
+// replaces the process.
+func (r *Runner) Broken() error { return r.lost }
+
+// failure is the status of an evaluation that ended with err: status, unless err lost the
+// device's context, which the runner then remembers (Broken) and which is a runtime error
+// whatever the step.
+func (r *Runner) failure(err error, status result.Status) result.Status {
+	if errors.Is(err, device.ErrDeviceLost) {
+		if r.lost == nil {
+			r.lost = err
+		}
+		if status != result.Timeout {
+			status = result.RuntimeError
+		}
+	}
+	return status
+}
+
+// observers returns the device's observers, none when it has none.
+func (r *Runner) observers() []device.Observer {
+	if o, ok := r.dev.(device.Observable); ok {
+		return o.Observers()
+	}
+	return nil
+}
+
+// observationWindow is how long the observed runs must last: the longest observer window
+// when the spec reads energy or power, else 0.
+func (r *Runner) observationWindow(obs []device.Observer) time.Duration {
+	needs := false
+	for _, name := range r.spec.Observes() {
+		if name == "energy" || name == "power" {
+			needs = true
+		}
+	}
+	var w time.Duration
+	if needs {
+		for _, o := range obs {
+			w = max(w, o.Window())
+		}
+	}
+	return w
 }
 
 // limitViolation reports a launch the device cannot run, before anything is compiled.
@@ -256,6 +350,12 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer)
 			args[i] = device.Arg{Scalar: a.Scalar}
 		case spec.ArgLocal:
 			args[i] = device.Arg{Local: a.Bytes}
+		case spec.ArgConstant:
+			data, err := r.input(i, a.Length)
+			if err != nil {
+				return nil, bufs, err
+			}
+			args[i] = device.Arg{Symbol: a.Name, Scalar: data}
 		default:
 			data, err := r.input(i, a.Length)
 			if err != nil {

@@ -38,6 +38,7 @@ type compiled struct {
 	psSlot, gridSlot, blockSlot [3]int
 	gridParam, blockParam       [3]int // parameter index, or -1
 	timeSlot                    int
+	observedSlot                map[string]int // observables that metrics can read, by name
 
 	problem     [3]*cnum // nil: 1
 	gridDiv     [3][]*cnum
@@ -139,6 +140,15 @@ func (c *compiled) finishScopes(s *Spec) {
 	c.metricScope = copyScope(c.argScope)
 	c.timeSlot = c.slot()
 	c.metricScope["time"] = expr.Var{Slot: c.timeSlot, Kind: space.Float}
+	// Parameters and constants keep their names; an observable that one shadows cannot be
+	// read.
+	c.observedSlot = map[string]int{}
+	for _, o := range Observables {
+		if _, taken := c.metricScope[o.Name]; !taken {
+			c.observedSlot[o.Name] = c.slot()
+			c.metricScope[o.Name] = expr.Var{Slot: c.observedSlot[o.Name], Kind: space.Float}
+		}
+	}
 }
 
 func (c *compiled) addMetric(name string) {
@@ -149,6 +159,7 @@ func (c *compiled) addMetric(name string) {
 	s := c.slot()
 	c.metricSlot = append(c.metricSlot, s)
 	c.metricScope[name] = expr.Var{Slot: s, Kind: space.Float}
+	delete(c.observedSlot, name) // a metric of an observable's name shadows it
 }
 
 // newEnv returns an environment with the constants set.

@@ -18,7 +18,7 @@ func (s *Spec) Generate(arg int, length int) ([]byte, error) {
 	}
 	a := s.Arguments[arg]
 	field := index("arguments", arg) + ".fill"
-	if a.Kind != ArgArray {
+	if a.Kind != ArgArray && a.Kind != ArgConstant {
 		return nil, fmt.Errorf("%s: %s: argument %q is %s: %w", s.File, field, a.Name, a.Kind, ErrNotArray)
 	}
 	t := s.c.args[arg].typ

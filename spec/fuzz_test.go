@@ -80,7 +80,7 @@ func FuzzParse(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			_, _ = s.MetricValues(vals, 1.5)
+			_, _ = s.MetricValues(vals, 1.5, nil)
 			for k, a := range in.Args {
 				if a.Kind == ArgArray && s.Arguments[k].Fill.Kind != FillNPY {
 					if _, err := s.Generate(k, min(a.Length, 64)); err != nil && s.Arguments[k].Fill.Kind != FillRange {

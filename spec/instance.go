@@ -183,7 +183,7 @@ func (s *Spec) Instance(values []space.Value) (*Instance, error) {
 		ca := s.c.args[i]
 		ai := ArgInstance{Name: a.Name, Kind: a.Kind, Type: a.Type, Output: a.Output}
 		switch a.Kind {
-		case ArgArray, ArgLocal:
+		case ArgArray, ArgLocal, ArgConstant:
 			if ai.Length, err = s.wholeNumber(ca.length, env, "a non-negative whole number of elements", 0, float64(math.MaxInt64/16)/float64(ca.typ.size)); err != nil {
 				return nil, err
 			}
@@ -246,9 +246,47 @@ func defineValue(v space.Value) string {
 	return v.String()
 }
 
+// Observable is a quantity a device may measure beside time. Metrics read observables by
+// name, and one may be the objective (lower is better).
+type Observable struct {
+	Name, Unit, Doc string
+}
+
+// Observables are what ktune's devices measure beside time. A device that does not
+// measure one leaves it unset, and a metric that reads it then fails with a message that
+// says so.
+var Observables = []Observable{
+	{"energy", "J", "energy of one kernel run, from the board's energy counter over at least 0.2 s of back-to-back runs (NVIDIA GPUs, NVML)"},
+	{"power", "W", "mean board power over those runs (NVIDIA GPUs, NVML)"},
+	{"core_clock", "MHz", "SM clock after the timed runs (NVIDIA GPUs, NVML)"},
+	{"memory_clock", "MHz", "memory clock after the timed runs (NVIDIA GPUs, NVML)"},
+	{"registers", "", "registers per thread the compiler gave the kernel (CUDA)"},
+}
+
+// Observes returns the observables that the metrics or the objective read, in the order
+// of Observables.
+func (s *Spec) Observes() []string {
+	read := map[string]bool{s.objective: true}
+	for _, n := range s.c.metrics {
+		if n != nil {
+			for _, name := range n.num.Names {
+				read[name] = true
+			}
+		}
+	}
+	var out []string
+	for _, o := range Observables {
+		if _, readable := s.c.observedSlot[o.Name]; read[o.Name] && (readable || o.Name == s.objective) {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
 // MetricValues evaluates the metrics of a configuration measured at timeMS milliseconds, in
-// order; a metric may read the earlier ones by name.
-func (s *Spec) MetricValues(values []space.Value, timeMS float64) (map[string]float64, error) {
+// order, with what the device observed beside time (nil: nothing); a metric may read the
+// earlier ones by name.
+func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[string]float64) (map[string]float64, error) {
 	if len(s.Metrics) == 0 {
 		return map[string]float64{}, nil
 	}
@@ -260,6 +298,13 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64) (map[string]fl
 		return nil, err
 	}
 	env.Num[s.c.timeSlot] = timeMS
+	for name, slot := range s.c.observedSlot {
+		v, ok := observed[name]
+		if !ok {
+			v = math.NaN()
+		}
+		env.Num[slot] = v
+	}
 	out := make(map[string]float64, len(s.Metrics))
 	for i, m := range s.Metrics {
 		n := s.c.metrics[i]
@@ -268,6 +313,13 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64) (map[string]fl
 		}
 		v := n.num.Eval(env)
 		if math.IsNaN(v) {
+			for _, name := range n.num.Names {
+				if _, isObs := s.c.observedSlot[name]; isObs {
+					if _, ok := observed[name]; !ok {
+						return nil, s.evalErr(n, "metric %q reads %s, which this device does not measure (%s)", m.Name, name, observableDoc(name))
+					}
+				}
+			}
 			return nil, s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation) at time %v ms", m.Name, m.Expr, timeMS)
 		}
 		out[m.Name] = v
@@ -276,4 +328,13 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64) (map[string]fl
 		}
 	}
 	return out, nil
+}
+
+func observableDoc(name string) string {
+	for _, o := range Observables {
+		if o.Name == name {
+			return o.Doc
+		}
+	}
+	return ""
 }

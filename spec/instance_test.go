@@ -252,7 +252,7 @@ func TestInstanceOfEveryConfiguration(t *testing.T) {
 		if in.Launch.Grid != want {
 			t.Errorf("%s: grid %v, want %v", sp.Format(c), in.Launch.Grid, want)
 		}
-		m, err := s.MetricValues(vals, 4)
+		m, err := s.MetricValues(vals, 4, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -72,6 +73,9 @@ const (
 	ArgArray  ArgKind = "array"  // a device buffer, passed as a pointer
 	ArgScalar ArgKind = "scalar" // a value
 	ArgLocal  ArgKind = "local"  // local (shared) memory allocated per block (OpenCL __local pointer)
+	// ArgConstant is an array copied into the module variable of the argument's name (a
+	// CUDA __constant__ array) instead of being passed: Kernel Tuner's cmem_args.
+	ArgConstant ArgKind = "constant"
 )
 
 // Argument is one kernel argument.
@@ -864,10 +868,13 @@ func (p *parser) arguments(n *yaml.Node) {
 		}
 		if kindNode != nil {
 			if v, ok := d.str(kindNode, f+".kind"); ok {
-				kinds := []string{"array", "scalar", "local"}
-				if !contains(kinds, v) {
-					d.errf(kindNode, f+".kind", "unknown kind %q%s; expected array, scalar or local", v, suggest(v, kinds))
-				} else {
+				kinds := []string{"array", "scalar", "local", "constant"}
+				switch {
+				case !contains(kinds, v):
+					d.errf(kindNode, f+".kind", "unknown kind %q%s; expected array, scalar, local or constant", v, suggest(v, kinds))
+				case v == "constant" && s.Kernel.Language != "cuda":
+					d.errf(kindNode, f+".kind", "constant-memory symbols are CUDA's, not %s: pass the array as a buffer argument (an OpenCL __constant pointer is one)", cmp.Or(s.Kernel.Language, "this kernel's language"))
+				default:
 					a.Kind = ArgKind(v)
 				}
 			}
@@ -893,10 +900,12 @@ func (p *parser) arguments(n *yaml.Node) {
 		}
 		var length, value *cnum
 		switch a.Kind {
-		case ArgArray, ArgLocal:
+		case ArgArray, ArgLocal, ArgConstant:
 			notFor(valueNode, "value")
 			if a.Kind == ArgLocal {
 				notFor(fillNode, "fill")
+			}
+			if a.Kind != ArgArray {
 				notFor(outputNode, "output")
 			}
 			if lengthNode == nil {
@@ -927,7 +936,7 @@ func (p *parser) arguments(n *yaml.Node) {
 			}
 		}
 		a.Fill = Fill{Kind: FillZeros}
-		if fillNode != nil && a.Kind == ArgArray {
+		if fillNode != nil && (a.Kind == ArgArray || a.Kind == ArgConstant) {
 			if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
 				a.Fill = fl
 			}
@@ -1235,7 +1244,14 @@ func (p *parser) objective(n *yaml.Node) {
 		}
 		known = append(known, m.Name)
 	}
-	d.errf(n, "objective", "unknown objective %q%s; expected time or the name of a metric (%s)", name, suggest(name, known), strings.Join(known, ", "))
+	for _, o := range Observables {
+		if o.Name == name {
+			s.objective, s.maximize = name, false
+			return
+		}
+		known = append(known, o.Name)
+	}
+	d.errf(n, "objective", "unknown objective %q%s; expected time, the name of a metric or an observable (%s)", name, suggest(name, known), strings.Join(known, ", "))
 }
 
 func (p *parser) verification(n *yaml.Node, keyLine int) {

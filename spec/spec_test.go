@@ -470,7 +470,7 @@ metrics:
 objective: half_time
 `)
 	vals := []space.Value{space.IntValue(32), space.IntValue(2)}
-	got, err := s.MetricValues(vals, 2.0)
+	got, err := s.MetricValues(vals, 2.0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ objective: half_time
 	if name, max := s.Objective(); name != "half_time" || max {
 		t.Errorf("objective %s %v", name, max)
 	}
-	if _, err := s.MetricValues(vals, 0); err == nil || !strings.Contains(err.Error(), "metrics[0].expr") {
+	if _, err := s.MetricValues(vals, 0, nil); err == nil || !strings.Contains(err.Error(), "metrics[0].expr") {
 		t.Errorf("division by zero time: %v", err)
 	}
 }
@@ -528,7 +528,7 @@ func TestDocExampleIsAValidSpec(t *testing.T) {
 	if _, err := s.Instance(s.Default); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.MetricValues(sp.Values(sp.At(0, nil)), 1); err != nil {
+	if _, err := s.MetricValues(sp.Values(sp.At(0, nil)), 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range topFields {

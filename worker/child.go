@@ -24,6 +24,12 @@ type Measurer interface {
 	Compile(ctx context.Context, c space.Config) error
 }
 
+// Breakable is a Measurer whose device can be lost for the rest of the process: after an
+// answer with Broken non-nil the child retires and a fresh process takes over.
+type Breakable interface {
+	Broken() error
+}
+
 // ServeChild is the body of a worker process: it opens the measurer with open (on this
 // goroutine, locked to its OS thread, since device contexts may be bound to threads),
 // reports ready, then serves requests from file descriptor 3 and answers on file
@@ -64,19 +70,42 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 			e := m.Evaluate(ctx, space.Config(req.Config), func(phase string) {
 				enc.Encode(response{ID: req.ID, Phase: phase})
 			})
-			if err := enc.Encode(response{ID: req.ID, Phase: phaseDone, Eval: toWire(e)}); err != nil {
+			resp := response{ID: req.ID, Phase: phaseDone, Eval: toWire(e)}
+			lost := broken(m)
+			if lost != nil {
+				resp.Retire = lost.Error()
+			}
+			if err := enc.Encode(resp); err != nil {
 				return err
+			}
+			if lost != nil {
+				return nil
 			}
 		case opCompile:
 			resp := response{ID: req.ID, Phase: phaseDone}
 			if err := m.Compile(ctx, space.Config(req.Config)); err != nil {
 				resp.Err = err.Error()
 			}
+			lost := broken(m)
+			if lost != nil {
+				resp.Retire = lost.Error()
+			}
 			if err := enc.Encode(resp); err != nil {
 				return err
+			}
+			if lost != nil {
+				return nil
 			}
 		default:
 			enc.Encode(response{ID: req.ID, Phase: phaseDone, Err: "unknown operation " + req.Op})
 		}
 	}
+}
+
+// broken is m's Broken, nil for a measurer that cannot break.
+func broken(m Measurer) error {
+	if b, ok := m.(Breakable); ok {
+		return b.Broken()
+	}
+	return nil
 }

@@ -42,6 +42,10 @@ type response struct {
 	Phase string
 	Eval  wireEval
 	Err   string // set when the child cannot serve at all (phaseReady) or broke on this request
+	// Retire is set with the last answer of a child whose device context is lost (a CUDA
+	// fault poisons it for the process): the child exits after it, and the parent starts a
+	// fresh one for the next configuration.
+	Retire string
 }
 
 // wireEval is result.Evaluation without the configuration values, which the parent knows.

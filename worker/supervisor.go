@@ -275,6 +275,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 				}
 				e := r.Eval.evaluation()
 				e.CompileMS += ms(waited)
+				if r.Retire != "" {
+					s.retire(ch, r.Retire)
+				}
 				return e, nil
 			}
 		case <-timer.C:
@@ -323,6 +326,20 @@ func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.E
 	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr)
 	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),
 		FrameworkMS: ms(time.Since(start)), Message: msg}
+}
+
+// retire lets the main child, which has lost its device context and exits after its
+// last answer, go; the next Evaluate starts a fresh one.
+func (s *Supervisor) retire(ch *child, why string) {
+	ch.reqW.Close()
+	select {
+	case <-ch.exited:
+	case <-time.After(5 * time.Second):
+		ch.kill()
+	}
+	s.main = nil
+	s.Crashes++
+	s.log.Info("worker lost its device context; starting a new one", "error", why)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -446,6 +463,10 @@ func (s *Supervisor) precompile(c space.Config) bool {
 		if !ok {
 			s.dropPrecompiler(ch)
 			return false
+		}
+		if r.Retire != "" {
+			s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
+			s.dropPrecompiler(ch)
 		}
 		return r.Err == ""
 	case <-limit.C:

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 			if os.Getenv("KTUNE_WORKER_FAIL_OPEN") == "1" {
 				return nil, fmt.Errorf("no such device")
 			}
-			return fakeMeasurer{}, nil
+			return &fakeMeasurer{}, nil
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -38,11 +38,23 @@ const (
 	behaveHang
 	behaveNoisy
 	behaveSlowCompile
+	behaveLoseDevice // a fault that poisons the device for the process, as a CUDA illegal address does
 )
 
-type fakeMeasurer struct{}
+// fakeMeasurer stands for the runner in the child process, so that the supervisor's
+// handling of processes can be tested without a device.
+type fakeMeasurer struct {
+	lost   error
+	served int // evaluations this process served
+}
 
-func (fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(string)) result.Evaluation {
+func (m *fakeMeasurer) Broken() error { return m.lost }
+
+func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(string)) result.Evaluation {
+	m.served++
+	if m.lost != nil {
+		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "device lost earlier: " + m.lost.Error()}
+	}
 	if c[0] == behaveSlowCompile {
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -55,14 +67,18 @@ func (fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(strin
 		time.Sleep(time.Second)
 	case behaveHang:
 		time.Sleep(time.Hour)
+	case behaveLoseDevice:
+		m.lost = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS")
+		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel faulted: " + m.lost.Error()}
 	case behaveNoisy:
 		// A kernel that prints must not corrupt the protocol.
 		fmt.Println("\x00\xffgarbage on stdout")
 	}
-	return result.Evaluation{Status: result.OK, Objective: float64(10 + c[1]), Samples: []float64{1, 2}, Time: time.Now()}
+	return result.Evaluation{Status: result.OK, Objective: float64(10 + c[1]), Samples: []float64{1, 2}, Time: time.Now(),
+		Metrics: map[string]float64{"served": float64(m.served)}}
 }
 
-func (fakeMeasurer) Compile(context.Context, space.Config) error { return nil }
+func (*fakeMeasurer) Compile(context.Context, space.Config) error { return nil }
 
 func newTestSupervisor(t *testing.T, extraEnv ...string) *Supervisor {
 	t.Helper()
@@ -112,6 +128,36 @@ func TestCrashesAndHangsAreResultsAndTheWorkerIsReplaced(t *testing.T) {
 	}
 	if s.Crashes != 3 {
 		t.Fatalf("%d crashes counted, want 3", s.Crashes)
+	}
+}
+
+func TestAWorkerThatLosesItsDeviceIsReplacedAndTuningGoesOn(t *testing.T) {
+	s := newTestSupervisor(t)
+	ctx := context.Background()
+	steps := []int{behaveOK, behaveOK, behaveLoseDevice, behaveOK, behaveOK}
+	var served []float64
+	for i, b := range steps {
+		e, err := s.Evaluate(ctx, space.Config{b, i})
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if b == behaveLoseDevice {
+			if e.Status != result.RuntimeError || !contains(e.Message, "ILLEGAL_ADDRESS") {
+				t.Fatalf("step %d: %v %q", i, e.Status, e.Message)
+			}
+			continue
+		}
+		if e.Status != result.OK {
+			t.Fatalf("step %d: %v %q: the configuration after a lost device must run in a fresh process", i, e.Status, e.Message)
+		}
+		served = append(served, e.Metrics["served"])
+	}
+	// The first process served 1, 2 and the fault; the fresh one starts counting again.
+	if want := []float64{1, 2, 1, 2}; fmt.Sprint(served) != fmt.Sprint(want) {
+		t.Fatalf("evaluations per process %v, want %v", served, want)
+	}
+	if s.Crashes != 1 {
+		t.Fatalf("%d replacements counted, want 1", s.Crashes)
 	}
 }
 
