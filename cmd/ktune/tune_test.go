@@ -77,6 +77,14 @@ func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 			"0,64": result.OK, "1,64": result.CompileError, "2,64": result.WrongAnswer, "3,64": result.Timeout,
 			"0,65536": result.DeviceLimit, "1,65536": result.DeviceLimit, "2,65536": result.DeviceLimit, "3,65536": result.DeviceLimit,
 		}},
+		// The out-of-bounds kernel (4) loses its worker's CUDA context: the worker is
+		// replaced and the configurations after it still run (6 is correct).
+		{"cuda", "faulty_cuda.yaml", map[string]result.Status{
+			"0,64": result.OK, "1,64": result.CompileError, "2,64": result.WrongAnswer, "3,64": result.Timeout,
+			"4,64": result.RuntimeError, "5,64": result.DeviceLimit, "6,64": result.OK,
+			"0,2048": result.DeviceLimit, "1,2048": result.DeviceLimit, "2,2048": result.DeviceLimit, "3,2048": result.DeviceLimit,
+			"4,2048": result.DeviceLimit, "5,2048": result.DeviceLimit, "6,2048": result.DeviceLimit,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.backend, func(t *testing.T) {
