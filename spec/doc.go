@@ -15,11 +15,13 @@ Every field, with its default, in an example (everything after # is explanation)
 
 ---
 kernel:                        # required
-  name: matmul                 # required: the kernel function
+  name: matmul                 # required: the kernel function; a CUDA template with its
+                               # arguments: "matmul<float, 4>"
   language: cuda               # opencl | cuda | c; implied by a source ending in .cl, .cu or .c
   source: matmul.cu            # a file, or a list of files concatenated in order;
                                # or code: "..." with the source inline
-  compiler_options: [-O3]      # passed to the compiler as written
+  compiler_options: [-O3]      # passed to the compiler as written (CUDA: NVRTC's options;
+                               # -arch=sm_XY of the device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
 
@@ -66,7 +68,8 @@ shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA dynamic shared m
 
 arguments:                     # in the kernel's parameter order
   - name: C                    # required
-    kind: array                # array (default) | scalar (default when value is given) | local
+    kind: array                # array (default) | scalar (default when value is given) |
+                               # local | constant
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
                                # uint64; C names (float, double, int, uint...) are accepted
     length: N * N              # arrays and local: the number of ELEMENTS, an expression over
@@ -93,6 +96,11 @@ arguments:                     # in the kernel's parameter order
     kind: local                # OpenCL __local memory: length elements per block, so
     type: float32              # bytes = length * the type's size
     length: block_size_x * tile_size_x
+  - name: filter
+    kind: constant             # CUDA: copied into the __constant__ array of this name
+    type: float32              # before each launch (Kernel Tuner's cmem_args), not passed
+    length: 17 * 17            # as an argument; length and fill as for arrays
+    fill: random
 
 verification:                  # optional: check every configuration's outputs
   reference:                   # one of kernel, config or npy:
@@ -110,8 +118,14 @@ metrics:                       # derived results, in order; a metric named like 
   - name: GFLOP/s              # may be read by later ones. They read parameters, constants,
     expr: "FLOPS / (time / 1e3) / 1e9"   # problem, grid and block sizes and time (ms)
     maximize: true             # higher is better (default false)
+  - name: GFLOPS/W             # metrics may read what the device observes beside time:
+    expr: "FLOPS / (time / 1e3) / 1e9 / power"   # energy (J per run), power (W),
+    maximize: true             # core_clock and memory_clock (MHz): NVIDIA GPUs through
+                               # NVML; registers (per thread): CUDA. Reading energy or power
+                               # runs each configuration back to back for at least 0.2 s.
 # Kernel Tuner's form is accepted too: metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9"}
-objective: GFLOP/s             # time (default; lower is better) or a metric, in its direction
+objective: GFLOP/s             # time (default; lower is better), a metric in its direction,
+                               # or an observable (energy, power: lower is better)
 
 iterations: 32                 # timed runs per configuration (default 32, at least 1)
 statistic: mean                # mean (default) | median of the runs

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -528,12 +529,116 @@ func TestDocExampleIsAValidSpec(t *testing.T) {
 	if _, err := s.Instance(s.Default); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.MetricValues(sp.Values(sp.At(0, nil)), 1, nil); err != nil {
+	m, err := s.MetricValues(sp.Values(sp.At(0, nil)), 1, map[string]float64{"power": 250})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if math.Abs(m["GFLOPS/W"]*250-m["GFLOP/s"]) > 1e-9*m["GFLOP/s"] {
+		t.Fatalf("metrics %v", m)
 	}
 	for _, f := range topFields {
 		if !strings.Contains(Doc, "\n"+f+":") && !strings.Contains(Doc, "#   "+f+":") {
 			t.Errorf("Doc does not show %s", f)
 		}
+	}
+}
+
+func TestObservablesFeedMetricsAndTheObjective(t *testing.T) {
+	const base = `
+kernel: {name: k, language: cuda, code: "x"}
+constants: {N: 1000}
+parameters: [{name: block_size_x, values: [32, 64]}]
+problem_size: [N]
+arguments: [{name: x, type: float32, length: N}]
+`
+	s, err := Parse([]byte(base+`
+metrics:
+  - {name: gflops, expr: "N / (time / 1e3) / 1e9", maximize: true}
+  - {name: GFLOPS/W, expr: "gflops / power", maximize: true}
+  - {name: joules, expr: "energy * 1"}
+objective: GFLOPS/W
+`), "obs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Observes(); !slices.Equal(got, []string{"energy", "power"}) {
+		t.Fatalf("Observes = %v", got)
+	}
+	vals := []space.Value{space.IntValue(32)}
+	m, err := s.MetricValues(vals, 0.001, map[string]float64{"power": 100, "energy": 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(m["GFLOPS/W"]-0.01) > 1e-12 || m["joules"] != 0.5 {
+		t.Fatalf("metrics %v", m)
+	}
+	_, err = s.MetricValues(vals, 0.001, map[string]float64{"energy": 0.5})
+	if err == nil || !strings.Contains(err.Error(), "reads power, which this device does not measure") {
+		t.Fatalf("a missing observable: %v", err)
+	}
+
+	// An observable may be the objective itself, lower being better.
+	s, err = Parse([]byte(base+"objective: energy\n"), "obs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, max := s.Objective(); name != "energy" || max || !slices.Equal(s.Observes(), []string{"energy"}) {
+		t.Fatalf("objective %s %v, observes %v", name, max, s.Observes())
+	}
+	// A parameter or metric of an observable's name keeps its meaning.
+	s, err = Parse([]byte(`
+kernel: {name: k, language: cuda, code: "x"}
+parameters: [{name: power, values: [1, 2]}]
+problem_size: [8]
+arguments: [{name: x, type: float32, length: 8}]
+metrics: [{name: twice, expr: "power * 2"}]
+`), "obs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Observes()) != 0 {
+		t.Fatalf("a parameter named power is observed: %v", s.Observes())
+	}
+	if m, err := s.MetricValues([]space.Value{space.IntValue(2)}, 1, nil); err != nil || m["twice"] != 4 {
+		t.Fatalf("%v %v", m, err)
+	}
+	if _, err := Parse([]byte(base+"objective: energyy\n"), "obs.yaml"); err == nil || !strings.Contains(err.Error(), "energy") {
+		t.Fatalf("a misspelt observable: %v", err)
+	}
+}
+
+func TestConstantArgumentsAreCUDAs(t *testing.T) {
+	spec := func(lang string) string {
+		return `
+kernel: {name: k, language: ` + lang + `, code: "x"}
+parameters: [{name: block_size_x, values: [32]}]
+problem_size: [16]
+arguments:
+  - {name: out, type: float32, length: 16, output: true}
+  - {name: coef, kind: constant, type: float32, length: 4, fill: {range: {start: 1, step: 1}}}
+`
+	}
+	s, err := Parse([]byte(spec("cuda")), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := s.Instance([]space.Value{space.IntValue(32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := inst.Args[1]; a.Kind != ArgConstant || a.Length != 4 || a.Bytes != 16 {
+		t.Fatalf("constant argument %+v", a)
+	}
+	data, err := s.Generate(1, 4)
+	if err != nil || math.Float32frombits(uint32(data[12])|uint32(data[13])<<8|uint32(data[14])<<16|uint32(data[15])<<24) != 4 {
+		t.Fatalf("constant contents %v %v", data, err)
+	}
+	_, err = Parse([]byte(spec("opencl")), "c.yaml")
+	if err == nil || !strings.Contains(err.Error(), "arguments[1].kind") || !strings.Contains(err.Error(), "CUDA's") {
+		t.Fatalf("a constant argument for OpenCL: %v", err)
+	}
+	_, err = Parse([]byte(strings.Replace(spec("cuda"), "fill: {range: {start: 1, step: 1}}", "output: true", 1)), "c.yaml")
+	if err == nil || !strings.Contains(err.Error(), "does not apply to a constant argument") {
+		t.Fatalf("an output constant: %v", err)
 	}
 }
