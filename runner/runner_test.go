@@ -1,0 +1,151 @@
+package runner_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/hostc"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/spec"
+)
+
+// observed is a real host C device with an observer attached, as the CUDA backend attaches
+// NVML: the runner's part (when to observe, for how long, where the values go) is what
+// is tested here; NVML itself is tested in package cuda on a GPU.
+type observed struct {
+	device.Device
+	o *stopwatch
+}
+
+func (d observed) Observers() []device.Observer { return []device.Observer{d.o} }
+
+// stopwatch reports the runs and wall time of each observation as if 1 J were spent per
+// second: energy = wall / runs, power = 1.
+type stopwatch struct {
+	window time.Duration
+	begun  time.Time
+	runs   []int
+}
+
+func (s *stopwatch) Begin() error          { s.begun = time.Now(); return nil }
+func (s *stopwatch) Window() time.Duration { return s.window }
+func (s *stopwatch) End(runs int) (map[string]float64, error) {
+	wall := time.Since(s.begun)
+	s.runs = append(s.runs, runs)
+	out := map[string]float64{"core_clock": 1000}
+	if wall >= s.window {
+		out["energy"] = wall.Seconds() / float64(runs)
+		out["power"] = 1
+	}
+	return out, nil
+}
+
+func openHost(t *testing.T) device.Device {
+	t.Helper()
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	b, ok := device.Lookup(hostc.Name)
+	if !ok {
+		t.Fatal("the host C backend is not registered")
+	}
+	if _, err := b.Devices(); err != nil {
+		t.Skip(err)
+	}
+	d, err := b.Open(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+const kernel = `void scale(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 2.0f * x[i] + (float)factor; }`
+
+func loadSpec(t *testing.T, extra string) *spec.Spec {
+	t.Helper()
+	s, err := spec.Parse([]byte(`
+kernel: {name: scale, language: c, code: "`+kernel+`"}
+constants: {N: 100000}
+parameters: [{name: factor, values: [1, 2, 3]}]
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: random, output: true}
+  - {name: n, type: int32, value: N}
+iterations: 3
+`+extra), "runner_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestObserversCoverTheTimedRunsAndTheirWindowWhenEnergyIsRead(t *testing.T) {
+	dev := openHost(t)
+	sw := &stopwatch{window: 150 * time.Millisecond}
+	cases := []struct {
+		extra       string
+		wantEnergy  bool
+		objectiveIs string
+	}{
+		{"", false, ""}, // nothing reads energy: the three timed runs only
+		{"objective: energy\n", true, "energy"},
+		{"metrics: [{name: work_per_joule, expr: \"N / energy\", maximize: true}]\nobjective: work_per_joule\n", true, "work_per_joule"},
+	}
+	for _, c := range cases {
+		s := loadSpec(t, c.extra)
+		sp, err := s.Space()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runner.New(s, sp, observed{dev, sw})
+		sw.runs = nil
+		start := time.Now()
+		e := r.Evaluate(context.Background(), sp.At(1, nil), nil)
+		took := time.Since(start)
+		r.Close()
+		if e.Status != result.OK {
+			t.Fatalf("%q: %v %s", c.extra, e.Status, e.Message)
+		}
+		if len(sw.runs) != 1 || len(e.Samples) != 3 {
+			t.Fatalf("%q: %d observations, %d samples", c.extra, len(sw.runs), len(e.Samples))
+		}
+		if e.Metrics["core_clock"] != 1000 {
+			t.Errorf("%q: observed values are not recorded: %v", c.extra, e.Metrics)
+		}
+		_, hasEnergy := e.Metrics["energy"]
+		if hasEnergy != c.wantEnergy {
+			t.Fatalf("%q: energy recorded %v, want %v (%v)", c.extra, hasEnergy, c.wantEnergy, e.Metrics)
+		}
+		if !c.wantEnergy {
+			if sw.runs[0] != 3 {
+				t.Errorf("%q: observed %d runs, want the 3 timed runs only", c.extra, sw.runs[0])
+			}
+			continue
+		}
+		if sw.runs[0] <= 3 || took < sw.window {
+			t.Errorf("%q: observed %d runs over %v, want runs past the timed ones for %v", c.extra, sw.runs[0], took, sw.window)
+		}
+		if e.Objective != e.Metrics[c.objectiveIs] || !(e.Objective > 0) {
+			t.Errorf("%q: objective %v, metrics %v", c.extra, e.Objective, e.Metrics)
+		}
+	}
+}
+
+func TestAnObjectiveTheDeviceCannotObserveFailsClearly(t *testing.T) {
+	dev := openHost(t)
+	s := loadSpec(t, "objective: power\n")
+	sp, _ := s.Space()
+	r := runner.New(s, sp, dev) // the plain host device observes nothing
+	defer r.Close()
+	e := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+	if e.Status != result.RuntimeError || e.Message != `objective "power" is not measured by this device (c)` {
+		t.Fatalf("%v %q", e.Status, e.Message)
+	}
+	if r.Broken() != nil {
+		t.Fatal("an unobservable objective broke the runner")
+	}
+}
