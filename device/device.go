@@ -194,6 +194,24 @@ type Observable interface {
 	Observers() []Observer
 }
 
+// SettingNames are the device settings a spec may tune, as parameters of these names:
+// the locked graphics clock (MHz), the locked memory clock (MHz) and the power limit (W).
+var SettingNames = []string{"nvml_gr_clock", "nvml_mem_clock", "nvml_pwr_limit"}
+
+// Settable is a Device whose settings (locked clocks, power limit) can be tuned. A device
+// setting is never changed unless a spec asks for it by having a tunable parameter of the
+// setting's name; the names are Kernel Tuner's (nvml_gr_clock, nvml_mem_clock,
+// nvml_pwr_limit).
+type Settable interface {
+	// Settings lists the names of the settings the device can change.
+	Settings() []string
+	// Set applies one setting; an error says why it cannot be (no permission, a value
+	// the device does not support).
+	Set(name string, value float64) error
+	// ResetSettings returns every setting Set changed to what it was.
+	ResetSettings() error
+}
+
 // ErrUnavailable wraps why a backend cannot be used.
 var ErrUnavailable = errors.New("backend unavailable")
 

@@ -35,6 +35,16 @@ type Runner struct {
 	bufs   map[[2]int]device.Buffer // device buffers by (argument, bytes), kept between evaluations
 	ref    *reference               // expected outputs, computed on first use
 	lost   error                    // the fault that lost the device's context, if any
+
+	settings []setting // device settings the spec tunes (parameters named like one)
+}
+
+// setting is a parameter that sets a device setting of its name.
+type setting struct {
+	param   int
+	name    string
+	applied space.Value // the value set last; zero when none is
+	set     bool
 }
 
 // reference holds the expected contents of the compared outputs.
@@ -47,7 +57,42 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	return &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{}}
+	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{}}
+	for i, p := range s.Parameters {
+		if slices.Contains(device.SettingNames, p.Name) {
+			r.settings = append(r.settings, setting{param: i, name: p.Name})
+		}
+	}
+	return r
+}
+
+// applySettings sets the device settings that configuration values ask for, when they
+// differ from those set last. It never touches a setting the spec does not tune.
+func (r *Runner) applySettings(values []space.Value) error {
+	if len(r.settings) == 0 {
+		return nil
+	}
+	sd, ok := r.dev.(device.Settable)
+	for i := range r.settings {
+		st := &r.settings[i]
+		if !ok || !slices.Contains(sd.Settings(), st.name) {
+			return fmt.Errorf("parameter %s asks to set a device setting that the %s device %s cannot set (NVIDIA GPUs through NVML can)", st.name, r.info.Backend, r.info.Name)
+		}
+		v := values[st.param]
+		if st.set && v.Equal(st.applied) {
+			continue
+		}
+		f := v.Float()
+		if math.IsNaN(f) {
+			return fmt.Errorf("parameter %s: %v is not a number", st.name, v)
+		}
+		if err := sd.Set(st.name, f); err != nil {
+			st.set = false
+			return err
+		}
+		st.applied, st.set = v, true
+	}
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -104,6 +149,9 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	}
 	if msg := r.limitViolation(inst); msg != "" {
 		return fail(result.DeviceLimit, msg)
+	}
+	if err := r.applySettings(values); err != nil {
+		return fail(result.RuntimeError, "device setting: "+err.Error())
 	}
 	src := r.src
 	src.Defines = inst.Defines
@@ -381,11 +429,20 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer)
 	return args, bufs, nil
 }
 
-// Close releases the device buffers the runner keeps.
+// Close releases the device buffers the runner keeps and returns the device settings it
+// changed to what they were.
 func (r *Runner) Close() {
 	for k, b := range r.bufs {
 		b.Release()
 		delete(r.bufs, k)
+	}
+	changed := false
+	for i := range r.settings {
+		changed = changed || r.settings[i].set
+		r.settings[i].set = false
+	}
+	if sd, ok := r.dev.(device.Settable); ok && changed {
+		sd.ResetSettings()
 	}
 }
 

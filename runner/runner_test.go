@@ -2,7 +2,10 @@ package runner_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/ktune/ktune/device/hostc"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -147,5 +151,90 @@ func TestAnObjectiveTheDeviceCannotObserveFailsClearly(t *testing.T) {
 	}
 	if r.Broken() != nil {
 		t.Fatal("an unobservable objective broke the runner")
+	}
+}
+
+// settable is a real host C device that records the settings asked of it, as the CUDA
+// backend sets them through NVML; refuse makes Set fail as NVML does without root.
+type settable struct {
+	device.Device
+	calls  []string
+	resets int
+	refuse bool
+}
+
+func (d *settable) Settings() []string { return []string{"nvml_gr_clock", "nvml_pwr_limit"} }
+func (d *settable) Set(name string, v float64) error {
+	if d.refuse {
+		return errors.New("needs root")
+	}
+	d.calls = append(d.calls, fmt.Sprintf("%s=%v", name, v))
+	return nil
+}
+func (d *settable) ResetSettings() error { d.resets++; return nil }
+
+func TestDeviceSettingsAreSetOnlyWhenTheSpecTunesThem(t *testing.T) {
+	dev := openHost(t)
+	load := func(params string) (*spec.Spec, *space.Space) {
+		s, err := spec.Parse([]byte(`
+kernel: {name: scale, language: c, code: "`+kernel+`"}
+constants: {N: 1000}
+parameters: [{name: factor, values: [1, 2]}`+params+`]
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: random, output: true}
+  - {name: n, type: int32, value: N}
+iterations: 1
+`), "settings.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := s.Space()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, sp
+	}
+	// A spec without such parameters changes nothing.
+	d := &settable{Device: dev}
+	s, sp := load("")
+	r := runner.New(s, sp, d)
+	if e := r.Evaluate(context.Background(), sp.At(0, nil), nil); e.Status != result.OK {
+		t.Fatalf("%v %s", e.Status, e.Message)
+	}
+	r.Close()
+	if len(d.calls) != 0 || d.resets != 0 {
+		t.Fatalf("settings changed without being asked: %v, %d resets", d.calls, d.resets)
+	}
+
+	// A spec that tunes the clock sets it when its value changes, and Close resets it.
+	s, sp = load(", {name: nvml_gr_clock, values: [1410, 1980]}")
+	r = runner.New(s, sp, d)
+	for _, i := range []int{0, 2, 1, 3} { // factor-major: clocks 1410 1410 1980 1980
+		c := sp.At(i, nil)
+		if e := r.Evaluate(context.Background(), c, nil); e.Status != result.OK {
+			t.Fatalf("%s: %v %s", sp.Format(c), e.Status, e.Message)
+		}
+	}
+	r.Close()
+	if fmt.Sprint(d.calls) != "[nvml_gr_clock=1410 nvml_gr_clock=1980]" || d.resets != 1 {
+		t.Fatalf("calls %v, %d resets", d.calls, d.resets)
+	}
+
+	// A refusal (no permission) fails the configuration with NVML's reason.
+	d.refuse = true
+	r = runner.New(s, sp, d)
+	e := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+	r.Close()
+	if e.Status != result.RuntimeError || !strings.Contains(e.Message, "needs root") {
+		t.Fatalf("%v %q", e.Status, e.Message)
+	}
+
+	// A device that cannot set clocks says so rather than ignoring the parameter.
+	r = runner.New(s, sp, dev)
+	e = r.Evaluate(context.Background(), sp.At(0, nil), nil)
+	r.Close()
+	if e.Status != result.RuntimeError || !strings.Contains(e.Message, "parameter nvml_gr_clock asks to set a device setting that the c device") {
+		t.Fatalf("%v %q", e.Status, e.Message)
 	}
 }

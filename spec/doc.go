@@ -36,6 +36,10 @@ parameters:                    # required and ORDERED: the order is the order of
     values: [1, 2, 4, 8]
   - name: tile_size_x
     values: "[2**i for i in range(0, 4)]"   # or a Python list expression
+# Device settings are tuned only when a spec asks for them, with parameters of these
+# names (NVIDIA GPUs through NVML; setting them needs root, and ktune resets them when
+# the run ends): nvml_gr_clock (locked graphics clock, MHz), nvml_mem_clock (locked
+# memory clock, MHz), nvml_pwr_limit (power limit, W).
 # Kernel Tuner's tune_params form is accepted too, kept in the file's order:
 #   parameters: {block_size_x: [16, 32, 64], tile_size_x: "[1, 2, 4, 8]"}
 

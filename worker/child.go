@@ -57,6 +57,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 	if err := enc.Encode(response{Phase: phaseReady}); err != nil {
 		return err
 	}
+	// A measurer that holds resources (device settings it changed) gives them back when
+	// the parent is done with this child or the child retires.
+	if c, ok := m.(interface{ Close() }); ok {
+		defer c.Close()
+	}
 	for {
 		var req request
 		if err := dec.Decode(&req); err != nil {

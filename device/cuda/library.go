@@ -200,6 +200,13 @@ type nvmlAPI struct {
 	DeviceClockInfo   func(dev uintptr, clock int32, mhz *uint32) int32
 	DevicePowerLimit  func(dev uintptr, milliwatts *uint32) int32
 	ErrorString       func(r int32) string
+
+	// Optional: setting clocks and the power limit (root only, Volta and later).
+	SetGPULockedClocks      func(dev uintptr, minMHz, maxMHz uint32) int32
+	ResetGPULockedClocks    func(dev uintptr) int32
+	SetMemoryLockedClocks   func(dev uintptr, minMHz, maxMHz uint32) int32
+	ResetMemoryLockedClocks func(dev uintptr) int32
+	SetPowerLimit           func(dev uintptr, milliwatts uint32) int32
 }
 
 func (a *nvmlAPI) symbols() []symbol {
@@ -212,6 +219,16 @@ func (a *nvmlAPI) symbols() []symbol {
 		{&a.DeviceClockInfo, []string{"nvmlDeviceGetClockInfo"}},
 		{&a.DevicePowerLimit, []string{"nvmlDeviceGetPowerManagementLimit"}},
 		{&a.ErrorString, []string{"nvmlErrorString"}},
+	}
+}
+
+func (a *nvmlAPI) optionalSymbols() []symbol {
+	return []symbol{
+		{&a.SetGPULockedClocks, []string{"nvmlDeviceSetGpuLockedClocks"}},
+		{&a.ResetGPULockedClocks, []string{"nvmlDeviceResetGpuLockedClocks"}},
+		{&a.SetMemoryLockedClocks, []string{"nvmlDeviceSetMemoryLockedClocks"}},
+		{&a.ResetMemoryLockedClocks, []string{"nvmlDeviceResetMemoryLockedClocks"}},
+		{&a.SetPowerLimit, []string{"nvmlDeviceSetPowerManagementLimit"}},
 	}
 }
 
@@ -383,6 +400,9 @@ func loadNVMLFrom(getenv func(string) string) (*nvmlAPI, error) {
 	a := new(nvmlAPI)
 	if err := bindAll(h, a.symbols()); err != nil {
 		return nil, fmt.Errorf("%s %v: it is not NVML", path, err)
+	}
+	for _, s := range a.optionalSymbols() {
+		bindFirst(h, s) // older NVML lacks some; callers check for nil
 	}
 	if r := a.Init(); r != 0 {
 		return nil, fmt.Errorf("nvmlInit: %s", a.ErrorString(r))

@@ -29,6 +29,9 @@ type powerObserver struct {
 	energy bool // the GPU has a total-energy counter
 	t0     time.Time
 	e0     uint64 // mJ
+
+	changed    map[string]bool // settings Set changed, to reset
+	powerLimit uint32          // the power limit before Set, mW
 }
 
 // newPowerObserver finds the NVML device with the CUDA device's PCI bus id.
@@ -40,7 +43,7 @@ func newPowerObserver(busID string) (*powerObserver, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &powerObserver{ml: ml}
+	o := &powerObserver{ml: ml, changed: map[string]bool{}}
 	if r := ml.DeviceByPCIBusID(busID, &o.dev); r != 0 {
 		return nil, fmt.Errorf("NVML does not know the device at %s: %s", busID, ml.ErrorString(r))
 	}
@@ -106,4 +109,108 @@ func (o *powerObserver) End(runs int) (map[string]float64, error) {
 	out["energy"] = joules / float64(runs)
 	out["power"] = joules / wall.Seconds()
 	return out, nil
+}
+
+// Settings the device can change, by the names of Kernel Tuner's NVML observer.
+const (
+	settingGPUClock    = "nvml_gr_clock"  // locked graphics clock, MHz
+	settingMemoryClock = "nvml_mem_clock" // locked memory clock, MHz
+	settingPowerLimit  = "nvml_pwr_limit" // power limit, W
+)
+
+// nvmlNoPermission is NVML_ERROR_NO_PERMISSION.
+const nvmlNoPermission = 4
+
+// Settings lists the settings NVML can change on this device: none without NVML.
+func (d *cuDevice) Settings() []string {
+	o := d.observer
+	if o == nil {
+		return nil
+	}
+	var out []string
+	if o.ml.SetGPULockedClocks != nil && o.ml.ResetGPULockedClocks != nil {
+		out = append(out, settingGPUClock)
+	}
+	if o.ml.SetMemoryLockedClocks != nil && o.ml.ResetMemoryLockedClocks != nil {
+		out = append(out, settingMemoryClock)
+	}
+	if o.ml.SetPowerLimit != nil {
+		out = append(out, settingPowerLimit)
+	}
+	return out
+}
+
+// Set locks a clock to value MHz, or sets the power limit to value W. Changing them
+// needs root (or an administrator's grant); NVML's refusal is returned as it is.
+func (d *cuDevice) Set(name string, value float64) error {
+	o := d.observer
+	if o == nil {
+		return fmt.Errorf("cuda: %s: NVML is not available (%s)", name, d.info.Extra["nvml"])
+	}
+	if !(value > 0 && value < 1e6) {
+		return fmt.Errorf("cuda: %s: %v is not a valid setting", name, value)
+	}
+	ml, v := o.ml, uint32(value)
+	var r int32
+	switch name {
+	case settingGPUClock:
+		if ml.SetGPULockedClocks == nil {
+			return fmt.Errorf("cuda: %s: this NVML cannot lock clocks", name)
+		}
+		o.changed[name] = true
+		r = ml.SetGPULockedClocks(o.dev, v, v)
+	case settingMemoryClock:
+		if ml.SetMemoryLockedClocks == nil {
+			return fmt.Errorf("cuda: %s: this NVML cannot lock memory clocks", name)
+		}
+		o.changed[name] = true
+		r = ml.SetMemoryLockedClocks(o.dev, v, v)
+	case settingPowerLimit:
+		if ml.SetPowerLimit == nil {
+			return fmt.Errorf("cuda: %s: this NVML cannot set the power limit", name)
+		}
+		if !o.changed[name] {
+			var mw uint32
+			if r := ml.DevicePowerLimit(o.dev, &mw); r != 0 {
+				return fmt.Errorf("cuda: %s: reading the current power limit: %s", name, ml.ErrorString(r))
+			}
+			o.powerLimit = mw
+			o.changed[name] = true
+		}
+		r = ml.SetPowerLimit(o.dev, v*1000)
+	default:
+		return fmt.Errorf("cuda: no device setting %q (the settings are %v)", name, d.Settings())
+	}
+	switch r {
+	case 0:
+		return nil
+	case nvmlNoPermission:
+		return fmt.Errorf("cuda: setting %s to %v needs root or an administrator's grant (NVML: %s); remove the parameter from the spec or run as root", name, value, ml.ErrorString(r))
+	}
+	return fmt.Errorf("cuda: setting %s to %v: NVML: %s", name, value, ml.ErrorString(r))
+}
+
+// ResetSettings unlocks the clocks and restores the power limit that Set changed.
+func (d *cuDevice) ResetSettings() error {
+	o := d.observer
+	if o == nil {
+		return nil
+	}
+	var errs []error
+	check := func(what string, r int32) {
+		if r != 0 {
+			errs = append(errs, fmt.Errorf("cuda: resetting %s: NVML: %s", what, o.ml.ErrorString(r)))
+		}
+	}
+	if o.changed[settingGPUClock] {
+		check(settingGPUClock, o.ml.ResetGPULockedClocks(o.dev))
+	}
+	if o.changed[settingMemoryClock] {
+		check(settingMemoryClock, o.ml.ResetMemoryLockedClocks(o.dev))
+	}
+	if o.changed[settingPowerLimit] {
+		check(settingPowerLimit, o.ml.SetPowerLimit(o.dev, o.powerLimit))
+	}
+	clear(o.changed)
+	return errors.Join(errs...)
 }
