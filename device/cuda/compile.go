@@ -147,21 +147,38 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// compiled is NVRTC's output for one kernel.
+// compiled is NVRTC's output for one kernel (exported fields: the module cache stores it).
 type compiled struct {
-	image   []byte // CUBIN, or NUL-terminated PTX
-	lowered string // the kernel's name in the module (mangled for templates and C++ names)
-	log     string // the compiler's messages (warnings), may be empty
+	Image   []byte // CUBIN, or NUL-terminated PTX
+	Lowered string // the kernel's name in the module (mangled for templates and C++ names)
+	Log     string // the compiler's messages (warnings), may be empty
+	Cached  bool   `gob:"-"` // read from the module cache
 }
 
 // compile runs NVRTC on src for arch. A source the compiler rejects gives a
 // *device.CompileError with the log, or a *device.LimitError when the log says the kernel
 // needs more shared or local memory than the architecture has.
-func (a *nvrtcAPI) compile(src device.Source, arch target) (compiled, error) {
+func (a *nvrtcAPI) compile(src device.Source, arch target, cache *moduleCache) (compiled, error) {
 	opts, arch, err := nvrtcOptions(src, arch)
 	if err != nil {
 		return compiled{}, err
 	}
+	key, cacheable := cache.key(src.Code, src.Kernel, opts, a.id())
+	if cacheable {
+		if out, ok := cache.load(key); ok {
+			out.Cached = true
+			return out, nil
+		}
+	}
+	out, err := a.run(src, opts, arch)
+	if err == nil && cacheable {
+		cache.store(key, out) // a full disk only costs the next compilation
+	}
+	return out, err
+}
+
+// run compiles with NVRTC.
+func (a *nvrtcAPI) run(src device.Source, opts []string, arch target) (compiled, error) {
 	name := "kernel.cu"
 	if src.File != "" {
 		name = filepath.Base(src.File)
@@ -197,16 +214,17 @@ func (a *nvrtcAPI) compile(src device.Source, arch target) (compiled, error) {
 		e := a.err("nvrtcCompileProgram", r)
 		return compiled{}, &device.CompileError{Log: strings.TrimSpace(log + "\n" + e.Error() + "\noptions: " + strings.Join(opts, " ")), Err: e}
 	}
-	out := compiled{log: log}
+	out := compiled{Log: log}
 	var lowered *byte
 	if r := a.GetLoweredName(prog, src.Kernel, &lowered); r != 0 || lowered == nil {
 		return compiled{}, &device.CompileError{Log: fmt.Sprintf("no kernel named %s in the program", src.Kernel), Err: a.err("nvrtcGetLoweredName", r)}
 	}
-	out.lowered = goString(lowered)
+	out.Lowered = goString(lowered)
+	var err error
 	if arch.cubin && a.GetCUBINSize != nil && a.GetCUBIN != nil {
-		out.image, err = a.output(prog, "CUBIN", a.GetCUBINSize, a.GetCUBIN)
+		out.Image, err = a.output(prog, "CUBIN", a.GetCUBINSize, a.GetCUBIN)
 	} else {
-		out.image, err = a.output(prog, "PTX", a.GetPTXSize, a.GetPTX)
+		out.Image, err = a.output(prog, "PTX", a.GetPTXSize, a.GetPTX)
 	}
 	return out, err
 }

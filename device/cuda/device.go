@@ -28,6 +28,7 @@ type cuDevice struct {
 	kernels    map[*kernel]struct{}
 	buffers    map[*buffer]struct{}
 	observer   *powerObserver // nil without NVML
+	cache      *moduleCache   // nil when off
 	closed     bool
 	lost       error // the sticky error that poisoned the context, if any
 }
@@ -46,7 +47,11 @@ func openDevice(cu *driverAPI, rtc *nvrtcAPI, info device.Info) (*cuDevice, erro
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", info.Name, err)
 	}
-	d := &cuDevice{cu: cu, rtc: rtc, info: info, dev: dev, arch: arch,
+	if rtc.GetCUBIN == nil {
+		// NVRTC before 11.1 emits PTX only, for virtual architectures.
+		arch = target{option: fmt.Sprintf("-arch=compute_%d", cc)}
+	}
+	d := &cuDevice{cu: cu, rtc: rtc, info: info, dev: dev, arch: arch, cache: openModuleCache(),
 		kernels: map[*kernel]struct{}{}, buffers: map[*buffer]struct{}{}}
 	if err := cu.check("cuDevicePrimaryCtxRetain", Result(cu.PrimaryCtxRetain(&d.ctx, dev))); err != nil {
 		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
@@ -142,12 +147,12 @@ func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	if err := d.current(); err != nil {
 		return nil, d.failed(err)
 	}
-	out, err := d.rtc.compile(src, d.arch)
+	out, err := d.rtc.compile(src, d.arch, d.cache)
 	if err != nil {
 		return nil, err
 	}
 	var mod uintptr
-	if r := Result(d.cu.ModuleLoadData(&mod, unsafe.Pointer(&out.image[0]))); r != success {
+	if r := Result(d.cu.ModuleLoadData(&mod, unsafe.Pointer(&out.Image[0]))); r != success {
 		err := d.cu.check("cuModuleLoadData", r)
 		switch r {
 		case errInvalidPTX, errUnsupportedPTX, errNoBinaryForGPU, errInvalidImage:
@@ -156,11 +161,11 @@ func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 		return nil, d.failed(fmt.Errorf("cuda: load %s: %w", src.Kernel, err))
 	}
 	var fn uintptr
-	if r := Result(d.cu.ModuleGetFunction(&fn, mod, out.lowered)); r != success {
+	if r := Result(d.cu.ModuleGetFunction(&fn, mod, out.Lowered)); r != success {
 		d.cu.ModuleUnload(mod)
 		err := d.cu.check("cuModuleGetFunction", r)
 		if r == errNotFound {
-			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel %s (%s) in the compiled module: is it __global__?", src.Kernel, out.lowered), Err: err}
+			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel %s (%s) in the compiled module: is it __global__?", src.Kernel, out.Lowered), Err: err}
 		}
 		return nil, d.failed(fmt.Errorf("cuda: compile %s: %w", src.Kernel, err))
 	}
@@ -169,7 +174,7 @@ func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 		d.cu.ModuleUnload(mod)
 		return nil, fmt.Errorf("cuda: compile %s: %w", src.Kernel, err)
 	}
-	k.log = out.log
+	k.log, k.cached = out.Log, out.Cached
 	d.kernels[k] = struct{}{}
 	return k, nil
 }

@@ -30,11 +30,12 @@ const (
 // kernel is a loaded module and the one kernel found in it. What the compiler decided
 // (registers, static shared memory, the largest block those allow) is read at load time.
 type kernel struct {
-	dev  *cuDevice
-	name string
-	mod  uintptr // 0 once released
-	fn   uintptr
-	log  string // compiler warnings
+	dev    *cuDevice
+	name   string
+	mod    uintptr // 0 once released
+	fn     uintptr
+	log    string // compiler warnings
+	cached bool   // the module came from the module cache
 
 	maxThreads   int // the largest block the kernel's registers allow
 	staticShared int
@@ -81,7 +82,8 @@ func newKernel(d *cuDevice, name string, mod, fn uintptr) (*kernel, error) {
 // Attributes reports what the compiler decided: registers (per thread), local_mem_bytes
 // (static shared memory per block), private_mem_bytes (local memory per thread: spills
 // and local arrays), constant_mem_bytes, max_block_size (the largest block the registers
-// allow), and the PTX and binary versions (major*10 + minor).
+// allow), the PTX and binary versions (major*10 + minor), and cached (1 when the module
+// came from the compile cache).
 func (k *kernel) Attributes() map[string]float64 {
 	return map[string]float64{
 		"registers":          float64(k.registers),
@@ -91,6 +93,7 @@ func (k *kernel) Attributes() map[string]float64 {
 		"max_block_size":     float64(k.maxThreads),
 		"ptx_version":        float64(k.ptxVersion),
 		"binary_version":     float64(k.binVersion),
+		"cached":             b2f(k.cached),
 	}
 }
 
@@ -362,4 +365,11 @@ func (k *kernel) Release() {
 		delete(k.dev.kernels, k)
 	}
 	k.mod, k.fn = 0, 0
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

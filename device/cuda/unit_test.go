@@ -335,3 +335,60 @@ func TestComputeCapabilityParsing(t *testing.T) {
 		t.Fatal("sm_86 parsed")
 	}
 }
+
+func TestModuleCacheKeysEverythingThatDecidesTheModule(t *testing.T) {
+	t.Setenv(CacheEnv, t.TempDir())
+	c := openModuleCache()
+	if c == nil {
+		t.Fatal("no cache")
+	}
+	code := `extern "C" __global__ void k(float *x) { x[0] = V; }`
+	opts := []string{"-arch=sm_90", "-DV=1"}
+	base, ok := c.key(code, "k", opts, "libnvrtc.so.12|12.4")
+	if !ok {
+		t.Fatal("a self-contained source is not cacheable")
+	}
+	for name, k := range map[string]func() (string, bool){
+		"define":  func() (string, bool) { return c.key(code, "k", []string{"-arch=sm_90", "-DV=2"}, "libnvrtc.so.12|12.4") },
+		"arch":    func() (string, bool) { return c.key(code, "k", []string{"-arch=sm_80", "-DV=1"}, "libnvrtc.so.12|12.4") },
+		"nvrtc":   func() (string, bool) { return c.key(code, "k", opts, "libnvrtc.so.12|12.6") },
+		"kernel":  func() (string, bool) { return c.key(code, "k2", opts, "libnvrtc.so.12|12.4") },
+		"source":  func() (string, bool) { return c.key(code+" ", "k", opts, "libnvrtc.so.12|12.4") },
+		"options": func() (string, bool) { return c.key(code, "k", []string{"-arch=sm_90 -DV=1"}, "libnvrtc.so.12|12.4") },
+	} {
+		if key, _ := k(); key == base {
+			t.Errorf("changing the %s keeps the key", name)
+		}
+	}
+	if _, ok := c.key("#include \"tile.h\"\n"+code, "k", opts, "x"); ok {
+		t.Error("a source with a local include is cached")
+	}
+	if _, ok := c.key("#include <cuda_fp16.h>\n"+code, "k", opts, "x"); !ok {
+		t.Error("a source with only NVRTC's own headers is not cached")
+	}
+
+	if _, ok := c.load(base); ok {
+		t.Fatal("a miss loaded something")
+	}
+	want := compiled{Image: []byte{0x7f, 'E', 'L', 'F', 0, 1}, Lowered: "_Z1kPf", Log: "warning: unused"}
+	if err := c.store(base, want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := c.load(base)
+	if !ok || !slices.Equal(got.Image, want.Image) || got.Lowered != want.Lowered || got.Log != want.Log {
+		t.Fatalf("loaded %+v %v", got, ok)
+	}
+	// A truncated entry (a crash mid-write cannot leave one, but a full disk could) is a miss.
+	os.WriteFile(filepath.Join(c.dir, base+".mod"), []byte("garbage"), 0o644)
+	if _, ok := c.load(base); ok {
+		t.Fatal("a corrupt entry loaded")
+	}
+	t.Setenv(CacheEnv, "off")
+	if openModuleCache() != nil {
+		t.Fatal("the cache is on when turned off")
+	}
+	var off *moduleCache
+	if _, ok := off.key(code, "k", opts, "x"); ok {
+		t.Fatal("a nil cache keys")
+	}
+}
