@@ -22,6 +22,9 @@ import (
 // first CUDA device and closes it when the test ends.
 func openTestDevice(tb testing.TB) *cuDevice {
 	tb.Helper()
+	if os.Getenv(CacheEnv) == "" {
+		tb.Setenv(CacheEnv, tb.TempDir()) // compiled modules stay out of the user's cache
+	}
 	runtime.LockOSThread()
 	tb.Cleanup(runtime.UnlockOSThread)
 	if _, err := (Backend{}).Devices(); err != nil {
@@ -335,11 +338,24 @@ func BenchmarkLaunch(b *testing.B) {
 	b.ReportMetric(float64(kernel.Nanoseconds())/float64(b.N), "kernel-ns/op")
 }
 
+// BenchmarkCompile compiles with NVRTC every time (the module cache off) and loads the
+// module; BenchmarkCompileCached loads it from the module cache.
 func BenchmarkCompile(b *testing.B) {
+	b.Setenv(CacheEnv, "off")
+	benchmarkCompile(b)
+}
+
+func BenchmarkCompileCached(b *testing.B) {
+	b.Setenv(CacheEnv, b.TempDir())
+	benchmarkCompile(b)
+}
+
+func benchmarkCompile(b *testing.B) {
 	d := openTestDevice(b)
-	for i := 0; b.Loop(); i++ {
-		k, err := d.Compile(context.Background(), device.Source{Language: "cuda", Code: vectorAdd, Kernel: "vector_add",
-			Defines: []device.Define{{Name: "block_size_x", Value: "256"}, {Name: "SCALE", Value: "1.0f"}}})
+	src := device.Source{Language: "cuda", Code: vectorAdd, Kernel: "vector_add",
+		Defines: []device.Define{{Name: "block_size_x", Value: "256"}, {Name: "SCALE", Value: "1.0f"}}}
+	for b.Loop() {
+		k, err := d.Compile(context.Background(), src)
 		if err != nil {
 			b.Fatal(err)
 		}
