@@ -89,6 +89,9 @@ func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.backend, func(t *testing.T) {
 			needBackend(t, tt.backend)
+			if tt.backend == "cuda" {
+				t.Setenv("KTUNE_CUDA_CACHE", t.TempDir()) // compiled modules stay out of the user's cache
+			}
 			db := filepath.Join(t.TempDir(), "ktune.db")
 			out, errOut, code := ktune(t, "tune", "../../testdata/faulty/"+tt.spec, "--strategy", "bruteforce", "--db", db, "--json")
 			if code != 0 {
