@@ -241,8 +241,12 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 			observed[k] = v
 		}
 	}
-	if regs, ok := k.Attributes()["registers"]; ok {
-		observed["registers"] = regs
+	// What the compiler decided, where the backend reports it (CUDA).
+	if attrs := k.Attributes(); attrs != nil {
+		if regs, ok := attrs["registers"]; ok {
+			observed["registers"] = regs
+			observed["shared_memory"] = attrs["local_mem_bytes"] + float64(inst.Launch.SharedBytes)
+		}
 	}
 	// Kernel time includes the warm-up launch: on PoCL its device time also covers loading
 	// the generated code.

@@ -125,7 +125,8 @@ metrics:                       # derived results, in order; a metric named like 
   - name: GFLOPS/W             # metrics may read what the device observes beside time:
     expr: "FLOPS / (time / 1e3) / 1e9 / power"   # energy (J per run), power (W),
     maximize: true             # core_clock and memory_clock (MHz): NVIDIA GPUs through
-                               # NVML; registers (per thread): CUDA. Reading energy or power
+                               # NVML; registers (per thread) and shared_memory (bytes per
+                               # block): CUDA. Reading energy or power
                                # runs each configuration back to back for at least 0.2 s.
 # Kernel Tuner's form is accepted too: metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9"}
 objective: GFLOP/s             # time (default; lower is better), a metric in its direction,

@@ -261,6 +261,7 @@ var Observables = []Observable{
 	{"core_clock", "MHz", "SM clock after the timed runs (NVIDIA GPUs, NVML)"},
 	{"memory_clock", "MHz", "memory clock after the timed runs (NVIDIA GPUs, NVML)"},
 	{"registers", "", "registers per thread the compiler gave the kernel (CUDA)"},
+	{"shared_memory", "bytes", "shared memory per block, static and dynamic (CUDA)"},
 }
 
 // Observes returns the observables that the metrics or the objective read, in the order
