@@ -13,7 +13,7 @@ func init() {
 		summary: "list the device backends, whether each is available, and their devices",
 		usage: `[--json]
 
-Lists every backend ktune knows (OpenCL, host C, ...): whether it can be used on this
+Lists every backend ktune knows (OpenCL, CUDA, host C): whether it can be used on this
 machine and, if not, why and what to install; and for each device its index (for
 --device BACKEND:INDEX), name, platform, compute units and limits (maximum block /
 work-group size, local memory, global memory).`,
@@ -84,6 +84,18 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			if d.Version != "" || d.Driver != "" {
 				fmt.Fprintf(w, "      version %s, driver %s\n", orDash(d.Version), orDash(d.Driver))
+			}
+			if d.RegistersPerBlock > 0 {
+				fmt.Fprintf(w, "      %d registers per block", d.RegistersPerBlock)
+				for _, k := range []string{"arch", "target", "nvrtc"} {
+					if v := d.Extra[k]; v != "" {
+						fmt.Fprintf(w, ", %s %s", k, v)
+					}
+				}
+				fmt.Fprintln(w)
+			}
+			if why := d.Extra["nvml"]; why != "" {
+				fmt.Fprintf(w, "      no power or energy: %s\n", why)
 			}
 		}
 	}

@@ -65,7 +65,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := fs.Int("budget", 0, "unique configurations to evaluate (0: no limit unless --time)")
 	limit := fs.Duration("time", 0, "wall-clock time limit, e.g. 10m (0: none)")
-	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0 or c (default: the first available backend for the spec's language)")
+	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
