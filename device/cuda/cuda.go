@@ -60,9 +60,28 @@ func (Backend) Devices() ([]device.Info, error) {
 		return nil, fmt.Errorf("%w (the driver sees %s, but kernels cannot be compiled without NVRTC)", err, strings.Join(names, ", "))
 	}
 	for i := range infos {
-		infos[i].Extra["nvrtc"] = rtc.version()
+		describe(&infos[i], rtc)
 	}
 	return infos, nil
+}
+
+// describe adds what the backend will do with the device: NVRTC's version, the target it
+// compiles for (or why it cannot), and why NVML cannot measure the device, if it cannot.
+func describe(info *device.Info, rtc *nvrtcAPI) {
+	info.Extra["nvrtc"] = rtc.version()
+	if cc, err := computeCapability(info.Extra["compute_capability"]); err == nil {
+		if t, err := chooseArch(cc, rtc.supportedArchs()); err == nil {
+			if rtc.GetCUBIN == nil {
+				t = target{option: fmt.Sprintf("-arch=compute_%d", cc)}
+			}
+			info.Extra["target"] = strings.TrimPrefix(t.option, "-arch=")
+		} else {
+			info.Extra["target"] = "none: " + err.Error()
+		}
+	}
+	if _, err := newPowerObserver(info.Extra["pci_bus_id"]); err != nil {
+		info.Extra["nvml"] = err.Error()
+	}
 }
 
 // Open makes the primary context of the device with the given index in Devices' list
@@ -86,7 +105,7 @@ func (Backend) Open(ctx context.Context, index int) (device.Device, error) {
 	if index < 0 || index >= len(infos) {
 		return nil, fmt.Errorf("cuda: no device %d: there are %d", index, len(infos))
 	}
-	infos[index].Extra["nvrtc"] = rtc.version()
+	describe(&infos[index], rtc)
 	d, err := openDevice(cu, rtc, infos[index])
 	if err != nil {
 		return nil, err // not a typed nil in the interface

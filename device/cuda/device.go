@@ -66,9 +66,9 @@ func openDevice(cu *driverAPI, rtc *nvrtcAPI, info device.Info) (*cuDevice, erro
 			return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)
 		}
 	}
-	d.info.Extra["target"] = strings.TrimPrefix(arch.option, "-arch=")
 	if o, err := newPowerObserver(info.Extra["pci_bus_id"]); err == nil {
 		d.observer = o
+		delete(d.info.Extra, "nvml")
 	} else {
 		d.info.Extra["nvml"] = err.Error()
 	}
