@@ -71,6 +71,42 @@ func (g *group) index(c Config) (int, bool) {
 	return node, true
 }
 
+// prefixRanges stores in rng[l] the range of trie nodes at level l that follow c's values
+// of the levels above l, for every level down to the first whose value does not follow
+// them, and returns how many levels it filled: below those, c's prefix is not in the trie,
+// so no change of one parameter there makes the combination valid.
+func (g *group) prefixRanges(c Config, rng [][2]int) int {
+	a, b := 0, len(g.val[0])
+	for l := range g.params {
+		rng[l] = [2]int{a, b}
+		if l == len(g.params)-1 {
+			return l + 1
+		}
+		node, ok := findChild(g.val[l], a, b, uint16(c[g.params[l]]))
+		if !ok {
+			return l + 1
+		}
+		a, b = int(g.first[l][node]), int(g.first[l][node+1])
+	}
+	return len(g.params)
+}
+
+// movesIn is moves with the node range of level l given.
+func (g *group) movesIn(c Config, l, a, b int, fn func(w int)) {
+	vals := g.val[l]
+	last := len(g.params) - 1
+	v := c[g.params[l]]
+	for node := a; node < b; node++ {
+		w := int(vals[node])
+		if w == v {
+			continue
+		}
+		if l == last || g.suffixValid(c, l, node) {
+			fn(w)
+		}
+	}
+}
+
 // moves calls fn with every value index w != c[p], between lo and hi inclusive, of the
 // parameter p at level l such that c with p set to w is a valid combination of the group.
 // It walks c's prefix above level l once and then descends, for each value the trie has

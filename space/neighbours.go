@@ -97,6 +97,35 @@ func (s *Space) Moves(c Config, p int, n Neighbourhood, fn func(Config)) {
 	s.moves(c, c, p, n, fn)
 }
 
+// GroupMoves calls fn(p, m) for every parameter p of group g, in increasing order of p,
+// with each configuration m that differs from c in p only and whose values of g's
+// parameters are a valid combination: the Hamming moves of Moves for each of g's
+// parameters, with the walk down c's prefix in g's trie shared between them. As with
+// Moves, m is c itself, changed in place and restored before GroupMoves returns.
+func (s *Space) GroupMoves(c Config, g int, fn func(p int, m Config)) {
+	gr := s.groups[g]
+	var buf [16][2]int
+	rng := buf[:0]
+	if len(gr.params) > len(buf) {
+		rng = make([][2]int, len(gr.params))
+	} else {
+		rng = buf[:len(gr.params)]
+	}
+	filled := gr.prefixRanges(c, rng)
+	for p, pg := range s.groupOf {
+		l := s.levelOf[p]
+		if pg != g || l >= filled {
+			continue
+		}
+		v := c[p]
+		gr.movesIn(c, l, rng[l][0], rng[l][1], func(w int) {
+			c[p] = w
+			fn(p, c)
+		})
+		c[p] = v
+	}
+}
+
 // moves is Moves with cand, c or a copy of it, as the configuration passed to fn; it
 // leaves cand equal to c.
 func (s *Space) moves(c, cand Config, p int, n Neighbourhood, fn func(Config)) {

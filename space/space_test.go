@@ -322,6 +322,23 @@ func TestMovesBrokenAndSampleGroupInASpaceOfGroups(t *testing.T) {
 				}
 			}
 		}
+		// GroupMoves: the Hamming moves of each of the group's parameters, in order.
+		for g := range s.Groups() {
+			var got, want []space.Config
+			var order []int
+			s.GroupMoves(c, g, func(p int, m space.Config) {
+				got = append(got, slices.Clone(m))
+				order = append(order, p)
+			})
+			for p := range c {
+				if s.GroupOf(p) == g {
+					s.Moves(c, p, space.Hamming, func(m space.Config) { want = append(want, slices.Clone(m)) })
+				}
+			}
+			if !slices.EqualFunc(got, want, func(a, b space.Config) bool { return slices.Equal(a, b) }) || !slices.IsSorted(order) {
+				t.Fatalf("GroupMoves(%d) from %v: got %v (parameters %v), want %v", g, c, got, order, want)
+			}
+		}
 	}
 	if !brokenSeen[s.GroupOf(0)] || !brokenSeen[s.GroupOf(1)] || brokenSeen[s.GroupOf(3)] {
 		t.Fatalf("broken groups seen %v", brokenSeen)

@@ -180,15 +180,10 @@ func popRepair(sp *space.Space, sizes []int, c space.Config, r *rand.Rand) space
 	// A Hamming neighbour can only be valid when c breaks a single group, by changing one
 	// of that group's parameters.
 	if len(broken) == 1 {
-		for p := range c {
-			if sp.GroupOf(p) != broken[0] {
-				continue
-			}
-			v, n := c[p], float64(sizes[p])
-			sp.Moves(c, p, space.Hamming, func(m space.Config) {
-				consider(m, math.Abs(float64(m[p]-v))/n)
-			})
-		}
+		orig := c.Clone()
+		sp.GroupMoves(c, broken[0], func(p int, m space.Config) {
+			consider(m, math.Abs(float64(m[p]-orig[p]))/float64(sizes[p]))
+		})
 	}
 	if pick == nil {
 		// Random valid combinations of the broken groups, the others kept.
