@@ -57,6 +57,22 @@ type Define struct {
 	Name, Value string
 }
 
+// IsIdentifier reports whether s is a valid C identifier, and so a name a Define may have.
+func IsIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+		case i > 0 && '0' <= r && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Source is what a device compiles.
 type Source struct {
 	Code     string   // the kernel source text

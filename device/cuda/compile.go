@@ -113,7 +113,7 @@ func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
 		opts = append(opts, arch.option)
 	}
 	for _, d := range src.Defines {
-		if !isIdentifier(d.Name) {
+		if !device.IsIdentifier(d.Name) {
 			return nil, arch, fmt.Errorf("define %q: the name is not a C identifier", d.Name)
 		}
 		if strings.ContainsAny(d.Value, "\r\n\x00") {
@@ -129,22 +129,6 @@ func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
 		opts = append(opts, "-I"+dir)
 	}
 	return opts, arch, nil
-}
-
-// isIdentifier reports whether s is a valid C macro name.
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
-		case i > 0 && '0' <= r && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // compiled is NVRTC's output for one kernel (exported fields: the module cache stores it).

@@ -8,25 +8,11 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// dlopen loads a shared library without cgo.
-func dlopen(path string) (uintptr, error) {
-	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
-}
+// loaderWorks: NVIDIA's CUDA libraries exist for Linux, where they load at run time.
+const loaderWorks = true
 
-// lookup finds the address of the C function name in the library h.
-func lookup(h uintptr, name string) (uintptr, error) {
-	return purego.Dlsym(h, name)
-}
-
-// bind points the Go function *fptr at the C function name in the library h.
-func bind(fptr any, h uintptr, name string) error {
-	sym, err := lookup(h, name)
-	if err != nil {
-		return err
-	}
-	purego.RegisterFunc(fptr, sym)
-	return nil
-}
+// errNoLoader is never returned here.
+var errNoLoader error
 
 // The calls of a launch. Each converts its pointers to uintptr within SyscallN's argument
 // list, where SyscallN's go:uintptrescapes keeps the memory alive and in place for the

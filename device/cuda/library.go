@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/internal/dl"
 )
 
 // Environment variables that override which libraries are loaded, each a path or a name
@@ -258,7 +259,7 @@ func bindAll(h uintptr, syms []symbol) error {
 func bindFirst(h uintptr, s symbol) error {
 	var first error
 	for _, n := range s.names {
-		if err := bind(s.fptr, h, n); err == nil {
+		if err := dl.Bind(s.fptr, h, n); err == nil {
 			return nil
 		} else if first == nil {
 			first = err
@@ -270,7 +271,7 @@ func bindFirst(h uintptr, s symbol) error {
 func lookupFirst(h uintptr, s hotSymbol) error {
 	var first error
 	for _, n := range s.names {
-		addr, err := lookup(h, n)
+		addr, err := dl.Lookup(h, n)
 		if err == nil {
 			*s.addr = addr
 			return nil
@@ -284,9 +285,12 @@ func lookupFirst(h uintptr, s hotSymbol) error {
 
 // openFirst opens the first candidate that loads and returns its handle and path.
 func openFirst(candidates []string) (uintptr, string, error) {
+	if !loaderWorks {
+		return 0, "", errNoLoader
+	}
 	var first error
 	for _, path := range candidates {
-		h, err := dlopen(path)
+		h, err := dl.Open(path)
 		if err == nil {
 			return h, path, nil
 		}

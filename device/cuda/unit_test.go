@@ -349,8 +349,12 @@ func TestModuleCacheKeysEverythingThatDecidesTheModule(t *testing.T) {
 		t.Fatal("a self-contained source is not cacheable")
 	}
 	for name, k := range map[string]func() (string, bool){
-		"define":  func() (string, bool) { return c.key(code, "k", []string{"-arch=sm_90", "-DV=2"}, "libnvrtc.so.12|12.4") },
-		"arch":    func() (string, bool) { return c.key(code, "k", []string{"-arch=sm_80", "-DV=1"}, "libnvrtc.so.12|12.4") },
+		"define": func() (string, bool) {
+			return c.key(code, "k", []string{"-arch=sm_90", "-DV=2"}, "libnvrtc.so.12|12.4")
+		},
+		"arch": func() (string, bool) {
+			return c.key(code, "k", []string{"-arch=sm_80", "-DV=1"}, "libnvrtc.so.12|12.4")
+		},
 		"nvrtc":   func() (string, bool) { return c.key(code, "k", opts, "libnvrtc.so.12|12.6") },
 		"kernel":  func() (string, bool) { return c.key(code, "k2", opts, "libnvrtc.so.12|12.4") },
 		"source":  func() (string, bool) { return c.key(code+" ", "k", opts, "libnvrtc.so.12|12.4") },

@@ -2,18 +2,7 @@
 
 package opencl
 
-import (
-	"errors"
-	"runtime"
-	"unsafe"
-)
-
-// errNoLoader is why the backend is unavailable on systems without dlopen support here.
-var errNoLoader = errors.New("loading OpenCL at run time is not supported on " + runtime.GOOS)
-
-func dlopen(string) (uintptr, error)          { return 0, errNoLoader }
-func lookup(uintptr, string) (uintptr, error) { return 0, errNoLoader }
-func bind(any, uintptr, string) error         { return errNoLoader }
+import "unsafe"
 
 // The calls of a launch are never reached, since the library never loads; they answer
 // CL_INVALID_OPERATION.

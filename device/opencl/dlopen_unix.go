@@ -8,26 +8,6 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// dlopen loads a shared library without cgo.
-func dlopen(path string) (uintptr, error) {
-	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
-}
-
-// lookup finds the address of the C function name in the library h.
-func lookup(h uintptr, name string) (uintptr, error) {
-	return purego.Dlsym(h, name)
-}
-
-// bind points the Go function *fptr at the C function name in the library h.
-func bind(fptr any, h uintptr, name string) error {
-	sym, err := lookup(h, name)
-	if err != nil {
-		return err
-	}
-	purego.RegisterFunc(fptr, sym)
-	return nil
-}
-
 // The calls of a launch. Each converts its pointers to uintptr within SyscallN's argument
 // list, where SyscallN's go:uintptrescapes keeps the memory alive and in place for the
 // call. A cl_int result comes back in the low 32 bits.

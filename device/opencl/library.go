@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/internal/dl"
 )
 
 // LibraryEnv names the environment variable that overrides which OpenCL library is loaded,
@@ -134,7 +135,7 @@ func library() (*api, error) {
 func loadLibrary(candidates []string, override bool) (*api, error) {
 	var first error
 	for _, path := range candidates {
-		h, err := dlopen(path)
+		h, err := dl.Open(path)
 		if err != nil {
 			if first == nil {
 				first = err
@@ -143,12 +144,12 @@ func loadLibrary(candidates []string, override bool) (*api, error) {
 		}
 		a := new(api)
 		for _, s := range a.symbols() {
-			if err := bind(s.fptr, h, s.name); err != nil {
+			if err := dl.Bind(s.fptr, h, s.name); err != nil {
 				return nil, fmt.Errorf("opencl %w: %s lacks %s (%v): it is not an OpenCL library", device.ErrUnavailable, path, s.name, err)
 			}
 		}
 		for _, s := range a.hotSymbols() {
-			addr, err := lookup(h, s.name)
+			addr, err := dl.Lookup(h, s.name)
 			if err != nil {
 				return nil, fmt.Errorf("opencl %w: %s lacks %s (%v): it is not an OpenCL library", device.ErrUnavailable, path, s.name, err)
 			}

@@ -20,7 +20,7 @@ func buildOptions(src device.Source) (string, error) {
 		}
 	}
 	for _, d := range src.Defines {
-		if !isIdentifier(d.Name) {
+		if !device.IsIdentifier(d.Name) {
 			return "", fmt.Errorf("define %q: the name is not a C identifier", d.Name)
 		}
 		if strings.ContainsAny(d.Value, "\r\n\x00\"") {
@@ -54,20 +54,4 @@ func quoteOption(v string) string {
 		return v
 	}
 	return `"` + strings.ReplaceAll(v, `\`, `\\`) + `"`
-}
-
-// isIdentifier reports whether s is a valid C macro name.
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
-		case i > 0 && '0' <= r && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
 }
