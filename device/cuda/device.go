@@ -24,6 +24,7 @@ type cuDevice struct {
 	dev        int32
 	ctx        uintptr
 	arch       target
+	maxGrid    [3]int  // blocks per grid dimension
 	start, end uintptr // events
 	kernels    map[*kernel]struct{}
 	buffers    map[*buffer]struct{}
@@ -52,6 +53,7 @@ func openDevice(cu *driverAPI, rtc *nvrtcAPI, info device.Info) (*cuDevice, erro
 		arch = target{option: fmt.Sprintf("-arch=compute_%d", cc)}
 	}
 	d := &cuDevice{cu: cu, rtc: rtc, info: info, dev: dev, arch: arch, cache: openModuleCache(),
+		maxGrid: parseDims(info.Extra["max_grid_dims"]),
 		kernels: map[*kernel]struct{}{}, buffers: map[*buffer]struct{}{}}
 	if err := cu.check("cuDevicePrimaryCtxRetain", Result(cu.PrimaryCtxRetain(&d.ctx, dev))); err != nil {
 		return nil, fmt.Errorf("cuda: open %s: %w", info.Name, err)

@@ -226,7 +226,7 @@ func (k *kernel) checkLimits(grid, block [3]uint32, dynShared int) error {
 			Limit: int64(info.MaxBlockSize), Want: int64(threads),
 		}
 	}
-	maxGrid := parseDims(info.Extra["max_grid_dims"])
+	maxGrid := k.dev.maxGrid
 	for i, axis := range "xyz" {
 		if limit := info.MaxBlockDims[i]; limit > 0 && int(block[i]) > limit {
 			return &device.LimitError{

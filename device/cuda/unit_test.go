@@ -239,7 +239,7 @@ func testKernel() *kernel {
 	d := &cuDevice{info: device.Info{
 		MaxBlockSize: 1024, MaxBlockDims: [3]int{1024, 1024, 64}, LocalMemBytes: 227 * 1024,
 		Extra: map[string]string{"max_grid_dims": "2147483647,65535,65535"},
-	}, kernels: map[*kernel]struct{}{}, buffers: map[*buffer]struct{}{}}
+	}, maxGrid: parseDims("2147483647,65535,65535"), kernels: map[*kernel]struct{}{}, buffers: map[*buffer]struct{}{}}
 	return &kernel{dev: d, name: "gemm", mod: 1, fn: 1, maxThreads: 512, registers: 128, staticShared: 48 * 1024, dynShared: 0,
 		symbols: map[string]*symbolCopy{}}
 }
