@@ -1,0 +1,193 @@
+//go:build linux
+
+package cuda
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/internal/dl"
+)
+
+// TestCallsReachTheDriverAsItsCSignaturesSay runs the backend against testdata/
+// fakedriver.c, a stand-in for libcuda, NVRTC and NVML built here with the C compiler:
+// every call the backend makes goes through the same C calling convention as with the
+// real libraries, and the stand-in checks and records what arrives (options, launch
+// geometry, kernel parameters, symbols). It proves the bindings, not the GPU: the GPU
+// tests in gpu_test.go do that where a GPU is lent. The libraries load once per process,
+// so the test runs in a child process.
+func TestCallsReachTheDriverAsItsCSignaturesSay(t *testing.T) {
+	if lib := os.Getenv("KTUNE_CUDA_FAKE_CHILD"); lib != "" {
+		fakeDriverChild(t, lib)
+		return
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the stand-in driver")
+	}
+	lib := filepath.Join(t.TempDir(), "libfakecuda.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", lib, "testdata/fakedriver.c").CombinedOutput(); err != nil {
+		t.Fatalf("building the stand-in: %v\n%s", err, out)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestCallsReachTheDriverAsItsCSignaturesSay$", "-test.v")
+	cmd.Env = append(os.Environ(), "KTUNE_CUDA_FAKE_CHILD="+lib, DriverEnv+"="+lib, NVRTCEnv+"="+lib, NVMLEnv+"="+lib,
+		CacheEnv+"="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func fakeDriverChild(t *testing.T, lib string) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	h, err := dl.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var options func() string
+	var launch func() *[8]uint32
+	var dynShared func() int32
+	for name, f := range map[string]any{"fake_options": &options, "fake_launch": &launch, "fake_dynamic_shared": &dynShared} {
+		if err := dl.Bind(f, h, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	infos, err := Backend{}.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := infos[0]
+	if len(infos) != 1 || in.Name != "Fake H100" || in.ComputeUnits != 132 || in.MaxBlockSize != 1024 || in.MaxBlockDims != [3]int{1024, 1024, 64} ||
+		in.LocalMemBytes != 232448 || in.RegistersPerBlock != 65536 || in.ClockMHz != 1980 || in.GlobalMemBytes != 80<<30 ||
+		in.Driver != "CUDA 12.4" || in.Extra["arch"] != "sm_90" || in.Extra["target"] != "sm_90" || in.Extra["nvrtc"] != "12.4" ||
+		in.Extra["pci_bus_id"] != "0000:19:00.0" || in.Extra["max_grid_dims"] != "2147483647,65535,65535" || in.Extra["nvml"] != "" {
+		t.Fatalf("device info %+v", in)
+	}
+	dev, err := Backend{}.Open(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dev.(*cuDevice)
+	ctx := context.Background()
+
+	// Compilation: the options NVRTC receives, the template's lowered name, attributes.
+	dir := t.TempDir()
+	src := device.Source{Language: "cuda", File: filepath.Join(dir, "scale.cu"), Kernel: "scale<2>", Options: []string{"-use_fast_math"},
+		Defines: []device.Define{{Name: "block_size_x", Value: "64"}},
+		Code:    "template <int A> __global__ void scale(float *x, int n, float a) {}"}
+	k, err := d.Compile(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := options(), "-use_fast_math|-arch=sm_90|-Dblock_size_x=64|-I"+dir+"|"; got != want {
+		t.Fatalf("NVRTC received %q, want %q", got, want)
+	}
+	attrs := k.Attributes()
+	if attrs["registers"] != 128 || attrs["max_block_size"] != 512 || attrs["local_mem_bytes"] != 1024 || attrs["cached"] != 0 {
+		t.Fatalf("attributes %v", attrs)
+	}
+	if k2, err := d.Compile(ctx, src); err != nil || k2.Attributes()["cached"] != 1 {
+		t.Fatalf("the second compilation is not a cache hit: %v %v", err, k2)
+	} else {
+		k2.Release()
+	}
+
+	// A launch: buffers, scalars and the __constant__ symbol arrive where the C side reads them.
+	buf, err := d.Alloc(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := binary.Append(nil, binary.LittleEndian, []float32{1, 2, 3, 4})
+	if err := buf.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	coef, _ := binary.Append(nil, binary.LittleEndian, []float32{0.5, 0, 0, 0})
+	args := []device.Arg{{Buffer: buf}, {Scalar: binary.LittleEndian.AppendUint32(nil, 4)},
+		{Symbol: "coef", Scalar: coef}, {Scalar: binary.LittleEndian.AppendUint32(nil, math.Float32bits(3))}}
+	dur, err := k.Run(ctx, device.Launch{Grid: device.Dim3{2, 3}, Block: device.Dim3{64, 2}}, args)
+	if err != nil || dur != 250*time.Microsecond {
+		t.Fatalf("run: %v %v", dur, err)
+	}
+	if got := *launch(); got != [8]uint32{2, 3, 1, 64, 2, 1, 0, 1} {
+		t.Fatalf("launch geometry %v", got)
+	}
+	out := make([]byte, 16)
+	if err := buf.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	var x [4]float32
+	binary.Decode(out, binary.LittleEndian, x[:])
+	if x != [4]float32{3.5, 6.5, 9.5, 12.5} {
+		t.Fatalf("the kernel saw other arguments: %v", x)
+	}
+
+	// Dynamic shared memory above the kernel's default is requested first.
+	if _, err := k.Run(ctx, device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}, SharedBytes: 60000}, args); err != nil {
+		t.Fatal(err)
+	}
+	if dynShared() != 60000 || launch()[6] != 60000 {
+		t.Fatalf("dynamic shared memory: attribute %d, launch %d", dynShared(), launch()[6])
+	}
+	// A block the kernel's registers do not allow never reaches the driver.
+	calls := launch()[7]
+	var le *device.LimitError
+	if _, err := k.Run(ctx, device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{1024}}, args); !errors.As(err, &le) || launch()[7] != calls {
+		t.Fatalf("a 1024-thread block: %v (launches %d -> %d)", err, calls, launch()[7])
+	}
+
+	// Compiler failures: the log, and shared memory overuse as a device limit.
+	src.Code = "syntax error"
+	var ce *device.CompileError
+	if _, err := d.Compile(ctx, src); !errors.As(err, &ce) || !strings.Contains(ce.Log, "expected") {
+		t.Fatalf("a syntax error: %v", err)
+	}
+	src.Code = "huge"
+	if _, err := d.Compile(ctx, src); !errors.As(err, &le) || le.Want != 0x44580 {
+		t.Fatalf("shared memory overuse: %v", err)
+	}
+
+	// NVML: 250 W over the observation; clocks; settings refused without root.
+	o := d.Observers()[0]
+	o.Begin()
+	time.Sleep(o.Window() + 10*time.Millisecond)
+	m, err := o.End(10)
+	if err != nil || math.Abs(m["power"]-250) > 5 || math.Abs(m["energy"]*10/m["power"]-(o.Window()+10*time.Millisecond).Seconds()) > 0.05 ||
+		m["core_clock"] != 1980 || m["memory_clock"] != 2619 {
+		t.Fatalf("observation %v %v", m, err)
+	}
+	if s := d.Settings(); len(s) != 1 || s[0] != "nvml_gr_clock" {
+		t.Fatalf("settings %v", s)
+	}
+	if err := d.Set("nvml_gr_clock", 1410); err == nil || !strings.Contains(err.Error(), "needs root") {
+		t.Fatalf("setting the clock: %v", err)
+	}
+
+	// A fault: the error is a runtime error that loses the device, which then refuses work.
+	_, err = k.Run(ctx, device.Launch{Grid: device.Dim3{13}, Block: device.Dim3{64}}, args)
+	var re *device.RuntimeError
+	if !errors.As(err, &re) || !errors.Is(err, device.ErrDeviceLost) || !strings.Contains(err.Error(), "illegal memory access") {
+		t.Fatalf("a fault: %v", err)
+	}
+	if _, err := d.Alloc(16); err == nil || !strings.Contains(err.Error(), "lost") {
+		t.Fatalf("a lost device allocated: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatalf("closing a lost device: %v", err)
+	}
+}

@@ -1,0 +1,176 @@
+// A stand-in for the NVIDIA driver, NVRTC and NVML, for testing the CUDA backend's calls
+// on machines without a GPU: it implements the C entry points the backend binds, with the
+// signatures of cuda.h, nvrtc.h and nvml.h, over host memory. It checks what it is given
+// and records it for the test to read back; its one "kernel" computes
+// x[i] = x[i] * a + coef[0] for i < n, with (float *x, int n, float a) as parameters and
+// coef a __constant__ symbol. A launch of 13 blocks in x faults with an illegal address.
+// Built by unit_test.go with the system C compiler; never part of ktune.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef uint64_t CUdeviceptr;
+
+static int ctx_current, poisoned;
+static float coef[4];
+static char last_options[4096];
+static char program_source[8192];
+static char name_expression[256];
+static unsigned last_launch[8]; /* grid xyz, block xyz, shared, calls */
+static int dyn_shared_set;
+
+/* what the test reads back */
+const char *fake_options(void) { return last_options; }
+const unsigned *fake_launch(void) { return last_launch; }
+int fake_dynamic_shared(void) { return dyn_shared_set; }
+
+CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
+CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int *dev, int ordinal) { if (ordinal != 0) return 101; *dev = 0; return 0; }
+CUresult cuDeviceGetName(char *name, int len, int dev) { strncpy(name, "Fake H100", len); return 0; }
+CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
+	switch (attr) {
+	case 1: *v = 1024; return 0;          /* max threads per block */
+	case 2: case 3: *v = 1024; return 0;  /* block x, y */
+	case 4: *v = 64; return 0;            /* block z */
+	case 5: *v = 2147483647; return 0;    /* grid x */
+	case 6: case 7: *v = 65535; return 0;
+	case 8: *v = 49152; return 0;         /* shared per block */
+	case 9: *v = 65536; return 0;
+	case 10: *v = 32; return 0;
+	case 12: *v = 65536; return 0;        /* registers per block */
+	case 13: *v = 1980000; return 0;      /* kHz */
+	case 16: *v = 132; return 0;          /* SMs */
+	case 36: *v = 2619000; return 0;
+	case 37: *v = 5120; return 0;
+	case 38: *v = 52428800; return 0;
+	case 39: *v = 2048; return 0;
+	case 75: *v = 9; return 0;            /* compute capability 9.0 */
+	case 76: *v = 0; return 0;
+	case 81: *v = 233472; return 0;
+	case 82: *v = 65536; return 0;
+	case 97: *v = 232448; return 0;       /* opt-in shared per block */
+	}
+	return 1;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, int dev) { *bytes = (size_t)80 << 30; return 0; }
+CUresult cuDeviceGetPCIBusId(char *id, int len, int dev) { strncpy(id, "0000:19:00.0", len); return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)0x1234; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
+CUresult cuCtxSetCurrent(void *ctx) { if (ctx != (void *)0x1234) return 201; ctx_current = 1; return 0; }
+CUresult cuCtxSynchronize(void) { return poisoned ? 700 : 0; }
+CUresult cuModuleLoadData(void **mod, const void *image) {
+	if (!ctx_current) return 201;
+	if (memcmp(image, "FAKECUBIN", 9) != 0) return 200;
+	*mod = (void *)0x5000;
+	return 0;
+}
+CUresult cuModuleUnload(void *mod) { return mod == (void *)0x5000 ? 0 : 400; }
+CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
+	if (strcmp(name, "_Z5scaleILi2EEvPfif") != 0) return 500;
+	*fn = (void *)0x6000;
+	return 0;
+}
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, void *mod, const char *name) {
+	if (strcmp(name, "coef") != 0) return 500;
+	*ptr = (CUdeviceptr)(uintptr_t)coef;
+	*bytes = sizeof coef;
+	return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
+	static const int attrs[] = {512, 1024, 0, 0, 128, 90, 90, 0, 48128};
+	if (fn != (void *)0x6000 || attr < 0 || attr > 8) return 1;
+	*v = attr == 8 && dyn_shared_set ? dyn_shared_set : attrs[attr];
+	return 0;
+}
+CUresult cuFuncSetAttribute(void *fn, int attr, int v) { if (attr != 8) return 1; dyn_shared_set = v; return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t n) { *ptr = (CUdeviceptr)(uintptr_t)calloc(1, n); return *ptr ? 0 : 2; }
+CUresult cuMemFree_v2(CUdeviceptr ptr) { free((void *)(uintptr_t)ptr); return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { if (poisoned) return 700; memcpy((void *)(uintptr_t)dst, src, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { if (poisoned) return 700; memcpy(dst, (void *)(uintptr_t)src, n); return 0; }
+CUresult cuEventCreate(void **ev, unsigned flags) { static int events; *ev = (void *)(uintptr_t)(0x9000 + events++); return 0; }
+CUresult cuEventDestroy_v2(void *ev) { return 0; }
+CUresult cuEventRecord(void *ev, void *stream) { return stream == 0 ? 0 : 400; }
+CUresult cuEventQuery(void *ev) { return poisoned ? 700 : 0; }
+CUresult cuEventSynchronize(void *ev) { return poisoned ? 700 : 0; }
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) { *ms = 0.25f; return 0; }
+CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_OTHER"; return 0; }
+CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == 700 ? "an illegal memory access was encountered" : "fake error"; return 0; }
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			unsigned shared, void *stream, void **params, void **extra) {
+	if (f != (void *)0x6000 || stream != 0 || extra != 0) return 1;
+	unsigned g[] = {gx, gy, gz, bx, by, bz, shared};
+	memcpy(last_launch, g, sizeof g);
+	last_launch[7]++;
+	if (gx == 13) { poisoned = 1; return 0; } /* the fault shows when it is waited for */
+	float *x = *(float **)params[0];
+	int n = *(int *)params[1];
+	float a = *(float *)params[2];
+	for (int i = 0; i < n; i++) x[i] = x[i] * a + coef[0];
+	return 0;
+}
+
+/* NVRTC */
+typedef int nvrtcResult;
+nvrtcResult nvrtcVersion(int *major, int *minor) { *major = 12; *minor = 4; return 0; }
+nvrtcResult nvrtcCreateProgram(void **prog, const char *src, const char *name, int n, const char *const *h, const char *const *in) {
+	strncpy(program_source, src, sizeof program_source - 1);
+	*prog = (void *)0x8000;
+	return 0;
+}
+nvrtcResult nvrtcDestroyProgram(void **prog) { *prog = 0; return 0; }
+nvrtcResult nvrtcAddNameExpression(void *prog, const char *expr) { strncpy(name_expression, expr, sizeof name_expression - 1); return 0; }
+static const char *log_text = "";
+nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
+	last_options[0] = 0;
+	for (int i = 0; i < n; i++) {
+		strncat(last_options, opts[i], sizeof last_options - strlen(last_options) - 2);
+		strcat(last_options, "|");
+	}
+	log_text = "";
+	if (strstr(program_source, "syntax error")) {
+		log_text = "kernel.cu(1): error: expected a \";\"";
+		return 6;
+	}
+	if (strstr(program_source, "huge")) {
+		log_text = "ptxas error   : Entry function '_Z4hugePf' uses too much shared data (0x44580 bytes, 0xe300 max)";
+		return 6;
+	}
+	return 0;
+}
+nvrtcResult nvrtcGetProgramLogSize(void *prog, size_t *n) { *n = strlen(log_text) + 1; return 0; }
+nvrtcResult nvrtcGetProgramLog(void *prog, char *log) { strcpy(log, log_text); return 0; }
+static const char cubin[] = "FAKECUBIN";
+nvrtcResult nvrtcGetCUBINSize(void *prog, size_t *n) { *n = sizeof cubin; return 0; }
+nvrtcResult nvrtcGetCUBIN(void *prog, char *out) { memcpy(out, cubin, sizeof cubin); return 0; }
+nvrtcResult nvrtcGetPTXSize(void *prog, size_t *n) { *n = 1; return 0; }
+nvrtcResult nvrtcGetPTX(void *prog, char *out) { out[0] = 0; return 0; }
+nvrtcResult nvrtcGetLoweredName(void *prog, const char *expr, const char **lowered) {
+	if (strcmp(expr, name_expression) != 0) return 7;
+	*lowered = strcmp(expr, "scale<2>") == 0 ? "_Z5scaleILi2EEvPfif" : expr;
+	return 0;
+}
+const char *nvrtcGetErrorString(nvrtcResult r) { return r == 6 ? "NVRTC_ERROR_COMPILATION" : "NVRTC_ERROR_OTHER"; }
+nvrtcResult nvrtcGetNumSupportedArchs(int *n) { *n = 3; return 0; }
+nvrtcResult nvrtcGetSupportedArchs(int *archs) { archs[0] = 80; archs[1] = 86; archs[2] = 90; return 0; }
+
+/* NVML: a board that draws 250 W */
+typedef int nvmlReturn_t;
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+nvmlReturn_t nvmlInit_v2(void) { return 0; }
+nvmlReturn_t nvmlShutdown(void) { return 0; }
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
+	if (strcmp(bus, "0000:19:00.0") != 0) return 6; /* NVML_ERROR_NOT_FOUND */
+	*dev = (void *)0xa000;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(void *dev, unsigned *mw) { *mw = 250000; return 0; }
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj) { *mj = (unsigned long long)(now() * 250000.0); return 0; }
+nvmlReturn_t nvmlDeviceGetClockInfo(void *dev, int type, unsigned *mhz) { *mhz = type == 2 ? 2619 : 1980; return 0; }
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(void *dev, unsigned *mw) { *mw = 700000; return 0; }
+nvmlReturn_t nvmlDeviceSetGpuLockedClocks(void *dev, unsigned lo, unsigned hi) { return 4; } /* no permission */
+nvmlReturn_t nvmlDeviceResetGpuLockedClocks(void *dev) { return 0; }
+const char *nvmlErrorString(nvmlReturn_t r) { return r == 4 ? "Insufficient Permissions" : "Unknown Error"; }
