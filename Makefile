@@ -28,11 +28,7 @@ unit:
 
 # Each fuzz target runs briefly; FUZZTIME=5m make fuzz for a longer local run.
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s $$pkg || exit 1; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
