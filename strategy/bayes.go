@@ -25,8 +25,9 @@ import (
 
 var bayesFactory = Factory{
 	Doc: "Bayesian optimisation with a Gaussian-process surrogate (Matérn 5/2 over the " +
-		"parameters' value positions scaled to [0, 1], one length scale per parameter and " +
-		"the noise by maximum likelihood, fitted to log fitness), after a spread-out " +
+		"parameters' value positions scaled to [0, 1], fitted to log fitness; a shared length " +
+		"scale and the noise by maximum likelihood, then a length scale per parameter " +
+		"where that raises the likelihood by more than ard_gain), after a spread-out " +
 		"initial sample. Failed configurations are modelled apart, by a random forest of " +
 		"success whose predicted chance multiplies the acquisition, so spaces where most " +
 		"configurations fail do not break the model. Most steps (local) evaluate the " +
@@ -49,6 +50,8 @@ var bayesFactory = Factory{
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
 		{Name: "adjacent_first", Default: "false",
 			Doc: "with the Hamming neighbourhood, local steps try the adjacent neighbours (one parameter to its previous or next value) before the other Hamming ones"},
+		{Name: "ard_gain", Default: "2",
+			Doc: "least gain in log marginal likelihood (nats) for which a parameter gets a length scale of its own rather than the shared one: a penalty on the extra hyperparameters, which a few dozen evaluations cannot pin down; 0 accepts any gain"},
 		{Name: "failure_model", Default: "forest",
 			Doc: "how the chance of failure is modelled: kernel (a kernel-weighted share of successes among the evaluations nearby) or forest (a random forest of success, as smac's)"},
 		neighbourhoodOption("Hamming"),
@@ -66,6 +69,7 @@ type bayes struct {
 	adjFirst   bool
 	failForest bool
 	nb         space.Neighbourhood
+	ardGain    float64
 }
 
 func newBayes(opts Options) (Strategy, error) {
@@ -112,6 +116,12 @@ func newBayes(opts Options) (Strategy, error) {
 		return nil, err
 	}
 	b.failForest = fm == "forest"
+	if b.ardGain, err = opts.Float("ard_gain", 2); err != nil {
+		return nil, err
+	}
+	if !(b.ardGain >= 0) || math.IsInf(b.ardGain, 0) {
+		return nil, fmt.Errorf("option ard_gain: %v is not a finite number >= 0", b.ardGain)
+	}
 	nb, set, err := neighbourhoodFrom(opts)
 	if err != nil {
 		return nil, err
@@ -468,7 +478,7 @@ func (r *bayesRun) fit1() *bayesModel {
 	if r.hyper.ls == nil || len(train) < 20 || len(train) >= r.selectedAt+max(3, len(train)/10) {
 		sq := math.Sqrt(float64(max(d, 1)))
 		scales := []float64{0.05 * sq, 0.1 * sq, 0.2 * sq, 0.35 * sq, 0.6 * sq, 1.0 * sq}
-		if h, ok := gpSelect(g, scales, []float64{1e-6, 1e-3, 1e-1}, true); ok {
+		if h, ok := gpSelect(g, scales, []float64{1e-6, 1e-3, 1e-1}, true, r.ardGain); ok {
 			r.hyper, r.selectedAt = h, len(train)
 		}
 	}

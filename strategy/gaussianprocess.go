@@ -138,7 +138,7 @@ func (g *gpData) model(h gpHyper) *gpModel {
 // every dimension from scales and a noise from noises, then, when ard is set, each
 // dimension's length scale in turn from multiples of it (the largest makes a dimension
 // irrelevant). It returns the hyperparameters and false when no factorisation succeeded.
-func gpSelect(g *gpData, scales, noises []float64, ard bool) (gpHyper, bool) {
+func gpSelect(g *gpData, scales, noises []float64, ard bool, ardGain float64) (gpHyper, bool) {
 	best, bestLL, found := gpHyper{}, math.Inf(-1), false
 	ls := make([]float64, g.d)
 	for _, s := range scales {
@@ -160,7 +160,7 @@ func gpSelect(g *gpData, scales, noises []float64, ard bool) (gpHyper, bool) {
 		for _, f := range []float64{0.25, 0.5, 2, 4, 100} {
 			h := gpHyper{ls: slices.Clone(best.ls), noise: best.noise}
 			h.ls[k] = base * f
-			if ll, _, ok := g.logLik(h); ok && ll > bestLL {
+			if ll, _, ok := g.logLik(h); ok && ll > bestLL+ardGain {
 				best, bestLL = h, ll
 			}
 		}

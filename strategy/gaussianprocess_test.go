@@ -17,7 +17,7 @@ func TestGaussianProcessFitsAKnownFunction(t *testing.T) {
 		y = append(y, f(a, b))
 	}
 	g := newGPData(x, 2, y)
-	h, ok := gpSelect(g, []float64{0.05, 0.1, 0.2, 0.4, 0.8}, []float64{1e-6, 1e-3}, true)
+	h, ok := gpSelect(g, []float64{0.05, 0.1, 0.2, 0.4, 0.8}, []float64{1e-6, 1e-3}, true, 0)
 	if !ok {
 		t.Fatal("no fit")
 	}
@@ -36,6 +36,19 @@ func TestGaussianProcessFitsAKnownFunction(t *testing.T) {
 	}
 	if !(h.ls[1] > 2*h.ls[0]) {
 		t.Errorf("length scales %v: the ignored dimension should get the longer one", h.ls)
+	}
+	// A per-parameter length scale must pay for itself: ll(ARD) - ll(shared) is what the
+	// refinement gained, and a larger ard_gain keeps the shared scale.
+	shared, _ := gpSelect(g, []float64{0.05, 0.1, 0.2, 0.4, 0.8}, []float64{1e-6, 1e-3}, false, 0)
+	llShared, _, _ := g.logLik(shared)
+	llARD, _, _ := g.logLik(h)
+	gain := llARD - llShared
+	if !(gain > 0) {
+		t.Fatalf("the per-parameter scales gained %v nats", gain)
+	}
+	kept, _ := gpSelect(g, []float64{0.05, 0.1, 0.2, 0.4, 0.8}, []float64{1e-6, 1e-3}, true, gain+1)
+	if kept.ls[0] != kept.ls[1] || kept.ls[0] != shared.ls[0] {
+		t.Errorf("with ard_gain above the gain (%.2f nats) the scales are %v, want the shared %v", gain, kept.ls, shared.ls)
 	}
 }
 
