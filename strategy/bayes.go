@@ -154,6 +154,9 @@ type bayesRun struct {
 	hyper      gpHyper
 	selectedAt int
 	steps      int // model-guided steps taken
+	// the failure forest and the evaluations it was fitted on
+	failFit  *rfForest
+	failFitN int
 	// scratch
 	lv   []int32
 	work []float64
@@ -418,7 +421,13 @@ func (r *bayesRun) fit1() *bayesModel {
 	m.anyFailed = nFail > 0
 	switch {
 	case m.anyFailed && r.failForest:
-		m.forest = r.fitFailureForest()
+		// Up to rfMaxSamples evaluations the forest is refitted every step; past that one
+		// more evaluation hardly moves it, so it waits for n/50 more (every 32 at 1,600)
+		n := len(r.fit)
+		if r.failFit == nil || n <= rfMaxSamples || n-r.failFitN >= n/50 {
+			r.failFit, r.failFitN = r.fitFailureForest(r.failFit), n
+		}
+		m.forest = r.failFit
 	case m.anyFailed:
 		m.prior = float64(len(succ)+1) / float64(len(r.fit)+2)
 		// The chance of failure is estimated from the most recent evaluations only, so
@@ -545,8 +554,9 @@ func (r *bayesRun) feasibility(m *bayesModel, pt []float64) float64 {
 }
 
 // fitFailureForest fits a random forest to the successes (1) and failures (0) of the
-// evaluations so far, features being the parameters' value positions.
-func (r *bayesRun) fitFailureForest() *rfForest {
+// evaluations so far, features being the parameters' value positions, reusing f's memory
+// when f is not nil.
+func (r *bayesRun) fitFailureForest(f *rfForest) *rfForest {
 	n := len(r.fit)
 	x := make([]int32, 0, n*r.enc.dim())
 	y := make([]float64, n)
@@ -560,7 +570,9 @@ func (r *bayesRun) fitFailureForest() *rfForest {
 	for j, i := range r.enc.params {
 		levels[j] = len(r.sp.Params()[i].Values)
 	}
-	f := &rfForest{}
+	if f == nil {
+		f = &rfForest{}
+	}
 	f.fit(x, y, levels, rfSuccessConfig(10), r.p.Rand())
 	return f
 }

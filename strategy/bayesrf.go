@@ -334,7 +334,7 @@ func (st *smacState) refit() bool {
 	}
 	r := st.p.Rand()
 	cfg := rfConfig{trees: st.o.trees, featureFrac: smacFeatureFrac, minLeaf: smacMinLeaf,
-		maxDepth: smacMaxDepth, bootstrap: true}
+		maxDepth: smacMaxDepth, bootstrap: true, maxSamples: rfMaxSamples}
 	st.reg.fit(st.xReg, st.yReg, st.levels, cfg, r)
 	st.regOK = true
 	st.clsOK = succ < n

@@ -28,16 +28,28 @@ type rfConfig struct {
 	minLeaf     int     // fewest samples in a leaf
 	maxDepth    int     // deepest a leaf may lie
 	bootstrap   bool    // grow each tree on a bootstrap sample, else on all samples
+	// maxSamples, when above 0, caps a tree's bootstrap sample: past that many samples a
+	// tree sees a random maxSamples of them (drawn with replacement), so the cost of a fit
+	// stops growing with the samples while the forest as a whole still sees all of them
+	maxSamples int
 	// priorWeight pulls each leaf's mean towards the mean of all samples, as that many
 	// samples of it would: 0 for regression, about 1 for a success probability, which
 	// then never reaches 0 or 1 on the strength of a single sample.
 	priorWeight float64
 }
 
+// rfMaxSamples is the largest bootstrap sample of a tree in the model-based strategies'
+// forests (bayes's failure model, smac's two forests). They refit every step; without a cap
+// a fit's cost grows with the evaluations (at 1,600 evaluations on the cartesian GEMM
+// space the failure forest took 43% of bayes's time). Up to this many samples nothing
+// changes.
+const rfMaxSamples = 400
+
 // rfSuccessConfig is how a forest of success probabilities (1 for a configuration that
 // ran, 0 for one that failed) is grown, for the model-based strategies' failure models.
 func rfSuccessConfig(trees int) rfConfig {
-	return rfConfig{trees: trees, featureFrac: 0.8, minLeaf: 1, maxDepth: 20, bootstrap: true, priorWeight: 1}
+	return rfConfig{trees: trees, featureFrac: 0.8, minLeaf: 1, maxDepth: 20, bootstrap: true, priorWeight: 1,
+		maxSamples: rfMaxSamples}
 }
 
 // rfNode is a node of a tree: an inner node when feat >= 0, a leaf otherwise.
@@ -95,10 +107,14 @@ func (f *rfForest) fit(x []int32, y []float64, levels []int, cfg rfConfig, r *ra
 		f.feats = make([]int, d)
 	}
 	f.feats = f.feats[:d]
-	if cap(f.idx) < n {
-		f.idx = make([]int32, n)
+	ns := n
+	if cfg.bootstrap && cfg.maxSamples > 0 {
+		ns = min(n, cfg.maxSamples)
 	}
-	f.idx = f.idx[:n]
+	if cap(f.idx) < ns {
+		f.idx = make([]int32, ns)
+	}
+	f.idx = f.idx[:ns]
 	if cap(f.trees) < cfg.trees {
 		f.trees = append(f.trees[:cap(f.trees)], make([]rfTree, cfg.trees-cap(f.trees))...)
 	}

@@ -192,3 +192,64 @@ func TestSMACTopSelectsTheBestInOrder(t *testing.T) {
 		t.Error("top 5 of 2 is not both")
 	}
 }
+
+// With maxSamples a tree is grown on that many bootstrap samples however many there are
+// (so it has at most 2*maxSamples-1 nodes), and the forest still fits the function; with
+// maxSamples at or above the samples the forest is the uncapped one, draw for draw.
+func TestForestMaxSamplesCapsEachTree(t *testing.T) {
+	levels := []int{20, 20}
+	fn := func(x []int32) float64 {
+		a, b := float64(x[0]), float64(x[1])
+		return (a-8)*(a-8)/10 + 3*math.Sin(b/4)
+	}
+	var xs []int32
+	var ys []float64
+	pts := rfGrid(levels)
+	for _, p := range pts {
+		xs = append(xs, p...)
+		ys = append(ys, fn(p))
+	}
+	uncapped := rfDefaultConfig()
+	capped := uncapped
+	capped.maxSamples = 50
+	var fu, fc rfForest
+	fu.fit(xs, ys, levels, uncapped, rand.New(rand.NewPCG(5, 6)))
+	fc.fit(xs, ys, levels, capped, rand.New(rand.NewPCG(5, 6)))
+	bigger := 0
+	for i := range fc.trees {
+		if n := len(fc.trees[i].nodes); n > 2*capped.maxSamples-1 {
+			t.Errorf("capped tree %d has %d nodes, want at most %d", i, n, 2*capped.maxSamples-1)
+		}
+		if len(fu.trees[i].nodes) > 2*capped.maxSamples-1 {
+			bigger++
+		}
+	}
+	if bigger == 0 {
+		t.Errorf("no uncapped tree is larger than a capped one can be: the test shows nothing")
+	}
+	sse, sst, mean := 0.0, 0.0, 0.0
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(len(ys))
+	for i, p := range pts {
+		m, _ := fc.predict(p)
+		sse += (m - ys[i]) * (m - ys[i])
+		sst += (ys[i] - mean) * (ys[i] - mean)
+	}
+	if r2 := 1 - sse/sst; r2 < 0.8 {
+		t.Errorf("capped forest R^2 %.3f, want at least 0.8", r2)
+	}
+
+	same := uncapped
+	same.maxSamples = len(ys)
+	var fs rfForest
+	fs.fit(xs, ys, levels, same, rand.New(rand.NewPCG(5, 6)))
+	for _, p := range pts {
+		a, va := fu.predict(p)
+		b, vb := fs.predict(p)
+		if a != b || va != vb {
+			t.Fatalf("maxSamples = samples changed the prediction at %v: %v,%v against %v,%v", p, b, vb, a, va)
+		}
+	}
+}
