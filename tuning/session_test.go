@@ -440,6 +440,16 @@ func TestAskTellEqualsRun(t *testing.T) {
 		{"bruteforce", newStrategy(t, "bruteforce"), simulator.Deterministic},
 		{"revisiting", revisiting, simulator.Deterministic},
 	}
+	// every registered strategy works step by step (dynamic tuning) as it does in one call
+	for _, name := range strategy.Names() {
+		if name != "random" && name != "bruteforce" {
+			cases = append(cases, struct {
+				name    string
+				st      strategy.Strategy
+				fitness simulator.Fitness
+			}{name, newStrategy(t, name), simulator.Deterministic})
+		}
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			base := newSim(t, pnpolyPath, simulator.Options{Fitness: tc.fitness})
