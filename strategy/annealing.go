@@ -39,6 +39,8 @@ type annealing struct {
 	climber optional[string]
 	temp    float64
 	nb      optional[space.Neighbourhood]
+	// from, when not nil, is the first walk's starting configuration (see startingAt)
+	from space.Config
 }
 
 func newAnnealing(opts Options) (Strategy, error) {
@@ -67,6 +69,14 @@ func newAnnealing(opts Options) (Strategy, error) {
 
 func (a *annealing) Name() string { return "annealing" }
 
+// startingAt returns a copy of a whose first walk starts at c instead of a random
+// configuration: the second stage of auto's hand-off.
+func (a *annealing) startingAt(c space.Config) Strategy {
+	b := *a
+	b.from = c.Clone()
+	return &b
+}
+
 // accept decides whether to move from fitness cur to fitness next at temperature t. A
 // failed mutant (+Inf) is never taken over a success, a success always over a failure, and
 // one failure over another is a free move; only two finite fitnesses are subtracted.
@@ -89,6 +99,9 @@ func (a *annealing) Run(ctx context.Context, p Problem) error {
 	explore := a.explore.or(tableIII(b, [7]float64{1, 1, 1, 1, 0.7, 0.1, 0.1}))
 	climber := a.climber.or(tableIII(b, [7]string{"none", "first", "first", "first", "first", "first", "first"}))
 	s := newSearcher(ctx, p, a.nb.or(space.Hamming))
+	if a.from != nil {
+		s.from = a.from.Clone() // the walk changes its configuration in place
+	}
 	temperature := func(step int) float64 {
 		if b > 0 {
 			return a.temp * max(0, 1-float64(s.fresh)/float64(b))

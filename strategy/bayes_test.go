@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -136,17 +137,44 @@ func TestModelStrategiesRejectBadOptions(t *testing.T) {
 // evaluation for evaluation, for the same seed.
 func TestAutoRunsTheChosenStrategy(t *testing.T) {
 	sim := popSim(t, "pnpoly")
-	for _, c := range []struct {
-		budget int
-		name   string
-	}{{25, "bayes"}, {900, "basinhopping"}} {
-		a := popRun(t, sim, "auto", nil, c.budget, 3)
-		b := popRun(t, sim, c.name, nil, c.budget, 3)
-		if !slices.EqualFunc(a.History, b.History, func(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }) {
-			t.Errorf("budget %d: auto's history differs from %s's", c.budget, c.name)
+	for _, budget := range []int{25, 400} {
+		a := popRun(t, sim, "auto", nil, budget, 3)
+		b := popRun(t, sim, "bayes", nil, budget, 3)
+		if !slices.EqualFunc(a.History, b.History, sameConfig) {
+			t.Errorf("budget %d: auto's history differs from bayes's", budget)
 		}
-		if a.Evaluations != c.budget {
-			t.Errorf("budget %d: auto used %d evaluations", c.budget, a.Evaluations)
+		if a.Evaluations != budget {
+			t.Errorf("budget %d: auto used %d evaluations", budget, a.Evaluations)
 		}
 	}
 }
+
+// Above 400 auto hands over: bayes runs for 40% of the budget, exactly as bayes alone with
+// that budget, then annealing (which starts from bayes's best: see
+// TestAnnealingStartsWhereItIsTold) uses the rest of the budget exactly.
+func TestAutoHandsOverFromBayesToAnnealing(t *testing.T) {
+	for _, mode := range []simulator.Mode{simulator.Cartesian, simulator.Recorded} {
+		sim := recordedSim(t, popRecordings["pnpoly"], mode)
+		const budget, share = 900, 360
+		for seed := uint64(1); seed <= 3; seed++ {
+			a := popRun(t, sim, "auto", nil, budget, seed)
+			b := popRun(t, sim, "bayes", nil, share, seed)
+			if a.Evaluations != budget || len(a.History) != budget {
+				t.Fatalf("%v seed %d: auto used %d evaluations (%d in its history), want %d", mode, seed, a.Evaluations, len(a.History), budget)
+			}
+			if !slices.EqualFunc(a.History[:share], b.History, sameConfig) {
+				t.Errorf("%v seed %d: auto's first %d evaluations are not bayes's at budget %d", mode, seed, share, share)
+			}
+			for _, e := range a.History {
+				if !sim.Space().Contains(e.Config) {
+					t.Fatalf("%v seed %d: evaluated %v, outside the space", mode, seed, e.Config)
+				}
+			}
+			if a.BestObjective > b.BestObjective {
+				t.Errorf("%v seed %d: auto's best %v is worse than its bayes stage's %v", mode, seed, a.BestObjective, b.BestObjective)
+			}
+		}
+	}
+}
+
+func sameConfig(x, y tuning.Evaluated) bool { return slices.Equal(x.Config, y.Config) }

@@ -129,6 +129,9 @@ type searcher struct {
 	// and makes it try each parameter's values in list order (Kernel Tuner's order option
 	// of the greedy searches); nil means random orders, drawn anew for every sweep.
 	sweep []int
+	// from, when not nil, is where the first start begins instead of a random
+	// configuration (a hand-off from another strategy); later starts are random.
+	from space.Config
 }
 
 func newSearcher(ctx context.Context, p Problem, nb space.Neighbourhood) *searcher {
@@ -147,10 +150,15 @@ func (s *searcher) eval(c space.Config) (float64, error) {
 	return s.p.Evaluate(s.ctx, c)
 }
 
-// start returns a uniformly random configuration, preferring one not evaluated yet (a
-// few draws at most), and its fitness.
+// start returns s.from the first time when it is set, otherwise a uniformly random
+// configuration, preferring one not evaluated yet (a few draws at most), and its fitness.
 func (s *searcher) start() (space.Config, float64, error) {
-	c := s.sampleNew(nil)
+	c := s.from
+	if c != nil {
+		s.from = nil
+	} else {
+		c = s.sampleNew(nil)
+	}
 	f, err := s.eval(c)
 	return c, f, err
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/ktune/ktune/space"
 )
 
 // LocalSearchFactories exposes the local-search factories to the external tests in
@@ -16,6 +18,16 @@ var LocalSearchFactories = map[string]Factory{
 	"firsttabu": firstTabuFactory,
 	"besttabu":  bestTabuFactory,
 	"annealing": annealingFactory,
+}
+
+// AnnealingFrom exposes annealing's hand-off start (auto's second stage) to the external
+// tests.
+func AnnealingFrom(c space.Config) Strategy {
+	a, err := newAnnealing(nil)
+	if err != nil {
+		panic(err)
+	}
+	return a.(*annealing).startingAt(c)
 }
 
 func TestLocalSearchPassesOnEvaluatorErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package strategy_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -185,6 +186,36 @@ func TestLocalSearchRunsToExhaustion(t *testing.T) {
 		sum := runSession(t, sim, name, nil, 0, 3)
 		if sum.Distinct != sim.Space().Len() || sum.Stop != tuning.StopExhausted {
 			t.Errorf("%s: %d of %d configurations, stop %q", name, sum.Distinct, sim.Space().Len(), sum.Stop)
+		}
+	}
+}
+
+// Annealing told where to start evaluates that configuration first, every time it runs
+// (the walk does not change the configuration it was given), then goes on as usual.
+func TestAnnealingStartsWhereItIsTold(t *testing.T) {
+	sim := recordedSim(t, pnpolyPath, simulator.Recorded)
+	r := rand.New(rand.NewPCG(4, 5))
+	for range 5 {
+		c := sim.Space().Sample(r, nil)
+		st := strategy.AnnealingFrom(c)
+		var runs [2]tuning.Summary
+		for i := range runs {
+			sess, err := tuning.New(sim.Space(), st, sim, tuning.Options{Budget: 200, Seed: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs[i], err = sess.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := runs[i].History[0].Config; !slices.Equal(got, c) {
+				t.Fatalf("run %d began at %v, want %v", i, got, c)
+			}
+			if runs[i].Evaluations != 200 {
+				t.Errorf("run %d used %d evaluations", i, runs[i].Evaluations)
+			}
+		}
+		if !slices.EqualFunc(history(runs[0]), history(runs[1]), slices.Equal) {
+			t.Errorf("start %v: same seed, different histories", c)
 		}
 	}
 }
