@@ -39,10 +39,10 @@ type rfConfig struct {
 }
 
 // rfMaxSamples is the largest bootstrap sample of a tree in the model-based strategies'
-// forests (bayes's failure model, smac's two forests). They refit every step; without a cap
-// a fit's cost grows with the evaluations (at 1,600 evaluations on the cartesian GEMM
-// space the failure forest took 43% of bayes's time). Up to this many samples nothing
-// changes.
+// forests (bayes's failure model, smac's two forests), which are refitted as evaluations
+// come in; without a cap a fit's cost grows with the evaluations (at 1,600 evaluations on
+// the cartesian GEMM space the failure forest, then refitted every step, took 43% of
+// bayes's time). Up to this many samples the cap changes nothing.
 const rfMaxSamples = 400
 
 // rfSuccessConfig is how a forest of success probabilities (1 for a configuration that
