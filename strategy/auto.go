@@ -61,16 +61,16 @@ func (auto) Name() string { return "auto" }
 
 func (auto) Run(ctx context.Context, p Problem) error {
 	row := autoFor(p.Budget())
-	s, err := newDefault(row.strategy)
+	s, err := New(row.strategy, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("auto: %w", err)
 	}
 	if row.share <= 0 {
 		return s.Run(ctx, p)
 	}
-	next, err := newDefault(row.then)
+	next, err := New(row.then, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("auto: %w", err)
 	}
 	st, ok := next.(startable)
 	if !ok {
@@ -84,19 +84,6 @@ func (auto) Run(ctx context.Context, p Problem) error {
 		next = st.startingAt(first.best)
 	}
 	return next.Run(ctx, p)
-}
-
-// newDefault returns the registered strategy name with its defaults.
-func newDefault(name string) (Strategy, error) {
-	f, ok := Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("auto: strategy %s is not registered", name)
-	}
-	s, err := f.New(nil)
-	if err != nil {
-		return nil, fmt.Errorf("auto: %s: %w", name, err)
-	}
-	return s, nil
 }
 
 // autoFor returns the row of autoChoice for budget (0: none).
