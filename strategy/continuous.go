@@ -112,6 +112,19 @@ func popSizes(sp *space.Space) []int {
 	return n
 }
 
+// cubeCentre returns the configuration at the centre of the unit cube of seed 000's
+// mapping (every coordinate 0.5: value index floor(n/2) of a parameter's n values, the
+// upper of the two middle values when n is even), or, when the restrictions forbid it, the
+// nearest valid configuration (popRepair, ties broken with r).
+func cubeCentre(sp *space.Space, r *rand.Rand) space.Config {
+	sizes := popSizes(sp)
+	c := make(space.Config, len(sizes))
+	for i, n := range sizes {
+		c[i] = n / 2
+	}
+	return popRepair(sp, sizes, c, r)
+}
+
 // popToConfig maps a point of the unit cube to a configuration of the cartesian product
 // (seed 000 section III-C2): parameter i with n values takes value index floor(x_i * n),
 // which is the value whose grid point (2j+1)/2n is closest to x_i. Coordinates outside

@@ -23,6 +23,7 @@ var popStrategies = []string{"genetic", "pso", "firefly", "diffevo"}
 var popRecordings = map[string]string{
 	"pnpoly":      "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz",
 	"convolution": "../testdata/benchmark_hub/convolution_milo/A100.json.gz",
+	"gemm":        "../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz",
 }
 
 func popSim(t testing.TB, name string) *simulator.Simulator {
