@@ -35,7 +35,8 @@ var bayesFactory = Factory{
 		"likelier ones remain. Most steps (local) evaluate the best-scoring unevaluated " +
 		"neighbour of the best configurations found; the others the best of a random sample " +
 		"of valid configurations and the neighbours of the best ones, refined by a hill " +
-		"climb of the acquisition. Strongest at small budgets " +
+		"climb of the acquisition; local steps pause while the best has stalled for " +
+		"patience neighbourhoods. Strongest at small budgets " +
 		"(up to a few hundred evaluations); the model's cost grows with the evaluations, so " +
 		"it keeps at most max_train of them in the model.",
 	Options: []Option{
@@ -62,6 +63,8 @@ var bayesFactory = Factory{
 			Doc: "least predicted chance of success, in [0, 1], of the neighbours a local step may evaluate; when no neighbour of the best configurations reaches it the step is not local; 0 takes the best-scoring neighbour whatever its chance"},
 		{Name: "start", Default: "centre",
 			Doc: "first configuration of the initial sample: centre (the centre of seed 000's unit cube, every parameter at value index floor(n/2) of its n values, or the nearest valid configuration) or random (a spread-out draw like the rest of the sample)"},
+		{Name: "patience", Default: "2",
+			Doc: "once the best configuration has not improved for this many times the number of its valid Hamming neighbours evaluations, local steps pause and every step takes the best candidate overall, until the best improves: a way out of a basin whose neighbourhood has been searched out; 0 never pauses them"},
 		neighbourhoodOption("Hamming"),
 	},
 	New: newBayes,
@@ -81,6 +84,7 @@ type bayes struct {
 	minSucc    float64 // min_success
 	minSuccLoc float64 // min_success_local
 	centre     bool    // start at the centre
+	patience   float64 // local steps pause after patience × |neighbourhood| evaluations without improvement
 }
 
 func newBayes(opts Options) (Strategy, error) {
@@ -145,6 +149,12 @@ func newBayes(opts Options) (Strategy, error) {
 			return nil, fmt.Errorf("option %s: %v is not in [0, 1]", o.name, *o.dst)
 		}
 	}
+	if b.patience, err = opts.Float("patience", 2); err != nil {
+		return nil, err
+	}
+	if !(b.patience >= 0) || math.IsInf(b.patience, 1) {
+		return nil, fmt.Errorf("option patience: %v is not a number of neighbourhoods, 0 or more", b.patience)
+	}
 	start, err := opts.Choice("start", "centre", "centre", "random")
 	if err != nil {
 		return nil, err
@@ -179,9 +189,11 @@ type bayesRun struct {
 	fit []float64
 	cfg []space.Config
 	// hyperparameters, selected again as the training set grows
-	hyper      gpHyper
-	selectedAt int
-	steps      int // model-guided steps taken
+	hyper       gpHyper
+	selectedAt  int
+	steps       int     // model-guided steps taken
+	bestF       float64 // best fitness evaluated
+	lastImprove int     // evaluations before the one that found bestF
 	// the failure forest and the evaluations it was fitted on
 	failFit  *rfForest
 	failFitN int
@@ -193,7 +205,7 @@ type bayesRun struct {
 
 func (b *bayes) Run(ctx context.Context, p Problem) error {
 	run := &bayesRun{bayes: b, ctx: ctx, p: p, sp: p.Space(), enc: newConfigEncoder(p.Space()),
-		seen: map[int]struct{}{}}
+		seen: map[int]struct{}{}, bestF: math.Inf(1)}
 	run.pt = make([]float64, run.enc.dim())
 	return stopped(run.loop())
 }
@@ -204,6 +216,9 @@ func (r *bayesRun) evaluate(c space.Config) error {
 	f, err := r.p.Evaluate(r.ctx, c)
 	if err != nil {
 		return err
+	}
+	if f < r.bestF {
+		r.bestF, r.lastImprove = f, len(r.fit)
 	}
 	r.x = r.enc.append(r.x, c)
 	r.fit = append(r.fit, f)
@@ -391,8 +406,18 @@ func (r *bayesRun) next() (space.Config, bool) {
 	// min_success_local), of the next best (of the best five). The global model finds good
 	// regions; the optimum of a region is often a parameter or two away from the best
 	// configurations seen, and a global acquisition may never look there.
+	//
+	// Local steps pause once the best has stalled for patience times its neighbourhood's
+	// size: by then the basin around it is searched out (or predicted to fail), and further
+	// local steps only walk its second-best neighbours; the global choice can find another.
 	r.steps++
-	if len(order) > 0 && math.Floor(float64(r.steps)*r.local) > math.Floor(float64(r.steps-1)*r.local) {
+	stalled := false
+	if r.patience > 0 && len(order) > 0 {
+		n := 0
+		r.sp.Neighbours(r.cfg[order[0]], space.Hamming, func(space.Config) { n++ })
+		stalled = float64(len(r.fit)-r.lastImprove) > r.patience*float64(n)
+	}
+	if !stalled && len(order) > 0 && math.Floor(float64(r.steps)*r.local) > math.Floor(float64(r.steps-1)*r.local) {
 		for _, nb := range r.localNeighbourhoods() {
 			for _, i := range order[:min(len(order), 5)] {
 				var pick space.Config

@@ -225,6 +225,39 @@ func TestBayesFromTheCentreWinsGEMMAt25(t *testing.T) {
 	}
 }
 
+// On convolution (A100) in cartesian mode, runs from the centre often settle in a basin
+// whose neighbourhood is searched out long before 200 evaluations; pausing the local steps
+// once the best has stalled (patience, default 2) lets the global choice leave it. Over 50
+// seeds at budget 200 the mean fraction of optimum is clearly higher than with patience 0
+// (0.878 against 0.810 over 60 seeds when this was written).
+func TestBayesLeavesASearchedOutBasin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 seeds of two settings at budget 200")
+	}
+	sim := popSim(t, "convolution")
+	frac := func(opts map[string]any) (m, se float64) {
+		const seeds = 50
+		var xs []float64
+		for seed := range uint64(seeds) {
+			xs = append(xs, sim.FractionOfOptimum(popRun(t, sim, "bayes", opts, 200, 500+seed).BestObjective))
+		}
+		for _, x := range xs {
+			m += x
+		}
+		m /= seeds
+		for _, x := range xs {
+			se += (x - m) * (x - m)
+		}
+		return m, math.Sqrt(se / (seeds - 1) / seeds)
+	}
+	m, se := frac(nil)
+	om, ose := frac(map[string]any{"patience": 0})
+	t.Logf("patience 2: %.4f (se %.4f), patience 0: %.4f (se %.4f)", m, se, om, ose)
+	if m-om <= 2*math.Hypot(se, ose) {
+		t.Errorf("patience 2 reached %.4f, patience 0 %.4f: not clearly better", m, om)
+	}
+}
+
 func TestModelStrategiesRejectBadOptions(t *testing.T) {
 	bad := []struct {
 		name string
@@ -239,6 +272,7 @@ func TestModelStrategiesRejectBadOptions(t *testing.T) {
 		{"bayes", map[string]any{"min_success": 1.5}},
 		{"bayes", map[string]any{"min_success_local": -0.1}},
 		{"bayes", map[string]any{"start": "middle"}},
+		{"bayes", map[string]any{"patience": -1}},
 	}
 	for _, b := range bad {
 		if _, err := strategy.New(b.name, b.opts); err == nil {
