@@ -50,7 +50,7 @@ var bayesFactory = Factory{
 			Doc: "random configurations evaluated before the model is used"},
 		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
 		{Name: "max_train", Default: "100",
-			Doc: "most evaluations the model is fitted to: past it, the best half and the most recent others"},
+			Doc: "most evaluations the model is fitted to: past it, three quarters of it (the best half of those, then the most recent others), growing again as evaluations come in"},
 		{Name: "local", Default: "0.8",
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
 		{Name: "adjacent_first", Default: "false",
@@ -190,13 +190,21 @@ type bayesRun struct {
 	x   []float64
 	fit []float64
 	cfg []space.Config
-	// hyperparameters, selected again as the training set grows
+	// the Gaussian process, kept from step to step: its hyperparameters (selected again as
+	// the training set grows), the evaluations it is fitted to, in order, and how many
+	// evaluations it has looked at
 	hyper       gpHyper
 	selectedAt  int
+	gp          *gpModel
+	gpTrain     []int
+	gpSeen      int
+	gpY         []float64
 	steps       int     // model-guided steps taken
 	stalledN    int     // steps taken while the best had stalled
 	bestF       float64 // best fitness evaluated
 	lastImprove int     // evaluations before the one that found bestF
+	nbCount     int     // Hamming neighbours of the best configuration
+	nbCountOf   int     // the lastImprove nbCount was counted for (-1: none)
 	// the failure forest and the evaluations it was fitted on
 	failFit  *rfForest
 	failFitN int
@@ -208,7 +216,7 @@ type bayesRun struct {
 
 func (b *bayes) Run(ctx context.Context, p Problem) error {
 	run := &bayesRun{bayes: b, ctx: ctx, p: p, sp: p.Space(), enc: newConfigEncoder(p.Space()),
-		seen: map[int]struct{}{}, bestF: math.Inf(1)}
+		seen: map[int]struct{}{}, bestF: math.Inf(1), nbCountOf: -1}
 	run.pt = make([]float64, run.enc.dim())
 	return stopped(run.loop())
 }
@@ -426,9 +434,11 @@ func (r *bayesRun) next() (space.Config, bool) {
 	r.steps++
 	stalled := false
 	if r.patience > 0 && len(order) > 0 {
-		n := 0
-		r.sp.Neighbours(r.cfg[order[0]], space.Hamming, func(space.Config) { n++ })
-		stalled = float64(len(r.fit)-r.lastImprove) > r.patience*float64(n)
+		if r.nbCountOf != r.lastImprove {
+			r.nbCount, r.nbCountOf = 0, r.lastImprove
+			r.sp.Neighbours(r.cfg[order[0]], space.Hamming, func(space.Config) { r.nbCount++ })
+		}
+		stalled = float64(len(r.fit)-r.lastImprove) > r.patience*float64(r.nbCount)
 	}
 	if stalled {
 		r.stalledN++
@@ -537,10 +547,11 @@ func (r *bayesRun) fit1() *bayesModel {
 	m.anyFailed = nFail > 0
 	switch {
 	case m.anyFailed && r.failForest:
-		// Up to rfMaxSamples evaluations the forest is refitted every step; past that one
-		// more evaluation hardly moves it, so it waits for n/50 more (every 32 at 1,600)
+		// The forest is refitted once n/50 evaluations have come in since the last fit
+		// (every step up to 100, every 8 at 400, every 32 at 1,600): one more evaluation
+		// hardly moves a forest of hundreds
 		n := len(r.fit)
-		if r.failFit == nil || n <= rfMaxSamples || n-r.failFitN >= n/50 {
+		if r.failFit == nil || n-r.failFitN >= max(1, n/50) {
 			r.failFit, r.failFitN = r.fitFailureForest(r.failFit), n
 		}
 		m.forest = r.failFit
@@ -562,9 +573,62 @@ func (r *bayesRun) fit1() *bayesModel {
 	if len(succ) < 2 {
 		return m
 	}
+	r.updateGP(succ)
+	m.gp = r.gp
+	if m.gp == nil {
+		return m
+	}
+	m.best = math.Inf(1)
+	transform := fitnessTransform(r.fit)
+	y := r.gpY[:0]
+	for _, i := range r.gpTrain {
+		v := transform(r.fit[i])
+		y = append(y, v)
+		m.best = min(m.best, v)
+	}
+	r.gpY = y
+	m.gp.setTargets(y)
+	if cap(r.work) < m.gp.n {
+		r.work = make([]float64, m.gp.n)
+	}
+	return m
+}
+
+// updateGP brings the Gaussian process up to date with the successful evaluations succ
+// (indices, in order). New successes are added to the model (a row of its Cholesky factor
+// each) while its hyperparameters stand and the training set stays within max_train;
+// otherwise the model is fitted anew: with hyperparameters selected again by the marginal
+// likelihood while the training set is small (under 20) or has grown by a tenth since the
+// last selection, and, once the successes pass max_train, on a training set trimmed to
+// three quarters of it: the best half of those, then the most recent others.
+func (r *bayesRun) updateGP(succ []int) {
+	d := r.enc.dim()
+	var fresh []int
+	for _, i := range succ {
+		if i >= r.gpSeen {
+			fresh = append(fresh, i)
+		}
+	}
+	r.gpSeen = len(r.fit)
+	size := len(r.gpTrain) + len(fresh)
+	reselect := r.hyper.ls == nil || size < 20 || size >= r.selectedAt+max(3, size/10)
+	if r.gp != nil && !reselect && size <= r.maxTrain {
+		n := len(r.gpTrain)
+		ok := true
+		for _, i := range fresh {
+			if ok = r.gp.extend(r.x[i*d : (i+1)*d]); !ok {
+				break
+			}
+			r.gpTrain = append(r.gpTrain, i)
+		}
+		if ok {
+			return
+		}
+		r.gpTrain = r.gpTrain[:n]
+	}
 	train := succ
 	if len(train) > r.maxTrain {
-		// the best half, then the most recent of the others
+		keepN := r.maxTrain - r.maxTrain/4
 		byFit := slices.Clone(succ)
 		slices.SortStableFunc(byFit, func(a, b int) int {
 			switch {
@@ -576,10 +640,10 @@ func (r *bayesRun) fit1() *bayesModel {
 			return 0
 		})
 		keep := map[int]bool{}
-		for _, i := range byFit[:r.maxTrain/2] {
+		for _, i := range byFit[:keepN/2] {
 			keep[i] = true
 		}
-		for j := len(succ) - 1; j >= 0 && len(keep) < r.maxTrain; j-- {
+		for j := len(succ) - 1; j >= 0 && len(keep) < keepN; j-- {
 			keep[succ[j]] = true
 		}
 		train = train[:0:0]
@@ -591,31 +655,23 @@ func (r *bayesRun) fit1() *bayesModel {
 	}
 	x := make([]float64, 0, len(train)*d)
 	y := make([]float64, 0, len(train))
-	m.best = math.Inf(1)
 	transform := fitnessTransform(r.fit)
 	for _, i := range train {
 		x = append(x, r.x[i*d:(i+1)*d]...)
-		v := transform(r.fit[i])
-		y = append(y, v)
-		m.best = min(m.best, v)
+		y = append(y, transform(r.fit[i]))
 	}
 	g := newGPData(x, d, y)
-	if r.hyper.ls == nil || len(train) < 20 || len(train) >= r.selectedAt+max(3, len(train)/10) {
+	if reselect {
 		sq := math.Sqrt(float64(max(d, 1)))
 		scales := []float64{0.05 * sq, 0.1 * sq, 0.2 * sq, 0.35 * sq, 0.6 * sq, 1.0 * sq}
 		if h, ok := gpSelect(g, scales, []float64{1e-6, 1e-3, 1e-1}, true, r.ardGain); ok {
 			r.hyper, r.selectedAt = h, len(train)
 		}
 	}
+	r.gp, r.gpTrain = nil, append(r.gpTrain[:0], train...)
 	if r.hyper.ls != nil {
-		m.gp = g.model(r.hyper)
+		r.gp = g.model(r.hyper)
 	}
-	if m.gp != nil {
-		if cap(r.work) < m.gp.n {
-			r.work = make([]float64, m.gp.n)
-		}
-	}
-	return m
 }
 
 // success is the predicted chance that c succeeds: 1 while nothing failed.
@@ -637,10 +693,14 @@ func (r *bayesRun) scoreWith(m *bayesModel, c space.Config, feas, floor float64)
 		return feas
 	}
 	mu := m.gp.predictMean(r.enc.point(c, r.pt), r.work)
-	// Both acquisitions grow with the standard deviation, which is at most the prior's:
-	// when even that cannot beat floor (the best score seen this step), the O(n^2)
-	// standard deviation is not needed and the bound is returned in its place.
+	// Both acquisitions grow with the standard deviation, which is at most the prior's,
+	// and at most what the nearest training point alone leaves of it: when even that
+	// cannot beat floor (the best score seen this step), the O(n^2) standard deviation is
+	// not needed and the bound is returned in its place.
 	if bound := r.acquisition(m, mu, m.gp.scale) * feas; bound <= floor {
+		return bound
+	}
+	if bound := r.acquisition(m, mu, m.gp.sdBound(r.work)) * feas; bound <= floor {
 		return bound
 	}
 	return r.acquisition(m, mu, m.gp.predictSD(r.work)) * feas

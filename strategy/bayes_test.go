@@ -233,7 +233,7 @@ func TestBayesFromTheCentreWinsGEMMAt25(t *testing.T) {
 // own global choice finds the way out, the default must still beat patience 0 clearly.
 func TestBayesLeavesASearchedOutBasin(t *testing.T) {
 	if testing.Short() {
-		t.Skip("30 seeds of two settings at budget 300, 50 at 200")
+		t.Skip("30 seeds of two settings at budget 300, 100 at 200")
 	}
 	runs := func(sim *simulator.Simulator, opts map[string]any, budget int, seeds []uint64) []float64 {
 		var xs []float64
@@ -266,7 +266,7 @@ func TestBayesLeavesASearchedOutBasin(t *testing.T) {
 	}
 
 	milo := popSim(t, "convolution")
-	def, none = runs(milo, nil, 200, seq(500, 50)), runs(milo, map[string]any{"patience": 0}, 200, seq(500, 50))
+	def, none = runs(milo, nil, 200, seq(500, 100)), runs(milo, map[string]any{"patience": 0}, 200, seq(500, 100))
 	m, se := mean(def), stdErr(def)
 	om, ose := mean(none), stdErr(none)
 	t.Logf("convolution_milo A100 at 200: patience 2 %.4f (se %.4f), patience 0 %.4f (se %.4f)", m, se, om, ose)

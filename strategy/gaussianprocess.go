@@ -11,16 +11,20 @@ import (
 // Inputs are points of [0, 1]^d; the model keeps them row-major in one slice so that a
 // prediction touches memory in order.
 
-// gpModel is a fitted Gaussian process.
+// gpModel is a fitted Gaussian process. Training points can be added one at a time
+// (extend): the Cholesky factor then grows by a row, O(n^2), instead of being computed
+// anew, O(n^3); the targets are set (setTargets) after the points.
 type gpModel struct {
-	d     int       // input dimension
-	x     []float64 // n points of dimension d, row-major
-	n     int
-	inv   []float64 // 1 / length scale^2 per dimension (automatic relevance determination)
-	l     []float64 // lower Cholesky factor of K + noise*I, row-major n x n
-	alpha []float64 // (K + noise*I)^-1 y
-	mean  float64   // of the raw targets
-	scale float64   // their standard deviation
+	d      int       // input dimension
+	x      []float64 // n points of dimension d, row-major
+	n      int
+	inv    []float64 // 1 / length scale^2 per dimension (automatic relevance determination)
+	noise  float64
+	l      []float64 // lower Cholesky factor of K + noise*I, row i at l[i*stride:]
+	stride int
+	alpha  []float64 // (K + noise*I)^-1 y
+	mean   float64   // of the raw targets
+	scale  float64   // their standard deviation
 }
 
 // gpHyper are a Gaussian process's hyperparameters.
@@ -119,19 +123,110 @@ func (g *gpData) logLik(h gpHyper) (ll float64, alpha []float64, ok bool) {
 	return ll, alpha, true
 }
 
-// model returns the fitted model for h, or nil when the factorisation fails.
+// logLikOf is logLik for the correlations corr of the pairs i > j (in order) and noise.
+func (g *gpData) logLikOf(corr []float64, noise float64) (float64, bool) {
+	n := g.n
+	p := 0
+	for i := range n {
+		copy(g.l[i*n:i*n+i], corr[p:p+i])
+		p += i
+		g.l[i*n+i] = 1 + noise
+	}
+	if !cholesky(g.l, n) {
+		return 0, false
+	}
+	alpha := cholSolve(g.l, n, g.y)
+	ll := -0.5 * dot(g.y, alpha)
+	for i := range n {
+		ll -= math.Log(g.l[i*n+i])
+	}
+	return ll, true
+}
+
+// model returns the fitted model for h, or nil when the factorisation fails. The model
+// has room for a quarter more points before extend reallocates its factor.
 func (g *gpData) model(h gpHyper) *gpModel {
 	_, alpha, ok := g.logLik(h)
 	if !ok {
 		return nil
 	}
-	m := &gpModel{d: g.d, n: g.n, x: append([]float64(nil), g.x...), l: slices.Clone(g.l),
-		alpha: alpha, mean: g.mean, scale: g.scale}
+	n := g.n
+	stride := n + n/4 + 8
+	m := &gpModel{d: g.d, n: n, x: append(make([]float64, 0, stride*g.d), g.x...), l: make([]float64, stride*stride),
+		stride: stride, alpha: alpha, mean: g.mean, scale: g.scale, noise: h.noise}
+	for i := range n {
+		copy(m.l[i*stride:i*stride+i+1], g.l[i*n:i*n+i+1])
+	}
 	m.inv = make([]float64, g.d)
 	for k, v := range h.ls {
 		m.inv[k] = 1 / (v * v)
 	}
 	return m
+}
+
+// extend adds training point p to the model, keeping its hyperparameters: the factor gains
+// a row. It returns false, leaving the model as it was, when the new point makes the
+// covariance numerically singular (a duplicate point with little noise). The targets
+// (setTargets) must be set again before the model predicts.
+func (g *gpModel) extend(p []float64) bool {
+	n := g.n
+	if n+1 > g.stride {
+		stride := 2*g.stride + 8
+		l := make([]float64, stride*stride)
+		for i := range n {
+			copy(l[i*stride:i*stride+i+1], g.l[i*g.stride:i*g.stride+i+1])
+		}
+		g.l, g.stride = l, stride
+	}
+	row := g.l[n*g.stride : n*g.stride+n+1]
+	for j := range n {
+		row[j] = matern52(scaledSqDist(p, g.x[j*g.d:(j+1)*g.d], g.inv))
+	}
+	// solve L v = k in place: the new row of the factor is (v, sqrt(1 + noise - v.v))
+	for i := range n {
+		s := row[i]
+		for j, lij := range g.l[i*g.stride : i*g.stride+i] {
+			s -= lij * row[j]
+		}
+		row[i] = s / g.l[i*g.stride+i]
+	}
+	dd := 1 + g.noise - dot(row[:n], row[:n])
+	if !(dd > 1e-10) {
+		return false
+	}
+	row[n] = math.Sqrt(dd)
+	g.x = append(g.x, p...)
+	g.n++
+	return true
+}
+
+// setTargets standardises the raw targets y, one per training point in order, and solves
+// for the weights of the posterior mean.
+func (g *gpModel) setTargets(y []float64) {
+	g.mean, g.scale = meanStd(y)
+	if g.scale <= 1e-12 {
+		g.scale = 1
+	}
+	a := g.alpha[:0]
+	for _, v := range y {
+		a = append(a, (v-g.mean)/g.scale)
+	}
+	n, st := g.n, g.stride
+	for i := range n {
+		s := a[i]
+		for j, lij := range g.l[i*st : i*st+i] {
+			s -= lij * a[j]
+		}
+		a[i] = s / g.l[i*st+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := a[i]
+		for j := i + 1; j < n; j++ {
+			s -= g.l[j*st+i] * a[j]
+		}
+		a[i] = s / g.l[i*st+i]
+	}
+	g.alpha = a
 }
 
 // gpSelect chooses hyperparameters by the marginal likelihood: first one length scale for
@@ -140,15 +235,31 @@ func (g *gpData) model(h gpHyper) *gpModel {
 // irrelevant). It returns the hyperparameters and false when no factorisation succeeded.
 func gpSelect(g *gpData, scales, noises []float64, ard bool, ardGain float64) (gpHyper, bool) {
 	best, bestLL, found := gpHyper{}, math.Inf(-1), false
-	ls := make([]float64, g.d)
+	// With one length scale the covariances depend on the plain squared distances, and
+	// the noises tried only change the diagonal: the correlations are computed once per
+	// scale.
+	n, d := g.n, g.d
+	r2 := make([]float64, 0, n*(n-1)/2)
+	for p := 0; p < len(g.diff); p += d {
+		t := 0.0
+		for _, v := range g.diff[p : p+d] {
+			t += v
+		}
+		r2 = append(r2, t)
+	}
+	corr := make([]float64, len(r2))
 	for _, s := range scales {
+		inv := 1 / (s * s)
+		for i, v := range r2 {
+			corr[i] = matern52(v * inv)
+		}
 		for _, nz := range noises {
-			for k := range ls {
-				ls[k] = s
-			}
-			h := gpHyper{ls: ls, noise: nz}
-			if ll, _, ok := g.logLik(h); ok && ll > bestLL {
-				best, bestLL, found = gpHyper{ls: slices.Clone(ls), noise: nz}, ll, true
+			if ll, ok := g.logLikOf(corr, nz); ok && ll > bestLL {
+				ls := make([]float64, d)
+				for k := range ls {
+					ls[k] = s
+				}
+				best, bestLL, found = gpHyper{ls: ls, noise: nz}, ll, true
 			}
 		}
 	}
@@ -185,6 +296,18 @@ func (g *gpModel) predictMean(p []float64, work []float64) float64 {
 	return g.mean + g.scale*dot(k, g.alpha)
 }
 
+// sdBound returns an upper bound of predictSD from the covariances predictMean left in
+// work, in O(n): the standard deviation given the most correlated training point alone
+// (conditioning on the others only lowers it), widened by a hair against rounding.
+func (g *gpModel) sdBound(work []float64) float64 {
+	kmax := 0.0
+	for _, k := range work[:g.n] {
+		kmax = max(kmax, k)
+	}
+	v := max(1-kmax*kmax/(1+g.noise), 1e-12)
+	return g.scale * math.Sqrt(v) * (1 + 1e-9)
+}
+
 // predictSD returns the posterior standard deviation at the point whose covariances
 // predictMean left in work; it overwrites work. It costs O(n^2), the mean O(n).
 func (g *gpModel) predictSD(work []float64) float64 {
@@ -192,11 +315,11 @@ func (g *gpModel) predictSD(work []float64) float64 {
 	// v = L^-1 k, in place; variance 1 - v.v
 	for i := range g.n {
 		s := k[i]
-		row := g.l[i*g.n : i*g.n+i]
+		row := g.l[i*g.stride : i*g.stride+i]
 		for j, lij := range row {
 			s -= lij * k[j]
 		}
-		k[i] = s / g.l[i*g.n+i]
+		k[i] = s / g.l[i*g.stride+i]
 	}
 	v := 1 - dot(k, k)
 	if v < 1e-12 {

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -75,6 +76,73 @@ func TestFitnessTransformKeepsTheOrder(t *testing.T) {
 			if !(tr(fit[i-1]) < tr(fit[i])) {
 				t.Errorf("%v: transform %v -> %v, %v -> %v is not increasing", fit, fit[i-1], tr(fit[i-1]), fit[i], tr(fit[i]))
 			}
+		}
+	}
+}
+
+// A model grown point by point (extend) predicts what a model fitted to all the points at
+// once does, also past the room it was made with.
+func TestGaussianProcessGrowsByRows(t *testing.T) {
+	const d, n0, n = 3, 5, 40
+	rng := rand.New(rand.NewPCG(1, 2))
+	var x, y []float64
+	for range n {
+		p := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		x = append(x, p...)
+		y = append(y, math.Sin(4*p[0])+p[1]*p[2])
+	}
+	h := gpHyper{ls: []float64{0.3, 0.5, 0.8}, noise: 1e-3}
+	grown := newGPData(x[:n0*d], d, y[:n0]).model(h)
+	for i := n0; i < n; i++ {
+		if !grown.extend(x[i*d : (i+1)*d]) {
+			t.Fatalf("extend failed at point %d", i)
+		}
+	}
+	grown.setTargets(y)
+	whole := newGPData(x, d, y).model(h)
+	w1, w2 := make([]float64, n), make([]float64, n)
+	for range 20 {
+		p := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		m1, s1 := grown.predict(p, w1)
+		m2, s2 := whole.predict(p, w2)
+		if math.Abs(m1-m2) > 1e-9 || math.Abs(s1-s2) > 1e-9 {
+			t.Errorf("at %v: grown %.12f ± %.12f, fitted at once %.12f ± %.12f", p, m1, s1, m2, s2)
+		}
+	}
+	// a duplicate point without noise makes the covariance singular: refused, model kept
+	h.noise = 0
+	m := newGPData(x[:n0*d], d, y[:n0]).model(h)
+	if m.extend(x[:d]) || m.n != n0 {
+		t.Errorf("extending by a duplicate point without noise: accepted (n = %d)", m.n)
+	}
+}
+
+// sdBound never falls below the standard deviation it bounds.
+func TestGaussianProcessSDBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x, y []float64
+	for range 30 {
+		x = append(x, rng.Float64(), rng.Float64())
+		y = append(y, rng.Float64())
+	}
+	for _, noise := range []float64{1e-6, 1e-3, 1e-1} {
+		m := newGPData(x, 2, y).model(gpHyper{ls: []float64{0.2, 0.4}, noise: noise})
+		work := make([]float64, m.n)
+		tight := 0
+		for range 500 {
+			p := []float64{rng.Float64(), rng.Float64()}
+			m.predictMean(p, work)
+			b := m.sdBound(work)
+			sd := m.predictSD(work)
+			if sd > b {
+				t.Fatalf("noise %g at %v: sd %.17g above its bound %.17g", noise, p, sd, b)
+			}
+			if b < 2*sd {
+				tight++
+			}
+		}
+		if tight < 200 {
+			t.Errorf("noise %g: the bound is within 2x of the sd in only %d of 500 points (want 200)", noise, tight)
 		}
 	}
 }
