@@ -305,7 +305,10 @@ func (r *bayesRun) spreadSample() (space.Config, bool) {
 		pt := r.enc.point(c, r.pt)
 		near := math.Inf(1)
 		for i := range len(r.fit) {
-			near = min(near, sqDist(pt, r.x[i*d:(i+1)*d]))
+			// no nearer than the farthest draw so far: it cannot be chosen
+			if near = min(near, sqDist(pt, r.x[i*d:(i+1)*d])); near <= bestDist {
+				break
+			}
 		}
 		if near > bestDist {
 			best, bestDist = c.Clone(), near
