@@ -6,13 +6,14 @@
 # usage: scripts/bench-grid.sh [DATA_DIR] [STRATEGIES] [MODE]
 #   DATA_DIR   recorded spaces, searched recursively for Kernel Tuner, T4 and KTT files
 #              (default ../shared/data/spaces)
-#   STRATEGIES comma-separated (default: every strategy without a surrogate model)
+#   STRATEGIES comma-separated (default: every search strategy without a surrogate model;
+#              saltelli, a sampling design for sensitivity analysis, is left out)
 #   MODE       cartesian (default) or recorded
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${1:-../shared/data/spaces}
 go build -o bin/ktune ./cmd/ktune
-strategies=${2:-$(bin/ktune help strategies | awk '/^[a-z]/ && $1 !~ /^(bruteforce|bayes|smac|auto)$/ {printf "%s%s", sep, $1; sep=","}')}
+strategies=${2:-$(bin/ktune help strategies | awk '/^[a-z]/ && $1 !~ /^(bruteforce|bayes|smac|auto|saltelli)$/ {printf "%s%s", sep, $1; sep=","}')}
 mode=${3:-cartesian}
 mapfile -t files < <(find "$data" \( -name '*.json.gz' -o -name '*.json' \) \
 	-not -path '*/kernels/*' -not -path '*/bat/*' -not -name 'space.json' \

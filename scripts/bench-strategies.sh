@@ -9,13 +9,14 @@
 #   DATA_DIR   folder with benchmark_hub/kerneltuner_{gemm,convolution,pnpoly}/*.json.gz
 #              (default ../shared/data/spaces)
 #   OUT_DIR    where the JSON, CSV and figures go (default bench-out)
-#   STRATEGIES comma-separated (default: every registered strategy but bruteforce)
+#   STRATEGIES comma-separated (default: every registered strategy but bruteforce and
+#              saltelli, a sampling design for sensitivity analysis)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${1:-../shared/data/spaces}
 out=${2:-bench-out}
 go build -o bin/ktune ./cmd/ktune
-strategies=${3:-$(bin/ktune help strategies | awk '/^[a-z]/ && $1 != "bruteforce" {printf "%s%s", sep, $1; sep=","}')}
+strategies=${3:-$(bin/ktune help strategies | awk '/^[a-z]/ && $1 != "bruteforce" && $1 != "saltelli" {printf "%s%s", sep, $1; sep=","}')}
 mkdir -p "$out"
 files=("$data"/benchmark_hub/kerneltuner_{gemm,convolution,pnpoly}/*.json.gz)
 for mode in cartesian recorded; do
