@@ -602,8 +602,9 @@ func (r *bayesRun) fit1() *bayesModel {
 // each) while its hyperparameters stand and the training set stays within max_train;
 // otherwise the model is fitted anew: with hyperparameters selected again by the marginal
 // likelihood while the training set is small (under 20) or has grown by a tenth since the
-// last selection, and, once the successes pass max_train, on a training set trimmed to
-// three quarters of it: the best half of those, then the most recent others.
+// last selection (up to max_train successes), and, once the successes pass max_train, on
+// a training set trimmed to three quarters of it: the best half of those, then the most
+// recent others.
 func (r *bayesRun) updateGP(succ []int) {
 	d := r.enc.dim()
 	var fresh []int
@@ -614,7 +615,10 @@ func (r *bayesRun) updateGP(succ []int) {
 	}
 	r.gpSeen = len(r.fit)
 	size := len(r.gpTrain) + len(fresh)
-	reselect := r.hyper.ls == nil || size < 20 || size >= r.selectedAt+max(3, size/10)
+	// Past max_train successes the hyperparameters stand: the trimmed training sets that
+	// follow are no larger than the one they were selected on.
+	reselect := r.hyper.ls == nil ||
+		len(succ) <= r.maxTrain && (size < 20 || size >= r.selectedAt+max(3, size/10))
 	if r.gp != nil && !reselect && size <= r.maxTrain {
 		n := len(r.gpTrain)
 		ok := true
