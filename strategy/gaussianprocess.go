@@ -112,15 +112,7 @@ func (g *gpData) logLik(h gpHyper) (ll float64, alpha []float64, ok bool) {
 		}
 		g.l[i*n+i] = 1 + h.noise
 	}
-	if !cholesky(g.l, n) {
-		return 0, nil, false
-	}
-	alpha = cholSolve(g.l, n, g.y)
-	ll = -0.5 * dot(g.y, alpha)
-	for i := range n {
-		ll -= math.Log(g.l[i*n+i])
-	}
-	return ll, alpha, true
+	return g.factor()
 }
 
 // logLikOf is logLik for the correlations corr of the pairs i > j (in order) and noise.
@@ -132,15 +124,23 @@ func (g *gpData) logLikOf(corr []float64, noise float64) (float64, bool) {
 		p += i
 		g.l[i*n+i] = 1 + noise
 	}
+	ll, _, ok := g.factor()
+	return ll, ok
+}
+
+// factor factors the covariance logLik or logLikOf left in g.l's lower triangle in place
+// and returns the log marginal likelihood and alpha.
+func (g *gpData) factor() (ll float64, alpha []float64, ok bool) {
+	n := g.n
 	if !cholesky(g.l, n) {
-		return 0, false
+		return 0, nil, false
 	}
-	alpha := cholSolve(g.l, n, g.y)
-	ll := -0.5 * dot(g.y, alpha)
+	alpha = cholSolve(g.l, n, g.y)
+	ll = -0.5 * dot(g.y, alpha)
 	for i := range n {
 		ll -= math.Log(g.l[i*n+i])
 	}
-	return ll, true
+	return ll, alpha, true
 }
 
 // model returns the fitted model for h, or nil when the factorisation fails. The model
