@@ -152,11 +152,8 @@ func (g *gpData) model(h gpHyper) *gpModel {
 	}
 	n := g.n
 	stride := n + n/4 + 8
-	m := &gpModel{d: g.d, n: n, x: append(make([]float64, 0, stride*g.d), g.x...), l: make([]float64, stride*stride),
+	m := &gpModel{d: g.d, n: n, x: append(make([]float64, 0, stride*g.d), g.x...), l: restride(g.l, n, n, stride),
 		stride: stride, alpha: alpha, mean: g.mean, scale: g.scale, noise: h.noise}
-	for i := range n {
-		copy(m.l[i*stride:i*stride+i+1], g.l[i*n:i*n+i+1])
-	}
 	m.inv = make([]float64, g.d)
 	for k, v := range h.ls {
 		m.inv[k] = 1 / (v * v)
@@ -172,24 +169,14 @@ func (g *gpModel) extend(p []float64) bool {
 	n := g.n
 	if n+1 > g.stride {
 		stride := 2*g.stride + 8
-		l := make([]float64, stride*stride)
-		for i := range n {
-			copy(l[i*stride:i*stride+i+1], g.l[i*g.stride:i*g.stride+i+1])
-		}
-		g.l, g.stride = l, stride
+		g.l, g.stride = restride(g.l, g.stride, n, stride), stride
 	}
 	row := g.l[n*g.stride : n*g.stride+n+1]
 	for j := range n {
 		row[j] = matern52(scaledSqDist(p, g.x[j*g.d:(j+1)*g.d], g.inv))
 	}
 	// solve L v = k in place: the new row of the factor is (v, sqrt(1 + noise - v.v))
-	for i := range n {
-		s := row[i]
-		for j, lij := range g.l[i*g.stride : i*g.stride+i] {
-			s -= lij * row[j]
-		}
-		row[i] = s / g.l[i*g.stride+i]
-	}
+	forwardSolve(g.l, g.stride, row[:n])
 	dd := 1 + g.noise - dot(row[:n], row[:n])
 	if !(dd > 1e-10) {
 		return false
@@ -211,21 +198,8 @@ func (g *gpModel) setTargets(y []float64) {
 	for _, v := range y {
 		a = append(a, (v-g.mean)/g.scale)
 	}
-	n, st := g.n, g.stride
-	for i := range n {
-		s := a[i]
-		for j, lij := range g.l[i*st : i*st+i] {
-			s -= lij * a[j]
-		}
-		a[i] = s / g.l[i*st+i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		s := a[i]
-		for j := i + 1; j < n; j++ {
-			s -= g.l[j*st+i] * a[j]
-		}
-		a[i] = s / g.l[i*st+i]
-	}
+	forwardSolve(g.l, g.stride, a)
+	backSolve(g.l, g.stride, a)
 	g.alpha = a
 }
 
@@ -313,14 +287,7 @@ func (g *gpModel) sdBound(work []float64) float64 {
 func (g *gpModel) predictSD(work []float64) float64 {
 	k := work[:g.n]
 	// v = L^-1 k, in place; variance 1 - v.v
-	for i := range g.n {
-		s := k[i]
-		row := g.l[i*g.stride : i*g.stride+i]
-		for j, lij := range row {
-			s -= lij * k[j]
-		}
-		k[i] = s / g.l[i*g.stride+i]
-	}
+	forwardSolve(g.l, g.stride, k)
 	v := 1 - dot(k, k)
 	if v < 1e-12 {
 		v = 1e-12
@@ -352,24 +319,45 @@ func cholesky(a []float64, n int) bool {
 	return true
 }
 
-// cholSolve solves (L L^T) x = b for the lower Cholesky factor l.
+// cholSolve solves (L L^T) x = b for the lower Cholesky factor l (row-major n x n).
 func cholSolve(l []float64, n int, b []float64) []float64 {
 	x := append([]float64(nil), b...)
-	for i := range n {
-		s := x[i]
-		for j := range i {
-			s -= l[i*n+j] * x[j]
-		}
-		x[i] = s / l[i*n+i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		s := x[i]
-		for j := i + 1; j < n; j++ {
-			s -= l[j*n+i] * x[j]
-		}
-		x[i] = s / l[i*n+i]
-	}
+	forwardSolve(l, n, x)
+	backSolve(l, n, x)
 	return x
+}
+
+// forwardSolve solves L v = x in place for the lower triangular L whose row i starts at
+// l[i*stride], len(x) being its size.
+func forwardSolve(l []float64, stride int, x []float64) {
+	for i := range x {
+		s := x[i]
+		for j, lij := range l[i*stride : i*stride+i] {
+			s -= lij * x[j]
+		}
+		x[i] = s / l[i*stride+i]
+	}
+}
+
+// backSolve solves L^T v = x in place, L as for forwardSolve.
+func backSolve(l []float64, stride int, x []float64) {
+	for i := len(x) - 1; i >= 0; i-- {
+		s := x[i]
+		for j := i + 1; j < len(x); j++ {
+			s -= l[j*stride+i] * x[j]
+		}
+		x[i] = s / l[i*stride+i]
+	}
+}
+
+// restride copies the first n rows of the lower triangular matrix l, row i at
+// l[i*from], into a new one with room for stride rows of stride values.
+func restride(l []float64, from, n, stride int) []float64 {
+	out := make([]float64, stride*stride)
+	for i := range n {
+		copy(out[i*stride:i*stride+i+1], l[i*from:i*from+i+1])
+	}
+	return out
 }
 
 func dot(a, b []float64) float64 {
