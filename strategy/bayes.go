@@ -37,7 +37,8 @@ var bayesFactory = Factory{
 		"of valid configurations and the neighbours of the best ones, refined by a hill " +
 		"climb of the acquisition. While the best has stalled for patience neighbourhoods, " +
 		"local steps pause and every third step explores instead: the unevaluated " +
-		"configuration farthest from every evaluated one, of a few random draws. Strongest " +
+		"configuration farthest from every evaluated one, of a few random draws; of the " +
+		"others every second is a local step in another basin (other_basins). Strongest " +
 		"at small budgets " +
 		"(up to a few hundred evaluations); the model's cost grows with the evaluations, so " +
 		"it keeps at most max_train of them in the model.",
