@@ -482,21 +482,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 	if !stalled && len(order) > 0 && math.Floor(float64(r.steps)*r.local) > math.Floor(float64(r.steps-1)*r.local) {
 		for _, nb := range r.localNeighbourhoods() {
 			for _, i := range order[:min(len(order), 5)] {
-				var pick space.Config
-				bestScore := math.Inf(-1)
-				r.sp.Neighbours(r.cfg[i], nb, func(n space.Config) {
-					if !r.sp.Contains(n) || r.isSeen(n) {
-						return
-					}
-					succ := r.success(m, n)
-					if succ < r.minSuccLoc {
-						return
-					}
-					if s := r.scoreWith(m, n, succ, bestScore); s > bestScore || pick == nil {
-						pick, bestScore = n.Clone(), s
-					}
-				})
-				if pick != nil {
+				if pick := r.bestNeighbour(m, r.cfg[i], nb); pick != nil {
 					return pick, true
 				}
 			}
@@ -583,25 +569,31 @@ func (r *bayesRun) otherBasinStep(m *bayesModel, order []int) (space.Config, boo
 		if tried++; tried > 20 {
 			break
 		}
-		var pick space.Config
-		bestScore := math.Inf(-1)
-		r.sp.Neighbours(c, r.nb, func(n space.Config) {
-			if !r.sp.Contains(n) || r.isSeen(n) {
-				return
-			}
-			succ := r.success(m, n)
-			if succ < r.minSuccLoc {
-				return
-			}
-			if s := r.scoreWith(m, n, succ, bestScore); s > bestScore || pick == nil {
-				pick, bestScore = n.Clone(), s
-			}
-		})
-		if pick != nil {
+		if pick := r.bestNeighbour(m, c, r.nb); pick != nil {
 			return pick, true
 		}
 	}
 	return nil, false
+}
+
+// bestNeighbour is the local steps' choice around c: its best-scoring valid unevaluated
+// neighbour in nb whose chance of success reaches min_success_local; nil when none does.
+func (r *bayesRun) bestNeighbour(m *bayesModel, c space.Config, nb space.Neighbourhood) space.Config {
+	var pick space.Config
+	bestScore := math.Inf(-1)
+	r.sp.Neighbours(c, nb, func(n space.Config) {
+		if !r.sp.Contains(n) || r.isSeen(n) {
+			return
+		}
+		succ := r.success(m, n)
+		if succ < r.minSuccLoc {
+			return
+		}
+		if s := r.scoreWith(m, n, succ, bestScore); s > bestScore || pick == nil {
+			pick, bestScore = n.Clone(), s
+		}
+	})
+	return pick
 }
 
 // fit1 builds the step's model from the evaluations so far.
