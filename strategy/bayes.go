@@ -454,7 +454,8 @@ func (r *bayesRun) next() (space.Config, bool) {
 	// looked at. Recorded mode, the eight kernel families in ../shared/data, seeds 101-130,
 	// at 100 / 200 / 400: mean 0.976 / 0.990 / 0.997 against 0.977 / 0.987 / 0.995 without,
 	// convolution_milo 0.860 / 0.931 / 0.974 against 0.870 / 0.913 / 0.960 (its MI250X
-	// 1.000 against 0.913 at 300); cartesian mode (seeds 1-20) level at 200 / 400.
+	// 1.000 against 0.913 at 300); cartesian mode (seeds 1-20) level at 200 / 400, though
+	// convolution_milo's A100 loses there at 200 (0.795 against 0.834 over 100 seeds).
 	r.steps++
 	stalled := false
 	if r.patience > 0 && len(order) > 0 {
