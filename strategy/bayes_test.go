@@ -191,6 +191,38 @@ func TestBayesPassesOverLikelyFailures(t *testing.T) {
 	}
 }
 
+// min_success_local's default follows the budget (Table III's columns): 0.5 below 200
+// evaluations, 0.3 from 200. A run with the default makes the same choices as one with the
+// value given explicitly, and the two values lead to different runs on cartesian GEMM,
+// where most neighbours fail.
+func TestBayesMinSuccessLocalFollowsTheBudget(t *testing.T) {
+	sim := popSim(t, "gemm")
+	configs := func(opts map[string]any, budget int, seed uint64) [][]int {
+		var cs [][]int
+		for _, h := range popRun(t, sim, "bayes", opts, budget, seed).History {
+			cs = append(cs, slices.Clone(h.Config))
+		}
+		return cs
+	}
+	same := func(a, b [][]int) bool { return slices.EqualFunc(a, b, slices.Equal[[]int]) }
+	for _, tc := range []struct {
+		budget      int
+		want, other float64
+	}{{100, 0.5, 0.3}, {200, 0.3, 0.5}} {
+		differs := false
+		for seed := uint64(1); seed <= 3; seed++ {
+			def := configs(nil, tc.budget, seed)
+			if !same(def, configs(map[string]any{"min_success_local": tc.want}, tc.budget, seed)) {
+				t.Errorf("budget %d, seed %d: the default run differs from min_success_local=%v", tc.budget, seed, tc.want)
+			}
+			differs = differs || !same(def, configs(map[string]any{"min_success_local": tc.other}, tc.budget, seed))
+		}
+		if !differs {
+			t.Errorf("budget %d: min_success_local=%v made the same 3 runs as the default (%v): the test cannot tell them apart", tc.budget, tc.other, tc.want)
+		}
+	}
+}
+
 // At 25 evaluations on GEMM in cartesian mode, starting at the centre makes bayes better
 // than basin hopping (seed 000's best algorithm there, with its Table III settings), than
 // random sampling and than itself started at random: by more than two standard errors of
