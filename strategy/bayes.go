@@ -123,14 +123,8 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.maxTrain < 4 {
 		return nil, fmt.Errorf("option max_train: %d is below 4", b.maxTrain)
 	}
-	if _, set := opts["local"]; set {
-		b.local.set = true
-		if b.local.v, err = opts.Float("local", 0); err != nil {
-			return nil, err
-		}
-	}
-	if !(b.local.v >= 0 && b.local.v <= 1) {
-		return nil, fmt.Errorf("option local: %v is not in [0, 1]", b.local.v)
+	if b.local, err = optShare(opts, "local"); err != nil {
+		return nil, err
 	}
 	if b.adjFirst, err = opts.Bool("adjacent_first", false); err != nil {
 		return nil, err
@@ -146,22 +140,13 @@ func newBayes(opts Options) (Strategy, error) {
 	if !(b.ardGain >= 0) || math.IsInf(b.ardGain, 0) {
 		return nil, fmt.Errorf("option ard_gain: %v is not a finite number >= 0", b.ardGain)
 	}
-	if b.minSucc, err = opts.Float("min_success", 0.5); err != nil {
+	minSucc, err := optShare(opts, "min_success")
+	if err != nil {
 		return nil, err
 	}
-	if _, set := opts["min_success_local"]; set {
-		b.minSuccLoc.set = true
-		if b.minSuccLoc.v, err = opts.Float("min_success_local", 0); err != nil {
-			return nil, err
-		}
-	}
-	for _, o := range []struct {
-		name string
-		v    float64
-	}{{"min_success", b.minSucc}, {"min_success_local", b.minSuccLoc.v}} {
-		if !(o.v >= 0 && o.v <= 1) {
-			return nil, fmt.Errorf("option %s: %v is not in [0, 1]", o.name, o.v)
-		}
+	b.minSucc = minSucc.or(0.5)
+	if b.minSuccLoc, err = optShare(opts, "min_success_local"); err != nil {
+		return nil, err
 	}
 	if b.otherBasins, err = opts.Int("other_basins", 2); err != nil {
 		return nil, err

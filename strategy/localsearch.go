@@ -101,6 +101,18 @@ func optFraction(opts Options, name string) (optional[float64], error) {
 	return optional[float64]{v, true}, err
 }
 
+// optShare reads an option that must lie in [0, 1]: a share or a probability.
+func optShare(opts Options, name string) (optional[float64], error) {
+	if _, set := opts[name]; !set {
+		return optional[float64]{}, nil
+	}
+	v, err := opts.Float(name, 0)
+	if err == nil && !(v >= 0 && v <= 1) {
+		err = fmt.Errorf("option %s: %v is not in [0, 1]", name, v)
+	}
+	return optional[float64]{v, true}, err
+}
+
 func optBool(opts Options, name string) (optional[bool], error) {
 	if _, set := opts[name]; !set {
 		return optional[bool]{}, nil
