@@ -45,8 +45,24 @@ var autoFactory = Factory{
 		"spaces (BENCHMARKS.md): Gaussian-process Bayesian optimisation (bayes) up to a " +
 		"budget of 400 evaluations and without a budget; above 400, bayes for 40% of the " +
 		"budget, then simulated annealing (annealing, with its defaults for the whole " +
-		"budget) starting from the best configuration bayes found. The default of ktune tune.",
-	New: func(Options) (Strategy, error) { return auto{}, nil },
+		"budget) starting from the best configuration bayes found. Where a repeated " +
+		"configuration is measured anew (seed 000's stochastic fitness), the last part of " +
+		"the budget (confirm) measures the best candidates again, so that the configuration " +
+		"reported held up over several measurements. The default of ktune tune.",
+	Options: []Option{
+		{Name: "confirm", Default: "0.1",
+			Doc: "most of the budget, a share in [0, 1), kept for measuring the best candidates again when measurements are noisy (a repeat is measured anew rather than answered from the cache: found out at the first success by asking for it again, which costs nothing where repeats are cached); the share kept is 5 times the relative difference of those two measurements, up to this; the candidates are measured 3 times each, lowest mean first; 0 never"},
+	},
+	New: func(opts Options) (Strategy, error) {
+		confirm, err := opts.Float("confirm", 0.1)
+		if err != nil {
+			return nil, err
+		}
+		if !(confirm >= 0 && confirm < 1) {
+			return nil, fmt.Errorf("option confirm: %v is not a share of the budget in [0, 1)", confirm)
+		}
+		return auto{confirm: confirm}, nil
+	},
 }
 
 // startable is a strategy that can begin at a given configuration, so that it can take
@@ -55,11 +71,22 @@ type startable interface {
 	startingAt(c space.Config) Strategy
 }
 
-type auto struct{}
+type auto struct {
+	confirm float64 // share of the budget kept for confirmation under noisy measurements
+}
 
 func (auto) Name() string { return "auto" }
 
-func (auto) Run(ctx context.Context, p Problem) error {
+func (a auto) Run(ctx context.Context, p Problem) error {
+	w := newNoiseWatch(p, a.confirm)
+	if err := a.search(ctx, w); err != nil {
+		return err
+	}
+	return w.confirm(ctx)
+}
+
+// search runs the row of autoChoice for the budget.
+func (auto) search(ctx context.Context, p Problem) error {
 	row := autoFor(p.Budget())
 	s, err := New(row.strategy, nil)
 	if err != nil {

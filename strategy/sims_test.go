@@ -20,9 +20,16 @@ var (
 // recordedSim returns the simulator of the Kernel Tuner recording at path in mode.
 func recordedSim(tb testing.TB, path string, mode simulator.Mode) *simulator.Simulator {
 	tb.Helper()
+	return recordedSimWith(tb, path, simulator.Options{Mode: mode})
+}
+
+// recordedSimWith returns the simulator of the Kernel Tuner recording at path with opts
+// (mode and fitness; the seed is set per run with WithSeed).
+func recordedSimWith(tb testing.TB, path string, opts simulator.Options) *simulator.Simulator {
+	tb.Helper()
 	recordedSimsMu.Lock()
 	defer recordedSimsMu.Unlock()
-	key := path + "\x00" + mode.String()
+	key := path + "\x00" + opts.Mode.String() + "\x00" + opts.Fitness.String()
 	if s, ok := recordedSims[key]; ok {
 		return s
 	}
@@ -35,7 +42,7 @@ func recordedSim(tb testing.TB, path string, mode simulator.Mode) *simulator.Sim
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sim, err := simulator.New(rec, simulator.Options{Mode: mode})
+	sim, err := simulator.New(rec, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -65,7 +65,7 @@ type Summary struct {
 	Strategy      string        // the strategy's name
 	Seed          uint64        // the seed that reproduces the session
 	Best          space.Config  // best configuration found; nil when none succeeded
-	BestObjective float64       // its objective; NaN when none succeeded
+	BestObjective float64       // its objective (with NoCache, the mean of its measurements); NaN when none succeeded
 	Evaluations   int           // evaluations counted against the budget
 	Distinct      int           // distinct configurations evaluated
 	Requests      int           // configurations the strategy asked for, repeats included
@@ -97,10 +97,13 @@ type Session struct {
 	cache      map[int]int32 // space index -> first entry in history
 	history    []Evaluated
 	best       int // entry in history; -1 when none succeeded
-	evals      int
-	requests   int
-	stop       StopReason
-	err        error
+	// With NoCache a configuration may be measured several times: noisy judges the best
+	// (measured.go), and best is then the configuration's first entry in history.
+	noisy    *measurements
+	evals    int
+	requests int
+	stop     StopReason
+	err      error
 
 	at *askTell // set by Start
 }
@@ -231,7 +234,7 @@ func (s *Session) Summary() Summary {
 	}
 	if s.best >= 0 {
 		sum.Best = s.history[s.best].Config
-		sum.BestObjective = s.history[s.best].Evaluation.Objective
+		sum.BestObjective = s.bestObjectiveLocked()
 	}
 	return sum
 }
@@ -312,7 +315,12 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		s.cache[idx] = int32(h)
 	}
 	s.evals++
-	if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
+	if s.opts.NoCache {
+		if s.noisy == nil {
+			s.noisy = newMeasurements()
+		}
+		s.best = s.noisy.add(idx, h, f, e.Objective)
+	} else if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
 		s.best = h
 	}
 	if s.stop == "" {
@@ -352,6 +360,9 @@ func fitnessOf(e *result.Evaluation, maximize bool) float64 {
 func (s *Session) bestObjectiveLocked() float64 {
 	if s.best < 0 {
 		return math.NaN()
+	}
+	if s.opts.NoCache {
+		return s.noisy.bestObjective()
 	}
 	return s.history[s.best].Evaluation.Objective
 }

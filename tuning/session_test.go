@@ -1,6 +1,7 @@
 package tuning_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -747,6 +748,108 @@ func TestNoCacheEvaluatesRepeatsAgain(t *testing.T) {
 	}
 	if mean, _ := sim.Objective(c); mean == sum.BestObjective {
 		t.Errorf("best objective is the recorded mean %v; stochastic fitness must report samples", mean)
+	}
+}
+
+// With NoCache a configuration measured several times is judged by its measurements, not
+// by its luckiest one: on the point-in-polygon recording of the RTX 2080 Ti, whose samples
+// of one configuration range over a factor of three, the best of the session is the
+// configuration whose mean plus one standard error (the pooled relative standard deviation
+// of the configurations measured more than once, over the square root of its own count) is
+// lowest, and its objective is its mean. Measured once each, the configurations are
+// judged by their single measurements.
+func TestNoCacheJudgesTheBestByItsMeasurements(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{Fitness: simulator.Stochastic, Seed: 4})
+	sp := sim.Space()
+	// the ten best configurations by recorded mean
+	type ranked struct {
+		i    int
+		mean float64
+	}
+	var all []ranked
+	for i := range sp.Len() {
+		if m, ok := sim.Objective(sp.At(i, nil)); ok {
+			all = append(all, ranked{i, m})
+		}
+	}
+	slices.SortFunc(all, func(a, b ranked) int { return cmp.Compare(a.mean, b.mean) })
+	measure := func(times func(k int) int) tuning.Summary {
+		total := 0
+		for k := range 10 {
+			total += times(k)
+		}
+		script := strategyFunc(func(ctx context.Context, p strategy.Problem) error {
+			for k := range 10 {
+				c := sp.At(all[k].i, nil)
+				for range times(k) {
+					if _, err := p.Evaluate(ctx, c); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		sum, err := run(t, sp, script, sim, tuning.Options{Budget: total, NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+
+	// the k-th best measured k+1 times
+	sum := measure(func(k int) int { return k + 1 })
+	samples := map[string][]float64{}
+	luckiest, luckiestObj := "", math.Inf(1)
+	for _, h := range sum.History {
+		k := sp.Format(h.Config)
+		samples[k] = append(samples[k], h.Evaluation.Objective)
+		if h.Evaluation.Objective < luckiestObj {
+			luckiest, luckiestObj = k, h.Evaluation.Objective
+		}
+	}
+	means := map[string]float64{}
+	ss, dof := 0.0, 0.0
+	for k, xs := range samples {
+		m := 0.0
+		for _, x := range xs {
+			m += x
+		}
+		m /= float64(len(xs))
+		means[k] = m
+		for _, x := range xs {
+			ss += (x - m) * (x - m) / (m * m)
+		}
+		dof += float64(len(xs) - 1)
+	}
+	rel := math.Sqrt(ss / dof)
+	want, wantScore, lowestMean := "", math.Inf(1), ""
+	for k, m := range means {
+		if sc := m + rel*m/math.Sqrt(float64(len(samples[k]))); sc < wantScore {
+			want, wantScore = k, sc
+		}
+		if lowestMean == "" || m < means[lowestMean] {
+			lowestMean = k
+		}
+	}
+	if want == luckiest || want == lowestMean {
+		t.Fatalf("the best by score is also the luckiest measurement's (%s) or the lowest mean's (%s): the test needs a seed where they differ", luckiest, lowestMean)
+	}
+	if got := sp.Format(sum.Best); got != want || math.Abs(sum.BestObjective-means[want]) > 1e-12*means[want] {
+		t.Errorf("best %s at %v; want %s, whose %d measurements average %v (relative noise %.3f; the luckiest single measurement, %v, is %s's, the lowest mean %s's)",
+			got, sum.BestObjective, want, len(samples[want]), means[want], rel, luckiestObj, luckiest, lowestMean)
+	}
+
+	// each measured once: no noise seen, the lowest measurement wins
+	once := measure(func(int) int { return 1 })
+	low := once.History[0]
+	for _, h := range once.History {
+		if h.Evaluation.Objective < low.Evaluation.Objective {
+			low = h
+		}
+	}
+	if !slices.Equal(once.Best, low.Config) || once.BestObjective != low.Evaluation.Objective {
+		t.Errorf("measured once each: best %s at %v, want the lowest measurement, %s at %v",
+			sp.Format(once.Best), once.BestObjective, sp.Format(low.Config), low.Evaluation.Objective)
 	}
 }
 

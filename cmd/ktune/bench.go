@@ -49,9 +49,10 @@ built-in defaults: --strategies 'firstmls,tuned=firstmls' --defaults tuned=first
 Fitness (seed 000, section V): deterministic answers every evaluation with the recorded
 objective (the mean of the recorded runs), and a repeated configuration comes from the
 session's cache for free; stochastic answers with one recorded timing sample drawn anew per
-evaluation, and a repeat is a new measurement that costs budget (what irace is built for).
-Either way a run is scored by the recorded mean objective of the best configuration it
-found.`,
+evaluation, and a repeat is a new measurement that costs budget (what irace is built for);
+a run's best configuration is then the one whose measurements' mean, plus one standard
+error from the noise its repeated configurations show, is lowest. Either way a run is
+scored by the recorded mean objective of the best configuration it found.`,
 		run: runBench,
 	})
 }

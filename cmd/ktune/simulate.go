@@ -38,7 +38,10 @@ fitness and still cost an evaluation (the setting of seed 000).
 Fitness: deterministic answers with the recorded objective (the mean of the recorded runs)
 and repeats come from the cache for free; stochastic answers with one recorded timing
 sample per evaluation, and a repeat is a new measurement that costs budget (seed 000's
-stochastic experiment). Runs are scored on the recorded mean either way.
+stochastic experiment). Under stochastic fitness a run's best configuration is the one
+whose measurements' mean, plus one standard error from the noise its repeated
+configurations show, is lowest, so one lucky sample does not win over a configuration
+measured again. Runs are scored on the recorded mean either way.
 Strategy options: --option name=value (repeatable); see 'ktune help strategies'.
 --defaults FILE takes the strategy and its options for the budget from a file written by
 'ktune hypertune' (the largest budget column not above --budget); --option values win over
