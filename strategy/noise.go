@@ -69,7 +69,7 @@ func (w *noiseWatch) Evaluate(ctx context.Context, c space.Config) (float64, err
 	if w.Problem.Remaining() < before {
 		w.add(c, f)
 	}
-	if !w.probed && !math.IsInf(f, 1) {
+	if !w.probed && w.share > 0 && !math.IsInf(f, 1) {
 		w.probed = true
 		w.probe(ctx, c)
 	}

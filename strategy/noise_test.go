@@ -90,3 +90,13 @@ func TestAutoProbeIsFreeWithoutNoise(t *testing.T) {
 		}
 	}
 }
+
+// With confirm 0 auto keeps nothing back and does not probe: under noise its run is
+// bayes's, measurement for measurement.
+func TestAutoWithoutConfirmIsItsStrategyUnderNoise(t *testing.T) {
+	a := noisyRun(t, popRecordings["pnpoly"], "auto", map[string]any{"confirm": 0}, 100, 3)
+	b := noisyRun(t, popRecordings["pnpoly"], "bayes", nil, 100, 3)
+	if !slices.EqualFunc(a.History, b.History, sameConfig) {
+		t.Error("auto with confirm 0 measured otherwise than bayes")
+	}
+}
