@@ -14,8 +14,9 @@ import (
 // mean: on the recorded point-in-polygon spaces of the RTX 2080 Ti and TITAN RTX a
 // configuration's samples range over a factor of three, and the fastest sample of some 700
 // configurations beats the optimum's mean. The best single measurement of a run is then
-// the luckiest, not the best configuration, and the session, which judges a configuration
-// measured several times by its mean, reports it unless it is measured again.
+// the luckiest, not the best configuration. The session judges a configuration measured
+// several times by its mean and the noise the repeats show (tuning, measured.go), so a
+// lucky measurement stops winning once it is measured again.
 //
 // noiseWatch finds out which kind of session it is in, without costing anything where
 // repeats are free: at the strategy's first successful evaluation it asks for the same
