@@ -1,13 +1,11 @@
 package strategy_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
-	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
 
@@ -16,19 +14,7 @@ import (
 func noisyRun(t *testing.T, path string, name string, opts map[string]any, budget int, seed uint64) tuning.Summary {
 	t.Helper()
 	sim := recordedSimWith(t, path, simulator.Options{Mode: simulator.Cartesian, Fitness: simulator.Stochastic})
-	st, err := strategy.New(name, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tuning.New(sim.Space(), st, sim.WithSeed(seed), tuning.Options{Budget: budget, Seed: seed, NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := sess.Run(context.Background())
-	if err != nil {
-		t.Fatalf("%s seed %d: %v", name, seed, err)
-	}
-	return sum
+	return popRun(t, sim, name, opts, budget, seed)
 }
 
 // measurements counts how often each configuration of a history was measured.

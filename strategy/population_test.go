@@ -37,8 +37,9 @@ func popRun(t testing.TB, sim *simulator.Simulator, name string, opts map[string
 	if err != nil {
 		t.Fatalf("%v (is %s in registry.go's builtin list?)", err, name)
 	}
-	sess, err := tuning.New(sim.Space(), st, sim.WithSeed(seed),
-		tuning.Options{Budget: budget, Seed: seed, Maximize: sim.Maximize()})
+	// under stochastic fitness a repeat is measured anew, as in simulator.Repeat
+	sess, err := tuning.New(sim.Space(), st, sim.WithSeed(seed), tuning.Options{Budget: budget, Seed: seed,
+		Maximize: sim.Maximize(), NoCache: sim.Options().Fitness == simulator.Stochastic})
 	if err != nil {
 		t.Fatal(err)
 	}

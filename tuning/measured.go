@@ -20,11 +20,9 @@ const bestSE = 1
 
 // measurements are the measurements of a session under NoCache, per space index.
 type measurements struct {
-	by        map[int]*measured
-	ss, dof   float64 // pooled relative squared deviations and their degrees of freedom
-	best      int     // space index of the best configuration; -1 while none succeeded
-	bestEntry int     // its first entry in the session's history
-	first     map[int]int
+	by      map[int]*measured
+	ss, dof float64 // pooled relative squared deviations and their degrees of freedom
+	best    int     // space index of the best configuration; -1 while none succeeded
 }
 
 // measured is what the measurements of one configuration add up to: Welford's running mean
@@ -38,7 +36,7 @@ type measured struct {
 }
 
 func newMeasurements() *measurements {
-	return &measurements{by: map[int]*measured{}, best: -1, bestEntry: -1}
+	return &measurements{by: map[int]*measured{}, best: -1}
 }
 
 // relVar is the configuration's contribution to the pooled relative variance.
@@ -87,23 +85,26 @@ func (ms *measurements) add(idx, h int, f, obj float64) int {
 	if m.n >= 2 && !m.failed {
 		ms.dof += float64(m.n - 1)
 	}
-	if m.n == 1 && ms.best >= 0 && ms.best != idx {
+	if m.n == 1 && ms.best >= 0 {
 		// a new configuration leaves the noise as it was: compare it with the best
 		if ms.score(m) < ms.score(ms.by[ms.best]) {
-			ms.best, ms.bestEntry = idx, m.entry
+			ms.best = idx
 		}
-		return ms.bestEntry
+		return ms.by[ms.best].entry
 	}
-	// a repeat changes the noise, and so every configuration's score
-	ms.best, ms.bestEntry = -1, -1
+	// a repeat changes the noise, and so every configuration's score; ties go to the
+	// configuration measured first
+	ms.best = -1
 	bestScore := math.Inf(1)
 	for i, c := range ms.by {
-		sc := ms.score(c)
-		if sc < bestScore || (sc == bestScore && sc < math.Inf(1) && c.entry < ms.bestEntry) {
-			ms.best, ms.bestEntry, bestScore = i, c.entry, sc
+		if sc := ms.score(c); sc < bestScore || (sc == bestScore && ms.best >= 0 && c.entry < ms.by[ms.best].entry) {
+			ms.best, bestScore = i, sc
 		}
 	}
-	return ms.bestEntry
+	if ms.best < 0 {
+		return -1
+	}
+	return ms.by[ms.best].entry
 }
 
 // bestObjective is the mean objective of the best configuration's measurements.
