@@ -368,6 +368,10 @@ func TestModelStrategiesRejectBadOptions(t *testing.T) {
 		{"bayes", map[string]any{"start": "middle"}},
 		{"bayes", map[string]any{"patience": -1}},
 		{"bayes", map[string]any{"other_basins": -1}},
+		{"auto", map[string]any{"confirm": 1}},
+		{"auto", map[string]any{"confirm": -0.1}},
+		{"auto", map[string]any{"confirm": "some"}},
+		{"auto", map[string]any{"patience": 2}},
 	}
 	for _, b := range bad {
 		if _, err := strategy.New(b.name, b.opts); err == nil {
