@@ -24,7 +24,7 @@ import (
 // been; a new measurement costs one evaluation and shows the fitness is noisy. From then on
 // the watch keeps the last reserve evaluations of the budget from the strategy, and keeps
 // the sum of the measurements of every configuration, so that confirm can spend the
-// reserve measuring the best candidates again.
+// reserve measuring the best candidates again. Where repeats are cached it keeps nothing.
 type noiseWatch struct {
 	Problem
 	share   float64 // of the budget kept for confirm when noisy
@@ -32,7 +32,7 @@ type noiseWatch struct {
 	noisy   bool
 	reserve int
 	sums    map[int]*measured
-	index   []int // space indices in the order first measured, for deterministic ties
+	index   []int // space indices in the order first measured (from the probe), for deterministic ties
 }
 
 // measured is the measurements of one configuration: their sum and number.
@@ -62,24 +62,25 @@ func (w *noiseWatch) Evaluate(ctx context.Context, c space.Config) (float64, err
 	if w.noisy && w.Problem.Remaining() <= w.reserve {
 		return math.Inf(1), ErrStop
 	}
-	before := w.Problem.Remaining()
 	f, err := w.Problem.Evaluate(ctx, c)
 	if err != nil {
 		return f, err
 	}
-	if w.Problem.Remaining() < before {
+	switch {
+	case w.noisy:
+		// every evaluation is a new measurement: keep it for confirm (before the probe
+		// every evaluation failed, and nothing needs keeping where repeats are cached)
 		w.add(c, f)
-	}
-	if !w.probed && w.share > 0 && !math.IsInf(f, 1) {
+	case !w.probed && w.share > 0 && !math.IsInf(f, 1):
 		w.probed = true
-		w.probe(ctx, c)
+		w.probe(ctx, c, f)
 	}
 	return f, nil
 }
 
-// probe asks for c, just measured, again: a new measurement (the remaining budget goes
-// down) means repeats are measured anew.
-func (w *noiseWatch) probe(ctx context.Context, c space.Config) {
+// probe asks for c, just measured at first, again: a new measurement (the remaining
+// budget goes down) means repeats are measured anew.
+func (w *noiseWatch) probe(ctx context.Context, c space.Config, first float64) {
 	before := w.Problem.Remaining()
 	if before <= 0 || w.Problem.Budget() <= 0 {
 		return // no budget: no end to keep a reserve for
@@ -88,7 +89,7 @@ func (w *noiseWatch) probe(ctx context.Context, c space.Config) {
 	if err != nil || w.Problem.Remaining() >= before {
 		return
 	}
-	first := w.sums[w.index[len(w.index)-1]].sum
+	w.add(c, first)
 	w.add(c, f)
 	w.noisy = true
 	// The reserve grows with the noise the two measurements show, up to share: where they
