@@ -14,7 +14,11 @@ __kernel void faulty(__global float *out, __global const float *src, const int n
         out[i] = v;
     }
 #if fault == 3
-    for (volatile int spin = 0; spin >= 0; spin = (spin + 1) % 1000) {
+    // Waits for out[0] to turn negative, which it never does (src is in [0, 1)). The loop
+    // reads global memory every time round, so no compiler may drop it; NVIDIA's drop a
+    // spin on a volatile local variable.
+    volatile __global float *flag = out;
+    while (flag[0] >= 0.0f) {
     }
 #endif
 }

@@ -30,7 +30,11 @@ extern "C" __global__ void faulty(float *out, const float *src, const int n) {
 #endif
     }
 #if fault == 3
-    for (volatile int spin = 0; spin >= 0; spin = (spin + 1) % 1000) {
+    // Waits for out[0] to turn negative, which it never does (src is in [0, 1)). The loop
+    // reads global memory every time round, so no compiler may drop it; NVIDIA's drop a
+    // spin on a volatile local variable.
+    volatile float *flag = out;
+    while (flag[0] >= 0.0f) {
     }
 #endif
 }
