@@ -5,21 +5,72 @@
 # compile time per evaluation), GEMM's energy efficiency, and the best GEMM against the
 # device's FP32 peak (SMs x FP32 lanes per SM x 2 x boost clock).
 #
-#   scripts/verify-cuda.sh [BUDGET]     (default 200 configurations per example)
+#   scripts/verify-cuda.sh [BUDGET]        build with Go, then verify (default budget 200
+#                                          configurations per example)
+#   scripts/verify-cuda.sh --build DIR     only build ktune and the CUDA test binaries into
+#                                          DIR (CGO_ENABLED=0), for a GPU machine without Go
+#   KTUNE_VERIFY_BIN=DIR scripts/verify-cuda.sh [BUDGET]
+#                                          verify with the binaries of --build (gzipped or not)
 #
-# Output goes to stdout and to cuda-out/ (JSON reports, test logs). Nothing here changes a
-# device setting.
-set -euo pipefail
+# Environment: KTUNE_VERIFY_OUT (reports and logs, default cuda-out), KTUNE_VERIFY_ENERGY_BUDGET
+# (the GFLOPS/W run, default BUDGET/2), KTUNE_VERIFY_TIME (time limit of each tuning run,
+# default 3m), KTUNE_VERIFY_TEST_TIME (seconds each test binary may run, default 300). Every step runs even when one before it failed; the exit status says whether
+# all passed. Nothing here changes a device setting.
+set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
+
+build() { # dir
+    mkdir -p "$1"
+    local flags=(-trimpath -ldflags=-s\ -w)
+    CGO_ENABLED=0 go build "${flags[@]}" -o "$1/ktune" ./cmd/ktune &&
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/device_cuda.test" ./device/cuda &&
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/examples.test" ./examples &&
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/cmd_ktune.test" ./cmd/ktune
+}
+
+if [[ ${1:-} == --build ]]; then
+    build "${2:?usage: scripts/verify-cuda.sh --build DIR}" || exit 1
+    exit 0
+fi
+
 budget=${1:-200}
-out=cuda-out
+energy_budget=${KTUNE_VERIFY_ENERGY_BUDGET:-$((budget / 2))}
+limit=${KTUNE_VERIFY_TIME:-3m}
+test_time=${KTUNE_VERIFY_TEST_TIME:-300}
+out=${KTUNE_VERIFY_OUT:-cuda-out}
 mkdir -p "$out"
-CGO_ENABLED=0 go build -o "$out/ktune" ./cmd/ktune
-ktune="$out/ktune"
+out=$(cd "$out" && pwd)
+bin=$out/bin
+if [[ -n ${KTUNE_VERIFY_BIN:-} ]]; then
+    mkdir -p "$bin"
+    for f in "$KTUNE_VERIFY_BIN"/*; do
+        case $f in
+        *.gz) gunzip -c "$f" >"$bin/$(basename "$f" .gz)" ;;
+        *) cp "$f" "$bin/" ;;
+        esac
+    done
+    chmod +x "$bin"/*
+else
+    build "$bin" || exit 1
+fi
+ktune=$bin/ktune
+failed=()
+step() { # name command...: runs the command, remembers a failure
+    local name=$1
+    shift
+    if ! "$@"; then
+        failed+=("$name")
+        echo "!! $name failed"
+    fi
+}
+# The modules NVRTC compiles go to a fresh cache, so compile times are cold.
+export KTUNE_CUDA_CACHE=$out/module-cache
 
 echo "== device"
-"$ktune" devices --json > "$out/devices.json"
-if ! python3 - "$out/devices.json" <<'PY'
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
+"$ktune" devices --json >"$out/devices.json"
+if ! python3 - "$out/devices.json" <<'PY'; then
 import json, sys
 for b in json.load(open(sys.argv[1])):
     if b["backend"] == "cuda":
@@ -29,32 +80,55 @@ for b in json.load(open(sys.argv[1])):
             print(d["name"], "|", d.get("version"), "|", d.get("driver"), "| NVRTC", d["extra"].get("nvrtc"),
                   "| target", d["extra"].get("target"), "|", d.get("compute_units"), "SMs,", d.get("clock_mhz"), "MHz")
 PY
-then
+    "$ktune" devices
     exit 1
 fi
 
+# The test binaries run in their package's directory (their test data is found from there);
+# the three suites run side by side.
+gotest() { # package binary log args...
+    local pkg=$1 exe=$2 log=$3
+    shift 3
+    (cd "$root/$pkg" && timeout "$test_time" "$bin/$exe" -test.count=1 -test.v "$@") >"$out/$log" 2>&1
+}
 echo "== CUDA tests"
-go test -count=1 -v ./device/cuda 2>&1 | tee "$out/test-device.log" | grep -E '^(--- |ok|FAIL)|W, '
-go test -count=1 -v -run 'CUDA|Cuda' ./examples 2>&1 | tee "$out/test-examples.log" | grep -E '^(--- |ok|FAIL)'
-go test -count=1 -v -run 'TestFaultyKernels' ./cmd/ktune 2>&1 | tee "$out/test-faulty.log" | grep -E '^(    --- |--- |ok|FAIL)'
+gotest device/cuda device_cuda.test test-device.log &
+p1=$!
+gotest examples examples.test test-examples.log -test.run 'CUDA' &
+p2=$!
+gotest cmd/ktune cmd_ktune.test test-faulty.log -test.run 'TestFaultyKernels|CUDA' &
+p3=$!
+wait $p1 || failed+=("device/cuda tests")
+wait $p2 || failed+=("examples CUDA tests")
+wait $p3 || failed+=("faulty-kernel test")
+for log in test-device.log test-examples.log test-faulty.log; do
+    grep -E '^(=== NAME|    --- |--- |ok|FAIL|PASS|panic)|W, |configurations in|FAULT' "$out/$log"
+done
 
 echo "== launch overhead and NVRTC compile time"
-go test -run '^$' -bench . -benchtime 2s ./device/cuda | tee "$out/bench.txt" | grep -E '^Benchmark'
+step benchmarks gotest device/cuda device_cuda.test bench.txt -test.run '^$' -test.bench . -test.benchtime 1s
+grep -E '^(Benchmark|FAIL|panic)' "$out/bench.txt"
 
-tune() { # spec, name
-    "$ktune" tune "$1" --budget "$budget" --db "$out/ktune.db" --json > "$out/$2.json"
-    python3 - "$out/$2.json" <<'PY'
+tune() { # spec name budget
+    local rc=0
+    "$ktune" tune "$1" --budget "$3" --time "$limit" --db "$out/ktune.db" --json >"$out/$2.json" 2>"$out/$2.err" || rc=$?
+    tail -3 "$out/$2.err"
+    python3 - "$out/$2.json" <<'PY' || rc=1
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f'{r["kernel"]} on {r["device"]}: {r["evaluations"]} evaluations, statuses {r["statuses"]}, {r["wall_seconds"]:.1f} s')
+print(f'{r["kernel"]} on {r["device"]}: {r["evaluations"]} evaluations, statuses {r["statuses"]}, stop {r["stop"]!r}, '
+      f'{r["wall_seconds"]:.1f} s, worker restarts {r["worker_restarts"]}')
 print(f'  best {r.get("objective")} = {r.get("best_objective")} at {r.get("best_configuration")}')
 print(f'  per evaluation: compile {r["mean_compile_ms"]:.1f} ms, verify {r["mean_verify_ms"]:.1f} ms, '
       f'framework {r["mean_framework_ms"]:.2f} ms (median {r["median_framework_ms"]:.2f}); best metrics {r.get("best_metrics")}')
+if r.get("best_objective") is None:
+    sys.exit("no configuration ran correctly")
 PY
+    return $rc
 }
 echo "== tuning"
-tune examples/gemm/gemm_cuda.yaml gemm
-tune examples/convolution/convolution_cuda.yaml convolution
+step "tune GEMM" tune examples/gemm/gemm_cuda.yaml gemm "$budget"
+step "tune convolution" tune examples/convolution/convolution_cuda.yaml convolution "$budget"
 
 echo "== energy: GEMM with GFLOPS/W as the objective"
 tmp=$(mktemp -d)
@@ -68,12 +142,12 @@ s = s.replace('metrics:\n', 'metrics:\n  - {name: GFLOPS/W, expr: "2 * M * N * K
 s += '\nobjective: GFLOPS/W\n'
 open(p, 'w').write(s)
 PY
-tune "$tmp/gemm_cuda.yaml" gemm-energy
+step "tune GEMM for GFLOPS/W" tune "$tmp/gemm_cuda.yaml" gemm-energy "$energy_budget"
 rm -rf "$tmp"
 
 echo "== best GEMM against the FP32 peak"
 smclock=$(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader,nounits 2>/dev/null | head -1 || true)
-python3 - "$out/devices.json" "$out/gemm.json" "${smclock:-0}" <<'PY'
+step "FP32 peak" python3 - "$out/devices.json" "$out/gemm.json" "${smclock:-0}" <<'PY'
 import json, sys
 devs = [d for b in json.load(open(sys.argv[1])) if b["backend"] == "cuda" for d in b["devices"]]
 d = devs[0]
@@ -88,3 +162,9 @@ best = json.load(open(sys.argv[2])).get("best_objective")
 print(f'{d["name"]} (sm {cc}): FP32 peak ~{peak:.0f} GFLOP/s ({d["compute_units"]} SMs x {lanes} lanes x 2 x {d["clock_mhz"]} MHz); '
       f'best GEMM {best:.0f} GFLOP/s = {100 * best / peak:.1f}% of peak')
 PY
+
+if ((${#failed[@]})); then
+    printf '== FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "== all passed"
