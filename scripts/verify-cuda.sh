@@ -14,8 +14,9 @@
 #
 # Environment: KTUNE_VERIFY_OUT (reports and logs, default cuda-out), KTUNE_VERIFY_ENERGY_BUDGET
 # (the GFLOPS/W run, default BUDGET/2), KTUNE_VERIFY_TIME (time limit of each tuning run,
-# default 3m), KTUNE_VERIFY_TEST_TIME (seconds each test binary may run, default 300). Every step runs even when one before it failed; the exit status says whether
-# all passed. Nothing here changes a device setting.
+# default 3m), KTUNE_VERIFY_TEST_TIME (seconds each test binary may run, default 300).
+# Every step runs even when one before it failed; the exit status says whether all passed.
+# Nothing here changes a device setting.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
