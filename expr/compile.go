@@ -554,7 +554,7 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 		}
 	case "%":
 		if r.konst {
-			d := r.num(nil)
+			d := b(nil) // r may be a constant bool: b is it as a number
 			if d > 0 && d == math.Trunc(d) && d < 1<<31 {
 				// The common `x % 32 == 0`: integer modulo when x is integral.
 				di := int64(d)
@@ -589,7 +589,7 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 			return pyMod(x, d)
 		}
 	case "**":
-		if r.konst && r.num(nil) == 2 {
+		if r.konst && b(nil) == 2 {
 			f = func(e *Env) float64 { x := a(e); return x * x }
 		} else {
 			f = func(e *Env) float64 { return math.Pow(a(e), b(e)) }

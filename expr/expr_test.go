@@ -79,8 +79,11 @@ func TestPredicatesFollowPython(t *testing.T) {
 		{"(a or 5) == 7", true},
 		{"(0 or b) * 3 == 6", true},
 		{"(a and b) == 2", true},
-		{"a % 0 == 0", false},     // ZeroDivisionError counts as not satisfied
-		{"a / (b-2) != 1", false}, // likewise
+		{"a % 0 == 0", false},        // ZeroDivisionError counts as not satisfied
+		{"a / (b-2) != 1", false},    // likewise
+		{"a % (0 != 0) == 0", false}, // a constant bool as divisor: False is 0 (found by FuzzParse)
+		{"a % (1 == 1) == 0", true},
+		{"a ** (1 == 1) == 7", true},
 		{"a if b > 1 else c", true},
 		{"True + True == 2", true},
 		{"a", true},
