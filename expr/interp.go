@@ -284,7 +284,9 @@ func interp(n Node, vars map[string]any) (any, error) {
 	return nil, ierrf(n, "unsupported expression")
 }
 
-const maxListLen = 1 << 24
+// maxListLen bounds every list a value expression builds: no parameter has a million
+// values, and a typo such as (0,)*14444444 must be an error, not gigabytes of memory.
+const maxListLen = 1 << 20
 
 func callBuiltin(t *call, args []any) (any, error) {
 	switch t.fn {
@@ -426,6 +428,9 @@ func binop(t *binary, l, r any) (any, error) {
 		}
 		if ll, ok := l.([]any); ok {
 			if rl, ok := r.([]any); ok {
+				if len(ll)+len(rl) > maxListLen {
+					return nil, ierrf(t, "list longer than %d elements", maxListLen)
+				}
 				return append(append([]any{}, ll...), rl...), nil
 			}
 		}
