@@ -207,13 +207,21 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"32 <= a*b <= 1024", "[2**i for i in range(0, 6)]", "a % (b // 2) == 0 or not c", "min(a,b) in [1,2]", "'x' + \"y\"", "a if b else c"} {
+	for _, s := range []string{"32 <= a*b <= 1024", "[2**i for i in range(0, 6)]", "a % (b // 2) == 0 or not c", "min(a,b) in [1,2]", "'x' + \"y\"", "a if b else c",
+		"s == 'shared' and f", "f * a + (s in ['x', 'shared'])"} {
 		f.Add(s)
 	}
+	// the parameters of every kind: a, b, c numbers, s a string, f a bool
+	mixed := MapScope{"a": {Slot: 0, Kind: space.Int}, "b": {Slot: 1, Kind: space.Float},
+		"s": {Slot: 2, Kind: space.String}, "f": {Slot: 3, Kind: space.Bool}, "c": {Slot: 4, Kind: space.Int}}
 	f.Fuzz(func(t *testing.T, src string) {
 		scope, env := scopeOf("a", "b", "c")
 		if p, err := CompilePredicate(src, scope); err == nil {
 			p.Eval(env)
+		}
+		menv := &Env{Num: []float64{3, 0.5, 0, 1, -2}, Str: []string{"", "", "shared", "", ""}}
+		if p, err := CompilePredicate(src, mixed); err == nil {
+			p.Eval(menv)
 		}
 		if n, err := Parse(src); err == nil && len(Names(n)) == 0 && len(src) < 64 {
 			_, _ = interp(n, nil)
