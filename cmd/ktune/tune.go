@@ -134,8 +134,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(known) > 0 {
-		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, len(known))
+	resumed := len(known) // before the default configuration joins them
+	if resumed > 0 {
+		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, resumed)
 	}
 
 	exe, err := os.Executable()
@@ -204,7 +205,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status); err != nil {
 		return err
 	}
-	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, sink, defaultEval, len(known), sup.Crashes)
+	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, sink, defaultEval, resumed, sup.Crashes)
 	if *jsonOut {
 		if err := writeJSON(env, rep); err != nil {
 			return err

@@ -199,6 +199,24 @@ func TestKilledTuningResumesWithoutLosingOrRepeatingWork(t *testing.T) {
 	}
 }
 
+// A fresh run resumes nothing, though the spec's default configuration is measured before
+// the search and then known to it.
+func TestFreshRunReportsNothingResumed(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	out, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--budget", "3", "--db", db, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep tuneReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.DefaultObjective == nil || rep.Evaluations != 3 || rep.Resumed != 0 {
+		t.Fatalf("default objective %v, %d evaluations, %d resumed; want a default, 3 and 0", rep.DefaultObjective, rep.Evaluations, rep.Resumed)
+	}
+}
+
 func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 	t.Helper()
 	if _, err := os.Stat(db); err != nil {
