@@ -59,7 +59,7 @@ func clangCUDA(t *testing.T) func(src, out string, defines []string) error {
 	t.Helper()
 	clang, err := exec.LookPath("clang++")
 	if err != nil {
-		t.Skip("clang++ is not installed (apt-get install clang): the CUDA kernels are not compiled without a GPU")
+		t.Skip("clang++ is not installed (apt-get install clang): the CUDA kernels are not compiled to PTX here (on a GPU the tests below compile them with NVRTC)")
 	}
 	dir := t.TempDir()
 	prelude := filepath.Join(dir, "prelude.h")
