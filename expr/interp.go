@@ -441,7 +441,7 @@ func binop(t *binary, l, r any) (any, error) {
 				if n > 0 && int64(len(ll))*n > maxListLen || n > maxListLen {
 					return nil, ierrf(t, "list longer than %d elements", maxListLen)
 				}
-				var out []any
+				out := make([]any, 0, max(int64(len(ll))*n, 0))
 				for k := int64(0); k < n; k++ {
 					out = append(out, ll...)
 				}
