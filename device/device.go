@@ -142,6 +142,17 @@ type Buffer interface {
 	Release()
 }
 
+// Copier is a Buffer that can be filled from another buffer of its device without a trip
+// through host memory. On a GPU such a copy runs at the device's memory bandwidth, a
+// write from the host at the bus's: the runner resets output buffers this way where the
+// backend offers it.
+type Copier interface {
+	// CopyFrom copies the first n bytes of src, a buffer of the same device, into the
+	// start of the buffer, after every launch before it, and returns when the copy is
+	// done (so that its time is not counted as a later launch's).
+	CopyFrom(src Buffer, n int) error
+}
+
 // Kernel is a compiled kernel.
 type Kernel interface {
 	// Run launches the kernel once and waits for it; it returns the execution time measured

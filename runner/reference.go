@@ -64,7 +64,7 @@ func (r *Runner) computeReference(ctx context.Context) *reference {
 			b.Release()
 		}
 	}()
-	args, bufs, err := r.argumentsIn(inst, own)
+	args, bufs, err := r.argumentsIn(inst, own, nil)
 	if err != nil {
 		ref.err = err
 		return ref

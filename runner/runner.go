@@ -10,7 +10,6 @@ package runner
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -33,8 +32,13 @@ type Runner struct {
 	src    device.Source
 	inputs map[[2]int][]byte        // generated contents by (argument, length)
 	bufs   map[[2]int]device.Buffer // device buffers by (argument, bytes), kept between evaluations
-	ref    *reference               // expected outputs, computed on first use
-	lost   error                    // the fault that lost the device's context, if any
+	// pristine holds, where the device copies between its buffers (device.Copier), a copy
+	// of each output's initial contents on the device, by the key of bufs: resetting an
+	// output from it runs at the device's memory bandwidth instead of the bus's
+	pristine map[[2]int]device.Buffer
+	outputs  map[int][]byte // host copies of the compared outputs, by argument, reused
+	ref      *reference     // expected outputs, computed on first use
+	lost     error          // the fault that lost the device's context, if any
 
 	settings []setting // device settings the spec tunes (parameters named like one)
 }
@@ -57,7 +61,8 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{}}
+	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{},
+		pristine: map[[2]int]device.Buffer{}, outputs: map[int][]byte{}}
 	for i, p := range s.Parameters {
 		if slices.Contains(device.SettingNames, p.Name) {
 			r.settings = append(r.settings, setting{param: i, name: p.Name})
@@ -389,11 +394,15 @@ func (r *Runner) input(i, length int) ([]byte, error) {
 // evaluation, so a kernel that writes nothing cannot pass verification with what the
 // previous configuration left there.
 func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
-	return r.argumentsIn(inst, r.bufs)
+	return r.argumentsIn(inst, r.bufs, r.pristine)
 }
 
-// argumentsIn is arguments with the buffers kept in pool.
-func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer) ([]device.Arg, []device.Buffer, error) {
+// argumentsIn is arguments with the buffers kept in pool. With pristine (not nil), an
+// output is reset by a device-side copy from a buffer of pristine holding its initial
+// contents, made at the output's first use, where the device can copy between its
+// buffers; otherwise (or when the device has no memory for the copy) it is written from
+// the host.
+func (r *Runner) argumentsIn(inst *spec.Instance, pool, pristine map[[2]int]device.Buffer) ([]device.Arg, []device.Buffer, error) {
 	args := make([]device.Arg, len(inst.Args))
 	bufs := make([]device.Buffer, len(inst.Args))
 	for i, a := range inst.Args {
@@ -421,10 +430,8 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer)
 				}
 				pool[key] = b
 			}
-			if !have || a.Output {
-				if err := b.Write(data); err != nil {
-					return nil, bufs, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
-				}
+			if err := r.reset(a.Name, b, data, have, a.Output, key, pristine); err != nil {
+				return nil, bufs, err
 			}
 			bufs[i] = b
 			args[i] = device.Arg{Buffer: b}
@@ -433,12 +440,42 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]device.Buffer)
 	return args, bufs, nil
 }
 
+// reset gives buffer b (argument name; have: used before) its initial contents data where
+// it needs them: at its first use, and before every use of an output.
+func (r *Runner) reset(name string, b device.Buffer, data []byte, have, output bool, key [2]int, pristine map[[2]int]device.Buffer) error {
+	if have && !output {
+		return nil
+	}
+	if p := pristine[key]; p != nil && have {
+		if err := b.(device.Copier).CopyFrom(p, len(data)); err != nil {
+			return fmt.Errorf("argument %s: resetting it on the device: %w", name, err)
+		}
+		return nil
+	}
+	if err := b.Write(data); err != nil {
+		return fmt.Errorf("argument %s: copying to the device: %w", name, err)
+	}
+	if _, ok := b.(device.Copier); ok && output && pristine != nil && len(data) > 0 {
+		// Without memory for the copy, outputs are reset from the host as before.
+		if p, err := r.dev.Alloc(len(data)); err == nil {
+			if err := p.Write(data); err != nil {
+				p.Release()
+				return fmt.Errorf("argument %s: copying to the device: %w", name, err)
+			}
+			pristine[key] = p
+		}
+	}
+	return nil
+}
+
 // Close releases the device buffers the runner keeps and returns the device settings it
 // changed to what they were.
 func (r *Runner) Close() {
-	for k, b := range r.bufs {
-		b.Release()
-		delete(r.bufs, k)
+	for _, pool := range []map[[2]int]device.Buffer{r.bufs, r.pristine} {
+		for k, b := range pool {
+			b.Release()
+			delete(pool, k)
+		}
 	}
 	changed := false
 	for i := range r.settings {
@@ -482,7 +519,14 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 	var problems []string
 	for _, i := range v.Outputs {
 		a := inst.Args[i]
-		got := make([]byte, a.Bytes)
+		// The host copy of an output is kept for the next evaluation: a fresh one of tens
+		// of megabytes costs more in page faults than the copy itself.
+		got := r.outputs[i]
+		if cap(got) < a.Bytes {
+			got = make([]byte, a.Bytes)
+			r.outputs[i] = got
+		}
+		got = got[:a.Bytes]
 		if err := bufs[i].Read(got); err != nil {
 			return "", fmt.Errorf("reading output %s: %w", a.Name, err)
 		}
@@ -495,71 +539,4 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		}
 	}
 	return strings.Join(problems, "; "), nil
-}
-
-// compare checks got against want element by element: floats within atol + rtol*|want|
-// (NaN never passes), integers exactly.
-func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("output %s has %d bytes, the reference %d", a.Name, len(got), len(want))
-	}
-	size := elemSize(a.Type)
-	n := len(got) / max(size, 1)
-	bad, first := 0, -1
-	var g0, w0 float64
-	for k := 0; k < n; k++ {
-		var g, w float64
-		ok := true
-		switch a.Type {
-		case "float32":
-			g = float64(math.Float32frombits(binary.LittleEndian.Uint32(got[4*k:])))
-			w = float64(math.Float32frombits(binary.LittleEndian.Uint32(want[4*k:])))
-			ok = closeEnough(g, w, atol, rtol)
-		case "float64":
-			g = math.Float64frombits(binary.LittleEndian.Uint64(got[8*k:]))
-			w = math.Float64frombits(binary.LittleEndian.Uint64(want[8*k:]))
-			ok = closeEnough(g, w, atol, rtol)
-		default:
-			gb, wb := got[size*k:size*(k+1)], want[size*k:size*(k+1)]
-			ok = string(gb) == string(wb)
-			g, w = intValue(gb), intValue(wb)
-		}
-		if !ok {
-			if bad == 0 {
-				first, g0, w0 = k, g, w
-			}
-			bad++
-		}
-	}
-	if bad == 0 {
-		return ""
-	}
-	return fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g0, w0)
-}
-
-func closeEnough(g, w, atol, rtol float64) bool {
-	if math.IsNaN(g) || math.IsNaN(w) {
-		return false
-	}
-	return math.Abs(g-w) <= atol+rtol*math.Abs(w)
-}
-
-func intValue(b []byte) float64 {
-	var u uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		u = u<<8 | uint64(b[i])
-	}
-	return float64(u)
-}
-
-func elemSize(t string) int {
-	switch t {
-	case "int8", "uint8", "char", "bool":
-		return 1
-	case "int16", "uint16", "float16":
-		return 2
-	case "int32", "uint32", "float32":
-		return 4
-	}
-	return 8
 }

@@ -14,7 +14,10 @@ type buffer struct {
 	size int
 }
 
-var _ device.Buffer = (*buffer)(nil)
+var (
+	_ device.Buffer = (*buffer)(nil)
+	_ device.Copier = (*buffer)(nil)
+)
 
 // Size is the buffer's length in bytes.
 func (b *buffer) Size() int { return b.size }
@@ -42,6 +45,35 @@ func (b *buffer) Read(dst []byte) error {
 	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, uintptr(len(dst))))
 	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
 		return b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
+	}
+	return nil
+}
+
+// CopyFrom copies the first n bytes of src, a buffer of the same device, into the start of
+// the buffer on the device, after every kernel launched before, and waits for the copy.
+func (b *buffer) CopyFrom(src device.Buffer, n int) error {
+	s, ok := src.(*buffer)
+	if !ok || s.dev != b.dev {
+		return fmt.Errorf("cuda: copy from a buffer of another device")
+	}
+	if err := b.transferable(n); err != nil || n == 0 {
+		return err
+	}
+	if s.ptr == 0 {
+		return errClosed
+	}
+	if n > s.size {
+		return fmt.Errorf("cuda: copy of %d bytes from a buffer of %d", n, s.size)
+	}
+	r := Result(b.dev.cu.MemcpyDtoD(b.ptr, s.ptr, uintptr(n)))
+	if err := b.dev.cu.check("cuMemcpyDtoD", r); err != nil {
+		return b.dev.failed(&device.RuntimeError{Op: "copy", Err: err})
+	}
+	// The copy is asynchronous to the host; waiting here keeps its time out of the next
+	// launch's, and a fault of a kernel before it surfaces here rather than later.
+	r = Result(b.dev.cu.CtxSynchronize())
+	if err := b.dev.cu.check("cuCtxSynchronize", r); err != nil {
+		return b.dev.failed(&device.RuntimeError{Op: "copy", Err: err})
 	}
 	return nil
 }

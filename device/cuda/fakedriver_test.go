@@ -137,6 +137,29 @@ func fakeDriverChild(t *testing.T, lib string) {
 		t.Fatalf("the kernel saw other arguments: %v", x)
 	}
 
+	// A device-side copy: the kernel's output back to what was written before it.
+	pristine, err := d.Alloc(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pristine.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.(device.Copier).CopyFrom(pristine, 12); err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	binary.Decode(out, binary.LittleEndian, x[:])
+	if x != [4]float32{1, 2, 3, 12.5} {
+		t.Fatalf("after copying 12 bytes on the device: %v", x)
+	}
+	if err := buf.(device.Copier).CopyFrom(pristine, 17); err == nil {
+		t.Fatal("a copy of 17 bytes between buffers of 16 succeeded")
+	}
+	pristine.Release()
+
 	// Dynamic shared memory above the kernel's default is requested first.
 	if _, err := k.Run(ctx, device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}, SharedBytes: 60000}, args); err != nil {
 		t.Fatal(err)

@@ -136,6 +136,16 @@ func TestVectorAddWithDefinesComputesEveryElementAndIsTimed(t *testing.T) {
 	if attrs["registers"] < 1 || attrs["max_block_size"] < 256 {
 		t.Fatalf("attributes %v", attrs)
 	}
+	// A device-side copy after the launch gives c the contents of a again.
+	if err := cb.(device.Copier).CopyFrom(ab, 4*n); err != nil {
+		t.Fatal(err)
+	}
+	c = readFloats(t, cb, n)
+	for i := range c {
+		if c[i] != a[i] {
+			t.Fatalf("after the device-side copy c[%d] = %v, want %v", i, c[i], a[i])
+		}
+	}
 }
 
 func TestTemplatedKernelsAreFoundByNameWithArguments(t *testing.T) {

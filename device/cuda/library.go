@@ -90,6 +90,7 @@ type driverAPI struct {
 	MemFree            func(ptr uint64) int32
 	MemcpyHtoD         func(dst uint64, src unsafe.Pointer, bytes uintptr) int32
 	MemcpyDtoH         func(dst unsafe.Pointer, src uint64, bytes uintptr) int32
+	MemcpyDtoD         func(dst, src uint64, bytes uintptr) int32
 	EventCreate        func(ev *uintptr, flags uint32) int32
 	EventDestroy       func(ev uintptr) int32
 	GetErrorName       func(r int32, s **byte) int32
@@ -127,6 +128,7 @@ func (a *driverAPI) symbols() []symbol {
 		{&a.MemFree, []string{"cuMemFree_v2", "cuMemFree"}},
 		{&a.MemcpyHtoD, []string{"cuMemcpyHtoD_v2", "cuMemcpyHtoD"}},
 		{&a.MemcpyDtoH, []string{"cuMemcpyDtoH_v2", "cuMemcpyDtoH"}},
+		{&a.MemcpyDtoD, []string{"cuMemcpyDtoD_v2", "cuMemcpyDtoD"}},
 		{&a.EventCreate, []string{"cuEventCreate"}},
 		{&a.EventDestroy, []string{"cuEventDestroy_v2", "cuEventDestroy"}},
 		{&a.GetErrorName, []string{"cuGetErrorName"}},

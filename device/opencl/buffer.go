@@ -14,7 +14,10 @@ type buffer struct {
 	size int
 }
 
-var _ device.Buffer = (*buffer)(nil)
+var (
+	_ device.Buffer = (*buffer)(nil)
+	_ device.Copier = (*buffer)(nil)
+)
 
 // Size is the buffer's length in bytes.
 func (b *buffer) Size() int { return b.size }
@@ -41,6 +44,32 @@ func (b *buffer) Read(dst []byte) error {
 	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, 0, uintptr(len(dst)), unsafe.Pointer(&dst[0]), 0, nil, nil)
 	if err := check("clEnqueueReadBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "read", Err: err}
+	}
+	return nil
+}
+
+// CopyFrom copies the first n bytes of src, a buffer of the same device, into the start of
+// the buffer on the device, after every kernel launched before, and waits for the copy.
+func (b *buffer) CopyFrom(src device.Buffer, n int) error {
+	s, ok := src.(*buffer)
+	if !ok || s.dev != b.dev {
+		return fmt.Errorf("opencl: copy from a buffer of another device")
+	}
+	if err := b.transferable(n); err != nil || n == 0 {
+		return err
+	}
+	if s.mem == 0 {
+		return errClosed
+	}
+	if n > s.size {
+		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.size)
+	}
+	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, 0, 0, uintptr(n), 0, nil, nil)
+	if err := check("clEnqueueCopyBuffer", st); err != nil {
+		return &device.RuntimeError{Op: "copy", Err: err}
+	}
+	if err := check("clFinish", b.dev.cl.Finish(b.dev.queue)); err != nil {
+		return &device.RuntimeError{Op: "copy", Err: err}
 	}
 	return nil
 }

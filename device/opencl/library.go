@@ -44,6 +44,7 @@ type api struct {
 	CreateBuffer            func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errcode *int32) uintptr
 	EnqueueWriteBuffer      func(q, mem uintptr, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nWait uint32, wait unsafe.Pointer, event unsafe.Pointer) int32
 	EnqueueReadBuffer       func(q, mem uintptr, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nWait uint32, wait unsafe.Pointer, event unsafe.Pointer) int32
+	EnqueueCopyBuffer       func(q, src, dst uintptr, srcOffset, dstOffset, size uintptr, nWait uint32, wait unsafe.Pointer, event unsafe.Pointer) int32
 	Finish                  func(q uintptr) int32
 	GetEventInfo            func(ev uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	ReleaseKernel           func(k uintptr) int32
@@ -77,6 +78,7 @@ func (a *api) symbols() []symbol {
 		{&a.CreateBuffer, "clCreateBuffer"},
 		{&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
 		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"},
+		{&a.EnqueueCopyBuffer, "clEnqueueCopyBuffer"},
 		{&a.Finish, "clFinish"},
 		{&a.GetEventInfo, "clGetEventInfo"},
 		{&a.ReleaseKernel, "clReleaseKernel"},

@@ -567,6 +567,45 @@ func TestBuffersCopyPartiallyAndRefuseOverruns(t *testing.T) {
 	}
 }
 
+func TestBuffersCopyOnTheDevice(t *testing.T) {
+	d := openTestDevice(t)
+	src, err := d.Alloc(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := d.Alloc(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Write([]byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Write(make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := dst.(device.Copier)
+	if !ok {
+		t.Fatal("OpenCL buffers do not copy on the device")
+	}
+	if err := c.CopyFrom(src, 6); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 8)
+	if err := dst.Read(got); err != nil || string(got) != "\x01\x02\x03\x04\x05\x06\x00\x00" {
+		t.Errorf("after copying 6 bytes: %v, %v", got, err)
+	}
+	if err := c.CopyFrom(src, 9); err == nil {
+		t.Error("copying 9 bytes from a buffer of 8 succeeded")
+	}
+	if err := src.(device.Copier).CopyFrom(dst, 9); err == nil {
+		t.Error("copying 9 bytes into a buffer of 8 succeeded")
+	}
+	src.Release()
+	if err := c.CopyFrom(src, 1); err == nil {
+		t.Error("copying from a released buffer succeeded")
+	}
+}
+
 func TestCloseReleasesEverythingAndRefusesLaterUse(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

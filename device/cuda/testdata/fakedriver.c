@@ -91,6 +91,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t n) { *ptr = (CUdeviceptr)(uintpt
 CUresult cuMemFree_v2(CUdeviceptr ptr) { free((void *)(uintptr_t)ptr); return 0; }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { if (poisoned) return 700; memcpy((void *)(uintptr_t)dst, src, n); return 0; }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { if (poisoned) return 700; memcpy(dst, (void *)(uintptr_t)src, n); return 0; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { if (poisoned) return 700; memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n); return 0; }
 CUresult cuEventCreate(void **ev, unsigned flags) { static int events; *ev = (void *)(uintptr_t)(0x9000 + events++); return 0; }
 CUresult cuEventDestroy_v2(void *ev) { return 0; }
 CUresult cuEventRecord(void *ev, void *stream) { return stream == 0 ? 0 : 400; }

@@ -1,0 +1,191 @@
+package runner
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/ktune/ktune/spec"
+)
+
+// compareChunk is the fewest elements a goroutine of compare checks: outputs of GPU
+// kernels run to tens of millions of elements, compared after every configuration.
+const compareChunk = 1 << 18
+
+// compare checks got against want element by element: floats within atol + rtol*|want|,
+// as NumPy's allclose (NaN never passes, infinities pass where they equal), integers
+// exactly. Large outputs are compared in parallel.
+func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("output %s has %d bytes, the reference %d", a.Name, len(got), len(want))
+	}
+	size := elemSize(a.Type)
+	n := len(got) / size
+	workers := min(runtime.GOMAXPROCS(0), (n+compareChunk-1)/compareChunk)
+	bad, first := 0, -1
+	if workers <= 1 {
+		bad, first = mismatches(a.Type, got, want, atol, rtol)
+	} else {
+		per := (n + workers - 1) / workers
+		type part struct{ bad, first int }
+		parts := make([]part, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := w*per, min((w+1)*per, n)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b, f := mismatches(a.Type, got[lo*size:hi*size], want[lo*size:hi*size], atol, rtol)
+				if b > 0 {
+					f += lo
+				}
+				parts[w] = part{b, f}
+			}()
+		}
+		wg.Wait()
+		for _, p := range parts { // in order: the first mismatch is the first part's
+			if p.bad > 0 && first < 0 {
+				first = p.first
+			}
+			bad += p.bad
+		}
+	}
+	if bad == 0 {
+		return ""
+	}
+	g := elemValue(a.Type, got[first*size:(first+1)*size])
+	w := elemValue(a.Type, want[first*size:(first+1)*size])
+	return fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g, w)
+}
+
+// mismatches counts the elements of type typ where got and want differ beyond the
+// tolerance, and returns the index of the first (-1: none). Equal bits pass unless they
+// are a NaN.
+func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first int) {
+	first = -1
+	miss := func(k int) {
+		if bad == 0 {
+			first = k
+		}
+		bad++
+	}
+	switch typ {
+	case "float32":
+		g32, w32 := asUint32s(got), asUint32s(want)
+		for k, gb := range g32 {
+			wb := w32[k]
+			if gb == wb && gb&0x7f800000 != 0x7f800000 {
+				continue
+			}
+			g, w := float64(math.Float32frombits(gb)), float64(math.Float32frombits(wb))
+			if tol := atol + rtol*math.Abs(w); math.Abs(g-w) <= tol && tol <= math.MaxFloat64 {
+				continue // finite and close; NaNs and infinities go the long way
+			}
+			if !closeEnough(g, w, atol, rtol) {
+				miss(k)
+			}
+		}
+	case "float64":
+		g64, w64 := asUint64s(got), asUint64s(want)
+		for k, gb := range g64 {
+			wb := w64[k]
+			if gb == wb && gb&0x7ff0000000000000 != 0x7ff0000000000000 {
+				continue
+			}
+			if !closeEnough(math.Float64frombits(gb), math.Float64frombits(wb), atol, rtol) {
+				miss(k)
+			}
+		}
+	default:
+		if string(got) == string(want) {
+			return 0, -1
+		}
+		size := elemSize(typ)
+		for k := range len(got) / size {
+			if string(got[size*k:size*(k+1)]) != string(want[size*k:size*(k+1)]) {
+				miss(k)
+			}
+		}
+	}
+	return bad, first
+}
+
+// asUint32s views little-endian 32-bit elements as numbers: in place where the host is
+// little-endian (every GPU host ktune knows), decoded elsewhere.
+func asUint32s(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	if hostLittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]uint32, len(b)/4)
+	for k := range out {
+		out[k] = binary.LittleEndian.Uint32(b[4*k:])
+	}
+	return out
+}
+
+// asUint64s is asUint32s for 64-bit elements.
+func asUint64s(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	if hostLittleEndian && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	out := make([]uint64, len(b)/8)
+	for k := range out {
+		out[k] = binary.LittleEndian.Uint64(b[8*k:])
+	}
+	return out
+}
+
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// closeEnough is NumPy's isclose without equal_nan: |g - w| <= atol + rtol*|w|, with
+// infinities close only to themselves.
+func closeEnough(g, w, atol, rtol float64) bool {
+	if math.IsNaN(g) || math.IsNaN(w) {
+		return false
+	}
+	if math.IsInf(g, 0) || math.IsInf(w, 0) {
+		return g == w
+	}
+	return math.Abs(g-w) <= atol+rtol*math.Abs(w)
+}
+
+// elemValue decodes one little-endian element of type typ, for messages.
+func elemValue(typ string, b []byte) any {
+	switch typ {
+	case "float32":
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case "float64":
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	switch typ {
+	case "int8", "int16", "int32", "int64":
+		shift := 64 - 8*len(b)
+		return int64(u<<shift) >> shift
+	}
+	return u
+}
+
+func elemSize(t string) int {
+	switch t {
+	case "int8", "uint8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "int32", "uint32", "float32":
+		return 4
+	}
+	return 8
+}
