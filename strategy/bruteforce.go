@@ -25,7 +25,11 @@ func (bruteForce) Run(ctx context.Context, p Problem) error {
 	_, hints := p.(Hinter)
 	for i := range sp.Len() {
 		if hints && i+1 < sp.Len() {
-			hint(p, sp.At(i+1, nil))
+			up := make([]space.Config, 0, hintAhead)
+			for j := i + 1; j < min(i+1+hintAhead, sp.Len()); j++ {
+				up = append(up, sp.At(j, nil))
+			}
+			hint(p, up...)
 		}
 		c = sp.At(i, c)
 		if _, err := p.Evaluate(ctx, c); err != nil {

@@ -25,7 +25,7 @@ func (random) Run(ctx context.Context, p Problem) error {
 	r := p.Rand()
 	// Draws are taken lookahead steps early, in the same order from the same generator,
 	// so the next configurations can be hinted for compilation without changing the run.
-	const lookahead = 2
+	const lookahead = hintAhead
 	var queue []int
 	for len(queue) < lookahead && perm.more() {
 		queue = append(queue, perm.next(r))

@@ -64,6 +64,10 @@ type Hinter interface {
 	Hint(upcoming ...space.Config)
 }
 
+// hintAhead is how many upcoming configurations a strategy that knows its next ones
+// (random sampling, brute force) hints: enough to keep several pre-compilers busy.
+const hintAhead = 8
+
 // hint passes upcoming configurations to p when it takes hints.
 func hint(p Problem, upcoming ...space.Config) {
 	if h, ok := p.(Hinter); ok && len(upcoming) > 0 {

@@ -30,9 +30,13 @@ type Options struct {
 	Timeout time.Duration
 	// CompileTimeout limits compilation (and start-up); 0 means 5 minutes.
 	CompileTimeout time.Duration
-	// Precompile starts a second child that compiles configurations passed to Hint ahead of
-	// time, paused while the first one times a kernel.
+	// Precompile starts children that compile configurations passed to Hint ahead of time,
+	// paused while the measuring child times a kernel.
 	Precompile bool
+	// Precompilers is how many such children compile side by side (default 1). Where
+	// compiling dominates (NVRTC on a GPU host with many cores) several keep the measuring
+	// child fed when a strategy hints several configurations ahead.
+	Precompilers int
 	// Log receives the children's lifecycle events.
 	Log *slog.Logger
 }
@@ -45,12 +49,11 @@ type Supervisor struct {
 	log      *slog.Logger
 	mu       sync.Mutex // serialises Evaluate
 	main     *child
-	preMu    sync.Mutex // guards the pre-compiler's state below
-	pre      *child
-	upcoming []space.Config  // the latest hint: what the strategy will ask next, in order
-	inflight string          // key of the configuration the pre-compiler is compiling
-	flightCh chan struct{}   // closed when that compilation ends
-	ready    map[string]bool // configurations the pre-compiler has compiled
+	preMu    sync.Mutex // guards the pre-compilers' state below
+	pres     []*preSlot
+	upcoming []space.Config           // the latest hint: what the strategy will ask next, in order
+	inflight map[string]chan struct{} // configurations being pre-compiled, each closed when done
+	ready    map[string]bool          // configurations the pre-compilers have compiled
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	nextID   uint64
@@ -66,11 +69,24 @@ func NewSupervisor(opts Options) *Supervisor {
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = 5 * time.Minute
 	}
-	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{}}
+	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{},
+		inflight: map[string]chan struct{}{}}
+	if opts.Precompile {
+		for range max(opts.Precompilers, 1) {
+			s.pres = append(s.pres, &preSlot{})
+		}
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	return s
+}
+
+// preSlot is one pre-compiler: its child (nil until first used, or after it was dropped)
+// and whether it is compiling.
+type preSlot struct {
+	ch   *child
+	busy bool
 }
 
 // child is one worker process.
@@ -243,7 +259,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	paused := false
 	defer func() {
 		if paused {
-			s.resumePrecompiler()
+			s.resumePrecompilers()
 		}
 	}()
 	running := false
@@ -258,9 +274,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			}
 			switch r.Phase {
 			case phaseTiming:
-				// Time the kernel alone: hold the pre-compiler while it runs.
+				// Time the kernel alone: hold the pre-compilers while it runs.
 				if !paused {
-					paused = s.pausePrecompiler()
+					paused = s.pausePrecompilers()
 				}
 			case phaseCompiled:
 				running = true
@@ -360,13 +376,15 @@ func (s *Supervisor) Hint(cs ...space.Config) {
 
 func configKey(c space.Config) string { return fmt.Sprint([]int(c)) }
 
-// coordinate runs before the measuring child gets c. The two children split compilation:
-// when the measuring child must compile c itself, the pre-compiler compiles the next hinted
-// configuration at the same time, on the other core; when the pre-compiler already has c
-// (or is finishing it), the measuring child finds it in the compiler's cache and the
-// pre-compiler stays idle, so the two never compile the same configuration twice. On two
-// cores this halves compilation time when compiling dominates.
-// It returns how long it waited for the pre-compiler: compilation time of c.
+// coordinate runs before the measuring child gets c. The children split compilation: when
+// the measuring child must compile c itself, every idle pre-compiler takes the next hinted
+// configuration at the same time, on other cores; when a pre-compiler already has c (or is
+// finishing it), the measuring child finds it in the compiler's cache. With one
+// pre-compiler, it then stays idle, so that the next configuration is again compiled by
+// both children at once rather than waited for (on two cores this halves compilation time
+// when compiling dominates); with several, idle ones take the next hinted configurations
+// anyway. No configuration is compiled twice.
+// It returns how long it waited for a pre-compiler: compilation time of c.
 func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Duration, error) {
 	if !s.opts.Precompile {
 		return 0, nil
@@ -374,8 +392,7 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	k := configKey(c)
 	var waited time.Duration
 	s.preMu.Lock()
-	if s.inflight == k {
-		done := s.flightCh
+	if done, ok := s.inflight[k]; ok {
 		s.preMu.Unlock()
 		t := time.Now()
 		select {
@@ -389,45 +406,55 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
-	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", s.inflight)
-	if hit || s.inflight != "" {
+	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
+	if len(s.pres) == 1 && (hit || len(s.inflight) > 0) {
 		return waited, nil
 	}
-	for _, next := range s.upcoming {
-		nk := configKey(next)
-		if nk != k && !s.ready[nk] {
-			s.dispatch(next, nk)
-			break
+	next := 0
+	for _, slot := range s.pres {
+		if slot.busy {
+			continue
+		}
+		for next < len(s.upcoming) {
+			c := s.upcoming[next]
+			next++
+			nk := configKey(c)
+			if _, busy := s.inflight[nk]; nk != k && !busy && !s.ready[nk] {
+				s.dispatch(slot, c, nk)
+				break
+			}
 		}
 	}
 	return waited, nil
 }
 
-// dispatch sends c to the pre-compiler (started on first use); s.preMu is held.
-func (s *Supervisor) dispatch(c space.Config, k string) {
+// dispatch sends c to an idle pre-compiler (its child started on first use); s.preMu is
+// held.
+func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 	if len(s.ready) > 256 {
 		clear(s.ready)
 	}
-	s.inflight, s.flightCh = k, make(chan struct{})
-	done := s.flightCh
+	done := make(chan struct{})
+	s.inflight[k], slot.busy = done, true
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		t := time.Now()
-		ok := s.precompile(c)
+		ok := s.precompile(slot, c)
 		s.log.Debug("pre-compiled", "config", k, "ok", ok, "took", time.Since(t))
 		s.preMu.Lock()
 		if ok {
 			s.ready[k] = true
 		}
-		s.inflight = ""
+		delete(s.inflight, k)
+		slot.busy = false
 		close(done)
 		s.preMu.Unlock()
 	}()
 }
 
-// precompile compiles c in the pre-compiler child and reports whether it succeeded.
-func (s *Supervisor) precompile(c space.Config) bool {
+// precompile compiles c in the slot's child and reports whether it succeeded.
+func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -438,7 +465,7 @@ func (s *Supervisor) precompile(c space.Config) bool {
 		}
 	}()
 	s.preMu.Lock()
-	ch := s.pre
+	ch := slot.ch
 	s.preMu.Unlock()
 	if ch == nil {
 		var err error
@@ -447,11 +474,11 @@ func (s *Supervisor) precompile(c space.Config) bool {
 			return false
 		}
 		s.preMu.Lock()
-		s.pre = ch
+		slot.ch = ch
 		s.preMu.Unlock()
 	}
 	if err := ch.enc.Encode(request{Op: opCompile, Config: c}); err != nil {
-		s.dropPrecompiler(ch)
+		s.dropPrecompiler(slot, ch)
 		return false
 	}
 	// A configuration that hangs the compiler (or, with runtimes that generate code at the
@@ -461,45 +488,51 @@ func (s *Supervisor) precompile(c space.Config) bool {
 	select {
 	case r, ok := <-ch.resps:
 		if !ok {
-			s.dropPrecompiler(ch)
+			s.dropPrecompiler(slot, ch)
 			return false
 		}
 		if r.Retire != "" {
 			s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
-			s.dropPrecompiler(ch)
+			s.dropPrecompiler(slot, ch)
 		}
 		return r.Err == ""
 	case <-limit.C:
 		s.log.Debug("pre-compiler killed after its time limit")
-		s.dropPrecompiler(ch)
+		s.dropPrecompiler(slot, ch)
 	case <-s.stop:
 	}
 	return false
 }
 
-func (s *Supervisor) pausePrecompiler() bool {
+// pausePrecompilers stops every pre-compiler child; false when there is none.
+func (s *Supervisor) pausePrecompilers() bool {
 	s.preMu.Lock()
 	defer s.preMu.Unlock()
-	if s.pre == nil {
-		return false
+	paused := false
+	for _, slot := range s.pres {
+		if slot.ch != nil {
+			slot.ch.signal(syscall.SIGSTOP)
+			paused = true
+		}
 	}
-	s.pre.signal(syscall.SIGSTOP)
-	return true
+	return paused
 }
 
-func (s *Supervisor) resumePrecompiler() {
+func (s *Supervisor) resumePrecompilers() {
 	s.preMu.Lock()
 	defer s.preMu.Unlock()
-	s.pre.signal(syscall.SIGCONT)
+	for _, slot := range s.pres {
+		slot.ch.signal(syscall.SIGCONT)
+	}
 }
 
-func (s *Supervisor) dropPrecompiler(ch *child) {
+func (s *Supervisor) dropPrecompiler(slot *preSlot, ch *child) {
 	s.preMu.Lock()
 	defer s.preMu.Unlock()
 	ch.signal(syscall.SIGCONT)
 	ch.kill()
-	if s.pre == ch {
-		s.pre = nil
+	if slot.ch == ch {
+		slot.ch = nil
 	}
 }
 
@@ -514,7 +547,11 @@ func (s *Supervisor) Close() error {
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, ch := range []*child{s.main, s.pre} {
+	children := []*child{s.main}
+	for _, slot := range s.pres {
+		children = append(children, slot.ch)
+	}
+	for _, ch := range children {
 		if ch != nil {
 			ch.signal(syscall.SIGCONT)
 			ch.reqW.Close()
@@ -525,7 +562,10 @@ func (s *Supervisor) Close() error {
 			}
 		}
 	}
-	s.main, s.pre = nil, nil
+	s.main = nil
+	for _, slot := range s.pres {
+		slot.ch = nil
+	}
 	return nil
 }
 

@@ -3,8 +3,10 @@ package worker
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,7 +80,12 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		Metrics: map[string]float64{"served": float64(m.served)}}
 }
 
-func (*fakeMeasurer) Compile(context.Context, space.Config) error { return nil }
+func (*fakeMeasurer) Compile(_ context.Context, c space.Config) error {
+	if c[0] == behaveSlowCompile {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
 
 func newTestSupervisor(t *testing.T, extraEnv ...string) *Supervisor {
 	t.Helper()
@@ -188,4 +195,69 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// pipelineLog counts the supervisor's pre-compiler starts and the configurations the
+// measuring child found pre-compiled.
+type pipelineLog struct {
+	mu           sync.Mutex
+	starts, hits int
+}
+
+func (l *pipelineLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *pipelineLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *pipelineLog) WithGroup(string) slog.Handler            { return l }
+func (l *pipelineLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.Attrs(func(a slog.Attr) bool {
+		switch {
+		case r.Message == "worker started" && a.Key == "role" && a.Value.String() == "precompile":
+			l.starts++
+		case r.Message == "pipeline" && a.Key == "precompiled" && a.Value.Bool():
+			l.hits++
+		}
+		return true
+	})
+	return nil
+}
+
+// TestPrecompilersCompileTheHintedConfigurationsAhead: one pre-compiler alternates with
+// the measuring child (every second configuration comes pre-compiled); several take the
+// next hinted configurations whenever they are idle, so that nearly every one comes
+// pre-compiled.
+func TestPrecompilersCompileTheHintedConfigurationsAhead(t *testing.T) {
+	for _, tc := range []struct {
+		precompilers int
+		minHits      int
+		maxHits      int
+	}{{1, 3, 3}, {3, 5, 6}} {
+		log := &pipelineLog{}
+		s := NewSupervisor(Options{
+			Command:        []string{os.Args[0], "-test.run=^$"},
+			Env:            []string{"KTUNE_WORKER_TEST=1"},
+			CompileTimeout: 10 * time.Second,
+			Precompile:     true,
+			Precompilers:   tc.precompilers,
+			Log:            slog.New(log),
+		})
+		const n = 7
+		for i := range n {
+			var up []space.Config
+			for j := i + 1; j < min(i+5, n); j++ {
+				up = append(up, space.Config{behaveSlowCompile, j})
+			}
+			s.Hint(up...)
+			e, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, i})
+			if err != nil || e.Status != result.OK || e.Objective != float64(10+i) {
+				t.Fatalf("%d pre-compilers, step %d: %v %v %v", tc.precompilers, i, e.Status, e.Objective, err)
+			}
+		}
+		s.Close()
+		t.Logf("%d pre-compilers: %d started, %d of %d configurations pre-compiled", tc.precompilers, log.starts, log.hits, n)
+		if log.starts != tc.precompilers || log.hits < tc.minHits || log.hits > tc.maxHits {
+			t.Errorf("%d pre-compilers: %d started, %d of %d configurations pre-compiled, want %d-%d",
+				tc.precompilers, log.starts, log.hits, n, tc.minHits, tc.maxHits)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,8 +38,9 @@ configuration is compiled, run once to warm up and verify its output against the
 then timed over the spec's iterations. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work runs in a supervised worker process: a
 configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
-Upcoming configurations are compiled ahead in a second worker, which is paused while a kernel
-is timed.
+Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
+population) are compiled ahead in other workers (--precompilers, by default one per two
+cores, at most 8), which are paused while a kernel is timed.
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
@@ -70,11 +72,15 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
 	noPre := fs.Bool("no-precompile", false, "do not compile upcoming configurations ahead of time")
+	precompilers := fs.Int("precompilers", defaultPrecompilers(), "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *precompilers < 0 {
+		return usageErr(env, c, "--precompilers %d: want a number of workers, 0 or more", *precompilers)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
@@ -144,10 +150,11 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	sup := worker.NewSupervisor(worker.Options{
-		Command:    []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
-		Timeout:    sp0.Timeout,
-		Precompile: !*noPre,
-		Log:        env.log,
+		Command:      []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
+		Timeout:      sp0.Timeout,
+		Precompile:   !*noPre && *precompilers > 0,
+		Precompilers: *precompilers,
+		Log:          env.log,
 	})
 	defer sup.Close()
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known}
@@ -562,4 +569,11 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
 		r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
 	fmt.Fprintf(w, "results: run %d in %s (ktune export --run %d --format kerneltuner|t4)\n", r.Run, r.Database, r.Run)
+}
+
+// defaultPrecompilers is --precompilers' default: one pre-compiling worker per two cores
+// (the measuring worker, the device runtime and the tuner need the others), at least one,
+// and at most 8, each holding a device context of its own.
+func defaultPrecompilers() int {
+	return min(max(runtime.NumCPU()/2, 1), 8)
 }
