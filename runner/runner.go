@@ -102,8 +102,9 @@ func (r *Runner) applySettings(values []space.Value) error {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// Compile only compiles c, so that a later Evaluate of c finds it in the compiler's cache.
-func (r *Runner) Compile(ctx context.Context, c space.Config) error {
+// Compile only compiles c, so that a later Evaluate of c finds it in the compiler's cache;
+// phase("compiled") is called when it goes on to run the kernel (see below).
+func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)) error {
 	inst, err := r.spec.Instance(r.sp.Values(c))
 	if err != nil {
 		return err
@@ -118,11 +119,17 @@ func (r *Runner) Compile(ctx context.Context, c space.Config) error {
 		return err
 	}
 	defer k.Release()
-	if r.info.Backend != "opencl" {
+	if r.info.Backend != "opencl" || r.info.Type != "cpu" {
 		return nil
 	}
-	// OpenCL runtimes such as PoCL generate the code for a work-group size at its first
-	// launch: one work-group fills that cache too, so the measuring worker finds both.
+	// OpenCL runtimes for CPUs such as PoCL generate the code for a work-group size at its
+	// first launch: one work-group fills that cache too, so the measuring worker finds
+	// both. It runs the kernel, which may hang: the caller's run time limit starts here.
+	// (GPU drivers generate code when building; a launch there would only share the
+	// device with the measuring worker's timed runs.)
+	if phase != nil {
+		phase("compiled")
+	}
 	args, _, err := r.arguments(inst)
 	if err != nil {
 		return err

@@ -21,7 +21,9 @@ type Measurer interface {
 	// phase("timing") just before the timed runs (nothing else may use the device then).
 	Evaluate(ctx context.Context, c space.Config, phase func(string)) result.Evaluation
 	// Compile only compiles c, so that a later Evaluate finds it in a compiler cache.
-	Compile(ctx context.Context, c space.Config) error
+	// Where that takes a launch (runtimes that generate code at the first launch), it
+	// calls phase("compiled") before it (the run time limit starts).
+	Compile(ctx context.Context, c space.Config, phase func(string)) error
 }
 
 // Breakable is a Measurer whose device can be lost for the rest of the process: after an
@@ -88,7 +90,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 			}
 		case opCompile:
 			resp := response{ID: req.ID, Phase: phaseDone}
-			if err := m.Compile(ctx, space.Config(req.Config)); err != nil {
+			err := m.Compile(ctx, space.Config(req.Config), func(phase string) {
+				enc.Encode(response{ID: req.ID, Phase: phase})
+			})
+			if err != nil {
 				resp.Err = err.Error()
 			}
 			lost := broken(m)

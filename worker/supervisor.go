@@ -481,27 +481,38 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 		s.dropPrecompiler(slot, ch)
 		return false
 	}
-	// A configuration that hangs the compiler (or, with runtimes that generate code at the
-	// first launch, the one-work-group launch) must not hold a core forever.
-	limit := time.NewTimer(s.opts.CompileTimeout + s.opts.Timeout)
+	// A configuration that hangs the compiler must not hold a core forever, nor one whose
+	// warm-up launch (runtimes that generate code at the first launch) hangs: after the
+	// compiled phase the run time limit applies, as in the measuring child, which may be
+	// waiting for this very configuration.
+	limit := time.NewTimer(s.opts.CompileTimeout)
 	defer limit.Stop()
-	select {
-	case r, ok := <-ch.resps:
-		if !ok {
+	for {
+		select {
+		case r, ok := <-ch.resps:
+			if !ok {
+				s.dropPrecompiler(slot, ch)
+				return false
+			}
+			if r.Phase == phaseCompiled {
+				if s.opts.Timeout > 0 {
+					limit.Reset(s.opts.Timeout)
+				}
+				continue
+			}
+			if r.Retire != "" {
+				s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
+				s.dropPrecompiler(slot, ch)
+			}
+			return r.Err == ""
+		case <-limit.C:
+			s.log.Debug("pre-compiler killed after its time limit")
 			s.dropPrecompiler(slot, ch)
 			return false
+		case <-s.stop:
+			return false
 		}
-		if r.Retire != "" {
-			s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
-			s.dropPrecompiler(slot, ch)
-		}
-		return r.Err == ""
-	case <-limit.C:
-		s.log.Debug("pre-compiler killed after its time limit")
-		s.dropPrecompiler(slot, ch)
-	case <-s.stop:
 	}
-	return false
 }
 
 // pausePrecompilers stops every pre-compiler child; false when there is none.

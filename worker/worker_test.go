@@ -80,9 +80,13 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		Metrics: map[string]float64{"served": float64(m.served)}}
 }
 
-func (*fakeMeasurer) Compile(_ context.Context, c space.Config) error {
+func (*fakeMeasurer) Compile(_ context.Context, c space.Config, phase func(string)) error {
 	if c[0] == behaveSlowCompile {
 		time.Sleep(100 * time.Millisecond)
+	}
+	if c[0] == behaveHang { // a warm-up launch that never returns
+		phase(phaseCompiled)
+		time.Sleep(time.Hour)
 	}
 	return nil
 }
@@ -259,5 +263,30 @@ func TestPrecompilersCompileTheHintedConfigurationsAhead(t *testing.T) {
 			t.Errorf("%d pre-compilers: %d started, %d of %d configurations pre-compiled, want %d-%d",
 				tc.precompilers, log.starts, log.hits, n, tc.minHits, tc.maxHits)
 		}
+	}
+}
+
+// TestAHangingWarmUpInAPrecompilerHoldsNothingUp: a configuration whose warm-up launch
+// hangs in a pre-compiler is given the run time limit there, so the measuring child,
+// which waits for a configuration being pre-compiled, waits about that long rather than
+// the compile limit, then measures it as a timeout itself.
+func TestAHangingWarmUpInAPrecompilerHoldsNothingUp(t *testing.T) {
+	s := newTestSupervisor(t) // run limit 500 ms, compile limit 10 s
+	ctx := context.Background()
+	s.Hint(space.Config{behaveHang, 1})
+	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("first: %v %v", e.Status, err)
+	}
+	start := time.Now()
+	e, err := s.Evaluate(ctx, space.Config{behaveHang, 1})
+	took := time.Since(start)
+	if err != nil || e.Status != result.Timeout {
+		t.Fatalf("the hanging configuration: %v %s %v", e.Status, e.Message, err)
+	}
+	if took > 5*time.Second {
+		t.Fatalf("it took %v: the pre-compiler's hang held the measuring child up", took)
+	}
+	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
+		t.Fatalf("after it: %v %v", e.Status, err)
 	}
 }
