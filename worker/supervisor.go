@@ -30,13 +30,16 @@ type Options struct {
 	Timeout time.Duration
 	// CompileTimeout limits compilation (and start-up); 0 means 5 minutes.
 	CompileTimeout time.Duration
-	// Precompile starts children that compile configurations passed to Hint ahead of time,
-	// paused while the measuring child times a kernel.
+	// Precompile starts children that compile configurations passed to Hint ahead of time.
 	Precompile bool
 	// Precompilers is how many such children compile side by side (default 1). Where
 	// compiling dominates (NVRTC on a GPU host with many cores) several keep the measuring
 	// child fed when a strategy hints several configurations ahead.
 	Precompilers int
+	// PauseWhileTiming stops the pre-compilers while the measuring child times a kernel:
+	// on a CPU device (PoCL, host C) they would compete with the kernel for the cores. A
+	// GPU's kernels are timed by the device, and compiling goes on beside them.
+	PauseWhileTiming bool
 	// Log receives the children's lifecycle events.
 	Log *slog.Logger
 }
@@ -275,7 +278,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			switch r.Phase {
 			case phaseTiming:
 				// Time the kernel alone: hold the pre-compilers while it runs.
-				if !paused {
+				if !paused && s.opts.PauseWhileTiming {
 					paused = s.pausePrecompilers()
 				}
 			case phaseCompiled:

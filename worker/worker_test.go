@@ -94,11 +94,12 @@ func (*fakeMeasurer) Compile(_ context.Context, c space.Config, phase func(strin
 func newTestSupervisor(t *testing.T, extraEnv ...string) *Supervisor {
 	t.Helper()
 	s := NewSupervisor(Options{
-		Command:        []string{os.Args[0], "-test.run=^$"},
-		Env:            append([]string{"KTUNE_WORKER_TEST=1"}, extraEnv...),
-		Timeout:        500 * time.Millisecond,
-		CompileTimeout: 10 * time.Second,
-		Precompile:     true,
+		Command:          []string{os.Args[0], "-test.run=^$"},
+		Env:              append([]string{"KTUNE_WORKER_TEST=1"}, extraEnv...),
+		Timeout:          500 * time.Millisecond,
+		CompileTimeout:   10 * time.Second,
+		Precompile:       true,
+		PauseWhileTiming: true,
 	})
 	t.Cleanup(func() { s.Close() })
 	return s

@@ -40,7 +40,7 @@ for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'
 configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population) are compiled ahead in other workers (--precompilers, by default one per two
-cores, at most 8), which are paused while a kernel is timed.
+cores, at most 8), which are paused while a kernel is timed on a CPU device.
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
@@ -154,7 +154,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		Timeout:      sp0.Timeout,
 		Precompile:   !*noPre && *precompilers > 0,
 		Precompilers: *precompilers,
-		Log:          env.log,
+		// On a CPU device compiling would slow the timed kernel; a GPU times its own.
+		PauseWhileTiming: info.Type != "gpu",
+		Log:              env.log,
 	})
 	defer sup.Close()
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known}
