@@ -130,7 +130,8 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	if phase != nil {
 		phase("compiled")
 	}
-	args, _, err := r.arguments(inst)
+	// No pristine copies of the outputs: this process never verifies what it runs.
+	args, _, err := r.argumentsIn(inst, r.bufs, nil)
 	if err != nil {
 		return err
 	}
@@ -406,7 +407,7 @@ func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, 
 
 // argumentsIn is arguments with the buffers kept in pool. With pristine (not nil), an
 // output is reset by a device-side copy from a buffer of pristine holding its initial
-// contents, made at the output's first use, where the device can copy between its
+// contents, made at its first use with pristine, where the device can copy between its
 // buffers; otherwise (or when the device has no memory for the copy) it is written from
 // the host.
 func (r *Runner) argumentsIn(inst *spec.Instance, pool, pristine map[[2]int]device.Buffer) ([]device.Arg, []device.Buffer, error) {
@@ -462,16 +463,24 @@ func (r *Runner) reset(name string, b device.Buffer, data []byte, have, output b
 	if err := b.Write(data); err != nil {
 		return fmt.Errorf("argument %s: copying to the device: %w", name, err)
 	}
-	if _, ok := b.(device.Copier); ok && output && pristine != nil && len(data) > 0 {
-		// Without memory for the copy, outputs are reset from the host as before.
-		if p, err := r.dev.Alloc(len(data)); err == nil {
-			if err := p.Write(data); err != nil {
-				p.Release()
-				return fmt.Errorf("argument %s: copying to the device: %w", name, err)
-			}
-			pristine[key] = p
-		}
+	if _, tried := pristine[key]; tried || !output || pristine == nil || len(data) == 0 {
+		return nil
 	}
+	if _, ok := b.(device.Copier); !ok {
+		return nil
+	}
+	// Without memory for the copy, the output is reset from the host, as before: a nil
+	// entry remembers not to try again.
+	p, err := r.dev.Alloc(len(data))
+	if err != nil {
+		pristine[key] = nil
+		return nil
+	}
+	if err := p.Write(data); err != nil {
+		p.Release()
+		return fmt.Errorf("argument %s: copying to the device: %w", name, err)
+	}
+	pristine[key] = p
 	return nil
 }
 
@@ -480,7 +489,9 @@ func (r *Runner) reset(name string, b device.Buffer, data []byte, have, output b
 func (r *Runner) Close() {
 	for _, pool := range []map[[2]int]device.Buffer{r.bufs, r.pristine} {
 		for k, b := range pool {
-			b.Release()
+			if b != nil {
+				b.Release()
+			}
 			delete(pool, k)
 		}
 	}
