@@ -408,6 +408,11 @@ func (r *bayesRun) next() (space.Config, bool) {
 		likely bool
 	}
 	var cands []cand
+	type unscored struct {
+		i    int     // index in cands
+		succ float64 // predicted chance of success
+	}
+	var unlikely []unscored
 	pending := map[int]bool{}
 	// the best score so far this step among the unlikely [0] and the likely [1] candidates
 	floor := [2]float64{math.Inf(-1), math.Inf(-1)}
@@ -418,14 +423,16 @@ func (r *bayesRun) next() (space.Config, bool) {
 		}
 		pending[idx] = true
 		succ := r.success(m, c)
-		likely := succ >= r.minSucc
-		k := 0
-		if likely {
-			k = 1
+		if succ < r.minSucc {
+			// Unlikely candidates rank after every likely one, so their scores matter
+			// only when no candidate is likely: they are scored then, in this order.
+			cands = append(cands, cand{c.Clone(), math.Inf(-1), false})
+			unlikely = append(unlikely, unscored{len(cands) - 1, succ})
+			return
 		}
-		s := r.scoreWith(m, c, succ, floor[k])
-		floor[k] = max(floor[k], s)
-		cands = append(cands, cand{c.Clone(), s, likely})
+		s := r.scoreWith(m, c, succ, floor[1])
+		floor[1] = max(floor[1], s)
+		cands = append(cands, cand{c.Clone(), s, true})
 	}
 	// neighbours of the best successes
 	order := make([]int, 0, len(r.fit))
@@ -520,6 +527,13 @@ func (r *bayesRun) next() (space.Config, bool) {
 	}
 	if len(cands) == 0 {
 		return nil, false
+	}
+	if len(unlikely) == len(cands) {
+		for _, u := range unlikely {
+			s := r.scoreWith(m, cands[u.i].c, u.succ, floor[0])
+			floor[0] = max(floor[0], s)
+			cands[u.i].score = s
+		}
 	}
 	// hill climb the acquisition from the best candidate, among likely candidates when it
 	// is one
