@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/ktune/ktune/space"
 )
@@ -231,6 +232,10 @@ type bayesRun struct {
 	lastImprove int     // evaluations before the one that found bestF
 	nbCount     int     // Hamming neighbours of the best configuration
 	nbCountOf   int     // the lastImprove nbCount was counted for (-1: none)
+	// the successful evaluations by fitness, best first, and how many evaluations that
+	// order has taken in
+	order  []int
+	orderN int
 	// the failure forest and the evaluations it was fitted on
 	failFit  *rfForest
 	failFitN int
@@ -434,22 +439,17 @@ func (r *bayesRun) next() (space.Config, bool) {
 		floor[1] = max(floor[1], s)
 		cands = append(cands, cand{c.Clone(), s, true})
 	}
-	// neighbours of the best successes
-	order := make([]int, 0, len(r.fit))
-	for i, f := range r.fit {
-		if !math.IsInf(f, 1) {
-			order = append(order, i)
+	// the successes by fitness, best first (ties in evaluation order), kept from step to
+	// step: each new success is inserted after every one at least as good
+	for ; r.orderN < len(r.fit); r.orderN++ {
+		f := r.fit[r.orderN]
+		if math.IsInf(f, 1) {
+			continue
 		}
+		at := sort.Search(len(r.order), func(k int) bool { return r.fit[r.order[k]] > f })
+		r.order = slices.Insert(r.order, at, r.orderN)
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case r.fit[a] < r.fit[b]:
-			return -1
-		case r.fit[a] > r.fit[b]:
-			return 1
-		}
-		return 0
-	})
+	order := r.order
 	// Local steps: the best-scoring unevaluated neighbour of the best configuration found,
 	// or, once all of its neighbours are evaluated (or unlikely to succeed, below
 	// min_success_local), of the next best (of the best five). The global model finds good
@@ -515,9 +515,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 	}
 	for _, i := range order[:min(len(order), 3)] {
 		r.sp.Neighbours(r.cfg[i], r.nb, func(n space.Config) {
-			if r.sp.Contains(n) {
-				add(n)
-			}
+			add(n) // a neighbour of a valid configuration is valid
 		})
 	}
 	var c space.Config
@@ -557,7 +555,7 @@ func (r *bayesRun) next() (space.Config, bool) {
 		for step := 0; step < 4; step++ {
 			moved := false
 			r.sp.Neighbours(cur.c, r.nb, func(n space.Config) {
-				if !r.sp.Contains(n) || r.isSeen(n) {
+				if r.isSeen(n) {
 					return
 				}
 				succ := r.success(m, n)
@@ -614,7 +612,7 @@ func (r *bayesRun) bestNeighbour(m *bayesModel, c space.Config, nb space.Neighbo
 	var pick space.Config
 	bestScore := math.Inf(-1)
 	r.sp.Neighbours(c, nb, func(n space.Config) {
-		if !r.sp.Contains(n) || r.isSeen(n) {
+		if r.isSeen(n) { // (valid: a neighbour of a valid configuration)
 			return
 		}
 		succ := r.success(m, n)
