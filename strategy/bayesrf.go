@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/ktune/ktune/space"
 )
@@ -145,6 +146,8 @@ type smacState struct {
 	xs   []int32          // features of the evaluated configurations, row-major
 	fit  []float64        // their fitnesses
 	cfgs []space.Config   // the configurations
+	// order holds the indices of fit by fitness, best first, ties in evaluation order
+	order []int
 
 	// models, refitted every so often
 	reg, cls   rfForest
@@ -426,11 +429,14 @@ func (st *smacState) propose() space.Config {
 	}
 	// local searches
 	var starts []smacCand
-	order := make([]int, len(st.fit))
-	for i := range order {
-		order[i] = i
+	// the evaluations by fitness, best first (ties in evaluation order), kept from
+	// proposal to proposal: each new one is inserted after every one at least as good
+	for len(st.order) < len(st.fit) {
+		i := len(st.order)
+		at := sort.Search(i, func(k int) bool { return cmp.Compare(st.fit[st.order[k]], st.fit[i]) > 0 })
+		st.order = slices.Insert(st.order, at, i)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(st.fit[a], st.fit[b]) })
+	order := st.order
 	for _, i := range order[:min(smacLocalStarts, len(order))] {
 		if smacFailed(st.fit[i]) {
 			break
