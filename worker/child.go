@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -35,14 +36,33 @@ type Breakable interface {
 // ServeChild is the body of a worker process: it opens the measurer with open (on this
 // goroutine, locked to its OS thread, since device contexts may be bound to threads),
 // reports ready, then serves requests from file descriptor 3 and answers on file
-// descriptor 4 until the parent closes the pipe.
+// descriptor 4 until the parent closes the pipe. If the parent dies first (killed, out of
+// memory, a test run past its deadline), the process exits within a second, even in the
+// middle of a kernel that never returns.
 func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 	in := os.NewFile(3, "worker-requests")
 	out := os.NewFile(4, "worker-responses")
 	if in == nil || out == nil {
 		return errors.New("worker: not started by a ktune supervisor (file descriptors 3 and 4 are missing)")
 	}
+	go exitWithParent(os.Getppid(), parentPoll)
 	return Serve(ctx, in, out, open)
+}
+
+// parentPoll is how often a child checks that its parent lives.
+const parentPoll = 250 * time.Millisecond
+
+// exitWithParent ends the process once it is no longer the child of ppid: an orphan is
+// re-parented (to init or a subreaper), and nothing is left to read what it measures.
+// Closing the request pipe would not reach a child stuck in a kernel.
+func exitWithParent(ppid int, poll time.Duration) {
+	for {
+		time.Sleep(poll)
+		if os.Getppid() != ppid {
+			fmt.Fprintln(os.Stderr, "ktune worker: the tuner that started it is gone; exiting")
+			os.Exit(3)
+		}
+	}
 }
 
 // Serve is ServeChild over explicit streams.

@@ -7,8 +7,9 @@
 // (file descriptors 3 and 4 in the child), so whatever the kernel prints on stdout or
 // stderr cannot corrupt the protocol. A child that dies or runs past its time limit is
 // killed, the configuration gets the status runtime_error or timeout, and a fresh child
-// serves the next one. A second child may compile upcoming configurations ahead of time
-// (a pipeline); it is paused while a kernel is being timed, so it never disturbs timing.
+// serves the next one. Other children may compile upcoming configurations ahead of time
+// (a pipeline); on CPU devices they are paused while a kernel is being timed, so they never
+// disturb timing. A child whose parent dies exits by itself.
 package worker
 
 import (

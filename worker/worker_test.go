@@ -1,11 +1,16 @@
 package worker
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"math"
 	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -29,6 +34,14 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		os.Exit(0)
+	}
+	if os.Getenv("KTUNE_WORKER_PARENT") == "1" {
+		// A tuner that starts a child on a hanging configuration, printing the child's
+		// pid, and is then killed by the test.
+		log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		s := NewSupervisor(Options{Command: []string{os.Args[0], "-test.run=^$"}, Env: []string{"KTUNE_WORKER_TEST=1"}, Log: log})
+		s.Evaluate(context.Background(), space.Config{behaveHang, 0})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -290,4 +303,53 @@ func TestAHangingWarmUpInAPrecompilerHoldsNothingUp(t *testing.T) {
 	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 		t.Fatalf("after it: %v %v", e.Status, err)
 	}
+}
+
+// TestAChildOutlivesNoKilledTuner kills a tuner (SIGKILL: no clean-up runs) while its
+// child hangs in a configuration: the child must exit by itself rather than run on.
+func TestAChildOutlivesNoKilledTuner(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "KTUNE_WORKER_PARENT=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stop := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() }) // no pid: end the scan
+	pid := 0
+	sc := bufio.NewScanner(out)
+	for pid == 0 && sc.Scan() {
+		if m := regexp.MustCompile(`worker started"? role=measure pid=(\d+)`).FindStringSubmatch(sc.Text()); m != nil {
+			pid, _ = strconv.Atoi(m[1])
+		}
+	}
+	stop.Stop()
+	if pid == 0 {
+		t.Fatal("the tuner never reported its child")
+	}
+	time.Sleep(300 * time.Millisecond) // the child is in its hanging configuration
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d still runs 5 s after its tuner was killed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: a zombie counts as alive
+	}
+	// pid (comm) state ...: the state follows the last ')'
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
