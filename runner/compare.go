@@ -74,7 +74,7 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 	}
 	switch typ {
 	case "float32":
-		g32, w32 := asUint32s(got), asUint32s(want)
+		g32, w32 := view(got, binary.LittleEndian.Uint32), view(want, binary.LittleEndian.Uint32)
 		for k, gb := range g32 {
 			wb := w32[k]
 			if gb == wb && gb&0x7f800000 != 0x7f800000 {
@@ -89,7 +89,7 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 			}
 		}
 	case "float64":
-		g64, w64 := asUint64s(got), asUint64s(want)
+		g64, w64 := view(got, binary.LittleEndian.Uint64), view(want, binary.LittleEndian.Uint64)
 		for k, gb := range g64 {
 			wb := w64[k]
 			if gb == wb && gb&0x7ff0000000000000 != 0x7ff0000000000000 {
@@ -113,33 +113,19 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 	return bad, first
 }
 
-// asUint32s views little-endian 32-bit elements as numbers: in place where the host is
-// little-endian (every GPU host ktune knows), decoded elsewhere.
-func asUint32s(b []byte) []uint32 {
-	if len(b) < 4 {
+// view gives the little-endian elements of b as numbers: in place where the host is
+// little-endian (every GPU host ktune knows) and b is aligned, decoded elsewhere.
+func view[T uint32 | uint64](b []byte, decode func([]byte) T) []T {
+	size := int(unsafe.Sizeof(T(0)))
+	if len(b) < size {
 		return nil
 	}
-	if hostLittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	if hostLittleEndian && uintptr(unsafe.Pointer(&b[0]))%uintptr(size) == 0 {
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size)
 	}
-	out := make([]uint32, len(b)/4)
+	out := make([]T, len(b)/size)
 	for k := range out {
-		out[k] = binary.LittleEndian.Uint32(b[4*k:])
-	}
-	return out
-}
-
-// asUint64s is asUint32s for 64-bit elements.
-func asUint64s(b []byte) []uint64 {
-	if len(b) < 8 {
-		return nil
-	}
-	if hostLittleEndian && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]uint64, len(b)/8)
-	for k := range out {
-		out[k] = binary.LittleEndian.Uint64(b[8*k:])
+		out[k] = decode(b[size*k:])
 	}
 	return out
 }
