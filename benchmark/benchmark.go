@@ -2,7 +2,7 @@
 // spaces x budgets x repeats, each run simulated and scored by the fraction of the optimum it
 // reached, then the competition of Section VI-B: two-sample independent t-tests between every
 // pair of strategies per space and budget, summed into wins and losses for low (<= 200) and
-// medium (> 200) budgets.
+// medium (> 200) budgets, and the figures of its Fig. 1 and Fig. 2.
 package benchmark
 
 import (
@@ -206,16 +206,21 @@ func meanVar(x []float64) (m, v float64) {
 // Score is one strategy's wins and losses in the competition.
 type Score struct {
 	Strategy   string `json:"strategy"`
-	WinsLow    int    `json:"wins_low"`    // budgets <= 200
+	WinsLow    int    `json:"wins_low"`    // budgets <= the split
 	LossesLow  int    `json:"losses_low"`  //
-	WinsHigh   int    `json:"wins_medium"` // budgets > 200
+	WinsHigh   int    `json:"wins_medium"` // budgets > the split
 	LossesHigh int    `json:"losses_medium"`
 }
 
+// DefaultSplit is the budget that divides low from medium budgets in seed 000's
+// competition (Table IV and Fig. 1); its appendix splits at 100 and 400 as well.
+const DefaultSplit = 200
+
 // Compete runs the pairwise t-tests per space and budget: a significantly higher mean
-// fraction of optimum (p < alpha) is a win for one strategy and a loss for the other.
-// Scores are sorted by net wins, low budgets first.
-func Compete(cells []Cell, alpha float64) []Score {
+// fraction of optimum (p < alpha) is a win for one strategy and a loss for the other,
+// counted as low for budgets up to split and medium above. Scores are sorted by net wins,
+// low budgets first.
+func Compete(cells []Cell, alpha float64, split int) []Score {
 	type key struct {
 		space  string
 		budget int
@@ -240,7 +245,7 @@ func Compete(cells []Cell, alpha float64) []Score {
 				if g[j].MeanFraction > g[i].MeanFraction {
 					win, lose = lose, win
 				}
-				if k.budget <= 200 {
+				if k.budget <= split {
 					win.WinsLow++
 					lose.LossesLow++
 				} else {

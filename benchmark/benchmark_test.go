@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,7 +54,7 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 	if len(cells) != 4 {
 		t.Fatalf("%d cells", len(cells))
 	}
-	scores := Compete(cells, 0.05)
+	scores := Compete(cells, 0.05, DefaultSplit)
 	// Brute force walks a prefix of the index order, the same for every seed: at these
 	// budgets it is far from the optimum and random sampling beats it.
 	if scores[0].Strategy != "random" || scores[0].WinsLow != 1 || scores[0].WinsHigh != 1 || scores[1].LossesLow != 1 {
@@ -62,24 +64,25 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 
 func TestFiguresAreWritten(t *testing.T) {
 	cells := []Cell{
-		{Strategy: "a", Space: "s/x", Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6, 0.5}},
-		{Strategy: "a", Space: "s/x", Budget: 400, MeanFraction: 0.8, StdFraction: 0.1, Fractions: []float64{0.7, 0.9, 0.8}},
-		{Strategy: "b", Space: "s/x", Budget: 25, MeanFraction: 0.3, StdFraction: 0.01, Fractions: []float64{0.29, 0.31, 0.3}},
-		{Strategy: "b", Space: "s/x", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
+		{Strategy: "a", Space: "k/x", Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6, 0.5}},
+		{Strategy: "a", Space: "k/x", Budget: 400, MeanFraction: 0.8, StdFraction: 0.1, Fractions: []float64{0.7, 0.9, 0.8}},
+		{Strategy: "b", Space: "k/x", Budget: 25, MeanFraction: 0.3, StdFraction: 0.01, Fractions: []float64{0.29, 0.31, 0.3}},
+		{Strategy: "b", Space: "k/x", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
+		{Strategy: "a", Space: "k/y", Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6, 0.5}},
+		{Strategy: "a", Space: "k/y", Budget: 400, MeanFraction: 0.8, StdFraction: 0.1, Fractions: []float64{0.7, 0.9, 0.8}},
+		{Strategy: "b", Space: "k/y", Budget: 25, MeanFraction: 0.3, StdFraction: 0.01, Fractions: []float64{0.29, 0.31, 0.3}},
+		{Strategy: "b", Space: "k/y", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
+		{Strategy: "a", Space: "solo", Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6, 0.5}},
+		{Strategy: "a", Space: "solo", Budget: 400, MeanFraction: 0.8, StdFraction: 0.1, Fractions: []float64{0.7, 0.9, 0.8}},
+		{Strategy: "b", Space: "solo", Budget: 25, MeanFraction: 0.3, StdFraction: 0.01, Fractions: []float64{0.29, 0.31, 0.3}},
+		{Strategy: "b", Space: "solo", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
 	}
 	dir := t.TempDir()
-	files, err := PlotCurves(cells, dir)
+	files, err := Figures(cells, 0.05, DefaultSplit, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := PlotCompetition(cells, 0.05, 0, 200, "low", "budgets <= 200", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, more...)
-	if len(files) != 4 {
-		t.Fatalf("files %v", files)
-	}
+	var names []string
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -89,6 +92,120 @@ func TestFiguresAreWritten(t *testing.T) {
 		svg := strings.Contains(string(b[:min(len(b), 200)]), "<svg") || strings.Contains(string(b[:min(len(b), 200)]), "<?xml")
 		if !png && !svg {
 			t.Errorf("%s is neither PNG nor SVG", f)
+		}
+		if filepath.Dir(f) != dir {
+			t.Errorf("%s is not in %s", f, dir)
+		}
+		if strings.HasSuffix(f, ".svg") {
+			names = append(names, strings.TrimSuffix(filepath.Base(f), ".svg"))
+		}
+	}
+	// curves per space and for the one kernel with several spaces; heat maps over all
+	// spaces and per kernel ("solo" is a kernel of its own), low and medium
+	want := []string{
+		"curves-k_x", "curves-k_y", "curves-solo", "curves-kernel-k",
+		"competition-low", "competition-medium",
+		"competition-k-low", "competition-k-medium", "competition-solo-low", "competition-solo-medium",
+	}
+	if !slices.Equal(names, want) || len(files) != 2*len(want) {
+		t.Fatalf("figures %v, want %v as SVG and PNG", names, want)
+	}
+	// no budget above the split: no medium heat maps rather than empty ones
+	files, err = Figures(cells, 0.05, 400, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "medium") {
+			t.Errorf("%s drawn for a range without budgets", f)
+		}
+	}
+}
+
+// Seed 000's Fig. 1 counts in row r, column c the wins of the column's strategy over the
+// row's.
+func TestCompetitionMatrixCountsColumnWinsOverRows(t *testing.T) {
+	good := []float64{0.9, 0.91, 0.92, 0.93}
+	bad := []float64{0.5, 0.52, 0.51, 0.53}
+	same := []float64{0.9, 0.93, 0.91, 0.92}
+	var cells []Cell
+	for _, sp := range []string{"k/x", "k/y"} {
+		for _, b := range []int{25, 400} {
+			for _, s := range []struct {
+				name string
+				f    []float64
+			}{{"weak", bad}, {"strong", good}, {"level", same}} {
+				m, _ := meanVar(s.f)
+				cells = append(cells, Cell{Strategy: s.name, Space: sp, Budget: b, MeanFraction: m, Fractions: s.f})
+			}
+		}
+	}
+	m, ok := competitionMatrix(cells, 0.05, 0, 200)
+	if !ok {
+		t.Fatal("no matrix")
+	}
+	// rows and columns: weak, strong, level; two spaces at budget 25 in range
+	want := [][]float64{{math.NaN(), 2, 2}, {0, math.NaN(), 0}, {0, 0, math.NaN()}}
+	for r := range want {
+		for c := range want[r] {
+			if g := m.wins[r][c]; !(g == want[r][c] || math.IsNaN(g) && math.IsNaN(want[r][c])) {
+				t.Fatalf("wins %v, want %v", m.wins, want)
+			}
+		}
+	}
+	// drawn with the first strategy in the top row
+	if m.Z(1, 2) != 2 || m.Z(0, 0) != 0 {
+		t.Fatalf("heat map rows: Z(1, top) %v Z(0, bottom) %v", m.Z(1, 2), m.Z(0, 0))
+	}
+	if _, ok := competitionMatrix(cells, 0.05, 1000, 2000); ok {
+		t.Fatal("a matrix for a range without budgets")
+	}
+	scores := Compete(cells, 0.05, 25)
+	if scores[0].Strategy == "weak" || scores[0].WinsLow != 2 || scores[0].WinsHigh != 2 {
+		t.Fatalf("split at 25: %+v", scores)
+	}
+}
+
+func TestByKernelPoolsTheRunsOfAKernelsSpaces(t *testing.T) {
+	cells := []Cell{
+		{Strategy: "a", Space: "gemm/A100", Budget: 25, MeanFraction: 0.5, MeanEvaluations: 25, MicrosPerEvaluation: 10, Fractions: []float64{0.4, 0.6}},
+		{Strategy: "a", Space: "gemm/MI250X", Budget: 25, MeanFraction: 0.9, MeanEvaluations: 23, MicrosPerEvaluation: 20, Fractions: []float64{0.8, 1.0}},
+		{Strategy: "a", Space: "pnpoly", Budget: 25, MeanFraction: 0.7, MeanEvaluations: 25, MicrosPerEvaluation: 5, Fractions: []float64{0.7, 0.7}},
+	}
+	if k := Kernel("benchmark_hub/gemm/A100"); k != "benchmark_hub/gemm" {
+		t.Fatalf("kernel %q", k)
+	}
+	kernels, spaces := Kernels(cells)
+	if !slices.Equal(kernels, []string{"gemm", "pnpoly"}) || spaces["gemm"] != 2 || spaces["pnpoly"] != 1 {
+		t.Fatalf("kernels %v %v", kernels, spaces)
+	}
+	got := ByKernel(cells)
+	if len(got) != 2 || got[0].Space != "gemm" || got[1].Space != "pnpoly" {
+		t.Fatalf("cells %+v", got)
+	}
+	g := got[0]
+	// runs 0.4 0.6 0.8 1.0: mean 0.7, sample std sqrt(0.2/3)
+	if math.Abs(g.MeanFraction-0.7) > 1e-12 || math.Abs(g.StdFraction-math.Sqrt(0.2/3)) > 1e-12 ||
+		g.MeanEvaluations != 24 || math.Abs(g.MicrosPerEvaluation-(25*10+23*20)/48.0) > 1e-12 ||
+		!slices.Equal(g.Fractions, []float64{0.4, 0.6, 0.8, 1.0}) {
+		t.Fatalf("gemm %+v", g)
+	}
+	if got[1].MeanFraction != 0.7 || got[1].StdFraction != 0 {
+		t.Fatalf("pnpoly %+v", got[1])
+	}
+}
+
+func TestCurvesSpanTheirData(t *testing.T) {
+	for _, c := range []struct{ lo, hi, min, max float64 }{
+		{0.87, 0.999, 0.85, 1},
+		{0.5, 0.62, 0.5, 0.65},
+		{0.99, 1, 0.9, 1},
+		{0, 0.03, 0, 0.1},
+		{0.3, 0.3, 0.3, 0.4},
+		{1, 0, 0, 1}, // no data
+	} {
+		if lo, hi := yRange(c.lo, c.hi); math.Abs(lo-c.min) > 1e-12 || math.Abs(hi-c.max) > 1e-12 {
+			t.Errorf("yRange(%v, %v) = %v, %v, want %v, %v", c.lo, c.hi, lo, hi, c.min, c.max)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package benchmark
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,12 +27,31 @@ var strategyColors = []color.RGBA{
 }
 
 // PlotCurves draws, per space, the mean fraction of optimum against the budget for every
-// strategy with its 95% confidence interval shaded (as seed 000's Fig. 2), and writes each
-// as SVG and PNG into dir. It returns the files written.
+// strategy with its 95% confidence interval shaded (as seed 000's Fig. 2 and, per GPU, its
+// appendix figures), and writes each as SVG and PNG into dir (CurvesFile). It returns the
+// files written.
 func PlotCurves(cells []Cell, dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	return plotCurves(cells, dir, CurvesFile, func(sp string) string { return sp })
+}
+
+// PlotKernelCurves draws seed 000's Fig. 2: for every kernel with several spaces (devices),
+// the mean fraction of optimum over the runs on all of them against the budget, 95%
+// confidence interval shaded, written into dir (KernelCurvesFile). It returns the files
+// written; none when no kernel has several spaces.
+func PlotKernelCurves(cells []Cell, dir string) ([]string, error) {
+	_, spaces := Kernels(cells)
+	var multi []Cell
+	for _, c := range ByKernel(cells) {
+		if spaces[c.Space] > 1 {
+			multi = append(multi, c)
+		}
 	}
+	return plotCurves(multi, dir, KernelCurvesFile, func(k string) string {
+		return fmt.Sprintf("%s (over its %d spaces)", k, spaces[k])
+	})
+}
+
+func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]string, error) {
 	bySpace := map[string][]Cell{}
 	var spaces []string
 	for _, c := range cells {
@@ -42,36 +63,42 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	var files []string
 	for _, sp := range spaces {
 		p := plot.New()
-		p.Title.Text = sp
+		p.Title.Text = title(sp)
 		p.X.Label.Text = "budget (unique evaluations)"
 		p.Y.Label.Text = "fraction of optimum"
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Y.Min, p.Y.Max = 0, 1
 		p.Legend.Top, p.Legend.Left = false, false
 		byStrategy := map[string][]Cell{}
 		var order []string
+		budgets := map[int]bool{}
 		for _, c := range bySpace[sp] {
 			if _, ok := byStrategy[c.Strategy]; !ok {
 				order = append(order, c.Strategy)
 			}
 			byStrategy[c.Strategy] = append(byStrategy[c.Strategy], c)
+			budgets[c.Budget] = true
 		}
+		// a tick at every budget run, so each point can be read off
+		var ticks []plot.Tick
+		for _, b := range slices.Sorted(maps.Keys(budgets)) {
+			ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		lo, hi := 1.0, 0.0
 		for i, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
 			col := strategyColors[i%len(strategyColors)]
 			line := make(plotter.XYs, len(cs))
-			band := make(plotter.XYs, 0, 2*len(cs))
+			band := make(plotter.XYs, 2*len(cs))
 			for k, c := range cs {
 				line[k] = plotter.XY{X: float64(c.Budget), Y: c.MeanFraction}
+				// a fraction of the optimum lies in [0, 1], and so does its interval
 				half := 1.96 * c.StdFraction / math.Sqrt(float64(max(len(c.Fractions), 1)))
-				band = append(band, plotter.XY{X: float64(c.Budget), Y: c.MeanFraction + half})
-			}
-			for k := len(cs) - 1; k >= 0; k-- {
-				c := cs[k]
-				half := 1.96 * c.StdFraction / math.Sqrt(float64(max(len(c.Fractions), 1)))
-				band = append(band, plotter.XY{X: float64(c.Budget), Y: c.MeanFraction - half})
+				up, down := min(c.MeanFraction+half, 1), max(c.MeanFraction-half, 0)
+				band[k] = plotter.XY{X: float64(c.Budget), Y: up}
+				band[len(band)-1-k] = plotter.XY{X: float64(c.Budget), Y: down}
+				lo, hi = min(lo, down), max(hi, up)
 			}
 			poly, err := plotter.NewPolygon(band)
 			if err != nil {
@@ -91,7 +118,10 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 			p.Add(poly, l)
 			p.Legend.Add(st, l)
 		}
-		f, err := figure.Save(p, 6*vg.Inch, 4*vg.Inch, dir, CurvesFile(sp))
+		// The vertical axis spans the data, in steps of 0.05 and at least 0.1, so that
+		// strategies a few hundredths apart (most of them, at large budgets) stay apart.
+		p.Y.Min, p.Y.Max = yRange(lo, hi)
+		f, err := figure.Save(p, 6*vg.Inch, 4*vg.Inch, dir, file(sp))
 		files = append(files, f...)
 		if err != nil {
 			return files, err
@@ -100,8 +130,28 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	return files, nil
 }
 
+// yRange is the vertical range of a curves figure for data within [lo, hi] in [0, 1]:
+// rounded out to multiples of 0.05, at least 0.1 wide, within [0, 1].
+func yRange(lo, hi float64) (float64, float64) {
+	if lo > hi {
+		return 0, 1
+	}
+	ymin := math.Floor(lo*20+1e-9) / 20
+	ymax := math.Ceil(hi*20-1e-9) / 20
+	if ymax-ymin < 0.1 {
+		if ymax = ymin + 0.1; ymax > 1 {
+			ymin, ymax = 0.9, 1
+		}
+	}
+	return max(ymin, 0), min(ymax, 1)
+}
+
 // CurvesFile is the base name (no extension) of the curves PlotCurves draws for a space.
 func CurvesFile(space string) string { return "curves-" + safeName(space) }
+
+// KernelCurvesFile is the base name (no extension) of the curves PlotKernelCurves draws for
+// a kernel.
+func KernelCurvesFile(kernel string) string { return "curves-kernel-" + safeName(kernel) }
 
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -112,83 +162,81 @@ func safeName(s string) string {
 	}, s)
 }
 
-// winMatrix is a heat map grid: rows and columns are strategies, a cell the number of
-// significant wins of the row's strategy over the column's.
+// winMatrix is a heat map grid of strategies: the cell in row r and column c holds the
+// wins of column c's strategy over row r's (NaN on the diagonal). Rows are drawn top to
+// bottom in the order of the columns left to right.
 type winMatrix struct {
 	names []string
-	wins  [][]float64
+	wins  [][]float64 // wins[r][c]
 }
 
 func (m winMatrix) Dims() (c, r int)   { return len(m.names), len(m.names) }
-func (m winMatrix) Z(c, r int) float64 { return m.wins[r][c] }
+func (m winMatrix) Z(c, r int) float64 { return m.wins[m.row(r)][c] }
 func (m winMatrix) X(c int) float64    { return float64(c) }
 func (m winMatrix) Y(r int) float64    { return float64(r) }
 
-// PlotCompetition draws the pairwise wins (row strategy over column strategy, summed over
-// spaces and budgets in [lo, hi]) as a heat map, as seed 000's Fig. 1, into dir as SVG and
-// PNG named competition-<name>.
-func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, label, dir string) ([]string, error) {
-	var names []string
-	idx := map[string]int{}
-	for _, c := range cells {
-		if _, ok := idx[c.Strategy]; !ok {
-			idx[c.Strategy] = len(names)
-			names = append(names, c.Strategy)
-		}
+// row maps a heat map row (0 at the bottom) to the strategy drawn there.
+func (m winMatrix) row(r int) int { return len(m.names) - 1 - r }
+
+// PlotCompetition draws seed 000's Fig. 1 for the budgets of cells in [lo, hi]: a heat map
+// whose cell in row r and column c counts the spaces and budgets where the column's
+// strategy reached a significantly higher mean fraction of optimum than the row's
+// (two-sample t-test, p < alpha). Rows with low values were rarely beaten; columns with
+// high values often won. It is written into dir as SVG and PNG named
+// competition-<name>, titled title. Nothing is drawn when no cell's budget is in [lo, hi]
+// (nil, nil).
+func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir string) ([]string, error) {
+	m, ok := competitionMatrix(cells, alpha, lo, hi)
+	if !ok {
+		return nil, nil
 	}
-	m := winMatrix{names: names, wins: make([][]float64, len(names))}
-	for i := range m.wins {
-		m.wins[i] = make([]float64, len(names))
-	}
-	type key struct {
-		space  string
-		budget int
-	}
-	groups := map[key][]Cell{}
-	for _, c := range cells {
-		if c.Budget >= lo && c.Budget <= hi {
-			groups[key{c.Space, c.Budget}] = append(groups[key{c.Space, c.Budget}], c)
-		}
-	}
-	for _, g := range groups {
-		for i := range g {
-			for j := range g {
-				if i == j {
-					continue
-				}
-				if _, p := TTest(g[i].Fractions, g[j].Fractions); p < alpha && g[i].MeanFraction > g[j].MeanFraction {
-					m.wins[idx[g[i].Strategy]][idx[g[j].Strategy]]++
-				}
-			}
-		}
-	}
+	names := m.names
 	maxWins := 1.0
-	for _, row := range m.wins {
-		for _, v := range row {
-			maxWins = max(maxWins, v)
+	for r, row := range m.wins {
+		for c, v := range row {
+			if r != c {
+				maxWins = max(maxWins, v)
+			}
 		}
 	}
 	pal := moreland.SmoothBlueRed()
 	pal.SetMin(0)
 	pal.SetMax(maxWins)
 	hm := plotter.NewHeatMap(m, pal.Palette(64))
+	hm.Min, hm.Max = 0, maxWins
+	hm.NaN = color.Gray{Y: 235}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("significant wins of row over column (%s)", label)
+	p.Title.Text = title
+	p.X.Label.Text = "wins of the column's strategy over the row's"
 	p.Add(hm)
-	ticks := make([]plot.Tick, len(names))
+	xt := make([]plot.Tick, len(names))
+	yt := make([]plot.Tick, len(names))
 	for i, n := range names {
-		ticks[i] = plot.Tick{Value: float64(i), Label: n}
+		xt[i] = plot.Tick{Value: float64(i), Label: n}
+		yt[i] = plot.Tick{Value: float64(m.row(i)), Label: n}
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Marker = plot.ConstantTicks(xt)
+	p.Y.Tick.Marker = plot.ConstantTicks(yt)
 	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = draw.XRight
 	for r := range names {
 		for c := range names {
-			lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: float64(c), Y: float64(r)}}, Labels: []string{fmt.Sprint(m.wins[r][c])}})
+			if r == c {
+				continue
+			}
+			v := m.wins[r][c]
+			lbl, err := plotter.NewLabels(plotter.XYLabels{
+				XYs:    []plotter.XY{{X: float64(c), Y: float64(m.row(r))}},
+				Labels: []string{fmt.Sprint(v)},
+			})
 			if err != nil {
 				return nil, err
 			}
+			// white on the dark ends of the palette, black on its pale middle
+			if col, err := pal.At(v); err == nil && luminance(col) < 0.45 {
+				lbl.TextStyle[0].Color = color.White
+			}
+			lbl.TextStyle[0].XAlign, lbl.TextStyle[0].YAlign = draw.XCenter, draw.YCenter
 			p.Add(lbl)
 		}
 	}
@@ -197,4 +245,114 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, label, dir s
 	}
 	size := vg.Length(2+len(names)) * vg.Inch * 0.8
 	return figure.Save(p, size+2*vg.Inch, size+vg.Inch, dir, "competition-"+safeName(name))
+}
+
+// competitionMatrix counts, over the spaces and budgets in [lo, hi] of cells, the
+// significant wins of every strategy (column) over every other (row); false when no cell's
+// budget is in [lo, hi].
+func competitionMatrix(cells []Cell, alpha float64, lo, hi int) (winMatrix, bool) {
+	var names []string
+	idx := map[string]int{}
+	type key struct {
+		space  string
+		budget int
+	}
+	groups := map[key][]Cell{}
+	for _, c := range cells {
+		if _, ok := idx[c.Strategy]; !ok {
+			idx[c.Strategy] = len(names)
+			names = append(names, c.Strategy)
+		}
+		if c.Budget >= lo && c.Budget <= hi {
+			groups[key{c.Space, c.Budget}] = append(groups[key{c.Space, c.Budget}], c)
+		}
+	}
+	if len(groups) == 0 {
+		return winMatrix{}, false
+	}
+	m := winMatrix{names: names, wins: make([][]float64, len(names))}
+	for i := range m.wins {
+		m.wins[i] = make([]float64, len(names))
+		m.wins[i][i] = math.NaN()
+	}
+	for _, g := range groups {
+		for i := range g {
+			for j := range g {
+				if i == j {
+					continue
+				}
+				if _, p := TTest(g[i].Fractions, g[j].Fractions); p < alpha && g[i].MeanFraction > g[j].MeanFraction {
+					// i beat j: column i, row j
+					m.wins[idx[g[j].Strategy]][idx[g[i].Strategy]]++
+				}
+			}
+		}
+	}
+	return m, true
+}
+
+// luminance is the relative luminance of c in [0, 1] (sRGB weights on the gamma-encoded
+// channels, which is enough to pick a readable text colour).
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
+}
+
+// Figures draws every figure of a benchmark into dir: the curves per space (PlotCurves)
+// and per kernel with several spaces (PlotKernelCurves), and the competition heat maps for
+// budgets up to split and above it, over all spaces (competition-low, competition-medium)
+// and, when there are several kernels, per kernel as seed 000's Fig. 1
+// (competition-<kernel>-low, ...). It returns the files written.
+func Figures(cells []Cell, alpha float64, split int, dir string) ([]string, error) {
+	files, err := PlotCurves(cells, dir)
+	if err != nil {
+		return files, err
+	}
+	more, err := PlotKernelCurves(cells, dir)
+	files = append(files, more...)
+	if err != nil {
+		return files, err
+	}
+	kernels, _ := Kernels(cells)
+	drawRanges := func(cells []Cell, name, scope string) error {
+		for _, r := range CompetitionRanges(split) {
+			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			files = append(files, f...)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := drawRanges(cells, "", "all spaces"); err != nil {
+		return files, err
+	}
+	if len(kernels) > 1 {
+		for _, k := range kernels {
+			var mine []Cell
+			for _, c := range cells {
+				if Kernel(c.Space) == k {
+					mine = append(mine, c)
+				}
+			}
+			if err := drawRanges(mine, k+"-", k); err != nil {
+				return files, err
+			}
+		}
+	}
+	return files, nil
+}
+
+// CompetitionRange is one of the two budget ranges of the competition.
+type CompetitionRange struct {
+	Name, Label string // "low", "budgets <= 200"
+	Lo, Hi      int
+}
+
+// CompetitionRanges are the low and medium budget ranges for a split.
+func CompetitionRanges(split int) []CompetitionRange {
+	return []CompetitionRange{
+		{"low", fmt.Sprintf("budgets <= %d", split), 0, split},
+		{"medium", fmt.Sprintf("budgets > %d", split), split + 1, math.MaxInt},
+	}
 }

@@ -16,12 +16,14 @@ type Bench struct {
 	Mode    string            `json:"mode"`
 	Fitness string            `json:"fitness"`
 	Alpha   float64           `json:"alpha"`
+	Split   int               `json:"split"` // 0: benchmark.DefaultSplit (files from before the flag)
 	Cells   []benchmark.Cell  `json:"cells"`
 	Scores  []benchmark.Score `json:"competition"`
 }
 
-// BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1),
-// the mean fraction of optimum per space, strategy and budget, and the curves (Fig. 2).
+// BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1,
+// over all spaces and per kernel), the mean fraction of optimum per kernel over its spaces
+// and per space, strategy and budget, and the curves (Fig. 2).
 func BenchPage(b *Bench, source string) (*Page, error) {
 	if len(b.Cells) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark cells", source)
@@ -29,8 +31,11 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	if b.Alpha == 0 {
 		b.Alpha = 0.05
 	}
+	if b.Split == 0 {
+		b.Split = benchmark.DefaultSplit
+	}
 	if len(b.Scores) == 0 {
-		b.Scores = benchmark.Compete(b.Cells, b.Alpha)
+		b.Scores = benchmark.Compete(b.Cells, b.Alpha, b.Split)
 	}
 	var spaces, strategies []string
 	var budgets []int
@@ -62,35 +67,48 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	}
 	defer os.RemoveAll(dir)
 
+	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}
-	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win (seed 000, Section VI-B).", b.Alpha))
-	t := Table{Head: []string{"strategy", "wins <= 200", "losses <= 200", "wins > 200", "losses > 200"}}
+	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win (seed 000, Section VI-B). In the heat maps (its Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's.", b.Alpha))
+	t := Table{Head: []string{"strategy", "wins " + ranges[0].Label, "losses " + ranges[0].Label, "wins " + ranges[1].Label, "losses " + ranges[1].Label}}
 	for _, s := range b.Scores {
 		t.Rows = append(t.Rows, []string{s.Strategy, strconv.Itoa(s.WinsLow), strconv.Itoa(s.LossesLow), strconv.Itoa(s.WinsHigh), strconv.Itoa(s.LossesHigh)})
 	}
 	comp.Tables = append(comp.Tables, t)
-	for _, r := range []struct {
-		name, label string
-		lo, hi      int
-	}{{"low", "budgets <= 200", 0, 200}, {"medium", "budgets > 200", 201, 1 << 30}} {
-		files, err := benchmark.PlotCompetition(b.Cells, b.Alpha, r.lo, r.hi, r.name, r.label, dir)
-		if err != nil {
-			return nil, err
+	kernels, spacesOf := benchmark.Kernels(b.Cells)
+	heat := func(cells []benchmark.Cell, name, scope string) error {
+		for _, r := range ranges {
+			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			if err != nil {
+				return err
+			}
+			figs, err := svgFigures(files, "Wins of each strategy (column) over each other (row): "+scope+", "+r.Label)
+			if err != nil {
+				return err
+			}
+			comp.Figures = append(comp.Figures, figs...)
 		}
-		figs, err := svgFigures(files, "Wins of each strategy (row) over each other (column), "+r.label)
-		if err != nil {
-			return nil, err
+		return nil
+	}
+	if err := heat(b.Cells, "", "all spaces"); err != nil {
+		return nil, err
+	}
+	if len(kernels) > 1 {
+		for _, k := range kernels {
+			var mine []benchmark.Cell
+			for _, c := range b.Cells {
+				if benchmark.Kernel(c.Space) == k {
+					mine = append(mine, c)
+				}
+			}
+			if err := heat(mine, k+"-", k); err != nil {
+				return nil, err
+			}
 		}
-		comp.Figures = append(comp.Figures, figs...)
 	}
 	p.Sections = append(p.Sections, comp)
 
-	curves, err := benchmark.PlotCurves(b.Cells, dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, sp := range spaces {
-		s := Section{Title: "Space " + sp}
+	table := func(cells []benchmark.Cell, space string) Table {
 		t := Table{Caption: "Mean fraction of optimum (standard deviation) and mean evaluations used", Head: []string{"strategy"}}
 		for _, bu := range budgets {
 			t.Head = append(t.Head, strconv.Itoa(bu))
@@ -99,8 +117,8 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 			row := []string{st}
 			for _, bu := range budgets {
 				cell := "-"
-				for _, c := range b.Cells {
-					if c.Space == sp && c.Strategy == st && c.Budget == bu {
+				for _, c := range cells {
+					if c.Space == space && c.Strategy == st && c.Budget == bu {
 						cell = fmt.Sprintf("%.3f (%.3f), %.0f", c.MeanFraction, c.StdFraction, c.MeanEvaluations)
 					}
 				}
@@ -108,14 +126,36 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		s.Tables = append(s.Tables, t)
-		var mine []string
-		for _, f := range curves {
-			if strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) == benchmark.CurvesFile(sp) {
-				mine = append(mine, f)
-			}
+		return t
+	}
+	kernelCurves, err := benchmark.PlotKernelCurves(b.Cells, dir)
+	if err != nil {
+		return nil, err
+	}
+	kernelCells := benchmark.ByKernel(b.Cells)
+	for _, k := range kernels {
+		if spacesOf[k] < 2 {
+			continue
 		}
-		figs, err := svgFigures(mine, "Mean fraction of optimum against the budget, 95% interval shaded (seed 000, Fig. 2)")
+		s := Section{Title: "Kernel " + k}
+		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as seed 000 reports a kernel over its GPUs.", spacesOf[k]))
+		s.Tables = append(s.Tables, table(kernelCells, k))
+		figs, err := svgFigures(filesNamed(kernelCurves, benchmark.KernelCurvesFile(k)), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded (seed 000, Fig. 2)")
+		if err != nil {
+			return nil, err
+		}
+		s.Figures = figs
+		p.Sections = append(p.Sections, s)
+	}
+
+	curves, err := benchmark.PlotCurves(b.Cells, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, sp := range spaces {
+		s := Section{Title: "Space " + sp}
+		s.Tables = append(s.Tables, table(b.Cells, sp))
+		figs, err := svgFigures(filesNamed(curves, benchmark.CurvesFile(sp)), "Mean fraction of optimum against the budget, 95% interval shaded (seed 000, Fig. 2)")
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +163,17 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 		p.Sections = append(p.Sections, s)
 	}
 	return p, nil
+}
+
+// filesNamed returns the files among files whose base name without extension is name.
+func filesNamed(files []string, name string) []string {
+	var out []string
+	for _, f := range files {
+		if strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) == name {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func svgFigures(files []string, title string) ([]Figure, error) {

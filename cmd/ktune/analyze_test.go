@@ -193,7 +193,7 @@ func TestReportOfAnImportedRunIsSelfContained(t *testing.T) {
 
 func TestReportOfABenchmark(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := ktune(t, "bench", coulomb, "--strategies", "random,firstmls", "--budgets", "10,20", "--repeats", "4", "--mode", "recorded", "--json")
+	out, errOut, code := ktune(t, "bench", coulomb, "--strategies", "random,firstmls", "--budgets", "10,250", "--repeats", "4", "--mode", "recorded", "--json")
 	if code != 0 {
 		t.Fatalf("bench: %s", errOut)
 	}

@@ -20,15 +20,25 @@ func init() {
 		summary: "benchmark strategies on recorded spaces (seed 000's harness and competition)",
 		usage: `FILE... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
-          [--alpha 0.05] [--csv OUT] [--plot DIR] [--json]
+          [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
 and standard deviation of the fraction of the optimum reached and the mean evaluations
-used. Then the competition of seed 000, Section VI-B: a two-sample independent t-test
-(pooled variance) between every pair of strategies per space and budget; a significantly
-better mean (p < --alpha) is a win, summed for low (<= 200) and medium (> 200) budgets.
---plot DIR draws the curves of seed 000's Fig. 2 and the win heat maps of its Fig. 1.
+used. A space is named by its folder and file (kerneltuner_gemm/RTX_3090); the spaces of
+one folder are one kernel on several devices, and for every kernel with several spaces a
+second table gives the mean over all of them, as seed 000 reports its kernels (the
+standard deviation is over the pooled runs). Then the competition of seed 000, Section
+VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
+per space and budget; a significantly better mean (p < --alpha) is a win, summed for low
+(<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
+splits at 100 and 400.
+--plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the mean
+fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
+curves-kernel-KERNEL), the same per space (curves-SPACE), and the competition as heat maps
+whose cell in row r and column c counts the spaces and budgets where the column's strategy
+beat the row's (Fig. 1: competition-low and competition-medium over all spaces, and
+competition-KERNEL-low and -medium per kernel when there are several kernels).
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -69,6 +79,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	var defaults fileList
 	fs.Var(&defaults, "defaults", "[LABEL=]FILE: defaults file from 'ktune hypertune' for the entry LABEL, or for every entry of its strategy (repeatable)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the t-tests")
+	split := fs.Int("split", benchmark.DefaultSplit, "largest budget of the competition's low range")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
@@ -79,6 +90,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(files) == 0 {
 		return usageErr(env, c, "give at least one recorded space")
+	}
+	if !(*alpha > 0 && *alpha < 1) {
+		return usageErr(env, c, "--alpha %v: give a significance level between 0 and 1", *alpha)
+	}
+	if *split < 1 {
+		return usageErr(env, c, "--split %d: give a budget of 1 or more", *split)
 	}
 	mode, err := simulator.ParseMode(*modeName)
 	if err != nil {
@@ -114,7 +131,14 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	scores := benchmark.Compete(cells, *alpha)
+	scores := benchmark.Compete(cells, *alpha, *split)
+	kernels, spacesOf := benchmark.Kernels(cells)
+	var kernelCells []benchmark.Cell
+	for _, kc := range benchmark.ByKernel(cells) {
+		if spacesOf[kc.Space] > 1 {
+			kernelCells = append(kernelCells, kc)
+		}
+	}
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, cells); err != nil {
 			return err
@@ -122,20 +146,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var figures []string
 	if *plotDir != "" {
-		f, err := benchmark.PlotCurves(cells, *plotDir)
-		if err != nil {
+		if figures, err = benchmark.Figures(cells, *alpha, *split, *plotDir); err != nil {
 			return err
-		}
-		figures = append(figures, f...)
-		for _, r := range []struct {
-			name, label string
-			lo, hi      int
-		}{{"low", "budgets <= 200", 0, 200}, {"medium", "budgets > 200", 201, 1 << 30}} {
-			f, err := benchmark.PlotCompetition(cells, *alpha, r.lo, r.hi, r.name, r.label, *plotDir)
-			if err != nil {
-				return err
-			}
-			figures = append(figures, f...)
 		}
 	}
 	if *jsonOut {
@@ -144,17 +156,18 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Mode    string            `json:"mode"`
 			Fitness string            `json:"fitness"`
 			Alpha   float64           `json:"alpha"`
+			Split   int               `json:"split"`
 			Cells   []benchmark.Cell  `json:"cells"`
+			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
 			Scores  []benchmark.Score `json:"competition"`
-		}{figures, mode.String(), fitness.String(), *alpha, cells, scores})
+		}{figures, mode.String(), fitness.String(), *alpha, *split, cells, kernelCells, scores})
 	}
 	w := env.stdout
 	width := 16
 	for _, st := range cfg.Strategies {
 		width = max(width, len(st.DisplayName()))
 	}
-	for _, sp := range cfg.Spaces {
-		fmt.Fprintf(w, "%s (%s mode, %s fitness, %d configurations): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, fitness, sp.Sim.Space().Len(), *repeats)
+	table := func(cells []benchmark.Cell, space string) {
 		fmt.Fprintf(w, "  %-*s", width, "strategy")
 		for _, b := range cfg.Budgets {
 			fmt.Fprintf(w, " %15d", b)
@@ -164,7 +177,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(w, "  %-*s", width, st.DisplayName())
 			for _, b := range cfg.Budgets {
 				for _, cell := range cells {
-					if cell.Space == sp.Name && cell.Budget == b && cell.Strategy == st.DisplayName() {
+					if cell.Space == space && cell.Budget == b && cell.Strategy == st.DisplayName() {
 						fmt.Fprintf(w, " %7.4f (%.3f)", cell.MeanFraction, cell.StdFraction)
 					}
 				}
@@ -172,7 +185,17 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= 200 and > 200\n", *alpha)
+	for _, sp := range cfg.Spaces {
+		fmt.Fprintf(w, "%s (%s mode, %s fitness, %d configurations): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, fitness, sp.Sim.Space().Len(), *repeats)
+		table(cells, sp.Name)
+	}
+	for _, k := range kernels {
+		if spacesOf[k] > 1 {
+			fmt.Fprintf(w, "kernel %s, mean over its %d spaces: mean fraction of optimum (std over all %d runs)\n", k, spacesOf[k], spacesOf[k]**repeats)
+			table(kernelCells, k)
+		}
+	}
+	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
 	}

@@ -269,3 +269,81 @@ func TestBenchPrintsCellsAndCompetition(t *testing.T) {
 		t.Fatalf("csv: %v %q", err, data)
 	}
 }
+
+// The spaces of one folder are one kernel on several devices: bench adds the kernel's mean
+// over them (seed 000 reports kernels over their GPUs) and its figures, and splits the
+// competition where --split says.
+func TestBenchReportsKernelsOverTheirSpaces(t *testing.T) {
+	dir := t.TempDir()
+	conv := "../../testdata/benchmark_hub/convolution_milo/"
+	args := []string{"bench", conv + "A100.json.gz", conv + "MI250X.json.gz", pnpoly,
+		"--strategies", "random,bruteforce", "--budgets", "20,40", "--repeats", "6", "--mode", "recorded",
+		"--split", "20", "--plot", dir}
+	out, errOut, code := ktune(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	type cell struct {
+		Strategy  string    `json:"strategy"`
+		Space     string    `json:"space"`
+		Budget    int       `json:"budget"`
+		Mean      float64   `json:"mean_fraction_of_optimum"`
+		Fractions []float64 `json:"fractions"`
+	}
+	var got struct {
+		Figures []string `json:"figures"`
+		Split   int      `json:"split"`
+		Cells   []cell   `json:"cells"`
+		Kernels []cell   `json:"kernels"`
+		Scores  []struct {
+			Strategy string `json:"strategy"`
+			WinsLow  int    `json:"wins_low"`
+			WinsHigh int    `json:"wins_medium"`
+		} `json:"competition"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Split != 20 || len(got.Cells) != 12 || len(got.Kernels) != 4 {
+		t.Fatalf("split %d, %d cells, %d kernel cells", got.Split, len(got.Cells), len(got.Kernels))
+	}
+	for _, k := range got.Kernels {
+		var sum float64
+		n := 0
+		for _, c := range got.Cells {
+			if strings.HasPrefix(c.Space, "convolution_milo/") && c.Strategy == k.Strategy && c.Budget == k.Budget {
+				sum += c.Mean
+				n++
+			}
+		}
+		if k.Space != "convolution_milo" || n != 2 || len(k.Fractions) != 12 || math.Abs(k.Mean-sum/2) > 1e-12 {
+			t.Fatalf("kernel cell %+v against %d space cells summing to %v", k, n, sum)
+		}
+	}
+	// with the split at 20, budget 40 is medium: random beats brute force's fixed prefix
+	// there on some space
+	if got.Scores[0].Strategy != "random" || got.Scores[0].WinsHigh == 0 {
+		t.Fatalf("scores %+v", got.Scores)
+	}
+	for _, want := range []string{"curves-kernel-convolution_milo.svg", "competition-convolution_milo-medium.png",
+		"competition-kerneltuner_pnpoly-low.svg", "competition-medium.svg", "curves-convolution_milo_MI250X.png"} {
+		if !slices.Contains(got.Figures, filepath.Join(dir, want)) {
+			t.Errorf("no figure %s among %v", want, got.Figures)
+		}
+	}
+	text, errOut, code := ktune(t, args...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"kernel convolution_milo, mean over its 2 spaces", "budgets <= 20 and > 20"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "kernel kerneltuner_pnpoly") {
+		t.Errorf("a kernel of one space has its own table:\n%s", text)
+	}
+	if _, errOut, code := ktune(t, "bench", pnpoly, "--split", "0"); code != 2 || !strings.Contains(errOut, "--split") {
+		t.Errorf("--split 0: exit %d, %s", code, errOut)
+	}
+}
