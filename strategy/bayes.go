@@ -239,6 +239,13 @@ type bayesRun struct {
 	// the failure forest and the evaluations it was fitted on
 	failFit  *rfForest
 	failFitN int
+	// hints: where the problem takes them (a device pipeline compiling ahead), each step
+	// hints what the next step will most likely pick (nextHints, kept in ups), to be
+	// compiled while its own pick is measured; nil otherwise. The run is the same either
+	// way.
+	hinter Hinter
+	ups    *runnersUp
+	model  *bayesModel // the last step's
 	// scratch
 	lv   []int32
 	work []float64
@@ -251,6 +258,9 @@ func (b *bayes) Run(ctx context.Context, p Problem) error {
 		localShare:   b.local.or(tableIII(p.Budget(), bayesLocal)),
 		minSuccLocal: b.minSuccLoc.or(tableIII(p.Budget(), bayesMinSuccessLocal))}
 	run.pt = make([]float64, run.enc.dim())
+	if takesHints(p) {
+		run.hinter, run.ups = p.(Hinter), &runnersUp{k: hintAhead}
+	}
 	return stopped(run.loop())
 }
 
@@ -315,6 +325,15 @@ func (r *bayesRun) loop() error {
 			if c, ok = r.unseenSample(1024); !ok {
 				return nil
 			}
+		}
+		if r.hinter != nil {
+			// always, even with nothing to hint: an old hint would have the pipeline
+			// compile configurations this run has moved away from
+			var up []space.Config
+			if r.model != nil {
+				up = r.nextHints(r.model, c)
+			}
+			r.hinter.Hint(up...)
 		}
 		if err := r.evaluate(c); err != nil {
 			return err
@@ -402,6 +421,7 @@ type bayesModel struct {
 // next fits the model and returns the unevaluated candidate of highest score.
 func (r *bayesRun) next() (space.Config, bool) {
 	m := r.fit1()
+	r.model = m
 	// A candidate is likely when its predicted chance of success reaches min_success.
 	// Likely candidates come first whatever their scores: the acquisition times the
 	// chance of success still ranks a long shot with a high expected improvement above a
@@ -624,6 +644,78 @@ func (r *bayesRun) bestNeighbour(m *bayesModel, c space.Config, nb space.Neighbo
 		}
 	})
 	return pick
+}
+
+// nextHints returns what the next step will most likely evaluate, by the model m of the
+// step that picked pick: where the next step is a local one, the best-scoring likely
+// unevaluated neighbours of the best configurations found; otherwise the best-scoring of
+// the neighbours of the best three, the part of the next step's candidates known now.
+// Either is a guess (the pick may become the best, and the model learns from it), which
+// costs a pre-compiler's time when wrong and saves a compilation when right.
+func (r *bayesRun) nextHints(m *bayesModel, pick space.Config) []space.Config {
+	u := r.ups
+	u.reset()
+	if pick != nil {
+		u.skip = append(u.skip[:0], pick...)
+	}
+	steps := r.steps + 1
+	local := math.Floor(float64(steps)*r.localShare) > math.Floor(float64(steps-1)*r.localShare)
+	from, minSucc := r.order[:min(len(r.order), 3)], r.minSucc
+	if local {
+		from, minSucc = r.order[:min(len(r.order), 1)], r.minSuccLocal
+	}
+	for _, i := range from {
+		r.sp.Neighbours(r.cfg[i], r.nb, func(n space.Config) {
+			if r.isSeen(n) || slices.Equal(n, u.skip) {
+				return
+			}
+			succ := r.success(m, n)
+			if succ < minSucc {
+				return
+			}
+			if s := r.scoreWith(m, n, succ, u.floor()); s > u.floor() {
+				u.add(n, s)
+			}
+		})
+	}
+	return u.cs
+}
+
+// runnersUp keeps the k best-scoring configurations met, best first, for hints.
+type runnersUp struct {
+	k     int
+	cs    []space.Config
+	score []float64
+	skip  space.Config // the step's pick, not to be hinted
+}
+
+func (u *runnersUp) reset() { u.cs, u.score, u.skip = u.cs[:0], u.score[:0], u.skip[:0] }
+
+// floor is the score a configuration must beat to be kept: the lowest kept once k are,
+// -Inf before.
+func (u *runnersUp) floor() float64 {
+	if len(u.cs) < u.k {
+		return math.Inf(-1)
+	}
+	return u.score[len(u.score)-1]
+}
+
+// add keeps a copy of c with score s when it ranks among the best k and is not kept yet.
+func (u *runnersUp) add(c space.Config, s float64) {
+	if !(s > u.floor()) {
+		return
+	}
+	for _, d := range u.cs {
+		if slices.Equal(c, d) {
+			return
+		}
+	}
+	at := sort.Search(len(u.score), func(i int) bool { return u.score[i] < s })
+	u.cs = slices.Insert(u.cs, at, c.Clone())
+	u.score = slices.Insert(u.score, at, s)
+	if len(u.cs) > u.k {
+		u.cs, u.score = u.cs[:u.k], u.score[:u.k]
+	}
 }
 
 // fit1 builds the step's model from the evaluations so far.

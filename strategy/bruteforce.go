@@ -22,7 +22,7 @@ func (bruteForce) Name() string { return "bruteforce" }
 func (bruteForce) Run(ctx context.Context, p Problem) error {
 	sp := p.Space()
 	var c space.Config
-	_, hints := p.(Hinter)
+	hints := takesHints(p)
 	for i := range sp.Len() {
 		if hints && i+1 < sp.Len() {
 			up := make([]space.Config, 0, hintAhead)

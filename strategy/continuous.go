@@ -72,7 +72,7 @@ func (e *popEvaluator) isSeen(c space.Config) bool {
 // configurations not asked for before. It returns the error of Problem.Evaluate as is.
 func (e *popEvaluator) generation(cs []space.Config, fit []float64) error {
 	e.fresh = 0
-	if _, ok := e.p.(Hinter); ok {
+	if takesHints(e.p) {
 		var up []space.Config
 		pending := map[int]bool{}
 		for _, c := range cs {

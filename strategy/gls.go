@@ -208,7 +208,7 @@ func (g *gls) Run(ctx context.Context, p Problem) error {
 
 // hintNew hints the configurations of ms not evaluated before by this search.
 func (s *searcher) hintNew(ms []member) {
-	if _, ok := s.p.(Hinter); !ok {
+	if !takesHints(s.p) {
 		return
 	}
 	var up []space.Config

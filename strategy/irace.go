@@ -399,7 +399,7 @@ func (ru *iraceRun) eval(c *iraceCand) (float64, error) {
 
 // hint tells a compiling evaluator about the candidates not measured before.
 func (ru *iraceRun) hint(cands []*iraceCand) {
-	if _, ok := ru.p.(Hinter); !ok {
+	if !takesHints(ru.p) {
 		return
 	}
 	var up []space.Config

@@ -56,7 +56,7 @@ func (w *noiseWatch) Remaining() int {
 	return r
 }
 
-func (w *noiseWatch) Hint(upcoming ...space.Config) { hint(w.Problem, upcoming...) }
+func (w *noiseWatch) Hint(upcoming ...space.Config) { forwardHint(w.Problem, upcoming) }
 
 func (w *noiseWatch) Evaluate(ctx context.Context, c space.Config) (float64, error) {
 	if w.noisy && w.Problem.Remaining() <= w.reserve {

@@ -37,7 +37,7 @@ func (random) Run(ctx context.Context, p Problem) error {
 		if perm.more() {
 			queue = append(queue, perm.next(r))
 		}
-		if _, isHinter := p.(Hinter); isHinter {
+		if takesHints(p) {
 			up := make([]space.Config, 0, len(queue))
 			for _, q := range queue {
 				up = append(up, sp.At(q, nil))

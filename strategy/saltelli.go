@@ -106,7 +106,7 @@ func (s saltelli) Run(ctx context.Context, p Problem) error {
 	}
 	// Hint the next valid points so they compile while the current one is measured.
 	const lookahead = 2
-	_, hints := p.(Hinter)
+	hints := takesHints(p)
 	next := func(from int) int {
 		for from < len(d.Points) && !d.Valid[from] {
 			from++

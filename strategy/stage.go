@@ -28,7 +28,7 @@ func (s *stage) Budget() int { return s.limit }
 
 func (s *stage) Remaining() int { return max(0, min(s.Problem.Remaining(), s.limit-s.used)) }
 
-func (s *stage) Hint(upcoming ...space.Config) { hint(s.Problem, upcoming...) }
+func (s *stage) Hint(upcoming ...space.Config) { forwardHint(s.Problem, upcoming) }
 
 func (s *stage) Evaluate(ctx context.Context, c space.Config) (float64, error) {
 	if s.used >= s.limit {

@@ -68,6 +68,29 @@ type Hinter interface {
 // (random sampling, brute force) hints: enough to keep several pre-compilers busy.
 const hintAhead = 8
 
+// takesHints reports whether hints given to p reach an evaluator that uses them: the
+// problems strategies wrap for one another (a stage of auto, the noise watch) pass hints
+// on, so they take them only when the problem they wrap does. Strategies that prepare
+// hints at a cost ask this first.
+func takesHints(p Problem) bool {
+	switch w := p.(type) {
+	case *stage:
+		return takesHints(w.Problem)
+	case *noiseWatch:
+		return takesHints(w.Problem)
+	}
+	_, ok := p.(Hinter)
+	return ok
+}
+
+// forwardHint passes a wrapper's hints, an empty list too (nothing is coming), to the
+// problem it wraps when that takes hints.
+func forwardHint(p Problem, upcoming []space.Config) {
+	if h, ok := p.(Hinter); ok {
+		h.Hint(upcoming...)
+	}
+}
+
 // hint passes upcoming configurations to p when it takes hints.
 func hint(p Problem, upcoming ...space.Config) {
 	if h, ok := p.(Hinter); ok && len(upcoming) > 0 {
