@@ -100,20 +100,28 @@ func (g Grid) settingLabel(s map[string]any) string {
 
 // defaultGrids are the values seed 000's Table III chose between for each of its
 // strategies (with a middle value where the table has only the ends), for `ktune
-// hypertune` without --grid.
+// hypertune` without --grid; for the strategies the table does not cover (Kernel Tuner's
+// greedy ones, ktune's models), the options that matter most, around their defaults.
 var defaultGrids = map[string]string{
-	"firstmls":  "neighbourhood=Hamming,adjacent;restart=true,false",
-	"bestmls":   "neighbourhood=Hamming,adjacent",
-	"firstils":  "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent;restart=true,false",
-	"bestils":   "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent",
-	"firsttabu": "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
-	"besttabu":  "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
-	"annealing": "explore=0.1,0.7,1.0;hill_climber=none,first;neighbourhood=Hamming,adjacent",
-	"genetic":   "popsize=10,40,128;mutation=0.02,0.05;crossover=1point,2point,uniform;tournament=4,8",
-	"pso":       "popsize=10,20,40,80,160",
-	"diffevo":   "method=best1bin,best2bin,best1exp;popsize=1,4,16,32;CR=0.5,0.7",
-	"firefly":   "popsize=10,20,40;alpha=0.1,0.2,0.5",
-	"irace":     "firstTest=2,5;nbConfigurations=0,8,32;testType=F-test,t-test",
+	"basinhopping":  "method=powell,neldermead,cobyla;temperature=0.1,1.0",
+	"dualannealing": "method=powell,neldermead,cobyla",
+	"gls":           "popsize=2,4,16,80;crossover=2point,uniform;selection=RTS,tournament;hill_climber=first,best",
+	"greedyils":     "neighbourhood=Hamming,adjacent;no_improvement=10,50;random_walk=0.1,0.3,0.5",
+	"greedymls":     "neighbourhood=Hamming,adjacent;restart=true,false",
+	"smac":          "acquisition=ei,lcb,logei;interleave=0,0.1,0.3",
+	"bayes":         "acquisition=ei,lcb;local=0.4,0.6,0.8;min_success_local=0.3,0.5",
+	"firstmls":      "neighbourhood=Hamming,adjacent;restart=true,false",
+	"bestmls":       "neighbourhood=Hamming,adjacent",
+	"firstils":      "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent;restart=true,false",
+	"bestils":       "perturbation_size=0.05,0.3,1.0;exit_after_no_improve=10,25;neighbourhood=Hamming,adjacent",
+	"firsttabu":     "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
+	"besttabu":      "tabu_size=4,50,2000;neighbourhood=Hamming,adjacent",
+	"annealing":     "explore=0.1,0.7,1.0;hill_climber=none,first;neighbourhood=Hamming,adjacent",
+	"genetic":       "popsize=10,40,128;mutation=0.02,0.05;crossover=1point,2point,uniform;tournament=4,8",
+	"pso":           "popsize=10,20,40,80,160",
+	"diffevo":       "method=best1bin,best2bin,best1exp;popsize=1,4,16,32;CR=0.5,0.7",
+	"firefly":       "popsize=10,20,40;alpha=0.1,0.2,0.5",
+	"irace":         "firstTest=2,5;nbConfigurations=0,8,32;testType=F-test,t-test",
 }
 
 // DefaultGrid returns the built-in grid for a strategy, and false when it has none.
