@@ -21,9 +21,9 @@ var annealingFactory = Factory{
 		"configuration when it only revisits evaluated configurations. Defaults follow seed " +
 		"000's Table III for the budget.",
 	Options: []Option{
-		{Name: "explore", Default: "1.0 below budget 400, 0.7 from 400 to 799, 0.1 from 800 (seed 000 Table III, explore (p))",
+		{Name: "explore", Default: tableIIIDoc(annealingExplore) + " (seed 000 Table III, explore (p))",
 			Doc: "fraction of the parameters, in (0, 1], set to other random values by each mutation (at least one)"},
-		{Name: "hill_climber", Default: "none below budget 50, first from 50 (seed 000 Table III: None, RandomFirst)",
+		{Name: "hill_climber", Default: tableIIIDoc(annealingClimber) + " (seed 000 Table III: None, RandomFirst)",
 			Doc: "hill climbing of each mutant before the acceptance test: none, first (first " +
 				"improvement over random-order neighbours) or best (best improvement)"},
 		{Name: "temperature", Default: "0.1 (not given by seed 000; ktune's choice)",
@@ -33,6 +33,12 @@ var annealingFactory = Factory{
 	},
 	New: newAnnealing,
 }
+
+// Seed 000's Table III for simulated annealing.
+var (
+	annealingExplore = [7]float64{1, 1, 1, 1, 0.7, 0.1, 0.1}
+	annealingClimber = [7]string{"none", "first", "first", "first", "first", "first", "first"}
+)
 
 type annealing struct {
 	explore optional[float64]
@@ -96,8 +102,8 @@ func accept(r interface{ Float64() float64 }, cur, next, t float64) bool {
 
 func (a *annealing) Run(ctx context.Context, p Problem) error {
 	b := p.Budget()
-	explore := a.explore.or(tableIII(b, [7]float64{1, 1, 1, 1, 0.7, 0.1, 0.1}))
-	climber := a.climber.or(tableIII(b, [7]string{"none", "first", "first", "first", "first", "first", "first"}))
+	explore := a.explore.or(tableIII(b, annealingExplore))
+	climber := a.climber.or(tableIII(b, annealingClimber))
 	s := newSearcher(ctx, p, a.nb.or(space.Hamming))
 	if a.from != nil {
 		s.from = a.from.Clone() // the walk changes its configuration in place

@@ -47,9 +47,9 @@ var basinHoppingFactory = Factory{
 		"from a new random configuration, so the whole budget is used. Defaults follow seed " +
 		"000's Table III, except that SLSQP (from budget 800) is replaced by COBYLA.",
 	Options: []Option{
-		minimiserOption("powell below budget 50, cobyla from 50 (seed 000 Table III; its " +
+		minimiserOption(tableIIIDoc(bhMethodTable) + " (seed 000 Table III; its " +
 			"SLSQP from 800 needs gradients, so cobyla stays)"),
-		{Name: "temperature", Default: "0.1 below budget 400, 1.0 from 400 (seed 000 Table III)",
+		{Name: "temperature", Default: tableIIIDoc(bhTempTable) + " (seed 000 Table III)",
 			Doc: "Metropolis temperature, 0 or more: a hop to a minimum worse by a fraction d " +
 				"of the current fitness is accepted with probability exp(-d / temperature); 0 " +
 				"accepts no worse minimum"},

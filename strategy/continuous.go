@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/ktune/ktune/space"
 )
@@ -13,36 +12,6 @@ import (
 // diffevo.go): budget-dependent defaults from seed 000's Table III, evaluation of a whole
 // generation with compile hints and progress tracking, the unit-cube mapping of seed 000
 // section III-C2, and the repair of configurations that the restrictions forbid.
-
-// popBudgetColumns are the budget columns of seed 000's Table III.
-var popBudgetColumns = [7]int{25, 50, 100, 200, 400, 800, 1600}
-
-// popColumn picks the Table III column for a budget: the largest column not above it, the
-// first for budgets below 25, the last when there is no budget (0).
-func popColumn(budget int) int {
-	if budget <= 0 {
-		return len(popBudgetColumns) - 1
-	}
-	col := 0
-	for i, b := range popBudgetColumns {
-		if budget >= b {
-			col = i
-		}
-	}
-	return col
-}
-
-// popTable documents a per-budget default the way Option.Default shows it.
-func popTable[T any](vals [7]T, format func(T) string) string {
-	s := "by budget (Table III) "
-	for i, b := range popBudgetColumns {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Itoa(b) + ":" + format(vals[i])
-	}
-	return s
-}
 
 // popEvaluator evaluates generations for a population strategy. It remembers which
 // configurations it has asked for, so that a strategy can tell a generation that brought

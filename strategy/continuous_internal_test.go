@@ -20,19 +20,22 @@ func TestContinuousTableIIIDefaults(t *testing.T) {
 	}{
 		{10, "powell", 0.1, "cobyla", "below the first column"},
 		{25, "powell", 0.1, "cobyla", ""},
-		{49, "powell", 0.1, "cobyla", ""},
+		{35, "powell", 0.1, "cobyla", "a method comes from the nearer column on a log scale"},
+		{36, "cobyla", 0.1, "powell", ""},
+		{49, "cobyla", 0.1, "powell", ""},
 		{50, "cobyla", 0.1, "powell", ""},
-		{399, "cobyla", 0.1, "powell", ""},
+		{283, "cobyla", 0.1 + 0.9*math.Log2(283.0/200), "powell", "a temperature is interpolated on log budget"},
 		{400, "cobyla", 1.0, "powell", ""},
 		{800, "cobyla", 1.0, "powell", "SLSQP substituted"},
 		{1600, "cobyla", 1.0, "powell", ""},
+		{5000, "cobyla", 1.0, "powell", "above the last column"},
 		{0, "cobyla", 1.0, "powell", "no budget: the last column"},
 	}
 	for _, c := range cases {
 		if m := tableIII(c.budget, bhMethodTable); m != c.bhMethod {
 			t.Errorf("basin hopping budget %d: method %s, want %s", c.budget, m, c.bhMethod)
 		}
-		if v := tableIII(c.budget, bhTempTable); v != c.bhTemp {
+		if v := tableIII(c.budget, bhTempTable); math.Abs(v-c.bhTemp) > 1e-12 {
 			t.Errorf("basin hopping budget %d: temperature %v, want %v", c.budget, v, c.bhTemp)
 		}
 		if m := tableIII(c.budget, daMethodTable); m != c.daMethod {
@@ -121,5 +124,52 @@ func TestGeneralizedAcceptance(t *testing.T) {
 	}
 	if p := float64(acc) / n; math.Abs(p-math.Pow(0.4, 1.0/6)) > 0.01 {
 		t.Errorf("acceptance rate %.4f, want %.4f", p, math.Pow(0.4, 1.0/6))
+	}
+}
+
+// Table III gives values at seven budgets; between them numbers are interpolated on the
+// logarithm of the budget (floats linearly, integer sizes geometrically) and other values
+// come from the nearer column.
+func TestTableIIIInterpolatesBetweenColumns(t *testing.T) {
+	floats := [7]float64{1, 1, 1, 1, 0.7, 0.1, 0.1}
+	ints := [7]int{8, 10, 20, 40, 80, 128, 320}
+	bools := [7]bool{true, false, false, false, true, true, true}
+	for _, c := range []struct {
+		budget int
+		f      float64
+		i      int
+		b      bool
+	}{
+		{1, 1, 8, true},
+		{25, 1, 8, true},
+		{200, 1, 40, false},
+		{282, 1 - 0.3*math.Log2(1.41), 56, false}, // just below halfway (log scale) between 200 and 400: 40 * 1.41 = 56.4
+		{300, 1 - 0.3*math.Log2(1.5), 60, true},
+		{400, 0.7, 80, true},
+		{600, 0.7 - 0.6*math.Log2(1.5), 105, true}, // 80 * 1.6^0.585 = 105.0
+		{1600, 0.1, 320, true},
+		{100000, 0.1, 320, true},
+		{0, 0.1, 320, true},
+	} {
+		if f := tableIII(c.budget, floats); math.Abs(f-c.f) > 0.001 {
+			t.Errorf("budget %d: float %v, want %v", c.budget, f, c.f)
+		}
+		if i := tableIII(c.budget, ints); i != c.i {
+			t.Errorf("budget %d: int %d, want %d", c.budget, i, c.i)
+		}
+		if b := tableIII(c.budget, bools); b != c.b {
+			t.Errorf("budget %d: bool %v, want %v", c.budget, b, c.b)
+		}
+	}
+	// a size that is 0 in one column is interpolated linearly
+	if v := tableIII(35, [7]int{0, 10, 10, 10, 10, 10, 10}); v != 5 {
+		t.Errorf("from 0: %d", v)
+	}
+	want := "by budget 1 up to 200, 0.7 at 400, 0.1 from 800 (and without a budget); interpolated between columns, linearly in log budget"
+	if d := tableIIIDoc(floats); d != want {
+		t.Errorf("doc %q, want %q", d, want)
+	}
+	if d := tableIIIDoc([7]int{5, 5, 5, 5, 5, 5, 5}); d != "5" {
+		t.Errorf("doc of a constant row %q", d)
 	}
 }

@@ -3,7 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/ktune/ktune/space"
 )
@@ -29,11 +28,11 @@ var diffevoFactory = Factory{
 		"generation that brings no new configuration re-initialises all but the best. Runs " +
 		"until the budget or the space is exhausted. Defaults follow seed 000's Table III.",
 	Options: []Option{
-		{Name: "method", Default: popTable(deMethodTable, func(s string) string { return s }), Doc: "mixing strategy: best1bin, best2bin, rand1bin or best1exp"},
-		{Name: "popsize", Default: popTable(dePopTable, strconv.Itoa), Doc: "population size per parameter, as SciPy (population = popsize x parameters, at least 5)"},
+		{Name: "method", Default: tableIIIDoc(deMethodTable), Doc: "mixing strategy: best1bin, best2bin, rand1bin or best1exp"},
+		{Name: "popsize", Default: tableIIIDoc(dePopTable), Doc: "population size per parameter, as SciPy (population = popsize x parameters, at least 5)"},
 		{Name: "Fmin", Default: "0.2 (Table III mutation (0.2, 0.7))", Doc: "lower end of the mutation factor F, drawn uniformly per generation (dithering)"},
 		{Name: "Fmax", Default: "0.7 (Table III mutation (0.2, 0.7))", Doc: "upper end of F; set Fmin = Fmax for a constant F"},
-		{Name: "CR", Default: popTable(deCRTable, fmtFloat), Doc: "crossover (recombination) probability"},
+		{Name: "CR", Default: tableIIIDoc(deCRTable), Doc: "crossover (recombination) probability"},
 	},
 	New: newDiffEvo,
 }
@@ -47,13 +46,12 @@ type deParams struct {
 }
 
 func deResolve(o Options, budget int) (deParams, error) {
-	col := popColumn(budget)
 	var q deParams
 	var err error
-	if q.method, err = o.Choice("method", deMethodTable[col], "best1bin", "best2bin", "rand1bin", "best1exp"); err != nil {
+	if q.method, err = o.Choice("method", tableIII(budget, deMethodTable), "best1bin", "best2bin", "rand1bin", "best1exp"); err != nil {
 		return q, err
 	}
-	if q.pop, err = o.Int("popsize", dePopTable[col]); err != nil {
+	if q.pop, err = o.Int("popsize", tableIII(budget, dePopTable)); err != nil {
 		return q, err
 	}
 	if q.fmin, err = o.Float("Fmin", 0.2); err != nil {
@@ -62,7 +60,7 @@ func deResolve(o Options, budget int) (deParams, error) {
 	if q.fmax, err = o.Float("Fmax", 0.7); err != nil {
 		return q, err
 	}
-	if q.cr, err = o.Float("CR", deCRTable[col]); err != nil {
+	if q.cr, err = o.Float("CR", tableIII(budget, deCRTable)); err != nil {
 		return q, err
 	}
 	switch {

@@ -50,7 +50,7 @@ var dualAnnealingFactory = Factory{
 		"so within seed 000's budgets this is uniform exploration plus local minimisation " +
 		"of every new best. The minimiser default follows seed 000's Table III.",
 	Options: []Option{
-		minimiserOption("cobyla below budget 50, powell from 50 (seed 000 Table III)"),
+		minimiserOption(tableIIIDoc(daMethodTable) + " (seed 000 Table III)"),
 		{Name: "visit", Default: fmtFloat(daVisit) + " (Xiang et al., SciPy)",
 			Doc: "visiting parameter q_v in (1, 3): higher gives a heavier-tailed visiting distribution, longer jumps"},
 		{Name: "accept", Default: fmtFloat(daAccept) + " (Xiang et al., SciPy)",

@@ -29,11 +29,11 @@ var geneticFactory = Factory{
 		"configurations. Runs until the budget or the space is exhausted. Defaults follow " +
 		"seed 000's Table III for the run's budget.",
 	Options: []Option{
-		{Name: "popsize", Default: popTable(gaPopTable, strconv.Itoa), Doc: "population size (configurations per generation)"},
-		{Name: "mutation", Default: popTable(gaMutationTable, fmtFloat), Doc: "chance that each parameter of a child is set to a random value"},
-		{Name: "crossover", Default: popTable(gaCrossoverTable, func(s string) string { return s }), Doc: "reproduction: 1point, 2point or uniform crossover"},
+		{Name: "popsize", Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation)"},
+		{Name: "mutation", Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value"},
+		{Name: "crossover", Default: tableIIIDoc(gaCrossoverTable), Doc: "reproduction: 1point, 2point or uniform crossover"},
 		{Name: "selection", Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},
-		{Name: "tournament", Default: popTable(gaTourTable, strconv.Itoa), Doc: "tournament size for selection=tournament"},
+		{Name: "tournament", Default: tableIIIDoc(gaTourTable), Doc: "tournament size for selection=tournament"},
 		{Name: "elitism", Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation"},
 	},
 	New: newGenetic,
@@ -63,22 +63,21 @@ type gaParams struct {
 }
 
 func gaResolve(o Options, budget int) (gaParams, error) {
-	col := popColumn(budget)
 	var g gaParams
 	var err error
-	if g.pop, err = o.Int("popsize", gaPopTable[col]); err != nil {
+	if g.pop, err = o.Int("popsize", tableIII(budget, gaPopTable)); err != nil {
 		return g, err
 	}
-	if g.mutation, err = o.Float("mutation", gaMutationTable[col]); err != nil {
+	if g.mutation, err = o.Float("mutation", tableIII(budget, gaMutationTable)); err != nil {
 		return g, err
 	}
-	if g.crossover, err = o.Choice("crossover", gaCrossoverTable[col], "1point", "2point", "uniform"); err != nil {
+	if g.crossover, err = o.Choice("crossover", tableIII(budget, gaCrossoverTable), "1point", "2point", "uniform"); err != nil {
 		return g, err
 	}
 	if g.selection, err = o.Choice("selection", "tournament", "tournament", "rank"); err != nil {
 		return g, err
 	}
-	if g.tour, err = o.Int("tournament", gaTourTable[col]); err != nil {
+	if g.tour, err = o.Int("tournament", tableIII(budget, gaTourTable)); err != nil {
 		return g, err
 	}
 	if g.elite, err = o.Int("elitism", 1); err != nil {

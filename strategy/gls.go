@@ -3,7 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/space"
@@ -46,8 +45,8 @@ var glsFactory = Factory{
 		"keeps only the best member and refills the population with new random local minima, " +
 		"so the budget is always used. Defaults follow seed 000's Table III for the budget.",
 	Options: []Option{
-		{Name: "popsize", Default: popTable(glsPopTable, strconv.Itoa), Doc: "population size (local minima kept per generation, at least 2)"},
-		{Name: "crossover", Default: popTable(glsCrossoverTable, func(s string) string { return s }) +
+		{Name: "popsize", Default: tableIIIDoc(glsPopTable), Doc: "population size (local minima kept per generation, at least 2)"},
+		{Name: "crossover", Default: tableIIIDoc(glsCrossoverTable) +
 			" (our reading of the table's merged cells)", Doc: "reproduction: 1point, 2point or uniform crossover"},
 		{Name: "selection", Default: "RTS (seed 000 Table III)",
 			Doc: "survivor selection: RTS (restricted tournament selection: a child replaces the " +

@@ -17,10 +17,10 @@ var firstILSFactory = Factory{
 		"number of tries without improvement it restarts from a random configuration. " +
 		"Defaults follow seed 000's Table III for the budget.",
 	Options: []Option{
-		perturbationOption("1.0 below budget 800, 0.05 from 800 (seed 000 Table III, FirstILS)"),
-		noImproveOption("25 below budget 800, 10 from 800 (seed 000 Table III, FirstILS)"),
-		restartOption("false below budget 400, true from 400 (seed 000 Table III, FirstILS)"),
-		neighbourhoodOption("Hamming below budget 800, adjacent from 800 (seed 000 Table III, FirstILS)"),
+		perturbationOption(tableIIIDoc(ilsPerturbation) + " (seed 000 Table III, FirstILS)"),
+		noImproveOption(tableIIIDoc(firstILSNoImprove) + " (seed 000 Table III, FirstILS)"),
+		restartOption(tableIIIDoc(firstILSRestart) + " (seed 000 Table III, FirstILS)"),
+		neighbourhoodOption(tableIIIDoc(firstILSNeighbourhood) + " (seed 000 Table III, FirstILS)"),
 	},
 	New: func(opts Options) (Strategy, error) { return newILS(opts, true) },
 }
@@ -30,10 +30,9 @@ var bestILSFactory = Factory{
 		"each hill-climbing step moves to the best improving neighbour. Defaults follow seed " +
 		"000's Table III for the budget.",
 	Options: []Option{
-		perturbationOption("1.0 below budget 800, 0.05 from 800 (seed 000 Table III, BestILS)"),
+		perturbationOption(tableIIIDoc(ilsPerturbation) + " (seed 000 Table III, BestILS)"),
 		noImproveOption("25 (seed 000 Table III, BestILS)"),
-		neighbourhoodOption("adjacent below budget 50, Hamming from 50 to 799, adjacent from 800 " +
-			"(seed 000 Table III, BestILS)"),
+		neighbourhoodOption(tableIIIDoc(bestILSNeighbourhood) + " (seed 000 Table III, BestILS)"),
 	},
 	New: func(opts Options) (Strategy, error) { return newILS(opts, false) },
 }
@@ -49,6 +48,17 @@ func noImproveOption(def string) Option {
 		Doc: "perturb-and-climb tries in a row without improvement after which the search " +
 			"restarts from a random configuration (at least 1)"}
 }
+
+// Seed 000's Table III for the iterated local searches.
+var (
+	ilsPerturbation       = [7]float64{1, 1, 1, 1, 1, 0.05, 0.05}
+	firstILSNoImprove     = [7]int{25, 25, 25, 25, 25, 10, 10}
+	firstILSRestart       = [7]bool{false, false, false, false, true, true, true}
+	firstILSNeighbourhood = [7]space.Neighbourhood{space.Hamming, space.Hamming, space.Hamming,
+		space.Hamming, space.Hamming, space.Adjacent, space.Adjacent}
+	bestILSNeighbourhood = [7]space.Neighbourhood{space.Adjacent, space.Hamming, space.Hamming,
+		space.Hamming, space.Hamming, space.Adjacent, space.Adjacent}
+)
 
 type ils struct {
 	first     bool
@@ -87,18 +97,17 @@ func (s *ils) Name() string {
 
 func (s *ils) Run(ctx context.Context, p Problem) error {
 	b := p.Budget()
-	perturb := s.perturb.or(tableIII(b, [7]float64{1, 1, 1, 1, 1, 0.05, 0.05}))
+	perturb := s.perturb.or(tableIII(b, ilsPerturbation))
 	var noImprove int
 	var nb space.Neighbourhood
-	H, A := space.Hamming, space.Adjacent
 	if s.first {
-		noImprove = s.noImprove.or(tableIII(b, [7]int{25, 25, 25, 25, 25, 10, 10}))
-		nb = s.nb.or(tableIII(b, [7]space.Neighbourhood{H, H, H, H, H, A, A}))
+		noImprove = s.noImprove.or(tableIII(b, firstILSNoImprove))
+		nb = s.nb.or(tableIII(b, firstILSNeighbourhood))
 	} else {
 		noImprove = s.noImprove.or(25)
-		nb = s.nb.or(tableIII(b, [7]space.Neighbourhood{A, H, H, H, H, A, A}))
+		nb = s.nb.or(tableIII(b, bestILSNeighbourhood))
 	}
-	restart := s.restart.or(tableIII(b, [7]bool{false, false, false, false, true, true, true}))
+	restart := s.restart.or(tableIII(b, firstILSRestart))
 
 	return stopped(newSearcher(ctx, p, nb).iterate(iteration{first: s.first, restart: restart,
 		perturb: perturb, patience: noImprove}))

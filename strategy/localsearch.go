@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/ktune/ktune/space"
 )
@@ -18,20 +19,86 @@ import (
 // tableIIIBudgets are the budget columns of seed 000's Table III.
 var tableIIIBudgets = [7]int{25, 50, 100, 200, 400, 800, 1600}
 
-// tableIII picks a hyperparameter from a Table III row, one value per budget column. A
-// budget between two columns takes the lower column's value, one below 25 the first, and no
-// budget (0) the last, the one tuned for the most evaluations.
+// tableIII picks a hyperparameter for a budget from a row of Table III, one value per
+// budget column. A budget between two columns interpolates on the logarithm of the budget
+// (the columns double): a float linearly, an integer geometrically and rounded (sizes
+// double with the budget, as the table's populations do), and any other value (a name, a
+// choice) comes from the nearer column. A budget below 25 takes the first column, one
+// above 1,600 and no budget (0) the last, the one tuned for the most evaluations.
 func tableIII[T any](budget int, row [7]T) T {
 	if budget <= 0 {
 		return row[len(row)-1]
 	}
-	col := 0
-	for i, b := range tableIIIBudgets {
-		if budget >= b {
-			col = i
-		}
+	i, t := tableIIIPosition(budget)
+	if t == 0 {
+		return row[i]
 	}
-	return row[col]
+	switch r := any(row).(type) {
+	case [7]float64:
+		return any(r[i] + t*(r[i+1]-r[i])).(T)
+	case [7]int:
+		a, b := float64(r[i]), float64(r[i+1])
+		if a > 0 && b > 0 {
+			return any(int(math.Round(a * math.Pow(b/a, t)))).(T)
+		}
+		return any(int(math.Round(a + t*(b-a)))).(T)
+	}
+	if t >= 0.5 {
+		return row[i+1]
+	}
+	return row[i]
+}
+
+// tableIIIPosition places a budget (above 0) among Table III's columns: the column at or
+// below it and how far it is towards the next, in [0, 1) on the logarithm of the budget;
+// 0 at a column and outside the table.
+func tableIIIPosition(budget int) (col int, t float64) {
+	last := len(tableIIIBudgets) - 1
+	switch {
+	case budget <= tableIIIBudgets[0]:
+		return 0, 0
+	case budget >= tableIIIBudgets[last]:
+		return last, 0
+	}
+	for col+1 < last && budget >= tableIIIBudgets[col+1] {
+		col++
+	}
+	lo, hi := float64(tableIIIBudgets[col]), float64(tableIIIBudgets[col+1])
+	return col, math.Log(float64(budget)/lo) / math.Log(hi/lo)
+}
+
+// tableIIIDoc documents a default that follows a row of Table III: its values by budget
+// column, equal neighbours merged, and how budgets between columns get theirs.
+func tableIIIDoc[T any](row [7]T) string {
+	var parts []string
+	for i := 0; i < len(row); {
+		j := i
+		for j+1 < len(row) && fmt.Sprint(row[j+1]) == fmt.Sprint(row[i]) {
+			j++
+		}
+		v, from, to := fmt.Sprint(row[i]), tableIIIBudgets[i], tableIIIBudgets[j]
+		switch {
+		case len(parts) == 0 && j == len(row)-1:
+			return v
+		case j == len(row)-1:
+			parts = append(parts, fmt.Sprintf("%s from %d", v, from))
+		case i == j:
+			parts = append(parts, fmt.Sprintf("%s at %d", v, from))
+		case i == 0:
+			parts = append(parts, fmt.Sprintf("%s up to %d", v, to))
+		default:
+			parts = append(parts, fmt.Sprintf("%s at %d-%d", v, from, to))
+		}
+		i = j + 1
+	}
+	between := "between columns the nearer one on a log scale"
+	switch any(row).(type) {
+	case [7]float64:
+		between = "interpolated between columns, linearly in log budget"
+	case [7]int:
+		between = "interpolated between columns, geometrically"
+	}
+	return "by budget " + strings.Join(parts, ", ") + " (and without a budget); " + between
 }
 
 // better reports whether fitness a is strictly lower than b. +Inf (failed) is never better

@@ -16,7 +16,7 @@ var firstMLSFactory = Factory{
 		"configuration, until the budget ends. Defaults follow seed 000's Table III for the " +
 		"budget.",
 	Options: []Option{
-		restartOption("true below budget 50, false from 50 to 399, true from 400 (seed 000 Table III, FirstMLS)"),
+		restartOption(tableIIIDoc(firstMLSRestart) + " (seed 000 Table III, FirstMLS)"),
 		neighbourhoodOption("Hamming (seed 000 Table III, FirstMLS)"),
 	},
 	New: func(opts Options) (Strategy, error) { return newMLS(opts, true) },
@@ -28,7 +28,7 @@ var bestMLSFactory = Factory{
 		"starts again from a new random configuration, until the budget ends. Defaults follow " +
 		"seed 000's Table III for the budget.",
 	Options: []Option{
-		neighbourhoodOption("adjacent below budget 200, Hamming from 200 (seed 000 Table III, BestMLS)"),
+		neighbourhoodOption(tableIIIDoc(bestMLSNeighbourhood) + " (seed 000 Table III, BestMLS)"),
 	},
 	New: func(opts Options) (Strategy, error) { return newMLS(opts, false) },
 }
@@ -39,6 +39,13 @@ func restartOption(def string) Option {
 		Doc: "after an improving move, start a new sweep over the parameters in a new random " +
 			"order (true) or go on with the parameters not yet tried in this sweep (false)"}
 }
+
+// Seed 000's Table III for the multi-start local searches.
+var (
+	firstMLSRestart      = [7]bool{true, false, false, false, true, true, true}
+	bestMLSNeighbourhood = [7]space.Neighbourhood{space.Adjacent, space.Adjacent, space.Adjacent,
+		space.Hamming, space.Hamming, space.Hamming, space.Hamming}
+)
 
 type mls struct {
 	first   bool
@@ -73,10 +80,9 @@ func (m *mls) Run(ctx context.Context, p Problem) error {
 	if m.first {
 		nb = m.nb.or(space.Hamming)
 	} else {
-		nb = m.nb.or(tableIII(b, [7]space.Neighbourhood{space.Adjacent, space.Adjacent,
-			space.Adjacent, space.Hamming, space.Hamming, space.Hamming, space.Hamming}))
+		nb = m.nb.or(tableIII(b, bestMLSNeighbourhood))
 	}
-	restart := m.restart.or(tableIII(b, [7]bool{true, false, false, false, true, true, true}))
+	restart := m.restart.or(tableIII(b, firstMLSRestart))
 	return stopped(newSearcher(ctx, p, nb).multiStart(m.first, restart))
 }
 

@@ -3,7 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/ktune/ktune/space"
 )
@@ -22,7 +21,7 @@ var psoFactory = Factory{
 		"brings no new configuration re-scatters the swarm (the best found is kept). Runs " +
 		"until the budget or the space is exhausted.",
 	Options: []Option{
-		{Name: "popsize", Default: popTable(psoSwarmTable, strconv.Itoa), Doc: "number of particles"},
+		{Name: "popsize", Default: tableIIIDoc(psoSwarmTable), Doc: "number of particles"},
 		{Name: "w", Default: "0.5 (Kernel Tuner; seed 000 keeps it constant)", Doc: "inertia: fraction of the velocity kept each step"},
 		{Name: "c1", Default: "2.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "cognitive constant: pull towards the particle's own best"},
 		{Name: "c2", Default: "1.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "social constant: pull towards the swarm's best"},
@@ -61,7 +60,7 @@ func newPSO(opts Options) (Strategy, error) {
 func (*pso) Name() string { return "pso" }
 
 func (s *pso) Run(ctx context.Context, p Problem) error {
-	n, _ := s.opts.Int("popsize", psoSwarmTable[popColumn(p.Budget())])
+	n, _ := s.opts.Int("popsize", tableIII(p.Budget(), psoSwarmTable))
 	sp, r := p.Space(), p.Rand()
 	sizes := popSizes(sp)
 	d := len(sizes)

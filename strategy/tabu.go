@@ -17,7 +17,7 @@ var firstTabuFactory = Factory{
 		"or the walk only revisits evaluated configurations, it restarts from a random " +
 		"configuration. Defaults follow seed 000's Table III for the budget.",
 	Options: []Option{
-		tabuSizeOption("4 below budget 50, 2000 from 50 (seed 000 Table III, FirstTabu)"),
+		tabuSizeOption(tableIIIDoc(firstTabuSize) + " (seed 000 Table III, FirstTabu)"),
 		neighbourhoodOption("Hamming (seed 000 Table III, FirstTabu)"),
 	},
 	New: func(opts Options) (Strategy, error) { return newTabu(opts, true) },
@@ -40,6 +40,9 @@ func tabuSizeOption(def string) Option {
 	return Option{Name: "tabu_size", Default: def,
 		Doc: "number of most recently visited configurations the search may not move to (0 or more)"}
 }
+
+// firstTabuSize is seed 000's Table III for FirstTabu's tabu list.
+var firstTabuSize = [7]int{4, 2000, 2000, 2000, 2000, 2000, 2000}
 
 type tabu struct {
 	first bool
@@ -94,7 +97,7 @@ func (l *tabuList) push(idx int) {
 func (t *tabu) Run(ctx context.Context, p Problem) error {
 	size := t.size.or(2000)
 	if t.first {
-		size = t.size.or(tableIII(p.Budget(), [7]int{4, 2000, 2000, 2000, 2000, 2000, 2000}))
+		size = t.size.or(tableIII(p.Budget(), firstTabuSize))
 	}
 	s := newSearcher(ctx, p, t.nb.or(space.Hamming))
 	list := &tabuList{size: size, count: map[int]int{}}
