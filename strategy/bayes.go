@@ -718,6 +718,17 @@ func (u *runnersUp) add(c space.Config, s float64) {
 	}
 }
 
+// without returns the kept configurations but c, best first.
+func (u *runnersUp) without(c space.Config) []space.Config {
+	out := make([]space.Config, 0, len(u.cs))
+	for _, d := range u.cs {
+		if !slices.Equal(c, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // fit1 builds the step's model from the evaluations so far.
 func (r *bayesRun) fit1() *bayesModel {
 	d := r.enc.dim()

@@ -161,6 +161,10 @@ type smacState struct {
 	transform  func(float64) float64
 	candScores map[int]float64
 	xbuf       []int32
+	// hints: where the problem takes them, each proposal hints its runners-up (ups), the
+	// likeliest next proposals while the forests stand; nil otherwise
+	hinter Hinter
+	ups    *runnersUp
 }
 
 func newSMACState(ctx context.Context, p Problem, o *smac) *smacState {
@@ -198,6 +202,10 @@ func newSMACState(ctx context.Context, p Problem, o *smac) *smacState {
 		}
 	}
 	st.xbuf = make([]int32, len(st.active))
+	if takesHints(p) {
+		// the pick is among the runners-up kept, and is not hinted
+		st.hinter, st.ups = p.(Hinter), &runnersUp{k: hintAhead + 1}
+	}
 	return st
 }
 
@@ -229,11 +237,18 @@ func (st *smacState) run() error {
 		if err := st.ctx.Err(); err != nil {
 			return err
 		}
+		if st.ups != nil {
+			st.ups.reset()
+		}
 		var c space.Config
 		if r.Float64() < st.o.interleave || !st.refit() {
 			c = st.randomUnseen()
 		} else {
 			c = st.propose()
+		}
+		if st.hinter != nil {
+			// always: an empty hint clears an old one
+			st.hinter.Hint(st.ups.without(c)...)
 		}
 		if err := st.evaluate(c); err != nil {
 			return err
@@ -412,6 +427,9 @@ func (st *smacState) propose() space.Config {
 		}
 		if best.c == nil || sc > best.score {
 			best = smacCand{idx: idx, c: append(best.c[:0], c...), score: sc}
+		}
+		if st.ups != nil {
+			st.ups.add(c, sc)
 		}
 	}
 	// random candidates, distinct

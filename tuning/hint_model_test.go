@@ -27,6 +27,7 @@ func (o *orderedSim) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 type hintedSim struct {
 	orderedSim
 	hints [][]int // the space indices of each Hint call
+	at    []int   // the evaluations made before each
 }
 
 func (h *hintedSim) Hint(cs ...space.Config) {
@@ -39,24 +40,26 @@ func (h *hintedSim) Hint(cs ...space.Config) {
 		call = append(call, i)
 	}
 	h.hints = append(h.hints, call)
+	h.at = append(h.at, len(h.order))
 }
 
-// Bayesian optimisation proposes one configuration at a time, so a device pipeline with
-// several pre-compilers would idle under it (and under auto, which runs it). Where the
-// evaluator takes hints, each model step hints the configurations it ranked next after its
-// pick: the likeliest picks of the following steps, compiled while the pick is measured.
-// The run is the same with or without hints, and a good share of the picks were hinted
-// the step before.
+// Model-based strategies propose one configuration at a time, so a device pipeline with
+// several pre-compilers would idle under them (and under auto, which runs bayes). Where the
+// evaluator takes hints, each model step hints its guesses at the following steps' picks,
+// compiled while its own pick is measured. The run is the same with or without hints, and
+// a good share of the picks were hinted the step before.
 func TestModelStepsHintTheirRunnersUp(t *testing.T) {
+	// the least share of model steps whose pick was hinted the step before; smac refits
+	// its forests after every evaluation up to 100, so its ranking moves more
+	minHit := map[string]float64{"bayes": 0.4, "auto": 0.4, "smac": 0.15}
 	for _, c := range []struct {
-		path   string
-		mode   simulator.Mode
-		minHit float64 // least share of model steps whose pick was hinted the step before
+		path string
+		mode simulator.Mode
 	}{
-		{pnpolyPath, simulator.Recorded, 0.4},
-		{convolutionPath, simulator.Cartesian, 0.4},
+		{pnpolyPath, simulator.Recorded},
+		{convolutionPath, simulator.Cartesian},
 	} {
-		for _, name := range []string{"bayes", "auto"} {
+		for _, name := range []string{"bayes", "auto", "smac"} {
 			steps, hits, first := 0, 0, 0
 			for seed := uint64(1); seed <= 4; seed++ {
 				run := func(ev tuning.Evaluator, sim *simulator.Simulator) {
@@ -77,32 +80,35 @@ func TestModelStepsHintTheirRunnersUp(t *testing.T) {
 				if !slices.Equal(plain, hinted) {
 					t.Fatalf("%s on %s, seed %d: hints changed the run", name, c.path, seed)
 				}
-				// hint k comes before the evaluation that follows it; the model's steps
-				// start after the initial sample, which hints nothing
-				from := len(h.order) - len(h.hints)
-				for k := 0; k+1 < len(h.hints); k++ {
-					evaluated := h.order[:from+k+1]
-					for _, i := range h.hints[k] {
-						if slices.Contains(evaluated, i) {
+				// a hint comes before a step's pick is evaluated and names what the
+				// following steps will probably pick; an initial design hinted before
+				// the first evaluation is not a model's guess
+				for k, call := range h.hints {
+					at := h.at[k]
+					if at == 0 || at+1 >= len(h.order) {
+						continue
+					}
+					for _, i := range call {
+						if slices.Contains(h.order[:at+1], i) {
 							t.Fatalf("%s: hint %d names configuration %d, evaluated already", name, k, i)
 						}
 					}
-					if len(h.hints[k]) > 8 {
-						t.Fatalf("%s: hint %d has %d configurations", name, k, len(h.hints[k]))
+					if len(call) > 8 {
+						t.Fatalf("%s: hint %d has %d configurations", name, k, len(call))
 					}
-					next := h.order[from+k+1]
+					next := h.order[at+1]
 					steps++
-					if slices.Contains(h.hints[k], next) {
+					if slices.Contains(call, next) {
 						hits++
 					}
-					if len(h.hints[k]) > 0 && h.hints[k][0] == next {
+					if len(call) > 0 && call[0] == next {
 						first++
 					}
 				}
 			}
 			share := float64(hits) / float64(steps)
 			t.Logf("%s on %s (%s): %d model steps, next pick among the hints %.0f%%, first hint %.0f%%", name, c.path, c.mode, steps, 100*share, 100*float64(first)/float64(steps))
-			if share < c.minHit {
+			if share < minHit[name] {
 				t.Errorf("%s on %s: only %.0f%% of the picks were hinted", name, c.path, 100*share)
 			}
 		}

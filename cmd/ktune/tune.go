@@ -39,7 +39,7 @@ then timed over the spec's iterations. The default strategy, auto, is the best k
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work runs in a supervised worker process: a
 configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
-population; for Bayesian optimisation and auto, what its next step will most likely pick)
+population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
 8), which are paused while a kernel is timed on a CPU device.
 
