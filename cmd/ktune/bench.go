@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ktune/ktune/benchmark"
@@ -242,19 +243,43 @@ func parseBudgets(list string) ([]int, error) {
 }
 
 // loadSpaces opens recorded spaces for the harness, each named by its folder and file
-// ("kerneltuner_gemm/RTX_2080_Ti").
+// ("kerneltuner_gemm/RTX_2080_Ti"), reading several files at once (one per core): a
+// recording of tens of thousands of configurations takes a second or two to decode. The
+// first file that fails, in the order given, is the error.
 func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) ([]benchmark.Space, error) {
-	var out []benchmark.Space
-	for _, f := range files {
-		rec, err := openRecording(f)
+	out := make([]benchmark.Space, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f := files[i]
+				rec, err := openRecording(f)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness})
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: %w", f, err)
+					continue
+				}
+				out[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		out = append(out, benchmark.Space{Name: spaceName(f), Sim: sim})
 	}
 	return out, nil
 }

@@ -347,3 +347,18 @@ func TestBenchReportsKernelsOverTheirSpaces(t *testing.T) {
 		t.Errorf("--split 0: exit %d, %s", code, errOut)
 	}
 }
+
+// Spaces load side by side; a file that cannot be read stops the benchmark with its own
+// name, the first such file in the order given.
+func TestBenchNamesTheFirstUnreadableSpace(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	if err := os.WriteFile(corrupt, []byte(`{"tune_params_keys": ["a"], "cache": {"1": {"a": 1, "time": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	_, errOut, code := ktune(t, "bench", pnpoly, corrupt, pnpoly, missing, "--strategies", "random", "--budgets", "5", "--repeats", "2")
+	if code == 0 || !strings.Contains(errOut, "corrupt.json") || strings.Contains(errOut, "missing.json") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
