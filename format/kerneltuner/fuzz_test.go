@@ -3,6 +3,8 @@ package kerneltuner_test
 import (
 	"bytes"
 	"compress/gzip"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/format/internal/formattest"
@@ -29,8 +31,42 @@ var fuzzSeeds = []string{
 "2,1.0": {"a": 2, "b": 1.0, "time": NaN, "GFLOP/s": 3.5, "ktune_status": "timeout", "ktune_message": "x"}`,
 }
 
+// Well-formed files with the corners of JSON that the fast reader decodes itself or hands
+// to encoding/json: escapes, duplicate members, nesting, mixed arrays, numbers out of
+// range, invalid UTF-8.
+var fastSeeds = []string{
+	`{"tune_params_keys": ["a", "b"], "tune_params": {"a": [1, 2], "b": ["x", "y\u00e9"]}, "objective": "time", "cache": {
+"1,x": {"a": 1, "b": "x", "time": 1.5, "times": [1.5, 1e400, null, 2], "GFLOP/s": -0, "nested": {"k": [1, {"z": null}]}, "time": 2.5},
+"2,y\u00e9": {"a": 2, "b": "y\u00e9", "t\u0069me": 3, "times": [], "flag": true, "list": [1, "two"], "ktune_status": "timeout"},
+"1.0,y\u00e9": {"a": 1.0, "b": "y\u00e9", "time": "CompilationFailedConfig", "timestamp": "2023-01-26 19:47:39.876766+00:00"}
+}, "device_name": "dev\"ice", "kernel_name": null, "problem_size": "[1, 2]", "cache": {}}`,
+	"{\"tune_params_keys\": [\"a\"], \"cache\": {\"1\": {\"a\": 1, \"time\": 1, \"note\": \"\xff\xfe\"}}}",
+	`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1}, "1": {"a": 1, "time": 0.5}}}`,
+	`{"tune_params_keys": ["a"], "tune_params": {"a": [2, 3]}, "cache": {"2": {"a": 2, "time": 1e20}, "3": {"time": 4}}}`,
+	` {"cache": {}, "tune_params": {"a": [1]}} `,
+}
+
+// The fast reader and the decoder-based one give the same recording, warnings and errors.
+func TestFastReaderMatchesTheDecoderOnCornerCases(t *testing.T) {
+	for i, s := range append(append([]string{}, fastSeeds...), fuzzSeeds...) {
+		rec, err := kerneltuner.Read(strings.NewReader(s), "corner.json")
+		slow, serr := kerneltuner.ReadWithDecoder(strings.NewReader(s), "corner.json")
+		switch {
+		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
+			t.Errorf("case %d: Read: %v; the decoder-based reader: %v", i, err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Errorf("case %d: the readers differ:\n%s\n%q\n%q", i, d, slow.Warnings, rec.Warnings)
+			}
+		}
+		if i < len(fastSeeds) && !kerneltuner.ReadsFast(strings.NewReader(s)) {
+			t.Errorf("case %d: the fast reader gave up", i)
+		}
+	}
+}
+
 func FuzzRead(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range append(append([]string{}, fuzzSeeds...), fastSeeds...) {
 		f.Add([]byte(s))
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -40,6 +76,18 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rec, err := kerneltuner.Read(bytes.NewReader(data), "fuzz.json")
+		// The fast reader and the decoder-based one agree on every input.
+		slow, serr := kerneltuner.ReadWithDecoder(bytes.NewReader(data), "fuzz.json")
+		switch {
+		case (err == nil) != (serr == nil):
+			t.Fatalf("Read: %v; the decoder-based reader: %v", err, serr)
+		case err != nil && err.Error() != serr.Error():
+			t.Fatalf("Read: %v; the decoder-based reader: %v", err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Fatalf("the readers differ:\n%s\n%q\n%q", d, slow.Warnings, rec.Warnings)
+			}
+		}
 		if err != nil {
 			return
 		}

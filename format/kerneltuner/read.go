@@ -66,8 +66,8 @@ func Sniff(data []byte) bool {
 
 type entry struct {
 	key    string
-	fields map[string]any
-	offset int64 // decoder offset of the entry's key
+	fields fields
+	offset int64 // offset of the entry's key in the content
 }
 
 type header struct {
@@ -86,9 +86,13 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 		return nil, err
 	}
 	var h header
-	entries, warning, err := parse(in, &h)
-	if err != nil {
-		return nil, err
+	entries, ok := parseFast(in, &h)
+	var warning string
+	if !ok {
+		h = header{}
+		if entries, warning, err = parse(in, &h); err != nil {
+			return nil, err
+		}
 	}
 	rec, err := build(in, &h, entries)
 	if err != nil {
@@ -191,18 +195,22 @@ func parseCache(in *jsonio.Input, dec *json.Decoder, entries []entry) (_ []entry
 			return nil, "", false, in.JSONError(err, good, "cache")
 		}
 		key, _ := tok.(string)
-		var fields map[string]any
-		err = dec.Decode(&fields)
+		var m map[string]any
+		err = dec.Decode(&m)
 		if jsonio.Truncated(err) {
 			return entries, openWarning(in, len(entries), good), false, nil
 		}
 		if err != nil {
 			return nil, "", false, in.JSONError(err, good, fmt.Sprintf("cache entry %q", key))
 		}
-		if fields == nil {
+		if m == nil {
 			return nil, "", false, in.Errorf(good, "cache entry %q is null, want an object", key)
 		}
-		entries = append(entries, entry{key: key, fields: fields, offset: in.ValueStart(good)})
+		fs := make(fields, 0, len(m))
+		for k, x := range m {
+			fs = append(fs, field{name: k, v: value{kind: vDecoded, x: x}})
+		}
+		entries = append(entries, entry{key: key, fields: fs, offset: in.ValueStart(good)})
 	}
 	good := dec.InputOffset()
 	_, err = dec.Token()
@@ -368,9 +376,10 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 	entryErr := func(msg string, args ...any) error {
 		return in.Errorf(e.offset, "cache entry %q: %s", e.key, fmt.Sprintf(msg, args...))
 	}
+	data := in.Data
 	parts := strings.Split(e.key, ",")
 	for i, p := range rec.Params {
-		raw, ok := e.fields[p.Name]
+		fv, ok := e.fields.get(p.Name)
 		if !ok {
 			// Older caches may omit parameters from the entries; fall back on the key.
 			if len(parts) != len(rec.Params) {
@@ -383,6 +392,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 			ev.Config[i] = v
 			continue
 		}
+		raw := fv.decoded(data)
 		v, err := space.ValueOf(raw)
 		if err != nil {
 			return ev, entryErr("parameter %q is %s, want a number, boolean or string", p.Name, jsonio.Describe(raw))
@@ -401,18 +411,18 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 	}
 
 	ev.Status = result.OK
-	if s, ok := e.fields[fieldStatus].(string); ok {
+	if s, ok := e.str(data, fieldStatus); ok {
 		if st, err := result.ParseStatus(s); err == nil && st != result.OK {
 			ev.Status = st
 		}
 	}
 	if ev.Status == result.OK {
-		ev.Status = failure(e.fields, rec.Objective)
+		ev.Status = failure(data, e.fields, rec.Objective)
 	}
 	if ev.Status == result.OK {
-		f, ok := jsonio.Float(e.fields[rec.Objective])
+		f, ok := e.float(data, rec.Objective)
 		switch {
-		case !ok || !jsonio.Finite(f):
+		case !ok:
 			ev.Status = result.RuntimeError
 			*unknownMarker++
 		case f >= failureTime:
@@ -421,39 +431,37 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 			ev.Objective = f
 		}
 	}
-	if m, ok := e.fields[fieldMessage].(string); ok {
+	if m, ok := e.str(data, fieldMessage); ok {
 		ev.Message = m
 	}
-	if list, ok := e.fields[fieldTimes].([]any); ok {
-		for _, x := range list {
-			if f, ok := jsonio.Float(x); ok {
-				ev.Samples = append(ev.Samples, f)
-			}
+	if v, ok := e.fields.get(fieldTimes); ok {
+		if s := v.samples(data); len(s) > 0 {
+			ev.Samples = s
 		}
 	}
-	ev.CompileMS, _ = jsonio.Float(e.fields[fieldCompile])
-	ev.VerifyMS, _ = jsonio.Float(e.fields[fieldVerify])
-	ev.BenchmarkMS, _ = jsonio.Float(e.fields[fieldBenchmark])
-	ev.FrameworkMS, _ = jsonio.Float(e.fields[fieldFramework])
-	if s, ok := e.fields[fieldTimestamp].(string); ok {
+	ev.CompileMS, _ = e.float(data, fieldCompile)
+	ev.VerifyMS, _ = e.float(data, fieldVerify)
+	ev.BenchmarkMS, _ = e.float(data, fieldBenchmark)
+	ev.FrameworkMS, _ = e.float(data, fieldFramework)
+	if s, ok := e.str(data, fieldTimestamp); ok {
 		if t, ok := jsonio.ParseTime(s); ok {
 			ev.Time = t
 		} else {
 			*badTime++
 		}
 	}
-	for k, x := range e.fields {
-		if reserved(k, rec) {
+	for i, fd := range e.fields {
+		if reserved(fd.name, rec) || e.fields.shadowed(i) {
 			continue
 		}
-		if f, ok := jsonio.Float(x); ok {
-			if k == fieldTime && f >= failureTime {
+		if f, ok := fd.v.float(data); ok {
+			if fd.name == fieldTime && f >= failureTime {
 				continue // a failure marker, not a measurement
 			}
 			if ev.Metrics == nil {
 				ev.Metrics = map[string]float64{}
 			}
-			ev.Metrics[k] = f
+			ev.Metrics[fd.name] = f
 		}
 	}
 	return ev, nil
@@ -461,9 +469,13 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 
 // failure returns the status an entry's failure markers give, or OK when it has none:
 // "__error__" first, then a marker string in the objective's field or in "time".
-func failure(fields map[string]any, objective string) result.Status {
+func failure(data []byte, fs fields, objective string) result.Status {
 	for _, k := range []string{fieldError, objective, fieldTime} {
-		s, ok := fields[k].(string)
+		v, ok := fs.get(k)
+		if !ok {
+			continue
+		}
+		s, ok := v.str(data)
 		if !ok {
 			continue
 		}
@@ -475,6 +487,22 @@ func failure(fields map[string]any, objective string) result.Status {
 		}
 	}
 	return result.OK
+}
+
+// str returns the entry's field name when it is a string.
+func (e entry) str(data []byte, name string) (string, bool) {
+	if v, ok := e.fields.get(name); ok {
+		return v.str(data)
+	}
+	return "", false
+}
+
+// float returns the entry's field name when it is a finite number.
+func (e entry) float(data []byte, name string) (float64, bool) {
+	if v, ok := e.fields.get(name); ok {
+		return v.float(data)
+	}
+	return 0, false
 }
 
 // reserved reports whether an entry field is not a metric: parameters, fields with their
