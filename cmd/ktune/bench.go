@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -25,8 +26,9 @@ func init() {
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
-and standard deviation of the fraction of the optimum reached and the mean evaluations
-used. A space is named by its folder and file (kerneltuner_gemm/RTX_3090); the spaces of
+and standard deviation of the fraction of the optimum reached, and whether every run used
+its whole budget (cells that used less are listed; the CSV and JSON give every cell's mean
+evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090); the spaces of
 one folder are one kernel on several devices, and for every kernel with several spaces a
 second table gives the mean over all of them, as seed 000 reports its kernels (the
 standard deviation is over the pooled runs). Then the competition of seed 000, Section
@@ -196,6 +198,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			table(kernelCells, k)
 		}
 	}
+	writeEvaluationsUsed(w, cells, cfg.Spaces)
 	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
@@ -220,6 +223,35 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
 	return nil
+}
+
+// writeEvaluationsUsed says whether the runs used their budgets: a run may stop short
+// only when the space has fewer configurations than the budget; any other cell whose
+// mean evaluations fall short is listed (the CSV and JSON hold every cell's mean).
+func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmark.Space) {
+	size := map[string]int{}
+	for _, sp := range spaces {
+		size[sp.Name] = sp.Sim.Space().Len()
+	}
+	var short []string
+	capped := 0
+	for _, c := range cells {
+		want := float64(min(c.Budget, size[c.Space]))
+		switch {
+		case c.MeanEvaluations < want:
+			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
+		case c.Budget > size[c.Space]:
+			capped++
+		}
+	}
+	switch {
+	case len(short) > 0:
+		fmt.Fprintf(w, "evaluations: %d of %d cells used less than their budget:\n%s\n", len(short), len(cells), strings.Join(short, "\n"))
+	case capped > 0:
+		fmt.Fprintf(w, "evaluations: every run used its whole budget, or the whole space where that is smaller (%d cells)\n", capped)
+	default:
+		fmt.Fprintln(w, "evaluations: every run used its whole budget")
+	}
 }
 
 func workersOrCores(n int) int {

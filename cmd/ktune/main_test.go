@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/simulator"
 )
 
 func ktune(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -335,7 +337,8 @@ func TestBenchReportsKernelsOverTheirSpaces(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, want := range []string{"kernel convolution_milo, mean over its 2 spaces", "budgets <= 20 and > 20"} {
+	for _, want := range []string{"kernel convolution_milo, mean over its 2 spaces", "budgets <= 20 and > 20",
+		"evaluations: every run used its whole budget\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -360,5 +363,34 @@ func TestBenchNamesTheFirstUnreadableSpace(t *testing.T) {
 	_, errOut, code := ktune(t, "bench", pnpoly, corrupt, pnpoly, missing, "--strategies", "random", "--budgets", "5", "--repeats", "2")
 	if code == 0 || !strings.Contains(errOut, "corrupt.json") || strings.Contains(errOut, "missing.json") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// The bench output says when runs used less than their budget, which only a space smaller
+// than the budget excuses.
+func TestBenchReportsEvaluationsShortOfTheBudget(t *testing.T) {
+	rec, err := openRecording(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(rec, simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaces := []benchmark.Space{{Name: "p", Sim: sim}}
+	n := sim.Space().Len()
+	var b strings.Builder
+	writeEvaluationsUsed(&b, []benchmark.Cell{
+		{Space: "p", Strategy: "a", Budget: 50, MeanEvaluations: 50},
+		{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)},
+		{Space: "p", Strategy: "b", Budget: 50, MeanEvaluations: 31.5},
+	}, spaces)
+	if got := b.String(); !strings.Contains(got, "1 of 3 cells used less than their budget") || !strings.Contains(got, "p, b, budget 50: 31.5 evaluations") {
+		t.Fatalf("%s", got)
+	}
+	b.Reset()
+	writeEvaluationsUsed(&b, []benchmark.Cell{{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)}}, spaces)
+	if got := b.String(); !strings.Contains(got, "or the whole space where that is smaller (1 cells)") {
+		t.Fatalf("%s", got)
 	}
 }
