@@ -27,11 +27,11 @@ func init() {
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
 and standard deviation of the fraction of the optimum reached, and whether every run used
-its whole budget (cells that used less are listed; the CSV and JSON give every cell's mean
-evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090); the spaces of
-one folder are one kernel on several devices, and for every kernel with several spaces a
-second table gives the mean over all of them, as seed 000 reports its kernels (the
-standard deviation is over the pooled runs). Then the competition of seed 000, Section
+its whole budget (cells that used less are listed; the CSV and JSON give every cell's
+mean evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090);
+the spaces of one folder are one kernel on several devices, and for every kernel with
+several spaces a second table gives the mean over all of them, as seed 000 reports its
+kernels (the standard deviation is over the pooled runs). Then the competition of seed 000, Section
 VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
 per space and budget; a significantly better mean (p < --alpha) is a win, summed for low
 (<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
