@@ -67,7 +67,6 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		p.X.Label.Text = "budget (unique evaluations)"
 		p.Y.Label.Text = "fraction of optimum"
 		p.X.Scale = plot.LogScale{}
-		p.Legend.Top, p.Legend.Left = false, false
 		byStrategy := map[string][]Cell{}
 		var order []string
 		budgets := map[int]bool{}
@@ -121,7 +120,7 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		// The vertical axis spans the data, in steps of 0.05 and at least 0.1, so that
 		// strategies a few hundredths apart (most of them, at large budgets) stay apart.
 		p.Y.Min, p.Y.Max = yRange(lo, hi)
-		f, err := figure.Save(p, 6*vg.Inch, 4*vg.Inch, dir, file(sp))
+		f, err := figure.SaveLegendRight(p, 6*vg.Inch, 4*vg.Inch, dir, file(sp))
 		files = append(files, f...)
 		if err != nil {
 			return files, err

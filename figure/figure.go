@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Save writes p, w by h, as dir/name.svg and dir/name.png, creating dir, and returns the
@@ -26,4 +27,53 @@ func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// SaveLegendRight is Save with p's legend drawn to the right of the plot instead of over
+// its data, where many entries (a benchmark of twenty strategies) would hide the curves:
+// the plot takes w by h and the legend the width it needs beside it.
+func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
+	orig, legend := p.Legend, p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = orig }()
+	legend.Top, legend.Left = true, true
+	r := legend.Rectangle(draw.Canvas{})
+	gap := vg.Points(12)
+	lw := r.Max.X - r.Min.X + gap
+	// the legend's top meets the top of the data, below the title
+	top := vg.Length(0)
+	if p.Title.Text != "" {
+		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, ext := range []string{"svg", "png"} {
+		path := filepath.Join(dir, name+"."+ext)
+		c, err := draw.NewFormattedCanvas(w+lw, h, ext)
+		if err != nil {
+			return files, err
+		}
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+		legend.Draw(draw.Crop(dc, w+gap, 0, 0, -top))
+		if err := writeCanvas(c, path); err != nil {
+			return files, fmt.Errorf("write %s: %w", path, err)
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func writeCanvas(c vg.CanvasWriterTo, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
