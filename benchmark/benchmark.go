@@ -116,7 +116,15 @@ type Config struct {
 	Repeats    int    // runs per strategy, space and budget (seed 000: 50)
 	Seed       uint64 // run i of every cell uses Seed+i, so strategies face the same seeds
 	Workers    int    // parallel runs; 0 for all cores
-	Progress   func(done, total int)
+	Progress   func(Progress)
+}
+
+// Progress is how far Run is, reported after every run: the cells finished, and the
+// evaluations budgeted by the runs finished (each run counts its budget), which tracks
+// the work better than cells do, budgets ranging from 25 to 1,600.
+type Progress struct {
+	Cells, TotalCells             int
+	Evaluations, TotalEvaluations int
 }
 
 // Cell is the result of one strategy on one space at one budget.
@@ -142,14 +150,26 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 		return nil, errors.New("benchmark: at least 2 repeats are needed for the statistics")
 	}
 	total := len(cfg.Strategies) * len(cfg.Spaces) * len(cfg.Budgets)
+	at := Progress{TotalCells: total}
+	for _, b := range cfg.Budgets {
+		at.TotalEvaluations += len(cfg.Strategies) * len(cfg.Spaces) * cfg.Repeats * b
+	}
+	base := 0 // evaluations budgeted by the cells finished
 	var cells []Cell
 	for _, sp := range cfg.Spaces {
 		for _, b := range cfg.Budgets {
 			for _, st := range cfg.Strategies {
-				sum, err := simulator.Repeat(ctx, sp.Sim, simulator.RepeatOptions{
+				opts := simulator.RepeatOptions{
 					Strategy: st.Name, StrategyOptions: st.OptionsFor(b), Budget: b,
 					Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,
-				})
+				}
+				if cfg.Progress != nil {
+					opts.Progress = func(done, _ int, _ float64) {
+						at.Evaluations = base + done*b
+						cfg.Progress(at)
+					}
+				}
+				sum, err := simulator.Repeat(ctx, sp.Sim, opts)
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
 				}
@@ -162,8 +182,10 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 					c.Fractions = append(c.Fractions, r.Fraction)
 				}
 				cells = append(cells, c)
+				base += cfg.Repeats * b
+				at.Cells, at.Evaluations = len(cells), base
 				if cfg.Progress != nil {
-					cfg.Progress(len(cells), total)
+					cfg.Progress(at)
 				}
 			}
 		}

@@ -41,12 +41,14 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var seen []Progress
 	cells, err := Run(context.Background(), Config{
 		Strategies: []Strategy{{Name: "random"}, {Name: "bruteforce"}},
 		Spaces:     []Space{{Name: "conv-A100", Sim: sim}},
 		Budgets:    []int{50, 400},
 		Repeats:    30,
 		Seed:       1,
+		Progress:   func(p Progress) { seen = append(seen, p) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,17 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 	if len(cells) != 4 {
 		t.Fatalf("%d cells", len(cells))
 	}
-	scores := Compete(cells, 0.05, DefaultSplit)
+	// progress after every run, in evaluations budgeted: 2 x 30 x (50 + 400) in all
+	last := seen[len(seen)-1]
+	if len(seen) < 4*30 || last != (Progress{Cells: 4, TotalCells: 4, Evaluations: 27000, TotalEvaluations: 27000}) {
+		t.Fatalf("%d progress reports, the last %+v", len(seen), last)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i].Evaluations < seen[i-1].Evaluations || seen[i].Cells < seen[i-1].Cells {
+			t.Fatalf("progress went back: %+v after %+v", seen[i], seen[i-1])
+		}
+	}
+		scores := Compete(cells, 0.05, DefaultSplit)
 	// Brute force walks a prefix of the index order, the same for every seed: at these
 	// budgets it is far from the optimum and random sampling beats it.
 	if scores[0].Strategy != "random" || scores[0].WinsLow != 1 || scores[0].WinsHigh != 1 || scores[1].LossesLow != 1 {

@@ -157,7 +157,7 @@ type HypertuneConfig struct {
 	Repeats  int    // runs per setting, space and budget (seed 000: 20)
 	Seed     uint64 // run i of every cell uses Seed+i: all settings face the same seeds
 	Workers  int
-	Progress func(done, total int)
+	Progress func(Progress)
 }
 
 // Setting is one combination of the grid's values.

@@ -87,6 +87,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
+	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -124,9 +125,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
-	if isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "cells")
-		cfg.Progress = func(done, total int) { p.update(done, total, "") }
+	if *showProgress || isTerminal(env.stderr) {
+		p := newProgress(env.stderr, "evaluations")
+		cfg.Progress = func(at benchmark.Progress) {
+			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells", at.Cells, at.TotalCells))
+		}
 		defer p.finish()
 	}
 	start := time.Now()

@@ -61,6 +61,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
+	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -99,9 +100,11 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness); err != nil {
 		return err
 	}
-	if isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "cells")
-		cfg.Progress = func(done, total int) { p.update(done, total, "") }
+	if *showProgress || isTerminal(env.stderr) {
+		p := newProgress(env.stderr, "evaluations")
+		cfg.Progress = func(at benchmark.Progress) {
+			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells", at.Cells, at.TotalCells))
+		}
 		defer p.finish()
 	}
 	res, err := benchmark.Hypertune(ctx, cfg)
