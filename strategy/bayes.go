@@ -291,32 +291,20 @@ func (r *bayesRun) loop() error {
 	if b := r.p.Budget(); b > 0 {
 		n0 = r.initial.or(max(5, min(10, b/4)))
 	}
-	for k := range n0 {
+	design := r.initialDesign(n0)
+	for i, c := range design {
 		if r.p.Remaining() <= 0 {
 			return nil
 		}
-		// The first configuration is the centre of the space when start=centre: kernel
-		// developers list values around the settings they expect to work, so the middle
-		// of every list is a better first guess than a random draw on many kernels, and it
-		// anchors the local steps in a region that runs. Seed 000's basin hopping
-		// (BlooPy), its best algorithm on GEMM at 25 evaluations, starts there too. On
-		// the recorded spaces we have (cartesian mode, 150 seeds, BENCHMARKS.md) it lifts
-		// GEMM at 25 / 100 / 200 evaluations from 0.777 / 0.919 / 0.962 to 0.889 / 0.962
-		// / 0.988 and dedispersion from 0.927 / 0.965 / 0.980 to 0.942 / 0.972 / 0.985,
-		// but costs the convolutions up to 0.03 (their centres run slowly); averaged over
-		// the eight kernels it is ahead at every budget.
-		var c space.Config
-		if k == 0 && r.centre {
-			c = cubeCentre(r.sp, r.p.Rand())
-		} else {
-			var ok bool
-			if c, ok = r.spreadSample(); !ok {
-				return nil
-			}
+		if r.hinter != nil {
+			r.hinter.Hint(design[i+1 : min(len(design), i+1+hintAhead)]...)
 		}
 		if err := r.evaluate(c); err != nil {
 			return err
 		}
+	}
+	if len(design) < n0 {
+		return nil // the space has no more configurations
 	}
 	for r.p.Remaining() > 0 {
 		c, ok := r.next()
@@ -342,10 +330,48 @@ func (r *bayesRun) loop() error {
 	return nil
 }
 
+// initialDesign returns the n configurations of the initial sample, in order; fewer when
+// the space runs out. The first is the centre of the space when start=centre (kernel
+// developers list values around the settings they expect to work, so the middle of every
+// list is a better first guess than a random draw on many kernels, and it anchors the
+// local steps in a region that runs; seed 000's basin hopping, its best algorithm on GEMM
+// at 25 evaluations, starts there too; on the recorded spaces we have, cartesian mode, 150
+// seeds, BENCHMARKS.md, it lifts GEMM at 25 / 100 / 200 evaluations from 0.777 / 0.919 /
+// 0.962 to 0.889 / 0.962 / 0.988 and dedispersion from 0.927 / 0.965 / 0.980 to 0.942 /
+// 0.972 / 0.985, but costs the convolutions up to 0.03, their centres running slowly;
+// averaged over the eight kernels it is ahead at every budget). The others spread out
+// from those before them (spreadFrom). The design depends on the configurations, not on
+// their fitness, so it is drawn whole before any is evaluated, the same draws in the same
+// order as one at a time, and a pipeline can compile it all ahead.
+func (r *bayesRun) initialDesign(n int) []space.Config {
+	var design []space.Config
+	var xs []float64 // the design's points so far
+	for k := range n {
+		var c space.Config
+		if k == 0 && r.centre {
+			c = cubeCentre(r.sp, r.p.Rand())
+		} else {
+			var ok bool
+			if c, ok = r.spreadFrom(xs); !ok {
+				break
+			}
+		}
+		idx, _ := r.sp.Index(c)
+		r.seen[idx] = struct{}{}
+		xs = r.enc.append(xs, c)
+		design = append(design, c)
+	}
+	return design
+}
+
 // spreadSample returns, of a few random unevaluated configurations, the one farthest from
-// every evaluated one (a greedy maximin design): the initial points then cover the space
+// every evaluated one (a greedy maximin design).
+func (r *bayesRun) spreadSample() (space.Config, bool) { return r.spreadFrom(r.x) }
+
+// spreadFrom returns, of a few random unevaluated configurations, the one farthest from
+// the points xs (encoded, one after another): the initial points then cover the space
 // better than independent draws, which a model fitted to few points needs.
-func (r *bayesRun) spreadSample() (space.Config, bool) {
+func (r *bayesRun) spreadFrom(xs []float64) (space.Config, bool) {
 	var best space.Config
 	bestDist := -1.0
 	d := r.enc.dim()
@@ -356,9 +382,9 @@ func (r *bayesRun) spreadSample() (space.Config, bool) {
 		}
 		pt := r.enc.point(c, r.pt)
 		near := math.Inf(1)
-		for i := range len(r.fit) {
+		for i := 0; i+d <= len(xs); i += d {
 			// no nearer than the farthest draw so far: it cannot be chosen
-			if near = min(near, sqDist(pt, r.x[i*d:(i+1)*d])); near <= bestDist {
+			if near = min(near, sqDist(pt, xs[i:i+d])); near <= bestDist {
 				break
 			}
 		}

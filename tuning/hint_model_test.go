@@ -45,9 +45,10 @@ func (h *hintedSim) Hint(cs ...space.Config) {
 
 // Model-based strategies propose one configuration at a time, so a device pipeline with
 // several pre-compilers would idle under them (and under auto, which runs bayes). Where the
-// evaluator takes hints, each model step hints its guesses at the following steps' picks,
-// compiled while its own pick is measured. The run is the same with or without hints, and
-// a good share of the picks were hinted the step before.
+// evaluator takes hints, the initial sample is hinted ahead, and each model step hints its
+// guesses at the following steps' picks, compiled while its own pick is measured. The run
+// is the same with or without hints, and a good share of the picks were hinted the step
+// before.
 func TestModelStepsHintTheirRunnersUp(t *testing.T) {
 	// the least share of model steps whose pick was hinted the step before; smac refits
 	// its forests after every evaluation up to 100, so its ranking moves more
@@ -79,6 +80,15 @@ func TestModelStepsHintTheirRunnersUp(t *testing.T) {
 				hinted := h.order
 				if !slices.Equal(plain, hinted) {
 					t.Fatalf("%s on %s, seed %d: hints changed the run", name, c.path, seed)
+				}
+				// bayes draws its initial sample (10 configurations at this budget) before
+				// evaluating any, and hints the next 8 of it before each
+				if name != "smac" {
+					for k := range 9 {
+						if want := h.order[k+1 : min(k+9, 10)]; h.at[k] != k || !slices.Equal(h.hints[k], want) {
+							t.Fatalf("%s: hint %d at evaluation %d is %v, the initial sample's next %v", name, k, h.at[k], h.hints[k], want)
+						}
+					}
 				}
 				// a hint comes before a step's pick is evaluated and names what the
 				// following steps will probably pick; an initial design hinted before
