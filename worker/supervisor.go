@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -409,6 +410,9 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
+	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
+	// population once would otherwise leave there for a pre-compiler to compile again
+	s.upcoming = slices.DeleteFunc(s.upcoming, func(u space.Config) bool { return slices.Equal(u, c) })
 	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
 	if len(s.pres) == 1 && (hit || len(s.inflight) > 0) {
 		return waited, nil

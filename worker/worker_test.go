@@ -220,6 +220,7 @@ func contains(s, sub string) bool {
 type pipelineLog struct {
 	mu           sync.Mutex
 	starts, hits int
+	compiled     map[string]int // pre-compilations per configuration
 }
 
 func (l *pipelineLog) Enabled(context.Context, slog.Level) bool { return true }
@@ -234,6 +235,11 @@ func (l *pipelineLog) Handle(_ context.Context, r slog.Record) error {
 			l.starts++
 		case r.Message == "pipeline" && a.Key == "precompiled" && a.Value.Bool():
 			l.hits++
+		case r.Message == "pre-compiled" && a.Key == "config":
+			if l.compiled == nil {
+				l.compiled = map[string]int{}
+			}
+			l.compiled[a.Value.String()]++
 		}
 		return true
 	})
@@ -277,6 +283,45 @@ func TestPrecompilersCompileTheHintedConfigurationsAhead(t *testing.T) {
 			t.Errorf("%d pre-compilers: %d started, %d of %d configurations pre-compiled, want %d-%d",
 				tc.precompilers, log.starts, log.hits, n, tc.minHits, tc.maxHits)
 		}
+	}
+}
+
+// TestAPopulationHintedOnceIsCompiledOnce: a strategy may hint a whole population once
+// and then evaluate it member by member; a member being evaluated leaves the hints, so no
+// pre-compiler compiles it again afterwards.
+func TestAPopulationHintedOnceIsCompiledOnce(t *testing.T) {
+	log := &pipelineLog{}
+	s := NewSupervisor(Options{
+		Command:        []string{os.Args[0], "-test.run=^$"},
+		Env:            []string{"KTUNE_WORKER_TEST=1"},
+		CompileTimeout: 10 * time.Second,
+		Precompile:     true,
+		Precompilers:   3,
+		Log:            slog.New(log),
+	})
+	const n = 8
+	var population []space.Config
+	for i := range n {
+		population = append(population, space.Config{behaveSlowCompile, i})
+	}
+	s.Hint(population[1:]...)
+	for i, c := range population {
+		e, err := s.Evaluate(context.Background(), c)
+		if err != nil || e.Status != result.OK || e.Objective != float64(10+i) {
+			t.Fatalf("member %d: %v %v %v", i, e.Status, e.Objective, err)
+		}
+	}
+	s.Close()
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	t.Logf("pre-compiled %v, %d of %d found pre-compiled", log.compiled, log.hits, n)
+	for k, times := range log.compiled {
+		if times > 1 {
+			t.Errorf("configuration %s pre-compiled %d times", k, times)
+		}
+	}
+	if log.hits < n/2 {
+		t.Errorf("only %d of %d members came pre-compiled", log.hits, n)
 	}
 }
 
