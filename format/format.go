@@ -136,11 +136,13 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 	}
 	// The gzip trailer's last four bytes hold the uncompressed size (modulo 2^32, of the
 	// last member): a hint that spares the repeated growth of io.ReadAll's buffer (tens
-	// of megabytes for a recorded space), trusted only within a plausible ratio.
+	// of megabytes for a recorded space). A corrupt trailer must not make us allocate
+	// gigabytes, so it is trusted only within the ratios JSON compresses at (under 256)
+	// and up to 1 GiB; beyond, the buffer grows as the content comes.
 	hint := 512
 	if n := len(data); n >= 18 {
 		size := int(binary.LittleEndian.Uint32(data[n-4:]))
-		if size >= n/2 && size <= 1032*n {
+		if size >= n/2 && size <= 256*n && size <= 1<<30 {
 			hint = size + 1 // one more byte, so the final read sees EOF without growing
 		}
 	}
