@@ -3,8 +3,11 @@ package format_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -124,5 +127,33 @@ func TestDetectNamesSourceAndFormatsTried(t *testing.T) {
 	_, err := format.Detect([]byte("{}"), "x.json")
 	if err == nil || !strings.Contains(err.Error(), "x.json") || !strings.Contains(err.Error(), "test-format") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A gzip trailer claiming 4 GiB of content does not make ReadAll allocate it: the size is
+// a hint trusted only within plausible ratios, and the stream's own check then fails.
+func TestReadAllDistrustsACorruptGzipTrailer(t *testing.T) {
+	// 5 MB that do not compress: at deflate's largest ratio (1032) they could stand for
+	// 4 GiB, at JSON's they cannot
+	content := make([]byte, 5<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < len(content); i += 8 {
+		binary.LittleEndian.PutUint64(content[i:], r.Uint64())
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(content)
+	zw.Close()
+	data := b.Bytes()
+	binary.LittleEndian.PutUint32(data[len(data)-4:], 0xffffffff)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := format.ReadAll(bytes.NewReader(data), "corrupt.json.gz")
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a wrong size in the trailer went unnoticed")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("reading %d bytes allocated %d MiB", len(data), grew>>20)
 	}
 }
