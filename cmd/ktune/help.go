@@ -20,7 +20,10 @@ func printStrategies(w io.Writer) {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 		for _, o := range f.Options {
-			fmt.Fprintf(w, "    --option %s=... (default %s): %s\n", o.Name, o.Default, o.Doc)
+			fmt.Fprintf(w, "    --option %s=...\n", o.Name)
+			for _, line := range wrap(o.Doc+". Default: "+o.Default+".", 82) {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
 		}
 	}
 }
