@@ -146,251 +146,63 @@ func unquote(q []byte) string {
 	return s
 }
 
-// giveUp is parseFast's failure to read: the decoder-based reader takes over.
-type giveUp struct{}
-
-// scanner walks the content, validating it as JSON.
+// scanner reads cache entries.
 type scanner struct {
-	data  []byte
-	i     int
-	depth int               // of nested arrays and objects in skip
+	jsonio.Scanner
 	names map[string]string // field names, one string each
 	arena []float64         // samples are cut from here
 }
 
-func (s *scanner) fail() { panic(giveUp{}) }
-
-func (s *scanner) space() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek returns the next byte after blanks; it gives up at the end of the content.
-func (s *scanner) peek() byte {
-	s.space()
-	if s.i >= len(s.data) {
-		s.fail()
-	}
-	return s.data[s.i]
-}
-
-func (s *scanner) expect(c byte) {
-	if s.peek() != c {
-		s.fail()
-	}
-	s.i++
-}
-
-// string scans a string token and returns its extent, quotes included.
-func (s *scanner) string() (start, end int) {
-	if s.peek() != '"' {
-		s.fail()
-	}
-	start = s.i
-	for j := s.i + 1; j < len(s.data); j++ {
-		switch c := s.data[j]; {
-		case c == '"':
-			s.i = j + 1
-			return start, s.i
-		case c == '\\':
-			j++
-			if j >= len(s.data) {
-				s.fail()
-			}
-			switch s.data[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if j+4 >= len(s.data) {
-					s.fail()
-				}
-				for _, h := range s.data[j+1 : j+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						s.fail()
-					}
-				}
-				j += 4
-			default:
-				s.fail()
-			}
-		case c < 0x20:
-			s.fail()
-		}
-	}
-	s.fail()
-	return
-}
-
-// number scans a number token by JSON's grammar and returns its extent.
-func (s *scanner) number() (start, end int) {
-	d := s.data
-	start = s.i
-	j := s.i
-	if j < len(d) && d[j] == '-' {
-		j++
-	}
-	digits := func() {
-		k := j
-		for j < len(d) && '0' <= d[j] && d[j] <= '9' {
-			j++
-		}
-		if j == k {
-			s.fail()
-		}
-	}
-	switch {
-	case j < len(d) && d[j] == '0':
-		j++
-	default:
-		digits()
-	}
-	if j < len(d) && d[j] == '.' {
-		j++
-		digits()
-	}
-	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
-		j++
-		if j < len(d) && (d[j] == '+' || d[j] == '-') {
-			j++
-		}
-		digits()
-	}
-	s.i = j
-	return start, j
-}
-
-func (s *scanner) literal(word string) {
-	if !bytes.HasPrefix(s.data[s.i:], []byte(word)) {
-		s.fail()
-	}
-	s.i += len(word)
-}
-
-// maxDepth is encoding/json's limit on nesting; deeper content is left to it to reject.
-const maxDepth = 10000
-
-// skip scans any value and returns its extent.
-func (s *scanner) skip() (start, end int) {
-	s.depth++
-	defer func() { s.depth-- }()
-	if s.depth > maxDepth {
-		s.fail()
-	}
-	switch c := s.peek(); {
-	case c == '"':
-		return s.string()
-	case c == '-' || '0' <= c && c <= '9':
-		return s.number()
-	case c == '{':
-		start = s.i
-		s.i++
-		if s.peek() == '}' {
-			s.i++
-			return start, s.i
-		}
-		for {
-			s.string()
-			s.expect(':')
-			s.skip()
-			switch s.peek() {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return start, s.i
-			default:
-				s.fail()
-			}
-		}
-	case c == '[':
-		start = s.i
-		s.i++
-		if s.peek() == ']' {
-			s.i++
-			return start, s.i
-		}
-		for {
-			s.skip()
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return start, s.i
-			default:
-				s.fail()
-			}
-		}
-	case c == 't':
-		start = s.i
-		s.literal("true")
-	case c == 'f':
-		start = s.i
-		s.literal("false")
-	case c == 'n':
-		start = s.i
-		s.literal("null")
-	default:
-		s.fail()
-	}
-	return start, s.i
-}
-
 // value scans a field's value.
 func (s *scanner) value() value {
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == '"':
-		a, b := s.string()
+		a, b := s.String()
 		return value{kind: vString, start: a, end: b}
 	case c == '-' || '0' <= c && c <= '9':
-		a, b := s.number()
+		a, b := s.Number()
 		return value{kind: vNumber, start: a, end: b}
 	case c == '[':
 		return s.numbers()
 	}
-	a, b := s.skip()
+	a, b := s.Skip()
 	return value{kind: vRaw, start: a, end: b}
 }
 
 // numbers scans an array, keeping its finite numbers when it holds only numbers.
 func (s *scanner) numbers() value {
-	start := s.i
-	s.i++
+	start := s.I
+	s.I++
 	from := len(s.arena)
 	only := true
-	if s.peek() == ']' {
-		s.i++
+	if s.Peek() == ']' {
+		s.I++
 	} else {
 		for {
-			if c := s.peek(); c == '-' || '0' <= c && c <= '9' {
-				a, b := s.number()
-				if f, err := strconv.ParseFloat(string(s.data[a:b]), 64); err == nil && jsonio.Finite(f) {
+			if c := s.Peek(); c == '-' || '0' <= c && c <= '9' {
+				a, b := s.Number()
+				if f, err := strconv.ParseFloat(string(s.Data[a:b]), 64); err == nil && jsonio.Finite(f) {
 					s.arena = append(s.arena, f)
 				}
 			} else {
 				only = false
-				s.skip()
+				s.Skip()
 			}
-			c := s.peek()
-			s.i++
+			c := s.Peek()
+			s.I++
 			if c == ']' {
 				break
 			}
 			if c != ',' {
-				s.fail()
+				s.Fail()
 			}
 		}
 	}
 	if !only {
 		s.arena = s.arena[:from]
-		return value{kind: vRaw, start: start, end: s.i}
+		return value{kind: vRaw, start: start, end: s.I}
 	}
-	v := value{kind: vNumbers, start: start, end: s.i}
+	v := value{kind: vNumbers, start: start, end: s.I}
 	if n := len(s.arena) - from; n > 0 {
 		v.nums = s.arena[from:len(s.arena):len(s.arena)]
 	}
@@ -402,8 +214,8 @@ func (s *scanner) numbers() value {
 
 // name returns a field name, one string per distinct name.
 func (s *scanner) name() string {
-	a, b := s.string()
-	q := s.data[a:b]
+	a, b := s.String()
+	q := s.Data[a:b]
 	if n, ok := s.names[string(q)]; ok {
 		return n
 	}
@@ -416,47 +228,47 @@ func (s *scanner) name() string {
 // content is anything else (the decoder-based reader then reads it and says what is
 // wrong).
 func parseFast(in *jsonio.Input, h *header) (entries []entry, ok bool) {
-	s := &scanner{data: in.Data, names: map[string]string{}, arena: make([]float64, 0, 1<<14)}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, give := r.(giveUp); !give {
-				panic(r)
-			}
-			entries, ok = nil, false
-		}
-	}()
+	s := &scanner{Scanner: jsonio.Scanner{Data: in.Data}, names: map[string]string{}, arena: make([]float64, 0, 1<<14)}
+	if !jsonio.Scan(func() { entries = s.file(in, h) }) {
+		return nil, false
+	}
+	return entries, true
+}
+
+// file scans the whole file.
+func (s *scanner) file(in *jsonio.Input, h *header) (entries []entry) {
 	var all fields // the entries' fields, cut into each entry's
-	s.expect('{')
-	if s.peek() == '}' {
-		s.i++
+	s.Expect('{')
+	if s.Peek() == '}' {
+		s.I++
 	} else {
 		for {
-			a, b := s.string()
-			key := unquote(s.data[a:b])
-			s.expect(':')
-			s.space()
+			a, b := s.String()
+			key := unquote(s.Data[a:b])
+			s.Expect(':')
+			s.Space()
 			if key == "cache" {
 				entries, all = s.cache(in, entries, all)
 			} else {
-				va, vb := s.skip()
-				if !h.decode(key, s.data[va:vb]) {
-					s.fail()
+				va, vb := s.Skip()
+				if !h.decode(key, s.Data[va:vb]) {
+					s.Fail()
 				}
 			}
-			c := s.peek()
-			s.i++
+			c := s.Peek()
+			s.I++
 			if c == '}' {
 				break
 			}
 			if c != ',' {
-				s.fail()
+				s.Fail()
 			}
 		}
 	}
-	if s.space(); s.i != len(s.data) {
-		s.fail()
+	if s.Space(); s.I != len(s.Data) {
+		s.Fail()
 	}
-	return entries, true
+	return entries
 }
 
 // decode decodes a header member's value with the decoder-based reader's functions; false
@@ -487,34 +299,34 @@ func (h *header) decode(key string, raw []byte) bool {
 // cache scans the cache object's entries, appending them to entries and their fields to
 // all.
 func (s *scanner) cache(in *jsonio.Input, entries []entry, all fields) ([]entry, fields) {
-	s.expect('{')
-	if s.peek() == '}' {
-		s.i++
+	s.Expect('{')
+	if s.Peek() == '}' {
+		s.I++
 		return entries, all
 	}
 	for {
-		a, b := s.string()
-		key := unquote(s.data[a:b])
-		s.expect(':')
-		if s.peek() != '{' {
-			s.fail() // null or another value: the decoder-based reader reports it
+		a, b := s.String()
+		key := unquote(s.Data[a:b])
+		s.Expect(':')
+		if s.Peek() != '{' {
+			s.Fail() // null or another value: the decoder-based reader reports it
 		}
-		s.i++
+		s.I++
 		from := len(all)
-		if s.peek() == '}' {
-			s.i++
+		if s.Peek() == '}' {
+			s.I++
 		} else {
 			for {
 				name := s.name()
-				s.expect(':')
+				s.Expect(':')
 				all = append(all, field{name: name, v: s.value()})
-				c := s.peek()
-				s.i++
+				c := s.Peek()
+				s.I++
 				if c == '}' {
 					break
 				}
 				if c != ',' {
-					s.fail()
+					s.Fail()
 				}
 			}
 		}
@@ -523,13 +335,13 @@ func (s *scanner) cache(in *jsonio.Input, entries []entry, all fields) ([]entry,
 		if cap(all)-len(all) < 64 {
 			all = make(fields, 0, 4096) // the entries cut so far keep the old one
 		}
-		c := s.peek()
-		s.i++
+		c := s.Peek()
+		s.I++
 		if c == '}' {
 			return entries, all
 		}
 		if c != ',' {
-			s.fail()
+			s.Fail()
 		}
 	}
 }
