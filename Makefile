@@ -3,6 +3,7 @@ GO ?= go
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./expr:FuzzParse \
+	./format/internal/jsonio:FuzzScannerAgreesWithValid \
 	./format/t1:FuzzRead \
 	./format/kerneltuner:FuzzRead \
 	./format/t4:FuzzRead \

@@ -98,3 +98,28 @@ func TestFloatRejectsWhatJSONCannotHold(t *testing.T) {
 		t.Errorf("Float(2.5) = %v, %v", f, ok)
 	}
 }
+
+// The Scanner accepts exactly what encoding/json accepts as one JSON value.
+func FuzzScannerAgreesWithValid(f *testing.F) {
+	for _, s := range []string{
+		`{"a": [1, -0.5e+3, "x\u00e9\n", true, false, null, {}], "b": {"c": []}}`,
+		`[01]`, `[1.]`, `["\x"]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, ` 1 `, `nul`,
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		strings.Repeat("[", 10000) + "1" + strings.Repeat("]", 10000),
+		"\"\xff\xfe\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &Scanner{Data: data}
+		ok := Scan(func() {
+			s.Skip()
+			if s.Space(); s.I != len(s.Data) {
+				s.Fail()
+			}
+		})
+		if ok != json.Valid(data) {
+			t.Fatalf("the scanner says %v, encoding/json %v, for %q", ok, json.Valid(data), data)
+		}
+	})
+}

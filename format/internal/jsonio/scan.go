@@ -150,12 +150,14 @@ const maxDepth = 10000
 
 // Skip scans any value and returns its extent.
 func (s *Scanner) Skip() (start, end int) {
-	s.depth++
-	defer func() { s.depth-- }()
-	if s.depth > maxDepth {
-		s.Fail()
+	c := s.Peek()
+	if c == '{' || c == '[' {
+		if s.depth++; s.depth > maxDepth {
+			s.Fail()
+		}
+		defer func() { s.depth-- }()
 	}
-	switch c := s.Peek(); {
+	switch {
 	case c == '"':
 		return s.String()
 	case c == '-' || '0' <= c && c <= '9':
