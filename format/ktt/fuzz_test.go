@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/ktune/ktune/format/internal/formattest"
 	"github.com/ktune/ktune/format/ktt"
 )
 
@@ -32,7 +36,7 @@ var fuzzSeeds = []string{
 }
 
 func FuzzRead(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range append(append([]string{}, fuzzSeeds...), cornerSeeds...) {
 		f.Add([]byte(s))
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -42,6 +46,16 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rec, err := ktt.Read(bytes.NewReader(data), "fuzz.json")
+		// The fast reader and the decoder-based one agree on every input.
+		slow, serr := ktt.ReadWithDecoder(bytes.NewReader(data), "fuzz.json")
+		switch {
+		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
+			t.Fatalf("Read: %v; the decoder-based reader: %v", err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Fatalf("the readers differ:\n%s\n%q\n%q", d, slow.Warnings, rec.Warnings)
+			}
+		}
 		if err != nil {
 			return
 		}
@@ -54,4 +68,52 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Files with the corners the fast reader must agree on: duplicate members, a null result,
+// escapes, unknown members, and a second Results array.
+var cornerSeeds = []string{
+	`{"Metadata": {"TimeUnit": "Microseconds"}, "Metadata": {"Device": "D\u00e9"}, "Extra": [1, {"x": null}], "Results": [null,
+{"Configuration": [{"Name": "A", "Value": 1, "ValueType": "UnsignedInt"}], "Status": "Ok", "TotalDuration": 2,
+ "ComputationResults": [{"KernelFunction": "k", "Duration": 2, "ProfilingData": {"Counters": [{"Name": "c", "Type": "Double", "Value": 1e400}]}}]}]}`,
+	`{"Metadata": {"TimeUnit": "Seconds"}, "Results": [], "Results": [{"Configuration": [], "Status": "Ok"}]}`,
+	`{"Results": [{"Status": "Ok"}], "Metadata": null}`,
+	`{"Metadata": {"TimeUnit": "Seconds"}, "Results": [1]}`,
+}
+
+// The fast reader reads the KTT files in testdata by itself, and every file and corner case
+// to the same recording, warnings or error as the decoder-based reader.
+func TestFastReaderMatchesTheDecoder(t *testing.T) {
+	var inputs [][]byte
+	for _, pattern := range []string{"../../testdata/ktt/*/*.json.gz", "../../testdata/benchmark_hub/ktt_*/*.json.gz"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ktt.ReadsFast(bytes.NewReader(data)) {
+				t.Errorf("%s: the fast reader gave up", f)
+			}
+			inputs = append(inputs, data)
+		}
+	}
+	if len(inputs) < 2 {
+		t.Fatalf("only %d KTT files in testdata", len(inputs))
+	}
+	for _, s := range append(append([]string{}, fuzzSeeds...), cornerSeeds...) {
+		inputs = append(inputs, []byte(s))
+	}
+	for i, data := range inputs {
+		rec, err := ktt.Read(bytes.NewReader(data), "x.json")
+		slow, serr := ktt.ReadWithDecoder(bytes.NewReader(data), "x.json")
+		switch {
+		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
+			t.Errorf("input %d: Read: %v; the decoder-based reader: %v", i, err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Errorf("input %d: the readers differ:\n%s", i, d)
+			}
+		}
+	}
 }

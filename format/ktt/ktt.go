@@ -114,55 +114,77 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	var meta *metadata
-	var metaOff int64
-	var results []rawResult
-	haveResults := false
+	top, ok := parseFast(in)
+	if !ok {
+		if top, err = parse(in); err != nil {
+			return nil, err
+		}
+	}
+	return finish(in, top)
+}
+
+// topLevel is what a KTT file holds: its metadata (and where it starts) and its results.
+type topLevel struct {
+	meta        *metadata
+	metaOff     int64
+	results     []rawResult
+	haveResults bool
+}
+
+// finish checks the top level and builds the recording.
+func finish(in *jsonio.Input, top topLevel) (*result.Recording, error) {
+	if top.meta == nil || !top.haveResults {
+		return nil, in.Errorf(-1, "no Metadata or no Results: not a KTT output file")
+	}
+	unit, ok := timeUnits[top.meta.TimeUnit]
+	if !ok {
+		return nil, in.Errorf(top.metaOff, "Metadata.TimeUnit %q is not one of Nanoseconds, Microseconds, Milliseconds, Seconds", top.meta.TimeUnit)
+	}
+	return build(in, top.meta, unit, top.results)
+}
+
+// parse reads the top level with encoding/json's decoder, token by token, and reports
+// precisely what is wrong with a file parseFast does not read.
+func parse(in *jsonio.Input) (topLevel, error) {
+	var top topLevel
 	dec := in.Decoder()
 	if err := jsonio.ExpectDelim(in, dec, '{', "top level"); err != nil {
-		return nil, err
+		return top, err
 	}
 	for dec.More() {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, in.JSONError(err, off, "top level")
+			return top, in.JSONError(err, off, "top level")
 		}
 		key, _ := tok.(string)
 		off = dec.InputOffset()
 		switch key {
 		case "Metadata":
-			metaOff = in.ValueStart(off)
-			err = dec.Decode(&meta)
+			top.metaOff = in.ValueStart(off)
+			err = dec.Decode(&top.meta)
 		case "Results":
-			haveResults = true
-			results, err = decodeResults(in, dec)
+			top.haveResults = true
+			top.results, err = decodeResults(in, dec)
 		default:
 			err = jsonio.Skip(dec)
 		}
 		if err != nil {
 			if _, ok := err.(*format.Error); ok {
-				return nil, err
+				return top, err
 			}
-			return nil, in.JSONError(err, off, fmt.Sprintf("field %q", key))
+			return top, in.JSONError(err, off, fmt.Sprintf("field %q", key))
 		}
 	}
 	off := dec.InputOffset()
 	if _, err := dec.Token(); err != nil {
-		return nil, in.JSONError(err, off, "top level")
+		return top, in.JSONError(err, off, "top level")
 	}
 	off = dec.InputOffset()
 	if tok, err := dec.Token(); err != io.EOF {
-		return nil, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
+		return top, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
 	}
-	if meta == nil || !haveResults {
-		return nil, in.Errorf(-1, "no Metadata or no Results: not a KTT output file")
-	}
-	unit, ok := timeUnits[meta.TimeUnit]
-	if !ok {
-		return nil, in.Errorf(metaOff, "Metadata.TimeUnit %q is not one of Nanoseconds, Microseconds, Milliseconds, Seconds", meta.TimeUnit)
-	}
-	return build(in, meta, unit, results)
+	return top, nil
 }
 
 func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {

@@ -1,0 +1,31 @@
+package ktt
+
+import (
+	"io"
+
+	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
+)
+
+// ReadWithDecoder is Read by the decoder-based parse alone, to check parseFast against.
+func ReadWithDecoder(r io.Reader, source string) (*result.Recording, error) {
+	in, err := jsonio.Load(r, source)
+	if err != nil {
+		return nil, err
+	}
+	top, err := parse(in)
+	if err != nil {
+		return nil, err
+	}
+	return finish(in, top)
+}
+
+// ReadsFast reports whether parseFast reads r by itself.
+func ReadsFast(r io.Reader) bool {
+	in, err := jsonio.Load(r, "x")
+	if err != nil {
+		return false
+	}
+	_, ok := parseFast(in)
+	return ok
+}
