@@ -66,7 +66,7 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 			t.Fatalf("progress went back: %+v after %+v", seen[i], seen[i-1])
 		}
 	}
-		scores := Compete(cells, 0.05, DefaultSplit)
+	scores := Compete(cells, 0.05, DefaultSplit)
 	// Brute force walks a prefix of the index order, the same for every seed: at these
 	// budgets it is far from the optimum and random sampling beats it.
 	if scores[0].Strategy != "random" || scores[0].WinsLow != 1 || scores[0].WinsHigh != 1 || scores[1].LossesLow != 1 {
