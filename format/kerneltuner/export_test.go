@@ -14,19 +14,7 @@ func ReadWithDecoder(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h header
-	entries, warning, err := parse(in, &h)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := build(in, &h, entries)
-	if err != nil {
-		return nil, err
-	}
-	if warning != "" {
-		rec.Warnings = append([]string{warning}, rec.Warnings...)
-	}
-	return rec, nil
+	return read(in, false)
 }
 
 // ReadsFast reports whether the fast reader reads r by itself.

@@ -172,32 +172,19 @@ func (s *scanner) value() value {
 // numbers scans an array, keeping its finite numbers when it holds only numbers.
 func (s *scanner) numbers() value {
 	start := s.I
-	s.I++
 	from := len(s.arena)
 	only := true
-	if s.Peek() == ']' {
-		s.I++
-	} else {
-		for {
-			if c := s.Peek(); c == '-' || '0' <= c && c <= '9' {
-				a, b := s.Number()
-				if f, err := strconv.ParseFloat(string(s.Data[a:b]), 64); err == nil && jsonio.Finite(f) {
-					s.arena = append(s.arena, f)
-				}
-			} else {
-				only = false
-				s.Skip()
+	s.Array(func() {
+		if c := s.Peek(); c == '-' || '0' <= c && c <= '9' {
+			a, b := s.Number()
+			if f, err := strconv.ParseFloat(string(s.Data[a:b]), 64); err == nil && jsonio.Finite(f) {
+				s.arena = append(s.arena, f)
 			}
-			c := s.Peek()
-			s.I++
-			if c == ']' {
-				break
-			}
-			if c != ',' {
-				s.Fail()
-			}
+			return
 		}
-	}
+		only = false
+		s.Skip()
+	})
 	if !only {
 		s.arena = s.arena[:from]
 		return value{kind: vRaw, start: start, end: s.I}
@@ -212,9 +199,8 @@ func (s *scanner) numbers() value {
 	return v
 }
 
-// name returns a field name, one string per distinct name.
-func (s *scanner) name() string {
-	a, b := s.String()
+// name returns the field name data[a:b] (quoted), one string per distinct name.
+func (s *scanner) name(a, b int) string {
 	q := s.Data[a:b]
 	if n, ok := s.names[string(q)]; ok {
 		return n
@@ -229,119 +215,49 @@ func (s *scanner) name() string {
 // wrong).
 func parseFast(in *jsonio.Input, h *header) (entries []entry, ok bool) {
 	s := &scanner{Scanner: jsonio.Scanner{Data: in.Data}, names: map[string]string{}, arena: make([]float64, 0, 1<<14)}
-	if !jsonio.Scan(func() { entries = s.file(in, h) }) {
+	if !jsonio.Scan(func() { entries = s.file(h) }) {
 		return nil, false
 	}
 	return entries, true
 }
 
 // file scans the whole file.
-func (s *scanner) file(in *jsonio.Input, h *header) (entries []entry) {
+func (s *scanner) file(h *header) (entries []entry) {
 	var all fields // the entries' fields, cut into each entry's
-	s.Expect('{')
-	if s.Peek() == '}' {
-		s.I++
-	} else {
-		for {
-			a, b := s.String()
-			key := unquote(s.Data[a:b])
-			s.Expect(':')
-			s.Space()
-			if key == "cache" {
-				entries, all = s.cache(in, entries, all)
-			} else {
-				va, vb := s.Skip()
-				if !h.decode(key, s.Data[va:vb]) {
-					s.Fail()
-				}
-			}
-			c := s.Peek()
-			s.I++
-			if c == '}' {
-				break
-			}
-			if c != ',' {
-				s.Fail()
-			}
+	s.Object(func(a, b int) {
+		key := unquote(s.Data[a:b])
+		if key == "cache" {
+			entries, all = s.cache(entries, all)
+			return
 		}
-	}
-	if s.Space(); s.I != len(s.Data) {
-		s.Fail()
-	}
+		va, vb := s.Skip()
+		dec := json.NewDecoder(bytes.NewReader(s.Data[va:vb]))
+		dec.UseNumber()
+		if _, err := h.decodeMember(key, dec); err != nil {
+			s.Fail()
+		}
+	})
+	s.End()
 	return entries
-}
-
-// decode decodes a header member's value with the decoder-based reader's functions; false
-// when it does not decode.
-func (h *header) decode(key string, raw []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var err error
-	switch key {
-	case "device_name":
-		h.device, err = decodeString(dec)
-	case "kernel_name":
-		h.kernel, err = decodeString(dec)
-	case "objective":
-		h.objective, err = decodeString(dec)
-	case "problem_size":
-		h.problem, err = decodeProblemSize(dec)
-	case "tune_params_keys":
-		err = dec.Decode(&h.keys)
-		h.haveKeys = true
-	case "tune_params":
-		err = dec.Decode(&h.params)
-		h.haveParams = true
-	}
-	return err == nil
 }
 
 // cache scans the cache object's entries, appending them to entries and their fields to
 // all.
-func (s *scanner) cache(in *jsonio.Input, entries []entry, all fields) ([]entry, fields) {
-	s.Expect('{')
-	if s.Peek() == '}' {
-		s.I++
-		return entries, all
-	}
-	for {
-		a, b := s.String()
+func (s *scanner) cache(entries []entry, all fields) ([]entry, fields) {
+	s.Object(func(a, b int) {
 		key := unquote(s.Data[a:b])
-		s.Expect(':')
 		if s.Peek() != '{' {
 			s.Fail() // null or another value: the decoder-based reader reports it
 		}
-		s.I++
 		from := len(all)
-		if s.Peek() == '}' {
-			s.I++
-		} else {
-			for {
-				name := s.name()
-				s.Expect(':')
-				all = append(all, field{name: name, v: s.value()})
-				c := s.Peek()
-				s.I++
-				if c == '}' {
-					break
-				}
-				if c != ',' {
-					s.Fail()
-				}
-			}
-		}
+		s.Object(func(na, nb int) {
+			all = append(all, field{name: s.name(na, nb), v: s.value()})
+		})
 		// the entry is placed at its key, as the decoder-based reader places it
 		entries = append(entries, entry{key: key, fields: all[from:len(all):len(all)], offset: int64(a)})
 		if cap(all)-len(all) < 64 {
 			all = make(fields, 0, 4096) // the entries cut so far keep the old one
 		}
-		c := s.Peek()
-		s.I++
-		if c == '}' {
-			return entries, all
-		}
-		if c != ',' {
-			s.Fail()
-		}
-	}
+	})
+	return entries, all
 }

@@ -78,6 +78,30 @@ type header struct {
 	haveParams                         bool
 }
 
+// decodeMember decodes the value of the top-level member key from dec into h when key is a
+// header member (known), and leaves dec alone otherwise.
+func (h *header) decodeMember(key string, dec *json.Decoder) (known bool, err error) {
+	switch key {
+	case "device_name":
+		h.device, err = decodeString(dec)
+	case "kernel_name":
+		h.kernel, err = decodeString(dec)
+	case "objective":
+		h.objective, err = decodeString(dec)
+	case "problem_size":
+		h.problem, err = decodeProblemSize(dec)
+	case "tune_params_keys":
+		err = dec.Decode(&h.keys)
+		h.haveKeys = true
+	case "tune_params":
+		err = dec.Decode(&h.params)
+		h.haveParams = true
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
 // Read decodes a Kernel Tuner cache file (gzip detected by its magic bytes). An unclosed
 // file from an interrupted run is read up to its last complete entry, with a warning.
 func Read(r io.Reader, source string) (*result.Recording, error) {
@@ -85,11 +109,22 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
+	return read(in, true)
+}
+
+// read reads the loaded content: with the fast reader when fast is true and the content
+// is whole and well formed, with the decoder-based one otherwise.
+func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
 	var h header
-	entries, ok := parseFast(in, &h)
+	var entries []entry
+	ok := false
+	if fast {
+		entries, ok = parseFast(in, &h)
+	}
 	var warning string
 	if !ok {
 		h = header{}
+		var err error
 		if entries, warning, err = parse(in, &h); err != nil {
 			return nil, err
 		}
@@ -130,20 +165,6 @@ func parse(in *jsonio.Input, h *header) ([]entry, string, error) {
 		valOff := dec.InputOffset()
 		var derr error
 		switch key {
-		case "device_name":
-			h.device, derr = decodeString(dec)
-		case "kernel_name":
-			h.kernel, derr = decodeString(dec)
-		case "objective":
-			h.objective, derr = decodeString(dec)
-		case "problem_size":
-			h.problem, derr = decodeProblemSize(dec)
-		case "tune_params_keys":
-			derr = dec.Decode(&h.keys)
-			h.haveKeys = true
-		case "tune_params":
-			derr = dec.Decode(&h.params)
-			h.haveParams = true
 		case "cache":
 			var warning string
 			var closed bool
@@ -152,7 +173,10 @@ func parse(in *jsonio.Input, h *header) ([]entry, string, error) {
 				return entries, warning, nil
 			}
 		default:
-			derr = jsonio.Skip(dec)
+			var known bool
+			if known, derr = h.decodeMember(key, dec); !known {
+				derr = jsonio.Skip(dec)
+			}
 		}
 		if derr != nil {
 			if _, ok := derr.(*format.Error); ok {

@@ -13,11 +13,7 @@ func ReadWithDecoder(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, err := parse(in)
-	if err != nil {
-		return nil, err
-	}
-	return finish(in, top)
+	return read(in, false)
 }
 
 // ReadsFast reports whether parseFast reads r by itself.

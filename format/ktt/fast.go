@@ -20,64 +20,34 @@ func parseFast(in *jsonio.Input) (top topLevel, ok bool) {
 	type extent struct{ start, end int }
 	var elems []extent
 	scanned := jsonio.Scan(func() {
-		s.Expect('{')
-		if s.Peek() == '}' {
-			s.I++
-		} else {
-			for {
-				a, b := s.String()
-				var key string
-				if json.Unmarshal(s.Data[a:b], &key) != nil {
-					s.Fail()
-				}
-				s.Expect(':')
-				switch key {
-				case "Metadata":
-					va, vb := s.Skip()
-					top.metaOff = int64(va)
-					dec := json.NewDecoder(bytes.NewReader(s.Data[va:vb]))
-					dec.UseNumber()
-					if dec.Decode(&top.meta) != nil {
-						s.Fail()
-					}
-				case "Results":
-					if top.haveResults {
-						s.Fail() // twice: parse decodes (and checks) both
-					}
-					top.haveResults = true
-					s.Expect('[')
-					if s.Peek() == ']' {
-						s.I++
-						break
-					}
-					for {
-						ea, eb := s.Skip()
-						elems = append(elems, extent{ea, eb})
-						c := s.Peek()
-						s.I++
-						if c == ']' {
-							break
-						}
-						if c != ',' {
-							s.Fail()
-						}
-					}
-				default:
-					s.Skip()
-				}
-				c := s.Peek()
-				s.I++
-				if c == '}' {
-					break
-				}
-				if c != ',' {
-					s.Fail()
-				}
+		s.Object(func(a, b int) {
+			var key string
+			if json.Unmarshal(s.Data[a:b], &key) != nil {
+				s.Fail()
 			}
-		}
-		if s.Space(); s.I != len(s.Data) {
-			s.Fail()
-		}
+			switch key {
+			case "Metadata":
+				va, vb := s.Skip()
+				top.metaOff = int64(va)
+				dec := json.NewDecoder(bytes.NewReader(s.Data[va:vb]))
+				dec.UseNumber()
+				if dec.Decode(&top.meta) != nil {
+					s.Fail()
+				}
+			case "Results":
+				if top.haveResults {
+					s.Fail() // twice: parse decodes (and checks) both
+				}
+				top.haveResults = true
+				s.Array(func() {
+					ea, eb := s.Skip()
+					elems = append(elems, extent{ea, eb})
+				})
+			default:
+				s.Skip()
+			}
+		})
+		s.End()
 	})
 	if !scanned {
 		return topLevel{}, false

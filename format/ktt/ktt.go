@@ -114,8 +114,19 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, ok := parseFast(in)
+	return read(in, true)
+}
+
+// read reads the loaded content: with parseFast when fast is true and the content is
+// whole and well formed, with parse otherwise.
+func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
+	var top topLevel
+	ok := false
+	if fast {
+		top, ok = parseFast(in)
+	}
 	if !ok {
+		var err error
 		if top, err = parse(in); err != nil {
 			return nil, err
 		}

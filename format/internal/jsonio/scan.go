@@ -12,7 +12,7 @@ type giveUp struct{}
 type Scanner struct {
 	Data  []byte
 	I     int // offset of the next byte
-	depth int // of nested arrays and objects in Skip
+	depth int // arrays and objects open
 }
 
 // Scan runs fn and reports whether it finished without a Scanner giving up.
@@ -148,60 +148,90 @@ func (s *Scanner) literal(word string) {
 // maxDepth is encoding/json's limit on nesting; deeper content is left to it to reject.
 const maxDepth = 10000
 
+// Object scans an object, calling member for each of its members, in order, with the
+// extent of the member's name (quotes included) once the colon is consumed: member scans
+// the value.
+func (s *Scanner) Object(member func(nameStart, nameEnd int)) {
+	s.Expect('{')
+	s.enter()
+	defer s.leave()
+	if s.Peek() == '}' {
+		s.I++
+		return
+	}
+	for {
+		a, b := s.String()
+		s.Expect(':')
+		member(a, b)
+		if s.endOr('}') {
+			return
+		}
+	}
+}
+
+// Array scans an array, calling elem for each of its elements, in order: elem scans it.
+func (s *Scanner) Array(elem func()) {
+	s.Expect('[')
+	s.enter()
+	defer s.leave()
+	if s.Peek() == ']' {
+		s.I++
+		return
+	}
+	for {
+		elem()
+		if s.endOr(']') {
+			return
+		}
+	}
+}
+
+// enter counts an array or object entered, giving up past encoding/json's nesting limit.
+func (s *Scanner) enter() {
+	if s.depth++; s.depth > maxDepth {
+		s.Fail()
+	}
+}
+
+func (s *Scanner) leave() { s.depth-- }
+
+// endOr consumes the separator after a member or an element: true at the closing
+// bracket, false at a comma.
+func (s *Scanner) endOr(closing byte) bool {
+	switch s.Peek() {
+	case ',':
+		s.I++
+		return false
+	case closing:
+		s.I++
+		return true
+	}
+	s.Fail()
+	return false
+}
+
+// End gives up unless only blanks are left.
+func (s *Scanner) End() {
+	if s.Space(); s.I != len(s.Data) {
+		s.Fail()
+	}
+}
+
 // Skip scans any value and returns its extent.
 func (s *Scanner) Skip() (start, end int) {
-	c := s.Peek()
-	if c == '{' || c == '[' {
-		if s.depth++; s.depth > maxDepth {
-			s.Fail()
-		}
-		defer func() { s.depth-- }()
-	}
-	switch {
+	switch c := s.Peek(); {
 	case c == '"':
 		return s.String()
 	case c == '-' || '0' <= c && c <= '9':
 		return s.Number()
 	case c == '{':
 		start = s.I
-		s.I++
-		if s.Peek() == '}' {
-			s.I++
-			return start, s.I
-		}
-		for {
-			s.String()
-			s.Expect(':')
-			s.Skip()
-			switch s.Peek() {
-			case ',':
-				s.I++
-			case '}':
-				s.I++
-				return start, s.I
-			default:
-				s.Fail()
-			}
-		}
+		s.Object(func(int, int) { s.Skip() })
+		return start, s.I
 	case c == '[':
 		start = s.I
-		s.I++
-		if s.Peek() == ']' {
-			s.I++
-			return start, s.I
-		}
-		for {
-			s.Skip()
-			switch s.Peek() {
-			case ',':
-				s.I++
-			case ']':
-				s.I++
-				return start, s.I
-			default:
-				s.Fail()
-			}
-		}
+		s.Array(func() { s.Skip() })
+		return start, s.I
 	case c == 't':
 		start = s.I
 		s.literal("true")
