@@ -48,7 +48,15 @@ var fastSeeds = []string{
 
 // The fast reader and the decoder-based one give the same recording, warnings and errors.
 func TestFastReaderMatchesTheDecoderOnCornerCases(t *testing.T) {
-	for i, s := range append(append([]string{}, fastSeeds...), fuzzSeeds...) {
+	// nesting one past encoding/json's limit of 10,000 (the top object, the cache and the
+	// entry count too), and one within it
+	deep := func(n int) string {
+		return `{"tune_params_keys": ["a"], "cache": {"1": {"a": 1, "time": 1, "deep": ` +
+			strings.Repeat("[", n) + strings.Repeat("]", n) + `}}}`
+	}
+	corners := append(append([]string{}, fastSeeds...), fuzzSeeds...)
+	corners = append(corners, deep(9998), deep(9997))
+	for i, s := range corners {
 		rec, err := kerneltuner.Read(strings.NewReader(s), "corner.json")
 		slow, serr := kerneltuner.ReadWithDecoder(strings.NewReader(s), "corner.json")
 		switch {
