@@ -122,7 +122,23 @@ func TestFiguresAreWritten(t *testing.T) {
 	if !slices.Equal(names, want) || len(files) != 2*len(want) {
 		t.Fatalf("figures %v, want %v as SVG and PNG", names, want)
 	}
-	// no budget above the split: no medium heat maps rather than empty ones
+	// one strategy: nothing to compete, no heat maps
+	var alone []Cell
+	for _, c := range cells {
+		if c.Strategy == "a" {
+			alone = append(alone, c)
+		}
+	}
+	files, err = Figures(alone, 0.05, DefaultSplit, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "competition") {
+			t.Errorf("%s drawn for one strategy", f)
+		}
+	}
+		// no budget above the split: no medium heat maps rather than empty ones
 	files, err = Figures(cells, 0.05, 400, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -183,7 +183,7 @@ func (m winMatrix) row(r int) int { return len(m.names) - 1 - r }
 // (two-sample t-test, p < alpha). Rows with low values were rarely beaten; columns with
 // high values often won. It is written into dir as SVG and PNG named
 // competition-<name>, titled title. Nothing is drawn when no cell's budget is in [lo, hi]
-// (nil, nil).
+// or there is only one strategy (nil, nil).
 func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir string) ([]string, error) {
 	m, ok := competitionMatrix(cells, alpha, lo, hi)
 	if !ok {
@@ -248,7 +248,7 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir s
 
 // competitionMatrix counts, over the spaces and budgets in [lo, hi] of cells, the
 // significant wins of every strategy (column) over every other (row); false when no cell's
-// budget is in [lo, hi].
+// budget is in [lo, hi] or there is only one strategy.
 func competitionMatrix(cells []Cell, alpha float64, lo, hi int) (winMatrix, bool) {
 	var names []string
 	idx := map[string]int{}
@@ -266,8 +266,8 @@ func competitionMatrix(cells []Cell, alpha float64, lo, hi int) (winMatrix, bool
 			groups[key{c.Space, c.Budget}] = append(groups[key{c.Space, c.Budget}], c)
 		}
 	}
-	if len(groups) == 0 {
-		return winMatrix{}, false
+	if len(groups) == 0 || len(names) < 2 {
+		return winMatrix{}, false // no budget in range, or no one to compete with
 	}
 	m := winMatrix{names: names, wins: make([][]float64, len(names))}
 	for i := range m.wins {
