@@ -138,7 +138,7 @@ func TestFiguresAreWritten(t *testing.T) {
 			t.Errorf("%s drawn for one strategy", f)
 		}
 	}
-		// no budget above the split: no medium heat maps rather than empty ones
+	// no budget above the split: no medium heat maps rather than empty ones
 	files, err = Figures(cells, 0.05, 400, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
