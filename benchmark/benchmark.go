@@ -141,7 +141,8 @@ type Cell struct {
 	Fractions           []float64 `json:"fractions"` // per run, in seed order
 }
 
-// Run runs every cell. The result is deterministic for a seed, whatever the workers.
+// Run runs every cell. The result is deterministic for a seed, whatever the workers. When
+// a run fails or ctx ends, it returns the cells finished before, with the error.
 func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	if len(cfg.Strategies) == 0 || len(cfg.Spaces) == 0 || len(cfg.Budgets) == 0 {
 		return nil, errors.New("benchmark: give at least one strategy, space and budget")
@@ -171,7 +172,7 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 				}
 				sum, err := simulator.Repeat(ctx, sp.Sim, opts)
 				if err != nil {
-					return nil, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
+					return cells, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
 				}
 				c := Cell{Strategy: st.DisplayName(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
 					StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}

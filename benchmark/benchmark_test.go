@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -235,5 +236,39 @@ func TestCurvesSpanTheirData(t *testing.T) {
 		if lo, hi := yRange(c.lo, c.hi); math.Abs(lo-c.min) > 1e-12 || math.Abs(hi-c.max) > 1e-12 {
 			t.Errorf("yRange(%v, %v) = %v, %v, want %v, %v", c.lo, c.hi, lo, hi, c.min, c.max)
 		}
+	}
+}
+
+// An interrupted benchmark returns the cells it finished, with the error.
+func TestRunReturnsTheFinishedCellsWhenInterrupted(t *testing.T) {
+	f, err := os.Open("../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := kerneltuner.Read(f, "pnpoly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(rec, simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cells, err := Run(ctx, Config{
+		Strategies: []Strategy{{Name: "random"}, {Name: "firstils"}},
+		Spaces:     []Space{{Name: "p", Sim: sim}},
+		Budgets:    []int{20, 40},
+		Repeats:    10,
+		Seed:       1,
+		Progress: func(p Progress) {
+			if p.Cells == 2 {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, context.Canceled) || len(cells) != 2 || cells[0].Strategy != "random" || cells[1].Budget != 20 {
+		t.Fatalf("%d cells, %v", len(cells), err)
 	}
 }

@@ -42,6 +42,8 @@ curves-kernel-KERNEL), the same per space (curves-SPACE), and the competition as
 whose cell in row r and column c counts the spaces and budgets where the column's strategy
 beat the row's (Fig. 1: competition-low and competition-medium over all spaces, and
 competition-KERNEL-low and -medium per kernel when there are several kernels).
+Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
+finished ("-" for the others) before exiting with status 130.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -134,14 +136,32 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	cells, err := benchmark.Run(ctx, cfg)
+	var interrupted error
 	if err != nil {
-		return err
+		// Interrupted (Ctrl-C, SIGTERM): what finished is reported, and written where
+		// asked, before ktune exits with the error; a long benchmark keeps its work.
+		if ctx.Err() == nil || len(cells) == 0 {
+			return err
+		}
+		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w); the results are of those", len(cells),
+			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets), ctx.Err())
+		fmt.Fprintf(env.stderr, "ktune bench: %v\n", interrupted)
 	}
 	scores := benchmark.Compete(cells, *alpha, *split)
-	kernels, spacesOf := benchmark.Kernels(cells)
+	// kernels and their spaces as given (an interrupted run has cells of fewer)
+	var kernels []string
+	spacesOf := map[string]int{}
+	for _, sp := range cfg.Spaces {
+		k := benchmark.Kernel(sp.Name)
+		if spacesOf[k] == 0 {
+			kernels = append(kernels, k)
+		}
+		spacesOf[k]++
+	}
 	var kernelCells []benchmark.Cell
 	for _, kc := range benchmark.ByKernel(cells) {
-		if spacesOf[kc.Space] > 1 {
+		// a kernel's cell pools every one of its spaces (an interrupted run may lack some)
+		if spacesOf[kc.Space] > 1 && len(kc.Fractions) == spacesOf[kc.Space]**repeats {
 			kernelCells = append(kernelCells, kc)
 		}
 	}
@@ -157,16 +177,24 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *jsonOut {
-		return writeJSON(env, struct {
-			Figures []string          `json:"figures,omitempty"`
-			Mode    string            `json:"mode"`
-			Fitness string            `json:"fitness"`
-			Alpha   float64           `json:"alpha"`
-			Split   int               `json:"split"`
-			Cells   []benchmark.Cell  `json:"cells"`
-			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
-			Scores  []benchmark.Score `json:"competition"`
-		}{figures, mode.String(), fitness.String(), *alpha, *split, cells, kernelCells, scores})
+		note := ""
+		if interrupted != nil {
+			note = interrupted.Error()
+		}
+		if err := writeJSON(env, struct {
+			Interrupted string            `json:"interrupted,omitempty"`
+			Figures     []string          `json:"figures,omitempty"`
+			Mode        string            `json:"mode"`
+			Fitness     string            `json:"fitness"`
+			Alpha       float64           `json:"alpha"`
+			Split       int               `json:"split"`
+			Cells       []benchmark.Cell  `json:"cells"`
+			Kernels     []benchmark.Cell  `json:"kernels,omitempty"`
+			Scores      []benchmark.Score `json:"competition"`
+		}{note, figures, mode.String(), fitness.String(), *alpha, *split, cells, kernelCells, scores}); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	w := env.stdout
 	width := 16
@@ -182,11 +210,13 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		for _, st := range cfg.Strategies {
 			fmt.Fprintf(w, "  %-*s", width, st.DisplayName())
 			for _, b := range cfg.Budgets {
+				text := "-" // not run (interrupted)
 				for _, cell := range cells {
 					if cell.Space == space && cell.Budget == b && cell.Strategy == st.DisplayName() {
-						fmt.Fprintf(w, " %7.4f (%.3f)", cell.MeanFraction, cell.StdFraction)
+						text = fmt.Sprintf("%7.4f (%.3f)", cell.MeanFraction, cell.StdFraction)
 					}
 				}
+				fmt.Fprintf(w, " %15s", text)
 			}
 			fmt.Fprintln(w)
 		}
@@ -225,7 +255,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
-	return nil
+	return interrupted
 }
 
 // writeEvaluationsUsed says whether the runs used their budgets: a run may stop short
