@@ -13,12 +13,13 @@ import (
 
 // Bench is the output of 'ktune bench --json'.
 type Bench struct {
-	Mode    string            `json:"mode"`
-	Fitness string            `json:"fitness"`
-	Alpha   float64           `json:"alpha"`
-	Split   int               `json:"split"` // 0: benchmark.DefaultSplit (files from before the flag)
-	Cells   []benchmark.Cell  `json:"cells"`
-	Scores  []benchmark.Score `json:"competition"`
+	Interrupted string            `json:"interrupted"` // why the benchmark stopped early; empty when it finished
+	Mode        string            `json:"mode"`
+	Fitness     string            `json:"fitness"`
+	Alpha       float64           `json:"alpha"`
+	Split       int               `json:"split"` // 0: benchmark.DefaultSplit (files from before the flag)
+	Cells       []benchmark.Cell  `json:"cells"`
+	Scores      []benchmark.Score `json:"competition"`
 }
 
 // BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1,
@@ -60,6 +61,9 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	p := &Page{Title: "Strategy benchmark",
 		Subtitle: fmt.Sprintf("%d strategies x %d spaces x %d budgets, %d runs each; %s mode, %s fitness; from %s",
 			len(strategies), len(spaces), len(budgets), runs, dash(b.Mode), dash(b.Fitness), source)}
+	if b.Interrupted != "" {
+		p.Subtitle += "; " + b.Interrupted
+	}
 
 	dir, err := os.MkdirTemp("", "ktune-report-")
 	if err != nil {

@@ -6,8 +6,11 @@ import (
 	stdhtml "html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/benchmark"
 )
 
 func TestPageEscapesTextAndEmbedsFigures(t *testing.T) {
@@ -50,5 +53,40 @@ func TestWriteFileReplacesOnlyWhenComplete(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "<title>t</title>") {
 		t.Errorf("page not written: %s", data)
+	}
+}
+
+// A benchmark page shows the competition, kernel and space sections, and says when the
+// benchmark was interrupted.
+func TestBenchPageOfAnInterruptedBenchmark(t *testing.T) {
+	var cells []benchmark.Cell
+	for _, sp := range []string{"k/a", "k/b"} {
+		for _, st := range []struct {
+			name string
+			f    []float64
+		}{{"good", []float64{0.9, 0.95, 0.92, 0.97}}, {"bad", []float64{0.5, 0.55, 0.52, 0.51}}} {
+			m := 0.0
+			for _, v := range st.f {
+				m += v / float64(len(st.f))
+			}
+			cells = append(cells, benchmark.Cell{Strategy: st.name, Space: sp, Budget: 25, MeanFraction: m, MeanEvaluations: 25, Fractions: st.f})
+		}
+	}
+	p, err := BenchPage(&Bench{Interrupted: "interrupted after 4 of 8 cells", Cells: cells}, "bench.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Subtitle, "interrupted after 4 of 8 cells") {
+		t.Errorf("subtitle %q", p.Subtitle)
+	}
+	var titles []string
+	for _, s := range p.Sections {
+		titles = append(titles, s.Title)
+	}
+	if want := []string{"Competition", "Kernel k", "Space k/a", "Space k/b"}; !slices.Equal(titles, want) {
+		t.Errorf("sections %q, want %q", titles, want)
+	}
+	if len(p.Sections[0].Figures) != 1 || len(p.Sections[1].Figures) != 1 {
+		t.Errorf("%d heat maps, %d kernel curves", len(p.Sections[0].Figures), len(p.Sections[1].Figures))
 	}
 }
