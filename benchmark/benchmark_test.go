@@ -29,19 +29,7 @@ func TestTTestMatchesScipy(t *testing.T) {
 }
 
 func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
-	f, err := os.Open("../testdata/benchmark_hub/convolution_milo/A100.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, "A100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Cartesian})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := newSim(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz", simulator.Options{Mode: simulator.Cartesian})
 	var seen []Progress
 	cells, err := Run(context.Background(), Config{
 		Strategies: []Strategy{{Name: "random"}, {Name: "bruteforce"}},
@@ -241,19 +229,7 @@ func TestCurvesSpanTheirData(t *testing.T) {
 
 // An interrupted benchmark returns the cells it finished, with the error.
 func TestRunReturnsTheFinishedCellsWhenInterrupted(t *testing.T) {
-	f, err := os.Open("../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := kerneltuner.Read(f, "pnpoly")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(rec, simulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cells, err := Run(ctx, Config{
@@ -271,4 +247,23 @@ func TestRunReturnsTheFinishedCellsWhenInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(cells) != 2 || cells[0].Strategy != "random" || cells[1].Budget != 20 {
 		t.Fatalf("%d cells, %v", len(cells), err)
 	}
+}
+
+// newSim reads a Kernel Tuner cache from testdata into a simulator.
+func newSim(t *testing.T, path string, opts simulator.Options) *simulator.Simulator {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := kerneltuner.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(rec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
 }

@@ -215,6 +215,19 @@ func contains(s, sub string) bool {
 	return false
 }
 
+// newPipelineSupervisor starts a supervisor of test workers with n pre-compilers, logging
+// to log.
+func newPipelineSupervisor(n int, log *pipelineLog) *Supervisor {
+	return NewSupervisor(Options{
+		Command:        []string{os.Args[0], "-test.run=^$"},
+		Env:            []string{"KTUNE_WORKER_TEST=1"},
+		CompileTimeout: 10 * time.Second,
+		Precompile:     true,
+		Precompilers:   n,
+		Log:            slog.New(log),
+	})
+}
+
 // pipelineLog counts the supervisor's pre-compiler starts and the configurations the
 // measuring child found pre-compiled.
 type pipelineLog struct {
@@ -257,14 +270,7 @@ func TestPrecompilersCompileTheHintedConfigurationsAhead(t *testing.T) {
 		maxHits      int
 	}{{1, 3, 3}, {3, 5, 6}} {
 		log := &pipelineLog{}
-		s := NewSupervisor(Options{
-			Command:        []string{os.Args[0], "-test.run=^$"},
-			Env:            []string{"KTUNE_WORKER_TEST=1"},
-			CompileTimeout: 10 * time.Second,
-			Precompile:     true,
-			Precompilers:   tc.precompilers,
-			Log:            slog.New(log),
-		})
+		s := newPipelineSupervisor(tc.precompilers, log)
 		const n = 7
 		for i := range n {
 			var up []space.Config
@@ -291,14 +297,7 @@ func TestPrecompilersCompileTheHintedConfigurationsAhead(t *testing.T) {
 // pre-compiler compiles it again afterwards.
 func TestAPopulationHintedOnceIsCompiledOnce(t *testing.T) {
 	log := &pipelineLog{}
-	s := NewSupervisor(Options{
-		Command:        []string{os.Args[0], "-test.run=^$"},
-		Env:            []string{"KTUNE_WORKER_TEST=1"},
-		CompileTimeout: 10 * time.Second,
-		Precompile:     true,
-		Precompilers:   3,
-		Log:            slog.New(log),
-	})
+	s := newPipelineSupervisor(3, log)
 	const n = 8
 	var population []space.Config
 	for i := range n {
