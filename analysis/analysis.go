@@ -127,6 +127,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	res.Partial = partial
+	res.Warnings = append(res.Warnings, rec.Warnings...)
 	res.Warnings = append(res.Warnings, sim.Warnings()...)
 	res.Configurations = sim.Space().Len()
 	if partial {

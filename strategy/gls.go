@@ -3,7 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ktune/ktune/space"
 )
@@ -85,11 +84,11 @@ func newGLS(opts Options) (Strategy, error) {
 			return nil, err
 		}
 	}
-	sel, err := opts.Choice("selection", "RTS", "RTS", "rts", "tournament")
+	sel, err := opts.Choice("selection", "RTS", "RTS", "tournament")
 	if err != nil {
 		return nil, err
 	}
-	g.rts = strings.EqualFold(sel, "rts")
+	g.rts = sel == "RTS"
 	if g.tour, err = opts.Int("tournament", 2); err != nil {
 		return nil, err
 	}

@@ -93,15 +93,18 @@ func (o Options) Bool(name string, def bool) (bool, error) {
 	return false, fmt.Errorf("option %s: %v (%T) is not a boolean", name, v, v)
 }
 
-// Choice returns option name, which must be one of allowed, or def when it is not set.
+// Choice returns option name, which must be one of allowed (in any case: "hamming" is
+// "Hamming"), spelled as in allowed, or def when it is not set.
 func (o Options) Choice(name, def string, allowed ...string) (string, error) {
 	v, ok := o[name]
 	if !ok {
 		return def, nil
 	}
-	s, isString := v.(string)
-	if !isString || !slices.Contains(allowed, s) {
-		return "", fmt.Errorf("option %s: %v is not one of %s", name, v, strings.Join(allowed, ", "))
+	if s, isString := v.(string); isString {
+		s = strings.TrimSpace(s)
+		if i := slices.IndexFunc(allowed, func(a string) bool { return strings.EqualFold(a, s) }); i >= 0 {
+			return allowed[i], nil
+		}
 	}
-	return s, nil
+	return "", fmt.Errorf("option %s: %v is not one of %s", name, v, strings.Join(allowed, ", "))
 }

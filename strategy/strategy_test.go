@@ -124,7 +124,7 @@ func TestOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := Options{"i": 3, "f": 8.0, "s": "12", "b": "True", "bb": true, "nb": "adjacent",
-		"x": 2.5, "n": fromJSON["n"], "p": fromJSON["p"]}
+		"x": 2.5, "n": fromJSON["n"], "p": fromJSON["p"], "lower": " hamming", "upper": "T-TEST"}
 	ints := []struct {
 		name string
 		want int
@@ -150,6 +150,12 @@ func TestOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
 	}
 	if got, err := o.Choice("nb", "Hamming", "Hamming", "adjacent"); err != nil || got != "adjacent" {
 		t.Errorf("Choice(nb) = %v, %v", got, err)
+	}
+	if got, err := o.Choice("lower", "adjacent", "Hamming", "adjacent"); err != nil || got != "Hamming" {
+		t.Errorf("Choice(lower) = %v, %v; want the list's spelling Hamming", got, err)
+	}
+	if got, err := o.Choice("upper", "F-test", "F-test", "t-test"); err != nil || got != "t-test" {
+		t.Errorf("Choice(upper) = %v, %v; want t-test", got, err)
 	}
 	if _, err := o.Choice("s", "Hamming", "Hamming", "adjacent"); err == nil {
 		t.Error("Choice accepted a value outside its list")

@@ -123,7 +123,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	if cfg.Spaces, err = loadSpaces(files, mode, fitness); err != nil {
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "bench"); err != nil {
 		return err
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
@@ -310,10 +310,13 @@ func parseBudgets(list string) ([]int, error) {
 // loadSpaces opens recorded spaces for the harness, each named by its folder and file
 // ("kerneltuner_gemm/RTX_2080_Ti"), reading several files at once (one per core): a
 // recording of tens of thousands of configurations takes a second or two to decode. The
-// first file that fails, in the order given, is the error.
-func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) ([]benchmark.Space, error) {
+// first file that fails, in the order given, is the error. What the readers and the
+// simulator noticed without failing (an unclosed cache file read up to its last whole
+// entry, say) is written to warn, file by file in the order given.
+func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, warn io.Writer, cmd string) ([]benchmark.Space, error) {
 	out := make([]benchmark.Space, len(files))
 	errs := make([]error, len(files))
+	warnings := make([][]string, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
@@ -333,6 +336,7 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) 
 					continue
 				}
 				out[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
+				warnings[i] = append(rec.Warnings, sim.Warnings()...)
 			}
 		}()
 	}
@@ -341,10 +345,11 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness) 
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
+	for i, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+		printWarnings(warn, cmd, warnings[i])
 	}
 	return out, nil
 }

@@ -97,7 +97,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	if cfg.Spaces, err = loadSpaces(files, mode, fitness); err != nil {
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
 		return err
 	}
 	if *showProgress || isTerminal(env.stderr) {

@@ -394,3 +394,33 @@ func TestBenchReportsEvaluationsShortOfTheBudget(t *testing.T) {
 		t.Fatalf("%s", got)
 	}
 }
+
+// A Kernel Tuner cache left open by an interrupted run is read up to its last whole entry;
+// every command that reads recordings says so instead of searching the rest in silence.
+func TestCommandsWarnOfAnUnclosedRecording(t *testing.T) {
+	open := filepath.Join(t.TempDir(), "open.json")
+	text := `{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4]}, "cache": {
+"1": {"a": 1, "time": 3.0},
+"2": {"a": 2, "time": 2.0},
+"3": {"a": 3, "time": 1.0},
+"4": {"a": 4, "ti`
+	if err := os.WriteFile(open, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"bench", open, "--strategies", "random", "--budgets", "2", "--repeats", "2"},
+		{"hypertune", open, "--strategy", "firstmls", "--grid", "neighbourhood=hamming,adjacent", "--budgets", "2", "--repeats", "2", "--out", filepath.Join(t.TempDir(), "d.json")},
+		{"simulate", open, "--budget", "2", "--repeats", "2"},
+		{"space", open},
+		{"analyze", open},
+	} {
+		out, errOut, code := ktune(t, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", args[0], code, errOut)
+			continue
+		}
+		if !strings.Contains(out+errOut, "unclosed cache file") || !strings.Contains(out+errOut, "read 3 complete entries") {
+			t.Errorf("%s says nothing of the unclosed file:\n%s\n%s", args[0], out, errOut)
+		}
+	}
+}

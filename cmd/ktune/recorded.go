@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all" // registers every result format
 	"github.com/ktune/ktune/result"
@@ -10,6 +13,14 @@ import (
 
 func openRecording(path string) (*result.Recording, error) {
 	return format.Open(path)
+}
+
+// printWarnings writes what reading a recording or building its simulator noticed without
+// failing, one line each, as "ktune CMD: warning: ...".
+func printWarnings(w io.Writer, cmd string, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "ktune %s: warning: %s\n", cmd, s)
+	}
 }
 
 // recordedSpace is the space of the configurations a recording holds that its producer did

@@ -130,16 +130,12 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one recorded file or --run")
 	}
-	for _, w := range rec.Warnings {
-		env.log.Warn("reading the recording", "source", source, "warning", w)
-	}
+	printWarnings(env.stderr, "simulate", rec.Warnings)
 	sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness, Seed: *seed})
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	for _, w := range sim.Warnings() {
-		fmt.Fprintf(env.stderr, "ktune simulate: warning: %s\n", w)
-	}
+	printWarnings(env.stderr, "simulate", sim.Warnings())
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
 	if *progress || isTerminal(env.stderr) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
 	}
 	path := pos[0]
-	build, err := loadSpaceBuilder(path)
+	build, err := loadSpaceBuilder(env.stderr, path)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 
 // loadSpaceBuilder returns a function that builds the space a file defines, so --time can
 // repeat the construction without re-reading the file.
-func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
+func loadSpaceBuilder(warn io.Writer, path string) (func() (*space.Space, error), error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -167,6 +168,7 @@ func loadSpaceBuilder(path string) (func() (*space.Space, error), error) {
 	if err != nil {
 		return nil, err
 	}
+	printWarnings(warn, "space", rec.Warnings)
 	return func() (*space.Space, error) { return recordedSpace(rec) }, nil
 }
 
