@@ -424,3 +424,30 @@ func TestCommandsWarnOfAnUnclosedRecording(t *testing.T) {
 		}
 	}
 }
+
+// --strategy takes options as 'ktune bench' writes them, the same as --option.
+func TestStrategyEntryCarriesOptionsLikeBench(t *testing.T) {
+	common := []string{"simulate", pnpoly, "--budget", "30", "--repeats", "3", "--json"}
+	entry, errOut, code := ktune(t, append(common, "--strategy", "firstils:neighbourhood=adjacent; restart=false")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	flags, errOut, code := ktune(t, append(common, "--strategy", "firstils", "--option", "neighbourhood=adjacent", "--option", "restart=false")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	noWall := func(s string) string {
+		lines := strings.Split(s, "\n")
+		return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.Contains(l, `"wall_ms"`) }), "\n")
+	}
+	if noWall(entry) != noWall(flags) {
+		t.Errorf("--strategy NAME:OPTS and --option differ:\n%s\n%s", entry, flags)
+	}
+	if !strings.Contains(entry, `"neighbourhood": "adjacent"`) {
+		t.Errorf("the options are not in the output:\n%s", entry)
+	}
+	_, errOut, code = ktune(t, append(common, "--strategy", "firstils:restart=false", "--option", "restart=true")...)
+	if code != 2 || !strings.Contains(errOut, "restart is given twice") {
+		t.Errorf("an option given twice: exit %d: %s", code, errOut)
+	}
+}

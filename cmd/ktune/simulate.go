@@ -42,7 +42,8 @@ stochastic experiment). Under stochastic fitness a run's best configuration is t
 whose measurements' mean, plus one standard error from the noise its repeated
 configurations show, is lowest, so one lucky sample does not win over a configuration
 measured again. Runs are scored on the recorded mean either way.
-Strategy options: --option name=value (repeatable); see 'ktune help strategies'.
+Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
+--strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
 --defaults FILE takes the strategy and its options for the budget from a file written by
 'ktune hypertune' (the largest budget column not above --budget); --option values win over
 the file's, and --strategy, when given, must name the file's strategy.`,
@@ -66,6 +67,30 @@ func (o optionList) Set(s string) error {
 		o[k] = b
 	} else {
 		o[k] = v
+	}
+	return nil
+}
+
+// splitStrategy takes options written into --strategy as 'ktune bench' takes them,
+// NAME:OPT=VALUE;OPT=VALUE, into opts beside those of --option, and leaves NAME in name.
+func splitStrategy(name *string, opts optionList) error {
+	head, list, ok := strings.Cut(*name, ":")
+	if !ok {
+		return nil
+	}
+	*name = strings.TrimSpace(head)
+	for _, kv := range strings.Split(list, ";") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("--strategy: option %q is not OPT=VALUE", kv)
+		}
+		if _, dup := opts[k]; dup {
+			return fmt.Errorf("--strategy: option %s is given twice (in --strategy and --option, or twice in --strategy)", k)
+		}
+		if err := opts.Set(k + "=" + strings.TrimSpace(v)); err != nil {
+			return fmt.Errorf("--strategy: %w", err)
+		}
 	}
 	return nil
 }
@@ -99,6 +124,9 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fitness, err := simulator.ParseFitness(*fitnessName)
 	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
+	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
 	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)

@@ -36,8 +36,9 @@ func init() {
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
 then timed over the spec's iterations. The default strategy, auto, is the best ktune has
-for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work runs in a supervised worker process: a
-configuration that crashes or hangs is recorded (runtime_error, timeout) and tuning goes on.
+for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
+work runs in a supervised worker process: a configuration that crashes or hangs is recorded
+(runtime_error, timeout) and tuning goes on.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
@@ -50,7 +51,8 @@ Progress (evaluated / budget, best so far, ETA) goes to standard error; the summ
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
 
-Strategy options: --option name=value (repeatable); see 'ktune help strategies'.
+Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
+--strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
 --defaults FILE takes the strategy and its options for the budget from a file written by
 'ktune hypertune' (the largest budget column not above --budget, the largest column when
 there is no budget); --option values win over the file's, and --strategy, when given, must
@@ -97,6 +99,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	sp, err := sp0.Space()
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if err := splitStrategy(name, opts); err != nil {
+		return usageErr(env, c, "%v", err)
 	}
 	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
