@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,8 @@ type Format struct {
 	// Sniff reports whether data, a file's complete content after decompression, is in this
 	// format. It must be cheap (no full decode) and must not claim files of other formats.
 	Sniff func(data []byte) bool
+	// Looks says, for errors, what Sniff looks for ("top-level tune_params and cache").
+	Looks string
 	// Read decodes a recording; it accepts gzip-compressed and plain input.
 	Read func(r io.Reader, source string) (*result.Recording, error)
 	// Write encodes a recording; nil for formats ktune only imports.
@@ -117,7 +120,59 @@ func Detect(data []byte, source string) (Format, error) {
 	if len(all) == 0 {
 		return Format{}, fmt.Errorf("%s: cannot detect the format: no formats are registered (import github.com/ktune/ktune/format/all)", source)
 	}
-	return Format{}, fmt.Errorf("%s: unknown file format (tried %s)", source, strings.Join(names, ", "))
+	var want []string
+	for _, f := range all {
+		if f.Looks != "" {
+			want = append(want, f.Name+": "+f.Looks)
+		}
+	}
+	hint := ""
+	if len(want) > 0 {
+		hint = " (" + strings.Join(want, "; ") + ")"
+	}
+	return Format{}, fmt.Errorf("%s: unknown file format: %s; tried %s%s", source, describe(data), strings.Join(names, ", "), hint)
+}
+
+// describe says what data is, for a file no format claims: empty, not JSON, JSON broken
+// at a line and column, or the top-level keys it has.
+func describe(data []byte) string {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 {
+		return "the file is empty"
+	}
+	if t[0] != '{' && t[0] != '[' {
+		return fmt.Sprintf("not JSON (it starts with %q)", string(t[:min(len(t), 16)]))
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			if int(se.Offset) >= len(data) {
+				return fmt.Sprintf("not valid JSON: it ends inside a value after %d bytes (a file cut short?)", len(data))
+			}
+			at := max(int(se.Offset)-1, 0) // Offset counts the offending byte
+			line := 1 + bytes.Count(data[:at], []byte("\n"))
+			col := at - bytes.LastIndexByte(data[:at], '\n')
+			return fmt.Sprintf("not valid JSON: %v at line %d, column %d", se, line, col)
+		}
+		return "not valid JSON: " + err.Error()
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "JSON whose top level is not an object"
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return "an empty JSON object"
+	}
+	if len(keys) > 8 {
+		keys = append(keys[:8], "...")
+	}
+	return "a JSON object with the top-level keys " + strings.Join(keys, ", ")
 }
 
 // ReadAll reads all of r and transparently decompresses gzip input (detected by the magic

@@ -89,10 +89,13 @@ func TestOpenRejectsUnknownFormats(t *testing.T) {
 		name, content string
 		want          []string
 	}{
-		{"t1.json", `{"General": {}, "ConfigurationSpace": {"TuningParameters": []}, "KernelSpecification": {}}`, []string{"unknown file format", "tried kerneltuner, ktt, t4"}},
-		{"empty.json", ``, []string{"unknown file format"}},
-		{"binary.bin", "\x00\x01\x02garbage", []string{"unknown file format"}},
-		{"array.json.gz", gz(`[1, 2, 3]`), []string{"unknown file format"}},
+		{"t1.json", `{"General": {}, "ConfigurationSpace": {"TuningParameters": []}, "KernelSpecification": {}}`,
+			[]string{"unknown file format", "top-level keys ConfigurationSpace, General, KernelSpecification", "tried kerneltuner, ktt, t4", "ktt: top-level Metadata and Results"}},
+		{"empty.json", ``, []string{"unknown file format", "the file is empty"}},
+		{"binary.bin", "\x00\x01\x02garbage", []string{"unknown file format", "not JSON"}},
+		{"array.json.gz", gz(`[1, 2, 3]`), []string{"unknown file format", "top level is not an object"}},
+		{"broken.json", "{\"a\": 1,\n \"b\": [1, , 2]}", []string{"not valid JSON", "line 2, column 11"}},
+		{"short.json", `{"results": [1, 2`, []string{"not valid JSON", "ends inside a value after 17 bytes"}},
 		{"cut.json.gz", gz(`{"tune_params_keys": ["a"], "cache": {}}`)[:20], []string{"gzip"}},
 	}
 	for _, tt := range tests {

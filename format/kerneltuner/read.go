@@ -22,7 +22,7 @@ import (
 const Name = "kerneltuner"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level tune_params_keys, or tune_params and cache", Read: Read, Write: Write})
 }
 
 // Failure markers Kernel Tuner writes instead of a time, and the statuses they mean.

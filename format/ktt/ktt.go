@@ -21,7 +21,7 @@ import (
 const Name = "ktt"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level Metadata and Results", Read: Read})
 }
 
 // statuses maps KTT's ResultStatus names.

@@ -25,7 +25,7 @@ const Name = "t4"
 const SchemaVersion = "1.0.0"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level results with schema_version or metadata", Read: Read, Write: Write})
 }
 
 // invalidity values and the statuses they mean. "correct" is Kernel Tuner's value for a
