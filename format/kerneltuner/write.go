@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
@@ -34,7 +33,7 @@ var markers = map[result.Status]string{
 // in the recording's order. Non-finite numbers, which JSON cannot hold, are left out.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
-	e := &encoder{w: bw}
+	e := &encoder{jsonio.Encoder{W: bw, Prefix: "kerneltuner"}}
 	objective := rec.Objective
 	if objective == "" {
 		objective = fieldTime
@@ -43,40 +42,40 @@ func Write(w io.Writer, rec *result.Recording) error {
 	for i, p := range rec.Params {
 		names[i] = p.Name
 	}
-	e.str("{\n")
+	e.Str("{\n")
 	e.field("schema_version", SchemaVersion, ",\n")
 	e.field("device_name", rec.Device, ",\n")
 	e.field("kernel_name", rec.Kernel, ",\n")
 	if rec.ProblemSize != "" {
-		e.key("problem_size")
+		e.Key("problem_size")
 		if json.Valid([]byte(rec.ProblemSize)) {
-			e.str(rec.ProblemSize)
+			e.Str(rec.ProblemSize)
 		} else {
-			e.json(rec.ProblemSize)
+			e.JSON(rec.ProblemSize)
 		}
-		e.str(",\n")
+		e.Str(",\n")
 	}
 	e.field("tune_params_keys", names, ",\n")
-	e.key("tune_params")
-	e.str("{")
+	e.Key("tune_params")
+	e.Str("{")
 	for i, p := range rec.Params {
 		if i > 0 {
-			e.str(", ")
+			e.Str(", ")
 		}
-		e.key(p.Name)
-		e.str("[")
+		e.Key(p.Name)
+		e.Str("[")
 		for j, v := range p.Values {
 			if j > 0 {
-				e.str(", ")
+				e.Str(", ")
 			}
-			e.json(v)
+			e.JSON(v)
 		}
-		e.str("]")
+		e.Str("]")
 	}
-	e.str("},\n")
+	e.Str("},\n")
 	e.field("objective", objective, ",\n")
-	e.key("cache")
-	e.str("{")
+	e.Key("cache")
+	e.Str("{")
 	seen := make(map[string]int, len(rec.Evaluations))
 	for i := range rec.Evaluations {
 		ev := &rec.Evaluations[i]
@@ -89,37 +88,37 @@ func Write(w io.Writer, rec *result.Recording) error {
 		}
 		seen[key] = i
 		if i > 0 {
-			e.str(",")
+			e.Str(",")
 		}
-		e.str("\n")
+		e.Str("\n")
 		e.entry(key, ev, rec, objective)
-		if e.err != nil {
-			return e.err
+		if e.Err != nil {
+			return e.Err
 		}
 	}
 	// Kernel Tuner checks the last three characters for "}\n}" to see that a cache is closed.
-	e.str("}\n}\n")
-	if e.err != nil {
-		return e.err
+	e.Str("}\n}\n")
+	if e.Err != nil {
+		return e.Err
 	}
 	return bw.Flush()
 }
 
 // entry writes one `"key": {...}` cache line.
 func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording, objective string) {
-	e.key(key)
-	e.str("{")
+	e.Key(key)
+	e.Str("{")
 	first := true
 	sep := func() {
 		if !first {
-			e.str(", ")
+			e.Str(", ")
 		}
 		first = false
 	}
 	for i, p := range rec.Params {
 		sep()
-		e.key(p.Name)
-		e.json(ev.Config[i])
+		e.Key(p.Name)
+		e.JSON(ev.Config[i])
 	}
 	failed := ev.Failed()
 	marker := markers[ev.Status]
@@ -128,41 +127,41 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	}
 	writeObjective := func() {
 		sep()
-		e.key(objective)
+		e.Key(objective)
 		if failed {
-			e.json(marker)
+			e.JSON(marker)
 		} else {
-			e.num(ev.Objective)
+			e.Num(ev.Objective)
 		}
 	}
 	if objective == fieldTime {
 		writeObjective()
 	} else if f, ok := ev.Metrics[fieldTime]; ok && jsonio.Finite(f) {
 		sep()
-		e.key(fieldTime)
-		e.num(f)
+		e.Key(fieldTime)
+		e.Num(f)
 	} else if failed {
 		// Kernel Tuner marks failures in "time" whatever the objective.
 		sep()
-		e.key(fieldTime)
-		e.json(marker)
+		e.Key(fieldTime)
+		e.JSON(marker)
 	}
 	if len(ev.Samples) > 0 {
 		sep()
-		e.key(fieldTimes)
-		e.str("[")
+		e.Key(fieldTimes)
+		e.Str("[")
 		n := 0
 		for _, s := range ev.Samples {
 			if !jsonio.Finite(s) {
 				continue
 			}
 			if n > 0 {
-				e.str(", ")
+				e.Str(", ")
 			}
-			e.num(s)
+			e.Num(s)
 			n++
 		}
-		e.str("]")
+		e.Str("]")
 	}
 	for _, t := range []struct {
 		name string
@@ -170,8 +169,8 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	}{{fieldCompile, ev.CompileMS}, {fieldVerify, ev.VerifyMS}, {fieldBenchmark, ev.BenchmarkMS}, {fieldFramework, ev.FrameworkMS}} {
 		if jsonio.Finite(t.v) {
 			sep()
-			e.key(t.name)
-			e.num(t.v)
+			e.Key(t.name)
+			e.Num(t.v)
 		}
 	}
 	names := make([]string, 0, len(ev.Metrics))
@@ -185,8 +184,8 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	for _, k := range names {
 		if f := ev.Metrics[k]; jsonio.Finite(f) {
 			sep()
-			e.key(k)
-			e.num(f)
+			e.Key(k)
+			e.Num(f)
 		}
 	}
 	if objective != fieldTime {
@@ -204,49 +203,13 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.field(fieldTimestamp, jsonio.FormatTime(ev.Time), "")
 	}
-	e.str("}")
+	e.Str("}")
 }
 
-// encoder writes JSON pieces and remembers the first error, which keeps Write linear.
-type encoder struct {
-	w   *bufio.Writer
-	err error
-	buf []byte
-}
-
-func (e *encoder) str(s string) {
-	if e.err == nil {
-		_, e.err = e.w.WriteString(s)
-	}
-}
-
-func (e *encoder) json(v any) {
-	if e.err != nil {
-		return
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		e.err = fmt.Errorf("kerneltuner: %w", err)
-		return
-	}
-	_, e.err = e.w.Write(b)
-}
-
-func (e *encoder) key(k string) {
-	e.json(k)
-	e.str(": ")
-}
+// encoder is the shared JSON encoder with the cache's own pieces.
+type encoder struct{ jsonio.Encoder }
 
 func (e *encoder) field(k string, v any, after string) {
-	e.key(k)
-	e.json(v)
-	e.str(after)
-}
-
-// num writes a finite float in the shortest form that reads back to the same float64.
-func (e *encoder) num(f float64) {
-	e.buf = strconv.AppendFloat(e.buf[:0], f, 'g', -1, 64)
-	if e.err == nil {
-		_, e.err = e.w.Write(e.buf)
-	}
+	e.Field(k, v)
+	e.Str(after)
 }

@@ -199,24 +199,7 @@ func parse(in *jsonio.Input) (topLevel, error) {
 }
 
 func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
-	if err := jsonio.ExpectDelim(in, dec, '[', `field "Results"`); err != nil {
-		return nil, err
-	}
-	var out []rawResult
-	for dec.More() {
-		off := dec.InputOffset()
-		var r rawResult
-		if err := dec.Decode(&r); err != nil {
-			return nil, in.JSONError(err, off, fmt.Sprintf("result %d", len(out)))
-		}
-		r.offset = in.ValueStart(off)
-		out = append(out, r)
-	}
-	off := dec.InputOffset()
-	if _, err := dec.Token(); err != nil {
-		return nil, in.JSONError(err, off, `field "Results"`)
-	}
-	return out, nil
+	return jsonio.DecodeArray(in, dec, `field "Results"`, "result", func(r *rawResult, off int64) { r.offset = off })
 }
 
 func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResult) (*result.Recording, error) {

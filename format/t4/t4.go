@@ -195,24 +195,7 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 }
 
 func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
-	if err := jsonio.ExpectDelim(in, dec, '[', `field "results"`); err != nil {
-		return nil, err
-	}
-	var out []rawResult
-	for dec.More() {
-		off := dec.InputOffset()
-		var r rawResult
-		if err := dec.Decode(&r); err != nil {
-			return nil, in.JSONError(err, off, fmt.Sprintf("result %d", len(out)))
-		}
-		r.offset = in.ValueStart(off)
-		out = append(out, r)
-	}
-	off := dec.InputOffset()
-	if _, err := dec.Token(); err != nil {
-		return nil, in.JSONError(err, off, `field "results"`)
-	}
-	return out, nil
+	return jsonio.DecodeArray(in, dec, `field "results"`, "result", func(r *rawResult, off int64) { r.offset = off })
 }
 
 func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult) (*result.Recording, error) {

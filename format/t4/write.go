@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
@@ -38,104 +37,104 @@ var statusMarker = map[result.Status]string{
 // lists, restrictions), so that Read restores them. Non-finite numbers are left out.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
-	e := &encoder{w: bw}
+	e := &encoder{jsonio.Encoder{W: bw, Prefix: "t4"}}
 	objective := rec.Objective
 	if objective == "" {
 		objective = "time"
 	}
-	e.str("{\n")
-	e.field("schema_version", SchemaVersion)
-	e.str(",\n")
-	e.key("metadata")
-	e.str("{")
-	e.field("timeunit", "milliseconds")
+	e.Str("{\n")
+	e.Field("schema_version", SchemaVersion)
+	e.Str(",\n")
+	e.Key("metadata")
+	e.Str("{")
+	e.Field("timeunit", "milliseconds")
 	if rec.Device != "" {
-		e.str(", ")
-		e.field("device", rec.Device)
+		e.Str(", ")
+		e.Field("device", rec.Device)
 	}
 	if rec.Kernel != "" {
-		e.str(", ")
-		e.field("kernel", rec.Kernel)
+		e.Str(", ")
+		e.Field("kernel", rec.Kernel)
 	}
 	if rec.ProblemSize != "" {
-		e.str(", ")
-		e.key("problem_size")
+		e.Str(", ")
+		e.Key("problem_size")
 		if json.Valid([]byte(rec.ProblemSize)) {
-			e.str(rec.ProblemSize)
+			e.Str(rec.ProblemSize)
 		} else {
-			e.json(rec.ProblemSize)
+			e.JSON(rec.ProblemSize)
 		}
 	}
-	e.str(", ")
-	e.field("objective", objective)
+	e.Str(", ")
+	e.Field("objective", objective)
 	if rec.Maximize {
-		e.str(", ")
-		e.field("maximize", true)
+		e.Str(", ")
+		e.Field("maximize", true)
 	}
-	e.str(", ")
-	e.key("tune_params")
-	e.str("{")
+	e.Str(", ")
+	e.Key("tune_params")
+	e.Str("{")
 	for i, p := range rec.Params {
 		if i > 0 {
-			e.str(", ")
+			e.Str(", ")
 		}
-		e.key(p.Name)
-		e.str("[")
+		e.Key(p.Name)
+		e.Str("[")
 		for j, v := range p.Values {
 			if j > 0 {
-				e.str(", ")
+				e.Str(", ")
 			}
-			e.json(v)
+			e.JSON(v)
 		}
-		e.str("]")
+		e.Str("]")
 	}
-	e.str("}")
+	e.Str("}")
 	if len(rec.Restrictions) > 0 {
-		e.str(", ")
-		e.field("restrictions", rec.Restrictions)
+		e.Str(", ")
+		e.Field("restrictions", rec.Restrictions)
 	}
-	e.str("},\n")
-	e.key("results")
-	e.str("[")
+	e.Str("},\n")
+	e.Key("results")
+	e.Str("[")
 	for i := range rec.Evaluations {
 		ev := &rec.Evaluations[i]
 		if len(ev.Config) != len(rec.Params) {
 			return fmt.Errorf("t4: evaluation %d has %d values for %d parameters", i, len(ev.Config), len(rec.Params))
 		}
 		if i > 0 {
-			e.str(",")
+			e.Str(",")
 		}
-		e.str("\n")
+		e.Str("\n")
 		e.result(ev, rec, objective)
-		if e.err != nil {
-			return e.err
+		if e.Err != nil {
+			return e.Err
 		}
 	}
-	e.str("\n]\n}\n")
-	if e.err != nil {
-		return e.err
+	e.Str("\n]\n}\n")
+	if e.Err != nil {
+		return e.Err
 	}
 	return bw.Flush()
 }
 
 func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective string) {
-	e.str("{")
+	e.Str("{")
 	if !ev.Time.IsZero() {
-		e.field("timestamp", jsonio.FormatTime(ev.Time))
-		e.str(", ")
+		e.Field("timestamp", jsonio.FormatTime(ev.Time))
+		e.Str(", ")
 	}
-	e.key("configuration")
-	e.str("{")
+	e.Key("configuration")
+	e.Str("{")
 	for i, p := range rec.Params {
 		if i > 0 {
-			e.str(", ")
+			e.Str(", ")
 		}
-		e.key(p.Name)
-		e.json(ev.Config[i])
+		e.Key(p.Name)
+		e.JSON(ev.Config[i])
 	}
-	e.str("}, ")
-	e.key("times")
-	e.str("{")
+	e.Str("}, ")
+	e.Key("times")
+	e.Str("{")
 	e.timing("compilation", ev.CompileMS, false)
 	e.timing("benchmark", ev.BenchmarkMS, true)
 	e.timing("framework", ev.FrameworkMS, true)
@@ -143,39 +142,39 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 		e.timing("search_algorithm", f, true)
 	}
 	e.timing("validation", ev.VerifyMS, true)
-	e.str(", ")
-	e.key("runtimes")
-	e.str("[")
+	e.Str(", ")
+	e.Key("runtimes")
+	e.Str("[")
 	n := 0
 	for _, s := range ev.Samples {
 		if jsonio.Finite(s) {
 			if n > 0 {
-				e.str(", ")
+				e.Str(", ")
 			}
-			e.num(s)
+			e.Num(s)
 			n++
 		}
 	}
-	e.str("]}, ")
+	e.Str("]}, ")
 	failed := ev.Failed()
 	status := ev.Status
 	if failed && status == result.OK {
 		status = result.RuntimeError // an OK status without a usable objective
 	}
-	e.field("invalidity", statusInvalidity[status])
-	e.str(", ")
+	e.Field("invalidity", statusInvalidity[status])
+	e.Str(", ")
 	correctness := 1
 	if status == result.WrongAnswer {
 		correctness = 0
 	}
-	e.field("correctness", correctness)
-	e.str(", ")
-	e.key("measurements")
-	e.str("[")
+	e.Field("correctness", correctness)
+	e.Str(", ")
+	e.Key("measurements")
+	e.Str("[")
 	n = 0
 	sep := func() {
 		if n > 0 {
-			e.str(", ")
+			e.Str(", ")
 		}
 		n++
 	}
@@ -199,30 +198,30 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 			e.measurement(k, f, nil)
 		}
 	}
-	e.str("], ")
-	e.field("objectives", []string{objective})
-	e.str("}")
+	e.Str("], ")
+	e.Field("objectives", []string{objective})
+	e.Str("}")
 }
 
 // measurement writes {"name", "value", "unit"}; times are in ms, everything else unitless
 // (T4 has no unit vocabulary; Kernel Tuner writes "" too).
 func (e *encoder) measurement(name string, f float64, marker any) {
-	e.str("{")
-	e.field("name", name)
-	e.str(", ")
-	e.key("value")
+	e.Str("{")
+	e.Field("name", name)
+	e.Str(", ")
+	e.Key("value")
 	if marker != nil {
-		e.json(marker)
+		e.JSON(marker)
 	} else {
-		e.num(f)
+		e.Num(f)
 	}
-	e.str(", ")
+	e.Str(", ")
 	unit := ""
 	if name == "time" {
 		unit = "ms"
 	}
-	e.field("unit", unit)
-	e.str("}")
+	e.Field("unit", unit)
+	e.Str("}")
 }
 
 func (e *encoder) timing(name string, f float64, comma bool) {
@@ -230,50 +229,11 @@ func (e *encoder) timing(name string, f float64, comma bool) {
 		f = 0
 	}
 	if comma {
-		e.str(", ")
+		e.Str(", ")
 	}
-	e.key(name)
-	e.num(f)
+	e.Key(name)
+	e.Num(f)
 }
 
-// encoder writes JSON pieces and remembers the first error, which keeps Write linear.
-type encoder struct {
-	w   *bufio.Writer
-	err error
-	buf []byte
-}
-
-func (e *encoder) str(s string) {
-	if e.err == nil {
-		_, e.err = e.w.WriteString(s)
-	}
-}
-
-func (e *encoder) json(v any) {
-	if e.err != nil {
-		return
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		e.err = fmt.Errorf("t4: %w", err)
-		return
-	}
-	_, e.err = e.w.Write(b)
-}
-
-func (e *encoder) key(k string) {
-	e.json(k)
-	e.str(": ")
-}
-
-func (e *encoder) field(k string, v any) {
-	e.key(k)
-	e.json(v)
-}
-
-func (e *encoder) num(f float64) {
-	e.buf = strconv.AppendFloat(e.buf[:0], f, 'g', -1, 64)
-	if e.err == nil {
-		_, e.err = e.w.Write(e.buf)
-	}
-}
+// encoder is the shared JSON encoder with the results file's own pieces.
+type encoder struct{ jsonio.Encoder }

@@ -237,6 +237,30 @@ func ExpectDelim(in *Input, dec *json.Decoder, want json.Delim, what string) err
 	return nil
 }
 
+// DecodeArray decodes the JSON array dec is at, the value of what (`field "results"`), one
+// element at a time, naming the one that fails as elem and its index ("result 3"); at
+// records each element's offset in the content, for later errors about it.
+func DecodeArray[T any](in *Input, dec *json.Decoder, what, elem string, at func(*T, int64)) ([]T, error) {
+	if err := ExpectDelim(in, dec, '[', what); err != nil {
+		return nil, err
+	}
+	var out []T
+	for dec.More() {
+		off := dec.InputOffset()
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, in.JSONError(err, off, fmt.Sprintf("%s %d", elem, len(out)))
+		}
+		at(&v, in.ValueStart(off))
+		out = append(out, v)
+	}
+	off := dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return nil, in.JSONError(err, off, what)
+	}
+	return out, nil
+}
+
 // Describe names a decoded JSON value for error messages.
 func Describe(v any) string {
 	switch t := v.(type) {
