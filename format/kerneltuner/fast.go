@@ -91,7 +91,10 @@ func (v value) decoded(data []byte) any {
 func (v value) float(data []byte) (float64, bool) {
 	if v.kind == vNumber {
 		f, err := strconv.ParseFloat(string(data[v.start:v.end]), 64)
-		return f, err == nil && jsonio.Finite(f)
+		if err != nil || !jsonio.Finite(f) {
+			return 0, false // 1E700 overflows to +Inf: no usable number, as jsonio.Float says
+		}
+		return f, true
 	}
 	if v.kind == vDecoded {
 		return jsonio.Float(v.x)

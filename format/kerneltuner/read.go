@@ -142,58 +142,30 @@ func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
 // parse walks the top-level object, decoding the header fields and collecting the cache
 // entries; it returns a warning when the file was left open.
 func parse(in *jsonio.Input, h *header) ([]entry, string, error) {
-	dec := in.Decoder()
-	off := dec.InputOffset()
-	tok, err := dec.Token()
-	if err == io.EOF {
+	if len(bytes.TrimSpace(in.Data)) == 0 {
 		return nil, "", in.Errorf(0, "empty file, not a Kernel Tuner cache")
 	}
-	if err != nil {
-		return nil, "", in.JSONError(err, off, "top level")
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, "", in.Errorf(off, "want a JSON object at the top level, found %s", jsonio.Describe(tok))
-	}
 	var entries []entry
-	for dec.More() {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, "", in.JSONError(err, off, "top level")
-		}
-		key, _ := tok.(string)
-		valOff := dec.InputOffset()
-		var derr error
-		switch key {
-		case "cache":
-			var warning string
+	var warning string
+	dec := in.Decoder()
+	_, err := jsonio.WalkTop(in, dec, func(key string, off int64) (bool, error) {
+		if key == "cache" {
 			var closed bool
-			entries, warning, closed, derr = parseCache(in, dec, entries)
-			if derr == nil && !closed {
-				return entries, warning, nil
-			}
-		default:
-			var known bool
-			if known, derr = h.decodeMember(key, dec); !known {
-				derr = jsonio.Skip(dec)
-			}
+			var err error
+			entries, warning, closed, err = parseCache(in, dec, entries)
+			// An unclosed cache ends the file: what follows it was never written.
+			return err == nil && !closed, err
 		}
-		if derr != nil {
-			if _, ok := derr.(*format.Error); ok {
-				return nil, "", derr
-			}
-			return nil, "", in.JSONError(derr, valOff, fmt.Sprintf("field %q", key))
+		known, err := h.decodeMember(key, dec)
+		if !known {
+			err = jsonio.Skip(dec)
 		}
+		return false, err
+	})
+	if err != nil {
+		return nil, "", err
 	}
-	off = dec.InputOffset()
-	if _, err := dec.Token(); err != nil {
-		return nil, "", in.JSONError(err, off, "top level")
-	}
-	off = dec.InputOffset()
-	if tok, err := dec.Token(); err != io.EOF {
-		return nil, "", in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
-	}
-	return entries, "", nil
+	return entries, warning, nil
 }
 
 // parseCache reads the cache object entry by entry. When the input ends before the object

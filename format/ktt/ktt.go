@@ -159,43 +159,20 @@ func finish(in *jsonio.Input, top topLevel) (*result.Recording, error) {
 func parse(in *jsonio.Input) (topLevel, error) {
 	var top topLevel
 	dec := in.Decoder()
-	if err := jsonio.ExpectDelim(in, dec, '{', "top level"); err != nil {
-		return top, err
-	}
-	for dec.More() {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return top, in.JSONError(err, off, "top level")
-		}
-		key, _ := tok.(string)
-		off = dec.InputOffset()
+	_, err := jsonio.WalkTop(in, dec, func(key string, off int64) (bool, error) {
 		switch key {
 		case "Metadata":
 			top.metaOff = in.ValueStart(off)
-			err = dec.Decode(&top.meta)
+			return false, dec.Decode(&top.meta)
 		case "Results":
 			top.haveResults = true
+			var err error
 			top.results, err = decodeResults(in, dec)
-		default:
-			err = jsonio.Skip(dec)
+			return false, err
 		}
-		if err != nil {
-			if _, ok := err.(*format.Error); ok {
-				return top, err
-			}
-			return top, in.JSONError(err, off, fmt.Sprintf("field %q", key))
-		}
-	}
-	off := dec.InputOffset()
-	if _, err := dec.Token(); err != nil {
-		return top, in.JSONError(err, off, "top level")
-	}
-	off = dec.InputOffset()
-	if tok, err := dec.Token(); err != io.EOF {
-		return top, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
-	}
-	return top, nil
+		return false, jsonio.Skip(dec)
+	})
+	return top, err
 }
 
 func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {

@@ -145,48 +145,30 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	var results []rawResult
 	haveResults := false
 	dec := in.Decoder()
-	if err := jsonio.ExpectDelim(in, dec, '{', "top level"); err != nil {
-		return nil, err
-	}
-	for dec.More() {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, in.JSONError(err, off, "top level")
-		}
-		key, _ := tok.(string)
-		off = dec.InputOffset()
+	_, err = jsonio.WalkTop(in, dec, func(key string, off int64) (bool, error) {
 		switch key {
 		case "metadata":
 			metaOff = off
-			err = decodeMetadata(dec, &meta)
+			return false, decodeMetadata(dec, &meta)
 		case "results":
 			haveResults = true
+			var err error
 			results, err = decodeResults(in, dec)
+			return false, err
 		case "schema_version":
 			var v any
-			if err = dec.Decode(&v); err == nil {
-				if s, ok := v.(string); !ok || !strings.HasPrefix(s, "1.") {
-					return nil, in.Errorf(off, "schema_version is %s, want a 1.x version", jsonio.Describe(v))
-				}
+			if err := dec.Decode(&v); err != nil {
+				return false, err
 			}
-		default:
-			err = jsonio.Skip(dec)
-		}
-		if err != nil {
-			if _, ok := err.(*format.Error); ok {
-				return nil, err
+			if s, ok := v.(string); !ok || !strings.HasPrefix(s, "1.") {
+				return false, in.Errorf(off, "schema_version is %s, want a 1.x version", jsonio.Describe(v))
 			}
-			return nil, in.JSONError(err, off, fmt.Sprintf("field %q", key))
+			return false, nil
 		}
-	}
-	off := dec.InputOffset()
-	if _, err := dec.Token(); err != nil {
-		return nil, in.JSONError(err, off, "top level")
-	}
-	off = dec.InputOffset()
-	if tok, err := dec.Token(); err != io.EOF {
-		return nil, in.Errorf(off, "unexpected data after the top-level object: %s", jsonio.Describe(tok))
+		return false, jsonio.Skip(dec)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !haveResults {
 		return nil, in.Errorf(-1, "no results array: not a T4 results file")

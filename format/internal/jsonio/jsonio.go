@@ -237,6 +237,49 @@ func ExpectDelim(in *Input, dec *json.Decoder, want json.Delim, what string) err
 	return nil
 }
 
+// WalkTop decodes the content's top-level object member by member: member reads the value
+// of key from dec (the value starts at the decoder offset off), and may end the walk early
+// by returning done. An error member returns that is not a *format.Error yet is located at
+// the value. The object must close, with nothing after it.
+func WalkTop(in *Input, dec *json.Decoder, member func(key string, off int64) (done bool, err error)) (done bool, err error) {
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return false, in.JSONError(err, off, "top level")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return false, in.Errorf(off, "want a JSON object at the top level, found %s", Describe(tok))
+	}
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return false, in.JSONError(err, off, "top level")
+		}
+		key, _ := tok.(string)
+		off = dec.InputOffset()
+		done, err := member(key, off)
+		if err != nil {
+			if _, ok := err.(*format.Error); ok {
+				return false, err
+			}
+			return false, in.JSONError(err, off, fmt.Sprintf("field %q", key))
+		}
+		if done {
+			return true, nil
+		}
+	}
+	off = dec.InputOffset()
+	if _, err := dec.Token(); err != nil {
+		return false, in.JSONError(err, off, "top level")
+	}
+	off = dec.InputOffset()
+	if tok, err := dec.Token(); err != io.EOF {
+		return false, in.Errorf(off, "unexpected data after the top-level object: %s", Describe(tok))
+	}
+	return false, nil
+}
+
 // DecodeArray decodes the JSON array dec is at, the value of what (`field "results"`), one
 // element at a time, naming the one that fails as elem and its index ("result 3"); at
 // records each element's offset in the content, for later errors about it.
