@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// margin keeps a title clear of the image's top edge, where gonum's plot draws it flush.
+const margin = vg.Length(6)
+
 // Save writes p, w by h, as dir/name.svg and dir/name.png, creating dir, and returns the
 // paths written (those written before a failure too).
 func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
@@ -19,9 +22,14 @@ func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 		return nil, err
 	}
 	var files []string
-	for _, ext := range []string{".svg", ".png"} {
-		path := filepath.Join(dir, name+ext)
-		if err := p.Save(w, h, path); err != nil {
+	for _, ext := range []string{"svg", "png"} {
+		path := filepath.Join(dir, name+"."+ext)
+		c, err := draw.NewFormattedCanvas(w, h, ext)
+		if err != nil {
+			return files, err
+		}
+		p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -margin))
+		if err := writeCanvas(c, path); err != nil {
 			return files, fmt.Errorf("write %s: %w", path, err)
 		}
 		files = append(files, path)
@@ -39,11 +47,11 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 	legend.Top, legend.Left = true, true
 	r := legend.Rectangle(draw.Canvas{})
 	gap := vg.Points(12)
-	lw := r.Max.X - r.Min.X + gap
+	lw := r.Max.X - r.Min.X + 2*gap // a gap on either side of the legend
 	// the legend's top meets the top of the data, below the title
-	top := vg.Length(0)
+	top := margin
 	if p.Title.Text != "" {
-		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		top += p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -56,7 +64,7 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 			return files, err
 		}
 		dc := draw.New(c)
-		p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+		p.Draw(draw.Crop(dc, 0, -lw, 0, -margin))
 		legend.Draw(draw.Crop(dc, w+gap, 0, 0, -top))
 		if err := writeCanvas(c, path); err != nil {
 			return files, fmt.Errorf("write %s: %w", path, err)
