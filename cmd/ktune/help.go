@@ -12,7 +12,9 @@ import (
 func init() { helpTopics["spec"] = spec.Doc }
 
 func printStrategies(w io.Writer) {
-	fmt.Fprintln(w, "Search strategies (choose with --strategy NAME, set options with --option name=value):")
+	fmt.Fprintln(w, "Search strategies: choose one with --strategy NAME and set its options with --option name=value")
+	fmt.Fprintln(w, "(repeatable), or write both at once as --strategy 'NAME:OPT=VALUE;OPT=VALUE', the form")
+	fmt.Fprintln(w, "'ktune bench --strategies' takes. Choices are matched in any case (hamming = Hamming).")
 	for _, name := range strategy.Names() {
 		f, _ := strategy.Lookup(name)
 		fmt.Fprintf(w, "\n%s\n", name)
