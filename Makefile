@@ -11,12 +11,17 @@ FUZZ_TARGETS = \
 	./spec:FuzzParse \
 	./spec:FuzzReadNPY
 
-.PHONY: build test check unit fuzz bench clean
+# The packages whose goroutines share state (the pipeline's supervisor and pre-compilers,
+# the tuning session, the benchmark's workers, the simulator, the results store) run
+# again under the race detector.
+RACE_PACKAGES = ./worker ./tuning ./benchmark ./simulator ./store/... ./runner
+
+.PHONY: build test check unit race fuzz bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/ktune ./cmd/ktune
 
-test: check unit fuzz
+test: check unit race fuzz
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -26,6 +31,13 @@ check:
 
 unit:
 	$(GO) test -count=1 ./...
+
+# The race detector needs cgo and a C compiler; without them it is skipped, saying so.
+race:
+	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1; then \
+		echo "$(GO) test -race -short -count=1 $(RACE_PACKAGES)"; \
+		$(GO) test -race -short -count=1 $(RACE_PACKAGES); \
+	else echo "race: skipped (the race detector needs cgo and a C compiler)"; fi
 
 # Each fuzz target runs briefly; FUZZTIME=5m make fuzz for a longer local run.
 fuzz:
