@@ -49,23 +49,6 @@ func EvalValues(src string) ([]space.Value, error) {
 	return out, nil
 }
 
-// EvalConst evaluates an expression without free names to one value.
-func EvalConst(src string) (space.Value, error) {
-	n, err := Parse(src)
-	if err != nil {
-		return space.Value{}, err
-	}
-	v, err := interp(n, nil)
-	if err != nil {
-		return space.Value{}, wrapEval(src, err)
-	}
-	val, err := toValue(v)
-	if err != nil {
-		return space.Value{}, &Error{Expr: src, Pos: 0, Msg: err.Error()}
-	}
-	return val, nil
-}
-
 func wrapEval(src string, err error) error {
 	if e, ok := err.(*evalErr); ok {
 		return &Error{Expr: src, Pos: e.pos, Msg: e.msg}

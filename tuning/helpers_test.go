@@ -9,7 +9,6 @@ import (
 	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
-	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -91,12 +90,3 @@ func (f strategyFunc) Run(ctx context.Context, p strategy.Problem) error { retur
 type sinkFunc func(ctx context.Context, e result.Evaluation) error
 
 func (f sinkFunc) Record(ctx context.Context, e result.Evaluation) error { return f(ctx, e) }
-
-// configs returns the configurations of a history, for comparing runs.
-func configs(h []tuning.Evaluated) []space.Config {
-	out := make([]space.Config, len(h))
-	for i, e := range h {
-		out[i] = e.Config
-	}
-	return out
-}
