@@ -123,6 +123,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}); err != nil {
+		return err
+	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "bench"); err != nil {
 		return err
 	}

@@ -97,6 +97,13 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	outPath := *out
+	if outPath == "" {
+		outPath = *name + ".defaults.json"
+	}
+	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}); err != nil {
+		return err
+	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
 		return err
 	}
@@ -113,10 +120,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	d := res.Defaults()
 	d.Mode, d.Fitness = mode.String(), fitness.String()
-	path := *out
-	if path == "" {
-		path = *name + ".defaults.json"
-	}
+	path := outPath
 	if err := d.Save(path); err != nil {
 		return err
 	}

@@ -451,3 +451,32 @@ func TestStrategyEntryCarriesOptionsLikeBench(t *testing.T) {
 		t.Errorf("an option given twice: exit %d: %s", code, errOut)
 	}
 }
+
+// Outputs are checked before the work: a missing folder is created, and a path that cannot
+// be written stops the command at once, not after the benchmark.
+func TestOutputsAreCheckedBeforeTheWork(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "new", "folder", "cells.csv")
+	_, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "5", "--repeats", "2", "--csv", csvPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if data, err := os.ReadFile(csvPath); err != nil || !strings.Contains(string(data), "kerneltuner_pnpoly/RTX_2080_Ti") {
+		t.Fatalf("the CSV in a new folder: %v\n%s", err, data)
+	}
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"bench", pnpoly, "--strategies", "random", "--budgets", "5", "--repeats", "2", "--plot", file},
+		{"bench", pnpoly, "--strategies", "random", "--budgets", "5", "--repeats", "2", "--csv", filepath.Join(file, "cells.csv")},
+		{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent", "--budgets", "5", "--repeats", "2", "--out", dir},
+		{"report", pnpoly, "-o", filepath.Join(file, "page.html")},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code == 0 || !strings.Contains(errOut, file[:len(dir)]) || strings.Contains(errOut, "mean fraction") {
+			t.Errorf("%s: exit %d: %s", args[0], code, errOut)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all" // registers every result format
@@ -31,4 +33,38 @@ func recordedSpace(rec *result.Recording) (*space.Space, error) {
 		return nil, err
 	}
 	return sim.Space(), nil
+}
+
+// checkOutputs makes sure that each named output (a file, or with dir a folder) can be
+// written before a long computation starts, creating the folders it needs, so that an
+// hour of benchmark is not lost to a typo in --csv at the end. Empty paths are skipped.
+func checkOutputs(outputs ...output) error {
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		dir := o.path
+		if !o.dir {
+			if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
+				return fmt.Errorf("%s %s: is a folder, want a file", o.flag, o.path)
+			}
+			dir = filepath.Dir(o.path)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+		}
+		f, err := os.CreateTemp(dir, ".ktune-write-check-*")
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write there: %w", o.flag, o.path, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
+}
+
+// output is a path a command will write, named by its flag for errors.
+type output struct {
+	flag, path string
+	dir        bool
 }

@@ -65,6 +65,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if o.Analysis.Neighbourhood, err = space.ParseNeighbourhood(*nbName); err != nil || o.Analysis.Neighbourhood == space.StrictlyAdjacent {
 		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", *nbName)
 	}
+	if err := checkOutputs(output{"-o", *out, false}); err != nil {
+		return err
+	}
 	arg := pos[0]
 	var page *report.Page
 	name := arg
