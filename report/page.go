@@ -104,7 +104,8 @@ table.kv td:first-child { white-space: nowrap; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
-figure img { max-width: 100%; width: 36em; border: 1px solid #eee; }
+figure img { max-width: 100%; width: 34em; border: 1px solid #eee; }
+figure { max-width: 34em; }
 figcaption { font-size: 0.85em; color: #444; }
 footer { margin-top: 3em; color: #777; font-size: 0.8em; }
 </style>
