@@ -117,6 +117,10 @@ type Config struct {
 	Seed       uint64 // run i of every cell uses Seed+i, so strategies face the same seeds
 	Workers    int    // parallel runs; 0 for all cores
 	Progress   func(Progress)
+	// ByBudget runs budget by budget (every space and strategy at the first budget, then
+	// at the next) instead of space by space, so that an interrupted run holds whole
+	// budgets, which is what hypertune selects by. The cells are the same either way.
+	ByBudget bool
 }
 
 // Progress is how far Run is, reported after every run: the cells finished, and the
@@ -155,39 +159,56 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	for _, b := range cfg.Budgets {
 		at.TotalEvaluations += len(cfg.Strategies) * len(cfg.Spaces) * cfg.Repeats * b
 	}
+	type job struct {
+		sp Space
+		b  int
+	}
+	var jobs []job
+	if cfg.ByBudget {
+		for _, b := range cfg.Budgets {
+			for _, sp := range cfg.Spaces {
+				jobs = append(jobs, job{sp, b})
+			}
+		}
+	} else {
+		for _, sp := range cfg.Spaces {
+			for _, b := range cfg.Budgets {
+				jobs = append(jobs, job{sp, b})
+			}
+		}
+	}
 	base := 0 // evaluations budgeted by the cells finished
 	var cells []Cell
-	for _, sp := range cfg.Spaces {
-		for _, b := range cfg.Budgets {
-			for _, st := range cfg.Strategies {
-				opts := simulator.RepeatOptions{
-					Strategy: st.Name, StrategyOptions: st.OptionsFor(b), Budget: b,
-					Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,
-				}
-				if cfg.Progress != nil {
-					opts.Progress = func(done, _ int, _ float64) {
-						at.Evaluations = base + done*b
-						cfg.Progress(at)
-					}
-				}
-				sum, err := simulator.Repeat(ctx, sp.Sim, opts)
-				if err != nil {
-					return cells, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
-				}
-				c := Cell{Strategy: st.DisplayName(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
-					StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}
-				if sum.MeanEvaluations > 0 {
-					c.MicrosPerEvaluation = sum.MeanWallMS * 1e3 / sum.MeanEvaluations
-				}
-				for _, r := range sum.Runs {
-					c.Fractions = append(c.Fractions, r.Fraction)
-				}
-				cells = append(cells, c)
-				base += cfg.Repeats * b
-				at.Cells, at.Evaluations = len(cells), base
-				if cfg.Progress != nil {
+	for _, j := range jobs {
+		sp, b := j.sp, j.b
+		for _, st := range cfg.Strategies {
+			opts := simulator.RepeatOptions{
+				Strategy: st.Name, StrategyOptions: st.OptionsFor(b), Budget: b,
+				Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,
+			}
+			if cfg.Progress != nil {
+				opts.Progress = func(done, _ int, _ float64) {
+					at.Evaluations = base + done*b
 					cfg.Progress(at)
 				}
+			}
+			sum, err := simulator.Repeat(ctx, sp.Sim, opts)
+			if err != nil {
+				return cells, fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
+			}
+			c := Cell{Strategy: st.DisplayName(), Space: sp.Name, Budget: b, MeanFraction: sum.MeanFraction,
+				StdFraction: sum.StdFraction, MeanEvaluations: sum.MeanEvaluations}
+			if sum.MeanEvaluations > 0 {
+				c.MicrosPerEvaluation = sum.MeanWallMS * 1e3 / sum.MeanEvaluations
+			}
+			for _, r := range sum.Runs {
+				c.Fractions = append(c.Fractions, r.Fraction)
+			}
+			cells = append(cells, c)
+			base += cfg.Repeats * b
+			at.Cells, at.Evaluations = len(cells), base
+			if cfg.Progress != nil {
+				cfg.Progress(at)
 			}
 		}
 	}

@@ -193,10 +193,14 @@ type HypertuneResult struct {
 	Settings []Setting `json:"settings"`
 	Cells    []Cell    `json:"cells"` // Cell.Strategy is the setting's label
 	Choices  []Choice  `json:"choices"`
+	// Unfinished lists the budgets an interrupted run did not finish: they have cells of
+	// some spaces, or none, and no choice.
+	Unfinished []int `json:"unfinished_budgets,omitempty"`
 }
 
-// Hypertune runs every setting of the grid on every space at every budget and selects one
-// setting per budget with Select.
+// Hypertune runs every setting of the grid on every space at every budget, budget by
+// budget, and selects one setting per budget with Select. When ctx ends first, it returns
+// the choices of the budgets finished and the cells run, with ctx's error.
 func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, error) {
 	if len(cfg.Grid) == 0 {
 		return nil, errors.New("hypertune: empty grid")
@@ -215,10 +219,13 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 		res.Spaces = append(res.Spaces, sp.Name)
 	}
 	cells, err := Run(ctx, Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets,
-		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress})
-	if err != nil {
+		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true})
+	if err != nil && (ctx.Err() == nil || len(cells) == 0) {
 		return nil, err
 	}
+	// Interrupted, the budgets run to the end (Run goes budget by budget) still get their
+	// choice; the result comes back with the error.
+	interrupted := err
 	res.Cells = cells
 	type key struct {
 		setting, space string
@@ -231,12 +238,18 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	for _, b := range cfg.Budgets {
 		means := make([][]float64, len(res.Settings))
 		stds := make([][]float64, len(res.Settings))
+		whole := true
 		for i, s := range res.Settings {
 			for _, sp := range res.Spaces {
-				c := byKey[key{s.Label, sp, b}]
+				c, ok := byKey[key{s.Label, sp, b}]
+				whole = whole && ok
 				means[i] = append(means[i], c.MeanFraction)
 				stds[i] = append(stds[i], c.StdFraction)
 			}
+		}
+		if !whole {
+			res.Unfinished = append(res.Unfinished, b)
+			continue
 		}
 		sel := Select(means, stds)
 		ch := Choice{Budget: b, Setting: sel.Index, Label: res.Settings[sel.Index].Label,
@@ -254,7 +267,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 		}
 		res.Choices = append(res.Choices, ch)
 	}
-	return res, nil
+	return res, interrupted
 }
 
 // Defaults returns the choices as a defaults file.

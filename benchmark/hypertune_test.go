@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -318,4 +319,43 @@ func loadSim(t *testing.T, path string, mode simulator.Mode) *simulator.Simulato
 		t.Fatal(err)
 	}
 	return sim
+}
+
+// Interrupted, hypertune keeps the choices of the budgets it finished (it runs budget by
+// budget), the same as a run of those budgets alone, and says which budgets are missing.
+func TestHypertuneInterruptedKeepsTheFinishedBudgets(t *testing.T) {
+	var spaces []Space
+	for _, p := range []string{"../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", "../testdata/benchmark_hub/convolution_milo/A100.json.gz"} {
+		spaces = append(spaces, Space{Name: filepath.Base(p), Sim: loadSim(t, p, simulator.Cartesian)})
+	}
+	grid, err := ParseGrid("neighbourhood=Hamming,adjacent;restart=true,false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces, Budgets: []int{25}, Repeats: 5, Seed: 3}
+	alone, err := Hypertune(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Budgets = []int{25, 50, 200}
+	cfg.Progress = func(p Progress) {
+		if p.Cells == 4*2+1 { // all of budget 25, and one cell of 50
+			cancel()
+		}
+	}
+	res, err := Hypertune(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("%v, %v", res, err)
+	}
+	if len(res.Choices) != 1 || res.Choices[0].Budget != 25 || !slices.Equal(res.Unfinished, []int{50, 200}) || len(res.Cells) != 9 {
+		t.Fatalf("choices %+v, unfinished %v, %d cells", res.Choices, res.Unfinished, len(res.Cells))
+	}
+	if got, want := res.Choices[0], alone.Choices[0]; got.Label != want.Label || got.MeanFraction != want.MeanFraction {
+		t.Errorf("budget 25 chose %s (%v) interrupted, %s (%v) alone", got.Label, got.MeanFraction, want.Label, want.MeanFraction)
+	}
+	if d := res.Defaults(); len(d.Budgets) != 1 || d.Budgets[0].Budget != 25 {
+		t.Errorf("the defaults of an interrupted run: %+v", d.Budgets)
+	}
 }

@@ -42,7 +42,9 @@ explicitly (--option, NAME:OPT=VALUE) win over the file's.
 the strategy's built-in grid is used (the values seed 000's Table III chose between), which
 ` + strings.Join(wrap("exists for "+strings.Join(benchmark.DefaultGridNames(), ", ")+".", 90), "\n") + `
 The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
-strategies' for each strategy's options.`,
+strategies' for each strategy's options. The grid runs budget by budget, so an interrupted
+hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them, writes
+them to --out (and the cells run to --csv and --json), and exits with status 130.`,
 		run: runHypertune,
 	})
 }
@@ -115,14 +117,25 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		defer p.finish()
 	}
 	res, err := benchmark.Hypertune(ctx, cfg)
+	var interrupted error
 	if err != nil {
-		return err
+		if res == nil {
+			return err
+		}
+		// Interrupted (Ctrl-C, SIGTERM): the budgets finished keep their choice, written
+		// as a defaults file of those budgets, and the cells run go to --csv and --json.
+		interrupted = fmt.Errorf("interrupted with %d of %d budgets finished (%w); the choices are of those",
+			len(res.Choices), len(cfg.Budgets), err)
+		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", interrupted)
 	}
-	d := res.Defaults()
-	d.Mode, d.Fitness = mode.String(), fitness.String()
-	path := outPath
-	if err := d.Save(path); err != nil {
-		return err
+	path := ""
+	if len(res.Choices) > 0 {
+		d := res.Defaults()
+		d.Mode, d.Fitness = mode.String(), fitness.String()
+		if err := d.Save(outPath); err != nil {
+			return err
+		}
+		path = outPath
 	}
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, res.Cells); err != nil {
@@ -130,16 +143,28 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *jsonOut {
-		return writeJSON(env, struct {
-			Mode     string `json:"mode"`
-			Fitness  string `json:"fitness"`
-			Defaults string `json:"defaults_file"`
+		note := ""
+		if interrupted != nil {
+			note = interrupted.Error()
+		}
+		if err := writeJSON(env, struct {
+			Mode        string `json:"mode"`
+			Fitness     string `json:"fitness"`
+			Defaults    string `json:"defaults_file,omitempty"`
+			Interrupted string `json:"interrupted,omitempty"`
 			*benchmark.HypertuneResult
-		}{mode.String(), fitness.String(), path, res})
+		}{mode.String(), fitness.String(), path, note, res}); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	printHypertune(env, res, mode, fitness)
-	fmt.Fprintf(env.stdout, "defaults: %s (use with --defaults %s)\n", path, path)
-	return nil
+	if path != "" {
+		fmt.Fprintf(env.stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+	} else {
+		fmt.Fprintf(env.stdout, "defaults: none written (no budget finished)\n")
+	}
+	return interrupted
 }
 
 // printHypertune writes one table per budget: settings by spaces, and the choice.
@@ -193,6 +218,9 @@ func printHypertune(env *cliEnv, res *benchmark.HypertuneResult, mode simulator.
 				fmt.Fprintf(w, " %9s\n", "never")
 			}
 		}
+	}
+	for _, b := range res.Unfinished {
+		fmt.Fprintf(w, "budget %d: not finished (interrupted), no choice\n", b)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -477,6 +478,69 @@ func TestOutputsAreCheckedBeforeTheWork(t *testing.T) {
 		_, errOut, code := ktune(t, args...)
 		if code == 0 || !strings.Contains(errOut, file[:len(dir)]) || strings.Contains(errOut, "mean fraction") {
 			t.Errorf("%s: exit %d: %s", args[0], code, errOut)
+		}
+	}
+}
+
+// cancelAt is a standard error that cancels once the progress line reports cells cells
+// finished: Ctrl-C at a known point of a benchmark.
+type cancelAt struct {
+	bytes.Buffer
+	cells  int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAt) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\r") {
+		var done, total int
+		if _, after, ok := strings.Cut(line, "evaluations, "); ok {
+			if _, err := fmt.Sscanf(after, "%d/%d cells", &done, &total); err == nil && done >= c.cells {
+				c.cancel()
+			}
+		}
+	}
+	return c.Buffer.Write(p)
+}
+
+// Ctrl-C during a benchmark or a hypertune keeps what finished: bench reports and writes
+// the cells it has, hypertune the choices of the budgets it finished, and both exit 130.
+func TestInterruptedBenchmarksKeepTheirWork(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"bench", pnpoly, convolution, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "200",
+			"--csv", filepath.Join(dir, "bench.csv")}, []string{"-"}},
+		{[]string{"hypertune", pnpoly, convolution, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent;restart=true,false",
+			"--budgets", "25,1600", "--repeats", "200", "--out", filepath.Join(dir, "firstmls.json"), "--csv", filepath.Join(dir, "hypertune.csv")},
+			[]string{"budget 25: ", "budget 1600: not finished (interrupted), no choice", "defaults: " + filepath.Join(dir, "firstmls.json")}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &cancelAt{cells: 4, cancel: cancel}
+		if tc.args[0] == "hypertune" {
+			stderr.cells = 8 // 4 settings x 2 spaces at the first budget
+		}
+		var stdout bytes.Buffer
+		code := run(ctx, append(tc.args, "--progress"), &stdout, stderr)
+		cancel()
+		if code != 130 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.args[0], code, stdout.String(), stderr.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("%s: the output lacks %q:\n%s", tc.args[0], w, stdout.String())
+			}
+		}
+	}
+	d, err := benchmark.LoadDefaults(filepath.Join(dir, "firstmls.json"))
+	if err != nil || len(d.Budgets) != 1 || d.Budgets[0].Budget != 25 {
+		t.Fatalf("the defaults file of the interrupted hypertune: %+v, %v", d, err)
+	}
+	for name, unfinished := range map[string]string{"bench.csv": "convolution_milo/A100,firstmls,1600,", "hypertune.csv": ",1600,"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !strings.Contains(string(data), ",25,") || strings.Contains(string(data), unfinished) {
+			t.Errorf("%s: %v\n%s", name, err, data)
 		}
 	}
 }
