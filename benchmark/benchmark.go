@@ -121,6 +121,9 @@ type Config struct {
 	// at the next) instead of space by space, so that an interrupted run holds whole
 	// budgets, which is what hypertune selects by. The cells are the same either way.
 	ByBudget bool
+	// Done holds cells finished before, by an earlier run of the same strategies, seed and
+	// repeats (see Reusable): they are not run again, and come back in their place.
+	Done []Cell
 }
 
 // Progress is how far Run is, reported after every run: the cells finished, and the
@@ -177,11 +180,25 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			}
 		}
 	}
+	type key struct {
+		space, strategy string
+		budget          int
+	}
+	done := make(map[key]Cell, len(cfg.Done))
+	for _, c := range cfg.Done {
+		done[key{c.Space, c.Strategy, c.Budget}] = c
+	}
 	base := 0 // evaluations budgeted by the cells finished
 	var cells []Cell
 	for _, j := range jobs {
 		sp, b := j.sp, j.b
 		for _, st := range cfg.Strategies {
+			if c, ok := done[key{sp.Name, st.DisplayName(), b}]; ok {
+				cells = append(cells, c)
+				base += cfg.Repeats * b
+				at.Cells, at.Evaluations = len(cells), base
+				continue
+			}
 			opts := simulator.RepeatOptions{
 				Strategy: st.Name, StrategyOptions: st.OptionsFor(b), Budget: b,
 				Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers,

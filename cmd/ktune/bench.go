@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,7 @@ func init() {
 		summary: "benchmark strategies on recorded spaces (seed 000's harness and competition)",
 		usage: `FILE... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
-          [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
+          [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json] [--resume FILE]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
@@ -43,7 +44,10 @@ whose cell in row r and column c counts the spaces and budgets where the column'
 beat the row's (Fig. 1: competition-low and competition-medium over all spaces, and
 competition-KERNEL-low and -medium per kernel when there are several kernels).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
-finished ("-" for the others) before exiting with status 130.
+finished ("-" for the others) before exiting with status 130. --resume FILE, with the
+--json output of an earlier benchmark (interrupted or not), takes from it the cells this one
+would compute again (the same strategy, options, seed and repeats give the same runs) and
+runs only the others.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -90,6 +94,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output (interrupted or not) already has from this file instead of running them again")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -130,6 +135,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
+	if *resume != "" {
+		if cfg.Done, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+			return err
+		}
+	}
 	if *showProgress || isTerminal(env.stderr) {
 		p := newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
@@ -185,16 +195,15 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			note = interrupted.Error()
 		}
 		if err := writeJSON(env, struct {
-			Interrupted string            `json:"interrupted,omitempty"`
-			Figures     []string          `json:"figures,omitempty"`
-			Mode        string            `json:"mode"`
-			Fitness     string            `json:"fitness"`
-			Alpha       float64           `json:"alpha"`
-			Split       int               `json:"split"`
-			Cells       []benchmark.Cell  `json:"cells"`
-			Kernels     []benchmark.Cell  `json:"kernels,omitempty"`
-			Scores      []benchmark.Score `json:"competition"`
-		}{note, figures, mode.String(), fitness.String(), *alpha, *split, cells, kernelCells, scores}); err != nil {
+			Interrupted string   `json:"interrupted,omitempty"`
+			Figures     []string `json:"figures,omitempty"`
+			benchmark.RunInfo
+			Alpha   float64           `json:"alpha"`
+			Split   int               `json:"split"`
+			Cells   []benchmark.Cell  `json:"cells"`
+			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
+			Scores  []benchmark.Score `json:"competition"`
+		}{note, figures, benchmark.Describe(cfg, mode.String(), fitness.String()), *alpha, *split, cells, kernelCells, scores}); err != nil {
 			return err
 		}
 		return interrupted
@@ -253,8 +262,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(w, "  %-*s %10.2f µs\n", width, name, us/evals)
 		}
 	}
-	fmt.Fprintf(w, "wall time: %.1f s for %d runs on %d workers\n", time.Since(start).Seconds(),
-		len(cells)**repeats, workersOrCores(*workers))
+	fmt.Fprintf(w, "wall time: %.1f s for %d runs on %d workers", time.Since(start).Seconds(),
+		(len(cells)-len(cfg.Done))**repeats, workersOrCores(*workers))
+	if len(cfg.Done) > 0 {
+		fmt.Fprintf(w, " (and %d cells taken from %s)", len(cfg.Done), *resume)
+	}
+	fmt.Fprintln(w)
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
@@ -355,6 +368,35 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, 
 		printWarnings(warn, cmd, warnings[i])
 	}
 	return out, nil
+}
+
+// resumeCells reads an earlier 'ktune bench --json' output and returns the cells of it
+// that this benchmark would compute again, saying on w how many it takes and leaves.
+func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	var prev struct {
+		benchmark.RunInfo
+		Cells []benchmark.Cell `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &prev); err != nil {
+		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
+	}
+	if prev.Repeats == 0 || prev.Mode == "" {
+		return nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
+	}
+	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
+	if err != nil {
+		return nil, fmt.Errorf("--resume %s: %w", path, err)
+	}
+	fmt.Fprintf(w, "ktune bench: %d cells taken from %s", len(done), path)
+	if skipped > 0 {
+		fmt.Fprintf(w, "; %d of its cells are not of this benchmark (other strategies, options, spaces or budgets) and are left out", skipped)
+	}
+	fmt.Fprintln(w)
+	return done, nil
 }
 
 func writeBenchCSV(path string, cells []benchmark.Cell) error {

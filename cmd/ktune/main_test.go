@@ -544,3 +544,30 @@ func TestInterruptedBenchmarksKeepTheirWork(t *testing.T) {
 		}
 	}
 }
+
+// bench --resume takes the cells of an earlier --json output and prints the tables a whole
+// benchmark prints.
+func TestBenchResumesFromItsJSON(t *testing.T) {
+	early := filepath.Join(t.TempDir(), "early.json")
+	common := []string{"bench", pnpoly, "--strategies", "random,adj=firstmls:neighbourhood=adjacent", "--repeats", "5"}
+	out, errOut, code := ktune(t, append(common, "--budgets", "20", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(early, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resumed, errOut, code := ktune(t, append(common, "--budgets", "20,40", "--resume", early)...)
+	if code != 0 || !strings.Contains(errOut, "2 cells taken from") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	whole, _, _ := ktune(t, append(common, "--budgets", "20,40")...)
+	tables := func(s string) string { before, _, _ := strings.Cut(s, "cost:"); return before }
+	if tables(resumed) != tables(whole) {
+		t.Errorf("resumed:\n%s\nwhole:\n%s", resumed, whole)
+	}
+	_, errOut, code = ktune(t, append(common, "--budgets", "20,40", "--seed", "2", "--resume", early)...)
+	if code == 0 || !strings.Contains(errOut, "seed 1") {
+		t.Errorf("another seed: exit %d: %s", code, errOut)
+	}
+}
