@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ktune/ktune/strategy"
@@ -158,6 +159,7 @@ type HypertuneConfig struct {
 	Seed     uint64 // run i of every cell uses Seed+i: all settings face the same seeds
 	Workers  int
 	Progress func(Progress)
+	Done     []Cell // cells of an earlier run to take instead of running them (ReusableTuning)
 }
 
 // Setting is one combination of the grid's values.
@@ -190,6 +192,7 @@ type HypertuneResult struct {
 	Grid     Grid      `json:"grid"`
 	Spaces   []string  `json:"spaces"`
 	Repeats  int       `json:"repeats"`
+	Seed     uint64    `json:"seed"`
 	Settings []Setting `json:"settings"`
 	Cells    []Cell    `json:"cells"` // Cell.Strategy is the setting's label
 	Choices  []Choice  `json:"choices"`
@@ -205,7 +208,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	if len(cfg.Grid) == 0 {
 		return nil, errors.New("hypertune: empty grid")
 	}
-	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats}
+	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats, Seed: cfg.Seed}
 	var strategies []Strategy
 	for _, opts := range cfg.Grid.Settings() {
 		label := cfg.Grid.settingLabel(opts)
@@ -219,7 +222,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 		res.Spaces = append(res.Spaces, sp.Name)
 	}
 	cells, err := Run(ctx, Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets,
-		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true})
+		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true, Done: cfg.Done})
 	if err != nil && (ctx.Err() == nil || len(cells) == 0) {
 		return nil, err
 	}
@@ -407,4 +410,35 @@ func Select(means, stds [][]float64) Selection {
 		}
 	}
 	return sel
+}
+
+// ReusableTuning returns the cells of an earlier hypertune (prev) that cfg would compute
+// again: of a setting (its label spells its options), space and budget cfg runs. It is an
+// error for the two to differ in strategy, seed or repeats; skipped counts the cells left
+// out.
+func ReusableTuning(cfg HypertuneConfig, prev *HypertuneResult) (reused []Cell, skipped int, err error) {
+	switch {
+	case prev.Strategy != cfg.Strategy:
+		return nil, 0, fmt.Errorf("it tuned %s, this run %s", prev.Strategy, cfg.Strategy)
+	case prev.Seed != cfg.Seed:
+		return nil, 0, fmt.Errorf("it ran with seed %d, this run with seed %d", prev.Seed, cfg.Seed)
+	case prev.Repeats != cfg.Repeats:
+		return nil, 0, fmt.Errorf("it ran %d repeats, this run %d", prev.Repeats, cfg.Repeats)
+	}
+	labels := map[string]bool{}
+	for _, opts := range cfg.Grid.Settings() {
+		labels[cfg.Grid.settingLabel(opts)] = true
+	}
+	spaces := map[string]bool{}
+	for _, sp := range cfg.Spaces {
+		spaces[sp.Name] = true
+	}
+	for _, c := range prev.Cells {
+		if !labels[c.Strategy] || !spaces[c.Space] || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
+			skipped++
+			continue
+		}
+		reused = append(reused, c)
+	}
+	return reused, skipped, nil
 }

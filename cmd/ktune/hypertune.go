@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -18,7 +21,7 @@ func init() {
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
 		usage: `FILE... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
-          [--out FILE] [--csv OUT] [--json]
+          [--out FILE] [--csv OUT] [--json] [--resume FILE]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
 T4 or KTT files), as seed 000 chose its Table III (section VI-A). Every combination of the
@@ -44,7 +47,10 @@ the strategy's built-in grid is used (the values seed 000's Table III chose betw
 The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
 strategies' for each strategy's options. The grid runs budget by budget, so an interrupted
 hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them, writes
-them to --out (and the cells run to --csv and --json), and exits with status 130.`,
+them to --out (and the cells run to --csv and --json), and exits with status 130.
+--resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
+and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
+and budgets and runs only the others.`,
 		run: runHypertune,
 	})
 }
@@ -64,6 +70,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output already has from this file instead of running them again")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -108,6 +115,11 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
 		return err
+	}
+	if *resume != "" {
+		if cfg.Done, err = resumeTuning(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+			return err
+		}
 	}
 	if *showProgress || isTerminal(env.stderr) {
 		p := newProgress(env.stderr, "evaluations")
@@ -165,6 +177,39 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "defaults: none written (no budget finished)\n")
 	}
 	return interrupted
+}
+
+// resumeTuning reads an earlier 'ktune hypertune --json' output and returns the cells of
+// it that this run would compute again, saying on w how many it takes and leaves.
+func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	var prev struct {
+		Mode    string `json:"mode"`
+		Fitness string `json:"fitness"`
+		benchmark.HypertuneResult
+	}
+	if err := json.Unmarshal(data, &prev); err != nil {
+		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
+	}
+	if prev.Strategy == "" || prev.Repeats == 0 {
+		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
+	}
+	if prev.Mode != mode || prev.Fitness != fitness {
+		return nil, fmt.Errorf("--resume %s: it ran in %s mode with %s fitness, this run in %s mode with %s fitness", path, prev.Mode, prev.Fitness, mode, fitness)
+	}
+	done, skipped, err := benchmark.ReusableTuning(cfg, &prev.HypertuneResult)
+	if err != nil {
+		return nil, fmt.Errorf("--resume %s: %w", path, err)
+	}
+	fmt.Fprintf(w, "ktune hypertune: %d cells taken from %s", len(done), path)
+	if skipped > 0 {
+		fmt.Fprintf(w, "; %d of its cells are not of this grid (other settings, spaces or budgets) and are left out", skipped)
+	}
+	fmt.Fprintln(w)
+	return done, nil
 }
 
 // printHypertune writes one table per budget: settings by spaces, and the choice.

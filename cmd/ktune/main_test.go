@@ -571,3 +571,31 @@ func TestBenchResumesFromItsJSON(t *testing.T) {
 		t.Errorf("another seed: exit %d: %s", code, errOut)
 	}
 }
+
+// hypertune --resume takes the cells of an earlier --json output and chooses as a whole
+// run does.
+func TestHypertuneResumesFromItsJSON(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"hypertune", pnpoly, convolution, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent",
+		"--repeats", "4", "--out", filepath.Join(dir, "d.json")}
+	out, errOut, code := ktune(t, append(common, "--budgets", "20", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	early := filepath.Join(dir, "early.json")
+	if err := os.WriteFile(early, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resumed, errOut, code := ktune(t, append(common, "--budgets", "20,40", "--resume", early)...)
+	if code != 0 || !strings.Contains(errOut, "4 cells taken from") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	whole, _, _ := ktune(t, append(common, "--budgets", "20,40")...)
+	if resumed != whole {
+		t.Errorf("resumed:\n%s\nwhole:\n%s", resumed, whole)
+	}
+	_, errOut, code = ktune(t, append(common, "--budgets", "20,40", "--repeats", "5", "--resume", early)...)
+	if code == 0 || !strings.Contains(errOut, "4 repeats") {
+		t.Errorf("other repeats: exit %d: %s", code, errOut)
+	}
+}
