@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -330,6 +331,18 @@ func parseBudgets(list string) ([]int, error) {
 // simulator noticed without failing (an unclosed cache file read up to its last whole
 // entry, say) is written to warn, file by file in the order given.
 func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, warn io.Writer, cmd string) ([]benchmark.Space, error) {
+	// The tables, the competition and --resume tell spaces apart by name.
+	named := map[string]string{}
+	for _, f := range files {
+		name := spaceName(f)
+		if other, dup := named[name]; dup {
+			if sameFile(f, other) {
+				return nil, fmt.Errorf("%s is given twice", f)
+			}
+			return nil, fmt.Errorf("%s and %s are both named %s (folder/file), which tells spaces apart in the tables and the competition: rename or move one", other, f, name)
+		}
+		named[name] = f
+	}
 	out := make([]benchmark.Space, len(files))
 	errs := make([]error, len(files))
 	warnings := make([][]string, len(files))
@@ -368,6 +381,16 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, 
 		printWarnings(warn, cmd, warnings[i])
 	}
 	return out, nil
+}
+
+// sameFile reports whether two paths name one file.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
 }
 
 // resumeCells reads an earlier 'ktune bench --json' output and returns the cells of it

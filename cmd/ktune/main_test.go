@@ -599,3 +599,37 @@ func TestHypertuneResumesFromItsJSON(t *testing.T) {
 		t.Errorf("other repeats: exit %d: %s", code, errOut)
 	}
 }
+
+// Spaces are told apart by folder/file: one given twice, or two files of one name, stop
+// the benchmark before it mixes their cells.
+func TestBenchRefusesSpacesOfOneName(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(convolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{pnpoly, "./" + pnpoly}, "is given twice"},
+		{[]string{pnpoly, other}, "are both named kerneltuner_pnpoly/RTX_2080_Ti"},
+	} {
+		for _, cmd := range [][]string{{"bench", "--strategies", "random"}, {"hypertune", "--strategy", "firstmls", "--grid", "restart=true,false"}} {
+			args := append(append(cmd, tc.files...), "--budgets", "5", "--repeats", "2", "--out", filepath.Join(t.TempDir(), "d.json"))
+			if cmd[0] == "bench" {
+				args = args[:len(args)-2]
+			}
+			_, errOut, code := ktune(t, args...)
+			if code == 0 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%s %v: exit %d: %s", cmd[0], tc.files, code, errOut)
+			}
+		}
+	}
+}
