@@ -49,6 +49,9 @@ func ParseGrid(s string) (Grid, error) {
 			if v == "" {
 				return nil, fmt.Errorf("grid %q: option %s has an empty value", s, name)
 			}
+			if slices.Contains(p.Values, v) {
+				return nil, fmt.Errorf("grid %q: option %s lists %s twice", s, name, v)
+			}
 			p.Values = append(p.Values, v)
 		}
 		g = append(g, p)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -318,6 +319,9 @@ func parseBudgets(list string) ([]int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(b))
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("--budgets: %q is not a positive number", b)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("--budgets: %d is listed twice", v)
 		}
 		out = append(out, v)
 	}

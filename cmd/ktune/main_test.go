@@ -633,3 +633,14 @@ func TestBenchRefusesSpacesOfOneName(t *testing.T) {
 		}
 	}
 }
+
+func TestParseBudgets(t *testing.T) {
+	if got, err := parseBudgets("25, 50,1600"); err != nil || !slices.Equal(got, []int{25, 50, 1600}) {
+		t.Errorf("parseBudgets = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "-5", "25,x", "25,,50", "25,50,25"} {
+		if _, err := parseBudgets(bad); err == nil {
+			t.Errorf("parseBudgets(%q) accepted", bad)
+		}
+	}
+}
