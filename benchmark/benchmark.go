@@ -121,6 +121,9 @@ type Config struct {
 	// at the next) instead of space by space, so that an interrupted run holds whole
 	// budgets, which is what hypertune selects by. The cells are the same either way.
 	ByBudget bool
+	// Finished, when set, is called with the cells so far after each cell that ran, so
+	// that a caller can keep them somewhere safe (a checkpoint file) as the run goes.
+	Finished func(cells []Cell)
 	// Done holds cells finished before, by an earlier run of the same strategies, seed and
 	// repeats (see Reusable): they are not run again, and come back in their place.
 	Done []Cell
@@ -226,6 +229,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			at.Cells, at.Evaluations = len(cells), base
 			if cfg.Progress != nil {
 				cfg.Progress(at)
+			}
+			if cfg.Finished != nil {
+				cfg.Finished(cells)
 			}
 		}
 	}

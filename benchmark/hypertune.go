@@ -163,6 +163,9 @@ type HypertuneConfig struct {
 	Workers  int
 	Progress func(Progress)
 	Done     []Cell // cells of an earlier run to take instead of running them (ReusableTuning)
+	// Finished, when set, is called after each cell that ran with the result so far
+	// (settings, spaces and cells, no choices yet), for a checkpoint file.
+	Finished func(partial *HypertuneResult)
 }
 
 // Setting is one combination of the grid's values.
@@ -224,8 +227,17 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	for _, sp := range cfg.Spaces {
 		res.Spaces = append(res.Spaces, sp.Name)
 	}
+	var finished func([]Cell)
+	if cfg.Finished != nil {
+		finished = func(cells []Cell) {
+			partial := *res
+			partial.Cells = cells
+			cfg.Finished(&partial)
+		}
+	}
 	cells, err := Run(ctx, Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets,
-		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true, Done: cfg.Done})
+		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true, Done: cfg.Done,
+		Finished: finished})
 	if err != nil && (ctx.Err() == nil || len(cells) == 0) {
 		return nil, err
 	}

@@ -25,7 +25,8 @@ func init() {
 		summary: "benchmark strategies on recorded spaces (seed 000's harness and competition)",
 		usage: `FILE... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
-          [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json] [--resume FILE]
+          [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
+          [--checkpoint FILE] [--resume FILE]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
 budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
@@ -49,7 +50,9 @@ Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the ce
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this one
 would compute again (the same strategy, options, seed and repeats give the same runs) and
-runs only the others.
+runs only the others. --checkpoint FILE keeps FILE up to date with the finished cells as
+the benchmark goes (rewritten whole every 10 s and at the end), so that after a crash, a
+kill or a lost terminal the same command with --resume FILE goes on where it was.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -96,7 +99,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
-	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output (interrupted or not) already has from this file instead of running them again")
+	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
+	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -130,7 +134,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}); err != nil {
+	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}, output{"--checkpoint", *checkpointPath, false}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "bench"); err != nil {
@@ -149,8 +153,25 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
+	ckpt := newCheckpoint(*checkpointPath)
+	info := benchmark.Describe(cfg, mode.String(), fitness.String())
+	saved := func(cells []benchmark.Cell) any {
+		return struct {
+			benchmark.RunInfo
+			Cells []benchmark.Cell `json:"cells"`
+		}{info, slices.Clone(cells)}
+	}
+	if ckpt != nil {
+		cfg.Finished = func(cells []benchmark.Cell) { ckpt.update(saved(cells)) }
+	}
 	start := time.Now()
 	cells, err := benchmark.Run(ctx, cfg)
+	if len(cells) > 0 {
+		ckpt.pendingState(saved(cells))
+	}
+	if cerr := ckpt.flush(); cerr != nil {
+		fmt.Fprintf(env.stderr, "ktune bench: %v\n", cerr)
+	}
 	var interrupted error
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): what finished is reported, and written where

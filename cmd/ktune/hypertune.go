@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,7 +22,7 @@ func init() {
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
 		usage: `FILE... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
-          [--out FILE] [--csv OUT] [--json] [--resume FILE]
+          [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
 T4 or KTT files), as seed 000 chose its Table III (section VI-A). Every combination of the
@@ -50,7 +51,9 @@ hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them,
 them to --out (and the cells run to --csv and --json), and exits with status 130.
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
-and budgets and runs only the others.`,
+and budgets and runs only the others. --checkpoint FILE keeps FILE up to date with the
+finished cells as the grid goes (rewritten whole every 10 s and at the end), so that after a
+crash, a kill or a lost terminal the same command with --resume FILE goes on where it was.`,
 		run: runHypertune,
 	})
 }
@@ -70,7 +73,8 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
-	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output already has from this file instead of running them again")
+	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output or --checkpoint file already has from this file instead of running them again")
+	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -110,7 +114,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if outPath == "" {
 		outPath = *name + ".defaults.json"
 	}
-	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}); err != nil {
+	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}, output{"--checkpoint", *checkpointPath, false}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
@@ -128,7 +132,27 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
+	ckpt := newCheckpoint(*checkpointPath)
+	saved := func(r *benchmark.HypertuneResult) any {
+		return struct {
+			Mode    string `json:"mode"`
+			Fitness string `json:"fitness"`
+			*benchmark.HypertuneResult
+		}{mode.String(), fitness.String(), r}
+	}
+	if ckpt != nil {
+		cfg.Finished = func(partial *benchmark.HypertuneResult) {
+			partial.Cells = slices.Clone(partial.Cells)
+			ckpt.update(saved(partial))
+		}
+	}
 	res, err := benchmark.Hypertune(ctx, cfg)
+	if res != nil {
+		ckpt.pendingState(saved(res))
+	}
+	if cerr := ckpt.flush(); cerr != nil {
+		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", cerr)
+	}
 	var interrupted error
 	if err != nil {
 		if res == nil {

@@ -361,7 +361,7 @@ func TestBenchNamesTheFirstUnreadableSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing.json")
-	_, errOut, code := ktune(t, "bench", pnpoly, corrupt, pnpoly, missing, "--strategies", "random", "--budgets", "5", "--repeats", "2")
+	_, errOut, code := ktune(t, "bench", pnpoly, corrupt, convolution, missing, "--strategies", "random", "--budgets", "5", "--repeats", "2")
 	if code == 0 || !strings.Contains(errOut, "corrupt.json") || strings.Contains(errOut, "missing.json") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -281,5 +284,63 @@ func TestInterruptStopsCleanlyAndKeepsWhatWasMeasured(t *testing.T) {
 	}
 	if run.Status != store.StatusInterrupted || run.Evaluations < 2 {
 		t.Fatalf("run status %s with %d evaluations", run.Status, run.Evaluations)
+	}
+}
+
+// A benchmark killed outright (no chance to write anything at the end) keeps the cells in
+// its --checkpoint file, and the same command with --resume finishes with the tables of a
+// whole run. The same holds for hypertune.
+func TestKilledBenchmarksResumeFromTheirCheckpoint(t *testing.T) {
+	pnpoly, _ := filepath.Abs("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	conv, _ := filepath.Abs("../../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	for _, args := range [][]string{
+		{"bench", pnpoly, conv, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "100"},
+		{"hypertune", pnpoly, conv, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "25,1600", "--repeats", "100"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			ckpt := filepath.Join(dir, "checkpoint.json")
+			args := append(args, "--out", filepath.Join(dir, "d.json"))
+			if args[0] == "bench" {
+				args = args[:len(args)-2]
+			}
+			cmd := exec.Command(os.Args[0], append(args, "--checkpoint", ckpt)...)
+			cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for time.Now().Before(deadline) {
+				if _, err := os.Stat(ckpt); err == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			data, err := os.ReadFile(ckpt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var saved struct {
+				Cells []json.RawMessage `json:"cells"`
+			}
+			if err := json.Unmarshal(data, &saved); err != nil || len(saved.Cells) == 0 {
+				t.Fatalf("the checkpoint holds %d cells: %v", len(saved.Cells), err)
+			}
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), append(args, "--resume", ckpt, "--checkpoint", ckpt), &out, &errOut); code != 0 {
+				t.Fatalf("resumed: exit %d: %s", code, errOut.String())
+			}
+			if want := fmt.Sprintf("%d cells taken from", len(saved.Cells)); !strings.Contains(errOut.String(), want) {
+				t.Errorf("stderr lacks %q: %s", want, errOut.String())
+			}
+			var whole bytes.Buffer
+			run(context.Background(), args, &whole, io.Discard)
+			tables := func(s string) string { before, _, _ := strings.Cut(s, "cost:"); return before }
+			if tables(out.String()) != tables(whole.String()) {
+				t.Errorf("resumed:\n%s\nwhole:\n%s", out.String(), whole.String())
+			}
+		})
 	}
 }
