@@ -44,8 +44,14 @@ func lookup(name string) *command {
 	return nil
 }
 
+// stopSignals end a command the same way: Ctrl-C, a kill and a closed terminal (SIGHUP, a
+// dropped SSH session). What was measured is kept, and a run is marked interrupted so that
+// the same command resumes it. The worker processes, in the same process group, take the
+// same signals and stop with their parent.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

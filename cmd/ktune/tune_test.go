@@ -27,7 +27,7 @@ import (
 // that kill it.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" || os.Getenv("KTUNE_TEST_AS_MAIN") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
@@ -244,8 +244,16 @@ func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 	return out
 }
 
+// Ctrl-C, a kill (SIGTERM) and a closed terminal (SIGHUP) stop a run cleanly: what was
+// measured is stored, and the run is marked interrupted, to be resumed.
 func TestInterruptStopsCleanlyAndKeepsWhatWasMeasured(t *testing.T) {
 	needBackend(t, "c")
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { interruptTune(t, sig) })
+	}
+}
+
+func interruptTune(t *testing.T, sig os.Signal) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ktune.db")
 	specPath, _ := filepath.Abs("../../testdata/faulty/slow_c.yaml")
@@ -260,14 +268,14 @@ func TestInterruptStopsCleanlyAndKeepsWhatWasMeasured(t *testing.T) {
 	for time.Now().Before(deadline) && len(evaluationsOf(t, db)) < 2 {
 		time.Sleep(100 * time.Millisecond)
 	}
-	cmd.Process.Signal(os.Interrupt)
+	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("ktune did not stop within 20 s of Ctrl-C")
+		t.Fatalf("ktune did not stop within 20 s of %v", sig)
 	}
 	t.Logf("stderr: %s", stderr.String())
 	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(stderr.String(), "run the same command again") {
