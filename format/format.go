@@ -106,6 +106,9 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	return f.Read(bytes.NewReader(data), source)
 }
 
+// ErrUnknown is what Detect's error wraps when no registered format claims a file.
+var ErrUnknown = errors.New("unknown file format")
+
 // Detect returns the first registered format (by name) whose Sniff accepts data, the
 // decompressed content of source; the error names source and the formats tried.
 func Detect(data []byte, source string) (Format, error) {
@@ -130,7 +133,7 @@ func Detect(data []byte, source string) (Format, error) {
 	if len(want) > 0 {
 		hint = " (" + strings.Join(want, "; ") + ")"
 	}
-	return Format{}, fmt.Errorf("%s: unknown file format: %s; tried %s%s", source, describe(data), strings.Join(names, ", "), hint)
+	return Format{}, fmt.Errorf("%s: %w: %s; tried %s%s", source, ErrUnknown, describe(data), strings.Join(names, ", "), hint)
 }
 
 // describe says what data is, for a file no format claims: empty, not JSON, JSON broken

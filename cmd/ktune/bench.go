@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/simulator"
 )
 
@@ -23,14 +26,15 @@ func init() {
 	register(&command{
 		name:    "bench",
 		summary: "benchmark strategies on recorded spaces (seed 000's harness and competition)",
-		usage: `FILE... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
+		usage: `FILE|FOLDER... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
           [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
           [--checkpoint FILE] [--resume FILE]
 
-Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files) at every
-budget, --repeats times each (run i uses seed S+i for every strategy), and prints the mean
-and standard deviation of the fraction of the optimum reached, and whether every run used
+Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
+stands for every recording under it, other JSON files there are left out) at every budget,
+--repeats times each (run i uses seed S+i for every strategy), and prints the mean and
+standard deviation of the fraction of the optimum reached, and whether every run used
 its whole budget (cells that used less are listed; the CSV and JSON give every cell's
 mean evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090);
 the spaces of one folder are one kernel on several devices, and for every kernel with
@@ -351,24 +355,18 @@ func parseBudgets(list string) ([]int, error) {
 
 // loadSpaces opens recorded spaces for the harness, each named by its folder and file
 // ("kerneltuner_gemm/RTX_2080_Ti"), reading several files at once (one per core): a
-// recording of tens of thousands of configurations takes a second or two to decode. The
-// first file that fails, in the order given, is the error. What the readers and the
-// simulator noticed without failing (an unclosed cache file read up to its last whole
+// recording of tens of thousands of configurations takes a second or two to decode. A
+// folder stands for every .json and .json.gz file under it that is a recording (others,
+// such as space definitions, are left out, saying so); a file named on its own must be
+// one. The first file that fails, in the order given, is the error. What the readers and
+// the simulator noticed without failing (an unclosed cache file read up to its last whole
 // entry, say) is written to warn, file by file in the order given.
-func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, warn io.Writer, cmd string) ([]benchmark.Space, error) {
-	// The tables, the competition and --resume tell spaces apart by name.
-	named := map[string]string{}
-	for _, f := range files {
-		name := spaceName(f)
-		if other, dup := named[name]; dup {
-			if sameFile(f, other) {
-				return nil, fmt.Errorf("%s is given twice", f)
-			}
-			return nil, fmt.Errorf("%s and %s are both named %s (folder/file), which tells spaces apart in the tables and the competition: rename or move one", other, f, name)
-		}
-		named[name] = f
+func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, warn io.Writer, cmd string) ([]benchmark.Space, error) {
+	files, found, err := expandFolders(args)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]benchmark.Space, len(files))
+	spaces := make([]benchmark.Space, len(files))
 	errs := make([]error, len(files))
 	warnings := make([][]string, len(files))
 	next := make(chan int)
@@ -389,7 +387,7 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, 
 					errs[i] = fmt.Errorf("%s: %w", f, err)
 					continue
 				}
-				out[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
+				spaces[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
 				warnings[i] = append(rec.Warnings, sim.Warnings()...)
 			}
 		}()
@@ -399,13 +397,71 @@ func loadSpaces(files []string, mode simulator.Mode, fitness simulator.Fitness, 
 	}
 	close(next)
 	wg.Wait()
+	var out []benchmark.Space
+	var left []string
+	named := map[string]string{} // the tables, the competition and --resume tell spaces apart by name
 	for i, err := range errs {
 		if err != nil {
+			if found[files[i]] && errors.Is(err, format.ErrUnknown) {
+				left = append(left, files[i])
+				continue
+			}
 			return nil, err
 		}
+		f, name := files[i], spaces[i].Name
+		if other, dup := named[name]; dup {
+			if sameFile(f, other) {
+				return nil, fmt.Errorf("%s is given twice", f)
+			}
+			return nil, fmt.Errorf("%s and %s are both named %s (folder/file), which tells spaces apart in the tables and the competition: rename or move one", other, f, name)
+		}
+		named[name] = f
 		printWarnings(warn, cmd, warnings[i])
+		out = append(out, spaces[i])
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(warn, "ktune %s: %d files found in the folders are not recordings and are left out: %s\n", cmd, len(left), listSome(left, 5))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no recorded space in %s", strings.Join(args, ", "))
 	}
 	return out, nil
+}
+
+// expandFolders replaces each folder among args by the .json and .json.gz files under it,
+// in lexical order, and says which files came from a folder.
+func expandFolders(args []string) (files []string, found map[string]bool, err error) {
+	found = map[string]bool{}
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil || !fi.IsDir() {
+			files = append(files, a) // opening it says what is wrong
+			continue
+		}
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := strings.ToLower(d.Name())
+			if d.Type().IsRegular() && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz")) {
+				files = append(files, path)
+				found[path] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return files, found, nil
+}
+
+// listSome joins the first n of list, and says how many more there are.
+func listSome(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
 }
 
 // sameFile reports whether two paths name one file.

@@ -20,15 +20,15 @@ func init() {
 	register(&command{
 		name:    "hypertune",
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
-		usage: `FILE... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
+		usage: `FILE|FOLDER... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
           [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
-T4 or KTT files), as seed 000 chose its Table III (section VI-A). Every combination of the
-grid's option values (a setting) runs --repeats times on every space at every budget (run i
-uses seed S+i for every setting) and is scored by its mean fraction of the optimum. Then,
-per budget:
+T4 or KTT files; a folder stands for every recording under it), as seed 000 chose its Table
+III (section VI-A). Every combination of the grid's option values (a setting) runs
+--repeats times on every space at every budget (run i uses seed S+i for every setting) and
+is scored by its mean fraction of the optimum. Then, per budget:
   1. on each space, a setting is acceptable when its mean is within k * sigma of the best
      mean, sigma being the standard deviation of that best setting;
   2. the acceptable sets of all spaces are intersected;

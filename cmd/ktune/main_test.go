@@ -644,3 +644,52 @@ func TestParseBudgets(t *testing.T) {
 		}
 	}
 }
+
+// A folder stands for the recordings under it: other JSON files (space definitions) are
+// left out, saying so; a broken recording among them is still an error.
+func TestBenchTakesFolders(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, dst string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo(pnpoly, filepath.Join(dir, "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz"))
+	copyTo(convolution, filepath.Join(dir, "deeper", "convolution_milo", "A100.json.gz"))
+	copyTo(t1Conv, filepath.Join(dir, "definitions", "convolution_milo.json"))
+	copyTo("../../README.md", filepath.Join(dir, "README.md"))
+	out, errOut, code := ktune(t, "bench", dir, "--strategies", "random", "--budgets", "5", "--repeats", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"kerneltuner_pnpoly/RTX_2080_Ti (", "convolution_milo/A100 ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "1 files found in the folders are not recordings") || !strings.Contains(errOut, "convolution_milo.json") {
+		t.Errorf("no word of the file left out: %s", errOut)
+	}
+	broken := filepath.Join(dir, "broken", "cache.json")
+	if err := os.MkdirAll(filepath.Dir(broken), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {"1": {"a": "x", "time": 1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ktune(t, "bench", dir, "--strategies", "random", "--budgets", "5", "--repeats", "2"); code == 0 || !strings.Contains(errOut, "cache.json") {
+		t.Errorf("a broken recording in the folder: exit %d: %s", code, errOut)
+	}
+	empty := t.TempDir()
+	if _, errOut, code := ktune(t, "bench", empty, "--strategies", "random", "--budgets", "5", "--repeats", "2"); code == 0 || !strings.Contains(errOut, "no recorded space") {
+		t.Errorf("an empty folder: exit %d: %s", code, errOut)
+	}
+}
