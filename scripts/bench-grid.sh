@@ -15,11 +15,8 @@ data=${1:-../shared/data/spaces}
 go build -o bin/ktune ./cmd/ktune
 strategies=${2:-$(bin/ktune help strategies | awk '/^[a-z]/ && $1 !~ /^(bruteforce|bayes|smac|auto|saltelli)$/ {printf "%s%s", sep, $1; sep=","}')}
 mode=${3:-cartesian}
-mapfile -t files < <(find "$data" \( -name '*.json.gz' -o -name '*.json' \) \
-	-not -path '*/kernels/*' -not -path '*/bat/*' -not -name 'space.json' \
-	-not -name 'cltune_gemm_space.json' -not -name 'convolution.json' | sort)
-echo "${#files[@]} recorded spaces; strategies: $strategies; mode $mode" >&2
+echo "every recorded space under $data; strategies: $strategies; mode $mode" >&2
 start=$(date +%s.%N)
-bin/ktune bench "${files[@]}" --strategies "$strategies" --repeats 50 --mode "$mode" \
+bin/ktune bench "$data" --strategies "$strategies" --repeats 50 --mode "$mode" \
 	--budgets 25,50,100,200,400,800,1600
 echo "grid wall time: $(echo "$(date +%s.%N) - $start" | bc) s" >&2
