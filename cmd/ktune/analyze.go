@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -24,11 +26,12 @@ func init() {
 	register(&command{
 		name:    "analyze",
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
-		usage: `(FILE... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
+		usage: `(FILE|FOLDER... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
           [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
 
-Analyses recorded spaces (any format 'ktune import' reads) or runs in the results database
-(RUN: a run id), whole or partially explored.
+Analyses recorded spaces (any format 'ktune import' reads; a folder stands for every
+recording under it) or runs in the results database (RUN: a run id), whole or partially
+explored.
 
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
@@ -114,7 +117,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
 	}
-	inputs, err := analysisInputs(ctx, pos, f.runs, f.db)
+	inputs, err := analysisInputs(ctx, pos, f.runs, f.db, env.stderr)
 	if err != nil {
 		if err == errNoInput {
 			return usageErr(env, c, "give recorded files or --run")
@@ -188,8 +191,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 
 var errNoInput = fmt.Errorf("no input")
 
-// analysisInputs opens the recorded files and the stored runs to analyse.
-func analysisInputs(ctx context.Context, files []string, runs, db string) ([]analysis.Input, error) {
+// analysisInputs opens the recorded files (a folder stands for the recordings under it) and
+// the stored runs to analyse.
+func analysisInputs(ctx context.Context, files []string, runs, db string, warn io.Writer) ([]analysis.Input, error) {
 	var out []analysis.Input
 	// A bare number that names no file is a run id, as 'ktune report' reads it.
 	var names []string
@@ -200,12 +204,27 @@ func analysisInputs(ctx context.Context, files []string, runs, db string) ([]ana
 		}
 		names = append(names, f)
 	}
+	names, found, err := expandFolders(names)
+	if err != nil {
+		return nil, err
+	}
+	var left []string
 	for _, f := range names {
 		rec, err := openRecording(f)
+		if found[f] && errors.Is(err, format.ErrUnknown) {
+			left = append(left, f)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, analysis.Input{Name: spaceName(f), Rec: rec})
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(warn, "ktune analyze: %d files found in the folders are not recordings and are left out: %s\n", len(left), listSome(left, 5))
+	}
+	if len(names) > 0 && len(out) == 0 && runs == "" {
+		return nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
 	}
 	if runs != "" {
 		st, err := store.Open(ctx, db)

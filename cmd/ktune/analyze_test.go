@@ -98,6 +98,7 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		{[]string{"analyze", coulomb, "--objective", "joules"}, `no objective or metric named "joules"`},
 		{[]string{"analyze", coulomb, "--params", "nope"}, `no parameter "nope"`},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
+		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "run 1"},
 	} {
 		_, errOut, code := ktune(t, tt.args...)
