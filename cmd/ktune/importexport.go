@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,9 +18,10 @@ func init() {
 	register(&command{
 		name:    "import",
 		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
-		usage: `FILE... [--db PATH] [--json]
+		usage: `FILE|FOLDER... [--db PATH] [--json]
 
-Reads each file (plain or gzip; the format is detected from the content), reports its
+Reads each file (plain or gzip; the format is detected from the content; a folder stands for
+every recording under it, other JSON files there are left out), reports its
 configurations, valid configurations and best objective, and stores it as a run of kind
 "import" in the results database. An interrupted Kernel Tuner cache is read up to its last
 complete entry, with a warning. A file that cannot be read is reported with its position
@@ -50,12 +52,16 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	files, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if len(pos) == 0 {
 		return usageErr(env, c, "no files to import")
+	}
+	files, found, err := expandFolders(pos)
+	if err != nil {
+		return err
 	}
 	st, err := store.Open(ctx, *db)
 	if err != nil {
@@ -76,6 +82,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		Error      string   `json:"error,omitempty"`
 	}
 	var out []summary
+	var left []string
 	failed := 0
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -83,6 +90,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		s := summary{File: f}
 		rec, err := format.Open(f)
+		if found[f] && errors.Is(err, format.ErrUnknown) {
+			left = append(left, f) // a JSON file in a folder that is no recording
+			continue
+		}
 		if err == nil {
 			s.Format, s.Device, s.Kernel, s.Warnings = rec.Format, rec.Device, rec.Kernel, rec.Warnings
 			s.Configs, s.Valid = rec.Counts()
@@ -102,9 +113,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				fmt.Fprintf(env.stderr, "ktune import: %s\n", s.Error)
 				continue
 			}
-			for _, w := range s.Warnings {
-				fmt.Fprintf(env.stderr, "ktune import: warning: %s: %s\n", f, w)
-			}
+			printWarnings(env.stderr, "import", s.Warnings)
 			best := "none"
 			if s.Best != nil {
 				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
@@ -113,13 +122,19 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				f, s.Format, s.Kernel, s.Device, s.Configs, s.Valid, best, s.Run, *db)
 		}
 	}
+	if len(left) > 0 {
+		fmt.Fprintf(env.stderr, "ktune import: %d files found in the folders are not recordings and are left out: %s\n", len(left), listSome(left, 5))
+	}
 	if *jsonOut {
 		if err := writeJSON(env, out); err != nil {
 			return err
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d files could not be imported", failed, len(files))
+		return fmt.Errorf("%d of %d files could not be imported", failed, len(out))
+	}
+	if len(out) == 0 {
+		return fmt.Errorf("no recording to import in %s", strings.Join(pos, ", "))
 	}
 	return nil
 }

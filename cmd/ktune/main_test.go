@@ -693,3 +693,16 @@ func TestBenchTakesFolders(t *testing.T) {
 		t.Errorf("an empty folder: exit %d: %s", code, errOut)
 	}
 }
+
+// import takes folders as bench does: the recordings under them, the rest left out.
+func TestImportTakesFolders(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	out, errOut, code := ktune(t, "import", "../../testdata/benchmark_hub/kerneltuner_pnpoly", "../../testdata/t1/bat", "--db", db)
+	if code != 0 || !strings.Contains(out, "RTX_2080_Ti.json.gz: kerneltuner, cn_pnpoly") || !strings.Contains(out, "-> run 1") ||
+		!strings.Contains(errOut, "14 files found in the folders are not recordings") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, errOut, code := ktune(t, "import", "../../testdata/t1/bat", "--db", db); code == 0 || !strings.Contains(errOut, "no recording to import") {
+		t.Errorf("a folder without recordings: exit %d: %s", code, errOut)
+	}
+}
