@@ -88,7 +88,7 @@ scored by the recorded mean objective of the best configuration it found.`,
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("bench")
 	fs := newFlags(env, c)
-	names := fs.String("strategies", "random,bruteforce", "comma-separated entries NAME, NAME:OPT=VALUE;OPT=VALUE or LABEL=NAME[:...] (see above)")
+	names := fs.String("strategies", "auto,random", "comma-separated entries NAME, NAME:OPT=VALUE;OPT=VALUE or LABEL=NAME[:...] (see above); by default ktune's default strategy against random sampling")
 	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (evaluations)")
 	repeats := fs.Int("repeats", 50, "runs per strategy, space and budget")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
