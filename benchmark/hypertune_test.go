@@ -245,7 +245,10 @@ func TestParseStrategiesAndAttachDefaults(t *testing.T) {
 // Hypertune on two real recorded spaces with a small grid: four first-improvement MLS
 // settings, two budgets, five repeats. The choice per budget must be the one Select makes on
 // the cells, the setting needing the smallest k, and the defaults file must give it back.
-func TestHypertuneOnRecordedSpaces(t *testing.T) {
+// trainingSetup is the hypertune tests' training: point-in-polygon and a convolution in
+// cartesian mode, and firstmls's neighbourhood x restart.
+func trainingSetup(t *testing.T) ([]Space, Grid) {
+	t.Helper()
 	var spaces []Space
 	for _, p := range []string{"../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", "../testdata/benchmark_hub/convolution_milo/A100.json.gz"} {
 		spaces = append(spaces, Space{Name: filepath.Base(p), Sim: loadSim(t, p, simulator.Cartesian)})
@@ -254,6 +257,11 @@ func TestHypertuneOnRecordedSpaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return spaces, grid
+}
+
+func TestHypertuneOnRecordedSpaces(t *testing.T) {
+	spaces, grid := trainingSetup(t)
 	res, err := Hypertune(context.Background(), HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces,
 		Budgets: []int{25, 200}, Repeats: 5, Seed: 9})
 	if err != nil {
@@ -324,14 +332,7 @@ func loadSim(t *testing.T, path string, mode simulator.Mode) *simulator.Simulato
 // Interrupted, hypertune keeps the choices of the budgets it finished (it runs budget by
 // budget), the same as a run of those budgets alone, and says which budgets are missing.
 func TestHypertuneInterruptedKeepsTheFinishedBudgets(t *testing.T) {
-	var spaces []Space
-	for _, p := range []string{"../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", "../testdata/benchmark_hub/convolution_milo/A100.json.gz"} {
-		spaces = append(spaces, Space{Name: filepath.Base(p), Sim: loadSim(t, p, simulator.Cartesian)})
-	}
-	grid, err := ParseGrid("neighbourhood=Hamming,adjacent;restart=true,false")
-	if err != nil {
-		t.Fatal(err)
-	}
+	spaces, grid := trainingSetup(t)
 	cfg := HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces, Budgets: []int{25}, Repeats: 5, Seed: 3}
 	alone, err := Hypertune(context.Background(), cfg)
 	if err != nil {
