@@ -427,12 +427,14 @@ func Select(means, stds [][]float64) Selection {
 	return sel
 }
 
-// ReusableTuning returns the cells of an earlier hypertune (prev) that cfg would compute
-// again: of a setting (its label spells its options), space and budget cfg runs. It is an
-// error for the two to differ in strategy, seed or repeats; skipped counts the cells left
-// out.
-func ReusableTuning(cfg HypertuneConfig, prev *HypertuneResult) (reused []Cell, skipped int, err error) {
+// ReusableTuning returns the cells of an earlier hypertune (prev, run in prevMode with
+// prevFitness) that cfg, run in mode with fitness, would compute again: of a setting (its
+// label spells its options), space and budget cfg runs. It is an error for the two to
+// differ in mode, fitness, strategy, seed or repeats; skipped counts the cells left out.
+func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneResult, prevMode, prevFitness string) (reused []Cell, skipped int, err error) {
 	switch {
+	case prevMode != mode || prevFitness != fitness:
+		return nil, 0, fmt.Errorf("it ran in %s mode with %s fitness, this run in %s mode with %s fitness", prevMode, prevFitness, mode, fitness)
 	case prev.Strategy != cfg.Strategy:
 		return nil, 0, fmt.Errorf("it tuned %s, this run %s", prev.Strategy, cfg.Strategy)
 	case prev.Seed != cfg.Seed:

@@ -495,12 +495,18 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	fmt.Fprintf(w, "ktune bench: %d cells taken from %s", len(done), path)
+	reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)")
+	return done, nil
+}
+
+// reportTaken says how many cells --resume took from path, and how many it left out as
+// not of this what.
+func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string) {
+	fmt.Fprintf(w, "ktune %s: %d cells taken from %s", cmd, taken, path)
 	if skipped > 0 {
-		fmt.Fprintf(w, "; %d of its cells are not of this benchmark (other strategies, options, spaces or budgets) and are left out", skipped)
+		fmt.Fprintf(w, "; %d of its cells are not of this %s and are left out", skipped, what)
 	}
 	fmt.Fprintln(w)
-	return done, nil
 }
 
 func writeBenchCSV(path string, cells []benchmark.Cell) error {

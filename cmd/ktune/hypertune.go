@@ -221,18 +221,11 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if prev.Strategy == "" || prev.Repeats == 0 {
 		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
 	}
-	if prev.Mode != mode || prev.Fitness != fitness {
-		return nil, fmt.Errorf("--resume %s: it ran in %s mode with %s fitness, this run in %s mode with %s fitness", path, prev.Mode, prev.Fitness, mode, fitness)
-	}
-	done, skipped, err := benchmark.ReusableTuning(cfg, &prev.HypertuneResult)
+	done, skipped, err := benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	fmt.Fprintf(w, "ktune hypertune: %d cells taken from %s", len(done), path)
-	if skipped > 0 {
-		fmt.Fprintf(w, "; %d of its cells are not of this grid (other settings, spaces or budgets) and are left out", skipped)
-	}
-	fmt.Fprintln(w)
+	reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)")
 	return done, nil
 }
 
