@@ -194,14 +194,16 @@ type Choice struct {
 
 // HypertuneResult is the outcome of Hypertune: every cell and the choice per budget.
 type HypertuneResult struct {
-	Strategy string    `json:"strategy"`
-	Grid     Grid      `json:"grid"`
-	Spaces   []string  `json:"spaces"`
-	Repeats  int       `json:"repeats"`
-	Seed     uint64    `json:"seed"`
-	Settings []Setting `json:"settings"`
-	Cells    []Cell    `json:"cells"` // Cell.Strategy is the setting's label
-	Choices  []Choice  `json:"choices"`
+	Strategy string   `json:"strategy"`
+	Grid     Grid     `json:"grid"`
+	Spaces   []string `json:"spaces"`
+	// SpaceInfo tells the recordings apart from others of the same names, for --resume.
+	SpaceInfo []SpaceInfo `json:"space_info"`
+	Repeats   int         `json:"repeats"`
+	Seed      uint64      `json:"seed"`
+	Settings  []Setting   `json:"settings"`
+	Cells     []Cell      `json:"cells"` // Cell.Strategy is the setting's label
+	Choices   []Choice    `json:"choices"`
 	// Unfinished lists the budgets an interrupted run did not finish: they have cells of
 	// some spaces, or none, and no choice.
 	Unfinished []int `json:"unfinished_budgets,omitempty"`
@@ -227,6 +229,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	for _, sp := range cfg.Spaces {
 		res.Spaces = append(res.Spaces, sp.Name)
 	}
+	res.SpaceInfo = describeSpaces(cfg.Spaces)
 	var finished func([]Cell)
 	if cfg.Finished != nil {
 		finished = func(cells []Cell) {
@@ -446,10 +449,7 @@ func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneRe
 	for _, opts := range cfg.Grid.Settings() {
 		labels[cfg.Grid.settingLabel(opts)] = true
 	}
-	spaces := map[string]bool{}
-	for _, sp := range cfg.Spaces {
-		spaces[sp.Name] = true
-	}
+	spaces := sameSpaces(cfg.Spaces, prev.SpaceInfo)
 	for _, c := range prev.Cells {
 		if !labels[c.Strategy] || !spaces[c.Space] || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
 			skipped++

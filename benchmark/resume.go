@@ -17,6 +17,40 @@ type RunInfo struct {
 	Seed       uint64         `json:"seed"`
 	Repeats    int            `json:"repeats"`
 	Strategies []StrategyInfo `json:"strategies"`
+	Spaces     []SpaceInfo    `json:"spaces"`
+}
+
+// SpaceInfo tells a space's recording apart from another of the same name: a cell is
+// taken again only for a space of the same size and optimum.
+type SpaceInfo struct {
+	Name           string  `json:"name"`
+	Configurations int     `json:"configurations"`
+	Optimum        float64 `json:"optimum"`
+}
+
+// describeSpaces records the spaces a benchmark ran on.
+func describeSpaces(spaces []Space) []SpaceInfo {
+	out := make([]SpaceInfo, len(spaces))
+	for i, sp := range spaces {
+		opt, _ := sp.Sim.Optimum()
+		out[i] = SpaceInfo{Name: sp.Name, Configurations: sp.Sim.Space().Len(), Optimum: opt}
+	}
+	return out
+}
+
+// sameSpaces returns the names of the spaces of now that before describes alike.
+func sameSpaces(now []Space, before []SpaceInfo) map[string]bool {
+	was := map[string]SpaceInfo{}
+	for _, s := range before {
+		was[s.Name] = s
+	}
+	out := map[string]bool{}
+	for _, s := range describeSpaces(now) {
+		if w, ok := was[s.Name]; ok && w == s {
+			out[s.Name] = true
+		}
+	}
+	return out
 }
 
 // StrategyInfo is a strategy as it ran: its label and name, and its options at each
@@ -29,7 +63,7 @@ type StrategyInfo struct {
 
 // Describe records cfg's run.
 func Describe(cfg Config, mode, fitness string) RunInfo {
-	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats}
+	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats, Spaces: describeSpaces(cfg.Spaces)}
 	for _, st := range cfg.Strategies {
 		si := StrategyInfo{Label: st.DisplayName(), Name: st.Name}
 		for _, b := range cfg.Budgets {
@@ -46,8 +80,8 @@ func Describe(cfg Config, mode, fitness string) RunInfo {
 }
 
 // Reusable returns the cells of an earlier benchmark (prev, which ran cells) that cfg
-// would compute again: of a space, strategy and budget cfg runs, with the same strategy
-// name and options at that budget. It is an error for the two to differ in mode, fitness,
+// would compute again: of a space (the same recording: size and optimum), strategy and
+// budget cfg runs, with the same strategy name and options at that budget. It is an error for the two to differ in mode, fitness,
 // seed or repeats, which change every cell. skipped counts the cells left out.
 func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reused []Cell, skipped int, err error) {
 	switch {
@@ -66,10 +100,7 @@ func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reu
 	for _, st := range cfg.Strategies {
 		now[st.DisplayName()] = st
 	}
-	spaces := map[string]bool{}
-	for _, sp := range cfg.Spaces {
-		spaces[sp.Name] = true
-	}
+	spaces := sameSpaces(cfg.Spaces, prev.Spaces)
 	for _, c := range cells {
 		st, inNow := now[c.Strategy]
 		si, inBefore := before[c.Strategy]

@@ -74,6 +74,12 @@ func TestResumedBenchmarkEqualsAWholeOne(t *testing.T) {
 	if done, skipped, err := Reusable(other, "recorded", "deterministic", prev.RunInfo, prev.Cells); err != nil || len(done) != 1 || skipped != 2 {
 		t.Errorf("changed options: %d reusable (want random's 1), %d skipped, %v", len(done), skipped, err)
 	}
+	// Another recording under the same name: nothing is taken.
+	elsewhere := cfg
+	elsewhere.Spaces = []Space{{Name: "p", Sim: newSim(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz", simulator.Options{})}}
+	if done, skipped, err := Reusable(elsewhere, "recorded", "deterministic", prev.RunInfo, prev.Cells); err != nil || len(done) != 0 || skipped != 3 {
+		t.Errorf("another recording of the same name: %d reusable, %d skipped, %v", len(done), skipped, err)
+	}
 	for _, c := range []struct {
 		mutate func(*Config) (string, string)
 		want   string
