@@ -230,7 +230,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Cells   []benchmark.Cell  `json:"cells"`
 			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
 			Scores  []benchmark.Score `json:"competition"`
-		}{note, figures, benchmark.Describe(cfg, mode.String(), fitness.String()), *alpha, *split, cells, kernelCells, scores}); err != nil {
+		}{note, figures, info, *alpha, *split, cells, kernelCells, scores}); err != nil {
 			return err
 		}
 		return interrupted
