@@ -83,14 +83,14 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
 	fs.BoolVar(&f.secondOrder, "second-order", true, "also compute second-order (pair) Sobol indices")
 	fs.Float64Var(&f.pagerankTol, "pagerank-tol", 1e-6, "PageRank tolerance with networkx's rule (stop when the L1 change is below configurations x tol); smaller converges large spaces")
-	fs.IntVar(&f.bootstrap, "bootstrap", 200, "bootstrap resamples for the 95% intervals (0: none)")
+	countVar(fs, &f.bootstrap, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the 95% intervals (0: none)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap")
 	fs.StringVar(&f.bench, "bench", "", "'ktune bench --json' output: correlate C_p with the strategies' results across the spaces")
 	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
-	fs.IntVar(&f.graphNodes, "graph-nodes", 5000, "draw the flow graph of spaces with at most this many configurations (0: none)")
+	countVar(fs, &f.graphNodes, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.progress, "progress", false, "show progress even when standard error is not a terminal")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

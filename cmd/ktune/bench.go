@@ -90,7 +90,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	names := fs.String("strategies", "auto,random", "comma-separated entries NAME, NAME:OPT=VALUE;OPT=VALUE or LABEL=NAME[:...] (see above); by default ktune's default strategy against random sampling")
 	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (evaluations)")
-	repeats := fs.Int("repeats", 50, "runs per strategy, space and budget")
+	repeats := count(fs, "repeats", 50, 1, "runs", "runs per strategy, space and budget")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean, repeats cached) or stochastic (one recorded sample per evaluation, repeats cost budget)")
@@ -100,12 +100,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	split := fs.Int("split", benchmark.DefaultSplit, "largest budget of the competition's low range")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
-	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
+	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
-	files, err := parseFlags(fs, args)
+	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

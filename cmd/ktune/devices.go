@@ -33,7 +33,7 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("devices")
 	fs := newFlags(env, c)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

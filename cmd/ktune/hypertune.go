@@ -64,18 +64,18 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	name := fs.String("strategy", "", "the strategy whose options are tuned (required)")
 	gridFlag := fs.String("grid", "", "option values to combine, 'OPT=V1,V2;OPT=V1,V2' (default: the strategy's built-in grid)")
 	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (unique evaluations), one choice each")
-	repeats := fs.Int("repeats", 20, "runs per setting, space and budget (seed 000: 20)")
+	repeats := count(fs, "repeats", 20, 1, "runs", "runs per setting, space and budget (seed 000: 20)")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation, repeats cost budget)")
 	out := fs.String("out", "", "defaults file to write (default NAME.defaults.json)")
 	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
-	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
+	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
-	files, err := parseFlags(fs, args)
+	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

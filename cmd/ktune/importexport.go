@@ -52,7 +52,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	run := fs.Int64("run", 0, "export this run from the results database")
 	name := fs.String("format", "", "output format: kerneltuner or t4")
 	outPath := fs.String("o", "", "output file (default: standard output)")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

@@ -145,25 +145,34 @@ var errUsage = errors.New("usage error")
 // newFlags returns a flag set whose --help prints the command's usage to stdout.
 func newFlags(env *cliEnv, c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("ktune "+c.name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
-		w := env.stdout
-		fmt.Fprintf(w, "Usage: ktune %s %s\n\nFlags:\n", c.name, c.usage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(env.stderr)
-	}
+	// The flag package reports a bad flag itself and then calls Usage, which --help calls
+	// too: the whole usage goes to stdout for --help (parseFlags), and a bad flag gets the
+	// command's first usage line and where to read more, so that the error is not lost
+	// above pages of help.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
 }
 
+// printUsage prints the command's whole usage with its flags to w.
+func printUsage(w io.Writer, fs *flag.FlagSet, c *command) {
+	fmt.Fprintf(w, "Usage: ktune %s %s\n\nFlags:\n", c.name, c.usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
 // parseFlags parses flags placed anywhere among the arguments.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseFlags(env *cliEnv, c *command, fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				printUsage(env.stdout, fs, c)
 				return nil, err
 			}
+			fmt.Fprintf(env.stderr, "ktune %s: %v\nUsage: ktune %s %s\nRun 'ktune %s --help' for every flag.\n",
+				c.name, err, c.name, firstLine(c.usage), c.name)
 			return nil, errUsage
 		}
 		args = fs.Args()

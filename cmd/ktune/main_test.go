@@ -706,3 +706,34 @@ func TestImportTakesFolders(t *testing.T) {
 		t.Errorf("a folder without recordings: exit %d: %s", code, errOut)
 	}
 }
+
+// A count below its least value is refused as the flags are read, by every command, with
+// the flag named and the usage line, not after the work or with a panic (space sample
+// --n -1 panicked in makeslice).
+func TestBadCountsAreRefusedWhereTheFlagsAreRead(t *testing.T) {
+	for _, args := range [][]string{
+		{"space", "sample", "../../testdata/t1/cltune_gemm_full.json", "--n", "-1"},
+		{"space", "list", "../../testdata/t1/cltune_gemm_full.json", "--offset", "-5"},
+		{"simulate", pnpoly, "--budget", "-5"},
+		{"simulate", pnpoly, "--repeats", "0"},
+		{"simulate", pnpoly, "--workers", "-2"},
+		{"simulate", pnpoly, "--within", "1.5"},
+		{"bench", pnpoly, "--repeats", "-1"},
+		{"hypertune", pnpoly, "--strategy", "random", "--workers", "-1"},
+		{"tune", "x.yaml", "--precompilers", "-3"},
+		{"analyze", pnpoly, "--bootstrap", "-1"},
+		{"report", pnpoly, "--graph-nodes", "x"},
+	} {
+		flagName := args[len(args)-2]
+		_, stderr, code := ktune(t, args...)
+		if code != 2 || !strings.Contains(stderr, "ktune "+args[0]+": invalid value") ||
+			!strings.Contains(stderr, "flag "+flagName[1:]) || !strings.Contains(stderr, "Usage: ktune "+args[0]) ||
+			strings.Contains(stderr, "Flags:") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	_, stderr, code := ktune(t, "space", "list", "../../testdata/t1/cltune_gemm_full.json", "--offset", "241600")
+	if code != 1 || !strings.Contains(stderr, "the space has 241600 configurations") {
+		t.Errorf("offset past the space: exit %d, %s", code, stderr)
+	}
+}

@@ -102,19 +102,19 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	opts := optionList{}
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
-	budget := fs.Int("budget", 100, "evaluations per run (0: none)")
+	budget := count(fs, "budget", 100, 0, "evaluations", "evaluations per run (0: none)")
 	timeLimit := fs.Duration("time-limit", 0, "simulated time per run, e.g. 30s (0: none)")
-	within := fs.Float64("within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95")
-	repeats := fs.Int("repeats", 100, "number of runs")
+	within := share(fs, "within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95 (0: never)")
+	repeats := count(fs, "repeats", 100, 1, "runs", "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "recorded", "recorded or cartesian")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation)")
-	workers := fs.Int("workers", 0, "parallel runs (0: all cores)")
+	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	db := fs.String("db", defaultDB(), "results database, for --run")
 	run := fs.Int64("run", 0, "replay this imported run from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
 	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}

@@ -56,14 +56,14 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	var f spaceFlags
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.timeIt, "time", false, "time the construction")
-	fs.IntVar(&f.repeat, "repeat", 5, "constructions to time with --time")
-	fs.IntVar(&f.offset, "offset", 0, "list: first index")
-	fs.IntVar(&f.limit, "limit", 100, "list: configurations to print (0: all)")
-	fs.IntVar(&f.n, "n", 10, "sample: configurations to draw (without replacement)")
+	countVar(fs, &f.repeat, "repeat", 5, 1, "constructions", "constructions to time with --time")
+	countVar(fs, &f.offset, "offset", 0, 0, "configurations", "list: first index")
+	countVar(fs, &f.limit, "limit", 100, 0, "configurations", "list: configurations to print (0: all)")
+	countVar(fs, &f.n, "n", 10, 0, "configurations", "sample: configurations to draw (without replacement)")
 	fs.Uint64Var(&f.seed, "seed", 1, "sample: random seed")
 	fs.StringVar(&f.config, "config", "", `neighbours: the configuration, as "name=value,name=value,..."`)
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "Hamming", "neighbours: Hamming, adjacent or strictly-adjacent")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
 	}
@@ -102,12 +102,15 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	case "count":
 		return printSpaceSummary(env, path, s, timing, f)
 	case "list":
+		if f.offset > 0 && f.offset >= s.Len() {
+			return fmt.Errorf("--offset %d: the space has %d configurations (indices 0 to %d)", f.offset, s.Len(), s.Len()-1)
+		}
 		end := s.Len()
 		if f.limit > 0 {
 			end = min(end, f.offset+f.limit)
 		}
 		var idx []int
-		for i := max(f.offset, 0); i < end; i++ {
+		for i := f.offset; i < end; i++ {
 			idx = append(idx, i)
 		}
 		return printConfigs(env, s, idx, nil, f.jsonOut)

@@ -68,22 +68,19 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	opts := optionList{}
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
-	budget := fs.Int("budget", 0, "unique configurations to evaluate (0: no limit unless --time)")
+	budget := count(fs, "budget", 0, 0, "configurations", "unique configurations to evaluate (0: no limit unless --time)")
 	limit := fs.Duration("time", 0, "wall-clock time limit, e.g. 10m (0: none)")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
 	noPre := fs.Bool("no-precompile", false, "do not compile upcoming configurations ahead of time")
-	precompilers := fs.Int("precompilers", defaultPrecompilers(), "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
+	precompilers := count(fs, "precompilers", defaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
-	}
-	if *precompilers < 0 {
-		return usageErr(env, c, "--precompilers %d: want a number of workers, 0 or more", *precompilers)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))

@@ -31,7 +31,7 @@ func runWorker(ctx context.Context, env *cliEnv, args []string) error {
 	specPath := fs.String("spec", "", "kernel spec")
 	backend := fs.String("backend", "", "device backend")
 	index := fs.Int("device", 0, "device index")
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := parseFlags(env, c, fs, args); err != nil {
 		return err
 	}
 	return worker.ServeChild(ctx, func() (worker.Measurer, error) {
