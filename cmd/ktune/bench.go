@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -353,6 +354,10 @@ func parseBudgets(list string) ([]int, error) {
 	return out, nil
 }
 
+// errNoOptimum is a recording in which every configuration failed: a strategy's fraction
+// of the optimum means nothing on it.
+var errNoOptimum = errors.New("no configuration in it succeeded, so it has no optimum to measure a strategy against: leave it out")
+
 // loadSpaces opens recorded spaces for the harness, each named by its folder and file
 // ("kerneltuner_gemm/RTX_2080_Ti"), reading several files at once (one per core): a
 // recording of tens of thousands of configurations takes a second or two to decode. A
@@ -387,6 +392,10 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					errs[i] = fmt.Errorf("%s: %w", f, err)
 					continue
 				}
+				if opt, _ := sim.Optimum(); math.IsNaN(opt) {
+					errs[i] = fmt.Errorf("%s: %w", f, errNoOptimum)
+					continue
+				}
 				spaces[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
 				warnings[i] = append(rec.Warnings, sim.Warnings()...)
 			}
@@ -398,12 +407,16 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 	close(next)
 	wg.Wait()
 	var out []benchmark.Space
-	var left []string
+	var left, failed []string
 	named := map[string]string{} // the tables, the competition and --resume tell spaces apart by name
 	for i, err := range errs {
 		if err != nil {
 			if found[files[i]] && errors.Is(err, format.ErrUnknown) {
 				left = append(left, files[i])
+				continue
+			}
+			if found[files[i]] && errors.Is(err, errNoOptimum) {
+				failed = append(failed, files[i])
 				continue
 			}
 			return nil, err
@@ -422,8 +435,11 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 	if len(left) > 0 {
 		fmt.Fprintf(warn, "ktune %s: %d files found in the folders are not recordings and are left out: %s\n", cmd, len(left), listSome(left, 5))
 	}
+	if len(failed) > 0 {
+		fmt.Fprintf(warn, "ktune %s: %d recordings found in the folders have no successful configuration, so no optimum, and are left out: %s\n", cmd, len(failed), listSome(failed, 5))
+	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no recorded space in %s", strings.Join(args, ", "))
+		return nil, fmt.Errorf("no recorded space with a successful configuration in %s", strings.Join(args, ", "))
 	}
 	return out, nil
 }

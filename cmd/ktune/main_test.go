@@ -737,3 +737,43 @@ func TestBadCountsAreRefusedWhereTheFlagsAreRead(t *testing.T) {
 		t.Errorf("offset past the space: exit %d, %s", code, stderr)
 	}
 }
+
+// A recording in which every configuration failed has no optimum: bench and hypertune
+// refuse it before any work when it is named, and leave it out, saying so, when a folder
+// holds it (they used to run every other cell first, then fail and write nothing, and the
+// checkpoint failed on the NaN optimum).
+func TestBenchRefusesARecordingWithoutASuccess(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spaces")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	allFailed := filepath.Join(dir, "allfail.json")
+	if err := os.WriteFile(allFailed, []byte(`{"device_name":"D","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[32,64]},"cache":{"32":{"bx":32,"time":"CompilationFailedConfig"},"64":{"bx":64,"time":"CompilationFailedConfig"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(t.TempDir(), "ck.json")
+	for _, cmd := range [][]string{
+		{"bench", pnpoly, allFailed, "--budgets", "5", "--repeats", "2", "--strategies", "random", "--checkpoint", ckpt},
+		{"hypertune", pnpoly, allFailed, "--strategy", "firstmls", "--budgets", "5", "--repeats", "2", "--checkpoint", ckpt},
+	} {
+		stdout, stderr, code := ktune(t, cmd...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, allFailed+": no configuration in it succeeded") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s", cmd[0], code, stdout, stderr)
+		}
+		if _, err := os.Stat(ckpt); err == nil {
+			t.Errorf("%s: wrote a checkpoint of work it should not have started", cmd[0])
+		}
+	}
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RTX_2080_Ti.json.gz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := ktune(t, "bench", dir, "--budgets", "5", "--repeats", "2", "--strategies", "random")
+	if code != 0 || !strings.Contains(stdout, "spaces/RTX_2080_Ti") ||
+		!strings.Contains(stderr, "1 recordings found in the folders have no successful configuration") {
+		t.Errorf("a folder with a recording without a success: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
