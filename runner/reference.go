@@ -10,10 +10,24 @@ import (
 	"github.com/ktune/ktune/spec"
 )
 
+// Reference computes the reference outputs now, as the first verification would, and says
+// why there are none (worker.Referencer): a spec without verification has nothing to
+// compute.
+func (r *Runner) Reference(ctx context.Context, phase func(string)) error {
+	if r.spec.Verification == nil {
+		return nil
+	}
+	if r.ref == nil {
+		r.ref = r.computeReference(ctx, phase)
+	}
+	return r.ref.err
+}
+
 // computeReference produces the expected outputs once: from .npy files, from a reference
 // kernel, or from the tuned kernel itself at the reference configuration (the spec's
 // verification config, else its default_config, else the space's first configuration).
-func (r *Runner) computeReference(ctx context.Context) *reference {
+// phase (nil for none) is called with "compiled" before the reference kernel runs.
+func (r *Runner) computeReference(ctx context.Context, phase func(string)) *reference {
 	v := r.spec.Verification
 	ref := &reference{outputs: map[int][]byte{}}
 	if len(v.NPY) > 0 {
@@ -68,6 +82,9 @@ func (r *Runner) computeReference(ctx context.Context) *reference {
 	if err != nil {
 		ref.err = err
 		return ref
+	}
+	if phase != nil {
+		phase("compiled")
 	}
 	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
 		ref.err = fmt.Errorf("running %s: %w", what, err)

@@ -528,7 +528,7 @@ func statistic(name string, samples []float64) float64 {
 // a description of the first mismatches, or "".
 func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.Buffer) (string, error) {
 	if r.ref == nil {
-		r.ref = r.computeReference(ctx)
+		r.ref = r.computeReference(ctx, nil)
 	}
 	if r.ref.err != nil {
 		return "no reference to verify against: " + r.ref.err.Error(), nil

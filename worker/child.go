@@ -27,6 +27,15 @@ type Measurer interface {
 	Compile(ctx context.Context, c space.Config, phase func(string)) error
 }
 
+// Referencer is a Measurer that verifies outputs against a reference: Reference computes
+// the reference (on first use, as Evaluate would) and says why there is none. A reference
+// that fails would fail every configuration's verification, so the parent asks first.
+type Referencer interface {
+	// It calls phase("compiled") once the reference kernel is compiled and about to run
+	// (the run time limit starts).
+	Reference(ctx context.Context, phase func(string)) error
+}
+
 // Breakable is a Measurer whose device can be lost for the rest of the process: after an
 // answer with Broken non-nil the child retires and a fresh process takes over.
 type Breakable interface {
@@ -115,6 +124,26 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 			})
 			if err != nil {
 				resp.Err = err.Error()
+			}
+			lost := broken(m)
+			if lost != nil {
+				resp.Retire = lost.Error()
+			}
+			if err := enc.Encode(resp); err != nil {
+				return err
+			}
+			if lost != nil {
+				return nil
+			}
+		case opReference:
+			resp := response{ID: req.ID, Phase: phaseDone}
+			if rm, ok := m.(Referencer); ok {
+				err := rm.Reference(ctx, func(phase string) {
+					enc.Encode(response{ID: req.ID, Phase: phase})
+				})
+				if err != nil {
+					resp.Err = err.Error()
+				}
 			}
 			lost := broken(m)
 			if lost != nil {

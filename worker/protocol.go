@@ -20,8 +20,9 @@ import (
 
 // Operations a parent asks of a child.
 const (
-	opEvaluate = "evaluate"
-	opCompile  = "compile"
+	opEvaluate  = "evaluate"
+	opCompile   = "compile"
+	opReference = "reference"
 )
 
 // Phases a child reports.

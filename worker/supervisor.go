@@ -324,6 +324,77 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	}
 }
 
+// ErrReference is returned by Reference when the reference outputs cannot be computed:
+// every configuration would fail verification, so tuning must not start.
+var ErrReference = errors.New("no reference to verify against")
+
+// Reference has the main child compute the reference outputs that configurations are
+// verified against, before any configuration is measured, and returns an ErrReference
+// error when that fails: the reference does not compile, fails to run, crashes its
+// process or runs past the compile or the run time limit. The child keeps the
+// reference for the evaluations that follow.
+func (s *Supervisor) Reference(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.main == nil {
+		ch, err := s.start(ctx, "measure")
+		if err != nil {
+			return err
+		}
+		s.main = ch
+	}
+	ch := s.main
+	s.nextID++
+	id := s.nextID
+	start := time.Now()
+	if err := ch.enc.Encode(request{ID: id, Op: opReference}); err != nil {
+		return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "computing it").Message)
+	}
+	timer := time.NewTimer(s.opts.CompileTimeout)
+	defer timer.Stop()
+	what, limit := "compiling it", s.opts.CompileTimeout
+	for {
+		select {
+		case r, ok := <-ch.resps:
+			if !ok {
+				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "computing it").Message)
+			}
+			if r.ID != id {
+				continue
+			}
+			switch r.Phase {
+			case phaseCompiled:
+				what, limit = "running it", s.opts.Timeout
+				if limit > 0 {
+					timer.Reset(limit)
+				} else {
+					timer.Stop()
+				}
+				continue
+			case phaseDone:
+			default:
+				continue
+			}
+			if r.Retire != "" {
+				s.retire(ch, r.Retire)
+			}
+			if r.Err != "" {
+				return fmt.Errorf("%w: %s", ErrReference, r.Err)
+			}
+			return nil
+		case <-timer.C:
+			ch.kill()
+			s.main = nil
+			s.Crashes++
+			return fmt.Errorf("%w: %s ran past the time limit of %v and was killed", ErrReference, what, limit)
+		case <-ctx.Done():
+			ch.kill()
+			s.main = nil
+			return ctx.Err()
+		}
+	}
+}
+
 func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.Evaluation {
 	ch.reqW.Close()
 	select {

@@ -137,17 +137,6 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "budget": *budget,
 		"time_limit": limit.String(), "backend": backend, "device_index": index})
-	run, known, err := findOrCreateRun(ctx, st, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
-		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
-		ProblemSize: strings.Join(sp0.ProblemSize, ","), Source: specPath, Settings: settings}, hash, *fresh)
-	if err != nil {
-		return err
-	}
-	resumed := len(known) // before the default configuration joins them
-	if resumed > 0 {
-		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, resumed)
-	}
-
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -162,6 +151,28 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		Log:              env.log,
 	})
 	defer sup.Close()
+	// A reference that cannot be computed would fail every configuration's verification
+	// (and a crashing one would be blamed on each configuration in turn): stop before the
+	// run starts and spends its budget.
+	if sp0.Verification != nil {
+		if err := sup.Reference(ctx); err != nil {
+			if errors.Is(err, worker.ErrReference) {
+				return fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference, verification.config or the .npy files) or the kernel at the reference configuration; nothing was measured", pos[0], err)
+			}
+			return err
+		}
+	}
+	run, known, err := findOrCreateRun(ctx, st, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
+		ProblemSize: strings.Join(sp0.ProblemSize, ","), Source: specPath, Settings: settings}, hash, *fresh)
+	if err != nil {
+		return err
+	}
+	resumed := len(known) // before the default configuration joins them
+	if resumed > 0 {
+		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, resumed)
+	}
+
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known}
 	sink := &storeSink{st: st, run: run.ID, sp: sp, known: known, maximize: maximize}
 

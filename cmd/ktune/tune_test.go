@@ -352,3 +352,48 @@ func TestKilledBenchmarksResumeFromTheirCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// A reference that cannot be computed (it crashes its process, does not compile or hangs)
+// stops ktune tune before anything is measured, saying so. Before, every configuration was
+// measured and stored under the reference's failure: a crashing reference made every
+// correct configuration a runtime_error, a broken one a wrong_answer.
+func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
+	needBackend(t, "c")
+	src, err := os.ReadFile("../../testdata/faulty/faulty_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel, err := os.ReadFile("../../testdata/faulty/faulty.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fault, want := range map[string]string{
+		"1": "does not compile",
+		"3": "the worker process died",
+		"4": "ran past the time limit",
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "faulty.c"), kernel, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spec := strings.Replace(string(src), "config: {fault: 0, copy: 0}", "config: {fault: "+fault+", copy: 0}", 1)
+		specPath := filepath.Join(dir, "ref.yaml")
+		if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(dir, "ktune.db")
+		_, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", db)
+		if code != 1 || !strings.Contains(errOut, "verification: no reference to verify against") ||
+			!strings.Contains(errOut, want) || !strings.Contains(errOut, "nothing was measured") {
+			t.Errorf("reference with fault %s: exit %d, %s", fault, code, errOut)
+		}
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evals, err := st.Evaluations(context.Background(), 1); err == nil {
+			t.Errorf("reference with fault %s: a run was started, with %d evaluations", fault, len(evals))
+		}
+		st.Close()
+	}
+}
