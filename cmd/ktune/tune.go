@@ -201,7 +201,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	topts := tuning.Options{Budget: *budget, TimeLimit: *limit, Maximize: maximize, Seed: *seed, Sink: sink, Logger: env.log}
+	topts := tuning.Options{Budget: *budget, TimeLimit: *limit, Maximize: maximize, Seed: *seed, Sink: sink, Logger: env.log,
+		Stop: []tuning.StopCondition{ev.sameFailure}}
 	var prog *progress
 	if *progressFlag || isTerminal(env.stderr) {
 		prog = newProgress(env.stderr, "evaluated")
@@ -242,6 +243,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", run.ID)
 		return runErr
+	}
+	if rep.BestObjective == nil && rep.Evaluations > 0 {
+		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: ktune export --run %d)", run.ID, run.ID)
 	}
 	return nil
 }
@@ -372,9 +376,23 @@ type resumingEvaluator struct {
 	inner *worker.Supervisor
 	sp    *space.Space
 	known map[string]result.Evaluation
+	// the first sameFailures evaluations, and whether any evaluation succeeded
+	first     []result.Evaluation
+	succeeded bool
 }
 
 func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	e, err := r.evaluate(ctx, c)
+	if err == nil {
+		r.succeeded = r.succeeded || !e.Failed()
+		if len(r.first) < sameFailures {
+			r.first = append(r.first, e)
+		}
+	}
+	return e, err
+}
+
+func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
 	vals := r.sp.Values(c)
 	if e, ok := r.known[store.ConfigKey(vals)]; ok {
 		return e, nil
@@ -387,6 +405,33 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 	wall := float64(time.Since(start).Nanoseconds()) / 1e6
 	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
+}
+
+// sameFailures is how many configurations, from the first, must fail with one message
+// before tuning stops (stopSameFailure).
+const sameFailures = 10
+
+// stopSameFailure ends a run whose first configurations all failed with the same message:
+// a fault of the spec or the device (arguments that do not match the kernel, a missing
+// symbol), not of the configurations, which the rest of the budget would only repeat.
+const stopSameFailure tuning.StopReason = "the first configurations all failed the same way"
+
+// sameFailure is a stop condition: stopSameFailure once the first sameFailures
+// configurations evaluated (the default configuration included) failed with one message
+// (compile errors, runtime errors and wrong answers; a timeout or a device limit belongs
+// to its configuration).
+func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
+	if r.succeeded || len(r.first) < sameFailures {
+		return ""
+	}
+	first := r.first[0]
+	for _, e := range r.first {
+		if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
+			e.Status != first.Status || e.Message != first.Message || e.Message == "" {
+			return ""
+		}
+	}
+	return stopSameFailure
 }
 
 func (r *resumingEvaluator) Hint(cs ...space.Config) {
@@ -463,6 +508,7 @@ type tuneReport struct {
 	Evaluations       int                `json:"evaluations"`
 	Resumed           int                `json:"resumed_from_store"`
 	Statuses          map[string]int     `json:"statuses"`
+	Failures          []failureSummary   `json:"failures,omitempty"`
 	Best              map[string]any     `json:"best_configuration,omitempty"`
 	BestObjective     *float64           `json:"best_objective,omitempty"`
 	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
@@ -479,6 +525,71 @@ type tuneReport struct {
 	MedianFrameworkMS float64            `json:"median_framework_ms"`
 	KernelMS          float64            `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
 	bestText          string
+}
+
+// failureSummary is what the configurations of one failing status said: the message most
+// of them gave, with how many gave it and one of them.
+type failureSummary struct {
+	Status  string         `json:"status"`
+	Count   int            `json:"count"`   // configurations with the status
+	Same    int            `json:"same"`    // of those, how many gave Message
+	Message string         `json:"message"` // the most common message (cut at maxFailureMessage bytes)
+	Example map[string]any `json:"example"` // a configuration that gave it
+	example string
+}
+
+const maxFailureMessage = 2000
+
+// failures sums up the failed evaluations by status, the most frequent status first.
+func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
+	type msgCount struct {
+		n     int
+		first space.Config
+	}
+	byStatus := map[result.Status]map[string]*msgCount{}
+	count := map[result.Status]int{}
+	for _, h := range history {
+		e := h.Evaluation
+		if e.Status == result.OK {
+			continue
+		}
+		if byStatus[e.Status] == nil {
+			byStatus[e.Status] = map[string]*msgCount{}
+		}
+		m := byStatus[e.Status][e.Message]
+		if m == nil {
+			m = &msgCount{first: h.Config}
+			byStatus[e.Status][e.Message] = m
+		}
+		m.n++
+		count[e.Status]++
+	}
+	var out []failureSummary
+	for st, msgs := range byStatus {
+		var best string
+		for msg, m := range msgs {
+			if b := msgs[best]; b == nil || m.n > b.n || m.n == b.n && msg < best {
+				best = msg
+			}
+		}
+		m := msgs[best]
+		f := failureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: map[string]any{}}
+		if len(f.Message) > maxFailureMessage {
+			f.Message = f.Message[:maxFailureMessage] + " ..."
+		}
+		for p, v := range sp.Values(m.first) {
+			f.Example[sp.Params()[p].Name] = v
+		}
+		f.example = sp.Format(m.first)
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b failureSummary) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Status, b.Status)
+	})
+	return out
 }
 
 func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
@@ -503,6 +614,7 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 			ok = append(ok, h.Evaluation.Objective)
 		}
 	}
+	r.Failures = failures(sp, sum.History)
 	if measured > 0 {
 		r.MeanCompileMS /= float64(measured)
 		r.MeanVerifyMS /= float64(measured)
@@ -562,6 +674,15 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 		fmt.Fprintf(w, " (worker restarted %d times)", r.WorkerRestarts)
 	}
 	fmt.Fprintln(w)
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "  %s: ", f.Status)
+		if f.Same == f.Count {
+			fmt.Fprintf(w, "all %d said", f.Count)
+		} else {
+			fmt.Fprintf(w, "%d of %d said", f.Same, f.Count)
+		}
+		fmt.Fprintf(w, " (e.g. %s):\n%s\n", f.example, indent(firstLines(f.Message, 6), "    "))
+	}
 	if r.BestObjective == nil {
 		fmt.Fprintln(w, "no configuration ran and verified successfully")
 		return
@@ -592,4 +713,18 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 // and at most 8, each holding a device context of its own.
 func defaultPrecompilers() int {
 	return min(max(runtime.NumCPU()/2, 1), 8)
+}
+
+// firstLines is s cut after n lines, saying how many more there were.
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(%d more lines: ktune export --run N shows them all)", len(lines)-n)
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }

@@ -397,3 +397,46 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 		st.Close()
 	}
 }
+
+// A run in which nothing succeeds says why: each failing status with the message most
+// configurations gave, named by the kernel's own file and line; it stops once the first
+// configurations all failed the same way, and exits with status 1.
+func TestTuneSaysWhyConfigurationsFailed(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel, err := os.ReadFile("../../testdata/faulty/faulty.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "faulty.c"), kernel, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// fault 1 does not compile, whatever the other parameter
+	spec := `kernel: {name: faulty, source: faulty.c}
+constants: {N: 64}
+parameters:
+  - {name: fault, values: [1]}
+  - {name: copy, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}
+problem_size: [N]
+arguments:
+  - {name: out, type: float32, length: N, output: true}
+  - {name: src, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+`
+	specPath := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"), "--precompilers", "0")
+	if code != 1 || !strings.Contains(errOut, "no configuration ran and verified successfully in run 1") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"10 of 16 configurations evaluated", "stopped: the first configurations all failed the same way",
+		"compile_error: all 10 said (e.g. fault=1, copy=0):", filepath.Join(dir, "faulty.c") + ":8:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+}
