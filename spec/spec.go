@@ -1460,6 +1460,11 @@ func (p *parser) config(n *yaml.Node, field string) []space.Value {
 	return out
 }
 
+// lineFileName is path as a #line directive takes it: a C string literal.
+func lineFileName(path string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(path) + `"`
+}
+
 // readFiles reads the kernel sources and checks the .npy files the spec names.
 func (s *Spec) readFiles() error {
 	d := &decoder{file: s.File}
@@ -1474,6 +1479,9 @@ func (s *Spec) readFiles() error {
 				d.errAt(0, index(field+".source", i), "%v", err)
 				continue
 			}
+			// Compilers then name the file and its own line in messages, not a runtime's
+			// temporary file (PoCL) or a line of the files run together.
+			fmt.Fprintf(&code, "#line 1 %s\n", lineFileName(f))
 			code.Write(b)
 			if len(b) > 0 && b[len(b)-1] != '\n' {
 				code.WriteByte('\n')
