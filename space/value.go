@@ -222,12 +222,21 @@ type Param struct {
 	Values []Value
 }
 
-// Index returns the position of v in p.Values, or -1.
+// Index returns the position of v in p.Values, or -1: the value of v's own kind when the
+// list has it, else one equal to it by Python's rules (2.0 finds 2). A list may hold
+// values that Python calls equal (Kernel Tuner's [1, True, 1.5, "x"]: True == 1), and
+// those are distinct configurations, as their cache keys ("1", "True") are.
 func (p Param) Index(v Value) int {
+	equal := -1
 	for i, w := range p.Values {
 		if w.Equal(v) {
-			return i
+			if w.kind == v.kind {
+				return i
+			}
+			if equal < 0 {
+				equal = i
+			}
 		}
 	}
-	return -1
+	return equal
 }
