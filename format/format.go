@@ -93,7 +93,8 @@ func Open(path string) (*result.Recording, error) {
 }
 
 // Read reads a recording from r, detecting the format from the content; source names the
-// input in errors and in Recording.Source.
+// input in errors and in Recording.Source. A configuration measured more than once keeps
+// its last measurement (Recording.KeepLast).
 func Read(r io.Reader, source string) (*result.Recording, error) {
 	data, err := ReadAll(r, source)
 	if err != nil {
@@ -103,7 +104,12 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.Read(bytes.NewReader(data), source)
+	rec, err := f.Read(bytes.NewReader(data), source)
+	if err != nil {
+		return nil, err
+	}
+	rec.KeepLast()
+	return rec, nil
 }
 
 // ErrUnknown is what Detect's error wraps when no registered format claims a file.

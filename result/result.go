@@ -98,6 +98,57 @@ func (r *Recording) Best() (Evaluation, bool) {
 	return r.Evaluations[best], true
 }
 
+// KeepLast keeps the last evaluation of each configuration and drops the earlier ones (a
+// configuration measured again: a T4 or KTT file may list it twice), with a warning that
+// names one of them; it returns how many it dropped. The last measurement supersedes the
+// earlier ones, as the last of duplicate keys does in a Kernel Tuner cache (Python's json
+// keeps it), so every command sees one result per configuration.
+func (r *Recording) KeepLast() int {
+	last := make(map[string]int, len(r.Evaluations))
+	var key []byte
+	keyOf := func(e *Evaluation) string {
+		key = key[:0]
+		for _, v := range e.Config {
+			key = append(key, byte(v.Kind()))
+			key = append(key, v.String()...)
+			key = append(key, 0)
+		}
+		return string(key)
+	}
+	for i := range r.Evaluations {
+		last[keyOf(&r.Evaluations[i])] = i
+	}
+	if len(last) == len(r.Evaluations) {
+		return 0
+	}
+	kept := r.Evaluations[:0] // (kept is never ahead of i)
+	var cfg []string          // the first configuration measured again
+	for i := range r.Evaluations {
+		e := &r.Evaluations[i]
+		if last[keyOf(e)] == i {
+			kept = append(kept, *e)
+			continue
+		}
+		if cfg != nil {
+			continue
+		}
+		cfg = []string{}
+		for p, v := range e.Config {
+			name := fmt.Sprint(p)
+			if p < len(r.Params) {
+				name = r.Params[p].Name
+			}
+			cfg = append(cfg, name+"="+v.String())
+		}
+	}
+	dropped := len(r.Evaluations) - len(kept)
+	r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d measurements are of configurations measured again later (e.g. %s); the last measurement of each is kept",
+		r.Source, dropped, strings.Join(cfg, ", ")))
+	clear(r.Evaluations[len(kept):])
+	r.Evaluations = kept
+	return dropped
+}
+
 // Counts returns the number of evaluations and of successful ones.
 func (r *Recording) Counts() (total, ok int) {
 	for i := range r.Evaluations {

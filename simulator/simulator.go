@@ -178,7 +178,9 @@ func (s *Simulator) index(configs []space.Config) error {
 		s.sparse = make(map[int]int32, len(configs))
 	}
 	var outside, dups int
+	at := make([]int, len(configs)) // each configuration's index in the space; -1: left out
 	for i, c := range configs {
+		at[i] = -1
 		e := &s.rec.Evaluations[i]
 		if s.opts.Mode == Recorded && e.Status == result.Restricted {
 			continue
@@ -194,12 +196,21 @@ func (s *Simulator) index(configs []space.Config) error {
 		if _, seen := s.lookup(idx); seen {
 			dups++
 			if dups == 1 {
-				s.warnings = append(s.warnings, fmt.Sprintf("configuration %s is recorded more than once; the first is used", s.sp.Format(c)))
+				s.warnings = append(s.warnings, fmt.Sprintf("configuration %s is recorded more than once; the last is used", s.sp.Format(c)))
 			}
-			continue
 		}
 		s.set(idx, int32(i))
-		if !e.Failed() && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
+		at[i] = idx
+	}
+	// the optimum, over the evaluations each configuration kept
+	for i, c := range configs {
+		if at[i] < 0 {
+			continue
+		}
+		if kept, _ := s.lookup(at[i]); kept != int32(i) {
+			continue
+		}
+		if e := &s.rec.Evaluations[i]; !e.Failed() && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
 			s.optimum, s.best = e.Objective, c
 		}
 	}

@@ -146,14 +146,19 @@ func TestRecordedModeWithRestrictionsUsesThem(t *testing.T) {
 	}
 }
 
-func TestDuplicateRecordingsKeepTheFirst(t *testing.T) {
+// The last measurement of a configuration recorded twice is used, as the readers keep it
+// (result.Recording.KeepLast), and the optimum is that of the measurements kept.
+func TestDuplicateRecordingsKeepTheLast(t *testing.T) {
 	rec := small()
 	dup := rec.Evaluations[1]
 	dup.Objective = 0.1
 	rec.Evaluations = append(rec.Evaluations, dup)
 	sim := mustNew(t, rec, simulator.Options{})
-	if got, _ := sim.Objective(config(t, sim, 1, 1)); got != 1 {
-		t.Errorf("objective of the duplicated configuration = %v, want the first recording's 1", got)
+	if got, _ := sim.Objective(config(t, sim, 1, 1)); got != 0.1 {
+		t.Errorf("objective of the duplicated configuration = %v, want the last recording's 0.1", got)
+	}
+	if opt, _ := sim.Optimum(); opt != 0.1 {
+		t.Errorf("optimum %v, want 0.1", opt)
 	}
 	if len(sim.Warnings()) != 1 {
 		t.Errorf("Warnings = %q, want one", sim.Warnings())

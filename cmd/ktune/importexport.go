@@ -119,7 +119,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
 			}
 			fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %d configurations, %d valid, best %s -> run %d in %s\n",
-				f, s.Format, s.Kernel, s.Device, s.Configs, s.Valid, best, s.Run, *db)
+				f, s.Format, orDash(s.Kernel), orDash(s.Device), s.Configs, s.Valid, best, s.Run, *db)
 		}
 	}
 	if len(left) > 0 {
@@ -190,6 +190,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		if rec, err = format.Open(pos[0]); err != nil {
 			return err
 		}
+		printWarnings(env.stderr, "export", rec.Warnings)
 	default:
 		return usageErr(env, c, "give one input file or --run")
 	}

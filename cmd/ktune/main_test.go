@@ -777,3 +777,38 @@ func TestBenchRefusesARecordingWithoutASuccess(t *testing.T) {
 		t.Errorf("a folder with a recording without a success: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// A T4 file that measures a configuration twice: every command keeps the last
+// measurement, says so, and agrees on the optimum; export writes one entry for it.
+func TestAConfigurationMeasuredTwiceKeepsItsLastMeasurement(t *testing.T) {
+	dir := t.TempDir()
+	result := func(bx int, ms float64) string {
+		return fmt.Sprintf(`{"configuration":{"bx":%d},"times":{"runtimes":[%g]},"invalidity":"correct","correctness":1,"measurements":[{"name":"time","value":%g,"unit":"ms"}],"objectives":["time"]}`, bx, ms, ms)
+	}
+	path := filepath.Join(dir, "t4dup.json")
+	data := `{"metadata":{"timeunit":"milliseconds"},"schema_version":"1.0.0","results":[` +
+		result(32, 1) + "," + result(64, 2) + "," + result(32, 3) + "]}"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const warning = "1 measurements are of configurations measured again later (e.g. bx=32); the last measurement of each is kept"
+	out, errOut, code := ktune(t, "import", path, "--db", filepath.Join(dir, "k.db"))
+	if code != 0 || !strings.Contains(out, "2 configurations, 2 valid, best 2 ms (bx=64)") || !strings.Contains(errOut, warning) {
+		t.Errorf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = ktune(t, "simulate", path, "--budget", "2", "--repeats", "1")
+	if code != 0 || !strings.Contains(out, "optimum 2 ms at bx=64") || !strings.Contains(errOut, warning) {
+		t.Errorf("simulate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	exported := filepath.Join(dir, "kt.json")
+	if _, errOut, code := ktune(t, "export", path, "--format", "kerneltuner", "-o", exported); code != 0 || !strings.Contains(errOut, warning) {
+		t.Fatalf("export: exit %d, %s", code, errOut)
+	}
+	rec, err := openRecording(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best, _ := rec.Best(); len(rec.Evaluations) != 2 || best.Objective != 2 {
+		t.Errorf("export: %d entries, best %v", len(rec.Evaluations), best.Objective)
+	}
+}

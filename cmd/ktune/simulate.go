@@ -195,7 +195,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	w := env.stdout
 	_, bestCfg := sim.Optimum()
-	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, rec.Kernel, rec.Device, mode, fitness, sim.Space().Len())
+	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, orDash(rec.Kernel), orDash(rec.Device), mode, fitness, sim.Space().Len())
 	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
 	fmt.Fprintf(w, "%s%s, budget %d, %d runs (seeds %d..%d):\n", *name, formatOptions(stOpts), *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
 	fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(*repeats)))

@@ -1,0 +1,38 @@
+package result
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/space"
+)
+
+// A configuration measured again keeps its last measurement, in the position of that
+// measurement, with one warning naming the first one dropped; 1 and True stay apart.
+func TestKeepLastDropsEarlierMeasurementsOfAConfiguration(t *testing.T) {
+	iv := space.IntValue
+	rec := &Recording{Source: "f.json", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Objective: 3},
+		{Config: []space.Value{iv(64)}, Objective: 2},
+		{Config: []space.Value{iv(32)}, Objective: 1},
+		{Config: []space.Value{iv(1)}, Objective: 5},
+		{Config: []space.Value{space.BoolValue(true)}, Objective: 6},
+	}}
+	if n := rec.KeepLast(); n != 1 {
+		t.Fatalf("dropped %d, want 1", n)
+	}
+	var got []float64
+	for _, e := range rec.Evaluations {
+		got = append(got, e.Objective)
+	}
+	if !slices.Equal(got, []float64{2, 1, 5, 6}) {
+		t.Errorf("kept objectives %v, want [2 1 5 6]", got)
+	}
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "f.json: 1 measurements are of configurations measured again later (e.g. bx=32)") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+	if n := rec.KeepLast(); n != 0 || len(rec.Warnings) != 1 {
+		t.Errorf("a second KeepLast dropped %d and warned %q", n, rec.Warnings)
+	}
+}
