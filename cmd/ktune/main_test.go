@@ -93,7 +93,7 @@ func TestBadSpaceFilesNameTheProblem(t *testing.T) {
 		"Conditions": [{"Expression": "block_sise_x > 16"}]}}`), 0o644)
 	tests := []struct{ file, want string }{
 		{typo, `unknown name "block_sise_x"`},
-		{"../../testdata/t1/bat/Scan-CAFF.json", "line 78, column 10"},
+		{"../../testdata/t1/bat/Scan-CAFF.json", "line 78, column 9"},
 		{filepath.Join(dir, "missing.json"), "no such file"},
 	}
 	for _, tt := range tests {

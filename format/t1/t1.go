@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/expr"
@@ -114,6 +115,13 @@ func Read(r io.Reader, source string) (*Definition, error) {
 		if vals, err = convert(vals, tp.Type); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
+		for j := range vals {
+			for k := range j {
+				if vals[k].Equal(vals[j]) && vals[k].Kind() == vals[j].Kind() {
+					return nil, fmt.Errorf("%s: Values: %s is listed twice (values %d and %d): each value makes its configurations once", where, quoted(vals[j]), k, j)
+				}
+			}
+		}
 		d.Params = append(d.Params, space.Param{Name: tp.Name, Values: vals})
 	}
 	for _, c := range f.ConfigurationSpace.Constraints {
@@ -179,20 +187,20 @@ func convert(vals []space.Value, typ string) ([]space.Value, error) {
 			if v.Kind() == space.Float && v.Float() == float64(int64(v.Float())) {
 				vals[i] = space.IntValue(int64(v.Float()))
 			} else if v.Kind() != space.Int {
-				return nil, fmt.Errorf("Type %s but value %d is %v (%s)", typ, i, v, v.Kind())
+				return nil, fmt.Errorf("Type %s but value %d (%s) is a %s", typ, i, quoted(v), v.Kind())
 			}
 		}
 	case "float", "double", "half":
 		for i, v := range vals {
 			if !v.IsNumeric() {
-				return nil, fmt.Errorf("Type %s but value %d is %q", typ, i, v.String())
+				return nil, fmt.Errorf("Type %s but value %d (%s) is a %s", typ, i, quoted(v), v.Kind())
 			}
 			vals[i] = space.FloatValue(v.Float())
 		}
 	case "string", "str":
 		for i, v := range vals {
 			if v.Kind() != space.String {
-				return nil, fmt.Errorf("Type %s but value %d is %v", typ, i, v)
+				return nil, fmt.Errorf("Type %s but value %d (%s) is a %s", typ, i, quoted(v), v.Kind())
 			}
 		}
 	case "bool", "boolean":
@@ -205,6 +213,14 @@ func convert(vals []space.Value, typ string) ([]space.Value, error) {
 		return nil, fmt.Errorf("unknown Type %q (want int, uint, float, string or bool)", typ)
 	}
 	return vals, nil
+}
+
+// quoted is v as Python writes it in a list: strings quoted.
+func quoted(v space.Value) string {
+	if v.Kind() == space.String {
+		return strconv.Quote(v.Str())
+	}
+	return v.String()
 }
 
 // normalizeKeys rewrites object keys to CamelCase without underscores
@@ -233,7 +249,7 @@ func describeJSONError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = se.Offset - 1 // the scanner counts the offending byte itself
 	case errors.As(err, &te):
 		off = te.Offset
 	}

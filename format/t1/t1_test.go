@@ -145,8 +145,8 @@ func TestEveryDefinitionReadsOrFailsClearly(t *testing.T) {
 		t.Fatalf("only %d definition files found", len(files))
 	}
 	bad := map[string]string{
-		"Scan-CAFF.json": "line 78, column 10",
-		"Sort-CAFF.json": "line 92, column 14",
+		"Scan-CAFF.json": "line 78, column 9",
+		"Sort-CAFF.json": "line 92, column 13",
 		"SPMV-CAFF.json": "TuningParameters[2] (TEXTURE_MEMORY): Values: missing",
 	}
 	for _, f := range files {
@@ -170,10 +170,13 @@ func TestEveryDefinitionReadsOrFailsClearly(t *testing.T) {
 func TestBadDefinitionsNameTheProblem(t *testing.T) {
 	tests := []struct{ json, want string }{
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2"}]}}`, `TuningParameters[0] (x): Values: expression "[1, 2", column 6: expected`},
-		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1.5]"}]}}`, "Type int but value 0 is 1.5"},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1.5]"}]}}`, "Type int but value 0 (1.5) is a float"},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "y > 1"}]}}`, `unknown name "y"`},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "x > 5"}]}}`, "space is empty"},
 		{`{"ConfigurationSpace": {"TuningParameters": []}}`, "TuningParameters is empty"},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "t", "Type": "int", "Values": "[1, 2, 4] + list(range(4, 17, 4))"}]}}`, "(t): Values: 4 is listed twice (values 2 and 3)"},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "bx", "Type": "int", "Values": "[32, 'a']"}]}}`, `(bx): Type int but value 1 ("a") is a string`},
+		{"{\"General\": {},\n  \"ConfigurationSpace\": {,}}", "line 2, column 26 (byte 41)"},
 	}
 	for _, tt := range tests {
 		d, err := Read(strings.NewReader(tt.json), "spec.json")
