@@ -577,3 +577,24 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// An entry whose value tune_params lacks is kept, and the value joins the parameter's
+// list (after the listed ones), so every command can place the entry in the space.
+func TestReadAddsValuesMissingFromTuneParams(t *testing.T) {
+	const cache = `{"device_name":"D","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[32,64]},` +
+		`"cache":{"32":{"bx":32,"time":0.5},"96":{"bx":96,"time":0.1}}}`
+	rec, err := kerneltuner.Read(strings.NewReader(cache), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []string
+	for _, v := range rec.Params[0].Values {
+		vals = append(vals, v.String())
+	}
+	if strings.Join(vals, ",") != "32,64,96" || len(rec.Evaluations) != 2 {
+		t.Errorf("values %v, %d entries", vals, len(rec.Evaluations))
+	}
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "not in tune_params (e.g. bx=96); they are added") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+}

@@ -325,6 +325,7 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	}
 
 	var badTime, unknownMarker, notInList int
+	var example string // the first value not in tune_params
 	index := map[string]int{}
 	for _, e := range entries {
 		ev, err := evaluation(in, rec, e, &badTime, &unknownMarker)
@@ -337,7 +338,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 					rec.Params[i].Values = append(rec.Params[i].Values, v)
 				}
 			} else if rec.Params[i].Index(v) < 0 {
-				notInList++
+				// Kernel Tuner measured it, so it is a value of the parameter: every
+				// command can then place the entry in the space.
+				if notInList++; notInList == 1 {
+					example = rec.Params[i].Name + "=" + v.String()
+				}
+				rec.Params[i].Values = append(rec.Params[i].Values, v)
 			}
 		}
 		if j, dup := index[e.key]; dup {
@@ -361,7 +367,7 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d entries have no usable %q value; they are counted as runtime errors", in.Source, unknownMarker, rec.Objective))
 	}
 	if notInList > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d parameter values of entries are not in tune_params", in.Source, notInList))
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d parameter values of entries are not in tune_params (e.g. %s); they are added to the parameters' values", in.Source, notInList, example))
 	}
 	return rec, nil
 }
