@@ -94,7 +94,8 @@ func Open(path string) (*result.Recording, error) {
 
 // Read reads a recording from r, detecting the format from the content; source names the
 // input in errors and in Recording.Source. A configuration measured more than once keeps
-// its last measurement (Recording.KeepLast).
+// its last measurement (Recording.KeepLast), and a time of zero or less counts as a
+// runtime error (Recording.RejectNonPositiveTimes).
 func Read(r io.Reader, source string) (*result.Recording, error) {
 	data, err := ReadAll(r, source)
 	if err != nil {
@@ -109,6 +110,7 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 		return nil, err
 	}
 	rec.KeepLast()
+	rec.RejectNonPositiveTimes()
 	return rec, nil
 }
 

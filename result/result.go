@@ -149,6 +149,36 @@ func (r *Recording) KeepLast() int {
 	return dropped
 }
 
+// RejectNonPositiveTimes turns successful evaluations whose objective is a time of zero or
+// less into runtime errors, with a warning, and returns how many it turned: no kernel runs
+// in no time, and such a value would make every fraction of the optimum meaningless (zero,
+// or negative). Only a time objective is checked: other objectives may be zero or negative.
+func (r *Recording) RejectNonPositiveTimes() int {
+	if r.Maximize || !strings.EqualFold(r.Objective, "time") && r.Objective != "" {
+		return 0
+	}
+	n := 0
+	var example float64
+	for i := range r.Evaluations {
+		e := &r.Evaluations[i]
+		if e.Status != OK || !(e.Objective <= 0) {
+			continue
+		}
+		if n++; n == 1 {
+			example = e.Objective
+		}
+		if e.Message == "" {
+			e.Message = fmt.Sprintf("recorded time %v is not positive", e.Objective)
+		}
+		e.Status, e.Objective = RuntimeError, math.NaN()
+	}
+	if n > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d entries have a time of zero or less (e.g. %v); they are counted as runtime errors",
+			r.Source, n, example))
+	}
+	return n
+}
+
 // Counts returns the number of evaluations and of successful ones.
 func (r *Recording) Counts() (total, ok int) {
 	for i := range r.Evaluations {

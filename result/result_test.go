@@ -36,3 +36,26 @@ func TestKeepLastDropsEarlierMeasurementsOfAConfiguration(t *testing.T) {
 		t.Errorf("a second KeepLast dropped %d and warned %q", n, rec.Warnings)
 	}
 }
+
+// A time of zero or less is no measurement: it becomes a runtime error, with a warning;
+// other objectives keep their values.
+func TestRejectNonPositiveTimes(t *testing.T) {
+	iv := space.IntValue
+	rec := &Recording{Source: "f.json", Objective: "time", Evaluations: []Evaluation{
+		{Config: []space.Value{iv(1)}, Objective: -1}, {Config: []space.Value{iv(2)}, Objective: 0},
+		{Config: []space.Value{iv(3)}, Objective: 2},
+	}}
+	if n := rec.RejectNonPositiveTimes(); n != 2 {
+		t.Fatalf("rejected %d, want 2", n)
+	}
+	if total, ok := rec.Counts(); total != 3 || ok != 1 || rec.Evaluations[0].Status != RuntimeError {
+		t.Errorf("%d evaluations, %d ok, first %v", total, ok, rec.Evaluations[0].Status)
+	}
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "2 entries have a time of zero or less (e.g. -1)") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+	energy := &Recording{Objective: "energy_delta", Evaluations: []Evaluation{{Objective: -3}}}
+	if n := energy.RejectNonPositiveTimes(); n != 0 {
+		t.Errorf("a non-time objective lost %d values", n)
+	}
+}
