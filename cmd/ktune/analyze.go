@@ -227,7 +227,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 		return nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
 	}
 	if runs != "" {
-		st, err := store.Open(ctx, db)
+		st, err := openStoredRun(ctx, db)
 		if err != nil {
 			return nil, err
 		}

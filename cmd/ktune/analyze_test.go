@@ -99,7 +99,7 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		{[]string{"analyze", coulomb, "--params", "nope"}, `no parameter "nope"`},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
-		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "run 1"},
+		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
 	} {
 		_, errOut, code := ktune(t, tt.args...)
 		if code == 0 || !strings.Contains(errOut, tt.want) {

@@ -178,7 +178,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	var rec *result.Recording
 	switch {
 	case *run != 0 && len(pos) == 0:
-		st, err := store.Open(ctx, *db)
+		st, err := openStoredRun(ctx, *db)
 		if err != nil {
 			return err
 		}

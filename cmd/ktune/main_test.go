@@ -812,3 +812,23 @@ func TestAConfigurationMeasuredTwiceKeepsItsLastMeasurement(t *testing.T) {
 		t.Errorf("export: %d entries, best %v", len(rec.Evaluations), best.Objective)
 	}
 }
+
+// Commands that read a run from the results database do not create one under a mistyped
+// name: they say where they looked.
+func TestReadingARunNeedsAnExistingDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"simulate", "--run", "3", "--db", db},
+		{"export", "--run", "1", "--format", "t4", "--db", db},
+		{"analyze", "--run", "1", "--db", db},
+		{"report", "1", "--db", db, "-o", filepath.Join(t.TempDir(), "r.html")},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 1 || !strings.Contains(errOut, "no results database at "+db) {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Fatalf("%v created %s", args, db)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -11,6 +14,8 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/sqlite"
 )
 
 func openRecording(path string) (*result.Recording, error) {
@@ -67,4 +72,17 @@ func checkOutputs(outputs ...output) error {
 type output struct {
 	flag, path string
 	dir        bool
+}
+
+// openStoredRun opens the results database for commands that read a run from it (--run,
+// report RUN): a database file that is not there is an error that says where ktune looked,
+// instead of an empty database created under a mistyped name.
+func openStoredRun(ctx context.Context, db string) (store.Store, error) {
+	if store.Scheme(db) == store.DefaultScheme {
+		path := sqlite.PathOf(db)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no results database at %s (give --db or set $KTUNE_DB; ktune tune and ktune import create one)", path)
+		}
+	}
+	return store.Open(ctx, db)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
-	"github.com/ktune/ktune/store"
 )
 
 func init() {
@@ -72,7 +71,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	var page *report.Page
 	name := arg
 	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && !fileExists(arg) {
-		st, err := store.Open(ctx, *db)
+		st, err := openStoredRun(ctx, *db)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
-	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/strategy"
 )
 
@@ -140,7 +139,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	source := ""
 	switch {
 	case *run != 0 && len(pos) == 0:
-		st, err := store.Open(ctx, *db)
+		st, err := openStoredRun(ctx, *db)
 		if err != nil {
 			return err
 		}
