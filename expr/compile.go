@@ -16,6 +16,10 @@ type Env = space.Bindings
 type Var struct {
 	Slot int        // index into Env.Num or Env.Str
 	Kind space.Kind // String reads Env.Str, anything else Env.Num
+	// Const marks a named constant: the expression reads Value, not a slot (and the name is
+	// not among the names and slots it reads).
+	Const bool
+	Value float64
 }
 
 // Scope resolves the names an expression reads.
@@ -133,9 +137,21 @@ func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
 			if s := Closest(id, known); s != "" {
 				hint = fmt.Sprintf("; did you mean %q?", s)
 			}
-			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected a parameter name (one of %s)%s", id, strings.Join(known, ", "), hint)}
+			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected one of the names it may read (%s)%s", id, strings.Join(known, ", "), hint)}
+		}
+		if v.Const {
+			continue
 		}
 		slots = append(slots, v.Slot)
+	}
+	if len(slots) < len(names) {
+		vars := names[:0:0]
+		for _, id := range names {
+			if v, _ := scope.Lookup(id); !v.Const {
+				vars = append(vars, id)
+			}
+		}
+		names = vars
 	}
 	return n, names, slots, nil
 }
@@ -304,6 +320,12 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 	switch t := n.(type) {
 	case *name:
 		v, _ := c.scope.Lookup(t.id)
+		if v.Const {
+			if v.Value == math.Trunc(v.Value) && math.Abs(v.Value) < 1<<53 {
+				return c.constant(n, int64(v.Value))
+			}
+			return c.constant(n, v.Value)
+		}
 		slot := v.Slot
 		switch v.Kind {
 		case space.String:

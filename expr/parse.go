@@ -2,8 +2,12 @@ package expr
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ktune/ktune/space"
 )
 
 // Node is a parsed expression.
@@ -486,13 +490,24 @@ func (p *parser) list(open token) (Node, error) {
 func Names(n Node) []string {
 	var out []string
 	seen := map[string]bool{}
+	freeNames(n, func(t *name) {
+		if !seen[t.id] {
+			seen[t.id] = true
+			out = append(out, t.id)
+		}
+	})
+	return out
+}
+
+// freeNames calls visit with every occurrence of a free name in n (not a loop variable of
+// a comprehension around it), in order.
+func freeNames(n Node, visit func(*name)) {
 	var walk func(n Node, bound map[string]bool)
 	walk = func(n Node, bound map[string]bool) {
 		switch t := n.(type) {
 		case *name:
-			if !bound[t.id] && !seen[t.id] {
-				seen[t.id] = true
-				out = append(out, t.id)
+			if !bound[t.id] {
+				visit(t)
 			}
 		case *unary:
 			walk(t.x, bound)
@@ -531,5 +546,49 @@ func Names(n Node) []string {
 		}
 	}
 	walk(n, map[string]bool{})
-	return out
+}
+
+// BindConstants returns src with every free occurrence of a name in constants replaced by
+// its value (written as Python writes the number), so that the expression reads on its own
+// where the constants are not known: a restriction of a kernel spec stored with its run.
+func BindConstants(src string, constants map[string]float64) (string, error) {
+	n, err := Parse(src)
+	if err != nil {
+		return "", err
+	}
+	type edit struct {
+		pos, end int
+		text     string
+	}
+	var edits []edit
+	freeNames(n, func(t *name) {
+		v, ok := constants[t.id]
+		if !ok {
+			return
+		}
+		text := space.FormatFloat(v)
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			text = strconv.FormatInt(int64(v), 10)
+		}
+		if v < 0 {
+			text = "(" + text + ")"
+		}
+		edits = append(edits, edit{t.pos, t.pos + len(t.id), text})
+	})
+	if len(edits) == 0 {
+		return src, nil
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.pos - b.pos })
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		if e.pos < at || e.end > len(src) || src[e.pos:e.end] == "" {
+			return "", fmt.Errorf("expr: binding constants in %q: a name is not where the parser put it", src)
+		}
+		b.WriteString(src[at:e.pos])
+		b.WriteString(e.text)
+		at = e.end
+	}
+	b.WriteString(src[at:])
+	return b.String(), nil
 }

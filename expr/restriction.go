@@ -59,6 +59,25 @@ func CompileRestriction(params []space.Param, src string) (space.Restriction, er
 	return &restriction{pred: p, params: p.Slots}, nil
 }
 
+// CompileRestrictionWith is CompileRestriction for an expression that may also read named
+// constants (a kernel spec's constants), which take their values.
+func CompileRestrictionWith(params []space.Param, constants map[string]float64, src string) (space.Restriction, error) {
+	scope, err := ParamScope(params)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range constants {
+		if _, isParam := scope[name]; !isParam {
+			scope[name] = Var{Const: true, Value: v}
+		}
+	}
+	p, err := CompilePredicate(src, scope)
+	if err != nil {
+		return nil, err
+	}
+	return &restriction{pred: p, params: p.Slots}, nil
+}
+
 // NewSpace builds the space of params under restriction expressions.
 func NewSpace(params []space.Param, restrictions []string) (*space.Space, error) {
 	return space.New(params, restrictions, CompileRestriction)

@@ -621,6 +621,10 @@ func (p *parser) restrictions(n *yaml.Node) {
 	if !ok {
 		return
 	}
+	consts := make(map[string]float64, len(s.Constants))
+	for _, c := range s.Constants {
+		consts[c.Name] = c.Value
+	}
 	for i, it := range items {
 		f := index("restrictions", i)
 		src, ok := d.str(it, f)
@@ -635,7 +639,7 @@ func (p *parser) restrictions(n *yaml.Node) {
 		if !p.paramsOK {
 			continue
 		}
-		r, err := expr.CompileRestriction(s.Parameters, src)
+		r, err := expr.CompileRestrictionWith(s.Parameters, consts, src)
 		if err != nil {
 			d.errf(it, f, "%v", err)
 			continue
@@ -1580,6 +1584,24 @@ func (s *Spec) kernelSource(k *Kernel) device.Source {
 		opts = append(opts, "-fopenmp")
 	}
 	return device.Source{Code: k.Code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
+}
+
+// BoundRestrictions returns the restrictions with the constants they read replaced by
+// their values, so that each reads on its own (expr.BindConstants): the form stored with a
+// run, which is replayed without the spec.
+func (s *Spec) BoundRestrictions() ([]string, error) {
+	consts := make(map[string]float64, len(s.Constants))
+	for _, c := range s.Constants {
+		consts[c.Name] = c.Value
+	}
+	out := make([]string, len(s.Restrictions))
+	for i, r := range s.Restrictions {
+		var err error
+		if out[i], err = expr.BindConstants(r, consts); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Objective returns what tuning optimises ("time" or a metric's name) and whether higher

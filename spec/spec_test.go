@@ -642,3 +642,34 @@ arguments:
 		t.Fatalf("an output constant: %v", err)
 	}
 }
+
+// Restrictions read the spec's constants, as the other expressions do ('ktune help spec'),
+// and are stored with the constants bound to their values.
+func TestRestrictionsReadConstants(t *testing.T) {
+	s, err := Parse([]byte(`kernel: {name: k, language: opencl, code: "__kernel void k() {}"}
+constants: {N: 100000, W: N / 1000}
+parameters:
+  - {name: block_size_x, values: [32, 64, 128]}
+  - {name: tile_size_x, values: [1, 2, 4]}
+restrictions: ["N % (block_size_x * tile_size_x) == 0", "tile_size_x < W"]
+problem_size: [N]
+`), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100000 = 2^5 * 5^5: 32·1 divides it; 32·2, 64, 128 and beyond do not
+	if sp.Len() != 1 {
+		t.Errorf("%d configurations, want 1 (block_size_x=32, tile_size_x=1)", sp.Len())
+	}
+	bound, err := s.BoundRestrictions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bound, []string{"100000 % (block_size_x * tile_size_x) == 0", "tile_size_x < 100"}) {
+		t.Errorf("bound restrictions %q", bound)
+	}
+}

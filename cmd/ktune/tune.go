@@ -125,7 +125,11 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: sp0.Kernel.Name, Params: sp0.Parameters, Restrictions: sp0.Restrictions})
+	restrictions, err := sp0.BoundRestrictions()
+	if err != nil {
+		return err
+	}
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: sp0.Kernel.Name, Params: sp0.Parameters, Restrictions: restrictions})
 	if err != nil {
 		return err
 	}
