@@ -36,7 +36,7 @@ func ExampleRepeat() {
 	}
 	// Output:
 	// random mean fraction of optimum 0.950 over 20 runs of 50 evaluations
-	// auto   mean fraction of optimum 0.978 over 20 runs of 50 evaluations
+	// auto   mean fraction of optimum 0.980 over 20 runs of 50 evaluations
 }
 
 // One simulated tuning session: the simulator stands in for the device as the session's

@@ -167,9 +167,10 @@ func TestBayesStartsNearTheCentreWhenItIsRestricted(t *testing.T) {
 // On GEMM in cartesian mode, where 78% of the configurations fail, bayes passes over
 // candidates its failure model expects to fail (min_success, min_success_local): over 5
 // seeds at budget 200 it evaluates clearly fewer failing configurations than with both
-// thresholds at 0 (320 against 435 when this was written). The local steps in other basins
-// (other_basins) are left out of both runs: they add failures of their own (392 against
-// 461 with them), and this test is about the thresholds.
+// thresholds at 0 (500 against 597 on 2026-11-26). The local steps in other basins
+// (other_basins) and from near-ties of the best (plateau) are left out of both runs: their
+// neighbours are further from where the failure model has learnt, so they blur the
+// comparison (with both: 491 against 557), and this test is about the thresholds.
 func TestBayesPassesOverLikelyFailures(t *testing.T) {
 	sim := popSim(t, "gemm")
 	failures := func(opts map[string]any) int {
@@ -183,8 +184,8 @@ func TestBayesPassesOverLikelyFailures(t *testing.T) {
 		}
 		return n
 	}
-	with := failures(map[string]any{"other_basins": 0})
-	without := failures(map[string]any{"other_basins": 0, "min_success": 0, "min_success_local": 0})
+	with := failures(map[string]any{"other_basins": 0, "plateau": 0})
+	without := failures(map[string]any{"other_basins": 0, "plateau": 0, "min_success": 0, "min_success_local": 0})
 	t.Logf("failed evaluations in 5 runs of 200: %d with the thresholds, %d without", with, without)
 	if float64(with) > 0.85*float64(without) {
 		t.Errorf("%d failed evaluations with min_success, %d without: not clearly fewer", with, without)
