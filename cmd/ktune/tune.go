@@ -31,7 +31,8 @@ func init() {
 		name:    "tune",
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
-          [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--json]
+          [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--precompilers N]
+          [--no-precompile] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
@@ -46,7 +47,14 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
-seed) without measuring finished configurations again; --new starts a fresh run.
+seed) without measuring finished configurations again; --new starts a fresh run. A run
+that another ktune process on this machine is tuning is not resumed: the command says so.
+Before the search the reference outputs are computed: a reference that does not compile,
+crashes or hangs stops the command, since every configuration would fail verification. A
+configuration that fails is stored with its status and message; the summary gives each
+failing status's most common message, tuning stops when the first 10 configurations all
+fail with one message (a fault of the spec, not of the configurations), and the exit
+status is 1 when no configuration ran and verified successfully.
 Progress (evaluated / budget, best so far, ETA) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
@@ -166,12 +174,13 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	run, known, err := findOrCreateRun(ctx, st, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+	run, known, lock, err := findOrCreateRun(ctx, st, *db, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
 		ProblemSize: strings.Join(sp0.ProblemSize, ","), Source: specPath, Settings: settings}, hash, *fresh)
 	if err != nil {
 		return err
 	}
+	defer lock.release()
 	resumed := len(known) // before the default configuration joins them
 	if resumed > 0 {
 		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, resumed)
@@ -324,38 +333,64 @@ func specHash(s *spec.Spec) (string, error) {
 
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
 // options, seed and spec hash, or creates a new one.
-func findOrCreateRun(ctx context.Context, st store.Store, want store.RunInfo, hash string, fresh bool) (store.RunInfo, map[string]result.Evaluation, error) {
+func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, map[string]result.Evaluation, *runLock, error) {
 	known := map[string]result.Evaluation{}
 	if !fresh {
 		runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 		if err != nil {
-			return store.RunInfo{}, nil, err
+			return store.RunInfo{}, nil, nil, err
 		}
 		for i := len(runs) - 1; i >= 0; i-- {
 			r := runs[i]
 			if r.Status == store.StatusFinished || r.Strategy != want.Strategy || r.Seed != want.Seed ||
 				!sameJSON(r.StrategyOptions, want.StrategyOptions) || settingsHash(r.Settings) != hash {
+				// A run left "running" by a process that died (SIGKILL, a crash) and that
+				// this one does not resume is marked interrupted once no process holds it.
+				if r.Status == store.StatusRunning {
+					if l, err := lockRun(db, r.ID); err == nil {
+						err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+						l.release()
+						if err != nil {
+							return store.RunInfo{}, nil, nil, err
+						}
+					}
+				}
 				continue
+			}
+			lock, err := lockRun(db, r.ID)
+			if errors.Is(err, errRunHeld) {
+				return store.RunInfo{}, nil, nil, fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", r.ID, db)
+			}
+			if err != nil {
+				return store.RunInfo{}, nil, nil, err
 			}
 			evals, err := st.Evaluations(ctx, r.ID)
 			if err != nil {
-				return store.RunInfo{}, nil, err
+				lock.release()
+				return store.RunInfo{}, nil, nil, err
 			}
 			for _, e := range evals {
 				known[store.ConfigKey(e.Config)] = e
 			}
 			if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
-				return store.RunInfo{}, nil, err
+				lock.release()
+				return store.RunInfo{}, nil, nil, err
 			}
-			return r, known, nil
+			return r, known, lock, nil
 		}
 	}
 	id, err := st.CreateRun(ctx, want)
 	if err != nil {
-		return store.RunInfo{}, nil, err
+		return store.RunInfo{}, nil, nil, err
 	}
 	want.ID = id
-	return want, known, nil
+	lock, err := lockRun(db, id)
+	if err != nil {
+		// a new run's id is this process's alone; another process holding it would be a
+		// lock file left from a database deleted and made again
+		return store.RunInfo{}, nil, nil, err
+	}
+	return want, known, lock, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {

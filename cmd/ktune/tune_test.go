@@ -159,10 +159,16 @@ func TestKilledTuningResumesWithoutLosingOrRepeatingWork(t *testing.T) {
 			break
 		}
 	}
+	// While the tuner lives, the same command elsewhere does not resume its run: both
+	// would measure into it.
+	_, errLive, codeLive := ktune(t, args...)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if len(before) < 3 {
 		t.Fatalf("only %d evaluations were committed before the deadline", len(before))
+	}
+	if codeLive != 1 || !strings.Contains(errLive, "run 1 of this kernel, device and settings in "+db+" is being tuned by another ktune process") {
+		t.Errorf("the same command beside a live run: exit %d, %s", codeLive, errLive)
 	}
 	before = evaluationsOf(t, db) // what the killed run left
 	out, errOut, code := ktune(t, append(args, "--json")...)

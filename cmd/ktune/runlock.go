@@ -1,0 +1,58 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// A tuning run is held by the ktune process that tunes it: an exclusive advisory lock on a
+// file named for the database and the run, which the operating system releases when the
+// process ends, however it ends (a crash or SIGKILL included). Another ktune tune of the
+// same kernel, device and settings sees the run held and does not resume it: two processes
+// measuring into one run would measure configurations twice and time each other's kernels.
+// The lock files live in the temporary directory, so processes on one machine see each
+// other; a database shared between machines is not covered.
+
+// runLock is a held run.
+type runLock struct{ f *os.File }
+
+// errRunHeld is lockRun's error when another process holds the run.
+var errRunHeld = errors.New("held by another ktune process")
+
+// lockRun takes run of the database at db for this process, or returns errRunHeld.
+func lockRun(db string, run int64) (*runLock, error) {
+	abs, err := filepath.Abs(db)
+	if err != nil {
+		abs = db
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(os.TempDir(), "ktune-runs")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("run lock: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-run%d.lock", hex.EncodeToString(sum[:8]), run))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("run lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errRunHeld
+		}
+		return nil, fmt.Errorf("run lock %s: %w", path, err)
+	}
+	return &runLock{f}, nil
+}
+
+// release lets the run go (the process's end does too).
+func (l *runLock) release() {
+	if l != nil {
+		l.f.Close()
+	}
+}
