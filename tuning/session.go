@@ -284,12 +284,29 @@ func (s *Session) prepare(ctx context.Context, c space.Config) (idx int, fitness
 	return idx, 0, false, nil
 }
 
-// measure evaluates c with the session's evaluator: the Run path.
+// measure evaluates c with the session's evaluator: the Run path. On the wall clock the
+// time limit also bounds the evaluation in progress: a configuration still compiling or
+// running when the limit passes is abandoned (the evaluator's context ends), so a session
+// ends close to its limit however long its configurations take.
 func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64, error) {
-	e, err := s.ev.Evaluate(ctx, c)
+	evalCtx := ctx
+	if s.sim == nil && s.opts.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		evalCtx, cancel = context.WithDeadline(ctx, s.begun.Add(s.opts.TimeLimit))
+		defer cancel()
+	}
+	e, err := s.ev.Evaluate(evalCtx, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return math.NaN(), ctx.Err()
+		}
+		if evalCtx.Err() != nil {
+			s.mu.Lock()
+			if s.stop == "" {
+				s.stop = StopTime
+			}
+			s.mu.Unlock()
+			return math.NaN(), strategy.ErrStop
 		}
 		err = fmt.Errorf("evaluate %s: %w", s.sp.Format(c), err)
 		s.fail(err)

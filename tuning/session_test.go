@@ -243,6 +243,36 @@ func TestWallClockTimeLimit(t *testing.T) {
 	}
 }
 
+// On the wall clock the time limit bounds the evaluation in progress too: a configuration
+// that would take 10 s is abandoned when a 100 ms limit passes, and the session ends with
+// the time limit, keeping what finished before.
+func TestWallClockTimeLimitEndsTheEvaluationInProgress(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	n := 0
+	slow := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		if n++; n <= 2 {
+			return sim.Evaluate(ctx, c)
+		}
+		select {
+		case <-time.After(10 * time.Second):
+			return sim.Evaluate(ctx, c)
+		case <-ctx.Done():
+			return result.Evaluation{}, ctx.Err()
+		}
+	})
+	start := time.Now()
+	sum, err := run(t, sim.Space(), newStrategy(t, "random"), slow, tuning.Options{Budget: 100, TimeLimit: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the session took %v, waiting for the evaluation in progress", took)
+	}
+	if sum.Stop != tuning.StopTime || sum.Evaluations != 2 {
+		t.Errorf("stop %q after %d evaluations; want the time limit after the 2 that finished", sum.Stop, sum.Evaluations)
+	}
+}
+
 // evaluatorFunc is an Evaluator that is not Simulated: the session keeps wall-clock time.
 type evaluatorFunc func(ctx context.Context, c space.Config) (result.Evaluation, error)
 
