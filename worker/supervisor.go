@@ -58,11 +58,16 @@ type Supervisor struct {
 	upcoming []space.Config           // the latest hint: what the strategy will ask next, in order
 	inflight map[string]chan struct{} // configurations being pre-compiled, each closed when done
 	ready    map[string]bool          // configurations the pre-compilers have compiled
+	hung     map[string]bool          // configurations whose warm-up launch in a pre-compiler ran past the run time limit
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	nextID   uint64
 	Crashes  int // children that died or were killed, for reporting
 }
+
+// errHung is coordinate's answer for a configuration whose warm-up launch hung in a
+// pre-compiler.
+var errHung = errors.New("hung in a pre-compiler")
 
 // ErrWorkerStart is returned when a child cannot start serving (its device cannot be
 // opened, its spec is broken): no configuration can be measured, so tuning must stop.
@@ -74,7 +79,7 @@ func NewSupervisor(opts Options) *Supervisor {
 		opts.CompileTimeout = 5 * time.Minute
 	}
 	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{},
-		inflight: map[string]chan struct{}{}}
+		hung: map[string]bool{}, inflight: map[string]chan struct{}{}}
 	if opts.Precompile {
 		for range max(opts.Precompilers, 1) {
 			s.pres = append(s.pres, &preSlot{})
@@ -249,6 +254,13 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	}
 	ch := s.main
 	waited, err := s.coordinate(ctx, c)
+	if errors.Is(err, errHung) {
+		// Measured once already, in the pre-compiler: the measuring child would only hang
+		// on it again, for as long.
+		s.log.Info("kernel hung in its warm-up launch while compiled ahead; not run again", "limit", s.opts.Timeout)
+		return result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited),
+			Message: fmt.Sprintf("the kernel ran past the time limit of %v and was killed (in its warm-up launch on one work-group, while compiled ahead)", s.opts.Timeout)}, nil
+	}
 	if err != nil {
 		return result.Evaluation{}, err
 	}
@@ -481,6 +493,10 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
+	if s.hung[k] {
+		delete(s.hung, k)
+		return waited, errHung
+	}
 	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
 	// population once would otherwise leave there for a pre-compiler to compile again
 	s.upcoming = slices.DeleteFunc(s.upcoming, func(u space.Config) bool { return slices.Equal(u, c) })
@@ -512,17 +528,23 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 	if len(s.ready) > 256 {
 		clear(s.ready)
 	}
+	if len(s.hung) > 256 {
+		clear(s.hung)
+	}
 	done := make(chan struct{})
 	s.inflight[k], slot.busy = done, true
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		t := time.Now()
-		ok := s.precompile(slot, c)
-		s.log.Debug("pre-compiled", "config", k, "ok", ok, "took", time.Since(t))
+		ok, hung := s.precompile(slot, c)
+		s.log.Debug("pre-compiled", "config", k, "ok", ok, "hung", hung, "took", time.Since(t))
 		s.preMu.Lock()
 		if ok {
 			s.ready[k] = true
+		}
+		if hung {
+			s.hung[k] = true
 		}
 		delete(s.inflight, k)
 		slot.busy = false
@@ -531,8 +553,10 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 	}()
 }
 
-// precompile compiles c in the slot's child and reports whether it succeeded.
-func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
+// precompile compiles c in the slot's child and reports whether it succeeded, and whether
+// its warm-up launch (runtimes that generate code at the first launch) ran past the run
+// time limit: the kernel hangs on one work-group, so it would on the whole grid.
+func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok, hung bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -549,7 +573,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 		var err error
 		if ch, err = s.start(ctx, "precompile"); err != nil {
 			s.log.Debug("pre-compiler unavailable", "error", err)
-			return false
+			return false, false
 		}
 		s.preMu.Lock()
 		slot.ch = ch
@@ -557,7 +581,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 	}
 	if err := ch.enc.Encode(request{Op: opCompile, Config: c}); err != nil {
 		s.dropPrecompiler(slot, ch)
-		return false
+		return false, false
 	}
 	// A configuration that hangs the compiler must not hold a core forever, nor one whose
 	// warm-up launch (runtimes that generate code at the first launch) hangs: after the
@@ -565,16 +589,18 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 	// waiting for this very configuration.
 	limit := time.NewTimer(s.opts.CompileTimeout)
 	defer limit.Stop()
+	running := false
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
 				s.dropPrecompiler(slot, ch)
-				return false
+				return false, false
 			}
 			if r.Phase == phaseCompiled {
 				if s.opts.Timeout > 0 {
 					limit.Reset(s.opts.Timeout)
+					running = true
 				}
 				continue
 			}
@@ -582,13 +608,13 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) bool {
 				s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
 				s.dropPrecompiler(slot, ch)
 			}
-			return r.Err == ""
+			return r.Err == "", false
 		case <-limit.C:
-			s.log.Debug("pre-compiler killed after its time limit")
+			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
-			return false
+			return false, running
 		case <-s.stop:
-			return false
+			return false, false
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -343,6 +344,10 @@ func TestAHangingWarmUpInAPrecompilerHoldsNothingUp(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Fatalf("it took %v: the pre-compiler's hang held the measuring child up", took)
+	}
+	// It hung once, in the pre-compiler, and is not run again to hang as long a second time.
+	if !strings.Contains(e.Message, "while compiled ahead") {
+		t.Errorf("the hang was measured again: %s", e.Message)
 	}
 	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 		t.Fatalf("after it: %v %v", e.Status, err)
