@@ -98,16 +98,26 @@ func Open(path string) (*result.Recording, error) {
 // runtime error (Recording.RejectNonPositiveTimes).
 func Read(r io.Reader, source string) (*result.Recording, error) {
 	data, err := ReadAll(r, source)
-	if err != nil {
+	cut := err // a truncated gzip stream, read as far as it goes
+	if err != nil && (!errors.Is(err, io.ErrUnexpectedEOF) || len(data) == 0) {
 		return nil, err
 	}
 	f, err := Detect(data, source)
 	if err != nil {
+		if cut != nil {
+			return nil, cut
+		}
 		return nil, err
 	}
 	rec, err := f.Read(bytes.NewReader(data), source)
 	if err != nil {
+		if cut != nil {
+			return nil, fmt.Errorf("%w (what it holds before the cut does not read either: %v)", cut, err)
+		}
 		return nil, err
+	}
+	if cut != nil {
+		rec.Warnings = append([]string{cut.Error() + "; read up to there"}, rec.Warnings...)
 	}
 	rec.KeepLast()
 	rec.RejectNonPositiveTimes()
@@ -215,7 +225,9 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 	out, err := readAllInto(zr, make([]byte, 0, hint))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%s: gzip stream truncated after %d decompressed bytes: %w", source, len(out), err)
+			// What came out before the cut is returned too: Read reads it as it reads an
+			// interrupted recording (a cache copied while Kernel Tuner still wrote it).
+			return out, fmt.Errorf("%s: gzip stream truncated after %d decompressed bytes: %w", source, len(out), err)
 		}
 		return nil, fmt.Errorf("%s: gzip, after %d decompressed bytes: %w", source, len(out), err)
 	}

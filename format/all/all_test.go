@@ -165,6 +165,36 @@ func TestOpenReadsAnInterruptedCache(t *testing.T) {
 	}
 }
 
+// A gzip file cut short (copied while it was written, or a download broken off) is read as
+// far as its stream goes, as an interrupted recording, with warnings saying so; one that
+// holds nothing readable is still an error naming the cut.
+func TestOpenReadsATruncatedGzipAsFarAsItGoes(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(testdata, "benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	half := filepath.Join(dir, "half.json.gz")
+	if err := os.WriteFile(half, raw[:len(raw)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := format.Open(half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Evaluations); n < 1000 || n >= 4092 || len(rec.Warnings) != 2 ||
+		!strings.Contains(rec.Warnings[0], "gzip stream truncated after") || !strings.Contains(rec.Warnings[1], "unclosed cache file") {
+		t.Errorf("%d evaluations, warnings %q", n, rec.Warnings)
+	}
+	stub := filepath.Join(dir, "stub.json.gz")
+	if err := os.WriteFile(stub, raw[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := format.Open(stub); err == nil || !strings.Contains(err.Error(), "gzip stream truncated") {
+		t.Errorf("a stub of a gzip file: %v", err)
+	}
+}
+
 // Every recorded file of the shared data set, checked against the independent reading and
 // against the counts the data's README states.
 func TestOpenEveryRecordedFile(t *testing.T) {
