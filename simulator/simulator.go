@@ -109,6 +109,8 @@ type Simulator struct {
 	warnings []string          // recorded configurations left out, duplicates
 	rng      *rand.Rand        // stochastic draws
 	missing  result.Evaluation // template for configurations the recording lacks
+	// the objective is a time (its recorded value is what one run took)
+	timeObjective bool
 }
 
 // New builds a simulator of rec. The recording is shared, not copied: it must not change
@@ -156,6 +158,30 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s.missing = result.Evaluation{Status: result.Restricted, Objective: math.NaN(), Message: "not in the recording"}
+	s.timeObjective = !rec.Maximize && (rec.Objective == "" || rec.Objective == "time")
+	untimed, noSamples := 0, 0
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Status != result.OK {
+			continue
+		}
+		if len(e.Samples) == 0 {
+			noSamples++
+			if e.CompileMS == 0 && e.VerifyMS == 0 && e.BenchmarkMS == 0 && e.FrameworkMS == 0 {
+				untimed++
+			}
+		}
+	}
+	if untimed > 0 {
+		what := "counts each of them as one run of its recorded time"
+		if !s.timeObjective {
+			what = "does not advance for them"
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", untimed, what))
+	}
+	if opts.Fitness == Stochastic && noSamples > 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have no timing samples: under stochastic fitness they answer with their recorded mean, as under deterministic fitness", noSamples))
+	}
 	return s, nil
 }
 
@@ -326,6 +352,9 @@ func (s *Simulator) Evaluate(_ context.Context, c space.Config) (result.Evaluati
 	if e.CompileMS == 0 && e.VerifyMS == 0 && e.BenchmarkMS == 0 && e.FrameworkMS == 0 {
 		for _, t := range e.Samples {
 			e.BenchmarkMS += t
+		}
+		if len(e.Samples) == 0 && e.Status == result.OK && s.timeObjective && e.Objective > 0 {
+			e.BenchmarkMS = e.Objective // one run, the least it can have cost
 		}
 	}
 	if s.opts.Fitness == Stochastic && e.Status == result.OK && len(e.Samples) > 0 {

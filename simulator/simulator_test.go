@@ -372,3 +372,26 @@ func TestRecordedSpacesFromBenchmarkHub(t *testing.T) {
 		})
 	}
 }
+
+// A successful configuration recorded with neither timing fields nor samples costs one run
+// of its recorded time on the simulated clock (not nothing, which made time limits
+// meaningless), with a warning; under stochastic fitness the lack of samples is said too.
+func TestUntimedRecordingsCostTheirRecordedTime(t *testing.T) {
+	rec := small()
+	rec.Evaluations[4].Samples = nil // (4,0): ok, 4 ms, no timing fields, no samples
+	for _, fitness := range []simulator.Fitness{simulator.Deterministic, simulator.Stochastic} {
+		sim := mustNew(t, rec, simulator.Options{Fitness: fitness})
+		e, err := sim.Evaluate(context.Background(), config(t, sim, 4, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sim.Cost(e); got != 4*time.Millisecond {
+			t.Errorf("%v: cost %v, want the recorded 4 ms", fitness, got)
+		}
+		warned := strings.Join(sim.Warnings(), "\n")
+		if !strings.Contains(warned, "1 successful configurations have neither timing fields nor timing samples") ||
+			(fitness == simulator.Stochastic) != strings.Contains(warned, "1 successful configurations have no timing samples") {
+			t.Errorf("%v: warnings %q", fitness, sim.Warnings())
+		}
+	}
+}
