@@ -267,3 +267,29 @@ func newSim(t *testing.T, path string, opts simulator.Options) *simulator.Simula
 	}
 	return sim
 }
+
+// With a single budget there is no line to draw: each strategy gets a mark and an error
+// bar of its 95% interval, side by side, on an axis with room around the budget.
+func TestASingleBudgetIsDrawnAsMarksWithErrorBars(t *testing.T) {
+	cells := []Cell{
+		{Strategy: "a", Space: "solo", Budget: 20, MeanFraction: 0.9, StdFraction: 0.05, Fractions: []float64{0.85, 0.95, 0.9}},
+		{Strategy: "b", Space: "solo", Budget: 20, MeanFraction: 0.8, StdFraction: 0.05, Fractions: []float64{0.75, 0.85, 0.8}},
+	}
+	dir := t.TempDir()
+	if _, err := Figures(cells, 0.05, DefaultSplit, dir); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "curves-solo.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// each strategy's colour strokes its legend line and its error bar with two caps, and
+	// fills its mark on the plot and in the legend (before, only the legend line was drawn)
+	for _, col := range []string{"#1F77B4", "#FF7F0E"} {
+		strokes := strings.Count(string(svg), "stroke:"+col+";stroke-width:1.5")
+		fills := strings.Count(string(svg), `style="fill:`+col+`"`)
+		if strokes < 4 || fills != 2 {
+			t.Errorf("colour %s: %d strokes, %d filled marks; want an error bar with caps and a mark", col, strokes, fills)
+		}
+	}
+}

@@ -114,8 +114,41 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 			if i >= len(strategyColors) {
 				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 			}
-			p.Add(poly, l)
-			p.Legend.Add(st, l)
+			// a mark at every budget: with one budget there is no line to see, and the
+			// interval is drawn as an error bar
+			if len(budgets) == 1 {
+				// side by side, so that the strategies' error bars do not hide each other
+				line[0].X *= math.Pow(1.06, float64(i)-float64(len(order)-1)/2)
+			}
+			pts, err := plotter.NewScatter(line)
+			if err != nil {
+				return nil, err
+			}
+			pts.GlyphStyle.Color = col
+			pts.GlyphStyle.Radius = vg.Points(2)
+			pts.GlyphStyle.Shape = draw.CircleGlyph{}
+			p.Add(poly, l, pts)
+			if len(cs) == 1 {
+				c := cs[0]
+				errs := plotter.YErrors{{Low: c.MeanFraction - band[1].Y, High: band[0].Y - c.MeanFraction}}
+				bars, err := plotter.NewYErrorBars(struct {
+					plotter.XYs
+					plotter.YErrors
+				}{line, errs})
+				if err != nil {
+					return nil, err
+				}
+				bars.Color = col
+				bars.Width = vg.Points(1.5)
+				p.Add(bars)
+			}
+			p.Legend.Add(st, l, pts)
+		}
+		if len(budgets) == 1 {
+			// a single budget: room on either side of it on the log scale
+			for b := range budgets {
+				p.X.Min, p.X.Max = float64(b)/2, float64(b)*2
+			}
 		}
 		// The vertical axis spans the data, in steps of 0.05 and at least 0.1, so that
 		// strategies a few hundredths apart (most of them, at large budgets) stay apart.
