@@ -33,6 +33,7 @@ type Section struct {
 type Table struct {
 	Caption  string
 	KeyValue bool // a two-column list of names and values: left-aligned, values may wrap
+	Messages bool // the last column holds messages (compiler logs): kept as written, lines and all
 	Head     []string
 	Rows     [][]string
 }
@@ -101,6 +102,9 @@ table { max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; overflow-wrap: anywhere; }
 table.kv td { text-align: left; }
 table.kv td:first-child { white-space: nowrap; font-weight: 600; }
+table.msgs td, table.msgs th { text-align: left; }
+table.msgs td:nth-child(-n+2) { white-space: nowrap; overflow-wrap: normal; }
+table.msgs td:last-child { white-space: pre-wrap; font-family: monospace; font-size: 0.85em; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
@@ -117,7 +121,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.8em; }
 <section>
 <h2>{{.Title}}</h2>
 {{range .Text}}<p>{{.}}</p>
-{{end}}{{range .Tables}}<table{{if .KeyValue}} class="kv"{{end}}>
+{{end}}{{range .Tables}}<table{{if .KeyValue}} class="kv"{{else if .Messages}} class="msgs"{{end}}>
 {{if .Caption}}<caption>{{.Caption}}</caption>{{end}}
 {{if .Head}}<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}
 <tbody>

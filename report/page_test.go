@@ -2,15 +2,20 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	stdhtml "html"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 )
 
 func TestPageEscapesTextAndEmbedsFigures(t *testing.T) {
@@ -88,5 +93,36 @@ func TestBenchPageOfAnInterruptedBenchmark(t *testing.T) {
 	}
 	if len(p.Sections[0].Figures) != 1 || len(p.Sections[1].Figures) != 1 {
 		t.Errorf("%d heat maps, %d kernel curves", len(p.Sections[0].Figures), len(p.Sections[1].Figures))
+	}
+}
+
+// A recording in which nothing succeeded still gets its page: outcomes, what the failing
+// configurations said (grouped by message, the most frequent first), and no analysis.
+func TestAPageOfFailuresOnly(t *testing.T) {
+	iv := space.IntValue
+	rec := &result.Recording{Source: "f.json", Format: "kerneltuner", Objective: "time",
+		Params: []space.Param{{Name: "bx", Values: []space.Value{iv(32), iv(64), iv(128)}}},
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(32)}, Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel takes 4 arguments, got 3"},
+			{Config: []space.Value{iv(64)}, Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel takes 4 arguments, got 3"},
+			{Config: []space.Value{iv(128)}, Status: result.CompileError, Objective: math.NaN(), Message: "line 1: error\nline 2: note"},
+		}}
+	p, err := SpacePage(context.Background(), analysis.Input{Name: "f", Rec: rec}, Options{Analysis: analysis.Defaults()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{
+		"<td>runtime_error</td><td>2 of 2</td><td>bx=32</td><td>kernel takes 4 arguments, got 3</td>",
+		"<td>compile_error</td><td>1 of 1</td><td>bx=128</td><td>line 1: error\nline 2: note</td>",
+		"None of the 3 configurations ran successfully",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }

@@ -71,6 +71,13 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	}
 	p.Sections = append(p.Sections, summary)
 	p.Sections = append(p.Sections, bestSection(rec, o.Top))
+	if f := failuresSection(rec); f != nil {
+		p.Sections = append(p.Sections, *f)
+	}
+	if _, ok := rec.Counts(); ok == 0 {
+		p.Sections = append(p.Sections, nothingSucceeded(rec))
+		return p, nil
+	}
 	if conv, err := convergenceSection(rec); err != nil {
 		return nil, err
 	} else if conv != nil {
@@ -85,6 +92,77 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	return p, nil
 }
 
+// nothingSucceeded is the analysis section of a recording without a successful
+// configuration: there is nothing to analyse, and the failures above say why.
+func nothingSucceeded(rec *result.Recording) Section {
+	return Section{Title: "Analysis", Text: []string{fmt.Sprintf(
+		"None of the %d configurations ran successfully, so there is no objective to analyse; the failures above say why.", len(rec.Evaluations))}}
+}
+
+// maxMessages is how many distinct messages the failures section lists per status.
+const maxMessages = 5
+
+// failuresSection lists, per failing status, the messages its configurations gave, the
+// most frequent first, each with how many gave it and one of them; nil when nothing failed
+// with a message.
+func failuresSection(rec *result.Recording) *Section {
+	type group struct {
+		status  result.Status
+		message string
+		n       int
+		example string
+	}
+	byKey := map[string]*group{}
+	var groups []*group
+	total := map[result.Status]int{}
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Status == result.OK || e.Status == result.Restricted || e.Message == "" {
+			continue
+		}
+		total[e.Status]++
+		key := e.Status.String() + "\x00" + e.Message
+		g := byKey[key]
+		if g == nil {
+			var cfg []string
+			for p, v := range e.Config {
+				name := strconv.Itoa(p)
+				if p < len(rec.Params) {
+					name = rec.Params[p].Name
+				}
+				cfg = append(cfg, name+"="+v.String())
+			}
+			g = &group{status: e.Status, message: e.Message, example: strings.Join(cfg, ", ")}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.n++
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	sort.SliceStable(groups, func(a, b int) bool {
+		if groups[a].status != groups[b].status {
+			return total[groups[a].status] > total[groups[b].status]
+		}
+		return groups[a].n > groups[b].n
+	})
+	t := Table{Caption: "What the failing configurations said", Messages: true,
+		Head: []string{"outcome", "configurations", "for example", "message"}}
+	shown := map[result.Status]int{}
+	for _, g := range groups {
+		if shown[g.status]++; shown[g.status] > maxMessages {
+			continue
+		}
+		msg := g.message
+		if len(msg) > 3000 {
+			msg = msg[:3000] + "\n..."
+		}
+		t.Rows = append(t.Rows, []string{g.status.String(), fmt.Sprintf("%d of %d", g.n, total[g.status]), g.example, msg})
+	}
+	return &Section{Title: "Failures", Tables: []Table{t}}
+}
+
 // SpacePage reports a recorded space read from a file: its outcomes, best
 // configurations and analysis.
 func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
@@ -92,6 +170,13 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
 	p.Sections = append(p.Sections, Section{Title: "Summary", Tables: []Table{outcomes(rec)}}, bestSection(rec, o.Top))
+	if f := failuresSection(rec); f != nil {
+		p.Sections = append(p.Sections, *f)
+	}
+	if _, ok := rec.Counts(); ok == 0 {
+		p.Sections = append(p.Sections, nothingSucceeded(rec))
+		return p, nil
+	}
 	secs, err := analysisSections(ctx, in, o)
 	if err != nil {
 		return nil, err
@@ -169,6 +254,9 @@ func bestSection(rec *result.Recording, top int) Section {
 			row = append(row, v.String())
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if len(ok) == 0 {
+		return Section{Title: "Best configurations", Text: []string{"No configuration ran successfully."}}
 	}
 	return Section{Title: "Best configurations", Tables: []Table{t}}
 }
