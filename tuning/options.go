@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"math"
 	"time"
+
+	"github.com/ktune/ktune/result"
 )
 
 // Options configure a session. The zero value runs until the strategy finishes or the
@@ -29,6 +31,12 @@ type Options struct {
 	// NoCache evaluates repeated configurations again, each costing budget: seed 000's
 	// stochastic setting, where the same configuration may measure differently each time.
 	NoCache bool
+	// Measured holds evaluations made for this session before it starts (a baseline such
+	// as a kernel spec's default configuration): they join the history and count against
+	// the budget as if the strategy had asked for them, and a strategy that asks for one
+	// gets it from the cache. The sink does not receive them again. Configurations outside
+	// the space are left out.
+	Measured []result.Evaluation
 	// Sink, when set, receives every new evaluation as soon as it is made.
 	Sink Sink
 	// Progress, when set, is called after every new evaluation, on the goroutine that made

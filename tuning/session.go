@@ -164,12 +164,46 @@ func (s *Session) begin() error {
 		return errors.New("tuning: session already started; a session runs once")
 	}
 	s.started, s.begun = true, time.Now()
+	s.preloadLocked()
 	s.mu.Unlock()
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		s.log.Debug("tuning session start", "strategy", s.st.Name(), "seed", s.opts.Seed,
 			"space", s.sp.Len(), "budget", s.opts.Budget, "time_limit", s.opts.TimeLimit, "simulated", s.sim != nil)
 	}
 	return nil
+}
+
+// preloadLocked puts Options.Measured into the history, counted against the budget.
+func (s *Session) preloadLocked() {
+	for _, e := range s.opts.Measured {
+		c, err := s.sp.ConfigOf(e.Config)
+		if err != nil {
+			continue
+		}
+		idx, ok := s.sp.Index(c)
+		if !ok {
+			continue
+		}
+		if _, seen := s.cache[idx]; seen && !s.opts.NoCache {
+			continue
+		}
+		f := fitnessOf(&e, s.opts.Maximize)
+		h := len(s.history)
+		s.history = append(s.history, Evaluated{Config: c, Evaluation: e, Fitness: f})
+		s.cache[idx] = int32(h)
+		s.evals++
+		if s.opts.NoCache {
+			if s.noisy == nil {
+				s.noisy = newMeasurements()
+			}
+			s.best = s.noisy.add(idx, h, f, e.Objective)
+		} else if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
+			s.best = h
+		}
+		if s.stop == "" {
+			s.stop = s.checkLocked()
+		}
+	}
 }
 
 // finish classifies how the strategy ended, unless an evaluator or sink error already did.

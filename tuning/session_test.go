@@ -971,3 +971,29 @@ func TestSinkAndLogSeeEveryNewEvaluationInOrder(t *testing.T) {
 		t.Errorf("log lacks the session's start or end:\n%s", out)
 	}
 }
+
+// Evaluations made before the session (a baseline) count against its budget and answer a
+// strategy that asks for them from the cache, without reaching the evaluator or the sink.
+func TestMeasuredEvaluationsCountAgainstTheBudget(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	first := sp.At(0, nil)
+	pre, err := sim.Evaluate(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre.Config = sp.Values(first)
+	calls := 0
+	counting := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		calls++
+		return sim.Evaluate(ctx, c)
+	})
+	sum, err := run(t, sp, newStrategy(t, "bruteforce"), counting, tuning.Options{Budget: 5, Measured: []result.Evaluation{pre}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Evaluations != 5 || calls != 4 || len(sum.History) != 5 || !slices.Equal(sum.History[0].Config, first) {
+		t.Errorf("%d evaluations, %d evaluator calls, history of %d starting at %v; want 5, 4 and the baseline first",
+			sum.Evaluations, calls, len(sum.History), sum.History[0].Config)
+	}
+}

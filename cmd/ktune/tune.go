@@ -216,6 +216,10 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	topts := tuning.Options{Budget: *budget, TimeLimit: *limit, Maximize: maximize, Seed: *seed, Sink: sink, Logger: env.log,
 		Stop: []tuning.StopCondition{ev.sameFailure}}
+	if defaultEval != nil {
+		// the baseline is one of the budget's evaluations, whichever the strategy
+		topts.Measured = []result.Evaluation{*defaultEval}
+	}
 	var prog *progress
 	if *progressFlag || isTerminal(env.stderr) {
 		prog = newProgress(env.stderr, "evaluated")
