@@ -209,6 +209,12 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, "fewer than two valid configurations: no Sobol indices")
 		} else if res.Sobol, err = sensitivity.SobolTable(rec.Params, cfgs, ys, so); err != nil {
 			return nil, fmt.Errorf("%s: Sobol indices: %w", in.Name, err)
+		} else if res.Sobol.Method == sensitivity.Empirical && res.Valid < minEmpiricalSobol {
+			// Conditional means over a handful of configurations are mostly noise:
+			// indices below zero, totals below first orders.
+			res.Sobol = nil
+			res.Warnings = append(res.Warnings, fmt.Sprintf("only %d valid configurations, not a full product of the values: too few for empirical Sobol indices (%d or more); the significance still holds",
+				res.Valid, minEmpiricalSobol))
 		}
 		res.Millis["sobol"] = ms(time.Since(start))
 		if in.Run != nil && in.Run.Strategy == "saltelli" {
@@ -309,6 +315,10 @@ func fullSize(rec *result.Recording) int {
 
 // saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
 // run's seed, budget and options, and estimates the indices from its evaluations.
+// minEmpiricalSobol is the fewest valid configurations empirical Sobol indices are computed
+// from.
+const minEmpiricalSobol = 30
+
 func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64) (*sensitivity.Sobol, error) {
 	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
 	if err != nil {

@@ -15,11 +15,12 @@ const coulomb = "../../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"
 
 type analyzeJSON struct {
 	Results []struct {
-		Name          string  `json:"name"`
-		Configs       int     `json:"configurations"`
-		Valid         int     `json:"valid"`
-		Optimum       float64 `json:"optimum"`
-		LandscapeMode string  `json:"landscape_mode"`
+		Name          string   `json:"name"`
+		Warnings      []string `json:"warnings"`
+		Configs       int      `json:"configurations"`
+		Valid         int      `json:"valid"`
+		Optimum       float64  `json:"optimum"`
+		LandscapeMode string   `json:"landscape_mode"`
 		Landscape     *struct {
 			Minima      int `json:"minima"`
 			Points      int `json:"points"`
@@ -258,7 +259,8 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 	if r.Saltelli == nil || r.Saltelli.Method != "saltelli" || r.Saltelli.Samples == 0 {
 		t.Fatalf("no Saltelli estimate from the run: %+v", r.Saltelli)
 	}
-	if r.Sobol == nil || r.Valid == 0 {
-		t.Errorf("no empirical indices: %+v", r)
+	// the run's few configurations are too few for empirical indices: said, not shown
+	if r.Sobol != nil || r.Valid == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "too few for empirical Sobol indices") {
+		t.Errorf("empirical indices of %d configurations: %+v", r.Valid, r)
 	}
 }
