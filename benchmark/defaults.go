@@ -50,6 +50,9 @@ func LoadDefaults(path string) (*Defaults, error) {
 }
 
 func (d *Defaults) check() error {
+	if d.Strategy == "" && len(d.Budgets) == 0 {
+		return errors.New("not a defaults file: it names no strategy and no budgets (write one with 'ktune hypertune')")
+	}
 	if _, ok := strategy.Lookup(d.Strategy); !ok {
 		return fmt.Errorf("unknown strategy %q", d.Strategy)
 	}

@@ -504,6 +504,9 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err := json.Unmarshal(data, &prev); err != nil {
 		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
 	}
+	if prev.Cells == nil && prev.Repeats == 0 {
+		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
+	}
 	if prev.Repeats == 0 || prev.Mode == "" {
 		return nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
 	}

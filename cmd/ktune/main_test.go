@@ -832,3 +832,29 @@ func TestReadingARunNeedsAnExistingDatabase(t *testing.T) {
 		}
 	}
 }
+
+// Files of the wrong kind and options given twice get errors that say so.
+func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	defaults := filepath.Join(dir, "d.json")
+	if err := os.WriteFile(defaults, []byte(`{"strategy":"random","budgets":[{"budget":25,"options":{}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	benchJSON := filepath.Join(dir, "b.json")
+	if err := os.WriteFile(benchJSON, []byte(`{"cells":[],"competition":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", pnpoly, "--defaults", benchJSON}, "not a defaults file: it names no strategy and no budgets"},
+		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--resume", defaults}, "not 'ktune bench --json' output or a --checkpoint file: it has no cells"},
+		{[]string{"simulate", pnpoly, "--strategy", "genetic", "--option", "popsize=4", "--option", "popsize=8"}, "option popsize is given twice"},
+	} {
+		_, errOut, code := ktune(t, tc.args...)
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errOut)
+		}
+	}
+}

@@ -58,6 +58,9 @@ func (o optionList) Set(s string) error {
 	if !ok || k == "" {
 		return fmt.Errorf("%q is not name=value", s)
 	}
+	if _, twice := o[k]; twice {
+		return fmt.Errorf("option %s is given twice", k)
+	}
 	if i, err := strconv.Atoi(v); err == nil {
 		o[k] = i
 	} else if f, err := strconv.ParseFloat(v, 64); err == nil {

@@ -103,6 +103,10 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	sp, err := sp0.Space()
 	if err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) {
+			return err // it names the file
+		}
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	if err := splitStrategy(name, opts); err != nil {
