@@ -160,7 +160,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "export this run from the results database")
 	name := fs.String("format", "", "output format: kerneltuner or t4")
-	outPath := fs.String("o", "", "output file (default: standard output)")
+	outPath := fs.String("o", "", "output file (default, or -: standard output)")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "give one input file or --run")
 	}
 	w := env.stdout
-	if *outPath != "" {
+	if *outPath != "" && *outPath != "-" {
 		if err := os.MkdirAll(filepath.Dir(*outPath), 0o755); err != nil {
 			return err
 		}
