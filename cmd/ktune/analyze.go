@@ -102,6 +102,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "--pagerank-tol must be positive")
 	}
 	o.Bootstrap = f.bootstrap
+	if f.bootstrap > 0 && f.bootstrap < minBootstrap {
+		return usageErr(env, c, "--bootstrap %d: give 0 (no intervals) or at least %d resamples for a 95%% interval", f.bootstrap, minBootstrap)
+	}
 	if f.bootstrap == 0 {
 		o.Bootstrap = -1
 	}

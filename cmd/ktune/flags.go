@@ -72,3 +72,7 @@ func share(fs *flag.FlagSet, name string, value float64, usage string) *float64 
 	fs.Var(shareValue{p}, name, usage)
 	return p
 }
+
+// minBootstrap is the fewest bootstrap resamples a 95% interval is drawn from: with fewer,
+// its 2.5th and 97.5th percentiles are the extreme resamples or the estimate itself.
+const minBootstrap = 20

@@ -55,6 +55,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
 	o.Analysis.Objective = *objective
 	o.Analysis.Bootstrap = *bootstrap
+	if *bootstrap > 0 && *bootstrap < minBootstrap {
+		return usageErr(env, c, "--bootstrap %d: give 0 (no intervals) or at least %d resamples for a 95%% interval", *bootstrap, minBootstrap)
+	}
 	if *bootstrap == 0 {
 		o.Analysis.Bootstrap = -1
 	}
