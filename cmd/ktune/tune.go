@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -178,9 +179,22 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
+	// the problem size as the run stores it: the spec's expressions, with the constants
+	// they read replaced by their values (N -> 100000)
+	consts := map[string]float64{}
+	for _, k := range sp0.Constants {
+		consts[k.Name] = k.Value
+	}
+	sizes := make([]string, len(sp0.ProblemSize))
+	for i, e := range sp0.ProblemSize {
+		if sizes[i], err = expr.BindConstants(e, consts); err != nil {
+			sizes[i] = e
+		}
+	}
+	problemSize := strings.Join(sizes, ",")
 	run, known, lock, err := findOrCreateRun(ctx, st, *db, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
-		ProblemSize: strings.Join(sp0.ProblemSize, ","), Source: specPath, Settings: settings}, hash, *fresh)
+		ProblemSize: problemSize, Source: specPath, Settings: settings}, hash, *fresh)
 	if err != nil {
 		return err
 	}
@@ -556,12 +570,13 @@ type tuneReport struct {
 	Resumed           int                `json:"resumed_from_store"`
 	Statuses          map[string]int     `json:"statuses"`
 	Failures          []failureSummary   `json:"failures,omitempty"`
-	Best              map[string]any     `json:"best_configuration,omitempty"`
+	Best              namedConfig        `json:"best_configuration,omitzero"`
 	BestObjective     *float64           `json:"best_objective,omitempty"`
 	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
 	MedianObjective   *float64           `json:"median_objective,omitempty"`
 	SpeedupOverMed    *float64           `json:"speedup_over_median,omitempty"`
 	DefaultObjective  *float64           `json:"default_objective,omitempty"`
+	DefaultStatus     string             `json:"default_status,omitempty"` // the default configuration's status when it failed
 	SpeedupOverDef    *float64           `json:"speedup_over_default,omitempty"`
 	Stop              string             `json:"stop"`
 	WallSeconds       float64            `json:"wall_seconds"`
@@ -577,11 +592,11 @@ type tuneReport struct {
 // failureSummary is what the configurations of one failing status said: the message most
 // of them gave, with how many gave it and one of them.
 type failureSummary struct {
-	Status  string         `json:"status"`
-	Count   int            `json:"count"`   // configurations with the status
-	Same    int            `json:"same"`    // of those, how many gave Message
-	Message string         `json:"message"` // the most common message (cut at maxFailureMessage bytes)
-	Example map[string]any `json:"example"` // a configuration that gave it
+	Status  string      `json:"status"`
+	Count   int         `json:"count"`   // configurations with the status
+	Same    int         `json:"same"`    // of those, how many gave Message
+	Message string      `json:"message"` // the most common message (cut at maxFailureMessage bytes)
+	Example namedConfig `json:"example"` // a configuration that gave it
 	example string
 }
 
@@ -620,12 +635,9 @@ func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
 			}
 		}
 		m := msgs[best]
-		f := failureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: map[string]any{}}
+		f := failureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: nameConfig(sp, m.first)}
 		if len(f.Message) > maxFailureMessage {
 			f.Message = f.Message[:maxFailureMessage] + " ..."
-		}
-		for p, v := range sp.Values(m.first) {
-			f.Example[sp.Params()[p].Name] = v
 		}
 		f.example = sp.Format(m.first)
 		out = append(out, f)
@@ -670,10 +682,7 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 		r.MedianFrameworkMS = fw[len(fw)/2]
 	}
 	if sum.Best != nil {
-		r.Best = map[string]any{}
-		for p, v := range sp.Values(sum.Best) {
-			r.Best[sp.Params()[p].Name] = v
-		}
+		r.Best = nameConfig(sp, sum.Best)
 		best := sum.BestObjective
 		r.BestObjective = &best
 		r.bestText = sp.Format(sum.Best)
@@ -702,6 +711,9 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 			d := def.Objective
 			r.DefaultObjective = &d
 			r.SpeedupOverDef = speedup(d)
+		}
+		if def != nil && def.Failed() {
+			r.DefaultStatus = def.Status.String()
 		}
 	}
 	return r
@@ -750,6 +762,9 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	if r.SpeedupOverDef != nil {
 		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), unitOf(r.Objective))
 	}
+	if r.DefaultStatus != "" {
+		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
+	}
 	fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
 		r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
 	fmt.Fprintf(w, "results: run %d in %s (ktune export --run %d --format kerneltuner|t4)\n", r.Run, r.Database, r.Run)
@@ -774,4 +789,40 @@ func firstLines(s string, n int) string {
 // indent puts prefix before every line of s.
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// namedConfig is a configuration as a JSON object of parameter names and values, in the
+// space's parameter order (a map would sort them by name).
+type namedConfig struct {
+	names  []string
+	values []space.Value
+}
+
+func nameConfig(sp *space.Space, c space.Config) namedConfig {
+	n := namedConfig{values: sp.Values(c)}
+	for _, p := range sp.Params() {
+		n.names = append(n.names, p.Name)
+	}
+	return n
+}
+
+func (n namedConfig) IsZero() bool { return n.values == nil }
+
+func (n namedConfig) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, name := range n.names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(n.values[i])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
 }

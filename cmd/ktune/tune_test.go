@@ -446,3 +446,51 @@ arguments:
 		}
 	}
 }
+
+// The JSON summary names the best configuration's parameters in the spec's order, says
+// when the default configuration failed, and the run stores the problem size with the
+// constants' values.
+func TestTuneSummaryKeepsParameterOrderAndTheDefaultsFate(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	for _, name := range []string{"faulty.c", "faulty_c.yaml"} {
+		b, err := os.ReadFile("../../testdata/faulty/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "faulty_c.yaml" {
+			b = append(b, "default_config: {fault: 1, copy: 0}\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "k.db")
+	out, errOut, code := ktune(t, "tune", filepath.Join(dir, "faulty_c.yaml"), "--strategy", "bruteforce", "--budget", "3", "--db", db, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Best          json.RawMessage `json:"best_configuration"`
+		DefaultStatus string          `json:"default_status"`
+		Evaluations   int             `json:"evaluations"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if compact := strings.Join(strings.Fields(string(rep.Best)), ""); compact != `{"fault":0,"copy":0}` || rep.DefaultStatus != "compile_error" || rep.Evaluations != 3 {
+		t.Errorf("best %s, default status %q, %d evaluations", compact, rep.DefaultStatus, rep.Evaluations)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, err := st.Run(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ProblemSize != "4096" {
+		t.Errorf("stored problem size %q, want N's value 4096", info.ProblemSize)
+	}
+}
