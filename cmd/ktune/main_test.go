@@ -859,3 +859,20 @@ func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// ktune space reads a kernel spec's parameters and restrictions without its kernel sources.
+func TestSpaceOfASpecNeedsNoKernelSource(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "vector_add_c.yaml") // without vector_add.c beside it
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "space", path)
+	if code != 0 || !strings.Contains(out, "product 15, valid 15") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -161,7 +161,8 @@ func loadSpaceBuilder(warn io.Writer, path string) (func() (*space.Space, error)
 		return d.Space, nil
 	}
 	if isSpec(path, data) {
-		s, err := spec.Load(path)
+		// the parameters and restrictions only: the kernel sources need not be there
+		s, err := spec.Parse(data, path)
 		if err != nil {
 			return nil, err
 		}
