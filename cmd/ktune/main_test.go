@@ -876,3 +876,28 @@ func TestSpaceOfASpecNeedsNoKernelSource(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// simulate --json says what its configurations' values are (the parameters, in order),
+// where the optimum is, and what the objective is.
+func TestSimulateJSONNamesItsValues(t *testing.T) {
+	out, errOut, code := ktune(t, "simulate", pnpoly, "--budget", "5", "--repeats", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Objective string            `json:"objective"`
+		Maximize  bool              `json:"maximize"`
+		Params    []string          `json:"parameters"`
+		OptimumAt []json.RawMessage `json:"optimum_configuration"`
+		Runs      []struct {
+			Best []json.RawMessage `json:"best"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Objective != "time" || got.Maximize || strings.Join(got.Params, ",") != "between_method,block_size_x,tile_size,use_method" ||
+		len(got.OptimumAt) != 4 || len(got.Runs) != 2 || len(got.Runs[0].Best) != 4 {
+		t.Errorf("%+v", got)
+	}
+}

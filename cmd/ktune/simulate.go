@@ -12,6 +12,7 @@ import (
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 )
 
@@ -180,19 +181,38 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	wall := time.Since(start)
 	if *jsonOut {
+		params := make([]string, len(rec.Params))
+		for i, p := range rec.Params {
+			params[i] = p.Name
+		}
+		_, optCfg := sim.Optimum()
+		objective := rec.Objective
+		if objective == "" {
+			objective = "time"
+		}
 		return writeJSON(env, struct {
-			Source   string         `json:"source"`
-			Strategy string         `json:"strategy"`
-			Options  map[string]any `json:"strategy_options,omitempty"`
-			Mode     string         `json:"mode"`
-			Fitness  string         `json:"fitness"`
-			Budget   int            `json:"budget"`
-			Repeats  int            `json:"repeats"`
-			Seed     uint64         `json:"seed"`
-			Space    int            `json:"space_size"`
-			WallMS   float64        `json:"wall_ms"`
+			Source string `json:"source"`
+			Kernel string `json:"kernel,omitempty"`
+			Device string `json:"device,omitempty"`
+			// Objective and Maximize say what the optimum and each run's best objective
+			// are; Params names the values of every configuration (a run's best, the
+			// optimum's) in order.
+			Objective string         `json:"objective"`
+			Maximize  bool           `json:"maximize"`
+			Params    []string       `json:"parameters"`
+			OptimumAt []space.Value  `json:"optimum_configuration"`
+			Strategy  string         `json:"strategy"`
+			Options   map[string]any `json:"strategy_options,omitempty"`
+			Mode      string         `json:"mode"`
+			Fitness   string         `json:"fitness"`
+			Budget    int            `json:"budget"`
+			Repeats   int            `json:"repeats"`
+			Seed      uint64         `json:"seed"`
+			Space     int            `json:"space_size"`
+			WallMS    float64        `json:"wall_ms"`
 			simulator.RepeatSummary
-		}{source, *name, stOpts, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
+		}{source, rec.Kernel, rec.Device, objective, rec.Maximize, params, sim.Space().Values(optCfg),
+			*name, stOpts, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
 			float64(wall.Microseconds()) / 1e3, sum})
 	}
 	w := env.stdout
