@@ -84,6 +84,14 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	var out []summary
 	var left []string
 	failed := 0
+	// files imported before, by the source they were read from: importing one again adds
+	// a run, which is said
+	before := map[string]int64{}
+	if runs, err := st.Runs(ctx, store.RunFilter{Kind: store.KindImport}); err == nil {
+		for _, r := range runs {
+			before[r.Source] = r.ID
+		}
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -100,6 +108,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			if best, ok := rec.Best(); ok {
 				s.Best = &best.Objective
 				s.BestConfig = formatValues(rec, best)
+			}
+			if id, again := before[rec.Source]; again {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s was imported before, as run %d: this import adds another run", f, id))
 			}
 			s.Run, err = st.ImportRecording(ctx, rec)
 		}

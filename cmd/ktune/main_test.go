@@ -797,6 +797,10 @@ func TestAConfigurationMeasuredTwiceKeepsItsLastMeasurement(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 configurations, 2 valid, best 2 ms (bx=64)") || !strings.Contains(errOut, warning) {
 		t.Errorf("import: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// importing it again adds a run, and says so
+	if _, errOut, code := ktune(t, "import", path, "--db", filepath.Join(dir, "k.db")); code != 0 || !strings.Contains(errOut, "t4dup.json was imported before, as run 1") {
+		t.Errorf("import again: exit %d, %s", code, errOut)
+	}
 	out, errOut, code = ktune(t, "simulate", path, "--budget", "2", "--repeats", "1")
 	if code != 0 || !strings.Contains(out, "optimum 2 ms at bx=64") || !strings.Contains(errOut, warning) {
 		t.Errorf("simulate: exit %d\n%s\n%s", code, out, errOut)
