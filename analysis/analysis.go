@@ -273,7 +273,9 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 	}
 	have := []string{own}
 	for k := range names {
-		have = append(have, k)
+		if k != own { // a run's objective is among its metrics too
+			have = append(have, k)
+		}
 	}
 	sort.Strings(have[1:])
 	return "", false, fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
