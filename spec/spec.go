@@ -1543,11 +1543,24 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 // Space builds the space of valid configurations.
 func (s *Spec) Space() (*space.Space, error) {
 	sp, err := space.NewCompiled(s.Parameters, s.c.restrictions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.File, err)
+	if err == nil && sp.Len() == 0 {
+		err = errors.New("no configuration satisfies every restriction; the space is empty")
 	}
-	if sp.Len() == 0 {
-		return nil, &Error{File: s.File, Field: "restrictions", Msg: "no configuration satisfies every restriction; the space is empty"}
+	if err != nil {
+		// Name the restrictions that no configuration satisfies even alone: a comparison
+		// that can never hold (a string parameter compared with a number, a bound no
+		// value reaches) is the usual cause.
+		var never []string
+		for i, r := range s.c.restrictions {
+			if alone, err := space.NewCompiled(s.Parameters, s.c.restrictions[i:i+1]); err != nil || alone.Len() == 0 {
+				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
+			}
+		}
+		msg := err.Error()
+		if len(never) > 0 {
+			msg += "; no configuration satisfies " + strings.Join(never, ", ") + " even on its own (a comparison that never holds: a bound no value reaches, or a string parameter compared with a number)"
+		}
+		return nil, &Error{File: s.File, Field: "restrictions", Msg: msg}
 	}
 	return sp, nil
 }

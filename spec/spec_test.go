@@ -453,6 +453,15 @@ func TestSpaceReportsAnEmptySpace(t *testing.T) {
 	if _, err := s.Space(); err == nil || !strings.Contains(err.Error(), "the space is empty") {
 		t.Errorf("got %v", err)
 	}
+	// the restriction that no configuration satisfies on its own is named; one that
+	// empties the space only with the others is not
+	s = mustParse(t, base+"restrictions: [\"tile > 5\", \"tile >= 1\"]\n")
+	_, err := s.Space()
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), `no configuration satisfies restrictions[0] "tile > 5" even on its own`) ||
+		strings.Contains(err.Error(), "restrictions[1]") {
+		t.Errorf("got %v", err)
+	}
 }
 
 func TestMetricsEvaluate(t *testing.T) {

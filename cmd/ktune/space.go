@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -82,6 +83,10 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	start := time.Now()
 	s, err := build()
 	if err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) {
+			return err // it names the file
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	first := time.Since(start)
