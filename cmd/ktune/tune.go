@@ -357,49 +357,52 @@ func specHash(s *spec.Spec) (string, error) {
 // options, seed and spec hash, or creates a new one.
 func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, map[string]result.Evaluation, *runLock, error) {
 	known := map[string]result.Evaluation{}
-	if !fresh {
-		runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
+	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
+	if err != nil {
+		return store.RunInfo{}, nil, nil, err
+	}
+	var resume *store.RunInfo // the newest unfinished run of these settings
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if !fresh && resume == nil && r.Status != store.StatusFinished && r.Strategy == want.Strategy && r.Seed == want.Seed &&
+			sameJSON(r.StrategyOptions, want.StrategyOptions) && settingsHash(r.Settings) == hash {
+			resume = r
+			continue
+		}
+		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
+		// does not resume is marked interrupted once no process holds it.
+		if r.Status == store.StatusRunning {
+			if l, err := lockRun(db, r.ID); err == nil {
+				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+				l.release()
+				if err != nil {
+					return store.RunInfo{}, nil, nil, err
+				}
+			}
+		}
+	}
+	if resume != nil {
+		r := *resume
+		lock, err := lockRun(db, r.ID)
+		if errors.Is(err, errRunHeld) {
+			return store.RunInfo{}, nil, nil, fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", r.ID, db)
+		}
 		if err != nil {
 			return store.RunInfo{}, nil, nil, err
 		}
-		for i := len(runs) - 1; i >= 0; i-- {
-			r := runs[i]
-			if r.Status == store.StatusFinished || r.Strategy != want.Strategy || r.Seed != want.Seed ||
-				!sameJSON(r.StrategyOptions, want.StrategyOptions) || settingsHash(r.Settings) != hash {
-				// A run left "running" by a process that died (SIGKILL, a crash) and that
-				// this one does not resume is marked interrupted once no process holds it.
-				if r.Status == store.StatusRunning {
-					if l, err := lockRun(db, r.ID); err == nil {
-						err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
-						l.release()
-						if err != nil {
-							return store.RunInfo{}, nil, nil, err
-						}
-					}
-				}
-				continue
-			}
-			lock, err := lockRun(db, r.ID)
-			if errors.Is(err, errRunHeld) {
-				return store.RunInfo{}, nil, nil, fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", r.ID, db)
-			}
-			if err != nil {
-				return store.RunInfo{}, nil, nil, err
-			}
-			evals, err := st.Evaluations(ctx, r.ID)
-			if err != nil {
-				lock.release()
-				return store.RunInfo{}, nil, nil, err
-			}
-			for _, e := range evals {
-				known[store.ConfigKey(e.Config)] = e
-			}
-			if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
-				lock.release()
-				return store.RunInfo{}, nil, nil, err
-			}
-			return r, known, lock, nil
+		evals, err := st.Evaluations(ctx, r.ID)
+		if err != nil {
+			lock.release()
+			return store.RunInfo{}, nil, nil, err
 		}
+		for _, e := range evals {
+			known[store.ConfigKey(e.Config)] = e
+		}
+		if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
+			lock.release()
+			return store.RunInfo{}, nil, nil, err
+		}
+		return r, known, lock, nil
 	}
 	id, err := st.CreateRun(ctx, want)
 	if err != nil {

@@ -494,3 +494,33 @@ func TestTuneSummaryKeepsParameterOrderAndTheDefaultsFate(t *testing.T) {
 		t.Errorf("stored problem size %q, want N's value 4096", info.ProblemSize)
 	}
 }
+
+// A run left "running" by a process that died is marked interrupted by the next tune of
+// that kernel and device that does not resume it (here one with --new).
+func TestARunLeftRunningByADeadProcessIsMarkedInterrupted(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	args := []string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--budget", "1", "--db", db}
+	if _, errOut, code := ktune(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// as a process killed while tuning leaves it
+	if err := st.FinishRun(context.Background(), 1, store.StatusRunning); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ktune(t, append(args, "--new")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	info, err := st.Run(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Status != store.StatusInterrupted {
+		t.Errorf("run 1 is %s, want interrupted", info.Status)
+	}
+}
