@@ -26,6 +26,8 @@ type Strategy struct {
 	Options map[string]any // its options, set explicitly: they win over Defaults
 	// Defaults, when set, gives the options for each budget (from `ktune hypertune`).
 	Defaults *Defaults
+	// labelledDefaults: Defaults came from a file given for this entry's label
+	labelledDefaults bool
 }
 
 // DisplayName is how tables and cells name the strategy: its label, else its name.

@@ -126,6 +126,14 @@ func AttachDefaults(strategies []Strategy, spec string) error {
 				path, label = p, l
 			}
 		}
+		if _, err := os.Stat(spec); label == "" && err != nil {
+			// LABEL=FILE, but no entry has that label (and no file has that name)
+			var names []string
+			for _, st := range strategies {
+				names = append(names, st.DisplayName())
+			}
+			return fmt.Errorf("%s: no strategy entry is labelled %q (the entries are %s)", spec, l, strings.Join(names, ", "))
+		}
 	}
 	d, err := LoadDefaults(path)
 	if err != nil {
@@ -137,7 +145,17 @@ func AttachDefaults(strategies []Strategy, spec string) error {
 		switch {
 		case label != "" && st.DisplayName() != label:
 		case st.Name == d.Strategy:
-			st.Defaults, used = d, true
+			// A file for a labelled entry is more specific than one for every entry of the
+			// strategy, whichever comes first; two of a kind for one entry are an error.
+			if st.Defaults != nil && st.labelledDefaults == (label != "") {
+				return fmt.Errorf("%s: entry %s already takes its options from another defaults file; give each entry one (label the entries, 'a=%s,b=%s', and give --defaults a=FILE)",
+					path, st.DisplayName(), st.Name, st.Name)
+			}
+			used = true
+			if st.Defaults != nil && st.labelledDefaults {
+				continue
+			}
+			st.Defaults, st.labelledDefaults = d, label != ""
 		case label != "":
 			return fmt.Errorf("%s holds options for %s, but %s runs %s", path, d.Strategy, label, st.Name)
 		}

@@ -64,7 +64,7 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 	for _, sp := range spaces {
 		p := plot.New()
 		p.Title.Text = title(sp)
-		p.X.Label.Text = "budget (unique evaluations)"
+		p.X.Label.Text = "budget (evaluations)"
 		p.Y.Label.Text = "fraction of optimum"
 		p.X.Scale = plot.LogScale{}
 		byStrategy := map[string][]Cell{}

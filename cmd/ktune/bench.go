@@ -91,7 +91,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	names := fs.String("strategies", "auto,random", "comma-separated entries NAME, NAME:OPT=VALUE;OPT=VALUE or LABEL=NAME[:...] (see above); by default ktune's default strategy against random sampling")
 	budgets := fs.String("budgets", "25,50,100,200,400,800,1600", "comma-separated budgets (evaluations)")
-	repeats := count(fs, "repeats", 50, 1, "runs", "runs per strategy, space and budget")
+	repeats := count(fs, "repeats", 50, 2, "runs", "runs per strategy, space and budget (2 or more: the t-tests need them)")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean, repeats cached) or stochastic (one recorded sample per evaluation, repeats cost budget)")

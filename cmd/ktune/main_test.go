@@ -718,7 +718,7 @@ func TestBadCountsAreRefusedWhereTheFlagsAreRead(t *testing.T) {
 		{"simulate", pnpoly, "--repeats", "0"},
 		{"simulate", pnpoly, "--workers", "-2"},
 		{"simulate", pnpoly, "--within", "1.5"},
-		{"bench", pnpoly, "--repeats", "-1"},
+		{"bench", pnpoly, "--repeats", "1"},
 		{"hypertune", pnpoly, "--strategy", "random", "--workers", "-1"},
 		{"tune", "x.yaml", "--precompilers", "-3"},
 		{"analyze", pnpoly, "--bootstrap", "-1"},
@@ -856,6 +856,8 @@ func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
 		{[]string{"simulate", pnpoly, "--defaults", benchJSON}, "not a defaults file: it names no strategy and no budgets"},
 		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--resume", defaults}, "not 'ktune bench --json' output or a --checkpoint file: it has no cells"},
 		{[]string{"simulate", pnpoly, "--strategy", "genetic", "--option", "popsize=4", "--option", "popsize=8"}, "option popsize is given twice"},
+		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--strategies", "tuned=random", "--defaults", "tunde=" + defaults}, `no strategy entry is labelled "tunde" (the entries are tuned)`},
+		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--strategies", "random", "--defaults", defaults, "--defaults", defaults}, "entry random already takes its options from another defaults file"},
 	} {
 		_, errOut, code := ktune(t, tc.args...)
 		if code == 0 || !strings.Contains(errOut, tc.want) {

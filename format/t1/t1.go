@@ -118,7 +118,7 @@ func Read(r io.Reader, source string) (*Definition, error) {
 		for j := range vals {
 			for k := range j {
 				if vals[k].Equal(vals[j]) && vals[k].Kind() == vals[j].Kind() {
-					return nil, fmt.Errorf("%s: Values: %s is listed twice (values %d and %d): each value makes its configurations once", where, quoted(vals[j]), k, j)
+					return nil, fmt.Errorf("%s: Values: %s is listed twice (values %d and %d, counting from 1): each value makes its configurations once", where, quoted(vals[j]), k+1, j+1)
 				}
 			}
 		}

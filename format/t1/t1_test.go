@@ -174,7 +174,7 @@ func TestBadDefinitionsNameTheProblem(t *testing.T) {
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "y > 1"}]}}`, `unknown name "y"`},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "x > 5"}]}}`, "space is empty"},
 		{`{"ConfigurationSpace": {"TuningParameters": []}}`, "TuningParameters is empty"},
-		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "t", "Type": "int", "Values": "[1, 2, 4] + list(range(4, 17, 4))"}]}}`, "(t): Values: 4 is listed twice (values 2 and 3)"},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "t", "Type": "int", "Values": "[1, 2, 4] + list(range(4, 17, 4))"}]}}`, "(t): Values: 4 is listed twice (values 3 and 4, counting from 1)"},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "bx", "Type": "int", "Values": "[32, 'a']"}]}}`, `(bx): Type int but value 1 ("a") is a string`},
 		{"{\"General\": {},\n  \"ConfigurationSpace\": {,}}", "line 2, column 26 (byte 41)"},
 	}
