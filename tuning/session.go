@@ -148,7 +148,9 @@ func (s *Session) Run(ctx context.Context) (Summary, error) {
 	if err := s.begin(); err != nil {
 		return s.Summary(), err
 	}
-	err := s.st.Run(ctx, s.problem(s.measure))
+	// A strategy that panics ends the session with an error, as on the ask/tell path: in a
+	// benchmark it would otherwise take every other run down with it.
+	err := runGuarded(ctx, s.st, s.problem(s.measure))
 	s.finish(err)
 	return s.Summary(), s.Err()
 }
@@ -540,8 +542,9 @@ func (s *Session) Start(ctx context.Context) error {
 	return nil
 }
 
-// runGuarded runs a strategy on the ask/tell goroutine, where a panic would otherwise take
-// the whole program down instead of reaching the caller as Run's panic would.
+// runGuarded runs a strategy and turns a panic in it into an error with its stack: on the
+// ask/tell goroutine a panic would take the whole program down, and in Run (a benchmark's
+// worker goroutine) every other run with it.
 func runGuarded(ctx context.Context, st strategy.Strategy, p strategy.Problem) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -997,3 +997,33 @@ func TestMeasuredEvaluationsCountAgainstTheBudget(t *testing.T) {
 			sum.Evaluations, calls, len(sum.History), sum.History[0].Config)
 	}
 }
+
+// panicky is a strategy with a bug: it panics after two evaluations.
+type panicky struct{}
+
+func (panicky) Name() string { return "panicky" }
+func (panicky) Run(ctx context.Context, p strategy.Problem) error {
+	sp := p.Space()
+	for i := 0; ; i++ {
+		if i == 2 {
+			panic("a bug in the strategy")
+		}
+		if _, err := p.Evaluate(ctx, sp.At(i, nil)); err != nil {
+			return err
+		}
+	}
+}
+
+// A strategy that panics ends its session with an error that says so, keeping what it
+// measured; it does not take the program down.
+func TestAPanickingStrategyEndsTheSessionWithAnError(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	s, err := tuning.New(sim.Space(), panicky{}, sim, tuning.Options{Budget: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "panic: a bug in the strategy") || sum.Evaluations != 2 || sum.Stop != tuning.StopError {
+		t.Errorf("error %v, %d evaluations, stop %q", err, sum.Evaluations, sum.Stop)
+	}
+}
