@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/space"
 )
 
@@ -65,7 +66,11 @@ func ParamIndices(params []space.Param, names []string) ([]int, error) {
 			for i, q := range params {
 				have[i] = q.Name
 			}
-			return nil, fmt.Errorf("no parameter %q (the space has %s)", name, strings.Join(have, ", "))
+			hint := ""
+			if c := expr.Closest(name, have); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			}
+			return nil, fmt.Errorf("no parameter %q (the space has %s)%s", name, strings.Join(have, ", "), hint)
 		}
 		subset = append(subset, p)
 	}

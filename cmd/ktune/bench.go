@@ -397,7 +397,11 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					continue
 				}
 				spaces[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
-				warnings[i] = append(rec.Warnings, sim.Warnings()...)
+				warnings[i] = rec.Warnings
+				for _, w := range sim.Warnings() {
+					// the simulator's notes name no file; among many they must
+					warnings[i] = append(warnings[i], f+": "+w)
+				}
 			}
 		}()
 	}

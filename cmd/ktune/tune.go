@@ -280,7 +280,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return runErr
 	}
 	if rep.BestObjective == nil && rep.Evaluations > 0 {
-		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: ktune export --run %d)", run.ID, run.ID)
+		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: %s)", run.ID, exportHint(run.ID, *db))
 	}
 	return nil
 }
@@ -770,7 +770,7 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	}
 	fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
 		r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
-	fmt.Fprintf(w, "results: run %d in %s (ktune export --run %d --format kerneltuner|t4)\n", r.Run, r.Database, r.Run)
+	fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
 }
 
 // defaultPrecompilers is --precompilers' default: one pre-compiling worker per two cores
@@ -786,7 +786,7 @@ func firstLines(s string, n int) string {
 	if len(lines) <= n {
 		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(%d more lines: ktune export --run N shows them all)", len(lines)-n)
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(%d more lines: ktune export shows them all)", len(lines)-n)
 }
 
 // indent puts prefix before every line of s.
@@ -828,4 +828,13 @@ func (n namedConfig) MarshalJSON() ([]byte, error) {
 		b = append(append(append(b, k...), ':'), v...)
 	}
 	return append(b, '}'), nil
+}
+
+// exportHint is the command that exports run from the database db: with --db when db is
+// not the one ktune opens by default.
+func exportHint(run int64, db string) string {
+	if db != defaultDB() {
+		return fmt.Sprintf("ktune export --run %d --db %s", run, db)
+	}
+	return fmt.Sprintf("ktune export --run %d", run)
 }
