@@ -478,7 +478,10 @@ func TestTuneSummaryKeepsParameterOrderAndTheDefaultsFate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if compact := strings.Join(strings.Fields(string(rep.Best)), ""); compact != `{"fault":0,"copy":0}` || rep.DefaultStatus != "compile_error" || rep.Evaluations != 3 {
+	// the default (fault 1) fails; of the correct configurations measured, either may time
+	// best, its parameters named in the spec's order, not sorted by name
+	compact := strings.Join(strings.Fields(string(rep.Best)), "")
+	if (compact != `{"fault":0,"copy":0}` && compact != `{"fault":0,"copy":1}`) || rep.DefaultStatus != "compile_error" || rep.Evaluations != 3 {
 		t.Errorf("best %s, default status %q, %d evaluations", compact, rep.DefaultStatus, rep.Evaluations)
 	}
 	st, err := store.Open(context.Background(), db)
