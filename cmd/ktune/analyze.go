@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -129,8 +130,23 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var cells []benchmark.Cell
 	if f.bench != "" {
-		if cells, err = readBenchCells(f.bench); err != nil {
+		var benchMode string
+		if cells, benchMode, err = readBenchCells(f.bench); err != nil {
 			return err
+		}
+		// C_p is compared with results in the space the benchmark searched: its mode,
+		// unless --mode says otherwise (then the difference is said)
+		modeSet := false
+		fs.Visit(func(fl *flag.Flag) { modeSet = modeSet || fl.Name == "mode" })
+		switch {
+		case benchMode == "":
+		case !modeSet:
+			if o.Mode, err = simulator.ParseMode(benchMode); err != nil {
+				return fmt.Errorf("%s: %w", f.bench, err)
+			}
+		case benchMode != o.Mode.String():
+			fmt.Fprintf(env.stderr, "ktune analyze: warning: %s was benchmarked in %s mode and the landscapes are analysed in %s mode (--mode): C_p and the results describe different spaces\n",
+				f.bench, benchMode, o.Mode)
 		}
 	}
 	var results []*analysis.Result
@@ -275,21 +291,24 @@ func spaceName(f string) string {
 	return name
 }
 
-func readBenchCells(path string) ([]benchmark.Cell, error) {
+// readBenchCells reads the cells of a 'ktune bench --json' output and the mode it ran in
+// ("" when the file does not say).
+func readBenchCells(path string) ([]benchmark.Cell, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var b struct {
+		Mode  string           `json:"mode"`
 		Cells []benchmark.Cell `json:"cells"`
 	}
 	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%s: not the JSON of 'ktune bench --json': %w", path, err)
+		return nil, "", fmt.Errorf("%s: not the JSON of 'ktune bench --json': %w", path, err)
 	}
 	if len(b.Cells) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark cells (write it with 'ktune bench --json')", path)
+		return nil, "", fmt.Errorf("%s: no benchmark cells (write it with 'ktune bench --json')", path)
 	}
-	return b.Cells, nil
+	return b.Cells, b.Mode, nil
 }
 
 func direction(maximize bool) string {

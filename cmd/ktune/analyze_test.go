@@ -123,6 +123,10 @@ func TestAnalyzeCorrelatesCentralityWithABenchmark(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
+	out0 := out
+	if !strings.Contains(out0, `"mode": "recorded"`) {
+		t.Fatalf("the bench JSON does not say its mode")
+	}
 	bench := filepath.Join(dir, "bench.json")
 	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
@@ -139,6 +143,22 @@ func TestAnalyzeCorrelatesCentralityWithABenchmark(t *testing.T) {
 	}
 	if len(got.Difficulty) != 4 {
 		t.Fatalf("difficulty rows %+v, want 2 strategies x 2 budgets", got.Difficulty)
+	}
+	// the landscapes are those of the mode the benchmark ran in (analyze's own default is
+	// recorded); another --mode is said
+	cart := filepath.Join(dir, "cartesian.json")
+	if err := os.WriteFile(cart, []byte(strings.Replace(out0, `"mode": "recorded"`, `"mode": "cartesian"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var asBench analyzeJSON
+	if out, errOut, code := ktune(t, append(append([]string{"analyze"}, spaces...), "--parameters=false", "--bench", cart, "--json")...); code != 0 {
+		t.Errorf("analyze --bench %s: exit %d, %s", cart, code, errOut)
+	} else if err := json.Unmarshal([]byte(out), &asBench); err != nil || asBench.Results[0].LandscapeMode != "cartesian" {
+		t.Errorf("landscape mode %+v (%v), want the benchmark's cartesian", asBench.Results[0].LandscapeMode, err)
+	}
+	if _, errOut, code := ktune(t, append(args, "--mode", "cartesian")...); code != 0 ||
+		!strings.Contains(errOut, "was benchmarked in recorded mode and the landscapes are analysed in cartesian mode") {
+		t.Errorf("--mode against the benchmark's: exit %d, %s", code, errOut)
 	}
 	for _, d := range got.Difficulty {
 		if d.Spaces != 3 || len(d.Rho) != 16 {
@@ -198,6 +218,10 @@ func TestReportOfABenchmark(t *testing.T) {
 	out, errOut, code := ktune(t, "bench", coulomb, "--strategies", "random,firstmls", "--budgets", "10,250", "--repeats", "4", "--mode", "recorded", "--json")
 	if code != 0 {
 		t.Fatalf("bench: %s", errOut)
+	}
+	out0 := out
+	if !strings.Contains(out0, `"mode": "recorded"`) {
+		t.Fatalf("the bench JSON does not say its mode")
 	}
 	bench := filepath.Join(dir, "bench.json")
 	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
