@@ -223,6 +223,10 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			if err != nil {
 				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
 			}
+			if s != nil && s.Samples < minSaltelliSamples {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the run's Saltelli design has %d base samples (fewer than %d): its estimates are noise and may leave [0, 1]; run saltelli with a larger budget",
+					s.Samples, minSaltelliSamples))
+			}
 			res.Saltelli = s
 			res.Millis["saltelli"] = ms(time.Since(start))
 		}
@@ -317,6 +321,10 @@ func fullSize(rec *result.Recording) int {
 
 // saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
 // run's seed, budget and options, and estimates the indices from its evaluations.
+// minSaltelliSamples is the fewest base samples of a Saltelli design whose estimates are
+// given without a warning.
+const minSaltelliSamples = 32
+
 // minEmpiricalSobol is the fewest valid configurations empirical Sobol indices are computed
 // from.
 const minEmpiricalSobol = 30

@@ -283,6 +283,10 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 	if r.Saltelli == nil || r.Saltelli.Method != "saltelli" || r.Saltelli.Samples == 0 {
 		t.Fatalf("no Saltelli estimate from the run: %+v", r.Saltelli)
 	}
+	// a design of a few base samples is noise: said beside its estimates
+	if r.Saltelli.Samples < 32 && !strings.Contains(strings.Join(r.Warnings, "\n"), "its estimates are noise") {
+		t.Errorf("no warning on a Saltelli design of %d base samples: %q", r.Saltelli.Samples, r.Warnings)
+	}
 	// the run's few configurations are too few for empirical indices: said, not shown
 	if r.Sobol != nil || r.Valid == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "too few for empirical Sobol indices") {
 		t.Errorf("empirical indices of %d configurations: %+v", r.Valid, r)
