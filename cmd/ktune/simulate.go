@@ -20,9 +20,9 @@ func init() {
 	register(&command{
 		name:    "simulate",
 		summary: "replay a recorded space to measure how well a strategy finds its optimum",
-		usage: `(FILE | --run ID) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
-          [--budget N] [--repeats R] [--seed S] [--mode recorded|cartesian]
-          [--fitness deterministic|stochastic] [--json]
+		usage: `(FILE | --run ID [--db PATH]) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
+          [--budget N] [--time-limit D] [--within F] [--repeats R] [--seed S] [--workers N]
+          [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--progress] [--json]
 
 Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT file,
 or an imported run in the results database) without a device: each evaluation returns the
@@ -113,7 +113,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "recorded", "recorded or cartesian")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation)")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
-	db := fs.String("db", defaultDB(), "results database, for --run")
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "replay this imported run from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
 	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
