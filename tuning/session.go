@@ -401,6 +401,14 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 }
 
 func fitnessOf(e *result.Evaluation, maximize bool) float64 {
+	if e.Status == result.OK && (math.IsNaN(e.Objective) || math.IsInf(e.Objective, 0)) {
+		// "ok" without an objective value is a failure: stored as one, so that the
+		// store, exports and reports do not count it as a success
+		e.Status = result.RuntimeError
+		if e.Message == "" {
+			e.Message = fmt.Sprintf("no usable objective value (%v)", e.Objective)
+		}
+	}
 	switch {
 	case e.Failed():
 		return math.Inf(1)

@@ -1027,3 +1027,20 @@ func TestAPanickingStrategyEndsTheSessionWithAnError(t *testing.T) {
 		t.Errorf("error %v, %d evaluations, stop %q", err, sum.Evaluations, sum.Stop)
 	}
 }
+
+// An evaluation that says "ok" without an objective value is recorded as the failure it is.
+func TestOKWithoutAnObjectiveIsAFailure(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	noValue := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		return result.Evaluation{Status: result.OK, Objective: math.NaN()}, nil
+	})
+	sum, err := run(t, sim.Space(), newStrategy(t, "random"), noValue, tuning.Options{Budget: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range sum.History {
+		if h.Evaluation.Status != result.RuntimeError || !strings.Contains(h.Evaluation.Message, "no usable objective value") {
+			t.Errorf("recorded as %v %q", h.Evaluation.Status, h.Evaluation.Message)
+		}
+	}
+}
