@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/strategy"
@@ -49,8 +50,13 @@ func ParseGrid(s string) (Grid, error) {
 			if v == "" {
 				return nil, fmt.Errorf("grid %q: option %s has an empty value", s, name)
 			}
-			if slices.Contains(p.Values, v) {
-				return nil, fmt.Errorf("grid %q: option %s lists %s twice", s, name, v)
+			// the same value however it is spelled: 1 and 1.0, Hamming and hamming (choices
+			// match in any case)
+			if i := slices.IndexFunc(p.Values, func(w string) bool { return sameOptionValue(v, w) }); i >= 0 {
+				if p.Values[i] == v {
+					return nil, fmt.Errorf("grid %q: option %s lists %s twice", s, name, v)
+				}
+				return nil, fmt.Errorf("grid %q: option %s lists %s and %s, the same value", s, name, p.Values[i], v)
 			}
 			p.Values = append(p.Values, v)
 		}
@@ -60,6 +66,17 @@ func ParseGrid(s string) (Grid, error) {
 		return nil, fmt.Errorf("grid %q names no option", s)
 	}
 	return g, nil
+}
+
+// sameOptionValue reports whether two option values as written are one value: equal
+// numbers, or equal text in any case.
+func sameOptionValue(a, b string) bool {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil {
+		return x == y
+	}
+	return strings.EqualFold(a, b)
 }
 
 // String writes the grid as ParseGrid reads it.

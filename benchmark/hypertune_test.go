@@ -123,7 +123,7 @@ func TestParseGrid(t *testing.T) {
 	if !slices.Equal(labels, want) {
 		t.Errorf("settings %v, want %v", labels, want)
 	}
-	for _, bad := range []string{"", ";", "restart", "=true", "restart=", "restart=true,,false", "a=1;a=2", "restart=true,false,true"} {
+	for _, bad := range []string{"", ";", "restart", "=true", "restart=", "restart=true,,false", "a=1;a=2", "restart=true,false,true", "temperature=1,1.0", "neighbourhood=hamming,Hamming"} {
 		if _, err := ParseGrid(bad); err == nil {
 			t.Errorf("ParseGrid(%q) accepted", bad)
 		}
