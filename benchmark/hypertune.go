@@ -202,6 +202,9 @@ type Choice struct {
 	K *float64 `json:"k"`
 	// Tied says no k separated it from others that tie exactly; the mean over spaces did.
 	Tied bool `json:"tied,omitempty"`
+	// EqualMeans says the mean over spaces did not separate it either: the first of the
+	// settings with its mean was taken.
+	EqualMeans bool `json:"equal_means,omitempty"`
 	// MeanFraction is the chosen setting's mean fraction of optimum over the spaces.
 	MeanFraction float64 `json:"mean_fraction_of_optimum"`
 	// Needed is, per setting, the smallest k at which it is acceptable on every space:
@@ -291,7 +294,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 		}
 		sel := Select(means, stds)
 		ch := Choice{Budget: b, Setting: sel.Index, Label: res.Settings[sel.Index].Label,
-			Options: res.Settings[sel.Index].Options, MeanFraction: meanOf(means[sel.Index]), Tied: sel.Tied}
+			Options: res.Settings[sel.Index].Options, MeanFraction: meanOf(means[sel.Index]), Tied: sel.Tied, EqualMeans: sel.EqualMeans}
 		if !math.IsInf(sel.K, 1) {
 			k := sel.K
 			ch.K = &k
@@ -330,6 +333,9 @@ type Selection struct {
 	Index int     // the setting
 	K     float64 // the k that left it alone in the intersection; +Inf when none did
 	Tied  bool    // no k separated it from others: an exact tie broken by the mean over spaces
+	// EqualMeans: a setting it tied with (or, without any k, another setting) has the
+	// same mean over spaces too; the first of them was taken
+	EqualMeans bool
 }
 
 // Acceptable returns the settings acceptable on every space at k (seed 000 VI-A steps 1
@@ -431,17 +437,26 @@ func Select(means, stds [][]float64) Selection {
 	}
 	candidates := Acceptable(means, stds, hi)
 	sel := Selection{K: hi, Tied: true}
+	if hi < 1e-9 {
+		sel.K = 0 // the bisection's floor: the settings need no k at all
+	}
 	if math.IsInf(hi, 1) || len(candidates) == 0 {
+		// no k leaves any setting: not a tie, a fallback over every setting
 		candidates = make([]int, len(means))
 		for i := range candidates {
 			candidates[i] = i
 		}
-		sel.K = math.Inf(1)
+		sel.K, sel.Tied = math.Inf(1), false
 	}
 	sel.Index = candidates[0]
 	for _, i := range candidates[1:] {
 		if meanOf(means[i]) > meanOf(means[sel.Index]) {
 			sel.Index = i
+		}
+	}
+	for _, i := range candidates {
+		if i != sel.Index && meanOf(means[i]) == meanOf(means[sel.Index]) {
+			sel.EqualMeans = true
 		}
 	}
 	return sel

@@ -101,8 +101,16 @@ func TestSelectFallsBackToTheMeanWhenNoKLeavesOne(t *testing.T) {
 	means := [][]float64{{1.0, 0.9}, {0.99, 1.0}}
 	stds := [][]float64{{0, 0.05}, {0.01, 0}}
 	sel := Select(means, stds)
-	if sel.Index != 1 || !math.IsInf(sel.K, 1) || !sel.Tied {
-		t.Fatalf("Select = %+v, want setting 1 (mean 0.995) with no k", sel)
+	// not a tie: no k leaves any setting
+	if sel.Index != 1 || !math.IsInf(sel.K, 1) || sel.Tied || sel.EqualMeans {
+		t.Fatalf("Select = %+v, want setting 1 (mean 0.995) with no k, no tie", sel)
+	}
+	// settings that tie exactly need no k: k is 0, not the bisection's floor, and equal
+	// means are said
+	same := [][]float64{{0.9, 0.8}, {0.9, 0.8}, {0.5, 0.5}}
+	sds := [][]float64{{0.01, 0.01}, {0.01, 0.01}, {0.01, 0.01}}
+	if sel := Select(same, sds); sel.Index != 0 || sel.K != 0 || !sel.Tied || !sel.EqualMeans {
+		t.Fatalf("Select of an exact tie = %+v, want setting 0 at k 0, tied with equal means", sel)
 	}
 }
 

@@ -255,8 +255,13 @@ func printHypertune(env *cliEnv, res *benchmark.HypertuneResult, mode simulator.
 			k = fmt.Sprintf("k = %.3g", *ch.K)
 		}
 		tie := ""
-		if ch.Tied {
+		switch {
+		case ch.Tied && ch.EqualMeans:
+			tie = ", an exact tie with equal means over spaces: the first listed"
+		case ch.Tied:
 			tie = ", exact tie broken by the mean over spaces"
+		case ch.K == nil && ch.EqualMeans:
+			tie = ", the first of equal means"
 		}
 		fmt.Fprintf(w, "budget %d: %s (%s%s; mean over spaces %.4f)\n", ch.Budget, ch.Label, k, tie, ch.MeanFraction)
 		fmt.Fprintf(w, "    %-*s", width, "setting")
