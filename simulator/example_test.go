@@ -68,8 +68,8 @@ func ExampleSimulator() {
 		return
 	}
 	fmt.Printf("stopped (%s) after %d evaluations; best %s\n", sum.Stop, sum.Evaluations, sim.Space().Format(sum.Best))
-	optimum, at := sim.Optimum()
-	fmt.Printf("fraction of optimum %.3f (the optimum is %s)\n", optimum/sum.BestObjective, sim.Space().Format(at))
+	_, at := sim.Optimum()
+	fmt.Printf("fraction of optimum %.3f (the optimum is %s)\n", sim.FractionOfOptimum(sum.BestObjective), sim.Space().Format(at))
 	// Output:
 	// stopped (budget) after 100 evaluations; best between_method=1, block_size_x=224, tile_size=18, use_method=2
 	// fraction of optimum 0.971 (the optimum is between_method=3, block_size_x=448, tile_size=20, use_method=0)

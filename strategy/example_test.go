@@ -73,9 +73,8 @@ func Example_ownStrategy() {
 		fmt.Println(err)
 		return
 	}
-	optimum, _ := sim.Optimum()
 	fmt.Printf("%s: %d evaluations (%s); best %s, %.3f of the optimum\n", sum.Strategy, sum.Evaluations, sum.Stop,
-		sim.Space().Format(sum.Best), optimum/sum.BestObjective)
+		sim.Space().Format(sum.Best), sim.FractionOfOptimum(sum.BestObjective))
 	// Output:
 	// coordinate: 60 evaluations (budget); best between_method=1, block_size_x=512, tile_size=20, use_method=1, 0.855 of the optimum
 }

@@ -7,8 +7,11 @@
 // strategy never knows whether evaluations run locally, in a simulator or step by step
 // inside an application.
 //
-// Adding a strategy is one file in this package plus one line in the registry (builtin in
-// registry.go).
+// A strategy of one's own is any type with Name and Run. Hand it to tuning.New directly
+// (Example_ownStrategy); to reach it by name, as simulator.Repeat, benchmark.Run and the
+// ktune commands do, give it a Factory and Register it once, in an init function (a name
+// registered twice panics). Inside this package, a new built-in strategy is one file plus
+// one line in the registry (builtin in registry.go).
 package strategy
 
 import (
