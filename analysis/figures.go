@@ -55,7 +55,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			files = append(files, f...)
 		}
 		if len(r.Significance) > 0 {
-			f, err := sensitivity.PlotSignificance(r.Significance, r.Objective, r.Maximize, dir, "significance-"+base)
+			f, err := plotSignificance(r.Significance, r.Objective, r.Maximize, dir, "significance-"+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: significance figure: %w", r.Name, err)
 			}
@@ -68,7 +68,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			if s.s == nil {
 				continue
 			}
-			f, err := sensitivity.PlotSensitivity(s.s, dir, s.name+base)
+			f, err := plotSensitivity(s.s, dir, s.name+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: sensitivity figure: %w", r.Name, err)
 			}

@@ -1,4 +1,4 @@
-package sensitivity
+package analysis
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ktune/ktune/figure"
+	"github.com/ktune/ktune/sensitivity"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -15,18 +16,18 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// PlotSignificance draws the Pearson correlation of each parameter with the objective as
+// plotSignificance draws the Pearson correlation of each parameter with the objective as
 // horizontal bars, sorted, coloured on a diverging red-blue scale that always shows the
 // desirable direction in blue: for a minimised objective a negative correlation (larger
 // values of the parameter lower it), for a maximised one a positive correlation (seed 004,
 // Section 5.3). It writes name.svg and name.png into dir and returns their paths.
-func PlotSignificance(cs []Correlation, objective string, maximize bool, dir, name string) ([]string, error) {
+func plotSignificance(cs []sensitivity.Correlation, objective string, maximize bool, dir, name string) ([]string, error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("sensitivity: no correlations to plot")
 	}
 	sorted := slices.Clone(cs)
 	// Most desirable at the top (the last row of the y axis), undefined ones at the bottom.
-	desirability := func(c Correlation) float64 {
+	desirability := func(c sensitivity.Correlation) float64 {
 		if math.IsNaN(c.Pearson) {
 			return math.Inf(-1)
 		}
@@ -35,7 +36,7 @@ func PlotSignificance(cs []Correlation, objective string, maximize bool, dir, na
 		}
 		return -c.Pearson
 	}
-	slices.SortStableFunc(sorted, func(a, b Correlation) int { return cmp.Compare(desirability(a), desirability(b)) })
+	slices.SortStableFunc(sorted, func(a, b sensitivity.Correlation) int { return cmp.Compare(desirability(a), desirability(b)) })
 
 	scale := moreland.SmoothBlueRed()
 	scale.SetMin(-1)
@@ -45,7 +46,7 @@ func PlotSignificance(cs []Correlation, objective string, maximize bool, dir, na
 	if maximize {
 		better, verb = "higher", "raise it"
 	}
-	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
+	p.Title.Text = fmt.Sprintf("sensitivity.Correlation with %s (%s is better)", objective, better)
 	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
 	p.X.Min, p.X.Max = -1, 1
 	labels := make([]string, len(sorted))
@@ -97,17 +98,17 @@ func lighter(c color.NRGBA) color.NRGBA {
 	return color.NRGBA{mix(c.R), mix(c.G), mix(c.B), 255}
 }
 
-// PlotSensitivity draws the first- and total-order indices of each parameter side by side
+// plotSensitivity draws the first- and total-order indices of each parameter side by side
 // (first solid, total in a lighter shade of the parameter's own colour) with their 95%
 // intervals as error bars, into dir as name.svg and name.png; when s has second-order
 // indices, a second chart (name-second) shows the ten strongest pairs. It returns the
 // paths written.
-func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
+func plotSensitivity(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	if s == nil || len(s.First) == 0 {
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	p.Title.Text = fmt.Sprintf("sensitivity.Sobol indices (%s, %d samples)", s.Method, s.Samples)
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
 	var errs plotter.XYs
@@ -116,7 +117,7 @@ func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
 	top := 1.0
 	for k := range s.First {
 		col := parameterColors[k%len(parameterColors)]
-		for side, iv := range []Interval{s.First[k], s.Total[k]} {
+		for side, iv := range []sensitivity.Interval{s.First[k], s.Total[k]} {
 			x0 := float64(k) - w + float64(side)*w
 			fill := col
 			if side == 1 {
@@ -155,7 +156,7 @@ func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
 	p.Add(plotter.NewGrid())
 	p.Y.Min, p.Y.Max = math.Min(0, minIndex(s)), top*1.05
 	p.NominalX(s.Params...)
-	// Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
+	// sensitivity.Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
 	longest := 0
 	for _, n := range s.Params {
 		longest = max(longest, len(n))
@@ -174,10 +175,10 @@ func PlotSensitivity(s *Sobol, dir, name string) ([]string, error) {
 }
 
 // minIndex returns the smallest value or lower bound of s's first and total indices.
-func minIndex(s *Sobol) float64 {
+func minIndex(s *sensitivity.Sobol) float64 {
 	m := 0.0
 	for k := range s.First {
-		for _, iv := range []Interval{s.First[k], s.Total[k]} {
+		for _, iv := range []sensitivity.Interval{s.First[k], s.Total[k]} {
 			for _, v := range []float64{iv.Value, iv.Low} {
 				if !math.IsNaN(v) {
 					m = math.Min(m, v)
@@ -190,14 +191,14 @@ func minIndex(s *Sobol) float64 {
 
 // plotPairs draws the ten strongest second-order indices as horizontal bars with their
 // intervals, the strongest at the top.
-func plotPairs(s *Sobol, dir, name string) ([]string, error) {
+func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	pairs := slices.Clone(s.Second)
-	pairs = slices.DeleteFunc(pairs, func(p Pair) bool { return math.IsNaN(p.Index.Value) })
-	slices.SortStableFunc(pairs, func(a, b Pair) int { return cmp.Compare(b.Index.Value, a.Index.Value) })
+	pairs = slices.DeleteFunc(pairs, func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
+	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int { return cmp.Compare(b.Index.Value, a.Index.Value) })
 	pairs = pairs[:min(10, len(pairs))]
 	slices.Reverse(pairs)
 	p := plot.New()
-	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices)"
+	p.Title.Text = "Strongest parameter interactions (second-order sensitivity.Sobol indices)"
 	p.X.Label.Text = "share of the objective's variance due to the pair beyond each parameter alone"
 	labels := make([]string, len(pairs))
 	var errs plotter.XYs

@@ -1,4 +1,4 @@
-package sensitivity_test
+package analysis
 
 import (
 	"bytes"
@@ -8,17 +8,45 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 )
 
+// recordedTable is the table of a recorded space's successful configurations and their
+// objective.
+func recordedTable(tb testing.TB, path string) ([]space.Param, []space.Config, []float64) {
+	tb.Helper()
+	rec, err := format.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Recorded})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sp := sim.Space()
+	var cfgs []space.Config
+	var y []float64
+	for i := range sp.Len() {
+		c := sp.At(i, nil)
+		if v, ok := sim.Objective(c); ok {
+			cfgs = append(cfgs, c)
+			y = append(y, v)
+		}
+	}
+	return sp.Params(), cfgs, y
+}
+
 func TestPlotsAreWrittenAndLabelled(t *testing.T) {
-	params, cfgs, y, _ := recordedTable(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	params, cfgs, y := recordedTable(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
 	dir := t.TempDir()
 	if d := os.Getenv("SENSITIVITY_PLOTS"); d != "" {
 		dir = d // to look at the charts
 	}
 	cs := sensitivity.Significance(params, cfgs, y)
-	files, err := sensitivity.PlotSignificance(cs, "time", false, dir, "significance")
+	files, err := plotSignificance(cs, "time", false, dir, "significance")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +54,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := sensitivity.PlotSensitivity(s, dir, "sobol")
+	more, err := plotSensitivity(s, dir, "sobol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +96,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 			}
 		}
 	}
-	if _, err := sensitivity.PlotSignificance(nil, "time", false, dir, "x"); err == nil {
+	if _, err := plotSignificance(nil, "time", false, dir, "x"); err == nil {
 		t.Error("PlotSignificance of nothing succeeded")
 	}
 }
