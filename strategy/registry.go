@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ktune/ktune/expr"
 )
 
 // builtin lists the strategies this package provides: one line per strategy file.
@@ -107,6 +109,9 @@ func New(name string, opts map[string]any) (Strategy, error) {
 		want := "it has no options"
 		if len(known) > 0 {
 			want = "want " + strings.Join(known, ", ")
+		}
+		if c := expr.Closest(unknown[0], known); c != "" {
+			want += fmt.Sprintf("; did you mean %s?", c)
 		}
 		return nil, fmt.Errorf("strategy %s: unknown option %s (%s)", name, strings.Join(unknown, ", "), want)
 	}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/ktune/ktune/expr"
 )
 
 // command is one ktune subcommand.
@@ -120,7 +122,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		fmt.Fprintf(stderr, "ktune: unknown command %q\n\n", args[0])
+		var names []string
+		for _, c := range commands {
+			if !c.hidden {
+				names = append(names, c.name)
+			}
+		}
+		if c := expr.Closest(args[0], names); c != "" {
+			fmt.Fprintf(stderr, "ktune: unknown command %q; did you mean %q?\n\n", args[0], c)
+		} else {
+			fmt.Fprintf(stderr, "ktune: unknown command %q\n\n", args[0])
+		}
 		printMainUsage(stderr)
 		return 2
 	}

@@ -907,3 +907,19 @@ func TestSimulateJSONNamesItsValues(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// Typos in a command, a strategy option or a configuration's parameter get a suggestion.
+func TestTyposGetSuggestions(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulat"}, `did you mean "simulate"?`},
+		{[]string{"simulate", pnpoly, "--strategy", "firstils", "--option", "neighborhood=adjacent"}, "did you mean neighbourhood?"},
+		{[]string{"space", "neighbours", t1Conv, "--config", "block_sizex=32"}, `did you mean "block_size_x"?`},
+	} {
+		if _, errOut, code := ktune(t, tc.args...); code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errOut)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/format/t1"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -203,7 +204,15 @@ func parseConfig(s *space.Space, text string) (space.Config, error) {
 		}
 		p := slices.IndexFunc(params, func(p space.Param) bool { return p.Name == name })
 		if p < 0 {
-			return nil, fmt.Errorf("--config: unknown parameter %q", name)
+			var names []string
+			for _, q := range params {
+				names = append(names, q.Name)
+			}
+			hint := ""
+			if c := expr.Closest(name, names); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			}
+			return nil, fmt.Errorf("--config: unknown parameter %q (the space has %s)%s", name, strings.Join(names, ", "), hint)
 		}
 		v := space.StringValue(val)
 		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
