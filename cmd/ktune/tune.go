@@ -265,6 +265,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, sink, defaultEval, resumed, sup.Crashes)
+	rep.StrategyOptions = stOpts
 	if *jsonOut {
 		if err := writeJSON(env, rep); err != nil {
 			return err
@@ -565,6 +566,7 @@ type tuneReport struct {
 	Backend           string             `json:"backend"`
 	Device            string             `json:"device"`
 	Strategy          string             `json:"strategy"`
+	StrategyOptions   map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults
 	Seed              uint64             `json:"seed"`
 	Objective         string             `json:"objective"`
 	Maximize          bool               `json:"maximize"`
@@ -724,8 +726,8 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 
 func printTuneReport(env *cliEnv, r tuneReport) {
 	w := env.stdout
-	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated with %s (seed %d) in %.1f s; stopped: %s\n",
-		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, r.Strategy, r.Seed, r.WallSeconds, r.Stop)
+	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated with %s%s (seed %d) in %.1f s; stopped: %s\n",
+		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
 	var st []string
 	for k, v := range r.Statuses {
 		st = append(st, fmt.Sprintf("%s %d", k, v))
