@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +22,9 @@ type Bench struct {
 	Split       int               `json:"split"` // 0: benchmark.DefaultSplit (files from before the flag)
 	Cells       []benchmark.Cell  `json:"cells"`
 	Scores      []benchmark.Score `json:"competition"`
+	// Strategies says what each entry ran (its strategy and options per budget), where
+	// the benchmark recorded it
+	Strategies []benchmark.StrategyInfo `json:"strategies"`
 }
 
 // BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1,
@@ -70,6 +75,33 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+
+	if len(b.Strategies) > 0 {
+		// what each entry ran: a label ("tuned") says nothing of it by itself
+		t := Table{Caption: "The strategies compared", Head: []string{"entry", "strategy", "options (per budget)"}}
+		for _, st := range b.Strategies {
+			var opts []string
+			budgets := slices.Collect(maps.Keys(st.Options))
+			slices.SortFunc(budgets, func(x, y string) int {
+				a, _ := strconv.Atoi(x)
+				b, _ := strconv.Atoi(y)
+				return a - b
+			})
+			for _, budget := range budgets {
+				o := st.Options[budget]
+				var kv []string
+				for _, k := range slices.Sorted(maps.Keys(o)) {
+					kv = append(kv, fmt.Sprintf("%s=%v", k, o[k]))
+				}
+				opts = append(opts, budget+": "+strings.Join(kv, ", "))
+			}
+			if len(opts) == 0 {
+				opts = []string{"defaults"}
+			}
+			t.Rows = append(t.Rows, []string{st.Label, st.Name, strings.Join(opts, "; ")})
+		}
+		p.Sections = append(p.Sections, Section{Title: "Strategies", Tables: []Table{t}})
+	}
 
 	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}

@@ -126,3 +126,24 @@ func TestAPageOfFailuresOnly(t *testing.T) {
 		}
 	}
 }
+
+// A benchmark's page says what each entry ran: a label ("good") names no strategy.
+func TestBenchPageNamesWhatEachEntryRan(t *testing.T) {
+	cells := []benchmark.Cell{
+		{Strategy: "good", Space: "k/a", Budget: 25, MeanFraction: 0.9, Fractions: []float64{0.9, 0.9}},
+		{Strategy: "good", Space: "k/a", Budget: 100, MeanFraction: 0.95, Fractions: []float64{0.95, 0.95}},
+	}
+	sts := []benchmark.StrategyInfo{{Label: "good", Name: "annealing", Options: map[string]map[string]any{
+		"100": {"temperature": 3}, "25": {"temperature": 1, "climber": "firstils"}}}}
+	p, err := BenchPage(&Bench{Cells: cells, Strategies: sts}, "bench.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Sections[0].Title != "Strategies" {
+		t.Fatalf("first section %q", p.Sections[0].Title)
+	}
+	row := p.Sections[0].Tables[0].Rows[0]
+	if !slices.Equal(row, []string{"good", "annealing", "25: climber=firstils, temperature=1; 100: temperature=3"}) {
+		t.Errorf("row %q", row)
+	}
+}
