@@ -190,21 +190,29 @@ func (s *Session) preloadLocked() {
 			continue
 		}
 		f := fitnessOf(&e, s.opts.Maximize)
-		h := len(s.history)
-		s.history = append(s.history, Evaluated{Config: c, Evaluation: e, Fitness: f})
+		s.addLocked(idx, Evaluated{Config: c, Evaluation: e, Fitness: f})
+	}
+}
+
+// addLocked puts a new evaluation into the history, the cache and the count of evaluations,
+// updates the best, and checks the stop conditions.
+func (s *Session) addLocked(idx int, ev Evaluated) {
+	h := len(s.history)
+	s.history = append(s.history, ev)
+	if _, seen := s.cache[idx]; !seen {
 		s.cache[idx] = int32(h)
-		s.evals++
-		if s.opts.NoCache {
-			if s.noisy == nil {
-				s.noisy = newMeasurements()
-			}
-			s.best = s.noisy.add(idx, h, f, e.Objective)
-		} else if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
-			s.best = h
+	}
+	s.evals++
+	if s.opts.NoCache {
+		if s.noisy == nil {
+			s.noisy = newMeasurements()
 		}
-		if s.stop == "" {
-			s.stop = s.checkLocked()
-		}
+		s.best = s.noisy.add(idx, h, ev.Fitness, ev.Evaluation.Objective)
+	} else if !math.IsInf(ev.Fitness, 1) && (s.best < 0 || ev.Fitness < s.history[s.best].Fitness) {
+		s.best = h
+	}
+	if s.stop == "" {
+		s.stop = s.checkLocked()
 	}
 }
 
@@ -362,23 +370,7 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 	if s.sim != nil {
 		s.simElapsed += s.sim.Cost(e)
 	}
-	h := len(s.history)
-	s.history = append(s.history, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
-	if _, seen := s.cache[idx]; !seen {
-		s.cache[idx] = int32(h)
-	}
-	s.evals++
-	if s.opts.NoCache {
-		if s.noisy == nil {
-			s.noisy = newMeasurements()
-		}
-		s.best = s.noisy.add(idx, h, f, e.Objective)
-	} else if !math.IsInf(f, 1) && (s.best < 0 || f < s.history[s.best].Fitness) {
-		s.best = h
-	}
-	if s.stop == "" {
-		s.stop = s.checkLocked()
-	}
+	s.addLocked(idx, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
 	p := Progress{Evaluations: s.evals, Budget: s.opts.Budget, Best: s.bestObjectiveLocked(),
 		Elapsed: s.elapsedLocked(), TimeLimit: s.opts.TimeLimit}
 	s.mu.Unlock()

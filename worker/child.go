@@ -101,62 +101,35 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 			}
 			return fmt.Errorf("worker: reading request: %w", err)
 		}
+		phase := func(phase string) { enc.Encode(response{ID: req.ID, Phase: phase}) }
+		resp := response{ID: req.ID, Phase: phaseDone}
+		var err error
 		switch req.Op {
 		case opEvaluate:
-			e := m.Evaluate(ctx, space.Config(req.Config), func(phase string) {
-				enc.Encode(response{ID: req.ID, Phase: phase})
-			})
-			resp := response{ID: req.ID, Phase: phaseDone, Eval: toWire(e)}
-			lost := broken(m)
-			if lost != nil {
-				resp.Retire = lost.Error()
-			}
-			if err := enc.Encode(resp); err != nil {
-				return err
-			}
-			if lost != nil {
-				return nil
-			}
+			resp.Eval = toWire(m.Evaluate(ctx, space.Config(req.Config), phase))
 		case opCompile:
-			resp := response{ID: req.ID, Phase: phaseDone}
-			err := m.Compile(ctx, space.Config(req.Config), func(phase string) {
-				enc.Encode(response{ID: req.ID, Phase: phase})
-			})
-			if err != nil {
-				resp.Err = err.Error()
-			}
-			lost := broken(m)
-			if lost != nil {
-				resp.Retire = lost.Error()
-			}
-			if err := enc.Encode(resp); err != nil {
-				return err
-			}
-			if lost != nil {
-				return nil
-			}
+			err = m.Compile(ctx, space.Config(req.Config), phase)
 		case opReference:
-			resp := response{ID: req.ID, Phase: phaseDone}
 			if rm, ok := m.(Referencer); ok {
-				err := rm.Reference(ctx, func(phase string) {
-					enc.Encode(response{ID: req.ID, Phase: phase})
-				})
-				if err != nil {
-					resp.Err = err.Error()
-				}
-			}
-			lost := broken(m)
-			if lost != nil {
-				resp.Retire = lost.Error()
-			}
-			if err := enc.Encode(resp); err != nil {
-				return err
-			}
-			if lost != nil {
-				return nil
+				err = rm.Reference(ctx, phase)
 			}
 		default:
 			enc.Encode(response{ID: req.ID, Phase: phaseDone, Err: "unknown operation " + req.Op})
+			continue
+		}
+		if err != nil {
+			resp.Err = err.Error()
+		}
+		// A measurer whose device is lost answers, then the child retires.
+		lost := broken(m)
+		if lost != nil {
+			resp.Retire = lost.Error()
+		}
+		if err := enc.Encode(resp); err != nil {
+			return err
+		}
+		if lost != nil {
+			return nil
 		}
 	}
 }
