@@ -598,3 +598,26 @@ func TestReadAddsValuesMissingFromTuneParams(t *testing.T) {
 		t.Errorf("warnings %q", rec.Warnings)
 	}
 }
+
+// Every entry of a written cache has Kernel Tuner's "time", the mean of its "times", also
+// when the objective is a metric (a run tuned for GB/s).
+func TestWriteGivesEveryEntryItsTime(t *testing.T) {
+	rec := &result.Recording{Objective: "GB/s", Maximize: true,
+		Params: []space.Param{{Name: "bx", Values: []space.Value{space.IntValue(32)}}},
+		Evaluations: []result.Evaluation{{Config: []space.Value{space.IntValue(32)}, Status: result.OK,
+			Objective: 150, Samples: []float64{1, 3}, Metrics: map[string]float64{"GB/s": 150}}}}
+	var b bytes.Buffer
+	if err := kerneltuner.Write(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"time": 2`) {
+		t.Errorf("no mean time in\n%s", b.String())
+	}
+	back, err := kerneltuner.Read(bytes.NewReader(b.Bytes()), "back.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := back.Evaluations[0]; back.Objective != "GB/s" || e.Objective != 150 {
+		t.Errorf("read back: objective %s = %v", back.Objective, e.Objective)
+	}
+}

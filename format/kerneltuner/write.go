@@ -145,6 +145,11 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.Key(fieldTime)
 		e.JSON(marker)
+	} else if m, ok := meanOf(ev.Samples); ok {
+		// and writes every entry's "time", the mean of its "times", whatever the objective
+		sep()
+		e.Key(fieldTime)
+		e.Num(m)
 	}
 	if len(ev.Samples) > 0 {
 		sep()
@@ -212,4 +217,19 @@ type encoder struct{ jsonio.Encoder }
 func (e *encoder) field(k string, v any, after string) {
 	e.Field(k, v)
 	e.Str(after)
+}
+
+// meanOf is the mean of the finite samples; false when there are none.
+func meanOf(samples []float64) (float64, bool) {
+	sum, n := 0.0, 0
+	for _, v := range samples {
+		if jsonio.Finite(v) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
