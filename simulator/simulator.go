@@ -107,6 +107,7 @@ type Simulator struct {
 	optimum  float64           // best successful objective in the space; NaN when none
 	best     space.Config      // its configuration
 	warnings []string          // recorded configurations left out, duplicates
+	clock    []string          // what the simulated clock cannot know
 	rng      *rand.Rand        // stochastic draws
 	missing  result.Evaluation // template for configurations the recording lacks
 	// the objective is a time (its recorded value is what one run took)
@@ -177,7 +178,7 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		if !s.timeObjective {
 			what = "does not advance for them"
 		}
-		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", untimed, what))
+		s.clock = append(s.clock, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", untimed, what))
 	}
 	if opts.Fitness == Stochastic && noSamples > 0 {
 		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have no timing samples: under stochastic fitness they answer with their recorded mean, as under deterministic fitness", noSamples))
@@ -325,8 +326,15 @@ func (s *Simulator) Options() Options { return s.opts }
 func (s *Simulator) Maximize() bool { return s.rec.Maximize }
 
 // Warnings returns what New noticed and left out: recorded configurations outside the
-// recording's restrictions, configurations recorded twice.
+// recording's restrictions, configurations recorded twice, configurations without the
+// samples that stochastic fitness draws from.
 func (s *Simulator) Warnings() []string { return s.warnings }
+
+// ClockWarnings returns what the simulated clock cannot know: successful configurations
+// recorded without any timing, which then cost only their recorded time (or nothing, for
+// another objective). Only figures of simulated time and time limits depend on it, so a
+// caller that reports neither (a benchmark of evaluation budgets) need not show it.
+func (s *Simulator) ClockWarnings() []string { return s.clock }
 
 // Evaluate returns the recorded evaluation of c. In recorded mode c must be in the space;
 // in cartesian mode a configuration the recording lacks comes back Restricted, with a NaN

@@ -388,10 +388,10 @@ func TestUntimedRecordingsCostTheirRecordedTime(t *testing.T) {
 		if got := sim.Cost(e); got != 4*time.Millisecond {
 			t.Errorf("%v: cost %v, want the recorded 4 ms", fitness, got)
 		}
-		warned := strings.Join(sim.Warnings(), "\n")
-		if !strings.Contains(warned, "1 successful configurations have neither timing fields nor timing samples") ||
+		clock, warned := strings.Join(sim.ClockWarnings(), "\n"), strings.Join(sim.Warnings(), "\n")
+		if !strings.Contains(clock, "1 successful configurations have neither timing fields nor timing samples") ||
 			(fitness == simulator.Stochastic) != strings.Contains(warned, "1 successful configurations have no timing samples") {
-			t.Errorf("%v: warnings %q", fitness, sim.Warnings())
+			t.Errorf("%v: clock warnings %q, warnings %q", fitness, sim.ClockWarnings(), sim.Warnings())
 		}
 	}
 }

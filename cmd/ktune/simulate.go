@@ -166,7 +166,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	printWarnings(env.stderr, "simulate", sim.Warnings())
+	printWarnings(env.stderr, "simulate", append(sim.Warnings(), sim.ClockWarnings()...))
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
 	if *progress || isTerminal(env.stderr) {
