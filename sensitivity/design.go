@@ -52,6 +52,10 @@ func DesignRows(params, subsetLen int, secondOrder bool) int {
 	return k + 2
 }
 
+// MaxDesignPoints is the most points a design may have: far more than any tuning run
+// measures, and few enough to hold in memory (about 150 MB for 14 parameters).
+const MaxDesignPoints = 1_000_000
+
 // NewDesign draws a Saltelli design of n base rows from sp, seeded by o.Seed. o.Subset
 // picks the parameters whose indices the design serves, o.SecondOrder adds the BA points,
 // and o.Bootstrap sets the resamples of Estimate.
@@ -69,6 +73,9 @@ func NewDesign(sp *space.Space, n int, o Options) (*Design, error) {
 		d.Params = append(d.Params, p.Name)
 	}
 	per := d.rows()
+	if n > MaxDesignPoints/per {
+		return nil, fmt.Errorf("sensitivity: %d base rows of %d points each are more than the %d points a design may have; ask for at most %d base rows", n, per, MaxDesignPoints, MaxDesignPoints/per)
+	}
 	d.Points = make([]space.Config, 0, n*per)
 	d.Valid = make([]bool, 0, n*per)
 	r := rand.New(rand.NewPCG(o.Seed, o.Seed^0xda942042e4dd58b5))

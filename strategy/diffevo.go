@@ -64,8 +64,8 @@ func deResolve(o Options, budget int) (deParams, error) {
 		return q, err
 	}
 	switch {
-	case q.pop < 1:
-		return q, fmt.Errorf("option popsize: %d, want at least 1", q.pop)
+	case q.pop < 1 || q.pop > deMaxPopsize:
+		return q, fmt.Errorf("option popsize: %d, want 1 to %d (configurations per parameter)", q.pop, deMaxPopsize)
 	case q.fmin < 0 || q.fmax < q.fmin || q.fmax > 2:
 		return q, fmt.Errorf("options Fmin, Fmax: %v, %v, want 0 <= Fmin <= Fmax <= 2", q.fmin, q.fmax)
 	case q.cr < 0 || q.cr > 1:
@@ -73,6 +73,10 @@ func deResolve(o Options, budget int) (deParams, error) {
 	}
 	return q, nil
 }
+
+// deMaxPopsize bounds popsize, which counts configurations per parameter, so that the
+// population stays within maxPopulation for spaces of up to 100 parameters.
+const deMaxPopsize = maxPopulation / 100
 
 func newDiffEvo(opts Options) (Strategy, error) {
 	if _, err := deResolve(opts, 200); err != nil {

@@ -49,8 +49,12 @@ func newFirefly(opts Options) (Strategy, error) {
 		return nil, err
 	}
 	switch {
-	case s.n < 1:
-		return nil, fmt.Errorf("option popsize: %d, want at least 1", s.n)
+	case checkPopulation("popsize", s.n, 1) != nil:
+		return nil, checkPopulation("popsize", s.n, 1)
+	case s.b0 < 0:
+		return nil, fmt.Errorf("option B0: %v, want at least 0", s.b0)
+	case s.alpha < 0:
+		return nil, fmt.Errorf("option alpha: %v, want at least 0", s.alpha)
 	case s.gamma < 0:
 		return nil, fmt.Errorf("option gamma: %v, want at least 0", s.gamma)
 	}

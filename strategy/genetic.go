@@ -84,8 +84,8 @@ func gaResolve(o Options, budget int) (gaParams, error) {
 		return g, err
 	}
 	switch {
-	case g.pop < 2:
-		return g, fmt.Errorf("option popsize: %d, want at least 2", g.pop)
+	case checkPopulation("popsize", g.pop, 2) != nil:
+		return g, checkPopulation("popsize", g.pop, 2)
 	case g.mutation < 0 || g.mutation > 1:
 		return g, fmt.Errorf("option mutation: %v, want a chance in [0, 1]", g.mutation)
 	case g.tour < 1:

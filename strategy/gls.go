@@ -78,6 +78,11 @@ func newGLS(opts Options) (Strategy, error) {
 	if g.pop, err = optInt(opts, "popsize", 2); err != nil {
 		return nil, err
 	}
+	if g.pop.set {
+		if err := checkPopulation("popsize", g.pop.v, 2); err != nil {
+			return nil, err
+		}
+	}
 	if _, set := opts["crossover"]; set {
 		g.crossover.set = true
 		if g.crossover.v, err = opts.Choice("crossover", "", "1point", "2point", "uniform"); err != nil {

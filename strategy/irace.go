@@ -110,8 +110,8 @@ func newIrace(opts Options) (Strategy, error) {
 		return nil, fmt.Errorf("option firstTest: %d, want at least 2 (a test needs two samples of each candidate)", o.firstTest)
 	case o.firstTest%o.eachTest != 0:
 		return nil, fmt.Errorf("option firstTest: %d is not a multiple of eachTest %d", o.firstTest, o.eachTest)
-	case o.nbConfigurations < 0:
-		return nil, fmt.Errorf("option nbConfigurations: %d, want 0 (automatic) or more", o.nbConfigurations)
+	case o.nbConfigurations < 0 || o.nbConfigurations > maxPopulation:
+		return nil, fmt.Errorf("option nbConfigurations: %d, want 0 (automatic) to %d", o.nbConfigurations, maxPopulation)
 	case !(o.confidence > 0.5 && o.confidence < 1):
 		return nil, fmt.Errorf("option confidence: %v is not in (0.5, 1)", o.confidence)
 	}

@@ -21,12 +21,15 @@ func (o Options) Int(name string, def int) (int, error) {
 	}
 	switch x := v.(type) {
 	case int:
-		return x, nil
+		return intInRange(name, int64(x))
 	case int64:
-		return int(x), nil
+		return intInRange(name, x)
 	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
+		if x != math.Trunc(x) {
 			return 0, fmt.Errorf("option %s: %v is not an integer", name, x)
+		}
+		if math.Abs(x) > math.MaxInt32 {
+			return 0, fmt.Errorf("option %s: %v is out of range (at most %d in size)", name, x, math.MaxInt32)
 		}
 		return int(x), nil
 	case fmt.Stringer: // json.Number
@@ -38,37 +41,73 @@ func (o Options) Int(name string, def int) (int, error) {
 }
 
 func parseInt(name, s string) (int, error) {
-	i, err := strconv.Atoi(strings.TrimSpace(s))
+	i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
+		if f, ferr := strconv.ParseFloat(strings.TrimSpace(s), 64); ferr == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
+			return 0, fmt.Errorf("option %s: %s is out of range (at most %d in size)", name, strings.TrimSpace(s), math.MaxInt32)
+		}
 		return 0, fmt.Errorf("option %s: %q is not an integer", name, s)
 	}
-	return i, nil
+	return intInRange(name, i)
 }
 
-// Float returns option name as a number, or def when it is not set.
+// intInRange bounds every integer option alike, whatever form it came in: no option
+// counts beyond what an int32 holds, and a value past it is a typo, not a request.
+func intInRange(name string, i int64) (int, error) {
+	if i > math.MaxInt32 || i < -math.MaxInt32 {
+		return 0, fmt.Errorf("option %s: %d is out of range (at most %d in size)", name, i, math.MaxInt32)
+	}
+	return int(i), nil
+}
+
+// maxPopulation is the most configurations a population-based strategy keeps per
+// generation (popsize of genetic, gls, pso, firefly, diffevo's population, irace's
+// candidates): far beyond any useful setting, and small enough that the memory a
+// population takes stays in megabytes.
+const maxPopulation = 100_000
+
+// checkPopulation returns an error when option name's value n lies outside [lo,
+// maxPopulation].
+func checkPopulation(name string, n, lo int) error {
+	if n < lo || n > maxPopulation {
+		return fmt.Errorf("option %s: %d, want %d to %d", name, n, lo, maxPopulation)
+	}
+	return nil
+}
+
+// Float returns option name as a number, or def when it is not set. NaN and the
+// infinities are refused: no option means anything by them, and a NaN passes range checks
+// written as comparisons.
 func (o Options) Float(name string, def float64) (float64, error) {
 	v, ok := o[name]
 	if !ok {
 		return def, nil
 	}
 	var s string
+	var f float64
+	parse := false
 	switch x := v.(type) {
 	case float64:
-		return x, nil
+		f = x
 	case int:
-		return float64(x), nil
+		f = float64(x)
 	case int64:
-		return float64(x), nil
+		f = float64(x)
 	case fmt.Stringer:
-		s = x.String()
+		s, parse = x.String(), true
 	case string:
-		s = x
+		s, parse = x, true
 	default:
 		return 0, fmt.Errorf("option %s: %v (%T) is not a number", name, v, v)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("option %s: %q is not a number", name, s)
+	if parse {
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return 0, fmt.Errorf("option %s: %q is not a number", name, s)
+		}
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("option %s: %v is not a finite number", name, f)
 	}
 	return f, nil
 }

@@ -211,16 +211,40 @@ func TestPopulationStrategiesRepairRestrictedConfigurations(t *testing.T) {
 }
 
 func TestPopulationStrategiesRejectBadOptions(t *testing.T) {
-	bad := map[string]map[string]any{
-		"genetic": {"crossover": "3point"},
-		"pso":     {"popsize": 0},
-		"firefly": {"gamma": -1.0},
-		"diffevo": {"method": "best3bin"},
+	bad := []struct {
+		name string
+		opts map[string]any
+	}{
+		{"genetic", map[string]any{"crossover": "3point"}},
+		{"pso", map[string]any{"popsize": 0}},
+		{"firefly", map[string]any{"gamma": -1.0}},
+		{"diffevo", map[string]any{"method": "best3bin"}},
+		// a population of a billion would take the machine's memory before the first
+		// evaluation, whatever the budget: refused up front
+		{"genetic", map[string]any{"popsize": "1000000000"}},
+		{"gls", map[string]any{"popsize": 200000}},
+		{"pso", map[string]any{"popsize": "3000000000"}},
+		{"firefly", map[string]any{"popsize": 1e9}},
+		{"diffevo", map[string]any{"popsize": 5000}},
+		{"irace", map[string]any{"nbConfigurations": 1000000}},
+		{"saltelli", map[string]any{"n": "1000000000000000"}},
+		// NaN passes comparisons; it and the infinities are refused for every option
+		{"genetic", map[string]any{"mutation": "NaN"}},
+		{"diffevo", map[string]any{"Fmin": "NaN"}},
+		{"firefly", map[string]any{"gamma": "NaN"}},
+		{"firefly", map[string]any{"alpha": -1.0}},
+		{"firefly", map[string]any{"B0": "-1"}},
+		{"pso", map[string]any{"w": "NaN"}},
+		{"pso", map[string]any{"c1": "Inf"}},
+		{"pso", map[string]any{"c2": -1}},
 	}
-	for name, opts := range bad {
-		if _, err := strategy.New(name, opts); err == nil {
-			t.Errorf("%s %v: no error", name, opts)
+	for _, tc := range bad {
+		if _, err := strategy.New(tc.name, tc.opts); err == nil {
+			t.Errorf("%s %v: no error", tc.name, tc.opts)
 		}
+	}
+	if _, err := strategy.New("genetic", map[string]any{"popsize": 100000}); err != nil {
+		t.Errorf("the largest population is refused: %v", err)
 	}
 }
 

@@ -51,8 +51,16 @@ func newPSO(opts Options) (Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("option popsize: %d, want at least 1", n)
+	if err := checkPopulation("popsize", n, 1); err != nil {
+		return nil, err
+	}
+	for _, o := range []struct {
+		name string
+		v    float64
+	}{{"w", s.w}, {"c1", s.c1}, {"c2", s.c2}} {
+		if o.v < 0 {
+			return nil, fmt.Errorf("option %s: %v, want at least 0", o.name, o.v)
+		}
 	}
 	return s, nil
 }

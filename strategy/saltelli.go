@@ -60,8 +60,8 @@ func parseSaltelli(o Options) (sensitivity.RunOptions, error) {
 	if ro.N, err = o.Int("n", 0); err != nil {
 		return ro, err
 	}
-	if ro.N < 0 {
-		return ro, fmt.Errorf("option n: %d base rows", ro.N)
+	if ro.N < 0 || ro.N > sensitivity.MaxDesignPoints {
+		return ro, fmt.Errorf("option n: %d base rows, want 0 (as the budget allows) to %d", ro.N, sensitivity.MaxDesignPoints)
 	}
 	if ro.SecondOrder, err = o.Bool("second_order", true); err != nil {
 		return ro, err

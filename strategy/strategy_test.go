@@ -136,6 +136,18 @@ func TestOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
 			t.Errorf("Int(%s) = %v, %v; want %v (error %v)", tc.name, got, err, tc.want, tc.bad)
 		}
 	}
+	// every form has the same bound, and a large whole number is out of range, not "not
+	// an integer"
+	for _, v := range []any{"3000000000", 3000000000, int64(-3000000000), 1e12, "1e12"} {
+		if _, err := (Options{"k": v}).Int("k", 0); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("Int(%v): %v, want out of range", v, err)
+		}
+	}
+	for _, v := range []any{"NaN", "inf", "-Inf", math.NaN(), math.Inf(1)} {
+		if _, err := (Options{"x": v}).Float("x", 0); err == nil || !strings.Contains(err.Error(), "finite") {
+			t.Errorf("Float(%v): %v, want not finite", v, err)
+		}
+	}
 	if got, err := o.Float("p", 0); err != nil || got != 0.5 {
 		t.Errorf("Float(p) = %v, %v", got, err)
 	}
