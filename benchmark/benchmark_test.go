@@ -293,3 +293,37 @@ func TestASingleBudgetIsDrawnAsMarksWithErrorBars(t *testing.T) {
 		}
 	}
 }
+
+// Space names that write as one file name (a_b/c and a/b_c; a space kernel-k and the kernel
+// k of spaces k/x and k/y) get names of their own, so no figure overwrites another; names
+// that do not collide keep their plain form.
+func TestCurveNamesNeverCollide(t *testing.T) {
+	var cells []Cell
+	for _, sp := range []string{"a_b/c", "a/b_c", "kernel-k", "k/x", "k/y", "plain"} {
+		cells = append(cells, Cell{Strategy: "s", Space: sp, Budget: 25, MeanFraction: 0.5, Fractions: []float64{0.5}})
+	}
+	spaces, kernels := CurveNames(cells)
+	seen := map[string]string{}
+	for _, m := range []map[string]string{spaces, kernels} {
+		for name, file := range m {
+			if other, ok := seen[file]; ok {
+				t.Errorf("%s and %s both write %s", name, other, file)
+			}
+			seen[file] = name
+		}
+	}
+	if spaces["plain"] != "curves-plain" || spaces["k/x"] != "curves-k_x" {
+		t.Errorf("names that do not collide changed: %v", spaces)
+	}
+	if !strings.HasPrefix(spaces["a_b/c"], "curves-a_b_c-") || !strings.HasPrefix(kernels["k"], "curves-kernel-k-") {
+		t.Errorf("colliding names: %v %v", spaces, kernels)
+	}
+	dir := t.TempDir()
+	files, err := PlotCurves(cells, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2*6 {
+		t.Errorf("%d files for 6 spaces: %v", len(files), files)
+	}
+}

@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"maps"
 	"math"
@@ -31,7 +32,8 @@ var strategyColors = []color.RGBA{
 // appendix figures), and writes each as SVG and PNG into dir (CurvesFile). It returns the
 // files written.
 func PlotCurves(cells []Cell, dir string) ([]string, error) {
-	return plotCurves(cells, dir, CurvesFile, func(sp string) string { return sp })
+	names, _ := CurveNames(cells)
+	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string) string { return sp })
 }
 
 // PlotKernelCurves draws seed 000's Fig. 2: for every kernel with several spaces (devices),
@@ -39,6 +41,7 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 // confidence interval shaded, written into dir (KernelCurvesFile). It returns the files
 // written; none when no kernel has several spaces.
 func PlotKernelCurves(cells []Cell, dir string) ([]string, error) {
+	_, names := CurveNames(cells)
 	_, spaces := Kernels(cells)
 	var multi []Cell
 	for _, c := range ByKernel(cells) {
@@ -46,7 +49,7 @@ func PlotKernelCurves(cells []Cell, dir string) ([]string, error) {
 			multi = append(multi, c)
 		}
 	}
-	return plotCurves(multi, dir, KernelCurvesFile, func(k string) string {
+	return plotCurves(multi, dir, func(k string) string { return names[k] }, func(k string) string {
 		return fmt.Sprintf("%s (over its %d spaces)", k, spaces[k])
 	})
 }
@@ -178,12 +181,35 @@ func yRange(lo, hi float64) (float64, float64) {
 	return max(ymin, 0), min(ymax, 1)
 }
 
-// CurvesFile is the base name (no extension) of the curves PlotCurves draws for a space.
-func CurvesFile(space string) string { return "curves-" + safeName(space) }
-
-// KernelCurvesFile is the base name (no extension) of the curves PlotKernelCurves draws for
-// a kernel.
-func KernelCurvesFile(kernel string) string { return "curves-kernel-" + safeName(kernel) }
+// CurveNames gives the base file names (no extension) of the curves PlotCurves draws for
+// each space of cells and PlotKernelCurves for each kernel: "curves-SPACE" and
+// "curves-kernel-KERNEL", with '/', '\\' and ' ' written as '_'. Names that would then
+// coincide (spaces a_b/c and a/b_c, or a space kernel-x and a kernel x) get '-' and eight
+// hex digits of a hash of the space's or kernel's name, so no figure overwrites another.
+func CurveNames(cells []Cell) (spaces, kernels map[string]string) {
+	spaces, kernels = map[string]string{}, map[string]string{}
+	count := map[string]int{}
+	for _, c := range cells {
+		if _, ok := spaces[c.Space]; !ok {
+			spaces[c.Space] = "curves-" + safeName(c.Space)
+			count[spaces[c.Space]]++
+		}
+		if k := Kernel(c.Space); kernels[k] == "" {
+			kernels[k] = "curves-kernel-" + safeName(k)
+			count[kernels[k]]++
+		}
+	}
+	for _, m := range []map[string]string{spaces, kernels} {
+		for name, file := range m {
+			if count[file] > 1 {
+				h := fnv.New32a()
+				h.Write([]byte(name))
+				m[name] = fmt.Sprintf("%s-%08x", file, h.Sum32())
+			}
+		}
+	}
+	return spaces, kernels
+}
 
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {

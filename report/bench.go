@@ -164,6 +164,7 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 		}
 		return t
 	}
+	spaceFiles, kernelFiles := benchmark.CurveNames(b.Cells)
 	kernelCurves, err := benchmark.PlotKernelCurves(b.Cells, dir)
 	if err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 		s := Section{Title: "Kernel " + k}
 		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as seed 000 reports a kernel over its GPUs.", spacesOf[k]))
 		s.Tables = append(s.Tables, table(kernelCells, k))
-		figs, err := svgFigures(filesNamed(kernelCurves, benchmark.KernelCurvesFile(k)), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded (seed 000, Fig. 2)")
+		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded (seed 000, Fig. 2)")
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +192,7 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	for _, sp := range spaces {
 		s := Section{Title: "Space " + sp}
 		s.Tables = append(s.Tables, table(b.Cells, sp))
-		figs, err := svgFigures(filesNamed(curves, benchmark.CurvesFile(sp)), "Mean fraction of optimum against the budget, 95% interval shaded (seed 000, Fig. 2)")
+		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, 95% interval shaded (seed 000, Fig. 2)")
 		if err != nil {
 			return nil, err
 		}
