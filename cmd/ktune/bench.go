@@ -171,7 +171,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	cells, err := benchmark.Run(ctx, cfg)
-	if len(cells) > 0 {
+	if cells == nil {
+		cells = []benchmark.Cell{} // an interruption before the first cell keeps an empty list
+	}
+	if len(cells) > 0 || ctx.Err() != nil {
 		ckpt.pendingState(saved(cells))
 	}
 	if cerr := ckpt.flush(); cerr != nil {
@@ -181,7 +184,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): what finished is reported, and written where
 		// asked, before ktune exits with the error; a long benchmark keeps its work.
-		if ctx.Err() == nil || len(cells) == 0 {
+		if ctx.Err() == nil {
 			return err
 		}
 		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w); the results are of those", len(cells),

@@ -545,6 +545,31 @@ func TestInterruptedBenchmarksKeepTheirWork(t *testing.T) {
 	}
 }
 
+// A benchmark interrupted before its first cell finishes still says so, and writes its
+// (empty) JSON and checkpoint, which a later --resume continues from.
+func TestBenchInterruptedBeforeItsFirstCell(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"bench", pnpoly, "--strategies", "random", "--budgets", "25", "--repeats", "5", "--json", "--checkpoint", ckpt}, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "interrupted after 0 of 1 cells") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got struct {
+		Interrupted string            `json:"interrupted"`
+		Cells       []json.RawMessage `json:"cells"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.Interrupted == "" || got.Cells == nil || len(got.Cells) != 0 {
+		t.Fatalf("JSON %v: %s", err, stdout.String())
+	}
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "25", "--repeats", "5", "--resume", ckpt)
+	if code != 0 || !strings.Contains(out, "random") {
+		t.Fatalf("resume: exit %d: %s%s", code, out, errOut)
+	}
+}
+
 // bench --resume takes the cells of an earlier --json output and prints the tables a whole
 // benchmark prints.
 func TestBenchResumesFromItsJSON(t *testing.T) {
