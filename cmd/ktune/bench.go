@@ -397,6 +397,10 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 				}
 				if opt, _ := sim.Optimum(); math.IsNaN(opt) {
 					errs[i] = fmt.Errorf("%s: %w", f, errNoOptimum)
+					if len(rec.Warnings) > 0 {
+						// what the reader noticed (a truncated file) is likely why
+						errs[i] = fmt.Errorf("%s: %w (%s)", f, errNoOptimum, strings.Join(rec.Warnings, "; "))
+					}
 					continue
 				}
 				spaces[i] = benchmark.Space{Name: spaceName(f), Sim: sim}

@@ -783,6 +783,15 @@ func TestBenchRefusesARecordingWithoutASuccess(t *testing.T) {
 	if err := os.WriteFile(allFailed, []byte(`{"device_name":"D","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[32,64]},"cache":{"32":{"bx":32,"time":"CompilationFailedConfig"},"64":{"bx":64,"time":"CompilationFailedConfig"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a cache cut off before its first entry ends: the reader's note says why nothing succeeded
+	truncated := filepath.Join(t.TempDir(), "trunc.json")
+	if err := os.WriteFile(truncated, []byte("{\n\"tune_params_keys\": [\"a\"], \"tune_params\": {\"a\": [1, 2]}, \"cache\": {\n\"1\": {\"a\": 1, \"time\": 1.5"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := ktune(t, "bench", truncated, "--budgets", "5", "--repeats", "2", "--strategies", "random"); code != 1 ||
+		!strings.Contains(stderr, "no configuration in it succeeded") || !strings.Contains(stderr, "unclosed cache file") {
+		t.Errorf("a truncated cache: exit %d: %s", code, stderr)
+	}
 	ckpt := filepath.Join(t.TempDir(), "ck.json")
 	for _, cmd := range [][]string{
 		{"bench", pnpoly, allFailed, "--budgets", "5", "--repeats", "2", "--strategies", "random", "--checkpoint", ckpt},
