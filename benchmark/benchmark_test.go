@@ -327,3 +327,20 @@ func TestCurveNamesNeverCollide(t *testing.T) {
 		t.Errorf("%d files for 6 spaces: %v", len(files), files)
 	}
 }
+
+// The curves' 95% band is Student's t interval of the mean: at 3 runs t(0.975, 2) = 4.303,
+// more than twice the normal 1.96; at many runs it tends to 1.96.
+func TestIntervalUsesStudentsT(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want float64 // t quantile
+	}{{2, 12.706}, {3, 4.303}, {50, 2.010}, {10000, 1.960}} {
+		got := halfInterval95(1, tc.n) * math.Sqrt(float64(tc.n))
+		if math.Abs(got-tc.want) > 0.001 {
+			t.Errorf("n=%d: t quantile %.4f, want %.3f", tc.n, got, tc.want)
+		}
+	}
+	if halfInterval95(1, 1) != 0 {
+		t.Error("one run has an interval")
+	}
+}
