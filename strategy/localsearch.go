@@ -243,13 +243,26 @@ func (s *searcher) start() (space.Config, float64, error) {
 }
 
 // sampleNew writes into dst (allocated when nil) a uniformly random configuration,
-// preferring one not evaluated yet (a few draws at most).
+// preferring one not evaluated yet: a few draws, then, when all of them were evaluated
+// (most of the space is), the first unevaluated configuration from a random position on.
+// Without that last step a search whose budget covers the space spent ever more draws on
+// its last configurations (annealing took 17 s to exhaust 10,240 of them).
 func (s *searcher) sampleNew(dst space.Config) space.Config {
 	for try := 0; try < 16; try++ {
 		dst = s.sp.Sample(s.r, dst)
 		idx, _ := s.sp.Index(dst)
 		if _, dup := s.seen[idx]; !dup {
-			break
+			return dst
+		}
+	}
+	n := s.sp.Len()
+	if len(s.seen) >= n {
+		return dst
+	}
+	from := s.r.IntN(n)
+	for k := range n {
+		if _, dup := s.seen[(from+k)%n]; !dup {
+			return s.sp.At((from+k)%n, dst)
 		}
 	}
 	return dst

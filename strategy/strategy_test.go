@@ -285,3 +285,21 @@ func TestLazyPermutationMemoryFollowsDraws(t *testing.T) {
 		t.Errorf("%d positions stored after 10000 draws", len(p.swapped))
 	}
 }
+
+// A restart in a space that is nearly all evaluated still finds an unevaluated
+// configuration: random draws alone would rarely hit the last few.
+func TestSampleNewFindsTheLastUnevaluatedConfigurations(t *testing.T) {
+	p := newFake(t, []int{10, 10, 10}, 1000, 1)
+	s := newSearcher(context.Background(), p, space.Hamming)
+	for idx := range 1000 {
+		if idx != 637 {
+			s.seen[idx] = struct{}{}
+		}
+	}
+	for range 5 {
+		c := s.sampleNew(nil)
+		if idx, _ := p.sp.Index(c); idx != 637 {
+			t.Fatalf("sampleNew gave %v (index %d), want the only unevaluated configuration 637", c, idx)
+		}
+	}
+}
