@@ -76,7 +76,7 @@ func ParseStrategies(list string) ([]Strategy, error) {
 			st.Label = entry
 		}
 		if _, ok := strategy.Lookup(st.Name); !ok {
-			return nil, fmt.Errorf("strategy entry %q: unknown strategy %q (have %s)", entry, st.Name, strings.Join(strategy.Names(), ", "))
+			return nil, fmt.Errorf("strategy entry %q: %w", entry, strategy.UnknownStrategy(st.Name))
 		}
 		if hasOpts {
 			st.Options = map[string]any{}

@@ -92,7 +92,7 @@ func Register(name string, f Factory) {
 func New(name string, opts map[string]any) (Strategy, error) {
 	f, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
+		return nil, UnknownStrategy(name)
 	}
 	known := make([]string, len(f.Options))
 	for i, o := range f.Options {
@@ -120,6 +120,19 @@ func New(name string, opts map[string]any) (Strategy, error) {
 		return nil, fmt.Errorf("strategy %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// UnknownStrategy is the error for a name no strategy is registered under: it lists the
+// names and suggests the likely one (names are lower case; a typo has a near name).
+func UnknownStrategy(name string) error {
+	names := Names()
+	hint := ""
+	if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) }); i >= 0 {
+		hint = fmt.Sprintf("; names are case-sensitive: did you mean %s?", names[i])
+	} else if c := expr.Closest(name, names); c != "" {
+		hint = fmt.Sprintf("; did you mean %s?", c)
+	}
+	return fmt.Errorf("unknown strategy %q (want one of %s%s)", name, strings.Join(names, ", "), hint)
 }
 
 // Lookup returns the factory registered under name, for help texts.

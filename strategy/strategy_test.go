@@ -90,6 +90,11 @@ func TestNewRejectsUnknownNamesAndOptions(t *testing.T) {
 	if _, err := New("annealing-ish", nil); err == nil || !strings.Contains(err.Error(), "random") {
 		t.Errorf("unknown strategy: err = %v, want one listing the known strategies", err)
 	}
+	for name, want := range map[string]string{"FirstILS": "case-sensitive: did you mean firstils?", "anealing": "did you mean annealing?"} {
+		if _, err := New(name, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("New(%q): %v, want %q", name, err, want)
+		}
+	}
 	if _, err := New("random", map[string]any{"popsize": 4}); err == nil || !strings.Contains(err.Error(), "popsize") {
 		t.Errorf("unknown option: err = %v, want one naming popsize", err)
 	}

@@ -86,7 +86,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "give at least one recorded space to train on")
 	}
 	if _, ok := strategy.Lookup(*name); !ok {
-		return usageErr(env, c, "unknown strategy %q (have %s)", *name, strings.Join(strategy.Names(), ", "))
+		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))
 	}
 	var grid benchmark.Grid
 	if *gridFlag != "" {

@@ -137,7 +137,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "%v", err)
 	}
 	if _, ok := strategy.Lookup(*name); !ok {
-		return usageErr(env, c, "unknown strategy %q (have %s)", *name, strings.Join(strategy.Names(), ", "))
+		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))
 	}
 	var rec *result.Recording
 	source := ""
