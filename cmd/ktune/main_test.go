@@ -181,6 +181,12 @@ func TestSimulateIsReproducibleAndIndependentOfWorkers(t *testing.T) {
 	if m <= 0 || m >= 1 {
 		t.Fatalf("mean fraction %v", m)
 	}
+	if _, errOut, code := ktune(t, "simulate", convolution, "--time-limit", "-5s"); code != 2 || !strings.Contains(errOut, "--time-limit -5s") {
+		t.Errorf("a negative time limit: %d %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--time", "-5s", "--db", filepath.Join(t.TempDir(), "k.db")); code != 2 || !strings.Contains(errOut, "--time -5s") {
+		t.Errorf("a negative time limit: %d %s", code, errOut)
+	}
 	if _, errOut, code := ktune(t, "simulate", convolution, "--strategy", "nosuch"); code != 2 || !strings.Contains(errOut, "unknown strategy") {
 		t.Fatalf("unknown strategy: %d %s", code, errOut)
 	}

@@ -121,6 +121,9 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *timeLimit < 0 {
+		return usageErr(env, c, "--time-limit %v: want a duration of 0 (none) or more", *timeLimit)
+	}
 	mode, err := simulator.ParseMode(*modeName)
 	if err != nil {
 		return usageErr(env, c, "%v", err)

@@ -94,6 +94,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
 	}
+	if *limit < 0 {
+		return usageErr(env, c, "--time %v: want a duration of 0 (none) or more", *limit)
+	}
 	specPath, err := filepath.Abs(pos[0])
 	if err != nil {
 		return err
