@@ -29,7 +29,7 @@ var geneticFactory = Factory{
 		"configurations. Runs until the budget or the space is exhausted. Defaults follow " +
 		"seed 000's Table III for the run's budget.",
 	Options: []Option{
-		{Name: "popsize", Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation)"},
+		{Name: "popsize", Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation), 2 to 100,000"},
 		{Name: "mutation", Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value"},
 		{Name: "crossover", Default: tableIIIDoc(gaCrossoverTable), Doc: "reproduction: 1point, 2point or uniform crossover"},
 		{Name: "selection", Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},

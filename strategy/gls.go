@@ -44,7 +44,7 @@ var glsFactory = Factory{
 		"keeps only the best member and refills the population with new random local minima, " +
 		"so the budget is always used. Defaults follow seed 000's Table III for the budget.",
 	Options: []Option{
-		{Name: "popsize", Default: tableIIIDoc(glsPopTable), Doc: "population size (local minima kept per generation, at least 2)"},
+		{Name: "popsize", Default: tableIIIDoc(glsPopTable), Doc: "population size (local minima kept per generation), 2 to 100,000"},
 		{Name: "crossover", Default: tableIIIDoc(glsCrossoverTable) +
 			" (our reading of the table's merged cells)", Doc: "reproduction: 1point, 2point or uniform crossover"},
 		{Name: "selection", Default: "RTS (seed 000 Table III)",

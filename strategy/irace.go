@@ -52,7 +52,7 @@ var iraceFactory = Factory{
 		{Name: "eachTest", Default: "1 (irace)",
 			Doc: "rounds between two elimination tests after the first (at least 1)"},
 		{Name: "nbConfigurations", Default: "0 (seed 000 Table III: automatic)",
-			Doc: "candidates per iteration, elites included (at least one new); 0 takes irace's " +
+			Doc: "candidates per iteration (at most 100,000), elites included (at least one new); 0 takes irace's " +
 				"floor(B_j / (firstTest + eachTest * min(5, j))) for iteration j with budget B_j"},
 		{Name: "testType", Default: "F-test (irace)",
 			Doc: "elimination test: F-test (Friedman test over the rounds as blocks, then " +

@@ -23,7 +23,7 @@ var saltelliFactory = Factory{
 		"a stored run rebuilds it (SaltelliOptions, sensitivity.RunDesign). Needs a budget or n.",
 	Options: []Option{
 		{Name: "n", Default: "0: as many base rows as the budget allows, floor(budget / points per row)",
-			Doc: "number of base rows; each costs k+2 points, or 2k+2 with second order (k analysed parameters)"},
+			Doc: "number of base rows; each costs k+2 points, or 2k+2 with second order (k analysed parameters); a design has at most 1,000,000 points"},
 		{Name: "second_order", Default: "true",
 			Doc: "also measure the points for the second-order (pairwise interaction) indices"},
 		{Name: "params", Default: "all parameters",
