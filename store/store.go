@@ -25,6 +25,9 @@ var (
 	// ErrNewerSchema reports a database written by a newer ktune, which this one must not
 	// modify or misread.
 	ErrNewerSchema = errors.New("database schema is newer than this ktune supports")
+	// ErrReadOnly reports a write to a database opened read-only, because this process
+	// may not write its file or folder; the error says which.
+	ErrReadOnly = errors.New("read-only database")
 )
 
 // Store holds devices, spaces, runs and their evaluations.

@@ -32,7 +32,11 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	if err == nil {
 		var args []any
 		if args, err = evaluationArgs(&e, width); err == nil {
-			_, err = s.add.ExecContext(ctx, append([]any{runID, runID}, args...)...)
+			args = append([]any{runID, runID}, args...)
+			err = s.write(ctx, "add evaluation", func(*sql.DB) error {
+				_, err := s.add.ExecContext(ctx, args...)
+				return err
+			})
 		}
 	}
 	if err != nil {
@@ -46,8 +50,10 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error {
 	width, err := s.width(ctx, runID)
 	if err == nil {
-		err = inTx(ctx, s.w, func(tx *sql.Tx) error {
-			return addEvaluations(ctx, tx, runID, width, es)
+		err = s.write(ctx, "add evaluations", func(w *sql.DB) error {
+			return inTx(ctx, w, func(tx *sql.Tx) error {
+				return addEvaluations(ctx, tx, runID, width, es)
+			})
 		})
 	}
 	if err != nil {

@@ -18,26 +18,28 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 		return 0, fmt.Errorf("store: import: nil recording")
 	}
 	var runID int64
-	err := inTx(ctx, s.w, func(tx *sql.Tx) error {
-		deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device})
-		if err != nil {
-			return fmt.Errorf("device: %w", err)
-		}
-		spaceID, err := putSpace(ctx, tx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
-		if err != nil {
-			return fmt.Errorf("space: %w", err)
-		}
-		now := time.Now()
-		runID, err = createRun(ctx, tx, store.RunInfo{
-			SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindImport,
-			Objective: rec.Objective, Maximize: rec.Maximize, ProblemSize: rec.ProblemSize,
-			Started: now, Finished: now, Status: store.StatusFinished,
-			Source: rec.Source, Format: rec.Format, Warnings: rec.Warnings,
+	err := s.write(ctx, "import", func(w *sql.DB) error {
+		return inTx(ctx, w, func(tx *sql.Tx) error {
+			deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device})
+			if err != nil {
+				return fmt.Errorf("device: %w", err)
+			}
+			spaceID, err := putSpace(ctx, tx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
+			if err != nil {
+				return fmt.Errorf("space: %w", err)
+			}
+			now := time.Now()
+			runID, err = createRun(ctx, tx, store.RunInfo{
+				SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindImport,
+				Objective: rec.Objective, Maximize: rec.Maximize, ProblemSize: rec.ProblemSize,
+				Started: now, Finished: now, Status: store.StatusFinished,
+				Source: rec.Source, Format: rec.Format, Warnings: rec.Warnings,
+			})
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			return addEvaluations(ctx, tx, runID, len(rec.Params), rec.Evaluations)
 		})
-		if err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-		return addEvaluations(ctx, tx, runID, len(rec.Params), rec.Evaluations)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, err)

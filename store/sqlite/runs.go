@@ -18,7 +18,11 @@ import (
 // follows driver updates; empty properties leave them alone, so an import that knows only
 // the name does not erase what a tuning run recorded.
 func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
-	id, err := putDevice(ctx, s.w, d)
+	var id int64
+	err := s.write(ctx, "put device", func(w *sql.DB) (err error) {
+		id, err = putDevice(ctx, w, d)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: put device %q: %w", d.Name, err)
 	}
@@ -40,7 +44,11 @@ func putDevice(ctx context.Context, q queryer, d store.Device) (int64, error) {
 
 // PutSpace records a space, or finds the identical one, and returns its id.
 func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
-	id, err := putSpace(ctx, s.w, sp)
+	var id int64
+	err := s.write(ctx, "put space", func(w *sql.DB) (err error) {
+		id, err = putSpace(ctx, w, sp)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: put space %q: %w", sp.Kernel, err)
 	}
@@ -128,7 +136,11 @@ func getSpace(ctx context.Context, q queryer, id int64) (store.Space, error) {
 
 // CreateRun starts a run and returns its id.
 func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error) {
-	id, err := createRun(ctx, s.w, run)
+	var id int64
+	err := s.write(ctx, "create run", func(w *sql.DB) (err error) {
+		id, err = createRun(ctx, w, run)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: create %s run: %w", run.Kind, err)
 	}
@@ -189,8 +201,12 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 	if status != store.StatusRunning {
 		finished = time.Now().UnixNano()
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE runs SET status = ?, finished = ? WHERE id = ?`,
-		string(status), finished, runID)
+	var res sql.Result
+	err := s.write(ctx, "finish run", func(w *sql.DB) (err error) {
+		res, err = w.ExecContext(ctx, `UPDATE runs SET status = ?, finished = ? WHERE id = ?`,
+			string(status), finished, runID)
+		return err
+	})
 	if err == nil {
 		var n int64
 		if n, err = res.RowsAffected(); err == nil && n == 0 {

@@ -91,6 +91,38 @@ CREATE TABLE evaluations (
 CREATE INDEX evaluations_config ON evaluations (run_id, config_key, seq); -- seq: Lookup's ORDER BY uses it too
 `
 
+// schemaCurrent reports whether the database has this ktune's schema, reading it outside
+// any transaction, so that it takes no lock a writer holds; it fails on another program's
+// database and on a newer schema.
+func schemaCurrent(ctx context.Context, q queryer) (bool, error) {
+	_, current, err := readSchema(ctx, q)
+	return current, err
+}
+
+// readSchema reads the schema version, and whether it is current; it fails on another
+// program's database and on a newer schema.
+func readSchema(ctx context.Context, q queryer) (version int, current bool, err error) {
+	var appID, objects int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, false, err
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return 0, false, err
+	}
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return 0, false, err
+	}
+	switch {
+	case appID != applicationID && (appID != 0 || version != 0 || objects != 0):
+		return 0, false, fmt.Errorf("not a ktune database (application_id %#x, schema version %d, %d schema objects)",
+			appID, version, objects)
+	case version > SchemaVersion:
+		return 0, false, fmt.Errorf("%w: the database has schema version %d, this ktune writes version %d; use a newer ktune",
+			store.ErrNewerSchema, version, SchemaVersion)
+	}
+	return version, version == SchemaVersion, nil
+}
+
 // migrate brings the database to SchemaVersion in one transaction, so a crash mid-way
 // leaves the old version intact.
 func migrate(ctx context.Context, db *sql.DB) (err error) {
@@ -103,24 +135,11 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	var version, appID, objects int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	version, current, err := readSchema(ctx, tx)
+	if err != nil {
 		return err
 	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return err
-	}
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
-		return err
-	}
-	switch {
-	case appID != applicationID && (appID != 0 || version != 0 || objects != 0):
-		return fmt.Errorf("not a ktune database (application_id %#x, schema version %d, %d schema objects)",
-			appID, version, objects)
-	case version > SchemaVersion:
-		return fmt.Errorf("%w: the database has schema version %d, this ktune writes version %d; use a newer ktune",
-			store.ErrNewerSchema, version, SchemaVersion)
-	case version == SchemaVersion:
+	if current { // another process migrated it meanwhile
 		return tx.Rollback()
 	}
 	for v := version; v < SchemaVersion; v++ {

@@ -8,7 +8,9 @@
 // readers never wait for the writer. A Store keeps one connection for writes, which
 // serialises writing goroutines, and a pool of read-only connections for readers, so one
 // tuning session can write while the dashboard and analysis read. Other processes may
-// open the same file; SQLite's locking and the busy timeout arbitrate between them.
+// open the same file; SQLite's locking arbitrates between them: a write waits for another
+// process's write lock (a large import holds it for minutes) instead of failing, and logs
+// that it waits. A file or folder this process may not write opens read-only.
 package sqlite
 
 import (
@@ -16,9 +18,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	driver "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -36,18 +44,27 @@ func init() {
 	})
 }
 
-// busyTimeoutMS is how long a statement waits for another process's write lock before
-// failing: long enough for a concurrent import of a large recording to finish.
-const busyTimeoutMS = 10000
+// busyTimeout is how long one attempt at a write waits inside SQLite for another
+// process's write lock; writeWait is how long a write keeps trying in all before it fails.
+// A large import holds the lock for its whole transaction (minutes for a million entries),
+// and a tuning run must not lose a measurement to it, so writes wait that long, saying so
+// in the log. Variables so that tests can shorten them.
+var (
+	busyTimeout = 5 * time.Second
+	writeWait   = 30 * time.Minute
+)
 
 // Store is a results database in one SQLite file. See the package documentation for its
 // durability and concurrency guarantees.
 type Store struct {
 	path string
-	w    *sql.DB // exactly one connection: every write goes through it
+	w    *sql.DB // exactly one connection: every write goes through it; nil when read-only
 	r    *sql.DB // read-only connections
 
 	add *sql.Stmt // AddEvaluation's insert, prepared once for the hot path
+
+	// readOnly says why the database was opened read-only ("" when writable).
+	readOnly string
 
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
@@ -69,18 +86,31 @@ func PathOf(location string) string {
 
 // Open opens or creates the database file at path and brings its schema up to date.
 // It fails with store.ErrNewerSchema on a database written by a newer ktune.
+//
+// Opening a database whose schema is current takes no write lock, so it never waits for
+// another process's writing. A database that this process may not write (the file or its
+// folder is read-only) opens read-only: reads work, and writes fail with
+// store.ErrReadOnly and the reason.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
 		// Writer and readers use separate connections, which an in-memory database would
 		// not share; a URI would bypass the settings below.
 		return nil, fmt.Errorf("store: open sqlite %q: need a plain file path", path)
 	}
-	// A file: URI with an escaped path, so that '?' and '#' in a file name stay in the name.
-	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
-	shared := fmt.Sprintf("_busy_timeout=%d&_foreign_keys=1", busyTimeoutMS)
+	readOnly, err := inspect(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
+	}
+	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}}
+	if readOnly != "" {
+		if s.r, err = openReader(ctx, path); err != nil {
+			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, err)
+		}
+		return s, nil
+	}
 	// BEGIN IMMEDIATE takes the write lock up front; a deferred BEGIN that upgrades later
 	// can fail with SQLITE_BUSY without waiting when another process is writing.
-	w, err := sql.Open("sqlite", uri+"?"+shared+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams()+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
@@ -88,13 +118,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, widths: map[int64]int{}}
-	if err := migrate(ctx, w); err != nil {
+	s.w = w
+	// The schema version is read first, without a lock that waits for writers; only a
+	// database that needs a migration takes the write lock.
+	current, err := schemaCurrent(ctx, w)
+	if err == nil && !current {
+		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
+	}
+	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
 	// Readers open only after migrate has switched the file to WAL.
-	r, err := sql.Open("sqlite", uri+"?"+shared+"&_query_only=1")
+	r, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams()+"&_query_only=1")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -105,6 +141,160 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, err)
 	}
 	return s, nil
+}
+
+// uriOf is a file: URI with an escaped path, so that '?' and '#' in a file name stay in
+// the name.
+func uriOf(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath()
+}
+
+func sharedParams() string {
+	return fmt.Sprintf("_busy_timeout=%d&_foreign_keys=1", busyTimeout.Milliseconds())
+}
+
+// openReader opens a database that this process may not write. SQLite reads a WAL
+// database read-only (mode=ro) as long as its -shm file exists or can be created; in a
+// read-only folder without one, nobody can be writing the file (a writer would have made
+// it), so it is read as immutable, unless a -wal file holds commits that immutable reading
+// would skip.
+func openReader(ctx context.Context, path string) (*sql.DB, error) {
+	base := uriOf(path) + "?mode=ro&" + sharedParams() + "&_query_only=1"
+	r, err := sql.Open("sqlite", base)
+	if err == nil {
+		if err = checkReadable(ctx, r); err == nil {
+			return r, nil
+		}
+		r.Close()
+	}
+	if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
+		return nil, fmt.Errorf("%w (its write-ahead log %s-wal holds commits, and SQLite cannot create %s-shm to read them: make the folder writable)", err, path, path)
+	}
+	if _, serr := os.Stat(path + "-shm"); serr == nil {
+		return nil, err
+	}
+	slog.Debug("store: reading the database as immutable: its folder is read-only and it has no -shm file", "db", path)
+	r, ierr := sql.Open("sqlite", base+"&immutable=1")
+	if ierr == nil {
+		if ierr = checkReadable(ctx, r); ierr == nil {
+			return r, nil
+		}
+		r.Close()
+	}
+	return nil, fmt.Errorf("%w; read as immutable: %w", err, ierr)
+}
+
+// checkReadable reads the schema of a read-only database, which must already be current:
+// migrating it would need a write.
+func checkReadable(ctx context.Context, r *sql.DB) error {
+	current, err := schemaCurrent(ctx, r)
+	if err != nil {
+		return err
+	}
+	if !current {
+		var version int
+		if err := r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		if version == 0 {
+			return fmt.Errorf("the database is empty (no ktune tables yet), and ktune cannot create them in a read-only database")
+		}
+		return fmt.Errorf("the database has schema version %d, which this ktune upgrades to %d, and an upgrade needs a writable database", version, SchemaVersion)
+	}
+	return nil
+}
+
+// inspect says why the database at path must be opened read-only ("" when it can be
+// written), or what keeps it from being opened at all, in words a user can act on.
+func inspect(path string) (readOnly string, err error) {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return "", fmt.Errorf("%s is a directory, not a database file", path)
+	case err == nil:
+		if !writable(path, fi) {
+			return fmt.Sprintf("the file %s is read-only (mode %s)", path, fi.Mode().Perm()), nil
+		}
+		dfi, err := os.Stat(dir)
+		if err == nil && !writable(dir, dfi) && !sideFilesWritable(path) {
+			return fmt.Sprintf("its folder %s is not writable (mode %s), and SQLite needs to create its -wal and -shm files there", dir, dfi.Mode().Perm()), nil
+		}
+		return "", nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		dfi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("folder %s does not exist", dir)
+		case errors.Is(err, syscall.ENOTDIR):
+			return "", fmt.Errorf("folder %s does not exist (a part of it is a file)", dir)
+		case err != nil:
+			return "", err
+		case !dfi.IsDir():
+			return "", fmt.Errorf("%s is a file, not a folder", dir)
+		case !writable(dir, dfi):
+			return "", fmt.Errorf("cannot create the database: folder %s is not writable (mode %s)", dir, dfi.Mode().Perm())
+		}
+		return "", nil // a new database in a writable folder
+	default:
+		return "", err
+	}
+}
+
+// writable reports whether this process may write the file or folder: its mode allows
+// writing (root too honours a mode that allows it nobody) and the system grants it.
+func writable(path string, fi fs.FileInfo) bool {
+	return fi.Mode().Perm()&0o222 != 0 && canWrite(path)
+}
+
+// sideFilesWritable reports whether the database's -wal and -shm files both exist and can
+// be written, which lets a writer work in a read-only folder.
+func sideFilesWritable(path string) bool {
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(side)
+		if err != nil || !writable(side, fi) {
+			return false
+		}
+	}
+	return true
+}
+
+// write runs f, one write or one transaction on the write connection, again while
+// another process holds the database's write lock, for up to writeWait, logging a warning
+// when it starts waiting; what names the write in the log.
+func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error) error {
+	if s.w == nil {
+		return fmt.Errorf("%w: %s", store.ErrReadOnly, s.readOnly)
+	}
+	start := time.Now()
+	warned := false
+	for {
+		err := f(s.w)
+		waited := time.Since(start).Round(time.Second)
+		switch {
+		case isBusy(err) && waited < writeWait && ctx.Err() == nil:
+			if !warned {
+				slog.Warn("store: another process holds the database's write lock (an import?); waiting for it",
+					"db", s.path, "write", what, "waited", waited, "gives up after", writeWait)
+				warned = true
+			}
+			// SQLite waited busyTimeout already, except for the few kinds of busy that
+			// it reports at once; a short pause keeps those from spinning.
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		case isBusy(err):
+			return fmt.Errorf("%w (waited %s for another process to release the write lock of %s)", err, waited, s.path)
+		case isReadOnly(err):
+			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
+		}
+		if warned {
+			slog.Info("store: got the database's write lock", "db", s.path, "write", what, "waited", waited)
+		}
+		return err
+	}
 }
 
 // Path returns the database file's path.
@@ -120,7 +310,9 @@ func (s *Store) Close() error {
 		errs = append(errs, s.r.Close())
 	}
 	// Closing the last connection checkpoints the WAL into the main file.
-	errs = append(errs, s.w.Close())
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("store: close sqlite %q: %w", s.path, err)
 	}
@@ -147,6 +339,18 @@ func inTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// isBusy reports whether err is SQLite giving up on a lock that another connection holds.
+func isBusy(err error) bool {
+	var e *driver.Error
+	return errors.As(err, &e) && (e.Code()&0xff == sqlite3.SQLITE_BUSY || e.Code()&0xff == sqlite3.SQLITE_LOCKED)
+}
+
+// isReadOnly reports whether err is SQLite refusing to write a read-only file or folder.
+func isReadOnly(err error) bool {
+	var e *driver.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_READONLY
 }
 
 // isForeignKey reports whether err is SQLite refusing a row that names a missing parent.
