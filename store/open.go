@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +15,9 @@ type OpenFunc func(ctx context.Context, location string) (Store, error)
 
 // DefaultScheme is the backend that a location without a scheme (a bare path) selects.
 const DefaultScheme = "sqlite"
+
+// ErrNoBackend reports a location whose scheme no imported backend serves.
+var ErrNoBackend = errors.New("no backend registered")
 
 var (
 	backendsMu sync.RWMutex
@@ -44,8 +48,8 @@ func Open(ctx context.Context, location string) (Store, error) {
 	open, ok := backends[scheme]
 	backendsMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("store: open %q: no backend registered for scheme %q (registered: %s; import its package)",
-			location, scheme, strings.Join(schemes(), ", "))
+		return nil, fmt.Errorf("store: open %q: %w for scheme %q (registered: %s; import its package)",
+			location, ErrNoBackend, scheme, strings.Join(schemes(), ", "))
 	}
 	s, err := open(ctx, location)
 	if err != nil {

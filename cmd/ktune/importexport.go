@@ -63,7 +63,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, *db)
+	st, err := openDB(ctx, *db)
 	if err != nil {
 		return err
 	}

@@ -84,5 +84,50 @@ func openStoredRun(ctx context.Context, db string) (store.Store, error) {
 			return nil, fmt.Errorf("no results database at %s (give --db or set $KTUNE_DB; ktune tune and ktune import create one)", path)
 		}
 	}
-	return store.Open(ctx, db)
+	st, err := openDB(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return liveStatus{Store: st, db: db}, nil
+}
+
+// openDB opens the results database named by --db.
+func openDB(ctx context.Context, db string) (store.Store, error) {
+	st, err := store.Open(ctx, db)
+	if errors.Is(err, store.ErrNoBackend) {
+		return nil, fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
+	}
+	return st, err
+}
+
+// liveStatus reads runs with the status they have now: a run recorded as running that no
+// ktune process holds (its tuning was killed) reads as interrupted. It writes nothing, so
+// read-only commands can use it on read-only databases; the next 'ktune tune' of the run
+// records the interruption.
+type liveStatus struct {
+	store.Store
+	db string
+}
+
+func (s liveStatus) Run(ctx context.Context, id int64) (store.RunInfo, error) {
+	r, err := s.Store.Run(ctx, id)
+	if err == nil {
+		r.Status = s.status(r)
+	}
+	return r, err
+}
+
+func (s liveStatus) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
+	rs, err := s.Store.Runs(ctx, f)
+	for i := range rs {
+		rs[i].Status = s.status(rs[i])
+	}
+	return rs, err
+}
+
+func (s liveStatus) status(r store.RunInfo) store.RunStatus {
+	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !runHeld(s.db, r.ID) {
+		return store.StatusInterrupted
+	}
+	return r.Status
 }

@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/sqlite"
 )
 
 // A tuning run is held by the ktune process that tunes it: an exclusive advisory lock on a
@@ -26,6 +29,9 @@ var errRunHeld = errors.New("held by another ktune process")
 
 // lockRun takes run of the database at db for this process, or returns errRunHeld.
 func lockRun(db string, run int64) (*runLock, error) {
+	if store.Scheme(db) == store.DefaultScheme {
+		db = sqlite.PathOf(db) // sqlite:x.db and x.db are one database
+	}
 	abs, err := filepath.Abs(db)
 	if err != nil {
 		abs = db
@@ -48,6 +54,17 @@ func lockRun(db string, run int64) (*runLock, error) {
 		return nil, fmt.Errorf("run lock %s: %w", path, err)
 	}
 	return &runLock{f}, nil
+}
+
+// runHeld reports whether a ktune process is tuning run of the database at db now. It
+// takes the run's lock for a moment to find out; when it cannot tell, it says held.
+func runHeld(db string, run int64) bool {
+	l, err := lockRun(db, run)
+	if err != nil {
+		return true
+	}
+	l.release()
+	return false
 }
 
 // release lets the run go (the process's end does too).

@@ -131,7 +131,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "the space has %d configurations: give --budget or --time", sp.Len())
 	}
 
-	st, err := store.Open(ctx, *db)
+	st, err := openDB(ctx, *db)
 	if err != nil {
 		return err
 	}
