@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
+)
+
+func init() {
+	register(&command{
+		name:    "runs",
+		summary: "list the runs in the results database: id, kind, status, kernel, device, strategy, evaluations, best",
+		usage: `[--db PATH] [--kernel NAME] [--device NAME] [--kind tuning|simulation|import]
+          [--status running|finished|interrupted] [--json]
+
+Lists the runs stored in the results database, oldest first: the id that 'ktune report',
+'ktune analyze --run', 'ktune simulate --run' and 'ktune export --run' take, what made the
+run (a tuning on a device, a simulation, an import and the file it came from), its status
+(a tuning that no ktune process holds any more, because it was killed, reads as
+interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy and seed,
+the number of evaluations stored, and the best successful objective value with the
+configuration that reached it. Filters match exactly. Nothing is written to the database.`,
+		run: runRuns,
+	})
+}
+
+// runSummary is one line of 'ktune runs', and its JSON.
+type runSummary struct {
+	ID          int64             `json:"id"`
+	Kind        store.RunKind     `json:"kind"`
+	Status      store.RunStatus   `json:"status"`
+	Kernel      string            `json:"kernel"`
+	Device      string            `json:"device"`
+	Strategy    string            `json:"strategy,omitempty"`
+	Seed        uint64            `json:"seed,omitempty"`
+	Source      string            `json:"source,omitempty"`
+	Objective   string            `json:"objective"`
+	Maximize    bool              `json:"maximize"`
+	Started     time.Time         `json:"started"`
+	Finished    *time.Time        `json:"finished,omitempty"`
+	Evaluations int               `json:"evaluations"`
+	Succeeded   int               `json:"succeeded"`
+	Best        *float64          `json:"best,omitempty"`
+	BestConfig  map[string]string `json:"best_configuration,omitempty"`
+}
+
+func runRuns(ctx context.Context, env *cliEnv, args []string) error {
+	c := lookup("runs")
+	fs := newFlags(env, c)
+	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	kernel := fs.String("kernel", "", "only runs of this kernel")
+	dev := fs.String("device", "", "only runs on this device (its name as listed)")
+	kind := fs.String("kind", "", "only runs of this kind: tuning, simulation or import")
+	status := fs.String("status", "", "only runs with this status: running, finished or interrupted")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, err := parseFlags(env, c, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(env, c, "no arguments expected, got %s", strings.Join(pos, " "))
+	}
+	if *kind != "" && !store.RunKind(*kind).Valid() {
+		return usageErr(env, c, "--kind %q: want tuning, simulation or import", *kind)
+	}
+	if *status != "" && !store.RunStatus(*status).Valid() {
+		return usageErr(env, c, "--status %q: want running, finished or interrupted", *status)
+	}
+	st, err := openStoredRun(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// the status filter applies to the live status (a killed tuning reads as interrupted),
+	// so it is applied here rather than by the store
+	runs, err := st.Runs(ctx, store.RunFilter{Kernel: *kernel, Device: *dev, Kind: store.RunKind(*kind)})
+	if err != nil {
+		return err
+	}
+	out := []runSummary{}
+	for _, r := range runs {
+		if *status != "" && r.Status != store.RunStatus(*status) {
+			continue
+		}
+		s, err := summarizeRun(ctx, st, r)
+		if err != nil {
+			return err
+		}
+		out = append(out, s)
+	}
+	if *jsonOut {
+		return writeJSON(env, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintf(env.stdout, "no runs in %s match\n", *db)
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tKERNEL\tDEVICE\tSTRATEGY\tEVALUATIONS\tBEST\tSTARTED")
+	for _, s := range out {
+		how := s.Strategy
+		if s.Kind == store.KindImport {
+			how = "from " + s.Source
+		} else if how != "" {
+			how += fmt.Sprintf(" (seed %d)", s.Seed)
+		}
+		best := "-"
+		if s.Best != nil {
+			unit := s.Objective
+			if unit == "time" {
+				unit = "ms"
+			}
+			best = fmt.Sprintf("%.4g %s", *s.Best, unit)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%d ok)\t%s\t%s\n", s.ID, s.Kind, s.Status, orDash(s.Kernel),
+			orDash(s.Device), orDash(how), s.Evaluations, s.Succeeded, best, s.Started.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
+
+// summarizeRun reads a run's evaluations for its counts and its best successful one.
+func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSummary, error) {
+	s := runSummary{ID: r.ID, Kind: r.Kind, Status: r.Status, Kernel: r.Kernel, Device: r.Device,
+		Strategy: r.Strategy, Seed: r.Seed, Source: r.Source, Objective: r.Objective, Maximize: r.Maximize,
+		Started: r.Started}
+	if s.Objective == "" {
+		s.Objective = "time"
+	}
+	if !r.Finished.IsZero() {
+		f := r.Finished
+		s.Finished = &f
+	}
+	es, err := st.Evaluations(ctx, r.ID)
+	if err != nil {
+		return s, fmt.Errorf("run %d: %w", r.ID, err)
+	}
+	s.Evaluations = len(es)
+	var best *result.Evaluation
+	for i := range es {
+		e := &es[i]
+		if e.Status != result.OK || math.IsNaN(e.Objective) {
+			continue
+		}
+		s.Succeeded++
+		if best == nil || (r.Maximize && e.Objective > best.Objective) || (!r.Maximize && e.Objective < best.Objective) {
+			best = e
+		}
+	}
+	if best != nil {
+		v := best.Objective
+		s.Best = &v
+		if sp, err := st.Space(ctx, r.SpaceID); err == nil && len(sp.Params) == len(best.Config) {
+			s.BestConfig = map[string]string{}
+			for p, val := range best.Config {
+				s.BestConfig[sp.Params[p].Name] = val.String()
+			}
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ktune runs lists what a database holds: ids to pass to the other commands, the kind,
+// status and source of each run, its evaluations and its best configuration.
+func TestRunsListsTheStoredRuns(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	if _, errOut, code := ktune(t, "runs", "--db", db); code == 0 || !strings.Contains(errOut, "no results database") {
+		t.Errorf("a missing database: exit %d: %s", code, errOut)
+	}
+	var imported string
+	for _, f := range []string{pnpoly, "../../testdata/kernel_tuner/vector_add_A4000.json"} {
+		out, errOut, code := ktune(t, "import", f, "--db", db)
+		if code != 0 {
+			t.Fatalf("import %s: %s", f, errOut)
+		}
+		imported = out
+	}
+	out, errOut, code := ktune(t, "runs", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "1 ") || !strings.Contains(lines[1], "import") ||
+		!strings.Contains(lines[1], "from "+pnpoly) || !strings.Contains(lines[2], "vector_add") {
+		t.Fatalf("runs:\n%s", out)
+	}
+	out, _, code = ktune(t, "runs", "--db", db, "--kernel", "vector_add", "--json")
+	var got []runSummary
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(got) != 1 || got[0].ID != 2 || got[0].Evaluations == 0 || got[0].Best == nil || len(got[0].BestConfig) == 0 || got[0].Objective != "time" {
+		t.Fatalf("%+v", got)
+	}
+	// the best is the one import reported: the smallest time among the run's successes
+	if want := fmt.Sprintf("best %v ms", *got[0].Best); !strings.Contains(imported, want) {
+		t.Errorf("best %v; import said %s", *got[0].Best, imported)
+	}
+	if out, _, code := ktune(t, "runs", "--db", db, "--status", "running"); code != 0 || !strings.Contains(out, "no runs") {
+		t.Errorf("a filter matching nothing: exit %d: %s", code, out)
+	}
+	if _, errOut, code := ktune(t, "runs", "--db", db, "--kind", "tunning"); code != 2 || !strings.Contains(errOut, "--kind") {
+		t.Errorf("a bad kind: exit %d: %s", code, errOut)
+	}
+}
