@@ -182,19 +182,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	// the problem size as the run stores it: the spec's expressions, with the constants
-	// they read replaced by their values (N -> 100000)
-	consts := map[string]float64{}
-	for _, k := range sp0.Constants {
-		consts[k.Name] = k.Value
-	}
-	sizes := make([]string, len(sp0.ProblemSize))
-	for i, e := range sp0.ProblemSize {
-		if sizes[i], err = expr.BindConstants(e, consts); err != nil {
-			sizes[i] = e
-		}
-	}
-	problemSize := strings.Join(sizes, ",")
+	problemSize := storedProblemSize(sp0)
 	run, known, lock, err := findOrCreateRun(ctx, st, *db, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
 		ProblemSize: problemSize, Source: specPath, Settings: settings}, hash, *fresh)
@@ -842,4 +830,36 @@ func exportHint(run int64, db string) string {
 		return fmt.Sprintf("ktune export --run %d --db %s", run, db)
 	}
 	return fmt.Sprintf("ktune export --run %d", run)
+}
+
+// storedProblemSize is the problem size as a run stores it: a JSON array of integers
+// ("[512,512]", the shape of Kernel Tuner's and T4's problem_size) when the spec's sizes
+// are constant expressions (N, 2*N); otherwise, for sizes that depend on the parameters,
+// the expressions with the constants they read replaced by their values, comma-separated.
+func storedProblemSize(sp *spec.Spec) string {
+	consts := map[string]float64{}
+	for _, k := range sp.Constants {
+		consts[k.Name] = k.Value
+	}
+	sizes := make([]string, len(sp.ProblemSize))
+	ints := make([]int64, len(sp.ProblemSize))
+	whole := true
+	for i, e := range sp.ProblemSize {
+		var err error
+		if sizes[i], err = expr.BindConstants(e, consts); err != nil {
+			sizes[i] = e
+		}
+		vs, err := expr.EvalValues(sizes[i])
+		if err != nil || len(vs) != 1 || (vs[0].Kind() != space.Int && vs[0].Kind() != space.Float) ||
+			vs[0].Float() != math.Trunc(vs[0].Float()) || math.Abs(vs[0].Float()) > 1<<53 {
+			whole = false // a size over the parameters, or no whole number (N/3)
+			continue
+		}
+		ints[i] = int64(vs[0].Float())
+	}
+	if !whole || len(ints) == 0 {
+		return strings.Join(sizes, ",")
+	}
+	b, _ := json.Marshal(ints)
+	return string(b)
 }

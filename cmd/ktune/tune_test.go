@@ -493,8 +493,8 @@ func TestTuneSummaryKeepsParameterOrderAndTheDefaultsFate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.ProblemSize != "4096" {
-		t.Errorf("stored problem size %q, want N's value 4096", info.ProblemSize)
+	if info.ProblemSize != "[4096]" {
+		t.Errorf("stored problem size %q, want N's value as an array, [4096]", info.ProblemSize)
 	}
 }
 

@@ -57,6 +57,13 @@ const (
 	fieldMessage = "ktune_message"
 )
 
+// ktune's additions to the header.
+const (
+	// fieldProblemSize holds a problem size that is no array of integers (which is all
+	// "problem_size" may hold), such as sizes that depend on the parameters.
+	fieldProblemSize = "ktune_problem_size"
+)
+
 // Sniff reports whether data looks like a Kernel Tuner cache: a top-level object with
 // tune_params_keys, or with cache and tune_params.
 func Sniff(data []byte) bool {
@@ -72,6 +79,7 @@ type entry struct {
 
 type header struct {
 	device, kernel, problem, objective string
+	ktuneProblem                       string // fieldProblemSize
 	keys                               []string
 	haveKeys                           bool
 	params                             jsonio.Object
@@ -90,6 +98,8 @@ func (h *header) decodeMember(key string, dec *json.Decoder) (known bool, err er
 		h.objective, err = decodeString(dec)
 	case "problem_size":
 		h.problem, err = decodeProblemSize(dec)
+	case fieldProblemSize:
+		h.ktuneProblem, err = decodeString(dec)
 	case "tune_params_keys":
 		err = dec.Decode(&h.keys)
 		h.haveKeys = true
@@ -278,6 +288,9 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		Kernel:      h.kernel,
 		ProblemSize: h.problem,
 		Objective:   h.objective,
+	}
+	if rec.ProblemSize == "" {
+		rec.ProblemSize = h.ktuneProblem
 	}
 	if rec.Objective == "" {
 		rec.Objective = fieldTime

@@ -2,11 +2,11 @@ package kerneltuner
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
 )
@@ -46,14 +46,14 @@ func Write(w io.Writer, rec *result.Recording) error {
 	e.field("schema_version", SchemaVersion, ",\n")
 	e.field("device_name", rec.Device, ",\n")
 	e.field("kernel_name", rec.Kernel, ",\n")
-	if rec.ProblemSize != "" {
-		e.Key("problem_size")
-		if json.Valid([]byte(rec.ProblemSize)) {
-			e.Str(rec.ProblemSize)
-		} else {
-			e.JSON(rec.ProblemSize)
-		}
-		e.Str(",\n")
+	// Kernel Tuner's cache schema wants the problem size as an array of integers, and
+	// Kernel Tuner compares it with the size it tunes before it resumes from a cache. A
+	// size no such array stands for (one that depends on the parameters) is left out,
+	// which Kernel Tuner accepts, and kept for ktune in a field of its own.
+	if ints, ok := format.ProblemSizeInts(rec.ProblemSize); ok {
+		e.field("problem_size", ints, ",\n")
+	} else if rec.ProblemSize != "" {
+		e.field(fieldProblemSize, rec.ProblemSize, ",\n")
 	}
 	e.field("tune_params_keys", names, ",\n")
 	e.Key("tune_params")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
 )
@@ -56,7 +57,11 @@ func Write(w io.Writer, rec *result.Recording) error {
 		e.Str(", ")
 		e.Field("kernel", rec.Kernel)
 	}
-	if rec.ProblemSize != "" {
+	// as Kernel Tuner's cache schema has it, an array of integers, where the size is one
+	if ints, ok := format.ProblemSizeInts(rec.ProblemSize); ok {
+		e.Str(", ")
+		e.Field("problem_size", ints)
+	} else if rec.ProblemSize != "" {
 		e.Str(", ")
 		e.Key("problem_size")
 		if json.Valid([]byte(rec.ProblemSize)) {

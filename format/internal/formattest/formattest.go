@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
@@ -186,7 +187,7 @@ func Diff(a, b *result.Recording) string {
 			d = append(d, fmt.Sprintf(format, args...))
 		}
 	}
-	if a.Format != b.Format || a.Device != b.Device || a.Kernel != b.Kernel || a.ProblemSize != b.ProblemSize ||
+	if a.Format != b.Format || a.Device != b.Device || a.Kernel != b.Kernel || !sameProblemSize(a.ProblemSize, b.ProblemSize) ||
 		a.Objective != b.Objective || a.Maximize != b.Maximize {
 		add("header: %q %q %q %q %q %v vs %q %q %q %q %q %v", a.Format, a.Device, a.Kernel, a.ProblemSize, a.Objective, a.Maximize,
 			b.Format, b.Device, b.Kernel, b.ProblemSize, b.Objective, b.Maximize)
@@ -214,6 +215,17 @@ func Diff(a, b *result.Recording) string {
 		}
 	}
 	return strings.Join(d, "\n")
+}
+
+// sameProblemSize compares problem sizes by their integer sizes where they have them:
+// Kernel Tuner writes a 1-D size as 20000000, the writers as [20000000].
+func sameProblemSize(a, b string) bool {
+	x, okA := format.ProblemSizeJSON(a)
+	y, okB := format.ProblemSizeJSON(b)
+	if okA && okB {
+		return x == y
+	}
+	return a == b
 }
 
 func valuesString(vs []space.Value) string {

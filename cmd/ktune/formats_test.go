@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
+)
+
+// storeRun stores rec as run 1 of a new database and returns the database's path.
+func storeRun(t *testing.T, rec *result.Recording) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if id, err := st.ImportRecording(context.Background(), rec); err != nil || id != 1 {
+		t.Fatalf("run %d: %v", id, err)
+	}
+	return db
+}
+
+// threeConfigs is a recording of a = 1, 2, 3 with the given objective values.
+func threeConfigs(objective string, maximize bool, values ...float64) *result.Recording {
+	rec := &result.Recording{Format: "ktune", Device: "dev", Kernel: "k", Objective: objective, Maximize: maximize,
+		Params: []space.Param{{Name: "a"}}}
+	for i, v := range values {
+		a := space.IntValue(int64(i + 1))
+		rec.Params[0].Values = append(rec.Params[0].Values, a)
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: []space.Value{a}, Status: result.OK, Objective: v,
+			Samples: []float64{0.5}, CompileMS: 1, VerifyMS: 1, BenchmarkMS: 1, FrameworkMS: 1})
+	}
+	return rec
+}
+
+func exportRun(t *testing.T, db, formatName string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.json")
+	if _, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", formatName, "-o", out); code != 0 {
+		t.Fatalf("export --format %s: exit %d: %s", formatName, code, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// A run stored with the problem size as ktune tune stored it before ("128,128") exports it
+// as the array of integers Kernel Tuner's cache schema requires, in both formats.
+func TestExportGivesTheProblemSizeAsAnArray(t *testing.T) {
+	rec := threeConfigs("time", false, 3, 2, 1)
+	rec.ProblemSize = "128,128"
+	db := storeRun(t, rec)
+	var cache struct {
+		ProblemSize json.RawMessage `json:"problem_size"`
+	}
+	if err := json.Unmarshal(exportRun(t, db, "kerneltuner"), &cache); err != nil || string(cache.ProblemSize) != "[128,128]" {
+		t.Errorf("Kernel Tuner problem_size %s (%v), want [128,128]", cache.ProblemSize, err)
+	}
+	var t4 struct {
+		Metadata struct {
+			ProblemSize json.RawMessage `json:"problem_size"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(exportRun(t, db, "t4"), &t4); err != nil || string(t4.Metadata.ProblemSize) != "[128,128]" {
+		t.Errorf("T4 metadata.problem_size %s (%v), want [128,128]", t4.Metadata.ProblemSize, err)
+	}
+}
+
+// ktune tune stores constant sizes as an array of integers, and sizes over the parameters
+// as their expressions.
+func TestStoredProblemSize(t *testing.T) {
+	consts := []spec.Constant{{Name: "M", Value: 128}, {Name: "N", Value: 400000}}
+	tests := []struct {
+		sizes []string
+		want  string
+	}{
+		{[]string{"M", "M"}, "[128,128]"},
+		{[]string{"N"}, "[400000]"},
+		{[]string{"2*M", "M/2"}, "[256,64]"},
+		{[]string{"M/3"}, "128/3"},
+		{[]string{"M*tile", "M"}, "128*tile,128"},
+	}
+	for _, tt := range tests {
+		if got := storedProblemSize(&spec.Spec{Constants: consts, ProblemSize: tt.sizes}); got != tt.want {
+			t.Errorf("sizes %q: stored %q, want %q", tt.sizes, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package kerneltuner_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/ktune/ktune/format/kerneltuner"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// oneParam is a recording of parameter a = 1..3 with the given objective values.
+func oneParam(objective string, maximize bool, values ...float64) *result.Recording {
+	rec := &result.Recording{Format: kerneltuner.Name, Device: "dev", Kernel: "k", Objective: objective, Maximize: maximize,
+		Params: []space.Param{{Name: "a"}}}
+	for i, v := range values {
+		a := space.IntValue(int64(i + 1))
+		rec.Params[0].Values = append(rec.Params[0].Values, a)
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: []space.Value{a}, Status: result.OK, Objective: v,
+			CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN()})
+	}
+	return rec
+}
+
+// header decodes what Write wrote, for the top-level members.
+func header(t *testing.T, rec *result.Recording) (map[string]json.RawMessage, []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := kerneltuner.Write(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &h); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.Bytes())
+	}
+	return h, b.Bytes()
+}
+
+// Kernel Tuner's cache schema: "problem_size" is an array of integers.
+func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
+	for in, want := range map[string]string{
+		"128,128":     "[128,128]", // what ktune tune stored before it stored arrays
+		"400000":      "[400000]",  // a 1-D size, as Kernel Tuner writes it
+		"[4096,4096]": "[4096,4096]",
+	} {
+		rec := oneParam("time", false, 1, 2)
+		rec.ProblemSize = in
+		h, _ := header(t, rec)
+		if string(h["problem_size"]) != want {
+			t.Errorf("problem size %q written as %s, want %s", in, h["problem_size"], want)
+		}
+		back := roundTrip(t, rec)
+		if back.ProblemSize != want {
+			t.Errorf("problem size %q reads back as %q, want %q", in, back.ProblemSize, want)
+		}
+	}
+	// A size that depends on the parameters has no integer array: Kernel Tuner gets none
+	// (it checks the size only when there is one) and ktune keeps it in its own field.
+	rec := oneParam("time", false, 1, 2)
+	rec.ProblemSize = "MWG*4,512"
+	h, _ := header(t, rec)
+	if _, ok := h["problem_size"]; ok || string(h["ktune_problem_size"]) != `"MWG*4,512"` {
+		t.Errorf("problem_size %s, ktune_problem_size %s", h["problem_size"], h["ktune_problem_size"])
+	}
+	if back := roundTrip(t, rec); back.ProblemSize != "MWG*4,512" {
+		t.Errorf("reads back as %q", back.ProblemSize)
+	}
+}
