@@ -96,3 +96,27 @@ func TestStoredProblemSize(t *testing.T) {
 		}
 	}
 }
+
+// A run maximizing a metric whose name does not say so keeps its direction through a
+// Kernel Tuner cache: imported again, its best is still the highest score.
+func TestKernelTunerExportKeepsTheObjectivesDirection(t *testing.T) {
+	db := storeRun(t, threeConfigs("score", true, 1, 3, 2))
+	cache := filepath.Join(t.TempDir(), "score.json")
+	if err := os.WriteFile(cache, exportRun(t, db, "kerneltuner"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "import", "--db", filepath.Join(t.TempDir(), "again.db"), cache, "--json")
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	var imported []struct {
+		Best       float64 `json:"best"`
+		BestConfig string  `json:"best_configuration"`
+	}
+	if err := json.Unmarshal([]byte(out), &imported); err != nil || len(imported) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if imported[0].Best != 3 || imported[0].BestConfig != "a=2" {
+		t.Errorf("best %v (%s), want the highest score 3 (a=2)", imported[0].Best, imported[0].BestConfig)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/format/kerneltuner"
@@ -66,5 +67,41 @@ func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
 	}
 	if back := roundTrip(t, rec); back.ProblemSize != "MWG*4,512" {
 		t.Errorf("reads back as %q", back.ProblemSize)
+	}
+}
+
+// A cache records the objective's direction, which its name does not tell ("score"), and
+// reading prefers the record to the guess from the name.
+func TestWriteRecordsTheObjectivesDirection(t *testing.T) {
+	for _, tt := range []struct {
+		objective string
+		maximize  bool
+		best      float64
+	}{
+		{"score", true, 3},
+		{"score", false, 1},
+		{"GFLOP/s", false, 1}, // a name that guesses "higher" loses to the record
+		{"time", true, 3},
+	} {
+		rec := oneParam(tt.objective, tt.maximize, 1, 3, 2)
+		h, _ := header(t, rec)
+		if string(h["objective"]) != `"`+tt.objective+`"` || string(h["ktune_maximize"]) != map[bool]string{true: "true", false: "false"}[tt.maximize] {
+			t.Errorf("%s maximize=%v: objective %s, ktune_maximize %s", tt.objective, tt.maximize, h["objective"], h["ktune_maximize"])
+		}
+		back := roundTrip(t, rec)
+		best, ok := back.Best()
+		if back.Maximize != tt.maximize || !ok || best.Objective != tt.best {
+			t.Errorf("%s maximize=%v reads back maximize=%v, best %v; want best %v", tt.objective, tt.maximize, back.Maximize, best.Objective, tt.best)
+		}
+	}
+	// A cache without the record (Kernel Tuner's own) still guesses from the name.
+	rec, err := readBytes([]byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2]}, "objective": "GFLOP/s",
+"cache": {"1": {"a": 1, "GFLOP/s": 5}, "2": {"a": 2, "GFLOP/s": 7}}}`))
+	if err != nil || !rec.Maximize {
+		t.Errorf("GFLOP/s without ktune_maximize: maximize=%v, %v", rec != nil && rec.Maximize, err)
+	}
+	if _, err := readBytes([]byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "ktune_maximize": "yes", "cache": {}}`)); err == nil ||
+		!strings.Contains(err.Error(), "ktune_maximize") {
+		t.Errorf("ktune_maximize \"yes\": %v, want an error naming the field", err)
 	}
 }

@@ -62,6 +62,9 @@ const (
 	// fieldProblemSize holds a problem size that is no array of integers (which is all
 	// "problem_size" may hold), such as sizes that depend on the parameters.
 	fieldProblemSize = "ktune_problem_size"
+	// fieldMaximize holds the objective's direction, which a cache does not record
+	// (Kernel Tuner takes it from tune_kernel's objective_higher_is_better).
+	fieldMaximize = "ktune_maximize"
 )
 
 // Sniff reports whether data looks like a Kernel Tuner cache: a top-level object with
@@ -80,6 +83,7 @@ type entry struct {
 type header struct {
 	device, kernel, problem, objective string
 	ktuneProblem                       string // fieldProblemSize
+	maximize                           *bool  // fieldMaximize; nil when absent
 	keys                               []string
 	haveKeys                           bool
 	params                             jsonio.Object
@@ -100,6 +104,12 @@ func (h *header) decodeMember(key string, dec *json.Decoder) (known bool, err er
 		h.problem, err = decodeProblemSize(dec)
 	case fieldProblemSize:
 		h.ktuneProblem, err = decodeString(dec)
+	case fieldMaximize:
+		var b bool
+		if err = dec.Decode(&b); err != nil {
+			err = fmt.Errorf("is not true or false: %w", err)
+		}
+		h.maximize = &b
 	case "tune_params_keys":
 		err = dec.Decode(&h.keys)
 		h.haveKeys = true
@@ -295,7 +305,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	if rec.Objective == "" {
 		rec.Objective = fieldTime
 	}
-	rec.Maximize = result.HigherIsBetter(rec.Objective) // cache files do not record the direction
+	// Kernel Tuner's caches do not record the direction, so it is guessed from the
+	// objective's name, unless ktune wrote the cache and recorded it.
+	rec.Maximize = result.HigherIsBetter(rec.Objective)
+	if h.maximize != nil {
+		rec.Maximize = *h.maximize
+	}
 	names := h.keys
 	if !h.haveKeys {
 		if !h.haveParams {

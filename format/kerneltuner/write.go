@@ -74,6 +74,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 	}
 	e.Str("},\n")
 	e.field("objective", objective, ",\n")
+	e.field(fieldMaximize, rec.Maximize, ",\n")
 	e.Key("cache")
 	e.Str("{")
 	seen := make(map[string]int, len(rec.Evaluations))
