@@ -53,7 +53,7 @@ type Evaluation struct {
 	Objective   float64            // the objective's value; NaN unless Status is OK
 	Samples     []float64          // every timing sample in ms (objective computed from them for time)
 	Metrics     map[string]float64 // other observables: GFLOP/s, energy, profiling counters...
-	CompileMS   float64            // compilation time
+	CompileMS   float64            // compilation time; NaN when not recorded (as the four below)
 	VerifyMS    float64            // verification time
 	BenchmarkMS float64            // total time spent running the kernel for this measurement
 	FrameworkMS float64            // tuner overhead

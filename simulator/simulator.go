@@ -160,7 +160,7 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 	}
 	s.missing = result.Evaluation{Status: result.Restricted, Objective: math.NaN(), Message: "not in the recording"}
 	s.timeObjective = !rec.Maximize && (rec.Objective == "" || rec.Objective == "time")
-	untimed, noSamples := 0, 0
+	nUntimed, noSamples := 0, 0
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Status != result.OK {
@@ -168,17 +168,17 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		}
 		if len(e.Samples) == 0 {
 			noSamples++
-			if e.CompileMS == 0 && e.VerifyMS == 0 && e.BenchmarkMS == 0 && e.FrameworkMS == 0 {
-				untimed++
+			if untimed(e) {
+				nUntimed++
 			}
 		}
 	}
-	if untimed > 0 {
+	if nUntimed > 0 {
 		what := "counts each of them as one run of its recorded time"
 		if !s.timeObjective {
 			what = "does not advance for them"
 		}
-		s.clock = append(s.clock, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", untimed, what))
+		s.clock = append(s.clock, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", nUntimed, what))
 	}
 	if opts.Fitness == Stochastic && noSamples > 0 {
 		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have no timing samples: under stochastic fitness they answer with their recorded mean, as under deterministic fitness", noSamples))
@@ -357,7 +357,8 @@ func (s *Simulator) Evaluate(_ context.Context, c space.Config) (result.Evaluati
 		return e, nil
 	}
 	e := s.rec.Evaluations[i]
-	if e.CompileMS == 0 && e.VerifyMS == 0 && e.BenchmarkMS == 0 && e.FrameworkMS == 0 {
+	if untimed(&e) {
+		e.BenchmarkMS = 0
 		for _, t := range e.Samples {
 			e.BenchmarkMS += t
 		}
@@ -377,7 +378,12 @@ func (s *Simulator) Evaluate(_ context.Context, c space.Config) (result.Evaluati
 // verification, benchmarking and framework overhead. The tuning session advances its
 // simulated clock by it, so time budgets can be simulated.
 func (s *Simulator) Cost(e result.Evaluation) time.Duration {
-	ms := e.CompileMS + e.VerifyMS + e.BenchmarkMS + e.FrameworkMS
+	ms := 0.0
+	for _, t := range []float64{e.CompileMS, e.VerifyMS, e.BenchmarkMS, e.FrameworkMS} {
+		if !math.IsNaN(t) { // a timing the recording does not have (NaN) costs nothing
+			ms += t
+		}
+	}
 	if math.IsNaN(ms) || ms < 0 {
 		return 0
 	}
@@ -425,4 +431,15 @@ func FractionOfOptimum(best, optimum float64, maximize bool) float64 {
 		return 0
 	}
 	return optimum / best
+}
+
+// untimed reports whether an evaluation has no timing fields: each is 0 or unknown (NaN,
+// a field its recording lacks).
+func untimed(e *result.Evaluation) bool {
+	for _, t := range []float64{e.CompileMS, e.VerifyMS, e.BenchmarkMS, e.FrameworkMS} {
+		if t != 0 && !math.IsNaN(t) {
+			return false
+		}
+	}
+	return true
 }

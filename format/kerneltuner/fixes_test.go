@@ -3,10 +3,15 @@ package kerneltuner_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/format/internal/formattest"
 	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -103,5 +108,43 @@ func TestWriteRecordsTheObjectivesDirection(t *testing.T) {
 	if _, err := readBytes([]byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "ktune_maximize": "yes", "cache": {}}`)); err == nil ||
 		!strings.Contains(err.Error(), "ktune_maximize") {
 		t.Errorf("ktune_maximize \"yes\": %v, want an error naming the field", err)
+	}
+}
+
+// A timing the recording lacks (the benchmark hub's T4 files have no benchmark time) is
+// written as 0, as Kernel Tuner's simulation mode needs it, but named in
+// ktune_unrecorded, so that it reads back as unknown, not as a measured 0.
+func TestWriteMarksTimingsTheRecordingLacks(t *testing.T) {
+	path := filepath.Join(testdata, "benchmark_hub/convolution_milo/A100_T4.json.gz")
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(rec.Evaluations[0].BenchmarkMS) || math.IsNaN(rec.Evaluations[0].CompileMS) {
+		t.Fatalf("T4 file read with benchmark %v, compile %v; want unknown and known", rec.Evaluations[0].BenchmarkMS, rec.Evaluations[0].CompileMS)
+	}
+	var b bytes.Buffer
+	if err := kerneltuner.Write(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cache map[string]map[string]any `json:"cache"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for key, entry := range doc.Cache {
+		if entry["benchmark_time"] != 0.0 || fmt.Sprint(entry["ktune_unrecorded"]) != "[benchmark_time]" {
+			t.Fatalf("entry %s: benchmark_time %v, ktune_unrecorded %v", key, entry["benchmark_time"], entry["ktune_unrecorded"])
+		}
+	}
+	back, err := kerneltuner.Read(&b, "back.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *rec
+	want.Format = kerneltuner.Name
+	if d := formattest.Diff(&want, back); d != "" {
+		t.Errorf("T4 recording through a cache differs:\n%s", d)
 	}
 }

@@ -55,6 +55,8 @@ const (
 	// ktune's own additions, for what Kernel Tuner cannot express; Kernel Tuner ignores them.
 	fieldStatus  = "ktune_status"
 	fieldMessage = "ktune_message"
+	// fieldUnrecorded names the timings written as 0 because the recording lacked them.
+	fieldUnrecorded = "ktune_unrecorded"
 )
 
 // ktune's additions to the header.
@@ -469,10 +471,26 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 			ev.Samples = s
 		}
 	}
-	ev.CompileMS, _ = e.float(data, fieldCompile)
-	ev.VerifyMS, _ = e.float(data, fieldVerify)
-	ev.BenchmarkMS, _ = e.float(data, fieldBenchmark)
-	ev.FrameworkMS, _ = e.float(data, fieldFramework)
+	// a timing the entry lacks stays unknown (NaN), so that writing leaves it out again
+	ev.CompileMS = e.floatOrNaN(data, fieldCompile)
+	ev.VerifyMS = e.floatOrNaN(data, fieldVerify)
+	ev.BenchmarkMS = e.floatOrNaN(data, fieldBenchmark)
+	ev.FrameworkMS = e.floatOrNaN(data, fieldFramework)
+	if v, ok := e.fields.get(fieldUnrecorded); ok {
+		list, _ := v.decoded(data).([]any)
+		for _, x := range list {
+			switch x {
+			case fieldCompile:
+				ev.CompileMS = math.NaN()
+			case fieldVerify:
+				ev.VerifyMS = math.NaN()
+			case fieldBenchmark:
+				ev.BenchmarkMS = math.NaN()
+			case fieldFramework:
+				ev.FrameworkMS = math.NaN()
+			}
+		}
+	}
 	if s, ok := e.str(data, fieldTimestamp); ok {
 		if t, ok := jsonio.ParseTime(s); ok {
 			ev.Time = t
@@ -535,12 +553,20 @@ func (e entry) float(data []byte, name string) (float64, bool) {
 	return 0, false
 }
 
+// floatOrNaN returns the entry's field name when it is a finite number, and NaN otherwise.
+func (e entry) floatOrNaN(data []byte, name string) float64 {
+	if f, ok := e.float(data, name); ok {
+		return f
+	}
+	return math.NaN()
+}
+
 // reserved reports whether an entry field is not a metric: parameters, fields with their
 // own Evaluation field, and the objective (whose value is Objective).
 func reserved(k string, rec *result.Recording) bool {
 	switch k {
 	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldFramework,
-		fieldTimestamp, fieldError, fieldStatus, fieldMessage, rec.Objective:
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded, rec.Objective:
 		return true
 	}
 	for _, p := range rec.Params {

@@ -169,15 +169,28 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		}
 		e.Str("]")
 	}
+	// Kernel Tuner's cache schema requires every entry's timings, and its simulation mode
+	// reads compile, verification and benchmark time from every entry (some versions
+	// fail without them, others only under a time limit). A timing the recording lacks
+	// (NaN, such as the benchmark time of a T4 file) is written as 0 for Kernel Tuner
+	// and named in ktune_unrecorded, so that ktune reads it back as unknown, not as 0.
+	var unrecorded []string
 	for _, t := range []struct {
 		name string
 		v    float64
 	}{{fieldCompile, ev.CompileMS}, {fieldVerify, ev.VerifyMS}, {fieldBenchmark, ev.BenchmarkMS}, {fieldFramework, ev.FrameworkMS}} {
+		sep()
+		e.Key(t.name)
 		if jsonio.Finite(t.v) {
-			sep()
-			e.Key(t.name)
 			e.Num(t.v)
+		} else {
+			e.Num(0)
+			unrecorded = append(unrecorded, t.name)
 		}
+	}
+	if len(unrecorded) > 0 {
+		sep()
+		e.field(fieldUnrecorded, unrecorded, "")
 	}
 	names := make([]string, 0, len(ev.Metrics))
 	for k := range ev.Metrics {

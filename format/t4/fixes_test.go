@@ -3,8 +3,11 @@ package t4_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
+	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/format/internal/formattest"
 	"github.com/ktune/ktune/format/t4"
 	"github.com/ktune/ktune/result"
 )
@@ -33,4 +36,103 @@ func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
 			t.Errorf("problem size %q written as %s, want %s", in, got, want)
 		}
 	}
+}
+
+// Exporting the benchmark hub's T4 file gives back what it holds: failures are not
+// correct, and no timing it lacks (it has no "benchmark") is invented.
+func TestWriteKeepsCorrectnessAndTimingsOfARealFile(t *testing.T) {
+	type res struct {
+		Invalidity  string         `json:"invalidity"`
+		Correctness float64        `json:"correctness"`
+		Times       map[string]any `json:"times"`
+	}
+	var orig, out struct {
+		Results []res `json:"results"`
+	}
+	data := gunzipFile(t, realT4)
+	if err := json.Unmarshal(data, &orig); err != nil {
+		t.Fatal(err)
+	}
+	_, written := roundTrip(t, readT4(t, realT4))
+	if err := json.Unmarshal(written, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != len(orig.Results) {
+		t.Fatalf("%d results, original %d", len(out.Results), len(orig.Results))
+	}
+	failures := 0
+	for i, o := range orig.Results {
+		w := out.Results[i]
+		if o.Invalidity != "correct" {
+			failures++
+		}
+		if w.Invalidity != o.Invalidity || w.Correctness != o.Correctness {
+			t.Fatalf("result %d: invalidity %q correctness %v, original %q %v", i, w.Invalidity, w.Correctness, o.Invalidity, o.Correctness)
+		}
+		for k := range w.Times {
+			if _, ok := o.Times[k]; !ok {
+				t.Fatalf("result %d: times.%s written, the original has none", i, k)
+			}
+		}
+		for k := range o.Times {
+			if _, ok := w.Times[k]; !ok {
+				t.Fatalf("result %d: times.%s lost", i, k)
+			}
+		}
+	}
+	if failures != 161 {
+		t.Errorf("%d failures in the original, want the 161 compile and runtime failures", failures)
+	}
+}
+
+// Every failure, timeouts included, has correctness 0; a tuned run's failure messages are
+// kept (in ktune_message: T4 has no field for them) and read back.
+func TestWriteMarksFailuresIncorrectAndKeepsTheirMessages(t *testing.T) {
+	rec := handMade()
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; e.Status != result.OK {
+			e.Message = "failed: " + e.Status.String()
+		}
+	}
+	rec.Evaluations[0].CompileMS = math.NaN() // not recorded: left out, and read back so
+	back, written := roundTrip(t, rec)
+	rec.Format = t4.Name
+	if d := formattest.Diff(rec, back); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	if errs := loadSchema(t).validate(decodeDoc(t, written)); len(errs) > 0 {
+		t.Errorf("schema violations: %q", errs)
+	}
+	var doc struct {
+		Results []struct {
+			Correctness int            `json:"correctness"`
+			Times       map[string]any `json:"times"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(written, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range doc.Results {
+		want := 0
+		if rec.Evaluations[i].Status == result.OK {
+			want = 1
+		}
+		if r.Correctness != want {
+			t.Errorf("%v: correctness %d, want %d", rec.Evaluations[i].Status, r.Correctness, want)
+		}
+	}
+	if _, ok := doc.Results[0].Times["compilation"]; ok {
+		t.Errorf("an unrecorded compilation time is written: %v", doc.Results[0].Times)
+	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f := mustOpen(t, path)
+	defer f.Close()
+	data, err := format.ReadAll(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

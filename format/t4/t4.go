@@ -39,6 +39,9 @@ var invalidityStatus = map[string]result.Status{
 	"constraints": result.Restricted,
 }
 
+// fieldMessage is the member of a result in which Write keeps a failure's message.
+const fieldMessage = "ktune_message"
+
 // Kernel Tuner's failure strings, which its T4 writer puts in the objective's measurement.
 var markerStatus = map[string]result.Status{
 	"InvalidConfig":           result.Restricted,
@@ -76,6 +79,7 @@ type rawResult struct {
 	Correctness   any            `json:"correctness"`
 	Measurements  []measurement  `json:"measurements"`
 	Objectives    []any          `json:"objectives"`
+	Message       any            `json:"ktune_message"` // a failure's message, which ktune's Write adds
 	offset        int64          // decoder offset of the result, for errors
 }
 
@@ -274,7 +278,10 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	fail := func(msg string, args ...any) error {
 		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
 	}
-	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: math.NaN()}
+	// timings the result does not have stay unknown (NaN), not 0
+	nan := math.NaN()
+	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: nan,
+		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, Message: asString(r.Message)}
 	if r.Configuration == nil {
 		return ev, fail("no configuration")
 	}

@@ -140,27 +140,48 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	e.Str("}, ")
 	e.Key("times")
 	e.Str("{")
-	e.timing("compilation", ev.CompileMS, false)
-	e.timing("benchmark", ev.BenchmarkMS, true)
-	e.timing("framework", ev.FrameworkMS, true)
-	if f, ok := ev.Metrics["strategy_time"]; ok {
-		e.timing("search_algorithm", f, true)
+	// Timings that were not recorded (NaN), and runtimes where there are none (a
+	// failure), are left out, not written as 0 or []: the schema requires none of them.
+	first := true
+	timing := func(name string, f float64) {
+		if !jsonio.Finite(f) {
+			return
+		}
+		if !first {
+			e.Str(", ")
+		}
+		first = false
+		e.Key(name)
+		e.Num(f)
 	}
-	e.timing("validation", ev.VerifyMS, true)
-	e.Str(", ")
-	e.Key("runtimes")
-	e.Str("[")
+	timing("compilation", ev.CompileMS)
+	timing("benchmark", ev.BenchmarkMS)
+	timing("framework", ev.FrameworkMS)
+	if f, ok := ev.Metrics["strategy_time"]; ok {
+		timing("search_algorithm", f)
+	}
+	timing("validation", ev.VerifyMS)
 	n := 0
 	for _, s := range ev.Samples {
-		if jsonio.Finite(s) {
-			if n > 0 {
+		if !jsonio.Finite(s) {
+			continue
+		}
+		if n == 0 {
+			if !first {
 				e.Str(", ")
 			}
-			e.Num(s)
-			n++
+			e.Key("runtimes")
+			e.Str("[")
+		} else {
+			e.Str(", ")
 		}
+		e.Num(s)
+		n++
 	}
-	e.Str("]}, ")
+	if n > 0 {
+		e.Str("]")
+	}
+	e.Str("}, ")
 	failed := ev.Failed()
 	status := ev.Status
 	if failed && status == result.OK {
@@ -168,9 +189,12 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	}
 	e.Field("invalidity", statusInvalidity[status])
 	e.Str(", ")
-	correctness := 1
-	if status == result.WrongAnswer {
-		correctness = 0
+	// Only a result that ran and whose output was verified (or not checked) is correct;
+	// a failure never produced output to call correct, and T4 files from Kernel Tuner's
+	// benchmark hub give compile and runtime failures 0.
+	correctness := 0
+	if status == result.OK {
+		correctness = 1
 	}
 	e.Field("correctness", correctness)
 	e.Str(", ")
@@ -205,6 +229,12 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	}
 	e.Str("], ")
 	e.Field("objectives", []string{objective})
+	// T4 has no field for a failure's compiler or runtime message; the schema allows
+	// other members in a result, so it goes in ktune's own, as in a Kernel Tuner cache.
+	if ev.Message != "" {
+		e.Str(", ")
+		e.Field(fieldMessage, ev.Message)
+	}
 	e.Str("}")
 }
 
@@ -227,17 +257,6 @@ func (e *encoder) measurement(name string, f float64, marker any) {
 	}
 	e.Field("unit", unit)
 	e.Str("}")
-}
-
-func (e *encoder) timing(name string, f float64, comma bool) {
-	if !jsonio.Finite(f) {
-		f = 0
-	}
-	if comma {
-		e.Str(", ")
-	}
-	e.Key(name)
-	e.Num(f)
 }
 
 // encoder is the shared JSON encoder with the results file's own pieces.
