@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/result"
@@ -118,5 +119,94 @@ func TestKernelTunerExportKeepsTheObjectivesDirection(t *testing.T) {
 	}
 	if imported[0].Best != 3 || imported[0].BestConfig != "a=2" {
 		t.Errorf("best %v (%s), want the highest score 3 (a=2)", imported[0].Best, imported[0].BestConfig)
+	}
+}
+
+// -o naming a folder is refused before anything is written, and a failed export leaves no
+// temporary file behind.
+func TestExportToAFolderIsRefusedAndLeavesNothing(t *testing.T) {
+	db := storeRun(t, threeConfigs("time", false, 3, 2, 1))
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "out")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", "t4", "-o", folder)
+	if code == 0 || !strings.Contains(errOut, folder+": is a folder, want a file") {
+		t.Errorf("export to a folder: exit %d: %s", code, errOut)
+	}
+	// a run that does not exist fails after -o was checked: still nothing is left
+	if _, errOut, code := ktune(t, "export", "--db", db, "--run", "7", "--format", "t4", "-o", filepath.Join(dir, "x.json")); code == 0 {
+		t.Errorf("export of a missing run: exit 0: %s", errOut)
+	}
+	// a recording Write refuses (two evaluations of one configuration) fails while writing
+	rec := threeConfigs("time", false, 3, 2)
+	rec.Evaluations[1].Config = rec.Evaluations[0].Config
+	bad := storeRun(t, rec)
+	if _, errOut, code := ktune(t, "export", "--db", bad, "--run", "1", "--format", "kerneltuner", "-o", filepath.Join(dir, "y.json")); code == 0 {
+		t.Errorf("export of an unwritable recording: exit 0: %s", errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "out" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	if inside, _ := os.ReadDir(folder); len(inside) != 0 {
+		t.Errorf("written into the folder: %v", inside)
+	}
+	out := filepath.Join(dir, "good.json")
+	if _, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", "t4", "-o", out); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("exported file: %v, %v", fi, err)
+	}
+}
+
+// A Kernel Tuner cache cut short before its first entry was complete is refused, with the
+// reader's warning; importing a folder goes on with the other files and reports it.
+func TestImportRefusesACacheWithoutEntries(t *testing.T) {
+	dir := t.TempDir()
+	trunc := filepath.Join(dir, "trunc.json")
+	text := `{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2]}, "cache": {
+"1": {"a": 1, "ti`
+	if err := os.WriteFile(trunc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 2.5}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	_, errOut, code := ktune(t, "import", "--db", db, trunc)
+	if code == 0 || !strings.Contains(errOut, trunc+": no configurations to import") || !strings.Contains(errOut, "read 0 complete entries") {
+		t.Errorf("import of a cache without entries: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := ktune(t, "import", "--db", db, dir, "--json")
+	if code == 0 || !strings.Contains(errOut, "1 of 2 files could not be imported") {
+		t.Errorf("import of the folder: exit %d: %s", code, errOut)
+	}
+	var imported []struct {
+		File  string `json:"file"`
+		Run   int64  `json:"run"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &imported); err != nil || len(imported) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, s := range imported {
+		if (s.File == trunc) != (s.Error != "" && s.Run == 0) {
+			t.Errorf("%s: run %d, error %q", s.File, s.Run, s.Error)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	if err != nil || len(runs) != 1 || runs[0].Source != good {
+		t.Errorf("stored runs %+v (%v), want only %s", runs, err, good)
 	}
 }

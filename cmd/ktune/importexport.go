@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,11 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			left = append(left, f) // a JSON file in a folder that is no recording
 			continue
 		}
+		if err == nil && len(rec.Evaluations) == 0 {
+			// a run of nothing (a cache cut short before its first entry was complete)
+			// would be stored and then fail every command that reads it
+			err = emptyRecording(f, rec)
+		}
 		if err == nil {
 			s.Format, s.Device, s.Kernel, s.Warnings = rec.Format, rec.Device, rec.Kernel, rec.Warnings
 			s.Configs, s.Valid = rec.Counts()
@@ -150,6 +156,16 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
+// emptyRecording is the error for a recording without configurations, with what reading
+// it noticed (an unclosed cache's "read 0 complete entries").
+func emptyRecording(path string, rec *result.Recording) error {
+	why := ""
+	if len(rec.Warnings) > 0 {
+		why = ": " + strings.Join(rec.Warnings, "; ")
+	}
+	return fmt.Errorf("%s: no configurations to import, nothing stored%s", path, why)
+}
+
 func objectiveUnit(rec *result.Recording) string {
 	if rec.Objective == "" || rec.Objective == "time" {
 		return "ms"
@@ -186,6 +202,13 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return usageErr(env, c, "--format %q: want one of %s", *name, strings.Join(names, ", "))
 	}
+	toFile := *outPath != "" && *outPath != "-"
+	if toFile {
+		// before reading anything: a folder or an unwritable place is said at once
+		if err := checkOutputs(output{"-o", *outPath, false}); err != nil {
+			return err
+		}
+	}
 	var rec *result.Recording
 	switch {
 	case *run != 0 && len(pos) == 0:
@@ -205,25 +228,39 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one input file or --run")
 	}
-	w := env.stdout
-	if *outPath != "" && *outPath != "-" {
-		if err := os.MkdirAll(filepath.Dir(*outPath), 0o755); err != nil {
-			return err
-		}
-		tmp := *outPath + ".tmp"
-		file, err := os.Create(tmp)
-		if err != nil {
-			return err
-		}
-		if err := f.Write(file, rec); err != nil {
-			file.Close()
-			os.Remove(tmp)
-			return err
-		}
-		if err := file.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp, *outPath)
+	if !toFile {
+		return f.Write(env.stdout, rec)
 	}
-	return f.Write(w, rec)
+	return writeAtomically(*outPath, func(w io.Writer) error { return f.Write(w, rec) })
+}
+
+// writeAtomically writes a file through a temporary file beside it, renamed into place
+// only when write succeeds, so that a failed export leaves neither a half-written file
+// nor the temporary one behind.
+func writeAtomically(path string, write func(io.Writer) error) (err error) {
+	file, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if err := file.Chmod(0o644); err != nil { // as os.Create would make it, not 0600
+		file.Close()
+		os.Remove(file.Name())
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			file.Close()
+			os.Remove(file.Name())
+		}
+	}()
+	if err := write(file); err != nil {
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if err := os.Rename(file.Name(), path); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	return nil
 }
