@@ -147,16 +147,19 @@ func interp(n Node, vars map[string]any) (any, error) {
 			return !truthy(x), nil
 		}
 		i, f, isInt, ok := numeric(x)
-		if !ok {
+		if !ok || (t.op == "~" && !isInt) {
 			return nil, ierrf(t, "bad operand type for unary %s: %s", t.op, typeName(x))
 		}
-		if t.op == "+" {
-			if isInt {
-				return i, nil
-			}
+		switch {
+		case t.op == "~":
+			return ^i, nil
+		case t.op == "+" && isInt:
+			return i, nil
+		case t.op == "+":
 			return f, nil
-		}
-		if isInt {
+		case isInt && i == math.MinInt64:
+			return nil, errBig(t)
+		case isInt:
 			return -i, nil
 		}
 		return -f, nil
@@ -365,7 +368,22 @@ func callBuiltin(t *call, args []any) (any, error) {
 			}
 		}
 		return best, nil
-	case "abs", "int", "float", "round", "bool":
+	case "round":
+		if len(args) == 2 && args[1] != nil {
+			return roundDigits(t, args[0], args[1])
+		}
+		if len(args) != 1 && len(args) != 2 {
+			return nil, ierrf(t, "round expects 1 or 2 arguments, got %d", len(args))
+		}
+		i, f, isInt, ok := numeric(args[0])
+		switch {
+		case !ok:
+			return nil, ierrf(t, "round of %s", typeName(args[0]))
+		case isInt:
+			return i, nil
+		}
+		return floatToInt(t, math.RoundToEven(f))
+	case "abs", "int", "float", "bool":
 		if len(args) != 1 {
 			return nil, ierrf(t, "%s expects 1 argument, got %d", t.fn, len(args))
 		}
@@ -379,6 +397,9 @@ func callBuiltin(t *call, args []any) (any, error) {
 		switch t.fn {
 		case "abs":
 			if isInt {
+				if i == math.MinInt64 {
+					return nil, errBig(t)
+				}
 				if i < 0 {
 					return -i, nil
 				}
@@ -389,17 +410,52 @@ func callBuiltin(t *call, args []any) (any, error) {
 			if isInt {
 				return i, nil
 			}
-			return int64(math.Trunc(f)), nil
+			return floatToInt(t, math.Trunc(f))
 		case "float":
 			return f, nil
-		case "round":
-			if isInt {
-				return i, nil
-			}
-			return int64(math.RoundToEven(f)), nil
 		}
 	}
 	return nil, ierrf(t, "unknown function %q (known: abs, min, max, int, float, round, bool, len, range, list)", t.fn)
+}
+
+// errBig reports an integer that Python would compute exactly with its big integers.
+func errBig(n Node) error {
+	return ierrf(n, "integer result beyond 64 bits (ktune has no big integers)")
+}
+
+// floatToInt converts a whole float to an int as Python's int() does.
+func floatToInt(n Node, f float64) (any, error) {
+	switch {
+	case math.IsInf(f, 0):
+		return nil, ierrf(n, "cannot convert float infinity to integer")
+	case math.IsNaN(f):
+		return nil, ierrf(n, "cannot convert float NaN to integer")
+	case f < -0x1p63 || f >= 0x1p63:
+		return nil, errBig(n)
+	}
+	return int64(f), nil
+}
+
+// roundDigits is Python's round(x, n): n must be an int; an int x stays an int (rounded to
+// a multiple of 10**-n when n < 0), a float x is rounded to the nearest multiple of
+// 10**-n, halves to even, on its exact binary value (round(2.675, 2) == 2.67).
+func roundDigits(t *call, x, digits any) (any, error) {
+	n, _, nInt, ok := numeric(digits)
+	if !ok || !nInt {
+		return nil, ierrf(t.args[1], "'%s' object cannot be interpreted as an integer", typeName(digits))
+	}
+	i, f, isInt, ok := numeric(x)
+	switch {
+	case !ok:
+		return nil, ierrf(t, "round of %s", typeName(x))
+	case isInt:
+		return roundIntDigits(i, n), nil
+	}
+	r, ok := roundFloatDigits(f, n)
+	if !ok {
+		return nil, ierrf(t, "rounded value too large to represent")
+	}
+	return r, nil
 }
 
 func binop(t *binary, l, r any) (any, error) {
@@ -434,28 +490,47 @@ func binop(t *binary, l, r any) (any, error) {
 	}
 	li, lf, lInt, lok := numeric(l)
 	ri, rf, rInt, rok := numeric(r)
-	if !lok || !rok {
+	if !lok || !rok || (isBitwise(t.op) && (!lInt || !rInt)) {
 		return nil, ierrf(t, "unsupported operand types for %s: %s and %s", t.op, typeName(l), typeName(r))
+	}
+	if isBitwise(t.op) {
+		lb, lBool := l.(bool)
+		rb, rBool := r.(bool)
+		if lBool && rBool && t.op != "<<" && t.op != ">>" {
+			// bool & bool is a bool in Python, as are | and ^.
+			switch t.op {
+			case "&":
+				return lb && rb, nil
+			case "|":
+				return lb || rb, nil
+			}
+			return lb != rb, nil
+		}
+		v, msg := intBitwise(t.op, li, ri)
+		if msg != "" {
+			return nil, ierrf(t, "%s", msg)
+		}
+		return v, nil
 	}
 	if lInt && rInt {
 		switch t.op {
 		case "+":
 			s := li + ri
 			if (s > li) != (ri > 0) {
-				return nil, ierrf(t, "integer overflow")
+				return nil, errBig(t)
 			}
 			return s, nil
 		case "-":
 			s := li - ri
 			if (s < li) != (ri > 0) {
-				return nil, ierrf(t, "integer overflow")
+				return nil, errBig(t)
 			}
 			return s, nil
 		case "*":
 			if li != 0 && ri != 0 {
 				p := li * ri
 				if p/ri != li || (li == -1 && ri == math.MinInt64) || (ri == -1 && li == math.MinInt64) {
-					return nil, ierrf(t, "integer overflow")
+					return nil, errBig(t)
 				}
 				return p, nil
 			}
@@ -480,11 +555,11 @@ func binop(t *binary, l, r any) (any, error) {
 			return m, nil
 		case "**":
 			if ri < 0 {
-				return math.Pow(lf, rf), nil
+				break // a float, as in Python: 2**-1 == 0.5
 			}
 			p, ok := intPow(li, ri)
 			if !ok {
-				return nil, ierrf(t, "integer overflow")
+				return nil, errBig(t)
 			}
 			return p, nil
 		}
@@ -512,7 +587,11 @@ func binop(t *binary, l, r any) (any, error) {
 		}
 		return pyMod(lf, rf), nil
 	case "**":
-		return math.Pow(lf, rf), nil
+		v, msg := floatPow(lf, rf)
+		if msg != "" {
+			return nil, ierrf(t, "%s", msg)
+		}
+		return v, nil
 	}
 	return nil, ierrf(t, "unknown operator %s", t.op)
 }

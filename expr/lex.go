@@ -48,8 +48,8 @@ func (t token) describe() string {
 	return fmt.Sprintf("%q", t.text)
 }
 
-// threeOps and twoOps are matched longest first.
-var twoOps = []string{"**", "//", "<=", ">=", "==", "!=", "<>"}
+// twoOps are matched before the one-character operators.
+var twoOps = []string{"**", "//", "<<", ">>", "<=", ">=", "==", "!=", "<>"}
 
 func lex(src string) ([]token, error) {
 	var toks []token
@@ -134,7 +134,7 @@ func lex(src string) ([]token, error) {
 			if matched {
 				continue
 			}
-			if strings.IndexByte("+-*/%()[],<>:", c) >= 0 {
+			if strings.IndexByte("+-*/%()[],<>:&|^~", c) >= 0 {
 				toks = append(toks, token{tOp, string(c), i})
 				i++
 				continue

@@ -35,12 +35,12 @@ type (
 	}
 	unary struct {
 		pos int
-		op  string // "-", "+", "not"
+		op  string // "-", "+", "~", "not"
 		x   Node
 	}
 	binary struct {
 		pos  int
-		op   string // + - * / // % **
+		op   string // + - * / // % ** & | ^ << >>
 		l, r Node
 	}
 	boolOp struct {
@@ -246,7 +246,7 @@ func (p *parser) compOp() (string, bool) {
 
 func (p *parser) comparison() (Node, error) {
 	start := p.peek()
-	first, err := p.arith()
+	first, err := p.bitOr()
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (p *parser) comparison() (Node, error) {
 		if !ok {
 			break
 		}
-		r, err := p.arith()
+		r, err := p.bitOr()
 		if err != nil {
 			return nil, err
 		}
@@ -271,6 +271,33 @@ func (p *parser) comparison() (Node, error) {
 	}
 	return c, nil
 }
+
+// binaryLevel parses operands joined by any of ops, left-associative.
+func (p *parser) binaryLevel(operand func() (Node, error), ops ...string) (Node, error) {
+	l, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.kind != tOp || !slices.Contains(ops, t.text) {
+			return l, nil
+		}
+		p.next()
+		r, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		l = &binary{pos: t.pos, op: t.text, l: l, r: r}
+	}
+}
+
+// The bitwise operators bind as in Python: | loosest, then ^, &, the shifts, and all of
+// them tighter than comparisons and looser than + and -: 1 + 2 << 3 == 24.
+func (p *parser) bitOr() (Node, error)  { return p.binaryLevel(p.bitXor, "|") }
+func (p *parser) bitXor() (Node, error) { return p.binaryLevel(p.bitAnd, "^") }
+func (p *parser) bitAnd() (Node, error) { return p.binaryLevel(p.shift, "&") }
+func (p *parser) shift() (Node, error)  { return p.binaryLevel(p.arith, "<<", ">>") }
 
 func (p *parser) arith() (Node, error) {
 	l, err := p.term()
@@ -305,7 +332,7 @@ func (p *parser) term() (Node, error) {
 }
 
 func (p *parser) factor() (Node, error) {
-	if p.isOp("-") || p.isOp("+") {
+	if p.isOp("-") || p.isOp("+") || p.isOp("~") {
 		t := p.next()
 		x, err := p.factor()
 		if err != nil {
