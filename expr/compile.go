@@ -20,6 +20,12 @@ type Var struct {
 	// not among the names and slots it reads).
 	Const bool
 	Value float64
+	// Bound is the largest magnitude of a numeric parameter's values, 0 when unknown: with
+	// it, arithmetic that cannot leave the integers a float64 holds exactly is not checked.
+	Bound float64
+	// Mixed marks a Float parameter whose values mix ints and floats: a whole value is
+	// taken for an int.
+	Mixed bool
 }
 
 // Scope resolves the names an expression reads.
@@ -62,7 +68,7 @@ type Predicate struct {
 
 // Eval evaluates the predicate. Python's errors at run time (division by zero) make it false.
 func (p *Predicate) Eval(env *Env) bool {
-	env.Fault = false
+	env.Fault, env.Inexact = false, false
 	v := p.fn(env)
 	return v && !env.Fault
 }
@@ -77,7 +83,7 @@ type Number struct {
 
 // Eval evaluates the expression; Python's errors at run time give NaN.
 func (n *Number) Eval(env *Env) float64 {
-	env.Fault = false
+	env.Fault, env.Inexact = false, false
 	v := n.fn(env)
 	if env.Fault {
 		return math.NaN()
@@ -268,6 +274,82 @@ type cexpr struct {
 	kval    any  // the constant's value when konst
 	slot    int  // for a numeric parameter read directly: its slot
 	slotSet bool // whether slot is set
+	// For a number: whether it is a Python int or float, and, when ranged, the largest
+	// magnitude it can have.
+	nk     numKind
+	bound  float64
+	ranged bool
+}
+
+// numKind is the Python type of a compiled number. Numbers are float64 at run time: an int
+// is exact while its magnitude is below 2**53, and an int result beyond that is reported
+// (Env.Inexact) instead of rounded, since Python would give it exactly.
+type numKind uint8
+
+const (
+	kAny   numKind = iota // an int or a float, told apart at run time: a whole value is an int
+	kInt                  // a Python int (or bool)
+	kFloat                // a Python float
+)
+
+// exact is the magnitude from which an int result may not be exact as a float64.
+const exact = 0x1p53
+
+func (x cexpr) kind() numKind {
+	if x.typ == cBool {
+		return kInt
+	}
+	return x.nk
+}
+
+// magnitude is the largest magnitude x can have, when known.
+func (x cexpr) magnitude() (float64, bool) {
+	if x.typ == cBool {
+		return 1, true
+	}
+	return x.bound, x.ranged && x.typ == cNum
+}
+
+// arithKind is the kind of l op r for + - * // % **: int with ints, float with a float.
+func arithKind(l, r numKind) numKind {
+	switch {
+	case l == kInt && r == kInt:
+		return kInt
+	case l == kFloat || r == kFloat:
+		return kFloat
+	}
+	return kAny
+}
+
+// choiceKind is the kind of a value that is one of two (a if c else b, min, max).
+func choiceKind(l, r numKind) numKind {
+	if l == r {
+		return l
+	}
+	return kAny
+}
+
+func num(f func(*Env) float64, nk numKind) cexpr { return cexpr{typ: cNum, num: f, nk: nk} }
+
+// withBound returns x with magnitude at most b (unless b is infinite or NaN).
+func (x cexpr) withBound(b float64, ok bool) cexpr {
+	if ok && b-b == 0 {
+		x.bound, x.ranged = b, true
+	}
+	return x
+}
+
+// isWhole reports whether x is a finite whole number: a kAny value that is an int.
+func isWhole(x float64) bool { return x == math.Trunc(x) && x-x == 0 }
+
+func fault(e *Env) float64 {
+	e.Fault = true
+	return math.NaN()
+}
+
+func inexact(e *Env) float64 {
+	e.Fault, e.Inexact = true, true
+	return math.NaN()
 }
 
 type compiler struct {
@@ -284,9 +366,12 @@ func (c *compiler) constant(n Node, v any) (cexpr, error) {
 	switch t := v.(type) {
 	case int64:
 		f := float64(t)
-		return cexpr{typ: cNum, num: func(*Env) float64 { return f }, konst: true, kval: v}, nil
+		if math.Abs(f) >= exact && (math.Abs(f) >= 0x1p63 || int64(f) != t) {
+			return cexpr{}, c.errf(n, "integer %d is not exact as a float64, which restrictions compute with", t)
+		}
+		return cexpr{typ: cNum, num: func(*Env) float64 { return f }, konst: true, kval: v, nk: kInt, bound: math.Abs(f), ranged: true}, nil
 	case float64:
-		return cexpr{typ: cNum, num: func(*Env) float64 { return t }, konst: true, kval: v}, nil
+		return cexpr{typ: cNum, num: func(*Env) float64 { return t }, konst: true, kval: v, nk: kFloat, bound: math.Abs(t), ranged: true}, nil
 	case bool:
 		return cexpr{typ: cBool, bl: func(*Env) bool { return t }, konst: true, kval: v}, nil
 	case string:
@@ -333,7 +418,14 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 		case space.Bool:
 			return cexpr{typ: cBool, bl: func(e *Env) bool { return e.Num[slot] != 0 }}, nil
 		}
-		return cexpr{typ: cNum, num: func(e *Env) float64 { return e.Num[slot] }, slot: slot, slotSet: true}, nil
+		x := cexpr{typ: cNum, num: func(e *Env) float64 { return e.Num[slot] }, slot: slot, slotSet: true, nk: kInt}
+		if v.Kind == space.Float {
+			x.nk = kFloat
+			if v.Mixed {
+				x.nk = kAny
+			}
+		}
+		return x.withBound(v.Bound, v.Bound > 0), nil
 	case *unary:
 		x, err := c.compile(t.x)
 		if err != nil {
@@ -350,10 +442,14 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 		if err != nil {
 			return cexpr{}, err
 		}
-		if t.op == "+" {
-			return cexpr{typ: cNum, num: f}, nil
+		b, ok := x.magnitude()
+		switch t.op {
+		case "+":
+			return num(f, x.kind()).withBound(b, ok), nil
+		case "~":
+			return c.invert(x, f).withBound(b+1, ok), nil
 		}
-		return cexpr{typ: cNum, num: func(e *Env) float64 { return -f(e) }}, nil
+		return num(func(e *Env) float64 { return -f(e) }, x.kind()).withBound(b, ok), nil
 	case *boolOp:
 		return c.boolOp(t)
 	case *ifExpr:
@@ -430,20 +526,23 @@ func (c *compiler) boolOp(t *boolOp) (cexpr, error) {
 	and := t.op == "and"
 	if l.typ == cNum && r.typ == cNum {
 		lf, rf := l.num, r.num
+		nk := choiceKind(l.kind(), r.kind())
+		lb, lok := l.magnitude()
+		rb, rok := r.magnitude()
 		if and {
-			return cexpr{typ: cNum, num: func(e *Env) float64 {
+			return num(func(e *Env) float64 {
 				if v := lf(e); v == 0 {
 					return v
 				}
 				return rf(e)
-			}}, nil
+			}, nk).withBound(max(lb, rb), lok && rok), nil
 		}
-		return cexpr{typ: cNum, num: func(e *Env) float64 {
+		return num(func(e *Env) float64 {
 			if v := lf(e); v != 0 {
 				return v
 			}
 			return rf(e)
-		}}, nil
+		}, nk).withBound(max(lb, rb), lok && rok), nil
 	}
 	if l.typ == cStr && r.typ == cStr {
 		lf, rf := l.str, r.str
@@ -511,12 +610,14 @@ func (c *compiler) ifExpr(t *ifExpr) (cexpr, error) {
 	if err != nil {
 		return cexpr{}, err
 	}
-	return cexpr{typ: cNum, num: func(e *Env) float64 {
+	yb, yok := yes.magnitude()
+	nb, nok := no.magnitude()
+	return num(func(e *Env) float64 {
 		if cb(e) {
 			return y(e)
 		}
 		return n(e)
-	}}, nil
+	}, choiceKind(yes.kind(), no.kind())).withBound(max(yb, nb), yok && nok), nil
 }
 
 func (c *compiler) binary(t *binary) (cexpr, error) {
@@ -543,38 +644,66 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 	if err != nil {
 		return cexpr{}, c.errf(t, "unsupported operand types for %s: %s and %s", t.op, l.typ, r.typ)
 	}
-	// Numbers are float64 at run time: exact for integers below 2**53, and Python's
-	// ZeroDivisionError becomes NaN, which fails every comparison.
-	if f := fastArith(t.op, l, r); f != nil {
-		return cexpr{typ: cNum, num: f}, nil
+	if isBitwise(t.op) {
+		return c.bitwise(t.op, l, r, a, b), nil
+	}
+	nk := arithKind(l.kind(), r.kind())
+	lb, lok := l.magnitude()
+	rb, rok := r.magnitude()
+	// An int result must stay below 2**53 to be exact; where the operands' magnitudes
+	// cannot take it there, no check is compiled.
+	var bound float64
+	switch t.op {
+	case "+", "-":
+		bound = lb + rb
+	case "*":
+		bound = lb * rb
+	}
+	checked := nk != kFloat && !(lok && rok && bound < exact)
+	// Python's ZeroDivisionError and the like set e.Fault and give NaN, which fails
+	// every comparison.
+	if !checked {
+		if f := fastArith(t.op, l, r); f != nil {
+			return num(f, nk).withBound(bound, lok && rok), nil
+		}
 	}
 	var f func(*Env) float64
 	switch t.op {
 	case "+":
 		f = func(e *Env) float64 { return a(e) + b(e) }
+		if checked {
+			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x + y })
+		}
 	case "-":
 		f = func(e *Env) float64 { return a(e) - b(e) }
+		if checked {
+			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x - y })
+		}
 	case "*":
 		f = func(e *Env) float64 { return a(e) * b(e) }
+		if checked {
+			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x * y })
+		}
 	case "/":
+		nk = kFloat
 		f = func(e *Env) float64 {
 			d := b(e)
 			if d == 0 {
-				e.Fault = true
-				return math.NaN()
+				return fault(e)
 			}
 			return a(e) / d
 		}
 	case "//":
+		bound = lb // |a // b| <= |a| for a nonzero int b
 		f = func(e *Env) float64 {
 			d := b(e)
 			if d == 0 {
-				e.Fault = true
-				return math.NaN()
+				return fault(e)
 			}
 			return floorDiv(a(e), d)
 		}
 	case "%":
+		bound = rb
 		if r.konst {
 			d := b(nil) // r may be a constant bool: b is it as a number
 			if d > 0 && d == math.Trunc(d) && d < 1<<31 {
@@ -597,8 +726,7 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 		f = func(e *Env) float64 {
 			d := b(e)
 			if d == 0 {
-				e.Fault = true
-				return math.NaN()
+				return fault(e)
 			}
 			x := a(e)
 			if xi, di := int64(x), int64(d); float64(xi) == x && float64(di) == d {
@@ -611,15 +739,153 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 			return pyMod(x, d)
 		}
 	case "**":
-		if r.konst && b(nil) == 2 {
-			f = func(e *Env) float64 { x := a(e); return x * x }
-		} else {
-			f = func(e *Env) float64 { return math.Pow(a(e), b(e)) }
-		}
+		return c.power(l, r, a, b), nil
 	default:
 		return cexpr{}, c.errf(t, "unknown operator %s", t.op)
 	}
-	return cexpr{typ: cNum, num: f}, nil
+	x := num(f, nk)
+	if nk == kInt && (t.op == "//" || t.op == "%") {
+		x = x.withBound(bound, (t.op == "//" && lok) || (t.op == "%" && rok))
+	} else if !checked && t.op != "/" && t.op != "//" && t.op != "%" {
+		x = x.withBound(bound, lok && rok)
+	}
+	return x, nil
+}
+
+// checkedArith is a + - * whose result may be a Python int: one of 2**53 or more is
+// reported (e.Inexact), since Python would give it exactly and a float64 cannot.
+func checkedArith(a, b func(*Env) float64, nk numKind, op func(x, y float64) float64) func(*Env) float64 {
+	return func(e *Env) float64 {
+		x, y := a(e), b(e)
+		v := op(x, y)
+		if math.Abs(v) >= exact && (nk == kInt || isWhole(x) && isWhole(y)) {
+			return inexact(e)
+		}
+		return v
+	}
+}
+
+// power is l ** r with Python's errors: ZeroDivisionError for 0 to a negative power,
+// OverflowError for a float result too large, a complex result for a negative number to a
+// fractional power (not supported), and an int result beyond 2**53 reported as inexact.
+func (c *compiler) power(l, r cexpr, a, b func(*Env) float64) cexpr {
+	lk, rk := l.kind(), r.kind()
+	nk := arithKind(lk, rk)
+	var k float64
+	if r.konst {
+		k = b(nil)
+	}
+	if nk == kInt && !(r.konst && k >= 0) {
+		nk = kAny // 2 ** n is a float when n < 0
+	}
+	lb, lok := l.magnitude()
+	var bound float64
+	bounded := false
+	if r.konst && k >= 0 && lok {
+		bound, bounded = math.Pow(max(lb, 1), k), true
+	}
+	limit := math.MaxFloat64
+	if nk != kFloat {
+		limit = exact
+	}
+	if r.konst && k == 2 && bounded && bound < limit {
+		return num(func(e *Env) float64 { x := a(e); return x * x }, nk).withBound(bound, true)
+	}
+	mayInt := lk != kFloat && rk != kFloat
+	f := func(e *Env) float64 {
+		x, y := a(e), b(e)
+		v := math.Pow(x, y)
+		if v-v == 0 && math.Abs(v) < exact {
+			return v
+		}
+		return powSlow(e, x, y, v, mayInt)
+	}
+	return num(f, nk).withBound(bound, bounded && bound < limit)
+}
+
+// powSlow finishes x ** y == v where v is large, infinite or NaN.
+func powSlow(e *Env, x, y, v float64, mayInt bool) float64 {
+	if mayInt && isWhole(x) && isWhole(y) && y >= 0 {
+		return inexact(e) // an int, of 2**53 or more
+	}
+	if v-v == 0 || !isFinite(x) || !isFinite(y) {
+		return v // a large float, or inf and NaN passed through as Python does
+	}
+	return fault(e) // 0.0 ** -1, (-8) ** (1/3), 10.0 ** 400
+}
+
+// bitwise is l op r for & | ^ << >>: bools give a bool for & | ^, ints an int; a float
+// is Python's TypeError, a negative shift count its ValueError.
+func (c *compiler) bitwise(op string, l, r cexpr, a, b func(*Env) float64) cexpr {
+	if l.typ == cBool && r.typ == cBool && op != "<<" && op != ">>" {
+		x, y := l.bl, r.bl
+		switch op {
+		case "&":
+			return cexpr{typ: cBool, bl: func(e *Env) bool { return x(e) && y(e) }}
+		case "|":
+			return cexpr{typ: cBool, bl: func(e *Env) bool { return x(e) || y(e) }}
+		}
+		return cexpr{typ: cBool, bl: func(e *Env) bool { return x(e) != y(e) }}
+	}
+	lk, rk := l.kind(), r.kind()
+	if lk == kFloat || rk == kFloat {
+		return num(func(e *Env) float64 { a(e); b(e); return fault(e) }, kInt)
+	}
+	lb, lok := l.magnitude()
+	rb, rok := r.magnitude()
+	ranged := lok && rok
+	if lk == kInt && rk == kInt && op != "<<" && op != ">>" {
+		// Ints below 2**53 in magnitude: the result is too, and exact.
+		var f func(*Env) float64
+		switch op {
+		case "&":
+			f = func(e *Env) float64 { return float64(int64(a(e)) & int64(b(e))) }
+		case "|":
+			f = func(e *Env) float64 { return float64(int64(a(e)) | int64(b(e))) }
+		default:
+			f = func(e *Env) float64 { return float64(int64(a(e)) ^ int64(b(e))) }
+		}
+		return num(f, kInt).withBound(2*max(lb, rb), ranged)
+	}
+	f := func(e *Env) float64 {
+		x, y := a(e), b(e)
+		if !isWhole(x) || !isWhole(y) {
+			return fault(e) // a float operand of mixed kind
+		}
+		v, msg := intBitwise(op, int64(x), int64(y))
+		switch {
+		case msg == "negative shift count":
+			return fault(e)
+		case msg != "", math.Abs(float64(v)) >= exact:
+			return inexact(e)
+		}
+		return float64(v)
+	}
+	x := num(f, kInt)
+	switch op {
+	case "&", "|", "^":
+		x = x.withBound(2*max(lb, rb), ranged)
+	case ">>":
+		x = x.withBound(lb, lok)
+	}
+	return x
+}
+
+// invert is ~x: -x-1 for an int, TypeError for a float.
+func (c *compiler) invert(x cexpr, f func(*Env) float64) cexpr {
+	switch x.kind() {
+	case kFloat:
+		return num(func(e *Env) float64 { f(e); return fault(e) }, kInt)
+	case kInt:
+		return num(func(e *Env) float64 { return -f(e) - 1 }, kInt)
+	}
+	return num(func(e *Env) float64 {
+		v := f(e)
+		if !isWhole(v) {
+			return fault(e)
+		}
+		return -v - 1
+	}, kInt)
 }
 
 func (c *compiler) compare(t *compare) (cexpr, error) {
@@ -794,7 +1060,17 @@ func (c *compiler) call(t *call) (cexpr, error) {
 			return cexpr{}, c.errf(t, "%s needs at least one argument", t.fn)
 		}
 		isMax := t.fn == "max"
-		return cexpr{typ: cNum, num: func(e *Env) float64 {
+		items := args
+		if len(args) == 1 && args[0].typ == cList {
+			items = args[0].list
+		}
+		nk, bound, ranged := items[0].kind(), 0.0, true
+		for _, x := range items {
+			nk = choiceKind(nk, x.kind())
+			b, ok := x.magnitude()
+			bound, ranged = max(bound, b), ranged && ok
+		}
+		return cexpr{typ: cNum, nk: nk, bound: bound, ranged: ranged, num: func(e *Env) float64 {
 			best := fs[0](e)
 			for _, f := range fs[1:] {
 				v := f(e)
@@ -804,7 +1080,12 @@ func (c *compiler) call(t *call) (cexpr, error) {
 			}
 			return best
 		}}, nil
-	case "abs", "int", "float", "round", "bool":
+	case "round":
+		if len(args) == 2 {
+			return c.roundDigits(t, args[0], args[1])
+		}
+		fallthrough
+	case "abs", "int", "float", "bool":
 		if len(args) != 1 {
 			return cexpr{}, c.errf(t, "%s expects 1 argument, got %d", t.fn, len(args))
 		}
@@ -816,17 +1097,57 @@ func (c *compiler) call(t *call) (cexpr, error) {
 		if err != nil {
 			return cexpr{}, err
 		}
-		switch t.fn {
-		case "abs":
-			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.Abs(f(e)) }}, nil
-		case "int":
-			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.Trunc(f(e)) }}, nil
-		case "round":
-			return cexpr{typ: cNum, num: func(e *Env) float64 { return math.RoundToEven(f(e)) }}, nil
+		b, ok := args[0].magnitude()
+		switch {
+		case t.fn == "abs":
+			return num(func(e *Env) float64 { return math.Abs(f(e)) }, args[0].kind()).withBound(b, ok), nil
+		case t.fn == "float":
+			return num(f, kFloat).withBound(b, ok), nil
+		case args[0].kind() == kInt:
+			return num(f, kInt).withBound(b, ok), nil // int(i) and round(i) are i
 		}
-		return cexpr{typ: cNum, num: f}, nil
+		conv := math.Trunc
+		if t.fn == "round" {
+			conv = math.RoundToEven
+		}
+		return num(func(e *Env) float64 {
+			v := conv(f(e))
+			if v-v != 0 {
+				return fault(e) // Python's OverflowError or ValueError for inf and NaN
+			}
+			return v
+		}, kInt), nil
 	}
 	return cexpr{}, c.errf(t, "unknown function %q (known: abs, min, max, int, float, round, bool)", t.fn)
+}
+
+// roundDigits is round(x, n): an int x gives an int, a float x a float rounded on its
+// exact value, halves to even; n must be an int (a float n is Python's TypeError).
+func (c *compiler) roundDigits(t *call, x, n cexpr) (cexpr, error) {
+	f, err := c.asNum(x, t.args[0])
+	if err != nil {
+		return cexpr{}, err
+	}
+	nf, err := c.asNum(n, t.args[1])
+	if err != nil {
+		return cexpr{}, err
+	}
+	nk, xk := n.kind(), x.kind()
+	return num(func(e *Env) float64 {
+		v, d := f(e), nf(e)
+		if nk == kFloat || !isWhole(d) {
+			return fault(e)
+		}
+		digits := int64(max(min(d, 1e6), -1e6))
+		if xk == kInt || xk == kAny && isWhole(v) && math.Abs(v) < exact {
+			return float64(roundIntDigits(int64(v), digits))
+		}
+		r, ok := roundFloatDigits(v, digits)
+		if !ok {
+			return fault(e)
+		}
+		return r
+	}, xk), nil
 }
 
 // isSlot reports whether x reads a numeric parameter directly.

@@ -140,6 +140,8 @@ func TestCompiledAgreesWithInterpreter(t *testing.T) {
 		"32 <= a*b <= 1024", "-a // b == c", "a ** 2 % 7 < b", "a % -b == c % b",
 		"min(a, b) * max(b, c) != a", "abs(a - b) in [0, 1, 2]", "not (a == b and b == c)",
 		"(a or b) // (c or 1) > 0", "a / b == c / b", "round(a / b) == c",
+		"a & b == c & 3", "(a | b) ^ c > 0", "a << (b % 5) > c", "a >> (b % 7) == c", "~a == b", "a ** (b // 7) > c",
+		"round(a / 4, b % 3) > c / 8", "round(a * 5, b // 10) == c", "(a & (a - 1)) == 0",
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, src := range exprs {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ktune/ktune/space"
 )
@@ -11,30 +12,41 @@ import (
 func ParamScope(params []space.Param) (MapScope, error) {
 	scope := make(MapScope, len(params))
 	for i, p := range params {
-		k, err := paramKind(p)
+		v, err := paramVar(p)
 		if err != nil {
 			return nil, err
 		}
-		scope[p.Name] = Var{Slot: i, Kind: k}
+		v.Slot = i
+		scope[p.Name] = v
 	}
 	return scope, nil
 }
 
-func paramKind(p space.Param) (space.Kind, error) {
-	var k space.Kind
-	for _, v := range p.Values {
-		vk := v.Kind()
+// paramVar describes a parameter by its values: their kind, whether ints and floats mix,
+// and their largest magnitude.
+func paramVar(p space.Param) (Var, error) {
+	var v Var
+	var ints, floats bool
+	for _, x := range p.Values {
+		vk := x.Kind()
 		switch {
-		case k == 0 || k == vk:
-			k = vk
-		case vk == space.String || k == space.String:
-			return 0, fmt.Errorf("parameter %s mixes strings and numbers", p.Name)
+		case v.Kind == 0 || v.Kind == vk:
+			v.Kind = vk
+		case vk == space.String || v.Kind == space.String:
+			return Var{}, fmt.Errorf("parameter %s mixes strings and numbers", p.Name)
+		case (vk == space.Int || vk == space.Bool) && (v.Kind == space.Int || v.Kind == space.Bool):
+			v.Kind = space.Int // bools are ints
 		default:
-			// Mixed int/float/bool compare as numbers.
-			k = space.Float
+			v.Kind = space.Float
+		}
+		ints = ints || vk == space.Int || vk == space.Bool
+		floats = floats || vk == space.Float
+		if vk != space.String {
+			v.Bound = max(v.Bound, math.Abs(x.Float()))
 		}
 	}
-	return k, nil
+	v.Mixed = ints && floats
+	return v, nil
 }
 
 type restriction struct {

@@ -286,6 +286,9 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, err
 			ok := true
 			for _, r := range rs {
 				if rp := r.Params(); len(rp) == 1 && rp[0] == p && !r.Holds(b) {
+					if b.Inexact {
+						return nil, s.inexactError(r, b)
+					}
 					ok = false
 					break
 				}
@@ -339,6 +342,9 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, err
 		ok := true
 		for _, r := range checks[level] {
 			if !r.Holds(b) {
+				if b.Inexact {
+					return nil, s.inexactError(r, b)
+				}
 				ok = false
 				break
 			}
@@ -442,4 +448,27 @@ func planOrder(ps []int, rs []Restriction, allowed map[int][]uint16) ([]int, [][
 		checks[at] = append(checks[at], r)
 	}
 	return order, checks
+}
+
+// inexactError reports a restriction whose exact value at the bound configuration needs
+// an integer of 2**53 or more: Python computes it with big integers, ktune does not guess.
+func (s *Space) inexactError(r Restriction, b *Bindings) error {
+	vals := ""
+	for k, p := range r.Params() {
+		if k > 0 {
+			vals += ", "
+		}
+		v := FormatFloat(b.Num[p])
+		if s.strs[p] != nil {
+			v = fmt.Sprintf("%q", b.Str[p])
+		}
+		for i, x := range s.nums[p] {
+			if x == b.Num[p] && (s.strs[p] == nil || s.strs[p][i] == b.Str[p]) {
+				v = s.params[p].Values[i].String()
+				break
+			}
+		}
+		vals += s.params[p].Name + "=" + v
+	}
+	return fmt.Errorf("restriction %q at %s: an integer result reaches 2**53, beyond what ktune computes exactly (Python's integers are unbounded; rewrite the restriction to keep its integers smaller)", r.Source(), vals)
 }

@@ -41,6 +41,10 @@ type Bindings struct {
 	// Fault is set by an evaluation that would raise in Python (division by zero); the
 	// restriction then counts as not satisfied, whatever the rest of it says.
 	Fault bool
+	// Inexact is set with Fault by an evaluation whose exact result Python would give but
+	// ktune cannot: an integer of 2**53 or more, beyond what a float64 holds exactly (Python
+	// has big integers). Building a space reports it as an error rather than guess.
+	Inexact bool
 }
 
 // Compiler compiles restriction expressions against a list of parameters. The expr
