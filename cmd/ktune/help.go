@@ -55,11 +55,16 @@ var helpTopics = map[string]string{
 Restrictions (a configuration is valid when every restriction is true):
   arithmetic   + - * / // % **   (/ is true division, // floor division, % takes the
                divisor's sign, ** binds tighter than unary minus: -2**2 == -4)
+  bitwise      & | ^ ~ << >> on ints and bools, with Python's precedence (looser than
+               + and -, tighter than comparisons): (x & (x-1)) == 0 is a power of two
   comparison   < <= > >= == !=, chained as in Python: 32 <= bx*by <= 1024
   logic        and or not;  x in [1, 2, 4];  x not in (3, 5);  a if cond else b
-  functions    min max abs int float round bool
+  functions    min max abs int float round bool; round(x, n) rounds halves to even
   values       integers, floats, 'strings', "strings", True, False
-A restriction that would raise in Python (division by zero) is not satisfied.
+A restriction that would raise in Python is not satisfied: division by zero, 0 ** -1,
+a float ** that overflows, a bitwise operator on a float, a negative shift count.
+Integers are exact below 2**53; a restriction whose integers reach it (Python's are
+unbounded) stops the space's construction with an error naming the configuration.
 Names are parameter names; an unknown name is an error that suggests the closest one.
 
 Parameter value lists (T1 files) are constant expressions:
