@@ -1,6 +1,7 @@
 package space
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -174,7 +175,10 @@ func (g *group) children(l, node int) (int, int) {
 	return int(g.first[l][node]), int(g.first[l][node+1])
 }
 
-func (s *Space) build() error {
+func (s *Space) build(ctx context.Context, o BuildOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	n := len(s.params)
 	// Union-find over parameters connected by a restriction.
 	parent := make([]int, n)
@@ -228,8 +232,25 @@ func (s *Space) build() error {
 	s.levelOf = make([]int, n)
 	b := &Bindings{Num: make([]float64, n), Str: make([]string, n)}
 	s.size = 1
+	// progress weighs each group by the product of its values
+	var total float64
+	weight := make([]float64, len(members))
 	for g, ps := range members {
-		gr, err := s.buildGroup(ps, groupRestr[g], b)
+		weight[g] = 1
+		for _, p := range ps {
+			weight[g] *= float64(len(s.params[p].Values))
+		}
+		total += weight[g]
+	}
+	var before float64
+	for g, ps := range members {
+		bc := buildCheck{ctx: ctx}
+		if o.Progress != nil {
+			base, w := before/total, weight[g]/total
+			bc.progress = func(f float64) { o.Progress(base + w*f) }
+		}
+		before += weight[g]
+		gr, err := s.buildGroup(ps, groupRestr[g], b, bc)
 		if err != nil {
 			return err
 		}
@@ -245,6 +266,9 @@ func (s *Space) build() error {
 			return ErrTooLarge
 		}
 		s.size *= gr.count
+	}
+	if o.Progress != nil {
+		o.Progress(1)
 	}
 	s.stride = make([]int, len(s.groups))
 	stride := 1
@@ -276,7 +300,7 @@ func (s *Space) bind(b *Bindings, p, v int) {
 // buildGroup filters each parameter's values by the restrictions that read it alone,
 // orders the parameters so restrictions are checked as early as possible, and enumerates
 // the valid combinations depth first into a trie.
-func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, error) {
+func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings, bc buildCheck) (*group, error) {
 	allowed := map[int][]uint16{}
 	var multi []Restriction
 	for _, p := range ps {
@@ -329,7 +353,13 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, err
 	level := 0
 	cur[0] = -1
 	last := L - 1
+	tick := 0
 	for level >= 0 {
+		if tick++; tick&(buildCheckEvery-1) == 0 {
+			if err := bc.check(cur[:level+1], lists); err != nil {
+				return nil, err
+			}
+		}
 		cur[level]++
 		made[level] = false
 		if cur[level] >= len(lists[level]) {
@@ -379,6 +409,31 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings) (*group, err
 	}
 	g.count = len(g.val[last])
 	return g, nil
+}
+
+// buildCheck is what a group's enumeration looks at every buildCheckEvery candidates.
+type buildCheck struct {
+	ctx      context.Context
+	progress func(done float64) // the fraction of the group's product enumerated; may be nil
+}
+
+// check returns the context's error, and otherwise reports progress at the depth-first
+// position cur (the value positions of the levels bound so far in lists).
+func (bc buildCheck) check(cur []int, lists [][]uint16) error {
+	if err := bc.ctx.Err(); err != nil {
+		return err
+	}
+	if bc.progress != nil {
+		// the combinations before cur's position, as a fraction of the product: at each
+		// level, the earlier siblings' whole subtrees
+		done, share := 0.0, 1.0
+		for l, c := range cur {
+			share /= float64(len(lists[l]))
+			done += float64(max(c, 0)) * share
+		}
+		bc.progress(done)
+	}
+	return nil
 }
 
 // planOrder orders a group's parameters greedily: single-valued parameters first (they

@@ -9,8 +9,10 @@
 package space
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -69,8 +71,28 @@ type Space struct {
 // ErrTooLarge reports a space whose valid count does not fit an int.
 var ErrTooLarge = errors.New("space has more valid configurations than an int can index")
 
+// BuildOptions are the optional parts of a construction.
+type BuildOptions struct {
+	// Progress, when not nil, is called every so many candidate combinations (about every
+	// 65,536) with the fraction of the filtered cartesian product enumerated so far, from 0
+	// to 1: groups weigh by the product of their values, so the fraction is a fair base for
+	// an estimate of the time left. It is called from the constructing goroutine.
+	Progress func(done float64)
+}
+
+// buildCheckEvery is how many candidate combinations are enumerated between two looks at
+// the context (and calls of BuildOptions.Progress): a power of two, rare enough to cost
+// nothing next to the restrictions, frequent enough to stop within milliseconds.
+const buildCheckEvery = 1 << 16
+
 // New builds the space of params under the restrictions, each compiled with compile.
 func New(params []Param, restrictions []string, compile Compiler) (*Space, error) {
+	return NewContext(context.Background(), params, restrictions, compile, BuildOptions{})
+}
+
+// NewContext is New that stops when ctx is done, returning ctx's error, and reports its
+// progress as o says: the product of a space's values can be far too large to enumerate.
+func NewContext(ctx context.Context, params []Param, restrictions []string, compile Compiler, o BuildOptions) (*Space, error) {
 	rs := make([]Restriction, 0, len(restrictions))
 	for _, src := range restrictions {
 		r, err := compile(params, src)
@@ -79,11 +101,17 @@ func New(params []Param, restrictions []string, compile Compiler) (*Space, error
 		}
 		rs = append(rs, r)
 	}
-	return NewCompiled(params, rs)
+	return NewCompiledContext(ctx, params, rs, o)
 }
 
 // NewCompiled builds the space of params under already compiled restrictions.
 func NewCompiled(params []Param, restrictions []Restriction) (*Space, error) {
+	return NewCompiledContext(context.Background(), params, restrictions, BuildOptions{})
+}
+
+// NewCompiledContext is NewCompiled that stops when ctx is done, returning ctx's error,
+// and reports its progress as o says.
+func NewCompiledContext(ctx context.Context, params []Param, restrictions []Restriction, o BuildOptions) (*Space, error) {
 	s := &Space{params: params, restrictions: restrictions, product: 1}
 	seen := map[string]bool{}
 	for i, p := range params {
@@ -116,7 +144,7 @@ func NewCompiled(params []Param, restrictions []Restriction) (*Space, error) {
 			}
 		}
 	}
-	if err := s.build(); err != nil {
+	if err := s.build(ctx, o); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -267,6 +295,24 @@ func (s *Space) SampleIndices(r *rand.Rand, n int) []int {
 	}
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
+}
+
+// SampleInOrder yields n distinct indices drawn uniformly without replacement (all of
+// them when n >= Len), in increasing order, with O(1) memory: selection sampling (Knuth's
+// Algorithm S), for samples too large to hold. Yielding stops when yield returns false.
+func (s *Space) SampleInOrder(r *rand.Rand, n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		need := min(n, s.size)
+		for i := 0; i < s.size && need > 0; i++ {
+			// index i is chosen with probability need / (indices left)
+			if r.IntN(s.size-i) < need {
+				need--
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // GroupOf returns the group (as numbered by Groups) of parameter p.

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -1542,7 +1543,16 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 
 // Space builds the space of valid configurations.
 func (s *Spec) Space() (*space.Space, error) {
-	sp, err := space.NewCompiled(s.Parameters, s.c.restrictions)
+	return s.SpaceContext(context.Background(), space.BuildOptions{})
+}
+
+// SpaceContext is Space that stops when ctx is done, returning ctx's error, and reports
+// the construction's progress as o says.
+func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
+	sp, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions, o)
+	if ctx.Err() != nil && err != nil {
+		return nil, err
+	}
 	if err == nil && sp.Len() == 0 {
 		err = errors.New("no configuration satisfies every restriction; the space is empty")
 	}
@@ -1552,7 +1562,11 @@ func (s *Spec) Space() (*space.Space, error) {
 		// value reaches) is the usual cause.
 		var never []string
 		for i, r := range s.c.restrictions {
-			if alone, err := space.NewCompiled(s.Parameters, s.c.restrictions[i:i+1]); err != nil || alone.Len() == 0 {
+			alone, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions[i:i+1], space.BuildOptions{})
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err != nil || alone.Len() == 0 {
 				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
 			}
 		}

@@ -6,6 +6,7 @@ package t1
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,6 +143,12 @@ func Read(r io.Reader, source string) (*Definition, error) {
 // Space builds the definition's space.
 func (d *Definition) Space() (*space.Space, error) {
 	return expr.NewSpace(d.Params, d.Restrictions)
+}
+
+// SpaceContext is Space that stops when ctx is done, returning ctx's error, and reports
+// the construction's progress as o says.
+func (d *Definition) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
+	return space.NewContext(ctx, d.Params, d.Restrictions, expr.CompileRestriction, o)
 }
 
 func values(raw json.RawMessage) ([]space.Value, error) {
