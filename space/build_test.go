@@ -96,44 +96,83 @@ func TestConstructionWithADoneContextBuildsNothing(t *testing.T) {
 }
 
 func TestSampleInOrderIsUniformDistinctAndIncreasing(t *testing.T) {
-	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(0), space.IntValue(1), space.IntValue(2),
-		space.IntValue(3), space.IntValue(4), space.IntValue(5), space.IntValue(6), space.IntValue(7), space.IntValue(8), space.IntValue(9)}}}
+	values := func(n int) []space.Value {
+		out := make([]space.Value, n)
+		for v := range out {
+			out[v] = space.IntValue(int64(v))
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		size   int
+		n      int
+		draws  int
+		chiMax float64 // mean + 5 sd of chi-square with size-1 degrees of freedom
+	}{
+		{"a large part of the space (Algorithm A)", 10, 3, 20000, 9 + 5*4.2},
+		{"a small part of the space (Algorithm D)", 1000, 10, 20000, 999 + 5*44.7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := space.NewCompiled([]space.Param{{Name: "a", Values: values(tt.size)}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(7, 7))
+			counts := make([]int, s.Len())
+			for range tt.draws {
+				prev, got := -1, 0
+				for i := range s.SampleInOrder(r, tt.n) {
+					if i <= prev || i >= s.Len() {
+						t.Fatalf("index %d after %d: want distinct increasing indices below %d", i, prev, s.Len())
+					}
+					prev = i
+					got++
+					counts[i]++
+				}
+				if got != tt.n {
+					t.Fatalf("drew %d indices, want %d", got, tt.n)
+				}
+			}
+			exp := float64(tt.draws*tt.n) / float64(tt.size)
+			chi := 0.0
+			for _, c := range counts {
+				chi += (float64(c) - exp) * (float64(c) - exp) / exp
+			}
+			if chi > tt.chiMax {
+				t.Errorf("chi-square %.1f (at most %.1f expected): not uniform", chi, tt.chiMax)
+			}
+			all := 0
+			for range s.SampleInOrder(r, tt.size+5) {
+				all++
+			}
+			if all != s.Len() {
+				t.Errorf("a sample larger than the space gave %d indices, want all %d", all, s.Len())
+			}
+		})
+	}
+}
+
+func TestSampleInOrderOfAHugeSpaceTakesTimeInTheSampleNotTheSpace(t *testing.T) {
+	params, _ := sumSpace() // 1e12 configurations, no restriction
 	s, err := space.NewCompiled(params, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(7, 7))
-	counts := make([]int, s.Len())
-	const draws = 20000
-	for range draws {
-		prev, got := -1, 0
-		for i := range s.SampleInOrder(r, 3) {
-			if i <= prev || i >= s.Len() {
-				t.Fatalf("index %d after %d: want distinct increasing indices below %d", i, prev, s.Len())
-			}
-			prev = i
-			got++
-			counts[i]++
+	r := rand.New(rand.NewPCG(1, 2))
+	start := time.Now()
+	prev, got := -1, 0
+	for i := range s.SampleInOrder(r, 200000) {
+		if i <= prev || i >= s.Len() {
+			t.Fatalf("index %d after %d", i, prev)
 		}
-		if got != 3 {
-			t.Fatalf("drew %d indices, want 3", got)
-		}
+		prev, got = i, got+1
 	}
-	// each index is in a sample with probability 3/10: chi-square with 9 degrees of
-	// freedom, mean 9, sd ~4.2
-	exp := float64(draws) * 3 / 10
-	chi := 0.0
-	for _, c := range counts {
-		chi += (float64(c) - exp) * (float64(c) - exp) / exp
+	if got != 200000 {
+		t.Fatalf("drew %d, want 200000", got)
 	}
-	if chi > 9+5*4.2 {
-		t.Errorf("chi-square %.1f over %v: not uniform", chi, counts)
-	}
-	all := 0
-	for range s.SampleInOrder(r, 50) {
-		all++
-	}
-	if all != s.Len() {
-		t.Errorf("a sample larger than the space gave %d indices, want all %d", all, s.Len())
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("200,000 of 1e12 took %v", took)
 	}
 }

@@ -298,20 +298,110 @@ func (s *Space) SampleIndices(r *rand.Rand, n int) []int {
 }
 
 // SampleInOrder yields n distinct indices drawn uniformly without replacement (all of
-// them when n >= Len), in increasing order, with O(1) memory: selection sampling (Knuth's
-// Algorithm S), for samples too large to hold. Yielding stops when yield returns false.
+// them when n >= Len), in increasing order, with O(1) memory and O(n) expected time: Vitter's
+// sequential sampling (Algorithm D, with Algorithm A once the sample is a large part of
+// what is left), for samples too large to hold. Yielding stops when yield returns false.
 func (s *Space) SampleInOrder(r *rand.Rand, n int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		need := min(n, s.size)
-		for i := 0; i < s.size && need > 0; i++ {
-			// index i is chosen with probability need / (indices left)
-			if r.IntN(s.size-i) < need {
-				need--
+		if n <= 0 {
+			return
+		}
+		if n >= s.size {
+			for i := 0; i < s.size; i++ {
 				if !yield(i) {
 					return
 				}
 			}
+			return
 		}
+		sampleD(r, n, s.size, yield)
+	}
+}
+
+// sampleD is Vitter's Algorithm D (ACM TOMS 13(1), 1987): it chooses n of the indices
+// 0..N-1 in increasing order by drawing the gaps between them.
+func sampleD(r *rand.Rand, n, N int, yield func(int) bool) {
+	u := func() float64 { return 1 - r.Float64() } // in (0, 1]
+	const alphaInv = 13                            // Algorithm A takes over when N <= 13n
+	cur := -1
+	nreal, Nreal := float64(n), float64(N)
+	ninv := 1 / nreal
+	vprime := math.Exp(math.Log(u()) * ninv)
+	qu1, qu1real := N-n+1, Nreal-nreal+1
+	threshold := alphaInv * n
+	for n > 1 && threshold < N {
+		nmin1inv := 1 / (nreal - 1)
+		var gap int
+		for {
+			var x float64
+			for {
+				x = Nreal * (1 - vprime)
+				gap = int(x)
+				if gap < qu1 {
+					break
+				}
+				vprime = math.Exp(math.Log(u()) * ninv)
+			}
+			v := u()
+			negS := -float64(gap)
+			y1 := math.Exp(math.Log(v*Nreal/qu1real) * nmin1inv)
+			vprime = y1 * (1 - x/Nreal) * (qu1real / (negS + qu1real))
+			if vprime <= 1 {
+				break // accepted by the squeeze
+			}
+			y2, top := 1.0, Nreal-1
+			var bottom float64
+			var limit int
+			if n-1 > gap {
+				bottom, limit = Nreal-nreal, N-gap
+			} else {
+				bottom, limit = Nreal+negS-1, qu1
+			}
+			for t := N - 1; t >= limit; t-- {
+				y2 = y2 * top / bottom
+				top--
+				bottom--
+			}
+			if Nreal/(Nreal-x) >= y1*math.Exp(math.Log(y2)*nmin1inv) {
+				vprime = math.Exp(math.Log(u()) * nmin1inv)
+				break // accepted
+			}
+			vprime = math.Exp(math.Log(u()) * ninv)
+		}
+		cur += gap + 1
+		if !yield(cur) {
+			return
+		}
+		N -= gap + 1
+		Nreal = float64(N)
+		n--
+		nreal = float64(n)
+		ninv = nmin1inv
+		qu1 -= gap
+		qu1real = float64(qu1)
+		threshold += alphaInv
+	}
+	// Algorithm A: a gap by sequential search
+	top, Nreal := float64(N-n), float64(N)
+	for ; n >= 2; n-- {
+		v := u()
+		gap := 0
+		quot := top / Nreal
+		for quot > v {
+			gap++
+			top--
+			Nreal--
+			quot *= top / Nreal
+		}
+		cur += gap + 1
+		if !yield(cur) {
+			return
+		}
+		Nreal--
+	}
+	if n == 1 {
+		cur += int(Nreal*r.Float64()) + 1
+		yield(cur)
 	}
 }
 

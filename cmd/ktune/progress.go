@@ -14,6 +14,8 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	shown bool
+	// delay holds the first line back: work that ends sooner shows nothing
+	delay time.Duration
 }
 
 func newProgress(w io.Writer, what string) *progress {
@@ -32,6 +34,25 @@ func (p *progress) update(done, total int, info string) {
 		eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(100 * time.Millisecond).String()
 	}
 	fmt.Fprintf(p.w, "\r%d/%d %s, %s, ETA %s   ", done, total, p.what, info, eta)
+	p.shown = true
+}
+
+// fraction shows progress as a fraction of the whole (0 to 1), with the time left
+// estimated from it.
+func (p *progress) fraction(done float64, info string) {
+	now := time.Now()
+	el := now.Sub(p.start)
+	if el < p.delay || done < 1 && now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = now
+	eta := "?"
+	if left := float64(el) / done * (1 - done); done > 0 && left < float64(10000*time.Hour) {
+		eta = time.Duration(left).Round(time.Second).String()
+	} else if done > 0 {
+		eta = "over 10000h"
+	}
+	fmt.Fprintf(p.w, "\r%.3g%% %s, %s, ETA %s   ", 100*done, p.what, info, eta)
 	p.shown = true
 }
 

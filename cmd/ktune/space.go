@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,6 +37,16 @@ configurations a recorded run measured (Kernel Tuner cache, T4 or KTT output).
   sample      --n uniformly random valid configurations (--seed)
   neighbours  the valid neighbours of --config under --neighbourhood
 
+With --json, list, sample and neighbours print a JSON array with one object per
+configuration, {"index": I, "config": {"NAME": VALUE, ...}}: the index in the space and the
+parameters' values, in the parameters' order. Lists are written as they are made, so
+'list --limit 0' of billions of configurations starts printing at once; a sample of more
+than 1,048,576 configurations is drawn in index order rather than shuffled.
+
+Building a space enumerates the combinations its restrictions tie together: Ctrl-C stops
+it (exit status 130), and on a terminal (or with --progress) a construction that takes
+longer than a second shows how much of the product it has enumerated.
+
 --time builds the space --repeat times and reports the fastest and median construction
 time and the process's peak resident memory.`,
 		run: runSpace,
@@ -50,6 +62,7 @@ type spaceFlags struct {
 	seed          uint64
 	config        string
 	neighbourhood string
+	progress      bool
 }
 
 func runSpace(ctx context.Context, env *cliEnv, args []string) error {
@@ -58,6 +71,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	var f spaceFlags
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.timeIt, "time", false, "time the construction")
+	fs.BoolVar(&f.progress, "progress", false, "show the construction's progress even when standard error is not a terminal")
 	countVar(fs, &f.repeat, "repeat", 5, 1, "constructions", "constructions to time with --time")
 	countVar(fs, &f.offset, "offset", 0, 0, "configurations", "list: first index")
 	countVar(fs, &f.limit, "limit", 100, 0, "configurations", "list: configurations to print (0: all)")
@@ -81,9 +95,30 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	var o space.BuildOptions
+	var done float64 // the fraction of the product enumerated, for an interruption's message
+	var prog *progress
+	if f.progress || isTerminal(env.stderr) {
+		prog = newProgress(env.stderr, "of the product enumerated")
+		prog.delay = time.Second // a space built in a blink shows nothing
+	}
+	o.Progress = func(fr float64) {
+		done = fr
+		if prog != nil {
+			prog.fraction(fr, "building "+filepath.Base(path))
+		}
+	}
 	start := time.Now()
-	s, err := build()
+	s, err := build(ctx, o)
+	if prog != nil {
+		prog.finish()
+	}
 	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(env.stderr, "ktune space: interrupted after %s, %.3g%% of the product of %s enumerated\n",
+				time.Since(start).Round(time.Millisecond), 100*done, path)
+			return ctx.Err()
+		}
 		var se *spec.Error
 		if errors.As(err, &se) {
 			return err // it names the file
@@ -93,12 +128,10 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	first := time.Since(start)
 	timing := []time.Duration{first}
 	if f.timeIt {
+		prog = nil
 		for k := 1; k < f.repeat; k++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			start := time.Now()
-			if _, err := build(); err != nil {
+			if _, err := build(ctx, o); err != nil {
 				return err
 			}
 			timing = append(timing, time.Since(start))
@@ -112,17 +145,23 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("--offset %d: the space has %d configurations (indices 0 to %d)", f.offset, s.Len(), s.Len()-1)
 		}
 		end := s.Len()
-		if f.limit > 0 {
-			end = min(end, f.offset+f.limit)
+		if f.limit > 0 && f.limit < end-f.offset {
+			end = f.offset + f.limit
 		}
-		var idx []int
-		for i := f.offset; i < end; i++ {
-			idx = append(idx, i)
-		}
-		return printConfigs(env, s, idx, nil, f.jsonOut)
+		return printConfigs(ctx, env, s, func(yield func(int) bool) {
+			for i := f.offset; i < end && yield(i); i++ {
+			}
+		}, f.jsonOut)
 	case "sample":
 		r := rand.New(rand.NewPCG(f.seed, 0x6b74756e65))
-		return printConfigs(env, s, s.SampleIndices(r, f.n), nil, f.jsonOut)
+		if f.n > s.Len() {
+			fmt.Fprintf(env.stderr, "ktune space: --n %d is more than the space's %d configurations: printing each of them once\n", f.n, s.Len())
+		}
+		if min(f.n, s.Len()) > maxHeldSample {
+			fmt.Fprintf(env.stderr, "ktune space: a sample of more than %d configurations is drawn in index order (it is not held in memory to be shuffled)\n", maxHeldSample)
+			return printConfigs(ctx, env, s, s.SampleInOrder(r, f.n), f.jsonOut)
+		}
+		return printConfigs(ctx, env, s, slices.Values(s.SampleIndices(r, f.n)), f.jsonOut)
 	default:
 		if f.config == "" {
 			return usageErr(env, c, "neighbours needs --config")
@@ -148,13 +187,17 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 			idx = append(idx, i)
 		})
 		slices.Sort(idx)
-		return printConfigs(env, s, idx, nil, f.jsonOut)
+		return printConfigs(ctx, env, s, slices.Values(idx), f.jsonOut)
 	}
 }
 
+// maxHeldSample is the largest sample 'space sample' draws in random order: drawing it
+// holds its indices (a map and a slice, some 50 MB for a million).
+const maxHeldSample = 1 << 20
+
 // loadSpaceBuilder returns a function that builds the space a file defines, so --time can
 // repeat the construction without re-reading the file.
-func loadSpaceBuilder(warn io.Writer, path string) (func() (*space.Space, error), error) {
+func loadSpaceBuilder(warn io.Writer, path string) (func(context.Context, space.BuildOptions) (*space.Space, error), error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -164,7 +207,7 @@ func loadSpaceBuilder(warn io.Writer, path string) (func() (*space.Space, error)
 		if err != nil {
 			return nil, err
 		}
-		return d.Space, nil
+		return d.SpaceContext, nil
 	}
 	if isSpec(path, data) {
 		// the parameters and restrictions only: the kernel sources need not be there
@@ -172,14 +215,20 @@ func loadSpaceBuilder(warn io.Writer, path string) (func() (*space.Space, error)
 		if err != nil {
 			return nil, err
 		}
-		return s.Space, nil
+		return s.SpaceContext, nil
 	}
 	rec, err := openRecording(path)
 	if err != nil {
 		return nil, err
 	}
 	printWarnings(warn, "space", rec.Warnings)
-	return func() (*space.Space, error) { return recordedSpace(rec) }, nil
+	// the configurations a recording holds: as many as it measured, built in no time
+	return func(ctx context.Context, _ space.BuildOptions) (*space.Space, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return recordedSpace(rec)
+	}, nil
 }
 
 // isSpec tells a ktune kernel spec from a recording: YAML files, or JSON with a kernel
@@ -236,26 +285,72 @@ func parseConfig(s *space.Space, text string) (space.Config, error) {
 	return s.ConfigOf(vals)
 }
 
-func printConfigs(env *cliEnv, s *space.Space, idx []int, _ []string, jsonOut bool) error {
+// printConfigs prints the configurations of the indices as they come, one a line, or with
+// jsonOut as a JSON array of {"index": I, "config": {"NAME": VALUE, ...}} objects, one a
+// line: nothing is held, so a list of billions streams. It stops when ctx is done.
+func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter.Seq[int], jsonOut bool) error {
+	w := bufio.NewWriterSize(env.stdout, 64<<10)
 	params := s.Params()
-	var c space.Config
+	var names [][]byte // the parameters' names as JSON strings, followed by ": "
 	if jsonOut {
-		out := make([]map[string]any, 0, len(idx))
-		for _, i := range idx {
-			c = s.At(i, c)
-			m := map[string]any{"index": i}
-			for p, v := range s.Values(c) {
-				m[params[p].Name] = v
-			}
-			out = append(out, m)
+		for _, p := range params {
+			b, _ := json.Marshal(p.Name)
+			names = append(names, append(b, ": "...))
 		}
-		return writeJSON(env, out)
+		w.WriteString("[")
 	}
-	for _, i := range idx {
+	var c space.Config
+	var line []byte
+	n := 0
+	var err error
+	for i := range indices {
+		if n&4095 == 4095 {
+			if err = ctx.Err(); err != nil {
+				break
+			}
+		}
 		c = s.At(i, c)
-		fmt.Fprintf(env.stdout, "%d\t%s\n", i, s.Format(c))
+		line = line[:0]
+		if jsonOut {
+			if n > 0 {
+				line = append(line, ',')
+			}
+			line = append(line, "\n  {\"index\": "...)
+			line = strconv.AppendInt(line, int64(i), 10)
+			line = append(line, `, "config": {`...)
+			for p, v := range c {
+				if p > 0 {
+					line = append(line, ", "...)
+				}
+				line = append(line, names[p]...)
+				b, merr := params[p].Values[v].MarshalJSON()
+				if merr != nil {
+					return fmt.Errorf("configuration %d, parameter %s: %w", i, params[p].Name, merr)
+				}
+				line = append(line, b...)
+			}
+			line = append(line, "}}"...)
+		} else {
+			line = strconv.AppendInt(line, int64(i), 10)
+			line = append(line, '\t')
+			line = append(line, s.Format(c)...)
+			line = append(line, '\n')
+		}
+		if _, err = w.Write(line); err != nil {
+			return err
+		}
+		n++
 	}
-	return nil
+	if jsonOut {
+		if n > 0 {
+			w.WriteString("\n")
+		}
+		w.WriteString("]\n")
+	}
+	if ferr := w.Flush(); ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.Duration, f spaceFlags) error {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeT1 writes a T1 space definition of params parameters of ten values 0..9 each, with
+// the restrictions, and returns its path.
+func writeT1(t *testing.T, names []string, restrictions ...string) string {
+	t.Helper()
+	var ps, cs []string
+	for _, n := range names {
+		ps = append(ps, fmt.Sprintf(`{"Name": %q, "Type": "int", "Values": "list(range(10))"}`, n))
+	}
+	for _, r := range restrictions {
+		cs = append(cs, fmt.Sprintf(`{"Expression": %q}`, r))
+	}
+	path := filepath.Join(t.TempDir(), "space.json")
+	text := fmt.Sprintf(`{"General": {"FormatVersion": "0.0.1"}, "ConfigurationSpace": {"TuningParameters": [%s], "Conditions": [%s]}}`,
+		strings.Join(ps, ", "), strings.Join(cs, ", "))
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSpaceConstructionStopsWhenInterrupted(t *testing.T) {
+	var names []string
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	// a product of 1e12 that only the last parameter's restriction check prunes
+	path := writeT1(t, names, strings.Join(names, "+")+" == 3")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel) // what Ctrl-C does through signal.NotifyContext
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"space", "--progress", path}, &out, &errOut)
+	if code != 130 {
+		t.Fatalf("exit %d, want 130 (interrupted); stderr %q", code, errOut.String())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("stopped %v after the start, interrupted at 200ms", took)
+	}
+	if !strings.Contains(errOut.String(), "interrupted after") || !strings.Contains(errOut.String(), "of the product") {
+		t.Errorf("stderr %q: want it to say the construction was interrupted and how far it got", errOut.String())
+	}
+}
+
+func TestSpaceListJSONKeepsTheIndexApartFromParameters(t *testing.T) {
+	// a parameter named "index" must not hide the configuration's index
+	path := writeT1(t, []string{"index", "x"}, "index < 2", "x == 5")
+	out, errOut, code := ktune(t, "space", "list", path, "--json", "--limit", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got []struct {
+		Index  int            `json:"index"`
+		Config map[string]int `json:"config"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	want := []struct{ index, param int }{{0, 0}, {1, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("%d configurations, want %d:\n%s", len(got), len(want), out)
+	}
+	for k, w := range want {
+		if got[k].Index != w.index || got[k].Config["index"] != w.param || got[k].Config["x"] != 5 {
+			t.Errorf("entry %d = %+v, want index %d with parameter index=%d, x=5", k, got[k], w.index, w.param)
+		}
+	}
+	// an empty page is an empty array, not null
+	if out, _, code := ktune(t, "space", "neighbours", path, "--json", "--config", "index=0,x=5", "--neighbourhood", "adjacent"); code != 0 || strings.TrimSpace(out) == "" {
+		t.Errorf("neighbours --json: exit %d %q", code, out)
+	} else if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 || got[0].Index != 1 {
+		t.Errorf("neighbours --json: %v %+v", err, got)
+	}
+}
+
+// limitedWriter fails once more than n bytes were written: a reader that stopped.
+type limitedWriter struct {
+	n   int
+	buf bytes.Buffer
+}
+
+var errReaderGone = fmt.Errorf("reader gone")
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if w.buf.Len()+len(p) > w.n {
+		return 0, errReaderGone
+	}
+	return w.buf.Write(p)
+}
+
+func TestSpaceListStreamsAListTooLargeToHold(t *testing.T) {
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	path := writeT1(t, names) // 1e10 configurations: the list can only be streamed
+	for _, jsonOut := range []bool{false, true} {
+		args := []string{"space", "list", path, "--limit", "0"}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		w := &limitedWriter{n: 1 << 20}
+		var errOut bytes.Buffer
+		code := run(context.Background(), args, w, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), errReaderGone.Error()) {
+			t.Errorf("json %v: exit %d, stderr %q: want the write error", jsonOut, code, errOut.String())
+		}
+		first := strings.SplitN(w.buf.String(), "\n", 3)
+		want := "0\tp0=0, p1=0, p2=0, p3=0, p4=0, p5=0, p6=0, p7=0, p8=0, p9=0"
+		if jsonOut {
+			want = "[" + "\n" + `  {"index": 0, "config": {"p0": 0, "p1": 0, "p2": 0, "p3": 0, "p4": 0, "p5": 0, "p6": 0, "p7": 0, "p8": 0, "p9": 0}},`
+			first[0] += "\n" + first[1]
+		}
+		if len(first) < 2 || first[0] != want {
+			t.Errorf("json %v: output starts %q, want %q", jsonOut, first[0], want)
+		}
+	}
+}
+
+func TestSpaceSampleSaysWhenTheSpaceIsSmallerThanN(t *testing.T) {
+	path := writeT1(t, []string{"a", "b"}, "a < 2", "b < 2") // 4 configurations
+	out, errOut, code := ktune(t, "space", "sample", path, "--n", "10")
+	if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 4 {
+		t.Fatalf("exit %d, output %q: want the 4 configurations", code, out)
+	}
+	if !strings.Contains(errOut, "--n 10 is more than the space's 4 configurations") {
+		t.Errorf("stderr %q: want it to say the sample was capped", errOut)
+	}
+	if _, errOut, _ := ktune(t, "space", "sample", path, "--n", "4"); errOut != "" {
+		t.Errorf("--n 4 of 4: stderr %q, want nothing", errOut)
+	}
+}
