@@ -56,6 +56,13 @@ Parameters (seed 004), over the successful configurations:
   inputs dependent, totals a lower bound), and for a run of strategy saltelli also the
   Saltelli/Jansen estimates of its design.
 
+An input that cannot be analysed (no successful configuration, say) is reported on standard
+error and the others are analysed and printed; the exit status is then 1, as for 'ktune
+import'.
+
+A bare number is a run id unless a file of that name exists; when both could be meant,
+ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
+
 Figures (--plot DIR, SVG and PNG): minima, centrality, ffg-NAME (the flow graph of spaces up
 to --graph-nodes configurations), significance-NAME, sensitivity-NAME.`,
 		run: runAnalyze,
@@ -154,6 +161,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if len(inputs) > 1 && (f.progress || isTerminal(env.stderr)) {
 		prog = newProgress(env.stderr, "spaces analysed")
 	}
+	var failed []string
 	for i, in := range inputs {
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		r, err := analysis.Analyze(ctx, in, o)
@@ -161,7 +169,13 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			if prog != nil {
 				prog.finish()
 			}
-			return err
+			if ctx.Err() != nil || len(inputs) == 1 {
+				return err
+			}
+			// one space that cannot be analysed does not cost the others
+			fmt.Fprintf(env.stderr, "ktune analyze: %s: %v\n", in.Name, err)
+			failed = append(failed, in.Name)
+			continue
 		}
 		results = append(results, r)
 		if prog != nil {
@@ -170,6 +184,14 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if prog != nil {
 		prog.finish()
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("none of the %d inputs could be analysed", len(inputs))
+	}
+	// the analysed ones are printed, and the exit status says that some were not
+	var errFailed error
+	if len(failed) > 0 {
+		errFailed = fmt.Errorf("%d of %d inputs could not be analysed: %s", len(failed), len(inputs), listSome(failed, 5))
 	}
 	var difficulty []analysis.Difficulty
 	if cells != nil {
@@ -185,11 +207,14 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if f.jsonOut {
-		return writeJSON(env, struct {
+		if err := writeJSON(env, struct {
 			Results    []*analysis.Result    `json:"results"`
 			Difficulty []analysis.Difficulty `json:"difficulty,omitempty"`
 			Figures    []string              `json:"figures,omitempty"`
-		}{results, difficulty, figures})
+		}{results, difficulty, figures}); err != nil {
+			return err
+		}
+		return errFailed
 	}
 	w := env.stdout
 	for i, r := range results {
@@ -205,7 +230,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if len(figures) > 0 {
 		fmt.Fprintf(w, "\nfigures: %d files in %s\n", len(figures), f.plot)
 	}
-	return nil
+	return errFailed
 }
 
 var errNoInput = fmt.Errorf("no input")
@@ -217,7 +242,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 	// A bare number that names no file is a run id, as 'ktune report' reads it.
 	var names []string
 	for _, f := range files {
-		if _, err := strconv.ParseInt(f, 10, 64); err == nil && !fileExists(f) {
+		if _, ok := bareRunID("analyze", f, warn); ok {
 			runs = strings.TrimPrefix(runs+","+f, ",")
 			continue
 		}

@@ -292,3 +292,102 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 		t.Errorf("empirical indices of %d configurations: %+v", r.Valid, r)
 	}
 }
+
+// allFailed is a Kernel Tuner cache in which no configuration succeeded.
+const allFailed = `{"schema_version": "1.0.0", "device_name": "cpu", "kernel_name": "faulty", "problem_size": 4096,
+"tune_params_keys": ["fault", "copy"], "tune_params": {"fault": [1, 2], "copy": [0, 1]}, "objective": "time",
+"cache": {
+"1,0": {"fault": 1, "copy": 0, "time": "CompilationFailedConfig"},
+"1,1": {"fault": 1, "copy": 1, "time": "CompilationFailedConfig"},
+"2,0": {"fault": 2, "copy": 0, "time": "RuntimeFailedConfig"},
+"2,1": {"fault": 2, "copy": 1, "time": "RuntimeFailedConfig"}}}`
+
+func TestAnalyzeAFolderGoesOnPastASpaceWithoutSuccesses(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "allfailed.json"), []byte(allFailed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "pnpoly.json.gz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "analyze", dir, "--bootstrap", "0", "--landscape=false", "--json")
+	if code != 1 {
+		t.Errorf("exit %d, want 1: one input could not be analysed", code)
+	}
+	if !strings.Contains(errOut, "allfailed") || !strings.Contains(errOut, "1 of 2 inputs could not be analysed") {
+		t.Errorf("stderr %q: want the failed input named and counted", errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if len(got.Results) != 1 || got.Results[0].Name != "sub/pnpoly" {
+		t.Errorf("results %+v: want the other space analysed", got.Results)
+	}
+	// alone, the input's own error is the command's
+	_, errOut, code = ktune(t, "analyze", filepath.Join(dir, "allfailed.json"), "--bootstrap", "0")
+	if code != 1 || strings.Contains(errOut, "inputs could not") || !strings.Contains(errOut, "time") {
+		t.Errorf("one input: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestABareNumberIsARunUnlessAFileHasThatName(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", coulomb, "--db", db); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	quick := []string{"--db", db, "--bootstrap", "0", "--graph-nodes", "0"}
+	// no file named 1: the run
+	stdout, errOut, code := ktune(t, append([]string{"report", "1"}, quick...)...)
+	if code != 0 || !strings.Contains(stdout, "wrote report-1.html") || errOut != "" {
+		t.Fatalf("report 1 without a file 1: exit %d, %q, %q", code, stdout, errOut)
+	}
+	if err := os.WriteFile("1", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args     []string
+		wrote    string // the report read: the run (report-1.html) or the file (1.html)
+		analysed string // the name analyze gives it
+		warnsOf1 bool
+	}{
+		{args: []string{"1"}, wrote: "wrote 1.html", analysed: "1", warnsOf1: true},
+		{args: []string{"--run", "1"}, wrote: "wrote report-1.html", analysed: "run 1 directCoulombSum_kernel"},
+		{args: []string{"./1"}, wrote: "wrote ./1.html", analysed: "1"},
+	}
+	for _, tt := range tests {
+		stdout, errOut, code := ktune(t, append(append([]string{"report"}, tt.args...), quick...)...)
+		if code != 0 || !strings.Contains(stdout, tt.wrote) {
+			t.Errorf("report %v: exit %d, %q, %q; want %q", tt.args, code, stdout, errOut, tt.wrote)
+		}
+		warned := strings.Contains(errOut, "warning: 1 is read as the file") && strings.Contains(errOut, "--run 1")
+		if warned != tt.warnsOf1 {
+			t.Errorf("report %v: stderr %q; want a warning: %v", tt.args, errOut, tt.warnsOf1)
+		}
+		stdout, errOut, code = ktune(t, append(append([]string{"analyze", "--landscape=false"}, tt.args...), "--db", db, "--bootstrap", "0", "--json")...)
+		var got analyzeJSON
+		if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || len(got.Results) != 1 {
+			t.Errorf("analyze %v: exit %d, %v, %q", tt.args, code, err, errOut)
+			continue
+		}
+		if got.Results[0].Name != tt.analysed {
+			t.Errorf("analyze %v analysed %q, want %q", tt.args, got.Results[0].Name, tt.analysed)
+		}
+		if warned := strings.Contains(errOut, "warning: 1 is read as the file"); warned != tt.warnsOf1 {
+			t.Errorf("analyze %v: stderr %q; want a warning: %v", tt.args, errOut, tt.warnsOf1)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
-		usage: `(RUN | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
+		usage: `(RUN | --run ID | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
           [--neighbourhood adjacent|Hamming] [--objective NAME] [--graph-nodes N]
 
 Writes one HTML file with every figure embedded, readable offline:
@@ -30,7 +31,10 @@ Writes one HTML file with every figure embedded, readable offline:
   BENCH.json  the output of 'ktune bench --json': competition (wins and losses, heat
               maps), mean fraction of optimum per space, strategy and budget, curves
   FILE        a recorded space (any format 'ktune import' reads): outcomes, best
-              configurations and its analysis`,
+              configurations and its analysis
+
+A bare number is a run id unless a file of that name exists in this folder: then the file
+is read, with a warning; --run ID always names the run, ./NAME always the file.`,
 		run: runReport,
 	})
 }
@@ -38,6 +42,7 @@ Writes one HTML file with every figure embedded, readable offline:
 func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("report")
 	fs := newFlags(env, c)
+	runID := fs.String("run", "", "report this run of the results database (a bare RUN names a file when one of that name exists)")
 	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html)")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
@@ -49,7 +54,14 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if *runID != "" {
+		if len(pos) != 0 {
+			return usageErr(env, c, "give --run or one run id, benchmark JSON or recorded file, not both")
+		}
+		if _, err := strconv.ParseInt(*runID, 10, 64); err != nil {
+			return usageErr(env, c, "--run %q: not a run id", *runID)
+		}
+	} else if len(pos) != 1 {
 		return usageErr(env, c, "give one run id, benchmark JSON or recorded file")
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
@@ -70,10 +82,19 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err := checkOutputs(output{"-o", *out, false}); err != nil {
 		return err
 	}
-	arg := pos[0]
+	var arg string
+	id, isRun := int64(0), false
+	if *runID != "" {
+		arg = *runID
+		id, _ = strconv.ParseInt(arg, 10, 64)
+		isRun = true
+	} else {
+		arg = pos[0]
+		id, isRun = bareRunID("report", arg, env.stderr)
+	}
 	var page *report.Page
 	name := arg
-	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && !fileExists(arg) {
+	if isRun {
 		st, err := openStoredRun(ctx, *db)
 		if err != nil {
 			return err
@@ -112,6 +133,22 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "wrote %s\n", path)
 	return nil
+}
+
+// bareRunID reads a bare argument of 'ktune report' or 'ktune analyze': a whole number is
+// a run id unless a file of that name exists. Then the file is meant, and a warning says
+// how to name the run instead (--run ID) or the file without the warning (./NAME).
+func bareRunID(cmd, arg string, warn io.Writer) (int64, bool) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if fileExists(arg) {
+		fmt.Fprintf(warn, "ktune %s: warning: %s is read as the file of that name in this folder, not as run %d; give --run %d for the run, or ./%s for the file\n",
+			cmd, arg, id, id, arg)
+		return 0, false
+	}
+	return id, true
 }
 
 func fileExists(p string) bool {
