@@ -18,7 +18,8 @@ import (
 // convergenceSection draws the objective of every evaluation in the order the run made
 // them and the best found so far; nil when nothing succeeded.
 func convergenceSection(rec *result.Recording) (*Section, error) {
-	var pts, best plotter.XYs
+	var all, best plotter.XYs
+	var improved []bool // whether each successful evaluation improved the best so far
 	cur := math.NaN()
 	failed := 0
 	for i := range rec.Evaluations {
@@ -28,17 +29,36 @@ func convergenceSection(rec *result.Recording) (*Section, error) {
 			continue
 		}
 		x := float64(i + 1)
-		pts = append(pts, plotter.XY{X: x, Y: e.Objective})
-		if math.IsNaN(cur) || rec.Maximize && e.Objective > cur || !rec.Maximize && e.Objective < cur {
+		all = append(all, plotter.XY{X: x, Y: e.Objective})
+		better := math.IsNaN(cur) || rec.Maximize && e.Objective > cur || !rec.Maximize && e.Objective < cur
+		improved = append(improved, better)
+		if better {
 			if !math.IsNaN(cur) {
 				best = append(best, plotter.XY{X: x, Y: cur}) // a step, not a slope
 			}
 			cur = e.Objective
+			best = append(best, plotter.XY{X: x, Y: cur})
 		}
-		best = append(best, plotter.XY{X: x, Y: cur})
 	}
-	if len(pts) == 0 {
+	if len(all) == 0 {
 		return nil, nil
+	}
+	// the best so far is a step line: its corners draw it whole
+	if last := all[len(all)-1]; best[len(best)-1].X != last.X {
+		best = append(best, plotter.XY{X: last.X, Y: cur})
+	}
+	// A long run's evaluations are thinned to a few thousand (the improvements, the worst
+	// and an even spread), so that the page stays small and draws the same picture.
+	worst := 0
+	for k, p := range all {
+		if rec.Maximize && p.Y < all[worst].Y || !rec.Maximize && p.Y > all[worst].Y {
+			worst = k
+		}
+	}
+	keep := figure.Thin(len(all), figure.MaxPoints, func(k int) bool { return improved[k] || k == worst })
+	pts := make(plotter.XYs, len(keep))
+	for k, i := range keep {
+		pts[k] = all[i]
 	}
 	obj := rec.Objective
 	if obj == "" {
@@ -75,7 +95,12 @@ func convergenceSection(rec *result.Recording) (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	fig, err := FigureFile(files[0], fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue); %d failed evaluations not drawn", obj, failed))
+	caption := fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue); %d failed evaluations not drawn", obj, failed)
+	if len(pts) < len(all) {
+		caption = fmt.Sprintf("%s of the successful evaluations (grey: %d of %d, every improvement and an even spread) and the best so far (blue); %d failed evaluations not drawn",
+			obj, len(pts), len(all), failed)
+	}
+	fig, err := FigureFile(files[0], caption)
 	if err != nil {
 		return nil, err
 	}
