@@ -70,7 +70,15 @@ name the file's strategy.`,
 	})
 }
 
-func runTune(ctx context.Context, env *cliEnv, args []string) error {
+func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
+	said := false // whether an interruption has been reported
+	defer func() {
+		// an interruption before the search (building the space, starting the workers, the
+		// reference, the default configuration) is still said, as a later one is
+		if errors.Is(err, context.Canceled) && !said {
+			fmt.Fprintln(env.stderr, "ktune tune: interrupted before the search began; run the same command again to start it (anything measured is kept)")
+		}
+	}()
 	c := lookup("tune")
 	fs := newFlags(env, c)
 	name := fs.String("strategy", "auto", "search strategy (see 'ktune help strategies'; auto picks the best for the budget)")
@@ -269,6 +277,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", run.ID)
+		said = true
 		return runErr
 	}
 	if rep.BestObjective == nil && rep.Evaluations > 0 {

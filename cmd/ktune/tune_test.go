@@ -527,3 +527,15 @@ func TestARunLeftRunningByADeadProcessIsMarkedInterrupted(t *testing.T) {
 		t.Errorf("run 1 is %s, want interrupted", info.Status)
 	}
 }
+
+// An interruption before the search (here: before anything starts) is said, as one during
+// the search is, not left to the exit status alone.
+func TestTuneInterruptedBeforeTheSearchSaysSo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--db", filepath.Join(t.TempDir(), "k.db")}, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "interrupted before the search began") {
+		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+}
