@@ -24,8 +24,9 @@ Lists the runs stored in the results database, oldest first: the id that 'ktune 
 run (a tuning on a device, a simulation, an import and the file it came from), its status
 (a tuning that no ktune process holds any more, because it was killed, reads as
 interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy and seed,
-the number of evaluations stored, and the best successful objective value with the
-configuration that reached it. Filters match exactly. Nothing is written to the database.`,
+the number of evaluations stored (and how many succeeded), and the best successful
+objective value (with the configuration that reached it in --json). Filters match exactly.
+Nothing is written to the database.`,
 		run: runRuns,
 	})
 }
