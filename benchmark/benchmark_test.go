@@ -326,6 +326,24 @@ func TestCurveNamesNeverCollide(t *testing.T) {
 	if len(files) != 2*6 {
 		t.Errorf("%d files for 6 spaces: %v", len(files), files)
 	}
+	// kernels "a b" and "a_b" (two spaces each) have heat maps of their own
+	var two []Cell
+	for _, sp := range []string{"a b/x", "a b/y", "a_b/x", "a_b/y"} {
+		for _, st := range []string{"s", "t"} {
+			two = append(two, Cell{Strategy: st, Space: sp, Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6}})
+		}
+	}
+	all, err := Figures(two, 0.05, DefaultSplit, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenFile := map[string]bool{}
+	for _, f := range all {
+		if seenFile[f] {
+			t.Errorf("%s is written twice", f)
+		}
+		seenFile[f] = true
+	}
 }
 
 // The curves' 95% band is Student's t interval of the mean: at 3 runs t(0.975, 2) = 4.303,

@@ -385,6 +385,8 @@ func Figures(cells []Cell, alpha float64, split int, dir string) ([]string, erro
 		return files, err
 	}
 	kernels, _ := Kernels(cells)
+	// a kernel's heat maps carry the name its curves have, which no other kernel's shares
+	_, kernelCurves := CurveNames(cells)
 	drawRanges := func(cells []Cell, name, scope string) error {
 		for _, r := range CompetitionRanges(split) {
 			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
@@ -406,7 +408,7 @@ func Figures(cells []Cell, alpha float64, split int, dir string) ([]string, erro
 					mine = append(mine, c)
 				}
 			}
-			if err := drawRanges(mine, k+"-", k); err != nil {
+			if err := drawRanges(mine, strings.TrimPrefix(kernelCurves[k], "curves-kernel-")+"-", k); err != nil {
 				return files, err
 			}
 		}
