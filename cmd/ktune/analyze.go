@@ -173,7 +173,11 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 				return err
 			}
 			// one space that cannot be analysed does not cost the others
-			fmt.Fprintf(env.stderr, "ktune analyze: %s: %v\n", in.Name, err)
+			msg := err.Error()
+			if !strings.HasPrefix(msg, in.Name+":") {
+				msg = in.Name + ": " + msg
+			}
+			fmt.Fprintf(env.stderr, "ktune analyze: %s\n", msg)
 			failed = append(failed, in.Name)
 			continue
 		}

@@ -324,6 +324,12 @@ func TestAnalyzeAFolderGoesOnPastASpaceWithoutSuccesses(t *testing.T) {
 	if !strings.Contains(errOut, "allfailed") || !strings.Contains(errOut, "1 of 2 inputs could not be analysed") {
 		t.Errorf("stderr %q: want the failed input named and counted", errOut)
 	}
+	if strings.Count(errOut, "allfailed:") != 1 {
+		t.Errorf("stderr %q: want the failed input named once", errOut)
+	}
+	if _, _, code := ktune(t, "analyze", dir, "--bootstrap", "0", "--landscape=false"); code != 1 {
+		t.Errorf("text output: exit %d, want 1 as with --json", code)
+	}
 	var got analyzeJSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %q", err, out)
