@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 )
 
@@ -33,22 +34,22 @@ Nothing is written to the database.`,
 
 // runSummary is one line of 'ktune runs', and its JSON.
 type runSummary struct {
-	ID          int64             `json:"id"`
-	Kind        store.RunKind     `json:"kind"`
-	Status      store.RunStatus   `json:"status"`
-	Kernel      string            `json:"kernel"`
-	Device      string            `json:"device"`
-	Strategy    string            `json:"strategy,omitempty"`
-	Seed        uint64            `json:"seed,omitempty"`
-	Source      string            `json:"source,omitempty"`
-	Objective   string            `json:"objective"`
-	Maximize    bool              `json:"maximize"`
-	Started     time.Time         `json:"started"`
-	Finished    *time.Time        `json:"finished,omitempty"`
-	Evaluations int               `json:"evaluations"`
-	Succeeded   int               `json:"succeeded"`
-	Best        *float64          `json:"best,omitempty"`
-	BestConfig  map[string]string `json:"best_configuration,omitempty"`
+	ID          int64                  `json:"id"`
+	Kind        store.RunKind          `json:"kind"`
+	Status      store.RunStatus        `json:"status"`
+	Kernel      string                 `json:"kernel"`
+	Device      string                 `json:"device"`
+	Strategy    string                 `json:"strategy,omitempty"`
+	Seed        uint64                 `json:"seed,omitempty"`
+	Source      string                 `json:"source,omitempty"`
+	Objective   string                 `json:"objective"`
+	Maximize    bool                   `json:"maximize"`
+	Started     time.Time              `json:"started"`
+	Finished    *time.Time             `json:"finished,omitempty"`
+	Evaluations int                    `json:"evaluations"`
+	Succeeded   int                    `json:"succeeded"`
+	Best        *float64               `json:"best,omitempty"`
+	BestConfig  map[string]space.Value `json:"best_configuration,omitempty"`
 }
 
 func runRuns(ctx context.Context, env *cliEnv, args []string) error {
@@ -157,9 +158,9 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 		v := best.Objective
 		s.Best = &v
 		if sp, err := st.Space(ctx, r.SpaceID); err == nil && len(sp.Params) == len(best.Config) {
-			s.BestConfig = map[string]string{}
+			s.BestConfig = map[string]space.Value{}
 			for p, val := range best.Config {
-				s.BestConfig[sp.Params[p].Name] = val.String()
+				s.BestConfig[sp.Params[p].Name] = val
 			}
 		}
 	}

@@ -33,12 +33,22 @@ func TestRunsListsTheStoredRuns(t *testing.T) {
 		t.Fatalf("runs:\n%s", out)
 	}
 	out, _, code = ktune(t, "runs", "--db", db, "--kernel", "vector_add", "--json")
-	var got []runSummary
+	var got []struct {
+		ID          int64          `json:"id"`
+		Objective   string         `json:"objective"`
+		Evaluations int            `json:"evaluations"`
+		Best        *float64       `json:"best"`
+		BestConfig  map[string]any `json:"best_configuration"`
+	}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}
 	if len(got) != 1 || got[0].ID != 2 || got[0].Evaluations == 0 || got[0].Best == nil || len(got[0].BestConfig) == 0 || got[0].Objective != "time" {
 		t.Fatalf("%+v", got)
+	}
+	// values keep their type: numbers stay numbers
+	if _, isNumber := got[0].BestConfig["block_size_x"].(float64); !isNumber {
+		t.Errorf("best configuration %v: want block_size_x as a number", got[0].BestConfig)
 	}
 	// the best is the one import reported: the smallest time among the run's successes
 	if want := fmt.Sprintf("best %v ms", *got[0].Best); !strings.Contains(imported, want) {
