@@ -775,7 +775,10 @@ func (c *compiler) power(l, r cexpr, a, b func(*Env) float64) cexpr {
 	if r.konst {
 		k = b(nil)
 	}
-	if nk == kInt && !(r.konst && k >= 0) {
+	switch {
+	case nk == kInt && r.konst && k < 0:
+		nk = kFloat // an int to a negative int power is a float: 1 ** -1 is 1.0
+	case nk == kInt && !r.konst:
 		nk = kAny // 2 ** n is a float when n < 0
 	}
 	lb, lok := l.magnitude()

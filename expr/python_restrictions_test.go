@@ -47,6 +47,10 @@ func pyParams() []space.Param {
 func TestRestrictionsFollowPython(t *testing.T) {
 	tests := []struct{ src, names, want string }{
 		{"a ** b > 0.5", "a b", "0001010000101001010100001000111111100011110001111"},
+		// an int to a negative int power is a float, which & refuses
+		{"b ** -1 & 1", "b", "0000000"},
+		{"a ** -1 != 1 and a ** -1 & 0 == 0", "a", "0000000"},
+		{"a ** -2 == 0.25", "a", "0100010"},
 		{"a ** b == 1", "a b", "0001000000100001010100001000111111100010000001000"},
 		{"2.0 ** (a*200) > 1", "a", "0000111"},
 		{"2 ** (a*200.0) > 1", "a", "0000111"},
