@@ -32,7 +32,10 @@ type Bench struct {
 // and per space, strategy and budget, and the curves (Fig. 2).
 func BenchPage(b *Bench, source string) (*Page, error) {
 	if len(b.Cells) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark cells", source)
+		if b.Interrupted != "" {
+			return nil, fmt.Errorf("%s: the benchmark finished no cell (%s): nothing to report", source, b.Interrupted)
+		}
+		return nil, fmt.Errorf("%s: a benchmark without cells: nothing to report", source)
 	}
 	if b.Alpha == 0 {
 		b.Alpha = 0.05

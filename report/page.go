@@ -82,7 +82,11 @@ func (p *Page) WriteFile(path string) error {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>

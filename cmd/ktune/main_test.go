@@ -574,6 +574,14 @@ func TestBenchInterruptedBeforeItsFirstCell(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "random") {
 		t.Fatalf("resume: exit %d: %s%s", code, out, errOut)
 	}
+	// its report says why there is nothing to report, rather than not knowing the file
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ktune(t, "report", empty, "-o", filepath.Join(dir, "r.html")); code != 1 || !strings.Contains(errOut, "finished no cell") {
+		t.Errorf("report of it: exit %d: %s", code, errOut)
+	}
 }
 
 // bench --resume takes the cells of an earlier --json output and prints the tables a whole

@@ -162,8 +162,17 @@ func benchJSON(data []byte) (*report.Bench, bool) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, false
 	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(data, &keys) != nil {
+		return nil, false
+	}
+	_, cells := keys["cells"]
+	_, competition := keys["competition"]
+	if !cells || !competition {
+		return nil, false
+	}
 	var b report.Bench
-	if err := json.Unmarshal(data, &b); err != nil || len(b.Cells) == 0 {
+	if err := json.Unmarshal(data, &b); err != nil {
 		return nil, false
 	}
 	return &b, true
