@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -102,7 +103,7 @@ func (o Options) Float(name string, def float64) (float64, error) {
 	}
 	if parse {
 		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, fmt.Errorf("option %s: %q is not a number", name, s)
 		}
 	}

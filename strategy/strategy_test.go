@@ -148,7 +148,7 @@ func TestOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
 			t.Errorf("Int(%v): %v, want out of range", v, err)
 		}
 	}
-	for _, v := range []any{"NaN", "inf", "-Inf", math.NaN(), math.Inf(1)} {
+	for _, v := range []any{"NaN", "inf", "-Inf", math.NaN(), math.Inf(1), "1e309"} {
 		if _, err := (Options{"x": v}).Float("x", 0); err == nil || !strings.Contains(err.Error(), "finite") {
 			t.Errorf("Float(%v): %v, want not finite", v, err)
 		}

@@ -214,7 +214,10 @@ func inspect(path string) (readOnly string, err error) {
 		return "", fmt.Errorf("%s is a directory, not a database file", path)
 	case err == nil:
 		if !writable(path, fi) {
-			return fmt.Sprintf("the file %s is read-only (mode %s)", path, fi.Mode().Perm()), nil
+			if fi.Mode().Perm()&0o222 == 0 {
+				return fmt.Sprintf("the file %s is read-only (mode %s)", path, fi.Mode().Perm()), nil
+			}
+			return fmt.Sprintf("the file %s is not writable by this user (mode %s)", path, fi.Mode().Perm()), nil
 		}
 		dfi, err := os.Stat(dir)
 		if err == nil && !writable(dir, dfi) && !sideFilesWritable(path) {
