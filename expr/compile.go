@@ -396,6 +396,12 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 		v, err := interp(n, nil)
 		if err != nil {
 			if e, ok := err.(*evalErr); ok {
+				if e.raise {
+					// Python raises only where it computes this, which a guard before it
+					// ('a == 1 or 1 // 0 == 0') may prevent: a configuration that reaches
+					// it is not satisfied, as with any exception.
+					return cexpr{typ: cNum, nk: kAny, num: fault}, nil
+				}
 				return cexpr{}, &Error{Expr: c.src, Pos: e.pos, Msg: e.msg}
 			}
 			return cexpr{}, err

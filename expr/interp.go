@@ -14,12 +14,23 @@ import (
 type evalErr struct {
 	pos int
 	msg string
+	// raise marks an exception Python raises while computing (division by zero,
+	// overflow, an operand of the wrong type, a negative shift), which a guard such as
+	// 'a == 1 or 1 // 0 == 0' may keep Python from reaching; the others (an unknown name
+	// or function, a wrong number of arguments, an integer beyond 64 bits) are mistakes in
+	// the expression or limits of ktune.
+	raise bool
 }
 
 func (e *evalErr) Error() string { return e.msg }
 
 func ierrf(n Node, format string, args ...any) error {
 	return &evalErr{pos: n.Pos(), msg: fmt.Sprintf(format, args...)}
+}
+
+// raisef is ierrf for an exception Python raises while computing (evalErr.raise).
+func raisef(n Node, format string, args ...any) error {
+	return &evalErr{pos: n.Pos(), msg: fmt.Sprintf(format, args...), raise: true}
 }
 
 // EvalValues evaluates a constant list expression, as T1 files write parameter values
@@ -148,7 +159,7 @@ func interp(n Node, vars map[string]any) (any, error) {
 		}
 		i, f, isInt, ok := numeric(x)
 		if !ok || (t.op == "~" && !isInt) {
-			return nil, ierrf(t, "bad operand type for unary %s: %s", t.op, typeName(x))
+			return nil, raisef(t, "bad operand type for unary %s: %s", t.op, typeName(x))
 		}
 		switch {
 		case t.op == "~":
@@ -427,9 +438,9 @@ func errBig(n Node) error {
 func floatToInt(n Node, f float64) (any, error) {
 	switch {
 	case math.IsInf(f, 0):
-		return nil, ierrf(n, "cannot convert float infinity to integer")
+		return nil, raisef(n, "cannot convert float infinity to integer")
 	case math.IsNaN(f):
-		return nil, ierrf(n, "cannot convert float NaN to integer")
+		return nil, raisef(n, "cannot convert float NaN to integer")
 	case f < -0x1p63 || f >= 0x1p63:
 		return nil, errBig(n)
 	}
@@ -453,7 +464,7 @@ func roundDigits(t *call, x, digits any) (any, error) {
 	}
 	r, ok := roundFloatDigits(f, n)
 	if !ok {
-		return nil, ierrf(t, "rounded value too large to represent")
+		return nil, raisef(t, "rounded value too large to represent")
 	}
 	return r, nil
 }
@@ -491,7 +502,7 @@ func binop(t *binary, l, r any) (any, error) {
 	li, lf, lInt, lok := numeric(l)
 	ri, rf, rInt, rok := numeric(r)
 	if !lok || !rok || (isBitwise(t.op) && (!lInt || !rInt)) {
-		return nil, ierrf(t, "unsupported operand types for %s: %s and %s", t.op, typeName(l), typeName(r))
+		return nil, raisef(t, "unsupported operand types for %s: %s and %s", t.op, typeName(l), typeName(r))
 	}
 	if isBitwise(t.op) {
 		lb, lBool := l.(bool)
@@ -507,6 +518,9 @@ func binop(t *binary, l, r any) (any, error) {
 			return lb != rb, nil
 		}
 		v, msg := intBitwise(t.op, li, ri)
+		if msg == "negative shift count" {
+			return nil, raisef(t, "%s", msg)
+		}
 		if msg != "" {
 			return nil, ierrf(t, "%s", msg)
 		}
@@ -537,12 +551,12 @@ func binop(t *binary, l, r any) (any, error) {
 			return int64(0), nil
 		case "/":
 			if ri == 0 {
-				return nil, ierrf(t, "division by zero")
+				return nil, raisef(t, "division by zero")
 			}
 			return lf / rf, nil
 		case "//", "%":
 			if ri == 0 {
-				return nil, ierrf(t, "integer division or modulo by zero")
+				return nil, raisef(t, "integer division or modulo by zero")
 			}
 			q, m := li/ri, li%ri
 			if m != 0 && (m < 0) != (ri < 0) {
@@ -573,23 +587,23 @@ func binop(t *binary, l, r any) (any, error) {
 		return lf * rf, nil
 	case "/":
 		if rf == 0 {
-			return nil, ierrf(t, "float division by zero")
+			return nil, raisef(t, "float division by zero")
 		}
 		return lf / rf, nil
 	case "//":
 		if rf == 0 {
-			return nil, ierrf(t, "float floor division by zero")
+			return nil, raisef(t, "float floor division by zero")
 		}
 		return floorDiv(lf, rf), nil
 	case "%":
 		if rf == 0 {
-			return nil, ierrf(t, "float modulo by zero")
+			return nil, raisef(t, "float modulo by zero")
 		}
 		return pyMod(lf, rf), nil
 	case "**":
 		v, msg := floatPow(lf, rf)
 		if msg != "" {
-			return nil, ierrf(t, "%s", msg)
+			return nil, raisef(t, "%s", msg)
 		}
 		return v, nil
 	}
@@ -644,7 +658,7 @@ func cmpValues(n Node, op string, l, r any) (bool, error) {
 			eq := l == nil && r == nil
 			return eq == (op == "=="), nil
 		}
-		return false, ierrf(n, "%s not supported between %s and %s", op, typeName(l), typeName(r))
+		return false, raisef(n, "%s not supported between %s and %s", op, typeName(l), typeName(r))
 	}
 	li, _, lInt, _ := numeric(l)
 	ri, _, rInt, _ := numeric(r)

@@ -47,6 +47,13 @@ func pyParams() []space.Param {
 func TestRestrictionsFollowPython(t *testing.T) {
 	tests := []struct{ src, names, want string }{
 		{"a ** b > 0.5", "a b", "0001010000101001010100001000111111100011110001111"},
+		// a constant part that raises does so only where Python reaches it
+		{"a == 1 or 1 // 0 == 0", "a", "0000100"},
+		{"1 // 0 if a == 2 else a == 1", "a", "0000100"},
+		{"a == 1 or 2.0 ** 2000 > 0", "a", "0000100"},
+		{"a > 2 or (1.5 & 1) == 1", "a", "0000001"},
+		{"a < 0 and 0 ** -1 > 1", "a", "0000000"},
+		{"a == 0 or 1 << -1", "a", "0001000"},
 		// an int to a negative int power is a float, which & refuses
 		{"b ** -1 & 1", "b", "0000000"},
 		{"a ** -1 != 1 and a ** -1 & 0 == 0", "a", "0000000"},

@@ -62,7 +62,8 @@ Restrictions (a configuration is valid when every restriction is true):
   functions    min max abs int float round bool; round(x, n) rounds halves to even
   values       integers, floats, 'strings', "strings", True, False
 A restriction that would raise in Python is not satisfied: division by zero, 0 ** -1,
-a float ** that overflows, a bitwise operator on a float, a negative shift count.
+a float ** that overflows, a bitwise operator on a float, a negative shift count;
+only where Python would reach it: 'a == 1 or 1 // 0 == 0' holds where a is 1.
 Integers are exact below 2**53; a restriction whose integers reach it (Python's are
 unbounded) stops the space's construction with an error naming the configuration.
 Names are parameter names; an unknown name is an error that suggests the closest one.
