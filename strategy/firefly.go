@@ -48,9 +48,10 @@ func newFirefly(opts Options) (Strategy, error) {
 	if s.alpha, err = opts.Float("alpha", 0.2); err != nil {
 		return nil, err
 	}
+	if err := checkPopulation("popsize", s.n, 1); err != nil {
+		return nil, err
+	}
 	switch {
-	case checkPopulation("popsize", s.n, 1) != nil:
-		return nil, checkPopulation("popsize", s.n, 1)
 	case s.b0 < 0:
 		return nil, fmt.Errorf("option B0: %v, want at least 0", s.b0)
 	case s.alpha < 0:

@@ -83,9 +83,10 @@ func gaResolve(o Options, budget int) (gaParams, error) {
 	if g.elite, err = o.Int("elitism", 1); err != nil {
 		return g, err
 	}
+	if err := checkPopulation("popsize", g.pop, 2); err != nil {
+		return g, err
+	}
 	switch {
-	case checkPopulation("popsize", g.pop, 2) != nil:
-		return g, checkPopulation("popsize", g.pop, 2)
 	case g.mutation < 0 || g.mutation > 1:
 		return g, fmt.Errorf("option mutation: %v, want a chance in [0, 1]", g.mutation)
 	case g.tour < 1:

@@ -162,17 +162,9 @@ func benchJSON(data []byte) (*report.Bench, bool) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, false
 	}
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(data, &keys) != nil {
-		return nil, false
-	}
-	_, cells := keys["cells"]
-	_, competition := keys["competition"]
-	if !cells || !competition {
-		return nil, false
-	}
+	// both lists are present, if empty, in a benchmark's output ([] decodes as non-nil)
 	var b report.Bench
-	if err := json.Unmarshal(data, &b); err != nil {
+	if err := json.Unmarshal(data, &b); err != nil || b.Cells == nil || b.Scores == nil {
 		return nil, false
 	}
 	return &b, true
