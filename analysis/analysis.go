@@ -219,7 +219,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		res.Millis["sobol"] = ms(time.Since(start))
 		if in.Run != nil && in.Run.Strategy == "saltelli" {
 			start = time.Now()
-			s, err := saltelliOf(in.Run, rec, value)
+			s, err := saltelliOf(in.Run, rec, value, so)
 			if err != nil {
 				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
 			}
@@ -319,8 +319,6 @@ func fullSize(rec *result.Recording) int {
 	return sp.Len()
 }
 
-// saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
-// run's seed, budget and options, and estimates the indices from its evaluations.
 // minSaltelliSamples is the fewest base samples of a Saltelli design whose estimates are
 // given without a warning.
 const minSaltelliSamples = 32
@@ -329,7 +327,11 @@ const minSaltelliSamples = 32
 // from.
 const minEmpiricalSobol = 30
 
-func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64) (*sensitivity.Sobol, error) {
+// saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
+// run's seed, budget and options, and estimates the indices from its evaluations. Its
+// intervals take their resamples and seed from so (the analysis's --bootstrap and --seed),
+// as the empirical indices do.
+func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64, so sensitivity.Options) (*sensitivity.Sobol, error) {
 	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
 	if err != nil {
 		return nil, err
@@ -356,6 +358,7 @@ func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Ev
 	if err != nil {
 		return nil, err
 	}
+	d.Bootstrap, d.Seed = so.Resamples(), so.Seed
 	byIndex := map[int]float64{}
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]

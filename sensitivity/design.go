@@ -68,7 +68,7 @@ func NewDesign(sp *space.Space, n int, o Options) (*Design, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
-	d := &Design{N: n, Subset: subset, SecondOrder: o.SecondOrder && len(subset) >= 2, Seed: o.Seed, Bootstrap: o.resamples()}
+	d := &Design{N: n, Subset: subset, SecondOrder: o.SecondOrder && len(subset) >= 2, Seed: o.Seed, Bootstrap: o.Resamples()}
 	for _, p := range params {
 		d.Params = append(d.Params, p.Name)
 	}

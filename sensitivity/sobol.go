@@ -104,7 +104,9 @@ type Options struct {
 }
 
 // resamples returns the bootstrap count o asks for.
-func (o Options) resamples() int {
+// Resamples is the number of bootstrap resamples o asks for: DefaultBootstrap for 0, none
+// for a negative number.
+func (o Options) Resamples() int {
 	switch {
 	case o.Bootstrap == 0:
 		return DefaultBootstrap

@@ -56,7 +56,7 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	s.Samples = len(rows)
 	s.Note = t.note(method)
 	point := t.indices(nil, newScratch(t))
-	B := o.resamples()
+	B := o.Resamples()
 	var reps [][]float64
 	if B > 0 {
 		reps = bootstrap(B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {

@@ -33,8 +33,9 @@ type analyzeJSON struct {
 			Method string `json:"method"`
 		} `json:"sobol"`
 		Saltelli *struct {
-			Method  string `json:"method"`
-			Samples int    `json:"samples"`
+			Method    string `json:"method"`
+			Samples   int    `json:"samples"`
+			Bootstrap int    `json:"bootstrap"`
 		} `json:"saltelli"`
 	} `json:"results"`
 	Difficulty []struct {
@@ -282,6 +283,21 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 	r := got.Results[0]
 	if r.Saltelli == nil || r.Saltelli.Method != "saltelli" || r.Saltelli.Samples == 0 {
 		t.Fatalf("no Saltelli estimate from the run: %+v", r.Saltelli)
+	}
+	if r.Saltelli.Bootstrap != 20 {
+		t.Errorf("the Saltelli intervals took %d resamples, not --bootstrap's 20", r.Saltelli.Bootstrap)
+	}
+	// --bootstrap 0: no intervals, for the design's estimates too
+	out, errOut, code = ktune(t, "analyze", "1", "--db", db, "--bootstrap", "0", "--json")
+	if code != 0 {
+		t.Fatalf("analyze --bootstrap 0: %s", errOut)
+	}
+	var none analyzeJSON
+	if err := json.Unmarshal([]byte(out), &none); err != nil {
+		t.Fatal(err)
+	}
+	if s := none.Results[0].Saltelli; s == nil || s.Bootstrap != 0 {
+		t.Errorf("--bootstrap 0 gave the Saltelli estimate intervals: %+v", s)
 	}
 	// a design of a few base samples is noise: said beside its estimates
 	if r.Saltelli.Samples < 32 && !strings.Contains(strings.Join(r.Warnings, "\n"), "its estimates are noise") {
