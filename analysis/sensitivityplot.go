@@ -46,7 +46,7 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	if maximize {
 		better, verb = "higher", "raise it"
 	}
-	p.Title.Text = fmt.Sprintf("sensitivity.Correlation with %s (%s is better)", objective, better)
+	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
 	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
 	p.X.Min, p.X.Max = -1, 1
 	labels := make([]string, len(sorted))
@@ -108,7 +108,7 @@ func plotSensitivity(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("sensitivity.Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
 	var errs plotter.XYs
@@ -156,7 +156,7 @@ func plotSensitivity(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	p.Add(plotter.NewGrid())
 	p.Y.Min, p.Y.Max = math.Min(0, minIndex(s)), top*1.05
 	p.NominalX(s.Params...)
-	// sensitivity.Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
+	// Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
 	longest := 0
 	for _, n := range s.Params {
 		longest = max(longest, len(n))
@@ -198,7 +198,7 @@ func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	pairs = pairs[:min(10, len(pairs))]
 	slices.Reverse(pairs)
 	p := plot.New()
-	p.Title.Text = "Strongest parameter interactions (second-order sensitivity.Sobol indices)"
+	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices)"
 	p.X.Label.Text = "share of the objective's variance due to the pair beyond each parameter alone"
 	labels := make([]string, len(pairs))
 	var errs plotter.XYs

@@ -81,17 +81,17 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 		svg := string(b)
 		switch filepath.Base(f) {
 		case "significance.svg":
-			for _, label := range []string{"lower is better", "blue", "block_size_x", "tile_size"} {
+			for _, label := range []string{">Correlation with time (lower is better)<", "blue", "block_size_x", "tile_size"} {
 				if !strings.Contains(svg, label) {
 					t.Errorf("%s lacks %q", f, label)
 				}
 			}
 		case "sobol.svg":
-			if !strings.Contains(svg, "first order") || !strings.Contains(svg, "use_method") {
+			if !strings.Contains(svg, ">Sobol indices (empirical, ") || !strings.Contains(svg, "first order") || !strings.Contains(svg, "use_method") {
 				t.Errorf("%s lacks its labels", f)
 			}
 		case "sobol-second.svg":
-			if !strings.Contains(svg, "×") {
+			if !strings.Contains(svg, ">Strongest parameter interactions (second-order Sobol indices)<") || !strings.Contains(svg, "×") {
 				t.Errorf("%s lacks pair labels", f)
 			}
 		}
