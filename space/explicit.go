@@ -14,7 +14,7 @@ func FromConfigs(params []Param, configs []Config) (*Space, error) {
 		return nil, err
 	}
 	if len(configs) == 0 {
-		return nil, fmt.Errorf("no configurations: the space is empty")
+		return nil, fmt.Errorf("no configurations: %w", ErrEmpty)
 	}
 	sorted := make([]Config, 0, len(configs))
 	for i, c := range configs {

@@ -198,7 +198,7 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 		if len(ps) == 0 {
 			// A constant restriction: either it removes everything or nothing.
 			if !r.Holds(&Bindings{}) {
-				return fmt.Errorf("restriction %q is always false: the space is empty", r.Source())
+				return fmt.Errorf("restriction %q is always false: %w", r.Source(), ErrEmpty)
 			}
 			continue
 		}
@@ -255,7 +255,7 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 			return err
 		}
 		if gr.count == 0 {
-			return fmt.Errorf("no configuration satisfies the restrictions on %s: the space is empty", s.names(ps))
+			return fmt.Errorf("no configuration satisfies the restrictions on %s: %w", s.names(ps), ErrEmpty)
 		}
 		for l, p := range gr.params {
 			s.groupOf[p] = g

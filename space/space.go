@@ -71,6 +71,9 @@ type Space struct {
 // ErrTooLarge reports a space whose valid count does not fit an int.
 var ErrTooLarge = errors.New("space has more valid configurations than an int can index")
 
+// ErrEmpty is wrapped by the error of a space that no configuration satisfies.
+var ErrEmpty = errors.New("the space is empty")
+
 // BuildOptions are the optional parts of a construction.
 type BuildOptions struct {
 	// Progress, when not nil, is called every so many candidate combinations (about every

@@ -1550,13 +1550,13 @@ func (s *Spec) Space() (*space.Space, error) {
 // the construction's progress as o says.
 func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
 	sp, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions, o)
-	if ctx.Err() != nil && err != nil {
+	if err == nil && sp.Len() == 0 {
+		err = space.ErrEmpty
+	}
+	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
-	if err == nil && sp.Len() == 0 {
-		err = errors.New("no configuration satisfies every restriction; the space is empty")
-	}
-	if err != nil {
+	if errors.Is(err, space.ErrEmpty) {
 		// Name the restrictions that no configuration satisfies even alone: a comparison
 		// that can never hold (a string parameter compared with a number, a bound no
 		// value reaches) is the usual cause.
@@ -1566,15 +1566,22 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if err != nil || alone.Len() == 0 {
+			if errors.Is(err, space.ErrEmpty) || err == nil && alone.Len() == 0 {
 				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
 			}
 		}
 		msg := err.Error()
+		if err == space.ErrEmpty {
+			msg = "no configuration satisfies every restriction; the space is empty"
+		}
 		if len(never) > 0 {
 			msg += "; no configuration satisfies " + strings.Join(never, ", ") + " even on its own (a comparison that never holds: a bound no value reaches, or a string parameter compared with a number)"
 		}
 		return nil, &Error{File: s.File, Field: "restrictions", Msg: msg}
+	}
+	if err != nil {
+		// A restriction that cannot be computed (it names the configuration).
+		return nil, &Error{File: s.File, Field: "restrictions", Msg: err.Error()}
 	}
 	return sp, nil
 }

@@ -462,6 +462,14 @@ func TestSpaceReportsAnEmptySpace(t *testing.T) {
 		strings.Contains(err.Error(), "restrictions[1]") {
 		t.Errorf("got %v", err)
 	}
+	// a restriction that cannot be computed is the reason given, alone: the space is not
+	// empty, it is not built
+	s = mustParse(t, base+"restrictions: [\"tile ** 60 > 0\"]\n")
+	_, err = s.Space()
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "2**53") || strings.Contains(err.Error(), "on its own") ||
+		strings.Contains(err.Error(), "empty") {
+		t.Errorf("got %v", err)
+	}
 }
 
 func TestMetricsEvaluate(t *testing.T) {
