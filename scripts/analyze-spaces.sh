@@ -23,8 +23,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))["results"][0]
 l = d["landscape"]
 c5 = [p["c"] for p in l["proportion_of_centrality"] if abs(p["p"] - 0.05) < 1e-9][0]
+# no Sobol indices where too few configurations are valid (the analysis warns why)
+sobol = d["sobol"]["method"] if d.get("sobol") else "none (%d valid)" % d.get("valid", 0)
 print("| %s | %s | %s | %d | %.3f | %s | %.1f s | %.0f MiB |" % (sys.argv[2], sys.argv[3], format(l["points"], ","), l["minima"], c5,
-      d["sobol"]["method"], float(sys.argv[4]), int(sys.argv[5]) / 1024))
+      sobol, float(sys.argv[4]), int(sys.argv[5]) / 1024))
 PY
 	done
 done

@@ -1,7 +1,7 @@
 // Package store is where ktune keeps everything it measures: devices, search spaces, runs
 // and every evaluation of every run. Tuning sessions write to it as they go, so a killed
-// run resumes without losing or repeating work; analysis, reports and the dashboard read
-// from it.
+// run resumes without losing or repeating work; analyses, reports and listings ('ktune
+// analyze', 'report', 'runs') read from it.
 //
 // Store is the seam between ktune and a database. The default implementation is SQLite
 // (package store/sqlite); a shared server database can implement the same interface and
@@ -33,7 +33,7 @@ var (
 // Store holds devices, spaces, runs and their evaluations.
 //
 // Implementations are safe for concurrent use by multiple goroutines. They are built for
-// one writer (the tuning session) alongside any number of readers (dashboard, analysis);
+// one writer (the tuning session) alongside any number of readers (analyses, reports);
 // concurrent writes are allowed but serialised.
 type Store interface {
 	// PutDevice records a device, or finds the one already recorded under the same name

@@ -22,7 +22,8 @@ func init() {
 
 Lists the runs stored in the results database, oldest first: the id that 'ktune report',
 'ktune analyze --run', 'ktune simulate --run' and 'ktune export --run' take, what made the
-run (a tuning on a device, a simulation, an import and the file it came from), its status
+run (a tuning on a device by 'ktune tune', an import and the file it came from, or a
+simulation that a program stored through the Go library; 'ktune simulate' stores nothing), its status
 (a tuning that no ktune process holds any more, because it was killed, reads as
 interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy and seed,
 the number of evaluations stored (and how many succeeded), and the best successful

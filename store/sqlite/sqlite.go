@@ -7,7 +7,7 @@
 // every committed evaluation survives a killed process (not necessarily a power cut), and
 // readers never wait for the writer. A Store keeps one connection for writes, which
 // serialises writing goroutines, and a pool of read-only connections for readers, so one
-// tuning session can write while the dashboard and analysis read. Other processes may
+// tuning session can write while analyses and reports read. Other processes may
 // open the same file; SQLite's locking arbitrates between them: a write waits for another
 // process's write lock (a large import holds it for minutes) instead of failing, and logs
 // that it waits. A file or folder this process may not write opens read-only.
