@@ -46,13 +46,13 @@ var bayesFactory = Factory{
 	Options: []Option{
 		{Name: "acquisition", Default: "ei",
 			Doc: "ei (expected improvement) or lcb (lower confidence bound mean - kappa * sd)"},
-		{Name: "xi", Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness"},
-		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound"},
+		{Name: "xi", Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness (>= 0)"},
+		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound (>= 0)"},
 		{Name: "initial", Default: "budget/4, between 5 and 10 (10 without a budget)",
-			Doc: "random configurations evaluated before the model is used"},
-		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods"},
+			Doc: "random configurations evaluated before the model is used (at least 1)"},
+		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods (1 to 100000)"},
 		{Name: "max_train", Default: "100",
-			Doc: "most evaluations the model is fitted to: past it, three quarters of it (the best half of those, then the most recent others), growing again as evaluations come in"},
+			Doc: "most evaluations the model is fitted to (at least 4): past it, three quarters of it (the best half of those, then the most recent others), growing again as evaluations come in"},
 		{Name: "local", Default: tableIIIDoc(bayesLocal),
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
 		{Name: "adjacent_first", Default: "false",
@@ -118,8 +118,8 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.candidates, err = opts.Int("candidates", 128); err != nil {
 		return nil, err
 	}
-	if b.candidates < 1 {
-		return nil, fmt.Errorf("option candidates: %d is below 1", b.candidates)
+	if err := checkPopulation("candidates", b.candidates, 1); err != nil {
+		return nil, err
 	}
 	if b.maxTrain, err = opts.Int("max_train", 100); err != nil {
 		return nil, err

@@ -60,11 +60,11 @@ var smacFactory = Factory{
 				"bound mean - kappa*sd, its optimistic improvement on the best) or logei " +
 				"(expected improvement of the fitness itself under the log-normal model)"},
 		{Name: "xi", Default: fmtFloat(smacDefaultXi),
-			Doc: "ei and logei: improvement margin, in log-fitness units for ei (0.01 is 1%) and relative to the best fitness for logei"},
-		{Name: "kappa", Default: fmtFloat(smacDefaultKappa), Doc: "lcb: standard deviations subtracted from the mean"},
+			Doc: "ei and logei: improvement margin, in log-fitness units for ei (0.01 is 1%) and relative to the best fitness for logei; in [0, 1)"},
+		{Name: "kappa", Default: fmtFloat(smacDefaultKappa), Doc: "lcb: standard deviations subtracted from the mean, in [0, 100]"},
 		{Name: "interleave", Default: fmtFloat(smacDefaultLeave), Doc: "fraction of proposals (after the initial design) that are uniformly random valid configurations, in [0, 1]"},
-		{Name: "initial", Default: "budget/10 within [5, 20] (20 without a budget)", Doc: "size of the initial random design"},
-		{Name: "trees", Default: fmt.Sprint(smacTrees), Doc: "trees per forest"},
+		{Name: "initial", Default: "budget/10 within [5, 20] (20 without a budget)", Doc: "size of the initial random design (at least 1)"},
+		{Name: "trees", Default: fmt.Sprint(smacTrees), Doc: "trees per forest, 1 to 1000"},
 	},
 	New: newSMAC,
 }

@@ -30,9 +30,9 @@ var diffevoFactory = Factory{
 	Options: []Option{
 		{Name: "method", Default: tableIIIDoc(deMethodTable), Doc: "mixing strategy: best1bin, best2bin, rand1bin or best1exp"},
 		{Name: "popsize", Default: tableIIIDoc(dePopTable), Doc: "population size per parameter, as SciPy (population = popsize x parameters, at least 5); 1 to 1,000"},
-		{Name: "Fmin", Default: "0.2 (Table III mutation (0.2, 0.7))", Doc: "lower end of the mutation factor F, drawn uniformly per generation (dithering)"},
+		{Name: "Fmin", Default: "0.2 (Table III mutation (0.2, 0.7))", Doc: "lower end of the mutation factor F, drawn uniformly per generation (dithering); 0 <= Fmin <= Fmax <= 2"},
 		{Name: "Fmax", Default: "0.7 (Table III mutation (0.2, 0.7))", Doc: "upper end of F; set Fmin = Fmax for a constant F"},
-		{Name: "CR", Default: tableIIIDoc(deCRTable), Doc: "crossover (recombination) probability"},
+		{Name: "CR", Default: tableIIIDoc(deCRTable), Doc: "crossover (recombination) probability, in [0, 1]"},
 	},
 	New: newDiffEvo,
 }

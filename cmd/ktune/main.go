@@ -69,6 +69,19 @@ Commands:
 Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
 Run 'ktune help spec' for the kernel spec format, 'ktune help expressions' for the
 restriction syntax and 'ktune help strategies' for the search strategies and their options.
+
+Environment:
+  KTUNE_DB              results database of the commands that take --db (default ktune.db)
+  KTUNE_CACHE           folder of compiled host C kernels (hostc/ in it; default ktune/hostc
+                        in the user's cache folder, $XDG_CACHE_HOME or ~/.cache)
+  KTUNE_CUDA_CACHE      folder of compiled CUDA modules, or off (default ktune/cuda in the
+                        user's cache folder)
+  KTUNE_OPENCL_LIBRARY  the OpenCL library to load (default libOpenCL.so.1)
+  KTUNE_CUDA_LIBRARY    the CUDA driver library (default libcuda.so.1)
+  KTUNE_NVRTC_LIBRARY   NVRTC (default libnvrtc.so.13, .12 or .11.x, also under $CUDA_HOME
+                        or /usr/local/cuda)
+  KTUNE_NVML_LIBRARY    NVML, for power, energy and clocks (default libnvidia-ml.so.1)
+  CC                    the host C compiler (default cc, gcc or clang)
 `
 
 func printMainUsage(w io.Writer) {

@@ -49,7 +49,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")
 	objective := fs.String("objective", "", "objective or recorded metric to explain (default: the run's objective)")
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
-	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none)")
+	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
