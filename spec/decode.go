@@ -408,9 +408,9 @@ func looksJSON(file string, data []byte) bool {
 	return len(t) > 0 && t[0] == '"'
 }
 
-// isIdentifier reports whether s is a C and Python identifier (and not a Python keyword
-// that expressions reserve).
-func isIdentifier(s string) bool {
+// isCIdentifier reports whether s is a C identifier: a letter or underscore, then letters,
+// digits and underscores.
+func isCIdentifier(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -421,9 +421,30 @@ func isIdentifier(s string) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// exprReserved lists the words of expressions that cannot name a value in them.
+const exprReserved = "and, or, not, in, is, if, else, for, True, False, None, lambda"
+
+// isReserved reports whether s is a Python keyword that expressions reserve.
+func isReserved(s string) bool {
 	switch s {
 	case "and", "or", "not", "in", "is", "if", "else", "for", "True", "False", "None", "lambda":
-		return false
+		return true
 	}
-	return true
+	return false
+}
+
+// isIdentifier reports whether s is a C and Python identifier (and not a Python keyword
+// that expressions reserve): a name expressions can use.
+func isIdentifier(s string) bool { return isCIdentifier(s) && !isReserved(s) }
+
+// notIdentifier says why s, which isIdentifier refuses, cannot name something expressions
+// use.
+func notIdentifier(s string) string {
+	if isCIdentifier(s) {
+		return fmt.Sprintf("%q is a reserved word in expressions (%s); choose another name", s, exprReserved)
+	}
+	return fmt.Sprintf("%q is not a valid identifier", s)
 }

@@ -480,7 +480,7 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 	for _, it := range items {
 		if it.name != "" {
 			if !isIdentifier(it.name) {
-				d.errAt(it.line, it.field+".name", "%q is not a valid identifier; a parameter name must be usable in expressions and as a preprocessor name", it.name)
+				d.errAt(it.line, it.field+".name", "%s; a parameter name must be usable in expressions and as a preprocessor name", notIdentifier(it.name))
 			}
 			if seen[it.name] {
 				d.errAt(it.line, it.field+".name", "parameter %q is defined twice", it.name)
@@ -575,7 +575,7 @@ func (p *parser) constants(n *yaml.Node) {
 	for _, e := range entries {
 		f := "constants." + e.key
 		if !isIdentifier(e.key) {
-			d.errAt(e.line, f, "%q is not a valid identifier", e.key)
+			d.errAt(e.line, f, "%s", notIdentifier(e.key))
 			continue
 		}
 		if _, isParam := c.params[e.key]; isParam {
@@ -714,7 +714,7 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 				f := index("block_size_names", i)
 				if v, ok := d.name(it, f); ok {
 					if !isIdentifier(v) {
-						d.errf(it, f, "%q is not a valid identifier", v)
+						d.errf(it, f, "%s", notIdentifier(v))
 						continue
 					}
 					for j := 0; j < i; j++ {
@@ -859,8 +859,10 @@ func (p *parser) arguments(n *yaml.Node) {
 		if !hasKey(entries, "name") {
 			d.errAt(it.Line, f+".name", "missing; expected the argument's name")
 		} else if a.Name != "" {
-			if !isIdentifier(a.Name) {
-				d.errAt(it.Line, f+".name", "%q is not a valid identifier", a.Name)
+			if !isCIdentifier(a.Name) {
+				d.errAt(it.Line, f+".name", "%q is not a valid identifier; an argument is named as in the kernel's parameter list", a.Name)
+			} else if what := s.definedAs(a.Name); what != "" && s.Kernel.Defines {
+				d.errAt(it.Line, f+".name", "%q is also %s, which ktune #defines for every configuration: the preprocessor would replace the argument's name in the kernel; rename one of them (or set kernel.defines: false)", a.Name, what)
 			}
 			if seen[a.Name] {
 				d.errAt(it.Line, f+".name", "argument %q is defined twice", a.Name)
@@ -1584,6 +1586,28 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		return nil, &Error{File: s.File, Field: "restrictions", Msg: err.Error()}
 	}
 	return sp, nil
+}
+
+// definedAs says what name is among the preprocessor definitions of every configuration
+// (a tunable parameter, a block or grid size, kernel_tuner), or "" when it is none.
+func (s *Spec) definedAs(name string) string {
+	for _, p := range s.Parameters {
+		if p.Name == name {
+			return fmt.Sprintf("the name of tunable parameter %q", name)
+		}
+	}
+	for _, n := range s.BlockSizeNames {
+		if n == name {
+			return "a block size name"
+		}
+	}
+	switch name {
+	case "grid_size_x", "grid_size_y", "grid_size_z":
+		return "a grid size name"
+	case "kernel_tuner":
+		return "the name of the kernel_tuner macro"
+	}
+	return ""
 }
 
 // KernelParams returns the kernel function's parameter list, for device.Source.Params.

@@ -283,6 +283,14 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"[1, two]", []string{"parameters[1].values", "mixes strings and numbers"}},
 		{"parameter name not an identifier", strings.Replace(base, "name: tile", "name: tile-size", 1),
 			"tile-size", []string{"parameters[1].name", "not a valid identifier"}},
+		{"parameter named by a reserved word", strings.Replace(base, "name: tile", "name: lambda", 1),
+			"lambda", []string{"parameters[1].name", `"lambda" is a reserved word in expressions`, "choose another name"}},
+		{"constant named by a reserved word", strings.Replace(base, "{N: 1000}", "{N: 1000, None: 3}", 1),
+			"constants:", []string{"constants.None", `"None" is a reserved word in expressions`}},
+		{"argument named as a parameter", base + "arguments:\n  - {name: tile, type: int32, value: 3}\n",
+			"name: tile, type", []string{"arguments[0].name", `"tile" is also the name of tunable parameter "tile", which ktune #defines`, "rename one of them"}},
+		{"argument named as a block size", base + "arguments:\n  - {name: block_size_y, type: int32, value: 3}\n",
+			"name: block_size_y, type", []string{"arguments[0].name", "a block size name"}},
 		{"constant shadows a parameter", strings.Replace(base, "{N: 1000}", "{N: 1000, tile: 3}", 1),
 			"constants:", []string{"constants.tile", "also a parameter name"}},
 		{"grid and grid_div", base + "grid: [10]\ngrid_div_x: [block_size_x]\n",
@@ -445,6 +453,21 @@ func TestNPYReference(t *testing.T) {
 		"verification:\n  reference: {npy: {c: c.npy}}\n"), "v.yaml")
 	if err == nil || !strings.Contains(err.Error(), `no file for output "d"`) {
 		t.Errorf("missing npy for an output: %v", err)
+	}
+}
+
+// TestArgumentsMayUseExpressionKeywords: an argument is named as in the kernel, and names
+// such as in or is are common there; expressions never read arguments.
+func TestArgumentsMayUseExpressionKeywords(t *testing.T) {
+	s := mustParse(t, base+"arguments:\n  - {name: out, type: float32, length: N, output: true}\n  - {name: in, type: float32, length: N}\n  - {name: is, type: int32, value: 2}\n")
+	if len(s.Arguments) != 3 || s.Arguments[1].Name != "in" || s.Arguments[2].Name != "is" {
+		t.Errorf("arguments %+v", s.Arguments)
+	}
+	// with kernel.defines false, nothing is #defined, so a parameter's name is free too
+	s = mustParse(t, strings.Replace(base, "  language: opencl\n", "  language: opencl\n  defines: false\n", 1)+
+		"arguments:\n  - {name: tile, type: int32, value: 3}\n")
+	if len(s.Arguments) != 1 {
+		t.Errorf("arguments %+v", s.Arguments)
 	}
 }
 
