@@ -127,7 +127,8 @@ metrics:                       # derived results, in order; a metric named like 
     maximize: true             # core_clock and memory_clock (MHz): NVIDIA GPUs through
                                # NVML; registers (per thread) and shared_memory (bytes per
                                # block): CUDA. Reading energy or power
-                               # runs each configuration back to back for at least 0.2 s.
+                               # runs each configuration back to back for at least 0.2 s;
+                               # reading any of them on another backend is refused.
 # Kernel Tuner's form is accepted too: metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9"}
 objective: GFLOP/s             # time (default; lower is better), a metric in its direction,
                                # or an observable (energy, power: lower is better)

@@ -3,7 +3,9 @@ package spec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/expr"
@@ -247,21 +249,55 @@ func defineValue(v space.Value) string {
 }
 
 // Observable is a quantity a device may measure beside time. Metrics read observables by
-// name, and one may be the objective (lower is better).
+// name, and one may be the objective (lower is better). Backend is the only backend whose
+// devices measure it.
 type Observable struct {
 	Name, Unit, Doc string
+	Backend         string
 }
 
 // Observables are what ktune's devices measure beside time. A device that does not
 // measure one leaves it unset, and a metric that reads it then fails with a message that
-// says so.
+// says so; a spec that reads one on another backend is refused before tuning (Unmeasured).
 var Observables = []Observable{
-	{"energy", "J", "energy of one kernel run, from the board's energy counter over at least 0.2 s of back-to-back runs (NVIDIA GPUs, NVML)"},
-	{"power", "W", "mean board power over those runs (NVIDIA GPUs, NVML)"},
-	{"core_clock", "MHz", "SM clock after the timed runs (NVIDIA GPUs, NVML)"},
-	{"memory_clock", "MHz", "memory clock after the timed runs (NVIDIA GPUs, NVML)"},
-	{"registers", "", "registers per thread the compiler gave the kernel (CUDA)"},
-	{"shared_memory", "bytes", "shared memory per block, static and dynamic (CUDA)"},
+	{"energy", "J", "energy of one kernel run, from the board's energy counter over at least 0.2 s of back-to-back runs (NVIDIA GPUs, NVML)", "cuda"},
+	{"power", "W", "mean board power over those runs (NVIDIA GPUs, NVML)", "cuda"},
+	{"core_clock", "MHz", "SM clock after the timed runs (NVIDIA GPUs, NVML)", "cuda"},
+	{"memory_clock", "MHz", "memory clock after the timed runs (NVIDIA GPUs, NVML)", "cuda"},
+	{"registers", "", "registers per thread the compiler gave the kernel (CUDA)", "cuda"},
+	{"shared_memory", "bytes", "shared memory per block, static and dynamic (CUDA)", "cuda"},
+}
+
+// Unmeasured returns an error naming the observables the objective or the metrics read
+// that no device of backend measures, or nil: every configuration would fail on them.
+func (s *Spec) Unmeasured(backend string) error {
+	var missing []string
+	field := "metrics"
+	for _, name := range s.Observes() {
+		for _, o := range Observables {
+			if o.Name == name && o.Backend != backend {
+				var who []string
+				if name == s.objective {
+					who, field = append(who, "the objective"), "objective"
+				}
+				for i, n := range s.c.metrics {
+					if n != nil && slices.Contains(n.num.Names, name) {
+						who = append(who, fmt.Sprintf("metric %q", s.Metrics[i].Name))
+					}
+				}
+				verb := "reads"
+				if len(who) > 1 {
+					verb = "read"
+				}
+				missing = append(missing, fmt.Sprintf("%s %s %q, which only %s devices measure (%s)", strings.Join(who, " and "), verb, name, o.Backend, o.Doc))
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &Error{File: s.File, Field: field, Msg: fmt.Sprintf("%s; the %s backend measures none of these: tune on a device that does (--device), or leave them out of the metrics and the objective",
+		strings.Join(missing, "; "), backend)}
 }
 
 // Observes returns the observables that the metrics or the objective read, in the order

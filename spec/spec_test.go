@@ -616,6 +616,18 @@ objective: GFLOPS/W
 	if err == nil || !strings.Contains(err.Error(), "reads power, which this device does not measure") {
 		t.Fatalf("a missing observable: %v", err)
 	}
+	// Only CUDA devices measure these: another backend is refused before tuning, naming
+	// what reads them.
+	if err := s.Unmeasured("cuda"); err != nil {
+		t.Errorf("cuda: %v", err)
+	}
+	err = s.Unmeasured("opencl")
+	var se *Error
+	if !errors.As(err, &se) || se.Field != "metrics" ||
+		!strings.Contains(err.Error(), `metric "GFLOPS/W" reads "power", which only cuda devices measure`) ||
+		!strings.Contains(err.Error(), `metric "joules" reads "energy"`) || !strings.Contains(err.Error(), "the opencl backend measures none") {
+		t.Errorf("opencl: %v", err)
+	}
 
 	// An observable may be the objective itself, lower being better.
 	s, err = Parse([]byte(base+"objective: energy\n"), "obs.yaml")
@@ -624,6 +636,9 @@ objective: GFLOPS/W
 	}
 	if name, max := s.Objective(); name != "energy" || max || !slices.Equal(s.Observes(), []string{"energy"}) {
 		t.Fatalf("objective %s %v, observes %v", name, max, s.Observes())
+	}
+	if err := s.Unmeasured("c"); !errors.As(err, &se) || se.Field != "objective" || !strings.Contains(err.Error(), `the objective reads "energy"`) {
+		t.Errorf("c: %v", err)
 	}
 	// A parameter or metric of an observable's name keeps its meaning.
 	s, err = Parse([]byte(`

@@ -135,6 +135,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := sp0.Unmeasured(backend); err != nil {
+		return err
+	}
 	if *budget == 0 && *limit == 0 && sp.Len() > 10000 {
 		return usageErr(env, c, "the space has %d configurations: give --budget or --time", sp.Len())
 	}

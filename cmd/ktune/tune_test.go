@@ -539,3 +539,33 @@ func TestTuneInterruptedBeforeTheSearchSaysSo(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// An objective or metric that reads what only CUDA devices measure (power, energy, clocks)
+// is refused before anything is compiled on another backend: every configuration would
+// fail on it.
+func TestTuneRefusesAnObservableTheDeviceDoesNotMeasure(t *testing.T) {
+	needBackend(t, "c")
+	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := strings.Replace(string(src), "objective: GB/s", "objective: power", 1)
+	kernel, err := filepath.Abs("../../examples/vector_add/vector_add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = strings.Replace(spec, "source: vector_add.c", "source: "+kernel, 1)
+	specPath := filepath.Join(dir, "power.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "ktune.db")
+	_, errOut, code := ktune(t, "tune", specPath, "--budget", "3", "--db", db)
+	if code != 1 || !strings.Contains(errOut, `objective: the objective reads "power", which only cuda devices measure`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a database was created: %v", err)
+	}
+}
