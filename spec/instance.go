@@ -357,7 +357,7 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[s
 					}
 				}
 			}
-			return nil, s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation) at time %v ms", m.Name, m.Expr, timeMS)
+			return nil, s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation)", m.Name, m.Expr)
 		}
 		out[m.Name] = v
 		if slot := s.c.metricSlot[i]; slot >= 0 {

@@ -47,6 +47,16 @@ type Spec struct {
 	objective string
 	maximize  bool
 	c         *compiled
+	files     map[string][]string // the field paths naming each kernel's source files, by kernel field
+	lines     map[string]int      // the line of each field path that names a file
+}
+
+// fileAt records that the field path field, at line, names a file.
+func (s *Spec) fileAt(field string, line int) {
+	if s.lines == nil {
+		s.lines = map[string]int{}
+	}
+	s.lines[field] = line
 }
 
 // Kernel is kernel source and how to compile it.
@@ -350,8 +360,17 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 				d.errf(e.value, f, "empty list; expected a file name or a list of files")
 			}
 			for i, it := range items {
-				if v, ok := d.name(it, index(f, i)); ok {
+				fi := index(f, i)
+				if d.resolve(e.value) != nil && d.resolve(e.value).Kind == yaml.ScalarNode {
+					fi = f // a single file, not a list
+				}
+				if v, ok := d.name(it, fi); ok {
 					k.Files = append(k.Files, p.resolvePath(v))
+					if p.s.files == nil {
+						p.s.files = map[string][]string{}
+					}
+					p.s.files[field] = append(p.s.files[field], fi)
+					p.s.fileAt(fi, it.Line)
 				}
 			}
 		case "code":
@@ -1126,6 +1145,9 @@ func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill,
 			return Fill{}, false
 		}
 		fl.Path = p.resolvePath(v)
+		if rb := d.resolve(body); rb != nil {
+			p.s.fileAt(f, rb.Line)
+		}
 	}
 	if fl.Kind != FillRandom {
 		fl.Distribution, fl.Low, fl.High, fl.Stddev = "", 0, 0, 0
@@ -1382,6 +1404,7 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				}
 				if path, ok := d.name(fe.value, sub); ok {
 					v.NPY[k] = p.resolvePath(path)
+					s.fileAt(sub, fe.line)
 				}
 			}
 			for _, k := range v.Outputs {
@@ -1483,7 +1506,11 @@ func (s *Spec) readFiles() error {
 		for i, f := range k.Files {
 			b, err := os.ReadFile(f)
 			if err != nil {
-				d.errAt(0, index(field+".source", i), "%v", err)
+				at := index(field+".source", i)
+				if fs := s.files[field]; i < len(fs) {
+					at = fs[i]
+				}
+				d.errAt(s.lines[at], at, "%v", err)
 				continue
 			}
 			// Compilers then name the file and its own line in messages, not a runtime's
@@ -1518,18 +1545,18 @@ func (s *Spec) readFiles() error {
 func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	f, err := os.Open(path)
 	if err != nil {
-		d.errAt(0, field, "%v", err)
+		d.errAt(s.lines[field], field, "%v", err)
 		return
 	}
 	defer f.Close()
 	typ, shape, err := ReadNPYHeader(f)
 	if err != nil {
-		d.errAt(0, field, "%s: %v", path, err)
+		d.errAt(s.lines[field], field, "%s: %v", path, err)
 		return
 	}
 	a := s.Arguments[k]
 	if typ != a.Type {
-		d.errAt(0, field, "%s holds %s, but argument %q is %s", path, typ, a.Name, a.Type)
+		d.errAt(s.lines[field], field, "%s holds %s, but argument %q is %s", path, typ, a.Name, a.Type)
 		return
 	}
 	n := 1
@@ -1538,7 +1565,7 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	}
 	if l := s.c.args[k].length; l != nil && s.c.constOnly(l.num) {
 		if want := l.num.Eval(s.c.constEnv()); float64(n) != want {
-			d.errAt(0, field, "%s holds %d elements, but argument %q has length %v", path, n, a.Name, want)
+			d.errAt(s.lines[field], field, "%s holds %d elements, but argument %q has length %v", path, n, a.Name, want)
 		}
 	}
 }

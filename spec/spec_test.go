@@ -29,7 +29,7 @@ func mustParse(t *testing.T, src string) *Spec {
 // between otherwise equal specs.
 func declared(s *Spec) Spec {
 	out := *s
-	out.c = nil
+	out.c, out.files, out.lines = nil, nil, nil
 	out.File = ""
 	return out
 }
@@ -397,7 +397,7 @@ arguments:
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, w := range []string{"kernel.source[0]", "missing.cl", "arguments[0].fill.npy", "holds float64, but argument \"a\" is float32"} {
+	for _, w := range []string{"spec.yaml:2: kernel.source: open ", "missing.cl", "spec.yaml:6: arguments[0].fill.npy", "holds float64, but argument \"a\" is float32"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("lacks %q:\n%v", w, err)
 		}
@@ -411,6 +411,21 @@ arguments:
   - {name: a, type: float64, length: 5, fill: {npy: in.npy}}
 `)
 	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "holds 4 elements, but argument \"a\" has length 5") {
+		t.Errorf("got %v", err)
+	}
+	// a file of a list is named by its index, at its own line
+	p = write("spec3.yaml", `
+kernel:
+  name: k
+  source:
+    - k.cl
+    - gone.cl
+parameters: {block_size_x: [1]}
+problem_size: 4
+arguments:
+  - {name: a, type: float64, length: 4, fill: {npy: in.npy}}
+`)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "spec3.yaml:6: kernel.source[1]: open ") {
 		t.Errorf("got %v", err)
 	}
 }
