@@ -18,6 +18,9 @@ type RunInfo struct {
 	Repeats    int            `json:"repeats"`
 	Strategies []StrategyInfo `json:"strategies"`
 	Spaces     []SpaceInfo    `json:"spaces"`
+	// Budgets are the budgets it runs, so that a file of some of its cells (a checkpoint)
+	// tells how many it lacks; absent from files of earlier versions.
+	Budgets []int `json:"budgets,omitempty"`
 }
 
 // SpaceInfo tells a space's recording apart from another of the same name: a cell is
@@ -63,7 +66,8 @@ type StrategyInfo struct {
 
 // Describe records cfg's run.
 func Describe(cfg Config, mode, fitness string) RunInfo {
-	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats, Spaces: describeSpaces(cfg.Spaces)}
+	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats, Spaces: describeSpaces(cfg.Spaces),
+		Budgets: slices.Clone(cfg.Budgets)}
 	for _, st := range cfg.Strategies {
 		si := StrategyInfo{Label: st.DisplayName(), Name: st.Name}
 		for _, b := range cfg.Budgets {

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -13,7 +16,7 @@ import (
 	"github.com/ktune/ktune/benchmark"
 )
 
-// Bench is the output of 'ktune bench --json'.
+// Bench is the output of 'ktune bench --json', or its --checkpoint file.
 type Bench struct {
 	Interrupted string            `json:"interrupted"` // why the benchmark stopped early; empty when it finished
 	Mode        string            `json:"mode"`
@@ -25,6 +28,56 @@ type Bench struct {
 	// Strategies says what each entry ran (its strategy and options per budget), where
 	// the benchmark recorded it
 	Strategies []benchmark.StrategyInfo `json:"strategies"`
+	Spaces     []benchmark.SpaceInfo    `json:"spaces"`
+	Repeats    int                      `json:"repeats"`
+	Budgets    []int                    `json:"budgets"` // absent from files of earlier versions
+	// Checkpoint marks a --checkpoint file: the cells finished when it was last written,
+	// without the competition (the page computes it).
+	Checkpoint bool `json:"-"`
+}
+
+// ErrNotBench is data that is not the JSON of 'ktune bench' (--json or --checkpoint).
+var ErrNotBench = errors.New("not the JSON of 'ktune bench'")
+
+// ReadBench recognises the JSON 'ktune bench' writes: its --json output (cells and the
+// competition) or its --checkpoint file (cells and how they were run, no competition). The
+// JSON 'ktune hypertune' writes (--json, --checkpoint, its defaults file) is recognised and
+// refused, saying what it is and where it is read; anything else is ErrNotBench.
+func ReadBench(data []byte) (*Bench, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return nil, ErrNotBench
+	}
+	// One decoding tells them apart. A hypertune file's spaces (names) and a defaults
+	// file's budgets (objects) do not decode as a benchmark's, so they are told by their
+	// other keys before the error counts.
+	var f struct {
+		Bench
+		Budgets  json.RawMessage `json:"budgets"`
+		Strategy string          `json:"strategy"`
+		Settings json.RawMessage `json:"settings"`
+		Choices  json.RawMessage `json:"choices"`
+		Training json.RawMessage `json:"training_spaces"`
+	}
+	err := json.Unmarshal(data, &f)
+	var budgets []int
+	budgetsErr := json.Unmarshal(f.Budgets, &budgets)
+	switch {
+	case f.Settings != nil || f.Choices != nil:
+		return nil, fmt.Errorf("the --json output or --checkpoint file of 'ktune hypertune' (strategy %s), whose choices "+
+			"'ktune hypertune --resume FILE' with the same spaces, strategy and grid prints again", dash(f.Strategy))
+	case f.Strategy != "" && (f.Training != nil || f.Budgets != nil && budgetsErr != nil):
+		return nil, fmt.Errorf("a defaults file of 'ktune hypertune' (strategy %s), which 'ktune tune', 'simulate' and 'bench' read with --defaults FILE", f.Strategy)
+	case err != nil || f.Cells == nil || (f.Budgets != nil && budgetsErr != nil):
+		return nil, ErrNotBench
+	case f.Scores == nil && f.Repeats == 0:
+		// cells without the competition are a checkpoint only with how they were run
+		return nil, ErrNotBench
+	}
+	b := f.Bench
+	b.Budgets = budgets
+	b.Checkpoint = f.Scores == nil
+	return &b, nil
 }
 
 // BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1,
@@ -71,6 +124,9 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 			len(strategies), len(spaces), len(budgets), runs, dash(b.Mode), dash(b.Fitness), source)}
 	if b.Interrupted != "" {
 		p.Subtitle += "; " + b.Interrupted
+	}
+	if b.Checkpoint {
+		p.Subtitle += "; " + b.checkpointNote()
 	}
 
 	dir, err := os.MkdirTemp("", "ktune-report-")
@@ -203,6 +259,20 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 		p.Sections = append(p.Sections, s)
 	}
 	return p, nil
+}
+
+// checkpointNote says what a --checkpoint file holds: all the benchmark's cells, or how
+// many of them (it is written as cells finish, so a crashed or running benchmark's lacks some).
+func (b *Bench) checkpointNote() string {
+	total := len(b.Strategies) * len(b.Spaces) * len(b.Budgets)
+	switch {
+	case total == 0: // a file of an earlier version does not list its budgets
+		return fmt.Sprintf("a --checkpoint file: the %d cells finished when it was last written", len(b.Cells))
+	case len(b.Cells) < total:
+		return fmt.Sprintf("a --checkpoint file with %d of the benchmark's %d cells (it was stopped, or is still running)", len(b.Cells), total)
+	default:
+		return fmt.Sprintf("a --checkpoint file with all the benchmark's %d cells", total)
+	}
 }
 
 // filesNamed returns the files among files whose base name without extension is name.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	stdhtml "html"
 	"math"
 	"os"
@@ -145,5 +146,24 @@ func TestBenchPageNamesWhatEachEntryRan(t *testing.T) {
 	row := p.Sections[0].Tables[0].Rows[0]
 	if !slices.Equal(row, []string{"good", "annealing", "25: climber=firstils, temperature=1; 100: temperature=3"}) {
 		t.Errorf("row %q", row)
+	}
+}
+
+// ReadBench leaves to the recorded formats what is not a benchmark: a Kernel Tuner cache,
+// and cells without the competition or how they were run (some other tool's JSON).
+func TestReadBenchLeavesOtherJSONToTheFormats(t *testing.T) {
+	cache, err := os.ReadFile("../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"a Kernel Tuner cache": cache,
+		"cells alone":          []byte(`{"cells": []}`),
+		"a JSON list":          []byte(`[{"cells": []}]`),
+		"nothing":              nil,
+	} {
+		if _, err := ReadBench(data); !errors.Is(err, ErrNotBench) {
+			t.Errorf("%s: %v, want ErrNotBench", name, err)
+		}
 	}
 }

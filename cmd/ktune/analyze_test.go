@@ -246,6 +246,106 @@ func TestReportOfABenchmark(t *testing.T) {
 	}
 }
 
+// The --checkpoint file of 'ktune bench' reports as its --json output does: the pages
+// differ only in the subtitle, which says what the file holds; the competition is computed
+// from the cells at the benchmark's alpha.
+func TestReportOfABenchCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt.json")
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random,firstils", "--budgets", "25,100", "--repeats", "3",
+		"--alpha", "0.1", "--json", "--checkpoint", ckpt)
+	if code != 0 {
+		t.Fatalf("bench: %s", errOut)
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := func(in string) string {
+		t.Helper()
+		html := filepath.Join(dir, filepath.Base(in)+".html")
+		if _, errOut, code := ktune(t, "report", in, "-o", html); code != 0 {
+			t.Fatalf("report %s: exit %d: %s", in, code, errOut)
+		}
+		data, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	subtitle := regexp.MustCompile(`<p class="sub">[^<]*</p>`)
+	fromJSON, fromCkpt := page(bench), page(ckpt)
+	if sub := html.UnescapeString(subtitle.FindString(fromCkpt)); !strings.Contains(sub, "a --checkpoint file with all the benchmark's 4 cells") {
+		t.Errorf("the checkpoint's subtitle %q does not say what it holds", sub)
+	}
+	if !strings.Contains(fromCkpt, "Two-sample t-tests (alpha 0.1)") {
+		t.Error("the checkpoint's competition is not at the benchmark's alpha")
+	}
+	if subtitle.ReplaceAllString(fromJSON, "") != subtitle.ReplaceAllString(fromCkpt, "") {
+		t.Error("the pages of the --json output and the --checkpoint file differ beyond their subtitles")
+	}
+
+	// a benchmark that crashed after two cells: the page says how many it lacks
+	var saved map[string]json.RawMessage
+	data, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []json.RawMessage
+	if err := json.Unmarshal(data, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(saved["cells"], &cells); err != nil || len(cells) != 4 {
+		t.Fatalf("%d cells in the checkpoint: %v", len(cells), err)
+	}
+	if saved["cells"], err = json.Marshal(cells[:2]); err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(dir, "partial.json")
+	if data, err = json.Marshal(saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(partial, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sub := html.UnescapeString(subtitle.FindString(page(partial))); !strings.Contains(sub, "a --checkpoint file with 2 of the benchmark's 4 cells") {
+		t.Errorf("a partial checkpoint's subtitle %q does not say it lacks cells", sub)
+	}
+
+	help, _, _ := ktune(t, "report", "--help")
+	if !strings.Contains(help, "--checkpoint file") {
+		t.Error("report --help does not say it takes bench's --checkpoint file")
+	}
+}
+
+// The files 'ktune hypertune' writes are not benchmarks: report says what each is and what
+// it takes, rather than not knowing the format.
+func TestReportRefusesHypertuneFiles(t *testing.T) {
+	dir := t.TempDir()
+	ckpt, defaults, jsonOut := filepath.Join(dir, "ckpt.json"), filepath.Join(dir, "firstils.defaults.json"), filepath.Join(dir, "out.json")
+	out, errOut, code := ktune(t, "hypertune", pnpoly, "--strategy", "firstils", "--grid", "perturbation_size=0.1,0.2",
+		"--budgets", "25", "--repeats", "2", "--checkpoint", ckpt, "--out", defaults, "--json")
+	if code != 0 {
+		t.Fatalf("hypertune: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(jsonOut, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ file, want string }{
+		{ckpt, "the --json output or --checkpoint file of 'ktune hypertune' (strategy firstils)"},
+		{jsonOut, "the --json output or --checkpoint file of 'ktune hypertune' (strategy firstils)"},
+		{defaults, "a defaults file of 'ktune hypertune' (strategy firstils)"},
+	} {
+		_, errOut, code := ktune(t, "report", tt.file, "-o", filepath.Join(dir, "r.html"))
+		if code != 1 || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "report takes a run id, the --json output or --checkpoint file of 'ktune bench'") {
+			t.Errorf("report %s: exit %d: %s", filepath.Base(tt.file), code, errOut)
+		}
+	}
+	if fileExists(filepath.Join(dir, "r.html")) {
+		t.Error("a page was written")
+	}
+}
+
 func TestReportOfARecordedFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "space.html")

@@ -161,10 +161,13 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	ckpt := newCheckpoint(*checkpointPath)
 	info := benchmark.Describe(cfg, mode.String(), fitness.String())
 	saved := func(cells []benchmark.Cell) any {
+		// alpha and split too, so that 'ktune report' of the file holds the same competition
 		return struct {
 			benchmark.RunInfo
+			Alpha float64          `json:"alpha"`
+			Split int              `json:"split"`
 			Cells []benchmark.Cell `json:"cells"`
-		}{info, slices.Clone(cells)}
+		}{info, *alpha, *split, slices.Clone(cells)}
 	}
 	if ckpt != nil {
 		cfg.Finished = func(cells []benchmark.Cell) { ckpt.update(saved(cells)) }
@@ -510,7 +513,10 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	}
 	var prev struct {
 		benchmark.RunInfo
-		Cells []benchmark.Cell `json:"cells"`
+		// unread here, and a defaults file's budgets are objects: its error is that it
+		// has no cells
+		Budgets json.RawMessage  `json:"budgets"`
+		Cells   []benchmark.Cell `json:"cells"`
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
 		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,8 +28,10 @@ Writes one HTML file with every figure embedded, readable offline:
   RUN         a run id of the results database: what ran, outcomes, the best
               configurations, convergence, and the analysis of what it measured
               (landscape, significance, Sobol sensitivity; see 'ktune analyze')
-  BENCH.json  the output of 'ktune bench --json': competition (wins and losses, heat
-              maps), mean fraction of optimum per space, strategy and budget, curves
+  BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells
+              finished so far; the competition is computed from them): competition
+              (wins and losses, heat maps), mean fraction of optimum per space, strategy
+              and budget, curves
   FILE        a recorded space (any format 'ktune import' reads): outcomes, best
               configurations and its analysis
 
@@ -109,14 +111,18 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if b, ok := benchJSON(data); ok {
+		b, err := report.ReadBench(data)
+		switch {
+		case err == nil:
 			if page, err = report.BenchPage(b, arg); err != nil {
 				return err
 			}
-		} else {
+		case !errors.Is(err, report.ErrNotBench):
+			return fmt.Errorf("%s: %w; report takes a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space", arg, err)
+		default:
 			rec, err := format.Read(bytes.NewReader(data), arg)
 			if err != nil {
-				return fmt.Errorf("%w (a report needs a run id, 'ktune bench --json' output or a recorded space)", err)
+				return fmt.Errorf("%w (a report needs a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space)", err)
 			}
 			if page, err = report.SpacePage(ctx, analysis.Input{Name: spaceName(arg), Rec: rec}, o); err != nil {
 				return err
@@ -154,18 +160,4 @@ func bareRunID(cmd, arg string, warn io.Writer) (int64, bool) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// benchJSON recognises the output of 'ktune bench --json' by its cells.
-func benchJSON(data []byte) (*report.Bench, bool) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		return nil, false
-	}
-	// both lists are present, if empty, in a benchmark's output ([] decodes as non-nil)
-	var b report.Bench
-	if err := json.Unmarshal(data, &b); err != nil || b.Cells == nil || b.Scores == nil {
-		return nil, false
-	}
-	return &b, true
 }
