@@ -55,12 +55,18 @@ func (s Strategy) OptionsFor(budget int) map[string]any {
 //	LABEL=NAME[:OPT=VALUE;...]    under a label of its own
 //
 // so one strategy can run under several settings, e.g.
-// "random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4". Every
-// name must be registered and its options accepted; labels must be unique.
+// "random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4". A list
+// option is written in brackets, whose commas separate no entries:
+// "greedymls:order=[tile_size,use_method]". Every name must be registered and its options
+// accepted; labels must be unique.
 func ParseStrategies(list string) ([]Strategy, error) {
 	var out []Strategy
 	seen := map[string]bool{}
-	for _, entry := range strings.Split(list, ",") {
+	entries, err := strategy.SplitList(list, ',')
+	if err != nil {
+		return nil, fmt.Errorf("strategies %w", err)
+	}
+	for i, entry := range entries {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {
 			return nil, fmt.Errorf("strategies %q: empty entry", list)
@@ -76,11 +82,20 @@ func ParseStrategies(list string) ([]Strategy, error) {
 			st.Label = entry
 		}
 		if _, ok := strategy.Lookup(st.Name); !ok {
+			if i > 0 && !hasOpts && strings.Contains(entries[i-1], ":") {
+				// most likely the rest of a list option of the entry before
+				return nil, fmt.Errorf("strategy entry %q: %w; if it continues a list option of the entry before, write the list in brackets: OPT=[a,b]",
+					entry, strategy.UnknownStrategy(st.Name))
+			}
 			return nil, fmt.Errorf("strategy entry %q: %w", entry, strategy.UnknownStrategy(st.Name))
 		}
 		if hasOpts {
 			st.Options = map[string]any{}
-			for _, kv := range strings.Split(opts, ";") {
+			kvs, err := strategy.SplitList(opts, ';')
+			if err != nil {
+				return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
+			}
+			for _, kv := range kvs {
 				k, v, ok := strings.Cut(kv, "=")
 				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 				if !ok || k == "" {

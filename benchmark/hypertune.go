@@ -26,11 +26,16 @@ type GridParam struct {
 type Grid []GridParam
 
 // ParseGrid reads "OPT=V1,V2;OPT=V1,V2": options separated by semicolons, each with its
-// comma-separated values, e.g. "neighbourhood=Hamming,adjacent;restart=true,false".
+// comma-separated values, e.g. "neighbourhood=Hamming,adjacent;restart=true,false". A
+// list value is written in brackets, whose commas separate nothing: "order=[0,1],[1,0]".
 func ParseGrid(s string) (Grid, error) {
 	var g Grid
 	seen := map[string]bool{}
-	for _, part := range strings.Split(s, ";") {
+	parts, err := strategy.SplitList(s, ';')
+	if err != nil {
+		return nil, fmt.Errorf("grid %w", err)
+	}
+	for _, part := range parts {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
@@ -45,7 +50,11 @@ func ParseGrid(s string) (Grid, error) {
 		}
 		seen[name] = true
 		p := GridParam{Name: name}
-		for _, v := range strings.Split(vals, ",") {
+		values, err := strategy.SplitList(vals, ',')
+		if err != nil {
+			return nil, fmt.Errorf("grid %q: option %s: %w", s, name, err)
+		}
+		for _, v := range values {
 			v = strings.TrimSpace(v)
 			if v == "" {
 				return nil, fmt.Errorf("grid %q: option %s has an empty value", s, name)

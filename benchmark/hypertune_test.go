@@ -131,7 +131,13 @@ func TestParseGrid(t *testing.T) {
 	if !slices.Equal(labels, want) {
 		t.Errorf("settings %v, want %v", labels, want)
 	}
-	for _, bad := range []string{"", ";", "restart", "=true", "restart=", "restart=true,,false", "a=1;a=2", "restart=true,false,true", "temperature=1,1.0", "neighbourhood=hamming,Hamming"} {
+	// a list value in brackets is one value, its commas separating nothing
+	g, err = ParseGrid("order=[0,1],[1, 0];restart=true,false")
+	if err != nil || len(g) != 2 || !slices.Equal(g[0].Values, []string{"[0,1]", "[1, 0]"}) {
+		t.Errorf("a grid of list values: %v, %v", g, err)
+	}
+	for _, bad := range []string{"", ";", "restart", "=true", "restart=", "restart=true,,false", "a=1;a=2", "restart=true,false,true", "temperature=1,1.0", "neighbourhood=hamming,Hamming",
+		"order=[0,1", "order=0,1]"} {
 		if _, err := ParseGrid(bad); err == nil {
 			t.Errorf("ParseGrid(%q) accepted", bad)
 		}
@@ -213,7 +219,20 @@ func TestParseStrategiesAndAttachDefaults(t *testing.T) {
 	if sts[1].Options["neighbourhood"] != "adjacent" || sts[1].Options["restart"] != "true" {
 		t.Errorf("options %v", sts[1].Options)
 	}
-	for _, bad := range []string{"", "random,", "nosuch", "firstmls:neighbourhood=diagonal", "firstmls:restart",
+	// a list option in brackets stays in its entry; without them its second item is read
+	// as an entry, and the error says how to write it
+	sts2, err := ParseStrategies("random,greedymls:order=[tile_size,use_method],o2=greedymls:order=[1, 2];neighbourhood=adjacent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts2) != 3 || sts2[1].DisplayName() != "greedymls:order=[tile_size,use_method]" || sts2[1].Options["order"] != "[tile_size,use_method]" ||
+		sts2[2].Options["order"] != "[1, 2]" || sts2[2].Options["neighbourhood"] != "adjacent" {
+		t.Errorf("bracketed lists: %+v", sts2)
+	}
+	if _, err := ParseStrategies("greedymls:order=tile_size,use_method"); err == nil || !strings.Contains(err.Error(), "OPT=[a,b]") {
+		t.Errorf("an unbracketed list: %v, want an error saying to write it in brackets", err)
+	}
+	for _, bad := range []string{"", "random,", "nosuch", "firstmls:neighbourhood=diagonal", "firstmls:restart", "greedymls:order=[a,b", "greedymls:order=[a,,b]",
 		"random,random", "=random", "irace:firstTest=2;firstTest=3", "random:popsize=3"} {
 		if _, err := ParseStrategies(bad); err == nil {
 			t.Errorf("ParseStrategies(%q) accepted", bad)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ktune/ktune/space"
 )
@@ -27,7 +26,8 @@ var greedyMLSFactory = Factory{
 		greedyRestartOption,
 		{Name: "order", Default: "none (every parameter, in random order)",
 			Doc: "parameters the hill climber changes, in the order it tries them: names or " +
-				"0-based indices, comma-separated or a list (Kernel Tuner's order); its values " +
+				"0-based indices, comma-separated or in brackets ([a,b], the form 'ktune bench --strategies' " +
+				"takes) or a list (Kernel Tuner's order); its values " +
 				"are then tried in list order, and parameters left out are never changed by a climb"},
 		{Name: "randomize", Default: "true, false when order is set",
 			Doc: "try the parameters, and each one's values, in a new random order every sweep; " +
@@ -108,48 +108,15 @@ func (g *greedyMLS) Run(ctx context.Context, p Problem) error {
 	return stopped(s.multiStart(true, g.restart))
 }
 
-// orderFrom reads the order option: a list of parameter names or indices, given as a
-// comma-separated string, a single index, or a list (from Go or JSON). It returns nil when
-// the option is not set.
+// orderFrom reads the order option: a list of parameter names or indices (see
+// Options.List), or a single index. It returns nil when the option is not set.
 func orderFrom(opts Options) ([]string, error) {
-	v, set := opts["order"]
-	if !set || v == nil {
-		return nil, nil
-	}
-	var items []string
-	switch x := v.(type) {
-	case string:
-		items = strings.Split(x, ",")
-	case []string:
-		items = x
-	case []int:
-		for _, i := range x {
-			items = append(items, strconv.Itoa(i))
-		}
-	case []any:
-		for _, e := range x {
-			items = append(items, fmt.Sprint(e))
-		}
+	switch x := opts["order"].(type) {
 	case int, int64, float64, fmt.Stringer:
-		items = []string{fmt.Sprint(x)}
-	default:
-		return nil, fmt.Errorf("option order: %v (%T) is not a list of parameters", v, v)
+		return []string{fmt.Sprint(x)}, nil
 	}
-	out := make([]string, 0, len(items))
-	for _, it := range items {
-		it = strings.TrimSpace(it)
-		switch {
-		case it == "":
-			return nil, fmt.Errorf("option order: empty parameter in %v", v)
-		case slices.Contains(out, it):
-			return nil, fmt.Errorf("option order: parameter %s given twice", it)
-		}
-		out = append(out, it)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("option order: no parameters")
-	}
-	return out, nil
+	order, _, err := opts.List("order")
+	return order, err
 }
 
 // resolveOrder turns the order option into parameter indices of sp: each item is a

@@ -148,3 +148,97 @@ func (o Options) Choice(name, def string, allowed ...string) (string, error) {
 	}
 	return "", fmt.Errorf("option %s: %v is not one of %s", name, v, strings.Join(allowed, ", "))
 }
+
+// List returns option name as a list of items, and whether it is set. On the command line
+// a list is written comma-separated (a,b) or in brackets ([a,b], [1, 2], ['a', 'b']: the
+// form that stays whole inside 'ktune bench --strategies'); from Go or JSON it is a list
+// of strings or numbers. Items are trimmed, unquoted and must not be empty or repeated.
+func (o Options) List(name string) ([]string, bool, error) {
+	v, ok := o[name]
+	if !ok || v == nil {
+		return nil, false, nil
+	}
+	var items []string
+	switch x := v.(type) {
+	case string:
+		s := strings.TrimSpace(x)
+		if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+			s = s[1 : len(s)-1]
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil, true, fmt.Errorf("option %s: %q lists nothing", name, x)
+		}
+		items = strings.Split(s, ",")
+	case []string:
+		items = x
+	case []int:
+		for _, i := range x {
+			items = append(items, strconv.Itoa(i))
+		}
+	case []any:
+		for _, e := range x {
+			switch e.(type) {
+			case string, int, int64, float64, fmt.Stringer:
+				items = append(items, fmt.Sprint(e))
+			default:
+				return nil, true, fmt.Errorf("option %s: %v (%T) is not a name or a number", name, e, e)
+			}
+		}
+	default:
+		return nil, true, fmt.Errorf("option %s: %v (%T) is not a list", name, v, v)
+	}
+	if len(items) == 0 {
+		return nil, true, fmt.Errorf("option %s: an empty list", name)
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		it = unquote(strings.TrimSpace(it))
+		switch {
+		case it == "":
+			return nil, true, fmt.Errorf("option %s: an empty item in %v", name, v)
+		case strings.ContainsAny(it, "[]"):
+			return nil, true, fmt.Errorf("option %s: %q: write a list as a,b or [a,b], without brackets inside", name, it)
+		case slices.Contains(out, it):
+			return nil, true, fmt.Errorf("option %s: %s given twice", name, it)
+		}
+		out = append(out, it)
+	}
+	return out, true, nil
+}
+
+// unquote takes off one pair of matching quotes ('a' or "a"), as a list written in
+// Python's or JSON's syntax has them.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		return strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// SplitList splits s at every sep outside brackets, so that a list option written [a,b]
+// stays whole in a list separated by commas ('ktune bench --strategies', the values of a
+// hypertune grid). Unbalanced brackets are an error.
+func SplitList(s string, sep byte) ([]string, error) {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth == 0 {
+				return nil, fmt.Errorf("%q: ] without [ before it", s)
+			}
+			depth--
+		case sep:
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if depth > 0 {
+		return nil, fmt.Errorf("%q: [ without ] after it", s)
+	}
+	return append(out, s[start:]), nil
+}

@@ -3,8 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
@@ -27,7 +25,7 @@ var saltelliFactory = Factory{
 		{Name: "second_order", Default: "true",
 			Doc: "also measure the points for the second-order (pairwise interaction) indices"},
 		{Name: "params", Default: "all parameters",
-			Doc: "comma-separated names of the parameters to analyse (all remain inputs of the model)"},
+			Doc: "names of the parameters to analyse (all remain inputs of the model), comma-separated or in brackets ([a,b], the form 'ktune bench --strategies' takes)"},
 	},
 	New: newSaltelli,
 }
@@ -66,32 +64,8 @@ func parseSaltelli(o Options) (sensitivity.RunOptions, error) {
 	if ro.SecondOrder, err = o.Bool("second_order", true); err != nil {
 		return ro, err
 	}
-	v, ok := o["params"]
-	if !ok {
-		return ro, nil
-	}
-	switch x := v.(type) {
-	case string:
-		ro.Params = strings.Split(x, ",")
-	case []string:
-		ro.Params = slices.Clone(x)
-	case []any:
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return ro, fmt.Errorf("option params: %v (%T) is not a parameter name", e, e)
-			}
-			ro.Params = append(ro.Params, s)
-		}
-	default:
-		return ro, fmt.Errorf("option params: %v (%T) is not a list of parameter names", v, v)
-	}
-	for i, n := range ro.Params {
-		if ro.Params[i] = strings.TrimSpace(n); ro.Params[i] == "" {
-			return ro, fmt.Errorf("option params: empty parameter name in %q", v)
-		}
-	}
-	return ro, nil
+	ro.Params, _, err = o.List("params")
+	return ro, err
 }
 
 func (saltelli) Name() string { return "saltelli" }

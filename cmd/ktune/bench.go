@@ -68,7 +68,8 @@ Strategies (--strategies, comma-separated), each entry one of
   LABEL=NAME[:OPT=VALUE;...]    under a label of its own
 so one strategy can run in several settings side by side, e.g.
   --strategies 'random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4'
-(quote the list: ';' ends a shell command).
+(quote the list: ';' ends a shell command). An option that takes a list is written in
+brackets, whose commas separate no entries: 'greedymls:order=[tile_size,use_method]'.
 --defaults [LABEL=]FILE (repeatable) reads a defaults file written by 'ktune hypertune':
 the entry labelled LABEL, or without a label every entry of the file's strategy, takes at
 each budget the options of the largest budget column not above it (the smallest column

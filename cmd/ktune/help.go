@@ -15,6 +15,9 @@ func printStrategies(w io.Writer) {
 	fmt.Fprintln(w, "Search strategies: choose one with --strategy NAME and set its options with --option name=value")
 	fmt.Fprintln(w, "(repeatable), or write both at once as --strategy 'NAME:OPT=VALUE;OPT=VALUE', the form")
 	fmt.Fprintln(w, "'ktune bench --strategies' takes. Choices are matched in any case (hamming = Hamming).")
+	fmt.Fprintln(w, "An option that takes a list is written a,b or [a,b] with --option; inside --strategies")
+	fmt.Fprintln(w, "(and a hypertune --grid) write it in brackets, whose commas separate nothing:")
+	fmt.Fprintln(w, "--strategies 'random,greedymls:order=[tile_size,use_method]'.")
 	for _, name := range strategy.Names() {
 		f, _ := strategy.Lookup(name)
 		fmt.Fprintf(w, "\n%s\n", name)

@@ -977,3 +977,43 @@ func TestTyposGetSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// A list option (greedymls's order) is written [a,b]: with --option, and inside bench's
+// --strategies, where its commas separate no entries; both help texts say so.
+func TestListOptionsInBrackets(t *testing.T) {
+	out, errOut, code := ktune(t, "simulate", pnpoly, "--strategy", "greedymls", "--option", "order=[2, 3]", "--budget", "40", "--repeats", "3", "--mode", "cartesian", "--json")
+	if code != 0 {
+		t.Fatalf("simulate --option order=[2, 3]: exit %d: %s", code, errOut)
+	}
+	byName, errOut, code := ktune(t, "simulate", pnpoly, "--strategy", "greedymls:order=tile_size,use_method", "--budget", "40", "--repeats", "3", "--mode", "cartesian", "--json")
+	if code != 0 {
+		t.Fatalf("simulate --strategy greedymls:order=tile_size,use_method: exit %d: %s", code, errOut)
+	}
+	var a, b struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	if json.Unmarshal([]byte(out), &a) != nil || json.Unmarshal([]byte(byName), &b) != nil || len(a.Runs) != 3 || !slices.EqualFunc(a.Runs, b.Runs, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }) {
+		t.Errorf("order=[2, 3] and order=tile_size,use_method (pnpoly's parameters 2 and 3) run differently:\n%s\n%s", out, byName)
+	}
+
+	out, errOut, code = ktune(t, "bench", pnpoly, "--strategies", "random,greedymls:order=[tile_size,use_method],o2=greedymls:order=[1, 2];neighbourhood=adjacent",
+		"--budgets", "25", "--repeats", "2")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"greedymls:order=[tile_size,use_method]", "o2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench lacks the entry %s:\n%s", want, out)
+		}
+	}
+	if _, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "greedymls:order=tile_size,use_method", "--budgets", "25", "--repeats", "2"); code != 2 || !strings.Contains(errOut, "OPT=[a,b]") {
+		t.Errorf("an unbracketed list in --strategies: exit %d: %s", code, errOut)
+	}
+	help, _, _ := ktune(t, "help", "strategies")
+	benchHelp, _, _ := ktune(t, "bench", "--help")
+	for what, text := range map[string]string{"help strategies": help, "bench --help": benchHelp} {
+		if !strings.Contains(text, "greedymls:order=[tile_size,use_method]") {
+			t.Errorf("%s does not show a list option inside --strategies", what)
+		}
+	}
+}

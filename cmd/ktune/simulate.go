@@ -82,7 +82,11 @@ func splitStrategy(name *string, opts optionList) error {
 		return nil
 	}
 	*name = strings.TrimSpace(head)
-	for _, kv := range strings.Split(list, ";") {
+	kvs, err := strategy.SplitList(list, ';')
+	if err != nil {
+		return fmt.Errorf("--strategy: %w", err)
+	}
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {

@@ -1,0 +1,79 @@
+package strategy_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/strategy"
+)
+
+// A list option reads alike in every form it comes in: comma-separated or in brackets from
+// the command line (with spaces, or quoted as Python and JSON write it), or a list from Go
+// or JSON.
+func TestListOptionForms(t *testing.T) {
+	for _, v := range []any{
+		"tile_size,use_method", " tile_size , use_method ", "[tile_size,use_method]", "[tile_size, use_method]",
+		"['tile_size', 'use_method']", `["tile_size","use_method"]`,
+		[]string{"tile_size", "use_method"}, []any{"tile_size", "use_method"},
+	} {
+		got, set, err := strategy.Options{"order": v}.List("order")
+		if err != nil || !set || !slices.Equal(got, []string{"tile_size", "use_method"}) {
+			t.Errorf("%#v: %q, %v, %v", v, got, set, err)
+		}
+	}
+	for _, v := range []any{"1,2", "[1,2]", "[1, 2]", []int{1, 2}, []any{1.0, 2.0}} {
+		got, _, err := strategy.Options{"order": v}.List("order")
+		if err != nil || !slices.Equal(got, []string{"1", "2"}) {
+			t.Errorf("%#v: %q, %v", v, got, err)
+		}
+	}
+	if got, set, err := (strategy.Options{}).List("order"); got != nil || set || err != nil {
+		t.Errorf("unset: %q, %v, %v", got, set, err)
+	}
+	for _, v := range []any{"", "[]", "[ ]", "a,,b", "[a,]", "a,a", "[a,[b]]", "[a", "a]", 3, map[string]int{"a": 1}, []any{true}} {
+		if _, _, err := (strategy.Options{"order": v}).List("order"); err == nil || !strings.Contains(err.Error(), "option order") {
+			t.Errorf("%#v: error %v, want one naming the option", v, err)
+		}
+	}
+}
+
+// SplitList keeps a bracketed list whole where commas or semicolons separate entries.
+func TestSplitListKeepsBracketsWhole(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		sep  byte
+		want []string
+	}{
+		{"random,greedymls:order=[tile_size,use_method],firstils", ',', []string{"random", "greedymls:order=[tile_size,use_method]", "firstils"}},
+		{"order=[1, 2];restart=false", ';', []string{"order=[1, 2]", "restart=false"}},
+		{"[0,1],[1,0]", ',', []string{"[0,1]", "[1,0]"}},
+		{"a,,b", ',', []string{"a", "", "b"}},
+		{"", ',', []string{""}},
+	} {
+		got, err := strategy.SplitList(tc.s, tc.sep)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("SplitList(%q) = %q, %v; want %q", tc.s, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"greedymls:order=[a,b", "order=a]", "[a]]"} {
+		if _, err := strategy.SplitList(bad, ','); err == nil {
+			t.Errorf("SplitList(%q) accepted unbalanced brackets", bad)
+		}
+	}
+}
+
+// greedymls on pnpoly climbs the same way whether its order comes as a bracketed list of
+// indices, of names, or comma-separated: the runs are identical.
+func TestGreedyMLSOrderAsABracketedList(t *testing.T) {
+	sim := cartesian(t, pnpolyPath)
+	if names := []string{sim.Space().Params()[2].Name, sim.Space().Params()[3].Name}; !slices.Equal(names, []string{"tile_size", "use_method"}) {
+		t.Fatalf("pnpoly's parameters 2 and 3 are %q", names)
+	}
+	want := history(runSession(t, sim, "greedymls", map[string]any{"order": "tile_size,use_method"}, 60, 4))
+	for _, order := range []string{"[2,3]", "[2, 3]", "[tile_size, use_method]", "['tile_size','use_method']"} {
+		if got := history(runSession(t, sim, "greedymls", map[string]any{"order": order}, 60, 4)); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("order=%s climbs otherwise than order=tile_size,use_method", order)
+		}
+	}
+}
