@@ -168,6 +168,22 @@ type Cell struct {
 	Fractions           []float64 `json:"fractions"` // per run, in seed order
 }
 
+// Check returns the first error of a strategy's options against a space or budget
+// (strategy.Check: a parameter the space lacks, a design too large), so that it is
+// reported before any cell runs rather than when the run that meets it starts.
+func (cfg Config) Check() error {
+	for _, st := range cfg.Strategies {
+		for _, sp := range cfg.Spaces {
+			for _, b := range cfg.Budgets {
+				if err := strategy.Validate(st.Name, st.OptionsFor(b), sp.Sim.Space(), b); err != nil {
+					return fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Run runs every cell. The result is deterministic for a seed, whatever the workers. When
 // a run fails or ctx ends, it returns the cells finished before, with the error.
 func Run(ctx context.Context, cfg Config) ([]Cell, error) {
@@ -176,6 +192,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	}
 	if cfg.Repeats < 2 {
 		return nil, errors.New("benchmark: at least 2 repeats are needed for the statistics")
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	total := len(cfg.Strategies) * len(cfg.Spaces) * len(cfg.Budgets)
 	at := Progress{TotalCells: total}

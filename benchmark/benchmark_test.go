@@ -249,6 +249,33 @@ func TestRunReturnsTheFinishedCellsWhenInterrupted(t *testing.T) {
 	}
 }
 
+// A strategy's options that do not fit a space are refused before the first cell, naming
+// the entry, space, budget and option, with no cell run.
+func TestRunRefusesOptionsThatDoNotFitASpaceBeforeAnyCell(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	finished := 0
+	cfg := Config{
+		Strategies: []Strategy{{Name: "random"}, {Name: "greedymls", Label: "g", Options: map[string]any{"order": "[tile_size, 4]"}}},
+		Spaces:     []Space{{Name: "p", Sim: sim}},
+		Budgets:    []int{20, 40},
+		Repeats:    2,
+		Seed:       1,
+		Finished:   func([]Cell) { finished++ },
+	}
+	want := `g on p at budget 20: strategy greedymls: option order: "4" is neither a parameter of the space nor an index below 4`
+	if err := cfg.Check(); err == nil || err.Error() != want {
+		t.Errorf("Check = %v, want %q", err, want)
+	}
+	cells, err := Run(context.Background(), cfg)
+	if err == nil || err.Error() != want || cells != nil || finished != 0 {
+		t.Errorf("Run: %d cells (%d finished), %v; want none and %q", len(cells), finished, err, want)
+	}
+	cfg.Strategies[1].Options["order"] = "[tile_size, 3]"
+	if err := cfg.Check(); err != nil {
+		t.Errorf("an order that fits: %v", err)
+	}
+}
+
 // newSim reads a Kernel Tuner cache from testdata into a simulator.
 func newSim(t *testing.T, path string, opts simulator.Options) *simulator.Simulator {
 	t.Helper()

@@ -238,6 +238,35 @@ type HypertuneResult struct {
 	Unfinished []int `json:"unfinished_budgets,omitempty"`
 }
 
+// settings returns the grid's settings as strategies labelled by their values.
+func (cfg HypertuneConfig) settings() ([]Strategy, error) {
+	var out []Strategy
+	for _, opts := range cfg.Grid.Settings() {
+		label := cfg.Grid.settingLabel(opts)
+		if _, err := strategy.New(cfg.Strategy, opts); err != nil {
+			return nil, fmt.Errorf("hypertune: setting %s: %w", label, err)
+		}
+		out = append(out, Strategy{Name: cfg.Strategy, Label: label, Options: opts})
+	}
+	return out, nil
+}
+
+// Check returns the first error of the grid's settings: options the strategy refuses, or
+// that do not fit a space or budget (Config.Check), before any cell runs.
+func (cfg HypertuneConfig) Check() error {
+	if len(cfg.Grid) == 0 {
+		return errors.New("hypertune: empty grid")
+	}
+	strategies, err := cfg.settings()
+	if err != nil {
+		return err
+	}
+	if err := (Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets}).Check(); err != nil {
+		return fmt.Errorf("hypertune: setting %w", err)
+	}
+	return nil
+}
+
 // Hypertune runs every setting of the grid on every space at every budget, budget by
 // budget, and selects one setting per budget with Select. When ctx ends first, it returns
 // the choices of the budgets finished and the cells run, with ctx's error.
@@ -246,14 +275,12 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 		return nil, errors.New("hypertune: empty grid")
 	}
 	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats, Seed: cfg.Seed}
-	var strategies []Strategy
-	for _, opts := range cfg.Grid.Settings() {
-		label := cfg.Grid.settingLabel(opts)
-		if _, err := strategy.New(cfg.Strategy, opts); err != nil {
-			return nil, fmt.Errorf("hypertune: setting %s: %w", label, err)
-		}
-		res.Settings = append(res.Settings, Setting{Label: label, Options: opts})
-		strategies = append(strategies, Strategy{Name: cfg.Strategy, Label: label, Options: opts})
+	strategies, err := cfg.settings()
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range strategies {
+		res.Settings = append(res.Settings, Setting{Label: st.Label, Options: st.Options})
 	}
 	for _, sp := range cfg.Spaces {
 		res.Spaces = append(res.Spaces, sp.Name)

@@ -26,23 +26,46 @@ type RunOptions struct {
 // and budget (the run's budget of unique evaluations; 0 when it has none) sets the rows
 // when N is 0, floor(budget / DesignRows).
 func (ro RunOptions) Design(sp *space.Space, designSeed uint64, budget int) (*Design, error) {
-	params := sp.Params()
-	subset, err := ParamIndices(params, ro.Params)
+	n, subset, err := ro.size(sp, budget)
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
-	n := ro.N
-	if n == 0 {
-		if budget <= 0 {
-			return nil, errors.New("sensitivity: neither a budget nor a number of base rows (option n) sets the design's size")
-		}
-		per := DesignRows(len(params), len(subset), ro.SecondOrder)
-		n = budget / per
-		if n == 0 {
-			return nil, fmt.Errorf("sensitivity: a budget of %d evaluations is below one design row of %d points", budget, per)
-		}
-	}
 	return NewDesign(sp, n, Options{Subset: subset, SecondOrder: ro.SecondOrder, Seed: designSeed})
+}
+
+// Check returns the error Design would return for these options on sp and budget,
+// without drawing the design: a parameter sp lacks, neither a budget nor N to size the
+// design, a budget below one row, or more points than MaxDesignPoints. It names the
+// option (params, n) or the budget at fault, for the saltelli strategy to pass on.
+func (ro RunOptions) Check(sp *space.Space, budget int) error {
+	_, _, err := ro.size(sp, budget)
+	return err
+}
+
+// size returns the design's base rows and the analysed parameters' indices.
+func (ro RunOptions) size(sp *space.Space, budget int) (int, []int, error) {
+	params := sp.Params()
+	subset, err := ParamIndices(params, ro.Params)
+	if err != nil {
+		return 0, nil, fmt.Errorf("option params: %w", err)
+	}
+	per := DesignRows(len(params), len(subset), ro.SecondOrder)
+	most := MaxDesignPoints / per
+	switch n := ro.N; {
+	case n > most:
+		return 0, nil, fmt.Errorf("option n: %d base rows of %d points each are more than the %d points a design may have; give at most %d",
+			n, per, MaxDesignPoints, most)
+	case n > 0:
+		return n, subset, nil
+	case budget <= 0:
+		return 0, nil, errors.New("neither a budget nor a number of base rows (option n) sets the design's size")
+	case budget < per:
+		return 0, nil, fmt.Errorf("a budget of %d evaluations is below one design row of %d points", budget, per)
+	case budget/per > most:
+		return 0, nil, fmt.Errorf("a budget of %d evaluations makes %d base rows of %d points each, more than the %d points a design may have; give option n of at most %d",
+			budget, budget/per, per, MaxDesignPoints, most)
+	}
+	return budget / per, subset, nil
 }
 
 // RunDesign rebuilds the design a saltelli tuning run measured from the run's seed, budget

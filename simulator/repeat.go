@@ -67,7 +67,8 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 {
 		return RepeatSummary{}, errors.New("simulate: give a budget, a time limit or a target fraction of the optimum")
 	}
-	if _, err := strategy.New(o.Strategy, o.StrategyOptions); err != nil {
+	// options that do not fit the space fail here, once, not in every run
+	if err := strategy.Validate(o.Strategy, o.StrategyOptions, sim.Space(), o.Budget); err != nil {
 		return RepeatSummary{}, err
 	}
 	optimum, _ := sim.Optimum()

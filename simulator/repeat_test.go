@@ -64,3 +64,24 @@ func TestRepeatScoresStochasticRunsOnTheRecordedMean(t *testing.T) {
 		}
 	}
 }
+
+// Options that name what the space lacks fail Repeat once, before any run, not as the
+// first run's error ("run 0 (seed 1): ..."), and no progress is reported.
+func TestRepeatRefusesOptionsThatDoNotFitTheSpaceUpFront(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{}) // parameters a and b
+	for _, tc := range []struct {
+		strategy string
+		opts     map[string]any
+		want     string
+	}{
+		{"greedymls", map[string]any{"order": "[b, c]"}, `strategy greedymls: option order: "c" is neither a parameter of the space nor an index below 2`},
+		{"saltelli", map[string]any{"params": "a,zzz"}, `strategy saltelli: option params: no parameter "zzz" (the space has a, b)`},
+	} {
+		progressed := false
+		_, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{Strategy: tc.strategy, StrategyOptions: tc.opts,
+			Budget: 20, Repeats: 5, Seed: 1, Progress: func(int, int, float64) { progressed = true }})
+		if err == nil || err.Error() != tc.want || progressed {
+			t.Errorf("%s %v: %v (progress: %v), want %q before any run", tc.strategy, tc.opts, err, progressed, tc.want)
+		}
+	}
+}

@@ -145,17 +145,23 @@ func TestGreedyMLSClimbsOnlyTheOrderedParameters(t *testing.T) {
 	if starts := len(sum.History) - climbSteps; starts*(n-1) < climbSteps || climbSteps == 0 {
 		t.Errorf("%d climb steps and %d starts for a parameter of %d values", climbSteps, starts, n)
 	}
-	// An order naming no parameter of the space is an error of the run.
-	st, err := strategy.New("greedymls", map[string]any{"order": "no_such_parameter"})
-	if err != nil {
-		t.Fatal(err)
+	// An order naming no parameter of the space (or an index past its parameters) is
+	// refused against the space, before a run starts.
+	for _, order := range []any{"no_such_parameter", "[0, 10]", 10} {
+		st, err := strategy.New("greedymls", map[string]any{"order": order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "strategy greedymls: option order: "
+		if err := strategy.Check(st, sim.Space(), 10); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "index below 10") {
+			t.Errorf("order %v: Check = %v, want an error naming the option", order, err)
+		}
+		if _, err := tuning.New(sim.Space(), st, sim.WithSeed(1), tuning.Options{Budget: 10, Seed: 1}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("order %v: tuning.New = %v, want an error naming the option", order, err)
+		}
 	}
-	sess, err := tuning.New(sim.Space(), st, sim.WithSeed(1), tuning.Options{Budget: 10, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sess.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "order") {
-		t.Errorf("unknown parameter in order: Run = %v, want an error naming the option", err)
+	if err := strategy.Validate("greedymls", map[string]any{"order": "[9, 0]"}, sim.Space(), 10); err != nil {
+		t.Errorf("order [9, 0] on a space of 10 parameters: %v", err)
 	}
 }
 

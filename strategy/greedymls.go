@@ -96,6 +96,16 @@ func newGreedyMLS(opts Options) (Strategy, error) {
 
 func (*greedyMLS) Name() string { return "greedymls" }
 
+// CheckSpace resolves the order option against sp: each item must name a parameter of
+// it or be an index below its number of parameters.
+func (g *greedyMLS) CheckSpace(sp *space.Space, _ int) error {
+	if g.randomize {
+		return nil
+	}
+	_, err := resolveOrder(sp, g.order)
+	return err
+}
+
 func (g *greedyMLS) Run(ctx context.Context, p Problem) error {
 	s := newSearcher(ctx, p, g.nb)
 	if !g.randomize {

@@ -70,6 +70,12 @@ func parseSaltelli(o Options) (sensitivity.RunOptions, error) {
 
 func (saltelli) Name() string { return "saltelli" }
 
+// CheckSpace checks the design the options ask for on sp at this budget: the parameters
+// params names, and its size (n, or the budget when n is 0).
+func (s saltelli) CheckSpace(sp *space.Space, budget int) error {
+	return s.opts.Check(sp, budget)
+}
+
 func (s saltelli) Run(ctx context.Context, p Problem) error {
 	// The design's seed must be the first draw, so that sensitivity.RunDesign rebuilds the
 	// design from the run's seed alone.

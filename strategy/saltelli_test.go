@@ -1,7 +1,6 @@
 package strategy_test
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -106,25 +105,46 @@ func TestSaltelliStopsAtTheBudget(t *testing.T) {
 	}
 }
 
+// Options that do not fit the space or the budget are refused before the run, by
+// strategy.Check and so by tuning.New, naming the option or the budget at fault. pnpoly has
+// 4 parameters: a row is 10 points with second order, 6 without.
 func TestSaltelliNeedsABudgetOrRows(t *testing.T) {
 	sim := recordedSim(t, pnpolyPath, simulator.Recorded)
 	for _, c := range []struct {
-		opts map[string]any
-		want string
+		opts   map[string]any
+		budget int
+		want   string
 	}{
-		{nil, "neither a budget"},
-		{map[string]any{"n": 2, "params": "nope"}, `no parameter "nope"`},
+		{nil, 0, "neither a budget nor a number of base rows (option n)"},
+		{map[string]any{"n": 2, "params": "nope"}, 0, `option params: no parameter "nope" (the space has between_method, block_size_x, tile_size, use_method)`},
+		{map[string]any{"n": 2, "params": "[tile_size, nope]"}, 0, `option params: no parameter "nope"`},
+		{map[string]any{"n": 100_001}, 0, "option n: 100001 base rows of 10 points each are more than the 1000000 points a design may have; give at most 100000"},
+		{map[string]any{"n": 166_667, "second_order": false}, 0, "option n: 166667 base rows of 6 points"},
+		{nil, 9, "a budget of 9 evaluations is below one design row of 10 points"},
+		{nil, 1_000_010, "a budget of 1000010 evaluations makes 100001 base rows of 10 points each"},
 	} {
 		st, err := strategy.New("saltelli", c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sess, err := tuning.New(sim.Space(), st, sim, tuning.Options{Seed: 1, TimeLimit: 0})
-		if err != nil {
-			t.Fatal(err)
+		want := "strategy saltelli: " + c.want
+		if err := strategy.Check(st, sim.Space(), c.budget); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, budget %d: Check = %v, want %q", c.opts, c.budget, err, want)
 		}
-		if _, err := sess.Run(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: err %v, want %q", c.opts, err, c.want)
+		if _, err := tuning.New(sim.Space(), st, sim, tuning.Options{Seed: 1, Budget: c.budget}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, budget %d: tuning.New = %v, want %q", c.opts, c.budget, err, want)
+		}
+	}
+	// the largest designs that fit, and a budget of one row, pass
+	for _, c := range []struct {
+		opts   map[string]any
+		budget int
+	}{
+		{map[string]any{"n": 100_000}, 0}, {map[string]any{"n": 166_666, "second_order": false}, 0}, {nil, 10}, {nil, 1_000_009},
+		{map[string]any{"params": "tile_size,use_method"}, 6},
+	} {
+		if err := strategy.Validate("saltelli", c.opts, sim.Space(), c.budget); err != nil {
+			t.Errorf("%v, budget %d: %v", c.opts, c.budget, err)
 		}
 	}
 	if _, err := strategy.New("saltelli", map[string]any{"n": "many"}); err == nil {

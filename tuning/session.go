@@ -110,7 +110,8 @@ type Session struct {
 
 // New prepares a session of strategy st over sp. ev evaluates configurations for Run; it
 // may be nil for a session driven by Ask and Tell, whose clock is then the wall clock
-// unless ev is Simulated.
+// unless ev is Simulated. Options of st that do not fit sp or the budget (strategy.Check)
+// are an error here, before anything is evaluated.
 func New(sp *space.Space, st strategy.Strategy, ev Evaluator, opts Options) (*Session, error) {
 	switch {
 	case sp == nil:
@@ -121,6 +122,10 @@ func New(sp *space.Space, st strategy.Strategy, ev Evaluator, opts Options) (*Se
 		return nil, fmt.Errorf("tuning: negative budget %d", opts.Budget)
 	case opts.TimeLimit < 0:
 		return nil, fmt.Errorf("tuning: negative time limit %v", opts.TimeLimit)
+	}
+	// options that name what sp lacks fail here, not as the run's first step
+	if err := strategy.Check(st, sp, opts.Budget); err != nil {
+		return nil, err
 	}
 	s := &Session{sp: sp, st: st, ev: ev, opts: opts, best: -1, log: opts.Logger}
 	if s.log == nil {

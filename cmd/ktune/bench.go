@@ -146,6 +146,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "bench"); err != nil {
 		return err
 	}
+	// options that do not fit a space are refused before any cell runs
+	if err := cfg.Check(); err != nil {
+		return usageErr(env, c, "--strategies: %v", err)
+	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
 	if *resume != "" {
 		if cfg.Done, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {

@@ -121,6 +121,13 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
 		return err
 	}
+	// options that the strategy refuses or that do not fit a space are refused before any cell runs
+	if err := cfg.Check(); err != nil {
+		if *gridFlag != "" {
+			return usageErr(env, c, "--grid: %v", err)
+		}
+		return usageErr(env, c, "%v", err)
+	}
 	if *resume != "" {
 		if cfg.Done, err = resumeTuning(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
 			return err

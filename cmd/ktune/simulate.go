@@ -174,6 +174,9 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	printWarnings(env.stderr, "simulate", append(sim.Warnings(), sim.ClockWarnings()...))
+	if err := strategy.Validate(*name, stOpts, sim.Space(), *budget); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
 	if *progress || isTerminal(env.stderr) {

@@ -128,7 +128,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	if _, err := strategy.New(*name, stOpts); err != nil {
+	// options that name what the space lacks are refused here, as an unknown option is,
+	// before a run is stored or anything compiled
+	if err := strategy.Validate(*name, stOpts, sp, *budget); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
 	backend, index, info, err := pickDevice(*devFlag, sp0.Kernel.Language)

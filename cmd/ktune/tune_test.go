@@ -569,3 +569,60 @@ func TestTuneRefusesAnObservableTheDeviceDoesNotMeasure(t *testing.T) {
 		t.Errorf("a database was created: %v", err)
 	}
 }
+
+// Options that only the space can refuse (a parameter it lacks, a design too large for the
+// budget) are option errors like an unknown option: exit 2 before a run is stored or
+// anything compiled, and in simulate, bench and hypertune once, up front, not as a run's
+// failure.
+func TestOptionsThatDoNotFitTheSpaceAreRefusedBeforeAnyRun(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	spec := "../../examples/vector_add/vector_add_c.yaml" // parameters unroll_factor, threads
+	if _, errOut, code := ktune(t, "tune", spec, "--db", db, "--strategy", "greedymls", "--option", "foo=1", "--budget", "3"); code != 2 {
+		t.Fatalf("an unknown option: exit %d, %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		opts []string
+		want string
+	}{
+		{[]string{"--strategy", "greedymls", "--option", "order=zzz"}, `strategy greedymls: option order: "zzz" is neither a parameter of the space nor an index below 2`},
+		{[]string{"--strategy", "greedymls:order=[threads, 2]"}, `option order: "2" is neither a parameter of the space nor an index below 2`},
+		{[]string{"--strategy", "saltelli", "--option", "params=foo"}, `strategy saltelli: option params: no parameter "foo" (the space has unroll_factor, threads)`},
+		{[]string{"--strategy", "saltelli", "--option", "n=200000"}, "strategy saltelli: option n: 200000 base rows of 6 points"},
+		{[]string{"--strategy", "saltelli"}, "strategy saltelli: a budget of 3 evaluations is below one design row of 6 points"},
+	} {
+		out, errOut, code := ktune(t, append([]string{"tune", spec, "--db", db, "--budget", "3"}, tc.opts...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "Usage: ktune tune") || out != "" {
+			t.Errorf("tune %v: exit %d, %q%q; want exit 2 with %q", tc.opts, code, out, errOut, tc.want)
+		}
+	}
+	if fileExists(db) {
+		t.Error("the refused runs created the results database")
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", pnpoly, "--strategy", "greedymls", "--option", "order=zzz", "--repeats", "5"},
+			`strategy greedymls: option order: "zzz" is neither a parameter of the space nor an index below 4`},
+		{[]string{"simulate", pnpoly, "--strategy", "saltelli:params=[tile_size,foo]", "--budget", "100"},
+			`strategy saltelli: option params: no parameter "foo"`},
+		{[]string{"bench", pnpoly, "--strategies", "random,greedymls:order=zzz", "--budgets", "25,50", "--repeats", "2", "--checkpoint", filepath.Join(dir, "ck.json")},
+			`greedymls:order=zzz on kerneltuner_pnpoly/RTX_2080_Ti at budget 25: strategy greedymls: option order: "zzz"`},
+		{[]string{"bench", pnpoly, "--strategies", "random,saltelli", "--budgets", "5,50", "--repeats", "2"},
+			"saltelli on kerneltuner_pnpoly/RTX_2080_Ti at budget 5: strategy saltelli: a budget of 5 evaluations is below one design row of 10 points"},
+		{[]string{"hypertune", pnpoly, "--strategy", "saltelli", "--grid", "params=tile_size,foo", "--budgets", "100", "--repeats", "2", "--out", filepath.Join(dir, "d.json")},
+			`setting params=foo on kerneltuner_pnpoly/RTX_2080_Ti at budget 100: strategy saltelli: option params: no parameter "foo"`},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "run 0") || out != "" {
+			t.Errorf("%v: exit %d, %q%q; want exit 2 with %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	for _, f := range []string{"ck.json", "d.json"} {
+		if fileExists(filepath.Join(dir, f)) {
+			t.Errorf("a refused command wrote %s", f)
+		}
+	}
+}
