@@ -312,8 +312,8 @@ func pickDevice(flag, language string) (string, int, device.Info, error) {
 		}
 		if hasIdx {
 			n, err := strconv.Atoi(idx)
-			if err != nil {
-				return "", 0, device.Info{}, fmt.Errorf("--device %q: the index must be a number", flag)
+			if err != nil || n < 0 {
+				return "", 0, device.Info{}, fmt.Errorf("--device %q: the index must be a whole number, 0 or more (see 'ktune devices')", flag)
 			}
 			index = n
 		}

@@ -626,3 +626,14 @@ func TestOptionsThatDoNotFitTheSpaceAreRefusedBeforeAnyRun(t *testing.T) {
 		}
 	}
 }
+
+// A device index that is not a whole number of 0 or more is refused with the flag named;
+// a negative one used to index the device list and panic.
+func TestTuneRefusesABadDeviceIndex(t *testing.T) {
+	for _, dev := range []string{"c:-1", "c:-2", "c:x", "opencl:-1"} {
+		_, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--device", dev, "--db", filepath.Join(t.TempDir(), "k.db"))
+		if code != 1 || !strings.Contains(errOut, fmt.Sprintf("--device %q: the index must be a whole number, 0 or more", dev)) {
+			t.Errorf("--device %s: exit %d: %s", dev, code, errOut)
+		}
+	}
+}
