@@ -53,10 +53,50 @@ func lookup(name string) *command {
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	ctx, stop := notifyStop(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopSignal is the cause of a context that notifyStop cancelled.
+type stopSignal struct{ sig os.Signal }
+
+func (s stopSignal) Error() string { return s.sig.String() + " signal received" }
+
+// notifyStop returns a context cancelled at the first of stopSignals, with the signal as
+// its cause, so that the exit status can name it (interruptedStatus). Later signals are
+// taken and ignored until stop is called, as with signal.NotifyContext.
+func notifyStop(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(stopSignal{s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interruptedStatus is the exit status of a command that ctx's cancellation ended: 128
+// plus the signal's number, as a shell reports a process that the signal killed (130 for
+// Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); 130 when no signal is known.
+func interruptedStatus(ctx context.Context) int {
+	var s stopSignal
+	if errors.As(context.Cause(ctx), &s) {
+		if n, ok := s.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return 130
 }
 
 const mainUsage = `ktune: an auto-tuner for GPU and CPU compute kernels.
@@ -158,7 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	case errors.Is(err, context.Canceled):
-		return 130 // interrupted; the command has said what was kept
+		return interruptedStatus(ctx) // interrupted; the command has said what was kept
 	}
 	fmt.Fprintf(stderr, "ktune %s: %v\n", c.name, err)
 	return 1

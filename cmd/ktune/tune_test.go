@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,7 +26,7 @@ import (
 // that kill it.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" || os.Getenv("KTUNE_TEST_AS_MAIN") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+		ctx, stop := notifyStop(context.Background())
 		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
@@ -251,15 +250,19 @@ func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 }
 
 // Ctrl-C, a kill (SIGTERM) and a closed terminal (SIGHUP) stop a run cleanly: what was
-// measured is stored, and the run is marked interrupted, to be resumed.
+// measured is stored, and the run is marked interrupted, to be resumed. The exit status
+// is 128 plus the signal's number, as a shell reports it.
 func TestInterruptStopsCleanlyAndKeepsWhatWasMeasured(t *testing.T) {
 	needBackend(t, "c")
-	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) { interruptTune(t, sig) })
+	for _, tt := range []struct {
+		sig  os.Signal
+		code int
+	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+		t.Run(tt.sig.String(), func(t *testing.T) { interruptTune(t, tt.sig, tt.code) })
 	}
 }
 
-func interruptTune(t *testing.T, sig os.Signal) {
+func interruptTune(t *testing.T, sig os.Signal, code int) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ktune.db")
 	specPath, _ := filepath.Abs("../../testdata/faulty/slow_c.yaml")
@@ -284,7 +287,7 @@ func interruptTune(t *testing.T, sig os.Signal) {
 		t.Fatalf("ktune did not stop within 20 s of %v", sig)
 	}
 	t.Logf("stderr: %s", stderr.String())
-	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(stderr.String(), "run the same command again") {
+	if cmd.ProcessState.ExitCode() != code || !strings.Contains(stderr.String(), "run the same command again") {
 		t.Fatalf("exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
 	}
 	st, err := store.Open(context.Background(), db)
