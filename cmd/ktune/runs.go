@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,10 +28,11 @@ Lists the runs stored in the results database, oldest first: the id that 'ktune 
 run (a tuning on a device by 'ktune tune', an import and the file it came from, or a
 simulation that a program stored through the Go library; 'ktune simulate' stores nothing), its status
 (a tuning that no ktune process holds any more, because it was killed, reads as
-interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy and seed,
-the number of evaluations stored (and how many succeeded), and the best successful
-objective value (with the configuration that reached it in --json). Filters match exactly.
-Nothing is written to the database.`,
+interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy with its
+options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the number of
+evaluations stored (and how many succeeded), and the best successful objective value
+(with the configuration that reached it in --json). Filters match exactly. Nothing is
+written to the database.`,
 		run: runRuns,
 	})
 }
@@ -41,6 +45,7 @@ type runSummary struct {
 	Kernel      string                 `json:"kernel"`
 	Device      string                 `json:"device"`
 	Strategy    string                 `json:"strategy,omitempty"`
+	Options     map[string]any         `json:"strategy_options,omitempty"`
 	Seed        uint64                 `json:"seed,omitempty"`
 	Source      string                 `json:"source,omitempty"`
 	Objective   string                 `json:"objective"`
@@ -111,7 +116,7 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 		if s.Kind == store.KindImport {
 			how = "from " + s.Source
 		} else if how != "" {
-			how += fmt.Sprintf(" (seed %d)", s.Seed)
+			how += strategyOptionsText(s.Options) + fmt.Sprintf(" (seed %d)", s.Seed)
 		}
 		best := "-"
 		if s.Best != nil {
@@ -134,6 +139,17 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 		Started: r.Started}
 	if s.Objective == "" {
 		s.Objective = "time"
+	}
+	if len(r.StrategyOptions) > 0 {
+		// numbers as they were written (1000, not 1e+03)
+		d := json.NewDecoder(bytes.NewReader(r.StrategyOptions))
+		d.UseNumber()
+		if err := d.Decode(&s.Options); err != nil {
+			return s, fmt.Errorf("run %d: strategy options %s: %w", r.ID, r.StrategyOptions, err)
+		}
+		if len(s.Options) == 0 {
+			s.Options = nil
+		}
 	}
 	if !r.Finished.IsZero() {
 		f := r.Finished
@@ -166,4 +182,18 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 		}
 	}
 	return s, nil
+}
+
+// strategyOptionsText is a run's strategy options as --strategy 'NAME:OPT=VALUE;OPT=VALUE'
+// writes them after the name, sorted: ":initial=1000;explore=0.7"; "" when there are none.
+func strategyOptionsText(opts map[string]any) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(opts))
+	for k, v := range opts {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	slices.Sort(parts)
+	return ":" + strings.Join(parts, ";")
 }

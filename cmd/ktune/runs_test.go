@@ -61,3 +61,41 @@ func TestRunsListsTheStoredRuns(t *testing.T) {
 		t.Errorf("a bad kind: exit %d: %s", code, errOut)
 	}
 }
+
+// A tuning run is listed with the strategy options it was started with, in the form
+// --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes, and with them in --json: runs of one
+// strategy and seed but other options are told apart.
+func TestRunsShowTheStrategyOptions(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	spec := "../../examples/vector_add/vector_add_c.yaml"
+	for _, args := range [][]string{
+		{"--strategy", "annealing", "--option", "temperature=0.5", "--option", "neighbourhood=adjacent"},
+		{"--strategy", "bayes:initial=1000"},
+		{"--strategy", "random"},
+	} {
+		if _, errOut, code := ktune(t, append([]string{"tune", spec, "--budget", "1", "--db", db}, args...)...); code != 0 {
+			t.Fatalf("tune %v: exit %d: %s", args, code, errOut)
+		}
+	}
+	out, errOut, code := ktune(t, "runs", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"annealing:neighbourhood=adjacent;temperature=0.5 (seed 1)", "bayes:initial=1000 (seed 1)", "random (seed 1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = ktune(t, "runs", "--db", db, "--json")
+	var got []struct {
+		Options map[string]any `json:"strategy_options"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 3 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got[0].Options["neighbourhood"] != "adjacent" || got[0].Options["temperature"] != 0.5 ||
+		got[1].Options["initial"] != float64(1000) || got[2].Options != nil {
+		t.Errorf("strategy_options %v, %v, %v", got[0].Options, got[1].Options, got[2].Options)
+	}
+}
