@@ -3,11 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // progress prints a one-line status (count, extra information, ETA) at most a few times a
-// second to standard error.
+// second to standard error. On a terminal the line is cut to the terminal's width, so that
+// it never wraps (a wrapped line is not overwritten by the next, and leaves stale lines).
 type progress struct {
 	w     io.Writer
 	what  string
@@ -16,10 +23,20 @@ type progress struct {
 	shown bool
 	// delay holds the first line back: work that ends sooner shows nothing
 	delay time.Duration
+	// base is how much of the count was done before start (a resumed run's measurements):
+	// the rate the ETA extrapolates is that of the rest
+	base int
+	// deadline, when set, bounds the ETA: the work stops then whatever is left
+	deadline time.Time
+	// terminal says w is a terminal: lines are cut to its width and cleared to its end
+	terminal bool
+	// width is the terminal's width when known; 0 asks the terminal at each line
+	width  int
+	length int // the length of the line shown, which a shorter one must overwrite
 }
 
 func newProgress(w io.Writer, what string) *progress {
-	return &progress{w: w, what: what, start: time.Now()}
+	return &progress{w: w, what: what, start: time.Now(), terminal: isTerminal(w)}
 }
 
 func (p *progress) update(done, total int, info string) {
@@ -28,13 +45,21 @@ func (p *progress) update(done, total int, info string) {
 		return
 	}
 	p.last = now
-	eta := "?"
-	if done > 0 {
+	eta := time.Duration(-1)
+	if done > p.base {
 		el := now.Sub(p.start)
-		eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(100 * time.Millisecond).String()
+		eta = time.Duration(float64(el) / float64(done-p.base) * float64(max(total-done, 0)))
 	}
-	fmt.Fprintf(p.w, "\r%d/%d %s, %s, ETA %s   ", done, total, p.what, info, eta)
-	p.shown = true
+	if !p.deadline.IsZero() {
+		if left := max(p.deadline.Sub(now), 0); eta < 0 || left < eta {
+			eta = left
+		}
+	}
+	etaText := "?"
+	if eta >= 0 {
+		etaText = eta.Round(100 * time.Millisecond).String()
+	}
+	p.show(fmt.Sprintf("%d/%d %s, %s, ETA %s", done, total, p.what, info, etaText))
 }
 
 // fraction shows progress as a fraction of the whole (0 to 1), with the time left
@@ -52,8 +77,59 @@ func (p *progress) fraction(done float64, info string) {
 	} else if done > 0 {
 		eta = "over 10000h"
 	}
-	fmt.Fprintf(p.w, "\r%.3g%% %s, %s, ETA %s   ", 100*done, p.what, info, eta)
+	p.show(fmt.Sprintf("%.3g%% %s, %s, ETA %s", 100*done, p.what, info, eta))
+}
+
+// show writes line over the one shown before: on a terminal cut to one column less than
+// its width (a line that fills the last column wraps in some terminals) and cleared to the
+// end; elsewhere padded with spaces over a longer line before it.
+func (p *progress) show(line string) {
+	if p.terminal {
+		width := p.width
+		if width == 0 {
+			width = terminalWidth(p.w)
+		}
+		if width > 1 {
+			line = cutRunes(line, width-1)
+		}
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+	} else {
+		n := utf8.RuneCountInString(line)
+		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(p.length-n, 0)))
+		p.length = n
+	}
 	p.shown = true
+}
+
+// cutRunes is s cut to at most n characters.
+func cutRunes(s string, n int) string {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at]
+		}
+		i++
+	}
+	return s
+}
+
+// terminalWidth is the width in columns of the terminal w writes to, $COLUMNS when the
+// terminal does not say, 0 when neither is known.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if rc, err := f.SyscallConn(); err == nil {
+			var ws *unix.Winsize
+			var werr error
+			if err := rc.Control(func(fd uintptr) { ws, werr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ) }); err == nil && werr == nil && ws.Col > 0 {
+				return int(ws.Col)
+			}
+		}
+	}
+	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 func (p *progress) finish() {

@@ -245,6 +245,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 	var prog *progress
 	if *progressFlag || isTerminal(env.stderr) {
 		prog = newProgress(env.stderr, "evaluated")
+		if *limit > 0 {
+			prog.deadline = prog.start.Add(*limit) // the run stops then, whatever the budget says
+		}
 		total := *budget
 		if total == 0 || total > sp.Len() {
 			total = sp.Len()
