@@ -288,8 +288,12 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		said = true
 		return runErr
 	}
+	// whatever ended the run (the budget, the time limit, failures alike): nothing to use
 	if rep.BestObjective == nil && rep.Evaluations > 0 {
 		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: %s)", run.ID, exportHint(run.ID, *db))
+	}
+	if rep.BestObjective == nil {
+		return fmt.Errorf("no configuration ran and verified successfully in run %d: none was evaluated before it stopped (%s)", run.ID, rep.Stop)
 	}
 	return nil
 }

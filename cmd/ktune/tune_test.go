@@ -640,3 +640,43 @@ func TestTuneRefusesABadDeviceIndex(t *testing.T) {
 		}
 	}
 }
+
+// A run that --time ends before any configuration succeeded exits with status 1, as one
+// that the budget or failures end does: here the only kernel hangs past the time limit.
+func TestTuneExitsOneWhenTheTimeLimitEndsItWithoutASuccess(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel, err := os.ReadFile("../../testdata/faulty/faulty.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "faulty.c"), kernel, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// fault 4 spins until the per-configuration timeout, longer than --time
+	spec := `kernel: {name: faulty, source: faulty.c}
+constants: {N: 64}
+parameters:
+  - {name: fault, values: [4]}
+  - {name: copy, values: [0, 1]}
+problem_size: [N]
+arguments:
+  - {name: out, type: float32, length: N, output: true}
+  - {name: src, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+timeout: 20s
+`
+	specPath := filepath.Join(dir, "hang.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, errOut, code := ktune(t, "tune", specPath, "--time", "1s", "--db", filepath.Join(dir, "k.db"), "--precompilers", "0")
+	if time.Since(start) > 15*time.Second {
+		t.Errorf("took %v with --time 1s", time.Since(start))
+	}
+	if code != 1 || !strings.Contains(out, "no configuration ran and verified successfully") ||
+		!strings.Contains(errOut, "no configuration ran and verified successfully in run 1: none was evaluated before it stopped (time limit)") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+}
