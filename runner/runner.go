@@ -264,7 +264,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// Kernel time includes the warm-up launch: on PoCL its device time also covers loading
 	// the generated code.
 	e.BenchmarkMS = ms(time.Since(t)) + warmup
-	timeMS := statistic(r.spec.Statistic, e.Samples)
+	timeMS := TimeMS(r.spec.Statistic, e.Samples)
 	metrics, err := r.spec.MetricValues(values, timeMS, observed)
 	if err != nil {
 		return fail(result.RuntimeError, "metrics: "+err.Error())
@@ -505,11 +505,13 @@ func (r *Runner) Close() {
 	}
 }
 
-func statistic(name string, samples []float64) float64 {
+// TimeMS is the kernel time that a spec's statistic ("mean" or "median") makes of an
+// evaluation's timing samples, in ms as they are; NaN without samples.
+func TimeMS(statistic string, samples []float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}
-	if name == "median" {
+	if statistic == "median" {
 		s := slices.Clone(samples)
 		slices.Sort(s)
 		if len(s)%2 == 1 {

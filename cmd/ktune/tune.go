@@ -19,6 +19,7 @@ import (
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
@@ -590,6 +591,8 @@ type tuneReport struct {
 	Best              namedConfig        `json:"best_configuration,omitzero"`
 	BestObjective     *float64           `json:"best_objective,omitempty"`
 	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
+	BestTimeMS        *float64           `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	Verified          bool               `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
 	MedianObjective   *float64           `json:"median_objective,omitempty"`
 	SpeedupOverMed    *float64           `json:"speedup_over_median,omitempty"`
 	DefaultObjective  *float64           `json:"default_objective,omitempty"`
@@ -673,7 +676,8 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 	objective, maximize := s.Objective()
 	r := tuneReport{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: sum.Evaluations,
-		Resumed: resumed, Statuses: map[string]int{}, Stop: string(sum.Stop), WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
+		Resumed: resumed, Statuses: map[string]int{}, Stop: string(sum.Stop), WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes,
+		Verified: s.Verification != nil}
 	var ok, fw []float64
 	measured := 0
 	for _, h := range sum.History {
@@ -706,6 +710,13 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 		for _, h := range sum.History {
 			if slices.Equal(h.Config, sum.Best) {
 				r.BestMetrics = h.Evaluation.Metrics
+				t := runner.TimeMS(s.Statistic, h.Evaluation.Samples)
+				if objective == "time" {
+					t = best
+				}
+				if !math.IsNaN(t) {
+					r.BestTimeMS = &t
+				}
 			}
 		}
 		speedup := func(other float64) *float64 {
@@ -763,7 +774,11 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 		fmt.Fprintln(w, "no configuration ran and verified successfully")
 		return
 	}
-	fmt.Fprintf(w, "best %s: %s %s (verified)\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective))
+	verified := "(verified)"
+	if !r.Verified {
+		verified = "(not verified: the spec has no verification)"
+	}
+	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective), verified)
 	fmt.Fprintf(w, "  configuration: %s\n", r.bestText)
 	var ms []string
 	for k, v := range r.BestMetrics {
@@ -772,6 +787,9 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	slices.Sort(ms)
 	if len(ms) > 0 {
 		fmt.Fprintf(w, "  metrics: %s\n", strings.Join(ms, ", "))
+	}
+	if r.BestTimeMS != nil && r.Objective != "time" {
+		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
 	if r.SpeedupOverMed != nil {
 		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), unitOf(r.Objective))

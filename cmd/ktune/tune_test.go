@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -678,5 +679,56 @@ timeout: 20s
 	if code != 1 || !strings.Contains(out, "no configuration ran and verified successfully") ||
 		!strings.Contains(errOut, "no configuration ran and verified successfully in run 1: none was evaluated before it stopped (time limit)") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+}
+
+// The summary says "(verified)" only where the spec verifies the outputs, and the JSON
+// carries it; with a metric as the objective (vector_add's GB/s) the best configuration's
+// time is given too, the time the metric was computed from.
+func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel, err := os.ReadFile("../../examples/vector_add/vector_add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vector_add.c"), kernel, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verification := "verification:\n  reference:\n    config: {unroll_factor: 1, threads: 1}   # the plain loop on one thread\n  atol: 0\n  rtol: 0                  # one addition per element: every configuration is exact\n"
+	if !strings.Contains(string(src), verification) {
+		t.Fatalf("vector_add_c.yaml has changed: %s", src)
+	}
+	for _, verified := range []bool{true, false} {
+		spec := string(src)
+		if !verified {
+			spec = strings.Replace(spec, verification, "", 1)
+		}
+		specPath := filepath.Join(dir, fmt.Sprintf("v%v.yaml", verified))
+		if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"tune", specPath, "--budget", "2", "--db", filepath.Join(dir, "k.db"), "--new"}
+		out, errOut, code := ktune(t, args...)
+		wantText := map[bool]string{true: "GB/s (verified)\n", false: "GB/s (not verified: the spec has no verification)\n"}[verified]
+		if code != 0 || !strings.Contains(out, wantText) || !strings.Contains(out, "  time: ") {
+			t.Errorf("verification %v: exit %d, want %q and the time:\n%s%s", verified, code, wantText, out, errOut)
+		}
+		out, errOut, code = ktune(t, append(args, "--json")...)
+		var rep tuneReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+		}
+		if rep.Verified != verified || rep.BestTimeMS == nil || rep.BestObjective == nil {
+			t.Fatalf("verification %v: verified %v, best time %v, best objective %v", verified, rep.Verified, rep.BestTimeMS, rep.BestObjective)
+		}
+		// GB/s = 3 * 4 * N / (time / 1e3) / 1e9 with N = 4000000: time = 48 / GB/s
+		if want := 48 / *rep.BestObjective; math.Abs(*rep.BestTimeMS-want) > 1e-9*want {
+			t.Errorf("best time %v ms, want %v ms for %v GB/s", *rep.BestTimeMS, want, *rep.BestObjective)
+		}
 	}
 }
