@@ -498,9 +498,9 @@ type cancelAt struct {
 
 func (c *cancelAt) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(string(p), "\r") {
-		var done, total int
-		if _, after, ok := strings.Cut(line, "evaluations, "); ok {
-			if _, err := fmt.Sscanf(after, "%d/%d cells", &done, &total); err == nil && done >= c.cells {
+		for _, part := range strings.Split(line, ", ") { // "N/M evaluations, ETA T, C/D cells"
+			var done, total int
+			if _, err := fmt.Sscanf(part, "%d/%d cells", &done, &total); err == nil && done >= c.cells {
 				c.cancel()
 			}
 		}

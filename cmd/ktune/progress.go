@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// progress prints a one-line status (count, extra information, ETA) at most a few times a
+// progress prints a one-line status (count, ETA, extra information) at most a few times a
 // second to standard error. On a terminal the line is cut to the terminal's width, so that
 // it never wraps (a wrapped line is not overwritten by the next, and leaves stale lines).
 type progress struct {
@@ -59,7 +59,8 @@ func (p *progress) update(done, total int, info string) {
 	if eta >= 0 {
 		etaText = eta.Round(100 * time.Millisecond).String()
 	}
-	p.show(fmt.Sprintf("%d/%d %s, %s, ETA %s", done, total, p.what, info, etaText))
+	// the ETA before the information, which may be long and is cut first
+	p.show(fmt.Sprintf("%d/%d %s, ETA %s, %s", done, total, p.what, etaText, info))
 }
 
 // fraction shows progress as a fraction of the whole (0 to 1), with the time left
@@ -77,7 +78,7 @@ func (p *progress) fraction(done float64, info string) {
 	} else if done > 0 {
 		eta = "over 10000h"
 	}
-	p.show(fmt.Sprintf("%.3g%% %s, %s, ETA %s", 100*done, p.what, info, eta))
+	p.show(fmt.Sprintf("%.3g%% %s, ETA %s, %s", 100*done, p.what, eta, info))
 }
 
 // show writes line over the one shown before: on a terminal cut to one column less than

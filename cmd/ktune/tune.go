@@ -57,7 +57,7 @@ configuration that fails is stored with its status and message; the summary give
 failing status's most common message, tuning stops when the first 10 configurations all
 fail with one message (a fault of the spec, not of the configurations), and the exit
 status is 1 when no configuration ran and verified successfully.
-Progress (evaluated / budget, best so far, ETA) goes to standard error; the summary (best
+Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
 
