@@ -49,8 +49,11 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
-seed) without measuring finished configurations again; --new starts a fresh run. A run
-that another ktune process on this machine is tuning is not resumed: the command says so.
+seed) without measuring finished configurations again; --new starts a fresh run. The
+budget is the run's: a resumed run measures until it has --budget evaluations, one that
+has them already measures nothing (a larger --budget continues it), and the summary is of
+all its evaluations. A run that another ktune process on this machine is tuning is not
+resumed: the command says so.
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each
@@ -197,37 +200,53 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		}
 	}
 	problemSize := storedProblemSize(sp0)
-	run, known, lock, err := findOrCreateRun(ctx, st, *db, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+	run, stored, lock, err := findOrCreateRun(ctx, st, *db, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: *name, StrategyOptions: optJSON, Seed: *seed, Objective: objective, Maximize: maximize,
 		ProblemSize: problemSize, Source: specPath, Settings: settings}, hash, *fresh)
 	if err != nil {
 		return err
 	}
 	defer lock.release()
-	resumed := len(known) // before the default configuration joins them
-	if resumed > 0 {
+	known := make(map[string]result.Evaluation, len(stored))
+	for _, e := range stored {
+		known[store.ConfigKey(e.Config)] = e
+	}
+	resumed := len(stored)
+	// The budget is the run's: a resumed run that has used it up measures nothing more. It
+	// stays interrupted, so that the same command with a larger budget resumes it.
+	spent := *budget > 0 && resumed >= *budget
+	switch {
+	case spent:
+		fmt.Fprintf(env.stderr, "ktune tune: run %d already has %d evaluations, the budget is %d: nothing to do; raise --budget to continue it\n", run.ID, resumed, *budget)
+	case resumed > 0:
 		fmt.Fprintf(env.stderr, "ktune tune: resuming run %d: %d configurations already measured are not measured again\n", run.ID, resumed)
 	}
 
-	ev := &resumingEvaluator{inner: sup, sp: sp, known: known}
+	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: *budget, stored: resumed, measured: map[string]bool{}}
 	sink := &storeSink{st: st, run: run.ID, sp: sp, known: known, maximize: maximize}
+	for _, e := range stored {
+		sink.consider(e) // progress shows the run's best from the first line on
+	}
 
 	// The baseline: the spec's default configuration, measured (or found) before the search.
 	var defaultEval *result.Evaluation
 	if sp0.Default != nil {
 		if dc, err := sp.ConfigOf(sp0.Default); err == nil && sp.Contains(dc) {
-			e, err := ev.Evaluate(ctx, dc)
-			if err != nil {
-				return finishInterrupted(ctx, st, run.ID, err)
+			// a spent budget measures nothing, not even the baseline
+			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
+				e, err := ev.Evaluate(ctx, dc)
+				if err != nil {
+					return finishInterrupted(ctx, st, run.ID, err)
+				}
+				if e.Config == nil {
+					e.Config = sp.Values(dc)
+				}
+				if err := sink.Record(ctx, e); err != nil {
+					return err
+				}
+				known[store.ConfigKey(e.Config)] = e
+				defaultEval = &e
 			}
-			if e.Config == nil {
-				e.Config = sp.Values(dc)
-			}
-			if err := sink.Record(ctx, e); err != nil {
-				return err
-			}
-			known[store.ConfigKey(e.Config)] = e
-			defaultEval = &e
 		} else {
 			env.log.Warn("default_config is not a valid configuration of the space; no baseline", "spec", specPath)
 		}
@@ -238,7 +257,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return err
 	}
 	topts := tuning.Options{Budget: *budget, TimeLimit: *limit, Maximize: maximize, Seed: *seed, Sink: sink, Logger: env.log,
-		Stop: []tuning.StopCondition{ev.sameFailure}}
+		Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}}
 	if defaultEval != nil {
 		// the baseline is one of the budget's evaluations, whichever the strategy
 		topts.Measured = []result.Evaluation{*defaultEval}
@@ -249,30 +268,37 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		if *limit > 0 {
 			prog.deadline = prog.start.Add(*limit) // the run stops then, whatever the budget says
 		}
+		prog.base = resumed
 		total := *budget
 		if total == 0 || total > sp.Len() {
 			total = sp.Len()
 		}
-		topts.Progress = func(p tuning.Progress) {
-			prog.update(p.Evaluations, total, sink.bestLine(sp0, objective))
+		topts.Progress = func(tuning.Progress) {
+			// the run's count, not the session's: a resumed run's strategy asks again for
+			// the configurations the store answers
+			prog.update(ev.runEvaluations(), total, sink.bestLine(sp0, objective))
 		}
 	}
-	sess, err := tuning.New(sp, s, ev, topts)
-	if err != nil {
-		return err
+	sum := tuning.Summary{Strategy: s.Name(), Seed: *seed, Stop: stopBudgetSpent}
+	var runErr error
+	if !spent {
+		sess, err := tuning.New(sp, s, ev, topts)
+		if err != nil {
+			return err
+		}
+		sum, runErr = sess.Run(ctx)
 	}
-	sum, runErr := sess.Run(ctx)
 	if prog != nil {
 		prog.finish()
 	}
 	status := store.StatusFinished
-	if runErr != nil {
+	if runErr != nil || spent {
 		status = store.StatusInterrupted
 	}
 	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status); err != nil {
 		return err
 	}
-	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, sink, defaultEval, resumed, sup.Crashes)
+	rep := buildTuneReport(sp, sp0, run.ID, *db, backend, info, sum, ev, defaultEval, stored, sup.Crashes)
 	rep.StrategyOptions = stOpts
 	if *jsonOut {
 		if err := writeJSON(env, rep); err != nil {
@@ -368,9 +394,9 @@ func specHash(s *spec.Spec) (string, error) {
 }
 
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
-// options, seed and spec hash, or creates a new one.
-func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, map[string]result.Evaluation, *runLock, error) {
-	known := map[string]result.Evaluation{}
+// options, seed and spec hash, or creates a new one. It returns the run's stored
+// evaluations, in the order they were measured.
+func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *runLock, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
 		return store.RunInfo{}, nil, nil, err
@@ -409,14 +435,11 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 			lock.release()
 			return store.RunInfo{}, nil, nil, err
 		}
-		for _, e := range evals {
-			known[store.ConfigKey(e.Config)] = e
-		}
 		if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
 			lock.release()
 			return store.RunInfo{}, nil, nil, err
 		}
-		return r, known, lock, nil
+		return r, evals, lock, nil
 	}
 	id, err := st.CreateRun(ctx, want)
 	if err != nil {
@@ -429,7 +452,7 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		// lock file left from a database deleted and made again
 		return store.RunInfo{}, nil, nil, err
 	}
-	return want, known, lock, nil
+	return want, nil, lock, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {
@@ -457,6 +480,26 @@ type resumingEvaluator struct {
 	// the first sameFailures evaluations, and whether any evaluation succeeded
 	first     []result.Evaluation
 	succeeded bool
+	// budget is the run's (0: none), stored how many evaluations the run had before this
+	// command, measured the configurations (keys) this command measured
+	budget, stored int
+	measured       map[string]bool
+}
+
+// runEvaluations is how many evaluations the run has: those stored before this command
+// and those it measured.
+func (r *resumingEvaluator) runEvaluations() int { return r.stored + len(r.measured) }
+
+// runBudget is a stop condition: the budget is spent once the run has that many
+// evaluations. A resumed run's strategy starts again, and the configurations it asks for
+// again are answered from the store, counting against the session's budget as they did
+// before; but a strategy that takes another path (auto with another budget) would
+// otherwise measure a whole budget more.
+func (r *resumingEvaluator) runBudget(tuning.State) tuning.StopReason {
+	if r.budget > 0 && r.runEvaluations() >= r.budget {
+		return tuning.StopBudget
+	}
+	return ""
 }
 
 func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
@@ -477,6 +520,9 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	}
 	start := time.Now()
 	e, err := r.inner.Evaluate(ctx, c)
+	if err == nil {
+		r.measured[store.ConfigKey(vals)] = true
+	}
 	e.Config = vals
 	// The framework overhead as the tuner sees it: everything but compiling, verifying and
 	// running the kernel (process hand-over, argument set-up, copies).
@@ -484,6 +530,10 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
 }
+
+// stopBudgetSpent is why a resumed run that already has its budget's evaluations measures
+// nothing.
+const stopBudgetSpent tuning.StopReason = "the budget was spent before this command"
 
 // sameFailures is how many configurations, from the first, must fail with one message
 // before tuning stops (stopSameFailure).
@@ -536,15 +586,20 @@ type storeSink struct {
 
 func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
 	s.all = append(s.all, e)
-	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
-		b := e
-		s.best = &b
-	}
+	s.consider(e)
 	if _, old := s.known[store.ConfigKey(e.Config)]; old {
 		return nil
 	}
 	// Committed even when the run is being cancelled: it was measured.
 	return s.st.AddEvaluation(context.WithoutCancel(ctx), s.run, e)
+}
+
+// consider keeps e when it is the best so far.
+func (s *storeSink) consider(e result.Evaluation) {
+	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
+		b := e
+		s.best = &b
+	}
 }
 
 func (s *storeSink) bestLine(sp0 *spec.Spec, objective string) string {
@@ -585,7 +640,8 @@ type tuneReport struct {
 	Maximize          bool               `json:"maximize"`
 	SpaceSize         int                `json:"space_size"`
 	Evaluations       int                `json:"evaluations"`
-	Resumed           int                `json:"resumed_from_store"`
+	Resumed           int                `json:"resumed_from_store"` // evaluations the run had before this command
+	Measured          int                `json:"measured"`           // evaluations this command measured
 	Statuses          map[string]int     `json:"statuses"`
 	Failures          []failureSummary   `json:"failures,omitempty"`
 	Best              namedConfig        `json:"best_configuration,omitzero"`
@@ -671,18 +727,41 @@ func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
 	return out
 }
 
+// runHistory is a run's evaluations: those stored before this command that its session
+// did not ask for again (a resumed run's strategy replays its requests, answered from the
+// store, but one that takes another path leaves some aside), then the session's.
+func runHistory(sp *space.Space, session []tuning.Evaluated, stored []result.Evaluation) []tuning.Evaluated {
+	seen := make(map[string]bool, len(session))
+	for _, h := range session {
+		seen[store.ConfigKey(h.Evaluation.Config)] = true
+	}
+	var all []tuning.Evaluated
+	for _, e := range stored {
+		if seen[store.ConfigKey(e.Config)] {
+			continue
+		}
+		if c, err := sp.ConfigOf(e.Config); err == nil {
+			all = append(all, tuning.Evaluated{Config: c, Evaluation: e})
+		}
+	}
+	return append(all, session...)
+}
+
+// buildTuneReport sums up the run: all its evaluations, those stored before this command
+// included; the means of compile, verify and framework time are over those it measured.
 func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
-	sink *storeSink, def *result.Evaluation, resumed, crashes int) tuneReport {
+	ev *resumingEvaluator, def *result.Evaluation, stored []result.Evaluation, crashes int) tuneReport {
 	objective, maximize := s.Objective()
+	history := runHistory(sp, sum.History, stored)
 	r := tuneReport{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
-		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: sum.Evaluations,
-		Resumed: resumed, Statuses: map[string]int{}, Stop: string(sum.Stop), WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes,
-		Verified: s.Verification != nil}
+		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
+		Resumed: len(stored), Measured: len(ev.measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Verified: s.Verification != nil}
 	var ok, fw []float64
-	measured := 0
-	for _, h := range sum.History {
-		if _, old := sink.known[store.ConfigKey(h.Evaluation.Config)]; !old || def != nil && store.ConfigKey(def.Config) == store.ConfigKey(h.Evaluation.Config) {
-			measured++
+	var best *tuning.Evaluated
+	for i := range history {
+		h := &history[i]
+		if ev.measured[store.ConfigKey(h.Evaluation.Config)] {
 			r.MeanCompileMS += h.Evaluation.CompileMS
 			r.MeanVerifyMS += h.Evaluation.VerifyMS
 			r.MeanFrameworkMS += h.Evaluation.FrameworkMS
@@ -690,51 +769,48 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 			r.KernelMS += h.Evaluation.BenchmarkMS
 		}
 		r.Statuses[h.Evaluation.Status.String()]++
-		if !h.Evaluation.Failed() {
-			ok = append(ok, h.Evaluation.Objective)
+		if e := h.Evaluation; !e.Failed() {
+			ok = append(ok, e.Objective)
+			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
+				best = h
+			}
 		}
 	}
-	r.Failures = failures(sp, sum.History)
-	if measured > 0 {
-		r.MeanCompileMS /= float64(measured)
-		r.MeanVerifyMS /= float64(measured)
-		r.MeanFrameworkMS /= float64(measured)
+	r.Failures = failures(sp, history)
+	if len(fw) > 0 {
+		r.MeanCompileMS /= float64(len(fw))
+		r.MeanVerifyMS /= float64(len(fw))
+		r.MeanFrameworkMS /= float64(len(fw))
 		slices.Sort(fw)
 		r.MedianFrameworkMS = fw[len(fw)/2]
 	}
-	if sum.Best != nil {
-		r.Best = nameConfig(sp, sum.Best)
-		best := sum.BestObjective
-		r.BestObjective = &best
-		r.bestText = sp.Format(sum.Best)
-		for _, h := range sum.History {
-			if slices.Equal(h.Config, sum.Best) {
-				r.BestMetrics = h.Evaluation.Metrics
-				t := runner.TimeMS(s.Statistic, h.Evaluation.Samples)
-				if objective == "time" {
-					t = best
-				}
-				if !math.IsNaN(t) {
-					r.BestTimeMS = &t
-				}
-			}
+	if best != nil {
+		r.Best = nameConfig(sp, best.Config)
+		bestObjective := best.Evaluation.Objective
+		r.BestObjective = &bestObjective
+		r.bestText = sp.Format(best.Config)
+		r.BestMetrics = best.Evaluation.Metrics
+		t := runner.TimeMS(s.Statistic, best.Evaluation.Samples)
+		if objective == "time" {
+			t = bestObjective
+		}
+		if !math.IsNaN(t) {
+			r.BestTimeMS = &t
 		}
 		speedup := func(other float64) *float64 {
-			v := other / best
+			v := other / bestObjective
 			if maximize {
-				v = best / other
+				v = bestObjective / other
 			}
 			return &v
 		}
-		if len(ok) > 0 {
-			slices.Sort(ok)
-			med := ok[len(ok)/2]
-			if len(ok)%2 == 0 {
-				med = (ok[len(ok)/2-1] + ok[len(ok)/2]) / 2
-			}
-			r.MedianObjective = &med
-			r.SpeedupOverMed = speedup(med)
+		slices.Sort(ok)
+		med := ok[len(ok)/2]
+		if len(ok)%2 == 0 {
+			med = (ok[len(ok)/2-1] + ok[len(ok)/2]) / 2
 		}
+		r.MedianObjective = &med
+		r.SpeedupOverMed = speedup(med)
 		if def != nil && !def.Failed() {
 			d := def.Objective
 			r.DefaultObjective = &d
@@ -749,8 +825,12 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 
 func printTuneReport(env *cliEnv, r tuneReport) {
 	w := env.stdout
-	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated with %s%s (seed %d) in %.1f s; stopped: %s\n",
-		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
+	resumed := ""
+	if r.Resumed > 0 {
+		resumed = fmt.Sprintf(" (%d of them measured by this command, %d before)", r.Measured, r.Resumed)
+	}
+	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated%s with %s%s (seed %d) in %.1f s; stopped: %s\n",
+		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, resumed, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
 	var st []string
 	for k, v := range r.Statuses {
 		st = append(st, fmt.Sprintf("%s %d", k, v))
@@ -800,8 +880,10 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
 	}
-	fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
-		r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
+	if r.Measured > 0 { // the costs of this command's measurements
+		fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
+			r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
+	}
 	fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
 }
 

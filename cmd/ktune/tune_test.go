@@ -732,3 +732,101 @@ func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
 		}
 	}
 }
+
+// storedBest is the best successful objective among a run's stored evaluations (GB/s:
+// the highest), and how many evaluations the run has.
+func storedBest(t *testing.T, db string, run int64) (float64, int) {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := math.Inf(-1)
+	for _, e := range evals {
+		if !e.Failed() {
+			best = max(best, e.Objective)
+		}
+	}
+	return best, len(evals)
+}
+
+// The budget is the run's. A resumed run that already has its budget's evaluations
+// measures nothing, says so and stays resumable; one with budget left measures up to it;
+// both summaries are of all the run's evaluations. Before, a smaller budget replayed that
+// many of the stored configurations and reported their best and count, and finished the
+// run so that a larger budget could not continue it.
+func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	args := []string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--strategy", "random", "--db", db, "--json"}
+	if _, errOut, code := ktune(t, append(args, "--budget", "6")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// as a process killed while tuning leaves it
+	if err := st.FinishRun(context.Background(), 1, store.StatusInterrupted); err != nil {
+		t.Fatal(err)
+	}
+	best6, n := storedBest(t, db, 1)
+	if n != 6 {
+		t.Fatalf("%d evaluations stored, want 6", n)
+	}
+
+	out, errOut, code := ktune(t, append(args, "--budget", "3")...)
+	var rep tuneReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	if !strings.Contains(errOut, "run 1 already has 6 evaluations, the budget is 3: nothing to do; raise --budget to continue it") {
+		t.Errorf("stderr: %s", errOut)
+	}
+	if rep.Run != 1 || rep.Evaluations != 6 || rep.Resumed != 6 || rep.Measured != 0 || rep.BestObjective == nil || *rep.BestObjective != best6 ||
+		rep.Stop != string(stopBudgetSpent) {
+		t.Errorf("run %d: %d evaluations, %d resumed, %d measured, best %v (stored best %v), stopped %q",
+			rep.Run, rep.Evaluations, rep.Resumed, rep.Measured, rep.BestObjective, best6, rep.Stop)
+	}
+	if _, n := storedBest(t, db, 1); n != 6 {
+		t.Errorf("%d evaluations stored after a spent budget, want 6", n)
+	}
+	if info, err := st.Run(context.Background(), 1); err != nil || info.Status != store.StatusInterrupted {
+		t.Errorf("run 1 is %s (%v), want it left interrupted", info.Status, err)
+	}
+
+	// a larger budget continues it, to that many evaluations in all; the progress shows
+	// the run's count and best from its first line
+	out, errOut, code = ktune(t, append(args, "--budget", "8", "--progress")...)
+	rep = tuneReport{}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	best8, n := storedBest(t, db, 1)
+	if rep.Run != 1 || n != 8 || rep.Evaluations != 8 || rep.Resumed != 6 || rep.Measured != 2 || rep.BestObjective == nil || *rep.BestObjective != best8 {
+		t.Errorf("run %d: %d evaluations (%d stored), %d resumed, %d measured, best %v (stored best %v)",
+			rep.Run, rep.Evaluations, n, rep.Resumed, rep.Measured, rep.BestObjective, best8)
+	}
+	var first string
+	for _, line := range strings.Split(errOut, "\r") {
+		if strings.Contains(line, " evaluated, ETA ") {
+			first = line
+			break
+		}
+	}
+	var done, total int
+	var shown float64
+	if _, err := fmt.Sscanf(first, "%d/%d evaluated, ETA ", &done, &total); err != nil || done < 6 || total != 8 {
+		t.Errorf("first progress line %q: want 6 or 7 of 8 evaluated (%v)", first, err)
+	}
+	_, after, _ := strings.Cut(first, ", best ")
+	if _, err := fmt.Sscanf(after, "%g GB/s", &shown); err != nil || shown < best6*(1-1e-4) {
+		t.Errorf("first progress line %q: want the run's best so far, %v GB/s at least (%v)", first, best6, err)
+	}
+}
