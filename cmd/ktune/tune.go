@@ -194,7 +194,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if sp0.Verification != nil {
 		if err := sup.Reference(ctx); err != nil {
 			if errors.Is(err, worker.ErrReference) {
-				return fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference, verification.config or the .npy files) or the kernel at the reference configuration; nothing was measured", pos[0], err)
+				return fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", pos[0], err)
 			}
 			return err
 		}
@@ -663,6 +663,7 @@ type tuneReport struct {
 	MedianFrameworkMS float64            `json:"median_framework_ms"`
 	KernelMS          float64            `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
 	bestText          string
+	metricOrder       []string // the spec's metrics in its order, which the text summary keeps
 }
 
 // failureSummary is what the configurations of one failing status said: the message most
@@ -790,6 +791,9 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 		r.BestObjective = &bestObjective
 		r.bestText = sp.Format(best.Config)
 		r.BestMetrics = best.Evaluation.Metrics
+		for _, m := range s.Metrics {
+			r.metricOrder = append(r.metricOrder, m.Name)
+		}
 		t := runner.TimeMS(s.Statistic, best.Evaluation.Samples)
 		if objective == "time" {
 			t = bestObjective
@@ -860,11 +864,21 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 	}
 	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective), verified)
 	fmt.Fprintf(w, "  configuration: %s\n", r.bestText)
+	// The spec's metrics in its order, then what the device observed beside them.
 	var ms []string
-	for k, v := range r.BestMetrics {
-		ms = append(ms, fmt.Sprintf("%s %s", k, formatObjective(v)))
+	for _, k := range r.metricOrder {
+		if v, ok := r.BestMetrics[k]; ok {
+			ms = append(ms, fmt.Sprintf("%s %s", k, formatObjective(v)))
+		}
 	}
-	slices.Sort(ms)
+	var observed []string
+	for k, v := range r.BestMetrics {
+		if !slices.Contains(r.metricOrder, k) {
+			observed = append(observed, fmt.Sprintf("%s %s", k, formatObjective(v)))
+		}
+	}
+	slices.Sort(observed)
+	ms = append(ms, observed...)
 	if len(ms) > 0 {
 		fmt.Fprintf(w, "  metrics: %s\n", strings.Join(ms, ", "))
 	}

@@ -830,3 +830,38 @@ func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
 		t.Errorf("first progress line %q: want the run's best so far, %v GB/s at least (%v)", first, best6, err)
 	}
 }
+
+// The text summary lists the best configuration's metrics in the spec's order (here z
+// before a), not sorted by name.
+func TestTuneSummaryKeepsTheMetricsOrder(t *testing.T) {
+	needBackend(t, "c")
+	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel, err := filepath.Abs("../../examples/vector_add/vector_add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := strings.Replace(string(src), "source: vector_add.c", "source: "+kernel, 1)
+	spec = strings.Replace(spec, "metrics:\n", "metrics:\n  - {name: zz, expr: \"time * 2\"}\n  - {name: aa, expr: \"time * 3\"}\n", 1)
+	dir := t.TempDir()
+	specPath := filepath.Join(dir, "order.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "tune", specPath, "--budget", "2", "--db", filepath.Join(dir, "k.db"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	line := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "metrics: ") {
+			line = l
+		}
+	}
+	zz, aa, gb := strings.Index(line, "zz "), strings.Index(line, "aa "), strings.Index(line, "GB/s ")
+	if zz < 0 || !(zz < aa && aa < gb) {
+		t.Errorf("metrics line %q: want zz, aa, GB/s in the spec's order", line)
+	}
+}
