@@ -103,9 +103,11 @@ type Session struct {
 	evals    int
 	requests int
 	stop     StopReason
+	stopAt   int // evals when a built-in condition set stop: a caller's condition may say more
 	err      error
 
-	at *askTell // set by Start
+	runCancel context.CancelFunc // ends Run's context: Close stops Run as it stops Ask/Tell
+	at        *askTell           // set by Start
 }
 
 // New prepares a session of strategy st over sp. ev evaluates configurations for Run; it
@@ -150,14 +152,37 @@ func (s *Session) Run(ctx context.Context) (Summary, error) {
 	if s.ev == nil {
 		return s.Summary(), errors.New("tuning: Run needs an evaluator")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if err := s.begin(); err != nil {
 		return s.Summary(), err
 	}
+	s.mu.Lock()
+	closed := s.closed
+	s.runCancel = cancel
+	s.mu.Unlock()
+	if closed { // closed between begin and here
+		cancel()
+	}
 	// A strategy that panics ends the session with an error, as on the ask/tell path: in a
 	// benchmark it would otherwise take every other run down with it.
-	err := runGuarded(ctx, s.st, s.problem(s.measure))
+	err := s.afterPreload()
+	if err == nil {
+		err = runGuarded(ctx, s.st, s.problem(s.measure))
+	}
 	s.finish(err)
 	return s.Summary(), s.Err()
+}
+
+// afterPreload checks the caller's stop conditions on what Options.Measured brought in.
+func (s *Session) afterPreload() error {
+	if len(s.opts.Measured) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	st := s.stateLocked()
+	s.mu.Unlock()
+	return s.callerStop(st)
 }
 
 func (s *Session) begin() error {
@@ -200,7 +225,8 @@ func (s *Session) preloadLocked() {
 }
 
 // addLocked puts a new evaluation into the history, the cache and the count of evaluations,
-// updates the best, and checks the stop conditions.
+// updates the best, and checks the built-in stop conditions; the caller then checks its
+// own (callerStop) once it has released the lock.
 func (s *Session) addLocked(idx int, ev Evaluated) {
 	h := len(s.history)
 	s.history = append(s.history, ev)
@@ -217,7 +243,9 @@ func (s *Session) addLocked(idx int, ev Evaluated) {
 		s.best = h
 	}
 	if s.stop == "" {
-		s.stop = s.checkLocked()
+		if s.stop = s.checkLocked(); s.stop != "" {
+			s.stopAt = s.evals
+		}
 	}
 }
 
@@ -378,23 +406,80 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 	s.addLocked(idx, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
 	p := Progress{Evaluations: s.evals, Budget: s.opts.Budget, Best: s.bestObjectiveLocked(),
 		Elapsed: s.elapsedLocked(), TimeLimit: s.opts.TimeLimit}
+	st := s.stateLocked()
 	s.mu.Unlock()
+	if err := s.callerStop(st); err != nil {
+		return math.NaN(), err
+	}
 
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		s.log.DebugContext(ctx, "evaluation", "n", p.Evaluations, "config", s.sp.Format(c),
 			"status", e.Status.String(), "objective", e.Objective, "best", p.Best)
 	}
 	if s.opts.Sink != nil {
-		if err := s.opts.Sink.Record(ctx, e); err != nil {
+		var err error
+		if perr := guard("Options.Sink", func() { err = s.opts.Sink.Record(ctx, e) }); perr != nil {
+			err = perr
+		}
+		if err != nil {
 			err = fmt.Errorf("record evaluation of %s: %w", s.sp.Format(c), err)
 			s.fail(err)
 			return math.NaN(), err
 		}
 	}
 	if s.opts.Progress != nil {
-		s.opts.Progress(p)
+		if err := guard("Options.Progress", func() { s.opts.Progress(p) }); err != nil {
+			s.fail(err)
+			return math.NaN(), err
+		}
 	}
 	return f, nil
+}
+
+// guard calls f, a function of the caller's, and turns a panic in it into an error naming
+// what panicked (not the strategy, which called nothing wrong).
+func guard(what string, f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tuning: %s panicked: %v\n%s", what, r, debug.Stack())
+		}
+	}()
+	f()
+	return nil
+}
+
+// callerStop runs the caller's stop conditions (Options.Stop) on st, outside the session's
+// lock, so that a condition may read the session (Summary) and a panic in one leaves the
+// session usable: it ends the session with an error. The first reason given ends the
+// session, in place of a built-in reason reached by the same evaluation (it says more
+// than the budget running out).
+func (s *Session) callerStop(st State) error {
+	if len(s.opts.Stop) == 0 {
+		return nil
+	}
+	var reason StopReason
+	err := guard("a stop condition (Options.Stop)", func() {
+		for _, cond := range s.opts.Stop {
+			if cond == nil {
+				continue
+			}
+			if reason = cond(st); reason != "" {
+				return
+			}
+		}
+	})
+	if err != nil {
+		s.fail(err)
+		return err
+	}
+	if reason != "" {
+		s.mu.Lock()
+		if s.stop == "" || s.stopAt == st.Evaluations && s.err == nil {
+			s.stop = reason
+		}
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 func fitnessOf(e *result.Evaluation, maximize bool) float64 {
@@ -425,10 +510,9 @@ func (s *Session) bestObjectiveLocked() float64 {
 	return s.history[s.best].Evaluation.Objective
 }
 
-// checkLocked returns the first stop condition that holds after an evaluation: the
-// caller's own conditions first, as they say more than the budget running out.
-func (s *Session) checkLocked() StopReason {
-	st := State{
+// stateLocked is what stop conditions see.
+func (s *Session) stateLocked() State {
+	return State{
 		Evaluations: s.evals,
 		Distinct:    len(s.cache),
 		SpaceLen:    s.sp.Len(),
@@ -436,11 +520,11 @@ func (s *Session) checkLocked() StopReason {
 		Best:        s.bestObjectiveLocked(),
 		Maximize:    s.opts.Maximize,
 	}
-	for _, cond := range s.opts.Stop {
-		if r := cond(st); r != "" {
-			return r
-		}
-	}
+}
+
+// checkLocked returns the first built-in stop condition that holds after an evaluation.
+func (s *Session) checkLocked() StopReason {
+	st := s.stateLocked()
 	switch {
 	case s.opts.Budget > 0 && s.evals >= s.opts.Budget:
 		return StopBudget
@@ -542,7 +626,11 @@ func (s *Session) Start(ctx context.Context) error {
 	go func() {
 		defer close(at.done)
 		defer cancel()
-		s.finish(runGuarded(ctx, s.st, s.problem(s.handover)))
+		err := s.afterPreload()
+		if err == nil {
+			err = runGuarded(ctx, s.st, s.problem(s.handover))
+		}
+		s.finish(err)
 	}()
 	return nil
 }
@@ -621,11 +709,14 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	at := s.at
 	s.mu.Unlock()
 	if at == nil || at.pending == nil {
+		if s.Summary().Stop != "" {
+			return s.doneErr() // the session is over: nothing was asked
+		}
 		return errors.New("tuning: Tell without a configuration asked")
 	}
 	q := *at.pending
 	if !slices.Equal(c, q.c) {
-		return fmt.Errorf("tuning: Tell for %s, but the configuration asked is %s", s.sp.Format(c), s.sp.Format(q.c))
+		return fmt.Errorf("tuning: Tell for %s, but the configuration asked is %s", tellName(s.sp, c), s.sp.Format(q.c))
 	}
 	at.pending = nil
 	select {
@@ -641,6 +732,17 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	return err
 }
 
+// tellName names the configuration a caller told, which may not be one of the space.
+func tellName(sp *space.Space, c space.Config) string {
+	if c == nil {
+		return "a nil configuration"
+	}
+	if !sp.Contains(c) {
+		return fmt.Sprintf("%v (not a configuration of the space)", []int(c))
+	}
+	return sp.Format(c)
+}
+
 func (s *Session) doneErr() error {
 	if err := s.Err(); err != nil {
 		return err
@@ -649,11 +751,16 @@ func (s *Session) doneErr() error {
 }
 
 // Close ends the session: it stops the strategy's goroutine and waits for it, so nothing is
-// left running. It is safe to call more than once, and from another goroutine.
+// left running, and a Run in progress returns soon after (its summary's Stop is
+// StopCancelled, with no error). It is safe to call more than once, and from another
+// goroutine.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	at := s.at
 	s.closed = true
+	if s.runCancel != nil {
+		s.runCancel()
+	}
 	if !s.started {
 		// Never started: nothing runs, but Ask must not start it later.
 		s.started, s.finished, s.stop = true, true, StopCancelled

@@ -1044,3 +1044,130 @@ func TestOKWithoutAnObjectiveIsAFailure(t *testing.T) {
 		}
 	}
 }
+
+// Close from another goroutine stops a Run in progress, as it stops Ask/Tell: the run ends
+// cancelled, without an error (the caller asked for it).
+func TestCloseStopsRun(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	var s *tuning.Session
+	progress := func(p tuning.Progress) {
+		if p.Evaluations == 5 {
+			go s.Close()
+			time.Sleep(50 * time.Millisecond) // the Close lands before the next evaluation
+		}
+	}
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Run(context.Background())
+	if err != nil || sum.Stop != tuning.StopCancelled || sum.Evaluations != 5 {
+		t.Errorf("Run = %v, stop %q after %d evaluations; want nil, cancelled, 5", err, sum.Stop, sum.Evaluations)
+	}
+	// closed before Run: Run refuses
+	s, _ = tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 3})
+	s.Close()
+	if sum, err := s.Run(context.Background()); err == nil || sum.Evaluations != 0 {
+		t.Errorf("Run after Close = %v with %d evaluations", err, sum.Evaluations)
+	}
+}
+
+// A stop condition runs outside the session's lock: it may read the session's Summary,
+// and one that panics ends the session with an error naming it, in Run and in Ask/Tell,
+// instead of leaving the session locked for ever.
+func TestStopConditionsMayReadTheSessionAndMayPanic(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	var s *tuning.Session
+	enough := func(tuning.State) tuning.StopReason {
+		if len(s.Summary().History) >= 4 {
+			return "enough"
+		}
+		return ""
+	}
+	broken := func(st tuning.State) tuning.StopReason {
+		if st.Evaluations == 2 {
+			panic("condition bug")
+		}
+		return ""
+	}
+	for _, askTell := range []bool{false, true} {
+		for _, tc := range []struct {
+			cond tuning.StopCondition
+			want string
+		}{{enough, ""}, {broken, "a stop condition (Options.Stop) panicked: condition bug"}} {
+			var err error
+			s, err = tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 50, Stop: []tuning.StopCondition{nil, tc.cond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if !askTell {
+					_, err = s.Run(context.Background())
+					return
+				}
+				for {
+					c, aerr := s.Ask(context.Background())
+					if aerr != nil {
+						if !errors.Is(aerr, tuning.ErrDone) {
+							err = aerr
+						}
+						return
+					}
+					e, _ := sim.Evaluate(context.Background(), c)
+					if terr := s.Tell(c, e); terr != nil {
+						err = terr
+						return
+					}
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("ask/tell %v: the session hung in a stop condition", askTell)
+			}
+			sum := s.Summary()
+			switch {
+			case tc.want == "" && (err != nil || sum.Stop != "enough" || sum.Evaluations != 4):
+				t.Errorf("ask/tell %v: %v, stop %q after %d; want enough after 4", askTell, err, sum.Stop, sum.Evaluations)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "strategy random") ||
+				sum.Stop != tuning.StopError || sum.Evaluations != 2):
+				t.Errorf("ask/tell %v: %v, stop %q after %d; want an error naming the condition after 2", askTell, err, sum.Stop, sum.Evaluations)
+			}
+			s.Close()
+		}
+	}
+	// a panic in Progress is Progress's, not the strategy's
+	s, _ = tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 5, Progress: func(tuning.Progress) { panic("progress bug") }})
+	if _, err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "tuning: Options.Progress panicked: progress bug") || strings.Contains(err.Error(), "strategy random") {
+		t.Errorf("a panicking Progress: %v", err)
+	}
+}
+
+// Once the session is over, Tell returns ErrDone, as Ask does.
+func TestTellAfterTheEndIsErrDone(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Ask(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := sim.Evaluate(context.Background(), c)
+	if err := s.Tell(c, e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(context.Background()); !errors.Is(err, tuning.ErrDone) {
+		t.Fatalf("Ask after the budget = %v", err)
+	}
+	if err := s.Tell(c, e); !errors.Is(err, tuning.ErrDone) {
+		t.Errorf("Tell after the end = %v, want ErrDone", err)
+	}
+	if err := s.Tell(nil, e); !errors.Is(err, tuning.ErrDone) {
+		t.Errorf("Tell of nil after the end = %v, want ErrDone", err)
+	}
+}
