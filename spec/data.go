@@ -13,6 +13,9 @@ import (
 // and machine; an npy fill reads its file, which must hold exactly length elements of the
 // argument's type.
 func (s *Spec) Generate(arg int, length int) ([]byte, error) {
+	if err := s.parsed(); err != nil {
+		return nil, err
+	}
 	if arg < 0 || arg >= len(s.Arguments) {
 		return nil, fmt.Errorf("%s: no argument %d (the spec has %d)", s.File, arg, len(s.Arguments))
 	}

@@ -163,6 +163,9 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 // Instance computes everything that depends on one configuration (values in the order of
 // Parameters): preprocessor definitions, launch geometry and arguments.
 func (s *Spec) Instance(values []space.Value) (*Instance, error) {
+	if err := s.parsed(); err != nil {
+		return nil, err
+	}
 	env, err := s.bind(values)
 	if err != nil {
 		return nil, err
@@ -271,6 +274,9 @@ var Observables = []Observable{
 // Unmeasured returns an error naming the observables the objective or the metrics read
 // that no device of backend measures, or nil: every configuration would fail on them.
 func (s *Spec) Unmeasured(backend string) error {
+	if err := s.parsed(); err != nil {
+		return err
+	}
 	var missing []string
 	field := "metrics"
 	for _, name := range s.Observes() {
@@ -303,6 +309,9 @@ func (s *Spec) Unmeasured(backend string) error {
 // Observes returns the observables that the metrics or the objective read, in the order
 // of Observables.
 func (s *Spec) Observes() []string {
+	if s.parsed() != nil {
+		return nil
+	}
 	read := map[string]bool{s.objective: true}
 	for _, n := range s.c.metrics {
 		if n != nil {
@@ -324,6 +333,9 @@ func (s *Spec) Observes() []string {
 // order, with what the device observed beside time (nil: nothing); a metric may read the
 // earlier ones by name.
 func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[string]float64) (map[string]float64, error) {
+	if err := s.parsed(); err != nil {
+		return nil, err
+	}
 	if len(s.Metrics) == 0 {
 		return map[string]float64{}, nil
 	}

@@ -22,7 +22,9 @@ import (
 // Spec is a kernel spec: the kernel, its tunable parameters and restrictions, its launch
 // geometry and arguments, how to verify its output and what to optimise. Parse and Load
 // fill and check it; it is read-only afterwards, and its methods may then be called from
-// several goroutines at once.
+// several goroutines at once. A Spec made otherwise (a struct literal) has no compiled
+// expressions: its methods return ErrNotParsed; a program that builds a spec writes it as
+// YAML or JSON and parses it.
 type Spec struct {
 	File string // the spec file as given; relative paths in the spec are resolved against its directory
 
@@ -1578,6 +1580,9 @@ func (s *Spec) Space() (*space.Space, error) {
 // SpaceContext is Space that stops when ctx is done, returning ctx's error, and reports
 // the construction's progress as o says.
 func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
+	if err := s.parsed(); err != nil {
+		return nil, err
+	}
 	sp, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions, o)
 	if err == nil && sp.Len() == 0 {
 		err = space.ErrEmpty
@@ -1635,6 +1640,17 @@ func (s *Spec) definedAs(name string) string {
 		return "the name of the kernel_tuner macro"
 	}
 	return ""
+}
+
+// ErrNotParsed is what the methods of a Spec that Parse or Load did not make return.
+var ErrNotParsed = errors.New("spec: this Spec was not made by Parse or Load, so its expressions are not compiled; write the spec as YAML or JSON and call spec.Parse")
+
+// parsed returns ErrNotParsed unless Parse or Load made s.
+func (s *Spec) parsed() error {
+	if s == nil || s.c == nil {
+		return ErrNotParsed
+	}
+	return nil
 }
 
 // KernelParams returns the kernel function's parameter list, for device.Source.Params.

@@ -743,3 +743,30 @@ problem_size: [N]
 		t.Errorf("bound restrictions %q", bound)
 	}
 }
+
+// A Spec that Parse did not make (a struct literal, or the zero Spec) answers
+// ErrNotParsed instead of panicking on its missing compiled expressions.
+func TestASpecLiteralSaysItWasNotParsed(t *testing.T) {
+	for _, s := range []*Spec{{}, {Kernel: Kernel{Name: "k", Language: "c", Code: "void k(void){}"},
+		Parameters: []space.Param{{Name: "x", Values: []space.Value{space.IntValue(1)}}}}, nil} {
+		vals := []space.Value{space.IntValue(1)}
+		if _, err := s.Space(); !errors.Is(err, ErrNotParsed) {
+			t.Errorf("Space: %v", err)
+		}
+		if _, err := s.Instance(vals); !errors.Is(err, ErrNotParsed) {
+			t.Errorf("Instance: %v", err)
+		}
+		if _, err := s.MetricValues(vals, 1, nil); !errors.Is(err, ErrNotParsed) {
+			t.Errorf("MetricValues: %v", err)
+		}
+		if _, err := s.Generate(0, 4); !errors.Is(err, ErrNotParsed) {
+			t.Errorf("Generate: %v", err)
+		}
+		if err := s.Unmeasured("c"); !errors.Is(err, ErrNotParsed) {
+			t.Errorf("Unmeasured: %v", err)
+		}
+		if s.Observes() != nil {
+			t.Error("Observes of a literal")
+		}
+	}
+}
