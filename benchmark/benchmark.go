@@ -121,18 +121,18 @@ func ParseStrategies(list string) ([]Strategy, error) {
 
 // Space is a recorded space to simulate.
 type Space struct {
-	Name string
-	Sim  *simulator.Simulator
+	Name string               // how cells, tables and figures name it
+	Sim  *simulator.Simulator // the recording replayed, in the benchmark's mode and fitness
 }
 
 // Config is what to run.
 type Config struct {
-	Strategies []Strategy
-	Spaces     []Space
-	Budgets    []int
-	Repeats    int    // runs per strategy, space and budget (seed 000: 50)
-	Seed       uint64 // run i of every cell uses Seed+i, so strategies face the same seeds
-	Workers    int    // parallel runs; 0 for all cores
+	Strategies []Strategy // the strategies compared, each with its options
+	Spaces     []Space    // the recorded spaces they run on
+	Budgets    []int      // evaluations per run, one cell per budget
+	Repeats    int        // runs per strategy, space and budget (seed 000: 50)
+	Seed       uint64     // run i of every cell uses Seed+i, so strategies face the same seeds
+	Workers    int        // parallel runs; 0 for all cores
 	Progress   func(Progress)
 	// ByBudget runs budget by budget (every space and strategy at the first budget, then
 	// at the next) instead of space by space, so that an interrupted run holds whole
@@ -156,12 +156,12 @@ type Progress struct {
 
 // Cell is the result of one strategy on one space at one budget.
 type Cell struct {
-	Strategy        string  `json:"strategy"`
-	Space           string  `json:"space"`
-	Budget          int     `json:"budget"`
-	MeanFraction    float64 `json:"mean_fraction_of_optimum"`
-	StdFraction     float64 `json:"std_fraction_of_optimum"`
-	MeanEvaluations float64 `json:"mean_evaluations"`
+	Strategy        string  `json:"strategy"`                 // the strategy's display name (its label, or its name)
+	Space           string  `json:"space"`                    // the space's name
+	Budget          int     `json:"budget"`                   // evaluations per run
+	MeanFraction    float64 `json:"mean_fraction_of_optimum"` // mean over the runs of optimum / best found
+	StdFraction     float64 `json:"std_fraction_of_optimum"`  // their sample standard deviation
+	MeanEvaluations float64 `json:"mean_evaluations"`         // evaluations the runs used, on average
 	// MicrosPerEvaluation is the real time of a run divided by its evaluations: what the
 	// strategy and the simulated session cost per evaluation.
 	MicrosPerEvaluation float64   `json:"us_per_evaluation"`
@@ -172,6 +172,11 @@ type Cell struct {
 // (strategy.Check: a parameter the space lacks, a design too large), so that it is
 // reported before any cell runs rather than when the run that meets it starts.
 func (cfg Config) Check() error {
+	for i, sp := range cfg.Spaces {
+		if sp.Sim == nil {
+			return fmt.Errorf("benchmark: space %d (%q) has no simulator", i, sp.Name)
+		}
+	}
 	for _, st := range cfg.Strategies {
 		for _, sp := range cfg.Spaces {
 			for _, b := range cfg.Budgets {

@@ -389,3 +389,10 @@ func TestIntervalUsesStudentsT(t *testing.T) {
 		t.Error("one run has an interval")
 	}
 }
+
+func TestRunRefusesASpaceWithoutASimulator(t *testing.T) {
+	cfg := Config{Strategies: []Strategy{{Name: "random"}}, Spaces: []Space{{Name: "empty"}}, Budgets: []int{5}, Repeats: 2}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), `space 0 ("empty") has no simulator`) {
+		t.Errorf("Run = %v", err)
+	}
+}

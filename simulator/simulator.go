@@ -118,6 +118,8 @@ type Simulator struct {
 // while the simulator is in use.
 func New(rec *result.Recording, opts Options) (*Simulator, error) {
 	switch {
+	case rec == nil:
+		return nil, fmt.Errorf("simulator: no recording (nil)")
 	case opts.Mode != Recorded && opts.Mode != Cartesian:
 		return nil, fmt.Errorf("simulator: %v is not a mode", opts.Mode)
 	case opts.Fitness != Deterministic && opts.Fitness != Stochastic:

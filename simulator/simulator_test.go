@@ -395,3 +395,9 @@ func TestUntimedRecordingsCostTheirRecordedTime(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRefusesNoRecording(t *testing.T) {
+	if _, err := simulator.New(nil, simulator.Options{}); err == nil || !strings.Contains(err.Error(), "no recording") {
+		t.Errorf("New(nil) = %v", err)
+	}
+}

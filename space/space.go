@@ -131,6 +131,29 @@ func NewCompiledContext(ctx context.Context, params []Param, restrictions []Rest
 		if len(p.Values) > math.MaxUint16 {
 			return nil, fmt.Errorf("parameter %q has %d values; at most %d are supported", p.Name, len(p.Values), math.MaxUint16)
 		}
+		// A value listed twice would make two configurations of one key. Values of other
+		// kinds stay apart (True and 1, which recordings may both hold).
+		type key struct {
+			kind Kind
+			f    float64
+			s    string
+		}
+		vals := make(map[key]bool, len(p.Values))
+		for _, v := range p.Values {
+			if v.Kind() < Int || v.Kind() > String {
+				return nil, fmt.Errorf("parameter %q has a value of no kind (a zero Value); make values with IntValue, FloatValue, BoolValue or StringValue", p.Name)
+			}
+			k := key{kind: v.Kind()}
+			if v.Kind() == String {
+				k.s = v.Str()
+			} else {
+				k.f = v.Float()
+			}
+			if vals[k] {
+				return nil, fmt.Errorf("parameter %q lists the value %v twice", p.Name, v)
+			}
+			vals[k] = true
+		}
 		s.product *= float64(len(p.Values))
 	}
 	s.nums = make([][]float64, len(params))
@@ -212,7 +235,8 @@ func (s *Space) Contains(c Config) bool {
 }
 
 // Satisfies evaluates the restrictions on any configuration of the cartesian product and
-// returns the first one violated, or nil.
+// returns the first one violated, or nil. c must be a configuration of the product: one
+// value index per parameter, each below its parameter's count of values.
 func (s *Space) Satisfies(c Config) Restriction {
 	b := &Bindings{Num: make([]float64, len(s.params)), Str: make([]string, len(s.params))}
 	for p, v := range c {
@@ -229,7 +253,8 @@ func (s *Space) Satisfies(c Config) Restriction {
 	return nil
 }
 
-// Values returns the typed values of configuration c.
+// Values returns the typed values of configuration c, which must be of the product (see
+// Satisfies; Contains tells whether it is valid too).
 func (s *Space) Values(c Config) []Value {
 	out := make([]Value, len(c))
 	for p, v := range c {

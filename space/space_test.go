@@ -173,6 +173,20 @@ func TestTypedParametersAndEmptySpaces(t *testing.T) {
 	if _, err := expr.NewSpace(append(params, params[0]), nil); err == nil {
 		t.Fatal("a duplicate parameter was accepted")
 	}
+	// a value listed twice would give two configurations of one key; a zero Value has no
+	// kind; values of two kinds (True and 1, as recordings may hold) stay apart
+	for _, bad := range [][]space.Value{
+		{space.IntValue(1), space.IntValue(1), space.IntValue(2)},
+		{space.StringValue("a"), space.StringValue("a")},
+		{space.IntValue(1), {}},
+	} {
+		if _, err := expr.NewSpace([]space.Param{{Name: "x", Values: bad}}, nil); err == nil {
+			t.Errorf("values %v were accepted", bad)
+		}
+	}
+	if s, err := expr.NewSpace([]space.Param{{Name: "x", Values: []space.Value{space.BoolValue(true), space.IntValue(1)}}}, nil); err != nil || s.Len() != 2 {
+		t.Errorf("True and 1: %v", err)
+	}
 	c, err := s.ConfigOf([]space.Value{space.StringValue("shared"), space.BoolValue(true), space.IntValue(2)})
 	if err != nil || !s.Contains(c) {
 		t.Fatalf("ConfigOf with an int for a float value: %v %v", c, err)

@@ -1,6 +1,7 @@
 package tuning
 
 import (
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
@@ -35,7 +36,8 @@ type Options struct {
 	// as a kernel spec's default configuration): they join the history and count against
 	// the budget as if the strategy had asked for them, and a strategy that asks for one
 	// gets it from the cache. The sink does not receive them again. Configurations outside
-	// the space are left out.
+	// the space are left out. When they reach the budget the session ends at once, having
+	// counted them all (Summary.Evaluations may then exceed the budget).
 	Measured []result.Evaluation
 	// Sink, when set, receives every new evaluation as soon as it is made.
 	Sink Sink
@@ -89,9 +91,13 @@ func Target(target float64) StopCondition {
 	}
 }
 
-// SpaceFraction stops once the given fraction (0 to 1) of the space's configurations has
-// been evaluated.
+// SpaceFraction stops once the given fraction (above 0, at most 1) of the space's
+// configurations has been evaluated. It panics on a fraction outside (0, 1], as a
+// constant given wrong is a programming error.
 func SpaceFraction(fraction float64) StopCondition {
+	if !(fraction > 0 && fraction <= 1) {
+		panic(fmt.Sprintf("tuning: SpaceFraction(%v): want a fraction above 0 and at most 1", fraction))
+	}
 	return func(s State) StopReason {
 		if float64(s.Distinct) >= fraction*float64(s.SpaceLen) {
 			return StopSpaceFraction

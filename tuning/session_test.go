@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"runtime"
@@ -1169,5 +1170,18 @@ func TestTellAfterTheEndIsErrDone(t *testing.T) {
 	}
 	if err := s.Tell(nil, e); !errors.Is(err, tuning.ErrDone) {
 		t.Errorf("Tell of nil after the end = %v, want ErrDone", err)
+	}
+}
+
+func TestSpaceFractionRefusesAFractionOutsideItsRange(t *testing.T) {
+	for _, f := range []float64{0, -1, 1.5, math.NaN()} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "want a fraction above 0 and at most 1") {
+					t.Errorf("SpaceFraction(%v): recovered %v", f, r)
+				}
+			}()
+			tuning.SpaceFraction(f)
+		}()
 	}
 }

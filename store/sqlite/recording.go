@@ -17,6 +17,9 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 	if rec == nil {
 		return 0, fmt.Errorf("store: import: nil recording")
 	}
+	if len(rec.Evaluations) == 0 {
+		return 0, fmt.Errorf("store: import %s recording %q: no evaluations, nothing to import", rec.Format, rec.Source)
+	}
 	var runID int64
 	err := s.write(ctx, "import", func(w *sql.DB) error {
 		return inTx(ctx, w, func(tx *sql.Tx) error {

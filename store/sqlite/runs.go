@@ -56,6 +56,9 @@ func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 }
 
 func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
+	if len(sp.Params) == 0 {
+		return 0, errors.New("no parameters: a space has at least one")
+	}
 	seen := make(map[string]bool, len(sp.Params))
 	for i, p := range sp.Params {
 		if p.Name == "" {
@@ -142,7 +145,7 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: create %s run: %w", run.Kind, err)
+		return 0, fmt.Errorf("store: create run (kind %q): %w", run.Kind, err)
 	}
 	return id, nil
 }

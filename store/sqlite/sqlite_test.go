@@ -152,6 +152,9 @@ func TestRejectsBadInput(t *testing.T) {
 		{"bad run kind", createRun(st, store.RunInfo{SpaceID: 1, DeviceID: 1, Kind: "guess"}), "unknown run kind"},
 		{"options not an object", createRun(st, store.RunInfo{SpaceID: 1, DeviceID: 1, Kind: store.KindTuning, StrategyOptions: []byte("[1]")}), "JSON object"},
 		{"duplicate parameter", putSpace(st, store.Space{Params: []space.Param{{Name: "x"}, {Name: "x"}}}), "twice"},
+		{"space without parameters", putSpace(st, store.Space{}), "no parameters"},
+		{"run without a kind", createRun(st, store.RunInfo{SpaceID: 1, DeviceID: 1}), `create run (kind ""): unknown run kind`},
+		{"empty recording", importErr(st, &result.Recording{Format: "kerneltuner", Source: "x.json"}), "no evaluations, nothing to import"},
 	}
 	for _, tt := range tests {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) || !strings.HasPrefix(tt.err.Error(), "store: ") {
@@ -171,6 +174,11 @@ func TestRejectsBadInput(t *testing.T) {
 
 func createRun(st store.Store, r store.RunInfo) error {
 	_, err := st.CreateRun(context.Background(), r)
+	return err
+}
+
+func importErr(st store.Store, rec *result.Recording) error {
+	_, err := st.ImportRecording(context.Background(), rec)
 	return err
 }
 
