@@ -144,7 +144,7 @@ type Buffer interface {
 
 // Copier is a Buffer that can be filled from another buffer of its device without a trip
 // through host memory. On a GPU such a copy runs at the device's memory bandwidth, a
-// write from the host at the bus's: the runner resets output buffers this way where the
+// write from the host at the bus's: the runner resets array arguments this way where the
 // backend offers it.
 type Copier interface {
 	// CopyFrom copies the first n bytes of src, a buffer of the same device, into the

@@ -72,13 +72,13 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	defer k.Release()
 	// The reference gets buffers of its own: sharing the tuned kernel's output buffers
 	// would overwrite the output about to be verified with the reference itself.
-	own := map[[2]int]device.Buffer{}
+	own := map[[2]int]*argBuffer{}
 	defer func() {
 		for _, b := range own {
-			b.Release()
+			b.release()
 		}
 	}()
-	args, bufs, err := r.argumentsIn(inst, own, nil)
+	args, bufs, err := r.argumentsIn(inst, own, false)
 	if err != nil {
 		ref.err = err
 		return ref

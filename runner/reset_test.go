@@ -87,9 +87,82 @@ iterations: 3
 	}
 }
 
+// The kernel changes its input x in place and copies the result to its output y: y is
+// right only if x held its initial contents before the evaluation's first launch.
+var inPlaceKernels = map[string]string{
+	"c": `void inplace(float *y, float *x, int n) { for (int i = 0; i < n; i++) { x[i] = 2.0f * x[i] + 1.0f; y[i] = x[i]; } }`,
+	"opencl": `__kernel void inplace(__global float *y, __global float *x, const int n) {
+    int i = get_global_id(0);
+    if (i < n) { x[i] = 2.0f * x[i] + 1.0f; y[i] = x[i]; }
+}`,
+	"cuda": `extern "C" __global__ void inplace(float *y, float *x, const int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { x[i] = 2.0f * x[i] + 1.0f; y[i] = x[i]; }
+}`,
+}
+
+// TestInputsStartFromTheirInitialContentsEveryEvaluation: an input the kernel changes in
+// place (not an output) holds its initial data at every evaluation's verified launch, so
+// every configuration verifies whatever ran before it (1 + 3 launches each, and on a CPU
+// OpenCL device the pre-compiler's one-work-group launch), whether the buffers are reset
+// between requests (Idle) or by the evaluation itself. It used to be reset only at
+// its first use: every configuration after the first got a wrong answer.
+func TestInputsStartFromTheirInitialContentsEveryEvaluation(t *testing.T) {
+	for _, backend := range []struct{ name, lang string }{{"c", "c"}, {"opencl", "opencl"}, {"cuda", "cuda"}} {
+		t.Run(backend.name, func(t *testing.T) {
+			dev := openBackend(t, backend.name)
+			s, err := spec.Parse([]byte(`
+kernel: {name: inplace, language: `+backend.lang+`, code: "`+escape(inPlaceKernels[backend.lang])+`"}
+constants: {N: 100003}
+parameters:
+  - {name: block_size_x, values: [32, 64, 128]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {block_size_x: 64}}
+  atol: 0
+  rtol: 0
+iterations: 3
+`), "inplace_test.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := s.Space()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runner.New(s, sp, dev)
+			defer r.Close()
+			cfg := func(block int) space.Config {
+				c, err := sp.ConfigOf([]space.Value{space.IntValue(int64(block))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			if err := r.Compile(context.Background(), cfg(32), nil); err != nil {
+				t.Fatal(err)
+			}
+			// The worker resets buffers between requests (Idle); without it (the first
+			// evaluations) Evaluate resets them itself.
+			for i, block := range []int{32, 128, 32, 64, 128, 32} {
+				if e := r.Evaluate(context.Background(), cfg(block), nil); e.Status != result.OK {
+					t.Fatalf("evaluation %d (block_size_x=%d): %v %s, want ok", i, block, e.Status, e.Message)
+				}
+				if i >= 2 {
+					r.Idle()
+				}
+			}
+		})
+	}
+}
+
 // openBackend opens device 0 of a backend, locking the test's goroutine to its OS thread;
 // it skips the test when the backend has no device here.
-func openBackend(t *testing.T, name string) device.Device {
+func openBackend(t testing.TB, name string) device.Device {
 	t.Helper()
 	runtime.LockOSThread()
 	b, ok := device.Lookup(name)

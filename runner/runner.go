@@ -25,22 +25,41 @@ import (
 
 // Runner measures configurations of one spec on one device.
 type Runner struct {
-	spec   *spec.Spec
-	sp     *space.Space
-	dev    device.Device
-	info   device.Info
-	src    device.Source
-	inputs map[[2]int][]byte        // generated contents by (argument, length)
-	bufs   map[[2]int]device.Buffer // device buffers by (argument, bytes), kept between evaluations
-	// pristine holds, where the device copies between its buffers (device.Copier), a copy
-	// of each output's initial contents on the device, by the key of bufs: resetting an
-	// output from it runs at the device's memory bandwidth instead of the bus's
-	pristine map[[2]int]device.Buffer
-	outputs  map[int][]byte // host copies of the compared outputs, by argument, reused
-	ref      *reference     // expected outputs, computed on first use
-	lost     error          // the fault that lost the device's context, if any
+	spec    *spec.Spec
+	sp      *space.Space
+	dev     device.Device
+	info    device.Info
+	src     device.Source
+	inputs  map[[2]int][]byte     // generated contents by (argument, length)
+	bufs    map[[2]int]*argBuffer // device buffers by (argument, bytes), kept between evaluations
+	outputs map[int][]byte        // host copies of the compared outputs, by argument, reused
+	ref     *reference            // expected outputs, computed on first use
+	lost    error                 // the fault that lost the device's context, if any
 
 	settings []setting // device settings the spec tunes (parameters named like one)
+}
+
+// argBuffer is the device buffer of one array argument, kept between evaluations.
+type argBuffer struct {
+	buf  device.Buffer
+	name string // the argument's, for messages
+	data []byte // its initial contents
+	// pristine holds the initial contents on the device, where the device copies between
+	// its buffers (device.Copier): a reset from it runs at the device's memory bandwidth
+	// instead of the bus's. nil when there is none: the reset writes from the host.
+	pristine device.Buffer
+	tried    bool // a pristine copy was made, or could not be (not a Copier, no memory for it)
+	// dirty is set when the buffer is handed to a launch, and cleared when it holds its
+	// initial contents again.
+	dirty bool
+}
+
+// release releases the buffer and its pristine copy.
+func (b *argBuffer) release() {
+	b.buf.Release()
+	if b.pristine != nil {
+		b.pristine.Release()
+	}
 }
 
 // setting is a parameter that sets a device setting of its name.
@@ -61,8 +80,8 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]device.Buffer{},
-		pristine: map[[2]int]device.Buffer{}, outputs: map[int][]byte{}}
+	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{},
+		outputs: map[int][]byte{}}
 	for i, p := range s.Parameters {
 		if slices.Contains(device.SettingNames, p.Name) {
 			r.settings = append(r.settings, setting{param: i, name: p.Name})
@@ -130,8 +149,10 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	if phase != nil {
 		phase("compiled")
 	}
-	// No pristine copies of the outputs: this process never verifies what it runs.
-	args, _, err := r.argumentsIn(inst, r.bufs, nil)
+	// No pristine copies: this process never verifies what it runs, and its launch is one
+	// work-group. Its arguments still start from their initial data, which decides how a
+	// kernel whose work depends on it runs (and whether it hangs).
+	args, _, err := r.argumentsIn(inst, r.bufs, false)
 	if err != nil {
 		return err
 	}
@@ -397,22 +418,25 @@ func (r *Runner) input(i, length int) ([]byte, error) {
 }
 
 // arguments returns the kernel arguments of an instance; bufs[i] is argument i's buffer,
-// nil for scalars and local memory. Device buffers live as long as the runner: an input is
-// copied to the device once, and an output is reset to its initial contents before every
-// evaluation, so a kernel that writes nothing cannot pass verification with what the
-// previous configuration left there.
+// nil for scalars and local memory. Device buffers live as long as the runner, and every
+// array argument, input or output, is reset to its initial contents before each
+// evaluation: a kernel that writes nothing cannot pass verification with what the
+// previous configuration left in an output, and a kernel that changes an input in place
+// sees the same data whatever configurations ran before it. In a worker the resets are
+// mostly done by then, between requests (Idle).
 func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
-	return r.argumentsIn(inst, r.bufs, r.pristine)
+	return r.argumentsIn(inst, r.bufs, true)
 }
 
-// argumentsIn is arguments with the buffers kept in pool. With pristine (not nil), an
-// output is reset by a device-side copy from a buffer of pristine holding its initial
-// contents, made at its first use with pristine, where the device can copy between its
-// buffers; otherwise (or when the device has no memory for the copy) it is written from
-// the host.
-func (r *Runner) argumentsIn(inst *spec.Instance, pool, pristine map[[2]int]device.Buffer) ([]device.Arg, []device.Buffer, error) {
+// argumentsIn is arguments with the buffers kept in pool. With copies, an argument is
+// reset by a device-side copy from a pristine copy of its initial contents, made at its
+// first use where the device can copy between its buffers; otherwise (or when the device
+// has no memory for the copy) it is written from the host. A buffer that Idle reset
+// already is not reset again.
+func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, copies bool) ([]device.Arg, []device.Buffer, error) {
 	args := make([]device.Arg, len(inst.Args))
 	bufs := make([]device.Buffer, len(inst.Args))
+	var arrays []*argBuffer
 	for i, a := range inst.Args {
 		switch a.Kind {
 		case spec.ArgScalar:
@@ -426,74 +450,95 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool, pristine map[[2]int]devi
 			}
 			args[i] = device.Arg{Symbol: a.Name, Scalar: data}
 		default:
-			data, err := r.input(i, a.Length)
-			if err != nil {
-				return nil, bufs, err
-			}
 			key := [2]int{i, a.Bytes}
 			b, have := pool[key]
 			if !have {
-				if b, err = r.dev.Alloc(max(a.Bytes, 1)); err != nil {
+				data, err := r.input(i, a.Length)
+				if err != nil {
+					return nil, bufs, err
+				}
+				buf, err := r.dev.Alloc(max(a.Bytes, 1))
+				if err != nil {
 					return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
 				}
+				// A fresh buffer's contents are unknown: dirty until written.
+				b = &argBuffer{buf: buf, name: a.Name, data: data, dirty: true}
 				pool[key] = b
 			}
-			if err := r.reset(a.Name, b, data, have, a.Output, key, pristine); err != nil {
+			arrays = append(arrays, b)
+			bufs[i] = b.buf
+			args[i] = device.Arg{Buffer: b.buf}
+		}
+	}
+	// Every buffer the kernel uses is allocated before any pristine copy, so that on a
+	// device short of memory it is a copy that is missing, not an argument.
+	for _, b := range arrays {
+		if b.dirty {
+			if err := r.reset(b, copies); err != nil {
 				return nil, bufs, err
 			}
-			bufs[i] = b
-			args[i] = device.Arg{Buffer: b}
 		}
+		b.dirty = true
 	}
 	return args, bufs, nil
 }
 
-// reset gives buffer b (argument name; have: used before) its initial contents data where
-// it needs them: at its first use, and before every use of an output.
-func (r *Runner) reset(name string, b device.Buffer, data []byte, have, output bool, key [2]int, pristine map[[2]int]device.Buffer) error {
-	if have && !output {
-		return nil
-	}
-	if p := pristine[key]; p != nil && have {
-		if err := b.(device.Copier).CopyFrom(p, len(data)); err != nil {
-			return fmt.Errorf("argument %s: resetting it on the device: %w", name, err)
+// reset gives buffer b its initial contents; with copies, it first makes b's pristine
+// copy where it can.
+func (r *Runner) reset(b *argBuffer, copies bool) error {
+	if b.pristine != nil {
+		if err := b.buf.(device.Copier).CopyFrom(b.pristine, len(b.data)); err != nil {
+			return fmt.Errorf("argument %s: resetting it on the device: %w", b.name, err)
 		}
+		b.dirty = false
 		return nil
 	}
-	if err := b.Write(data); err != nil {
-		return fmt.Errorf("argument %s: copying to the device: %w", name, err)
+	if err := b.buf.Write(b.data); err != nil {
+		return fmt.Errorf("argument %s: copying to the device: %w", b.name, err)
 	}
-	if _, tried := pristine[key]; tried || !output || pristine == nil || len(data) == 0 {
+	b.dirty = false
+	if !copies || b.tried || len(b.data) == 0 {
 		return nil
 	}
-	if _, ok := b.(device.Copier); !ok {
+	b.tried = true
+	if _, ok := b.buf.(device.Copier); !ok {
 		return nil
 	}
-	// Without memory for the copy, the output is reset from the host, as before: a nil
-	// entry remembers not to try again.
-	p, err := r.dev.Alloc(len(data))
+	// Without memory for the copy, the argument is reset from the host.
+	p, err := r.dev.Alloc(len(b.data))
 	if err != nil {
-		pristine[key] = nil
 		return nil
 	}
-	if err := p.Write(data); err != nil {
+	if err := p.Write(b.data); err != nil {
 		p.Release()
-		return fmt.Errorf("argument %s: copying to the device: %w", name, err)
+		return fmt.Errorf("argument %s: copying to the device: %w", b.name, err)
 	}
-	pristine[key] = p
+	b.pristine = p
 	return nil
+}
+
+// Idle resets the buffers the last evaluation handed to its launches, so that the next
+// one finds them ready (worker.Idler): the worker calls it after answering, while the
+// tuner stores the result and picks the next configuration, so the resets cost no time
+// of their own. A reset that fails here is tried again, and reported, at the buffer's
+// next use.
+func (r *Runner) Idle() {
+	if r.lost != nil {
+		return
+	}
+	for _, b := range r.bufs {
+		if b.dirty {
+			r.reset(b, false)
+		}
+	}
 }
 
 // Close releases the device buffers the runner keeps and returns the device settings it
 // changed to what they were.
 func (r *Runner) Close() {
-	for _, pool := range []map[[2]int]device.Buffer{r.bufs, r.pristine} {
-		for k, b := range pool {
-			if b != nil {
-				b.Release()
-			}
-			delete(pool, k)
-		}
+	for k, b := range r.bufs {
+		b.release()
+		delete(r.bufs, k)
 	}
 	changed := false
 	for i := range r.settings {

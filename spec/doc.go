@@ -88,7 +88,11 @@ arguments:                     # in the kernel's parameter order
     fill: {random: {distribution: uniform, low: -1, high: 1}}
     # random: uniform (default; low 0, high 1; integers: each of low..high equally likely)
     # or normal (mean 0, stddev 1 by default; clamped to low/high when given); seed: a seed
-    # of its own. Data depend only on the seed and the argument's name.
+    # of its own. Data depend only on the seed and the argument's name. Every array,
+    # input or output, holds its data again when a configuration's first run starts (the
+    # run that is verified), whatever earlier configurations did to it; the timed runs
+    # after it see what the runs before them left (an input the kernel changes in place
+    # changes from run to run).
   - name: B
     type: float32
     length: N * N

@@ -42,6 +42,13 @@ type Breakable interface {
 	Broken() error
 }
 
+// Idler is a Measurer with work to do between requests that the next request would
+// otherwise wait for (the runner resets the buffers an evaluation changed): Serve calls
+// Idle after each answer, while the parent stores the result and picks what comes next.
+type Idler interface {
+	Idle()
+}
+
 // ServeChild is the body of a worker process: it opens the measurer with open (on this
 // goroutine, locked to its OS thread, since device contexts may be bound to threads),
 // reports ready, then serves requests from file descriptor 3 and answers on file
@@ -130,6 +137,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 		}
 		if lost != nil {
 			return nil
+		}
+		if im, ok := m.(Idler); ok {
+			im.Idle()
 		}
 	}
 }

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/gob"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -401,4 +404,49 @@ func alive(pid int) bool {
 	// pid (comm) state ...: the state follows the last ')'
 	i := bytes.LastIndexByte(stat, ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// idleMeasurer records the order of its evaluations and idle calls.
+type idleMeasurer struct {
+	fakeMeasurer
+	calls []string
+}
+
+func (m *idleMeasurer) Evaluate(ctx context.Context, c space.Config, phase func(string)) result.Evaluation {
+	m.calls = append(m.calls, "evaluate")
+	return m.fakeMeasurer.Evaluate(ctx, c, phase)
+}
+
+func (m *idleMeasurer) Idle() { m.calls = append(m.calls, "idle") }
+
+// TestAChildIdlesAfterEachAnswer: the measurer's between-requests work (the runner's
+// buffer resets) runs after each answer is sent, before the next request is read.
+func TestAChildIdlesAfterEachAnswer(t *testing.T) {
+	reqR, reqW := io.Pipe()
+	respR, respW := io.Pipe()
+	m := &idleMeasurer{}
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), reqR, respW, func() (Measurer, error) { return m, nil }) }()
+	enc, dec := gob.NewEncoder(reqW), gob.NewDecoder(respR)
+	var r response
+	if err := dec.Decode(&r); err != nil || r.Phase != phaseReady {
+		t.Fatalf("ready: %v %+v", err, r)
+	}
+	for id := uint64(1); id <= 2; id++ {
+		if err := enc.Encode(request{ID: id, Op: opEvaluate, Config: []int{behaveOK, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		for r.Phase != phaseDone || r.ID != id {
+			if err := dec.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reqW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"evaluate", "idle", "evaluate", "idle"}; !slices.Equal(m.calls, want) {
+		t.Fatalf("calls %v, want %v", m.calls, want)
+	}
 }
