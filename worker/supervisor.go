@@ -24,7 +24,8 @@ import (
 type Options struct {
 	// Command is the child's command line: the program and its arguments.
 	Command []string
-	// Env is added to the child's environment.
+	// Env is added to the child's environment. The child's GODEBUG always ends with
+	// asyncpreemptoff=1: no preemption signal of the Go runtime interrupts a kernel.
 	Env []string
 	// Timeout limits the run phase of one evaluation (after compilation): a kernel that
 	// runs longer is killed and gets the status timeout. 0 means no limit.
@@ -172,7 +173,7 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 	// Not CommandContext: the supervisor decides when a child dies, and kills its whole
 	// process group (compilers it started included).
 	cmd := exec.Command(s.opts.Command[0], s.opts.Command[1:]...)
-	cmd.Env = append(os.Environ(), s.opts.Env...)
+	cmd.Env = childEnv(append(os.Environ(), s.opts.Env...))
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	cmd.Stdout, cmd.Stderr = c.output, c.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -223,6 +224,27 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		return nil, ctx.Err()
 	}
 	return c, nil
+}
+
+// childEnv is a child's environment env with asyncpreemptoff=1 added to GODEBUG (after
+// the settings of env's last GODEBUG, which are kept, as the child would read them). The Go
+// runtime preempts a goroutine that runs on for long with a signal (SIGURG), and one that
+// reaches the thread running a host C kernel cuts the kernel's sleeps and blocking calls
+// short (EINTR), so that its measured time is wrong.
+func childEnv(env []string) []string {
+	godebug := ""
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			godebug = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	if godebug != "" {
+		godebug += ","
+	}
+	return append(out, "GODEBUG="+godebug+"asyncpreemptoff=1")
 }
 
 func (c *child) kill() {

@@ -58,6 +58,7 @@ const (
 	behaveNoisy
 	behaveSlowCompile
 	behaveLoseDevice // a fault that poisons the device for the process, as a CUDA illegal address does
+	behaveGODEBUG    // answers with the child's GODEBUG as the message
 )
 
 // fakeMeasurer stands for the runner in the child process, so that the supervisor's
@@ -89,6 +90,8 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 	case behaveLoseDevice:
 		m.lost = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS")
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel faulted: " + m.lost.Error()}
+	case behaveGODEBUG:
+		return result.Evaluation{Status: result.OK, Objective: float64(10 + c[1]), Message: os.Getenv("GODEBUG")}
 	case behaveNoisy:
 		// A kernel that prints must not corrupt the protocol.
 		fmt.Println("\x00\xffgarbage on stdout")
@@ -448,5 +451,26 @@ func TestAChildIdlesAfterEachAnswer(t *testing.T) {
 	}
 	if want := []string{"evaluate", "idle", "evaluate", "idle"}; !slices.Equal(m.calls, want) {
 		t.Fatalf("calls %v, want %v", m.calls, want)
+	}
+}
+
+// TestAChildRunsWithoutAsyncPreemption: the Go runtime's preemption signal must never
+// reach a host C kernel (it cuts sleeps and blocking calls short, and the kernel's time
+// with them), so a child's GODEBUG turns async preemption off, after the user's settings.
+func TestAChildRunsWithoutAsyncPreemption(t *testing.T) {
+	for _, tt := range []struct{ user, want string }{
+		{"", "asyncpreemptoff=1"},
+		{"madvdontneed=1", "madvdontneed=1,asyncpreemptoff=1"},
+	} {
+		t.Setenv("GODEBUG", tt.user)
+		s := newTestSupervisor(t)
+		e, err := s.Evaluate(context.Background(), space.Config{behaveGODEBUG, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Message != tt.want {
+			t.Errorf("GODEBUG %q: the child's is %q, want %q", tt.user, e.Message, tt.want)
+		}
+		s.Close()
 	}
 }
