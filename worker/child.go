@@ -62,7 +62,7 @@ func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 		return errors.New("worker: not started by a ktune supervisor (file descriptors 3 and 4 are missing)")
 	}
 	go exitWithParent(os.Getppid(), parentPoll)
-	return Serve(ctx, in, out, open)
+	return serve(ctx, in, out, os.Stderr, open)
 }
 
 // parentPoll is how often a child checks that its parent lives.
@@ -83,6 +83,12 @@ func exitWithParent(ppid int, poll time.Duration) {
 
 // Serve is ServeChild over explicit streams.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measurer, error)) error {
+	return serve(ctx, in, out, io.Discard, open)
+}
+
+// serve is Serve writing a requestMark on marks before it serves each request: marks is
+// the stream the parent captures, the kernel's standard error.
+func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() (Measurer, error)) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	enc := gob.NewEncoder(out)
@@ -108,6 +114,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open func() (Measur
 			}
 			return fmt.Errorf("worker: reading request: %w", err)
 		}
+		marks.Write(requestMark)
 		phase := func(phase string) { enc.Encode(response{ID: req.ID, Phase: phase}) }
 		resp := response{ID: req.ID, Phase: phaseDone}
 		var err error

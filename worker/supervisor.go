@@ -110,51 +110,6 @@ type child struct {
 	output  *tail
 }
 
-// tail keeps the first and the last bytes a child printed, for crash reports: the first
-// lines name the fault (a runtime's "unexpected signal", an assertion), the last ones what
-// the kernel printed just before.
-type tail struct {
-	mu         sync.Mutex
-	head, last []byte
-}
-
-const tailKeep = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n := tailKeep - len(t.head); n > 0 {
-		t.head = append(t.head, p[:min(n, len(p))]...)
-	}
-	t.last = append(t.last, p...)
-	if len(t.last) > tailKeep {
-		t.last = append([]byte(nil), t.last[len(t.last)-tailKeep:]...)
-	}
-	return len(p), nil
-}
-
-// summary returns the first lines the child printed, which say what went wrong.
-func (t *tail) summary(lines int) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []string
-	for _, l := range strings.Split(string(t.head), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-		if len(out) == lines {
-			break
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.last))
-}
-
 func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 	if len(s.opts.Command) == 0 {
 		return nil, fmt.Errorf("%w: no worker command", ErrWorkerStart)
@@ -290,7 +245,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	id := s.nextID
 	start := time.Now()
 	if err := ch.enc.Encode(request{ID: id, Op: opEvaluate, Config: c}); err != nil {
-		return s.crashed(ch, start, "sending the configuration"), nil
+		return s.crashed(ch, start, "the worker process", "receiving the configuration"), nil
 	}
 	timer := time.NewTimer(s.opts.CompileTimeout)
 	defer timer.Stop()
@@ -305,7 +260,10 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
-				return s.crashed(ch, start, ""), nil
+				if running {
+					return s.crashed(ch, start, "the kernel", ""), nil
+				}
+				return s.crashed(ch, start, "the worker process", "compiling"), nil
 			}
 			if r.ID != id {
 				continue
@@ -382,7 +340,7 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 	id := s.nextID
 	start := time.Now()
 	if err := ch.enc.Encode(request{ID: id, Op: opReference}); err != nil {
-		return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "computing it").Message)
+		return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "receiving the request").Message)
 	}
 	timer := time.NewTimer(s.opts.CompileTimeout)
 	defer timer.Stop()
@@ -391,7 +349,10 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
-				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "computing it").Message)
+				if what == "running it" {
+					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
+				}
+				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", what).Message)
 			}
 			if r.ID != id {
 				continue
@@ -429,7 +390,11 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 	}
 }
 
-func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.Evaluation {
+// crashed reports the death of the main child ch while subject ("the kernel", "the
+// worker process") was busy (during: "compiling", or "" when that is what subject says);
+// the message names the signal in one form, so that configurations that crash the same
+// way share it, and the Go runtime's report (addresses) goes to the log.
+func (s *Supervisor) crashed(ch *child, start time.Time, subject, during string) result.Evaluation {
 	ch.reqW.Close()
 	select {
 	case <-ch.exited:
@@ -438,19 +403,12 @@ func (s *Supervisor) crashed(ch *child, start time.Time, during string) result.E
 	}
 	s.main = nil
 	s.Crashes++
-	msg := "the worker process died"
-	if ch.waitErr != nil {
-		msg += " (" + ch.waitErr.Error() + ")"
-	}
-	if during != "" {
-		msg += " while " + during
-	}
-	if out := ch.output.summary(6); out != "" {
-		msg += ": " + out
-	}
-	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr)
+	c := describeCrash(ch.waitErr, ch.output.lines(40))
+	c.printed = c.printed[:min(len(c.printed), 6)]
+	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr, "signal", c.signal,
+		"report", strings.Join(c.detail[:min(len(c.detail), 4)], "; "))
 	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),
-		FrameworkMS: ms(time.Since(start)), Message: msg}
+		FrameworkMS: ms(time.Since(start)), Message: c.message(subject, during, ch.waitErr)}
 }
 
 // retire lets the main child, which has lost its device context and exits after its

@@ -95,6 +95,7 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 	case behaveNoisy:
 		// A kernel that prints must not corrupt the protocol.
 		fmt.Println("\x00\xffgarbage on stdout")
+		fmt.Fprintln(os.Stderr, "1 error generated.")
 	}
 	return result.Evaluation{Status: result.OK, Objective: float64(10 + c[1]), Samples: []float64{1, 2}, Time: time.Now(),
 		Metrics: map[string]float64{"served": float64(m.served)}}
@@ -160,6 +161,30 @@ func TestCrashesAndHangsAreResultsAndTheWorkerIsReplaced(t *testing.T) {
 	}
 	if s.Crashes != 3 {
 		t.Fatalf("%d crashes counted, want 3", s.Crashes)
+	}
+}
+
+// Two configurations that crash the same way get the same message, which names the
+// signal and what the kernel printed for that configuration alone: neither the Go
+// runtime's report (addresses that vary) nor what the process printed for an earlier
+// configuration (a compiler's complaint).
+func TestCrashesOfOneKindShareTheirMessage(t *testing.T) {
+	s := newTestSupervisor(t)
+	var messages []string
+	for i, b := range []int{behaveCrash, behaveNoisy, behaveOK, behaveCrash} {
+		e, err := s.Evaluate(context.Background(), space.Config{b, i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == behaveCrash {
+			messages = append(messages, e.Message)
+		}
+	}
+	want := "the kernel crashed: SIGSEGV (segmentation fault), after printing: about to crash on purpose"
+	for i, m := range messages {
+		if m != want {
+			t.Errorf("crash %d: %q, want %q", i, m, want)
+		}
 	}
 }
 

@@ -41,7 +41,10 @@ configuration is compiled, run once to warm up and verify its output against the
 then timed over the spec's iterations. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
-(runtime_error, timeout) and tuning goes on.
+(runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
+kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
+configurations that crash alike are counted together; the runtime's report of the fault
+(addresses) is logged with 'ktune --log-level info tune ...'.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most

@@ -116,6 +116,15 @@ func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 					t.Errorf("configuration %s: status %v, want %v", key, got[key], want)
 				}
 			}
+			// Crashes of one kind share their message (the summary and report group them).
+			if tt.backend == "c" {
+				evals := evaluationsOf(t, db)
+				for _, key := range []string{"3,0", "3,1"} {
+					if m := evals[key].Message; m != "the kernel crashed: SIGSEGV (segmentation fault)" {
+						t.Errorf("configuration %s: message %q", key, m)
+					}
+				}
+			}
 			// A real run exports to Kernel Tuner's cache and to T4, and reads back.
 			for _, f := range []string{"kerneltuner", "t4"} {
 				out := filepath.Join(t.TempDir(), "run."+f+".json")
@@ -278,6 +287,49 @@ iterations: 300
 	}
 }
 
+// An OpenCL kernel that crashes its worker is described by what the worker printed for
+// it alone: the compiler's complaint about the configuration before it ("1 error
+// generated.", which PoCL prints on the worker's standard error) used to end the message.
+func TestACrashMessageHoldsNothingOfAnEarlierConfiguration(t *testing.T) {
+	needBackend(t, "opencl")
+	dir := t.TempDir()
+	kernel := `__kernel void scale(__global float *y, const int n) {
+    size_t i = get_global_id(0);
+#if mode == 1
+    syntax error here
+#endif
+#if mode == 2
+    y[i + ((size_t)1 << 38)] = 1.0f;  /* far outside any mapping */
+#endif
+    if (i < n) y[i] = 2.0f;
+}
+`
+	spec := `kernel: {name: scale, source: scale.cl}
+parameters:
+  - {name: mode, values: [1, 2]}
+  - {name: block_size_x, values: [32]}
+problem_size: [1024]
+arguments:
+  - {name: y, type: float32, length: 1024, output: true}
+  - {name: n, type: int32, value: 1024}
+iterations: 1
+`
+	for name, text := range map[string]string{"scale.cl": kernel, "scale.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	ktune(t, "tune", filepath.Join(dir, "scale.yaml"), "--strategy", "bruteforce", "--no-precompile", "--db", db)
+	evals := evaluationsOf(t, db)
+	if e := evals["1,32"]; e.Status != result.CompileError {
+		t.Fatalf("mode 1: %v %s, want a compile error", e.Status, e.Message)
+	}
+	if e := evals["2,32"]; e.Status != result.RuntimeError || e.Message != "the kernel crashed: SIGSEGV (segmentation fault)" {
+		t.Errorf("mode 2: %v %q, want a runtime error saying the kernel crashed of SIGSEGV", e.Status, e.Message)
+	}
+}
+
 func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 	t.Helper()
 	if _, err := os.Stat(db); err != nil {
@@ -428,7 +480,7 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 	}
 	for fault, want := range map[string]string{
 		"1": "does not compile",
-		"3": "the worker process died",
+		"3": "the reference kernel crashed: SIGSEGV (segmentation fault)",
 		"4": "ran past the time limit",
 	} {
 		dir := t.TempDir()

@@ -1,0 +1,161 @@
+package worker
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// requestMark is what a child writes on its standard error before it serves a request:
+// the parent's record of the child's output starts again after it, so that a crash is
+// described with what the child printed for that request alone, not with what an earlier
+// configuration's compiler said.
+var requestMark = []byte("\x00ktune-worker: next request\x00")
+
+// tail keeps the first and the last bytes a child printed since it began its current
+// request (or since it started), for crash reports: the first lines name the fault (a
+// runtime's report of a signal, an assertion), the last ones what the kernel printed
+// just before.
+type tail struct {
+	mu         sync.Mutex
+	head, last []byte
+	carry      []byte // the end of the last write, which may begin a requestMark
+}
+
+const tailKeep = 2048
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	data := p
+	if len(t.carry) > 0 {
+		data = append(t.carry, p...)
+	}
+	if i := bytes.LastIndex(data, requestMark); i >= 0 {
+		// Whatever came before the mark, a part of it carried over included, is gone.
+		t.head, t.last = t.head[:0], t.last[:0]
+		p = data[i+len(requestMark):]
+	}
+	t.carry = append(t.carry[:0:0], data[max(len(data)-len(requestMark)+1, 0):]...)
+	if room := tailKeep - len(t.head); room > 0 {
+		t.head = append(t.head, p[:min(room, len(p))]...)
+	}
+	t.last = append(t.last, p...)
+	if len(t.last) > tailKeep {
+		t.last = append([]byte(nil), t.last[len(t.last)-tailKeep:]...)
+	}
+	return n, nil
+}
+
+// lines returns the first non-empty lines (at most n) the child printed, trimmed.
+func (t *tail) lines(n int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(string(t.head), "\n") {
+		if len(out) == n {
+			break
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// summary returns the first lines the child printed, which say what went wrong.
+func (t *tail) summary(n int) string { return strings.Join(t.lines(n), "; ") }
+
+// goSignal is the start of the Go runtime's report of a fatal signal outside Go code (a C
+// kernel's, an OpenCL runtime's): "SIGSEGV: segmentation violation", then "PC=0x... m=3
+// sigcode=2 addr=0x...".
+var goSignal = regexp.MustCompile(`^(SIG[A-Z0-9]+): .*$`)
+
+// signals are the signals a crashing kernel dies of, by name.
+var signals = map[string]syscall.Signal{
+	"SIGSEGV": syscall.SIGSEGV, "SIGBUS": syscall.SIGBUS, "SIGFPE": syscall.SIGFPE,
+	"SIGILL": syscall.SIGILL, "SIGABRT": syscall.SIGABRT, "SIGTRAP": syscall.SIGTRAP,
+	"SIGSYS": syscall.SIGSYS, "SIGQUIT": syscall.SIGQUIT, "SIGKILL": syscall.SIGKILL,
+	"SIGTERM": syscall.SIGTERM, "SIGXCPU": syscall.SIGXCPU, "SIGXFSZ": syscall.SIGXFSZ,
+	"SIGPIPE": syscall.SIGPIPE,
+}
+
+// crash describes how a child died, from its exit status and what it printed for its
+// last request (up to maxLines lines).
+type crash struct {
+	// signal names the signal it died of, in one form whoever reported it (the Go
+	// runtime or the exit status): "SIGSEGV (segmentation fault)"; "" when it was none.
+	signal string
+	// printed is what it printed before the Go runtime's report, if any, or all of it.
+	printed []string
+	// detail is the runtime's report (addresses, which vary from run to run): for a log,
+	// not for a message that configurations failing the same way share.
+	detail []string
+}
+
+// describeCrash reads a dead child's exit status and output.
+func describeCrash(waitErr error, out []string) crash {
+	var c crash
+	for i, l := range out {
+		m := goSignal.FindStringSubmatch(l)
+		if m == nil || i+1 == len(out) || !strings.HasPrefix(out[i+1], "PC=") {
+			continue
+		}
+		c.printed, c.detail = out[:i], out[i:]
+		if sig, ok := signals[m[1]]; ok {
+			c.signal = m[1] + " (" + sig.String() + ")"
+		} else {
+			c.signal = l
+		}
+		return c
+	}
+	c.printed = out
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig := ws.Signal()
+			name := "signal " + sig.String()
+			for n, s := range signals {
+				if s == sig {
+					name = n + " (" + sig.String() + ")"
+				}
+			}
+			c.signal = name
+		}
+	}
+	return c
+}
+
+// message is the evaluation's message for a crash of subject ("the kernel", "the worker
+// process") during an activity ("compiling"; "" when unknown), the same for every
+// configuration that crashes the same way.
+func (c crash) message(subject, during string, waitErr error) string {
+	when := ""
+	if during != "" {
+		when = " while " + during
+	}
+	if c.signal != "" {
+		msg := subject + " crashed" + when + ": " + c.signal
+		if len(c.printed) > 0 {
+			msg += ", after printing: " + strings.Join(c.printed, "; ")
+		}
+		return msg
+	}
+	if when == "" && subject != "the worker process" {
+		when = " while running " + subject
+	}
+	msg := "the worker process died"
+	if waitErr != nil {
+		msg += " (" + waitErr.Error() + ")"
+	}
+	msg += when
+	if len(c.printed) > 0 {
+		msg += ": " + strings.Join(c.printed, "; ")
+	}
+	return msg
+}

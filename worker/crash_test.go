@@ -1,0 +1,77 @@
+package worker
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// What a child printed before its current request is forgotten, wherever the writes that
+// carry the request mark are cut.
+func TestTheOutputRecordStartsAgainAtEachRequest(t *testing.T) {
+	stream := "1 error generated.\n" + string(requestMark) + "kernel says hi\n" + string(requestMark) + "SIGSEGV: segmentation violation\nPC=0x1 m=3\n"
+	for cut := 0; cut <= len(stream); cut++ {
+		for second := cut; second <= len(stream); second += 7 {
+			var tl tail
+			for _, part := range []string{stream[:cut], stream[cut:second], stream[second:]} {
+				if n, err := tl.Write([]byte(part)); n != len(part) || err != nil {
+					t.Fatalf("Write returned %d, %v for %d bytes", n, err, len(part))
+				}
+			}
+			if got, want := tl.lines(10), []string{"SIGSEGV: segmentation violation", "PC=0x1 m=3"}; !slices.Equal(got, want) {
+				t.Fatalf("writes cut at %d and %d: %q, want %q", cut, second, got, want)
+			}
+		}
+	}
+}
+
+func TestCrashMessagesNameTheSignalInOneForm(t *testing.T) {
+	// A host C kernel's null write, as the Go runtime of a worker reports it (from a QA run).
+	goReport := []string{
+		"SIGSEGV: segmentation violation",
+		"PC=0x7f01c2a0a54a m=3 sigcode=2 addr=0x7f0178a0d000",
+		"signal arrived during cgo execution",
+		"goroutine 1 gp=0x6e1c0ba41e0 m=4 mp=0x6e1c0bef808 [syscall, locked to thread]:",
+		"runtime.cgocall(0xc001c0, 0x6e1c0e52160)",
+	}
+	// An OpenCL runtime's thread faults: the process dies of the signal itself.
+	segv := exec.Command("sh", "-c", "kill -SEGV $$").Run()
+	abort := exec.Command("sh", "-c", "kill -ABRT $$").Run()
+	exit3 := exec.Command("sh", "-c", "exit 3").Run()
+	for _, tt := range []struct {
+		name    string
+		waitErr error
+		out     []string
+		subject string
+		during  string
+		want    string
+	}{
+		{"go report", exitErr(t, "exit 2"), goReport, "the kernel", "",
+			"the kernel crashed: SIGSEGV (segmentation fault)"},
+		{"go report after the kernel's words", exitErr(t, "exit 2"), append([]string{"k.c:3: k: Assertion `n > 0' failed."}, "SIGABRT: abort", "PC=0x7f01c2a0a54a m=0 sigcode=18446744073709551610"),
+			"the kernel", "", "the kernel crashed: SIGABRT (aborted), after printing: k.c:3: k: Assertion `n > 0' failed."},
+		{"killed by a signal", segv, nil, "the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault)"},
+		{"killed while compiling", abort, nil, "the worker process", "compiling", "the worker process crashed while compiling: SIGABRT (aborted)"},
+		{"an exit", exit3, []string{"bye"}, "the kernel", "", "the worker process died (exit status 3) while running the kernel: bye"},
+		{"a Go panic is no signal", exitErr(t, "exit 2"), []string{"panic: runtime error: index out of range [3] with length 3", "goroutine 1 [running]:"},
+			"the worker process", "compiling", "the worker process died (exit status 2) while compiling: panic: runtime error: index out of range [3] with length 3; goroutine 1 [running]:"},
+	} {
+		c := describeCrash(tt.waitErr, tt.out)
+		if got := c.message(tt.subject, tt.during, tt.waitErr); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if tt.name == "go report" && !strings.Contains(strings.Join(c.detail, "\n"), "addr=0x7f0178a0d000") {
+			t.Errorf("go report: the detail %q lacks the address", c.detail)
+		}
+	}
+}
+
+func exitErr(t *testing.T, script string) error {
+	t.Helper()
+	err := exec.Command("sh", "-c", script).Run()
+	if err == nil {
+		t.Fatalf("%s succeeded", script)
+	}
+	return err
+}
