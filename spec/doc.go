@@ -139,7 +139,11 @@ objective: GFLOP/s             # time (default; lower is better), a metric in it
 
 iterations: 32                 # timed runs per configuration (default 32, at least 1)
 statistic: mean                # mean (default) | median of the runs
-timeout: 10s                   # per configuration, a Go duration (default 10s)
+timeout: 10s                   # per configuration, a Go duration (default 10s): from the
+                               # kernel's first launch to its last timed run, verification
+                               # included; a kernel still running is killed (status timeout)
+compile_timeout: 5m            # per configuration (default 5m): building the kernel; a
+                               # compiler still at work is killed (status timeout)
 default_config:                # optional baseline for speedups: every parameter, with one
   block_size_x: 32             # of its values, satisfying the restrictions
   block_size_y: 2

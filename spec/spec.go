@@ -42,7 +42,8 @@ type Spec struct {
 	Metrics           []Metric      // derived results, evaluated in order
 	Iterations        int           // timed runs per configuration
 	Statistic         string        // how the runs combine into one time: "mean" or "median"
-	Timeout           time.Duration // per configuration: compile, run and verify
+	Timeout           time.Duration // per configuration: from the kernel's first launch to its last timed run
+	CompileTimeout    time.Duration // per configuration: compiling the kernel
 	Default           []space.Value // a baseline configuration; nil when not given
 	Seed              uint64        // seed of the generated input data
 
@@ -148,15 +149,19 @@ const (
 	DefaultIterations = 32
 	DefaultStatistic  = "mean"
 	DefaultTimeout    = 10 * time.Second
-	DefaultAtol       = 1e-6
-	DefaultRtol       = 1e-5
+	// DefaultCompileTimeout bounds a compilation that never ends (a compiler stuck on an
+	// #include of a pipe, a pathological unroll): long, since real builds of large
+	// kernels take minutes.
+	DefaultCompileTimeout = 5 * time.Minute
+	DefaultAtol           = 1e-6
+	DefaultRtol           = 1e-5
 )
 
 var topFields = []string{
 	"kernel", "constants", "parameters", "restrictions", "problem_size", "block_size_names",
 	"grid_div_x", "grid_div_y", "grid_div_z", "grid", "block", "shared_memory_bytes",
 	"arguments", "verification", "objective", "metrics", "iterations", "statistic",
-	"timeout", "default_config", "seed",
+	"timeout", "compile_timeout", "default_config", "seed",
 }
 
 // kernelTunerNames maps Kernel Tuner's argument names to the spec's fields.
@@ -197,7 +202,8 @@ func Parse(data []byte, path string) (*Spec, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: path, Msg: "empty spec; expected a mapping with at least kernel and parameters"}
 	}
-	s := &Spec{File: path, Iterations: DefaultIterations, Statistic: DefaultStatistic, Timeout: DefaultTimeout, objective: "time"}
+	s := &Spec{File: path, Iterations: DefaultIterations, Statistic: DefaultStatistic, Timeout: DefaultTimeout,
+		CompileTimeout: DefaultCompileTimeout, objective: "time"}
 	p := &parser{d: d, s: s, dir: filepath.Dir(path)}
 	p.top(doc.Content[0])
 	if err := d.err(); err != nil {
@@ -295,18 +301,13 @@ func (p *parser) top(root *yaml.Node) {
 		}
 	}
 	if n := get("timeout"); n != nil {
-		if rn := d.resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && (rn.ShortTag() == "!!int" || rn.ShortTag() == "!!float") {
-			d.errf(rn, "timeout", "%s has no unit; expected a Go duration such as %ss", rn.Value, rn.Value)
-		} else if ts, ok := d.str(n, "timeout"); ok {
-			t, err := time.ParseDuration(ts)
-			switch {
-			case err != nil:
-				d.errf(n, "timeout", "%q is not a duration; expected a Go duration such as 10s, 500ms or 1m30s", ts)
-			case t <= 0:
-				d.errf(n, "timeout", "%s; expected a positive duration", ts)
-			default:
-				s.Timeout = t
-			}
+		if t, ok := p.duration(n, "timeout"); ok {
+			s.Timeout = t
+		}
+	}
+	if n := get("compile_timeout"); n != nil {
+		if t, ok := p.duration(n, "compile_timeout"); ok {
+			s.CompileTimeout = t
 		}
 	}
 	if n := get("default_config"); n != nil && p.paramsOK {
@@ -322,6 +323,29 @@ func (p *parser) top(root *yaml.Node) {
 		}
 	}
 	s.c = p.c
+}
+
+// duration reads a positive Go duration (10s, 1m30s) of field f.
+func (p *parser) duration(n *yaml.Node, f string) (time.Duration, bool) {
+	d := p.d
+	if rn := d.resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && (rn.ShortTag() == "!!int" || rn.ShortTag() == "!!float") {
+		d.errf(rn, f, "%s has no unit; expected a Go duration such as %ss", rn.Value, rn.Value)
+		return 0, false
+	}
+	ts, ok := d.str(n, f)
+	if !ok {
+		return 0, false
+	}
+	t, err := time.ParseDuration(ts)
+	switch {
+	case err != nil:
+		d.errf(n, f, "%q is not a duration; expected a Go duration such as 10s, 500ms or 1m30s", ts)
+	case t <= 0:
+		d.errf(n, f, "%s; expected a positive duration", ts)
+	default:
+		return t, true
+	}
+	return 0, false
 }
 
 var languages = []string{"opencl", "cuda", "c"}

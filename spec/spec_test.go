@@ -96,8 +96,8 @@ func TestFullSpecFields(t *testing.T) {
 	if !reflect.DeepEqual(s.Constants, []Constant{{"N", 512}, {"FLOPS", 2 * 512 * 512 * 512}}) {
 		t.Errorf("constants %v", s.Constants)
 	}
-	if s.Iterations != 10 || s.Statistic != "median" || s.Timeout != 30*time.Second || s.Seed != 42 {
-		t.Errorf("iterations %d statistic %s timeout %v seed %d", s.Iterations, s.Statistic, s.Timeout, s.Seed)
+	if s.Iterations != 10 || s.Statistic != "median" || s.Timeout != 30*time.Second || s.CompileTimeout != 150*time.Second || s.Seed != 42 {
+		t.Errorf("iterations %d statistic %s timeout %v compile_timeout %v seed %d", s.Iterations, s.Statistic, s.Timeout, s.CompileTimeout, s.Seed)
 	}
 	if name, max := s.Objective(); name != "GFLOP/s" || !max {
 		t.Errorf("objective %s maximize %v", name, max)
@@ -147,8 +147,8 @@ problem_size: 1000
 	if s.Kernel.Language != "opencl" || !s.Kernel.Defines || s.Kernel.Code != "" {
 		t.Errorf("kernel %+v", s.Kernel)
 	}
-	if s.Iterations != DefaultIterations || s.Statistic != "mean" || s.Timeout != 10*time.Second || s.Seed != 0 {
-		t.Errorf("defaults: %d %s %v %d", s.Iterations, s.Statistic, s.Timeout, s.Seed)
+	if s.Iterations != DefaultIterations || s.Statistic != "mean" || s.Timeout != 10*time.Second || s.CompileTimeout != 5*time.Minute || s.Seed != 0 {
+		t.Errorf("defaults: %d %s %v %v %d", s.Iterations, s.Statistic, s.Timeout, s.CompileTimeout, s.Seed)
 	}
 	if name, max := s.Objective(); name != "time" || max {
 		t.Errorf("objective %s %v", name, max)
@@ -259,6 +259,10 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"grid:", []string{"grid[0]", "evaluates to 333.3333333333333; expected a positive whole number"}},
 		{"bad timeout", base + "timeout: 10 seconds\n",
 			"timeout", []string{"timeout", "expected a Go duration such as 10s"}},
+		{"compile_timeout without unit", base + "compile_timeout: 60\n",
+			"compile_timeout", []string{"compile_timeout", "60 has no unit; expected a Go duration such as 60s"}},
+		{"compile_timeout not positive", base + "compile_timeout: 0s\n",
+			"compile_timeout", []string{"compile_timeout", "0s; expected a positive duration"}},
 		{"malformed YAML", base + "restrictions: [\"tile > 1\"\nseed: 3\n",
 			"restrictions:", []string{"malformed YAML"}},
 		{"sequence inside a mapping", base + "seed: 3\n- 4\n",

@@ -30,7 +30,9 @@ type Options struct {
 	// Timeout limits the run phase of one evaluation (after compilation): a kernel that
 	// runs longer is killed and gets the status timeout. 0 means no limit.
 	Timeout time.Duration
-	// CompileTimeout limits compilation (and start-up); 0 means 5 minutes.
+	// CompileTimeout limits compiling one configuration (a spec's compile_timeout); 0
+	// means 5 minutes. A pre-compiler's time paused while a kernel is timed does not
+	// count. A child's start-up gets the same limit, but at least a minute.
 	CompileTimeout time.Duration
 	// Precompile starts children that compile configurations passed to Hint ahead of time.
 	Precompile bool
@@ -59,16 +61,26 @@ type Supervisor struct {
 	upcoming []space.Config           // the latest hint: what the strategy will ask next, in order
 	inflight map[string]chan struct{} // configurations being pre-compiled, each closed when done
 	ready    map[string]bool          // configurations the pre-compilers have compiled
-	hung     map[string]bool          // configurations whose warm-up launch in a pre-compiler ran past the run time limit
+	hung     map[string]hang          // configurations that ran past a time limit in a pre-compiler
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	nextID   uint64
 	Crashes  int // children that died or were killed, for reporting
 }
 
-// errHung is coordinate's answer for a configuration whose warm-up launch hung in a
-// pre-compiler.
-var errHung = errors.New("hung in a pre-compiler")
+// hang is how a configuration ran past a time limit in a pre-compiler.
+type hang int
+
+const (
+	hungCompiling hang = iota + 1 // its compilation ran past the compile time limit
+	hungRunning                   // its warm-up launch ran past the run time limit
+)
+
+// errHung is coordinate's answer for a configuration that ran past a time limit in a
+// pre-compiler: the measuring child would only hang on it again, for as long.
+type errHung struct{ how hang }
+
+func (e errHung) Error() string { return "hung in a pre-compiler" }
 
 // ErrWorkerStart is returned when a child cannot start serving (its device cannot be
 // opened, its spec is broken): no configuration can be measured, so tuning must stop.
@@ -80,7 +92,7 @@ func NewSupervisor(opts Options) *Supervisor {
 		opts.CompileTimeout = 5 * time.Minute
 	}
 	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{},
-		hung: map[string]bool{}, inflight: map[string]chan struct{}{}}
+		hung: map[string]hang{}, inflight: map[string]chan struct{}{}}
 	if opts.Precompile {
 		for range max(opts.Precompilers, 1) {
 			s.pres = append(s.pres, &preSlot{})
@@ -97,6 +109,19 @@ func NewSupervisor(opts Options) *Supervisor {
 type preSlot struct {
 	ch   *child
 	busy bool
+	// paused is how long the slot's children were stopped while kernels were timed, up
+	// to pausedSince, when it was stopped last (zero while it runs): that time does not
+	// count against a time limit.
+	paused      time.Duration
+	pausedSince time.Time
+}
+
+// pausedFor is how long the slot has been stopped in all, until now; s.preMu is held.
+func (slot *preSlot) pausedFor() time.Duration {
+	if slot.pausedSince.IsZero() {
+		return slot.paused
+	}
+	return slot.paused + time.Since(slot.pausedSince)
 }
 
 // child is one worker process.
@@ -159,7 +184,10 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		close(c.exited)
 	}()
 	s.log.Debug("worker started", "role", role, "pid", cmd.Process.Pid)
-	timer := time.NewTimer(s.opts.CompileTimeout)
+	// Start-up is not compiling: loading the spec and opening the device takes seconds at
+	// worst, but a short compile_timeout must not stop a run whose device is slow to open.
+	startLimit := max(s.opts.CompileTimeout, time.Minute)
+	timer := time.NewTimer(startLimit)
 	defer timer.Stop()
 	select {
 	case r, ok := <-c.resps:
@@ -173,7 +201,7 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		}
 	case <-timer.C:
 		c.kill()
-		return nil, fmt.Errorf("%w: no answer within %v", ErrWorkerStart, s.opts.CompileTimeout)
+		return nil, fmt.Errorf("%w: no answer within %v", ErrWorkerStart, startLimit)
 	case <-ctx.Done():
 		c.kill()
 		return nil, ctx.Err()
@@ -231,12 +259,19 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	}
 	ch := s.main
 	waited, err := s.coordinate(ctx, c)
-	if errors.Is(err, errHung) {
+	var hung errHung
+	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
 		// on it again, for as long.
-		s.log.Info("kernel hung in its warm-up launch while compiled ahead; not run again", "limit", s.opts.Timeout)
-		return result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited),
-			Message: fmt.Sprintf("the kernel ran past the time limit of %v and was killed (in its warm-up launch on one work-group, while compiled ahead)", s.opts.Timeout)}, nil
+		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited)}
+		if hung.how == hungCompiling {
+			s.log.Info("compilation hung while compiled ahead; not compiled again", "limit", s.opts.CompileTimeout)
+			e.Message = s.overLimit(false)
+		} else {
+			s.log.Info("kernel hung in its warm-up launch while compiled ahead; not run again", "limit", s.opts.Timeout)
+			e.Message = s.overLimit(true) + " (in its warm-up launch on one work-group, while compiled ahead)"
+		}
+		return e, nil
 	}
 	if err != nil {
 		return result.Evaluation{}, err
@@ -296,24 +331,25 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			ch.kill()
 			s.main = nil
 			s.Crashes++
-			what, status := "compilation", result.CompileError
-			limit := s.opts.CompileTimeout
-			if running {
-				what, status, limit = "the kernel", result.Timeout, s.opts.Timeout
-			}
-			s.log.Info("worker killed after timeout", "phase", what, "limit", limit)
-			if status == result.CompileError {
-				status = result.Timeout
-			}
-			return result.Evaluation{Status: status, Objective: math.NaN(), Time: time.Now(),
-				FrameworkMS: ms(time.Since(start)),
-				Message:     fmt.Sprintf("%s ran past the time limit of %v and was killed", what, limit)}, nil
+			s.log.Info("worker killed after its time limit", "running", running)
+			return result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(),
+				FrameworkMS: ms(time.Since(start)), Message: s.overLimit(running)}, nil
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil
 			return result.Evaluation{}, ctx.Err()
 		}
 	}
+}
+
+// overLimit is the message of a configuration killed for running past a time limit: the
+// run time limit (a spec's timeout) when the kernel was running, else the compile time
+// limit (compile_timeout).
+func (s *Supervisor) overLimit(running bool) string {
+	if running {
+		return fmt.Sprintf("the kernel ran past the time limit of %v (timeout) and was killed", s.opts.Timeout)
+	}
+	return fmt.Sprintf("compilation ran past the time limit of %v (compile_timeout) and was killed", s.opts.CompileTimeout)
 }
 
 // ErrReference is returned by Reference when the reference outputs cannot be computed:
@@ -344,24 +380,24 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 	}
 	timer := time.NewTimer(s.opts.CompileTimeout)
 	defer timer.Stop()
-	what, limit := "compiling it", s.opts.CompileTimeout
+	running := false
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
-				if what == "running it" {
+				if running {
 					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
 				}
-				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", what).Message)
+				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "compiling it").Message)
 			}
 			if r.ID != id {
 				continue
 			}
 			switch r.Phase {
 			case phaseCompiled:
-				what, limit = "running it", s.opts.Timeout
-				if limit > 0 {
-					timer.Reset(limit)
+				running = true
+				if s.opts.Timeout > 0 {
+					timer.Reset(s.opts.Timeout)
 				} else {
 					timer.Stop()
 				}
@@ -381,7 +417,7 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 			ch.kill()
 			s.main = nil
 			s.Crashes++
-			return fmt.Errorf("%w: %s ran past the time limit of %v and was killed", ErrReference, what, limit)
+			return fmt.Errorf("%w: %s", ErrReference, s.overLimit(running))
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil
@@ -473,9 +509,9 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
-	if s.hung[k] {
+	if how := s.hung[k]; how != 0 {
 		delete(s.hung, k)
-		return waited, errHung
+		return waited, errHung{how}
 	}
 	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
 	// population once would otherwise leave there for a pre-compiler to compile again
@@ -523,8 +559,8 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 		if ok {
 			s.ready[k] = true
 		}
-		if hung {
-			s.hung[k] = true
+		if hung != 0 {
+			s.hung[k] = hung
 		}
 		delete(s.inflight, k)
 		slot.busy = false
@@ -534,9 +570,10 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 }
 
 // precompile compiles c in the slot's child and reports whether it succeeded, and whether
-// its warm-up launch (runtimes that generate code at the first launch) ran past the run
-// time limit: the kernel hangs on one work-group, so it would on the whole grid.
-func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok, hung bool) {
+// its compilation ran past the compile time limit or its warm-up launch (runtimes that
+// generate code at the first launch) past the run time limit: the kernel hangs on one
+// work-group, so it would on the whole grid.
+func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung hang) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -553,7 +590,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok, hung bool) {
 		var err error
 		if ch, err = s.start(ctx, "precompile"); err != nil {
 			s.log.Debug("pre-compiler unavailable", "error", err)
-			return false, false
+			return false, 0
 		}
 		s.preMu.Lock()
 		slot.ch = ch
@@ -561,25 +598,34 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok, hung bool) {
 	}
 	if err := ch.enc.Encode(request{Op: opCompile, Config: c}); err != nil {
 		s.dropPrecompiler(slot, ch)
-		return false, false
+		return false, 0
 	}
 	// A configuration that hangs the compiler must not hold a core forever, nor one whose
 	// warm-up launch (runtimes that generate code at the first launch) hangs: after the
 	// compiled phase the run time limit applies, as in the measuring child, which may be
 	// waiting for this very configuration.
+	// Time the child spends stopped while the measuring child times a kernel does not
+	// count: the limit is extended by it when it expires.
+	pausedFor := func() time.Duration {
+		s.preMu.Lock()
+		defer s.preMu.Unlock()
+		return slot.pausedFor()
+	}
 	limit := time.NewTimer(s.opts.CompileTimeout)
 	defer limit.Stop()
+	paused := pausedFor()
 	running := false
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
 				s.dropPrecompiler(slot, ch)
-				return false, false
+				return false, 0
 			}
 			if r.Phase == phaseCompiled {
 				if s.opts.Timeout > 0 {
 					limit.Reset(s.opts.Timeout)
+					paused = pausedFor()
 					running = true
 				}
 				continue
@@ -588,13 +634,21 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok, hung bool) {
 				s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
 				s.dropPrecompiler(slot, ch)
 			}
-			return r.Err == "", false
+			return r.Err == "", 0
 		case <-limit.C:
+			if p := pausedFor(); p > paused {
+				limit.Reset(p - paused)
+				paused = p
+				continue
+			}
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
-			return false, running
+			if running {
+				return false, hungRunning
+			}
+			return false, hungCompiling
 		case <-s.stop:
-			return false, false
+			return false, 0
 		}
 	}
 }
@@ -607,6 +661,7 @@ func (s *Supervisor) pausePrecompilers() bool {
 	for _, slot := range s.pres {
 		if slot.ch != nil {
 			slot.ch.signal(syscall.SIGSTOP)
+			slot.pausedSince = time.Now()
 			paused = true
 		}
 	}
@@ -618,6 +673,10 @@ func (s *Supervisor) resumePrecompilers() {
 	defer s.preMu.Unlock()
 	for _, slot := range s.pres {
 		slot.ch.signal(syscall.SIGCONT)
+		if !slot.pausedSince.IsZero() {
+			slot.paused += time.Since(slot.pausedSince)
+			slot.pausedSince = time.Time{}
+		}
 	}
 }
 

@@ -59,6 +59,8 @@ const (
 	behaveSlowCompile
 	behaveLoseDevice // a fault that poisons the device for the process, as a CUDA illegal address does
 	behaveGODEBUG    // answers with the child's GODEBUG as the message
+	behaveLongTiming // its timed runs take 1.5 s
+	behaveCompileHang
 )
 
 // fakeMeasurer stands for the runner in the child process, so that the supervisor's
@@ -78,6 +80,9 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 	if c[0] == behaveSlowCompile {
 		time.Sleep(300 * time.Millisecond)
 	}
+	if c[0] == behaveCompileHang {
+		time.Sleep(time.Hour)
+	}
 	phase(phaseCompiled)
 	phase(phaseTiming)
 	switch c[0] {
@@ -87,6 +92,8 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		time.Sleep(time.Second)
 	case behaveHang:
 		time.Sleep(time.Hour)
+	case behaveLongTiming:
+		time.Sleep(1500 * time.Millisecond)
 	case behaveLoseDevice:
 		m.lost = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS")
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel faulted: " + m.lost.Error()}
@@ -104,6 +111,9 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 func (*fakeMeasurer) Compile(_ context.Context, c space.Config, phase func(string)) error {
 	if c[0] == behaveSlowCompile {
 		time.Sleep(100 * time.Millisecond)
+	}
+	if c[0] == behaveCompileHang {
+		time.Sleep(time.Hour)
 	}
 	if c[0] == behaveHang { // a warm-up launch that never returns
 		phase(phaseCompiled)
@@ -497,5 +507,64 @@ func TestAChildRunsWithoutAsyncPreemption(t *testing.T) {
 			t.Errorf("GODEBUG %q: the child's is %q, want %q", tt.user, e.Message, tt.want)
 		}
 		s.Close()
+	}
+}
+
+// A compilation that never ends is killed at the compile time limit, in the measuring
+// child or in a pre-compiler (then the measuring child does not try it again), and the
+// configuration's message names the limit.
+func TestACompilationThatHangsIsKilledAtTheCompileLimit(t *testing.T) {
+	for _, precompile := range []bool{false, true} {
+		s := NewSupervisor(Options{
+			Command: []string{os.Args[0], "-test.run=^$"}, Env: []string{"KTUNE_WORKER_TEST=1"},
+			Timeout: 5 * time.Second, CompileTimeout: 300 * time.Millisecond, Precompile: precompile, PauseWhileTiming: true,
+		})
+		t.Cleanup(func() { s.Close() })
+		if _, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0}); err != nil {
+			t.Fatal(err)
+		}
+		s.Hint(space.Config{behaveCompileHang, 1})
+		begin := time.Now()
+		e, err := s.Evaluate(context.Background(), space.Config{behaveCompileHang, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(begin)
+		want := "compilation ran past the time limit of 300ms (compile_timeout) and was killed"
+		if e.Status != result.Timeout || !strings.HasPrefix(e.Message, want) {
+			t.Errorf("pre-compiling %v: %v %q, want a timeout saying %q", precompile, e.Status, e.Message, want)
+		}
+		if took > 3*time.Second {
+			t.Errorf("pre-compiling %v: the hanging compilation took %v to end", precompile, took)
+		}
+		if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
+			t.Errorf("pre-compiling %v: after it: %v %v", precompile, e.Status, err)
+		}
+	}
+}
+
+// A pre-compiler stopped while a kernel is timed is not charged for that time: a
+// compilation it was in the middle of finishes after the timing, however long that took.
+func TestAPausedPrecompilerIsNotTimedOut(t *testing.T) {
+	s := NewSupervisor(Options{
+		Command: []string{os.Args[0], "-test.run=^$"}, Env: []string{"KTUNE_WORKER_TEST=1"},
+		Timeout: 5 * time.Second, CompileTimeout: 500 * time.Millisecond, Precompile: true, PauseWhileTiming: true,
+	})
+	t.Cleanup(func() { s.Close() })
+	// The pre-compiler starts, and compiles a first configuration.
+	s.Hint(space.Config{behaveOK, 5})
+	if _, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// The pre-compiler takes the slow compilation while the measuring child times for
+	// 1.5 s, three compile limits, with the pre-compiler stopped.
+	s.Hint(space.Config{behaveSlowCompile, 1})
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveLongTiming, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("timing: %v %v", e.Status, err)
+	}
+	e, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, 1})
+	if err != nil || e.Status != result.OK {
+		t.Fatalf("the configuration compiled ahead: %v %q %v, want ok", e.Status, e.Message, err)
 	}
 }

@@ -182,10 +182,11 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return err
 	}
 	sup := worker.NewSupervisor(worker.Options{
-		Command:      []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
-		Timeout:      sp0.Timeout,
-		Precompile:   !*noPre && *precompilers > 0,
-		Precompilers: *precompilers,
+		Command:        []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
+		Timeout:        sp0.Timeout,
+		CompileTimeout: sp0.CompileTimeout,
+		Precompile:     !*noPre && *precompilers > 0,
+		Precompilers:   *precompilers,
 		// On a CPU device compiling would slow the timed kernel; a GPU times its own.
 		PauseWhileTiming: info.Type != "gpu",
 		Log:              env.log,

@@ -330,6 +330,59 @@ iterations: 1
 	}
 }
 
+// A compiler that never finishes (here it waits on an #include of a named pipe that no
+// one writes) is killed at the spec's compile_timeout, whether the measuring worker or a
+// pre-compiler met it, and the configuration's message names the limit.
+func TestACompilationThatHangsEndsAtTheSpecsCompileTimeout(t *testing.T) {
+	needBackend(t, "c")
+	for _, precompilers := range []string{"0", "1"} {
+		t.Run("precompilers="+precompilers, func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "never.h")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("no named pipe: %v", err)
+			}
+			kernel := `#if mode == 1
+#include "never.h"
+#endif
+void fill(float *y, int n) { for (int i = 0; i < n; i++) y[i] = i; }
+`
+			spec := `kernel: {name: fill, source: fill.c}
+parameters:
+  - {name: mode, values: [0, 1]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+compile_timeout: 1s
+`
+			for name, text := range map[string]string{"fill.c": kernel, "fill.yaml": spec} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db := filepath.Join(dir, "ktune.db")
+			begin := time.Now()
+			if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "fill.yaml"), "--strategy", "bruteforce", "--precompilers", precompilers, "--db", db); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if took := time.Since(begin); took > 20*time.Second {
+				t.Errorf("the run took %v", took)
+			}
+			evals := evaluationsOf(t, db)
+			if e := evals["0"]; e.Status != result.OK {
+				t.Errorf("mode 0: %v %s", e.Status, e.Message)
+			}
+			e := evals["1"]
+			want := "compilation ran past the time limit of 1s (compile_timeout) and was killed"
+			if e.Status != result.Timeout || !strings.HasPrefix(e.Message, want) {
+				t.Errorf("mode 1: %v %q, want a timeout saying %q", e.Status, e.Message, want)
+			}
+		})
+	}
+}
+
 func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 	t.Helper()
 	if _, err := os.Stat(db); err != nil {
