@@ -44,7 +44,8 @@ type Options struct {
 	// on a CPU device (PoCL, host C) they would compete with the kernel for the cores. A
 	// GPU's kernels are timed by the device, and compiling goes on beside them.
 	PauseWhileTiming bool
-	// Log receives the children's lifecycle events.
+	// Log receives the children's lifecycle events (a child started, crashed or was
+	// replaced, at level info; details at debug); slog.Default() when nil.
 	Log *slog.Logger
 }
 
@@ -81,6 +82,10 @@ const (
 type errHung struct{ how hang }
 
 func (e errHung) Error() string { return "hung in a pre-compiler" }
+
+// ErrClosed is what Evaluate and Reference return once Close was called: a closed
+// supervisor starts no child again.
+var ErrClosed = errors.New("worker: the supervisor is closed")
 
 // ErrWorkerStart is returned when a child cannot start serving (its device cannot be
 // opened, its spec is broken): no configuration can be measured, so tuning must stop.
@@ -250,6 +255,9 @@ func (c *child) signal(sig syscall.Signal) {
 func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed() {
+		return result.Evaluation{}, ErrClosed
+	}
 	if s.main == nil {
 		ch, err := s.start(ctx, "measure")
 		if err != nil {
@@ -364,6 +372,9 @@ var ErrReference = errors.New("no reference to verify against")
 func (s *Supervisor) Reference(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed() {
+		return ErrClosed
+	}
 	if s.main == nil {
 		ch, err := s.start(ctx, "measure")
 		if err != nil {
@@ -690,7 +701,17 @@ func (s *Supervisor) dropPrecompiler(slot *preSlot, ch *child) {
 	}
 }
 
-// Close stops the children.
+// closed reports whether Close was called.
+func (s *Supervisor) closed() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close stops the children; the supervisor then evaluates nothing more (ErrClosed).
 func (s *Supervisor) Close() error {
 	select {
 	case <-s.stop:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -566,5 +567,26 @@ func TestAPausedPrecompilerIsNotTimedOut(t *testing.T) {
 	e, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, 1})
 	if err != nil || e.Status != result.OK {
 		t.Fatalf("the configuration compiled ahead: %v %q %v, want ok", e.Status, e.Message, err)
+	}
+}
+
+// A closed supervisor starts no child again: Evaluate and Reference say it is closed.
+func TestAClosedSupervisorStartsNoChild(t *testing.T) {
+	s := newTestSupervisor(t)
+	ctx := context.Background()
+	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 1}); err != nil || e.Status != result.OK {
+		t.Fatalf("before Close: %v %v", e.Status, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Evaluate(ctx, space.Config{behaveOK, 2}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Evaluate after Close = %v, want ErrClosed", err)
+	}
+	if err := s.Reference(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("Reference after Close = %v, want ErrClosed", err)
+	}
+	if s.main != nil {
+		t.Error("a child was started after Close")
 	}
 }
