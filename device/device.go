@@ -128,7 +128,8 @@ type Device interface {
 	// compiler's log; a launch that would break a device limit known after compiling (the
 	// kernel's own maximum block size) is reported by Launch as a *LimitError.
 	Compile(ctx context.Context, src Source) (Kernel, error)
-	// Alloc allocates a device buffer of n bytes.
+	// Alloc allocates a device buffer of n bytes; n may be 0 (an argument of no
+	// elements), which still gives a buffer to pass.
 	Alloc(n int) (Buffer, error)
 	// Close releases the device and everything it allocated.
 	Close() error

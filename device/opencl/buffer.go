@@ -79,7 +79,7 @@ func (b *buffer) transferable(n int) error {
 		return errClosed
 	}
 	if n > b.size {
-		return fmt.Errorf("opencl: transfer of %d bytes into a buffer of %d", n, b.size)
+		return fmt.Errorf("opencl: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
 	}
 	return nil
 }

@@ -139,7 +139,7 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if d.closed {
 		return nil, errClosed
 	}
-	if n <= 0 {
+	if n < 0 {
 		return nil, fmt.Errorf("opencl: cannot allocate %d bytes", n)
 	}
 	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
@@ -149,7 +149,9 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 		}
 	}
 	var errcode int32
-	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(n), nil, &errcode)
+	// OpenCL has no buffer of 0 bytes; an argument of no elements still gets an address,
+	// as on the other backends, from a buffer of one byte that nothing transfers to.
+	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(max(n, 1)), nil, &errcode)
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
