@@ -86,7 +86,7 @@ func (b *buffer) transferable(n int) error {
 		return err
 	}
 	if n > b.size {
-		return fmt.Errorf("cuda: transfer of %d bytes into a buffer of %d", n, b.size)
+		return fmt.Errorf("cuda: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
 	}
 	return nil
 }

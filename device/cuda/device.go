@@ -197,7 +197,7 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
-	if n <= 0 {
+	if n < 0 {
 		return nil, fmt.Errorf("cuda: cannot allocate %d bytes", n)
 	}
 	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
@@ -210,7 +210,9 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 		return nil, d.failed(err)
 	}
 	var ptr uint64
-	if r := Result(d.cu.MemAlloc(&ptr, uintptr(n))); r != success {
+	// cuMemAlloc refuses 0 bytes; an argument of no elements still gets an address, as on
+	// the other backends, from a buffer of one byte that nothing transfers to.
+	if r := Result(d.cu.MemAlloc(&ptr, uintptr(max(n, 1)))); r != success {
 		err := d.cu.check("cuMemAlloc", r)
 		if r == errOutOfMemory {
 			return nil, &device.LimitError{What: fmt.Sprintf("allocating %d bytes: the device is out of memory", n), Want: int64(n)}
