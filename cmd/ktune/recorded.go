@@ -16,6 +16,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/tuner"
 )
 
 func openRecording(path string) (*result.Recording, error) {
@@ -126,7 +127,7 @@ func (s liveStatus) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInf
 }
 
 func (s liveStatus) status(r store.RunInfo) store.RunStatus {
-	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !runHeld(s.db, r.ID) {
+	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !tuner.RunHeld(s.db, r.ID) {
 		return store.StatusInterrupted
 	}
 	return r.Status

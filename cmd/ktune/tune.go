@@ -24,6 +24,7 @@ import (
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuner"
 	"github.com/ktune/ktune/tuning"
 	"github.com/ktune/ktune/worker"
 )
@@ -210,7 +211,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	known := make(map[string]result.Evaluation, len(stored))
 	for _, e := range stored {
 		known[store.ConfigKey(e.Config)] = e
@@ -400,7 +401,7 @@ func specHash(s *spec.Spec) (string, error) {
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
 // options, seed and spec hash, or creates a new one. It returns the run's stored
 // evaluations, in the order they were measured.
-func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *runLock, error) {
+func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *tuner.RunLock, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
 		return store.RunInfo{}, nil, nil, err
@@ -416,9 +417,9 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
 		// does not resume is marked interrupted once no process holds it.
 		if r.Status == store.StatusRunning {
-			if l, err := lockRun(db, r.ID); err == nil {
+			if l, err := tuner.LockRun(db, r.ID); err == nil {
 				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
-				l.release()
+				l.Release()
 				if err != nil {
 					return store.RunInfo{}, nil, nil, err
 				}
@@ -427,8 +428,8 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 	}
 	if resume != nil {
 		r := *resume
-		lock, err := lockRun(db, r.ID)
-		if errors.Is(err, errRunHeld) {
+		lock, err := tuner.LockRun(db, r.ID)
+		if errors.Is(err, tuner.ErrRunHeld) {
 			return store.RunInfo{}, nil, nil, fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", r.ID, db)
 		}
 		if err != nil {
@@ -436,11 +437,11 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		}
 		evals, err := st.Evaluations(ctx, r.ID)
 		if err != nil {
-			lock.release()
+			lock.Release()
 			return store.RunInfo{}, nil, nil, err
 		}
 		if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
-			lock.release()
+			lock.Release()
 			return store.RunInfo{}, nil, nil, err
 		}
 		return r, evals, lock, nil
@@ -450,7 +451,7 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		return store.RunInfo{}, nil, nil, err
 	}
 	want.ID = id
-	lock, err := lockRun(db, id)
+	lock, err := tuner.LockRun(db, id)
 	if err != nil {
 		// a new run's id is this process's alone; another process holding it would be a
 		// lock file left from a database deleted and made again

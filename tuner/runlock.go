@@ -1,4 +1,4 @@
-package main
+package tuner
 
 import (
 	"crypto/sha256"
@@ -21,14 +21,14 @@ import (
 // The lock files live in the temporary directory, so processes on one machine see each
 // other; a database shared between machines is not covered.
 
-// runLock is a held run.
-type runLock struct{ f *os.File }
+// RunLock is a run held by this process.
+type RunLock struct{ f *os.File }
 
-// errRunHeld is lockRun's error when another process holds the run.
-var errRunHeld = errors.New("held by another ktune process")
+// ErrRunHeld is LockRun's error when another process holds the run.
+var ErrRunHeld = errors.New("held by another ktune process")
 
-// lockRun takes run of the database at db for this process, or returns errRunHeld.
-func lockRun(db string, run int64) (*runLock, error) {
+// LockRun takes run of the database at db for this process, or returns ErrRunHeld.
+func LockRun(db string, run int64) (*RunLock, error) {
 	if store.Scheme(db) == store.DefaultScheme {
 		db = sqlite.PathOf(db) // sqlite:x.db and x.db are one database
 	}
@@ -49,26 +49,26 @@ func lockRun(db string, run int64) (*runLock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errRunHeld
+			return nil, ErrRunHeld
 		}
 		return nil, fmt.Errorf("run lock %s: %w", path, err)
 	}
-	return &runLock{f}, nil
+	return &RunLock{f}, nil
 }
 
-// runHeld reports whether a ktune process is tuning run of the database at db now. It
+// RunHeld reports whether a ktune process is tuning run of the database at db now. It
 // takes the run's lock for a moment to find out; when it cannot tell, it says held.
-func runHeld(db string, run int64) bool {
-	l, err := lockRun(db, run)
+func RunHeld(db string, run int64) bool {
+	l, err := LockRun(db, run)
 	if err != nil {
 		return true
 	}
-	l.release()
+	l.Release()
 	return false
 }
 
-// release lets the run go (the process's end does too).
-func (l *runLock) release() {
+// Release lets the run go (the process's end does too). A nil lock is a no-op.
+func (l *RunLock) Release() {
 	if l != nil {
 		l.f.Close()
 	}
