@@ -183,7 +183,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return err
 	}
 	sup := worker.NewSupervisor(worker.Options{
-		Command:        []string{exe, "worker", "--spec", specPath, "--backend", backend, "--device", strconv.Itoa(index)},
+		Command:        append([]string{exe, "worker"}, tuner.Worker{Spec: specPath, Backend: backend, Device: index}.Args()...),
 		Timeout:        sp0.Timeout,
 		CompileTimeout: sp0.CompileTimeout,
 		Precompile:     !*noPre && *precompilers > 0,

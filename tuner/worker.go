@@ -1,0 +1,95 @@
+package tuner
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/worker"
+)
+
+// WorkerArg is the first argument of the worker processes that Tune starts from the
+// program's own executable (Options.WorkerCommand nil); WorkerMain looks for it. It is a
+// flag so that a program that forgot WorkerMain fails at once in its flag parsing, which
+// Tune reports, instead of running as itself.
+const WorkerArg = "--ktune-worker"
+
+// Worker is what one worker process serves: a kernel spec on one device. Tune starts every
+// worker process with Args after Options.WorkerCommand.
+type Worker struct {
+	Spec    string // the kernel spec file
+	Backend string // the device backend's name (device.Lookup)
+	Device  int    // the device's index in its backend
+}
+
+// Args is w as a worker process's arguments: --spec FILE --backend NAME --device INDEX,
+// which DefineFlags parses.
+func (w Worker) Args() []string {
+	return []string{"--spec", w.Spec, "--backend", w.Backend, "--device", strconv.Itoa(w.Device)}
+}
+
+// DefineFlags defines the flags of Args in fs, to be parsed into w.
+func (w *Worker) DefineFlags(fs *flag.FlagSet) {
+	fs.StringVar(&w.Spec, "spec", "", "kernel spec")
+	fs.StringVar(&w.Backend, "backend", "", "device backend")
+	fs.IntVar(&w.Device, "device", 0, "device index")
+}
+
+// Serve is the body of a worker process: it opens the device, then compiles, runs,
+// verifies and times the configurations that Tune's supervisor sends over the private
+// pipes it started the process with (worker.ServeChild), until the parent closes them.
+// The device backend must be registered in the process (blank-import
+// github.com/ktune/ktune/device/all, or the backend's package).
+func (w Worker) Serve(ctx context.Context) error {
+	return worker.ServeChild(ctx, func() (worker.Measurer, error) {
+		s, err := spec.Load(w.Spec)
+		if err != nil {
+			return nil, err
+		}
+		sp, err := s.Space()
+		if err != nil {
+			return nil, err
+		}
+		b, ok := device.Lookup(w.Backend)
+		if !ok {
+			return nil, fmt.Errorf("unknown backend %q", w.Backend)
+		}
+		dev, err := b.Open(ctx, w.Device)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s device %d: %w", w.Backend, w.Device, err)
+		}
+		return runner.New(s, sp, dev), nil
+	})
+}
+
+// WorkerMain makes the program a worker process when Tune started it as one: when its
+// first argument is WorkerArg it serves (Worker.Serve) and exits, and otherwise it returns
+// at once. A program that calls Tune without its own Options.WorkerCommand calls
+// WorkerMain first thing in main, before it parses flags or does anything else.
+func WorkerMain() {
+	if len(os.Args) < 2 || os.Args[1] != WorkerArg {
+		return
+	}
+	var w Worker
+	fs := flag.NewFlagSet(os.Args[0]+" "+WorkerArg, flag.ContinueOnError)
+	w.DefineFlags(fs)
+	if err := fs.Parse(os.Args[2:]); err != nil {
+		os.Exit(2)
+	}
+	// The parent's signals reach its workers too (one process group): stop with it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	err := w.Serve(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
