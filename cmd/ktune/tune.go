@@ -632,60 +632,10 @@ func formatObjective(v float64) string {
 	return strconv.FormatFloat(v, 'g', 5, 64)
 }
 
-type tuneReport struct {
-	Run               int64              `json:"run"`
-	Database          string             `json:"database"`
-	Kernel            string             `json:"kernel"`
-	Backend           string             `json:"backend"`
-	Device            string             `json:"device"`
-	Strategy          string             `json:"strategy"`
-	StrategyOptions   map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults
-	Seed              uint64             `json:"seed"`
-	Objective         string             `json:"objective"`
-	Maximize          bool               `json:"maximize"`
-	SpaceSize         int                `json:"space_size"`
-	Evaluations       int                `json:"evaluations"`
-	Resumed           int                `json:"resumed_from_store"` // evaluations the run had before this command
-	Measured          int                `json:"measured"`           // evaluations this command measured
-	Statuses          map[string]int     `json:"statuses"`
-	Failures          []failureSummary   `json:"failures,omitempty"`
-	Best              namedConfig        `json:"best_configuration,omitzero"`
-	BestObjective     *float64           `json:"best_objective,omitempty"`
-	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
-	BestTimeMS        *float64           `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
-	Verified          bool               `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
-	MedianObjective   *float64           `json:"median_objective,omitempty"`
-	SpeedupOverMed    *float64           `json:"speedup_over_median,omitempty"`
-	DefaultObjective  *float64           `json:"default_objective,omitempty"`
-	DefaultStatus     string             `json:"default_status,omitempty"` // the default configuration's status when it failed
-	SpeedupOverDef    *float64           `json:"speedup_over_default,omitempty"`
-	Stop              string             `json:"stop"`
-	WallSeconds       float64            `json:"wall_seconds"`
-	WorkerRestarts    int                `json:"worker_restarts"`
-	MeanCompileMS     float64            `json:"mean_compile_ms"`   // over evaluations measured in this session
-	MeanVerifyMS      float64            `json:"mean_verify_ms"`    // likewise
-	MeanFrameworkMS   float64            `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
-	MedianFrameworkMS float64            `json:"median_framework_ms"`
-	KernelMS          float64            `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
-	bestText          string
-	metricOrder       []string // the spec's metrics in its order, which the text summary keeps
-}
-
-// failureSummary is what the configurations of one failing status said: the message most
-// of them gave, with how many gave it and one of them.
-type failureSummary struct {
-	Status  string      `json:"status"`
-	Count   int         `json:"count"`   // configurations with the status
-	Same    int         `json:"same"`    // of those, how many gave Message
-	Message string      `json:"message"` // the most common message (cut at maxFailureMessage bytes)
-	Example namedConfig `json:"example"` // a configuration that gave it
-	example string
-}
-
 const maxFailureMessage = 2000
 
 // failures sums up the failed evaluations by status, the most frequent status first.
-func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
+func failures(sp *space.Space, history []tuning.Evaluated) []tuner.FailureSummary {
 	type msgCount struct {
 		n     int
 		first space.Config
@@ -708,7 +658,7 @@ func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
 		m.n++
 		count[e.Status]++
 	}
-	var out []failureSummary
+	var out []tuner.FailureSummary
 	for st, msgs := range byStatus {
 		var best string
 		for msg, m := range msgs {
@@ -717,14 +667,13 @@ func failures(sp *space.Space, history []tuning.Evaluated) []failureSummary {
 			}
 		}
 		m := msgs[best]
-		f := failureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: nameConfig(sp, m.first)}
+		f := tuner.FailureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: nameConfig(sp, m.first)}
 		if len(f.Message) > maxFailureMessage {
 			f.Message = f.Message[:maxFailureMessage] + " ..."
 		}
-		f.example = sp.Format(m.first)
 		out = append(out, f)
 	}
-	slices.SortFunc(out, func(a, b failureSummary) int {
+	slices.SortFunc(out, func(a, b tuner.FailureSummary) int {
 		if a.Count != b.Count {
 			return b.Count - a.Count
 		}
@@ -756,10 +705,10 @@ func runHistory(sp *space.Space, session []tuning.Evaluated, stored []result.Eva
 // buildTuneReport sums up the run: all its evaluations, those stored before this command
 // included; the means of compile, verify and framework time are over those it measured.
 func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
-	ev *resumingEvaluator, def *result.Evaluation, stored []result.Evaluation, crashes int) tuneReport {
+	ev *resumingEvaluator, def *result.Evaluation, stored []result.Evaluation, crashes int) *tuner.Report {
 	objective, maximize := s.Objective()
 	history := runHistory(sp, sum.History, stored)
-	r := tuneReport{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
+	r := &tuner.Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(ev.measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
 		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Verified: s.Verification != nil}
@@ -794,10 +743,9 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 		r.Best = nameConfig(sp, best.Config)
 		bestObjective := best.Evaluation.Objective
 		r.BestObjective = &bestObjective
-		r.bestText = sp.Format(best.Config)
 		r.BestMetrics = best.Evaluation.Metrics
 		for _, m := range s.Metrics {
-			r.metricOrder = append(r.metricOrder, m.Name)
+			r.MetricOrder = append(r.MetricOrder, m.Name)
 		}
 		t := runner.TimeMS(s.Statistic, best.Evaluation.Samples)
 		if objective == "time" {
@@ -832,7 +780,7 @@ func buildTuneReport(sp *space.Space, s *spec.Spec, run int64, db, backend strin
 	return r
 }
 
-func printTuneReport(env *cliEnv, r tuneReport) {
+func printTuneReport(env *cliEnv, r *tuner.Report) {
 	w := env.stdout
 	resumed := ""
 	if r.Resumed > 0 {
@@ -857,7 +805,7 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 		} else {
 			fmt.Fprintf(w, "%d of %d said", f.Same, f.Count)
 		}
-		fmt.Fprintf(w, " (e.g. %s):\n%s\n", f.example, indent(firstLines(f.Message, 6), "    "))
+		fmt.Fprintf(w, " (e.g. %s):\n%s\n", f.Example, indent(firstLines(f.Message, 6), "    "))
 	}
 	if r.BestObjective == nil {
 		fmt.Fprintln(w, "no configuration ran and verified successfully")
@@ -868,17 +816,17 @@ func printTuneReport(env *cliEnv, r tuneReport) {
 		verified = "(not verified: the spec has no verification)"
 	}
 	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective), verified)
-	fmt.Fprintf(w, "  configuration: %s\n", r.bestText)
+	fmt.Fprintf(w, "  configuration: %s\n", r.Best)
 	// The spec's metrics in its order, then what the device observed beside them.
 	var ms []string
-	for _, k := range r.metricOrder {
+	for _, k := range r.MetricOrder {
 		if v, ok := r.BestMetrics[k]; ok {
 			ms = append(ms, fmt.Sprintf("%s %s", k, formatObjective(v)))
 		}
 	}
 	var observed []string
 	for k, v := range r.BestMetrics {
-		if !slices.Contains(r.metricOrder, k) {
+		if !slices.Contains(r.MetricOrder, k) {
 			observed = append(observed, fmt.Sprintf("%s %s", k, formatObjective(v)))
 		}
 	}
@@ -927,42 +875,6 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-// namedConfig is a configuration as a JSON object of parameter names and values, in the
-// space's parameter order (a map would sort them by name).
-type namedConfig struct {
-	names  []string
-	values []space.Value
-}
-
-func nameConfig(sp *space.Space, c space.Config) namedConfig {
-	n := namedConfig{values: sp.Values(c)}
-	for _, p := range sp.Params() {
-		n.names = append(n.names, p.Name)
-	}
-	return n
-}
-
-func (n namedConfig) IsZero() bool { return n.values == nil }
-
-func (n namedConfig) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, name := range n.names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, err := json.Marshal(name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(n.values[i])
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
-	}
-	return append(b, '}'), nil
-}
-
 // exportHint is the command that exports run from the database db: with --db when db is
 // not the one ktune opens by default.
 func exportHint(run int64, db string) string {
@@ -1002,4 +914,13 @@ func storedProblemSize(sp *spec.Spec) string {
 	}
 	b, _ := json.Marshal(ints)
 	return string(b)
+}
+
+// nameConfig names c's values by sp's parameters.
+func nameConfig(sp *space.Space, c space.Config) tuner.Config {
+	n := tuner.Config{Values: sp.Values(c)}
+	for _, p := range sp.Params() {
+		n.Names = append(n.Names, p.Name)
+	}
+	return n
 }

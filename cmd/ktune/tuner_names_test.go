@@ -17,3 +17,6 @@ func lockRun(db string, run int64) (*runLock, error) {
 }
 
 func (l *runLock) release() { l.l.Release() }
+
+// tuneReport is what ktune tune --json prints.
+type tuneReport = tuner.Report
