@@ -2,9 +2,17 @@ package tuner
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/tuning"
 )
 
 // Report sums up a tuning run, all its evaluations included (those measured before a
@@ -66,6 +74,15 @@ type Config struct {
 	Values []space.Value
 }
 
+// configOf names c's values by sp's parameters.
+func configOf(sp *space.Space, c space.Config) Config {
+	n := Config{Values: sp.Values(c)}
+	for _, p := range sp.Params() {
+		n.Names = append(n.Names, p.Name)
+	}
+	return n
+}
+
 // IsZero reports whether c holds no configuration (omitzero leaves it out of JSON).
 func (c Config) IsZero() bool { return c.Values == nil }
 
@@ -101,4 +118,153 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		b = append(append(append(b, k...), ':'), v...)
 	}
 	return append(b, '}'), nil
+}
+
+const maxFailureMessage = 2000
+
+// failures sums up the failed evaluations by status, the most frequent status first.
+func failures(sp *space.Space, history []tuning.Evaluated) []FailureSummary {
+	type msgCount struct {
+		n     int
+		first space.Config
+	}
+	byStatus := map[result.Status]map[string]*msgCount{}
+	count := map[result.Status]int{}
+	for _, h := range history {
+		e := h.Evaluation
+		if e.Status == result.OK {
+			continue
+		}
+		if byStatus[e.Status] == nil {
+			byStatus[e.Status] = map[string]*msgCount{}
+		}
+		m := byStatus[e.Status][e.Message]
+		if m == nil {
+			m = &msgCount{first: h.Config}
+			byStatus[e.Status][e.Message] = m
+		}
+		m.n++
+		count[e.Status]++
+	}
+	var out []FailureSummary
+	for st, msgs := range byStatus {
+		var best string
+		for msg, m := range msgs {
+			if b := msgs[best]; b == nil || m.n > b.n || m.n == b.n && msg < best {
+				best = msg
+			}
+		}
+		m := msgs[best]
+		f := FailureSummary{Status: st.String(), Count: count[st], Same: m.n, Message: best, Example: configOf(sp, m.first)}
+		if len(f.Message) > maxFailureMessage {
+			f.Message = f.Message[:maxFailureMessage] + " ..."
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b FailureSummary) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Status, b.Status)
+	})
+	return out
+}
+
+// runHistory is a run's evaluations: those stored before this command that its session
+// did not ask for again (a resumed run's strategy replays its requests, answered from the
+// store, but one that takes another path leaves some aside), then the session's.
+func runHistory(sp *space.Space, session []tuning.Evaluated, stored []result.Evaluation) []tuning.Evaluated {
+	seen := make(map[string]bool, len(session))
+	for _, h := range session {
+		seen[store.ConfigKey(h.Evaluation.Config)] = true
+	}
+	var all []tuning.Evaluated
+	for _, e := range stored {
+		if seen[store.ConfigKey(e.Config)] {
+			continue
+		}
+		if c, err := sp.ConfigOf(e.Config); err == nil {
+			all = append(all, tuning.Evaluated{Config: c, Evaluation: e})
+		}
+	}
+	return append(all, session...)
+}
+
+// buildReport sums up the run: all its evaluations, those stored before this command
+// included; the means of compile, verify and framework time are over those it measured
+// (measured, by store.ConfigKey).
+func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
+	measured map[string]bool, def *result.Evaluation, stored []result.Evaluation, crashes int) *Report {
+	objective, maximize := s.Objective()
+	history := runHistory(sp, sum.History, stored)
+	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
+		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
+		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Verified: s.Verification != nil}
+	var ok, fw []float64
+	var best *tuning.Evaluated
+	for i := range history {
+		h := &history[i]
+		if measured[store.ConfigKey(h.Evaluation.Config)] {
+			r.MeanCompileMS += h.Evaluation.CompileMS
+			r.MeanVerifyMS += h.Evaluation.VerifyMS
+			r.MeanFrameworkMS += h.Evaluation.FrameworkMS
+			fw = append(fw, h.Evaluation.FrameworkMS)
+			r.KernelMS += h.Evaluation.BenchmarkMS
+		}
+		r.Statuses[h.Evaluation.Status.String()]++
+		if e := h.Evaluation; !e.Failed() {
+			ok = append(ok, e.Objective)
+			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
+				best = h
+			}
+		}
+	}
+	r.Failures = failures(sp, history)
+	if len(fw) > 0 {
+		r.MeanCompileMS /= float64(len(fw))
+		r.MeanVerifyMS /= float64(len(fw))
+		r.MeanFrameworkMS /= float64(len(fw))
+		slices.Sort(fw)
+		r.MedianFrameworkMS = fw[len(fw)/2]
+	}
+	if best != nil {
+		r.Best = configOf(sp, best.Config)
+		bestObjective := best.Evaluation.Objective
+		r.BestObjective = &bestObjective
+		r.BestMetrics = best.Evaluation.Metrics
+		for _, m := range s.Metrics {
+			r.MetricOrder = append(r.MetricOrder, m.Name)
+		}
+		t := runner.TimeMS(s.Statistic, best.Evaluation.Samples)
+		if objective == "time" {
+			t = bestObjective
+		}
+		if !math.IsNaN(t) {
+			r.BestTimeMS = &t
+		}
+		speedup := func(other float64) *float64 {
+			v := other / bestObjective
+			if maximize {
+				v = bestObjective / other
+			}
+			return &v
+		}
+		slices.Sort(ok)
+		med := ok[len(ok)/2]
+		if len(ok)%2 == 0 {
+			med = (ok[len(ok)/2-1] + ok[len(ok)/2]) / 2
+		}
+		r.MedianObjective = &med
+		r.SpeedupOverMed = speedup(med)
+		if def != nil && !def.Failed() {
+			d := def.Objective
+			r.DefaultObjective = &d
+			r.SpeedupOverDef = speedup(d)
+		}
+		if def != nil && def.Failed() {
+			r.DefaultStatus = def.Status.String()
+		}
+	}
+	return r
 }

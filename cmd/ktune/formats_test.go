@@ -10,7 +10,6 @@ import (
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
-	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 )
 
@@ -74,27 +73,6 @@ func TestExportGivesTheProblemSizeAsAnArray(t *testing.T) {
 	}
 	if err := json.Unmarshal(exportRun(t, db, "t4"), &t4); err != nil || string(t4.Metadata.ProblemSize) != "[128,128]" {
 		t.Errorf("T4 metadata.problem_size %s (%v), want [128,128]", t4.Metadata.ProblemSize, err)
-	}
-}
-
-// ktune tune stores constant sizes as an array of integers, and sizes over the parameters
-// as their expressions.
-func TestStoredProblemSize(t *testing.T) {
-	consts := []spec.Constant{{Name: "M", Value: 128}, {Name: "N", Value: 400000}}
-	tests := []struct {
-		sizes []string
-		want  string
-	}{
-		{[]string{"M", "M"}, "[128,128]"},
-		{[]string{"N"}, "[400000]"},
-		{[]string{"2*M", "M/2"}, "[256,64]"},
-		{[]string{"M/3"}, "128/3"},
-		{[]string{"M*tile", "M"}, "128*tile,128"},
-	}
-	for _, tt := range tests {
-		if got := storedProblemSize(&spec.Spec{Constants: consts, ProblemSize: tt.sizes}); got != tt.want {
-			t.Errorf("sizes %q: stored %q, want %q", tt.sizes, got, tt.want)
-		}
 	}
 }
 

@@ -20,3 +20,6 @@ func (l *runLock) release() { l.l.Release() }
 
 // tuneReport is what ktune tune --json prints.
 type tuneReport = tuner.Report
+
+// stopBudgetSpent is why a run whose budget was spent before the command measured nothing.
+const stopBudgetSpent = tuner.StopBudgetSpent

@@ -1,0 +1,140 @@
+package tuner
+
+import (
+	"context"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/tuning"
+	"github.com/ktune/ktune/worker"
+)
+
+// StopBudgetSpent is why a resumed run that already has its budget's evaluations measures
+// nothing (Report.Stop).
+const StopBudgetSpent tuning.StopReason = "the budget was spent before this command"
+
+// StopSameFailure ends a run whose first configurations all failed with the same message:
+// a fault of the spec or the device (arguments that do not match the kernel, a missing
+// symbol), not of the configurations, which the rest of the budget would only repeat.
+const StopSameFailure tuning.StopReason = "the first configurations all failed the same way"
+
+// sameFailures is how many configurations, from the first, must fail with one message
+// before tuning stops (StopSameFailure).
+const sameFailures = 10
+
+// resumingEvaluator answers configurations the run measured before it was interrupted from
+// the store, and forwards the rest (and hints) to the device.
+type resumingEvaluator struct {
+	inner *worker.Supervisor
+	sp    *space.Space
+	known map[string]result.Evaluation
+	// the first sameFailures evaluations, and whether any evaluation succeeded
+	first     []result.Evaluation
+	succeeded bool
+	// budget is the run's (0: none), stored how many evaluations the run had before this
+	// command, measured the configurations (keys) this command measured
+	budget, stored int
+	measured       map[string]bool
+}
+
+// runEvaluations is how many evaluations the run has: those stored before this command
+// and those it measured.
+func (r *resumingEvaluator) runEvaluations() int { return r.stored + len(r.measured) }
+
+// runBudget is a stop condition: the budget is spent once the run has that many
+// evaluations. A resumed run's strategy starts again, and the configurations it asks for
+// again are answered from the store, counting against the session's budget as they did
+// before; but a strategy that takes another path (auto with another budget) would
+// otherwise measure a whole budget more.
+func (r *resumingEvaluator) runBudget(tuning.State) tuning.StopReason {
+	if r.budget > 0 && r.runEvaluations() >= r.budget {
+		return tuning.StopBudget
+	}
+	return ""
+}
+
+func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	e, err := r.evaluate(ctx, c)
+	if err == nil {
+		r.succeeded = r.succeeded || !e.Failed()
+		if len(r.first) < sameFailures {
+			r.first = append(r.first, e)
+		}
+	}
+	return e, err
+}
+
+func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	vals := r.sp.Values(c)
+	if e, ok := r.known[store.ConfigKey(vals)]; ok {
+		return e, nil
+	}
+	start := time.Now()
+	e, err := r.inner.Evaluate(ctx, c)
+	if err == nil {
+		r.measured[store.ConfigKey(vals)] = true
+	}
+	e.Config = vals
+	// The framework overhead as the tuner sees it: everything but compiling, verifying and
+	// running the kernel (process hand-over, argument set-up, copies).
+	wall := float64(time.Since(start).Nanoseconds()) / 1e6
+	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
+	return e, err
+}
+
+// sameFailure is a stop condition: StopSameFailure once the first sameFailures
+// configurations evaluated (the default configuration included) failed with one message
+// (compile errors, runtime errors and wrong answers; a timeout or a device limit belongs
+// to its configuration).
+func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
+	if r.succeeded || len(r.first) < sameFailures {
+		return ""
+	}
+	first := r.first[0]
+	for _, e := range r.first {
+		if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
+			e.Status != first.Status || e.Message != first.Message || e.Message == "" {
+			return ""
+		}
+	}
+	return StopSameFailure
+}
+
+func (r *resumingEvaluator) Hint(cs ...space.Config) {
+	todo := make([]space.Config, 0, len(cs))
+	for _, c := range cs {
+		if _, ok := r.known[store.ConfigKey(r.sp.Values(c))]; !ok {
+			todo = append(todo, c)
+		}
+	}
+	r.inner.Hint(todo...)
+}
+
+// storeSink commits each new evaluation to the store as soon as it is measured and keeps
+// the best for progress.
+type storeSink struct {
+	st       store.Store
+	run      int64
+	known    map[string]result.Evaluation
+	maximize bool
+	best     *result.Evaluation
+}
+
+func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
+	s.consider(e)
+	if _, old := s.known[store.ConfigKey(e.Config)]; old {
+		return nil
+	}
+	// Committed even when the run is being cancelled: it was measured.
+	return s.st.AddEvaluation(context.WithoutCancel(ctx), s.run, e)
+}
+
+// consider keeps e when it is the best so far.
+func (s *storeSink) consider(e result.Evaluation) {
+	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
+		b := e
+		s.best = &b
+	}
+}

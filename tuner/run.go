@@ -1,0 +1,168 @@
+package tuner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
+)
+
+// A RunHeldError is Tune's error when the run it would resume is being tuned by another
+// process (it holds the run's lock: LockRun). It unwraps to ErrRunHeld.
+type RunHeldError struct {
+	Run int64  // the held run
+	DB  string // its database, as Options.DB gave it
+}
+
+func (e *RunHeldError) Error() string {
+	return fmt.Sprintf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or tune a fresh run beside it (Options.Fresh)", e.Run, e.DB)
+}
+
+// Unwrap returns ErrRunHeld.
+func (e *RunHeldError) Unwrap() error { return ErrRunHeld }
+
+// lockIn takes run of the database at db for this process; with no db (a Store given
+// without its name) runs are not locked.
+func lockIn(db string, run int64) (*RunLock, error) {
+	if db == "" {
+		return nil, nil
+	}
+	return LockRun(db, run)
+}
+
+// specHash identifies what a run measures: the spec file and its kernel sources. A resumed
+// run must measure the same thing.
+func specHash(s *spec.Spec) (string, error) {
+	h := sha256.New()
+	data, err := os.ReadFile(s.File)
+	if err != nil {
+		return "", err
+	}
+	h.Write(data)
+	h.Write([]byte(s.Kernel.Code))
+	if s.Verification != nil && s.Verification.Kernel != nil {
+		h.Write([]byte(s.Verification.Kernel.Code))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
+// options, seed and spec hash, or creates a new one. It returns the run's stored
+// evaluations, in the order they were measured.
+func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *RunLock, error) {
+	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
+	if err != nil {
+		return store.RunInfo{}, nil, nil, err
+	}
+	var resume *store.RunInfo // the newest unfinished run of these settings
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if !fresh && resume == nil && r.Status != store.StatusFinished && r.Strategy == want.Strategy && r.Seed == want.Seed &&
+			sameJSON(r.StrategyOptions, want.StrategyOptions) && settingsHash(r.Settings) == hash {
+			resume = r
+			continue
+		}
+		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
+		// does not resume is marked interrupted once no process holds it.
+		if r.Status == store.StatusRunning && db != "" {
+			if l, err := LockRun(db, r.ID); err == nil {
+				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+				l.Release()
+				if err != nil {
+					return store.RunInfo{}, nil, nil, err
+				}
+			}
+		}
+	}
+	if resume != nil {
+		r := *resume
+		lock, err := lockIn(db, r.ID)
+		if errors.Is(err, ErrRunHeld) {
+			return store.RunInfo{}, nil, nil, &RunHeldError{Run: r.ID, DB: db}
+		}
+		if err != nil {
+			return store.RunInfo{}, nil, nil, err
+		}
+		evals, err := st.Evaluations(ctx, r.ID)
+		if err != nil {
+			lock.Release()
+			return store.RunInfo{}, nil, nil, err
+		}
+		if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
+			lock.Release()
+			return store.RunInfo{}, nil, nil, err
+		}
+		return r, evals, lock, nil
+	}
+	id, err := st.CreateRun(ctx, want)
+	if err != nil {
+		return store.RunInfo{}, nil, nil, err
+	}
+	want.ID = id
+	lock, err := lockIn(db, id)
+	if err != nil {
+		// a new run's id is this process's alone; another process holding it would be a
+		// lock file left from a database deleted and made again
+		return store.RunInfo{}, nil, nil, err
+	}
+	return want, nil, lock, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	json.Unmarshal(a, &x)
+	json.Unmarshal(b, &y)
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+func settingsHash(raw json.RawMessage) string {
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	h, _ := m["spec_hash"].(string)
+	return h
+}
+
+// storedProblemSize is the problem size as a run stores it: a JSON array of integers
+// ("[512,512]", the shape of Kernel Tuner's and T4's problem_size) when the spec's sizes
+// are constant expressions (N, 2*N); otherwise, for sizes that depend on the parameters,
+// the expressions with the constants they read replaced by their values, comma-separated.
+func storedProblemSize(sp *spec.Spec) string {
+	consts := map[string]float64{}
+	for _, k := range sp.Constants {
+		consts[k.Name] = k.Value
+	}
+	sizes := make([]string, len(sp.ProblemSize))
+	ints := make([]int64, len(sp.ProblemSize))
+	whole := true
+	for i, e := range sp.ProblemSize {
+		var err error
+		if sizes[i], err = expr.BindConstants(e, consts); err != nil {
+			sizes[i] = e
+		}
+		vs, err := expr.EvalValues(sizes[i])
+		if err != nil || len(vs) != 1 || (vs[0].Kind() != space.Int && vs[0].Kind() != space.Float) ||
+			vs[0].Float() != math.Trunc(vs[0].Float()) || math.Abs(vs[0].Float()) > 1<<53 {
+			whole = false // a size over the parameters, or no whole number (N/3)
+			continue
+		}
+		ints[i] = int64(vs[0].Float())
+	}
+	if !whole || len(ints) == 0 {
+		return strings.Join(sizes, ",")
+	}
+	b, _ := json.Marshal(ints)
+	return string(b)
+}

@@ -1,0 +1,369 @@
+package tuner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
+	"github.com/ktune/ktune/worker"
+)
+
+// Options say what Tune tunes, on which device, how and for how long. SpecPath is
+// required, and DB or Store; the zero value of every other field is a sensible default.
+type Options struct {
+	// SpecPath is the kernel spec file (see spec.Doc). The worker processes load it too.
+	SpecPath string
+	// Device is the device to tune on: BACKEND or BACKEND:INDEX ("opencl:1", "c"), as
+	// 'ktune devices' lists them. "" picks the first available backend that compiles the
+	// spec's language, and its first device.
+	Device string
+	// Strategy names the search strategy (strategy.New); "" is "auto", the best for the
+	// budget. StrategyOptions are its options, which must fit the space
+	// (strategy.Validate).
+	Strategy        string
+	StrategyOptions map[string]any
+	// Budget is the run's number of evaluations, those measured before a resumption
+	// included (a run that has them measures nothing); 0 is no limit.
+	Budget int
+	// TimeLimit ends the search once that much wall-clock time has passed; 0 is none. A
+	// space of more than MaxUnlimited configurations needs a Budget or a TimeLimit.
+	TimeLimit time.Duration
+	// Seed seeds the strategy: the same seed, strategy and space ask for the same
+	// configurations.
+	Seed uint64
+	// DB names the results database, as store.Open takes it (a SQLite file). Unless Store
+	// is set, Tune opens it once the options are checked, so that options it refuses
+	// create no database, and closes it before it returns. Runs are locked by DB (LockRun).
+	DB string
+	// Store, when set, is the results database, open; Tune leaves it open. DB should name
+	// it: without a DB its runs are not locked against other processes.
+	Store store.Store
+	// Fresh starts a new run even when an interrupted run of the same spec, device,
+	// strategy, options and seed could be resumed.
+	Fresh bool
+	// Precompilers is how many worker processes compile upcoming configurations ahead of
+	// time, beside the one that measures; 0 is DefaultPrecompilers(). NoPrecompile
+	// compiles nothing ahead.
+	Precompilers int
+	NoPrecompile bool
+	// WorkerCommand is the command line, a program and its arguments, that starts a worker
+	// process; Tune appends the Worker's Args, and that command must call Worker.Serve.
+	// Nil starts the running program's executable with WorkerArg, for WorkerMain.
+	WorkerCommand []string
+	// Started, when set, is called once the run is created or found to resume, before
+	// anything is measured.
+	Started func(RunStart)
+	// Progress, when set, is called after every evaluation of the search, on the goroutine
+	// that called Tune; it must return quickly.
+	Progress func(Progress)
+	// Logger receives the tuner's and the worker supervisor's logs; slog.Default() when
+	// nil.
+	Logger *slog.Logger
+}
+
+// MaxUnlimited is the largest space Tune searches with neither a Budget nor a TimeLimit.
+const MaxUnlimited = 10000
+
+// RunStart is the stored run that Tune tunes, as it starts.
+type RunStart struct {
+	ID      int64 // the run's id in the store
+	Resumed int   // evaluations the run had before: an interrupted run that Tune resumes
+	// Spent says the run has Options.Budget evaluations already: Tune measures nothing and
+	// leaves it interrupted, for a larger budget to continue.
+	Spent bool
+}
+
+// Progress is the state of a run for a progress display: the run's count, those measured
+// before a resumption included.
+type Progress struct {
+	Run         int64
+	Evaluations int       // the run's evaluations so far
+	Resumed     int       // of those, the ones it had before Tune
+	Total       int       // the most it will have: the budget, or the space's size
+	Started     time.Time // when the search began
+	Deadline    time.Time // when Options.TimeLimit ends it; zero when there is none
+	Objective   string    // the objective's name: "time" (ms) or one of the spec's metrics
+	Best        float64   // the run's best objective so far; NaN when none succeeded
+	BestConfig  Config    // the configuration that gave Best; zero when none did
+}
+
+// An OptionsError is Tune's error for strategy options that the space refuses (an
+// unknown option, one that names what the space lacks, a design larger than the budget),
+// before anything is stored or compiled.
+type OptionsError struct{ Err error }
+
+func (e *OptionsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the strategy's error.
+func (e *OptionsError) Unwrap() error { return e.Err }
+
+// An UnlimitedError is Tune's error for a space of more than MaxUnlimited configurations
+// with neither a Budget nor a TimeLimit, before anything is stored or compiled.
+type UnlimitedError struct {
+	SpaceSize int // the space's configurations
+}
+
+func (e *UnlimitedError) Error() string {
+	return fmt.Sprintf("the space has %d configurations: give a budget or a time limit", e.SpaceSize)
+}
+
+// ErrNothingSucceeded is Tune's error, beside its report, when no configuration of the run
+// ran and verified successfully: all failed (Report.Failures says how), or none was
+// evaluated before the run stopped.
+var ErrNothingSucceeded = errors.New("no configuration ran and verified successfully")
+
+// DefaultPrecompilers is the number of pre-compiling workers when Options.Precompilers is
+// 0: one per two cores (the measuring worker, the device runtime and the tuner need the
+// others), at least one, and at most 8, each holding a device context of its own.
+func DefaultPrecompilers() int {
+	return min(max(runtime.NumCPU()/2, 1), 8)
+}
+
+// Tune tunes the kernel spec at o.SpecPath on a device and returns the run's report. In
+// order, it
+//
+//   - builds the spec's space, checks the strategy's options against it, picks the device
+//     and checks that it measures what the objective and metrics read;
+//   - opens the store and starts the worker supervisor (device work runs in worker
+//     processes: a configuration that crashes or hangs is recorded, and tuning goes on);
+//   - computes the reference outputs, when the spec verifies: a reference that does not
+//     compile, crashes or hangs is an error wrapping worker.ErrReference, and nothing is
+//     measured;
+//   - resumes the newest interrupted run of the same spec, device, strategy, options and
+//     seed (unless o.Fresh), answering the configurations it measured from the store, or
+//     creates a run;
+//   - measures the spec's default configuration, the baseline, then searches, storing
+//     every evaluation the moment it is measured. The search stops at the budget, the time
+//     limit, the strategy's end, or when the first 10 configurations all failed with one
+//     message (StopSameFailure: a fault of the spec, not of the configurations).
+//
+// Options that do not fit are errors before anything is stored: *OptionsError,
+// *UnlimitedError, *DeviceError, a *spec.Error. A run that another process tunes is a
+// *RunHeldError. Once the search has begun Tune returns the report, with an error beside
+// it when the search failed or ctx ended it (ctx's error; the run is left interrupted, to
+// be resumed), or ErrNothingSucceeded.
+func Tune(ctx context.Context, o Options) (*Report, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	name := o.Strategy
+	if name == "" {
+		name = "auto"
+	}
+	specPath, err := filepath.Abs(o.SpecPath)
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec.Load(specPath)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := s.SpaceContext(ctx, space.BuildOptions{})
+	if err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) || ctx.Err() != nil {
+			return nil, err // it names the file
+		}
+		return nil, fmt.Errorf("%s: %w", o.SpecPath, err)
+	}
+	// options that name what the space lacks are refused here, as an unknown option is,
+	// before a run is stored or anything compiled
+	if err := strategy.Validate(name, o.StrategyOptions, sp, o.Budget); err != nil {
+		return nil, &OptionsError{err}
+	}
+	backend, index, info, err := pickDevice(o.Device, s.Kernel.Language)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Unmeasured(backend); err != nil {
+		return nil, err
+	}
+	if o.Budget == 0 && o.TimeLimit == 0 && sp.Len() > MaxUnlimited {
+		return nil, &UnlimitedError{sp.Len()}
+	}
+
+	st := o.Store
+	if st == nil {
+		if st, err = store.Open(ctx, o.DB); err != nil {
+			return nil, err
+		}
+		defer st.Close()
+	}
+	props, _ := json.Marshal(info)
+	devID, err := st.PutDevice(ctx, store.Device{Name: info.Name, Backend: backend, Properties: props})
+	if err != nil {
+		return nil, err
+	}
+	restrictions, err := s.BoundRestrictions()
+	if err != nil {
+		return nil, err
+	}
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: s.Kernel.Name, Params: s.Parameters, Restrictions: restrictions})
+	if err != nil {
+		return nil, err
+	}
+	objective, maximize := s.Objective()
+	optJSON, _ := json.Marshal(o.StrategyOptions)
+	hash, err := specHash(s)
+	if err != nil {
+		return nil, err
+	}
+	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "budget": o.Budget,
+		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index})
+	command := o.WorkerCommand
+	if command == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		command = []string{exe, WorkerArg}
+	}
+	precompilers := o.Precompilers
+	if precompilers == 0 {
+		precompilers = DefaultPrecompilers()
+	}
+	sup := worker.NewSupervisor(worker.Options{
+		Command:        append(command[:len(command):len(command)], Worker{Spec: specPath, Backend: backend, Device: index}.Args()...),
+		Timeout:        s.Timeout,
+		CompileTimeout: s.CompileTimeout,
+		Precompile:     !o.NoPrecompile,
+		Precompilers:   precompilers,
+		// On a CPU device compiling would slow the timed kernel; a GPU times its own.
+		PauseWhileTiming: info.Type != "gpu",
+		Log:              log,
+	})
+	defer sup.Close()
+	// A reference that cannot be computed would fail every configuration's verification
+	// (and a crashing one would be blamed on each configuration in turn): stop before the
+	// run starts and spends its budget.
+	if s.Verification != nil {
+		if err := sup.Reference(ctx); err != nil {
+			if errors.Is(err, worker.ErrReference) {
+				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
+			}
+			return nil, err
+		}
+	}
+	run, stored, lock, err := findOrCreateRun(ctx, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
+		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}, hash, o.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	known := make(map[string]result.Evaluation, len(stored))
+	for _, e := range stored {
+		known[store.ConfigKey(e.Config)] = e
+	}
+	resumed := len(stored)
+	// The budget is the run's: a resumed run that has used it up measures nothing more. It
+	// stays interrupted, so that the same command with a larger budget resumes it.
+	spent := o.Budget > 0 && resumed >= o.Budget
+	if o.Started != nil {
+		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent})
+	}
+
+	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
+	sink := &storeSink{st: st, run: run.ID, known: known, maximize: maximize}
+	for _, e := range stored {
+		sink.consider(e) // progress shows the run's best from the first line on
+	}
+
+	// The baseline: the spec's default configuration, measured (or found) before the search.
+	var defaultEval *result.Evaluation
+	if s.Default != nil {
+		if dc, err := sp.ConfigOf(s.Default); err == nil && sp.Contains(dc) {
+			// a spent budget measures nothing, not even the baseline
+			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
+				e, err := ev.Evaluate(ctx, dc)
+				if err != nil {
+					st.FinishRun(context.WithoutCancel(ctx), run.ID, store.StatusInterrupted)
+					return nil, err
+				}
+				if e.Config == nil {
+					e.Config = sp.Values(dc)
+				}
+				if err := sink.Record(ctx, e); err != nil {
+					return nil, err
+				}
+				known[store.ConfigKey(e.Config)] = e
+				defaultEval = &e
+			}
+		} else {
+			log.Warn("default_config is not a valid configuration of the space; no baseline", "spec", specPath)
+		}
+	}
+
+	strat, err := strategy.New(name, o.StrategyOptions)
+	if err != nil {
+		return nil, err
+	}
+	topts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: maximize, Seed: o.Seed, Sink: sink, Logger: log,
+		Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}}
+	if defaultEval != nil {
+		// the baseline is one of the budget's evaluations, whichever the strategy
+		topts.Measured = []result.Evaluation{*defaultEval}
+	}
+	if o.Progress != nil {
+		p := Progress{Run: run.ID, Resumed: resumed, Total: o.Budget, Started: time.Now(), Objective: objective}
+		if o.TimeLimit > 0 {
+			p.Deadline = p.Started.Add(o.TimeLimit) // the run stops then, whatever the budget says
+		}
+		if p.Total == 0 || p.Total > sp.Len() {
+			p.Total = sp.Len()
+		}
+		topts.Progress = func(tuning.Progress) {
+			// the run's count, not the session's: a resumed run's strategy asks again for
+			// the configurations the store answers
+			p.Evaluations = ev.runEvaluations()
+			p.Best, p.BestConfig = math.NaN(), Config{}
+			if b := sink.best; b != nil {
+				p.Best = b.Objective
+				if c, err := sp.ConfigOf(b.Config); err == nil {
+					p.BestConfig = configOf(sp, c)
+				}
+			}
+			o.Progress(p)
+		}
+	}
+	sum := tuning.Summary{Strategy: strat.Name(), Seed: o.Seed, Stop: StopBudgetSpent}
+	var runErr error
+	if !spent {
+		sess, err := tuning.New(sp, strat, ev, topts)
+		if err != nil {
+			return nil, err
+		}
+		sum, runErr = sess.Run(ctx)
+	}
+	status := store.StatusFinished
+	if runErr != nil || spent {
+		status = store.StatusInterrupted
+	}
+	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status); err != nil {
+		return nil, err
+	}
+	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, sup.Crashes)
+	rep.StrategyOptions = o.StrategyOptions
+	if runErr != nil {
+		return rep, runErr
+	}
+	// whatever ended the run (the budget, the time limit, failures alike): nothing to use
+	if rep.BestObjective == nil {
+		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
+	}
+	return rep, nil
+}
