@@ -1,3 +1,41 @@
 // Package tuner tunes a kernel spec on a real device end to end: the library form of
 // 'ktune tune'.
+//
+// Tune picks the device, checks the options against the spec, opens or resumes the run in
+// the results store, computes the reference outputs, measures the spec's default
+// configuration and then searches, storing each evaluation the moment it is measured, and
+// returns the run's Report (what 'ktune tune' prints; its JSON form is 'ktune tune
+// --json'). The same Options resume an interrupted run, measuring only what it lacks; the
+// budget is the run's.
+//
+// # Worker processes
+//
+// Device work runs in supervised worker processes (package worker), so that a kernel that
+// crashes or hangs costs a process, not the tuning: it is recorded as a runtime error or a
+// timeout and the next configuration runs in a fresh process. Tune starts them from the
+// running program's own executable, with WorkerArg as the first argument, so a program
+// that calls Tune calls WorkerMain first thing in main, and registers the device backends
+// it tunes on (they are needed in the worker processes too):
+//
+//	import _ "github.com/ktune/ktune/device/all"
+//
+//	func main() {
+//		tuner.WorkerMain() // in a worker process: serves, then exits
+//		...
+//		rep, err := tuner.Tune(ctx, tuner.Options{SpecPath: "kernel.yaml", Budget: 100, DB: "ktune.db"})
+//	}
+//
+// A program whose command line has a place for it (ktune has a hidden 'worker' command)
+// sets Options.WorkerCommand instead, parses the Worker's flags there (Worker.DefineFlags)
+// and calls Worker.Serve. The worker processes share the program's process group: a
+// Ctrl-C reaches them as it reaches the program, which should cancel Tune's context.
+//
+// # Errors
+//
+// Options that do not fit are refused before anything is stored: *OptionsError,
+// *UnlimitedError, *DeviceError, a *spec.Error for the spec. A run that another process
+// tunes is a *RunHeldError, and a reference that cannot be computed wraps
+// worker.ErrReference. Once the search has begun Tune returns its report even beside an
+// error: ctx's error when it was cancelled (the run is left interrupted, to be resumed),
+// or ErrNothingSucceeded when no configuration ran and verified successfully.
 package tuner

@@ -160,9 +160,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	name := o.Strategy
+	name, stOpts := o.Strategy, o.StrategyOptions
 	if name == "" {
 		name = "auto"
+	}
+	if stOpts == nil {
+		stOpts = map[string]any{} // stored as {}, not null
 	}
 	specPath, err := filepath.Abs(o.SpecPath)
 	if err != nil {
@@ -182,7 +185,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	// options that name what the space lacks are refused here, as an unknown option is,
 	// before a run is stored or anything compiled
-	if err := strategy.Validate(name, o.StrategyOptions, sp, o.Budget); err != nil {
+	if err := strategy.Validate(name, stOpts, sp, o.Budget); err != nil {
 		return nil, &OptionsError{err}
 	}
 	backend, index, info, err := pickDevice(o.Device, s.Kernel.Language)
@@ -217,7 +220,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	objective, maximize := s.Objective()
-	optJSON, _ := json.Marshal(o.StrategyOptions)
+	optJSON, _ := json.Marshal(stOpts)
 	hash, err := specHash(s)
 	if err != nil {
 		return nil, err
@@ -308,7 +311,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 
-	strat, err := strategy.New(name, o.StrategyOptions)
+	strat, err := strategy.New(name, stOpts)
 	if err != nil {
 		return nil, err
 	}
