@@ -25,6 +25,7 @@ type RunHeldError struct {
 	DB  string // its database, as Options.DB gave it
 }
 
+// Error names the run and its database.
 func (e *RunHeldError) Error() string {
 	return fmt.Sprintf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or tune a fresh run beside it (Options.Fresh)", e.Run, e.DB)
 }

@@ -105,6 +105,7 @@ type Progress struct {
 // before anything is stored or compiled.
 type OptionsError struct{ Err error }
 
+// Error is the strategy's message.
 func (e *OptionsError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the strategy's error.
@@ -116,6 +117,7 @@ type UnlimitedError struct {
 	SpaceSize int // the space's configurations
 }
 
+// Error says how large the space is and what it needs.
 func (e *UnlimitedError) Error() string {
 	return fmt.Sprintf("the space has %d configurations: give a budget or a time limit", e.SpaceSize)
 }
