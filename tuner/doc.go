@@ -27,8 +27,10 @@
 //
 // A program whose command line has a place for it (ktune has a hidden 'worker' command)
 // sets Options.WorkerCommand instead, parses the Worker's flags there (Worker.DefineFlags)
-// and calls Worker.Serve. The worker processes share the program's process group: a
-// Ctrl-C reaches them as it reaches the program, which should cancel Tune's context.
+// and calls Worker.Serve. Each worker process runs in a process group of its own, so a
+// Ctrl-C at the terminal reaches only the program, which should cancel Tune's context;
+// workers end when the program closes their pipes, also when it dies. A program that
+// forgot WorkerMain gets ErrNoWorkerMain from Tune in its workers, not workers of workers.
 //
 // # Errors
 //

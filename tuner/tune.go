@@ -100,7 +100,8 @@ type Progress struct {
 	BestConfig  Config    // the configuration that gave Best; zero when none did
 }
 
-// An OptionsError is Tune's error for strategy options that the space refuses (an
+// An OptionsError is Tune's error for options out of range (a negative budget, time
+// limit or count of pre-compilers) and strategy options that the space refuses (an
 // unknown option, one that names what the space lacks, a design larger than the budget),
 // before anything is stored or compiled.
 type OptionsError struct{ Err error }
@@ -110,6 +111,13 @@ func (e *OptionsError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the strategy's error.
 func (e *OptionsError) Unwrap() error { return e.Err }
+
+// ErrNoWorkerMain is Tune's error in a worker process it started, when the program's main
+// did not call WorkerMain first: the program ran as itself and called Tune again.
+var ErrNoWorkerMain = errors.New("tuner: this process is a worker that Tune started, but main did not call tuner.WorkerMain first; call it at the top of main (or set Options.WorkerCommand)")
+
+// workerEnv marks the environment of the worker processes Tune starts.
+const workerEnv = "KTUNE_TUNER_WORKER"
 
 // An UnlimitedError is Tune's error for a space of more than MaxUnlimited configurations
 // with neither a Budget nor a TimeLimit, before anything is stored or compiled.
@@ -158,6 +166,19 @@ func DefaultPrecompilers() int {
 // it when the search failed or ctx ended it (ctx's error; the run is left interrupted, to
 // be resumed), or ErrNothingSucceeded.
 func Tune(ctx context.Context, o Options) (*Report, error) {
+	if os.Getenv(workerEnv) != "" {
+		// Tune started this process as a worker, and main did not call WorkerMain: going on
+		// would start workers of its own, without end.
+		return nil, ErrNoWorkerMain
+	}
+	switch {
+	case o.Budget < 0:
+		return nil, &OptionsError{fmt.Errorf("budget %d: want 0 (no limit) or more", o.Budget)}
+	case o.TimeLimit < 0:
+		return nil, &OptionsError{fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)}
+	case o.Precompilers < 0:
+		return nil, &OptionsError{fmt.Errorf("precompilers %d: want 0 (the default) or more", o.Precompilers)}
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -243,6 +264,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	sup := worker.NewSupervisor(worker.Options{
 		Command:        append(command[:len(command):len(command)], Worker{Spec: specPath, Backend: backend, Device: index}.Args()...),
+		Env:            []string{workerEnv + "=1"},
 		Timeout:        s.Timeout,
 		CompileTimeout: s.CompileTimeout,
 		Precompile:     !o.NoPrecompile,

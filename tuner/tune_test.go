@@ -3,11 +3,13 @@ package tuner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	_ "github.com/ktune/ktune/device/all" // every backend, in the worker processes too
@@ -226,6 +228,18 @@ func TestTuneRefusesOptionsThatDoNotFitBeforeStoringAnything(t *testing.T) {
 			func(err error) bool { var e *DeviceError; return errors.As(err, &e) }},
 		{"no limit on a large space", Options{SpecPath: big},
 			func(err error) bool { var e *UnlimitedError; return errors.As(err, &e) && e.SpaceSize == 15*100*8 }},
+		{"a negative budget", Options{SpecPath: vectorAdd, Budget: -5},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "budget -5")
+			}},
+		{"a negative time limit", Options{SpecPath: vectorAdd, TimeLimit: -time.Second},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "time limit -1s")
+			}},
+		{"a negative count of pre-compilers", Options{SpecPath: vectorAdd, Budget: 3, Precompilers: -1},
+			func(err error) bool { var e *OptionsError; return errors.As(err, &e) }},
 	} {
 		tc.o.DB = db
 		if _, err := Tune(context.Background(), tc.o); !tc.check(err) {
@@ -243,4 +257,37 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 		t.Fatalf("%q is not in the spec", old)
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// A program that forgot WorkerMain runs as itself in the worker processes Tune starts; its
+// Tune there refuses (ErrNoWorkerMain) instead of starting workers of its own without end,
+// so the tuning stops with an error. The test binary stands in for such a program: its
+// workers run TestHelperForgotWorkerMain, which calls Tune as the program's main would.
+func TestAProgramThatForgotWorkerMainStopsInsteadOfMultiplying(t *testing.T) {
+	needBackend(t, "c")
+	done := make(chan error, 1)
+	go func() {
+		_, err := Tune(context.Background(), Options{SpecPath: vectorAdd, Budget: 3, DB: filepath.Join(t.TempDir(), "k.db"),
+			WorkerCommand: []string{os.Args[0], "-test.run=^TestHelperForgotWorkerMain$", "--"}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "did not call tuner.WorkerMain") {
+			t.Errorf("Tune = %v, want the workers' ErrNoWorkerMain", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Tune did not stop")
+	}
+}
+
+// TestHelperForgotWorkerMain is the main of a program without WorkerMain, run as a worker
+// process by the test above; it does nothing in a normal test run.
+func TestHelperForgotWorkerMain(t *testing.T) {
+	if os.Getenv(workerEnv) == "" {
+		t.Skip("run as a worker process by TestAProgramThatForgotWorkerMainStopsInsteadOfMultiplying")
+	}
+	_, err := Tune(context.Background(), Options{SpecPath: vectorAdd, Budget: 3, DB: filepath.Join(t.TempDir(), "k.db")})
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
 }

@@ -16,9 +16,9 @@ import (
 )
 
 // WorkerArg is the first argument of the worker processes that Tune starts from the
-// program's own executable (Options.WorkerCommand nil); WorkerMain looks for it. It is a
-// flag so that a program that forgot WorkerMain fails at once in its flag parsing, which
-// Tune reports, instead of running as itself.
+// program's own executable (Options.WorkerCommand nil); WorkerMain looks for it. A program
+// that forgot WorkerMain runs as itself in its workers; its Tune then returns
+// ErrNoWorkerMain there instead of starting workers of its own, and the tuning stops.
 const WorkerArg = "--ktune-worker"
 
 // Worker is what one worker process serves: a kernel spec on one device. Tune starts every
@@ -83,7 +83,8 @@ func WorkerMain() {
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
-	// The parent's signals reach its workers too (one process group): stop with it.
+	// A worker runs in a process group of its own and ends when its parent closes the
+	// pipes (the parent exiting or killed); a signal sent to it alone stops it too.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := w.Serve(ctx)
 	stop()
