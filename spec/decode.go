@@ -424,6 +424,20 @@ func isCIdentifier(s string) bool {
 	return true
 }
 
+// isCKeyword reports whether s is a keyword of C (C11, the language OpenCL C and CUDA
+// build on) or the preprocessor's defined: a macro of that name breaks the code.
+func isCKeyword(s string) bool {
+	switch s {
+	case "auto", "break", "case", "char", "const", "continue", "default", "defined", "do", "double",
+		"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+		"union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool",
+		"_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local":
+		return true
+	}
+	return false
+}
+
 // exprReserved lists the words of expressions that cannot name a value in them.
 const exprReserved = "and, or, not, in, is, if, else, for, True, False, None, lambda"
 

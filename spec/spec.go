@@ -526,6 +526,8 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 		if it.name != "" {
 			if !isIdentifier(it.name) {
 				d.errAt(it.line, it.field+".name", "%s; a parameter name must be usable in expressions and as a preprocessor name", notIdentifier(it.name))
+			} else if p.s.Kernel.Defines && isCKeyword(it.name) {
+				d.errAt(it.line, it.field+".name", "%q is a keyword of C, and ktune #defines every parameter for each configuration, which would break the kernel's code; choose another name (or set kernel.defines: false)", it.name)
 			}
 			if seen[it.name] {
 				d.errAt(it.line, it.field+".name", "parameter %q is defined twice", it.name)
@@ -1508,8 +1510,13 @@ func (p *parser) config(n *yaml.Node, field string) []space.Value {
 		}
 	}
 	for _, r := range p.c.restrictions {
+		b.Fault, b.Inexact = false, false
 		if !r.Holds(b) {
-			d.errf(n, field, "violates the restriction %q", r.Source())
+			if b.Inexact {
+				d.errf(n, field, "the restriction %q cannot be computed here: an integer result reaches 2**53, beyond what ktune computes exactly (Python's integers are unbounded; rewrite the restriction to keep its integers smaller)", r.Source())
+			} else {
+				d.errf(n, field, "violates the restriction %q", r.Source())
+			}
 			return nil
 		}
 	}
