@@ -120,8 +120,9 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	sort.Ints(budgets)
 	runs := len(b.Cells[0].Fractions)
 	p := &Page{Title: "Strategy benchmark",
-		Subtitle: fmt.Sprintf("%d strategies x %d spaces x %d budgets, %d runs each; %s mode, %s fitness; from %s",
-			len(strategies), len(spaces), len(budgets), runs, dash(b.Mode), dash(b.Fitness), source)}
+		Subtitle: fmt.Sprintf("%s x %s x %s, %d runs each; %s mode, %s fitness; from %s",
+			plural(len(strategies), "strategy", "strategies"), plural(len(spaces), "space", "spaces"), plural(len(budgets), "budget", "budgets"),
+			runs, dash(b.Mode), dash(b.Fitness), source)}
 	if b.Interrupted != "" {
 		p.Subtitle += "; " + b.Interrupted
 	}
@@ -299,4 +300,12 @@ func svgFigures(files []string, title string) ([]Figure, error) {
 		out = append(out, fig)
 	}
 	return out, nil
+}
+
+// plural is n with the singular or the plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

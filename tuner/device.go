@@ -63,10 +63,18 @@ func pickDevice(name, language string) (string, int, device.Info, error) {
 			continue
 		}
 		if index >= len(devs) {
-			reasons = append(reasons, fmt.Sprintf("%s has %d devices, no index %d (see 'ktune devices')", b.Name(), len(devs), index))
+			reasons = append(reasons, fmt.Sprintf("%s has %s, no index %d (see 'ktune devices')", b.Name(), nounCount(len(devs), "device"), index))
 			continue
 		}
 		return b.Name(), index, devs[index], nil
 	}
 	return "", 0, device.Info{}, fmt.Errorf("no device can run this %s kernel:\n  %s", language, strings.Join(reasons, "\n  "))
+}
+
+// nounCount is n with noun, in the plural unless n is 1.
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -215,8 +215,14 @@ func printTuneReport(env *cliEnv, r *tuner.Report) {
 		st = append(st, fmt.Sprintf("%s %d", k, v))
 	}
 	slices.Sort(st)
+	if len(st) == 0 {
+		st = []string{"none (nothing was evaluated)"}
+	}
 	fmt.Fprintf(w, "statuses: %s", strings.Join(st, ", "))
-	if r.WorkerRestarts > 0 {
+	switch {
+	case r.WorkerRestarts == 1:
+		fmt.Fprint(w, " (worker restarted once)")
+	case r.WorkerRestarts > 1:
 		fmt.Fprintf(w, " (worker restarted %d times)", r.WorkerRestarts)
 	}
 	fmt.Fprintln(w)
