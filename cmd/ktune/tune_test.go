@@ -703,21 +703,10 @@ func TestTuneInterruptedBeforeTheSearchSaysSo(t *testing.T) {
 // fail on it.
 func TestTuneRefusesAnObservableTheDeviceDoesNotMeasure(t *testing.T) {
 	needBackend(t, "c")
-	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	spec := strings.Replace(string(src), "objective: GB/s", "objective: power", 1)
-	kernel, err := filepath.Abs("../../examples/vector_add/vector_add.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec = strings.Replace(spec, "source: vector_add.c", "source: "+kernel, 1)
-	specPath := filepath.Join(dir, "power.yaml")
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := vectorAddVariant(t, dir, "power.yaml", func(spec string) string {
+		return strings.Replace(spec, "objective: GB/s", "objective: power", 1)
+	})
 	db := filepath.Join(dir, "ktune.db")
 	_, errOut, code := ktune(t, "tune", specPath, "--budget", "3", "--db", db)
 	if code != 1 || !strings.Contains(errOut, `objective: the objective reads "power", which only cuda devices measure`) {
@@ -726,6 +715,28 @@ func TestTuneRefusesAnObservableTheDeviceDoesNotMeasure(t *testing.T) {
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("a database was created: %v", err)
 	}
+}
+
+// vectorAddVariant writes the host C vector_add example's spec, changed by edit, as name
+// in dir beside a copy of its kernel, and returns the spec's path.
+func vectorAddVariant(t *testing.T, dir, name string, edit func(spec string) string) string {
+	t.Helper()
+	kernel, err := os.ReadFile("../../examples/vector_add/vector_add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vector_add.c"), kernel, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(edit(string(src))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Options that only the space can refuse (a parameter it lacks, a design too large for the
@@ -989,21 +1000,10 @@ func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
 // before a), not sorted by name.
 func TestTuneSummaryKeepsTheMetricsOrder(t *testing.T) {
 	needBackend(t, "c")
-	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kernel, err := filepath.Abs("../../examples/vector_add/vector_add.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := strings.Replace(string(src), "source: vector_add.c", "source: "+kernel, 1)
-	spec = strings.Replace(spec, "metrics:\n", "metrics:\n  - {name: zz, expr: \"time * 2\"}\n  - {name: aa, expr: \"time * 3\"}\n", 1)
 	dir := t.TempDir()
-	specPath := filepath.Join(dir, "order.yaml")
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := vectorAddVariant(t, dir, "order.yaml", func(spec string) string {
+		return strings.Replace(spec, "metrics:\n", "metrics:\n  - {name: zz, expr: \"time * 2\"}\n  - {name: aa, expr: \"time * 3\"}\n", 1)
+	})
 	out, errOut, code := ktune(t, "tune", specPath, "--budget", "2", "--db", filepath.Join(dir, "k.db"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
