@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -68,7 +69,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			if s.s == nil {
 				continue
 			}
-			f, err := plotSensitivity(s.s, dir, s.name+base)
+			f, err := plotSensitivity(s.s, constantIn(r.Significance), dir, s.name+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: sensitivity figure: %w", r.Name, err)
 			}
@@ -89,4 +90,16 @@ func FileName(name string) string {
 		return "space"
 	}
 	return name
+}
+
+// constantIn says which parameters the significance found constant (no correlation can
+// be computed: one value among the data).
+func constantIn(cs []sensitivity.Correlation) func(string) bool {
+	constant := map[string]bool{}
+	for _, c := range cs {
+		if math.IsNaN(c.Pearson) {
+			constant[c.Param] = true
+		}
+	}
+	return func(p string) bool { return constant[p] }
 }

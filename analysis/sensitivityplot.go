@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/sensitivity"
@@ -103,7 +104,9 @@ func lighter(c color.NRGBA) color.NRGBA {
 // intervals as error bars, into dir as name.svg and name.png; when s has second-order
 // indices, a second chart (name-second) shows the ten strongest pairs. It returns the
 // paths written.
-func plotSensitivity(s *sensitivity.Sobol, dir, name string) ([]string, error) {
+// Parameters for which constant holds (one value among the data) are labelled so: their
+// indices are zero by construction, not by measurement.
+func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, dir, name string) ([]string, error) {
 	if s == nil || len(s.First) == 0 {
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
@@ -155,10 +158,17 @@ func plotSensitivity(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	}
 	p.Add(plotter.NewGrid())
 	p.Y.Min, p.Y.Max = math.Min(0, minIndex(s)), top*1.05
-	p.NominalX(s.Params...)
+	p.Y.Tick.Marker = shareTicks{}
+	labels := slices.Clone(s.Params)
+	for k, n := range labels {
+		if constant != nil && constant(n) {
+			labels[k] += " (constant)"
+		}
+	}
+	p.NominalX(labels...)
 	// Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
 	longest := 0
-	for _, n := range s.Params {
+	for _, n := range labels {
 		longest = max(longest, len(n))
 	}
 	p.X.Tick.Label.Rotation = math.Pi / 6
@@ -189,16 +199,40 @@ func minIndex(s *sensitivity.Sobol) float64 {
 	return m
 }
 
-// plotPairs draws the ten strongest second-order indices as horizontal bars with their
-// intervals, the strongest at the top.
+// shareTicks marks a share of variance at 0, 1 and the steps between (0.25 or 0.5 apart,
+// or wider for a range far outside [0, 1]), so that the bounds every index should keep
+// to are always on the axis.
+type shareTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (shareTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 0.25
+	for (hi-lo)/step > 8 {
+		step *= 2
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		if math.Abs(v) < 1e-9 {
+			v = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+	}
+	return ticks
+}
+
+// plotPairs draws the ten strongest second-order indices by size (absolute value: a
+// negative estimate is noise or a real cancelling interaction, and either is worth
+// seeing) as horizontal bars with their intervals, the strongest at the top.
 func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	pairs := slices.Clone(s.Second)
 	pairs = slices.DeleteFunc(pairs, func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
-	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int { return cmp.Compare(b.Index.Value, a.Index.Value) })
+	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int {
+		return cmp.Compare(math.Abs(b.Index.Value), math.Abs(a.Index.Value))
+	})
 	pairs = pairs[:min(10, len(pairs))]
 	slices.Reverse(pairs)
 	p := plot.New()
-	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices)"
+	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices, by absolute value)"
 	p.X.Label.Text = "share of the objective's variance due to the pair beyond each parameter alone"
 	labels := make([]string, len(pairs))
 	var errs plotter.XYs

@@ -54,7 +54,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := plotSensitivity(s, dir, "sobol")
+	more, err := plotSensitivity(s, func(p string) bool { return p == "use_method" }, dir, "sobol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +87,12 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 				}
 			}
 		case "sobol.svg":
-			if !strings.Contains(svg, ">Sobol indices (empirical, ") || !strings.Contains(svg, "first order") || !strings.Contains(svg, "use_method") {
+			if !strings.Contains(svg, ">Sobol indices (empirical, ") || !strings.Contains(svg, "first order") || !strings.Contains(svg, "use_method (constant)") ||
+				!strings.Contains(svg, ">0<") || !strings.Contains(svg, ">1<") {
 				t.Errorf("%s lacks its labels", f)
 			}
 		case "sobol-second.svg":
-			if !strings.Contains(svg, ">Strongest parameter interactions (second-order Sobol indices)<") || !strings.Contains(svg, "×") {
+			if !strings.Contains(svg, ">Strongest parameter interactions (second-order Sobol indices, by absolute value)<") || !strings.Contains(svg, "×") {
 				t.Errorf("%s lacks pair labels", f)
 			}
 		}

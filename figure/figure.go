@@ -12,7 +12,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// margin keeps a title clear of the image's top edge, where gonum's plot draws it flush.
+// margin keeps a title clear of the image's top edge, and tick labels clear of its left
+// and right edges, where gonum's plot draws them flush (a long label lost its first
+// letters).
 const margin = vg.Length(6)
 
 // Save writes p, w by h, as dir/name.svg and dir/name.png, creating dir, and returns the
@@ -28,7 +30,7 @@ func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 		if err != nil {
 			return files, err
 		}
-		p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -margin))
+		p.Draw(draw.Crop(draw.New(c), margin, -margin, 0, -margin))
 		if err := writeCanvas(c, path); err != nil {
 			return files, fmt.Errorf("write %s: %w", path, err)
 		}
@@ -64,7 +66,7 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 			return files, err
 		}
 		dc := draw.New(c)
-		p.Draw(draw.Crop(dc, 0, -lw, 0, -margin))
+		p.Draw(draw.Crop(dc, margin, -lw, 0, -margin))
 		legend.Draw(draw.Crop(dc, w+gap, 0, 0, -top))
 		if err := writeCanvas(c, path); err != nil {
 			return files, fmt.Errorf("write %s: %w", path, err)

@@ -293,6 +293,7 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 		minX: math.Inf(1), maxX: math.Inf(-1), minY: math.Inf(1), maxY: math.Inf(-1)}
 	opt, at := item.L.optimum()
 	rank := make([]float64, g.N()) // drawing order: failed, then by fraction, minima last
+	failed, floor := false, false  // whether the legend's last classes occur
 	for i, v := range item.L.Objective {
 		p := pos[i]
 		fp.minX, fp.maxX = math.Min(fp.minX, p.x), math.Max(fp.maxX, p.x)
@@ -301,16 +302,22 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 		switch {
 		case !ok(v):
 			fp.colors[i], rank[i] = failedColor, -1
+			failed = true
 		default:
 			frac := item.L.fraction(v, opt)
 			fp.colors[i], rank[i] = fractionColor(frac), frac
+			floor = floor || frac <= fractionFloor
 		}
 		if item.A.Classes[i] == Minimum {
 			fp.radius[i] = vg.Points(3.5)
 			rank[i] += 2
 		}
 	}
-	fp.maxY += 0.25 * (fp.maxY - fp.minY) // room for the legend above the graph
+	// room for the dots at the edges (their radius lies outside the positions' range), and
+	// for the legend above the graph
+	padX, padY := 0.03*(fp.maxX-fp.minX), 0.03*(fp.maxY-fp.minY)
+	fp.minX, fp.maxX, fp.minY = fp.minX-padX, fp.maxX+padX, fp.minY-padY
+	fp.maxY += 0.25 * (fp.maxY - fp.minY)
 	if at >= 0 {
 		fp.colors[at], fp.radius[at], rank[at] = optimumColor, vg.Points(5), 10
 	}
@@ -333,8 +340,12 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	for _, f := range []float64{1, 0.95, 0.9, 0.85, 0.8} {
 		legend(fmt.Sprintf("fraction of optimum %.2f", f), fractionColor(f), vg.Points(3))
 	}
-	legend(fmt.Sprintf("fraction of optimum <= %.2f", fractionFloor), fractionColor(fractionFloor), vg.Points(3))
-	legend("failed", failedColor, vg.Points(3))
+	if floor {
+		legend(fmt.Sprintf("fraction of optimum <= %.2f", fractionFloor), fractionColor(fractionFloor), vg.Points(3))
+	}
+	if failed {
+		legend("failed", failedColor, vg.Points(3))
+	}
 	legend("local minimum (larger dot)", color.Black, vg.Points(3.5))
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.XOffs = vg.Points(-4)
