@@ -88,6 +88,9 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		lo, hi := 1.0, 0.0
+		// every strategy's band first, then the lines and marks over all of them, so that
+		// no band tints another strategy's line away from its legend colour
+		var front []plot.Plotter
 		for i, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
@@ -131,7 +134,8 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 			pts.GlyphStyle.Color = col
 			pts.GlyphStyle.Radius = vg.Points(2)
 			pts.GlyphStyle.Shape = draw.CircleGlyph{}
-			p.Add(poly, l, pts)
+			p.Add(poly)
+			front = append(front, l, pts)
 			if len(cs) == 1 {
 				c := cs[0]
 				errs := plotter.YErrors{{Low: c.MeanFraction - band[1].Y, High: band[0].Y - c.MeanFraction}}
@@ -144,10 +148,11 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 				}
 				bars.Color = col
 				bars.Width = vg.Points(1.5)
-				p.Add(bars)
+				front = append(front, bars)
 			}
 			p.Legend.Add(st, l, pts)
 		}
+		p.Add(front...)
 		if len(budgets) == 1 {
 			// a single budget: room on either side of it on the log scale
 			for b := range budgets {
@@ -278,7 +283,7 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir s
 	hm.NaN = color.Gray{Y: 235}
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "wins of the column's strategy over the row's"
+	p.X.Label.Text = fmt.Sprintf("wins of the column's strategy over the row's (colour: 0 blue to %v red)", maxWins)
 	p.Add(hm)
 	xt := make([]plot.Tick, len(names))
 	yt := make([]plot.Tick, len(names))
