@@ -8,10 +8,11 @@
 // inside an application.
 //
 // A strategy of one's own is any type with Name and Run. Hand it to tuning.New directly
-// (Example_ownStrategy); to reach it by name, as simulator.Repeat, benchmark.Run and the
-// ktune commands do, give it a Factory and Register it once, in an init function (a name
-// registered twice panics). Inside this package, a new built-in strategy is one file plus
-// one line in the registry (builtin in registry.go).
+// (Example_ownStrategy); to reach it by name, as simulator.Repeat and benchmark.Run do in a
+// program of one's own, give it a Factory and Register it once, in an init function (a
+// name registered twice panics). The ktune command knows the built-in strategies only: a
+// strategy of its own reaches the command by being built in. Inside this package, a new
+// built-in strategy is one file plus one line in the registry (builtin in registry.go).
 package strategy
 
 import (
