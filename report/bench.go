@@ -159,6 +159,7 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 				opts = []string{"defaults"}
 			}
 			t.Rows = append(t.Rows, []string{st.Label, st.Name, strings.Join(opts, "; ")})
+			t.Wrap = []int{2}
 		}
 		p.Sections = append(p.Sections, Section{Title: "Strategies", Tables: []Table{t}})
 	}

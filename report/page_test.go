@@ -118,8 +118,8 @@ func TestAPageOfFailuresOnly(t *testing.T) {
 	}
 	html := b.String()
 	for _, want := range []string{
-		"<td>runtime_error</td><td>2 of 2</td><td>bx=32</td><td>kernel takes 4 arguments, got 3</td>",
-		"<td>compile_error</td><td>1 of 1</td><td>bx=128</td><td>line 1: error\nline 2: note</td>",
+		`<td>runtime_error</td><td>2 of 2</td><td class="wrap">bx=32</td><td class="msg">kernel takes 4 arguments, got 3</td>`,
+		`<td>compile_error</td><td>1 of 1</td><td class="wrap">bx=128</td><td class="msg">line 1: error` + "\n" + `line 2: note</td>`,
 		"None of the 3 configurations ran successfully",
 	} {
 		if !strings.Contains(html, want) {
@@ -164,6 +164,39 @@ func TestReadBenchLeavesOtherJSONToTheFormats(t *testing.T) {
 	} {
 		if _, err := ReadBench(data); !errors.Is(err, ErrNotBench) {
 			t.Errorf("%s: %v, want ErrNotBench", name, err)
+		}
+	}
+}
+
+// Numbers and headers never break inside a table: cells stay on one line, a wide table
+// scrolls sideways in its own box, and only prose columns wrap (at spaces). A column of
+// numbers is right-aligned with figures of one width.
+func TestTablesKeepNumbersWholeAndScroll(t *testing.T) {
+	p := &Page{Title: "t", Sections: []Section{{Title: "S", Tables: []Table{{
+		Head: []string{"rank", "time (ms)", "configuration"}, Wrap: []int{2},
+		Rows: [][]string{{"1", "0.016326", "a=1, b=2"}, {"2", "-", "a=3, b=4"}},
+	}}}}}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, not := range []string{"overflow-wrap: anywhere", "width: 34em", "max-width: 34em"} {
+		if strings.Contains(html, not) {
+			t.Errorf("the page's style has %q", not)
+		}
+	}
+	for _, want := range []string{
+		"th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; white-space: nowrap; }",
+		".tw { overflow-x: auto;", ".num { text-align: right; font-variant-numeric: tabular-nums; }",
+		"figure img { display: block; max-width: 100%; height: auto;",
+		`<div class="tw"><table>`,
+		`<th class="num">rank</th><th class="num">time (ms)</th><th>configuration</th>`,
+		`<td class="num">1</td><td class="num">0.016326</td><td class="wrap">a=1, b=2</td>`,
+		`<td class="num">2</td><td class="num">-</td><td class="wrap">a=3, b=4</td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
 		}
 	}
 }

@@ -147,7 +147,7 @@ func failuresSection(rec *result.Recording) *Section {
 		}
 		return groups[a].n > groups[b].n
 	})
-	t := Table{Caption: "What the failing configurations said", Messages: true,
+	t := Table{Caption: "What the failing configurations said", Messages: true, Wrap: []int{2},
 		Head: []string{"outcome", "configurations", "for example", "message"}}
 	shown := map[result.Status]int{}
 	for _, g := range groups {
