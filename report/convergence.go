@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,8 +17,9 @@ import (
 )
 
 // convergenceSection draws the objective of every evaluation in the order the run made
-// them and the best found so far; nil when nothing succeeded.
-func convergenceSection(rec *result.Recording) (*Section, error) {
+// them, the best found so far and, when ref is not nil, the default configuration's
+// objective as a dashed line; nil when nothing succeeded.
+func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
 	var all, best plotter.XYs
 	var improved []bool // whether each successful evaluation improved the best so far
 	cur := math.NaN()
@@ -60,14 +62,11 @@ func convergenceSection(rec *result.Recording) (*Section, error) {
 	for k, i := range keep {
 		pts[k] = all[i]
 	}
-	obj := rec.Objective
-	if obj == "" {
-		obj = "time"
-	}
+	obj := objectiveName(rec)
 	p := plot.New()
 	p.Title.Text = "Convergence"
 	p.X.Label.Text = "evaluation"
-	p.Y.Label.Text = obj
+	p.Y.Label.Text = headWithUnit(obj)
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return nil, err
@@ -84,25 +83,94 @@ func convergenceSection(rec *result.Recording) (*Section, error) {
 	p.Add(plotter.NewGrid(), sc, line)
 	p.Legend.Add("evaluation", sc)
 	p.Legend.Add("best so far", line)
-	p.Legend.Top = !rec.Maximize
-	p.Legend.Left = false
+	// Ranges with room around the data, so that no point or line lies on an edge.
+	lastX := float64(len(rec.Evaluations))
+	p.X.Min, p.X.Max = 0, lastX+max(0.5, 0.03*lastX)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, q := range pts {
+		lo, hi = min(lo, q.Y), max(hi, q.Y)
+	}
+	if ref != nil {
+		lo, hi = min(lo, *ref), max(hi, *ref)
+		d, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: *ref}, {X: p.X.Max, Y: *ref}})
+		if err != nil {
+			return nil, err
+		}
+		d.Color = color.RGBA{214, 39, 40, 255}
+		d.Width = vg.Points(1.2)
+		d.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(d)
+		p.Legend.Add("default configuration", d)
+	}
+	pad := 0.06 * (hi - lo)
+	if pad == 0 {
+		pad = 0.06*math.Abs(hi) + 1e-9
+	}
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = niceTicks{integer: true}
+	p.Y.Tick.Marker = niceTicks{}
 	dir, err := os.MkdirTemp("", "ktune-report-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	files, err := figure.Save(p, 7*vg.Inch, 4*vg.Inch, dir, "convergence")
+	// the legend beside the plot, where it hides no point
+	files, err := figure.SaveLegendRight(p, 7*vg.Inch, 4*vg.Inch, dir, "convergence")
 	if err != nil {
 		return nil, err
 	}
-	caption := fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue); %d failed evaluations not drawn", obj, failed)
+	caption := fmt.Sprintf("%s of each successful evaluation (grey) and the best so far (blue)", headWithUnit(obj))
 	if len(pts) < len(all) {
-		caption = fmt.Sprintf("%s of the successful evaluations (grey: %d of %d, every improvement and an even spread) and the best so far (blue); %d failed evaluations not drawn",
-			obj, len(pts), len(all), failed)
+		caption = fmt.Sprintf("%s of the successful evaluations (grey: %d of %d, every improvement and an even spread) and the best so far (blue)",
+			headWithUnit(obj), len(pts), len(all))
 	}
+	if ref != nil {
+		caption += fmt.Sprintf("; the default configuration's %s dashed (red)", withUnit(*ref, obj))
+	}
+	caption += fmt.Sprintf("; %d failed evaluations not drawn", failed)
 	fig, err := FigureFile(files[0], caption)
 	if err != nil {
 		return nil, err
 	}
 	return &Section{Title: "Convergence", Figures: []Figure{fig}}, nil
+}
+
+// niceTicks marks an axis at round steps (1, 2 or 5 times a power of ten), about five to
+// eight of them, labelled without trailing noise; integer keeps steps of at least 1.
+type niceTicks struct{ integer bool }
+
+// Ticks returns the major ticks between lo and hi, with a minor tick halfway between each.
+func (n niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+	}
+	raw := (hi - lo) / 8
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	if n.integer {
+		step = max(step, 1)
+	}
+	var ticks []plot.Tick
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimalsOf(step), 64)})
+		if m := v + step/2; m <= hi && (!n.integer || step >= 2) {
+			ticks = append(ticks, plot.Tick{Value: m})
+		}
+	}
+	return ticks
+}
+
+// decimalsOf is how many decimals a step needs to be written exactly.
+func decimalsOf(step float64) int {
+	return max(0, -int(math.Floor(math.Log10(step)+1e-9)))
 }

@@ -29,7 +29,7 @@ func TestConvergenceOfALongRunStaysSmallAndDrawsEveryImprovement(t *testing.T) {
 		}
 		rec.Evaluations = append(rec.Evaluations, e)
 	}
-	sec, err := convergenceSection(rec)
+	sec, err := convergenceSection(rec, nil)
 	if err != nil || sec == nil {
 		t.Fatalf("section %v, %v", sec, err)
 	}

@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 )
 
@@ -24,7 +26,9 @@ type Options struct {
 }
 
 // RunPage reports one run of the store: what it was, how it went, its best
-// configurations, its convergence, and the analysis of what it measured.
+// configurations, its convergence, and the analysis of what it measured. A run recorded
+// as running whose process was killed reads as running unless st says otherwise (the
+// command line's store reads such runs as interrupted).
 func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
 	info, err := st.Run(ctx, id)
 	if err != nil {
@@ -34,8 +38,9 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
 	}
+	facts := factsOf(info, rec)
 	p := &Page{Title: fmt.Sprintf("Run %d: %s on %s", id, dash(info.Kernel), dash(info.Device)),
-		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, info.Status)}
+		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, facts.state())}
 	about := Table{Caption: "Run", KeyValue: true}
 	add := func(k, v string) {
 		if v != "" {
@@ -43,34 +48,42 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 		}
 	}
 	add("kind", string(info.Kind))
-	add("status", string(info.Status))
+	add("status", facts.state())
 	add("strategy", info.Strategy)
 	if len(info.StrategyOptions) > 0 && string(info.StrategyOptions) != "null" && string(info.StrategyOptions) != "{}" {
-		add("strategy options", string(info.StrategyOptions))
+		add("strategy options", settingsText(info.StrategyOptions))
 	}
 	if info.Kind != store.KindImport {
 		add("seed", strconv.FormatUint(info.Seed, 10))
 	}
-	add("objective", fmt.Sprintf("%s (%s)", dash(info.Objective), direction(info.Maximize)))
+	add("objective", objectiveText(objectiveName(rec), info.Maximize))
 	add("problem size", info.ProblemSize)
 	add("source", info.Source)
 	add("format", info.Format)
 	if !info.Started.IsZero() {
-		add("started", info.Started.Format("2006-01-02 15:04:05 MST"))
+		add("started", info.Started.Format(stamp))
 	}
-	if !info.Finished.IsZero() {
-		add("finished", info.Finished.Format("2006-01-02 15:04:05 MST"))
+	switch {
+	case info.Status == store.StatusFinished && !info.Finished.IsZero():
+		add("finished", info.Finished.Format(stamp))
 		add("duration", info.Finished.Sub(info.Started).Round(1e6).String())
+	case info.Status == store.StatusInterrupted && !info.Finished.IsZero():
+		add("interrupted", info.Finished.Format(stamp))
+	}
+	if info.Status != store.StatusFinished {
+		if last := lastEvaluated(rec); !last.IsZero() {
+			add("last evaluation", last.Format(stamp))
+		}
 	}
 	if len(info.Settings) > 0 {
-		add("settings", string(info.Settings))
+		add("settings", settingsText(info.Settings))
 	}
-	summary := Section{Title: "Summary", Tables: []Table{about, outcomes(rec)}}
+	summary := Section{Title: "Summary", Callouts: facts.callouts(), Tables: []Table{facts.resultTable(), about, outcomes(rec)}}
 	for _, w := range info.Warnings {
 		summary.Text = append(summary.Text, "Warning: "+w)
 	}
 	p.Sections = append(p.Sections, summary)
-	p.Sections = append(p.Sections, bestSection(rec, o.Top))
+	p.Sections = append(p.Sections, bestSection(rec, o.Top, facts.statistic()))
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)
 	}
@@ -78,7 +91,11 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 		p.Sections = append(p.Sections, nothingSucceeded(rec))
 		return p, nil
 	}
-	if conv, err := convergenceSection(rec); err != nil {
+	var ref *float64
+	if facts.def >= 0 && !rec.Evaluations[facts.def].Failed() {
+		ref = &rec.Evaluations[facts.def].Objective
+	}
+	if conv, err := convergenceSection(rec, ref); err != nil {
 		return nil, err
 	} else if conv != nil {
 		p.Sections = append(p.Sections, *conv)
@@ -92,6 +109,20 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	return p, nil
 }
 
+// stamp is how the page writes a moment.
+const stamp = "2006-01-02 15:04:05 MST"
+
+// lastEvaluated is when the recording's last evaluation was measured; zero when unknown.
+func lastEvaluated(rec *result.Recording) time.Time {
+	var last time.Time
+	for i := range rec.Evaluations {
+		if t := rec.Evaluations[i].Time; t.After(last) {
+			last = t
+		}
+	}
+	return last
+}
+
 // nothingSucceeded is the analysis section of a recording without a successful
 // configuration: there is nothing to analyse, and the failures above say why.
 func nothingSucceeded(rec *result.Recording) Section {
@@ -103,8 +134,7 @@ func nothingSucceeded(rec *result.Recording) Section {
 const maxMessages = 5
 
 // failuresSection lists, per failing status, the messages its configurations gave, the
-// most frequent first, each with how many gave it and one of them; nil when nothing failed
-// with a message.
+// most frequent first, each with how many gave it and one of them; nil when nothing failed.
 func failuresSection(rec *result.Recording) *Section {
 	type group struct {
 		status  result.Status
@@ -117,22 +147,14 @@ func failuresSection(rec *result.Recording) *Section {
 	total := map[result.Status]int{}
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
-		if e.Status == result.OK || e.Status == result.Restricted || e.Message == "" {
+		if e.Status == result.OK || e.Status == result.Restricted {
 			continue
 		}
 		total[e.Status]++
 		key := e.Status.String() + "\x00" + e.Message
 		g := byKey[key]
 		if g == nil {
-			var cfg []string
-			for p, v := range e.Config {
-				name := strconv.Itoa(p)
-				if p < len(rec.Params) {
-					name = rec.Params[p].Name
-				}
-				cfg = append(cfg, name+"="+v.String())
-			}
-			g = &group{status: e.Status, message: e.Message, example: strings.Join(cfg, ", ")}
+			g = &group{status: e.Status, message: e.Message, example: configText(rec, e)}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -155,6 +177,9 @@ func failuresSection(rec *result.Recording) *Section {
 			continue
 		}
 		msg := g.message
+		if msg == "" {
+			msg = "(no message recorded)"
+		}
 		if len(msg) > 3000 {
 			msg = msg[:3000] + "\n..."
 		}
@@ -169,7 +194,17 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	rec := in.Rec
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
-	p.Sections = append(p.Sections, Section{Title: "Summary", Tables: []Table{outcomes(rec)}}, bestSection(rec, o.Top))
+	facts := factsOf(store.RunInfo{Kind: store.KindImport, Status: store.StatusFinished, Maximize: rec.Maximize}, rec)
+	about := Table{Caption: "Recording", KeyValue: true, Rows: [][]string{
+		{"objective", objectiveText(objectiveName(rec), rec.Maximize)}}}
+	if rec.ProblemSize != "" {
+		about.Rows = append(about.Rows, []string{"problem size", rec.ProblemSize})
+	}
+	summary := Section{Title: "Summary", Callouts: facts.callouts(), Tables: []Table{facts.resultTable(), about, outcomes(rec)}}
+	for _, w := range rec.Warnings {
+		summary.Text = append(summary.Text, "Warning: "+w)
+	}
+	p.Sections = append(p.Sections, summary, bestSection(rec, o.Top, spec.DefaultStatistic))
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)
 	}
@@ -220,8 +255,10 @@ func outcomes(rec *result.Recording) Table {
 	return t
 }
 
-// bestSection lists the best configurations by the objective.
-func bestSection(rec *result.Recording, top int) Section {
+// bestSection lists the best configurations by the objective, with its unit; beside an
+// objective that is not time, their time where it was recorded (its samples combined by
+// statistic).
+func bestSection(rec *result.Recording, top int, statistic string) Section {
 	if top <= 0 {
 		top = 10
 	}
@@ -231,32 +268,44 @@ func bestSection(rec *result.Recording, top int) Section {
 			ok = append(ok, i)
 		}
 	}
-	sort.SliceStable(ok, func(a, b int) bool {
-		x, y := rec.Evaluations[ok[a]].Objective, rec.Evaluations[ok[b]].Objective
-		if rec.Maximize {
-			return x > y
-		}
-		return x < y
-	})
-	obj := rec.Objective
-	if obj == "" {
-		obj = "time"
+	if len(ok) == 0 {
+		return Section{Title: "Best configurations", Text: []string{"No configuration ran successfully."}}
 	}
-	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", min(top, len(ok)), len(ok)),
-		Head: []string{"rank", obj}}
+	sort.SliceStable(ok, func(a, b int) bool {
+		return better(rec.Maximize, rec.Evaluations[ok[a]].Objective, rec.Evaluations[ok[b]].Objective)
+	})
+	ok = ok[:min(top, len(ok))]
+	obj := objectiveName(rec)
+	objs, times := make([]float64, len(ok)), make([]float64, len(ok))
+	withTime := false
+	for r, i := range ok {
+		e := &rec.Evaluations[i]
+		objs[r], times[r] = e.Objective, math.NaN()
+		if obj != "time" {
+			times[r] = timeMS(e, statistic)
+			withTime = withTime || !math.IsNaN(times[r])
+		}
+	}
+	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
+	if _, all := rec.Counts(); all != len(ok) {
+		t.Caption = fmt.Sprintf("The %d best of %d successful configurations", len(ok), all)
+	}
+	if withTime {
+		t.Head = append(t.Head, "time (ms)")
+	}
 	for _, p := range rec.Params {
 		t.Head = append(t.Head, p.Name)
 	}
-	for r, i := range ok[:min(top, len(ok))] {
-		e := &rec.Evaluations[i]
-		row := []string{strconv.Itoa(r + 1), strconv.FormatFloat(e.Objective, 'g', 6, 64)}
-		for _, v := range e.Config {
+	objText, timeText := column(objs, 5), column(times, 5)
+	for r, i := range ok {
+		row := []string{strconv.Itoa(r + 1), objText[r]}
+		if withTime {
+			row = append(row, timeText[r])
+		}
+		for _, v := range rec.Evaluations[i].Config {
 			row = append(row, v.String())
 		}
 		t.Rows = append(t.Rows, row)
-	}
-	if len(ok) == 0 {
-		return Section{Title: "Best configurations", Text: []string{"No configuration ran successfully."}}
 	}
 	return Section{Title: "Best configurations", Tables: []Table{t}}
 }

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	stdhtml "html"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/sqlite"
+)
+
+// vectorAddSpec is a spec with a default configuration and a metric objective, as
+// 'ktune tune' records its path in a run's settings.
+const vectorAddSpec = `kernel: {name: vector_add, source: vector_add.c}
+constants: {N: 100000000}
+parameters:
+  - {name: unroll_factor, values: [1, 2, 4, 8, 16]}
+  - {name: threads, values: [1, 2, 4]}
+problem_size: [N]
+arguments:
+  - {name: c, type: float32, length: N, output: true}
+  - {name: n, type: int32, value: N}
+metrics:
+  - {name: GB/s, expr: "3 * 4 * N / (time / 1e3) / 1e9", maximize: true}
+objective: GB/s
+statistic: median
+default_config: {unroll_factor: 1, threads: 1}
+`
+
+// killed is the status of a run whose 'ktune tune' was killed: stored as running, read as
+// interrupted through the command line's store (cmd/ktune's liveStatus).
+const killed store.RunStatus = "killed"
+
+// liveStatus reads every run as interrupted, as the command line's store reads a run
+// stored as running whose process is gone.
+type liveStatus struct{ store.Store }
+
+func (s liveStatus) Run(ctx context.Context, id int64) (store.RunInfo, error) {
+	r, err := s.Store.Run(ctx, id)
+	r.Status = store.StatusInterrupted
+	return r, err
+}
+
+// tunedRun stores a tuning run of vectorAddSpec as 'ktune tune' leaves it: the default
+// configuration first, then what the strategy tried, each GB/s with its timing samples;
+// status is how it ended (or killed). It returns the run's page.
+func tunedRun(t *testing.T, budget int, evals []result.Evaluation, status store.RunStatus) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	specPath := filepath.Join(dir, "vector_add_c.yaml")
+	if err := os.WriteFile(specPath, []byte(vectorAddSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	iv := space.IntValue
+	params := []space.Param{{Name: "unroll_factor", Values: []space.Value{iv(1), iv(2), iv(4), iv(8), iv(16)}},
+		{Name: "threads", Values: []space.Value{iv(1), iv(2), iv(4)}}}
+	dev, err := st.PutDevice(ctx, store.Device{Name: "cpu", Backend: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := json.Marshal(map[string]any{"spec": specPath, "budget": budget, "time_limit": "0s", "backend": "c"})
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 1,
+		Objective: "GB/s", Maximize: true, Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, id, evals); err != nil {
+		t.Fatal(err)
+	}
+	var read store.Store = st
+	switch status {
+	case store.StatusRunning:
+	case killed:
+		read = liveStatus{st}
+	default:
+		if err := st.FinishRun(ctx, id, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := RunPage(ctx, read, id, Options{Analysis: analysis.Defaults()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return stdhtml.UnescapeString(b.String())
+}
+
+// gbps is an evaluation of unroll_factor u and threads n at the given GB/s, with timing
+// samples whose median is the time that rate means.
+func gbps(u, n int64, rate float64) result.Evaluation {
+	ms := 3 * 4 * 1e8 / (rate * 1e9) * 1e3
+	return result.Evaluation{Config: []space.Value{space.IntValue(u), space.IntValue(n)}, Status: result.OK, Objective: rate,
+		Samples: []float64{ms * 0.9, ms, ms * 1.5}, Metrics: map[string]float64{"GB/s": rate}}
+}
+
+func failed(u, n int64, msg string) result.Evaluation {
+	return result.Evaluation{Config: []space.Value{space.IntValue(u), space.IntValue(n)}, Status: result.CompileError,
+		Objective: math.NaN(), Message: msg}
+}
+
+// The summary of a finished run says what 'ktune tune' printed: the best GB/s and its
+// time, how much better it is than the default configuration and the median, how much of
+// the budget and space it used, and why it stopped.
+func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74), gbps(8, 4, 10), gbps(16, 4, 4)}
+	page := tunedRun(t, 5, evals, store.StatusFinished)
+	for _, want := range []string{
+		"tuning run, finished: its budget of 5 evaluations was spent",
+		"Best GB/s: 13.74 GB/s (time 87.336 ms), 6.87x better than the default configuration (2 GB/s) and 2.29x better than the median configuration evaluated (6 GB/s).",
+		"<td>default configuration</td><td class=\"wrap\">2 GB/s: unroll_factor=1, threads=1; the best is 6.87x better</td>",
+		"<td class=\"wrap\">5 of a budget of 5 evaluations, 5 successful</td>",
+		"<td class=\"wrap\">15 configurations (allowed by the restrictions)</td>",
+		"(median of its samples)",
+		`<th class="num">time (ms)</th>`,
+		"<td>finished</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	// the columns' numbers have as many decimals each, so they line up
+	if !strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td>`) {
+		t.Errorf("the best configuration's row is not formatted as its column:\n%s", regexp.MustCompile(`(?s)<tbody>.*?</tbody>`).FindAllString(page, -1))
+	}
+}
+
+// A run interrupted, or killed (its process gone: the command line's store reads it as
+// interrupted), reads as partial results: how far it got and how to resume it, and no
+// "finished" time.
+func TestAnInterruptedRunReadsAsPartial(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74)}
+	for _, tt := range []struct {
+		status store.RunStatus
+		want   string
+	}{
+		{store.StatusInterrupted, "the run was interrupted after 3 of a budget of 200 evaluations; run the same ktune tune command again to resume it"},
+		{killed, "the run was interrupted (its ktune tune process ended without recording how) after 3 of a budget of 200 evaluations; run the same ktune tune command again to resume it"},
+	} {
+		page := tunedRun(t, 200, evals, tt.status)
+		for _, want := range []string{"tuning run, interrupted after 3 of a budget of 200 evaluations", tt.want, `class="callout warning"`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the page lacks %q", tt.status, want)
+			}
+		}
+		for _, not := range []string{"<td>finished</td>", "<td>duration</td>", "<td>stopped</td>"} {
+			if strings.Contains(page, not) {
+				t.Errorf("%s: the page of an interrupted run has %q", tt.status, not)
+			}
+		}
+	}
+}
+
+// A run where every configuration failed is a failure, and says why it stopped.
+func TestARunWhereEverythingFailedIsAFailure(t *testing.T) {
+	var evals []result.Evaluation
+	for _, u := range []int64{1, 2, 4, 8, 16} {
+		for _, n := range []int64{1, 2} {
+			evals = append(evals, failed(u, n, "vector_add.c:21: error: 'undefined_symbol' undeclared\nmore"))
+		}
+	}
+	page := tunedRun(t, 20, evals, store.StatusFinished)
+	for _, want := range []string{
+		"tuning run, failed: no configuration ran successfully",
+		`<p class="callout failure">Failed: none of the 10 configurations evaluated ran successfully; all 10 configurations failed the same way (compile_error: vector_add.c:21: error: &#39;undefined_symbol&#39; undeclared ...)`,
+		"unroll_factor=1, threads=1: did not run successfully (compile_error)",
+	} {
+		if !strings.Contains(page, stdhtml.UnescapeString(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "tuning run, finished") {
+		t.Error("a run where everything failed reads as finished")
+	}
+}
+
+func TestColumnLinesNumbersUp(t *testing.T) {
+	for _, tt := range []struct {
+		in   []float64
+		want []string
+	}{
+		{[]float64{25.6236, 18.05, 3.7276}, []string{"25.624", "18.050", "3.728"}},
+		{[]float64{0.016326, 0.015914, math.NaN()}, []string{"0.016326", "0.015914", "-"}},
+		{[]float64{123456, 99}, []string{"123456", "99"}},
+		{[]float64{1500, 0.002}, []string{"1.5000e+03", "2.0000e-03"}},
+	} {
+		if got := column(tt.in, 5); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("column(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNiceTicksAreRound(t *testing.T) {
+	var labels []string
+	for _, tk := range (niceTicks{integer: true}).Ticks(0, 31) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0 5 10 15 20 25 30" {
+		t.Errorf("ticks of 0..31: %s", got)
+	}
+	labels = nil
+	for _, tk := range (niceTicks{}).Ticks(0.0147, 0.0253) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0.016 0.018 0.020 0.022 0.024" {
+		t.Errorf("ticks of 0.0147..0.0253: %s", got)
+	}
+}
