@@ -16,6 +16,7 @@ import (
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
 )
 
@@ -198,5 +199,71 @@ func TestTablesKeepNumbersWholeAndScroll(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+}
+
+// A recorded space's page gives its objective's unit, lists the configurations that failed
+// without a message, cites papers by title rather than by internal names, and says when
+// and how the flow graph was left out.
+func TestSpacePageHasUnitsFailuresAndReferences(t *testing.T) {
+	iv := space.IntValue
+	var xs, ys []space.Value
+	for i := range 6 {
+		xs = append(xs, iv(int64(i)))
+	}
+	for j := range 4 {
+		ys = append(ys, iv(int64(j)))
+	}
+	rec := &result.Recording{Source: "s.json", Format: "kerneltuner", Objective: "time", Kernel: "k", Device: "d",
+		Params: []space.Param{{Name: "x", Values: xs}, {Name: "y", Values: ys}}}
+	for i := range xs {
+		for j := range ys {
+			e := result.Evaluation{Config: []space.Value{xs[i], ys[j]}, Status: result.OK, Objective: 1 + float64((i-3)*(i-3)+j)/7}
+			if i == 5 && j > 1 {
+				e.Status, e.Objective = result.RuntimeError, math.NaN() // Kernel Tuner's RuntimeFailedConfig: no message
+			}
+			rec.Evaluations = append(rec.Evaluations, e)
+		}
+	}
+	o := Options{Analysis: analysis.Defaults(), GraphNodes: 5}
+	o.Analysis.Bootstrap = -1
+	p, err := SpacePage(context.Background(), analysis.Input{Name: "s", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := stdhtml.UnescapeString(b.String())
+	for _, want := range []string{
+		"time in ms (lower is better)", `<th class="num">time (ms)</th>`, "Best time: 1 ms",
+		"<h2>Failures</h2>", "<td>runtime_error</td><td>2 of 2</td>", "(no message recorded)",
+		"The fitness flow graph figure is left out: its 24 nodes are more than --graph-nodes 5 allows", "'ktune report --graph-nodes 24'",
+		"Schoonhoven et al. (2022)", "<h2>References</h2>", "Benchmarking optimization algorithms for auto-tuning GPU kernels",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, not := range []string{"seed 00", "its Fig.", "local minim"} {
+		if strings.Contains(html, not) {
+			t.Errorf("the page has %q", not)
+		}
+	}
+}
+
+// The interactions table ranks pairs by absolute value, as its caption and the figure say.
+func TestStrongestPairsByAbsoluteValue(t *testing.T) {
+	pair := func(i, j int, v float64) sensitivity.Pair {
+		return sensitivity.Pair{I: i, J: j, Index: sensitivity.Interval{Value: v}}
+	}
+	got := strongestPairs([]sensitivity.Pair{pair(0, 1, 0.01), pair(0, 2, -0.3), pair(1, 2, math.NaN()), pair(0, 3, 0.2), pair(1, 3, -0.01)})
+	var order []float64
+	for _, p := range got {
+		order = append(order, p.Index.Value)
+	}
+	if want := []float64{-0.3, 0.2, 0.01, -0.01}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
 	}
 }

@@ -195,6 +195,39 @@ func TestARunWhereEverythingFailedIsAFailure(t *testing.T) {
 	}
 }
 
+// The landscape of a run that maximises speaks of optima, not minima; a sample whose points
+// mostly lack an evaluated neighbour says so and folds its statistics away.
+func TestLandscapeOfASmallSampleIsFoldedAndSpeaksOfOptima(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(4, 2, 6), gbps(16, 4, 13.74), gbps(2, 1, 3)}
+	page := tunedRun(t, 5, evals, store.StatusFinished)
+	if !strings.Contains(page, "Too small a sample for landscape statistics: 2 of the 4 configurations evaluated have no evaluated neighbour") ||
+		!strings.Contains(page, "<details><summary>Show the landscape statistics of the sample anyway</summary>") {
+		t.Error("the landscape of a sample of lone points is not folded away with a warning")
+	}
+	if text := dataURI.ReplaceAllString(page, ""); strings.Contains(text, "minim") || !strings.Contains(text, "local optima (no better neighbour)") {
+		t.Error("the landscape of a maximised objective speaks of minima")
+	}
+}
+
+var dataURI = regexp.MustCompile(`data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+`)
+
+func TestIsolatedCountsPointsWithoutAnEvaluatedNeighbour(t *testing.T) {
+	iv := space.IntValue
+	vals := []space.Value{iv(0), iv(1), iv(2), iv(3)}
+	rec := &result.Recording{Params: []space.Param{{Name: "a", Values: vals}, {Name: "b", Values: vals}}}
+	for _, c := range [][2]int64{{0, 0}, {0, 1}, {3, 3}, {2, 0}, {2, 0}} {
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: []space.Value{iv(c[0]), iv(c[1])}})
+	}
+	// adjacent: (0,0)-(0,1) are neighbours; (2,0) is two steps from (0,0), (3,3) alone
+	if lone, points := isolated(rec, space.Adjacent); lone != 2 || points != 4 {
+		t.Errorf("adjacent: %d lone of %d points, want 2 of 4", lone, points)
+	}
+	// Hamming: (2,0) and (0,0) differ in one parameter
+	if lone, points := isolated(rec, space.Hamming); lone != 1 || points != 4 {
+		t.Errorf("Hamming: %d lone of %d points, want 1 of 4", lone, points)
+	}
+}
+
 func TestColumnLinesNumbersUp(t *testing.T) {
 	for _, tt := range []struct {
 		in   []float64

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 )
@@ -30,6 +32,15 @@ type Options struct {
 // as running whose process was killed reads as running unless st says otherwise (the
 // command line's store reads such runs as interrupted).
 func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
+	p, err := runPage(ctx, st, id, o)
+	if err != nil {
+		return nil, err
+	}
+	p.cite()
+	return p, nil
+}
+
+func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
 	info, err := st.Run(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
@@ -191,6 +202,15 @@ func failuresSection(rec *result.Recording) *Section {
 // SpacePage reports a recorded space read from a file: its outcomes, best
 // configurations and analysis.
 func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
+	p, err := spacePage(ctx, in, o)
+	if err != nil {
+		return nil, err
+	}
+	p.cite()
+	return p, nil
+}
+
+func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
 	rec := in.Rec
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
@@ -362,25 +382,38 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 	}
 	if a := r.Landscape; a != nil {
 		s := Section{Title: "Landscape"}
+		better := "lower"
+		if r.Maximize {
+			better = "higher"
+		}
 		s.Text = append(s.Text, fmt.Sprintf("Space of %d configurations (%s mode, %d failed) under the %s neighbourhood. "+
-			"A point is a local minimum when no neighbour is better; the fitness flow graph has an edge to every neighbour at least as good, "+
-			"and the PageRank of a minimum is the chance that a long random first-improvement walk ends there (seed 000, Section VII).",
-			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood))
+			"A point is a local optimum when no neighbour is better (none has a %s %s), and a locally worst point when every neighbour is better. "+
+			"The fitness flow graph has an edge to every neighbour at least as good, and the PageRank of a local optimum is the chance that a long random "+
+			"first-improvement walk ends there (%s, Section VII).",
+			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
 		s.Tables = append(s.Tables, Table{Caption: "Points", Head: []string{"class", "points"}, Rows: [][]string{
-			{"local minima", strconv.Itoa(a.Minima)}, {"local maxima", strconv.Itoa(a.Maxima)},
+			{"local optima (no better neighbour)", strconv.Itoa(a.Minima)}, {"locally worst (every neighbour better)", strconv.Itoa(a.Maxima)},
 			{"saddles", strconv.Itoa(a.Saddles)}, {"regular", strconv.Itoa(a.Regular)},
 			{"flow graph edges", strconv.Itoa(a.Edges)}, {"PageRank iterations", strconv.Itoa(a.PageRankIterations)}}})
-		cp := Table{Caption: "Proportion of centrality C_p of the minima within p of the optimum", Head: []string{"p"}}
+		cp := Table{Caption: "Proportion of centrality C_p of the local optima within p of the optimum", Head: []string{"p"}}
 		row := []string{"C_p"}
 		for _, pr := range a.Proportions {
 			cp.Head = append(cp.Head, fmt.Sprintf("%g%%", math.Round(pr.P*100)))
-			row = append(row, strconv.FormatFloat(pr.C, 'f', 3, 64))
+			row = append(row, fnum(pr.C))
 		}
 		cp.Rows = [][]string{row}
 		s.Tables = append(s.Tables, cp)
 		s.Figures = append(s.Figures, take("minima")...)
 		s.Figures = append(s.Figures, take("centrality")...)
-		s.Figures = append(s.Figures, take("ffg-")...)
+		if ffg := take("ffg-"); len(ffg) > 0 {
+			s.Figures = append(s.Figures, ffg...)
+		} else {
+			s.Text = append(s.Text, flowGraphLeftOut(a.Points, o.GraphNodes))
+		}
+		if warn := smallSample(isolated(in.Rec, ao.Neighbourhood)); warn != "" {
+			s.Callouts = append(s.Callouts, Callout{Warning, warn})
+			s.Collapsed = "Show the landscape statistics of the sample anyway"
+		}
 		secs = append(secs, s)
 	}
 	if len(r.Significance) > 0 {
@@ -389,9 +422,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		if r.Maximize {
 			good = "positive"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %d valid configurations (seed 004, Section 3.1). "+
+		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %d valid configurations (%s, Section 3.1). "+
 			"A %s coefficient means larger values of the parameter are better. Pearson measures linear association, Spearman rank (monotone) association.",
-			r.Objective, direction(r.Maximize), r.Valid, good))
+			headWithUnit(r.Objective), direction(r.Maximize), r.Valid, refSensitivity, good))
 		t := Table{Head: []string{"parameter", "Pearson", "Spearman", "configurations"}}
 		for _, c := range r.Significance {
 			name := c.Param
@@ -414,8 +447,8 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		}
 		s := Section{Title: so.title}
 		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; 95%% bootstrap intervals from %d resamples. "+
-			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (seed 004, Section 3.2).",
-			sob.Method, sob.Samples, sob.Bootstrap, r.Objective))
+			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (%s, Section 3.2).",
+			sob.Method, sob.Samples, sob.Bootstrap, r.Objective, refSensitivity))
 		if sob.Note != "" {
 			s.Text = append(s.Text, sob.Note)
 		}
@@ -425,11 +458,10 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)})
 		}
 		s.Tables = append(s.Tables, t)
-		if len(sob.Second) > 0 {
-			pairs := append(sob.Second[:0:0], sob.Second...)
-			sort.SliceStable(pairs, func(a, b int) bool { return absNaN(pairs[a].Index.Value) > absNaN(pairs[b].Index.Value) })
-			pt := Table{Caption: "Strongest second-order interactions", Head: []string{"pair", "index", "95% interval"}}
-			for _, pr := range pairs[:min(10, len(pairs))] {
+		if pairs := strongestPairs(sob.Second); len(pairs) > 0 {
+			pt := Table{Caption: fmt.Sprintf("The %s by absolute value", plural(len(pairs), "strongest second-order interaction", "strongest second-order interactions")),
+				Head: []string{"pair", "index", "95% interval"}}
+			for _, pr := range pairs {
 				pt.Rows = append(pt.Rows, []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)})
 			}
 			s.Tables = append(s.Tables, pt)
@@ -440,14 +472,24 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 	return secs, nil
 }
 
+// strongestPairs are the ten strongest second-order interactions by absolute value, as the
+// interactions figure ranks them: pairs without an estimate left out, ties in the order the
+// indices list them.
+func strongestPairs(second []sensitivity.Pair) []sensitivity.Pair {
+	pairs := slices.DeleteFunc(slices.Clone(second), func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
+	sort.SliceStable(pairs, func(a, b int) bool { return math.Abs(pairs[a].Index.Value) > math.Abs(pairs[b].Index.Value) })
+	return pairs[:min(10, len(pairs))]
+}
+
 func figureTitle(file string) string {
 	base := strings.TrimSuffix(file, filepath.Ext(file))
 	if strings.HasSuffix(base, "-second") {
-		return "Strongest second-order interactions (Sobol)"
+		return "Strongest second-order interactions by absolute value (Sobol)"
 	}
 	for prefix, title := range map[string]string{
-		"minima":     "Fraction of optimal fitness of the local minima (seed 000, Fig. 3)",
-		"centrality": "Proportion of centrality C_p (seed 000, Fig. 7)", "ffg-": "Fitness flow graph (seed 000, Fig. 6)",
+		"minima":        "Fraction of optimal fitness of the local optima (as in " + refBenchmarking + ", Fig. 3)",
+		"centrality":    "Proportion of centrality C_p (as in " + refBenchmarking + ", Fig. 7)",
+		"ffg-":          "Fitness flow graph (as in " + refBenchmarking + ", Fig. 6)",
 		"significance-": "Parameter significance", "sensitivity-": "Sobol sensitivity indices",
 		"saltelli-": "Sobol indices from the Saltelli design", "convergence": "Convergence",
 	} {
@@ -472,9 +514,145 @@ func span(lo, hi float64) string {
 	return "[" + fnum(lo) + ", " + fnum(hi) + "]"
 }
 
-func absNaN(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
+// The papers the page's methods come from, as the text cites them; References lists them
+// in full.
+const (
+	refBenchmarking = "Schoonhoven et al. (2022)"
+	refSensitivity  = "Jansen (2025)"
+)
+
+// references are the works a page may cite, by how the text cites them.
+var references = []struct{ cite, full string }{
+	{refBenchmarking, "R. Schoonhoven, B. van Werkhoven and K. J. Batenburg, Benchmarking optimization algorithms for auto-tuning GPU kernels, " +
+		"IEEE Transactions on Evolutionary Computation, 2022."},
+	{refSensitivity, "T. Jansen, Analyzing Optimization Variables in GPU Kernel Tuning, bachelor thesis, " +
+		"Leiden Institute of Advanced Computer Science (LIACS), Leiden University, 2025."},
+}
+
+// cite ends the page with a References section listing the works its text cites.
+func (p *Page) cite() {
+	var text strings.Builder
+	for _, s := range p.Sections {
+		for _, c := range s.Callouts {
+			text.WriteString(c.Text)
+		}
+		for _, t := range s.Text {
+			text.WriteString(t)
+		}
+		for _, t := range s.Tables {
+			text.WriteString(t.Caption)
+		}
+		for _, f := range s.Figures {
+			text.WriteString(f.Title)
+		}
 	}
-	return math.Abs(v)
+	var refs []string
+	for _, r := range references {
+		if strings.Contains(text.String(), r.cite) {
+			refs = append(refs, r.cite+": "+r.full)
+		}
+	}
+	if len(refs) > 0 {
+		p.Sections = append(p.Sections, Section{Title: "References", Text: refs})
+	}
+}
+
+// minLandscapePoints is the fewest configurations whose landscape statistics the page
+// shows without a warning.
+const minLandscapePoints = 20
+
+// isolated counts the distinct configurations the recording evaluated (restricted ones
+// aside) and, of those, the ones without an evaluated neighbour under nb (Hamming: one
+// parameter changed to any value; adjacent: one parameter moved to the next or previous
+// value in its list).
+func isolated(rec *result.Recording, nb space.Neighbourhood) (lone, points int) {
+	seen := map[string]bool{}
+	var cfgs [][]int
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Status == result.Restricted || len(e.Config) != len(rec.Params) {
+			continue
+		}
+		idx := make([]int, len(e.Config))
+		for p, v := range e.Config {
+			idx[p] = rec.Params[p].Index(v)
+		}
+		if k := key(idx); !seen[k] {
+			seen[k] = true
+			cfgs = append(cfgs, idx)
+		}
+	}
+	// Hamming: configurations that agree everywhere but in p share a key with p wildcarded.
+	hamming := nb == space.Hamming || nb == 0 // as landscape.Analyze reads a zero neighbourhood
+	wild := map[string]int{}
+	if hamming {
+		for _, c := range cfgs {
+			for p := range c {
+				wild[wildKey(c, p)]++
+			}
+		}
+	}
+	for _, c := range cfgs {
+		has := false
+		for p := range c {
+			if hamming {
+				has = wild[wildKey(c, p)] > 1
+			} else {
+				for _, d := range []int{-1, 1} {
+					c[p] += d
+					has = has || seen[key(c)]
+					c[p] -= d
+				}
+			}
+			if has {
+				break
+			}
+		}
+		if !has {
+			lone++
+		}
+	}
+	return lone, len(cfgs)
+}
+
+func key(idx []int) string {
+	var b strings.Builder
+	for _, i := range idx {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func wildKey(idx []int, p int) string {
+	c := slices.Clone(idx)
+	c[p] = -2
+	return key(c)
+}
+
+// smallSample says why a sample of points, lone of them without an evaluated neighbour, is
+// too small for landscape statistics; "" when it is not.
+func smallSample(lone, points int) string {
+	const worth = "A run that evaluates more of the space, or a recorded whole space, gives a landscape worth reading."
+	switch {
+	case points == 0:
+		return ""
+	case lone*4 >= points:
+		return fmt.Sprintf("Too small a sample for landscape statistics: %d of the %d configurations evaluated have no evaluated neighbour "+
+			"(a lone point counts as a local optimum), so the numbers below say more about which configurations were sampled than about the space. %s",
+			lone, points, worth)
+	case points < minLandscapePoints:
+		return fmt.Sprintf("Too small a sample for landscape statistics: only %d configurations were evaluated (fewer than %d), "+
+			"so the counts and centralities below rest on a handful of points. %s", points, minLandscapePoints, worth)
+	}
+	return ""
+}
+
+// flowGraphLeftOut says why a landscape section has no flow graph, and how to get one.
+func flowGraphLeftOut(points, limit int) string {
+	if limit <= 0 {
+		return fmt.Sprintf("The fitness flow graph figure is left out (--graph-nodes 0); 'ktune report --graph-nodes %d' draws it.", points)
+	}
+	return fmt.Sprintf("The fitness flow graph figure is left out: its %d nodes are more than --graph-nodes %d allows, since a graph that large takes long to lay out and reads as a blur; "+
+		"'ktune report --graph-nodes %d' draws it all the same.", points, limit, points)
 }
