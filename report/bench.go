@@ -80,10 +80,19 @@ func ReadBench(data []byte) (*Bench, error) {
 	return &b, nil
 }
 
-// BenchPage reports a strategy benchmark: the competition (seed 000, Table IV and Fig. 1,
-// over all spaces and per kernel), the mean fraction of optimum per kernel over its spaces
-// and per space, strategy and budget, and the curves (Fig. 2).
+// BenchPage reports a strategy benchmark: the competition (as in refBenchmarking, Table IV
+// and Fig. 1, over all spaces and per kernel), the mean fraction of optimum per kernel over
+// its spaces and per space, strategy and budget, and the curves (that paper's Fig. 2).
 func BenchPage(b *Bench, source string) (*Page, error) {
+	p, err := benchPage(b, source)
+	if err != nil {
+		return nil, err
+	}
+	p.cite()
+	return p, nil
+}
+
+func benchPage(b *Bench, source string) (*Page, error) {
 	if len(b.Cells) == 0 {
 		if b.Interrupted != "" {
 			return nil, fmt.Errorf("%s: the benchmark finished no cell (%s): nothing to report", source, b.Interrupted)
@@ -166,10 +175,36 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 
 	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}
-	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win (seed 000, Section VI-B). In the heat maps (its Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's.", b.Alpha))
-	t := Table{Head: []string{"strategy", "wins " + ranges[0].Label, "losses " + ranges[0].Label, "wins " + ranges[1].Label, "losses " + ranges[1].Label}}
+	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win, "+
+		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's.", b.Alpha, refBenchmarking))
+	// a range without budgets has no wins or losses to show: its columns are left out
+	var shown []benchmark.CompetitionRange
+	for _, r := range ranges {
+		if slices.ContainsFunc(budgets, func(bu int) bool { return bu >= r.Lo && bu <= r.Hi }) {
+			shown = append(shown, r)
+		}
+	}
+	t := Table{Head: []string{"strategy"}}
+	for _, r := range shown {
+		t.Head = append(t.Head, "wins "+r.Label, "losses "+r.Label)
+	}
 	for _, s := range b.Scores {
-		t.Rows = append(t.Rows, []string{s.Strategy, strconv.Itoa(s.WinsLow), strconv.Itoa(s.LossesLow), strconv.Itoa(s.WinsHigh), strconv.Itoa(s.LossesHigh)})
+		row := []string{s.Strategy}
+		for _, r := range shown {
+			if r.Name == ranges[0].Name {
+				row = append(row, strconv.Itoa(s.WinsLow), strconv.Itoa(s.LossesLow))
+			} else {
+				row = append(row, strconv.Itoa(s.WinsHigh), strconv.Itoa(s.LossesHigh))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(shown) < len(ranges) {
+		for _, r := range ranges {
+			if !slices.Contains(shown, r) {
+				t.Caption = fmt.Sprintf("Wins and losses (the benchmark has no %s)", r.Label)
+			}
+		}
 	}
 	comp.Tables = append(comp.Tables, t)
 	kernels, spacesOf := benchmark.Kernels(b.Cells)
@@ -236,9 +271,9 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 			continue
 		}
 		s := Section{Title: "Kernel " + k}
-		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as seed 000 reports a kernel over its GPUs.", spacesOf[k]))
+		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as %s reports a kernel over its GPUs.", spacesOf[k], refBenchmarking))
 		s.Tables = append(s.Tables, table(kernelCells, k))
-		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded (seed 000, Fig. 2)")
+		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded")
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +288,7 @@ func BenchPage(b *Bench, source string) (*Page, error) {
 	for _, sp := range spaces {
 		s := Section{Title: "Space " + sp}
 		s.Tables = append(s.Tables, table(b.Cells, sp))
-		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, 95% interval shaded (seed 000, Fig. 2)")
+		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, 95% interval shaded")
 		if err != nil {
 			return nil, err
 		}

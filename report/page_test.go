@@ -90,11 +90,22 @@ func TestBenchPageOfAnInterruptedBenchmark(t *testing.T) {
 	for _, s := range p.Sections {
 		titles = append(titles, s.Title)
 	}
-	if want := []string{"Competition", "Kernel k", "Space k/a", "Space k/b"}; !slices.Equal(titles, want) {
+	if want := []string{"Competition", "Kernel k", "Space k/a", "Space k/b", "References"}; !slices.Equal(titles, want) {
 		t.Errorf("sections %q, want %q", titles, want)
 	}
 	if len(p.Sections[0].Figures) != 1 || len(p.Sections[1].Figures) != 1 {
 		t.Errorf("%d heat maps, %d kernel curves", len(p.Sections[0].Figures), len(p.Sections[1].Figures))
+	}
+	// every budget is at most 200: no columns of wins and losses over 200, all zero
+	if head := p.Sections[0].Tables[0].Head; !slices.Equal(head, []string{"strategy", "wins budgets <= 200", "losses budgets <= 200"}) {
+		t.Errorf("competition columns %q", head)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if html := b.String(); strings.Contains(html, "seed 00") || strings.Contains(html, "its Fig.") {
+		t.Error("the page cites papers by internal names")
 	}
 }
 
