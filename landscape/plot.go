@@ -121,12 +121,12 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 	}
 	slices.SortStableFunc(es, func(a, b entry) int { return cmpFloat(b.median, a.median) })
 	p := plot.New()
-	p.Title.Text = "Fraction of optimal fitness of local minima"
+	p.Title.Text = "Fraction of optimal fitness of local optima"
 	p.Y.Label.Text = "fraction of optimal fitness"
 	p.Y.Max = 1
 	names := make([]string, len(es))
 	for i, e := range es {
-		names[i] = fmt.Sprintf("%s\n(%d minima)", e.name, len(e.values))
+		names[i] = fmt.Sprintf("%s\n(%d optima)", e.name, len(e.values))
 		p.Add(newFullBox(float64(i), e.values))
 		r := rand.New(rand.NewPCG(uint64(i), 0x6a6974746572))
 		// the values are sorted: an even spread of ranks (the extremes included) keeps
@@ -165,7 +165,7 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 // dir/name.png and returns their paths.
 func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 	p := plot.New()
-	p.Title.Text = "Proportion of centrality of local minima"
+	p.Title.Text = "Proportion of centrality of local optima"
 	p.X.Label.Text = "p (% of the optimal fitness)"
 	p.Y.Label.Text = "proportion of centrality C_p"
 	p.Y.Min = 0
@@ -346,7 +346,7 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	if failed {
 		legend("failed", failedColor, vg.Points(3))
 	}
-	legend("local minimum (larger dot)", color.Black, vg.Points(3.5))
+	legend("local optimum (larger dot)", color.Black, vg.Points(3.5))
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.XOffs = vg.Points(-4)
 	return save(p, 8*vg.Inch, 8*vg.Inch, dir, name)
