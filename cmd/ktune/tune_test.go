@@ -568,13 +568,7 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 func TestTuneSaysWhyConfigurationsFailed(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	kernel, err := os.ReadFile("../../testdata/faulty/faulty.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "faulty.c"), kernel, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyInto(t, dir, "../../testdata/faulty/faulty.c")
 	// fault 1 does not compile, whatever the other parameter
 	spec := `kernel: {name: faulty, source: faulty.c}
 constants: {N: 64}
@@ -721,13 +715,7 @@ func TestTuneRefusesAnObservableTheDeviceDoesNotMeasure(t *testing.T) {
 // in dir beside a copy of its kernel, and returns the spec's path.
 func vectorAddVariant(t *testing.T, dir, name string, edit func(spec string) string) string {
 	t.Helper()
-	kernel, err := os.ReadFile("../../examples/vector_add/vector_add.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vector_add.c"), kernel, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyInto(t, dir, "../../examples/vector_add/vector_add.c")
 	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -812,13 +800,7 @@ func TestTuneRefusesABadDeviceIndex(t *testing.T) {
 func TestTuneExitsOneWhenTheTimeLimitEndsItWithoutASuccess(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	kernel, err := os.ReadFile("../../testdata/faulty/faulty.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "faulty.c"), kernel, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyInto(t, dir, "../../testdata/faulty/faulty.c")
 	// fault 4 spins until the per-configuration timeout, longer than --time
 	spec := `kernel: {name: faulty, source: faulty.c}
 constants: {N: 64}
@@ -853,13 +835,7 @@ timeout: 20s
 func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	kernel, err := os.ReadFile("../../examples/vector_add/vector_add.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vector_add.c"), kernel, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyInto(t, dir, "../../examples/vector_add/vector_add.c")
 	src, err := os.ReadFile("../../examples/vector_add/vector_add_c.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -1017,5 +993,17 @@ func TestTuneSummaryKeepsTheMetricsOrder(t *testing.T) {
 	zz, aa, gb := strings.Index(line, "zz "), strings.Index(line, "aa "), strings.Index(line, "GB/s ")
 	if zz < 0 || !(zz < aa && aa < gb) {
 		t.Errorf("metrics line %q: want zz, aa, GB/s in the spec's order", line)
+	}
+}
+
+// copyInto copies the file at path into dir under its own name.
+func copyInto(t *testing.T, dir, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
