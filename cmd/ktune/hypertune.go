@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ktune/ktune/benchmark"
@@ -333,10 +332,5 @@ func formatOptions(opts map[string]any) string {
 	if len(opts) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(opts))
-	for k, v := range opts {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
-	}
-	sort.Strings(parts)
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (" + strings.Join(optionPairs(opts), ", ") + ")"
 }

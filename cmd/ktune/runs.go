@@ -185,15 +185,20 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 }
 
 // strategyOptionsText is a run's strategy options as --strategy 'NAME:OPT=VALUE;OPT=VALUE'
-// writes them after the name, sorted: ":initial=1000;explore=0.7"; "" when there are none.
+// writes them after the name, sorted: ":explore=0.7;initial=1000"; "" when there are none.
 func strategyOptionsText(opts map[string]any) string {
 	if len(opts) == 0 {
 		return ""
 	}
+	return ":" + strings.Join(optionPairs(opts), ";")
+}
+
+// optionPairs is opts as OPT=VALUE, sorted.
+func optionPairs(opts map[string]any) []string {
 	parts := make([]string, 0, len(opts))
 	for k, v := range opts {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 	}
 	slices.Sort(parts)
-	return ":" + strings.Join(parts, ";")
+	return parts
 }
