@@ -312,18 +312,9 @@ func objectiveName(rec *result.Recording) string {
 	return rec.Objective
 }
 
-// unitOf is the unit an objective is in: ms for time (kernel times are recorded in ms),
-// otherwise the metric's own name (GFLOP/s), as 'ktune tune' prints it.
-func unitOf(objective string) string {
-	if objective == "time" || objective == "" {
-		return "ms"
-	}
-	return objective
-}
-
 // headWithUnit is a column header for an objective: "time (ms)", "GFLOP/s".
 func headWithUnit(objective string) string {
-	if u := unitOf(objective); u != objective {
+	if u := result.Unit(objective); u != objective {
 		return objective + " (" + u + ")"
 	}
 	return objective
@@ -332,7 +323,7 @@ func headWithUnit(objective string) string {
 // objectiveText is an objective with its unit and direction: "time in ms (lower is
 // better)", "GFLOP/s (higher is better)".
 func objectiveText(objective string, maximize bool) string {
-	if u := unitOf(objective); u != objective {
+	if u := result.Unit(objective); u != objective {
 		objective += " in " + u
 	}
 	return objective + " (" + direction(maximize) + ")"
@@ -343,7 +334,7 @@ func withUnit(v float64, objective string) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	return strconv.FormatFloat(v, 'g', 5, 64) + " " + unitOf(objective)
+	return strconv.FormatFloat(v, 'g', 5, 64) + " " + result.Unit(objective)
 }
 
 // timeMS is an evaluation's kernel time in ms: its samples combined by the statistic, or

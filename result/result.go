@@ -197,3 +197,12 @@ func HigherIsBetter(name string) bool {
 	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
 		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
 }
+
+// Unit is the unit an objective is in: ms for time (kernel times are recorded in
+// milliseconds) and for no objective named, otherwise the metric's own name (GFLOP/s).
+func Unit(objective string) string {
+	if objective == "time" || objective == "" {
+		return "ms"
+	}
+	return objective
+}

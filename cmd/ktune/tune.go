@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuner"
 )
@@ -181,18 +182,11 @@ func bestLine(p tuner.Progress) string {
 	if math.IsNaN(p.Best) {
 		return "no valid configuration yet"
 	}
-	line := fmt.Sprintf("best %s %s", formatObjective(p.Best), unitOf(p.Objective))
+	line := fmt.Sprintf("best %s %s", formatObjective(p.Best), result.Unit(p.Objective))
 	if !p.BestConfig.IsZero() {
 		line += " at " + p.BestConfig.String()
 	}
 	return line
-}
-
-func unitOf(objective string) string {
-	if objective == "time" || objective == "" {
-		return "ms"
-	}
-	return objective
 }
 
 func formatObjective(v float64) string {
@@ -243,7 +237,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report) {
 	if !r.Verified {
 		verified = "(not verified: the spec has no verification)"
 	}
-	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), unitOf(r.Objective), verified)
+	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), result.Unit(r.Objective), verified)
 	fmt.Fprintf(w, "  configuration: %s\n", r.Best)
 	// The spec's metrics in its order, then what the device observed beside them.
 	var ms []string
@@ -267,10 +261,10 @@ func printTuneReport(env *cliEnv, r *tuner.Report) {
 		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
 	if r.SpeedupOverMed != nil {
-		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), unitOf(r.Objective))
+		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), result.Unit(r.Objective))
 	}
 	if r.SpeedupOverDef != nil {
-		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), unitOf(r.Objective))
+		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), result.Unit(r.Objective))
 	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
