@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Verifies the CUDA backend on a machine with an NVIDIA GPU and prints the figures that
-# BENCHMARKS.md records: the device, every CUDA test, launch overhead and NVRTC compile
-# time, GEMM and convolution tuned (best GFLOP/s and configuration, framework overhead and
+# BENCHMARKS.md records: the device, every CUDA test (with the runner's reset tests and the
+# OpenCL backend's tests on the GPU's own OpenCL driver), launch overhead, NVRTC compile
+# time and the runner's framework overhead, GEMM and convolution tuned (best GFLOP/s and configuration, framework overhead and
 # compile time per evaluation), GEMM's energy efficiency, and the best GEMM against the
 # device's FP32 peak (SMs x FP32 lanes per SM x 2 x boost clock).
 #
@@ -27,7 +28,9 @@ build() { # dir
     CGO_ENABLED=0 go build "${flags[@]}" -o "$1/ktune" ./cmd/ktune &&
         CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/device_cuda.test" ./device/cuda &&
         CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/examples.test" ./examples &&
-        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/cmd_ktune.test" ./cmd/ktune
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/cmd_ktune.test" ./cmd/ktune &&
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/runner.test" ./runner &&
+        CGO_ENABLED=0 go test -c "${flags[@]}" -o "$1/device_opencl.test" ./device/opencl
 }
 
 if [[ ${1:-} == --build ]]; then
@@ -86,7 +89,7 @@ PY
 fi
 
 # The test binaries run in their package's directory (their test data is found from there);
-# the three suites run side by side.
+# the suites run side by side.
 gotest() { # package binary log args...
     local pkg=$1 exe=$2 log=$3
     shift 3
@@ -99,16 +102,23 @@ gotest examples examples.test test-examples.log -test.run 'CUDA' &
 p2=$!
 gotest cmd/ktune cmd_ktune.test test-faulty.log -test.run 'TestFaultyKernels|CUDA' &
 p3=$!
+gotest runner runner.test test-runner.log -test.run 'InitialContents' &
+p4=$!
+gotest device/opencl device_opencl.test test-opencl.log &
+p5=$!
 wait $p1 || failed+=("device/cuda tests")
 wait $p2 || failed+=("examples CUDA tests")
 wait $p3 || failed+=("faulty-kernel test")
-for log in test-device.log test-examples.log test-faulty.log; do
+wait $p4 || failed+=("runner reset tests")
+wait $p5 || failed+=("device/opencl tests (the GPU's OpenCL driver)")
+for log in test-device.log test-examples.log test-faulty.log test-runner.log test-opencl.log; do
     grep -E '^(=== NAME|    --- |--- |ok|FAIL|PASS|panic)|W, |configurations in|FAULT' "$out/$log"
 done
 
 echo "== launch overhead and NVRTC compile time"
 step benchmarks gotest device/cuda device_cuda.test bench.txt -test.run '^$' -test.bench . -test.benchtime 1s
-grep -E '^(Benchmark|FAIL|panic)' "$out/bench.txt"
+step "framework overhead" gotest runner runner.test bench-runner.txt -test.run '^$' -test.bench FrameworkOverhead -test.benchtime 40x -test.count 3
+grep -E '^(Benchmark|FAIL|panic)' "$out/bench.txt" "$out/bench-runner.txt"
 
 tune() { # spec name budget
     local rc=0
