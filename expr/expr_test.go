@@ -183,6 +183,11 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 		{"block_size_x == 'a' < 3", 0, "not supported"},
 		{"", 0, "empty expression"},
 		{"block_size_x is 3", 13, `"is" is not supported`},
+		// C's logical operators, as Kernel Tuner users may carry them over from kernel code
+		{"block_size_x > 1 && block_size_y > 1", 17, `"&&" is not an operator of Python expressions; write "and"`},
+		{"block_size_x > 1 || block_size_y > 1", 17, `write "or"`},
+		{"!(block_size_x > 1)", 0, `write "not"`},
+		{"block_size_x != 1 and !block_size_y", 22, `write "not"`},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.src, scope)

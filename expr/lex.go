@@ -122,6 +122,12 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{tStr, b.String(), start})
 		default:
+			// C's logical operators, a habit from kernel code, are Python's words.
+			for _, op := range [...]struct{ c, py string }{{"&&", "and"}, {"||", "or"}, {"!", "not"}} {
+				if strings.HasPrefix(src[i:], op.c) && !strings.HasPrefix(src[i:], "!=") {
+					return nil, &Error{Expr: src, Pos: i, Msg: fmt.Sprintf("%q is not an operator of Python expressions; write %q", op.c, op.py)}
+				}
+			}
 			matched := false
 			for _, op := range twoOps {
 				if strings.HasPrefix(src[i:], op) {
