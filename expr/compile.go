@@ -362,6 +362,15 @@ func (c *compiler) errf(n Node, format string, args ...any) error {
 }
 
 // constant turns an interpreter value into a compiled constant.
+// constValue is a named constant's value as expressions read it: a whole number is an int,
+// as Python would have it for the N: 1024 a spec writes.
+func constValue(v float64) any {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return int64(v)
+	}
+	return v
+}
+
 func (c *compiler) constant(n Node, v any) (cexpr, error) {
 	switch t := v.(type) {
 	case int64:
@@ -412,10 +421,7 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 	case *name:
 		v, _ := c.scope.Lookup(t.id)
 		if v.Const {
-			if v.Value == math.Trunc(v.Value) && math.Abs(v.Value) < 1<<53 {
-				return c.constant(n, int64(v.Value))
-			}
-			return c.constant(n, v.Value)
+			return c.constant(n, constValue(v.Value))
 		}
 		slot := v.Slot
 		switch v.Kind {

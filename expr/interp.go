@@ -35,12 +35,24 @@ func raisef(n Node, format string, args ...any) error {
 
 // EvalValues evaluates a constant list expression, as T1 files write parameter values
 // (`[1, 2, 4] + list(range(32, 1024+1, 32))`), into typed values.
-func EvalValues(src string) ([]space.Value, error) {
+func EvalValues(src string) ([]space.Value, error) { return EvalValuesWith(src, nil) }
+
+// EvalValuesWith is EvalValues for a list expression that may also read named constants (a
+// kernel spec's, as in Kernel Tuner's tune_params["num_blocks"] = [NB]). A whole constant is
+// an int, as restrictions read it, so that [NB] gives the int 64, not the float 64.0.
+func EvalValuesWith(src string, constants map[string]float64) ([]space.Value, error) {
 	n, err := Parse(src)
 	if err != nil {
 		return nil, err
 	}
-	v, err := interp(n, nil)
+	var vars map[string]any
+	if len(constants) > 0 {
+		vars = make(map[string]any, len(constants))
+		for name, c := range constants {
+			vars[name] = constValue(c)
+		}
+	}
+	v, err := interp(n, vars)
 	if err != nil {
 		return nil, wrapEval(src, err)
 	}

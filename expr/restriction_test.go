@@ -50,3 +50,36 @@ func TestRestrictionsReadConstants(t *testing.T) {
 		t.Errorf("without the constants: %v", err)
 	}
 }
+
+// A value list may read named constants too (Kernel Tuner's tune_params["n"] = [NB]): a
+// whole constant is an int, as in a restriction, and a comprehension's variable shadows one.
+func TestValueListsReadConstants(t *testing.T) {
+	consts := map[string]float64{"NB": 64, "L": 3, "half": 0.5}
+	tests := []struct{ src, want string }{
+		{"[NB, 2*NB]", "64 128"},
+		{"[2**i for i in range(L)]", "1 2 4"},
+		{"[half, NB // 3, NB / 4]", "0.5 21 16.0"},
+		{"[NB for NB in range(2)]", "0 1"},
+		{"NB", "64"},
+	}
+	for _, tt := range tests {
+		vals, err := expr.EvalValuesWith(tt.src, consts)
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		got := make([]string, len(vals))
+		for i, v := range vals {
+			got[i] = v.String()
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("%s = %v, want %s", tt.src, got, tt.want)
+		}
+	}
+	if vals, _ := expr.EvalValuesWith("[NB]", consts); vals[0].Kind() != space.Int {
+		t.Errorf("[NB] is a %v, want an int", vals[0].Kind())
+	}
+	if _, err := expr.EvalValues("[NB]"); err == nil || !strings.Contains(err.Error(), `unknown name "NB"`) {
+		t.Errorf("without the constants: %v", err)
+	}
+}

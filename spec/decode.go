@@ -105,6 +105,12 @@ func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// plain reports whether a scalar is written as is: not quoted, tagged or a block scalar,
+// any of which says a string is meant.
+func plain(n *yaml.Node) bool {
+	return n.Style&(yaml.TaggedStyle|yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
+}
+
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

@@ -35,7 +35,9 @@ parameters:                    # required and ORDERED: the order is the order of
   - name: block_size_y
     values: [1, 2, 4, 8]
   - name: tile_size_x
-    values: "[2**i for i in range(0, 4)]"   # or a Python list expression
+    values: "[2**i for i in range(0, 4)]"   # or a Python list expression, which may read
+                               # the constants: "[N // 1024, N // 512]". In a plain list an
+                               # unquoted name is a string, so [N] is refused: write "[N]"
 # Device settings are tuned only when a spec asks for them, with parameters of these
 # names (NVIDIA GPUs through NVML; setting them needs root, and ktune resets them when
 # the run ends): nvml_gr_clock (locked graphics clock, MHz), nvml_mem_clock (locked

@@ -219,6 +219,9 @@ type parser struct {
 	dir      string
 	c        *compiled
 	paramsOK bool // parameters decoded without error: expressions over them can be checked
+	// consts are the constants' values by name, for the parameters' value lists, which
+	// are read before the constants get their slots (after the parameters').
+	consts map[string]float64
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -260,11 +263,13 @@ func (p *parser) top(root *yaml.Node) {
 	} else {
 		d.errAt(root.Line, "kernel", "missing; expected a mapping with at least name and source")
 	}
+	var consts []constDef
+	if n := get("constants"); n != nil {
+		consts = p.constants(n)
+	}
 	p.parameters(get("parameters"), root.Line)
 	p.c = newCompiled(s.Parameters)
-	if n := get("constants"); n != nil {
-		p.constants(n)
-	}
+	p.addConstants(consts)
 	if n := get("restrictions"); n != nil {
 		p.restrictions(n)
 	}
@@ -550,8 +555,8 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 	p.paramsOK = len(d.errs)+d.dropped == before && len(s.Parameters) > 0
 }
 
-// values decodes a parameter's values: a list of scalars, a Python list expression, or one
-// number.
+// values decodes a parameter's values: a list of scalars, a Python list expression (which
+// may read the constants), or one number.
 func (p *parser) values(n *yaml.Node, field string) []space.Value {
 	d := p.d
 	rn := d.resolve(n)
@@ -566,11 +571,19 @@ func (p *parser) values(n *yaml.Node, field string) []space.Value {
 			if !ok {
 				return nil
 			}
+			// YAML reads an unquoted NB as the string "NB": a constant's name there is
+			// Kernel Tuner's tune_params["n"] = [NB], which would fail later and elsewhere,
+			// on a string where a number belongs.
+			if c, isConst := p.consts[v.Str()]; isConst && v.Kind() == space.String && plain(d.resolve(it)) {
+				d.errf(it, index(field, i), "%s is a constant (%v), and unquoted in a list of values it is the string %q; write values: \"%s\" to use its value, or quote it ('%s') if the string was meant",
+					v.Str(), c, v.Str(), p.listExpr(rn.Content, v.Str()), v.Str())
+				return nil
+			}
 			vals = append(vals, v)
 		}
 	case rn.Kind == yaml.ScalarNode && rn.ShortTag() == "!!str":
 		var err error
-		vals, err = expr.EvalValues(rn.Value)
+		vals, err = expr.EvalValuesWith(rn.Value, p.consts)
 		if err != nil {
 			d.errf(rn, field, "%v", err)
 			return nil
@@ -616,17 +629,46 @@ func (p *parser) values(n *yaml.Node, field string) []space.Value {
 	return vals
 }
 
-func (p *parser) constants(n *yaml.Node) {
-	d, s, c := p.d, p.s, p.c
+// constDef is a constant evaluated, before it has its slot among the spec's names.
+type constDef struct {
+	name  string
+	line  int
+	value float64
+}
+
+// constants evaluates the constants, each of which may read those before it. They are
+// evaluated before the parameters, whose value lists may read them; addConstants gives
+// them their slots once the parameters have theirs.
+// listExpr is a list of values written as the list expression that reads the constants
+// named in it unquoted ("[NB, 128]" for [NB, 128]), or just "[name]" when the list holds
+// more than numbers and constants' names.
+func (p *parser) listExpr(items []*yaml.Node, name string) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		it = p.d.resolve(it)
+		if it == nil || it.Kind != yaml.ScalarNode || !plain(it) {
+			return "[" + name + "]"
+		}
+		_, isConst := p.consts[it.Value]
+		// YAML's .inf and .nan are floats that Python does not read
+		if t := it.ShortTag(); t != "!!int" && (t != "!!float" || strings.HasPrefix(strings.TrimLeft(it.Value, "+-"), ".")) && !(t == "!!str" && isConst) {
+			return "[" + name + "]"
+		}
+		parts[i] = it.Value
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func (p *parser) constants(n *yaml.Node) []constDef {
+	d, s := p.d, p.s
+	c := newCompiled(nil) // the constants' own scope
+	var defs []constDef
+	p.consts = map[string]float64{}
 	entries, _ := d.mapping(n, "constants", nil)
 	for _, e := range entries {
 		f := "constants." + e.key
 		if !isIdentifier(e.key) {
 			d.errAt(e.line, f, "%s", notIdentifier(e.key))
-			continue
-		}
-		if _, isParam := c.params[e.key]; isParam {
-			d.errAt(e.line, f, "%q is also a parameter name; a constant needs a name of its own", e.key)
 			continue
 		}
 		if reserved(e.key, s.BlockSizeNames) {
@@ -648,7 +690,22 @@ func (p *parser) constants(n *yaml.Node) {
 			continue
 		}
 		c.addConstant(e.key, v)
-		s.Constants = append(s.Constants, Constant{Name: e.key, Value: v})
+		p.consts[e.key] = v
+		defs = append(defs, constDef{name: e.key, line: e.line, value: v})
+	}
+	return defs
+}
+
+// addConstants gives the constants their slots, after the parameters'.
+func (p *parser) addConstants(defs []constDef) {
+	d, s, c := p.d, p.s, p.c
+	for _, k := range defs {
+		if _, isParam := c.params[k.name]; isParam {
+			d.errAt(k.line, "constants."+k.name, "%q is also a parameter name; a constant needs a name of its own", k.name)
+			continue
+		}
+		c.addConstant(k.name, k.value)
+		s.Constants = append(s.Constants, Constant{Name: k.name, Value: k.value})
 	}
 }
 

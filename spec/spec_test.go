@@ -297,6 +297,12 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"name: tile, type", []string{"arguments[0].name", `"tile" is also the name of tunable parameter "tile", which ktune #defines`, "rename one of them"}},
 		{"argument named as a block size", base + "arguments:\n  - {name: block_size_y, type: int32, value: 3}\n",
 			"name: block_size_y, type", []string{"arguments[0].name", "a block size name"}},
+		{"a constant's name as a bare value", strings.Replace(base, "values: [1, 2]", "values: [1, N]", 1),
+			"[1, N]", []string{"parameters[1].values[1]", `N is a constant (1000), and unquoted in a list of values it is the string "N"`, `write values: "[1, N]" to use its value, or quote it ('N')`}},
+		{"a constant's name as a bare value, mapping form", strings.Replace(base, "parameters:\n  - name: block_size_x\n    values: [32, 64, 128]\n  - name: tile\n    values: [1, 2]\n", "parameters:\n  block_size_x: [32]\n  tile: [N, two]\n", 1),
+			"[N, two]", []string{"parameters.tile.values[0]", "N is a constant (1000)", `write values: "[N]"`}},
+		{"value list reads an unknown name", strings.Replace(base, "values: [1, 2]", `values: "[M]"`, 1),
+			`"[M]"`, []string{"parameters[1].values", `unknown name "M"`}},
 		{"constant shadows a parameter", strings.Replace(base, "{N: 1000}", "{N: 1000, tile: 3}", 1),
 			"constants:", []string{"constants.tile", "also a parameter name"}},
 		{"grid and grid_div", base + "grid: [10]\ngrid_div_x: [block_size_x]\n",
@@ -776,5 +782,85 @@ func TestASpecLiteralSaysItWasNotParsed(t *testing.T) {
 		if s.Observes() != nil {
 			t.Error("Observes of a literal")
 		}
+	}
+}
+
+// Parameter value lists read the constants, as Kernel Tuner's tune_params["num_blocks"] =
+// [NB] reads NB: a whole constant is an int value (so the parameter is #defined as 64, not
+// 64.0), and a quoted name stays a string.
+func TestValueListsReadConstants(t *testing.T) {
+	dir := t.TempDir()
+	kernel := `__kernel void reduce(__global float *partial, __global const float *in, int n) {
+    __local float sum[block_size_x];
+    float s = 0;
+    for (int i = get_global_id(0); i < n; i += num_blocks * block_size_x)
+        s += in[i];
+    sum[get_local_id(0)] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        for (int i = 1; i < block_size_x; i++)
+            s += sum[i];
+        partial[get_group_id(0)] = s * scale;
+    }
+}
+`
+	specText := `kernel: {name: reduce, source: reduce.cl}
+constants:
+  N: 4096
+  NB: 64
+  half: 0.5
+parameters:
+  - {name: num_blocks, values: "[NB, 2*NB]"}
+  - {name: block_size_x, values: "[2**i for i in range(5, 14) if N // NB % 2**i == 0]"}
+  - {name: scale, values: "[half, 1]"}
+  - {name: label, values: ['NB', other]}
+problem_size: [num_blocks]
+grid_div_x: []
+arguments:
+  - {name: partial, type: float32, length: num_blocks, output: true}
+  - {name: in, type: float32, length: N}
+  - {name: n, type: int32, value: N}
+default_config: {num_blocks: 64, block_size_x: 32, scale: 1, label: NB}
+`
+	if err := os.WriteFile(filepath.Join(dir, "reduce.cl"), []byte(kernel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "reduce.yaml")
+	if err := os.WriteFile(path, []byte(specText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]space.Value{
+		"num_blocks": {space.IntValue(64), space.IntValue(128)},
+		// 4096 / 64 = 64 = 2**6: 32 and 64 divide it
+		"block_size_x": {space.IntValue(32), space.IntValue(64)},
+		"scale":        {space.FloatValue(0.5), space.IntValue(1)},
+		"label":        {space.StringValue("NB"), space.StringValue("other")},
+	}
+	for _, p := range s.Parameters {
+		if !slices.Equal(p.Values, want[p.Name]) {
+			t.Errorf("%s: values %v, want %v", p.Name, p.Values, want[p.Name])
+		}
+	}
+	in, err := s.Instance(s.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.ProblemSize[0] != 64 || in.Launch.Grid[0] != 64 {
+		t.Errorf("problem size %v, grid %v; want 64 blocks", in.ProblemSize, in.Launch.Grid)
+	}
+	for _, d := range in.Defines {
+		if d.Name == "num_blocks" && d.Value != "64" {
+			t.Errorf("num_blocks is #defined as %q, want 64", d.Value)
+		}
+	}
+
+	// Kernel Tuner's mapping form reads them too; a value list naming no constant fails.
+	m := mustParse(t, "kernel: {name: k, source: k.cl}\nconstants: {NB: 8}\nparameters: {num_blocks: \"[NB, NB // 2]\"}\nproblem_size: [num_blocks]\n")
+	if got := m.Parameters[0].Values; !slices.Equal(got, []space.Value{space.IntValue(8), space.IntValue(4)}) {
+		t.Errorf("mapping form: values %v, want [8 4]", got)
 	}
 }

@@ -69,11 +69,14 @@ a float ** that overflows, a bitwise operator on a float, a negative shift count
 only where Python would reach it: 'a == 1 or 1 // 0 == 0' holds where a is 1.
 Integers are exact below 2**53; a restriction whose integers reach it (Python's are
 unbounded) stops the space's construction with an error naming the configuration.
-Names are parameter names; an unknown name is an error that suggests the closest one.
+Names are parameter names and a spec's constants; an unknown name is an error that
+suggests the closest one.
 
-Parameter value lists (T1 files) are constant expressions:
+Parameter value lists (in specs and T1 files) are constant expressions, which may read
+a spec's constants (a whole constant is an int):
   [1, 2, 4] + list(range(32, 1024+1, 32))
   [2**i for i in range(0, 6)]
   [i for i in range(1, 11) if i % 2 == 0]
+  [NB, 2*NB]
 `,
 }
