@@ -127,7 +127,11 @@ verification:                  # optional: check every configuration's outputs
 metrics:                       # derived results, in order; a metric named like an identifier
   - name: GFLOP/s              # may be read by later ones. They read parameters, constants,
     expr: "FLOPS / (time / 1e3) / 1e9"   # problem, grid and block sizes and time (ms)
-    maximize: true             # higher is better (default false)
+    maximize: true             # higher is better; false: lower is better. Not written, the
+                               # name decides, as for imported files' objectives: a rate (a
+                               # name with /s, FLOPS, /W, throughput or bandwidth: GB/s,
+                               # GFLOP/s, GFLOPS/W) is maximised, anything else (score,
+                               # efficiency) minimised
   - name: GFLOPS/W             # metrics may read what the device observes beside time:
     expr: "FLOPS / (time / 1e3) / 1e9 / power"   # energy (J per run), power (W),
     maximize: true             # core_clock and memory_clock (MHz): NVIDIA GPUs through
@@ -135,8 +139,11 @@ metrics:                       # derived results, in order; a metric named like 
                                # block): CUDA. Reading energy or power
                                # runs each configuration back to back for at least 0.2 s;
                                # reading any of them on another backend is refused.
-# Kernel Tuner's form is accepted too: metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9"}
-objective: GFLOP/s             # time (default; lower is better), a metric in its direction,
+# Kernel Tuner's form is accepted too, a mapping from names to expressions or to {expr,
+# maximize}, kept in the file's order:
+#   metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9", score: {expr: "...", maximize: true}}
+objective: GFLOP/s             # time (default; lower is better), a metric in its direction
+                               # ('ktune tune' says which: higher or lower is better),
                                # or an observable (energy, power: lower is better)
 
 iterations: 32                 # timed runs per configuration (default 32, at least 1)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
 
@@ -139,9 +140,16 @@ type Verification struct {
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
 type Metric struct {
-	Name     string
-	Expr     string // over parameters, constants, problem_size_*, grid and block sizes and time (ms)
-	Maximize bool   // higher is better
+	Name string
+	Expr string // over parameters, constants, problem_size_*, grid and block sizes and time (ms)
+	// Maximize says higher is better: as the spec's maximize says, or when it says nothing,
+	// as result.HigherIsBetter guesses from the name (GB/s, GFLOP/s and GFLOPS/W are
+	// maximised, anything else minimised), the rule by which imported files' objectives
+	// get their direction.
+	Maximize bool
+	// MaximizeWritten tells a maximize: false in the spec from none: only the second
+	// takes the direction from the name.
+	MaximizeWritten bool
 }
 
 // Defaults.
@@ -1253,7 +1261,7 @@ func (p *parser) metrics(n *yaml.Node) {
 		name, field string
 		line        int
 		exprNode    *yaml.Node
-		maximize    bool
+		maximize    *bool // nil when not written
 	}
 	var items []item
 	switch rn.Kind {
@@ -1272,7 +1280,7 @@ func (p *parser) metrics(n *yaml.Node) {
 				case "expr":
 					x.exprNode = e.value
 				case "maximize":
-					x.maximize, _ = d.boolean(e.value, f+".maximize")
+					x.maximize = p.maximize(e.value, f+".maximize")
 				}
 			}
 			if !hasKey(entries, "name") {
@@ -1295,7 +1303,7 @@ func (p *parser) metrics(n *yaml.Node) {
 					if se.key == "expr" {
 						x.exprNode = se.value
 					} else {
-						x.maximize, _ = d.boolean(se.value, x.field+".maximize")
+						x.maximize = p.maximize(se.value, x.field+".maximize")
 					}
 				}
 				if x.exprNode == nil {
@@ -1327,7 +1335,10 @@ func (p *parser) metrics(n *yaml.Node) {
 			continue
 		}
 		seen[it.name] = true
-		m := Metric{Name: it.name, Maximize: it.maximize}
+		m := Metric{Name: it.name, Maximize: result.HigherIsBetter(it.name)}
+		if it.maximize != nil {
+			m.Maximize, m.MaximizeWritten = *it.maximize, true
+		}
 		src, ok := d.exprSource(it.exprNode, it.field+".expr")
 		if !ok {
 			continue
@@ -1338,6 +1349,15 @@ func (p *parser) metrics(n *yaml.Node) {
 		c.metrics = append(c.metrics, num)
 		c.addMetric(it.name)
 	}
+}
+
+// maximize reads a metric's maximize; nil when it is not a boolean (reported).
+func (p *parser) maximize(n *yaml.Node, field string) *bool {
+	b, ok := p.d.boolean(n, field)
+	if !ok {
+		return nil
+	}
+	return &b
 }
 
 func (p *parser) objective(n *yaml.Node) {

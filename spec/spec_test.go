@@ -572,11 +572,58 @@ metrics:
   rate: {expr: "1 / time", maximize: true}
 objective: rate
 `)
-	if len(s.Metrics) != 2 || s.Metrics[0].Name != "GB/s" || s.Metrics[0].Maximize || !s.Metrics[1].Maximize {
-		t.Errorf("metrics %+v", s.Metrics)
+	want := []Metric{{Name: "GB/s", Expr: "8 * 4 / (time / 1e3) / 1e9", Maximize: true},
+		{Name: "rate", Expr: "1 / time", Maximize: true, MaximizeWritten: true}}
+	if !slices.Equal(s.Metrics, want) {
+		t.Errorf("metrics %+v, want %+v", s.Metrics, want)
 	}
 	if _, max := s.Objective(); !max {
 		t.Error("rate should be maximised")
+	}
+}
+
+// A metric whose maximize is not written takes its direction from its name, by the rule
+// that gives an imported file's objective its direction (result.HigherIsBetter): rates are
+// maximised, anything else minimised. A written maximize always wins. Before, an unwritten
+// maximize was false, so that 'ktune tune' minimised a GB/s that 'ktune import' of the same
+// measurements maximised.
+func TestMetricDirectionFollowsTheNameUnlessWritten(t *testing.T) {
+	tests := []struct {
+		name, maximize string // maximize as written in the spec; "" for none
+		want           bool
+	}{
+		{"GB/s", "", true},
+		{"GFLOP/s", "", true},
+		{"GFLOPS", "", true},
+		{"GFLOPS/W", "", true},
+		{"throughput", "", true},
+		{"bandwidth_GBps", "", true},
+		{"score", "", false},
+		{"energy_per_item", "", false},
+		{"half_time", "", false},
+		{"GB/s", "false", false},
+		{"score", "true", true},
+		{"half_time", "true", true},
+	}
+	for _, tt := range tests {
+		list, mapping := "{name: "+tt.name+", expr: \"1 / time\"}", tt.name+": {expr: \"1 / time\"}"
+		if tt.maximize != "" {
+			list = strings.Replace(list, "}", ", maximize: "+tt.maximize+"}", 1)
+			mapping = strings.Replace(mapping, "}", ", maximize: "+tt.maximize+"}", 1)
+		}
+		for _, metrics := range []string{"\n  - " + list, "\n  " + mapping, " {" + tt.name + ": \"1 / time\"}"} {
+			if tt.maximize != "" && !strings.Contains(metrics, "maximize") {
+				continue // the plain mapping form cannot write maximize
+			}
+			s := mustParse(t, "kernel: {name: k, source: k.cu}\nparameters: {x: [1]}\nproblem_size: 8\nmetrics:"+metrics+"\nobjective: "+tt.name+"\n")
+			m := s.Metrics[0]
+			if m.Maximize != tt.want || m.MaximizeWritten != (tt.maximize != "") {
+				t.Errorf("metrics:%s: maximize %v (written %v), want %v", metrics, m.Maximize, m.MaximizeWritten, tt.want)
+			}
+			if _, max := s.Objective(); max != tt.want {
+				t.Errorf("metrics:%s: the objective is maximised: %v, want %v", metrics, max, tt.want)
+			}
+		}
 	}
 }
 

@@ -237,7 +237,13 @@ func printTuneReport(env *cliEnv, r *tuner.Report) {
 	if !r.Verified {
 		verified = "(not verified: the spec has no verification)"
 	}
-	fmt.Fprintf(w, "best %s: %s %s %s\n", r.Objective, formatObjective(*r.BestObjective), result.Unit(r.Objective), verified)
+	// A metric's direction may come from its name (a spec without maximize), so it is
+	// shown; a time is always minimised.
+	dir := ""
+	if r.Objective != "time" {
+		dir = " (" + direction(r.Maximize) + ")"
+	}
+	fmt.Fprintf(w, "best %s%s: %s %s %s\n", r.Objective, dir, formatObjective(*r.BestObjective), result.Unit(r.Objective), verified)
 	fmt.Fprintf(w, "  configuration: %s\n", r.Best)
 	// The spec's metrics in its order, then what the device observed beside them.
 	var ms []string

@@ -996,6 +996,52 @@ func TestTuneSummaryKeepsTheMetricsOrder(t *testing.T) {
 	}
 }
 
+// A metric whose spec does not say maximize takes its direction from its name, as
+// 'ktune import' gives one: Kernel Tuner's metrics: {GB/s: "..."} is maximised, and the
+// summary says so. A written maximize: false still minimises it. Before, the GB/s was
+// minimised and the slowest configuration reported as the best.
+func TestTuneMaximisesARateWhoseSpecDoesNotSayMaximize(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	const written = `  - {name: GB/s, expr: "3 * 4 * N / (time / 1e3) / 1e9", maximize: true}` + "\n"
+	for i, tt := range []struct {
+		metric string
+		want   bool
+	}{
+		{`  GB/s: "3 * 4 * N / (time / 1e3) / 1e9"` + "\n", true},
+		{`  - {name: GB/s, expr: "3 * 4 * N / (time / 1e3) / 1e9", maximize: false}` + "\n", false},
+	} {
+		specPath := vectorAddVariant(t, dir, fmt.Sprintf("v%d.yaml", i), func(spec string) string {
+			if !strings.Contains(spec, written) {
+				t.Fatalf("vector_add_c.yaml has changed: %s", spec)
+			}
+			return strings.Replace(spec, written, tt.metric, 1)
+		})
+		db := filepath.Join(dir, fmt.Sprintf("v%d.db", i))
+		out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--budget", "4", "--db", db, "--json")
+		var rep tuneReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, %v: %s%s", tt.metric, code, err, out, errOut)
+		}
+		evals := evaluationsOf(t, db)
+		var extreme float64
+		first := true
+		for _, e := range evals {
+			if !e.Failed() && (first || (tt.want && e.Objective > extreme) || (!tt.want && e.Objective < extreme)) {
+				extreme, first = e.Objective, false
+			}
+		}
+		if rep.Maximize != tt.want || rep.BestObjective == nil || *rep.BestObjective != extreme {
+			t.Errorf("%s: maximize %v, best %v; want maximize %v and the best %v of %d evaluations", tt.metric, rep.Maximize, rep.BestObjective, tt.want, extreme, len(evals))
+		}
+		out, errOut, code = ktune(t, "tune", specPath, "--strategy", "bruteforce", "--budget", "2", "--db", db, "--new")
+		want := map[bool]string{true: "best GB/s (higher is better): ", false: "best GB/s (lower is better): "}[tt.want]
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d, want %q in the summary:\n%s%s", tt.metric, code, want, out, errOut)
+		}
+	}
+}
+
 // copyInto copies the file at path into dir under its own name.
 func copyInto(t *testing.T, dir, path string) {
 	t.Helper()
