@@ -59,8 +59,10 @@ func specHash(s *spec.Spec) (string, error) {
 }
 
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
-// options, seed and spec hash, or creates a new one. It returns the run's stored
-// evaluations, in the order they were measured.
+// options, seed, spec hash and objective with its direction, or creates a new one. It
+// returns the run's stored evaluations, in the order they were measured. The direction is
+// compared beside the hash because one spec file can change direction without changing:
+// a metric without maximize was minimised before its name decided.
 func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *RunLock, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
@@ -70,7 +72,8 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
 		if !fresh && resume == nil && r.Status != store.StatusFinished && r.Strategy == want.Strategy && r.Seed == want.Seed &&
-			sameJSON(r.StrategyOptions, want.StrategyOptions) && settingsHash(r.Settings) == hash {
+			sameJSON(r.StrategyOptions, want.StrategyOptions) && settingsHash(r.Settings) == hash &&
+			r.Objective == want.Objective && r.Maximize == want.Maximize {
 			resume = r
 			continue
 		}

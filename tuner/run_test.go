@@ -1,9 +1,14 @@
 package tuner
 
 import (
+	"context"
+	"encoding/json"
+	"path/filepath"
 	"testing"
 
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
+	"github.com/ktune/ktune/store"
 )
 
 // A run stores constant sizes as an array of integers, and sizes over the parameters
@@ -24,5 +29,52 @@ func TestStoredProblemSize(t *testing.T) {
 		if got := storedProblemSize(&spec.Spec{Constants: consts, ProblemSize: tt.sizes}); got != tt.want {
 			t.Errorf("sizes %q: stored %q, want %q", tt.sizes, got, tt.want)
 		}
+	}
+}
+
+// An unfinished run is resumed only toward its own objective and direction: a run stored
+// when its spec's GB/s (written without maximize) was minimised is not continued by a
+// search that maximises it, though the spec file, and so its hash, is the same.
+func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "k.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devID, err := st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hash = "0123456789abcdef"
+	minimised := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 1,
+		Objective: "GB/s", Maximize: false, Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`), Status: store.StatusInterrupted}
+	oldID, err := st.CreateRun(ctx, minimised)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maximised := minimised
+	maximised.Maximize, maximised.Status = true, ""
+	r, _, lock, err := findOrCreateRun(ctx, st, db, maximised, hash, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Release()
+	if r.ID == oldID {
+		t.Errorf("run %d, stored minimising GB/s, was resumed to maximise it", oldID)
+	}
+	minimised.Status = ""
+	r, _, lock, err = findOrCreateRun(ctx, st, db, minimised, hash, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Release()
+	if r.ID != oldID {
+		t.Errorf("run %d created; want run %d resumed in its own direction", r.ID, oldID)
 	}
 }
