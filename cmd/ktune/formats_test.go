@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
@@ -186,5 +187,39 @@ func TestImportRefusesACacheWithoutEntries(t *testing.T) {
 	runs, err := st.Runs(context.Background(), store.RunFilter{})
 	if err != nil || len(runs) != 1 || runs[0].Source != good {
 		t.Errorf("stored runs %+v (%v), want only %s", runs, err, good)
+	}
+}
+
+// The README's opening paragraph says which formats ktune reads and which it writes as the
+// registered formats do: it said ktune wrote KTT's, which 'ktune export --format ktt'
+// refuses.
+func TestTheReadmeSaysWhichFormatsAreReadAndWritten(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	intro, _, _ := strings.Cut(string(b), "\n## ")
+	intro = strings.Join(strings.Fields(intro), " ")
+	_, claims, _ := strings.Cut(intro, " reads ")
+	reads, writes, ok := strings.Cut(claims, " writes ")
+	if !ok {
+		t.Fatalf("the opening paragraph does not say what ktune reads and writes: %s", intro)
+	}
+	if reads == "and" { // "reads and writes the formats of ..."
+		reads = writes
+	}
+	prose := map[string]string{"kerneltuner": "Kernel Tuner", "t4": "T4", "ktt": "KTT"}
+	for _, f := range format.Formats() {
+		name, known := prose[f.Name]
+		if !known {
+			t.Errorf("format %s: how does the README name it?", f.Name)
+			continue
+		}
+		if !strings.Contains(reads, name) {
+			t.Errorf("format %s is read, but the README's reads %q does not name %s", f.Name, reads, name)
+		}
+		if w := strings.Contains(writes, name); w != (f.Write != nil) {
+			t.Errorf("format %s: the README's writes %q names %s: %v; ktune writes it: %v", f.Name, writes, name, w, f.Write != nil)
+		}
 	}
 }
