@@ -70,8 +70,11 @@ func DefaultPs() []float64 {
 
 // Analyze classifies every configuration of l, builds its fitness flow graph, ranks the
 // nodes by PageRank and computes the proportion of centrality C_p: the PageRank of the
-// successful local minima whose objective is within (1+p)·optimum (within (1-p)·optimum
-// when maximising), over the PageRank of all successful local minima.
+// successful local minima whose objective is within p·|optimum| of the optimum (at most
+// optimum + p·|optimum|, or at least optimum - p·|optimum| when maximising), over the
+// PageRank of all successful local minima. For a positive optimum that is seed 000's
+// (1+p)·optimum; taking the magnitude keeps the threshold on the worse side of a
+// negative optimum, so C_p never leaves out the optimum itself.
 func Analyze(ctx context.Context, l *Landscape, o Options) (*Analysis, error) {
 	nb := o.Neighbourhood
 	if nb == 0 {
@@ -136,9 +139,10 @@ func Analyze(ctx context.Context, l *Landscape, o Options) (*Analysis, error) {
 // proportion computes C_p from the successful minima.
 func (a *Analysis) proportion(p float64) float64 {
 	var in, all float64
+	limit := a.threshold(p)
 	for _, m := range a.minima {
 		all += m.rank
-		if (!a.max && m.objective <= (1+p)*a.Optimum) || (a.max && m.objective >= (1-p)*a.Optimum) {
+		if (!a.max && m.objective <= limit) || (a.max && m.objective >= limit) {
 			in += m.rank
 		}
 	}
@@ -146,6 +150,17 @@ func (a *Analysis) proportion(p float64) float64 {
 		return math.NaN()
 	}
 	return in / all
+}
+
+// threshold is the worst objective within p of the optimum: optimum + p·|optimum| when
+// minimising, optimum - p·|optimum| when maximising. It is written as a factor of the
+// optimum so that a positive optimum gives exactly seed 000's (1±p)·optimum, bit for bit.
+func (a *Analysis) threshold(p float64) float64 {
+	// above the optimum when minimising a non-negative or maximising a negative one
+	if (a.Optimum >= 0) != a.max {
+		return (1 + p) * a.Optimum
+	}
+	return (1 - p) * a.Optimum
 }
 
 // ProportionAt returns C_p. An Analysis made by Analyze computes it for any p; one read

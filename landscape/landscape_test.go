@@ -257,6 +257,54 @@ func TestProportionOfCentralityHandBuilt(t *testing.T) {
 	}
 }
 
+// TestProportionOfCentralityNegativeObjective: the threshold is taken on |optimum|, so a
+// negative optimum counts itself and the minima within p·|optimum| above it (below, when
+// maximising), as a positive one does, and C_p grows with p. (1+p)·optimum would lie below
+// a negative optimum and leave every minimum out.
+func TestProportionOfCentralityNegativeObjective(t *testing.T) {
+	// adjacent minima -10 (the optimum), -9.96 (within 0.4% of |-10|) and -9.1 (within 9%)
+	values := []float64{-10, -5, -9.96, -3, -9.1}
+	negated := make([]float64, len(values))
+	for i, v := range values {
+		negated[i] = -v
+	}
+	ps := []float64{0, 0.003, 0.005, 0.01, 0.08, 0.1, 0.15}
+	for _, tc := range []struct {
+		name string
+		l    *Landscape
+	}{
+		{"minimise negative values", line(t, false, values...)},
+		{"maximise negated values", line(t, true, negated...)},
+		{"maximise negative values", line(t, true, -1, -5, -1.004, -7, -1.091)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Analyze(context.Background(), tc.l, Options{Neighbourhood: space.Adjacent, Ps: ps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the three minima by their position on the line: 0 is the optimum
+			rank := map[int]float64{}
+			var all float64
+			for i, c := range a.Classes {
+				if c == Minimum {
+					rank[tc.l.Space.At(i, nil)[0]] = a.Centrality[i]
+					all += a.Centrality[i]
+				}
+			}
+			if len(rank) != 3 {
+				t.Fatalf("minima %v, want those at 0, 2 and 4", rank)
+			}
+			want := []float64{rank[0] / all, rank[0] / all, (rank[0] + rank[2]) / all, (rank[0] + rank[2]) / all,
+				(rank[0] + rank[2]) / all, 1, 1}
+			for i, p := range ps {
+				if got := a.ProportionAt(p); math.Abs(got-want[i]) > 1e-12 {
+					t.Errorf("C_%g = %v, want %v", p, got, want[i])
+				}
+			}
+		})
+	}
+}
+
 func TestAnalyzeDefaultsAndErrors(t *testing.T) {
 	a, err := Analyze(context.Background(), line(t, false, 3, 1, 2, 0, 4), Options{})
 	if err != nil {
