@@ -279,3 +279,61 @@ func TestAnalyzeOneValidConfiguration(t *testing.T) {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
+
+// writeFile writes a hand-made recording into a test's temporary folder and opens it.
+func writeFile(t *testing.T, name, content string) *result.Recording {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return open(t, path)
+}
+
+// zeroErrors is a Kernel Tuner cache whose objective, a count of errors, is 0 at its
+// optimum: x = 1, 2, 3, 4 give 0, 1, 2, 0.5.
+const zeroErrors = `{"device_name": "hand", "kernel_name": "hand", "problem_size": 1, "objective": "errors",
+"tune_params_keys": ["x"], "tune_params": {"x": [1, 2, 3, 4]},
+"cache": {
+"1": {"x": 1, "errors": 0.0, "time": 1.0},
+"2": {"x": 2, "errors": 1.0, "time": 1.0},
+"3": {"x": 3, "errors": 2.0, "time": 1.0},
+"4": {"x": 4, "errors": 0.5, "time": 1.0}}}`
+
+// TestAnalyzeOptimumZero: the fraction of optimum of an optimum of 0 is undefined; it is
+// left out with a note, and the landscape, significance and Sobol indices are reported,
+// in JSON too, and drawn.
+func TestAnalyzeOptimumZero(t *testing.T) {
+	rec := writeFile(t, "zero.json", zeroErrors)
+	r, err := Analyze(context.Background(), Input{Name: "zero", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.Landscape
+	if r.Optimum != 0 || a == nil || a.MinimaFractions != nil || !strings.Contains(a.FractionNote, "optimum is 0") {
+		t.Fatalf("optimum %v, landscape %+v: want the fraction of optimum left out with a note", r.Optimum, a)
+	}
+	// the minima are x = 1 (0) and x = 4 (0.5); the optimum alone is within p of 0
+	if a.Minima != 2 || a.ProportionAt(0) <= 0 || a.ProportionAt(0) >= 1 || a.ProportionAt(0.15) != a.ProportionAt(0) {
+		t.Errorf("minima %d, C_0 %v, C_0.15 %v", a.Minima, a.ProportionAt(0), a.ProportionAt(0.15))
+	}
+	if len(r.Significance) != 1 || r.Sobol == nil || r.Sobol.Method != "exact" || math.Abs(r.Sobol.First[0].Value-1) > 1e-12 {
+		t.Errorf("significance %v, Sobol %+v: want both, S_x = 1", r.Significance, r.Sobol)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatalf("the result does not marshal: %v", err)
+	}
+	if !strings.Contains(string(b), `"minima_fraction_of_optimum":null`) || !strings.Contains(string(b), `"fraction_of_optimum_note":"fraction of optimum undefined`) {
+		t.Errorf("JSON %s: want the fractions null and the note", b)
+	}
+	dir := t.TempDir()
+	files, err := WriteFigures(context.Background(), []*Result{r}, dir, FigureOptions{GraphNodes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(files, " ")
+	if strings.Contains(names, "minima.") || !strings.Contains(names, "centrality.svg") || !strings.Contains(names, "ffg-zero.svg") {
+		t.Errorf("figures %v: want all but the minima figure, which has nothing to show", files)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ktune/ktune/landscape"
@@ -21,7 +22,7 @@ type FigureOptions struct {
 
 // WriteFigures draws the figures of the results into dir, as SVG and PNG, and returns the
 // files written: for all results together the local minima's fraction of optimal fitness
-// (Fig. 3) and the proportion of centrality (Fig. 7); per result the fitness flow graph of a
+// (Fig. 3; left out when no result has one) and the proportion of centrality (Fig. 7); per result the fitness flow graph of a
 // small space (Fig. 6), the significance and the sensitivity charts (seed 004 Section 5.3).
 func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOptions) ([]string, error) {
 	var files []string
@@ -32,12 +33,17 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 		}
 	}
 	if len(named) > 0 {
-		f, err := landscape.PlotMinima(named, dir, "minima")
-		if err != nil {
-			return files, fmt.Errorf("local minima figure: %w", err)
+		// The minima figure needs a space with a fraction of optimum (not every objective
+		// has one, Analysis.FractionNote); it names the spaces it leaves out.
+		if slices.ContainsFunc(named, func(n landscape.Named) bool { return len(n.A.MinimaFractions) > 0 }) {
+			f, err := landscape.PlotMinima(named, dir, "minima")
+			if err != nil {
+				return files, fmt.Errorf("local minima figure: %w", err)
+			}
+			files = append(files, f...)
 		}
-		files = append(files, f...)
-		if f, err = landscape.PlotCentrality(named, dir, "centrality"); err != nil {
+		f, err := landscape.PlotCentrality(named, dir, "centrality")
+		if err != nil {
 			return files, fmt.Errorf("proportion of centrality figure: %w", err)
 		}
 		files = append(files, f...)

@@ -27,8 +27,12 @@ type Analysis struct {
 	// Optimum is the best successful objective, in objective units.
 	Optimum float64 `json:"optimum"`
 	// MinimaFractions is the fraction of optimal fitness of every successful local
-	// minimum, in descending order (seed 000's Fig. 3).
+	// minimum, in descending order (seed 000's Fig. 3); nil (null) where it is undefined,
+	// as FractionNote says.
 	MinimaFractions []float64 `json:"minima_fraction_of_optimum"`
+	// FractionNote says why MinimaFractions is left out: the optimum is 0 or the objective
+	// has negative values, where a ratio to the optimum means nothing. Empty when given.
+	FractionNote string `json:"fraction_of_optimum_note,omitempty"`
 	// Edges is the number of edges of the fitness flow graph.
 	Edges int `json:"edges"`
 	// PageRankIterations is the number of power iterations PageRank took.
@@ -97,6 +101,7 @@ func Analyze(ctx context.Context, l *Landscape, o Options) (*Analysis, error) {
 		Points:        len(f),
 		Optimum:       opt,
 		Classes:       classify(f, ns, len(l.Space.Params())),
+		FractionNote:  l.fractionUndefined(opt),
 		max:           l.Maximize,
 	}
 	g := flowGraph(f, ns)
@@ -115,7 +120,9 @@ func Analyze(ctx context.Context, l *Landscape, o Options) (*Analysis, error) {
 			a.Minima++
 			if ok(v) {
 				a.minima = append(a.minima, minimum{v, a.Centrality[i]})
-				a.MinimaFractions = append(a.MinimaFractions, l.fraction(v, opt))
+				if a.FractionNote == "" {
+					a.MinimaFractions = append(a.MinimaFractions, l.fraction(v, opt))
+				}
 			}
 		case Maximum:
 			a.Maxima++

@@ -7,6 +7,7 @@
 package landscape
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/ktune/ktune/simulator"
@@ -76,10 +77,31 @@ func (l *Landscape) optimum() (float64, int) {
 }
 
 // fraction is the fraction of optimal fitness of objective v: optimum/v when minimising,
-// v/optimum when maximising.
+// v/optimum when maximising. It is a number in [0, 1] only where fractionUndefined is "".
 func (l *Landscape) fraction(v, optimum float64) float64 {
 	if l.Maximize {
 		return v / optimum
 	}
 	return optimum / v
+}
+
+// fractionUndefined says why the fraction of optimal fitness means nothing on l, whose best
+// successful objective is optimum; "" when it is defined. The fraction is a ratio to the
+// optimum, as seed 000 takes it of run times: it needs a positive optimum and no negative
+// value (a zero optimum makes it 0/0, a negative one turns it above 1 or below 0).
+func (l *Landscape) fractionUndefined(optimum float64) string {
+	const ratio = "the fraction (optimum/value, or value/optimum when maximising) needs a positive optimum and no negative values"
+	if optimum == 0 {
+		return "fraction of optimum undefined: the optimum is 0 and " + ratio
+	}
+	lowest := optimum
+	for _, v := range l.Objective {
+		if ok(v) {
+			lowest = math.Min(lowest, v)
+		}
+	}
+	if lowest < 0 {
+		return fmt.Sprintf("fraction of optimum undefined: the objective has negative values (as low as %g) and %s", lowest, ratio)
+	}
+	return ""
 }

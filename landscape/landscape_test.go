@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/space"
@@ -377,5 +378,55 @@ func TestFlowGraphStrictlyAdjacent(t *testing.T) {
 	}
 	if g.Edges() != 6 {
 		t.Errorf("%d edges, want 6", g.Edges())
+	}
+}
+
+// TestFractionOfOptimumUndefinedWithoutAPositiveOptimum: a ratio to an optimum of 0, or
+// between values of either sign, means nothing; it is left out (null in JSON) with a note
+// that says why, and everything else is still computed.
+func TestFractionOfOptimumUndefinedWithoutAPositiveOptimum(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    *Landscape
+		note string    // in FractionNote; "" when the fraction is defined
+		want []float64 // MinimaFractions when defined
+	}{
+		{"optimum 0", line(t, false, 0, 1, 2, 0.5), "the optimum is 0", nil},
+		{"optimum 0 maximised", line(t, true, 0, -1, -2, -0.5), "the optimum is 0", nil},
+		{"negative values", line(t, false, -10, -5, -9.96), "negative values (as low as -10)", nil},
+		{"mixed signs maximised", line(t, true, 4, -1, 2), "negative values (as low as -1)", nil},
+		// a zero beside a positive optimum is a fraction of 0, not an undefined one
+		{"zero beside a positive optimum maximised", line(t, true, 5, 1, 0, 0), "", []float64{1, 0}},
+		{"positive", line(t, false, 2, 3, 4, 1), "", []float64{1, 0.5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Analyze(context.Background(), tc.l, Options{Neighbourhood: space.Adjacent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.note == "" {
+				if a.FractionNote != "" || !slices.Equal(a.MinimaFractions, tc.want) {
+					t.Errorf("fractions %v, note %q; want %v and no note", a.MinimaFractions, a.FractionNote, tc.want)
+				}
+				return
+			}
+			if a.MinimaFractions != nil || !strings.Contains(a.FractionNote, tc.note) {
+				t.Errorf("fractions %v, note %q; want none and a note saying %q", a.MinimaFractions, a.FractionNote, tc.note)
+			}
+			if a.Minima == 0 || len(a.Proportions) != 16 || a.ProportionAt(0) <= 0 || a.ProportionAt(0.15) > 1 {
+				t.Errorf("the rest of the analysis is missing: %+v", a)
+			}
+			b, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal(b, &keys); err != nil {
+				t.Fatal(err)
+			}
+			if string(keys["minima_fraction_of_optimum"]) != "null" || !strings.Contains(string(keys["fraction_of_optimum_note"]), tc.note) {
+				t.Errorf("JSON %s: want the fractions null and the note", b)
+			}
+		})
 	}
 }

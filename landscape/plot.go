@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
@@ -100,7 +101,9 @@ func (b *fullBox) DataRange() (xmin, xmax, ymin, ymax float64) {
 // PlotMinima draws seed 000's Fig. 3: per space, a box plot (median line, quartile box,
 // whiskers to the full extent) of the fraction of optimal fitness of its local minima, with
 // each minimum as a dot jittered sideways (deterministically), spaces ordered by
-// descending median. It writes dir/name.svg and dir/name.png and returns their paths.
+// descending median. Spaces whose fraction is undefined (Analysis.FractionNote) are left
+// out and named under the axis. It writes dir/name.svg and dir/name.png and returns their
+// paths.
 func PlotMinima(items []Named, dir, name string) ([]string, error) {
 	type entry struct {
 		name   string
@@ -108,7 +111,11 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 		median float64
 	}
 	var es []entry
+	var undefined []string
 	for _, it := range items {
+		if it.A != nil && it.A.FractionNote != "" {
+			undefined = append(undefined, it.Name)
+		}
 		if it.A == nil || len(it.A.MinimaFractions) == 0 {
 			continue
 		}
@@ -145,6 +152,9 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 		p.Add(sc)
 	}
 	p.NominalX(names...)
+	if len(undefined) > 0 {
+		p.X.Label.Text = "not shown (fraction of optimum undefined): " + listSome(undefined, 4)
+	}
 	p.Add(plotter.NewGrid())
 	// Space names are long ("kerneltuner_convolution/RTX_2080_Ti"): slanted, they never
 	// overlap however many spaces there are.
@@ -155,7 +165,7 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 	p.X.Tick.Label.Rotation = math.Pi / 6
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	w := max(5*vg.Inch, 1.5*vg.Inch+vg.Length(len(es))*0.9*vg.Inch)
+	w := max(5*vg.Inch, 1.5*vg.Inch+vg.Length(len(es))*0.9*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Inch)
 	h := 4*vg.Inch + vg.Length(longest)*p.X.Tick.Label.Font.Size/2
 	return save(p, w, h, dir, name)
 }
@@ -206,9 +216,12 @@ func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 
 // Colours of the flow graph's nodes.
 var (
-	failedColor  = color.NRGBA{190, 190, 190, 255}
-	optimumColor = color.NRGBA{0, 170, 0, 255}
-	edgeColor    = color.NRGBA{190, 190, 190, 140}
+	// undefinedColor marks the successful nodes of a landscape without a fraction of
+	// optimum; it is none of fractionStops' colours.
+	undefinedColor = color.NRGBA{31, 119, 180, 255}
+	failedColor    = color.NRGBA{190, 190, 190, 255}
+	optimumColor   = color.NRGBA{0, 170, 0, 255}
+	edgeColor      = color.NRGBA{190, 190, 190, 140}
 )
 
 // fractionStops are the colours of fractions of optimal fitness fractionFloor, ..., 1 in
@@ -269,7 +282,8 @@ func (f *flowGraphPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 // PlotFlowGraph draws seed 000's Fig. 6 for a small space: the fitness flow graph g of
 // item's landscape under a deterministic force-directed layout, edges as thin grey lines,
 // nodes coloured by fraction of optimal fitness over [0.75, 1] (lower fractions share the
-// colour of 0.75), failed nodes grey, the global optimum green, local minima larger. It
+// colour of 0.75; all successful nodes one colour where the fraction is undefined), failed
+// nodes grey, the global optimum green, local minima larger. It
 // refuses graphs of more than maxNodes nodes (0 means 5000). It writes dir/name.svg and
 // dir/name.png and returns their paths.
 func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]string, error) {
@@ -292,6 +306,8 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	fp := &flowGraphPlotter{pos: pos, g: g, colors: make([]color.Color, g.N()), radius: make([]vg.Length, g.N()),
 		minX: math.Inf(1), maxX: math.Inf(-1), minY: math.Inf(1), maxY: math.Inf(-1)}
 	opt, at := item.L.optimum()
+	// without a fraction of optimum (optimum 0, negative values) successes share one colour
+	undefined := item.L.fractionUndefined(opt) != ""
 	rank := make([]float64, g.N()) // drawing order: failed, then by fraction, minima last
 	failed, floor := false, false  // whether the legend's last classes occur
 	for i, v := range item.L.Objective {
@@ -303,6 +319,8 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 		case !ok(v):
 			fp.colors[i], rank[i] = failedColor, -1
 			failed = true
+		case undefined:
+			fp.colors[i] = undefinedColor
 		default:
 			frac := item.L.fraction(v, opt)
 			fp.colors[i], rank[i] = fractionColor(frac), frac
@@ -337,8 +355,12 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 		p.Legend.Add(label, sc)
 	}
 	legend("global optimum", optimumColor, vg.Points(5))
-	for _, f := range []float64{1, 0.95, 0.9, 0.85, 0.8} {
-		legend(fmt.Sprintf("fraction of optimum %.2f", f), fractionColor(f), vg.Points(3))
+	if undefined {
+		legend("successful (fraction of optimum undefined)", undefinedColor, vg.Points(3))
+	} else {
+		for _, f := range []float64{1, 0.95, 0.9, 0.85, 0.8} {
+			legend(fmt.Sprintf("fraction of optimum %.2f", f), fractionColor(f), vg.Points(3))
+		}
 	}
 	if floor {
 		legend(fmt.Sprintf("fraction of optimum <= %.2f", fractionFloor), fractionColor(fractionFloor), vg.Points(3))
@@ -350,4 +372,12 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.XOffs = vg.Points(-4)
 	return save(p, 8*vg.Inch, 8*vg.Inch, dir, name)
+}
+
+// listSome lists up to n names, and how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -169,4 +170,44 @@ func TestFractionColorClampsBelowTheFloor(t *testing.T) {
 	if fractionColor(0.9) == fractionColor(0.95) {
 		t.Error("0.9 and 0.95 share a colour")
 	}
+}
+
+// TestPlotsOfAnUndefinedFractionOfOptimum: a space whose fraction of optimum is undefined
+// (optimum 0) is drawn in the flow graph with one colour for its successes, and left out of
+// the minima figure, which names it.
+func TestPlotsOfAnUndefinedFractionOfOptimum(t *testing.T) {
+	dir := t.TempDir()
+	zero := line(t, false, 0, 1, 2, 0.5, math.NaN())
+	a, err := Analyze(context.Background(), zero, Options{Neighbourhood: space.Adjacent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := FlowGraph(context.Background(), zero, space.Adjacent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := PlotFlowGraph(Named{Name: "zero", A: a, L: zero}, g, dir, "ffg-zero", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, 2)
+	svg, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("fraction of optimum undefined")) || bytes.Contains(svg, []byte("fraction of optimum 0.95")) {
+		t.Error("the flow graph's legend does not say that the fraction of optimum is undefined")
+	}
+	items := append(analysed(t, space.Adjacent)[:1], Named{Name: "zero", A: a, L: zero})
+	if files, err = PlotMinima(items, dir, "minima"); err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, 2)
+	if svg, err = os.ReadFile(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("fraction of optimum undefined): zero")) {
+		t.Error("the minima figure does not name the space it leaves out")
+	}
+	keep(t, dir)
 }

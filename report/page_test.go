@@ -278,3 +278,31 @@ func TestStrongestPairsByAbsoluteValue(t *testing.T) {
 		t.Errorf("order %v, want %v", order, want)
 	}
 }
+
+// A space whose optimum is 0 has no fraction of optimum: its page says so in the landscape
+// section, and draws the rest.
+func TestSpacePageOfAnOptimumOfZero(t *testing.T) {
+	iv := space.IntValue
+	rec := &result.Recording{Source: "z.json", Format: "kerneltuner", Objective: "errors", Kernel: "k", Device: "d",
+		Params: []space.Param{{Name: "x", Values: []space.Value{iv(1), iv(2), iv(3), iv(4)}}}}
+	for i, v := range []float64{0, 1, 2, 0.5} {
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: []space.Value{iv(int64(i + 1))}, Status: result.OK, Objective: v})
+	}
+	o := Options{Analysis: analysis.Defaults(), GraphNodes: 10}
+	o.Analysis.Bootstrap = -1
+	p, err := SpacePage(context.Background(), analysis.Input{Name: "z", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := stdhtml.UnescapeString(b.String())
+	for _, want := range []string{"Fraction of optimum undefined: the optimum is 0", "the local optima's fraction of optimum is not shown",
+		"Proportion of centrality C_p", "Fitness flow graph"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

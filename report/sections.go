@@ -391,6 +391,10 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			"The fitness flow graph has an edge to every neighbour at least as good, and the PageRank of a local optimum is the chance that a long random "+
 			"first-improvement walk ends there (%s, Section VII).",
 			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
+		if a.FractionNote != "" {
+			note := strings.ToUpper(a.FractionNote[:1]) + a.FractionNote[1:]
+			s.Text = append(s.Text, note+"; the local optima's fraction of optimum is not shown.")
+		}
 		s.Tables = append(s.Tables, Table{Caption: "Points", Head: []string{"class", "points"}, Rows: [][]string{
 			{"local optima (no better neighbour)", strconv.Itoa(a.Minima)}, {"locally worst (every neighbour better)", strconv.Itoa(a.Maxima)},
 			{"saddles", strconv.Itoa(a.Saddles)}, {"regular", strconv.Itoa(a.Regular)},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -511,5 +512,62 @@ func TestABareNumberIsARunUnlessAFileHasThatName(t *testing.T) {
 		if warned := strings.Contains(errOut, "warning: 1 is read as the file"); warned != tt.warnsOf1 {
 			t.Errorf("analyze %v: stderr %q; want a warning: %v", tt.args, errOut, tt.warnsOf1)
 		}
+	}
+}
+
+// zeroErrors is a Kernel Tuner cache whose objective, a count of errors, is 0 at its
+// optimum: x = 1, 2, 3, 4 give 0, 1, 2, 0.5.
+const zeroErrors = `{"device_name": "hand", "kernel_name": "hand", "problem_size": 1, "objective": "errors",
+"tune_params_keys": ["x"], "tune_params": {"x": [1, 2, 3, 4]},
+"cache": {
+"1": {"x": 1, "errors": 0.0, "time": 1.0},
+"2": {"x": 2, "errors": 1.0, "time": 1.0},
+"3": {"x": 3, "errors": 2.0, "time": 1.0},
+"4": {"x": 4, "errors": 0.5, "time": 1.0}}}`
+
+// TestAnalyzeAnOptimumOfZero: the fraction of optimum of a space whose optimum is 0 is
+// undefined; --json, --plot and the text still give everything else, for that space and
+// the others of the call.
+func TestAnalyzeAnOptimumOfZero(t *testing.T) {
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.WriteFile(zero, []byte(zeroErrors), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "analyze", zero, coulomb, "--bootstrap", "0", "--json", "--plot", filepath.Join(dir, "fig"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Results []struct {
+			Name      string `json:"name"`
+			Landscape struct {
+				Minima    int       `json:"minima"`
+				Fractions []float64 `json:"minima_fraction_of_optimum"`
+				Note      string    `json:"fraction_of_optimum_note"`
+			} `json:"landscape"`
+			Sobol *struct{} `json:"sobol"`
+		} `json:"results"`
+		Figures []string `json:"figures"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if len(got.Results) != 2 {
+		t.Fatalf("%d results, want both spaces", len(got.Results))
+	}
+	z, c := got.Results[0].Landscape, got.Results[1].Landscape
+	if z.Minima != 2 || z.Fractions != nil || !strings.Contains(z.Note, "optimum is 0") || got.Results[0].Sobol == nil {
+		t.Errorf("the space of optimum 0: %+v", got.Results[0])
+	}
+	if len(c.Fractions) != c.Minima || c.Note != "" {
+		t.Errorf("the other space: %d fractions for %d minima, note %q", len(c.Fractions), c.Minima, c.Note)
+	}
+	if !slices.Contains(got.Figures, filepath.Join(dir, "fig", "minima.svg")) {
+		t.Errorf("figures %v: the other space's minima are drawn", got.Figures)
+	}
+	out, errOut, code = ktune(t, "analyze", zero, "--bootstrap", "0")
+	if code != 0 || !strings.Contains(out, "fraction of optimum undefined: the optimum is 0") || strings.Contains(out, "NaN") {
+		t.Errorf("text: exit %d, stderr %q, output:\n%s", code, errOut, out)
 	}
 }
