@@ -13,7 +13,7 @@ type Class uint8
 // Classes of points.
 const (
 	// Regular: some dimension has both better and worse (or equal) neighbours, or the
-	// point failed next to another failure (a failure plateau).
+	// point failed next to another failure (a failure plateau) or with no neighbour.
 	Regular Class = iota
 	// Minimum: in every dimension, no neighbour is strictly better.
 	Minimum
@@ -48,8 +48,9 @@ func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 // maximal in d, and otherwise x is Regular. A parameter in which x has no neighbour (in a
 // restricted space) is skipped. x is a Minimum when minimal in every remaining parameter
 // (also when it has no neighbour at all), a Maximum when minimal in none, a Saddle
-// otherwise. A failed x with a failed neighbour is Regular: failure plateaus make no
-// minima.
+// otherwise. A failed x is never a Minimum: with a failed neighbour (a failure plateau) or
+// with no neighbour at all it is Regular, otherwise a Maximum, as every neighbour is
+// better.
 func Classify(ctx context.Context, l *Landscape, nb space.Neighbourhood) ([]Class, error) {
 	if nb != space.Hamming && nb != space.Adjacent {
 		return nil, fmt.Errorf("landscape: classification needs a Hamming or adjacent neighbourhood, not %v", nb)
@@ -70,7 +71,8 @@ func classify(f []float64, ns *neighbours, params int) []Class {
 		lo, hi := ns.offset[x], ns.offset[x+1]
 		fx := f[x]
 		if fx == failFitness {
-			plateau := false
+			// alone, a failure would be minimal in no dimension and pass for a minimum
+			plateau := lo == hi
 			for _, y := range ns.target[lo:hi] {
 				if f[y] == failFitness {
 					plateau = true

@@ -37,15 +37,16 @@ explored.
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
   saddle or regular point (per parameter, compared with its neighbours in that parameter; a
-  failed point next to another failed point is regular); the local minima's fraction of
-  optimal fitness (Fig. 3; a ratio to the optimum, left out with a note where the optimum
-  is 0 or the objective has negative values); the fitness flow graph (an edge to every
-  neighbour at least as good), its PageRank centrality (damping 0.85, networkx's stopping
-  rule with tolerance 1e-6, --pagerank-tol), and the proportion of centrality C_p: the
-  centrality of the minima within p·|optimum| of the optimum (at most optimum + p·|optimum|,
-  at least optimum - p·|optimum| when maximising: the paper's (1+p)·optimum for a positive
-  one) over that of all minima, p = 0..15% (Fig. 7). A partial run covers the
-  configurations it explored.
+  failed point is never a minimum: next to another failed point, or without neighbours, it
+  is regular); the local minima's fraction of optimal fitness (Fig. 3; a ratio to the
+  optimum, left out with a note where the optimum is 0 or the objective has negative
+  values); the fitness flow graph (an edge to every neighbour at least as good), its
+  PageRank centrality (damping 0.85, networkx's stopping rule with tolerance 1e-6,
+  --pagerank-tol), and the proportion of centrality C_p: the centrality of the minima
+  within p·|optimum| of the optimum (at most optimum + p·|optimum|, at least
+  optimum - p·|optimum| when maximising: the paper's (1+p)·optimum for a positive one) over
+  that of all minima, p = 0..15% (Fig. 7). A partial run covers the configurations it
+  explored.
   With --bench (the JSON of 'ktune bench --json' over the same files), Spearman's rank
   correlation across spaces between C_p and the mean fraction of optimum each strategy
   reached, per budget: does C_p predict difficulty?
