@@ -12,6 +12,7 @@ package analysis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -207,7 +208,11 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		start = time.Now()
 		if res.Valid < 2 {
 			res.Warnings = append(res.Warnings, "fewer than two valid configurations: no Sobol indices")
-		} else if res.Sobol, err = sensitivity.SobolTable(rec.Params, cfgs, ys, so); err != nil {
+		} else if res.Sobol, err = sensitivity.SobolTable(rec.Params, cfgs, ys, so); errors.Is(err, sensitivity.ErrConstant) {
+			// the landscape and the significance (undefined too, null) still stand
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is constant (%g) over the %d valid configurations: the Sobol indices (shares of its variance) and the correlations are undefined",
+				name, ys[0], res.Valid))
+		} else if err != nil {
 			return nil, fmt.Errorf("%s: Sobol indices: %w", in.Name, err)
 		} else if res.Sobol.Method == sensitivity.Empirical && res.Valid < minEmpiricalSobol {
 			// Conditional means over a handful of configurations are mostly noise:

@@ -337,3 +337,43 @@ func TestAnalyzeOptimumZero(t *testing.T) {
 		t.Errorf("figures %v: want all but the minima figure, which has nothing to show", files)
 	}
 }
+
+// constantTime is a Kernel Tuner cache of a 3×2 grid in which every configuration took
+// 2 ms.
+const constantTime = `{"device_name": "hand", "kernel_name": "hand", "problem_size": 1, "objective": "time",
+"tune_params_keys": ["a", "b"], "tune_params": {"a": [1, 2, 3], "b": [1, 2]},
+"cache": {
+"1,1": {"a": 1, "b": 1, "time": 2.0}, "1,2": {"a": 1, "b": 2, "time": 2.0},
+"2,1": {"a": 2, "b": 1, "time": 2.0}, "2,2": {"a": 2, "b": 2, "time": 2.0},
+"3,1": {"a": 3, "b": 1, "time": 2.0}, "3,2": {"a": 3, "b": 2, "time": 2.0}}}`
+
+// TestAnalyzeConstantObjective: a constant objective has no variance to apportion; the
+// Sobol indices are left out with a warning, and the landscape and significance are
+// reported.
+func TestAnalyzeConstantObjective(t *testing.T) {
+	rec := writeFile(t, "const.json", constantTime)
+	r, err := Analyze(context.Background(), Input{Name: "const", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sobol != nil || !strings.Contains(strings.Join(r.Warnings, "\n"), "time is constant (2) over the 6 valid configurations: the Sobol indices") {
+		t.Errorf("Sobol %+v, warnings %q: want none and a warning", r.Sobol, r.Warnings)
+	}
+	// all tied: every point is a minimum, all of them optimal
+	if a := r.Landscape; a == nil || a.Minima != 6 || a.ProportionAt(0) != 1 {
+		t.Errorf("landscape %+v", a)
+	}
+	if len(r.Significance) != 2 || !math.IsNaN(r.Significance[0].Pearson) {
+		t.Errorf("significance %+v: want both parameters, undefined", r.Significance)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the result does not marshal: %v", err)
+	}
+	files, err := WriteFigures(context.Background(), []*Result{r}, t.TempDir(), FigureOptions{GraphNodes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := strings.Join(files, " "); strings.Contains(names, "significance-") || !strings.Contains(names, "ffg-const.svg") {
+		t.Errorf("figures %v: want no significance chart (nothing to draw) and the others", files)
+	}
+}

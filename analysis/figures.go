@@ -22,8 +22,9 @@ type FigureOptions struct {
 
 // WriteFigures draws the figures of the results into dir, as SVG and PNG, and returns the
 // files written: for all results together the local minima's fraction of optimal fitness
-// (Fig. 3; left out when no result has one) and the proportion of centrality (Fig. 7); per result the fitness flow graph of a
-// small space (Fig. 6), the significance and the sensitivity charts (seed 004 Section 5.3).
+// (Fig. 3; left out when no result has one) and the proportion of centrality (Fig. 7);
+// per result the fitness flow graph of a small space (Fig. 6), the significance (when a
+// correlation is defined) and the sensitivity charts (seed 004 Section 5.3).
 func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOptions) ([]string, error) {
 	var files []string
 	var named []landscape.Named
@@ -61,7 +62,9 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			}
 			files = append(files, f...)
 		}
-		if len(r.Significance) > 0 {
+		// with no correlation defined (a constant objective) there is nothing to draw, and
+		// the figure would call every parameter constant
+		if slices.ContainsFunc(r.Significance, func(c sensitivity.Correlation) bool { return !math.IsNaN(c.Pearson) }) {
 			f, err := plotSignificance(r.Significance, r.Objective, r.Maximize, dir, "significance-"+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: significance figure: %w", r.Name, err)

@@ -1,7 +1,6 @@
 package sensitivity
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -129,7 +128,7 @@ func (d *Design) Estimate(y []float64) (*Sobol, error) {
 		return nil, fmt.Errorf("sensitivity: %d design rows with both base points measured, need at least 2", e.samples)
 	}
 	if e.variance(nil) == 0 {
-		return nil, errors.New("sensitivity: the objective is constant over the design: no variance to apportion")
+		return nil, fmt.Errorf("sensitivity: the objective is constant over the design: %w", ErrConstant)
 	}
 	params := make([]space.Param, len(d.Params))
 	for i, name := range d.Params {

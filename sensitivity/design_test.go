@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -294,5 +295,12 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 	}
 	if _, err := d.Estimate(y[1:]); err == nil {
 		t.Error("Estimate accepted a y of the wrong length")
+	}
+	constant := make([]float64, len(y))
+	for i := range constant {
+		constant[i] = 2
+	}
+	if _, err := d.Estimate(constant); !errors.Is(err, ErrConstant) {
+		t.Errorf("a constant objective: %v, want ErrConstant", err)
 	}
 }

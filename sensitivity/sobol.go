@@ -2,6 +2,7 @@ package sensitivity
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -63,6 +64,10 @@ type Pair struct {
 	J     int      `json:"j"`
 	Index Interval `json:"index"`
 }
+
+// ErrConstant is wrapped by the error of an estimate over a constant objective: with no
+// variance there is nothing to apportion, and every index is undefined.
+var ErrConstant = errors.New("no variance to apportion")
 
 // Sobol holds variance-based sensitivity indices (seed 004, Section 3.2): the share of the
 // objective's variance due to each parameter alone (First), to it with all its

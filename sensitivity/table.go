@@ -46,7 +46,7 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	}
 	t := newTable(params, cfgs, y, rows, subset, o.SecondOrder)
 	if t.variance(nil) == 0 {
-		return nil, errors.New("sensitivity: the objective is constant over the configurations: no variance to apportion")
+		return nil, fmt.Errorf("sensitivity: the objective is constant over the configurations: %w", ErrConstant)
 	}
 	method := Empirical
 	if t.isProduct(params, cfgs) {

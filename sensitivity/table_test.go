@@ -2,6 +2,7 @@ package sensitivity
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -255,8 +256,8 @@ func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 
 func TestSobolTableRejectsUnusableTables(t *testing.T) {
 	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(0), space.IntValue(1)}}}
-	if _, err := SobolTable(params, []space.Config{{0}, {1}}, []float64{2, 2}, Options{}); err == nil {
-		t.Error("constant objective accepted")
+	if _, err := SobolTable(params, []space.Config{{0}, {1}}, []float64{2, 2}, Options{}); !errors.Is(err, ErrConstant) {
+		t.Errorf("constant objective: %v, want ErrConstant", err)
 	}
 	if _, err := SobolTable(params, []space.Config{{0}, {1}}, []float64{2}, Options{}); err == nil {
 		t.Error("mismatched lengths accepted")

@@ -58,7 +58,8 @@ Parameters (seed 004), over the successful configurations:
   conditional means where the successful configurations form the full product of the
   values, the same formulas over the measured configurations otherwise (method "empirical",
   inputs dependent, totals a lower bound), and for a run of strategy saltelli also the
-  Saltelli/Jansen estimates of its design.
+  Saltelli/Jansen estimates of its design. A constant objective has no variance to
+  apportion: its indices (and correlations) are undefined, which a warning says.
 
 An input that cannot be analysed (no successful configuration, say) is reported on standard
 error and the others are analysed and printed; the exit status is then 1, as for 'ktune

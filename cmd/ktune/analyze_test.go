@@ -571,3 +571,13 @@ func TestAnalyzeAnOptimumOfZero(t *testing.T) {
 		t.Errorf("text: exit %d, stderr %q, output:\n%s", code, errOut, out)
 	}
 }
+
+// TestAnalyzeAConstantObjective: the Sobol indices of a constant objective are undefined;
+// a warning says so, the rest is printed and the exit status is 0.
+func TestAnalyzeAConstantObjective(t *testing.T) {
+	out, errOut, code := ktune(t, "analyze", "../../testdata/kernel_tuner/time_energy.json", "--objective", "core_freq", "--bootstrap", "0")
+	if code != 0 || !strings.Contains(out, "core_freq is constant (1080) over the 15 valid configurations") ||
+		!strings.Contains(out, "15 local minima") || !strings.Contains(out, "significance") || strings.Contains(out, "first order") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+}
