@@ -377,3 +377,67 @@ func TestAnalyzeConstantObjective(t *testing.T) {
 		t.Errorf("figures %v: want no significance chart (nothing to draw) and the others", files)
 	}
 }
+
+// TestAnalyzeTimeOfARunWithAMetricObjective: a stored run of a metric objective (GB/s)
+// keeps its time as timing samples; --objective time explains their mean, minimised, as
+// the run's export to Kernel Tuner gives it.
+func TestAnalyzeTimeOfARunWithAMetricObjective(t *testing.T) {
+	ctx := context.Background()
+	rec := open(t, "../testdata/kernel_tuner/vector_add_A4000.json")
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spID, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devID, err := st.PutDevice(ctx, store.Device{Name: rec.Device})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID, err := st.CreateRun(ctx, store.RunInfo{SpaceID: spID, DeviceID: devID, Kind: store.KindTuning, Strategy: "brute_force",
+		Objective: "GB/s", Maximize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// as 'ktune tune' stores a run of objective GB/s: the metric, the samples, no time
+	const gb = 12 * (1 << 20) / 1e9 // the GB vector_add moves
+	fastest := math.Inf(1)
+	evs := make([]result.Evaluation, len(rec.Evaluations))
+	for i, e := range rec.Evaluations {
+		mean := 0.0
+		for _, s := range e.Samples {
+			mean += s / float64(len(e.Samples))
+		}
+		fastest = math.Min(fastest, mean)
+		evs[i] = result.Evaluation{Config: e.Config, Status: result.OK, Objective: gb / (mean / 1e3),
+			Samples: e.Samples, Metrics: map[string]float64{"GB/s": gb / (mean / 1e3)}}
+	}
+	if err := st.AddEvaluations(ctx, runID, evs); err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Run(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := st.Recording(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := quick()
+	o.Objective = "time"
+	r, err := Analyze(ctx, Input{Name: "run", Rec: back, Run: &info}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Objective != "time" || r.Maximize || r.Valid != len(evs) || math.Abs(r.Optimum-fastest) > 1e-12*fastest {
+		t.Errorf("objective %q maximize %v valid %d optimum %v; want time, minimised, %d valid, optimum %v",
+			r.Objective, r.Maximize, r.Valid, r.Optimum, len(evs), fastest)
+	}
+	o.Objective = "energy"
+	if _, err := Analyze(ctx, Input{Name: "run", Rec: back, Run: &info}, o); err == nil || !strings.Contains(err.Error(), "have GB/s, time") {
+		t.Errorf("an unknown objective: %v, want the time among those available", err)
+	}
+}

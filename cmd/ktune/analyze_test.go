@@ -408,6 +408,22 @@ func TestSaltelliRunOnARealDeviceIsAnalysed(t *testing.T) {
 	if r.Sobol != nil || r.Valid == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "too few for empirical Sobol indices") {
 		t.Errorf("empirical indices of %d configurations: %+v", r.Valid, r)
 	}
+	// the objective is GB/s; the README explains the run's time all the same
+	out, errOut, code = ktune(t, "analyze", "--run", "1", "--db", db, "--objective", "time", "--bootstrap", "0", "--json")
+	var byTime struct {
+		Results []struct {
+			Objective string  `json:"objective"`
+			Maximize  bool    `json:"maximize"`
+			Valid     int     `json:"valid"`
+			Optimum   float64 `json:"optimum"`
+		} `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &byTime) != nil || len(byTime.Results) != 1 {
+		t.Fatalf("analyze --objective time: exit %d, stderr %q", code, errOut)
+	}
+	if bt := byTime.Results[0]; bt.Objective != "time" || bt.Maximize || bt.Valid != r.Valid || !(bt.Optimum > 0) {
+		t.Errorf("--objective time: %+v", bt)
+	}
 }
 
 // allFailed is a Kernel Tuner cache in which no configuration succeeded.
