@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/ktune/ktune/landscape"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	_ "github.com/ktune/ktune/store/sqlite"
 )
@@ -439,5 +442,37 @@ func TestAnalyzeTimeOfARunWithAMetricObjective(t *testing.T) {
 	o.Objective = "energy"
 	if _, err := Analyze(ctx, Input{Name: "run", Rec: back, Run: &info}, o); err == nil || !strings.Contains(err.Error(), "have GB/s, time") {
 		t.Errorf("an unknown objective: %v, want the time among those available", err)
+	}
+}
+
+// TestAnalyzeASparseRecordingOfAHugeProduct: recorded mode analyses the configurations a
+// recording holds even where the product of its value lists (20^16) is more than an int.
+func TestAnalyzeASparseRecordingOfAHugeProduct(t *testing.T) {
+	rec := &result.Recording{Format: "test", Objective: "time", Params: make([]space.Param, 16)}
+	for p := range rec.Params {
+		rec.Params[p].Name = fmt.Sprintf("p%d", p)
+		for v := range 20 {
+			rec.Params[p].Values = append(rec.Params[p].Values, space.IntValue(int64(v)))
+		}
+	}
+	for i := range 60 {
+		cfg := make([]space.Value, 16)
+		cfg[0], cfg[1] = space.IntValue(int64(i%20)), space.IntValue(int64(i/20))
+		for p := 2; p < len(cfg); p++ {
+			cfg[p] = space.IntValue(int64((i*(p+3) + p*p) % 20))
+		}
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: cfg, Status: result.OK, Objective: 1 + float64(i%20) + 0.1*float64(i/20)})
+	}
+	r, err := Analyze(context.Background(), Input{Name: "wide", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Configurations != 60 || r.Landscape == nil || r.Landscape.Points != 60 || r.Sobol == nil || len(r.Significance) != 16 {
+		t.Errorf("configurations %d, landscape %+v, Sobol %v, %d correlations", r.Configurations, r.Landscape, r.Sobol != nil, len(r.Significance))
+	}
+	o := quick()
+	o.Mode = simulator.Cartesian
+	if _, err := Analyze(context.Background(), Input{Name: "wide", Rec: rec}, o); !errors.Is(err, space.ErrTooLarge) {
+		t.Errorf("cartesian mode: %v, want ErrTooLarge", err)
 	}
 }

@@ -8,6 +8,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -153,6 +154,14 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		s.sp, err = expr.NewSpace(rec.Params, rec.Restrictions)
 	default:
 		s.sp, err = space.FromConfigs(rec.Params, kept)
+	}
+	if opts.Mode == Cartesian && errors.Is(err, space.ErrTooLarge) {
+		product := 1.0
+		for _, p := range rec.Params {
+			product *= float64(len(p.Values))
+		}
+		return nil, fmt.Errorf("simulator: cartesian space of %.3g configurations (the product of the %d parameters' value lists): %w; recorded mode covers the recorded configurations alone",
+			product, len(rec.Params), err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %s space: %w", opts.Mode, err)

@@ -2,6 +2,8 @@ package simulator_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -399,5 +401,35 @@ func TestUntimedRecordingsCostTheirRecordedTime(t *testing.T) {
 func TestNewRefusesNoRecording(t *testing.T) {
 	if _, err := simulator.New(nil, simulator.Options{}); err == nil || !strings.Contains(err.Error(), "no recording") {
 		t.Errorf("New(nil) = %v", err)
+	}
+}
+
+// TestRecordedModeOfAProductLargerThanAnInt: a recording of 16 parameters of 20 values
+// each (a product of 20^16, more than an int) is searched in recorded mode, which never
+// indexes the product; cartesian mode says why it cannot.
+func TestRecordedModeOfAProductLargerThanAnInt(t *testing.T) {
+	rec := &result.Recording{Format: "test", Objective: "time", Params: make([]space.Param, 16)}
+	for p := range rec.Params {
+		rec.Params[p].Name = fmt.Sprintf("p%d", p)
+		for v := range 20 {
+			rec.Params[p].Values = append(rec.Params[p].Values, space.IntValue(int64(v)))
+		}
+	}
+	for i := range 50 {
+		cfg := make([]space.Value, 16)
+		cfg[0], cfg[1] = space.IntValue(int64(i%20)), space.IntValue(int64(i/20)) // distinct
+		for p := 2; p < len(cfg); p++ {
+			cfg[p] = space.IntValue(int64((i*(p+3) + p*p) % 20))
+		}
+		rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: cfg, Status: result.OK, Objective: 1 + float64(i)})
+	}
+	sim := mustNew(t, rec, simulator.Options{})
+	if sim.Space().Len() != 50 {
+		t.Errorf("recorded space of %d configurations, want 50", sim.Space().Len())
+	}
+	_, err := simulator.New(rec, simulator.Options{Mode: simulator.Cartesian})
+	if !errors.Is(err, space.ErrTooLarge) || !strings.Contains(err.Error(), "cartesian space of 6.55e+20 configurations") ||
+		!strings.Contains(err.Error(), "recorded mode") {
+		t.Errorf("cartesian mode: %v, want the size of the product and the way out", err)
 	}
 }

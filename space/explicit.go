@@ -7,9 +7,10 @@ import (
 
 // FromConfigs builds a space whose valid configurations are exactly the given ones (for
 // example the configurations a recorded run measured). Duplicates are ignored. All
-// parameters form one group, in their given order.
+// parameters form one group, in their given order. Only the given configurations are
+// indexed, so the cartesian product of the values may be larger than an int.
 func FromConfigs(params []Param, configs []Config) (*Space, error) {
-	s, err := NewCompiled(params, nil)
+	s, err := unbuilt(params, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +62,9 @@ func FromConfigs(params []Param, configs []Config) (*Space, error) {
 	s.groups = []*group{g}
 	s.stride = []int{1}
 	s.size = g.count
+	s.groupOf = make([]int, L)
+	s.levelOf = make([]int, L)
 	for l := range params {
-		s.groupOf[l] = 0
 		s.levelOf[l] = l
 	}
 	return s, nil

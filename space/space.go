@@ -115,6 +115,19 @@ func NewCompiled(params []Param, restrictions []Restriction) (*Space, error) {
 // NewCompiledContext is NewCompiled that stops when ctx is done, returning ctx's error,
 // and reports its progress as o says.
 func NewCompiledContext(ctx context.Context, params []Param, restrictions []Restriction, o BuildOptions) (*Space, error) {
+	s, err := unbuilt(params, restrictions)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.build(ctx, o); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// unbuilt checks the parameters and prepares their values for restrictions, without the
+// valid configurations: the groups, their index and the size are left to the caller.
+func unbuilt(params []Param, restrictions []Restriction) (*Space, error) {
 	s := &Space{params: params, restrictions: restrictions, product: 1}
 	seen := map[string]bool{}
 	for i, p := range params {
@@ -169,9 +182,6 @@ func NewCompiledContext(ctx context.Context, params []Param, restrictions []Rest
 				s.strs[i][k] = v.s
 			}
 		}
-	}
-	if err := s.build(ctx, o); err != nil {
-		return nil, err
 	}
 	return s, nil
 }

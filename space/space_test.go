@@ -1,6 +1,8 @@
 package space_test
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -395,5 +397,48 @@ func TestMovesBrokenAndSampleGroupInASpaceOfGroups(t *testing.T) {
 		if n < 230 || n > 390 {
 			t.Fatalf("pair %v drawn %d times of 4000, want about 308", k, n)
 		}
+	}
+}
+
+// TestFromConfigsOfAProductLargerThanAnInt: a sparse recording of 16 parameters of 20
+// values each (20^16 > MaxInt64) indexes its configurations, though the product cannot be.
+func TestFromConfigsOfAProductLargerThanAnInt(t *testing.T) {
+	params := make([]space.Param, 16)
+	for p := range params {
+		params[p].Name = fmt.Sprintf("p%d", p)
+		for v := range 20 {
+			params[p].Values = append(params[p].Values, space.IntValue(int64(v+1)))
+		}
+	}
+	if _, err := space.NewCompiled(params, nil); !errors.Is(err, space.ErrTooLarge) {
+		t.Fatalf("the product: %v, want ErrTooLarge", err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var picked []space.Config
+	for range 200 {
+		c := make(space.Config, len(params))
+		for p := range c {
+			c[p] = r.IntN(20)
+		}
+		picked = append(picked, c)
+	}
+	// a neighbour of the first under Hamming: one parameter changed
+	nb := picked[0].Clone()
+	nb[7] = (nb[7] + 3) % 20
+	picked = append(picked, nb)
+	e, err := space.FromConfigs(params, picked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Len() != len(picked) || e.Product() != math.Pow(20, 16) {
+		t.Fatalf("Len %d, product %g; want %d, 20^16", e.Len(), e.Product(), len(picked))
+	}
+	for i := range e.Len() {
+		if j, ok := e.Index(e.At(i, nil)); !ok || j != i {
+			t.Fatalf("round trip %d -> %d", i, j)
+		}
+	}
+	if got := e.NeighbourList(picked[0], space.Hamming); len(got) != 1 || !slices.Equal(got[0], nb) {
+		t.Errorf("Hamming neighbours of the first configuration %v, want %v", got, nb)
 	}
 }
