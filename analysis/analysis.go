@@ -136,8 +136,8 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	res.Configurations = sim.Space().Len()
 	if partial {
 		res.Configurations = fullSize(rec)
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the run evaluated %d of the %d configurations of its space: the landscape covers the explored ones only, the indices are estimated from them",
-			sim.Space().Len(), res.Configurations))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s %d of the %d configurations of its space: the landscape covers the explored ones only, the indices are estimated from them",
+			partialWhat(in), sim.Space().Len(), res.Configurations))
 	}
 
 	// The valid table: every successful configuration of the recorded space, once. The
@@ -315,10 +315,12 @@ func sampledTime(e *result.Evaluation) (float64, bool) {
 	return sum / float64(n), true
 }
 
-// isPartial reports whether the input is a run (tuning or simulation, not an import) that
-// evaluated fewer configurations than its space holds.
+// isPartial reports whether the input evaluated fewer configurations than its space holds:
+// a run stopped by its budget, or a recording (a file, an import) whose restrictions allow
+// configurations it lacks, such as ktune's own export of such a run. A recording without
+// restrictions is its own space.
 func isPartial(in Input) bool {
-	if in.Run == nil || in.Run.Kind == store.KindImport {
+	if (in.Run == nil || in.Run.Kind == store.KindImport) && len(in.Rec.Restrictions) == 0 {
 		return false
 	}
 	seen := map[string]bool{}
@@ -326,6 +328,14 @@ func isPartial(in Input) bool {
 		seen[store.ConfigKey(in.Rec.Evaluations[i].Config)] = true
 	}
 	return len(seen) < fullSize(in.Rec)
+}
+
+// partialWhat is how a partial input's warning names what it holds.
+func partialWhat(in Input) string {
+	if in.Run != nil && in.Run.Kind != store.KindImport {
+		return "the run evaluated"
+	}
+	return "the recording holds"
 }
 
 // simulatorOf builds the simulator over the recording's space in mode; for a partial run,

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/format/t4"
 	"github.com/ktune/ktune/landscape"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
@@ -187,6 +189,32 @@ func TestAnalyzePartialRun(t *testing.T) {
 	}
 	if r.Sobol == nil || r.Sobol.Method != "empirical" {
 		t.Errorf("Sobol of a partial run: %+v", r.Sobol)
+	}
+
+	// The run exported as T4 keeps its restrictions; read back as a file (or imported),
+	// it is analysed over what it explored as the run is, in either mode.
+	var buf bytes.Buffer
+	if err := t4.Write(&buf, back); err != nil {
+		t.Fatal(err)
+	}
+	file, err := t4.Read(&buf, "run.t4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Restrictions) == 0 {
+		t.Fatal("the T4 export lost the run's restrictions: this test no longer checks a partial recording")
+	}
+	for _, mode := range []simulator.Mode{simulator.Recorded, simulator.Cartesian} {
+		o := quick()
+		o.Mode = mode
+		f, err := Analyze(ctx, Input{Name: "run.t4.json", Rec: file}, o)
+		if err != nil {
+			t.Fatalf("%v mode: the export of a partial run: %v", mode, err)
+		}
+		if !f.Partial || f.Evaluated != len(some) || f.Landscape.Points != len(some) || f.Optimum != r.Optimum {
+			t.Errorf("%v mode: partial %v, evaluated %d, landscape points %d, optimum %v; the run: %d, %v",
+				mode, f.Partial, f.Evaluated, f.Landscape.Points, f.Optimum, len(some), r.Optimum)
+		}
 	}
 }
 
