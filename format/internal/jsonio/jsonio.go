@@ -466,17 +466,19 @@ func ParseTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// FormatTime writes t as Python's str(datetime) does for an aware datetime
-// ("2023-12-22 13:17:23.719843+00:00"), the form Kernel Tuner writes; a time finer than
-// Python's microseconds gets nine fractional digits so that it reads back unchanged.
+// FormatTime writes t as Python's datetime.isoformat() does for an aware datetime
+// ("2023-12-22T13:17:23.719843+00:00"), which every Python reads back with
+// datetime.fromisoformat. Two things decide the form: that function accepts only 3 or 6
+// fractional digits before Python 3.11 (Kernel Tuner's cache module reads timestamps with
+// it), so a time finer than a microsecond is truncated to one; and Kernel Tuner's cache
+// schema declares a "date-time", which RFC 3339 writes with a T (Kernel Tuner's own
+// str(datetime) puts a space there; ParseTime reads both).
 func FormatTime(t time.Time) string {
-	switch {
-	case t.Nanosecond()%1000 != 0:
-		return t.Format("2006-01-02 15:04:05.000000000-07:00")
-	case t.Nanosecond() != 0:
-		return t.Format("2006-01-02 15:04:05.000000-07:00")
+	t = t.Truncate(time.Microsecond)
+	if t.Nanosecond() != 0 {
+		return t.Format("2006-01-02T15:04:05.000000-07:00")
 	}
-	return t.Format("2006-01-02 15:04:05-07:00")
+	return t.Format("2006-01-02T15:04:05-07:00")
 }
 
 // TopLevelKeys returns the member names of the top-level JSON object in data, in order,

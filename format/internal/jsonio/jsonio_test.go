@@ -3,8 +3,10 @@ package jsonio
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/format"
 )
@@ -53,9 +55,9 @@ func TestLoadReplacesPythonNonFiniteTokensKeepingPositions(t *testing.T) {
 
 func TestTimesRoundTrip(t *testing.T) {
 	tests := []string{
-		"2023-12-22 13:17:23.719843+00:00",
-		"2023-12-22 13:17:23+00:00",
-		"2023-12-22 13:17:23.000000001+05:30",
+		"2023-12-22T13:17:23.719843+00:00",
+		"2023-12-22T13:17:23+00:00",
+		"2023-12-22T13:17:23.000001+05:30",
 	}
 	for _, s := range tests {
 		ts, ok := ParseTime(s)
@@ -66,13 +68,44 @@ func TestTimesRoundTrip(t *testing.T) {
 			t.Errorf("FormatTime(ParseTime(%q)) = %q", s, got)
 		}
 	}
-	for _, s := range []string{"2024-04-19 22:17:16 UTC", "2024-04-19T22:17:16Z", "2024-04-19T22:17:16.5+01:00"} {
+	for _, s := range []string{"2024-04-19 22:17:16 UTC", "2024-04-19T22:17:16Z", "2024-04-19T22:17:16.5+01:00",
+		"2023-12-22 13:17:23.719843+00:00", "2023-12-22 13:17:23.000000001+05:30"} {
 		if _, ok := ParseTime(s); !ok {
 			t.Errorf("ParseTime(%q) failed", s)
 		}
 	}
 	if _, ok := ParseTime("yesterday"); ok {
 		t.Error("ParseTime accepted nonsense")
+	}
+}
+
+// pythonISO is what datetime.fromisoformat accepts before Python 3.11 (Kernel Tuner's
+// cache module reads timestamps with it): 3 or 6 fractional digits, no more, and an
+// offset; and, with the T, an RFC 3339 date-time, which Kernel Tuner's cache schema asks
+// for.
+var pythonISO = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6})?[+-]\d{2}:\d{2}$`)
+
+// A time measured to the nanosecond is written to the microsecond, truncated, so that
+// Python 3.10 and older read it; ParseTime still reads nine digits from older files.
+func TestFormatTimeWritesWhatPythonBefore311Reads(t *testing.T) {
+	tests := []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 26, 16, 51, 15, 259656039, time.UTC), "2026-11-26T16:51:15.259656+00:00"},
+		{time.Date(2026, 11, 26, 16, 51, 15, 999999999, time.UTC), "2026-11-26T16:51:15.999999+00:00"},
+		{time.Date(2026, 11, 26, 16, 51, 15, 400, time.FixedZone("", 3600)), "2026-11-26T16:51:15+01:00"},
+		{time.Date(2026, 11, 26, 16, 51, 15, 0, time.UTC), "2026-11-26T16:51:15+00:00"},
+	}
+	for _, tt := range tests {
+		got := FormatTime(tt.in)
+		if got != tt.want || !pythonISO.MatchString(got) {
+			t.Errorf("FormatTime(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	old, ok := ParseTime("2026-11-26 16:51:15.259656039+00:00") // as ktune wrote it before
+	if !ok || old.Nanosecond() != 259656039 {
+		t.Errorf("ParseTime of nine digits: %v %v", old, ok)
 	}
 }
 
