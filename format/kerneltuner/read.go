@@ -10,7 +10,9 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
@@ -55,14 +57,15 @@ const (
 	// ktune's own additions, for what Kernel Tuner cannot express; Kernel Tuner ignores them.
 	fieldStatus  = "ktune_status"
 	fieldMessage = "ktune_message"
-	// fieldUnrecorded names the timings written as 0 because the recording lacked them.
+	// fieldUnrecorded names the timings written as 0, and a timestamp written as the
+	// Unix epoch, because the recording lacked them.
 	fieldUnrecorded = "ktune_unrecorded"
 )
 
 // ktune's additions to the header.
 const (
-	// fieldProblemSize holds a problem size that is no array of integers (which is all
-	// "problem_size" may hold), such as sizes that depend on the parameters.
+	// fieldProblemSize held a problem size that is no array of integers in the caches
+	// ktune wrote before it wrote such sizes in "problem_size", as Kernel Tuner does.
 	fieldProblemSize = "ktune_problem_size"
 	// fieldMaximize holds the objective's direction, which a cache does not record
 	// (Kernel Tuner takes it from tune_kernel's objective_higher_is_better).
@@ -264,7 +267,9 @@ func decodeString(dec *json.Decoder) (string, error) {
 
 // decodeProblemSize keeps the problem size as compact JSON ([4096,4096], 20000000); a
 // string is kept as its text unless that text would itself read as JSON, so that Write
-// can tell the two apart.
+// can tell the two apart; a list of parameter names and integers (["num_blocks", 1]) as
+// ktune keeps such a size, its dimensions joined by commas ("num_blocks,1"); an empty
+// list, which Write gives a recording without a size, as no size.
 func decodeProblemSize(dec *json.Decoder) (string, error) {
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -280,7 +285,43 @@ func decodeProblemSize(dec *json.Decoder) (string, error) {
 	if string(raw) == "null" {
 		return "", nil
 	}
+	if dims, ok := namedDims(raw); ok {
+		return dims, nil
+	}
 	return compact(raw), nil
+}
+
+// namedDims joins a list of dimensions with a name among them by commas; false for any
+// other list, and for an empty one ("").
+func namedDims(raw []byte) (string, bool) {
+	var list []any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&list) != nil {
+		return "", false
+	}
+	if len(list) == 0 {
+		return "", true
+	}
+	named := false
+	parts := make([]string, len(list))
+	for i, x := range list {
+		switch v := x.(type) {
+		case string:
+			if v == "" || strings.ContainsAny(v, ",()[]{}") || json.Valid([]byte(v)) {
+				return "", false
+			}
+			parts[i], named = v, true
+		case json.Number:
+			if _, err := strconv.ParseInt(string(v), 10, 64); err != nil {
+				return "", false
+			}
+			parts[i] = string(v)
+		default:
+			return "", false
+		}
+	}
+	return strings.Join(parts, ","), named
 }
 
 func compact(raw []byte) string {
@@ -471,6 +512,13 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 			ev.Samples = s
 		}
 	}
+	if s, ok := e.str(data, fieldTimestamp); ok {
+		if t, ok := jsonio.ParseTime(s); ok {
+			ev.Time = t
+		} else {
+			*badTime++
+		}
+	}
 	// a timing the entry lacks stays unknown (NaN), so that writing leaves it out again
 	ev.CompileMS = e.floatOrNaN(data, fieldCompile)
 	ev.VerifyMS = e.floatOrNaN(data, fieldVerify)
@@ -488,14 +536,9 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 				ev.BenchmarkMS = math.NaN()
 			case fieldFramework:
 				ev.FrameworkMS = math.NaN()
+			case fieldTimestamp:
+				ev.Time = time.Time{}
 			}
-		}
-	}
-	if s, ok := e.str(data, fieldTimestamp); ok {
-		if t, ok := jsonio.ParseTime(s); ok {
-			ev.Time = t
-		} else {
-			*badTime++
 		}
 	}
 	for i, fd := range e.fields {

@@ -2,9 +2,13 @@ package kerneltuner
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
@@ -46,15 +50,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 	e.field("schema_version", SchemaVersion, ",\n")
 	e.field("device_name", rec.Device, ",\n")
 	e.field("kernel_name", rec.Kernel, ",\n")
-	// Kernel Tuner's cache schema wants the problem size as an array of integers, and
-	// Kernel Tuner compares it with the size it tunes before it resumes from a cache. A
-	// size no such array stands for (one that depends on the parameters) is left out,
-	// which Kernel Tuner accepts, and kept for ktune in a field of its own.
-	if ints, ok := format.ProblemSizeInts(rec.ProblemSize); ok {
-		e.field("problem_size", ints, ",\n")
-	} else if rec.ProblemSize != "" {
-		e.field(fieldProblemSize, rec.ProblemSize, ",\n")
-	}
+	e.field("problem_size", problemSize(rec.ProblemSize), ",\n")
 	e.field("tune_params_keys", names, ",\n")
 	e.Key("tune_params")
 	e.Str("{")
@@ -175,6 +171,9 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	// (NaN, such as the benchmark time of a T4 file) is written as 0 for Kernel Tuner
 	// and named in ktune_unrecorded, so that ktune reads it back as unknown, not as 0.
 	var unrecorded []string
+	if ev.Time.IsZero() {
+		unrecorded = append(unrecorded, fieldTimestamp)
+	}
 	for _, t := range []struct {
 		name string
 		v    float64
@@ -218,11 +217,63 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.field(fieldMessage, ev.Message, "")
 	}
-	if !ev.Time.IsZero() {
-		sep()
-		e.field(fieldTimestamp, jsonio.FormatTime(ev.Time), "")
-	}
+	// The schema requires a timestamp too; an evaluation measured at an unknown time (KTT
+	// output has none per result) gets the Unix epoch, which no measurement carries, and
+	// is named in ktune_unrecorded.
+	sep()
+	e.field(fieldTimestamp, jsonio.FormatTime(timestamp(ev.Time)), "")
 	e.Str("}")
+}
+
+// unknownTime is the timestamp written for an evaluation whose time is unknown.
+var unknownTime = time.Unix(0, 0).UTC()
+
+func timestamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return unknownTime
+	}
+	return t
+}
+
+// problemSize is the "problem_size" Write gives Kernel Tuner for a recording's size.
+//
+// Kernel Tuner's cache schema wants an array of integers, and Kernel Tuner compares the
+// member with the size it tunes (as numpy arrays) before it resumes from a cache or
+// simulates with it. A size over the parameters is written as Kernel Tuner writes the
+// problem_size it was given: one dimension as its string ("num_blocks"), several as a
+// list of strings and integers (["num_blocks", 1]); ktune stores such sizes with their
+// dimensions joined by commas. The schema's integers cannot hold it, and Kernel Tuner's
+// own caches of such sizes break the schema alike. A recording that does not say (KTT
+// output has no problem size) gets an empty array, which the schema requires and which
+// claims no size: Kernel Tuner then refuses to resume from the file for a given size,
+// unless the member is deleted (it checks the size only where there is one).
+func problemSize(s string) any {
+	if ints, ok := format.ProblemSizeInts(s); ok {
+		return ints
+	}
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return []int64{}
+	case json.Valid([]byte(s)):
+		return json.RawMessage(s) // a size read from a cache that held it so
+	case strings.ContainsAny(s, "()[]{}"):
+		return s // an expression with commas of its own
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) == 1 {
+		return s
+	}
+	dims := make([]any, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if n, err := strconv.ParseInt(p, 10, 64); err == nil {
+			dims[i] = n
+		} else {
+			dims[i] = p
+		}
+	}
+	return dims
 }
 
 // encoder is the shared JSON encoder with the cache's own pieces.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,16 +63,74 @@ func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
 			t.Errorf("problem size %q reads back as %q, want %q", in, back.ProblemSize, want)
 		}
 	}
-	// A size that depends on the parameters has no integer array: Kernel Tuner gets none
-	// (it checks the size only when there is one) and ktune keeps it in its own field.
-	rec := oneParam("time", false, 1, 2)
-	rec.ProblemSize = "MWG*4,512"
-	h, _ := header(t, rec)
-	if _, ok := h["problem_size"]; ok || string(h["ktune_problem_size"]) != `"MWG*4,512"` {
-		t.Errorf("problem_size %s, ktune_problem_size %s", h["problem_size"], h["ktune_problem_size"])
+	// A size that depends on the parameters has no integer array: it is written as Kernel
+	// Tuner writes the problem_size it was given (c["problem_size"] = problem_size), a
+	// parameter's name as that string, several dimensions as a list, and it reads back as
+	// ktune keeps it.
+	for in, want := range map[string]string{
+		"num_blocks": `"num_blocks"`,
+		"MWG*4,512":  `["MWG*4",512]`,
+		"max(a, b)":  `"max(a, b)"`, // an expression with a comma of its own is one dimension
+	} {
+		rec := oneParam("time", false, 1, 2)
+		rec.ProblemSize = in
+		h, _ := header(t, rec)
+		if got := strings.Join(strings.Fields(string(h["problem_size"])), ""); got != strings.Join(strings.Fields(want), "") {
+			t.Errorf("problem size %q written as %s, want %s", in, h["problem_size"], want)
+		}
+		if _, ok := h["ktune_problem_size"]; ok {
+			t.Errorf("problem size %q also written as ktune_problem_size", in)
+		}
+		if back := roundTrip(t, rec); back.ProblemSize != in {
+			t.Errorf("problem size %q reads back as %q", in, back.ProblemSize)
+		}
 	}
-	if back := roundTrip(t, rec); back.ProblemSize != "MWG*4,512" {
-		t.Errorf("reads back as %q", back.ProblemSize)
+	// What ktune wrote before still reads.
+	old, err := readBytes([]byte(`{"ktune_problem_size": "MWG*4,512", "tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {}}`))
+	if err != nil || old.ProblemSize != "MWG*4,512" {
+		t.Errorf("ktune_problem_size reads as %v, %v", old, err)
+	}
+}
+
+// Kernel Tuner's cache schema requires "problem_size" and every entry's "timestamp".
+// KTT output has neither a problem size nor a time per result: the export gives an empty
+// size (no claim of one) and the Unix epoch, named in ktune_unrecorded, so that ktune
+// reads the times back as unknown.
+func TestWriteGivesWhatTheSchemaRequiresForKTTOutput(t *testing.T) {
+	rec, err := format.Open(filepath.Join(testdata, "ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ProblemSize != "" || !rec.Evaluations[0].Time.IsZero() {
+		t.Fatalf("KTT output read with problem size %q, time %v", rec.ProblemSize, rec.Evaluations[0].Time)
+	}
+	h, written := header(t, rec)
+	if string(h["problem_size"]) != "[]" {
+		t.Errorf("problem_size %s, want []", h["problem_size"])
+	}
+	var doc struct {
+		Cache map[string]map[string]any `json:"cache"`
+	}
+	if err := json.Unmarshal(written, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for key, entry := range doc.Cache {
+		unrecorded, _ := entry["ktune_unrecorded"].([]any)
+		if entry["timestamp"] != "1970-01-01T00:00:00+00:00" || !slices.Contains(unrecorded, any("timestamp")) {
+			t.Fatalf("entry %s: timestamp %v, ktune_unrecorded %v", key, entry["timestamp"], entry["ktune_unrecorded"])
+		}
+	}
+	back, err := kerneltuner.Read(bytes.NewReader(written), "back.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.ProblemSize != "" {
+		t.Errorf("reads back with problem size %q", back.ProblemSize)
+	}
+	for i := range back.Evaluations {
+		if !back.Evaluations[i].Time.IsZero() {
+			t.Fatalf("evaluation %d reads back measured at %v", i, back.Evaluations[i].Time)
+		}
 	}
 }
 
