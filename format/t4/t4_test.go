@@ -200,7 +200,7 @@ func TestWriteOutputValidatesAgainstTheT4Schema(t *testing.T) {
 			if err := t4.Write(&b, rec); err != nil {
 				t.Fatal(err)
 			}
-			if errs := v.validate(decodeDoc(t, b.Bytes())); len(errs) > 0 {
+			if errs := v.Validate(decodeDoc(t, b.Bytes())); len(errs) > 0 {
 				t.Errorf("Write's output violates the schema:\n%s", strings.Join(errs, "\n"))
 			}
 		})
@@ -212,7 +212,7 @@ func TestRealFileValidatesAgainstTheT4Schema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := loadSchema(t).validate(decodeDoc(t, data)); len(errs) > 0 {
+	if errs := loadSchema(t).Validate(decodeDoc(t, data)); len(errs) > 0 {
 		t.Errorf("benchmark_hub's T4 file violates the schema:\n%s", strings.Join(errs, "\n"))
 	}
 }

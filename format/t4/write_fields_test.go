@@ -100,7 +100,7 @@ func TestWriteMarksFailuresIncorrectAndKeepsTheirMessages(t *testing.T) {
 	if d := formattest.Diff(rec, back); d != "" {
 		t.Errorf("round trip differs:\n%s", d)
 	}
-	if errs := loadSchema(t).validate(decodeDoc(t, written)); len(errs) > 0 {
+	if errs := loadSchema(t).Validate(decodeDoc(t, written)); len(errs) > 0 {
 		t.Errorf("schema violations: %q", errs)
 	}
 	var doc struct {

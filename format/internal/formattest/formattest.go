@@ -1,7 +1,7 @@
 // Package formattest helps the format packages' tests: an independent minimal reading of
 // each format (plain encoding/json into map[string]any, sharing no code with the readers
-// under test) to check counts and best times against, recording comparison, and the
-// location of the shared recorded spaces.
+// under test) to check counts and best times against, recording comparison, the location
+// of the shared recorded spaces, and a JSON Schema validator for the formats' schemas.
 package formattest
 
 import (
