@@ -39,8 +39,12 @@ var invalidityStatus = map[string]result.Status{
 	"constraints": result.Restricted,
 }
 
-// fieldMessage is the member of a result in which Write keeps a failure's message.
-const fieldMessage = "ktune_message"
+// ktune's members of a result: a failure's message, and a status that "invalidity" does
+// not tell (device_limit, which Write gives the invalidity "runtime").
+const (
+	fieldMessage = "ktune_message"
+	fieldStatus  = "ktune_status"
+)
 
 // Kernel Tuner's failure strings, which its T4 writer puts in the objective's measurement.
 var markerStatus = map[string]result.Status{
@@ -80,6 +84,7 @@ type rawResult struct {
 	Measurements  []measurement  `json:"measurements"`
 	Objectives    []any          `json:"objectives"`
 	Message       any            `json:"ktune_message"` // a failure's message, which ktune's Write adds
+	Status        any            `json:"ktune_status"`  // a status invalidity does not tell, which ktune's Write adds
 	offset        int64          // decoder offset of the result, for errors
 }
 
@@ -313,6 +318,9 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	}
 	if c, ok := jsonio.Float(r.Correctness); ok && c == 0 && status == result.OK {
 		status = result.WrongAnswer
+	}
+	if st, err := result.ParseStatus(asString(r.Status)); err == nil && status != result.OK && st != result.OK {
+		status = st
 	}
 	ev.Status = status
 

@@ -12,8 +12,12 @@ import (
 	"github.com/ktune/ktune/result"
 )
 
-// statusInvalidity is what Write puts in "invalidity". T4 has no device-limit value; a
-// configuration the device cannot run violates a constraint of the space.
+// statusInvalidity is what Write puts in "invalidity". T4 has no device-limit value. The
+// closest is "runtime": the device refuses to run the configuration (Kernel Tuner records
+// a launch with too many resources as a runtime failure), and "constraints", which reads
+// as restricted, would say that the space's restrictions exclude it, which they do not
+// (and a complete run would then seem to lack configurations its restrictions allow).
+// Write keeps the exact status in fieldStatus.
 var statusInvalidity = map[result.Status]string{
 	result.OK:           "correct",
 	result.Restricted:   "constraints",
@@ -21,7 +25,7 @@ var statusInvalidity = map[result.Status]string{
 	result.RuntimeError: "runtime",
 	result.Timeout:      "timeout",
 	result.WrongAnswer:  "correctness",
-	result.DeviceLimit:  "constraints",
+	result.DeviceLimit:  "runtime",
 }
 
 // statusMarker is the Kernel Tuner failure string Write puts in the objective's
@@ -189,6 +193,12 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	}
 	e.Field("invalidity", statusInvalidity[status])
 	e.Str(", ")
+	// A status the invalidity does not tell goes in ktune's own member, as in a Kernel
+	// Tuner cache; the schema allows other members in a result.
+	if invalidityStatus[statusInvalidity[status]] != status {
+		e.Field(fieldStatus, status.String())
+		e.Str(", ")
+	}
 	// Only a result that ran and whose output was verified (or not checked) is correct;
 	// a failure never produced output to call correct, and T4 files from Kernel Tuner's
 	// benchmark hub give compile and runtime failures 0.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/format"
@@ -135,4 +136,44 @@ func gunzipFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// T4 has no device-limit invalidity. The export says "runtime" (the device would not run
+// it), not "constraints", which reads back as restricted: a complete run with device-limit
+// failures would then seem to lack configurations its restrictions allow. ktune_status
+// keeps the status exactly.
+func TestWriteKeepsTheDeviceLimitStatus(t *testing.T) {
+	rec := handMade()
+	rec.Evaluations[1].Status = result.DeviceLimit
+	rec.Evaluations[1].Message = "block size 8192 exceeds the device's maximum of 4096"
+	back, out := roundTrip(t, rec)
+	rec.Format = t4.Name
+	if d := formattest.Diff(rec, back); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	if errs := loadSchema(t).Validate(decodeDoc(t, out)); len(errs) > 0 {
+		t.Errorf("schema violations: %q", errs)
+	}
+	var doc struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range doc.Results {
+		st := rec.Evaluations[i].Status
+		_, hasStatus := r["ktune_status"]
+		switch {
+		case st == result.DeviceLimit && (r["invalidity"] != "runtime" || r["ktune_status"] != "device_limit"):
+			t.Errorf("device_limit written as invalidity %v, ktune_status %v", r["invalidity"], r["ktune_status"])
+		case st != result.DeviceLimit && hasStatus:
+			t.Errorf("%v written with ktune_status %v, which its invalidity %v tells", st, r["ktune_status"], r["invalidity"])
+		}
+	}
+	// A reader of T4 alone sees a runtime failure, never a restricted configuration.
+	plain := strings.Replace(string(out), `"ktune_status": "device_limit", `, "", 1)
+	other, err := t4.Read(strings.NewReader(plain), "plain.json")
+	if err != nil || other.Evaluations[1].Status != result.RuntimeError {
+		t.Errorf("without ktune_status it reads as %v, %v", other.Evaluations[1].Status, err)
+	}
 }
