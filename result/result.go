@@ -64,6 +64,37 @@ type Evaluation struct {
 // Failed reports whether the evaluation carries no usable objective.
 func (e *Evaluation) Failed() bool { return e.Status != OK || math.IsNaN(e.Objective) }
 
+// TimeMS is the evaluation's kernel time in ms, as the run made it of its samples with its
+// statistic (mean or median) and computed its metrics (GB/s) from it; objective is the
+// recording's. With the objective time it is the objective. Beside another objective it
+// is the "time" in Metrics, which ktune's runner keeps there and Kernel Tuner caches and
+// T4 files carry. An evaluation without it (one ktune stored before it kept the time
+// beside a metric objective, or a file's that has samples alone) falls back on the mean of
+// its finite samples: Kernel Tuner's own "time", and the run's unless its spec's statistic
+// was median. false when there is none: a failure, or no samples.
+func (e *Evaluation) TimeMS(objective string) (float64, bool) {
+	if objective == "time" || objective == "" {
+		return e.Objective, !e.Failed()
+	}
+	if t, ok := e.Metrics["time"]; ok && !math.IsNaN(t) && !math.IsInf(t, 0) {
+		return t, true
+	}
+	if e.Failed() {
+		return math.NaN(), false
+	}
+	sum, n := 0.0, 0
+	for _, v := range e.Samples {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), false
+	}
+	return sum / float64(n), true
+}
+
 // Recording is a set of evaluations of one kernel on one device.
 type Recording struct {
 	Format       string        // the format it was read from: "kerneltuner", "t4", "ktt", "ktune"

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -57,5 +58,31 @@ func TestRejectNonPositiveTimes(t *testing.T) {
 	energy := &Recording{Objective: "energy_delta", Evaluations: []Evaluation{{Objective: -3}}}
 	if n := energy.RejectNonPositiveTimes(); n != 0 {
 		t.Errorf("a non-time objective lost %d values", n)
+	}
+}
+
+// An evaluation's kernel time is the objective (time), or the time kept beside another
+// objective; one stored without it (before ktune kept it) falls back on the samples' mean.
+func TestTimeMSIsTheTimeTheRunUsed(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name      string
+		objective string
+		e         Evaluation
+		want      float64
+		ok        bool
+	}{
+		{"time objective", "time", Evaluation{Status: OK, Objective: 2, Samples: []float64{1, 2, 9}}, 2, true},
+		{"time kept beside a metric", "GB/s", Evaluation{Status: OK, Objective: 7, Samples: []float64{1, 2, 9}, Metrics: map[string]float64{"time": 2}}, 2, true},
+		{"stored before: the mean", "GB/s", Evaluation{Status: OK, Objective: 7, Samples: []float64{1, 2, nan, 9}}, 4, true},
+		{"no samples", "GB/s", Evaluation{Status: OK, Objective: 7}, nan, false},
+		{"a failure", "GB/s", Evaluation{Status: RuntimeError, Objective: nan, Samples: []float64{1}}, nan, false},
+		{"a failed time objective", "time", Evaluation{Status: Timeout, Objective: nan}, nan, false},
+	}
+	for _, tt := range tests {
+		got, ok := tt.e.TimeMS(tt.objective)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("%s: %v %v, want %v %v", tt.name, got, ok, tt.want, tt.ok)
+		}
 	}
 }

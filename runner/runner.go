@@ -301,6 +301,11 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	e.Status = result.OK
 	e.Objective = timeMS
 	if name, _ := r.spec.Objective(); name != "time" && name != "" {
+		// The time the metrics were computed from stays with them, as a Kernel Tuner
+		// cache keeps "time" beside another objective: exports write it, and a time
+		// recomputed from the samples with another statistic would disagree with them.
+		metrics["time"] = timeMS
+		e.Metrics = metrics
 		v, ok := metrics[name]
 		if !ok || math.IsNaN(v) {
 			why := "could not be computed"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -236,5 +237,47 @@ iterations: 1
 	r.Close()
 	if e.Status != result.RuntimeError || !strings.Contains(e.Message, "parameter nvml_gr_clock asks to set a device setting that the c device") {
 		t.Fatalf("%v %q", e.Status, e.Message)
+	}
+}
+
+// The time a run uses is its statistic of the samples, and it stays with the evaluation
+// whatever the objective: beside a metric objective (GB/s computed from it) as the "time"
+// metric, which exports write as Kernel Tuner's "time"; it was dropped, and exports fell
+// back on the mean of the samples, which disagreed with the GB/s of a median run.
+func TestTheTimeOfTheStatisticStaysWithEveryEvaluation(t *testing.T) {
+	dev := openHost(t)
+	for _, tt := range []struct{ statistic, objective string }{
+		{"median", "GB/s"}, {"mean", "GB/s"}, {"median", "time"},
+	} {
+		extra := "statistic: " + tt.statistic + "\n"
+		if tt.objective == "GB/s" {
+			extra += "metrics: [{name: GB/s, expr: \"8 * N / (time / 1e3) / 1e9\", maximize: true}]\nobjective: GB/s\n"
+		}
+		s := loadSpec(t, extra)
+		s.Iterations = 7 // an odd count: the median is one of the samples
+		sp, err := s.Space()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runner.New(s, sp, dev)
+		e := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+		r.Close()
+		if e.Status != result.OK || len(e.Samples) != 7 {
+			t.Fatalf("%+v: %v %s, %d samples", tt, e.Status, e.Message, len(e.Samples))
+		}
+		want := runner.TimeMS(tt.statistic, e.Samples)
+		if tt.objective == "time" {
+			if _, ok := e.Metrics["time"]; ok || e.Objective != want {
+				t.Errorf("%+v: objective %v, want %v; metrics %v", tt, e.Objective, want, e.Metrics)
+			}
+			continue
+		}
+		got, ok := e.Metrics["time"]
+		if !ok || got != want {
+			t.Errorf("%+v: time %v (kept %v), want %v of the samples %v", tt, got, ok, want, e.Samples)
+		}
+		if gbs := 8 * 100000 / (got / 1e3) / 1e9; math.Abs(gbs-e.Objective) > 1e-9*gbs {
+			t.Errorf("%+v: GB/s %v, but %v from the time kept", tt, e.Objective, gbs)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ type Report struct {
 	Failures          []FailureSummary   `json:"failures,omitempty"`
 	Best              Config             `json:"best_configuration,omitzero"`
 	BestObjective     *float64           `json:"best_objective,omitempty"`
-	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"`
+	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
 	BestTimeMS        *float64           `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
 	Verified          bool               `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
 	MedianObjective   *float64           `json:"median_objective,omitempty"`
@@ -232,7 +233,12 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.Best = configOf(sp, best.Config)
 		bestObjective := best.Evaluation.Objective
 		r.BestObjective = &bestObjective
-		r.BestMetrics = best.Evaluation.Metrics
+		// the time the evaluation keeps beside a metric objective is BestTimeMS
+		r.BestMetrics = maps.Clone(best.Evaluation.Metrics)
+		delete(r.BestMetrics, "time")
+		if len(r.BestMetrics) == 0 {
+			r.BestMetrics = nil
+		}
 		for _, m := range s.Metrics {
 			r.MetricOrder = append(r.MetricOrder, m.Name)
 		}

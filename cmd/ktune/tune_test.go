@@ -994,6 +994,10 @@ func TestTuneSummaryKeepsTheMetricsOrder(t *testing.T) {
 	if zz < 0 || !(zz < aa && aa < gb) {
 		t.Errorf("metrics line %q: want zz, aa, GB/s in the spec's order", line)
 	}
+	// the time the metrics were computed from has a line of its own
+	if strings.Contains(line, "time ") || !strings.Contains(out, "\n  time: ") {
+		t.Errorf("metrics line %q and the time:\n%s", line, out)
+	}
 }
 
 // A metric whose spec does not say maximize takes its direction from its name, as

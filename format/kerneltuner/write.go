@@ -131,22 +131,21 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 			e.Num(ev.Objective)
 		}
 	}
+	// Kernel Tuner writes every entry's "time", whatever the objective, and its
+	// simulation mode computes the metrics from it: it is the time the run used (its
+	// statistic of the samples), which the metrics were computed from (Evaluation.TimeMS
+	// says what stands in for it in evaluations stored before ktune kept it). Kernel Tuner
+	// marks failures in "time" too.
 	if objective == fieldTime {
 		writeObjective()
-	} else if f, ok := ev.Metrics[fieldTime]; ok && jsonio.Finite(f) {
+	} else if f, ok := ev.TimeMS(objective); ok {
 		sep()
 		e.Key(fieldTime)
 		e.Num(f)
 	} else if failed {
-		// Kernel Tuner marks failures in "time" whatever the objective.
 		sep()
 		e.Key(fieldTime)
 		e.JSON(marker)
-	} else if m, ok := meanOf(ev.Samples); ok {
-		// and writes every entry's "time", the mean of its "times", whatever the objective
-		sep()
-		e.Key(fieldTime)
-		e.Num(m)
 	}
 	if len(ev.Samples) > 0 {
 		sep()
@@ -282,19 +281,4 @@ type encoder struct{ jsonio.Encoder }
 func (e *encoder) field(k string, v any, after string) {
 	e.Field(k, v)
 	e.Str(after)
-}
-
-// meanOf is the mean of the finite samples; false when there are none.
-func meanOf(samples []float64) (float64, bool) {
-	sum, n := 0.0, 0
-	for _, v := range samples {
-		if jsonio.Finite(v) {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
 }

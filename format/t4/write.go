@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 
 	"github.com/ktune/ktune/format"
@@ -224,15 +225,25 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 		sep()
 		e.measurement(objective, 0, m)
 	}
-	names := make([]string, 0, len(ev.Metrics))
-	for k := range ev.Metrics {
+	// Every result's time in ms, whatever the objective, as Kernel Tuner's T4 writer has
+	// it: the time the run used, which other measurements (GB/s) were computed from.
+	measured := ev.Metrics
+	if t, ok := ev.TimeMS(objective); ok && objective != "time" {
+		measured = maps.Clone(ev.Metrics)
+		if measured == nil {
+			measured = map[string]float64{}
+		}
+		measured["time"] = t
+	}
+	names := make([]string, 0, len(measured))
+	for k := range measured {
 		if k != objective && k != "strategy_time" {
 			names = append(names, k)
 		}
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if f := ev.Metrics[k]; jsonio.Finite(f) {
+		if f := measured[k]; jsonio.Finite(f) {
 			sep()
 			e.measurement(k, f, nil)
 		}

@@ -177,3 +177,39 @@ func TestWriteKeepsTheDeviceLimitStatus(t *testing.T) {
 		t.Errorf("without ktune_status it reads as %v, %v", other.Evaluations[1].Status, err)
 	}
 }
+
+// Every result carries its time in ms, whatever the objective, as Kernel Tuner's T4
+// writer has it: the time kept beside a metric objective, or for an evaluation stored
+// before ktune kept it, the mean of its samples; a failure has none.
+func TestWriteGivesEveryResultItsTime(t *testing.T) {
+	rec := handMade()
+	rec.Objective, rec.Maximize = "GB/s", true
+	ok := &rec.Evaluations[0]
+	ok.Objective, ok.Samples = 7, []float64{1, 2, 9}
+	ok.Metrics = map[string]float64{"time": 2, "registers": 32}
+	old := *ok
+	old.Config = rec.Evaluations[1].Config
+	old.Metrics = map[string]float64{"registers": 32} // as stored before: no time
+	rec.Evaluations[1] = old
+	doc := written(t, rec)
+	results, _ := doc["results"].([]any)
+	for i, want := range []any{2.0, 4.0, nil, nil} {
+		r := results[i].(map[string]any)
+		var got any
+		for _, m := range r["measurements"].([]any) {
+			if m := m.(map[string]any); m["name"] == "time" {
+				if m["unit"] != "ms" {
+					t.Errorf("result %d: time in %q", i, m["unit"])
+				}
+				got = m["value"]
+			}
+		}
+		if got != want {
+			t.Errorf("result %d (%v): time %v, want %v", i, rec.Evaluations[i].Status, got, want)
+		}
+	}
+	back, _ := roundTrip(t, rec)
+	if tm, ok := back.Evaluations[1].TimeMS(back.Objective); !ok || tm != 4 || back.Evaluations[1].Metrics["time"] != 4 {
+		t.Errorf("the time reads back as %v %v, metrics %v", tm, ok, back.Evaluations[1].Metrics)
+	}
+}
