@@ -57,6 +57,7 @@ type Evaluation struct {
 	VerifyMS    float64            // verification time
 	BenchmarkMS float64            // total time spent running the kernel for this measurement
 	FrameworkMS float64            // tuner overhead
+	StrategyMS  float64            // time the search strategy spent choosing this configuration (package tuning)
 	Message     string             // compiler or runtime message of a failure
 	Time        time.Time          // when it was measured; zero when unknown
 }

@@ -9,6 +9,12 @@
 // take their evaluations back, for callers that evaluate themselves (an application tuning
 // its kernels as it runs, a service, batched evaluation); the blocking strategy then runs on
 // a goroutine of its own, which Close stops.
+//
+// A session keeps the time its strategy spends choosing each configuration (Kernel
+// Tuner's strategy_time) with the configuration's evaluation, as Evaluation.StrategyMS:
+// the wall time from when the strategy got the previous new evaluation's fitness (or the
+// session began) to when it asked for this configuration. Repeats it asks for in between,
+// which the cache answers, count as choosing.
 package tuning
 
 import (
@@ -93,6 +99,11 @@ type Session struct {
 	finished   bool
 	closed     bool // Close was called: cancellation is the caller's wish, not an error
 	begun, end time.Time
+	// answered is when the strategy last got a new evaluation's fitness (begun before the
+	// first), and choosing how long it then took to ask for the configuration being
+	// evaluated: its evaluation's StrategyMS.
+	answered   time.Time
+	choosing   time.Duration
 	simElapsed time.Duration
 	cache      map[int]int32 // space index -> first entry in history
 	history    []Evaluated
@@ -196,6 +207,7 @@ func (s *Session) begin() error {
 		return errors.New("tuning: session already started; a session runs once")
 	}
 	s.started, s.begun = true, time.Now()
+	s.answered = s.begun
 	s.preloadLocked()
 	s.mu.Unlock()
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
@@ -336,8 +348,9 @@ func (s *Session) elapsedLocked() time.Duration {
 
 // prepare does everything an evaluation request needs before anything is measured: it
 // refuses requests once the session is over, validates c, answers repeats from the cache
-// (hit is true then) and checks the time limit.
-func (s *Session) prepare(ctx context.Context, c space.Config) (idx int, fitness float64, hit bool, err error) {
+// (hit is true then), checks the time limit and keeps how long the strategy took to ask
+// for c, which it did at asked.
+func (s *Session) prepare(ctx context.Context, c space.Config, asked time.Time) (idx int, fitness float64, hit bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stop != "" {
@@ -358,7 +371,16 @@ func (s *Session) prepare(ctx context.Context, c space.Config) (idx int, fitness
 		s.stop = StopTime
 		return 0, math.NaN(), false, strategy.ErrStop
 	}
+	s.choosing = asked.Sub(s.answered)
 	return idx, 0, false, nil
+}
+
+// answer notes that the strategy got a new evaluation's fitness: its time choosing the
+// next configuration starts.
+func (s *Session) answer() {
+	s.mu.Lock()
+	s.answered = time.Now()
+	s.mu.Unlock()
 }
 
 // measure evaluates c with the session's evaluator: the Run path. On the wall clock the
@@ -400,6 +422,7 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		e.Config = s.sp.Values(c)
 	}
 	s.mu.Lock()
+	e.StrategyMS = float64(s.choosing.Nanoseconds()) / 1e6
 	if s.sim != nil {
 		s.simElapsed += s.sim.Cost(e)
 	}
@@ -584,11 +607,13 @@ func (p *problem) Remaining() int {
 }
 
 func (p *problem) Evaluate(ctx context.Context, c space.Config) (float64, error) {
-	idx, f, hit, err := p.s.prepare(ctx, c)
+	idx, f, hit, err := p.s.prepare(ctx, c, time.Now())
 	if err != nil || hit {
 		return f, err
 	}
-	return p.eval(ctx, idx, c)
+	f, err = p.eval(ctx, idx, c)
+	p.s.answer()
+	return f, err
 }
 
 // askTell is the coroutine inversion: the strategy runs on its own goroutine and each

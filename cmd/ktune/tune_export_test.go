@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -103,5 +105,50 @@ func TestExportsCarryTheTimeOfTheRunsStatistic(t *testing.T) {
 	}
 	if ok == 0 || okT4 != ok {
 		t.Fatalf("%d successful entries in the cache, %d in T4", ok, okT4)
+	}
+}
+
+// A tuning run's exports carry the time its strategy spent choosing each configuration:
+// Kernel Tuner's cache schema requires strategy_time in every entry, and T4 has
+// times.search_algorithm. The default configuration, measured before the search, took the
+// strategy no time. Timestamps have microseconds, which every Python reads.
+func TestExportsOfATuningRunCarryTheStrategysTime(t *testing.T) {
+	kt, t4 := tunedExports(t, func(s string) string { return strings.Replace(s, "N: 4000000", "N: 40000", 1) },
+		"--budget", "4", "--strategy", "random")
+	var cache struct {
+		Cache map[string]map[string]any `json:"cache"`
+	}
+	if err := json.Unmarshal(kt, &cache); err != nil {
+		t.Fatal(err)
+	}
+	iso := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?\+00:00$`)
+	positive := 0
+	for key, e := range cache.Cache {
+		st, ok := e["strategy_time"].(float64)
+		if !ok || st < 0 || strings.Contains(fmt.Sprint(e["ktune_unrecorded"]), "strategy_time") {
+			t.Errorf("%s: strategy_time %v, ktune_unrecorded %v", key, e["strategy_time"], e["ktune_unrecorded"])
+		}
+		if st > 0 {
+			positive++
+		}
+		if ts, _ := e["timestamp"].(string); !iso.MatchString(ts) {
+			t.Errorf("%s: timestamp %q", key, ts)
+		}
+	}
+	if len(cache.Cache) != 4 || positive != 3 {
+		t.Errorf("%d entries, %d with a strategy time; want 4, the 3 the strategy chose", len(cache.Cache), positive)
+	}
+	var results struct {
+		Results []struct {
+			Times map[string]any `json:"times"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(t4, &results); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results.Results {
+		if _, ok := r.Times["search_algorithm"].(float64); !ok {
+			t.Errorf("T4 result %d: times %v", i, r.Times)
+		}
 	}
 }

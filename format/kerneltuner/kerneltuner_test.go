@@ -162,16 +162,16 @@ func TestReadTimingsMetricsAndTimestamps(t *testing.T) {
 	if e.Objective != 3.165401004254818 || len(e.Samples) != 32 || e.Samples[0] != 3.2092161178588867 {
 		t.Errorf("objective %v, %d samples", e.Objective, len(e.Samples))
 	}
-	if e.CompileMS != 555.5126052349806 || e.VerifyMS != 0 || e.BenchmarkMS != 106.16594180464745 || e.FrameworkMS != 0 {
-		t.Errorf("timings %v %v %v %v", e.CompileMS, e.VerifyMS, e.BenchmarkMS, e.FrameworkMS)
+	if e.CompileMS != 555.5126052349806 || e.VerifyMS != 0 || e.BenchmarkMS != 106.16594180464745 || e.FrameworkMS != 0 || e.StrategyMS != 0 {
+		t.Errorf("timings %v %v %v %v %v", e.CompileMS, e.VerifyMS, e.BenchmarkMS, e.FrameworkMS, e.StrategyMS)
 	}
 	for k, v := range map[string]float64{"energy": 0.23700487666378292, "GFLOPS/W": 0.3375457970575376, "ps_energy": 0.23700487666378292,
-		"temperature": 45, "core_freq": 1080, "f": 1080, "strategy_time": 0} {
+		"temperature": 45, "core_freq": 1080, "f": 1080} {
 		if got, ok := e.Metrics[k]; !ok || got != v {
 			t.Errorf("metric %s = %v (present %v), want %v", k, got, ok, v)
 		}
 	}
-	for _, k := range []string{"time", "times", "compile_time", "block_size_x", "timestamp"} {
+	for _, k := range []string{"time", "times", "compile_time", "strategy_time", "block_size_x", "timestamp"} {
 		if _, ok := e.Metrics[k]; ok {
 			t.Errorf("metric %s should not be a metric", k)
 		}

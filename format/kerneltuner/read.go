@@ -52,6 +52,7 @@ const (
 	fieldVerify    = "verification_time"
 	fieldBenchmark = "benchmark_time"
 	fieldFramework = "framework_time"
+	fieldStrategy  = "strategy_time"
 	fieldTimestamp = "timestamp"
 	fieldError     = "__error__"
 	// ktune's own additions, for what Kernel Tuner cannot express; Kernel Tuner ignores them.
@@ -524,6 +525,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 	ev.VerifyMS = e.floatOrNaN(data, fieldVerify)
 	ev.BenchmarkMS = e.floatOrNaN(data, fieldBenchmark)
 	ev.FrameworkMS = e.floatOrNaN(data, fieldFramework)
+	ev.StrategyMS = e.floatOrNaN(data, fieldStrategy)
 	if v, ok := e.fields.get(fieldUnrecorded); ok {
 		list, _ := v.decoded(data).([]any)
 		for _, x := range list {
@@ -536,6 +538,8 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 				ev.BenchmarkMS = math.NaN()
 			case fieldFramework:
 				ev.FrameworkMS = math.NaN()
+			case fieldStrategy:
+				ev.StrategyMS = math.NaN()
 			case fieldTimestamp:
 				ev.Time = time.Time{}
 			}
@@ -608,7 +612,7 @@ func (e entry) floatOrNaN(data []byte, name string) float64 {
 // own Evaluation field, and the objective (whose value is Objective).
 func reserved(k string, rec *result.Recording) bool {
 	switch k {
-	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldFramework,
+	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
 		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded, rec.Objective:
 		return true
 	}

@@ -164,11 +164,13 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		}
 		e.Str("]")
 	}
-	// Kernel Tuner's cache schema requires every entry's timings, and its simulation mode
-	// reads compile, verification and benchmark time from every entry (some versions
+	// Kernel Tuner's cache schema requires every entry's timings (strategy_time, the time
+	// the search strategy spent choosing the configuration, included), and its simulation
+	// mode reads compile, verification and benchmark time from every entry (some versions
 	// fail without them, others only under a time limit). A timing the recording lacks
-	// (NaN, such as the benchmark time of a T4 file) is written as 0 for Kernel Tuner
-	// and named in ktune_unrecorded, so that ktune reads it back as unknown, not as 0.
+	// (NaN, such as the benchmark time of a T4 file, or the strategy time of a run ktune
+	// stored before it recorded one) is written as 0 for Kernel Tuner and named in
+	// ktune_unrecorded, so that ktune reads it back as unknown, not as 0.
 	var unrecorded []string
 	if ev.Time.IsZero() {
 		unrecorded = append(unrecorded, fieldTimestamp)
@@ -176,7 +178,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	for _, t := range []struct {
 		name string
 		v    float64
-	}{{fieldCompile, ev.CompileMS}, {fieldVerify, ev.VerifyMS}, {fieldBenchmark, ev.BenchmarkMS}, {fieldFramework, ev.FrameworkMS}} {
+	}{{fieldCompile, ev.CompileMS}, {fieldVerify, ev.VerifyMS}, {fieldBenchmark, ev.BenchmarkMS}, {fieldStrategy, ev.StrategyMS}, {fieldFramework, ev.FrameworkMS}} {
 		sep()
 		e.Key(t.name)
 		if jsonio.Finite(t.v) {

@@ -310,7 +310,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	if r.TotalDuration != nil {
 		ev.BenchmarkMS = ms(*r.TotalDuration)
 	}
-	setMetric(&ev, "strategy_time", ms(r.SearcherOverhead))
+	ev.StrategyMS = ms(r.SearcherOverhead)
 	if r.ExtraDuration != 0 {
 		setMetric(&ev, "extra_duration", ms(r.ExtraDuration))
 	}

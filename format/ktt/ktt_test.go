@@ -105,8 +105,8 @@ func TestReadMetricsFromProfilingAndCompilationData(t *testing.T) {
 	if counters != 33 {
 		t.Errorf("%d counters, want 33", counters)
 	}
-	if !near(e.VerifyMS, 0.010363) || !near(e.Metrics["strategy_time"], 0.035744) || !near(e.BenchmarkMS, 3.037408) {
-		t.Errorf("timings %v %v %v", e.VerifyMS, e.Metrics["strategy_time"], e.BenchmarkMS)
+	if !near(e.VerifyMS, 0.010363) || !near(e.StrategyMS, 0.035744) || !near(e.BenchmarkMS, 3.037408) {
+		t.Errorf("timings %v %v %v", e.VerifyMS, e.StrategyMS, e.BenchmarkMS)
 	}
 	// Framework time: data movement (45836.648 us) plus kernel overhead (28046.229 us).
 	if math.Abs(e.FrameworkMS-(45.836648+28.046229)) > 1e-9 {

@@ -286,7 +286,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	// timings the result does not have stay unknown (NaN), not 0
 	nan := math.NaN()
 	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: nan,
-		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, Message: asString(r.Message)}
+		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan, Message: asString(r.Message)}
 	if r.Configuration == nil {
 		return ev, fail("no configuration")
 	}
@@ -350,7 +350,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 			case "framework":
 				ev.FrameworkMS = f
 			case "search_algorithm":
-				setMetric(&ev, "strategy_time", f)
+				ev.StrategyMS = f
 			case rec.Objective:
 				// A timing under the objective's name would be a metric that shadows the
 				// objective, which only the measurements carry: it is left out, as

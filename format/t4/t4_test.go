@@ -164,8 +164,8 @@ func handMade() *result.Recording {
 			Config:    []space.Value{rec.Params[0].Values[i%2], rec.Params[1].Values[i/2]},
 			Status:    s,
 			Objective: math.NaN(),
-			CompileMS: 1.5, VerifyMS: 0.25, BenchmarkMS: 3, FrameworkMS: 4,
-			Metrics: map[string]float64{"registers": 32, "strategy_time": 0.5},
+			CompileMS: 1.5, VerifyMS: 0.25, BenchmarkMS: 3, FrameworkMS: 4, StrategyMS: 0.5,
+			Metrics: map[string]float64{"registers": 32},
 			Time:    at,
 		}
 		if s == result.OK {

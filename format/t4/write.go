@@ -162,9 +162,7 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	timing("compilation", ev.CompileMS)
 	timing("benchmark", ev.BenchmarkMS)
 	timing("framework", ev.FrameworkMS)
-	if f, ok := ev.Metrics["strategy_time"]; ok {
-		timing("search_algorithm", f)
-	}
+	timing("search_algorithm", ev.StrategyMS)
 	timing("validation", ev.VerifyMS)
 	n := 0
 	for _, s := range ev.Samples {
@@ -237,7 +235,7 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 	}
 	names := make([]string, 0, len(measured))
 	for k := range measured {
-		if k != objective && k != "strategy_time" {
+		if k != objective {
 			names = append(names, k)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -14,16 +15,31 @@ import (
 )
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
-	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time`
+	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms`
+
+// selectColumns are evaluationColumns as a query reads them from a database of schema
+// version v. A read-only database of an older version cannot be migrated, and is read as
+// its migration would leave it: before version 2, strategy_ms is an imported file's
+// strategy time, which the metrics held, and NULL (unknown) otherwise.
+func selectColumns(v int) string {
+	if v >= 2 {
+		return evaluationColumns
+	}
+	const hasStrategy = `json_valid(metrics) AND json_type(metrics, '$.strategy_time')`
+	cols := strings.Replace(evaluationColumns, "metrics,", `CASE WHEN `+hasStrategy+` IS NOT NULL
+		THEN nullif(json_remove(metrics, '$.strategy_time'), '{}') ELSE metrics END AS metrics,`, 1)
+	return strings.Replace(cols, "strategy_ms", `CASE WHEN `+hasStrategy+` IN ('integer', 'real')
+		THEN json_extract(metrics, '$.strategy_time') END AS strategy_ms`, 1)
+}
 
 // insertEvaluationNext numbers the evaluation inside the statement, so that the number is
 // right even when another process appends to the same run.
 const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
 	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
@@ -77,7 +93,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 14)
+	args := make([]any, 0, 15)
 	for i := range es {
 		row, err := evaluationArgs(&es[i], width)
 		if err != nil {
@@ -140,6 +156,7 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
 		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
 		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
+		realOrNull(e.StrategyMS),
 	}, nil
 }
 
@@ -159,7 +176,7 @@ func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluati
 			return err
 		}
 		var err error
-		es, err = evaluations(ctx, tx, runID)
+		es, err = evaluations(ctx, tx, runID, s.version)
 		return err
 	})
 	if err != nil {
@@ -168,8 +185,9 @@ func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluati
 	return es, nil
 }
 
-func evaluations(ctx context.Context, q queryer, runID int64) ([]result.Evaluation, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+evaluationColumns+`
+// evaluations reads a run's evaluations from a database of schema version v.
+func evaluations(ctx context.Context, q queryer, runID int64, v int) ([]result.Evaluation, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+selectColumns(v)+`
 		FROM evaluations WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -201,7 +219,11 @@ const lookupQuery = `SELECT ` + evaluationColumns + `
 	FROM evaluations WHERE run_id = ? AND config_key = ? ORDER BY seq`
 
 func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
-	rows, err := s.r.QueryContext(ctx, lookupQuery, runID, store.ConfigKey(config))
+	query := lookupQuery
+	if s.version < SchemaVersion {
+		query = strings.Replace(query, evaluationColumns, selectColumns(s.version), 1)
+	}
+	rows, err := s.r.QueryContext(ctx, query, runID, store.ConfigKey(config))
 	if err != nil {
 		return result.Evaluation{}, false, err
 	}
@@ -245,12 +267,13 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		e                                     result.Evaluation
 		config, key, status                   string
 		objective, compile, verify, bench, fw sql.NullFloat64
+		strategy                              sql.NullFloat64
 		samples                               []byte
 		metrics                               sql.NullString
 		t                                     sql.NullInt64
 	)
 	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
-		&compile, &verify, &bench, &fw, &e.Message, &t)
+		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy)
 	if err != nil {
 		return e, err
 	}
@@ -267,7 +290,7 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		return e, err
 	}
 	e.Objective, e.CompileMS, e.VerifyMS = nullAsNaN(objective), nullAsNaN(compile), nullAsNaN(verify)
-	e.BenchmarkMS, e.FrameworkMS = nullAsNaN(bench), nullAsNaN(fw)
+	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = nullAsNaN(bench), nullAsNaN(fw), nullAsNaN(strategy)
 	e.Time = fromUnixNano(t)
 	return e, nil
 }

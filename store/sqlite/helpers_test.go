@@ -60,9 +60,10 @@ func everyKindRecording() *result.Recording {
 		Evaluations: []result.Evaluation{
 			{Config: []space.Value{i(16), f(1), b(true), s("row")}, Status: result.OK, Objective: 1.5,
 				Samples: []float64{1.4, 1.5, 1.6}, Metrics: map[string]float64{"gflops": 91.6, "energy": math.NaN(), "peak": math.Inf(1)},
-				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, Time: base},
+				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base},
 			{Config: []space.Value{i(32), f(0.5), b(false), s("col,major")}, Status: result.Restricted,
-				Objective: math.NaN(), CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN()},
+				Objective: math.NaN(), CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN(),
+				StrategyMS: math.NaN()},
 			{Config: []space.Value{i(64), f(2.5e-5), b(true), s("q\"\x01ü")}, Status: result.CompileError,
 				Objective: math.NaN(), CompileMS: 80, Message: "error: too many resources requested for launch\nline 2", Time: base.Add(time.Second)},
 			{Config: []space.Value{i(16), f(0.5), b(true), s("row")}, Status: result.RuntimeError,

@@ -65,7 +65,7 @@ func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, 
 		if err != nil {
 			return fmt.Errorf("space %d: %w", run.SpaceID, err)
 		}
-		es, err := evaluations(ctx, tx, runID)
+		es, err := evaluations(ctx, tx, runID, s.version)
 		if err != nil {
 			return err
 		}

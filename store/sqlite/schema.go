@@ -16,11 +16,12 @@ const applicationID = 0x6b74756e
 // version this ktune writes. Append to evolve the schema; never edit a released step.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV1),
+	execStep(schemaV2),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -89,6 +90,20 @@ CREATE TABLE evaluations (
 	UNIQUE (run_id, seq)
 );
 CREATE INDEX evaluations_config ON evaluations (run_id, config_key, seq); -- seq: Lookup's ORDER BY uses it too
+`
+
+// schemaV2 gives every evaluation the time the search strategy spent choosing it
+// (Kernel Tuner's strategy_time), which tuning runs record from now on. Evaluations of
+// runs stored before have none (NULL). Imports kept a file's strategy time among the
+// metrics; it moves to the column, as imports store it from now on (a non-finite value,
+// meaningless as a time, is dropped).
+const schemaV2 = `
+ALTER TABLE evaluations ADD COLUMN strategy_ms REAL;
+UPDATE evaluations SET
+	strategy_ms = CASE WHEN json_type(metrics, '$.strategy_time') IN ('integer', 'real')
+		THEN json_extract(metrics, '$.strategy_time') END,
+	metrics = nullif(json_remove(metrics, '$.strategy_time'), '{}')
+WHERE json_valid(metrics) AND json_type(metrics, '$.strategy_time') IS NOT NULL;
 `
 
 // schemaCurrent reports whether the database has this ktune's schema, reading it outside

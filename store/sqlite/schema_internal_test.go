@@ -2,9 +2,20 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/codec"
 )
 
 func TestSchemaVersionCountsMigrations(t *testing.T) {
@@ -39,4 +50,118 @@ func TestLookupUsesItsIndex(t *testing.T) {
 	if !strings.Contains(got, "evaluations_config (run_id=? AND config_key=?)") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("Lookup's plan is %q, want a search of evaluations_config with no sort", got)
 	}
+}
+
+// v1Database writes a database as ktune wrote it with schema version 1 (its migration
+// step, then rows in its columns): an imported run whose first two evaluations keep a
+// file's strategy time among their metrics, and a third without one, as a tuning run's.
+func v1Database(t *testing.T, path string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = inTx(ctx, db, func(tx *sql.Tx) error {
+		if err := migrations[0](ctx, tx); err != nil {
+			return err
+		}
+		dev, err := putDevice(ctx, tx, store.Device{Name: "dev"})
+		if err != nil {
+			return err
+		}
+		params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2), space.IntValue(3)}}}
+		sp, err := putSpace(ctx, tx, store.Space{Kernel: "k", Params: params})
+		if err != nil {
+			return err
+		}
+		run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindImport, Objective: "time",
+			Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished, Format: "kerneltuner"})
+		if err != nil {
+			return err
+		}
+		for seq, metrics := range []string{`{"GFLOP/s":3,"strategy_time":0.5}`, `{"strategy_time":0.25}`, ""} {
+			config, _ := codec.Values(params[0].Values[seq : seq+1])
+			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time)
+				VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?, 1, 2, 3, 4, '', NULL)`,
+				run, seq, string(config), fmt.Sprint(seq+1), float64(seq+1), nullText([]byte(metrics)))
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 1")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A database of schema version 1 keeps working: opened writable it is migrated, a file's
+// strategy time moving from the metrics to the strategy_ms column; opened read-only it
+// cannot be, and reads the same. Evaluations without one have an unknown (NaN) strategy
+// time, which exports write as 0 named in ktune_unrecorded.
+func TestASchemaVersion1DatabaseKeepsWorking(t *testing.T) {
+	check := func(t *testing.T, s *Store, wantVersion int) {
+		t.Helper()
+		es, err := s.Evaluations(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 3 {
+			t.Fatalf("%d evaluations", len(es))
+		}
+		want := []struct {
+			strategy float64
+			metrics  string
+		}{{0.5, "map[GFLOP/s:3]"}, {0.25, "map[]"}, {math.NaN(), "map[]"}}
+		for i, e := range es {
+			if got := fmt.Sprint(e.Metrics); got != want[i].metrics || !(e.StrategyMS == want[i].strategy ||
+				math.IsNaN(e.StrategyMS) && math.IsNaN(want[i].strategy)) || e.Objective != float64(i+1) || e.FrameworkMS != 4 {
+				t.Errorf("evaluation %d: strategy %v, metrics %v, objective %v; want %v, %s", i, e.StrategyMS, got, e.Objective, want[i].strategy, want[i].metrics)
+			}
+		}
+		if e, ok, err := s.Lookup(context.Background(), 1, []space.Value{space.IntValue(1)}); err != nil || !ok || e.StrategyMS != 0.5 {
+			t.Errorf("Lookup: %v %v, strategy %v", ok, err, e.StrategyMS)
+		}
+		var version int
+		if err := s.r.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != wantVersion {
+			t.Errorf("user_version %d (%v), want %d", version, err, wantVersion)
+		}
+	}
+	t.Run("writable", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "v1.db")
+		v1Database(t, path)
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s, SchemaVersion)
+	})
+	t.Run("read-only", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "ro")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "v1.db")
+		v1Database(t, path)
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s, 1)
+		if err := s.AddEvaluation(context.Background(), 1, result.Evaluation{Config: []space.Value{space.IntValue(2)}}); !errors.Is(err, store.ErrReadOnly) {
+			t.Errorf("a write to it: %v", err)
+		}
+	})
 }

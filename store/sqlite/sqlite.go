@@ -65,6 +65,9 @@ type Store struct {
 
 	// readOnly says why the database was opened read-only ("" when writable).
 	readOnly string
+	// version is the schema version the database has: SchemaVersion, or an older one
+	// opened read-only, which cannot be upgraded and is read as it is.
+	version int
 
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
@@ -101,9 +104,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
-	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}}
+	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
 	if readOnly != "" {
-		if s.r, err = openReader(ctx, path); err != nil {
+		if s.r, s.version, err = openReader(ctx, path); err != nil {
 			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, err)
 		}
 		return s, nil
@@ -157,51 +160,46 @@ func sharedParams() string {
 // database read-only (mode=ro) as long as its -shm file exists or can be created; in a
 // read-only folder without one, nobody can be writing the file (a writer would have made
 // it), so it is read as immutable, unless a -wal file holds commits that immutable reading
-// would skip.
-func openReader(ctx context.Context, path string) (*sql.DB, error) {
+// would skip. It returns the database's schema version.
+func openReader(ctx context.Context, path string) (*sql.DB, int, error) {
 	base := uriOf(path) + "?mode=ro&" + sharedParams() + "&_query_only=1"
 	r, err := sql.Open("sqlite", base)
+	var version int
 	if err == nil {
-		if err = checkReadable(ctx, r); err == nil {
-			return r, nil
+		if version, err = checkReadable(ctx, r); err == nil {
+			return r, version, nil
 		}
 		r.Close()
 	}
 	if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
-		return nil, fmt.Errorf("%w (its write-ahead log %s-wal holds commits, and SQLite cannot create %s-shm to read them: make the folder writable)", err, path, path)
+		return nil, 0, fmt.Errorf("%w (its write-ahead log %s-wal holds commits, and SQLite cannot create %s-shm to read them: make the folder writable)", err, path, path)
 	}
 	if _, serr := os.Stat(path + "-shm"); serr == nil {
-		return nil, err
+		return nil, 0, err
 	}
 	slog.Debug("store: reading the database as immutable: its folder is read-only and it has no -shm file", "db", path)
 	r, ierr := sql.Open("sqlite", base+"&immutable=1")
 	if ierr == nil {
-		if ierr = checkReadable(ctx, r); ierr == nil {
-			return r, nil
+		if version, ierr = checkReadable(ctx, r); ierr == nil {
+			return r, version, nil
 		}
 		r.Close()
 	}
-	return nil, fmt.Errorf("%w; read as immutable: %w", err, ierr)
+	return nil, 0, fmt.Errorf("%w; read as immutable: %w", err, ierr)
 }
 
-// checkReadable reads the schema of a read-only database, which must already be current:
-// migrating it would need a write.
-func checkReadable(ctx context.Context, r *sql.DB) error {
-	current, err := schemaCurrent(ctx, r)
+// checkReadable reads the schema version of a read-only database, which cannot be
+// migrated: the current version, or an older one, which is read as it is (what a later
+// version added reads as unknown).
+func checkReadable(ctx context.Context, r *sql.DB) (int, error) {
+	version, _, err := readSchema(ctx, r)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if !current {
-		var version int
-		if err := r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-			return err
-		}
-		if version == 0 {
-			return fmt.Errorf("the database is empty (no ktune tables yet), and ktune cannot create them in a read-only database")
-		}
-		return fmt.Errorf("the database has schema version %d, which this ktune upgrades to %d, and an upgrade needs a writable database", version, SchemaVersion)
+	if version == 0 {
+		return 0, fmt.Errorf("the database is empty (no ktune tables yet), and ktune cannot create them in a read-only database")
 	}
-	return nil
+	return version, nil
 }
 
 // inspect says why the database at path must be opened read-only ("" when it can be

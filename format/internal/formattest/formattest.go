@@ -253,9 +253,10 @@ func diffEval(a, b *result.Evaluation) string {
 			return fmt.Sprintf("sample %d: %v vs %v", i, a.Samples[i], b.Samples[i])
 		}
 	}
-	if !same(a.CompileMS, b.CompileMS) || !same(a.VerifyMS, b.VerifyMS) || !same(a.BenchmarkMS, b.BenchmarkMS) || !same(a.FrameworkMS, b.FrameworkMS) {
-		return fmt.Sprintf("timings %v %v %v %v vs %v %v %v %v", a.CompileMS, a.VerifyMS, a.BenchmarkMS, a.FrameworkMS,
-			b.CompileMS, b.VerifyMS, b.BenchmarkMS, b.FrameworkMS)
+	if !same(a.CompileMS, b.CompileMS) || !same(a.VerifyMS, b.VerifyMS) || !same(a.BenchmarkMS, b.BenchmarkMS) ||
+		!same(a.FrameworkMS, b.FrameworkMS) || !same(a.StrategyMS, b.StrategyMS) {
+		return fmt.Sprintf("timings %v %v %v %v %v vs %v %v %v %v %v", a.CompileMS, a.VerifyMS, a.BenchmarkMS, a.FrameworkMS, a.StrategyMS,
+			b.CompileMS, b.VerifyMS, b.BenchmarkMS, b.FrameworkMS, b.StrategyMS)
 	}
 	if metricsString(a.Metrics) != metricsString(b.Metrics) {
 		return fmt.Sprintf("metrics %s vs %s", metricsString(a.Metrics), metricsString(b.Metrics))
