@@ -69,17 +69,25 @@ type Supervisor struct {
 	Crashes  int // children that died or were killed, for reporting
 }
 
-// hang is how a configuration ran past a time limit in a pre-compiler.
-type hang int
+// hang is how a configuration ran past a time limit in a pre-compiler: its compilation,
+// or its kernel (for ran, the time from the compiled phase to the kill, the pre-compiler's
+// pauses left out).
+type hang struct {
+	how hangKind
+	ran time.Duration
+}
+
+// hangKind says which limit a configuration ran past.
+type hangKind int
 
 const (
-	hungCompiling hang = iota + 1 // its compilation ran past the compile time limit
-	hungRunning                   // its warm-up launch ran past the run time limit
+	hungCompiling hangKind = iota + 1 // its compilation ran past the compile time limit
+	hungRunning                       // its warm-up launch ran past the run time limit
 )
 
 // errHung is coordinate's answer for a configuration that ran past a time limit in a
 // pre-compiler: the measuring child would only hang on it again, for as long.
-type errHung struct{ how hang }
+type errHung struct{ hang }
 
 func (e errHung) Error() string { return "hung in a pre-compiler" }
 
@@ -270,8 +278,13 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	var hung errHung
 	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
-		// on it again, for as long.
+		// on it again, for as long. The time its kernel ran there is kernel time, as it is
+		// in the measuring child; the rest of the wait for the pre-compiler compiled it.
 		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited)}
+		if hung.how == hungRunning {
+			e.BenchmarkMS = ms(hung.ran)
+			e.CompileMS = max(ms(waited-hung.ran), 0)
+		}
 		if hung.how == hungCompiling {
 			s.log.Info("compilation hung while compiled ahead; not compiled again", "limit", s.opts.CompileTimeout)
 			e.Message = s.overLimit(false)
@@ -299,6 +312,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		}
 	}()
 	running := false
+	var compiled time.Time // when compilation ended and the kernel started
 	for {
 		select {
 		case r, ok := <-ch.resps:
@@ -318,7 +332,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 					paused = s.pausePrecompilers()
 				}
 			case phaseCompiled:
-				running = true
+				running, compiled = true, time.Now()
 				if s.opts.Timeout > 0 {
 					timer.Reset(s.opts.Timeout)
 				} else {
@@ -340,8 +354,15 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			s.main = nil
 			s.Crashes++
 			s.log.Info("worker killed after its time limit", "running", running)
-			return result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(),
-				FrameworkMS: ms(time.Since(start)), Message: s.overLimit(running)}, nil
+			// The time until the kernel started is compilation (the wait for a
+			// pre-compiler included), from then on the kernel's: its warm-up, verification
+			// and timed runs, one of which hung.
+			e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), Message: s.overLimit(running),
+				CompileMS: ms(waited + time.Since(start))}
+			if running {
+				e.CompileMS, e.BenchmarkMS = ms(waited+compiled.Sub(start)), ms(time.Since(compiled))
+			}
+			return e, nil
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil
@@ -520,9 +541,9 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	defer s.preMu.Unlock()
 	hit := s.ready[k]
 	delete(s.ready, k)
-	if how := s.hung[k]; how != 0 {
+	if h, ok := s.hung[k]; ok {
 		delete(s.hung, k)
-		return waited, errHung{how}
+		return waited, errHung{h}
 	}
 	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
 	// population once would otherwise leave there for a pre-compiler to compile again
@@ -565,12 +586,12 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 		defer s.wg.Done()
 		t := time.Now()
 		ok, hung := s.precompile(slot, c)
-		s.log.Debug("pre-compiled", "config", k, "ok", ok, "hung", hung, "took", time.Since(t))
+		s.log.Debug("pre-compiled", "config", k, "ok", ok, "hung", hung.how, "took", time.Since(t))
 		s.preMu.Lock()
 		if ok {
 			s.ready[k] = true
 		}
-		if hung != 0 {
+		if hung.how != 0 {
 			s.hung[k] = hung
 		}
 		delete(s.inflight, k)
@@ -585,6 +606,7 @@ func (s *Supervisor) dispatch(slot *preSlot, c space.Config, k string) {
 // generate code at the first launch) past the run time limit: the kernel hangs on one
 // work-group, so it would on the whole grid.
 func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung hang) {
+	none := hang{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -601,7 +623,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 		var err error
 		if ch, err = s.start(ctx, "precompile"); err != nil {
 			s.log.Debug("pre-compiler unavailable", "error", err)
-			return false, 0
+			return false, none
 		}
 		s.preMu.Lock()
 		slot.ch = ch
@@ -609,7 +631,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 	}
 	if err := ch.enc.Encode(request{Op: opCompile, Config: c}); err != nil {
 		s.dropPrecompiler(slot, ch)
-		return false, 0
+		return false, none
 	}
 	// A configuration that hangs the compiler must not hold a core forever, nor one whose
 	// warm-up launch (runtimes that generate code at the first launch) hangs: after the
@@ -626,18 +648,21 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 	defer limit.Stop()
 	paused := pausedFor()
 	running := false
+	var compiled time.Time           // when the warm-up launch started
+	var pausedAtLaunch time.Duration // how long the child had been stopped by then
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			if !ok {
 				s.dropPrecompiler(slot, ch)
-				return false, 0
+				return false, none
 			}
 			if r.Phase == phaseCompiled {
 				if s.opts.Timeout > 0 {
 					limit.Reset(s.opts.Timeout)
 					paused = pausedFor()
 					running = true
+					compiled, pausedAtLaunch = time.Now(), paused
 				}
 				continue
 			}
@@ -645,7 +670,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 				s.log.Info("pre-compiler lost its device; it will be replaced", "error", r.Retire)
 				s.dropPrecompiler(slot, ch)
 			}
-			return r.Err == "", 0
+			return r.Err == "", none
 		case <-limit.C:
 			if p := pausedFor(); p > paused {
 				limit.Reset(p - paused)
@@ -655,11 +680,11 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
 			if running {
-				return false, hungRunning
+				return false, hang{how: hungRunning, ran: time.Since(compiled) - (paused - pausedAtLaunch)}
 			}
-			return false, hungCompiling
+			return false, hang{how: hungCompiling}
 		case <-s.stop:
-			return false, 0
+			return false, none
 		}
 	}
 }

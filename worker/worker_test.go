@@ -538,6 +538,10 @@ func TestACompilationThatHangsIsKilledAtTheCompileLimit(t *testing.T) {
 		if took > 3*time.Second {
 			t.Errorf("pre-compiling %v: the hanging compilation took %v to end", precompile, took)
 		}
+		// its time was compiling: no kernel ran
+		if e.CompileMS < 250 || e.BenchmarkMS != 0 {
+			t.Errorf("pre-compiling %v: compile %v ms, benchmark %v ms; want the compile limit, 0", precompile, e.CompileMS, e.BenchmarkMS)
+		}
 		if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 			t.Errorf("pre-compiling %v: after it: %v %v", precompile, e.Status, err)
 		}
@@ -588,5 +592,32 @@ func TestAClosedSupervisorStartsNoChild(t *testing.T) {
 	}
 	if s.main != nil {
 		t.Error("a child was started after Close")
+	}
+}
+
+// The time a hung kernel ran until it was killed is kernel (benchmark) time, whether it
+// hung in the measuring child or in its warm-up launch in a pre-compiler; it was booked
+// as framework time in the one, as compilation in the other.
+func TestAHungKernelsTimeIsKernelTime(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		s := newTestSupervisor(t) // run limit 500 ms
+		ctx := context.Background()
+		if ahead {
+			s.Hint(space.Config{behaveHang, 1})
+		}
+		if e, err := s.Evaluate(ctx, space.Config{behaveOK, 0}); err != nil || e.Status != result.OK {
+			t.Fatalf("first: %v %v", e.Status, err)
+		}
+		e, err := s.Evaluate(ctx, space.Config{behaveHang, 1})
+		if err != nil || e.Status != result.Timeout {
+			t.Fatalf("ahead %v: %v %s %v", ahead, e.Status, e.Message, err)
+		}
+		if got := strings.Contains(e.Message, "while compiled ahead"); got != ahead {
+			t.Fatalf("ahead %v: hung in a pre-compiler %v: %s", ahead, got, e.Message)
+		}
+		if e.BenchmarkMS < 450 || e.BenchmarkMS > 3000 || e.CompileMS > 300 || e.FrameworkMS > 300 {
+			t.Errorf("ahead %v: compile %v ms, benchmark %v ms, framework %v ms; want the run limit of 500 ms as benchmark time",
+				ahead, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
+		}
 	}
 }

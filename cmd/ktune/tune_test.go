@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1055,5 +1056,52 @@ func copyInto(t *testing.T, dir, path string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A kernel that hangs and is killed at the spec's timeout spent that time running: it is
+// booked as benchmark (kernel) time, whether it hung in the measuring worker (host C, or
+// without pre-compilers) or in its warm-up launch in a pre-compiler (PoCL compiles ahead
+// with one); it was framework time in the one, compile time in the other.
+func TestAHungKernelsTimeIsBenchmarkTime(t *testing.T) {
+	for _, tt := range []struct {
+		backend, kernel, spec, params string
+		hung                          string // its configuration key
+	}{
+		{"c", "faulty.c", "faulty_c.yaml", "  - {name: fault, values: [0, 4]}\n  - {name: copy, values: [0]}\n", "4,0"},
+		{"opencl", "faulty.cl", "faulty_opencl.yaml", "  - {name: fault, values: [0, 3]}\n  - {name: block_size_x, values: [64]}\n", "3,64"},
+	} {
+		for _, precompilers := range []string{"0", "1"} {
+			t.Run(tt.backend+"/precompilers="+precompilers, func(t *testing.T) {
+				needBackend(t, tt.backend)
+				dir := t.TempDir()
+				copyInto(t, dir, "../../testdata/faulty/"+tt.kernel)
+				src, err := os.ReadFile("../../testdata/faulty/" + tt.spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				spec := string(src)
+				i, j := strings.Index(spec, "parameters:\n"), strings.Index(spec, "problem_size:")
+				spec = spec[:i] + "parameters:\n" + tt.params + spec[j:]
+				spec = regexp.MustCompile(`(?m)^timeout: .*$`).ReplaceAllString(spec, "timeout: 1s")
+				specPath := filepath.Join(dir, "hang.yaml")
+				if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				db := filepath.Join(dir, "ktune.db")
+				if _, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--precompilers", precompilers, "--db", db); code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				e := evaluationsOf(t, db)[tt.hung]
+				if e.Status != result.Timeout {
+					t.Fatalf("%s: %v %s", tt.hung, e.Status, e.Message)
+				}
+				t.Logf("%s: %s; compile %.0f ms, benchmark %.0f ms, framework %.0f ms", tt.hung, e.Message, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
+				if e.BenchmarkMS < 900 || e.CompileMS >= e.BenchmarkMS || e.FrameworkMS >= e.BenchmarkMS {
+					t.Errorf("%s (%s): compile %.0f ms, benchmark %.0f ms, framework %.0f ms; want the timeout of 1 s as benchmark time",
+						tt.hung, e.Message, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
+				}
+			})
+		}
 	}
 }
