@@ -35,8 +35,29 @@ and the problem; the other files are still imported.`,
 		usage: `(FILE | --run ID) --format kerneltuner|t4 [-o OUT] [--db PATH]
 
 Converts a recorded file, or a run from the results store, into another tuner's format:
-kerneltuner (a cache file Kernel Tuner can read) or t4 (the T4 1.0.0 results schema).
-Writes to OUT, or to standard output.`,
+kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0) or t4
+(the T4 1.0.0 results schema). Writes to OUT, or to standard output.
+
+Besides the measurements (samples, metrics), each configuration gets:
+  time        its kernel time in ms, whatever the objective: the time the run used, its
+              spec's statistic (mean, median) of the samples, which the metrics (GB/s) were
+              computed from; Kernel Tuner's "time", a "time" measurement in T4. For a metric
+              objective, runs stored by ktune before it kept that time give the mean.
+  timings     compile, verification, benchmark (kernel runs; a hung kernel's until it was
+              killed), framework and strategy time (the search strategy choosing the
+              configuration; 0 for the default configuration, which the spec chose). A
+              timing the recording lacks is 0 in a Kernel Tuner cache, whose schema
+              requires it, named in ktune_unrecorded; T4 leaves it out.
+  status      Kernel Tuner's failure markers and T4's invalidity; what they cannot say goes
+              in ktune_status (in T4 device_limit, written as the invalidity runtime) and a
+              failure's message in ktune_message.
+  timestamp   to the microsecond (2024-03-04T05:06:07.123456+00:00, which Python 3.10
+              reads); in a Kernel Tuner cache the Unix epoch, named in ktune_unrecorded,
+              where the recording has none (KTT output).
+A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
+as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
+output), with which Kernel Tuner will not resume from the file until the member is
+deleted; ktune_maximize keeps the objective's direction.`,
 		run: runExport,
 	})
 }

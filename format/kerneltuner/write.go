@@ -34,7 +34,10 @@ var markers = map[result.Status]string{
 
 // Write encodes rec as a closed Kernel Tuner cache file that Kernel Tuner 1.x can load
 // (as a cache to resume from or for simulation mode). Entries are written one per line,
-// in the recording's order. Non-finite numbers, which JSON cannot hold, are left out.
+// in the recording's order. Non-finite numbers, which JSON cannot hold, are left out. The
+// file follows Kernel Tuner's cache schema 1.0.0 except where Kernel Tuner's own caches do
+// not: keys of values other than non-negative integers, and a problem size over the
+// parameters (see problemSize).
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
 	e := &encoder{jsonio.Encoder{W: bw, Prefix: "kerneltuner"}}

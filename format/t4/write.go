@@ -38,7 +38,7 @@ var statusMarker = map[result.Status]string{
 }
 
 // Write encodes rec as a T4 results file (schema_version 1.0.0) in milliseconds, one result
-// per line. Besides the schema's fields it records, under "metadata", what a recording has
+// per line, each with its kernel time as a "time" measurement whatever the objective. Besides the schema's fields it records, under "metadata", what a recording has
 // and T4 lacks (device, kernel, problem size, objective, direction, the parameters' value
 // lists, restrictions), so that Read restores them. Non-finite numbers are left out.
 func Write(w io.Writer, rec *result.Recording) error {
