@@ -117,7 +117,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		}
 		v, ok := e.Metrics[name]
 		if !ok && name == "time" {
-			v, ok = sampledTime(e)
+			v, ok = e.TimeMS(objectiveName(rec))
 		}
 		if !ok {
 			return math.NaN()
@@ -269,8 +269,8 @@ func objectiveName(rec *result.Recording) string {
 
 // objectiveOf resolves the objective to explain: the recording's own, or a metric its
 // evaluations carry, with the direction the recording gives or its name suggests. The
-// time is one wherever it was measured: a stored run of another objective keeps it as
-// timing samples (sampledTime), not as a metric.
+// time is one wherever it was measured: a stored run of another objective keeps it as the
+// time metric or, stored before ktune kept that, as timing samples (result.Evaluation.TimeMS).
 func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 	own := objectiveName(rec)
 	if want == "" || want == own {
@@ -281,7 +281,7 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 		for k := range rec.Evaluations[i].Metrics {
 			names[k] = true
 		}
-		if _, ok := sampledTime(&rec.Evaluations[i]); ok {
+		if _, ok := rec.Evaluations[i].TimeMS(own); ok {
 			names["time"] = true
 		}
 	}
@@ -296,23 +296,6 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 	}
 	sort.Strings(have[1:])
 	return "", false, fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
-}
-
-// sampledTime is the kernel time of an evaluation that records it as timing samples only:
-// their mean, in ms, as 'ktune export' writes it for Kernel Tuner's "time" (a run does not
-// record its spec's statistic). false without a finite sample.
-func sampledTime(e *result.Evaluation) (float64, bool) {
-	sum, n := 0.0, 0
-	for _, v := range e.Samples {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
 }
 
 // isPartial reports whether the input evaluated fewer configurations than its space holds:

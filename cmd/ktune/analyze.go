@@ -90,7 +90,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.db, "db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000)")
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
-	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised; a run's mean of its timing samples) beside another objective (default: the recording's objective)")
+	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised: the time the run used, its spec's statistic of the samples; their mean for runs stored before ktune kept it) beside another objective (default: the recording's objective)")
 	fs.StringVar(&f.params, "params", "", "comma-separated parameters whose Sobol indices are computed (default: all)")
 	fs.BoolVar(&f.landscape, "landscape", true, "analyse the landscape (minima, flow graph, centrality)")
 	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
