@@ -264,3 +264,21 @@ func TestNiceTicksAreRound(t *testing.T) {
 		t.Errorf("ticks of 0.0147..0.0253: %s", got)
 	}
 }
+
+// TestBestTimeIsTheTimeTheRunUsed: beside a metric objective the best time is the time
+// the run kept (its spec's statistic of the samples, here a median), whatever statistic
+// the report would apply to the samples, which it only does for runs stored before ktune
+// kept that time.
+func TestBestTimeIsTheTimeTheRunUsed(t *testing.T) {
+	e := result.Evaluation{Objective: 7.4, Samples: []float64{1, 2, 9}, Metrics: map[string]float64{"GB/s": 7.4, "time": 2}}
+	if got := timeMS(&e, "mean"); got != 2 {
+		t.Errorf("time %v, want the kept 2 ms (not the samples' mean, 4)", got)
+	}
+	old := result.Evaluation{Objective: 7.4, Samples: []float64{1, 2, 9}, Metrics: map[string]float64{"GB/s": 7.4}}
+	if got := timeMS(&old, "mean"); got != 4 {
+		t.Errorf("time of an evaluation stored before: %v, want the samples' mean 4", got)
+	}
+	if got := timeMS(&result.Evaluation{}, "mean"); !math.IsNaN(got) {
+		t.Errorf("time without samples: %v, want NaN", got)
+	}
+}

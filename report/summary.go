@@ -337,16 +337,14 @@ func withUnit(v float64, objective string) string {
 	return strconv.FormatFloat(v, 'g', 5, 64) + " " + result.Unit(objective)
 }
 
-// timeMS is an evaluation's kernel time in ms: its samples combined by the statistic, or
-// the "time" a recording gives beside another objective; NaN when neither is there.
+// timeMS is an evaluation's kernel time in ms beside another objective: the time the run
+// used (the "time" metric runs and recordings keep), or for runs stored before ktune kept
+// it, its samples combined by the spec's statistic; NaN when neither is there.
 func timeMS(e *result.Evaluation, statistic string) float64 {
-	if t := runner.TimeMS(statistic, e.Samples); !math.IsNaN(t) {
-		return t
-	}
 	if t, ok := e.Metrics["time"]; ok {
 		return t
 	}
-	return math.NaN()
+	return runner.TimeMS(statistic, e.Samples)
 }
 
 // configText is an evaluation's configuration as name=value pairs.
