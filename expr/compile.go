@@ -143,7 +143,7 @@ func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
 			if s := Closest(id, known); s != "" {
 				hint = fmt.Sprintf("; did you mean %q?", s)
 			}
-			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected one of the names it may read (%s)%s", id, strings.Join(known, ", "), hint)}
+			return nil, nil, nil, &Error{Expr: src, Pos: pos, Msg: fmt.Sprintf("unknown name %q: expected one of the names it may read (%s)%s", id, strings.Join(known, ", "), hint), Unknown: id}
 		}
 		if v.Const {
 			continue

@@ -20,6 +20,8 @@ type evalErr struct {
 	// or function, a wrong number of arguments, an integer beyond 64 bits) are mistakes in
 	// the expression or limits of ktune.
 	raise bool
+	// unknown is the name of an "unknown name" error (Error.Unknown).
+	unknown string
 }
 
 func (e *evalErr) Error() string { return e.msg }
@@ -72,9 +74,27 @@ func EvalValuesWith(src string, constants map[string]float64) ([]space.Value, er
 	return out, nil
 }
 
+// Explain evaluates src, a number over named constants, as Python would, and returns the
+// exception Python raises on the way (division by zero, a negative power of zero, an
+// overflow), placed in src; nil when it evaluates. It says why a compiled Number gave NaN.
+func Explain(src string, constants map[string]float64) error {
+	n, err := Parse(src)
+	if err != nil {
+		return err
+	}
+	vars := make(map[string]any, len(constants))
+	for name, c := range constants {
+		vars[name] = constValue(c)
+	}
+	if _, err := interp(n, vars); err != nil {
+		return wrapEval(src, err)
+	}
+	return nil
+}
+
 func wrapEval(src string, err error) error {
 	if e, ok := err.(*evalErr); ok {
-		return &Error{Expr: src, Pos: e.pos, Msg: e.msg}
+		return &Error{Expr: src, Pos: e.pos, Msg: e.msg, Unknown: e.unknown}
 	}
 	return err
 }
@@ -160,7 +180,7 @@ func interp(n Node, vars map[string]any) (any, error) {
 		if v, ok := vars[t.id]; ok {
 			return v, nil
 		}
-		return nil, ierrf(t, "unknown name %q", t.id)
+		return nil, &evalErr{pos: t.Pos(), msg: fmt.Sprintf("unknown name %q", t.id), unknown: t.id}
 	case *unary:
 		x, err := interp(t.x, vars)
 		if err != nil {

@@ -16,6 +16,10 @@ type Error struct {
 	Expr string // the whole expression
 	Pos  int    // byte offset in Expr
 	Msg  string // what was wrong or expected
+	// Unknown is the name an "unknown name" error is about, so that a caller who knows the
+	// name was meant but failed to be defined (a constant whose own expression failed) can
+	// leave out the errors that follow from it.
+	Unknown string
 }
 
 func (e *Error) Error() string {

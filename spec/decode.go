@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ktune/ktune/expr"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/space"
 )
 
@@ -54,9 +54,18 @@ type decoder struct {
 	errs    []error
 	dropped int
 	visited int
+	// broken are the constants whose own definition failed (and was reported): an
+	// expression that reads one fails only for that, so its "unknown name" is left out.
+	broken map[string]bool
 }
 
 func (d *decoder) errAt(line int, field, format string, args ...any) {
+	for _, a := range args {
+		var e *expr.Error
+		if err, ok := a.(error); ok && errors.As(err, &e) && e.Unknown != "" && d.broken[e.Unknown] {
+			return
+		}
+	}
 	if len(d.errs) >= maxErrors {
 		d.dropped++
 		return

@@ -644,9 +644,6 @@ type constDef struct {
 	value float64
 }
 
-// constants evaluates the constants, each of which may read those before it. They are
-// evaluated before the parameters, whose value lists may read them; addConstants gives
-// them their slots once the parameters have theirs.
 // listExpr is a list of values written as the list expression that reads the constants
 // named in it unquoted ("[NB, 128]" for [NB, 128]), or just "[name]" when the list holds
 // more than numbers and constants' names.
@@ -667,6 +664,11 @@ func (p *parser) listExpr(items []*yaml.Node, name string) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// constants evaluates the constants, each of which may read those before it. They are
+// evaluated before the parameters, whose value lists may read them; addConstants gives
+// them their slots once the parameters have theirs. A constant whose expression fails is
+// reported once, with Python's reason, and the expressions that read it are not reported
+// again for it (decoder.broken).
 func (p *parser) constants(n *yaml.Node) []constDef {
 	d, s := p.d, p.s
 	c := newCompiled(nil) // the constants' own scope
@@ -683,18 +685,31 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 			d.errAt(e.line, f, "%q is a name ktune defines itself (problem_size_x/y/z, grid_size_x/y/z, block sizes, time)", e.key)
 			continue
 		}
+		broken := func() {
+			if d.broken == nil {
+				d.broken = map[string]bool{}
+			}
+			d.broken[e.key] = true
+		}
 		src, ok := d.exprSource(e.value, f)
 		if !ok {
+			broken()
 			continue
 		}
 		num, err := expr.CompileNumber(src, c.constScope)
 		if err != nil {
 			d.errf(e.value, f, "%v", err)
+			broken()
 			continue
 		}
 		v := num.Eval(c.constEnv())
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			d.errf(e.value, f, "%s evaluates to %v; expected a finite number", src, v)
+			if err := expr.Explain(src, p.consts); err != nil {
+				d.errf(e.value, f, "%v", err)
+			} else {
+				d.errf(e.value, f, "%s evaluates to %v; expected a finite number", src, v)
+			}
+			broken()
 			continue
 		}
 		c.addConstant(e.key, v)
@@ -927,6 +942,11 @@ func (p *parser) checkConst(nums []*cnum, whole bool, want string, good func(flo
 			v = math.Trunc(v)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || !good(v) {
+			var e *expr.Error
+			if err := expr.Explain(num.num.Source, p.consts); errors.As(err, &e) && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				p.d.errAt(num.line, num.field, "%s fails: %s; expected %s", num.num.Source, e.Msg, want)
+				continue
+			}
 			p.d.errAt(num.line, num.field, "%s evaluates to %v; expected %s", num.num.Source, v, want)
 		}
 	}

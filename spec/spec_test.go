@@ -911,3 +911,45 @@ default_config: {num_blocks: 64, block_size_x: 32, scale: 1, label: NB}
 		t.Errorf("mapping form: values %v, want [8 4]", got)
 	}
 }
+
+// TestAFailedConstantIsReportedOnceWithPythonsReason: a constant whose expression fails is
+// one error, at its line, with the reason Python would raise; the expressions that read it
+// (problem size, lengths, values, metrics) add no "unknown name" errors of their own. A
+// length that divides by zero says so instead of "evaluates to NaN".
+func TestAFailedConstantIsReportedOnceWithPythonsReason(t *testing.T) {
+	const tail = `parameters:
+  - {name: block_size_x, values: "[32, N]"}
+problem_size: [N]
+arguments:
+  - {name: c, type: float32, length: N, output: true}
+  - {name: n, type: int32, value: N}
+metrics:
+  - {name: GB/s, expr: "4 * N / time / 1e6"}
+`
+	const head = "kernel:\n  name: vector_add\n  language: opencl\n  code: \"__kernel void vector_add(__global float *c, int n) {}\"\n"
+	for _, c := range []struct{ name, constants, want string }{
+		{"beyond 64 bits", "constants: {N: \"10**100\"}\n", "beyond 64 bits"},
+		{"division by zero", "constants: {M: 4, N: \"M // 0\"}\n", "integer division or modulo by zero"},
+		{"float division by zero", "constants: {M: 4, N: \"M / 0\"}\n", "division by zero"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(head+c.constants+tail), "s.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var joined interface{ Unwrap() []error }
+			if errors.As(err, &joined) {
+				t.Fatalf("%d errors, want the constant's alone:\n%v", len(joined.Unwrap()), err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, "s.yaml:5: constants.N") || !strings.Contains(msg, c.want) {
+				t.Errorf("error %q, want it at s.yaml:5, constants.N, saying %q", msg, c.want)
+			}
+		})
+	}
+
+	src := head + "constants: {N: 1000}\n" + strings.Replace(tail, "length: N,", "length: N / 0,", 1)
+	_, err := Parse([]byte(src), "s.yaml")
+	if err == nil || !strings.Contains(err.Error(), "arguments[0].length: N / 0 fails: division by zero; expected a non-negative whole number") {
+		t.Errorf("a length dividing by zero: %v", err)
+	}
+}
