@@ -44,7 +44,9 @@ var basinHoppingFactory = Factory{
 		"does not depend on the objective's unit). Configurations evaluated before cost " +
 		"nothing; a local minimisation ends when it converges or its recent calls found " +
 		"nothing new, and after 3 hops in a row that found nothing new the search restarts " +
-		"from a new random configuration, so the whole budget is used. Defaults follow seed " +
+		"from a new random configuration, so the whole budget is used; a run that has " +
+		"evaluated every configuration ends (under stochastic fitness too: a repeat is " +
+		"never measured again). Defaults follow seed " +
 		"000's Table III, except that SLSQP (from budget 800) is replaced by COBYLA.",
 	Options: []Option{
 		minimiserOption(tableIIIDoc(bhMethodTable) + " (seed 000 Table III; its " +

@@ -20,10 +20,13 @@ import (
 // simplex vertices on it). A point maps to a configuration by seed 000's mapping
 // (popToConfig); one that the restrictions forbid is evaluated as the nearest valid
 // configuration (popRepair), remembered (when the product of the value counts fits in 64
-// bits) so that the same point always gets the same answer. A configuration evaluated before is answered from this run's own record: it
-// costs no budget and never reaches the session, but it still counts as a call of the
-// objective against the minimiser's cap, and a minimisation whose recent calls found
-// nothing new is ended, so nothing loops forever on cached configurations.
+// bits) so that the same point always gets the same answer. A configuration evaluated
+// before is answered from this run's own record: it costs no budget and never reaches the
+// session, but it still counts as a call of the objective against the minimiser's cap, and
+// a minimisation whose recent calls found nothing new is ended. Because such answers never
+// reach the session, the run itself ends once its record holds every configuration of the
+// space (under stochastic fitness the session's budget is not bounded by the space, so it
+// would never say so), and it checks the context on every answer, cached or not.
 
 // minimiserNames are the local minimisers the continuous strategies offer.
 var minimiserNames = []string{"powell", "neldermead", "cobyla"}
@@ -136,10 +139,13 @@ func (s *cubeSearch) config(x []float64) space.Config {
 
 // value returns the fitness of the configuration x stands for, evaluating it when this
 // run has not; fresh says it did. It returns errSpent once nothing is left to evaluate,
-// and the session's errors as they are.
+// the context's error once it is cancelled, and the session's errors as they are.
 func (s *cubeSearch) value(x []float64) (f float64, fresh bool, err error) {
-	if s.p.Remaining() <= 0 {
+	if s.exhausted() {
 		return math.Inf(1), false, errSpent
+	}
+	if err := s.ctx.Err(); err != nil {
+		return math.Inf(1), false, err
 	}
 	c := s.config(x)
 	idx, _ := s.sp.Index(c)
@@ -241,8 +247,13 @@ func (s *cubeSearch) minimise(method string, x0 []float64) (minimize.Result, err
 	return res, err
 }
 
-// exhausted reports whether nothing is left to evaluate.
-func (s *cubeSearch) exhausted() bool { return s.p.Remaining() <= 0 }
+// exhausted reports whether nothing is left to evaluate: the session has no budget left,
+// or this run has evaluated every configuration, so anything it proposes is answered from
+// its own record. Under deterministic fitness the session's Remaining already says the
+// second; under stochastic fitness (repeats cost budget) only this run's record does.
+func (s *cubeSearch) exhausted() bool {
+	return s.p.Remaining() <= 0 || len(s.fit) >= s.sp.Len()
+}
 
 // end maps the error that ended a continuous strategy to what Run returns.
 func end(err error) error {

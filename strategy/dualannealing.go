@@ -45,7 +45,9 @@ var dualAnnealingFactory = Factory{
 		"point, the local minimiser starts from it. The annealing restarts from a random " +
 		"point when T falls below restart_temp_ratio times initial_temp, or after 3 " +
 		"iterations in a row that found no new configuration (configurations evaluated " +
-		"before cost nothing), so the whole budget is used. With the default temperatures " +
+		"before cost nothing), so the whole budget is used; a run that has evaluated every " +
+		"configuration ends (under stochastic fitness too: a repeat is never measured " +
+		"again). With the default temperatures " +
 		"the visits stay spread over the whole cube for the first few hundred iterations, " +
 		"so within seed 000's budgets this is uniform exploration plus local minimisation " +
 		"of every new best. The minimiser default follows seed 000's Table III.",
