@@ -519,10 +519,12 @@ func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneRe
 	}
 	spaces := sameSpaces(cfg.Spaces, prev.SpaceInfo)
 	for _, c := range prev.Cells {
-		if !labels[c.Strategy] || !spaces[c.Space] || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
+		space, same := spaces[c.Space]
+		if !labels[c.Strategy] || !same || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
 			skipped++
 			continue
 		}
+		c.Space = space
 		reused = append(reused, c)
 	}
 	return reused, skipped, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // RunInfo describes a benchmark as `ktune bench --json` records it beside its cells, so that a
@@ -41,19 +42,61 @@ func describeSpaces(spaces []Space) []SpaceInfo {
 	return out
 }
 
-// sameSpaces returns the names of the spaces of now that before describes alike.
-func sameSpaces(now []Space, before []SpaceInfo) map[string]bool {
-	was := map[string]SpaceInfo{}
-	for _, s := range before {
-		was[s.Name] = s
+// sameSpaces maps the names of the spaces before describes to those of now that are the
+// same recording. A space matches by name when its size and optimum agree; a space whose
+// name matches none of now's (an earlier version named a file by the path as typed, so
+// "RTX_3090" inside kerneltuner_pnpoly and "kerneltuner_pnpoly/RTX_3090" above it; or the
+// folder was renamed) matches the one space of now of the same file name (the part after
+// the last '/'), size and optimum that no other space matched, when there is exactly one
+// such and it is the only such before.
+func sameSpaces(now []Space, before []SpaceInfo) map[string]string {
+	out := map[string]string{}
+	taken := map[string]bool{}
+	cur := describeSpaces(now)
+	byName := map[string]SpaceInfo{}
+	for _, s := range cur {
+		byName[s.Name] = s
 	}
-	out := map[string]bool{}
-	for _, s := range describeSpaces(now) {
-		if w, ok := was[s.Name]; ok && w == s {
-			out[s.Name] = true
+	var unmatched []SpaceInfo
+	for _, w := range before {
+		if s, ok := byName[w.Name]; ok {
+			if s == w {
+				out[w.Name] = s.Name
+				taken[s.Name] = true
+			}
+			continue
+		}
+		unmatched = append(unmatched, w)
+	}
+	alike := func(a, b SpaceInfo) bool {
+		return fileOf(a.Name) == fileOf(b.Name) && a.Configurations == b.Configurations && a.Optimum == b.Optimum
+	}
+	for _, w := range unmatched {
+		var match []string
+		for _, s := range cur {
+			if !taken[s.Name] && alike(s, w) {
+				match = append(match, s.Name)
+			}
+		}
+		twins := 0
+		for _, o := range unmatched {
+			if alike(o, w) {
+				twins++
+			}
+		}
+		if len(match) == 1 && twins == 1 {
+			out[w.Name] = match[0]
 		}
 	}
 	return out
+}
+
+// fileOf is the file part of a space name: what follows its kernel.
+func fileOf(space string) string {
+	if i := strings.LastIndex(space, "/"); i >= 0 {
+		return space[i+1:]
+	}
+	return space
 }
 
 // StrategyInfo is a strategy as it ran: its label and name, and its options at each
@@ -84,8 +127,9 @@ func Describe(cfg Config, mode, fitness string) RunInfo {
 }
 
 // Reusable returns the cells of an earlier benchmark (prev, which ran cells) that cfg
-// would compute again: of a space (the same recording: size and optimum), strategy and
-// budget cfg runs, with the same strategy name and options at that budget. It is an error for the two to differ in mode, fitness,
+// would compute again: of a space (the same recording: size and optimum; see sameSpaces),
+// strategy and budget cfg runs, with the same strategy name and options at that budget;
+// they come back under the names cfg gives their spaces. It is an error for the two to differ in mode, fitness,
 // seed or repeats, which change every cell. skipped counts the cells left out.
 func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reused []Cell, skipped int, err error) {
 	switch {
@@ -108,12 +152,14 @@ func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reu
 	for _, c := range cells {
 		st, inNow := now[c.Strategy]
 		si, inBefore := before[c.Strategy]
-		if !inNow || !inBefore || !spaces[c.Space] || !slices.Contains(cfg.Budgets, c.Budget) ||
+		space, same := spaces[c.Space]
+		if !inNow || !inBefore || !same || !slices.Contains(cfg.Budgets, c.Budget) ||
 			si.Name != st.Name || !sameOptions(si.Options[strconv.Itoa(c.Budget)], st.OptionsFor(c.Budget)) ||
 			len(c.Fractions) != cfg.Repeats {
 			skipped++
 			continue
 		}
+		c.Space = space
 		reused = append(reused, c)
 	}
 	return reused, skipped, nil

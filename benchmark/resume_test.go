@@ -96,3 +96,57 @@ func TestResumedBenchmarkEqualsAWholeOne(t *testing.T) {
 		}
 	}
 }
+
+// A space of an earlier file whose name matches none of this benchmark's is still the
+// same recording when exactly one space here has its file name, size and optimum (the
+// folder was renamed, or an earlier version left it out): its cells come back under the
+// name given here. With two candidates here, or two alike there, nothing is guessed.
+func TestResumeMatchesARenamedSpaceOnlyWhenItIsUnambiguous(t *testing.T) {
+	pnpoly := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	conv := newSim(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz", simulator.Options{})
+	strategies, err := ParseStrategies("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := func(spaces ...Space) Config {
+		return Config{Strategies: strategies, Spaces: spaces, Budgets: []int{10}, Repeats: 2, Seed: 1}
+	}
+	prevCfg := cfg(Space{Name: "RTX_2080_Ti", Sim: pnpoly}, Space{Name: "A100", Sim: conv})
+	cells, err := Run(context.Background(), prevCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := Describe(prevCfg, "recorded", "deterministic")
+	for _, tc := range []struct {
+		what   string
+		spaces []Space
+		want   []string // the spaces of the cells taken, in order
+	}{
+		{"named with their folders", []Space{{Name: "kerneltuner_pnpoly/RTX_2080_Ti", Sim: pnpoly}, {Name: "convolution_milo/A100", Sim: conv}},
+			[]string{"kerneltuner_pnpoly/RTX_2080_Ti", "convolution_milo/A100"}},
+		{"a file name of another recording", []Space{{Name: "x/RTX_2080_Ti", Sim: conv}, {Name: "y/A100", Sim: conv}},
+			[]string{"y/A100"}},
+		{"two candidates", []Space{{Name: "a/RTX_2080_Ti", Sim: pnpoly}, {Name: "b/RTX_2080_Ti", Sim: pnpoly}},
+			nil},
+	} {
+		done, skipped, err := Reusable(cfg(tc.spaces...), "recorded", "deterministic", prev, cells)
+		var got []string
+		for _, c := range done {
+			got = append(got, c.Space)
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) || skipped != len(cells)-len(tc.want) {
+			t.Errorf("%s: took %v, %d skipped, %v; want %v", tc.what, got, skipped, err, tc.want)
+		}
+	}
+	// two alike in the earlier file: neither is guessed
+	twins := cfg(Space{Name: "a/RTX_2080_Ti", Sim: pnpoly}, Space{Name: "b/RTX_2080_Ti", Sim: pnpoly})
+	twinCells, err := Run(context.Background(), twins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _, err := Reusable(cfg(Space{Name: "c/RTX_2080_Ti", Sim: pnpoly}), "recorded", "deterministic",
+		Describe(twins, "recorded", "deterministic"), twinCells)
+	if err != nil || len(done) != 0 {
+		t.Errorf("two alike in the earlier file: took %d cells, %v", len(done), err)
+	}
+}

@@ -37,8 +37,9 @@ stands for every recording under it, other JSON files there are left out) at eve
 --repeats times each (run i uses seed S+i for every strategy), and prints the mean and
 standard deviation of the fraction of the optimum reached, and whether every run used
 its whole budget (cells that used less are listed; the CSV and JSON give every cell's
-mean evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090);
-the spaces of one folder are one kernel on several devices, and for every kernel with
+mean evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090),
+the folder the file is in however its path is written and wherever ktune runs; the spaces
+of one folder are one kernel on several devices, and for every kernel with
 several spaces a second table gives the mean over all of them, as seed 000 reports its
 kernels (the standard deviation is over the pooled runs). Then the competition of seed 000, Section
 VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
@@ -55,7 +56,7 @@ Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the ce
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this one
 would compute again (the same strategy, options, seed and repeats give the same runs) and
-runs only the others. --checkpoint FILE keeps FILE up to date with the finished cells as
+runs only the others; a file none of whose cells is of this benchmark is refused. --checkpoint FILE keeps FILE up to date with the finished cells as
 the benchmark goes (rewritten whole every 10 s and at the end), so that after a crash, a
 kill or a lost terminal the same command with --resume FILE goes on where it was.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
@@ -411,7 +412,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					}
 					continue
 				}
-				spaces[i] = benchmark.Space{Name: spaceName(f), Sim: sim}
+				spaces[i] = benchmark.Space{Name: benchSpaceName(f), Sim: sim}
 				warnings[i] = rec.Warnings
 				for _, w := range sim.Warnings() {
 					// the simulator's notes name no file; among many they must
@@ -461,6 +462,17 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		return nil, fmt.Errorf("no recorded space with a successful configuration in %s", strings.Join(args, ", "))
 	}
 	return out, nil
+}
+
+// benchSpaceName names a benchmark's space by the folder and file of its absolute path
+// (spaceName), so that the name, which groups spaces into kernels and matches cells on
+// --resume, is the same however the path is written and wherever ktune runs: inside
+// kerneltuner_pnpoly, RTX_3090.json.gz is kerneltuner_pnpoly/RTX_3090 too.
+func benchSpaceName(f string) string {
+	if abs, err := filepath.Abs(f); err == nil {
+		f = abs
+	}
+	return spaceName(f)
 }
 
 // expandFolders replaces each folder among args by the .json and .json.gz files under it,
@@ -536,18 +548,35 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)")
+	var was []string
+	for _, s := range prev.Spaces {
+		was = append(was, s.Name)
+	}
+	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", was, cfg.Spaces); err != nil {
+		return nil, err
+	}
 	return done, nil
 }
 
 // reportTaken says how many cells --resume took from path, and how many it left out as
-// not of this what.
-func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string) {
+// not of this what. A file of cells none of which is of this run is refused, naming the
+// spaces it has (was) and those of this run: it is another run's file, or one whose spaces
+// no longer match, and going on would silently compute everything again.
+func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string, was []string, now []benchmark.Space) error {
+	if taken == 0 && skipped > 0 {
+		names := make([]string, len(now))
+		for i, s := range now {
+			names[i] = s.Name
+		}
+		return fmt.Errorf("--resume %s: none of its %d cells is of this %s; its spaces are %s, this run's %s "+
+			"(leave --resume out to run every cell)", path, skipped, what, listSome(was, 5), listSome(names, 5))
+	}
 	fmt.Fprintf(w, "ktune %s: %d cells taken from %s", cmd, taken, path)
 	if skipped > 0 {
 		fmt.Fprintf(w, "; %d of its cells are not of this %s and are left out", skipped, what)
 	}
 	fmt.Fprintln(w)
+	return nil
 }
 
 func writeBenchCSV(path string, cells []benchmark.Cell) error {

@@ -51,7 +51,8 @@ hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them,
 them to --out (and the cells run to --csv and --json), and exits with status 130.
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
-and budgets and runs only the others. --checkpoint FILE keeps FILE up to date with the
+and budgets and runs only the others (a file none of whose cells is of this grid is
+refused). --checkpoint FILE keeps FILE up to date with the
 finished cells as the grid goes (rewritten whole every 10 s and at the end), so that after a
 crash, a kill or a lost terminal the same command with --resume FILE goes on where it was.`,
 		run: runHypertune,
@@ -232,7 +233,9 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)")
+	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.Spaces, cfg.Spaces); err != nil {
+		return nil, err
+	}
 	return done, nil
 }
 

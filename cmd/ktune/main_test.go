@@ -1017,3 +1017,73 @@ func TestListOptionsInBrackets(t *testing.T) {
 		}
 	}
 }
+
+// A space is named by its folder and file however its path is written: run inside the
+// kernel's folder, the devices' spaces are still one kernel, and a --resume of that run
+// from another folder takes every cell, as does a file an earlier version wrote with the
+// folder left out of the names. A file none of whose cells is of the benchmark is refused
+// instead of silently running everything again.
+func TestBenchNamesSpacesWhereverItRuns(t *testing.T) {
+	hub, err := filepath.Abs("../../testdata/benchmark_hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	common := []string{"--strategies", "random,firstmls", "--budgets", "10,20", "--repeats", "3", "--mode", "recorded"}
+	t.Chdir(filepath.Join(hub, "convolution_milo"))
+	out, errOut, code := ktune(t, append([]string{"bench", "A100.json.gz", "./MI250X.json.gz", "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Spaces []struct {
+			Name string `json:"name"`
+		} `json:"spaces"`
+		Kernels []json.RawMessage `json:"kernels"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Spaces) != 2 || got.Spaces[0].Name != "convolution_milo/A100" || got.Spaces[1].Name != "convolution_milo/MI250X" || len(got.Kernels) != 4 {
+		t.Fatalf("run inside the folder: spaces %+v, %d kernel cells; want convolution_milo/A100 and /MI250X, one kernel", got.Spaces, len(got.Kernels))
+	}
+	inside := filepath.Join(dir, "inside.json")
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(inside, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// as an earlier version wrote it inside the folder
+	if err := os.WriteFile(old, []byte(strings.ReplaceAll(out, `"convolution_milo/`, `"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Chdir(hub)
+	bench := append([]string{"bench", "convolution_milo/A100.json.gz", "convolution_milo/MI250X.json.gz"}, common...)
+	whole, errOut, code := ktune(t, bench...)
+	if code != 0 || !strings.Contains(whole, "kernel convolution_milo, mean over its 2 spaces") {
+		t.Fatalf("exit %d: %s%s", code, whole, errOut)
+	}
+	tables := func(s string) string { before, _, _ := strings.Cut(s, "cost:"); return before }
+	for _, file := range []string{inside, old} {
+		resumed, errOut, code := ktune(t, append(bench, "--resume", file)...)
+		if code != 0 || !strings.Contains(errOut, "8 cells taken from") || strings.Contains(errOut, "left out") {
+			t.Errorf("--resume %s from another folder: exit %d: %s", filepath.Base(file), code, errOut)
+		}
+		if tables(resumed) != tables(whole) {
+			t.Errorf("--resume %s:\n%s\nwhole:\n%s", filepath.Base(file), resumed, whole)
+		}
+	}
+
+	other, errOut, code := ktune(t, append([]string{"bench", "kerneltuner_pnpoly/RTX_2080_Ti.json.gz", "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	otherFile := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(otherFile, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = ktune(t, append(bench, "--resume", otherFile)...)
+	if code == 0 || out != "" || !strings.Contains(errOut, "none of its 4 cells") || !strings.Contains(errOut, "kerneltuner_pnpoly/RTX_2080_Ti") {
+		t.Errorf("--resume of another benchmark's file: exit %d: %s%s", code, out, errOut)
+	}
+}
