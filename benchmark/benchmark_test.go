@@ -79,7 +79,7 @@ func TestFiguresAreWritten(t *testing.T) {
 		{Strategy: "b", Space: "solo", Budget: 400, MeanFraction: 0.6, StdFraction: 0.01, Fractions: []float64{0.59, 0.61, 0.6}},
 	}
 	dir := t.TempDir()
-	files, err := Figures(cells, 0.05, DefaultSplit, dir)
+	files, err := Figures(cells, nil, 0.05, DefaultSplit, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestFiguresAreWritten(t *testing.T) {
 			alone = append(alone, c)
 		}
 	}
-	files, err = Figures(alone, 0.05, DefaultSplit, t.TempDir())
+	files, err = Figures(alone, nil, 0.05, DefaultSplit, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestFiguresAreWritten(t *testing.T) {
 		}
 	}
 	// no budget above the split: no medium heat maps rather than empty ones
-	files, err = Figures(cells, 0.05, 400, t.TempDir())
+	files, err = Figures(cells, nil, 0.05, 400, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestASingleBudgetIsDrawnAsMarksWithErrorBars(t *testing.T) {
 		{Strategy: "b", Space: "solo", Budget: 20, MeanFraction: 0.8, StdFraction: 0.05, Fractions: []float64{0.75, 0.85, 0.8}},
 	}
 	dir := t.TempDir()
-	if _, err := Figures(cells, 0.05, DefaultSplit, dir); err != nil {
+	if _, err := Figures(cells, nil, 0.05, DefaultSplit, dir); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "curves-solo.svg"))
@@ -360,7 +360,7 @@ func TestCurveNamesNeverCollide(t *testing.T) {
 			two = append(two, Cell{Strategy: st, Space: sp, Budget: 25, MeanFraction: 0.5, StdFraction: 0.1, Fractions: []float64{0.4, 0.6}})
 		}
 	}
-	all, err := Figures(two, 0.05, DefaultSplit, t.TempDir())
+	all, err := Figures(two, nil, 0.05, DefaultSplit, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,3 +80,56 @@ func ByKernel(cells []Cell) []Cell {
 	}
 	return out
 }
+
+// KernelSpaces returns the kernels of a benchmark's spaces (their names) in the order
+// first met, with how many spaces each has.
+func KernelSpaces(spaces []string) (kernels []string, count map[string]int) {
+	count = map[string]int{}
+	for _, sp := range spaces {
+		k := Kernel(sp)
+		if count[k] == 0 {
+			kernels = append(kernels, k)
+		}
+		count[k]++
+	}
+	return kernels, count
+}
+
+// CompleteKernelCells pools cells per kernel (ByKernel) for every kernel with several
+// spaces among spaces, the names of all the benchmark's spaces, finished or not (nil: the
+// spaces of cells), and keeps only the pooled cells with runs on every one of the kernel's
+// spaces. An interrupted or resumed benchmark may lack some: a mean over fewer devices is
+// not the kernel's, and points of one curve over different devices are not comparable.
+// The kernel tables, the JSON and the kernel curves all show these cells.
+func CompleteKernelCells(cells []Cell, spaces []string) []Cell {
+	if spaces == nil {
+		seen := map[string]bool{}
+		for _, c := range cells {
+			if !seen[c.Space] {
+				seen[c.Space] = true
+				spaces = append(spaces, c.Space)
+			}
+		}
+	}
+	_, count := KernelSpaces(spaces)
+	type key struct {
+		kernel, strategy string
+		budget           int
+	}
+	covered := map[key]map[string]bool{}
+	for _, c := range cells {
+		k := key{Kernel(c.Space), c.Strategy, c.Budget}
+		if covered[k] == nil {
+			covered[k] = map[string]bool{}
+		}
+		covered[k][c.Space] = true
+	}
+	var out []Cell
+	for _, kc := range ByKernel(cells) {
+		n := count[kc.Space]
+		if n > 1 && len(covered[key{kc.Space, kc.Strategy, kc.Budget}]) == n {
+			out = append(out, kc)
+		}
+	}
+	return out
+}

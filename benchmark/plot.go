@@ -39,19 +39,43 @@ func PlotCurves(cells []Cell, dir string) ([]string, error) {
 
 // PlotKernelCurves draws seed 000's Fig. 2: for every kernel with several spaces (devices),
 // the mean fraction of optimum over the runs on all of them against the budget, 95%
-// confidence interval shaded, written into dir (KernelCurvesFile). It returns the files
-// written; none when no kernel has several spaces.
-func PlotKernelCurves(cells []Cell, dir string) ([]string, error) {
+// confidence interval shaded, written into dir (KernelCurvesFile). spaces names every
+// space of the benchmark, finished or not (nil: the spaces of cells). A point is drawn
+// only where every one of the kernel's spaces has its cell (CompleteKernelCells, as in the
+// kernel tables and JSON); a kernel that lacks points for that says so in its title, and
+// one without any is not drawn. It returns the files written; none when no kernel has
+// several spaces.
+func PlotKernelCurves(cells []Cell, spaces []string, dir string) ([]string, error) {
 	_, names := CurveNames(cells)
-	_, spaces := Kernels(cells)
-	var multi []Cell
-	for _, c := range ByKernel(cells) {
-		if spaces[c.Space] > 1 {
-			multi = append(multi, c)
+	if spaces == nil {
+		for _, c := range cells {
+			if !slices.Contains(spaces, c.Space) {
+				spaces = append(spaces, c.Space)
+			}
 		}
 	}
-	return plotCurves(multi, dir, func(k string) string { return names[k] }, func(k string) string {
-		return fmt.Sprintf("%s (over its %d spaces)", k, spaces[k])
+	_, count := KernelSpaces(spaces)
+	complete := CompleteKernelCells(cells, spaces)
+	type point struct {
+		kernel, strategy string
+		budget           int
+	}
+	drawn := map[point]bool{}
+	for _, c := range complete {
+		drawn[point{c.Space, c.Strategy, c.Budget}] = true
+	}
+	partial := map[string]bool{} // kernels with cells of some of their spaces only
+	for _, c := range ByKernel(cells) {
+		if count[c.Space] > 1 && !drawn[point{c.Space, c.Strategy, c.Budget}] {
+			partial[c.Space] = true
+		}
+	}
+	return plotCurves(complete, dir, func(k string) string { return names[k] }, func(k string) string {
+		title := fmt.Sprintf("%s (over its %d spaces)", k, count[k])
+		if partial[k] {
+			title = fmt.Sprintf("%s (over its %d spaces; points not run on all of them left out)", k, count[k])
+		}
+		return title
 	})
 }
 
@@ -375,16 +399,17 @@ func luminance(c color.Color) float64 {
 }
 
 // Figures draws every figure of a benchmark into dir: the curves per space (PlotCurves)
-// and per kernel with several spaces (PlotKernelCurves), and the competition heat maps for
+// and per kernel with several spaces (PlotKernelCurves, of the benchmark's spaces, nil for
+// those of cells), and the competition heat maps for
 // budgets up to split and above it, over all spaces (competition-low, competition-medium)
 // and, when there are several kernels, per kernel as seed 000's Fig. 1
 // (competition-<kernel>-low, ...). It returns the files written.
-func Figures(cells []Cell, alpha float64, split int, dir string) ([]string, error) {
+func Figures(cells []Cell, spaces []string, alpha float64, split int, dir string) ([]string, error) {
 	files, err := PlotCurves(cells, dir)
 	if err != nil {
 		return files, err
 	}
-	more, err := PlotKernelCurves(cells, dir)
+	more, err := PlotKernelCurves(cells, spaces, dir)
 	files = append(files, more...)
 	if err != nil {
 		return files, err

@@ -207,7 +207,7 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		}
 	}
 	comp.Tables = append(comp.Tables, t)
-	kernels, spacesOf := benchmark.Kernels(b.Cells)
+	kernels, _ := benchmark.Kernels(b.Cells)
 	heat := func(cells []benchmark.Cell, name, scope string) error {
 		for _, r := range ranges {
 			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
@@ -260,13 +260,24 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		}
 		return t
 	}
+	// a kernel is over all the spaces the benchmark ran (an interrupted one, or its
+	// checkpoint, has cells of fewer), and its cells and curves pool every one of them,
+	// as bench's own tables and JSON do; files of earlier versions name no spaces
+	var allSpaces []string
+	for _, s := range b.Spaces {
+		allSpaces = append(allSpaces, s.Name)
+	}
+	if allSpaces == nil {
+		allSpaces = spaces
+	}
 	spaceFiles, kernelFiles := benchmark.CurveNames(b.Cells)
-	kernelCurves, err := benchmark.PlotKernelCurves(b.Cells, dir)
+	kernelCurves, err := benchmark.PlotKernelCurves(b.Cells, allSpaces, dir)
 	if err != nil {
 		return nil, err
 	}
-	kernelCells := benchmark.ByKernel(b.Cells)
-	for _, k := range kernels {
+	kernelCells := benchmark.CompleteKernelCells(b.Cells, allSpaces)
+	allKernels, spacesOf := benchmark.KernelSpaces(allSpaces)
+	for _, k := range allKernels {
 		if spacesOf[k] < 2 {
 			continue
 		}

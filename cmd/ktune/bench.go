@@ -48,7 +48,8 @@ per space and budget; a significantly better mean (p < --alpha) is a win, summed
 splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the mean
 fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
-curves-kernel-KERNEL), the same per space (curves-SPACE), and the competition as heat maps
+curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
+spaces has its cell, the title saying when an interruption left points out), the same per space (curves-SPACE), and the competition as heat maps
 whose cell in row r and column c counts the spaces and budgets where the column's strategy
 beat the row's (Fig. 1: competition-low and competition-medium over all spaces, and
 competition-KERNEL-low and -medium per kernel when there are several kernels).
@@ -201,23 +202,14 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "ktune bench: %v\n", interrupted)
 	}
 	scores := benchmark.Compete(cells, *alpha, *split)
-	// kernels and their spaces as given (an interrupted run has cells of fewer)
-	var kernels []string
-	spacesOf := map[string]int{}
-	for _, sp := range cfg.Spaces {
-		k := benchmark.Kernel(sp.Name)
-		if spacesOf[k] == 0 {
-			kernels = append(kernels, k)
-		}
-		spacesOf[k]++
+	// kernels and their spaces as given (an interrupted run has cells of fewer); a
+	// kernel's cell pools every one of its spaces, in the tables, JSON and figures alike
+	spaceNames := make([]string, len(cfg.Spaces))
+	for i, sp := range cfg.Spaces {
+		spaceNames[i] = sp.Name
 	}
-	var kernelCells []benchmark.Cell
-	for _, kc := range benchmark.ByKernel(cells) {
-		// a kernel's cell pools every one of its spaces (an interrupted run may lack some)
-		if spacesOf[kc.Space] > 1 && len(kc.Fractions) == spacesOf[kc.Space]**repeats {
-			kernelCells = append(kernelCells, kc)
-		}
-	}
+	kernels, spacesOf := benchmark.KernelSpaces(spaceNames)
+	kernelCells := benchmark.CompleteKernelCells(cells, spaceNames)
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, cells); err != nil {
 			return err
@@ -225,7 +217,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var figures []string
 	if *plotDir != "" {
-		if figures, err = benchmark.Figures(cells, *alpha, *split, *plotDir); err != nil {
+		if figures, err = benchmark.Figures(cells, spaceNames, *alpha, *split, *plotDir); err != nil {
 			return err
 		}
 	}

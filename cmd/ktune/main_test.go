@@ -1087,3 +1087,79 @@ func TestBenchNamesSpacesWhereverItRuns(t *testing.T) {
 		t.Errorf("--resume of another benchmark's file: exit %d: %s%s", code, out, errOut)
 	}
 }
+
+// An interrupted benchmark's kernel curves (Fig. 2) draw only the points that pool every
+// one of the kernel's spaces, as its kernel table and JSON do, and count all its spaces;
+// so does 'ktune report' of its checkpoint. The interruption is made exact by resuming
+// the first 9 of 12 cells with the context already cancelled.
+func TestInterruptedKernelCurvesMatchTheKernelTable(t *testing.T) {
+	dir := t.TempDir()
+	conv := "../../testdata/benchmark_hub/convolution_milo"
+	common := []string{"bench", conv, "--strategies", "random,firstmls", "--budgets", "10,20", "--repeats", "3", "--mode", "recorded", "--json"}
+	out, errOut, code := ktune(t, common...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var whole map[string]any
+	if err := json.Unmarshal([]byte(out), &whole); err != nil {
+		t.Fatal(err)
+	}
+	first := func(n int) string {
+		t.Helper()
+		part := map[string]any{}
+		for k, v := range whole {
+			part[k] = v
+		}
+		part["cells"] = whole["cells"].([]any)[:n]
+		delete(part, "kernels")
+		delete(part, "competition")
+		data, err := json.Marshal(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("first%d.json", n))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A100 and A100_T4 finished, MI250X only random at budget 10
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	plots := filepath.Join(dir, "plots")
+	if code := run(ctx, append(common, "--resume", first(9), "--plot", plots), &stdout, &stderr); code != 130 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got struct {
+		Cells   []json.RawMessage `json:"cells"`
+		Kernels []struct {
+			Strategy string `json:"strategy"`
+			Budget   int    `json:"budget"`
+		} `json:"kernels"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got.Cells) != 9 || len(got.Kernels) != 1 ||
+		got.Kernels[0].Strategy != "random" || got.Kernels[0].Budget != 10 {
+		t.Fatalf("%v: %d cells, kernel cells %+v; want 9 cells and random at 10 over the kernel", err, len(got.Cells), got.Kernels)
+	}
+	svg, err := os.ReadFile(filepath.Join(plots, "curves-kernel-convolution_milo.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "over its 3 spaces; points not run on all of them left out") || strings.Contains(string(svg), ">20<") {
+		t.Errorf("the kernel curves draw points the kernel table leaves out, or do not say so")
+	}
+	// the checkpoint of a run that finished A100 and A100_T4: a kernel of 3 spaces, none
+	// of whose points is complete
+	page := filepath.Join(dir, "page.html")
+	if _, errOut, code := ktune(t, "report", first(8), "-o", page); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "Over its 3 spaces") || strings.Contains(string(html), "Over its 2 spaces") {
+		t.Errorf("the report of the checkpoint does not count the kernel's 3 spaces")
+	}
+}
