@@ -35,31 +35,34 @@ func init() {
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
 stands for every recording under it, other JSON files there are left out) at every budget,
 --repeats times each (run i uses seed S+i for every strategy), and prints the mean and
-standard deviation of the fraction of the optimum reached, and whether every run used
-its whole budget (cells that used less are listed; the CSV and JSON give every cell's
-mean evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090),
-the folder the file is in however its path is written and wherever ktune runs; the spaces
-of one folder are one kernel on several devices, and for every kernel with
-several spaces a second table gives the mean over all of them, as seed 000 reports its
-kernels (the standard deviation is over the pooled runs). Then the competition of seed 000, Section
+standard deviation of the fraction of the optimum reached, and whether every run used its
+whole budget (cells that used less are listed; the CSV and JSON give every cell's mean
+evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090), the
+folder the file is in however its path is written and wherever ktune runs; the spaces of
+one folder are one kernel on several devices, and for every kernel with several spaces a
+second table gives the mean over all of them, as seed 000 reports its kernels (the
+standard deviation is over the pooled runs). Then the competition of seed 000, Section
 VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
 per space and budget; a significantly better mean (p < --alpha) is a win, summed for low
 (<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
 splits at 100 and 400.
---plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the mean
-fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
+--plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
+mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
-spaces has its cell, the title saying when an interruption left points out), the same per space (curves-SPACE), and the competition as heat maps
-whose cell in row r and column c counts the spaces and budgets where the column's strategy
-beat the row's (Fig. 1: competition-low and competition-medium over all spaces, and
-competition-KERNEL-low and -medium per kernel when there are several kernels).
+spaces has its cell, the title saying when an interruption left points out), the same per
+space (curves-SPACE), and the competition as heat maps whose cell in row r and column c
+counts the spaces and budgets where the column's strategy beat the row's (Fig. 1:
+competition-low and competition-medium over all spaces, and competition-KERNEL-low and
+-medium per kernel when there are several kernels).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
---json output of an earlier benchmark (interrupted or not), takes from it the cells this one
-would compute again (the same strategy, options, seed and repeats give the same runs) and
-runs only the others; a file none of whose cells is of this benchmark is refused. --checkpoint FILE keeps FILE up to date with the finished cells as
-the benchmark goes (rewritten whole every 10 s and at the end), so that after a crash, a
-kill or a lost terminal the same command with --resume FILE goes on where it was.
+--json output of an earlier benchmark (interrupted or not), takes from it the cells this
+one would compute again (the same strategy, options, seed and repeats give the same runs)
+and runs only the others; a file none of whose cells is of this benchmark is refused.
+--checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
+(rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
+so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
+on where it was.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -108,7 +111,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
-	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
+	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
 	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err

@@ -52,9 +52,10 @@ them to --out (and the cells run to --csv and --json), and exits with status 130
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
 and budgets and runs only the others (a file none of whose cells is of this grid is
-refused). --checkpoint FILE keeps FILE up to date with the
-finished cells as the grid goes (rewritten whole every 10 s and at the end), so that after a
-crash, a kill or a lost terminal the same command with --resume FILE goes on where it was.`,
+refused). --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
+(rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
+so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
+on where it was.`,
 		run: runHypertune,
 	})
 }
@@ -75,7 +76,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output or --checkpoint file already has from this file instead of running them again")
-	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (every 10 s and at the end), for --resume after a crash")
+	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
 	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
