@@ -20,6 +20,7 @@ import (
 
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/simulator"
 )
 
@@ -525,10 +526,14 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	}
 	var prev struct {
 		benchmark.RunInfo
-		// unread here, and a defaults file's budgets are objects: its error is that it
-		// has no cells
+		// unread here (a defaults file's are objects; such a file is refused first)
 		Budgets json.RawMessage  `json:"budgets"`
 		Cells   []benchmark.Cell `json:"cells"`
+	}
+	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
+	// how they were run too, but hold no cells of a benchmark: refused by what they are
+	if _, err := report.ReadBench(data); err != nil && !errors.Is(err, report.ErrNotBench) {
+		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
 		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)

@@ -224,12 +224,23 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 		Fitness string `json:"fitness"`
 		benchmark.HypertuneResult
 	}
+	// a defaults file names its strategy, mode and repeats too, but holds no settings or
+	// cells; told apart before its other fields fail to decode as a run's
+	var probe struct {
+		Settings json.RawMessage `json:"settings"`
+		Training json.RawMessage `json:"training_spaces"`
+	}
+	if json.Unmarshal(data, &probe) == nil && probe.Settings == nil && probe.Training != nil {
+		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells, "+
+			"being its defaults file (which bench, simulate and tune read with --defaults)", path)
+	}
 	if err := json.Unmarshal(data, &prev); err != nil {
 		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
 	}
 	if prev.Strategy == "" || prev.Repeats == 0 {
 		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
 	}
+
 	done, skipped, err := benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)

@@ -134,3 +134,36 @@ func TestBenchStochasticFitnessAndStrategyOptions(t *testing.T) {
 		t.Errorf("--fitness noisy: exit %d", code)
 	}
 }
+
+// --resume refuses the files of the other command and hypertune's defaults file, saying
+// what they are, whatever the seed: before, bench took a defaults file written with seed 0
+// as a benchmark of no cells and ran everything again, or blamed the seed, and hypertune
+// took it as a run of no cells.
+func TestResumeRefusesFilesOfNoCellsOfItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	defaults, htJSON := filepath.Join(dir, "d.json"), filepath.Join(dir, "ht.json")
+	out, errOut, code := ktune(t, "hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=true,false",
+		"--budgets", "5", "--repeats", "2", "--seed", "0", "--out", defaults, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(htJSON, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", pnpoly, "--budgets", "5", "--repeats", "2", "--seed", "0", "--resume", defaults}, "being a defaults file of 'ktune hypertune'"},
+		{[]string{"bench", pnpoly, "--budgets", "5", "--repeats", "2", "--resume", defaults}, "being a defaults file of 'ktune hypertune'"},
+		{[]string{"bench", pnpoly, "--budgets", "5", "--repeats", "2", "--seed", "0", "--resume", htJSON}, "being the --json output or --checkpoint file of 'ktune hypertune'"},
+		{[]string{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "5", "--repeats", "2",
+			"--seed", "0", "--out", filepath.Join(dir, "d2.json"), "--resume", defaults}, "being its defaults file"},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code == 0 || out != "" || !strings.Contains(errOut, "not 'ktune "+tc.args[0]+" --json' output or a --checkpoint file: it has no cells") ||
+			!strings.Contains(errOut, tc.want) {
+			t.Errorf("%s --resume %s: exit %d: %s%s", tc.args[0], filepath.Base(tc.args[len(tc.args)-1]), code, out, errOut)
+		}
+	}
+}
