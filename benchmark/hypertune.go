@@ -60,7 +60,8 @@ func ParseGrid(s string) (Grid, error) {
 				return nil, fmt.Errorf("grid %q: option %s has an empty value", s, name)
 			}
 			// the same value however it is spelled: 1 and 1.0, Hamming and hamming (choices
-			// match in any case)
+			// match in any case), false and 0 (booleans): a setting run twice costs its
+			// runs twice and ties with itself, so no k could choose it alone
 			if i := slices.IndexFunc(p.Values, func(w string) bool { return sameOptionValue(v, w) }); i >= 0 {
 				if p.Values[i] == v {
 					return nil, fmt.Errorf("grid %q: option %s lists %s twice", s, name, v)
@@ -78,12 +79,19 @@ func ParseGrid(s string) (Grid, error) {
 }
 
 // sameOptionValue reports whether two option values as written are one value: equal
-// numbers, or equal text in any case.
+// numbers, equal booleans as a strategy reads them (strategy.Options.Bool:
+// strconv.ParseBool, so false, 0, f and F are one value, and true, 1, t and T another), or
+// equal text in any case. Two numbers are compared as numbers only: 0 and 1 differ.
 func sameOptionValue(a, b string) bool {
 	x, errA := strconv.ParseFloat(a, 64)
 	y, errB := strconv.ParseFloat(b, 64)
 	if errA == nil && errB == nil {
 		return x == y
+	}
+	p, errA := strconv.ParseBool(a)
+	q, errB := strconv.ParseBool(b)
+	if errA == nil && errB == nil {
+		return p == q
 	}
 	return strings.EqualFold(a, b)
 }

@@ -144,6 +144,28 @@ func TestParseGrid(t *testing.T) {
 	}
 }
 
+// One boolean under two spellings is one value, refused as a duplicate naming the option
+// and both spellings (before, restart=false,0 ran the same setting twice and forced an
+// exact tie); numbers stay numbers, so 0 and 1 are two values.
+func TestParseGridRefusesABooleanSpelledTwice(t *testing.T) {
+	for _, tc := range []struct {
+		grid, want string // want: "" when the grid is accepted
+	}{
+		{"restart=false,0,true", "option restart lists false and 0, the same value"},
+		{"restart=true,T", "option restart lists true and T, the same value"},
+		{"neighbourhood=Hamming;restart=1,t", "option restart lists 1 and t, the same value"},
+		{"restart=F,FALSE", "option restart lists F and FALSE, the same value"},
+		{"restart=0,1", ""},
+		{"restart=false,1", ""},
+		{"temperature=1,1.5;restart=true", ""},
+	} {
+		_, err := ParseGrid(tc.grid)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ParseGrid(%q) = %v, want %q", tc.grid, err, tc.want)
+		}
+	}
+}
+
 func TestDefaultGridsAreAcceptedByTheirStrategies(t *testing.T) {
 	for name := range defaultGrids {
 		if _, ok := strategy.Lookup(name); !ok {

@@ -42,8 +42,9 @@ defaults file, which 'ktune tune', 'ktune simulate' and 'ktune bench' read with
 explicitly (--option, NAME:OPT=VALUE) win over the file's.
 
 --grid lists options separated by ';', each with its values separated by ',' (a list
-value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'). Without it
-the strategy's built-in grid is used (the values seed 000's Table III chose between), which
+value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'); one value listed
+twice however it is spelled (1 and 1.0, Hamming and hamming, false and 0) is refused.
+Without it the strategy's built-in grid is used (the values seed 000's Table III chose between), which
 ` + strings.Join(wrap("exists for "+strings.Join(benchmark.DefaultGridNames(), ", ")+".", 90), "\n") + `
 The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
 strategies' for each strategy's options. The grid runs budget by budget, so an interrupted
