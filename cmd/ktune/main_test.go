@@ -516,10 +516,10 @@ func TestInterruptedBenchmarksKeepTheirWork(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"bench", pnpoly, convolution, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "200",
+		{[]string{"bench", pnpoly, convolution, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "600",
 			"--csv", filepath.Join(dir, "bench.csv")}, []string{"-"}},
 		{[]string{"hypertune", pnpoly, convolution, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent;restart=true,false",
-			"--budgets", "25,1600", "--repeats", "200", "--out", filepath.Join(dir, "firstmls.json"), "--csv", filepath.Join(dir, "hypertune.csv")},
+			"--budgets", "25,1600", "--repeats", "600", "--out", filepath.Join(dir, "firstmls.json"), "--csv", filepath.Join(dir, "hypertune.csv")},
 			[]string{"budget 25: ", "budget 1600: not finished (interrupted), no choice", "defaults: " + filepath.Join(dir, "firstmls.json")}},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
