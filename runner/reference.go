@@ -64,7 +64,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	if err != nil {
 		var ce *device.CompileError
 		if errors.As(err, &ce) {
-			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(ce.Log, 4096))
+			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
 		}
 		ref.err = err
 		return ref

@@ -200,7 +200,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 			// The compiler found the kernel needs more than the device has.
 			return fail(result.DeviceLimit, le.Error())
 		case errors.As(err, &ce):
-			return fail(result.CompileError, truncate(ce.Log, 8192))
+			return fail(result.CompileError, truncate(compilerSaid(ce), 8192))
 		}
 		return fail(r.failure(err, result.CompileError), err.Error())
 	}
@@ -398,6 +398,16 @@ func classify(err error) result.Status {
 		return result.Timeout
 	}
 	return result.RuntimeError
+}
+
+// compilerSaid is the message of a source the compiler rejected: its output, or, where
+// it printed nothing, the failure the backend saw, so that the message is never empty and
+// failures of different kinds do not read alike.
+func compilerSaid(ce *device.CompileError) string {
+	if strings.TrimSpace(ce.Log) != "" || ce.Err == nil {
+		return ce.Log
+	}
+	return "the compiler failed and printed nothing: " + ce.Err.Error()
 }
 
 func truncate(s string, n int) string {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -279,5 +282,74 @@ func TestTheTimeOfTheStatisticStaysWithEveryEvaluation(t *testing.T) {
 		if gbs := 8 * 100000 / (got / 1e3) / 1e9; math.Abs(gbs-e.Objective) > 1e-9*gbs {
 			t.Errorf("%+v: GB/s %v, but %v from the time kept", tt, e.Objective, gbs)
 		}
+	}
+}
+
+// quietCompiler writes a C compiler that fails without a word where factor is 2 (exit 1)
+// or 3 (SIGKILL, as the out-of-memory killer sends it), and is gcc otherwise.
+func quietCompiler(t *testing.T) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip(err)
+	}
+	cc := filepath.Join(t.TempDir(), "quiet-cc")
+	script := "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in\n" +
+		"-Dfactor=2) exit 1;;\n-Dfactor=3) kill -KILL $$;;\nesac; done\nexec " + gcc + " \"$@\"\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return cc
+}
+
+// logless is a real host C device whose compile errors lose their log, as a backend's
+// may (a runtime's empty build log).
+type logless struct{ device.Device }
+
+func (d logless) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
+	k, err := d.Device.Compile(ctx, src)
+	var ce *device.CompileError
+	if errors.As(err, &ce) {
+		return nil, &device.CompileError{Err: ce.Err}
+	}
+	return k, err
+}
+
+// A compiler that fails without printing anything leaves a message that says how it
+// failed, for a configuration and for the reference: the message was empty, and a
+// silent exit and a kill read alike.
+func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
+	cc := quietCompiler(t)
+	t.Setenv("CC", cc)
+	dev := openHost(t)
+	s := loadSpec(t, "")
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dev  device.Device
+		at   int
+		want string
+	}{
+		{dev, 1, "the compiler (" + cc + ") exited with status 1 and printed nothing"},
+		{dev, 2, "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing"},
+		{logless{dev}, 1, "the compiler failed and printed nothing: exit status 1"},
+		{logless{dev}, 2, "the compiler failed and printed nothing: signal: killed"},
+	}
+	for _, c := range cases {
+		r := runner.New(s, sp, c.dev)
+		e := r.Evaluate(context.Background(), sp.At(c.at, nil), nil)
+		r.Close()
+		if e.Status != result.CompileError || e.Message != c.want {
+			t.Errorf("%s (%T): %v %q, want a compile error saying %q", sp.Format(sp.At(c.at, nil)), c.dev, e.Status, e.Message, c.want)
+		}
+	}
+	s = loadSpec(t, "verification: {reference: {config: {factor: 2}}}\n")
+	r := runner.New(s, sp, dev)
+	defer r.Close()
+	err = r.Reference(context.Background(), nil)
+	if want := "does not compile:\nthe compiler (" + cc + ") exited with status 1 and printed nothing"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("reference: %v, want an error ending %q", err, want)
 	}
 }

@@ -14,7 +14,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ktune/ktune/device"
 )
@@ -122,6 +125,11 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		log := out.String()
+		if strings.TrimSpace(log) == "" {
+			// Killed by the out-of-memory killer, or a wrapper that fails quietly: how it
+			// ended is all there is to say.
+			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(d.tc.cc, " "), howEnded(exit))
+		}
 		if strings.Contains(log, wrapperFile) {
 			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
 				wrapperFile, u.kernel, u.signature(), u.kernel)
@@ -181,4 +189,14 @@ func (d *hostDevice) isClosed() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.closed
+}
+
+// howEnded says how a process that failed ended: "exited with status 1", "was killed by
+// signal SIGKILL (killed)".
+func howEnded(exit *exec.ExitError) string {
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		return fmt.Sprintf("was killed by signal %s (%v)", unix.SignalName(sig), sig)
+	}
+	return fmt.Sprintf("exited with status %d", exit.ExitCode())
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -374,6 +375,41 @@ func TestMissingSymbolsAreCompileErrors(t *testing.T) {
 			}
 			if !strings.Contains(ce.Error(), c.want) {
 				t.Errorf("error does not name %s:\n%s", c.want, ce.Error())
+			}
+		})
+	}
+}
+
+// A compiler that fails without a word (the out-of-memory killer's SIGKILL, a wrapper
+// that exits 1 quietly) gives a compile error that says which compiler it was, how it
+// ended and that it printed nothing: its empty output used to be the whole message.
+func TestACompilerThatFailsSilentlySaysHowItEnded(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip(err)
+	}
+	cc := filepath.Join(t.TempDir(), "quiet-cc")
+	script := "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in\n" +
+		"-DQUIET_EXIT=1) exit 1;;\n-DQUIET_KILL=1) kill -KILL $$;;\nesac; done\nexec " + gcc + " \"$@\"\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CC", cc)
+	d := openHost(t)
+	cases := []struct{ define, want string }{
+		{"QUIET_EXIT", "the compiler (" + cc + ") exited with status 1 and printed nothing"},
+		{"QUIET_KILL", "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing"},
+	}
+	for _, c := range cases {
+		t.Run(c.define, func(t *testing.T) {
+			_, err := d.Compile(context.Background(), device.Source{Code: "void k(void) {}", Kernel: "k",
+				Defines: []device.Define{{Name: c.define, Value: "1"}}})
+			var ce *device.CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+			}
+			if strings.TrimSpace(ce.Log) != c.want {
+				t.Errorf("log %q, want %q", ce.Log, c.want)
 			}
 		})
 	}
