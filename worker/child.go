@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/ktune/ktune/result"
@@ -61,6 +62,10 @@ func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 	if in == nil || out == nil {
 		return errors.New("worker: not started by a ktune supervisor (file descriptors 3 and 4 are missing)")
 	}
+	// Programs a kernel runs (system("...")) must not inherit the protocol's pipes: one
+	// that outlives the process would hold its answers open.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
 	go exitWithParent(os.Getppid(), parentPoll)
 	return serve(ctx, in, out, os.Stderr, open)
 }

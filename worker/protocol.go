@@ -9,7 +9,10 @@
 // killed, the configuration gets the status runtime_error or timeout, and a fresh child
 // serves the next one. Other children may compile upcoming configurations ahead of time
 // (a pipeline); on CPU devices they are paused while a kernel is being timed, so they never
-// disturb timing. A child whose parent dies exits by itself.
+// disturb timing. A child whose parent dies exits by itself. Each child has a process group
+// of its own, killed whole when the child dies or is killed: the compilers it started and
+// the programs its kernel ran die with it, and one that escaped the group (a daemon) is not
+// waited for, though it holds the child's output open.
 package worker
 
 import (

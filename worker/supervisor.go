@@ -139,13 +139,34 @@ func (slot *preSlot) pausedFor() time.Duration {
 
 // child is one worker process.
 type child struct {
-	cmd     *exec.Cmd
-	enc     *gob.Encoder
-	reqW    *os.File
-	resps   chan response
-	exited  chan struct{} // closed when the process has exited
+	cmd   *exec.Cmd
+	enc   *gob.Encoder
+	reqW  *os.File
+	resps chan response // closed when the answer pipe closes, at most outputGrace after dead
+	// dead is closed once the process has exited and its process group (whatever it
+	// started: compilers, programs a kernel ran) was killed.
+	dead chan struct{}
+	// exited is closed when the process has been reaped and waitErr set, at most
+	// outputGrace after dead.
+	exited  chan struct{}
 	waitErr error
 	output  *tail
+}
+
+// outputGrace is how long a dead child's output and answer pipes are read before they are
+// closed: a process a kernel started in a session of its own (a daemon, `setsid cmd &`)
+// escapes the kill of the child's process group and may hold them open for as long as it
+// lives. What the child wrote before it died is read well within it.
+const outputGrace = time.Second
+
+// died reports whether the child's process has exited.
+func (c *child) died() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
@@ -162,13 +183,14 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		reqW.Close()
 		return nil, err
 	}
-	c := &child{resps: make(chan response, 4), exited: make(chan struct{}), output: &tail{}}
+	c := &child{resps: make(chan response, 4), dead: make(chan struct{}), exited: make(chan struct{}), output: &tail{}}
 	// Not CommandContext: the supervisor decides when a child dies, and kills its whole
 	// process group (compilers it started included).
 	cmd := exec.Command(s.opts.Command[0], s.opts.Command[1:]...)
 	cmd.Env = childEnv(append(os.Environ(), s.opts.Env...))
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	cmd.Stdout, cmd.Stderr = c.output, c.output
+	cmd.WaitDelay = outputGrace
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		reqR.Close()
@@ -193,7 +215,24 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		}
 	}()
 	go func() {
-		c.waitErr = cmd.Wait()
+		pid := cmd.Process.Pid
+		reaped, err := false, error(nil)
+		if !awaitExit(pid) {
+			err, reaped = cmd.Wait(), true
+		}
+		// Before the child is reaped its pid names its process group for certain: kill
+		// what it left running there, as a crashed or killed child's compiler or a
+		// program its kernel started, holding its output open.
+		syscall.Kill(-pid, syscall.SIGKILL)
+		close(c.dead)
+		time.AfterFunc(outputGrace, func() { respR.Close() })
+		if !reaped {
+			err = cmd.Wait()
+		}
+		if errors.Is(err, exec.ErrWaitDelay) {
+			err = nil // it exited successfully; something it started kept its output open
+		}
+		c.waitErr = err
 		close(c.exited)
 	}()
 	s.log.Debug("worker started", "role", role, "pid", cmd.Process.Pid)
@@ -243,16 +282,17 @@ func childEnv(env []string) []string {
 	return append(out, "GODEBUG="+godebug+"asyncpreemptoff=1")
 }
 
+// kill kills the child's process group and waits until the child is reaped.
 func (c *child) kill() {
-	if c.cmd.Process != nil {
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	c.signal(syscall.SIGKILL)
 	c.reqW.Close()
 	<-c.exited
 }
 
+// signal sends sig to the child's process group while the child lives; once it died, its
+// group was killed, and its pid may be another process's.
 func (c *child) signal(sig syscall.Signal) {
-	if c != nil && c.cmd.Process != nil {
+	if c != nil && c.cmd.Process != nil && !c.died() {
 		syscall.Kill(-c.cmd.Process.Pid, sig)
 	}
 }
@@ -350,6 +390,13 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 				return e, nil
 			}
 		case <-timer.C:
+			if ch.died() {
+				// It died in time; what it started may still hold its answer pipe.
+				if running {
+					return s.crashed(ch, start, "the kernel", ""), nil
+				}
+				return s.crashed(ch, start, "the worker process", "compiling"), nil
+			}
 			ch.kill()
 			s.main = nil
 			s.Crashes++
@@ -446,6 +493,12 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 			}
 			return nil
 		case <-timer.C:
+			if ch.died() {
+				if running {
+					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
+				}
+				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "compiling it").Message)
+			}
 			ch.kill()
 			s.main = nil
 			s.Crashes++
@@ -676,6 +729,10 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 				limit.Reset(p - paused)
 				paused = p
 				continue
+			}
+			if ch.died() {
+				s.dropPrecompiler(slot, ch)
+				return false, none
 			}
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)

@@ -331,6 +331,74 @@ iterations: 1
 	}
 }
 
+// A kernel that starts a program in the background and then crashes is recorded as the
+// crash it was, at once: the program, which holds the worker's output open, kept the tuner
+// waiting until it exited (past the spec's timeout, forever for a daemon), and the
+// configuration was recorded as a timeout. One in the worker's process group is killed with
+// it; one in a session of its own (a daemon) is left, and no longer waited for.
+func TestAKernelThatCrashesLeavingAProgramRunningIsACrash(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `#include <stdlib.h>
+void spawn(float *y, int n) {
+#if mode == 1
+    system("setsid sh -c 'echo $$ > DIR/daemon.pid; exec sleep 20' &");
+    abort();
+#elif mode == 2
+    system("sh -c 'echo $$ > DIR/background.pid; exec sleep 20' &");
+    abort();
+#endif
+    for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: spawn, source: spawn.c}
+parameters:
+  - {name: mode, values: [0, 1, 2]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+timeout: 2s
+`
+	files := map[string]string{"spawn.c": strings.ReplaceAll(kernel, "DIR", dir), "spawn.yaml": spec}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		// The daemons the kernel started, if they still run.
+		for _, name := range []string{"daemon.pid", "background.pid"} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				continue
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.HasPrefix(string(cmd), "sleep\x0020") {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	db := filepath.Join(dir, "ktune.db")
+	begin := time.Now()
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "spawn.yaml"), "--strategy", "bruteforce", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if took := time.Since(begin); took > 12*time.Second {
+		t.Errorf("the run took %v; the programs the kernel started sleep 20 s", took)
+	}
+	evals := evaluationsOf(t, db)
+	if e := evals["0"]; e.Status != result.OK {
+		t.Errorf("mode 0: %v %s", e.Status, e.Message)
+	}
+	for _, key := range []string{"1", "2"} {
+		if e := evals[key]; e.Status != result.RuntimeError || e.Message != "the kernel crashed: SIGABRT (aborted)" {
+			t.Errorf("mode %s: %v %q, want a runtime error saying the kernel crashed of SIGABRT", key, e.Status, e.Message)
+		}
+	}
+}
+
 // A compiler that never finishes (here it waits on an #include of a named pipe that no
 // one writes) is killed at the spec's compile_timeout, whether the measuring worker or a
 // pre-compiler met it, and the configuration's message names the limit.
