@@ -153,6 +153,10 @@ timeout: 10s                   # per configuration, a Go duration (default 10s):
                                # included; a kernel still running is killed (status timeout)
 compile_timeout: 5m            # per configuration (default 5m): building the kernel; a
                                # compiler still at work is killed (status timeout)
+                               # Neither limit counts time ktune was stopped (SIGSTOP and
+                               # SIGCONT, a batch scheduler's suspend, Ctrl-Z) for over a
+                               # second; a configuration measured across such a stop is
+                               # measured again, once
 default_config:                # optional baseline for speedups: every parameter, with one
   block_size_x: 32             # of its values, satisfying the restrictions
   block_size_y: 2

@@ -28,7 +28,10 @@ type Options struct {
 	// asyncpreemptoff=1: no preemption signal of the Go runtime interrupts a kernel.
 	Env []string
 	// Timeout limits the run phase of one evaluation (after compilation): a kernel that
-	// runs longer is killed and gets the status timeout. 0 means no limit.
+	// runs longer is killed and gets the status timeout. 0 means no limit. Neither limit
+	// counts time the supervisor's process was stopped for longer than a second (SIGSTOP
+	// and SIGCONT, as a batch scheduler suspends a job): a configuration measured across
+	// such a stop is measured again, once, since its timed runs may hold the stop.
 	Timeout time.Duration
 	// CompileTimeout limits compiling one configuration (a spec's compile_timeout); 0
 	// means 5 minutes. A pre-compiler's time paused while a kernel is timed does not
@@ -239,26 +242,31 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 	// Start-up is not compiling: loading the spec and opening the device takes seconds at
 	// worst, but a short compile_timeout must not stop a run whose device is slow to open.
 	startLimit := max(s.opts.CompileTimeout, time.Minute)
-	timer := time.NewTimer(startLimit)
-	defer timer.Stop()
-	select {
-	case r, ok := <-c.resps:
-		if !ok {
-			<-c.exited
-			return nil, fmt.Errorf("%w: the worker exited (%v): %s", ErrWorkerStart, c.waitErr, c.output.summary(10))
-		}
-		if r.Err != "" {
+	lim := newLimit(startLimit)
+	defer lim.stop()
+	for {
+		select {
+		case r, ok := <-c.resps:
+			if !ok {
+				<-c.exited
+				return nil, fmt.Errorf("%w: the worker exited (%v): %s", ErrWorkerStart, c.waitErr, c.output.summary(10))
+			}
+			if r.Err != "" {
+				c.kill()
+				return nil, fmt.Errorf("%w: %s", ErrWorkerStart, r.Err)
+			}
+			return c, nil
+		case <-lim.C():
+			if !lim.expired() {
+				continue
+			}
 			c.kill()
-			return nil, fmt.Errorf("%w: %s", ErrWorkerStart, r.Err)
+			return nil, fmt.Errorf("%w: no answer within %v", ErrWorkerStart, startLimit)
+		case <-ctx.Done():
+			c.kill()
+			return nil, ctx.Err()
 		}
-	case <-timer.C:
-		c.kill()
-		return nil, fmt.Errorf("%w: no answer within %v", ErrWorkerStart, startLimit)
-	case <-ctx.Done():
-		c.kill()
-		return nil, ctx.Err()
 	}
-	return c, nil
 }
 
 // childEnv is a child's environment env with asyncpreemptoff=1 added to GODEBUG (after
@@ -337,14 +345,38 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	if err != nil {
 		return result.Evaluation{}, err
 	}
+	e, stopped, err := s.measure(ctx, ch, c, waited)
+	if err != nil || stopped == 0 || e.Status != result.OK {
+		return e, err
+	}
+	// This process was stopped while the child measured (a batch scheduler suspends the
+	// child with it): the kernel's samples may hold the stop. Measure it again, once; the
+	// configuration is compiled by now, and its compilation is the first measurement's.
+	s.log.Info("the tuner was stopped while a configuration was measured; measuring it again", "stopped", stopped)
+	if s.main == nil {
+		if s.main, err = s.start(ctx, "measure"); err != nil {
+			return result.Evaluation{}, err
+		}
+	}
+	again, _, err := s.measure(ctx, s.main, c, 0)
+	if err == nil && again.Status == result.OK {
+		again.CompileMS = e.CompileMS
+	}
+	return again, err
+}
+
+// measure has the main child ch evaluate c, which took waited to compile ahead, and
+// returns the evaluation and how long this process was seen stopped meanwhile (which
+// does not count against the time limits).
+func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, waited time.Duration) (result.Evaluation, time.Duration, error) {
 	s.nextID++
 	id := s.nextID
 	start := time.Now()
 	if err := ch.enc.Encode(request{ID: id, Op: opEvaluate, Config: c}); err != nil {
-		return s.crashed(ch, start, "the worker process", "receiving the configuration"), nil
+		return s.crashed(ch, start, "the worker process", "receiving the configuration"), 0, nil
 	}
-	timer := time.NewTimer(s.opts.CompileTimeout)
-	defer timer.Stop()
+	lim := newLimit(s.opts.CompileTimeout)
+	defer lim.stop()
 	paused := false
 	defer func() {
 		if paused {
@@ -352,15 +384,17 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		}
 	}()
 	running := false
-	var compiled time.Time // when compilation ended and the kernel started
+	var compiled time.Time            // when compilation ended and the kernel started
+	var stoppedAtLaunch time.Duration // how long this process had been stopped by then
 	for {
 		select {
 		case r, ok := <-ch.resps:
+			lim.observe()
 			if !ok {
 				if running {
-					return s.crashed(ch, start, "the kernel", ""), nil
+					return s.crashed(ch, start, "the kernel", ""), lim.stopped, nil
 				}
-				return s.crashed(ch, start, "the worker process", "compiling"), nil
+				return s.crashed(ch, start, "the worker process", "compiling"), lim.stopped, nil
 			}
 			if r.ID != id {
 				continue
@@ -372,30 +406,29 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 					paused = s.pausePrecompilers()
 				}
 			case phaseCompiled:
-				running, compiled = true, time.Now()
-				if s.opts.Timeout > 0 {
-					timer.Reset(s.opts.Timeout)
-				} else {
-					timer.Stop()
-				}
+				running, compiled, stoppedAtLaunch = true, time.Now(), lim.stopped
+				lim.reset(s.opts.Timeout)
 			case phaseDone:
 				if r.Err != "" {
-					return result.Evaluation{}, fmt.Errorf("worker: %s", r.Err)
+					return result.Evaluation{}, 0, fmt.Errorf("worker: %s", r.Err)
 				}
 				e := r.Eval.evaluation()
 				e.CompileMS += ms(waited)
 				if r.Retire != "" {
 					s.retire(ch, r.Retire)
 				}
-				return e, nil
+				return e, lim.stopped, nil
 			}
-		case <-timer.C:
+		case <-lim.C():
+			if !lim.expired() {
+				continue
+			}
 			if ch.died() {
 				// It died in time; what it started may still hold its answer pipe.
 				if running {
-					return s.crashed(ch, start, "the kernel", ""), nil
+					return s.crashed(ch, start, "the kernel", ""), lim.stopped, nil
 				}
-				return s.crashed(ch, start, "the worker process", "compiling"), nil
+				return s.crashed(ch, start, "the worker process", "compiling"), lim.stopped, nil
 			}
 			ch.kill()
 			s.main = nil
@@ -403,17 +436,18 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			s.log.Info("worker killed after its time limit", "running", running)
 			// The time until the kernel started is compilation (the wait for a
 			// pre-compiler included), from then on the kernel's: its warm-up, verification
-			// and timed runs, one of which hung.
+			// and timed runs, one of which hung. Stops of this process count as neither.
 			e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), Message: s.overLimit(running),
-				CompileMS: ms(waited + time.Since(start))}
+				CompileMS: ms(waited + time.Since(start) - lim.stopped)}
 			if running {
-				e.CompileMS, e.BenchmarkMS = ms(waited+compiled.Sub(start)), ms(time.Since(compiled))
+				e.CompileMS = ms(waited + compiled.Sub(start) - stoppedAtLaunch)
+				e.BenchmarkMS = ms(time.Since(compiled) - (lim.stopped - stoppedAtLaunch))
 			}
-			return e, nil
+			return e, lim.stopped, nil
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil
-			return result.Evaluation{}, ctx.Err()
+			return result.Evaluation{}, 0, ctx.Err()
 		}
 	}
 }
@@ -457,12 +491,13 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 	if err := ch.enc.Encode(request{ID: id, Op: opReference}); err != nil {
 		return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "receiving the request").Message)
 	}
-	timer := time.NewTimer(s.opts.CompileTimeout)
-	defer timer.Stop()
+	lim := newLimit(s.opts.CompileTimeout)
+	defer lim.stop()
 	running := false
 	for {
 		select {
 		case r, ok := <-ch.resps:
+			lim.observe()
 			if !ok {
 				if running {
 					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
@@ -475,11 +510,7 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 			switch r.Phase {
 			case phaseCompiled:
 				running = true
-				if s.opts.Timeout > 0 {
-					timer.Reset(s.opts.Timeout)
-				} else {
-					timer.Stop()
-				}
+				lim.reset(s.opts.Timeout)
 				continue
 			case phaseDone:
 			default:
@@ -492,7 +523,10 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 				return fmt.Errorf("%w: %s", ErrReference, r.Err)
 			}
 			return nil
-		case <-timer.C:
+		case <-lim.C():
+			if !lim.expired() {
+				continue
+			}
 			if ch.died() {
 				if running {
 					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
@@ -691,31 +725,33 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 	// compiled phase the run time limit applies, as in the measuring child, which may be
 	// waiting for this very configuration.
 	// Time the child spends stopped while the measuring child times a kernel does not
-	// count: the limit is extended by it when it expires.
+	// count, nor time this process was stopped: the limit is extended by both.
 	pausedFor := func() time.Duration {
 		s.preMu.Lock()
 		defer s.preMu.Unlock()
 		return slot.pausedFor()
 	}
-	limit := time.NewTimer(s.opts.CompileTimeout)
-	defer limit.Stop()
+	lim := newLimit(s.opts.CompileTimeout)
+	defer lim.stop()
 	paused := pausedFor()
 	running := false
-	var compiled time.Time           // when the warm-up launch started
-	var pausedAtLaunch time.Duration // how long the child had been stopped by then
+	var compiled time.Time            // when the warm-up launch started
+	var pausedAtLaunch time.Duration  // how long the child had been stopped by then
+	var stoppedAtLaunch time.Duration // and this process
 	for {
 		select {
 		case r, ok := <-ch.resps:
+			lim.observe()
 			if !ok {
 				s.dropPrecompiler(slot, ch)
 				return false, none
 			}
 			if r.Phase == phaseCompiled {
 				if s.opts.Timeout > 0 {
-					limit.Reset(s.opts.Timeout)
+					lim.reset(s.opts.Timeout)
 					paused = pausedFor()
 					running = true
-					compiled, pausedAtLaunch = time.Now(), paused
+					compiled, pausedAtLaunch, stoppedAtLaunch = time.Now(), paused, lim.stopped
 				}
 				continue
 			}
@@ -724,10 +760,12 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 				s.dropPrecompiler(slot, ch)
 			}
 			return r.Err == "", none
-		case <-limit.C:
+		case <-lim.C():
 			if p := pausedFor(); p > paused {
-				limit.Reset(p - paused)
+				lim.extend(p - paused)
 				paused = p
+			}
+			if !lim.expired() {
 				continue
 			}
 			if ch.died() {
@@ -737,7 +775,7 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
 			if running {
-				return false, hang{how: hungRunning, ran: time.Since(compiled) - (paused - pausedAtLaunch)}
+				return false, hang{how: hungRunning, ran: time.Since(compiled) - (paused - pausedAtLaunch) - (lim.stopped - stoppedAtLaunch)}
 			}
 			return false, hang{how: hungCompiling}
 		case <-s.stop:

@@ -399,6 +399,124 @@ timeout: 2s
 	}
 }
 
+// A batch scheduler that suspends a job stops all its processes (SIGSTOP) and later
+// resumes them (SIGCONT). A configuration whose kernel was running then is neither failed
+// as a timeout (the stop counted against its time limit, and a healthy configuration was
+// recorded as a timeout for good) nor timed with the stop in a sample: it is measured
+// again.
+func TestASuspendedTuningCountsNeitherTheStopNorItsTime(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "timing")
+	kernel := `#include <stdio.h>
+#include <time.h>
+static int calls;
+void nap(float *y, int n) {
+    struct timespec t = {0, 200000000};  /* 0.2 s */
+    if (++calls == 2) {  /* the first timed run, after the warm-up */
+        FILE *f = fopen("MARKER", "w");
+        if (f) fclose(f);
+    }
+    nanosleep(&t, 0);
+    y[0] = n;
+}
+`
+	spec := `kernel: {name: nap, source: nap.c}
+parameters:
+  - {name: v, values: [0]}
+problem_size: [1]
+arguments:
+  - {name: y, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 1}
+iterations: 1
+timeout: 1s
+`
+	files := map[string]string{"nap.c": strings.ReplaceAll(kernel, "MARKER", marker), "nap.yaml": spec}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	cmd := exec.Command(os.Args[0], "tune", filepath.Join(dir, "nap.yaml"), "--strategy", "bruteforce", "--db", db)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ktune ended before its kernel was timed: %s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// The whole tree, as the scheduler stops it, for twice the time limit.
+	tree := append([]int{cmd.Process.Pid}, descendants(cmd.Process.Pid)...)
+	for _, pid := range tree {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	time.Sleep(2 * time.Second)
+	for _, pid := range tree {
+		syscall.Kill(pid, syscall.SIGCONT)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("ktune did not finish within 30 s of its resumption: %s", stderr.String())
+	}
+	e := evaluationsOf(t, db)["0"]
+	if code := cmd.ProcessState.ExitCode(); code != 0 || e.Status != result.OK {
+		t.Fatalf("exit %d, %v %q, want ok: %s", code, e.Status, e.Message, stderr.String())
+	}
+	for _, ms := range e.Samples {
+		if ms > 1500 {
+			t.Errorf("a sample of %.0f ms holds the 2 s stop (the kernel runs 200 ms)", ms)
+		}
+	}
+}
+
+// descendants are the processes under pid: its children, theirs, and so on.
+func descendants(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		id, err1 := strconv.Atoi(filepath.Base(filepath.Dir(st)))
+		ppid, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		children[ppid] = append(children[ppid], id)
+	}
+	var out []int
+	for next := []int{pid}; len(next) > 0; {
+		p := next[0]
+		next = append(next[1:], children[p]...)
+		out = append(out, children[p]...)
+	}
+	return out
+}
+
 // A compiler that never finishes (here it waits on an #include of a named pipe that no
 // one writes) is killed at the spec's compile_timeout, whether the measuring worker or a
 // pre-compiler met it, and the configuration's message names the limit.
