@@ -1283,7 +1283,9 @@ func TestAHungKernelsTimeIsBenchmarkTime(t *testing.T) {
 					t.Fatalf("%s: %v %s", tt.hung, e.Status, e.Message)
 				}
 				t.Logf("%s: %s; compile %.0f ms, benchmark %.0f ms, framework %.0f ms", tt.hung, e.Message, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
-				if e.BenchmarkMS < 900 || e.CompileMS >= e.BenchmarkMS || e.FrameworkMS >= e.BenchmarkMS {
+				// The compile time is PoCL's real one, which on a loaded machine can pass
+				// the second of the hang: only the hang's own place is asserted.
+				if e.BenchmarkMS < 900 || e.FrameworkMS >= 900 {
 					t.Errorf("%s (%s): compile %.0f ms, benchmark %.0f ms, framework %.0f ms; want the timeout of 1 s as benchmark time",
 						tt.hung, e.Message, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
 				}
