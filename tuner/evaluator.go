@@ -120,10 +120,18 @@ type storeSink struct {
 	known    map[string]result.Evaluation
 	maximize bool
 	best     *result.Evaluation
+	// check, when set, is called before each evaluation is stored: an error (the run's
+	// lock is lost) stops the run
+	check func() error
 }
 
 func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
 	s.consider(e)
+	if s.check != nil {
+		if err := s.check(); err != nil {
+			return err
+		}
+	}
 	if _, old := s.known[store.ConfigKey(e.Config)]; old {
 		return nil
 	}

@@ -109,6 +109,13 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		}
 		return r, evals, lock, nil
 	}
+	// A run is created only once its lock can be taken: a run created and then not held
+	// would read as running, or interrupted, without ever having been tuned.
+	if db != "" {
+		if err := CanLockRuns(db); err != nil {
+			return store.RunInfo{}, nil, nil, err
+		}
+	}
 	id, err := st.CreateRun(ctx, want)
 	if err != nil {
 		return store.RunInfo{}, nil, nil, err
@@ -116,8 +123,13 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 	want.ID = id
 	lock, err := lockIn(db, id)
 	if err != nil {
-		// a new run's id is this process's alone; another process holding it would be a
-		// lock file left from a database deleted and made again
+		// A new run's id is this process's alone; another process holding it tunes a
+		// database that was deleted and made again at this path, beside the same lock
+		// file. The run, measured by nobody, is not left running.
+		st.FinishRun(context.WithoutCancel(ctx), id, store.StatusInterrupted)
+		if errors.Is(err, ErrRunHeld) {
+			err = fmt.Errorf("run lock: run %d of %s, just created, is held by another ktune process (one tuning a database deleted since at this path?): %w", id, db, err)
+		}
 		return store.RunInfo{}, nil, nil, err
 	}
 	return want, nil, lock, nil

@@ -46,7 +46,8 @@ type Options struct {
 	Seed uint64
 	// DB names the results database, as store.Open takes it (a SQLite file). Unless Store
 	// is set, Tune opens it once the options are checked, so that options it refuses
-	// create no database, and closes it before it returns. Runs are locked by DB (LockRun).
+	// create no database, and closes it before it returns. Runs are locked in a file beside
+	// the database DB names (LockRun).
 	DB string
 	// Store, when set, is the results database, open; Tune leaves it open. DB should name
 	// it: without a DB its runs are not locked against other processes.
@@ -242,6 +243,11 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Before the reference is computed, and after the writes above, which say clearly why
+	// a database is read-only: a run that could not be held is not tuned.
+	if err := CanLockRuns(o.DB); err != nil {
+		return nil, err
+	}
 	objective, maximize := s.Objective()
 	optJSON, _ := json.Marshal(stOpts)
 	hash, err := specHash(s)
@@ -305,7 +311,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
-	sink := &storeSink{st: st, run: run.ID, known: known, maximize: maximize}
+	sink := &storeSink{st: st, run: run.ID, known: known, maximize: maximize, check: lock.Check}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}

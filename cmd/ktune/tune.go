@@ -42,8 +42,9 @@ same command again resumes an interrupted run (same spec, device, strategy, opti
 seed) without measuring finished configurations again; --new starts a fresh run. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
 has them already measures nothing (a larger --budget continues it), and the summary is of
-all its evaluations. A run that another ktune process on this machine is tuning is not
-resumed: the command says so.
+all its evaluations. A run that another ktune process is tuning is not resumed: the
+command says so. Runs are locked in a file beside the database, named as it with -runlock
+appended (ktune.db-runlock), which whoever tunes into the database must be able to write.
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each
