@@ -311,7 +311,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
-	sink := &storeSink{st: st, run: run.ID, known: known, maximize: maximize, check: lock.Check}
+	sink := &storeSink{st: st, log: log, run: run.ID, known: known, maximize: maximize, check: lock.Check}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
@@ -324,13 +324,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
 				e, err := ev.Evaluate(ctx, dc)
 				if err != nil {
-					st.FinishRun(context.WithoutCancel(ctx), run.ID, store.StatusInterrupted)
+					finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
 					return nil, err
 				}
 				if e.Config == nil {
 					e.Config = sp.Values(dc)
 				}
 				if err := sink.Record(ctx, e); err != nil {
+					finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
 					return nil, err
 				}
 				known[store.ConfigKey(e.Config)] = e
@@ -386,7 +387,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if runErr != nil || spent {
 		status = store.StatusInterrupted
 	}
-	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status); err != nil {
+	if err := finishRun(ctx, log, st, run.ID, status); err != nil {
 		return nil, err
 	}
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, sup.Crashes)
@@ -399,4 +400,20 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// finishRun records how the run ended, also once ctx is cancelled (within storeGrace). A
+// cancelled run whose status cannot be written (another process holds the database's
+// write lock) is left as it is, with a warning: its status reads as interrupted once no
+// process holds it (RunHeld), and the next tuning of it records that.
+func finishRun(ctx context.Context, log *slog.Logger, st store.Store, run int64, status store.RunStatus) error {
+	fctx, cancel := afterGrace(ctx, storeGrace)
+	defer cancel()
+	err := st.FinishRun(fctx, run, status)
+	if err != nil && ctx.Err() != nil {
+		log.Warn("interrupted while another process held the database's write lock: the run stays recorded as running, and reads as interrupted once this process ends",
+			"run", run, "error", err)
+		return nil
+	}
+	return err
 }

@@ -45,6 +45,9 @@ has them already measures nothing (a larger --budget continues it), and the summ
 all its evaluations. A run that another ktune process is tuning is not resumed: the
 command says so. Runs are locked in a file beside the database, named as it with -runlock
 appended (ktune.db-runlock), which whoever tunes into the database must be able to write.
+A write that waits for another process's write lock on the database (a large import) says
+so after a few seconds; Ctrl-C then ends the wait within 3 seconds, and an evaluation that
+could not be stored by then is named in a warning and measured again when the run resumes.
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each

@@ -74,7 +74,7 @@ func (s *syncBuffer) String() string {
 // TestOpenAndReadWhileAnotherProcessWrites opens a database and reads it while another
 // connection holds the write lock: neither waits for it.
 func TestOpenAndReadWhileAnotherProcessWrites(t *testing.T) {
-	defer sqlite.SetWaits(2*time.Second, time.Minute)()
+	defer sqlite.SetWaits(2*time.Second, time.Second, time.Minute)()
 	st, path := openStore(t)
 	ctx := context.Background()
 	rec := everyKindRecording()
@@ -110,7 +110,7 @@ func TestOpenAndReadWhileAnotherProcessWrites(t *testing.T) {
 // holds the write lock for longer than SQLite's busy timeout: the write waits, logs that
 // it waits, and is stored once the lock is released.
 func TestWriteWaitsForAnotherProcesssWriteLock(t *testing.T) {
-	defer sqlite.SetWaits(200*time.Millisecond, time.Minute)()
+	defer sqlite.SetWaits(200*time.Millisecond, 200*time.Millisecond, time.Minute)()
 	logs := captureLog(t)
 	st, path := openStore(t)
 	ctx := context.Background()
@@ -144,7 +144,7 @@ func TestWriteWaitsForAnotherProcesssWriteLock(t *testing.T) {
 // TestWriteGivesUpAfterItsWait fails a write whose lock stays held past the write wait,
 // with an error that says how long it waited.
 func TestWriteGivesUpAfterItsWait(t *testing.T) {
-	defer sqlite.SetWaits(100*time.Millisecond, 400*time.Millisecond)()
+	defer sqlite.SetWaits(100*time.Millisecond, 100*time.Millisecond, 400*time.Millisecond)()
 	captureLog(t)
 	st, path := openStore(t)
 	holdWriteLock(t, path)
@@ -155,5 +155,31 @@ func TestWriteGivesUpAfterItsWait(t *testing.T) {
 	var busy interface{ Code() int }
 	if !errors.As(err, &busy) {
 		t.Errorf("error %v does not wrap SQLite's", err)
+	}
+}
+
+// TestACancelledWriteStopsWaitingForTheLock cancels a write, with the default waits, while
+// another connection holds the write lock: it returns promptly (not after SQLite's busy
+// timeout, nor the half hour a write waits in all) with the context's error, and the log
+// does not claim that it got the lock.
+func TestACancelledWriteStopsWaitingForTheLock(t *testing.T) {
+	logs := captureLog(t)
+	st, path := openStore(t)
+	rec := everyKindRecording()
+	id := newRun(t, st, rec)
+	holdWriteLock(t, path)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	err := st.AddEvaluation(ctx, id, rec.Evaluations[0])
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("the cancelled write returned %v after its cancellation", d-300*time.Millisecond)
+	}
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "write lock") {
+		t.Errorf("cancelled write: %v, want context.Canceled and why it waited", err)
+	}
+	if strings.Contains(logs.String(), "got the database's write lock") {
+		t.Errorf("the log says the cancelled write got the lock:\n%s", logs)
 	}
 }

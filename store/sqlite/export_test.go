@@ -2,10 +2,11 @@ package sqlite
 
 import "time"
 
-// SetWaits shortens how long writes wait for another process's write lock, for a test;
-// it returns a function that restores the defaults.
-func SetWaits(busy, wait time.Duration) (restore func()) {
-	b, w := busyTimeout, writeWait
-	busyTimeout, writeWait = busy, wait
-	return func() { busyTimeout, writeWait = b, w }
+// SetWaits shortens how long writes wait for another process's write lock, for a test:
+// each try (and a reader) waits busy inside SQLite, a write says that it waits after
+// notice and gives up after wait. It returns a function that restores the defaults.
+func SetWaits(busy, notice, wait time.Duration) (restore func()) {
+	r, a, n, w := readBusy, writeAttempt, writeNotice, writeWait
+	readBusy, writeAttempt, writeNotice, writeWait = busy, busy, notice, wait
+	return func() { readBusy, writeAttempt, writeNotice, writeWait = r, a, n, w }
 }

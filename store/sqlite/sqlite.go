@@ -9,8 +9,9 @@
 // serialises writing goroutines, and a pool of read-only connections for readers, so one
 // tuning session can write while analyses and reports read. Other processes may
 // open the same file; SQLite's locking arbitrates between them: a write waits for another
-// process's write lock (a large import holds it for minutes) instead of failing, and logs
-// that it waits. A file or folder this process may not write opens read-only.
+// process's write lock (a large import holds it for minutes) instead of failing, logs
+// that it waits once it has waited a few seconds, and stops waiting promptly when its
+// context ends. A file or folder this process may not write opens read-only.
 package sqlite
 
 import (
@@ -44,14 +45,19 @@ func init() {
 	})
 }
 
-// busyTimeout is how long one attempt at a write waits inside SQLite for another
-// process's write lock; writeWait is how long a write keeps trying in all before it fails.
-// A large import holds the lock for its whole transaction (minutes for a million entries),
-// and a tuning run must not lose a measurement to it, so writes wait that long, saying so
-// in the log. Variables so that tests can shorten them.
+// How writes wait for another process's write lock. A large import holds it for its whole
+// transaction (minutes for a million entries), and a tuning run must not lose a
+// measurement to it, so a write keeps trying for writeWait, saying in the log once it has
+// waited writeNotice. Each try waits writeAttempt inside SQLite, whose wait no context
+// interrupts; between tries the write observes its context, so that a cancelled write
+// (Ctrl-C) stops waiting within writeAttempt. Readers never wait for writers in WAL mode,
+// only for the rare moments of recovery: readBusy. Variables so that tests can shorten
+// them.
 var (
-	busyTimeout = 5 * time.Second
-	writeWait   = 30 * time.Minute
+	readBusy     = 5 * time.Second
+	writeAttempt = 250 * time.Millisecond
+	writeNotice  = 3 * time.Second
+	writeWait    = 30 * time.Minute
 )
 
 // Store is a results database in one SQLite file. See the package documentation for its
@@ -113,7 +119,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// BEGIN IMMEDIATE takes the write lock up front; a deferred BEGIN that upgrades later
 	// can fail with SQLITE_BUSY without waiting when another process is writing.
-	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams()+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(writeAttempt)+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
@@ -133,7 +139,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
 	// Readers open only after migrate has switched the file to WAL.
-	r, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams()+"&_query_only=1")
+	r, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(readBusy)+"&_query_only=1")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -152,8 +158,8 @@ func uriOf(path string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath()
 }
 
-func sharedParams() string {
-	return fmt.Sprintf("_busy_timeout=%d&_foreign_keys=1", busyTimeout.Milliseconds())
+func sharedParams(busy time.Duration) string {
+	return fmt.Sprintf("_busy_timeout=%d&_foreign_keys=1", busy.Milliseconds())
 }
 
 // openReader opens a database that this process may not write. SQLite reads a WAL
@@ -162,7 +168,7 @@ func sharedParams() string {
 // it), so it is read as immutable, unless a -wal file holds commits that immutable reading
 // would skip. It returns the database's schema version.
 func openReader(ctx context.Context, path string) (*sql.DB, int, error) {
-	base := uriOf(path) + "?mode=ro&" + sharedParams() + "&_query_only=1"
+	base := uriOf(path) + "?mode=ro&" + sharedParams(readBusy) + "&_query_only=1"
 	r, err := sql.Open("sqlite", base)
 	var version int
 	if err == nil {
@@ -262,37 +268,44 @@ func sideFilesWritable(path string) bool {
 
 // write runs f, one write or one transaction on the write connection, again while
 // another process holds the database's write lock, for up to writeWait, logging a warning
-// when it starts waiting; what names the write in the log.
+// once it has waited writeNotice; what names the write in the log. It stops waiting when
+// ctx ends, with an error that wraps ctx's and says how long it waited.
 func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error) error {
 	if s.w == nil {
 		return fmt.Errorf("%w: %s", store.ErrReadOnly, s.readOnly)
 	}
 	start := time.Now()
-	warned := false
+	busy, warned := false, false
 	for {
 		err := f(s.w)
-		waited := time.Since(start).Round(time.Second)
+		waited := time.Since(start).Round(time.Millisecond)
+		busy = busy || isBusy(err)
 		switch {
-		case isBusy(err) && waited < writeWait && ctx.Err() == nil:
-			if !warned {
+		case err == nil:
+			if warned {
+				slog.Info("store: got the database's write lock", "db", s.path, "write", what, "waited", waited.Round(time.Second))
+			}
+			return nil
+		case ctx.Err() != nil && (busy || errors.Is(err, ctx.Err()) && waited >= writeAttempt):
+			// a wait for the lock that the cancellation ended, in SQLite or between tries
+			return fmt.Errorf("%w: stopped waiting for another process to release the write lock of %s after %s", ctx.Err(), s.path, waited)
+		case isBusy(err) && waited < writeWait:
+			if !warned && waited >= writeNotice {
 				slog.Warn("store: another process holds the database's write lock (an import?); waiting for it",
-					"db", s.path, "write", what, "waited", waited, "gives up after", writeWait)
+					"db", s.path, "write", what, "waited", waited.Round(time.Second), "gives up after", writeWait)
 				warned = true
 			}
-			// SQLite waited busyTimeout already, except for the few kinds of busy that
+			// SQLite waited writeAttempt already, except for the few kinds of busy that
 			// it reports at once; a short pause keeps those from spinning.
 			select {
 			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
+			case <-time.After(20 * time.Millisecond):
 			}
 			continue
 		case isBusy(err):
-			return fmt.Errorf("%w (waited %s for another process to release the write lock of %s)", err, waited, s.path)
+			return fmt.Errorf("%w (waited %s for another process to release the write lock of %s)", err, waited.Round(time.Second), s.path)
 		case isReadOnly(err):
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
-		}
-		if warned {
-			slog.Info("store: got the database's write lock", "db", s.path, "write", what, "waited", waited)
 		}
 		return err
 	}

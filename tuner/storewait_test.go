@@ -1,0 +1,101 @@
+package tuner
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a log destination that the tuner and a test read at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An interrupt while another process holds the database's write lock (a large import)
+// ends tuning within storeGrace, not when the lock is released; the evaluation that could
+// not be stored is named in a warning, and the error is the interruption's.
+func TestAnInterruptEndsTheWaitForAnotherProcesssWriteLock(t *testing.T) {
+	needBackend(t, "c")
+	defer func(g time.Duration) { storeGrace = g }(storeGrace)
+	storeGrace = 500 * time.Millisecond
+	db := filepath.Join(t.TempDir(), "k.db")
+	var logs lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var (
+		importer *sql.DB
+		tx       *sql.Tx
+		release  sync.Once
+		cancelAt time.Time
+	)
+	commit := func() {
+		release.Do(func() {
+			if tx != nil {
+				tx.Commit()
+				importer.Close()
+			}
+		})
+	}
+	defer commit()
+	o := Options{SpecPath: vectorAdd, Strategy: "random", Seed: 1, Budget: 10, DB: db, NoPrecompile: true,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Progress: func(p Progress) {
+			if p.Evaluations != 2 || tx != nil {
+				return
+			}
+			// another process takes the write lock and keeps it for long
+			var err error
+			if importer, err = sql.Open("sqlite", "file:"+db+"?_txlock=immediate"); err != nil {
+				t.Error(err)
+				return
+			}
+			if tx, err = importer.Begin(); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := tx.Exec(`INSERT INTO devices (name, backend) VALUES ('importer', '')`); err != nil {
+				t.Error(err)
+			}
+			time.AfterFunc(20*time.Second, commit) // a test without the fix ends
+			time.AfterFunc(500*time.Millisecond, func() { cancelAt = time.Now(); cancel() })
+		}}
+	_, err := Tune(ctx, o)
+	returned := time.Now()
+	commit()
+	if tx == nil {
+		t.Fatal("the run ended before the write lock was taken")
+	}
+	if d := returned.Sub(cancelAt); d > storeGrace+2*time.Second {
+		t.Errorf("Tune returned %v after the interrupt, while another process held the write lock", d.Round(time.Millisecond))
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Tune: %v, want the interruption", err)
+	}
+	if !strings.Contains(logs.String(), "measured but not stored") {
+		t.Errorf("no warning names the evaluation that was not stored; log:\n%s", logs.String())
+	}
+	if RunHeld(db, 1) {
+		t.Errorf("run 1 is still held after Tune returned")
+	}
+}
