@@ -51,6 +51,9 @@ type Store interface {
 	CreateRun(ctx context.Context, run RunInfo) (int64, error)
 	// FinishRun records how a run ended and when; StatusRunning reopens a resumed run.
 	FinishRun(ctx context.Context, runID int64, status RunStatus) error
+	// SetRunSettings replaces a run's settings: a resumed run takes those of the command
+	// that resumes it (a larger budget).
+	SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error
 	// Run returns one run.
 	Run(ctx context.Context, runID int64) (RunInfo, error)
 	// Runs returns the runs that match the filter, oldest first.

@@ -78,3 +78,63 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 		t.Errorf("run %d created; want run %d resumed in its own direction", r.ID, oldID)
 	}
 }
+
+// runBudget is the budget stored in run's settings, which reports state.
+func runBudget(t *testing.T, db string, run int64) int {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, err := st.Run(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct{ Budget int }
+	if err := json.Unmarshal(info.Settings, &settings); err != nil {
+		t.Fatal(err)
+	}
+	return settings.Budget
+}
+
+// A run resumed with a larger budget is stored with that budget, under which it
+// finishes; a resumption whose budget is spent already measures nothing and leaves the
+// run's budget as it was.
+func TestAResumedRunTakesTheBudgetItWasResumedWith(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	o := Options{SpecPath: vectorAdd, Strategy: "random", Seed: 1, Budget: 4, DB: db, NoPrecompile: true}
+	rep, err := Tune(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// as a process killed right after its last evaluation leaves it
+	err = st.FinishRun(context.Background(), rep.Run, store.StatusInterrupted)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Budget = 3
+	if _, err := Tune(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b := runBudget(t, db, rep.Run); b != 4 {
+		t.Errorf("after a resumption whose budget was spent, the run's budget is %d, want 4", b)
+	}
+	o.Budget = 9
+	again, err := Tune(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Run != rep.Run || again.Evaluations != 9 {
+		t.Fatalf("run %d with %d evaluations, want run %d resumed to 9", again.Run, again.Evaluations, rep.Run)
+	}
+	if b := runBudget(t, db, rep.Run); b != 9 {
+		t.Errorf("run resumed with a budget of 9 and finished with 9 evaluations is stored with a budget of %d", b)
+	}
+}

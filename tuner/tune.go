@@ -306,6 +306,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	// The budget is the run's: a resumed run that has used it up measures nothing more. It
 	// stays interrupted, so that the same command with a larger budget resumes it.
 	spent := o.Budget > 0 && resumed >= o.Budget
+	if !spent && !sameJSON(run.Settings, settings) {
+		// a resumed run goes on under this command's budget and time limit, which its
+		// report states; a spent budget measures nothing, and changes nothing
+		if err := st.SetRunSettings(ctx, run.ID, settings); err != nil {
+			finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
+			return nil, err
+		}
+	}
 	if o.Started != nil {
 		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent})
 	}

@@ -1157,6 +1157,18 @@ func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
 	if _, err := fmt.Sscanf(after, "%g GB/s", &shown); err != nil || shown < best6*(1-1e-4) {
 		t.Errorf("first progress line %q: want the run's best so far, %v GB/s at least (%v)", first, best6, err)
 	}
+	// the report states the budget the run finished under
+	page := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := ktune(t, "report", "1", "--db", db, "-o", page, "--bootstrap", "0", "--graph-nodes", "0"); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "8 of a budget of 8 evaluations") {
+		t.Errorf("the report of the run resumed to a budget of 8 does not say %q", "8 of a budget of 8 evaluations")
+	}
 }
 
 // The text summary lists the best configuration's metrics in the spec's order (here z

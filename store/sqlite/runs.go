@@ -222,6 +222,28 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 	return nil
 }
 
+// SetRunSettings replaces a run's settings, a JSON object.
+func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
+	obj, err := jsonObject("settings", settings)
+	var res sql.Result
+	if err == nil {
+		err = s.write(ctx, "set run settings", func(w *sql.DB) (err error) {
+			res, err = w.ExecContext(ctx, `UPDATE runs SET settings = ? WHERE id = ?`, obj, runID)
+			return err
+		})
+	}
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			err = store.ErrNotFound
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("store: set settings of run %d: %w", runID, err)
+	}
+	return nil
+}
+
 const selectRuns = `
 	SELECT r.id, r.space_id, r.device_id, r.kind, r.strategy, r.strategy_options, r.seed,
 		r.objective, r.direction, r.problem_size, r.started, r.finished, r.status, r.source,

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -121,6 +122,26 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	if back.Format != "ktune" || !strings.HasSuffix(back.Source, "#run=1") {
 		t.Errorf("tuning run reads back as format %q, source %q", back.Format, back.Source)
+	}
+}
+
+// A run's settings are replaced, as a resumed run takes its resuming command's budget;
+// what is no JSON object and a run that does not exist are refused.
+func TestSetRunSettings(t *testing.T) {
+	st, _ := openStore(t)
+	ctx := context.Background()
+	id := newRun(t, st, everyKindRecording())
+	if err := st.SetRunSettings(ctx, id, json.RawMessage(`{"budget": 20, "spec": "k.yaml"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if run, err := st.Run(ctx, id); err != nil || string(run.Settings) != `{"budget": 20, "spec": "k.yaml"}` {
+		t.Errorf("settings %s (%v), want those set", run.Settings, err)
+	}
+	if err := st.SetRunSettings(ctx, id, json.RawMessage(`[1]`)); err == nil {
+		t.Errorf("settings that are no JSON object were stored")
+	}
+	if err := st.SetRunSettings(ctx, id+1, json.RawMessage(`{}`)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("settings of a run that does not exist: %v, want ErrNotFound", err)
 	}
 }
 
