@@ -2,13 +2,11 @@ package tuner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ktune/ktune/expr"
@@ -42,38 +40,52 @@ func lockIn(db string, run int64) (*RunLock, error) {
 	return LockRun(db, run)
 }
 
-// specHash identifies what a run measures: the spec file and its kernel sources. A resumed
-// run must measure the same thing.
-func specHash(s *spec.Spec) (string, error) {
-	h := sha256.New()
-	data, err := os.ReadFile(s.File)
-	if err != nil {
-		return "", err
-	}
-	h.Write(data)
-	h.Write([]byte(s.Kernel.Code))
-	if s.Verification != nil && s.Verification.Kernel != nil {
-		h.Write([]byte(s.Verification.Kernel.Code))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+// foundRun is the run that Tune tunes, resumed or created.
+type foundRun struct {
+	info   store.RunInfo
+	stored []result.Evaluation // its evaluations, in the order they were measured
+	lock   *RunLock
+	// stale is set when the run was created beside an unfinished run of the same spec
+	// file and settings whose inputs changed since
+	stale *StaleRun
+}
+
+// StaleRun is an unfinished run that Tune did not resume although it has the same spec
+// file, device, strategy, options, seed and objective: what decides its measurements
+// changed since (see runInputs), and a run must not mix measurements of different inputs.
+type StaleRun struct {
+	ID int64
+	// Changed names the inputs that changed: "spec FILE", "kernel source", "reference
+	// kernel source", "header FILE", "data FILE", "device software". It is empty for a run
+	// stored by a ktune that did not record its inputs.
+	Changed []string
 }
 
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
-// options, seed, spec hash and objective with its direction, or creates a new one. It
-// returns the run's stored evaluations, in the order they were measured. The direction is
-// compared beside the hash because one spec file can change direction without changing:
-// a metric without maximize was minimised before its name decided.
-func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (store.RunInfo, []result.Evaluation, *RunLock, error) {
+// options, seed, spec hash and objective with its direction, or creates a new one. The
+// direction is compared beside the hash because one spec file can change direction
+// without changing: a metric without maximize was minimised before its name decided.
+func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
-		return store.RunInfo{}, nil, nil, err
+		return foundRun{}, err
 	}
-	var resume *store.RunInfo // the newest unfinished run of these settings
+	var (
+		resume *store.RunInfo // the newest unfinished run of these settings
+		stale  *store.RunInfo // the newest unfinished run of these settings but other inputs
+		newer  bool           // a run of these inputs is newer than stale
+	)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		if !fresh && resume == nil && r.Status != store.StatusFinished && r.Strategy == want.Strategy && r.Seed == want.Seed &&
-			sameJSON(r.StrategyOptions, want.StrategyOptions) && settingsHash(r.Settings) == hash &&
-			r.Objective == want.Objective && r.Maximize == want.Maximize {
+		same := r.Strategy == want.Strategy && r.Seed == want.Seed && sameJSON(r.StrategyOptions, want.StrategyOptions) &&
+			r.Objective == want.Objective && r.Maximize == want.Maximize
+		switch {
+		case same && settingsHash(r.Settings) == hash:
+			newer = newer || stale == nil
+		case same && stale == nil && r.Status != store.StatusFinished && settingOf(r.Settings, "spec") == settingOf(want.Settings, "spec"):
+			stale = r
+		}
+		if !fresh && resume == nil && r.Status != store.StatusFinished && same && settingsHash(r.Settings) == hash {
 			resume = r
 			continue
 		}
@@ -84,7 +96,7 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
 				l.Release()
 				if err != nil {
-					return store.RunInfo{}, nil, nil, err
+					return foundRun{}, err
 				}
 			}
 		}
@@ -93,32 +105,32 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		r := *resume
 		lock, err := lockIn(db, r.ID)
 		if errors.Is(err, ErrRunHeld) {
-			return store.RunInfo{}, nil, nil, &RunHeldError{Run: r.ID, DB: db}
+			return foundRun{}, &RunHeldError{Run: r.ID, DB: db}
 		}
 		if err != nil {
-			return store.RunInfo{}, nil, nil, err
+			return foundRun{}, err
 		}
 		evals, err := st.Evaluations(ctx, r.ID)
 		if err != nil {
 			lock.Release()
-			return store.RunInfo{}, nil, nil, err
+			return foundRun{}, err
 		}
 		if err := st.FinishRun(ctx, r.ID, store.StatusRunning); err != nil {
 			lock.Release()
-			return store.RunInfo{}, nil, nil, err
+			return foundRun{}, err
 		}
-		return r, evals, lock, nil
+		return foundRun{info: r, stored: evals, lock: lock}, nil
 	}
 	// A run is created only once its lock can be taken: a run created and then not held
 	// would read as running, or interrupted, without ever having been tuned.
 	if db != "" {
 		if err := CanLockRuns(db); err != nil {
-			return store.RunInfo{}, nil, nil, err
+			return foundRun{}, err
 		}
 	}
 	id, err := st.CreateRun(ctx, want)
 	if err != nil {
-		return store.RunInfo{}, nil, nil, err
+		return foundRun{}, err
 	}
 	want.ID = id
 	lock, err := lockIn(db, id)
@@ -130,9 +142,21 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		if errors.Is(err, ErrRunHeld) {
 			err = fmt.Errorf("run lock: run %d of %s, just created, is held by another ktune process (one tuning a database deleted since at this path?): %w", id, db, err)
 		}
-		return store.RunInfo{}, nil, nil, err
+		return foundRun{}, err
 	}
-	return want, nil, lock, nil
+	found := foundRun{info: want, lock: lock}
+	if stale != nil && !newer && !fresh {
+		found.stale = &StaleRun{ID: stale.ID}
+		var now, then struct {
+			Inputs inputSet `json:"inputs"`
+		}
+		json.Unmarshal(want.Settings, &now)
+		json.Unmarshal(stale.Settings, &then)
+		if then.Inputs != nil {
+			found.stale.Changed = now.Inputs.changed(then.Inputs, filepath.Dir(settingOf(want.Settings, "spec")))
+		}
+	}
+	return found, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {
@@ -144,11 +168,14 @@ func sameJSON(a, b json.RawMessage) bool {
 	return string(ja) == string(jb)
 }
 
-func settingsHash(raw json.RawMessage) string {
+func settingsHash(raw json.RawMessage) string { return settingOf(raw, "spec_hash") }
+
+// settingOf is the text setting name of a run's settings; "" when there is none.
+func settingOf(raw json.RawMessage, name string) string {
 	var m map[string]any
 	json.Unmarshal(raw, &m)
-	h, _ := m["spec_hash"].(string)
-	return h
+	v, _ := m[name].(string)
+	return v
 }
 
 // storedProblemSize is the problem size as a run stores it: a JSON array of integers

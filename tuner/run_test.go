@@ -60,22 +60,22 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 	}
 	maximised := minimised
 	maximised.Maximize, maximised.Status = true, ""
-	r, _, lock, err := findOrCreateRun(ctx, st, db, maximised, hash, false)
+	found, err := findOrCreateRun(ctx, st, db, maximised, hash, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock.Release()
-	if r.ID == oldID {
+	found.lock.Release()
+	if found.info.ID == oldID {
 		t.Errorf("run %d, stored minimising GB/s, was resumed to maximise it", oldID)
 	}
 	minimised.Status = ""
-	r, _, lock, err = findOrCreateRun(ctx, st, db, minimised, hash, false)
+	found, err = findOrCreateRun(ctx, st, db, minimised, hash, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock.Release()
-	if r.ID != oldID {
-		t.Errorf("run %d created; want run %d resumed in its own direction", r.ID, oldID)
+	found.lock.Release()
+	if found.info.ID != oldID {
+		t.Errorf("run %d created; want run %d resumed in its own direction", found.info.ID, oldID)
 	}
 }
 

@@ -85,6 +85,10 @@ type RunStart struct {
 	// Spent says the run has Options.Budget evaluations already: Tune measures nothing and
 	// leaves it interrupted, for a larger budget to continue.
 	Spent bool
+	// Stale, when set, is an unfinished run of the same spec and settings that was not
+	// resumed because its inputs (data files, headers, the compiler...) changed since: the
+	// run is a new one.
+	Stale *StaleRun
 }
 
 // Progress is the state of a run for a progress display: the run's count, those measured
@@ -250,11 +254,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	objective, maximize := s.Objective()
 	optJSON, _ := json.Marshal(stOpts)
-	hash, err := specHash(s)
+	inputs, err := runInputs(s, info)
 	if err != nil {
 		return nil, err
 	}
-	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "budget": o.Budget,
+	hash := inputs.hash()
+	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "inputs": inputs, "budget": o.Budget,
 		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index})
 	command := o.WorkerCommand
 	if command == nil {
@@ -291,12 +296,13 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	run, stored, lock, err := findOrCreateRun(ctx, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+	found, err := findOrCreateRun(ctx, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
 		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}, hash, o.Fresh)
 	if err != nil {
 		return nil, err
 	}
+	run, stored, lock := found.info, found.stored, found.lock
 	defer lock.Release()
 	known := make(map[string]result.Evaluation, len(stored))
 	for _, e := range stored {
@@ -315,7 +321,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if o.Started != nil {
-		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent})
+		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent, Stale: found.stale})
 	}
 
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}

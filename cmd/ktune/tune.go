@@ -39,7 +39,11 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
-seed) without measuring finished configurations again; --new starts a fresh run. The
+seed) without measuring finished configurations again; --new starts a fresh run. A run is
+resumed only while its inputs are as they were: the spec file, the kernel sources, the
+headers they include from their own folder and from -I folders, the .npy data files and
+the device's software (for host C: the compiler, $CC, and its version); when they changed,
+the command says which, and a new run starts. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
 has them already measures nothing (a larger --budget continues it), and the summary is of
 all its evaluations. A run that another ktune process is tuning is not resumed: the
@@ -110,6 +114,14 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.Started = func(r tuner.RunStart) {
+		switch {
+		case r.Stale != nil && len(r.Stale.Changed) > 0:
+			fmt.Fprintf(env.stderr, "ktune tune: run %d of this spec and settings is not resumed: its inputs changed since (%s); a new run, %d, starts\n",
+				r.Stale.ID, strings.Join(r.Stale.Changed, ", "), r.ID)
+		case r.Stale != nil:
+			fmt.Fprintf(env.stderr, "ktune tune: run %d of this spec and settings is not resumed: an earlier ktune stored it without its inputs (data files, headers, compiler), which cannot be compared; a new run, %d, starts\n",
+				r.Stale.ID, r.ID)
+		}
 		switch {
 		case r.Spent:
 			fmt.Fprintf(env.stderr, "ktune tune: run %d already has %d evaluations, the budget is %d: nothing to do; raise --budget to continue it\n", r.ID, r.Resumed, *budget)
