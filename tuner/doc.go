@@ -39,5 +39,7 @@
 // tunes is a *RunHeldError, and a reference that cannot be computed wraps
 // worker.ErrReference. Once the search has begun Tune returns its report even beside an
 // error: ctx's error when it was cancelled (the run is left interrupted, to be resumed),
-// or ErrNothingSucceeded when no configuration ran and verified successfully.
+// ErrDatabaseLost when the database file was deleted or replaced meanwhile (checked at
+// every evaluation and at the end), or ErrNothingSucceeded when no configuration ran and
+// verified successfully.
 package tuner

@@ -169,7 +169,8 @@ func DefaultPrecompilers() int {
 // *UnlimitedError, *DeviceError, a *spec.Error. A run that another process tunes is a
 // *RunHeldError. Once the search has begun Tune returns the report, with an error beside
 // it when the search failed or ctx ended it (ctx's error; the run is left interrupted, to
-// be resumed), or ErrNothingSucceeded.
+// be resumed), ErrDatabaseLost when the database file was deleted or replaced meanwhile,
+// or ErrNothingSucceeded.
 func Tune(ctx context.Context, o Options) (*Report, error) {
 	if os.Getenv(workerEnv) != "" {
 		// Tune started this process as a worker, and main did not call WorkerMain: going on
@@ -304,6 +305,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	run, stored, lock := found.info, found.stored, found.lock
 	defer lock.Release()
+	dbf := watchDB(o.DB)
 	known := make(map[string]result.Evaluation, len(stored))
 	for _, e := range stored {
 		known[store.ConfigKey(e.Config)] = e
@@ -325,7 +327,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
-	sink := &storeSink{st: st, log: log, run: run.ID, known: known, maximize: maximize, check: lock.Check}
+	sink := &storeSink{st: st, log: log, run: run.ID, known: known, maximize: maximize,
+		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
@@ -406,6 +409,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, sup.Crashes)
 	rep.StrategyOptions = o.StrategyOptions
+	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
+		runErr = err // whatever else ended the run: what it stored is lost
+	}
 	if runErr != nil {
 		return rep, runErr
 	}

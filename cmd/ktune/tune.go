@@ -151,7 +151,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	} else {
-		printTuneReport(env, rep)
+		printTuneReport(env, rep, !errors.Is(err, tuner.ErrDatabaseLost))
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -212,7 +212,9 @@ func formatObjective(v float64) string {
 	return strconv.FormatFloat(v, 'g', 5, 64)
 }
 
-func printTuneReport(env *cliEnv, r *tuner.Report) {
+// printTuneReport prints the summary of a run; stored says whether the run is in its
+// database, to be exported.
+func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	w := env.stdout
 	resumed := ""
 	if r.Resumed > 0 {
@@ -295,7 +297,9 @@ func printTuneReport(env *cliEnv, r *tuner.Report) {
 		fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",
 			r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
 	}
-	fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+	if stored {
+		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+	}
 }
 
 // firstLines is s cut after n lines, saying how many more there were.
