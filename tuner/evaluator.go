@@ -115,22 +115,25 @@ func (r *resumingEvaluator) Hint(cs ...space.Config) {
 
 // storeGrace is how long storing what was measured may still wait for another
 // process's write lock (a large import) once the tuning is cancelled (Ctrl-C, SIGTERM):
-// the evaluation is stored if the lock comes free by then, and given up otherwise, with a
-// warning; resuming the run measures it again. Without a cancellation a write waits as
-// long as the store lets it (half an hour for SQLite), saying so in the log.
+// the evaluation, and the run's status, are stored if the lock comes free by then, and
+// given up otherwise, with a warning; resuming the run measures the evaluation again.
+// Without a cancellation a write waits as long as the store lets it (half an hour for
+// SQLite), saying so in the log.
 var storeGrace = 3 * time.Second
 
-// afterGrace returns a context for storing what the work of ctx produced: it ends grace
-// after ctx ends. Call cancel when the store returns.
-func afterGrace(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+// afterGrace returns the context in which Tune stores what its work under ctx produced:
+// it ends grace after ctx ends, once for all the writes after the cancellation, and not
+// with the session's own ends (its time limit). Call stop when Tune returns.
+func afterGrace(ctx context.Context, grace time.Duration) (storeCtx context.Context, stop context.CancelFunc) {
 	g, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
-	return g, func() { stop(); cancel() }
+	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return g, func() { stopAfter(); cancel() }
 }
 
 // storeSink commits each new evaluation to the store as soon as it is measured and keeps
 // the best for progress.
 type storeSink struct {
+	ctx      context.Context // for writing (afterGrace)
 	st       store.Store
 	log      *slog.Logger
 	run      int64
@@ -154,10 +157,8 @@ func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
 	}
 	// Committed even when the run is being cancelled, it was measured; unless another
 	// process keeps the database's write lock past storeGrace.
-	wctx, cancel := afterGrace(ctx, storeGrace)
-	defer cancel()
-	err := s.st.AddEvaluation(wctx, s.run, e)
-	if err != nil && wctx.Err() != nil {
+	err := s.st.AddEvaluation(s.ctx, s.run, e)
+	if err != nil && s.ctx.Err() != nil {
 		s.log.Warn("interrupted while another process held the database's write lock: this evaluation was measured but not stored; resuming the run measures it again",
 			"run", s.run, "config", store.ConfigKey(e.Config), "waited after the interrupt", storeGrace)
 	}

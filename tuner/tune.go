@@ -305,6 +305,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	run, stored, lock := found.info, found.stored, found.lock
 	defer lock.Release()
+	storeCtx, stopStoring := afterGrace(ctx, storeGrace)
+	defer stopStoring()
 	dbf := watchDB(o.DB)
 	known := make(map[string]result.Evaluation, len(stored))
 	for _, e := range stored {
@@ -318,7 +320,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		// a resumed run goes on under this command's budget and time limit, which its
 		// report states; a spent budget measures nothing, and changes nothing
 		if err := st.SetRunSettings(ctx, run.ID, settings); err != nil {
-			finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
+			finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
 			return nil, err
 		}
 	}
@@ -327,7 +329,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
-	sink := &storeSink{st: st, log: log, run: run.ID, known: known, maximize: maximize,
+	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
 		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
@@ -341,14 +343,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
 				e, err := ev.Evaluate(ctx, dc)
 				if err != nil {
-					finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
+					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
 					return nil, err
 				}
 				if e.Config == nil {
 					e.Config = sp.Values(dc)
 				}
 				if err := sink.Record(ctx, e); err != nil {
-					finishRun(ctx, log, st, run.ID, store.StatusInterrupted)
+					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
 					return nil, err
 				}
 				known[store.ConfigKey(e.Config)] = e
@@ -404,7 +406,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if runErr != nil || spent {
 		status = store.StatusInterrupted
 	}
-	if err := finishRun(ctx, log, st, run.ID, status); err != nil {
+	if err := finishRun(ctx, storeCtx, log, st, run.ID, status); err != nil {
 		return nil, err
 	}
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, sup.Crashes)
@@ -422,14 +424,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// finishRun records how the run ended, also once ctx is cancelled (within storeGrace). A
-// cancelled run whose status cannot be written (another process holds the database's
-// write lock) is left as it is, with a warning: its status reads as interrupted once no
-// process holds it (RunHeld), and the next tuning of it records that.
-func finishRun(ctx context.Context, log *slog.Logger, st store.Store, run int64, status store.RunStatus) error {
-	fctx, cancel := afterGrace(ctx, storeGrace)
-	defer cancel()
-	err := st.FinishRun(fctx, run, status)
+// finishRun records how the run ended, in storeCtx (afterGrace of ctx). A cancelled run
+// whose status cannot be written (another process holds the database's write lock) is
+// left as it is, with a warning: its status reads as interrupted once no process holds it
+// (RunHeld), and the next tuning of it records that.
+func finishRun(ctx, storeCtx context.Context, log *slog.Logger, st store.Store, run int64, status store.RunStatus) error {
+	err := st.FinishRun(storeCtx, run, status)
 	if err != nil && ctx.Err() != nil {
 		log.Warn("interrupted while another process held the database's write lock: the run stays recorded as running, and reads as interrupted once this process ends",
 			"run", run, "error", err)
