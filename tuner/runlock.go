@@ -40,9 +40,11 @@ import (
 // process exclude each other as two processes do.
 //
 // The lock file holds no data and stays beside the database; deleting it while no ktune
-// process tunes into the database is harmless. A tuning process checks after each
-// evaluation that its lock file is still there (RunLock.Check) and locks its run again in
-// a new one if it was deleted or replaced. A hard link to the database in another folder
+// process tunes into the database is harmless. A tuning process checks before it stores
+// each evaluation that its lock file is still there (RunLock.Check) and locks its run
+// again in a new one if it was deleted or replaced; if another process took the run in
+// between, the tuning stops with an error, so that at most the one evaluation in flight
+// was measured by both and none is stored twice. A hard link to the database in another folder
 // reaches another lock file: SQLite does not support such links either (their -wal files
 // differ).
 
