@@ -92,7 +92,7 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
 		// does not resume is marked interrupted once no process holds it.
 		if r.Status == store.StatusRunning && db != "" {
-			if l, err := LockRun(db, r.ID); err == nil {
+			if l, err := LockRun(db, r.ID); err == nil && l != nil { // nil: cannot tell
 				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
 				l.Release()
 				if err != nil {
