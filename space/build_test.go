@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +176,109 @@ func TestSampleInOrderOfAHugeSpaceTakesTimeInTheSampleNotTheSpace(t *testing.T) 
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("200,000 of 1e12 took %v", took)
+	}
+}
+
+// The QA's space with a restriction that most combinations satisfy: a group of 1e12
+// combinations that the memory bound refuses before enumerating anything, from a sample.
+func TestConstructionPastTheMemoryBoundIsRefusedAtOnce(t *testing.T) {
+	params, rs := sumSpace()
+	rs[0] = strings.Replace(rs[0], "== 3", ">= 6", 1)
+	start := time.Now()
+	_, err := space.NewContext(context.Background(), params, rs, expr.CompileRestriction, space.BuildOptions{MaxBytes: 1 << 20})
+	var tl *space.TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("err = %v, want a *space.TooLargeError", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("refused after %v: want at once, before the enumeration", took)
+	}
+	if tl.Sampled == 0 || tl.Product != 1e12 || tl.Valid < 0.9e12 || tl.MaxBytes != 1<<20 || tl.Default {
+		t.Errorf("error %+v: want a sampled estimate near 1e12 valid of a product of 1e12, bound 1 MiB", tl)
+	}
+	if !slices.Equal(tl.Restrictions, rs) || len(tl.Params) != 12 {
+		t.Errorf("restrictions %q, parameters %q: want the restriction and its 12 parameters", tl.Restrictions, tl.Params)
+	}
+	for _, want := range []string{rs[0], "p0, p1", "1.0 MiB allowed", "restrict fewer parameters together"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q does not say %q", err, want)
+		}
+	}
+}
+
+// modSpace is a group that a sample cannot tell from one within a bound near its size:
+// 2% of its 8e6 combinations are valid.
+func modSpace() ([]space.Param, []string) {
+	vals := make([]space.Value, 200)
+	for v := range vals {
+		vals[v] = space.IntValue(int64(v))
+	}
+	return []space.Param{{Name: "a", Values: vals}, {Name: "b", Values: vals}, {Name: "c", Values: vals}},
+		[]string{"(a + b + c) % 50 == 0"}
+}
+
+func TestConstructionStopsAtTheMemoryBound(t *testing.T) {
+	params, rs := modSpace()
+	whole, err := space.New(params, rs, expr.CompileRestriction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := int64(whole.MemoryBytes())
+	_, err = space.NewContext(context.Background(), params, rs, expr.CompileRestriction, space.BuildOptions{MaxBytes: need / 2})
+	var tl *space.TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("a bound of half the %d bytes the index takes: err = %v, want a *space.TooLargeError", need, err)
+	}
+	if tl.Sampled != 0 || tl.Enumerated <= 0 || tl.Enumerated >= 1 {
+		t.Errorf("error %+v: want it found by the enumeration, part-way", tl)
+	}
+	if got, want := tl.Valid, float64(whole.Len()); got < 0.7*want || got > 1.3*want {
+		t.Errorf("estimated %g valid combinations, there are %g", got, want)
+	}
+	if !strings.Contains(err.Error(), "extrapolated from the first") {
+		t.Errorf("message %q does not say where the estimate comes from", err)
+	}
+	// a bound it fits in builds it, whole
+	for _, max := range []int64{2 * need, -1} {
+		s, err := space.NewContext(context.Background(), params, rs, expr.CompileRestriction, space.BuildOptions{MaxBytes: max})
+		if err != nil || s.Len() != whole.Len() {
+			t.Errorf("MaxBytes %d: %v, want the space of %d configurations", max, err, whole.Len())
+		}
+	}
+}
+
+func TestDefaultMaxBytesIsAShareOfTheAvailableMemory(t *testing.T) {
+	got := space.DefaultMaxBytes()
+	if got < 64<<20 {
+		t.Errorf("DefaultMaxBytes() = %d, want at least 64 MiB", got)
+	}
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Skip("no /proc/meminfo")
+	}
+	var avail int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			fmt.Sscan(rest, &avail)
+		}
+	}
+	if avail*1024/space.MemoryShare > 64<<20 && got > avail*1024/space.MemoryShare*2 {
+		t.Errorf("DefaultMaxBytes() = %s with %s available: want at most 1/%d of it", space.FormatBytes(got), space.FormatBytes(avail*1024), space.MemoryShare)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{{"4096", 4096}, {"512MiB", 512 << 20}, {"4G", 4 << 30}, {"4gb", 4 << 30}, {"1.5 GiB", 1536 << 20}, {"2T", 2 << 40}, {"10B", 10}, {"3k", 3072}} {
+		if got, err := space.ParseBytes(c.in); err != nil || got != c.want {
+			t.Errorf("ParseBytes(%q) = %d, %v, want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "GiB", "4 PiB", "4 GiBs", "-1", "1e30", "99999999999T"} {
+		if got, err := space.ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) = %d, want an error", bad, got)
+		}
 	}
 }

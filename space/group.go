@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // group is a set of parameters connected by restrictions, with its valid combinations
@@ -242,9 +243,13 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 		}
 		total += weight[g]
 	}
+	mem := &memoryBudget{max: o.MaxBytes}
+	if mem.max == 0 {
+		mem.max, mem.isDefault = DefaultMaxBytes(), true
+	}
 	var before float64
 	for g, ps := range members {
-		bc := buildCheck{ctx: ctx}
+		bc := buildCheck{ctx: ctx, mem: mem}
 		if o.Progress != nil {
 			base, w := before/total, weight[g]/total
 			bc.progress = func(f float64) { o.Progress(base + w*f) }
@@ -257,6 +262,7 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 		if gr.count == 0 {
 			return fmt.Errorf("no configuration satisfies the restrictions on %s: %w", s.names(ps), ErrEmpty)
 		}
+		mem.used += gr.allocBytes()
 		for l, p := range gr.params {
 			s.groupOf[p] = g
 			s.levelOf[p] = l
@@ -348,16 +354,32 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings, bc buildChec
 		g.count = len(lists[0])
 		return g, nil
 	}
+	last := L - 1
+	if err := s.checkSample(order, ps, rs, lists, checks, b, bc.mem); err != nil {
+		return nil, err
+	}
+	tooLarge := func(enumerated float64) error {
+		e := s.tooLarge(ps, rs, lists, bc.mem)
+		e.Enumerated = enumerated
+		e.Valid = float64(len(g.val[last]))
+		if enumerated > 0 {
+			e.Valid /= enumerated
+		}
+		return e
+	}
 	cur := make([]int, L)
 	made := make([]bool, L)
 	level := 0
 	cur[0] = -1
-	last := L - 1
 	tick := 0
 	for level >= 0 {
 		if tick++; tick&(buildCheckEvery-1) == 0 {
-			if err := bc.check(cur[:level+1], lists); err != nil {
+			done, err := bc.check(cur[:level+1], lists)
+			if err != nil {
 				return nil, err
+			}
+			if bc.mem.over(g.allocBytes()) {
+				return nil, tooLarge(done)
 			}
 		}
 		cur[level]++
@@ -401,6 +423,11 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings, bc buildChec
 		if len(g.val[last]) >= math.MaxUint32 {
 			return nil, fmt.Errorf("group %s has more than %d valid combinations", s.names(ps), math.MaxUint32)
 		}
+		if n := len(g.val[last]); n == cap(g.val[last]) && bc.mem.over(g.allocBytes()+int64(n/4+1)*leafBytes) {
+			// the last level's arrays are full: growing them would pass the bound
+			done, _ := bc.check(cur, lists)
+			return nil, tooLarge(done)
+		}
 		g.val[last] = append(g.val[last], uint16(v))
 		g.parent[last] = append(g.parent[last], uint32(len(g.val[last-1])-1))
 	}
@@ -415,25 +442,132 @@ func (s *Space) buildGroup(ps []int, rs []Restriction, b *Bindings, bc buildChec
 type buildCheck struct {
 	ctx      context.Context
 	progress func(done float64) // the fraction of the group's product enumerated; may be nil
+	mem      *memoryBudget
 }
 
-// check returns the context's error, and otherwise reports progress at the depth-first
-// position cur (the value positions of the levels bound so far in lists).
-func (bc buildCheck) check(cur []int, lists [][]uint16) error {
+// check returns the context's error, and otherwise the fraction of the group's product
+// enumerated at the depth-first position cur (the value positions of the levels bound so
+// far in lists), which it reports as progress.
+func (bc buildCheck) check(cur []int, lists [][]uint16) (float64, error) {
 	if err := bc.ctx.Err(); err != nil {
-		return err
+		return 0, err
+	}
+	// the combinations before cur's position, as a fraction of the product: at each
+	// level, the earlier siblings' whole subtrees
+	done, share := 0.0, 1.0
+	for l, c := range cur {
+		share /= float64(len(lists[l]))
+		done += float64(max(c, 0)) * share
 	}
 	if bc.progress != nil {
-		// the combinations before cur's position, as a fraction of the product: at each
-		// level, the earlier siblings' whole subtrees
-		done, share := 0.0, 1.0
-		for l, c := range cur {
-			share /= float64(len(lists[l]))
-			done += float64(max(c, 0)) * share
-		}
 		bc.progress(done)
 	}
-	return nil
+	return done, nil
+}
+
+// memoryBudget is the bound on a construction's index (BuildOptions.MaxBytes) and what the
+// groups built so far take of it.
+type memoryBudget struct {
+	max       int64 // negative: no bound
+	isDefault bool  // max is DefaultMaxBytes()
+	used      int64
+}
+
+// over reports whether a group whose index takes n bytes passes the bound.
+func (m *memoryBudget) over(n int64) bool { return m.max >= 0 && m.used+n > m.max }
+
+// allocBytes is the memory the group's index arrays hold, their spare capacity included.
+func (g *group) allocBytes() int64 {
+	var n int64
+	for l := range g.val {
+		n += 2*int64(cap(g.val[l])) + 4*int64(cap(g.parent[l])) + 4*int64(cap(g.first[l]))
+	}
+	return n
+}
+
+// sampleSize is how many random combinations of a group's values checkSample draws.
+const sampleSize = 4096
+
+// checkSample refuses, before enumerating it, a group (its parameters ps, in order) whose valid combinations a random
+// sample shows to be too many for the memory bound: the enumeration would run for as long
+// as it takes to fill the bound, and fail then. It draws sampleSize combinations of the
+// values in lists (seeded: the same space decides alike) and counts those that satisfy the
+// restrictions; it refuses when so many do that a group within the bound would give as
+// many with a probability below e**-30 (Chernoff's bound on the binomial tail), so that a
+// group that fits is never refused in practice. A group whose product fits is not sampled.
+func (s *Space) checkSample(order, ps []int, rs []Restriction, lists [][]uint16, checks [][]Restriction, b *Bindings, mem *memoryBudget) error {
+	if mem.max < 0 {
+		return nil
+	}
+	product := 1.0
+	for _, l := range lists {
+		product *= float64(len(l))
+	}
+	fits := float64(max(mem.max-mem.used, 0)) / leafBytes // valid combinations the bound holds at most
+	if product <= fits {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(0x73706163, 0x65)) // "space", "e"
+	hits := 0
+	for range sampleSize {
+		for l, p := range order {
+			s.bind(b, p, int(lists[l][r.IntN(len(lists[l]))]))
+		}
+		ok := true
+		for _, level := range checks {
+			for _, rr := range level {
+				if !rr.Holds(b) {
+					if b.Inexact {
+						return nil // the enumeration says where, as an error
+					}
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			hits++
+		}
+	}
+	q, p0 := float64(hits)/sampleSize, fits/product
+	if q <= p0 || sampleSize*klBernoulli(q, p0) < 30 {
+		return nil
+	}
+	e := s.tooLarge(ps, rs, lists, mem)
+	e.Valid, e.Sampled = q*product, sampleSize
+	return e
+}
+
+// klBernoulli is the Kullback-Leibler divergence of Bernoulli(p) from Bernoulli(q): the
+// exponent per draw of the chance that draws of probability p show a frequency of q or
+// more (q > p).
+func klBernoulli(q, p float64) float64 {
+	d := q * math.Log(q/p)
+	if q < 1 {
+		d += (1 - q) * math.Log((1-q)/(1-p))
+	}
+	return d
+}
+
+// tooLarge is the TooLargeError of the group of parameters ps (with its lists of values)
+// under the restrictions rs, without its estimate of the valid combinations.
+func (s *Space) tooLarge(ps []int, rs []Restriction, lists [][]uint16, mem *memoryBudget) *TooLargeError {
+	e := &TooLargeError{Product: 1, MaxBytes: mem.max, Default: mem.isDefault}
+	for _, p := range ps {
+		e.Params = append(e.Params, s.params[p].Name)
+	}
+	for _, r := range rs {
+		if len(r.Params()) > 1 {
+			e.Restrictions = append(e.Restrictions, r.Source())
+		}
+	}
+	for _, l := range lists {
+		e.Product *= float64(len(l))
+	}
+	return e
 }
 
 // planOrder orders a group's parameters greedily: single-valued parameters first (they

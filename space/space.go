@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 )
 
 // Config is a configuration: for each parameter of the space, in the space's order, the
@@ -81,6 +82,62 @@ type BuildOptions struct {
 	// to 1: groups weigh by the product of their values, so the fraction is a fair base for
 	// an estimate of the time left. It is called from the constructing goroutine.
 	Progress func(done float64)
+	// MaxBytes bounds the memory that the index of valid configurations may take, in
+	// bytes: a construction that would need more stops with a *TooLargeError, at once when
+	// a random sample of a group's combinations shows it would, and otherwise as soon as
+	// the enumeration reaches the bound. 0 is DefaultMaxBytes(), a share of the memory
+	// available; a negative value is no bound.
+	MaxBytes int64
+}
+
+// leafBytes is what each valid combination of a group of several parameters costs the
+// index at least: its value (2 bytes) and its parent link (4) in the trie's last level.
+const leafBytes = 6
+
+// A TooLargeError is the error of a construction whose index would take more memory than
+// BuildOptions.MaxBytes allows: restrictions tie parameters into a group whose valid
+// combinations are too many to enumerate and hold.
+type TooLargeError struct {
+	Params       []string // the group's parameters
+	Restrictions []string // the restrictions that tie them, as written
+	Product      float64  // the group's combinations of values (those single-parameter restrictions leave)
+	Valid        float64  // the group's valid combinations, estimated
+	Sampled      int      // the random combinations Valid was estimated from; 0: from the enumeration so far
+	Enumerated   float64  // the fraction of Product enumerated before it stopped (when Sampled is 0)
+	MaxBytes     int64    // the bound
+	Default      bool     // MaxBytes was DefaultMaxBytes()
+}
+
+// Error names the restrictions and parameters, says how large the group is and what to do.
+func (e *TooLargeError) Error() string {
+	what, tie := "restriction", "ties"
+	if len(e.Restrictions) > 1 {
+		what, tie = "restrictions", "tie"
+	}
+	quoted := make([]string, len(e.Restrictions))
+	for i, r := range e.Restrictions {
+		quoted[i] = fmt.Sprintf("%q", r)
+	}
+	how := fmt.Sprintf("estimated from %d random combinations", e.Sampled)
+	if e.Sampled == 0 {
+		how = fmt.Sprintf("extrapolated from the first %.2g%% enumerated", 100*e.Enumerated)
+	}
+	limit := FormatBytes(e.MaxBytes) + " allowed"
+	if e.Default {
+		limit += fmt.Sprintf(" (1/%d of the memory available)", MemoryShare)
+	}
+	return fmt.Sprintf("the %s %s %s the parameters %s into one group of %.3g combinations of values, about %.2g of them valid (%s): "+
+		"ktune enumerates and indexes every valid combination of a group, at least %d bytes each, and these would take about %s, more than the %s; "+
+		"restrict fewer parameters together (a restriction that reads fewer parameters ties fewer), give the parameters fewer values, or allow more memory where the machine has it",
+		what, listSome(quoted, 3), tie, listSome(e.Params, 8), e.Product, e.Valid, how, leafBytes, FormatBytes(int64(min(e.Valid*leafBytes, math.MaxInt64/2))), limit)
+}
+
+// listSome joins the first n items, and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // buildCheckEvery is how many candidate combinations are enumerated between two looks at

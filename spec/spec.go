@@ -1706,7 +1706,8 @@ func (s *Spec) Space() (*space.Space, error) {
 }
 
 // SpaceContext is Space that stops when ctx is done, returning ctx's error, and reports
-// the construction's progress as o says.
+// the construction's progress and bounds its memory as o says: a space whose index would
+// pass o.MaxBytes is a *space.TooLargeError, which names the restrictions but not the file.
 func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
 	if err := s.parsed(); err != nil {
 		return nil, err
@@ -1715,8 +1716,9 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 	if err == nil && sp.Len() == 0 {
 		err = space.ErrEmpty
 	}
-	if err != nil && ctx.Err() != nil {
-		return nil, err
+	var tooLarge *space.TooLargeError
+	if err != nil && (ctx.Err() != nil || errors.As(err, &tooLarge)) {
+		return nil, err // a space too large names its restrictions; the caller names the file
 	}
 	if errors.Is(err, space.ErrEmpty) {
 		// Name the restrictions that no configuration satisfies even alone: a comparison

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -521,6 +522,20 @@ func TestSpaceReportsAnEmptySpace(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "2**53") || strings.Contains(err.Error(), "on its own") ||
 		strings.Contains(err.Error(), "empty") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A space whose index would pass the memory bound is a *space.TooLargeError, which names
+// the restriction and which the caller prefixes with the file, not an empty space.
+func TestSpaceTooLargeForItsMemoryBound(t *testing.T) {
+	s := mustParse(t, base+"restrictions: [\"block_size_x * tile != 64\"]\n")
+	if _, err := s.SpaceContext(context.Background(), space.BuildOptions{MaxBytes: 1}); err == nil {
+		t.Fatal("built a space in 1 byte")
+	} else if tl := (*space.TooLargeError)(nil); !errors.As(err, &tl) || !strings.Contains(err.Error(), `"block_size_x * tile != 64"`) {
+		t.Errorf("got %v, want a *space.TooLargeError naming the restriction", err)
+	}
+	if sp, err := s.SpaceContext(context.Background(), space.BuildOptions{}); err != nil || sp.Len() != 4 {
+		t.Errorf("with the default bound: %v, want the 4 configurations", err)
 	}
 }
 
