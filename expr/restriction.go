@@ -52,11 +52,26 @@ func paramVar(p space.Param) (Var, error) {
 type restriction struct {
 	pred   *Predicate
 	params []int
+	always bool // proven to hold for every combination of the parameters' values
 }
 
 func (r *restriction) Source() string               { return r.pred.Source }
 func (r *restriction) Params() []int                { return r.params }
 func (r *restriction) Holds(b *space.Bindings) bool { return r.pred.Eval(b) }
+
+// HoldsAlways reports that the restriction is proven to hold for every combination of its
+// parameters' values (interval arithmetic over integers: "a + b > 0" of positive values),
+// so that building a space leaves it out instead of enumerating the parameters it ties.
+func (r *restriction) HoldsAlways() bool { return r.always }
+
+// newRestriction is the compiled restriction p over params, with the constants it may read.
+func newRestriction(p *Predicate, params []space.Param, constants map[string]float64) *restriction {
+	r := &restriction{pred: p, params: p.Slots}
+	if n, err := Parse(p.Source); err == nil {
+		r.always = holdsAlways(n, intRanges(params, constants))
+	}
+	return r
+}
 
 // CompileRestriction compiles a restriction over params; it is a space.Compiler.
 func CompileRestriction(params []space.Param, src string) (space.Restriction, error) {
@@ -68,7 +83,7 @@ func CompileRestriction(params []space.Param, src string) (space.Restriction, er
 	if err != nil {
 		return nil, err
 	}
-	return &restriction{pred: p, params: p.Slots}, nil
+	return newRestriction(p, params, nil), nil
 }
 
 // CompileRestrictionWith is CompileRestriction for an expression that may also read named
@@ -87,7 +102,7 @@ func CompileRestrictionWith(params []space.Param, constants map[string]float64, 
 	if err != nil {
 		return nil, err
 	}
-	return &restriction{pred: p, params: p.Slots}, nil
+	return newRestriction(p, params, constants), nil
 }
 
 // NewSpace builds the space of params under restriction expressions.

@@ -196,6 +196,9 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 	}
 	for _, r := range s.restrictions {
 		ps := r.Params()
+		if holdsAlways(r) {
+			continue // it ties nothing: the parameters it reads may stay apart
+		}
 		if len(ps) == 0 {
 			// A constant restriction: either it removes everything or nothing.
 			if !r.Holds(&Bindings{}) {
@@ -224,7 +227,7 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 	}
 	groupRestr := make([][]Restriction, len(members))
 	for _, r := range s.restrictions {
-		if ps := r.Params(); len(ps) > 0 {
+		if ps := r.Params(); len(ps) > 0 && !holdsAlways(r) {
 			g := byRoot[find(ps[0])]
 			groupRestr[g] = append(groupRestr[g], r)
 		}
@@ -483,6 +486,13 @@ func (g *group) allocBytes() int64 {
 		n += 2*int64(cap(g.val[l])) + 4*int64(cap(g.parent[l])) + 4*int64(cap(g.first[l]))
 	}
 	return n
+}
+
+// holdsAlways reports whether r says it holds for every combination of its parameters'
+// values (see Restriction).
+func holdsAlways(r Restriction) bool {
+	a, ok := r.(interface{ HoldsAlways() bool })
+	return ok && a.HoldsAlways()
 }
 
 // sampleSize is how many random combinations of a group's values checkSample draws.

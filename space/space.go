@@ -27,6 +27,12 @@ type Config []int
 func (c Config) Clone() Config { return append(Config(nil), c...) }
 
 // Restriction is a compiled restriction: a condition over some of the parameters.
+//
+// A restriction may also have a method HoldsAlways() bool that reports it holds for every
+// combination of its parameters' values, proven rather than guessed (expr's restrictions
+// prove it of integer sums and products that no value can break): construction leaves
+// such a restriction out, so that it ties no parameters together and the space stays a
+// product that is indexed without enumerating it.
 type Restriction interface {
 	// Source is the restriction as the user wrote it.
 	Source() string
