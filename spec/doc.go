@@ -47,6 +47,8 @@ parameters:                    # required and ORDERED: the order is the order of
 
 restrictions:                  # Python expressions over the parameters; a configuration is
   - "block_size_x * block_size_y <= 256"    # valid when all hold (ktune help expressions)
+                               # The parameters a restriction ties are enumerated together:
+                               # ktune help expressions says what that costs for large spaces
 
 problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over parameters and
                                # constants, truncated as Python's int() does (required

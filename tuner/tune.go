@@ -73,6 +73,10 @@ type Options struct {
 	// Logger receives the tuner's and the worker supervisor's logs; slog.Default() when
 	// nil.
 	Logger *slog.Logger
+	// SpaceBuild says how the spec's space is built: its progress (called on the goroutine
+	// that called Tune), and the memory its index may take (a space that needs more is a
+	// *space.TooLargeError, before anything is stored).
+	SpaceBuild space.BuildOptions
 }
 
 // MaxUnlimited is the largest space Tune searches with neither a Budget nor a TimeLimit.
@@ -166,7 +170,7 @@ func DefaultPrecompilers() int {
 //     message (StopSameFailure: a fault of the spec, not of the configurations).
 //
 // Options that do not fit are errors before anything is stored: *OptionsError,
-// *UnlimitedError, *DeviceError, a *spec.Error. A run that another process tunes is a
+// *UnlimitedError, *DeviceError, a *spec.Error, a *space.TooLargeError. A run that another process tunes is a
 // *RunHeldError. Once the search has begun Tune returns the report, with an error beside
 // it when the search failed or ctx ended it (ctx's error; the run is left interrupted, to
 // be resumed), ErrDatabaseLost when the database file was deleted or replaced meanwhile,
@@ -204,7 +208,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := s.SpaceContext(ctx, space.BuildOptions{})
+	sp, err := s.SpaceContext(ctx, o.SpaceBuild)
 	if err != nil {
 		var se *spec.Error
 		if errors.As(err, &se) || ctx.Err() != nil {

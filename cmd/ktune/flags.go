@@ -1,9 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
+
+	"github.com/ktune/ktune/space"
 )
 
 // countValue is an int flag that refuses values below least at parse time, so that every
@@ -76,3 +81,59 @@ func share(fs *flag.FlagSet, name string, value float64, usage string) *float64 
 // minBootstrap is the fewest bootstrap resamples a 95% interval is drawn from: with fewer,
 // its 2.5th and 97.5th percentiles are the extreme resamples or the estimate itself.
 const minBootstrap = 20
+
+// spaceMemoryEnv names the environment variable that gives --space-memory its default.
+const spaceMemoryEnv = "KTUNE_SPACE_MEMORY"
+
+// bytesValue is a size flag (512MiB, 4GiB; space.ParseBytes), or "none" for no bound (-1).
+type bytesValue struct{ p *int64 }
+
+func (v bytesValue) String() string {
+	switch {
+	case v.p == nil || *v.p == 0:
+		return ""
+	case *v.p < 0:
+		return "none"
+	}
+	return space.FormatBytes(*v.p)
+}
+
+func (v bytesValue) Set(s string) error {
+	if strings.TrimSpace(s) == "none" {
+		*v.p = -1
+		return nil
+	}
+	n, err := space.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("want a size above 0 (or none)")
+	}
+	*v.p = n
+	return nil
+}
+
+// spaceMemory defines --space-memory, the memory a space's index may take
+// (space.BuildOptions.MaxBytes; 0, the default, is a share of the memory available), whose
+// default $KTUNE_SPACE_MEMORY sets; an invalid value there is the error.
+func spaceMemory(fs *flag.FlagSet) (*int64, error) {
+	p := new(int64)
+	v := bytesValue{p}
+	if env := os.Getenv(spaceMemoryEnv); env != "" {
+		if err := v.Set(env); err != nil {
+			return nil, fmt.Errorf("$%s=%s: %v", spaceMemoryEnv, env, err)
+		}
+	}
+	fs.Var(v, "space-memory", fmt.Sprintf("the most memory a space's index may take, e.g. 8GiB, or none (default: 1/%d of the memory available; also $%s)", space.MemoryShare, spaceMemoryEnv))
+	return p, nil
+}
+
+// spaceTooLarge adds to a space too large for its memory bound how to allow more.
+func spaceTooLarge(err error) error {
+	var tl *space.TooLargeError
+	if !errors.As(err, &tl) {
+		return err
+	}
+	return fmt.Errorf("%w; to allow more, give --space-memory SIZE (or set $%s) as large as the machine can spare", err, spaceMemoryEnv)
+}

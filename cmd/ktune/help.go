@@ -72,6 +72,17 @@ unbounded) stops the space's construction with an error naming the configuration
 Names are parameter names and a spec's constants; an unknown name is an error that
 suggests the closest one.
 
+How a space is built: parameters that no restriction reads together are independent, and
+the space is the product of such groups, indexed without enumerating it (billions of
+configurations cost nothing). Inside a group of parameters that restrictions tie
+together, every combination of their values is enumerated and every valid one indexed,
+6 bytes or more each: tie few parameters in each restriction. A group whose index would
+take more than --space-memory (by default 1/8 of the memory available, or
+$KTUNE_SPACE_MEMORY; 'none' for no bound) is refused with an error that names its
+restrictions, at once when a sample of its combinations shows it. A restriction that
+ktune proves true for every combination of integer values (sums, differences, products
+and comparisons: "a + b > 0" of positive a and b) ties nothing.
+
 Parameter value lists (in specs and T1 files) are constant expressions, which may read
 a spec's constants (a whole constant is an int):
   [1, 2, 4] + list(range(32, 1024+1, 32))

@@ -45,7 +45,11 @@ than 1,048,576 configurations is drawn in index order rather than shuffled.
 
 Building a space enumerates the combinations its restrictions tie together: Ctrl-C stops
 it (exit status 130), and on a terminal (or with --progress) a construction that takes
-longer than a second shows how much of the product it has enumerated.
+longer than a second shows how much of the product it has enumerated. Its index takes at
+most --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY): a group
+of tied parameters whose valid combinations would need more is refused, at once when a
+sample of its combinations shows it, with an error that names its restrictions
+('ktune help expressions' says how spaces are built).
 
 --time builds the space --repeat times and reports the fastest and median construction
 time and the process's peak resident memory.`,
@@ -79,6 +83,10 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "sample: random seed")
 	fs.StringVar(&f.config, "config", "", `neighbours: the configuration, as "name=value,name=value,..."`)
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "Hamming", "neighbours: Hamming, adjacent or strictly-adjacent")
+	maxBytes, err := spaceMemory(fs)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -95,7 +103,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	var o space.BuildOptions
+	o := space.BuildOptions{MaxBytes: *maxBytes}
 	var done float64 // the fraction of the product enumerated, for an interruption's message
 	var prog *progress
 	if f.progress || isTerminal(env.stderr) {
@@ -123,7 +131,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		if errors.As(err, &se) {
 			return err // it names the file
 		}
-		return fmt.Errorf("%s: %w", path, err)
+		return spaceTooLarge(fmt.Errorf("%s: %w", path, err))
 	}
 	first := time.Since(start)
 	timing := []time.Duration{first}

@@ -143,3 +143,35 @@ func TestSpaceSampleSaysWhenTheSpaceIsSmallerThanN(t *testing.T) {
 		t.Errorf("--n 4 of 4: stderr %q, want nothing", errOut)
 	}
 }
+
+// A group whose index would pass --space-memory (or $KTUNE_SPACE_MEMORY) is refused at
+// once, with the restriction, the file and the flag named; "none" lifts the bound.
+func TestSpaceRefusesAGroupPastSpaceMemory(t *testing.T) {
+	var names []string
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	path := writeT1(t, names, strings.Join(names, "+")+" >= 6")
+	check := func(what string, args ...string) {
+		t.Helper()
+		start := time.Now()
+		_, errOut, code := ktune(t, append([]string{"space", "count", path}, args...)...)
+		if code != 1 || !strings.Contains(errOut, path+": the restriction") || !strings.Contains(errOut, ">= 6\" ties the parameters") ||
+			!strings.Contains(errOut, "64.0 MiB allowed") || !strings.Contains(errOut, "--space-memory SIZE") {
+			t.Errorf("%s: exit %d, %s", what, code, errOut)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s: refused after %v, want at once", what, took)
+		}
+	}
+	check("--space-memory 64MiB", "--space-memory", "64MiB")
+	t.Setenv("KTUNE_SPACE_MEMORY", "64MiB")
+	check("$KTUNE_SPACE_MEMORY=64MiB")
+	if _, errOut, code := ktune(t, "space", "count", path, "--space-memory", "0"); code != 2 || !strings.Contains(errOut, "space-memory: want a size above 0") {
+		t.Errorf("--space-memory 0: exit %d, %s", code, errOut)
+	}
+	t.Setenv("KTUNE_SPACE_MEMORY", "lots")
+	if _, errOut, code := ktune(t, "space", "count", path); code != 2 || !strings.Contains(errOut, "$KTUNE_SPACE_MEMORY=lots") {
+		t.Errorf("$KTUNE_SPACE_MEMORY=lots: exit %d, %s", code, errOut)
+	}
+}

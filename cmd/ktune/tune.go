@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuner"
 )
@@ -21,7 +24,7 @@ func init() {
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
           [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--precompilers N]
-          [--no-precompile] [--progress] [--json]
+          [--no-precompile] [--space-memory SIZE] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
@@ -58,6 +61,10 @@ configuration that fails is stored with its status and message; the summary give
 failing status's most common message, tuning stops when the first 10 configurations all
 fail with one message (a fault of the spec, not of the configurations), and the exit
 status is 1 when no configuration ran and verified successfully.
+The space is built first ('ktune help expressions' says how): a construction that takes
+over a second shows its progress, Ctrl-C stops it, and one whose index would take more
+than --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY) is
+refused with an error that names the restrictions, before anything is stored.
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
@@ -89,6 +96,10 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	maxBytes, err := spaceMemory(fs)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -113,7 +124,25 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
 		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
+	o.SpaceBuild.MaxBytes = *maxBytes
+	var building *progress // the space's construction, shown when it takes over a second
+	endBuilding := func() {
+		if building != nil {
+			building.finish()
+			building = nil
+		}
+	}
+	if *progressFlag || isTerminal(env.stderr) {
+		building = newProgress(env.stderr, "of the product enumerated")
+		building.delay = time.Second
+		o.SpaceBuild.Progress = func(fr float64) {
+			if building != nil {
+				building.fraction(fr, "building the space of "+filepath.Base(pos[0]))
+			}
+		}
+	}
 	o.Started = func(r tuner.RunStart) {
+		endBuilding()
 		switch {
 		case r.Stale != nil && len(r.Stale.Changed) > 0:
 			fmt.Fprintf(env.stderr, "ktune tune: run %d of this spec and settings is not resumed: its inputs changed since (%s); a new run, %d, starts\n",
@@ -140,6 +169,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	rep, err := tuner.Tune(ctx, o)
+	endBuilding()
 	if prog != nil {
 		prog.finish()
 	}
@@ -185,6 +215,8 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		return fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", he.Run, he.DB)
 	case errors.Is(err, store.ErrNoBackend):
 		return fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
+	case errors.As(err, new(*space.TooLargeError)):
+		return spaceTooLarge(err)
 	case errors.Is(err, context.Canceled):
 		// an interruption before the search (building the space, starting the workers, the
 		// reference, the default configuration) is still said, as a later one is

@@ -1305,3 +1305,84 @@ func TestAHungKernelsTimeIsBenchmarkTime(t *testing.T) {
 		}
 	}
 }
+
+// twelveTied is the host C vector_add spec with twelve more parameters, p0..p11 of the
+// values lo..lo+9, tied by the restriction over their sum (SUM in restriction); the
+// reference and default configurations give p_i the value at(i).
+func twelveTied(t *testing.T, dir string, lo int, restriction string, at func(i int) int) string {
+	t.Helper()
+	var names, params, config []string
+	for i := range 12 {
+		n := fmt.Sprintf("p%d", i)
+		names = append(names, n)
+		var vals []string
+		for v := lo; v < lo+10; v++ {
+			vals = append(vals, strconv.Itoa(v))
+		}
+		params = append(params, fmt.Sprintf("  - {name: %s, values: [%s]}\n", n, strings.Join(vals, ", ")))
+		config = append(config, fmt.Sprintf("%s: %d", n, at(i)))
+	}
+	r := strings.Replace(restriction, "SUM", strings.Join(names, "+"), 1)
+	return vectorAddVariant(t, dir, "tied.yaml", func(spec string) string {
+		spec = strings.Replace(spec, "N: 4000000", "N: 1000", 1)
+		spec = strings.Replace(spec, "  - {name: threads, values: [1, 2, 4]}\n",
+			"  - {name: threads, values: [1, 2, 4]}\n"+strings.Join(params, "")+fmt.Sprintf("restrictions: [%q]\n", r), 1)
+		return strings.ReplaceAll(spec, "{unroll_factor: 1, threads: 1}", "{unroll_factor: 1, threads: 1, "+strings.Join(config, ", ")+"}")
+	})
+}
+
+// The QA's space: 1e12 combinations tied by a restriction that most satisfy. Its index
+// would take terabytes: tune refuses it at once, before a database is created, saying
+// which restriction and how to go on, where it used to fill the machine's memory.
+func TestTuneRefusesASpaceTooLargeForItsMemory(t *testing.T) {
+	dir := t.TempDir()
+	spec := twelveTied(t, dir, 0, "SUM >= 6", func(int) int { return 1 })
+	db := filepath.Join(dir, "k.db")
+	start := time.Now()
+	_, errOut, code := ktune(t, "tune", spec, "--budget", "5", "--db", db, "--space-memory", "256MiB")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{spec + ": the restriction \"p0+p1+", ">= 6\" ties the parameters p0, p1", "256.0 MiB allowed", "--space-memory SIZE", "$KTUNE_SPACE_MEMORY"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("refused after %v: want at once", took)
+	}
+	if fileExists(db) {
+		t.Error("the refused run created the results database")
+	}
+}
+
+// The QA's repro itself: the restriction over the sum of positive values always holds, so
+// it ties nothing, and a budget of 3 tunes the 1.5e13 configurations at once.
+func TestTuneOfAHugeProductTiedByARestrictionThatAlwaysHolds(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	spec := twelveTied(t, dir, 1, "SUM > 0", func(int) int { return 1 })
+	out, errOut, code := ktune(t, "tune", spec, "--budget", "3", "--strategy", "random", "--db", filepath.Join(dir, "k.db"), "--space-memory", "64MiB")
+	if code != 0 || !strings.Contains(out, "3 of 15000000000000 configurations evaluated") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// A construction that takes long shows its progress in tune as in space, and Ctrl-C
+// stops it.
+func TestTuneShowsTheSpaceConstructionsProgress(t *testing.T) {
+	dir := t.TempDir()
+	spec := twelveTied(t, dir, 0, "SUM == 3", func(i int) int { return min(max(3-i, 0), 1) }) // 1e12 combinations to enumerate, few valid
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"tune", spec, "--budget", "5", "--db", filepath.Join(dir, "k.db"), "--progress"}, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "of the product enumerated") || !strings.Contains(stderr.String(), "building the space of tied.yaml") ||
+		!strings.Contains(stderr.String(), "interrupted before the search began") {
+		t.Errorf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("stopped %v after the start, interrupted at 1.5s", took)
+	}
+}
