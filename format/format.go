@@ -10,17 +10,21 @@ package format
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 )
 
 // Format describes one registered file format.
@@ -84,12 +88,138 @@ func Lookup(name string) (Format, bool) {
 
 // Open reads the recording in the file at path, detecting its format from the content.
 func Open(path string) (*result.Recording, error) {
-	f, err := os.Open(path)
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open that stops reading when ctx is done, returning ctx's error. It reads
+// regular files and pipes (a device such as /dev/zero is refused), at most MaxSize() bytes
+// of them once decompressed (a *TooLargeError beyond).
+func OpenContext(ctx context.Context, path string) (*result.Recording, error) {
+	f, err := openFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path)
+	return ReadContext(ctx, f, path)
+}
+
+// ReadFile reads the file at path as it is stored (compressed or not) for commands that
+// look at an input before they read it as a recording: with OpenContext's checks, and
+// within MaxSize() bytes.
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit, err := MaxSize()
+	if err != nil {
+		return nil, err
+	}
+	data, over, err := readLimited(ctx, f, nil, limit)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case over:
+		return nil, &TooLargeError{Source: path, Limit: limit}
+	}
+	return data, nil
+}
+
+// openFile opens path for reading, refusing what is neither a regular file nor a pipe (a
+// folder, a device: /dev/zero would be read for ever) and a regular file larger than
+// MaxSize(). A read blocked on a pipe ends when ctx is done.
+func openFile(ctx context.Context, path string) (io.ReadCloser, error) {
+	limit, err := MaxSize()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		f.Close()
+		return nil, fmt.Errorf("%s: is a folder, not a file", path)
+	case m.IsRegular():
+		if fi.Size() > limit {
+			f.Close()
+			return nil, &TooLargeError{Source: path, Limit: limit}
+		}
+	case m&fs.ModeNamedPipe != 0:
+		// a pipe (standard input, <(zcat ...)): read within the limit, and a read that
+		// waits for a writer ends with ctx
+		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+		return &cancelFile{File: f, stop: stop}, nil
+	default:
+		f.Close()
+		return nil, fmt.Errorf("%s: is a device or a socket, not a file: ktune reads recordings from files and pipes", path)
+	}
+	return f, nil
+}
+
+// cancelFile is an open pipe whose reads end when a context is done.
+type cancelFile struct {
+	*os.File
+	stop func() bool
+}
+
+func (f *cancelFile) Close() error {
+	f.stop()
+	return f.File.Close()
+}
+
+// MaxSizeEnv names the environment variable that sets MaxSize: a size such as 4GiB
+// (space.ParseBytes).
+const MaxSizeEnv = "KTUNE_MAX_RECORDING"
+
+// DefaultMaxSize is the most a recording may hold once decompressed, unless
+// $KTUNE_MAX_RECORDING says otherwise: 1 GiB, 23 times the largest recording in ktune's
+// test data (a KTT output of 6,768 configurations with 33 profiling counters each, 44 MB;
+// a Kernel Tuner cache of 17,956 configurations is 17 MB), and what a machine can hold
+// while reading it (its decoded form takes a few times its size).
+const DefaultMaxSize int64 = 1 << 30
+
+// MaxSize is the most a recording may hold once decompressed: $KTUNE_MAX_RECORDING, or
+// DefaultMaxSize; an invalid value there is the error.
+func MaxSize() (int64, error) {
+	env := os.Getenv(MaxSizeEnv)
+	if env == "" {
+		return DefaultMaxSize, nil
+	}
+	n, err := space.ParseBytes(env)
+	if err == nil && n <= 0 {
+		err = errors.New("want a size above 0")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("$%s=%s: %w", MaxSizeEnv, env, err)
+	}
+	return n, nil
+}
+
+// A TooLargeError is the error for an input that holds more than MaxSize() bytes (once
+// decompressed): reading on would take as much memory, and a recording that large is more
+// likely a gzip bomb or no recording at all.
+type TooLargeError struct {
+	Source string
+	Limit  int64
+	Gzip   bool // the limit was passed while decompressing
+}
+
+// Error names the input and the limit and says how to read a larger recording.
+func (e *TooLargeError) Error() string {
+	what := "is larger than"
+	if e.Gzip {
+		what = "decompresses to more than"
+	}
+	return fmt.Sprintf("%s: %s %s, the most ktune reads from a recording; if it is a recording that large, set %s to a larger size (%s=%s) on a machine with several times that memory",
+		e.Source, what, space.FormatBytes(e.Limit), MaxSizeEnv, MaxSizeEnv, space.FormatBytes(4*e.Limit))
 }
 
 // Read reads a recording from r, detecting the format from the content; source names the
@@ -97,7 +227,13 @@ func Open(path string) (*result.Recording, error) {
 // its last measurement (Recording.KeepLast), and a time of zero or less counts as a
 // runtime error (Recording.RejectNonPositiveTimes).
 func Read(r io.Reader, source string) (*result.Recording, error) {
-	data, err := ReadAll(r, source)
+	return ReadContext(context.Background(), r, source)
+}
+
+// ReadContext is Read that stops reading when ctx is done, returning ctx's error, and reads
+// at most MaxSize() bytes once decompressed (a *TooLargeError beyond).
+func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recording, error) {
+	data, err := ReadAllContext(ctx, r, source)
 	cut := err // a truncated gzip stream, read as far as it goes
 	if err != nil && (!errors.Is(err, io.ErrUnexpectedEOF) || len(data) == 0) {
 		return nil, err
@@ -197,11 +333,27 @@ func describe(data []byte) string {
 }
 
 // ReadAll reads all of r and transparently decompresses gzip input (detected by the magic
-// bytes 1f 8b, not the file name, because recorded files are often renamed or piped).
+// bytes 1f 8b, not the file name, because recorded files are often renamed or piped); at
+// most MaxSize() bytes of either (a *TooLargeError beyond).
 func ReadAll(r io.Reader, source string) ([]byte, error) {
-	data, err := io.ReadAll(r)
+	return ReadAllContext(context.Background(), r, source)
+}
+
+// ReadAllContext is ReadAll that stops reading when ctx is done, returning ctx's error.
+func ReadAllContext(ctx context.Context, r io.Reader, source string) ([]byte, error) {
+	limit, err := MaxSize()
 	if err != nil {
+		return nil, err
+	}
+	data, over, err := readLimited(ctx, r, nil, limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if over {
+		return nil, &TooLargeError{Source: source, Limit: limit}
 	}
 	if !IsGzip(data) {
 		return data, nil
@@ -218,11 +370,17 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 	hint := 512
 	if n := len(data); n >= 18 {
 		size := int(binary.LittleEndian.Uint32(data[n-4:]))
-		if size >= n/2 && size <= 256*n && size <= 1<<30 {
+		if size >= n/2 && size <= 256*n && size <= 1<<30 && int64(size) <= limit {
 			hint = size + 1 // one more byte, so the final read sees EOF without growing
 		}
 	}
-	out, err := readAllInto(zr, make([]byte, 0, hint))
+	out, over, err := readLimited(ctx, zr, make([]byte, 0, hint), limit)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if over {
+		return nil, &TooLargeError{Source: source, Limit: limit, Gzip: true}
+	}
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			// What came out before the cut is returned too: Read reads it as it reads an
@@ -234,19 +392,35 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 	return out, nil
 }
 
-// readAllInto appends all of r to buf, growing it only when full.
-func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
+// readLimited appends r to buf, growing it only when full, until r ends or buf holds more
+// than limit bytes (over), and looks at ctx before each read: its error is ctx's when
+// ctx ended it.
+func readLimited(ctx context.Context, r io.Reader, buf []byte, limit int64) (_ []byte, over bool, _ error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return buf, false, err
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
+		// no further than one byte past the limit, which tells that it is passed
+		room := buf[len(buf):cap(buf)]
+		if left := limit + 1 - int64(len(buf)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := r.Read(room)
 		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, true, nil
+		}
 		if err == io.EOF {
-			return buf, nil
+			return buf, false, nil
 		}
 		if err != nil {
-			return buf, err
+			if ctx.Err() != nil {
+				err = ctx.Err() // a pipe's read ended by the context
+			}
+			return buf, false, err
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -143,7 +142,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	var cells []benchmark.Cell
 	if f.bench != "" {
 		var benchMode string
-		if cells, benchMode, err = readBenchCells(f.bench); err != nil {
+		if cells, benchMode, err = readBenchCells(ctx, f.bench); err != nil {
 			return err
 		}
 		// C_p is compared with results in the space the benchmark searched: its mode,
@@ -263,7 +262,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 	}
 	var left []string
 	for _, f := range names {
-		rec, err := openRecording(f)
+		rec, err := format.OpenContext(ctx, f)
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f)
 			continue
@@ -327,8 +326,8 @@ func spaceName(f string) string {
 
 // readBenchCells reads the cells of a 'ktune bench --json' output and the mode it ran in
 // ("" when the file does not say).
-func readBenchCells(path string) ([]benchmark.Cell, string, error) {
-	data, err := os.ReadFile(path)
+func readBenchCells(ctx context.Context, path string) ([]benchmark.Cell, string, error) {
+	data, err := format.ReadFile(ctx, path)
 	if err != nil {
 		return nil, "", err
 	}

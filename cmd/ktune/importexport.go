@@ -26,7 +26,13 @@ every recording under it, other JSON files there are left out), reports its
 configurations, valid configurations and best objective, and stores it as a run of kind
 "import" in the results database. An interrupted Kernel Tuner cache is read up to its last
 complete entry, with a warning. A file that cannot be read is reported with its position
-and the problem; the other files are still imported.`,
+and the problem; the other files are still imported.
+
+Ctrl-C stops the import between files and while a file is read (the runs stored before
+stay). Files and pipes are read (a device such as /dev/zero is refused), each up to 1 GiB
+once decompressed: a larger one (a gzip bomb, or no recording) is refused with its name;
+$KTUNE_MAX_RECORDING=SIZE (4GiB) raises the limit, for import and every other command
+that reads recordings, where a recording is genuinely that large.`,
 		run: runImport,
 	})
 	register(&command{
@@ -119,7 +125,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		s := summary{File: f}
-		rec, err := format.Open(f)
+		rec, err := format.OpenContext(ctx, f)
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted while reading
+		}
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f) // a JSON file in a folder that is no recording
 			continue
@@ -242,7 +251,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("run %d in %s: %w", *run, *db, err)
 		}
 	case *run == 0 && len(pos) == 1:
-		if rec, err = format.Open(pos[0]); err != nil {
+		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
 			return err
 		}
 		printWarnings(env.stderr, "export", rec.Warnings)

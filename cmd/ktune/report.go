@@ -107,7 +107,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		name = "report-" + arg
 	} else {
-		data, err := os.ReadFile(arg)
+		data, err := format.ReadFile(ctx, arg)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -161,7 +162,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		source = fmt.Sprintf("%s run %d", *db, *run)
 	case *run == 0 && len(pos) == 1:
-		if rec, err = openRecording(pos[0]); err != nil {
+		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
 			return err
 		}
 		source = pos[0]

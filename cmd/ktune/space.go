@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/t1"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -99,7 +101,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
 	}
 	path := pos[0]
-	build, err := loadSpaceBuilder(env.stderr, path)
+	build, err := loadSpaceBuilder(ctx, env.stderr, path)
 	if err != nil {
 		return err
 	}
@@ -205,8 +207,8 @@ const maxHeldSample = 1 << 20
 
 // loadSpaceBuilder returns a function that builds the space a file defines, so --time can
 // repeat the construction without re-reading the file.
-func loadSpaceBuilder(warn io.Writer, path string) (func(context.Context, space.BuildOptions) (*space.Space, error), error) {
-	data, err := os.ReadFile(path)
+func loadSpaceBuilder(ctx context.Context, warn io.Writer, path string) (func(context.Context, space.BuildOptions) (*space.Space, error), error) {
+	data, err := format.ReadFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func loadSpaceBuilder(warn io.Writer, path string) (func(context.Context, space.
 		}
 		return s.SpaceContext, nil
 	}
-	rec, err := openRecording(path)
+	rec, err := format.ReadContext(ctx, bytes.NewReader(data), path)
 	if err != nil {
 		return nil, err
 	}

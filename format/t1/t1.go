@@ -11,11 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/expr"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/space"
 )
 
@@ -53,21 +53,22 @@ type file struct {
 	} `json:"KernelSpecification"`
 }
 
-// ReadFile reads a T1 definition from a file.
+// ReadFile reads a T1 definition from a file, as format.ReadFile reads it (a regular file
+// or a pipe, within format.MaxSize()).
 func ReadFile(path string) (*Definition, error) {
-	f, err := os.Open(path)
+	data, err := format.ReadFile(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Read(f, path)
+	return Read(bytes.NewReader(data), path)
 }
 
-// Read reads a T1 definition; source names the input in errors.
+// Read reads a T1 definition; source names the input in errors. It reads what
+// format.ReadAll reads: at most format.MaxSize() bytes, decompressed.
 func Read(r io.Reader, source string) (*Definition, error) {
-	data, err := io.ReadAll(r)
+	data, err := format.ReadAll(r, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
 	}
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {

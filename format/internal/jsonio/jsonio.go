@@ -4,6 +4,7 @@
 package jsonio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -33,17 +34,14 @@ type shift struct{ at, delta int64 }
 // Load reads all of r, decompresses gzip and replaces Python's NaN, Infinity and -Infinity
 // tokens (which Python's json module writes by default and Kernel Tuner therefore may
 // produce) with null, remembering where, so that error positions still refer to the file.
+// It reads what format.ReadAll reads: at most format.MaxSize() bytes, decompressed.
 func Load(r io.Reader, source string) (*Input, error) {
-	raw, err := io.ReadAll(r)
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	gz := format.IsGzip(head)
+	data, err := format.ReadAll(br, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	gz := format.IsGzip(raw)
-	data := raw
-	if gz {
-		if data, err = format.ReadAll(bytes.NewReader(raw), source); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	return NewInput(data, source, gz), nil
 }
