@@ -182,8 +182,9 @@ const MaxSizeEnv = "KTUNE_MAX_RECORDING"
 // DefaultMaxSize is the most a recording may hold once decompressed, unless
 // $KTUNE_MAX_RECORDING says otherwise: 1 GiB, 23 times the largest recording in ktune's
 // test data (a KTT output of 6,768 configurations with 33 profiling counters each, 44 MB;
-// a Kernel Tuner cache of 17,956 configurations is 17 MB), and what a machine can hold
-// while reading it (its decoded form takes a few times its size).
+// a Kernel Tuner cache of 17,956 configurations is 17 MB; a million configurations would
+// be about 1 GB), and what a machine can hold while reading it: reading up to the limit
+// takes twice the limit at most, a recording's decoded form a few times its size.
 const DefaultMaxSize int64 = 1 << 30
 
 // MaxSize is the most a recording may hold once decompressed: $KTUNE_MAX_RECORDING, or
@@ -394,14 +395,21 @@ func ReadAllContext(ctx context.Context, r io.Reader, source string) ([]byte, er
 
 // readLimited appends r to buf, growing it only when full, until r ends or buf holds more
 // than limit bytes (over), and looks at ctx before each read: its error is ctx's when
-// ctx ended it.
+// ctx ended it. The buffer doubles, but never past limit+1 bytes: reading up to the limit
+// takes at most one and a half times the limit at once.
 func readLimited(ctx context.Context, r io.Reader, buf []byte, limit int64) (_ []byte, over bool, _ error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return buf, false, err
 		}
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			size := max(2*int64(cap(buf)), 512)
+			if size >= limit {
+				size = limit + 1 // one byte more tells that the limit is passed
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
 		}
 		// no further than one byte past the limit, which tells that it is passed
 		room := buf[len(buf):cap(buf)]

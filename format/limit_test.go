@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,23 @@ func TestEveryReaderReadsWithinTheLimit(t *testing.T) {
 	z := &zeros{}
 	if _, err := t1.Read(z, "endless"); !errors.As(err, new(*format.TooLargeError)) || z.n > 2<<20 {
 		t.Errorf("t1: %v after %d bytes, want a *format.TooLargeError after about 1 MiB", err, z.n)
+	}
+}
+
+// Reading up to the limit allocates about twice the limit in all (a buffer that doubles),
+// and never a buffer past it: a gzip bomb refused at 1 GiB used to grow a buffer by
+// quarters, allocating some five times the limit.
+func TestReadingToTheLimitAllocatesAboutTwiceIt(t *testing.T) {
+	const limit = 64 << 20
+	t.Setenv(format.MaxSizeEnv, strconv.Itoa(limit))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := format.ReadAll(&zeros{}, "endless")
+	runtime.ReadMemStats(&after)
+	if !errors.As(err, new(*format.TooLargeError)) {
+		t.Fatalf("err = %v, want a *format.TooLargeError", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+limit/4 {
+		t.Errorf("allocated %d MiB to read %d MiB", got>>20, limit>>20)
 	}
 }
