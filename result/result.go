@@ -6,6 +6,7 @@ package result
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -239,3 +240,50 @@ func Unit(objective string) string {
 	}
 	return objective
 }
+
+// SameAs reports whether o holds what r holds: the same format, device, kernel, problem
+// size, objective, parameters, restrictions and evaluations in the same order, all but
+// where they were read from (Source) and what reading them noticed (Warnings). NaN equals
+// NaN, a nil list or map equals an empty one and times are compared as instants, so a
+// recording equals itself read back from the results store: importing a file again finds
+// the run it made.
+func (r *Recording) SameAs(o *Recording) bool {
+	if r.Format != o.Format || r.Device != o.Device || r.Kernel != o.Kernel || r.ProblemSize != o.ProblemSize ||
+		r.Objective != o.Objective || r.Maximize != o.Maximize || len(r.Params) != len(o.Params) ||
+		!slices.Equal(r.Restrictions, o.Restrictions) || len(r.Evaluations) != len(o.Evaluations) {
+		return false
+	}
+	for p := range r.Params {
+		if r.Params[p].Name != o.Params[p].Name || !sameValues(r.Params[p].Values, o.Params[p].Values) {
+			return false
+		}
+	}
+	for k := range r.Evaluations {
+		if !r.Evaluations[k].sameAs(&o.Evaluations[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *Evaluation) sameAs(o *Evaluation) bool {
+	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) ||
+		!sameFloat(e.Objective, o.Objective) || !sameFloat(e.CompileMS, o.CompileMS) || !sameFloat(e.VerifyMS, o.VerifyMS) ||
+		!sameFloat(e.BenchmarkMS, o.BenchmarkMS) || !sameFloat(e.FrameworkMS, o.FrameworkMS) || !sameFloat(e.StrategyMS, o.StrategyMS) ||
+		!slices.EqualFunc(e.Samples, o.Samples, sameFloat) || len(e.Metrics) != len(o.Metrics) {
+		return false
+	}
+	for k, v := range e.Metrics {
+		if w, ok := o.Metrics[k]; !ok || !sameFloat(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValues(a, b []space.Value) bool {
+	return slices.EqualFunc(a, b, func(v, w space.Value) bool { return v.Kind() == w.Kind() && v.Equal(w) })
+}
+
+// sameFloat is == with NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/space"
 )
@@ -83,6 +84,54 @@ func TestTimeMSIsTheTimeTheRunUsed(t *testing.T) {
 		got, ok := tt.e.TimeMS(tt.objective)
 		if ok != tt.ok || (ok && got != tt.want) {
 			t.Errorf("%s: %v %v, want %v %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// A recording is the same as a copy of itself read back from the store, where NaN stays
+// NaN, empty lists and maps come back nil and times come back in UTC; any measurement
+// that differs makes it another recording, and where it came from does not.
+func TestSameAsComparesWhatARecordingHolds(t *testing.T) {
+	at := time.Date(2024, 3, 4, 5, 6, 7, 123456000, time.FixedZone("CET", 3600))
+	rec := func() *Recording {
+		return &Recording{Format: "kerneltuner", Source: "a.json", Device: "A100", Kernel: "k", ProblemSize: "[1024]",
+			Objective: "time", Params: []space.Param{{Name: "bx", Values: []space.Value{space.IntValue(32), space.IntValue(64)}}},
+			Restrictions: []string{"bx >= 32"}, Warnings: []string{"w"},
+			Evaluations: []Evaluation{
+				{Config: []space.Value{space.IntValue(32)}, Status: OK, Objective: 1.5, Samples: []float64{1.4, 1.6},
+					Metrics: map[string]float64{"GB/s": 90, "energy": math.NaN()}, CompileMS: 3, VerifyMS: math.NaN(),
+					BenchmarkMS: 4, FrameworkMS: 1, StrategyMS: math.NaN(), Time: at},
+				{Config: []space.Value{space.IntValue(64)}, Status: CompileError, Objective: math.NaN(), Samples: []float64{},
+					Metrics: map[string]float64{}, Message: "too many registers", Time: at},
+			}}
+	}
+	a, b := rec(), rec()
+	b.Source, b.Warnings = "copy/a.json.gz", nil
+	b.Evaluations[1].Samples, b.Evaluations[1].Metrics = nil, nil
+	b.Evaluations[0].Time, b.Evaluations[1].Time = at.UTC(), at.UTC()
+	if !a.SameAs(b) || !b.SameAs(a) {
+		t.Fatal("a copy read back is not the same")
+	}
+	for name, change := range map[string]func(r *Recording){
+		"format":      func(r *Recording) { r.Format = "t4" },
+		"device":      func(r *Recording) { r.Device = "A4000" },
+		"objective":   func(r *Recording) { r.Evaluations[0].Objective = 1.25 },
+		"a NaN":       func(r *Recording) { r.Evaluations[0].VerifyMS = 0 },
+		"a sample":    func(r *Recording) { r.Evaluations[0].Samples[1] = 1.7 },
+		"a metric":    func(r *Recording) { r.Evaluations[0].Metrics["GB/s"] = 91 },
+		"metrics":     func(r *Recording) { delete(r.Evaluations[0].Metrics, "energy"); r.Evaluations[0].Metrics["power"] = 1 },
+		"a status":    func(r *Recording) { r.Evaluations[1].Status = RuntimeError },
+		"a message":   func(r *Recording) { r.Evaluations[1].Message = "" },
+		"a time":      func(r *Recording) { r.Evaluations[1].Time = at.Add(time.Microsecond) },
+		"a value":     func(r *Recording) { r.Params[0].Values[1] = space.FloatValue(64) },
+		"a config":    func(r *Recording) { r.Evaluations[0].Config[0] = space.StringValue("32") },
+		"one more":    func(r *Recording) { r.Evaluations = append(r.Evaluations, r.Evaluations[0]) },
+		"restriction": func(r *Recording) { r.Restrictions = nil },
+	} {
+		c := rec()
+		change(c)
+		if a.SameAs(c) || c.SameAs(a) {
+			t.Errorf("%s changed: still the same", name)
 		}
 	}
 }

@@ -4,13 +4,94 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ktune/ktune/store"
 )
+
+// importRuns is how many runs the database at db holds.
+func importRuns(t *testing.T, db string) int {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(runs)
+}
+
+// Importing a file whose recording the database holds already skips it, saying which run
+// holds it: an interrupted import run again imports only what it had not finished, and a
+// copy of a file is found too. --again imports it anyway; a file that changed is imported.
+func TestImportSkipsARecordingTheDatabaseHolds(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	ktt := "../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz"
+	if out, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 || !strings.Contains(out, "-> run 1") {
+		t.Fatalf("first import: exit %d\n%s%s", code, out, errOut)
+	}
+	// as if an import of both had been killed after the first: the second is imported
+	out, errOut, code := ktune(t, "import", pnpoly, ktt, "--db", db)
+	if code != 0 || !strings.Contains(out, pnpoly+": kerneltuner, cn_pnpoly on NVIDIA GeForce RTX 2080 Ti: 4092 configurations, 3734 valid: the same recording as run 1 in "+db+", skipped (--again imports it as another run)") ||
+		!strings.Contains(out, "-> run 2") || strings.Contains(errOut, "imported before") {
+		t.Fatalf("import again: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := importRuns(t, db); n != 2 {
+		t.Errorf("%d runs, want 2", n)
+	}
+	// a copy under another name, uncompressed: the same recording
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	plain.ReadFrom(zr)
+	cp := filepath.Join(dir, "copy.json")
+	if err := os.WriteFile(cp, plain.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = ktune(t, "import", cp, "--db", db, "--json")
+	var got []struct {
+		Run         int64  `json:"run"`
+		Skipped     bool   `json:"skipped"`
+		SkippedFrom string `json:"skipped_from"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 || !got[0].Skipped || got[0].Run != 1 || got[0].SkippedFrom != pnpoly {
+		t.Errorf("a copy: exit %d, %+v (%v)\n%s%s", code, got, err, out, errOut)
+	}
+	// --again imports it as another run
+	if out, errOut, code := ktune(t, "import", cp, "--again", "--db", db); code != 0 || !strings.Contains(out, "-> run 3") {
+		t.Errorf("--again: exit %d\n%s%s", code, out, errOut)
+	}
+	// a file imported before that changed (a cache that grew) is imported, with a warning
+	changed := bytes.Replace(plain.Bytes(), []byte(`"time": 0.`), []byte(`"time": 9.`), 1)
+	if bytes.Equal(changed, plain.Bytes()) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(cp, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := ktune(t, "import", cp, "--db", db); code != 0 || !strings.Contains(out, "-> run 4") || !strings.Contains(errOut, "copy.json was imported before, as run 3") {
+		t.Errorf("a changed file: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := importRuns(t, db); n != 4 {
+		t.Errorf("%d runs, want 4", n)
+	}
+}
 
 // A gzip bomb and a device are refused, each named, and the other files are still
 // imported; the limit is $KTUNE_MAX_RECORDING's.
@@ -66,8 +147,8 @@ func TestImportStopsReadingWhenInterrupted(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
 	code := run(ctx, []string{"import", fifo, "--db", filepath.Join(t.TempDir(), "k.db")}, &stdout, &stderr)
-	if code != 130 {
-		t.Errorf("exit %d, want 130\n%s%s", code, stdout.String(), stderr.String())
+	if code != 130 || !strings.Contains(stderr.String(), "interrupted at "+fifo+"; the 0 files imported before it are stored, and running the same command again skips them") {
+		t.Errorf("exit %d, want 130 and what was kept\n%s%s", code, stdout.String(), stderr.String())
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("stopped %v after the start, interrupted at 300ms", took)

@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "import",
 		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
-		usage: `FILE|FOLDER... [--db PATH] [--json]
+		usage: `FILE|FOLDER... [--db PATH] [--again] [--json]
 
 Reads each file (plain or gzip; the format is detected from the content; a folder stands for
 every recording under it, other JSON files there are left out), reports its
@@ -27,6 +27,12 @@ configurations, valid configurations and best objective, and stores it as a run 
 "import" in the results database. An interrupted Kernel Tuner cache is read up to its last
 complete entry, with a warning. A file that cannot be read is reported with its position
 and the problem; the other files are still imported.
+
+A file whose recording the database holds already (the same measurements, imported from
+this file or a copy of it) is skipped, and the command says which run holds it: running
+an interrupted import again imports only the files it had not finished. --again imports
+such a file anyway, as another run. A file imported before whose content has changed (a
+cache that grew) is imported as another run, with a warning.
 
 Ctrl-C stops the import between files and while a file is read (the runs stored before
 stay). Files and pipes are read (a device such as /dev/zero is refused), each up to 1 GiB
@@ -80,6 +86,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	jsonOut := fs.Bool("json", false, "print JSON")
+	again := fs.Bool("again", false, "import a file even when the database holds its recording already, as another run")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -108,6 +115,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		BestConfig string   `json:"best_configuration,omitempty"`
 		Warnings   []string `json:"warnings,omitempty"`
 		Error      string   `json:"error,omitempty"`
+		// Skipped: the database holds the same recording already, as Run (imported from
+		// SkippedFrom when that is another file)
+		Skipped     bool   `json:"skipped,omitempty"`
+		SkippedFrom string `json:"skipped_from,omitempty"`
 	}
 	var out []summary
 	var left []string
@@ -115,19 +126,27 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	// files imported before, by the source they were read from: importing one again adds
 	// a run, which is said
 	before := map[string]int64{}
-	if runs, err := st.Runs(ctx, store.RunFilter{Kind: store.KindImport}); err == nil {
-		for _, r := range runs {
-			before[r.Source] = r.ID
-		}
+	imports, err := st.Runs(ctx, store.RunFilter{Kind: store.KindImport})
+	if err != nil {
+		return err
+	}
+	for _, r := range imports {
+		before[r.Source] = r.ID
+	}
+	imported := 0
+	// interrupted says what an interruption at file f kept
+	interrupted := func(f string) error {
+		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; the %d files imported before it are stored, and running the same command again skips them\n", f, imported)
+		return ctx.Err()
 	}
 	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return interrupted(f)
 		}
 		s := summary{File: f}
 		rec, err := format.OpenContext(ctx, f)
 		if ctx.Err() != nil {
-			return ctx.Err() // interrupted while reading
+			return interrupted(f) // while reading it
 		}
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f) // a JSON file in a folder that is no recording
@@ -145,10 +164,29 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				s.Best = &best.Objective
 				s.BestConfig = formatValues(rec, best)
 			}
-			if id, again := before[rec.Source]; again {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s was imported before, as run %d: this import adds another run", f, id))
+			var same store.RunInfo
+			if !*again {
+				same, err = importedAlready(ctx, st, imports, rec)
 			}
-			s.Run, err = st.ImportRecording(ctx, rec)
+			switch {
+			case err != nil:
+			case same.ID != 0:
+				s.Run, s.Skipped = same.ID, true
+			default:
+				if id, ok := before[rec.Source]; ok {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s was imported before, as run %d: this import adds another run", f, id))
+				}
+				if s.Run, err = st.ImportRecording(ctx, rec); err == nil {
+					imported++
+					imports = append(imports, store.RunInfo{ID: s.Run, Format: rec.Format, Kernel: rec.Kernel, Device: rec.Device,
+						Source: rec.Source, Evaluations: len(rec.Evaluations)})
+				} else if ctx.Err() != nil {
+					return interrupted(f) // while storing it: nothing of it is stored
+				}
+			}
+			if s.Skipped && same.Source != rec.Source {
+				s.SkippedFrom = same.Source
+			}
 		}
 		if err != nil {
 			s.Error = err.Error()
@@ -161,6 +199,15 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				continue
 			}
 			printWarnings(env.stderr, "import", s.Warnings)
+			if s.Skipped {
+				from := ""
+				if s.SkippedFrom != "" {
+					from = " (imported from " + s.SkippedFrom + ")"
+				}
+				fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %d configurations, %d valid: the same recording as run %d in %s%s, skipped (--again imports it as another run)\n",
+					f, s.Format, orDash(s.Kernel), orDash(s.Device), s.Configs, s.Valid, s.Run, *db, from)
+				continue
+			}
 			best := "none"
 			if s.Best != nil {
 				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
@@ -184,6 +231,25 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("no recording to import in %s", strings.Join(pos, ", "))
 	}
 	return nil
+}
+
+// importedAlready returns the run among imports (the database's import runs) that holds
+// the same recording as rec (result.Recording.SameAs), or a zero RunInfo: only runs of
+// rec's format, kernel, device and number of evaluations are read back to compare.
+func importedAlready(ctx context.Context, st store.Store, imports []store.RunInfo, rec *result.Recording) (store.RunInfo, error) {
+	for _, r := range imports {
+		if r.Format != rec.Format || r.Kernel != rec.Kernel || r.Device != rec.Device || r.Evaluations != len(rec.Evaluations) {
+			continue
+		}
+		stored, err := st.Recording(ctx, r.ID)
+		if err != nil {
+			return store.RunInfo{}, fmt.Errorf("run %d, to compare %s with: %w", r.ID, rec.Source, err)
+		}
+		if stored.SameAs(rec) {
+			return r, nil
+		}
+	}
+	return store.RunInfo{}, nil
 }
 
 // emptyRecording is the error for a recording without configurations, with what reading

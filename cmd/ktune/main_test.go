@@ -851,8 +851,8 @@ func TestAConfigurationMeasuredTwiceKeepsItsLastMeasurement(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 configurations, 2 valid, best 2 ms (bx=64)") || !strings.Contains(errOut, warning) {
 		t.Errorf("import: exit %d\n%s\n%s", code, out, errOut)
 	}
-	// importing it again adds a run, and says so
-	if _, errOut, code := ktune(t, "import", path, "--db", filepath.Join(dir, "k.db")); code != 0 || !strings.Contains(errOut, "t4dup.json was imported before, as run 1") {
+	// importing it again with --again adds a run, and says so
+	if _, errOut, code := ktune(t, "import", path, "--again", "--db", filepath.Join(dir, "k.db")); code != 0 || !strings.Contains(errOut, "t4dup.json was imported before, as run 1") {
 		t.Errorf("import again: exit %d, %s", code, errOut)
 	}
 	out, errOut, code = ktune(t, "simulate", path, "--budget", "2", "--repeats", "1")
