@@ -22,14 +22,14 @@ const exactInts = 1 << 53
 // division, a call, a condition) proves nothing, so false means "not proven", never
 // "false somewhere", and a proven restriction has no part that could fail as Python's
 // division by zero does.
-func holdsAlways(n Node, ints map[string]interval) bool {
+func holdsAlways(n Node, ints intRanges) bool {
 	always, _, ok := truth(n, ints)
 	return ok && always
 }
 
 // truth says whether n is true for every combination (always) or for none (never); ok is
 // false when the analysis does not follow every part of n.
-func truth(n Node, ints map[string]interval) (always, never, ok bool) {
+func truth(n Node, ints intRanges) (always, never, ok bool) {
 	switch n := n.(type) {
 	case *boolLit:
 		return n.b, !n.b, true
@@ -87,7 +87,7 @@ func compareRanges(op string, l, r interval) (always, never bool) {
 
 // intRange is the interval of the integer expression n, and false when n is not one the
 // analysis follows or its bounds reach 2**53.
-func intRange(n Node, ints map[string]interval) (interval, bool) {
+func intRange(n Node, ints intRanges) (interval, bool) {
 	var r interval
 	switch n := n.(type) {
 	case *numLit:
@@ -101,7 +101,7 @@ func intRange(n Node, ints map[string]interval) (interval, bool) {
 		}
 	case *name:
 		var ok bool
-		if r, ok = ints[n.id]; !ok {
+		if r, ok = ints.of(n.id); !ok {
 			return r, false
 		}
 	case *unary:
@@ -142,29 +142,31 @@ func intRange(n Node, ints map[string]interval) (interval, bool) {
 	return r, true
 }
 
-// intRanges are the intervals of the integer and boolean parameters among params and of
-// the integral constants, for holdsAlways; a parameter with any other value is left out.
-func intRanges(params []space.Param, constants map[string]float64) map[string]interval {
-	out := make(map[string]interval, len(params)+len(constants))
-	for name, v := range constants {
-		if v == math.Trunc(v) && math.Abs(v) < exactInts {
-			out[name] = interval{v, v}
+// intRanges gives the intervals of the integer and boolean parameters among params and of
+// the integral constants, for holdsAlways; a parameter with any other value has none.
+type intRanges struct {
+	params    []space.Param
+	constants map[string]float64
+}
+
+// of is the interval of the values of the parameter or constant name.
+func (in intRanges) of(name string) (interval, bool) {
+	for _, p := range in.params {
+		if p.Name != name {
+			continue
 		}
-	}
-	for _, p := range params {
-		delete(out, p.Name) // a parameter hides a constant of its name
+		// a parameter hides a constant of its name
 		r := interval{math.Inf(1), math.Inf(-1)}
-		ok := len(p.Values) > 0
 		for _, v := range p.Values {
 			if k := v.Kind(); k != space.Int && k != space.Bool {
-				ok = false
-				break
+				return r, false
 			}
 			r.lo, r.hi = min(r.lo, v.Float()), max(r.hi, v.Float())
 		}
-		if ok && math.Abs(r.lo) < exactInts && math.Abs(r.hi) < exactInts {
-			out[p.Name] = r
-		}
+		return r, len(p.Values) > 0 && math.Abs(r.lo) < exactInts && math.Abs(r.hi) < exactInts
 	}
-	return out
+	if v, ok := in.constants[name]; ok && v == math.Trunc(v) && math.Abs(v) < exactInts {
+		return interval{v, v}, true
+	}
+	return interval{}, false
 }

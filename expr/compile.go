@@ -64,6 +64,7 @@ type Predicate struct {
 	Names  []string // the names it reads, in order of first appearance
 	Slots  []int    // the slots of those names
 	fn     func(*Env) bool
+	node   Node // the parsed expression, for holdsAlways
 }
 
 // Eval evaluates the predicate. Python's errors at run time (division by zero) make it false.
@@ -106,7 +107,7 @@ func CompilePredicate(src string, scope Scope) (*Predicate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predicate{Source: src, Names: names, Slots: slots, fn: fn}, nil
+	return &Predicate{Source: src, Names: names, Slots: slots, fn: fn, node: n}, nil
 }
 
 // CompileNumber parses and compiles src as a numeric expression.

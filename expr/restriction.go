@@ -66,11 +66,7 @@ func (r *restriction) HoldsAlways() bool { return r.always }
 
 // newRestriction is the compiled restriction p over params, with the constants it may read.
 func newRestriction(p *Predicate, params []space.Param, constants map[string]float64) *restriction {
-	r := &restriction{pred: p, params: p.Slots}
-	if n, err := Parse(p.Source); err == nil {
-		r.always = holdsAlways(n, intRanges(params, constants))
-	}
-	return r
+	return &restriction{pred: p, params: p.Slots, always: holdsAlways(p.node, intRanges{params, constants})}
 }
 
 // CompileRestriction compiles a restriction over params; it is a space.Compiler.

@@ -206,6 +206,28 @@ func TestConstructionPastTheMemoryBoundIsRefusedAtOnce(t *testing.T) {
 	}
 }
 
+// With no bound (MaxBytes < 0) nothing is refused: the construction goes on until it is
+// done or, here, its context ends it.
+func TestConstructionWithoutABoundIsNotRefused(t *testing.T) {
+	params, _ := sumSpace()
+	params2, _ := sumSpace()
+	for i := range params2 {
+		params2[i].Name = fmt.Sprintf("q%d", i)
+	}
+	params = append(params, params2...) // a product of 1e24, past what an int64 of bytes holds
+	var names []string
+	for _, p := range params {
+		names = append(names, p.Name)
+	}
+	rs := []string{strings.Join(names, "+") + " >= 6"}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := space.NewContext(ctx, params, rs, expr.CompileRestriction, space.BuildOptions{MaxBytes: -1})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the context's deadline", err)
+	}
+}
+
 // modSpace is a group that a sample cannot tell from one within a bound near its size:
 // 2% of its 8e6 combinations are valid.
 func modSpace() ([]space.Param, []string) {

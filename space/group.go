@@ -247,9 +247,6 @@ func (s *Space) build(ctx context.Context, o BuildOptions) error {
 		total += weight[g]
 	}
 	mem := &memoryBudget{max: o.MaxBytes}
-	if mem.max == 0 {
-		mem.max, mem.isDefault = DefaultMaxBytes(), true
-	}
 	var before float64
 	for g, ps := range members {
 		bc := buildCheck{ctx: ctx, mem: mem}
@@ -471,13 +468,32 @@ func (bc buildCheck) check(cur []int, lists [][]uint16) (float64, error) {
 // memoryBudget is the bound on a construction's index (BuildOptions.MaxBytes) and what the
 // groups built so far take of it.
 type memoryBudget struct {
-	max       int64 // negative: no bound
+	max       int64 // negative: no bound; 0: DefaultMaxBytes(), not read yet
 	isDefault bool  // max is DefaultMaxBytes()
 	used      int64
 }
 
+// bound is the bound, negative for none. The default is read when first needed: reading
+// the memory available costs more than building a small space.
+func (m *memoryBudget) bound() int64 {
+	if m.max == 0 {
+		m.max, m.isDefault = DefaultMaxBytes(), true
+	}
+	return m.max
+}
+
+// fits reports whether n bytes more than the groups built so far take are within the
+// bound, without reading the default bound while they are within its least value.
+func (m *memoryBudget) fits(n int64) bool {
+	if m.max == 0 && m.used+n <= minMaxBytes {
+		return true
+	}
+	b := m.bound()
+	return b < 0 || m.used+n <= b
+}
+
 // over reports whether a group whose index takes n bytes passes the bound.
-func (m *memoryBudget) over(n int64) bool { return m.max >= 0 && m.used+n > m.max }
+func (m *memoryBudget) over(n int64) bool { return !m.fits(n) }
 
 // allocBytes is the memory the group's index arrays hold, their spare capacity included.
 func (g *group) allocBytes() int64 {
@@ -498,25 +514,23 @@ func holdsAlways(r Restriction) bool {
 // sampleSize is how many random combinations of a group's values checkSample draws.
 const sampleSize = 4096
 
-// checkSample refuses, before enumerating it, a group (its parameters ps, in order) whose valid combinations a random
-// sample shows to be too many for the memory bound: the enumeration would run for as long
-// as it takes to fill the bound, and fail then. It draws sampleSize combinations of the
+// checkSample refuses, before enumerating it, a group (its parameters ps, in order) whose
+// valid combinations a random sample shows to be too many for the memory bound: the
+// enumeration would run for as long as it takes to fill the bound, and fail then. It draws sampleSize combinations of the
 // values in lists (seeded: the same space decides alike) and counts those that satisfy the
 // restrictions; it refuses when so many do that a group within the bound would give as
 // many with a probability below e**-30 (Chernoff's bound on the binomial tail), so that a
 // group that fits is never refused in practice. A group whose product fits is not sampled.
 func (s *Space) checkSample(order, ps []int, rs []Restriction, lists [][]uint16, checks [][]Restriction, b *Bindings, mem *memoryBudget) error {
-	if mem.max < 0 {
-		return nil
-	}
 	product := 1.0
 	for _, l := range lists {
 		product *= float64(len(l))
 	}
-	fits := float64(max(mem.max-mem.used, 0)) / leafBytes // valid combinations the bound holds at most
-	if product <= fits {
-		return nil
+	if mem.fits(int64(min(product*leafBytes, math.MaxInt64/2))) {
+		return nil // even every combination valid fits, or there is no bound
 	}
+	fits := float64(max(mem.bound()-mem.used, 0)) / leafBytes // valid combinations the bound holds at most
+
 	r := rand.New(rand.NewPCG(0x73706163, 0x65)) // "space", "e"
 	hits := 0
 	for range sampleSize {
