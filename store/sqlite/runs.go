@@ -204,20 +204,27 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 	if status != store.StatusRunning {
 		finished = time.Now().UnixNano()
 	}
+	if err := s.updateRun(ctx, "finish run", `UPDATE runs SET status = ?, finished = ? WHERE id = ?`, string(status), finished, runID); err != nil {
+		return fmt.Errorf("store: finish run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// updateRun runs an UPDATE of one run (its id the last argument) through the writer;
+// store.ErrNotFound when no run has that id.
+func (s *Store) updateRun(ctx context.Context, what, query string, args ...any) error {
 	var res sql.Result
-	err := s.write(ctx, "finish run", func(w *sql.DB) (err error) {
-		res, err = w.ExecContext(ctx, `UPDATE runs SET status = ?, finished = ? WHERE id = ?`,
-			string(status), finished, runID)
+	err := s.write(ctx, what, func(w *sql.DB) (err error) {
+		res, err = w.ExecContext(ctx, query, args...)
 		return err
 	})
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			err = store.ErrNotFound
-		}
-	}
 	if err != nil {
-		return fmt.Errorf("store: finish run %d: %w", runID, err)
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return store.ErrNotFound
 	}
 	return nil
 }
@@ -225,18 +232,8 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 // SetRunSettings replaces a run's settings, a JSON object.
 func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
 	obj, err := jsonObject("settings", settings)
-	var res sql.Result
 	if err == nil {
-		err = s.write(ctx, "set run settings", func(w *sql.DB) (err error) {
-			res, err = w.ExecContext(ctx, `UPDATE runs SET settings = ? WHERE id = ?`, obj, runID)
-			return err
-		})
-	}
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			err = store.ErrNotFound
-		}
+		err = s.updateRun(ctx, "set run settings", `UPDATE runs SET settings = ? WHERE id = ?`, obj, runID)
 	}
 	if err != nil {
 		return fmt.Errorf("store: set settings of run %d: %w", runID, err)
