@@ -79,8 +79,10 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	}
 	e.Config = vals
 	// The framework overhead as the tuner sees it: everything but compiling, verifying and
-	// running the kernel (process hand-over, argument set-up, copies).
-	wall := float64(time.Since(start).Nanoseconds()) / 1e6
+	// running the kernel (process hand-over, argument set-up, copies), and but the time
+	// this process was stopped (a batch scheduler's suspend) or spent on a measurement the
+	// supervisor repeated for such a stop.
+	wall := float64((time.Since(start) - r.inner.Discounted()).Nanoseconds()) / 1e6
 	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
 }
