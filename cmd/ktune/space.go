@@ -232,6 +232,16 @@ func loadSpaceBuilder(ctx context.Context, warn io.Writer, path string) (func(co
 		return nil, err
 	}
 	printWarnings(warn, "space", rec.Warnings)
+	if _, err := recordedSpace(rec); err != nil && len(rec.Restrictions) > 0 {
+		// A recording of part of its restricted space (ktune's own T4 export of a run its
+		// budget stopped): its space is the configurations it holds, as analyze takes it.
+		explored := *rec
+		explored.Restrictions = nil
+		if sp, err2 := recordedSpace(&explored); err2 == nil {
+			fmt.Fprintf(warn, "ktune space: warning: %s holds only %d of the configurations its restrictions allow (a partial run): the space below is those it holds\n", path, sp.Len())
+			rec = &explored
+		}
+	}
 	// the configurations a recording holds: as many as it measured, built in no time
 	return func(ctx context.Context, _ space.BuildOptions) (*space.Space, error) {
 		if err := ctx.Err(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -150,5 +151,22 @@ func TestExportsOfATuningRunCarryTheStrategysTime(t *testing.T) {
 		if _, ok := r.Times["search_algorithm"].(float64); !ok {
 			t.Errorf("T4 result %d: times %v", i, r.Times)
 		}
+	}
+}
+
+// ktune space takes ktune's own T4 export of a run its budget stopped (its restrictions
+// allow configurations it lacks) as the configurations it holds, saying so, as analyze
+// does; it refused it as a recording that lacks configurations.
+func TestSpaceOfAPartialRunsExport(t *testing.T) {
+	_, t4 := tunedExports(t, func(s string) string {
+		return strings.Replace(s, "N: 4000000", "N: 4000", 1) + "restrictions:\n  - \"unroll_factor * threads <= 32\"\n"
+	}, "--budget", "3", "--strategy", "random")
+	file := filepath.Join(t.TempDir(), "run.t4.json")
+	if err := os.WriteFile(file, t4, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "space", "count", file)
+	if code != 0 || !strings.Contains(out, "valid 3 ") || !strings.Contains(errOut, "holds only 3 of the configurations its restrictions allow") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 }
