@@ -224,11 +224,13 @@ func (r *Recording) Counts() (total, ok int) {
 
 // HigherIsBetter guesses an observable's direction from its name, for files and metrics that
 // do not record it (a spec's metric without maximize, so that tuning and importing agree):
-// rates (GFLOP/s, GB/s, GFLOPS/W, throughput, bandwidth) are maximised, everything else
+// rates (GFLOP/s, GB/s, GFLOPS/W, gbps, items_per_second, throughput, bandwidth) are
+// maximised, everything else
 // (times, energies, power) minimised.
 func HigherIsBetter(name string) bool {
 	o := strings.ToLower(name)
 	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
+		strings.HasSuffix(o, "bps") || strings.Contains(o, "per_s") || strings.Contains(o, "per second") ||
 		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
 }
 
