@@ -345,6 +345,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	}
 	if rec.ProblemSize == "" {
 		rec.ProblemSize = h.ktuneProblem
+		if _, ints := format.ProblemSizeInts(rec.ProblemSize); !ints && json.Valid([]byte(rec.ProblemSize)) {
+			// as a string in "problem_size" whose text reads as JSON: kept quoted, so
+			// that Write gives it back as a string
+			b, _ := json.Marshal(rec.ProblemSize)
+			rec.ProblemSize = string(b)
+		}
 	}
 	if rec.Objective == "" {
 		rec.Objective = fieldTime

@@ -255,29 +255,31 @@ func problemSize(s string) any {
 	if ints, ok := format.ProblemSizeInts(s); ok {
 		return ints
 	}
-	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
 		return []int64{}
 	case json.Valid([]byte(s)):
 		return json.RawMessage(s) // a size read from a cache that held it so
-	case strings.ContainsAny(s, "()[]{}"):
-		return s // an expression with commas of its own
 	}
-	parts := strings.Split(s, ",")
-	if len(parts) == 1 {
-		return s
-	}
-	dims := make([]any, len(parts))
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if n, err := strconv.ParseInt(p, 10, 64); err == nil {
-			dims[i] = n
-		} else {
-			dims[i] = p
+	// A size with commas becomes a list where Read joins that list back to the same text
+	// ("num_blocks,1"); anything else ("N / 2, 1", "f(a,b)", " A") stays a string, as
+	// Read keeps it, spaces included.
+	if parts := strings.Split(s, ","); len(parts) > 1 {
+		dims := make([]any, len(parts))
+		for i, p := range parts {
+			if n, err := strconv.ParseInt(p, 10, 64); err == nil && strconv.FormatInt(n, 10) == p {
+				dims[i] = n
+			} else {
+				dims[i] = p
+			}
+		}
+		if raw, err := json.Marshal(dims); err == nil {
+			if back, ok := namedDims(raw); ok && back == s {
+				return dims
+			}
 		}
 	}
-	return dims
+	return s
 }
 
 // encoder is the shared JSON encoder with the cache's own pieces.

@@ -71,6 +71,11 @@ func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
 		"num_blocks": `"num_blocks"`,
 		"MWG*4,512":  `["MWG*4",512]`,
 		"max(a, b)":  `"max(a, b)"`, // an expression with a comma of its own is one dimension
+		// spaces Read keeps are written back: a list would lose them (the fuzzer's " A")
+		" A":         `" A"`,
+		" ":          `" "`,
+		"MWG*4, 512": `"MWG*4, 512"`,
+		"a,01":       `["a","01"]`,
 	} {
 		rec := oneParam("time", false, 1, 2)
 		rec.ProblemSize = in
@@ -89,6 +94,15 @@ func TestWriteGivesTheProblemSizeAsAnArrayOfIntegers(t *testing.T) {
 	old, err := readBytes([]byte(`{"ktune_problem_size": "MWG*4,512", "tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {}}`))
 	if err != nil || old.ProblemSize != "MWG*4,512" {
 		t.Errorf("ktune_problem_size reads as %v, %v", old, err)
+	}
+	// One whose text reads as JSON is kept as a string in "problem_size" would be, so that
+	// it writes back as that string.
+	old, err = readBytes([]byte(`{"ktune_problem_size": "true", "tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {}}`))
+	if err != nil || old.ProblemSize != `"true"` {
+		t.Fatalf("ktune_problem_size true reads as %v, %v", old, err)
+	}
+	if back := roundTrip(t, old); back.ProblemSize != old.ProblemSize {
+		t.Errorf("ktune_problem_size true reads back as %q", back.ProblemSize)
 	}
 }
 
