@@ -453,12 +453,14 @@ var timeLayouts = []string{
 	"2006-01-02 15:04:05 MST",
 }
 
-// ParseTime parses a producer's timestamp.
+// ParseTime parses a producer's timestamp, to the microsecond: no producer is finer
+// (Python's datetime holds microseconds, KTT writes seconds), and FormatTime writes no
+// finer, so what is read writes back as it was read.
 func ParseTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
+			return t.Truncate(time.Microsecond), true
 		}
 	}
 	return time.Time{}, false
