@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -304,10 +305,19 @@ func (s *Session) Err() error {
 }
 
 // Summary returns the session's state: final once Run has returned or Ask has returned
-// ErrDone, a snapshot before that.
+// ErrDone, a snapshot before that. It is the caller's own copy: changing it changes
+// nothing in the session.
 func (s *Session) Summary() Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	history := make([]Evaluated, len(s.history))
+	for i, h := range s.history {
+		h.Config = h.Config.Clone()
+		h.Evaluation.Config = slices.Clone(h.Evaluation.Config)
+		h.Evaluation.Samples = slices.Clone(h.Evaluation.Samples)
+		h.Evaluation.Metrics = maps.Clone(h.Evaluation.Metrics)
+		history[i] = h
+	}
 	sum := Summary{
 		Strategy:      s.st.Name(),
 		Seed:          s.opts.Seed,
@@ -319,10 +329,10 @@ func (s *Session) Summary() Summary {
 		Simulated:     s.sim != nil,
 		Wall:          s.wallLocked(),
 		Stop:          s.stop,
-		History:       s.history[:len(s.history):len(s.history)],
+		History:       history,
 	}
 	if s.best >= 0 {
-		sum.Best = s.history[s.best].Config
+		sum.Best = s.history[s.best].Config.Clone()
 		sum.BestObjective = s.bestObjectiveLocked()
 	}
 	return sum
@@ -411,7 +421,25 @@ func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64
 		s.fail(err)
 		return math.NaN(), err
 	}
+	if err := s.sameValues(c, e.Config); err != nil {
+		err = fmt.Errorf("evaluator: %w", err)
+		s.fail(err)
+		return math.NaN(), err
+	}
 	return s.record(ctx, idx, c, e)
+}
+
+// sameValues checks an evaluation's values (nil: not given) against those of the
+// configuration it evaluates, so that no other configuration is stored for it.
+func (s *Session) sameValues(c space.Config, values []space.Value) error {
+	if values == nil {
+		return nil
+	}
+	want := s.sp.Values(c)
+	if !slices.EqualFunc(values, want, space.Value.Equal) {
+		return fmt.Errorf("the evaluation's values %v are not those of the configuration evaluated, %s", values, s.sp.Format(c))
+	}
+	return nil
 }
 
 // record adds a new evaluation to the session: clock, history, cache, best, stop
@@ -702,7 +730,7 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 		}
 		at = s.at
 	case at == nil:
-		if s.Summary().Stop != "" {
+		if s.stopped() {
 			return nil, ErrDone
 		}
 		return nil, errors.New("tuning: Ask on a session driven by Run")
@@ -727,14 +755,17 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 }
 
 // Tell reports the evaluation of the configuration Ask returned last. A failed
-// configuration is an evaluation with a failed Status, as from an Evaluator. Tell returns
-// the sink's error when recording it failed.
+// configuration is an evaluation with a failed Status, as from an Evaluator; an OK one
+// whose objective is NaN or infinite is recorded as a runtime error saying so. e.Config
+// may be left nil: Tell fills in the configuration's values; where it is set, it must
+// hold those values, or Tell refuses it (and the configuration is still to be told).
+// Tell returns the sink's error when recording it failed.
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
 	s.mu.Unlock()
 	if at == nil || at.pending == nil {
-		if s.Summary().Stop != "" {
+		if s.stopped() {
 			return s.doneErr() // the session is over: nothing was asked
 		}
 		return errors.New("tuning: Tell without a configuration asked")
@@ -742,6 +773,9 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	q := *at.pending
 	if !slices.Equal(c, q.c) {
 		return fmt.Errorf("tuning: Tell for %s, but the configuration asked is %s", tellName(s.sp, c), s.sp.Format(q.c))
+	}
+	if err := s.sameValues(q.c, e.Config); err != nil {
+		return fmt.Errorf("tuning: Tell: %w", err)
 	}
 	at.pending = nil
 	select {
@@ -766,6 +800,13 @@ func tellName(sp *space.Space, c space.Config) string {
 		return fmt.Sprintf("%v (not a configuration of the space)", []int(c))
 	}
 	return sp.Format(c)
+}
+
+// stopped reports whether the session has ended.
+func (s *Session) stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stop != ""
 }
 
 func (s *Session) doneErr() error {

@@ -560,6 +560,16 @@ func TestAskTellMisuse(t *testing.T) {
 	if err := s.Tell(other, result.Evaluation{}); err == nil {
 		t.Error("Tell for a configuration not asked succeeded")
 	}
+	// An evaluation whose values are another configuration's is refused, and the
+	// configuration asked is still to be told.
+	wrong := sim.Space().Values(other)
+	if err := s.Tell(c, result.Evaluation{Status: result.OK, Objective: 1, Config: wrong}); err == nil ||
+		!strings.Contains(err.Error(), "not those of the configuration evaluated") {
+		t.Errorf("Tell with another configuration's values: %v", err)
+	}
+	if n := len(s.Summary().History); n != 0 {
+		t.Errorf("%d evaluations recorded after a refused Tell", n)
+	}
 	// A failed configuration is told with its status; the strategy sees +Inf and goes on.
 	if err := s.Tell(c, result.Evaluation{Status: result.CompileError, Objective: math.NaN()}); err != nil {
 		t.Fatal(err)
@@ -569,6 +579,51 @@ func TestAskTellMisuse(t *testing.T) {
 	}
 	if _, err := s.Run(ctx); err == nil {
 		t.Error("Run on a session driven by Ask and Tell succeeded")
+	}
+}
+
+// A summary is the caller's copy: changing it changes nothing in the session (a QA saw
+// configurations paired with objectives they never had after editing a snapshot).
+func TestSummaryIsACopy(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fmt.Sprint(sum.Best, sum.History)
+	sum.Best[0] = 99
+	for i := range sum.History {
+		sum.History[i].Config[0] = 99
+		sum.History[i].Evaluation.Config[0] = space.IntValue(99)
+		if len(sum.History[i].Evaluation.Samples) > 0 {
+			sum.History[i].Evaluation.Samples[0] = -1
+		}
+	}
+	if after := s.Summary(); fmt.Sprint(after.Best, after.History) != before {
+		t.Errorf("editing a summary changed the session's:\n%s\n%s", before, fmt.Sprint(after.Best, after.History))
+	}
+}
+
+// An evaluator whose evaluation holds another configuration's values ends the session
+// with an error rather than store them.
+type wrongValues struct{ *simulator.Simulator }
+
+func (w wrongValues) Evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
+	e, err := w.Simulator.Evaluate(ctx, c)
+	e.Config = slices.Clone(e.Config)
+	e.Config[0] = space.IntValue(-12345)
+	return e, err
+}
+
+func TestAnEvaluatorsValuesMustBeTheConfigurations(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	_, err := run(t, sim.Space(), newStrategy(t, "random"), wrongValues{sim}, tuning.Options{Budget: 5})
+	if err == nil || !strings.Contains(err.Error(), "not those of the configuration evaluated") {
+		t.Errorf("Run with an evaluator giving other values: %v", err)
 	}
 }
 
