@@ -282,3 +282,19 @@ func TestBestTimeIsTheTimeTheRunUsed(t *testing.T) {
 		t.Errorf("time without samples: %v, want NaN", got)
 	}
 }
+
+// A run that has evaluated nothing yet says so, and points at no failures (a QA saw "None
+// of the 0 configurations ran successfully ... the failures above say why" with none).
+func TestARunThatHasEvaluatedNothingSaysSo(t *testing.T) {
+	page := tunedRun(t, 20, nil, store.StatusRunning)
+	for _, want := range []string{"No configuration has been evaluated.", "No configuration has been evaluated, so there is nothing to analyse."} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"None of the 0", "failures above", "No configuration ran successfully"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page says %q", bad)
+		}
+	}
+}

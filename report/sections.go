@@ -135,10 +135,20 @@ func lastEvaluated(rec *result.Recording) time.Time {
 }
 
 // nothingSucceeded is the analysis section of a recording without a successful
-// configuration: there is nothing to analyse, and the failures above say why.
+// configuration: there is nothing to analyse, and the failures above say why, where there
+// are any (a run that has evaluated nothing yet, or an empty recording, has none).
 func nothingSucceeded(rec *result.Recording) Section {
-	return Section{Title: "Analysis", Text: []string{fmt.Sprintf(
-		"None of the %d configurations ran successfully, so there is no objective to analyse; the failures above say why.", len(rec.Evaluations))}}
+	n := len(rec.Evaluations)
+	text := "No configuration has been evaluated, so there is nothing to analyse."
+	switch {
+	case n == 0:
+	case failuresSection(rec) != nil:
+		text = fmt.Sprintf("None of the %s ran successfully, so there is no objective to analyse; the failures above say why.",
+			plural(n, "configuration", "configurations"))
+	default:
+		text = fmt.Sprintf("None of the %s ran successfully, so there is no objective to analyse.", plural(n, "configuration", "configurations"))
+	}
+	return Section{Title: "Analysis", Text: []string{text}}
 }
 
 // maxMessages is how many distinct messages the failures section lists per status.
@@ -288,7 +298,10 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 			ok = append(ok, i)
 		}
 	}
-	if len(ok) == 0 {
+	switch {
+	case len(rec.Evaluations) == 0:
+		return Section{Title: "Best configurations", Text: []string{"No configuration has been evaluated."}}
+	case len(ok) == 0:
 		return Section{Title: "Best configurations", Text: []string{"No configuration ran successfully."}}
 	}
 	sort.SliceStable(ok, func(a, b int) bool {

@@ -252,7 +252,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if r.Resumed > 0 {
 		resumed = fmt.Sprintf(" (%d of them measured by this command, %d before)", r.Measured, r.Resumed)
 	}
-	fmt.Fprintf(w, "tuned %s on %s (%s): %d of %d configurations evaluated%s with %s%s (seed %d) in %.1f s; stopped: %s\n",
+	fmt.Fprintf(w, "tuned %s on %s (%s): %d of the space's %d configurations evaluated%s with %s%s (seed %d) in %.1f s; stopped: %s\n",
 		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, resumed, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
 	var st []string
 	for k, v := range r.Statuses {

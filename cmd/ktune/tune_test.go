@@ -781,7 +781,7 @@ arguments:
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"10 of 16 configurations evaluated", "stopped: the first configurations all failed the same way",
+		"10 of the space's 16 configurations evaluated", "stopped: the first configurations all failed the same way",
 		"compile_error: all 10 said (e.g. fault=1, copy=0):", filepath.Join(dir, "faulty.c") + ":8:",
 	} {
 		if !strings.Contains(out, want) {
@@ -1367,7 +1367,7 @@ func TestTuneOfAHugeProductTiedByARestrictionThatAlwaysHolds(t *testing.T) {
 	dir := t.TempDir()
 	spec := twelveTied(t, dir, 1, "SUM > 0", func(int) int { return 1 })
 	out, errOut, code := ktune(t, "tune", spec, "--budget", "3", "--strategy", "random", "--db", filepath.Join(dir, "k.db"), "--space-memory", "64MiB")
-	if code != 0 || !strings.Contains(out, "3 of 15000000000000 configurations evaluated") {
+	if code != 0 || !strings.Contains(out, "3 of the space's 15000000000000 configurations evaluated") {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
 }
