@@ -21,14 +21,16 @@ func init() {
 		name:    "runs",
 		summary: "list the runs in the results database: id, kind, status, kernel, device, strategy, evaluations, best",
 		usage: `[--db PATH] [--kernel NAME] [--device NAME] [--kind tuning|simulation|import]
-          [--status running|finished|interrupted] [--json]
+          [--status running|finished|interrupted|failed] [--json]
 
 Lists the runs stored in the results database, oldest first: the id that 'ktune report',
 'ktune analyze --run', 'ktune simulate --run' and 'ktune export --run' take, what made the
 run (a tuning on a device by 'ktune tune', an import and the file it came from, or a
 simulation that a program stored through the Go library; 'ktune simulate' stores nothing), its status
 (a tuning that no ktune process holds any more, because it was killed, reads as
-interrupted; the next 'ktune tune' of it resumes it), kernel, device, strategy with its
+interrupted; the next 'ktune tune' of it resumes it; a finished run none of whose
+evaluations succeeded reads as failed, as 'ktune report' calls it, and is also listed
+by --status finished, its status in --json, where "failed" is true), kernel, device, strategy with its
 options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the number of
 evaluations stored (and how many succeeded), and the best successful objective value
 (with the configuration that reached it in --json). Filters match exactly. Nothing is
@@ -54,6 +56,7 @@ type runSummary struct {
 	Finished    *time.Time             `json:"finished,omitempty"`
 	Evaluations int                    `json:"evaluations"`
 	Succeeded   int                    `json:"succeeded"`
+	Failed      bool                   `json:"failed,omitempty"` // finished, with evaluations, none of them successful
 	Best        *float64               `json:"best,omitempty"`
 	BestConfig  map[string]space.Value `json:"best_configuration,omitempty"`
 }
@@ -65,7 +68,7 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 	kernel := fs.String("kernel", "", "only runs of this kernel")
 	dev := fs.String("device", "", "only runs on this device (its name as listed)")
 	kind := fs.String("kind", "", "only runs of this kind: tuning, simulation or import")
-	status := fs.String("status", "", "only runs with this status: running, finished or interrupted")
+	status := fs.String("status", "", "only runs with this status: running, finished or interrupted; or failed: finished, nothing succeeded")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
@@ -77,8 +80,8 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 	if *kind != "" && !store.RunKind(*kind).Valid() {
 		return usageErr(env, c, "--kind %q: want tuning, simulation or import", *kind)
 	}
-	if *status != "" && !store.RunStatus(*status).Valid() {
-		return usageErr(env, c, "--status %q: want running, finished or interrupted", *status)
+	if *status != "" && *status != "failed" && !store.RunStatus(*status).Valid() {
+		return usageErr(env, c, "--status %q: want running, finished, interrupted or failed", *status)
 	}
 	st, err := openStoredRun(ctx, *db)
 	if err != nil {
@@ -93,12 +96,19 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	out := []runSummary{}
 	for _, r := range runs {
-		if *status != "" && r.Status != store.RunStatus(*status) {
+		want := store.RunStatus(*status)
+		if *status == "failed" {
+			want = store.StatusFinished
+		}
+		if *status != "" && r.Status != want {
 			continue
 		}
 		s, err := summarizeRun(ctx, st, r)
 		if err != nil {
 			return err
+		}
+		if *status == "failed" && !s.Failed {
+			continue
 		}
 		out = append(out, s)
 	}
@@ -126,7 +136,11 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			best = fmt.Sprintf("%.4g %s", *s.Best, unit)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%d ok)\t%s\t%s\n", s.ID, s.Kind, s.Status, orDash(s.Kernel),
+		status := string(s.Status)
+		if s.Failed {
+			status = "failed"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%d ok)\t%s\t%s\n", s.ID, s.Kind, status, orDash(s.Kernel),
 			orDash(s.Device), orDash(how), s.Evaluations, s.Succeeded, best, s.Started.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
@@ -171,6 +185,7 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 			best = e
 		}
 	}
+	s.Failed = s.Status == store.StatusFinished && s.Evaluations > 0 && s.Succeeded == 0
 	if best != nil {
 		v := best.Objective
 		s.Best = &v

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,5 +98,43 @@ func TestRunsShowTheStrategyOptions(t *testing.T) {
 	if got[0].Options["neighbourhood"] != "adjacent" || got[0].Options["temperature"] != 0.5 ||
 		got[1].Options["initial"] != float64(1000) || got[2].Options != nil {
 		t.Errorf("strategy_options %v, %v, %v", got[0].Options, got[1].Options, got[2].Options)
+	}
+}
+
+// A finished run none of whose evaluations succeeded reads as failed, as ktune report calls
+// it, and --status failed lists it (a QA saw runs say finished where report said failed).
+func TestRunsCallARunWhereEverythingFailedFailed(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	cache := filepath.Join(dir, "failed.json")
+	if err := os.WriteFile(cache, []byte(`{"device_name": "d", "kernel_name": "k", "problem_size": [1], "tune_params_keys": ["bx"],
+"tune_params": {"bx": [1, 2]}, "objective": "time", "cache": {
+"1": {"bx": 1, "time": "CompilationFailedConfig"}, "2": {"bx": 2, "time": "RuntimeFailedConfig"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{cache, pnpoly} {
+		if _, errOut, code := ktune(t, "import", f, "--db", db); code != 0 {
+			t.Fatalf("import %s: %s", f, errOut)
+		}
+	}
+	out, errOut, code := ktune(t, "runs", "--db", db)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[1], " failed ") || strings.Contains(lines[2], " failed ") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	out, _, code = ktune(t, "runs", "--db", db, "--status", "failed", "--json")
+	var got []struct {
+		ID     int64  `json:"id"`
+		Status string `json:"status"`
+		Failed bool   `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(got) != 1 || got[0].ID != 1 || got[0].Status != "finished" || !got[0].Failed {
+		t.Errorf("--status failed: %+v", got)
+	}
+	if out, _, _ := ktune(t, "runs", "--db", db, "--status", "finished"); strings.Count(strings.TrimSpace(out), "\n") != 2 {
+		t.Errorf("--status finished does not list both:\n%s", out)
 	}
 }
