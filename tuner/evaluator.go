@@ -21,8 +21,8 @@ const StopBudgetSpent tuning.StopReason = "the budget was spent before this comm
 // symbol), not of the configurations, which the rest of the budget would only repeat.
 const StopSameFailure tuning.StopReason = "the first configurations all failed the same way"
 
-// sameFailures is how many configurations, from the first, must fail with one message
-// before tuning stops (StopSameFailure).
+// sameFailures is how many configurations, from the first, must at least fail with one
+// message before tuning stops (StopSameFailure).
 const sameFailures = 10
 
 // resumingEvaluator answers configurations the run measured before it was interrupted from
@@ -31,8 +31,9 @@ type resumingEvaluator struct {
 	inner *worker.Supervisor
 	sp    *space.Space
 	known map[string]result.Evaluation
-	// the first sameFailures evaluations, and whether any evaluation succeeded
-	first     []result.Evaluation
+	// the failure every evaluation so far had (sameFailure), how many had it and the
+	// values each parameter took among them; whether any evaluation succeeded
+	failure   *failureRun
 	succeeded bool
 	// budget is the run's (0: none), stored how many evaluations the run had before this
 	// command, measured the configurations (keys) this command measured
@@ -60,11 +61,54 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 	e, err := r.evaluate(ctx, c)
 	if err == nil {
 		r.succeeded = r.succeeded || !e.Failed()
-		if len(r.first) < sameFailures {
-			r.first = append(r.first, e)
-		}
+		r.failure = r.failure.add(c, e)
 	}
 	return e, err
+}
+
+// failureRun is the failure every evaluation of a run has had so far, from the first.
+type failureRun struct {
+	status  result.Status
+	message string
+	n       int
+	values  []map[int]bool // per parameter, the indices of the values the failures took
+	broken  bool           // an evaluation differed: the run has no one failure
+}
+
+// add counts evaluation e of c; f is nil before the first evaluation.
+func (f *failureRun) add(c space.Config, e result.Evaluation) *failureRun {
+	if f == nil {
+		f = &failureRun{status: e.Status, message: e.Message, values: make([]map[int]bool, len(c))}
+		for p := range f.values {
+			f.values[p] = map[int]bool{}
+		}
+	}
+	if f.broken {
+		return f
+	}
+	if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
+		e.Status != f.status || e.Message != f.message || e.Message == "" {
+		f.broken = true
+		return f
+	}
+	f.n++
+	for p, v := range c {
+		if len(f.values[p]) < 2 {
+			f.values[p][v] = true
+		}
+	}
+	return f
+}
+
+// everyParameterVaried reports whether the failures took two values or more of every
+// parameter the space varies: then no one parameter value explains them.
+func (f *failureRun) everyParameterVaried(sp *space.Space) bool {
+	for p, param := range sp.Params() {
+		if len(param.Values) > 1 && len(f.values[p]) < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
@@ -87,20 +131,17 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	return e, err
 }
 
-// sameFailure is a stop condition: StopSameFailure once the first sameFailures
-// configurations evaluated (the default configuration included) failed with one message
-// (compile errors, runtime errors and wrong answers; a timeout or a device limit belongs
-// to its configuration).
+// sameFailure is a stop condition: StopSameFailure once the configurations evaluated
+// from the first (the default configuration included), at least sameFailures of them,
+// all failed with one message (compile errors, runtime errors and wrong answers; a
+// timeout or a device limit belongs to its configuration), and among them every
+// parameter took two values or more. A failure that one parameter's value may explain
+// (the first value of a parameter a brute-force search varies last, a vector width the
+// device lacks) is no fault of the whole spec: tuning goes on.
 func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
-	if r.succeeded || len(r.first) < sameFailures {
+	f := r.failure
+	if r.succeeded || f == nil || f.broken || f.n < sameFailures || !f.everyParameterVaried(r.sp) {
 		return ""
-	}
-	first := r.first[0]
-	for _, e := range r.first {
-		if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
-			e.Status != first.Status || e.Message != first.Message || e.Message == "" {
-			return ""
-		}
 	}
 	return StopSameFailure
 }

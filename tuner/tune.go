@@ -166,8 +166,9 @@ func DefaultPrecompilers() int {
 //     creates a run;
 //   - measures the spec's default configuration, the baseline, then searches, storing
 //     every evaluation the moment it is measured. The search stops at the budget, the time
-//     limit, the strategy's end, or when the first 10 configurations all failed with one
-//     message (StopSameFailure: a fault of the spec, not of the configurations).
+//     limit, the strategy's end, or when the configurations from the first, at least 10
+//     and among them two values or more of every parameter, all failed with one message
+//     (StopSameFailure: a fault of the spec, not of one parameter's value).
 //
 // Options that do not fit are errors before anything is stored: *OptionsError,
 // *UnlimitedError, *DeviceError, a *spec.Error, a *space.TooLargeError. A run that another process tunes is a

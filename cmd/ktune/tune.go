@@ -42,14 +42,16 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
-seed) without measuring finished configurations again; --new starts a fresh run. A run is
+seed) without measuring finished configurations again; a run that finished (its budget
+spent, its strategy done, its time up) is not resumed: the same command starts a new
+run, which measures again; --new starts a fresh run in any case. A run is
 resumed only while its inputs are as they were: the spec file, the kernel sources, the
 headers they include from their own folder and from -I folders, the .npy data files and
 the device's software (for host C: the compiler, $CC, and its version); when they changed,
 the command says which, and a new run starts. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
-has them already measures nothing (a larger --budget continues it), and the summary is of
-all its evaluations. A run that another ktune process is tuning is not resumed: the
+has them already measures nothing and stays interrupted (a larger --budget continues it),
+and the summary is of all its evaluations. A run that another ktune process is tuning is not resumed: the
 command says so. Runs are locked in a file beside the database, named as it with -runlock
 appended (ktune.db-runlock), which whoever tunes into the database must be able to write.
 A write that waits for another process's write lock on the database (a large import) says
@@ -58,9 +60,10 @@ could not be stored by then is named in a warning and measured again when the ru
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each
-failing status's most common message, tuning stops when the first 10 configurations all
-fail with one message (a fault of the spec, not of the configurations), and the exit
-status is 1 when no configuration ran and verified successfully.
+failing status's most common message, tuning stops when the configurations from the first,
+at least 10 of them and among them two values or more of every parameter, all fail with
+one message (a fault of the spec, not of one parameter's value), and the exit status is
+1 when no configuration ran and verified successfully.
 The space is built first ('ktune help expressions' says how): a construction that takes
 over a second shows its progress, Ctrl-C stops it, and one whose index would take more
 than --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY) is

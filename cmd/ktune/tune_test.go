@@ -790,6 +790,34 @@ arguments:
 	}
 }
 
+// Configurations failing the same way because of one parameter's value are no fault of the
+// spec: a brute-force search whose first twelve configurations share a value that does not
+// compile goes on to the rest (a QA saw it stop after ten, the good half never tried).
+func TestTuneGoesOnWhereOneParameterValueFails(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	copyInto(t, dir, "../../testdata/faulty/faulty.c")
+	spec := `kernel: {name: faulty, source: faulty.c}
+constants: {N: 64}
+parameters:
+  - {name: fault, values: [1, 0]}
+  - {name: copy, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}
+problem_size: [N]
+arguments:
+  - {name: out, type: float32, length: N, output: true}
+  - {name: src, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+`
+	specPath := filepath.Join(dir, "half.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"), "--precompilers", "0")
+	if code != 0 || !strings.Contains(out, "24 of the space's 24 configurations evaluated") || !strings.Contains(out, "fault=0") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+}
+
 // The JSON summary names the best configuration's parameters in the spec's order, says
 // when the default configuration failed, and the run stores the problem size with the
 // constants' values.
