@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,8 +74,9 @@ func (t *tail) summary(n int) string { return strings.Join(t.lines(n), "; ") }
 
 // goSignal is the start of the Go runtime's report of a fatal signal outside Go code (a C
 // kernel's, an OpenCL runtime's): "SIGSEGV: segmentation violation", then "PC=0x... m=3
-// sigcode=2 addr=0x...".
-var goSignal = regexp.MustCompile(`^(SIG[A-Z0-9]+): .*$`)
+// sigcode=2 addr=0x...". It may follow what the kernel printed without a newline on the
+// same line ("partial lineSIGSEGV: segmentation violation").
+var goSignal = regexp.MustCompile(`(SIG[A-Z0-9]+): `)
 
 // signals are the signals a crashing kernel dies of, by name.
 var signals = map[string]syscall.Signal{
@@ -102,15 +104,21 @@ type crash struct {
 func describeCrash(waitErr error, out []string) crash {
 	var c crash
 	for i, l := range out {
-		m := goSignal.FindStringSubmatch(l)
-		if m == nil || i+1 == len(out) || !strings.HasPrefix(out[i+1], "PC=") {
+		ms := goSignal.FindAllStringSubmatchIndex(l, -1)
+		if ms == nil || i+1 == len(out) || !strings.HasPrefix(out[i+1], "PC=") {
 			continue
 		}
-		c.printed, c.detail = out[:i], out[i:]
-		if sig, ok := signals[m[1]]; ok {
-			c.signal = m[1] + " (" + sig.String() + ")"
+		m := ms[len(ms)-1] // the runtime's report comes last on the line
+		name, report := l[m[2]:m[3]], l[m[0]:]
+		c.printed = slices.Clone(out[:i])
+		if before := strings.TrimSpace(l[:m[0]]); before != "" {
+			c.printed = append(c.printed, before)
+		}
+		c.detail = append([]string{report}, out[i+1:]...)
+		if sig, ok := signals[name]; ok {
+			c.signal = name + " (" + sig.String() + ")"
 		} else {
-			c.signal = l
+			c.signal = report
 		}
 		return c
 	}

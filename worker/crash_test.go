@@ -51,6 +51,10 @@ func TestCrashMessagesNameTheSignalInOneForm(t *testing.T) {
 			"the kernel crashed: SIGSEGV (segmentation fault)"},
 		{"go report after the kernel's words", exitErr(t, "exit 2"), append([]string{"k.c:3: k: Assertion `n > 0' failed."}, "SIGABRT: abort", "PC=0x7f01c2a0a54a m=0 sigcode=18446744073709551610"),
 			"the kernel", "", "the kernel crashed: SIGABRT (aborted), after printing: k.c:3: k: Assertion `n > 0' failed."},
+		// what the kernel printed without a newline shares the runtime's first line (a QA
+		// saw the addresses in the message, as no signal was recognised)
+		{"go report after a partial line", exitErr(t, "exit 2"), append([]string{"partial line without newline, then crash" + goReport[0]}, goReport[1:]...),
+			"the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault), after printing: partial line without newline, then crash"},
 		{"killed by a signal", segv, nil, "the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault)"},
 		{"killed while compiling", abort, nil, "the worker process", "compiling", "the worker process crashed while compiling: SIGABRT (aborted)"},
 		{"an exit", exit3, []string{"bye"}, "the kernel", "", "the worker process died (exit status 3) while running the kernel: bye"},
