@@ -852,6 +852,14 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 					if _, isConst := c.constants[v]; isConst {
 						d.errf(it, f, "%q is also a constant", v)
 					}
+					// A name of one's own that no parameter has is a typo: that dimension's
+					// block size would be 1 whatever the configuration. Kernel Tuner's own
+					// names stay allowed without a parameter, as Kernel Tuner allows them.
+					if _, isParam := c.params[v]; !isParam && p.paramsOK && get("block") == nil &&
+						v != "block_size_x" && v != "block_size_y" && v != "block_size_z" {
+						d.errf(it, f, "%q is no parameter, so the %s block size would always be 1; name the parameter that gives it%s",
+							v, [3]string{"x", "y", "z"}[i], suggest(v, paramNames(s)))
+					}
 					s.BlockSizeNames[i] = v
 				}
 			}
@@ -1841,3 +1849,12 @@ func (s *Spec) Objective() (name string, maximize bool) { return s.objective, s.
 
 // ErrNotArray is returned by Generate for an argument without data of its own.
 var ErrNotArray = errors.New("not an array argument")
+
+// paramNames are the names of the spec's parameters, in its order.
+func paramNames(s *Spec) []string {
+	names := make([]string, len(s.Parameters))
+	for i, p := range s.Parameters {
+		names[i] = p.Name
+	}
+	return names
+}

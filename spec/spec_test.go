@@ -334,6 +334,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"atol", []string{"verification.atol", "expected a non-negative tolerance"}},
 		{"reference config typo", base + "arguments:\n  - {name: c, type: float32, length: N, output: true}\nverification:\n  reference: {config: {block_size: 32, tile: 1}}\n",
 			"reference:", []string{"verification.reference.config.block_size", `did you mean "block_size_x"?`}},
+		{"block size name no parameter has", base + "block_size_names: [block_sizex]\n",
+			"block_size_names", []string{"block_size_names[0]", `"block_sizex" is no parameter`, "x block size would always be 1", `did you mean "block_size_x"?`}},
 		{"empty spec", "", "", []string{"empty spec"}},
 		{"not a mapping", "- 1\n- 2\n", "- 1", []string{"expected a mapping"}},
 		{"given twice", base + "seed: 1\nseed: 2\n", "seed: 2", []string{"seed", "given twice"}},
@@ -970,5 +972,13 @@ metrics:
 	_, err := Parse([]byte(src), "s.yaml")
 	if err == nil || !strings.Contains(err.Error(), "arguments[0].length: N / 0 fails: division by zero; expected a non-negative whole number") {
 		t.Errorf("a length dividing by zero: %v", err)
+	}
+}
+
+// Kernel Tuner's own block size names need no parameter, as in Kernel Tuner: a spec that
+// lists all three for a one-dimensional kernel parses.
+func TestKernelTunersBlockSizeNamesNeedNoParameter(t *testing.T) {
+	if _, err := Parse([]byte(base+"block_size_names: [block_size_x, block_size_y, block_size_z]\n"), "kt.yaml"); err != nil {
+		t.Fatal(err)
 	}
 }
