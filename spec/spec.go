@@ -889,6 +889,17 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 			d.errf(n, key, "cannot be combined with an explicit grid; give one of them")
 			continue
 		}
+		if dim > 0 && dim >= len(s.ProblemSize) && len(s.ProblemSize) > 0 && !(n.Kind == yaml.SequenceNode && len(n.Content) == 0) {
+			// the problem's size in that dimension is 1, and so is the grid's, whatever
+			// divides it: a size left out of problem_size, or a divisor left over
+			dims := "1 dimension"
+			if len(s.ProblemSize) > 1 {
+				dims = fmt.Sprintf("%d dimensions", len(s.ProblemSize))
+			}
+			d.errf(n, key, "the problem has %s (problem_size), so its size in %s is 1 and %s divides nothing; add the size to problem_size or remove %s",
+				dims, [3]string{"x", "y", "z"}[dim], key, key)
+			continue
+		}
 		srcs, nums, ok := p.exprList(n, key, c.geomScope, 0, 64)
 		s.GridDiv[dim] = srcs
 		if ok && p.paramsOK {

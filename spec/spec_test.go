@@ -336,6 +336,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"reference:", []string{"verification.reference.config.block_size", `did you mean "block_size_x"?`}},
 		{"block size name no parameter has", base + "block_size_names: [block_sizex]\n",
 			"block_size_names", []string{"block_size_names[0]", `"block_sizex" is no parameter`, "x block size would always be 1", `did you mean "block_size_x"?`}},
+		{"grid divisor of a dimension the problem lacks", base + "grid_div_y: [tile]\n",
+			"grid_div_y", []string{"grid_div_y", "the problem has 1 dimension", "add the size to problem_size or remove grid_div_y"}},
 		{"empty spec", "", "", []string{"empty spec"}},
 		{"not a mapping", "- 1\n- 2\n", "- 1", []string{"expected a mapping"}},
 		{"given twice", base + "seed: 1\nseed: 2\n", "seed: 2", []string{"seed", "given twice"}},
