@@ -287,8 +287,19 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	e.BenchmarkMS = ms(time.Since(t)) + warmup
 	timeMS := TimeMS(r.spec.Statistic, e.Samples)
 	metrics, err := r.spec.MetricValues(values, timeMS, observed)
-	if err != nil {
+	objectiveName, _ := r.spec.Objective()
+	var metricsErr *spec.MetricsError
+	switch {
+	case err == nil:
+	case !errors.As(err, &metricsErr):
 		return fail(result.RuntimeError, "metrics: "+err.Error())
+	case metricsErr.Failed[objectiveName] != nil:
+		return fail(result.RuntimeError, "metrics: "+err.Error())
+	default:
+		// A metric beside the objective that cannot be computed for this configuration
+		// (1/(VW-1) at VW=1) costs it that metric, not its measurement: the evaluation
+		// stays a success and says which it lacks.
+		e.Message = "metrics left out: " + err.Error()
 	}
 	for name, v := range observed {
 		if _, isMetric := metrics[name]; !isMetric {

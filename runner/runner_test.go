@@ -285,6 +285,40 @@ func TestTheTimeOfTheStatisticStaysWithEveryEvaluation(t *testing.T) {
 	}
 }
 
+// A metric beside the objective that cannot be computed for a configuration costs it that
+// metric, not its measurement; one the objective needs fails it (a QA saw 1/(VW-1) at VW=1
+// throw away verified measurements).
+func TestAFailingMetricBesideTheObjectiveKeepsTheMeasurement(t *testing.T) {
+	dev := openHost(t)
+	metrics := "metrics:\n  - {name: inv, expr: \"1 / (factor - 1)\"}\n  - {name: GB/s, expr: \"8 * N / (time / 1e3) / 1e9\", maximize: true}\n" +
+		"  - {name: twice_inv, expr: \"2 * inv\"}\n"
+	for _, tt := range []struct {
+		objective string
+		ok        bool
+	}{{"GB/s", true}, {"time", true}, {"inv", false}, {"twice_inv", false}} {
+		s := loadSpec(t, metrics+"objective: "+tt.objective+"\n")
+		sp, err := s.Space()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runner.New(s, sp, dev)
+		e := r.Evaluate(context.Background(), sp.At(0, nil), nil) // factor=1
+		r.Close()
+		if !tt.ok {
+			if e.Status != result.RuntimeError || !strings.Contains(e.Message, `metric "inv": 1 / (factor - 1) fails`) {
+				t.Errorf("objective %s: %v %q; want a runtime error naming inv", tt.objective, e.Status, e.Message)
+			}
+			continue
+		}
+		_, hasInv := e.Metrics["inv"]
+		_, hasTwice := e.Metrics["twice_inv"]
+		if e.Status != result.OK || hasInv || hasTwice || e.Metrics["GB/s"] <= 0 ||
+			!strings.Contains(e.Message, `metrics left out: `) || !strings.Contains(e.Message, `metric "twice_inv" reads metric "inv", which could not be computed`) {
+			t.Errorf("objective %s: %v %q, metrics %v; want a success without inv and twice_inv, saying so", tt.objective, e.Status, e.Message, e.Metrics)
+		}
+	}
+}
+
 // quietCompiler writes a C compiler that fails without a word where factor is 2 (exit 1)
 // or 3 (SIGKILL, as the out-of-memory killer sends it), and is gcc otherwise.
 func quietCompiler(t *testing.T) string {

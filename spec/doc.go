@@ -144,6 +144,9 @@ metrics:                       # derived results, in order; a metric named like 
 # Kernel Tuner's form is accepted too, a mapping from names to expressions or to {expr,
 # maximize}, kept in the file's order:
 #   metrics: {GFLOP/s: "FLOPS / (time / 1e3) / 1e9", score: {expr: "...", maximize: true}}
+# A metric that cannot be computed for a configuration (division by zero) is left out of
+# its results, which say so ("metrics left out: ..."); when the objective needs it, the
+# configuration fails (runtime_error).
 objective: GFLOP/s             # time (default; lower is better), a metric in its direction
                                # ('ktune tune' says which: higher or lower is better),
                                # or an observable (energy, power: lower is better)

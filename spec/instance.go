@@ -329,9 +329,28 @@ func (s *Spec) Observes() []string {
 	return out
 }
 
+// MetricsError is MetricValues' error for metrics that could not be computed (a division
+// by zero, an observable the device does not measure): the others were.
+type MetricsError struct {
+	Failed map[string]error // by metric name
+	errs   []error          // in the spec's order
+}
+
+func (e *MetricsError) Error() string {
+	msgs := make([]string, len(e.errs))
+	for i, err := range e.errs {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap gives the failures, in the spec's order.
+func (e *MetricsError) Unwrap() []error { return e.errs }
+
 // MetricValues evaluates the metrics of a configuration measured at timeMS milliseconds, in
 // order, with what the device observed beside time (nil: nothing); a metric may read the
-// earlier ones by name.
+// earlier ones by name. A metric that cannot be computed is left out of the values, which
+// hold the others, and named in a *MetricsError; a metric that reads it fails too.
 func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[string]float64) (map[string]float64, error) {
 	if err := s.parsed(); err != nil {
 		return nil, err
@@ -355,28 +374,56 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[s
 		env.Num[slot] = v
 	}
 	out := make(map[string]float64, len(s.Metrics))
+	var failed *MetricsError
+	fail := func(name string, err error) {
+		if failed == nil {
+			failed = &MetricsError{Failed: map[string]error{}}
+		}
+		failed.Failed[name] = err
+		failed.errs = append(failed.errs, err)
+	}
 	for i, m := range s.Metrics {
 		n := s.c.metrics[i]
 		if n == nil {
 			return nil, fmt.Errorf("%s: metrics[%d] (%s) did not compile", s.File, i, m.Name)
 		}
 		v := n.num.Eval(env)
-		if math.IsNaN(v) {
-			for _, name := range n.num.Names {
-				if _, isObs := s.c.observedSlot[name]; isObs {
-					if _, ok := observed[name]; !ok {
-						return nil, s.evalErr(n, "metric %q reads %s, which this device does not measure (%s)", m.Name, name, observableDoc(name))
-					}
+		if slot := s.c.metricSlot[i]; slot >= 0 {
+			env.Num[slot] = v // NaN where it fails, so that what reads it fails too
+		}
+		if !math.IsNaN(v) {
+			out[m.Name] = v
+			continue
+		}
+		var err error
+		for _, name := range n.num.Names {
+			if _, isObs := s.c.observedSlot[name]; isObs && err == nil {
+				if _, ok := observed[name]; !ok {
+					err = s.evalErr(n, "metric %q reads %s, which this device does not measure (%s)", m.Name, name, observableDoc(name))
 				}
 			}
-			return nil, s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation)", m.Name, m.Expr)
+			if earlier, ok := failed.failed(name); ok && err == nil {
+				err = s.evalErr(n, "metric %q reads metric %q, which could not be computed", m.Name, earlier)
+			}
 		}
-		out[m.Name] = v
-		if slot := s.c.metricSlot[i]; slot >= 0 {
-			env.Num[slot] = v
+		if err == nil {
+			err = s.evalErr(n, "metric %q: %s fails (division by zero or invalid operation)", m.Name, m.Expr)
 		}
+		fail(m.Name, err)
+	}
+	if failed != nil {
+		return out, failed
 	}
 	return out, nil
+}
+
+// failed reports whether metric name failed (e may be nil: none did).
+func (e *MetricsError) failed(name string) (string, bool) {
+	if e == nil {
+		return "", false
+	}
+	_, ok := e.Failed[name]
+	return name, ok
 }
 
 func observableDoc(name string) string {
