@@ -406,6 +406,9 @@ func syntaxError(file string, data []byte, err error) error {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
+	if lines := bytes.Split(data, []byte("\n")); line >= 1 && line <= len(lines) && bytes.HasPrefix(bytes.TrimLeft(lines[line-1], " "), []byte("\t")) {
+		msg += " (a tab indents this line: YAML indents with spaces only)"
+	}
 	return &Error{File: file, Line: line, Msg: "malformed YAML: " + msg}
 }
 

@@ -374,6 +374,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	}
 	k := &Kernel{Defines: true}
 	var langNode *yaml.Node
+	openmpLine := 0
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
@@ -433,6 +434,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		case "openmp":
 			if v, ok := d.boolean(e.value, f); ok {
 				k.OpenMP = v
+				openmpLine = e.value.Line
 			}
 		}
 	}
@@ -462,7 +464,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		}
 	}
 	if k.OpenMP && k.Language != "" && k.Language != "c" {
-		d.errAt(line, join(field, "openmp"), "only applies to language c, not %s", k.Language)
+		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
 	return k, true
 }
