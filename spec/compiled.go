@@ -52,6 +52,7 @@ type compiled struct {
 	metrics      []*cnum // nil where the expression did not compile
 	metricSlot   []int   // -1 for names that are not identifiers
 	restrictions []space.Restriction
+	restrictLine []int // the line of each restriction, for messages
 }
 
 func newCompiled(params []space.Param) *compiled {

@@ -278,7 +278,7 @@ func (s *Spec) Unmeasured(backend string) error {
 		return err
 	}
 	var missing []string
-	field := "metrics"
+	field, line := "metrics", 0
 	for _, name := range s.Observes() {
 		for _, o := range Observables {
 			if o.Name == name && o.Backend != backend {
@@ -289,6 +289,9 @@ func (s *Spec) Unmeasured(backend string) error {
 				for i, n := range s.c.metrics {
 					if n != nil && slices.Contains(n.num.Names, name) {
 						who = append(who, fmt.Sprintf("metric %q", s.Metrics[i].Name))
+						if line == 0 && field == "metrics" {
+							field, line = fmt.Sprintf("metrics[%d]", i), n.line
+						}
 					}
 				}
 				verb := "reads"
@@ -302,7 +305,10 @@ func (s *Spec) Unmeasured(backend string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return &Error{File: s.File, Field: field, Msg: fmt.Sprintf("%s; the %s backend measures none of these: tune on a device that does (--device), or leave them out of the metrics and the objective",
+	if field == "objective" {
+		line = 0 // the objective's own line is not kept
+	}
+	return &Error{File: s.File, Line: line, Field: field, Msg: fmt.Sprintf("%s; the %s backend measures none of these: tune on a device that does (--device), or leave them out of the metrics and the objective",
 		strings.Join(missing, "; "), backend)}
 }
 

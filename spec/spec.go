@@ -775,6 +775,7 @@ func (p *parser) restrictions(n *yaml.Node) {
 			continue
 		}
 		p.c.restrictions = append(p.c.restrictions, r)
+		p.c.restrictLine = append(p.c.restrictLine, it.Line)
 	}
 }
 
@@ -1746,6 +1747,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		// that can never hold (a string parameter compared with a number, a bound no
 		// value reaches) is the usual cause.
 		var never []string
+		line, field := 0, "restrictions"
 		for i, r := range s.c.restrictions {
 			alone, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions[i:i+1], space.BuildOptions{})
 			if ctx.Err() != nil {
@@ -1753,6 +1755,9 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 			}
 			if errors.Is(err, space.ErrEmpty) || err == nil && alone.Len() == 0 {
 				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
+				if line == 0 && i < len(s.c.restrictLine) {
+					line, field = s.c.restrictLine[i], fmt.Sprintf("restrictions[%d]", i)
+				}
 			}
 		}
 		msg := err.Error()
@@ -1762,7 +1767,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		if len(never) > 0 {
 			msg += "; no configuration satisfies " + strings.Join(never, ", ") + " even on its own (a comparison that never holds: a bound no value reaches, or a string parameter compared with a number)"
 		}
-		return nil, &Error{File: s.File, Field: "restrictions", Msg: msg}
+		return nil, &Error{File: s.File, Line: line, Field: field, Msg: msg}
 	}
 	if err != nil {
 		// A restriction that cannot be computed (it names the configuration).

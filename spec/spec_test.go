@@ -725,7 +725,7 @@ objective: GFLOPS/W
 	}
 	err = s.Unmeasured("opencl")
 	var se *Error
-	if !errors.As(err, &se) || se.Field != "metrics" ||
+	if !errors.As(err, &se) || se.Field != "metrics[2]" || se.Line != 11 ||
 		!strings.Contains(err.Error(), `metric "GFLOPS/W" reads "power", which only cuda devices measure`) ||
 		!strings.Contains(err.Error(), `metric "joules" reads "energy"`) || !strings.Contains(err.Error(), "the opencl backend measures none") {
 		t.Errorf("opencl: %v", err)
