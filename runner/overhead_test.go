@@ -12,13 +12,16 @@ import (
 )
 
 // BenchmarkFrameworkOverhead evaluates the GEMM example's default configuration again
-// and again, as a tuning run's measuring worker does, and reports the medians of the
+// and again, as a tuning run's measuring worker does (on the host C backend, the C matrix
+// multiply's, whose arrays are as large), and reports the medians of the
 // evaluations' framework time (argument set-up, everything outside compiling, verifying
 // and running the kernel) as framework-ms and of the Idle between them (the resets of
 // its three 1 MiB arrays, output and inputs, while the tuner stores the result) as
 // idle-ms.
 func BenchmarkFrameworkOverhead(b *testing.B) {
-	for _, c := range []struct{ backend, spec string }{{"opencl", "../examples/gemm/gemm.yaml"}, {"cuda", "../examples/gemm/gemm_cuda.yaml"}} {
+	for _, c := range []struct{ backend, spec string }{
+		{"opencl", "../examples/gemm/gemm.yaml"}, {"cuda", "../examples/gemm/gemm_cuda.yaml"}, {"c", "../examples/matmul_c/matmul.yaml"},
+	} {
 		b.Run(c.backend, func(b *testing.B) {
 			dev := openBackend(b, c.backend)
 			s, err := spec.Load(c.spec)
