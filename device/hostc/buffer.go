@@ -3,6 +3,8 @@
 package hostc
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -12,11 +14,49 @@ import (
 
 // buffer is host memory mapped outside the Go heap: the garbage collector neither moves
 // nor frees it, so C code may keep its address and write through it.
+//
+// A kernel that writes past either end of an array must not go unnoticed, as it would in
+// the slack of a mapping rounded up to whole pages: its spec's length for the array is
+// wrong, or the kernel is, and a run that "verifies" hides that. So the mapping is
+//
+//	[guard page][front slack | data | tail slack][guard page]
+//
+// The guard pages are PROT_NONE: touching one faults, and the kernel is reported as
+// crashing. The data starts on a dataAlign boundary (SIMD loads and OpenMP's aligned
+// clauses want that much), as close to the rear guard page as that allows, so the tail
+// slack is under dataAlign bytes. Both slacks hold a canary pattern that Run checks after
+// every launch: the whole tail slack and the canaryReach bytes just before the data, a few
+// dozen bytes, so the check costs next to nothing. An overrun or under-run by a few
+// elements changes a canary; one by more reaches a guard page (or, before the start, an
+// unchecked part of the front slack, which goes unnoticed).
 type buffer struct {
 	dev  *hostDevice
-	mem  []byte // the whole mapping, whole pages
+	mem  []byte // the whole mapping, guard pages included
+	off  int    // where the data starts in mem
 	size int
 }
+
+const (
+	// dataAlign is the alignment of a buffer's data: a cache line, and AVX-512's vectors.
+	dataAlign = 64
+	// canaryReach is how many bytes before the data Run checks.
+	canaryReach = 64
+)
+
+// canaryWord is the canary, repeated on 4-byte boundaries of the address: read as a
+// float32, or two of them as a float64, it is a NaN that no arithmetic produces, and as
+// an int32 an unlikely number (2146805157).
+const canaryWord = 0x7ff5a5a5
+
+// canary is the pattern as it lies in memory from an address that is 0 mod 4; a region
+// starting at address a compares with canary[a%4:].
+var canary = func() []byte {
+	b := make([]byte, 4+max(dataAlign, canaryReach))
+	for i := 0; i < len(b); i += 4 {
+		binary.LittleEndian.PutUint32(b[i:], canaryWord)
+	}
+	return b
+}()
 
 var errReleased = errors.New("used after release")
 
@@ -25,12 +65,75 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 		return nil, fmt.Errorf("alloc %d bytes: negative size", n)
 	}
 	page := os.Getpagesize()
-	mapped := max((n+page-1)/page*page, page) // a zero-size buffer still has an address
-	mem, err := syscall.Mmap(-1, 0, mapped, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	inner := max((n+page-1)/page*page, page) // the pages between the guards
+	mem, err := syscall.Mmap(-1, 0, inner+2*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, fmt.Errorf("alloc %d bytes: mmap: %w", n, err)
 	}
-	return &buffer{dev: dev, mem: mem, size: n}, nil
+	if err := syscall.Mprotect(mem[page:page+inner], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		syscall.Munmap(mem)
+		return nil, fmt.Errorf("alloc %d bytes: mprotect: %w", n, err)
+	}
+	b := &buffer{dev: dev, mem: mem, off: (page + inner - n) / dataAlign * dataAlign, size: n}
+	fillCanary(b.frontSlack())
+	fillCanary(b.tailSlack())
+	return b, nil
+}
+
+// frontSlack is the writable memory before the data; tailSlack is that after it.
+func (b *buffer) frontSlack() []byte { return b.mem[os.Getpagesize():b.off] }
+func (b *buffer) tailSlack() []byte  { return b.mem[b.off+b.size : len(b.mem)-os.Getpagesize()] }
+
+// data is the buffer's contents.
+func (b *buffer) data() []byte { return b.mem[b.off : b.off+b.size] }
+
+// fillCanary writes the canary pattern over s.
+func fillCanary(s []byte) {
+	if len(s) == 0 {
+		return
+	}
+	phase := int(uintptr(unsafe.Pointer(&s[0])) % 4)
+	for len(s) > 0 {
+		n := copy(s, canary[phase:])
+		s = s[n:]
+		phase = (phase + n) % 4
+	}
+}
+
+// isCanary reports whether s holds the canary pattern.
+func isCanary(s []byte) bool {
+	if len(s) == 0 {
+		return true
+	}
+	phase := uintptr(unsafe.Pointer(&s[0])) % 4
+	return bytes.Equal(s, canary[phase:phase+uintptr(len(s))])
+}
+
+// overrun tells what a kernel wrote outside the data, by the canaries: "past the end",
+// "before the start", or "" when both are intact. A changed canary is written again, so
+// that the buffer's next user is not blamed.
+func (b *buffer) overrun() string {
+	if b.mem == nil {
+		return ""
+	}
+	tail, front := b.tailSlack(), b.frontSlack()
+	past := !isCanary(tail)
+	before := !isCanary(front[max(len(front)-canaryReach, 0):])
+	if past {
+		fillCanary(tail)
+	}
+	if before {
+		fillCanary(front)
+	}
+	switch {
+	case past && before:
+		return "past the end and before the start"
+	case past:
+		return "past the end"
+	case before:
+		return "before the start"
+	}
+	return ""
 }
 
 // Size is the buffer's size in bytes as allocated.
@@ -44,7 +147,7 @@ func (b *buffer) Write(src []byte) error {
 	if len(src) > b.size {
 		return fmt.Errorf("write %d bytes into a buffer of %d", len(src), b.size)
 	}
-	copy(b.mem, src)
+	copy(b.data(), src)
 	return nil
 }
 
@@ -56,7 +159,7 @@ func (b *buffer) Read(dst []byte) error {
 	if len(dst) > b.size {
 		return fmt.Errorf("read %d bytes from a buffer of %d", len(dst), b.size)
 	}
-	copy(dst, b.mem)
+	copy(dst, b.data())
 	return nil
 }
 
@@ -76,10 +179,11 @@ func (b *buffer) releaseLocked() {
 	}
 }
 
-// addr is the address C sees, or 0 after release.
+// addr is the address C sees, or 0 after release. A buffer of no bytes has the address
+// where the rear guard page starts: nothing may be read or written there.
 func (b *buffer) addr() uintptr {
 	if b.mem == nil {
 		return 0
 	}
-	return uintptr(unsafe.Pointer(&b.mem[0]))
+	return uintptr(unsafe.Pointer(&b.mem[0])) + uintptr(b.off)
 }

@@ -19,7 +19,11 @@
 // endless loop) takes the process with it, and Run cannot interrupt a running kernel
 // when its context ends: ktune runs device work in a supervised worker process for this
 // reason. Buffers live outside the Go heap, so C code may keep and write through their
-// addresses; they stay valid until released.
+// addresses; they stay valid until released. Their data is 64-byte aligned and ends
+// within 64 bytes of an inaccessible guard page, with another before the data's first
+// page: a kernel that writes a few elements past either end of an array fails its launch
+// with a runtime error naming the argument (canaries around the data are checked after
+// every launch), and one that goes further faults on a guard page.
 //
 // As package device requires, use a device from one goroutine locked to its OS thread:
 // OpenMP keeps a thread team per calling thread, so calls from changing threads would

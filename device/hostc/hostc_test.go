@@ -778,3 +778,102 @@ func BenchmarkRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(kernelTime)/float64(b.N), "measured-ns/op")
 }
+
+// strayKernel writes its n elements, then ahead elements past the end of x and behind
+// elements before its start.
+var strayKernel = device.Source{
+	Code: `void stray(int *x, int n, int ahead, int behind) {
+	for (int i = 0; i < n; i++) x[i] = i;
+	for (int i = 0; i < ahead; i++) x[n + i] = -1;
+	for (int i = 1; i <= behind; i++) x[-i] = -1;
+}
+`, Kernel: "stray",
+	Params: []device.Param{{Name: "x", Type: "int32", Pointer: true}, {Name: "n", Type: "int32"},
+		{Name: "ahead", Type: "int32"}, {Name: "behind", Type: "int32"}},
+}
+
+// A kernel that writes a few elements outside an array, where the mapping's slack used
+// to take the writes unnoticed, fails with a runtime error that names the array and
+// says what to check; the buffer's next launch, within bounds, succeeds.
+func TestWritesJustOutsideAnArrayAreRuntimeErrorsNamingIt(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), strayKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	cases := []struct {
+		name          string
+		n             int // elements of x; the data ends within 64 bytes of a page
+		ahead, behind int
+		want          string // in the error; "" for none
+	}{
+		{"within bounds", 10, 0, 0, ""},
+		{"one past the end", 10, 1, 0, "the kernel wrote past the end of argument x (10 elements of int32): its length in the spec is too small"},
+		{"six past the end", 10, 6, 0, "past the end of argument x (10 elements of int32)"},
+		{"a page's worth of elements, one past", 1000, 1, 0, "past the end of argument x (1000 elements of int32)"},
+		{"one before the start", 10, 0, 1, "the kernel wrote before the start of argument x (10 elements of int32): the kernel indexes it below 0"},
+		{"sixteen before the start", 1000, 0, 16, "before the start of argument x (1000 elements of int32)"},
+		{"both", 10, 2, 2, "past the end and before the start of argument x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := alloc(t, d, make([]byte, 4*c.n))
+			defer x.Release()
+			run := func(ahead, behind int) error {
+				_, err := k.Run(context.Background(), device.Launch{},
+					[]device.Arg{{Buffer: x}, int32Arg(int32(c.n)), int32Arg(int32(ahead)), int32Arg(int32(behind))})
+				return err
+			}
+			err := run(c.ahead, c.behind)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+				return
+			}
+			var re *device.RuntimeError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run: %v (%T), want a *device.RuntimeError saying %q", err, err, c.want)
+			}
+			// The canaries are whole again: the next launch is not blamed.
+			if err := run(0, 0); err != nil {
+				t.Fatalf("a launch within bounds after the stray one: %v", err)
+			}
+			got := make([]byte, 4*c.n)
+			if err := x.Read(got); err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.n {
+				if v := int32(binary.LittleEndian.Uint32(got[4*i:])); v != int32(i) {
+					t.Fatalf("x[%d] = %d, want %d", i, v, i)
+				}
+			}
+		})
+	}
+}
+
+// A kernel that writes further past the end of an array, though still inside the page
+// that holds its end, crashes on the guard page after it instead of going unnoticed. The
+// crash takes the process, so a child (this test binary) runs the kernel.
+func TestWritesFurtherPastAnArrayFaultOnItsGuardPage(t *testing.T) {
+	if os.Getenv("KTUNE_HOSTC_STRAY") != "" {
+		d := openHost(t)
+		k, err := d.Compile(context.Background(), strayKernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1000 int32 end 96 bytes before a page boundary: 20 elements past the end stay
+		// inside that page.
+		x := alloc(t, d, make([]byte, 4000))
+		_, err = k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: x}, int32Arg(1000), int32Arg(20), int32Arg(0)})
+		fmt.Printf("the kernel returned: %v\n", err)
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWritesFurtherPastAnArrayFaultOnItsGuardPage$")
+	cmd.Env = append(os.Environ(), "KTUNE_HOSTC_STRAY=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "SIGSEGV") {
+		t.Fatalf("the child ended with %v, want a crash of SIGSEGV; it printed:\n%s", err, out)
+	}
+}

@@ -37,6 +37,7 @@ type kernel struct {
 	fn     uintptr
 	arena  []byte
 	ptrs   []uintptr // the pointer array, inside arena
+	bufs   []*buffer // the buffer of each array argument of the call in progress, nil for scalars
 	attrs  map[string]float64
 }
 
@@ -68,7 +69,8 @@ func openKernel(dev *hostDevice, path string, u *unit) (*kernel, error) {
 		purego.Dlclose(h)
 		return nil, fmt.Errorf("argument arena: %w", err)
 	}
-	k := &kernel{dev: dev, params: u.params, path: path, handle: h, fn: fn, arena: arena, attrs: map[string]float64{}}
+	k := &kernel{dev: dev, params: u.params, path: path, handle: h, fn: fn, arena: arena, attrs: map[string]float64{},
+		bufs: make([]*buffer, len(u.params))}
 	if len(u.params) > 0 {
 		k.ptrs = unsafe.Slice((*uintptr)(unsafe.Pointer(&arena[0])), len(u.params))
 	}
@@ -114,7 +116,9 @@ func pinThreadRuntimes(path string) {
 
 // Run calls the kernel once with args and returns the duration the wrapper measured
 // around the call. The launch geometry means nothing on the host and is ignored. ctx is
-// checked before the call; a call in progress cannot be interrupted.
+// checked before the call; a call in progress cannot be interrupted. A kernel that wrote
+// outside an array argument's data (see buffer) gives a *device.RuntimeError that names
+// the argument.
 func (k *kernel) Run(ctx context.Context, _ device.Launch, args []device.Arg) (time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -131,11 +135,39 @@ func (k *kernel) Run(ctx context.Context, _ device.Launch, args []device.Arg) (t
 			return 0, &device.RuntimeError{Op: "launch", Err: fmt.Errorf("argument %d (%s): %w", i, k.params[i].Name, err)}
 		}
 		k.ptrs[i] = p
+		k.bufs[i], _ = a.Buffer.(*buffer)
 	}
 	base := uintptr(unsafe.Pointer(&k.arena[0]))
 	purego.SyscallN(k.fn, base, base+uintptr(k.nsOffset()))
 	ns := *(*int64)(unsafe.Pointer(&k.arena[k.nsOffset()]))
+	var overruns []string
+	for i, b := range k.bufs {
+		if b == nil {
+			continue
+		}
+		if where := b.overrun(); where != "" {
+			overruns = append(overruns, k.overrunMessage(i, b, where))
+		}
+	}
+	if overruns != nil {
+		return time.Duration(max(ns, 0)), &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+	}
 	return time.Duration(max(ns, 0)), nil
+}
+
+// overrunMessage says that the kernel wrote where ("past the end", "before the start") of
+// argument i's buffer b, and what to look at.
+func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
+	p := k.params[i]
+	length := fmt.Sprintf("%d bytes", b.size)
+	if t, ok := cTypes[p.Type]; ok && b.size%t.size == 0 {
+		length = fmt.Sprintf("%d elements of %s", b.size/t.size, p.Type)
+	}
+	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, p.Name, length)
+	if where == "before the start" {
+		return msg + ": the kernel indexes it below 0"
+	}
+	return msg + ": its length in the spec is too small or the kernel overruns it"
 }
 
 // arg is the pointer the wrapper receives for argument i.
