@@ -34,6 +34,11 @@ type buffer struct {
 	mem  []byte // the whole mapping, guard pages included
 	off  int    // where the data starts in mem
 	size int
+	// front and tail are the slack around the data, and watched the canaryReach bytes of
+	// front next to the data; the check after each launch compares tail and watched with
+	// what they held at allocation, tailWas and watchedWas.
+	front, tail, watched []byte
+	tailWas, watchedWas  []byte
 }
 
 const (
@@ -74,18 +79,14 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 		syscall.Munmap(mem)
 		return nil, fmt.Errorf("alloc %d bytes: mprotect: %w", n, err)
 	}
-	b := &buffer{dev: dev, mem: mem, off: (page + inner - n) / dataAlign * dataAlign, size: n}
-	fillCanary(b.frontSlack())
-	fillCanary(b.tailSlack())
+	off := (page + inner - n) / dataAlign * dataAlign
+	b := &buffer{dev: dev, mem: mem, off: off, size: n, front: mem[page:off], tail: mem[off+n : page+inner]}
+	b.watched = b.front[max(len(b.front)-canaryReach, 0):]
+	fillCanary(b.front)
+	fillCanary(b.tail)
+	b.tailWas, b.watchedWas = canaryOf(b.tail), canaryOf(b.watched)
 	return b, nil
 }
-
-// frontSlack is the writable memory before the data; tailSlack is that after it.
-func (b *buffer) frontSlack() []byte { return b.mem[os.Getpagesize():b.off] }
-func (b *buffer) tailSlack() []byte  { return b.mem[b.off+b.size : len(b.mem)-os.Getpagesize()] }
-
-// data is the buffer's contents.
-func (b *buffer) data() []byte { return b.mem[b.off : b.off+b.size] }
 
 // fillCanary writes the canary pattern over s.
 func fillCanary(s []byte) {
@@ -100,13 +101,13 @@ func fillCanary(s []byte) {
 	}
 }
 
-// isCanary reports whether s holds the canary pattern.
-func isCanary(s []byte) bool {
+// canaryOf is the part of canary that a region s of canary holds.
+func canaryOf(s []byte) []byte {
 	if len(s) == 0 {
-		return true
+		return nil
 	}
 	phase := uintptr(unsafe.Pointer(&s[0])) % 4
-	return bytes.Equal(s, canary[phase:phase+uintptr(len(s))])
+	return canary[phase : phase+uintptr(len(s))]
 }
 
 // overrun tells what a kernel wrote outside the data, by the canaries: "past the end",
@@ -116,14 +117,13 @@ func (b *buffer) overrun() string {
 	if b.mem == nil {
 		return ""
 	}
-	tail, front := b.tailSlack(), b.frontSlack()
-	past := !isCanary(tail)
-	before := !isCanary(front[max(len(front)-canaryReach, 0):])
+	past := !bytes.Equal(b.tail, b.tailWas)
+	before := !bytes.Equal(b.watched, b.watchedWas)
 	if past {
-		fillCanary(tail)
+		fillCanary(b.tail)
 	}
 	if before {
-		fillCanary(front)
+		fillCanary(b.front)
 	}
 	switch {
 	case past && before:
@@ -147,7 +147,7 @@ func (b *buffer) Write(src []byte) error {
 	if len(src) > b.size {
 		return fmt.Errorf("write %d bytes into a buffer of %d", len(src), b.size)
 	}
-	copy(b.data(), src)
+	copy(b.mem[b.off:], src)
 	return nil
 }
 
@@ -159,7 +159,7 @@ func (b *buffer) Read(dst []byte) error {
 	if len(dst) > b.size {
 		return fmt.Errorf("read %d bytes from a buffer of %d", len(dst), b.size)
 	}
-	copy(dst, b.data())
+	copy(dst, b.mem[b.off:b.off+b.size])
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (b *buffer) Release() {
 func (b *buffer) releaseLocked() {
 	if b.mem != nil {
 		syscall.Munmap(b.mem)
-		b.mem = nil
+		b.mem, b.front, b.tail, b.watched = nil, nil, nil, nil
 	}
 }
 
