@@ -166,6 +166,41 @@ type Kernel interface {
 	Release()
 }
 
+// Declared is one parameter of a compiled kernel as its source declares it.
+type Declared struct {
+	Name string // the parameter's name
+	// Decl is the declaration in the kernel language's words, for messages:
+	// "float alpha", "__global float* out".
+	Decl    string
+	Pointer bool // passed as a pointer: an array, or local memory
+	Local   bool // a pointer to local (shared) memory, which is passed as a size
+	// Type is the value's type (scalars) or the element's (pointers) in Param's terms
+	// (float32, int32...); for a vector type, its component's. "" where the backend
+	// cannot tell (a typedef, a struct): then any type is taken for it.
+	Type  string
+	Lanes int // components of a vector type (float4: 4); 1 otherwise
+}
+
+// Declarer is a Kernel that reports its parameters, so that what a caller passes can be
+// checked against them before the first launch, where a mismatch would be silently
+// reinterpreted or crash.
+type Declarer interface {
+	// Declared returns the kernel's parameters. Where the runtime reports no more than
+	// their number, detailed is false and the parameters are zero but for their count.
+	Declared() (params []Declared, detailed bool)
+}
+
+// ArgError is a launch argument that the kernel refused (a value of another size than
+// the parameter's). Backends wrap it in a *RuntimeError, and callers that know the
+// argument by name say which it is.
+type ArgError struct {
+	Index int // the argument's position
+	Err   error
+}
+
+func (e *ArgError) Error() string { return fmt.Sprintf("argument %d: %v", e.Index, e.Err) }
+func (e *ArgError) Unwrap() error { return e.Err }
+
 // CompileError is a source the compiler rejected.
 type CompileError struct {
 	Log string // the compiler's output

@@ -59,6 +59,21 @@ const clProgramBuildLog = 0x1183
 // cl_kernel_info
 const clKernelNumArgs = 0x1191
 
+// cl_kernel_arg_info
+const (
+	clKernelArgAddressQualifier = 0x1196
+	clKernelArgTypeName         = 0x1198
+	clKernelArgName             = 0x119A
+)
+
+// cl_kernel_arg_address_qualifier
+const (
+	clKernelArgAddressGlobal   = 0x119B
+	clKernelArgAddressLocal    = 0x119C
+	clKernelArgAddressConstant = 0x119D
+	clKernelArgAddressPrivate  = 0x119E
+)
+
 // cl_kernel_work_group_info
 const (
 	clKernelWorkGroupSize                  = 0x11B0

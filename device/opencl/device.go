@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -85,6 +87,9 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	if err != nil {
 		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
 	}
+	if d.keepsArgInfo() && !slices.Contains(strings.Fields(opts), argInfoOption) {
+		opts = strings.TrimSpace(opts + " " + argInfoOption)
+	}
 
 	// The lengths let the runtime read the source without a terminating NUL; both arrays
 	// and the text stay alive until the call returns, and the runtime copies the source.
@@ -131,6 +136,32 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	}
 	d.kernels[k] = struct{}{}
 	return k, nil
+}
+
+// argInfoOption asks the compiler to keep each kernel parameter's name, type and address
+// space for clGetKernelArgInfo, which Declared reads. It is metadata beside the code: the
+// code generated is the same. Every build of the device gets it, so that a program
+// compiled ahead of time (a pre-compiler filling PoCL's cache) and the one measured are
+// built with the same options and share the cache's entry.
+const argInfoOption = "-cl-kernel-arg-info"
+
+// keepsArgInfo reports whether the device's compiler takes argInfoOption: OpenCL C 1.2 and
+// later (an OpenCL 1.1 compiler would reject the option), with a library that has
+// clGetKernelArgInfo to read what it keeps.
+func (d *clDevice) keepsArgInfo() bool {
+	if d.cl.GetKernelArgInfo == nil {
+		return false
+	}
+	// "OpenCL C <major>.<minor> <vendor-specific information>"
+	version, ok := strings.CutPrefix(d.info.Extra["opencl_c_version"], "OpenCL C ")
+	if !ok {
+		return false
+	}
+	number, _, _ := strings.Cut(strings.TrimSpace(version), " ")
+	major, minor, _ := strings.Cut(number, ".")
+	maj, err1 := strconv.Atoi(major)
+	mnr, err2 := strconv.Atoi(minor)
+	return err1 == nil && err2 == nil && (maj > 1 || maj == 1 && mnr >= 2)
 }
 
 // Alloc creates a read-write buffer of n bytes. The runtime may defer the allocation to

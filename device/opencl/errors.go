@@ -13,6 +13,7 @@ const (
 	statusExecStatusError     Status = -14
 	statusInvalidBuildOptions Status = -43
 	statusInvalidKernelName   Status = -46
+	statusInvalidArgSize      Status = -51
 	statusPlatformNotFound    Status = -1001
 )
 

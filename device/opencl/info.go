@@ -26,6 +26,14 @@ func (a *api) kernelInfo(k uintptr) infoFunc {
 	}
 }
 
+// kernelArgInfo is clGetKernelArgInfo for one argument; the caller checks that the
+// library has it.
+func (a *api) kernelArgInfo(k uintptr, index uint32) infoFunc {
+	return func(param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32 {
+		return a.GetKernelArgInfo(k, index, param, size, value, sizeRet)
+	}
+}
+
 func (a *api) kernelWorkGroupInfo(k, d uintptr) infoFunc {
 	return func(param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32 {
 		return a.GetKernelWorkGroupInfo(k, d, param, size, value, sizeRet)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -24,9 +26,14 @@ type kernel struct {
 	localMem        int64  // statically declared __local memory
 	privateMem      int64
 	preferredMult   int
+	declared        []device.Declared // numArgs of them
+	detailed        bool              // declared holds more than the count (clGetKernelArgInfo answered)
 }
 
-var _ device.Kernel = (*kernel)(nil)
+var (
+	_ device.Kernel   = (*kernel)(nil)
+	_ device.Declarer = (*kernel)(nil)
+)
 
 func newKernel(d *clDevice, name string, program, handle uintptr) (*kernel, error) {
 	k := &kernel{dev: d, name: name, program: program, handle: handle}
@@ -48,7 +55,95 @@ func newKernel(d *clDevice, name string, program, handle uintptr) (*kernel, erro
 	k.privateMem = int64(privateMem)
 	k.preferredMult = int(mult)
 	k.numArgs = int(numArgs)
+	k.declared, k.detailed = declaredParams(d.cl, handle, k.numArgs)
 	return k, nil
+}
+
+// Declared returns the kernel's parameters as clGetKernelArgInfo describes them, or only
+// their count (CL_KERNEL_NUM_ARGS) where the runtime keeps no argument information: an
+// OpenCL 1.1 library, or a program built without -cl-kernel-arg-info.
+func (k *kernel) Declared() ([]device.Declared, bool) {
+	return append([]device.Declared(nil), k.declared...), k.detailed
+}
+
+// declaredParams reads the address space, type and name of each of a kernel's n
+// parameters. Any failure (CL_KERNEL_ARG_INFO_NOT_AVAILABLE) leaves only the count.
+func declaredParams(cl *api, handle uintptr, n int) ([]device.Declared, bool) {
+	params := make([]device.Declared, n)
+	if cl.GetKernelArgInfo == nil {
+		return params, false
+	}
+	for i := range params {
+		get := cl.kernelArgInfo(handle, uint32(i))
+		space, err1 := infoValue[uint32](get, clKernelArgAddressQualifier)
+		typeName, err2 := infoString(get, clKernelArgTypeName)
+		name, err3 := infoString(get, clKernelArgName)
+		if errors.Join(err1, err2, err3) != nil {
+			return make([]device.Declared, n), false
+		}
+		params[i] = declared(space, typeName, name)
+	}
+	return params, true
+}
+
+// declared describes one parameter from its address qualifier and its type name as
+// OpenCL reports it ("float", "float4*", "uint", or a typedef's own name, which stays
+// unknown).
+func declared(space uint32, typeName, name string) device.Declared {
+	typeName = strings.TrimSpace(typeName)
+	p := device.Declared{Name: name, Lanes: 1}
+	base := typeName
+	if strings.HasSuffix(base, "*") {
+		p.Pointer = true
+		base = strings.TrimSpace(strings.TrimSuffix(base, "*"))
+	}
+	for _, q := range []string{"const ", "volatile ", "restrict "} {
+		base = strings.TrimPrefix(base, q)
+	}
+	p.Type, p.Lanes = openclType(base)
+	prefix := ""
+	switch space {
+	case clKernelArgAddressGlobal:
+		prefix = "__global "
+	case clKernelArgAddressConstant:
+		prefix = "__constant "
+	case clKernelArgAddressLocal:
+		prefix = "__local "
+		p.Local = true
+	}
+	// A pointer in private memory cannot be a kernel parameter; a runtime that says so
+	// about a pointer has it in global memory.
+	if p.Pointer && prefix == "" {
+		prefix = "__global "
+	}
+	p.Decl = strings.TrimSpace(prefix + typeName + " " + name)
+	return p
+}
+
+// openclTypes maps OpenCL C's scalar types to ktune's element types.
+var openclTypes = map[string]string{
+	"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
+	"int": "int32", "uint": "uint32", "long": "int64", "ulong": "uint64",
+	"float": "float32", "double": "float64",
+	"signed char": "int8", "unsigned char": "uint8", "unsigned short": "uint16",
+	"unsigned int": "uint32", "unsigned": "uint32", "unsigned long": "uint64",
+}
+
+// openclType is the element type and the number of components of an OpenCL C type name:
+// ("float32", 1) for float, ("float32", 4) for float4, ("", 1) for a type ktune cannot
+// name (a typedef, a struct, half).
+func openclType(name string) (string, int) {
+	if t, ok := openclTypes[name]; ok {
+		return t, 1
+	}
+	for _, lanes := range []int{16, 8, 4, 3, 2} {
+		if base, ok := strings.CutSuffix(name, strconv.Itoa(lanes)); ok {
+			if t, ok := openclTypes[base]; ok && !strings.Contains(base, " ") {
+				return t, lanes
+			}
+		}
+	}
+	return "", 1
 }
 
 // Attributes reports max_block_size (CL_KERNEL_WORK_GROUP_SIZE), local_mem_bytes and
@@ -224,7 +319,11 @@ func (k *kernel) setArgs(args []device.Arg) error {
 			return fmt.Errorf("opencl: argument %d of %s has no buffer, scalar or local size", i, k.name)
 		}
 		if st != 0 {
-			return &device.RuntimeError{Op: fmt.Sprintf("set argument %d", i), Err: check("clSetKernelArg", st)}
+			err := check("clSetKernelArg", st)
+			if Status(st) == statusInvalidArgSize {
+				err = fmt.Errorf("%w: kernel %s's parameter %d does not take %d bytes", err, k.name, i, argSize(a))
+			}
+			return &device.RuntimeError{Op: fmt.Sprintf("set argument %d", i), Err: &device.ArgError{Index: i, Err: err}}
 		}
 	}
 	return nil
@@ -242,6 +341,17 @@ func (k *kernel) Release() {
 		delete(k.dev.kernels, k)
 	}
 	k.handle, k.program = 0, 0
+}
+
+// argSize is how many bytes setArgs passes for a.
+func argSize(a device.Arg) int {
+	switch {
+	case a.Buffer != nil:
+		return int(unsafe.Sizeof(uintptr(0))) // a cl_mem handle
+	case a.Scalar != nil:
+		return len(a.Scalar)
+	}
+	return a.Local
 }
 
 func btoi(b bool) int {

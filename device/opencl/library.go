@@ -53,6 +53,10 @@ type api struct {
 	ReleaseCommandQueue     func(q uintptr) int32
 	ReleaseContext          func(ctx uintptr) int32
 
+	// GetKernelArgInfo is OpenCL 1.2's; nil where the library predates it, and then the
+	// kernel's parameters are known by their count only.
+	GetKernelArgInfo func(k uintptr, index uint32, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+
 	// The calls of every launch go through purego.SyscallN, which costs about a fifth of
 	// a call through a RegisterFunc binding (0.2 against 1 µs); see dlopen_unix.go.
 	hot struct {
@@ -156,6 +160,9 @@ func loadLibrary(candidates []string, override bool) (*api, error) {
 				return nil, fmt.Errorf("opencl %w: %s lacks %s (%v): it is not an OpenCL library", device.ErrUnavailable, path, s.name, err)
 			}
 			*s.addr = addr
+		}
+		if err := dl.Bind(&a.GetKernelArgInfo, h, "clGetKernelArgInfo"); err != nil {
+			a.GetKernelArgInfo = nil
 		}
 		return a, nil
 	}
