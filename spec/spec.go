@@ -53,6 +53,8 @@ type Spec struct {
 	c         *compiled
 	files     map[string][]string // the field paths naming each kernel's source files, by kernel field
 	lines     map[string]int      // the line of each field path that names a file
+	argsLine  int                 // the line of the arguments key
+	argLines  []int               // the line of each argument, by index
 }
 
 // fileAt records that the field path field, at line, names a file.
@@ -283,6 +285,7 @@ func (p *parser) top(root *yaml.Node) {
 	}
 	p.geometry(get)
 	if n := get("arguments"); n != nil {
+		s.argsLine = fields["arguments"].line
 		p.arguments(n)
 	}
 	p.c.finishScopes(s)
@@ -1108,6 +1111,7 @@ func (p *parser) arguments(n *yaml.Node) {
 			}
 		}
 		s.Arguments = append(s.Arguments, a)
+		s.argLines = append(s.argLines, it.Line)
 		c.args = append(c.args, carg{typ: et, length: length, value: value})
 	}
 }

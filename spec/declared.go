@@ -1,0 +1,139 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ktune/ktune/device"
+)
+
+// CheckDeclared compares the spec's arguments with the parameters that the compiled
+// kernel declares (device.Declarer): their number and, where detailed, how each is passed
+// (an array, local memory or a value) and its type. reference says that the kernel is the
+// verification's reference kernel, which takes the same arguments. A runtime passes a
+// mismatched value on as bytes: the kernel reads an int32 as a float, or an array's
+// address as a number, and computes garbage or crashes. Each mismatch is an *Error at the
+// argument's line (at the arguments key for their number), naming both types.
+func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed bool) error {
+	d := &decoder{file: s.File}
+	kernel := "kernel " + s.Kernel.Name
+	if reference && s.Verification != nil && s.Verification.Kernel != nil {
+		kernel = "the reference kernel " + s.Verification.Kernel.Name
+	}
+	// A constant-memory argument (CUDA) is copied to a symbol, not passed.
+	var passed []int
+	for i, a := range s.Arguments {
+		if a.Kind != ArgConstant {
+			passed = append(passed, i)
+		}
+	}
+	if len(passed) != len(params) {
+		msg := fmt.Sprintf("%d in the spec, but %s takes %d", len(passed), kernel, len(params))
+		if detailed {
+			msg += " (" + declList(params) + ")"
+			switch {
+			case len(params) > len(passed):
+				msg += fmt.Sprintf(": the spec has none for %s", declList(params[len(passed):]))
+			default:
+				var extra []string
+				for _, i := range passed[len(params):] {
+					extra = append(extra, s.Arguments[i].Name)
+				}
+				msg += fmt.Sprintf(": the kernel has no parameter for %s", strings.Join(extra, ", "))
+			}
+		}
+		d.errAt(s.argsLine, "arguments", "%s; the arguments are passed in the order of the kernel's parameter list", msg)
+		return d.err()
+	}
+	if !detailed {
+		return nil
+	}
+	for j, i := range passed {
+		a, p := s.Arguments[i], params[j]
+		line := 0
+		if i < len(s.argLines) {
+			line = s.argLines[i]
+		}
+		if bad, hint := mismatch(a, p); bad {
+			d.errAt(line, index("arguments", i), "%s is %s in the spec, but %s takes %s%s", a.Name, describeArg(a), kernel, p.Decl, hint)
+		}
+	}
+	return d.err()
+}
+
+// mismatch reports whether the kernel's parameter p cannot take argument a, with a hint
+// ("" or text that starts with ": ") on what to change in the spec. A parameter whose
+// type the backend cannot name (a typedef) takes any type of the right kind; a pointer
+// to a vector type (float4*) takes an array of its component type.
+func mismatch(a Argument, p device.Declared) (bool, string) {
+	switch a.Kind {
+	case ArgScalar:
+		if p.Pointer {
+			return true, ": a pointer takes an array: give the argument a length instead of a value"
+		}
+		if p.Lanes > 1 {
+			return true, ": ktune passes no vector values; pass the components as scalars of their own, or an array"
+		}
+	case ArgArray:
+		if !p.Pointer {
+			return true, ": a parameter that is not a pointer takes a value: give the argument a value instead of a length"
+		}
+		if p.Local {
+			return true, ": a __local pointer takes local memory: give the argument kind: local"
+		}
+	case ArgLocal:
+		if !p.Local {
+			return true, ": local memory goes to a __local pointer; an array needs no kind, or kind: array"
+		}
+	default:
+		return false, ""
+	}
+	return p.Type != "" && p.Type != a.Type, ""
+}
+
+// describeArg is the argument's kind and type in a spec's words: "int32", "an array of
+// float32", "local memory of float32".
+func describeArg(a Argument) string {
+	switch a.Kind {
+	case ArgArray:
+		return "an array of " + a.Type
+	case ArgLocal:
+		return "local memory of " + a.Type
+	}
+	return a.Type
+}
+
+// declList joins declarations: "int w, int h".
+func declList(params []device.Declared) string {
+	decls := make([]string, len(params))
+	for i, p := range params {
+		decls[i] = p.Decl
+	}
+	return strings.Join(decls, ", ")
+}
+
+// ArgumentError locates err, a launch argument the kernel refused (a *device.ArgError with
+// the argument's position among those passed), at the spec's argument: the message
+// names the argument, its line and its type. Other errors come back unchanged.
+func (s *Spec) ArgumentError(err error) error {
+	var ae *device.ArgError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	n := -1
+	for i, a := range s.Arguments {
+		if a.Kind == ArgConstant {
+			continue
+		}
+		if n++; n == ae.Index {
+			line := 0
+			if i < len(s.argLines) {
+				line = s.argLines[i]
+			}
+			return &Error{File: s.File, Line: line, Field: index("arguments", i),
+				Msg: fmt.Sprintf("%s (%s) is refused by the kernel: %v; check its type against the kernel's parameter list", a.Name, describeArg(a), ae.Err)}
+		}
+	}
+	return err
+}
