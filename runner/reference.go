@@ -41,13 +41,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		}
 		return ref
 	}
-	values := v.Config
-	if values == nil {
-		values = r.spec.Default
-	}
-	if values == nil {
-		values = r.sp.Values(r.sp.At(0, nil))
-	}
+	values := r.referenceValues()
 	inst, err := r.spec.Instance(values)
 	if err != nil {
 		ref.err = fmt.Errorf("reference configuration: %w", err)
@@ -55,8 +49,9 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	}
 	src := r.src
 	what := "the kernel at the reference configuration " + formatValues(r, values)
+	isRef := false
 	if rs, ok := r.spec.ReferenceSource(); ok {
-		src = rs
+		src, isRef = rs, true
 		what = "the reference kernel " + rs.Kernel
 	}
 	src.Defines = inst.Defines
@@ -70,6 +65,10 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		return ref
 	}
 	defer k.Release()
+	if err := r.checkDeclared(k, isRef); err != nil {
+		ref.err = err
+		return ref
+	}
 	// The reference gets buffers of its own: sharing the tuned kernel's output buffers
 	// would overwrite the output about to be verified with the reference itself.
 	own := map[[2]int]*argBuffer{}
@@ -87,7 +86,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		phase("compiled")
 	}
 	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, err)
+		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ArgumentError(err))
 		return ref
 	}
 	for _, i := range v.Outputs {
@@ -99,6 +98,68 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		ref.outputs[i] = out
 	}
 	return ref
+}
+
+// referenceValues is the configuration the reference runs at: the spec's verification
+// config, else its default_config, else the space's first configuration.
+func (r *Runner) referenceValues() []space.Value {
+	var values []space.Value
+	if v := r.spec.Verification; v != nil {
+		values = v.Config
+	}
+	if values == nil {
+		values = r.spec.Default
+	}
+	if values == nil {
+		values = r.sp.Values(r.sp.At(0, nil))
+	}
+	return values
+}
+
+// Check compares the spec's arguments with the parameters that the kernel declares, and
+// the reference kernel where verification names one (worker.Checker), before anything is
+// measured: a mismatch would fail every configuration, or worse, let each compute garbage
+// from reinterpreted bytes. It compiles the kernel at the reference configuration (see
+// referenceValues); a kernel that does not compile there is left for the evaluations and
+// the reference to report, as is a backend that cannot say what its kernels declare.
+func (r *Runner) Check(ctx context.Context) error {
+	inst, err := r.spec.Instance(r.referenceValues())
+	if err != nil {
+		return nil
+	}
+	sources := []device.Source{r.src}
+	if rs, ok := r.spec.ReferenceSource(); ok {
+		sources = append(sources, rs)
+	}
+	for i, src := range sources {
+		src.Defines = inst.Defines
+		k, err := r.dev.Compile(ctx, src)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		err = r.checkDeclared(k, i > 0)
+		k.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDeclared compares the spec's arguments with the parameters that kernel k (the
+// reference kernel, with reference) declares, where its backend reports them. It runs at
+// every compilation, since a kernel's parameter list may depend on the definitions of a
+// configuration.
+func (r *Runner) checkDeclared(k device.Kernel, reference bool) error {
+	dk, ok := k.(device.Declarer)
+	if !ok {
+		return nil
+	}
+	params, detailed := dk.Declared()
+	return r.spec.CheckDeclared(reference, params, detailed)
 }
 
 func formatValues(r *Runner, values []space.Value) string {

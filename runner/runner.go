@@ -138,6 +138,9 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 		return err
 	}
 	defer k.Release()
+	if err := r.checkDeclared(k, false); err != nil {
+		return err
+	}
 	if r.info.Backend != "opencl" || r.info.Type != "cpu" {
 		return nil
 	}
@@ -159,7 +162,7 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	one := inst.Launch
 	one.Grid = device.Dim3{1, 1, 1}
 	_, err = k.Run(ctx, one, args)
-	return err
+	return r.spec.ArgumentError(err)
 }
 
 // Evaluate measures configuration c; phase("compiled") is called when compilation is over
@@ -205,6 +208,9 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 		return fail(r.failure(err, result.CompileError), err.Error())
 	}
 	defer k.Release()
+	if err := r.checkDeclared(k, false); err != nil {
+		return fail(result.RuntimeError, err.Error())
+	}
 	phase("compiled")
 	args, bufs, err := r.arguments(inst)
 	if err != nil {
@@ -216,7 +222,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	t1 := time.Now()
 	d, err := k.Run(ctx, inst.Launch, args)
 	if err != nil {
-		return fail(r.failure(err, classify(err)), err.Error())
+		return fail(r.failure(err, classify(err)), r.spec.ArgumentError(err).Error())
 	}
 	e.CompileMS += max(ms(time.Since(t1))-ms(d), 0)
 	warmup := ms(d)

@@ -291,6 +291,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		Log:              log,
 	})
 	defer sup.Close()
+	// Arguments that differ from the kernel's parameters would fail every configuration,
+	// or let each compute garbage from reinterpreted bytes: they are a spec error.
+	if err := sup.Check(ctx); err != nil {
+		if errors.Is(err, worker.ErrArguments) {
+			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
+		}
+		return nil, err
+	}
 	// A reference that cannot be computed would fail every configuration's verification
 	// (and a crashing one would be blamed on each configuration in turn): stop before the
 	// run starts and spends its budget.

@@ -37,6 +37,14 @@ type Referencer interface {
 	Reference(ctx context.Context, phase func(string)) error
 }
 
+// Checker is a Measurer that can compare what it passes to a kernel with what the kernel
+// declares: the parent asks first, since a mismatch would spoil every configuration.
+type Checker interface {
+	// Check returns an error that says where the arguments and the kernel's parameters
+	// differ, nil when they agree or cannot be compared.
+	Check(ctx context.Context) error
+}
+
 // Breakable is a Measurer whose device can be lost for the rest of the process: after an
 // answer with Broken non-nil the child retires and a fresh process takes over.
 type Breakable interface {
@@ -131,6 +139,10 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 		case opReference:
 			if rm, ok := m.(Referencer); ok {
 				err = rm.Reference(ctx, phase)
+			}
+		case opCheck:
+			if cm, ok := m.(Checker); ok {
+				err = cm.Check(ctx)
 			}
 		default:
 			enc.Encode(response{ID: req.ID, Phase: phaseDone, Err: "unknown operation " + req.Op})

@@ -26,6 +26,7 @@ const (
 	opEvaluate  = "evaluate"
 	opCompile   = "compile"
 	opReference = "reference"
+	opCheck     = "check"
 )
 
 // Phases a child reports.

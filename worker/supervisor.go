@@ -491,15 +491,63 @@ var ErrReference = errors.New("no reference to verify against")
 // process or runs past the compile or the run time limit. The child keeps the
 // reference for the evaluations that follow.
 func (s *Supervisor) Reference(ctx context.Context) error {
+	answer, failed, err := s.ask(ctx, opReference, "the reference kernel")
+	switch {
+	case err != nil:
+		return err
+	case failed != "":
+		return fmt.Errorf("%w: %s", ErrReference, failed)
+	case answer != "":
+		return fmt.Errorf("%w: %s", ErrReference, answer)
+	}
+	return nil
+}
+
+// ErrArguments marks the error of Check: the spec's arguments do not match the kernel's
+// parameters.
+var ErrArguments = errors.New("the spec's arguments do not match the kernel's parameters")
+
+// argumentsError is the child's answer to a check, which says where in the spec the
+// mismatch is; it is ErrArguments.
+type argumentsError struct{ msg string }
+
+func (e *argumentsError) Error() string        { return e.msg }
+func (e *argumentsError) Is(target error) bool { return target == ErrArguments }
+
+// Check has the main child compare the spec's arguments with the parameters that the
+// kernel (and a reference kernel) declares (Checker), before any configuration is
+// measured, and returns an error that is ErrArguments, in the child's words (the spec
+// file and line), when they differ. A child that crashes or runs past the compile time
+// limit while compiling for the check proves nothing about the arguments: Check then
+// returns nil, and the evaluations report what happens.
+func (s *Supervisor) Check(ctx context.Context) error {
+	answer, failed, err := s.ask(ctx, opCheck, "the kernel")
+	switch {
+	case err != nil:
+		return err
+	case failed != "":
+		s.log.Info("the arguments could not be checked against the kernel", "why", failed)
+	case answer != "":
+		return &argumentsError{answer}
+	}
+	return nil
+}
+
+// ask has the main child do op (opReference, opCheck), under the compile time limit and,
+// once the child says the kernel runs, the run time limit. It returns the child's error
+// (answer), or why the child gave none (failed: it crashed or ran past a limit, and is
+// gone), or err when the supervisor is closed, the child cannot start or ctx ends.
+// subject names what runs after phaseCompiled, for the message of a crash.
+func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, failed string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed() {
-		return ErrClosed
+		return "", "", ErrClosed
 	}
 	if s.main == nil {
 		ch, err := s.start(ctx, "measure")
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		s.main = ch
 	}
@@ -507,21 +555,24 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 	s.nextID++
 	id := s.nextID
 	start := time.Now()
-	if err := ch.enc.Encode(request{ID: id, Op: opReference}); err != nil {
-		return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "receiving the request").Message)
+	if err := ch.enc.Encode(request{ID: id, Op: op}); err != nil {
+		return "", s.crashed(ch, start, "the worker process", "receiving the request").Message, nil
 	}
 	lim := newLimit(s.opts.CompileTimeout)
 	defer lim.stop()
 	running := false
+	died := func() string {
+		if running {
+			return s.crashed(ch, start, subject, "").Message
+		}
+		return s.crashed(ch, start, "the worker process", "compiling it").Message
+	}
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			lim.observe()
 			if !ok {
-				if running {
-					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
-				}
-				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "compiling it").Message)
+				return "", died(), nil
 			}
 			if r.ID != id {
 				continue
@@ -538,28 +589,22 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 			if r.Retire != "" {
 				s.retire(ch, r.Retire)
 			}
-			if r.Err != "" {
-				return fmt.Errorf("%w: %s", ErrReference, r.Err)
-			}
-			return nil
+			return r.Err, "", nil
 		case <-lim.C():
 			if !lim.expired() {
 				continue
 			}
 			if ch.died() {
-				if running {
-					return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the reference kernel", "").Message)
-				}
-				return fmt.Errorf("%w: %s", ErrReference, s.crashed(ch, start, "the worker process", "compiling it").Message)
+				return "", died(), nil
 			}
 			ch.kill()
 			s.main = nil
 			s.Crashes++
-			return fmt.Errorf("%w: %s", ErrReference, s.overLimit(running))
+			return "", s.overLimit(running), nil
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil
-			return ctx.Err()
+			return "", "", ctx.Err()
 		}
 	}
 }
