@@ -1418,3 +1418,54 @@ func TestTuneShowsTheSpaceConstructionsProgress(t *testing.T) {
 		t.Errorf("stopped %v after the start, interrupted at 1.5s", took)
 	}
 }
+
+// A spec whose arguments differ from the OpenCL kernel's parameters stops before tuning
+// starts, with one spec error at the argument's line naming both types: an int32 given
+// for a float was passed as its bits and the run was silently wrong, and an argument
+// missing failed as a reference that could not be computed.
+func TestArgumentsThatDifferFromTheKernelsStopTuningBeforeItStarts(t *testing.T) {
+	needBackend(t, "opencl")
+	kernel := `__kernel void saxpy(__global float *y, __global const float *x, float alpha, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = alpha * x[i] + y[i];
+}
+`
+	head := `kernel: {name: saxpy, source: saxpy.cl}
+parameters:
+  - {name: block_size_x, values: [32, 64]}
+problem_size: [1024]
+arguments:
+  - {name: y, type: float32, length: 1024, fill: {constant: 1}, output: true}
+  - {name: x, type: float32, length: 1024, fill: random}
+`
+	tail := "verification:\n  reference: {config: {block_size_x: 32}}\niterations: 1\n"
+	for name, tt := range map[string]struct{ args, want string }{
+		"int32 for float": {"  - {name: alpha, type: int32, value: 3}\n  - {name: n, type: int32, value: 1024}\n",
+			"spec.yaml:8: arguments[2]: alpha is int32 in the spec, but kernel saxpy takes float alpha"},
+		"an argument missing": {"  - {name: alpha, type: float32, value: 3}\n",
+			"spec.yaml:5: arguments: 3 in the spec, but kernel saxpy takes 4"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for file, text := range map[string]string{"saxpy.cl": kernel, "spec.yaml": head + tt.args + tail} {
+				if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db := filepath.Join(dir, "ktune.db")
+			_, errOut, code := ktune(t, "tune", filepath.Join(dir, "spec.yaml"), "--strategy", "bruteforce", "--db", db)
+			if code != 1 || !strings.Contains(errOut, filepath.Join(dir, tt.want)) || !strings.Contains(errOut, "nothing was measured") ||
+				strings.Contains(errOut, "no reference to verify against") {
+				t.Fatalf("exit %d, %s\nwant exit 1 and %q", code, errOut, tt.want)
+			}
+			st, err := store.Open(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if evals, err := st.Evaluations(context.Background(), 1); err == nil {
+				t.Errorf("a run was started, with %d evaluations", len(evals))
+			}
+		})
+	}
+}

@@ -515,6 +515,11 @@ func TestRunRejectsBadArguments(t *testing.T) {
 			if errors.As(err, &re) != tt.runtime {
 				t.Errorf("Run = %v; a RuntimeError: %v, want %v", err, errors.As(err, &re), tt.runtime)
 			}
+			// A refused argument says which, so that the runner can name it.
+			var ae *device.ArgError
+			if tt.runtime && (!errors.As(err, &ae) || ae.Index != 1 || !strings.Contains(err.Error(), "does not take 8 bytes")) {
+				t.Errorf("Run = %v, want a device.ArgError for argument 1 saying it does not take 8 bytes", err)
+			}
 		})
 	}
 	if _, err := k.Run(canceled, device.Launch{}, []device.Arg{{Buffer: buf}, scalar(t, int32(1))}); !errors.Is(err, context.Canceled) {
@@ -528,6 +533,58 @@ func TestRunRejectsBadArguments(t *testing.T) {
 	read(t, buf, got)
 	if got[0] != 9 {
 		t.Errorf("x[0] = %d, want 9", got[0])
+	}
+}
+
+// A kernel reports how each parameter is passed and its type in ktune's words, so that a
+// spec's arguments can be checked before a launch reinterprets their bytes; a typedef,
+// which the runtime reports by its own name, stays unknown.
+func TestKernelsDeclareTheirParameters(t *testing.T) {
+	d := openTestDevice(t)
+	k := compile(t, d, device.Source{Kernel: "k", Code: `typedef float real;
+__kernel void k(__global float *out, __global const int *in, float alpha, uint n, long l,
+                double x, uchar c, float4 v, real r, __local float *tile, __constant short *table,
+                __global float4 *vectors) { }`})
+	defer k.Release()
+	params, detailed := k.(device.Declarer).Declared()
+	if !detailed {
+		t.Fatal("Declared gives only the count; PoCL keeps argument information with -cl-kernel-arg-info")
+	}
+	want := []device.Declared{
+		{Name: "out", Decl: "__global float* out", Pointer: true, Type: "float32", Lanes: 1},
+		{Name: "in", Decl: "__global int* in", Pointer: true, Type: "int32", Lanes: 1},
+		{Name: "alpha", Decl: "float alpha", Type: "float32", Lanes: 1},
+		{Name: "n", Decl: "uint n", Type: "uint32", Lanes: 1},
+		{Name: "l", Decl: "long l", Type: "int64", Lanes: 1},
+		{Name: "x", Decl: "double x", Type: "float64", Lanes: 1},
+		{Name: "c", Decl: "uchar c", Type: "uint8", Lanes: 1},
+		{Name: "v", Decl: "float4 v", Type: "float32", Lanes: 4},
+		{Name: "r", Decl: "real r", Lanes: 1},
+		{Name: "tile", Decl: "__local float* tile", Pointer: true, Local: true, Type: "float32", Lanes: 1},
+		{Name: "table", Decl: "__constant short* table", Pointer: true, Type: "int16", Lanes: 1},
+		{Name: "vectors", Decl: "__global float4* vectors", Pointer: true, Type: "float32", Lanes: 4},
+	}
+	if len(params) != len(want) {
+		t.Fatalf("Declared gives %d parameters, want %d: %+v", len(params), len(want), params)
+	}
+	for i := range want {
+		if params[i] != want[i] {
+			t.Errorf("parameter %d = %+v, want %+v", i, params[i], want[i])
+		}
+	}
+}
+
+// The option that keeps the argument information is added once, and not again where the
+// user gave it; a user's own options still reach the compiler.
+func TestArgumentInformationIsKeptWhateverTheUsersOptions(t *testing.T) {
+	d := openTestDevice(t)
+	for _, opts := range [][]string{nil, {"-cl-kernel-arg-info"}, {"-cl-fast-relaxed-math", "-cl-kernel-arg-info"}} {
+		k := compile(t, d, device.Source{Kernel: "k", Options: opts, Code: `__kernel void k(__global float *y, int n) { }`})
+		params, detailed := k.(device.Declarer).Declared()
+		k.Release()
+		if !detailed || len(params) != 2 || params[1].Decl != "int n" {
+			t.Errorf("options %q: Declared = %+v, %v; want y and int n in detail", opts, params, detailed)
+		}
 	}
 }
 
