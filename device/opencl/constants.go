@@ -56,6 +56,10 @@ const clMemReadWrite = 1 << 0
 // cl_program_build_info
 const clProgramBuildLog = 0x1183
 
+// clProgramKernelNames is CL_PROGRAM_KERNEL_NAMES (OpenCL 1.2): the program's kernels,
+// separated by semicolons.
+const clProgramKernelNames = 0x1168
+
 // cl_kernel_info
 const clKernelNumArgs = 0x1191
 

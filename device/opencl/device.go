@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/expr"
 )
 
 // errClosed is returned by a device, kernel or buffer used after its release.
@@ -121,10 +122,14 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 
 	h := d.cl.CreateKernel(prog, src.Kernel, &errcode)
 	if errcode != 0 {
+		var names string
+		if Status(errcode) == statusInvalidKernelName {
+			names, _ = infoString(d.cl.programInfo(prog), clProgramKernelNames)
+		}
 		d.cl.ReleaseProgram(prog)
 		err := check("clCreateKernel", errcode)
 		if Status(errcode) == statusInvalidKernelName {
-			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel named %q in the program", src.Kernel), Err: err}
+			return nil, &device.CompileError{Log: noKernelNamed(src.Kernel, names), Err: err}
 		}
 		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
 	}
@@ -212,4 +217,24 @@ func (d *clDevice) Close() error {
 		return fmt.Errorf("opencl: close %s: %w", d.info.Name, err)
 	}
 	return nil
+}
+
+// noKernelNamed says that the program has no kernel named name, with the ones it has
+// (kernels: the driver's list, separated by semicolons; "" when it gives none) and the one
+// closest to the name.
+func noKernelNamed(name, kernels string) string {
+	msg := fmt.Sprintf("no kernel named %q in the program", name)
+	var have []string
+	for _, k := range strings.Split(kernels, ";") {
+		if k = strings.TrimSpace(k); k != "" {
+			have = append(have, k)
+		}
+	}
+	if len(have) == 0 {
+		return msg
+	}
+	if near := expr.Closest(name, have); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg + " (its kernels: " + strings.Join(have, ", ") + ")"
 }

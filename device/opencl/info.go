@@ -46,6 +46,12 @@ func (a *api) buildInfo(prog, d uintptr) infoFunc {
 	}
 }
 
+func (a *api) programInfo(prog uintptr) infoFunc {
+	return func(param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32 {
+		return a.GetProgramInfo(prog, param, size, value, sizeRet)
+	}
+}
+
 // infoValue reads a fixed-size value (cl_uint, cl_ulong, size_t, size_t[3]...).
 func infoValue[T any](get infoFunc, param uint32) (T, error) {
 	var v T

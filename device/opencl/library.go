@@ -38,6 +38,7 @@ type api struct {
 	CreateProgramWithSource func(ctx uintptr, n uint32, strs unsafe.Pointer, lengths unsafe.Pointer, errcode *int32) uintptr
 	BuildProgram            func(prog uintptr, n uint32, devices unsafe.Pointer, options string, notify, user uintptr) int32
 	GetProgramBuildInfo     func(prog, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetProgramInfo          func(prog uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	CreateKernel            func(prog uintptr, name string, errcode *int32) uintptr
 	GetKernelInfo           func(k uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	GetKernelWorkGroupInfo  func(k, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
@@ -76,6 +77,7 @@ func (a *api) symbols() []symbol {
 		{&a.CreateProgramWithSource, "clCreateProgramWithSource"},
 		{&a.BuildProgram, "clBuildProgram"},
 		{&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
+		{&a.GetProgramInfo, "clGetProgramInfo"},
 		{&a.CreateKernel, "clCreateKernel"},
 		{&a.GetKernelInfo, "clGetKernelInfo"},
 		{&a.GetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo"},

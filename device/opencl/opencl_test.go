@@ -764,3 +764,17 @@ func TestUnavailableProcessStartsAndReports(t *testing.T) {
 		t.Errorf("child output lacks the reason:\n%s", out)
 	}
 }
+
+// A kernel name the program lacks is a compile error naming the kernels it has and the
+// closest one (a QA saw only "no kernel named", where the host C backend suggests).
+func TestAMisspelledKernelNameSuggestsTheProgramsKernels(t *testing.T) {
+	d := openTestDevice(t)
+	const code = `__kernel void jacobi(__global float* out) { out[0] = 1; }
+__kernel void jacobi_ref(__global float* out) { out[0] = 2; }`
+	_, err := d.Compile(context.Background(), device.Source{Code: code, Kernel: "jacobbi"})
+	var ce *device.CompileError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Log, `no kernel named "jacobbi" in the program; did you mean "jacobi"?`) ||
+		!strings.Contains(ce.Log, "jacobi_ref") {
+		t.Fatalf("Compile = %v", err)
+	}
+}
