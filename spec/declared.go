@@ -65,7 +65,8 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 // mismatch reports whether the kernel's parameter p cannot take argument a, with a hint
 // ("" or text that starts with ": ") on what to change in the spec. A parameter whose
 // type the backend cannot name (a typedef) takes any type of the right kind; a pointer
-// to a vector type (float4*) takes an array of its component type.
+// to a vector type (float4*) takes an array of its component type; an integer type takes
+// one of its width and the other sign (int32 for uint).
 func mismatch(a Argument, p device.Declared) (bool, string) {
 	switch a.Kind {
 	case ArgScalar:
@@ -89,7 +90,16 @@ func mismatch(a Argument, p device.Declared) (bool, string) {
 	default:
 		return false, ""
 	}
-	return p.Type != "" && p.Type != a.Type, ""
+	return p.Type != "" && p.Type != a.Type && !sameWidthIntegers(p.Type, a.Type), ""
+}
+
+// sameWidthIntegers reports whether a and b are integer types of one width that differ in
+// their sign only (int32, uint32): their bytes are the same for the sizes and indices
+// that kernels take, and Kernel Tuner's users pass numpy.int32 to unsigned parameters
+// as a matter of course.
+func sameWidthIntegers(a, b string) bool {
+	a, b = strings.TrimPrefix(a, "u"), strings.TrimPrefix(b, "u")
+	return strings.HasPrefix(a, "int") && a == b
 }
 
 // describeArg is the argument's kind and type in a spec's words: "int32", "an array of

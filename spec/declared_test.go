@@ -53,6 +53,14 @@ func TestArgumentsThatDifferFromTheKernelsParametersAreSpecErrorsAtTheirLine(t *
 			p[1] = device.Declared{Name: "x", Decl: "__global float4* x", Pointer: true, Type: "float32", Lanes: 4}
 			return p
 		}, true, false, ""},
+		{"an unsigned integer of the same width takes a signed one", func(p []device.Declared) []device.Declared {
+			p[2] = device.Declared{Name: "alpha", Decl: "unsigned int alpha", Type: "uint32", Lanes: 1}
+			return p
+		}, true, false, ""},
+		{"an integer of another width", func(p []device.Declared) []device.Declared {
+			p[2] = device.Declared{Name: "alpha", Decl: "ulong alpha", Type: "uint64", Lanes: 1}
+			return p
+		}, true, false, "saxpy.yaml:8: arguments[2]: alpha is int32 in the spec, but kernel saxpy takes ulong alpha"},
 		{"a scalar of another type", func(p []device.Declared) []device.Declared {
 			p[2] = device.Declared{Name: "alpha", Decl: "float alpha", Type: "float32", Lanes: 1}
 			return p
