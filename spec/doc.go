@@ -74,7 +74,13 @@ shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA dynamic shared m
 # the block size names, every parameter, then kernel_tuner=1, as Kernel Tuner does; a
 # parameter named like a derived size keeps its own value. Booleans are written 1 and 0.
 
-arguments:                     # in the kernel's parameter order
+arguments:                     # in the kernel's parameter order. Before tuning, OpenCL
+                               # kernels' (and reference kernels') declared parameters
+                               # are compared with them: number, array/local/value and
+                               # type (an integer may differ in sign only); a mismatch is
+                               # an error at the argument's line. Host-C arrays lie
+                               # between guard pages: a write past an array's end fails
+                               # that configuration, naming the argument (runtime_error)
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local | constant
