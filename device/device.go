@@ -154,6 +154,15 @@ type Copier interface {
 	CopyFrom(src Buffer, n int) error
 }
 
+// Guarded is a Buffer whose data lies between inaccessible guard regions (host C): a
+// kernel touching one faults. The runner reports them, so that a crash at such an
+// address can name the array it overran.
+type Guarded interface {
+	// Guards returns the address ranges [lo, hi) just before and just after the data
+	// that a kernel must not touch.
+	Guards() (before, after [2]uintptr)
+}
+
 // Kernel is a compiled kernel.
 type Kernel interface {
 	// Run launches the kernel once and waits for it; it returns the execution time measured

@@ -37,6 +37,36 @@ type Runner struct {
 	lost    error                 // the fault that lost the device's context, if any
 
 	settings []setting // device settings the spec tunes (parameters named like one)
+
+	// guardReport, when set (ReportGuards), is given the guard map of the arrays a
+	// launch uses, when it changes; lastGuards is the map it was given last.
+	guardReport func(string)
+	lastGuards  string
+}
+
+// ReportGuards has the runner call report, before a launch, with the guard regions of
+// the arrays it passes (device.Guarded) whenever they changed since the last report: a
+// line per array, "name lo hi lo hi" in hexadecimal, the regions before and after its
+// data. A process that watches this one for crashes reads a faulting address against
+// them (worker.GuardMap) to name the array a kernel overran.
+func (r *Runner) ReportGuards(report func(string)) { r.guardReport = report }
+
+// reportGuards reports the guard map of inst's arrays, bufs, where it changed.
+func (r *Runner) reportGuards(inst *spec.Instance, bufs []device.Buffer) {
+	if r.guardReport == nil {
+		return
+	}
+	var b strings.Builder
+	for i, buf := range bufs {
+		if g, ok := buf.(device.Guarded); ok {
+			before, after := g.Guards()
+			fmt.Fprintf(&b, "%s %x %x %x %x\n", inst.Args[i].Name, before[0], before[1], after[0], after[1])
+		}
+	}
+	if m := b.String(); m != r.lastGuards {
+		r.lastGuards = m
+		r.guardReport(m)
+	}
 }
 
 // argBuffer is the device buffer of one array argument, kept between evaluations.
@@ -216,6 +246,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	if err != nil {
 		return fail(r.failure(err, result.RuntimeError), err.Error())
 	}
+	r.reportGuards(inst, bufs)
 	// The first run warms up (code paths, caches, lazy allocation) and is the one verified.
 	// Runtimes that generate code at the first launch (PoCL) spend that time here: it is
 	// compilation, not framework overhead.

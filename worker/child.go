@@ -114,6 +114,11 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 	if err := enc.Encode(response{Phase: phaseReady}); err != nil {
 		return err
 	}
+	// A measurer that reports its arrays' guard regions has them sent to the parent, which
+	// names the array a crash touched by them.
+	if g, ok := m.(interface{ ReportGuards(func(string)) }); ok {
+		g.ReportGuards(func(guards string) { enc.Encode(response{Phase: phaseGuards, Err: guards}) })
+	}
 	// A measurer that holds resources (device settings it changed) gives them back when
 	// the parent is done with this child or the child retires.
 	if c, ok := m.(interface{ Close() }); ok {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -98,6 +99,55 @@ type crash struct {
 	// detail is the runtime's report (addresses, which vary from run to run): for a log,
 	// not for a message that configurations failing the same way share.
 	detail []string
+	// where names the array whose guard region the faulting address lies in, as "past
+	// the end of argument y", or is "".
+	where string
+}
+
+// faultAddr is the faulting address in the Go runtime's report of a signal ("PC=0x...
+// m=3 sigcode=2 addr=0x7f0178a0d000").
+var faultAddr = regexp.MustCompile(`\baddr=0x([0-9a-f]+)\b`)
+
+// guardHit reads the faulting address of the runtime's report against a guard map (a line
+// per array: "name lo hi lo hi" in hexadecimal, the regions before and after its data;
+// runner.ReportGuards) and names the array whose region holds it, with what that says:
+// "past the end of argument y (...)", "before the start of argument x (...)"; "" when
+// none does.
+func (c crash) guardHit(guards string) string {
+	var addr uint64
+	for _, l := range c.detail {
+		if m := faultAddr.FindStringSubmatch(l); m != nil {
+			a, err := strconv.ParseUint(m[1], 16, 64)
+			if err != nil {
+				return ""
+			}
+			addr = a
+			break
+		}
+	}
+	if addr == 0 {
+		return ""
+	}
+	for _, l := range strings.Split(guards, "\n") {
+		f := strings.Fields(l)
+		if len(f) != 5 {
+			continue
+		}
+		var r [4]uint64
+		ok := true
+		for i := range r {
+			v, err := strconv.ParseUint(f[i+1], 16, 64)
+			r[i], ok = v, ok && err == nil
+		}
+		switch {
+		case !ok:
+		case r[0] <= addr && addr < r[1]:
+			return "before the start of argument " + f[0] + " (the kernel indexes it below 0)"
+		case r[2] <= addr && addr < r[3]:
+			return "past the end of argument " + f[0] + " (the spec's length for it is too small, or the kernel overruns it)"
+		}
+	}
+	return ""
 }
 
 // describeCrash reads a dead child's exit status and output.
@@ -149,6 +199,9 @@ func (c crash) message(subject, during string, waitErr error) string {
 	}
 	if c.signal != "" {
 		msg := subject + " crashed" + when + ": " + c.signal
+		if c.where != "" {
+			msg += ", touching memory " + c.where
+		}
 		if len(c.printed) > 0 {
 			msg += ", after printing: " + strings.Join(c.printed, "; ")
 		}

@@ -79,3 +79,24 @@ func exitErr(t *testing.T, script string) error {
 	}
 	return err
 }
+
+// A fault in an array's guard region names the array (runner.ReportGuards sends the map).
+func TestAFaultInAGuardRegionNamesTheArray(t *testing.T) {
+	guards := "out 1000 2000 2fa0 4000\nin 5000 6040 7000 8000\n"
+	for _, tt := range []struct{ addr, want string }{
+		{"0x3000", "past the end of argument out (the spec's length for it is too small, or the kernel overruns it)"},
+		{"0x5008", "before the start of argument in (the kernel indexes it below 0)"},
+		{"0x2fa0", "past the end of argument out"},
+		{"0x2f9f", ""}, // inside out's data: no guard
+		{"0x9000", ""},
+	} {
+		c := crash{detail: []string{"SIGSEGV: segmentation violation", "PC=0x7f01c2a0a54a m=3 sigcode=2 addr=" + tt.addr}}
+		if got := c.guardHit(guards); !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+			t.Errorf("addr %s: %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+	c := crash{signal: "SIGSEGV (segmentation fault)", where: "past the end of argument out (x)"}
+	if got := c.message("the kernel", "", nil); got != "the kernel crashed: SIGSEGV (segmentation fault), touching memory past the end of argument out (x)" {
+		t.Errorf("message %q", got)
+	}
+}

@@ -35,6 +35,9 @@ const (
 	phaseCompiled = "compiled" // compilation is over; the kernel is about to run
 	phaseTiming   = "timing"   // the timed runs start: the device must be left alone
 	phaseDone     = "done"     // the evaluation is complete
+	// phaseGuards carries, in Err, the guard map of the arrays the next launch uses
+	// (runner.ReportGuards): sent when it changes, kept by the parent for crash messages.
+	phaseGuards = "guards"
 )
 
 type request struct {

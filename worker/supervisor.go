@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -158,6 +159,7 @@ type child struct {
 	exited  chan struct{}
 	waitErr error
 	output  *tail
+	guards  atomic.Pointer[string] // the last guard map the child sent (phaseGuards)
 }
 
 // outputGrace is how long a dead child's output and answer pipes are read before they are
@@ -217,6 +219,10 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 				close(c.resps)
 				respR.Close()
 				return
+			}
+			if r.Phase == phaseGuards {
+				c.guards.Store(&r.Err)
+				continue
 			}
 			c.resps <- r
 		}
@@ -624,6 +630,9 @@ func (s *Supervisor) crashed(ch *child, start time.Time, subject, during string)
 	s.Crashes++
 	c := describeCrash(ch.waitErr, ch.output.lines(40))
 	c.printed = c.printed[:min(len(c.printed), 6)]
+	if g := ch.guards.Load(); g != nil {
+		c.where = c.guardHit(*g)
+	}
 	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr, "signal", c.signal,
 		"report", strings.Join(c.detail[:min(len(c.detail), 4)], "; "))
 	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),

@@ -818,6 +818,54 @@ arguments:
 	}
 }
 
+// A host-C kernel that writes far past an array's end, or before its start, crashes on a
+// guard page, and the crash names the array and what to fix.
+func TestTuneNamesTheArrayAKernelOverran(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	src := `void oob(int *out, const int *in, int n) {
+    for (int i = 0; i < n; i++) out[i] = 2 * in[i];
+#if mode == 1
+    out[n + 100] = 1;
+#elif mode == 2
+    ((volatile int *)in)[-200] = 1;
+#endif
+}
+`
+	spec := `kernel: {name: oob, source: oob.c}
+constants: {N: 1000}
+parameters:
+  - {name: mode, values: [0, 1, 2]}
+problem_size: [N]
+arguments:
+  - {name: out, type: int32, length: N, output: true}
+  - {name: in, type: int32, length: N, fill: {random: {low: -100, high: 100}}}
+  - {name: n, type: int32, value: N}
+iterations: 2
+`
+	for name, text := range map[string]string{"oob.c": src, "oob.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "oob.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, errOut, code := ktune(t, "export", "--run", "1", "--db", db, "--format", "kerneltuner")
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"the kernel crashed: SIGSEGV (segmentation fault), touching memory past the end of argument out (the spec's length for it is too small, or the kernel overruns it)",
+		"the kernel crashed: SIGSEGV (segmentation fault), touching memory before the start of argument in (the kernel indexes it below 0)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // The JSON summary names the best configuration's parameters in the spec's order, says
 // when the default configuration failed, and the run stores the problem size with the
 // constants' values.

@@ -88,6 +88,17 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 	return b, nil
 }
 
+// Guards implements device.Guarded: the guard page and the slack before the data, and
+// the slack and the guard page after it.
+func (b *buffer) Guards() (before, after [2]uintptr) {
+	if b.mem == nil {
+		return
+	}
+	base := uintptr(unsafe.Pointer(&b.mem[0]))
+	start, end := base+uintptr(b.off), base+uintptr(b.off+b.size)
+	return [2]uintptr{base, start}, [2]uintptr{end, base + uintptr(len(b.mem))}
+}
+
 // fillCanary writes the canary pattern over s.
 func fillCanary(s []byte) {
 	if len(s) == 0 {
