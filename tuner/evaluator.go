@@ -3,6 +3,7 @@ package tuner
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/ktune/ktune/result"
@@ -31,10 +32,17 @@ type resumingEvaluator struct {
 	inner *worker.Supervisor
 	sp    *space.Space
 	known map[string]result.Evaluation
-	// the failure every evaluation so far had (sameFailure), how many had it and the
-	// values each parameter took among them; whether any evaluation succeeded
+	// the failure every evaluation so far had (sameFailure); whether any evaluation
+	// succeeded; whether the space was probed for the failure, with what it drew (probes)
+	// from rng, measured in ctx and stored through sink
 	failure   *failureRun
 	succeeded bool
+	probed    bool
+	probes    []result.Evaluation
+	rng       *rand.Rand
+	ctx       context.Context
+	sink      *storeSink
+	log       *slog.Logger
 	// budget is the run's (0: none), stored how many evaluations the run had before this
 	// command, measured the configurations (keys) this command measured
 	budget, stored int
@@ -61,54 +69,9 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 	e, err := r.evaluate(ctx, c)
 	if err == nil {
 		r.succeeded = r.succeeded || !e.Failed()
-		r.failure = r.failure.add(c, e)
+		r.failure = r.failure.add(e)
 	}
 	return e, err
-}
-
-// failureRun is the failure every evaluation of a run has had so far, from the first.
-type failureRun struct {
-	status  result.Status
-	message string
-	n       int
-	values  []map[int]bool // per parameter, the indices of the values the failures took
-	broken  bool           // an evaluation differed: the run has no one failure
-}
-
-// add counts evaluation e of c; f is nil before the first evaluation.
-func (f *failureRun) add(c space.Config, e result.Evaluation) *failureRun {
-	if f == nil {
-		f = &failureRun{status: e.Status, message: e.Message, values: make([]map[int]bool, len(c))}
-		for p := range f.values {
-			f.values[p] = map[int]bool{}
-		}
-	}
-	if f.broken {
-		return f
-	}
-	if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
-		e.Status != f.status || e.Message != f.message || e.Message == "" {
-		f.broken = true
-		return f
-	}
-	f.n++
-	for p, v := range c {
-		if len(f.values[p]) < 2 {
-			f.values[p][v] = true
-		}
-	}
-	return f
-}
-
-// everyParameterVaried reports whether the failures took two values or more of every
-// parameter the space varies: then no one parameter value explains them.
-func (f *failureRun) everyParameterVaried(sp *space.Space) bool {
-	for p, param := range sp.Params() {
-		if len(param.Values) > 1 && len(f.values[p]) < 2 {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
@@ -131,19 +94,84 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	return e, err
 }
 
-// sameFailure is a stop condition: StopSameFailure once the configurations evaluated
-// from the first (the default configuration included), at least sameFailures of them,
-// all failed with one message (compile errors, runtime errors and wrong answers; a
-// timeout or a device limit belongs to its configuration), and among them every
-// parameter took two values or more. A failure that one parameter's value may explain
-// (the first value of a parameter a brute-force search varies last, a vector width the
-// device lacks) is no fault of the whole spec: tuning goes on.
+// failureRun is the failure every evaluation of a run has had so far, from the first.
+type failureRun struct {
+	status  result.Status
+	message string
+	n       int
+	broken  bool // an evaluation differed: the run has no one failure
+}
+
+// add counts evaluation e; f is nil before the first evaluation.
+func (f *failureRun) add(e result.Evaluation) *failureRun {
+	if f == nil {
+		f = &failureRun{status: e.Status, message: e.Message}
+	}
+	if f.broken {
+		return f
+	}
+	if e.Status == result.OK || e.Status == result.Timeout || e.Status == result.DeviceLimit ||
+		e.Status != f.status || e.Message != f.message || e.Message == "" {
+		f.broken = true
+		return f
+	}
+	f.n++
+	return f
+}
+
+// sameFailureProbes is how many configurations drawn from the whole space must fail as
+// the first ones did before a run stops (StopSameFailure).
+const sameFailureProbes = 5
+
+// sameFailure is a stop condition: StopSameFailure once the first sameFailures
+// configurations evaluated (the default configuration included) failed with one message
+// (compile errors, runtime errors and wrong answers; a timeout or a device limit belongs
+// to its configuration), and so did sameFailureProbes configurations drawn at random from
+// the rest of the space. The strategy's first picks may share a parameter value that
+// fails (a brute-force search's first value of each parameter, a vector width the device
+// lacks): a fault of those values, not of the spec, and the draws tell them apart. The
+// draws are measured and stored as the run's evaluations, and count against its budget.
 func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
 	f := r.failure
-	if r.succeeded || f == nil || f.broken || f.n < sameFailures || !f.everyParameterVaried(r.sp) {
+	if r.succeeded || f == nil || f.broken || f.n < sameFailures {
 		return ""
 	}
+	if !r.probed {
+		r.probed = true
+		r.probe()
+		if r.succeeded || f.broken {
+			return ""
+		}
+	}
 	return StopSameFailure
+}
+
+// probe evaluates up to sameFailureProbes configurations drawn at random from those of
+// the space not evaluated yet (fewer when the run's budget has fewer left), stores them,
+// and keeps them for the run's summary (probes).
+func (r *resumingEvaluator) probe() {
+	n := sameFailureProbes
+	if r.budget > 0 {
+		n = min(n, r.budget-r.runEvaluations())
+	}
+	for tries := 0; n > 0 && tries < 20*sameFailureProbes; tries++ {
+		c := r.sp.At(r.rng.IntN(r.sp.Len()), nil)
+		key := store.ConfigKey(r.sp.Values(c))
+		if _, done := r.known[key]; done || r.measured[key] {
+			continue
+		}
+		e, err := r.Evaluate(r.ctx, c)
+		if err != nil {
+			return // cancelled: the session ends on its own
+		}
+		if err := r.sink.Record(r.ctx, e); err != nil {
+			r.log.Warn("an evaluation drawn to tell a faulty spec from faulty configurations was not stored", "error", err)
+			return
+		}
+		r.known[key] = e
+		r.probes = append(r.probes, e)
+		n--
+	}
 }
 
 func (r *resumingEvaluator) Hint(cs ...space.Config) {

@@ -191,13 +191,32 @@ func runHistory(sp *space.Space, session []tuning.Evaluated, stored []result.Eva
 	return append(all, session...)
 }
 
+// withProbes is the session's evaluations followed by the probes it did not ask for too.
+func withProbes(sp *space.Space, session []tuning.Evaluated, probes []result.Evaluation) []tuning.Evaluated {
+	if len(probes) == 0 {
+		return session
+	}
+	seen := make(map[string]bool, len(session))
+	for _, h := range session {
+		seen[store.ConfigKey(h.Evaluation.Config)] = true
+	}
+	all := slices.Clip(session)
+	for _, e := range probes {
+		if c, err := sp.ConfigOf(e.Config); err == nil && !seen[store.ConfigKey(e.Config)] {
+			all = append(all, tuning.Evaluated{Config: c, Evaluation: e})
+		}
+	}
+	return all
+}
+
 // buildReport sums up the run: all its evaluations, those stored before this command
-// included; the means of compile, verify and framework time are over those it measured
-// (measured, by store.ConfigKey).
+// and those measured outside the session (probes: the draws of sameFailure) included; the
+// means of compile, verify and framework time are over those it measured (measured, by
+// store.ConfigKey).
 func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
-	measured map[string]bool, def *result.Evaluation, stored []result.Evaluation, crashes int) *Report {
+	measured map[string]bool, def *result.Evaluation, stored, probes []result.Evaluation, crashes int) *Report {
 	objective, maximize := s.Objective()
-	history := runHistory(sp, sum.History, stored)
+	history := runHistory(sp, withProbes(sp, sum.History, probes), stored)
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -166,9 +167,9 @@ func DefaultPrecompilers() int {
 //     creates a run;
 //   - measures the spec's default configuration, the baseline, then searches, storing
 //     every evaluation the moment it is measured. The search stops at the budget, the time
-//     limit, the strategy's end, or when the configurations from the first, at least 10
-//     and among them two values or more of every parameter, all failed with one message
-//     (StopSameFailure: a fault of the spec, not of one parameter's value).
+//     limit, the strategy's end, or when the first 10 configurations and 5 drawn at random
+//     from the rest of the space all failed with one message (StopSameFailure: a fault of
+//     the spec, not of the first picks' parameter values).
 //
 // Options that do not fit are errors before anything is stored: *OptionsError,
 // *UnlimitedError, *DeviceError, a *spec.Error, a *space.TooLargeError. A run that another process tunes is a
@@ -341,9 +342,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent, Stale: found.stale})
 	}
 
-	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{}}
 	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
 		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
+	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{},
+		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: ctx, sink: sink, log: log}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
@@ -422,7 +424,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err := finishRun(ctx, storeCtx, log, st, run.ID, status); err != nil {
 		return nil, err
 	}
-	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, sup.Crashes)
+	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes)
 	rep.StrategyOptions = o.StrategyOptions
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost

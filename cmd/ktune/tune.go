@@ -60,10 +60,11 @@ could not be stored by then is named in a warning and measured again when the ru
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each
-failing status's most common message, tuning stops when the configurations from the first,
-at least 10 of them and among them two values or more of every parameter, all fail with
-one message (a fault of the spec, not of one parameter's value), and the exit status is
-1 when no configuration ran and verified successfully.
+failing status's most common message, tuning stops when the first 10 configurations
+and 5 more drawn at random from the rest of the space all fail with one message (a fault
+of the spec, not of the first picks' parameter values; the draws are stored and count
+against the budget), and the exit status is 1 when no configuration ran and verified
+successfully.
 The space is built first ('ktune help expressions' says how): a construction that takes
 over a second shows its progress, Ctrl-C stops it, and one whose index would take more
 than --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY) is
