@@ -872,7 +872,8 @@ iterations: 1
 }
 
 // A host-C kernel that writes far past an array's end, or before its start, crashes on a
-// guard page, and the crash names the array and what to fix.
+// guard page, and the crash names the array and what to fix; one that writes into the
+// slack before the data fails its launch naming the array.
 func TestTuneNamesTheArrayAKernelOverran(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
@@ -881,6 +882,8 @@ func TestTuneNamesTheArrayAKernelOverran(t *testing.T) {
 #if mode == 1
     out[n + 100] = 1;
 #elif mode == 2
+    ((volatile int *)in)[-1500] = 1;
+#elif mode == 3
     ((volatile int *)in)[-200] = 1;
 #endif
 }
@@ -888,7 +891,7 @@ func TestTuneNamesTheArrayAKernelOverran(t *testing.T) {
 	spec := `kernel: {name: oob, source: oob.c}
 constants: {N: 1000}
 parameters:
-  - {name: mode, values: [0, 1, 2]}
+  - {name: mode, values: [0, 1, 2, 3]}
 problem_size: [N]
 arguments:
   - {name: out, type: int32, length: N, output: true}
@@ -912,6 +915,7 @@ iterations: 2
 	for _, want := range []string{
 		"the kernel crashed: SIGSEGV (segmentation fault), touching memory past the end of argument out (the spec's length for it is too small, or the kernel overruns it)",
 		"the kernel crashed: SIGSEGV (segmentation fault), touching memory before the start of argument in (the kernel indexes it below 0)",
+		"the kernel wrote before the start of argument in (1000 elements of int32): the kernel indexes it below 0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the export lacks %q:\n%s", want, out)

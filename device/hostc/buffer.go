@@ -23,29 +23,28 @@ import (
 //
 // The guard pages are PROT_NONE: touching one faults, and the kernel is reported as
 // crashing. The data starts on a dataAlign boundary (SIMD loads and OpenMP's aligned
-// clauses want that much), as close to the rear guard page as that allows, so the tail
-// slack is under dataAlign bytes. Both slacks hold a canary pattern that Run checks after
-// every launch: the whole tail slack and the canaryReach bytes just before the data, a few
-// dozen bytes, so the check costs next to nothing. An overrun or under-run by a few
-// elements changes a canary; one by more reaches a guard page (or, before the start, an
-// unchecked part of the front slack, which goes unnoticed).
+// clauses want that much), as close to the rear guard page as that allows while leaving
+// dataAlign bytes or more, so the tail slack is 64 to 127 bytes and the front slack 64
+// bytes to a page and 127. Both slacks hold a canary pattern that Run checks after every
+// launch, whole (comparing at most a page and 256 bytes, outside the kernel's timing). A
+// stray write that stays in a slack changes a canary and fails the launch naming the
+// array; one that goes further reaches a guard page and crashes the kernel.
 type buffer struct {
 	dev  *hostDevice
 	mem  []byte // the whole mapping, guard pages included
 	off  int    // where the data starts in mem
 	size int
-	// front and tail are the slack around the data, and watched the canaryReach bytes of
-	// front next to the data; the check after each launch compares tail and watched with
-	// what they held at allocation, tailWas and watchedWas.
-	front, tail, watched []byte
-	tailWas, watchedWas  []byte
+	// front and tail are the slack around the data; the check after each launch compares
+	// them with what they held at allocation, frontWas and tailWas.
+	front, tail       []byte
+	frontWas, tailWas []byte
 }
 
 const (
 	// dataAlign is the alignment of a buffer's data: a cache line, and AVX-512's vectors.
 	dataAlign = 64
-	// canaryReach is how many bytes before the data Run checks.
-	canaryReach = 64
+	// frontReach is the least front slack, which catches an under-run by a few elements.
+	frontReach = 64
 )
 
 // canaryWord is the canary, repeated on 4-byte boundaries of the address: read as a
@@ -56,7 +55,7 @@ const canaryWord = 0x7ff5a5a5
 // canary is the pattern as it lies in memory from an address that is 0 mod 4; a region
 // starting at address a compares with canary[a%4:].
 var canary = func() []byte {
-	b := make([]byte, 4+max(dataAlign, canaryReach))
+	b := make([]byte, 4+os.Getpagesize()+2*dataAlign+frontReach) // the largest slack, and a phase
 	for i := 0; i < len(b); i += 4 {
 		binary.LittleEndian.PutUint32(b[i:], canaryWord)
 	}
@@ -70,7 +69,13 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 		return nil, fmt.Errorf("alloc %d bytes: negative size", n)
 	}
 	page := os.Getpagesize()
-	inner := max((n+page-1)/page*page, page) // the pages between the guards
+	// the pages between the guards, with room for the data, at least dataAlign bytes of
+	// tail slack and frontReach of front slack after the data's alignment: without them
+	// an array of a multiple of 64 bytes would end (or start) right at a guard page, and
+	// a stray write by one element would crash (SIGSEGV, which names no array where it
+	// happens on a thread of OpenMP's) instead of failing the launch with a message
+	// naming the array
+	inner := (n + 2*dataAlign + frontReach + page - 1) / page * page
 	mem, err := syscall.Mmap(-1, 0, inner+2*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, fmt.Errorf("alloc %d bytes: mmap: %w", n, err)
@@ -79,12 +84,11 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 		syscall.Munmap(mem)
 		return nil, fmt.Errorf("alloc %d bytes: mprotect: %w", n, err)
 	}
-	off := (page + inner - n) / dataAlign * dataAlign
+	off := (page + inner - n - dataAlign) / dataAlign * dataAlign
 	b := &buffer{dev: dev, mem: mem, off: off, size: n, front: mem[page:off], tail: mem[off+n : page+inner]}
-	b.watched = b.front[max(len(b.front)-canaryReach, 0):]
 	fillCanary(b.front)
 	fillCanary(b.tail)
-	b.tailWas, b.watchedWas = canaryOf(b.tail), canaryOf(b.watched)
+	b.frontWas, b.tailWas = canaryOf(b.front), canaryOf(b.tail)
 	return b, nil
 }
 
@@ -129,7 +133,7 @@ func (b *buffer) overrun() string {
 		return ""
 	}
 	past := !bytes.Equal(b.tail, b.tailWas)
-	before := !bytes.Equal(b.watched, b.watchedWas)
+	before := !bytes.Equal(b.front, b.frontWas)
 	if past {
 		fillCanary(b.tail)
 	}
@@ -186,7 +190,7 @@ func (b *buffer) Release() {
 func (b *buffer) releaseLocked() {
 	if b.mem != nil {
 		syscall.Munmap(b.mem)
-		b.mem, b.front, b.tail, b.watched = nil, nil, nil, nil
+		b.mem, b.front, b.tail = nil, nil, nil
 	}
 }
 

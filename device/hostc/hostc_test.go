@@ -812,8 +812,15 @@ func TestWritesJustOutsideAnArrayAreRuntimeErrorsNamingIt(t *testing.T) {
 		{"one past the end", 10, 1, 0, "the kernel wrote past the end of argument x (10 elements of int32): its length in the spec is too small"},
 		{"six past the end", 10, 6, 0, "past the end of argument x (10 elements of int32)"},
 		{"a page's worth of elements, one past", 1000, 1, 0, "past the end of argument x (1000 elements of int32)"},
+		// arrays of a multiple of 64 bytes (a QA's 1024 floats) keep a tail slack too
+		{"1024 elements, one past", 1024, 1, 0, "past the end of argument x (1024 elements of int32)"},
+		{"a whole page, one past", 1024 * 4, 1, 0, "past the end of argument x (4096 elements of int32)"},
+		{"16 elements, sixteen past", 16, 16, 0, "past the end of argument x (16 elements of int32)"},
 		{"one before the start", 10, 0, 1, "the kernel wrote before the start of argument x (10 elements of int32): the kernel indexes it below 0"},
 		{"sixteen before the start", 1000, 0, 16, "before the start of argument x (1000 elements of int32)"},
+		// the whole front slack is watched, not only the bytes next to the data (a QA's
+		// out[i-500] on 100 floats went unnoticed)
+		{"500 before the start of 100", 100, 0, 500, "before the start of argument x (100 elements of int32)"},
 		{"both", 10, 2, 2, "past the end and before the start of argument x"},
 	}
 	for _, c := range cases {
@@ -853,8 +860,8 @@ func TestWritesJustOutsideAnArrayAreRuntimeErrorsNamingIt(t *testing.T) {
 	}
 }
 
-// A kernel that writes further past the end of an array, though still inside the page
-// that holds its end, crashes on the guard page after it instead of going unnoticed. The
+// A kernel that writes further past the end of an array, beyond the canaries of its tail
+// slack, crashes on the guard page after it instead of going unnoticed. The
 // crash takes the process, so a child (this test binary) runs the kernel.
 func TestWritesFurtherPastAnArrayFaultOnItsGuardPage(t *testing.T) {
 	if os.Getenv("KTUNE_HOSTC_STRAY") != "" {
@@ -863,10 +870,10 @@ func TestWritesFurtherPastAnArrayFaultOnItsGuardPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 1000 int32 end 96 bytes before a page boundary: 20 elements past the end stay
-		// inside that page.
+		// 1000 int32 end 96 bytes before the guard page (the tail slack, with its
+		// canaries): 200 elements past the end lie on the guard page.
 		x := alloc(t, d, make([]byte, 4000))
-		_, err = k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: x}, int32Arg(1000), int32Arg(20), int32Arg(0)})
+		_, err = k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: x}, int32Arg(1000), int32Arg(200), int32Arg(0)})
 		fmt.Printf("the kernel returned: %v\n", err)
 		os.Exit(0)
 	}
