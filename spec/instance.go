@@ -395,10 +395,17 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[s
 		}
 		v := n.num.Eval(env)
 		if slot := s.c.metricSlot[i]; slot >= 0 {
-			env.Num[slot] = v // NaN where it fails, so that what reads it fails too
+			env.Num[slot] = v // NaN or infinite where it fails
+			if math.IsInf(v, 0) {
+				env.Num[slot] = math.NaN() // so that what reads it fails too
+			}
 		}
-		if !math.IsNaN(v) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			out[m.Name] = v
+			continue
+		}
+		if math.IsInf(v, 0) {
+			fail(m.Name, s.evalErr(n, "metric %q: %s is infinite (an overflow, or a division by zero)", m.Name, m.Expr))
 			continue
 		}
 		var err error

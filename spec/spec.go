@@ -259,8 +259,10 @@ func (p *parser) top(root *yaml.Node) {
 		}
 		fields[e.key] = e
 	}
+	// A member given as null is not given: Kernel Tuner's keyword arguments default to
+	// None, and specs dumped from them hold "grid_div_y": null.
 	get := func(k string) *yaml.Node {
-		if e, ok := fields[k]; ok {
+		if e, ok := fields[k]; ok && !(e.value.Kind == yaml.ScalarNode && e.value.Tag == "!!null") {
 			return e.value
 		}
 		return nil

@@ -988,3 +988,15 @@ func TestKernelTunersBlockSizeNamesNeedNoParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Members given as null are not given, as Kernel Tuner's keyword arguments default to
+// None (a QA's JSON spec dumped from them held "grid_div_y": null).
+func TestNullMembersAreNotGiven(t *testing.T) {
+	s, err := Parse([]byte(base+"grid_div_y: null\nblock_size_names: ~\nrestrictions: null\n"), "kt.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.BlockSizeNames[0] != "block_size_x" || len(s.Restrictions) != 0 || s.GridDiv[1] != nil {
+		t.Errorf("null members: block names %v, restrictions %v, grid_div_y %v", s.BlockSizeNames, s.Restrictions, s.GridDiv[1])
+	}
+}

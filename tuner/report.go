@@ -19,40 +19,45 @@ import (
 // Report sums up a tuning run, all its evaluations included (those measured before a
 // resumption too): what 'ktune tune' prints, and its --json form.
 type Report struct {
-	Run               int64              `json:"run"`
-	Database          string             `json:"database"`
-	Kernel            string             `json:"kernel"`
-	Backend           string             `json:"backend"`
-	Device            string             `json:"device"`
-	Strategy          string             `json:"strategy"`
-	StrategyOptions   map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults
-	Seed              uint64             `json:"seed"`
-	Objective         string             `json:"objective"`
-	Maximize          bool               `json:"maximize"`
-	SpaceSize         int                `json:"space_size"`
-	Evaluations       int                `json:"evaluations"`
-	Resumed           int                `json:"resumed_from_store"` // evaluations the run had before this command
-	Measured          int                `json:"measured"`           // evaluations this command measured
-	Statuses          map[string]int     `json:"statuses"`
-	Failures          []FailureSummary   `json:"failures,omitempty"`
-	Best              Config             `json:"best_configuration,omitzero"`
-	BestObjective     *float64           `json:"best_objective,omitempty"`
-	BestMetrics       map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
-	BestTimeMS        *float64           `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
-	Verified          bool               `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
-	MedianObjective   *float64           `json:"median_objective,omitempty"`
-	SpeedupOverMed    *float64           `json:"speedup_over_median,omitempty"`
-	DefaultObjective  *float64           `json:"default_objective,omitempty"`
-	DefaultStatus     string             `json:"default_status,omitempty"` // the default configuration's status when it failed
-	SpeedupOverDef    *float64           `json:"speedup_over_default,omitempty"`
-	Stop              string             `json:"stop"`
-	WallSeconds       float64            `json:"wall_seconds"`
-	WorkerRestarts    int                `json:"worker_restarts"`
-	MeanCompileMS     float64            `json:"mean_compile_ms"`   // over evaluations measured in this session
-	MeanVerifyMS      float64            `json:"mean_verify_ms"`    // likewise
-	MeanFrameworkMS   float64            `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
-	MedianFrameworkMS float64            `json:"median_framework_ms"`
-	KernelMS          float64            `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
+	Run             int64              `json:"run"`
+	Database        string             `json:"database"`
+	Kernel          string             `json:"kernel"`
+	Backend         string             `json:"backend"`
+	Device          string             `json:"device"`
+	Strategy        string             `json:"strategy"`
+	StrategyOptions map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults
+	Seed            uint64             `json:"seed"`
+	Objective       string             `json:"objective"`
+	Maximize        bool               `json:"maximize"`
+	SpaceSize       int                `json:"space_size"`
+	Evaluations     int                `json:"evaluations"`
+	Resumed         int                `json:"resumed_from_store"` // evaluations the run had before this command
+	Measured        int                `json:"measured"`           // evaluations this command measured
+	Statuses        map[string]int     `json:"statuses"`
+	Failures        []FailureSummary   `json:"failures,omitempty"`
+	Best            Config             `json:"best_configuration,omitzero"`
+	BestObjective   *float64           `json:"best_objective,omitempty"`
+	BestMetrics     map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
+	// BestNote is what the best evaluation says beside its success: the metrics that
+	// could not be computed for it ("metrics left out: ..."); LackingMetrics counts the
+	// successful evaluations that say so.
+	BestNote          string   `json:"best_note,omitempty"`
+	LackingMetrics    int      `json:"lacking_metrics,omitempty"`
+	BestTimeMS        *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	Verified          bool     `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
+	MedianObjective   *float64 `json:"median_objective,omitempty"`
+	SpeedupOverMed    *float64 `json:"speedup_over_median,omitempty"`
+	DefaultObjective  *float64 `json:"default_objective,omitempty"`
+	DefaultStatus     string   `json:"default_status,omitempty"` // the default configuration's status when it failed
+	SpeedupOverDef    *float64 `json:"speedup_over_default,omitempty"`
+	Stop              string   `json:"stop"`
+	WallSeconds       float64  `json:"wall_seconds"`
+	WorkerRestarts    int      `json:"worker_restarts"`
+	MeanCompileMS     float64  `json:"mean_compile_ms"`   // over evaluations measured in this session
+	MeanVerifyMS      float64  `json:"mean_verify_ms"`    // likewise
+	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
+	MedianFrameworkMS float64  `json:"median_framework_ms"`
+	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`
@@ -235,6 +240,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.Statuses[h.Evaluation.Status.String()]++
 		if e := h.Evaluation; !e.Failed() {
 			ok = append(ok, e.Objective)
+			if e.Message != "" {
+				r.LackingMetrics++
+			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
 				best = h
 			}
@@ -253,6 +261,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		bestObjective := best.Evaluation.Objective
 		r.BestObjective = &bestObjective
 		// the time the evaluation keeps beside a metric objective is BestTimeMS
+		r.BestNote = best.Evaluation.Message
 		r.BestMetrics = maps.Clone(best.Evaluation.Metrics)
 		delete(r.BestMetrics, "time")
 		if len(r.BestMetrics) == 0 {

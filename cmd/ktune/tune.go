@@ -317,6 +317,9 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if len(ms) > 0 {
 		fmt.Fprintf(w, "  metrics: %s\n", strings.Join(ms, ", "))
 	}
+	if r.BestNote != "" {
+		fmt.Fprintf(w, "  %s\n", firstLines(r.BestNote, 3))
+	}
 	if r.BestTimeMS != nil && r.Objective != "time" {
 		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
@@ -325,6 +328,13 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	if r.SpeedupOverDef != nil {
 		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), result.Unit(r.Objective))
+	}
+	if n := r.LackingMetrics; n > 0 {
+		what := "1 successful configuration lacks"
+		if n > 1 {
+			what = fmt.Sprintf("%d successful configurations lack", n)
+		}
+		fmt.Fprintf(w, "  %s metrics that could not be computed for them (ktune export names them)\n", what)
 	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
