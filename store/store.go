@@ -65,6 +65,10 @@ type Store interface {
 	AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error
 	// Evaluations returns a run's evaluations in the order they were added.
 	Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error)
+	// Tally counts a run's evaluations and those that succeeded, and returns the first
+	// best successful one (by the run's direction; ok false when none succeeded), without
+	// reading the others back.
+	Tally(ctx context.Context, runID int64) (t Tally, err error)
 	// Lookup finds the first evaluation of config in a run, so a resumed run need not
 	// measure it again.
 	Lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error)
@@ -160,4 +164,11 @@ type RunFilter struct {
 	Device   string
 	Kind     RunKind
 	Status   RunStatus
+}
+
+// Tally is what Store.Tally counts of a run.
+type Tally struct {
+	Evaluations, Succeeded int
+	Best                   result.Evaluation // the first of the best successful ones
+	HasBest                bool
 }

@@ -204,6 +204,50 @@ func evaluations(ctx context.Context, q queryer, runID int64, v int) ([]result.E
 	return es, rows.Err()
 }
 
+// Tally implements store.Store with two queries: a count, and the best successful row
+// (an OK status with an objective; NaN is stored as NULL), the first of equals in the run's
+// order, as a scan of Evaluations would find it.
+func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
+	var t store.Tally
+	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
+		run, err := getRun(ctx, tx, runID)
+		if err != nil {
+			return err
+		}
+		var ok sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), SUM(status = ? AND objective IS NOT NULL)
+			FROM evaluations WHERE run_id = ?`, result.OK.String(), runID).Scan(&t.Evaluations, &ok); err != nil {
+			return err
+		}
+		t.Succeeded = int(ok.Int64)
+		if t.Succeeded == 0 {
+			return nil
+		}
+		order := "ASC"
+		if run.Maximize {
+			order = "DESC"
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+selectColumns(s.version)+`
+			FROM evaluations WHERE run_id = ? AND status = ? AND objective IS NOT NULL
+			ORDER BY objective `+order+`, seq LIMIT 1`, runID, result.OK.String())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			if t.Best, err = scanEvaluation(rows); err != nil {
+				return err
+			}
+			t.HasBest = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, err)
+	}
+	return t, nil
+}
+
 // Lookup finds the first evaluation of config in a run. Configurations match by
 // store.ConfigKey, the values' text, as Kernel Tuner's cache does: the int 2 and the float
 // 2.0 are different configurations.

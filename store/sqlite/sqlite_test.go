@@ -443,3 +443,52 @@ func TestReadersDoNotWaitForTheWriter(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Tally counts as a scan of Evaluations would, in both directions and with ties: the best
+// is the first of equals, failures and wrong answers never count.
+func TestTallyAgreesWithAScanOfTheEvaluations(t *testing.T) {
+	st, _ := openStore(t)
+	ctx := context.Background()
+	for _, maximize := range []bool{false, true} {
+		rec := everyKindRecording()
+		rec.Maximize = maximize
+		// a tie with the best of each direction, later in the run
+		tie := rec.Evaluations[7]
+		if maximize {
+			tie = rec.Evaluations[0]
+		}
+		tie.Config = []space.Value{i(32), f(2.5e-5), b(false), s("row")}
+		tie.Time = base.Add(time.Hour)
+		rec.Evaluations = append(rec.Evaluations, tie)
+		id, err := st.ImportRecording(ctx, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Tally(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := st.Evaluations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.Tally{Evaluations: len(es)}
+		for _, e := range es {
+			if e.Status != result.OK || math.IsNaN(e.Objective) {
+				continue
+			}
+			want.Succeeded++
+			if !want.HasBest || maximize && e.Objective > want.Best.Objective || !maximize && e.Objective < want.Best.Objective {
+				want.Best, want.HasBest = e, true
+			}
+		}
+		if got.Evaluations != want.Evaluations || got.Succeeded != want.Succeeded || got.HasBest != want.HasBest ||
+			store.ConfigKey(got.Best.Config) != store.ConfigKey(want.Best.Config) || got.Best.Objective != want.Best.Objective {
+			t.Errorf("maximize %v: Tally = %d, %d, %v %v; a scan gives %d, %d, %v %v", maximize, got.Evaluations, got.Succeeded,
+				store.ConfigKey(got.Best.Config), got.Best.Objective, want.Evaluations, want.Succeeded, store.ConfigKey(want.Best.Config), want.Best.Objective)
+		}
+	}
+	if _, err := st.Tally(ctx, 999); err == nil {
+		t.Error("Tally of a run that does not exist succeeded")
+	}
+}
