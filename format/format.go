@@ -234,7 +234,7 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 // ReadContext is Read that stops reading when ctx is done, returning ctx's error, and reads
 // at most MaxSize() bytes once decompressed (a *TooLargeError beyond).
 func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recording, error) {
-	data, err := ReadAllContext(ctx, r, source)
+	data, gz, err := readAll(ctx, r, source)
 	cut := err // a truncated gzip stream, read as far as it goes
 	if err != nil && (!errors.Is(err, io.ErrUnexpectedEOF) || len(data) == 0) {
 		return nil, err
@@ -246,7 +246,7 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 		}
 		return nil, err
 	}
-	rec, err := f.Read(bytes.NewReader(data), source)
+	rec, err := f.Read(&inMemory{Reader: bytes.NewReader(data), data: data, gzip: gz}, source)
 	if err != nil {
 		if cut != nil {
 			return nil, fmt.Errorf("%w (what it holds before the cut does not read either: %v)", cut, err)
@@ -342,26 +342,64 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 
 // ReadAllContext is ReadAll that stops reading when ctx is done, returning ctx's error.
 func ReadAllContext(ctx context.Context, r io.Reader, source string) ([]byte, error) {
+	data, _, err := readAll(ctx, r, source)
+	return data, err
+}
+
+// inMemory is a recording ReadContext has read (and decompressed) already, handed to a
+// format's Read: ReadAll and InMemory give its bytes back rather than copy them again (a
+// second buffer of the whole file, which doubles as it grows: gigabytes for a recording
+// of a million configurations).
+type inMemory struct {
+	*bytes.Reader
+	data []byte
+	gzip bool // it was compressed
+}
+
+// InMemory returns the content of r and whether it was compressed, without reading it,
+// when r is a recording ReadContext read into memory and nothing has been read from it
+// yet; ok is false otherwise.
+func InMemory(r io.Reader) (data []byte, gzip, ok bool) {
+	m, is := r.(*inMemory)
+	if !is || m.Len() != len(m.data) {
+		return nil, false, false
+	}
+	m.Seek(0, io.SeekEnd) // read
+	return m.data, m.gzip, true
+}
+
+// readAll is ReadAllContext saying whether the content was compressed.
+func readAll(ctx context.Context, r io.Reader, source string) (_ []byte, gz bool, _ error) {
+	if data, gz, ok := InMemory(r); ok {
+		return data, gz, nil
+	}
 	limit, err := MaxSize()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	data, over, err := readLimited(ctx, r, nil, limit)
+	// A file's size spares the buffer its doublings (and their copies) where it is known.
+	var buf []byte
+	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			buf = make([]byte, 0, min(fi.Size(), limit)+1)
+		}
+	}
+	data, over, err := readLimited(ctx, r, buf, limit)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, false, fmt.Errorf("%s: %w", source, err)
 	}
 	if over {
-		return nil, &TooLargeError{Source: source, Limit: limit}
+		return nil, false, &TooLargeError{Source: source, Limit: limit}
 	}
 	if !IsGzip(data) {
-		return data, nil
+		return data, false, nil
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: gzip: %w", source, err)
+		return nil, true, fmt.Errorf("%s: gzip: %w", source, err)
 	}
 	// The gzip trailer's last four bytes hold the uncompressed size (modulo 2^32, of the
 	// last member): a hint that spares the repeated growth of io.ReadAll's buffer (tens
@@ -377,20 +415,20 @@ func ReadAllContext(ctx context.Context, r io.Reader, source string) ([]byte, er
 	}
 	out, over, err := readLimited(ctx, zr, make([]byte, 0, hint), limit)
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, true, ctx.Err()
 	}
 	if over {
-		return nil, &TooLargeError{Source: source, Limit: limit, Gzip: true}
+		return nil, true, &TooLargeError{Source: source, Limit: limit, Gzip: true}
 	}
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			// What came out before the cut is returned too: Read reads it as it reads an
 			// interrupted recording (a cache copied while Kernel Tuner still wrote it).
-			return out, fmt.Errorf("%s: gzip stream truncated after %d decompressed bytes: %w", source, len(out), err)
+			return out, true, fmt.Errorf("%s: gzip stream truncated after %d decompressed bytes: %w", source, len(out), err)
 		}
-		return nil, fmt.Errorf("%s: gzip, after %d decompressed bytes: %w", source, len(out), err)
+		return nil, true, fmt.Errorf("%s: gzip, after %d decompressed bytes: %w", source, len(out), err)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // readLimited appends r to buf, growing it only when full, until r ends or buf holds more

@@ -36,6 +36,9 @@ type shift struct{ at, delta int64 }
 // produce) with null, remembering where, so that error positions still refer to the file.
 // It reads what format.ReadAll reads: at most format.MaxSize() bytes, decompressed.
 func Load(r io.Reader, source string) (*Input, error) {
+	if data, gz, ok := format.InMemory(r); ok {
+		return NewInput(data, source, gz), nil
+	}
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(2)
 	gz := format.IsGzip(head)
