@@ -54,6 +54,10 @@ type Options struct {
 	SecondOrder bool     // also the second-order (pair) indices
 	Bootstrap   int      // bootstrap resamples for the intervals; 0 for 200, < 0 for none
 	Seed        uint64   // seeds the bootstrap
+
+	// Step, when set, is told each part of the analysis as it begins ("the landscape
+	// (flow graph, PageRank, C_p)", "parameter sensitivity"), for progress.
+	Step func(part string)
 }
 
 // Defaults returns options that compute everything as the papers do: the landscape in
@@ -165,6 +169,9 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 
 	if o.Landscape {
+		if o.Step != nil {
+			o.Step("the landscape (flow graph, PageRank, C_p)")
+		}
 		start := time.Now()
 		mode := o.Mode
 		if partial && mode == simulator.Cartesian {
@@ -200,6 +207,9 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 
 	if o.Parameters {
+		if o.Step != nil {
+			o.Step("parameter sensitivity (significance, Sobol indices and their bootstrap)")
+		}
 		start := time.Now()
 		res.Significance = sensitivity.Significance(rec.Params, cfgs, ys)
 		res.Millis["significance"] = ms(time.Since(start))

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
@@ -164,6 +165,13 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	var prog *progress
 	if len(inputs) > 1 && (f.progress || isTerminal(env.stderr)) {
 		prog = newProgress(env.stderr, "spaces analysed")
+	}
+	if len(inputs) == 1 && (f.progress || isTerminal(env.stderr)) {
+		// one space: its parts, which take a minute or more on a million configurations
+		name, begun := inputs[0].Name, time.Now()
+		o.Step = func(part string) {
+			fmt.Fprintf(env.stderr, "ktune analyze: %s: %s (%.1f s in)\n", name, part, time.Since(begun).Seconds())
+		}
 	}
 	var failed []string
 	for i, in := range inputs {
