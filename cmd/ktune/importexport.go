@@ -144,9 +144,19 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			return interrupted(f)
 		}
 		s := summary{File: f}
+		// a large file takes a while (a minute for a million configurations): say so on
+		// a terminal
+		large := false
+		if fi, err := os.Stat(f); err == nil && fi.Size() >= largeRecording && isTerminal(env.stderr) {
+			large = true
+			fmt.Fprintf(env.stderr, "ktune import: reading %s (%d MB)...\n", f, fi.Size()>>20)
+		}
 		rec, err := format.OpenContext(ctx, f)
 		if ctx.Err() != nil {
 			return interrupted(f) // while reading it
+		}
+		if large && err == nil {
+			fmt.Fprintf(env.stderr, "ktune import: storing %d evaluations of %s...\n", len(rec.Evaluations), f)
 		}
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f) // a JSON file in a folder that is no recording
@@ -251,6 +261,9 @@ func importedAlready(ctx context.Context, st store.Store, imports []store.RunInf
 	}
 	return store.RunInfo{}, nil
 }
+
+// largeRecording is the size from which import says what it is doing with a file.
+const largeRecording = 32 << 20
 
 // emptyRecording is the error for a recording without configurations, with what reading
 // it noticed (an unclosed cache's "read 0 complete entries").
