@@ -1586,10 +1586,7 @@ func (p *parser) config(n *yaml.Node, field string) []space.Value {
 	if !ok {
 		return nil
 	}
-	names := make([]string, len(s.Parameters))
-	for i, par := range s.Parameters {
-		names[i] = par.Name
-	}
+	names := paramNames(s)
 	out := make([]space.Value, len(s.Parameters))
 	set := make([]bool, len(s.Parameters))
 	for _, e := range entries {
