@@ -298,3 +298,15 @@ func TestARunThatHasEvaluatedNothingSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// Successful configurations that lack metrics which could not be computed for them are
+// said in the summary (a QA found the note only in exports).
+func TestTheSummarySaysWhichMetricsCouldNotBeComputed(t *testing.T) {
+	e := result.Evaluation{Config: []space.Value{space.IntValue(1), space.IntValue(1)}, Status: result.OK, Objective: 2,
+		Samples: []float64{2}, Message: `metrics left out: spec.yaml:9: metrics[1].expr: metric "inv": 1 / (VW - 1) fails`}
+	page := tunedRun(t, 20, []result.Evaluation{e}, store.StatusFinished)
+	want := `Of the successful configurations, 1 lacks metrics that could not be computed for them; the first says: metrics left out: spec.yaml:9: metrics[1].expr: metric "inv"`
+	if !strings.Contains(stdhtml.UnescapeString(page), want) {
+		t.Errorf("the page lacks %q", want)
+	}
+}

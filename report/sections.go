@@ -93,6 +93,9 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	for _, w := range info.Warnings {
 		summary.Text = append(summary.Text, "Warning: "+w)
 	}
+	if note := lackingMetrics(rec); note != "" {
+		summary.Text = append(summary.Text, note)
+	}
 	p.Sections = append(p.Sections, summary)
 	p.Sections = append(p.Sections, bestSection(rec, o.Top, facts.statistic()))
 	if f := failuresSection(rec); f != nil {
@@ -132,6 +135,28 @@ func lastEvaluated(rec *result.Recording) time.Time {
 		}
 	}
 	return last
+}
+
+// lackingMetrics says how many successful configurations lack metrics that could not be
+// computed for them, with the first one's note ("metrics left out: ..."); "" when none.
+func lackingMetrics(rec *result.Recording) string {
+	n, first := 0, ""
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && e.Message != "" {
+			if n == 0 {
+				first = e.Message
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	lack := "1 lacks"
+	if n > 1 {
+		lack = fmt.Sprintf("%d lack", n)
+	}
+	return fmt.Sprintf("Of the successful configurations, %s metrics that could not be computed for them; the first says: %s", lack, first)
 }
 
 // nothingSucceeded is the analysis section of a recording without a successful
@@ -233,6 +258,9 @@ func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	summary := Section{Title: "Summary", Callouts: facts.callouts(), Tables: []Table{facts.resultTable(), about, outcomes(rec)}}
 	for _, w := range rec.Warnings {
 		summary.Text = append(summary.Text, "Warning: "+w)
+	}
+	if note := lackingMetrics(rec); note != "" {
+		summary.Text = append(summary.Text, note)
 	}
 	p.Sections = append(p.Sections, summary, bestSection(rec, o.Top, spec.DefaultStatistic))
 	if f := failuresSection(rec); f != nil {
