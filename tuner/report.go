@@ -178,40 +178,35 @@ func failures(sp *space.Space, history []tuning.Evaluated) []FailureSummary {
 
 // runHistory is a run's evaluations: those stored before this command that its session
 // did not ask for again (a resumed run's strategy replays its requests, answered from the
-// store, but one that takes another path leaves some aside), then the session's.
-func runHistory(sp *space.Space, session []tuning.Evaluated, stored []result.Evaluation) []tuning.Evaluated {
-	seen := make(map[string]bool, len(session))
+// store, but one that takes another path leaves some aside), then the session's, then the
+// probes (sameFailure's draws) it did not ask for.
+func runHistory(sp *space.Space, session []tuning.Evaluated, stored, probes []result.Evaluation) []tuning.Evaluated {
+	asked := make(map[string]bool, len(session)+len(probes))
 	for _, h := range session {
-		seen[store.ConfigKey(h.Evaluation.Config)] = true
+		asked[store.ConfigKey(h.Evaluation.Config)] = true
 	}
-	var all []tuning.Evaluated
-	for _, e := range stored {
-		if seen[store.ConfigKey(e.Config)] {
+	probed := unasked(sp, asked, probes)
+	for _, p := range probed {
+		asked[store.ConfigKey(p.Evaluation.Config)] = true
+	}
+	all := unasked(sp, asked, stored)
+	all = append(all, session...)
+	return append(all, probed...)
+}
+
+// unasked is the evaluations of evs whose configurations are not in asked (by
+// store.ConfigKey) and lie in the space.
+func unasked(sp *space.Space, asked map[string]bool, evs []result.Evaluation) []tuning.Evaluated {
+	var out []tuning.Evaluated
+	for _, e := range evs {
+		if asked[store.ConfigKey(e.Config)] {
 			continue
 		}
 		if c, err := sp.ConfigOf(e.Config); err == nil {
-			all = append(all, tuning.Evaluated{Config: c, Evaluation: e})
+			out = append(out, tuning.Evaluated{Config: c, Evaluation: e})
 		}
 	}
-	return append(all, session...)
-}
-
-// withProbes is the session's evaluations followed by the probes it did not ask for too.
-func withProbes(sp *space.Space, session []tuning.Evaluated, probes []result.Evaluation) []tuning.Evaluated {
-	if len(probes) == 0 {
-		return session
-	}
-	seen := make(map[string]bool, len(session))
-	for _, h := range session {
-		seen[store.ConfigKey(h.Evaluation.Config)] = true
-	}
-	all := slices.Clip(session)
-	for _, e := range probes {
-		if c, err := sp.ConfigOf(e.Config); err == nil && !seen[store.ConfigKey(e.Config)] {
-			all = append(all, tuning.Evaluated{Config: c, Evaluation: e})
-		}
-	}
-	return all
+	return out
 }
 
 // buildReport sums up the run: all its evaluations, those stored before this command
@@ -221,7 +216,7 @@ func withProbes(sp *space.Space, session []tuning.Evaluated, probes []result.Eva
 func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
 	measured map[string]bool, def *result.Evaluation, stored, probes []result.Evaluation, crashes int) *Report {
 	objective, maximize := s.Objective()
-	history := runHistory(sp, withProbes(sp, sum.History, probes), stored)
+	history := runHistory(sp, sum.History, stored, probes)
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
