@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"sort"
@@ -61,9 +62,10 @@ Parameters (seed 004), over the successful configurations:
   Saltelli/Jansen estimates of its design. A constant objective has no variance to
   apportion: its indices (and correlations) are undefined, which a warning says.
 
-An input that cannot be analysed (no successful configuration, say) is reported on standard
-error and the others are analysed and printed; the exit status is then 1, as for 'ktune
-import'.
+An input that cannot be read or analysed (a corrupt file, no successful configuration) is
+reported on standard error and the others are analysed and printed; the exit status is then
+1, as for 'ktune import'. A file is named by its folder and file, as 'ktune bench' names it
+(kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
 
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
@@ -133,7 +135,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
 	}
-	inputs, err := analysisInputs(ctx, pos, f.runs, f.db, env.stderr)
+	inputs, unread, err := analysisInputs(ctx, pos, f.runs, f.db, env.stderr)
 	if err != nil {
 		if err == errNoInput {
 			return usageErr(env, c, "give recorded files or --run")
@@ -173,7 +175,13 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "ktune analyze: %s: %s (%.1f s in)\n", name, part, time.Since(begun).Seconds())
 		}
 	}
+	// one input that cannot be read or analysed does not cost the others
 	var failed []string
+	for _, err := range unread {
+		fmt.Fprintf(env.stderr, "ktune analyze: %v\n", err)
+		failed = append(failed, inputOf(err))
+	}
+	total := len(inputs) + len(unread)
 	for i, in := range inputs {
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		r, err := analysis.Analyze(ctx, in, o)
@@ -181,10 +189,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			if prog != nil {
 				prog.finish()
 			}
-			if ctx.Err() != nil || len(inputs) == 1 {
+			if ctx.Err() != nil || total == 1 {
 				return err
 			}
-			// one space that cannot be analysed does not cost the others
 			msg := err.Error()
 			if !strings.HasPrefix(msg, in.Name+":") {
 				msg = in.Name + ": " + msg
@@ -202,12 +209,12 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		prog.finish()
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("none of the %d inputs could be analysed", len(inputs))
+		return fmt.Errorf("none of the %d inputs could be analysed", total)
 	}
 	// the analysed ones are printed, and the exit status says that some were not
 	var errFailed error
 	if len(failed) > 0 {
-		errFailed = fmt.Errorf("%d of %d inputs could not be analysed: %s", len(failed), len(inputs), listSome(failed, 5))
+		errFailed = fmt.Errorf("%d of %d inputs could not be analysed: %s", len(failed), total, listSome(failed, 5))
 	}
 	var difficulty []analysis.Difficulty
 	if cells != nil {
@@ -251,10 +258,24 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 
 var errNoInput = fmt.Errorf("no input")
 
+// inputOf names the input an error of analysisInputs is about: the file of a
+// *format.Error or a *fs.PathError, the run, or the message's first part.
+func inputOf(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i > 0 {
+		return msg[:i]
+	}
+	return msg
+}
+
 // analysisInputs opens the recorded files (a folder stands for the recordings under it) and
-// the stored runs to analyse.
-func analysisInputs(ctx context.Context, files []string, runs, db string, warn io.Writer) ([]analysis.Input, error) {
-	var out []analysis.Input
+// the stored runs to analyse. An input that cannot be read is an error when it is the only
+// one; otherwise its error joins unread and the others are read.
+func analysisInputs(ctx context.Context, files []string, runs, db string, warn io.Writer) (out []analysis.Input, unread []error, err error) {
 	// A bare number that names no file is a run id, as 'ktune report' reads it.
 	var names []string
 	for _, f := range files {
@@ -266,9 +287,15 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 	}
 	names, found, err := expandFolders(names)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var ids []string
+	if runs != "" {
+		ids = strings.Split(runs, ",")
+	}
+	single := len(names)+len(ids) == 1
 	var left []string
+	named := map[string]string{}
 	for _, f := range names {
 		rec, err := format.OpenContext(ctx, f)
 		if found[f] && errors.Is(err, format.ErrUnknown) {
@@ -276,38 +303,56 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 			continue
 		}
 		if err != nil {
-			return nil, err
+			if single || ctx.Err() != nil {
+				return nil, nil, err
+			}
+			unread = append(unread, err)
+			continue
 		}
-		out = append(out, analysis.Input{Name: spaceName(f), Rec: rec})
+		// the name tells results, figures and --bench's spaces apart
+		name := benchSpaceName(f)
+		if other, dup := named[name]; dup {
+			if sameFile(f, other) {
+				return nil, nil, fmt.Errorf("%s is given twice", f)
+			}
+			return nil, nil, fmt.Errorf("%s and %s are both named %s (folder/file), which tells spaces apart in the results and figures: rename or move one", other, f, name)
+		}
+		named[name] = f
+		out = append(out, analysis.Input{Name: name, Rec: rec})
 	}
 	if len(left) > 0 {
 		fmt.Fprintf(warn, "ktune analyze: %d files found in the folders are not recordings and are left out: %s\n", len(left), listSome(left, 5))
 	}
-	if len(names) > 0 && len(out) == 0 && runs == "" {
-		return nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
+	if len(names) > 0 && len(out) == 0 && len(unread) == 0 && len(ids) == 0 {
+		return nil, nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
 	}
-	if runs != "" {
+	if len(ids) > 0 {
 		st, err := openStoredRun(ctx, db)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer st.Close()
-		for _, s := range strings.Split(runs, ",") {
+		for _, s := range ids {
 			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("--run %q: not a run id", s)
+				return nil, nil, fmt.Errorf("--run %q: not a run id", s)
 			}
 			in, err := runInput(ctx, st, id)
 			if err != nil {
-				return nil, fmt.Errorf("run %d in %s: %w", id, db, err)
+				err = fmt.Errorf("run %d in %s: %w", id, db, err)
+				if single || ctx.Err() != nil {
+					return nil, nil, err
+				}
+				unread = append(unread, err)
+				continue
 			}
 			out = append(out, in)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errNoInput
+	if len(out) == 0 && len(unread) == 0 {
+		return nil, nil, errNoInput
 	}
-	return out, nil
+	return out, unread, nil
 }
 
 func runInput(ctx context.Context, st store.Store, id int64) (analysis.Input, error) {

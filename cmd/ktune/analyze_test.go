@@ -503,9 +503,9 @@ func TestABareNumberIsARunUnlessAFileHasThatName(t *testing.T) {
 		analysed string // the name analyze gives it
 		warnsOf1 bool
 	}{
-		{args: []string{"1"}, wrote: "wrote 1.html", analysed: "1", warnsOf1: true},
+		{args: []string{"1"}, wrote: "wrote 1.html", analysed: benchSpaceName("1"), warnsOf1: true},
 		{args: []string{"--run", "1"}, wrote: "wrote report-1.html", analysed: "run 1 directCoulombSum_kernel"},
-		{args: []string{"./1"}, wrote: "wrote ./1.html", analysed: "1"},
+		{args: []string{"./1"}, wrote: "wrote ./1.html", analysed: benchSpaceName("1")},
 	}
 	for _, tt := range tests {
 		stdout, errOut, code := ktune(t, append(append([]string{"report"}, tt.args...), quick...)...)
@@ -595,5 +595,47 @@ func TestAnalyzeAConstantObjective(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "core_freq is constant (1080) over the 15 valid configurations") ||
 		!strings.Contains(out, "15 local minima") || !strings.Contains(out, "significance") || strings.Contains(out, "first order") {
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+}
+
+// A file that cannot be read (not JSON, a corrupt gzip) is reported and the others are
+// analysed, as with a space without successes; two files of one folder/file name are
+// refused, since the name tells results and figures apart.
+func TestAnalyzeGoesOnPastAnUnreadableFileAndRefusesTwoOfOneName(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "notjson.json")
+	if err := os.WriteFile(bad, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "analyze", pnpoly, bad, "--bootstrap", "0", "--landscape=false", "--json")
+	if code != 1 || !strings.Contains(errOut, bad+": unknown file format") || !strings.Contains(errOut, "1 of 2 inputs could not be analysed: "+bad) {
+		t.Errorf("exit %d, stderr %q: want the unreadable file named and counted, exit 1", code, errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if len(got.Results) != 1 || got.Results[0].Name != "kerneltuner_pnpoly/RTX_2080_Ti" {
+		t.Errorf("results %+v: want the readable space analysed", got.Results)
+	}
+
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twins []string
+	for _, d := range []string{"a", "b"} {
+		p := filepath.Join(dir, d, "x", "dev.json.gz")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		twins = append(twins, p)
+	}
+	_, errOut, code = ktune(t, "analyze", twins[0], twins[1], "--bootstrap", "0", "--landscape=false")
+	if code == 0 || !strings.Contains(errOut, "both named x/dev") {
+		t.Errorf("two inputs named x/dev: exit %d, stderr %q", code, errOut)
 	}
 }
