@@ -55,6 +55,12 @@ type Options struct {
 	Bootstrap   int      // bootstrap resamples for the intervals; 0 for 200, < 0 for none
 	Seed        uint64   // seeds the bootstrap
 
+	// MaxBytes bounds the memory of a cartesian-mode landscape, which covers every
+	// configuration of the full product (about LandscapeBytesPerPoint each): 0 is
+	// space.DefaultMaxBytes(), a share of the memory available; a negative value is no
+	// bound. A larger landscape is a *LandscapeTooLargeError.
+	MaxBytes int64
+
 	// Step, when set, is told each part of the analysis as it begins ("the landscape
 	// (flow graph, PageRank, C_p)", "parameter sensitivity"), for progress.
 	Step func(part string)
@@ -184,6 +190,9 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", in.Name, err)
 			}
+			if err := checkLandscapeSize(csim.Space().Len(), res.Evaluated, o.MaxBytes); err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
 			if l.Objective, err = valuesOf(ctx, csim, value); err != nil {
 				return nil, err
 			}
@@ -250,6 +259,37 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// LandscapeBytesPerPoint is about what a landscape takes per configuration at its peak:
+// the objective, the classification, the flow graph's offsets and edges under the Hamming
+// neighbourhood and PageRank's vectors (GEMM's 82,944-configuration product allocates
+// about 1,070 bytes per configuration in all).
+const LandscapeBytesPerPoint = 1 << 10
+
+// A LandscapeTooLargeError is the error of a cartesian-mode landscape whose full product
+// has more configurations than Options.MaxBytes lets it hold.
+type LandscapeTooLargeError struct {
+	Points   int   // the full product's configurations
+	Recorded int   // the configurations the recording holds
+	MaxBytes int64 // the bound
+}
+
+func (e *LandscapeTooLargeError) Error() string {
+	return fmt.Sprintf("the cartesian product of the parameters has %d configurations (%d recorded): its landscape would need about %s, more than the %s allowed; analyse the recorded configurations (--mode recorded)",
+		e.Points, e.Recorded, space.FormatBytes(int64(min(e.Points, math.MaxInt64/LandscapeBytesPerPoint))*LandscapeBytesPerPoint), space.FormatBytes(e.MaxBytes))
+}
+
+// checkLandscapeSize refuses a landscape of points configurations (recorded of them
+// recorded) that needs more than maxBytes (0: space.DefaultMaxBytes(); negative: no bound).
+func checkLandscapeSize(points, recorded int, maxBytes int64) error {
+	if maxBytes == 0 {
+		maxBytes = space.DefaultMaxBytes()
+	}
+	if maxBytes > 0 && int64(points) > maxBytes/LandscapeBytesPerPoint {
+		return &LandscapeTooLargeError{Points: points, Recorded: recorded, MaxBytes: maxBytes}
+	}
+	return nil
 }
 
 // valuesOf returns value of every configuration of sim's space, by space index; NaN where

@@ -104,6 +104,23 @@ func TestAnalyzeCartesianCountsFailures(t *testing.T) {
 	if rc.Significance != nil || rc.Sobol != nil {
 		t.Error("parameters analysed though not asked for")
 	}
+
+	// a product beyond the memory bound is refused before anything is allocated for it,
+	// and no bound (negative) analyses it
+	o.MaxBytes = int64(prod-1) * LandscapeBytesPerPoint
+	_, err = Analyze(context.Background(), Input{Name: "coulomb", Rec: rec}, o)
+	var tl *LandscapeTooLargeError
+	if !errors.As(err, &tl) || tl.Points != prod || tl.Recorded != rr.Evaluated || !strings.Contains(err.Error(), "--mode recorded") {
+		t.Errorf("bound below the product: %v, want a LandscapeTooLargeError of %d points", err, prod)
+	}
+	o.MaxBytes = int64(prod) * LandscapeBytesPerPoint
+	if _, err := Analyze(context.Background(), Input{Name: "coulomb", Rec: rec}, o); err != nil {
+		t.Errorf("bound at the product: %v", err)
+	}
+	o.MaxBytes = -1
+	if _, err := Analyze(context.Background(), Input{Name: "coulomb", Rec: rec}, o); err != nil {
+		t.Errorf("no bound: %v", err)
+	}
 }
 
 // TestAnalyzeMetricObjective explains a recorded metric instead of the time, with the

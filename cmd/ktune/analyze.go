@@ -30,6 +30,7 @@ func init() {
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
 		usage: `(FILE|FOLDER... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
           [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
+          [--space-memory SIZE]
 
 Analyses recorded spaces (any format 'ktune import' reads; a folder stands for every
 recording under it) or runs in the results database (RUN: a run id), whole or partially
@@ -47,7 +48,9 @@ Landscape (seed 000, Section VII), over the space the simulator's --mode searche
   within p·|optimum| of the optimum (at most optimum + p·|optimum|, at least
   optimum - p·|optimum| when maximising: the paper's (1+p)·optimum for a positive one) over
   that of all minima, p = 0..15% (Fig. 7). A partial run covers the configurations it
-  explored.
+  explored. In cartesian mode the landscape covers the full product of the values, about
+  1 KiB per configuration: a product that needs more than --space-memory (default 1/8 of
+  the memory available) is refused.
   With --bench (the JSON of 'ktune bench --json' over the same files), Spearman's rank
   correlation across spaces between C_p and the mean fraction of optimum each strategy
   reached, per budget: does C_p predict difficulty?
@@ -105,6 +108,10 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	countVar(fs, &f.graphNodes, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.progress, "progress", false, "show progress even when standard error is not a terminal")
+	maxBytes, err := spaceMemory(fs)
+	if err != nil {
+		return err
+	}
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -113,6 +120,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	o.Landscape, o.Parameters, o.SecondOrder, o.Seed = f.landscape, f.parameters, f.secondOrder, f.seed
 	o.Objective = f.objective
 	o.PageRankTol = f.pagerankTol
+	o.MaxBytes = *maxBytes
 	if f.pagerankTol <= 0 {
 		return usageErr(env, c, "--pagerank-tol must be positive")
 	}
@@ -186,6 +194,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		r, err := analysis.Analyze(ctx, in, o)
 		if err != nil {
+			err = spaceTooLarge(err)
 			if prog != nil {
 				prog.finish()
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ktune/ktune/analysis"
 	"os"
 	"strconv"
 	"strings"
@@ -125,14 +126,15 @@ func spaceMemory(fs *flag.FlagSet) (*int64, error) {
 			return nil, fmt.Errorf("$%s=%s: %v", spaceMemoryEnv, env, err)
 		}
 	}
-	fs.Var(v, "space-memory", fmt.Sprintf("the most memory a space's index may take, e.g. 8GiB, or none (default: 1/%d of the memory available; also $%s)", space.MemoryShare, spaceMemoryEnv))
+	fs.Var(v, "space-memory", fmt.Sprintf("the most memory a space's index (or a cartesian-mode landscape) may take, e.g. 8GiB, or none (default: 1/%d of the memory available; also $%s)", space.MemoryShare, spaceMemoryEnv))
 	return p, nil
 }
 
 // spaceTooLarge adds to a space too large for its memory bound how to allow more.
 func spaceTooLarge(err error) error {
 	var tl *space.TooLargeError
-	if !errors.As(err, &tl) {
+	var ltl *analysis.LandscapeTooLargeError
+	if !errors.As(err, &tl) && !errors.As(err, &ltl) {
 		return err
 	}
 	return fmt.Errorf("%w; to allow more, give --space-memory SIZE (or set $%s) as large as the machine can spare", err, spaceMemoryEnv)

@@ -22,7 +22,7 @@ func init() {
 		name:    "report",
 		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
 		usage: `(RUN | --run ID | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
-          [--neighbourhood adjacent|Hamming] [--objective NAME] [--graph-nodes N]
+          [--neighbourhood adjacent|Hamming] [--objective NAME] [--graph-nodes N] [--space-memory SIZE]
 
 Writes one HTML file with every figure embedded, readable offline:
   RUN         a run id of the results database: what ran, outcomes, the best
@@ -52,6 +52,10 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	objective := fs.String("objective", "", "objective or recorded metric to explain (default: the run's objective)")
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
+	maxBytes, err := spaceMemory(fs)
+	if err != nil {
+		return err
+	}
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -68,6 +72,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
 	o.Analysis.Objective = *objective
+	o.Analysis.MaxBytes = *maxBytes
 	o.Analysis.Bootstrap = *bootstrap
 	if *bootstrap > 0 && *bootstrap < minBootstrap {
 		return usageErr(env, c, "--bootstrap %d: give 0 (no intervals) or at least %d resamples for a 95%% interval", *bootstrap, minBootstrap)
@@ -103,7 +108,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer st.Close()
 		if page, err = report.RunPage(ctx, st, id, o); err != nil {
-			return fmt.Errorf("%s: %w", *db, err)
+			return spaceTooLarge(fmt.Errorf("%s: %w", *db, err))
 		}
 		name = "report-" + arg
 	} else {
@@ -125,7 +130,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 				return fmt.Errorf("%w (a report needs a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space)", err)
 			}
 			if page, err = report.SpacePage(ctx, analysis.Input{Name: spaceName(arg), Rec: rec}, o); err != nil {
-				return err
+				return spaceTooLarge(err)
 			}
 		}
 		name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(arg, ".gz"), ".json"), ".JSON")
