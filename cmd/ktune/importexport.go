@@ -43,12 +43,13 @@ that reads recordings, where a recording is genuinely that large.`,
 	})
 	register(&command{
 		name:    "export",
-		summary: "write a recording as Kernel Tuner cache JSON or T4 results JSON",
-		usage: `(FILE | --run ID) --format kerneltuner|t4 [-o OUT] [--db PATH]
+		summary: "write a recording as Kernel Tuner cache JSON, T4 results JSON or KTT JSON output",
+		usage: `(FILE | --run ID) --format kerneltuner|t4|ktt [-o OUT] [--db PATH]
 
 Converts a recorded file, or a run from the results store, into another tuner's format:
-kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0) or t4
-(the T4 1.0.0 results schema). Writes to OUT, or to standard output.
+kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
+(the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
+writes it). Writes to OUT, or to standard output.
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -69,7 +70,16 @@ Besides the measurements (samples, metrics), each configuration gets:
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is
-deleted; ktune_maximize keeps the objective's direction.`,
+deleted; ktune_maximize keeps the objective's direction.
+
+KTT output records kernel durations: each success gets one computation result of the
+kernel whose Duration is its time in ms (TimeUnit Milliseconds); compile time, registers
+and memory sizes, power and energy, and the verification, strategy and framework times go
+where KTT keeps them, every other metric (and an objective other than time) is a profiling
+counter. KTT has no place for the direction, restrictions, problem size, samples or
+failure messages, nor for configurations the restrictions exclude, which are left out; a
+timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
+known to a recording and are not written. A success without a kernel time is an error.`,
 		run: runExport,
 	})
 }
@@ -295,7 +305,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "export this run from the results database")
-	name := fs.String("format", "", "output format: kerneltuner or t4")
+	name := fs.String("format", "", "output format: kerneltuner, t4 or ktt")
 	outPath := fs.String("o", "", "output file (default, or -: standard output)")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {

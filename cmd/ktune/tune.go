@@ -344,7 +344,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 			r.MeanCompileMS, r.MeanVerifyMS, r.MedianFrameworkMS, r.MeanFrameworkMS, r.KernelMS/1e3)
 	}
 	if stored {
-		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4|ktt)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
 	}
 }
 

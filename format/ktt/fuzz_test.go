@@ -67,6 +67,18 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("evaluation %d: OK with objective %v", i, e.Objective)
 			}
 		}
+		// What Read accepts, Write writes, and Read gives it back.
+		var b bytes.Buffer
+		if err := ktt.Write(&b, rec); err != nil {
+			t.Fatalf("Write of a recording Read accepted: %v", err)
+		}
+		back, err := ktt.Read(bytes.NewReader(b.Bytes()), "fuzz.json")
+		if err != nil {
+			t.Fatalf("Read of what Write wrote: %v\n%s", err, b.String())
+		}
+		if d := formattest.Diff(rec, back); d != "" {
+			t.Fatalf("round trip differs:\n%s\n%s", d, b.String())
+		}
 	})
 }
 

@@ -1,4 +1,4 @@
-// Package ktt reads the JSON output of the Kernel Tuning Toolkit (KTT): tuning results
+// Package ktt reads and writes the JSON output of the Kernel Tuning Toolkit (KTT): tuning results
 // with each configuration's status, the durations and overheads of its kernel functions,
 // their compilation data and, when KTT profiled, hardware counters.
 package ktt
@@ -21,7 +21,7 @@ import (
 const Name = "ktt"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level Metadata and Results", Read: Read})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level Metadata and Results", Read: Read, Write: Write})
 }
 
 // statuses maps KTT's ResultStatus names.

@@ -1,0 +1,298 @@
+package ktt
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+)
+
+// statusNames maps statuses to KTT's ResultStatus names. KTT has no timeout: a
+// configuration stopped for taking too long failed while computing.
+var statusNames = map[result.Status]string{
+	result.OK:           "Ok",
+	result.CompileError: "CompilationFailed",
+	result.RuntimeError: "ComputationFailed",
+	result.Timeout:      "ComputationFailed",
+	result.WrongAnswer:  "ValidationFailed",
+	result.DeviceLimit:  "DeviceLimitsExceeded",
+}
+
+// compilationFields is compilationMetrics the other way round: the metric names Write
+// puts back in a computation result's CompilationData.
+var compilationFields = func() map[string]string {
+	m := make(map[string]string, len(compilationMetrics))
+	for field, metric := range compilationMetrics {
+		m[metric] = field
+	}
+	return m
+}()
+
+// Write encodes rec as KTT's JSON output, in milliseconds (TimeUnit), in the layout KTT
+// 2.1 writes: Metadata, then one result per evaluation with its status, configuration
+// (each value with its ValueType) and, for a success, one computation result of the
+// recording's kernel whose Duration is the kernel time. What KTT keeps elsewhere goes
+// back where Read takes it from: compile time (CompilationOverhead), the registers and
+// memory sizes (CompilationData), power and energy (PowerUsage, EnergyConsumption), the
+// verification, strategy and framework times (ValidationOverhead, SearcherOverhead,
+// DataMovementOverhead), the total time spent running it (TotalDuration) and every
+// other metric as a profiling counter; with another objective than time, the objective
+// too is a counter of its name, so Read gives it back as a metric beside the time.
+//
+// KTT has no place for what else a recording holds (the objective's direction,
+// restrictions, problem size, timing samples, failure messages), nor for configurations
+// the restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are
+// left out; a timeout is written as ComputationFailed. The compute API, platform and
+// launch sizes KTT records are not known to a recording and are not written.
+// A success without a kernel time (another objective whose time was not kept) is an error.
+func Write(w io.Writer, rec *result.Recording) error {
+	bw := bufio.NewWriter(w)
+	e := &jsonio.Encoder{W: bw, Prefix: Name}
+	objective := rec.Objective
+	if objective == "" {
+		objective = "time"
+	}
+	kernel := rec.Kernel
+	e.Str("{\n")
+	e.Key("Metadata")
+	e.Str("{")
+	if rec.Device != "" {
+		e.Field("Device", rec.Device)
+		e.Str(", ")
+	}
+	e.Field("TimeUnit", "Milliseconds")
+	e.Str("},\n")
+	e.Key("Results")
+	e.Str("[")
+	n := 0
+	for i := range rec.Evaluations {
+		ev := &rec.Evaluations[i]
+		if len(ev.Config) != len(rec.Params) {
+			return fmt.Errorf("%s: evaluation %d has %d values for %d parameters", Name, i, len(ev.Config), len(rec.Params))
+		}
+		if ev.Status == result.Restricted {
+			continue
+		}
+		if n > 0 {
+			e.Str(",")
+		}
+		n++
+		e.Str("\n")
+		if err := writeResult(e, rec, ev, i, kernel, objective); err != nil {
+			return err
+		}
+		if e.Err != nil {
+			return e.Err
+		}
+	}
+	e.Str("\n]\n}\n")
+	if e.Err != nil {
+		return e.Err
+	}
+	return bw.Flush()
+}
+
+// writeResult writes one result, its members in the order KTT writes them (by name).
+func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation, i int, kernel, objective string) error {
+	status, ok := statusNames[ev.Status]
+	if !ok || ev.Failed() && ev.Status == result.OK {
+		status = "ComputationFailed" // an OK status without a usable objective
+	}
+	ok = status == "Ok"
+	duration := math.NaN()
+	if ok {
+		var has bool
+		if duration, has = ev.TimeMS(objective); !has || !jsonio.Finite(duration) {
+			return fmt.Errorf("%s: evaluation %d (%s) succeeded but has no kernel time, which KTT's output records as its Duration",
+				Name, i, configString(rec, ev))
+		}
+	}
+	e.Str("{")
+	e.Key("ComputationResults")
+	e.Str("[")
+	if ok {
+		writeComputation(e, ev, kernel, objective, duration)
+	}
+	e.Str("], ")
+	e.Key("Configuration")
+	e.Str("[")
+	for j, p := range rec.Params {
+		if j > 0 {
+			e.Str(", ")
+		}
+		v := ev.Config[j]
+		e.Str("{")
+		e.Field("Name", p.Name)
+		e.Str(", ")
+		e.Field("Value", v)
+		e.Str(", ")
+		e.Field("ValueType", valueType(v))
+		e.Str("}")
+	}
+	e.Str("], ")
+	num := func(name string, f float64) {
+		if !jsonio.Finite(f) {
+			f = 0 // KTT writes 0 for what it did not measure (a failure's TotalDuration)
+		}
+		e.Key(name)
+		e.Num(f)
+		e.Str(", ")
+	}
+	num("DataMovementOverhead", ev.FrameworkMS)
+	num("ExtraDuration", ev.Metrics["extra_duration"]) // 0 where it has none, as KTT writes it
+	e.Field("KernelName", kernel)
+	e.Str(", ")
+	num("SearcherOverhead", ev.StrategyMS)
+	e.Field("Status", status)
+	e.Str(", ")
+	if !ev.Time.IsZero() {
+		e.Field("Timestamp", jsonio.FormatTime(ev.Time))
+		e.Str(", ")
+	}
+	total := ev.BenchmarkMS
+	if !jsonio.Finite(total) && ok {
+		total = duration
+	}
+	num("TotalDuration", total)
+	if f, has := ev.Metrics["total_overhead"]; has && jsonio.Finite(f) {
+		num("TotalOverhead", f)
+	}
+	e.Key("ValidationOverhead")
+	v := ev.VerifyMS
+	if !jsonio.Finite(v) {
+		v = 0
+	}
+	e.Num(v)
+	e.Str("}")
+	return nil
+}
+
+// writeComputation writes a success's one computation result: the kernel's duration and
+// the metrics KTT keeps beside it.
+func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64) {
+	compiled := map[string]float64{}
+	counters := map[string]float64{}
+	power, energy := math.NaN(), math.NaN()
+	for name, f := range ev.Metrics {
+		if !jsonio.Finite(f) {
+			continue
+		}
+		switch field, isCompile := compilationFields[name]; {
+		case isCompile:
+			compiled[field] = f
+		case name == "power":
+			power = f
+		case name == "energy":
+			energy = f
+		case name == "time" && objective != "time", name == "extra_duration" && f != 0, name == "total_overhead":
+			// the Duration beside another objective, and the result's own members (Read
+			// takes an ExtraDuration of 0 for none: a metric of 0 stays a counter)
+		default:
+			counters[name] = f
+		}
+	}
+	if objective != "time" && jsonio.Finite(ev.Objective) {
+		counters[objective] = ev.Objective
+	}
+	e.Str("{")
+	if len(compiled) > 0 {
+		e.Key("CompilationData")
+		e.Str("{")
+		for k, name := range sortedKeys(compiled) {
+			if k > 0 {
+				e.Str(", ")
+			}
+			e.Key(name)
+			e.Num(compiled[name])
+		}
+		e.Str("}, ")
+	}
+	if jsonio.Finite(ev.CompileMS) {
+		e.Key("CompilationOverhead")
+		e.Num(ev.CompileMS)
+		e.Str(", ")
+	}
+	e.Key("Duration")
+	e.Num(duration)
+	e.Str(", ")
+	if jsonio.Finite(energy) {
+		e.Key("EnergyConsumption")
+		e.Num(energy)
+		e.Str(", ")
+	}
+	e.Field("KernelFunction", kernel)
+	e.Str(", ")
+	e.Key("Overhead")
+	e.Num(0)
+	if jsonio.Finite(power) {
+		e.Str(", ")
+		e.Key("PowerUsage")
+		e.Num(power)
+	}
+	if len(counters) > 0 {
+		e.Str(", ")
+		e.Key("ProfilingData")
+		e.Str("{")
+		e.Key("Counters")
+		e.Str("[")
+		for k, name := range sortedKeys(counters) {
+			if k > 0 {
+				e.Str(", ")
+			}
+			e.Str("{")
+			e.Field("Name", name)
+			e.Str(", ")
+			e.Field("Type", "Double")
+			e.Str(", ")
+			e.Key("Value")
+			e.Num(counters[name])
+			e.Str("}")
+		}
+		e.Str("], ")
+		e.Field("RemainingProfilingRuns", 0)
+		e.Str("}")
+	}
+	e.Str("}")
+}
+
+// valueType is KTT's ParameterValueType of v.
+func valueType(v space.Value) string {
+	switch v.Kind() {
+	case space.Int:
+		if v.Int() < 0 {
+			return "Int"
+		}
+		return "UnsignedInt"
+	case space.Float:
+		return "Double"
+	case space.Bool:
+		return "Bool"
+	}
+	return "String"
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// configString names an evaluation's configuration in errors: name=value, ...
+func configString(rec *result.Recording, ev *result.Evaluation) string {
+	s := ""
+	for j, p := range rec.Params {
+		if j > 0 {
+			s += ", "
+		}
+		s += p.Name + "=" + ev.Config[j].String()
+	}
+	return s
+}
