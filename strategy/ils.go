@@ -14,8 +14,10 @@ var firstILSFactory = Factory{
 	Doc: "Iterated local search with first improvement (seed 000's FirstILS): hill climbs to " +
 		"a local minimum, then repeatedly perturbs it (sets a fraction of its parameters to " +
 		"random values) and hill climbs the result, moving when that is better; after a " +
-		"number of tries without improvement it restarts from a random configuration. " +
-		"Defaults follow seed 000's Table III for the budget.",
+		"number of tries without improvement it restarts from a random configuration, and " +
+		"also after a try that measured no new configuration where a repeat is measured " +
+		"anew and costs budget (stochastic fitness). Defaults follow seed 000's Table III " +
+		"for the budget.",
 	Options: []Option{
 		perturbationOption(tableIIIDoc(ilsPerturbation) + " (seed 000 Table III, FirstILS)"),
 		noImproveOption(tableIIIDoc(firstILSNoImprove) + " (seed 000 Table III, FirstILS)"),
@@ -27,8 +29,8 @@ var firstILSFactory = Factory{
 
 var bestILSFactory = Factory{
 	Doc: "Iterated local search with best improvement (seed 000's BestILS): as FirstILS, but " +
-		"each hill-climbing step moves to the best improving neighbour. Defaults follow seed " +
-		"000's Table III for the budget.",
+		"each hill-climbing step moves to the best improving neighbour (and restarts as " +
+		"FirstILS does). Defaults follow seed 000's Table III for the budget.",
 	Options: []Option{
 		perturbationOption(tableIIIDoc(ilsPerturbation) + " (seed 000 Table III, BestILS)"),
 		noImproveOption("25 (seed 000 Table III, BestILS)"),
@@ -119,8 +121,8 @@ type iteration struct {
 	first, restart bool    // the hill climber: first or best improvement, restart search
 	perturb        float64 // fraction of the parameters a perturbation sets to random values
 	// patience is how many perturb-and-climb tries without improving on the best local
-	// minimum of the walk end it with a random restart; perEvaluation counts fresh
-	// evaluations instead of tries (at least one per try).
+	// minimum of the walk end it with a random restart; perEvaluation counts the
+	// evaluations that cost budget instead of tries (searcher.spent, at least one per try).
 	patience      int
 	perEvaluation bool
 	// walk perturbs the latest local minimum, improving or not (a random walk over local
@@ -131,8 +133,9 @@ type iteration struct {
 // iterate runs iterated local search until nothing is left to evaluate: climb a random
 // configuration to a local minimum, then repeatedly perturb a local minimum and climb the
 // result, starting again from a random configuration when it.patience runs out or the walk
-// only revisits evaluated configurations. It returns the error that ended it (ErrStop at
-// the end of the budget), or nil.
+// only revisits evaluated configurations (searcher.stalled: at once where repeats are
+// measured anew and cost budget). It returns the error that ended it (ErrStop at the end
+// of the budget), or nil.
 func (s *searcher) iterate(it iteration) error {
 	for !s.exhausted() {
 		// A fresh start: a random configuration climbed to a local minimum.
@@ -143,8 +146,8 @@ func (s *searcher) iterate(it iteration) error {
 		if c, best, err = s.climb(c, best, it.first, it.restart); err != nil {
 			return err
 		}
-		for since, stall := 0, 0; since < it.patience && stall < stallLimit && !s.exhausted(); {
-			before := s.fresh
+		for since, stall := 0, 0; since < it.patience && !s.stalled(stall) && !s.exhausted(); {
+			before, spent := s.fresh, s.spent
 			n := s.perturb(c, it.perturb)
 			fn, err := s.eval(n)
 			if err != nil {
@@ -161,9 +164,11 @@ func (s *searcher) iterate(it iteration) error {
 			case improved:
 				best, since = fn, 0
 			case it.perEvaluation:
-				// A try that only revisited evaluated configurations counts as one, so a walk
-				// trapped among them still runs out of patience.
-				since += max(s.fresh-before, 1)
+				// Evaluations that cost budget count: new configurations, and repeats
+				// where they are measured anew. A try that cost nothing (it only revisited
+				// configurations the session answers from its cache) counts as one, so a
+				// walk trapped among them still runs out of patience.
+				since += max(s.spent-spent, 1)
 			default:
 				since++
 			}

@@ -189,9 +189,19 @@ func optBool(opts Options, name string) (optional[bool], error) {
 }
 
 // stallLimit is how many steps in a row a walk may take without evaluating a configuration
-// it had not evaluated before, before it restarts from a random one. Repeats cost no budget,
-// so without it a walk that cycles through evaluated configurations would never end.
+// it had not evaluated before, before it restarts from a random one. Repeats cost no budget
+// where the session answers them from its cache, so without it a walk that cycles through
+// evaluated configurations would never end (see also searcher.stalled).
 const stallLimit = 100
+
+// stalled reports whether a walk that has taken stall steps in a row without evaluating a
+// new configuration should restart: after stallLimit of them where repeats are free, and
+// after the first where they are measured anew, since that step spent budget on
+// configurations the walk had measured already (iterated local search; the other walks
+// keep stallLimit).
+func (s *searcher) stalled(stall int) bool {
+	return stall >= stallLimit || (stall > 0 && s.remeasures)
+}
 
 // searcher is one local-search run: the problem, its space and generator, the neighbourhood
 // and the configurations evaluated so far (to tell new evaluations from repeats).
@@ -201,9 +211,17 @@ type searcher struct {
 	sp   *space.Space
 	r    *rand.Rand
 	nb   space.Neighbourhood
-	seen map[int]struct{}
+	seen map[int]float64 // fitness of the first evaluation, by space index
 	// fresh counts evaluations of configurations not evaluated before by this run.
 	fresh int
+	// spent counts the evaluations that cost budget: the fresh ones and, once remeasures
+	// is set, every repeat too.
+	spent int
+	// remeasures is set once a repeat was measured anew rather than answered from the
+	// session's cache: it cost budget, or its fitness differs from the first answer (under
+	// stochastic fitness, where every evaluation is a new measurement). Until then repeats
+	// are taken to be free, as they are in every real tuning session.
+	remeasures bool
 	// sweep, when not nil, fixes the parameters first improvement tries and their order,
 	// and makes it try each parameter's values in list order (Kernel Tuner's order option
 	// of the greedy searches); nil means random orders, drawn anew for every sweep.
@@ -215,18 +233,35 @@ type searcher struct {
 
 func newSearcher(ctx context.Context, p Problem, nb space.Neighbourhood) *searcher {
 	return &searcher{ctx: ctx, p: p, sp: p.Space(), r: p.Rand(), nb: nb,
-		seen: make(map[int]struct{}, min(max(p.Remaining(), 0), maxPrealloc))}
+		seen: make(map[int]float64, min(max(p.Remaining(), 0), maxPrealloc))}
 }
 
-// eval evaluates c, which must come from the space, and counts it when it is new.
+// eval evaluates c, which must come from the space, and counts it when it is new, or when
+// it is a repeat that was measured anew.
 func (s *searcher) eval(c space.Config) (float64, error) {
-	if idx, ok := s.sp.Index(c); ok {
-		if _, dup := s.seen[idx]; !dup {
-			s.seen[idx] = struct{}{}
+	idx, ok := s.sp.Index(c)
+	if !ok {
+		return s.p.Evaluate(s.ctx, c)
+	}
+	first, dup := s.seen[idx]
+	if !dup || s.remeasures {
+		f, err := s.p.Evaluate(s.ctx, c)
+		if err == nil && !dup {
+			s.seen[idx] = f
 			s.fresh++
 		}
+		if err == nil {
+			s.spent++
+		}
+		return f, err
 	}
-	return s.p.Evaluate(s.ctx, c)
+	before := s.p.Remaining()
+	f, err := s.p.Evaluate(s.ctx, c)
+	if err == nil && (s.p.Remaining() < before || f != first) {
+		s.remeasures = true
+		s.spent++
+	}
+	return f, err
 }
 
 // start returns s.from the first time when it is set, otherwise a uniformly random
