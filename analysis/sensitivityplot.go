@@ -111,7 +111,14 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, dir
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples, 95%% bootstrap intervals)", s.Method, s.Samples)
+	switch {
+	case s.Method == sensitivity.Exact:
+		// the whole product: no sampling error, no interval (sensitivity.SobolTable)
+		p.Title.Text = fmt.Sprintf("Sobol indices (exact over the full product of %d configurations)", s.Samples)
+	case s.Bootstrap == 0:
+		p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	}
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
 	var errs plotter.XYs

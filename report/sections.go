@@ -491,23 +491,43 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			continue
 		}
 		s := Section{Title: so.title}
-		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; 95%% bootstrap intervals from %d resamples. "+
+		intervals := fmt.Sprintf("95%% bootstrap intervals from %d resamples", sob.Bootstrap)
+		switch {
+		case sob.Method == sensitivity.Exact:
+			intervals = "exact, so without intervals"
+		case sob.Bootstrap == 0:
+			intervals = "no intervals (--bootstrap 0)"
+		}
+		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; %s. "+
 			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (%s, Section 3.2).",
-			sob.Method, sob.Samples, sob.Bootstrap, r.Objective, refSensitivity))
+			sob.Method, sob.Samples, intervals, r.Objective, refSensitivity))
 		if sob.Note != "" {
 			s.Text = append(s.Text, sob.Note)
 		}
+		// columns of intervals only where there are intervals (not for exact indices)
+		withIntervals := sob.Bootstrap > 0
 		t := Table{Head: []string{"parameter", "first order", "95% interval", "total order", "95% interval"}}
+		if !withIntervals {
+			t.Head = []string{"parameter", "first order", "total order"}
+		}
 		for i, name := range sob.Params {
-			t.Rows = append(t.Rows, []string{name, fnum(sob.First[i].Value), span(sob.First[i].Low, sob.First[i].High),
-				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)})
+			row := []string{name, fnum(sob.First[i].Value), span(sob.First[i].Low, sob.First[i].High),
+				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)}
+			if !withIntervals {
+				row = []string{row[0], row[1], row[3]}
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		s.Tables = append(s.Tables, t)
 		if pairs := strongestPairs(sob.Second); len(pairs) > 0 {
 			pt := Table{Caption: fmt.Sprintf("The %s by absolute value", plural(len(pairs), "strongest second-order interaction", "strongest second-order interactions")),
 				Head: []string{"pair", "index", "95% interval"}}
+			if !withIntervals {
+				pt.Head = pt.Head[:2]
+			}
 			for _, pr := range pairs {
-				pt.Rows = append(pt.Rows, []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)})
+				row := []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)}
+				pt.Rows = append(pt.Rows, row[:len(pt.Head)])
 			}
 			s.Tables = append(s.Tables, pt)
 		}

@@ -25,7 +25,8 @@ const (
 const DefaultBootstrap = 200
 
 // Interval is an estimate with its 95% percentile-bootstrap confidence interval. Low and
-// High are NaN when no bootstrap was run or it had nothing to resample.
+// High are NaN when no bootstrap was run (none asked for, or exact indices, which have no
+// sampling error) or it had nothing to resample.
 type Interval struct {
 	Value float64 `json:"value"`
 	Low   float64 `json:"low"`
@@ -90,7 +91,8 @@ type Sobol struct {
 	// Samples is the number of configurations (table methods) or base rows with both base
 	// points measured (Saltelli) the indices come from.
 	Samples int `json:"samples"`
-	// Bootstrap is the number of resamples behind the intervals; 0 when none.
+	// Bootstrap is the number of resamples behind the intervals; 0 when none (always for
+	// Exact).
 	Bootstrap int `json:"bootstrap"`
 }
 

@@ -58,12 +58,19 @@ Landscape (seed 000, Section VII), over the space the simulator's --mode searche
 Parameters (seed 004), over the successful configurations:
   significance: Pearson correlation of each parameter's value with the objective (and
   Spearman's rank correlation; string parameters by their position in the value list);
-  Sobol first-, second- and total-order indices with 95% bootstrap intervals: exact
-  conditional means where the successful configurations form the full product of the
-  values, the same formulas over the measured configurations otherwise (method "empirical",
-  inputs dependent, totals a lower bound), and for a run of strategy saltelli also the
-  Saltelli/Jansen estimates of its design. A constant objective has no variance to
-  apportion: its indices (and correlations) are undefined, which a warning says.
+  Sobol first-, second- and total-order indices: exact conditional means where the
+  successful configurations form the full product of the values (method "exact": computed
+  from the whole population they describe, they have no sampling error and no interval;
+  the noise of each measured value is not included), the same formulas over the measured
+  configurations otherwise (method "empirical", inputs dependent, totals a lower bound),
+  and for a run of strategy saltelli also the Saltelli/Jansen estimates of its design.
+  Empirical and Saltelli indices come with 95% percentile intervals from --bootstrap
+  resamples: of the configurations (how much the indices depend on which were measured;
+  re-centred on the estimate, first- and total-order bounds kept within [0, 1], as these
+  are shares of variance), or of the design's rows (Monte Carlo sampling error, not
+  clamped, as in SALib: a Saltelli estimate or bound slightly outside [0, 1] is noise).
+  A constant objective has no variance to apportion: its indices (and correlations) are
+  undefined, which a warning says.
 
 An input that cannot be read or analysed (a corrupt file, no successful configuration) is
 reported on standard error and the others are analysed and printed; the exit status is then
@@ -101,7 +108,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
 	fs.BoolVar(&f.secondOrder, "second-order", true, "also compute second-order (pair) Sobol indices")
 	fs.Float64Var(&f.pagerankTol, "pagerank-tol", 1e-6, "PageRank tolerance with networkx's rule (stop when the L1 change is below configurations x tol); smaller converges large spaces")
-	countVar(fs, &f.bootstrap, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the 95% intervals (0: none, otherwise at least 20)")
+	countVar(fs, &f.bootstrap, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the 95% intervals of empirical and Saltelli indices (0: none, otherwise at least 20)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap resamples")
 	fs.StringVar(&f.bench, "bench", "", "'ktune bench --json' output: correlate C_p with the strategies' results across the spaces")
 	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
