@@ -55,6 +55,12 @@ type Options struct {
 	Bootstrap   int      // bootstrap resamples for the intervals; 0 for 200, < 0 for none
 	Seed        uint64   // seeds the bootstrap
 
+	// Maximize, when set, says whether larger values of the objective are better, over
+	// what the recording says or the name suggests (Result.DirectionFrom): Kernel Tuner
+	// caches do not record the direction, and a metric's name may not tell it
+	// (speedup, sm__warps_active.avg.pct_of_peak_sustained_active).
+	Maximize *bool
+
 	// MaxBytes bounds the memory of a cartesian-mode landscape, which covers every
 	// configuration of the full product (about LandscapeBytesPerPoint each): 0 is
 	// space.DefaultMaxBytes(), a share of the memory available; a negative value is no
@@ -76,12 +82,15 @@ func Defaults() Options {
 
 // Result is the analysis of one input.
 type Result struct {
-	Name           string  `json:"name"`
-	Source         string  `json:"source"`
-	Kernel         string  `json:"kernel"`
-	Device         string  `json:"device"`
-	Objective      string  `json:"objective"`
-	Maximize       bool    `json:"maximize"`
+	Name      string `json:"name"`
+	Source    string `json:"source"`
+	Kernel    string `json:"kernel"`
+	Device    string `json:"device"`
+	Objective string `json:"objective"`
+	Maximize  bool   `json:"maximize"`
+	// DirectionFrom says where Maximize comes from: DirectionRecorded, DirectionName or
+	// DirectionOption.
+	DirectionFrom  string  `json:"direction_from"`
 	Configurations int     `json:"configurations"` // in the space the recording or run covers
 	Evaluated      int     `json:"evaluated"`      // configurations with an evaluation
 	Valid          int     `json:"valid"`          // of those, successful with the objective
@@ -113,11 +122,18 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	res := &Result{Name: in.Name, Source: rec.Source, Kernel: rec.Kernel, Device: rec.Device,
 		Millis: map[string]float64{}, Optimum: math.NaN()}
-	name, maximize, err := objectiveOf(rec, o.Objective)
+	name, maximize, from, err := objectiveOf(rec, o.Objective)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	res.Objective, res.Maximize = name, maximize
+	if o.Maximize != nil {
+		if from == DirectionRecorded && *o.Maximize != maximize {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the recording says %s is better %s; the option given makes it %s",
+				name, higherLower(maximize), higherLower(*o.Maximize)))
+		}
+		maximize, from = *o.Maximize, DirectionOption
+	}
+	res.Objective, res.Maximize, res.DirectionFrom = name, maximize, from
 	value := func(e *result.Evaluation) float64 {
 		if e.Failed() {
 			return math.NaN()
@@ -317,14 +333,48 @@ func objectiveName(rec *result.Recording) string {
 	return rec.Objective
 }
 
+// Where a Result's direction comes from (Result.DirectionFrom).
+const (
+	// DirectionRecorded: the recording says it (a ktune run's spec, a T4 file), or the
+	// objective is the time, which is always better lower.
+	DirectionRecorded = "recording"
+	// DirectionName: the objective's name suggests it (result.HigherIsBetter): a metric
+	// beside the recording's objective, or the objective of a Kernel Tuner cache, which
+	// does not record the direction. Time is always lower-is-better, and so not a guess.
+	DirectionName = "name"
+	// DirectionOption: Options.Maximize says it.
+	DirectionOption = "option"
+)
+
+// NamedDirection reports whether rec's direction may be no more than its objective's name
+// suggests: a Kernel Tuner cache records none, so its reader guesses it from the name
+// (result.HigherIsBetter) unless ktune wrote the cache and recorded another. The time is
+// always better lower, and so no guess.
+func NamedDirection(rec *result.Recording) bool {
+	own := objectiveName(rec)
+	return rec.Format == "kerneltuner" && own != "time" && rec.Maximize == result.HigherIsBetter(own)
+}
+
+func higherLower(maximize bool) string {
+	if maximize {
+		return "higher"
+	}
+	return "lower"
+}
+
 // objectiveOf resolves the objective to explain: the recording's own, or a metric its
-// evaluations carry, with the direction the recording gives or its name suggests. The
-// time is one wherever it was measured: a stored run of another objective keeps it as the
-// time metric or, stored before ktune kept that, as timing samples (result.Evaluation.TimeMS).
-func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
+// evaluations carry, with the direction the recording gives or its name suggests, and
+// which of the two (DirectionRecorded, DirectionName). The time is one wherever it was
+// measured: a stored run of another objective keeps it as the time metric or, stored
+// before ktune kept that, as timing samples (result.Evaluation.TimeMS).
+func objectiveOf(rec *result.Recording, want string) (string, bool, string, error) {
 	own := objectiveName(rec)
 	if want == "" || want == own {
-		return own, rec.Maximize, nil
+		from := DirectionRecorded
+		if NamedDirection(rec) {
+			from = DirectionName
+		}
+		return own, rec.Maximize, from, nil
 	}
 	names := map[string]bool{}
 	for i := range rec.Evaluations {
@@ -336,7 +386,11 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 		}
 	}
 	if names[want] {
-		return want, result.HigherIsBetter(want), nil
+		from := DirectionName
+		if want == "time" {
+			from = DirectionRecorded
+		}
+		return want, result.HigherIsBetter(want), from, nil
 	}
 	have := []string{own}
 	for k := range names {
@@ -345,7 +399,7 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 		}
 	}
 	sort.Strings(have[1:])
-	return "", false, fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
+	return "", false, "", fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
 }
 
 // isPartial reports whether the input evaluated fewer configurations than its space holds:

@@ -149,6 +149,51 @@ func TestAnalyzeMetricObjective(t *testing.T) {
 	}
 }
 
+// TestAnalyzeDirectionOption: the direction of a metric comes from its name unless
+// Options.Maximize says it, and saying the opposite of what a recording records is
+// warned about; the optimum and the landscape follow the direction given.
+func TestAnalyzeDirectionOption(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/time_energy.json")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, e := range rec.Evaluations {
+		if v, ok := e.Metrics["GFLOPS/W"]; ok && !e.Failed() {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	no, yes := false, true
+	for _, tt := range []struct {
+		objective string
+		maximize  *bool
+		want      bool
+		from      string
+		optimum   float64
+		warn      string
+	}{
+		{"GFLOPS/W", nil, true, DirectionName, hi, ""},
+		{"GFLOPS/W", &no, false, DirectionOption, lo, ""},
+		{"GFLOPS/W", &yes, true, DirectionOption, hi, ""},
+		{"", nil, false, DirectionRecorded, math.NaN(), ""},
+		{"", &yes, true, DirectionOption, math.NaN(), "the recording says time is better lower; the option given makes it higher"},
+	} {
+		o := quick()
+		o.Parameters = false
+		o.Objective, o.Maximize = tt.objective, tt.maximize
+		r, err := Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Join(r.Warnings, "\n")
+		wrongWarning := tt.warn == "" && strings.Contains(warned, "the recording says") || !strings.Contains(warned, tt.warn)
+		if r.Maximize != tt.want || r.DirectionFrom != tt.from || !math.IsNaN(tt.optimum) && r.Optimum != tt.optimum || wrongWarning {
+			t.Errorf("%q, maximize %v: got maximize %v from %s, optimum %v, warnings %q; want %v from %s, optimum %v, warning %q",
+				tt.objective, tt.maximize, r.Maximize, r.DirectionFrom, r.Optimum, r.Warnings, tt.want, tt.from, tt.optimum, tt.warn)
+		}
+		if r.Landscape == nil || r.land.Maximize != tt.want {
+			t.Errorf("%q, maximize %v: the landscape maximises %v", tt.objective, tt.maximize, r.land.Maximize)
+		}
+	}
+}
+
 // TestAnalyzePartialRun stores a run that explored part of a restricted space in a real
 // database and analyses what it measured.
 func TestAnalyzePartialRun(t *testing.T) {

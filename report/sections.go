@@ -45,10 +45,12 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
 	}
-	rec, err := st.Recording(ctx, id)
+	stored, err := st.Recording(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
 	}
+	rec := redirected(stored, o)
+	info.Maximize = rec.Maximize
 	facts := factsOf(info, rec)
 	p := &Page{Title: fmt.Sprintf("Run %d: %s on %s", id, dash(info.Kernel), dash(info.Device)),
 		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, facts.state())}
@@ -67,7 +69,7 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if info.Kind != store.KindImport {
 		add("seed", strconv.FormatUint(info.Seed, 10))
 	}
-	add("objective", objectiveText(objectiveName(rec), info.Maximize))
+	add("objective", objectiveRow(rec, stored, o))
 	add("problem size", info.ProblemSize)
 	add("source", info.Source)
 	add("format", info.Format)
@@ -114,7 +116,8 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	} else if conv != nil {
 		p.Sections = append(p.Sections, *conv)
 	}
-	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}
+	// the analysis takes the direction from o itself, and says where it overrides the run's
+	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: stored, Run: &info}
 	secs, err := analysisSections(ctx, in, o)
 	if err != nil {
 		return nil, err
@@ -246,12 +249,11 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 }
 
 func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
-	rec := in.Rec
+	rec := redirected(in.Rec, o)
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
 	facts := factsOf(store.RunInfo{Kind: store.KindImport, Status: store.StatusFinished, Maximize: rec.Maximize}, rec)
-	about := Table{Caption: "Recording", KeyValue: true, Rows: [][]string{
-		{"objective", objectiveText(objectiveName(rec), rec.Maximize)}}}
+	about := Table{Caption: "Recording", KeyValue: true, Rows: [][]string{{"objective", objectiveRow(rec, in.Rec, o)}}}
 	if rec.ProblemSize != "" {
 		about.Rows = append(about.Rows, []string{"problem size", rec.ProblemSize})
 	}
@@ -276,6 +278,34 @@ func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	}
 	p.Sections = append(p.Sections, secs...)
 	return p, nil
+}
+
+// objectiveRow is the objective of the page's recording rec (redirected from stored),
+// with its unit, its direction and where the direction comes from when the recording
+// does not say it.
+func objectiveRow(rec, stored *result.Recording, o Options) string {
+	text := objectiveText(objectiveName(rec), rec.Maximize)
+	switch {
+	case rec != stored:
+		text += ", as --maximize or --minimize says"
+	case o.Analysis.Maximize == nil && analysis.NamedDirection(rec):
+		text += ", as its name suggests: a Kernel Tuner cache does not record the direction; 'ktune report --maximize' or '--minimize' says it"
+	}
+	return text
+}
+
+// redirected is rec with the direction o.Analysis.Maximize gives its objective, so that
+// the page's best configurations, convergence and summary follow it as the analysis does;
+// rec itself when o gives none, or gives it for another objective (a metric the analysis
+// explains).
+func redirected(rec *result.Recording, o Options) *result.Recording {
+	m := o.Analysis.Maximize
+	if m == nil || *m == rec.Maximize || o.Analysis.Objective != "" && o.Analysis.Objective != objectiveName(rec) {
+		return rec
+	}
+	cp := *rec
+	cp.Maximize = *m
+	return &cp
 }
 
 func dash(s string) string {

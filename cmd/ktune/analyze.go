@@ -29,12 +29,19 @@ func init() {
 		name:    "analyze",
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
 		usage: `(FILE|FOLDER... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
-          [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
-          [--space-memory SIZE]
+          [--objective NAME] [--maximize|--minimize] [--params a,b,...] [--bench BENCH.json]
+          [--plot DIR] [--json] [--space-memory SIZE]
 
 Analyses recorded spaces (any format 'ktune import' reads; a folder stands for every
 recording under it) or runs in the results database (RUN: a run id), whole or partially
 explored.
+
+The objective (--objective, or the recording's) is better lower or higher as the
+recording says; Kernel Tuner caches do not say, and neither does a metric beside the
+objective, so there the name decides: higher is better for throughput-like names (GFLOP/s,
+GB/s, bandwidth, .../W), lower for any other (speedup, a profiling counter's pct), and the
+output says "as its name suggests". --maximize or --minimize says it instead; minima,
+optimum, fractions, centrality and the sign read in the significance all follow it.
 
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
@@ -103,6 +110,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000)")
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
 	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised: the time the run used, its spec's statistic of the samples; their mean for runs stored before ktune kept it) beside another objective (default: the recording's objective)")
+	direction := directionFlags(fs)
 	fs.StringVar(&f.params, "params", "", "comma-separated parameters whose Sobol indices are computed (default: all)")
 	fs.BoolVar(&f.landscape, "landscape", true, "analyse the landscape (minima, flow graph, centrality)")
 	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
@@ -126,6 +134,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	o := analysis.Defaults()
 	o.Landscape, o.Parameters, o.SecondOrder, o.Seed = f.landscape, f.parameters, f.secondOrder, f.seed
 	o.Objective = f.objective
+	if o.Maximize, err = direction(); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	o.PageRankTol = f.pagerankTol
 	o.MaxBytes = *maxBytes
 	if f.pagerankTol <= 0 {
@@ -420,8 +431,27 @@ func direction(maximize bool) string {
 	return "lower is better"
 }
 
+// directionOf is the direction of an analysed objective and, unless the recording says
+// it, where it comes from.
+func directionOf(r *analysis.Result) string {
+	switch r.DirectionFrom {
+	case analysis.DirectionName:
+		other := "--maximize"
+		if r.Maximize {
+			other = "--minimize"
+		}
+		return direction(r.Maximize) + ", as its name suggests; " + other + " if not"
+	case analysis.DirectionOption:
+		if r.Maximize {
+			return direction(r.Maximize) + ", --maximize"
+		}
+		return direction(r.Maximize) + ", --minimize"
+	}
+	return direction(r.Maximize)
+}
+
 func printAnalysis(w io.Writer, r *analysis.Result) {
-	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, direction(r.Maximize))
+	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, directionOf(r))
 	fmt.Fprintf(w, "  %d configurations, %d evaluated, %d valid; optimum %.6g at %s\n", r.Configurations, r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
 	for _, s := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)

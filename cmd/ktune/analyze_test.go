@@ -639,3 +639,46 @@ func TestAnalyzeGoesOnPastAnUnreadableFileAndRefusesTwoOfOneName(t *testing.T) {
 		t.Errorf("two inputs named x/dev: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestAnalyzeAndReportTakeTheDirection: a metric's direction is its name's guess, which
+// the output says, and --maximize or --minimize overrides it (QA: a speedup objective was
+// minimised, its worst configuration reported as the optimum); for the recording's
+// objective the report's whole page follows.
+func TestAnalyzeAndReportTakeTheDirection(t *testing.T) {
+	const energy = "../../testdata/kernel_tuner/time_energy.json"
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--objective", "GFLOPS/W"}, []string{"objective GFLOPS/W (higher is better, as its name suggests; --minimize if not)", "optimum 0.355782 at block_size_x=896"}},
+		{[]string{"--objective", "GFLOPS/W", "--minimize"}, []string{"objective GFLOPS/W (lower is better, --minimize)", "optimum 0.337546 at block_size_x=128"}},
+		{[]string{"--maximize"}, []string{"objective time (higher is better, --maximize)", "warning: the recording says time is better lower; the option given makes it higher", "optimum 3.17613 at block_size_x=512"}},
+	} {
+		args := append([]string{"analyze", energy, "--parameters=false"}, tt.args...)
+		out, errOut, code := ktune(t, args...)
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%v: exit %d, stderr %q, output lacks %q:\n%s", tt.args, code, errOut, w, out)
+			}
+		}
+	}
+	for _, cmd := range []string{"analyze", "report"} {
+		if _, errOut, code := ktune(t, cmd, energy, "--maximize", "--minimize"); code != 2 || !strings.Contains(errOut, "give --maximize or --minimize, not both") {
+			t.Errorf("%s with both directions: exit %d, stderr %q", cmd, code, errOut)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := ktune(t, "report", energy, "-o", out, "--maximize", "--bootstrap", "0"); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data))
+	for _, w := range []string{"time in ms (higher is better), as --maximize or --minimize says", "Best time: 3.1761 ms"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the report with --maximize lacks %q", w)
+		}
+	}
+}
