@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -189,6 +190,19 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	if res.Valid == 0 {
 		return nil, fmt.Errorf("%s: none of the %d configurations has a value for %s (all failed or lack it): nothing to analyse", in.Name, res.Evaluated, name)
 	}
+	// Successful configurations without a value of the metric (not measured for them) are
+	// not failures: their value is unknown, not bad. They are left out, as a partial run's
+	// unexplored configurations are, except from a cartesian landscape, which counts
+	// every configuration it lacks a value for as failed.
+	lacking := lackingValue(rec, value)
+	if len(lacking) > 0 {
+		land := "left out of the landscape too (as unexplored configurations are)"
+		if o.Landscape && o.Mode == simulator.Cartesian && !partial {
+			land = "the cartesian landscape counts them as failed points, as it does every configuration of the product the recording lacks"
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s of the successful configurations %s %s (the first: %s): their %s is unknown, not bad, so they are left out of the significance and Sobol indices; %s",
+			plural(len(lacking), "one", strconv.Itoa(len(lacking))), plural(len(lacking), "lacks", "lack"), name, formatValues(rec.Params, rec.Evaluations[lacking[0]].Config), name, land))
+	}
 
 	if o.Landscape {
 		if o.Step != nil {
@@ -201,6 +215,26 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, "cartesian mode needs the whole space recorded; the landscape of the partial run uses the explored configurations")
 		}
 		l := &landscape.Landscape{Space: sp, Objective: values, Maximize: maximize}
+		if mode == simulator.Recorded && len(lacking) > 0 {
+			// the recorded configurations with a value or a failure
+			kept := *rec
+			kept.Evaluations = make([]result.Evaluation, 0, len(rec.Evaluations)-len(lacking))
+			for i, k := 0, 0; i < len(rec.Evaluations); i++ {
+				if k < len(lacking) && lacking[k] == i {
+					k++
+					continue
+				}
+				kept.Evaluations = append(kept.Evaluations, rec.Evaluations[i])
+			}
+			ksim, err := simulatorOf(&kept, simulator.Recorded, true)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
+			if l.Objective, err = valuesOf(ctx, ksim, value); err != nil {
+				return nil, err
+			}
+			l.Space = ksim.Space()
+		}
 		if mode != simulator.Recorded {
 			csim, err := simulatorOf(rec, mode, false)
 			if err != nil {
@@ -322,6 +356,39 @@ func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.
 		out[i] = value(&e)
 	}
 	return out, nil
+}
+
+// lackingValue returns the indices of the recording's successful evaluations that value
+// gives no finite value: a metric not measured for them.
+func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64) []int {
+	var out []int
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if v := value(e); !e.Failed() && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// formatValues writes a recorded configuration as name=value pairs.
+func formatValues(params []space.Param, vs []space.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.String()
+		if i < len(params) {
+			parts[i] = params[i].Name + "=" + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural is one when n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }

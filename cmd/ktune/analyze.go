@@ -42,6 +42,11 @@ objective, so there the name decides: higher is better for throughput-like names
 GB/s, bandwidth, .../W), lower for any other (speedup, a profiling counter's pct), and the
 output says "as its name suggests". --maximize or --minimize says it instead; minima,
 optimum, fractions, centrality and the sign read in the significance all follow it.
+A successful configuration without a value of a metric (one not measured for every
+configuration) is no failure: a warning counts such configurations, and they are left out
+of the significance, the indices and the recorded-mode landscape, as a partial run's
+unexplored configurations are; a cartesian landscape counts them as failed points, as it
+does every configuration of the product without a value.
 
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
