@@ -63,7 +63,7 @@ func NewDesign(sp *space.Space, n int, o Options) (*Design, error) {
 		return nil, fmt.Errorf("sensitivity: a design needs at least one base row, got %d", n)
 	}
 	params := sp.Params()
-	subset, err := o.subset(len(params))
+	subset, err := o.subset(params)
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}

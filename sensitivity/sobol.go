@@ -123,8 +123,9 @@ func (o Options) Resamples() int {
 	return o.Bootstrap
 }
 
-// subset returns the validated subset of nparams parameters o asks for.
-func (o Options) subset(nparams int) ([]int, error) {
+// subset returns the validated subset of params o asks for.
+func (o Options) subset(params []space.Param) ([]int, error) {
+	nparams := len(params)
 	if o.Subset == nil {
 		all := make([]int, nparams)
 		for i := range all {
@@ -140,7 +141,7 @@ func (o Options) subset(nparams int) ([]int, error) {
 			return nil, fmt.Errorf("subset parameter %d out of range (there are %d parameters)", p, nparams)
 		}
 		if slices.Contains(o.Subset[:k], p) {
-			return nil, fmt.Errorf("subset names parameter %d twice", p)
+			return nil, fmt.Errorf("the parameters analysed name %s twice", params[p].Name)
 		}
 	}
 	return slices.Clone(o.Subset), nil

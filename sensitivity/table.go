@@ -44,7 +44,7 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	if len(params) == 0 {
 		return nil, errors.New("sensitivity: no parameters")
 	}
-	subset, err := o.subset(len(params))
+	subset, err := o.subset(params)
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}

@@ -258,6 +258,13 @@ func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 			t.Errorf("subset %v accepted", bad)
 		}
 	}
+	// a parameter named twice is named, not numbered (QA: "subset names parameter 2 twice")
+	if _, err := SobolTable(params, cfgs, y, Options{Subset: []int{2, 2}}); err == nil || !strings.Contains(err.Error(), "name x3 twice") {
+		t.Errorf("subset {2, 2}: %v, want the error to name x3", err)
+	}
+	if _, err := ParamIndices(params, []string{"x1", "x3", "x1"}); err == nil || err.Error() != `parameter "x1" is named twice` {
+		t.Errorf("x1, x3, x1: %v, want x1 named twice", err)
+	}
 }
 
 func TestSobolTableRejectsUnusableTables(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,7 +162,16 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", f.neighbourhood)
 	}
 	if f.params != "" {
+		// what can be told without the inputs is told before reading them
 		o.Params = strings.Split(f.params, ",")
+		for i, p := range o.Params {
+			switch {
+			case p == "":
+				return usageErr(env, c, "--params %q: an empty parameter name", f.params)
+			case slices.Contains(o.Params[:i], p):
+				return usageErr(env, c, "--params names %s twice", p)
+			}
+		}
 	}
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")

@@ -100,6 +100,9 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		{[]string{"analyze", coulomb, "--neighbourhood", "diagonal"}, "diagonal"},
 		{[]string{"analyze", coulomb, "--objective", "joules"}, `no objective or metric named "joules"`},
 		{[]string{"analyze", coulomb, "--params", "nope"}, `no parameter "nope"`},
+		// told before reading the inputs, which need not exist
+		{[]string{"analyze", "absent.json", "--params", "tile_size,tile_size"}, "--params names tile_size twice"},
+		{[]string{"analyze", "absent.json", "--params", "tile_size,"}, `--params "tile_size,": an empty parameter name`},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
