@@ -66,7 +66,9 @@ Landscape (seed 000, Section VII), over the space the simulator's --mode searche
   the memory available) is refused.
   With --bench (the JSON of 'ktune bench --json' over the same files), Spearman's rank
   correlation across spaces between C_p and the mean fraction of optimum each strategy
-  reached, per budget: does C_p predict difficulty?
+  reached, per budget: does C_p predict difficulty? The landscapes are then analysed in the
+  mode the benchmark ran in (a note says so when that is not recorded), so that C_p
+  describes the space the strategies searched; --mode given says otherwise, with a warning.
 
 Parameters (seed 004), over the successful configurations:
   significance: Pearson correlation of each parameter's value with the objective (and
@@ -113,7 +115,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	var f analyzeFlags
 	fs.StringVar(&f.runs, "run", "", "analyse these runs of the results database (comma-separated ids)")
 	fs.StringVar(&f.db, "db", defaultDB(), "results database (also $KTUNE_DB), for --run")
-	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000)")
+	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000); with --bench, the benchmark's mode unless given")
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
 	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised: the time the run used, its spec's statistic of the samples; their mean for runs stored before ktune kept it) beside another objective (default: the recording's objective)")
 	direction := directionFlags(fs)
@@ -198,6 +200,10 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		case !modeSet:
 			if o.Mode, err = simulator.ParseMode(benchMode); err != nil {
 				return fmt.Errorf("%s: %w", f.bench, err)
+			}
+			if o.Mode != simulator.Recorded && o.Landscape {
+				fmt.Fprintf(env.stderr, "ktune analyze: note: %s was benchmarked in %s mode, so the landscapes are analysed in %s mode too (give --mode recorded for the recorded configurations alone)\n",
+					f.bench, o.Mode, o.Mode)
 			}
 		case benchMode != o.Mode.String():
 			fmt.Fprintf(env.stderr, "ktune analyze: warning: %s was benchmarked in %s mode and the landscapes are analysed in %s mode (--mode): C_p and the results describe different spaces\n",

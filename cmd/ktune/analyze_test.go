@@ -160,6 +160,11 @@ func TestAnalyzeCorrelatesCentralityWithABenchmark(t *testing.T) {
 		t.Errorf("analyze --bench %s: exit %d, %s", cart, code, errOut)
 	} else if err := json.Unmarshal([]byte(out), &asBench); err != nil || asBench.Results[0].LandscapeMode != "cartesian" {
 		t.Errorf("landscape mode %+v (%v), want the benchmark's cartesian", asBench.Results[0].LandscapeMode, err)
+	} else if !strings.Contains(errOut, cart+" was benchmarked in cartesian mode, so the landscapes are analysed in cartesian mode too") {
+		t.Errorf("the switch to the benchmark's mode is not said: %q", errOut)
+	}
+	if _, errOut, _ := ktune(t, args...); strings.Contains(errOut, "note:") {
+		t.Errorf("a benchmark in analyze's default mode, recorded, drew a note: %q", errOut)
 	}
 	if _, errOut, code := ktune(t, append(args, "--mode", "cartesian")...); code != 0 ||
 		!strings.Contains(errOut, "was benchmarked in recorded mode and the landscapes are analysed in cartesian mode") {
