@@ -95,8 +95,19 @@ reported on standard error and the others are analysed and printed; the exit sta
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
 
-Figures (--plot DIR, SVG and PNG): minima, centrality, ffg-NAME (the flow graph of spaces up
-to --graph-nodes configurations), significance-NAME, sensitivity-NAME.`,
+Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as -, and -2, -3
+after it where two names would make one file name):
+  minima                  the local minima's fraction of optimal fitness, all spaces (Fig. 3;
+                          left out where no space has one)
+  centrality              the proportion of centrality C_p, all spaces (Fig. 7)
+  ffg-NAME                the fitness flow graph (Fig. 6), of a space of at most
+                          --graph-nodes configurations
+  significance-NAME       the correlation of each parameter with the objective
+  sensitivity-NAME        first- and total-order Sobol indices
+  sensitivity-NAME-second the strongest second-order pairs (with --second-order)
+  saltelli-NAME[-second]  the same from a saltelli run's design
+A figure left out (a flow graph above --graph-nodes, minima without a fraction of optimum)
+is said on standard error; "figures: N files" counts the files written.`,
 		run: runAnalyze,
 	})
 }
@@ -273,7 +284,8 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var figures []string
 	if f.plot != "" {
-		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes}); err != nil {
+		note := func(s string) { fmt.Fprintf(env.stderr, "ktune analyze: note: %s\n", s) }
+		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes, Note: note}); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -688,5 +689,56 @@ func TestAnalyzeAndReportTakeTheDirection(t *testing.T) {
 		if !strings.Contains(page, w) {
 			t.Errorf("the report with --maximize lacks %q", w)
 		}
+	}
+}
+
+// TestAnalyzeFiguresAreCountedAndLeftOutOnesSaid: a flow graph above --graph-nodes is left
+// out with a note (QA: without a word), two spaces whose names make one file name do not
+// overwrite each other's figures, and "figures: N files" is the number of files written.
+func TestAnalyzeFiguresAreCountedAndLeftOutOnesSaid(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/kernel_tuner/time_energy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twins []string
+	for _, name := range []string{"RTX 4000.json", "RTX_4000.json"} {
+		p := filepath.Join(dir, "in", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		twins = append(twins, p)
+	}
+	figs := filepath.Join(dir, "figs")
+	out, errOut, code := ktune(t, "analyze", twins[0], twins[1], "--bootstrap", "0", "--plot", figs, "--graph-nodes", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"note: in/RTX 4000: the flow graph figure (ffg-in-RTX_4000) is left out: its 15 configurations are more than --graph-nodes 10",
+		"note: in/RTX_4000: the flow graph figure (ffg-in-RTX_4000-2) is left out",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	written, err := os.ReadDir(figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range written {
+		names = append(names, e.Name())
+	}
+	for _, want := range []string{"sensitivity-in-RTX_4000.svg", "sensitivity-in-RTX_4000-2.svg", "sensitivity-in-RTX_4000-second.png", "sensitivity-in-RTX_4000-2-second.png"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("figures %v lack %s", names, want)
+		}
+	}
+	if want := "figures: " + strconv.Itoa(len(written)) + " files in " + figs; !strings.Contains(out, want) {
+		t.Errorf("output does not say %q (%d files written):\n%s", want, len(written), out)
 	}
 }
