@@ -188,6 +188,9 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	res.Valid = len(ys)
 	if res.Valid == 0 {
+		if res.Evaluated == 1 {
+			return nil, fmt.Errorf("%s: its one configuration has no value for %s (it failed or lacks it): nothing to analyse", in.Name, name)
+		}
 		return nil, fmt.Errorf("%s: none of the %d configurations has a value for %s (all failed or lack it): nothing to analyse", in.Name, res.Evaluated, name)
 	}
 	// Successful configurations without a value of the metric (not measured for them) are
@@ -258,8 +261,8 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			tol = 1e-6
 		}
 		if n := float64(len(l.Objective)); n*tol > 0.05 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d iterations: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
-				len(l.Objective), tol, n*tol, a.PageRankIterations))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d %s: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
+				len(l.Objective), tol, n*tol, a.PageRankIterations, plural(a.PageRankIterations, "iteration", "iterations")))
 		}
 		res.LandscapeMode, res.Landscape, res.land, res.nb = mode.String(), a, l, o.Neighbourhood
 		res.Millis["landscape"] = ms(time.Since(start))
@@ -301,8 +304,8 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
 			}
 			if s != nil && s.Samples < minSaltelliSamples {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("the run's Saltelli design has %d base samples (fewer than %d): its estimates are noise and may leave [0, 1]; run saltelli with a larger budget",
-					s.Samples, minSaltelliSamples))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the run's Saltelli design has %d base %s (fewer than %d): its estimates are noise and may leave [0, 1]; run saltelli with a larger budget",
+					s.Samples, plural(s.Samples, "sample", "samples"), minSaltelliSamples))
 			}
 			res.Saltelli = s
 			res.Millis["saltelli"] = ms(time.Since(start))

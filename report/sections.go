@@ -380,6 +380,8 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
 	if _, all := rec.Counts(); all != len(ok) {
 		t.Caption = fmt.Sprintf("The %d best of %d successful configurations", len(ok), all)
+	} else if all == 1 {
+		t.Caption = "The one successful configuration"
 	}
 	if withTime {
 		t.Head = append(t.Head, "time (ms)")
@@ -457,11 +459,11 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		if r.Maximize {
 			better = "higher"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Space of %d configurations (%s mode, %d failed) under the %s neighbourhood. "+
+		s.Text = append(s.Text, fmt.Sprintf("Space of %s (%s mode, %d failed) under the %s neighbourhood. "+
 			"A point is a local optimum when no neighbour is better (none has a %s %s), and a locally worst point when every neighbour is better. "+
 			"The fitness flow graph has an edge to every neighbour at least as good, and the PageRank of a local optimum is the chance that a long random "+
 			"first-improvement walk ends there (%s, Section VII).",
-			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
+			plural(a.Points, "configuration", "configurations"), r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
 		if a.FractionNote != "" {
 			note := strings.ToUpper(a.FractionNote[:1]) + a.FractionNote[1:]
 			s.Text = append(s.Text, note+"; the local optima's fraction of optimum is not shown.")
@@ -497,9 +499,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		if r.Maximize {
 			good = "positive"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %d valid configurations (%s, Section 3.1). "+
+		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %s (%s, Section 3.1). "+
 			"A %s coefficient means larger values of the parameter are better. Pearson measures linear association, Spearman rank (monotone) association.",
-			headWithUnit(r.Objective), direction(r.Maximize), r.Valid, refSensitivity, good))
+			headWithUnit(r.Objective), direction(r.Maximize), plural(r.Valid, "valid configuration", "valid configurations"), refSensitivity, good))
 		t := Table{Head: []string{"parameter", "Pearson", "Spearman", "configurations"}}
 		for _, c := range r.Significance {
 			name := c.Param
@@ -528,9 +530,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		case sob.Bootstrap == 0:
 			intervals = "no intervals (--bootstrap 0)"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; %s. "+
+		s.Text = append(s.Text, fmt.Sprintf("Method %s over %s; %s. "+
 			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (%s, Section 3.2).",
-			sob.Method, sob.Samples, intervals, r.Objective, refSensitivity))
+			sob.Method, plural(sob.Samples, "sample", "samples"), intervals, r.Objective, refSensitivity))
 		if sob.Note != "" {
 			s.Text = append(s.Text, sob.Note)
 		}
@@ -727,18 +729,30 @@ func wildKey(idx []int, p int) string {
 
 // smallSample says why a sample of points, lone of them without an evaluated neighbour, is
 // too small for landscape statistics; "" when it is not.
+// have is the verb for n things: "has" for one.
+func have(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
 func smallSample(lone, points int) string {
 	const worth = "A run that evaluates more of the space, or a recorded whole space, gives a landscape worth reading."
 	switch {
 	case points == 0:
 		return ""
 	case lone*4 >= points:
-		return fmt.Sprintf("Too small a sample for landscape statistics: %d of the %d configurations evaluated have no evaluated neighbour "+
+		return fmt.Sprintf("Too small a sample for landscape statistics: %d of the %s evaluated %s no evaluated neighbour "+
 			"(a lone point counts as a local optimum), so the numbers below say more about which configurations were sampled than about the space. %s",
-			lone, points, worth)
+			lone, plural(points, "configuration", "configurations"), have(lone), worth)
 	case points < minLandscapePoints:
-		return fmt.Sprintf("Too small a sample for landscape statistics: only %d configurations were evaluated (fewer than %d), "+
-			"so the counts and centralities below rest on a handful of points. %s", points, minLandscapePoints, worth)
+		was := "were"
+		if points == 1 {
+			was = "was"
+		}
+		return fmt.Sprintf("Too small a sample for landscape statistics: only %s %s evaluated (fewer than %d), "+
+			"so the counts and centralities below rest on a handful of points. %s", plural(points, "configuration", "configurations"), was, minLandscapePoints, worth)
 	}
 	return ""
 }

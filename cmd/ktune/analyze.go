@@ -485,20 +485,21 @@ func directionOf(r *analysis.Result) string {
 
 func printAnalysis(w io.Writer, r *analysis.Result) {
 	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, directionOf(r))
-	fmt.Fprintf(w, "  %d configurations, %d evaluated, %d valid; optimum %.6g at %s\n", r.Configurations, r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
+	fmt.Fprintf(w, "  %s, %d evaluated, %d valid; optimum %.6g at %s\n", counted(r.Configurations, "configuration", "configurations"), r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
 	for _, s := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)
 	}
 	if a := r.Landscape; a != nil {
-		fmt.Fprintf(w, "  landscape (%s mode, %s neighbourhood): %d points, %d failed\n", r.LandscapeMode, a.Neighbourhood, a.Points, a.Failed)
-		fmt.Fprintf(w, "    %d local minima, %d maxima, %d saddles, %d regular\n", a.Minima, a.Maxima, a.Saddles, a.Regular)
+		fmt.Fprintf(w, "  landscape (%s mode, %s neighbourhood): %s, %d failed\n", r.LandscapeMode, a.Neighbourhood, counted(a.Points, "point", "points"), a.Failed)
+		fmt.Fprintf(w, "    %s, %s, %s, %d regular\n", counted(a.Minima, "local minimum", "local minima"), counted(a.Maxima, "maximum", "maxima"),
+			counted(a.Saddles, "saddle", "saddles"), a.Regular)
 		if fr := a.MinimaFractions; len(fr) > 0 {
 			q := quantiles(fr)
 			fmt.Fprintf(w, "    fraction of optimal fitness of the minima: min %.3f  quartile %.3f  median %.3f  quartile %.3f  max %.3f\n", q[0], q[1], q[2], q[3], q[4])
 		} else if a.FractionNote != "" {
 			fmt.Fprintf(w, "    %s\n", a.FractionNote)
 		}
-		fmt.Fprintf(w, "    flow graph: %d edges; PageRank stopped after %d iterations\n", a.Edges, a.PageRankIterations)
+		fmt.Fprintf(w, "    flow graph: %s; PageRank stopped after %s\n", counted(a.Edges, "edge", "edges"), counted(a.PageRankIterations, "iteration", "iterations"))
 		fmt.Fprintf(w, "    proportion of centrality C_p:")
 		for _, pr := range a.Proportions {
 			if pct := pr.P * 100; math.Abs(pct-math.Round(pct/5)*5) < 1e-9 {
@@ -508,7 +509,7 @@ func printAnalysis(w io.Writer, r *analysis.Result) {
 		fmt.Fprintln(w)
 	}
 	if len(r.Significance) > 0 {
-		fmt.Fprintf(w, "  significance: correlation of each parameter with %s over %d valid configurations\n", r.Objective, r.Valid)
+		fmt.Fprintf(w, "  significance: correlation of each parameter with %s over %s\n", r.Objective, counted(r.Valid, "valid configuration", "valid configurations"))
 		good := "negative"
 		if r.Maximize {
 			good = "positive"
@@ -537,7 +538,7 @@ func printAnalysis(w io.Writer, r *analysis.Result) {
 }
 
 func printSobol(w io.Writer, s *sensitivity.Sobol) {
-	fmt.Fprintf(w, "  Sobol indices (%s, %d samples", s.Method, s.Samples)
+	fmt.Fprintf(w, "  Sobol indices (%s, %s", s.Method, counted(s.Samples, "sample", "samples"))
 	if s.Bootstrap > 0 {
 		fmt.Fprintf(w, ", 95%% intervals from %d bootstrap resamples", s.Bootstrap)
 	}
@@ -563,6 +564,15 @@ func printSobol(w io.Writer, s *sensitivity.Sobol) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// counted is n with the noun for one or many after it ("1 local minimum", "3 local
+// minima"), for the analysis's counts.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func interval(iv sensitivity.Interval) string {

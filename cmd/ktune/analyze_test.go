@@ -742,3 +742,49 @@ func TestAnalyzeFiguresAreCountedAndLeftOutOnesSaid(t *testing.T) {
 		t.Errorf("output does not say %q (%d files written):\n%s", want, len(written), out)
 	}
 }
+
+// TestAnalyzeCountsInTheSingular: one of a thing is one configuration, point, local
+// minimum, maximum, edge or iteration (QA: "1 maxima", "1 configurations", "1 iterations"),
+// on the recorded vector_add cache cut down to one and two of its configurations.
+func TestAnalyzeCountsInTheSingular(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cache map[string]json.RawMessage
+	if err := json.Unmarshal(data, &cache); err != nil {
+		t.Fatal(err)
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(cache["cache"], &entries); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		keep []string
+		want []string
+	}{
+		{[]string{"128"}, []string{"1 configuration, 1 evaluated, 1 valid", "landscape (recorded mode, adjacent neighbourhood): 1 point, 0 failed",
+			"1 local minimum, 0 maxima, 0 saddles", "PageRank stopped after 1 iteration\n", "over 1 valid configuration\n"}},
+		{[]string{"128", "192"}, []string{"2 configurations", "1 local minimum, 1 maximum, 0 saddles", "flow graph: 1 edge;"}},
+	} {
+		kept := map[string]json.RawMessage{}
+		for _, k := range tt.keep {
+			if entries[k] == nil {
+				t.Fatalf("no cache entry %q", k)
+			}
+			kept[k] = entries[k]
+		}
+		cache["cache"], _ = json.Marshal(kept)
+		b, _ := json.Marshal(cache)
+		p := filepath.Join(t.TempDir(), "few.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := ktune(t, "analyze", p, "--bootstrap", "0")
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%d configurations: exit %d, stderr %q, output lacks %q:\n%s", len(tt.keep), code, errOut, w, out)
+			}
+		}
+	}
+}
