@@ -50,6 +50,7 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
 	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
 	p.X.Min, p.X.Max = -1, 1
+	p.X.Tick.Marker = figure.Ticks{}
 	labels := make([]string, len(sorted))
 	ordinal := false
 	for k, c := range sorted {
@@ -281,6 +282,7 @@ func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	p.Add(zero, plotter.NewGrid())
 	pad := 0.05 * math.Max(hi-lo, 0.01)
 	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = figure.Ticks{} // round numbers, 0 among them
 	p.NominalY(labels...)
 	return save(p, 7*vg.Inch, vg.Length(1.2+0.35*float64(len(pairs)))*vg.Inch, dir, name)
 }
