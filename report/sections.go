@@ -526,7 +526,7 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		intervals := fmt.Sprintf("95%% bootstrap intervals from %d resamples", sob.Bootstrap)
 		switch {
 		case sob.Method == sensitivity.Exact:
-			intervals = "exact, so without intervals"
+			intervals = "no intervals, as exact indices have no sampling error"
 		case sob.Bootstrap == 0:
 			intervals = "no intervals (--bootstrap 0)"
 		}
@@ -552,7 +552,11 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		}
 		s.Tables = append(s.Tables, t)
 		if pairs := strongestPairs(sob.Second); len(pairs) > 0 {
-			pt := Table{Caption: fmt.Sprintf("The %s by absolute value", plural(len(pairs), "strongest second-order interaction", "strongest second-order interactions")),
+			caption := fmt.Sprintf("The %d strongest second-order interactions by absolute value", len(pairs))
+			if len(pairs) == 1 {
+				caption = "The second-order interaction"
+			}
+			pt := Table{Caption: caption,
 				Head: []string{"pair", "index", "95% interval"}}
 			if !withIntervals {
 				pt.Head = pt.Head[:2]
