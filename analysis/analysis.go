@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,12 @@ type Options struct {
 	Bootstrap   int      // bootstrap resamples for the intervals; 0 for 200, < 0 for none
 	Seed        uint64   // seeds the bootstrap
 
+	// Maximize, when set, says whether larger values of the objective are better, over
+	// what the recording says or the name suggests (Result.DirectionFrom): Kernel Tuner
+	// caches do not record the direction, and a metric's name may not tell it
+	// (speedup, sm__warps_active.avg.pct_of_peak_sustained_active).
+	Maximize *bool
+
 	// MaxBytes bounds the memory of a cartesian-mode landscape, which covers every
 	// configuration of the full product (about LandscapeBytesPerPoint each): 0 is
 	// space.DefaultMaxBytes(), a share of the memory available; a negative value is no
@@ -76,12 +83,15 @@ func Defaults() Options {
 
 // Result is the analysis of one input.
 type Result struct {
-	Name           string  `json:"name"`
-	Source         string  `json:"source"`
-	Kernel         string  `json:"kernel"`
-	Device         string  `json:"device"`
-	Objective      string  `json:"objective"`
-	Maximize       bool    `json:"maximize"`
+	Name      string `json:"name"`
+	Source    string `json:"source"`
+	Kernel    string `json:"kernel"`
+	Device    string `json:"device"`
+	Objective string `json:"objective"`
+	Maximize  bool   `json:"maximize"`
+	// DirectionFrom says where Maximize comes from: DirectionRecorded, DirectionName or
+	// DirectionOption.
+	DirectionFrom  string  `json:"direction_from"`
 	Configurations int     `json:"configurations"` // in the space the recording or run covers
 	Evaluated      int     `json:"evaluated"`      // configurations with an evaluation
 	Valid          int     `json:"valid"`          // of those, successful with the objective
@@ -113,11 +123,18 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	res := &Result{Name: in.Name, Source: rec.Source, Kernel: rec.Kernel, Device: rec.Device,
 		Millis: map[string]float64{}, Optimum: math.NaN()}
-	name, maximize, err := objectiveOf(rec, o.Objective)
+	name, maximize, from, err := objectiveOf(rec, o.Objective)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	res.Objective, res.Maximize = name, maximize
+	if o.Maximize != nil {
+		if from == DirectionRecorded && *o.Maximize != maximize {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the recording says %s is better %s; the option given makes it %s",
+				name, higherLower(maximize), higherLower(*o.Maximize)))
+		}
+		maximize, from = *o.Maximize, DirectionOption
+	}
+	res.Objective, res.Maximize, res.DirectionFrom = name, maximize, from
 	value := func(e *result.Evaluation) float64 {
 		if e.Failed() {
 			return math.NaN()
@@ -171,7 +188,23 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	res.Valid = len(ys)
 	if res.Valid == 0 {
+		if res.Evaluated == 1 {
+			return nil, fmt.Errorf("%s: its one configuration has no value for %s (it failed or lacks it): nothing to analyse", in.Name, name)
+		}
 		return nil, fmt.Errorf("%s: none of the %d configurations has a value for %s (all failed or lack it): nothing to analyse", in.Name, res.Evaluated, name)
+	}
+	// Successful configurations without a value of the metric (not measured for them) are
+	// not failures: their value is unknown, not bad. They are left out, as a partial run's
+	// unexplored configurations are, except from a cartesian landscape, which counts
+	// every configuration it lacks a value for as failed.
+	lacking := lackingValue(rec, value)
+	if len(lacking) > 0 {
+		land := "left out of the landscape too (as unexplored configurations are)"
+		if o.Landscape && o.Mode == simulator.Cartesian && !partial {
+			land = "the cartesian landscape counts them as failed points, as it does every configuration of the product the recording lacks"
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s of the successful configurations %s %s (the first: %s): their %s is unknown, not bad, so they are left out of the significance and Sobol indices; %s",
+			plural(len(lacking), "one", strconv.Itoa(len(lacking))), plural(len(lacking), "lacks", "lack"), name, formatValues(rec.Params, rec.Evaluations[lacking[0]].Config), name, land))
 	}
 
 	if o.Landscape {
@@ -185,6 +218,26 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, "cartesian mode needs the whole space recorded; the landscape of the partial run uses the explored configurations")
 		}
 		l := &landscape.Landscape{Space: sp, Objective: values, Maximize: maximize}
+		if mode == simulator.Recorded && len(lacking) > 0 {
+			// the recorded configurations with a value or a failure
+			kept := *rec
+			kept.Evaluations = make([]result.Evaluation, 0, len(rec.Evaluations)-len(lacking))
+			for i, k := 0, 0; i < len(rec.Evaluations); i++ {
+				if k < len(lacking) && lacking[k] == i {
+					k++
+					continue
+				}
+				kept.Evaluations = append(kept.Evaluations, rec.Evaluations[i])
+			}
+			ksim, err := simulatorOf(&kept, simulator.Recorded, true)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
+			if l.Objective, err = valuesOf(ctx, ksim, value); err != nil {
+				return nil, err
+			}
+			l.Space = ksim.Space()
+		}
 		if mode != simulator.Recorded {
 			csim, err := simulatorOf(rec, mode, false)
 			if err != nil {
@@ -208,8 +261,8 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			tol = 1e-6
 		}
 		if n := float64(len(l.Objective)); n*tol > 0.05 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d iterations: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
-				len(l.Objective), tol, n*tol, a.PageRankIterations))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("PageRank stopped by networkx's rule (L1 change below %d x %g = %.2g) after %d %s: on a space this large the centralities are approximate; --pagerank-tol 1e-10 converges them",
+				len(l.Objective), tol, n*tol, a.PageRankIterations, plural(a.PageRankIterations, "iteration", "iterations")))
 		}
 		res.LandscapeMode, res.Landscape, res.land, res.nb = mode.String(), a, l, o.Neighbourhood
 		res.Millis["landscape"] = ms(time.Since(start))
@@ -251,8 +304,8 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
 			}
 			if s != nil && s.Samples < minSaltelliSamples {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("the run's Saltelli design has %d base samples (fewer than %d): its estimates are noise and may leave [0, 1]; run saltelli with a larger budget",
-					s.Samples, minSaltelliSamples))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the run's Saltelli design has %d base %s (fewer than %d): its estimates are noise and may leave [0, 1]; run saltelli with a larger budget",
+					s.Samples, plural(s.Samples, "sample", "samples"), minSaltelliSamples))
 			}
 			res.Saltelli = s
 			res.Millis["saltelli"] = ms(time.Since(start))
@@ -308,6 +361,39 @@ func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.
 	return out, nil
 }
 
+// lackingValue returns the indices of the recording's successful evaluations that value
+// gives no finite value: a metric not measured for them.
+func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64) []int {
+	var out []int
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if v := value(e); !e.Failed() && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// formatValues writes a recorded configuration as name=value pairs.
+func formatValues(params []space.Param, vs []space.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.String()
+		if i < len(params) {
+			parts[i] = params[i].Name + "=" + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural is one when n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 func objectiveName(rec *result.Recording) string {
@@ -317,14 +403,48 @@ func objectiveName(rec *result.Recording) string {
 	return rec.Objective
 }
 
+// Where a Result's direction comes from (Result.DirectionFrom).
+const (
+	// DirectionRecorded: the recording says it (a ktune run's spec, a T4 file), or the
+	// objective is the time, which is always better lower.
+	DirectionRecorded = "recording"
+	// DirectionName: the objective's name suggests it (result.HigherIsBetter): a metric
+	// beside the recording's objective, or the objective of a Kernel Tuner cache, which
+	// does not record the direction. Time is always lower-is-better, and so not a guess.
+	DirectionName = "name"
+	// DirectionOption: Options.Maximize says it.
+	DirectionOption = "option"
+)
+
+// NamedDirection reports whether rec's direction may be no more than its objective's name
+// suggests: a Kernel Tuner cache records none, so its reader guesses it from the name
+// (result.HigherIsBetter) unless ktune wrote the cache and recorded another. The time is
+// always better lower, and so no guess.
+func NamedDirection(rec *result.Recording) bool {
+	own := objectiveName(rec)
+	return rec.Format == "kerneltuner" && own != "time" && rec.Maximize == result.HigherIsBetter(own)
+}
+
+func higherLower(maximize bool) string {
+	if maximize {
+		return "higher"
+	}
+	return "lower"
+}
+
 // objectiveOf resolves the objective to explain: the recording's own, or a metric its
-// evaluations carry, with the direction the recording gives or its name suggests. The
-// time is one wherever it was measured: a stored run of another objective keeps it as the
-// time metric or, stored before ktune kept that, as timing samples (result.Evaluation.TimeMS).
-func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
+// evaluations carry, with the direction the recording gives or its name suggests, and
+// which of the two (DirectionRecorded, DirectionName). The time is one wherever it was
+// measured: a stored run of another objective keeps it as the time metric or, stored
+// before ktune kept that, as timing samples (result.Evaluation.TimeMS).
+func objectiveOf(rec *result.Recording, want string) (string, bool, string, error) {
 	own := objectiveName(rec)
 	if want == "" || want == own {
-		return own, rec.Maximize, nil
+		from := DirectionRecorded
+		if NamedDirection(rec) {
+			from = DirectionName
+		}
+		return own, rec.Maximize, from, nil
 	}
 	names := map[string]bool{}
 	for i := range rec.Evaluations {
@@ -336,7 +456,11 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 		}
 	}
 	if names[want] {
-		return want, result.HigherIsBetter(want), nil
+		from := DirectionName
+		if want == "time" {
+			from = DirectionRecorded
+		}
+		return want, result.HigherIsBetter(want), from, nil
 	}
 	have := []string{own}
 	for k := range names {
@@ -345,7 +469,7 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, error) {
 		}
 	}
 	sort.Strings(have[1:])
-	return "", false, fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
+	return "", false, "", fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
 }
 
 // isPartial reports whether the input evaluated fewer configurations than its space holds:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -146,6 +147,98 @@ func TestAnalyzeMetricObjective(t *testing.T) {
 	_, err = Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
 	if err == nil || !strings.Contains(err.Error(), "GFLOPS/W") || !strings.Contains(err.Error(), "energy") {
 		t.Errorf("unknown objective: %v, want an error naming the available ones", err)
+	}
+}
+
+// TestAnalyzeDirectionOption: the direction of a metric comes from its name unless
+// Options.Maximize says it, and saying the opposite of what a recording records is
+// warned about; the optimum and the landscape follow the direction given.
+func TestAnalyzeDirectionOption(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/time_energy.json")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, e := range rec.Evaluations {
+		if v, ok := e.Metrics["GFLOPS/W"]; ok && !e.Failed() {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	no, yes := false, true
+	for _, tt := range []struct {
+		objective string
+		maximize  *bool
+		want      bool
+		from      string
+		optimum   float64
+		warn      string
+	}{
+		{"GFLOPS/W", nil, true, DirectionName, hi, ""},
+		{"GFLOPS/W", &no, false, DirectionOption, lo, ""},
+		{"GFLOPS/W", &yes, true, DirectionOption, hi, ""},
+		{"", nil, false, DirectionRecorded, math.NaN(), ""},
+		{"", &yes, true, DirectionOption, math.NaN(), "the recording says time is better lower; the option given makes it higher"},
+	} {
+		o := quick()
+		o.Parameters = false
+		o.Objective, o.Maximize = tt.objective, tt.maximize
+		r, err := Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Join(r.Warnings, "\n")
+		wrongWarning := tt.warn == "" && strings.Contains(warned, "the recording says") || !strings.Contains(warned, tt.warn)
+		if r.Maximize != tt.want || r.DirectionFrom != tt.from || !math.IsNaN(tt.optimum) && r.Optimum != tt.optimum || wrongWarning {
+			t.Errorf("%q, maximize %v: got maximize %v from %s, optimum %v, warnings %q; want %v from %s, optimum %v, warning %q",
+				tt.objective, tt.maximize, r.Maximize, r.DirectionFrom, r.Optimum, r.Warnings, tt.want, tt.from, tt.optimum, tt.warn)
+		}
+		if r.Landscape == nil || r.land.Maximize != tt.want {
+			t.Errorf("%q, maximize %v: the landscape maximises %v", tt.objective, tt.maximize, r.land.Maximize)
+		}
+	}
+}
+
+// TestAnalyzeAMetricSomeConfigurationsLack: three successful configurations of the
+// recorded energy cache lose their energy (as in a cache where the power meter missed
+// them). They are not failures: a warning counts them, the indices leave them out, and so
+// does the recorded landscape (12 points, none failed: QA saw "15 points, 3 failed"),
+// while the cartesian one, whose points are the whole product, counts them as failed.
+func TestAnalyzeAMetricSomeConfigurationsLack(t *testing.T) {
+	rec := open(t, "../testdata/kernel_tuner/time_energy.json")
+	var dropped []string
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; i%5 == 2 {
+			metrics := maps.Clone(e.Metrics)
+			delete(metrics, "energy")
+			e.Metrics = metrics
+			dropped = append(dropped, e.Config[0].String())
+		}
+	}
+	for _, tt := range []struct {
+		mode           simulator.Mode
+		points, failed int
+		says           string
+	}{
+		{simulator.Recorded, 12, 0, "left out of the landscape too"},
+		{simulator.Cartesian, 15, 3, "the cartesian landscape counts them as failed points"},
+	} {
+		o := quick()
+		o.Objective, o.Mode = "energy", tt.mode
+		r, err := Analyze(context.Background(), Input{Name: "energy", Rec: rec}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("3 of the successful configurations lack energy (the first: block_size_x=%s, nvml_gr_clock=1080)", dropped[0])
+		warned := strings.Join(r.Warnings, "\n")
+		if !strings.Contains(warned, want) || !strings.Contains(warned, tt.says) {
+			t.Errorf("%s mode: warnings %q, want %q and %q", tt.mode, r.Warnings, want, tt.says)
+		}
+		if r.Valid != 12 || r.Landscape.Points != tt.points || r.Landscape.Failed != tt.failed {
+			t.Errorf("%s mode: %d valid, landscape of %d points, %d failed; want 12 valid, %d points, %d failed",
+				tt.mode, r.Valid, r.Landscape.Points, r.Landscape.Failed, tt.points, tt.failed)
+		}
+		for _, c := range r.Significance {
+			if c.N != 12 {
+				t.Errorf("%s mode: significance of %s over %d configurations, want 12", tt.mode, c.Param, c.N)
+			}
+		}
 	}
 }
 

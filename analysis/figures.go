@@ -18,6 +18,9 @@ type FigureOptions struct {
 	// none. Drawing lays the graph out by force simulation, which grows with the square of
 	// the nodes.
 	GraphNodes int
+	// Note, when set, is told of each figure left out and why: a flow graph above
+	// GraphNodes, the minima figure where no space has a fraction of optimum.
+	Note func(string)
 }
 
 // WriteFigures draws the figures of the results into dir, as SVG and PNG, and returns the
@@ -25,7 +28,16 @@ type FigureOptions struct {
 // (Fig. 3; left out when no result has one) and the proportion of centrality (Fig. 7);
 // per result the fitness flow graph of a small space (Fig. 6), the significance (when a
 // correlation is defined) and the sensitivity charts (seed 004 Section 5.3).
+//
+// Each result's figures are named after it (FileName); two results whose names make the
+// same file name (a/RTX 3090 and a/RTX_3090) get -2, -3, ... after the later ones', so
+// that no figure overwrites another and every path returned is a file written.
 func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOptions) ([]string, error) {
+	note := func(format string, args ...any) {
+		if o.Note != nil {
+			o.Note(fmt.Sprintf(format, args...))
+		}
+	}
 	var files []string
 	var named []landscape.Named
 	for _, r := range results {
@@ -42,6 +54,8 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 				return files, fmt.Errorf("local minima figure: %w", err)
 			}
 			files = append(files, f...)
+		} else {
+			note("the local minima figure (minima) is left out: no space has a fraction of optimum (see each space's note)")
 		}
 		f, err := landscape.PlotCentrality(named, dir, "centrality")
 		if err != nil {
@@ -49,8 +63,17 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 		}
 		files = append(files, f...)
 	}
+	used := map[string]bool{}
 	for _, r := range results {
 		base := FileName(r.Name)
+		for k := 2; used[base]; k++ {
+			base = fmt.Sprintf("%s-%d", FileName(r.Name), k)
+		}
+		used[base] = true
+		if r.Landscape != nil && o.GraphNodes > 0 && r.land.Space.Len() > o.GraphNodes {
+			note("%s: the flow graph figure (ffg-%s) is left out: its %d configurations are more than --graph-nodes %d (its layout grows with the square of the nodes); give --graph-nodes %d to draw it",
+				r.Name, base, r.land.Space.Len(), o.GraphNodes, r.land.Space.Len())
+		}
 		if r.Landscape != nil && o.GraphNodes > 0 && r.land.Space.Len() <= o.GraphNodes {
 			g, err := landscape.FlowGraph(ctx, r.land, r.nb)
 			if err != nil {

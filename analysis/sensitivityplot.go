@@ -50,6 +50,7 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
 	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
 	p.X.Min, p.X.Max = -1, 1
+	p.X.Tick.Marker = figure.Ticks{}
 	labels := make([]string, len(sorted))
 	ordinal := false
 	for k, c := range sorted {
@@ -111,7 +112,14 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, dir
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples, 95%% bootstrap intervals)", s.Method, s.Samples)
+	switch {
+	case s.Method == sensitivity.Exact:
+		// the whole product: no sampling error, no interval (sensitivity.SobolTable)
+		p.Title.Text = fmt.Sprintf("Sobol indices (exact over the full product of %d configurations)", s.Samples)
+	case s.Bootstrap == 0:
+		p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+	}
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
 	var errs plotter.XYs
@@ -274,6 +282,7 @@ func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	p.Add(zero, plotter.NewGrid())
 	pad := 0.05 * math.Max(hi-lo, 0.01)
 	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = figure.Ticks{} // round numbers, 0 among them
 	p.NominalY(labels...)
 	return save(p, 7*vg.Inch, vg.Length(1.2+0.35*float64(len(pairs)))*vg.Inch, dir, name)
 }

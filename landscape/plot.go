@@ -133,7 +133,11 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 	p.Y.Max = 1
 	names := make([]string, len(es))
 	for i, e := range es {
-		names[i] = fmt.Sprintf("%s\n(%d optima)", e.name, len(e.values))
+		optima := "optima"
+		if len(e.values) == 1 {
+			optima = "optimum"
+		}
+		names[i] = fmt.Sprintf("%s\n(%d %s)", e.name, len(e.values), optima)
 		p.Add(newFullBox(float64(i), e.values))
 		r := rand.New(rand.NewPCG(uint64(i), 0x6a6974746572))
 		// the values are sorted: an even spread of ranks (the extremes included) keeps

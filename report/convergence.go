@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"os"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -107,8 +106,8 @@ func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
 		pad = 0.06*math.Abs(hi) + 1e-9
 	}
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
-	p.X.Tick.Marker = niceTicks{integer: true}
-	p.Y.Tick.Marker = niceTicks{}
+	p.X.Tick.Marker = figure.Ticks{Integer: true}
+	p.Y.Tick.Marker = figure.Ticks{}
 	dir, err := os.MkdirTemp("", "ktune-report-")
 	if err != nil {
 		return nil, err
@@ -133,44 +132,4 @@ func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
 		return nil, err
 	}
 	return &Section{Title: "Convergence", Figures: []Figure{fig}}, nil
-}
-
-// niceTicks marks an axis at round steps (1, 2 or 5 times a power of ten), about five to
-// eight of them, labelled without trailing noise; integer keeps steps of at least 1.
-type niceTicks struct{ integer bool }
-
-// Ticks returns the major ticks between lo and hi, with a minor tick halfway between each.
-func (n niceTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
-	}
-	raw := (hi - lo) / 8
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 5} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	if n.integer {
-		step = max(step, 1)
-	}
-	var ticks []plot.Tick
-	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
-		v := k * step
-		if math.Abs(v) < step*1e-9 {
-			v = 0
-		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimalsOf(step), 64)})
-		if m := v + step/2; m <= hi && (!n.integer || step >= 2) {
-			ticks = append(ticks, plot.Tick{Value: m})
-		}
-	}
-	return ticks
-}
-
-// decimalsOf is how many decimals a step needs to be written exactly.
-func decimalsOf(step float64) int {
-	return max(0, -int(math.Floor(math.Log10(step)+1e-9)))
 }

@@ -244,27 +244,6 @@ func TestColumnLinesNumbersUp(t *testing.T) {
 	}
 }
 
-func TestNiceTicksAreRound(t *testing.T) {
-	var labels []string
-	for _, tk := range (niceTicks{integer: true}).Ticks(0, 31) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "0 5 10 15 20 25 30" {
-		t.Errorf("ticks of 0..31: %s", got)
-	}
-	labels = nil
-	for _, tk := range (niceTicks{}).Ticks(0.0147, 0.0253) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "0.016 0.018 0.020 0.022 0.024" {
-		t.Errorf("ticks of 0.0147..0.0253: %s", got)
-	}
-}
-
 // TestBestTimeIsTheTimeTheRunUsed: beside a metric objective the best time is the time
 // the run kept (its spec's statistic of the samples, here a median), whatever statistic
 // the report would apply to the samples, which it only does for runs stored before ktune

@@ -45,10 +45,12 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
 	}
-	rec, err := st.Recording(ctx, id)
+	stored, err := st.Recording(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
 	}
+	rec := redirected(stored, o)
+	info.Maximize = rec.Maximize
 	facts := factsOf(info, rec)
 	p := &Page{Title: fmt.Sprintf("Run %d: %s on %s", id, dash(info.Kernel), dash(info.Device)),
 		Subtitle: fmt.Sprintf("%s run, %s", info.Kind, facts.state())}
@@ -67,7 +69,7 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if info.Kind != store.KindImport {
 		add("seed", strconv.FormatUint(info.Seed, 10))
 	}
-	add("objective", objectiveText(objectiveName(rec), info.Maximize))
+	add("objective", objectiveRow(rec, stored, o))
 	add("problem size", info.ProblemSize)
 	add("source", info.Source)
 	add("format", info.Format)
@@ -114,7 +116,8 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	} else if conv != nil {
 		p.Sections = append(p.Sections, *conv)
 	}
-	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}
+	// the analysis takes the direction from o itself, and says where it overrides the run's
+	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: stored, Run: &info}
 	secs, err := analysisSections(ctx, in, o)
 	if err != nil {
 		return nil, err
@@ -246,12 +249,11 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 }
 
 func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
-	rec := in.Rec
+	rec := redirected(in.Rec, o)
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
 	facts := factsOf(store.RunInfo{Kind: store.KindImport, Status: store.StatusFinished, Maximize: rec.Maximize}, rec)
-	about := Table{Caption: "Recording", KeyValue: true, Rows: [][]string{
-		{"objective", objectiveText(objectiveName(rec), rec.Maximize)}}}
+	about := Table{Caption: "Recording", KeyValue: true, Rows: [][]string{{"objective", objectiveRow(rec, in.Rec, o)}}}
 	if rec.ProblemSize != "" {
 		about.Rows = append(about.Rows, []string{"problem size", rec.ProblemSize})
 	}
@@ -276,6 +278,34 @@ func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	}
 	p.Sections = append(p.Sections, secs...)
 	return p, nil
+}
+
+// objectiveRow is the objective of the page's recording rec (redirected from stored),
+// with its unit, its direction and where the direction comes from when the recording
+// does not say it.
+func objectiveRow(rec, stored *result.Recording, o Options) string {
+	text := objectiveText(objectiveName(rec), rec.Maximize)
+	switch {
+	case rec != stored:
+		text += ", as --maximize or --minimize says"
+	case o.Analysis.Maximize == nil && analysis.NamedDirection(rec):
+		text += ", as its name suggests: a Kernel Tuner cache does not record the direction; 'ktune report --maximize' or '--minimize' says it"
+	}
+	return text
+}
+
+// redirected is rec with the direction o.Analysis.Maximize gives its objective, so that
+// the page's best configurations, convergence and summary follow it as the analysis does;
+// rec itself when o gives none, or gives it for another objective (a metric the analysis
+// explains).
+func redirected(rec *result.Recording, o Options) *result.Recording {
+	m := o.Analysis.Maximize
+	if m == nil || *m == rec.Maximize || o.Analysis.Objective != "" && o.Analysis.Objective != objectiveName(rec) {
+		return rec
+	}
+	cp := *rec
+	cp.Maximize = *m
+	return &cp
 }
 
 func dash(s string) string {
@@ -350,6 +380,8 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
 	if _, all := rec.Counts(); all != len(ok) {
 		t.Caption = fmt.Sprintf("The %d best of %d successful configurations", len(ok), all)
+	} else if all == 1 {
+		t.Caption = "The one successful configuration"
 	}
 	if withTime {
 		t.Head = append(t.Head, "time (ms)")
@@ -427,11 +459,11 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		if r.Maximize {
 			better = "higher"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Space of %d configurations (%s mode, %d failed) under the %s neighbourhood. "+
+		s.Text = append(s.Text, fmt.Sprintf("Space of %s (%s mode, %d failed) under the %s neighbourhood. "+
 			"A point is a local optimum when no neighbour is better (none has a %s %s), and a locally worst point when every neighbour is better. "+
 			"The fitness flow graph has an edge to every neighbour at least as good, and the PageRank of a local optimum is the chance that a long random "+
 			"first-improvement walk ends there (%s, Section VII).",
-			a.Points, r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
+			plural(a.Points, "configuration", "configurations"), r.LandscapeMode, a.Failed, a.Neighbourhood, better, r.Objective, refBenchmarking))
 		if a.FractionNote != "" {
 			note := strings.ToUpper(a.FractionNote[:1]) + a.FractionNote[1:]
 			s.Text = append(s.Text, note+"; the local optima's fraction of optimum is not shown.")
@@ -467,9 +499,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		if r.Maximize {
 			good = "positive"
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %d valid configurations (%s, Section 3.1). "+
+		s.Text = append(s.Text, fmt.Sprintf("Correlation of each parameter's value with %s (%s) over the %s (%s, Section 3.1). "+
 			"A %s coefficient means larger values of the parameter are better. Pearson measures linear association, Spearman rank (monotone) association.",
-			headWithUnit(r.Objective), direction(r.Maximize), r.Valid, refSensitivity, good))
+			headWithUnit(r.Objective), direction(r.Maximize), plural(r.Valid, "valid configuration", "valid configurations"), refSensitivity, good))
 		t := Table{Head: []string{"parameter", "Pearson", "Spearman", "configurations"}}
 		for _, c := range r.Significance {
 			name := c.Param
@@ -491,23 +523,47 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			continue
 		}
 		s := Section{Title: so.title}
-		s.Text = append(s.Text, fmt.Sprintf("Method %s over %d samples; 95%% bootstrap intervals from %d resamples. "+
+		intervals := fmt.Sprintf("95%% bootstrap intervals from %d resamples", sob.Bootstrap)
+		switch {
+		case sob.Method == sensitivity.Exact:
+			intervals = "no intervals, as exact indices have no sampling error"
+		case sob.Bootstrap == 0:
+			intervals = "no intervals (--bootstrap 0)"
+		}
+		s.Text = append(s.Text, fmt.Sprintf("Method %s over %s; %s. "+
 			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (%s, Section 3.2).",
-			sob.Method, sob.Samples, sob.Bootstrap, r.Objective, refSensitivity))
+			sob.Method, plural(sob.Samples, "sample", "samples"), intervals, r.Objective, refSensitivity))
 		if sob.Note != "" {
 			s.Text = append(s.Text, sob.Note)
 		}
+		// columns of intervals only where there are intervals (not for exact indices)
+		withIntervals := sob.Bootstrap > 0
 		t := Table{Head: []string{"parameter", "first order", "95% interval", "total order", "95% interval"}}
+		if !withIntervals {
+			t.Head = []string{"parameter", "first order", "total order"}
+		}
 		for i, name := range sob.Params {
-			t.Rows = append(t.Rows, []string{name, fnum(sob.First[i].Value), span(sob.First[i].Low, sob.First[i].High),
-				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)})
+			row := []string{name, fnum(sob.First[i].Value), span(sob.First[i].Low, sob.First[i].High),
+				fnum(sob.Total[i].Value), span(sob.Total[i].Low, sob.Total[i].High)}
+			if !withIntervals {
+				row = []string{row[0], row[1], row[3]}
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		s.Tables = append(s.Tables, t)
 		if pairs := strongestPairs(sob.Second); len(pairs) > 0 {
-			pt := Table{Caption: fmt.Sprintf("The %s by absolute value", plural(len(pairs), "strongest second-order interaction", "strongest second-order interactions")),
+			caption := fmt.Sprintf("The %d strongest second-order interactions by absolute value", len(pairs))
+			if len(pairs) == 1 {
+				caption = "The second-order interaction"
+			}
+			pt := Table{Caption: caption,
 				Head: []string{"pair", "index", "95% interval"}}
+			if !withIntervals {
+				pt.Head = pt.Head[:2]
+			}
 			for _, pr := range pairs {
-				pt.Rows = append(pt.Rows, []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)})
+				row := []string{sob.Params[pr.I] + " x " + sob.Params[pr.J], fnum(pr.Index.Value), span(pr.Index.Low, pr.Index.High)}
+				pt.Rows = append(pt.Rows, row[:len(pt.Head)])
 			}
 			s.Tables = append(s.Tables, pt)
 		}
@@ -677,18 +733,30 @@ func wildKey(idx []int, p int) string {
 
 // smallSample says why a sample of points, lone of them without an evaluated neighbour, is
 // too small for landscape statistics; "" when it is not.
+// have is the verb for n things: "has" for one.
+func have(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
 func smallSample(lone, points int) string {
 	const worth = "A run that evaluates more of the space, or a recorded whole space, gives a landscape worth reading."
 	switch {
 	case points == 0:
 		return ""
 	case lone*4 >= points:
-		return fmt.Sprintf("Too small a sample for landscape statistics: %d of the %d configurations evaluated have no evaluated neighbour "+
+		return fmt.Sprintf("Too small a sample for landscape statistics: %d of the %s evaluated %s no evaluated neighbour "+
 			"(a lone point counts as a local optimum), so the numbers below say more about which configurations were sampled than about the space. %s",
-			lone, points, worth)
+			lone, plural(points, "configuration", "configurations"), have(lone), worth)
 	case points < minLandscapePoints:
-		return fmt.Sprintf("Too small a sample for landscape statistics: only %d configurations were evaluated (fewer than %d), "+
-			"so the counts and centralities below rest on a handful of points. %s", points, minLandscapePoints, worth)
+		was := "were"
+		if points == 1 {
+			was = "was"
+		}
+		return fmt.Sprintf("Too small a sample for landscape statistics: only %s %s evaluated (fewer than %d), "+
+			"so the counts and centralities below rest on a handful of points. %s", plural(points, "configuration", "configurations"), was, minLandscapePoints, worth)
 	}
 	return ""
 }

@@ -74,6 +74,13 @@ func quantile(sorted []float64, q float64) float64 {
 // total-order (and second-order) indices are computed from and biases every replicate
 // downward, so that the plain percentile interval can miss the estimate itself. That shift
 // is an artefact of resampling a table that is the whole population, not an uncertainty.
+// The re-centred intervals of first- and total-order indices are then clamped to [0, 1]:
+// a table's indices are variance shares, and so is every replicate, so a bound beyond
+// them is an artefact of the shift.
+//
+// Without recentre (Saltelli's Monte Carlo estimators) nothing is clamped, as SALib does
+// not: an estimate and its interval may leave [0, 1] by sampling noise, and clamping the
+// interval alone would leave it without its estimate.
 func fill(s *Sobol, point []float64, reps [][]float64, recentre bool) {
 	k := len(s.First)
 	set := func(iv *Interval, at int) {
@@ -83,8 +90,8 @@ func fill(s *Sobol, point []float64, reps [][]float64, recentre bool) {
 			if recentre {
 				lo, hi = lo+point[at]-mid, hi+point[at]-mid
 				if at < 2*k {
-					// First and total indices of a table are variance ratios: never below 0.
-					lo = max(lo, 0)
+					// First and total indices of a table are variance shares: in [0, 1].
+					lo, hi = max(lo, 0), min(hi, 1)
 				}
 			}
 			iv.Low, iv.High = lo, hi

@@ -63,7 +63,7 @@ func NewDesign(sp *space.Space, n int, o Options) (*Design, error) {
 		return nil, fmt.Errorf("sensitivity: a design needs at least one base row, got %d", n)
 	}
 	params := sp.Params()
-	subset, err := o.subset(len(params))
+	subset, err := o.subset(params)
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
@@ -138,7 +138,8 @@ func (d *Design) Estimate(y []float64) (*Sobol, error) {
 	s.Samples = e.samples
 	s.Note = "saltelli: Monte Carlo estimates from a sampling design of the valid space " +
 		"(first order Saltelli 2010, total order Jansen 1999, second order Saltelli 2002); " +
-		"they carry sampling noise, so small or slightly negative values mean no effect"
+		"they carry sampling noise, so small or slightly negative values mean no effect, and an estimate " +
+		"or bound slightly outside [0, 1] is noise too (neither is clamped)"
 	point, counts := e.indices(nil)
 	var reps [][]float64
 	if d.Bootstrap > 0 {

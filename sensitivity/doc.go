@@ -8,6 +8,9 @@
 // full cartesian product of the values and as an empirical estimate otherwise. A third
 // route serves live tuning under a budget: NewDesign draws a Saltelli sampling design from
 // the valid space, something (the saltelli strategy, a simulator) measures its points, and
-// Design.Estimate turns the measurements into indices. Every index comes with a 95%
-// percentile-bootstrap interval, reproducible from Options.Seed.
+// Design.Estimate turns the measurements into indices. Empirical and Saltelli indices come
+// with 95% percentile-bootstrap intervals, reproducible from Options.Seed; exact ones,
+// computed from the whole population they describe, have no sampling error and no interval.
+// Intervals of empirical first- and total-order indices are kept within [0, 1]; Saltelli's
+// Monte Carlo estimates and their intervals are not clamped (as in SALib).
 package sensitivity

@@ -1,6 +1,7 @@
 package sensitivity_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -129,6 +130,74 @@ func TestRecordedPnpoly(t *testing.T) {
 	for _, c := range cs {
 		if c.N != len(cfgs) || (!math.IsNaN(c.Pearson) && math.Abs(c.Pearson) > 1) {
 			t.Errorf("significance %+v", c)
+		}
+	}
+}
+
+// TestRecordedIntervalsAreSharesOfVariance takes slices of the recorded pnpoly space
+// small enough for wide intervals (two methods fixed, four tile sizes: 16 configurations
+// or so, empirical as the slice is not the product of all four parameters' values). There
+// block_size_x explains almost everything, its total-order index is about 1, and the
+// re-centred interval reached past 1 (QA saw [0.527, 1.179]): every bound of a first- or
+// total-order index must be a share of variance, in [0, 1], and contain its estimate.
+func TestRecordedIntervalsAreSharesOfVariance(t *testing.T) {
+	params, cfgs, y, _ := recordedTable(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	atOne := 0
+	for r0 := 0; r0 < len(cfgs); r0 += 37 {
+		var c []space.Config
+		var yy []float64
+		for i, cf := range cfgs {
+			if cf[2] == cfgs[r0][2] && cf[3] == cfgs[r0][3] && cf[1] < 4 {
+				c, yy = append(c, cf), append(yy, y[i])
+			}
+		}
+		s, err := sensitivity.SobolTable(params, c, yy, sensitivity.Options{SecondOrder: true, Seed: 1})
+		if errors.Is(err, sensitivity.ErrConstant) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Method != sensitivity.Empirical || s.Bootstrap != sensitivity.DefaultBootstrap {
+			t.Fatalf("slice at row %d: method %s with %d resamples, want empirical with %d", r0, s.Method, s.Bootstrap, sensitivity.DefaultBootstrap)
+		}
+		for i := range s.First {
+			for _, iv := range []sensitivity.Interval{s.First[i], s.Total[i]} {
+				if !(0 <= iv.Low && iv.Low <= iv.Value+1e-12 && iv.Value-1e-12 <= iv.High && iv.High <= 1) {
+					t.Errorf("slice at row %d (%d configurations): %s has the interval %+v, want 0 <= low <= value <= high <= 1", r0, len(c), s.Params[i], iv)
+				}
+				if iv.High == 1 {
+					atOne++
+				}
+			}
+		}
+	}
+	if atOne == 0 {
+		t.Error("no interval reaches 1: the slices no longer test the upper bound")
+	}
+}
+
+// TestRecordedFullProductHasNoIntervals: the recorded vector_add cache with energy is the
+// full product of its parameters' values (15 block sizes at one clock), so its indices are exact, and a bootstrap over
+// its configurations (QA saw 0.061 [0.000, 0.473] on such a product) would express no
+// uncertainty of theirs: none is drawn, however many resamples are asked for.
+func TestRecordedFullProductHasNoIntervals(t *testing.T) {
+	params, cfgs, y, _ := recordedTable(t, "../testdata/kernel_tuner/time_energy.json")
+	s, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Method != sensitivity.Exact {
+		t.Fatalf("method %s over %d configurations, want exact", s.Method, len(cfgs))
+	}
+	if s.Bootstrap != 0 {
+		t.Errorf("exact indices drew %d resamples, want none", s.Bootstrap)
+	}
+	for i := range s.First {
+		for _, iv := range []sensitivity.Interval{s.First[i], s.Total[i]} {
+			if !math.IsNaN(iv.Low) || !math.IsNaN(iv.High) {
+				t.Errorf("%s: exact index with the interval %+v", s.Params[i], iv)
+			}
 		}
 	}
 }

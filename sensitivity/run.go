@@ -95,6 +95,9 @@ func ParamIndices(params []space.Param, names []string) ([]int, error) {
 			}
 			return nil, fmt.Errorf("no parameter %q (the space has %s)%s", name, strings.Join(have, ", "), hint)
 		}
+		if slices.Contains(subset, p) {
+			return nil, fmt.Errorf("parameter %q is named twice", name)
+		}
 		subset = append(subset, p)
 	}
 	return subset, nil

@@ -25,7 +25,8 @@ const (
 const DefaultBootstrap = 200
 
 // Interval is an estimate with its 95% percentile-bootstrap confidence interval. Low and
-// High are NaN when no bootstrap was run or it had nothing to resample.
+// High are NaN when no bootstrap was run (none asked for, or exact indices, which have no
+// sampling error) or it had nothing to resample.
 type Interval struct {
 	Value float64 `json:"value"`
 	Low   float64 `json:"low"`
@@ -90,7 +91,8 @@ type Sobol struct {
 	// Samples is the number of configurations (table methods) or base rows with both base
 	// points measured (Saltelli) the indices come from.
 	Samples int `json:"samples"`
-	// Bootstrap is the number of resamples behind the intervals; 0 when none.
+	// Bootstrap is the number of resamples behind the intervals; 0 when none (always for
+	// Exact).
 	Bootstrap int `json:"bootstrap"`
 }
 
@@ -121,8 +123,9 @@ func (o Options) Resamples() int {
 	return o.Bootstrap
 }
 
-// subset returns the validated subset of nparams parameters o asks for.
-func (o Options) subset(nparams int) ([]int, error) {
+// subset returns the validated subset of params o asks for.
+func (o Options) subset(params []space.Param) ([]int, error) {
+	nparams := len(params)
 	if o.Subset == nil {
 		all := make([]int, nparams)
 		for i := range all {
@@ -138,7 +141,7 @@ func (o Options) subset(nparams int) ([]int, error) {
 			return nil, fmt.Errorf("subset parameter %d out of range (there are %d parameters)", p, nparams)
 		}
 		if slices.Contains(o.Subset[:k], p) {
-			return nil, fmt.Errorf("subset names parameter %d twice", p)
+			return nil, fmt.Errorf("the parameters analysed name %s twice", params[p].Name)
 		}
 	}
 	return slices.Clone(o.Subset), nil

@@ -26,9 +26,17 @@ import (
 // bounds: a configuration that no other shares all its other parameters' values with forms
 // a group of one and adds no within-variance. Sobol.Note says which case applies.
 //
-// The intervals come from o.Bootstrap resamples of the configurations with replacement,
-// each evaluated with the empirical estimator: 95% percentile intervals, re-centred on the
-// estimate because resampling biases the group-based estimators (see fill).
+// Exact indices have no interval: they are computed from every configuration of the
+// population they describe, so there is no sampling error to express, and resampling the
+// configurations would only break up the product (a resample is no longer one) and measure
+// that. The noise in each configuration's measured value is not modelled by either method.
+//
+// Empirical indices get 95% intervals from o.Bootstrap resamples of the configurations with
+// replacement: how much the indices depend on which configurations were measured (for a
+// partial run, a sample of its space, the sampling uncertainty). They are percentile
+// intervals re-centred on the estimate, because resampling biases the group-based
+// estimators (see fill), and kept within [0, 1] for the first- and total-order indices,
+// which are variance shares.
 func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
 	if err := checkTable(params, cfgs, y); err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
@@ -36,7 +44,7 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	if len(params) == 0 {
 		return nil, errors.New("sensitivity: no parameters")
 	}
-	subset, err := o.subset(len(params))
+	subset, err := o.subset(params)
 	if err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
@@ -57,6 +65,9 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	s.Note = t.note(method)
 	point := t.indices(nil, newScratch(t))
 	B := o.Resamples()
+	if method == Exact {
+		B = 0 // no sampling error (see above)
+	}
 	var reps [][]float64
 	if B > 0 {
 		reps = bootstrap(B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {
@@ -178,7 +189,9 @@ func (t *table) isProduct(params []space.Param, cfgs []space.Config) bool {
 func (t *table) note(method string) string {
 	if method == Exact {
 		return "exact: the configurations are the full cartesian product of the parameter values, " +
-			"so these are the Sobol indices of the uniform distribution over it"
+			"so these are the Sobol indices of the uniform distribution over it, computed from every " +
+			"configuration: no sampling error, so no bootstrap intervals (the measurement noise of each " +
+			"configuration's value is not included)"
 	}
 	// How often a row has a partner sharing all its other values, the only rows that
 	// carry within-variance into a total-order index.
@@ -199,7 +212,8 @@ func (t *table) note(method string) string {
 		"(restrictions, failures or a partial run), so the parameters are dependent and the indices "+
 		"describe the measured distribution (correlation ratios); total-order indices are lower bounds, "+
 		"as only configurations that share all other parameter values with another one add to them "+
-		"(%.0f%% of configurations on average)", 100*shared)
+		"(%.0f%% of configurations on average); the intervals, from resampling the configurations, "+
+		"say how much the indices depend on which configurations were measured", 100*shared)
 }
 
 // scratch is the per-goroutine memory of an estimate.

@@ -155,13 +155,19 @@ func TestAdditiveFunctionHasNoInteractions(t *testing.T) {
 			t.Errorf("S_%s%s = %v, want 0", s.Params[p.I], s.Params[p.J], p.Index.Value)
 		}
 	}
-	if s.Bootstrap != DefaultBootstrap {
-		t.Errorf("bootstrap = %d, want the default %d", s.Bootstrap, DefaultBootstrap)
+	// Exact indices describe the whole product, measured: resampling it has nothing to say.
+	if s.Bootstrap != 0 {
+		t.Errorf("bootstrap = %d for exact indices, want none", s.Bootstrap)
 	}
-	for i, iv := range s.First {
-		if !(iv.Low <= iv.Value+1e-9 && iv.Value-1e-9 <= iv.High) || iv.High-iv.Low <= 0 {
-			t.Errorf("first %d: interval %+v does not bracket its value", i, iv)
+	for i := range s.First {
+		for _, iv := range []Interval{s.First[i], s.Total[i]} {
+			if !math.IsNaN(iv.Low) || !math.IsNaN(iv.High) {
+				t.Errorf("%s: exact index has the interval %+v, want none", s.Params[i], iv)
+			}
 		}
+	}
+	if !strings.Contains(s.Note, "no bootstrap intervals") {
+		t.Errorf("the exact note does not say why there are no intervals: %q", s.Note)
 	}
 }
 
@@ -251,6 +257,13 @@ func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 		if _, err := SobolTable(params, cfgs, y, Options{Subset: bad}); err == nil {
 			t.Errorf("subset %v accepted", bad)
 		}
+	}
+	// a parameter named twice is named, not numbered (QA: "subset names parameter 2 twice")
+	if _, err := SobolTable(params, cfgs, y, Options{Subset: []int{2, 2}}); err == nil || !strings.Contains(err.Error(), "name x3 twice") {
+		t.Errorf("subset {2, 2}: %v, want the error to name x3", err)
+	}
+	if _, err := ParamIndices(params, []string{"x1", "x3", "x1"}); err == nil || err.Error() != `parameter "x1" is named twice` {
+		t.Errorf("x1, x3, x1: %v, want x1 named twice", err)
 	}
 }
 

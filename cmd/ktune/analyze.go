@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,12 +30,24 @@ func init() {
 		name:    "analyze",
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
 		usage: `(FILE|FOLDER... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
-          [--objective NAME] [--params a,b,...] [--bench BENCH.json] [--plot DIR] [--json]
-          [--space-memory SIZE]
+          [--objective NAME] [--maximize|--minimize] [--params a,b,...] [--bench BENCH.json]
+          [--plot DIR] [--json] [--space-memory SIZE]
 
 Analyses recorded spaces (any format 'ktune import' reads; a folder stands for every
 recording under it) or runs in the results database (RUN: a run id), whole or partially
 explored.
+
+The objective (--objective, or the recording's) is better lower or higher as the
+recording says; Kernel Tuner caches do not say, and neither does a metric beside the
+objective, so there the name decides: higher is better for throughput-like names (GFLOP/s,
+GB/s, bandwidth, .../W), lower for any other (speedup, a profiling counter's pct), and the
+output says "as its name suggests". --maximize or --minimize says it instead; minima,
+optimum, fractions, centrality and the sign read in the significance all follow it.
+A successful configuration without a value of a metric (one not measured for every
+configuration) is no failure: a warning counts such configurations, and they are left out
+of the significance, the indices and the recorded-mode landscape, as a partial run's
+unexplored configurations are; a cartesian landscape counts them as failed points, as it
+does every configuration of the product without a value.
 
 Landscape (seed 000, Section VII), over the space the simulator's --mode searches:
   every configuration is classified under the neighbourhood as a local minimum, maximum,
@@ -53,17 +66,26 @@ Landscape (seed 000, Section VII), over the space the simulator's --mode searche
   the memory available) is refused.
   With --bench (the JSON of 'ktune bench --json' over the same files), Spearman's rank
   correlation across spaces between C_p and the mean fraction of optimum each strategy
-  reached, per budget: does C_p predict difficulty?
+  reached, per budget: does C_p predict difficulty? The landscapes are then analysed in the
+  mode the benchmark ran in (a note says so when that is not recorded), so that C_p
+  describes the space the strategies searched; --mode given says otherwise, with a warning.
 
 Parameters (seed 004), over the successful configurations:
   significance: Pearson correlation of each parameter's value with the objective (and
   Spearman's rank correlation; string parameters by their position in the value list);
-  Sobol first-, second- and total-order indices with 95% bootstrap intervals: exact
-  conditional means where the successful configurations form the full product of the
-  values, the same formulas over the measured configurations otherwise (method "empirical",
-  inputs dependent, totals a lower bound), and for a run of strategy saltelli also the
-  Saltelli/Jansen estimates of its design. A constant objective has no variance to
-  apportion: its indices (and correlations) are undefined, which a warning says.
+  Sobol first-, second- and total-order indices: exact conditional means where the
+  successful configurations form the full product of the values (method "exact": computed
+  from the whole population they describe, they have no sampling error and no interval;
+  the noise of each measured value is not included), the same formulas over the measured
+  configurations otherwise (method "empirical", inputs dependent, totals a lower bound),
+  and for a run of strategy saltelli also the Saltelli/Jansen estimates of its design.
+  Empirical and Saltelli indices come with 95% percentile intervals from --bootstrap
+  resamples: of the configurations (how much the indices depend on which were measured;
+  re-centred on the estimate, first- and total-order bounds kept within [0, 1], as these
+  are shares of variance), or of the design's rows (Monte Carlo sampling error, not
+  clamped, as in SALib: a Saltelli estimate or bound slightly outside [0, 1] is noise).
+  A constant objective has no variance to apportion: its indices (and correlations) are
+  undefined, which a warning says.
 
 An input that cannot be read or analysed (a corrupt file, no successful configuration) is
 reported on standard error and the others are analysed and printed; the exit status is then
@@ -73,8 +95,19 @@ reported on standard error and the others are analysed and printed; the exit sta
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
 
-Figures (--plot DIR, SVG and PNG): minima, centrality, ffg-NAME (the flow graph of spaces up
-to --graph-nodes configurations), significance-NAME, sensitivity-NAME.`,
+Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as -, and -2, -3
+after it where two names would make one file name):
+  minima                  the local minima's fraction of optimal fitness, all spaces (Fig. 3;
+                          left out where no space has one)
+  centrality              the proportion of centrality C_p, all spaces (Fig. 7)
+  ffg-NAME                the fitness flow graph (Fig. 6), of a space of at most
+                          --graph-nodes configurations
+  significance-NAME       the correlation of each parameter with the objective
+  sensitivity-NAME        first- and total-order Sobol indices
+  sensitivity-NAME-second the strongest second-order pairs (with --second-order)
+  saltelli-NAME[-second]  the same from a saltelli run's design
+A figure left out (a flow graph above --graph-nodes, minima without a fraction of optimum)
+is said on standard error; "figures: N files" counts the files written.`,
 		run: runAnalyze,
 	})
 }
@@ -93,15 +126,16 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	var f analyzeFlags
 	fs.StringVar(&f.runs, "run", "", "analyse these runs of the results database (comma-separated ids)")
 	fs.StringVar(&f.db, "db", defaultDB(), "results database (also $KTUNE_DB), for --run")
-	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000)")
+	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000); with --bench, the benchmark's mode unless given")
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
 	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised: the time the run used, its spec's statistic of the samples; their mean for runs stored before ktune kept it) beside another objective (default: the recording's objective)")
+	direction := directionFlags(fs)
 	fs.StringVar(&f.params, "params", "", "comma-separated parameters whose Sobol indices are computed (default: all)")
 	fs.BoolVar(&f.landscape, "landscape", true, "analyse the landscape (minima, flow graph, centrality)")
 	fs.BoolVar(&f.parameters, "parameters", true, "analyse the parameters (significance, Sobol indices)")
 	fs.BoolVar(&f.secondOrder, "second-order", true, "also compute second-order (pair) Sobol indices")
 	fs.Float64Var(&f.pagerankTol, "pagerank-tol", 1e-6, "PageRank tolerance with networkx's rule (stop when the L1 change is below configurations x tol); smaller converges large spaces")
-	countVar(fs, &f.bootstrap, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the 95% intervals (0: none, otherwise at least 20)")
+	countVar(fs, &f.bootstrap, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the 95% intervals of empirical and Saltelli indices (0: none, otherwise at least 20)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap resamples")
 	fs.StringVar(&f.bench, "bench", "", "'ktune bench --json' output: correlate C_p with the strategies' results across the spaces")
 	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
@@ -119,6 +153,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	o := analysis.Defaults()
 	o.Landscape, o.Parameters, o.SecondOrder, o.Seed = f.landscape, f.parameters, f.secondOrder, f.seed
 	o.Objective = f.objective
+	if o.Maximize, err = direction(); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	o.PageRankTol = f.pagerankTol
 	o.MaxBytes = *maxBytes
 	if f.pagerankTol <= 0 {
@@ -138,7 +175,16 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", f.neighbourhood)
 	}
 	if f.params != "" {
+		// what can be told without the inputs is told before reading them
 		o.Params = strings.Split(f.params, ",")
+		for i, p := range o.Params {
+			switch {
+			case p == "":
+				return usageErr(env, c, "--params %q: an empty parameter name", f.params)
+			case slices.Contains(o.Params[:i], p):
+				return usageErr(env, c, "--params names %s twice", p)
+			}
+		}
 	}
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
@@ -165,6 +211,10 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		case !modeSet:
 			if o.Mode, err = simulator.ParseMode(benchMode); err != nil {
 				return fmt.Errorf("%s: %w", f.bench, err)
+			}
+			if o.Mode != simulator.Recorded && o.Landscape {
+				fmt.Fprintf(env.stderr, "ktune analyze: note: %s was benchmarked in %s mode, so the landscapes are analysed in %s mode too (give --mode recorded for the recorded configurations alone)\n",
+					f.bench, o.Mode, o.Mode)
 			}
 		case benchMode != o.Mode.String():
 			fmt.Fprintf(env.stderr, "ktune analyze: warning: %s was benchmarked in %s mode and the landscapes are analysed in %s mode (--mode): C_p and the results describe different spaces\n",
@@ -234,7 +284,8 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var figures []string
 	if f.plot != "" {
-		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes}); err != nil {
+		note := func(s string) { fmt.Fprintf(env.stderr, "ktune analyze: note: %s\n", s) }
+		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes, Note: note}); err != nil {
 			return err
 		}
 	}
@@ -413,22 +464,42 @@ func direction(maximize bool) string {
 	return "lower is better"
 }
 
+// directionOf is the direction of an analysed objective and, unless the recording says
+// it, where it comes from.
+func directionOf(r *analysis.Result) string {
+	switch r.DirectionFrom {
+	case analysis.DirectionName:
+		other := "--maximize"
+		if r.Maximize {
+			other = "--minimize"
+		}
+		return direction(r.Maximize) + ", as its name suggests; " + other + " if not"
+	case analysis.DirectionOption:
+		if r.Maximize {
+			return direction(r.Maximize) + ", --maximize"
+		}
+		return direction(r.Maximize) + ", --minimize"
+	}
+	return direction(r.Maximize)
+}
+
 func printAnalysis(w io.Writer, r *analysis.Result) {
-	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, direction(r.Maximize))
-	fmt.Fprintf(w, "  %d configurations, %d evaluated, %d valid; optimum %.6g at %s\n", r.Configurations, r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
+	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, directionOf(r))
+	fmt.Fprintf(w, "  %s, %d evaluated, %d valid; optimum %.6g at %s\n", counted(r.Configurations, "configuration", "configurations"), r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
 	for _, s := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)
 	}
 	if a := r.Landscape; a != nil {
-		fmt.Fprintf(w, "  landscape (%s mode, %s neighbourhood): %d points, %d failed\n", r.LandscapeMode, a.Neighbourhood, a.Points, a.Failed)
-		fmt.Fprintf(w, "    %d local minima, %d maxima, %d saddles, %d regular\n", a.Minima, a.Maxima, a.Saddles, a.Regular)
+		fmt.Fprintf(w, "  landscape (%s mode, %s neighbourhood): %s, %d failed\n", r.LandscapeMode, a.Neighbourhood, counted(a.Points, "point", "points"), a.Failed)
+		fmt.Fprintf(w, "    %s, %s, %s, %d regular\n", counted(a.Minima, "local minimum", "local minima"), counted(a.Maxima, "maximum", "maxima"),
+			counted(a.Saddles, "saddle", "saddles"), a.Regular)
 		if fr := a.MinimaFractions; len(fr) > 0 {
 			q := quantiles(fr)
 			fmt.Fprintf(w, "    fraction of optimal fitness of the minima: min %.3f  quartile %.3f  median %.3f  quartile %.3f  max %.3f\n", q[0], q[1], q[2], q[3], q[4])
 		} else if a.FractionNote != "" {
 			fmt.Fprintf(w, "    %s\n", a.FractionNote)
 		}
-		fmt.Fprintf(w, "    flow graph: %d edges; PageRank stopped after %d iterations\n", a.Edges, a.PageRankIterations)
+		fmt.Fprintf(w, "    flow graph: %s; PageRank stopped after %s\n", counted(a.Edges, "edge", "edges"), counted(a.PageRankIterations, "iteration", "iterations"))
 		fmt.Fprintf(w, "    proportion of centrality C_p:")
 		for _, pr := range a.Proportions {
 			if pct := pr.P * 100; math.Abs(pct-math.Round(pct/5)*5) < 1e-9 {
@@ -438,7 +509,7 @@ func printAnalysis(w io.Writer, r *analysis.Result) {
 		fmt.Fprintln(w)
 	}
 	if len(r.Significance) > 0 {
-		fmt.Fprintf(w, "  significance: correlation of each parameter with %s over %d valid configurations\n", r.Objective, r.Valid)
+		fmt.Fprintf(w, "  significance: correlation of each parameter with %s over %s\n", r.Objective, counted(r.Valid, "valid configuration", "valid configurations"))
 		good := "negative"
 		if r.Maximize {
 			good = "positive"
@@ -467,7 +538,7 @@ func printAnalysis(w io.Writer, r *analysis.Result) {
 }
 
 func printSobol(w io.Writer, s *sensitivity.Sobol) {
-	fmt.Fprintf(w, "  Sobol indices (%s, %d samples", s.Method, s.Samples)
+	fmt.Fprintf(w, "  Sobol indices (%s, %s", s.Method, counted(s.Samples, "sample", "samples"))
 	if s.Bootstrap > 0 {
 		fmt.Fprintf(w, ", 95%% intervals from %d bootstrap resamples", s.Bootstrap)
 	}
@@ -493,6 +564,15 @@ func printSobol(w io.Writer, s *sensitivity.Sobol) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// counted is n with the noun for one or many after it ("1 local minimum", "3 local
+// minima"), for the analysis's counts.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func interval(iv sensitivity.Interval) string {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,9 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		{[]string{"analyze", coulomb, "--neighbourhood", "diagonal"}, "diagonal"},
 		{[]string{"analyze", coulomb, "--objective", "joules"}, `no objective or metric named "joules"`},
 		{[]string{"analyze", coulomb, "--params", "nope"}, `no parameter "nope"`},
+		// told before reading the inputs, which need not exist
+		{[]string{"analyze", "absent.json", "--params", "tile_size,tile_size"}, "--params names tile_size twice"},
+		{[]string{"analyze", "absent.json", "--params", "tile_size,"}, `--params "tile_size,": an empty parameter name`},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
@@ -157,6 +161,11 @@ func TestAnalyzeCorrelatesCentralityWithABenchmark(t *testing.T) {
 		t.Errorf("analyze --bench %s: exit %d, %s", cart, code, errOut)
 	} else if err := json.Unmarshal([]byte(out), &asBench); err != nil || asBench.Results[0].LandscapeMode != "cartesian" {
 		t.Errorf("landscape mode %+v (%v), want the benchmark's cartesian", asBench.Results[0].LandscapeMode, err)
+	} else if !strings.Contains(errOut, cart+" was benchmarked in cartesian mode, so the landscapes are analysed in cartesian mode too") {
+		t.Errorf("the switch to the benchmark's mode is not said: %q", errOut)
+	}
+	if _, errOut, _ := ktune(t, args...); strings.Contains(errOut, "note:") {
+		t.Errorf("a benchmark in analyze's default mode, recorded, drew a note: %q", errOut)
 	}
 	if _, errOut, code := ktune(t, append(args, "--mode", "cartesian")...); code != 0 ||
 		!strings.Contains(errOut, "was benchmarked in recorded mode and the landscapes are analysed in cartesian mode") {
@@ -637,5 +646,145 @@ func TestAnalyzeGoesOnPastAnUnreadableFileAndRefusesTwoOfOneName(t *testing.T) {
 	_, errOut, code = ktune(t, "analyze", twins[0], twins[1], "--bootstrap", "0", "--landscape=false")
 	if code == 0 || !strings.Contains(errOut, "both named x/dev") {
 		t.Errorf("two inputs named x/dev: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestAnalyzeAndReportTakeTheDirection: a metric's direction is its name's guess, which
+// the output says, and --maximize or --minimize overrides it (QA: a speedup objective was
+// minimised, its worst configuration reported as the optimum); for the recording's
+// objective the report's whole page follows.
+func TestAnalyzeAndReportTakeTheDirection(t *testing.T) {
+	const energy = "../../testdata/kernel_tuner/time_energy.json"
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--objective", "GFLOPS/W"}, []string{"objective GFLOPS/W (higher is better, as its name suggests; --minimize if not)", "optimum 0.355782 at block_size_x=896"}},
+		{[]string{"--objective", "GFLOPS/W", "--minimize"}, []string{"objective GFLOPS/W (lower is better, --minimize)", "optimum 0.337546 at block_size_x=128"}},
+		{[]string{"--maximize"}, []string{"objective time (higher is better, --maximize)", "warning: the recording says time is better lower; the option given makes it higher", "optimum 3.17613 at block_size_x=512"}},
+	} {
+		args := append([]string{"analyze", energy, "--parameters=false"}, tt.args...)
+		out, errOut, code := ktune(t, args...)
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%v: exit %d, stderr %q, output lacks %q:\n%s", tt.args, code, errOut, w, out)
+			}
+		}
+	}
+	for _, cmd := range []string{"analyze", "report"} {
+		if _, errOut, code := ktune(t, cmd, energy, "--maximize", "--minimize"); code != 2 || !strings.Contains(errOut, "give --maximize or --minimize, not both") {
+			t.Errorf("%s with both directions: exit %d, stderr %q", cmd, code, errOut)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := ktune(t, "report", energy, "-o", out, "--maximize", "--bootstrap", "0"); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data))
+	for _, w := range []string{"time in ms (higher is better), as --maximize or --minimize says", "Best time: 3.1761 ms"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the report with --maximize lacks %q", w)
+		}
+	}
+}
+
+// TestAnalyzeFiguresAreCountedAndLeftOutOnesSaid: a flow graph above --graph-nodes is left
+// out with a note (QA: without a word), two spaces whose names make one file name do not
+// overwrite each other's figures, and "figures: N files" is the number of files written.
+func TestAnalyzeFiguresAreCountedAndLeftOutOnesSaid(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/kernel_tuner/time_energy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twins []string
+	for _, name := range []string{"RTX 4000.json", "RTX_4000.json"} {
+		p := filepath.Join(dir, "in", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		twins = append(twins, p)
+	}
+	figs := filepath.Join(dir, "figs")
+	out, errOut, code := ktune(t, "analyze", twins[0], twins[1], "--bootstrap", "0", "--plot", figs, "--graph-nodes", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"note: in/RTX 4000: the flow graph figure (ffg-in-RTX_4000) is left out: its 15 configurations are more than --graph-nodes 10",
+		"note: in/RTX_4000: the flow graph figure (ffg-in-RTX_4000-2) is left out",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	written, err := os.ReadDir(figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range written {
+		names = append(names, e.Name())
+	}
+	for _, want := range []string{"sensitivity-in-RTX_4000.svg", "sensitivity-in-RTX_4000-2.svg", "sensitivity-in-RTX_4000-second.png", "sensitivity-in-RTX_4000-2-second.png"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("figures %v lack %s", names, want)
+		}
+	}
+	if want := "figures: " + strconv.Itoa(len(written)) + " files in " + figs; !strings.Contains(out, want) {
+		t.Errorf("output does not say %q (%d files written):\n%s", want, len(written), out)
+	}
+}
+
+// TestAnalyzeCountsInTheSingular: one of a thing is one configuration, point, local
+// minimum, maximum, edge or iteration (QA: "1 maxima", "1 configurations", "1 iterations"),
+// on the recorded vector_add cache cut down to one and two of its configurations.
+func TestAnalyzeCountsInTheSingular(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cache map[string]json.RawMessage
+	if err := json.Unmarshal(data, &cache); err != nil {
+		t.Fatal(err)
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(cache["cache"], &entries); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		keep []string
+		want []string
+	}{
+		{[]string{"128"}, []string{"1 configuration, 1 evaluated, 1 valid", "landscape (recorded mode, adjacent neighbourhood): 1 point, 0 failed",
+			"1 local minimum, 0 maxima, 0 saddles", "PageRank stopped after 1 iteration\n", "over 1 valid configuration\n"}},
+		{[]string{"128", "192"}, []string{"2 configurations", "1 local minimum, 1 maximum, 0 saddles", "flow graph: 1 edge;"}},
+	} {
+		kept := map[string]json.RawMessage{}
+		for _, k := range tt.keep {
+			if entries[k] == nil {
+				t.Fatalf("no cache entry %q", k)
+			}
+			kept[k] = entries[k]
+		}
+		cache["cache"], _ = json.Marshal(kept)
+		b, _ := json.Marshal(cache)
+		p := filepath.Join(t.TempDir(), "few.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := ktune(t, "analyze", p, "--bootstrap", "0")
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%d configurations: exit %d, stderr %q, output lacks %q:\n%s", len(tt.keep), code, errOut, w, out)
+			}
+		}
 	}
 }

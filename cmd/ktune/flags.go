@@ -139,3 +139,24 @@ func spaceTooLarge(err error) error {
 	}
 	return fmt.Errorf("%w; to allow more, give --space-memory SIZE (or set $%s) as large as the machine can spare", err, spaceMemoryEnv)
 }
+
+// directionFlags defines --maximize and --minimize, which say whether larger values of the
+// objective a command explains are better, where the recording does not say (Kernel Tuner
+// caches) or a metric's name would mislead (speedup, a profiling counter's pct). The
+// function it returns gives nil when neither flag was given, and an error when both were.
+func directionFlags(fs *flag.FlagSet) func() (*bool, error) {
+	maximize := fs.Bool("maximize", false, "larger values of the objective are better (default: as the recording says or, where it does not, as the objective's name suggests)")
+	minimize := fs.Bool("minimize", false, "smaller values of the objective are better (see --maximize)")
+	return func() (*bool, error) {
+		switch {
+		case *maximize && *minimize:
+			return nil, errors.New("give --maximize or --minimize, not both")
+		case *maximize:
+			return maximize, nil
+		case *minimize:
+			f := false
+			return &f, nil
+		}
+		return nil, nil
+	}
+}

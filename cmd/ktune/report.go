@@ -22,7 +22,8 @@ func init() {
 		name:    "report",
 		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
 		usage: `(RUN | --run ID | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
-          [--neighbourhood adjacent|Hamming] [--objective NAME] [--graph-nodes N] [--space-memory SIZE]
+          [--neighbourhood adjacent|Hamming] [--objective NAME] [--maximize|--minimize]
+          [--graph-nodes N] [--space-memory SIZE]
 
 Writes one HTML file with every figure embedded, readable offline:
   RUN         a run id of the results database: what ran, outcomes, the best
@@ -34,6 +35,12 @@ Writes one HTML file with every figure embedded, readable offline:
               and budget, curves
   FILE        a recorded space (any format 'ktune import' reads): outcomes, best
               configurations and its analysis
+
+The objective is better lower or higher as the run or recording says; a Kernel Tuner
+cache does not say, and neither does a metric beside the objective (--objective), so there
+its name decides (see 'ktune analyze'). --maximize or --minimize says it instead: for the
+recording's objective the whole page follows it (best configurations, convergence,
+analysis), for another metric the analysis.
 
 A bare number is a run id unless a file of that name exists in this folder: then the file
 is read, with a warning; --run ID always names the run, ./NAME always the file.`,
@@ -50,6 +57,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
 	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")
 	objective := fs.String("objective", "", "objective or recorded metric to explain (default: the run's objective)")
+	direction := directionFlags(fs)
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
 	maxBytes, err := spaceMemory(fs)
@@ -72,6 +80,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
 	o.Analysis.Objective = *objective
+	if o.Analysis.Maximize, err = direction(); err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	o.Analysis.MaxBytes = *maxBytes
 	o.Analysis.Bootstrap = *bootstrap
 	if *bootstrap > 0 && *bootstrap < minBootstrap {
