@@ -649,6 +649,12 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 	if t.op == "+" && l.typ == cList && r.typ == cList {
 		return cexpr{typ: cList, list: append(append([]cexpr{}, l.list...), r.list...)}, nil
 	}
+	if t.op == "*" && l.typ == cStr && r.typ != cStr && r.typ != cList {
+		return c.repeatStr(l, r, t.r)
+	}
+	if t.op == "*" && r.typ == cStr && l.typ != cStr && l.typ != cList {
+		return c.repeatStr(r, l, t.l)
+	}
 	a, err := c.asNum(l, t.l)
 	if err != nil {
 		return cexpr{}, c.errf(t, "unsupported operand types for %s: %s and %s", t.op, l.typ, r.typ)
@@ -832,6 +838,38 @@ func powSlow(e *Env, x, y, v float64, mayInt bool) float64 {
 
 // bitwise is l op r for & | ^ << >>: bools give a bool for & | ^, ints an int; a float
 // is Python's TypeError, a negative shift count its ValueError.
+// maxRepeat is the longest string a repetition ('ab' * n) makes; a longer one counts as
+// Python's MemoryError, not satisfied.
+const maxRepeat = 1 << 24
+
+// repeatStr is Python's str * int (and int * str, with the operands swapped): the string
+// n times, "" for n of zero or less; a bool counts as an int, and a float count raises
+// TypeError in Python, so it is not satisfied.
+func (c *compiler) repeatStr(s, n cexpr, nn Node) (cexpr, error) {
+	count, err := c.asNum(n, nn)
+	if err != nil {
+		return cexpr{}, err
+	}
+	if n.kind() == kFloat {
+		return cexpr{typ: cStr, str: func(e *Env) string { s.str(e); count(e); fault(e); return "" }}, nil
+	}
+	str := s.str
+	return cexpr{typ: cStr, str: func(e *Env) string {
+		x, k := str(e), count(e)
+		switch {
+		case !isWhole(k): // a float of a parameter that mixes ints and floats
+			fault(e)
+			return ""
+		case k <= 0 || x == "":
+			return ""
+		case k*float64(len(x)) > maxRepeat:
+			fault(e)
+			return ""
+		}
+		return strings.Repeat(x, int(k))
+	}}, nil
+}
+
 func (c *compiler) bitwise(op string, l, r cexpr, a, b func(*Env) float64) cexpr {
 	if l.typ == cBool && r.typ == cBool && op != "<<" && op != ">>" {
 		x, y := l.bl, r.bl

@@ -25,6 +25,8 @@ func TestEvalValuesPythonListExpressions(t *testing.T) {
 		{"[1.5e3, -2]", []string{"1500.0", "-2"}},
 		{"[2**-1, 7//2, -7//2, -7 % 3, 7 % -3, 7/2]", []string{"0.5", "3", "-4", "2", "-2", "3.5"}},
 		{"[0]*3", []string{"0", "0", "0"}},
+		{"2 * [1]", []string{"1", "1"}},
+		{"['ab' * 2, 2 * 'c', 'x' * -1 + 'y', 'z' * True]", []string{"abab", "cc", "y", "z"}},
 		{"32", []string{"32"}},
 	}
 	for _, tt := range tests {
@@ -250,7 +252,7 @@ func BenchmarkPredicate(b *testing.B) {
 
 func TestHugeListsAreRefused(t *testing.T) {
 	for _, src := range []string{"[] * 10**18", "[0] * 10**10", "list(range(10**12))", "(0,)*(14444444)",
-		"[0] * 2**20 + [1]", "[x for x in range(2**21)]"} {
+		"[0] * 2**20 + [1]", "[x for x in range(2**21)]", "['ab' * 10**9]"} {
 		if _, err := EvalValues(src); err == nil || !strings.Contains(err.Error(), "longer than") {
 			t.Errorf("%s: %v", src, err)
 		}

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ktune/ktune/space"
 )
@@ -317,6 +318,9 @@ func interp(n Node, vars map[string]any) (any, error) {
 // values, and a typo such as (0,)*14444444 must be an error, not gigabytes of memory.
 const maxListLen = 1 << 20
 
+// maxStrLen bounds the strings a repetition ('ab' * n) makes.
+const maxStrLen = 1 << 24
+
 func callBuiltin(t *call, args []any) (any, error) {
 	switch t.fn {
 	case "range":
@@ -518,6 +522,24 @@ func binop(t *binary, l, r any) (any, error) {
 		}
 	}
 	if t.op == "*" {
+		if _, _, isInt, ok := numeric(l); ok && isInt {
+			if _, ok := r.(string); ok {
+				l, r = r, l // int * str is str * int
+			} else if _, ok := r.([]any); ok {
+				l, r = r, l
+			}
+		}
+		if s, ok := l.(string); ok {
+			if n, _, isInt, ok := numeric(r); ok && isInt {
+				if n <= 0 || s == "" {
+					return "", nil
+				}
+				if n > maxStrLen/int64(len(s)) {
+					return nil, ierrf(t, "string longer than %d characters", maxStrLen)
+				}
+				return strings.Repeat(s, int(n)), nil
+			}
+		}
 		if ll, ok := l.([]any); ok {
 			if n, _, isInt, ok := numeric(r); ok && isInt {
 				if n > 0 && int64(len(ll))*n > maxListLen || n > maxListLen {

@@ -174,3 +174,86 @@ func TestInexactIntegersAreReported(t *testing.T) {
 		t.Errorf("%v, %v", s, err)
 	}
 }
+
+// Strings follow Python as numbers do: + joins two, * repeats one an int number of times
+// (either operand may be the int; zero or less gives ""; a bool is an int, a float raises),
+// and they compare and test for substrings. want is as for TestRestrictionsFollowPython,
+// from the same program over these parameters.
+func TestStringOperatorsFollowPython(t *testing.T) {
+	params := []space.Param{
+		{Name: "s", Values: []space.Value{space.StringValue(""), space.StringValue("x"), space.StringValue("ab")}},
+		{Name: "a", Values: []space.Value{space.IntValue(-1), space.IntValue(0), space.IntValue(1), space.IntValue(2), space.IntValue(3)}},
+		{Name: "m", Values: []space.Value{space.IntValue(1), space.FloatValue(2.5)}},
+		{Name: "f", Values: []space.Value{space.FloatValue(2.0)}},
+		{Name: "g", Values: []space.Value{space.BoolValue(false), space.BoolValue(true)}},
+	}
+	tests := []struct{ src, names, want string }{
+		{`s * a == 'xx'`, "a s", "000000000010000"},
+		{`a * s == 'abab'`, "a s", "000000000001000"},
+		{`s * g == s`, "g s", "100111"},
+		{`s * m == 'x'`, "m s", "010000"},
+		{`s * f == ''`, "f s", "000"},
+		{`s + s == 'xx'`, "s", "010"},
+		{`'x' * a in s`, "a s", "111111010000000"},
+		{`s * (a - 1) != ''`, "a s", "000000000011011"},
+		{`2 * s * a == 'xxxx'`, "a s", "000000000010000"},
+		{`s * a < 'ab'`, "a s", "111111100100100"},
+		{`'ab' * 2 == s + s`, "s", "001"},
+		{`a * 'x' == 'x' * a`, "a", "11111"},
+		{`(s or 'y') * a == 'yy'`, "a s", "000000000100000"},
+		{`s * -a == 'x'`, "a s", "010000000000000"},
+		{`(s * a if a > 1 else s) == 'abab'`, "a s", "000000000001000"},
+	}
+	slot := map[string]int{}
+	for i, p := range params {
+		slot[p.Name] = i
+	}
+	for _, tt := range tests {
+		r, err := expr.CompileRestriction(params, tt.src)
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		names := strings.Fields(tt.names)
+		b := &space.Bindings{Num: make([]float64, len(params)), Str: make([]string, len(params))}
+		idx := make([]int, len(names))
+		var got strings.Builder
+		for {
+			for k, n := range names {
+				v := params[slot[n]].Values[idx[k]]
+				b.Num[slot[n]] = v.Float()
+				if v.Kind() == space.String {
+					b.Str[slot[n]] = v.Str()
+				}
+			}
+			if r.Holds(b) {
+				got.WriteByte('1')
+			} else {
+				got.WriteByte('0')
+			}
+			k := len(names) - 1
+			for ; k >= 0; k-- {
+				if idx[k]++; idx[k] < len(params[slot[names[k]]].Values) {
+					break
+				}
+				idx[k] = 0
+			}
+			if k < 0 {
+				break
+			}
+		}
+		if got.String() != tt.want {
+			t.Errorf("%s over %s:\n got %s\nwant %s", tt.src, tt.names, got.String(), tt.want)
+		}
+	}
+	// a repetition too long to hold is not satisfied (Python's MemoryError)
+	params[1].Values = []space.Value{space.IntValue(1 << 40)}
+	r, err := expr.CompileRestriction(params, `s * a != ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &space.Bindings{Num: []float64{0, 1 << 40, 0, 0, 0}, Str: []string{"ab", "", "", "", ""}}
+	if r.Holds(b) {
+		t.Errorf("'ab' * 2**40 != '' holds")
+	}
+}
