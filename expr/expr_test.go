@@ -252,7 +252,7 @@ func BenchmarkPredicate(b *testing.B) {
 
 func TestHugeListsAreRefused(t *testing.T) {
 	for _, src := range []string{"[] * 10**18", "[0] * 10**10", "list(range(10**12))", "(0,)*(14444444)",
-		"[0] * 2**20 + [1]", "[x for x in range(2**21)]", "['ab' * 10**9]"} {
+		"[0] * 2**20 + [1]", "[x for x in range(2**21)]", "['ab' * 10**9]", "['x' * 2**19 for i in range(2**20)]"} {
 		if _, err := EvalValues(src); err == nil || !strings.Contains(err.Error(), "longer than") {
 			t.Errorf("%s: %v", src, err)
 		}

@@ -279,6 +279,7 @@ func interp(n Node, vars map[string]any) (any, error) {
 			inner[k] = v
 		}
 		var out []any
+		chars := 0 // in the strings made so far
 		for _, item := range items {
 			inner[t.v] = item
 			if t.cond != nil {
@@ -293,6 +294,11 @@ func interp(n Node, vars map[string]any) (any, error) {
 			v, err := interp(t.elem, inner)
 			if err != nil {
 				return nil, err
+			}
+			if s, ok := v.(string); ok {
+				if chars += len(s); chars > maxStrLen {
+					return nil, ierrf(t, "strings longer than %d characters in all", maxStrLen)
+				}
 			}
 			out = append(out, v)
 		}
@@ -318,8 +324,9 @@ func interp(n Node, vars map[string]any) (any, error) {
 // values, and a typo such as (0,)*14444444 must be an error, not gigabytes of memory.
 const maxListLen = 1 << 20
 
-// maxStrLen bounds the strings a repetition ('ab' * n) makes.
-const maxStrLen = 1 << 24
+// maxStrLen bounds the strings a repetition ('ab' * n) makes, and the strings a list
+// comprehension makes in all.
+const maxStrLen = 1 << 20
 
 func callBuiltin(t *call, args []any) (any, error) {
 	switch t.fn {
