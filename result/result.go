@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,28 +156,23 @@ func (r *Recording) KeepLast() int {
 		return 0
 	}
 	kept := r.Evaluations[:0] // (kept is never ahead of i)
-	var cfg []string          // the first configuration measured again
+	cfg := ""                 // the first configuration measured again
 	for i := range r.Evaluations {
 		e := &r.Evaluations[i]
 		if last[keyOf(e)] == i {
 			kept = append(kept, *e)
 			continue
 		}
-		if cfg != nil {
-			continue
-		}
-		cfg = []string{}
-		for p, v := range e.Config {
-			name := fmt.Sprint(p)
-			if p < len(r.Params) {
-				name = r.Params[p].Name
-			}
-			cfg = append(cfg, name+"="+v.String())
+		if cfg == "" {
+			cfg = r.configText(e)
 		}
 	}
 	dropped := len(r.Evaluations) - len(kept)
-	r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d measurements are of configurations measured again later (e.g. %s); the last measurement of each is kept",
-		r.Source, dropped, strings.Join(cfg, ", ")))
+	what := fmt.Sprintf("%d measurements are of configurations measured again later (e.g. %s); the last measurement of each is kept", dropped, cfg)
+	if dropped == 1 {
+		what = fmt.Sprintf("1 measurement is of a configuration measured again later (%s); the last measurement is kept", cfg)
+	}
+	r.Warnings = append(r.Warnings, r.Source+": "+what)
 	clear(r.Evaluations[len(kept):])
 	r.Evaluations = kept
 	return dropped
@@ -191,25 +187,46 @@ func (r *Recording) RejectNonPositiveTimes() int {
 		return 0
 	}
 	n := 0
-	var example float64
+	example := ""
 	for i := range r.Evaluations {
 		e := &r.Evaluations[i]
 		if e.Status != OK || !(e.Objective <= 0) {
 			continue
 		}
 		if n++; n == 1 {
-			example = e.Objective
+			example = fmt.Sprintf("%v for %s", e.Objective, r.configText(e))
 		}
 		if e.Message == "" {
 			e.Message = fmt.Sprintf("recorded time %v is not positive", e.Objective)
 		}
 		e.Status, e.Objective = RuntimeError, math.NaN()
 	}
-	if n > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d entries have a time of zero or less (e.g. %v); they are counted as runtime errors",
+	switch {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: 1 entry has a time of zero or less (%s); it is counted as a runtime error", r.Source, example))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d entries have a time of zero or less (e.g. %s); they are counted as runtime errors",
 			r.Source, n, example))
 	}
 	return n
+}
+
+// configText names an evaluation's configuration for a message: "bx=32, by=2", a string
+// value quoted ("320" is no 320).
+func (r *Recording) configText(e *Evaluation) string {
+	parts := make([]string, len(e.Config))
+	for p, v := range e.Config {
+		name := fmt.Sprint(p)
+		if p < len(r.Params) {
+			name = r.Params[p].Name
+		}
+		val := v.String()
+		if v.Kind() == space.String {
+			val = strconv.Quote(val)
+		}
+		parts[p] = name + "=" + val
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Counts returns the number of evaluations and of successful ones.

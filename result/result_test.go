@@ -31,7 +31,7 @@ func TestKeepLastDropsEarlierMeasurementsOfAConfiguration(t *testing.T) {
 	if !slices.Equal(got, []float64{2, 1, 5, 6}) {
 		t.Errorf("kept objectives %v, want [2 1 5 6]", got)
 	}
-	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "f.json: 1 measurements are of configurations measured again later (e.g. bx=32)") {
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "f.json: 1 measurement is of a configuration measured again later (bx=32); the last measurement is kept") {
 		t.Errorf("warnings %q", rec.Warnings)
 	}
 	if n := rec.KeepLast(); n != 0 || len(rec.Warnings) != 1 {
@@ -43,7 +43,7 @@ func TestKeepLastDropsEarlierMeasurementsOfAConfiguration(t *testing.T) {
 // other objectives keep their values.
 func TestRejectNonPositiveTimes(t *testing.T) {
 	iv := space.IntValue
-	rec := &Recording{Source: "f.json", Objective: "time", Evaluations: []Evaluation{
+	rec := &Recording{Source: "f.json", Objective: "time", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
 		{Config: []space.Value{iv(1)}, Objective: -1}, {Config: []space.Value{iv(2)}, Objective: 0},
 		{Config: []space.Value{iv(3)}, Objective: 2},
 	}}
@@ -53,7 +53,7 @@ func TestRejectNonPositiveTimes(t *testing.T) {
 	if total, ok := rec.Counts(); total != 3 || ok != 1 || rec.Evaluations[0].Status != RuntimeError {
 		t.Errorf("%d evaluations, %d ok, first %v", total, ok, rec.Evaluations[0].Status)
 	}
-	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "2 entries have a time of zero or less (e.g. -1)") {
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "2 entries have a time of zero or less (e.g. -1 for bx=1)") {
 		t.Errorf("warnings %q", rec.Warnings)
 	}
 	energy := &Recording{Objective: "energy_delta", Evaluations: []Evaluation{{Objective: -3}}}

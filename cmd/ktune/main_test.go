@@ -846,7 +846,7 @@ func TestAConfigurationMeasuredTwiceKeepsItsLastMeasurement(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const warning = "1 measurements are of configurations measured again later (e.g. bx=32); the last measurement of each is kept"
+	const warning = "1 measurement is of a configuration measured again later (bx=32); the last measurement is kept"
 	out, errOut, code := ktune(t, "import", path, "--db", filepath.Join(dir, "k.db"))
 	if code != 0 || !strings.Contains(out, "2 configurations, 2 valid, best 2 ms (bx=64)") || !strings.Contains(errOut, warning) {
 		t.Errorf("import: exit %d\n%s\n%s", code, out, errOut)

@@ -24,7 +24,7 @@ import (
 const (
 	vNumber  = iota + 1 // a JSON number: its text is data[start:end]
 	vString             // a JSON string: its quoted text is data[start:end]
-	vNumbers            // an array of numbers data[start:end]; nums holds those that are finite
+	vNumbers            // an array of finite numbers data[start:end], held in nums
 	vRaw                // any other JSON value data[start:end], for encoding/json
 	vDecoded            // a value decoded by encoding/json (the decoder-based reader): x
 )
@@ -114,25 +114,27 @@ func (v value) str(data []byte) (string, bool) {
 	return "", false
 }
 
-// samples returns the finite numbers of the value when it is an array, nil otherwise.
-func (v value) samples(data []byte) []float64 {
+// samples returns the finite numbers of the value when it is an array, nil otherwise,
+// with how many of its n elements are anything else (bad) and the first of those.
+func (v value) samples(data []byte) (out []float64, bad, n int, first any) {
 	switch v.kind {
 	case vNumbers:
-		return v.nums
+		return v.nums, 0, len(v.nums), nil
 	case vRaw, vDecoded:
 		list, ok := v.decoded(data).([]any)
 		if !ok {
-			return nil
+			return nil, 0, 0, nil
 		}
-		var out []float64
 		for _, x := range list {
 			if f, ok := jsonio.Float(x); ok {
 				out = append(out, f)
+			} else if bad++; bad == 1 {
+				first = x
 			}
 		}
-		return out
+		return out, bad, len(list), first
 	}
-	return nil
+	return nil, 0, 0, nil
 }
 
 // unquote decodes a JSON string token (validated) as encoding/json does, invalid UTF-8
@@ -172,7 +174,7 @@ func (s *scanner) value() value {
 	return value{kind: vRaw, start: a, end: b}
 }
 
-// numbers scans an array, keeping its finite numbers when it holds only numbers.
+// numbers scans an array, keeping its numbers when it holds only finite numbers.
 func (s *scanner) numbers() value {
 	start := s.I
 	from := len(s.arena)
@@ -182,6 +184,8 @@ func (s *scanner) numbers() value {
 			a, b := s.Number()
 			if f, err := strconv.ParseFloat(string(s.Data[a:b]), 64); err == nil && jsonio.Finite(f) {
 				s.arena = append(s.arena, f)
+			} else {
+				only = false // 1e400: samples reports it
 			}
 			return
 		}

@@ -44,6 +44,8 @@ var fastSeeds = []string{
 	`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1}, "1": {"a": 1, "time": 0.5}}}`,
 	`{"tune_params_keys": ["a"], "tune_params": {"a": [2, 3]}, "cache": {"2": {"a": 2, "time": 1e20}, "3": {"time": 4}}}`,
 	` {"cache": {}, "tune_params": {"a": [1]}} `,
+	`{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4]}, "cache": {"1": {"a": 1, "time": true}, "2": {"a": 2, "time": -0.5, "times": [1, NaN, 1e999]},
+"3": {"a": "3", "time": 123456789012345678901234567890}, "4": {"a": 4, "time": 0, "timestamp": "x"}}}`,
 }
 
 // The fast reader and the decoder-based one give the same recording, warnings and errors.

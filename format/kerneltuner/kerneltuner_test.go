@@ -594,8 +594,58 @@ func TestReadAddsValuesMissingFromTuneParams(t *testing.T) {
 	if strings.Join(vals, ",") != "32,64,96" || len(rec.Evaluations) != 2 {
 		t.Errorf("values %v, %d entries", vals, len(rec.Evaluations))
 	}
-	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "not in tune_params (e.g. bx=96); they are added") {
+	if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "1 parameter value of entries is not in tune_params (e.g. bx=96); it is added") {
 		t.Errorf("warnings %q", rec.Warnings)
+	}
+	// a string among numbers is quoted: "96" is not 96
+	rec, err = kerneltuner.Read(strings.NewReader(strings.Replace(cache, `"bx":96`, `"bx":"96"`, 1)), "c.json")
+	if err != nil || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], `(e.g. bx="96")`) {
+		t.Errorf("%v, warnings %q", err, rec.Warnings)
+	}
+}
+
+// An entry whose time is no measurement is counted as a failure, and the warning names
+// the entries, by key and line, and what they hold; both readers say the same.
+func TestReadWarningsNameTheEntries(t *testing.T) {
+	const cache = `{"tune_params_keys": ["bx"], "tune_params": {"bx": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}, "cache": {
+"1": {"bx": 1, "time": true},
+"2": {"bx": 2, "time": NaN},
+"3": {"bx": 3, "time": "0.5"},
+"4": {"bx": 4, "time": 1e400},
+"5": {"bx": 5, "time": {}},
+"6": {"bx": 6, "time": 1e20},
+"7": {"bx": 7, "time": 0},
+"8": {"bx": 8, "time": -1, "times": [1, NaN, 2]},
+"9": {"bx": 9, "time": 1.5, "times": [1, 2, 1e999, "x"], "timestamp": "yesterday"},
+"10": {"bx": 10}
+}}`
+	want := []string{
+		`c.json: 1 entry has an unparsable timestamp (entry "9" at line 10: "yesterday"); its time is left unknown`,
+		`c.json: 6 entries have no usable "time" value (entry "1" at line 2: the boolean true; entry "2" at line 3: NaN, Infinity or null; entry "3" at line 4: the string "0.5"; and 3 more); they are counted as runtime errors`,
+		`c.json: 1 entry has a "time" of 1e20 or more, which older Kernel Tuner versions record for a failed configuration (entry "6" at line 7: 1e20); it is counted as a runtime error`,
+		`c.json: 2 entries have a "time" of zero or less (entry "7" at line 8: 0; entry "8" at line 9: -1); they are counted as runtime errors`,
+		`c.json: 2 entries have values in "times" that are not finite numbers (entry "8" at line 9: 1 of 3: NaN, Infinity or null; entry "9" at line 10: 2 of 4, the first 1e999 (beyond a float64's range)); they are left out of the samples`,
+	}
+	for _, read := range []func(io.Reader, string) (*result.Recording, error){kerneltuner.Read, kerneltuner.ReadWithDecoder} {
+		rec, err := read(strings.NewReader(cache), "c.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rec.Warnings, want) {
+			t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(rec.Warnings, "\n"), strings.Join(want, "\n"))
+		}
+		ok := 0
+		for _, ev := range rec.Evaluations {
+			if ev.Status == result.OK {
+				ok++
+				if len(ev.Samples) != 2 {
+					t.Errorf("samples %v, want the two finite ones", ev.Samples)
+				}
+			}
+		}
+		if ok != 1 {
+			t.Errorf("%d successful entries, want 1", ok)
+		}
 	}
 }
 

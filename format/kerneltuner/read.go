@@ -402,11 +402,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: tune_params lacks %d of the parameters; their values are taken from the entries", in.Source, len(derived)))
 	}
 
-	var badTime, unknownMarker, notInList int
+	var ns notes
+	var notInList int
 	var example string // the first value not in tune_params
 	index := map[string]int{}
 	for _, e := range entries {
-		ev, err := evaluation(in, rec, e, &badTime, &unknownMarker)
+		ev, err := evaluation(in, rec, e, &ns)
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +420,7 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 				// Kernel Tuner measured it, so it is a value of the parameter: every
 				// command can then place the entry in the space.
 				if notInList++; notInList == 1 {
-					example = rec.Params[i].Name + "=" + v.String()
+					example = rec.Params[i].Name + "=" + literal(v)
 				}
 				rec.Params[i].Values = append(rec.Params[i].Values, v)
 			}
@@ -438,20 +439,109 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 			sortValues(rec.Params[i].Values)
 		}
 	}
-	if badTime > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d entries have an unparsable timestamp; their time is left unknown", in.Source, badTime))
-	}
-	if unknownMarker > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d entries have no usable %q value; they are counted as runtime errors", in.Source, unknownMarker, rec.Objective))
-	}
+	obj := strconv.Quote(rec.Objective)
+	ns.badTime.warn(rec, "an unparsable timestamp", "its time is left unknown", "their times are left unknown")
+	ns.noValue.warn(rec, "no usable "+obj+" value", "it is counted as a runtime error", "they are counted as runtime errors")
+	ns.marker.warn(rec, "a "+obj+" of 1e20 or more, which older Kernel Tuner versions record for a failed configuration",
+		"it is counted as a runtime error", "they are counted as runtime errors")
+	ns.nonPositive.warn(rec, "a "+obj+" of zero or less", "it is counted as a runtime error", "they are counted as runtime errors")
+	ns.badSamples.warn(rec, "values in \"times\" that are not finite numbers", "they are left out of its samples", "they are left out of the samples")
 	if notInList > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d parameter values of entries are not in tune_params (e.g. %s); they are added to the parameters' values", in.Source, notInList, example))
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %s of entries %s not in tune_params (e.g. %s); %s added to the parameters' values",
+			in.Source, plural(notInList, "parameter value", "parameter values"), isAre(notInList), example, itThey(notInList, "it is", "they are")))
 	}
 	return rec, nil
 }
 
+// notes gathers what reading the entries noticed, for a warning each.
+type notes struct {
+	badTime     located // an unparsable timestamp
+	noValue     located // no usable objective value
+	marker      located // an objective of failureTime or more
+	nonPositive located // a time of zero or less
+	badSamples  located // samples that are not finite numbers
+}
+
+// located counts the entries that have one problem and names the first few by their cache
+// key and line, with what they hold there.
+type located struct {
+	source string
+	n      int
+	named  []string
+}
+
+// maxNamed is how many entries a warning names.
+const maxNamed = 3
+
+func (l *located) add(in *jsonio.Input, e entry, what string) {
+	l.source = in.Source
+	if l.n++; len(l.named) < maxNamed {
+		_, line, _ := in.Pos(e.offset)
+		l.named = append(l.named, fmt.Sprintf("entry %q at line %d: %s", e.key, line, what))
+	}
+}
+
+// warn adds the warning "N entries have PROBLEM (the entries named); CONSEQUENCE".
+func (l *located) warn(rec *result.Recording, problem, one, many string) {
+	if l.n == 0 {
+		return
+	}
+	list := strings.Join(l.named, "; ")
+	if more := l.n - len(l.named); more > 0 {
+		list += fmt.Sprintf("; and %d more", more)
+	}
+	has, then := "entries have", many
+	if l.n == 1 {
+		has, then = "entry has", one
+	}
+	rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d %s %s (%s); %s", l.source, l.n, has, problem, list, then))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func isAre(n int) string { return itThey(n, "is", "are") }
+
+func itThey(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// literal writes a parameter value as in the file: a string quoted, so that "320" and 320
+// differ.
+func literal(v space.Value) string {
+	if v.Kind() == space.String {
+		return strconv.Quote(v.Str())
+	}
+	return v.String()
+}
+
+// describe names a field's decoded value for a warning: a number as written, anything
+// else as jsonio.Describe does; a null is any of NaN, Infinity and null when the content
+// had the first two (Data holds them as null).
+func describe(in *jsonio.Input, x any) string {
+	switch t := x.(type) {
+	case json.Number:
+		if _, ok := jsonio.Float(t); !ok {
+			return t.String() + " (beyond a float64's range)"
+		}
+		return t.String()
+	case nil:
+		if in.Replaced() {
+			return "NaN, Infinity or null"
+		}
+	}
+	return jsonio.Describe(x)
+}
+
 // evaluation converts one cache entry.
-func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unknownMarker *int) (result.Evaluation, error) {
+func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (result.Evaluation, error) {
 	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: math.NaN()}
 	entryErr := func(msg string, args ...any) error {
 		return in.Errorf(e.offset, "cache entry %q: %s", e.key, fmt.Sprintf(msg, args...))
@@ -504,9 +594,19 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 		switch {
 		case !ok:
 			ev.Status = result.RuntimeError
-			*unknownMarker++
+			what := "missing"
+			if v, ok := e.fields.get(rec.Objective); ok {
+				what = describe(in, v.decoded(data))
+			}
+			ns.noValue.add(in, e, what)
 		case f >= failureTime:
 			ev.Status = result.RuntimeError
+			ns.marker.add(in, e, describe(in, e.decoded(data, rec.Objective)))
+		case f <= 0 && !rec.Maximize && strings.EqualFold(rec.Objective, fieldTime):
+			// no kernel runs in no time, as result.Recording.RejectNonPositiveTimes says
+			ev.Status = result.RuntimeError
+			ev.Message = fmt.Sprintf("recorded time %v is not positive", f)
+			ns.nonPositive.add(in, e, describe(in, e.decoded(data, rec.Objective)))
 		default:
 			ev.Objective = f
 		}
@@ -515,15 +615,23 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, badTime, unkno
 		ev.Message = m
 	}
 	if v, ok := e.fields.get(fieldTimes); ok {
-		if s := v.samples(data); len(s) > 0 {
+		s, bad, n, first := v.samples(data)
+		if len(s) > 0 {
 			ev.Samples = s
+		}
+		if bad > 0 {
+			what := fmt.Sprintf("%d of %d, the first %s", bad, n, describe(in, first))
+			if bad == 1 {
+				what = fmt.Sprintf("1 of %d: %s", n, describe(in, first))
+			}
+			ns.badSamples.add(in, e, what)
 		}
 	}
 	if s, ok := e.str(data, fieldTimestamp); ok {
 		if t, ok := jsonio.ParseTime(s); ok {
 			ev.Time = t
 		} else {
-			*badTime++
+			ns.badTime.add(in, e, strconv.Quote(s))
 		}
 	}
 	// a timing the entry lacks stays unknown (NaN), so that writing leaves it out again
@@ -604,6 +712,14 @@ func (e entry) float(data []byte, name string) (float64, bool) {
 		return v.float(data)
 	}
 	return 0, false
+}
+
+// decoded returns the entry's field name decoded (nil when it has none).
+func (e entry) decoded(data []byte, name string) any {
+	if v, ok := e.fields.get(name); ok {
+		return v.decoded(data)
+	}
+	return nil
 }
 
 // floatOrNaN returns the entry's field name when it is a finite number, and NaN otherwise.

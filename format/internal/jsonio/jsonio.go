@@ -110,6 +110,10 @@ func (in *Input) sanitize() {
 	}
 }
 
+// Replaced reports whether the content had NaN, Infinity or -Infinity tokens, which Data
+// holds as null: a null there may be any of them.
+func (in *Input) Replaced() bool { return len(in.shifts) > 0 }
+
 // origOffset maps an offset in Data to the file's offset.
 func (in *Input) origOffset(off int64) int64 {
 	i := sort.Search(len(in.shifts), func(i int) bool { return in.shifts[i].at > off })
