@@ -180,3 +180,34 @@ func TestEveryCommandThatReadsRecordingsBoundsWhatItReads(t *testing.T) {
 		}
 	}
 }
+
+// Import counts configurations as analyze and space do: the entries of configurations the
+// restrictions exclude (Kernel Tuner's InvalidConfig) are outside the space, counted apart.
+func TestImportCountsRestrictedEntriesApart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	cache := `{"tune_params_keys": ["bx"], "tune_params": {"bx": [1, 2, 3, 4]}, "cache": {
+"1": {"bx": 1, "time": 0.5}, "2": {"bx": 2, "time": "InvalidConfig"},
+"3": {"bx": 3, "time": "RuntimeFailedConfig"}, "4": {"bx": 4, "time": 0.25}}}`
+	if err := os.WriteFile(path, []byte(cache), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	out, errOut, code := ktune(t, "import", path, "--db", db)
+	if code != 0 || !strings.Contains(out, ": 3 configurations, 2 valid (1 more entry is restricted, outside the space), best 0.25 ms") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = ktune(t, "import", path, "--db", db, "--json")
+	var got []struct {
+		Configs    int `json:"configurations"`
+		Valid      int `json:"valid"`
+		Restricted int `json:"restricted"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 || got[0].Configs != 3 || got[0].Valid != 2 || got[0].Restricted != 1 {
+		t.Errorf("exit %d, %v: %+v\n%s", code, err, got, errOut)
+	}
+	out, errOut, code = ktune(t, "space", "count", path)
+	if code != 0 || !strings.Contains(out, "valid 3 ") {
+		t.Errorf("space: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

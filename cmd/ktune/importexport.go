@@ -23,8 +23,11 @@ func init() {
 
 Reads each file (plain or gzip; the format is detected from the content; a folder stands for
 every recording under it, other JSON files there are left out), reports its
-configurations, valid configurations and best objective, and stores it as a run of kind
-"import" in the results database. An interrupted Kernel Tuner cache is read up to its last
+configurations, valid (successfully measured) configurations and best objective, and
+stores it as a run of kind "import" in the results database. Entries of configurations
+that the restrictions exclude (Kernel Tuner's InvalidConfig, T4's "constraints") are
+stored but counted apart, as restricted: they are not in the space, so analyze and space
+do not count them either. An interrupted Kernel Tuner cache is read up to its last
 complete entry, with a warning. A file that cannot be read is reported with its position
 and the problem; the other files are still imported.
 
@@ -119,8 +122,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		Run        int64    `json:"run,omitempty"`
 		Device     string   `json:"device,omitempty"`
 		Kernel     string   `json:"kernel,omitempty"`
-		Configs    int      `json:"configurations"`
+		Configs    int      `json:"configurations"` // in the space: Restricted not counted
 		Valid      int      `json:"valid"`
+		Restricted int      `json:"restricted,omitempty"` // entries the restrictions exclude
 		Best       *float64 `json:"best,omitempty"`
 		BestConfig string   `json:"best_configuration,omitempty"`
 		Warnings   []string `json:"warnings,omitempty"`
@@ -146,7 +150,11 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	imported := 0
 	// interrupted says what an interruption at file f kept
 	interrupted := func(f string) error {
-		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; the %d files imported before it are stored, and running the same command again skips them\n", f, imported)
+		done := fmt.Sprintf("the %d files imported before it are stored, and running the same command again skips them", imported)
+		if imported == 1 {
+			done = "the file imported before it is stored, and running the same command again skips it"
+		}
+		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; %s\n", f, done)
 		return ctx.Err()
 	}
 	for _, f := range files {
@@ -166,7 +174,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			return interrupted(f) // while reading it
 		}
 		if large && err == nil {
-			fmt.Fprintf(env.stderr, "ktune import: storing %d evaluations of %s...\n", len(rec.Evaluations), f)
+			fmt.Fprintf(env.stderr, "ktune import: storing %s of %s...\n", plural(len(rec.Evaluations), "evaluation", "evaluations"), f)
 		}
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f) // a JSON file in a folder that is no recording
@@ -179,7 +187,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		if err == nil {
 			s.Format, s.Device, s.Kernel, s.Warnings = rec.Format, rec.Device, rec.Kernel, rec.Warnings
-			s.Configs, s.Valid = rec.Counts()
+			s.Configs, s.Valid, s.Restricted = importCounts(rec)
 			if best, ok := rec.Best(); ok {
 				s.Best = &best.Objective
 				s.BestConfig = formatValues(rec, best)
@@ -224,20 +232,24 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				if s.SkippedFrom != "" {
 					from = " (imported from " + s.SkippedFrom + ")"
 				}
-				fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %d configurations, %d valid: the same recording as run %d in %s%s, skipped (--again imports it as another run)\n",
-					f, s.Format, orDash(s.Kernel), orDash(s.Device), s.Configs, s.Valid, s.Run, *db, from)
+				fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %s: the same recording as run %d in %s%s, skipped (--again imports it as another run)\n",
+					f, s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), s.Run, *db, from)
 				continue
 			}
 			best := "none"
 			if s.Best != nil {
 				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
 			}
-			fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %d configurations, %d valid, best %s -> run %d in %s\n",
-				f, s.Format, orDash(s.Kernel), orDash(s.Device), s.Configs, s.Valid, best, s.Run, *db)
+			fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %s, best %s -> run %d in %s\n",
+				f, s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), best, s.Run, *db)
 		}
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(env.stderr, "ktune import: %d files found in the folders are not recordings and are left out: %s\n", len(left), listSome(left, 5))
+		what := fmt.Sprintf("%d files found in the folders are not recordings and are left out", len(left))
+		if len(left) == 1 {
+			what = "1 file found in the folders is not a recording and is left out"
+		}
+		fmt.Fprintf(env.stderr, "ktune import: %s: %s\n", what, listSome(left, 5))
 	}
 	if *jsonOut {
 		if err := writeJSON(env, out); err != nil {
@@ -251,6 +263,32 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("no recording to import in %s", strings.Join(pos, ", "))
 	}
 	return nil
+}
+
+// importCounts counts a recording's configurations as analyze and space do: those in
+// its space (the entries but the restricted ones), the valid ones among them (measured
+// successfully), and apart the restricted entries, which the restrictions exclude.
+func importCounts(rec *result.Recording) (configs, valid, restricted int) {
+	total, valid := rec.Counts()
+	for i := range rec.Evaluations {
+		if rec.Evaluations[i].Status == result.Restricted {
+			restricted++
+		}
+	}
+	return total - restricted, valid, restricted
+}
+
+// countsText says importCounts' numbers: "13 configurations, 11 valid (2 more entries
+// are restricted, outside the space)".
+func countsText(configs, valid, restricted int) string {
+	s := fmt.Sprintf("%s, %d valid", plural(configs, "configuration", "configurations"), valid)
+	switch {
+	case restricted == 1:
+		s += " (1 more entry is restricted, outside the space)"
+	case restricted > 1:
+		s += fmt.Sprintf(" (%d more entries are restricted, outside the space)", restricted)
+	}
+	return s
 }
 
 // importedAlready returns the run among imports (the database's import runs) that holds
