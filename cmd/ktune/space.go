@@ -314,7 +314,7 @@ func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter
 	var names [][]byte // the parameters' names as JSON strings, followed by ": "
 	if jsonOut {
 		for _, p := range params {
-			b, _ := json.Marshal(p.Name)
+			b, _ := jsonText(p.Name)
 			names = append(names, append(b, ": "...))
 		}
 		w.WriteString("[")
@@ -343,7 +343,7 @@ func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter
 					line = append(line, ", "...)
 				}
 				line = append(line, names[p]...)
-				b, merr := params[p].Values[v].MarshalJSON()
+				b, merr := jsonValue(params[p].Values[v]).MarshalJSON()
 				if merr != nil {
 					return fmt.Errorf("configuration %d, parameter %s: %w", i, params[p].Name, merr)
 				}
@@ -378,8 +378,8 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 	slices.Sort(sorted)
 	peak := peakRSS()
 	type paramJSON struct {
-		Name   string        `json:"name"`
-		Values []space.Value `json:"values"`
+		Name   string      `json:"name"`
+		Values []jsonValue `json:"values"`
 	}
 	out := struct {
 		File         string      `json:"file"`
@@ -396,7 +396,11 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 		PeakRSSMiB   float64     `json:"peak_rss_mib,omitempty"`
 	}{File: path, Product: s.Product(), Valid: s.Len(), IndexBytes: s.MemoryBytes()}
 	for _, p := range s.Params() {
-		out.Params = append(out.Params, paramJSON{p.Name, p.Values})
+		vs := make([]jsonValue, len(p.Values))
+		for i, v := range p.Values {
+			vs[i] = jsonValue(v)
+		}
+		out.Params = append(out.Params, paramJSON{p.Name, vs})
 	}
 	for _, r := range s.Restrictions() {
 		out.Restrictions = append(out.Restrictions, r.Source())
@@ -423,15 +427,22 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 	for _, p := range out.Params {
 		var vs []string
 		for _, v := range p.Values {
-			vs = append(vs, v.String())
+			vs = append(vs, literalValue(space.Value(v)))
 		}
-		fmt.Fprintf(w, "  %-24s %3d values: %s\n", p.Name, len(p.Values), abbreviate(vs, 12))
+		noun := "values"
+		if len(p.Values) == 1 {
+			noun = "value"
+		}
+		fmt.Fprintf(w, "  %-24s %3d %s: %s\n", p.Name, len(p.Values), noun, abbreviate(vs, 12))
 	}
+	const restriction = "  restriction: "
 	for _, r := range out.Restrictions {
-		fmt.Fprintf(w, "  restriction: %s\n", r)
+		// a restriction written over several lines (a YAML block) keeps its lines, under
+		// its first one
+		fmt.Fprintf(w, "%s%s\n", restriction, strings.ReplaceAll(r, "\n", "\n"+strings.Repeat(" ", len(restriction))))
 	}
-	fmt.Fprintf(w, "product %.0f, valid %d (%.2f%%), %d independent groups, index %s\n",
-		out.Product, out.Valid, 100*float64(out.Valid)/out.Product, len(out.Groups), humanBytes(out.IndexBytes))
+	fmt.Fprintf(w, "product %.0f, valid %d (%.2f%%), %s, index %s\n",
+		out.Product, out.Valid, 100*float64(out.Valid)/out.Product, plural(len(out.Groups), "independent group", "independent groups"), humanBytes(out.IndexBytes))
 	if f.timeIt {
 		fmt.Fprintf(w, "construction: first %.3f ms (cold, in this process), fastest %.3f ms, median %.3f ms over %d builds; peak RSS %.1f MiB\n",
 			out.FirstMS, out.FastestMS, out.MedianMS, out.Builds, out.PeakRSSMiB)
@@ -473,8 +484,41 @@ func peakRSS() int {
 	return 0
 }
 
+// literalValue writes a parameter value for people: a string quoted, so that the string
+// "320" and the number 320 differ.
+func literalValue(v space.Value) string {
+	if v.Kind() == space.String {
+		return strconv.Quote(v.Str())
+	}
+	return v.String()
+}
+
+// writeJSON writes v as indented JSON, with <, > and & as they are: the output is read by
+// people and programs, not embedded in HTML.
 func writeJSON(env *cliEnv, v any) error {
 	enc := json.NewEncoder(env.stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// jsonText is json.Marshal without HTML escaping (a <= b stays a <= b).
+func jsonText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// jsonValue is a space.Value whose JSON string is not HTML-escaped.
+type jsonValue space.Value
+
+func (v jsonValue) MarshalJSON() ([]byte, error) {
+	if x := space.Value(v); x.Kind() == space.String {
+		return jsonText(x.Str())
+	}
+	return space.Value(v).MarshalJSON()
 }

@@ -175,3 +175,52 @@ func TestSpaceRefusesAGroupPastSpaceMemory(t *testing.T) {
 		t.Errorf("$KTUNE_SPACE_MEMORY=lots: exit %d, %s", code, errOut)
 	}
 }
+
+// The summary quotes string values ("320" is not 320), keeps a restriction written over
+// several lines under its first line, says "1 value" and "1 independent group", and its
+// JSON writes <, > and & as they are.
+func TestSpaceCountSaysValuesAndRestrictionsAsWritten(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "k.yaml")
+	text := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: a, values: [1, 2, 4]}
+  - {name: s, values: ["<x>", "a&b", "4"]}
+  - {name: c, values: [7]}
+restrictions:
+  - >-
+    a <= 2 or
+     s != '>' and c > 0
+problem_size: [1]
+arguments:
+  - {name: n, type: int32, value: 1}
+`
+	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "space", "count", spec)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`3 values: "<x>", "a&b", "4"` + "\n",
+		"  c                          1 value: 7\n",
+		"  restriction: a <= 2 or\n                s != '>' and c > 0\n",
+		"1 independent group,",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, args := range [][]string{{"space", "count", "--json", spec}, {"space", "list", "--json", spec}} {
+		out, errOut, code := ktune(t, args...)
+		if code != 0 || !json.Valid([]byte(out)) {
+			t.Fatalf("%v: exit %d, %s\n%s", args, code, errOut, out)
+		}
+		if strings.Contains(out, `\u00`) || !strings.Contains(out, `"<x>"`) || !strings.Contains(out, `"a&b"`) {
+			t.Errorf("%v: <, > or & escaped:\n%s", args, out)
+		}
+		if args[1] == "count" && !strings.Contains(out, `"a <= 2 or\n s != '>' and c > 0"`) {
+			t.Errorf("%v: the restriction is not as written:\n%s", args, out)
+		}
+	}
+}
