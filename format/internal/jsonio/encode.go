@@ -2,6 +2,7 @@ package jsonio
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -14,6 +15,8 @@ type Encoder struct {
 	Err    error
 	Prefix string // names the format in marshalling errors ("kerneltuner: ...")
 	buf    []byte
+	jbuf   bytes.Buffer
+	enc    *json.Encoder // into jbuf, without HTML escaping
 }
 
 // Str writes s as it is.
@@ -23,17 +26,22 @@ func (e *Encoder) Str(s string) {
 	}
 }
 
-// JSON writes v marshalled.
+// JSON writes v marshalled, with <, > and & as they are (as Python's json writes them):
+// the files are read by tuners and people, not embedded in HTML.
 func (e *Encoder) JSON(v any) {
 	if e.Err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.jbuf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.jbuf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		e.Err = fmt.Errorf("%s: %w", e.Prefix, err)
 		return
 	}
-	_, e.Err = e.W.Write(b)
+	_, e.Err = e.W.Write(bytes.TrimSuffix(e.jbuf.Bytes(), []byte("\n")))
 }
 
 // Key writes an object member's name and its colon.

@@ -1,6 +1,7 @@
 package jsonio
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -160,4 +161,23 @@ func FuzzScannerAgreesWithValid(f *testing.F) {
 			t.Fatalf("the scanner says %v, encoding/json %v, for %q", ok, json.Valid(data), data)
 		}
 	})
+}
+
+// The encoder writes <, > and & as they are, as Python's json does, and the JSON is valid.
+func TestEncoderDoesNotEscapeHTML(t *testing.T) {
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	e := &Encoder{W: w, Prefix: "test"}
+	e.Str("{")
+	e.Field("a <= b && c > d", "error: expected '<'")
+	e.Str(", ")
+	e.Field("n", []any{1, "x"})
+	e.Str("}")
+	if e.Err != nil || w.Flush() != nil {
+		t.Fatal(e.Err)
+	}
+	want := `{"a <= b && c > d": "error: expected '<'", "n": [1,"x"]}`
+	if b.String() != want || !json.Valid([]byte(b.String())) {
+		t.Errorf("got %s, want %s", b.String(), want)
+	}
 }
