@@ -248,8 +248,8 @@ func parseCache(in *jsonio.Input, dec *json.Decoder, entries []entry) (_ []entry
 func openWarning(in *jsonio.Input, n int, good int64) string {
 	off, line, col := in.Pos(good)
 	rest := int64(len(in.Data)) - good
-	return fmt.Sprintf("%s: unclosed cache file (an interrupted Kernel Tuner run): read %d complete entries; stopped at byte %d (line %d, column %d), after the last complete entry, ignoring the %d bytes after it",
-		in.Source, n, off, line, col, rest)
+	return fmt.Sprintf("%s: unclosed cache file (an interrupted Kernel Tuner run): read %s; stopped at byte %d (line %d, column %d), after the last complete entry, ignoring %s after it",
+		in.Source, plural(n, "complete entry", "complete entries"), off, line, col, plural(int(rest), "byte", "bytes"))
 }
 
 func decodeString(dec *json.Decoder) (string, error) {
@@ -399,7 +399,11 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		}
 	}
 	if len(derived) > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: tune_params lacks %d of the parameters; their values are taken from the entries", in.Source, len(derived)))
+		what := fmt.Sprintf("tune_params lacks %d of the parameters; their values are taken from the entries", len(derived))
+		if len(derived) == 1 {
+			what = "tune_params lacks 1 of the parameters; its values are taken from the entries"
+		}
+		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 
 	var ns notes

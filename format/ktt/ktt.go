@@ -217,7 +217,11 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 	}
 	if noKernels > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d Ok results have no kernel durations; their objective is TotalDuration", in.Source, noKernels))
+		what := fmt.Sprintf("%d Ok results have no kernel durations; their objective is TotalDuration", noKernels)
+		if noKernels == 1 {
+			what = "1 Ok result has no kernel durations; its objective is TotalDuration"
+		}
+		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 	return rec, nil
 }

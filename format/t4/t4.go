@@ -271,10 +271,18 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 		}
 	}
 	if added > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d configuration values are missing from metadata.tune_params; they were appended to the parameters' lists", in.Source, added))
+		what := fmt.Sprintf("%d configuration values are missing from metadata.tune_params; they were appended to the parameters' lists", added)
+		if added == 1 {
+			what = "1 configuration value is missing from metadata.tune_params; it was appended to its parameter's list"
+		}
+		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 	if noObjective > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d results marked correct have no numeric %q measurement; they are counted as runtime errors", in.Source, noObjective, rec.Objective))
+		what := fmt.Sprintf("%d results marked correct have no numeric %q measurement; they are counted as runtime errors", noObjective, rec.Objective)
+		if noObjective == 1 {
+			what = fmt.Sprintf("1 result marked correct has no numeric %q measurement; it is counted as a runtime error", rec.Objective)
+		}
+		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 	return rec, nil
 }
