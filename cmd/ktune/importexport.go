@@ -174,7 +174,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			return interrupted(f) // while reading it
 		}
 		if large && err == nil {
-			fmt.Fprintf(env.stderr, "ktune import: storing %s of %s...\n", plural(len(rec.Evaluations), "evaluation", "evaluations"), f)
+			fmt.Fprintf(env.stderr, "ktune import: storing %s of %s...\n", counted(len(rec.Evaluations), "evaluation", "evaluations"), f)
 		}
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f) // a JSON file in a folder that is no recording
@@ -281,7 +281,7 @@ func importCounts(rec *result.Recording) (configs, valid, restricted int) {
 // countsText says importCounts' numbers: "13 configurations, 11 valid (2 more entries
 // are restricted, outside the space)".
 func countsText(configs, valid, restricted int) string {
-	s := fmt.Sprintf("%s, %d valid", plural(configs, "configuration", "configurations"), valid)
+	s := fmt.Sprintf("%s, %d valid", counted(configs, "configuration", "configurations"), valid)
 	switch {
 	case restricted == 1:
 		s += " (1 more entry is restricted, outside the space)"

@@ -442,7 +442,7 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 		fmt.Fprintf(w, "%s%s\n", restriction, strings.ReplaceAll(r, "\n", "\n"+strings.Repeat(" ", len(restriction))))
 	}
 	fmt.Fprintf(w, "product %.0f, valid %d (%.2f%%), %s, index %s\n",
-		out.Product, out.Valid, 100*float64(out.Valid)/out.Product, plural(len(out.Groups), "independent group", "independent groups"), humanBytes(out.IndexBytes))
+		out.Product, out.Valid, 100*float64(out.Valid)/out.Product, counted(len(out.Groups), "independent group", "independent groups"), humanBytes(out.IndexBytes))
 	if f.timeIt {
 		fmt.Fprintf(w, "construction: first %.3f ms (cold, in this process), fastest %.3f ms, median %.3f ms over %d builds; peak RSS %.1f MiB\n",
 			out.FirstMS, out.FastestMS, out.MedianMS, out.Builds, out.PeakRSSMiB)
