@@ -152,7 +152,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		return printSpaceSummary(env, path, s, timing, f)
 	case "list":
 		if f.offset > 0 && f.offset >= s.Len() {
-			return fmt.Errorf("--offset %d: the space has %d configurations (indices 0 to %d)", f.offset, s.Len(), s.Len()-1)
+			return fmt.Errorf("--offset %d: the space has %s (indices 0 to %d)", f.offset, counted(s.Len(), "configuration", "configurations"), s.Len()-1)
 		}
 		end := s.Len()
 		if f.limit > 0 && f.limit < end-f.offset {
@@ -165,7 +165,11 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	case "sample":
 		r := rand.New(rand.NewPCG(f.seed, 0x6b74756e65))
 		if f.n > s.Len() {
-			fmt.Fprintf(env.stderr, "ktune space: --n %d is more than the space's %d configurations: printing each of them once\n", f.n, s.Len())
+			each := "each of them"
+			if s.Len() == 1 {
+				each = "it"
+			}
+			fmt.Fprintf(env.stderr, "ktune space: --n %d is more than the space's %s: printing %s once\n", f.n, counted(s.Len(), "configuration", "configurations"), each)
 		}
 		if min(f.n, s.Len()) > maxHeldSample {
 			fmt.Fprintf(env.stderr, "ktune space: a sample of more than %d configurations is drawn in index order (it is not held in memory to be shuffled)\n", maxHeldSample)
