@@ -96,10 +96,9 @@ func ParseStrategies(list string) ([]Strategy, error) {
 				return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
 			}
 			for _, kv := range kvs {
-				k, v, ok := strings.Cut(kv, "=")
-				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-				if !ok || k == "" {
-					return nil, fmt.Errorf("strategy entry %q: option %q is not OPT=VALUE", entry, kv)
+				k, v, err := strategy.ParseOption(kv)
+				if err != nil {
+					return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
 				}
 				if _, dup := st.Options[k]; dup {
 					return nil, fmt.Errorf("strategy entry %q: option %s given twice", entry, k)

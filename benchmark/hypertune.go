@@ -106,8 +106,8 @@ func (g Grid) String() string {
 }
 
 // Settings returns every combination of the grid's values, the first option varying
-// slowest. Values stay strings: every strategy option accepts its value as written on the
-// command line.
+// slowest. Values stay strings as written, which label the settings; the harness runs
+// them read with strategy.ParseValue, as every command reads an option value.
 func (g Grid) Settings() []map[string]any {
 	out := []map[string]any{{}}
 	for _, p := range g {
@@ -249,8 +249,12 @@ type HypertuneResult struct {
 // settings returns the grid's settings as strategies labelled by their values.
 func (cfg HypertuneConfig) settings() ([]Strategy, error) {
 	var out []Strategy
-	for _, opts := range cfg.Grid.Settings() {
-		label := cfg.Grid.settingLabel(opts)
+	for _, text := range cfg.Grid.Settings() {
+		label := cfg.Grid.settingLabel(text)
+		opts := make(map[string]any, len(text))
+		for k, v := range text {
+			opts[k] = strategy.ParseValue(v.(string)) // as every command reads a value
+		}
 		if _, err := strategy.New(cfg.Strategy, opts); err != nil {
 			return nil, fmt.Errorf("hypertune: setting %s: %w", label, err)
 		}

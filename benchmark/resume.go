@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ktune/ktune/strategy"
 )
 
 // RunInfo describes a benchmark as `ktune bench --json` records it beside its cells, so that a
@@ -165,12 +167,33 @@ func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reu
 	return reused, skipped, nil
 }
 
-// sameOptions compares options as JSON holds them (a number read back is a float64).
+// sameOptions compares options as JSON holds them (a number read back is a float64), each
+// value as strategy.ParseValue reads its text, so that a file written when bench kept
+// values as text ("10", "true") matches the same options read as values (10, true).
 func sameOptions(a, b map[string]any) bool {
-	if len(a) == 0 && len(b) == 0 {
-		return true
+	if len(a) != len(b) {
+		return false
 	}
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok || optionValue(x) != optionValue(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// optionValue is an option value as ParseValue reads its text; a list, as JSON writes it.
+func optionValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strategy.ParseValue(x)
+	case int, int64, float64, bool, json.Number:
+		return strategy.ParseValue(fmt.Sprint(x))
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return "json:" + string(data)
 }

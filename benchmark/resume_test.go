@@ -150,3 +150,28 @@ func TestResumeMatchesARenamedSpaceOnlyWhenItIsUnambiguous(t *testing.T) {
 		t.Errorf("two alike in the earlier file: took %d cells, %v", len(done), err)
 	}
 }
+
+// A file written when bench kept option values as text ("adjacent", "10", "true") gives
+// its cells to a run that reads them as values (strategy.ParseValue: 10, true).
+func TestResumeTakesOptionsWrittenAsText(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	sts, err := ParseStrategies("g=genetic:popsize=10;mutation=0.05,m=firstmls:restart=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sts[0].Options["popsize"] != 10 || sts[1].Options["restart"] != true {
+		t.Fatalf("options read as %v, %v", sts[0].Options, sts[1].Options)
+	}
+	cfg := Config{Strategies: sts, Spaces: []Space{{Name: "p", Sim: sim}}, Budgets: []int{20}, Repeats: 2, Seed: 1}
+	old := Describe(cfg, "recorded", "deterministic")
+	old.Strategies[0].Options = map[string]map[string]any{"20": {"popsize": "10", "mutation": "0.05"}}
+	old.Strategies[1].Options = map[string]map[string]any{"20": {"restart": "true"}}
+	cells := []Cell{{Strategy: "g", Space: "p", Budget: 20, Fractions: []float64{1, 1}}, {Strategy: "m", Space: "p", Budget: 20, Fractions: []float64{1, 1}}}
+	if done, skipped, err := Reusable(cfg, "recorded", "deterministic", old, cells); err != nil || len(done) != 2 || skipped != 0 {
+		t.Errorf("took %d (want 2), %d skipped, %v", len(done), skipped, err)
+	}
+	old.Strategies[0].Options["20"]["popsize"] = "12"
+	if done, _, _ := Reusable(cfg, "recorded", "deterministic", old, cells); len(done) != 1 {
+		t.Errorf("another popsize: took %d cells, want 1", len(done))
+	}
+}

@@ -459,6 +459,44 @@ func TestStrategyEntryCarriesOptionsLikeBench(t *testing.T) {
 	}
 }
 
+// A boolean option takes 1 and 0 in simulate as in bench and hypertune (QA: simulate
+// refused restart=0 as "0 (int) is not a boolean"): every command reads option values one
+// way, so restart=0 runs what restart=false runs, in each form simulate takes options.
+func TestBooleanOptionsTakeOneAndZeroInEveryCommand(t *testing.T) {
+	common := []string{"simulate", pnpoly, "--budget", "30", "--repeats", "3"}
+	want, errOut, code := ktune(t, append(common, "--strategy", "firstmls:restart=false")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	fractions := func(s string) string {
+		_, after, _ := strings.Cut(s, "fraction of optimum")
+		line, _, _ := strings.Cut(after, "\n")
+		return line
+	}
+	for _, args := range [][]string{
+		{"--strategy", "firstmls:restart=0"},
+		{"--strategy", "firstmls", "--option", "restart=0"},
+		{"--strategy", "firstmls", "--option", "restart=False"},
+	} {
+		got, errOut, code := ktune(t, append(common, args...)...)
+		if code != 0 || fractions(got) != fractions(want) {
+			t.Errorf("%v: exit %d: %s%s, want the runs of restart=false:\n%s", args, code, got, errOut, want)
+		}
+	}
+	for _, cmd := range [][]string{
+		{"bench", pnpoly, "--strategies", "firstmls:restart=1", "--budgets", "30", "--repeats", "2"},
+		{"simulate", pnpoly, "--strategy", "firstmls:restart=1", "--budget", "30", "--repeats", "2"},
+		{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=0,1", "--budgets", "30", "--repeats", "2", "--out", filepath.Join(t.TempDir(), "d.json")},
+	} {
+		if _, errOut, code := ktune(t, cmd...); code != 0 {
+			t.Errorf("%s: exit %d: %s", cmd[0], code, errOut)
+		}
+	}
+	if _, errOut, code := ktune(t, append(common, "--strategy", "firstmls:restart=2")...); code != 2 || !strings.Contains(errOut, "not a boolean") {
+		t.Errorf("restart=2: exit %d: %s", code, errOut)
+	}
+}
+
 // Outputs are checked before the work: a missing folder is created, and a path that cannot
 // be written stops the command at once, not after the benchmark.
 func TestOutputsAreCheckedBeforeTheWork(t *testing.T) {

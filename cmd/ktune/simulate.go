@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -52,26 +51,21 @@ the file's, and --strategy, when given, must name the file's strategy.`,
 	})
 }
 
+// optionList is a repeatable --option OPT=VALUE, each value read as every command reads
+// option values (strategy.ParseValue), so that restart=0 means in simulate and tune what
+// it means in bench and hypertune.
 type optionList map[string]any
 
 func (o optionList) String() string { return fmt.Sprint(map[string]any(o)) }
 func (o optionList) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("%q is not name=value", s)
+	k, v, err := strategy.ParseOption(s)
+	if err != nil {
+		return err
 	}
 	if _, twice := o[k]; twice {
 		return fmt.Errorf("option %s is given twice", k)
 	}
-	if i, err := strconv.Atoi(v); err == nil {
-		o[k] = i
-	} else if f, err := strconv.ParseFloat(v, 64); err == nil {
-		o[k] = f
-	} else if b, err := strconv.ParseBool(v); err == nil {
-		o[k] = b
-	} else {
-		o[k] = v
-	}
+	o[k] = v
 	return nil
 }
 
@@ -88,17 +82,14 @@ func splitStrategy(name *string, opts optionList) error {
 		return fmt.Errorf("--strategy: %w", err)
 	}
 	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return fmt.Errorf("--strategy: option %q is not OPT=VALUE", kv)
+		k, v, err := strategy.ParseOption(kv)
+		if err != nil {
+			return fmt.Errorf("--strategy: %w", err)
 		}
 		if _, dup := opts[k]; dup {
 			return fmt.Errorf("--strategy: option %s is given twice (in --strategy and --option, or twice in --strategy)", k)
 		}
-		if err := opts.Set(k + "=" + strings.TrimSpace(v)); err != nil {
-			return fmt.Errorf("--strategy: %w", err)
-		}
+		opts[k] = v
 	}
 	return nil
 }
