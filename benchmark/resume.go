@@ -3,6 +3,7 @@ package benchmark
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,4 +197,120 @@ func optionValue(v any) any {
 		return fmt.Sprintf("%#v", v)
 	}
 	return "json:" + string(data)
+}
+
+// Kept is what a benchmark's checkpoint keeps of the file it resumed from besides the
+// cells it takes (see Keep).
+type Kept struct {
+	// Info describes the run and the kept cells together: the run's strategies, spaces and
+	// budgets, with those of the kept cells added.
+	Info RunInfo
+	// Cells are the earlier file's cells that the run neither takes nor runs, valid beside
+	// its own: of the same mode, fitness, seed and repeats, under names that mean the same
+	// strategy and recording in both.
+	Cells []Cell
+	// Replaced counts the earlier cells that the run computes again under other options
+	// of the same label: its own cell replaces each.
+	Replaced int
+	// Lost says, for each earlier cell that cannot be kept beside the run's, why (a
+	// label that runs another strategy here, another recording under a space's name).
+	Lost []string
+}
+
+// Keep returns the cells of an earlier benchmark (prev, with its cells) that a run of cfg,
+// described by info, neither takes with Reusable nor runs, so that the run's checkpoint
+// keeps them beside its own and a later run of the earlier benchmark takes them again:
+// resuming a large benchmark's checkpoint with a smaller command and the same
+// --checkpoint file must not drop the cells the smaller one does not run. The caller has
+// checked with Reusable that prev is of the same mode, fitness, seed and repeats.
+func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
+	k := Kept{Info: info}
+	k.Info.Strategies = slices.Clone(info.Strategies)
+	k.Info.Spaces = slices.Clone(info.Spaces)
+	k.Info.Budgets = slices.Clone(info.Budgets)
+	now := map[string]int{} // label -> index in k.Info.Strategies
+	for i, si := range k.Info.Strategies {
+		now[si.Label] = i
+	}
+	runs := map[string]bool{} // the labels cfg runs (not those added for kept cells)
+	for _, st := range cfg.Strategies {
+		runs[st.DisplayName()] = true
+	}
+	current := map[string]bool{} // this run's spaces
+	for _, s := range info.Spaces {
+		current[s.Name] = true
+	}
+	listed := maps.Clone(current) // and those added for kept cells
+	before := map[string]StrategyInfo{}
+	for _, si := range prev.Strategies {
+		before[si.Label] = si
+	}
+	prevSpace := map[string]SpaceInfo{}
+	for _, s := range prev.Spaces {
+		prevSpace[s.Name] = s
+	}
+	renamed := sameSpaces(cfg.Spaces, prev.Spaces)
+	fixed := map[string]bool{} // LABEL@BUDGET whose options a kept cell has settled
+	for _, c := range cells {
+		si, known := before[c.Strategy]
+		space, same := renamed[c.Space]
+		switch {
+		case !known || len(c.Fractions) != prev.Repeats:
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d is not described by the file", c.Strategy, c.Space, c.Budget))
+			continue
+		case !same && current[c.Space]:
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s here is another recording (its size or optimum differ)", c.Strategy, c.Space, c.Budget, c.Space))
+			continue
+		case !same:
+			if _, ok := prevSpace[c.Space]; !ok {
+				k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: the file does not describe space %s", c.Strategy, c.Space, c.Budget, c.Space))
+				continue
+			}
+			space = c.Space
+		}
+		budget := strconv.Itoa(c.Budget)
+		i, labelled := now[c.Strategy]
+		if labelled && k.Info.Strategies[i].Name != si.Name {
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s runs %s here, %s there", c.Strategy, c.Space, c.Budget, c.Strategy, k.Info.Strategies[i].Name, si.Name))
+			continue
+		}
+		if same && runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget) {
+			// the run takes it (Reusable) or computes it again, under other options
+			if !sameOptions(si.Options[budget], k.Info.Strategies[i].Options[budget]) {
+				k.Replaced++
+			}
+			continue
+		}
+		fix := c.Strategy + "@" + budget
+		if labelled {
+			st := &k.Info.Strategies[i]
+			if fixed[fix] || (runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget)) {
+				if !sameOptions(st.Options[budget], si.Options[budget]) {
+					// the label runs at that budget under other options, here or in a cell kept before
+					k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s has other options at budget %d here", c.Strategy, c.Space, c.Budget, c.Strategy, c.Budget))
+					continue
+				}
+			} else if len(si.Options[budget]) > 0 {
+				st.Options = maps.Clone(st.Options)
+				if st.Options == nil {
+					st.Options = map[string]map[string]any{}
+				}
+				st.Options[budget] = si.Options[budget]
+			}
+		} else {
+			now[c.Strategy] = len(k.Info.Strategies)
+			k.Info.Strategies = append(k.Info.Strategies, si)
+		}
+		fixed[fix] = true
+		if !slices.Contains(k.Info.Budgets, c.Budget) {
+			k.Info.Budgets = append(k.Info.Budgets, c.Budget)
+		}
+		if !listed[space] {
+			listed[space] = true
+			k.Info.Spaces = append(k.Info.Spaces, prevSpace[space])
+		}
+		c.Space = space
+		k.Cells = append(k.Cells, c)
+	}
+	return k
 }

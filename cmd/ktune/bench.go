@@ -63,7 +63,14 @@ and runs only the others; a file none of whose cells is of this benchmark is ref
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
-on where it was.
+on where it was. With --resume, the checkpoint also keeps the cells of the --resume file
+that this run does not run (other strategies, spaces or budgets, of the same mode,
+fitness, seed and repeats), so a smaller command resumed from a large benchmark's
+checkpoint into the same file loses none of the large one's cells; a cell that cannot
+stand beside this run's (its label runs another strategy here, or has other options at
+its budget; another recording has its space's name) is left out, saying so, and is
+refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
+run's cells only.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -157,9 +164,19 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "--strategies: %v", err)
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
+	info := benchmark.Describe(cfg, mode.String(), fitness.String())
+	// what the checkpoint holds beside this run's cells: the --resume file's others
+	kept := benchmark.Kept{Info: info}
 	if *resume != "" {
-		if cfg.Done, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+		var prev *benchFile
+		if cfg.Done, prev, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
 			return err
+		}
+		if *checkpointPath != "" {
+			kept = benchmark.Keep(cfg, info, prev.RunInfo, prev.Cells)
+			if err := reportKept(env.stderr, kept, *resume, *checkpointPath); err != nil {
+				return err
+			}
 		}
 	}
 	if *showProgress || isTerminal(env.stderr) {
@@ -170,7 +187,6 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		defer p.finish()
 	}
 	ckpt := newCheckpoint(*checkpointPath)
-	info := benchmark.Describe(cfg, mode.String(), fitness.String())
 	saved := func(cells []benchmark.Cell) any {
 		// alpha and split too, so that 'ktune report' of the file holds the same competition
 		return struct {
@@ -178,7 +194,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Alpha float64          `json:"alpha"`
 			Split int              `json:"split"`
 			Cells []benchmark.Cell `json:"cells"`
-		}{info, *alpha, *split, slices.Clone(cells)}
+		}{kept.Info, *alpha, *split, append(slices.Clone(cells), kept.Cells...)}
 	}
 	if ckpt != nil {
 		cfg.Finished = func(cells []benchmark.Cell) { ckpt.update(saved(cells)) }
@@ -517,12 +533,19 @@ func sameFile(a, b string) bool {
 	return os.SameFile(fa, fb)
 }
 
+// benchFile is what --resume reads of a 'ktune bench --json' output or checkpoint.
+type benchFile struct {
+	benchmark.RunInfo
+	Cells []benchmark.Cell `json:"cells"`
+}
+
 // resumeCells reads an earlier 'ktune bench --json' output and returns the cells of it
-// that this benchmark would compute again, saying on w how many it takes and leaves.
-func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
+// that this benchmark would compute again, and the file, saying on w how many it takes and
+// leaves.
+func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, *benchFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, nil, fmt.Errorf("--resume: %w", err)
 	}
 	var prev struct {
 		benchmark.RunInfo
@@ -533,29 +556,55 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
 	// how they were run too, but hold no cells of a benchmark: refused by what they are
 	if _, err := report.ReadBench(data); err != nil && !errors.Is(err, report.ErrNotBench) {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
 	}
 	if prev.Cells == nil && prev.Repeats == 0 {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
 	}
 	if prev.Repeats == 0 || prev.Mode == "" {
-		return nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
+		return nil, nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
 	}
 	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
 	if err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
 	var was []string
 	for _, s := range prev.Spaces {
 		was = append(was, s.Name)
 	}
 	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", was, cfg.Spaces); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return done, nil
+	file := &benchFile{RunInfo: prev.RunInfo, Cells: prev.Cells}
+	if budgets := []int(nil); json.Unmarshal(prev.Budgets, &budgets) == nil {
+		file.Budgets = budgets
+	}
+	return done, file, nil
+}
+
+// reportKept says what the checkpoint keeps of the --resume file beside this run's cells,
+// and refuses a checkpoint that would overwrite the --resume file without cells of it that
+// cannot stand beside this run's.
+func reportKept(w io.Writer, kept benchmark.Kept, resume, checkpoint string) error {
+	same := sameFile(resume, checkpoint)
+	if len(kept.Lost) > 0 {
+		if same {
+			return fmt.Errorf("--checkpoint %s is the --resume file, and %d of its cells cannot be kept beside this run's (%s): "+
+				"give --checkpoint another file, or run what the file was of", checkpoint, len(kept.Lost), listSome(kept.Lost, 2))
+		}
+		fmt.Fprintf(w, "ktune bench: --checkpoint %s leaves out %d cells of %s that cannot stand beside this run's (%s); %s keeps them\n",
+			checkpoint, len(kept.Lost), resume, listSome(kept.Lost, 2), resume)
+	}
+	if len(kept.Cells) > 0 {
+		fmt.Fprintf(w, "ktune bench: --checkpoint %s keeps the %d cells of %s that this run does not run, beside its own\n", checkpoint, len(kept.Cells), resume)
+	}
+	if kept.Replaced > 0 && same {
+		fmt.Fprintf(w, "ktune bench: %d cells of %s are replaced in it by this run's, of the same labels under other options\n", kept.Replaced, resume)
+	}
+	return nil
 }
 
 // reportTaken says how many cells --resume took from path, and how many it left out as
