@@ -1000,6 +1000,135 @@ func TestSimulateJSONNamesItsValues(t *testing.T) {
 	}
 }
 
+// A run that found nothing has best and best_objective null in simulate --json, as every
+// other run has them set: one shape for every run (QA: the key was missing).
+func TestSimulateJSONHasNullForARunThatFoundNothing(t *testing.T) {
+	out, errOut, code := ktune(t, "simulate", "../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz", "--mode", "cartesian", "--budget", "1", "--repeats", "10", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Runs []map[string]json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	nothing := 0
+	for i, r := range got.Runs {
+		best, has := r["best"]
+		obj, hasObj := r["best_objective"]
+		switch {
+		case !has || !hasObj:
+			t.Errorf("run %d lacks best or best_objective: %v", i, r)
+		case string(best) == "null" && string(obj) == "null" && string(r["fraction_of_optimum"]) == "0":
+			nothing++
+		case string(best) == "null" || string(obj) == "null":
+			t.Errorf("run %d: best %s, best_objective %s", i, best, obj)
+		}
+	}
+	if nothing == 0 || nothing == len(got.Runs) {
+		t.Errorf("%d of %d runs found nothing; the seeds 1..10 of budget 1 give some of each", nothing, len(got.Runs))
+	}
+}
+
+// Ctrl-C during simulate says after how many runs, and prints and writes to --json (marked
+// interrupted) the summary of the runs that finished; it exits 130 (QA: nothing on
+// standard error, and empty JSON).
+func TestSimulateInterruptedSummarisesTheFinishedRuns(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &cancelAtRuns{runs: 1, cancel: cancel}
+		var stdout bytes.Buffer
+		args := []string{"simulate", pnpoly, "--budget", "100", "--repeats", "100000", "--workers", "1", "--progress"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code := run(ctx, args, &stdout, stderr)
+		cancel()
+		if code != 130 || !strings.Contains(stderr.String(), "interrupted after 1 of 100000 runs") {
+			t.Fatalf("json %v: exit %d: %s", asJSON, code, stderr.String())
+		}
+		if !asJSON {
+			if !strings.Contains(stdout.String(), "1 of 100000 runs of seeds 1..100000 (interrupted)") || !strings.Contains(stdout.String(), "one run: no standard deviation") {
+				t.Errorf("text:\n%s", stdout.String())
+			}
+			continue
+		}
+		var got struct {
+			Interrupted string `json:"interrupted"`
+			Repeats     int    `json:"repeats"`
+			Runs        []struct {
+				Seed uint64 `json:"seed"`
+			} `json:"runs"`
+			Mean float64 `json:"mean_fraction_of_optimum"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.Interrupted == "" || got.Repeats != 100000 ||
+			len(got.Runs) != 1 || got.Runs[0].Seed != 1 || got.Mean <= 0 {
+			t.Errorf("JSON %v: %+v\n%s", err, got, stdout.String())
+		}
+	}
+}
+
+// cancelAtRuns is a standard error that cancels once simulate's progress line reports runs
+// runs finished: Ctrl-C at a known point.
+type cancelAtRuns struct {
+	bytes.Buffer
+	runs   int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtRuns) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\r") {
+		var done, total int
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), "%d/%d runs", &done, &total); err == nil && done >= c.runs {
+			c.cancel()
+		}
+	}
+	return c.Buffer.Write(p)
+}
+
+// simulate --within says how many runs reached it and how many the optimum itself; in
+// --json a run that stopped at --within short of the optimum says "within", one that found
+// the optimum "optimum" (QA: runs at 0.95 said "optimum"). One run has no standard
+// deviation, and seeds past 2^64-1 are said to wrap to 0.
+func TestSimulateSaysWhatItsRunsReached(t *testing.T) {
+	out, errOut, code := ktune(t, "simulate", pnpoly, "--within", "0.95", "--budget", "1000", "--repeats", "20", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Runs []struct {
+			Fraction float64 `json:"fraction_of_optimum"`
+			Stop     string  `json:"stop"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	stops := map[string]int{}
+	for _, r := range got.Runs {
+		stops[r.Stop]++
+		if r.Stop == "within" && !(r.Fraction >= 0.95 && r.Fraction < 1) || r.Stop == "optimum" && r.Fraction != 1 {
+			t.Errorf("a run stopped for %q at fraction %v", r.Stop, r.Fraction)
+		}
+	}
+	if stops["within"] == 0 {
+		t.Errorf("no run stopped at --within: %v", stops)
+	}
+	text, _, _ := ktune(t, "simulate", pnpoly, "--within", "0.95", "--budget", "1000", "--repeats", "20")
+	if want := fmt.Sprintf("reached --within     0.95 of the optimum in %d of 20 runs (the optimum itself in %d)", stops["within"]+stops["optimum"], stops["optimum"]); !strings.Contains(text, want) {
+		t.Errorf("want %q in:\n%s", want, text)
+	}
+	one, _, _ := ktune(t, "simulate", pnpoly, "--repeats", "1")
+	if !strings.Contains(one, "1 run (seed 1)") || strings.Contains(one, " std ") {
+		t.Errorf("one run:\n%s", one)
+	}
+	wrapped, _, _ := ktune(t, "simulate", pnpoly, "--repeats", "3", "--seed", "18446744073709551615")
+	if !strings.Contains(wrapped, "3 runs (seeds 18446744073709551615 and 0..1: seed+i wraps to 0 past 2^64-1)") {
+		t.Errorf("seeds past 2^64-1:\n%s", wrapped)
+	}
+}
+
 // Typos in a command, a strategy option or a configuration's parameter get a suggestion.
 func TestTyposGetSuggestions(t *testing.T) {
 	for _, tc := range []struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
 )
 
 func init() {
@@ -30,7 +31,15 @@ recorded result and advances a simulated clock by the time it cost when recorded
 the mean and standard deviation of the fraction of the optimum reached (optimum / best
 time found, or best / optimum when maximising; 0 for a run that found nothing), and the
 mean number of evaluations and simulated time used. Run i uses seed S+i, so results are
-reproducible and do not depend on the number of parallel workers.
+reproducible and do not depend on the number of parallel workers (past seed 2^64-1,
+seed+i goes on from 0). --within F stops a run once its best reaches F of the optimum; the
+summary says how many runs reached it, and how many the optimum itself. With --json every
+run is listed: its seed, fraction of optimum, best configuration and its objective (null
+for a run that found nothing), evaluations, simulated time and why it stopped: budget,
+time limit, within (reached --within of the optimum, short of it), optimum (found it),
+space exhausted or strategy finished. Interrupted (Ctrl-C), it says after how many runs,
+prints the summary of the runs that finished (in --json, those runs, marked
+"interrupted") and exits with status 130.
 
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
@@ -178,8 +187,21 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	sum, err := simulator.Repeat(ctx, sim, ro)
+	var interrupted error
 	if err != nil {
-		return err
+		// Interrupted (Ctrl-C, SIGTERM): the runs that finished are summarised, and
+		// written to --json, before ktune exits with the error, as bench does with cells.
+		if ctx.Err() == nil {
+			return err
+		}
+		interrupted = fmt.Errorf("interrupted after %d of %d runs (%w)", len(sum.Runs), *repeats, ctx.Err())
+		if len(sum.Runs) > 0 {
+			interrupted = fmt.Errorf("%w; the summary is of those", interrupted)
+		}
+		fmt.Fprintf(env.stderr, "ktune simulate: %v\n", interrupted)
+		if len(sum.Runs) == 0 && !*jsonOut {
+			return interrupted
+		}
 	}
 	wall := time.Since(start)
 	if *jsonOut {
@@ -192,10 +214,17 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		if objective == "" {
 			objective = "time"
 		}
-		return writeJSON(env, struct {
+		note := ""
+		if interrupted != nil {
+			note = interrupted.Error()
+		}
+		if err := writeJSON(env, struct {
 			Source string `json:"source"`
 			Kernel string `json:"kernel,omitempty"`
 			Device string `json:"device,omitempty"`
+			// Interrupted says the runs were cut short: "runs" holds those that finished,
+			// fewer than "repeats", and the means are of them.
+			Interrupted string `json:"interrupted,omitempty"`
 			// Objective and Maximize say what the optimum and each run's best objective
 			// are; Params names the values of every configuration (a run's best, the
 			// optimum's) in order.
@@ -213,20 +242,64 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 			Space     int            `json:"space_size"`
 			WallMS    float64        `json:"wall_ms"`
 			simulator.RepeatSummary
-		}{source, rec.Kernel, rec.Device, objective, rec.Maximize, params, sim.Space().Values(optCfg),
+		}{source, rec.Kernel, rec.Device, note, objective, rec.Maximize, params, sim.Space().Values(optCfg),
 			*name, stOpts, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
-			float64(wall.Microseconds()) / 1e3, sum})
+			float64(wall.Microseconds()) / 1e3, sum}); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	w := env.stdout
+	n := len(sum.Runs)
 	_, bestCfg := sim.Optimum()
 	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, orDash(rec.Kernel), orDash(rec.Device), mode, fitness, sim.Space().Len())
 	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
-	fmt.Fprintf(w, "%s%s, budget %d, %d runs (seeds %d..%d):\n", *name, formatOptions(stOpts), *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
-	fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(*repeats)))
+	runs := fmt.Sprintf("%d runs (%s)", *repeats, seedRange(*seed, *repeats))
+	switch {
+	case interrupted != nil:
+		runs = fmt.Sprintf("%d of %d runs of %s (interrupted)", n, *repeats, seedRange(*seed, *repeats))
+	case *repeats == 1:
+		runs = fmt.Sprintf("1 run (%s)", seedRange(*seed, *repeats))
+	}
+	fmt.Fprintf(w, "%s%s, budget %d, %s:\n", *name, formatOptions(stOpts), *budget, runs)
+	if n > 1 {
+		fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(n)))
+	} else {
+		fmt.Fprintf(w, "  fraction of optimum  %.4f  (one run: no standard deviation)\n", sum.MeanFraction)
+	}
+	if *within > 0 {
+		stops := map[tuning.StopReason]int{}
+		for _, r := range sum.Runs {
+			stops[r.Stop]++
+		}
+		fmt.Fprintf(w, "  reached --within     %g of the optimum in %d of %d runs (the optimum itself in %d)\n", *within,
+			stops[tuning.StopWithin]+stops[tuning.StopOptimum], n, stops[tuning.StopOptimum])
+	}
 	fmt.Fprintf(w, "  evaluations used     mean %.1f\n", sum.MeanEvaluations)
 	fmt.Fprintf(w, "  simulated time       mean %.1f s per run\n", sum.MeanSimulatedMS/1e3)
-	fmt.Fprintf(w, "  wall time            %.3f s for all runs (%.1f µs per run)\n", wall.Seconds(), float64(wall.Microseconds())/float64(*repeats))
-	return nil
+	fmt.Fprintf(w, "  wall time            %.3f s for all runs (%.1f µs per run)\n", wall.Seconds(), float64(wall.Microseconds())/float64(n))
+	return interrupted
+}
+
+// seedRange says which seeds runs 0..n-1 use (seed+i, which wraps past 2^64-1 to 0).
+func seedRange(seed uint64, n int) string {
+	last := seed + uint64(n) - 1
+	switch {
+	case n == 1:
+		return fmt.Sprintf("seed %d", seed)
+	case last >= seed:
+		return fmt.Sprintf("seeds %d..%d", seed, last)
+	}
+	// seed+i passed the largest seed and went on from 0
+	head := fmt.Sprintf("%d", seed)
+	if seed < math.MaxUint64 {
+		head = fmt.Sprintf("%d..%d", seed, uint64(math.MaxUint64))
+	}
+	tail := "0"
+	if last > 0 {
+		tail = fmt.Sprintf("0..%d", last)
+	}
+	return fmt.Sprintf("seeds %s and %s: seed+i wraps to 0 past 2^64-1", head, tail)
 }
 
 func isTerminal(w io.Writer) bool {
