@@ -37,7 +37,8 @@ Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files
 stands for every recording under it, other JSON files there are left out) at every budget,
 --repeats times each (run i uses seed S+i for every strategy), and prints the mean and
 standard deviation of the fraction of the optimum reached, and whether every run used its
-whole budget (cells that used less are listed; the CSV and JSON give every cell's mean
+whole budget (cells that used less are listed, and cells whose runs evaluated the whole
+space, smaller than the budget, are said apart; the CSV and JSON give every cell's mean
 evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090), the
 folder the file is in however its path is written and wherever ktune runs; the spaces of
 one folder are one kernel on several devices, and for every kernel with several spaces a
@@ -326,31 +327,58 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	return interrupted
 }
 
-// writeEvaluationsUsed says whether the runs used their budgets: a run may stop short
-// only when the space has fewer configurations than the budget; any other cell whose
-// mean evaluations fall short is listed (the CSV and JSON hold every cell's mean).
+// writeEvaluationsUsed says whether the runs used their budgets: the cells whose runs
+// evaluated the whole space, smaller than the budget, are said apart from those that fell
+// short of the budget otherwise, which are listed (the CSV and JSON hold every cell's
+// mean). With no cell (interrupted before the first) it says nothing.
 func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmark.Space) {
+	if len(cells) == 0 {
+		return
+	}
 	size := map[string]int{}
 	for _, sp := range spaces {
 		size[sp.Name] = sp.Sim.Space().Len()
 	}
 	var short []string
 	capped := 0
+	cappedAt := map[string][]int{} // space -> the budgets of its capped cells
+	var cappedSpaces []string
 	for _, c := range cells {
-		want := float64(min(c.Budget, size[c.Space]))
+		n := size[c.Space]
 		switch {
-		case c.MeanEvaluations < want:
-			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
-		case c.Budget > size[c.Space]:
+		case c.MeanEvaluations >= float64(c.Budget):
+		case c.Budget > n && c.MeanEvaluations == float64(n):
+			// every run evaluated the whole space, which is smaller than the budget
 			capped++
+			if _, seen := cappedAt[c.Space]; !seen {
+				cappedSpaces = append(cappedSpaces, c.Space)
+			}
+			if !slices.Contains(cappedAt[c.Space], c.Budget) {
+				cappedAt[c.Space] = append(cappedAt[c.Space], c.Budget)
+			}
+		default:
+			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
 		}
 	}
-	switch {
-	case len(short) > 0:
+	if len(short) > 0 {
 		fmt.Fprintf(w, "evaluations: %d of %d cells used less than their budget:\n%s\n", len(short), len(cells), strings.Join(short, "\n"))
-	case capped > 0:
-		fmt.Fprintf(w, "evaluations: every run used its whole budget, or the whole space where that is smaller (%d cells)\n", capped)
-	default:
+	}
+	if capped > 0 {
+		var where []string
+		for _, sp := range cappedSpaces {
+			budgets := make([]string, len(cappedAt[sp]))
+			for i, b := range cappedAt[sp] {
+				budgets[i] = strconv.Itoa(b)
+			}
+			where = append(where, fmt.Sprintf("%s at budget %s (capped at the space's %d configurations)", sp, strings.Join(budgets, ", "), size[sp]))
+		}
+		rest := ""
+		if len(short) == 0 {
+			rest = "; every other run used its whole budget"
+		}
+		fmt.Fprintf(w, "evaluations: %d of %d cells evaluated their whole space, smaller than the budget: %s%s\n", capped, len(cells), strings.Join(where, "; "), rest)
+	}
+	if len(short) == 0 && capped == 0 {
 		fmt.Fprintln(w, "evaluations: every run used its whole budget")
 	}
 }

@@ -392,13 +392,22 @@ func TestBenchReportsEvaluationsShortOfTheBudget(t *testing.T) {
 		{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)},
 		{Space: "p", Strategy: "b", Budget: 50, MeanEvaluations: 31.5},
 	}, spaces)
-	if got := b.String(); !strings.Contains(got, "1 of 3 cells used less than their budget") || !strings.Contains(got, "p, b, budget 50: 31.5 evaluations") {
+	// the cell capped by the space is said too, apart (QA: the count missed it)
+	if got := b.String(); !strings.Contains(got, "1 of 3 cells used less than their budget") || !strings.Contains(got, "p, b, budget 50: 31.5 evaluations") ||
+		!strings.Contains(got, fmt.Sprintf("1 of 3 cells evaluated their whole space, smaller than the budget: p at budget 10000 (capped at the space's %d configurations)\n", n)) {
 		t.Fatalf("%s", got)
 	}
 	b.Reset()
-	writeEvaluationsUsed(&b, []benchmark.Cell{{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)}}, spaces)
-	if got := b.String(); !strings.Contains(got, "or the whole space where that is smaller (1 cells)") {
+	writeEvaluationsUsed(&b, []benchmark.Cell{{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)},
+		{Space: "p", Strategy: "b", Budget: 10000, MeanEvaluations: float64(n)}, {Space: "p", Strategy: "a", Budget: 20000, MeanEvaluations: float64(n)},
+		{Space: "p", Strategy: "a", Budget: 50, MeanEvaluations: 50}}, spaces)
+	if got := b.String(); !strings.Contains(got, fmt.Sprintf("3 of 4 cells evaluated their whole space, smaller than the budget: p at budget 10000, 20000 (capped at the space's %d configurations); every other run used its whole budget", n)) {
 		t.Fatalf("%s", got)
+	}
+	// interrupted before the first cell: nothing to say, rather than "every run used its budget"
+	b.Reset()
+	if writeEvaluationsUsed(&b, nil, spaces); b.Len() != 0 {
+		t.Errorf("no cell: %q", b.String())
 	}
 }
 
