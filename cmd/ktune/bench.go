@@ -21,6 +21,7 @@ import (
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/report"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 )
 
@@ -34,7 +35,9 @@ func init() {
           [--checkpoint FILE] [--resume FILE]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
-stands for every recording under it, other JSON files there are left out) at every budget,
+stands for every recording under it, other JSON files there are left out; two that hold
+the same measurements, one run in two formats, are warned of, as that run counts twice)
+at every budget,
 --repeats times each (run i uses seed S+i for every strategy), and prints the mean and
 standard deviation of the fraction of the optimum reached, and whether every run used its
 whole budget (cells that used less are listed, and cells whose runs evaluated the whole
@@ -424,6 +427,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		return nil, err
 	}
 	spaces := make([]benchmark.Space, len(files))
+	recs := make([]*result.Recording, len(files))
 	errs := make([]error, len(files))
 	warnings := make([][]string, len(files))
 	next := make(chan int)
@@ -452,7 +456,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					}
 					continue
 				}
-				spaces[i] = benchmark.Space{Name: benchSpaceName(f), Sim: sim}
+				spaces[i], recs[i] = benchmark.Space{Name: benchSpaceName(f), Sim: sim}, rec
 				warnings[i] = rec.Warnings
 				for _, w := range sim.Warnings() {
 					// the simulator's notes name no file; among many they must
@@ -467,6 +471,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 	close(next)
 	wg.Wait()
 	var out []benchmark.Space
+	var outRecs []*result.Recording
 	var left, failed []string
 	named := map[string]string{} // the tables, the competition and --resume tell spaces apart by name
 	for i, err := range errs {
@@ -490,7 +495,20 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		}
 		named[name] = f
 		printWarnings(warn, cmd, warnings[i])
+		// one run under two names (a cache and its T4 export, a copy) counts twice in its
+		// kernel's mean and in the competition: said, not refused
+		for k, o := range outRecs {
+			if o.SameMeasurements(recs[i]) {
+				counts := "in its kernel's means and in the competition"
+				if cmd == "hypertune" {
+					counts = "in the choice of each budget's setting"
+				}
+				fmt.Fprintf(warn, "ktune %s: warning: %s (%s) and %s (%s) hold the same measurements: that run counts twice %s; leave one out unless that is meant\n",
+					cmd, out[k].Name, named[out[k].Name], name, f, counts)
+			}
+		}
 		out = append(out, spaces[i])
+		outRecs = append(outRecs, recs[i])
 	}
 	if len(left) > 0 {
 		fmt.Fprintf(warn, "ktune %s: %d files found in the folders are not recordings and are left out: %s\n", cmd, len(left), listSome(left, 5))

@@ -1138,6 +1138,23 @@ func TestSimulateSaysWhatItsRunsReached(t *testing.T) {
 	}
 }
 
+// One run given twice under two names (convolution_milo's A100 as a cache and as its T4
+// export) is warned of, naming both, and benchmarked as asked (QA: it counted twice in the
+// kernel means and the competition, silently).
+func TestBenchWarnsOfOneRunUnderTwoNames(t *testing.T) {
+	dir := "../../testdata/benchmark_hub/convolution_milo"
+	for _, cmd := range [][]string{
+		{"bench", dir, "--strategies", "random", "--budgets", "10", "--repeats", "2"},
+		{"hypertune", dir, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2", "--out", filepath.Join(t.TempDir(), "d.json")},
+	} {
+		out, errOut, code := ktune(t, cmd...)
+		if code != 0 || !strings.Contains(errOut, "warning: convolution_milo/A100 ("+filepath.Join(dir, "A100.json.gz")+") and convolution_milo/A100_T4 ("+
+			filepath.Join(dir, "A100_T4.json.gz")+") hold the same measurements") || strings.Count(errOut, "same measurements") != 1 {
+			t.Errorf("%s: exit %d\n%s\n%s", cmd[0], code, errOut, out)
+		}
+	}
+}
+
 // Typos in a command, a strategy option or a configuration's parameter get a suggestion.
 func TestTyposGetSuggestions(t *testing.T) {
 	for _, tc := range []struct {
