@@ -110,6 +110,10 @@ type Recording struct {
 	Maximize     bool          // whether larger objective values are better
 	Evaluations  []Evaluation  // in the producer's order
 	Warnings     []string      // problems found while reading that did not stop it
+	// Truncated says the file ends early (a gzip stream cut short, by a copy or a download
+	// that did not finish): the evaluations are those read before the cut, a part of the
+	// recording; Warnings says where it was cut.
+	Truncated bool
 }
 
 // Best returns the best successful evaluation by the recording's objective and direction.

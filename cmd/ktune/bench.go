@@ -36,21 +36,21 @@ func init() {
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
 stands for every recording under it, other JSON files there are left out; two that hold
-the same measurements, one run in two formats, are warned of, as that run counts twice)
-at every budget,
---repeats times each (run i uses seed S+i for every strategy), and prints the mean and
-standard deviation of the fraction of the optimum reached, and whether every run used its
-whole budget (cells that used less are listed, and cells whose runs evaluated the whole
-space, smaller than the budget, are said apart; the CSV and JSON give every cell's mean
-evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090), the
-folder the file is in however its path is written and wherever ktune runs; the spaces of
-one folder are one kernel on several devices, and for every kernel with several spaces a
-second table gives the mean over all of them, as seed 000 reports its kernels (the
-standard deviation is over the pooled runs). Then the competition of seed 000, Section
-VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
-per space and budget; a significantly better mean (p < --alpha) is a win, summed for low
-(<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
-splits at 100 and 400.
+the same measurements, one run in two formats, are warned of, as that run counts twice; a
+compressed file cut short is refused, an unclosed Kernel Tuner cache of an interrupted run
+read up to its last whole entry, with a warning) at every budget, --repeats times each
+(run i uses seed S+i for every strategy), and prints the mean and standard deviation of
+the fraction of the optimum reached, and whether every run used its whole budget (cells
+that used less are listed, and cells whose runs evaluated the whole space, smaller than
+the budget, are said apart; the CSV and JSON give every cell's mean evaluations). A space
+is named by its folder and file (kerneltuner_gemm/RTX_3090), the folder the file is in
+however its path is written and wherever ktune runs; the spaces of one folder are one
+kernel on several devices, and for every kernel with several spaces a second table gives
+the mean over all of them, as seed 000 reports its kernels (the standard deviation is over
+the pooled runs). Then the competition of seed 000, Section VI-B: a two-sample independent
+t-test (pooled variance) between every pair of strategies per space and budget; a
+significantly better mean (p < --alpha) is a win, summed for low (<= --split, 200 as in
+its Table IV) and medium (> --split) budgets; its appendix also splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
 mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
@@ -439,6 +439,9 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 			for i := range next {
 				f := files[i]
 				rec, err := openRecording(f)
+				if err == nil {
+					err = cutShort(f, rec)
+				}
 				if err != nil {
 					errs[i] = err
 					continue

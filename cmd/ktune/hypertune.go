@@ -24,8 +24,8 @@ func init() {
           [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
-T4 or KTT files; a folder stands for every recording under it), as seed 000 chose its Table
-III (section VI-A). Every combination of the grid's option values (a setting) runs
+T4 or KTT files; a folder stands for every recording under it; a compressed file cut short
+is refused), as seed 000 chose its Table III (section VI-A). Every combination of the grid's option values (a setting) runs
 --repeats times on every space at every budget (run i uses seed S+i for every setting) and
 is scored by its mean fraction of the optimum. Then, per budget:
   1. on each space, a setting is acceptable when its mean is within k * sigma of the best
