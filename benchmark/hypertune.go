@@ -136,10 +136,13 @@ func (g Grid) settingLabel(s map[string]any) string {
 	return strings.Join(parts, ";")
 }
 
-// defaultGrids are the values seed 000's Table III chose between for each of its
-// strategies (with a middle value where the table has only the ends), for `ktune
-// hypertune` without --grid; for the strategies the table does not cover (Kernel Tuner's
-// greedy ones, ktune's models), the options that matter most, around their defaults.
+// defaultGrids are the grids of `ktune hypertune` without --grid. For the strategies of
+// seed 000's Table III they span the values the table chose across its budget columns
+// (which is all it shows: not the values it chose between), some of them where it has
+// many, a middle value where it has only the ends, and some values it does not show (the
+// adjacent neighbourhood, Nelder-Mead, irace's firstTest 5); for the strategies and
+// options it does not cover (bayes, firefly, the greedy ones, smac's interleave, irace's
+// testType), the options that matter most, around ktune's defaults.
 var defaultGrids = map[string]string{
 	"basinhopping":  "method=powell,neldermead,cobyla;temperature=0.1,1.0",
 	"dualannealing": "method=powell,neldermead,cobyla",

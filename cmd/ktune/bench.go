@@ -47,10 +47,12 @@ is named by its folder and file (kerneltuner_gemm/RTX_3090), the folder the file
 however its path is written and wherever ktune runs; the spaces of one folder are one
 kernel on several devices, and for every kernel with several spaces a second table gives
 the mean over all of them, as seed 000 reports its kernels (the standard deviation is over
-the pooled runs). Then the competition of seed 000, Section VI-B: a two-sample independent
-t-test (pooled variance) between every pair of strategies per space and budget; a
-significantly better mean (p < --alpha) is a win, summed for low (<= --split, 200 as in
-its Table IV) and medium (> --split) budgets; its appendix also splits at 100 and 400.
+the pooled runs). Then the competition of seed 000, Section VI-B: a two-sided Student's
+t-test for two independent samples with pooled variance (the two-sample independent t-test
+seed 000 names, as scipy's ttest_ind computes it by default) between every pair of
+strategies per space and budget; a significantly better mean (two-sided p < --alpha) is a
+win, summed for low (<= --split, 200 as in its Table IV) and medium (> --split) budgets;
+its appendix also splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
 mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
@@ -115,7 +117,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean, repeats cached) or stochastic (one recorded sample per evaluation, repeats cost budget)")
 	var defaults fileList
 	fs.Var(&defaults, "defaults", "[LABEL=]FILE: defaults file from 'ktune hypertune' for the entry LABEL, or for every entry of its strategy (repeatable)")
-	alpha := fs.Float64("alpha", 0.05, "significance level of the t-tests")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the two-sided t-tests")
 	split := fs.Int("split", benchmark.DefaultSplit, "largest budget of the competition's low range")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
@@ -300,7 +302,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	writeEvaluationsUsed(w, cells, cfg.Spaces)
-	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
+	fmt.Fprintf(w, "competition (two-sided pooled t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
 	}

@@ -44,8 +44,16 @@ explicitly (--option, NAME:OPT=VALUE) win over the file's.
 --grid lists options separated by ';', each with its values separated by ',' (a list
 value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'); one value listed
 twice however it is spelled (1 and 1.0, Hamming and hamming, false and 0) is refused.
-Without it the strategy's built-in grid is used (the values seed 000's Table III chose between), which
-` + strings.Join(wrap("exists for "+strings.Join(benchmark.DefaultGridNames(), ", ")+".", 90), "\n") + `
+Without it the strategy's built-in grid is used, where it has one:
+` + builtInGrids() + `
+For the strategies of seed 000's Table III these span the values the table chose across
+its budget columns (it shows only the choices, not what they were chosen from): some of
+them where it has many (genetic's popsize 10, 40 and 128 of its 8 to 320), a middle value
+where it has only two ends (perturbation_size 0.3, tabu_size 50), and values it does not
+show, such as the adjacent neighbourhood where it chose Hamming, Nelder-Mead, genetic's
+uniform crossover, gls's tournament selection, smac's ei and logei, and irace's firstTest
+5 and nbConfigurations 8 and 32. Table III has no bayes, firefly, greedyils or greedymls,
+nor smac's interleave or irace's testType: their values lie around ktune's defaults.
 The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
 strategies' for each strategy's options. The grid runs budget by budget, so an interrupted
 hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them, writes
@@ -211,6 +219,30 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "defaults: none written (no budget finished)\n")
 	}
 	return interrupted
+}
+
+// builtInGrids lists the built-in grids as --grid takes them, one strategy a line, wrapped
+// at the options.
+func builtInGrids() string {
+	const indent = 17
+	var lines []string
+	for _, name := range benchmark.DefaultGridNames() {
+		g, _ := benchmark.DefaultGrid(name)
+		line := fmt.Sprintf("  %-*s ", indent-3, name)
+		for i, p := range g {
+			opt := p.Name + "=" + strings.Join(p.Values, ",")
+			if i < len(g)-1 {
+				opt += ";"
+			}
+			if i > 0 && len(line)+len(opt) > 90 {
+				lines = append(lines, line)
+				line = strings.Repeat(" ", indent)
+			}
+			line += opt
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // resumeTuning reads an earlier 'ktune hypertune --json' output and returns the cells of
