@@ -982,11 +982,23 @@ func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
 	if err := os.WriteFile(benchJSON, []byte(`{"cells":[],"competition":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a whole benchmark's output, whose budgets do not read as a defaults file's (QA: the
+	// error was Go's "cannot unmarshal number into Go struct field")
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "25", "--repeats", "2", "--json")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	b1 := filepath.Join(dir, "b1.json")
+	if err := os.WriteFile(b1, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", pnpoly, "--defaults", benchJSON}, "not a defaults file: it names no strategy and no budgets"},
+		{[]string{"simulate", pnpoly, "--defaults", benchJSON}, "not a defaults file, but the --json output of 'ktune bench'"},
+		{[]string{"simulate", pnpoly, "--defaults", b1}, b1 + ": not a defaults file, but the --json output of 'ktune bench'"},
+		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--defaults", benchJSON}, "a defaults file is what 'ktune hypertune' writes to --out"},
 		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--resume", defaults}, "not 'ktune bench --json' output or a --checkpoint file: it has no cells"},
 		{[]string{"simulate", pnpoly, "--strategy", "genetic", "--option", "popsize=4", "--option", "popsize=8"}, "option popsize is given twice"},
 		{[]string{"bench", pnpoly, "--budgets", "25", "--repeats", "2", "--strategies", "tuned=random", "--defaults", "tunde=" + defaults}, `no strategy entry is labelled "tunde" (the entries are tuned)`},
