@@ -94,6 +94,25 @@ func sameSpaces(now []Space, before []SpaceInfo) map[string]string {
 	return out
 }
 
+// OtherRecordings describes the spaces of before that have the name of a space of now but
+// another recording (its size or optimum differ), as "NAME: N configurations, optimum O
+// there; M configurations, optimum P here": a file whose cells none of a run takes is
+// most often another run's on a changed file.
+func OtherRecordings(now []Space, before []SpaceInfo) []string {
+	cur := map[string]SpaceInfo{}
+	for _, s := range describeSpaces(now) {
+		cur[s.Name] = s
+	}
+	var out []string
+	for _, w := range before {
+		if s, ok := cur[w.Name]; ok && s != w {
+			out = append(out, fmt.Sprintf("%s: %d configurations, optimum %g there; %d configurations, optimum %g here",
+				w.Name, w.Configurations, w.Optimum, s.Configurations, s.Optimum))
+		}
+	}
+	return out
+}
+
 // fileOf is the file part of a space name: what follows its kernel.
 func fileOf(space string) string {
 	if i := strings.LastIndex(space, "/"); i >= 0 {

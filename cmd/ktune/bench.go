@@ -622,11 +622,7 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	var was []string
-	for _, s := range prev.Spaces {
-		was = append(was, s.Name)
-	}
-	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", was, cfg.Spaces); err != nil {
+	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", prev.Spaces, cfg.Spaces); err != nil {
 		return nil, nil, err
 	}
 	file := &benchFile{RunInfo: prev.RunInfo, Cells: prev.Cells}
@@ -660,16 +656,25 @@ func reportKept(w io.Writer, kept benchmark.Kept, resume, checkpoint string) err
 
 // reportTaken says how many cells --resume took from path, and how many it left out as
 // not of this what. A file of cells none of which is of this run is refused, naming the
-// spaces it has (was) and those of this run: it is another run's file, or one whose spaces
-// no longer match, and going on would silently compute everything again.
-func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string, was []string, now []benchmark.Space) error {
+// spaces it has (was) and those of this run, or those of one name whose recordings differ:
+// it is another run's file, or one whose spaces no longer match, and going on would
+// silently compute everything again.
+func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string, was []benchmark.SpaceInfo, now []benchmark.Space) error {
 	if taken == 0 && skipped > 0 {
+		if other := benchmark.OtherRecordings(now, was); len(other) > 0 {
+			return fmt.Errorf("--resume %s: none of its %d cells is of this %s: the content of its spaces differs from that of this run's "+
+				"spaces of the same name (%s); leave --resume out to run every cell", path, skipped, what, listSome(other, 3))
+		}
 		names := make([]string, len(now))
 		for i, s := range now {
 			names[i] = s.Name
 		}
+		wasNames := make([]string, len(was))
+		for i, s := range was {
+			wasNames[i] = s.Name
+		}
 		return fmt.Errorf("--resume %s: none of its %d cells is of this %s; its spaces are %s, this run's %s "+
-			"(leave --resume out to run every cell)", path, skipped, what, listSome(was, 5), listSome(names, 5))
+			"(leave --resume out to run every cell)", path, skipped, what, listSome(wasNames, 5), listSome(names, 5))
 	}
 	fmt.Fprintf(w, "ktune %s: %d cells taken from %s", cmd, taken, path)
 	if skipped > 0 {

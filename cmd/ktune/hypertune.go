@@ -278,7 +278,7 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.Spaces, cfg.Spaces); err != nil {
+	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.SpaceInfo, cfg.Spaces); err != nil {
 		return nil, err
 	}
 	return done, nil

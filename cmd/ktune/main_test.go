@@ -718,6 +718,41 @@ func TestHypertuneResumesFromItsJSON(t *testing.T) {
 	}
 }
 
+// --resume of a file whose spaces have this run's names but other content says the
+// content differs, with the sizes and optima of both (QA: "its spaces are X, this run's X").
+func TestResumeSaysASpaceOfTheSameNameIsAnotherRecording(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(convolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{"bench", "--strategies", "random", "--budgets", "10", "--repeats", "2"},
+		{"hypertune", "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2", "--out", filepath.Join(dir, "d.json")},
+	} {
+		out, errOut, code := ktune(t, append(append([]string{cmd[0], pnpoly}, cmd[1:]...), "--json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd[0], code, errOut)
+		}
+		earlier := filepath.Join(dir, cmd[0]+".json")
+		if err := os.WriteFile(earlier, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, code = ktune(t, append(append([]string{cmd[0], other}, cmd[1:]...), "--resume", earlier)...)
+		if code == 0 || !strings.Contains(errOut, "the content of its spaces differs from that of this run's spaces of the same name "+
+			"(kerneltuner_pnpoly/RTX_2080_Ti: 4092 configurations, optimum 0.015913600102066994 there; ") {
+			t.Errorf("%s: exit %d: %s", cmd[0], code, errOut)
+		}
+	}
+}
+
 // Spaces are told apart by folder/file: one given twice, or two files of one name, stop
 // the benchmark before it mixes their cells.
 func TestBenchRefusesSpacesOfOneName(t *testing.T) {
