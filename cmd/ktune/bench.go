@@ -400,6 +400,9 @@ func parseBudgets(list string) ([]int, error) {
 	var out []int
 	for _, b := range strings.Split(list, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(b))
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(b), "-") {
+			return nil, fmt.Errorf("--budgets: %s is too large (at most %d evaluations)", strings.TrimSpace(b), math.MaxInt)
+		}
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("--budgets: %q is not a positive number", b)
 		}

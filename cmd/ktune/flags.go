@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -29,7 +30,12 @@ func (v countValue) String() string {
 
 func (v countValue) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(strings.TrimSpace(s), "-"):
+		return fmt.Errorf("want a number of %s, %d or more", v.what, v.least)
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("too large: at most %d %s", math.MaxInt, v.what)
+	case err != nil:
 		return fmt.Errorf("want a whole number of %s", v.what)
 	}
 	if n < v.least {

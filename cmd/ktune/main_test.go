@@ -796,6 +796,19 @@ func TestParseBudgets(t *testing.T) {
 			t.Errorf("parseBudgets(%q) accepted", bad)
 		}
 	}
+	// a number past an int is too large, not "not a positive number" (QA)
+	if _, err := parseBudgets("25,99999999999999999999"); err == nil || !strings.Contains(err.Error(), "99999999999999999999 is too large (at most 9223372036854775807 evaluations)") {
+		t.Errorf("a budget past an int: %v", err)
+	}
+	for _, tc := range []struct{ value, want string }{
+		{"99999999999999999999", "too large: at most 9223372036854775807 evaluations"},
+		{"-99999999999999999999", "want a number of evaluations, 0 or more"},
+		{"x", "want a whole number of evaluations"},
+	} {
+		if _, errOut, code := ktune(t, "simulate", pnpoly, "--budget", tc.value); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--budget %s: exit %d: %s", tc.value, code, errOut)
+		}
+	}
 }
 
 // A folder stands for the recordings under it: other JSON files (space definitions) are
