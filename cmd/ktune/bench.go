@@ -223,8 +223,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		if ctx.Err() == nil {
 			return err
 		}
-		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w); the results are of those", len(cells),
+		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w)", len(cells),
 			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets), ctx.Err())
+		if len(cells) > 0 {
+			interrupted = fmt.Errorf("%w; the results are of those", interrupted)
+		}
 		fmt.Fprintf(env.stderr, "ktune bench: %v\n", interrupted)
 	}
 	scores := benchmark.Compete(cells, *alpha, *split)
