@@ -96,10 +96,9 @@ func ParseStrategies(list string) ([]Strategy, error) {
 				return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
 			}
 			for _, kv := range kvs {
-				k, v, ok := strings.Cut(kv, "=")
-				k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-				if !ok || k == "" {
-					return nil, fmt.Errorf("strategy entry %q: option %q is not OPT=VALUE", entry, kv)
+				k, v, err := strategy.ParseOption(kv)
+				if err != nil {
+					return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
 				}
 				if _, dup := st.Options[k]; dup {
 					return nil, fmt.Errorf("strategy entry %q: option %s given twice", entry, k)
@@ -147,8 +146,9 @@ type Config struct {
 }
 
 // Progress is how far Run is, reported after every run: the cells finished, and the
-// evaluations budgeted by the runs finished (each run counts its budget), which tracks
-// the work better than cells do, budgets ranging from 25 to 1,600.
+// evaluations budgeted by the runs finished (each run counts its budget, or under
+// deterministic fitness the space's size where that is smaller), which tracks the work
+// better than cells do, budgets ranging from 25 to 1,600.
 type Progress struct {
 	Cells, TotalCells             int
 	Evaluations, TotalEvaluations int
@@ -204,7 +204,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	total := len(cfg.Strategies) * len(cfg.Spaces) * len(cfg.Budgets)
 	at := Progress{TotalCells: total}
 	for _, b := range cfg.Budgets {
-		at.TotalEvaluations += len(cfg.Strategies) * len(cfg.Spaces) * cfg.Repeats * b
+		for _, sp := range cfg.Spaces {
+			at.TotalEvaluations += len(cfg.Strategies) * cfg.Repeats * runWork(sp, b)
+		}
 	}
 	type job struct {
 		sp Space
@@ -239,7 +241,7 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 		for _, st := range cfg.Strategies {
 			if c, ok := done[key{sp.Name, st.DisplayName(), b}]; ok {
 				cells = append(cells, c)
-				base += cfg.Repeats * b
+				base += cfg.Repeats * runWork(sp, b)
 				at.Cells, at.Evaluations = len(cells), base
 				continue
 			}
@@ -249,7 +251,7 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			}
 			if cfg.Progress != nil {
 				opts.Progress = func(done, _ int, _ float64) {
-					at.Evaluations = base + done*b
+					at.Evaluations = base + done*runWork(sp, b)
 					cfg.Progress(at)
 				}
 			}
@@ -266,7 +268,7 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 				c.Fractions = append(c.Fractions, r.Fraction)
 			}
 			cells = append(cells, c)
-			base += cfg.Repeats * b
+			base += cfg.Repeats * runWork(sp, b)
 			at.Cells, at.Evaluations = len(cells), base
 			if cfg.Progress != nil {
 				cfg.Progress(at)
@@ -277,6 +279,16 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// runWork is the evaluations a run at budget b counts for in Progress: under deterministic
+// fitness no more than the space holds, where a run ends; and never past 2^32, so that the
+// sums stay in an int whatever the budget.
+func runWork(sp Space, b int) int {
+	if sp.Sim.Options().Fitness == simulator.Deterministic {
+		b = min(b, sp.Sim.Space().Len())
+	}
+	return min(b, 1<<32)
 }
 
 // TTest is Student's two-sample independent t-test with pooled variance (scipy's

@@ -396,3 +396,26 @@ func TestRunRefusesASpaceWithoutASimulator(t *testing.T) {
 		t.Errorf("Run = %v", err)
 	}
 }
+
+// An option that fits some budgets only (genetic's elitism below a popsize that Table III
+// sets per budget) is refused by Check, before any cell runs, naming the budget where it
+// does not fit (QA: budget 25's cell met it after the others ran, and nothing was written).
+func TestCheckFindsOptionsThatFitSomeBudgetsOnly(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	sts, err := ParseStrategies("random,genetic:elitism=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Strategies: sts, Spaces: []Space{{Name: "p", Sim: sim}}, Budgets: []int{400, 800}, Repeats: 2}
+	if err := cfg.Check(); err != nil {
+		t.Errorf("budgets 400 and 800 (popsize 80 and 128): %v", err)
+	}
+	cfg.Budgets = []int{400, 800, 25}
+	if err := cfg.Check(); err == nil || !strings.Contains(err.Error(), "at budget 25") || !strings.Contains(err.Error(), "popsize is 8") {
+		t.Errorf("budget 25 (popsize 8): %v", err)
+	}
+	h := HypertuneConfig{Strategy: "genetic", Grid: Grid{{Name: "elitism", Values: []string{"1", "20"}}}, Spaces: cfg.Spaces, Budgets: []int{400, 25}, Repeats: 2}
+	if err := h.Check(); err == nil || !strings.Contains(err.Error(), "elitism=20") || !strings.Contains(err.Error(), "at budget 25") {
+		t.Errorf("a hypertune grid: %v", err)
+	}
+}

@@ -41,12 +41,46 @@ func LoadDefaults(path string) (*Defaults, error) {
 	}
 	var d Defaults
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("defaults file %s: %w", path, err)
+		if what := otherFile(data); what != "" {
+			return nil, fmt.Errorf("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
+		}
+		return nil, fmt.Errorf("%s: not a defaults file (%v); %s", path, err, whatDefaultsAre)
 	}
 	if err := d.check(); err != nil {
+		if what := otherFile(data); what != "" {
+			return nil, fmt.Errorf("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
+		}
 		return nil, fmt.Errorf("defaults file %s: %w", path, err)
 	}
 	return &d, nil
+}
+
+// whatDefaultsAre says what a defaults file is, for errors of files that are not one.
+const whatDefaultsAre = "a defaults file is what 'ktune hypertune' writes to --out (NAME.defaults.json by default): a strategy and its options per budget"
+
+// otherFile names the ktune output data holds when it is one that is not a defaults file
+// (a benchmark's or a hypertune's JSON or checkpoint), and "" when it is none of them.
+func otherFile(data []byte) string {
+	var f struct {
+		Cells       json.RawMessage `json:"cells"`
+		Competition json.RawMessage `json:"competition"`
+		Settings    json.RawMessage `json:"settings"`
+		Written     string          `json:"defaults_file"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return ""
+	}
+	switch {
+	case f.Settings != nil && f.Written != "":
+		return fmt.Sprintf("the --json output of 'ktune hypertune', whose defaults file is %s", f.Written)
+	case f.Settings != nil:
+		return "the --json output or a --checkpoint file of 'ktune hypertune', whose defaults file is its --out"
+	case f.Cells != nil && f.Competition != nil:
+		return "the --json output of 'ktune bench' (a benchmark's cells)"
+	case f.Cells != nil:
+		return "a --checkpoint file of 'ktune bench' (a benchmark's cells)"
+	}
+	return ""
 }
 
 func (d *Defaults) check() error {

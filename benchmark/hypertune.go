@@ -106,8 +106,8 @@ func (g Grid) String() string {
 }
 
 // Settings returns every combination of the grid's values, the first option varying
-// slowest. Values stay strings: every strategy option accepts its value as written on the
-// command line.
+// slowest. Values stay strings as written, which label the settings; the harness runs
+// them read with strategy.ParseValue, as every command reads an option value.
 func (g Grid) Settings() []map[string]any {
 	out := []map[string]any{{}}
 	for _, p := range g {
@@ -136,10 +136,13 @@ func (g Grid) settingLabel(s map[string]any) string {
 	return strings.Join(parts, ";")
 }
 
-// defaultGrids are the values seed 000's Table III chose between for each of its
-// strategies (with a middle value where the table has only the ends), for `ktune
-// hypertune` without --grid; for the strategies the table does not cover (Kernel Tuner's
-// greedy ones, ktune's models), the options that matter most, around their defaults.
+// defaultGrids are the grids of `ktune hypertune` without --grid. For the strategies of
+// seed 000's Table III they span the values the table chose across its budget columns
+// (which is all it shows: not the values it chose between), some of them where it has
+// many, a middle value where it has only the ends, and some values it does not show (the
+// adjacent neighbourhood, Nelder-Mead, irace's firstTest 5); for the strategies and
+// options it does not cover (bayes, firefly, the greedy ones, smac's interleave, irace's
+// testType), the options that matter most, around ktune's defaults.
 var defaultGrids = map[string]string{
 	"basinhopping":  "method=powell,neldermead,cobyla;temperature=0.1,1.0",
 	"dualannealing": "method=powell,neldermead,cobyla",
@@ -249,8 +252,12 @@ type HypertuneResult struct {
 // settings returns the grid's settings as strategies labelled by their values.
 func (cfg HypertuneConfig) settings() ([]Strategy, error) {
 	var out []Strategy
-	for _, opts := range cfg.Grid.Settings() {
-		label := cfg.Grid.settingLabel(opts)
+	for _, text := range cfg.Grid.Settings() {
+		label := cfg.Grid.settingLabel(text)
+		opts := make(map[string]any, len(text))
+		for k, v := range text {
+			opts[k] = strategy.ParseValue(v.(string)) // as every command reads a value
+		}
 		if _, err := strategy.New(cfg.Strategy, opts); err != nil {
 			return nil, fmt.Errorf("hypertune: setting %s: %w", label, err)
 		}

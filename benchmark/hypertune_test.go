@@ -238,7 +238,7 @@ func TestParseStrategiesAndAttachDefaults(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("parsed %v, want %v", got, want)
 	}
-	if sts[1].Options["neighbourhood"] != "adjacent" || sts[1].Options["restart"] != "true" {
+	if sts[1].Options["neighbourhood"] != "adjacent" || sts[1].Options["restart"] != true {
 		t.Errorf("options %v", sts[1].Options)
 	}
 	// a list option in brackets stays in its entry; without them its second item is read
@@ -278,7 +278,7 @@ func TestParseStrategiesAndAttachDefaults(t *testing.T) {
 	if err := AttachDefaults(sts, path); err != nil {
 		t.Fatal(err)
 	}
-	if o := sts[1].OptionsFor(50); o["neighbourhood"] != "adjacent" || o["restart"] != "true" {
+	if o := sts[1].OptionsFor(50); o["neighbourhood"] != "adjacent" || o["restart"] != true {
 		t.Errorf("adj's own options must win over the file's: %v", o)
 	}
 	for _, bad := range []string{"irace:testType=t-test=" + path, "random=" + path, filepath.Join(t.TempDir(), "none.json")} {

@@ -3,9 +3,12 @@ package benchmark
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ktune/ktune/strategy"
 )
 
 // RunInfo describes a benchmark as `ktune bench --json` records it beside its cells, so that a
@@ -91,6 +94,25 @@ func sameSpaces(now []Space, before []SpaceInfo) map[string]string {
 	return out
 }
 
+// OtherRecordings describes the spaces of before that have the name of a space of now but
+// another recording (its size or optimum differ), as "NAME: N configurations, optimum O
+// there; M configurations, optimum P here": a file whose cells none of a run takes is
+// most often another run's on a changed file.
+func OtherRecordings(now []Space, before []SpaceInfo) []string {
+	cur := map[string]SpaceInfo{}
+	for _, s := range describeSpaces(now) {
+		cur[s.Name] = s
+	}
+	var out []string
+	for _, w := range before {
+		if s, ok := cur[w.Name]; ok && s != w {
+			out = append(out, fmt.Sprintf("%s: %d configurations, optimum %g there; %d configurations, optimum %g here",
+				w.Name, w.Configurations, w.Optimum, s.Configurations, s.Optimum))
+		}
+	}
+	return out
+}
+
 // fileOf is the file part of a space name: what follows its kernel.
 func fileOf(space string) string {
 	if i := strings.LastIndex(space, "/"); i >= 0 {
@@ -165,12 +187,149 @@ func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reu
 	return reused, skipped, nil
 }
 
-// sameOptions compares options as JSON holds them (a number read back is a float64).
+// sameOptions compares options as JSON holds them (a number read back is a float64), each
+// value as strategy.ParseValue reads its text, so that a file written when bench kept
+// values as text ("10", "true") matches the same options read as values (10, true).
 func sameOptions(a, b map[string]any) bool {
-	if len(a) == 0 && len(b) == 0 {
-		return true
+	if len(a) != len(b) {
+		return false
 	}
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok || optionValue(x) != optionValue(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// optionValue is an option value as ParseValue reads its text; a list, as JSON writes it.
+func optionValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strategy.ParseValue(x)
+	case int, int64, float64, bool, json.Number:
+		return strategy.ParseValue(fmt.Sprint(x))
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return "json:" + string(data)
+}
+
+// Kept is what a benchmark's checkpoint keeps of the file it resumed from besides the
+// cells it takes (see Keep).
+type Kept struct {
+	// Info describes the run and the kept cells together: the run's strategies, spaces and
+	// budgets, with those of the kept cells added.
+	Info RunInfo
+	// Cells are the earlier file's cells that the run neither takes nor runs, valid beside
+	// its own: of the same mode, fitness, seed and repeats, under names that mean the same
+	// strategy and recording in both.
+	Cells []Cell
+	// Replaced counts the earlier cells that the run computes again under other options
+	// of the same label: its own cell replaces each.
+	Replaced int
+	// Lost says, for each earlier cell that cannot be kept beside the run's, why (a
+	// label that runs another strategy here, another recording under a space's name).
+	Lost []string
+}
+
+// Keep returns the cells of an earlier benchmark (prev, with its cells) that a run of cfg,
+// described by info, neither takes with Reusable nor runs, so that the run's checkpoint
+// keeps them beside its own and a later run of the earlier benchmark takes them again:
+// resuming a large benchmark's checkpoint with a smaller command and the same
+// --checkpoint file must not drop the cells the smaller one does not run. The caller has
+// checked with Reusable that prev is of the same mode, fitness, seed and repeats.
+func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
+	k := Kept{Info: info}
+	k.Info.Strategies = slices.Clone(info.Strategies)
+	k.Info.Spaces = slices.Clone(info.Spaces)
+	k.Info.Budgets = slices.Clone(info.Budgets)
+	now := map[string]int{} // label -> index in k.Info.Strategies
+	for i, si := range k.Info.Strategies {
+		now[si.Label] = i
+	}
+	runs := map[string]bool{} // the labels cfg runs (not those added for kept cells)
+	for _, st := range cfg.Strategies {
+		runs[st.DisplayName()] = true
+	}
+	current := map[string]bool{} // this run's spaces
+	for _, s := range info.Spaces {
+		current[s.Name] = true
+	}
+	listed := maps.Clone(current) // and those added for kept cells
+	before := map[string]StrategyInfo{}
+	for _, si := range prev.Strategies {
+		before[si.Label] = si
+	}
+	prevSpace := map[string]SpaceInfo{}
+	for _, s := range prev.Spaces {
+		prevSpace[s.Name] = s
+	}
+	renamed := sameSpaces(cfg.Spaces, prev.Spaces)
+	fixed := map[string]bool{} // LABEL@BUDGET whose options a kept cell has settled
+	for _, c := range cells {
+		si, known := before[c.Strategy]
+		space, same := renamed[c.Space]
+		switch {
+		case !known || len(c.Fractions) != prev.Repeats:
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d is not described by the file", c.Strategy, c.Space, c.Budget))
+			continue
+		case !same && current[c.Space]:
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s here is another recording (its size or optimum differ)", c.Strategy, c.Space, c.Budget, c.Space))
+			continue
+		case !same:
+			if _, ok := prevSpace[c.Space]; !ok {
+				k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: the file does not describe space %s", c.Strategy, c.Space, c.Budget, c.Space))
+				continue
+			}
+			space = c.Space
+		}
+		budget := strconv.Itoa(c.Budget)
+		i, labelled := now[c.Strategy]
+		if labelled && k.Info.Strategies[i].Name != si.Name {
+			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s runs %s here, %s there", c.Strategy, c.Space, c.Budget, c.Strategy, k.Info.Strategies[i].Name, si.Name))
+			continue
+		}
+		if same && runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget) {
+			// the run takes it (Reusable) or computes it again, under other options
+			if !sameOptions(si.Options[budget], k.Info.Strategies[i].Options[budget]) {
+				k.Replaced++
+			}
+			continue
+		}
+		fix := c.Strategy + "@" + budget
+		if labelled {
+			st := &k.Info.Strategies[i]
+			if fixed[fix] || (runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget)) {
+				if !sameOptions(st.Options[budget], si.Options[budget]) {
+					// the label runs at that budget under other options, here or in a cell kept before
+					k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s has other options at budget %d here", c.Strategy, c.Space, c.Budget, c.Strategy, c.Budget))
+					continue
+				}
+			} else if len(si.Options[budget]) > 0 {
+				st.Options = maps.Clone(st.Options)
+				if st.Options == nil {
+					st.Options = map[string]map[string]any{}
+				}
+				st.Options[budget] = si.Options[budget]
+			}
+		} else {
+			now[c.Strategy] = len(k.Info.Strategies)
+			k.Info.Strategies = append(k.Info.Strategies, si)
+		}
+		fixed[fix] = true
+		if !slices.Contains(k.Info.Budgets, c.Budget) {
+			k.Info.Budgets = append(k.Info.Budgets, c.Budget)
+		}
+		if !listed[space] {
+			listed[space] = true
+			k.Info.Spaces = append(k.Info.Spaces, prevSpace[space])
+		}
+		c.Space = space
+		k.Cells = append(k.Cells, c)
+	}
+	return k
 }

@@ -150,3 +150,87 @@ func TestResumeMatchesARenamedSpaceOnlyWhenItIsUnambiguous(t *testing.T) {
 		t.Errorf("two alike in the earlier file: took %d cells, %v", len(done), err)
 	}
 }
+
+// Keep returns the earlier file's cells a run neither takes nor runs, with the run's
+// description widened to them, so that a later run of the earlier benchmark takes every
+// one of them again from the checkpoint; cells that cannot stand beside the run's are
+// said, not kept.
+func TestKeepHoldsTheEarlierCellsARunDoesNotRun(t *testing.T) {
+	pnpoly := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	conv := newSim(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz", simulator.Options{})
+	large, err := ParseStrategies("random,adj=firstmls:neighbourhood=adjacent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaces := []Space{{Name: "p/pnpoly", Sim: pnpoly}, {Name: "c/A100", Sim: conv}}
+	largeCfg := Config{Strategies: large, Spaces: spaces, Budgets: []int{20, 40}, Repeats: 3, Seed: 1}
+	cells, err := Run(context.Background(), largeCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := Describe(largeCfg, "recorded", "deterministic")
+
+	small, _ := ParseStrategies("random")
+	smallCfg := Config{Strategies: small, Spaces: spaces[:1], Budgets: []int{20}, Repeats: 3, Seed: 1}
+	kept := Keep(smallCfg, Describe(smallCfg, "recorded", "deterministic"), prev, cells)
+	if len(kept.Cells) != 7 || len(kept.Lost) != 0 || kept.Replaced != 0 {
+		t.Fatalf("kept %d cells (want 7), lost %v, replaced %d", len(kept.Cells), kept.Lost, kept.Replaced)
+	}
+	// the small run's cell and the kept ones, as its checkpoint holds them, are the large
+	// benchmark's cells again
+	smallCells, err := Run(context.Background(), smallCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, skipped, err := Reusable(largeCfg, "recorded", "deterministic", kept.Info, append(smallCells, kept.Cells...))
+	if err != nil || len(done) != 8 || skipped != 0 {
+		t.Fatalf("the large benchmark takes %d cells of the checkpoint (want 8), %d skipped, %v", len(done), skipped, err)
+	}
+
+	// adj runs random here; another recording is named c/A100; adj has other options at 20
+	for _, tc := range []struct {
+		strategies string
+		spaces     []Space
+		lost       int
+		why        string
+	}{
+		{"random,adj=random", spaces[:1], 4, "adj runs random here, firstmls there"},
+		{"random", []Space{spaces[0], {Name: "c/A100", Sim: pnpoly}}, 4, "c/A100 here is another recording"},
+		{"random,adj=firstmls:neighbourhood=Hamming", spaces[:1], 1, "adj has other options at budget 20 here"},
+	} {
+		sts, err := ParseStrategies(tc.strategies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Strategies: sts, Spaces: tc.spaces, Budgets: []int{20}, Repeats: 3, Seed: 1}
+		kept := Keep(cfg, Describe(cfg, "recorded", "deterministic"), prev, cells)
+		if len(kept.Lost) != tc.lost || !strings.Contains(strings.Join(kept.Lost, "\n"), tc.why) {
+			t.Errorf("%s: lost %d (want %d): %q", tc.strategies, len(kept.Lost), tc.lost, kept.Lost)
+		}
+	}
+}
+
+// A file written when bench kept option values as text ("adjacent", "10", "true") gives
+// its cells to a run that reads them as values (strategy.ParseValue: 10, true).
+func TestResumeTakesOptionsWrittenAsText(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	sts, err := ParseStrategies("g=genetic:popsize=10;mutation=0.05,m=firstmls:restart=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sts[0].Options["popsize"] != 10 || sts[1].Options["restart"] != true {
+		t.Fatalf("options read as %v, %v", sts[0].Options, sts[1].Options)
+	}
+	cfg := Config{Strategies: sts, Spaces: []Space{{Name: "p", Sim: sim}}, Budgets: []int{20}, Repeats: 2, Seed: 1}
+	old := Describe(cfg, "recorded", "deterministic")
+	old.Strategies[0].Options = map[string]map[string]any{"20": {"popsize": "10", "mutation": "0.05"}}
+	old.Strategies[1].Options = map[string]map[string]any{"20": {"restart": "true"}}
+	cells := []Cell{{Strategy: "g", Space: "p", Budget: 20, Fractions: []float64{1, 1}}, {Strategy: "m", Space: "p", Budget: 20, Fractions: []float64{1, 1}}}
+	if done, skipped, err := Reusable(cfg, "recorded", "deterministic", old, cells); err != nil || len(done) != 2 || skipped != 0 {
+		t.Errorf("took %d (want 2), %d skipped, %v", len(done), skipped, err)
+	}
+	old.Strategies[0].Options["20"]["popsize"] = "12"
+	if done, _, _ := Reusable(cfg, "recorded", "deterministic", old, cells); len(done) != 1 {
+		t.Errorf("another popsize: took %d cells, want 1", len(done))
+	}
+}

@@ -255,6 +255,7 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	}
 	if cut != nil {
 		rec.Warnings = append([]string{cut.Error() + "; read up to there"}, rec.Warnings...)
+		rec.Truncated = true
 	}
 	rec.KeepLast()
 	rec.RejectNonPositiveTimes()

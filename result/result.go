@@ -111,6 +111,10 @@ type Recording struct {
 	Maximize     bool          // whether larger objective values are better
 	Evaluations  []Evaluation  // in the producer's order
 	Warnings     []string      // problems found while reading that did not stop it
+	// Truncated says the file ends early (a gzip stream cut short, by a copy or a download
+	// that did not finish): the evaluations are those read before the cut, a part of the
+	// recording; Warnings says where it was cut.
+	Truncated bool
 }
 
 // Best returns the best successful evaluation by the recording's objective and direction.
@@ -279,6 +283,36 @@ func (r *Recording) SameAs(o *Recording) bool {
 	}
 	for k := range r.Evaluations {
 		if !r.Evaluations[k].sameAs(&o.Evaluations[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SameMeasurements reports whether o holds the measurements r holds, whatever format
+// either came in: the same parameters and values, objective direction, and evaluations
+// in the same order of the same configurations with the same status, objective and
+// timing samples; the device, kernel, problem size, objective name and restrictions agree
+// where both say them. One run kept in two formats (a Kernel Tuner cache and its T4
+// export, which names no device and drops the metrics) holds the same measurements,
+// though not the same recording (SameAs): a benchmark given both counts that run twice.
+func (r *Recording) SameMeasurements(o *Recording) bool {
+	agree := func(a, b string) bool { return a == "" || b == "" || a == b }
+	if !agree(r.Device, o.Device) || !agree(r.Kernel, o.Kernel) || !agree(r.ProblemSize, o.ProblemSize) ||
+		!agree(r.Objective, o.Objective) || r.Maximize != o.Maximize || len(r.Params) != len(o.Params) ||
+		len(r.Restrictions) > 0 && len(o.Restrictions) > 0 && !slices.Equal(r.Restrictions, o.Restrictions) ||
+		len(r.Evaluations) != len(o.Evaluations) {
+		return false
+	}
+	for p := range r.Params {
+		if r.Params[p].Name != o.Params[p].Name || !sameValues(r.Params[p].Values, o.Params[p].Values) {
+			return false
+		}
+	}
+	for k := range r.Evaluations {
+		e, f := &r.Evaluations[k], &o.Evaluations[k]
+		if !sameValues(e.Config, f.Config) || e.Status != f.Status || !sameFloat(e.Objective, f.Objective) ||
+			!slices.EqualFunc(e.Samples, f.Samples, sameFloat) {
 			return false
 		}
 	}

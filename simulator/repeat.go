@@ -32,8 +32,8 @@ type RepeatOptions struct {
 type RunResult struct {
 	Seed          uint64            `json:"seed"`
 	Fraction      float64           `json:"fraction_of_optimum"`
-	BestObjective *float64          `json:"best_objective,omitempty"` // the recorded (mean) objective of the best configuration; nil when none succeeded
-	Best          []space.Value     `json:"best,omitempty"`
+	BestObjective *float64          `json:"best_objective"` // the recorded (mean) objective of the best configuration; nil (null) when none succeeded
+	Best          []space.Value     `json:"best"`           // the best configuration's values; nil (null) when none succeeded
 	Evaluations   int               `json:"evaluations"`
 	Distinct      int               `json:"distinct"` // configurations evaluated, repeats (stochastic fitness) counted once
 	SimulatedMS   float64           `json:"simulated_ms"`
@@ -55,7 +55,8 @@ type RepeatSummary struct {
 // Repeat runs a strategy Repeats times on the simulated space, in parallel, and scores
 // each run by the fraction of the optimum its best configuration reaches (scored with the
 // recorded mean objective, also under stochastic fitness). The result does not depend on
-// the number of workers.
+// the number of workers. When ctx ends first, it returns the summary of the runs that
+// finished (in seed order; none, when none did) with ctx's error.
 //
 // Under stochastic fitness (seed 000, section V) the sessions run with tuning.Options.NoCache:
 // every evaluation, a repeat included, draws a new recorded timing sample and costs budget,
@@ -79,9 +80,11 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	runs := make([]RunResult, o.Repeats)
+	finished := make([]bool, o.Repeats)
 	var next, done atomic.Int64
 	var mu sync.Mutex
 	var firstErr error
@@ -98,15 +101,21 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 				}
 				r, err := runOnce(ctx, sim, o, o.Seed+uint64(i))
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("run %d (seed %d): %w", i, o.Seed+uint64(i), err)
-					cancel()
-				}
-				runs[i] = r
-				sumFrac += r.Fraction
-				n := int(done.Add(1))
-				if o.Progress != nil {
-					o.Progress(n, o.Repeats, sumFrac/float64(n))
+				switch {
+				case err != nil && parent.Err() != nil:
+					// cut short by the caller: not a finished run, and not a failure
+				case err != nil:
+					if firstErr == nil {
+						firstErr = fmt.Errorf("run %d (seed %d): %w", i, o.Seed+uint64(i), err)
+						cancel()
+					}
+				default:
+					runs[i], finished[i] = r, true
+					sumFrac += r.Fraction
+					n := int(done.Add(1))
+					if o.Progress != nil {
+						o.Progress(n, o.Repeats, sumFrac/float64(n))
+					}
 				}
 				mu.Unlock()
 			}
@@ -116,10 +125,25 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	if firstErr != nil {
 		return RepeatSummary{}, firstErr
 	}
-	if err := ctx.Err(); err != nil {
-		return RepeatSummary{}, err
+	if err := parent.Err(); err != nil {
+		kept := []RunResult{}
+		for i, r := range runs {
+			if finished[i] {
+				kept = append(kept, r)
+			}
+		}
+		return summarize(kept, optimum), err
 	}
+	return summarize(runs, optimum), nil
+}
+
+// summarize gives the means of runs, and their fractions' sample standard deviation (0
+// for fewer than two runs).
+func summarize(runs []RunResult, optimum float64) RepeatSummary {
 	s := RepeatSummary{Runs: runs, Optimum: optimum}
+	if len(runs) == 0 {
+		return s
+	}
 	for _, r := range runs {
 		s.MeanFraction += r.Fraction
 		s.MeanEvaluations += float64(r.Evaluations)
@@ -138,7 +162,7 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 		}
 		s.StdFraction = math.Sqrt(s.StdFraction / (n - 1))
 	}
-	return s, nil
+	return s
 }
 
 func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) (RunResult, error) {

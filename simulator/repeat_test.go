@@ -2,6 +2,7 @@ package simulator_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
@@ -83,5 +84,35 @@ func TestRepeatRefusesOptionsThatDoNotFitTheSpaceUpFront(t *testing.T) {
 		if err == nil || err.Error() != tc.want || progressed {
 			t.Errorf("%s %v: %v (progress: %v), want %q before any run", tc.strategy, tc.opts, err, progressed, tc.want)
 		}
+	}
+}
+
+// Cut short by its context, Repeat returns the runs that finished, in seed order, with
+// the context's error, so that 'ktune simulate' can summarise them (QA: Ctrl-C printed
+// nothing and wrote empty JSON).
+func TestRepeatInterruptedKeepsTheFinishedRuns(t *testing.T) {
+	sim := mustNew(t, loadKernelTuner(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"), simulator.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := simulator.Repeat(ctx, sim, simulator.RepeatOptions{Strategy: "random", Budget: 50, Repeats: 1000, Seed: 7, Workers: 1,
+		Progress: func(done, _ int, _ float64) {
+			if done == 3 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || len(sum.Runs) != 3 {
+		t.Fatalf("%d runs, %v; want 3 and context.Canceled", len(sum.Runs), err)
+	}
+	whole, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{Strategy: "random", Budget: 50, Repeats: 3, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range sum.Runs {
+		if r.Seed != 7+uint64(i) || r.Fraction != whole.Runs[i].Fraction {
+			t.Errorf("run %d: seed %d fraction %v, want seed %d fraction %v", i, r.Seed, r.Fraction, 7+i, whole.Runs[i].Fraction)
+		}
+	}
+	if sum.MeanFraction != whole.MeanFraction || sum.StdFraction != whole.StdFraction {
+		t.Errorf("summary %v (%v), the same 3 runs uninterrupted %v (%v)", sum.MeanFraction, sum.StdFraction, whole.MeanFraction, whole.StdFraction)
 	}
 }

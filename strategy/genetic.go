@@ -55,6 +55,17 @@ func newGenetic(opts Options) (Strategy, error) {
 
 func (*genetic) Name() string { return "genetic" }
 
+// CheckSpace resolves the options at the run's budget, whose Table III column gives the
+// defaults: elitism=20 fits the population of 40 at budget 200 but not the 8 at budget
+// 25, which a benchmark must hear of before its first cell, not when that cell runs.
+func (s *genetic) CheckSpace(_ *space.Space, budget int) error {
+	_, err := gaResolve(s.opts, budget)
+	if _, set := s.opts["popsize"]; err != nil && !set {
+		return fmt.Errorf("%w (popsize is %d, Table III's at this budget: set popsize, or less elitism)", err, tableIII(budget, gaPopTable))
+	}
+	return err
+}
+
 type gaParams struct {
 	pop, tour, elite int
 	mutation         float64

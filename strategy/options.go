@@ -114,23 +114,68 @@ func (o Options) Float(name string, def float64) (float64, error) {
 }
 
 // Bool returns option name as a boolean, or def when it is not set. Strings accept the
-// spellings of strconv.ParseBool and Python's True/False.
+// spellings of strconv.ParseBool (true, false, 1, 0, t, f, True, False, ...), and the
+// numbers 1 and 0 (from ParseValue or a JSON file) are true and false as well.
 func (o Options) Bool(name string, def bool) (bool, error) {
 	v, ok := o[name]
 	if !ok {
 		return def, nil
 	}
+	var s string
 	switch x := v.(type) {
 	case bool:
 		return x, nil
+	case int:
+		s = strconv.Itoa(x)
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case float64:
+		s = strconv.FormatFloat(x, 'g', -1, 64)
+	case fmt.Stringer: // json.Number
+		s = x.String()
 	case string:
-		b, err := strconv.ParseBool(strings.TrimSpace(x))
-		if err != nil {
-			return false, fmt.Errorf("option %s: %q is not a boolean", name, x)
-		}
-		return b, nil
+		s = x
+	default:
+		return false, fmt.Errorf("option %s: %v (%T) is not a boolean (true or false, 1 or 0)", name, v, v)
 	}
-	return false, fmt.Errorf("option %s: %v (%T) is not a boolean", name, v, v)
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return false, fmt.Errorf("option %s: %q is not a boolean (true or false, 1 or 0)", name, s)
+	}
+	return b, nil
+}
+
+// ParseValue reads an option value written as text, the one way every command does
+// (--option OPT=VALUE, --strategy and --strategies NAME:OPT=VALUE, a hypertune grid): a
+// whole number becomes an int, another finite number a float64, true or false (in any
+// case) a bool, and anything else stays text, trimmed. The getters take every one of these
+// forms (a boolean option 1 and 0 too), so a value means the same whichever command it is
+// given to.
+func ParseValue(text string) any {
+	s := strings.TrimSpace(text)
+	if i, err := strconv.Atoi(s); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f
+	}
+	switch strings.ToLower(s) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return s
+}
+
+// ParseOption reads one option written OPT=VALUE, its value with ParseValue.
+func ParseOption(kv string) (name string, value any, err error) {
+	k, v, ok := strings.Cut(kv, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return "", nil, fmt.Errorf("option %q is not OPT=VALUE", strings.TrimSpace(kv))
+	}
+	return k, ParseValue(v), nil
 }
 
 // Choice returns option name, which must be one of allowed (in any case: "hamming" is
@@ -151,8 +196,8 @@ func (o Options) Choice(name, def string, allowed ...string) (string, error) {
 
 // List returns option name as a list of items, and whether it is set. On the command line
 // a list is written comma-separated (a,b) or in brackets ([a,b], [1, 2], ['a', 'b']: the
-// form that stays whole inside 'ktune bench --strategies'); from Go or JSON it is a list
-// of strings or numbers. Items are trimmed, unquoted and must not be empty or repeated.
+// form that stays whole inside 'ktune bench --strategies'), and one number is a list of
+// one; from Go or JSON it is a list of strings or numbers, or one number. Items are trimmed, unquoted and must not be empty or repeated.
 func (o Options) List(name string) ([]string, bool, error) {
 	v, ok := o[name]
 	if !ok || v == nil {
@@ -169,6 +214,9 @@ func (o Options) List(name string) ([]string, bool, error) {
 			return nil, true, fmt.Errorf("option %s: %q lists nothing", name, x)
 		}
 		items = strings.Split(s, ",")
+	case int, int64, float64, fmt.Stringer:
+		// one number, as ParseValue reads order=2 or JSON holds it: a list of one item
+		items = []string{fmt.Sprint(x)}
 	case []string:
 		items = x
 	case []int:

@@ -1,6 +1,7 @@
 package strategy_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestListOptionForms(t *testing.T) {
 	if got, set, err := (strategy.Options{}).List("order"); got != nil || set || err != nil {
 		t.Errorf("unset: %q, %v, %v", got, set, err)
 	}
-	for _, v := range []any{"", "[]", "[ ]", "a,,b", "[a,]", "a,a", "[a,[b]]", "[a", "a]", 3, map[string]int{"a": 1}, []any{true}} {
+	for _, v := range []any{"", "[]", "[ ]", "a,,b", "[a,]", "a,a", "[a,[b]]", "[a", "a]", true, map[string]int{"a": 1}, []any{true}} {
 		if _, _, err := (strategy.Options{"order": v}).List("order"); err == nil || !strings.Contains(err.Error(), "option order") {
 			t.Errorf("%#v: error %v, want one naming the option", v, err)
 		}
@@ -74,6 +75,49 @@ func TestGreedyMLSOrderAsABracketedList(t *testing.T) {
 	for _, order := range []string{"[2,3]", "[2, 3]", "[tile_size, use_method]", "['tile_size','use_method']"} {
 		if got := history(runSession(t, sim, "greedymls", map[string]any{"order": order}, 60, 4)); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("order=%s climbs otherwise than order=tile_size,use_method", order)
+		}
+	}
+}
+
+// Every command reads an option value written as text with ParseValue, and a boolean
+// option takes 1 and 0 in every form a value comes in (text, ParseValue's int, a JSON
+// number), as hypertune's grid counts false and 0 one value (QA: simulate refused
+// restart=0, which bench and hypertune took).
+func TestBooleanOptionTakesOneAndZeroInEveryForm(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want bool
+	}{
+		{"0", false}, {"1", true}, {0, false}, {1, true}, {0.0, false}, {1.0, true},
+		{strategy.ParseValue("0"), false}, {strategy.ParseValue(" 1 "), true},
+		{strategy.ParseValue("False"), false}, {strategy.ParseValue("TRUE"), true}, {"t", true}, {"F", false},
+		{json.Number("0"), false},
+	} {
+		got, err := strategy.Options{"restart": tc.v}.Bool("restart", !tc.want)
+		if err != nil || got != tc.want {
+			t.Errorf("restart=%#v: %v, %v; want %v", tc.v, got, err, tc.want)
+		}
+	}
+	for _, v := range []any{2, 0.5, "yes", strategy.ParseValue("2")} {
+		if _, err := (strategy.Options{"restart": v}).Bool("restart", false); err == nil || !strings.Contains(err.Error(), "not a boolean") {
+			t.Errorf("restart=%#v: error %v, want not a boolean", v, err)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want any
+	}{
+		{"10", 10}, {" 0.05 ", 0.05}, {"1e3", 1000.0}, {"true", true}, {"FALSE", false}, {"adjacent", "adjacent"},
+		{"[1, 2]", "[1, 2]"}, {"inf", "inf"}, {"NaN", "NaN"}, {"t", "t"},
+	} {
+		if got := strategy.ParseValue(tc.text); got != tc.want {
+			t.Errorf("ParseValue(%q) = %#v, want %#v", tc.text, got, tc.want)
+		}
+	}
+	// a list of one written as a number is a list of one in any form
+	for _, v := range []any{strategy.ParseValue("2"), "2", 2.0} {
+		if got, _, err := (strategy.Options{"order": v}).List("order"); err != nil || !slices.Equal(got, []string{"2"}) {
+			t.Errorf("order=%#v: %q, %v", v, got, err)
 		}
 	}
 }

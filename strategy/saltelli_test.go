@@ -175,7 +175,7 @@ func TestSaltelliOptionsAcceptGoJSONAndCommandLineForms(t *testing.T) {
 		t.Errorf("defaults = %+v, %v", def, err)
 	}
 	for _, bad := range []map[string]any{
-		{"n": -1}, {"n": 1.5}, {"second_order": "maybe"}, {"params": ""}, {"params": 3}, {"popsize": 4},
+		{"n": -1}, {"n": 1.5}, {"second_order": "maybe"}, {"params": ""}, {"params": true}, {"popsize": 4},
 	} {
 		if _, err := strategy.SaltelliOptions(bad); err == nil {
 			t.Errorf("SaltelliOptions(%v) accepted", bad)

@@ -57,7 +57,8 @@ const (
 	StopTime          StopReason = "time limit"        // the time limit has passed
 	StopTarget        StopReason = "target"            // an objective at least as good as the target was found
 	StopSpaceFraction StopReason = "space fraction"    // the given fraction of the space was evaluated
-	StopOptimum       StopReason = "optimum"           // a result within the given fraction of the known optimum was found
+	StopOptimum       StopReason = "optimum"           // the known optimum itself was found (WithinOptimum)
+	StopWithin        StopReason = "within"            // a result within WithinOptimum's fraction of the known optimum, short of it, was found
 	StopExhausted     StopReason = "space exhausted"   // every configuration of the space was evaluated
 	StopFinished      StopReason = "strategy finished" // the strategy had nothing left to try
 	StopCancelled     StopReason = "cancelled"         // the context was cancelled or the session closed
@@ -108,11 +109,18 @@ func SpaceFraction(fraction float64) StopCondition {
 
 // WithinOptimum stops once the best objective scores at least fraction (e.g. 0.95) by
 // score, which rates an objective against the known optimum: in simulation, the
-// simulator's FractionOfOptimum.
+// simulator's FractionOfOptimum. The reason is StopOptimum when the best is the optimum
+// (it scores 1 or more), StopWithin when it only reached fraction of it.
 func WithinOptimum(score func(best float64) float64, fraction float64) StopCondition {
 	return func(s State) StopReason {
-		if !math.IsNaN(s.Best) && score(s.Best) >= fraction {
+		if math.IsNaN(s.Best) {
+			return ""
+		}
+		switch got := score(s.Best); {
+		case got >= 1:
 			return StopOptimum
+		case got >= fraction:
+			return StopWithin
 		}
 		return ""
 	}

@@ -188,11 +188,13 @@ func TestStopConditions(t *testing.T) {
 			},
 		},
 		{
+			// reached 0.9 of the optimum, not the optimum: "within", not "optimum" (QA:
+			// simulate --within 0.95 recorded "optimum" for runs at 0.95)
 			name: "within 0.9 of the optimum", strategy: "random",
 			opts: tuning.Options{Seed: 2, Stop: []tuning.StopCondition{tuning.WithinOptimum(sim.FractionOfOptimum, 0.9)}},
-			stop: tuning.StopOptimum,
+			stop: tuning.StopWithin,
 			check: func(t *testing.T, sum tuning.Summary) {
-				if got := sim.FractionOfOptimum(sum.BestObjective); got < 0.9 {
+				if got := sim.FractionOfOptimum(sum.BestObjective); got < 0.9 || got >= 1 {
 					t.Errorf("stopped at fraction %v", got)
 				}
 				prev := sum.History[:len(sum.History)-1]
@@ -200,6 +202,16 @@ func TestStopConditions(t *testing.T) {
 					if sim.FractionOfOptimum(h.Evaluation.Objective) >= 0.9 {
 						t.Fatalf("an earlier evaluation already reached 0.9")
 					}
+				}
+			},
+		},
+		{
+			name: "the optimum itself", strategy: "random",
+			opts: tuning.Options{Seed: 2, Stop: []tuning.StopCondition{tuning.WithinOptimum(sim.FractionOfOptimum, 0.9999)}},
+			stop: tuning.StopOptimum,
+			check: func(t *testing.T, sum tuning.Summary) {
+				if got := sim.FractionOfOptimum(sum.BestObjective); got != 1 {
+					t.Errorf("stopped at fraction %v", got)
 				}
 			},
 		},

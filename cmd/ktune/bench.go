@@ -21,6 +21,7 @@ import (
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/report"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 )
 
@@ -34,19 +35,24 @@ func init() {
           [--checkpoint FILE] [--resume FILE]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
-stands for every recording under it, other JSON files there are left out) at every budget,
---repeats times each (run i uses seed S+i for every strategy), and prints the mean and
-standard deviation of the fraction of the optimum reached, and whether every run used its
-whole budget (cells that used less are listed; the CSV and JSON give every cell's mean
-evaluations). A space is named by its folder and file (kerneltuner_gemm/RTX_3090), the
-folder the file is in however its path is written and wherever ktune runs; the spaces of
-one folder are one kernel on several devices, and for every kernel with several spaces a
-second table gives the mean over all of them, as seed 000 reports its kernels (the
-standard deviation is over the pooled runs). Then the competition of seed 000, Section
-VI-B: a two-sample independent t-test (pooled variance) between every pair of strategies
-per space and budget; a significantly better mean (p < --alpha) is a win, summed for low
-(<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
-splits at 100 and 400.
+stands for every recording under it, other JSON files there are left out; two that hold
+the same measurements, one run in two formats, are warned of, as that run counts twice; a
+compressed file cut short is refused, an unclosed Kernel Tuner cache of an interrupted run
+read up to its last whole entry, with a warning) at every budget, --repeats times each
+(run i uses seed S+i for every strategy), and prints the mean and standard deviation of
+the fraction of the optimum reached, and whether every run used its whole budget (cells
+that used less are listed, and cells whose runs evaluated the whole space, smaller than
+the budget, are said apart; the CSV and JSON give every cell's mean evaluations). A space
+is named by its folder and file (kerneltuner_gemm/RTX_3090), the folder the file is in
+however its path is written and wherever ktune runs; the spaces of one folder are one
+kernel on several devices, and for every kernel with several spaces a second table gives
+the mean over all of them, as seed 000 reports its kernels (the standard deviation is over
+the pooled runs). Then the competition of seed 000, Section VI-B: a two-sided Student's
+t-test for two independent samples with pooled variance (the two-sample independent t-test
+seed 000 names, as scipy's ttest_ind computes it by default) between every pair of
+strategies per space and budget; a significantly better mean (two-sided p < --alpha) is a
+win, summed for low (<= --split, 200 as in its Table IV) and medium (> --split) budgets;
+its appendix also splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
 mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
@@ -63,7 +69,14 @@ and runs only the others; a file none of whose cells is of this benchmark is ref
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
-on where it was.
+on where it was. With --resume, the checkpoint also keeps the cells of the --resume file
+that this run does not run (other strategies, spaces or budgets, of the same mode,
+fitness, seed and repeats), so a smaller command resumed from a large benchmark's
+checkpoint into the same file loses none of the large one's cells; a cell that cannot
+stand beside this run's (its label runs another strategy here, or has other options at
+its budget; another recording has its space's name) is left out, saying so, and is
+refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
+run's cells only.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -104,7 +117,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean, repeats cached) or stochastic (one recorded sample per evaluation, repeats cost budget)")
 	var defaults fileList
 	fs.Var(&defaults, "defaults", "[LABEL=]FILE: defaults file from 'ktune hypertune' for the entry LABEL, or for every entry of its strategy (repeatable)")
-	alpha := fs.Float64("alpha", 0.05, "significance level of the t-tests")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the two-sided t-tests")
 	split := fs.Int("split", benchmark.DefaultSplit, "largest budget of the competition's low range")
 	csvPath := fs.String("csv", "", "also write the table as CSV to this file")
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
@@ -157,9 +170,19 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "--strategies: %v", err)
 	}
 	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
+	info := benchmark.Describe(cfg, mode.String(), fitness.String())
+	// what the checkpoint holds beside this run's cells: the --resume file's others
+	kept := benchmark.Kept{Info: info}
 	if *resume != "" {
-		if cfg.Done, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+		var prev *benchFile
+		if cfg.Done, prev, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
 			return err
+		}
+		if *checkpointPath != "" {
+			kept = benchmark.Keep(cfg, info, prev.RunInfo, prev.Cells)
+			if err := reportKept(env.stderr, kept, *resume, *checkpointPath); err != nil {
+				return err
+			}
 		}
 	}
 	if *showProgress || isTerminal(env.stderr) {
@@ -170,7 +193,6 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		defer p.finish()
 	}
 	ckpt := newCheckpoint(*checkpointPath)
-	info := benchmark.Describe(cfg, mode.String(), fitness.String())
 	saved := func(cells []benchmark.Cell) any {
 		// alpha and split too, so that 'ktune report' of the file holds the same competition
 		return struct {
@@ -178,7 +200,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Alpha float64          `json:"alpha"`
 			Split int              `json:"split"`
 			Cells []benchmark.Cell `json:"cells"`
-		}{info, *alpha, *split, slices.Clone(cells)}
+		}{kept.Info, *alpha, *split, append(slices.Clone(cells), kept.Cells...)}
 	}
 	if ckpt != nil {
 		cfg.Finished = func(cells []benchmark.Cell) { ckpt.update(saved(cells)) }
@@ -201,8 +223,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		if ctx.Err() == nil {
 			return err
 		}
-		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w); the results are of those", len(cells),
+		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w)", len(cells),
 			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets), ctx.Err())
+		if len(cells) > 0 {
+			interrupted = fmt.Errorf("%w; the results are of those", interrupted)
+		}
 		fmt.Fprintf(env.stderr, "ktune bench: %v\n", interrupted)
 	}
 	scores := benchmark.Compete(cells, *alpha, *split)
@@ -280,7 +305,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	writeEvaluationsUsed(w, cells, cfg.Spaces)
-	fmt.Fprintf(w, "competition (t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
+	fmt.Fprintf(w, "competition (two-sided pooled t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
 	for _, s := range scores {
 		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
 	}
@@ -310,31 +335,58 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	return interrupted
 }
 
-// writeEvaluationsUsed says whether the runs used their budgets: a run may stop short
-// only when the space has fewer configurations than the budget; any other cell whose
-// mean evaluations fall short is listed (the CSV and JSON hold every cell's mean).
+// writeEvaluationsUsed says whether the runs used their budgets: the cells whose runs
+// evaluated the whole space, smaller than the budget, are said apart from those that fell
+// short of the budget otherwise, which are listed (the CSV and JSON hold every cell's
+// mean). With no cell (interrupted before the first) it says nothing.
 func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmark.Space) {
+	if len(cells) == 0 {
+		return
+	}
 	size := map[string]int{}
 	for _, sp := range spaces {
 		size[sp.Name] = sp.Sim.Space().Len()
 	}
 	var short []string
 	capped := 0
+	cappedAt := map[string][]int{} // space -> the budgets of its capped cells
+	var cappedSpaces []string
 	for _, c := range cells {
-		want := float64(min(c.Budget, size[c.Space]))
+		n := size[c.Space]
 		switch {
-		case c.MeanEvaluations < want:
-			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
-		case c.Budget > size[c.Space]:
+		case c.MeanEvaluations >= float64(c.Budget):
+		case c.Budget > n && c.MeanEvaluations == float64(n):
+			// every run evaluated the whole space, which is smaller than the budget
 			capped++
+			if _, seen := cappedAt[c.Space]; !seen {
+				cappedSpaces = append(cappedSpaces, c.Space)
+			}
+			if !slices.Contains(cappedAt[c.Space], c.Budget) {
+				cappedAt[c.Space] = append(cappedAt[c.Space], c.Budget)
+			}
+		default:
+			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
 		}
 	}
-	switch {
-	case len(short) > 0:
+	if len(short) > 0 {
 		fmt.Fprintf(w, "evaluations: %d of %d cells used less than their budget:\n%s\n", len(short), len(cells), strings.Join(short, "\n"))
-	case capped > 0:
-		fmt.Fprintf(w, "evaluations: every run used its whole budget, or the whole space where that is smaller (%d cells)\n", capped)
-	default:
+	}
+	if capped > 0 {
+		var where []string
+		for _, sp := range cappedSpaces {
+			budgets := make([]string, len(cappedAt[sp]))
+			for i, b := range cappedAt[sp] {
+				budgets[i] = strconv.Itoa(b)
+			}
+			where = append(where, fmt.Sprintf("%s at budget %s (capped at the space's %d configurations)", sp, strings.Join(budgets, ", "), size[sp]))
+		}
+		rest := ""
+		if len(short) == 0 {
+			rest = "; every other run used its whole budget"
+		}
+		fmt.Fprintf(w, "evaluations: %d of %d cells evaluated their whole space, smaller than the budget: %s%s\n", capped, len(cells), strings.Join(where, "; "), rest)
+	}
+	if len(short) == 0 && capped == 0 {
 		fmt.Fprintln(w, "evaluations: every run used its whole budget")
 	}
 }
@@ -351,6 +403,9 @@ func parseBudgets(list string) ([]int, error) {
 	var out []int
 	for _, b := range strings.Split(list, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(b))
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(b), "-") {
+			return nil, fmt.Errorf("--budgets: %s is too large (at most %d evaluations)", strings.TrimSpace(b), math.MaxInt)
+		}
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("--budgets: %q is not a positive number", b)
 		}
@@ -380,6 +435,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		return nil, err
 	}
 	spaces := make([]benchmark.Space, len(files))
+	recs := make([]*result.Recording, len(files))
 	errs := make([]error, len(files))
 	warnings := make([][]string, len(files))
 	next := make(chan int)
@@ -391,6 +447,9 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 			for i := range next {
 				f := files[i]
 				rec, err := openRecording(f)
+				if err == nil {
+					err = cutShort(f, rec)
+				}
 				if err != nil {
 					errs[i] = err
 					continue
@@ -408,7 +467,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					}
 					continue
 				}
-				spaces[i] = benchmark.Space{Name: benchSpaceName(f), Sim: sim}
+				spaces[i], recs[i] = benchmark.Space{Name: benchSpaceName(f), Sim: sim}, rec
 				warnings[i] = rec.Warnings
 				for _, w := range sim.Warnings() {
 					// the simulator's notes name no file; among many they must
@@ -423,6 +482,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 	close(next)
 	wg.Wait()
 	var out []benchmark.Space
+	var outRecs []*result.Recording
 	var left, failed []string
 	named := map[string]string{} // the tables, the competition and --resume tell spaces apart by name
 	for i, err := range errs {
@@ -446,7 +506,20 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		}
 		named[name] = f
 		printWarnings(warn, cmd, warnings[i])
+		// one run under two names (a cache and its T4 export, a copy) counts twice in its
+		// kernel's mean and in the competition: said, not refused
+		for k, o := range outRecs {
+			if o.SameMeasurements(recs[i]) {
+				counts := "in its kernel's means and in the competition"
+				if cmd == "hypertune" {
+					counts = "in the choice of each budget's setting"
+				}
+				fmt.Fprintf(warn, "ktune %s: warning: %s (%s) and %s (%s) hold the same measurements: that run counts twice %s; leave one out unless that is meant\n",
+					cmd, out[k].Name, named[out[k].Name], name, f, counts)
+			}
+		}
 		out = append(out, spaces[i])
+		outRecs = append(outRecs, recs[i])
 	}
 	if len(left) > 0 {
 		fmt.Fprintf(warn, "ktune %s: %d files found in the folders are not recordings and are left out: %s\n", cmd, len(left), listSome(left, 5))
@@ -517,12 +590,19 @@ func sameFile(a, b string) bool {
 	return os.SameFile(fa, fb)
 }
 
+// benchFile is what --resume reads of a 'ktune bench --json' output or checkpoint.
+type benchFile struct {
+	benchmark.RunInfo
+	Cells []benchmark.Cell `json:"cells"`
+}
+
 // resumeCells reads an earlier 'ktune bench --json' output and returns the cells of it
-// that this benchmark would compute again, saying on w how many it takes and leaves.
-func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
+// that this benchmark would compute again, and the file, saying on w how many it takes and
+// leaves.
+func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, *benchFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, nil, fmt.Errorf("--resume: %w", err)
 	}
 	var prev struct {
 		benchmark.RunInfo
@@ -533,43 +613,74 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
 	// how they were run too, but hold no cells of a benchmark: refused by what they are
 	if _, err := report.ReadBench(data); err != nil && !errors.Is(err, report.ErrNotBench) {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
 	}
 	if prev.Cells == nil && prev.Repeats == 0 {
-		return nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
 	}
 	if prev.Repeats == 0 || prev.Mode == "" {
-		return nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
+		return nil, nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
 	}
 	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
 	if err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	var was []string
-	for _, s := range prev.Spaces {
-		was = append(was, s.Name)
+	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", prev.Spaces, cfg.Spaces); err != nil {
+		return nil, nil, err
 	}
-	if err := reportTaken(w, "bench", path, len(done), skipped, "benchmark (other strategies, options, spaces or budgets)", was, cfg.Spaces); err != nil {
-		return nil, err
+	file := &benchFile{RunInfo: prev.RunInfo, Cells: prev.Cells}
+	if budgets := []int(nil); json.Unmarshal(prev.Budgets, &budgets) == nil {
+		file.Budgets = budgets
 	}
-	return done, nil
+	return done, file, nil
+}
+
+// reportKept says what the checkpoint keeps of the --resume file beside this run's cells,
+// and refuses a checkpoint that would overwrite the --resume file without cells of it that
+// cannot stand beside this run's.
+func reportKept(w io.Writer, kept benchmark.Kept, resume, checkpoint string) error {
+	same := sameFile(resume, checkpoint)
+	if len(kept.Lost) > 0 {
+		if same {
+			return fmt.Errorf("--checkpoint %s is the --resume file, and %d of its cells cannot be kept beside this run's (%s): "+
+				"give --checkpoint another file, or run what the file was of", checkpoint, len(kept.Lost), listSome(kept.Lost, 2))
+		}
+		fmt.Fprintf(w, "ktune bench: --checkpoint %s leaves out %d cells of %s that cannot stand beside this run's (%s); %s keeps them\n",
+			checkpoint, len(kept.Lost), resume, listSome(kept.Lost, 2), resume)
+	}
+	if len(kept.Cells) > 0 {
+		fmt.Fprintf(w, "ktune bench: --checkpoint %s keeps the %d cells of %s that this run does not run, beside its own\n", checkpoint, len(kept.Cells), resume)
+	}
+	if kept.Replaced > 0 && same {
+		fmt.Fprintf(w, "ktune bench: %d cells of %s are replaced in it by this run's, of the same labels under other options\n", kept.Replaced, resume)
+	}
+	return nil
 }
 
 // reportTaken says how many cells --resume took from path, and how many it left out as
 // not of this what. A file of cells none of which is of this run is refused, naming the
-// spaces it has (was) and those of this run: it is another run's file, or one whose spaces
-// no longer match, and going on would silently compute everything again.
-func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string, was []string, now []benchmark.Space) error {
+// spaces it has (was) and those of this run, or those of one name whose recordings differ:
+// it is another run's file, or one whose spaces no longer match, and going on would
+// silently compute everything again.
+func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string, was []benchmark.SpaceInfo, now []benchmark.Space) error {
 	if taken == 0 && skipped > 0 {
+		if other := benchmark.OtherRecordings(now, was); len(other) > 0 {
+			return fmt.Errorf("--resume %s: none of its %d cells is of this %s: the content of its spaces differs from that of this run's "+
+				"spaces of the same name (%s); leave --resume out to run every cell", path, skipped, what, listSome(other, 3))
+		}
 		names := make([]string, len(now))
 		for i, s := range now {
 			names[i] = s.Name
 		}
+		wasNames := make([]string, len(was))
+		for i, s := range was {
+			wasNames[i] = s.Name
+		}
 		return fmt.Errorf("--resume %s: none of its %d cells is of this %s; its spaces are %s, this run's %s "+
-			"(leave --resume out to run every cell)", path, skipped, what, listSome(was, 5), listSome(names, 5))
+			"(leave --resume out to run every cell)", path, skipped, what, listSome(wasNames, 5), listSome(names, 5))
 	}
 	fmt.Fprintf(w, "ktune %s: %d cells taken from %s", cmd, taken, path)
 	if skipped > 0 {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +64,64 @@ func TestCheckpointWritesAFinishedCellWithinItsInterval(t *testing.T) {
 	}
 	if err := c.flush(); err != nil || held() != 2 {
 		t.Fatalf("flush: %v, %d cells", err, held())
+	}
+}
+
+// A smaller benchmark resumed from a larger one's checkpoint into the same file keeps the
+// larger one's other cells in it, so that the larger one resumes from the file with all
+// of them (QA: the checkpoint was left with the one cell of the smaller run, the other 7
+// were gone). A cell that cannot stand beside the smaller run's is never dropped silently:
+// refused when the checkpoint is the --resume file, and said when it is another file.
+func TestCheckpointKeepsTheResumedCellsThisRunDoesNotRun(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "int.ckpt")
+	large := []string{"bench", pnpoly, convolution, "--strategies", "random,adj=firstmls:neighbourhood=adjacent", "--budgets", "20,40", "--repeats", "3"}
+	first, errOut, code := ktune(t, append(large, "--checkpoint", ckpt)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cellsIn := func() int {
+		t.Helper()
+		data, err := os.ReadFile(ckpt)
+		var f struct {
+			Cells []json.RawMessage `json:"cells"`
+		}
+		if err != nil || json.Unmarshal(data, &f) != nil {
+			t.Fatalf("%s: %v\n%s", ckpt, err, data)
+		}
+		return len(f.Cells)
+	}
+	if n := cellsIn(); n != 8 {
+		t.Fatalf("the large benchmark's checkpoint has %d cells, want 8", n)
+	}
+	_, errOut, code = ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "20", "--repeats", "3", "--checkpoint", ckpt, "--resume", ckpt)
+	if code != 0 || !strings.Contains(errOut, "keeps the 7 cells of "+ckpt) {
+		t.Fatalf("the small run: exit %d: %s", code, errOut)
+	}
+	if n := cellsIn(); n != 8 {
+		t.Errorf("after the small run the checkpoint has %d cells, want 8", n)
+	}
+	again, errOut, code := ktune(t, append(large, "--checkpoint", ckpt, "--resume", ckpt)...)
+	if code != 0 || !strings.Contains(errOut, "8 cells taken from") {
+		t.Fatalf("the large run resumed: exit %d: %s", code, errOut)
+	}
+	tables := func(s string) string { before, _, _ := strings.Cut(s, "cost:"); return before }
+	if tables(again) != tables(first) {
+		t.Errorf("resumed:\n%s\nfirst:\n%s", again, first)
+	}
+
+	// adj runs random here, firstmls in the file: its 4 cells cannot be kept beside
+	conflict := []string{"bench", pnpoly, "--strategies", "random,adj=random", "--budgets", "20", "--repeats", "3", "--resume", ckpt}
+	before, _ := os.ReadFile(ckpt)
+	if _, errOut, code := ktune(t, append(conflict, "--checkpoint", ckpt)...); code == 0 || !strings.Contains(errOut, "is the --resume file, and 4 of its cells cannot be kept") ||
+		!strings.Contains(errOut, "adj runs random here, firstmls there") {
+		t.Errorf("a checkpoint that would drop cells of the --resume file: exit %d: %s", code, errOut)
+	}
+	if after, _ := os.ReadFile(ckpt); !bytes.Equal(before, after) {
+		t.Error("the refused run changed the --resume file")
+	}
+	other := filepath.Join(dir, "other.ckpt")
+	if _, errOut, code := ktune(t, append(conflict, "--checkpoint", other)...); code != 0 || !strings.Contains(errOut, "leaves out 4 cells of "+ckpt) {
+		t.Errorf("another checkpoint file: exit %d: %s", code, errOut)
 	}
 }

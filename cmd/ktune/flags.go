@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ktune/ktune/analysis"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/space"
 )
 
@@ -30,7 +31,12 @@ func (v countValue) String() string {
 
 func (v countValue) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(strings.TrimSpace(s), "-"):
+		return fmt.Errorf("want a number of %s, %d or more", v.what, v.least)
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("too large: at most %d %s", math.MaxInt, v.what)
+	case err != nil:
 		return fmt.Errorf("want a whole number of %s", v.what)
 	}
 	if n < v.least {

@@ -24,8 +24,8 @@ func init() {
           [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
-T4 or KTT files; a folder stands for every recording under it), as seed 000 chose its Table
-III (section VI-A). Every combination of the grid's option values (a setting) runs
+T4 or KTT files; a folder stands for every recording under it; a compressed file cut short
+is refused), as seed 000 chose its Table III (section VI-A). Every combination of the grid's option values (a setting) runs
 --repeats times on every space at every budget (run i uses seed S+i for every setting) and
 is scored by its mean fraction of the optimum. Then, per budget:
   1. on each space, a setting is acceptable when its mean is within k * sigma of the best
@@ -44,8 +44,16 @@ explicitly (--option, NAME:OPT=VALUE) win over the file's.
 --grid lists options separated by ';', each with its values separated by ',' (a list
 value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'); one value listed
 twice however it is spelled (1 and 1.0, Hamming and hamming, false and 0) is refused.
-Without it the strategy's built-in grid is used (the values seed 000's Table III chose between), which
-` + strings.Join(wrap("exists for "+strings.Join(benchmark.DefaultGridNames(), ", ")+".", 90), "\n") + `
+Without it the strategy's built-in grid is used, where it has one:
+` + builtInGrids() + `
+For the strategies of seed 000's Table III these span the values the table chose across
+its budget columns (it shows only the choices, not what they were chosen from): some of
+them where it has many (genetic's popsize 10, 40 and 128 of its 8 to 320), a middle value
+where it has only two ends (perturbation_size 0.3, tabu_size 50), and values it does not
+show, such as the adjacent neighbourhood where it chose Hamming, Nelder-Mead, genetic's
+uniform crossover, gls's tournament selection, smac's ei and logei, and irace's firstTest
+5 and nbConfigurations 8 and 32. Table III has no bayes, firefly, greedyils or greedymls,
+nor smac's interleave or irace's testType: their values lie around ktune's defaults.
 The cost is settings x spaces x budgets x repeats simulated runs; see 'ktune help
 strategies' for each strategy's options. The grid runs budget by budget, so an interrupted
 hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them, writes
@@ -213,6 +221,30 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	return interrupted
 }
 
+// builtInGrids lists the built-in grids as --grid takes them, one strategy a line, wrapped
+// at the options.
+func builtInGrids() string {
+	const indent = 17
+	var lines []string
+	for _, name := range benchmark.DefaultGridNames() {
+		g, _ := benchmark.DefaultGrid(name)
+		line := fmt.Sprintf("  %-*s ", indent-3, name)
+		for i, p := range g {
+			opt := p.Name + "=" + strings.Join(p.Values, ",")
+			if i < len(g)-1 {
+				opt += ";"
+			}
+			if i > 0 && len(line)+len(opt) > 90 {
+				lines = append(lines, line)
+				line = strings.Repeat(" ", indent)
+			}
+			line += opt
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // resumeTuning reads an earlier 'ktune hypertune --json' output and returns the cells of
 // it that this run would compute again, saying on w how many it takes and leaves.
 func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
@@ -246,7 +278,7 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if err != nil {
 		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.Spaces, cfg.Spaces); err != nil {
+	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.SpaceInfo, cfg.Spaces); err != nil {
 		return nil, err
 	}
 	return done, nil

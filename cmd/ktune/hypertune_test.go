@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/benchmark"
 )
 
 // ktune hypertune writes a defaults file; simulate and bench read it, taking the options of
@@ -165,5 +167,30 @@ func TestResumeRefusesFilesOfNoCellsOfItsOwn(t *testing.T) {
 			!strings.Contains(errOut, tc.want) {
 			t.Errorf("%s --resume %s: exit %d: %s%s", tc.args[0], filepath.Base(tc.args[len(tc.args)-1]), code, out, errOut)
 		}
+	}
+}
+
+// hypertune --help lists every built-in grid as --grid takes it, and says where their
+// values come from without claiming Table III chose between them (QA: genetic's popsize,
+// irace's, firefly's and bayes's grids are not Table III's); bench --help says its t-test
+// is two-sided.
+func TestHelpSaysWhatTheGridsAndTestsAre(t *testing.T) {
+	out, _, code := ktune(t, "hypertune", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, name := range benchmark.DefaultGridNames() {
+		g, _ := benchmark.DefaultGrid(name)
+		if !strings.Contains(strings.ReplaceAll(flat, "; ", ";"), name+" "+g.String()) {
+			t.Errorf("the help lacks the grid of %s, %s", name, g)
+		}
+	}
+	if strings.Contains(flat, "chose between") || !strings.Contains(flat, "Table III has no bayes, firefly") {
+		t.Errorf("the help says of the grids:\n%s", out)
+	}
+	out, _, _ = ktune(t, "bench", "--help")
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "a two-sided Student's t-test for two independent samples with pooled variance") {
+		t.Errorf("bench --help:\n%s", out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all" // registers every result format
@@ -21,6 +22,23 @@ import (
 
 func openRecording(path string) (*result.Recording, error) {
 	return format.Open(path)
+}
+
+// cutShort refuses a recording whose file ends early (a gzip stream cut short, by a copy
+// or download that did not finish), for the commands that measure strategies against it:
+// its space and optimum would be those of the part read, and the fractions of the optimum
+// meaningless. An unclosed Kernel Tuner cache (an interrupted run, not compressed) is read
+// as far as it goes, with a warning: its entries are what that run measured.
+func cutShort(path string, rec *result.Recording) error {
+	if !rec.Truncated {
+		return nil
+	}
+	where := ""
+	if len(rec.Warnings) > 0 { // the reader's note of the cut, less what this error says
+		where = " (" + strings.TrimSuffix(strings.TrimPrefix(rec.Warnings[0], rec.Source+": "), "; read up to there") + ")"
+	}
+	return fmt.Errorf("%s: the file is truncated%s: only %d entries could be read, so its space and optimum are not the recording's; "+
+		"give the whole file ('ktune import' reads what a cut file holds)", path, where, len(rec.Evaluations))
 }
 
 // printWarnings writes what reading a recording or building its simulator noticed without

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
+	"github.com/ktune/ktune/tuning"
 )
 
 func init() {
@@ -25,13 +25,23 @@ func init() {
           [--budget N] [--time-limit D] [--within F] [--repeats R] [--seed S] [--workers N]
           [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--progress] [--json]
 
-Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT file,
-or an imported run in the results database) without a device: each evaluation returns the
-recorded result and advances a simulated clock by the time it cost when recorded. Prints
-the mean and standard deviation of the fraction of the optimum reached (optimum / best
-time found, or best / optimum when maximising; 0 for a run that found nothing), and the
-mean number of evaluations and simulated time used. Run i uses seed S+i, so results are
-reproducible and do not depend on the number of parallel workers.
+Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT
+file, or an imported run in the results database; a compressed file cut short is refused,
+an unclosed Kernel Tuner cache of an interrupted run read up to its last whole entry, with
+a warning) without a device: each evaluation returns the recorded result and advances a
+simulated clock by the time it cost when recorded. Prints the mean and standard deviation
+of the fraction of the optimum reached (optimum / best time found, or best / optimum when
+maximising; 0 for a run that found nothing), and the mean number of evaluations and
+simulated time used. Run i uses seed S+i, so results are reproducible and do not depend on
+the number of parallel workers (past seed 2^64-1, seed+i goes on from 0). --within F stops
+a run once its best reaches F of the optimum; the summary says how many runs reached it,
+and how many the optimum itself. With --json every run is listed: its seed, fraction of
+optimum, best configuration and its objective (null for a run that found nothing),
+evaluations, simulated time and why it stopped: budget, time limit, within (reached
+--within of the optimum, short of it), optimum (found it), space exhausted or strategy
+finished. Interrupted (Ctrl-C), it says after how many runs, prints the summary of the
+runs that finished (in --json, those runs, marked "interrupted") and exits with status
+130.
 
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
@@ -52,26 +62,21 @@ the file's, and --strategy, when given, must name the file's strategy.`,
 	})
 }
 
+// optionList is a repeatable --option OPT=VALUE, each value read as every command reads
+// option values (strategy.ParseValue), so that restart=0 means in simulate and tune what
+// it means in bench and hypertune.
 type optionList map[string]any
 
 func (o optionList) String() string { return fmt.Sprint(map[string]any(o)) }
 func (o optionList) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("%q is not name=value", s)
+	k, v, err := strategy.ParseOption(s)
+	if err != nil {
+		return err
 	}
 	if _, twice := o[k]; twice {
 		return fmt.Errorf("option %s is given twice", k)
 	}
-	if i, err := strconv.Atoi(v); err == nil {
-		o[k] = i
-	} else if f, err := strconv.ParseFloat(v, 64); err == nil {
-		o[k] = f
-	} else if b, err := strconv.ParseBool(v); err == nil {
-		o[k] = b
-	} else {
-		o[k] = v
-	}
+	o[k] = v
 	return nil
 }
 
@@ -88,17 +93,14 @@ func splitStrategy(name *string, opts optionList) error {
 		return fmt.Errorf("--strategy: %w", err)
 	}
 	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return fmt.Errorf("--strategy: option %q is not OPT=VALUE", kv)
+		k, v, err := strategy.ParseOption(kv)
+		if err != nil {
+			return fmt.Errorf("--strategy: %w", err)
 		}
 		if _, dup := opts[k]; dup {
 			return fmt.Errorf("--strategy: option %s is given twice (in --strategy and --option, or twice in --strategy)", k)
 		}
-		if err := opts.Set(k + "=" + strings.TrimSpace(v)); err != nil {
-			return fmt.Errorf("--strategy: %w", err)
-		}
+		opts[k] = v
 	}
 	return nil
 }
@@ -165,6 +167,9 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
 			return err
 		}
+		if err := cutShort(pos[0], rec); err != nil {
+			return err
+		}
 		source = pos[0]
 	default:
 		return usageErr(env, c, "give one recorded file or --run")
@@ -187,8 +192,21 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	sum, err := simulator.Repeat(ctx, sim, ro)
+	var interrupted error
 	if err != nil {
-		return err
+		// Interrupted (Ctrl-C, SIGTERM): the runs that finished are summarised, and
+		// written to --json, before ktune exits with the error, as bench does with cells.
+		if ctx.Err() == nil {
+			return err
+		}
+		interrupted = fmt.Errorf("interrupted after %d of %d runs (%w)", len(sum.Runs), *repeats, ctx.Err())
+		if len(sum.Runs) > 0 {
+			interrupted = fmt.Errorf("%w; the summary is of those", interrupted)
+		}
+		fmt.Fprintf(env.stderr, "ktune simulate: %v\n", interrupted)
+		if len(sum.Runs) == 0 && !*jsonOut {
+			return interrupted
+		}
 	}
 	wall := time.Since(start)
 	if *jsonOut {
@@ -201,10 +219,17 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		if objective == "" {
 			objective = "time"
 		}
-		return writeJSON(env, struct {
+		note := ""
+		if interrupted != nil {
+			note = interrupted.Error()
+		}
+		if err := writeJSON(env, struct {
 			Source string `json:"source"`
 			Kernel string `json:"kernel,omitempty"`
 			Device string `json:"device,omitempty"`
+			// Interrupted says the runs were cut short: "runs" holds those that finished,
+			// fewer than "repeats", and the means are of them.
+			Interrupted string `json:"interrupted,omitempty"`
 			// Objective and Maximize say what the optimum and each run's best objective
 			// are; Params names the values of every configuration (a run's best, the
 			// optimum's) in order.
@@ -222,20 +247,64 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 			Space     int            `json:"space_size"`
 			WallMS    float64        `json:"wall_ms"`
 			simulator.RepeatSummary
-		}{source, rec.Kernel, rec.Device, objective, rec.Maximize, params, sim.Space().Values(optCfg),
+		}{source, rec.Kernel, rec.Device, note, objective, rec.Maximize, params, sim.Space().Values(optCfg),
 			*name, stOpts, mode.String(), fitness.String(), *budget, *repeats, *seed, sim.Space().Len(),
-			float64(wall.Microseconds()) / 1e3, sum})
+			float64(wall.Microseconds()) / 1e3, sum}); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	w := env.stdout
+	n := len(sum.Runs)
 	_, bestCfg := sim.Optimum()
 	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, orDash(rec.Kernel), orDash(rec.Device), mode, fitness, sim.Space().Len())
 	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
-	fmt.Fprintf(w, "%s%s, budget %d, %d runs (seeds %d..%d):\n", *name, formatOptions(stOpts), *budget, *repeats, *seed, *seed+uint64(*repeats)-1)
-	fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(*repeats)))
+	runs := fmt.Sprintf("%d runs (%s)", *repeats, seedRange(*seed, *repeats))
+	switch {
+	case interrupted != nil:
+		runs = fmt.Sprintf("%d of %d runs of %s (interrupted)", n, *repeats, seedRange(*seed, *repeats))
+	case *repeats == 1:
+		runs = fmt.Sprintf("1 run (%s)", seedRange(*seed, *repeats))
+	}
+	fmt.Fprintf(w, "%s%s, budget %d, %s:\n", *name, formatOptions(stOpts), *budget, runs)
+	if n > 1 {
+		fmt.Fprintf(w, "  fraction of optimum  mean %.4f  std %.4f  (standard error %.4f)\n", sum.MeanFraction, sum.StdFraction, sum.StdFraction/math.Sqrt(float64(n)))
+	} else {
+		fmt.Fprintf(w, "  fraction of optimum  %.4f  (one run: no standard deviation)\n", sum.MeanFraction)
+	}
+	if *within > 0 {
+		stops := map[tuning.StopReason]int{}
+		for _, r := range sum.Runs {
+			stops[r.Stop]++
+		}
+		fmt.Fprintf(w, "  reached --within     %g of the optimum in %d of %d runs (the optimum itself in %d)\n", *within,
+			stops[tuning.StopWithin]+stops[tuning.StopOptimum], n, stops[tuning.StopOptimum])
+	}
 	fmt.Fprintf(w, "  evaluations used     mean %.1f\n", sum.MeanEvaluations)
 	fmt.Fprintf(w, "  simulated time       mean %.1f s per run\n", sum.MeanSimulatedMS/1e3)
-	fmt.Fprintf(w, "  wall time            %.3f s for all runs (%.1f µs per run)\n", wall.Seconds(), float64(wall.Microseconds())/float64(*repeats))
-	return nil
+	fmt.Fprintf(w, "  wall time            %.3f s for all runs (%.1f µs per run)\n", wall.Seconds(), float64(wall.Microseconds())/float64(n))
+	return interrupted
+}
+
+// seedRange says which seeds runs 0..n-1 use (seed+i, which wraps past 2^64-1 to 0).
+func seedRange(seed uint64, n int) string {
+	last := seed + uint64(n) - 1
+	switch {
+	case n == 1:
+		return fmt.Sprintf("seed %d", seed)
+	case last >= seed:
+		return fmt.Sprintf("seeds %d..%d", seed, last)
+	}
+	// seed+i passed the largest seed and went on from 0
+	head := fmt.Sprintf("%d", seed)
+	if seed < math.MaxUint64 {
+		head = fmt.Sprintf("%d..%d", seed, uint64(math.MaxUint64))
+	}
+	tail := "0"
+	if last > 0 {
+		tail = fmt.Sprintf("0..%d", last)
+	}
+	return fmt.Sprintf("seeds %s and %s: seed+i wraps to 0 past 2^64-1", head, tail)
 }
 
 func isTerminal(w io.Writer) bool {

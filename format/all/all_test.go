@@ -182,7 +182,7 @@ func TestOpenReadsATruncatedGzipAsFarAsItGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rec.Evaluations); n < 1000 || n >= 4092 || len(rec.Warnings) != 2 ||
+	if n := len(rec.Evaluations); n < 1000 || n >= 4092 || len(rec.Warnings) != 2 || !rec.Truncated ||
 		!strings.Contains(rec.Warnings[0], "gzip stream truncated after") || !strings.Contains(rec.Warnings[1], "unclosed cache file") {
 		t.Errorf("%d evaluations, warnings %q", n, rec.Warnings)
 	}
