@@ -381,7 +381,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 		out = append(out, analysis.Input{Name: name, Rec: rec})
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(warn, "ktune analyze: %d files found in the folders are not recordings and are left out: %s\n", len(left), listSome(left, 5))
+		fmt.Fprintf(warn, "ktune analyze: %s: %s\n", notRecordings(len(left)), listSome(left, 5))
 	}
 	if len(names) > 0 && len(out) == 0 && len(unread) == 0 && len(ids) == 0 {
 		return nil, nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
@@ -564,6 +564,14 @@ func printSobol(w io.Writer, s *sensitivity.Sobol) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// notRecordings says that n files found in folders are not recordings and are left out.
+func notRecordings(n int) string {
+	if n == 1 {
+		return "1 file found in the folders is not a recording and is left out"
+	}
+	return fmt.Sprintf("%d files found in the folders are not recordings and are left out", n)
 }
 
 // counted is n with the noun for one or many after it ("1 local minimum", "3 local

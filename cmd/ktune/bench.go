@@ -32,7 +32,7 @@ func init() {
 		usage: `FILE|FOLDER... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
           [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
-          [--checkpoint FILE] [--resume FILE]
+          [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
 stands for every recording under it, other JSON files there are left out; two that hold
@@ -101,7 +101,11 @@ session's cache for free; stochastic answers with one recorded timing sample dra
 evaluation, and a repeat is a new measurement that costs budget (what irace is built for);
 a run's best configuration is then the one whose measurements' mean, plus one standard
 error from the noise its repeated configurations show, is lowest. Either way a run is
-scored by the recorded mean objective of the best configuration it found.`,
+scored by the recorded mean objective of the best configuration it found.
+
+Direction: as each recording says; a Kernel Tuner cache says none, and its objective's name
+is taken as a hint (time, energy: lower is better; GFLOP/s: higher). --maximize or
+--minimize says it for every recording, and turning a direction one says is warned of.`,
 		run: runBench,
 	})
 }
@@ -126,9 +130,14 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
+	direction := directionFlags(fs)
 	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
+	}
+	maximize, err := direction()
+	if err != nil {
+		return usageErr(env, c, "%v", err)
 	}
 	if len(files) == 0 {
 		return usageErr(env, c, "give at least one recorded space")
@@ -162,7 +171,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}, output{"--checkpoint", *checkpointPath, false}); err != nil {
 		return err
 	}
-	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "bench"); err != nil {
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "bench"); err != nil {
 		return err
 	}
 	// options that do not fit a space are refused before any cell runs
@@ -429,7 +438,7 @@ var errNoOptimum = errors.New("no configuration in it succeeded, so it has no op
 // one. The first file that fails, in the order given, is the error. What the readers and
 // the simulator noticed without failing (an unclosed cache file read up to its last whole
 // entry, say) is written to warn, file by file in the order given.
-func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, warn io.Writer, cmd string) ([]benchmark.Space, error) {
+func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, maximize *bool, warn io.Writer, cmd string) ([]benchmark.Space, error) {
 	files, found, err := expandFolders(args)
 	if err != nil {
 		return nil, err
@@ -454,6 +463,7 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 					errs[i] = err
 					continue
 				}
+				applyDirection(rec, maximize)
 				sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness})
 				if err != nil {
 					errs[i] = fmt.Errorf("%s: %w", f, err)
@@ -522,10 +532,14 @@ func loadSpaces(args []string, mode simulator.Mode, fitness simulator.Fitness, w
 		outRecs = append(outRecs, recs[i])
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(warn, "ktune %s: %d files found in the folders are not recordings and are left out: %s\n", cmd, len(left), listSome(left, 5))
+		fmt.Fprintf(warn, "ktune %s: %s: %s\n", cmd, notRecordings(len(left)), listSome(left, 5))
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(warn, "ktune %s: %d recordings found in the folders have no successful configuration, so no optimum, and are left out: %s\n", cmd, len(failed), listSome(failed, 5))
+		what := fmt.Sprintf("%d recordings found in the folders have no successful configuration, so no optimum, and are left out", len(failed))
+		if len(failed) == 1 {
+			what = "1 recording found in the folders has no successful configuration, so no optimum, and is left out"
+		}
+		fmt.Fprintf(warn, "ktune %s: %s: %s\n", cmd, what, listSome(failed, 5))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no recorded space with a successful configuration in %s", strings.Join(args, ", "))

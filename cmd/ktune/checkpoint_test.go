@@ -19,7 +19,7 @@ import (
 // the next cell, so a long or stuck cell kept the finished ones out of the file, and a
 // kill lost them.
 func TestCheckpointWritesAFinishedCellWithinItsInterval(t *testing.T) {
-	spaces, err := loadSpaces([]string{pnpoly}, simulator.Recorded, simulator.Deterministic, os.Stderr, "bench")
+	spaces, err := loadSpaces([]string{pnpoly}, simulator.Recorded, simulator.Deterministic, nil, os.Stderr, "bench")
 	if err != nil {
 		t.Fatal(err)
 	}

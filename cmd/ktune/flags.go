@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
 
@@ -165,4 +166,23 @@ func directionFlags(fs *flag.FlagSet) func() (*bool, error) {
 		}
 		return nil, nil
 	}
+}
+
+// applyDirection gives rec the direction --maximize or --minimize said (maximize; nil:
+// none was given), with a warning among rec's where the recording itself says the other
+// (not where a Kernel Tuner cache's objective name suggested it).
+func applyDirection(rec *result.Recording, maximize *bool) {
+	if maximize == nil {
+		return
+	}
+	if *maximize != rec.Maximize && !analysis.NamedDirection(rec) {
+		objective := rec.Objective
+		if objective == "" {
+			objective = "time"
+		}
+		better := map[bool]string{true: "higher", false: "lower"}
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: the recording says %s is better %s; the option given makes it %s",
+			rec.Source, objective, better[rec.Maximize], better[*maximize]))
+	}
+	rec.Maximize = *maximize
 }

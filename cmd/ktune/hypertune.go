@@ -21,7 +21,7 @@ func init() {
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
 		usage: `FILE|FOLDER... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
-          [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE]
+          [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
 T4 or KTT files; a folder stands for every recording under it; a compressed file cut short
@@ -86,9 +86,14 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
+	direction := directionFlags(fs)
 	files, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
+	}
+	maximize, err := direction()
+	if err != nil {
+		return usageErr(env, c, "%v", err)
 	}
 	switch {
 	case *name == "":
@@ -128,7 +133,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}, output{"--checkpoint", *checkpointPath, false}); err != nil {
 		return err
 	}
-	if cfg.Spaces, err = loadSpaces(files, mode, fitness, env.stderr, "hypertune"); err != nil {
+	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "hypertune"); err != nil {
 		return err
 	}
 	// options that the strategy refuses or that do not fit a space are refused before any cell runs

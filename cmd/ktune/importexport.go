@@ -245,11 +245,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if len(left) > 0 {
-		what := fmt.Sprintf("%d files found in the folders are not recordings and are left out", len(left))
-		if len(left) == 1 {
-			what = "1 file found in the folders is not a recording and is left out"
-		}
-		fmt.Fprintf(env.stderr, "ktune import: %s: %s\n", what, listSome(left, 5))
+		fmt.Fprintf(env.stderr, "ktune import: %s: %s\n", notRecordings(len(left)), listSome(left, 5))
 	}
 	if *jsonOut {
 		if err := writeJSON(env, out); err != nil {

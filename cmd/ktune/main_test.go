@@ -847,7 +847,7 @@ func TestBenchTakesFolders(t *testing.T) {
 	if strings.Contains(errOut, "simulated clock") {
 		t.Errorf("bench warns of the simulated clock, which it does not use: %s", errOut)
 	}
-	if !strings.Contains(errOut, "1 files found in the folders are not recordings") || !strings.Contains(errOut, "convolution_milo.json") {
+	if !strings.Contains(errOut, "1 file found in the folders is not a recording") || !strings.Contains(errOut, "convolution_milo.json") {
 		t.Errorf("no word of the file left out: %s", errOut)
 	}
 	broken := filepath.Join(dir, "broken", "cache.json")
@@ -955,7 +955,7 @@ func TestBenchRefusesARecordingWithoutASuccess(t *testing.T) {
 	}
 	stdout, stderr, code := ktune(t, "bench", dir, "--budgets", "5", "--repeats", "2", "--strategies", "random")
 	if code != 0 || !strings.Contains(stdout, "spaces/RTX_2080_Ti") ||
-		!strings.Contains(stderr, "1 recordings found in the folders have no successful configuration") {
+		!strings.Contains(stderr, "1 recording found in the folders has no successful configuration") {
 		t.Errorf("a folder with a recording without a success: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -23,7 +23,8 @@ func init() {
 		summary: "replay a recorded space to measure how well a strategy finds its optimum",
 		usage: `(FILE | --run ID [--db PATH]) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
           [--budget N] [--time-limit D] [--within F] [--repeats R] [--seed S] [--workers N]
-          [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--progress] [--json]
+          [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--maximize|--minimize]
+          [--progress] [--json]
 
 Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT
 file, or an imported run in the results database; a compressed file cut short is refused,
@@ -46,6 +47,9 @@ runs that finished (in --json, those runs, marked "interrupted") and exits with 
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
 fitness and still cost an evaluation (the setting of seed 000).
+Direction: as the recording says; a Kernel Tuner cache says none, and its objective's name
+is taken as a hint (time, energy: lower is better; GFLOP/s: higher). --maximize or
+--minimize says it, and turning a direction the recording says is warned of.
 Fitness: deterministic answers with the recorded objective (the mean of the recorded runs)
 and repeats come from the cache for free; stochastic answers with one recorded timing
 sample per evaluation, and a repeat is a new measurement that costs budget (seed 000's
@@ -124,9 +128,14 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	run := fs.Int64("run", 0, "replay this imported run from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
 	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	direction := directionFlags(fs)
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
+	}
+	maximize, err := direction()
+	if err != nil {
+		return usageErr(env, c, "%v", err)
 	}
 	if *timeLimit < 0 {
 		return usageErr(env, c, "--time-limit %v: want a duration of 0 (none) or more", *timeLimit)
@@ -174,6 +183,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one recorded file or --run")
 	}
+	applyDirection(rec, maximize)
 	printWarnings(env.stderr, "simulate", rec.Warnings)
 	sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness, Seed: *seed})
 	if err != nil {
