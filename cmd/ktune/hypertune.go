@@ -64,7 +64,8 @@ and budgets and runs only the others (a file none of whose cells is of this grid
 refused). --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
-on where it was.`,
+on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
+--resume file is refused when that file has cells of other settings, spaces or budgets.`,
 		run: runHypertune,
 	})
 }
@@ -144,8 +145,15 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "%v", err)
 	}
 	if *resume != "" {
-		if cfg.Done, err = resumeTuning(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+		var skipped int
+		if cfg.Done, skipped, err = resumeTuning(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
 			return err
+		}
+		// the checkpoint holds this grid's cells: written over the file resumed from, it
+		// would lose the others
+		if skipped > 0 && *checkpointPath != "" && sameFile(*checkpointPath, *resume) {
+			return fmt.Errorf("--checkpoint %s is the --resume file, and %d of its cells are not of this grid: they would be lost; give --checkpoint another file",
+				*checkpointPath, skipped)
 		}
 	}
 	if *showProgress || isTerminal(env.stderr) {
@@ -251,11 +259,12 @@ func builtInGrids() string {
 }
 
 // resumeTuning reads an earlier 'ktune hypertune --json' output and returns the cells of
-// it that this run would compute again, saying on w how many it takes and leaves.
-func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness string, w io.Writer) ([]benchmark.Cell, error) {
+// it that this run would compute again and how many it leaves, saying on w how many it
+// takes and leaves.
+func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness string, w io.Writer) (done []benchmark.Cell, skipped int, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, 0, fmt.Errorf("--resume: %w", err)
 	}
 	var prev struct {
 		Mode    string `json:"mode"`
@@ -269,24 +278,24 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 		Training json.RawMessage `json:"training_spaces"`
 	}
 	if json.Unmarshal(data, &probe) == nil && probe.Settings == nil && probe.Training != nil {
-		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells, "+
+		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells, "+
 			"being its defaults file (which bench, simulate and tune read with --defaults)", path)
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
+		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
 	}
 	if prev.Strategy == "" || prev.Repeats == 0 {
-		return nil, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
+		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
 	}
 
-	done, skipped, err := benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
+	done, skipped, err = benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
 	if err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", path, err)
+		return nil, 0, fmt.Errorf("--resume %s: %w", path, err)
 	}
 	if err := reportTaken(w, "hypertune", path, len(done), skipped, "grid (other settings, spaces or budgets)", prev.SpaceInfo, cfg.Spaces); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return done, nil
+	return done, skipped, nil
 }
 
 // printHypertune writes one table per budget: settings by spaces, and the choice.

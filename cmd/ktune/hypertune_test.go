@@ -194,3 +194,38 @@ func TestHelpSaysWhatTheGridsAndTestsAre(t *testing.T) {
 		t.Errorf("bench --help:\n%s", out)
 	}
 }
+
+// A checkpoint holds its grid's cells only: resumed from a larger grid's checkpoint into
+// the same file, a smaller grid is refused before it overwrites the others; a larger or
+// equal one takes every cell and keeps them.
+func TestHypertuneCheckpointIsNotOverwrittenByASmallerGrid(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "c.json")
+	args := func(budgets string) []string {
+		return []string{"hypertune", pnpoly, "--strategy", "firstils", "--grid", "perturbation_size=0.1,0.2", "--budgets", budgets,
+			"--repeats", "3", "--checkpoint", ckpt, "--out", filepath.Join(dir, "d.json")}
+	}
+	cells := func() int {
+		data, err := os.ReadFile(ckpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Cells []json.RawMessage `json:"cells"`
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		return len(f.Cells)
+	}
+	if _, errOut, code := ktune(t, args("25,50")...); code != 0 || cells() != 4 {
+		t.Fatalf("first grid: exit %d, %q, %d cells", code, errOut, cells())
+	}
+	_, errOut, code := ktune(t, append(args("25"), "--resume", ckpt)...)
+	if code == 0 || !strings.Contains(errOut, "is the --resume file, and 2 of its cells are not of this grid: they would be lost") || cells() != 4 {
+		t.Errorf("smaller grid into the same file: exit %d, %q, %d cells left", code, errOut, cells())
+	}
+	if _, errOut, code := ktune(t, append(args("25,50"), "--resume", ckpt)...); code != 0 || !strings.Contains(errOut, "4 cells taken") || cells() != 4 {
+		t.Errorf("the same grid: exit %d, %q, %d cells", code, errOut, cells())
+	}
+}
