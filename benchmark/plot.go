@@ -111,6 +111,7 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 			ticks = append(ticks, plot.Tick{Value: float64(b), Label: fmt.Sprint(b)})
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Y.Tick.Marker = figure.Ticks{} // round steps, whichever range the fractions span
 		lo, hi := 1.0, 0.0
 		// every strategy's band first, then the lines and marks over all of them, so that
 		// no band tints another strategy's line away from its legend colour
