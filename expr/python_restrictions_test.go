@@ -45,7 +45,7 @@ func pyParams() []space.Param {
 // E marks a configuration where Python computes an integer of 2**53 or more, which ktune
 // does not compute (Bindings.Inexact) and space construction reports.
 func TestRestrictionsFollowPython(t *testing.T) {
-	tests := []struct{ src, names, want string }{
+	tests := []pyCase{
 		{"a ** b > 0.5", "a b", "0001010000101001010100001000111111100011110001111"},
 		// a constant part that raises does so only where Python reaches it
 		{"a == 1 or 1 // 0 == 0", "a", "0000100"},
@@ -111,7 +111,18 @@ func TestRestrictionsFollowPython(t *testing.T) {
 		{"m ** 400 > 1", "m", "01E"}, // 4**400 is a big int in Python
 		{"m ** b > 1", "b m", "000000000000011011011"},
 	}
-	params := pyParams()
+	checkAgainstPython(t, pyParams(), tests)
+}
+
+// pyCase is a restriction, the parameters it reads (in the order the configurations are
+// enumerated, the last fastest) and, per configuration, what Python gives: 1 true, 0
+// false, E an integer beyond float64's exact range (Python's big int).
+type pyCase struct{ src, names, want string }
+
+// checkAgainstPython compiles each case's restriction over params and compares what it
+// gives for every combination of its parameters' values with what Python gave.
+func checkAgainstPython(t *testing.T, params []space.Param, tests []pyCase) {
+	t.Helper()
 	slot := map[string]int{}
 	for i, p := range params {
 		slot[p.Name] = i
@@ -128,7 +139,11 @@ func TestRestrictionsFollowPython(t *testing.T) {
 		var got strings.Builder
 		for {
 			for k, n := range names {
-				b.Num[slot[n]] = params[slot[n]].Values[idx[k]].Float()
+				v := params[slot[n]].Values[idx[k]]
+				b.Num[slot[n]] = v.Float()
+				if v.Kind() == space.String {
+					b.Str[slot[n]] = v.Str()
+				}
 			}
 			switch holds := r.Holds(b); {
 			case b.Inexact:
@@ -187,7 +202,7 @@ func TestStringOperatorsFollowPython(t *testing.T) {
 		{Name: "f", Values: []space.Value{space.FloatValue(2.0)}},
 		{Name: "g", Values: []space.Value{space.BoolValue(false), space.BoolValue(true)}},
 	}
-	tests := []struct{ src, names, want string }{
+	tests := []pyCase{
 		{`s * a == 'xx'`, "a s", "000000000010000"},
 		{`a * s == 'abab'`, "a s", "000000000001000"},
 		{`s * g == s`, "g s", "100111"},
@@ -204,48 +219,7 @@ func TestStringOperatorsFollowPython(t *testing.T) {
 		{`s * -a == 'x'`, "a s", "010000000000000"},
 		{`(s * a if a > 1 else s) == 'abab'`, "a s", "000000000001000"},
 	}
-	slot := map[string]int{}
-	for i, p := range params {
-		slot[p.Name] = i
-	}
-	for _, tt := range tests {
-		r, err := expr.CompileRestriction(params, tt.src)
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
-			continue
-		}
-		names := strings.Fields(tt.names)
-		b := &space.Bindings{Num: make([]float64, len(params)), Str: make([]string, len(params))}
-		idx := make([]int, len(names))
-		var got strings.Builder
-		for {
-			for k, n := range names {
-				v := params[slot[n]].Values[idx[k]]
-				b.Num[slot[n]] = v.Float()
-				if v.Kind() == space.String {
-					b.Str[slot[n]] = v.Str()
-				}
-			}
-			if r.Holds(b) {
-				got.WriteByte('1')
-			} else {
-				got.WriteByte('0')
-			}
-			k := len(names) - 1
-			for ; k >= 0; k-- {
-				if idx[k]++; idx[k] < len(params[slot[names[k]]].Values) {
-					break
-				}
-				idx[k] = 0
-			}
-			if k < 0 {
-				break
-			}
-		}
-		if got.String() != tt.want {
-			t.Errorf("%s over %s:\n got %s\nwant %s", tt.src, tt.names, got.String(), tt.want)
-		}
-	}
+	checkAgainstPython(t, params, tests)
 	// a repetition too long to hold is not satisfied (Python's MemoryError)
 	params[1].Values = []space.Value{space.IntValue(1 << 40)}
 	r, err := expr.CompileRestriction(params, `s * a != ''`)
