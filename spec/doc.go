@@ -79,8 +79,11 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # are compared with them: number, array/local/value and
                                # type (an integer may differ in sign only); a mismatch is
                                # an error at the argument's line. Host-C arrays lie
-                               # between guard pages: a write past an array's end fails
-                               # that configuration, naming the argument (runtime_error)
+                               # between guard pages, with canaries in the slack before
+                               # them: a write just past either end of an array (into the
+                               # slack or the next page) fails that configuration, naming
+                               # the argument (runtime_error); a write farther off may land
+                               # in other memory unnoticed, as in any C program
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local | constant
