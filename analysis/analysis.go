@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,6 +109,10 @@ type Result struct {
 	// Saltelli holds the indices of a run that evaluated a Saltelli design (strategy
 	// saltelli), estimated from the design; Sobol then holds the empirical ones.
 	Saltelli *sensitivity.Sobol `json:"saltelli,omitempty"`
+	// SobolWarning, when set, says why the empirical indices in Sobol cannot be read as
+	// shares of the variance (they sum above 1, totals fall below first orders): a small
+	// sample of dependent parameters. Warnings holds it too.
+	SobolWarning string `json:"sobol_warning,omitempty"`
 
 	Warnings []string           `json:"warnings,omitempty"`
 	Millis   map[string]float64 `json:"ms"` // time per part of the analysis
@@ -289,12 +295,21 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 				name, ys[0], res.Valid))
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: Sobol indices: %w", in.Name, err)
-		} else if res.Sobol.Method == sensitivity.Empirical && res.Valid < minEmpiricalSobol {
+		} else if need, terms := empiricalSobolMinimum(rec.Params, subset, cfgs); res.Sobol.Method == sensitivity.Empirical && res.Valid < need {
 			// Conditional means over a handful of configurations are mostly noise:
 			// indices below zero, totals below first orders.
 			res.Sobol = nil
-			res.Warnings = append(res.Warnings, fmt.Sprintf("only %d valid configurations, not a full product of the values: too few for empirical Sobol indices (%d or more); the significance still holds",
-				res.Valid, minEmpiricalSobol))
+			why := ""
+			if need > minEmpiricalSobol {
+				why = fmt.Sprintf(", twice the %d terms of a model of the parameters' main effects, so that each value's mean rests on several configurations", terms)
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("only %d valid configurations, not a full product of the values: too few for empirical Sobol indices (%d or more%s); the significance still holds",
+				res.Valid, need, why))
+		} else if res.Sobol.Method == sensitivity.Empirical {
+			res.SobolWarning = empiricalCaveat(res.Sobol, rec.Params, subset, cfgs)
+			if res.SobolWarning != "" {
+				res.Warnings = append(res.Warnings, res.SobolWarning)
+			}
 		}
 		res.Millis["sobol"] = ms(time.Since(start))
 		if in.Run != nil && in.Run.Strategy == "saltelli" {
@@ -521,8 +536,100 @@ func fullSize(rec *result.Recording) int {
 const minSaltelliSamples = 32
 
 // minEmpiricalSobol is the fewest valid configurations empirical Sobol indices are computed
-// from.
+// from; empiricalSobolMinimum asks more of many parameters with many values.
 const minEmpiricalSobol = 30
+
+// distinctValues counts the values of parameter p the configurations take.
+func distinctValues(cfgs []space.Config, p int) int {
+	seen := map[int]bool{}
+	for _, c := range cfgs {
+		seen[c[p]] = true
+	}
+	return len(seen)
+}
+
+// empiricalSobolMinimum is the fewest valid configurations empirical Sobol indices of the
+// parameters subset (nil: all) are computed from, and the number of terms of a model of
+// their main effects (1 plus, per parameter, its values taken less one). A first-order
+// index is a correlation ratio, the variance of the conditional means over the variance:
+// a parameter with k values that does not matter at all gets (k-1)/(N-1) of N
+// configurations from noise alone, and the first orders of the main-effect model's terms
+// sum to 1 from noise alone when N is no more than its terms. So the sample must be at
+// least minEmpiricalSobol and twice the terms: each value's mean over several
+// configurations.
+func empiricalSobolMinimum(params []space.Param, subset []int, cfgs []space.Config) (need, terms int) {
+	terms = 1
+	for _, p := range subsetOrAll(params, subset) {
+		terms += max(distinctValues(cfgs, p)-1, 0)
+	}
+	return max(minEmpiricalSobol, 2*terms), terms
+}
+
+func subsetOrAll(params []space.Param, subset []int) []int {
+	if subset != nil {
+		return subset
+	}
+	all := make([]int, len(params))
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// empiricalCaveat says, when empirical indices cannot be read as shares of the variance,
+// why and how to read them; "" when they can. They cannot when the first orders sum above
+// 1 beyond rounding (parameters dependent in the sample share variance, which each first
+// order counts), or when most total orders fall below their first orders in a sample small
+// enough for noise to matter (the noise floors of the first orders, (k-1)/(N-1) per
+// parameter of k values, sum to 0.1 or more).
+func empiricalCaveat(s *sensitivity.Sobol, params []space.Param, subset []int, cfgs []space.Config) string {
+	sum, below := 0.0, 0
+	for i := range s.First {
+		f, t := s.First[i].Value, s.Total[i].Value
+		if !math.IsNaN(f) {
+			sum += f
+		}
+		if !math.IsNaN(f) && !math.IsNaN(t) && t < f-0.0005 {
+			below++
+		}
+	}
+	n, analysed := s.Samples, subsetOrAll(params, subset)
+	noise, ks := 0.0, map[int]bool{}
+	for _, p := range analysed {
+		k := distinctValues(cfgs, p)
+		ks[k] = true
+		noise += float64(k-1) / float64(max(n-1, 1))
+	}
+	over, noisy := sum > 1.005, noise >= 0.1
+	if !over && !(noisy && 2*below > len(s.Total)) {
+		return ""
+	}
+	var what []string
+	if over {
+		what = append(what, fmt.Sprintf("the first-order indices sum to %.2f, more than the whole variance", sum))
+	}
+	if below > 0 {
+		what = append(what, fmt.Sprintf("%d of the %d total-order indices %s below %s first order", below, len(s.Total),
+			plural(below, "falls", "fall"), plural(below, "its", "their")))
+	}
+	floor := ""
+	if noisy {
+		var floors []string
+		for _, k := range slices.Sorted(maps.Keys(ks)) {
+			if k > 1 && len(floors) < 3 {
+				floors = append(floors, fmt.Sprintf("%.3f for %d values", float64(k-1)/float64(max(n-1, 1)), k))
+			}
+		}
+		floor = fmt.Sprintf(" With %d configurations for %d parameters the conditional means rest on few configurations each and carry much noise: "+
+			"a parameter that does not matter at all gets (k-1)/%d from noise alone, k its values (%s), %.2f summed over the parameters.",
+			n, len(analysed), max(n-1, 1), strings.Join(floors, ", "), noise)
+	}
+	return fmt.Sprintf("the empirical Sobol indices are not shares of the variance here: %s.%s "+
+		"The parameters are dependent in the sample (restrictions, failures or a strategy's choices keep it from the full product), so their first orders overlap, "+
+		"and the total orders, lower bounds from the configurations that share all other values, say little. "+
+		"Read the indices as a rough ranking at best, beside the significance; more configurations, or a Saltelli design (strategy saltelli), give indices worth reading",
+		strings.Join(what, " and "), floor)
+}
 
 // saltelliOf rebuilds the Saltelli design a run of strategy saltelli evaluated, from the
 // run's seed, budget and options, and estimates the indices from its evaluations. Its

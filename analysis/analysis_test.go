@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -605,12 +607,72 @@ func TestAnalyzeASparseRecordingOfAHugeProduct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Configurations != 60 || r.Landscape == nil || r.Landscape.Points != 60 || r.Sobol == nil || len(r.Significance) != 16 {
+	// 60 configurations for 16 parameters of 20 values each: too few for Sobol indices
+	if r.Configurations != 60 || r.Landscape == nil || r.Landscape.Points != 60 || r.Sobol != nil || len(r.Significance) != 16 {
 		t.Errorf("configurations %d, landscape %+v, Sobol %v, %d correlations", r.Configurations, r.Landscape, r.Sobol != nil, len(r.Significance))
 	}
 	o := quick()
 	o.Mode = simulator.Cartesian
 	if _, err := Analyze(context.Background(), Input{Name: "wide", Rec: rec}, o); !errors.Is(err, space.ErrTooLarge) {
 		t.Errorf("cartesian mode: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestAnalyzeEmpiricalSobolOfASmallSample cuts a recorded space (Kernel Tuner's GEMM on
+// an RTX 3090) to samples as a short tuning run leaves: too small a sample for its
+// parameters' values gets no indices, and a sample whose indices are not shares of the
+// variance (a tuner's best and worst, dependent parameters) gets them with a caveat.
+func TestAnalyzeEmpiricalSobolOfASmallSample(t *testing.T) {
+	rec := open(t, "../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
+	var ok []result.Evaluation
+	for _, e := range rec.Evaluations {
+		if !e.Failed() {
+			ok = append(ok, e)
+		}
+	}
+	cut := func(evs []result.Evaluation) *Result {
+		t.Helper()
+		c := *rec
+		c.Evaluations = evs
+		o := quick()
+		o.Landscape = false
+		r, err := Analyze(context.Background(), Input{Name: "cut", Rec: &c}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	// 40 spread over the space: 15 parameters taking 22 values less one between them
+	var spread []result.Evaluation
+	for i := 0; len(spread) < 40; i += len(ok) / 40 {
+		spread = append(spread, ok[i])
+	}
+	r := cut(spread)
+	if w := strings.Join(r.Warnings, "\n"); r.Sobol != nil || !strings.Contains(w, "too few for empirical Sobol indices (44 or more, twice the 22 terms") {
+		t.Errorf("40 configurations for 15 parameters: Sobol %v, warnings %q", r.Sobol != nil, w)
+	}
+
+	// the 30 best and the 30 worst
+	sort.SliceStable(ok, func(a, b int) bool { return ok[a].Objective < ok[b].Objective })
+	r = cut(append(slices.Clone(ok[:30]), ok[len(ok)-30:]...))
+	if r.Sobol == nil || r.Sobol.Method != "empirical" {
+		t.Fatalf("60 configurations: Sobol %+v, warnings %q", r.Sobol, r.Warnings)
+	}
+	sum := 0.0
+	for _, f := range r.Sobol.First {
+		sum += f.Value
+	}
+	for _, want := range []string{fmt.Sprintf("the first-order indices sum to %.2f", sum), "total-order indices fall below their first order",
+		"With 60 configurations for 15 parameters", "(k-1)/59", "rough ranking at best"} {
+		if sum <= 1 || !strings.Contains(r.SobolWarning, want) || !slices.Contains(r.Warnings, r.SobolWarning) {
+			t.Errorf("first orders summing to %.2f: caveat %q lacks %q (or is not among the warnings)", sum, r.SobolWarning, want)
+		}
+	}
+
+	// the whole recorded space: the indices stand (a few totals below first orders are
+	// the lower bounds' doing, as the note says)
+	if r := cut(rec.Evaluations); r.Sobol == nil || r.SobolWarning != "" {
+		t.Errorf("the whole recording: Sobol %v, caveat %q", r.Sobol != nil, r.SobolWarning)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
@@ -304,5 +307,37 @@ func TestSpacePageOfAnOptimumOfZero(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+}
+
+// The caveat on empirical Sobol indices that are no shares of the variance (a tuner's best
+// and worst configurations of a recorded GEMM space) stands in their section, folding the
+// indices away, not among the notes.
+func TestSobolOfADependentSampleIsFoldedWithItsCaveat(t *testing.T) {
+	rec, err := format.Open("../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := slices.DeleteFunc(slices.Clone(rec.Evaluations), func(e result.Evaluation) bool { return e.Failed() })
+	slices.SortStableFunc(ok, func(a, b result.Evaluation) int { return cmp.Compare(a.Objective, b.Objective) })
+	rec.Evaluations = append(ok[:30:30], ok[len(ok)-30:]...)
+	o := Options{Analysis: analysis.Defaults(), GraphNodes: 5}
+	o.Analysis.Bootstrap, o.Analysis.Landscape = 10, false
+	p, err := SpacePage(context.Background(), analysis.Input{Name: "gemm", Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := stdhtml.UnescapeString(b.String())
+	sec := html[strings.Index(html, "<h2>Sensitivity (Sobol indices)</h2>"):]
+	if !strings.Contains(sec, `class="callout warning">The empirical Sobol indices are not shares of the variance here: the first-order indices sum to`) ||
+		!strings.Contains(sec, "<details><summary>Show the indices of the sample anyway</summary>") {
+		t.Error("the Sobol section of a sample whose first orders sum above 1 has no caveat, or does not fold the indices away")
+	}
+	if n := strings.Count(html, "not shares of the variance"); n != 1 {
+		t.Errorf("the caveat is on the page %d times, want once (in its section, not the notes)", n)
 	}
 }

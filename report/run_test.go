@@ -131,7 +131,7 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 		"Best GB/s: 13.74 GB/s (time 87.336 ms), 6.87x better than the default configuration (2 GB/s) and 2.29x better than the median configuration evaluated (6 GB/s).",
 		"<td>default configuration</td><td class=\"wrap\">2 GB/s: unroll_factor=1, threads=1; the best is 6.87x better</td>",
 		"<td class=\"wrap\">5 of a budget of 5 evaluations, 5 successful</td>",
-		"<td class=\"wrap\">15 configurations (allowed by the restrictions)</td>",
+		"<td class=\"wrap\">15 configurations (the full product of the values; no restrictions)</td>",
 		"(median of its samples)",
 		`<th class="num">time (ms)</th>`,
 		"<td>finished</td>",

@@ -450,8 +450,9 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 	}
 
 	var secs []Section
-	if len(r.Warnings) > 0 {
-		secs = append(secs, Section{Title: "Notes", Text: r.Warnings})
+	// the caveat on the empirical indices stands in their section
+	if notes := slices.DeleteFunc(slices.Clone(r.Warnings), func(w string) bool { return w == r.SobolWarning }); len(notes) > 0 {
+		secs = append(secs, Section{Title: "Notes", Text: notes})
 	}
 	if a := r.Landscape; a != nil {
 		s := Section{Title: "Landscape"}
@@ -568,6 +569,10 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			s.Tables = append(s.Tables, pt)
 		}
 		s.Figures = append(s.Figures, take(so.prefix)...)
+		if sob == r.Sobol && r.SobolWarning != "" {
+			s.Callouts = append(s.Callouts, Callout{Warning, strings.ToUpper(r.SobolWarning[:1]) + r.SobolWarning[1:] + "."})
+			s.Collapsed = "Show the indices of the sample anyway"
+		}
 		secs = append(secs, s)
 	}
 	return secs, nil

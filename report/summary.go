@@ -34,7 +34,8 @@ type runFacts struct {
 	specPath  string        // the spec the run tuned, as recorded
 	spec      *spec.Spec    // that spec as its file reads now; nil when it cannot be read
 	specErr   error
-	spaceSize int // configurations the restrictions allow; 0 when unknown
+	spaceSize int    // configurations the restrictions allow (an import without them: it holds); 0 when unknown
+	spaceNote string // what spaceSize counts, for the settings table
 
 	ok      int     // successful evaluations
 	best    int     // index of the best evaluation; -1 when none succeeded
@@ -66,7 +67,23 @@ func factsOf(info store.RunInfo, rec *result.Recording) *runFacts {
 		f.specErr = err
 	}
 	if sp, err := expr.NewSpace(rec.Params, rec.Restrictions); err == nil {
-		f.spaceSize = sp.Len()
+		f.spaceSize, f.spaceNote = sp.Len(), "allowed by the restrictions"
+		if len(rec.Restrictions) == 0 {
+			f.spaceNote = "the full product of the values; no restrictions"
+		}
+	}
+	if info.Kind != store.KindTuning && len(rec.Restrictions) == 0 {
+		// A recording without restrictions (a Kernel Tuner cache) is its own space: the
+		// configurations it holds, as simulate and analyze take it.
+		seen := map[string]bool{}
+		for i := range rec.Evaluations {
+			seen[store.ConfigKey(rec.Evaluations[i].Config)] = true
+		}
+		f.spaceNote = "the recorded ones; the recording has no restrictions"
+		if full := f.spaceSize; full > len(seen) {
+			f.spaceNote = fmt.Sprintf("the recorded ones; the recording has no restrictions, and the full product of the values has %d", full)
+		}
+		f.spaceSize = len(seen)
 	}
 	var objs []float64
 	for i := range rec.Evaluations {
@@ -286,7 +303,7 @@ func (f *runFacts) resultTable() Table {
 	}
 	add("evaluations", ev)
 	if f.spaceSize > 0 {
-		add("space size", plural(f.spaceSize, "configuration", "configurations")+" (allowed by the restrictions)")
+		add("space size", plural(f.spaceSize, "configuration", "configurations")+" ("+f.spaceNote+")")
 	}
 	add("stopped", f.stop())
 	return t

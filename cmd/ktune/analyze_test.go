@@ -788,3 +788,28 @@ func TestAnalyzeCountsInTheSingular(t *testing.T) {
 		}
 	}
 }
+
+// A Kernel Tuner cache has no restrictions: the report of its import counts the space as
+// simulate and analyze do, the configurations it holds, and labels the full product.
+func TestReportOfAnImportCountsTheRecordedSpace(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", convolution, "--db", db); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	out := filepath.Join(dir, "r.html")
+	if stdout, errOut, code := ktune(t, "report", "1", "--db", db, "-o", out, "--bootstrap", "0", "--graph-nodes", "0"); code != 0 {
+		t.Fatalf("report: exit %d: %s %s", code, stdout, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data))
+	if want := "4362 configurations (the recorded ones; the recording has no restrictions, and the full product of the values has 10240)"; !strings.Contains(page, want) {
+		t.Errorf("report lacks %q", want)
+	}
+	if strings.Contains(page, "allowed by the restrictions") {
+		t.Error("the report of a recording without restrictions speaks of restrictions")
+	}
+}

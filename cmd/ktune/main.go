@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -168,7 +169,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		c := lookup(args[1])
 		if c == nil {
-			fmt.Fprintf(stderr, "ktune: no help for %q\n", args[1])
+			names := []string{"strategies"}
+			for t := range helpTopics {
+				names = append(names, t)
+			}
+			sort.Strings(names)
+			var cmds []string
+			for _, c := range commands {
+				if !c.hidden {
+					cmds = append(cmds, c.name)
+				}
+			}
+			hint := ""
+			if near := expr.Closest(args[1], append(slices.Clone(cmds), names...)); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			fmt.Fprintf(stderr, "ktune: no help for %q%s\ncommands: %s\ntopics: %s\n", args[1], hint, strings.Join(cmds, ", "), strings.Join(names, ", "))
 			return 2
 		}
 		args = []string{c.name, "--help"}

@@ -1448,3 +1448,19 @@ func TestInterruptedKernelCurvesMatchTheKernelTable(t *testing.T) {
 		t.Errorf("the report of the checkpoint does not count the kernel's 3 spaces")
 	}
 }
+
+// help of something unknown lists what there is, and suggests the nearest.
+func TestHelpOfAnUnknownTopicListsTheTopics(t *testing.T) {
+	_, errOut, code := ktune(t, "help", "reprot")
+	for _, want := range []string{`no help for "reprot"; did you mean "report"?`, "commands: analyze,", "topics: expressions, spec, strategies"} {
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stderr %q lacks %q", code, errOut, want)
+		}
+	}
+}
+
+func TestFirstLinesCountsOneLineSingular(t *testing.T) {
+	if got := firstLines("a\nb\nc\nd", 3); !strings.HasSuffix(got, "(1 more line: ktune export shows them all)") {
+		t.Errorf("firstLines: %q", got)
+	}
+}

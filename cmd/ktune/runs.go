@@ -32,8 +32,9 @@ evaluations succeeded reads as failed, as 'ktune report' calls it, and is also l
 by --status finished, its status in --json, where "failed" is true), kernel, device, strategy with its
 options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the number of
 evaluations stored (and how many succeeded), and the best successful objective value
-(with the configuration that reached it in --json). Filters match exactly. Nothing is
-written to the database.`,
+(with the configuration that reached it in --json). Filters match exactly. No run is
+changed; opening the database may fold its write-ahead log (the -wal file) into it, as
+SQLite does when it is read.`,
 		run: runRuns,
 	})
 }

@@ -326,7 +326,9 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if r.SpeedupOverMed != nil {
 		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), result.Unit(r.Objective))
 	}
-	if r.SpeedupOverDef != nil {
+	if r.SpeedupOverDef != nil && r.Evaluations == 1 {
+		fmt.Fprintf(w, "  the default is the only configuration evaluated\n")
+	} else if r.SpeedupOverDef != nil {
 		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), result.Unit(r.Objective))
 	}
 	if n := r.LackingMetrics; n > 0 {
@@ -354,7 +356,11 @@ func firstLines(s string, n int) string {
 	if len(lines) <= n {
 		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(%d more lines: ktune export shows them all)", len(lines)-n)
+	more := "lines"
+	if len(lines)-n == 1 {
+		more = "line"
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n(%d more %s: ktune export shows them all)", len(lines)-n, more)
 }
 
 // indent puts prefix before every line of s.
