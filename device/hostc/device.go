@@ -134,6 +134,10 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
 				wrapperFile, u.kernel, u.signature(), u.kernel)
 		}
+		if openMPMissing(log) {
+			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $CC to a compiler that has it\n",
+				strings.Join(d.tc.cc, " "))
+		}
 		return "", nil, &device.CompileError{Log: log, Err: err}
 	}
 	if err != nil {
@@ -199,4 +203,16 @@ func howEnded(exit *exec.ExitError) string {
 		return fmt.Sprintf("was killed by signal %s (%v)", unix.SignalName(sig), sig)
 	}
 	return fmt.Sprintf("exited with status %d", exit.ExitCode())
+}
+
+// openMPMissing reports whether a compiler's log says it cannot find OpenMP's runtime or
+// header: clang without libomp ("cannot find -lomp", "'omp.h' file not found"), gcc without
+// libgomp ("cannot find -lgomp", "omp.h: No such file").
+func openMPMissing(log string) bool {
+	for _, s := range []string{"cannot find -lomp", "cannot find -lgomp", "unable to find library -lomp", "'omp.h' file not found", "omp.h: No such file"} {
+		if strings.Contains(log, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -884,3 +884,27 @@ func TestWritesFurtherPastAnArrayFaultOnItsGuardPage(t *testing.T) {
 		t.Fatalf("the child ended with %v, want a crash of SIGSEGV; it printed:\n%s", err, out)
 	}
 }
+
+// A compiler without the OpenMP runtime (clang without libomp, as Debian installs it) fails
+// an OpenMP kernel with a linker message; the log then says what to install.
+func TestOpenMPWithoutItsRuntimeSaysWhatToInstall(t *testing.T) {
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("CC", clang)
+	d := openHost(t)
+	_, err = d.Compile(context.Background(), device.Source{Kernel: "k", Options: []string{"-fopenmp"},
+		Code: "#include <omp.h>\nvoid k(int *n) { *n = omp_get_max_threads(); }\n",
+		Params: []device.Param{{Name: "n", Type: "int32", Pointer: true}}})
+	if err == nil {
+		t.Skip("clang has the OpenMP runtime here")
+	}
+	var ce *device.CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+	}
+	if !strings.Contains(ce.Log, "lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang") {
+		t.Errorf("log %q: want what to install", ce.Log)
+	}
+}
