@@ -151,6 +151,17 @@ func createTemp(path string, perm fs.FileMode) (*os.File, error) {
 	return nil, &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("no unused temporary name in %s", dir)}
 }
 
+// Cause returns what to say of an error of Write for path after the name of the output:
+// the cause alone where the error is about path itself, else the whole error (about a
+// file a link leads to, or one of write's own).
+func Cause(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return pe.Err
+	}
+	return err
+}
+
 // unwrapPath returns a *fs.PathError's cause, so that the temporary name is not shown.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
