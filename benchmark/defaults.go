@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/strategy"
 )
 
@@ -108,13 +110,16 @@ func (d *Defaults) check() error {
 	return nil
 }
 
-// Save writes d as indented JSON.
+// Save writes d as indented JSON, whole or not at all (outfile.Write).
 func (d *Defaults) Save(path string) error {
 	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 }
 
 // For returns the options for a run of the given budget: those of the largest budget

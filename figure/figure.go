@@ -4,9 +4,11 @@ package figure
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/ktune/ktune/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -76,14 +78,10 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 	return files, nil
 }
 
+// writeCanvas writes a figure's file whole or not at all (outfile.Write).
 func writeCanvas(c vg.CanvasWriterTo, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
 		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ktune/ktune/internal/outfile"
 )
 
 // Page is one report: a title and sections of text, tables and figures.
@@ -180,27 +182,18 @@ func (p *Page) Write(w io.Writer) error {
 	return pageTemplate.Execute(w, p)
 }
 
-// WriteFile renders the page into a file, replacing it only once complete.
+// WriteFile renders the page into a file with outfile.Write: a regular file is replaced
+// only once the page is complete; a device, a FIFO or a symbolic link is written through.
 func (p *Page) WriteFile(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
+	var writeErr error
+	err := outfile.Write(path, func(w io.Writer) error {
+		writeErr = p.Write(w)
+		return writeErr
+	})
+	if err != nil && err == writeErr {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return err
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ktune/ktune/internal/outfile"
 )
 
 // Array is a NumPy array as a .npy file holds it: elements in C (row-major) order, stored
@@ -401,13 +403,5 @@ func WriteNPY(w io.Writer, a *Array) error {
 
 // WriteNPYFile writes a to a .npy file.
 func WriteNPYFile(path string, a *Array) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteNPY(f, a); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return outfile.Write(path, func(w io.Writer) error { return WriteNPY(w, a) })
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
@@ -704,11 +705,15 @@ func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string,
 	return nil
 }
 
+// writeBenchCSV writes the cells as CSV to the file of --csv.
 func writeBenchCSV(path string, cells []benchmark.Cell) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	if err := outfile.Write(path, func(f io.Writer) error { return writeCSVCells(f, cells) }); err != nil {
+		return fmt.Errorf("--csv %s: %w", path, outfile.Cause(err, path))
 	}
+	return nil
+}
+
+func writeCSVCells(f io.Writer, cells []benchmark.Cell) error {
 	w := csv.NewWriter(f)
 	w.Write([]string{"space", "strategy", "budget", "mean_fraction_of_optimum", "std_fraction_of_optimum", "mean_evaluations", "us_per_evaluation", "runs"})
 	for _, c := range cells {
@@ -717,9 +722,5 @@ func writeBenchCSV(path string, cells []benchmark.Cell) error {
 			strconv.FormatFloat(c.MicrosPerEvaluation, 'f', 3, 64), strconv.Itoa(len(c.Fractions))})
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return w.Error()
 }

@@ -3,15 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"sync"
 	"time"
+
+	"github.com/ktune/ktune/internal/outfile"
 )
 
 // checkpoint keeps a file up to date with the finished part of a long computation (a
 // benchmark's cells), so that a crash, a kill or a lost terminal loses at most the last
 // few seconds: the same command with --resume FILE continues from it. The file is
-// rewritten through a temporary file and a rename, so it is always whole, at most once per
+// rewritten through a temporary file and a rename (outfile.Write), so it is always whole, at most once per
 // interval, and once more at the end. A state that arrives within the interval of the last
 // write is written when the interval has passed, by a timer, not when the next state
 // arrives: a long cell after it would otherwise keep the cells before it out of the file.
@@ -95,12 +97,12 @@ func (c *checkpoint) writeLocked() {
 	data, err := json.MarshalIndent(c.pending, "", "  ")
 	c.pending = nil
 	if err == nil {
-		tmp := c.path + ".tmp"
-		if err = os.WriteFile(tmp, append(data, '\n'), 0o644); err == nil {
-			err = os.Rename(tmp, c.path)
-		}
+		err = outfile.Write(c.path, func(w io.Writer) error {
+			_, err := w.Write(append(data, '\n'))
+			return err
+		})
 	}
 	if err != nil && c.err == nil {
-		c.err = fmt.Errorf("--checkpoint %s: %w", c.path, err)
+		c.err = fmt.Errorf("--checkpoint %s: %w", c.path, outfile.Cause(err, c.path))
 	}
 }

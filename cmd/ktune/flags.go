@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
@@ -15,8 +16,8 @@ import (
 )
 
 // countValue is an int flag that refuses values below least at parse time, so that every
-// command says the same thing of a negative count (flag: invalid value "-1" for flag -n:
-// ...) instead of failing later, or not at all.
+// command says the same thing of a negative count (--n -1: want a number of ..., see
+// parseFlags) instead of failing later, or not at all.
 type countValue struct {
 	p     *int
 	least int
@@ -83,6 +84,39 @@ func (v shareValue) Set(s string) error {
 func share(fs *flag.FlagSet, name string, value float64, usage string) *float64 {
 	p := &value
 	fs.Var(shareValue{p}, name, usage)
+	return p
+}
+
+// durationValue is a time.Duration flag whose errors say what a duration looks like (the
+// flag package's own says "parse error" of a number without its unit) and that refuses a
+// negative one. Its usage should name it `duration` in backquotes, which PrintDefaults
+// shows as the value's name as it does for its own duration flags.
+type durationValue struct{ p *time.Duration }
+
+func (v durationValue) String() string {
+	if v.p == nil {
+		return time.Duration(0).String()
+	}
+	return v.p.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return errors.New("want a duration with its unit, such as 30s, 10m or 1h30m")
+	case d < 0:
+		return errors.New("want a duration of 0 (none) or more")
+	}
+	*v.p = d
+	return nil
+}
+
+// duration defines a duration flag of 0 or more, which takes values as durationValue
+// says, and returns its address.
+func duration(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
+	p := &value
+	fs.Var(durationValue{p}, name, usage)
 	return p
 }
 

@@ -223,3 +223,21 @@ func TestTheReadmeSaysWhichFormatsAreReadAndWritten(t *testing.T) {
 		}
 	}
 }
+
+// report -o - writes the page to standard output, and nothing else there, as export -o -
+// does (QA: it wrote a file named "-").
+func TestReportToStandardOutput(t *testing.T) {
+	db := storeRun(t, threeConfigs("time", false, 3, 2, 1))
+	dir := t.TempDir()
+	t.Chdir(dir)
+	out, errOut, code := ktune(t, "report", "1", "--db", db, "--bootstrap", "0", "--graph-nodes", "0", "-o", "-")
+	if code != 0 {
+		t.Fatalf("report -o -: exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(out), "</html>") {
+		t.Errorf("standard output is not the page alone: %.100q ... %.100q", out, out[max(0, len(out)-100):])
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}

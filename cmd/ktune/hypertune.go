@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/strategy"
 )
@@ -200,7 +201,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		d := res.Defaults()
 		d.Mode, d.Fitness = mode.String(), fitness.String()
 		if err := d.Save(outPath); err != nil {
-			return err
+			return fmt.Errorf("--out %s: %w", outPath, outfile.Cause(err, outPath))
 		}
 		path = outPath
 	}

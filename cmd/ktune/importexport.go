@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 	_ "github.com/ktune/ktune/store/sqlite" // the default store
@@ -387,33 +387,17 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	return writeAtomically(*outPath, func(w io.Writer) error { return f.Write(w, rec) })
 }
 
-// writeAtomically writes a file through a temporary file beside it, renamed into place
-// only when write succeeds, so that a failed export leaves neither a half-written file
-// nor the temporary one behind.
-func writeAtomically(path string, write func(io.Writer) error) (err error) {
-	file, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
+// writeAtomically writes an output file with outfile.Write: a regular file is replaced
+// only when write succeeds, so that a failed export leaves neither a half-written file nor
+// a temporary one behind, and a device, a FIFO or a symbolic link is written through.
+func writeAtomically(path string, write func(io.Writer) error) error {
+	var writeErr error
+	err := outfile.Write(path, func(w io.Writer) error {
+		writeErr = write(w)
+		return writeErr
+	})
+	if err != nil && err != writeErr {
+		return fmt.Errorf("-o %s: %w", path, outfile.Cause(err, path))
 	}
-	if err := file.Chmod(0o644); err != nil { // as os.Create would make it, not 0600
-		file.Close()
-		os.Remove(file.Name())
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			file.Close()
-			os.Remove(file.Name())
-		}
-	}()
-	if err := write(file); err != nil {
-		return err
-	}
-	if err := file.Close(); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := os.Rename(file.Name(), path); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	return nil
+	return err
 }

@@ -11,8 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -253,7 +255,7 @@ func parseFlags(env *cliEnv, c *command, fs *flag.FlagSet, args []string) ([]str
 				return nil, err
 			}
 			fmt.Fprintf(env.stderr, "ktune %s: %v\nUsage: ktune %s %s\nRun 'ktune %s --help' for every flag.\n",
-				c.name, err, c.name, firstLine(c.usage), c.name)
+				c.name, flagError(err), c.name, firstLine(c.usage), c.name)
 			return nil, errUsage
 		}
 		args = fs.Args()
@@ -263,6 +265,37 @@ func parseFlags(env *cliEnv, c *command, fs *flag.FlagSet, args []string) ([]str
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// invalidValue and invalidBool match the flag package's errors for a value a flag refused.
+var (
+	invalidValue = regexp.MustCompile(`(?s)^invalid value ("(?:[^"\\]|\\.)*") for flag -([^:]+): (.*)$`)
+	invalidBool  = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -([^:]+): parse error$`)
+)
+
+// flagError says a value a flag refused as the other usage errors do, "--time 5: want a
+// duration ...", rather than as the flag package does, `invalid value "5" for flag -time:
+// ...`; other errors are returned as they are.
+func flagError(err error) error {
+	m := invalidValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		if m = invalidBool.FindStringSubmatch(err.Error()); m == nil {
+			return err
+		}
+		m = append(m, "want true or false (or the flag alone for true)")
+	}
+	value, uerr := strconv.Unquote(m[1])
+	if uerr != nil {
+		return err
+	}
+	if value == "" || strings.ContainsAny(value, " \t\n\"'\\") {
+		value = m[1]
+	}
+	dashes := "--"
+	if len(m[2]) == 1 {
+		dashes = "-"
+	}
+	return fmt.Errorf("%s%s %s: %s", dashes, m[2], value, m[3])
 }
 
 func usageErr(env *cliEnv, c *command, format string, a ...any) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all" // registers every result format
+	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -62,6 +63,9 @@ func recordedSpace(rec *result.Recording) (*space.Space, error) {
 // checkOutputs makes sure that each named output (a file, or with dir a folder) can be
 // written before a long computation starts, creating the folders it needs, so that an
 // hour of benchmark is not lost to a typo in --csv at the end. Empty paths are skipped.
+// A file is checked where outfile.Write will write it: where its symbolic links lead; a
+// device or a FIFO there is written in place, so it is not checked (opening a FIFO would
+// wait for its reader).
 func checkOutputs(outputs ...output) error {
 	for _, o := range outputs {
 		if o.path == "" {
@@ -69,10 +73,16 @@ func checkOutputs(outputs ...output) error {
 		}
 		dir := o.path
 		if !o.dir {
-			if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
+			target, fi, err := outfile.Target(o.path)
+			switch {
+			case err != nil:
+				return fmt.Errorf("%s %s: %w", o.flag, o.path, outfile.Cause(err, o.path))
+			case fi != nil && fi.IsDir():
 				return fmt.Errorf("%s %s: is a folder, want a file", o.flag, o.path)
+			case fi != nil && !fi.Mode().IsRegular():
+				continue
 			}
-			dir = filepath.Dir(o.path)
+			dir = filepath.Dir(target)
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)

@@ -52,7 +52,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("report")
 	fs := newFlags(env, c)
 	runID := fs.String("run", "", "report this run of the results database (a bare RUN names a file when one of that name exists)")
-	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html)")
+	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html; -: standard output)")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
 	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")
@@ -97,8 +97,11 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if o.Analysis.Neighbourhood, err = space.ParseNeighbourhood(*nbName); err != nil || o.Analysis.Neighbourhood == space.StrictlyAdjacent {
 		return usageErr(env, c, "--neighbourhood %q: want adjacent or Hamming", *nbName)
 	}
-	if err := checkOutputs(output{"-o", *out, false}); err != nil {
-		return err
+	toStdout := *out == "-"
+	if !toStdout {
+		if err := checkOutputs(output{"-o", *out, false}); err != nil {
+			return err
+		}
 	}
 	var arg string
 	id, isRun := int64(0), false
@@ -145,6 +148,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 		name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(arg, ".gz"), ".json"), ".JSON")
+	}
+	if toStdout { // the page alone, for a pipe
+		return page.Write(env.stdout)
 	}
 	path := *out
 	if path == "" {

@@ -117,7 +117,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := count(fs, "budget", 100, 0, "evaluations", "evaluations per run (0: none)")
-	timeLimit := fs.Duration("time-limit", 0, "simulated time per run, e.g. 30s (0: none)")
+	timeLimit := duration(fs, "time-limit", 0, "simulated time per run, a `duration` such as 30s (0: none)")
 	within := share(fs, "within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95 (0: never)")
 	repeats := count(fs, "repeats", 100, 1, "runs", "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
@@ -136,9 +136,6 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	maximize, err := direction()
 	if err != nil {
 		return usageErr(env, c, "%v", err)
-	}
-	if *timeLimit < 0 {
-		return usageErr(env, c, "--time-limit %v: want a duration of 0 (none) or more", *timeLimit)
 	}
 	mode, err := simulator.ParseMode(*modeName)
 	if err != nil {

@@ -167,7 +167,7 @@ func TestSpaceRefusesAGroupPastSpaceMemory(t *testing.T) {
 	check("--space-memory 64MiB", "--space-memory", "64MiB")
 	t.Setenv("KTUNE_SPACE_MEMORY", "64MiB")
 	check("$KTUNE_SPACE_MEMORY=64MiB")
-	if _, errOut, code := ktune(t, "space", "count", path, "--space-memory", "0"); code != 2 || !strings.Contains(errOut, "space-memory: want a size above 0") {
+	if _, errOut, code := ktune(t, "space", "count", path, "--space-memory", "0"); code != 2 || !strings.Contains(errOut, "--space-memory 0: want a size above 0") {
 		t.Errorf("--space-memory 0: exit %d, %s", code, errOut)
 	}
 	t.Setenv("KTUNE_SPACE_MEMORY", "lots")

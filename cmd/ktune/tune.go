@@ -91,7 +91,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := count(fs, "budget", 0, 0, "configurations", "unique configurations to evaluate (0: no limit unless --time)")
-	limit := fs.Duration("time", 0, "wall-clock time limit, e.g. 10m (0: none)")
+	limit := duration(fs, "time", 0, "wall-clock time limit, a `duration` such as 10m (0: none)")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
@@ -110,9 +110,6 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
-	}
-	if *limit < 0 {
-		return usageErr(env, c, "--time %v: want a duration of 0 (none) or more", *limit)
 	}
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)

@@ -1,0 +1,158 @@
+package outfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func text(s string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	}
+}
+
+// names returns the names in dir, to see that no temporary file is left there.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, e := range entries {
+		s = append(s, e.Name())
+	}
+	return s
+}
+
+func TestWriteNewAndExisting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := Write(path, text("one")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0666 less the umask, as os.Create gives
+	probe := filepath.Join(t.TempDir(), "probe")
+	pf, err := os.Create(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf.Close()
+	pfi, _ := os.Stat(probe)
+	if fi.Mode().Perm() != pfi.Mode().Perm() {
+		t.Errorf("new file mode %v, os.Create gives %v", fi.Mode().Perm(), pfi.Mode().Perm())
+	}
+
+	// an existing file keeps its permission bits
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, text("two")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after rewrite: %v, want 0600", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(path); string(b) != "two" {
+		t.Errorf("content %q", b)
+	}
+
+	// a failed write leaves the old content and no temporary file
+	boom := errors.New("boom")
+	err = Write(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("error %v, want write's own", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "two" {
+		t.Errorf("content after a failed write %q", b)
+	}
+	if got := names(t, dir); len(got) != 1 || got[0] != "out.json" {
+		t.Errorf("files left: %v", got)
+	}
+
+	// a relative path in the working folder
+	t.Chdir(dir)
+	if err := Write("rel.txt", text("r")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "rel.txt")); string(b) != "r" {
+		t.Errorf("relative path: %q", b)
+	}
+}
+
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(sub, "real.html")
+	if err := os.WriteFile(target, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(target, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	// a chain: link1 -> link2 (relative) -> sub/real.html
+	if err := os.Symlink("sub/real.html", filepath.Join(dir, "link2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "link2"), filepath.Join(dir, "link1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(dir, "link1"), text("new")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"link1", "link2"} {
+		if fi, err := os.Lstat(filepath.Join(dir, l)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link: %v %v", l, fi, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target content %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Errorf("target mode %v, want 0640", fi.Mode().Perm())
+	}
+	if got := names(t, sub); len(got) != 1 {
+		t.Errorf("files left beside the target: %v", got)
+	}
+
+	// a dangling link creates its target, as os.Create would
+	if err := os.Symlink("sub/made.txt", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(dir, "dangling"), text("made")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sub, "made.txt")); string(b) != "made" {
+		t.Errorf("dangling link's target %q", b)
+	}
+
+	// a loop is an error, not a hang
+	os.Symlink("loop2", filepath.Join(dir, "loop1"))
+	os.Symlink("loop1", filepath.Join(dir, "loop2"))
+	if err := Write(filepath.Join(dir, "loop1"), text("x")); err == nil {
+		t.Error("a loop of links was written")
+	}
+}
+
+func TestWriteFolder(t *testing.T) {
+	dir := t.TempDir()
+	err := Write(dir, text("x"))
+	if err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("writing a folder: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+//go:build unix
+
+package outfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO is written into, not replaced: its reader gets the data.
+func TestWriteFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- "open: " + err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	// also through a link to it
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("pipe", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, text("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "through the pipe" {
+			t.Errorf("reader got %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader got nothing")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi, err)
+	}
+	if got := names(t, dir); len(got) != 2 {
+		t.Errorf("files: %v", got)
+	}
+}
+
+// A device node (made here, a null device, where the test may make one) is written into,
+// not replaced.
+func TestWriteDevice(t *testing.T) {
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "mynull")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // Linux's 1:3
+		if errors.Is(err, syscall.EPERM) {
+			t.Skip("mknod needs privileges here")
+		}
+		t.Skip("mknod:", err)
+	}
+	if err := Write(dev, text("discarded")); err != nil {
+		// a file system mounted nodev refuses to open it, which is no replacement either
+		t.Logf("writing the device: %v", err)
+	}
+	fi, err := os.Lstat(dev)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the device node was replaced: %v %v", fi, err)
+	}
+	if got := names(t, dir); len(got) != 1 {
+		t.Errorf("files: %v", got)
+	}
+}
