@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/tuner"
 )
 
 func init() {
@@ -41,24 +41,24 @@ SQLite does when it is read.`,
 
 // runSummary is one line of 'ktune runs', and its JSON.
 type runSummary struct {
-	ID          int64                  `json:"id"`
-	Kind        store.RunKind          `json:"kind"`
-	Status      store.RunStatus        `json:"status"`
-	Kernel      string                 `json:"kernel"`
-	Device      string                 `json:"device"`
-	Strategy    string                 `json:"strategy,omitempty"`
-	Options     map[string]any         `json:"strategy_options,omitempty"`
-	Seed        uint64                 `json:"seed,omitempty"`
-	Source      string                 `json:"source,omitempty"`
-	Objective   string                 `json:"objective"`
-	Maximize    bool                   `json:"maximize"`
-	Started     time.Time              `json:"started"`
-	Finished    *time.Time             `json:"finished,omitempty"`
-	Evaluations int                    `json:"evaluations"`
-	Succeeded   int                    `json:"succeeded"`
-	Failed      bool                   `json:"failed,omitempty"` // finished, with evaluations, none of them successful
-	Best        *float64               `json:"best,omitempty"`
-	BestConfig  map[string]space.Value `json:"best_configuration,omitempty"`
+	ID          int64           `json:"id"`
+	Kind        store.RunKind   `json:"kind"`
+	Status      store.RunStatus `json:"status"`
+	Kernel      string          `json:"kernel"`
+	Device      string          `json:"device"`
+	Strategy    string          `json:"strategy,omitempty"`
+	Options     map[string]any  `json:"strategy_options,omitempty"`
+	Seed        uint64          `json:"seed,omitempty"`
+	Source      string          `json:"source,omitempty"`
+	Objective   string          `json:"objective"`
+	Maximize    bool            `json:"maximize"`
+	Started     time.Time       `json:"started"`
+	Finished    *time.Time      `json:"finished,omitempty"`
+	Evaluations int             `json:"evaluations"`
+	Succeeded   int             `json:"succeeded"`
+	Failed      bool            `json:"failed,omitempty"` // finished, with evaluations, none of them successful
+	Best        *float64        `json:"best,omitempty"`
+	BestConfig  tuner.Config    `json:"best_configuration,omitzero"` // in the parameters' order
 }
 
 func runRuns(ctx context.Context, env *cliEnv, args []string) error {
@@ -184,9 +184,9 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 		v := best.Objective
 		s.Best = &v
 		if sp, err := st.Space(ctx, r.SpaceID); err == nil && len(sp.Params) == len(best.Config) {
-			s.BestConfig = map[string]space.Value{}
-			for p, val := range best.Config {
-				s.BestConfig[sp.Params[p].Name] = val
+			s.BestConfig = tuner.Config{Values: best.Config}
+			for _, p := range sp.Params {
+				s.BestConfig.Names = append(s.BestConfig.Names, p.Name)
 			}
 		}
 	}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/format"
 )
 
 // ktune runs lists what a database holds: ids to pass to the other commands, the kind,
@@ -136,5 +140,41 @@ func TestRunsCallARunWhereEverythingFailedFailed(t *testing.T) {
 	}
 	if out, _, _ := ktune(t, "runs", "--db", db, "--status", "finished"); strings.Count(strings.TrimSpace(out), "\n") != 2 {
 		t.Errorf("--status finished does not list both:\n%s", out)
+	}
+}
+
+// runs --json gives the best configuration's parameters in the recording's order, as
+// every other output does, not sorted as a map would have them.
+func TestRunsKeepsTheParameterOrder(t *testing.T) {
+	const milo = "../../testdata/benchmark_hub/convolution_milo/A100.json.gz"
+	rec, err := format.Open(milo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "k.db")
+	if _, errOut, code := ktune(t, "import", milo, "--db", db); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	out, _, _ := ktune(t, "runs", "--db", db, "--json")
+	var raw []struct {
+		Best json.RawMessage `json:"best_configuration"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil || len(raw) == 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw[0].Best))
+	var keys []string
+	for tok, err := dec.Token(); err == nil; tok, err = dec.Token() {
+		if k, ok := tok.(string); ok && dec.More() {
+			keys = append(keys, k)
+			dec.Token() // its value
+		}
+	}
+	var want []string
+	for _, p := range rec.Params {
+		want = append(want, p.Name)
+	}
+	if !slices.Equal(keys, want) || slices.IsSorted(want) {
+		t.Errorf("best configuration's keys %v, want the recording's order %v (not sorted)", keys, want)
 	}
 }
