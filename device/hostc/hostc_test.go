@@ -895,7 +895,7 @@ func TestOpenMPWithoutItsRuntimeSaysWhatToInstall(t *testing.T) {
 	t.Setenv("CC", clang)
 	d := openHost(t)
 	_, err = d.Compile(context.Background(), device.Source{Kernel: "k", Options: []string{"-fopenmp"},
-		Code: "#include <omp.h>\nvoid k(int *n) { *n = omp_get_max_threads(); }\n",
+		Code:   "#include <omp.h>\nvoid k(int *n) { *n = omp_get_max_threads(); }\n",
 		Params: []device.Param{{Name: "n", Type: "int32", Pointer: true}}})
 	if err == nil {
 		t.Skip("clang has the OpenMP runtime here")
