@@ -440,8 +440,31 @@ func settingsText(raw json.RawMessage) string {
 	}
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v, _ := json.Marshal(m[k])
-		kv = append(kv, k+": "+strings.Trim(string(v), `"`))
+		kv = append(kv, strings.ReplaceAll(k, "_", " ")+": "+settingValue(m[k]))
 	}
 	return strings.Join(kv, ", ")
+}
+
+// settingValue writes a setting's value as text: an object as its members, "name value"
+// separated by semicolons in brackets (a run's input fingerprints: the spec, the kernel
+// source, the device software), a list by commas, a string as it is, anything else as JSON.
+func settingValue(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			kv = append(kv, k+" "+settingValue(v[k]))
+		}
+		return "(" + strings.Join(kv, "; ") + ")"
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = settingValue(e)
+		}
+		return strings.Join(parts, ", ")
+	case string:
+		return v
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
