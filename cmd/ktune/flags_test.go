@@ -20,6 +20,9 @@ func TestFlagValueErrors(t *testing.T) {
 		{[]string{"simulate", pnpoly, "--time-limit", "-3s"}, "--time-limit -3s: want a duration of 0 (none) or more"},
 		{[]string{"simulate", pnpoly, "--budget", "x"}, "--budget x: want a whole number of evaluations"},
 		{[]string{"simulate", pnpoly, "--json=maybe"}, "--json maybe: want true or false"},
+		{[]string{"simulate", pnpoly, "--seed", "-3"}, "--seed -3: want a whole number, 0 or more\n"},
+		{[]string{"simulate", pnpoly, "--seed", "99999999999999999999999"}, "--seed 99999999999999999999999: out of range: want a whole number, 0 or more, within 64 bits\n"},
+		{[]string{"analyze", pnpoly, "--pagerank-tol", "abc"}, "--pagerank-tol abc: want a number, such as 0.5 or 1e-6\n"},
 	} {
 		_, errOut, code := ktune(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -255,7 +255,7 @@ func parseFlags(env *cliEnv, c *command, fs *flag.FlagSet, args []string) ([]str
 				return nil, err
 			}
 			fmt.Fprintf(env.stderr, "ktune %s: %v\nUsage: ktune %s %s\nRun 'ktune %s --help' for every flag.\n",
-				c.name, flagError(err), c.name, firstLine(c.usage), c.name)
+				c.name, flagError(fs, err), c.name, firstLine(c.usage), c.name)
 			return nil, errUsage
 		}
 		args = fs.Args()
@@ -275,8 +275,9 @@ var (
 
 // flagError says a value a flag refused as the other usage errors do, "--time 5: want a
 // duration ...", rather than as the flag package does, `invalid value "5" for flag -time:
-// ...`; other errors are returned as they are.
-func flagError(err error) error {
+// ...`; the flag package's bare "parse error" of a number says what number fs's flag
+// wants; other errors are returned as they are.
+func flagError(fs *flag.FlagSet, err error) error {
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		if m = invalidBool.FindStringSubmatch(err.Error()); m == nil {
@@ -291,11 +292,41 @@ func flagError(err error) error {
 	if value == "" || strings.ContainsAny(value, " \t\n\"'\\") {
 		value = m[1]
 	}
+	if reason := m[3]; reason == "parse error" || reason == "value out of range" {
+		m[3] = numberWanted(fs.Lookup(m[2]), reason)
+	}
 	dashes := "--"
 	if len(m[2]) == 1 {
 		dashes = "-"
 	}
 	return fmt.Errorf("%s%s %s: %s", dashes, m[2], value, m[3])
+}
+
+// numberWanted says what number the flag f wants, for the flag package's reason (parse
+// error, value out of range), by the type of its value.
+func numberWanted(f *flag.Flag, reason string) string {
+	if f == nil {
+		return reason
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return reason
+	}
+	what := ""
+	switch g.Get().(type) {
+	case uint, uint64:
+		what = "a whole number, 0 or more"
+	case int, int64:
+		what = "a whole number"
+	case float64:
+		what = "a number, such as 0.5 or 1e-6"
+	default:
+		return reason
+	}
+	if reason == "value out of range" {
+		return "out of range: want " + what + ", within 64 bits"
+	}
+	return "want " + what
 }
 
 func usageErr(env *cliEnv, c *command, format string, a ...any) error {
