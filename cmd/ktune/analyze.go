@@ -141,7 +141,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.plot, "plot", "", "write the figures (SVG and PNG) into this directory")
 	countVar(fs, &f.graphNodes, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
-	fs.BoolVar(&f.progress, "progress", false, "show progress even when standard error is not a terminal")
+	fs.BoolVar(&f.progress, "progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return err

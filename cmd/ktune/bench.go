@@ -128,7 +128,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	plotDir := fs.String("plot", "", "write figures (SVG and PNG) into this directory: fraction of optimum against budget per space, and win heat maps")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
-	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
 	direction := directionFlags(fs)

@@ -85,7 +85,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
-	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	resume := fs.String("resume", "", "take the cells an earlier 'ktune hypertune --json' output or --checkpoint file already has from this file instead of running them again")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
 	direction := directionFlags(fs)

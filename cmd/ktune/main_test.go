@@ -576,7 +576,7 @@ type cancelAt struct {
 }
 
 func (c *cancelAt) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(string(p), "\r") {
+	for _, line := range strings.FieldsFunc(string(p), func(r rune) bool { return r == '\r' || r == '\n' }) {
 		for _, part := range strings.Split(line, ", ") { // "N/M evaluations, ETA T, C/D cells"
 			var done, total int
 			if _, err := fmt.Sscanf(part, "%d/%d cells", &done, &total); err == nil && done >= c.cells {
@@ -1179,7 +1179,7 @@ type cancelAtRuns struct {
 }
 
 func (c *cancelAtRuns) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(string(p), "\r") {
+	for _, line := range strings.FieldsFunc(string(p), func(r rune) bool { return r == '\r' || r == '\n' }) {
 		var done, total int
 		if _, err := fmt.Sscanf(strings.TrimSpace(line), "%d/%d runs", &done, &total); err == nil && done >= c.runs {
 			c.cancel()

@@ -5,9 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,8 +29,9 @@ type progress struct {
 	// terminal says w is a terminal: lines are cut to its width and cleared to its end
 	terminal bool
 	// width is the terminal's width when known; 0 asks the terminal at each line
-	width  int
-	length int // the length of the line shown, which a shorter one must overwrite
+	width int
+	// lineAt is when the last line was written where w is not a terminal
+	lineAt time.Time
 }
 
 func newProgress(w io.Writer, what string) *progress {
@@ -57,10 +56,25 @@ func (p *progress) update(done, total int, info string) {
 	}
 	etaText := "?"
 	if eta >= 0 {
-		etaText = eta.Round(100 * time.Millisecond).String()
+		etaText = formatETA(eta)
 	}
 	// the ETA before the information, which may be long and is cut first
-	p.show(fmt.Sprintf("%d/%d %s, ETA %s, %s", done, total, p.what, etaText, info))
+	p.show(fmt.Sprintf("%d/%d %s, ETA %s, %s", done, total, p.what, etaText, info), done >= total)
+}
+
+// formatETA is a time left in steady units: whole seconds under an hour (at least 1s
+// until it is 0), whole minutes beyond, so that the figure does not jump between ms, tenths
+// and seconds from one line to the next.
+func formatETA(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return "1s"
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
 }
 
 // fraction shows progress as a fraction of the whole (0 to 1), with the time left
@@ -74,17 +88,23 @@ func (p *progress) fraction(done float64, info string) {
 	p.last = now
 	eta := "?"
 	if left := float64(el) / done * (1 - done); done > 0 && left < float64(10000*time.Hour) {
-		eta = time.Duration(left).Round(time.Second).String()
+		eta = formatETA(time.Duration(left))
 	} else if done > 0 {
 		eta = "over 10000h"
 	}
-	p.show(fmt.Sprintf("%.3g%% %s, ETA %s, %s", 100*done, p.what, eta, info))
+	p.show(fmt.Sprintf("%.3g%% %s, ETA %s, %s", 100*done, p.what, eta, info), done >= 1)
 }
 
-// show writes line over the one shown before: on a terminal cut to one column less than
+// fileLineEvery is how often a progress line is written where standard error is not a
+// terminal (a log file, CI): each a line of its own, so that the log reads and greps line
+// by line, and no more often than this, so that it does not swell.
+const fileLineEvery = time.Second
+
+// show writes line over the one shown before on a terminal, cut to one column less than
 // its width (a line that fills the last column wraps in some terminals) and cleared to the
-// end; elsewhere padded with spaces over a longer line before it.
-func (p *progress) show(line string) {
+// end; elsewhere as a line of its own, at most every fileLineEvery unless it is the last
+// (final).
+func (p *progress) show(line string, final bool) {
 	if p.terminal {
 		width := p.width
 		if width == 0 {
@@ -95,9 +115,12 @@ func (p *progress) show(line string) {
 		}
 		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 	} else {
-		n := utf8.RuneCountInString(line)
-		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(p.length-n, 0)))
-		p.length = n
+		now := time.Now()
+		if p.shown && !final && now.Sub(p.lineAt) < fileLineEvery {
+			return
+		}
+		p.lineAt = now
+		fmt.Fprintln(p.w, line)
 	}
 	p.shown = true
 }
@@ -133,8 +156,9 @@ func terminalWidth(w io.Writer) int {
 	return n
 }
 
+// finish ends the line shown on a terminal; elsewhere every line has ended already.
 func (p *progress) finish() {
-	if p.shown {
+	if p.shown && p.terminal {
 		fmt.Fprintln(p.w)
 	}
 }

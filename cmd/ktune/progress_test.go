@@ -39,17 +39,21 @@ func TestProgressLineIsCutToTheTerminalWidth(t *testing.T) {
 	}
 }
 
-// Where standard error is not a terminal (--progress into a file) no escape codes are
-// written: a shorter line is padded with spaces over the longer one before it.
-func TestProgressOffATerminalPadsOverTheLongerLine(t *testing.T) {
+// Where standard error is not a terminal (--progress into a log file, CI) each update is a
+// line of its own, without escape codes or carriage returns, at most every fileLineEvery
+// but for the last.
+func TestProgressOffATerminalWritesLines(t *testing.T) {
 	var buf bytes.Buffer
 	p := &progress{w: &buf, what: "evaluated", start: time.Now()}
-	p.update(1, 2, "best 10.25 ms at a=1")
-	buf.Reset()
-	p.update(2, 2, "best 1 ms at a=2")
-	want := "\r2/2 evaluated, ETA 0s, best 1 ms at a=2    "
-	if buf.String() != want {
-		t.Errorf("line %q, want %q", buf.String(), want)
+	p.update(1, 3, "best 10.25 ms at a=1")
+	p.last = time.Time{} // not held back as too soon after the last
+	p.update(2, 3, "best 2 ms at a=3")
+	p.last = time.Time{}
+	p.update(3, 3, "best 1 ms at a=2")
+	p.finish()
+	want := "1/3 evaluated, ETA 1s, best 10.25 ms at a=1\n3/3 evaluated, ETA 0s, best 1 ms at a=2\n"
+	if got := buf.String(); got != want {
+		t.Errorf("lines %q, want %q (the second within a second of the first)", got, want)
 	}
 }
 

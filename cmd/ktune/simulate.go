@@ -127,7 +127,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "replay this imported run from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
-	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	direction := directionFlags(fs)
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {

@@ -99,7 +99,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	noPre := fs.Bool("no-precompile", false, "do not compile upcoming configurations ahead of time")
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
-	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal")
+	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return usageErr(env, c, "%v", err)

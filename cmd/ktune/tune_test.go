@@ -1279,7 +1279,7 @@ func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
 			rep.Run, rep.Evaluations, n, rep.Resumed, rep.Measured, rep.BestObjective, best8)
 	}
 	var first string
-	for _, line := range strings.Split(errOut, "\r") {
+	for _, line := range strings.FieldsFunc(errOut, func(r rune) bool { return r == '\r' || r == '\n' }) {
 		if strings.Contains(line, " evaluated, ETA ") {
 			first = line
 			break
