@@ -88,8 +88,8 @@ Parameters (seed 004), over the successful configurations:
   undefined, which a warning says.
 
 An input that cannot be read or analysed (a corrupt file, no successful configuration) is
-reported on standard error and the others are analysed and printed; the exit status is then
-1, as for 'ktune import'. A file is named by its folder and file, as 'ktune bench' names it
+reported on standard error (and with --json under "errors", with why) and the others are
+analysed and printed; the exit status is then 1, as for 'ktune import'. A file is named by its folder and file, as 'ktune bench' names it
 (kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
 
 A bare number is a run id unless a file of that name exists; when both could be meant,
@@ -235,9 +235,15 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// one input that cannot be read or analysed does not cost the others
 	var failed []string
+	type inputError struct {
+		Input string `json:"input"`
+		Error string `json:"error"`
+	}
+	var inputErrors []inputError // for --json: which inputs failed, and why
 	for _, err := range unread {
 		fmt.Fprintf(env.stderr, "ktune analyze: %v\n", err)
 		failed = append(failed, inputOf(err))
+		inputErrors = append(inputErrors, inputError{inputOf(err), err.Error()})
 	}
 	total := len(inputs) + len(unread)
 	for i, in := range inputs {
@@ -257,6 +263,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			fmt.Fprintf(env.stderr, "ktune analyze: %s\n", msg)
 			failed = append(failed, in.Name)
+			inputErrors = append(inputErrors, inputError{in.Name, msg})
 			continue
 		}
 		results = append(results, r)
@@ -292,9 +299,10 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if f.jsonOut {
 		if err := writeJSON(env, struct {
 			Results    []*analysis.Result    `json:"results"`
+			Errors     []inputError          `json:"errors,omitempty"` // the inputs that could not be read or analysed
 			Difficulty []analysis.Difficulty `json:"difficulty,omitempty"`
 			Figures    []string              `json:"figures,omitempty"`
-		}{results, difficulty, figures}); err != nil {
+		}{results, inputErrors, difficulty, figures}); err != nil {
 			return err
 		}
 		return errFailed

@@ -627,6 +627,13 @@ func TestAnalyzeGoesOnPastAnUnreadableFileAndRefusesTwoOfOneName(t *testing.T) {
 	if len(got.Results) != 1 || got.Results[0].Name != "kerneltuner_pnpoly/RTX_2080_Ti" {
 		t.Errorf("results %+v: want the readable space analysed", got.Results)
 	}
+	var errs struct {
+		Errors []struct{ Input, Error string } `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &errs); err != nil || len(errs.Errors) != 1 || errs.Errors[0].Input != bad ||
+		!strings.Contains(errs.Errors[0].Error, "unknown file format") {
+		t.Errorf("errors %+v (%v): want the unreadable file and why", errs.Errors, err)
+	}
 
 	data, err := os.ReadFile(pnpoly)
 	if err != nil {
