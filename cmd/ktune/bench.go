@@ -233,8 +233,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		if ctx.Err() == nil {
 			return err
 		}
-		interrupted = fmt.Errorf("interrupted after %d of %d cells (%w)", len(cells),
-			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets), ctx.Err())
+		interrupted = interruption(ctx, "interrupted after %d of %d cells", len(cells),
+			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets))
 		if len(cells) > 0 {
 			interrupted = fmt.Errorf("%w; the results are of those", interrupted)
 		}

@@ -89,6 +89,22 @@ func notifyStop(parent context.Context) (ctx context.Context, stop func()) {
 	}
 }
 
+// interruptedError says what an interruption left ("interrupted after 24 of 300 runs") and
+// is ctx's error underneath, for the exit status, without Go's "context canceled" in the
+// message.
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// interruption is the interruptedError of ctx, cancelled, with the message format gives.
+func interruption(ctx context.Context, format string, a ...any) error {
+	return &interruptedError{msg: fmt.Sprintf(format, a...), err: ctx.Err()}
+}
+
 // interruptedStatus is the exit status of a command that ctx's cancellation ended: 128
 // plus the signal's number, as a shell reports a process that the signal killed (130 for
 // Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); 130 when no signal is known.

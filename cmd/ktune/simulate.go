@@ -206,7 +206,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		if ctx.Err() == nil {
 			return err
 		}
-		interrupted = fmt.Errorf("interrupted after %d of %d runs (%w)", len(sum.Runs), *repeats, ctx.Err())
+		interrupted = interruption(ctx, "interrupted after %d of %d runs", len(sum.Runs), *repeats)
 		if len(sum.Runs) > 0 {
 			interrupted = fmt.Errorf("%w; the summary is of those", interrupted)
 		}
