@@ -88,7 +88,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 		// with no correlation defined (a constant objective) there is nothing to draw, and
 		// the figure would call every parameter constant
 		if slices.ContainsFunc(r.Significance, func(c sensitivity.Correlation) bool { return !math.IsNaN(c.Pearson) }) {
-			f, err := plotSignificance(r.Significance, r.Objective, r.Maximize, dir, "significance-"+base)
+			f, err := plotSignificance(r.Significance, r.Objective, r.Maximize, r.Name, dir, "significance-"+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: significance figure: %w", r.Name, err)
 			}
@@ -101,7 +101,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			if s.s == nil {
 				continue
 			}
-			f, err := plotSensitivity(s.s, constantIn(r.Significance), dir, s.name+base)
+			f, err := plotSensitivity(s.s, constantIn(r.Significance), r.Name, dir, s.name+base)
 			if err != nil {
 				return files, fmt.Errorf("%s: sensitivity figure: %w", r.Name, err)
 			}

@@ -22,7 +22,7 @@ import (
 // desirable direction in blue: for a minimised objective a negative correlation (larger
 // values of the parameter lower it), for a maximised one a positive correlation (seed 004,
 // Section 5.3). It writes name.svg and name.png into dir and returns their paths.
-func plotSignificance(cs []sensitivity.Correlation, objective string, maximize bool, dir, name string) ([]string, error) {
+func plotSignificance(cs []sensitivity.Correlation, objective string, maximize bool, space, dir, name string) ([]string, error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("sensitivity: no correlations to plot")
 	}
@@ -47,7 +47,7 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	if maximize {
 		better, verb = "higher", "raise it"
 	}
-	p.Title.Text = fmt.Sprintf("Correlation with %s (%s is better)", objective, better)
+	p.Title.Text = titled(space, fmt.Sprintf("Correlation with %s (%s is better)", objective, better))
 	p.X.Label.Text = fmt.Sprintf("Pearson correlation; blue: larger parameter values %s (desirable), red: the opposite", verb)
 	p.X.Min, p.X.Max = -1, 1
 	p.X.Tick.Marker = figure.Ticks{}
@@ -107,18 +107,18 @@ func lighter(c color.NRGBA) color.NRGBA {
 // paths written.
 // Parameters for which constant holds (one value among the data) are labelled so: their
 // indices are zero by construction, not by measurement.
-func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, dir, name string) ([]string, error) {
+func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, space, dir, name string) ([]string, error) {
 	if s == nil || len(s.First) == 0 {
 		return nil, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples, 95%% bootstrap intervals)", s.Method, s.Samples)
+	p.Title.Text = titled(space, fmt.Sprintf("Sobol indices (%s, %d samples, 95%% bootstrap intervals)", s.Method, s.Samples))
 	switch {
 	case s.Method == sensitivity.Exact:
 		// the whole product: no sampling error, no interval (sensitivity.SobolTable)
-		p.Title.Text = fmt.Sprintf("Sobol indices (exact over the full product of %d configurations)", s.Samples)
+		p.Title.Text = titled(space, fmt.Sprintf("Sobol indices (exact over the full product of %d configurations)", s.Samples))
 	case s.Bootstrap == 0:
-		p.Title.Text = fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples)
+		p.Title.Text = titled(space, fmt.Sprintf("Sobol indices (%s, %d samples)", s.Method, s.Samples))
 	}
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
@@ -188,7 +188,7 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, dir
 	if err != nil || len(s.Second) == 0 {
 		return files, err
 	}
-	more, err := plotPairs(s, dir, name+"-second")
+	more, err := plotPairs(s, space, dir, name+"-second")
 	return append(files, more...), err
 }
 
@@ -231,7 +231,7 @@ func (shareTicks) Ticks(lo, hi float64) []plot.Tick {
 // plotPairs draws the ten strongest second-order indices by size (absolute value: a
 // negative estimate is noise or a real cancelling interaction, and either is worth
 // seeing) as horizontal bars with their intervals, the strongest at the top.
-func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
+func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) {
 	pairs := slices.Clone(s.Second)
 	pairs = slices.DeleteFunc(pairs, func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
 	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int {
@@ -240,7 +240,7 @@ func plotPairs(s *sensitivity.Sobol, dir, name string) ([]string, error) {
 	pairs = pairs[:min(10, len(pairs))]
 	slices.Reverse(pairs)
 	p := plot.New()
-	p.Title.Text = "Strongest parameter interactions (second-order Sobol indices, by absolute value)"
+	p.Title.Text = titled(space, "Strongest parameter interactions (second-order Sobol indices, by absolute value)")
 	p.X.Label.Text = "share of the objective's variance due to the pair beyond each parameter alone"
 	labels := make([]string, len(pairs))
 	var errs plotter.XYs
@@ -299,6 +299,15 @@ func rect(x0, x1, y0, y1 float64, fill color.Color) (*plotter.Polygon, error) {
 }
 
 // save writes p as dir/name.svg and dir/name.png.
+// titled is a figure's title under the name of the space it is of (a figure copied
+// elsewhere keeps what it shows); title alone where the name is empty.
+func titled(space, title string) string {
+	if space == "" {
+		return title
+	}
+	return space + "\n" + title
+}
+
 func save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 	files, err := figure.Save(p, w, h, dir, name)
 	if err != nil {

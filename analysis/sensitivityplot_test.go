@@ -46,7 +46,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 		dir = d // to look at the charts
 	}
 	cs := sensitivity.Significance(params, cfgs, y)
-	files, err := plotSignificance(cs, "time", false, dir, "significance")
+	files, err := plotSignificance(cs, "time", false, "pnpoly", dir, "significance")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := plotSensitivity(s, func(p string) bool { return p == "use_method" }, dir, "sobol")
+	more, err := plotSensitivity(s, func(p string) bool { return p == "use_method" }, "pnpoly", dir, "sobol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 			}
 		}
 	}
-	if _, err := plotSignificance(nil, "time", false, dir, "x"); err == nil {
+	if _, err := plotSignificance(nil, "time", false, "", dir, "x"); err == nil {
 		t.Error("PlotSignificance of nothing succeeded")
 	}
 }
