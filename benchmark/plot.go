@@ -93,7 +93,7 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		p := plot.New()
 		p.Title.Text = title(sp)
 		p.X.Label.Text = "budget (evaluations)"
-		p.Y.Label.Text = "fraction of optimum"
+		p.Y.Label.Text = "mean fraction of optimum (shaded: its 95% interval)"
 		p.X.Scale = plot.LogScale{}
 		byStrategy := map[string][]Cell{}
 		var order []string
