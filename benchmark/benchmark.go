@@ -251,6 +251,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			}
 			if cfg.Progress != nil {
 				opts.Progress = func(done, _ int, _ float64) {
+					if done == cfg.Repeats {
+						return // the cell's end says it, with the cell counted
+					}
 					at.Evaluations = base + done*runWork(sp, b)
 					cfg.Progress(at)
 				}

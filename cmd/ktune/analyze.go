@@ -248,6 +248,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	total := len(inputs) + len(unread)
 	for i, in := range inputs {
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
+		if prog != nil {
+			prog.update(i, len(inputs), "now "+in.Name)
+		}
 		r, err := analysis.Analyze(ctx, in, o)
 		if err != nil {
 			err = spaceTooLarge(err)
