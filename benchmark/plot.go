@@ -308,7 +308,9 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir s
 	hm.NaN = color.Gray{Y: 235}
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = fmt.Sprintf("wins of the column's strategy over the row's (colour: 0 blue to %v red)", maxWins)
+	p.Title.Padding = vg.Points(6) // off the figure's top edge
+	p.X.Label.Text = fmt.Sprintf("winning strategy: each cell its wins over the row's (colour: 0 blue to %v red)", maxWins)
+	p.Y.Label.Text = "wins over this strategy"
 	p.Add(hm)
 	xt := make([]plot.Tick, len(names))
 	yt := make([]plot.Tick, len(names))
