@@ -152,6 +152,13 @@ type Config struct {
 type Progress struct {
 	Cells, TotalCells             int
 	Evaluations, TotalEvaluations int
+	// Leader is the strategy with the highest mean fraction of optimum so far (LeaderMean),
+	// over the spaces and budgets every strategy has finished, so that all are compared on
+	// the same cells; "" before the first such space and budget.
+	Leader     string
+	LeaderMean float64
+	// Pairs is how many spaces and budgets that mean is over.
+	Pairs int
 }
 
 // Cell is the result of one strategy on one space at one budget.
@@ -236,13 +243,33 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	}
 	base := 0 // evaluations budgeted by the cells finished
 	var cells []Cell
+	sums := make([]float64, len(cfg.Strategies)) // mean fractions summed over the jobs finished
 	for _, j := range jobs {
 		sp, b := j.sp, j.b
+		first := len(cells) // this job's cells, one per strategy in order
+		// lead updates the leader once every strategy finished this space and budget
+		lead := func() {
+			if len(cells)-first < len(cfg.Strategies) {
+				return
+			}
+			for k := range cfg.Strategies {
+				sums[k] += cells[first+k].MeanFraction
+			}
+			at.Pairs++
+			best := 0
+			for k := range sums {
+				if sums[k] > sums[best] {
+					best = k
+				}
+			}
+			at.Leader, at.LeaderMean = cfg.Strategies[best].DisplayName(), sums[best]/float64(at.Pairs)
+		}
 		for _, st := range cfg.Strategies {
 			if c, ok := done[key{sp.Name, st.DisplayName(), b}]; ok {
 				cells = append(cells, c)
 				base += cfg.Repeats * runWork(sp, b)
 				at.Cells, at.Evaluations = len(cells), base
+				lead()
 				continue
 			}
 			opts := simulator.RepeatOptions{
@@ -273,6 +300,7 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			cells = append(cells, c)
 			base += cfg.Repeats * runWork(sp, b)
 			at.Cells, at.Evaluations = len(cells), base
+			lead()
 			if cfg.Progress != nil {
 				cfg.Progress(at)
 			}

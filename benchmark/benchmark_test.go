@@ -419,3 +419,38 @@ func TestCheckFindsOptionsThatFitSomeBudgetsOnly(t *testing.T) {
 		t.Errorf("a hypertune grid: %v", err)
 	}
 }
+
+// Progress names the leader over the spaces and budgets every strategy finished: the
+// strategy of the highest mean fraction of optimum over those cells, and that mean.
+func TestProgressNamesTheLeaderOverFinishedPairs(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	var seen []Progress
+	cfg := Config{
+		Strategies: []Strategy{{Name: "random"}, {Name: "firstils"}},
+		Spaces:     []Space{{Name: "p", Sim: sim}},
+		Budgets:    []int{20, 200},
+		Repeats:    10,
+		Seed:       1,
+		Progress:   func(p Progress) { seen = append(seen, p) },
+	}
+	cells, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]float64{}
+	for _, c := range cells {
+		sums[c.Strategy] += c.MeanFraction
+	}
+	lead := "random"
+	if sums["firstils"] > sums["random"] {
+		lead = "firstils"
+	}
+	last := seen[len(seen)-1]
+	if last.Leader != lead || last.Pairs != 2 || math.Abs(last.LeaderMean-sums[lead]/2) > 1e-12 {
+		t.Errorf("last progress %+v, want %s at %v over 2 pairs", last, lead, sums[lead]/2)
+	}
+	// before the first budget's strategies have all finished there is no leader
+	if seen[0].Leader != "" {
+		t.Errorf("first progress %+v: a leader before any pair finished", seen[0])
+	}
+}

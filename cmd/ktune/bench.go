@@ -198,7 +198,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if *showProgress || isTerminal(env.stderr) {
 		p := newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
-			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells", at.Cells, at.TotalCells))
+			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
 		}
 		defer p.finish()
 	}
@@ -723,4 +723,13 @@ func writeCSVCells(f io.Writer, cells []benchmark.Cell) error {
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// leading is the progress line's best so far: the strategy (or setting) with the highest
+// mean fraction of optimum over the spaces and budgets every one has finished.
+func leading(at benchmark.Progress) string {
+	if at.Leader == "" {
+		return ""
+	}
+	return fmt.Sprintf(", leading %s %.3f over %s", at.Leader, at.LeaderMean, counted(at.Pairs, "space and budget", "spaces and budgets"))
 }

@@ -160,7 +160,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if *showProgress || isTerminal(env.stderr) {
 		p := newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
-			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells", at.Cells, at.TotalCells))
+			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
 		}
 		defer p.finish()
 	}
