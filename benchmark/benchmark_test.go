@@ -47,7 +47,7 @@ func TestCompetitionRanksBruteForceBelowRandomAtSmallBudgets(t *testing.T) {
 	}
 	// progress after every run, in evaluations budgeted: 2 x 30 x (50 + 400) in all
 	last := seen[len(seen)-1]
-	if len(seen) < 4*30 || last != (Progress{Cells: 4, TotalCells: 4, Evaluations: 27000, TotalEvaluations: 27000}) {
+	if len(seen) < 4*30 || last.Cells != 4 || last.TotalCells != 4 || last.Evaluations != 27000 || last.TotalEvaluations != 27000 {
 		t.Fatalf("%d progress reports, the last %+v", len(seen), last)
 	}
 	for i := 1; i < len(seen); i++ {
