@@ -449,16 +449,7 @@ func TestAnalyzeAFolderGoesOnPastASpaceWithoutSuccesses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "allfailed.json"), []byte(allFailed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(pnpoly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "sub", "pnpoly.json.gz"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTo(t, pnpoly, filepath.Join(dir, "sub", "pnpoly.json.gz"))
 	out, errOut, code := ktune(t, "analyze", dir, "--bootstrap", "0", "--landscape=false", "--json")
 	if code != 1 {
 		t.Errorf("exit %d, want 1: one input could not be analysed", code)
@@ -635,19 +626,10 @@ func TestAnalyzeGoesOnPastAnUnreadableFileAndRefusesTwoOfOneName(t *testing.T) {
 		t.Errorf("errors %+v (%v): want the unreadable file and why", errs.Errors, err)
 	}
 
-	data, err := os.ReadFile(pnpoly)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var twins []string
 	for _, d := range []string{"a", "b"} {
 		p := filepath.Join(dir, d, "x", "dev.json.gz")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyTo(t, pnpoly, p)
 		twins = append(twins, p)
 	}
 	_, errOut, code = ktune(t, "analyze", twins[0], twins[1], "--bootstrap", "0", "--landscape=false")

@@ -723,16 +723,7 @@ func TestHypertuneResumesFromItsJSON(t *testing.T) {
 func TestResumeSaysASpaceOfTheSameNameIsAnotherRecording(t *testing.T) {
 	dir := t.TempDir()
 	other := filepath.Join(dir, "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz")
-	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(convolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTo(t, convolution, other)
 	for _, cmd := range [][]string{
 		{"bench", "--strategies", "random", "--budgets", "10", "--repeats", "2"},
 		{"hypertune", "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2", "--out", filepath.Join(dir, "d.json")},
@@ -757,16 +748,7 @@ func TestResumeSaysASpaceOfTheSameNameIsAnotherRecording(t *testing.T) {
 // the benchmark before it mixes their cells.
 func TestBenchRefusesSpacesOfOneName(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz")
-	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(convolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTo(t, convolution, other)
 	for _, tc := range []struct {
 		files []string
 		want  string
@@ -946,13 +928,7 @@ func TestBenchRefusesARecordingWithoutASuccess(t *testing.T) {
 			t.Errorf("%s: wrote a checkpoint of work it should not have started", cmd[0])
 		}
 	}
-	data, err := os.ReadFile(pnpoly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "RTX_2080_Ti.json.gz"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyTo(t, pnpoly, filepath.Join(dir, "RTX_2080_Ti.json.gz"))
 	stdout, stderr, code := ktune(t, "bench", dir, "--budgets", "5", "--repeats", "2", "--strategies", "random")
 	if code != 0 || !strings.Contains(stdout, "spaces/RTX_2080_Ti") ||
 		!strings.Contains(stderr, "1 recording found in the folders has no successful configuration") {

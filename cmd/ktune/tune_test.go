@@ -1385,11 +1385,20 @@ func TestTuneMaximisesARateWhoseSpecDoesNotSayMaximize(t *testing.T) {
 // copyInto copies the file at path into dir under its own name.
 func copyInto(t *testing.T, dir, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	copyTo(t, path, filepath.Join(dir, filepath.Base(path)))
+}
+
+// copyTo copies the file at src to dst, making dst's folders.
+func copyTo(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
