@@ -241,15 +241,7 @@ func TestSpacePageHasUnitsFailuresAndReferences(t *testing.T) {
 	}
 	o := Options{Analysis: analysis.Defaults(), GraphNodes: 5}
 	o.Analysis.Bootstrap = -1
-	p, err := SpacePage(context.Background(), analysis.Input{Name: "s", Rec: rec}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := p.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	html := stdhtml.UnescapeString(b.String())
+	html := spacePageHTML(t, analysis.Input{Name: "s", Rec: rec}, o)
 	for _, want := range []string{
 		"time in ms (lower is better)", `<th class="num">time (ms)</th>`, "Best time: 1 ms",
 		"<h2>Failures</h2>", "<td>runtime_error</td><td>2 of 2</td>", "(no message recorded)",
@@ -293,15 +285,7 @@ func TestSpacePageOfAnOptimumOfZero(t *testing.T) {
 	}
 	o := Options{Analysis: analysis.Defaults(), GraphNodes: 10}
 	o.Analysis.Bootstrap = -1
-	p, err := SpacePage(context.Background(), analysis.Input{Name: "z", Rec: rec}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := p.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	html := stdhtml.UnescapeString(b.String())
+	html := spacePageHTML(t, analysis.Input{Name: "z", Rec: rec}, o)
 	for _, want := range []string{"Fraction of optimum undefined: the optimum is 0", "the local optima's fraction of optimum is not shown",
 		"Proportion of centrality C_p", "Fitness flow graph"} {
 		if !strings.Contains(html, want) {
@@ -323,15 +307,7 @@ func TestSobolOfADependentSampleIsFoldedWithItsCaveat(t *testing.T) {
 	rec.Evaluations = append(ok[:30:30], ok[len(ok)-30:]...)
 	o := Options{Analysis: analysis.Defaults(), GraphNodes: 5}
 	o.Analysis.Bootstrap, o.Analysis.Landscape = 10, false
-	p, err := SpacePage(context.Background(), analysis.Input{Name: "gemm", Rec: rec}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := p.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	html := stdhtml.UnescapeString(b.String())
+	html := spacePageHTML(t, analysis.Input{Name: "gemm", Rec: rec}, o)
 	sec := html[strings.Index(html, "<h2>Sensitivity (Sobol indices)</h2>"):]
 	if !strings.Contains(sec, `class="callout warning">The empirical Sobol indices are not shares of the variance here: the first-order indices sum to`) ||
 		!strings.Contains(sec, "<details><summary>Show the indices of the sample anyway</summary>") {
@@ -340,4 +316,19 @@ func TestSobolOfADependentSampleIsFoldedWithItsCaveat(t *testing.T) {
 	if n := strings.Count(html, "not shares of the variance"); n != 1 {
 		t.Errorf("the caveat is on the page %d times, want once (in its section, not the notes)", n)
 	}
+}
+
+// spacePageHTML writes the report page of in with o and returns its HTML, entities
+// unescaped.
+func spacePageHTML(t *testing.T, in analysis.Input, o Options) string {
+	t.Helper()
+	p, err := SpacePage(context.Background(), in, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return stdhtml.UnescapeString(b.String())
 }

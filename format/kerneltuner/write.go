@@ -97,11 +97,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 		}
 	}
 	// Kernel Tuner checks the last three characters for "}\n}" to see that a cache is closed.
-	e.Str("}\n}\n")
-	if e.Err != nil {
-		return e.Err
-	}
-	return bw.Flush()
+	return e.End("}\n}\n")
 }
 
 // entry writes one `"key": {...}` cache line.

@@ -90,11 +90,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 			return e.Err
 		}
 	}
-	e.Str("\n]\n}\n")
-	if e.Err != nil {
-		return e.Err
-	}
-	return bw.Flush()
+	return e.End("\n]\n}\n")
 }
 
 // writeResult writes one result, its members in the order KTT writes them (by name).

@@ -120,11 +120,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 			return e.Err
 		}
 	}
-	e.Str("\n]\n}\n")
-	if e.Err != nil {
-		return e.Err
-	}
-	return bw.Flush()
+	return e.End("\n]\n}\n")
 }
 
 func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective string) {

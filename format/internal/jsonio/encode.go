@@ -44,6 +44,16 @@ func (e *Encoder) JSON(v any) {
 	_, e.Err = e.W.Write(bytes.TrimSuffix(e.jbuf.Bytes(), []byte("\n")))
 }
 
+// End writes tail, the file's closing brackets, and flushes the writer: the first error of
+// the whole file, or nil.
+func (e *Encoder) End(tail string) error {
+	e.Str(tail)
+	if e.Err != nil {
+		return e.Err
+	}
+	return e.W.Flush()
+}
+
 // Key writes an object member's name and its colon.
 func (e *Encoder) Key(k string) {
 	e.JSON(k)
