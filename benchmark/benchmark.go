@@ -167,7 +167,7 @@ type Cell struct {
 	Space           string  `json:"space"`                    // the space's name
 	Budget          int     `json:"budget"`                   // evaluations per run
 	MeanFraction    float64 `json:"mean_fraction_of_optimum"` // mean over the runs of optimum / best found
-	StdFraction     float64 `json:"std_fraction_of_optimum"`  // their sample standard deviation
+	StdFraction     float64 `json:"std_fraction_of_optimum"`  // their sample standard deviation (n-1); 0 for one run
 	MeanEvaluations float64 `json:"mean_evaluations"`         // evaluations the runs used, on average
 	// MicrosPerEvaluation is the real time of a run divided by its evaluations: what the
 	// strategy and the simulated session cost per evaluation.

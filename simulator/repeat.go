@@ -46,7 +46,7 @@ type RepeatSummary struct {
 	Runs            []RunResult `json:"runs"`
 	Optimum         float64     `json:"optimum"`
 	MeanFraction    float64     `json:"mean_fraction_of_optimum"`
-	StdFraction     float64     `json:"std_fraction_of_optimum"` // sample standard deviation
+	StdFraction     float64     `json:"std_fraction_of_optimum"` // sample standard deviation (n-1); 0 for a single run, where it is undefined
 	MeanEvaluations float64     `json:"mean_evaluations"`
 	MeanSimulatedMS float64     `json:"mean_simulated_ms"`
 	MeanWallMS      float64     `json:"-"` // real time, left out of JSON, which is reproducible

@@ -30,19 +30,19 @@ Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 
 file, or an imported run in the results database; a compressed file cut short is refused,
 an unclosed Kernel Tuner cache of an interrupted run read up to its last whole entry, with
 a warning) without a device: each evaluation returns the recorded result and advances a
-simulated clock by the time it cost when recorded. Prints the mean and standard deviation
-of the fraction of the optimum reached (optimum / best time found, or best / optimum when
-maximising; 0 for a run that found nothing), and the mean number of evaluations and
-simulated time used. Run i uses seed S+i, so results are reproducible and do not depend on
-the number of parallel workers (past seed 2^64-1, seed+i goes on from 0). --within F stops
-a run once its best reaches F of the optimum; the summary says how many runs reached it,
-and how many the optimum itself. With --json every run is listed: its seed, fraction of
-optimum, best configuration and its objective (null for a run that found nothing),
-evaluations, simulated time and why it stopped: budget, time limit, within (reached
---within of the optimum, short of it), optimum (found it), space exhausted or strategy
-finished. Interrupted (Ctrl-C), it says after how many runs, prints the summary of the
-runs that finished (in --json, those runs, marked "interrupted") and exits with status
-130.
+simulated clock by the time it cost when recorded. Prints the mean and sample standard
+deviation (of two runs or more; 0 in --json for one run) of the fraction of the optimum
+reached (optimum / best time found, or best / optimum when maximising; 0 for a run that
+found nothing), and the mean number of evaluations and simulated time used. Run i uses
+seed S+i, so results are reproducible and do not depend on the number of parallel workers
+(past seed 2^64-1, seed+i goes on from 0). --within F stops a run once its best reaches F
+of the optimum; the summary says how many runs reached it, and how many the optimum
+itself. With --json every run is listed: its seed, fraction of optimum, best configuration
+and its objective (null for a run that found nothing), evaluations, simulated time and why
+it stopped: budget, time limit, within (reached --within of the optimum, short of it),
+optimum (found it), space exhausted or strategy finished. Interrupted (Ctrl-C), it says
+after how many runs, prints the summary of the runs that finished (in --json, those runs,
+marked "interrupted") and exits with status 130.
 
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
