@@ -406,12 +406,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 
-	var ns notes
+	ns := newNotes()
 	var notInList int
 	var example string // the first value not in tune_params
 	index := map[string]int{}
 	for _, e := range entries {
-		ev, err := evaluation(in, rec, e, &ns)
+		ev, err := evaluation(in, rec, e, ns)
 		if err != nil {
 			return nil, err
 		}
@@ -444,12 +444,12 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		}
 	}
 	obj := strconv.Quote(rec.Objective)
-	ns.badTime.warn(rec, "an unparsable timestamp", "its time is left unknown", "their times are left unknown")
-	ns.noValue.warn(rec, "no usable "+obj+" value", "it is counted as a runtime error", "they are counted as runtime errors")
-	ns.marker.warn(rec, "a "+obj+" of 1e20 or more, which older Kernel Tuner versions record for a failed configuration",
+	warn(rec, &ns.badTime, "an unparsable timestamp", "its time is left unknown", "their times are left unknown")
+	warn(rec, &ns.noValue, "no usable "+obj+" value", "it is counted as a runtime error", "they are counted as runtime errors")
+	warn(rec, &ns.marker, "a "+obj+" of 1e20 or more, which older Kernel Tuner versions record for a failed configuration",
 		"it is counted as a runtime error", "they are counted as runtime errors")
-	ns.nonPositive.warn(rec, "a "+obj+" of zero or less", "it is counted as a runtime error", "they are counted as runtime errors")
-	ns.badSamples.warn(rec, "values in \"times\" that are not finite numbers", "they are left out of its samples", "they are left out of the samples")
+	warn(rec, &ns.nonPositive, "a "+obj+" of zero or less", "it is counted as a runtime error", "they are counted as runtime errors")
+	warn(rec, &ns.badSamples, "values in \"times\" that are not finite numbers", "they are left out of its samples", "they are left out of the samples")
 	if notInList > 0 {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %s of entries %s not in tune_params (e.g. %s); %s added to the parameters' values",
 			in.Source, plural(notInList, "parameter value", "parameter values"), isAre(notInList), example, itThey(notInList, "it is", "they are")))
@@ -459,46 +459,31 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 
 // notes gathers what reading the entries noticed, for a warning each.
 type notes struct {
-	badTime     located // an unparsable timestamp
-	noValue     located // no usable objective value
-	marker      located // an objective of failureTime or more
-	nonPositive located // a time of zero or less
-	badSamples  located // samples that are not finite numbers
+	badTime     jsonio.Located // an unparsable timestamp
+	noValue     jsonio.Located // no usable objective value
+	marker      jsonio.Located // an objective of failureTime or more
+	nonPositive jsonio.Located // a time of zero or less
+	badSamples  jsonio.Located // samples that are not finite numbers
 }
 
-// located counts the entries that have one problem and names the first few by their cache
-// key and line, with what they hold there.
-type located struct {
-	source string
-	n      int
-	named  []string
-}
-
-// maxNamed is how many entries a warning names.
-const maxNamed = 3
-
-func (l *located) add(in *jsonio.Input, e entry, what string) {
-	l.source = in.Source
-	if l.n++; len(l.named) < maxNamed {
-		_, line, _ := in.Pos(e.offset)
-		l.named = append(l.named, fmt.Sprintf("entry %q at line %d: %s", e.key, line, what))
+func newNotes() *notes {
+	ns := &notes{}
+	for _, l := range []*jsonio.Located{&ns.badTime, &ns.noValue, &ns.marker, &ns.nonPositive, &ns.badSamples} {
+		l.One, l.Many = "entry", "entries"
 	}
+	return ns
+}
+
+// note counts entry e under l, naming it by its cache key.
+func note(l *jsonio.Located, in *jsonio.Input, e entry, what string) {
+	l.Add(in, e.offset, fmt.Sprintf("entry %q", e.key), what)
 }
 
 // warn adds the warning "N entries have PROBLEM (the entries named); CONSEQUENCE".
-func (l *located) warn(rec *result.Recording, problem, one, many string) {
-	if l.n == 0 {
-		return
+func warn(rec *result.Recording, l *jsonio.Located, problem, one, many string) {
+	if w := l.Warning("has "+problem, "have "+problem, one, many); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
 	}
-	list := strings.Join(l.named, "; ")
-	if more := l.n - len(l.named); more > 0 {
-		list += fmt.Sprintf("; and %d more", more)
-	}
-	has, then := "entries have", many
-	if l.n == 1 {
-		has, then = "entry has", one
-	}
-	rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %d %s %s (%s); %s", l.source, l.n, has, problem, list, then))
 }
 
 func plural(n int, one, many string) string {
@@ -602,15 +587,15 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (re
 			if v, ok := e.fields.get(rec.Objective); ok {
 				what = describe(in, v.decoded(data))
 			}
-			ns.noValue.add(in, e, what)
+			note(&ns.noValue, in, e, what)
 		case f >= failureTime:
 			ev.Status = result.RuntimeError
-			ns.marker.add(in, e, describe(in, e.decoded(data, rec.Objective)))
+			note(&ns.marker, in, e, describe(in, e.decoded(data, rec.Objective)))
 		case f <= 0 && !rec.Maximize && strings.EqualFold(rec.Objective, fieldTime):
 			// no kernel runs in no time, as result.Recording.RejectNonPositiveTimes says
 			ev.Status = result.RuntimeError
 			ev.Message = fmt.Sprintf("recorded time %v is not positive", f)
-			ns.nonPositive.add(in, e, describe(in, e.decoded(data, rec.Objective)))
+			note(&ns.nonPositive, in, e, describe(in, e.decoded(data, rec.Objective)))
 		default:
 			ev.Objective = f
 		}
@@ -628,14 +613,14 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (re
 			if bad == 1 {
 				what = fmt.Sprintf("1 of %d: %s", n, describe(in, first))
 			}
-			ns.badSamples.add(in, e, what)
+			note(&ns.badSamples, in, e, what)
 		}
 	}
 	if s, ok := e.str(data, fieldTimestamp); ok {
 		if t, ok := jsonio.ParseTime(s); ok {
 			ev.Time = t
 		} else {
-			ns.badTime.add(in, e, strconv.Quote(s))
+			note(&ns.badTime, in, e, strconv.Quote(s))
 		}
 	}
 	// a timing the entry lacks stays unknown (NaN), so that writing leaves it out again

@@ -199,7 +199,7 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		}
 		index[p.Name] = i
 	}
-	noKernels := 0
+	noKernels := jsonio.Located{One: "Ok result", Many: "Ok results"}
 	for i := range results {
 		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noKernels)
 		if err != nil {
@@ -216,17 +216,13 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		vs := rec.Params[i].Values
 		sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 	}
-	if noKernels > 0 {
-		what := fmt.Sprintf("%d Ok results have no kernel durations; their objective is TotalDuration", noKernels)
-		if noKernels == 1 {
-			what = "1 Ok result has no kernel durations; its objective is TotalDuration"
-		}
-		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
+	if w := noKernels.Warning("has no kernel durations", "have no kernel durations", "its objective is TotalDuration", "their objective is TotalDuration"); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
 	}
 	return rec, nil
 }
 
-func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noKernels *int) (result.Evaluation, error) {
+func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noKernels *jsonio.Located) (result.Evaluation, error) {
 	fail := func(msg string, args ...any) error {
 		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
 	}
@@ -299,7 +295,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 			ev.Objective = ms(sum)
 		case r.TotalDuration != nil:
 			ev.Objective = ms(*r.TotalDuration)
-			*noKernels++
+			noKernels.Add(in, r.offset, fmt.Sprintf("result %d", i), "")
 		default:
 			return ev, fail("Status is Ok but there are no ComputationResults and no TotalDuration")
 		}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,5 +266,24 @@ func TestSniff(t *testing.T) {
 		if got := ktt.Sniff([]byte(tt.src)); got != tt.want {
 			t.Errorf("Sniff(%s) = %v", tt.src, got)
 		}
+	}
+}
+
+func TestReadWarningNamesTheResultsWithoutKernelDurations(t *testing.T) {
+	src := `{"Metadata": {"Device": "GPU", "TimeUnit": "Milliseconds"}, "Results": [
+{"KernelName": "k", "Status": "Ok", "Configuration": [{"Name": "A", "Value": 1, "ValueType": "UnsignedInt"}],
+ "ComputationResults": [{"KernelFunction": "f", "Duration": 2.5, "Overhead": 1}], "TotalDuration": 5.0},
+{"KernelName": "k", "Status": "Ok", "Configuration": [{"Name": "A", "Value": 2, "ValueType": "UnsignedInt"}],
+ "ComputationResults": [], "TotalDuration": 4.0}]}`
+	rec, err := readString(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`test.json: 1 Ok result has no kernel durations (result 1 at line 4); its objective is TotalDuration`}
+	if !slices.Equal(rec.Warnings, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", rec.Warnings, want)
+	}
+	if e := rec.Evaluations[1]; e.Objective != 4 {
+		t.Errorf("objective %v, want TotalDuration 4", e.Objective)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/format"
@@ -248,7 +249,8 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 		index[p.Name] = i
 	}
 
-	var added, noObjective int
+	added := jsonio.Located{One: "result", Many: "results"}
+	noObjective := added
 	for i := range results {
 		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noObjective)
 		if err != nil {
@@ -258,7 +260,8 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 			if rec.Params[j].Index(v) < 0 {
 				rec.Params[j].Values = append(rec.Params[j].Values, v)
 				if !derived {
-					added++
+					lit, _ := v.MarshalJSON()
+					added.Add(in, results[i].offset, fmt.Sprintf("result %d", i), rec.Params[j].Name+"="+string(lit))
 				}
 			}
 		}
@@ -270,24 +273,19 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 			sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 		}
 	}
-	if added > 0 {
-		what := fmt.Sprintf("%d configuration values are missing from metadata.tune_params; they were appended to the parameters' lists", added)
-		if added == 1 {
-			what = "1 configuration value is missing from metadata.tune_params; it was appended to its parameter's list"
-		}
-		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
+	if w := added.Warning("has a configuration value missing from metadata.tune_params", "have configuration values missing from metadata.tune_params",
+		"it was appended to its parameter's list", "they were appended to the parameters' lists"); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
 	}
-	if noObjective > 0 {
-		what := fmt.Sprintf("%d results marked correct have no numeric %q measurement; they are counted as runtime errors", noObjective, rec.Objective)
-		if noObjective == 1 {
-			what = fmt.Sprintf("1 result marked correct has no numeric %q measurement; it is counted as a runtime error", rec.Objective)
-		}
-		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
+	obj := strconv.Quote(rec.Objective)
+	if w := noObjective.Warning("marked correct has no numeric "+obj+" measurement", "marked correct have no numeric "+obj+" measurement",
+		"it is counted as a runtime error", "they are counted as runtime errors"); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
 	}
 	return rec, nil
 }
 
-func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noObjective *int) (result.Evaluation, error) {
+func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noObjective *jsonio.Located) (result.Evaluation, error) {
 	fail := func(msg string, args ...any) error {
 		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
 	}
@@ -385,7 +383,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 				if st, ok := markerStatus[asString(m.Value)]; ok {
 					ev.Status = st
 				} else {
-					*noObjective++
+					noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), jsonio.Describe(m.Value))
 				}
 			}
 			continue
@@ -396,7 +394,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	}
 	if !found && ev.Status == result.OK {
 		ev.Status = result.RuntimeError
-		*noObjective++
+		noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), "missing")
 	}
 	if s, ok := r.Timestamp.(string); ok {
 		if t, ok := jsonio.ParseTime(s); ok {

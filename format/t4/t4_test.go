@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -345,5 +346,26 @@ func TestWriteRejectsConfigOfTheWrongLength(t *testing.T) {
 	rec.Evaluations[2].Config = rec.Evaluations[2].Config[:1]
 	if err := t4.Write(&bytes.Buffer{}, rec); err == nil || !strings.Contains(err.Error(), "evaluation 2") {
 		t.Errorf("error %v", err)
+	}
+}
+
+func TestReadWarningsNameTheResultsAndTheirLines(t *testing.T) {
+	src := `{"schema_version": "1.0.0", "metadata": {"tune_params": {"X": [1, 2]}}, "results": [
+{"configuration": {"X": 1}, "times": {}, "invalidity": "correct", "correctness": 1,
+ "measurements": [{"name": "time", "value": 1.5, "unit": ""}], "objectives": ["time"]},
+{"configuration": {"X": 3}, "times": {}, "invalidity": "correct", "correctness": 1,
+ "measurements": [{"name": "time", "value": "oops", "unit": ""}], "objectives": ["time"]},
+{"configuration": {"X": 2}, "times": {}, "invalidity": "correct", "correctness": 1,
+ "measurements": [], "objectives": ["time"]}]}`
+	rec, err := readString(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`test.json: 1 result has a configuration value missing from metadata.tune_params (result 1 at line 4: X=3); it was appended to its parameter's list`,
+		`test.json: 2 results marked correct have no numeric "time" measurement (result 1 at line 4: the string "oops"; result 2 at line 6: missing); they are counted as runtime errors`,
+	}
+	if !slices.Equal(rec.Warnings, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", rec.Warnings, want)
 	}
 }
