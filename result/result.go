@@ -245,14 +245,24 @@ func (r *Recording) Counts() (total, ok int) {
 
 // HigherIsBetter guesses an observable's direction from its name, for files and metrics that
 // do not record it (a spec's metric without maximize, so that tuning and importing agree):
-// rates (GFLOP/s, GB/s, GFLOPS/W, gbps, items_per_second, throughput, bandwidth) are
-// maximised, everything else
-// (times, energies, power) minimised.
+// a rate is maximised, everything else (times, energies, power, costs per item) minimised.
+// A rate is a name that has FLOPS, throughput or bandwidth in it, or ends in a per-second
+// or per-watt unit: /s, /sec, /second, per_s, per_sec, per_second, "per second", bps or /W
+// (GFLOP/s, GB/s, GFLOPS/W, gbps, items_per_second), case aside. ns/step, ms_per_sample
+// and time_per_step are costs, not rates.
 func HigherIsBetter(name string) bool {
-	o := strings.ToLower(name)
-	return strings.Contains(o, "/s") || strings.Contains(o, "flops") || strings.HasSuffix(o, "/w") ||
-		strings.HasSuffix(o, "bps") || strings.Contains(o, "per_s") || strings.Contains(o, "per second") ||
-		strings.Contains(o, "throughput") || strings.Contains(o, "bandwidth")
+	o := strings.ToLower(strings.TrimSpace(name))
+	for _, word := range []string{"flops", "throughput", "bandwidth"} {
+		if strings.Contains(o, word) {
+			return true
+		}
+	}
+	for _, unit := range []string{"/s", "/sec", "/second", "per_s", "per_sec", "per_second", "per second", "bps", "/w"} {
+		if strings.HasSuffix(o, unit) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unit is the unit an objective is in: ms for time (kernel times are recorded in

@@ -135,3 +135,22 @@ func TestSameAsComparesWhatARecordingHolds(t *testing.T) {
 		}
 	}
 }
+
+// Rates are maximised; costs, whatever unit they are per, are minimised.
+func TestHigherIsBetterTellsRatesFromCosts(t *testing.T) {
+	rates := []string{"GFLOP/s", "GB/s", "TFLOP/s", "GFLOPS", "gflops", "GFLOPS/W", "gbps", "MBps",
+		"bandwidth_GBps", "items_per_second", "points per second", "updates_per_s", "Mpoints/sec",
+		"throughput", "effective bandwidth", " GB/s "}
+	costs := []string{"time", "energy", "power", "score", "ns/step", "ms_per_sample", "time_per_step",
+		"energy_per_sweep", "energy_per_item", "seconds", "s/op", "steps"}
+	for _, n := range rates {
+		if !HigherIsBetter(n) {
+			t.Errorf("%q: lower is better, want higher (a rate)", n)
+		}
+	}
+	for _, n := range costs {
+		if HigherIsBetter(n) {
+			t.Errorf("%q: higher is better, want lower (a cost)", n)
+		}
+	}
+}

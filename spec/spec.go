@@ -145,9 +145,9 @@ type Metric struct {
 	Name string
 	Expr string // over parameters, constants, problem_size_*, grid and block sizes and time (ms)
 	// Maximize says higher is better: as the spec's maximize says, or when it says nothing,
-	// as result.HigherIsBetter guesses from the name (GB/s, GFLOP/s and GFLOPS/W are
-	// maximised, anything else minimised), the rule by which imported files' objectives
-	// get their direction.
+	// as result.HigherIsBetter guesses from the name (rates such as GB/s, GFLOP/s,
+	// GFLOPS/W and items_per_second are maximised, anything else, such as ns/step,
+	// minimised), the rule by which imported files' objectives get their direction.
 	Maximize bool
 	// MaximizeWritten tells a maximize: false in the spec from none: only the second
 	// takes the direction from the name.

@@ -628,6 +628,8 @@ func TestMetricDirectionFollowsTheNameUnlessWritten(t *testing.T) {
 		{"score", "", false},
 		{"energy_per_item", "", false},
 		{"half_time", "", false},
+		{"ns/step", "", false},
+		{"ms_per_sample", "", false},
 		{"GB/s", "false", false},
 		{"score", "true", true},
 		{"half_time", "true", true},
