@@ -129,7 +129,7 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 	for _, want := range []string{
 		"tuning run, finished: its budget of 5 evaluations was spent",
 		"Best GB/s: 13.74 GB/s (time 87.336 ms), 6.87x better than the default configuration (2 GB/s) and 2.29x better than the median configuration evaluated (6 GB/s).",
-		"<td>default configuration</td><td class=\"wrap\">2 GB/s: unroll_factor=1, threads=1; the best is 6.87x better</td>",
+		"<td>default configuration</td><td class=\"wrap\">2 GB/s: unroll_factor=1, threads=1; the best is 6.87x better than it</td>",
 		"<td class=\"wrap\">5 of a budget of 5 evaluations, 5 successful</td>",
 		"<td class=\"wrap\">15 configurations (the full product of the values; no restrictions)</td>",
 		"(median of its samples)",
@@ -287,5 +287,25 @@ func TestTheSummarySaysWhichMetricsCouldNotBeComputed(t *testing.T) {
 	want := `Of the successful configurations, 1 lacks metrics that could not be computed for them; the first says: metrics left out: spec.yaml:9: metrics[1].expr: metric "inv"`
 	if !strings.Contains(stdhtml.UnescapeString(page), want) {
 		t.Errorf("the page lacks %q", want)
+	}
+}
+
+// An objective of 0 or below has no speedup ratio: the page says "better than" or "as
+// good as" without one. Before, two negative objectives gave a ratio that read as worse.
+func TestRunSummaryOfNegativeObjectivesHasNoRatio(t *testing.T) {
+	neg := func(u, n int64, v float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(u), space.IntValue(n)}, Status: result.OK, Objective: v}
+	}
+	page := tunedRun(t, 3, []result.Evaluation{neg(1, 1, -5), neg(2, 1, -3), neg(4, 2, -1)}, store.StatusFinished)
+	for _, want := range []string{
+		"better than the default configuration (-5 GB/s) and better than the median configuration evaluated (-3 GB/s).",
+		"-5 GB/s: unroll_factor=1, threads=1; the best is better than it</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "x better") {
+		t.Error("the page gives a ratio of negative objectives")
 	}
 }

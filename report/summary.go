@@ -252,10 +252,10 @@ func (f *runFacts) headline() string {
 	var vs []string
 	if f.def >= 0 && !rec.Evaluations[f.def].Failed() {
 		d := rec.Evaluations[f.def].Objective
-		vs = append(vs, fmt.Sprintf("%s than the default configuration (%s)", speedup(rec.Maximize, b.Objective, d), withUnit(d, obj)))
+		vs = append(vs, fmt.Sprintf("%s the default configuration (%s)", result.Better(rec.Maximize, b.Objective, d), withUnit(d, obj)))
 	}
 	if f.ok > 1 {
-		vs = append(vs, fmt.Sprintf("%s than the median configuration evaluated (%s)", speedup(rec.Maximize, b.Objective, f.median), withUnit(f.median, obj)))
+		vs = append(vs, fmt.Sprintf("%s the median configuration evaluated (%s)", result.Better(rec.Maximize, b.Objective, f.median), withUnit(f.median, obj)))
 	}
 	if len(vs) > 0 {
 		s += ", " + strings.Join(vs, " and ")
@@ -288,14 +288,14 @@ func (f *runFacts) resultTable() Table {
 		add("default configuration", fmt.Sprintf("%s: did not run successfully (%s)", configText(rec, e), e.Status))
 	case f.def >= 0 && f.best >= 0:
 		e := &rec.Evaluations[f.def]
-		add("default configuration", fmt.Sprintf("%s: %s; the best is %s", withUnit(e.Objective, obj), configText(rec, e),
-			speedup(rec.Maximize, rec.Evaluations[f.best].Objective, e.Objective)))
+		add("default configuration", fmt.Sprintf("%s: %s; the best is %s it", withUnit(e.Objective, obj), configText(rec, e),
+			result.Better(rec.Maximize, rec.Evaluations[f.best].Objective, e.Objective)))
 	default:
 		add("default configuration", f.defNote)
 	}
 	if f.ok > 1 {
-		add("median of the configurations evaluated", fmt.Sprintf("%s; the best is %s", withUnit(f.median, obj),
-			speedup(rec.Maximize, rec.Evaluations[f.best].Objective, f.median)))
+		add("median of the configurations evaluated", fmt.Sprintf("%s; the best is %s it", withUnit(f.median, obj),
+			result.Better(rec.Maximize, rec.Evaluations[f.best].Objective, f.median)))
 	}
 	ev := fmt.Sprintf("%s, %d successful", f.ofBudget(), f.ok)
 	if f.info.Kind == store.KindTuning && f.budget == 0 {
@@ -307,18 +307,6 @@ func (f *runFacts) resultTable() Table {
 	}
 	add("stopped", f.stop())
 	return t
-}
-
-// speedup is how much better best is than other: "6.87x better".
-func speedup(maximize bool, best, other float64) string {
-	v := other / best
-	if maximize {
-		v = best / other
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return "better"
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64) + "x better"
 }
 
 // objectiveName is the recording's objective; "time" when it names none.

@@ -265,6 +265,31 @@ func HigherIsBetter(name string) bool {
 	return false
 }
 
+// Speedup is how many times better best is than other: other / best, or best / other when
+// larger is better. ok is false where no ratio means anything: a value that is not finite,
+// or 0 or below (an objective of mixed sign, a count that may be 0).
+func Speedup(maximize bool, best, other float64) (v float64, ok bool) {
+	if !(best > 0 && other > 0) || math.IsInf(best, 0) || math.IsInf(other, 0) {
+		return math.NaN(), false
+	}
+	if maximize {
+		return best / other, true
+	}
+	return other / best, true
+}
+
+// Better says how best compares with other for a sentence about them: "2.50x better than",
+// "as good as" for the same value, or "better than" where Speedup gives no ratio.
+func Better(maximize bool, best, other float64) string {
+	if best == other {
+		return "as good as"
+	}
+	if v, ok := Speedup(maximize, best, other); ok {
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x better than"
+	}
+	return "better than"
+}
+
 // Unit is the unit an objective is in: ms for time (kernel times are recorded in
 // milliseconds) and for no objective named, otherwise the metric's own name (GFLOP/s).
 func Unit(objective string) string {

@@ -154,3 +154,30 @@ func TestHigherIsBetterTellsRatesFromCosts(t *testing.T) {
 		}
 	}
 }
+
+func TestSpeedupIsARatioOfPositiveValuesOnly(t *testing.T) {
+	tests := []struct {
+		maximize    bool
+		best, other float64
+		want        string
+	}{
+		{false, 2, 5, "2.50x better than"},
+		{true, 5, 2, "2.50x better than"},
+		{false, 2, 2, "as good as"},
+		{false, 0, 0, "as good as"},
+		{false, 0, 3, "better than"},   // no ratio to 0
+		{true, -1, -3, "better than"},  // -1 over -3 would read as 0.33x
+		{false, -3, -1, "better than"}, // and -1 over -3 likewise
+		{true, 1, -1, "better than"},   // mixed signs
+		{false, 1, math.Inf(1), "better than"},
+	}
+	for _, tt := range tests {
+		if got := Better(tt.maximize, tt.best, tt.other); got != tt.want {
+			t.Errorf("Better(%v, %v, %v) = %q, want %q", tt.maximize, tt.best, tt.other, got, tt.want)
+		}
+		_, ok := Speedup(tt.maximize, tt.best, tt.other)
+		if want := strings.HasSuffix(tt.want, "x better than") || tt.best == tt.other && tt.best > 0; ok != want {
+			t.Errorf("Speedup(%v, %v, %v): ok %v, want %v", tt.maximize, tt.best, tt.other, ok, want)
+		}
+	}
+}

@@ -41,11 +41,16 @@ type Report struct {
 	// BestNote is what the best evaluation says beside its success: the metrics that
 	// could not be computed for it ("metrics left out: ..."); LackingMetrics counts the
 	// successful evaluations that say so.
-	BestNote          string   `json:"best_note,omitempty"`
-	LackingMetrics    int      `json:"lacking_metrics,omitempty"`
-	BestTimeMS        *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
-	Verified          bool     `json:"verified"`               // whether the configurations' outputs were checked against the spec's verification
-	MedianObjective   *float64 `json:"median_objective,omitempty"`
+	BestNote       string   `json:"best_note,omitempty"`
+	LackingMetrics int      `json:"lacking_metrics,omitempty"`
+	BestTimeMS     *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	// Verified says the successful configurations' outputs were checked against the spec's
+	// verification: false where the spec has none, or no configuration succeeded.
+	Verified        bool     `json:"verified"`
+	MedianObjective *float64 `json:"median_objective,omitempty"`
+	// SpeedupOverMed and SpeedupOverDef are how many times better the best is than the
+	// median and the default (result.Speedup); left out where no ratio means anything, an
+	// objective of 0 or below.
 	SpeedupOverMed    *float64 `json:"speedup_over_median,omitempty"`
 	DefaultObjective  *float64 `json:"default_objective,omitempty"`
 	DefaultStatus     string   `json:"default_status,omitempty"` // the default configuration's status when it failed
@@ -220,7 +225,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
-		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Verified: s.Verification != nil}
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
 	var ok, fw []float64
 	var best *tuning.Evaluated
 	for i := range history {
@@ -248,10 +253,10 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.MeanCompileMS /= float64(len(fw))
 		r.MeanVerifyMS /= float64(len(fw))
 		r.MeanFrameworkMS /= float64(len(fw))
-		slices.Sort(fw)
-		r.MedianFrameworkMS = fw[len(fw)/2]
+		r.MedianFrameworkMS = median(fw)
 	}
 	if best != nil {
+		r.Verified = s.Verification != nil
 		r.Best = configOf(sp, best.Config)
 		bestObjective := best.Evaluation.Objective
 		r.BestObjective = &bestObjective
@@ -273,17 +278,12 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			r.BestTimeMS = &t
 		}
 		speedup := func(other float64) *float64 {
-			v := other / bestObjective
-			if maximize {
-				v = bestObjective / other
+			if v, ok := result.Speedup(maximize, bestObjective, other); ok {
+				return &v
 			}
-			return &v
+			return nil
 		}
-		slices.Sort(ok)
-		med := ok[len(ok)/2]
-		if len(ok)%2 == 0 {
-			med = (ok[len(ok)/2-1] + ok[len(ok)/2]) / 2
-		}
+		med := median(ok)
 		r.MedianObjective = &med
 		r.SpeedupOverMed = speedup(med)
 		if def != nil && !def.Failed() {
@@ -296,4 +296,14 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 	}
 	return r
+}
+
+// median is the middle of xs, or the mean of the two middle ones; it sorts xs.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[n/2]
 }

@@ -3,7 +3,9 @@ package tuner
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ktune/ktune/space"
@@ -136,5 +138,18 @@ func TestAResumedRunTakesTheBudgetItWasResumedWith(t *testing.T) {
 	}
 	if b := runBudget(t, db, rep.Run); b != 9 {
 		t.Errorf("run resumed with a budget of 9 and finished with 9 evaluations is stored with a budget of %d", b)
+	}
+}
+
+// The summary's medians, of framework time as of the objective, take the mean of the two
+// middle values of an even count: the framework's took the upper one.
+func TestMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{1.546, 0.348}, 0.947}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(slices.Clone(tt.xs)); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
+		}
 	}
 }

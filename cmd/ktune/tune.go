@@ -320,13 +320,15 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if r.BestTimeMS != nil && r.Objective != "time" {
 		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
-	if r.SpeedupOverMed != nil {
-		fmt.Fprintf(w, "  %.2fx better than the median configuration evaluated (%s %s)\n", *r.SpeedupOverMed, formatObjective(*r.MedianObjective), result.Unit(r.Objective))
+	if r.MedianObjective != nil && r.Statuses[result.OK.String()] > 1 {
+		fmt.Fprintf(w, "  %s the median configuration evaluated (%s %s)\n", result.Better(r.Maximize, *r.BestObjective, *r.MedianObjective),
+			formatObjective(*r.MedianObjective), result.Unit(r.Objective))
 	}
-	if r.SpeedupOverDef != nil && r.Evaluations == 1 {
+	if r.DefaultObjective != nil && r.Evaluations == 1 {
 		fmt.Fprintf(w, "  the default is the only configuration evaluated\n")
-	} else if r.SpeedupOverDef != nil {
-		fmt.Fprintf(w, "  %.2fx better than the default configuration (%s %s)\n", *r.SpeedupOverDef, formatObjective(*r.DefaultObjective), result.Unit(r.Objective))
+	} else if r.DefaultObjective != nil {
+		fmt.Fprintf(w, "  %s the default configuration (%s %s)\n", result.Better(r.Maximize, *r.BestObjective, *r.DefaultObjective),
+			formatObjective(*r.DefaultObjective), result.Unit(r.Objective))
 	}
 	if n := r.LackingMetrics; n > 0 {
 		what := "1 successful configuration lacks"

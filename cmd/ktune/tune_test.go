@@ -1583,3 +1583,40 @@ arguments:
 		})
 	}
 }
+
+// An objective that may be 0 or negative has no speedup ratio: the summary says "better
+// than" or "as good as" without one, and --json leaves the ratio out. Before, a score of
+// 0 printed "+Infx better" and "NaNx better", --json failed on +Inf, and a negative
+// objective printed a best that was "0.61x better" than worse ones.
+func TestTuneSummaryOfAnObjectiveOfZeroOrBelow(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	for i, tt := range []struct {
+		metric string
+		def    string // what the summary says of the default configuration
+	}{
+		// 0 at the default configuration, which is then the best
+		{`  - {name: score, expr: "0 if unroll_factor == 1 and threads == 1 else time", maximize: false}`, "as good as the default configuration (0 score)"},
+		// negative: the best is the highest, above the default's
+		{`  - {name: score, expr: "-1000 + unroll_factor", maximize: true}`, "better than the default configuration (-999 score)"},
+	} {
+		specPath := vectorAddVariant(t, dir, fmt.Sprintf("z%d.yaml", i), func(spec string) string {
+			spec = strings.Replace(spec, "metrics:\n", "metrics:\n"+tt.metric+"\n", 1)
+			return strings.Replace(spec, "objective: GB/s", "objective: score", 1)
+		})
+		db := filepath.Join(dir, fmt.Sprintf("z%d.db", i))
+		out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--budget", "4", "--db", db, "--json")
+		var rep tuneReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, %v: %s%s", tt.metric, code, err, out, errOut)
+		}
+		if rep.SpeedupOverDef != nil || rep.SpeedupOverMed != nil || rep.DefaultObjective == nil || rep.MedianObjective == nil {
+			t.Errorf("%s: speedups %v and %v, default %v, median %v; want no ratios beside the default's and the median's objectives",
+				tt.metric, rep.SpeedupOverDef, rep.SpeedupOverMed, rep.DefaultObjective, rep.MedianObjective)
+		}
+		out, errOut, code = ktune(t, "tune", specPath, "--strategy", "bruteforce", "--budget", "4", "--db", db)
+		if code != 0 || !strings.Contains(out, "  "+tt.def+"\n") || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") || strings.Contains(out, "x better") {
+			t.Errorf("%s: exit %d, want %q in the summary and no ratio:\n%s%s", tt.metric, code, tt.def, out, errOut)
+		}
+	}
+}
