@@ -63,10 +63,10 @@ type RepeatSummary struct {
 // so a strategy can measure a configuration again to learn its noise (as irace does).
 func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary, error) {
 	if o.Repeats <= 0 {
-		return RepeatSummary{}, errors.New("simulate: repeats must be positive")
+		return RepeatSummary{}, errors.New("repeats must be positive")
 	}
-	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 {
-		return RepeatSummary{}, errors.New("simulate: give a budget, a time limit or a target fraction of the optimum")
+	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !endsOnItsOwn(o.Strategy, o.StrategyOptions) {
+		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")
 	}
 	// options that do not fit the space fail here, once, not in every run
 	if err := strategy.Validate(o.Strategy, o.StrategyOptions, sim.Space(), o.Budget); err != nil {
@@ -74,7 +74,7 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	}
 	optimum, _ := sim.Optimum()
 	if math.IsNaN(optimum) {
-		return RepeatSummary{}, errors.New("simulate: the recording has no successful configuration")
+		return RepeatSummary{}, errors.New("the recording has no successful configuration")
 	}
 	workers := o.Workers
 	if workers <= 0 {
@@ -195,4 +195,17 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		r.Best = sim.Space().Values(sum.Best)
 	}
 	return r, nil
+}
+
+// endsOnItsOwn reports whether runs of the strategy end without a budget: bruteforce, which
+// evaluates the space once, and saltelli given its design's size n.
+func endsOnItsOwn(name string, opts map[string]any) bool {
+	switch name {
+	case "bruteforce":
+		return true
+	case "saltelli":
+		ro, err := strategy.SaltelliOptions(opts)
+		return err == nil && ro.N > 0
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package simulator_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
@@ -114,5 +115,31 @@ func TestRepeatInterruptedKeepsTheFinishedRuns(t *testing.T) {
 	}
 	if sum.MeanFraction != whole.MeanFraction || sum.StdFraction != whole.StdFraction {
 		t.Errorf("summary %v (%v), the same 3 runs uninterrupted %v (%v)", sum.MeanFraction, sum.StdFraction, whole.MeanFraction, whole.StdFraction)
+	}
+}
+
+// Without a budget, a time limit or a target, runs must end on their own: bruteforce's
+// and saltelli's given its design's size n do; any other strategy is refused up front.
+// Before, saltelli, whose help says it needs a budget or n, was refused with n too.
+func TestRepeatWithoutABudgetRunsOnlyStrategiesThatEndOnTheirOwn(t *testing.T) {
+	sim := mustNew(t, loadKernelTuner(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"), simulator.Options{})
+	for _, tc := range []struct {
+		strategy string
+		opts     map[string]any
+		ends     bool
+	}{
+		{"saltelli", map[string]any{"n": 5}, true},
+		{"bruteforce", nil, true},
+		{"saltelli", nil, false},
+		{"random", nil, false},
+	} {
+		sum, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{Strategy: tc.strategy, StrategyOptions: tc.opts,
+			Repeats: 2, Seed: 1})
+		switch {
+		case tc.ends && (err != nil || len(sum.Runs) != 2 || sum.Runs[0].Evaluations == 0):
+			t.Errorf("%s %v: %v, %d runs; want two runs that ended on their own", tc.strategy, tc.opts, err, len(sum.Runs))
+		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit or a target fraction of the optimum")):
+			t.Errorf("%s %v: %v; want it refused up front", tc.strategy, tc.opts, err)
+		}
 	}
 }

@@ -59,7 +59,8 @@ func parseSaltelli(o Options) (sensitivity.RunOptions, error) {
 		return ro, err
 	}
 	if ro.N < 0 || ro.N > sensitivity.MaxDesignPoints {
-		return ro, fmt.Errorf("option n: %d base rows, want 0 (as the budget allows) to %d", ro.N, sensitivity.MaxDesignPoints)
+		// the design's points (n times 3 to 2k+2 per row) are checked against the space
+		return ro, fmt.Errorf("option n: %d base rows, want 0 (as the budget allows) or more, for at most %d points in all", ro.N, sensitivity.MaxDesignPoints)
 	}
 	if ro.SecondOrder, err = o.Bool("second_order", true); err != nil {
 		return ro, err

@@ -140,6 +140,9 @@ Environment:
   KTUNE_NVRTC_LIBRARY   NVRTC (default libnvrtc.so.13, .12 or .11.x, also under $CUDA_HOME
                         or /usr/local/cuda)
   KTUNE_NVML_LIBRARY    NVML, for power, energy and clocks (default libnvidia-ml.so.1)
+  KTUNE_SPACE_MEMORY    default of --space-memory: the most memory a space may take
+                        (default 1/8 of the memory available; none for no bound)
+  KTUNE_MAX_RECORDING   the largest recording read, decompressed (default 1GiB)
   CC                    the host C compiler (default cc, gcc or clang)
 `
 
