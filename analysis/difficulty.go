@@ -14,8 +14,8 @@ import (
 type Difficulty struct {
 	Strategy string        `json:"strategy"`
 	Budget   int           `json:"budget"`
-	Spaces   int           `json:"spaces"` // spaces in both the analysis and the benchmark
-	Ps       []float64     `json:"p"`
+	Spaces   int           `json:"spaces"`   // spaces in both the analysis and the benchmark
+	Ps       []float64     `json:"p"`        // the p of C_p, as fractions (0.05 for 5 %), in the analysis' order
 	Rho      []stats.Float `json:"spearman"` // per p; NaN (null) when undefined
 }
 

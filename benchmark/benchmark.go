@@ -132,7 +132,10 @@ type Config struct {
 	Repeats    int        // runs per strategy, space and budget (seed 000: 50)
 	Seed       uint64     // run i of every cell uses Seed+i, so strategies face the same seeds
 	Workers    int        // parallel runs; 0 for all cores
-	Progress   func(Progress)
+	// Progress, when set, is called as runs finish (their evaluations counted) and after
+	// each cell, one call at a time, from Run's goroutine or its workers'; it must not
+	// block for long.
+	Progress func(Progress)
 	// ByBudget runs budget by budget (every space and strategy at the first budget, then
 	// at the next) instead of space by space, so that an interrupted run holds whole
 	// budgets, which is what hypertune selects by. The cells are the same either way.
@@ -150,7 +153,9 @@ type Config struct {
 // deterministic fitness the space's size where that is smaller), which tracks the work
 // better than cells do, budgets ranging from 25 to 1,600.
 type Progress struct {
-	Cells, TotalCells             int
+	Cells, TotalCells int // cells finished (those taken from Done included), of all
+	// Evaluations done and to do in all: each run counted at its budget, or at the
+	// space's size where that is smaller.
 	Evaluations, TotalEvaluations int
 	// Leader is the strategy with the highest mean fraction of optimum so far (LeaderMean),
 	// over the spaces and budgets every strategy has finished, so that all are compared on

@@ -191,15 +191,15 @@ func DefaultGridNames() []string {
 
 // HypertuneConfig is what `ktune hypertune` runs.
 type HypertuneConfig struct {
-	Strategy string
-	Grid     Grid
-	Spaces   []Space // training spaces
-	Budgets  []int
-	Repeats  int    // runs per setting, space and budget (seed 000: 20)
-	Seed     uint64 // run i of every cell uses Seed+i: all settings face the same seeds
-	Workers  int
-	Progress func(Progress)
-	Done     []Cell // cells of an earlier run to take instead of running them (ReusableTuning)
+	Strategy string         // the strategy whose options are tuned
+	Grid     Grid           // the settings tried: every combination of its option values
+	Spaces   []Space        // training spaces
+	Budgets  []int          // evaluations per run; a setting is chosen for each budget
+	Repeats  int            // runs per setting, space and budget (seed 000: 20)
+	Seed     uint64         // run i of every cell uses Seed+i: all settings face the same seeds
+	Workers  int            // parallel runs; 0 for all cores
+	Progress func(Progress) // as Config.Progress, each setting a strategy
+	Done     []Cell         // cells of an earlier run to take instead of running them (ReusableTuning)
 	// Finished, when set, is called after each cell that ran with the result so far
 	// (settings, spaces and cells, no choices yet), for a checkpoint file.
 	Finished func(partial *HypertuneResult)

@@ -25,7 +25,10 @@ type RepeatOptions struct {
 	Repeats         int            // number of runs
 	Seed            uint64         // run i uses Seed+i, for the strategy and for stochastic fitness
 	Workers         int            // parallel runs; 0 for GOMAXPROCS
-	Progress        func(done, total int, meanFraction float64)
+	// Progress, when set, is called after each run that finished with the number done of
+	// total (Repeats) and the mean fraction of optimum of those done. It is called from
+	// the workers' goroutines, one call at a time, and must not block for long.
+	Progress func(done, total int, meanFraction float64)
 }
 
 // RunResult is the outcome of one simulated run.

@@ -49,7 +49,7 @@ var bayesFactory = Factory{
 		{Name: "xi", Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness (>= 0)"},
 		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound (>= 0)"},
 		{Name: "initial", Default: "budget/4, between 5 and 10 (10 without a budget)",
-			Doc: "random configurations evaluated before the model is used (at least 1)"},
+			Doc: "configurations of the initial sample, evaluated before the model is used (at least 1): the first as start says, the others drawn at random and spread out"},
 		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods (1 to 100000)"},
 		{Name: "max_train", Default: "100",
 			Doc: "most evaluations the model is fitted to (at least 4): past it, three quarters of it (the best half of those, then the most recent others), growing again as evaluations come in"},
