@@ -58,10 +58,12 @@ its appendix also splits at 100 and 400.
 mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
 spaces has its cell, the title saying when an interruption left points out), the same per
-space (curves-SPACE), and the competition as heat maps whose cell in row r and column c
-counts the spaces and budgets where the column's strategy beat the row's (Fig. 1:
-competition-low and competition-medium over all spaces, and competition-KERNEL-low and
--medium per kernel when there are several kernels).
+space (curves-SPACE; in these names '/', '\' and spaces are written '_', as in
+curves-convolution_milo_A100, and a name two spaces would share gets a hash), and the
+competition as heat maps whose cell in row r and column c counts the spaces and budgets
+where the column's strategy beat the row's (Fig. 1: competition-low and competition-medium
+over all spaces, and competition-KERNEL-low and -medium per kernel when there are several
+kernels).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
