@@ -68,7 +68,7 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	if o.Repeats <= 0 {
 		return RepeatSummary{}, errors.New("repeats must be positive")
 	}
-	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !endsOnItsOwn(o.Strategy, o.StrategyOptions) {
+	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
 		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")
 	}
 	// options that do not fit the space fail here, once, not in every run
@@ -198,17 +198,4 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		r.Best = sim.Space().Values(sum.Best)
 	}
 	return r, nil
-}
-
-// endsOnItsOwn reports whether runs of the strategy end without a budget: bruteforce, which
-// evaluates the space once, and saltelli given its design's size n.
-func endsOnItsOwn(name string, opts map[string]any) bool {
-	switch name {
-	case "bruteforce":
-		return true
-	case "saltelli":
-		ro, err := strategy.SaltelliOptions(opts)
-		return err == nil && ro.N > 0
-	}
-	return false
 }

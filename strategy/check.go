@@ -40,3 +40,17 @@ func Validate(name string, opts map[string]any, sp *space.Space, budget int) err
 	}
 	return Check(st, sp, budget)
 }
+
+// EndsOnItsOwn reports whether runs of strategy name with opts end without a budget or a
+// time limit: bruteforce, which evaluates the space once, and saltelli given its design's
+// size n. Others may propose configurations evaluated before forever.
+func EndsOnItsOwn(name string, opts map[string]any) bool {
+	switch name {
+	case "bruteforce":
+		return true
+	case "saltelli":
+		ro, err := SaltelliOptions(opts)
+		return err == nil && ro.N > 0
+	}
+	return false
+}
