@@ -89,7 +89,7 @@ type ArgKind string
 const (
 	ArgArray  ArgKind = "array"  // a device buffer, passed as a pointer
 	ArgScalar ArgKind = "scalar" // a value
-	ArgLocal  ArgKind = "local"  // local (shared) memory allocated per block (OpenCL __local pointer)
+	ArgLocal  ArgKind = "local"  // OpenCL only: local memory allocated per work-group (a __local pointer)
 	// ArgConstant is an array copied into the module variable of the argument's name (a
 	// CUDA __constant__ array) instead of being passed: Kernel Tuner's cmem_args.
 	ArgConstant ArgKind = "constant"
@@ -947,6 +947,10 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 	}
 	if n := get("shared_memory_bytes"); n != nil {
 		src, ok := d.exprSource(n, "shared_memory_bytes")
+		if instead := sharedInstead[s.Kernel.Language]; instead != "" {
+			d.errf(n, "shared_memory_bytes", "dynamic shared memory is CUDA's, not %s: %s; remove shared_memory_bytes", s.Kernel.Language, instead)
+			ok = false
+		}
 		if ok {
 			s.SharedMemoryBytes = src
 			if num := p.number(n, "shared_memory_bytes", c.argScope); num != nil {
@@ -977,6 +981,29 @@ func (p *parser) checkConst(nums []*cnum, whole bool, want string, good func(flo
 			p.d.errAt(num.line, num.field, "%s evaluates to %v; expected %s", num.num.Source, v, want)
 		}
 	}
+}
+
+// localInstead says, for the languages whose kernels take no local memory arguments, what
+// gives such a kernel memory shared by a block: the backends refuse a local argument at
+// every launch, so the spec is refused when it is read.
+var localInstead = map[string]string{
+	"cuda": "a CUDA kernel takes none; give it dynamic shared memory with shared_memory_bytes (bytes per block, an extern __shared__ array in the kernel) or declare a __shared__ array in it",
+	"c":    "the host C backend has no local memory; declare the array in the kernel (or pass an array argument)",
+}
+
+// sharedInstead says, for the languages whose launches have no dynamic shared memory, what
+// to write instead of shared_memory_bytes: their backends would ignore it.
+var sharedInstead = map[string]string{
+	"opencl": "an OpenCL kernel gets local memory from arguments of kind: local (a __local pointer each, of length elements per work-group)",
+	"c":      "the host C backend has no shared memory; declare arrays in the kernel",
+}
+
+// argCalled names an argument at the start of a message, when it has a name.
+func argCalled(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("argument %q: ", name)
 }
 
 func (p *parser) arguments(n *yaml.Node) {
@@ -1040,6 +1067,8 @@ func (p *parser) arguments(n *yaml.Node) {
 					d.errf(kindNode, f+".kind", "unknown kind %q%s; expected array, scalar, local or constant", v, suggest(v, kinds))
 				case v == "constant" && s.Kernel.Language != "cuda":
 					d.errf(kindNode, f+".kind", "constant-memory symbols are CUDA's, not %s: pass the array as a buffer argument (an OpenCL __constant pointer is one)", cmp.Or(s.Kernel.Language, "this kernel's language"))
+				case v == "local" && localInstead[s.Kernel.Language] != "":
+					d.errf(kindNode, f+".kind", "%slocal memory arguments are OpenCL's (__local pointers), not %s: %s", argCalled(a.Name), s.Kernel.Language, localInstead[s.Kernel.Language])
 				default:
 					a.Kind = ArgKind(v)
 				}

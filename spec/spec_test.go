@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,7 +120,7 @@ func TestFullSpecFields(t *testing.T) {
 		{Name: "C", Type: "float32", Pointer: true}, {Name: "A", Type: "float32", Pointer: true},
 		{Name: "B", Type: "float32", Pointer: true}, {Name: "idx", Type: "int32", Pointer: true},
 		{Name: "ones", Type: "float64", Pointer: true}, {Name: "n", Type: "int32"},
-		{Name: "alpha", Type: "float64"}, {Name: "tile", Type: "float32", Pointer: true},
+		{Name: "alpha", Type: "float64"}, {Name: "filter", Type: "float32", Pointer: true},
 	}
 	if got := s.KernelParams(); !reflect.DeepEqual(got, wantParams) {
 		t.Errorf("kernel params %+v", got)
@@ -798,6 +799,67 @@ arguments:
 	_, err = Parse([]byte(strings.Replace(spec("cuda"), "fill: {range: {start: 1, step: 1}}", "output: true", 1)), "c.yaml")
 	if err == nil || !strings.Contains(err.Error(), "does not apply to a constant argument") {
 		t.Fatalf("an output constant: %v", err)
+	}
+}
+
+// Local memory arguments are OpenCL's and dynamic shared memory is CUDA's: the other
+// backends refuse the one at every launch and ignore the other, so a spec that asks for
+// them in another language is refused at the line that does, saying what to write instead.
+func TestLocalMemoryIsOpenCLsAndSharedMemoryCUDAs(t *testing.T) {
+	const src = `kernel: {name: k, language: %s, code: "x"}
+parameters: [{name: block_size_x, values: [32]}]
+problem_size: [16]
+arguments:
+  - {name: out, type: float32, length: 16, output: true}
+%s`
+	const local = "  - {name: tile, kind: local, type: float32, length: block_size_x}\n"
+	const shared = "shared_memory_bytes: block_size_x * 4\n"
+	tests := []struct {
+		language, extra string
+		at              string   // the line the error names; "" when the spec is valid
+		want            []string // substrings of the message
+	}{
+		{"opencl", local, "", nil},
+		{"cuda", shared, "", nil},
+		{"cuda", local, "kind: local", []string{`arguments[1].kind: argument "tile": local memory arguments are OpenCL's`, "not cuda", "shared_memory_bytes", "__shared__"}},
+		{"c", local, "kind: local", []string{`arguments[1].kind: argument "tile": local memory arguments are OpenCL's`, "not c", "declare the array in the kernel"}},
+		{"opencl", shared, "shared_memory_bytes", []string{"shared_memory_bytes: dynamic shared memory is CUDA's, not opencl", "kind: local", "remove shared_memory_bytes"}},
+		{"c", shared, "shared_memory_bytes", []string{"shared_memory_bytes: dynamic shared memory is CUDA's, not c", "declare arrays in the kernel"}},
+	}
+	for _, tt := range tests {
+		spec := fmt.Sprintf(src, tt.language, tt.extra)
+		s, err := Parse([]byte(spec), "mem.yaml")
+		if tt.at == "" {
+			if err != nil {
+				t.Errorf("%s with %q: %v", tt.language, tt.extra, err)
+				continue
+			}
+			in, err := s.Instance([]space.Value{space.IntValue(32)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tt.language {
+			case "cuda":
+				if in.Launch.SharedBytes != 128 {
+					t.Errorf("cuda: %d bytes of shared memory, want 128", in.Launch.SharedBytes)
+				}
+			case "opencl":
+				if a := in.Args[1]; a.Kind != ArgLocal || a.Bytes != 128 {
+					t.Errorf("opencl: local argument %+v, want 128 bytes of local memory", a)
+				}
+			}
+			continue
+		}
+		prefix := fmt.Sprintf("mem.yaml:%d: ", lineOf(t, spec, tt.at))
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) {
+			t.Errorf("%s with %q: %v, want an error starting %q", tt.language, tt.extra, err, prefix)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s with %q: the message lacks %q:\n%v", tt.language, tt.extra, w, err)
+			}
+		}
 	}
 }
 
