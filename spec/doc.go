@@ -19,7 +19,10 @@ kernel:                        # required
                                # arguments: "matmul<float, 4>"
   language: cuda               # opencl | cuda | c; implied by a source ending in .cl, .cu or .c
   source: matmul.cu            # a file, or a list of files concatenated in order;
-                               # or code: "..." with the source inline
+                               # or code: "..." with the source inline, best as a block
+                               # (code: |, the code on the lines below it): compilers'
+                               # messages then name the spec's lines (in a quoted or
+                               # folded string, only the first line's is the spec's)
   compiler_options: [-O3]      # passed to the compiler as written (CUDA: NVRTC's options;
                                # -arch=sm_XY of the device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)

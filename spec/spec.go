@@ -67,10 +67,13 @@ func (s *Spec) fileAt(field string, line int) {
 
 // Kernel is kernel source and how to compile it.
 type Kernel struct {
-	Name            string   // the function to launch
-	Language        string   // "opencl", "cuda" or "c"
-	Files           []string // source files, resolved against the spec's directory, concatenated in order
-	Code            string   // the source text: inline code, or the files' contents once Load has read them
+	Name     string   // the function to launch
+	Language string   // "opencl", "cuda" or "c"
+	Files    []string // source files, resolved against the spec's directory, concatenated in order
+	Code     string   // the source text: inline code, or the files' contents once Load has read them
+	// CodeLine is the line of the spec on which inline code's first line sits (for a
+	// block, code: |, the line after it); 0 when the code comes from files.
+	CodeLine        int
 	CompilerOptions []string // passed to the compiler as written
 	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
 	OpenMP          bool     // host C: compile with OpenMP
@@ -421,6 +424,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		case "code":
 			if v, ok := d.name(e.value, f); ok {
 				k.Code = v
+				k.CodeLine = codeLine(e.value)
 			}
 		case "compiler_options":
 			items, ok := d.list(e.value, f, true)
@@ -472,6 +476,23 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
 	return k, true
+}
+
+// codeLine is the line of the spec on which the first line of inline code n sits: a block
+// scalar (code: | or code: >) starts on the line after its indicator, any other scalar on
+// its own. Only in a literal block (|) are the code's later lines the spec's next lines
+// too: a folded or quoted scalar joins lines or writes them as \n escapes.
+func codeLine(n *yaml.Node) int {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth <= 64; depth++ {
+		n = n.Alias
+	}
+	switch {
+	case n == nil:
+		return 0
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return n.Line + 1
+	}
+	return n.Line
 }
 
 func hasKey(entries []entry, key string) bool {
@@ -1872,7 +1893,14 @@ func (s *Spec) kernelSource(k *Kernel) device.Source {
 	if k.OpenMP && !contains(opts, "-fopenmp") {
 		opts = append(opts, "-fopenmp")
 	}
-	return device.Source{Code: k.Code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
+	code := k.Code
+	if len(k.Files) == 0 && k.CodeLine > 0 && s.File != "" {
+		// Inline code: compilers then name the spec and the line the code sits on, as
+		// they name a source file and its own line (readFiles), instead of line 1 of the
+		// spec (host C, CUDA) or a runtime's temporary file (PoCL).
+		code = fmt.Sprintf("#line %d %s\n", k.CodeLine, lineFileName(s.File)) + code
+	}
+	return device.Source{Code: code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
 }
 
 // BoundRestrictions returns the restrictions with the constants they read replaced by

@@ -1062,3 +1062,68 @@ func TestNullMembersAreNotGiven(t *testing.T) {
 		t.Errorf("null members: block names %v, restrictions %v, grid_div_y %v", s.BlockSizeNames, s.Restrictions, s.GridDiv[1])
 	}
 }
+
+// Inline code starts, in what the device compiles, with a #line directive naming the spec
+// and the line its first line sits on, so that compilers' messages point into the spec
+// rather than at its first line (host C, CUDA) or at a runtime's temporary file (PoCL).
+func TestInlineCodeIsCompiledAtItsLineOfTheSpec(t *testing.T) {
+	const params = "parameters: {x: [1]}\nproblem_size: 1\n"
+	tests := []struct {
+		name, src string
+		at        string // a substring of the line the code's first line sits on
+	}{
+		{"block", "kernel:\n  name: k\n  language: c\n  code: |\n    void k(void) {\n    }\n" + params, "void k(void) {"},
+		{"block with a comment and an indentation indicator", "kernel:\n  name: k\n  language: c\n  code: |2  # the kernel\n      void k(void) {}\n" + params, "void k(void) {}"},
+		{"folded block", "kernel:\n  name: k\n  language: c\n  code: >\n    void k(void) {}\n" + params, "void k(void) {}"},
+		{"quoted", "kernel:\n  name: k\n  language: c\n  code: \"void k(void) {}\"\n" + params, "void k(void) {}"},
+		{"plain on the next line", "kernel:\n  name: k\n  language: c\n  code:\n    void k(void) {}\n" + params, "void k(void) {}"},
+		{"flow mapping", "\n\nkernel: {name: k, language: c, code: \"void k(void) {}\"}\n" + params, "void k(void) {}"},
+		{"JSON", "{\n \"kernel\": {\"name\": \"k\", \"language\": \"c\",\n  \"code\": \"void k(void) {}\"},\n \"parameters\": {\"x\": [1]}, \"problem_size\": 1}\n", "void k(void) {}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse([]byte(tt.src), "dir/inline.yaml")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, tt.src)
+			}
+			line := lineOf(t, tt.src, tt.at)
+			if s.Kernel.CodeLine != line {
+				t.Errorf("code line %d, want %d:\n%s", s.Kernel.CodeLine, line, tt.src)
+			}
+			want := fmt.Sprintf("#line %d \"dir/inline.yaml\"\n%s", line, s.Kernel.Code)
+			if got := s.Source().Code; got != want {
+				t.Errorf("source code\n%q, want\n%q", got, want)
+			}
+		})
+	}
+
+	// The reference kernel's code alike, and code given by an alias where its anchor is;
+	// code from files has its own #line directives (Load), and a spec parsed without a
+	// file name has no name to give.
+	refs := "parameters: {x: [1]}\nproblem_size: 1\narguments: [{name: out, type: int32, length: 1, output: true}]\n" +
+		"verification:\n  reference:\n    kernel:\n      name: ref\n      code: |\n        void ref(int *out) {\n          *out = 1;\n        }\n"
+	for _, src := range []string{
+		"kernel: {name: k, source: k.c}\n" + refs,
+		"kernel:\n  name: k\n  language: c\n  code: &c |\n    void k(int *out) {}\n" + strings.Replace(refs, "code: |\n        void ref(int *out) {\n          *out = 1;\n        }\n", "code: *c\n", 1),
+	} {
+		s, err := Parse([]byte(src), "inline.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, ok := s.ReferenceSource()
+		first := strings.TrimSpace(strings.SplitN(s.Verification.Kernel.Code, "\n", 2)[0])
+		if want := fmt.Sprintf("#line %d \"inline.yaml\"\n%s\n", lineOf(t, src, first), first); !ok || !strings.HasPrefix(ref.Code, want) {
+			t.Errorf("reference code %q, want it to start %q", ref.Code, want)
+		}
+		if len(s.Kernel.Files) > 0 && (s.Kernel.CodeLine != 0 || strings.Contains(s.Source().Code, "#line")) {
+			t.Errorf("a kernel from a file: code line %d, code %q", s.Kernel.CodeLine, s.Source().Code)
+		}
+	}
+	s, err := Parse([]byte("kernel: {name: k, language: c, code: \"void k(void) {}\"}\n"+params), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Source().Code; got != "void k(void) {}" {
+		t.Errorf("code of a spec without a file name %q", got)
+	}
+}
