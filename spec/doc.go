@@ -23,8 +23,9 @@ kernel:                        # required
                                # (code: |, the code on the lines below it): compilers'
                                # messages then name the spec's lines (in a quoted or
                                # folded string, only the first line's is the spec's)
-  compiler_options: [-O3]      # passed to the compiler as written (CUDA: NVRTC's options;
-                               # -arch=sm_XY of the device is added unless one is given)
+  compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
+                               # NVRTC's options, which have no -O3; -arch=sm_XY of the
+                               # device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
 

@@ -7,7 +7,7 @@ import (
 // The seeds are small on purpose: the fuzzer minimises every new interesting input, and
 // minimising a multi-kilobyte spec takes longer than a short fuzzing run. Between them
 // they reach every field.
-const fuzzSeedYAML = `kernel: {name: k, source: [a.cu, b.cu], compiler_options: [-O3]}
+const fuzzSeedYAML = `kernel: {name: k, source: [a.cu, b.cu], compiler_options: [--use_fast_math]}
 constants: {N: 64, F: "2*N"}
 parameters: [{name: block_size_x, values: [16, 32]}, {name: t, values: "[2**i for i in range(3)]"}, {name: p, values: [f, d]}]
 restrictions: ["block_size_x * t <= 64"]

@@ -126,7 +126,7 @@ func TestFullSpecFields(t *testing.T) {
 		t.Errorf("kernel params %+v", got)
 	}
 	src := s.Source()
-	if src.Kernel != "matmul_kernel" || src.Language != "cuda" || !reflect.DeepEqual(src.Options, []string{"-O3", "--use_fast_math"}) ||
+	if src.Kernel != "matmul_kernel" || src.Language != "cuda" || !reflect.DeepEqual(src.Options, []string{"-lineinfo", "--use_fast_math"}) ||
 		src.File != filepath.Join("testdata", "epilogue.cu") || !reflect.DeepEqual(src.Params, wantParams) {
 		t.Errorf("source %+v", src)
 	}
