@@ -75,7 +75,10 @@ func IsIdentifier(s string) bool {
 
 // Source is what a device compiles.
 type Source struct {
-	Code     string   // the kernel source text
+	// Code is the kernel source text, taken to start at File's first line; code from
+	// elsewhere in a file (a spec's inline code) starts with a #line directive saying
+	// where, which compilers follow in their messages.
+	Code     string
 	File     string   // where it came from, for messages; also the directory for #include
 	Kernel   string   // the function to launch (may carry template arguments for CUDA)
 	Language string   // "opencl", "c", "cuda"

@@ -10,7 +10,7 @@ import (
 )
 
 const dataSpec = `
-kernel: {name: k, source: k.cu}
+kernel: {name: k, source: k.cl}
 seed: %SEED%
 parameters: {block_size_x: [32]}
 problem_size: 1

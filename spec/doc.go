@@ -19,9 +19,13 @@ kernel:                        # required
                                # arguments: "matmul<float, 4>"
   language: cuda               # opencl | cuda | c; implied by a source ending in .cl, .cu or .c
   source: matmul.cu            # a file, or a list of files concatenated in order;
-                               # or code: "..." with the source inline
-  compiler_options: [-O3]      # passed to the compiler as written (CUDA: NVRTC's options;
-                               # -arch=sm_XY of the device is added unless one is given)
+                               # or code: "..." with the source inline, best as a block
+                               # (code: |, the code on the lines below it): compilers'
+                               # messages then name the spec's lines (in a quoted or
+                               # folded string, only the first line's is the spec's)
+  compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
+                               # NVRTC's options, which have no -O3; -arch=sm_XY of the
+                               # device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
 
@@ -68,8 +72,10 @@ grid_div_z: []                 # an empty list divides by 1
 # problem_size_x/y/z; grid excludes grid_div_*:
 #   grid: ["(N + block_size_x*tile_size_x - 1) // (block_size_x*tile_size_x)", "N // 8"]
 #   block: [block_size_x, 8]
-shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA dynamic shared memory per
-                               # block, in BYTES (default none)
+shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA only: dynamic shared memory
+                               # per block, in BYTES, for the kernel's extern __shared__
+                               # array (default none); OpenCL kernels get local memory
+                               # from arguments of kind: local instead
 # With kernel.defines each configuration is compiled with, in this order: grid_size_x/y/z,
 # the block size names, every parameter, then kernel_tuner=1, as Kernel Tuner does; a
 # parameter named like a derived size keeps its own value. Booleans are written 1 and 0.
@@ -86,7 +92,9 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # in other memory unnoticed, as in any C program
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
-                               # local | constant
+                               # local (OpenCL only: __local memory of length elements per
+                               # work-group, bytes = length * the type's size; CUDA kernels
+                               # take shared_memory_bytes instead) | constant (CUDA only)
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
                                # uint64; C names (float, double, int, uint...) are accepted
     length: N * N              # arrays and local: the number of ELEMENTS, an expression over
@@ -113,12 +121,8 @@ arguments:                     # in the kernel's parameter order. Before tuning,
   - name: n
     type: int32
     value: N                   # scalars: a number or an expression (the names of length)
-  - name: tile
-    kind: local                # OpenCL __local memory: length elements per block, so
-    type: float32              # bytes = length * the type's size
-    length: block_size_x * tile_size_x
   - name: filter
-    kind: constant             # CUDA: copied into the __constant__ array of this name
+    kind: constant             # CUDA only: copied into the __constant__ array of this name
     type: float32              # before each launch (Kernel Tuner's cmem_args), not passed
     length: 17 * 17            # as an argument; length and fill as for arrays
     fill: random

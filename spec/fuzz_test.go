@@ -7,7 +7,7 @@ import (
 // The seeds are small on purpose: the fuzzer minimises every new interesting input, and
 // minimising a multi-kilobyte spec takes longer than a short fuzzing run. Between them
 // they reach every field.
-const fuzzSeedYAML = `kernel: {name: k, source: [a.cu, b.cu], compiler_options: [-O3]}
+const fuzzSeedYAML = `kernel: {name: k, source: [a.cu, b.cu], compiler_options: [--use_fast_math]}
 constants: {N: 64, F: "2*N"}
 parameters: [{name: block_size_x, values: [16, 32]}, {name: t, values: "[2**i for i in range(3)]"}, {name: p, values: [f, d]}]
 restrictions: ["block_size_x * t <= 64"]
@@ -19,7 +19,7 @@ arguments:
   - {name: a, type: int8, length: N, fill: {random: {distribution: normal, low: -3, high: 3, seed: 1}}}
   - {name: r, type: uint16, length: 8, fill: {range: {start: 1, step: 2}}}
   - {name: n, type: int32, value: "N + t"}
-  - {name: l, kind: local, type: float64, length: block_size_x}
+  - {name: l, kind: constant, type: float64, length: block_size_x, fill: random}
 verification: {reference: {kernel: {name: ref, code: "void ref() {}"}, config: {block_size_x: 16, t: 1, p: f}}, atol: 0.1}
 metrics: [{name: gf, expr: "F / time", maximize: true}, {name: x, expr: "gf * 2"}]
 objective: gf
@@ -32,8 +32,15 @@ seed: 5
 
 const fuzzSeedJSON = `{"kernel": {"name": "k", "code": "x", "language": "c", "openmp": true}, "parameters": {"x": [1, 2.5]}, "grid": ["x", 2], "block": [1], "metrics": {"m": "x / time"}}`
 
+// fuzzSeedOpenCL has what only OpenCL kernels take: local memory arguments.
+const fuzzSeedOpenCL = `kernel: {name: k, source: k.cl}
+parameters: {block_size_x: [8, 16]}
+problem_size: 64
+arguments: [{name: out, type: int32, length: 64, output: true}, {name: l, kind: local, type: float64, length: "block_size_x * 2"}]
+`
+
 func TestFuzzSeedsAreValidSpecs(t *testing.T) {
-	for _, src := range []string{fuzzSeedYAML, fuzzSeedJSON} {
+	for _, src := range []string{fuzzSeedYAML, fuzzSeedJSON, fuzzSeedOpenCL} {
 		s := mustParse(t, src)
 		sp, err := s.Space()
 		if err != nil {
@@ -48,6 +55,7 @@ func TestFuzzSeedsAreValidSpecs(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(fuzzSeedYAML))
 	f.Add([]byte(fuzzSeedJSON))
+	f.Add([]byte(fuzzSeedOpenCL))
 	f.Add([]byte(base))
 	f.Add([]byte(base + "grid: [\"N // 7\", 2]\nblock: [block_size_x]\nmetrics: {rate: \"N / time\"}\nobjective: rate\n"))
 	f.Add([]byte("a: &x [1, 2]\nb: *x\n"))

@@ -136,7 +136,7 @@ func TestInstanceOfTheFullSpec(t *testing.T) {
 		{Name: "ones", Kind: ArgArray, Type: "float64", Length: 4, Bytes: 32},
 		{Name: "n", Kind: ArgScalar, Type: "int32", Length: 1, Bytes: 4, Scalar: []byte{0, 2, 0, 0}},
 		{Name: "alpha", Kind: ArgScalar, Type: "float64", Length: 1, Bytes: 8, Scalar: alpha},
-		{Name: "tile", Kind: ArgLocal, Type: "float32", Length: 64, Bytes: 256},
+		{Name: "filter", Kind: ArgConstant, Type: "float32", Length: 64, Bytes: 256},
 	}
 	if !reflect.DeepEqual(in.Args, wantArgs) {
 		t.Errorf("args\n got %+v\nwant %+v", in.Args, wantArgs)

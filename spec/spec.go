@@ -67,10 +67,13 @@ func (s *Spec) fileAt(field string, line int) {
 
 // Kernel is kernel source and how to compile it.
 type Kernel struct {
-	Name            string   // the function to launch
-	Language        string   // "opencl", "cuda" or "c"
-	Files           []string // source files, resolved against the spec's directory, concatenated in order
-	Code            string   // the source text: inline code, or the files' contents once Load has read them
+	Name     string   // the function to launch
+	Language string   // "opencl", "cuda" or "c"
+	Files    []string // source files, resolved against the spec's directory, concatenated in order
+	Code     string   // the source text: inline code, or the files' contents once Load has read them
+	// CodeLine is the line of the spec on which inline code's first line sits (for a
+	// block, code: |, the line after it); 0 when the code comes from files.
+	CodeLine        int
 	CompilerOptions []string // passed to the compiler as written
 	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
 	OpenMP          bool     // host C: compile with OpenMP
@@ -89,7 +92,7 @@ type ArgKind string
 const (
 	ArgArray  ArgKind = "array"  // a device buffer, passed as a pointer
 	ArgScalar ArgKind = "scalar" // a value
-	ArgLocal  ArgKind = "local"  // local (shared) memory allocated per block (OpenCL __local pointer)
+	ArgLocal  ArgKind = "local"  // OpenCL only: local memory allocated per work-group (a __local pointer)
 	// ArgConstant is an array copied into the module variable of the argument's name (a
 	// CUDA __constant__ array) instead of being passed: Kernel Tuner's cmem_args.
 	ArgConstant ArgKind = "constant"
@@ -421,6 +424,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		case "code":
 			if v, ok := d.name(e.value, f); ok {
 				k.Code = v
+				k.CodeLine = codeLine(e.value)
 			}
 		case "compiler_options":
 			items, ok := d.list(e.value, f, true)
@@ -472,6 +476,23 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
 	return k, true
+}
+
+// codeLine is the line of the spec on which the first line of inline code n sits: a block
+// scalar (code: | or code: >) starts on the line after its indicator, any other scalar on
+// its own. Only in a literal block (|) are the code's later lines the spec's next lines
+// too: a folded or quoted scalar joins lines or writes them as \n escapes.
+func codeLine(n *yaml.Node) int {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth <= 64; depth++ {
+		n = n.Alias
+	}
+	switch {
+	case n == nil:
+		return 0
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return n.Line + 1
+	}
+	return n.Line
 }
 
 func hasKey(entries []entry, key string) bool {
@@ -947,6 +968,10 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 	}
 	if n := get("shared_memory_bytes"); n != nil {
 		src, ok := d.exprSource(n, "shared_memory_bytes")
+		if instead := sharedInstead[s.Kernel.Language]; instead != "" {
+			d.errf(n, "shared_memory_bytes", "dynamic shared memory is CUDA's, not %s: %s; remove shared_memory_bytes", s.Kernel.Language, instead)
+			ok = false
+		}
 		if ok {
 			s.SharedMemoryBytes = src
 			if num := p.number(n, "shared_memory_bytes", c.argScope); num != nil {
@@ -977,6 +1002,29 @@ func (p *parser) checkConst(nums []*cnum, whole bool, want string, good func(flo
 			p.d.errAt(num.line, num.field, "%s evaluates to %v; expected %s", num.num.Source, v, want)
 		}
 	}
+}
+
+// localInstead says, for the languages whose kernels take no local memory arguments, what
+// gives such a kernel memory shared by a block: the backends refuse a local argument at
+// every launch, so the spec is refused when it is read.
+var localInstead = map[string]string{
+	"cuda": "a CUDA kernel takes none; give it dynamic shared memory with shared_memory_bytes (bytes per block, an extern __shared__ array in the kernel) or declare a __shared__ array in it",
+	"c":    "the host C backend has no local memory; declare the array in the kernel (or pass an array argument)",
+}
+
+// sharedInstead says, for the languages whose launches have no dynamic shared memory, what
+// to write instead of shared_memory_bytes: their backends would ignore it.
+var sharedInstead = map[string]string{
+	"opencl": "an OpenCL kernel gets local memory from arguments of kind: local (a __local pointer each, of length elements per work-group)",
+	"c":      "the host C backend has no shared memory; declare arrays in the kernel",
+}
+
+// argCalled names an argument at the start of a message, when it has a name.
+func argCalled(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("argument %q: ", name)
 }
 
 func (p *parser) arguments(n *yaml.Node) {
@@ -1040,6 +1088,8 @@ func (p *parser) arguments(n *yaml.Node) {
 					d.errf(kindNode, f+".kind", "unknown kind %q%s; expected array, scalar, local or constant", v, suggest(v, kinds))
 				case v == "constant" && s.Kernel.Language != "cuda":
 					d.errf(kindNode, f+".kind", "constant-memory symbols are CUDA's, not %s: pass the array as a buffer argument (an OpenCL __constant pointer is one)", cmp.Or(s.Kernel.Language, "this kernel's language"))
+				case v == "local" && localInstead[s.Kernel.Language] != "":
+					d.errf(kindNode, f+".kind", "%slocal memory arguments are OpenCL's (__local pointers), not %s: %s", argCalled(a.Name), s.Kernel.Language, localInstead[s.Kernel.Language])
 				default:
 					a.Kind = ArgKind(v)
 				}
@@ -1843,7 +1893,14 @@ func (s *Spec) kernelSource(k *Kernel) device.Source {
 	if k.OpenMP && !contains(opts, "-fopenmp") {
 		opts = append(opts, "-fopenmp")
 	}
-	return device.Source{Code: k.Code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
+	code := k.Code
+	if len(k.Files) == 0 && k.CodeLine > 0 && s.File != "" {
+		// Inline code: compilers then name the spec and the line the code sits on, as
+		// they name a source file and its own line (readFiles), instead of line 1 of the
+		// spec (host C, CUDA) or a runtime's temporary file (PoCL).
+		code = fmt.Sprintf("#line %d %s\n", k.CodeLine, lineFileName(s.File)) + code
+	}
+	return device.Source{Code: code, File: file, Kernel: k.Name, Language: k.Language, Options: opts, Params: s.KernelParams()}
 }
 
 // BoundRestrictions returns the restrictions with the constants they read replaced by

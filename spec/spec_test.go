@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,13 +120,13 @@ func TestFullSpecFields(t *testing.T) {
 		{Name: "C", Type: "float32", Pointer: true}, {Name: "A", Type: "float32", Pointer: true},
 		{Name: "B", Type: "float32", Pointer: true}, {Name: "idx", Type: "int32", Pointer: true},
 		{Name: "ones", Type: "float64", Pointer: true}, {Name: "n", Type: "int32"},
-		{Name: "alpha", Type: "float64"}, {Name: "tile", Type: "float32", Pointer: true},
+		{Name: "alpha", Type: "float64"}, {Name: "filter", Type: "float32", Pointer: true},
 	}
 	if got := s.KernelParams(); !reflect.DeepEqual(got, wantParams) {
 		t.Errorf("kernel params %+v", got)
 	}
 	src := s.Source()
-	if src.Kernel != "matmul_kernel" || src.Language != "cuda" || !reflect.DeepEqual(src.Options, []string{"-O3", "--use_fast_math"}) ||
+	if src.Kernel != "matmul_kernel" || src.Language != "cuda" || !reflect.DeepEqual(src.Options, []string{"-lineinfo", "--use_fast_math"}) ||
 		src.File != filepath.Join("testdata", "epilogue.cu") || !reflect.DeepEqual(src.Params, wantParams) {
 		t.Errorf("source %+v", src)
 	}
@@ -803,6 +804,67 @@ arguments:
 	}
 }
 
+// Local memory arguments are OpenCL's and dynamic shared memory is CUDA's: the other
+// backends refuse the one at every launch and ignore the other, so a spec that asks for
+// them in another language is refused at the line that does, saying what to write instead.
+func TestLocalMemoryIsOpenCLsAndSharedMemoryCUDAs(t *testing.T) {
+	const src = `kernel: {name: k, language: %s, code: "x"}
+parameters: [{name: block_size_x, values: [32]}]
+problem_size: [16]
+arguments:
+  - {name: out, type: float32, length: 16, output: true}
+%s`
+	const local = "  - {name: tile, kind: local, type: float32, length: block_size_x}\n"
+	const shared = "shared_memory_bytes: block_size_x * 4\n"
+	tests := []struct {
+		language, extra string
+		at              string   // the line the error names; "" when the spec is valid
+		want            []string // substrings of the message
+	}{
+		{"opencl", local, "", nil},
+		{"cuda", shared, "", nil},
+		{"cuda", local, "kind: local", []string{`arguments[1].kind: argument "tile": local memory arguments are OpenCL's`, "not cuda", "shared_memory_bytes", "__shared__"}},
+		{"c", local, "kind: local", []string{`arguments[1].kind: argument "tile": local memory arguments are OpenCL's`, "not c", "declare the array in the kernel"}},
+		{"opencl", shared, "shared_memory_bytes", []string{"shared_memory_bytes: dynamic shared memory is CUDA's, not opencl", "kind: local", "remove shared_memory_bytes"}},
+		{"c", shared, "shared_memory_bytes", []string{"shared_memory_bytes: dynamic shared memory is CUDA's, not c", "declare arrays in the kernel"}},
+	}
+	for _, tt := range tests {
+		spec := fmt.Sprintf(src, tt.language, tt.extra)
+		s, err := Parse([]byte(spec), "mem.yaml")
+		if tt.at == "" {
+			if err != nil {
+				t.Errorf("%s with %q: %v", tt.language, tt.extra, err)
+				continue
+			}
+			in, err := s.Instance([]space.Value{space.IntValue(32)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tt.language {
+			case "cuda":
+				if in.Launch.SharedBytes != 128 {
+					t.Errorf("cuda: %d bytes of shared memory, want 128", in.Launch.SharedBytes)
+				}
+			case "opencl":
+				if a := in.Args[1]; a.Kind != ArgLocal || a.Bytes != 128 {
+					t.Errorf("opencl: local argument %+v, want 128 bytes of local memory", a)
+				}
+			}
+			continue
+		}
+		prefix := fmt.Sprintf("mem.yaml:%d: ", lineOf(t, spec, tt.at))
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) {
+			t.Errorf("%s with %q: %v, want an error starting %q", tt.language, tt.extra, err, prefix)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s with %q: the message lacks %q:\n%v", tt.language, tt.extra, w, err)
+			}
+		}
+	}
+}
+
 // Restrictions read the spec's constants, as the other expressions do ('ktune help spec'),
 // and are stored with the constants bound to their values.
 func TestRestrictionsReadConstants(t *testing.T) {
@@ -1000,5 +1062,70 @@ func TestNullMembersAreNotGiven(t *testing.T) {
 	}
 	if s.BlockSizeNames[0] != "block_size_x" || len(s.Restrictions) != 0 || s.GridDiv[1] != nil {
 		t.Errorf("null members: block names %v, restrictions %v, grid_div_y %v", s.BlockSizeNames, s.Restrictions, s.GridDiv[1])
+	}
+}
+
+// Inline code starts, in what the device compiles, with a #line directive naming the spec
+// and the line its first line sits on, so that compilers' messages point into the spec
+// rather than at its first line (host C, CUDA) or at a runtime's temporary file (PoCL).
+func TestInlineCodeIsCompiledAtItsLineOfTheSpec(t *testing.T) {
+	const params = "parameters: {x: [1]}\nproblem_size: 1\n"
+	tests := []struct {
+		name, src string
+		at        string // a substring of the line the code's first line sits on
+	}{
+		{"block", "kernel:\n  name: k\n  language: c\n  code: |\n    void k(void) {\n    }\n" + params, "void k(void) {"},
+		{"block with a comment and an indentation indicator", "kernel:\n  name: k\n  language: c\n  code: |2  # the kernel\n      void k(void) {}\n" + params, "void k(void) {}"},
+		{"folded block", "kernel:\n  name: k\n  language: c\n  code: >\n    void k(void) {}\n" + params, "void k(void) {}"},
+		{"quoted", "kernel:\n  name: k\n  language: c\n  code: \"void k(void) {}\"\n" + params, "void k(void) {}"},
+		{"plain on the next line", "kernel:\n  name: k\n  language: c\n  code:\n    void k(void) {}\n" + params, "void k(void) {}"},
+		{"flow mapping", "\n\nkernel: {name: k, language: c, code: \"void k(void) {}\"}\n" + params, "void k(void) {}"},
+		{"JSON", "{\n \"kernel\": {\"name\": \"k\", \"language\": \"c\",\n  \"code\": \"void k(void) {}\"},\n \"parameters\": {\"x\": [1]}, \"problem_size\": 1}\n", "void k(void) {}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse([]byte(tt.src), "dir/inline.yaml")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, tt.src)
+			}
+			line := lineOf(t, tt.src, tt.at)
+			if s.Kernel.CodeLine != line {
+				t.Errorf("code line %d, want %d:\n%s", s.Kernel.CodeLine, line, tt.src)
+			}
+			want := fmt.Sprintf("#line %d \"dir/inline.yaml\"\n%s", line, s.Kernel.Code)
+			if got := s.Source().Code; got != want {
+				t.Errorf("source code\n%q, want\n%q", got, want)
+			}
+		})
+	}
+
+	// The reference kernel's code alike, and code given by an alias where its anchor is;
+	// code from files has its own #line directives (Load), and a spec parsed without a
+	// file name has no name to give.
+	refs := "parameters: {x: [1]}\nproblem_size: 1\narguments: [{name: out, type: int32, length: 1, output: true}]\n" +
+		"verification:\n  reference:\n    kernel:\n      name: ref\n      code: |\n        void ref(int *out) {\n          *out = 1;\n        }\n"
+	for _, src := range []string{
+		"kernel: {name: k, source: k.c}\n" + refs,
+		"kernel:\n  name: k\n  language: c\n  code: &c |\n    void k(int *out) {}\n" + strings.Replace(refs, "code: |\n        void ref(int *out) {\n          *out = 1;\n        }\n", "code: *c\n", 1),
+	} {
+		s, err := Parse([]byte(src), "inline.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, ok := s.ReferenceSource()
+		first := strings.TrimSpace(strings.SplitN(s.Verification.Kernel.Code, "\n", 2)[0])
+		if want := fmt.Sprintf("#line %d \"inline.yaml\"\n%s\n", lineOf(t, src, first), first); !ok || !strings.HasPrefix(ref.Code, want) {
+			t.Errorf("reference code %q, want it to start %q", ref.Code, want)
+		}
+		if len(s.Kernel.Files) > 0 && (s.Kernel.CodeLine != 0 || strings.Contains(s.Source().Code, "#line")) {
+			t.Errorf("a kernel from a file: code line %d, code %q", s.Kernel.CodeLine, s.Source().Code)
+		}
+	}
+	s, err := Parse([]byte("kernel: {name: k, language: c, code: \"void k(void) {}\"}\n"+params), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Source().Code; got != "void k(void) {}" {
+		t.Errorf("code of a spec without a file name %q", got)
 	}
 }

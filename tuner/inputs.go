@@ -59,10 +59,12 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		return nil, err
 	}
 	in["spec "+s.File] = hashBytes(data)
+	// The code as the spec loads it, not as a device gets it (which starts inline code
+	// with a #line directive): the same code hashes the same whatever ktune adds to it.
 	in["kernel source"] = hashBytes([]byte(s.Kernel.Code))
 	sources := []device.Source{s.Source()}
 	if ref, ok := s.ReferenceSource(); ok {
-		in["reference kernel source"] = hashBytes([]byte(ref.Code))
+		in["reference kernel source"] = hashBytes([]byte(s.Verification.Kernel.Code))
 		sources = append(sources, ref)
 	}
 	for _, src := range sources {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 )
@@ -148,5 +149,40 @@ func TestARunWhoseInputsChangedIsNotResumed(t *testing.T) {
 	o.Budget = 4
 	if rep := tune(); rep.Run == old || start.Stale == nil || start.Stale.ID != old || start.Stale.Changed != nil {
 		t.Errorf("beside a run stored without inputs: run %d, stale %+v; want a new run, naming run %d as stored without inputs", rep.Run, start.Stale, old)
+	}
+}
+
+// The kernels' code is hashed as the spec holds it: inline code reaches the device after
+// a #line directive that names its place in the spec, which is no input of its own (the
+// spec's hash covers where the code sits), and runs stored before ktune added it keep
+// their hash.
+func TestInlineCodeIsHashedAsTheSpecHoldsIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "inline.yaml")
+	if err := os.WriteFile(path, []byte(`kernel:
+  name: k
+  language: c
+  code: |
+    void k(float *c) { c[0] = 1; }
+parameters: {p: [1]}
+problem_size: [1]
+arguments: [{name: c, type: float32, length: 1, output: true}]
+verification:
+  reference: {kernel: {name: ref, code: "void ref(float *c) { c[0] = 1; }"}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := runInputs(s, device.Info{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := in["kernel source"], hashBytes([]byte("void k(float *c) { c[0] = 1; }\n")); got != want {
+		t.Errorf("kernel source hashes to %s, want %s", got, want)
+	}
+	if got, want := in["reference kernel source"], hashBytes([]byte("void ref(float *c) { c[0] = 1; }")); got != want {
+		t.Errorf("reference kernel source hashes to %s, want %s", got, want)
 	}
 }

@@ -109,7 +109,9 @@ func newUnit(src device.Source) (*unit, error) {
 	u.libs = append(u.libs, "-lm") // libm is not in the process unless asked for
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "#line 1 %s\n", cString(u.display)) // the user's line numbers in messages
+	// The user's line numbers in messages; code that does not start at the file's first
+	// line (a spec's inline code) starts with a #line directive of its own.
+	fmt.Fprintf(&b, "#line 1 %s\n", cString(u.display))
 	b.WriteString(src.Code)
 	if !strings.HasSuffix(src.Code, "\n") {
 		b.WriteString("\n")
