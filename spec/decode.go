@@ -177,7 +177,11 @@ func (d *decoder) mapping(n *yaml.Node, field string, known []string) ([]entry, 
 		}
 		seen[k.Value] = true
 		if known != nil && !contains(known, k.Value) {
-			d.errf(k, sub, "unknown field%s; expected one of %s", suggest(k.Value, known), strings.Join(known, ", "))
+			hint := suggest(k.Value, known)
+			if kt, isKT := kernelTunerNames[k.Value]; isKT {
+				hint = fmt.Sprintf("; Kernel Tuner's %s is %s here", k.Value, kt)
+			}
+			d.errf(k, sub, "unknown field%s; expected one of %s", hint, strings.Join(known, ", "))
 			ok = false
 			continue
 		}

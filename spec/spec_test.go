@@ -276,6 +276,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"problemsize", []string{"problemsize", `unknown field; did you mean "problem_size"?`}},
 		{"Kernel Tuner's name", base + "tune_params: {x: [1]}\n",
 			"tune_params", []string{"tune_params", "Kernel Tuner's tune_params is parameters here"}},
+		{"Kernel Tuner's name inside the kernel", strings.Replace(base, "  language: opencl", "  lang: opencl", 1),
+			"lang:", []string{"kernel.lang", "Kernel Tuner's lang is kernel.language here"}},
 		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
 			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
 		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
