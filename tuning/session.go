@@ -78,7 +78,7 @@ type Summary struct {
 	Requests      int           // configurations the strategy asked for, repeats included
 	Elapsed       time.Duration // on the session's clock: simulated or wall
 	Simulated     bool          // whether Elapsed is simulated time
-	Wall          time.Duration // real time the session took
+	Wall          time.Duration // real time the session took, from Options.Since when set
 	Stop          StopReason    // why it ended; "" while it runs
 	History       []Evaluated   // every new evaluation, in order
 }
@@ -100,6 +100,7 @@ type Session struct {
 	finished   bool
 	closed     bool // Close was called: cancellation is the caller's wish, not an error
 	begun, end time.Time
+	clock0     time.Time // when the wall clock started: begun, or Options.Since before it
 	// answered is when the strategy last got a new evaluation's fitness (begun before the
 	// first), and choosing how long it then took to ask for the configuration being
 	// evaluated: its evaluation's StrategyMS.
@@ -209,6 +210,10 @@ func (s *Session) begin() error {
 	}
 	s.started, s.begun = true, time.Now()
 	s.answered = s.begun
+	s.clock0 = s.begun
+	if since := s.opts.Since; !since.IsZero() && since.Before(s.begun) {
+		s.clock0 = since
+	}
 	s.preloadLocked()
 	s.mu.Unlock()
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
@@ -343,9 +348,9 @@ func (s *Session) wallLocked() time.Duration {
 	case !s.started:
 		return 0
 	case s.finished:
-		return s.end.Sub(s.begun)
+		return s.end.Sub(s.clock0)
 	}
-	return time.Since(s.begun)
+	return time.Since(s.clock0)
 }
 
 // elapsedLocked is the session's clock.
@@ -401,7 +406,7 @@ func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64
 	evalCtx := ctx
 	if s.sim == nil && s.opts.TimeLimit > 0 {
 		var cancel context.CancelFunc
-		evalCtx, cancel = context.WithDeadline(ctx, s.begun.Add(s.opts.TimeLimit))
+		evalCtx, cancel = context.WithDeadline(ctx, s.clock0.Add(s.opts.TimeLimit))
 		defer cancel()
 	}
 	e, err := s.ev.Evaluate(evalCtx, c)

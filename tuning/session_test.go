@@ -286,6 +286,54 @@ func TestWallClockTimeLimitEndsTheEvaluationInProgress(t *testing.T) {
 	}
 }
 
+// Options.Since starts the wall clock before the session: the time limit counts the work
+// done for it before (a tuner's start-up, reference and baseline), so a session that
+// begins with part of its limit spent ends that much sooner, cutting its evaluation in
+// progress, and one that begins with all of it spent evaluates nothing.
+func TestTheWallClockCountsFromSince(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	for _, tc := range []struct {
+		name  string
+		spent time.Duration // before the session begins
+		limit time.Duration
+	}{
+		{"part of the limit spent", time.Second, 1100 * time.Millisecond},
+		{"all of it spent", 2 * time.Second, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			slow := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+				calls++
+				select {
+				case <-time.After(10 * time.Second):
+					return sim.Evaluate(ctx, c)
+				case <-ctx.Done():
+					return result.Evaluation{}, ctx.Err()
+				}
+			})
+			start := time.Now()
+			sum, err := run(t, sim.Space(), newStrategy(t, "random"), slow,
+				tuning.Options{Budget: 100, TimeLimit: tc.limit, Since: start.Add(-tc.spent)})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := max(tc.limit-tc.spent, 0); took > left+time.Second {
+				t.Errorf("the session took %v with %v of its limit left", took, left)
+			}
+			if sum.Stop != tuning.StopTime || sum.Evaluations != 0 {
+				t.Errorf("stop %q after %d evaluations; want the time limit, nothing evaluated", sum.Stop, sum.Evaluations)
+			}
+			if sum.Elapsed < tc.limit || sum.Wall != sum.Elapsed || sum.Elapsed > tc.spent+took+time.Millisecond {
+				t.Errorf("elapsed %v, wall %v: want the wall clock from Since, past the limit %v", sum.Elapsed, sum.Wall, tc.limit)
+			}
+			if tc.spent >= tc.limit && calls > 0 {
+				t.Errorf("the evaluator was called %d times after the limit had passed", calls)
+			}
+		})
+	}
+}
+
 // evaluatorFunc is an Evaluator that is not Simulated: the session keeps wall-clock time.
 type evaluatorFunc func(ctx context.Context, c space.Config) (result.Evaluation, error)
 
