@@ -45,8 +45,12 @@ type Options struct {
 	// as a kernel spec's default configuration): they join the history and count against
 	// the budget as if the strategy had asked for them, and a strategy that asks for one
 	// gets it from the cache. The sink does not receive them again. Configurations outside
-	// the space are left out. When they reach the budget the session ends at once, having
-	// counted them all (Summary.Evaluations may then exceed the budget).
+	// the space are left out. A configuration given more than once keeps its last
+	// measurement, which supersedes the earlier ones, as in a recording
+	// (result.Recording.KeepLast) and in a run the tuner resumes from its store, and counts
+	// once; with NoCache each counts, as a repeated measurement. A Status that is not one
+	// of result's is an error of New. When they reach the budget the session ends at once,
+	// having counted them all (Summary.Evaluations may then exceed the budget).
 	Measured []result.Evaluation
 	// Sink, when set, receives every new evaluation as soon as it is made.
 	Sink Sink

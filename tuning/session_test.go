@@ -1114,6 +1114,97 @@ func TestMeasuredEvaluationsCountAgainstTheBudget(t *testing.T) {
 	}
 }
 
+// A status that is none of result's (result.Status(99)) is refused wherever it comes in:
+// by Tell (the configuration is still to be told), from an Evaluator (the session ends with
+// an error naming the configuration) and in Options.Measured (New fails). Stored, it would
+// read as a failure nobody can name, status(99).
+func TestAnUndefinedStatusIsRefused(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	ctx := context.Background()
+	bad := result.Status(99)
+
+	s, err := tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{Budget: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Ask(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tell(c, result.Evaluation{Status: bad, Objective: 0.5}); err == nil ||
+		!strings.Contains(err.Error(), "status 99 is not an evaluation status") || !strings.Contains(err.Error(), "device_limit") {
+		t.Errorf("Tell with status 99: %v; want an error naming the status and the valid ones", err)
+	}
+	if n := len(s.Summary().History); n != 0 {
+		t.Errorf("%d evaluations recorded after a refused Tell", n)
+	}
+	if err := s.Tell(c, result.Evaluation{Status: result.OK, Objective: 0.5}); err != nil {
+		t.Errorf("Tell after the refused one: %v; the configuration should still be to be told", err)
+	}
+
+	undefined := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		return result.Evaluation{Status: bad, Objective: 1}, nil
+	})
+	sum, err := run(t, sp, newStrategy(t, "random"), undefined, tuning.Options{Budget: 5})
+	if err == nil || !strings.Contains(err.Error(), "status 99") || sum.Stop != tuning.StopError || len(sum.History) != 0 {
+		t.Errorf("Run with an evaluator giving status 99: %v, stop %q, %d recorded", err, sum.Stop, len(sum.History))
+	}
+
+	first := sp.Values(sp.At(0, nil))
+	_, err = tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{
+		Measured: []result.Evaluation{{Config: first, Status: result.OK, Objective: 1}, {Config: first, Status: bad, Objective: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Measured[1]") || !strings.Contains(err.Error(), "status 99") {
+		t.Errorf("New with a measured status 99: %v", err)
+	}
+}
+
+// A configuration given twice in Options.Measured keeps its last measurement, which
+// supersedes the first as a repeated measurement does in a recording (KeepLast) and in a
+// resumed run, and counts once against the budget; with NoCache both count.
+func TestMeasuredKeepsTheLastMeasurementOfAConfiguration(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	a, b := sp.At(0, nil), sp.At(1, nil)
+	measured := []result.Evaluation{
+		{Config: sp.Values(a), Status: result.OK, Objective: 0.5},
+		{Config: sp.Values(b), Status: result.OK, Objective: 0.3},
+		{Config: sp.Values(a), Status: result.OK, Objective: 0.05},
+	}
+	for _, tc := range []struct {
+		noCache bool
+		want    []float64 // the history's objectives
+		best    float64
+	}{
+		{false, []float64{0.3, 0.05}, 0.05},
+		{true, []float64{0.5, 0.3, 0.05}, math.NaN()},
+	} {
+		t.Run(fmt.Sprintf("NoCache=%v", tc.noCache), func(t *testing.T) {
+			s, err := tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{Budget: 10, NoCache: tc.noCache, Measured: measured})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Ask(context.Background()); err != nil { // starts the session
+				t.Fatal(err)
+			}
+			sum := s.Summary()
+			var got []float64
+			for _, h := range sum.History {
+				got = append(got, h.Evaluation.Objective)
+			}
+			if !slices.Equal(got, tc.want) || sum.Evaluations != len(tc.want) || sum.Distinct != 2 {
+				t.Errorf("history %v, %d evaluations, %d distinct; want %v, %d and 2", got, sum.Evaluations, sum.Distinct, tc.want, len(tc.want))
+			}
+			// (with NoCache the best is judged by the measurements' spread: measured.go)
+			if !tc.noCache && (sum.BestObjective != tc.best || !slices.Equal(sum.Best, a)) {
+				t.Errorf("best %v at %v, want the last measurement %v at %v", sum.BestObjective, sum.Best, tc.best, a)
+			}
+		})
+	}
+}
+
 // panicky is a strategy with a bug: it panics after two evaluations.
 type panicky struct{}
 
