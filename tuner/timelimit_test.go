@@ -59,8 +59,8 @@ func TestTheTimeLimitCoversEveryStepAndCutsTheWorkInProgress(t *testing.T) {
 		wantEvaluated int
 	}{
 		{"while the reference is computed", 20, 0, time.Second, ErrTimeUp, -1, 0},
-		{"while the default configuration runs", 0, 20, 4 * time.Second, ErrNothingSucceeded, 0, 0},
-		{"while the search runs a configuration", 0, 0, 4 * time.Second, nil, 1, 1},
+		{"while the default configuration runs", 0, 20, 5 * time.Second, ErrNothingSucceeded, 0, 0},
+		{"while the search runs a configuration", 0, 0, 5 * time.Second, nil, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "k.db")
