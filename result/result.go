@@ -30,6 +30,12 @@ const (
 
 var statusNames = [...]string{"ok", "restricted", "compile_error", "runtime_error", "timeout", "wrong_answer", "device_limit"}
 
+// Valid reports whether s is one of the statuses above: an evaluation with another would
+// be stored as a failure nobody can name.
+func (s Status) Valid() bool { return int(s) < len(statusNames) }
+
+// String is the status's name ("ok", "wrong_answer"), or status(N) for one that is not
+// Valid.
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
 		return statusNames[s]

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -19,10 +21,10 @@ const compareChunk = 1 << 18
 // as NumPy's allclose (NaN never passes, infinities pass where they equal), integers
 // exactly. Large outputs are compared in parallel.
 func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("output %s has %d bytes, the reference %d", a.Name, len(got), len(want))
-	}
 	size := elemSize(a.Type)
+	if len(got) != len(want) { // (Runner.verify says why)
+		return fmt.Sprintf("output %s has %d elements, the reference %d", a.Name, len(got)/size, len(want)/size)
+	}
 	n := len(got) / size
 	workers := min(runtime.GOMAXPROCS(0), (n+compareChunk-1)/compareChunk)
 	bad, first := 0, -1
@@ -59,6 +61,26 @@ func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
 	g := elemValue(a.Type, got[first*size:(first+1)*size])
 	w := elemValue(a.Type, want[first*size:(first+1)*size])
 	return fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g, w)
+}
+
+// lengthMismatch is the verification message of output i (a, at this configuration) when
+// the reference has want elements, not a.Length. The spec is at fault, not the
+// configuration: the output's length expression reads the configuration, and the
+// reference was computed at another one (or read from a file) with another length.
+// The message does not hold this configuration's length, so that every configuration
+// that fails so says the same (and tuning stops early, as for any fault of the spec).
+func (r *Runner) lengthMismatch(i int, a spec.ArgInstance, want int) string {
+	ref := fmt.Sprintf("the reference's %d elements, computed at %s", want, formatValues(r, r.referenceValues()))
+	if path, ok := r.spec.Verification.NPY[i]; ok {
+		ref = fmt.Sprintf("the %d elements of the reference file %s", want, filepath.Base(path))
+	}
+	reads := r.spec.LengthReads(i)
+	if len(reads) == 0 {
+		return fmt.Sprintf("output %s has %d elements (length: %s), unlike %s", a.Name, a.Length, r.spec.Arguments[i].Length, ref)
+	}
+	return fmt.Sprintf("output %s: its length, %s, depends on the configuration (it reads %s) and differs here from %s; "+
+		"verification compares whole outputs, so give %s a length (in elements) that is the same for every configuration",
+		a.Name, r.spec.Arguments[i].Length, strings.Join(reads, ", "), ref, a.Name)
 }
 
 // mismatches counts the elements of type typ where got and want differ beyond the

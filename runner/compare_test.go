@@ -46,6 +46,9 @@ func TestCompareFollowsAllcloseElementByElement(t *testing.T) {
 	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -2, 7), 10, 10); msg != "output k: 1 of 3 elements differ from the reference; first at index 1: got -1, want -2" {
 		t.Errorf("int32: %q", msg)
 	}
+	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -1), 0, 0); msg != "output k has 3 elements, the reference 2" {
+		t.Errorf("outputs of different lengths: %q; want their lengths in elements", msg)
+	}
 	if msg := compare(spec.ArgInstance{Name: "k", Type: "uint8"}, []byte{1, 255}, []byte{1, 255}, 0, 0); msg != "" {
 		t.Errorf("uint8: %q", msg)
 	}

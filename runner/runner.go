@@ -662,6 +662,10 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		if !ok {
 			continue
 		}
+		if len(got) != len(want) {
+			problems = append(problems, r.lengthMismatch(i, a, len(want)/elemSize(a.Type)))
+			continue
+		}
 		if msg := compare(a, got, want, v.Atol, v.Rtol); msg != "" {
 			problems = append(problems, msg)
 		}

@@ -1862,6 +1862,23 @@ func (s *Spec) parsed() error {
 	return nil
 }
 
+// LengthReads returns the names other than constants that argument k's length reads
+// (parameters, problem_size_x, grid_size_x, block sizes...), in order: through them its
+// length may differ from one configuration to another. It is nil for a length of constants
+// only, and for a scalar.
+func (s *Spec) LengthReads(k int) []string {
+	if s.c == nil || k < 0 || k >= len(s.c.args) || s.c.args[k].length == nil {
+		return nil
+	}
+	var names []string
+	for _, name := range s.c.args[k].length.num.Names {
+		if _, ok := s.c.constants[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // KernelParams returns the kernel function's parameter list, for device.Source.Params.
 // Local memory arguments are pointers.
 func (s *Spec) KernelParams() []device.Param {

@@ -138,8 +138,9 @@ func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
 	}
 	if !r.probed {
 		r.probed = true
-		r.probe()
-		if r.succeeded || f.broken {
+		// draws cut short (the time limit, an interrupt) prove nothing: the session ends
+		// for what cut them
+		if cancelled := r.probe(); cancelled || r.succeeded || f.broken {
 			return ""
 		}
 	}
@@ -147,9 +148,10 @@ func (r *resumingEvaluator) sameFailure(tuning.State) tuning.StopReason {
 }
 
 // probe evaluates up to sameFailureProbes configurations drawn at random from those of
-// the space not evaluated yet (fewer when the run's budget has fewer left), stores them,
-// and keeps them for the run's summary (probes).
-func (r *resumingEvaluator) probe() {
+// the space not evaluated yet (fewer when the run's budget has fewer left), in r.ctx (which
+// the time limit ends), stores them, and keeps them for the run's summary (probes). It
+// reports whether it was cancelled: an evaluation was cut short, and not stored.
+func (r *resumingEvaluator) probe() (cancelled bool) {
 	n := sameFailureProbes
 	if r.budget > 0 {
 		n = min(n, r.budget-r.runEvaluations())
@@ -162,16 +164,17 @@ func (r *resumingEvaluator) probe() {
 		}
 		e, err := r.Evaluate(r.ctx, c)
 		if err != nil {
-			return // cancelled: the session ends on its own
+			return true // the session ends on its own
 		}
 		if err := r.sink.Record(r.ctx, e); err != nil {
 			r.log.Warn("an evaluation drawn to tell a faulty spec from faulty configurations was not stored", "error", err)
-			return
+			return false
 		}
 		r.known[key] = e
 		r.probes = append(r.probes, e)
 		n--
 	}
+	return false
 }
 
 func (r *resumingEvaluator) Hint(cs ...space.Config) {

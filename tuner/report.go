@@ -56,7 +56,7 @@ type Report struct {
 	DefaultStatus     string   `json:"default_status,omitempty"` // the default configuration's status when it failed
 	SpeedupOverDef    *float64 `json:"speedup_over_default,omitempty"`
 	Stop              string   `json:"stop"`
-	WallSeconds       float64  `json:"wall_seconds"`
+	WallSeconds       float64  `json:"wall_seconds"` // from Tune's call to the search's end, as Options.TimeLimit counts; 0 when nothing was searched
 	WorkerRestarts    int      `json:"worker_restarts"`
 	MeanCompileMS     float64  `json:"mean_compile_ms"`   // over evaluations measured in this session
 	MeanVerifyMS      float64  `json:"mean_verify_ms"`    // likewise

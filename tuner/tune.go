@@ -39,8 +39,17 @@ type Options struct {
 	// Budget is the run's number of evaluations, those measured before a resumption
 	// included (a run that has them measures nothing); 0 is no limit.
 	Budget int
-	// TimeLimit ends the search once that much wall-clock time has passed; 0 is none. A
-	// space of more than MaxUnlimited configurations needs a Budget or a TimeLimit.
+	// TimeLimit bounds Tune's wall-clock time, counted from the call: building the space,
+	// starting the workers, checking the arguments, computing the reference, measuring the
+	// default configuration and the search all count. When it passes, the work in
+	// progress stops at once: a configuration being compiled or run is killed (within
+	// about a tenth of a second, plus the time its process takes to die) and is stored
+	// neither as a timeout nor as a failure, since it was not measured; Tune then stores
+	// that the run finished, stops its workers (killing pre-compilers still compiling)
+	// and returns. A limit that passes before the search begins is ErrTimeUp, or a run
+	// with nothing evaluated when it passes while the default configuration is measured.
+	// 0 is none. A space of more than MaxUnlimited configurations needs a Budget or a
+	// TimeLimit.
 	TimeLimit time.Duration
 	// Seed seeds the strategy: the same seed, strategy and space ask for the same
 	// configurations.
@@ -104,7 +113,7 @@ type Progress struct {
 	Resumed     int       // of those, the ones it had before Tune
 	Total       int       // the most it will have: the budget, or the space's size
 	Started     time.Time // when the search began
-	Deadline    time.Time // when Options.TimeLimit ends it; zero when there is none
+	Deadline    time.Time // when Options.TimeLimit ends the run (from Tune's call); zero when there is none
 	Objective   string    // the objective's name: "time" (ms) or one of the spec's metrics
 	Best        float64   // the run's best objective so far; NaN when none succeeded
 	BestConfig  Config    // the configuration that gave Best; zero when none did
@@ -140,6 +149,11 @@ func (e *UnlimitedError) Error() string {
 	return fmt.Sprintf("the space has %d configurations: give a budget or a time limit", e.SpaceSize)
 }
 
+// ErrTimeUp is Tune's error when Options.TimeLimit passed before the search began: while
+// the space was built, the workers started, the arguments were checked or the reference
+// was computed. No run was created and nothing was measured.
+var ErrTimeUp = errors.New("the time limit passed before the search began")
+
 // ErrNothingSucceeded is Tune's error, beside its report, when no configuration of the run
 // ran and verified successfully: all failed (Report.Failures says how), or none was
 // evaluated before the run stopped.
@@ -171,13 +185,17 @@ func DefaultPrecompilers() int {
 //     from the rest of the space all failed with one message (StopSameFailure: a fault of
 //     the spec, not of the first picks' parameter values).
 //
+// The time limit (Options.TimeLimit) counts from the call and covers every step above.
+//
 // Options that do not fit are errors before anything is stored: *OptionsError,
-// *UnlimitedError, *DeviceError, a *spec.Error, a *space.TooLargeError. A run that another process tunes is a
-// *RunHeldError. Once the search has begun Tune returns the report, with an error beside
-// it when the search failed or ctx ended it (ctx's error; the run is left interrupted, to
-// be resumed), ErrDatabaseLost when the database file was deleted or replaced meanwhile,
-// or ErrNothingSucceeded.
+// *UnlimitedError, *DeviceError, a *spec.Error, a *space.TooLargeError. A run that
+// another process tunes is a *RunHeldError. A time limit that passes before the reference
+// is ready is ErrTimeUp. Once the search has begun Tune returns the report, with an error
+// beside it when the search failed or ctx ended it (ctx's error; the run is left
+// interrupted, to be resumed), ErrDatabaseLost when the database file was deleted or
+// replaced meanwhile, or ErrNothingSucceeded.
 func Tune(ctx context.Context, o Options) (*Report, error) {
+	began := time.Now() // the time limit counts from here
 	if os.Getenv(workerEnv) != "" {
 		// Tune started this process as a worker, and main did not call WorkerMain: going on
 		// would start workers of its own, without end.
@@ -195,6 +213,20 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// limited is ctx ended by the time limit too: the steps before the search run in it.
+	// The session keeps the same deadline itself (tuning.Options.Since), and tells its
+	// end by the time limit from an interruption.
+	limited, endLimited := ctx, context.CancelFunc(func() {})
+	if o.TimeLimit > 0 {
+		limited, endLimited = context.WithDeadline(ctx, began.Add(o.TimeLimit))
+	}
+	defer endLimited()
+	timeUp := func(err error, while string) error {
+		if err != nil && ctx.Err() == nil && limited.Err() != nil {
+			return fmt.Errorf("%w: %v ran out while %s; nothing was measured", ErrTimeUp, o.TimeLimit, while)
+		}
+		return nil
+	}
 	name, stOpts := o.Strategy, o.StrategyOptions
 	if name == "" {
 		name = "auto"
@@ -210,7 +242,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := s.SpaceContext(ctx, o.SpaceBuild)
+	sp, err := s.SpaceContext(limited, o.SpaceBuild)
+	if err := timeUp(err, "the space was built"); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		var se *spec.Error
 		if errors.As(err, &se) || ctx.Err() != nil {
@@ -294,7 +329,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	defer sup.Close()
 	// Arguments that differ from the kernel's parameters would fail every configuration,
 	// or let each compute garbage from reinterpreted bytes: they are a spec error.
-	if err := sup.Check(ctx); err != nil {
+	if err := sup.Check(limited); err != nil {
+		if err := timeUp(err, "the worker started and checked the arguments"); err != nil {
+			return nil, err
+		}
 		if errors.Is(err, worker.ErrArguments) {
 			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
 		}
@@ -304,7 +342,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	// (and a crashing one would be blamed on each configuration in turn): stop before the
 	// run starts and spends its budget.
 	if s.Verification != nil {
-		if err := sup.Reference(ctx); err != nil {
+		if err := sup.Reference(limited); err != nil {
+			if err := timeUp(err, "the reference outputs were computed"); err != nil {
+				return nil, err
+			}
 			if errors.Is(err, worker.ErrReference) {
 				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
 			}
@@ -345,31 +386,41 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
 		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, budget: o.Budget, stored: resumed, measured: map[string]bool{},
-		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: ctx, sink: sink, log: log}
+		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, sink: sink, log: log}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
 
 	// The baseline: the spec's default configuration, measured (or found) before the search.
+	// nil when it was cut short by the time limit, and so not measured: nothing is stored
+	// for it, and the session, whose clock started with Tune's, stops at once.
+	baseline := func(dc space.Config) (*result.Evaluation, error) {
+		e, err := ev.Evaluate(limited, dc)
+		if timeUp(err, "") != nil {
+			log.Info("the time limit passed while the default configuration was measured: no baseline", "limit", o.TimeLimit)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.Config == nil {
+			e.Config = sp.Values(dc)
+		}
+		if err := sink.Record(ctx, e); err != nil {
+			return nil, err
+		}
+		known[store.ConfigKey(e.Config)] = e
+		return &e, nil
+	}
 	var defaultEval *result.Evaluation
 	if s.Default != nil {
 		if dc, err := sp.ConfigOf(s.Default); err == nil && sp.Contains(dc) {
 			// a spent budget measures nothing, not even the baseline
 			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
-				e, err := ev.Evaluate(ctx, dc)
-				if err != nil {
+				if defaultEval, err = baseline(dc); err != nil {
 					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
 					return nil, err
 				}
-				if e.Config == nil {
-					e.Config = sp.Values(dc)
-				}
-				if err := sink.Record(ctx, e); err != nil {
-					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
-					return nil, err
-				}
-				known[store.ConfigKey(e.Config)] = e
-				defaultEval = &e
 			}
 		} else {
 			log.Warn("default_config is not a valid configuration of the space; no baseline", "spec", specPath)
@@ -380,8 +431,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	topts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: maximize, Seed: o.Seed, Sink: sink, Logger: log,
-		Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}}
+	topts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Since: began, Maximize: maximize, Seed: o.Seed, Sink: sink,
+		Logger: log, Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}}
 	if defaultEval != nil {
 		// the baseline is one of the budget's evaluations, whichever the strategy
 		topts.Measured = []result.Evaluation{*defaultEval}
@@ -389,7 +440,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if o.Progress != nil {
 		p := Progress{Run: run.ID, Resumed: resumed, Total: o.Budget, Started: time.Now(), Objective: objective}
 		if o.TimeLimit > 0 {
-			p.Deadline = p.Started.Add(o.TimeLimit) // the run stops then, whatever the budget says
+			p.Deadline = began.Add(o.TimeLimit) // the run stops then, whatever the budget says
 		}
 		if p.Total == 0 || p.Total > sp.Len() {
 			p.Total = sp.Len()

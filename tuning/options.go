@@ -16,10 +16,19 @@ type Options struct {
 	// limit. Repeats answered from the cache do not count.
 	Budget int
 	// TimeLimit ends the session once this much time has passed on its clock: simulated
-	// time when the evaluator is Simulated, wall-clock time otherwise; 0 for no limit. It is
-	// checked before each evaluation starts, so the evaluation that crosses the limit is
-	// kept (it was measured).
+	// time when the evaluator is Simulated, wall-clock time (from Since) otherwise; 0 for
+	// no limit. It is checked before each evaluation starts. On the wall clock Run also
+	// ends the evaluation in progress when the limit passes (the Evaluator's context has
+	// that deadline) and records nothing for it; a simulated evaluation, or one told
+	// (Tell), that crosses the limit is kept (it was measured).
 	TimeLimit time.Duration
+	// Since, when set, is when the session's wall clock started: TimeLimit on the wall
+	// clock, State.Elapsed, Summary.Elapsed and Summary.Wall count from it, so that work
+	// done for the session before it began (starting a device, a baseline given in
+	// Measured) counts against the limit. A session that begins with the limit already
+	// passed evaluates nothing (StopTime). Zero, or a time after the session begins, is
+	// when Run or Start begins it. A simulated clock starts at zero whatever Since says.
+	Since time.Time
 	// Stop holds further stop conditions (Target, SpaceFraction, WithinOptimum); the first
 	// that holds after an evaluation ends the session.
 	Stop []StopCondition
@@ -36,8 +45,12 @@ type Options struct {
 	// as a kernel spec's default configuration): they join the history and count against
 	// the budget as if the strategy had asked for them, and a strategy that asks for one
 	// gets it from the cache. The sink does not receive them again. Configurations outside
-	// the space are left out. When they reach the budget the session ends at once, having
-	// counted them all (Summary.Evaluations may then exceed the budget).
+	// the space are left out. A configuration given more than once keeps its last
+	// measurement, which supersedes the earlier ones, as in a recording
+	// (result.Recording.KeepLast) and in a run the tuner resumes from its store, and counts
+	// once; with NoCache each counts, as a repeated measurement. A Status that is not one
+	// of result's is an error of New. When they reach the budget the session ends at once,
+	// having counted them all (Summary.Evaluations may then exceed the budget).
 	Measured []result.Evaluation
 	// Sink, when set, receives every new evaluation as soon as it is made.
 	Sink Sink

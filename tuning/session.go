@@ -27,6 +27,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,7 +79,7 @@ type Summary struct {
 	Requests      int           // configurations the strategy asked for, repeats included
 	Elapsed       time.Duration // on the session's clock: simulated or wall
 	Simulated     bool          // whether Elapsed is simulated time
-	Wall          time.Duration // real time the session took
+	Wall          time.Duration // real time the session took, from Options.Since when set
 	Stop          StopReason    // why it ended; "" while it runs
 	History       []Evaluated   // every new evaluation, in order
 }
@@ -100,6 +101,7 @@ type Session struct {
 	finished   bool
 	closed     bool // Close was called: cancellation is the caller's wish, not an error
 	begun, end time.Time
+	clock0     time.Time // when the wall clock started: begun, or Options.Since before it
 	// answered is when the strategy last got a new evaluation's fitness (begun before the
 	// first), and choosing how long it then took to ask for the configuration being
 	// evaluated: its evaluation's StrategyMS.
@@ -140,6 +142,11 @@ func New(sp *space.Space, st strategy.Strategy, ev Evaluator, opts Options) (*Se
 	// options that name what sp lacks fail here, not as the run's first step
 	if err := strategy.Check(st, sp, opts.Budget); err != nil {
 		return nil, err
+	}
+	for i, e := range opts.Measured {
+		if err := checkStatus(e.Status); err != nil {
+			return nil, fmt.Errorf("tuning: Options.Measured[%d] (%v): %w", i, e.Config, err)
+		}
 	}
 	s := &Session{sp: sp, st: st, ev: ev, opts: opts, best: -1, log: opts.Logger}
 	if s.log == nil {
@@ -209,6 +216,10 @@ func (s *Session) begin() error {
 	}
 	s.started, s.begun = true, time.Now()
 	s.answered = s.begun
+	s.clock0 = s.begun
+	if since := s.opts.Since; !since.IsZero() && since.Before(s.begun) {
+		s.clock0 = since
+	}
 	s.preloadLocked()
 	s.mu.Unlock()
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
@@ -218,22 +229,32 @@ func (s *Session) begin() error {
 	return nil
 }
 
-// preloadLocked puts Options.Measured into the history, counted against the budget.
+// preloadLocked puts Options.Measured into the history, counted against the budget: of a
+// configuration given more than once, the last measurement (all of them with NoCache).
 func (s *Session) preloadLocked() {
-	for _, e := range s.opts.Measured {
+	type preloaded struct {
+		idx int
+		c   space.Config
+	}
+	in := make([]preloaded, len(s.opts.Measured))
+	last := make(map[int]int, len(s.opts.Measured)) // space index -> its last entry
+	for i, e := range s.opts.Measured {
+		in[i].idx = -1
 		c, err := s.sp.ConfigOf(e.Config)
 		if err != nil {
 			continue
 		}
-		idx, ok := s.sp.Index(c)
-		if !ok {
-			continue
+		if idx, ok := s.sp.Index(c); ok {
+			in[i] = preloaded{idx, c}
+			last[idx] = i
 		}
-		if _, seen := s.cache[idx]; seen && !s.opts.NoCache {
+	}
+	for i, e := range s.opts.Measured {
+		if in[i].idx < 0 || last[in[i].idx] != i && !s.opts.NoCache {
 			continue
 		}
 		f := fitnessOf(&e, s.opts.Maximize)
-		s.addLocked(idx, Evaluated{Config: c, Evaluation: e, Fitness: f})
+		s.addLocked(in[i].idx, Evaluated{Config: in[i].c, Evaluation: e, Fitness: f})
 	}
 }
 
@@ -343,9 +364,9 @@ func (s *Session) wallLocked() time.Duration {
 	case !s.started:
 		return 0
 	case s.finished:
-		return s.end.Sub(s.begun)
+		return s.end.Sub(s.clock0)
 	}
-	return time.Since(s.begun)
+	return time.Since(s.clock0)
 }
 
 // elapsedLocked is the session's clock.
@@ -401,7 +422,7 @@ func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64
 	evalCtx := ctx
 	if s.sim == nil && s.opts.TimeLimit > 0 {
 		var cancel context.CancelFunc
-		evalCtx, cancel = context.WithDeadline(ctx, s.begun.Add(s.opts.TimeLimit))
+		evalCtx, cancel = context.WithDeadline(ctx, s.clock0.Add(s.opts.TimeLimit))
 		defer cancel()
 	}
 	e, err := s.ev.Evaluate(evalCtx, c)
@@ -426,7 +447,25 @@ func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64
 		s.fail(err)
 		return math.NaN(), err
 	}
+	if err := checkStatus(e.Status); err != nil {
+		err = fmt.Errorf("evaluator: evaluation of %s: %w", s.sp.Format(c), err)
+		s.fail(err)
+		return math.NaN(), err
+	}
 	return s.record(ctx, idx, c, e)
+}
+
+// checkStatus refuses a status that is none of result's (result.Status(99)): stored, it
+// would read as a failure nobody can name, status(99), in every report and export.
+func checkStatus(st result.Status) error {
+	if st.Valid() {
+		return nil
+	}
+	var names []string
+	for s := result.Status(0); s.Valid(); s++ {
+		names = append(names, s.String())
+	}
+	return fmt.Errorf("status %d is not an evaluation status (want one of result.OK ... result.DeviceLimit: %s)", uint8(st), strings.Join(names, ", "))
 }
 
 // sameValues checks an evaluation's values (nil: not given) against those of the
@@ -758,8 +797,9 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 // configuration is an evaluation with a failed Status, as from an Evaluator; an OK one
 // whose objective is NaN or infinite is recorded as a runtime error saying so. e.Config
 // may be left nil: Tell fills in the configuration's values; where it is set, it must
-// hold those values, or Tell refuses it (and the configuration is still to be told).
-// Tell returns the sink's error when recording it failed.
+// hold those values. Tell refuses an evaluation with other values, or with a Status that
+// is not one of result's (result.Status.Valid), and the configuration is then still to
+// be told. Tell returns the sink's error when recording it failed.
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
@@ -776,6 +816,9 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	}
 	if err := s.sameValues(q.c, e.Config); err != nil {
 		return fmt.Errorf("tuning: Tell: %w", err)
+	}
+	if err := checkStatus(e.Status); err != nil {
+		return fmt.Errorf("tuning: Tell %s: %w", s.sp.Format(q.c), err)
 	}
 	at.pending = nil
 	select {

@@ -286,6 +286,54 @@ func TestWallClockTimeLimitEndsTheEvaluationInProgress(t *testing.T) {
 	}
 }
 
+// Options.Since starts the wall clock before the session: the time limit counts the work
+// done for it before (a tuner's start-up, reference and baseline), so a session that
+// begins with part of its limit spent ends that much sooner, cutting its evaluation in
+// progress, and one that begins with all of it spent evaluates nothing.
+func TestTheWallClockCountsFromSince(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	for _, tc := range []struct {
+		name  string
+		spent time.Duration // before the session begins
+		limit time.Duration
+	}{
+		{"part of the limit spent", time.Second, 1100 * time.Millisecond},
+		{"all of it spent", 2 * time.Second, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			slow := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+				calls++
+				select {
+				case <-time.After(10 * time.Second):
+					return sim.Evaluate(ctx, c)
+				case <-ctx.Done():
+					return result.Evaluation{}, ctx.Err()
+				}
+			})
+			start := time.Now()
+			sum, err := run(t, sim.Space(), newStrategy(t, "random"), slow,
+				tuning.Options{Budget: 100, TimeLimit: tc.limit, Since: start.Add(-tc.spent)})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := max(tc.limit-tc.spent, 0); took > left+time.Second {
+				t.Errorf("the session took %v with %v of its limit left", took, left)
+			}
+			if sum.Stop != tuning.StopTime || sum.Evaluations != 0 {
+				t.Errorf("stop %q after %d evaluations; want the time limit, nothing evaluated", sum.Stop, sum.Evaluations)
+			}
+			if sum.Elapsed < tc.limit || sum.Wall != sum.Elapsed || sum.Elapsed > tc.spent+took+time.Millisecond {
+				t.Errorf("elapsed %v, wall %v: want the wall clock from Since, past the limit %v", sum.Elapsed, sum.Wall, tc.limit)
+			}
+			if tc.spent >= tc.limit && calls > 0 {
+				t.Errorf("the evaluator was called %d times after the limit had passed", calls)
+			}
+		})
+	}
+}
+
 // evaluatorFunc is an Evaluator that is not Simulated: the session keeps wall-clock time.
 type evaluatorFunc func(ctx context.Context, c space.Config) (result.Evaluation, error)
 
@@ -1063,6 +1111,97 @@ func TestMeasuredEvaluationsCountAgainstTheBudget(t *testing.T) {
 	if sum.Evaluations != 5 || calls != 4 || len(sum.History) != 5 || !slices.Equal(sum.History[0].Config, first) {
 		t.Errorf("%d evaluations, %d evaluator calls, history of %d starting at %v; want 5, 4 and the baseline first",
 			sum.Evaluations, calls, len(sum.History), sum.History[0].Config)
+	}
+}
+
+// A status that is none of result's (result.Status(99)) is refused wherever it comes in:
+// by Tell (the configuration is still to be told), from an Evaluator (the session ends with
+// an error naming the configuration) and in Options.Measured (New fails). Stored, it would
+// read as a failure nobody can name, status(99).
+func TestAnUndefinedStatusIsRefused(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	ctx := context.Background()
+	bad := result.Status(99)
+
+	s, err := tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{Budget: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Ask(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tell(c, result.Evaluation{Status: bad, Objective: 0.5}); err == nil ||
+		!strings.Contains(err.Error(), "status 99 is not an evaluation status") || !strings.Contains(err.Error(), "device_limit") {
+		t.Errorf("Tell with status 99: %v; want an error naming the status and the valid ones", err)
+	}
+	if n := len(s.Summary().History); n != 0 {
+		t.Errorf("%d evaluations recorded after a refused Tell", n)
+	}
+	if err := s.Tell(c, result.Evaluation{Status: result.OK, Objective: 0.5}); err != nil {
+		t.Errorf("Tell after the refused one: %v; the configuration should still be to be told", err)
+	}
+
+	undefined := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		return result.Evaluation{Status: bad, Objective: 1}, nil
+	})
+	sum, err := run(t, sp, newStrategy(t, "random"), undefined, tuning.Options{Budget: 5})
+	if err == nil || !strings.Contains(err.Error(), "status 99") || sum.Stop != tuning.StopError || len(sum.History) != 0 {
+		t.Errorf("Run with an evaluator giving status 99: %v, stop %q, %d recorded", err, sum.Stop, len(sum.History))
+	}
+
+	first := sp.Values(sp.At(0, nil))
+	_, err = tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{
+		Measured: []result.Evaluation{{Config: first, Status: result.OK, Objective: 1}, {Config: first, Status: bad, Objective: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Measured[1]") || !strings.Contains(err.Error(), "status 99") {
+		t.Errorf("New with a measured status 99: %v", err)
+	}
+}
+
+// A configuration given twice in Options.Measured keeps its last measurement, which
+// supersedes the first as a repeated measurement does in a recording (KeepLast) and in a
+// resumed run, and counts once against the budget; with NoCache both count.
+func TestMeasuredKeepsTheLastMeasurementOfAConfiguration(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	a, b := sp.At(0, nil), sp.At(1, nil)
+	measured := []result.Evaluation{
+		{Config: sp.Values(a), Status: result.OK, Objective: 0.5},
+		{Config: sp.Values(b), Status: result.OK, Objective: 0.3},
+		{Config: sp.Values(a), Status: result.OK, Objective: 0.05},
+	}
+	for _, tc := range []struct {
+		noCache bool
+		want    []float64 // the history's objectives
+		best    float64
+	}{
+		{false, []float64{0.3, 0.05}, 0.05},
+		{true, []float64{0.5, 0.3, 0.05}, math.NaN()},
+	} {
+		t.Run(fmt.Sprintf("NoCache=%v", tc.noCache), func(t *testing.T) {
+			s, err := tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{Budget: 10, NoCache: tc.noCache, Measured: measured})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Ask(context.Background()); err != nil { // starts the session
+				t.Fatal(err)
+			}
+			sum := s.Summary()
+			var got []float64
+			for _, h := range sum.History {
+				got = append(got, h.Evaluation.Objective)
+			}
+			if !slices.Equal(got, tc.want) || sum.Evaluations != len(tc.want) || sum.Distinct != 2 {
+				t.Errorf("history %v, %d evaluations, %d distinct; want %v, %d and 2", got, sum.Evaluations, sum.Distinct, tc.want, len(tc.want))
+			}
+			// (with NoCache the best is judged by the measurements' spread: measured.go)
+			if !tc.noCache && (sum.BestObjective != tc.best || !slices.Equal(sum.Best, a)) {
+				t.Errorf("best %v at %v, want the last measurement %v at %v", sum.BestObjective, sum.Best, tc.best, a)
+			}
+		})
 	}
 }
 

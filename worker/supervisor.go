@@ -852,6 +852,10 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 			}
 			return false, hang{how: hungCompiling}
 		case <-s.stop:
+			// Nobody will measure what it compiles (the session is over: its time limit,
+			// an interrupt): Close must not wait for the compilation, which may take
+			// seconds. A pre-compiler changed no device setting to give back.
+			s.dropPrecompiler(slot, ch)
 			return false, none
 		}
 	}
@@ -904,7 +908,9 @@ func (s *Supervisor) closed() bool {
 	}
 }
 
-// Close stops the children; the supervisor then evaluates nothing more (ErrClosed).
+// Close stops the children; the supervisor then evaluates nothing more (ErrClosed). An
+// idle child is let go (it gives back what it holds, as device settings it changed); a
+// pre-compiler still compiling is killed, since nobody will measure what it compiles.
 func (s *Supervisor) Close() error {
 	select {
 	case <-s.stop:

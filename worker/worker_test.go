@@ -595,6 +595,40 @@ func TestAClosedSupervisorStartsNoChild(t *testing.T) {
 	}
 }
 
+// Close does not wait for a configuration being compiled ahead: nobody will measure it
+// (the session ended: its time limit, its budget, an interrupt), and a compilation may
+// take seconds. The busy pre-compiler is killed; the command ends at once.
+func TestCloseKillsAPrecompilerThatIsCompiling(t *testing.T) {
+	s := newTestSupervisor(t)
+	ctx := context.Background()
+	s.Hint(space.Config{behaveCompileHang, 1})
+	if e, err := s.Evaluate(ctx, space.Config{behaveOK, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("first: %v %v", e.Status, err)
+	}
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no pre-compiler took the hinted configuration")
+		}
+		s.preMu.Lock()
+		if slot := s.pres[0]; slot.busy && slot.ch != nil {
+			pid = slot.ch.cmd.Process.Pid
+		}
+		s.preMu.Unlock()
+	}
+	time.Sleep(100 * time.Millisecond) // compiling by now
+	start := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Close took %v: it waited for a compilation nobody will measure", took)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the pre-compiler (pid %d) is still there after Close: %v", pid, err)
+	}
+}
+
 // The time a hung kernel ran until it was killed is kernel (benchmark) time, whether it
 // hung in the measuring child or in its warm-up launch in a pre-compiler; it was booked
 // as framework time in the one, as compilation in the other.

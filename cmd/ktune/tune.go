@@ -69,6 +69,14 @@ The space is built first ('ktune help expressions' says how): a construction tha
 over a second shows its progress, Ctrl-C stops it, and one whose index would take more
 than --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY) is
 refused with an error that names the restrictions, before anything is stored.
+--time bounds the whole command, counted from its start: building the space, starting the
+workers, the reference, the default configuration and the search all count. When it
+passes, the configuration being compiled or run is killed at once (it was not measured:
+it is stored neither as a timeout nor as a failure), so are pre-compilers still
+compiling, the run is stored as finished, and the command ends a fraction of a second
+later; the summary's time is counted the same way. A limit that passes before the search
+measures nothing, and the exit status is 1 (one that passes before the reference is
+computed stores no run).
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
@@ -91,7 +99,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Var(opts, "option", "strategy option name=value (repeatable)")
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := count(fs, "budget", 0, 0, "configurations", "unique configurations to evaluate (0: no limit unless --time)")
-	limit := duration(fs, "time", 0, "wall-clock time limit, a `duration` such as 10m (0: none)")
+	limit := duration(fs, "time", 0, "wall-clock time limit of the whole command from its start, a `duration` such as 10m (0: none)")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
@@ -214,6 +222,8 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		return errors.New(de.Named("--device"))
 	case errors.As(err, &he):
 		return fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", he.Run, he.DB)
+	case errors.Is(err, tuner.ErrTimeUp):
+		return fmt.Errorf("%w: --time counts from the command's start; give a longer one", err)
 	case errors.Is(err, store.ErrNoBackend):
 		return fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
 	case errors.As(err, new(*space.TooLargeError)):
