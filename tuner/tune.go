@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/ktune/ktune/result"
@@ -427,6 +428,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 
+	warnLengthsThatVary(log, s)
+
 	strat, err := strategy.New(name, stOpts)
 	if err != nil {
 		return nil, err
@@ -502,4 +505,32 @@ func finishRun(ctx, storeCtx context.Context, log *slog.Logger, st store.Store, 
 		return nil
 	}
 	return err
+}
+
+// warnLengthsThatVary warns of outputs whose length reads a tunable parameter while they
+// are verified: only the configurations whose length equals the reference's can verify, so
+// the best is found among those alone.
+func warnLengthsThatVary(log *slog.Logger, s *spec.Spec) {
+	if s.Verification == nil {
+		return
+	}
+	tunable := map[string]bool{}
+	for _, p := range s.Parameters {
+		tunable[p.Name] = true
+	}
+	for i, a := range s.Arguments {
+		if !a.Output {
+			continue
+		}
+		var reads []string
+		for _, n := range s.LengthReads(i) {
+			if tunable[n] {
+				reads = append(reads, n)
+			}
+		}
+		if len(reads) > 0 {
+			log.Warn(fmt.Sprintf("output %s: its length, %s, reads tunable parameter%s %s; only configurations whose length equals the reference's verify, so the best is found among those alone",
+				a.Name, a.Length, map[bool]string{true: "s"}[len(reads) > 1], strings.Join(reads, ", ")))
+		}
+	}
 }

@@ -1620,3 +1620,18 @@ func TestTuneSummaryOfAnObjectiveOfZeroOrBelow(t *testing.T) {
 		}
 	}
 }
+
+// An output whose length reads a tunable parameter verifies only where the length equals
+// the reference's: tune warns up front that the best is found among those alone.
+func TestTuneWarnsOfAnOutputLengthThatReadsAParameter(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	specPath := vectorAddVariant(t, dir, "len.yaml", func(spec string) string {
+		return strings.Replace(spec, "{name: c, type: float32, length: N, output: true}", "{name: c, type: float32, length: N + unroll_factor, output: true}", 1)
+	})
+	_, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--budget", "2", "--db", filepath.Join(dir, "k.db"))
+	want := "output c: its length, N + unroll_factor, reads tunable parameter unroll_factor; only configurations whose length equals the reference's verify"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, want %q on stderr:\n%s", code, want, errOut)
+	}
+}
