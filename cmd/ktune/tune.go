@@ -80,6 +80,20 @@ computed stores no run).
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output.
+With --json the summary is one JSON object: run, database, kernel, backend, device,
+strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
+whole run), resumed_from_store and measured (by this command); statuses (a count per
+status) and failures (per failing status its most common message, how many gave it and an
+example configuration); best_configuration (parameter names to values, in the spec's
+order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
+be computed for it; lacking_metrics counts the successes that say so); verified (the successful configurations' outputs were checked
+against the spec's verification); median_objective and default_objective (or
+default_status when the default configuration failed), with speedup_over_median and
+speedup_over_default where a ratio means something (both values above 0); stop (budget,
+time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
+worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
+median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
+values (no success: no best) are left out.
 
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
