@@ -7,13 +7,13 @@ import (
 	"image/color"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -283,35 +283,30 @@ func (m winMatrix) row(r int) int { return len(m.names) - 1 - r }
 // whose cell in row r and column c counts the spaces and budgets where the column's
 // strategy reached a significantly higher mean fraction of optimum than the row's
 // (two-sample t-test, p < alpha). Rows with low values were rarely beaten; columns with
-// high values often won. It is written into dir as SVG and PNG named
-// competition-<name>, titled title. Nothing is drawn when no cell's budget is in [lo, hi]
-// or there is only one strategy (nil, nil).
-func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir string) ([]string, error) {
+// high values often won. Counts are coloured from light (0) to dark (scale, or the map's
+// own largest count where that is larger), with a colour bar beside the map; give every
+// map of a benchmark the same scale (CompetitionScale) so that a colour means the same
+// count in each. The diagonal, where a strategy would meet itself, is hatched grey and
+// marked '–'. It is written into dir as SVG and PNG named competition-<name>, titled
+// title. Nothing is drawn when no cell's budget is in [lo, hi] or there is only one
+// strategy (nil, nil).
+func PlotCompetition(cells []Cell, alpha float64, lo, hi int, scale float64, name, title, dir string) ([]string, error) {
 	m, ok := competitionMatrix(cells, alpha, lo, hi)
 	if !ok {
 		return nil, nil
 	}
 	names := m.names
-	maxWins := 1.0
-	for r, row := range m.wins {
-		for c, v := range row {
-			if r != c {
-				maxWins = max(maxWins, v)
-			}
-		}
+	maxWins := max(1, scale, m.max())
+	cm, err := winColors(maxWins)
+	if err != nil {
+		return nil, err
 	}
-	pal := moreland.SmoothBlueRed()
-	pal.SetMin(0)
-	pal.SetMax(maxWins)
-	hm := plotter.NewHeatMap(m, pal.Palette(64))
-	hm.Min, hm.Max = 0, maxWins
-	hm.NaN = color.Gray{Y: 235}
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.Padding = vg.Points(6) // off the figure's top edge
-	p.X.Label.Text = fmt.Sprintf("winning strategy: each cell its wins over the row's (colour: 0 blue to %v red)", maxWins)
+	p.X.Label.Text = "winning strategy: each cell its wins over the row's"
 	p.Y.Label.Text = "wins over this strategy"
-	p.Add(hm)
+	p.Add(&winCells{m: m, colors: cm})
 	xt := make([]plot.Tick, len(names))
 	yt := make([]plot.Tick, len(names))
 	for i, n := range names {
@@ -324,30 +319,144 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir s
 	p.X.Tick.Label.XAlign = draw.XRight
 	for r := range names {
 		for c := range names {
-			if r == c {
-				continue
+			txt := "–" // a strategy does not compete with itself
+			if r != c {
+				txt = fmt.Sprint(m.wins[r][c])
 			}
-			v := m.wins[r][c]
 			lbl, err := plotter.NewLabels(plotter.XYLabels{
 				XYs:    []plotter.XY{{X: float64(c), Y: float64(m.row(r))}},
-				Labels: []string{fmt.Sprint(v)},
+				Labels: []string{txt},
 			})
 			if err != nil {
 				return nil, err
 			}
-			// white on the dark ends of the palette, black on its pale middle
-			if col, err := pal.At(v); err == nil && luminance(col) < 0.45 {
+			// white on the dark end of the palette, black on its light end
+			if col := m.color(cm, r, c); luminance(col) < 0.45 {
 				lbl.TextStyle[0].Color = color.White
 			}
 			lbl.TextStyle[0].XAlign, lbl.TextStyle[0].YAlign = draw.XCenter, draw.YCenter
 			p.Add(lbl)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// square cells, smaller with many strategies but never too small to read a count,
+	// and room around them for the names however long they are
+	cell := max(0.45*vg.Inch, min(0.8*vg.Inch, 6*vg.Inch/vg.Length(len(names))))
+	w, h := figure.SizeFor(p, cell*vg.Length(len(names)), cell*vg.Length(len(names)))
+	return figure.SaveColorBar(p, cm, "wins", true, w, h, dir, "competition-"+safeName(name))
+}
+
+// CompetitionScale is the largest count of the competition heat maps that Figures draws
+// for cells (all spaces and each kernel, both budget ranges of split): the scale that
+// gives a count the same colour in all of them.
+func CompetitionScale(cells []Cell, alpha float64, split int) float64 {
+	scale := 0.0
+	for _, r := range CompetitionRanges(split) {
+		// a kernel's counts are part of those over all spaces, so these bound theirs
+		if m, ok := competitionMatrix(cells, alpha, r.Lo, r.Hi); ok {
+			scale = max(scale, m.max())
+		}
+	}
+	return scale
+}
+
+// winColors maps win counts in [0, top] to a sequential palette (ColorBrewer's YlGnBu),
+// light yellow for none to dark blue for top, its lightness growing steadily with the
+// count. No colour of it is a neutral grey, which marks the diagonal.
+func winColors(top float64) (palette.ColorMap, error) {
+	// darkest first: the palette's luminance must grow along its controls
+	cm, err := moreland.NewLuminance([]color.Color{
+		color.RGBA{8, 29, 88, 255}, color.RGBA{37, 52, 148, 255}, color.RGBA{34, 94, 168, 255},
+		color.RGBA{29, 145, 192, 255}, color.RGBA{65, 182, 196, 255}, color.RGBA{127, 205, 187, 255},
+		color.RGBA{199, 233, 180, 255}, color.RGBA{237, 248, 177, 255}, color.RGBA{255, 255, 217, 255},
+	})
+	if err != nil {
 		return nil, err
 	}
-	size := vg.Length(2+len(names)) * vg.Inch * 0.8
-	return figure.Save(p, size+2*vg.Inch, size+vg.Inch, dir, "competition-"+safeName(name))
+	rev := palette.Reverse(cm)
+	rev.SetMin(0)
+	rev.SetMax(top)
+	return rev, nil
+}
+
+// diagonalColor and hatchColor draw the diagonal's cells: a neutral light grey crossed by
+// darker grey hatching, unlike any colour of winColors.
+var (
+	diagonalColor = color.Gray{Y: 240}
+	hatchColor    = color.Gray{Y: 150}
+)
+
+// max is the largest count of m (0 when none).
+func (m winMatrix) max() float64 {
+	top := 0.0
+	for r, row := range m.wins {
+		for c, v := range row {
+			if r != c {
+				top = max(top, v)
+			}
+		}
+	}
+	return top
+}
+
+// color is the fill of m's cell of row r and column c (strategy indices) under cm.
+func (m winMatrix) color(cm palette.ColorMap, r, c int) color.Color {
+	if r == c {
+		return diagonalColor
+	}
+	col, err := cm.At(min(m.wins[r][c], cm.Max()))
+	if err != nil {
+		return diagonalColor // not reached: counts lie in [0, cm.Max()]
+	}
+	return col
+}
+
+// winCells draws the cells of a competition heat map: each count in its colour, and the
+// diagonal hatched.
+type winCells struct {
+	m      winMatrix
+	colors palette.ColorMap
+}
+
+// Plot implements plot.Plotter.
+func (w *winCells) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	n := len(w.m.names)
+	hatch := draw.LineStyle{Color: hatchColor, Width: vg.Points(0.75)}
+	for r := range n {
+		for col := range n {
+			y := float64(w.m.row(r))
+			rect := vg.Rectangle{
+				Min: vg.Point{X: tx(float64(col) - 0.5), Y: ty(y - 0.5)},
+				Max: vg.Point{X: tx(float64(col) + 0.5), Y: ty(y + 0.5)},
+			}
+			c.SetColor(w.m.color(w.colors, r, col))
+			c.Fill(rect.Path())
+			if r == col {
+				for _, l := range hatchLines(rect, vg.Points(6)) {
+					c.StrokeLine2(hatch, l[0].X, l[0].Y, l[1].X, l[1].Y)
+				}
+			}
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger: a unit square around every cell.
+func (w *winCells) DataRange() (xmin, xmax, ymin, ymax float64) {
+	n := float64(len(w.m.names))
+	return -0.5, n - 0.5, -0.5, n - 0.5
+}
+
+// hatchLines are the segments, gap apart, of the diagonal lines (at 45 degrees) that cross r.
+func hatchLines(r vg.Rectangle, gap vg.Length) [][2]vg.Point {
+	wd, ht := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	var out [][2]vg.Point
+	// the line x + y = t (from r.Min) for t in (0, wd+ht)
+	for t := gap / 2; t < wd+ht; t += gap {
+		a := vg.Point{X: r.Min.X + min(t, wd), Y: r.Min.Y + t - min(t, wd)}
+		b := vg.Point{X: r.Min.X + t - min(t, ht), Y: r.Min.Y + min(t, ht)}
+		out = append(out, [2]vg.Point{a, b})
+	}
+	return out
 }
 
 // competitionMatrix counts, over the spaces and budgets in [lo, hi] of cells, the
@@ -420,9 +529,10 @@ func Figures(cells []Cell, spaces []string, alpha float64, split int, dir string
 	kernels, _ := Kernels(cells)
 	// a kernel's heat maps carry the name its curves have, which no other kernel's shares
 	_, kernelCurves := CurveNames(cells)
+	scale := CompetitionScale(cells, alpha, split) // one colour scale for all the maps
 	drawRanges := func(cells []Cell, name, scope string) error {
 		for _, r := range CompetitionRanges(split) {
-			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
 			files = append(files, f...)
 			if err != nil {
 				return err

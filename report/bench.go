@@ -208,9 +208,11 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	}
 	comp.Tables = append(comp.Tables, t)
 	kernels, _ := benchmark.Kernels(b.Cells)
+	// one colour scale for every heat map, so that a colour is the same count in each
+	scale := benchmark.CompetitionScale(b.Cells, b.Alpha, b.Split)
 	heat := func(cells []benchmark.Cell, name, scope string) error {
 		for _, r := range ranges {
-			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
 			if err != nil {
 				return err
 			}
