@@ -176,7 +176,8 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}
 	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win, "+
-		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's.", b.Alpha, refBenchmarking))
+		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's; "+
+		"all the maps share one colour scale, light for no wins to dark for the most of any map, shown by the bar beside each, and the hatched diagonal is a strategy against itself.", b.Alpha, refBenchmarking))
 	// a range without budgets has no wins or losses to show: its columns are left out
 	var shown []benchmark.CompetitionRange
 	for _, r := range ranges {
