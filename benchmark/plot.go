@@ -20,21 +20,54 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// strategyColors are distinct colours (Tableau 10, then darker variants); past them lines
-// are dashed, so every strategy stays distinguishable.
+// strategyColors are clearly distinct colours (Tableau 10); past them the colours come
+// round again with other dash patterns and point markers (seriesStyle), so that every
+// strategy stays distinguishable.
 var strategyColors = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
 	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
-	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
 }
+
+// strategyDashes and strategyGlyphs mark the rounds of strategyColors: solid lines and
+// dots in the first, then dashed and squares, dotted and triangles, dash-dotted and
+// crosses.
+var (
+	strategyDashes = [][]vg.Length{
+		nil,
+		{vg.Points(5), vg.Points(2.5)},
+		{vg.Points(1.5), vg.Points(1.5)},
+		{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+	}
+	strategyGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+)
+
+// seriesStyle is how the i-th strategy of a figure is drawn: its colour, its line's
+// dashes (nil: solid) and its point marker. No two of the first 160 strategies share all
+// three.
+func seriesStyle(i int) (color.RGBA, []vg.Length, draw.GlyphDrawer) {
+	round := i / len(strategyColors)
+	// the markers shift against the dashes every four rounds, so that pairs do not recur
+	glyph := (round + round/len(strategyDashes)) % len(strategyGlyphs)
+	return strategyColors[i%len(strategyColors)], strategyDashes[round%len(strategyDashes)], strategyGlyphs[glyph]
+}
+
+// crowded is the number of strategies past which a curves figure tints its 95% intervals
+// more lightly, so that a dozen overlapping bands do not drown the lines.
+const crowded = 6
 
 // PlotCurves draws, per space, the mean fraction of optimum against the budget for every
 // strategy with its 95% confidence interval shaded (as seed 000's Fig. 2 and, per GPU, its
-// appendix figures), and writes each as SVG and PNG into dir (CurvesFile). It returns the
+// appendix figures; an error bar at a point without neighbours, and a line broken where a
+// point is missing), and writes each as SVG and PNG into dir (CurvesFile). It returns the
 // files written.
 func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	names, _ := CurveNames(cells)
-	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string) string { return sp })
+	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string, gaps bool) string {
+		if gaps {
+			return sp + " (points not run left out: lines broken there)"
+		}
+		return sp
+	})
 }
 
 // PlotKernelCurves draws seed 000's Fig. 2: for every kernel with several spaces (devices),
@@ -70,30 +103,38 @@ func PlotKernelCurves(cells []Cell, spaces []string, dir string) ([]string, erro
 			partial[c.Space] = true
 		}
 	}
-	return plotCurves(complete, dir, func(k string) string { return names[k] }, func(k string) string {
+	return plotCurves(complete, dir, func(k string) string { return names[k] }, func(k string, gaps bool) string {
 		title := fmt.Sprintf("%s (over its %d spaces)", k, count[k])
-		if partial[k] {
+		if partial[k] || gaps {
 			title = fmt.Sprintf("%s (over its %d spaces; points not run on all of them left out)", k, count[k])
 		}
 		return title
 	})
 }
 
-func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]string, error) {
+// plotCurves draws the curves of cells per space into dir under file(space), titled
+// title(space, gaps) where gaps tells that some strategy lacks a point at a budget that
+// cells have (an interrupted benchmark): its line is broken there.
+func plotCurves(cells []Cell, dir string, file func(string) string, title func(string, bool) string) ([]string, error) {
 	bySpace := map[string][]Cell{}
 	var spaces []string
+	all := map[int]bool{}
 	for _, c := range cells {
 		if _, ok := bySpace[c.Space]; !ok {
 			spaces = append(spaces, c.Space)
 		}
 		bySpace[c.Space] = append(bySpace[c.Space], c)
+		all[c.Budget] = true
+	}
+	// a line joins only the points of budgets next to each other among all those run
+	pos := map[int]int{}
+	for i, b := range slices.Sorted(maps.Keys(all)) {
+		pos[b] = i
 	}
 	var files []string
 	for _, sp := range spaces {
 		p := plot.New()
-		p.Title.Text = title(sp)
 		p.X.Label.Text = "budget (evaluations)"
-		p.Y.Label.Text = "mean fraction of optimum (shaded: its 95% interval)"
 		p.X.Scale = plot.LogScale{}
 		byStrategy := map[string][]Cell{}
 		var order []string
@@ -112,72 +153,99 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Y.Tick.Marker = figure.Ticks{} // round steps, whichever range the fractions span
+		// many strategies' bands, tinted as few strategies' are, would hide the lines
+		alpha := uint8(60)
+		if len(order) > crowded {
+			alpha = 14
+		}
 		lo, hi := 1.0, 0.0
+		gaps, shaded, barred := false, false, false
 		// every strategy's band first, then the lines and marks over all of them, so that
 		// no band tints another strategy's line away from its legend colour
 		var front []plot.Plotter
 		for i, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
-			col := strategyColors[i%len(strategyColors)]
-			line := make(plotter.XYs, len(cs))
-			band := make(plotter.XYs, 2*len(cs))
+			col, dashes, glyph := seriesStyle(i)
+			if len(cs) < len(all) {
+				gaps = true
+			}
+			points := make(plotter.XYs, len(cs))
 			for k, c := range cs {
-				line[k] = plotter.XY{X: float64(c.Budget), Y: c.MeanFraction}
+				points[k] = plotter.XY{X: float64(c.Budget), Y: c.MeanFraction}
+				if len(budgets) == 1 {
+					// side by side, so that the strategies' error bars do not hide each other
+					points[k].X *= math.Pow(1.06, float64(i)-float64(len(order)-1)/2)
+				}
+			}
+			style, err := plotter.NewLine(points) // the legend's, and the lines'
+			if err != nil {
+				return nil, err
+			}
+			style.Color = col
+			style.Width = vg.Points(1.5)
+			style.Dashes = dashes
+			first := 0 // the index in cs of run's first cell
+			for _, run := range curveRuns(cs, pos) {
+				xy := points[first : first+len(run)]
+				first += len(run)
 				// a fraction of the optimum lies in [0, 1], and so does its interval
-				half := halfInterval95(c.StdFraction, len(c.Fractions))
-				up, down := min(c.MeanFraction+half, 1), max(c.MeanFraction-half, 0)
-				band[k] = plotter.XY{X: float64(c.Budget), Y: up}
-				band[len(band)-1-k] = plotter.XY{X: float64(c.Budget), Y: down}
-				lo, hi = min(lo, down), max(hi, up)
+				up, down := make([]float64, len(run)), make([]float64, len(run))
+				for k, c := range run {
+					half := halfInterval95(c.StdFraction, len(c.Fractions))
+					up[k], down[k] = min(c.MeanFraction+half, 1), max(c.MeanFraction-half, 0)
+					lo, hi = min(lo, down[k]), max(hi, up[k])
+				}
+				if len(run) == 1 {
+					// a lone point: no line, and its interval as an error bar
+					errs := plotter.YErrors{{Low: run[0].MeanFraction - down[0], High: up[0] - run[0].MeanFraction}}
+					bars, err := plotter.NewYErrorBars(struct {
+						plotter.XYs
+						plotter.YErrors
+					}{xy, errs})
+					if err != nil {
+						return nil, err
+					}
+					bars.Color = col
+					bars.Width = vg.Points(1.5)
+					front = append(front, bars)
+					barred = true
+					continue
+				}
+				band := make(plotter.XYs, 2*len(run))
+				for k := range run {
+					band[k] = plotter.XY{X: xy[k].X, Y: up[k]}
+					band[len(band)-1-k] = plotter.XY{X: xy[k].X, Y: down[k]}
+				}
+				poly, err := plotter.NewPolygon(band)
+				if err != nil {
+					return nil, err
+				}
+				poly.Color = color.NRGBA{col.R, col.G, col.B, alpha} // not premultiplied
+				poly.LineStyle.Width = 0
+				p.Add(poly)
+				shaded = true
+				l, err := plotter.NewLine(xy)
+				if err != nil {
+					return nil, err
+				}
+				l.LineStyle = style.LineStyle
+				front = append(front, l)
 			}
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = color.NRGBA{col.R, col.G, col.B, 60} // not premultiplied
-			poly.LineStyle.Width = 0
-			l, err := plotter.NewLine(line)
-			if err != nil {
-				return nil, err
-			}
-			l.Color = col
-			l.Width = vg.Points(1.5)
-			if i >= len(strategyColors) {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
-			// a mark at every budget: with one budget there is no line to see, and the
-			// interval is drawn as an error bar
-			if len(budgets) == 1 {
-				// side by side, so that the strategies' error bars do not hide each other
-				line[0].X *= math.Pow(1.06, float64(i)-float64(len(order)-1)/2)
-			}
-			pts, err := plotter.NewScatter(line)
+			// a mark at every budget: with one budget there is no line to see
+			pts, err := plotter.NewScatter(points)
 			if err != nil {
 				return nil, err
 			}
 			pts.GlyphStyle.Color = col
-			pts.GlyphStyle.Radius = vg.Points(2)
-			pts.GlyphStyle.Shape = draw.CircleGlyph{}
-			p.Add(poly)
-			front = append(front, l, pts)
-			if len(cs) == 1 {
-				c := cs[0]
-				errs := plotter.YErrors{{Low: c.MeanFraction - band[1].Y, High: band[0].Y - c.MeanFraction}}
-				bars, err := plotter.NewYErrorBars(struct {
-					plotter.XYs
-					plotter.YErrors
-				}{line, errs})
-				if err != nil {
-					return nil, err
-				}
-				bars.Color = col
-				bars.Width = vg.Points(1.5)
-				front = append(front, bars)
-			}
-			p.Legend.Add(st, l, pts)
+			pts.GlyphStyle.Radius = vg.Points(2.5)
+			pts.GlyphStyle.Shape = glyph
+			front = append(front, pts)
+			p.Legend.Add(st, style, pts)
 		}
 		p.Add(front...)
+		p.Title.Text = title(sp, gaps)
+		p.Y.Label.Text = "mean fraction of optimum " + intervalNote(shaded, barred)
 		if len(budgets) == 1 {
 			// a single budget: room on either side of it on the log scale
 			for b := range budgets {
@@ -194,6 +262,33 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		}
 	}
 	return files, nil
+}
+
+// curveRuns splits one strategy's cells, sorted by budget, into runs of budgets next to
+// each other in pos (the index of every budget run): a line joins the points of a run,
+// and none crosses a budget whose cell is missing.
+func curveRuns(cs []Cell, pos map[int]int) [][]Cell {
+	var runs [][]Cell
+	for k, c := range cs {
+		if k == 0 || pos[c.Budget] != pos[cs[k-1].Budget]+1 {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], c)
+	}
+	return runs
+}
+
+// intervalNote says, for a curves figure's axis label, how its 95% intervals are drawn:
+// shaded bands along the lines, error bars at lone points, or both.
+func intervalNote(shaded, barred bool) string {
+	switch {
+	case shaded && barred:
+		return "(95% interval: shaded; bars at lone points)"
+	case barred:
+		return "(bars: its 95% interval)"
+	default:
+		return "(shaded: its 95% interval)"
+	}
 }
 
 // halfInterval95 is the half width of the 95% confidence interval of a mean of n runs

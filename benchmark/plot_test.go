@@ -1,10 +1,12 @@
 package benchmark
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,4 +112,112 @@ func TestHatchLinesStayInTheCell(t *testing.T) {
 
 func rect(x0, y0, x1, y1 vg.Length) vg.Rectangle {
 	return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
+}
+
+// A line joins only the points of neighbouring budgets: an interrupted benchmark that
+// lacks genetic@100 breaks genetic's line there, and a lone point stays a point.
+func TestCurveRunsBreakAtMissingBudgets(t *testing.T) {
+	pos := map[int]int{25: 0, 50: 1, 100: 2, 200: 3, 400: 4}
+	cells := func(budgets ...int) []Cell {
+		var cs []Cell
+		for _, b := range budgets {
+			cs = append(cs, Cell{Budget: b})
+		}
+		return cs
+	}
+	budgetsOf := func(runs [][]Cell) [][]int {
+		var out [][]int
+		for _, r := range runs {
+			var bs []int
+			for _, c := range r {
+				bs = append(bs, c.Budget)
+			}
+			out = append(out, bs)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		have []int
+		want [][]int
+	}{
+		{[]int{25, 50, 100, 200, 400}, [][]int{{25, 50, 100, 200, 400}}},
+		{[]int{25, 50, 200, 400}, [][]int{{25, 50}, {200, 400}}},
+		{[]int{25, 100, 400}, [][]int{{25}, {100}, {400}}},
+		{[]int{50, 100, 400}, [][]int{{50, 100}, {400}}},
+	} {
+		got := budgetsOf(curveRuns(cells(tc.have...), pos))
+		if len(got) != len(tc.want) {
+			t.Errorf("%v: runs %v, want %v", tc.have, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !slices.Equal(got[i], tc.want[i]) {
+				t.Errorf("%v: runs %v, want %v", tc.have, got, tc.want)
+			}
+		}
+	}
+}
+
+// A space's curves whose strategy lacks a point say so in the title.
+func TestCurvesSayWhenPointsAreMissing(t *testing.T) {
+	var cells []Cell
+	for _, st := range []string{"random", "genetic"} {
+		for _, b := range []int{25, 50, 100, 200} {
+			if st == "genetic" && b == 100 {
+				continue // an interrupted benchmark
+			}
+			cells = append(cells, Cell{Strategy: st, Space: "k/x", Budget: b, MeanFraction: 0.9, StdFraction: 0.05, Fractions: []float64{0.85, 0.9, 0.95}})
+			cells = append(cells, Cell{Strategy: st, Space: "k/y", Budget: b, MeanFraction: 0.9, StdFraction: 0.05, Fractions: []float64{0.85, 0.9, 0.95}})
+		}
+	}
+	// k/y has every point
+	cells = append(cells, Cell{Strategy: "genetic", Space: "k/y", Budget: 100, MeanFraction: 0.9, StdFraction: 0.05, Fractions: []float64{0.85, 0.9, 0.95}})
+	dir := t.TempDir()
+	if _, err := PlotCurves(cells, dir); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := os.ReadFile(filepath.Join(dir, "curves-k_x.svg"))
+	y, _ := os.ReadFile(filepath.Join(dir, "curves-k_y.svg"))
+	if !strings.Contains(string(x), "points not run left out") {
+		t.Error("k/x lacks genetic@100 and does not say so")
+	}
+	if strings.Contains(string(y), "left out") {
+		t.Error("k/y has every point but says some were left out")
+	}
+}
+
+// Past the ten colours, strategies differ by dashes and markers: no two of them are drawn
+// alike (the 17th was the 1st's twin).
+func TestSeriesStylesAreDistinct(t *testing.T) {
+	seen := map[string]int{}
+	for i := range 160 {
+		col, dashes, glyph := seriesStyle(i)
+		key := fmt.Sprint(col, dashes, fmt.Sprintf("%T", glyph))
+		if j, ok := seen[key]; ok {
+			t.Fatalf("strategies %d and %d are drawn alike: %s", j, i, key)
+		}
+		seen[key] = i
+	}
+	// the colours themselves are far apart
+	for i, a := range strategyColors {
+		for _, b := range strategyColors[:i] {
+			d := math.Abs(float64(a.R)-float64(b.R)) + math.Abs(float64(a.G)-float64(b.G)) + math.Abs(float64(a.B)-float64(b.B))
+			if d < 90 {
+				t.Errorf("colours %v and %v are near-duplicates", a, b)
+			}
+		}
+	}
+}
+
+// The axis label says what is drawn for the interval: a band, error bars, or both.
+func TestIntervalNoteSaysWhatIsDrawn(t *testing.T) {
+	if n := intervalNote(false, true); !strings.Contains(n, "bars") || strings.Contains(n, "shaded") {
+		t.Errorf("single budget: %q", n)
+	}
+	if n := intervalNote(true, false); !strings.Contains(n, "shaded") || strings.Contains(n, "bars") {
+		t.Errorf("bands only: %q", n)
+	}
+	if n := intervalNote(true, true); !strings.Contains(n, "shaded") || !strings.Contains(n, "bars") {
+		t.Errorf("bands and a lone point: %q", n)
+	}
 }

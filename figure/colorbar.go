@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -26,7 +25,7 @@ func SaveColorBar(p *plot.Plot, cm palette.ColorMap, label string, integer bool,
 	bar.Y.Label.Text = label
 	bar.Y.Tick.Marker = Ticks{Integer: integer}
 	bar.Y.Padding = 0
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 256})
+	bar.Add(colorStrip{cm})
 	bar.Y.Min, bar.Y.Max = cm.Min(), cm.Max()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -102,4 +101,42 @@ func SizeFor(p *plot.Plot, dataW, dataH vg.Length) (w, h vg.Length) {
 		return goodW, goodH
 	}
 	return w, h
+}
+
+// colorStrip draws cm from bottom (its minimum) to top as a stack of filled bands: vector
+// shapes, where gonum's ColorBar embeds an image that some SVG renderers leave out.
+type colorStrip struct {
+	cm palette.ColorMap
+}
+
+// Plot implements plot.Plotter.
+func (s colorStrip) Plot(c draw.Canvas, p *plot.Plot) {
+	const bands = 128
+	_, ty := p.Transforms(&c)
+	lo, hi := s.cm.Min(), s.cm.Max()
+	for i := range bands {
+		v0 := lo + (hi-lo)*float64(i)/bands
+		v1 := lo + (hi-lo)*float64(i+1)/bands
+		col, err := s.cm.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		c.SetColor(col)
+		// overlapping the next band, so that no seam shows between them
+		r := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: ty(v0)}, Max: vg.Point{X: c.Max.X, Y: ty(v1) + overlap(i < bands-1)}}
+		c.Fill(r.Path())
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s colorStrip) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, s.cm.Min(), s.cm.Max()
+}
+
+// overlap is how far a band of a colour strip reaches into the next one, if there is one.
+func overlap(next bool) vg.Length {
+	if next {
+		return 1
+	}
+	return 0
 }

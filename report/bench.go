@@ -287,7 +287,7 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		s := Section{Title: "Kernel " + k}
 		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as %s reports a kernel over its GPUs.", spacesOf[k], refBenchmarking))
 		s.Tables = append(s.Tables, table(kernelCells, k))
-		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded")
+		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, with its 95% interval")
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	for _, sp := range spaces {
 		s := Section{Title: "Space " + sp}
 		s.Tables = append(s.Tables, table(b.Cells, sp))
-		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, 95% interval shaded")
+		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, with its 95% interval")
 		if err != nil {
 			return nil, err
 		}
