@@ -122,6 +122,11 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 	}
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
+	if s.Method == sensitivity.Empirical {
+		// from the configurations that share all other values: it can fall below the
+		// first order, as the text output says
+		p.X.Label.Text = "left, solid: first order (alone); right, light: total order (a lower bound: empirical)"
+	}
 	var errs plotter.XYs
 	var lo plotter.YErrors
 	const w = 0.38
@@ -188,7 +193,7 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 	if err != nil || len(s.Second) == 0 {
 		return files, err
 	}
-	more, err := plotPairs(s, space, dir, name+"-second")
+	more, err := plotPairs(s, constant, space, dir, name+"-second")
 	return append(files, more...), err
 }
 
@@ -230,8 +235,10 @@ func (shareTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // plotPairs draws the ten strongest second-order indices by size (absolute value: a
 // negative estimate is noise or a real cancelling interaction, and either is worth
-// seeing) as horizontal bars with their intervals, the strongest at the top.
-func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) {
+// seeing) as horizontal bars with their intervals, the strongest at the top. Parameters
+// for which constant holds are labelled so, as in the first-order chart. The canvas is as
+// wide as the longest pair's label needs beside bars of a fixed width.
+func plotPairs(s *sensitivity.Sobol, constant func(param string) bool, space, dir, name string) ([]string, error) {
 	pairs := slices.Clone(s.Second)
 	pairs = slices.DeleteFunc(pairs, func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
 	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int {
@@ -252,7 +259,7 @@ func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) 
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
-		labels[k] = s.Params[pr.I] + " × " + s.Params[pr.J]
+		labels[k] = paramLabel(s.Params[pr.I], constant) + " × " + paramLabel(s.Params[pr.J], constant)
 		v := pr.Index.Value
 		bar, err := rect(0, v, float64(k)-0.35, float64(k)+0.35, color.NRGBA{90, 110, 140, 255})
 		if err != nil {
@@ -280,11 +287,28 @@ func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) 
 		return nil, err
 	}
 	p.Add(zero, plotter.NewGrid())
-	pad := 0.05 * math.Max(hi-lo, 0.01)
-	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if hi-lo < 1e-12 {
+		// every index 0 (a constant parameter's pairs are 0 by construction): no bar to
+		// show, on the axis of a share of variance rather than around a point
+		p.Title.Text += "\n(every index shown is 0)"
+		p.X.Min, p.X.Max = 0, 1
+	} else {
+		pad := 0.05 * math.Max(hi-lo, 0.01)
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+	}
 	p.X.Tick.Marker = figure.Ticks{} // round numbers, 0 among them
 	p.NominalY(labels...)
-	return save(p, 7*vg.Inch, vg.Length(1.2+0.35*float64(len(pairs)))*vg.Inch, dir, name)
+	w, h := figure.SizeFor(p, 5*vg.Inch, vg.Length(max(0.5, 0.35*float64(len(pairs))))*vg.Inch)
+	return save(p, max(w, 7*vg.Inch), h, dir, name)
+}
+
+// paramLabel is a parameter's name on a chart, marked "(constant)" where constant says
+// it had one value among the data (its indices are 0 by construction, not measured).
+func paramLabel(name string, constant func(string) bool) string {
+	if constant != nil && constant(name) {
+		return name + " (constant)"
+	}
+	return name
 }
 
 // rect returns a filled rectangle in data coordinates.
