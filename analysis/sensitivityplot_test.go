@@ -110,7 +110,9 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 // handSobol is a Sobol result of two parameters with the given method and second-order
 // index.
 func handSobol(method string, params []string, second float64) *sensitivity.Sobol {
-	iv := func(v float64) sensitivity.Interval { return sensitivity.Interval{Value: v, Low: math.NaN(), High: math.NaN()} }
+	iv := func(v float64) sensitivity.Interval {
+		return sensitivity.Interval{Value: v, Low: math.NaN(), High: math.NaN()}
+	}
 	return &sensitivity.Sobol{
 		Method: method, Params: params, Subset: []int{0, 1}, Samples: 6,
 		First:  []sensitivity.Interval{iv(0.6), iv(0)},
