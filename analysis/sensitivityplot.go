@@ -11,15 +11,14 @@ import (
 	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/sensitivity"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
 // plotSignificance draws the Pearson correlation of each parameter with the objective as
-// horizontal bars, sorted, coloured on a diverging red-blue scale that always shows the
-// desirable direction in blue: for a minimised objective a negative correlation (larger
+// horizontal bars, sorted, coloured by sign, always showing the desirable direction in
+// blue and the other in red: for a minimised objective a negative correlation (larger
 // values of the parameter lower it), for a maximised one a positive correlation (seed 004,
 // Section 5.3). It writes name.svg and name.png into dir and returns their paths.
 func plotSignificance(cs []sensitivity.Correlation, objective string, maximize bool, space, dir, name string) ([]string, error) {
@@ -39,9 +38,6 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	}
 	slices.SortStableFunc(sorted, func(a, b sensitivity.Correlation) int { return cmp.Compare(desirability(a), desirability(b)) })
 
-	scale := moreland.SmoothBlueRed()
-	scale.SetMin(-1)
-	scale.SetMax(1)
 	p := plot.New()
 	better, verb := "lower", "lower it"
 	if maximize {
@@ -63,9 +59,11 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 			labels[k] += " (constant)"
 			continue
 		}
-		col, err := scale.At(max(-1, min(1, -desirability(c))))
-		if err != nil {
-			return nil, err
+		// by the sign alone: a weak correlation's bar keeps the key's full colour, where a
+		// scale by size turned it grey
+		col := undesirableColor
+		if desirability(c) > 0 {
+			col = desirableColor
 		}
 		bar, err := rect(0, c.Pearson, float64(k)-0.35, float64(k)+0.35, col)
 		if err != nil {
@@ -85,6 +83,13 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	p.NominalY(labels...)
 	return save(p, 7*vg.Inch, vg.Length(1.2+0.3*float64(len(sorted)))*vg.Inch, dir, name)
 }
+
+// desirableColor and undesirableColor fill the significance chart's bars: saturated
+// enough to tell apart for any correlation, however weak.
+var (
+	desirableColor   = color.NRGBA{33, 102, 172, 255}
+	undesirableColor = color.NRGBA{198, 40, 40, 255}
+)
 
 // parameterColors are distinct colours (Tableau 10, then darker variants) so each
 // parameter keeps its colour across the bars of a chart.

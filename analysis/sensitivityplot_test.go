@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -180,5 +182,26 @@ func TestPairsWidenForLongLabels(t *testing.T) {
 	long := width([]string{"WORK_GROUP_SIZE_Y_AND_THEN_SOME", "INNER_UNROLL_FACTOR_AND_THEN_SOME"})
 	if long < short+150 {
 		t.Errorf("%d pixels wide for long labels, %d for short ones", long, short)
+	}
+}
+
+// The significance bars are coloured by sign, in full colour however weak the
+// correlation (a scale by size made |r| < 0.15 nearly grey): blue desirable, red not.
+func TestSignificanceColoursWeakCorrelationsBySign(t *testing.T) {
+	dir := t.TempDir()
+	cs := []sensitivity.Correlation{{Param: "raises", Pearson: 0.05, N: 10}, {Param: "lowers", Pearson: -0.04, N: 10}}
+	for _, maximize := range []bool{false, true} {
+		if _, err := plotSignificance(cs, "time", maximize, "", dir, "weak"); err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(filepath.Join(dir, "weak.svg"))
+		for _, c := range []color.NRGBA{desirableColor, undesirableColor} {
+			if hex := fmt.Sprintf("fill:#%02X%02X%02X", c.R, c.G, c.B); !strings.Contains(string(svg), hex) {
+				t.Errorf("maximize %v: no bar in %s", maximize, hex)
+			}
+		}
+	}
+	if chroma := func(c color.NRGBA) int { return int(max(c.R, c.G, c.B)) - int(min(c.R, c.G, c.B)) }; chroma(desirableColor) < 100 || chroma(undesirableColor) < 100 {
+		t.Error("the bar colours are not saturated")
 	}
 }
