@@ -150,3 +150,34 @@ func TestSaveColorBarWidensTheFigureForTheBar(t *testing.T) {
 		}
 	}
 }
+
+// Where a viewer lacks Liberation Serif, the SVG's text falls back to a serif font, not to
+// the browser's default.
+func TestSVGTextNamesFallbackFonts(t *testing.T) {
+	p := plot.New()
+	p.Title.Text = "a title"
+	p.X.Label.Text = "budget"
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	p.Legend.Add("default configuration", l)
+	dir := t.TempDir()
+	for _, save := range []func() ([]string, error){
+		func() ([]string, error) { return Save(p, 3*vg.Inch, 2*vg.Inch, dir, "plain") },
+		func() ([]string, error) { return SaveLegendRight(p, 3*vg.Inch, 2*vg.Inch, dir, "legend") },
+	} {
+		files, err := save()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(files[0])
+		if n := strings.Count(string(svg), "font-family:"); n == 0 || strings.Count(string(svg), "font-family:'Liberation Serif', 'Times New Roman', Times, serif;") != n {
+			t.Errorf("%s: font families without the fallbacks", files[0])
+		}
+	}
+	if got := string(withFallbackFonts([]byte(`style="font-family:Liberation Sans;font-size:10px"`))); got != `style="font-family:'Liberation Sans', Arial, Helvetica, sans-serif;font-size:10px"` {
+		t.Errorf("sans: %s", got)
+	}
+}
