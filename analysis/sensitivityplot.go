@@ -81,7 +81,11 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	zero.Width = vg.Points(1)
 	p.Add(zero, plotter.NewGrid())
 	p.NominalY(labels...)
-	return save(p, 7*vg.Inch, vg.Length(1.2+0.3*float64(len(sorted)))*vg.Inch, dir, name)
+	// bars beside however long the names are, as wide as the key centred under them
+	data := max(4*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Points(12))
+	w, h := figure.SizeFor(p, data, vg.Length(max(0.5, 0.3*float64(len(sorted))))*vg.Inch)
+	w = max(w, 7*vg.Inch)
+	return save(p, w, h, dir, name)
 }
 
 // desirableColor and undesirableColor fill the significance chart's bars: saturated
@@ -303,7 +307,9 @@ func plotPairs(s *sensitivity.Sobol, constant func(param string) bool, space, di
 	}
 	p.X.Tick.Marker = figure.Ticks{} // round numbers, 0 among them
 	p.NominalY(labels...)
-	w, h := figure.SizeFor(p, 5*vg.Inch, vg.Length(max(0.5, 0.35*float64(len(pairs))))*vg.Inch)
+	// bars as wide as the axis's label centred under them, beside the pairs' labels
+	data := max(5*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Points(12))
+	w, h := figure.SizeFor(p, data, vg.Length(max(0.5, 0.35*float64(len(pairs))))*vg.Inch)
 	return save(p, max(w, 7*vg.Inch), h, dir, name)
 }
 
