@@ -512,12 +512,20 @@ func TestAnalyzeConstantObjective(t *testing.T) {
 	if _, err := json.Marshal(r); err != nil {
 		t.Errorf("the result does not marshal: %v", err)
 	}
-	files, err := WriteFigures(context.Background(), []*Result{r}, t.TempDir(), FigureOptions{GraphNodes: 100})
+	var notes []string
+	files, err := WriteFigures(context.Background(), []*Result{r}, t.TempDir(), FigureOptions{GraphNodes: 100, Note: func(n string) { notes = append(notes, n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names := strings.Join(files, " "); strings.Contains(names, "significance-") || !strings.Contains(names, "ffg-const.svg") {
 		t.Errorf("figures %v: want no significance chart (nothing to draw) and the others", files)
+	}
+	// a figure left out is said (ktune analyze writes the notes on standard error)
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{"const: the significance figure (significance-const) is left out", "const: the sensitivity figure (sensitivity-const) is left out"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
 	}
 }
 

@@ -19,7 +19,9 @@ type FigureOptions struct {
 	// the nodes.
 	GraphNodes int
 	// Note, when set, is told of each figure left out and why: a flow graph above
-	// GraphNodes, the minima figure where no space has a fraction of optimum.
+	// GraphNodes, the minima figure where no space has a fraction of optimum, the
+	// significance and sensitivity figures where the objective is constant (or the
+	// indices could not be estimated).
 	Note func(string)
 }
 
@@ -93,6 +95,11 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 				return files, fmt.Errorf("%s: significance figure: %w", r.Name, err)
 			}
 			files = append(files, f...)
+		} else if len(r.Significance) > 0 {
+			note("%s: the significance figure (significance-%s) is left out: no correlation is defined (the objective, or every parameter, is constant over the valid configurations)", r.Name, base)
+		}
+		if r.Sobol == nil && len(r.Significance) > 0 {
+			note("%s: the sensitivity figure (sensitivity-%s) is left out: there are no Sobol indices (the analysis's warnings say why)", r.Name, base)
 		}
 		for _, s := range []struct {
 			name string

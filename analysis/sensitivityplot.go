@@ -11,15 +11,14 @@ import (
 	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/sensitivity"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
 // plotSignificance draws the Pearson correlation of each parameter with the objective as
-// horizontal bars, sorted, coloured on a diverging red-blue scale that always shows the
-// desirable direction in blue: for a minimised objective a negative correlation (larger
+// horizontal bars, sorted, coloured by sign, always showing the desirable direction in
+// blue and the other in red: for a minimised objective a negative correlation (larger
 // values of the parameter lower it), for a maximised one a positive correlation (seed 004,
 // Section 5.3). It writes name.svg and name.png into dir and returns their paths.
 func plotSignificance(cs []sensitivity.Correlation, objective string, maximize bool, space, dir, name string) ([]string, error) {
@@ -39,9 +38,6 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	}
 	slices.SortStableFunc(sorted, func(a, b sensitivity.Correlation) int { return cmp.Compare(desirability(a), desirability(b)) })
 
-	scale := moreland.SmoothBlueRed()
-	scale.SetMin(-1)
-	scale.SetMax(1)
 	p := plot.New()
 	better, verb := "lower", "lower it"
 	if maximize {
@@ -63,9 +59,11 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 			labels[k] += " (constant)"
 			continue
 		}
-		col, err := scale.At(max(-1, min(1, -desirability(c))))
-		if err != nil {
-			return nil, err
+		// by the sign alone: a weak correlation's bar keeps the key's full colour, where a
+		// scale by size turned it grey
+		col := undesirableColor
+		if desirability(c) > 0 {
+			col = desirableColor
 		}
 		bar, err := rect(0, c.Pearson, float64(k)-0.35, float64(k)+0.35, col)
 		if err != nil {
@@ -83,8 +81,19 @@ func plotSignificance(cs []sensitivity.Correlation, objective string, maximize b
 	zero.Width = vg.Points(1)
 	p.Add(zero, plotter.NewGrid())
 	p.NominalY(labels...)
-	return save(p, 7*vg.Inch, vg.Length(1.2+0.3*float64(len(sorted)))*vg.Inch, dir, name)
+	// bars beside however long the names are, as wide as the key centred under them
+	data := max(4*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Points(12))
+	w, h := figure.SizeFor(p, data, vg.Length(max(0.5, 0.3*float64(len(sorted))))*vg.Inch)
+	w = max(w, 7*vg.Inch)
+	return save(p, w, h, dir, name)
 }
+
+// desirableColor and undesirableColor fill the significance chart's bars: saturated
+// enough to tell apart for any correlation, however weak.
+var (
+	desirableColor   = color.NRGBA{33, 102, 172, 255}
+	undesirableColor = color.NRGBA{198, 40, 40, 255}
+)
 
 // parameterColors are distinct colours (Tableau 10, then darker variants) so each
 // parameter keeps its colour across the bars of a chart.
@@ -122,6 +131,11 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 	}
 	p.Y.Label.Text = "share of the objective's variance"
 	p.X.Label.Text = "left, solid: first order (alone); right, light: total order (with all interactions)"
+	if s.Method == sensitivity.Empirical {
+		// from the configurations that share all other values: it can fall below the
+		// first order, as the text output says
+		p.X.Label.Text = "left, solid: first order (alone); right, light: total order (a lower bound: empirical)"
+	}
 	var errs plotter.XYs
 	var lo plotter.YErrors
 	const w = 0.38
@@ -188,7 +202,7 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 	if err != nil || len(s.Second) == 0 {
 		return files, err
 	}
-	more, err := plotPairs(s, space, dir, name+"-second")
+	more, err := plotPairs(s, constant, space, dir, name+"-second")
 	return append(files, more...), err
 }
 
@@ -230,8 +244,10 @@ func (shareTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // plotPairs draws the ten strongest second-order indices by size (absolute value: a
 // negative estimate is noise or a real cancelling interaction, and either is worth
-// seeing) as horizontal bars with their intervals, the strongest at the top.
-func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) {
+// seeing) as horizontal bars with their intervals, the strongest at the top. Parameters
+// for which constant holds are labelled so, as in the first-order chart. The canvas is as
+// wide as the longest pair's label needs beside bars of a fixed width.
+func plotPairs(s *sensitivity.Sobol, constant func(param string) bool, space, dir, name string) ([]string, error) {
 	pairs := slices.Clone(s.Second)
 	pairs = slices.DeleteFunc(pairs, func(p sensitivity.Pair) bool { return math.IsNaN(p.Index.Value) })
 	slices.SortStableFunc(pairs, func(a, b sensitivity.Pair) int {
@@ -252,7 +268,7 @@ func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) 
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
-		labels[k] = s.Params[pr.I] + " × " + s.Params[pr.J]
+		labels[k] = paramLabel(s.Params[pr.I], constant) + " × " + paramLabel(s.Params[pr.J], constant)
 		v := pr.Index.Value
 		bar, err := rect(0, v, float64(k)-0.35, float64(k)+0.35, color.NRGBA{90, 110, 140, 255})
 		if err != nil {
@@ -280,11 +296,30 @@ func plotPairs(s *sensitivity.Sobol, space, dir, name string) ([]string, error) 
 		return nil, err
 	}
 	p.Add(zero, plotter.NewGrid())
-	pad := 0.05 * math.Max(hi-lo, 0.01)
-	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if hi-lo < 1e-12 {
+		// every index 0 (a constant parameter's pairs are 0 by construction): no bar to
+		// show, on the axis of a share of variance rather than around a point
+		p.Title.Text += "\n(every index shown is 0)"
+		p.X.Min, p.X.Max = 0, 1
+	} else {
+		pad := 0.05 * math.Max(hi-lo, 0.01)
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+	}
 	p.X.Tick.Marker = figure.Ticks{} // round numbers, 0 among them
 	p.NominalY(labels...)
-	return save(p, 7*vg.Inch, vg.Length(1.2+0.35*float64(len(pairs)))*vg.Inch, dir, name)
+	// bars as wide as the axis's label centred under them, beside the pairs' labels
+	data := max(5*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Points(12))
+	w, h := figure.SizeFor(p, data, vg.Length(max(0.5, 0.35*float64(len(pairs))))*vg.Inch)
+	return save(p, max(w, 7*vg.Inch), h, dir, name)
+}
+
+// paramLabel is a parameter's name on a chart, marked "(constant)" where constant says
+// it had one value among the data (its indices are 0 by construction, not measured).
+func paramLabel(name string, constant func(string) bool) string {
+	if constant != nil && constant(name) {
+		return name + " (constant)"
+	}
+	return name
 }
 
 // rect returns a filled rectangle in data coordinates.

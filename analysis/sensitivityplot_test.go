@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
+	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +94,10 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 				!strings.Contains(svg, ">0<") || !strings.Contains(svg, ">1<") {
 				t.Errorf("%s lacks its labels", f)
 			}
+			// empirical totals are lower bounds, not the share with all interactions
+			if !strings.Contains(svg, "total order (a lower bound: empirical)") || strings.Contains(svg, "with all interactions") {
+				t.Errorf("%s does not call its empirical totals lower bounds", f)
+			}
 		case "sobol-second.svg":
 			if !strings.Contains(svg, ">Strongest parameter interactions (second-order Sobol indices, by absolute value)<") || !strings.Contains(svg, "×") {
 				t.Errorf("%s lacks pair labels", f)
@@ -99,5 +106,102 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 	}
 	if _, err := plotSignificance(nil, "time", false, "", dir, "x"); err == nil {
 		t.Error("PlotSignificance of nothing succeeded")
+	}
+}
+
+// handSobol is a Sobol result of two parameters with the given method and second-order
+// index.
+func handSobol(method string, params []string, second float64) *sensitivity.Sobol {
+	iv := func(v float64) sensitivity.Interval {
+		return sensitivity.Interval{Value: v, Low: math.NaN(), High: math.NaN()}
+	}
+	return &sensitivity.Sobol{
+		Method: method, Params: params, Subset: []int{0, 1}, Samples: 6,
+		First:  []sensitivity.Interval{iv(0.6), iv(0)},
+		Total:  []sensitivity.Interval{iv(0.7), iv(0)},
+		Second: []sensitivity.Pair{{I: 0, J: 1, Index: iv(second)}},
+	}
+}
+
+// Exact total orders are the share with all interactions; only empirical ones are called
+// lower bounds.
+func TestExactTotalOrderKeepsItsLabel(t *testing.T) {
+	dir := t.TempDir()
+	files, err := plotSensitivity(handSobol(sensitivity.Exact, []string{"x", "y"}, 0.1), nil, "", dir, "exact")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "exact.svg"))
+	if !strings.Contains(string(svg), "total order (with all interactions)") || strings.Contains(string(svg), "lower bound") {
+		t.Error("the exact chart's label changed")
+	}
+}
+
+// A chart of pairs whose indices are all 0 (one parameter constant) gets a share-of-
+// variance axis from 0 to 1, not one around a point, and says so; the constant parameter
+// is marked as in the first-order chart.
+func TestPairsOfZeroAndConstantParameters(t *testing.T) {
+	dir := t.TempDir()
+	if d := os.Getenv("SENSITIVITY_PLOTS"); d != "" {
+		dir = d
+	}
+	s := handSobol(sensitivity.Empirical, []string{"block_size_x", "unused"}, 0)
+	if _, err := plotSensitivity(s, func(p string) bool { return p == "unused" }, "", dir, "zero"); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "zero-second.svg"))
+	for _, want := range []string{"unused (constant)", "every index shown is 0", ">1.0<", ">0.0<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the pairs chart lacks %q", want)
+		}
+	}
+	if strings.Contains(string(svg), "0.0005") {
+		t.Error("the pairs chart's axis runs around 0")
+	}
+}
+
+// Long pair labels widen the canvas instead of squeezing the bars.
+func TestPairsWidenForLongLabels(t *testing.T) {
+	width := func(params []string) int {
+		dir := t.TempDir()
+		if _, err := plotPairs(handSobol(sensitivity.Empirical, params, 0.1), nil, "", dir, "p"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join(dir, "p.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cfg, err := png.DecodeConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Width
+	}
+	short := width([]string{"x", "y"})
+	long := width([]string{"WORK_GROUP_SIZE_Y_AND_THEN_SOME", "INNER_UNROLL_FACTOR_AND_THEN_SOME"})
+	if long < short+150 {
+		t.Errorf("%d pixels wide for long labels, %d for short ones", long, short)
+	}
+}
+
+// The significance bars are coloured by sign, in full colour however weak the
+// correlation (a scale by size made |r| < 0.15 nearly grey): blue desirable, red not.
+func TestSignificanceColoursWeakCorrelationsBySign(t *testing.T) {
+	dir := t.TempDir()
+	cs := []sensitivity.Correlation{{Param: "raises", Pearson: 0.05, N: 10}, {Param: "lowers", Pearson: -0.04, N: 10}}
+	for _, maximize := range []bool{false, true} {
+		if _, err := plotSignificance(cs, "time", maximize, "", dir, "weak"); err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(filepath.Join(dir, "weak.svg"))
+		for _, c := range []color.NRGBA{desirableColor, undesirableColor} {
+			if hex := fmt.Sprintf("fill:#%02X%02X%02X", c.R, c.G, c.B); !strings.Contains(string(svg), hex) {
+				t.Errorf("maximize %v: no bar in %s", maximize, hex)
+			}
+		}
+	}
+	if chroma := func(c color.NRGBA) int { return int(max(c.R, c.G, c.B)) - int(min(c.R, c.G, c.B)) }; chroma(desirableColor) < 100 || chroma(undesirableColor) < 100 {
+		t.Error("the bar colours are not saturated")
 	}
 }

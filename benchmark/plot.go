@@ -7,34 +7,67 @@ import (
 	"image/color"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ktune/ktune/figure"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// strategyColors are distinct colours (Tableau 10, then darker variants); past them lines
-// are dashed, so every strategy stays distinguishable.
+// strategyColors are clearly distinct colours (Tableau 10); past them the colours come
+// round again with other dash patterns and point markers (seriesStyle), so that every
+// strategy stays distinguishable.
 var strategyColors = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
 	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
-	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
 }
+
+// strategyDashes and strategyGlyphs mark the rounds of strategyColors: solid lines and
+// dots in the first, then dashed and squares, dotted and triangles, dash-dotted and
+// crosses.
+var (
+	strategyDashes = [][]vg.Length{
+		nil,
+		{vg.Points(5), vg.Points(2.5)},
+		{vg.Points(1.5), vg.Points(1.5)},
+		{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+	}
+	strategyGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+)
+
+// seriesStyle is how the i-th strategy of a figure is drawn: its colour, its line's
+// dashes (nil: solid) and its point marker. No two of the first 160 strategies share all
+// three.
+func seriesStyle(i int) (color.RGBA, []vg.Length, draw.GlyphDrawer) {
+	round := i / len(strategyColors)
+	// the markers shift against the dashes every four rounds, so that pairs do not recur
+	glyph := (round + round/len(strategyDashes)) % len(strategyGlyphs)
+	return strategyColors[i%len(strategyColors)], strategyDashes[round%len(strategyDashes)], strategyGlyphs[glyph]
+}
+
+// crowded is the number of strategies past which a curves figure tints its 95% intervals
+// more lightly, so that a dozen overlapping bands do not drown the lines.
+const crowded = 6
 
 // PlotCurves draws, per space, the mean fraction of optimum against the budget for every
 // strategy with its 95% confidence interval shaded (as seed 000's Fig. 2 and, per GPU, its
-// appendix figures), and writes each as SVG and PNG into dir (CurvesFile). It returns the
+// appendix figures; an error bar at a point without neighbours, and a line broken where a
+// point is missing), and writes each as SVG and PNG into dir (CurvesFile). It returns the
 // files written.
 func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	names, _ := CurveNames(cells)
-	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string) string { return sp })
+	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string, gaps bool) string {
+		if gaps {
+			return sp + " (points not run left out: lines broken there)"
+		}
+		return sp
+	})
 }
 
 // PlotKernelCurves draws seed 000's Fig. 2: for every kernel with several spaces (devices),
@@ -70,30 +103,38 @@ func PlotKernelCurves(cells []Cell, spaces []string, dir string) ([]string, erro
 			partial[c.Space] = true
 		}
 	}
-	return plotCurves(complete, dir, func(k string) string { return names[k] }, func(k string) string {
+	return plotCurves(complete, dir, func(k string) string { return names[k] }, func(k string, gaps bool) string {
 		title := fmt.Sprintf("%s (over its %d spaces)", k, count[k])
-		if partial[k] {
+		if partial[k] || gaps {
 			title = fmt.Sprintf("%s (over its %d spaces; points not run on all of them left out)", k, count[k])
 		}
 		return title
 	})
 }
 
-func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]string, error) {
+// plotCurves draws the curves of cells per space into dir under file(space), titled
+// title(space, gaps) where gaps tells that some strategy lacks a point at a budget that
+// cells have (an interrupted benchmark): its line is broken there.
+func plotCurves(cells []Cell, dir string, file func(string) string, title func(string, bool) string) ([]string, error) {
 	bySpace := map[string][]Cell{}
 	var spaces []string
+	all := map[int]bool{}
 	for _, c := range cells {
 		if _, ok := bySpace[c.Space]; !ok {
 			spaces = append(spaces, c.Space)
 		}
 		bySpace[c.Space] = append(bySpace[c.Space], c)
+		all[c.Budget] = true
+	}
+	// a line joins only the points of budgets next to each other among all those run
+	pos := map[int]int{}
+	for i, b := range slices.Sorted(maps.Keys(all)) {
+		pos[b] = i
 	}
 	var files []string
 	for _, sp := range spaces {
 		p := plot.New()
-		p.Title.Text = title(sp)
 		p.X.Label.Text = "budget (evaluations)"
-		p.Y.Label.Text = "mean fraction of optimum (shaded: its 95% interval)"
 		p.X.Scale = plot.LogScale{}
 		byStrategy := map[string][]Cell{}
 		var order []string
@@ -112,72 +153,99 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Y.Tick.Marker = figure.Ticks{} // round steps, whichever range the fractions span
+		// many strategies' bands, tinted as few strategies' are, would hide the lines
+		alpha := uint8(60)
+		if len(order) > crowded {
+			alpha = 14
+		}
 		lo, hi := 1.0, 0.0
+		gaps, shaded, barred := false, false, false
 		// every strategy's band first, then the lines and marks over all of them, so that
 		// no band tints another strategy's line away from its legend colour
 		var front []plot.Plotter
 		for i, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
-			col := strategyColors[i%len(strategyColors)]
-			line := make(plotter.XYs, len(cs))
-			band := make(plotter.XYs, 2*len(cs))
+			col, dashes, glyph := seriesStyle(i)
+			if len(cs) < len(all) {
+				gaps = true
+			}
+			points := make(plotter.XYs, len(cs))
 			for k, c := range cs {
-				line[k] = plotter.XY{X: float64(c.Budget), Y: c.MeanFraction}
+				points[k] = plotter.XY{X: float64(c.Budget), Y: c.MeanFraction}
+				if len(budgets) == 1 {
+					// side by side, so that the strategies' error bars do not hide each other
+					points[k].X *= math.Pow(1.06, float64(i)-float64(len(order)-1)/2)
+				}
+			}
+			style, err := plotter.NewLine(points) // the legend's, and the lines'
+			if err != nil {
+				return nil, err
+			}
+			style.Color = col
+			style.Width = vg.Points(1.5)
+			style.Dashes = dashes
+			first := 0 // the index in cs of run's first cell
+			for _, run := range curveRuns(cs, pos) {
+				xy := points[first : first+len(run)]
+				first += len(run)
 				// a fraction of the optimum lies in [0, 1], and so does its interval
-				half := halfInterval95(c.StdFraction, len(c.Fractions))
-				up, down := min(c.MeanFraction+half, 1), max(c.MeanFraction-half, 0)
-				band[k] = plotter.XY{X: float64(c.Budget), Y: up}
-				band[len(band)-1-k] = plotter.XY{X: float64(c.Budget), Y: down}
-				lo, hi = min(lo, down), max(hi, up)
+				up, down := make([]float64, len(run)), make([]float64, len(run))
+				for k, c := range run {
+					half := halfInterval95(c.StdFraction, len(c.Fractions))
+					up[k], down[k] = min(c.MeanFraction+half, 1), max(c.MeanFraction-half, 0)
+					lo, hi = min(lo, down[k]), max(hi, up[k])
+				}
+				if len(run) == 1 {
+					// a lone point: no line, and its interval as an error bar
+					errs := plotter.YErrors{{Low: run[0].MeanFraction - down[0], High: up[0] - run[0].MeanFraction}}
+					bars, err := plotter.NewYErrorBars(struct {
+						plotter.XYs
+						plotter.YErrors
+					}{xy, errs})
+					if err != nil {
+						return nil, err
+					}
+					bars.Color = col
+					bars.Width = vg.Points(1.5)
+					front = append(front, bars)
+					barred = true
+					continue
+				}
+				band := make(plotter.XYs, 2*len(run))
+				for k := range run {
+					band[k] = plotter.XY{X: xy[k].X, Y: up[k]}
+					band[len(band)-1-k] = plotter.XY{X: xy[k].X, Y: down[k]}
+				}
+				poly, err := plotter.NewPolygon(band)
+				if err != nil {
+					return nil, err
+				}
+				poly.Color = color.NRGBA{col.R, col.G, col.B, alpha} // not premultiplied
+				poly.LineStyle.Width = 0
+				p.Add(poly)
+				shaded = true
+				l, err := plotter.NewLine(xy)
+				if err != nil {
+					return nil, err
+				}
+				l.LineStyle = style.LineStyle
+				front = append(front, l)
 			}
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = color.NRGBA{col.R, col.G, col.B, 60} // not premultiplied
-			poly.LineStyle.Width = 0
-			l, err := plotter.NewLine(line)
-			if err != nil {
-				return nil, err
-			}
-			l.Color = col
-			l.Width = vg.Points(1.5)
-			if i >= len(strategyColors) {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
-			// a mark at every budget: with one budget there is no line to see, and the
-			// interval is drawn as an error bar
-			if len(budgets) == 1 {
-				// side by side, so that the strategies' error bars do not hide each other
-				line[0].X *= math.Pow(1.06, float64(i)-float64(len(order)-1)/2)
-			}
-			pts, err := plotter.NewScatter(line)
+			// a mark at every budget: with one budget there is no line to see
+			pts, err := plotter.NewScatter(points)
 			if err != nil {
 				return nil, err
 			}
 			pts.GlyphStyle.Color = col
-			pts.GlyphStyle.Radius = vg.Points(2)
-			pts.GlyphStyle.Shape = draw.CircleGlyph{}
-			p.Add(poly)
-			front = append(front, l, pts)
-			if len(cs) == 1 {
-				c := cs[0]
-				errs := plotter.YErrors{{Low: c.MeanFraction - band[1].Y, High: band[0].Y - c.MeanFraction}}
-				bars, err := plotter.NewYErrorBars(struct {
-					plotter.XYs
-					plotter.YErrors
-				}{line, errs})
-				if err != nil {
-					return nil, err
-				}
-				bars.Color = col
-				bars.Width = vg.Points(1.5)
-				front = append(front, bars)
-			}
-			p.Legend.Add(st, l, pts)
+			pts.GlyphStyle.Radius = vg.Points(2.5)
+			pts.GlyphStyle.Shape = glyph
+			front = append(front, pts)
+			p.Legend.Add(st, style, pts)
 		}
 		p.Add(front...)
+		p.Title.Text = title(sp, gaps)
+		p.Y.Label.Text = "mean fraction of optimum " + intervalNote(shaded, barred)
 		if len(budgets) == 1 {
 			// a single budget: room on either side of it on the log scale
 			for b := range budgets {
@@ -194,6 +262,33 @@ func plotCurves(cells []Cell, dir string, file, title func(string) string) ([]st
 		}
 	}
 	return files, nil
+}
+
+// curveRuns splits one strategy's cells, sorted by budget, into runs of budgets next to
+// each other in pos (the index of every budget run): a line joins the points of a run,
+// and none crosses a budget whose cell is missing.
+func curveRuns(cs []Cell, pos map[int]int) [][]Cell {
+	var runs [][]Cell
+	for k, c := range cs {
+		if k == 0 || pos[c.Budget] != pos[cs[k-1].Budget]+1 {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], c)
+	}
+	return runs
+}
+
+// intervalNote says, for a curves figure's axis label, how its 95% intervals are drawn:
+// shaded bands along the lines, error bars at lone points, or both.
+func intervalNote(shaded, barred bool) string {
+	switch {
+	case shaded && barred:
+		return "(95% interval: shaded; bars at lone points)"
+	case barred:
+		return "(bars: its 95% interval)"
+	default:
+		return "(shaded: its 95% interval)"
+	}
 }
 
 // halfInterval95 is the half width of the 95% confidence interval of a mean of n runs
@@ -283,35 +378,30 @@ func (m winMatrix) row(r int) int { return len(m.names) - 1 - r }
 // whose cell in row r and column c counts the spaces and budgets where the column's
 // strategy reached a significantly higher mean fraction of optimum than the row's
 // (two-sample t-test, p < alpha). Rows with low values were rarely beaten; columns with
-// high values often won. It is written into dir as SVG and PNG named
-// competition-<name>, titled title. Nothing is drawn when no cell's budget is in [lo, hi]
-// or there is only one strategy (nil, nil).
-func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir string) ([]string, error) {
+// high values often won. Counts are coloured from light (0) to dark (scale, or the map's
+// own largest count where that is larger), with a colour bar beside the map; give every
+// map of a benchmark the same scale (CompetitionScale) so that a colour means the same
+// count in each. The diagonal, where a strategy would meet itself, is hatched grey and
+// marked '–'. It is written into dir as SVG and PNG named competition-<name>, titled
+// title. Nothing is drawn when no cell's budget is in [lo, hi] or there is only one
+// strategy (nil, nil).
+func PlotCompetition(cells []Cell, alpha float64, lo, hi int, scale float64, name, title, dir string) ([]string, error) {
 	m, ok := competitionMatrix(cells, alpha, lo, hi)
 	if !ok {
 		return nil, nil
 	}
 	names := m.names
-	maxWins := 1.0
-	for r, row := range m.wins {
-		for c, v := range row {
-			if r != c {
-				maxWins = max(maxWins, v)
-			}
-		}
+	maxWins := max(1, scale, m.max())
+	cm, err := winColors(maxWins)
+	if err != nil {
+		return nil, err
 	}
-	pal := moreland.SmoothBlueRed()
-	pal.SetMin(0)
-	pal.SetMax(maxWins)
-	hm := plotter.NewHeatMap(m, pal.Palette(64))
-	hm.Min, hm.Max = 0, maxWins
-	hm.NaN = color.Gray{Y: 235}
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.Padding = vg.Points(6) // off the figure's top edge
-	p.X.Label.Text = fmt.Sprintf("winning strategy: each cell its wins over the row's (colour: 0 blue to %v red)", maxWins)
+	p.X.Label.Text = "winning strategy: each cell its wins over the row's"
 	p.Y.Label.Text = "wins over this strategy"
-	p.Add(hm)
+	p.Add(&winCells{m: m, colors: cm})
 	xt := make([]plot.Tick, len(names))
 	yt := make([]plot.Tick, len(names))
 	for i, n := range names {
@@ -324,30 +414,144 @@ func PlotCompetition(cells []Cell, alpha float64, lo, hi int, name, title, dir s
 	p.X.Tick.Label.XAlign = draw.XRight
 	for r := range names {
 		for c := range names {
-			if r == c {
-				continue
+			txt := "–" // a strategy does not compete with itself
+			if r != c {
+				txt = fmt.Sprint(m.wins[r][c])
 			}
-			v := m.wins[r][c]
 			lbl, err := plotter.NewLabels(plotter.XYLabels{
 				XYs:    []plotter.XY{{X: float64(c), Y: float64(m.row(r))}},
-				Labels: []string{fmt.Sprint(v)},
+				Labels: []string{txt},
 			})
 			if err != nil {
 				return nil, err
 			}
-			// white on the dark ends of the palette, black on its pale middle
-			if col, err := pal.At(v); err == nil && luminance(col) < 0.45 {
+			// white on the dark end of the palette, black on its light end
+			if col := m.color(cm, r, c); luminance(col) < 0.45 {
 				lbl.TextStyle[0].Color = color.White
 			}
 			lbl.TextStyle[0].XAlign, lbl.TextStyle[0].YAlign = draw.XCenter, draw.YCenter
 			p.Add(lbl)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// square cells, smaller with many strategies but never too small to read a count,
+	// and room around them for the names however long they are
+	cell := max(0.45*vg.Inch, min(0.8*vg.Inch, 6*vg.Inch/vg.Length(len(names))))
+	w, h := figure.SizeFor(p, cell*vg.Length(len(names)), cell*vg.Length(len(names)))
+	return figure.SaveColorBar(p, cm, "wins", true, w, h, dir, "competition-"+safeName(name))
+}
+
+// CompetitionScale is the largest count of the competition heat maps that Figures draws
+// for cells (all spaces and each kernel, both budget ranges of split): the scale that
+// gives a count the same colour in all of them.
+func CompetitionScale(cells []Cell, alpha float64, split int) float64 {
+	scale := 0.0
+	for _, r := range CompetitionRanges(split) {
+		// a kernel's counts are part of those over all spaces, so these bound theirs
+		if m, ok := competitionMatrix(cells, alpha, r.Lo, r.Hi); ok {
+			scale = max(scale, m.max())
+		}
+	}
+	return scale
+}
+
+// winColors maps win counts in [0, top] to a sequential palette (ColorBrewer's YlGnBu),
+// light yellow for none to dark blue for top, its lightness growing steadily with the
+// count. No colour of it is a neutral grey, which marks the diagonal.
+func winColors(top float64) (palette.ColorMap, error) {
+	// darkest first: the palette's luminance must grow along its controls
+	cm, err := moreland.NewLuminance([]color.Color{
+		color.RGBA{8, 29, 88, 255}, color.RGBA{37, 52, 148, 255}, color.RGBA{34, 94, 168, 255},
+		color.RGBA{29, 145, 192, 255}, color.RGBA{65, 182, 196, 255}, color.RGBA{127, 205, 187, 255},
+		color.RGBA{199, 233, 180, 255}, color.RGBA{237, 248, 177, 255}, color.RGBA{255, 255, 217, 255},
+	})
+	if err != nil {
 		return nil, err
 	}
-	size := vg.Length(2+len(names)) * vg.Inch * 0.8
-	return figure.Save(p, size+2*vg.Inch, size+vg.Inch, dir, "competition-"+safeName(name))
+	rev := palette.Reverse(cm)
+	rev.SetMin(0)
+	rev.SetMax(top)
+	return rev, nil
+}
+
+// diagonalColor and hatchColor draw the diagonal's cells: a neutral light grey crossed by
+// darker grey hatching, unlike any colour of winColors.
+var (
+	diagonalColor = color.Gray{Y: 240}
+	hatchColor    = color.Gray{Y: 150}
+)
+
+// max is the largest count of m (0 when none).
+func (m winMatrix) max() float64 {
+	top := 0.0
+	for r, row := range m.wins {
+		for c, v := range row {
+			if r != c {
+				top = max(top, v)
+			}
+		}
+	}
+	return top
+}
+
+// color is the fill of m's cell of row r and column c (strategy indices) under cm.
+func (m winMatrix) color(cm palette.ColorMap, r, c int) color.Color {
+	if r == c {
+		return diagonalColor
+	}
+	col, err := cm.At(min(m.wins[r][c], cm.Max()))
+	if err != nil {
+		return diagonalColor // not reached: counts lie in [0, cm.Max()]
+	}
+	return col
+}
+
+// winCells draws the cells of a competition heat map: each count in its colour, and the
+// diagonal hatched.
+type winCells struct {
+	m      winMatrix
+	colors palette.ColorMap
+}
+
+// Plot implements plot.Plotter.
+func (w *winCells) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	n := len(w.m.names)
+	hatch := draw.LineStyle{Color: hatchColor, Width: vg.Points(0.75)}
+	for r := range n {
+		for col := range n {
+			y := float64(w.m.row(r))
+			rect := vg.Rectangle{
+				Min: vg.Point{X: tx(float64(col) - 0.5), Y: ty(y - 0.5)},
+				Max: vg.Point{X: tx(float64(col) + 0.5), Y: ty(y + 0.5)},
+			}
+			c.SetColor(w.m.color(w.colors, r, col))
+			c.Fill(rect.Path())
+			if r == col {
+				for _, l := range hatchLines(rect, vg.Points(6)) {
+					c.StrokeLine2(hatch, l[0].X, l[0].Y, l[1].X, l[1].Y)
+				}
+			}
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger: a unit square around every cell.
+func (w *winCells) DataRange() (xmin, xmax, ymin, ymax float64) {
+	n := float64(len(w.m.names))
+	return -0.5, n - 0.5, -0.5, n - 0.5
+}
+
+// hatchLines are the segments, gap apart, of the diagonal lines (at 45 degrees) that cross r.
+func hatchLines(r vg.Rectangle, gap vg.Length) [][2]vg.Point {
+	wd, ht := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	var out [][2]vg.Point
+	// the line x + y = t (from r.Min) for t in (0, wd+ht)
+	for t := gap / 2; t < wd+ht; t += gap {
+		a := vg.Point{X: r.Min.X + min(t, wd), Y: r.Min.Y + t - min(t, wd)}
+		b := vg.Point{X: r.Min.X + t - min(t, ht), Y: r.Min.Y + min(t, ht)}
+		out = append(out, [2]vg.Point{a, b})
+	}
+	return out
 }
 
 // competitionMatrix counts, over the spaces and budgets in [lo, hi] of cells, the
@@ -420,9 +624,10 @@ func Figures(cells []Cell, spaces []string, alpha float64, split int, dir string
 	kernels, _ := Kernels(cells)
 	// a kernel's heat maps carry the name its curves have, which no other kernel's shares
 	_, kernelCurves := CurveNames(cells)
+	scale := CompetitionScale(cells, alpha, split) // one colour scale for all the maps
 	drawRanges := func(cells []Cell, name, scope string) error {
 		for _, r := range CompetitionRanges(split) {
-			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			f, err := PlotCompetition(cells, alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
 			files = append(files, f...)
 			if err != nil {
 				return err

@@ -3,10 +3,13 @@
 package figure
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/ktune/ktune/internal/outfile"
 	"gonum.org/v1/plot"
@@ -18,6 +21,10 @@ import (
 // and right edges, where gonum's plot draws them flush (a long label lost its first
 // letters).
 const margin = vg.Length(6)
+
+// legendSlack widens the room of a legend placed at a figure's right edge beyond its width
+// as measured, so that a viewer's fallback font a little wider does not cut its text.
+const legendSlack = 1.12
 
 // Save writes p, w by h, as dir/name.svg and dir/name.png, creating dir, and returns the
 // paths written (those written before a failure too).
@@ -51,7 +58,9 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 	legend.Top, legend.Left = true, true
 	r := legend.Rectangle(draw.Canvas{})
 	gap := vg.Points(12)
-	lw := r.Max.X - r.Min.X + 2*gap // a gap on either side of the legend
+	// a gap on either side of the legend, and slack for a fallback font wider than the
+	// one the legend was measured in (withFallbackFonts)
+	lw := (r.Max.X-r.Min.X)*legendSlack + 2*gap
 	// the legend's top meets the top of the data, below the title
 	top := margin
 	if p.Title.Text != "" {
@@ -78,10 +87,40 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 	return files, nil
 }
 
-// writeCanvas writes a figure's file whole or not at all (outfile.Write).
+// writeCanvas writes a figure's file whole or not at all (outfile.Write); an SVG names
+// fallback fonts (withFallbackFonts).
 func writeCanvas(c vg.CanvasWriterTo, path string) error {
 	return outfile.Write(path, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
+		if !strings.EqualFold(filepath.Ext(path), ".svg") {
+			_, err := c.WriteTo(w)
+			return err
+		}
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return err
+		}
+		_, err := w.Write(withFallbackFonts(buf.Bytes()))
 		return err
+	})
+}
+
+// fontFamily matches a font-family of an SVG's style that names a single font.
+var fontFamily = regexp.MustCompile(`font-family:([^;,"'<>]+);`)
+
+// withFallbackFonts gives every font-family of svg generic fallbacks after the one font
+// gonum names (Liberation Serif): where a browser lacks it, the text is set in a font of
+// the same kind rather than the browser's default, whose other widths cut text the
+// layout measured in the named font.
+func withFallbackFonts(svg []byte) []byte {
+	return fontFamily.ReplaceAllFunc(svg, func(m []byte) []byte {
+		name := strings.TrimSpace(string(fontFamily.FindSubmatch(m)[1]))
+		fallback := "'Times New Roman', Times, serif"
+		switch {
+		case strings.Contains(name, "Mono"):
+			fallback = "'Courier New', Courier, monospace"
+		case strings.Contains(name, "Sans"):
+			fallback = "Arial, Helvetica, sans-serif"
+		}
+		return []byte(fmt.Sprintf("font-family:'%s', %s;", name, fallback))
 	})
 }

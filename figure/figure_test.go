@@ -2,14 +2,17 @@ package figure
 
 import (
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func TestSaveWritesSVGAndPNG(t *testing.T) {
@@ -86,5 +89,95 @@ func TestSaveLegendRightWidensTheFigureForTheLegend(t *testing.T) {
 	}
 	if p.Legend.Top || p.Legend.Left {
 		t.Error("the plot's legend was changed")
+	}
+}
+
+// A heat map's tick labels are its strategies' names, some long: the canvas grows with
+// them and the data keeps the size asked for.
+func TestSizeForKeepsTheDataAreaWhateverTheLabels(t *testing.T) {
+	heat := func(label string) *plot.Plot {
+		p := plot.New()
+		p.Title.Text = "all spaces"
+		p.Y.Label.Text = "wins over this strategy"
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: -0.5}, {X: 3.5, Y: 3.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Add(l)
+		ticks := []plot.Tick{{Value: 0, Label: label}, {Value: 3, Label: "random"}}
+		p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(ticks), plot.ConstantTicks(ticks)
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = draw.XRight
+		return p
+	}
+	data := 4 * 0.5 * vg.Inch
+	var prevW, prevH vg.Length
+	for _, label := range []string{"gls", "annealing:neighbourhood=adjacent", "annealing_with_adjacent_neighbourhood_and_a_hot_start_temperature"} {
+		p := heat(label)
+		w, h := SizeFor(p, data, data)
+		dc := p.DataCanvas(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w - 2*margin, Y: h - margin}}})
+		if dw, dh := dc.Max.X-dc.Min.X, dc.Max.Y-dc.Min.Y; dw < data-0.1 || dh < data-0.1 || dw > data+1 || dh > data+1 {
+			t.Errorf("%q: data area %v by %v, want %v square", label, dw, dh, data)
+		}
+		if dc.Min.X < 0 || dc.Min.Y < 0 || dc.Max.X > w || dc.Max.Y > h {
+			t.Errorf("%q: data area %v outside the canvas %v by %v", label, dc.Rectangle, w, h)
+		}
+		if w <= prevW || h <= prevH {
+			t.Errorf("%q: canvas %v by %v, not larger than %v by %v for a shorter label", label, w, h, prevW, prevH)
+		}
+		prevW, prevH = w, h
+	}
+}
+
+func TestSaveColorBarWidensTheFigureForTheBar(t *testing.T) {
+	p := plot.New()
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	cm := moreland.Kindlmann()
+	cm.SetMin(0)
+	cm.SetMax(7)
+	files, err := SaveColorBar(p, cm, "wins", true, 3*vg.Inch, 2*vg.Inch, t.TempDir(), "bar")
+	if err != nil || len(files) != 2 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	svg, _ := os.ReadFile(files[0])
+	for _, want := range []string{">wins<", ">0<", ">6<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
+}
+
+// Where a viewer lacks Liberation Serif, the SVG's text falls back to a serif font, not to
+// the browser's default.
+func TestSVGTextNamesFallbackFonts(t *testing.T) {
+	p := plot.New()
+	p.Title.Text = "a title"
+	p.X.Label.Text = "budget"
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	p.Legend.Add("default configuration", l)
+	dir := t.TempDir()
+	for _, save := range []func() ([]string, error){
+		func() ([]string, error) { return Save(p, 3*vg.Inch, 2*vg.Inch, dir, "plain") },
+		func() ([]string, error) { return SaveLegendRight(p, 3*vg.Inch, 2*vg.Inch, dir, "legend") },
+	} {
+		files, err := save()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(files[0])
+		if n := strings.Count(string(svg), "font-family:"); n == 0 || strings.Count(string(svg), "font-family:'Liberation Serif', 'Times New Roman', Times, serif;") != n {
+			t.Errorf("%s: font families without the fallbacks", files[0])
+		}
+	}
+	if got := string(withFallbackFonts([]byte(`style="font-family:Liberation Sans;font-size:10px"`))); got != `style="font-family:'Liberation Sans', Arial, Helvetica, sans-serif;font-size:10px"` {
+		t.Errorf("sans: %s", got)
 	}
 }

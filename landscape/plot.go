@@ -137,7 +137,8 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 		if len(e.values) == 1 {
 			optima = "optimum"
 		}
-		names[i] = fmt.Sprintf("%s\n(%d %s)", e.name, len(e.values), optima)
+		// a line per part of the name, so that the labels stay level and narrow
+		names[i] = fmt.Sprintf("%s\n(%d %s)", strings.ReplaceAll(e.name, "/", "/\n"), len(e.values), optima)
 		p.Add(newFullBox(float64(i), e.values))
 		r := rand.New(rand.NewPCG(uint64(i), 0x6a6974746572))
 		// the values are sorted: an even spread of ranks (the extremes included) keeps
@@ -156,21 +157,25 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 		p.Add(sc)
 	}
 	p.NominalX(names...)
+	// NominalX keeps the vertical axis half the first name's width away from the data, in
+	// case the name overhangs it; a slot as wide as the widest name (below) does not
+	p.Y.Padding = vg.Points(5)
 	if len(undefined) > 0 {
 		p.X.Label.Text = "not shown (fraction of optimum undefined): " + listSome(undefined, 4)
 	}
 	p.Add(plotter.NewGrid())
-	// Space names are long ("kerneltuner_convolution/RTX_2080_Ti"): slanted, they never
-	// overlap however many spaces there are.
-	longest := 0
+	p.Y.Tick.Marker = figure.Ticks{} // round steps, five to eight of them
+	// Space names are long ("kerneltuner_convolution/RTX_2080_Ti"): written level, a line
+	// per part, under a slot as wide as the widest line. Slanted, the first label reached
+	// left of the data and pushed the data away from the vertical axis.
+	slot := 0.9 * vg.Inch
 	for _, n := range names {
-		longest = max(longest, len(n))
+		for _, line := range strings.Split(n, "\n") {
+			slot = max(slot, p.X.Tick.Label.Width(line)+vg.Points(10))
+		}
 	}
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-	w := max(5*vg.Inch, 1.5*vg.Inch+vg.Length(len(es))*0.9*vg.Inch, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Inch)
-	h := 4*vg.Inch + vg.Length(longest)*p.X.Tick.Label.Font.Size/2
+	w, h := figure.SizeFor(p, max(3.5*vg.Inch, vg.Length(len(es))*slot), 4*vg.Inch)
+	w = max(w, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Inch)
 	return save(p, w, h, dir, name)
 }
 
@@ -273,7 +278,7 @@ func (f *flowGraphPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 	}
 	for _, i := range f.order {
-		c.DrawGlyph(draw.GlyphStyle{Color: f.colors[i], Radius: f.radius[i], Shape: draw.CircleGlyph{}},
+		c.DrawGlyph(draw.GlyphStyle{Color: f.colors[i], Radius: f.radius[i], Shape: outlinedDot{}},
 			vg.Point{X: trX(f.pos[i].x), Y: trY(f.pos[i].y)})
 	}
 }
@@ -281,6 +286,24 @@ func (f *flowGraphPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 // DataRange implements plot.DataRanger.
 func (f *flowGraphPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return f.minX, f.maxX, f.minY, f.maxY
+}
+
+// outlinedDot is a filled circle with a thin dark rim, so that light dots (the yellow of
+// fraction 1) stand out on white.
+type outlinedDot struct{}
+
+// dotRim is outlinedDot's rim.
+var dotRim = draw.LineStyle{Color: color.Gray{Y: 60}, Width: vg.Points(0.3)}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (outlinedDot) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	draw.CircleGlyph{}.DrawGlyph(c, sty, pt)
+	c.SetLineStyle(dotRim)
+	var rim vg.Path
+	rim.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	rim.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	rim.Close()
+	c.Stroke(rim)
 }
 
 // PlotFlowGraph draws seed 000's Fig. 6 for a small space: the fitness flow graph g of
@@ -355,7 +378,7 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	p.Add(fp)
 	legend := func(label string, col color.Color, r vg.Length) {
 		sc, _ := plotter.NewScatter(plotter.XYs{})
-		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: r, Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: r, Shape: outlinedDot{}}
 		p.Legend.Add(label, sc)
 	}
 	legend("global optimum", optimumColor, vg.Points(5))
@@ -372,7 +395,12 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 	if failed {
 		legend("failed", failedColor, vg.Points(3))
 	}
-	legend("local optimum (larger dot)", color.Black, vg.Points(3.5))
+	// a local optimum is drawn in its own colour, larger: so is its legend's dot
+	minimum := undefinedColor
+	if !undefined {
+		minimum = fractionColor(0.9)
+	}
+	legend("local optimum (larger dot, in its colour)", minimum, vg.Points(3.5))
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.XOffs = vg.Points(-4)
 	return save(p, 8*vg.Inch, 8*vg.Inch, dir, name)

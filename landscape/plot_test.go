@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -83,6 +84,20 @@ func TestPlotMinimaAndCentrality(t *testing.T) {
 	checkFiles(t, files, 2)
 	if files[0] != filepath.Join(dir, "minima.svg") || files[1] != filepath.Join(dir, "minima.png") {
 		t.Errorf("files %v", files)
+	}
+	// round ticks, five or more labelled (gonum's default ticker labelled two or three)
+	svg, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ticks := regexp.MustCompile(`>[01]\.[0-9]+<`).FindAll(svg, -1); len(ticks) < 5 {
+		t.Errorf("%d labelled ticks on the fraction axis: %s", len(ticks), ticks)
+	}
+	// the names stay level, a line per part, so none overhangs the data
+	for _, r := range regexp.MustCompile(`rotate\([^)]*\)`).FindAll(svg, -1) {
+		if string(r) != "rotate(90)" { // the vertical axis's label
+			t.Errorf("the space names are slanted: %s", r)
+		}
 	}
 	files, err = PlotCentrality(items, dir, "centrality")
 	if err != nil {
@@ -197,6 +212,14 @@ func TestPlotsOfAnUndefinedFractionOfOptimum(t *testing.T) {
 	}
 	if !bytes.Contains(svg, []byte("fraction of optimum undefined")) || bytes.Contains(svg, []byte("fraction of optimum 0.95")) {
 		t.Error("the flow graph's legend does not say that the fraction of optimum is undefined")
+	}
+	// a local optimum's legend dot has the colour the optima are drawn in (no black dot is
+	// drawn), and every dot a dark rim
+	if !bytes.Contains(svg, []byte("local optimum (larger dot, in its colour)")) || bytes.Contains(svg, []byte("fill:#000000")) {
+		t.Error("the legend's local optimum is not drawn as the optima are")
+	}
+	if !bytes.Contains(svg, []byte("stroke:#3C3C3C")) {
+		t.Error("the dots have no rim")
 	}
 	items := append(analysed(t, space.Adjacent)[:1], Named{Name: "zero", A: a, L: zero})
 	if files, err = PlotMinima(items, dir, "minima"); err != nil {

@@ -176,7 +176,8 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}
 	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win, "+
-		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's.", b.Alpha, refBenchmarking))
+		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's; "+
+		"all the maps share one colour scale, light for no wins to dark for the most of any map, shown by the bar beside each, and the hatched diagonal is a strategy against itself.", b.Alpha, refBenchmarking))
 	// a range without budgets has no wins or losses to show: its columns are left out
 	var shown []benchmark.CompetitionRange
 	for _, r := range ranges {
@@ -208,9 +209,11 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	}
 	comp.Tables = append(comp.Tables, t)
 	kernels, _ := benchmark.Kernels(b.Cells)
+	// one colour scale for every heat map, so that a colour is the same count in each
+	scale := benchmark.CompetitionScale(b.Cells, b.Alpha, b.Split)
 	heat := func(cells []benchmark.Cell, name, scope string) error {
 		for _, r := range ranges {
-			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, name+r.Name, scope+", "+r.Label, dir)
+			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
 			if err != nil {
 				return err
 			}
@@ -284,7 +287,7 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		s := Section{Title: "Kernel " + k}
 		s.Text = append(s.Text, fmt.Sprintf("Over its %d spaces: every run on any of them counts once, as %s reports a kernel over its GPUs.", spacesOf[k], refBenchmarking))
 		s.Tables = append(s.Tables, table(kernelCells, k))
-		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, 95% interval shaded")
+		figs, err := svgFigures(filesNamed(kernelCurves, kernelFiles[k]), "Mean fraction of optimum against the budget over the kernel's spaces, with its 95% interval")
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +302,7 @@ func benchPage(b *Bench, source string) (*Page, error) {
 	for _, sp := range spaces {
 		s := Section{Title: "Space " + sp}
 		s.Tables = append(s.Tables, table(b.Cells, sp))
-		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, 95% interval shaded")
+		figs, err := svgFigures(filesNamed(curves, spaceFiles[sp]), "Mean fraction of optimum against the budget, with its 95% interval")
 		if err != nil {
 			return nil, err
 		}

@@ -55,15 +55,18 @@ strategies per space and budget; a significantly better mean (two-sided p < --al
 win, summed for low (<= --split, 200 as in its Table IV) and medium (> --split) budgets;
 its appendix also splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
-mean fraction of optimum against the budget with its 95% interval shaded (Fig. 2,
+mean fraction of optimum against the budget with its 95% interval (Fig. 2; shaded, more
+lightly past 6 strategies, and an error bar at a point without neighbours, as with a
+single budget; a line is broken where a point was not run, as its title says;
 curves-kernel-KERNEL; as in the kernel table, a point only where every one of the kernel's
 spaces has its cell, the title saying when an interruption left points out), the same per
 space (curves-SPACE; in these names '/', '\' and spaces are written '_', as in
 curves-convolution_milo_A100, and a name two spaces would share gets a hash), and the
 competition as heat maps whose cell in row r and column c counts the spaces and budgets
-where the column's strategy beat the row's (Fig. 1: competition-low and competition-medium
-over all spaces, and competition-KERNEL-low and -medium per kernel when there are several
-kernels).
+where the column's strategy beat the row's, light for none to dark on one scale for all
+the maps, shown by a bar beside each, the diagonal hatched (Fig. 1: competition-low and
+competition-medium over all spaces, and competition-KERNEL-low and -medium per kernel when
+there are several kernels).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
