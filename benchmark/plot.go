@@ -20,37 +20,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// strategyColors are clearly distinct colours (Tableau 10); past them the colours come
-// round again with other dash patterns and point markers (seriesStyle), so that every
-// strategy stays distinguishable.
-var strategyColors = []color.RGBA{
-	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
-	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
-}
-
-// strategyDashes and strategyGlyphs mark the rounds of strategyColors: solid lines and
-// dots in the first, then dashed and squares, dotted and triangles, dash-dotted and
-// crosses.
-var (
-	strategyDashes = [][]vg.Length{
-		nil,
-		{vg.Points(5), vg.Points(2.5)},
-		{vg.Points(1.5), vg.Points(1.5)},
-		{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)},
-	}
-	strategyGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
-)
-
-// seriesStyle is how the i-th strategy of a figure is drawn: its colour, its line's
-// dashes (nil: solid) and its point marker. No two of the first 160 strategies share all
-// three.
-func seriesStyle(i int) (color.RGBA, []vg.Length, draw.GlyphDrawer) {
-	round := i / len(strategyColors)
-	// the markers shift against the dashes every four rounds, so that pairs do not recur
-	glyph := (round + round/len(strategyDashes)) % len(strategyGlyphs)
-	return strategyColors[i%len(strategyColors)], strategyDashes[round%len(strategyDashes)], strategyGlyphs[glyph]
-}
-
 // crowded is the number of strategies past which a curves figure tints its 95% intervals
 // more lightly, so that a dozen overlapping bands do not drown the lines.
 const crowded = 6
@@ -166,7 +135,8 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 		for i, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
-			col, dashes, glyph := seriesStyle(i)
+			sty := figure.SeriesStyle(i)
+			col := sty.Color
 			if len(cs) < len(all) {
 				gaps = true
 			}
@@ -184,7 +154,7 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 			}
 			style.Color = col
 			style.Width = vg.Points(1.5)
-			style.Dashes = dashes
+			style.Dashes = sty.Dashes
 			first := 0 // the index in cs of run's first cell
 			for _, run := range curveRuns(cs, pos) {
 				xy := points[first : first+len(run)]
@@ -239,7 +209,7 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 			}
 			pts.GlyphStyle.Color = col
 			pts.GlyphStyle.Radius = vg.Points(2.5)
-			pts.GlyphStyle.Shape = glyph
+			pts.GlyphStyle.Shape = sty.Glyph
 			front = append(front, pts)
 			p.Legend.Add(st, style, pts)
 		}
@@ -527,7 +497,7 @@ func (w *winCells) Plot(c draw.Canvas, p *plot.Plot) {
 			c.SetColor(w.m.color(w.colors, r, col))
 			c.Fill(rect.Path())
 			if r == col {
-				for _, l := range hatchLines(rect, vg.Points(6)) {
+				for _, l := range figure.Falling.Lines(rect, vg.Points(6)) {
 					c.StrokeLine2(hatch, l[0].X, l[0].Y, l[1].X, l[1].Y)
 				}
 			}
@@ -539,19 +509,6 @@ func (w *winCells) Plot(c draw.Canvas, p *plot.Plot) {
 func (w *winCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 	n := float64(len(w.m.names))
 	return -0.5, n - 0.5, -0.5, n - 0.5
-}
-
-// hatchLines are the segments, gap apart, of the diagonal lines (at 45 degrees) that cross r.
-func hatchLines(r vg.Rectangle, gap vg.Length) [][2]vg.Point {
-	wd, ht := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
-	var out [][2]vg.Point
-	// the line x + y = t (from r.Min) for t in (0, wd+ht)
-	for t := gap / 2; t < wd+ht; t += gap {
-		a := vg.Point{X: r.Min.X + min(t, wd), Y: r.Min.Y + t - min(t, wd)}
-		b := vg.Point{X: r.Min.X + t - min(t, ht), Y: r.Min.Y + min(t, ht)}
-		out = append(out, [2]vg.Point{a, b})
-	}
-	return out
 }
 
 // competitionMatrix counts, over the spaces and budgets in [lo, hi] of cells, the

@@ -1,7 +1,6 @@
 package benchmark
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot/vg"
 )
 
 // chroma is how far c is from a grey: its largest channel less its smallest, 0 to 255.
@@ -91,29 +88,6 @@ func TestCompetitionScaleIsTheLargestCountOfAllMaps(t *testing.T) {
 	}
 }
 
-// The diagonal's cells are hatched: segments within the cell, at 45 degrees.
-func TestHatchLinesStayInTheCell(t *testing.T) {
-	cell := rect(10, 20, 40, 50)
-	lines := hatchLines(cell, 6)
-	if len(lines) < 8 {
-		t.Fatalf("%d lines", len(lines))
-	}
-	for _, l := range lines {
-		for _, p := range l {
-			if p.X < 10-1e-9 || p.X > 40+1e-9 || p.Y < 20-1e-9 || p.Y > 50+1e-9 {
-				t.Fatalf("point %v outside the cell", p)
-			}
-		}
-		if dx, dy := l[0].X-l[1].X, l[1].Y-l[0].Y; math.Abs(float64(dx-dy)) > 1e-9 {
-			t.Fatalf("segment %v not at 45 degrees", l)
-		}
-	}
-}
-
-func rect(x0, y0, x1, y1 vg.Length) vg.Rectangle {
-	return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
-}
-
 // A line joins only the points of neighbouring budgets: an interrupted benchmark that
 // lacks genetic@100 breaks genetic's line there, and a lone point stays a point.
 func TestCurveRunsBreakAtMissingBudgets(t *testing.T) {
@@ -183,29 +157,6 @@ func TestCurvesSayWhenPointsAreMissing(t *testing.T) {
 	}
 	if strings.Contains(string(y), "left out") {
 		t.Error("k/y has every point but says some were left out")
-	}
-}
-
-// Past the ten colours, strategies differ by dashes and markers: no two of them are drawn
-// alike (the 17th was the 1st's twin).
-func TestSeriesStylesAreDistinct(t *testing.T) {
-	seen := map[string]int{}
-	for i := range 160 {
-		col, dashes, glyph := seriesStyle(i)
-		key := fmt.Sprint(col, dashes, fmt.Sprintf("%T", glyph))
-		if j, ok := seen[key]; ok {
-			t.Fatalf("strategies %d and %d are drawn alike: %s", j, i, key)
-		}
-		seen[key] = i
-	}
-	// the colours themselves are far apart
-	for i, a := range strategyColors {
-		for _, b := range strategyColors[:i] {
-			d := math.Abs(float64(a.R)-float64(b.R)) + math.Abs(float64(a.G)-float64(b.G)) + math.Abs(float64(a.B)-float64(b.B))
-			if d < 90 {
-				t.Errorf("colours %v and %v are near-duplicates", a, b)
-			}
-		}
 	}
 }
 
