@@ -132,9 +132,16 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 		// every strategy's band first, then the lines and marks over all of them, so that
 		// no band tints another strategy's line away from its legend colour
 		var front []plot.Plotter
-		for i, st := range order {
+		for _, st := range order {
 			cs := byStrategy[st]
 			sort.Slice(cs, func(a, b int) bool { return cs[a].Budget < cs[b].Budget })
+		}
+		// a strategy whose curve is another's lies exactly under it: its legend says so
+		same := figure.SameAs(len(order), func(i, j int) bool {
+			return sameCurve(byStrategy[order[i]], byStrategy[order[j]])
+		})
+		for i, st := range order {
+			cs := byStrategy[st]
 			sty := figure.SeriesStyle(i)
 			col := sty.Color
 			if len(cs) < len(all) {
@@ -211,7 +218,11 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 			pts.GlyphStyle.Radius = vg.Points(2.5)
 			pts.GlyphStyle.Shape = sty.Glyph
 			front = append(front, pts)
-			p.Legend.Add(st, style, pts)
+			label := st
+			if same[i] >= 0 {
+				label = figure.SameAsLabel(st, order[same[i]])
+			}
+			p.Legend.Add(label, style, pts)
 		}
 		p.Add(front...)
 		p.Title.Text = title(sp, gaps)
@@ -232,6 +243,15 @@ func plotCurves(cells []Cell, dir string, file func(string) string, title func(s
 		}
 	}
 	return files, nil
+}
+
+// sameCurve tells whether two strategies' cells, sorted by budget, draw the same curve:
+// the same budgets, and at each the same mean and interval.
+func sameCurve(a, b []Cell) bool {
+	return slices.EqualFunc(a, b, func(x, y Cell) bool {
+		return x.Budget == y.Budget && x.MeanFraction == y.MeanFraction && x.StdFraction == y.StdFraction &&
+			len(x.Fractions) == len(y.Fractions)
+	})
 }
 
 // curveRuns splits one strategy's cells, sorted by budget, into runs of budgets next to

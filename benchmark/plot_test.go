@@ -160,6 +160,35 @@ func TestCurvesSayWhenPointsAreMissing(t *testing.T) {
 	}
 }
 
+// A strategy whose curve is exactly another's lies under it: its legend entry says so,
+// and only where every point and interval is the same.
+func TestCurvesNoteAStrategyThatCoincidesWithAnother(t *testing.T) {
+	var cells []Cell
+	for _, b := range []int{25, 50, 100} {
+		f := []float64{0.8, 0.9, 0.95}
+		cell := func(st string, mean float64) Cell {
+			return Cell{Strategy: st, Space: "k/x", Budget: b, MeanFraction: mean, StdFraction: 0.075, Fractions: f}
+		}
+		near := 0.8833333
+		if b == 100 {
+			near += 1e-9 // one point a hair apart
+		}
+		cells = append(cells, cell("bayes", 0.8833333), cell("genetic", 0.7), cell("auto", 0.8833333),
+			cell("annealing", near))
+	}
+	dir := t.TempDir()
+	if _, err := PlotCurves(cells, dir); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "curves-k_x.svg"))
+	if !strings.Contains(string(svg), ">auto (same as bayes)<") {
+		t.Error("auto's curve is bayes's, but its legend does not say so")
+	}
+	if n := strings.Count(string(svg), "(same as"); n != 1 {
+		t.Errorf("%d legend entries say 'same as', want 1 (annealing differs at one point)", n)
+	}
+}
+
 // The axis label says what is drawn for the interval: a band, error bars, or both.
 func TestIntervalNoteSaysWhatIsDrawn(t *testing.T) {
 	if n := intervalNote(false, true); !strings.Contains(n, "bars") || strings.Contains(n, "shaded") {
