@@ -23,19 +23,6 @@ type Named struct {
 	L    *Landscape
 }
 
-// colors are distinct line colours (Tableau 10, then darker variants).
-var colors = []color.RGBA{
-	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
-	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
-	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
-}
-
-// glyphs are the marker shapes, cycled with the colours so that lines differ in both.
-var glyphs = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
-	draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
-}
-
 // save writes p as dir/name.svg and dir/name.png.
 func save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 	files, err := figure.Save(p, w, h, dir, name)
@@ -152,7 +139,8 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		col := colors[i%len(colors)]
+		// each box is named under it: its dots' colour need not be unique
+		col := figure.Colors[i%len(figure.Colors)]
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.NRGBA{col.R, col.G, col.B, 170}, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
 		p.Add(sc)
 	}
@@ -192,11 +180,18 @@ func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 		{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
-	drawn := 0
-	for i, it := range items {
-		if it.A == nil || len(it.A.Proportions) == 0 {
-			continue
+	var shown []Named
+	for _, it := range items {
+		if it.A != nil && len(it.A.Proportions) > 0 {
+			shown = append(shown, it)
 		}
+	}
+	// a space whose curve is an earlier one's (two recordings of the same measurements)
+	// lies exactly over it: its legend says so
+	same := figure.SameAs(len(shown), func(i, j int) bool {
+		return slices.Equal(shown[i].A.Proportions, shown[j].A.Proportions)
+	})
+	for i, it := range shown {
 		pts := make(plotter.XYs, len(it.A.Proportions))
 		for k, q := range it.A.Proportions {
 			pts[k] = plotter.XY{X: 100 * q.P, Y: q.C}
@@ -205,16 +200,17 @@ func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		col := colors[i%len(colors)]
-		l.Color, l.Width = col, vg.Points(1.5)
-		if i >= len(colors) {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		}
-		s.Color, s.Shape, s.Radius = col, glyphs[i%len(glyphs)], vg.Points(2.5)
+		sty := figure.SeriesStyle(i)
+		l.Color, l.Width, l.Dashes = sty.Color, vg.Points(1.5), sty.Dashes
+		s.Color, s.Shape, s.Radius = sty.Color, sty.Glyph, vg.Points(2.5)
 		p.Add(l, s)
-		p.Legend.Add(it.Name, l, s)
-		drawn++
+		label := it.Name
+		if same[i] >= 0 {
+			label = figure.SameAsLabel(it.Name, shown[same[i]].Name)
+		}
+		p.Legend.Add(label, l, s)
 	}
+	drawn := len(shown)
 	if drawn == 0 {
 		return nil, fmt.Errorf("landscape: no space with proportions of centrality to plot")
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,6 +107,31 @@ func TestPlotMinimaAndCentrality(t *testing.T) {
 	checkFiles(t, files, 2)
 	if _, err := PlotMinima(nil, dir, "none"); err == nil {
 		t.Error("no error for nothing to plot")
+	}
+	keep(t, dir)
+}
+
+// A space whose curve is an earlier one's (A100 and A100_T4 of convolution_milo hold the
+// same measurements) lies exactly over it: its legend entry says so, and only its.
+func TestCentralityNotesACurveThatCoincidesWithAnother(t *testing.T) {
+	items := analysed(t, space.Adjacent)
+	twin := items[0]
+	twin.Name = "pnpoly again"
+	items = append(items, twin)
+	dir := t.TempDir()
+	files, err := PlotCentrality(items, dir, "centrality")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), ">pnpoly again (same as pnpoly recorded)<") {
+		t.Error("the twin's legend does not say it is the same as pnpoly")
+	}
+	if n := strings.Count(string(svg), "(same as"); n != 1 {
+		t.Errorf("%d legend entries say 'same as', want 1", n)
 	}
 	keep(t, dir)
 }
