@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/sensitivity"
@@ -95,18 +96,10 @@ var (
 	undesirableColor = color.NRGBA{198, 40, 40, 255}
 )
 
-// parameterColors are distinct colours (Tableau 10, then darker variants) so each
-// parameter keeps its colour across the bars of a chart.
-var parameterColors = []color.NRGBA{
-	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
-	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
-	{0, 0, 0, 255}, {120, 60, 0, 255}, {0, 90, 50, 255}, {90, 0, 90, 255}, {0, 60, 120, 255}, {150, 150, 0, 255},
-}
-
 // lighter mixes c with white, for the total-order bar next to a first-order one.
-func lighter(c color.NRGBA) color.NRGBA {
+func lighter(c color.RGBA) color.RGBA {
 	mix := func(v uint8) uint8 { return uint8((int(v) + 2*255) / 3) }
-	return color.NRGBA{mix(c.R), mix(c.G), mix(c.B), 255}
+	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 255}
 }
 
 // plotSensitivity draws the first- and total-order indices of each parameter side by side
@@ -117,8 +110,23 @@ func lighter(c color.NRGBA) color.NRGBA {
 // Parameters for which constant holds (one value among the data) are labelled so: their
 // indices are zero by construction, not by measurement.
 func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, space, dir, name string) ([]string, error) {
+	p, w, h, err := sobolChart(s, constant, space)
+	if err != nil {
+		return nil, err
+	}
+	files, err := save(p, w, h, dir, name)
+	if err != nil || len(s.Second) == 0 {
+		return files, err
+	}
+	more, err := plotPairs(s, constant, space, dir, name+"-second")
+	return append(files, more...), err
+}
+
+// sobolChart is plotSensitivity's first- and total-order chart and the size to save it
+// at.
+func sobolChart(s *sensitivity.Sobol, constant func(param string) bool, space string) (*plot.Plot, vg.Length, vg.Length, error) {
 	if s == nil || len(s.First) == 0 {
-		return nil, fmt.Errorf("sensitivity: no indices to plot")
+		return nil, 0, 0, fmt.Errorf("sensitivity: no indices to plot")
 	}
 	p := plot.New()
 	p.Title.Text = titled(space, fmt.Sprintf("Sobol indices (%s, %d samples, 95%% bootstrap intervals)", s.Method, s.Samples))
@@ -141,24 +149,20 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 	const w = 0.38
 	top := 1.0
 	for k := range s.First {
-		col := parameterColors[k%len(parameterColors)]
+		// each parameter's pair of bars is named under it, and past ten parameters the
+		// colours come round again hatched, never in look-alike shades
+		sty := figure.SeriesStyle(k)
 		for side, iv := range []sensitivity.Interval{s.First[k], s.Total[k]} {
-			x0 := float64(k) - w + float64(side)*w
-			fill := col
-			if side == 1 {
-				fill = lighter(col)
-			}
 			v := iv.Value
 			if math.IsNaN(v) {
 				continue
 			}
-			bar, err := rect(x0, x0+w, 0, v, fill)
-			if err != nil {
-				return nil, err
+			x0 := float64(k) - w + float64(side)*w
+			b := &bar{x0: x0, x1: x0 + w, y1: v, fill: sty.Color, edge: sty.Color, hatch: sty.Hatch, hatchColor: color.White}
+			if side == 1 {
+				b.fill, b.hatchColor = lighter(sty.Color), sty.Color
 			}
-			bar.LineStyle.Color = col
-			bar.LineStyle.Width = vg.Points(0.8)
-			p.Add(bar)
+			p.Add(b)
 			if !math.IsNaN(iv.Low) && !math.IsNaN(iv.High) {
 				errs = append(errs, plotter.XY{X: x0 + w/2, Y: v})
 				lo = append(lo, struct{ Low, High float64 }{v - iv.Low, iv.High - v})
@@ -173,7 +177,7 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 			plotter.YErrors
 		}{errs, lo})
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 		eb.CapWidth = vg.Points(4)
 		p.Add(eb)
@@ -187,23 +191,130 @@ func plotSensitivity(s *sensitivity.Sobol, constant func(param string) bool, spa
 			labels[k] += " (constant)"
 		}
 	}
-	p.NominalX(labels...)
-	// Parameter names are long (WORK_GROUP_SIZE_X): slanted labels never overlap.
-	longest := 0
-	for _, n := range labels {
-		longest = max(longest, len(n))
+	// a slot per parameter, its bars clear of the slot's edges and so of the data area's,
+	// and the data area right at the vertical axis (gonum's NominalX kept it half the
+	// first name's width away, for a name that might overhang)
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
+	p.X.Tick.Width, p.X.Tick.Length, p.X.Width = 0, 0, 0
+	p.Y.Padding = 0
+	slot := sobolLabels(p, labels)
+	// bars beside however long the names are, and as wide as the key centred under them
+	data := max(vg.Length(len(labels))*slot, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Points(12))
+	width, height := figure.SizeFor(p, data, 3.5*vg.Inch)
+	return p, width, height, nil
+}
+
+// Room for the Sobol chart's parameter names: a slot is at least sobolMinSlot wide; the
+// names wrap to keep the slots together within sobolMaxData, and where their longest word
+// would still make them wider than sobolMaxLevel they are written upright.
+const (
+	sobolMinSlot  = vg.Length(0.7 * vg.Inch)
+	sobolMaxData  = vg.Length(10 * vg.Inch)
+	sobolMaxLevel = vg.Length(14 * vg.Inch)
+	sobolSlotGap  = vg.Length(8) // between the names of neighbouring slots
+)
+
+// sobolLabels sets p's horizontal ticks to the parameter names under their bars and
+// returns the width of a slot. The names are level, a slot as wide as the widest line:
+// on one line where the chart stays within sobolMaxData, otherwise wrapped after an
+// underscore or before a space (WORK_GROUP_ / SIZE_X), no narrower than their longest
+// word; where that makes the slots wider than sobolMaxLevel, they are written upright, in
+// slots of sobolMinSlot. Slanted, the first name reached left of the data and pushed the
+// data away from the vertical axis.
+func sobolLabels(p *plot.Plot, labels []string) vg.Length {
+	font := p.X.Tick.Label
+	n := vg.Length(len(labels))
+	limit := max(sobolMinSlot, sobolMaxData/n) - sobolSlotGap
+	for _, l := range labels {
+		for _, wd := range words(l) {
+			limit = max(limit, font.Width(strings.TrimPrefix(wd, " ")))
+		}
 	}
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-	width := vg.Length(max(6, 0.7*float64(len(s.First))+1.5)) * vg.Inch
-	height := 4*vg.Inch + vg.Length(longest)*p.X.Tick.Label.Font.Size/2
-	files, err := save(p, width, height, dir, name)
-	if err != nil || len(s.Second) == 0 {
-		return files, err
+	lines := make([]string, len(labels))
+	widest := vg.Length(0)
+	for k, l := range labels {
+		lines[k] = wrapWords(l, limit, font.Width)
+		for _, line := range strings.Split(lines[k], "\n") {
+			widest = max(widest, font.Width(line))
+		}
 	}
-	more, err := plotPairs(s, constant, space, dir, name+"-second")
-	return append(files, more...), err
+	slot := max(sobolMinSlot, widest+sobolSlotGap)
+	if n*slot > sobolMaxLevel {
+		lines, slot = labels, sobolMinSlot
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
+	ticks := make([]plot.Tick, len(labels))
+	for k, l := range lines {
+		ticks[k] = plot.Tick{Value: float64(k), Label: l}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	return slot
+}
+
+// words splits a name where it may wrap: after each underscore, and before each space
+// (which the word keeps).
+func words(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		switch {
+		case r == '_':
+			out = append(out, s[start:i+1])
+			start = i + 1
+		case r == ' ' && i > start:
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	return append(out, s[start:])
+}
+
+// wrapWords breaks s into lines no wider than limit by width where it can (words), a line
+// holding as many words as fit; a space at a break is dropped. A word wider than limit
+// keeps a line of its own.
+func wrapWords(s string, limit vg.Length, width func(string) vg.Length) string {
+	var out []string
+	line := ""
+	for _, wd := range words(s) {
+		if line != "" && width(line+wd) > limit {
+			out = append(out, line)
+			wd = strings.TrimPrefix(wd, " ")
+			line = ""
+		}
+		line += wd
+	}
+	return strings.Join(append(out, line), "\n")
+}
+
+// bar is one bar of the Sobol chart, from 0 to its value: filled, outlined and hatched.
+type bar struct {
+	x0, x1, y1 float64
+	fill, edge color.Color
+	hatch      figure.Hatch
+	hatchColor color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b *bar) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	r := vg.Rectangle{
+		Min: vg.Point{X: tx(b.x0), Y: min(ty(0), ty(b.y1))},
+		Max: vg.Point{X: tx(b.x1), Y: max(ty(0), ty(b.y1))},
+	}
+	c.SetColor(b.fill)
+	c.Fill(r.Path())
+	hatch := draw.LineStyle{Color: b.hatchColor, Width: vg.Points(0.8)}
+	for _, l := range b.hatch.Lines(r, vg.Points(4)) {
+		c.StrokeLine2(hatch, l[0].X, l[0].Y, l[1].X, l[1].Y)
+	}
+	c.SetLineStyle(draw.LineStyle{Color: b.edge, Width: vg.Points(0.8)})
+	c.Stroke(r.Path())
+}
+
+// DataRange implements plot.DataRanger.
+func (b *bar) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return b.x0, b.x1, min(0, b.y1), max(0, b.y1)
 }
 
 // minIndex returns the smallest value or lower bound of s's first and total indices.

@@ -15,6 +15,8 @@ import (
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // recordedTable is the table of a recorded space's successful configurations and their
@@ -203,5 +205,100 @@ func TestSignificanceColoursWeakCorrelationsBySign(t *testing.T) {
 	}
 	if chroma := func(c color.NRGBA) int { return int(max(c.R, c.G, c.B)) - int(min(c.R, c.G, c.B)) }; chroma(desirableColor) < 100 || chroma(undesirableColor) < 100 {
 		t.Error("the bar colours are not saturated")
+	}
+}
+
+// sobolOf is a Sobol result without intervals over params, parameter k's indices growing
+// with k.
+func sobolOf(params []string) *sensitivity.Sobol {
+	s := &sensitivity.Sobol{Method: sensitivity.Exact, Params: params, Samples: 100}
+	for k := range params {
+		v := 0.5 * float64(k+1) / float64(len(params))
+		s.First = append(s.First, sensitivity.Interval{Value: v, Low: math.NaN(), High: math.NaN()})
+		s.Total = append(s.Total, sensitivity.Interval{Value: v + 0.1, Low: math.NaN(), High: math.NaN()})
+	}
+	return s
+}
+
+// The first- and total-order chart names its parameters level under their bars where
+// they fit (wrapped after an underscore), upright where even wrapped they do not; its
+// canvas grows with the names, the data starts at the vertical axis whatever the names
+// (NominalX kept it half the first name's width away), and no bar touches the data
+// area's edges.
+func TestSobolChartIsSizedByItsLevelNames(t *testing.T) {
+	long := []string{"WORK_GROUP_SIZE_X", "WORK_GROUP_SIZE_Y", "INNER_UNROLL_FACTOR", "Z_ITERATIONS",
+		"USE_CONSTANT_MEMORY", "USE_SOA", "VECTOR_SIZE", "WORK_GROUP_SIZE_Z"}
+	var unbreakable []string
+	for k := range 16 {
+		unbreakable = append(unbreakable, fmt.Sprintf("averyveryverylongparameternamewithoutbreaks%d", k))
+	}
+	var dataLeft vg.Length
+	var prevW vg.Length
+	for i, tt := range []struct {
+		name    string
+		params  []string
+		upright bool
+		wrapped bool
+	}{
+		{"short", []string{"a", "b", "c", "d", "e", "f", "g", "h"}, false, false},
+		{"coulomb", long, false, true},
+		{"unbreakable", unbreakable, true, false},
+	} {
+		p, w, h, err := sobolChart(sobolOf(tt.params), func(n string) bool { return n == "USE_SOA" }, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w <= prevW {
+			t.Errorf("%s: %v wide, not wider than %v for shorter names", tt.name, w, prevW)
+		}
+		prevW = w
+		if upright := p.X.Tick.Label.Rotation != 0; upright != tt.upright {
+			t.Errorf("%s: rotated %v, want upright %v", tt.name, p.X.Tick.Label.Rotation, tt.upright)
+		}
+		if p.X.Tick.Label.Rotation != 0 && p.X.Tick.Label.Rotation != math.Pi/2 {
+			t.Errorf("%s: names slanted at %v", tt.name, p.X.Tick.Label.Rotation)
+		}
+		wrapped := false
+		for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			wrapped = wrapped || strings.Contains(tk.Label, "\n")
+			if strings.HasPrefix(tk.Label, "USE_SOA") && !strings.Contains(tk.Label, "(constant)") {
+				t.Errorf("%s: %q is not marked constant", tt.name, tk.Label)
+			}
+		}
+		if wrapped != tt.wrapped {
+			t.Errorf("%s: names wrapped %v, want %v", tt.name, wrapped, tt.wrapped)
+		}
+		dc := p.DataCanvas(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+		if i == 0 {
+			dataLeft = dc.Min.X
+		} else if math.Abs(float64(dc.Min.X-dataLeft)) > 0.01 {
+			t.Errorf("%s: the data starts %v from the left, %v with short names", tt.name, dc.Min.X, dataLeft)
+		}
+		if dw := dc.Max.X - dc.Min.X; dw < vg.Length(len(tt.params))*sobolMinSlot-0.01 {
+			t.Errorf("%s: data %v wide for %d parameters", tt.name, dw, len(tt.params))
+		}
+		tx, _ := p.Transforms(&dc)
+		if l, r := tx(-0.38)-dc.Min.X, dc.Max.X-tx(float64(len(tt.params)-1)+0.38); l < 3 || r < 3 {
+			t.Errorf("%s: the bars are %v and %v from the data area's edges", tt.name, l, r)
+		}
+	}
+}
+
+func TestWrapWordsBreaksAfterUnderscoresAndBeforeSpaces(t *testing.T) {
+	width := func(s string) vg.Length { return vg.Length(len(s)) }
+	for _, tt := range []struct {
+		s     string
+		limit vg.Length
+		want  string
+	}{
+		{"WORK_GROUP_SIZE_X", 20, "WORK_GROUP_SIZE_X"},
+		{"WORK_GROUP_SIZE_X", 12, "WORK_GROUP_\nSIZE_X"},
+		{"use_cmem (constant)", 12, "use_cmem\n(constant)"},
+		{"averyverylongname", 5, "averyverylongname"},
+		{"a_b_c", 2, "a_\nb_\nc"},
+	} {
+		if got := wrapWords(tt.s, tt.limit, width); got != tt.want {
+			t.Errorf("%q at %v: %q, want %q", tt.s, tt.limit, got, tt.want)
+		}
 	}
 }
