@@ -20,13 +20,7 @@ const colorBarWidth = vg.Length(1.1 * vg.Inch)
 // by h and the bar a strip beside it. integer keeps the bar's ticks at whole numbers (for
 // counts).
 func SaveColorBar(p *plot.Plot, cm palette.ColorMap, label string, integer bool, w, h vg.Length, dir, name string) ([]string, error) {
-	bar := plot.New()
-	bar.HideX()
-	bar.Y.Label.Text = label
-	bar.Y.Tick.Marker = Ticks{Integer: integer}
-	bar.Y.Padding = 0
-	bar.Add(colorStrip{cm})
-	bar.Y.Min, bar.Y.Max = cm.Min(), cm.Max()
+	bar := colorBar(cm, label, integer)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -37,24 +31,53 @@ func SaveColorBar(p *plot.Plot, cm palette.ColorMap, label string, integer bool,
 		if err != nil {
 			return files, err
 		}
-		dc := draw.New(c)
-		pc := draw.Crop(dc, margin, -colorBarWidth, 0, -margin)
+		pc, bc := colorBarLayout(p, bar, draw.New(c), w)
 		p.Draw(pc)
-		// the bar spans the height of p's data, beside it
-		data := p.DataCanvas(pc)
-		strip := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: w, Y: data.Min.Y},
-			Max: vg.Point{X: w + colorBarWidth - 2*margin, Y: data.Max.Y},
-		}}
-		// without its axis, whose width the bar's own plot takes on its left
-		bw := strip.Max.X - strip.Min.X
-		bar.Draw(draw.Crop(strip, 0, -max(0, bw-barAxisWidth(bar)-vg.Points(14)), 0, 0))
+		bar.Draw(bc)
 		if err := writeCanvas(c, path); err != nil {
 			return files, fmt.Errorf("write %s: %w", path, err)
 		}
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// colorBar is the plot of SaveColorBar's bar: cm from bottom to top beside an axis
+// labelled label.
+func colorBar(cm palette.ColorMap, label string, integer bool) *plot.Plot {
+	bar := plot.New()
+	bar.HideX()
+	bar.X.Padding = 0
+	bar.Y.Label.Text = label
+	bar.Y.Tick.Marker = Ticks{Integer: integer}
+	bar.Y.Padding = 0
+	bar.Add(colorStrip{cm})
+	bar.Y.Min, bar.Y.Max = cm.Min(), cm.Max()
+	return bar
+}
+
+// colorBarLayout splits dc, a figure's canvas with p w wide to the left of a colour bar,
+// into the canvases to draw p and bar in: the bar's strip spans the height of p's data
+// exactly (a heat map's cells), its axis on its left.
+func colorBarLayout(p, bar *plot.Plot, dc draw.Canvas, w vg.Length) (pc, bc draw.Canvas) {
+	pc = draw.Crop(dc, margin, -colorBarWidth, 0, -margin)
+	data := p.DataCanvas(pc)
+	bc = draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: w, Y: data.Min.Y},
+		Max: vg.Point{X: w + colorBarWidth - 2*margin, Y: data.Max.Y},
+	}}
+	// without its axis, whose width the bar's own plot takes on its left
+	bw := bc.Max.X - bc.Min.X
+	bc = draw.Crop(bc, 0, -max(0, bw-barAxisWidth(bar)-vg.Points(14)), 0, 0)
+	// gonum keeps the bar's data clear of its tick labels that overhang its ends: stretch
+	// the canvas by as much, so that the strip's ends meet those of p's data (the padding
+	// grows a little with the canvas, hence a few rounds)
+	for range 4 {
+		d := bar.DataCanvas(bc)
+		bc.Min.Y += data.Min.Y - d.Min.Y
+		bc.Max.Y += data.Max.Y - d.Max.Y
+	}
+	return pc, bc
 }
 
 // barAxisWidth is the width of bar's vertical axis: its label, tick labels and ticks.

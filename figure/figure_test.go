@@ -151,6 +151,36 @@ func TestSaveColorBarWidensTheFigureForTheBar(t *testing.T) {
 	}
 }
 
+// The colour bar's strip runs from the bottom of the heat map's cells to their top: its
+// tick labels, which overhang the strip's ends, no longer push it a few points inside.
+func TestColorBarSpansTheDataExactly(t *testing.T) {
+	p := plot.New()
+	p.Title.Text = "all spaces, budgets <= 200"
+	p.X.Label.Text = "winning strategy"
+	p.Y.Label.Text = "wins over this strategy"
+	l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: -0.5}, {X: 3.5, Y: 3.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	for _, top := range []float64{1, 7, 60} {
+		cm := moreland.Kindlmann()
+		cm.SetMin(0)
+		cm.SetMax(top)
+		bar := colorBar(cm, "wins", true)
+		w, h := 4*vg.Inch, 3*vg.Inch
+		dc := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w + colorBarWidth, Y: h}}}
+		pc, bc := colorBarLayout(p, bar, dc, w)
+		data, strip := p.DataCanvas(pc), bar.DataCanvas(bc)
+		if d := math.Max(math.Abs(float64(strip.Min.Y-data.Min.Y)), math.Abs(float64(strip.Max.Y-data.Max.Y))); d > 0.05 {
+			t.Errorf("scale to %v: strip %v to %v, data %v to %v", top, strip.Min.Y, strip.Max.Y, data.Min.Y, data.Max.Y)
+		}
+		if strip.Min.X < data.Max.X || strip.Max.X > w+colorBarWidth || strip.Max.X-strip.Min.X < 5 {
+			t.Errorf("scale to %v: strip %v to %v across, beside data ending at %v", top, strip.Min.X, strip.Max.X, data.Max.X)
+		}
+	}
+}
+
 // Where a viewer lacks Liberation Serif, the SVG's text falls back to a serif font, not to
 // the browser's default.
 func TestSVGTextNamesFallbackFonts(t *testing.T) {
