@@ -27,8 +27,9 @@ const crowded = 6
 // PlotCurves draws, per space, the mean fraction of optimum against the budget for every
 // strategy with its 95% confidence interval shaded (as seed 000's Fig. 2 and, per GPU, its
 // appendix figures; an error bar at a point without neighbours, and a line broken where a
-// point is missing), and writes each as SVG and PNG into dir (CurvesFile). It returns the
-// files written.
+// point is missing; a strategy whose curve is exactly an earlier one's, and so hidden by
+// it, is named in the legend as the same as that one), and writes each as SVG and PNG
+// into dir (CurvesFile). It returns the files written.
 func PlotCurves(cells []Cell, dir string) ([]string, error) {
 	names, _ := CurveNames(cells)
 	return plotCurves(cells, dir, func(sp string) string { return names[sp] }, func(sp string, gaps bool) string {

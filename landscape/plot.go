@@ -168,8 +168,9 @@ func PlotMinima(items []Named, dir, name string) ([]string, error) {
 }
 
 // PlotCentrality draws seed 000's Fig. 7: the proportion of centrality C_p against p (in
-// percent) for each space, one line with markers per space. It writes dir/name.svg and
-// dir/name.png and returns their paths.
+// percent) for each space, one line with markers per space (a space whose curve is
+// exactly an earlier one's is named in the legend as the same as that one). It writes
+// dir/name.svg and dir/name.png and returns their paths.
 func PlotCentrality(items []Named, dir, name string) ([]string, error) {
 	p := plot.New()
 	p.Title.Text = "Proportion of centrality of local optima"
