@@ -353,7 +353,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	found, err := findOrCreateRun(ctx, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
 		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}, hash, o.Fresh)
 	if err != nil {
