@@ -113,7 +113,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
 	if readOnly != "" {
 		if s.r, s.version, err = openReader(ctx, path); err != nil {
-			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, err)
+			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyFull(err, path))
 		}
 		return s, nil
 	}
@@ -136,7 +136,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
+		return nil, fmt.Errorf("store: open sqlite %q: %w", path, whyFull(err, path))
 	}
 	// Readers open only after migrate has switched the file to WAL.
 	r, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(readBusy)+"&_query_only=1")
@@ -147,7 +147,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.r = r
 	if s.add, err = w.PrepareContext(ctx, insertEvaluationNext); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, err)
+		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
 	}
 	return s, nil
 }
@@ -307,7 +307,7 @@ func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error)
 		case isReadOnly(err):
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
 		}
-		return err
+		return whyFull(err, s.path)
 	}
 }
 
@@ -371,4 +371,42 @@ func isReadOnly(err error) bool {
 func isForeignKey(err error) bool {
 	var e *driver.Error
 	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// lowRoom is the free space under which a file system counts as full: a write that failed
+// there failed for want of room.
+const lowRoom = 1 << 20
+
+// whyFull adds to SQLite's error about the database at path that the file system of its
+// folder is full, where an I/O error (SQLite's "disk I/O error" of a -shm file it could
+// not enlarge) or a "database or disk is full" has that cause; other errors it returns as
+// they are.
+func whyFull(err error, path string) error {
+	var e *driver.Error
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_IOERR && e.Code()&0xff != sqlite3.SQLITE_FULL {
+		return err
+	}
+	dir := filepath.Dir(path)
+	full := ": the disk is full"
+	if e.Code()&0xff == sqlite3.SQLITE_FULL {
+		full = "" // SQLite said so
+	}
+	bytes, files, ok := room(dir)
+	switch {
+	case ok && bytes < lowRoom:
+		return fmt.Errorf("%w%s (the file system of folder %s has %s free)", err, full, dir, kib(bytes))
+	case ok && files == 0:
+		return fmt.Errorf("%w%s (the file system of folder %s has no free inodes for another file)", err, full, dir)
+	case e.Code() == sqlite3.SQLITE_IOERR_SHMSIZE:
+		return fmt.Errorf("%w (SQLite could not enlarge %s-shm: is a disk quota full?)", err, path)
+	}
+	return err
+}
+
+// kib says a size in bytes in KB, or MB from 10 MB.
+func kib(n int64) string {
+	if n >= 10<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d KB", n>>10)
 }

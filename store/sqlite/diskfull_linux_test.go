@@ -1,0 +1,82 @@
+//go:build linux
+
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ktune/ktune/store/sqlite"
+)
+
+// smallDisk mounts a file system of 1 MB in a temporary folder and returns the folder; it
+// skips the test where it cannot (mounting needs root).
+func smallDisk(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small file system needs root")
+	}
+	dir := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skipf("cannot mount a small file system: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fill leaves no room on dir's file system.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "fill"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	block := make([]byte, 4096)
+	for {
+		if _, err := f.Write(block); err != nil {
+			break
+		}
+	}
+}
+
+// A database that cannot be opened or written because its disk is full says so, whatever
+// SQLite's code for it ("disk I/O error" of the -shm file it could not enlarge, or
+// "database or disk is full").
+func TestAFullDiskIsSaid(t *testing.T) {
+	ctx := context.Background()
+	dir := smallDisk(t)
+	path := filepath.Join(dir, "k.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, dir)
+	if _, err := st.ImportRecording(ctx, everyKindRecording()); err == nil || !strings.Contains(err.Error(), "(the file system of folder "+dir+" has 0 KB free)") {
+		t.Errorf("an import on a full disk: %v; want the free space said", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path + "-shm") // as a database no process has open
+	fill(t, dir)
+	st, err = sqlite.Open(ctx, path)
+	if err == nil {
+		st.Close()
+		t.Fatal("opened a database on a full disk, which needs room for its -shm file")
+	}
+	if !strings.Contains(err.Error(), "the disk is full (the file system of folder "+dir+" has 0 KB free)") {
+		t.Errorf("open on a full disk: %v; want the disk said full", err)
+	}
+}
