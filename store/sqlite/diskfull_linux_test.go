@@ -4,6 +4,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,8 @@ func smallDisk(t *testing.T) string {
 	return dir
 }
 
-// fill leaves no room on dir's file system.
-func fill(t *testing.T, dir string) {
+// fill leaves no room on dir's file system but leave bytes.
+func fill(t *testing.T, dir string, leave int64) {
 	t.Helper()
 	f, err := os.OpenFile(filepath.Join(dir, "fill"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -48,6 +49,13 @@ func fill(t *testing.T, dir string) {
 		if _, err := f.Write(block); err != nil {
 			break
 		}
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Truncate(max(fi.Size()-leave, 0))
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -62,7 +70,7 @@ func TestAFullDiskIsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fill(t, dir)
+	fill(t, dir, 0)
 	if _, err := st.ImportRecording(ctx, everyKindRecording()); err == nil || !strings.Contains(err.Error(), "(the file system of folder "+dir+" has 0 KB free)") {
 		t.Errorf("an import on a full disk: %v; want the free space said", err)
 	}
@@ -70,7 +78,7 @@ func TestAFullDiskIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(path + "-shm") // as a database no process has open
-	fill(t, dir)
+	fill(t, dir, 0)
 	st, err = sqlite.Open(ctx, path)
 	if err == nil {
 		st.Close()
@@ -78,5 +86,29 @@ func TestAFullDiskIsSaid(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "the disk is full (the file system of folder "+dir+" has 0 KB free)") {
 		t.Errorf("open on a full disk: %v; want the disk said full", err)
+	}
+}
+
+// A database that cannot be created for want of room is not left behind, empty, nor are
+// its side files; the disk is said full once.
+func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
+	for _, free := range []int64{0, 8 << 10, 32 << 10, 40 << 10} {
+		t.Run(fmt.Sprintf("%d KB free", free>>10), func(t *testing.T) {
+			dir := smallDisk(t)
+			fill(t, dir, free)
+			path := filepath.Join(dir, "new.db")
+			st, err := sqlite.Open(context.Background(), path)
+			if err == nil {
+				st.Close()
+				t.Skip("the database was created")
+			}
+			if n := strings.Count(err.Error(), "(the file system of folder "+dir); n != 1 {
+				t.Errorf("%v: the full disk said %d times, want once", err, n)
+			}
+			left, _ := filepath.Glob(path + "*")
+			if len(left) > 0 {
+				t.Errorf("%v: left %v", err, left)
+			}
+		})
 	}
 }

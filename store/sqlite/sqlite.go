@@ -17,8 +17,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -106,6 +108,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		// not share; a URI would bypass the settings below.
 		return nil, fmt.Errorf("store: open sqlite %q: need a plain file path", path)
 	}
+	_, err := os.Lstat(path)
+	created := errors.Is(err, fs.ErrNotExist) // a file that this call makes, if any
 	readOnly, err := inspect(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -135,8 +139,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
 	}
 	if err != nil {
+		err = whyFull(err, path) // before what was created is removed
 		w.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: %w", path, whyFull(err, path))
+		if created {
+			removeEmpty(path)
+		}
+		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
 	// Readers open only after migrate has switched the file to WAL.
 	r, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(readBusy)+"&_query_only=1")
@@ -150,6 +158,50 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
 	}
 	return s, nil
+}
+
+// removeEmpty removes the database file at path, which creating failed (a full disk), and
+// its side files, while it holds nothing: no table (the file is empty, or its one page
+// holds no schema) and no -wal holds commits. A failed creation leaves no empty database
+// behind, which the next command would take for one.
+func removeEmpty(path string) {
+	if !holdsNothing(path) {
+		return
+	}
+	if wal, err := os.Lstat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			slog.Debug("store: removing what a failed creation left", "file", f, "error", err)
+		}
+	}
+}
+
+// holdsNothing reports whether the regular file at path is empty or an SQLite database of
+// one page, which holds no table: each table has a page of its own.
+func holdsNothing(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() == 0 {
+		return true
+	}
+	var h [100]byte // the database header
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:16]) != "SQLite format 3\x00" {
+		return false
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	return fi.Size() <= pageSize && binary.BigEndian.Uint32(h[28:32]) <= 1
 }
 
 // uriOf is a file: URI with an escaped path, so that '?' and '#' in a file name stay in
@@ -383,7 +435,8 @@ const lowRoom = 1 << 20
 // they are.
 func whyFull(err error, path string) error {
 	var e *driver.Error
-	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_IOERR && e.Code()&0xff != sqlite3.SQLITE_FULL {
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_IOERR && e.Code()&0xff != sqlite3.SQLITE_FULL ||
+		errors.As(err, new(*fullError)) {
 		return err
 	}
 	dir := filepath.Dir(path)
@@ -394,14 +447,23 @@ func whyFull(err error, path string) error {
 	bytes, files, ok := room(dir)
 	switch {
 	case ok && bytes < lowRoom:
-		return fmt.Errorf("%w%s (the file system of folder %s has %s free)", err, full, dir, kib(bytes))
+		return &fullError{err, fmt.Sprintf("%s (the file system of folder %s has %s free)", full, dir, kib(bytes))}
 	case ok && files == 0:
-		return fmt.Errorf("%w%s (the file system of folder %s has no free inodes for another file)", err, full, dir)
+		return &fullError{err, fmt.Sprintf("%s (the file system of folder %s has no free inodes for another file)", full, dir)}
 	case e.Code() == sqlite3.SQLITE_IOERR_SHMSIZE:
-		return fmt.Errorf("%w (SQLite could not enlarge %s-shm: is a disk quota full?)", err, path)
+		return &fullError{err, fmt.Sprintf(" (SQLite could not enlarge %s-shm: is a disk quota full?)", path)}
 	}
 	return err
 }
+
+// fullError is SQLite's error with what whyFull found of its cause.
+type fullError struct {
+	err error
+	why string
+}
+
+func (e *fullError) Error() string { return e.err.Error() + e.why }
+func (e *fullError) Unwrap() error { return e.err }
 
 // kib says a size in bytes in KB, or MB from 10 MB.
 func kib(n int64) string {
