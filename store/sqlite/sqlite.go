@@ -269,15 +269,26 @@ func inspect(path string) (readOnly string, err error) {
 	case err == nil && fi.IsDir():
 		return "", fmt.Errorf("%s is a directory, not a database file", path)
 	case err == nil:
-		if !writable(path, fi) {
-			if fi.Mode().Perm()&0o222 == 0 {
+		if err := unwritable(path, fi); err != nil {
+			switch {
+			case errors.Is(err, syscall.EROFS):
+				return fmt.Sprintf("the file %s is on a read-only file system", path), nil
+			case fi.Mode().Perm()&0o222 == 0:
 				return fmt.Sprintf("the file %s is read-only (mode %s)", path, fi.Mode().Perm()), nil
 			}
 			return fmt.Sprintf("the file %s is not writable by this user (mode %s)", path, fi.Mode().Perm()), nil
 		}
+		if sides := unwritableSideFiles(path); sides != "" {
+			return sides, nil
+		}
 		dfi, err := os.Stat(dir)
-		if err == nil && !writable(dir, dfi) && !sideFilesWritable(path) {
-			return fmt.Sprintf("its folder %s is not writable (mode %s), and SQLite needs to create its -wal and -shm files there", dir, dfi.Mode().Perm()), nil
+		if err == nil && !sideFilesWritable(path) {
+			switch err := unwritable(dir, dfi); {
+			case errors.Is(err, syscall.EROFS):
+				return fmt.Sprintf("its folder %s is on a read-only file system, and SQLite needs to create its -wal and -shm files there", dir), nil
+			case err != nil:
+				return fmt.Sprintf("its folder %s is not writable (mode %s), and SQLite needs to create its -wal and -shm files there", dir, dfi.Mode().Perm()), nil
+			}
 		}
 		return "", nil
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -291,7 +302,11 @@ func inspect(path string) (readOnly string, err error) {
 			return "", err
 		case !dfi.IsDir():
 			return "", fmt.Errorf("%s is a file, not a folder", dir)
-		case !writable(dir, dfi):
+		}
+		switch err := unwritable(dir, dfi); {
+		case errors.Is(err, syscall.EROFS):
+			return "", fmt.Errorf("cannot create the database: folder %s is on a read-only file system", dir)
+		case err != nil:
 			return "", fmt.Errorf("cannot create the database: folder %s is not writable (mode %s)", dir, dfi.Mode().Perm())
 		}
 		return "", nil // a new database in a writable folder
@@ -300,10 +315,21 @@ func inspect(path string) (readOnly string, err error) {
 	}
 }
 
-// writable reports whether this process may write the file or folder: its mode allows
-// writing (root too honours a mode that allows it nobody) and the system grants it.
-func writable(path string, fi fs.FileInfo) bool {
-	return fi.Mode().Perm()&0o222 != 0 && canWrite(path)
+// errNoWrite is unwritable's answer for a mode that allows writing nobody.
+var errNoWrite = errors.New("its mode allows writing nobody")
+
+// unwritable says why this process may not write the file or folder at path: the
+// system's refusal (syscall.EROFS on a read-only file system, whatever the mode), or its
+// mode, which root too honours where it allows writing nobody; nil when it may.
+func unwritable(path string, fi fs.FileInfo) error {
+	err := canWrite(path)
+	if errors.Is(err, syscall.EROFS) {
+		return err
+	}
+	if fi.Mode().Perm()&0o222 == 0 {
+		return errNoWrite
+	}
+	return err
 }
 
 // sideFilesWritable reports whether the database's -wal and -shm files both exist and can
@@ -311,11 +337,36 @@ func writable(path string, fi fs.FileInfo) bool {
 func sideFilesWritable(path string) bool {
 	for _, side := range []string{path + "-wal", path + "-shm"} {
 		fi, err := os.Stat(side)
-		if err != nil || !writable(side, fi) {
+		if err != nil || unwritable(side, fi) != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// unwritableSideFiles names the database's -wal and -shm files that exist and that this
+// process may not write ("" when none), which keep SQLite from writing the database
+// although the file and folder are writable: a reader of another user on a read-only
+// database leaves them with its mode (-r--r--r--). It asks the system alone: root writes
+// such a file whatever its mode, as SQLite does.
+func unwritableSideFiles(path string) string {
+	var named []string
+	for _, side := range []struct{ what, path string }{
+		{"write-ahead log", path + "-wal"},
+		{"shared-memory file", path + "-shm"},
+	} {
+		fi, err := os.Stat(side.path)
+		if err != nil {
+			continue // none yet: SQLite creates it
+		}
+		switch err := canWrite(side.path); {
+		case errors.Is(err, syscall.EROFS):
+			named = append(named, fmt.Sprintf("its %s %s is on a read-only file system", side.what, side.path))
+		case err != nil:
+			named = append(named, fmt.Sprintf("its %s %s is not writable by this user (mode %s%s)", side.what, side.path, fi.Mode().Perm(), owner(fi)))
+		}
+	}
+	return strings.Join(named, ", and ")
 }
 
 // write runs f, one write or one transaction on the write connection, again while

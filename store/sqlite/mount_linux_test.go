@@ -4,6 +4,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
 )
 
@@ -110,5 +112,26 @@ func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
 				t.Errorf("%v: left %v", err, left)
 			}
 		})
+	}
+}
+
+// A database on a file system mounted read-only reads, and its writes say where it is.
+func TestADatabaseOnAReadOnlyMountIsSaidToBeThere(t *testing.T) {
+	dir := smallDisk(t)
+	path, id := storedRun(t, dir)
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Skipf("cannot remount read-only: %v", err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Recording(ctx, id); err != nil {
+		t.Errorf("read: %v", err)
+	}
+	if _, err := st.PutDevice(ctx, store.Device{Name: "gpu"}); !errors.Is(err, store.ErrReadOnly) || !strings.Contains(err.Error(), "the file "+path+" is on a read-only file system") {
+		t.Errorf("write: %v; want store.ErrReadOnly saying the file is on a read-only file system", err)
 	}
 }
