@@ -76,6 +76,11 @@ type Store interface {
 	// ImportRecording stores a recording as a finished run of kind KindImport, all at
 	// once or not at all, and returns the run's id. An empty objective is stored as "time".
 	ImportRecording(ctx context.Context, rec *result.Recording) (int64, error)
+	// ImportRecordingOnce stores a recording as ImportRecording does, unless an import run
+	// holds the same recording already (result.Recording.SameAs): then it stores nothing
+	// and returns that run, with imported false. Checking and storing are atomic: two
+	// processes importing one file at once store it once.
+	ImportRecordingOnce(ctx context.Context, rec *result.Recording) (run RunInfo, imported bool, err error)
 	// Recording reads a run back as a recording; an imported recording reads back equal
 	// to what was imported.
 	Recording(ctx context.Context, runID int64) (*result.Recording, error)

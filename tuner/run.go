@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,11 @@ type StaleRun struct {
 // options, seed, spec hash and objective with its direction, or creates a new one. The
 // direction is compared beside the hash because one spec file can change direction
 // without changing: a metric without maximize was minimised before its name decided.
-func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
+//
+// A stored run whose settings or strategy options cannot be read (damaged JSON) is not
+// resumed, since what it measured cannot be told; when it would be a candidate (unfinished,
+// of the same strategy, seed and objective) log warns, naming it and what is wrong.
+func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
 		return foundRun{}, err
@@ -77,8 +82,15 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 	)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		same := r.Strategy == want.Strategy && r.Seed == want.Seed && sameJSON(r.StrategyOptions, want.StrategyOptions) &&
-			r.Objective == want.Objective && r.Maximize == want.Maximize
+		same := r.Strategy == want.Strategy && r.Seed == want.Seed && r.Objective == want.Objective && r.Maximize == want.Maximize
+		if err := unreadable(r); err != nil {
+			if same && !fresh && r.Status != store.StatusFinished {
+				log.Warn(fmt.Sprintf("run %d, unfinished, of this kernel, device, strategy, seed and objective, is not resumed: %v; a new run measures again what it measured", r.ID, err),
+					"db", db)
+			}
+			same = false
+		}
+		same = same && sameJSON(r.StrategyOptions, want.StrategyOptions)
 		switch {
 		case same && settingsHash(r.Settings) == hash:
 			newer = newer || stale == nil
@@ -159,6 +171,38 @@ func findOrCreateRun(ctx context.Context, st store.Store, db string, want store.
 	return found, nil
 }
 
+// unreadable says what of a stored run's settings and strategy options, JSON objects or
+// none, cannot be read; nil when both can.
+func unreadable(r *store.RunInfo) error {
+	var errs []string
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"settings", r.Settings}, {"strategy options", r.StrategyOptions}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		var m map[string]any
+		err := json.Unmarshal(f.raw, &m)
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax):
+			err = fmt.Errorf("%w (at byte %d of %d)", err, syntax.Offset, len(f.raw))
+		case err != nil || m == nil:
+			err = fmt.Errorf("not a JSON object: %.40s", f.raw)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("its stored %s cannot be read: %v", f.name, err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "; "))
+}
+
+// sameJSON reports whether a and b hold the same JSON value; unreadable JSON (which
+// unreadable reports of a stored run) reads as null.
 func sameJSON(a, b json.RawMessage) bool {
 	var x, y any
 	json.Unmarshal(a, &x)
@@ -170,7 +214,8 @@ func sameJSON(a, b json.RawMessage) bool {
 
 func settingsHash(raw json.RawMessage) string { return settingOf(raw, "spec_hash") }
 
-// settingOf is the text setting name of a run's settings; "" when there is none.
+// settingOf is the text setting name of a run's settings; "" when there is none, or the
+// settings cannot be read (unreadable).
 func settingOf(raw json.RawMessage, name string) string {
 	var m map[string]any
 	json.Unmarshal(raw, &m)

@@ -1,11 +1,16 @@
 package tuner
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/space"
@@ -62,7 +67,7 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 	}
 	maximised := minimised
 	maximised.Maximize, maximised.Status = true, ""
-	found, err := findOrCreateRun(ctx, st, db, maximised, hash, false)
+	found, err := findOrCreateRun(ctx, slog.Default(), st, db, maximised, hash, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +76,84 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 		t.Errorf("run %d, stored minimising GB/s, was resumed to maximise it", oldID)
 	}
 	minimised.Status = ""
-	found, err = findOrCreateRun(ctx, st, db, minimised, hash, false)
+	found, err = findOrCreateRun(ctx, slog.Default(), st, db, minimised, hash, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	found.lock.Release()
 	if found.info.ID != oldID {
 		t.Errorf("run %d created; want run %d resumed in its own direction", found.info.ID, oldID)
+	}
+}
+
+// An unfinished run whose stored settings or strategy options are damaged is not resumed,
+// and not in silence: a warning names the run and what cannot be read.
+func TestARunWhoseSettingsCannotBeReadIsReported(t *testing.T) {
+	const hash = "0123456789abcdef"
+	tests := []struct {
+		name, column, value string
+		warn                string // in the warning; "" for none
+	}{
+		{"readable", "settings", `{"spec_hash": "` + hash + `"}`, ""},
+		{"truncated settings", "settings", `{"spec_hash": "0123`, "its stored settings cannot be read: unexpected end of JSON input (at byte 19 of 19)"},
+		{"settings not an object", "settings", `["` + hash + `"]`, "its stored settings cannot be read: not a JSON object"},
+		{"damaged strategy options", "strategy_options", `{"popsize": 2O}`, "its stored strategy options cannot be read: invalid character 'O'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := filepath.Join(t.TempDir(), "k.db")
+			st, err := store.Open(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			devID, err := st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "genetic", Seed: 1,
+				StrategyOptions: json.RawMessage(`{"popsize": 20}`), Objective: "time",
+				Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`), Status: store.StatusInterrupted}
+			oldID, err := st.CreateRun(ctx, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// damaged outside ktune, which stores only JSON objects
+			raw, err := sql.Open("sqlite", db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = raw.Exec(`UPDATE runs SET `+tt.column+` = ? WHERE id = ?`, tt.value, oldID)
+			raw.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logged bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logged, nil))
+			want.Status = ""
+			found, err := findOrCreateRun(ctx, log, st, db, want, hash, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found.lock.Release()
+			if tt.warn == "" {
+				if found.info.ID != oldID || logged.Len() > 0 {
+					t.Errorf("run %d, log %q; want run %d resumed without a warning", found.info.ID, logged.String(), oldID)
+				}
+				return
+			}
+			if found.info.ID == oldID {
+				t.Errorf("run %d, whose %s cannot be read, was resumed", oldID, tt.column)
+			}
+			if w := logged.String(); !strings.Contains(w, "level=WARN") || !strings.Contains(w, fmt.Sprintf("run %d,", oldID)) || !strings.Contains(w, tt.warn) {
+				t.Errorf("log %q; want a warning naming run %d and %q", w, oldID, tt.warn)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
 )
 
 // lockedBuffer is a log destination that the tuner and a test read at once.
@@ -97,5 +100,54 @@ func TestAnInterruptEndsTheWaitForAnotherProcesssWriteLock(t *testing.T) {
 	}
 	if RunHeld(db, 1) {
 		t.Errorf("run 1 is still held after Tune returned")
+	}
+}
+
+// failingStore is a database that fails to add evaluations from the nth on, and to record
+// how a run ended, as a full disk does.
+type failingStore struct {
+	store.Store
+	n     int
+	added int
+}
+
+var (
+	errAddFull    = errors.New("add: database or disk is full")
+	errFinishFull = errors.New("finish: database or disk is full")
+)
+
+func (s *failingStore) AddEvaluation(ctx context.Context, run int64, e result.Evaluation) error {
+	if s.added++; s.added >= s.n {
+		return errAddFull
+	}
+	return s.Store.AddEvaluation(ctx, run, e)
+}
+
+func (s *failingStore) FinishRun(ctx context.Context, run int64, status store.RunStatus) error {
+	if status != store.StatusRunning {
+		return errFinishFull
+	}
+	return s.Store.FinishRun(ctx, run, status)
+}
+
+// When the database fails the run (an evaluation cannot be stored) and then recording how
+// it ended fails too, Tune returns both errors, the run's first, and the report of what
+// was stored.
+func TestAFailedFinishKeepsTheRunsErrorAndReport(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	o := Options{SpecPath: vectorAdd, Strategy: "random", Seed: 1, Budget: 8, DB: db, NoPrecompile: true,
+		Store: &failingStore{Store: st, n: 4}, Logger: slog.New(slog.DiscardHandler)}
+	rep, err := Tune(context.Background(), o)
+	if !errors.Is(err, errAddFull) || !errors.Is(err, errFinishFull) || strings.Index(err.Error(), errAddFull.Error()) > strings.Index(err.Error(), errFinishFull.Error()) {
+		t.Errorf("Tune: %v; want the evaluation's error, then the finishing's", err)
+	}
+	if rep == nil || rep.Run != 1 || rep.BestObjective == nil {
+		t.Errorf("report %+v; want run 1's, with its best", rep)
 	}
 }

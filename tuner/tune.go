@@ -194,7 +194,8 @@ func DefaultPrecompilers() int {
 // is ready is ErrTimeUp. Once the search has begun Tune returns the report, with an error
 // beside it when the search failed or ctx ended it (ctx's error; the run is left
 // interrupted, to be resumed), ErrDatabaseLost when the database file was deleted or
-// replaced meanwhile, or ErrNothingSucceeded.
+// replaced meanwhile, or ErrNothingSucceeded; when recording how the run ended fails too
+// (a full disk), the error wraps both, the run's own first.
 func Tune(ctx context.Context, o Options) (*Report, error) {
 	began := time.Now() // the time limit counts from here
 	if os.Getenv(workerEnv) != "" {
@@ -353,7 +354,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	found, err := findOrCreateRun(ctx, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
 		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}, hash, o.Fresh)
 	if err != nil {
@@ -475,13 +476,19 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if runErr != nil || spent {
 		status = store.StatusInterrupted
 	}
-	if err := finishRun(ctx, storeCtx, log, st, run.ID, status); err != nil {
-		return nil, err
-	}
+	finishErr := finishRun(ctx, storeCtx, log, st, run.ID, status)
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes)
 	rep.StrategyOptions = o.StrategyOptions
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost
+	}
+	switch {
+	case finishErr != nil && runErr != nil:
+		// what ended the run is the cause (a full disk fails both): it comes first, and the
+		// report still says what was stored
+		runErr = fmt.Errorf("%w; recording how run %d ended failed too: %w", runErr, run.ID, finishErr)
+	case finishErr != nil:
+		runErr = finishErr
 	}
 	if runErr != nil {
 		return rep, runErr

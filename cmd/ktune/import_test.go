@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,55 @@ func TestImportCountsRestrictedEntriesApart(t *testing.T) {
 	out, errOut, code = ktune(t, "space", "count", path)
 	if code != 0 || !strings.Contains(out, "valid 3 ") {
 		t.Errorf("space: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// Two imports of one folder at once store each file once: the second to reach a file
+// skips it, as a file the database holds, with the usual message.
+func TestImportsOfOneFolderAtOnceStoreEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "caches")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const files = 6
+	for k := range files {
+		var cache strings.Builder
+		fmt.Fprintf(&cache, `{"device_name": "dev%d", "kernel_name": "k", "tune_params_keys": ["bx"], "tune_params": {"bx": [`, k)
+		for v := range 200 {
+			fmt.Fprintf(&cache, "%s%d", map[bool]string{true: ", "}[v > 0], v)
+		}
+		cache.WriteString(`]}, "cache": {`)
+		for v := range 200 {
+			fmt.Fprintf(&cache, `%s"%d": {"bx": %d, "time": %g}`, map[bool]string{true: ", "}[v > 0], v, v, 1+float64(v*k)/7)
+		}
+		cache.WriteString("}}")
+		if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("c%d.json", k)), []byte(cache.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "k.db")
+	type result struct {
+		out, errOut string
+		code        int
+	}
+	done := make(chan result, 2)
+	for range 2 {
+		go func() {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), []string{"import", folder, "--db", db}, &out, &errOut)
+			done <- result{out.String(), errOut.String(), code}
+		}()
+	}
+	skipped := 0
+	for range 2 {
+		r := <-done
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+		}
+		skipped += strings.Count(r.out, ", skipped (--again imports it as another run)")
+	}
+	if n := importRuns(t, db); n != files || skipped != files {
+		t.Errorf("two imports of %d files at once stored %d runs and skipped %d files; want each file stored once, and skipped once", files, n, skipped)
 	}
 }

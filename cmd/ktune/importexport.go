@@ -34,8 +34,9 @@ and the problem; the other files are still imported.
 A file whose recording the database holds already (the same measurements, imported from
 this file or a copy of it) is skipped, and the command says which run holds it: running
 an interrupted import again imports only the files it had not finished. --again imports
-such a file anyway, as another run. A file imported before whose content has changed (a
-cache that grew) is imported as another run, with a warning.
+such a file anyway, as another run. Two imports of one file at once store it once. A file
+imported before whose content has changed (a cache that grew) is imported as another run,
+with a warning.
 
 Ctrl-C stops the import between files and while a file is read (the runs stored before
 stay). Files and pipes are read (a device such as /dev/zero is refused), each up to 1 GiB
@@ -192,28 +193,30 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				s.Best = &best.Objective
 				s.BestConfig = formatValues(rec, best)
 			}
-			var same store.RunInfo
-			if !*again {
-				same, err = importedAlready(ctx, st, imports, rec)
+			// The store looks for the same recording in the transaction that would import
+			// it: another import of the same file at once skips it too.
+			var run store.RunInfo
+			stored := true
+			if *again {
+				run.ID, err = st.ImportRecording(ctx, rec)
+			} else {
+				run, stored, err = st.ImportRecordingOnce(ctx, rec)
 			}
 			switch {
+			case err != nil && ctx.Err() != nil:
+				return interrupted(f) // while storing it: nothing of it is stored
 			case err != nil:
-			case same.ID != 0:
-				s.Run, s.Skipped = same.ID, true
+			case !stored:
+				s.Run, s.Skipped = run.ID, true
+				if run.Source != rec.Source {
+					s.SkippedFrom = run.Source
+				}
 			default:
+				s.Run = run.ID
+				imported++
 				if id, ok := before[rec.Source]; ok {
 					s.Warnings = append(s.Warnings, fmt.Sprintf("%s was imported before, as run %d: this import adds another run", f, id))
 				}
-				if s.Run, err = st.ImportRecording(ctx, rec); err == nil {
-					imported++
-					imports = append(imports, store.RunInfo{ID: s.Run, Format: rec.Format, Kernel: rec.Kernel, Device: rec.Device,
-						Source: rec.Source, Evaluations: len(rec.Evaluations)})
-				} else if ctx.Err() != nil {
-					return interrupted(f) // while storing it: nothing of it is stored
-				}
-			}
-			if s.Skipped && same.Source != rec.Source {
-				s.SkippedFrom = same.Source
 			}
 		}
 		if err != nil {
@@ -285,25 +288,6 @@ func countsText(configs, valid, restricted int) string {
 		s += fmt.Sprintf(" (%d more entries are restricted, outside the space)", restricted)
 	}
 	return s
-}
-
-// importedAlready returns the run among imports (the database's import runs) that holds
-// the same recording as rec (result.Recording.SameAs), or a zero RunInfo: only runs of
-// rec's format, kernel, device and number of evaluations are read back to compare.
-func importedAlready(ctx context.Context, st store.Store, imports []store.RunInfo, rec *result.Recording) (store.RunInfo, error) {
-	for _, r := range imports {
-		if r.Format != rec.Format || r.Kernel != rec.Kernel || r.Device != rec.Device || r.Evaluations != len(rec.Evaluations) {
-			continue
-		}
-		stored, err := st.Recording(ctx, r.ID)
-		if err != nil {
-			return store.RunInfo{}, fmt.Errorf("run %d, to compare %s with: %w", r.ID, rec.Source, err)
-		}
-		if stored.SameAs(rec) {
-			return r, nil
-		}
-	}
-	return store.RunInfo{}, nil
 }
 
 // largeRecording is the size from which import says what it is doing with a file.

@@ -10,3 +10,12 @@ func SetWaits(busy, notice, wait time.Duration) (restore func()) {
 	readBusy, writeAttempt, writeNotice, writeWait = busy, busy, notice, wait
 	return func() { readBusy, writeAttempt, writeNotice, writeWait = r, a, n, w }
 }
+
+// SetCanWrite makes the store take canWrite's answer, instead of the system's, to whether
+// this process may write a path, for a test. It returns a function that restores the
+// system's.
+func SetCanWrite(f func(path string) error) (restore func()) {
+	old := canWrite
+	canWrite = f
+	return func() { canWrite = old }
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ktune/ktune/store"
@@ -116,5 +117,60 @@ func TestReadOnlyEmptyFileIsExplained(t *testing.T) {
 	_, err := sqlite.Open(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), "empty") || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("Open of an empty read-only file: %v", err)
+	}
+}
+
+// A database on a read-only file system is said to be there, not blamed on its mode or
+// its user: opened read-only, its writes say so, and a new one cannot be created.
+func TestAReadOnlyFileSystemIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := storedRun(t, dir)
+	defer sqlite.SetCanWrite(func(string) error { return syscall.EROFS })()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.PutDevice(ctx, store.Device{Name: "gpu"}); !errors.Is(err, store.ErrReadOnly) || !strings.Contains(err.Error(), "the file "+path+" is on a read-only file system") {
+		t.Errorf("write: %v; want store.ErrReadOnly saying the file is on a read-only file system", err)
+	}
+	if _, err := sqlite.Open(ctx, filepath.Join(dir, "new.db")); err == nil || !strings.Contains(err.Error(), "cannot create the database: folder "+dir+" is on a read-only file system") {
+		t.Errorf("create: %v; want the folder said to be on a read-only file system", err)
+	}
+}
+
+// A -wal or -shm file that this process may not write (left with mode -r--r--r-- by
+// another user's reader of a read-only database) opens the database read-only, naming
+// the file, although the database and its folder are writable; reads work.
+func TestASideFileNotWritableIsNamed(t *testing.T) {
+	for _, side := range []struct{ suffix, what string }{{"-shm", "shared-memory file"}, {"-wal", "write-ahead log"}} {
+		t.Run(side.suffix, func(t *testing.T) {
+			path, id := storedRun(t, t.TempDir())
+			ctx := context.Background()
+			other, err := sqlite.Open(ctx, path) // keeps the side files
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			defer sqlite.SetCanWrite(func(p string) error {
+				if p == path+side.suffix {
+					return syscall.EACCES
+				}
+				return nil
+			})()
+			st, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.Recording(ctx, id); err != nil {
+				t.Errorf("read: %v", err)
+			}
+			want := "its " + side.what + " " + path + side.suffix + " is not writable by this user (mode "
+			if _, err := st.PutDevice(ctx, store.Device{Name: "gpu"}); !errors.Is(err, store.ErrReadOnly) || !strings.Contains(err.Error(), want) {
+				t.Errorf("write: %v; want store.ErrReadOnly saying %q", err, want)
+			}
+		})
 	}
 }

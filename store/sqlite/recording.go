@@ -14,34 +14,14 @@ import (
 // finished run of kind store.KindImport, in one transaction: an interrupted import leaves
 // nothing behind. Importing the same recording twice makes two runs over one space.
 func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int64, error) {
-	if rec == nil {
-		return 0, fmt.Errorf("store: import: nil recording")
-	}
-	if len(rec.Evaluations) == 0 {
-		return 0, fmt.Errorf("store: import %s recording %q: no evaluations, nothing to import", rec.Format, rec.Source)
+	if err := importable(rec); err != nil {
+		return 0, err
 	}
 	var runID int64
 	err := s.write(ctx, "import", func(w *sql.DB) error {
-		return inTx(ctx, w, func(tx *sql.Tx) error {
-			deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device})
-			if err != nil {
-				return fmt.Errorf("device: %w", err)
-			}
-			spaceID, err := putSpace(ctx, tx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
-			if err != nil {
-				return fmt.Errorf("space: %w", err)
-			}
-			now := time.Now()
-			runID, err = createRun(ctx, tx, store.RunInfo{
-				SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindImport,
-				Objective: rec.Objective, Maximize: rec.Maximize, ProblemSize: rec.ProblemSize,
-				Started: now, Finished: now, Status: store.StatusFinished,
-				Source: rec.Source, Format: rec.Format, Warnings: rec.Warnings,
-			})
-			if err != nil {
-				return fmt.Errorf("run: %w", err)
-			}
-			return addEvaluations(ctx, tx, runID, len(rec.Params), rec.Evaluations)
+		return inTx(ctx, w, func(tx *sql.Tx) (err error) {
+			runID, err = importRecording(ctx, tx, rec)
+			return err
 		})
 	})
 	if err != nil {
@@ -50,40 +30,148 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 	return runID, nil
 }
 
+// ImportRecordingOnce stores a recording as ImportRecording does, unless an import run
+// holds the same recording already (result.Recording.SameAs): then it stores nothing and
+// returns that run, with imported false. The check and the import are one write
+// transaction (BEGIN IMMEDIATE), so that two processes importing one file at once store
+// it once.
+func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) (run store.RunInfo, imported bool, err error) {
+	if err := importable(rec); err != nil {
+		return store.RunInfo{}, false, err
+	}
+	// A file imported before, the most that an import run again meets, is found without
+	// the write lock, and in a read-only database too.
+	err = readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
+		run, err = s.heldImport(ctx, tx, rec)
+		return err
+	})
+	if err == nil && run.ID == 0 {
+		// another process may have imported it since: looked for again under the lock
+		err = s.write(ctx, "import", func(w *sql.DB) error {
+			return inTx(ctx, w, func(tx *sql.Tx) error {
+				held, err := s.heldImport(ctx, tx, rec)
+				if err != nil || held.ID != 0 {
+					run, imported = held, false
+					return err
+				}
+				id, err := importRecording(ctx, tx, rec)
+				if err != nil {
+					return err
+				}
+				run, err = getRun(ctx, tx, id)
+				imported = err == nil
+				return err
+			})
+		})
+	}
+	if err != nil {
+		return store.RunInfo{}, false, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, err)
+	}
+	return run, imported, nil
+}
+
+// importable refuses a recording that ImportRecording must not store.
+func importable(rec *result.Recording) error {
+	if rec == nil {
+		return fmt.Errorf("store: import: nil recording")
+	}
+	if len(rec.Evaluations) == 0 {
+		return fmt.Errorf("store: import %s recording %q: no evaluations, nothing to import", rec.Format, rec.Source)
+	}
+	return nil
+}
+
+// importRecording stores rec as a finished import run in tx and returns its id.
+func importRecording(ctx context.Context, tx *sql.Tx, rec *result.Recording) (int64, error) {
+	deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device})
+	if err != nil {
+		return 0, fmt.Errorf("device: %w", err)
+	}
+	spaceID, err := putSpace(ctx, tx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
+	if err != nil {
+		return 0, fmt.Errorf("space: %w", err)
+	}
+	now := time.Now()
+	runID, err := createRun(ctx, tx, store.RunInfo{
+		SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindImport,
+		Objective: rec.Objective, Maximize: rec.Maximize, ProblemSize: rec.ProblemSize,
+		Started: now, Finished: now, Status: store.StatusFinished,
+		Source: rec.Source, Format: rec.Format, Warnings: rec.Warnings,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("run: %w", err)
+	}
+	return runID, addEvaluations(ctx, tx, runID, len(rec.Params), rec.Evaluations)
+}
+
+// heldImport returns the first import run that holds the same recording as rec, or a zero
+// RunInfo: only the runs of rec's format, kernel, device and number of evaluations are
+// read back to compare.
+func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording) (store.RunInfo, error) {
+	rows, err := q.QueryContext(ctx, selectRuns+` WHERE r.kind = ? AND r.format = ? AND s.kernel = ? AND d.name = ? ORDER BY r.id`,
+		string(store.KindImport), rec.Format, rec.Kernel, rec.Device)
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	runs, err := scanRuns(rows)
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	for _, r := range runs {
+		if r.Evaluations != len(rec.Evaluations) {
+			continue
+		}
+		stored, err := s.recording(ctx, q, r.ID)
+		if err != nil {
+			return store.RunInfo{}, fmt.Errorf("run %d, read back to compare: %w", r.ID, err)
+		}
+		if stored.SameAs(rec) {
+			return r, nil
+		}
+	}
+	return store.RunInfo{}, nil
+}
+
 // Recording reads a run back as a recording, from one snapshot of the database. An
 // imported recording reads back equal to what was imported, except that empty lists and
 // maps come back nil and times come back in UTC. Runs without a format or source (ktune's
 // own) read back with format "ktune" and this database as their source.
 func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, error) {
 	var rec *result.Recording
-	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
-		run, err := getRun(ctx, tx, runID)
-		if err != nil {
-			return err
-		}
-		sp, err := getSpace(ctx, tx, run.SpaceID)
-		if err != nil {
-			return fmt.Errorf("space %d: %w", run.SpaceID, err)
-		}
-		es, err := evaluations(ctx, tx, runID, s.version)
-		if err != nil {
-			return err
-		}
-		rec = &result.Recording{
-			Format: run.Format, Source: run.Source, Device: run.Device, Kernel: sp.Kernel,
-			ProblemSize: run.ProblemSize, Params: sp.Params, Restrictions: sp.Restrictions,
-			Objective: run.Objective, Maximize: run.Maximize, Evaluations: es, Warnings: run.Warnings,
-		}
-		if rec.Format == "" {
-			rec.Format = "ktune"
-		}
-		if rec.Source == "" {
-			rec.Source = fmt.Sprintf("sqlite:%s#run=%d", s.path, runID)
-		}
-		return nil
+	err := readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
+		rec, err = s.recording(ctx, tx, runID)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: recording of run %d: %w", runID, err)
+	}
+	return rec, nil
+}
+
+// recording reads a run back as a recording, for Recording.
+func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.Recording, error) {
+	run, err := getRun(ctx, q, runID)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := getSpace(ctx, q, run.SpaceID)
+	if err != nil {
+		return nil, fmt.Errorf("space %d: %w", run.SpaceID, err)
+	}
+	es, err := evaluations(ctx, q, runID, s.version)
+	if err != nil {
+		return nil, err
+	}
+	rec := &result.Recording{
+		Format: run.Format, Source: run.Source, Device: run.Device, Kernel: sp.Kernel,
+		ProblemSize: run.ProblemSize, Params: sp.Params, Restrictions: sp.Restrictions,
+		Objective: run.Objective, Maximize: run.Maximize, Evaluations: es, Warnings: run.Warnings,
+	}
+	if rec.Format == "" {
+		rec.Format = "ktune"
+	}
+	if rec.Source == "" {
+		rec.Source = fmt.Sprintf("sqlite:%s#run=%d", s.path, runID)
 	}
 	return rec, nil
 }

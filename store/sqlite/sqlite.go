@@ -17,8 +17,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -106,6 +108,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		// not share; a URI would bypass the settings below.
 		return nil, fmt.Errorf("store: open sqlite %q: need a plain file path", path)
 	}
+	_, err := os.Lstat(path)
+	created := errors.Is(err, fs.ErrNotExist) // a file that this call makes, if any
 	readOnly, err := inspect(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -113,7 +117,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
 	if readOnly != "" {
 		if s.r, s.version, err = openReader(ctx, path); err != nil {
-			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, err)
+			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyFull(err, path))
 		}
 		return s, nil
 	}
@@ -135,7 +139,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
 	}
 	if err != nil {
+		err = whyFull(err, path) // before what was created is removed
 		w.Close()
+		if created {
+			removeEmpty(path)
+		}
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
 	// Readers open only after migrate has switched the file to WAL.
@@ -147,9 +155,53 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.r = r
 	if s.add, err = w.PrepareContext(ctx, insertEvaluationNext); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, err)
+		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
 	}
 	return s, nil
+}
+
+// removeEmpty removes the database file at path, which creating failed (a full disk), and
+// its side files, while it holds nothing: no table (the file is empty, or its one page
+// holds no schema) and no -wal holds commits. A failed creation leaves no empty database
+// behind, which the next command would take for one.
+func removeEmpty(path string) {
+	if !holdsNothing(path) {
+		return
+	}
+	if wal, err := os.Lstat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			slog.Debug("store: removing what a failed creation left", "file", f, "error", err)
+		}
+	}
+}
+
+// holdsNothing reports whether the regular file at path is empty or an SQLite database of
+// one page, which holds no table: each table has a page of its own.
+func holdsNothing(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() == 0 {
+		return true
+	}
+	var h [100]byte // the database header
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:16]) != "SQLite format 3\x00" {
+		return false
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	return fi.Size() <= pageSize && binary.BigEndian.Uint32(h[28:32]) <= 1
 }
 
 // uriOf is a file: URI with an escaped path, so that '?' and '#' in a file name stay in
@@ -217,15 +269,26 @@ func inspect(path string) (readOnly string, err error) {
 	case err == nil && fi.IsDir():
 		return "", fmt.Errorf("%s is a directory, not a database file", path)
 	case err == nil:
-		if !writable(path, fi) {
-			if fi.Mode().Perm()&0o222 == 0 {
+		if err := unwritable(path, fi); err != nil {
+			switch {
+			case errors.Is(err, syscall.EROFS):
+				return fmt.Sprintf("the file %s is on a read-only file system", path), nil
+			case fi.Mode().Perm()&0o222 == 0:
 				return fmt.Sprintf("the file %s is read-only (mode %s)", path, fi.Mode().Perm()), nil
 			}
 			return fmt.Sprintf("the file %s is not writable by this user (mode %s)", path, fi.Mode().Perm()), nil
 		}
+		if sides := unwritableSideFiles(path); sides != "" {
+			return sides, nil
+		}
 		dfi, err := os.Stat(dir)
-		if err == nil && !writable(dir, dfi) && !sideFilesWritable(path) {
-			return fmt.Sprintf("its folder %s is not writable (mode %s), and SQLite needs to create its -wal and -shm files there", dir, dfi.Mode().Perm()), nil
+		if err == nil && !sideFilesWritable(path) {
+			switch err := unwritable(dir, dfi); {
+			case errors.Is(err, syscall.EROFS):
+				return fmt.Sprintf("its folder %s is on a read-only file system, and SQLite needs to create its -wal and -shm files there", dir), nil
+			case err != nil:
+				return fmt.Sprintf("its folder %s is not writable (mode %s), and SQLite needs to create its -wal and -shm files there", dir, dfi.Mode().Perm()), nil
+			}
 		}
 		return "", nil
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -239,7 +302,11 @@ func inspect(path string) (readOnly string, err error) {
 			return "", err
 		case !dfi.IsDir():
 			return "", fmt.Errorf("%s is a file, not a folder", dir)
-		case !writable(dir, dfi):
+		}
+		switch err := unwritable(dir, dfi); {
+		case errors.Is(err, syscall.EROFS):
+			return "", fmt.Errorf("cannot create the database: folder %s is on a read-only file system", dir)
+		case err != nil:
 			return "", fmt.Errorf("cannot create the database: folder %s is not writable (mode %s)", dir, dfi.Mode().Perm())
 		}
 		return "", nil // a new database in a writable folder
@@ -248,10 +315,21 @@ func inspect(path string) (readOnly string, err error) {
 	}
 }
 
-// writable reports whether this process may write the file or folder: its mode allows
-// writing (root too honours a mode that allows it nobody) and the system grants it.
-func writable(path string, fi fs.FileInfo) bool {
-	return fi.Mode().Perm()&0o222 != 0 && canWrite(path)
+// errNoWrite is unwritable's answer for a mode that allows writing nobody.
+var errNoWrite = errors.New("its mode allows writing nobody")
+
+// unwritable says why this process may not write the file or folder at path: the
+// system's refusal (syscall.EROFS on a read-only file system, whatever the mode), or its
+// mode, which root too honours where it allows writing nobody; nil when it may.
+func unwritable(path string, fi fs.FileInfo) error {
+	err := canWrite(path)
+	if errors.Is(err, syscall.EROFS) {
+		return err
+	}
+	if fi.Mode().Perm()&0o222 == 0 {
+		return errNoWrite
+	}
+	return err
 }
 
 // sideFilesWritable reports whether the database's -wal and -shm files both exist and can
@@ -259,11 +337,36 @@ func writable(path string, fi fs.FileInfo) bool {
 func sideFilesWritable(path string) bool {
 	for _, side := range []string{path + "-wal", path + "-shm"} {
 		fi, err := os.Stat(side)
-		if err != nil || !writable(side, fi) {
+		if err != nil || unwritable(side, fi) != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// unwritableSideFiles names the database's -wal and -shm files that exist and that this
+// process may not write ("" when none), which keep SQLite from writing the database
+// although the file and folder are writable: a reader of another user on a read-only
+// database leaves them with its mode (-r--r--r--). It asks the system alone: root writes
+// such a file whatever its mode, as SQLite does.
+func unwritableSideFiles(path string) string {
+	var named []string
+	for _, side := range []struct{ what, path string }{
+		{"write-ahead log", path + "-wal"},
+		{"shared-memory file", path + "-shm"},
+	} {
+		fi, err := os.Stat(side.path)
+		if err != nil {
+			continue // none yet: SQLite creates it
+		}
+		switch err := canWrite(side.path); {
+		case errors.Is(err, syscall.EROFS):
+			named = append(named, fmt.Sprintf("its %s %s is on a read-only file system", side.what, side.path))
+		case err != nil:
+			named = append(named, fmt.Sprintf("its %s %s is not writable by this user (mode %s%s)", side.what, side.path, fi.Mode().Perm(), owner(fi)))
+		}
+	}
+	return strings.Join(named, ", and ")
 }
 
 // write runs f, one write or one transaction on the write connection, again while
@@ -307,7 +410,7 @@ func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error)
 		case isReadOnly(err):
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
 		}
-		return err
+		return whyFull(err, s.path)
 	}
 }
 
@@ -371,4 +474,52 @@ func isReadOnly(err error) bool {
 func isForeignKey(err error) bool {
 	var e *driver.Error
 	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// lowRoom is the free space under which a file system counts as full: a write that failed
+// there failed for want of room.
+const lowRoom = 1 << 20
+
+// whyFull adds to SQLite's error about the database at path that the file system of its
+// folder is full, where an I/O error (SQLite's "disk I/O error" of a -shm file it could
+// not enlarge) or a "database or disk is full" has that cause; other errors it returns as
+// they are.
+func whyFull(err error, path string) error {
+	var e *driver.Error
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_IOERR && e.Code()&0xff != sqlite3.SQLITE_FULL ||
+		errors.As(err, new(*fullError)) {
+		return err
+	}
+	dir := filepath.Dir(path)
+	full := ": the disk is full"
+	if e.Code()&0xff == sqlite3.SQLITE_FULL {
+		full = "" // SQLite said so
+	}
+	bytes, files, ok := room(dir)
+	switch {
+	case ok && bytes < lowRoom:
+		return &fullError{err, fmt.Sprintf("%s (the file system of folder %s has %s free)", full, dir, kib(bytes))}
+	case ok && files == 0:
+		return &fullError{err, fmt.Sprintf("%s (the file system of folder %s has no free inodes for another file)", full, dir)}
+	case e.Code() == sqlite3.SQLITE_IOERR_SHMSIZE:
+		return &fullError{err, fmt.Sprintf(" (SQLite could not enlarge %s-shm: is a disk quota full?)", path)}
+	}
+	return err
+}
+
+// fullError is SQLite's error with what whyFull found of its cause.
+type fullError struct {
+	err error
+	why string
+}
+
+func (e *fullError) Error() string { return e.err.Error() + e.why }
+func (e *fullError) Unwrap() error { return e.err }
+
+// kib says a size in bytes in KB, or MB from 10 MB.
+func kib(n int64) string {
+	if n >= 10<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d KB", n>>10)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,68 @@ func TestImportingTheSameSpaceTwiceStoresItOnce(t *testing.T) {
 	runs, err = st.Runs(ctx, store.RunFilter{Device: "AMD Instinct MI250X", Kind: store.KindImport})
 	if err != nil || len(runs) != 1 || runs[0].ID != second {
 		t.Fatalf("Runs(device) = %+v, %v; want run %d", runs, err, second)
+	}
+}
+
+// ImportRecordingOnce stores a recording once, however many stores (processes) import it
+// at once: the others get the run that holds it, which a copy read from another file finds
+// too; a recording that differs is stored.
+func TestImportRecordingOnceStoresARecordingImportedAtOnceOnce(t *testing.T) {
+	first, path := openStore(t)
+	second, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	ctx := context.Background()
+	const importers = 6
+	type got struct {
+		run      store.RunInfo
+		imported bool
+		err      error
+	}
+	results := make(chan got, importers)
+	start := make(chan struct{})
+	for k := range importers {
+		st := first
+		if k%2 == 1 {
+			st = second
+		}
+		go func() {
+			<-start
+			run, imported, err := st.ImportRecordingOnce(ctx, everyKindRecording())
+			results <- got{run, imported, err}
+		}()
+	}
+	close(start)
+	var runs []int64
+	imported := 0
+	for range importers {
+		g := <-results
+		if g.err != nil {
+			t.Fatal(g.err)
+		}
+		if g.imported {
+			imported++
+		}
+		runs = append(runs, g.run.ID)
+	}
+	stored, err := first.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imported != 1 || len(stored) != 1 || slices.ContainsFunc(runs, func(id int64) bool { return id != stored[0].ID }) {
+		t.Fatalf("%d importers at once: %d imported, runs %v, %d runs stored; want 1 imported, 1 run stored that all return", importers, imported, runs, len(stored))
+	}
+	copied := everyKindRecording()
+	copied.Source = "elsewhere/copy.json"
+	if run, imported, err := second.ImportRecordingOnce(ctx, copied); err != nil || imported || run.ID != stored[0].ID || run.Source != everyKindRecording().Source {
+		t.Errorf("a copy: run %+v, imported %v, %v; want run %d, read from %s, not imported", run, imported, err, stored[0].ID, everyKindRecording().Source)
+	}
+	changed := everyKindRecording()
+	changed.Evaluations[0].Objective++
+	if run, imported, err := second.ImportRecordingOnce(ctx, changed); err != nil || !imported || run.ID == stored[0].ID || run.Evaluations != len(changed.Evaluations) {
+		t.Errorf("a changed recording: run %+v, imported %v, %v; want a new run of %d evaluations", run, imported, err, len(changed.Evaluations))
 	}
 }
 
