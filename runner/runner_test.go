@@ -351,7 +351,9 @@ func (d logless) Compile(ctx context.Context, src device.Source) (device.Kernel,
 
 // A compiler that fails without printing anything leaves a message that says how it
 // failed, for a configuration and for the reference: the message was empty, and a
-// silent exit and a kill read alike.
+// silent exit and a kill read alike. A compiler killed by a signal (the out-of-memory
+// killer's) failed for the machine's sake: the evaluation is no result, and Fault says
+// why; the next evaluation that compiles has no fault.
 func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
 	cc := quietCompiler(t)
 	t.Setenv("CC", cc)
@@ -362,21 +364,30 @@ func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		dev  device.Device
-		at   int
-		want string
+		dev   device.Device
+		at    int
+		want  string
+		fault bool // the evaluation is no result: Fault says want
 	}{
-		{dev, 1, "the compiler (" + cc + ") exited with status 1 and printed nothing"},
-		{dev, 2, "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing"},
-		{logless{dev}, 1, "the compiler failed and printed nothing: exit status 1"},
-		{logless{dev}, 2, "the compiler failed and printed nothing: signal: killed"},
+		{dev, 1, "the compiler (" + cc + ") exited with status 1 and printed nothing", false},
+		{dev, 2, "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it", true},
+		{logless{dev}, 1, "the compiler failed and printed nothing: exit status 1", false},
+		{logless{dev}, 2, "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it", true},
 	}
 	for _, c := range cases {
 		r := runner.New(s, sp, c.dev)
 		e := r.Evaluate(context.Background(), sp.At(c.at, nil), nil)
+		fault := r.Fault()
+		ok := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+		if ok.Status != result.OK || r.Fault() != nil {
+			t.Errorf("%s after it: %v %q, fault %v; want it measured, without a fault", sp.Format(sp.At(0, nil)), ok.Status, ok.Message, r.Fault())
+		}
 		r.Close()
-		if e.Status != result.CompileError || e.Message != c.want {
-			t.Errorf("%s (%T): %v %q, want a compile error saying %q", sp.Format(sp.At(c.at, nil)), c.dev, e.Status, e.Message, c.want)
+		switch {
+		case c.fault && (fault == nil || !strings.HasPrefix(fault.Error(), c.want)):
+			t.Errorf("%s (%T): fault %v, want one starting %q", sp.Format(sp.At(c.at, nil)), c.dev, fault, c.want)
+		case !c.fault && (fault != nil || e.Status != result.CompileError || e.Message != c.want):
+			t.Errorf("%s (%T): %v %q (fault %v), want a compile error saying %q", sp.Format(sp.At(c.at, nil)), c.dev, e.Status, e.Message, fault, c.want)
 		}
 	}
 	s = loadSpec(t, "verification: {reference: {config: {factor: 2}}}\n")
