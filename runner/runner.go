@@ -656,6 +656,12 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		r.ref = r.computeReference(ctx, nil)
 	}
 	if r.ref.err != nil {
+		if env := new(device.EnvironmentError); errors.As(r.ref.err, &env) {
+			// The machine's failure, not the reference's (a worker that replaced a
+			// crashed one computes it here): no verdict, and computed again next time.
+			r.fault, r.ref = env, nil
+			return "", env
+		}
 		return "no reference to verify against: " + r.ref.err.Error(), nil
 	}
 	v := r.spec.Verification
