@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -133,7 +134,7 @@ func (d *hostDevice) environmentFault(log string, exit *exec.ExitError) error {
 		if !ok {
 			continue
 		}
-		full := containsErrno(fullErrnos, errno)
+		full := slices.Contains(fullErrnos, errno)
 		switch {
 		case full && isLocated && !mentions(cacheDir) && !mentions(tempDir):
 			continue // gcc's own files are in one of them
@@ -170,15 +171,6 @@ func endsWithErrno(line string) (syscall.Errno, bool) {
 		}
 	}
 	return 0, false
-}
-
-func containsErrno(set []syscall.Errno, e syscall.Errno) bool {
-	for _, s := range set {
-		if s == e {
-			return true
-		}
-	}
-	return false
 }
 
 // fuller reports whether folder a's file system has less room than b's, when they are
