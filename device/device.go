@@ -128,7 +128,8 @@ type Arg struct {
 type Device interface {
 	Info() Info
 	// Compile builds src. A source the compiler rejects gives a *CompileError holding the
-	// compiler's log; a launch that would break a device limit known after compiling (the
+	// compiler's log, a build that failed for the machine's sake (a full compile cache)
+	// an *EnvironmentError; a launch that would break a device limit known after compiling (the
 	// kernel's own maximum block size) is reported by Launch as a *LimitError.
 	Compile(ctx context.Context, src Source) (Kernel, error)
 	// Alloc allocates a device buffer of n bytes; n may be 0 (an argument of no
@@ -227,6 +228,22 @@ func (e *CompileError) Error() string {
 }
 
 func (e *CompileError) Unwrap() error { return e.Err }
+
+// EnvironmentError is a failure of the machine rather than of the source: the folder a
+// backend compiles into is full, over its quota, read-only or not writable, or the compiler
+// was killed (the out-of-memory killer). It says nothing about the configuration, which
+// may well build once the cause is gone: callers must not record it as the
+// configuration's result.
+type EnvironmentError struct {
+	// Place names what failed in the user's words: "$KTUNE_CACHE (/x/hostc)", "the
+	// compiler /usr/bin/cc".
+	Place string
+	// Err is the cause; errors.Is finds its errno (syscall.ENOSPC) where there is one.
+	Err error
+}
+
+func (e *EnvironmentError) Error() string { return e.Place + ": " + e.Err.Error() }
+func (e *EnvironmentError) Unwrap() error { return e.Err }
 
 // LimitError is a launch that breaks a device limit (block size, local memory).
 type LimitError struct {

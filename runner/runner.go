@@ -35,6 +35,7 @@ type Runner struct {
 	outputs map[int][]byte        // host copies of the compared outputs, by argument, reused
 	ref     *reference            // expected outputs, computed on first use
 	lost    error                 // the fault that lost the device's context, if any
+	fault   error                 // the machine's failure that spoiled the last evaluation (Fault)
 
 	settings []setting // device settings the spec tunes (parameters named like one)
 
@@ -202,6 +203,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	if phase == nil {
 		phase = func(string) {}
 	}
+	r.fault = nil
 	start := time.Now()
 	values := r.sp.Values(c)
 	e := result.Evaluation{Config: values, Objective: math.NaN(), Time: start}
@@ -228,7 +230,13 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	if err != nil {
 		var ce *device.CompileError
 		var le *device.LimitError
+		var env *device.EnvironmentError
 		switch {
+		case errors.As(err, &env):
+			// A full compile cache, a compiler killed for memory: the configuration is
+			// not to blame, and the evaluation is no result (Fault).
+			r.fault = env
+			return fail(result.CompileError, err.Error())
 		case errors.As(err, &le):
 			// The compiler found the kernel needs more than the device has.
 			return fail(result.DeviceLimit, le.Error())
@@ -367,6 +375,13 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	e.FrameworkMS = max(ms(time.Since(start))-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e
 }
+
+// Fault returns the failure of the machine, not of the configuration, that spoiled the
+// last Evaluate (a *device.EnvironmentError: the compile cache's folder is full, the
+// compiler was killed for memory), or nil. That evaluation is no result: the configuration
+// may well build once the cause is gone, so a caller stores nothing for it and stops
+// (package worker does).
+func (r *Runner) Fault() error { return r.fault }
 
 // Broken returns the fault that lost the device's context, after which this process can
 // run nothing more on it (a CUDA kernel's illegal address), or nil. Package worker then
@@ -641,6 +656,12 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		r.ref = r.computeReference(ctx, nil)
 	}
 	if r.ref.err != nil {
+		if env := new(device.EnvironmentError); errors.As(r.ref.err, &env) {
+			// The machine's failure, not the reference's (a worker that replaced a
+			// crashed one computes it here): no verdict, and computed again next time.
+			r.fault, r.ref = env, nil
+			return "", env
+		}
 		return "no reference to verify against: " + r.ref.err.Error(), nil
 	}
 	v := r.spec.Verification

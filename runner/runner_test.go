@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -351,7 +352,9 @@ func (d logless) Compile(ctx context.Context, src device.Source) (device.Kernel,
 
 // A compiler that fails without printing anything leaves a message that says how it
 // failed, for a configuration and for the reference: the message was empty, and a
-// silent exit and a kill read alike.
+// silent exit and a kill read alike. A compiler killed by a signal (the out-of-memory
+// killer's) failed for the machine's sake: the evaluation is no result, and Fault says
+// why; the next evaluation that compiles has no fault.
 func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
 	cc := quietCompiler(t)
 	t.Setenv("CC", cc)
@@ -362,21 +365,30 @@ func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		dev  device.Device
-		at   int
-		want string
+		dev   device.Device
+		at    int
+		want  string
+		fault bool // the evaluation is no result: Fault says want
 	}{
-		{dev, 1, "the compiler (" + cc + ") exited with status 1 and printed nothing"},
-		{dev, 2, "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing"},
-		{logless{dev}, 1, "the compiler failed and printed nothing: exit status 1"},
-		{logless{dev}, 2, "the compiler failed and printed nothing: signal: killed"},
+		{dev, 1, "the compiler (" + cc + ") exited with status 1 and printed nothing", false},
+		{dev, 2, "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it", true},
+		{logless{dev}, 1, "the compiler failed and printed nothing: exit status 1", false},
+		{logless{dev}, 2, "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it", true},
 	}
 	for _, c := range cases {
 		r := runner.New(s, sp, c.dev)
 		e := r.Evaluate(context.Background(), sp.At(c.at, nil), nil)
+		fault := r.Fault()
+		ok := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+		if ok.Status != result.OK || r.Fault() != nil {
+			t.Errorf("%s after it: %v %q, fault %v; want it measured, without a fault", sp.Format(sp.At(0, nil)), ok.Status, ok.Message, r.Fault())
+		}
 		r.Close()
-		if e.Status != result.CompileError || e.Message != c.want {
-			t.Errorf("%s (%T): %v %q, want a compile error saying %q", sp.Format(sp.At(c.at, nil)), c.dev, e.Status, e.Message, c.want)
+		switch {
+		case c.fault && (fault == nil || !strings.HasPrefix(fault.Error(), c.want)):
+			t.Errorf("%s (%T): fault %v, want one starting %q", sp.Format(sp.At(c.at, nil)), c.dev, fault, c.want)
+		case !c.fault && (fault != nil || e.Status != result.CompileError || e.Message != c.want):
+			t.Errorf("%s (%T): %v %q (fault %v), want a compile error saying %q", sp.Format(sp.At(c.at, nil)), c.dev, e.Status, e.Message, fault, c.want)
 		}
 	}
 	s = loadSpec(t, "verification: {reference: {config: {factor: 2}}}\n")
@@ -385,5 +397,53 @@ func TestACompilerThatFailsSilentlyLeavesAMessage(t *testing.T) {
 	err = r.Reference(context.Background(), nil)
 	if want := "does not compile:\nthe compiler (" + cc + ") exited with status 1 and printed nothing"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("reference: %v, want an error ending %q", err, want)
+	}
+}
+
+// fullFor is a real host C device on which compiling the configuration factor=factor
+// fails as on a full disk while *full is set.
+type fullFor struct {
+	device.Device
+	factor string
+	full   *bool
+}
+
+func (d fullFor) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
+	for _, def := range src.Defines {
+		if *d.full && def.Name == "factor" && def.Value == d.factor {
+			return nil, &device.EnvironmentError{Place: "$KTUNE_CACHE (/x/hostc)", Err: syscall.ENOSPC}
+		}
+	}
+	return d.Device.Compile(ctx, src)
+}
+
+// A reference that cannot be compiled for the machine's sake (a full compile cache) is
+// no verdict on the reference: a worker that computes it lazily (one that replaced a
+// crashed worker) reports the failure as its Fault, not a wrong answer of the
+// configuration, and neither it nor Reference keeps the failure: once there is room, the
+// reference is computed and the configuration verifies.
+func TestAReferenceTheMachineFailsIsComputedAgain(t *testing.T) {
+	dev := openHost(t)
+	s := loadSpec(t, "verification: {reference: {config: {factor: 2}}}\n")
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := true
+	r := runner.New(s, sp, fullFor{dev, "2", &full})
+	defer r.Close()
+	e := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+	if f := r.Fault(); f == nil || !errors.Is(f, syscall.ENOSPC) {
+		t.Errorf("with the cache full: %v %q, fault %v; want the fault of the machine", e.Status, e.Message, f)
+	}
+	if err := r.Reference(context.Background(), nil); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Reference with the cache full: %v", err)
+	}
+	full = false
+	if err := r.Reference(context.Background(), nil); err != nil {
+		t.Errorf("Reference with room again: %v", err)
+	}
+	if e := r.Evaluate(context.Background(), sp.At(1, nil), nil); e.Status != result.OK || r.Fault() != nil { // factor=2
+		t.Errorf("with room again: %v %q, fault %v; want it verified", e.Status, e.Message, r.Fault())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -338,7 +339,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		if errors.Is(err, worker.ErrArguments) {
 			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
 		}
-		return nil, err
+		return nil, machineFault(err, info)
 	}
 	// A reference that cannot be computed would fail every configuration's verification
 	// (and a crashing one would be blamed on each configuration in turn): stop before the
@@ -351,7 +352,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			if errors.Is(err, worker.ErrReference) {
 				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
 			}
-			return nil, err
+			return nil, machineFault(err, info)
 		}
 	}
 	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
@@ -421,7 +422,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
 				if defaultEval, err = baseline(dc); err != nil {
 					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
-					return nil, err
+					return nil, machineFault(err, info)
 				}
 			}
 		} else {
@@ -491,13 +492,24 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		runErr = finishErr
 	}
 	if runErr != nil {
-		return rep, runErr
+		return rep, machineFault(runErr, info)
 	}
 	// whatever ended the run (the budget, the time limit, failures alike): nothing to use
 	if rep.BestObjective == nil {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// machineFault adds to an error of the machine (worker.ErrEnvironment) the folder where
+// the device writes what it compiles, where the error does not name it: a runtime that
+// died of a full disk (PoCL) does not say where it wrote.
+func machineFault(err error, info device.Info) error {
+	dir := info.Extra["cache_dir"]
+	if !errors.Is(err, worker.ErrEnvironment) || dir == "" || strings.Contains(err.Error(), dir) {
+		return err
+	}
+	return fmt.Errorf("%w (the %s device writes what it compiles in %s)", err, info.Backend, dir)
 }
 
 // finishRun records how the run ended, in storeCtx (afterGrace of ctx). A cancelled run

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
@@ -49,6 +50,15 @@ type Checker interface {
 // answer with Broken non-nil the child retires and a fresh process takes over.
 type Breakable interface {
 	Broken() error
+}
+
+// Faulter is a Measurer whose evaluation can fail for the machine's sake, not the
+// configuration's (a full compile cache, a compiler killed for memory): Fault returns
+// that failure after the Evaluate it spoiled, nil otherwise. The parent's Evaluate then
+// returns an error instead of the evaluation (ErrEnvironment), so that nothing is stored
+// for the configuration and the tuning stops.
+type Faulter interface {
+	Fault() error
 }
 
 // Idler is a Measurer with work to do between requests that the next request would
@@ -135,10 +145,13 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 		marks.Write(requestMark)
 		phase := func(phase string) { enc.Encode(response{ID: req.ID, Phase: phase}) }
 		resp := response{ID: req.ID, Phase: phaseDone}
-		var err error
+		var err, fault error
 		switch req.Op {
 		case opEvaluate:
 			resp.Eval = toWire(m.Evaluate(ctx, space.Config(req.Config), phase))
+			if f, ok := m.(Faulter); ok {
+				fault = f.Fault()
+			}
 		case opCompile:
 			err = m.Compile(ctx, space.Config(req.Config), phase)
 		case opReference:
@@ -155,6 +168,12 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 		}
 		if err != nil {
 			resp.Err = err.Error()
+			if env := new(device.EnvironmentError); errors.As(err, &env) {
+				fault = env
+			}
+		}
+		if fault != nil {
+			resp.Fault = fault.Error()
 		}
 		// A measurer whose device is lost answers, then the child retires.
 		lost := broken(m)

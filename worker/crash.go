@@ -220,3 +220,28 @@ func (c crash) message(subject, during string, waitErr error) string {
 	}
 	return msg
 }
+
+// fullDisk are strerror's words for a file system that cannot take a write: full, over its
+// quota, read-only.
+var fullDisk = []string{"no space left on device", "disk quota exceeded", "read-only file system"}
+
+// environmentCrash reports whether the lines a child printed before it died put its
+// death down to the machine: a runtime that could not write its own files and exited
+// (PoCL's LLVM: "LLVM ERROR: IO failure on output stream: No space left on device"). While
+// the child compiles, nothing of the kernel has run and any line counts; once the kernel
+// runs (running), what it printed is its own, and only LLVM's fatal errors count (PoCL
+// generates code at the first launch).
+func environmentCrash(lines []string, running bool) bool {
+	for _, l := range lines {
+		if running && !strings.HasPrefix(l, "LLVM ERROR:") {
+			continue
+		}
+		low := strings.ToLower(l)
+		for _, f := range fullDisk {
+			if strings.Contains(low, f) {
+				return true
+			}
+		}
+	}
+	return false
+}

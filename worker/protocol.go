@@ -51,6 +51,9 @@ type response struct {
 	Phase string
 	Eval  wireEval
 	Err   string // set when the child cannot serve at all (phaseReady) or broke on this request
+	// Fault is set when the request failed for the machine's sake, not the
+	// configuration's (a full compile cache): the answer is no result (ErrEnvironment).
+	Fault string
 	// Retire is set with the last answer of a child whose device context is lost (a CUDA
 	// fault poisons it for the process): the child exits after it, and the parent starts a
 	// fresh one for the next configuration.

@@ -416,10 +416,8 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 		case r, ok := <-ch.resps:
 			lim.observe()
 			if !ok {
-				if running {
-					return s.crashed(ch, start, "the kernel", ""), lim.stopped, nil
-				}
-				return s.crashed(ch, start, "the worker process", "compiling"), lim.stopped, nil
+				e, err := s.died(ch, start, running)
+				return e, lim.stopped, err
 			}
 			if r.ID != id {
 				continue
@@ -434,14 +432,17 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 				running, compiled, stoppedAtLaunch = true, time.Now(), lim.stopped
 				lim.reset(s.opts.Timeout)
 			case phaseDone:
+				if r.Retire != "" {
+					s.retire(ch, r.Retire)
+				}
+				if r.Fault != "" {
+					return result.Evaluation{}, lim.stopped, &environmentError{r.Fault}
+				}
 				if r.Err != "" {
 					return result.Evaluation{}, 0, fmt.Errorf("worker: %s", r.Err)
 				}
 				e := r.Eval.evaluation()
 				e.CompileMS += ms(waited)
-				if r.Retire != "" {
-					s.retire(ch, r.Retire)
-				}
 				return e, lim.stopped, nil
 			}
 		case <-lim.C():
@@ -450,10 +451,8 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			}
 			if ch.died() {
 				// It died in time; what it started may still hold its answer pipe.
-				if running {
-					return s.crashed(ch, start, "the kernel", ""), lim.stopped, nil
-				}
-				return s.crashed(ch, start, "the worker process", "compiling"), lim.stopped, nil
+				e, err := s.died(ch, start, running)
+				return e, lim.stopped, err
 			}
 			ch.kill()
 			s.main = nil
@@ -486,6 +485,19 @@ func (s *Supervisor) overLimit(running bool) string {
 	}
 	return fmt.Sprintf("compilation ran past the time limit of %v (compile_timeout) and was killed", s.opts.CompileTimeout)
 }
+
+// ErrEnvironment marks the error of Evaluate, Reference and Check when the work failed for
+// the machine's sake, not the configuration's: the compile cache's folder is full or cannot
+// be written, a runtime could not write its own cache, the compiler was killed for memory.
+// The configuration may well build once the cause is gone: nothing is to be stored for it,
+// and tuning stops.
+var ErrEnvironment = errors.New("a failure of the machine, not of the configuration")
+
+// environmentError is an ErrEnvironment error in the child's words.
+type environmentError struct{ msg string }
+
+func (e *environmentError) Error() string        { return e.msg }
+func (e *environmentError) Is(target error) bool { return target == ErrEnvironment }
 
 // ErrReference is returned by Reference when the reference outputs cannot be computed:
 // every configuration would fail verification, so tuning must not start.
@@ -567,18 +579,23 @@ func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, faile
 	lim := newLimit(s.opts.CompileTimeout)
 	defer lim.stop()
 	running := false
-	died := func() string {
+	died := func() (string, string, error) {
+		who, during := "the worker process", "compiling it"
 		if running {
-			return s.crashed(ch, start, subject, "").Message
+			who, during = subject, ""
 		}
-		return s.crashed(ch, start, "the worker process", "compiling it").Message
+		e := s.crashed(ch, start, who, during)
+		if environmentCrash(ch.output.lines(40), running) {
+			return "", "", &environmentError{e.Message}
+		}
+		return "", e.Message, nil
 	}
 	for {
 		select {
 		case r, ok := <-ch.resps:
 			lim.observe()
 			if !ok {
-				return "", died(), nil
+				return died()
 			}
 			if r.ID != id {
 				continue
@@ -595,13 +612,16 @@ func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, faile
 			if r.Retire != "" {
 				s.retire(ch, r.Retire)
 			}
+			if r.Fault != "" {
+				return "", "", &environmentError{r.Fault}
+			}
 			return r.Err, "", nil
 		case <-lim.C():
 			if !lim.expired() {
 				continue
 			}
 			if ch.died() {
-				return "", died(), nil
+				return died()
 			}
 			ch.kill()
 			s.main = nil
@@ -613,6 +633,21 @@ func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, faile
 			return "", "", ctx.Err()
 		}
 	}
+}
+
+// died reports the death of the main child ch while it compiled, or ran the kernel: a
+// crash, the configuration's result, unless what the child printed puts it down to the
+// machine (environmentCrash): then an ErrEnvironment error.
+func (s *Supervisor) died(ch *child, start time.Time, running bool) (result.Evaluation, error) {
+	who, during := "the worker process", "compiling"
+	if running {
+		who, during = "the kernel", ""
+	}
+	e := s.crashed(ch, start, who, during)
+	if environmentCrash(ch.output.lines(40), running) {
+		return result.Evaluation{}, &environmentError{e.Message}
+	}
+	return e, nil
 }
 
 // crashed reports the death of the main child ch while subject ("the kernel", "the

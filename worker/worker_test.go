@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
@@ -62,19 +63,50 @@ const (
 	behaveGODEBUG    // answers with the child's GODEBUG as the message
 	behaveLongTiming // its timed runs take 1.5 s
 	behaveCompileHang
+	behaveEnvironment       // the machine fails its compilation (a full compile cache): Fault says so
+	behaveFullDiskCompiling // the process exits as PoCL's LLVM does when its cache is full
+	behaveFullDiskKernel    // the kernel prints the words of a full disk and exits: its own doing
+	behaveFullDiskLaunch    // LLVM's report of a full disk at the first launch (PoCL's code generation)
 )
+
+// llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
+const llvmFull = "LLVM ERROR: IO failure on output stream: No space left on device"
 
 // fakeMeasurer stands for the runner in the child process, so that the supervisor's
 // handling of processes can be tested without a device.
 type fakeMeasurer struct {
 	lost   error
+	fault  error
 	served int // evaluations this process served
 }
 
 func (m *fakeMeasurer) Broken() error { return m.lost }
+func (m *fakeMeasurer) Fault() error  { return m.fault }
+
+// Reference fails as KTUNE_WORKER_REFERENCE says: "environment" with an environment
+// error, "full" as PoCL's LLVM exits on a full disk; it succeeds when that is unset.
+func (m *fakeMeasurer) Reference(_ context.Context, phase func(string)) error {
+	switch os.Getenv("KTUNE_WORKER_REFERENCE") {
+	case "environment":
+		return &device.EnvironmentError{Place: "$KTUNE_CACHE (/x/hostc)", Err: syscall.ENOSPC}
+	case "full":
+		fmt.Fprintln(os.Stderr, llvmFull)
+		os.Exit(1)
+	}
+	return nil
+}
 
 func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(string)) result.Evaluation {
 	m.served++
+	m.fault = nil
+	switch c[0] {
+	case behaveEnvironment:
+		m.fault = &device.EnvironmentError{Place: "$KTUNE_CACHE (/x/hostc)", Err: syscall.ENOSPC}
+		return result.Evaluation{Status: result.CompileError, Objective: math.NaN(), Message: m.fault.Error()}
+	case behaveFullDiskCompiling:
+		fmt.Fprintln(os.Stderr, llvmFull)
+		os.Exit(1)
+	}
 	if m.lost != nil {
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "device lost earlier: " + m.lost.Error()}
 	}
@@ -93,6 +125,12 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		time.Sleep(time.Second)
 	case behaveHang:
 		time.Sleep(time.Hour)
+	case behaveFullDiskKernel:
+		fmt.Fprintln(os.Stderr, "fwrite: No space left on device")
+		os.Exit(1)
+	case behaveFullDiskLaunch:
+		fmt.Fprintln(os.Stderr, llvmFull)
+		os.Exit(1)
 	case behaveLongTiming:
 		time.Sleep(1500 * time.Millisecond)
 	case behaveLoseDevice:
@@ -226,6 +264,50 @@ func TestAWorkerThatLosesItsDeviceIsReplacedAndTuningGoesOn(t *testing.T) {
 	}
 	if s.Crashes != 1 {
 		t.Fatalf("%d replacements counted, want 1", s.Crashes)
+	}
+}
+
+// An evaluation that failed for the machine's sake (a full compile cache, a runtime
+// that exits on a full disk) is an ErrEnvironment error, not a result to store: stored,
+// it was a compile error or a crash of the configuration, never measured again. A kernel
+// that prints the same words before it dies crashed by its own doing; and the worker goes
+// on serving after each.
+func TestFailuresOfTheMachineAreErrorsNotResults(t *testing.T) {
+	s := newTestSupervisor(t)
+	cases := []struct {
+		behaviour int
+		want      string // the ErrEnvironment error's message; "": a runtime error
+	}{
+		{behaveEnvironment, "$KTUNE_CACHE (/x/hostc): no space left on device"},
+		{behaveFullDiskCompiling, "the worker process died (exit status 1) while compiling: " + llvmFull},
+		{behaveFullDiskLaunch, "the worker process died (exit status 1) while running the kernel: " + llvmFull},
+		{behaveFullDiskKernel, ""},
+	}
+	for i, c := range cases {
+		e, err := s.Evaluate(context.Background(), space.Config{c.behaviour, i})
+		switch {
+		case c.want == "" && (err != nil || e.Status != result.RuntimeError):
+			t.Errorf("behaviour %d: %v %q, error %v; want a runtime error", c.behaviour, e.Status, e.Message, err)
+		case c.want != "" && (!errors.Is(err, ErrEnvironment) || err.Error() != c.want):
+			t.Errorf("behaviour %d: %v %q, error %v; want an ErrEnvironment error %q", c.behaviour, e.Status, e.Message, err, c.want)
+		}
+		if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, i}); err != nil || e.Status != result.OK {
+			t.Fatalf("after behaviour %d: %v %v", c.behaviour, e.Status, err)
+		}
+	}
+}
+
+// A reference that cannot be computed for the machine's sake is an ErrEnvironment error,
+// not an ErrReference one, which told the user to fix the reference.
+func TestAReferenceTheMachineFailsIsNotTheReferencesFault(t *testing.T) {
+	for _, how := range []string{"environment", "full"} {
+		t.Run(how, func(t *testing.T) {
+			s := newTestSupervisor(t, "KTUNE_WORKER_REFERENCE="+how)
+			err := s.Reference(context.Background())
+			if !errors.Is(err, ErrEnvironment) || errors.Is(err, ErrReference) {
+				t.Errorf("Reference: %v; want an ErrEnvironment error", err)
+			}
+		})
 	}
 }
 

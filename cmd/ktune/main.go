@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ktune/ktune/expr"
@@ -170,7 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	env := &cliEnv{stdout: stdout, stderr: stderr,
+	out := &recordingWriter{w: stdout}
+	env := &cliEnv{stdout: out, stderr: stderr,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		printMainUsage(stdout)
@@ -227,6 +230,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := c.run(ctx, env, args[1:])
+	err = outputFailed(env, c, err, out.failed())
 	switch {
 	case err == nil:
 		return 0
@@ -239,6 +243,53 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "ktune %s: %v\n", c.name, err)
 	return 1
+}
+
+// recordingWriter passes writes on to w and keeps the first error one of them had.
+// Commands print their results with fmt.Fprintf and do not check each write: standard
+// output on a full disk must still fail the command, not end it with status 0 and an
+// empty file.
+type recordingWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = err
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed returns the first error writing to w.
+func (r *recordingWriter) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// outputFailed is the error of command c, which returned err, when writing its standard
+// output failed with werr (commands flush what they buffer before they return): err where
+// nothing failed or c was interrupted, else an error saying that the output is lost. A
+// command error of its own (other than werr itself) is printed first.
+func outputFailed(env *cliEnv, c *command, err, werr error) error {
+	if werr == nil || errors.Is(err, context.Canceled) || errors.Is(err, errUsage) {
+		return err
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.Is(err, werr) {
+		fmt.Fprintf(env.stderr, "ktune %s: %v\n", c.name, err)
+	}
+	var pe *fs.PathError
+	if errors.As(werr, &pe) {
+		werr = pe.Err // the file is standard output, whatever its name
+	}
+	return fmt.Errorf("writing standard output: %w", werr)
 }
 
 // errUsage marks an error already reported with the command's usage.

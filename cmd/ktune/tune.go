@@ -16,6 +16,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuner"
+	"github.com/ktune/ktune/worker"
 )
 
 func init() {
@@ -213,6 +214,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: %s)", rep.Run, exportHint(rep.Run, *db))
 	case errors.Is(err, tuner.ErrNothingSucceeded):
 		return fmt.Errorf("no configuration ran and verified successfully in run %d: none was evaluated before it stopped (%s)", rep.Run, rep.Stop)
+	case errors.Is(err, worker.ErrEnvironment):
+		return fmt.Errorf("%w\nThe machine failed, not the configuration: nothing was stored for it, and run %d is left interrupted; once the cause is gone, the same command resumes the run and measures it", err, rep.Run)
 	}
 	return err
 }
@@ -242,6 +245,8 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		return fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
 	case errors.As(err, new(*space.TooLargeError)):
 		return spaceTooLarge(err)
+	case errors.Is(err, worker.ErrEnvironment):
+		return fmt.Errorf("%w\nThe machine failed, not the spec: nothing was stored for what failed; once the cause is gone, run the same command again (anything measured is kept)", err)
 	case errors.Is(err, context.Canceled):
 		// an interruption before the search (building the space, starting the workers, the
 		// reference, the default configuration) is still said, as a later one is

@@ -5,6 +5,7 @@ package hostc
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -77,10 +78,17 @@ func (b *backend) probe(ctx context.Context, d *hostDevice) error {
 		return err
 	}
 	err := probeDevice(ctx, d)
-	if err != nil {
+	var env *device.EnvironmentError
+	switch {
+	case errors.As(err, &env):
+		// a full or unwritable cache folder, a compiler killed for memory: not the
+		// compiler's fault, and maybe gone by the next probe
+		err = fmt.Errorf("%w: %v", device.ErrUnavailable, err)
+	case err != nil:
 		err = fmt.Errorf("%w: the C compiler %s cannot build kernels this process can run: %v", device.ErrUnavailable, d.tc.cc[0], err)
 	}
-	if ctx.Err() == nil { // a cancelled probe says nothing about the toolchain
+	// a cancelled probe says nothing about the toolchain, nor one the machine failed
+	if ctx.Err() == nil && env == nil {
 		if b.probed == nil {
 			b.probed = map[string]error{}
 		}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ktune/ktune/device"
 )
 
 // formatVersion changes whenever the wrapper or the cache layout changes, so that old
@@ -36,7 +38,7 @@ type objectCache struct {
 
 func openCache(dir string) (*objectCache, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "locks"), 0o755); err != nil {
-		return nil, fmt.Errorf("cache directory: %w", err)
+		return nil, &device.EnvironmentError{Place: cachePlace(dir), Err: err}
 	}
 	c := &objectCache{dir: dir}
 	c.sweep(time.Hour)

@@ -69,7 +69,8 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 			return d.build(ctx, dir, u)
 		})
 		if err != nil {
-			return nil, err
+			// A cache that cannot be written fails every configuration alike.
+			return nil, cacheFault(d.cache.dir, err)
 		}
 		if hit {
 			d.hits.Add(1)
@@ -125,9 +126,12 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		log := out.String()
+		if err := d.environmentFault(log, exit); err != nil {
+			return "", nil, err
+		}
 		if strings.TrimSpace(log) == "" {
-			// Killed by the out-of-memory killer, or a wrapper that fails quietly: how it
-			// ended is all there is to say.
+			// A wrapper that fails quietly: how it ended is all there is to say. (One killed
+			// by a signal, the out-of-memory killer's, is the machine's fault, above.)
 			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(d.tc.cc, " "), howEnded(exit))
 		}
 		if strings.Contains(log, wrapperFile) {
@@ -141,7 +145,8 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 		return "", nil, &device.CompileError{Log: log, Err: err}
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("compile %s: run %s: %w", u.kernel, d.tc.cc[0], err)
+		// The compiler did not start (removed, out of processes): no fault of the source.
+		return "", nil, &device.EnvironmentError{Place: "the compiler " + d.tc.cc[0], Err: err}
 	}
 	slog.Debug("hostc: compiled", "kernel", u.kernel, "duration", time.Since(start), "warnings", out.String())
 	rule, err := os.ReadFile(deps)

@@ -13,7 +13,10 @@
 // and the headers the source included. A configuration compiled once, by this process or
 // by another one sharing the cache directory (see [CacheDir]), loads without running the
 // compiler again. Writes are atomic renames and concurrent builders of one configuration
-// serialise on a lock file, so parallel pre-compiling processes are safe.
+// serialise on a lock file, so parallel pre-compiling processes are safe. A build that
+// fails for the machine's sake (the cache's disk full, read-only or not writable, the
+// compiler killed by a signal) is a *device.EnvironmentError, not a compile error: only
+// the compiler's own reports count, never diagnostics of the source, whatever their words.
 //
 // Kernels run in this process. A kernel that faults (a segmentation fault, an abort, an
 // endless loop) takes the process with it, and Run cannot interrupt a running kernel

@@ -380,9 +380,10 @@ func TestMissingSymbolsAreCompileErrors(t *testing.T) {
 	}
 }
 
-// A compiler that fails without a word (the out-of-memory killer's SIGKILL, a wrapper
-// that exits 1 quietly) gives a compile error that says which compiler it was, how it
-// ended and that it printed nothing: its empty output used to be the whole message.
+// A compiler that fails without a word (a wrapper that exits 1 quietly) gives a compile
+// error that says which compiler it was, how it ended and that it printed nothing: its
+// empty output used to be the whole message. One killed by a signal (the out-of-memory
+// killer's SIGKILL) failed for the machine's sake: an environment error that says so.
 func TestACompilerThatFailsSilentlySaysHowItEnded(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -396,23 +397,28 @@ func TestACompilerThatFailsSilentlySaysHowItEnded(t *testing.T) {
 	}
 	t.Setenv("CC", cc)
 	d := openHost(t)
-	cases := []struct{ define, want string }{
-		{"QUIET_EXIT", "the compiler (" + cc + ") exited with status 1 and printed nothing"},
-		{"QUIET_KILL", "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing"},
-	}
-	for _, c := range cases {
-		t.Run(c.define, func(t *testing.T) {
-			_, err := d.Compile(context.Background(), device.Source{Code: "void k(void) {}", Kernel: "k",
-				Defines: []device.Define{{Name: c.define, Value: "1"}}})
-			var ce *device.CompileError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
-			}
-			if strings.TrimSpace(ce.Log) != c.want {
-				t.Errorf("log %q, want %q", ce.Log, c.want)
-			}
-		})
-	}
+	t.Run("QUIET_EXIT", func(t *testing.T) {
+		_, err := d.Compile(context.Background(), device.Source{Code: "void k(void) {}", Kernel: "k",
+			Defines: []device.Define{{Name: "QUIET_EXIT", Value: "1"}}})
+		var ce *device.CompileError
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+		}
+		if want := "the compiler (" + cc + ") exited with status 1 and printed nothing"; strings.TrimSpace(ce.Log) != want {
+			t.Errorf("log %q, want %q", ce.Log, want)
+		}
+	})
+	t.Run("QUIET_KILL", func(t *testing.T) {
+		_, err := d.Compile(context.Background(), device.Source{Code: "void k(void) {}", Kernel: "k",
+			Defines: []device.Define{{Name: "QUIET_KILL", Value: "1"}}})
+		var env *device.EnvironmentError
+		if !errors.As(err, &env) {
+			t.Fatalf("error %v (%T), want *device.EnvironmentError", err, err)
+		}
+		if want := "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it"; !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %q, want it to start %q", err, want)
+		}
+	})
 }
 
 func TestSourcesTheBackendCannotTakeAreRejected(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -135,6 +137,9 @@ func enumerate(cl *api) ([]located, error) {
 			info.Platform = p.name
 			info.Extra["platform_vendor"] = p.vendor
 			info.Extra["platform_version"] = p.version
+			if dir := cacheDir(p.name); dir != "" {
+				info.Extra["cache_dir"] = dir
+			}
 			out = append(out, located{platform: p.id, device: id, info: info})
 		}
 	}
@@ -257,6 +262,27 @@ func deviceType(t uint64) string {
 		return "accelerator"
 	case t&clDeviceTypeCustom != 0:
 		return "custom"
+	}
+	return ""
+}
+
+// cacheDir is the folder where the platform named name keeps the kernels it compiles, ""
+// where that is not known. PoCL writes every build there, and dies (LLVM's "IO failure on
+// output stream: No space left on device") when it is full: a message about that names it.
+func cacheDir(name string) string {
+	if name != "Portable Computing Language" {
+		return ""
+	}
+	// PoCL's own choice: $POCL_CACHE_DIR, else pocl/kcache under $XDG_CACHE_HOME, else
+	// under ~/.cache.
+	if d := os.Getenv("POCL_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "pocl", "kcache")
+	}
+	if h := os.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "pocl", "kcache")
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // maxLinks is the most symbolic links Target follows, as Linux's ELOOP limit.
@@ -60,7 +61,8 @@ func Target(path string) (string, fs.FileInfo, error) {
 //     failure leaves no temporary file behind. An existing file keeps its permission
 //     bits; a new one gets 0666 less the umask, as os.Create gives.
 //
-// A folder at path is an error. write's own errors are returned as they are.
+// A folder at path is an error. write's own errors are returned as they are, except that
+// one about the temporary file (the disk is full) names path instead.
 func Write(path string, write func(io.Writer) error) error {
 	target, fi, err := Target(path)
 	if err != nil {
@@ -96,7 +98,9 @@ func inPlace(path string, write func(io.Writer) error) error {
 }
 
 // replace writes path through a temporary file beside it. exact says that perm is an
-// existing file's, to be given as it is rather than less the umask.
+// existing file's, to be given as it is rather than less the umask. An error about the
+// temporary file (the disk is full) is told as about path: its name means nothing to
+// the user, who named path.
 func replace(path string, perm fs.FileMode, exact bool, write func(io.Writer) error) (err error) {
 	f, err := createTemp(path, perm)
 	if err != nil {
@@ -106,6 +110,7 @@ func replace(path string, perm fs.FileMode, exact bool, write func(io.Writer) er
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			err = named(err, f.Name(), path)
 		}
 	}()
 	if exact {
@@ -150,6 +155,34 @@ func createTemp(path string, perm fs.FileMode) (*os.File, error) {
 	}
 	return nil, &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("no unused temporary name in %s", dir)}
 }
+
+// named returns err, which may be about the temporary file tmp, as about path: an error
+// of the file (writing it, closing it, renaming it over path) becomes one of path, and an
+// error of write's that wraps one reads path where it read tmp. Other errors are left as
+// they are.
+func named(err error, tmp, path string) error {
+	var le *os.LinkError
+	if errors.As(err, &le) && le.Old == tmp {
+		return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+	}
+	var pe *fs.PathError
+	switch {
+	case !errors.As(err, &pe) || pe.Path != tmp:
+		return err
+	case err == error(pe):
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return &renamed{err: err, tmp: tmp, path: path}
+}
+
+// renamed is an error that wraps one about the temporary file tmp, told as about path.
+type renamed struct {
+	err       error
+	tmp, path string
+}
+
+func (e *renamed) Error() string { return strings.ReplaceAll(e.err.Error(), e.tmp, e.path) }
+func (e *renamed) Unwrap() error { return e.err }
 
 // Cause returns what to say of an error of Write for path after the name of the output:
 // the cause alone where the error is about path itself, else the whole error (about a
