@@ -81,7 +81,7 @@ func (b *backend) probe(ctx context.Context, d *hostDevice) error {
 	var env *device.EnvironmentError
 	switch {
 	case errors.As(err, &env):
-		// a full or unwritable cache folder, a compiler killed for memory: not the
+		// a full or unwritable cache folder: not the
 		// compiler's fault, and maybe gone by the next probe
 		err = fmt.Errorf("%w: %v", device.ErrUnavailable, err)
 	case err != nil:

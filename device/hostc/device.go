@@ -130,10 +130,10 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 			return "", nil, err
 		}
 		if strings.TrimSpace(log) == "" {
-			// A wrapper that fails quietly: how it ended is all there is to say. (One killed
-			// by a signal, the out-of-memory killer's, is the machine's fault, above.)
+			// A wrapper that fails quietly: how it ended is all there is to say.
 			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(d.tc.cc, " "), howEnded(exit))
 		}
+		log += killedNote(log, exit)
 		if strings.Contains(log, wrapperFile) {
 			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
 				wrapperFile, u.kernel, u.signature(), u.kernel)

@@ -14,9 +14,10 @@
 // by another one sharing the cache directory (see [CacheDir]), loads without running the
 // compiler again. Writes are atomic renames and concurrent builders of one configuration
 // serialise on a lock file, so parallel pre-compiling processes are safe. A build that
-// fails for the machine's sake (the cache's disk full, read-only or not writable, the
-// compiler killed by a signal) is a *device.EnvironmentError, not a compile error: only
-// the compiler's own reports count, never diagnostics of the source, whatever their words.
+// fails for the machine's sake (the cache's disk full, read-only or not writable) is a
+// *device.EnvironmentError, not a compile error: only the compiler's own reports count,
+// never diagnostics of the source, whatever their words. A compiler killed (the
+// out-of-memory killer's SIGKILL) is a compile error of the configuration with a note.
 //
 // Kernels run in this process. A kernel that faults (a segmentation fault, an abort, an
 // endless loop) takes the process with it, and Run cannot interrupt a running kernel

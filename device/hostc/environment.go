@@ -18,7 +18,7 @@ import (
 
 // A build can fail for the machine's sake, not the source's: a full or read-only disk
 // under the cache folder or the compiler's temporary folder, a cache folder this user
-// cannot write, a compiler killed for memory. Such a failure is a *device.EnvironmentError,
+// cannot write. Such a failure is a *device.EnvironmentError,
 // which callers do not record as the configuration's result.
 
 // fullErrnos are what a file system answers when it cannot take a write, whatever the
@@ -106,10 +106,6 @@ var killedLines = []string{"Killed signal terminated program", "unable to execut
 // diagnostic of the source (an #error, a static assertion) never does, whatever its words,
 // nor do the source lines the compiler quotes (indented).
 func (d *hostDevice) environmentFault(log string, exit *exec.ExitError) error {
-	compiler := "the compiler " + strings.Join(d.tc.cc, " ")
-	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return &device.EnvironmentError{Place: compiler, Err: killed(strings.TrimPrefix(howEnded(exit), "was "), ws.Signal() == syscall.SIGKILL)}
-	}
 	cacheDir, tempDir := d.cache.dir, os.TempDir()
 	for line := range strings.Lines(log) {
 		line = strings.TrimRight(line, " \t\r\n")
@@ -122,13 +118,6 @@ func (d *hostDevice) environmentFault(log string, exit *exec.ExitError) error {
 		isLocated := located.MatchString(line)
 		if isLocated && !strings.Contains(strings.ToLower(line), "fatal error:") {
 			continue
-		}
-		if !isLocated {
-			for _, k := range killedLines {
-				if strings.Contains(line, k) {
-					return &device.EnvironmentError{Place: compiler, Err: killed(line, true)}
-				}
-			}
 		}
 		errno, ok := endsWithErrno(line)
 		if !ok {
@@ -150,13 +139,27 @@ func (d *hostDevice) environmentFault(log string, exit *exec.ExitError) error {
 	return nil
 }
 
-// killed is the cause of a compiler killed by a signal: how, and what to do when it was
-// SIGKILL, the out-of-memory killer's signal.
-func killed(how string, oom bool) error {
-	if oom {
-		how += "; the out-of-memory killer sends it: free memory and run the command again, or, if this configuration alone exhausts it, exclude the configuration with a restriction"
+// killedNote says, for a compiler that was killed (by a signal, or its driver says a
+// program it ran was: the out-of-memory killer's work as a rule), what to make of it, or ""
+// when it was not. The configuration is a compile error: one that alone exhausts the
+// memory stays one, and a machine short of memory fails every configuration alike, which
+// stops the tuning (the same-failure rule).
+func killedNote(log string, exit *exec.ExitError) string {
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	signaled := ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+	if !signaled {
+		for line := range strings.Lines(log) {
+			for _, k := range killedLines {
+				if strings.Contains(line, k) && !located.MatchString(line) {
+					signaled = true
+				}
+			}
+		}
 	}
-	return &compilerSaid{line: how}
+	if !signaled {
+		return ""
+	}
+	return "note: the compiler was killed, as the out-of-memory killer does: if this configuration alone exhausts the memory, exclude it with a restriction; if every one does, free memory\n"
 }
 
 // endsWithErrno reports which errno of fullErrnos or deniedErrnos a compiler's line ends

@@ -75,8 +75,7 @@ func TestFailuresOfTheMachineAreNotCompileErrors(t *testing.T) {
 			syscall.EROFS, "$KTUNE_CACHE ("},
 		{"linker_denied_in_cache", "/usr/bin/ld: cannot open output file @OUT@: Permission denied\ncollect2: error: ld returned 1 exit status\n",
 			syscall.EACCES, "$KTUNE_CACHE ("},
-		{"gcc_oom_killed", "gcc: fatal error: Killed signal terminated program cc1\ncompilation terminated.\n",
-			0, "the compiler "},
+		{"gcc_oom_killed", "gcc: fatal error: Killed signal terminated program cc1\ncompilation terminated.\n", 0, ""}, // the configuration's, with a note
 		{"error_directive", "k.c:3:2: error: #error No space left on device\n    3 | #error No space left on device\n      |  ^~~~~\n", 0, ""},
 		{"static_assertion", "k.c:2:1: error: static assertion failed: \"Read-only file system\"\n", 0, ""},
 		{"fatal_error_of_the_source", "k.c:9:2: fatal error: Disk quota exceeded\n", 0, ""},
@@ -101,6 +100,9 @@ func TestFailuresOfTheMachineAreNotCompileErrors(t *testing.T) {
 			case c.place == "":
 				if !errors.As(err, &ce) {
 					t.Fatalf("error %v (%T), want a compile error", err, err)
+				}
+				if killed := strings.Contains(ce.Log, "out-of-memory killer"); killed != (c.name == "gcc_oom_killed") {
+					t.Errorf("log %q: a note on the out-of-memory killer %v, want %v", ce.Log, killed, !killed)
 				}
 			case !errors.As(err, &env):
 				t.Fatalf("error %v (%T), want an environment error", err, err)

@@ -382,8 +382,8 @@ func TestMissingSymbolsAreCompileErrors(t *testing.T) {
 
 // A compiler that fails without a word (a wrapper that exits 1 quietly) gives a compile
 // error that says which compiler it was, how it ended and that it printed nothing: its
-// empty output used to be the whole message. One killed by a signal (the out-of-memory
-// killer's SIGKILL) failed for the machine's sake: an environment error that says so.
+// empty output used to be the whole message. One killed (the out-of-memory killer's
+// SIGKILL) is a compile error of the configuration too, with a note on what to do.
 func TestACompilerThatFailsSilentlySaysHowItEnded(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -411,12 +411,13 @@ func TestACompilerThatFailsSilentlySaysHowItEnded(t *testing.T) {
 	t.Run("QUIET_KILL", func(t *testing.T) {
 		_, err := d.Compile(context.Background(), device.Source{Code: "void k(void) {}", Kernel: "k",
 			Defines: []device.Define{{Name: "QUIET_KILL", Value: "1"}}})
-		var env *device.EnvironmentError
-		if !errors.As(err, &env) {
-			t.Fatalf("error %v (%T), want *device.EnvironmentError", err, err)
+		var ce *device.CompileError
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %v (%T), want *device.CompileError", err, err)
 		}
-		if want := "the compiler " + cc + ": killed by signal SIGKILL (killed); the out-of-memory killer sends it"; !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("error %q, want it to start %q", err, want)
+		want := "the compiler (" + cc + ") was killed by signal SIGKILL (killed) and printed nothing\nnote: the compiler was killed, as the out-of-memory killer does"
+		if !strings.HasPrefix(ce.Log, want) {
+			t.Errorf("log %q, want it to start %q", ce.Log, want)
 		}
 	})
 }
