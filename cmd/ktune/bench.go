@@ -71,7 +71,9 @@ Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the ce
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
 one would compute again (the same strategy, options, seed and repeats give the same runs)
-and runs only the others; a file none of whose cells is of this benchmark is refused.
+and runs only the others; a file none of whose cells is of this benchmark is refused, and so
+is one with a cell no benchmark writes (a fraction outside [0, 1], a mean not of its
+fractions, a cell twice: an edited or damaged file), naming the cell.
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
@@ -624,26 +626,41 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume: %w", err)
 	}
+	if why := format.NotJSONObject(data); why != "" {
+		return nil, nil, fmt.Errorf("--resume %s: %s; --resume takes the --json output or a --checkpoint file of 'ktune bench'", path, why)
+	}
+	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
+	// how they were run too, but hold no cells of a benchmark: refused by what they are;
+	// a benchmark's whose cells no benchmark wrote (edited, damaged) is refused naming the
+	// cell, rather than taken as it is or dropped to be run again in silence
+	b, err := report.ReadBench(data)
+	var other *report.OtherFileError
+	switch {
+	case errors.As(err, &other):
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
+	case err != nil && !errors.Is(err, report.ErrNotBench):
+		return nil, nil, fmt.Errorf("--resume %s: %w; remove that cell from the file to run it again, or leave --resume out to run every cell", path, err)
+	}
 	var prev struct {
 		benchmark.RunInfo
 		// unread here (a defaults file's are objects; such a file is refused first)
 		Budgets json.RawMessage  `json:"budgets"`
 		Cells   []benchmark.Cell `json:"cells"`
 	}
-	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
-	// how they were run too, but hold no cells of a benchmark: refused by what they are
-	if _, err := report.ReadBench(data); err != nil && !errors.Is(err, report.ErrNotBench) {
-		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
-	}
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
+		what := "not 'ktune bench --json' output or a --checkpoint file"
+		if b != nil {
+			what = b.Kind() + ", edited or damaged"
+		}
+		return nil, nil, fmt.Errorf("--resume %s: %s: %s", path, what, format.JSONError(data, err))
 	}
-	if prev.Cells == nil && prev.Repeats == 0 {
+	if prev.Cells == nil {
 		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
 	}
-	if prev.Repeats == 0 || prev.Mode == "" {
+	if b == nil || prev.Repeats == 0 || prev.Mode == "" {
 		return nil, nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
 	}
+	prev.Cells = b.Cells // as ReadBench checked them
 	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/internal/outfile"
+	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/strategy"
 )
@@ -62,7 +65,8 @@ them to --out (and the cells run to --csv and --json), and exits with status 130
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
 and budgets and runs only the others (a file none of whose cells is of this grid is
-refused). --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
+refused, and so is one with a cell no run writes, edited or damaged, naming the cell).
+--checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
@@ -267,10 +271,8 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if err != nil {
 		return nil, 0, fmt.Errorf("--resume: %w", err)
 	}
-	var prev struct {
-		Mode    string `json:"mode"`
-		Fitness string `json:"fitness"`
-		benchmark.HypertuneResult
+	if why := format.NotJSONObject(data); why != "" {
+		return nil, 0, fmt.Errorf("--resume %s: %s; --resume takes the --json output or a --checkpoint file of 'ktune hypertune'", path, why)
 	}
 	// a defaults file names its strategy, mode and repeats too, but holds no settings or
 	// cells; told apart before its other fields fail to decode as a run's
@@ -282,11 +284,37 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells, "+
 			"being its defaults file (which bench, simulate and tune read with --defaults)", path)
 	}
+	// so are the files of 'ktune bench', whose cells are of strategies, not settings
+	var damaged *report.BenchFileError
+	if b, err := report.ReadBench(data); err == nil || errors.As(err, &damaged) {
+		what := b.Kind()
+		if err != nil {
+			what = damaged.What
+		}
+		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells of a hypertune, "+
+			"being %s (a benchmark's cells, which 'ktune bench --resume' and 'ktune report' read)", path, what)
+	}
+	var prev struct {
+		Mode    string `json:"mode"`
+		Fitness string `json:"fitness"`
+		benchmark.HypertuneResult
+		Cells json.RawMessage `json:"cells"` // read cell by cell, so that an error names the cell
+	}
+	const what = "the --json output or a --checkpoint file of 'ktune hypertune'"
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
+		if probe.Settings == nil {
+			return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: %s", path, format.JSONError(data, err))
+		}
+		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %s", path, what, format.JSONError(data, err))
 	}
 	if prev.Strategy == "" || prev.Repeats == 0 {
 		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
+	}
+	// cells no run wrote (edited, damaged) are refused, naming the cell, rather than
+	// taken as they are (a fraction of 5 changed the choice) or dropped as of another grid
+	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err != nil {
+		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w; remove that cell from the file to run it again, or leave --resume out to run every cell",
+			path, what, err)
 	}
 
 	done, skipped, err = benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
