@@ -106,6 +106,12 @@ func replace(path string, perm fs.FileMode, exact bool, write func(io.Writer) er
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			// an error of the temporary file is said of path: its name means nothing
+			// to the user, and it is gone
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Path == f.Name() {
+				err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+			}
 		}
 	}()
 	if exact {
