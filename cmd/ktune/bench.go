@@ -209,7 +209,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
-	ckpt := newCheckpoint(*checkpointPath)
+	ckpt := newCheckpoint(*checkpointPath, "bench", env.stderr)
 	saved := func(cells []benchmark.Cell) any {
 		// alpha and split too, so that 'ktune report' of the file holds the same competition
 		return struct {
@@ -230,15 +230,18 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(cells) > 0 || ctx.Err() != nil {
 		ckpt.pendingState(saved(cells))
 	}
+	// The results are printed whatever output fails (a full disk): every output is
+	// tried, and those that failed are said at the end, with a status that is not 0.
+	var failed []error
 	if cerr := ckpt.flush(); cerr != nil {
-		fmt.Fprintf(env.stderr, "ktune bench: %v\n", cerr)
+		failed = append(failed, fmt.Errorf("%w: the final checkpoint is not written", cerr))
 	}
 	var interrupted error
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): what finished is reported, and written where
 		// asked, before ktune exits with the error; a long benchmark keeps its work.
 		if ctx.Err() == nil {
-			return err
+			return failedOutputs(env, "bench", append(failed, err), nil)
 		}
 		interrupted = interruption(ctx, "interrupted after %d of %d cells", len(cells),
 			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets))
@@ -258,21 +261,28 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	kernelCells := benchmark.CompleteKernelCells(cells, spaceNames)
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, cells); err != nil {
-			return err
+			failed = append(failed, err)
 		}
 	}
-	var figures []string
+	var figures []string // those written, before a failure too
 	if *plotDir != "" {
 		if figures, err = benchmark.Figures(cells, spaceNames, *alpha, *split, *plotDir); err != nil {
-			return err
+			failed = append(failed, fmt.Errorf("--plot %s: %w", *plotDir, err))
 		}
+	}
+	stdout := &resultWriter{w: env.stdout}
+	finish := func() error {
+		if stdout.err != nil {
+			failed = append(failed, fmt.Errorf("standard output: %w", stdout.err))
+		}
+		return failedOutputs(env, "bench", failed, interrupted)
 	}
 	if *jsonOut {
 		note := ""
 		if interrupted != nil {
 			note = interrupted.Error()
 		}
-		if err := writeJSON(env, struct {
+		writeJSON(&cliEnv{stdout: stdout, stderr: env.stderr, log: env.log}, struct {
 			Interrupted string   `json:"interrupted,omitempty"`
 			Figures     []string `json:"figures,omitempty"`
 			benchmark.RunInfo
@@ -281,12 +291,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Cells   []benchmark.Cell  `json:"cells"`
 			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
 			Scores  []benchmark.Score `json:"competition"`
-		}{note, figures, info, *alpha, *split, cells, kernelCells, scores}); err != nil {
-			return err
-		}
-		return interrupted
+		}{note, figures, info, *alpha, *split, cells, kernelCells, scores}) // a failure is stdout's
+		return finish()
 	}
-	w := env.stdout
+	w := stdout
 	width := 16
 	for _, st := range cfg.Strategies {
 		width = max(width, len(st.DisplayName()))
@@ -349,7 +357,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
-	return interrupted
+	return finish()
 }
 
 // writeEvaluationsUsed says whether the runs used their budgets: the cells whose runs
@@ -729,7 +737,7 @@ func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string,
 
 // writeBenchCSV writes the cells as CSV to the file of --csv.
 func writeBenchCSV(path string, cells []benchmark.Cell) error {
-	if err := outfile.Write(path, func(f io.Writer) error { return writeCSVCells(f, cells) }); err != nil {
+	if err := writeFile(path, func(f io.Writer) error { return writeCSVCells(f, cells) }); err != nil {
 		return fmt.Errorf("--csv %s: %w", path, outfile.Cause(err, path))
 	}
 	return nil

@@ -168,7 +168,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
-	ckpt := newCheckpoint(*checkpointPath)
+	ckpt := newCheckpoint(*checkpointPath, "hypertune", env.stderr)
 	saved := func(r *benchmark.HypertuneResult) any {
 		return struct {
 			Mode    string `json:"mode"`
@@ -186,13 +186,16 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if res != nil {
 		ckpt.pendingState(saved(res))
 	}
+	// The choices are printed whatever output fails (a full disk): every output is
+	// tried, and those that failed are said at the end, with a status that is not 0.
+	var failed []error
 	if cerr := ckpt.flush(); cerr != nil {
-		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", cerr)
+		failed = append(failed, fmt.Errorf("%w: the final checkpoint is not written", cerr))
 	}
 	var interrupted error
 	if err != nil {
 		if res == nil {
-			return err
+			return failedOutputs(env, "hypertune", append(failed, err), nil)
 		}
 		// Interrupted (Ctrl-C, SIGTERM): the budgets finished keep their choice, written
 		// as a defaults file of those budgets, and the cells run go to --csv and --json.
@@ -205,38 +208,45 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		d := res.Defaults()
 		d.Mode, d.Fitness = mode.String(), fitness.String()
 		if err := d.Save(outPath); err != nil {
-			return fmt.Errorf("--out %s: %w", outPath, outfile.Cause(err, outPath))
+			failed = append(failed, fmt.Errorf("--out %s: %w", outPath, outfile.Cause(err, outPath)))
+		} else {
+			path = outPath
 		}
-		path = outPath
 	}
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, res.Cells); err != nil {
-			return err
+			failed = append(failed, err)
 		}
 	}
+	stdout := &resultWriter{w: env.stdout}
+	results := &cliEnv{stdout: stdout, stderr: env.stderr, log: env.log}
 	if *jsonOut {
 		note := ""
 		if interrupted != nil {
 			note = interrupted.Error()
 		}
-		if err := writeJSON(env, struct {
+		writeJSON(results, struct {
 			Mode        string `json:"mode"`
 			Fitness     string `json:"fitness"`
 			Defaults    string `json:"defaults_file,omitempty"`
 			Interrupted string `json:"interrupted,omitempty"`
 			*benchmark.HypertuneResult
-		}{mode.String(), fitness.String(), path, note, res}); err != nil {
-			return err
-		}
-		return interrupted
-	}
-	printHypertune(env, res, mode, fitness)
-	if path != "" {
-		fmt.Fprintf(env.stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+		}{mode.String(), fitness.String(), path, note, res}) // a failure is stdout's
 	} else {
-		fmt.Fprintf(env.stdout, "defaults: none written (no budget finished)\n")
+		printHypertune(results, res, mode, fitness)
+		switch {
+		case path != "":
+			fmt.Fprintf(stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+		case len(res.Choices) > 0:
+			fmt.Fprintf(stdout, "defaults: none written (writing --out %s failed)\n", outPath)
+		default:
+			fmt.Fprintf(stdout, "defaults: none written (no budget finished)\n")
+		}
 	}
-	return interrupted
+	if stdout.err != nil {
+		failed = append(failed, fmt.Errorf("standard output: %w", stdout.err))
+	}
+	return failedOutputs(env, "hypertune", failed, interrupted)
 }
 
 // builtInGrids lists the built-in grids as --grid takes them, one strategy a line, wrapped
