@@ -170,7 +170,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, spec := range defaults {
 		if err := benchmark.AttachDefaults(cfg.Strategies, spec); err != nil {
-			return usageErr(env, c, "--defaults: %v", err)
+			return defaultsErr(env, c, err)
 		}
 	}
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {

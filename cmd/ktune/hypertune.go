@@ -423,9 +423,20 @@ func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[str
 	case !set:
 		*name = d.Strategy
 	case *name != d.Strategy:
-		return nil, fmt.Errorf("--defaults %s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
+		return nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
 	}
 	return d.Merge(budget, explicit), nil
+}
+
+// defaultsErr says an error of --defaults: one in the file itself (it cannot be read, is
+// not a defaults file, or holds what no run can use) is no error of the command line, and
+// is said without the usage, exit status 1; one of the command line (a label no entry has,
+// a file for another strategy) is a usage error.
+func defaultsErr(env *cliEnv, c *command, err error) error {
+	if errors.As(err, new(*benchmark.DefaultsFileError)) {
+		return fmt.Errorf("--defaults: %w", err)
+	}
+	return usageErr(env, c, "--defaults: %v", err)
 }
 
 // formatOptions writes strategy options as " (OPT=VALUE, ...)", sorted; "" when none.
