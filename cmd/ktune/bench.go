@@ -84,7 +84,10 @@ checkpoint into the same file loses none of the large one's cells; a cell that c
 stand beside this run's (its label runs another strategy here, or has other options at
 its budget; another recording has its space's name) is left out, saying so, and is
 refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
-run's cells only.
+run's cells only. A checkpoint that cannot be written (a full disk) is said at once and
+tried again as cells finish, its file keeping what it held. An output that cannot be
+written loses none of the results: they are printed, every other output is written, and
+each that failed (the final checkpoint too) is said at the end, with exit status 1.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.

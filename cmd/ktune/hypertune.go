@@ -70,7 +70,11 @@ refused, and so is one with a cell no run writes, edited or damaged, naming the 
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
---resume file is refused when that file has cells of other settings, spaces or budgets.`,
+--resume file is refused when that file has cells of other settings, spaces or budgets.
+A checkpoint that cannot be written (a full disk) is said at once and tried again as cells
+finish; an output that cannot be written (--out, --csv, the final checkpoint) loses none
+of the choices: they are printed, and each output that failed is said at the end, with
+exit status 1.`,
 		run: runHypertune,
 	})
 }
