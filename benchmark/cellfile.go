@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/ktune/ktune/format"
 )
 
 // CellError is a cell read from a file of 'ktune bench' or 'ktune hypertune' (its --json
@@ -39,7 +37,7 @@ func (e *CellError) Error() string {
 func DecodeCells(raw json.RawMessage, repeats int) ([]Cell, error) {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("cells: %s", format.JSONError(raw, err))
+		return nil, fmt.Errorf("cells is %s, want a list of cells", jsonKindOf(raw))
 	}
 	cells := make([]Cell, len(list))
 	for i, r := range list {

@@ -71,6 +71,9 @@ func TestDecodeCellsRefusesCellsNoRunWrites(t *testing.T) {
 			t.Errorf("%s: %v does not name the cell", tc.name, err)
 		}
 	}
+	if _, err := DecodeCells(json.RawMessage(`{"strategy": "random"}`), 3); err == nil || err.Error() != "cells is a JSON object, want a list of cells" {
+		t.Errorf("cells not a list: %v", err)
+	}
 	// where the file does not say its repeats, the first cell does
 	if _, err := DecodeCells(editCells(t, raw, func(c []map[string]any) { c[3]["fractions"] = fractionsOf(c[3])[:2] }), 0); err == nil ||
 		!strings.Contains(err.Error(), "cell 4 of 4 (firstils on p at budget 10): it has 2 fractions, one per run, but cell 1 has 3") {

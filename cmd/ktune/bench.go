@@ -650,7 +650,7 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	case errors.As(err, &other):
 		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
 	case err != nil && !errors.Is(err, report.ErrNotBench):
-		return nil, nil, fmt.Errorf("--resume %s: %w; remove that cell from the file to run it again, or leave --resume out to run every cell", path, err)
+		return nil, nil, fmt.Errorf("--resume %s: %w%s", path, err, mend(err))
 	}
 	var prev struct {
 		benchmark.RunInfo
@@ -684,6 +684,14 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 		file.Budgets = budgets
 	}
 	return done, file, nil
+}
+
+// mend says, after an error naming a damaged cell of a --resume file, what to do about it.
+func mend(err error) string {
+	if errors.As(err, new(*benchmark.CellError)) {
+		return "; remove that cell from the file to run it again, or leave --resume out to run every cell"
+	}
+	return "; leave --resume out to run every cell"
 }
 
 // reportKept says what the checkpoint keeps of the --resume file beside this run's cells,

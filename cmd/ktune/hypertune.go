@@ -327,8 +327,7 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	// cells no run wrote (edited, damaged) are refused, naming the cell, rather than
 	// taken as they are (a fraction of 5 changed the choice) or dropped as of another grid
 	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err != nil {
-		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w; remove that cell from the file to run it again, or leave --resume out to run every cell",
-			path, what, err)
+		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w%s", path, what, err, mend(err))
 	}
 
 	done, skipped, err = benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)

@@ -120,6 +120,7 @@ func TestDamagedResumeFilesAreNamedWithWhereAndWhat(t *testing.T) {
 	if err := os.WriteFile(list, []byte("[]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	spaces := editJSON(t, ckpt, "spaces.json", func(v map[string]any) { v["spaces"] = "x" })
 	hypertune := []string{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent", "--budgets", "5",
 		"--repeats", "2", "--out", filepath.Join(dir, "d.json")}
 	for _, tc := range []struct {
@@ -129,6 +130,8 @@ func TestDamagedResumeFilesAreNamedWithWhereAndWhat(t *testing.T) {
 		{append(bench, "--resume", cut), fmt.Sprintf("--resume %s: not valid JSON: it ends inside a value after %d bytes (a file cut short?); "+
 			"--resume takes the --json output or a --checkpoint file of 'ktune bench'", cut, len(data)/2)},
 		{append(bench, "--resume", list), "--resume " + list + ": JSON whose top level is not an object but a list"},
+		{append(bench, "--resume", spaces), "--resume " + spaces + ": a --checkpoint file of 'ktune bench', edited or damaged: " +
+			"spaces is a JSON string, want a list, at line 25, column 15; leave --resume out to run every cell\n"},
 		{append(hypertune, "--resume", cut), fmt.Sprintf("--resume %s: not valid JSON: it ends inside a value after %d bytes", cut, len(data)/2)},
 		{append(hypertune, "--resume", ckpt), "--resume " + ckpt + ": not 'ktune hypertune --json' output or a --checkpoint file: it has no cells of a hypertune, " +
 			"being a --checkpoint file of 'ktune bench'"},
