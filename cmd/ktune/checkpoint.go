@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 
@@ -121,8 +124,12 @@ func (c *checkpoint) writeLocked() {
 	c.failing = fmt.Errorf("--checkpoint %s: %w", c.path, outfile.Cause(err, c.path))
 	if !c.warned {
 		c.warned = true
-		fmt.Fprintf(c.warn, "%sktune %s: warning: %v; the run goes on without a checkpoint (%s keeps what it held) and tries again as cells finish\n",
-			clearLine(c.warn), c.cmd, c.failing, c.path)
+		held := c.path + " keeps what it held"
+		if _, err := os.Stat(c.path); errors.Is(err, fs.ErrNotExist) {
+			held = "there is none yet"
+		}
+		fmt.Fprintf(c.warn, "%sktune %s: warning: %v; the run goes on without a checkpoint (%s) and tries again as cells finish\n",
+			clearLine(c.warn), c.cmd, c.failing, held)
 	}
 }
 

@@ -117,8 +117,16 @@ func TestAFailingCheckpointIsSaidAtOnceAndTriedAgain(t *testing.T) {
 		t.Errorf("after the disk has room: said %q, the file holds %q", warn.String(), held())
 	}
 
-	// the final write failing is an error of the command, after its results
+	// a checkpoint that was never written is said to be none yet
 	full = true
+	var none bytes.Buffer
+	fresh := filepath.Join(filepath.Dir(path), "fresh.json")
+	newCheckpoint(fresh, "hypertune", &none).update(map[string]int{"cells": 1})
+	if want := "ktune hypertune: warning: --checkpoint " + fresh + ": no space left on device; the run goes on without a checkpoint (there is none yet)"; !strings.HasPrefix(none.String(), want) {
+		t.Errorf("a first checkpoint failing: said %q", none.String())
+	}
+
+	// the final write failing is an error of the command, after its results
 	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "5,10", "--repeats", "2", "--workers", "1", "--checkpoint", path)
 	if code != 1 || !strings.Contains(out, "wall time:") || strings.Count(errOut, "warning: --checkpoint "+path+": no space left on device") != 1 ||
 		!strings.HasSuffix(errOut, "ktune bench: --checkpoint "+path+": no space left on device: the final checkpoint is not written\n") {
