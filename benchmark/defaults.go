@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/internal/outfile"
+	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/strategy"
 )
 
@@ -20,7 +22,8 @@ import (
 type Defaults struct {
 	Strategy string           `json:"strategy"`
 	Budgets  []BudgetDefaults `json:"budgets"` // ascending budgets
-	// How they were chosen, for the record; reading ignores these.
+	// How they were chosen, for the record; reading checks the mode and fitness (one a
+	// run has, where given) and uses none of them.
 	Mode           string   `json:"mode,omitempty"`
 	Fitness        string   `json:"fitness,omitempty"`
 	Repeats        int      `json:"repeats,omitempty"`
@@ -34,25 +37,40 @@ type BudgetDefaults struct {
 	Options map[string]any `json:"options"`
 }
 
+// DefaultsFileError is an error in a defaults file itself (it cannot be read, is not a
+// defaults file, or holds what no run can use), as against in the command line that names
+// it: a command says it without its usage.
+type DefaultsFileError struct{ Err error }
+
+func (e *DefaultsFileError) Error() string { return e.Err.Error() }
+
+func (e *DefaultsFileError) Unwrap() error { return e.Err }
+
 // LoadDefaults reads a defaults file and checks it: a registered strategy, positive
-// distinct budgets (sorted on reading) and options the strategy accepts.
+// distinct budgets (sorted on reading), options the strategy accepts at each (an object,
+// {} for none), and a mode and fitness, where it names them, that a run has. Its errors
+// are *DefaultsFileError.
 func LoadDefaults(path string) (*Defaults, error) {
+	fail := func(format string, a ...any) error { return &DefaultsFileError{fmt.Errorf(format, a...)} }
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, &DefaultsFileError{err}
+	}
+	if why := format.NotJSONObject(data); why != "" {
+		return nil, fail("%s: not a defaults file: %s; %s", path, why, whatDefaultsAre)
 	}
 	var d Defaults
 	if err := json.Unmarshal(data, &d); err != nil {
 		if what := otherFile(data); what != "" {
-			return nil, fmt.Errorf("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
+			return nil, fail("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
 		}
-		return nil, fmt.Errorf("%s: not a defaults file (%v); %s", path, err, whatDefaultsAre)
+		return nil, fail("defaults file %s: %s", path, format.JSONError(data, err))
 	}
 	if err := d.check(); err != nil {
 		if what := otherFile(data); what != "" {
-			return nil, fmt.Errorf("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
+			return nil, fail("%s: not a defaults file, but %s; %s", path, what, whatDefaultsAre)
 		}
-		return nil, fmt.Errorf("defaults file %s: %w", path, err)
+		return nil, fail("defaults file %s: %w", path, err)
 	}
 	return &d, nil
 }
@@ -102,10 +120,21 @@ func (d *Defaults) check() error {
 			return fmt.Errorf("budget %d is not positive", b.Budget)
 		case i > 0 && b.Budget == d.Budgets[i-1].Budget:
 			return fmt.Errorf("budget %d is given twice", b.Budget)
+		case b.Options == nil:
+			// hypertune writes {} for none; null is an edit, which would run the
+			// strategy's built-in options under the file's name
+			return fmt.Errorf("budget %d: options is null or missing: want an object of the options chosen for that budget ({} for none)", b.Budget)
 		}
 		if _, err := strategy.New(d.Strategy, b.Options); err != nil {
 			return fmt.Errorf("budget %d: %w", b.Budget, err)
 		}
+	}
+	// for the record, but a record no run has is an edit or damage
+	if _, err := simulator.ParseMode(d.Mode); d.Mode != "" && err != nil {
+		return fmt.Errorf("mode: %w", err)
+	}
+	if _, err := simulator.ParseFitness(d.Fitness); d.Fitness != "" && err != nil {
+		return fmt.Errorf("fitness: %w", err)
 	}
 	return nil
 }

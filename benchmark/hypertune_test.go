@@ -225,6 +225,42 @@ func TestDefaultsFileResolvesBudgetsAndKeepsExplicitOptions(t *testing.T) {
 	}
 }
 
+// A defaults file whose mode or fitness no run has, or whose budget has null options, is
+// refused, naming the file and the field, as a *DefaultsFileError (QA: "mode": "weird"
+// was taken, and "options": null ran the strategy's built-in options under the file's
+// name); the file hypertune writes, and one that does not say its mode, are read.
+func TestLoadDefaultsRefusesWhatNoRunHas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.json")
+	good := func() *Defaults {
+		return &Defaults{Strategy: "firstmls", Mode: "cartesian", Fitness: "deterministic", Repeats: 2,
+			Budgets: []BudgetDefaults{{Budget: 25, Options: map[string]any{"neighbourhood": "Hamming"}}, {Budget: 50, Options: map[string]any{}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Defaults)
+		want string // "" for a file that is read
+	}{
+		{"as written", func(*Defaults) {}, ""},
+		{"no mode or fitness", func(d *Defaults) { d.Mode, d.Fitness = "", "" }, ""},
+		{"mode", func(d *Defaults) { d.Mode = "weird" }, `: mode: unknown simulation mode "weird"`},
+		{"fitness", func(d *Defaults) { d.Fitness = "noisy" }, `: fitness: unknown fitness "noisy"`},
+		{"null options", func(d *Defaults) { d.Budgets[1].Options = nil }, ": budget 50: options is null or missing"},
+	} {
+		d := good()
+		tc.edit(d)
+		if err := d.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadDefaults(path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (!errors.As(err, new(*DefaultsFileError)) || !strings.Contains(err.Error(), "defaults file "+path+tc.want)):
+			t.Errorf("%s: %v, want a *DefaultsFileError saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestParseStrategiesAndAttachDefaults(t *testing.T) {
 	sts, err := ParseStrategies("random, adj=firstmls:neighbourhood=adjacent;restart=true,irace:testType=t-test,tuned=firstmls")
 	if err != nil {

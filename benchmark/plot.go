@@ -86,6 +86,13 @@ func PlotKernelCurves(cells []Cell, spaces []string, dir string) ([]string, erro
 // title(space, gaps) where gaps tells that some strategy lacks a point at a budget that
 // cells have (an interrupted benchmark): its line is broken there.
 func plotCurves(cells []Cell, dir string, file func(string) string, title func(string, bool) string) ([]string, error) {
+	for _, c := range cells {
+		// the budget axis is logarithmic: gonum panics at a budget below 1, which no
+		// benchmark runs (DecodeCells refuses a file that has one)
+		if c.Budget < 1 {
+			return nil, fmt.Errorf("%s on %s at budget %d: a budget is 1 evaluation or more", c.Strategy, c.Space, c.Budget)
+		}
+	}
 	bySpace := map[string][]Cell{}
 	var spaces []string
 	all := map[int]bool{}

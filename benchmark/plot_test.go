@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"os"
@@ -199,5 +200,20 @@ func TestIntervalNoteSaysWhatIsDrawn(t *testing.T) {
 	}
 	if n := intervalNote(true, true); !strings.Contains(n, "shaded") || !strings.Contains(n, "bars") {
 		t.Errorf("bands and a lone point: %q", n)
+	}
+}
+
+// Curves of a cell whose budget is below 1 (a file edited by hand, given to 'ktune
+// report' through BenchPage) are an error, not gonum's panic of the log scale.
+func TestCurvesRefuseABudgetBelowOne(t *testing.T) {
+	for _, budget := range []int{0, -50} {
+		cells := []Cell{
+			{Strategy: "random", Space: "k/a", Budget: 25, MeanFraction: 0.5, Fractions: []float64{0.4, 0.6}},
+			{Strategy: "random", Space: "k/a", Budget: budget, MeanFraction: 0.5, Fractions: []float64{0.4, 0.6}},
+		}
+		files, err := PlotCurves(cells, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("random on k/a at budget %d: a budget is 1 evaluation or more", budget)) || len(files) != 0 {
+			t.Errorf("budget %d: %v, %q", budget, err, files)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ktune/ktune/internal/outfile"
 )
 
 // colorBarWidth is the strip beside a figure that SaveColorBar gives its colour bar: the
@@ -35,7 +37,7 @@ func SaveColorBar(p *plot.Plot, cm palette.ColorMap, label string, integer bool,
 		p.Draw(pc)
 		bar.Draw(bc)
 		if err := writeCanvas(c, path); err != nil {
-			return files, fmt.Errorf("write %s: %w", path, err)
+			return files, fmt.Errorf("write %s: %w", path, outfile.Cause(err, path))
 		}
 		files = append(files, path)
 	}

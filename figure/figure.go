@@ -41,7 +41,7 @@ func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
 		}
 		p.Draw(draw.Crop(draw.New(c), margin, -margin, 0, -margin))
 		if err := writeCanvas(c, path); err != nil {
-			return files, fmt.Errorf("write %s: %w", path, err)
+			return files, fmt.Errorf("write %s: %w", path, outfile.Cause(err, path))
 		}
 		files = append(files, path)
 	}
@@ -80,7 +80,7 @@ func SaveLegendRight(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, 
 		p.Draw(draw.Crop(dc, margin, -lw, 0, -margin))
 		legend.Draw(draw.Crop(dc, w+gap, 0, 0, -top))
 		if err := writeCanvas(c, path); err != nil {
-			return files, fmt.Errorf("write %s: %w", path, err)
+			return files, fmt.Errorf("write %s: %w", path, outfile.Cause(err, path))
 		}
 		files = append(files, path)
 	}

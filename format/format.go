@@ -295,31 +295,11 @@ func Detect(data []byte, source string) (Format, error) {
 // describe says what data is, for a file no format claims: empty, not JSON, JSON broken
 // at a line and column, or the top-level keys it has.
 func describe(data []byte) string {
-	t := bytes.TrimSpace(data)
-	if len(t) == 0 {
-		return "the file is empty"
+	if why := NotJSONObject(data); why != "" {
+		return why
 	}
-	if t[0] != '{' && t[0] != '[' {
-		return fmt.Sprintf("not JSON (it starts with %q)", string(t[:min(len(t), 16)]))
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			if int(se.Offset) >= len(data) {
-				return fmt.Sprintf("not valid JSON: it ends inside a value after %d bytes (a file cut short?)", len(data))
-			}
-			at := max(int(se.Offset)-1, 0) // Offset counts the offending byte
-			line := 1 + bytes.Count(data[:at], []byte("\n"))
-			col := at - bytes.LastIndexByte(data[:at], '\n')
-			return fmt.Sprintf("not valid JSON: %v at line %d, column %d", se, line, col)
-		}
-		return "not valid JSON: " + err.Error()
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return "JSON whose top level is not an object"
-	}
+	var obj map[string]any
+	json.Unmarshal(data, &obj) // NotJSONObject found it an object
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)

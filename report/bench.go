@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
 )
 
 // Bench is the output of 'ktune bench --json', or its --checkpoint file.
@@ -39,44 +40,83 @@ type Bench struct {
 // ErrNotBench is data that is not the JSON of 'ktune bench' (--json or --checkpoint).
 var ErrNotBench = errors.New("not the JSON of 'ktune bench'")
 
+// OtherFileError is JSON that 'ktune hypertune' writes, given where a benchmark's is
+// read: it says what the file is and which command reads it.
+type OtherFileError struct{ What string }
+
+func (e *OtherFileError) Error() string { return e.What }
+
+// BenchFileError is a file of 'ktune bench' that cannot be taken as it is: a value of
+// the wrong type, or a cell no benchmark writes (benchmark.CheckCells), from an edit or
+// damage. It says which of the files it is and what is wrong, where.
+type BenchFileError struct {
+	What string // "the --json output of 'ktune bench'" or "a --checkpoint file of 'ktune bench'"
+	Err  error
+}
+
+func (e *BenchFileError) Error() string { return e.What + ", edited or damaged: " + e.Err.Error() }
+
+func (e *BenchFileError) Unwrap() error { return e.Err }
+
 // ReadBench recognises the JSON 'ktune bench' writes: its --json output (cells and the
 // competition) or its --checkpoint file (cells and how they were run, no competition). The
 // JSON 'ktune hypertune' writes (--json, --checkpoint, its defaults file) is recognised and
-// refused, saying what it is and where it is read; anything else is ErrNotBench.
+// refused, saying what it is and where it is read (an *OtherFileError); anything else is
+// ErrNotBench. A file of 'ktune bench' whose values are of the wrong type, or whose cells
+// no benchmark can have written (benchmark.CheckCells), is refused as a *BenchFileError
+// that names the cell and what is wrong with it, rather than taken as it is: a budget of
+// 0 drew no log scale, a fraction of 7.5 won the competition.
 func ReadBench(data []byte) (*Bench, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return nil, ErrNotBench
 	}
-	// One decoding tells them apart. A hypertune file's spaces (names) and a defaults
-	// file's budgets (objects) do not decode as a benchmark's, so they are told by their
-	// other keys before the error counts.
-	var f struct {
-		Bench
+	// The keys tell the files apart, before any value is decoded: a hypertune file's
+	// spaces (names) and a defaults file's budgets (objects) are not a benchmark's.
+	var keys struct {
+		Cells    json.RawMessage `json:"cells"`
+		Scores   json.RawMessage `json:"competition"`
+		Repeats  json.RawMessage `json:"repeats"`
 		Budgets  json.RawMessage `json:"budgets"`
-		Strategy string          `json:"strategy"`
+		Strategy json.RawMessage `json:"strategy"`
 		Settings json.RawMessage `json:"settings"`
 		Choices  json.RawMessage `json:"choices"`
 		Training json.RawMessage `json:"training_spaces"`
 	}
-	err := json.Unmarshal(data, &f)
-	var budgets []int
-	budgetsErr := json.Unmarshal(f.Budgets, &budgets)
+	if json.Unmarshal(data, &keys) != nil {
+		return nil, ErrNotBench // not JSON: the recorded formats say where it breaks
+	}
+	var strategy string
+	json.Unmarshal(keys.Strategy, &strategy)
+	budgetsErr := json.Unmarshal(keys.Budgets, new([]int))
+	isNull := func(raw json.RawMessage) bool { return raw == nil || bytes.Equal(raw, []byte("null")) }
 	switch {
-	case f.Settings != nil || f.Choices != nil:
-		return nil, fmt.Errorf("the --json output or --checkpoint file of 'ktune hypertune' (strategy %s), whose choices "+
-			"'ktune hypertune --resume FILE' with the same spaces, strategy and grid prints again", dash(f.Strategy))
-	case f.Strategy != "" && (f.Training != nil || f.Budgets != nil && budgetsErr != nil):
-		return nil, fmt.Errorf("a defaults file of 'ktune hypertune' (strategy %s), which 'ktune tune', 'simulate' and 'bench' read with --defaults FILE", f.Strategy)
-	case err != nil || f.Cells == nil || (f.Budgets != nil && budgetsErr != nil):
+	case keys.Settings != nil || keys.Choices != nil:
+		return nil, &OtherFileError{fmt.Sprintf("the --json output or --checkpoint file of 'ktune hypertune' (strategy %s), whose choices "+
+			"'ktune hypertune --resume FILE' with the same spaces, strategy and grid prints again", dash(strategy))}
+	case strategy != "" && (keys.Training != nil || keys.Budgets != nil && budgetsErr != nil):
+		return nil, &OtherFileError{fmt.Sprintf("a defaults file of 'ktune hypertune' (strategy %s), which 'ktune tune', 'simulate' and 'bench' read with --defaults FILE", strategy)}
+	case isNull(keys.Cells):
 		return nil, ErrNotBench
-	case f.Scores == nil && f.Repeats == 0:
+	case isNull(keys.Scores) && (isNull(keys.Repeats) || bytes.Equal(keys.Repeats, []byte("0"))):
 		// cells without the competition are a checkpoint only with how they were run
 		return nil, ErrNotBench
 	}
+	what := (&Bench{Checkpoint: isNull(keys.Scores)}).Kind()
+	var f struct {
+		Bench
+		Cells json.RawMessage `json:"cells"` // read cell by cell, so that an error names the cell
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, &BenchFileError{what, errors.New(format.JSONError(data, err))}
+	}
+	cells, err := benchmark.DecodeCells(f.Cells, f.Repeats)
+	if err != nil {
+		return nil, &BenchFileError{what, err}
+	}
 	b := f.Bench
-	b.Budgets = budgets
-	b.Checkpoint = f.Scores == nil
+	b.Cells = cells
+	b.Checkpoint = isNull(keys.Scores)
 	return &b, nil
 }
 
@@ -310,6 +350,15 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		p.Sections = append(p.Sections, s)
 	}
 	return p, nil
+}
+
+// Kind says which file of 'ktune bench' b is: "the --json output of 'ktune bench'" or "a
+// --checkpoint file of 'ktune bench'".
+func (b *Bench) Kind() string {
+	if b.Checkpoint {
+		return "a --checkpoint file of 'ktune bench'"
+	}
+	return "the --json output of 'ktune bench'"
 }
 
 // checkpointNote says what a --checkpoint file holds: all the benchmark's cells, or how

@@ -332,3 +332,35 @@ func spacePageHTML(t *testing.T, in analysis.Input, o Options) string {
 	}
 	return stdhtml.UnescapeString(b.String())
 }
+
+// ReadBench refuses a file of 'ktune bench' whose cells no benchmark wrote, naming the
+// file's kind, the cell and what is wrong, rather than taking it (QA: a budget of 0
+// panicked in the curves' log scale) or calling it an unknown format (QA: one value of the
+// wrong type); the same file unedited is read.
+func TestReadBenchRefusesCellsNoBenchmarkWrote(t *testing.T) {
+	checkpoint := func(cell string) []byte {
+		return []byte(`{"mode": "cartesian", "fitness": "deterministic", "seed": 1, "repeats": 2,
+  "strategies": [{"label": "random", "name": "random"}],
+  "spaces": [{"name": "k/a", "configurations": 10, "optimum": 1}], "budgets": [25],
+  "cells": [` + cell + `]}`)
+	}
+	good := `{"strategy": "random", "space": "k/a", "budget": 25, "mean_fraction_of_optimum": 0.75,
+  "std_fraction_of_optimum": 0.3535533905932738, "mean_evaluations": 10, "us_per_evaluation": 3.5, "fractions": [0.5, 1]}`
+	if b, err := ReadBench(checkpoint(good)); err != nil || !b.Checkpoint || len(b.Cells) != 1 {
+		t.Fatalf("the good checkpoint: %+v, %v", b, err)
+	}
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"budget 0", `"budget": 25`, `"budget": 0`, "at budget 0): a budget is 1 evaluation or more"},
+		{"fraction above 1", `[0.5, 1]`, `[0.5, 7.5]`, "fraction 2 of 2 is 7.5, outside [0, 1]"},
+		{"a string for a fraction", `[0.5, 1]`, `[0.5, "1"]`, "fraction 2 of 2 is a JSON string, want a number"},
+		{"a string for the repeats", `"repeats": 2`, `"repeats": "2"`, "repeats is a JSON string, want a whole number, at line 1, column 75"},
+	} {
+		data := bytes.Replace(checkpoint(good), []byte(tc.from), []byte(tc.to), 1)
+		_, err := ReadBench(data)
+		var damaged *BenchFileError
+		if !errors.As(err, &damaged) || !strings.Contains(err.Error(), tc.want) ||
+			!strings.HasPrefix(err.Error(), "a --checkpoint file of 'ktune bench', edited or damaged: ") {
+			t.Errorf("%s: %v, want a *BenchFileError saying %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -71,7 +71,9 @@ Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the ce
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
 one would compute again (the same strategy, options, seed and repeats give the same runs)
-and runs only the others; a file none of whose cells is of this benchmark is refused.
+and runs only the others; a file none of whose cells is of this benchmark is refused, and so
+is one with a cell no benchmark writes (a fraction outside [0, 1], a mean not of its
+fractions, a cell twice: an edited or damaged file), naming the cell.
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
@@ -82,7 +84,10 @@ checkpoint into the same file loses none of the large one's cells; a cell that c
 stand beside this run's (its label runs another strategy here, or has other options at
 its budget; another recording has its space's name) is left out, saying so, and is
 refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
-run's cells only.
+run's cells only. A checkpoint that cannot be written (a full disk) is said at once and
+tried again as cells finish, its file keeping what it held. An output that cannot be
+written loses none of the results: they are printed, every other output is written, and
+each that failed (the final checkpoint too) is said at the end, with exit status 1.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -168,7 +173,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, spec := range defaults {
 		if err := benchmark.AttachDefaults(cfg.Strategies, spec); err != nil {
-			return usageErr(env, c, "--defaults: %v", err)
+			return defaultsErr(env, c, err)
 		}
 	}
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
@@ -207,7 +212,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
-	ckpt := newCheckpoint(*checkpointPath)
+	ckpt := newCheckpoint(*checkpointPath, "bench", env.stderr)
 	saved := func(cells []benchmark.Cell) any {
 		// alpha and split too, so that 'ktune report' of the file holds the same competition
 		return struct {
@@ -228,15 +233,18 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(cells) > 0 || ctx.Err() != nil {
 		ckpt.pendingState(saved(cells))
 	}
+	// The results are printed whatever output fails (a full disk): every output is
+	// tried, and those that failed are said at the end, with a status that is not 0.
+	var failed []error
 	if cerr := ckpt.flush(); cerr != nil {
-		fmt.Fprintf(env.stderr, "ktune bench: %v\n", cerr)
+		failed = append(failed, fmt.Errorf("%w: the final checkpoint is not written", cerr))
 	}
 	var interrupted error
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): what finished is reported, and written where
 		// asked, before ktune exits with the error; a long benchmark keeps its work.
 		if ctx.Err() == nil {
-			return err
+			return failedOutputs(env, "bench", append(failed, err), nil)
 		}
 		interrupted = interruption(ctx, "interrupted after %d of %d cells", len(cells),
 			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets))
@@ -256,21 +264,28 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	kernelCells := benchmark.CompleteKernelCells(cells, spaceNames)
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, cells); err != nil {
-			return err
+			failed = append(failed, err)
 		}
 	}
-	var figures []string
+	var figures []string // those written, before a failure too
 	if *plotDir != "" {
 		if figures, err = benchmark.Figures(cells, spaceNames, *alpha, *split, *plotDir); err != nil {
-			return err
+			failed = append(failed, fmt.Errorf("--plot %s: %w", *plotDir, err))
 		}
+	}
+	stdout := &resultWriter{w: env.stdout}
+	finish := func() error {
+		if stdout.err != nil {
+			failed = append(failed, fmt.Errorf("standard output: %w", stdout.err))
+		}
+		return failedOutputs(env, "bench", failed, interrupted)
 	}
 	if *jsonOut {
 		note := ""
 		if interrupted != nil {
 			note = interrupted.Error()
 		}
-		if err := writeJSON(env, struct {
+		writeJSON(&cliEnv{stdout: stdout, stderr: env.stderr, log: env.log}, struct {
 			Interrupted string   `json:"interrupted,omitempty"`
 			Figures     []string `json:"figures,omitempty"`
 			benchmark.RunInfo
@@ -279,12 +294,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			Cells   []benchmark.Cell  `json:"cells"`
 			Kernels []benchmark.Cell  `json:"kernels,omitempty"`
 			Scores  []benchmark.Score `json:"competition"`
-		}{note, figures, info, *alpha, *split, cells, kernelCells, scores}); err != nil {
-			return err
-		}
-		return interrupted
+		}{note, figures, info, *alpha, *split, cells, kernelCells, scores}) // a failure is stdout's
+		return finish()
 	}
-	w := env.stdout
+	w := stdout
 	width := 16
 	for _, st := range cfg.Strategies {
 		width = max(width, len(st.DisplayName()))
@@ -347,7 +360,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
-	return interrupted
+	return finish()
 }
 
 // writeEvaluationsUsed says whether the runs used their budgets: the cells whose runs
@@ -624,26 +637,41 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume: %w", err)
 	}
+	if why := format.NotJSONObject(data); why != "" {
+		return nil, nil, fmt.Errorf("--resume %s: %s; --resume takes the --json output or a --checkpoint file of 'ktune bench'", path, why)
+	}
+	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
+	// how they were run too, but hold no cells of a benchmark: refused by what they are;
+	// a benchmark's whose cells no benchmark wrote (edited, damaged) is refused naming the
+	// cell, rather than taken as it is or dropped to be run again in silence
+	b, err := report.ReadBench(data)
+	var other *report.OtherFileError
+	switch {
+	case errors.As(err, &other):
+		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
+	case err != nil && !errors.Is(err, report.ErrNotBench):
+		return nil, nil, fmt.Errorf("--resume %s: %w%s", path, err, mend(err))
+	}
 	var prev struct {
 		benchmark.RunInfo
 		// unread here (a defaults file's are objects; such a file is refused first)
 		Budgets json.RawMessage  `json:"budgets"`
 		Cells   []benchmark.Cell `json:"cells"`
 	}
-	// the files of 'ktune hypertune' (its --json output, checkpoint and defaults file) say
-	// how they were run too, but hold no cells of a benchmark: refused by what they are
-	if _, err := report.ReadBench(data); err != nil && !errors.Is(err, report.ErrNotBench) {
-		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells of a benchmark, being %w", path, err)
-	}
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output: %w", path, err)
+		what := "not 'ktune bench --json' output or a --checkpoint file"
+		if b != nil {
+			what = b.Kind() + ", edited or damaged"
+		}
+		return nil, nil, fmt.Errorf("--resume %s: %s: %s", path, what, format.JSONError(data, err))
 	}
-	if prev.Cells == nil && prev.Repeats == 0 {
+	if prev.Cells == nil {
 		return nil, nil, fmt.Errorf("--resume %s: not 'ktune bench --json' output or a --checkpoint file: it has no cells", path)
 	}
-	if prev.Repeats == 0 || prev.Mode == "" {
+	if b == nil || prev.Repeats == 0 || prev.Mode == "" {
 		return nil, nil, fmt.Errorf("--resume %s: the file does not say how it was run (seed, repeats, strategies): write it with 'ktune bench --json' of this version", path)
 	}
+	prev.Cells = b.Cells // as ReadBench checked them
 	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
@@ -656,6 +684,14 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 		file.Budgets = budgets
 	}
 	return done, file, nil
+}
+
+// mend says, after an error naming a damaged cell of a --resume file, what to do about it.
+func mend(err error) string {
+	if errors.As(err, new(*benchmark.CellError)) {
+		return "; remove that cell from the file to run it again, or leave --resume out to run every cell"
+	}
+	return "; leave --resume out to run every cell"
 }
 
 // reportKept says what the checkpoint keeps of the --resume file beside this run's cells,
@@ -712,7 +748,7 @@ func reportTaken(w io.Writer, cmd, path string, taken, skipped int, what string,
 
 // writeBenchCSV writes the cells as CSV to the file of --csv.
 func writeBenchCSV(path string, cells []benchmark.Cell) error {
-	if err := outfile.Write(path, func(f io.Writer) error { return writeCSVCells(f, cells) }); err != nil {
+	if err := writeFile(path, func(f io.Writer) error { return writeCSVCells(f, cells) }); err != nil {
 		return fmt.Errorf("--csv %s: %w", path, outfile.Cause(err, path))
 	}
 	return nil

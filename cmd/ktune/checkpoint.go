@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 
@@ -17,22 +20,28 @@ import (
 // interval, and once more at the end. A state that arrives within the interval of the last
 // write is written when the interval has passed, by a timer, not when the next state
 // arrives: a long cell after it would otherwise keep the cells before it out of the file.
+// A write that fails (a full disk) leaves the file as it was and is said at once, the
+// first time, on warn: the run goes on, and the latest state is tried again at the next
+// write; flush says whether the last one was written.
 type checkpoint struct {
 	path  string
 	every time.Duration
+	cmd   string    // the command, for the warning
+	warn  io.Writer // where a failing write is said
 
 	mu      sync.Mutex
 	last    time.Time
 	pending any         // the latest state not yet written
 	timer   *time.Timer // set while a write of pending is scheduled
-	err     error
+	failing error       // the error of the last write; nil when it succeeded
+	warned  bool        // a failing write was said
 }
 
-func newCheckpoint(path string) *checkpoint {
+func newCheckpoint(path, cmd string, warn io.Writer) *checkpoint {
 	if path == "" {
 		return nil
 	}
-	return &checkpoint{path: path, every: 10 * time.Second}
+	return &checkpoint{path: path, every: 10 * time.Second, cmd: cmd, warn: warn}
 }
 
 // update takes the latest state and writes it at once when the last write is at least an
@@ -75,7 +84,8 @@ func (c *checkpoint) pendingState(state any) {
 }
 
 // flush stops the timer and writes the latest state if it is not written yet; it returns
-// the first error any write met.
+// the error of the last write, nil when the latest state is in the file (an earlier write
+// that failed does not count once a later one succeeded).
 func (c *checkpoint) flush() error {
 	if c == nil {
 		return nil
@@ -89,20 +99,45 @@ func (c *checkpoint) flush() error {
 	if c.pending != nil {
 		c.writeLocked()
 	}
-	return c.err
+	return c.failing
 }
 
+// writeLocked writes the pending state. One that fails stays pending, to be tried again
+// at the next write; the first failure is said at once, as a run of hours would otherwise
+// learn only at its end that a crash would have lost it all.
 func (c *checkpoint) writeLocked() {
 	c.last = time.Now()
 	data, err := json.MarshalIndent(c.pending, "", "  ")
-	c.pending = nil
 	if err == nil {
-		err = outfile.Write(c.path, func(w io.Writer) error {
+		err = writeFile(c.path, func(w io.Writer) error {
 			_, err := w.Write(append(data, '\n'))
 			return err
 		})
 	}
-	if err != nil && c.err == nil {
-		c.err = fmt.Errorf("--checkpoint %s: %w", c.path, outfile.Cause(err, c.path))
+	if err == nil {
+		if c.failing != nil {
+			fmt.Fprintf(c.warn, "%sktune %s: --checkpoint %s is written again\n", clearLine(c.warn), c.cmd, c.path)
+		}
+		c.pending, c.failing = nil, nil
+		return
 	}
+	c.failing = fmt.Errorf("--checkpoint %s: %w", c.path, outfile.Cause(err, c.path))
+	if !c.warned {
+		c.warned = true
+		held := c.path + " keeps what it held"
+		if _, err := os.Stat(c.path); errors.Is(err, fs.ErrNotExist) {
+			held = "there is none yet"
+		}
+		fmt.Fprintf(c.warn, "%sktune %s: warning: %v; the run goes on without a checkpoint (%s) and tries again as cells finish\n",
+			clearLine(c.warn), c.cmd, c.failing, held)
+	}
+}
+
+// clearLine returns what clears a progress line on w before a message: the line is on a
+// terminal only.
+func clearLine(w io.Writer) string {
+	if isTerminal(w) {
+		return "\r\x1b[K"
+	}
+	return ""
 }

@@ -48,7 +48,7 @@ func TestCheckpointWritesAFinishedCellWithinItsInterval(t *testing.T) {
 			Cells []benchmark.Cell `json:"cells"`
 		}{cells[:n]}
 	}
-	c := newCheckpoint(path)
+	c := newCheckpoint(path, "bench", os.Stderr)
 	c.every = 200 * time.Millisecond
 	c.update(state(1)) // the first cell: written at once
 	if n := held(); n != 1 {

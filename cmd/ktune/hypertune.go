@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/internal/outfile"
+	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/strategy"
 )
@@ -62,11 +65,16 @@ them to --out (and the cells run to --csv and --json), and exits with status 130
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
 and budgets and runs only the others (a file none of whose cells is of this grid is
-refused). --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
+refused, and so is one with a cell no run writes, edited or damaged, naming the cell).
+--checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
---resume file is refused when that file has cells of other settings, spaces or budgets.`,
+--resume file is refused when that file has cells of other settings, spaces or budgets.
+A checkpoint that cannot be written (a full disk) is said at once and tried again as cells
+finish; an output that cannot be written (--out, --csv, the final checkpoint) loses none
+of the choices: they are printed, and each output that failed is said at the end, with
+exit status 1.`,
 		run: runHypertune,
 	})
 }
@@ -164,7 +172,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer p.finish()
 	}
-	ckpt := newCheckpoint(*checkpointPath)
+	ckpt := newCheckpoint(*checkpointPath, "hypertune", env.stderr)
 	saved := func(r *benchmark.HypertuneResult) any {
 		return struct {
 			Mode    string `json:"mode"`
@@ -182,13 +190,16 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	if res != nil {
 		ckpt.pendingState(saved(res))
 	}
+	// The choices are printed whatever output fails (a full disk): every output is
+	// tried, and those that failed are said at the end, with a status that is not 0.
+	var failed []error
 	if cerr := ckpt.flush(); cerr != nil {
-		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", cerr)
+		failed = append(failed, fmt.Errorf("%w: the final checkpoint is not written", cerr))
 	}
 	var interrupted error
 	if err != nil {
 		if res == nil {
-			return err
+			return failedOutputs(env, "hypertune", append(failed, err), nil)
 		}
 		// Interrupted (Ctrl-C, SIGTERM): the budgets finished keep their choice, written
 		// as a defaults file of those budgets, and the cells run go to --csv and --json.
@@ -201,38 +212,45 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		d := res.Defaults()
 		d.Mode, d.Fitness = mode.String(), fitness.String()
 		if err := d.Save(outPath); err != nil {
-			return fmt.Errorf("--out %s: %w", outPath, outfile.Cause(err, outPath))
+			failed = append(failed, fmt.Errorf("--out %s: %w", outPath, outfile.Cause(err, outPath)))
+		} else {
+			path = outPath
 		}
-		path = outPath
 	}
 	if *csvPath != "" {
 		if err := writeBenchCSV(*csvPath, res.Cells); err != nil {
-			return err
+			failed = append(failed, err)
 		}
 	}
+	stdout := &resultWriter{w: env.stdout}
+	results := &cliEnv{stdout: stdout, stderr: env.stderr, log: env.log}
 	if *jsonOut {
 		note := ""
 		if interrupted != nil {
 			note = interrupted.Error()
 		}
-		if err := writeJSON(env, struct {
+		writeJSON(results, struct {
 			Mode        string `json:"mode"`
 			Fitness     string `json:"fitness"`
 			Defaults    string `json:"defaults_file,omitempty"`
 			Interrupted string `json:"interrupted,omitempty"`
 			*benchmark.HypertuneResult
-		}{mode.String(), fitness.String(), path, note, res}); err != nil {
-			return err
-		}
-		return interrupted
-	}
-	printHypertune(env, res, mode, fitness)
-	if path != "" {
-		fmt.Fprintf(env.stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+		}{mode.String(), fitness.String(), path, note, res}) // a failure is stdout's
 	} else {
-		fmt.Fprintf(env.stdout, "defaults: none written (no budget finished)\n")
+		printHypertune(results, res, mode, fitness)
+		switch {
+		case path != "":
+			fmt.Fprintf(stdout, "defaults: %s (use with --defaults %s)\n", path, path)
+		case len(res.Choices) > 0:
+			fmt.Fprintf(stdout, "defaults: none written (writing --out %s failed)\n", outPath)
+		default:
+			fmt.Fprintf(stdout, "defaults: none written (no budget finished)\n")
+		}
 	}
-	return interrupted
+	if stdout.err != nil {
+		failed = append(failed, fmt.Errorf("standard output: %w", stdout.err))
+	}
+	return failedOutputs(env, "hypertune", failed, interrupted)
 }
 
 // builtInGrids lists the built-in grids as --grid takes them, one strategy a line, wrapped
@@ -267,10 +285,8 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	if err != nil {
 		return nil, 0, fmt.Errorf("--resume: %w", err)
 	}
-	var prev struct {
-		Mode    string `json:"mode"`
-		Fitness string `json:"fitness"`
-		benchmark.HypertuneResult
+	if why := format.NotJSONObject(data); why != "" {
+		return nil, 0, fmt.Errorf("--resume %s: %s; --resume takes the --json output or a --checkpoint file of 'ktune hypertune'", path, why)
 	}
 	// a defaults file names its strategy, mode and repeats too, but holds no settings or
 	// cells; told apart before its other fields fail to decode as a run's
@@ -282,11 +298,36 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells, "+
 			"being its defaults file (which bench, simulate and tune read with --defaults)", path)
 	}
+	// so are the files of 'ktune bench', whose cells are of strategies, not settings
+	var damaged *report.BenchFileError
+	if b, err := report.ReadBench(data); err == nil || errors.As(err, &damaged) {
+		what := b.Kind()
+		if err != nil {
+			what = damaged.What
+		}
+		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: it has no cells of a hypertune, "+
+			"being %s (a benchmark's cells, which 'ktune bench --resume' and 'ktune report' read)", path, what)
+	}
+	var prev struct {
+		Mode    string `json:"mode"`
+		Fitness string `json:"fitness"`
+		benchmark.HypertuneResult
+		Cells json.RawMessage `json:"cells"` // read cell by cell, so that an error names the cell
+	}
+	const what = "the --json output or a --checkpoint file of 'ktune hypertune'"
 	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output: %w", path, err)
+		if probe.Settings == nil {
+			return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output or a --checkpoint file: %s", path, format.JSONError(data, err))
+		}
+		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %s", path, what, format.JSONError(data, err))
 	}
 	if prev.Strategy == "" || prev.Repeats == 0 {
 		return nil, 0, fmt.Errorf("--resume %s: not 'ktune hypertune --json' output (no strategy or repeats)", path)
+	}
+	// cells no run wrote (edited, damaged) are refused, naming the cell, rather than
+	// taken as they are (a fraction of 5 changed the choice) or dropped as of another grid
+	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err != nil {
+		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w%s", path, what, err, mend(err))
 	}
 
 	done, skipped, err = benchmark.ReusableTuning(cfg, mode, fitness, &prev.HypertuneResult, prev.Mode, prev.Fitness)
@@ -385,9 +426,20 @@ func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[str
 	case !set:
 		*name = d.Strategy
 	case *name != d.Strategy:
-		return nil, fmt.Errorf("--defaults %s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
+		return nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
 	}
 	return d.Merge(budget, explicit), nil
+}
+
+// defaultsErr says an error of --defaults: one in the file itself (it cannot be read, is
+// not a defaults file, or holds what no run can use) is no error of the command line, and
+// is said without the usage, exit status 1; one of the command line (a label no entry has,
+// a file for another strategy) is a usage error.
+func defaultsErr(env *cliEnv, c *command, err error) error {
+	if errors.As(err, new(*benchmark.DefaultsFileError)) {
+		return fmt.Errorf("--defaults: %w", err)
+	}
+	return usageErr(env, c, "--defaults: %v", err)
 }
 
 // formatOptions writes strategy options as " (OPT=VALUE, ...)", sorted; "" when none.

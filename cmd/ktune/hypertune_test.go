@@ -229,3 +229,30 @@ func TestHypertuneCheckpointIsNotOverwrittenByASmallerGrid(t *testing.T) {
 		t.Errorf("the same grid: exit %d, %q, %d cells", code, errOut, cells())
 	}
 }
+
+// An error in a defaults file's content is not a usage error: tune, simulate and bench
+// say it, naming the file and the field, with exit status 1 and without the usage (QA:
+// exit 2 and the usage); "mode": "weird" and "options": null are such errors.
+func TestDefaultsFileErrorsAreNotUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"mode":    `{"strategy": "firstmls", "mode": "weird", "budgets": [{"budget": 25, "options": {"neighbourhood": "Hamming"}}]}`,
+		"options": `{"strategy": "firstmls", "mode": "cartesian", "budgets": [{"budget": 25, "options": null}]}`,
+		"value":   `{"strategy": "firstmls", "budgets": [{"budget": 25, "options": {"neighbourhood": "diagonal"}}]}`,
+	} {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"simulate", pnpoly, "--budget", "25", "--repeats", "2"},
+			{"bench", pnpoly, "--strategies", "firstmls", "--budgets", "25", "--repeats", "2"},
+			{"tune", "../../examples/vector_add/vector_add_c.yaml", "--budget", "4"},
+		} {
+			_, errOut, code := ktune(t, append(args, "--defaults", path)...)
+			if code != 1 || strings.Contains(errOut, "Usage:") || !strings.HasPrefix(errOut, "ktune "+args[0]+": --defaults: defaults file "+path+": ") {
+				t.Errorf("%s --defaults %s: exit %d: %s", args[0], name, code, errOut)
+			}
+		}
+	}
+}

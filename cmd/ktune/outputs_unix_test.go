@@ -126,7 +126,7 @@ func TestCheckpointThroughALink(t *testing.T) {
 	if err := os.Symlink("real.json", link); err != nil {
 		t.Fatal(err)
 	}
-	c := newCheckpoint(link)
+	c := newCheckpoint(link, "bench", os.Stderr)
 	c.update(map[string]int{"cells": 3})
 	if err := c.flush(); err != nil {
 		t.Fatal(err)

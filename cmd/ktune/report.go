@@ -131,11 +131,14 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		b, err := report.ReadBench(data)
+		var damaged *report.BenchFileError
 		switch {
 		case err == nil:
 			if page, err = report.BenchPage(b, arg); err != nil {
 				return err
 			}
+		case errors.As(err, &damaged):
+			return fmt.Errorf("%s: %w", arg, err)
 		case !errors.Is(err, report.ErrNotBench):
 			return fmt.Errorf("%s: %w; report takes a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space", arg, err)
 		default:

@@ -150,7 +150,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
-		return usageErr(env, c, "%v", err)
+		return defaultsErr(env, c, err)
 	}
 	if _, ok := strategy.Lookup(*name); !ok {
 		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))

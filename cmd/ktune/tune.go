@@ -139,7 +139,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
-		return usageErr(env, c, "%v", err)
+		return defaultsErr(env, c, err)
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -2,10 +2,13 @@ package outfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -154,5 +157,28 @@ func TestWriteFolder(t *testing.T) {
 	err := Write(dir, text("x"))
 	if err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("writing a folder: %v", err)
+	}
+}
+
+// A write that fails on the temporary file (a full disk, as its flush meets it) is said
+// of the output, whose name the user gave, not of the temporary file, which is gone: QA
+// saw "--csv b.csv: write .b.csv.2400728238.tmp: no space left on device".
+func TestAFailedWriteNamesTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "b.csv")
+	full := func(io.Writer) error {
+		tmp, _ := filepath.Glob(filepath.Join(dir, ".b.csv.*.tmp"))
+		if len(tmp) != 1 {
+			return fmt.Errorf("temporary files %q", tmp)
+		}
+		return &fs.PathError{Op: "write", Path: tmp[0], Err: syscall.ENOSPC}
+	}
+	err := Write(path, full)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != path || !errors.Is(Cause(err, path), syscall.ENOSPC) || Cause(err, path) != syscall.ENOSPC {
+		t.Errorf("error %v, want one of %s", err, path)
+	}
+	if left := names(t, dir); len(left) != 0 {
+		t.Errorf("left %q", left)
 	}
 }
