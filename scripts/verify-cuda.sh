@@ -102,7 +102,7 @@ gotest examples examples.test test-examples.log -test.run 'CUDA' &
 p2=$!
 gotest cmd/ktune cmd_ktune.test test-faulty.log -test.run 'TestFaultyKernels|CUDA' &
 p3=$!
-gotest runner runner.test test-runner.log -test.run 'InitialContents' &
+gotest runner runner.test test-runner.log -test.run 'InitialContents|Inline' &
 p4=$!
 gotest device/opencl device_opencl.test test-opencl.log &
 p5=$!

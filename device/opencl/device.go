@@ -115,6 +115,9 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 			if buildLog == "" && Status(st) == statusInvalidBuildOptions {
 				buildLog = "invalid build options: " + opts
 			}
+			if note := lineNotes(code, buildLog); note != "" {
+				buildLog += "\n" + note
+			}
 			return nil, &device.CompileError{Log: buildLog, Err: err}
 		}
 		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
