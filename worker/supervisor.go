@@ -57,19 +57,21 @@ type Options struct {
 // dies or hangs. It implements tuning.Evaluator. Its methods are safe for one caller of
 // Evaluate at a time (plus Hint and Close from anywhere).
 type Supervisor struct {
-	opts     Options
-	log      *slog.Logger
-	mu       sync.Mutex // serialises Evaluate
-	main     *child
-	preMu    sync.Mutex // guards the pre-compilers' state below
-	pres     []*preSlot
-	upcoming []space.Config           // the latest hint: what the strategy will ask next, in order
-	inflight map[string]chan struct{} // configurations being pre-compiled, each closed when done
-	ready    map[string]bool          // configurations the pre-compilers have compiled
-	hung     map[string]hang          // configurations that ran past a time limit in a pre-compiler
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	nextID   uint64
+	opts Options
+	log  *slog.Logger
+	// exitGrace is how long Close lets an idle child end cleanly before it kills it.
+	exitGrace time.Duration
+	mu        sync.Mutex // serialises Evaluate
+	main      *child
+	preMu     sync.Mutex // guards the pre-compilers' state below
+	pres      []*preSlot
+	upcoming  []space.Config           // the latest hint: what the strategy will ask next, in order
+	inflight  map[string]chan struct{} // configurations being pre-compiled, each closed when done
+	ready     map[string]bool          // configurations the pre-compilers have compiled
+	hung      map[string]hang          // configurations that ran past a time limit in a pre-compiler
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	nextID    uint64
 	// discounted is the part of the last Evaluate's wall time that belongs to no
 	// measurement it returned: while this process was stopped, and a measurement thrown
 	// away for a stop (Discounted).
@@ -112,7 +114,7 @@ func NewSupervisor(opts Options) *Supervisor {
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = 5 * time.Minute
 	}
-	s := &Supervisor{opts: opts, log: opts.Log, stop: make(chan struct{}), ready: map[string]bool{},
+	s := &Supervisor{opts: opts, log: opts.Log, exitGrace: 2 * time.Second, stop: make(chan struct{}), ready: map[string]bool{},
 		hung: map[string]hang{}, inflight: map[string]chan struct{}{}}
 	if opts.Precompile {
 		for range max(opts.Precompilers, 1) {
@@ -966,7 +968,7 @@ func (s *Supervisor) Close() error {
 			ch.reqW.Close()
 			select {
 			case <-ch.exited:
-			case <-time.After(2 * time.Second):
+			case <-time.After(s.exitGrace):
 				ch.kill()
 			}
 		}
