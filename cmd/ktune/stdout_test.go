@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/internal/testdisk"
 )
 
 // fullStdout is standard output on a full disk: every write fails as os.Stdout's does.
@@ -81,15 +82,7 @@ func TestOutputLostBesideTheCommandsOwnErrorIsReportedToo(t *testing.T) {
 // The same on a real full file system, where one can be mounted (root): standard output
 // is a file on a full tmpfs, as with `ktune space spec.yaml > full/out.txt`.
 func TestOutputToARealFullDiskFailsTheCommand(t *testing.T) {
-	small := t.TempDir()
-	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(small, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", small, err)
-		}
-	})
+	small := testdisk.Small(t, "64k")
 	fill, err := os.Create(filepath.Join(small, "fill"))
 	if err != nil {
 		t.Fatal(err)

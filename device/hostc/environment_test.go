@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/internal/testdisk"
 )
 
 // sayingCompiler writes a compiler that prints the message of a file in msgs and exits 1
@@ -159,22 +160,6 @@ func TestAnUnusableCacheFolderIsNamedNotTheCompiler(t *testing.T) {
 	}
 }
 
-// mountSmall mounts a tmpfs of a MiB for the test, or skips it where mounting is not
-// allowed (not root, a container without the capability).
-func mountSmall(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
 // fill leaves about free bytes on the file system of dir, and returns a function that
 // frees the space again.
 func fill(t *testing.T, dir string, free int64) func() {
@@ -203,7 +188,7 @@ func fill(t *testing.T, dir string, free int64) func() {
 // give environment errors of the cache folder, and once space is freed the same source
 // builds: nothing about it was wrong.
 func TestARealFullCacheIsTheMachinesFault(t *testing.T) {
-	small := mountSmall(t)
+	small := testdisk.Small(t, "1m")
 	t.Setenv("KTUNE_CACHE", small)
 	d := openHost(t)
 	for i, free := range []int64{0, 60 << 10} {

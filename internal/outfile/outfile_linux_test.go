@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ktune/ktune/internal/testdisk"
 )
 
 // big writes more than bufio's buffer and a 64 KiB disk hold; wrap, when set,
@@ -69,15 +71,7 @@ func TestAFailedWriteNamesTheTargetNotTheTemporaryFile(t *testing.T) {
 
 // The same on a real full file system, where one can be mounted (root).
 func TestWritingToAFullDiskNamesTheTarget(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
+	dir := testdisk.Small(t, "64k")
 	path := filepath.Join(dir, "e.json")
 	err := Write(path, big(""))
 	if err == nil || err.Error() != "write "+path+": no space left on device" || strings.Contains(err.Error(), ".tmp") {

@@ -12,31 +12,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ktune/ktune/internal/testdisk"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
 )
-
-// smallDisk mounts a file system of 1 MB in a temporary folder and returns the folder; it
-// skips the test where it cannot (mounting needs root).
-func smallDisk(t *testing.T) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small file system needs root")
-	}
-	dir := filepath.Join(t.TempDir(), "small")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
-		t.Skipf("cannot mount a small file system: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
 
 // fill leaves no room on dir's file system but leave bytes.
 func fill(t *testing.T, dir string, leave int64) {
@@ -66,7 +45,7 @@ func fill(t *testing.T, dir string, leave int64) {
 // "database or disk is full").
 func TestAFullDiskIsSaid(t *testing.T) {
 	ctx := context.Background()
-	dir := smallDisk(t)
+	dir := testdisk.Small(t, "1m")
 	path := filepath.Join(dir, "k.db")
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
@@ -96,7 +75,7 @@ func TestAFullDiskIsSaid(t *testing.T) {
 func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
 	for _, free := range []int64{0, 8 << 10, 32 << 10, 40 << 10} {
 		t.Run(fmt.Sprintf("%d KB free", free>>10), func(t *testing.T) {
-			dir := smallDisk(t)
+			dir := testdisk.Small(t, "1m")
 			fill(t, dir, free)
 			path := filepath.Join(dir, "new.db")
 			st, err := sqlite.Open(context.Background(), path)
@@ -117,7 +96,7 @@ func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
 
 // A database on a file system mounted read-only reads, and its writes say where it is.
 func TestADatabaseOnAReadOnlyMountIsSaidToBeThere(t *testing.T) {
-	dir := smallDisk(t)
+	dir := testdisk.Small(t, "1m")
 	path, id := storedRun(t, dir)
 	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
 		t.Skipf("cannot remount read-only: %v", err)
