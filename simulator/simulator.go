@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/ktune/ktune/expr"
@@ -176,6 +177,16 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		e := &rec.Evaluations[i]
 		if e.Status != result.OK {
 			continue
+		}
+		if e.Objective < 0 || e.Objective == 0 && !rec.Maximize {
+			// optimum / best (best / optimum) is no fraction of anything then: a negative
+			// score over a negative optimum reads as a fraction above 1
+			name := rec.Objective
+			if name == "" {
+				name = "time"
+			}
+			return nil, fmt.Errorf("simulator: recorded evaluation %d (%s) has %s %g: the fraction of the optimum (optimum / best, or best / optimum when maximising, as seed 000 scores) needs objectives above 0",
+				i, describeConfig(rec.Params, e.Config), name, e.Objective)
 		}
 		if len(e.Samples) == 0 {
 			noSamples++
@@ -453,4 +464,15 @@ func untimed(e *result.Evaluation) bool {
 		}
 	}
 	return true
+}
+
+// describeConfig writes a recorded configuration as name=value pairs.
+func describeConfig(params []space.Param, values []space.Value) string {
+	parts := make([]string, 0, len(values))
+	for j, v := range values {
+		if j < len(params) {
+			parts = append(parts, params[j].Name+"="+v.String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }

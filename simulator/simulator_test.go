@@ -433,3 +433,31 @@ func TestRecordedModeOfAProductLargerThanAnInt(t *testing.T) {
 		t.Errorf("cartesian mode: %v, want the size of the product and the way out", err)
 	}
 }
+
+// The fraction of the optimum needs objectives above 0: a negative score (or a time of 0)
+// is refused up front, naming the evaluation, instead of scoring runs with fractions above
+// 1 or below 0. A maximised objective of 0 is a fraction of 0 and stays.
+func TestObjectivesOfZeroOrBelowAreRefused(t *testing.T) {
+	for _, tt := range []struct {
+		objective string
+		maximize  bool
+		value     float64
+		want      string // "" for accepted
+	}{
+		{"score", true, -3, "simulator: recorded evaluation 0 (a=1, b=0) has score -3: the fraction of the optimum"},
+		{"score", false, -3, "has score -3"},
+		{"time", false, 0, "has time 0"},
+		{"GB/s", true, 0, ""},
+	} {
+		rec := small()
+		rec.Objective, rec.Maximize = tt.objective, tt.maximize
+		rec.Evaluations[0].Objective = tt.value
+		_, err := simulator.New(rec, simulator.Options{})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s %v (maximize %v): %v, want it accepted", tt.objective, tt.value, tt.maximize, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s %v (maximize %v): %v, want an error with %q", tt.objective, tt.value, tt.maximize, err, tt.want)
+		}
+	}
+}
