@@ -71,6 +71,9 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
 		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")
 	}
+	if err := sim.scorable(); err != nil {
+		return RepeatSummary{}, err
+	}
 	// options that do not fit the space fail here, once, not in every run
 	if err := strategy.Validate(o.Strategy, o.StrategyOptions, sim.Space(), o.Budget); err != nil {
 		return RepeatSummary{}, err

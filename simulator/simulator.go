@@ -178,16 +178,6 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		if e.Status != result.OK {
 			continue
 		}
-		if e.Objective < 0 || e.Objective == 0 && !rec.Maximize {
-			// optimum / best (best / optimum) is no fraction of anything then: a negative
-			// score over a negative optimum reads as a fraction above 1
-			name := rec.Objective
-			if name == "" {
-				name = "time"
-			}
-			return nil, fmt.Errorf("simulator: recorded evaluation %d (%s) has %s %g: the fraction of the optimum (optimum / best, or best / optimum when maximising, as seed 000 scores) needs objectives above 0",
-				i, describeConfig(rec.Params, e.Config), name, e.Objective)
-		}
 		if len(e.Samples) == 0 {
 			noSamples++
 			if untimed(e) {
@@ -464,6 +454,27 @@ func untimed(e *result.Evaluation) bool {
 		}
 	}
 	return true
+}
+
+// scorable returns an error when the recording's successes hold an objective of 0 or below
+// (a negative score, a time of 0): the fraction of the optimum (optimum / best, or best /
+// optimum when maximising) is no fraction of anything then, a negative score over a
+// negative optimum reading as above 1. A maximised objective of 0 is a fraction of 0.
+// Landscape analysis, which needs no fraction, takes such recordings.
+func (s *Simulator) scorable() error {
+	rec := s.rec
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Status == result.OK && (e.Objective < 0 || e.Objective == 0 && !rec.Maximize) {
+			name := rec.Objective
+			if name == "" {
+				name = "time"
+			}
+			return fmt.Errorf("recorded evaluation %d (%s) has %s %g: the fraction of the optimum (optimum / best, or best / optimum when maximising, as seed 000 scores) needs objectives above 0",
+				i, describeConfig(rec.Params, e.Config), name, e.Objective)
+		}
+	}
+	return nil
 }
 
 // describeConfig writes a recorded configuration as name=value pairs.

@@ -434,8 +434,8 @@ func TestRecordedModeOfAProductLargerThanAnInt(t *testing.T) {
 	}
 }
 
-// The fraction of the optimum needs objectives above 0: a negative score (or a time of 0)
-// is refused up front, naming the evaluation, instead of scoring runs with fractions above
+// The fraction of the optimum needs objectives above 0: Repeat refuses a negative score (or
+// a time of 0) up front, naming the evaluation, instead of scoring runs with fractions above
 // 1 or below 0. A maximised objective of 0 is a fraction of 0 and stays.
 func TestObjectivesOfZeroOrBelowAreRefused(t *testing.T) {
 	for _, tt := range []struct {
@@ -444,7 +444,7 @@ func TestObjectivesOfZeroOrBelowAreRefused(t *testing.T) {
 		value     float64
 		want      string // "" for accepted
 	}{
-		{"score", true, -3, "simulator: recorded evaluation 0 (a=1, b=0) has score -3: the fraction of the optimum"},
+		{"score", true, -3, "recorded evaluation 0 (a=1, b=0) has score -3: the fraction of the optimum"},
 		{"score", false, -3, "has score -3"},
 		{"time", false, 0, "has time 0"},
 		{"GB/s", true, 0, ""},
@@ -452,7 +452,8 @@ func TestObjectivesOfZeroOrBelowAreRefused(t *testing.T) {
 		rec := small()
 		rec.Objective, rec.Maximize = tt.objective, tt.maximize
 		rec.Evaluations[0].Objective = tt.value
-		_, err := simulator.New(rec, simulator.Options{})
+		sim := mustNew(t, rec, simulator.Options{}) // a landscape needs no fraction
+		_, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{Strategy: "random", Budget: 3, Repeats: 2, Seed: 1})
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s %v (maximize %v): %v, want it accepted", tt.objective, tt.value, tt.maximize, err)
