@@ -16,6 +16,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuner"
+	"github.com/ktune/ktune/tuning"
 	"github.com/ktune/ktune/worker"
 )
 
@@ -212,6 +213,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", rep.Run)
 	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Evaluations > 0:
 		return fmt.Errorf("no configuration ran and verified successfully in run %d (the failures are listed above, and stored: %s)", rep.Run, exportHint(rep.Run, *db))
+	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Stop == string(tuning.StopTime):
+		return fmt.Errorf("no configuration ran and verified successfully in run %d: none was evaluated before it stopped (%s; --time counts from the command's start, the space, the workers, the reference and the default configuration included: give a longer one)", rep.Run, rep.Stop)
 	case errors.Is(err, tuner.ErrNothingSucceeded):
 		return fmt.Errorf("no configuration ran and verified successfully in run %d: none was evaluated before it stopped (%s)", rep.Run, rep.Stop)
 	case errors.Is(err, worker.ErrEnvironment):
