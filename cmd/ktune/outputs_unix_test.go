@@ -3,55 +3,20 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// readFIFO makes a FIFO in a temporary folder and reads it whole in a goroutine; the
-// function it returns waits for what was read.
-func readFIFO(t *testing.T) (string, func() string) {
-	t.Helper()
-	fifo := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- "open: " + err.Error()
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		got <- string(b)
-	}()
-	return fifo, func() string {
-		t.Helper()
-		select {
-		case s := <-got:
-			if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-				t.Errorf("the FIFO was replaced: %v %v", fi, err)
-			}
-			return s
-		case <-time.After(30 * time.Second):
-			t.Fatal("the FIFO's reader got nothing")
-			return ""
-		}
-	}
-}
+	"github.com/ktune/ktune/internal/testfs"
+)
 
 // export -o and report -o write into a FIFO (QA: they replaced it, and the reader got
 // nothing; a device node such as /dev/null was replaced the same way), write through a
 // symbolic link, and keep an existing file's mode.
 func TestOutputsWriteThroughFIFOsAndLinks(t *testing.T) {
 	db := storeRun(t, threeConfigs("time", false, 3, 2, 1))
-	fifo, read := readFIFO(t)
+	fifo, read := testfs.ReadFIFO(t)
 	if _, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", "t4", "-o", fifo); code != 0 {
 		t.Fatalf("export to a FIFO: exit %d: %s", code, errOut)
 	}
@@ -59,7 +24,7 @@ func TestOutputsWriteThroughFIFOsAndLinks(t *testing.T) {
 		t.Errorf("the FIFO's reader got %q", s)
 	}
 
-	fifo, read = readFIFO(t)
+	fifo, read = testfs.ReadFIFO(t)
 	reportArgs := []string{"report", "1", "--db", db, "--bootstrap", "0", "--graph-nodes", "0"}
 	if out, errOut, code := ktune(t, append(reportArgs, "-o", fifo)...); code != 0 || !strings.Contains(out, "wrote "+fifo) {
 		t.Fatalf("report to a FIFO: exit %d: %s%s", code, out, errOut)

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/device"
-	"github.com/ktune/ktune/internal/testdisk"
+	"github.com/ktune/ktune/internal/testfs"
 )
 
 // fullStdout is standard output on a full disk: every write fails as os.Stdout's does.
@@ -82,7 +82,7 @@ func TestOutputLostBesideTheCommandsOwnErrorIsReportedToo(t *testing.T) {
 // The same on a real full file system, where one can be mounted (root): standard output
 // is a file on a full tmpfs, as with `ktune space spec.yaml > full/out.txt`.
 func TestOutputToARealFullDiskFailsTheCommand(t *testing.T) {
-	small := testdisk.Small(t, "64k")
+	small := testfs.Small(t, "64k")
 	fill, err := os.Create(filepath.Join(small, "fill"))
 	if err != nil {
 		t.Fatal(err)

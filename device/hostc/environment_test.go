@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/device"
-	"github.com/ktune/ktune/internal/testdisk"
+	"github.com/ktune/ktune/internal/testfs"
 )
 
 // sayingCompiler writes a compiler that prints the message of a file in msgs and exits 1
@@ -188,7 +188,7 @@ func fill(t *testing.T, dir string, free int64) func() {
 // give environment errors of the cache folder, and once space is freed the same source
 // builds: nothing about it was wrong.
 func TestARealFullCacheIsTheMachinesFault(t *testing.T) {
-	small := testdisk.Small(t, "1m")
+	small := testfs.Small(t, "1m")
 	t.Setenv("KTUNE_CACHE", small)
 	d := openHost(t)
 	for i, free := range []int64{0, 60 << 10} {

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ktune/ktune/internal/testdisk"
+	"github.com/ktune/ktune/internal/testfs"
 )
 
 // big writes more than bufio's buffer and a 64 KiB disk hold; wrap, when set,
@@ -71,7 +71,7 @@ func TestAFailedWriteNamesTheTargetNotTheTemporaryFile(t *testing.T) {
 
 // The same on a real full file system, where one can be mounted (root).
 func TestWritingToAFullDiskNamesTheTarget(t *testing.T) {
-	dir := testdisk.Small(t, "64k")
+	dir := testfs.Small(t, "64k")
 	path := filepath.Join(dir, "e.json")
 	err := Write(path, big(""))
 	if err == nil || err.Error() != "write "+path+": no space left on device" || strings.Contains(err.Error(), ".tmp") {

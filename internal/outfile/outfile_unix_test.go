@@ -4,32 +4,18 @@ package outfile
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ktune/ktune/internal/testfs"
 )
 
 // A FIFO is written into, not replaced: its reader gets the data.
 func TestWriteFIFO(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- "open: " + err.Error()
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		got <- string(b)
-	}()
+	fifo, read := testfs.ReadFIFO(t)
+	dir := filepath.Dir(fifo)
 	// also through a link to it
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink("pipe", link); err != nil {
@@ -38,16 +24,8 @@ func TestWriteFIFO(t *testing.T) {
 	if err := Write(link, text("through the pipe")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case s := <-got:
-		if s != "through the pipe" {
-			t.Errorf("reader got %q", s)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the reader got nothing")
-	}
-	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("the FIFO was replaced: %v %v", fi, err)
+	if s := read(); s != "through the pipe" {
+		t.Errorf("reader got %q", s)
 	}
 	if got := names(t, dir); len(got) != 2 {
 		t.Errorf("files: %v", got)

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ktune/ktune/internal/testdisk"
+	"github.com/ktune/ktune/internal/testfs"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
 )
@@ -45,7 +45,7 @@ func fill(t *testing.T, dir string, leave int64) {
 // "database or disk is full").
 func TestAFullDiskIsSaid(t *testing.T) {
 	ctx := context.Background()
-	dir := testdisk.Small(t, "1m")
+	dir := testfs.Small(t, "1m")
 	path := filepath.Join(dir, "k.db")
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestAFullDiskIsSaid(t *testing.T) {
 func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
 	for _, free := range []int64{0, 8 << 10, 32 << 10, 40 << 10} {
 		t.Run(fmt.Sprintf("%d KB free", free>>10), func(t *testing.T) {
-			dir := testdisk.Small(t, "1m")
+			dir := testfs.Small(t, "1m")
 			fill(t, dir, free)
 			path := filepath.Join(dir, "new.db")
 			st, err := sqlite.Open(context.Background(), path)
@@ -96,7 +96,7 @@ func TestAFailedCreationLeavesNoDatabase(t *testing.T) {
 
 // A database on a file system mounted read-only reads, and its writes say where it is.
 func TestADatabaseOnAReadOnlyMountIsSaidToBeThere(t *testing.T) {
-	dir := testdisk.Small(t, "1m")
+	dir := testfs.Small(t, "1m")
 	path, id := storedRun(t, dir)
 	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
 		t.Skipf("cannot remount read-only: %v", err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package testdisk
+package testfs
 
 import (
 	"syscall"
