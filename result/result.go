@@ -334,12 +334,15 @@ func (r *Recording) SameAs(o *Recording) bool {
 // either came in: the same parameters and values, objective direction, and evaluations
 // in the same order of the same configurations with the same status, objective and
 // timing samples; the device, kernel, problem size, objective name and restrictions agree
-// where both say them. One run kept in two formats (a Kernel Tuner cache and its T4
-// export, which names no device and drops the metrics) holds the same measurements,
-// though not the same recording (SameAs): a benchmark given both counts that run twice.
+// where both say them (a problem size in any form ProblemSizeInts reads: Kernel Tuner's
+// 20000000 is ktune's [20000000]). One run kept in two formats (a Kernel Tuner cache and
+// its T4 export, which names no device and drops the metrics) holds the same
+// measurements, though not the same recording (SameAs): a benchmark given both counts
+// that run twice.
 func (r *Recording) SameMeasurements(o *Recording) bool {
 	agree := func(a, b string) bool { return a == "" || b == "" || a == b }
-	if !agree(r.Device, o.Device) || !agree(r.Kernel, o.Kernel) || !agree(r.ProblemSize, o.ProblemSize) ||
+	if !agree(r.Device, o.Device) || !agree(r.Kernel, o.Kernel) ||
+		r.ProblemSize != "" && o.ProblemSize != "" && !sameProblemSize(r.ProblemSize, o.ProblemSize) ||
 		!agree(r.Objective, o.Objective) || r.Maximize != o.Maximize || len(r.Params) != len(o.Params) ||
 		len(r.Restrictions) > 0 && len(o.Restrictions) > 0 && !slices.Equal(r.Restrictions, o.Restrictions) ||
 		len(r.Evaluations) != len(o.Evaluations) {

@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/ktune/ktune/format"
@@ -40,5 +41,59 @@ func TestSameMeasurementsWhateverTheFormat(t *testing.T) {
 	changed.Device = "NVIDIA A40"
 	if cache.SameMeasurements(changed) {
 		t.Error("another device: still the same measurements")
+	}
+}
+
+// Kernel Tuner writes a one-dimensional problem size as a number (pnpoly's 20000000),
+// ktune's writers as an array ([20000000]): a cache and its export, read back, still hold
+// the same measurements, as 'ktune bench' must see to warn that one run counts twice.
+func TestSameMeasurementsOfAnExportWithAOneDimensionalProblemSize(t *testing.T) {
+	cache, err := format.Open("../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cache.ProblemSize != "20000000" {
+		t.Fatalf("the pnpoly cache's problem size reads %q, want Kernel Tuner's 20000000", cache.ProblemSize)
+	}
+	for _, name := range []string{"kerneltuner", "t4"} {
+		f, ok := format.Lookup(name)
+		if !ok {
+			t.Fatalf("no format %s", name)
+		}
+		var b bytes.Buffer
+		if err := f.Write(&b, cache); err != nil {
+			t.Fatal(err)
+		}
+		back, err := format.Read(&b, "export."+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cache.SameMeasurements(back) || !back.SameMeasurements(cache) {
+			t.Errorf("the pnpoly cache and its %s export (problem size %q) are not the same measurements", name, back.ProblemSize)
+		}
+	}
+}
+
+func TestSameMeasurementsComparesProblemSizesByTheirSizes(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"20000000", "[20000000]", true},
+		{"[4096,4096]", "4096x4096", true},
+		{"(128, 128)", "[128,128]", true},
+		{"", "[128]", true}, // one file does not say it
+		{"[4096]", "[2048]", false},
+		{"[128,128]", "[128]", false},
+		{"callable", "[1]", false},
+		{"n*2", "n*2", true},
+		{"n*2", "n*4", false},
+	}
+	for _, tt := range tests {
+		r := &result.Recording{ProblemSize: tt.a}
+		o := &result.Recording{ProblemSize: tt.b}
+		if got := r.SameMeasurements(o); got != tt.same {
+			t.Errorf("problem sizes %q and %q: SameMeasurements = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
 	}
 }
