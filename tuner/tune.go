@@ -121,10 +121,10 @@ type Progress struct {
 	BestConfig  Config    // the configuration that gave Best; zero when none did
 }
 
-// An OptionsError is Tune's error for options out of range (a negative budget, time
-// limit or count of pre-compilers) and strategy options that the space refuses (an
-// unknown option, one that names what the space lacks, a design larger than the budget),
-// before anything is stored or compiled.
+// An OptionsError is Tune's error for options that are missing (no SpecPath, neither DB
+// nor Store) or out of range (a negative budget, time limit or count of pre-compilers)
+// and strategy options that the space refuses (an unknown option, one that names what the
+// space lacks, a design larger than the budget), before anything is stored or compiled.
 type OptionsError struct{ Err error }
 
 // Error is the strategy's message.
@@ -205,6 +205,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, ErrNoWorkerMain
 	}
 	switch {
+	case o.SpecPath == "":
+		return nil, &OptionsError{errors.New("no kernel spec given (SpecPath is empty)")}
+	case o.DB == "" && o.Store == nil:
+		return nil, &OptionsError{errors.New("no results database given: name a SQLite file (DB) or pass an open Store")}
 	case o.Budget < 0:
 		return nil, &OptionsError{fmt.Errorf("budget %d: want 0 (no limit) or more", o.Budget)}
 	case o.TimeLimit < 0:

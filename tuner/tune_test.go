@@ -216,6 +216,16 @@ func TestTuneRefusesOptionsThatDoNotFitBeforeStoringAnything(t *testing.T) {
 		o     Options
 		check func(error) bool
 	}{
+		{"no spec", Options{Budget: 3},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "SpecPath")
+			}},
+		{"no database", Options{SpecPath: vectorAdd, Budget: 3},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "(DB)")
+			}},
 		{"an unknown strategy option", Options{SpecPath: vectorAdd, Strategy: "greedymls", StrategyOptions: map[string]any{"foo": 1}, Budget: 3},
 			func(err error) bool { var e *OptionsError; return errors.As(err, &e) }},
 		{"a device index that is no index", Options{SpecPath: vectorAdd, Device: "c:x", Budget: 3},
@@ -241,7 +251,9 @@ func TestTuneRefusesOptionsThatDoNotFitBeforeStoringAnything(t *testing.T) {
 		{"a negative count of pre-compilers", Options{SpecPath: vectorAdd, Budget: 3, Precompilers: -1},
 			func(err error) bool { var e *OptionsError; return errors.As(err, &e) }},
 	} {
-		tc.o.DB = db
+		if tc.name != "no database" {
+			tc.o.DB = db
+		}
 		if _, err := Tune(context.Background(), tc.o); !tc.check(err) {
 			t.Errorf("%s: %T %v", tc.name, err, err)
 		}
