@@ -65,8 +65,17 @@ type RepeatSummary struct {
 // every evaluation, a repeat included, draws a new recorded timing sample and costs budget,
 // so a strategy can measure a configuration again to learn its noise (as irace does).
 func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary, error) {
-	if o.Repeats <= 0 {
+	switch {
+	case sim == nil:
+		return RepeatSummary{}, errors.New("simulator: Repeat without a simulator (nil)")
+	case o.Repeats <= 0:
 		return RepeatSummary{}, errors.New("repeats must be positive")
+	case o.Budget < 0:
+		return RepeatSummary{}, fmt.Errorf("budget %d: want 0 (none) or more", o.Budget)
+	case o.TimeLimit < 0:
+		return RepeatSummary{}, fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)
+	case o.Within < 0 || math.IsNaN(o.Within):
+		return RepeatSummary{}, fmt.Errorf("within %v: want a fraction of the optimum above 0 (0: never)", o.Within)
 	}
 	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
 		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")

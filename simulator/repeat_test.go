@@ -3,8 +3,10 @@ package simulator_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/tuning"
@@ -140,6 +142,32 @@ func TestRepeatWithoutABudgetRunsOnlyStrategiesThatEndOnTheirOwn(t *testing.T) {
 			t.Errorf("%s %v: %v, %d runs; want two runs that ended on their own", tc.strategy, tc.opts, err, len(sum.Runs))
 		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit or a target fraction of the optimum")):
 			t.Errorf("%s %v: %v; want it refused up front", tc.strategy, tc.opts, err)
+		}
+	}
+}
+
+// Options out of range are refused, each naming itself, before any run: a negative budget
+// was refused as if none had been given ("give a budget, ..."), and a nil simulator
+// panicked.
+func TestRepeatRefusesOptionsOutOfRange(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	for _, tc := range []struct {
+		name string
+		sim  *simulator.Simulator
+		o    simulator.RepeatOptions
+		want string
+	}{
+		{"no simulator", nil, simulator.RepeatOptions{Strategy: "random", Budget: 4, Repeats: 2}, "without a simulator"},
+		{"no repeats", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4}, "repeats must be positive"},
+		{"a negative budget", sim, simulator.RepeatOptions{Strategy: "random", Budget: -3, Repeats: 2}, "budget -3"},
+		{"a negative budget beside a target", sim, simulator.RepeatOptions{Strategy: "random", Budget: -3, Within: 0.9, Repeats: 2}, "budget -3"},
+		{"a negative time limit", sim, simulator.RepeatOptions{Strategy: "random", TimeLimit: -time.Second, Repeats: 2}, "time limit -1s"},
+		{"a negative target", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4, Within: -0.5, Repeats: 2}, "within -0.5"},
+		{"a target that is no number", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4, Within: math.NaN(), Repeats: 2}, "within NaN"},
+	} {
+		sum, err := simulator.Repeat(context.Background(), tc.sim, tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(sum.Runs) != 0 {
+			t.Errorf("%s: %v (%d runs); want an error saying %q", tc.name, err, len(sum.Runs), tc.want)
 		}
 	}
 }
