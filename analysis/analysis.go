@@ -343,6 +343,7 @@ type LandscapeTooLargeError struct {
 	MaxBytes int64 // the bound
 }
 
+// Error says how large the landscape would be, the bound it passes and what to do instead.
 func (e *LandscapeTooLargeError) Error() string {
 	return fmt.Sprintf("the cartesian product of the parameters has %d configurations (%d recorded): its landscape would need about %s, more than the %s allowed; analyse the recorded configurations (--mode recorded)",
 		e.Points, e.Recorded, space.FormatBytes(int64(min(e.Points, math.MaxInt64/LandscapeBytesPerPoint))*LandscapeBytesPerPoint), space.FormatBytes(e.MaxBytes))

@@ -18,6 +18,7 @@ type CellError struct {
 	What      string
 }
 
+// Error names the cell by its position, strategy, space and budget, and what is wrong with it.
 func (e *CellError) Error() string {
 	name := func(s, none string) string {
 		if s == "" {

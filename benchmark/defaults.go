@@ -42,8 +42,10 @@ type BudgetDefaults struct {
 // it: a command says it without its usage.
 type DefaultsFileError struct{ Err error }
 
+// Error is the file's problem, as the wrapped error says it.
 func (e *DefaultsFileError) Error() string { return e.Err.Error() }
 
+// Unwrap returns the problem in the file.
 func (e *DefaultsFileError) Unwrap() error { return e.Err }
 
 // LoadDefaults reads a defaults file and checks it: a registered strategy, positive

@@ -211,7 +211,10 @@ type ArgError struct {
 	Err   error
 }
 
+// Error names the argument by its position.
 func (e *ArgError) Error() string { return fmt.Sprintf("argument %d: %v", e.Index, e.Err) }
+
+// Unwrap returns the argument's problem.
 func (e *ArgError) Unwrap() error { return e.Err }
 
 // CompileError is a source the compiler rejected.
@@ -220,6 +223,7 @@ type CompileError struct {
 	Err error  // the underlying status, when there is one
 }
 
+// Error is the compiler's log, after "compile error".
 func (e *CompileError) Error() string {
 	if e.Log == "" {
 		return fmt.Sprintf("compile error: %v", e.Err)
@@ -227,6 +231,7 @@ func (e *CompileError) Error() string {
 	return "compile error:\n" + e.Log
 }
 
+// Unwrap returns the underlying status, when there is one.
 func (e *CompileError) Unwrap() error { return e.Err }
 
 // EnvironmentError is a failure of the machine rather than of the source: the folder a
@@ -242,7 +247,10 @@ type EnvironmentError struct {
 	Err error
 }
 
+// Error names the place on the machine and what failed there.
 func (e *EnvironmentError) Error() string { return e.Place + ": " + e.Err.Error() }
+
+// Unwrap returns what failed.
 func (e *EnvironmentError) Unwrap() error { return e.Err }
 
 // LimitError is a launch that breaks a device limit (block size, local memory).
@@ -251,6 +259,7 @@ type LimitError struct {
 	Limit, Want int64
 }
 
+// Error says which device limit the configuration exceeds.
 func (e *LimitError) Error() string { return "device limit exceeded: " + e.What }
 
 // RuntimeError is a launch or execution that failed.
@@ -259,7 +268,10 @@ type RuntimeError struct {
 	Err error
 }
 
+// Error names the operation that failed and why.
 func (e *RuntimeError) Error() string { return fmt.Sprintf("runtime error in %s: %v", e.Op, e.Err) }
+
+// Unwrap returns why the operation failed.
 func (e *RuntimeError) Unwrap() error { return e.Err }
 
 // ErrDeviceLost marks a runtime error after which the opened device cannot run anything

@@ -22,6 +22,7 @@ type Error struct {
 	Unknown string
 }
 
+// Error names the expression and the column, says what is wrong there and points at it.
 func (e *Error) Error() string {
 	return fmt.Sprintf("expression %q, column %d: %s\n    %s\n    %s^", e.Expr, e.Pos+1, e.Msg, e.Expr, strings.Repeat(" ", e.Pos))
 }

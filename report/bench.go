@@ -44,6 +44,7 @@ var ErrNotBench = errors.New("not the JSON of 'ktune bench'")
 // read: it says what the file is and which command reads it.
 type OtherFileError struct{ What string }
 
+// Error says what the file is and which command reads it.
 func (e *OtherFileError) Error() string { return e.What }
 
 // BenchFileError is a file of 'ktune bench' that cannot be taken as it is: a value of
@@ -54,8 +55,10 @@ type BenchFileError struct {
 	Err  error
 }
 
+// Error says what the file is and how it is damaged.
 func (e *BenchFileError) Error() string { return e.What + ", edited or damaged: " + e.Err.Error() }
 
+// Unwrap returns the problem found in the file.
 func (e *BenchFileError) Unwrap() error { return e.Err }
 
 // ReadBench recognises the JSON 'ktune bench' writes: its --json output (cells and the

@@ -16,6 +16,7 @@ const (
 	StrictlyAdjacent
 )
 
+// String returns the neighbourhood's name as ParseNeighbourhood accepts it.
 func (n Neighbourhood) String() string {
 	switch n {
 	case Hamming:

@@ -18,6 +18,7 @@ const (
 	String
 )
 
+// String returns the kind's name: "int", "float", "bool", "string" (or "invalid").
 func (k Kind) String() string {
 	switch k {
 	case Int:

@@ -342,6 +342,7 @@ type MetricsError struct {
 	errs   []error          // in the spec's order
 }
 
+// Error lists the metrics that could not be computed, in the spec's order.
 func (e *MetricsError) Error() string {
 	msgs := make([]string, len(e.errs))
 	for i, err := range e.errs {

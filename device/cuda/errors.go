@@ -71,6 +71,7 @@ var resultNames = map[Result]string{
 	999: "CUDA_ERROR_UNKNOWN",
 }
 
+// Error is the CUDA result's name (CUDA_ERROR_...), or its number for one it does not know.
 func (r Result) Error() string {
 	if n, ok := resultNames[r]; ok {
 		return n

@@ -72,6 +72,7 @@ const (
 	EvalLimit
 )
 
+// String says why the minimisation ended: "converged" or "evaluation limit".
 func (s Status) String() string {
 	if s == EvalLimit {
 		return "evaluation limit"
