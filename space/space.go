@@ -151,7 +151,9 @@ func listSome(items []string, n int) string {
 // nothing next to the restrictions, frequent enough to stop within milliseconds.
 const buildCheckEvery = 1 << 16
 
-// New builds the space of params under the restrictions, each compiled with compile.
+// New builds the space of params under the restrictions, each compiled with compile
+// (expr.CompileRestriction reads Python expressions; expr.NewSpace is New with it).
+// Restrictions without a compile function are an error.
 func New(params []Param, restrictions []string, compile Compiler) (*Space, error) {
 	return NewContext(context.Background(), params, restrictions, compile, BuildOptions{})
 }
@@ -159,6 +161,9 @@ func New(params []Param, restrictions []string, compile Compiler) (*Space, error
 // NewContext is New that stops when ctx is done, returning ctx's error, and reports its
 // progress as o says: the product of a space's values can be far too large to enumerate.
 func NewContext(ctx context.Context, params []Param, restrictions []string, compile Compiler, o BuildOptions) (*Space, error) {
+	if compile == nil && len(restrictions) > 0 {
+		return nil, errors.New("space: restrictions without a Compiler to compile them (expr.CompileRestriction, or build with expr.NewSpace)")
+	}
 	rs := make([]Restriction, 0, len(restrictions))
 	for _, src := range restrictions {
 		r, err := compile(params, src)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/expr"
@@ -440,5 +441,23 @@ func TestFromConfigsOfAProductLargerThanAnInt(t *testing.T) {
 	}
 	if got := e.NeighbourList(picked[0], space.Hamming); len(got) != 1 || !slices.Equal(got[0], nb) {
 		t.Errorf("Hamming neighbours of the first configuration %v, want %v", got, nb)
+	}
+}
+
+// Restrictions given to New without a compile function are an error that says which to
+// give (it panicked); without restrictions none is needed.
+func TestNewWithoutACompilerRefusesRestrictions(t *testing.T) {
+	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}
+	if _, err := space.New(params, []string{"a > 1"}, nil); err == nil {
+		t.Error("restrictions with a nil compile function built a space")
+	} else if !strings.Contains(err.Error(), "expr.CompileRestriction") {
+		t.Errorf("the error does not say what to give: %v", err)
+	}
+	s, err := space.New(params, nil, nil)
+	if err != nil || s.Len() != 2 {
+		t.Errorf("no restrictions and no compile function: %v", err)
+	}
+	if s, err := space.New(params, []string{"a > 1"}, expr.CompileRestriction); err != nil || s.Len() != 1 {
+		t.Errorf("with expr.CompileRestriction: %v", err)
 	}
 }
