@@ -51,7 +51,7 @@ type Simulated interface {
 }
 
 // Sink receives every new evaluation of a session as soon as it is made, so results are
-// durable the moment they are measured; the results store is adapted to it. An error ends
+// durable the moment they are measured; the results store is adapted to it (ExampleSink). An error ends
 // the session.
 type Sink interface {
 	Record(ctx context.Context, e result.Evaluation) error
