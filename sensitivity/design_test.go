@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"errors"
 	"math"
 	"slices"
@@ -43,7 +44,7 @@ func TestSaltelliIshigamiMatchesTheAnalyticIndices(t *testing.T) {
 	if len(d.Points) != 4096*8 || DesignRows(3, 0, true) != 8 {
 		t.Fatalf("%d points, want 4096 rows of 8", len(d.Points))
 	}
-	s, err := d.Estimate(measure(sp, d, f))
+	s, err := d.Estimate(context.Background(), measure(sp, d, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestSaltelliIntervalsCoverTheAnalyticIndices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := d.Estimate(measure(sp, d, f))
+		s, err := d.Estimate(context.Background(), measure(sp, d, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +172,7 @@ func TestEstimateMatchesTheFormulasOnASmallDesign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := d.Estimate(measure(sp, d, f))
+	s, err := d.Estimate(context.Background(), measure(sp, d, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 			y[i] = math.NaN()
 		}
 	}
-	s, err := d.Estimate(y)
+	s, err := d.Estimate(context.Background(), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +294,14 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 			}
 		}
 	}
-	if _, err := d.Estimate(y[1:]); err == nil {
+	if _, err := d.Estimate(context.Background(), y[1:]); err == nil {
 		t.Error("Estimate accepted a y of the wrong length")
 	}
 	constant := make([]float64, len(y))
 	for i := range constant {
 		constant[i] = 2
 	}
-	if _, err := d.Estimate(constant); !errors.Is(err, ErrConstant) {
+	if _, err := d.Estimate(context.Background(), constant); !errors.Is(err, ErrConstant) {
 		t.Errorf("a constant objective: %v, want ErrConstant", err)
 	}
 }

@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -36,8 +37,9 @@ import (
 // partial run, a sample of its space, the sampling uncertainty). They are percentile
 // intervals re-centred on the estimate, because resampling biases the group-based
 // estimators (see fill), and kept within [0, 1] for the first- and total-order indices,
-// which are variance shares.
-func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
+// which are variance shares. The bootstrap stops when ctx is done, and SobolTable then
+// returns ctx's error.
+func SobolTable(ctx context.Context, params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
 	if err := checkTable(params, cfgs, y); err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
@@ -70,9 +72,11 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	}
 	var reps [][]float64
 	if B > 0 {
-		reps = bootstrap(B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {
+		if reps, err = bootstrap(ctx, B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {
 			copy(out, t.indices(w, sc))
-		}, func() *scratch { return newScratch(t) })
+		}, func() *scratch { return newScratch(t) }); err != nil {
+			return nil, err
+		}
 		s.Bootstrap = B
 	}
 	fill(s, point, reps, true)
