@@ -598,6 +598,63 @@ func TestAnalyzeAConstantObjective(t *testing.T) {
 	}
 }
 
+// TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed: with --json the inputs that
+// could not be read or analysed are under "errors" however many failed, as 'ktune import
+// --json' lists every file (QA: with every input failed, and with a lone one, --json
+// printed nothing at all, only standard error).
+func TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed(t *testing.T) {
+	dir := t.TempDir()
+	failed := filepath.Join(dir, "allfailed.json")
+	bad := filepath.Join(dir, "notjson.json")
+	if err := os.WriteFile(failed, []byte(allFailed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	for _, tt := range []struct {
+		args   []string
+		inputs []string // named in "errors": the unreadable, then the unanalysable
+		stderr string   // what standard error says, once
+	}{
+		{[]string{failed, bad}, []string{bad, filepath.Base(dir) + "/allfailed"}, "none of the 2 inputs could be analysed"},
+		{[]string{failed}, []string{filepath.Base(dir) + "/allfailed"}, "none of the 4 configurations has a value for time"},
+		{[]string{bad}, []string{bad}, "unknown file format"},
+		{[]string{"--run", "7", "--db", db}, []string{"run 7 in " + db}, "run 7: not found"},
+	} {
+		args := append([]string{"analyze", "--bootstrap", "0", "--json"}, tt.args...)
+		out, errOut, code := ktune(t, args...)
+		if code != 1 || strings.Count(errOut, tt.stderr) != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want exit 1 and %q once", tt.args, code, errOut, tt.stderr)
+		}
+		var got struct {
+			Results []json.RawMessage               `json:"results"`
+			Errors  []struct{ Input, Error string } `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Errorf("%v: the output is no JSON (%v): %q", tt.args, err, out)
+			continue
+		}
+		if got.Results == nil || len(got.Results) != 0 || len(got.Errors) != len(tt.inputs) {
+			t.Errorf("%v: results %s, errors %+v: want no results and %d errors", tt.args, got.Results, got.Errors, len(tt.inputs))
+			continue
+		}
+		for i, e := range got.Errors {
+			if e.Input != tt.inputs[i] || e.Error == "" {
+				t.Errorf("%v: error %d is %+v, want one of %s with why", tt.args, i, e, tt.inputs[i])
+			}
+		}
+	}
+	// without --json a lone input's error is said once, as before
+	if out, errOut, code := ktune(t, "analyze", failed); code != 1 || out != "" || strings.Count(errOut, "nothing to analyse") != 1 {
+		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
 // A file that cannot be read (not JSON, a corrupt gzip) is reported and the others are
 // analysed, as with a space without successes; two files of one folder/file name are
 // refused, since the name tells results and figures apart.
