@@ -40,6 +40,16 @@ type Input struct {
 	Run  *store.RunInfo    // the stored run it came from; nil for files
 }
 
+// RunName names a stored run in results, figures and the errors about it: "run 12 gemm",
+// or "run 12" for a run whose recording names no kernel (a T4 file imported). Figure
+// files take it through FileName.
+func RunName(id int64, kernel string) string {
+	if kernel = strings.TrimSpace(kernel); kernel == "" {
+		return fmt.Sprintf("run %d", id)
+	}
+	return fmt.Sprintf("run %d %s", id, kernel)
+}
+
 // Options say what to compute. The zero value computes nothing; Defaults fills it in.
 type Options struct {
 	Landscape     bool                // classify points, build the flow graph, PageRank, C_p

@@ -96,8 +96,9 @@ exit status is then 1, as for 'ktune import'. A file is named by its folder and 
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
 
-Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as -, and -2, -3
-after it where two names would make one file name):
+Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as - and any
+other character but letters, digits, '.', '_' and '-' as _, so run 12 gemm is run_12_gemm,
+and -2, -3 after it where two names would make one file name):
   minima                  the local minima's fraction of optimal fitness, all spaces (Fig. 3;
                           left out where no space has one)
   centrality              the proportion of centrality C_p, all spaces (Fig. 7)
@@ -460,7 +461,7 @@ func runInput(ctx context.Context, st store.Store, id int64) (analysis.Input, er
 	if err != nil {
 		return analysis.Input{}, err
 	}
-	return analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}, nil
+	return analysis.Input{Name: analysis.RunName(id, info.Kernel), Rec: rec, Run: &info}, nil
 }
 
 // spaceName names a recorded file by its folder and file, as 'ktune bench' does

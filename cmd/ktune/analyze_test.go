@@ -655,6 +655,30 @@ func TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed(t *testing.T) {
 	}
 }
 
+// TestAnalyzeNamesARunWithoutAKernel: a stored run whose recording names no kernel (a T4
+// file imported) is "run N" in the output and its figures (QA: "run 1 : - on -" and
+// figures named significance-run_1_.svg).
+func TestAnalyzeNamesARunWithoutAKernel(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "import", "../../testdata/benchmark_hub/convolution_milo/A100_T4.json.gz", "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	figs := filepath.Join(dir, "figs")
+	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--landscape=false", "--bootstrap", "0", "--plot", figs)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "run 1: - on -;") {
+		t.Errorf("output begins %q, want \"run 1: - on -;\"", strings.SplitN(out, "\n", 2)[0])
+	}
+	for _, f := range []string{"significance-run_1.svg", "sensitivity-run_1.png"} {
+		if _, err := os.Stat(filepath.Join(figs, f)); err != nil {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+}
+
 // A file that cannot be read (not JSON, a corrupt gzip) is reported and the others are
 // analysed, as with a space without successes; two files of one folder/file name are
 // refused, since the name tells results and figures apart.
