@@ -18,6 +18,7 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/simulator"
@@ -190,6 +191,12 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
+	}
+	if f.plot != "" {
+		// said now, not after the analysis, whose output the failure would lose
+		if err := figure.Dir(f.plot); err != nil {
+			return fmt.Errorf("--plot %s: cannot write figures there: %w", f.plot, err)
+		}
 	}
 	// with --json every input that cannot be read or analysed is listed under "errors",
 	// a lone one too, as 'ktune import --json' lists every file

@@ -104,6 +104,8 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		// told before reading the inputs, which need not exist
 		{[]string{"analyze", "absent.json", "--params", "tile_size,tile_size"}, "--params names tile_size twice"},
 		{[]string{"analyze", "absent.json", "--params", "tile_size,"}, `--params "tile_size,": an empty parameter name`},
+		// a --plot that cannot hold figures, said before the analysis whose output it would lose
+		{[]string{"analyze", "absent.json", "--plot", coulomb}, "--plot " + coulomb + ": cannot write figures there"},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
