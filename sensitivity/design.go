@@ -127,7 +127,11 @@ func (d *Design) Estimate(ctx context.Context, y []float64) (*Sobol, error) {
 	}
 	e := d.outputs(y)
 	if e.samples < 2 {
-		return nil, fmt.Errorf("sensitivity: %d design rows with both base points measured, need at least 2", e.samples)
+		measured := "no design row has"
+		if e.samples == 1 {
+			measured = "only 1 design row has"
+		}
+		return nil, fmt.Errorf("sensitivity: %s both base points (A and B) measured, and the estimates need at least 2", measured)
 	}
 	if e.variance(nil) == 0 {
 		return nil, fmt.Errorf("sensitivity: the objective is constant over the design: %w", ErrConstant)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/space"
@@ -303,5 +304,21 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 	}
 	if _, err := d.Estimate(context.Background(), constant); !errors.Is(err, ErrConstant) {
 		t.Errorf("a constant objective: %v, want ErrConstant", err)
+	}
+	// an interrupted run measures a few rows: the error counts them in words (row 0's B
+	// failed above, so rows 1 on are kept)
+	per := DesignRows(len(params), 0, true)
+	for _, rows := range []int{0, 1} {
+		few := make([]float64, len(y))
+		for i := range few {
+			few[i] = math.NaN()
+			if i >= per && i < (1+rows)*per {
+				few[i] = y[i]
+			}
+		}
+		want := map[int]string{0: "no design row has both base points", 1: "only 1 design row has both base points"}[rows]
+		if _, err := d.Estimate(context.Background(), few); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d rows measured: %v, want %q", rows, err, want)
+		}
 	}
 }

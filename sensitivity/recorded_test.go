@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -250,5 +251,27 @@ func TestBootstrapStopsWhenCancelled(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("Estimate took %v to stop", took)
+	}
+}
+
+// TestEmpiricalNoteSpeaksOfIntervalsOnlyWithThem: the note of empirical indices explains
+// their bootstrap intervals where there are some, and says nothing of intervals without a
+// bootstrap (QA: 'ktune analyze --bootstrap 0' explained intervals it did not print).
+func TestEmpiricalNoteSpeaksOfIntervalsOnlyWithThem(t *testing.T) {
+	params, cfgs, y, _ := recordedTable(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	for _, tt := range []struct {
+		bootstrap int
+		intervals bool
+	}{{-1, false}, {20, true}} {
+		s, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{Seed: 1, Bootstrap: tt.bootstrap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Method != sensitivity.Empirical || !strings.HasPrefix(s.Note, "empirical:") {
+			t.Fatalf("method %s, note %q: want empirical indices of a space with failures", s.Method, s.Note)
+		}
+		if got := strings.Contains(s.Note, "intervals"); got != tt.intervals || (s.Bootstrap > 0) != tt.intervals {
+			t.Errorf("--bootstrap %d: %d resamples, note %q: want intervals spoken of %v", tt.bootstrap, s.Bootstrap, s.Note, tt.intervals)
+		}
 	}
 }
