@@ -431,16 +431,19 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 		return nil, nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
 	}
 	if len(ids) > 0 {
+		// a mistyped id is said before the database is looked for
+		nums := make([]int64, len(ids))
+		for i, s := range ids {
+			if nums[i], err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
+				return nil, nil, fmt.Errorf("--run %q: not a run id", s)
+			}
+		}
 		st, err := openStoredRun(ctx, db)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer st.Close()
-		for _, s := range ids {
-			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("--run %q: not a run id", s)
-			}
+		for _, id := range nums {
 			in, err := runInput(ctx, st, id)
 			if err != nil {
 				err = fmt.Errorf("run %d in %s: %w", id, db, err)

@@ -109,6 +109,7 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
+		{[]string{"analyze", "--run", "1,x2", "--db", filepath.Join(t.TempDir(), "none.db")}, `--run "x2": not a run id`},
 	} {
 		_, errOut, code := ktune(t, tt.args...)
 		if code == 0 || !strings.Contains(errOut, tt.want) {
