@@ -40,6 +40,16 @@ type Input struct {
 	Run  *store.RunInfo    // the stored run it came from; nil for files
 }
 
+// RunName names a stored run in results, figures and the errors about it: "run 12 gemm",
+// or "run 12" for a run whose recording names no kernel (a T4 file imported). Figure
+// files take it through FileName.
+func RunName(id int64, kernel string) string {
+	if kernel = strings.TrimSpace(kernel); kernel == "" {
+		return fmt.Sprintf("run %d", id)
+	}
+	return fmt.Sprintf("run %d %s", id, kernel)
+}
+
 // Options say what to compute. The zero value computes nothing; Defaults fills it in.
 type Options struct {
 	Landscape     bool                // classify points, build the flow graph, PageRank, C_p
@@ -289,7 +299,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		start = time.Now()
 		if res.Valid < 2 {
 			res.Warnings = append(res.Warnings, "fewer than two valid configurations: no Sobol indices")
-		} else if res.Sobol, err = sensitivity.SobolTable(rec.Params, cfgs, ys, so); errors.Is(err, sensitivity.ErrConstant) {
+		} else if res.Sobol, err = sensitivity.SobolTable(ctx, rec.Params, cfgs, ys, so); errors.Is(err, sensitivity.ErrConstant) {
 			// the landscape and the significance (undefined too, null) still stand
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is constant (%g) over the %d valid configurations: the Sobol indices (shares of its variance) and the correlations are undefined",
 				name, ys[0], res.Valid))
@@ -314,7 +324,10 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		res.Millis["sobol"] = ms(time.Since(start))
 		if in.Run != nil && in.Run.Strategy == "saltelli" {
 			start = time.Now()
-			s, err := saltelliOf(in.Run, rec, value, so)
+			s, err := saltelliOf(ctx, in.Run, rec, value, so)
+			if ctx.Err() != nil {
+				return nil, ctx.Err() // cancelled, not a design that cannot be estimated
+			}
 			if err != nil {
 				res.Warnings = append(res.Warnings, "the run's Saltelli design could not be estimated: "+err.Error())
 			}
@@ -636,7 +649,7 @@ func empiricalCaveat(s *sensitivity.Sobol, params []space.Param, subset []int, c
 // run's seed, budget and options, and estimates the indices from its evaluations. Its
 // intervals take their resamples and seed from so (the analysis's --bootstrap and --seed),
 // as the empirical indices do.
-func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64, so sensitivity.Options) (*sensitivity.Sobol, error) {
+func saltelliOf(ctx context.Context, run *store.RunInfo, rec *result.Recording, value func(*result.Evaluation) float64, so sensitivity.Options) (*sensitivity.Sobol, error) {
 	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
 	if err != nil {
 		return nil, err
@@ -688,5 +701,5 @@ func saltelliOf(run *store.RunInfo, rec *result.Recording, value func(*result.Ev
 			}
 		}
 	}
-	return d.Estimate(y)
+	return d.Estimate(ctx, y)
 }

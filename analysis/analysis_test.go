@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/benchmark"
 	"github.com/ktune/ktune/format"
@@ -682,5 +683,28 @@ func TestAnalyzeEmpiricalSobolOfASmallSample(t *testing.T) {
 	// the lower bounds' doing, as the note says)
 	if r := cut(rec.Evaluations); r.Sobol == nil || r.SobolWarning != "" {
 		t.Errorf("the whole recording: Sobol %v, caveat %q", r.Sobol != nil, r.SobolWarning)
+	}
+}
+
+// TestAnalyzeStopsWhenCancelledDuringTheIndices: Ctrl-C during the bootstrap of the Sobol
+// indices (minutes for thousands of resamples of a large space) ends the analysis with the
+// context's error, not after every resample.
+func TestAnalyzeStopsWhenCancelledDuringTheIndices(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := Defaults()
+	o.Landscape, o.Bootstrap = false, 1_000_000
+	o.Step = func(part string) {
+		if strings.HasPrefix(part, "parameter sensitivity") {
+			cancel()
+		}
+	}
+	start := time.Now()
+	r, err := Analyze(ctx, Input{Name: "pnpoly", Rec: open(t, pnpoly)}, o)
+	if !errors.Is(err, context.Canceled) || r != nil {
+		t.Errorf("Analyze cancelled before the indices: %v, %v; want context.Canceled", r, err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Analyze took %v to stop", took)
 	}
 }

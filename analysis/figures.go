@@ -81,7 +81,7 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			if err != nil {
 				return files, err
 			}
-			f, err := landscape.PlotFlowGraph(landscape.Named{Name: r.Name, A: r.Landscape, L: r.land}, g, dir, "ffg-"+base, o.GraphNodes)
+			f, err := landscape.PlotFlowGraph(ctx, landscape.Named{Name: r.Name, A: r.Landscape, L: r.land}, g, dir, "ffg-"+base, o.GraphNodes)
 			if err != nil {
 				return files, fmt.Errorf("%s: flow graph figure: %w", r.Name, err)
 			}

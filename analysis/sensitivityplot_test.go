@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"image/png"
@@ -55,7 +56,7 @@ func TestPlotsAreWrittenAndLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 50})
+	s, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,25 @@ const margin = vg.Length(6)
 // as measured, so that a viewer's fallback font a little wider does not cut its text.
 const legendSlack = 1.12
 
+// Dir makes dir ready for figures before they are drawn: it creates dir (and its parents)
+// and checks that a file can be written in it, so that a command whose figures come after
+// minutes of work says at once that --plot names a file or a folder it may not write.
+func Dir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".ktune-figure-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // Save writes p, w by h, as dir/name.svg and dir/name.png, creating dir, and returns the
 // paths written (those written before a failure too).
 func Save(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {

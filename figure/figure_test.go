@@ -211,3 +211,26 @@ func TestSVGTextNamesFallbackFonts(t *testing.T) {
 		t.Errorf("sans: %s", got)
 	}
 }
+
+// TestDirCreatesTheFolderAndRefusesAFile: Dir creates the folder the figures go to and
+// leaves nothing in it, and refuses a path that is a file, where Save would fail only
+// after the work before the figures.
+func TestDirCreatesTheFolderAndRefusesAFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	if err := Dir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := os.ReadDir(dir); err != nil || len(left) != 0 {
+		t.Errorf("Dir left %v in the folder (%v)", left, err)
+	}
+	file := filepath.Join(t.TempDir(), "file.svg")
+	if err := os.WriteFile(file, []byte("<svg/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Dir(file); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("Dir of a file: %v, want not a directory", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "<svg/>" {
+		t.Errorf("Dir changed the file to %q", b)
+	}
+}

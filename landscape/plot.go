@@ -309,8 +309,9 @@ func (outlinedDot) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // colour of 0.75; all successful nodes one colour where the fraction is undefined), failed
 // nodes grey, the global optimum green, local minima larger. It
 // refuses graphs of more than maxNodes nodes (0 means 5000). It writes dir/name.svg and
-// dir/name.png and returns their paths.
-func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]string, error) {
+// dir/name.png and returns their paths. The layout, a minute for 20,000 nodes, stops when
+// ctx is done, and PlotFlowGraph then returns ctx's error and writes nothing.
+func PlotFlowGraph(ctx context.Context, item Named, g *Graph, dir, name string, maxNodes int) ([]string, error) {
 	if maxNodes == 0 {
 		maxNodes = 5000
 	}
@@ -323,7 +324,7 @@ func PlotFlowGraph(item Named, g *Graph, dir, name string, maxNodes int) ([]stri
 		return nil, fmt.Errorf("landscape: flow graph of %d nodes for a landscape of %d and an analysis of %d",
 			g.N(), len(item.L.Objective), len(item.A.Classes))
 	}
-	pos, err := layout(context.Background(), g, 300, 1)
+	pos, err := layout(ctx, g, 300, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package landscape
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -152,17 +153,42 @@ func TestPlotFlowGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		files, err := PlotFlowGraph(Named{Name: "pnpoly RTX 2080 Ti", A: a, L: l}, g, dir, "ffg-"+nb.String(), 0)
+		files, err := PlotFlowGraph(context.Background(), Named{Name: "pnpoly RTX 2080 Ti", A: a, L: l}, g, dir, "ffg-"+nb.String(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%v: %d nodes, %d edges drawn in %v", nb, g.N(), g.Edges(), time.Since(start))
 		checkFiles(t, files, 2)
-		if _, err := PlotFlowGraph(Named{Name: "x", A: a, L: l}, g, dir, "small", 100); err == nil {
+		if _, err := PlotFlowGraph(context.Background(), Named{Name: "x", A: a, L: l}, g, dir, "small", 100); err == nil {
 			t.Error("no error over maxNodes")
 		}
 	}
 	keep(t, dir)
+}
+
+// TestPlotFlowGraphStopsWhenCancelled: the layout of a large flow graph takes a minute or
+// more, and Ctrl-C must end it: with its context cancelled PlotFlowGraph returns the
+// context's error and writes no file.
+func TestPlotFlowGraphStopsWhenCancelled(t *testing.T) {
+	l := recordedLandscape(t, "pnpoly recorded")
+	a, err := Analyze(context.Background(), l, Options{Neighbourhood: space.Adjacent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := FlowGraph(context.Background(), l, space.Adjacent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	files, err := PlotFlowGraph(ctx, Named{Name: "pnpoly", A: a, L: l}, g, dir, "ffg", 0)
+	if !errors.Is(err, context.Canceled) || files != nil {
+		t.Errorf("PlotFlowGraph with a cancelled context: %v, %v; want context.Canceled", files, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("a cancelled plot wrote %d files", len(left))
+	}
 }
 
 func TestLayoutIsDeterministicAndSpreadsNodes(t *testing.T) {
@@ -227,7 +253,7 @@ func TestPlotsOfAnUndefinedFractionOfOptimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := PlotFlowGraph(Named{Name: "zero", A: a, L: zero}, g, dir, "ffg-zero", 0)
+	files, err := PlotFlowGraph(context.Background(), Named{Name: "zero", A: a, L: zero}, g, dir, "ffg-zero", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 		p.Sections = append(p.Sections, *conv)
 	}
 	// the analysis takes the direction from o itself, and says where it overrides the run's
-	in := analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: stored, Run: &info}
+	in := analysis.Input{Name: analysis.RunName(id, info.Kernel), Rec: stored, Run: &info}
 	secs, err := analysisSections(ctx, in, o)
 	if err != nil {
 		return nil, err

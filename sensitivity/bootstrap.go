@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -13,7 +14,9 @@ import (
 // multinomial weights (how often each row was drawn), from its own generator seeded by
 // seed and the replicate's number, so the result does not depend on how the replicates are
 // spread over goroutines. estimate writes into out; each goroutine gets its own scratch.
-func bootstrap[S any](B int, seed uint64, n, size int, estimate func(w []float64, sc S, out []float64), newScratch func() S) [][]float64 {
+// The workers stop between replicates once ctx is done, and bootstrap then returns ctx's
+// error: thousands of resamples of a large table take minutes.
+func bootstrap[S any](ctx context.Context, B int, seed uint64, n, size int, estimate func(w []float64, sc S, out []float64), newScratch func() S) ([][]float64, error) {
 	reps := make([][]float64, B)
 	for b := range reps {
 		reps[b] = make([]float64, size)
@@ -24,7 +27,7 @@ func bootstrap[S any](B int, seed uint64, n, size int, estimate func(w []float64
 		wg.Go(func() {
 			sc := newScratch()
 			weights := make([]float64, n)
-			for b := w; b < B; b += workers {
+			for b := w; b < B && ctx.Err() == nil; b += workers {
 				r := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d^uint64(b)))
 				clear(weights)
 				for range n {
@@ -35,7 +38,10 @@ func bootstrap[S any](B int, seed uint64, n, size int, estimate func(w []float64
 		})
 	}
 	wg.Wait()
-	return reps
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return reps, nil
 }
 
 // percentiles returns the 2.5%, 50% and 97.5% percentiles of column i of reps, ignoring

@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -118,14 +119,19 @@ func (d *Design) rows() int { return DesignRows(len(d.Params), len(d.Subset), d.
 //
 // Each estimator uses the rows whose points it needs were all measured, and reports how
 // many in Interval.N. The intervals are 95% percentile intervals over d.Bootstrap
-// resamples of the rows.
-func (d *Design) Estimate(y []float64) (*Sobol, error) {
+// resamples of the rows; the bootstrap stops when ctx is done, and Estimate then returns
+// ctx's error.
+func (d *Design) Estimate(ctx context.Context, y []float64) (*Sobol, error) {
 	if len(y) != len(d.Points) {
 		return nil, fmt.Errorf("sensitivity: %d objective values for a design of %d points", len(y), len(d.Points))
 	}
 	e := d.outputs(y)
 	if e.samples < 2 {
-		return nil, fmt.Errorf("sensitivity: %d design rows with both base points measured, need at least 2", e.samples)
+		measured := "no design row has"
+		if e.samples == 1 {
+			measured = "only 1 design row has"
+		}
+		return nil, fmt.Errorf("sensitivity: %s both base points (A and B) measured, and the estimates need at least 2", measured)
 	}
 	if e.variance(nil) == 0 {
 		return nil, fmt.Errorf("sensitivity: the objective is constant over the design: %w", ErrConstant)
@@ -143,10 +149,13 @@ func (d *Design) Estimate(y []float64) (*Sobol, error) {
 	point, counts := e.indices(nil)
 	var reps [][]float64
 	if d.Bootstrap > 0 {
-		reps = bootstrap(d.Bootstrap, d.Seed, d.N, len(point), func(w []float64, _ struct{}, out []float64) {
+		var err error
+		if reps, err = bootstrap(ctx, d.Bootstrap, d.Seed, d.N, len(point), func(w []float64, _ struct{}, out []float64) {
 			v, _ := e.indices(w)
 			copy(out, v)
-		}, func() struct{} { return struct{}{} })
+		}, func() struct{} { return struct{}{} }); err != nil {
+			return nil, err
+		}
 		s.Bootstrap = d.Bootstrap
 	}
 	fill(s, point, reps, false)

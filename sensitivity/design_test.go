@@ -1,9 +1,11 @@
 package sensitivity
 
 import (
+	"context"
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/space"
@@ -43,7 +45,7 @@ func TestSaltelliIshigamiMatchesTheAnalyticIndices(t *testing.T) {
 	if len(d.Points) != 4096*8 || DesignRows(3, 0, true) != 8 {
 		t.Fatalf("%d points, want 4096 rows of 8", len(d.Points))
 	}
-	s, err := d.Estimate(measure(sp, d, f))
+	s, err := d.Estimate(context.Background(), measure(sp, d, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestSaltelliIntervalsCoverTheAnalyticIndices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := d.Estimate(measure(sp, d, f))
+		s, err := d.Estimate(context.Background(), measure(sp, d, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +173,7 @@ func TestEstimateMatchesTheFormulasOnASmallDesign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := d.Estimate(measure(sp, d, f))
+	s, err := d.Estimate(context.Background(), measure(sp, d, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 			y[i] = math.NaN()
 		}
 	}
-	s, err := d.Estimate(y)
+	s, err := d.Estimate(context.Background(), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +295,30 @@ func TestEstimateDropsInvalidAndFailedRows(t *testing.T) {
 			}
 		}
 	}
-	if _, err := d.Estimate(y[1:]); err == nil {
+	if _, err := d.Estimate(context.Background(), y[1:]); err == nil {
 		t.Error("Estimate accepted a y of the wrong length")
 	}
 	constant := make([]float64, len(y))
 	for i := range constant {
 		constant[i] = 2
 	}
-	if _, err := d.Estimate(constant); !errors.Is(err, ErrConstant) {
+	if _, err := d.Estimate(context.Background(), constant); !errors.Is(err, ErrConstant) {
 		t.Errorf("a constant objective: %v, want ErrConstant", err)
+	}
+	// an interrupted run measures a few rows: the error counts them in words (row 0's B
+	// failed above, so rows 1 on are kept)
+	per := DesignRows(len(params), 0, true)
+	for _, rows := range []int{0, 1} {
+		few := make([]float64, len(y))
+		for i := range few {
+			few[i] = math.NaN()
+			if i >= per && i < (1+rows)*per {
+				few[i] = y[i]
+			}
+		}
+		want := map[int]string{0: "no design row has both base points", 1: "only 1 design row has both base points"}[rows]
+		if _, err := d.Estimate(context.Background(), few); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d rows measured: %v, want %q", rows, err, want)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package sensitivity_test
 
 import (
+	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,7 +46,7 @@ func TestRecordedPnpoly(t *testing.T) {
 		t.Fatalf("only %d successful configurations", len(cfgs))
 	}
 	start := time.Now()
-	s, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1})
+	s, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func TestRecordedPnpoly(t *testing.T) {
 		}
 		fc, fy = append(fc, c), append(fy, v)
 	}
-	if e, err := sensitivity.SobolTable(params, fc, fy, sensitivity.Options{Bootstrap: -1}); err != nil || e.Method != sensitivity.Exact || e.Samples != product {
+	if e, err := sensitivity.SobolTable(context.Background(), params, fc, fy, sensitivity.Options{Bootstrap: -1}); err != nil || e.Method != sensitivity.Exact || e.Samples != product {
 		t.Errorf("penalised full product: %+v, %v; want exact over %d", e, err, product)
 	}
 	cs := sensitivity.Significance(params, cfgs, y)
@@ -151,7 +153,7 @@ func TestRecordedIntervalsAreSharesOfVariance(t *testing.T) {
 				c, yy = append(c, cf), append(yy, y[i])
 			}
 		}
-		s, err := sensitivity.SobolTable(params, c, yy, sensitivity.Options{SecondOrder: true, Seed: 1})
+		s, err := sensitivity.SobolTable(context.Background(), params, c, yy, sensitivity.Options{SecondOrder: true, Seed: 1})
 		if errors.Is(err, sensitivity.ErrConstant) {
 			continue
 		}
@@ -183,7 +185,7 @@ func TestRecordedIntervalsAreSharesOfVariance(t *testing.T) {
 // uncertainty of theirs: none is drawn, however many resamples are asked for.
 func TestRecordedFullProductHasNoIntervals(t *testing.T) {
 	params, cfgs, y, _ := recordedTable(t, "../testdata/kernel_tuner/time_energy.json")
-	s, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 500})
+	s, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +209,69 @@ func TestRecordedFullProductHasNoIntervals(t *testing.T) {
 func BenchmarkSobolTable(b *testing.B) {
 	params, cfgs, y, _ := recordedTable(b, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
 	for b.Loop() {
-		if _, err := sensitivity.SobolTable(params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1}); err != nil {
+		if _, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestBootstrapStopsWhenCancelled: the bootstrap of a large table takes minutes with many
+// resamples, and Ctrl-C must end it: a cancelled context ends SobolTable and
+// Design.Estimate with the context's error instead of indices.
+func TestBootstrapStopsWhenCancelled(t *testing.T) {
+	params, cfgs, y, sim := recordedTable(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	// convolution_milo has failures, so the table is empirical and bootstrapped; a million
+	// resamples would take hours
+	s, err := sensitivity.SobolTable(ctx, params, cfgs, y, sensitivity.Options{SecondOrder: true, Seed: 1, Bootstrap: 1_000_000})
+	if !errors.Is(err, context.Canceled) || s != nil {
+		t.Errorf("SobolTable with a cancelled context: %v, %v; want context.Canceled", s, err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("SobolTable took %v to stop", took)
+	}
+	// uncancelled, the same table gives indices: the error above is the cancellation's
+	if _, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{Seed: 1, Bootstrap: 20}); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := sensitivity.NewDesign(sim.Space(), 200, sensitivity.Options{SecondOrder: true, Seed: 3, Bootstrap: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yd := make([]float64, len(d.Points))
+	for i, c := range d.Points {
+		yd[i] = float64(c[0]) + 2*float64(c[1]) + float64(c[0]*c[2])
+	}
+	start = time.Now()
+	if s, err := d.Estimate(ctx, yd); !errors.Is(err, context.Canceled) || s != nil {
+		t.Errorf("Estimate with a cancelled context: %v, %v; want context.Canceled", s, err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Estimate took %v to stop", took)
+	}
+}
+
+// TestEmpiricalNoteSpeaksOfIntervalsOnlyWithThem: the note of empirical indices explains
+// their bootstrap intervals where there are some, and says nothing of intervals without a
+// bootstrap (QA: 'ktune analyze --bootstrap 0' explained intervals it did not print).
+func TestEmpiricalNoteSpeaksOfIntervalsOnlyWithThem(t *testing.T) {
+	params, cfgs, y, _ := recordedTable(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	for _, tt := range []struct {
+		bootstrap int
+		intervals bool
+	}{{-1, false}, {20, true}} {
+		s, err := sensitivity.SobolTable(context.Background(), params, cfgs, y, sensitivity.Options{Seed: 1, Bootstrap: tt.bootstrap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Method != sensitivity.Empirical || !strings.HasPrefix(s.Note, "empirical:") {
+			t.Fatalf("method %s, note %q: want empirical indices of a space with failures", s.Method, s.Note)
+		}
+		if got := strings.Contains(s.Note, "intervals"); got != tt.intervals || (s.Bootstrap > 0) != tt.intervals {
+			t.Errorf("--bootstrap %d: %d resamples, note %q: want intervals spoken of %v", tt.bootstrap, s.Bootstrap, s.Note, tt.intervals)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -36,8 +37,9 @@ import (
 // partial run, a sample of its space, the sampling uncertainty). They are percentile
 // intervals re-centred on the estimate, because resampling biases the group-based
 // estimators (see fill), and kept within [0, 1] for the first- and total-order indices,
-// which are variance shares.
-func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
+// which are variance shares. The bootstrap stops when ctx is done, and SobolTable then
+// returns ctx's error.
+func SobolTable(ctx context.Context, params []space.Param, cfgs []space.Config, y []float64, o Options) (*Sobol, error) {
 	if err := checkTable(params, cfgs, y); err != nil {
 		return nil, fmt.Errorf("sensitivity: %w", err)
 	}
@@ -62,17 +64,19 @@ func SobolTable(params []space.Param, cfgs []space.Config, y []float64, o Option
 	}
 	s := newSobol(method, params, subset, o.SecondOrder)
 	s.Samples = len(rows)
-	s.Note = t.note(method)
 	point := t.indices(nil, newScratch(t))
 	B := o.Resamples()
 	if method == Exact {
 		B = 0 // no sampling error (see above)
 	}
+	s.Note = t.note(method, B > 0)
 	var reps [][]float64
 	if B > 0 {
-		reps = bootstrap(B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {
+		if reps, err = bootstrap(ctx, B, o.Seed, len(rows), len(point), func(w []float64, sc *scratch, out []float64) {
 			copy(out, t.indices(w, sc))
-		}, func() *scratch { return newScratch(t) })
+		}, func() *scratch { return newScratch(t) }); err != nil {
+			return nil, err
+		}
 		s.Bootstrap = B
 	}
 	fill(s, point, reps, true)
@@ -186,7 +190,7 @@ func (t *table) isProduct(params []space.Param, cfgs []space.Config) bool {
 }
 
 // note explains how to read the indices of method.
-func (t *table) note(method string) string {
+func (t *table) note(method string, intervals bool) string {
 	if method == Exact {
 		return "exact: the configurations are the full cartesian product of the parameter values, " +
 			"so these are the Sobol indices of the uniform distribution over it, computed from every " +
@@ -208,12 +212,15 @@ func (t *table) note(method string) string {
 		}
 	}
 	shared /= float64(len(t.others) * len(t.y))
-	return fmt.Sprintf("empirical: the configurations are not the full product of the parameter values "+
+	note := fmt.Sprintf("empirical: the configurations are not the full product of the parameter values "+
 		"(restrictions, failures or a partial run), so the parameters are dependent and the indices "+
 		"describe the measured distribution (correlation ratios); total-order indices are lower bounds, "+
 		"as only configurations that share all other parameter values with another one add to them "+
-		"(%.0f%% of configurations on average); the intervals, from resampling the configurations, "+
-		"say how much the indices depend on which configurations were measured", 100*shared)
+		"(%.0f%% of configurations on average)", 100*shared)
+	if intervals {
+		note += "; the intervals, from resampling the configurations, say how much the indices depend on which configurations were measured"
+	}
+	return note
 }
 
 // scratch is the per-goroutine memory of an estimate.

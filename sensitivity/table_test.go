@@ -1,6 +1,7 @@
 package sensitivity
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -69,7 +70,7 @@ func TestIshigamiLiteratureValuesAreRight(t *testing.T) {
 
 func TestExactIshigamiOnAFineGridMatchesTheAnalyticIndices(t *testing.T) {
 	params, cfgs, y := ishigamiTable(64)
-	s, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
+	s, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestAdditiveFunctionHasNoInteractions(t *testing.T) {
 		parts = append(parts, c[i]*c[i]*popVar(g[i]))
 		sum += parts[i]
 	}
-	s, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Seed: 1})
+	s, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestEmpiricalByHand(t *testing.T) {
 	}
 	cfgs := []space.Config{{0, 0}, {0, 1}, {1, 0}, {1, 0}, {1, 1}}
 	y := []float64{1, 2, 3, 6, math.NaN()} // the failed row is dropped
-	s, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
+	s, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,11 +212,11 @@ func TestEmpiricalByHand(t *testing.T) {
 
 func TestDuplicatedProductIsEmpiricalWithTheSameIndices(t *testing.T) {
 	params, cfgs, y := ishigamiTable(8)
-	exact, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
+	exact, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := SobolTable(params, append(cfgs, cfgs...), append(y, y...), Options{SecondOrder: true, Bootstrap: -1})
+	twice, err := SobolTable(context.Background(), params, append(cfgs, cfgs...), append(y, y...), Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestDuplicatedProductIsEmpiricalWithTheSameIndices(t *testing.T) {
 		}
 	}
 	// Dropping one configuration breaks the product.
-	part, err := SobolTable(params, cfgs[1:], y[1:], Options{Bootstrap: -1})
+	part, err := SobolTable(context.Background(), params, cfgs[1:], y[1:], Options{Bootstrap: -1})
 	if err != nil || part.Method != Empirical {
 		t.Errorf("partial table: method %v, err %v; want empirical", part, err)
 	}
@@ -236,11 +237,11 @@ func TestDuplicatedProductIsEmpiricalWithTheSameIndices(t *testing.T) {
 
 func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 	params, cfgs, y := ishigamiTable(16)
-	all, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
+	all, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := SobolTable(params, cfgs, y, Options{Subset: []int{2, 0}, SecondOrder: true, Bootstrap: -1})
+	sub, err := SobolTable(context.Background(), params, cfgs, y, Options{Subset: []int{2, 0}, SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +255,12 @@ func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 		t.Errorf("S_31 = %v, S_13 = %v", got, want)
 	}
 	for _, bad := range [][]int{{}, {3}, {0, 0}, {-1}} {
-		if _, err := SobolTable(params, cfgs, y, Options{Subset: bad}); err == nil {
+		if _, err := SobolTable(context.Background(), params, cfgs, y, Options{Subset: bad}); err == nil {
 			t.Errorf("subset %v accepted", bad)
 		}
 	}
 	// a parameter named twice is named, not numbered (QA: "subset names parameter 2 twice")
-	if _, err := SobolTable(params, cfgs, y, Options{Subset: []int{2, 2}}); err == nil || !strings.Contains(err.Error(), "name x3 twice") {
+	if _, err := SobolTable(context.Background(), params, cfgs, y, Options{Subset: []int{2, 2}}); err == nil || !strings.Contains(err.Error(), "name x3 twice") {
 		t.Errorf("subset {2, 2}: %v, want the error to name x3", err)
 	}
 	if _, err := ParamIndices(params, []string{"x1", "x3", "x1"}); err == nil || err.Error() != `parameter "x1" is named twice` {
@@ -269,20 +270,20 @@ func TestSubsetLimitsTheIndicesNotTheModel(t *testing.T) {
 
 func TestSobolTableRejectsUnusableTables(t *testing.T) {
 	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(0), space.IntValue(1)}}}
-	if _, err := SobolTable(params, []space.Config{{0}, {1}}, []float64{2, 2}, Options{}); !errors.Is(err, ErrConstant) {
+	if _, err := SobolTable(context.Background(), params, []space.Config{{0}, {1}}, []float64{2, 2}, Options{}); !errors.Is(err, ErrConstant) {
 		t.Errorf("constant objective: %v, want ErrConstant", err)
 	}
-	if _, err := SobolTable(params, []space.Config{{0}, {1}}, []float64{2}, Options{}); err == nil {
+	if _, err := SobolTable(context.Background(), params, []space.Config{{0}, {1}}, []float64{2}, Options{}); err == nil {
 		t.Error("mismatched lengths accepted")
 	}
-	if _, err := SobolTable(params, []space.Config{{0}, {2}}, []float64{1, 2}, Options{}); err == nil {
+	if _, err := SobolTable(context.Background(), params, []space.Config{{0}, {2}}, []float64{1, 2}, Options{}); err == nil {
 		t.Error("value index out of range accepted")
 	}
 }
 
 func TestSobolJSONWritesNaNAsNull(t *testing.T) {
 	params, cfgs, y := ishigamiTable(6)
-	s, err := SobolTable(params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
+	s, err := SobolTable(context.Background(), params, cfgs, y, Options{SecondOrder: true, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

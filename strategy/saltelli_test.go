@@ -1,6 +1,7 @@
 package strategy_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -76,7 +77,7 @@ func TestSaltelliMeasuresTheDesignRunDesignRebuilds(t *testing.T) {
 			y[i] = obj[idx]
 		}
 	}
-	s, err := d.Estimate(y)
+	s, err := d.Estimate(context.Background(), y)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/benchmark"
+	"github.com/ktune/ktune/figure"
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/simulator"
@@ -88,15 +89,17 @@ Parameters (seed 004), over the successful configurations:
   undefined, which a warning says.
 
 An input that cannot be read or analysed (a corrupt file, no successful configuration) is
-reported on standard error (and with --json under "errors", with why) and the others are
-analysed and printed; the exit status is then 1, as for 'ktune import'. A file is named by its folder and file, as 'ktune bench' names it
-(kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
+reported on standard error (and with --json under "errors", with why, even where no input
+could be analysed and "results" is empty) and the others are analysed and printed; the
+exit status is then 1, as for 'ktune import'. A file is named by its folder and file, as
+'ktune bench' names it (kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
 
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
 
-Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as -, and -2, -3
-after it where two names would make one file name):
+Figures (--plot DIR, each as SVG and PNG; NAME is the space's name with / as - and any
+other character but letters, digits, '.', '_' and '-' as _, so run 12 gemm is run_12_gemm,
+and -2, -3 after it where two names would make one file name):
   minima                  the local minima's fraction of optimal fitness, all spaces (Fig. 3;
                           left out where no space has one)
   centrality              the proportion of centrality C_p, all spaces (Fig. 7)
@@ -189,7 +192,15 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if !o.Landscape && !o.Parameters {
 		return usageErr(env, c, "nothing to do: --landscape=false and --parameters=false")
 	}
-	inputs, unread, err := analysisInputs(ctx, pos, f.runs, f.db, env.stderr)
+	if f.plot != "" {
+		// said now, not after the analysis, whose output the failure would lose
+		if err := figure.Dir(f.plot); err != nil {
+			return fmt.Errorf("--plot %s: cannot write figures there: %w", f.plot, err)
+		}
+	}
+	// with --json every input that cannot be read or analysed is listed under "errors",
+	// a lone one too, as 'ktune import --json' lists every file
+	inputs, unread, err := analysisInputs(ctx, pos, f.runs, f.db, f.jsonOut, env.stderr)
 	if err != nil {
 		if err == errNoInput {
 			return usageErr(env, c, "give recorded files or --run")
@@ -240,12 +251,17 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		Error string `json:"error"`
 	}
 	var inputErrors []inputError // for --json: which inputs failed, and why
+	total := len(inputs) + len(unread)
+	var lone error // the error of the only input, returned as it is
 	for _, err := range unread {
-		fmt.Fprintf(env.stderr, "ktune analyze: %v\n", err)
+		if total == 1 {
+			lone = err
+		} else {
+			fmt.Fprintf(env.stderr, "ktune analyze: %v\n", err)
+		}
 		failed = append(failed, inputOf(err))
 		inputErrors = append(inputErrors, inputError{inputOf(err), err.Error()})
 	}
-	total := len(inputs) + len(unread)
 	for i, in := range inputs {
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		if prog != nil {
@@ -257,14 +273,18 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			if prog != nil {
 				prog.finish()
 			}
-			if ctx.Err() != nil || total == 1 {
+			if ctx.Err() != nil || total == 1 && !f.jsonOut {
 				return err
 			}
 			msg := err.Error()
 			if !strings.HasPrefix(msg, in.Name+":") {
 				msg = in.Name + ": " + msg
 			}
-			fmt.Fprintf(env.stderr, "ktune analyze: %s\n", msg)
+			if total == 1 {
+				lone = err
+			} else {
+				fmt.Fprintf(env.stderr, "ktune analyze: %s\n", msg)
+			}
 			failed = append(failed, in.Name)
 			inputErrors = append(inputErrors, inputError{in.Name, msg})
 			continue
@@ -278,7 +298,20 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		prog.finish()
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("none of the %d inputs could be analysed", total)
+		err := fmt.Errorf("none of the %d inputs could be analysed", total)
+		if lone != nil {
+			err = lone
+		}
+		if f.jsonOut {
+			// the errors, for a script that reads what happened from the JSON
+			if werr := writeJSON(env, struct {
+				Results []*analysis.Result `json:"results"`
+				Errors  []inputError       `json:"errors"`
+			}{[]*analysis.Result{}, inputErrors}); werr != nil {
+				return werr
+			}
+		}
+		return err
 	}
 	// the analysed ones are printed, and the exit status says that some were not
 	var errFailed error
@@ -345,8 +378,8 @@ func inputOf(err error) string {
 
 // analysisInputs opens the recorded files (a folder stands for the recordings under it) and
 // the stored runs to analyse. An input that cannot be read is an error when it is the only
-// one; otherwise its error joins unread and the others are read.
-func analysisInputs(ctx context.Context, files []string, runs, db string, warn io.Writer) (out []analysis.Input, unread []error, err error) {
+// one, unless listAll; otherwise its error joins unread and the others are read.
+func analysisInputs(ctx context.Context, files []string, runs, db string, listAll bool, warn io.Writer) (out []analysis.Input, unread []error, err error) {
 	// A bare number that names no file is a run id, as 'ktune report' reads it.
 	var names []string
 	for _, f := range files {
@@ -364,7 +397,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 	if runs != "" {
 		ids = strings.Split(runs, ",")
 	}
-	single := len(names)+len(ids) == 1
+	single := len(names)+len(ids) == 1 && !listAll
 	var left []string
 	named := map[string]string{}
 	for _, f := range names {
@@ -398,16 +431,19 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, warn i
 		return nil, nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
 	}
 	if len(ids) > 0 {
+		// a mistyped id is said before the database is looked for
+		nums := make([]int64, len(ids))
+		for i, s := range ids {
+			if nums[i], err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
+				return nil, nil, fmt.Errorf("--run %q: not a run id", s)
+			}
+		}
 		st, err := openStoredRun(ctx, db)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer st.Close()
-		for _, s := range ids {
-			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("--run %q: not a run id", s)
-			}
+		for _, id := range nums {
 			in, err := runInput(ctx, st, id)
 			if err != nil {
 				err = fmt.Errorf("run %d in %s: %w", id, db, err)
@@ -435,7 +471,7 @@ func runInput(ctx context.Context, st store.Store, id int64) (analysis.Input, er
 	if err != nil {
 		return analysis.Input{}, err
 	}
-	return analysis.Input{Name: fmt.Sprintf("run %d %s", id, info.Kernel), Rec: rec, Run: &info}, nil
+	return analysis.Input{Name: analysis.RunName(id, info.Kernel), Rec: rec, Run: &info}, nil
 }
 
 // spaceName names a recorded file by its folder and file, as 'ktune bench' does

@@ -104,9 +104,12 @@ func TestAnalyzeBadInputNamesTheProblem(t *testing.T) {
 		// told before reading the inputs, which need not exist
 		{[]string{"analyze", "absent.json", "--params", "tile_size,tile_size"}, "--params names tile_size twice"},
 		{[]string{"analyze", "absent.json", "--params", "tile_size,"}, `--params "tile_size,": an empty parameter name`},
+		// a --plot that cannot hold figures, said before the analysis whose output it would lose
+		{[]string{"analyze", "absent.json", "--plot", coulomb}, "--plot " + coulomb + ": cannot write figures there"},
 		{[]string{"analyze", "../../testdata/t1/README.md"}, "unknown file format"},
 		{[]string{"analyze", "../../testdata/t1/bat"}, "no recorded space in ../../testdata/t1/bat"},
 		{[]string{"analyze", "--run", "1", "--db", filepath.Join(t.TempDir(), "none.db")}, "no results database at"},
+		{[]string{"analyze", "--run", "1,x2", "--db", filepath.Join(t.TempDir(), "none.db")}, `--run "x2": not a run id`},
 	} {
 		_, errOut, code := ktune(t, tt.args...)
 		if code == 0 || !strings.Contains(errOut, tt.want) {
@@ -595,6 +598,87 @@ func TestAnalyzeAConstantObjective(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "core_freq is constant (1080) over the 15 valid configurations") ||
 		!strings.Contains(out, "15 local minima") || !strings.Contains(out, "significance") || strings.Contains(out, "first order") {
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+}
+
+// TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed: with --json the inputs that
+// could not be read or analysed are under "errors" however many failed, as 'ktune import
+// --json' lists every file (QA: with every input failed, and with a lone one, --json
+// printed nothing at all, only standard error).
+func TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed(t *testing.T) {
+	dir := t.TempDir()
+	failed := filepath.Join(dir, "allfailed.json")
+	bad := filepath.Join(dir, "notjson.json")
+	if err := os.WriteFile(failed, []byte(allFailed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	for _, tt := range []struct {
+		args   []string
+		inputs []string // named in "errors": the unreadable, then the unanalysable
+		stderr string   // what standard error says, once
+	}{
+		{[]string{failed, bad}, []string{bad, filepath.Base(dir) + "/allfailed"}, "none of the 2 inputs could be analysed"},
+		{[]string{failed}, []string{filepath.Base(dir) + "/allfailed"}, "none of the 4 configurations has a value for time"},
+		{[]string{bad}, []string{bad}, "unknown file format"},
+		{[]string{"--run", "7", "--db", db}, []string{"run 7 in " + db}, "run 7: not found"},
+	} {
+		args := append([]string{"analyze", "--bootstrap", "0", "--json"}, tt.args...)
+		out, errOut, code := ktune(t, args...)
+		if code != 1 || strings.Count(errOut, tt.stderr) != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want exit 1 and %q once", tt.args, code, errOut, tt.stderr)
+		}
+		var got struct {
+			Results []json.RawMessage               `json:"results"`
+			Errors  []struct{ Input, Error string } `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Errorf("%v: the output is no JSON (%v): %q", tt.args, err, out)
+			continue
+		}
+		if got.Results == nil || len(got.Results) != 0 || len(got.Errors) != len(tt.inputs) {
+			t.Errorf("%v: results %s, errors %+v: want no results and %d errors", tt.args, got.Results, got.Errors, len(tt.inputs))
+			continue
+		}
+		for i, e := range got.Errors {
+			if e.Input != tt.inputs[i] || e.Error == "" {
+				t.Errorf("%v: error %d is %+v, want one of %s with why", tt.args, i, e, tt.inputs[i])
+			}
+		}
+	}
+	// without --json a lone input's error is said once, as before
+	if out, errOut, code := ktune(t, "analyze", failed); code != 1 || out != "" || strings.Count(errOut, "nothing to analyse") != 1 {
+		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestAnalyzeNamesARunWithoutAKernel: a stored run whose recording names no kernel (a T4
+// file imported) is "run N" in the output and its figures (QA: "run 1 : - on -" and
+// figures named significance-run_1_.svg).
+func TestAnalyzeNamesARunWithoutAKernel(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "import", "../../testdata/benchmark_hub/convolution_milo/A100_T4.json.gz", "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	figs := filepath.Join(dir, "figs")
+	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--landscape=false", "--bootstrap", "0", "--plot", figs)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "run 1: - on -;") {
+		t.Errorf("output begins %q, want \"run 1: - on -;\"", strings.SplitN(out, "\n", 2)[0])
+	}
+	for _, f := range []string{"significance-run_1.svg", "sensitivity-run_1.png"} {
+		if _, err := os.Stat(filepath.Join(figs, f)); err != nil {
+			t.Errorf("figure %s: %v", f, err)
+		}
 	}
 }
 
