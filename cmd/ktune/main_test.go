@@ -995,6 +995,30 @@ func TestReadingARunNeedsAnExistingDatabase(t *testing.T) {
 	}
 }
 
+// Nor do they turn an empty file into a database (SQLite would take it for an empty one,
+// and opening it wrote ktune's tables into it): they say what the file is and leave it.
+func TestReadingARunLeavesAnEmptyFileAlone(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(db, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"runs", "--db", db},
+		{"simulate", "--run", "3", "--db", db},
+		{"export", "--run", "1", "--format", "t4", "--db", db},
+		{"analyze", "--run", "1", "--db", db},
+		{"report", "1", "--db", db, "-o", filepath.Join(t.TempDir(), "r.html")},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 1 || !strings.Contains(errOut, db+" is an empty file, not a results database") {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+		if fi, err := os.Stat(db); err != nil || fi.Size() != 0 {
+			t.Fatalf("%v wrote %s (%v)", args, db, err)
+		}
+	}
+}
+
 // Files of the wrong kind and options given twice get errors that say so.
 func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
 	dir := t.TempDir()

@@ -105,12 +105,19 @@ type output struct {
 
 // openStoredRun opens the results database for commands that read a run from it (--run,
 // report RUN): a database file that is not there is an error that says where ktune looked,
-// instead of an empty database created under a mistyped name.
+// instead of an empty database created under a mistyped name; nor does an empty file
+// become one.
 func openStoredRun(ctx context.Context, db string) (store.Store, error) {
 	if store.Scheme(db) == store.DefaultScheme {
 		path := sqlite.PathOf(db)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no results database at %s (give --db or set $KTUNE_DB; ktune tune and ktune import create one)", path)
+		}
+		// SQLite takes an empty file for an empty database, and opening it would write
+		// ktune's tables into it: a command that only reads leaves the file as it is.
+		if err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			return nil, fmt.Errorf("%s is an empty file, not a results database: it holds no runs (give --db or set $KTUNE_DB; ktune tune and ktune import create one)", path)
 		}
 	}
 	st, err := openDB(ctx, db)
