@@ -369,6 +369,10 @@ func inputOf(err error) string {
 	if errors.As(err, &pe) {
 		return pe.Path
 	}
+	var re *storedRunError
+	if errors.As(err, &re) {
+		return re.input()
+	}
 	msg := err.Error()
 	if i := strings.Index(msg, ": "); i > 0 {
 		return msg[:i]
@@ -446,7 +450,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 		for _, id := range nums {
 			in, err := runInput(ctx, st, id)
 			if err != nil {
-				err = fmt.Errorf("run %d in %s: %w", id, db, err)
+				err = runError(ctx, st, db, id, err)
 				if single || ctx.Err() != nil {
 					return nil, nil, err
 				}

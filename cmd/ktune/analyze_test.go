@@ -627,7 +627,7 @@ func TestAnalyzeJSONListsTheErrorsWhenNothingCouldBeAnalysed(t *testing.T) {
 		{[]string{failed, bad}, []string{bad, filepath.Base(dir) + "/allfailed"}, "none of the 2 inputs could be analysed"},
 		{[]string{failed}, []string{filepath.Base(dir) + "/allfailed"}, "none of the 4 configurations has a value for time"},
 		{[]string{bad}, []string{bad}, "unknown file format"},
-		{[]string{"--run", "7", "--db", db}, []string{"run 7 in " + db}, "run 7: not found"},
+		{[]string{"--run", "7", "--db", db}, []string{"run 7 in " + db}, db + " holds no run 7: it holds run 1 ('ktune runs --db " + db + "' lists them)"},
 	} {
 		args := append([]string{"analyze", "--bootstrap", "0", "--json"}, tt.args...)
 		out, errOut, code := ktune(t, args...)

@@ -355,7 +355,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer st.Close()
 		if rec, err = st.Recording(ctx, *run); err != nil {
-			return fmt.Errorf("run %d in %s: %w", *run, *db, err)
+			return runError(ctx, st, *db, *run, err)
 		}
 	case *run == 0 && len(pos) == 1:
 		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {

@@ -1019,6 +1019,28 @@ func TestReadingARunLeavesAnEmptyFileAlone(t *testing.T) {
 	}
 }
 
+// A run id the database does not hold is said once, with the runs it does hold (QA: "run
+// 99 in k.db: store: run 99: not found").
+func TestAMissingRunSaysWhichRunsThereAre(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	want := db + " holds no run 99: it holds run 1 ('ktune runs --db " + db + "' lists them)"
+	for _, args := range [][]string{
+		{"simulate", "--run", "99", "--db", db},
+		{"export", "--run", "99", "--format", "t4", "--db", db},
+		{"analyze", "--run", "99", "--db", db},
+		{"report", "99", "--db", db, "-o", filepath.Join(dir, "r.html")},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 1 || !strings.Contains(errOut, want) || strings.Count(errOut, "holds no run 99") != 1 {
+			t.Errorf("%v: exit %d, %q; want %q", args, code, errOut, want)
+		}
+	}
+}
+
 // Files of the wrong kind and options given twice get errors that say so.
 func TestWrongFilesAndRepeatedOptionsAreNamed(t *testing.T) {
 	dir := t.TempDir()

@@ -127,6 +127,50 @@ func openStoredRun(ctx context.Context, db string) (store.Store, error) {
 	return liveStatus{Store: st, db: db}, nil
 }
 
+// runError is err, from reading run id of the database db, as a message: a run the
+// database does not hold gets one that says which runs it holds, rather than the store's
+// "run 99: not found" under "run 99 in db".
+func runError(ctx context.Context, st store.Store, db string, id int64, err error) error {
+	e := &storedRunError{db: db, id: id, err: err}
+	if !errors.Is(err, store.ErrNotFound) {
+		e.msg = fmt.Sprintf("run %d in %s: %v", id, db, err)
+		return e
+	}
+	runs, lerr := st.Runs(ctx, store.RunFilter{})
+	switch {
+	case lerr != nil:
+		e.msg = fmt.Sprintf("%s holds no run %d", db, id)
+		return e
+	case len(runs) == 0:
+		e.msg = fmt.Sprintf("%s holds no run %d: it holds no runs yet", db, id)
+		return e
+	}
+	lo, hi := runs[0].ID, runs[0].ID
+	for _, r := range runs {
+		lo, hi = min(lo, r.ID), max(hi, r.ID)
+	}
+	held := fmt.Sprintf("run %d", lo)
+	if len(runs) > 1 {
+		held = fmt.Sprintf("%d runs, ids %d to %d", len(runs), lo, hi)
+	}
+	e.msg = fmt.Sprintf("%s holds no run %d: it holds %s ('ktune runs --db %s' lists them)", db, id, held, db)
+	return e
+}
+
+// storedRunError is an error reading a run of a results database.
+type storedRunError struct {
+	db  string
+	id  int64
+	msg string
+	err error
+}
+
+func (e *storedRunError) Error() string { return e.msg }
+func (e *storedRunError) Unwrap() error { return e.err }
+
+// input names the run as analyze --json's list of errors does.
+func (e *storedRunError) input() string { return fmt.Sprintf("run %d in %s", e.id, e.db) }
+
 // openDB opens the results database named by --db.
 func openDB(ctx context.Context, db string) (store.Store, error) {
 	st, err := store.Open(ctx, db)

@@ -15,6 +15,7 @@ import (
 	"github.com/ktune/ktune/report"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
 )
 
 func init() {
@@ -122,6 +123,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer st.Close()
 		if page, err = report.RunPage(ctx, st, id, o); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return runError(ctx, st, *db, id, err)
+			}
 			return spaceTooLarge(fmt.Errorf("%s: %w", *db, err))
 		}
 		name = "report-" + arg

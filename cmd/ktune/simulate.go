@@ -164,9 +164,12 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		rec, err = st.Recording(ctx, *run)
+		if err != nil {
+			err = runError(ctx, st, *db, *run, err)
+		}
 		st.Close()
 		if err != nil {
-			return fmt.Errorf("run %d in %s: %w", *run, *db, err)
+			return err
 		}
 		source = fmt.Sprintf("%s run %d", *db, *run)
 	case *run == 0 && len(pos) == 1:
