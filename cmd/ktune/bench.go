@@ -73,7 +73,8 @@ finished ("-" for the others) before exiting with status 130. --resume FILE, wit
 one would compute again (the same strategy, options, seed and repeats give the same runs)
 and runs only the others; a file none of whose cells is of this benchmark is refused, and so
 is one with a cell no benchmark writes (a fraction outside [0, 1], a mean not of its
-fractions, a cell twice: an edited or damaged file), naming the cell.
+fractions, a cell twice, a cell of a strategy, space or budget the file does not list: an
+edited or damaged file), naming the cell.
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes

@@ -65,7 +65,8 @@ them to --out (and the cells run to --csv and --json), and exits with status 130
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
 and budgets and runs only the others (a file none of whose cells is of this grid is
-refused, and so is one with a cell no run writes, edited or damaged, naming the cell).
+refused, and so is one with a cell no run writes or of a setting, space or budget the file
+does not list, edited or damaged, naming the cell).
 --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
@@ -326,7 +327,11 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	}
 	// cells no run wrote (edited, damaged) are refused, naming the cell, rather than
 	// taken as they are (a fraction of 5 changed the choice) or dropped as of another grid
-	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err != nil {
+	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err == nil {
+		// and cells of a setting, space or budget the file does not describe
+		err = benchmark.CheckTuning(&prev.HypertuneResult)
+	}
+	if err != nil {
 		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w%s", path, what, err, mend(err))
 	}
 
