@@ -209,6 +209,20 @@ func TestDefaultsFileResolvesBudgetsAndKeepsExplicitOptions(t *testing.T) {
 	if got.For(200)["restart"] != "true" {
 		t.Error("Merge changed the file's options")
 	}
+	// where the options of a run come from, for an error of one that does not fit a space
+	for _, tc := range []struct {
+		budget   int
+		explicit map[string]any
+		want     string
+	}{
+		{10, nil, "the options are defaults file " + path + "'s for budget 25"},
+		{0, nil, "the options are defaults file " + path + "'s for budget 100"},
+		{99, map[string]any{"restart": false}, "the options are defaults file " + path + "'s for budget 25, with those given on top"},
+	} {
+		if src := got.Source(tc.budget, tc.explicit); src != tc.want {
+			t.Errorf("Source(%d, %v) = %q, want %q", tc.budget, tc.explicit, src, tc.want)
+		}
+	}
 	for _, bad := range []*Defaults{
 		{Strategy: "nosuch", Budgets: []BudgetDefaults{{Budget: 25}}},
 		{Strategy: "firstmls"},

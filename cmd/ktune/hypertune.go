@@ -416,14 +416,15 @@ func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
 // applyDefaults applies --defaults FILE to a single-strategy command (tune, simulate): the
 // file's strategy is used unless --strategy was given, in which case the two must agree,
 // and the options are the file's for the budget with the --option values on top. Without
-// a file it returns the explicit options as they are.
-func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[string]any, budget int) (map[string]any, error) {
+// a file it returns the explicit options as they are. It returns the file too (nil
+// without one), for optionsErr.
+func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[string]any, budget int) (map[string]any, *benchmark.Defaults, error) {
 	if path == "" {
-		return explicit, nil
+		return explicit, nil, nil
 	}
 	d, err := benchmark.LoadDefaults(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "strategy" })
@@ -431,9 +432,19 @@ func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[str
 	case !set:
 		*name = d.Strategy
 	case *name != d.Strategy:
-		return nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
+		return nil, nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
 	}
-	return d.Merge(budget, explicit), nil
+	return d.Merge(budget, explicit), d, nil
+}
+
+// optionsErr says an error of strategy options that do not fit the space or budget, a
+// usage error; with a defaults file (d not nil) it says that the options are the file's
+// for the budget, as the command line may not name the option at fault.
+func optionsErr(env *cliEnv, c *command, err error, d *benchmark.Defaults, budget int, explicit map[string]any) error {
+	if d != nil {
+		return usageErr(env, c, "%v (%s)", err, d.Source(budget, explicit))
+	}
+	return usageErr(env, c, "%v", err)
 }
 
 // defaultsErr says an error of --defaults: one in the file itself (it cannot be read, is

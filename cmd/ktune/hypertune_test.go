@@ -256,3 +256,38 @@ func TestDefaultsFileErrorsAreNotUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Options of a defaults file that do not fit another space (the order of parameters it
+// lacks, tuned on point-in-polygon) are refused before anything runs, saying that they
+// are the file's and of which budget column, by simulate, bench and tune alike (QA: the
+// error named option order, which no command line had, with no word of the file, and
+// bench blamed --strategies).
+func TestDefaultsOptionsThatDoNotFitASpaceNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "greedymls.json")
+	if _, errOut, code := ktune(t, "hypertune", pnpoly, "--strategy", "greedymls", "--grid", "order=[tile_size,use_method],[use_method,tile_size]",
+		"--budgets", "10,30", "--repeats", "2", "--out", path); code != 0 {
+		t.Fatalf("hypertune: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", convolution, "--defaults", path, "--budget", "20", "--repeats", "2"}, "(the options are defaults file " + path + "'s for budget 10)"},
+		{[]string{"bench", convolution, "--strategies", "greedymls", "--defaults", path, "--budgets", "40", "--repeats", "2"},
+			"greedymls on convolution_milo/A100 at budget 40: strategy greedymls: option order: "},
+		{[]string{"bench", convolution, "--strategies", "greedymls", "--defaults", path, "--budgets", "40", "--repeats", "2"}, "(the options are defaults file " + path + "'s for budget 30)"},
+		{[]string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--defaults", path, "--budget", "5", "--option", "restart=true", "--db", filepath.Join(dir, "k.db")},
+			"(the options are defaults file " + path + "'s for budget 10, with those given on top)"},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "option order: ") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, %s%s; want %q", tc.args[0], code, out, errOut, tc.want)
+		}
+	}
+	// options given on the command line alone are said as they were
+	_, errOut, code := ktune(t, "simulate", convolution, "--strategy", "greedymls", "--option", "order=use_method", "--repeats", "2")
+	if code != 2 || !strings.Contains(errOut, "option order: ") || strings.Contains(errOut, "defaults file") {
+		t.Errorf("without a defaults file: exit %d, %s", code, errOut)
+	}
+}
