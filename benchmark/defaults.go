@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,6 +128,12 @@ func (d *Defaults) check() error {
 			// hypertune writes {} for none; null is an edit, which would run the
 			// strategy's built-in options under the file's name
 			return fmt.Errorf("budget %d: options is null or missing: want an object of the options chosen for that budget ({} for none)", b.Budget)
+		}
+		for _, name := range slices.Sorted(maps.Keys(b.Options)) {
+			// hypertune writes none; a strategy would take some as not set, others not
+			if b.Options[name] == nil {
+				return fmt.Errorf("budget %d: option %s is null: give its value, or leave it out for the strategy's default", b.Budget, name)
+			}
 		}
 		if _, err := strategy.New(d.Strategy, b.Options); err != nil {
 			return fmt.Errorf("budget %d: %w", b.Budget, err)
