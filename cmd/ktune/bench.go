@@ -579,7 +579,9 @@ func benchSpaceName(f string) string {
 }
 
 // expandFolders replaces each folder among args by the .json and .json.gz files under it,
-// in lexical order, and says which files came from a folder.
+// in lexical order, and says which files came from a folder. A folder with none is an
+// error: named to be read, it would otherwise be left out in silence (a wrong path, a
+// folder of .csv files).
 func expandFolders(args []string) (files []string, found map[string]bool, err error) {
 	found = map[string]bool{}
 	for _, a := range args {
@@ -588,6 +590,7 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 			files = append(files, a) // opening it says what is wrong
 			continue
 		}
+		before := len(files)
 		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -601,6 +604,9 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 		})
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(files) == before {
+			return nil, nil, fmt.Errorf("%s: a folder with no .json or .json.gz file under it, so no recording", a)
 		}
 	}
 	return files, found, nil

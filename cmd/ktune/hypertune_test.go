@@ -291,3 +291,26 @@ func TestDefaultsOptionsThatDoNotFitASpaceNameTheFile(t *testing.T) {
 		t.Errorf("without a defaults file: exit %d, %s", code, errOut)
 	}
 }
+
+// A folder named among the spaces that holds no recording file is refused, naming it,
+// rather than left out in silence (QA: hypertune trained on the one space of two given
+// and wrote its defaults as if on both); import and analyze read folders alike.
+func TestAFolderWithoutRecordingsIsRefused(t *testing.T) {
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.csv"), []byte("a,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := empty + ": a folder with no .json or .json.gz file under it, so no recording"
+	db := filepath.Join(t.TempDir(), "k.db")
+	for _, args := range [][]string{
+		{"hypertune", pnpoly, empty, "--strategy", "greedymls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2",
+			"--out", filepath.Join(t.TempDir(), "d.json")},
+		{"bench", pnpoly, empty, "--strategies", "random", "--budgets", "10", "--repeats", "2"},
+		{"import", empty, "--db", db},
+	} {
+		out, errOut, code := ktune(t, args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, %s%s; want %q", args[0], code, out, errOut, want)
+		}
+	}
+}
