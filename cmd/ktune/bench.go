@@ -84,8 +84,10 @@ fitness, seed and repeats), so a smaller command resumed from a large benchmark'
 checkpoint into the same file loses none of the large one's cells; a cell that cannot
 stand beside this run's (its label runs another strategy here, or has other options at
 its budget; another recording has its space's name) is left out, saying so, and is
-refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
-run's cells only. A checkpoint that cannot be written (a full disk) is said at once and
+refused when --checkpoint is the --resume file. An output (--csv, --checkpoint) that is a
+recording read, a --defaults file, the --resume file (but for --checkpoint) or the other
+output is refused before anything runs. The tables, --csv and --json hold this run's
+cells only. A checkpoint that cannot be written (a full disk) is said at once and
 tried again as cells finish, its file keeping what it held. An output that cannot be
 written loses none of the results: they are printed, every other output is written, and
 each that failed (the final checkpoint too) is said at the end, with exit status 1.
@@ -181,6 +183,15 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "%v", err)
 	}
 	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}, output{"--checkpoint", *checkpointPath, false}); err != nil {
+		return err
+	}
+	var inputs []outfile.Named
+	for _, st := range cfg.Strategies {
+		if st.Defaults != nil {
+			inputs = append(inputs, outfile.Named{What: "the --defaults file", Path: st.Defaults.Path})
+		}
+	}
+	if err := distinctOutputs(files, *resume, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "bench"); err != nil {

@@ -71,7 +71,9 @@ does not list, edited or damaged, naming the cell).
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
---resume file is refused when that file has cells of other settings, spaces or budgets.
+--resume file is refused when that file has cells of other settings, spaces or budgets;
+an output (--out, --csv, --checkpoint) that is a recording read, the --resume file (but
+for --checkpoint) or another output is refused before anything runs.
 A checkpoint that cannot be written (a full disk) is said at once and tried again as cells
 finish; an output that cannot be written (--out, --csv, the final checkpoint) loses none
 of the choices: they are printed, and each output that failed is said at the end, with
@@ -142,6 +144,10 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		outPath = *name + ".defaults.json"
 	}
 	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}, output{"--checkpoint", *checkpointPath, false}); err != nil {
+		return err
+	}
+	if err := distinctOutputs(files, *resume, nil,
+		outfile.Named{What: "--out", Path: outPath}, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "hypertune"); err != nil {

@@ -314,3 +314,57 @@ func TestAFolderWithoutRecordingsIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// An output named as a file the run reads, or as another output, is refused before
+// anything runs, and the file is left as it was (QA: hypertune --out onto its recording
+// replaced the recording by a defaults file of 346 bytes; --out onto the --resume file
+// lost its cells; --out and --checkpoint one file kept neither; bench --csv onto a
+// recording or a --defaults file replaced it). --checkpoint may name the --resume file.
+func TestOutputsThatAreInputsOrEachOtherAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "pnpoly.json.gz")
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, defaults := filepath.Join(dir, "ht.json"), filepath.Join(dir, "d.json")
+	hypertune := []string{"hypertune", rec, "--strategy", "greedymls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2"}
+	if _, errOut, code := ktune(t, append(hypertune, "--out", defaults, "--checkpoint", ckpt)...); code != 0 {
+		t.Fatalf("hypertune: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, append(hypertune, "--out", filepath.Join(dir, "d2.json"), "--checkpoint", ckpt, "--resume", ckpt)...); code != 0 {
+		t.Errorf("--checkpoint naming the --resume file: exit %d: %s", code, errOut)
+	}
+	kept := map[string][]byte{rec: data}
+	for _, f := range []string{ckpt, defaults} {
+		if kept[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(hypertune, "--out", rec), "--out " + rec + " is the recording " + rec + ", which writing it would destroy"},
+		{[]string{"hypertune", dir, "--strategy", "greedymls", "--budgets", "10", "--repeats", "2", "--out", rec}, "--out " + rec + " is the recording " + rec}, // in a folder given
+		{append(hypertune, "--out", defaults, "--csv", rec), "--csv " + rec + " is the recording " + rec},
+		{append(hypertune, "--resume", ckpt, "--out", ckpt), "--out " + ckpt + " is the --resume file " + ckpt},
+		{append(hypertune, "--out", filepath.Join(dir, "x.json"), "--checkpoint", filepath.Join(dir, "x.json")), "--checkpoint " + filepath.Join(dir, "x.json") + " is also --out"},
+		{[]string{"bench", rec, "--strategies", "random", "--budgets", "10", "--repeats", "2", "--csv", rec}, "--csv " + rec + " is the recording " + rec},
+		{[]string{"bench", rec, "--strategies", "tuned=greedymls", "--defaults", "tuned=" + defaults, "--budgets", "10", "--repeats", "2", "--checkpoint", defaults},
+			"--checkpoint " + defaults + " is the --defaults file " + defaults},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %s%s; want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	for f, want := range kept {
+		if got, err := os.ReadFile(f); err != nil || string(got) != string(want) {
+			t.Errorf("%s changed (%d bytes, was %d): %v", f, len(got), len(want), err)
+		}
+	}
+}
