@@ -193,6 +193,10 @@ func (cfg Config) Check() error {
 		for _, sp := range cfg.Spaces {
 			for _, b := range cfg.Budgets {
 				if err := strategy.Validate(st.Name, st.OptionsFor(b), sp.Sim.Space(), b); err != nil {
+					if st.Defaults != nil {
+						// options the entry does not show: say where they come from
+						return fmt.Errorf("%s on %s at budget %d: %w (%s)", st.DisplayName(), sp.Name, b, err, st.Defaults.Source(b, st.Options))
+					}
 					return fmt.Errorf("%s on %s at budget %d: %w", st.DisplayName(), sp.Name, b, err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // CellError is a cell read from a file of 'ktune bench' or 'ktune hypertune' (its --json
@@ -234,4 +235,104 @@ func meanStd(x []float64) (mean, std float64) {
 		std += (v - mean) * (v - mean)
 	}
 	return mean, math.Sqrt(std / float64(len(x)-1))
+}
+
+// CheckDescribed checks the cells of a file of 'ktune bench' against what the file says
+// of its run (its strategies, spaces and budgets; info's others are not read), and that
+// description itself, so that an edited or damaged file is refused rather than its
+// cells of a strategy, space or budget it does not describe counted as of another
+// benchmark and run again in silence: entries labelled, each once, naming a strategy,
+// with options only at budgets the file lists; spaces named, each once, of 1
+// configuration or more and a finite optimum; budgets of 1 or more, each once; and every
+// cell of a listed strategy, space and budget (a *CellError). A list the file does not
+// have (nil: files of earlier versions lack the budgets) is not checked; an empty one
+// lists nothing.
+func CheckDescribed(info RunInfo, cells []Cell) error {
+	budgets := listed[int](info.Budgets != nil)
+	for i, b := range info.Budgets {
+		switch {
+		case b < 1:
+			return fmt.Errorf("budgets: budget %d of %d is %d: a budget is 1 evaluation or more", i+1, len(info.Budgets), b)
+		case budgets[b]:
+			return fmt.Errorf("budgets: budget %d is listed twice", b)
+		}
+		budgets[b] = true
+	}
+	labels := listed[string](info.Strategies != nil)
+	for i, st := range info.Strategies {
+		entry := fmt.Sprintf("strategies: entry %d of %d (%s)", i+1, len(info.Strategies), st.Label)
+		switch {
+		case st.Label == "":
+			return fmt.Errorf("strategies: entry %d of %d has no label", i+1, len(info.Strategies))
+		case labels[st.Label]:
+			return fmt.Errorf("%s: another entry has that label: a label is in the file once", entry)
+		case st.Name == "":
+			return fmt.Errorf("%s names no strategy", entry)
+		}
+		labels[st.Label] = true
+		for b := range st.Options {
+			n, err := strconv.Atoi(b)
+			switch {
+			case err != nil || n < 1:
+				return fmt.Errorf("%s: options at %q, which is no budget", entry, b)
+			case budgets != nil && !budgets[n]:
+				return fmt.Errorf("%s: options at budget %d, which is not among the file's budgets (%s)", entry, n, intList(info.Budgets))
+			}
+		}
+	}
+	spaces := listed[string](info.Spaces != nil)
+	for i, sp := range info.Spaces {
+		switch {
+		case sp.Name == "":
+			return fmt.Errorf("spaces: space %d of %d has no name", i+1, len(info.Spaces))
+		case spaces[sp.Name]:
+			return fmt.Errorf("spaces: %s is listed twice", sp.Name)
+		case sp.Configurations < 1:
+			return fmt.Errorf("spaces: %s has %d configurations, want 1 or more", sp.Name, sp.Configurations)
+		case math.IsNaN(sp.Optimum) || math.IsInf(sp.Optimum, 0):
+			return fmt.Errorf("spaces: %s has optimum %g, want a finite number", sp.Name, sp.Optimum)
+		}
+		spaces[sp.Name] = true
+	}
+	return checkCellsListed(cells, labels, spaces, budgets, "strategy", "strategies")
+}
+
+// checkCellsListed refuses, as a *CellError, the first cell whose strategy (a setting's
+// label in a hypertune's files: kind, kinds), space or budget is not among those its file
+// lists; a nil set (a list the file does not have) is not checked, an empty one lists
+// nothing.
+func checkCellsListed(cells []Cell, labels, spaces map[string]bool, budgets map[int]bool, kind, kinds string) error {
+	for i, c := range cells {
+		what := ""
+		switch {
+		case labels != nil && !labels[c.Strategy]:
+			what = fmt.Sprintf("its %s %s is not among the file's %s", kind, c.Strategy, kinds)
+		case spaces != nil && !spaces[c.Space]:
+			what = fmt.Sprintf("its space %s is not among the file's spaces", c.Space)
+		case budgets != nil && !budgets[c.Budget]:
+			what = fmt.Sprintf("its budget %d is not among the file's budgets", c.Budget)
+		}
+		if what != "" {
+			return &CellError{Index: i, Of: len(cells), Cell: c, What: what}
+		}
+	}
+	return nil
+}
+
+// listed returns the set of a list a file has (empty, to be filled), or nil for a list it
+// does not have, which is not checked.
+func listed[K comparable](has bool) map[K]bool {
+	if !has {
+		return nil
+	}
+	return map[K]bool{}
+}
+
+// intList writes budgets as "25, 50, 100".
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }

@@ -118,3 +118,113 @@ func editCells(t *testing.T, raw json.RawMessage, edit func([]map[string]any)) j
 }
 
 func fractionsOf(c map[string]any) []any { return c["fractions"].([]any) }
+
+// A file of 'ktune bench' whose cells its description of the run does not list, or whose
+// description is itself edited, is refused, naming the cell or the entry (QA: a cell of a
+// label, space or budget the header lacks was counted as another benchmark's and run
+// again in silence); what a real run describes passes, and a list the file does not have
+// (earlier versions wrote no budgets) is not checked.
+func TestCheckDescribedRefusesCellsTheFileDoesNotDescribe(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	strategies, err := ParseStrategies("random,adj=firstmls:neighbourhood=adjacent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Strategies: strategies, Spaces: []Space{{Name: "p", Sim: sim}}, Budgets: []int{5, 10}, Repeats: 2, Seed: 1}
+	cells, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := Describe(cfg, "recorded", "deterministic")
+	if err := CheckDescribed(info, cells); err != nil {
+		t.Fatalf("a real run: %v", err)
+	}
+	old := info
+	old.Budgets = nil
+	if err := CheckDescribed(old, cells); err != nil {
+		t.Errorf("a file without budgets: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(info *RunInfo, cells []Cell)
+		want string
+	}{
+		{"label", func(_ *RunInfo, c []Cell) { c[1].Strategy = "firstmls" }, "cell 2 of 4 (firstmls on p at budget 5): its strategy firstmls is not among the file's strategies"},
+		{"space", func(_ *RunInfo, c []Cell) { c[2].Space = "q" }, "cell 3 of 4 (random on q at budget 10): its space q is not among the file's spaces"},
+		{"budget", func(_ *RunInfo, c []Cell) { c[3].Budget = 7 }, "cell 4 of 4 (adj on p at budget 7): its budget 7 is not among the file's budgets"},
+		{"no strategies", func(i *RunInfo, _ []Cell) { i.Strategies = []StrategyInfo{} }, "cell 1 of 4 (random on p at budget 5): its strategy random is not among"},
+		{"label twice", func(i *RunInfo, _ []Cell) { i.Strategies = append(i.Strategies, i.Strategies[0]) }, "strategies: entry 3 of 3 (random): another entry has that label"},
+		{"no label", func(i *RunInfo, _ []Cell) { i.Strategies[1].Label = "" }, "strategies: entry 2 of 2 has no label"},
+		{"no name", func(i *RunInfo, _ []Cell) { i.Strategies[1].Name = "" }, "strategies: entry 2 of 2 (adj) names no strategy"},
+		{"options of another budget", func(i *RunInfo, _ []Cell) { i.Budgets = []int{5} }, "strategies: entry 2 of 2 (adj): options at budget 10, which is not among the file's budgets (5)"},
+		{"options of no budget", func(i *RunInfo, _ []Cell) { i.Strategies[1].Options["x"] = map[string]any{} }, `strategies: entry 2 of 2 (adj): options at "x", which is no budget`},
+		{"space twice", func(i *RunInfo, _ []Cell) { i.Spaces = append(i.Spaces, i.Spaces[0]) }, "spaces: p is listed twice"},
+		{"empty space", func(i *RunInfo, _ []Cell) { i.Spaces[0].Configurations = 0 }, "spaces: p has 0 configurations, want 1 or more"},
+		{"budget twice", func(i *RunInfo, _ []Cell) { i.Budgets = []int{5, 10, 5} }, "budgets: budget 5 is listed twice"},
+		{"budget 0", func(i *RunInfo, _ []Cell) { i.Budgets = []int{5, 10, 0} }, "budgets: budget 3 of 3 is 0: a budget is 1 evaluation or more"},
+	} {
+		var edited RunInfo
+		data, _ := json.Marshal(info)
+		if err := json.Unmarshal(data, &edited); err != nil {
+			t.Fatal(err)
+		}
+		c := append([]Cell(nil), cells...)
+		tc.edit(&edited, c)
+		err := CheckDescribed(edited, c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		if strings.HasPrefix(tc.want, "cell ") && !errors.As(err, new(*CellError)) {
+			t.Errorf("%s: %T, want a *CellError", tc.name, err)
+		}
+	}
+}
+
+// A hypertune's file is checked alike: its settings are those of its grid, its spaces
+// described in order, and every cell of a listed setting, space and budget; a real run's
+// result, partial (a checkpoint: no choices) or whole, passes.
+func TestCheckTuningRefusesCellsTheFileDoesNotDescribe(t *testing.T) {
+	spaces, grid := trainingSetup(t)
+	var partial *HypertuneResult
+	res, err := Hypertune(context.Background(), HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces,
+		Budgets: []int{5, 10}, Repeats: 2, Seed: 1, Workers: 1, Finished: func(r *HypertuneResult) {
+			if partial == nil {
+				partial = r
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*HypertuneResult{"the result": res, "the first checkpoint": partial} {
+		if err := CheckTuning(r); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	first := "cell 1 of 16 (neighbourhood=Hamming;restart=true on RTX_2080_Ti.json.gz at budget 5): "
+	for _, tc := range []struct {
+		name string
+		edit func(r *HypertuneResult)
+		want string
+	}{
+		{"setting", func(r *HypertuneResult) { r.Cells[0].Strategy = "neighbourhood=Hamming" },
+			"cell 1 of 16 (neighbourhood=Hamming on RTX_2080_Ti.json.gz at budget 5): its setting neighbourhood=Hamming is not among the file's settings"},
+		{"space", func(r *HypertuneResult) { r.Spaces, r.SpaceInfo = r.Spaces[1:], r.SpaceInfo[1:] }, first + "its space RTX_2080_Ti.json.gz is not among the file's spaces"},
+		{"budget", func(r *HypertuneResult) { r.Budgets = []int{10}; r.Choices = r.Choices[1:] }, first + "its budget 5 is not among the file's budgets"},
+		{"settings cut", func(r *HypertuneResult) { r.Settings = r.Settings[:3] }, "settings: 3 of them, but its grid neighbourhood=Hamming,adjacent;restart=true,false makes 4"},
+		{"grid edited", func(r *HypertuneResult) { r.Grid[1].Values = []string{"false", "true"} },
+			"settings: setting 1 of 4 is neighbourhood=Hamming;restart=true, but its grid neighbourhood=Hamming,adjacent;restart=false,true makes neighbourhood=Hamming;restart=false there"},
+		{"space info", func(r *HypertuneResult) { r.SpaceInfo[0], r.SpaceInfo[1] = r.SpaceInfo[1], r.SpaceInfo[0] },
+			"space_info does not describe spaces: space 1 of 2 is RTX_2080_Ti.json.gz in spaces, A100.json.gz in space_info"},
+		{"choice", func(r *HypertuneResult) { r.Choices[1].Budget = 20 }, "choices: a choice at budget 20, which is not among the file's budgets (5, 10)"},
+	} {
+		var edited HypertuneResult
+		data, _ := json.Marshal(res)
+		if err := json.Unmarshal(data, &edited); err != nil {
+			t.Fatal(err)
+		}
+		tc.edit(&edited)
+		if err := CheckTuning(&edited); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,8 @@ type Defaults struct {
 	Repeats        int      `json:"repeats,omitempty"`
 	TrainingSpaces []string `json:"training_spaces,omitempty"`
 	Grid           string   `json:"grid,omitempty"`
+	// Path is the file it was read from (LoadDefaults), for errors.
+	Path string `json:"-"`
 }
 
 // BudgetDefaults is one budget column: the options chosen for runs of that budget.
@@ -74,6 +77,7 @@ func LoadDefaults(path string) (*Defaults, error) {
 		}
 		return nil, fail("defaults file %s: %w", path, err)
 	}
+	d.Path = path
 	return &d, nil
 }
 
@@ -127,6 +131,12 @@ func (d *Defaults) check() error {
 			// strategy's built-in options under the file's name
 			return fmt.Errorf("budget %d: options is null or missing: want an object of the options chosen for that budget ({} for none)", b.Budget)
 		}
+		for _, name := range slices.Sorted(maps.Keys(b.Options)) {
+			// hypertune writes none; a strategy would take some as not set, others not
+			if b.Options[name] == nil {
+				return fmt.Errorf("budget %d: option %s is null: give its value, or leave it out for the strategy's default", b.Budget, name)
+			}
+		}
 		if _, err := strategy.New(d.Strategy, b.Options); err != nil {
 			return fmt.Errorf("budget %d: %w", b.Budget, err)
 		}
@@ -160,6 +170,15 @@ func (d *Defaults) For(budget int) map[string]any {
 	if len(d.Budgets) == 0 {
 		return map[string]any{}
 	}
+	out := maps.Clone(d.column(budget).Options)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}
+
+// column is the budget column For takes for a run of the given budget; len(d.Budgets) > 0.
+func (d *Defaults) column(budget int) BudgetDefaults {
 	col := d.Budgets[0]
 	if budget <= 0 {
 		col = d.Budgets[len(d.Budgets)-1]
@@ -169,11 +188,26 @@ func (d *Defaults) For(budget int) map[string]any {
 			col = b
 		}
 	}
-	out := maps.Clone(col.Options)
-	if out == nil {
-		out = map[string]any{}
+	return col
+}
+
+// Source says where the options Merge(budget, explicit) come from, for an error of
+// options that do not fit a run's space or budget, which would otherwise name an option
+// the command line does not have: "defaults file F, its column for budget C", and "with
+// the options given on top" when explicit has any.
+func (d *Defaults) Source(budget int, explicit map[string]any) string {
+	if len(d.Budgets) == 0 {
+		return ""
 	}
-	return out
+	name := d.Path
+	if name == "" {
+		name = "of " + d.Strategy
+	}
+	src := fmt.Sprintf("the options are defaults file %s's for budget %d", name, d.column(budget).Budget)
+	if len(explicit) > 0 {
+		src += ", with those given on top"
+	}
+	return src
 }
 
 // Merge returns the options of For(budget) with explicit set on top: an option the user

@@ -241,9 +241,12 @@ type HypertuneResult struct {
 	SpaceInfo []SpaceInfo `json:"space_info"`
 	Repeats   int         `json:"repeats"`
 	Seed      uint64      `json:"seed"`
-	Settings  []Setting   `json:"settings"`
-	Cells     []Cell      `json:"cells"` // Cell.Strategy is the setting's label
-	Choices   []Choice    `json:"choices"`
+	// Budgets are the budgets it runs, so that --resume can tell a cell of another budget
+	// (an edit) from one of this run's; absent from files of earlier versions.
+	Budgets  []int     `json:"budgets,omitempty"`
+	Settings []Setting `json:"settings"`
+	Cells    []Cell    `json:"cells"` // Cell.Strategy is the setting's label
+	Choices  []Choice  `json:"choices"`
 	// Unfinished lists the budgets an interrupted run did not finish: they have cells of
 	// some spaces, or none, and no choice.
 	Unfinished []int `json:"unfinished_budgets,omitempty"`
@@ -289,7 +292,7 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	if len(cfg.Grid) == 0 {
 		return nil, errors.New("hypertune: empty grid")
 	}
-	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats, Seed: cfg.Seed}
+	res := &HypertuneResult{Strategy: cfg.Strategy, Grid: cfg.Grid, Repeats: cfg.Repeats, Seed: cfg.Seed, Budgets: slices.Clone(cfg.Budgets)}
 	strategies, err := cfg.settings()
 	if err != nil {
 		return nil, err
@@ -543,4 +546,76 @@ func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneRe
 		reused = append(reused, c)
 	}
 	return reused, skipped, nil
+}
+
+// CheckTuning checks the cells of a file of 'ktune hypertune' (its --json output or
+// --checkpoint file) against what the file says of its run, and that description itself,
+// so that an edited or damaged file is refused rather than its cells of a setting, space or
+// budget it does not describe counted as of another grid and run again in silence: the
+// settings those of its grid, in its order; its spaces named, each once, and described
+// (space_info) in the same order; its budgets of 1 or more, each once, with its choices
+// and unfinished budgets among them; and every cell of a listed setting, space and budget
+// (a *CellError). What the file does not have (files of earlier versions lack the budgets)
+// is not checked.
+func CheckTuning(r *HypertuneResult) error {
+	labels := map[string]bool{} // every hypertune file lists its settings
+	if len(r.Grid) > 0 {
+		want := r.Grid.Settings()
+		if len(r.Settings) != len(want) {
+			return fmt.Errorf("settings: %d of them, but its grid %s makes %d", len(r.Settings), r.Grid, len(want))
+		}
+		for i, s := range want {
+			if l := r.Grid.settingLabel(s); r.Settings[i].Label != l {
+				return fmt.Errorf("settings: setting %d of %d is %s, but its grid %s makes %s there", i+1, len(r.Settings), r.Settings[i].Label, r.Grid, l)
+			}
+		}
+	}
+	for i, s := range r.Settings {
+		if labels[s.Label] {
+			return fmt.Errorf("settings: setting %d of %d, %s, is listed twice", i+1, len(r.Settings), s.Label)
+		}
+		labels[s.Label] = true
+	}
+	spaces := listed[string](r.Spaces != nil)
+	for i, name := range r.Spaces {
+		switch {
+		case name == "":
+			return fmt.Errorf("spaces: space %d of %d has no name", i+1, len(r.Spaces))
+		case spaces[name]:
+			return fmt.Errorf("spaces: %s is listed twice", name)
+		case len(r.SpaceInfo) > 0 && (i >= len(r.SpaceInfo) || r.SpaceInfo[i].Name != name):
+			other := "nothing"
+			if i < len(r.SpaceInfo) {
+				other = r.SpaceInfo[i].Name
+			}
+			return fmt.Errorf("space_info does not describe spaces: space %d of %d is %s in spaces, %s in space_info", i+1, len(r.Spaces), name, other)
+		}
+		spaces[name] = true
+	}
+	if len(r.SpaceInfo) > len(r.Spaces) {
+		return fmt.Errorf("space_info describes %d spaces, spaces lists %d", len(r.SpaceInfo), len(r.Spaces))
+	}
+	budgets := listed[int](r.Budgets != nil)
+	for i, b := range r.Budgets {
+		switch {
+		case b < 1:
+			return fmt.Errorf("budgets: budget %d of %d is %d: a budget is 1 evaluation or more", i+1, len(r.Budgets), b)
+		case budgets[b]:
+			return fmt.Errorf("budgets: budget %d is listed twice", b)
+		}
+		budgets[b] = true
+	}
+	if budgets != nil {
+		for _, c := range r.Choices {
+			if !budgets[c.Budget] {
+				return fmt.Errorf("choices: a choice at budget %d, which is not among the file's budgets (%s)", c.Budget, intList(r.Budgets))
+			}
+		}
+		for _, b := range r.Unfinished {
+			if !budgets[b] {
+				return fmt.Errorf("unfinished_budgets: budget %d is not among the file's budgets (%s)", b, intList(r.Budgets))
+			}
+		}
+	}
+	return checkCellsListed(r.Cells, labels, spaces, budgets, "setting", "settings")
 }

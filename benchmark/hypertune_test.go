@@ -209,6 +209,20 @@ func TestDefaultsFileResolvesBudgetsAndKeepsExplicitOptions(t *testing.T) {
 	if got.For(200)["restart"] != "true" {
 		t.Error("Merge changed the file's options")
 	}
+	// where the options of a run come from, for an error of one that does not fit a space
+	for _, tc := range []struct {
+		budget   int
+		explicit map[string]any
+		want     string
+	}{
+		{10, nil, "the options are defaults file " + path + "'s for budget 25"},
+		{0, nil, "the options are defaults file " + path + "'s for budget 100"},
+		{99, map[string]any{"restart": false}, "the options are defaults file " + path + "'s for budget 25, with those given on top"},
+	} {
+		if src := got.Source(tc.budget, tc.explicit); src != tc.want {
+			t.Errorf("Source(%d, %v) = %q, want %q", tc.budget, tc.explicit, src, tc.want)
+		}
+	}
 	for _, bad := range []*Defaults{
 		{Strategy: "nosuch", Budgets: []BudgetDefaults{{Budget: 25}}},
 		{Strategy: "firstmls"},
@@ -245,6 +259,14 @@ func TestLoadDefaultsRefusesWhatNoRunHas(t *testing.T) {
 		{"mode", func(d *Defaults) { d.Mode = "weird" }, `: mode: unknown simulation mode "weird"`},
 		{"fitness", func(d *Defaults) { d.Fitness = "noisy" }, `: fitness: unknown fitness "noisy"`},
 		{"null options", func(d *Defaults) { d.Budgets[1].Options = nil }, ": budget 50: options is null or missing"},
+		// a null value was "<nil> (<nil>) is not a boolean" for one option, and no
+		// option at all for a list option (order), which takes nil as not set
+		{"null value", func(d *Defaults) { d.Budgets[0].Options["restart"] = nil }, ": budget 25: option restart is null: give its value"},
+		{"null list", func(d *Defaults) { d.Budgets[0].Options["order"] = nil }, ": budget 25: option order is null: give its value"},
+		{"list for a boolean", func(d *Defaults) { d.Budgets[1].Options["restart"] = []any{true} },
+			": budget 50: strategy firstmls: option restart: [true] (a list) is not a boolean"},
+		{"object for a choice", func(d *Defaults) { d.Budgets[1].Options["neighbourhood"] = map[string]any{"a": 1} },
+			`: budget 50: strategy firstmls: option neighbourhood: {"a":1} (an object) is not one of Hamming, adjacent`},
 	} {
 		d := good()
 		tc.edit(d)

@@ -66,7 +66,8 @@ func (e *BenchFileError) Unwrap() error { return e.Err }
 // JSON 'ktune hypertune' writes (--json, --checkpoint, its defaults file) is recognised and
 // refused, saying what it is and where it is read (an *OtherFileError); anything else is
 // ErrNotBench. A file of 'ktune bench' whose values are of the wrong type, or whose cells
-// no benchmark can have written (benchmark.CheckCells), is refused as a *BenchFileError
+// no benchmark can have written (benchmark.CheckCells) or that its description of the run
+// does not list (benchmark.CheckDescribed), is refused as a *BenchFileError
 // that names the cell and what is wrong with it, rather than taken as it is: a budget of
 // 0 drew no log scale, a fraction of 7.5 won the competition.
 func ReadBench(data []byte) (*Bench, error) {
@@ -114,6 +115,10 @@ func ReadBench(data []byte) (*Bench, error) {
 		return nil, &BenchFileError{what, errors.New(format.JSONError(data, err))}
 	}
 	cells, err := benchmark.DecodeCells(f.Cells, f.Repeats)
+	if err == nil {
+		// cells of a strategy, space or budget the file does not describe
+		err = benchmark.CheckDescribed(benchmark.RunInfo{Strategies: f.Strategies, Spaces: f.Spaces, Budgets: f.Budgets}, cells)
+	}
 	if err != nil {
 		return nil, &BenchFileError{what, err}
 	}

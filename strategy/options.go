@@ -1,9 +1,11 @@
 package strategy
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +40,7 @@ func (o Options) Int(name string, def int) (int, error) {
 	case string:
 		return parseInt(name, x)
 	}
-	return 0, fmt.Errorf("option %s: %v (%T) is not an integer", name, v, v)
+	return 0, fmt.Errorf("option %s: %s is not an integer", name, valueText(v))
 }
 
 func parseInt(name, s string) (int, error) {
@@ -99,7 +101,7 @@ func (o Options) Float(name string, def float64) (float64, error) {
 	case string:
 		s, parse = x, true
 	default:
-		return 0, fmt.Errorf("option %s: %v (%T) is not a number", name, v, v)
+		return 0, fmt.Errorf("option %s: %s is not a number", name, valueText(v))
 	}
 	if parse {
 		var err error
@@ -136,7 +138,7 @@ func (o Options) Bool(name string, def bool) (bool, error) {
 	case string:
 		s = x
 	default:
-		return false, fmt.Errorf("option %s: %v (%T) is not a boolean (true or false, 1 or 0)", name, v, v)
+		return false, fmt.Errorf("option %s: %s is not a boolean (true or false, 1 or 0)", name, valueText(v))
 	}
 	b, err := strconv.ParseBool(strings.TrimSpace(s))
 	if err != nil {
@@ -191,7 +193,11 @@ func (o Options) Choice(name, def string, allowed ...string) (string, error) {
 			return allowed[i], nil
 		}
 	}
-	return "", fmt.Errorf("option %s: %v is not one of %s", name, v, strings.Join(allowed, ", "))
+	text := fmt.Sprint(v)
+	if _, isString := v.(string); !isString {
+		text = valueText(v)
+	}
+	return "", fmt.Errorf("option %s: %s is not one of %s", name, text, strings.Join(allowed, ", "))
 }
 
 // List returns option name as a list of items, and whether it is set. On the command line
@@ -229,11 +235,11 @@ func (o Options) List(name string) ([]string, bool, error) {
 			case string, int, int64, float64, fmt.Stringer:
 				items = append(items, fmt.Sprint(e))
 			default:
-				return nil, true, fmt.Errorf("option %s: %v (%T) is not a name or a number", name, e, e)
+				return nil, true, fmt.Errorf("option %s: %s is not a name or a number", name, valueText(e))
 			}
 		}
 	default:
-		return nil, true, fmt.Errorf("option %s: %v (%T) is not a list", name, v, v)
+		return nil, true, fmt.Errorf("option %s: %s is not a list", name, valueText(v))
 	}
 	if len(items) == 0 {
 		return nil, true, fmt.Errorf("option %s: an empty list", name)
@@ -289,4 +295,31 @@ func SplitList(s string, sep byte) ([]string, error) {
 		return nil, fmt.Errorf("%q: [ without ] after it", s)
 	}
 	return append(out, s[start:]), nil
+}
+
+// valueText writes an option value of the wrong kind for an error in the words of the
+// JSON it most often comes from (a defaults file): null, a list or an object as JSON
+// writes them, rather than Go's "<nil> (<nil>)" or "[1 2] ([]interface {})".
+func valueText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	kind := ""
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Slice, reflect.Array:
+		kind = "a list"
+	case reflect.Map, reflect.Struct:
+		kind = "an object"
+	case reflect.Bool:
+		return fmt.Sprint(v)
+	default:
+		if _, isString := v.(string); isString {
+			return fmt.Sprintf("%q", v)
+		}
+		return fmt.Sprint(v)
+	}
+	if data, err := json.Marshal(v); err == nil {
+		return string(data) + " (" + kind + ")"
+	}
+	return fmt.Sprintf("%v (%s)", v, kind)
 }

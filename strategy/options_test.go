@@ -121,3 +121,31 @@ func TestBooleanOptionTakesOneAndZeroInEveryForm(t *testing.T) {
 		}
 	}
 }
+
+// A value of the wrong kind, as a JSON file (a defaults file) holds it, is said in JSON's
+// words, not Go's (QA: "<nil> (<nil>) is not a boolean", "[1 2] ([]interface {}) is not
+// an integer", "map[a:1] is not one of ...").
+func TestOptionValuesOfTheWrongKindAreSaidAsJSONWritesThem(t *testing.T) {
+	var decoded map[string]any
+	if err := json.Unmarshal([]byte(`{"null": null, "list": [1, 2], "object": {"a": 1}, "yes": true}`), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	o := strategy.Options(decoded)
+	for _, tc := range []struct {
+		get  func() error
+		want string
+	}{
+		{func() error { _, err := o.Int("null", 0); return err }, "option null: null is not an integer"},
+		{func() error { _, err := o.Int("list", 0); return err }, "option list: [1,2] (a list) is not an integer"},
+		{func() error { _, err := o.Float("object", 0); return err }, `option object: {"a":1} (an object) is not a number`},
+		{func() error { _, err := o.Bool("list", false); return err }, "option list: [1,2] (a list) is not a boolean (true or false, 1 or 0)"},
+		{func() error { _, err := o.Choice("object", "a", "a", "b"); return err }, `option object: {"a":1} (an object) is not one of a, b`},
+		{func() error { _, err := o.Choice("yes", "a", "a", "b"); return err }, "option yes: true is not one of a, b"},
+		{func() error { _, _, err := o.List("yes"); return err }, "option yes: true is not a list"},
+		{func() error { _, _, err := o.List("object"); return err }, `option object: {"a":1} (an object) is not a list`},
+	} {
+		if err := tc.get(); err == nil || err.Error() != tc.want {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+}

@@ -125,7 +125,12 @@ type Progress struct {
 // nor Store) or out of range (a negative budget, time limit or count of pre-compilers)
 // and strategy options that the space refuses (an unknown option, one that names what the
 // space lacks, a design larger than the budget), before anything is stored or compiled.
-type OptionsError struct{ Err error }
+type OptionsError struct {
+	Err error
+	// Strategy says the strategy's options are at fault, not the run's (budget, time
+	// limit, pre-compilers): a command that took them from a file can say so.
+	Strategy bool
+}
 
 // Error is the strategy's message.
 func (e *OptionsError) Error() string { return e.Err.Error() }
@@ -206,15 +211,15 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	switch {
 	case o.SpecPath == "":
-		return nil, &OptionsError{errors.New("no kernel spec given (SpecPath is empty)")}
+		return nil, &OptionsError{Err: errors.New("no kernel spec given (SpecPath is empty)")}
 	case o.DB == "" && o.Store == nil:
-		return nil, &OptionsError{errors.New("no results database given: name a SQLite file (DB) or pass an open Store")}
+		return nil, &OptionsError{Err: errors.New("no results database given: name a SQLite file (DB) or pass an open Store")}
 	case o.Budget < 0:
-		return nil, &OptionsError{fmt.Errorf("budget %d: want 0 (no limit) or more", o.Budget)}
+		return nil, &OptionsError{Err: fmt.Errorf("budget %d: want 0 (no limit) or more", o.Budget)}
 	case o.TimeLimit < 0:
-		return nil, &OptionsError{fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)}
+		return nil, &OptionsError{Err: fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)}
 	case o.Precompilers < 0:
-		return nil, &OptionsError{fmt.Errorf("precompilers %d: want 0 (the default) or more", o.Precompilers)}
+		return nil, &OptionsError{Err: fmt.Errorf("precompilers %d: want 0 (the default) or more", o.Precompilers)}
 	}
 	log := o.Logger
 	if log == nil {
@@ -263,7 +268,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	// options that name what the space lacks are refused here, as an unknown option is,
 	// before a run is stored or anything compiled
 	if err := strategy.Validate(name, stOpts, sp, o.Budget); err != nil {
-		return nil, &OptionsError{err}
+		return nil, &OptionsError{Err: err, Strategy: true}
 	}
 	backend, index, info, err := pickDevice(o.Device, s.Kernel.Language)
 	if err != nil {

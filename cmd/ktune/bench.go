@@ -73,7 +73,8 @@ finished ("-" for the others) before exiting with status 130. --resume FILE, wit
 one would compute again (the same strategy, options, seed and repeats give the same runs)
 and runs only the others; a file none of whose cells is of this benchmark is refused, and so
 is one with a cell no benchmark writes (a fraction outside [0, 1], a mean not of its
-fractions, a cell twice: an edited or damaged file), naming the cell.
+fractions, a cell twice, a cell of a strategy, space or budget the file does not list: an
+edited or damaged file), naming the cell.
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
@@ -83,8 +84,10 @@ fitness, seed and repeats), so a smaller command resumed from a large benchmark'
 checkpoint into the same file loses none of the large one's cells; a cell that cannot
 stand beside this run's (its label runs another strategy here, or has other options at
 its budget; another recording has its space's name) is left out, saying so, and is
-refused when --checkpoint is the --resume file. The tables, --csv and --json hold this
-run's cells only. A checkpoint that cannot be written (a full disk) is said at once and
+refused when --checkpoint is the --resume file. An output (--csv, --checkpoint) that is a
+recording read, a --defaults file, the --resume file (but for --checkpoint) or the other
+output is refused before anything runs. The tables, --csv and --json hold this run's
+cells only. A checkpoint that cannot be written (a full disk) is said at once and
 tried again as cells finish, its file keeping what it held. An output that cannot be
 written loses none of the results: they are printed, every other output is written, and
 each that failed (the final checkpoint too) is said at the end, with exit status 1.
@@ -180,6 +183,15 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return usageErr(env, c, "%v", err)
 	}
 	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}, output{"--checkpoint", *checkpointPath, false}); err != nil {
+		return err
+	}
+	var inputs []outfile.Named
+	for _, st := range cfg.Strategies {
+		if st.Defaults != nil {
+			inputs = append(inputs, outfile.Named{What: "the --defaults file", Path: st.Defaults.Path})
+		}
+	}
+	if err := distinctOutputs(files, *resume, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "bench"); err != nil {
@@ -578,7 +590,9 @@ func benchSpaceName(f string) string {
 }
 
 // expandFolders replaces each folder among args by the .json and .json.gz files under it,
-// in lexical order, and says which files came from a folder.
+// in lexical order, and says which files came from a folder. A folder with none is an
+// error: named to be read, it would otherwise be left out in silence (a wrong path, a
+// folder of .csv files).
 func expandFolders(args []string) (files []string, found map[string]bool, err error) {
 	found = map[string]bool{}
 	for _, a := range args {
@@ -587,6 +601,7 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 			files = append(files, a) // opening it says what is wrong
 			continue
 		}
+		before := len(files)
 		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -600,6 +615,9 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 		})
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(files) == before {
+			return nil, nil, fmt.Errorf("%s: a folder with no .json or .json.gz file under it, so no recording", a)
 		}
 	}
 	return files, found, nil

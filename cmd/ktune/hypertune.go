@@ -65,12 +65,15 @@ them to --out (and the cells run to --csv and --json), and exits with status 130
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
 and budgets and runs only the others (a file none of whose cells is of this grid is
-refused, and so is one with a cell no run writes, edited or damaged, naming the cell).
+refused, and so is one with a cell no run writes or of a setting, space or budget the file
+does not list, edited or damaged, naming the cell).
 --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
---resume file is refused when that file has cells of other settings, spaces or budgets.
+--resume file is refused when that file has cells of other settings, spaces or budgets;
+an output (--out, --csv, --checkpoint) that is a recording read, the --resume file (but
+for --checkpoint) or another output is refused before anything runs.
 A checkpoint that cannot be written (a full disk) is said at once and tried again as cells
 finish; an output that cannot be written (--out, --csv, the final checkpoint) loses none
 of the choices: they are printed, and each output that failed is said at the end, with
@@ -141,6 +144,10 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		outPath = *name + ".defaults.json"
 	}
 	if err := checkOutputs(output{"--out", outPath, false}, output{"--csv", *csvPath, false}, output{"--checkpoint", *checkpointPath, false}); err != nil {
+		return err
+	}
+	if err := distinctOutputs(files, *resume, nil,
+		outfile.Named{What: "--out", Path: outPath}, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "hypertune"); err != nil {
@@ -326,7 +333,11 @@ func resumeTuning(path string, cfg benchmark.HypertuneConfig, mode, fitness stri
 	}
 	// cells no run wrote (edited, damaged) are refused, naming the cell, rather than
 	// taken as they are (a fraction of 5 changed the choice) or dropped as of another grid
-	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err != nil {
+	if prev.HypertuneResult.Cells, err = benchmark.DecodeCells(prev.Cells, prev.Repeats); err == nil {
+		// and cells of a setting, space or budget the file does not describe
+		err = benchmark.CheckTuning(&prev.HypertuneResult)
+	}
+	if err != nil {
 		return nil, 0, fmt.Errorf("--resume %s: %s, edited or damaged: %w%s", path, what, err, mend(err))
 	}
 
@@ -411,14 +422,15 @@ func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
 // applyDefaults applies --defaults FILE to a single-strategy command (tune, simulate): the
 // file's strategy is used unless --strategy was given, in which case the two must agree,
 // and the options are the file's for the budget with the --option values on top. Without
-// a file it returns the explicit options as they are.
-func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[string]any, budget int) (map[string]any, error) {
+// a file it returns the explicit options as they are. It returns the file too (nil
+// without one), for optionsErr.
+func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[string]any, budget int) (map[string]any, *benchmark.Defaults, error) {
 	if path == "" {
-		return explicit, nil
+		return explicit, nil, nil
 	}
 	d, err := benchmark.LoadDefaults(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "strategy" })
@@ -426,9 +438,19 @@ func applyDefaults(fs *flag.FlagSet, path string, name *string, explicit map[str
 	case !set:
 		*name = d.Strategy
 	case *name != d.Strategy:
-		return nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
+		return nil, nil, fmt.Errorf("%s holds options for %s, not for --strategy %s", path, d.Strategy, *name)
 	}
-	return d.Merge(budget, explicit), nil
+	return d.Merge(budget, explicit), d, nil
+}
+
+// optionsErr says an error of strategy options that do not fit the space or budget, a
+// usage error; with a defaults file (d not nil) it says that the options are the file's
+// for the budget, as the command line may not name the option at fault.
+func optionsErr(env *cliEnv, c *command, err error, d *benchmark.Defaults, budget int, explicit map[string]any) error {
+	if d != nil {
+		return usageErr(env, c, "%v (%s)", err, d.Source(budget, explicit))
+	}
+	return usageErr(env, c, "%v", err)
 }
 
 // defaultsErr says an error of --defaults: one in the file itself (it cannot be read, is

@@ -256,3 +256,115 @@ func TestDefaultsFileErrorsAreNotUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Options of a defaults file that do not fit another space (the order of parameters it
+// lacks, tuned on point-in-polygon) are refused before anything runs, saying that they
+// are the file's and of which budget column, by simulate, bench and tune alike (QA: the
+// error named option order, which no command line had, with no word of the file, and
+// bench blamed --strategies).
+func TestDefaultsOptionsThatDoNotFitASpaceNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "greedymls.json")
+	if _, errOut, code := ktune(t, "hypertune", pnpoly, "--strategy", "greedymls", "--grid", "order=[tile_size,use_method],[use_method,tile_size]",
+		"--budgets", "10,30", "--repeats", "2", "--out", path); code != 0 {
+		t.Fatalf("hypertune: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", convolution, "--defaults", path, "--budget", "20", "--repeats", "2"}, "(the options are defaults file " + path + "'s for budget 10)"},
+		{[]string{"bench", convolution, "--strategies", "greedymls", "--defaults", path, "--budgets", "40", "--repeats", "2"},
+			"greedymls on convolution_milo/A100 at budget 40: strategy greedymls: option order: "},
+		{[]string{"bench", convolution, "--strategies", "greedymls", "--defaults", path, "--budgets", "40", "--repeats", "2"}, "(the options are defaults file " + path + "'s for budget 30)"},
+		{[]string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--defaults", path, "--budget", "5", "--option", "restart=true", "--db", filepath.Join(dir, "k.db")},
+			"(the options are defaults file " + path + "'s for budget 10, with those given on top)"},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "option order: ") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, %s%s; want %q", tc.args[0], code, out, errOut, tc.want)
+		}
+	}
+	// options given on the command line alone are said as they were
+	_, errOut, code := ktune(t, "simulate", convolution, "--strategy", "greedymls", "--option", "order=use_method", "--repeats", "2")
+	if code != 2 || !strings.Contains(errOut, "option order: ") || strings.Contains(errOut, "defaults file") {
+		t.Errorf("without a defaults file: exit %d, %s", code, errOut)
+	}
+}
+
+// A folder named among the spaces that holds no recording file is refused, naming it,
+// rather than left out in silence (QA: hypertune trained on the one space of two given
+// and wrote its defaults as if on both); import and analyze read folders alike.
+func TestAFolderWithoutRecordingsIsRefused(t *testing.T) {
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.csv"), []byte("a,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := empty + ": a folder with no .json or .json.gz file under it, so no recording"
+	db := filepath.Join(t.TempDir(), "k.db")
+	for _, args := range [][]string{
+		{"hypertune", pnpoly, empty, "--strategy", "greedymls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2",
+			"--out", filepath.Join(t.TempDir(), "d.json")},
+		{"bench", pnpoly, empty, "--strategies", "random", "--budgets", "10", "--repeats", "2"},
+		{"import", empty, "--db", db},
+	} {
+		out, errOut, code := ktune(t, args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, %s%s; want %q", args[0], code, out, errOut, want)
+		}
+	}
+}
+
+// An output named as a file the run reads, or as another output, is refused before
+// anything runs, and the file is left as it was (QA: hypertune --out onto its recording
+// replaced the recording by a defaults file of 346 bytes; --out onto the --resume file
+// lost its cells; --out and --checkpoint one file kept neither; bench --csv onto a
+// recording or a --defaults file replaced it). --checkpoint may name the --resume file.
+func TestOutputsThatAreInputsOrEachOtherAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "pnpoly.json.gz")
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, defaults := filepath.Join(dir, "ht.json"), filepath.Join(dir, "d.json")
+	hypertune := []string{"hypertune", rec, "--strategy", "greedymls", "--grid", "restart=true,false", "--budgets", "10", "--repeats", "2"}
+	if _, errOut, code := ktune(t, append(hypertune, "--out", defaults, "--checkpoint", ckpt)...); code != 0 {
+		t.Fatalf("hypertune: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, append(hypertune, "--out", filepath.Join(dir, "d2.json"), "--checkpoint", ckpt, "--resume", ckpt)...); code != 0 {
+		t.Errorf("--checkpoint naming the --resume file: exit %d: %s", code, errOut)
+	}
+	kept := map[string][]byte{rec: data}
+	for _, f := range []string{ckpt, defaults} {
+		if kept[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(hypertune, "--out", rec), "--out " + rec + " is the recording " + rec + ", which writing it would destroy"},
+		{[]string{"hypertune", dir, "--strategy", "greedymls", "--budgets", "10", "--repeats", "2", "--out", rec}, "--out " + rec + " is the recording " + rec}, // in a folder given
+		{append(hypertune, "--out", defaults, "--csv", rec), "--csv " + rec + " is the recording " + rec},
+		{append(hypertune, "--resume", ckpt, "--out", ckpt), "--out " + ckpt + " is the --resume file " + ckpt},
+		{append(hypertune, "--out", filepath.Join(dir, "x.json"), "--checkpoint", filepath.Join(dir, "x.json")), "--checkpoint " + filepath.Join(dir, "x.json") + " is also --out"},
+		{[]string{"bench", rec, "--strategies", "random", "--budgets", "10", "--repeats", "2", "--csv", rec}, "--csv " + rec + " is the recording " + rec},
+		{[]string{"bench", rec, "--strategies", "tuned=greedymls", "--defaults", "tuned=" + defaults, "--budgets", "10", "--repeats", "2", "--checkpoint", defaults},
+			"--checkpoint " + defaults + " is the --defaults file " + defaults},
+	} {
+		out, errOut, code := ktune(t, tc.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %s%s; want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	for f, want := range kept {
+		if got, err := os.ReadFile(f); err != nil || string(got) != string(want) {
+			t.Errorf("%s changed (%d bytes, was %d): %v", f, len(got), len(want), err)
+		}
+	}
+}

@@ -843,7 +843,7 @@ func TestBenchTakesFolders(t *testing.T) {
 		t.Errorf("a broken recording in the folder: exit %d: %s", code, errOut)
 	}
 	empty := t.TempDir()
-	if _, errOut, code := ktune(t, "bench", empty, "--strategies", "random", "--budgets", "5", "--repeats", "2"); code == 0 || !strings.Contains(errOut, "no recorded space") {
+	if _, errOut, code := ktune(t, "bench", empty, "--strategies", "random", "--budgets", "5", "--repeats", "2"); code == 0 || !strings.Contains(errOut, empty+": a folder with no .json or .json.gz file under it") {
 		t.Errorf("an empty folder: exit %d: %s", code, errOut)
 	}
 }

@@ -211,3 +211,29 @@ func (s liveStatus) status(r store.RunInfo) store.RunStatus {
 	}
 	return r.Status
 }
+
+// distinctOutputs refuses outputs that are the same file as a recording read (files, a
+// folder standing for those under it), as another input, or as each other: the run
+// would destroy what it read (QA: hypertune --out onto its recording replaced the
+// recording by the defaults file; --out onto the --resume file lost its cells). The
+// --resume file (resume) may be --checkpoint, which keeps it up to date; no other input
+// may be an output.
+func distinctOutputs(files []string, resume string, inputs []outfile.Named, outputs ...outfile.Named) error {
+	expanded, _, _ := expandFolders(files) // a folder that fails is said when it is read
+	if expanded == nil {
+		expanded = files
+	}
+	for _, f := range expanded {
+		inputs = append(inputs, outfile.Named{What: "the recording", Path: f})
+	}
+	var others []outfile.Named
+	for _, o := range outputs {
+		if o.What != "--checkpoint" {
+			others = append(others, o)
+		}
+	}
+	if err := outfile.Distinct([]outfile.Named{{What: "the --resume file", Path: resume}}, others); err != nil {
+		return err
+	}
+	return outfile.Distinct(inputs, outputs)
+}

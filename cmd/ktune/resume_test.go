@@ -61,6 +61,18 @@ func TestResumeAndReportRefuseCellsNoRunWrote(t *testing.T) {
 			"cell 3 of 3 (random on kerneltuner_pnpoly/RTX_2080_Ti at budget 5): cell 1 has the same strategy, space and budget"},
 		{"budget", func(v map[string]any) { cellOf(v, 0)["budget"] = 0 }, "cell 1 of 2 (random on kerneltuner_pnpoly/RTX_2080_Ti at budget 0): a budget is 1 evaluation or more"},
 		{"type", func(v map[string]any) { cellOf(v, 0)["fractions"].([]any)[0] = "0.5" }, cell + "fraction 1 of 3 is a JSON string, want a number"},
+		// cells and header that disagree: before, such a cell was counted as another
+		// benchmark's ("1 of its cells are not of this benchmark") and run again
+		{"strategy not listed", func(v map[string]any) { cellOf(v, 0)["strategy"] = "greedymls" },
+			"cell 1 of 2 (greedymls on kerneltuner_pnpoly/RTX_2080_Ti at budget 5): its strategy greedymls is not among the file's strategies"},
+		{"space not listed", func(v map[string]any) { cellOf(v, 0)["space"] = "kerneltuner_pnpoly/RTX_3090" },
+			"cell 1 of 2 (random on kerneltuner_pnpoly/RTX_3090 at budget 5): its space kerneltuner_pnpoly/RTX_3090 is not among the file's spaces"},
+		{"budget not listed", func(v map[string]any) { v["budgets"] = []any{10} }, cell + "its budget 5 is not among the file's budgets"},
+		{"strategies cut", func(v map[string]any) { v["strategies"] = []any{} }, cell + "its strategy random is not among the file's strategies"},
+		{"label twice", func(v map[string]any) { v["strategies"] = append(v["strategies"].([]any), v["strategies"].([]any)[0]) },
+			"strategies: entry 2 of 2 (random): another entry has that label: a label is in the file once"},
+		{"space twice", func(v map[string]any) { v["spaces"] = append(v["spaces"].([]any), v["spaces"].([]any)[0]) },
+			"spaces: kerneltuner_pnpoly/RTX_2080_Ti is listed twice"},
 	} {
 		f := editJSON(t, ckpt, tc.name+".json", tc.edit)
 		damaged := f + ": a --checkpoint file of 'ktune bench', edited or damaged: " + tc.want
@@ -88,6 +100,20 @@ func TestResumeAndReportRefuseCellsNoRunWrote(t *testing.T) {
 	}{
 		{"fraction", func(v map[string]any) { cellOf(v, 0)["fractions"] = []any{5.0, 5.0} }, setting + "fraction 1 of 2 is 5, outside [0, 1]"},
 		{"count", func(v map[string]any) { cellOf(v, 0)["fractions"] = cellOf(v, 0)["fractions"].([]any)[:1] }, setting + "it has 1 fraction, one per run, but the file has 2 repeats"},
+		// cells and header that disagree, counted before as of another grid and run again
+		{"setting not listed", func(v map[string]any) { cellOf(v, 0)["strategy"] = "neighbourhood=strictly-adjacent" },
+			"cell 1 of 2 (neighbourhood=strictly-adjacent on kerneltuner_pnpoly/RTX_2080_Ti at budget 5): its setting neighbourhood=strictly-adjacent is not among the file's settings"},
+		{"space not listed", func(v map[string]any) { cellOf(v, 0)["space"] = "kerneltuner_pnpoly/RTX_3090" },
+			"cell 1 of 2 (neighbourhood=Hamming on kerneltuner_pnpoly/RTX_3090 at budget 5): its space kerneltuner_pnpoly/RTX_3090 is not among the file's spaces"},
+		{"budget not listed", func(v map[string]any) { cellOf(v, 0)["budget"] = 7 },
+			"cell 1 of 2 (neighbourhood=Hamming on kerneltuner_pnpoly/RTX_2080_Ti at budget 7): its budget 7 is not among the file's budgets"},
+		{"settings cut", func(v map[string]any) { v["settings"] = v["settings"].([]any)[:1] },
+			"settings: 1 of them, but its grid neighbourhood=Hamming,adjacent makes 2"},
+		{"grid edited", func(v map[string]any) {
+			v["grid"].([]any)[0].(map[string]any)["values"] = []any{"Hamming", "strictly-adjacent"}
+		}, "settings: setting 2 of 2 is neighbourhood=adjacent, but its grid neighbourhood=Hamming,strictly-adjacent makes neighbourhood=strictly-adjacent there"},
+		{"space info", func(v map[string]any) { v["space_info"].([]any)[0].(map[string]any)["name"] = "other" },
+			"space_info does not describe spaces: space 1 of 1 is kerneltuner_pnpoly/RTX_2080_Ti in spaces, other in space_info"},
 	} {
 		f := editJSON(t, ht, "ht-"+tc.name+".json", tc.edit)
 		out, errOut, code := ktune(t, append(hypertune, "--resume", f)...)

@@ -60,8 +60,9 @@ measured again. Runs are scored on the recorded mean either way.
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
 --defaults FILE takes the strategy and its options for the budget from a file written by
-'ktune hypertune' (the largest budget column not above --budget); --option values win over
-the file's, and --strategy, when given, must name the file's strategy.`,
+'ktune hypertune' (the largest budget column not above --budget, the smallest when --budget
+is below them all, the largest with --budget 0); --option values win over the file's, and
+--strategy, when given, must name the file's strategy.`,
 		run: runSimulate,
 	})
 }
@@ -148,7 +149,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
+	stOpts, defaults, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
 		return defaultsErr(env, c, err)
 	}
@@ -191,7 +192,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	printWarnings(env.stderr, "simulate", append(sim.Warnings(), sim.ClockWarnings()...))
 	if err := strategy.Validate(*name, stOpts, sim.Space(), *budget); err != nil {
-		return usageErr(env, c, "%v", err)
+		return optionsErr(env, c, err, defaults, *budget, opts)
 	}
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}

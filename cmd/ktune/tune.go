@@ -100,9 +100,9 @@ values (no success: no best) are left out.
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
 --defaults FILE takes the strategy and its options for the budget from a file written by
-'ktune hypertune' (the largest budget column not above --budget, the largest column when
-there is no budget); --option values win over the file's, and --strategy, when given, must
-name the file's strategy.`,
+'ktune hypertune' (the largest budget column not above --budget, the smallest when --budget
+is below them all, the largest when there is no budget); --option values win over the
+file's, and --strategy, when given, must name the file's strategy.`,
 		run: runTune,
 	})
 }
@@ -138,7 +138,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	stOpts, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
+	stOpts, defaults, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
 		return defaultsErr(env, c, err)
 	}
@@ -199,6 +199,10 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		prog.finish()
 	}
 	if rep == nil {
+		var oe *tuner.OptionsError
+		if errors.As(err, &oe) && oe.Strategy {
+			return optionsErr(env, c, err, defaults, *budget, opts)
+		}
 		return tuneError(env, c, err, *db)
 	}
 	if *jsonOut {

@@ -203,3 +203,45 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// Named is a file a command reads or writes, with what names it in errors: its flag
+// ("--csv") or what it is ("the recording").
+type Named struct{ What, Path string }
+
+// Distinct returns an error naming the first output that is the same file as an input,
+// which writing it would destroy (a recording, an earlier run's cells), or as an earlier
+// output, which one of the two would overwrite. Two paths are one file when both exist
+// and are (os.SameFile, through symbolic links) or when their absolute paths are equal.
+// Empty paths and outputs that are not regular files (a device, a FIFO: written in place,
+// as a shell's > writes them) are not checked.
+func Distinct(inputs, outputs []Named) error {
+	same := func(a, b string) bool {
+		fa, errA := os.Stat(a)
+		fb, errB := os.Stat(b)
+		if errA == nil && errB == nil {
+			return os.SameFile(fa, fb)
+		}
+		absA, errA := filepath.Abs(a)
+		absB, errB := filepath.Abs(b)
+		return errA == nil && errB == nil && absA == absB
+	}
+	for i, o := range outputs {
+		if o.Path == "" {
+			continue
+		}
+		if _, fi, err := Target(o.Path); err == nil && fi != nil && !fi.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range inputs {
+			if in.Path != "" && same(o.Path, in.Path) {
+				return fmt.Errorf("%s %s is %s %s, which writing it would destroy: give %s another file", o.What, o.Path, in.What, in.Path, o.What)
+			}
+		}
+		for _, other := range outputs[:i] {
+			if other.Path != "" && same(o.Path, other.Path) {
+				return fmt.Errorf("%s %s is also %s: one would overwrite the other; give each its own file", o.What, o.Path, other.What)
+			}
+		}
+	}
+	return nil
+}

@@ -182,3 +182,50 @@ func TestAFailedWriteNamesTheOutput(t *testing.T) {
 		t.Errorf("left %q", left)
 	}
 }
+
+// An output that is an input (however its path is written, or through a link) or another
+// output is refused, naming both; distinct files, empty paths and devices pass.
+func TestDistinctRefusesAnOutputThatIsAnInputOrAnotherOutput(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.json.gz")
+	if err := os.WriteFile(rec, []byte("recorded"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json.gz")
+	if err := os.Symlink("rec.json.gz", link); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	relative, err := filepath.Rel(wd, filepath.Join(dir, "new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []Named{{"the recording", rec}, {"the --resume file", ""}}
+	for _, tc := range []struct {
+		name    string
+		outputs []Named
+		want    string // "" for none
+	}{
+		{"distinct", []Named{{"--out", filepath.Join(dir, "d.json")}, {"--csv", filepath.Join(dir, "c.csv")}, {"--checkpoint", ""}}, ""},
+		{"a device", []Named{{"--out", os.DevNull}, {"--csv", os.DevNull}}, ""},
+		{"the recording", []Named{{"--out", rec}}, "--out " + rec + " is the recording " + rec + ", which writing it would destroy: give --out another file"},
+		{"through a link", []Named{{"--csv", link}}, "--csv " + link + " is the recording " + rec},
+		{"written otherwise", []Named{{"--csv", filepath.Join(dir, ".", "sub", "..", "rec.json.gz")}}, "is the recording " + rec},
+		{"two outputs", []Named{{"--out", filepath.Join(dir, "new.json")}, {"--checkpoint", relative}},
+			"--checkpoint " + relative + " is also --out: one would overwrite the other"},
+	} {
+		err := Distinct(inputs, tc.outputs)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if data, err := os.ReadFile(rec); err != nil || string(data) != "recorded" {
+		t.Errorf("the recording: %q, %v", data, err)
+	}
+}
