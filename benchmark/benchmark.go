@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -332,12 +333,18 @@ func runWork(sp Space, b int) int {
 }
 
 // TTest is Student's two-sample independent t-test with pooled variance (scipy's
-// ttest_ind default, which seed 000 uses); it returns t and the two-sided p-value.
+// ttest_ind default, which seed 000 uses); it returns t and the two-sided p-value. With
+// no spread in either sample it gives p = 1 for equal means and p = 0 otherwise (t
+// infinite, as scipy does); with fewer than three values in all (no degree of freedom)
+// there is no test, and t and p are NaN, which no p < alpha takes for significant.
 func TTest(a, b []float64) (t, p float64) {
 	na, nb := float64(len(a)), float64(len(b))
+	df := na + nb - 2
+	if len(a) == 0 || len(b) == 0 || df < 1 {
+		return math.NaN(), math.NaN()
+	}
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
-	df := na + nb - 2
 	pooled := ((na-1)*va + (nb-1)*vb) / df
 	se := math.Sqrt(pooled * (1/na + 1/nb))
 	if se == 0 {
@@ -352,7 +359,14 @@ func TTest(a, b []float64) (t, p float64) {
 	return t, p
 }
 
+// meanVar is the mean of x and its sample variance (n-1; 0 for one value, which adds no
+// spread to a pooled variance). Values that are all equal have a variance of exactly 0
+// and their value as the mean: summed, a fraction such as 0.1 comes back a rounding off,
+// which the t-test would take for a spread of 1e-17 and a difference of means many times it.
 func meanVar(x []float64) (m, v float64) {
+	if !slices.ContainsFunc(x, func(y float64) bool { return y != x[0] }) {
+		return x[0], 0
+	}
 	for _, y := range x {
 		m += y
 	}
@@ -397,8 +411,9 @@ func Compete(cells []Cell, alpha float64, split int) []Score {
 	for k, g := range groups {
 		for i := range g {
 			for j := i + 1; j < len(g); j++ {
+				// NaN (no test) is no significance, as in the heat maps
 				_, p := TTest(g[i].Fractions, g[j].Fractions)
-				if p >= alpha || g[i].MeanFraction == g[j].MeanFraction {
+				if !(p < alpha) || g[i].MeanFraction == g[j].MeanFraction {
 					continue
 				}
 				win, lose := scores[g[i].Strategy], scores[g[j].Strategy]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 )
 
 // Reference values computed independently: t from the pooled-variance formula, p by
@@ -25,6 +26,79 @@ func TestTTestMatchesScipy(t *testing.T) {
 	}
 	if _, p := TTest(a, a); p != 1 {
 		t.Fatalf("identical samples: p %v", p)
+	}
+}
+
+// The t-test at the edges a benchmark meets, on fractions of the optimum of configurations
+// recorded on an RTX A4000 (vector_add): two runs a side, a side with no spread, runs that
+// all reached one fraction, and too few runs for any test. References from the pooled
+// formula with p by the regularised incomplete beta function (Numerical Recipes' continued
+// fraction), as scipy's ttest_ind computes it. QA: one run a side (a --checkpoint file
+// edited to one repeat) panicked in gonum's Student's t with 0 degrees of freedom; a
+// fraction reached by every run of two samples of 3 and 7 runs was "significantly"
+// different from itself (p 0.03), the rounding of its summed mean read as a spread.
+func TestTTestAtTheEdgesOfFewRepeats(t *testing.T) {
+	sim := newSim(t, "../testdata/kernel_tuner/vector_add_A4000.json", simulator.Options{})
+	frac := func(blockSizeIndex int) float64 {
+		obj, ok := sim.Objective(space.Config{blockSizeIndex})
+		if !ok {
+			t.Fatalf("configuration %d not recorded", blockSizeIndex)
+		}
+		return sim.FractionOfOptimum(obj)
+	}
+	f128, f256, f512, f1024 := frac(0), frac(2), frac(6), frac(14) // block_size_x 128, 256, 512, 1024
+	if math.Abs(f128-0.7795982341529613) > 1e-15 {
+		t.Fatalf("fraction of block_size_x=128: %v", f128)
+	}
+	same := func(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
+	for _, tc := range []struct {
+		name   string
+		a, b   []float64
+		tt, p  float64
+		signif bool
+	}{
+		{"two runs a side", []float64{f128, f256}, []float64{f512, f1024}, -0.056545865894695596, 0.9600479580376454, false},
+		{"one side without spread", same(1, 3), []float64{f128, f256, f512}, 37.13956842891046, 3.138395821443845e-06, true},
+		{"one run against two", []float64{f128}, []float64{f256, f512}, 2.171650289090991, 0.2747232420151587, false},
+		{"both without spread, apart", same(1, 2), same(f128, 2), math.Inf(1), 0, true},
+		{"one fraction reached by every run", same(f128, 50), same(f128, 50), 0, 1, false},
+		{"one fraction, samples of 3 and 7", same(f128, 3), same(f128, 7), 0, 1, false},
+		{"one fraction, samples of 3 and 7, other value", same(0.1, 3), same(0.1, 7), 0, 1, false},
+		{"one run a side: no test", []float64{f128}, []float64{f256}, math.NaN(), math.NaN(), false},
+	} {
+		tt, p := TTest(tc.a, tc.b)
+		close := func(got, want float64) bool {
+			if math.IsNaN(want) || math.IsInf(want, 0) || want == 0 {
+				return got == want || math.IsNaN(got) && math.IsNaN(want)
+			}
+			return math.Abs(got-want) <= 1e-9*math.Abs(want)
+		}
+		if !close(tt, tc.tt) || !close(p, tc.p) {
+			t.Errorf("%s: t %v p %v, want t %v p %v", tc.name, tt, p, tc.tt, tc.p)
+		}
+		if got := p < 0.05; got != tc.signif {
+			t.Errorf("%s: significant %v, want %v", tc.name, got, tc.signif)
+		}
+	}
+}
+
+// Cells of one run each (no t-test) count no win, in the table and in the heat maps alike.
+func TestCompetitionCountsNoWinWithoutATest(t *testing.T) {
+	sim := newSim(t, "../testdata/kernel_tuner/vector_add_A4000.json", simulator.Options{})
+	obj, _ := sim.Objective(space.Config{0})
+	f := sim.FractionOfOptimum(obj)
+	cells := []Cell{
+		{Strategy: "a", Space: "vector_add", Budget: 5, MeanFraction: 1, Fractions: []float64{1}},
+		{Strategy: "b", Space: "vector_add", Budget: 5, MeanFraction: f, Fractions: []float64{f}},
+	}
+	for _, s := range Compete(cells, 0.05, DefaultSplit) {
+		if s.WinsLow+s.LossesLow+s.WinsHigh+s.LossesHigh != 0 {
+			t.Errorf("%+v: a win without a test", s)
+		}
+	}
+	m, ok := competitionMatrix(cells, 0.05, 0, DefaultSplit)
+	if !ok || m.max() != 0 {
+		t.Errorf("heat map: %+v", m)
 	}
 }
 

@@ -157,7 +157,7 @@ const tolerance = 1e-9
 // what every run writes, so that an edited or damaged file is refused, naming the cell
 // (a *CellError), rather than taken as it is or dropped in silence: strategy and space
 // named, budget of 1 or more, as many fractions as the file's repeats (or, where the
-// file does not say, as the first cell), each finite and in [0, 1] (1 the optimum, 0 a
+// file does not say, as the first cell) and at least 2, each finite and in [0, 1] (1 the optimum, 0 a
 // run that found nothing), the mean and standard deviation those of the fractions,
 // mean evaluations in [0, budget], cost not negative, and no two cells of one strategy
 // (a label, which names its options), space and budget.
@@ -184,6 +184,9 @@ func CheckCells(cells []Cell, repeats int) error {
 			return fail("it has no fractions")
 		case repeats == 0 && len(c.Fractions) != len(cells[0].Fractions):
 			return fail("it has %s, one per run, but cell 1 has %d", fractions(len(c.Fractions)), len(cells[0].Fractions))
+		case len(c.Fractions) < 2:
+			// 'ktune bench' and 'hypertune' refuse fewer repeats: no t-test, no interval
+			return fail("it has %s: a benchmark runs every cell 2 or more times, as its t-tests need", fractions(len(c.Fractions)))
 		}
 		for j, f := range c.Fractions {
 			if !(f >= 0 && f <= 1) {

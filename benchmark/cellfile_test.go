@@ -74,6 +74,20 @@ func TestDecodeCellsRefusesCellsNoRunWrites(t *testing.T) {
 	if _, err := DecodeCells(json.RawMessage(`{"strategy": "random"}`), 3); err == nil || err.Error() != "cells is a JSON object, want a list of cells" {
 		t.Errorf("cells not a list: %v", err)
 	}
+	// one run per cell, consistently (a file edited to repeats 1): no benchmark writes it,
+	// and its t-tests have no degree of freedom (QA: 'ktune report' of it panicked)
+	oneRun := editCells(t, raw, func(c []map[string]any) {
+		for _, cell := range c {
+			f := fractionsOf(cell)[0]
+			cell["fractions"], cell["mean_fraction_of_optimum"], cell["std_fraction_of_optimum"] = []any{f}, f, 0
+		}
+	})
+	for _, repeats := range []int{1, 0} {
+		if _, err := DecodeCells(oneRun, repeats); err == nil ||
+			!strings.Contains(err.Error(), "cell 1 of 4 (random on p at budget 5): it has 1 fraction: a benchmark runs every cell 2 or more times") {
+			t.Errorf("one run per cell, repeats %d: %v", repeats, err)
+		}
+	}
 	// where the file does not say its repeats, the first cell does
 	if _, err := DecodeCells(editCells(t, raw, func(c []map[string]any) { c[3]["fractions"] = fractionsOf(c[3])[:2] }), 0); err == nil ||
 		!strings.Contains(err.Error(), "cell 4 of 4 (firstils on p at budget 10): it has 2 fractions, one per run, but cell 1 has 3") {

@@ -363,4 +363,10 @@ func TestReadBenchRefusesCellsNoBenchmarkWrote(t *testing.T) {
 			t.Errorf("%s: %v, want a *BenchFileError saying %q", tc.name, err, tc.want)
 		}
 	}
+	// one run per cell, the file saying so: its t-tests have no degree of freedom (QA:
+	// the page's competition panicked in Student's t)
+	one := strings.NewReplacer(`"repeats": 2`, `"repeats": 1`, `[0.5, 1]`, `[0.75]`, `0.3535533905932738`, `0`).Replace(string(checkpoint(good)))
+	if _, err := ReadBench([]byte(one)); err == nil || !strings.Contains(err.Error(), "it has 1 fraction: a benchmark runs every cell 2 or more times") {
+		t.Errorf("one run per cell: %v", err)
+	}
 }
