@@ -322,14 +322,47 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	return cells, nil
 }
 
-// runWork is the evaluations a run at budget b counts for in Progress: under deterministic
-// fitness no more than the space holds, where a run ends; and never past 2^32, so that the
-// sums stay in an int whatever the budget.
+// runWork is the evaluations a run at budget b counts for in Progress: no more than it can
+// use (Usable); and never past 2^32, so that the sums stay in an int whatever the budget.
 func runWork(sp Space, b int) int {
+	return min(Usable(sp, b), 1<<32)
+}
+
+// Usable is the most evaluations a run at budget b can use on sp: the budget, or under
+// deterministic fitness the space's size where that is smaller, as a repeated
+// configuration comes from the cache for free and the run ends once every one is
+// evaluated. Under stochastic fitness a repeat is a new measurement that costs budget, so
+// a space smaller than the budget caps nothing.
+func Usable(sp Space, b int) int {
 	if sp.Sim.Options().Fitness == simulator.Deterministic {
-		b = min(b, sp.Sim.Space().Len())
+		return min(b, sp.Sim.Space().Len())
 	}
-	return min(b, 1<<32)
+	return b
+}
+
+// BudgetUse sorts the cells whose runs used less than their budget: capped, those whose
+// every run evaluated the whole space where it is smaller than the budget and evaluations
+// cannot be more (Usable); short, the others, where a strategy stopped early (it finished,
+// or ran out of configurations it would try). A cell of a space not in spaces is short if
+// its runs used less than the budget.
+func BudgetUse(cells []Cell, spaces []Space) (short, capped []Cell) {
+	byName := make(map[string]Space, len(spaces))
+	for _, sp := range spaces {
+		byName[sp.Name] = sp
+	}
+	for _, c := range cells {
+		if c.MeanEvaluations >= float64(c.Budget) {
+			continue
+		}
+		if sp, ok := byName[c.Space]; ok && sp.Sim != nil {
+			if n := Usable(sp, c.Budget); n < c.Budget && c.MeanEvaluations == float64(n) {
+				capped = append(capped, c)
+				continue
+			}
+		}
+		short = append(short, c)
+	}
+	return short, capped
 }
 
 // TTest is Student's two-sample independent t-test with pooled variance (scipy's

@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -526,5 +527,47 @@ func TestProgressNamesTheLeaderOverFinishedPairs(t *testing.T) {
 	// before the first budget's strategies have all finished there is no leader
 	if seen[0].Leader != "" {
 		t.Errorf("first progress %+v: a leader before any pair finished", seen[0])
+	}
+}
+
+// A space smaller than the budget caps a run's evaluations under deterministic fitness
+// only, where a repeat is free: under stochastic fitness a repeat is a new measurement
+// that costs budget, and a run that stops at the space's size stopped early (QA: random
+// sampling's 15 evaluations at budget 300 on the 15 configurations of vector_add were said
+// to be capped by the space, beside irace's 300).
+func TestBudgetUseCapsBySpaceOnlyUnderDeterministicFitness(t *testing.T) {
+	const path = "../testdata/kernel_tuner/vector_add_A4000.json"
+	strategies, err := ParseStrategies("random,firstils")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fitness       simulator.Fitness
+		short, capped []string // strategy at budget
+	}{
+		{simulator.Deterministic, nil, []string{"random 300", "firstils 300"}},
+		{simulator.Stochastic, []string{"random 300"}, nil},
+	} {
+		sp := Space{Name: "v", Sim: newSim(t, path, simulator.Options{Mode: simulator.Cartesian, Fitness: tc.fitness})}
+		if n := sp.Sim.Space().Len(); n != 15 {
+			t.Fatalf("%d configurations", n)
+		}
+		cells, err := Run(context.Background(), Config{Strategies: strategies, Spaces: []Space{sp}, Budgets: []int{10, 300}, Repeats: 2, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := func(cells []Cell) (out []string) {
+			for _, c := range cells {
+				out = append(out, fmt.Sprintf("%s %d", c.Strategy, c.Budget))
+			}
+			return out
+		}
+		short, capped := BudgetUse(cells, []Space{sp})
+		if !slices.Equal(names(short), tc.short) || !slices.Equal(names(capped), tc.capped) {
+			t.Errorf("%v fitness: short %v, capped %v; want %v, %v (cells %+v)", tc.fitness, names(short), names(capped), tc.short, tc.capped, cells)
+		}
+		if want := map[simulator.Fitness]int{simulator.Deterministic: 15, simulator.Stochastic: 300}[tc.fitness]; Usable(sp, 300) != want {
+			t.Errorf("%v fitness: %d evaluations usable at budget 300, want %d", tc.fitness, Usable(sp, 300), want)
+		}
 	}
 }

@@ -43,17 +43,18 @@ read up to its last whole entry, with a warning) at every budget, --repeats time
 (run i uses seed S+i for every strategy), and prints the mean and standard deviation of
 the fraction of the optimum reached, and whether every run used its whole budget (cells
 that used less are listed, and cells whose runs evaluated the whole space, smaller than
-the budget, are said apart; the CSV and JSON give every cell's mean evaluations). A space
-is named by its folder and file (kerneltuner_gemm/RTX_3090), the folder the file is in
-however its path is written and wherever ktune runs; the spaces of one folder are one
-kernel on several devices, and for every kernel with several spaces a second table gives
-the mean over all of them, as seed 000 reports its kernels (the standard deviation is over
-the pooled runs). Then the competition of seed 000, Section VI-B: a two-sided Student's
-t-test for two independent samples with pooled variance (the two-sample independent t-test
-seed 000 names, as scipy's ttest_ind computes it by default) between every pair of
-strategies per space and budget; a significantly better mean (two-sided p < --alpha) is a
-win, summed for low (<= --split, 200 as in its Table IV) and medium (> --split) budgets;
-its appendix also splits at 100 and 400.
+the budget, under deterministic fitness, where a run can do no more, are said apart; the
+CSV and JSON give every cell's mean evaluations). A space is named by its folder and file
+(kerneltuner_gemm/RTX_3090), the folder the file is in however its path is written and
+wherever ktune runs; the spaces of one folder are one kernel on several devices, and for
+every kernel with several spaces a second table gives the mean over all of them, as seed
+000 reports its kernels (the standard deviation is over the pooled runs). Then the
+competition of seed 000, Section VI-B: a two-sided Student's t-test for two independent
+samples with pooled variance (the two-sample independent t-test seed 000 names, as
+scipy's ttest_ind computes it by default) between every pair of strategies per space and
+budget; a significantly better mean (two-sided p < --alpha) is a win, summed for low
+(<= --split, 200 as in its Table IV) and medium (> --split) budgets; its appendix also
+splits at 100 and 400.
 --plot DIR draws seed 000's figures as SVG and PNG: per kernel with several spaces the
 mean fraction of optimum against the budget with its 95% interval (Fig. 2; shaded, more
 lightly past 6 strategies, and an error bar at a point without neighbours, as with a
@@ -376,9 +377,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // writeEvaluationsUsed says whether the runs used their budgets: the cells whose runs
-// evaluated the whole space, smaller than the budget, are said apart from those that fell
-// short of the budget otherwise, which are listed (the CSV and JSON hold every cell's
-// mean). With no cell (interrupted before the first) it says nothing.
+// evaluated the whole space, smaller than the budget, under deterministic fitness (where a
+// run can do no more) are said apart from those that fell short of the budget otherwise,
+// which are listed (benchmark.BudgetUse; the CSV and JSON hold every cell's mean). With no
+// cell (interrupted before the first) it says nothing.
 func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmark.Space) {
 	if len(cells) == 0 {
 		return
@@ -387,31 +389,25 @@ func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmar
 	for _, sp := range spaces {
 		size[sp.Name] = sp.Sim.Space().Len()
 	}
+	shortCells, cappedCells := benchmark.BudgetUse(cells, spaces)
 	var short []string
-	capped := 0
+	for _, c := range shortCells {
+		short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
+	}
 	cappedAt := map[string][]int{} // space -> the budgets of its capped cells
 	var cappedSpaces []string
-	for _, c := range cells {
-		n := size[c.Space]
-		switch {
-		case c.MeanEvaluations >= float64(c.Budget):
-		case c.Budget > n && c.MeanEvaluations == float64(n):
-			// every run evaluated the whole space, which is smaller than the budget
-			capped++
-			if _, seen := cappedAt[c.Space]; !seen {
-				cappedSpaces = append(cappedSpaces, c.Space)
-			}
-			if !slices.Contains(cappedAt[c.Space], c.Budget) {
-				cappedAt[c.Space] = append(cappedAt[c.Space], c.Budget)
-			}
-		default:
-			short = append(short, fmt.Sprintf("  %s, %s, budget %d: %.1f evaluations on average", c.Space, c.Strategy, c.Budget, c.MeanEvaluations))
+	for _, c := range cappedCells {
+		if _, seen := cappedAt[c.Space]; !seen {
+			cappedSpaces = append(cappedSpaces, c.Space)
+		}
+		if !slices.Contains(cappedAt[c.Space], c.Budget) {
+			cappedAt[c.Space] = append(cappedAt[c.Space], c.Budget)
 		}
 	}
 	if len(short) > 0 {
 		fmt.Fprintf(w, "evaluations: %d of %d cells used less than their budget:\n%s\n", len(short), len(cells), strings.Join(short, "\n"))
 	}
-	if capped > 0 {
+	if len(cappedCells) > 0 {
 		var where []string
 		for _, sp := range cappedSpaces {
 			budgets := make([]string, len(cappedAt[sp]))
@@ -424,9 +420,9 @@ func writeEvaluationsUsed(w io.Writer, cells []benchmark.Cell, spaces []benchmar
 		if len(short) == 0 {
 			rest = "; every other run used its whole budget"
 		}
-		fmt.Fprintf(w, "evaluations: %d of %d cells evaluated their whole space, smaller than the budget: %s%s\n", capped, len(cells), strings.Join(where, "; "), rest)
+		fmt.Fprintf(w, "evaluations: %d of %d cells evaluated their whole space, smaller than the budget: %s%s\n", len(cappedCells), len(cells), strings.Join(where, "; "), rest)
 	}
-	if len(short) == 0 && capped == 0 {
+	if len(short) == 0 && len(cappedCells) == 0 {
 		fmt.Fprintln(w, "evaluations: every run used its whole budget")
 	}
 }

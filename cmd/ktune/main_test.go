@@ -409,6 +409,18 @@ func TestBenchReportsEvaluationsShortOfTheBudget(t *testing.T) {
 	if writeEvaluationsUsed(&b, nil, spaces); b.Len() != 0 {
 		t.Errorf("no cell: %q", b.String())
 	}
+	// under stochastic fitness a repeat costs budget: a run that stopped at the space's
+	// size stopped short of its budget, and is listed
+	stochastic, err := simulator.New(rec, simulator.Options{Fitness: simulator.Stochastic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	writeEvaluationsUsed(&b, []benchmark.Cell{{Space: "p", Strategy: "a", Budget: 10000, MeanEvaluations: float64(n)}},
+		[]benchmark.Space{{Name: "p", Sim: stochastic}})
+	if got := b.String(); got != fmt.Sprintf("evaluations: 1 of 1 cells used less than their budget:\n  p, a, budget 10000: %d.0 evaluations on average\n", n) {
+		t.Errorf("stochastic fitness: %q", got)
+	}
 }
 
 // A Kernel Tuner cache left open by an interrupted run is read up to its last whole entry;
