@@ -221,73 +221,12 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		p.Sections = append(p.Sections, Section{Title: "Strategies", Tables: []Table{t}})
 	}
 
-	ranges := benchmark.CompetitionRanges(b.Split)
 	comp := Section{Title: "Competition"}
-	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win, "+
-		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's; "+
-		"all the maps share one colour scale, light for no wins to dark for the most of any map, shown by the bar beside each, and the hatched diagonal is a strategy against itself.", b.Alpha, refBenchmarking))
-	// a range without budgets has no wins or losses to show: its columns are left out
-	var shown []benchmark.CompetitionRange
-	for _, r := range ranges {
-		if slices.ContainsFunc(budgets, func(bu int) bool { return bu >= r.Lo && bu <= r.Hi }) {
-			shown = append(shown, r)
-		}
-	}
-	t := Table{Head: []string{"strategy"}}
-	for _, r := range shown {
-		t.Head = append(t.Head, "wins "+r.Label, "losses "+r.Label)
-	}
-	for _, s := range b.Scores {
-		row := []string{s.Strategy}
-		for _, r := range shown {
-			if r.Name == ranges[0].Name {
-				row = append(row, strconv.Itoa(s.WinsLow), strconv.Itoa(s.LossesLow))
-			} else {
-				row = append(row, strconv.Itoa(s.WinsHigh), strconv.Itoa(s.LossesHigh))
-			}
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	if len(shown) < len(ranges) {
-		for _, r := range ranges {
-			if !slices.Contains(shown, r) {
-				t.Caption = fmt.Sprintf("Wins and losses (the benchmark has no %s)", r.Label)
-			}
-		}
-	}
-	comp.Tables = append(comp.Tables, t)
-	kernels, _ := benchmark.Kernels(b.Cells)
-	// one colour scale for every heat map, so that a colour is the same count in each
-	scale := benchmark.CompetitionScale(b.Cells, b.Alpha, b.Split)
-	heat := func(cells []benchmark.Cell, name, scope string) error {
-		for _, r := range ranges {
-			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
-			if err != nil {
-				return err
-			}
-			figs, err := svgFigures(files, "Wins of each strategy (column) over each other (row): "+scope+", "+r.Label)
-			if err != nil {
-				return err
-			}
-			comp.Figures = append(comp.Figures, figs...)
-		}
-		return nil
-	}
-	if err := heat(b.Cells, "", "all spaces"); err != nil {
+	if len(strategies) < 2 {
+		// no pair to test: no wins, losses or heat maps to show
+		comp.Text = append(comp.Text, fmt.Sprintf("None: the benchmark ran one strategy, %s, and the competition of %s (Section VI-B) is between pairs of strategies.", strategies[0], refBenchmarking))
+	} else if comp, err = b.competition(budgets, dir); err != nil {
 		return nil, err
-	}
-	if len(kernels) > 1 {
-		for _, k := range kernels {
-			var mine []benchmark.Cell
-			for _, c := range b.Cells {
-				if benchmark.Kernel(c.Space) == k {
-					mine = append(mine, c)
-				}
-			}
-			if err := heat(mine, k+"-", k); err != nil {
-				return nil, err
-			}
-		}
 	}
 	p.Sections = append(p.Sections, comp)
 
@@ -358,6 +297,81 @@ func benchPage(b *Bench, source string) (*Page, error) {
 		p.Sections = append(p.Sections, s)
 	}
 	return p, nil
+}
+
+// competition is the section of the competition between b's strategies (two or more): the
+// wins and losses per budget range that has some of budgets, and the heat maps, drawn into
+// dir.
+func (b *Bench) competition(budgets []int, dir string) (Section, error) {
+	ranges := benchmark.CompetitionRanges(b.Split)
+	comp := Section{Title: "Competition"}
+	comp.Text = append(comp.Text, fmt.Sprintf("Two-sample t-tests (alpha %g) between every pair of strategies per space and budget: a significantly higher mean fraction of optimum is a win, "+
+		"as in %s (Section VI-B). In the heat maps (as in that paper's Fig. 1) the cell in row r and column c counts the wins of the column's strategy over the row's; "+
+		"all the maps share one colour scale, light for no wins to dark for the most of any map, shown by the bar beside each, and the hatched diagonal is a strategy against itself.", b.Alpha, refBenchmarking))
+	// a range without budgets has no wins or losses to show: its columns are left out
+	var shown []benchmark.CompetitionRange
+	for _, r := range ranges {
+		if slices.ContainsFunc(budgets, func(bu int) bool { return bu >= r.Lo && bu <= r.Hi }) {
+			shown = append(shown, r)
+		}
+	}
+	t := Table{Head: []string{"strategy"}}
+	for _, r := range shown {
+		t.Head = append(t.Head, "wins "+r.Label, "losses "+r.Label)
+	}
+	for _, s := range b.Scores {
+		row := []string{s.Strategy}
+		for _, r := range shown {
+			if r.Name == ranges[0].Name {
+				row = append(row, strconv.Itoa(s.WinsLow), strconv.Itoa(s.LossesLow))
+			} else {
+				row = append(row, strconv.Itoa(s.WinsHigh), strconv.Itoa(s.LossesHigh))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(shown) < len(ranges) {
+		for _, r := range ranges {
+			if !slices.Contains(shown, r) {
+				t.Caption = fmt.Sprintf("Wins and losses (the benchmark has no %s)", r.Label)
+			}
+		}
+	}
+	comp.Tables = append(comp.Tables, t)
+	kernels, _ := benchmark.Kernels(b.Cells)
+	// one colour scale for every heat map, so that a colour is the same count in each
+	scale := benchmark.CompetitionScale(b.Cells, b.Alpha, b.Split)
+	heat := func(cells []benchmark.Cell, name, scope string) error {
+		for _, r := range ranges {
+			files, err := benchmark.PlotCompetition(cells, b.Alpha, r.Lo, r.Hi, scale, name+r.Name, scope+", "+r.Label, dir)
+			if err != nil {
+				return err
+			}
+			figs, err := svgFigures(files, "Wins of each strategy (column) over each other (row): "+scope+", "+r.Label)
+			if err != nil {
+				return err
+			}
+			comp.Figures = append(comp.Figures, figs...)
+		}
+		return nil
+	}
+	if err := heat(b.Cells, "", "all spaces"); err != nil {
+		return comp, err
+	}
+	if len(kernels) > 1 {
+		for _, k := range kernels {
+			var mine []benchmark.Cell
+			for _, c := range b.Cells {
+				if benchmark.Kernel(c.Space) == k {
+					mine = append(mine, c)
+				}
+			}
+			if err := heat(mine, k+"-", k); err != nil {
+				return comp, err
+			}
+		}
+	}
+	return comp, nil
 }
 
 // Kind says which file of 'ktune bench' b is: "the --json output of 'ktune bench'" or "a

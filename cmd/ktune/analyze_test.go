@@ -259,6 +259,46 @@ func TestReportOfABenchmark(t *testing.T) {
 	}
 }
 
+// With one strategy there is no competition: the table, the figures and the page say so
+// rather than show it with no wins and no losses, and draw no heat map (QA: the page
+// described heat maps it did not have).
+func TestBenchOfOneStrategyHasNoCompetition(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", coulomb, "--strategies", "random", "--budgets", "10,250", "--repeats", "2", "--mode", "recorded", "--workers", "1"}
+	out, errOut, code := ktune(t, append(args, "--plot", filepath.Join(dir, "plots"))...)
+	if code != 0 {
+		t.Fatalf("bench: %s", errOut)
+	}
+	if !strings.Contains(out, "\ncompetition: none, with one strategy (its t-tests compare pairs of strategies)\n") || strings.Contains(out, "low   0 / 0") {
+		t.Errorf("the table shows a competition:\n%s", out)
+	}
+	if strings.Contains(out, "competition-") || !strings.Contains(out, "figure: "+filepath.Join(dir, "plots", "curves-coulomb_sum_3d_RTX_2080_Ti.svg")) {
+		t.Errorf("figures:\n%s", out)
+	}
+	out, errOut, code = ktune(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("bench --json: %s", errOut)
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ktune(t, "report", bench); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "bench.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data))
+	if !strings.Contains(page, "None: the benchmark ran one strategy, random, and the competition of") || strings.Contains(page, "In the heat maps") {
+		t.Errorf("the page's competition is not said to be none")
+	}
+	if n := len(dataURI.FindAllString(page, -1)); n != 1 {
+		t.Errorf("%d figures, want the curves alone", n)
+	}
+}
+
 // The --checkpoint file of 'ktune bench' reports as its --json output does: the pages
 // differ only in the subtitle, which says what the file holds; the competition is computed
 // from the cells at the benchmark's alpha.

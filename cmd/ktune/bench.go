@@ -67,7 +67,7 @@ competition as heat maps whose cell in row r and column c counts the spaces and 
 where the column's strategy beat the row's, light for none to dark on one scale for all
 the maps, shown by a bar beside each, the diagonal hatched (Fig. 1: competition-low and
 competition-medium over all spaces, and competition-KERNEL-low and -medium per kernel when
-there are several kernels).
+there are several kernels; none with one strategy, which has no competition).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
@@ -346,9 +346,13 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	writeEvaluationsUsed(w, cells, cfg.Spaces)
-	fmt.Fprintf(w, "competition (two-sided pooled t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
-	for _, s := range scores {
-		fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
+	if len(cfg.Strategies) < 2 {
+		fmt.Fprintln(w, "competition: none, with one strategy (its t-tests compare pairs of strategies)")
+	} else {
+		fmt.Fprintf(w, "competition (two-sided pooled t-tests, alpha %g): wins/losses for budgets <= %d and > %d\n", *alpha, *split, *split)
+		for _, s := range scores {
+			fmt.Fprintf(w, "  %-*s low %3d / %-3d  medium %3d / %-3d\n", width, s.Strategy, s.WinsLow, s.LossesLow, s.WinsHigh, s.LossesHigh)
+		}
 	}
 	fmt.Fprintln(w, "cost: real time per evaluation (strategy, session and replay), over every cell")
 	for _, st := range cfg.Strategies {
