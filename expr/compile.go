@@ -520,9 +520,133 @@ func (c *compiler) asBool(x cexpr, n Node) (func(*Env) bool, error) {
 		return func(e *Env) bool { return f(e) != "" }, nil
 	case cList:
 		l := len(x.list) > 0
-		return func(*Env) bool { return l }, nil
+		ev := make([]func(*Env), len(x.list))
+		for k, el := range x.list {
+			ev[k] = effect(el)
+		}
+		return func(e *Env) bool {
+			for _, f := range ev {
+				f(e) // Python builds the list, and an element may raise
+			}
+			return l
+		}, nil
 	}
 	return nil, c.errf(n, "cannot use a %s as a condition", x.typ)
+}
+
+// effect evaluates x for its errors only (Env.Fault), where Python computes a value that
+// cannot change the outcome: a str compared with a number, a list's other elements.
+func effect(x cexpr) func(*Env) {
+	switch {
+	case x.konst:
+		return func(*Env) {}
+	case x.typ == cNum:
+		f := x.num
+		return func(e *Env) { f(e) }
+	case x.typ == cBool:
+		f := x.bl
+		return func(e *Env) { f(e) }
+	case x.typ == cStr:
+		f := x.str
+		return func(e *Env) { f(e) }
+	}
+	fs := make([]func(*Env), len(x.list))
+	for k, el := range x.list {
+		fs[k] = effect(el)
+	}
+	return func(e *Env) {
+		for _, f := range fs {
+			f(e)
+		}
+	}
+}
+
+// inList is l in r for a list r. Python computes l and every element of r before it
+// looks for l, so an element that raises makes the test raise even after an equal one
+// (a in [1, 1 // b]), and an l that raises does so even where no element could equal it
+// (a // b in [] or a // b in ['x']). Numbers (and bools) equal numbers, strs strs.
+func (c *compiler) inList(l, r cexpr, ln Node) (func(*Env) bool, error) {
+	if l.typ == cList {
+		return nil, c.errf(ln, "a list in a list is not supported")
+	}
+	var (
+		knums   []float64            // constant numbers l may equal
+		kstrs   []string             // constant strs l may equal
+		nums    []func(*Env) float64 // computed numbers l may equal
+		strs    []func(*Env) string  // computed strs l may equal
+		effects []func(*Env)         // elements that cannot equal l, computed for their errors
+		isStr   = l.typ == cStr
+	)
+	for _, el := range r.list {
+		switch {
+		case el.typ == cList:
+			return nil, c.errf(ln, "nested lists are not supported")
+		case (el.typ == cStr) != isStr:
+			if !el.konst {
+				effects = append(effects, effect(el))
+			}
+		case isStr && el.konst:
+			kstrs = append(kstrs, el.str(nil))
+		case isStr:
+			strs = append(strs, el.str)
+		default:
+			f, err := c.asNum(el, ln)
+			if err != nil {
+				return nil, err
+			}
+			if el.konst {
+				knums = append(knums, f(nil))
+			} else {
+				nums = append(nums, f)
+			}
+		}
+	}
+	run := func(e *Env) {
+		for _, f := range effects {
+			f(e)
+		}
+	}
+	if isStr {
+		a := l.str
+		return func(e *Env) bool {
+			x := a(e)
+			found := false
+			for _, f := range strs {
+				if f(e) == x {
+					found = true
+				}
+			}
+			run(e)
+			for _, k := range kstrs {
+				if found {
+					break
+				}
+				found = k == x
+			}
+			return found
+		}, nil
+	}
+	a, err := c.asNum(l, ln)
+	if err != nil {
+		return nil, err
+	}
+	return func(e *Env) bool {
+		x := a(e)
+		found := false
+		for _, f := range nums {
+			if f(e) == x {
+				found = true
+			}
+		}
+		run(e)
+		for _, k := range knums {
+			if found {
+				break
+			}
+			found = k == x
+		}
+		return found
+	}, nil
 }
 
 // boolOp keeps Python's operand-returning semantics when both sides have the same
@@ -977,21 +1101,9 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 		var f func(*Env) bool
 		switch r.typ {
 		case cList:
-			var tests []func(*Env) bool
-			for _, el := range r.list {
-				eq, err := c.compare2(t, "==", l, el, ln, rn)
-				if err != nil {
-					return nil, err
-				}
-				tests = append(tests, eq)
-			}
-			f = func(e *Env) bool {
-				for _, eq := range tests {
-					if eq(e) {
-						return true
-					}
-				}
-				return false
+			var err error
+			if f, err = c.inList(l, r, ln); err != nil {
+				return nil, err
 			}
 		case cStr:
 			if l.typ != cStr {
@@ -1013,11 +1125,14 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 	}
 	if l.typ == cStr || r.typ == cStr {
 		if l.typ != r.typ {
+			// A str never equals a number, but Python computes both first, and either
+			// may raise.
+			el, er := effect(l), effect(r)
 			switch op {
 			case "==":
-				return func(*Env) bool { return false }, nil
+				return func(e *Env) bool { el(e); er(e); return false }, nil
 			case "!=":
-				return func(*Env) bool { return true }, nil
+				return func(e *Env) bool { el(e); er(e); return true }, nil
 			}
 			return nil, c.errf(t, "%s is not supported between a %s and a %s", op, l.typ, r.typ)
 		}
@@ -1051,7 +1166,7 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 		case "==":
 			return func(e *Env) bool { return a(e) == k }, nil
 		case "!=":
-			return func(e *Env) bool { x := a(e); return x != k && x == x }, nil
+			return func(e *Env) bool { return a(e) != k }, nil
 		case "<":
 			return func(e *Env) bool { return a(e) < k }, nil
 		case "<=":
@@ -1066,8 +1181,9 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 	case "==":
 		return func(e *Env) bool { return a(e) == b(e) }, nil
 	case "!=":
-		// NaN (a Python error) must not make a restriction pass.
-		return func(e *Env) bool { x, y := a(e), b(e); return x != y && x == x && y == y }, nil
+		// A Python error is NaN and sets e.Fault, which fails the restriction however
+		// the comparison goes; a NaN Python computes (inf - inf) differs from everything.
+		return func(e *Env) bool { return a(e) != b(e) }, nil
 	case "<":
 		return func(e *Env) bool { return a(e) < b(e) }, nil
 	case "<=":

@@ -110,6 +110,16 @@ func TestRestrictionsFollowPython(t *testing.T) {
 		{"x ** 3 % 7 == 1", "x", "1101000110100011"},
 		{"m ** 400 > 1", "m", "01E"}, // 4**400 is a big int in Python
 		{"m ** b > 1", "b m", "000000000000011011011"},
+		// Python computes the left side and the whole list before it looks for one in the
+		// other, and both sides of a comparison of a str with a number: what raises there
+		// raises however the test would come out
+		{"a in [1, 1 // b]", "a b", "0000000000000011100000000011111011100000000000000"},
+		{"a // b not in []", "a b", "1110111111011111101111110111111011111101111110111"},
+		{"a // b not in ['x']", "a b", "1110111111011111101111110111111011111101111110111"},
+		{`('x' if a > 0 else 'y' * f) != a`, "a f", "000000000000000000000000111111111111111111"},
+		{"[1 // a] or a > 5", "a", "1110111"},
+		// a NaN that Python computes (inf - inf) differs from every number
+		{"f * 1e308 * 10 - f * 1e308 * 10 != 0", "f", "101111"},
 	}
 	checkAgainstPython(t, pyParams(), tests)
 }
