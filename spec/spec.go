@@ -703,7 +703,7 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 	var defs []constDef
 	p.consts = map[string]float64{}
 	entries, _ := d.mapping(n, "constants", nil)
-	for _, e := range entries {
+	for k, e := range entries {
 		f := "constants." + e.key
 		if !isIdentifier(e.key) {
 			d.errAt(e.line, f, "%s", notIdentifier(e.key))
@@ -719,9 +719,29 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 			}
 			d.broken[e.key] = true
 		}
+		if d.broken[e.key] {
+			continue // in a cycle an earlier constant's error named
+		}
 		src, ok := d.exprSource(e.value, f)
 		if !ok {
 			broken()
+			continue
+		}
+		if name, line, ok := readsLater(src, entries, k); ok {
+			// The usual unknown-name error would say the constant's names are unknown
+			// here, which they are only for their order.
+			broken()
+			switch path := cycle(entries, name, e.key); {
+			case name == e.key:
+				d.errf(e.value, f, "%q reads %s itself; a constant may read only the constants before it", src, name)
+			case path != nil:
+				d.errf(e.value, f, "%q reads %s, which reads %s: constants that read each other have no value", src, name, strings.Join(path, ", which reads "))
+				for _, other := range append(path, name) {
+					d.broken[other] = true // said here, not again at its own line
+				}
+			default:
+				d.errf(e.value, f, "%q reads %s, which is defined after it (line %d); a constant may read only the constants before it: move %s above %s", src, name, line, name, e.key)
+			}
 			continue
 		}
 		num, err := expr.CompileNumber(src, c.constScope)
@@ -745,6 +765,55 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 		defs = append(defs, constDef{name: e.key, line: e.line, value: v})
 	}
 	return defs
+}
+
+// readsLater reports the first name src reads that is the constant entries[k] itself or
+// one defined after it, with that constant's line.
+func readsLater(src string, entries []entry, k int) (name string, line int, ok bool) {
+	n, err := expr.Parse(src)
+	if err != nil {
+		return "", 0, false // the compiler says what is wrong with it
+	}
+	for _, id := range expr.Names(n) {
+		for _, later := range entries[k:] {
+			if later.key == id {
+				return id, later.line, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// cycle returns the names through which constant from reads constant to (ending with
+// to), or nil when it does not.
+func cycle(entries []entry, from, to string) []string {
+	reads := map[string][]string{}
+	for _, e := range entries {
+		if e.value == nil || e.value.Kind != yaml.ScalarNode {
+			continue
+		}
+		if n, err := expr.Parse(e.value.Value); err == nil {
+			reads[e.key] = expr.Names(n)
+		}
+	}
+	seen := map[string]bool{}
+	var walk func(name string) []string
+	walk = func(name string) []string {
+		if seen[name] {
+			return nil
+		}
+		seen[name] = true
+		for _, id := range reads[name] {
+			if id == to {
+				return []string{to}
+			}
+			if p := walk(id); p != nil {
+				return append([]string{id}, p...)
+			}
+		}
+		return nil
+	}
+	return walk(from)
 }
 
 // addConstants gives the constants their slots, after the parameters'.

@@ -1047,6 +1047,38 @@ metrics:
 	}
 }
 
+// A constant that reads itself, a later constant or constants that read it back is one
+// error at its line that says so, not an "unknown name" among no names.
+func TestConstantsReadOnlyEarlierOnes(t *testing.T) {
+	const head = "kernel:\n  name: vector_add\n  language: opencl\n  code: \"__kernel void vector_add(__global float *c) {}\"\n"
+	const tail = `parameters:
+  - {name: block_size_x, values: "[32, 64]"}
+problem_size: [1024]
+arguments:
+  - {name: c, type: float32, length: 1024, output: true}
+`
+	for _, c := range []struct{ name, constants, want string }{
+		{"itself", "constants:\n  N: \"N + 1\"\n", `s.yaml:6: constants.N: "N + 1" reads N itself; a constant may read only the constants before it`},
+		{"a later one", "constants:\n  N: \"M * 2\"\n  M: 4\n", `s.yaml:6: constants.N: "M * 2" reads M, which is defined after it (line 7); a constant may read only the constants before it: move M above N`},
+		{"one that reads it", "constants:\n  N: \"M * 2\"\n  M: \"N + 1\"\n", `s.yaml:6: constants.N: "M * 2" reads M, which reads N: constants that read each other have no value`},
+		{"through a third", "constants:\n  A: 1\n  N: \"A + M\"\n  M: \"K - 1\"\n  K: \"N * 2\"\n", `s.yaml:7: constants.N: "A + M" reads M, which reads K, which reads N: constants that read each other have no value`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(head+c.constants+tail), "s.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var joined interface{ Unwrap() []error }
+			if errors.As(err, &joined) {
+				t.Fatalf("%d errors, want one:\n%v", len(joined.Unwrap()), err)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n %s\nwant\n %s", err, c.want)
+			}
+		})
+	}
+}
+
 // Kernel Tuner's own block size names need no parameter, as in Kernel Tuner: a spec that
 // lists all three for a one-dimensional kernel parses.
 func TestKernelTunersBlockSizeNamesNeedNoParameter(t *testing.T) {
