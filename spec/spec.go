@@ -1869,6 +1869,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		// that can never hold (a string parameter compared with a number, a bound no
 		// value reaches) is the usual cause.
 		var never []string
+		raises := true // every one of them raises for every value
 		line, field := 0, "restrictions"
 		for i, r := range s.c.restrictions {
 			alone, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions[i:i+1], space.BuildOptions{})
@@ -1876,6 +1877,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 				return nil, ctx.Err()
 			}
 			if errors.Is(err, space.ErrEmpty) || err == nil && alone.Len() == 0 {
+				raises = raises && alwaysRaises(s.Parameters, r)
 				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
 				if line == 0 && i < len(s.c.restrictLine) {
 					line, field = s.c.restrictLine[i], fmt.Sprintf("restrictions[%d]", i)
@@ -1886,7 +1888,10 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		if err == space.ErrEmpty {
 			msg = "no configuration satisfies every restriction; the space is empty"
 		}
-		if len(never) > 0 {
+		switch {
+		case len(never) > 0 && raises:
+			msg += "; " + strings.Join(never, ", ") + " raises for every value, as Python would (a division by zero, an operator on values of the wrong type), which fails it"
+		case len(never) > 0:
 			msg += "; no configuration satisfies " + strings.Join(never, ", ") + " even on its own (a comparison that never holds: a bound no value reaches, or a string parameter compared with a number)"
 		}
 		return nil, &Error{File: s.File, Line: line, Field: field, Msg: msg}
@@ -1896,6 +1901,42 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		return nil, &Error{File: s.File, Field: "restrictions", Msg: err.Error()}
 	}
 	return sp, nil
+}
+
+// alwaysRaises reports that r raises, as Python would, for every combination of the
+// values of the parameters it reads, when there are at most 1<<16 of them to try.
+func alwaysRaises(params []space.Param, r space.Restriction) bool {
+	ps := r.Params()
+	n := 1
+	for _, p := range ps {
+		if n *= len(params[p].Values); n > 1<<16 {
+			return false
+		}
+	}
+	b := &space.Bindings{Num: make([]float64, len(params)), Str: make([]string, len(params))}
+	idx := make([]int, len(ps))
+	for {
+		for k, p := range ps {
+			v := params[p].Values[idx[k]]
+			b.Num[p] = v.Float()
+			if v.Kind() == space.String {
+				b.Str[p] = v.Str()
+			}
+		}
+		if r.Holds(b) || !b.Fault {
+			return false
+		}
+		k := len(ps) - 1
+		for ; k >= 0; k-- {
+			if idx[k]++; idx[k] < len(params[ps[k]].Values) {
+				break
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return true
+		}
+	}
 }
 
 // definedAs says what name is among the preprocessor definitions of every configuration

@@ -526,6 +526,17 @@ func TestSpaceReportsAnEmptySpace(t *testing.T) {
 		strings.Contains(err.Error(), "restrictions[1]") {
 		t.Errorf("got %v", err)
 	}
+	// a restriction that raises for every value (as Python would) is said to, not to be
+	// a comparison that never holds; one that raises for some values only is not
+	for _, c := range []struct{ src, want string }{
+		{"block_size_x // (tile - tile) > 2", `restrictions[0] "block_size_x // (tile - tile) > 2" raises for every value, as Python would`},
+		{"block_size_x // (tile - 1) > 200", `no configuration satisfies restrictions[0] "block_size_x // (tile - 1) > 200" even on its own (a comparison`},
+	} {
+		s = mustParse(t, base+"restrictions: [\""+c.src+"\"]\n")
+		if _, err = s.Space(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want it to say %s", c.src, err, c.want)
+		}
+	}
 	// a restriction that cannot be computed is the reason given, alone: the space is not
 	// empty, it is not built
 	s = mustParse(t, base+"restrictions: [\"tile ** 60 > 0\"]\n")
