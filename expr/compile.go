@@ -23,9 +23,10 @@ type Var struct {
 	// Bound is the largest magnitude of a numeric parameter's values, 0 when unknown: with
 	// it, arithmetic that cannot leave the integers a float64 holds exactly is not checked.
 	Bound float64
-	// Mixed marks a Float parameter whose values mix ints and floats: a whole value is
-	// taken for an int.
-	Mixed bool
+	// Mixed marks a Float parameter whose values mix ints and floats: a value is a float
+	// when it is not whole or is one of WholeFloats (values such as 2.0), an int otherwise.
+	Mixed       bool
+	WholeFloats []float64
 }
 
 // Scope resolves the names an expression reads.
@@ -280,6 +281,34 @@ type cexpr struct {
 	nk     numKind
 	bound  float64
 	ranged bool
+	// For a number of kind kAny: whether its value is a float, told at run time (nil:
+	// when it is not whole). It computes the value's operands again, so only what
+	// Python's int and float disagree on asks it (bitwise operators, repeating a str).
+	isFloat func(*Env) bool
+}
+
+// floatFn returns whether x's value in an Env is a Python float.
+func (x cexpr) floatFn() func(*Env) bool {
+	switch {
+	case x.typ != cNum || x.nk == kInt:
+		return func(*Env) bool { return false }
+	case x.nk == kFloat:
+		return func(*Env) bool { return true }
+	case x.isFloat != nil:
+		return x.isFloat
+	}
+	f := x.num
+	return func(e *Env) bool { return !isWhole(f(e)) }
+}
+
+// anyFloat is the kind of a value that is a float when either of l and r is (l op r for
+// + - * // %): its floatFn, nil unless that is told at run time.
+func anyFloat(nk numKind, l, r cexpr) func(*Env) bool {
+	if nk != kAny {
+		return nil
+	}
+	lf, rf := l.floatFn(), r.floatFn()
+	return func(e *Env) bool { return lf(e) || rf(e) }
 }
 
 // numKind is the Python type of a compiled number. Numbers are float64 at run time: an int
@@ -288,7 +317,7 @@ type cexpr struct {
 type numKind uint8
 
 const (
-	kAny   numKind = iota // an int or a float, told apart at run time: a whole value is an int
+	kAny   numKind = iota // an int or a float, told apart at run time (cexpr.isFloat)
 	kInt                  // a Python int (or bool)
 	kFloat                // a Python float
 )
@@ -332,6 +361,15 @@ func choiceKind(l, r numKind) numKind {
 
 func num(f func(*Env) float64, nk numKind) cexpr { return cexpr{typ: cNum, num: f, nk: nk} }
 
+// withNum is a number of x's kind (and run-time kind) computed by f: -x, abs(x).
+func (x cexpr) withNum(f func(*Env) float64) cexpr {
+	y := num(f, x.kind())
+	if y.nk == kAny {
+		y.isFloat = x.floatFn()
+	}
+	return y
+}
+
 // withBound returns x with magnitude at most b (unless b is infinite or NaN).
 func (x cexpr) withBound(b float64, ok bool) cexpr {
 	if ok && b-b == 0 {
@@ -340,7 +378,7 @@ func (x cexpr) withBound(b float64, ok bool) cexpr {
 	return x
 }
 
-// isWhole reports whether x is a finite whole number: a kAny value that is an int.
+// isWhole reports whether x is a finite whole number.
 func isWhole(x float64) bool { return x == math.Trunc(x) && x-x == 0 }
 
 func fault(e *Env) float64 {
@@ -436,6 +474,19 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 			x.nk = kFloat
 			if v.Mixed {
 				x.nk = kAny
+				wf := v.WholeFloats
+				x.isFloat = func(e *Env) bool {
+					v := e.Num[slot]
+					if !isWhole(v) {
+						return true
+					}
+					for _, w := range wf {
+						if v == w {
+							return true
+						}
+					}
+					return false
+				}
 			}
 		}
 		return x.withBound(v.Bound, v.Bound > 0), nil
@@ -458,11 +509,11 @@ func (c *compiler) compile(n Node) (cexpr, error) {
 		b, ok := x.magnitude()
 		switch t.op {
 		case "+":
-			return num(f, x.kind()).withBound(b, ok), nil
+			return x.withNum(f).withBound(b, ok), nil
 		case "~":
 			return c.invert(x, f).withBound(b+1, ok), nil
 		}
-		return num(func(e *Env) float64 { return -f(e) }, x.kind()).withBound(b, ok), nil
+		return x.withNum(func(e *Env) float64 { return -f(e) }).withBound(b, ok), nil
 	case *boolOp:
 		return c.boolOp(t)
 	case *ifExpr:
@@ -520,9 +571,133 @@ func (c *compiler) asBool(x cexpr, n Node) (func(*Env) bool, error) {
 		return func(e *Env) bool { return f(e) != "" }, nil
 	case cList:
 		l := len(x.list) > 0
-		return func(*Env) bool { return l }, nil
+		ev := make([]func(*Env), len(x.list))
+		for k, el := range x.list {
+			ev[k] = effect(el)
+		}
+		return func(e *Env) bool {
+			for _, f := range ev {
+				f(e) // Python builds the list, and an element may raise
+			}
+			return l
+		}, nil
 	}
 	return nil, c.errf(n, "cannot use a %s as a condition", x.typ)
+}
+
+// effect evaluates x for its errors only (Env.Fault), where Python computes a value that
+// cannot change the outcome: a str compared with a number, a list's other elements.
+func effect(x cexpr) func(*Env) {
+	switch {
+	case x.konst:
+		return func(*Env) {}
+	case x.typ == cNum:
+		f := x.num
+		return func(e *Env) { f(e) }
+	case x.typ == cBool:
+		f := x.bl
+		return func(e *Env) { f(e) }
+	case x.typ == cStr:
+		f := x.str
+		return func(e *Env) { f(e) }
+	}
+	fs := make([]func(*Env), len(x.list))
+	for k, el := range x.list {
+		fs[k] = effect(el)
+	}
+	return func(e *Env) {
+		for _, f := range fs {
+			f(e)
+		}
+	}
+}
+
+// inList is l in r for a list r. Python computes l and every element of r before it
+// looks for l, so an element that raises makes the test raise even after an equal one
+// (a in [1, 1 // b]), and an l that raises does so even where no element could equal it
+// (a // b in [] or a // b in ['x']). Numbers (and bools) equal numbers, strs strs.
+func (c *compiler) inList(l, r cexpr, ln Node) (func(*Env) bool, error) {
+	if l.typ == cList {
+		return nil, c.errf(ln, "a list in a list is not supported")
+	}
+	var (
+		knums   []float64            // constant numbers l may equal
+		kstrs   []string             // constant strs l may equal
+		nums    []func(*Env) float64 // computed numbers l may equal
+		strs    []func(*Env) string  // computed strs l may equal
+		effects []func(*Env)         // elements that cannot equal l, computed for their errors
+		isStr   = l.typ == cStr
+	)
+	for _, el := range r.list {
+		switch {
+		case el.typ == cList:
+			return nil, c.errf(ln, "nested lists are not supported")
+		case (el.typ == cStr) != isStr:
+			if !el.konst {
+				effects = append(effects, effect(el))
+			}
+		case isStr && el.konst:
+			kstrs = append(kstrs, el.str(nil))
+		case isStr:
+			strs = append(strs, el.str)
+		default:
+			f, err := c.asNum(el, ln)
+			if err != nil {
+				return nil, err
+			}
+			if el.konst {
+				knums = append(knums, f(nil))
+			} else {
+				nums = append(nums, f)
+			}
+		}
+	}
+	run := func(e *Env) {
+		for _, f := range effects {
+			f(e)
+		}
+	}
+	if isStr {
+		a := l.str
+		return func(e *Env) bool {
+			x := a(e)
+			found := false
+			for _, f := range strs {
+				if f(e) == x {
+					found = true
+				}
+			}
+			run(e)
+			for _, k := range kstrs {
+				if found {
+					break
+				}
+				found = k == x
+			}
+			return found
+		}, nil
+	}
+	a, err := c.asNum(l, ln)
+	if err != nil {
+		return nil, err
+	}
+	return func(e *Env) bool {
+		x := a(e)
+		found := false
+		for _, f := range nums {
+			if f(e) == x {
+				found = true
+			}
+		}
+		run(e)
+		for _, k := range knums {
+			if found {
+				break
+			}
+			found = k == x
+		}
+		return found
+	}, nil
 }
 
 // boolOp keeps Python's operand-returning semantics when both sides have the same
@@ -542,20 +717,23 @@ func (c *compiler) boolOp(t *boolOp) (cexpr, error) {
 		nk := choiceKind(l.kind(), r.kind())
 		lb, lok := l.magnitude()
 		rb, rok := r.magnitude()
-		if and {
-			return num(func(e *Env) float64 {
-				if v := lf(e); v == 0 {
-					return v
-				}
-				return rf(e)
-			}, nk).withBound(max(lb, rb), lok && rok), nil
-		}
-		return num(func(e *Env) float64 {
-			if v := lf(e); v != 0 {
+		// x is l's value where it decides (falsy for and, truthy for or), else r's.
+		x := num(func(e *Env) float64 {
+			if v := lf(e); (v == 0) == and {
 				return v
 			}
 			return rf(e)
-		}, nk).withBound(max(lb, rb), lok && rok), nil
+		}, nk).withBound(max(lb, rb), lok && rok)
+		if nk == kAny {
+			lF, rF := l.floatFn(), r.floatFn()
+			x.isFloat = func(e *Env) bool {
+				if (lf(e) == 0) == and {
+					return lF(e)
+				}
+				return rF(e)
+			}
+		}
+		return x, nil
 	}
 	if l.typ == cStr && r.typ == cStr {
 		lf, rf := l.str, r.str
@@ -625,12 +803,22 @@ func (c *compiler) ifExpr(t *ifExpr) (cexpr, error) {
 	}
 	yb, yok := yes.magnitude()
 	nb, nok := no.magnitude()
-	return num(func(e *Env) float64 {
+	x := num(func(e *Env) float64 {
 		if cb(e) {
 			return y(e)
 		}
 		return n(e)
-	}, choiceKind(yes.kind(), no.kind())).withBound(max(yb, nb), yok && nok), nil
+	}, choiceKind(yes.kind(), no.kind())).withBound(max(yb, nb), yok && nok)
+	if x.nk == kAny {
+		yF, nF := yes.floatFn(), no.floatFn()
+		x.isFloat = func(e *Env) bool {
+			if cb(e) {
+				return yF(e)
+			}
+			return nF(e)
+		}
+	}
+	return x, nil
 }
 
 func (c *compiler) binary(t *binary) (cexpr, error) {
@@ -679,11 +867,14 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 		bound = lb * rb
 	}
 	checked := nk != kFloat && !(lok && rok && bound < exact)
+	isFloat := anyFloat(nk, l, r)
 	// Python's ZeroDivisionError and the like set e.Fault and give NaN, which fails
 	// every comparison.
 	if !checked {
 		if f := fastArith(t.op, l, r); f != nil {
-			return num(f, nk).withBound(bound, lok && rok), nil
+			x := num(f, nk).withBound(bound, lok && rok)
+			x.isFloat = isFloat
+			return x, nil
 		}
 	}
 	var f func(*Env) float64
@@ -691,17 +882,17 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 	case "+":
 		f = func(e *Env) float64 { return a(e) + b(e) }
 		if checked {
-			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x + y })
+			f = checkedArith(a, b, isFloat, func(x, y float64) float64 { return x + y })
 		}
 	case "-":
 		f = func(e *Env) float64 { return a(e) - b(e) }
 		if checked {
-			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x - y })
+			f = checkedArith(a, b, isFloat, func(x, y float64) float64 { return x - y })
 		}
 	case "*":
 		f = func(e *Env) float64 { return a(e) * b(e) }
 		if checked {
-			f = checkedArith(a, b, nk, func(x, y float64) float64 { return x * y })
+			f = checkedArith(a, b, isFloat, func(x, y float64) float64 { return x * y })
 		}
 	case "/":
 		nk = kFloat
@@ -763,6 +954,9 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 		return cexpr{}, c.errf(t, "unknown operator %s", t.op)
 	}
 	x := num(f, nk)
+	if nk == kAny {
+		x.isFloat = isFloat
+	}
 	if nk == kInt && (t.op == "//" || t.op == "%") {
 		x = x.withBound(bound, (t.op == "//" && lok) || (t.op == "%" && rok))
 	} else if !checked && t.op != "/" && t.op != "//" && t.op != "%" {
@@ -772,12 +966,13 @@ func (c *compiler) binary(t *binary) (cexpr, error) {
 }
 
 // checkedArith is a + - * whose result may be a Python int: one of 2**53 or more is
-// reported (e.Inexact), since Python would give it exactly and a float64 cannot.
-func checkedArith(a, b func(*Env) float64, nk numKind, op func(x, y float64) float64) func(*Env) float64 {
+// reported (e.Inexact), since Python would give it exactly and a float64 cannot. isFloat
+// tells a result that is a float at run time; nil, it is an int.
+func checkedArith(a, b func(*Env) float64, isFloat func(*Env) bool, op func(x, y float64) float64) func(*Env) float64 {
 	return func(e *Env) float64 {
 		x, y := a(e), b(e)
 		v := op(x, y)
-		if math.Abs(v) >= exact && (nk == kInt || isWhole(x) && isWhole(y)) {
+		if math.Abs(v) >= exact && (isFloat == nil || !isFloat(e)) {
 			return inexact(e)
 		}
 		return v
@@ -810,24 +1005,35 @@ func (c *compiler) power(l, r cexpr, a, b func(*Env) float64) cexpr {
 	if nk != kFloat {
 		limit = exact
 	}
-	if r.konst && k == 2 && bounded && bound < limit {
-		return num(func(e *Env) float64 { x := a(e); return x * x }, nk).withBound(bound, true)
+	// The result is a float where an operand is or the exponent is negative.
+	var isFloat func(*Env) bool
+	if nk == kAny {
+		lF, rF := l.floatFn(), r.floatFn()
+		isFloat = func(e *Env) bool { return lF(e) || rF(e) || b(e) < 0 }
 	}
-	mayInt := lk != kFloat && rk != kFloat
+	if r.konst && k == 2 && bounded && bound < limit {
+		x := num(func(e *Env) float64 { x := a(e); return x * x }, nk).withBound(bound, true)
+		x.isFloat = isFloat
+		return x
+	}
+	mayInt := nk != kFloat
 	f := func(e *Env) float64 {
 		x, y := a(e), b(e)
 		v := math.Pow(x, y)
 		if v-v == 0 && math.Abs(v) < exact {
 			return v
 		}
-		return powSlow(e, x, y, v, mayInt)
+		return powSlow(e, x, y, v, mayInt && (isFloat == nil || !isFloat(e)))
 	}
-	return num(f, nk).withBound(bound, bounded && bound < limit)
+	x := num(f, nk).withBound(bound, bounded && bound < limit)
+	x.isFloat = isFloat
+	return x
 }
 
-// powSlow finishes x ** y == v where v is large, infinite or NaN.
-func powSlow(e *Env, x, y, v float64, mayInt bool) float64 {
-	if mayInt && isWhole(x) && isWhole(y) && y >= 0 {
+// powSlow finishes x ** y == v where v is large, infinite or NaN; isInt tells that it is
+// an int ** a non-negative int.
+func powSlow(e *Env, x, y, v float64, isInt bool) float64 {
+	if isInt {
 		return inexact(e) // an int, of 2**53 or more
 	}
 	if v-v == 0 || !isFinite(x) || !isFinite(y) {
@@ -853,11 +1059,13 @@ func (c *compiler) repeatStr(s, n cexpr, nn Node) (cexpr, error) {
 	if n.kind() == kFloat {
 		return cexpr{typ: cStr, str: func(e *Env) string { s.str(e); count(e); fault(e); return "" }}, nil
 	}
-	str := s.str
+	str, isFloat := s.str, n.floatFn()
 	return cexpr{typ: cStr, str: func(e *Env) string {
 		x, k := str(e), count(e)
 		switch {
-		case !isWhole(k): // a float of a parameter that mixes ints and floats
+		case k != k: // an error computing it, which set e.Fault
+			return ""
+		case n.nk == kAny && isFloat(e): // a float of a parameter that mixes ints and floats
 			fault(e)
 			return ""
 		case k <= 0 || x == "":
@@ -901,9 +1109,10 @@ func (c *compiler) bitwise(op string, l, r cexpr, a, b func(*Env) float64) cexpr
 		}
 		return num(f, kInt).withBound(2*max(lb, rb), ranged)
 	}
+	lF, rF := l.floatFn(), r.floatFn()
 	f := func(e *Env) float64 {
 		x, y := a(e), b(e)
-		if !isWhole(x) || !isWhole(y) {
+		if lF(e) || rF(e) {
 			return fault(e) // a float operand of mixed kind
 		}
 		v, msg := intBitwise(op, int64(x), int64(y))
@@ -933,9 +1142,10 @@ func (c *compiler) invert(x cexpr, f func(*Env) float64) cexpr {
 	case kInt:
 		return num(func(e *Env) float64 { return -f(e) - 1 }, kInt)
 	}
+	isFloat := x.floatFn()
 	return num(func(e *Env) float64 {
 		v := f(e)
-		if !isWhole(v) {
+		if isFloat(e) {
 			return fault(e)
 		}
 		return -v - 1
@@ -977,21 +1187,9 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 		var f func(*Env) bool
 		switch r.typ {
 		case cList:
-			var tests []func(*Env) bool
-			for _, el := range r.list {
-				eq, err := c.compare2(t, "==", l, el, ln, rn)
-				if err != nil {
-					return nil, err
-				}
-				tests = append(tests, eq)
-			}
-			f = func(e *Env) bool {
-				for _, eq := range tests {
-					if eq(e) {
-						return true
-					}
-				}
-				return false
+			var err error
+			if f, err = c.inList(l, r, ln); err != nil {
+				return nil, err
 			}
 		case cStr:
 			if l.typ != cStr {
@@ -1013,11 +1211,14 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 	}
 	if l.typ == cStr || r.typ == cStr {
 		if l.typ != r.typ {
+			// A str never equals a number, but Python computes both first, and either
+			// may raise.
+			el, er := effect(l), effect(r)
 			switch op {
 			case "==":
-				return func(*Env) bool { return false }, nil
+				return func(e *Env) bool { el(e); er(e); return false }, nil
 			case "!=":
-				return func(*Env) bool { return true }, nil
+				return func(e *Env) bool { el(e); er(e); return true }, nil
 			}
 			return nil, c.errf(t, "%s is not supported between a %s and a %s", op, l.typ, r.typ)
 		}
@@ -1051,7 +1252,7 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 		case "==":
 			return func(e *Env) bool { return a(e) == k }, nil
 		case "!=":
-			return func(e *Env) bool { x := a(e); return x != k && x == x }, nil
+			return func(e *Env) bool { return a(e) != k }, nil
 		case "<":
 			return func(e *Env) bool { return a(e) < k }, nil
 		case "<=":
@@ -1066,8 +1267,9 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 	case "==":
 		return func(e *Env) bool { return a(e) == b(e) }, nil
 	case "!=":
-		// NaN (a Python error) must not make a restriction pass.
-		return func(e *Env) bool { x, y := a(e), b(e); return x != y && x == x && y == y }, nil
+		// A Python error is NaN and sets e.Fault, which fails the restriction however
+		// the comparison goes; a NaN Python computes (inf - inf) differs from everything.
+		return func(e *Env) bool { return a(e) != b(e) }, nil
 	case "<":
 		return func(e *Env) bool { return a(e) < b(e) }, nil
 	case "<=":
@@ -1124,7 +1326,19 @@ func (c *compiler) call(t *call) (cexpr, error) {
 			b, ok := x.magnitude()
 			bound, ranged = max(bound, b), ranged && ok
 		}
-		return cexpr{typ: cNum, nk: nk, bound: bound, ranged: ranged, num: func(e *Env) float64 {
+		// pick is the index of the item Python returns: the first of the largest (or
+		// smallest).
+		pick := func(e *Env) (int, float64) {
+			k, best := 0, fs[0](e)
+			for j, f := range fs[1:] {
+				v := f(e)
+				if (isMax && v > best) || (!isMax && v < best) {
+					k, best = j+1, v
+				}
+			}
+			return k, best
+		}
+		x := cexpr{typ: cNum, nk: nk, bound: bound, ranged: ranged, num: func(e *Env) float64 {
 			best := fs[0](e)
 			for _, f := range fs[1:] {
 				v := f(e)
@@ -1133,7 +1347,18 @@ func (c *compiler) call(t *call) (cexpr, error) {
 				}
 			}
 			return best
-		}}, nil
+		}}
+		if nk == kAny {
+			floats := make([]func(*Env) bool, len(items))
+			for k, it := range items {
+				floats[k] = it.floatFn()
+			}
+			x.isFloat = func(e *Env) bool {
+				k, _ := pick(e)
+				return floats[k](e)
+			}
+		}
+		return x, nil
 	case "round":
 		if len(args) == 2 {
 			return c.roundDigits(t, args[0], args[1])
@@ -1154,7 +1379,7 @@ func (c *compiler) call(t *call) (cexpr, error) {
 		b, ok := args[0].magnitude()
 		switch {
 		case t.fn == "abs":
-			return num(func(e *Env) float64 { return math.Abs(f(e)) }, args[0].kind()).withBound(b, ok), nil
+			return args[0].withNum(func(e *Env) float64 { return math.Abs(f(e)) }).withBound(b, ok), nil
 		case t.fn == "float":
 			return num(f, kFloat).withBound(b, ok), nil
 		case args[0].kind() == kInt:
@@ -1186,14 +1411,14 @@ func (c *compiler) roundDigits(t *call, x, n cexpr) (cexpr, error) {
 	if err != nil {
 		return cexpr{}, err
 	}
-	nk, xk := n.kind(), x.kind()
-	return num(func(e *Env) float64 {
+	nFloat, xFloat := n.floatFn(), x.floatFn()
+	y := x.withNum(func(e *Env) float64 {
 		v, d := f(e), nf(e)
-		if nk == kFloat || !isWhole(d) {
-			return fault(e)
+		if nFloat(e) {
+			return fault(e) // round(x, 1.0) is Python's TypeError
 		}
 		digits := int64(max(min(d, 1e6), -1e6))
-		if xk == kInt || xk == kAny && isWhole(v) && math.Abs(v) < exact {
+		if !xFloat(e) && math.Abs(v) < 0x1p63 {
 			return float64(roundIntDigits(int64(v), digits))
 		}
 		r, ok := roundFloatDigits(v, digits)
@@ -1201,7 +1426,8 @@ func (c *compiler) roundDigits(t *call, x, n cexpr) (cexpr, error) {
 			return fault(e)
 		}
 		return r
-	}, xk), nil
+	})
+	return y, nil
 }
 
 // isSlot reports whether x reads a numeric parameter directly.

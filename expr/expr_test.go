@@ -190,6 +190,10 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 		{"block_size_x > 1 || block_size_y > 1", 17, `write "or"`},
 		{"!(block_size_x > 1)", 0, `write "not"`},
 		{"block_size_x != 1 and !block_size_y", 22, `write "not"`},
+		// = for ==, the other habit
+		{"block_size_x = 16", 13, `"=" assigns, which an expression cannot; write "==" to compare`},
+		{"block_size_x <= 16 and block_size_y = 2", 36, `write "=="`},
+		{"(y := block_size_x) > 1", 4, "unexpected character"},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.src, scope)

@@ -694,6 +694,19 @@ func cmpValues(n Node, op string, l, r any) (bool, error) {
 		}
 		return found == (op == "in"), nil
 	}
+	if ll, ok := l.([]any); ok && (op == "==" || op == "!=") {
+		// Lists (and tuples) are equal when their elements are, in order.
+		rl, ok := r.([]any)
+		eq := ok && len(ll) == len(rl)
+		for k := 0; eq && k < len(ll); k++ {
+			e, err := cmpValues(n, "==", ll[k], rl[k])
+			if err != nil {
+				return false, err
+			}
+			eq = e
+		}
+		return eq == (op == "=="), nil
+	}
 	ls, lStr := l.(string)
 	rs, rStr := r.(string)
 	if lStr && rStr {

@@ -150,6 +150,9 @@ func lex(src string) ([]token, error) {
 				i++
 				continue
 			}
+			if c == '=' && (i == 0 || src[i-1] != ':') {
+				return nil, &Error{Expr: src, Pos: i, Msg: `"=" assigns, which an expression cannot; write "==" to compare`}
+			}
 			return nil, &Error{Expr: src, Pos: i, Msg: fmt.Sprintf("unexpected character %q", c)}
 		}
 	}

@@ -409,6 +409,10 @@ func (p *parser) atom() (Node, error) {
 	case tOp:
 		switch t.text {
 		case "(":
+			if p.isOp(")") {
+				p.next()
+				return &listLit{pos: t.pos}, nil // the empty tuple: x in () is never true
+			}
 			n, err := p.expr()
 			if err != nil {
 				return nil, err

@@ -78,6 +78,13 @@ func TestInterpreterFollowsPython(t *testing.T) {
 		{"5 & 3 ^ 6 | 1", "7"},
 		{"1 + 2 << 3", "24"},
 		{"1 < 2 | 4", "True"},
+		// lists are equal when their elements are; () is the empty tuple
+		{"[] == []", "True"},
+		{"() == ()", "True"},
+		{"[1, 'a'] == [1.0, 'a']", "True"},
+		{"[1, 2] != [1, 2, 3]", "True"},
+		{"[1] == 1", "False"},
+		{"1 in ()", "False"},
 		{"~2**2", "-5"},
 		{"- ~3", "4"},
 		{"3 & 1.0", "!TypeError"},

@@ -22,8 +22,8 @@ func ParamScope(params []space.Param) (MapScope, error) {
 	return scope, nil
 }
 
-// paramVar describes a parameter by its values: their kind, whether ints and floats mix,
-// and their largest magnitude.
+// paramVar describes a parameter by its values: their kind, whether ints and floats mix
+// (and which whole values are floats), and their largest magnitude.
 func paramVar(p space.Param) (Var, error) {
 	var v Var
 	var ints, floats bool
@@ -41,11 +41,17 @@ func paramVar(p space.Param) (Var, error) {
 		}
 		ints = ints || vk == space.Int || vk == space.Bool
 		floats = floats || vk == space.Float
+		if f := x.Float(); vk == space.Float && f == math.Trunc(f) {
+			v.WholeFloats = append(v.WholeFloats, f) // told from the ints by value
+		}
 		if vk != space.String {
 			v.Bound = max(v.Bound, math.Abs(x.Float()))
 		}
 	}
 	v.Mixed = ints && floats
+	if !v.Mixed {
+		v.WholeFloats = nil
+	}
 	return v, nil
 }
 

@@ -703,7 +703,7 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 	var defs []constDef
 	p.consts = map[string]float64{}
 	entries, _ := d.mapping(n, "constants", nil)
-	for _, e := range entries {
+	for k, e := range entries {
 		f := "constants." + e.key
 		if !isIdentifier(e.key) {
 			d.errAt(e.line, f, "%s", notIdentifier(e.key))
@@ -719,9 +719,29 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 			}
 			d.broken[e.key] = true
 		}
+		if d.broken[e.key] {
+			continue // in a cycle an earlier constant's error named
+		}
 		src, ok := d.exprSource(e.value, f)
 		if !ok {
 			broken()
+			continue
+		}
+		if name, line, ok := readsLater(src, entries, k); ok {
+			// The usual unknown-name error would say the constant's names are unknown
+			// here, which they are only for their order.
+			broken()
+			switch path := cycle(entries, name, e.key); {
+			case name == e.key:
+				d.errf(e.value, f, "%q reads %s itself; a constant may read only the constants before it", src, name)
+			case path != nil:
+				d.errf(e.value, f, "%q reads %s, which reads %s: constants that read each other have no value", src, name, strings.Join(path, ", which reads "))
+				for _, other := range append(path, name) {
+					d.broken[other] = true // said here, not again at its own line
+				}
+			default:
+				d.errf(e.value, f, "%q reads %s, which is defined after it (line %d); a constant may read only the constants before it: move %s above %s", src, name, line, name, e.key)
+			}
 			continue
 		}
 		num, err := expr.CompileNumber(src, c.constScope)
@@ -745,6 +765,55 @@ func (p *parser) constants(n *yaml.Node) []constDef {
 		defs = append(defs, constDef{name: e.key, line: e.line, value: v})
 	}
 	return defs
+}
+
+// readsLater reports the first name src reads that is the constant entries[k] itself or
+// one defined after it, with that constant's line.
+func readsLater(src string, entries []entry, k int) (name string, line int, ok bool) {
+	n, err := expr.Parse(src)
+	if err != nil {
+		return "", 0, false // the compiler says what is wrong with it
+	}
+	for _, id := range expr.Names(n) {
+		for _, later := range entries[k:] {
+			if later.key == id {
+				return id, later.line, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// cycle returns the names through which constant from reads constant to (ending with
+// to), or nil when it does not.
+func cycle(entries []entry, from, to string) []string {
+	reads := map[string][]string{}
+	for _, e := range entries {
+		if e.value == nil || e.value.Kind != yaml.ScalarNode {
+			continue
+		}
+		if n, err := expr.Parse(e.value.Value); err == nil {
+			reads[e.key] = expr.Names(n)
+		}
+	}
+	seen := map[string]bool{}
+	var walk func(name string) []string
+	walk = func(name string) []string {
+		if seen[name] {
+			return nil
+		}
+		seen[name] = true
+		for _, id := range reads[name] {
+			if id == to {
+				return []string{to}
+			}
+			if p := walk(id); p != nil {
+				return append([]string{id}, p...)
+			}
+		}
+		return nil
+	}
+	return walk(from)
 }
 
 // addConstants gives the constants their slots, after the parameters'.
@@ -1800,6 +1869,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		// that can never hold (a string parameter compared with a number, a bound no
 		// value reaches) is the usual cause.
 		var never []string
+		raises := true // every one of them raises for every value
 		line, field := 0, "restrictions"
 		for i, r := range s.c.restrictions {
 			alone, err := space.NewCompiledContext(ctx, s.Parameters, s.c.restrictions[i:i+1], space.BuildOptions{})
@@ -1807,6 +1877,7 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 				return nil, ctx.Err()
 			}
 			if errors.Is(err, space.ErrEmpty) || err == nil && alone.Len() == 0 {
+				raises = raises && alwaysRaises(s.Parameters, r)
 				never = append(never, fmt.Sprintf("restrictions[%d] %q", i, r.Source()))
 				if line == 0 && i < len(s.c.restrictLine) {
 					line, field = s.c.restrictLine[i], fmt.Sprintf("restrictions[%d]", i)
@@ -1817,7 +1888,10 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		if err == space.ErrEmpty {
 			msg = "no configuration satisfies every restriction; the space is empty"
 		}
-		if len(never) > 0 {
+		switch {
+		case len(never) > 0 && raises:
+			msg += "; " + strings.Join(never, ", ") + " raises for every value, as Python would (a division by zero, an operator on values of the wrong type), which fails it"
+		case len(never) > 0:
 			msg += "; no configuration satisfies " + strings.Join(never, ", ") + " even on its own (a comparison that never holds: a bound no value reaches, or a string parameter compared with a number)"
 		}
 		return nil, &Error{File: s.File, Line: line, Field: field, Msg: msg}
@@ -1827,6 +1901,42 @@ func (s *Spec) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.S
 		return nil, &Error{File: s.File, Field: "restrictions", Msg: err.Error()}
 	}
 	return sp, nil
+}
+
+// alwaysRaises reports that r raises, as Python would, for every combination of the
+// values of the parameters it reads, when there are at most 1<<16 of them to try.
+func alwaysRaises(params []space.Param, r space.Restriction) bool {
+	ps := r.Params()
+	n := 1
+	for _, p := range ps {
+		if n *= len(params[p].Values); n > 1<<16 {
+			return false
+		}
+	}
+	b := &space.Bindings{Num: make([]float64, len(params)), Str: make([]string, len(params))}
+	idx := make([]int, len(ps))
+	for {
+		for k, p := range ps {
+			v := params[p].Values[idx[k]]
+			b.Num[p] = v.Float()
+			if v.Kind() == space.String {
+				b.Str[p] = v.Str()
+			}
+		}
+		if r.Holds(b) || !b.Fault {
+			return false
+		}
+		k := len(ps) - 1
+		for ; k >= 0; k-- {
+			if idx[k]++; idx[k] < len(params[ps[k]].Values) {
+				break
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return true
+		}
+	}
 }
 
 // definedAs says what name is among the preprocessor definitions of every configuration

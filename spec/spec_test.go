@@ -526,6 +526,17 @@ func TestSpaceReportsAnEmptySpace(t *testing.T) {
 		strings.Contains(err.Error(), "restrictions[1]") {
 		t.Errorf("got %v", err)
 	}
+	// a restriction that raises for every value (as Python would) is said to, not to be
+	// a comparison that never holds; one that raises for some values only is not
+	for _, c := range []struct{ src, want string }{
+		{"block_size_x // (tile - tile) > 2", `restrictions[0] "block_size_x // (tile - tile) > 2" raises for every value, as Python would`},
+		{"block_size_x // (tile - 1) > 200", `no configuration satisfies restrictions[0] "block_size_x // (tile - 1) > 200" even on its own (a comparison`},
+	} {
+		s = mustParse(t, base+"restrictions: [\""+c.src+"\"]\n")
+		if _, err = s.Space(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want it to say %s", c.src, err, c.want)
+		}
+	}
 	// a restriction that cannot be computed is the reason given, alone: the space is not
 	// empty, it is not built
 	s = mustParse(t, base+"restrictions: [\"tile ** 60 > 0\"]\n")
@@ -1044,6 +1055,38 @@ metrics:
 	_, err := Parse([]byte(src), "s.yaml")
 	if err == nil || !strings.Contains(err.Error(), "arguments[0].length: N / 0 fails: division by zero; expected a non-negative whole number") {
 		t.Errorf("a length dividing by zero: %v", err)
+	}
+}
+
+// A constant that reads itself, a later constant or constants that read it back is one
+// error at its line that says so, not an "unknown name" among no names.
+func TestConstantsReadOnlyEarlierOnes(t *testing.T) {
+	const head = "kernel:\n  name: vector_add\n  language: opencl\n  code: \"__kernel void vector_add(__global float *c) {}\"\n"
+	const tail = `parameters:
+  - {name: block_size_x, values: "[32, 64]"}
+problem_size: [1024]
+arguments:
+  - {name: c, type: float32, length: 1024, output: true}
+`
+	for _, c := range []struct{ name, constants, want string }{
+		{"itself", "constants:\n  N: \"N + 1\"\n", `s.yaml:6: constants.N: "N + 1" reads N itself; a constant may read only the constants before it`},
+		{"a later one", "constants:\n  N: \"M * 2\"\n  M: 4\n", `s.yaml:6: constants.N: "M * 2" reads M, which is defined after it (line 7); a constant may read only the constants before it: move M above N`},
+		{"one that reads it", "constants:\n  N: \"M * 2\"\n  M: \"N + 1\"\n", `s.yaml:6: constants.N: "M * 2" reads M, which reads N: constants that read each other have no value`},
+		{"through a third", "constants:\n  A: 1\n  N: \"A + M\"\n  M: \"K - 1\"\n  K: \"N * 2\"\n", `s.yaml:7: constants.N: "A + M" reads M, which reads K, which reads N: constants that read each other have no value`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(head+c.constants+tail), "s.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var joined interface{ Unwrap() []error }
+			if errors.As(err, &joined) {
+				t.Fatalf("%d errors, want one:\n%v", len(joined.Unwrap()), err)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n %s\nwant\n %s", err, c.want)
+			}
+		})
 	}
 }
 

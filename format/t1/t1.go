@@ -26,6 +26,8 @@ type Definition struct {
 	Restrictions []string      // the Conditions' expressions
 	Objective    string        // General.Objective when given
 	Maximize     bool          // true when General.Minimize is false
+	// where says where each restriction is in the file, for its errors.
+	where []string
 }
 
 type file struct {
@@ -126,30 +128,49 @@ func Read(r io.Reader, source string) (*Definition, error) {
 		}
 		d.Params = append(d.Params, space.Param{Name: tp.Name, Values: vals})
 	}
-	for _, c := range f.ConfigurationSpace.Constraints {
-		f.ConfigurationSpace.Conditions = append(f.ConfigurationSpace.Conditions, struct {
-			Expression string   `json:"Expression"`
-			Parameters []string `json:"Parameters"`
-		}{Expression: c.Expression})
+	add := func(field string, i int, src string) error {
+		where := fmt.Sprintf("ConfigurationSpace.%s[%d]", field, i)
+		if strings.TrimSpace(src) == "" {
+			return fmt.Errorf("%s: %s: empty Expression", source, where)
+		}
+		d.Restrictions = append(d.Restrictions, src)
+		d.where = append(d.where, where)
+		return nil
 	}
 	for i, c := range f.ConfigurationSpace.Conditions {
-		if strings.TrimSpace(c.Expression) == "" {
-			return nil, fmt.Errorf("%s: ConfigurationSpace.Conditions[%d]: empty Expression", source, i)
+		if err := add("Conditions", i, c.Expression); err != nil {
+			return nil, err
 		}
-		d.Restrictions = append(d.Restrictions, c.Expression)
+	}
+	for i, c := range f.ConfigurationSpace.Constraints {
+		if err := add("Constraints", i, c.Expression); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
 
 // Space builds the definition's space.
 func (d *Definition) Space() (*space.Space, error) {
-	return expr.NewSpace(d.Params, d.Restrictions)
+	return d.SpaceContext(context.Background(), space.BuildOptions{})
 }
 
 // SpaceContext is Space that stops when ctx is done, returning ctx's error, and reports
 // the construction's progress as o says.
 func (d *Definition) SpaceContext(ctx context.Context, o space.BuildOptions) (*space.Space, error) {
-	return space.NewContext(ctx, d.Params, d.Restrictions, expr.CompileRestriction, o)
+	// Compiled here, so that an expression's error says which condition of the file it is.
+	rs := make([]space.Restriction, len(d.Restrictions))
+	for i, src := range d.Restrictions {
+		r, err := expr.CompileRestriction(d.Params, src)
+		if err != nil {
+			if i < len(d.where) {
+				return nil, fmt.Errorf("%s: %w", d.where[i], err)
+			}
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return space.NewCompiledContext(ctx, d.Params, rs, o)
 }
 
 func values(raw json.RawMessage) ([]space.Value, error) {

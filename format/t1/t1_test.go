@@ -171,7 +171,9 @@ func TestBadDefinitionsNameTheProblem(t *testing.T) {
 	tests := []struct{ json, want string }{
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2"}]}}`, `TuningParameters[0] (x): Values: expression "[1, 2", column 6: expected`},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1.5]"}]}}`, "Type int but value 0 (1.5) is a float"},
-		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "y > 1"}]}}`, `unknown name "y"`},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "y > 1"}]}}`, `ConfigurationSpace.Conditions[0]: expression "y > 1", column 1: unknown name "y"`},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "x > 1"}, {"Expression": "x = 2"}]}}`, `ConfigurationSpace.Conditions[1]: expression "x = 2", column 3:`},
+		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "x > 0"}], "Constraints": [{"Expression": "x > 0 + "}]}}`, `ConfigurationSpace.Constraints[0]: expression "x > 0 + "`},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Type": "int", "Values": "[1, 2]"}], "Conditions": [{"Expression": "x > 5"}]}}`, "space is empty"},
 		{`{"ConfigurationSpace": {"TuningParameters": []}}`, "TuningParameters is empty"},
 		{`{"ConfigurationSpace": {"TuningParameters": [{"Name": "t", "Type": "int", "Values": "[1, 2, 4] + list(range(4, 17, 4))"}]}}`, "(t): Values: 4 is listed twice (values 3 and 4, counting from 1)"},
