@@ -13,6 +13,7 @@ import (
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 )
 
 // SchemaVersion is the cache-format version Write declares. Kernel Tuner's own cache
@@ -127,7 +128,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		if failed {
 			e.JSON(marker)
 		} else {
-			e.Num(ev.Objective)
+			e.float(ev.Objective)
 		}
 	}
 	// Kernel Tuner writes every entry's "time", whatever the objective, and its
@@ -140,7 +141,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	} else if f, ok := ev.TimeMS(objective); ok {
 		sep()
 		e.Key(fieldTime)
-		e.Num(f)
+		e.float(f)
 	} else if failed {
 		sep()
 		e.Key(fieldTime)
@@ -158,7 +159,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 			if n > 0 {
 				e.Str(", ")
 			}
-			e.Num(s)
+			e.float(s)
 			n++
 		}
 		e.Str("]")
@@ -181,9 +182,9 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.Key(t.name)
 		if jsonio.Finite(t.v) {
-			e.Num(t.v)
+			e.float(t.v)
 		} else {
-			e.Num(0)
+			e.Str("0") // as Kernel Tuner writes a timing it did not take
 			unrecorded = append(unrecorded, t.name)
 		}
 	}
@@ -203,7 +204,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		if f := ev.Metrics[k]; jsonio.Finite(f) {
 			sep()
 			e.Key(k)
-			e.Num(f)
+			e.float(f)
 		}
 	}
 	if objective != fieldTime {
@@ -280,6 +281,13 @@ func problemSize(s string) any {
 
 // encoder is the shared JSON encoder with the cache's own pieces.
 type encoder struct{ jsonio.Encoder }
+
+// float writes a finite measured number as Python's json.dumps writes a float (2.0,
+// 1e-05, 1e+16), never as an integer: Python reads 2 back as an int, and Kernel Tuner
+// takes an objective that is no float for a failure (get_best_config passes over it, so
+// a kernel time of exactly 2 ms could never be the best), and an observable that was
+// 45.0 would come back as another type.
+func (e *encoder) float(f float64) { e.Str(space.FormatFloat(f)) }
 
 func (e *encoder) field(k string, v any, after string) {
 	e.Field(k, v)
