@@ -265,16 +265,36 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 // ErrUnknown is what Detect's error wraps when no registered format claims a file.
 var ErrUnknown = errors.New("unknown file format")
 
-// Detect returns the first registered format (by name) whose Sniff accepts data, the
-// decompressed content of source; the error names source and the formats tried.
+// ErrAmbiguous is what Detect's error wraps when more than one registered format claims a
+// file: it has the top-level members of several formats (a Kernel Tuner cache and a T4
+// results file merged into one object), and reading it as either would silently leave out
+// what the other holds.
+var ErrAmbiguous = errors.New("file in more than one format")
+
+// Detect returns the registered format whose Sniff accepts data, the decompressed content
+// of source; the error names source and the formats tried, or the formats that claim it
+// when more than one does (ErrAmbiguous).
 func Detect(data []byte, source string) (Format, error) {
 	all := Formats()
 	names := make([]string, len(all))
+	var claim []Format
 	for i, f := range all {
 		if f.Sniff(data) {
-			return f, nil
+			claim = append(claim, f)
 		}
 		names[i] = f.Name
+	}
+	switch len(claim) {
+	case 1:
+		return claim[0], nil
+	case 0:
+	default:
+		var what []string
+		for _, f := range claim {
+			what = append(what, f.Name+" ("+f.Looks+")")
+		}
+		return Format{}, fmt.Errorf("%s: %w: it has the top-level members of %s; reading it as one would leave out what the other holds: keep one format's members, or split it into one file per format",
+			source, ErrAmbiguous, strings.Join(what, " and of "))
 	}
 	if len(all) == 0 {
 		return Format{}, fmt.Errorf("%s: cannot detect the format: no formats are registered (import github.com/ktune/ktune/format/all)", source)

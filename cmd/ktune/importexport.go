@@ -21,8 +21,9 @@ func init() {
 		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
 		usage: `FILE|FOLDER... [--db PATH] [--again] [--json]
 
-Reads each file (plain or gzip; the format is detected from the content; a folder stands for
-every recording under it, other JSON files there are left out), reports its
+Reads each file (plain or gzip; the format is detected from the content, and a file with
+the top-level members of two formats is refused; a folder stands for every recording under
+it, other JSON files there are left out), reports its
 configurations, valid (successfully measured) configurations and best objective, and
 stores it as a run of kind "import" in the results database. Entries of configurations
 that the restrictions exclude (Kernel Tuner's InvalidConfig, T4's "constraints") are

@@ -3,6 +3,7 @@ package all_test
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -290,4 +291,52 @@ func checkConsistent(t *testing.T, rec *result.Recording) {
 			t.Fatalf("evaluation %d: status %v with objective %v", i, e.Status, e.Objective)
 		}
 	}
+}
+
+// A file with the top-level members of two formats (a Kernel Tuner cache merged with a T4
+// results file) is refused with both formats named: read as the first format by name, it
+// was imported as a Kernel Tuner cache and its T4 results were left out without a word.
+func TestOpenRefusesAFileInTwoFormats(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := os.ReadFile(filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t4, err := format.ReadAll(mustOpen(t, filepath.Join(testdata, "benchmark_hub/convolution_milo/A100_T4.json.gz")), "t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the T4 file's members (metadata, results, schema_version) appended to the cache's
+	i := bytes.LastIndexByte(cache, '}')
+	j := bytes.IndexByte(t4, '{')
+	merged := append(append(append([]byte{}, cache[:i]...), ',', '\n'), t4[j+1:]...)
+	path := filepath.Join(dir, "merged.json")
+	if err := os.WriteFile(path, merged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = format.Open(path)
+	if !errors.Is(err, format.ErrAmbiguous) || errors.Is(err, format.ErrUnknown) {
+		t.Fatalf("error %v, want one that wraps ErrAmbiguous (not ErrUnknown: a folder's import would pass over it)", err)
+	}
+	for _, w := range []string{path, "kerneltuner (top-level tune_params_keys", "t4 (top-level results"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	// each file alone is still read
+	for _, f := range []string{"kernel_tuner/vector_add_A4000.json", "benchmark_hub/convolution_milo/A100_T4.json.gz"} {
+		if _, err := format.Open(filepath.Join(testdata, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
