@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -246,6 +247,9 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 		}
 		return nil, err
 	}
+	if err := checkUTF8(data, source, gz); err != nil {
+		return nil, err
+	}
 	rec, err := f.Read(&inMemory{Reader: bytes.NewReader(data), data: data, gzip: gz}, source)
 	if err != nil {
 		if cut != nil {
@@ -260,6 +264,36 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	rec.KeepLast()
 	rec.RejectNonPositiveTimes()
 	return rec, nil
+}
+
+// checkUTF8 refuses content that is not UTF-8, naming the first byte that is not, with
+// its line and column (in the decompressed content, when gz). JSON text is UTF-8 and the
+// tuners write nothing else (Python's json escapes every non-ASCII character), so such a
+// byte is a file damaged or re-encoded (Latin-1); the JSON decoder would turn it into
+// U+FFFD without a word, and two parameter values that differ only there into one. An
+// incomplete character at the very end is left to the format (a file cut short there).
+func checkUTF8(data []byte, source string, gz bool) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	if off >= len(data) || !utf8.FullRune(data[off:]) {
+		return nil
+	}
+	line, col := Position(data, int64(off))
+	where := ""
+	if gz {
+		where = " (offsets count decompressed bytes)"
+	}
+	return &Error{Source: source, Offset: int64(off), Line: line, Column: col,
+		Err: fmt.Errorf("byte 0x%02x is not UTF-8%s: JSON files are UTF-8, and the tuners write nothing else; the file was damaged, or re-encoded (from Latin-1, convert it back with iconv -f latin1 -t utf-8)", data[off], where)}
 }
 
 // ErrUnknown is what Detect's error wraps when no registered format claims a file.

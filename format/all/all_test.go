@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -339,4 +340,49 @@ func mustOpen(t *testing.T, path string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// A byte that is not UTF-8 (a cache re-encoded as Latin-1, or damaged) is refused with its
+// line and column: the JSON decoder turned it into U+FFFD and the file was imported with a
+// kernel name of "vector\uFFFD\uFFFDadd". UTF-8 beyond ASCII is read as it is.
+func TestOpenRefusesBytesThatAreNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := os.ReadFile(filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(b []byte) []byte {
+		var out bytes.Buffer
+		zw := gzip.NewWriter(&out)
+		zw.Write(b)
+		zw.Close()
+		return out.Bytes()
+	}
+	latin1 := bytes.Replace(cache, []byte(`"vector_add"`), []byte("\"vector\xb5add\""), 1)
+	line, col := format.Position(latin1, int64(bytes.IndexByte(latin1, 0xb5)))
+	at := fmt.Sprintf(":%d:%d ", line, col)
+	for name, content := range map[string][]byte{"latin1.json": latin1, "latin1.json.gz": gz(latin1)} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := format.Open(path)
+		if err == nil {
+			t.Errorf("%s: read, kernel %q", name, rec.Kernel)
+			continue
+		}
+		for _, w := range []string{path + at, "byte 0xb5 is not UTF-8", "iconv"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", name, err, w)
+			}
+		}
+	}
+	utf8 := bytes.Replace(cache, []byte(`"vector_add"`), []byte(`"vector_add_µs"`), 1)
+	path := filepath.Join(dir, "utf8.json")
+	if err := os.WriteFile(path, utf8, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := format.Open(path); err != nil || rec.Kernel != "vector_add_µs" {
+		t.Errorf("UTF-8 kernel name: %v, %v", rec, err)
+	}
 }
