@@ -240,6 +240,12 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	if err != nil && (!errors.Is(err, io.ErrUnexpectedEOF) || len(data) == 0) {
 		return nil, err
 	}
+	// A byte order mark, which Windows editors put before UTF-8 text and JSON does not
+	// allow (RFC 8259 lets a reader ignore it), becomes whitespace: the file reads as it
+	// did before it was saved so, and the offsets in errors stay those of the file.
+	if bytes.HasPrefix(data, utf8BOM) {
+		copy(data, "   ")
+	}
 	f, err := Detect(data, source)
 	if err != nil {
 		if cut != nil {
@@ -265,6 +271,9 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	rec.RejectNonPositiveTimes()
 	return rec, nil
 }
+
+// utf8BOM is the byte order mark in UTF-8.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // checkUTF8 refuses content that is not UTF-8, naming the first byte that is not, with
 // its line and column (in the decompressed content, when gz). JSON text is UTF-8 and the

@@ -386,3 +386,34 @@ func TestOpenRefusesBytesThatAreNotUTF8(t *testing.T) {
 		t.Errorf("UTF-8 kernel name: %v, %v", rec, err)
 	}
 }
+
+// A recording saved by an editor that puts a byte order mark before UTF-8 (Notepad) reads
+// as it did before, plain or compressed: it was refused as "not JSON (it starts with
+// \ufeff{...)" without saying what was wrong.
+func TestOpenReadsARecordingWithAByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"kernel_tuner/vector_add_A4000.json", "benchmark_hub/convolution_milo/A100_T4.json.gz", "ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"} {
+		path := filepath.Join(testdata, name)
+		want, err := format.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := format.ReadAll(mustOpen(t, path), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withBOM := filepath.Join(dir, filepath.Base(name))
+		if err := os.WriteFile(withBOM, append([]byte("\xef\xbb\xbf"), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := format.Open(withBOM)
+		if err != nil {
+			t.Errorf("%s with a byte order mark: %v", name, err)
+			continue
+		}
+		got.Source = want.Source
+		if !got.SameAs(want) {
+			t.Errorf("%s with a byte order mark reads otherwise: %s", name, formattest.Diff(want, got))
+		}
+	}
+}
