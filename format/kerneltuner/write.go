@@ -38,7 +38,8 @@ var markers = map[result.Status]string{
 // in the recording's order. Non-finite numbers, which JSON cannot hold, are left out. The
 // file follows Kernel Tuner's cache schema 1.0.0 except where Kernel Tuner's own caches do
 // not: keys of values other than non-negative integers, and a problem size over the
-// parameters (see problemSize).
+// parameters (see problemSize). A parameter named as a member of the entries (time,
+// compile_time, the objective) is an error: an entry cannot hold both.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
 	e := &encoder{jsonio.Encoder{W: bw, Prefix: "kerneltuner"}}
@@ -49,6 +50,9 @@ func Write(w io.Writer, rec *result.Recording) error {
 	names := make([]string, len(rec.Params))
 	for i, p := range rec.Params {
 		names[i] = p.Name
+		if entryField(p.Name, objective) {
+			return fmt.Errorf("kerneltuner: parameter %q has the name of a member of Kernel Tuner's cache entries, which hold the parameters and the measurements side by side: an entry cannot hold both (Kernel Tuner forbids a tunable parameter named time); export to t4 or ktt, which keep the configuration apart", p.Name)
+		}
 	}
 	e.Str("{\n")
 	e.field("schema_version", SchemaVersion, ",\n")
@@ -224,6 +228,19 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	sep()
 	e.field(fieldTimestamp, jsonio.FormatTime(timestamp(ev.Time)), "")
 	e.Str("}")
+}
+
+// entryField reports whether name is a member Write gives a cache entry besides the
+// parameters (the objective, the kernel time and samples, the timings, the failure and
+// ktune's own members): a parameter of that name would be written twice in one object,
+// and the measurement would take the parameter's place when Python or ktune reads it.
+func entryField(name, objective string) bool {
+	switch name {
+	case objective, fieldTime, fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded:
+		return true
+	}
+	return false
 }
 
 // unknownTime is the timestamp written for an evaluation whose time is unknown.

@@ -268,3 +268,33 @@ func TestWriteWritesMeasuredNumbersAsPythonFloats(t *testing.T) {
 		t.Errorf("parameter values changed: %s", first["block_size_x"])
 	}
 }
+
+// A cache entry holds the parameters and the measurements side by side, so a parameter
+// named as a measurement member ("time", which Kernel Tuner forbids as a parameter name,
+// or "compile_time") was written twice in each entry: Python and ktune kept the
+// measurement, and the export no longer read back ("inconsistent with its key: the key
+// says time=1 but the entry has time=0.0407..."). Write refuses it before writing.
+func TestWriteRefusesAParameterNamedAsAnEntryMember(t *testing.T) {
+	for _, name := range []string{"time", "times", "compile_time", "timestamp", "ktune_status", "GFLOP/s"} {
+		rec := readFile(t, filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+		rec.Params[0].Name = name
+		if name == "GFLOP/s" {
+			rec.Objective, rec.Maximize = name, true
+		}
+		var b bytes.Buffer
+		err := kerneltuner.Write(&b, rec)
+		if err == nil || !strings.Contains(err.Error(), `parameter "`+name+`" has the name of a member`) || !strings.Contains(err.Error(), "export to t4 or ktt") {
+			t.Errorf("parameter %s: error %v", name, err)
+		}
+		if b.Len() != 0 {
+			t.Errorf("parameter %s: %d bytes written", name, b.Len())
+		}
+	}
+	// a parameter named as a metric is written, and the metric left out, as before
+	rec := readFile(t, filepath.Join(testdata, "kernel_tuner/time_energy.json"))
+	rec.Params[1].Name = "temperature"
+	back := roundTrip(t, rec)
+	if got := back.Evaluations[0].Config[1]; got.String() != "1080" {
+		t.Errorf("parameter temperature reads back as %v", got)
+	}
+}
