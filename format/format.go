@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -239,11 +240,20 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	if err != nil && (!errors.Is(err, io.ErrUnexpectedEOF) || len(data) == 0) {
 		return nil, err
 	}
+	// A byte order mark, which Windows editors put before UTF-8 text and JSON does not
+	// allow (RFC 8259 lets a reader ignore it), becomes whitespace: the file reads as it
+	// did before it was saved so, and the offsets in errors stay those of the file.
+	if bytes.HasPrefix(data, utf8BOM) {
+		copy(data, "   ")
+	}
 	f, err := Detect(data, source)
 	if err != nil {
 		if cut != nil {
 			return nil, cut
 		}
+		return nil, err
+	}
+	if err := checkUTF8(data, source, gz); err != nil {
 		return nil, err
 	}
 	rec, err := f.Read(&inMemory{Reader: bytes.NewReader(data), data: data, gzip: gz}, source)
@@ -262,19 +272,72 @@ func ReadContext(ctx context.Context, r io.Reader, source string) (*result.Recor
 	return rec, nil
 }
 
+// utf8BOM is the byte order mark in UTF-8.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// checkUTF8 refuses content that is not UTF-8, naming the first byte that is not, with
+// its line and column (in the decompressed content, when gz). JSON text is UTF-8 and the
+// tuners write nothing else (Python's json escapes every non-ASCII character), so such a
+// byte is a file damaged or re-encoded (Latin-1); the JSON decoder would turn it into
+// U+FFFD without a word, and two parameter values that differ only there into one. An
+// incomplete character at the very end is left to the format (a file cut short there).
+func checkUTF8(data []byte, source string, gz bool) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	if off >= len(data) || !utf8.FullRune(data[off:]) {
+		return nil
+	}
+	line, col := Position(data, int64(off))
+	where := ""
+	if gz {
+		where = " (offsets count decompressed bytes)"
+	}
+	return &Error{Source: source, Offset: int64(off), Line: line, Column: col,
+		Err: fmt.Errorf("byte 0x%02x is not UTF-8%s: JSON files are UTF-8, and the tuners write nothing else; the file was damaged, or re-encoded (from Latin-1, convert it back with iconv -f latin1 -t utf-8)", data[off], where)}
+}
+
 // ErrUnknown is what Detect's error wraps when no registered format claims a file.
 var ErrUnknown = errors.New("unknown file format")
 
-// Detect returns the first registered format (by name) whose Sniff accepts data, the
-// decompressed content of source; the error names source and the formats tried.
+// ErrAmbiguous is what Detect's error wraps when more than one registered format claims a
+// file: it has the top-level members of several formats (a Kernel Tuner cache and a T4
+// results file merged into one object), and reading it as either would silently leave out
+// what the other holds.
+var ErrAmbiguous = errors.New("file in more than one format")
+
+// Detect returns the registered format whose Sniff accepts data, the decompressed content
+// of source; the error names source and the formats tried, or the formats that claim it
+// when more than one does (ErrAmbiguous).
 func Detect(data []byte, source string) (Format, error) {
 	all := Formats()
 	names := make([]string, len(all))
+	var claim []Format
 	for i, f := range all {
 		if f.Sniff(data) {
-			return f, nil
+			claim = append(claim, f)
 		}
 		names[i] = f.Name
+	}
+	switch len(claim) {
+	case 1:
+		return claim[0], nil
+	case 0:
+	default:
+		var what []string
+		for _, f := range claim {
+			what = append(what, f.Name+" ("+f.Looks+")")
+		}
+		return Format{}, fmt.Errorf("%s: %w: it has the top-level members of %s; reading it as one would leave out what the other holds: keep one format's members, or split it into one file per format",
+			source, ErrAmbiguous, strings.Join(what, " and of "))
 	}
 	if len(all) == 0 {
 		return Format{}, fmt.Errorf("%s: cannot detect the format: no formats are registered (import github.com/ktune/ktune/format/all)", source)

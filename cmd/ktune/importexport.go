@@ -21,8 +21,9 @@ func init() {
 		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
 		usage: `FILE|FOLDER... [--db PATH] [--again] [--json]
 
-Reads each file (plain or gzip; the format is detected from the content; a folder stands for
-every recording under it, other JSON files there are left out), reports its
+Reads each file (plain or gzip; the format is detected from the content, and a file with
+the top-level members of two formats is refused; a folder stands for every recording under
+it, other JSON files there are left out), reports its
 configurations, valid (successfully measured) configurations and best objective, and
 stores it as a run of kind "import" in the results database. Entries of configurations
 that the restrictions exclude (Kernel Tuner's InvalidConfig, T4's "constraints") are
@@ -74,7 +75,9 @@ Besides the measurements (samples, metrics), each configuration gets:
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is
-deleted; ktune_maximize keeps the objective's direction.
+deleted; ktune_maximize keeps the objective's direction. A cache entry holds the parameters
+beside the measurements, so a recording with a parameter named as one of its members
+(time, times, compile_time, timestamp, ...) is not written as a cache.
 
 KTT output records kernel durations: each success gets one computation result of the
 kernel whose Duration is its time in ms (TimeUnit Milliseconds); compile time, registers

@@ -3,6 +3,8 @@ package all_test
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -288,6 +290,130 @@ func checkConsistent(t *testing.T, rec *result.Recording) {
 		}
 		if (e.Status == result.OK) == e.Failed() {
 			t.Fatalf("evaluation %d: status %v with objective %v", i, e.Status, e.Objective)
+		}
+	}
+}
+
+// A file with the top-level members of two formats (a Kernel Tuner cache merged with a T4
+// results file) is refused with both formats named: read as the first format by name, it
+// was imported as a Kernel Tuner cache and its T4 results were left out without a word.
+func TestOpenRefusesAFileInTwoFormats(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := os.ReadFile(filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t4, err := format.ReadAll(mustOpen(t, filepath.Join(testdata, "benchmark_hub/convolution_milo/A100_T4.json.gz")), "t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the T4 file's members (metadata, results, schema_version) appended to the cache's
+	i := bytes.LastIndexByte(cache, '}')
+	j := bytes.IndexByte(t4, '{')
+	merged := append(append(append([]byte{}, cache[:i]...), ',', '\n'), t4[j+1:]...)
+	path := filepath.Join(dir, "merged.json")
+	if err := os.WriteFile(path, merged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = format.Open(path)
+	if !errors.Is(err, format.ErrAmbiguous) || errors.Is(err, format.ErrUnknown) {
+		t.Fatalf("error %v, want one that wraps ErrAmbiguous (not ErrUnknown: a folder's import would pass over it)", err)
+	}
+	for _, w := range []string{path, "kerneltuner (top-level tune_params_keys", "t4 (top-level results"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	// each file alone is still read
+	for _, f := range []string{"kernel_tuner/vector_add_A4000.json", "benchmark_hub/convolution_milo/A100_T4.json.gz"} {
+		if _, err := format.Open(filepath.Join(testdata, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// A byte that is not UTF-8 (a cache re-encoded as Latin-1, or damaged) is refused with its
+// line and column: the JSON decoder turned it into U+FFFD and the file was imported with a
+// kernel name of "vector\uFFFD\uFFFDadd". UTF-8 beyond ASCII is read as it is.
+func TestOpenRefusesBytesThatAreNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := os.ReadFile(filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(b []byte) []byte {
+		var out bytes.Buffer
+		zw := gzip.NewWriter(&out)
+		zw.Write(b)
+		zw.Close()
+		return out.Bytes()
+	}
+	latin1 := bytes.Replace(cache, []byte(`"vector_add"`), []byte("\"vector\xb5add\""), 1)
+	line, col := format.Position(latin1, int64(bytes.IndexByte(latin1, 0xb5)))
+	at := fmt.Sprintf(":%d:%d ", line, col)
+	for name, content := range map[string][]byte{"latin1.json": latin1, "latin1.json.gz": gz(latin1)} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := format.Open(path)
+		if err == nil {
+			t.Errorf("%s: read, kernel %q", name, rec.Kernel)
+			continue
+		}
+		for _, w := range []string{path + at, "byte 0xb5 is not UTF-8", "iconv"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", name, err, w)
+			}
+		}
+	}
+	utf8 := bytes.Replace(cache, []byte(`"vector_add"`), []byte(`"vector_add_µs"`), 1)
+	path := filepath.Join(dir, "utf8.json")
+	if err := os.WriteFile(path, utf8, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := format.Open(path); err != nil || rec.Kernel != "vector_add_µs" {
+		t.Errorf("UTF-8 kernel name: %v, %v", rec, err)
+	}
+}
+
+// A recording saved by an editor that puts a byte order mark before UTF-8 (Notepad) reads
+// as it did before, plain or compressed: it was refused as "not JSON (it starts with
+// \ufeff{...)" without saying what was wrong.
+func TestOpenReadsARecordingWithAByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"kernel_tuner/vector_add_A4000.json", "benchmark_hub/convolution_milo/A100_T4.json.gz", "ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"} {
+		path := filepath.Join(testdata, name)
+		want, err := format.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := format.ReadAll(mustOpen(t, path), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withBOM := filepath.Join(dir, filepath.Base(name))
+		if err := os.WriteFile(withBOM, append([]byte("\xef\xbb\xbf"), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := format.Open(withBOM)
+		if err != nil {
+			t.Errorf("%s with a byte order mark: %v", name, err)
+			continue
+		}
+		got.Source = want.Source
+		if !got.SameAs(want) {
+			t.Errorf("%s with a byte order mark reads otherwise: %s", name, formattest.Diff(want, got))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 )
 
 // SchemaVersion is the cache-format version Write declares. Kernel Tuner's own cache
@@ -37,7 +38,8 @@ var markers = map[result.Status]string{
 // in the recording's order. Non-finite numbers, which JSON cannot hold, are left out. The
 // file follows Kernel Tuner's cache schema 1.0.0 except where Kernel Tuner's own caches do
 // not: keys of values other than non-negative integers, and a problem size over the
-// parameters (see problemSize).
+// parameters (see problemSize). A parameter named as a member of the entries (time,
+// compile_time, the objective) is an error: an entry cannot hold both.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
 	e := &encoder{jsonio.Encoder{W: bw, Prefix: "kerneltuner"}}
@@ -48,6 +50,9 @@ func Write(w io.Writer, rec *result.Recording) error {
 	names := make([]string, len(rec.Params))
 	for i, p := range rec.Params {
 		names[i] = p.Name
+		if entryField(p.Name, objective) {
+			return fmt.Errorf("kerneltuner: parameter %q has the name of a member of Kernel Tuner's cache entries, which hold the parameters and the measurements side by side: an entry cannot hold both (Kernel Tuner forbids a tunable parameter named time); export to t4 or ktt, which keep the configuration apart", p.Name)
+		}
 	}
 	e.Str("{\n")
 	e.field("schema_version", SchemaVersion, ",\n")
@@ -127,7 +132,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		if failed {
 			e.JSON(marker)
 		} else {
-			e.Num(ev.Objective)
+			e.float(ev.Objective)
 		}
 	}
 	// Kernel Tuner writes every entry's "time", whatever the objective, and its
@@ -140,7 +145,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	} else if f, ok := ev.TimeMS(objective); ok {
 		sep()
 		e.Key(fieldTime)
-		e.Num(f)
+		e.float(f)
 	} else if failed {
 		sep()
 		e.Key(fieldTime)
@@ -158,7 +163,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 			if n > 0 {
 				e.Str(", ")
 			}
-			e.Num(s)
+			e.float(s)
 			n++
 		}
 		e.Str("]")
@@ -181,9 +186,9 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.Key(t.name)
 		if jsonio.Finite(t.v) {
-			e.Num(t.v)
+			e.float(t.v)
 		} else {
-			e.Num(0)
+			e.Str("0") // as Kernel Tuner writes a timing it did not take
 			unrecorded = append(unrecorded, t.name)
 		}
 	}
@@ -203,7 +208,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		if f := ev.Metrics[k]; jsonio.Finite(f) {
 			sep()
 			e.Key(k)
-			e.Num(f)
+			e.float(f)
 		}
 	}
 	if objective != fieldTime {
@@ -223,6 +228,19 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 	sep()
 	e.field(fieldTimestamp, jsonio.FormatTime(timestamp(ev.Time)), "")
 	e.Str("}")
+}
+
+// entryField reports whether name is a member Write gives a cache entry besides the
+// parameters (the objective, the kernel time and samples, the timings, the failure and
+// ktune's own members): a parameter of that name would be written twice in one object,
+// and the measurement would take the parameter's place when Python or ktune reads it.
+func entryField(name, objective string) bool {
+	switch name {
+	case objective, fieldTime, fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded:
+		return true
+	}
+	return false
 }
 
 // unknownTime is the timestamp written for an evaluation whose time is unknown.
@@ -280,6 +298,13 @@ func problemSize(s string) any {
 
 // encoder is the shared JSON encoder with the cache's own pieces.
 type encoder struct{ jsonio.Encoder }
+
+// float writes a finite measured number as Python's json.dumps writes a float (2.0,
+// 1e-05, 1e+16), never as an integer: Python reads 2 back as an int, and Kernel Tuner
+// takes an objective that is no float for a failure (get_best_config passes over it, so
+// a kernel time of exactly 2 ms could never be the best), and an observable that was
+// 45.0 would come back as another type.
+func (e *encoder) float(f float64) { e.Str(space.FormatFloat(f)) }
 
 func (e *encoder) field(k string, v any, after string) {
 	e.Field(k, v)

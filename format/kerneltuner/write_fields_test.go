@@ -221,3 +221,80 @@ func TestWriteMarksTimingsTheRecordingLacks(t *testing.T) {
 		t.Errorf("T4 recording through a cache differs:\n%s", d)
 	}
 }
+
+// Python reads a JSON number without a fraction or exponent as an int, and Kernel
+// Tuner's get_best_config passes over an objective that is no float (it takes it for a
+// failure), so every measured number must be written as Python writes a float: a time of
+// exactly 2 ms as 2.0, and time_energy.json's temperature of 45.0 as it was, not as 45.
+func TestWriteWritesMeasuredNumbersAsPythonFloats(t *testing.T) {
+	rec := readFile(t, filepath.Join(testdata, "kernel_tuner/time_energy.json"))
+	ev := &rec.Evaluations[0]
+	ev.Objective, ev.Samples, ev.CompileMS = 2, []float64{2, 2.5}, 555
+	_, data := header(t, rec)
+	var c struct {
+		Cache map[string]map[string]json.RawMessage `json:"cache"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	first := c.Cache["128,1080"]
+	for field, want := range map[string]string{
+		"time": "2.0", "times": "[2.0, 2.5]", "compile_time": "555.0",
+		"temperature": "45.0", "core_freq": "1080.0", "f": "1080.0",
+		"verification_time": "0.0", // recorded as 0, read as the float 0
+	} {
+		if got := string(first[field]); got != want {
+			t.Errorf("%s written as %s, want %s", field, got, want)
+		}
+	}
+	// every other entry too: no measured number reads back as a Python int
+	for key, entry := range c.Cache {
+		for field, raw := range entry {
+			s := string(raw)
+			if field == "block_size_x" || field == "nvml_gr_clock" || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+				continue
+			}
+			if !strings.ContainsAny(s, ".e") {
+				t.Errorf("entry %s: %s written as %s, which Python reads as an int", key, field, s)
+			}
+		}
+	}
+	back := roundTrip(t, rec)
+	if d := formattest.Diff(rec, back); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	// the parameters keep their integers: Kernel Tuner's keys are str() of them
+	if _, ok := c.Cache["128,1080"]; !ok || string(first["block_size_x"]) != "128" {
+		t.Errorf("parameter values changed: %s", first["block_size_x"])
+	}
+}
+
+// A cache entry holds the parameters and the measurements side by side, so a parameter
+// named as a measurement member ("time", which Kernel Tuner forbids as a parameter name,
+// or "compile_time") was written twice in each entry: Python and ktune kept the
+// measurement, and the export no longer read back ("inconsistent with its key: the key
+// says time=1 but the entry has time=0.0407..."). Write refuses it before writing.
+func TestWriteRefusesAParameterNamedAsAnEntryMember(t *testing.T) {
+	for _, name := range []string{"time", "times", "compile_time", "timestamp", "ktune_status", "GFLOP/s"} {
+		rec := readFile(t, filepath.Join(testdata, "kernel_tuner/vector_add_A4000.json"))
+		rec.Params[0].Name = name
+		if name == "GFLOP/s" {
+			rec.Objective, rec.Maximize = name, true
+		}
+		var b bytes.Buffer
+		err := kerneltuner.Write(&b, rec)
+		if err == nil || !strings.Contains(err.Error(), `parameter "`+name+`" has the name of a member`) || !strings.Contains(err.Error(), "export to t4 or ktt") {
+			t.Errorf("parameter %s: error %v", name, err)
+		}
+		if b.Len() != 0 {
+			t.Errorf("parameter %s: %d bytes written", name, b.Len())
+		}
+	}
+	// a parameter named as a metric is written, and the metric left out, as before
+	rec := readFile(t, filepath.Join(testdata, "kernel_tuner/time_energy.json"))
+	rec.Params[1].Name = "temperature"
+	back := roundTrip(t, rec)
+	if got := back.Evaluations[0].Config[1]; got.String() != "1080" {
+		t.Errorf("parameter temperature reads back as %v", got)
+	}
+}

@@ -80,7 +80,7 @@ type computation struct {
 	KernelFunction      string         `json:"KernelFunction"`
 	Duration            *float64       `json:"Duration"`
 	Overhead            float64        `json:"Overhead"`
-	CompilationOverhead float64        `json:"CompilationOverhead"`
+	CompilationOverhead *float64       `json:"CompilationOverhead"` // since KTT 2.2; nil in older output
 	CompilationData     *jsonio.Object `json:"CompilationData"`
 	ProfilingData       *struct {
 		Counters []counter `json:"Counters"`
@@ -255,6 +255,9 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 		return ""
 	}
 	sum, kernelOverhead := 0.0, 0.0
+	// KTT 2.1 does not record compile time (its output has no CompilationOverhead): it is
+	// unknown then, not 0, as it is for a failure without computation results
+	ev.CompileMS = math.NaN()
 	for k := range r.ComputationResults {
 		c := &r.ComputationResults[k]
 		if c.Duration == nil {
@@ -262,7 +265,12 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 		}
 		sum += *c.Duration
 		kernelOverhead += c.Overhead
-		ev.CompileMS += ms(c.CompilationOverhead)
+		if c.CompilationOverhead != nil {
+			if math.IsNaN(ev.CompileMS) {
+				ev.CompileMS = 0
+			}
+			ev.CompileMS += ms(*c.CompilationOverhead)
+		}
 		pre := prefix(c)
 		if c.CompilationData != nil {
 			for _, m := range *c.CompilationData {

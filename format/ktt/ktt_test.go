@@ -287,3 +287,32 @@ func TestReadWarningNamesTheResultsWithoutKernelDurations(t *testing.T) {
 		t.Errorf("objective %v, want TotalDuration 4", e.Objective)
 	}
 }
+
+// KTT 2.1's output has no CompilationOverhead (the recorded files hold none): their compile
+// time is unknown, not 0 ms, so that an export says so (Kernel Tuner's ktune_unrecorded, no
+// T4 "compilation") instead of claiming every kernel compiled in no time. A failure without
+// computation results has none either; a file that records it is summed as before.
+func TestReadLeavesCompileTimeUnknownWhereKTTHasNone(t *testing.T) {
+	for _, path := range []string{coulomb, pnpoly} {
+		rec := readFile(t, path)
+		for i, e := range rec.Evaluations {
+			if !math.IsNaN(e.CompileMS) {
+				t.Fatalf("%s: evaluation %d (%v): compile time %v, want unknown (NaN)", path, i, e.Status, e.CompileMS)
+			}
+		}
+	}
+	rec, err := readString(result1("CompilationFailed", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rec.Evaluations[0].CompileMS; !math.IsNaN(c) {
+		t.Errorf("failure without computation results: compile time %v, want NaN", c)
+	}
+	rec, err = readString(result1("Ok", `{"KernelFunction": "f", "Duration": 2.5, "Overhead": 1, "CompilationOverhead": 0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rec.Evaluations[0].CompileMS; c != 0 {
+		t.Errorf("CompilationOverhead 0: compile time %v, want 0", c)
+	}
+}
