@@ -58,7 +58,7 @@ func TestResultsArePrintedWhenAnOutputFails(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Cells) != 1 {
 				t.Errorf("the JSON: %v, %d cells:\n%s", err, len(res.Cells), out)
 			}
-		} else if !strings.Contains(out, "competition (two-sided pooled t-tests") || !strings.Contains(out, "wall time:") {
+		} else if !strings.Contains(out, "competition: none, with one strategy") || !strings.Contains(out, "wall time:") {
 			t.Errorf("the table:\n%s", out)
 		}
 	}
