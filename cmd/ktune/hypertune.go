@@ -172,12 +172,12 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 				*checkpointPath, skipped)
 		}
 	}
+	var prog *progress
 	if *showProgress || isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "evaluations")
+		prog = newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
-			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
+			prog.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
 		}
-		defer p.finish()
 	}
 	ckpt := newCheckpoint(*checkpointPath, "hypertune", env.stderr)
 	saved := func(r *benchmark.HypertuneResult) any {
@@ -194,6 +194,9 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	res, err := benchmark.Hypertune(ctx, cfg)
+	if prog != nil {
+		prog.finish() // before the interruption's message and the results
+	}
 	if res != nil {
 		ckpt.pendingState(saved(res))
 	}
