@@ -25,7 +25,7 @@ func init() {
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
 		usage: `FILE|FOLDER... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
-          [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
+          [-o|--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
 T4 or KTT files; a folder stands for every recording under it; a compressed file cut short
@@ -93,6 +93,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation, repeats cost budget)")
 	out := fs.String("out", "", "defaults file to write (default NAME.defaults.json)")
+	fs.StringVar(out, "o", "", "the same as --out")
 	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
