@@ -122,13 +122,10 @@ func TestOutputFileIsDashOOrDashDashOut(t *testing.T) {
 
 // Commands that take no arguments refuse them alike, naming what was given.
 func TestCommandsWithoutArgumentsNameWhatWasGiven(t *testing.T) {
-	for _, name := range []string{"devices", "runs"} {
-		_, errOut, code := ktune(t, name, "--db", filepath.Join(t.TempDir(), "k.db"), "extra")
-		if name == "devices" {
-			_, errOut, code = ktune(t, name, "extra")
-		}
-		if want := "ktune " + name + ": no arguments expected, got extra\n"; code != 2 || !strings.HasPrefix(errOut, want) {
-			t.Errorf("%s extra: exit %d: %q, want %q", name, code, errOut, want)
+	for _, args := range [][]string{{"devices", "extra"}, {"runs", "--db", filepath.Join(t.TempDir(), "k.db"), "extra"}} {
+		_, errOut, code := ktune(t, args...)
+		if want := "ktune " + args[0] + ": no arguments expected, got extra\n"; code != 2 || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%q: exit %d: %q, want %q", args, code, errOut, want)
 		}
 	}
 }
