@@ -214,8 +214,12 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		// Interrupted (Ctrl-C, SIGTERM): the budgets finished keep their choice, written
 		// as a defaults file of those budgets, and the cells run go to --csv and --json.
-		interrupted = fmt.Errorf("interrupted with %d of %d budgets finished (%w); the choices are of those",
-			len(res.Choices), len(cfg.Budgets), err)
+		if ctx.Err() == nil {
+			return failedOutputs(env, "hypertune", append(failed, err), nil)
+		}
+		// said as the other commands say it, without Go's "context canceled"
+		interrupted = interruption(ctx, "interrupted with %d of %d budgets finished; the choices are of those",
+			len(res.Choices), len(cfg.Budgets))
 		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", interrupted)
 	}
 	path := ""
