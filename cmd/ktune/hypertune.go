@@ -218,8 +218,10 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 			return failedOutputs(env, "hypertune", append(failed, err), nil)
 		}
 		// said as the other commands say it, without Go's "context canceled"
-		interrupted = interruption(ctx, "interrupted with %d of %d budgets finished; the choices are of those",
-			len(res.Choices), len(cfg.Budgets))
+		interrupted = interruption(ctx, "interrupted with %d of %d budgets finished", len(res.Choices), len(cfg.Budgets))
+		if len(res.Choices) > 0 {
+			interrupted = fmt.Errorf("%w; the choices are of those", interrupted)
+		}
 		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", interrupted)
 	}
 	path := ""
