@@ -315,11 +315,12 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	cells, err := Run(ctx, Config{Strategies: strategies, Spaces: cfg.Spaces, Budgets: cfg.Budgets,
 		Repeats: cfg.Repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.Progress, ByBudget: true, Done: cfg.Done,
 		Finished: finished})
-	if err != nil && (ctx.Err() == nil || len(cells) == 0) {
+	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
 	// Interrupted, the budgets run to the end (Run goes budget by budget) still get their
-	// choice; the result comes back with the error.
+	// choice; the result comes back with the error, before the first cell too (no
+	// choice, every budget unfinished), so that a caller can say what was done.
 	interrupted := err
 	res.Cells = cells
 	type key struct {

@@ -467,3 +467,18 @@ func TestHypertuneInterruptedKeepsTheFinishedBudgets(t *testing.T) {
 		t.Errorf("the defaults of an interrupted run: %+v", d.Budgets)
 	}
 }
+
+// Interrupted before its first cell, hypertune still returns its result, with no choice
+// and every budget unfinished, so that the command can say so and write --json.
+func TestHypertuneInterruptedBeforeItsFirstCell(t *testing.T) {
+	spaces, grid := trainingSetup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Hypertune(ctx, HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces, Budgets: []int{25, 50}, Repeats: 2, Seed: 1})
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("%v, %v", res, err)
+	}
+	if len(res.Choices) != 0 || len(res.Cells) != 0 || !slices.Equal(res.Unfinished, []int{25, 50}) || len(res.Settings) == 0 {
+		t.Errorf("choices %+v, %d cells, unfinished %v, %d settings", res.Choices, len(res.Cells), res.Unfinished, len(res.Settings))
+	}
+}

@@ -94,6 +94,10 @@ could be analysed and "results" is empty) and the others are analysed and printe
 exit status is then 1, as for 'ktune import'. A file is named by its folder and file, as
 'ktune bench' names it (kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
 
+Interrupted (Ctrl-C), it prints the inputs analysed before (with --json as one document
+whose "interrupted" says so, "results" holding those), writes no figures, and exits with
+status 130.
+
 A bare number is a run id unless a file of that name exists; when both could be meant,
 ktune reads the file and warns: give the run as --run ID, or the file as ./NAME.
 
@@ -205,6 +209,20 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		if err == errNoInput {
 			return usageErr(env, c, "give recorded files or --run")
 		}
+		if ctx.Err() != nil {
+			// interrupted while reading: with --json still one document, which says so
+			interrupted := interruption(ctx, "interrupted while reading the inputs; nothing was analysed")
+			fmt.Fprintf(env.stderr, "ktune analyze: %v\n", interrupted)
+			if f.jsonOut {
+				if werr := writeJSON(env, struct {
+					Interrupted string             `json:"interrupted"`
+					Results     []*analysis.Result `json:"results"`
+				}{interrupted.Error(), []*analysis.Result{}}); werr != nil {
+					return werr
+				}
+			}
+			return interrupted
+		}
 		return err
 	}
 	var cells []benchmark.Cell
@@ -253,6 +271,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	var inputErrors []inputError // for --json: which inputs failed, and why
 	total := len(inputs) + len(unread)
 	var lone error // the error of the only input, returned as it is
+	// Interrupted (Ctrl-C, SIGTERM): the inputs analysed are printed, and with --json
+	// written as one document that says so, before ktune exits with the error.
+	var interrupted error
 	for _, err := range unread {
 		if total == 1 {
 			lone = err
@@ -273,7 +294,15 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 			if prog != nil {
 				prog.finish()
 			}
-			if ctx.Err() != nil || total == 1 && !f.jsonOut {
+			if ctx.Err() != nil {
+				interrupted = interruption(ctx, "interrupted with %d of %d inputs analysed", len(results), total)
+				if len(results) > 0 {
+					interrupted = fmt.Errorf("%w; the results are of those", interrupted)
+				}
+				fmt.Fprintf(env.stderr, "ktune analyze: %v\n", interrupted)
+				break
+			}
+			if total == 1 && !f.jsonOut {
 				return err
 			}
 			msg := err.Error()
@@ -297,17 +326,25 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if prog != nil {
 		prog.finish()
 	}
+	note := ""
+	if interrupted != nil {
+		note = interrupted.Error()
+	}
 	if len(results) == 0 {
 		err := fmt.Errorf("none of the %d inputs could be analysed", total)
 		if lone != nil {
 			err = lone
 		}
+		if interrupted != nil {
+			err = interrupted
+		}
 		if f.jsonOut {
 			// the errors, for a script that reads what happened from the JSON
 			if werr := writeJSON(env, struct {
-				Results []*analysis.Result `json:"results"`
-				Errors  []inputError       `json:"errors"`
-			}{[]*analysis.Result{}, inputErrors}); werr != nil {
+				Interrupted string             `json:"interrupted,omitempty"`
+				Results     []*analysis.Result `json:"results"`
+				Errors      []inputError       `json:"errors"`
+			}{note, []*analysis.Result{}, inputErrors}); werr != nil {
 				return werr
 			}
 		}
@@ -318,6 +355,12 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	if len(failed) > 0 {
 		errFailed = fmt.Errorf("%d of %d inputs could not be analysed: %s", len(failed), total, listSome(failed, 5))
 	}
+	if interrupted != nil {
+		if len(failed) > 0 {
+			fmt.Fprintf(env.stderr, "ktune analyze: %v\n", errFailed)
+		}
+		errFailed = interrupted // the exit status of an interruption
+	}
 	var difficulty []analysis.Difficulty
 	if cells != nil {
 		difficulty = analysis.CorrelateDifficulty(results, cells)
@@ -326,7 +369,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var figures []string
-	if f.plot != "" {
+	if f.plot != "" && interrupted != nil {
+		fmt.Fprintf(env.stderr, "ktune analyze: note: no figures written into %s: interrupted\n", f.plot)
+	} else if f.plot != "" {
 		note := func(s string) { fmt.Fprintf(env.stderr, "ktune analyze: note: %s\n", s) }
 		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes, Note: note}); err != nil {
 			return err
@@ -334,11 +379,14 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if f.jsonOut {
 		if err := writeJSON(env, struct {
-			Results    []*analysis.Result    `json:"results"`
-			Errors     []inputError          `json:"errors,omitempty"` // the inputs that could not be read or analysed
-			Difficulty []analysis.Difficulty `json:"difficulty,omitempty"`
-			Figures    []string              `json:"figures,omitempty"`
-		}{results, inputErrors, difficulty, figures}); err != nil {
+			// Interrupted says the analysis was cut short: "results" holds the inputs
+			// analysed before, and the others are in neither list
+			Interrupted string                `json:"interrupted,omitempty"`
+			Results     []*analysis.Result    `json:"results"`
+			Errors      []inputError          `json:"errors,omitempty"` // the inputs that could not be read or analysed
+			Difficulty  []analysis.Difficulty `json:"difficulty,omitempty"`
+			Figures     []string              `json:"figures,omitempty"`
+		}{note, results, inputErrors, difficulty, figures}); err != nil {
 			return err
 		}
 		return errFailed

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"html"
@@ -924,5 +926,59 @@ func TestReportOfAnImportCountsTheRecordedSpace(t *testing.T) {
 	}
 	if strings.Contains(page, "allowed by the restrictions") {
 		t.Error("the report of a recording without restrictions speaks of restrictions")
+	}
+}
+
+// cancelOn is standard error that cancels its context when a line containing at has been
+// written: an interruption at a known point of a command.
+type cancelOn struct {
+	bytes.Buffer
+	at     string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), w.at) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// Interrupted, analyze prints the inputs it analysed, with --json as one document that
+// says it was interrupted, and exits with the interruption's status (QA: it printed
+// nothing at all, even with --json, and said nothing of the interruption).
+func TestAnalyzeInterruptedKeepsWhatItAnalysed(t *testing.T) {
+	for _, jsonOut := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		errOut := &cancelOn{at: "n=2", cancel: cancel}
+		var out bytes.Buffer
+		args := []string{"--log-level", "info", "analyze", pnpoly, convolution, "--bootstrap", "0"}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		code := run(ctx, args, &out, errOut)
+		cancel()
+		if code != 130 || !strings.Contains(errOut.String(), "ktune analyze: interrupted with 1 of 2 inputs analysed; the results are of those\n") {
+			t.Fatalf("json %v: exit %d: %s", jsonOut, code, errOut.String())
+		}
+		if !jsonOut {
+			if !strings.Contains(out.String(), "kerneltuner_pnpoly/RTX_2080_Ti: cn_pnpoly") || strings.Contains(out.String(), "convolution_milo") {
+				t.Errorf("the text output is not that of the first input alone:\n%s", out.String())
+			}
+			continue
+		}
+		var got struct {
+			Interrupted string `json:"interrupted"`
+			Results     []struct {
+				Name string `json:"name"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("not one JSON document: %v\n%s", err, out.String())
+		}
+		if got.Interrupted == "" || len(got.Results) != 1 {
+			t.Errorf("interrupted %q, %d results: %s", got.Interrupted, len(got.Results), out.String())
+		}
 	}
 }

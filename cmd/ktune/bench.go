@@ -218,12 +218,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 	}
+	var prog *progress
 	if *showProgress || isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "evaluations")
+		prog = newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
-			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
+			prog.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
 		}
-		defer p.finish()
 	}
 	ckpt := newCheckpoint(*checkpointPath, "bench", env.stderr)
 	saved := func(cells []benchmark.Cell) any {
@@ -240,6 +240,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	start := time.Now()
 	cells, err := benchmark.Run(ctx, cfg)
+	if prog != nil {
+		prog.finish() // before the interruption's message and the results
+	}
 	if cells == nil {
 		cells = []benchmark.Cell{} // an interruption before the first cell keeps an empty list
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ktune/ktune/device"
 )
@@ -15,8 +16,8 @@ func init() {
 
 Lists every backend ktune knows (OpenCL, CUDA, host C): whether it can be used on this
 machine and, if not, why and what to install; and for each device its index (for
---device BACKEND:INDEX), name, platform, compute units and limits (maximum block /
-work-group size, local memory, global memory).`,
+'ktune tune --device BACKEND:INDEX'), name, platform, compute units and limits (maximum
+block / work-group size, local memory, global memory).`,
 		run: runDevices,
 	})
 }
@@ -38,7 +39,7 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErr(env, c, "no arguments expected")
+		return usageErr(env, c, "no arguments expected, got %s", strings.Join(pos, " "))
 	}
 	var reports []backendReport
 	for _, b := range device.Backends() {

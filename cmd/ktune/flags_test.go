@@ -37,3 +37,62 @@ func TestFlagValueErrors(t *testing.T) {
 		}
 	}
 }
+
+// An unknown flag is named as the help writes flags and the nearest the command has is
+// suggested; a flag without its value says so (QA: "flag provided but not defined:
+// -bugdet", the flag package's words, with one dash and no suggestion).
+func TestUnknownFlagsSuggestTheNearest(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", pnpoly, "--bugdet", "5"}, "ktune simulate: unknown flag --bugdet; did you mean --budget?\n"},
+		{[]string{"simulate", pnpoly, "--strategies", "random"}, "ktune simulate: unknown flag --strategies; did you mean --strategy?\n"},
+		{[]string{"bench", pnpoly, "--budget", "5"}, "ktune bench: unknown flag --budget; did you mean --budgets?\n"},
+		{[]string{"runs", "--jsn"}, "ktune runs: unknown flag --jsn; did you mean --json?\n"},
+		{[]string{"runs", "--frobnicate"}, "ktune runs: unknown flag --frobnicate\n"},
+		{[]string{"simulate", pnpoly, "--budget"}, "ktune simulate: --budget needs a value\n"},
+	} {
+		_, errOut, code := ktune(t, tc.args...)
+		if code != 2 || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Run 'ktune "+tc.args[0]+" --help' for every flag.") {
+			t.Errorf("%q: exit %d: %q, want %q first", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// --log-level is taken among a command's flags as well as before the command (QA: after
+// the command it was an unknown flag, though the commands' help says to add it).
+func TestLogLevelAmongACommandsFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--log-level", "info", "analyze", pnpoly, "--bootstrap", "0", "--landscape=false"},
+		{"analyze", pnpoly, "--bootstrap", "0", "--landscape=false", "--log-level", "info"},
+		{"analyze", pnpoly, "--log-level=info", "--bootstrap", "0", "--landscape=false"},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 0 || !strings.Contains(errOut, "level=INFO msg=analysing") {
+			t.Errorf("%q: exit %d, no info log: %s", args, code, errOut)
+		}
+	}
+	// warn by default: nothing at info
+	if _, errOut, code := ktune(t, "analyze", pnpoly, "--bootstrap", "0", "--landscape=false"); code != 0 || strings.Contains(errOut, "level=INFO") {
+		t.Errorf("exit %d, logged at info by default: %s", code, errOut)
+	}
+	for _, args := range [][]string{{"--log-level", "loud", "runs"}, {"runs", "--log-level", "loud"}} {
+		if _, errOut, code := ktune(t, args...); code != 2 || !strings.Contains(errOut, "--log-level") || !strings.Contains(errOut, "want debug, info, warn or error") {
+			t.Errorf("%q: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
+// ktune without a command is a usage error: the usage goes to standard error, not into
+// the output a script reads, with status 2; --help prints it to standard output.
+func TestNoCommandIsAUsageError(t *testing.T) {
+	out, errOut, code := ktune(t)
+	if code != 2 || out != "" || !strings.Contains(errOut, "Commands:") {
+		t.Errorf("exit %d, stdout %q, stderr %.80q", code, out, errOut)
+	}
+	out, errOut, code = ktune(t, "--help")
+	if code != 0 || errOut != "" || !strings.Contains(out, "Commands:") || !strings.Contains(out, "Exit status:") {
+		t.Errorf("--help: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
+}

@@ -25,7 +25,7 @@ func init() {
 		summary: "tune a strategy's hyperparameters on recorded spaces (seed 000's selection) into a defaults file",
 		usage: `FILE|FOLDER... --strategy NAME [--grid 'OPT=V1,V2;OPT=V1,V2'] [--budgets 25,50,...]
           [--repeats 20] [--seed S] [--mode cartesian|recorded] [--fitness deterministic|stochastic]
-          [--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
+          [-o|--out FILE] [--csv OUT] [--json] [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
 
 Tunes the hyperparameters of one strategy on training spaces (recorded Kernel Tuner cache,
 T4 or KTT files; a folder stands for every recording under it; a compressed file cut short
@@ -93,6 +93,7 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "cartesian", "cartesian (seed 000's setting) or recorded")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation, repeats cost budget)")
 	out := fs.String("out", "", "defaults file to write (default NAME.defaults.json)")
+	fs.StringVar(out, "o", "", "the same as --out")
 	csvPath := fs.String("csv", "", "also write every cell as CSV to this file")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON: settings, every cell, the choice per budget")
@@ -172,12 +173,12 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 				*checkpointPath, skipped)
 		}
 	}
+	var prog *progress
 	if *showProgress || isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "evaluations")
+		prog = newProgress(env.stderr, "evaluations")
 		cfg.Progress = func(at benchmark.Progress) {
-			p.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
+			prog.update(at.Evaluations, at.TotalEvaluations, fmt.Sprintf("%d/%d cells%s", at.Cells, at.TotalCells, leading(at)))
 		}
-		defer p.finish()
 	}
 	ckpt := newCheckpoint(*checkpointPath, "hypertune", env.stderr)
 	saved := func(r *benchmark.HypertuneResult) any {
@@ -194,6 +195,9 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	res, err := benchmark.Hypertune(ctx, cfg)
+	if prog != nil {
+		prog.finish() // before the interruption's message and the results
+	}
 	if res != nil {
 		ckpt.pendingState(saved(res))
 	}
@@ -210,8 +214,14 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		// Interrupted (Ctrl-C, SIGTERM): the budgets finished keep their choice, written
 		// as a defaults file of those budgets, and the cells run go to --csv and --json.
-		interrupted = fmt.Errorf("interrupted with %d of %d budgets finished (%w); the choices are of those",
-			len(res.Choices), len(cfg.Budgets), err)
+		if ctx.Err() == nil {
+			return failedOutputs(env, "hypertune", append(failed, err), nil)
+		}
+		// said as the other commands say it, without Go's "context canceled"
+		interrupted = interruption(ctx, "interrupted with %d of %d budgets finished", len(res.Choices), len(cfg.Budgets))
+		if len(res.Choices) > 0 {
+			interrupted = fmt.Errorf("%w; the choices are of those", interrupted)
+		}
 		fmt.Fprintf(env.stderr, "ktune hypertune: %v\n", interrupted)
 	}
 	path := ""

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -366,5 +368,28 @@ func TestOutputsThatAreInputsOrEachOtherAreRefused(t *testing.T) {
 		if got, err := os.ReadFile(f); err != nil || string(got) != string(want) {
 			t.Errorf("%s changed (%d bytes, was %d): %v", f, len(got), len(want), err)
 		}
+	}
+}
+
+// Interrupted, hypertune says so as the other commands do, without Go's "context
+// canceled" (QA: "interrupted with 3 of 4 budgets finished (popsize=40;... on
+// convolution_milo/A100 at budget 1600: context canceled)"), and --json is one document
+// that says it was interrupted.
+func TestHypertuneInterruptedSaysSoPlainly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errOut := &cancelOn{at: " evaluations, ETA ", cancel: cancel} // at the first progress line
+	var out bytes.Buffer
+	code := run(ctx, []string{"hypertune", pnpoly, "--strategy", "greedymls", "--grid", "restart=true,false",
+		"--budgets", "10,20,40,80", "--repeats", "2", "--workers", "1", "--progress", "--json",
+		"--out", filepath.Join(t.TempDir(), "d.json")}, &out, errOut)
+	if code != 130 || !strings.Contains(errOut.String(), "ktune hypertune: interrupted with ") || strings.Contains(errOut.String(), "context canceled") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var got struct {
+		Interrupted string `json:"interrupted"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || !strings.HasPrefix(got.Interrupted, "interrupted with ") || strings.Contains(got.Interrupted, "context canceled") {
+		t.Errorf("JSON %v: %s", err, out.String())
 	}
 }

@@ -49,7 +49,7 @@ that reads recordings, where a recording is genuinely that large.`,
 	register(&command{
 		name:    "export",
 		summary: "write a recording as Kernel Tuner cache JSON, T4 results JSON or KTT JSON output",
-		usage: `(FILE | --run ID) --format kerneltuner|t4|ktt [-o OUT] [--db PATH]
+		usage: `(FILE | --run ID) --format kerneltuner|t4|ktt [-o|--out OUT] [--db PATH]
 
 Converts a recorded file, or a run from the results store, into another tuner's format:
 kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
@@ -328,6 +328,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	run := fs.Int64("run", 0, "export this run from the results database")
 	name := fs.String("format", "", "output format: kerneltuner, t4 or ktt")
 	outPath := fs.String("o", "", "output file (default, or -: standard output)")
+	fs.StringVar(outPath, "out", "", "the same as -o")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ type command struct {
 type cliEnv struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
+	// level is log's level, which --log-level sets before the command or among its flags
+	level *slog.LevelVar
 }
 
 var commands []*command
@@ -125,6 +127,10 @@ const mainUsage = `ktune: an auto-tuner for GPU and CPU compute kernels.
 Usage:
   ktune [--log-level debug|info|warn|error] <command> [flags] [arguments]
 
+Flags may come before or after the arguments, as --flag value or --flag=value; a flag
+given twice takes its last value, but for the repeatable ones (--option, bench's
+--defaults). --log-level is taken before the command or among its flags.
+
 Commands:
 %s
 Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
@@ -146,6 +152,18 @@ Environment:
                         (default 1/8 of the memory available; none for no bound)
   KTUNE_MAX_RECORDING   the largest recording read, decompressed (default 1GiB)
   CC                    the host C compiler (default cc, gcc or clang)
+
+Output: results go to standard output (with --json as one JSON document, an interrupted
+or partly failed command's too); errors, warnings, logs and progress go to standard error,
+errors as "ktune COMMAND: ...". Progress (count, ETA, best so far) is shown on a terminal,
+and with --progress elsewhere as a line at most every second.
+
+Exit status:
+  0    success
+  1    failure (for commands over many inputs: some of them failed, the others are printed)
+  2    usage error: an unknown command or flag, a bad flag value, missing arguments
+  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM and 129 by SIGHUP, as a shell
+       reports a process the signal ended; what was finished is printed and kept
 `
 
 func printMainUsage(w io.Writer) {
@@ -160,26 +178,30 @@ func printMainUsage(w io.Writer) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	level := slog.LevelWarn
-	for len(args) > 0 && strings.HasPrefix(args[0], "--log-level") {
-		val := strings.TrimPrefix(strings.TrimPrefix(args[0], "--log-level"), "=")
-		args = args[1:]
-		if val == "" && len(args) > 0 {
-			val, args = args[0], args[1:]
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
+	for len(args) > 0 && (args[0] == "--log-level" || args[0] == "-log-level" ||
+		strings.HasPrefix(args[0], "--log-level=") || strings.HasPrefix(args[0], "-log-level=")) {
+		_, val, _ := strings.Cut(args[0], "=")
+		if !strings.Contains(args[0], "=") && len(args) > 1 {
+			val, args = args[1], args[1:]
 		}
-		if err := level.UnmarshalText([]byte(val)); err != nil {
-			fmt.Fprintf(stderr, "ktune: --log-level %q: want debug, info, warn or error\n", val)
+		args = args[1:]
+		if err := (logLevel{level}).Set(val); err != nil {
+			fmt.Fprintf(stderr, "ktune: --log-level %q: %v\n", val, err)
 			return 2
 		}
 	}
 	out := &recordingWriter{w: stdout}
-	env := &cliEnv{stdout: out, stderr: stderr,
+	env := &cliEnv{stdout: out, stderr: stderr, level: level,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+	if len(args) == 0 {
+		// a usage error: the usage goes with the errors, not into a script's output
+		printMainUsage(stderr)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		printMainUsage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	if args[0] == "help" {
@@ -304,7 +326,30 @@ func newFlags(env *cliEnv, c *command) *flag.FlagSet {
 	// above pages of help.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	if env.level != nil {
+		// also among a command's flags, where a user adds it to a command line
+		fs.Var(logLevel{env.level}, "log-level", "what is logged to standard error: debug, info, warn or error (also given before the command)")
+	}
 	return fs
+}
+
+// logLevel is the --log-level flag: it sets the level of the command's logger.
+type logLevel struct{ v *slog.LevelVar }
+
+func (l logLevel) String() string {
+	if l.v == nil {
+		return ""
+	}
+	return strings.ToLower(l.v.Level().String())
+}
+
+func (l logLevel) Set(s string) error {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(s)); err != nil {
+		return errors.New("want debug, info, warn or error")
+	}
+	l.v.Set(lv)
+	return nil
 }
 
 // printUsage prints the command's whole usage with its flags to w.
@@ -341,6 +386,10 @@ func parseFlags(env *cliEnv, c *command, fs *flag.FlagSet, args []string) ([]str
 var (
 	invalidValue = regexp.MustCompile(`(?s)^invalid value ("(?:[^"\\]|\\.)*") for flag -([^:]+): (.*)$`)
 	invalidBool  = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -([^:]+): parse error$`)
+	// undefinedFlag and missingValue match its errors for a flag it does not know and
+	// for one given without its value
+	undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -(.*)$`)
+	missingValue  = regexp.MustCompile(`^flag needs an argument: -(.*)$`)
 )
 
 // flagError says a value a flag refused as the other usage errors do, "--time 5: want a
@@ -348,6 +397,18 @@ var (
 // ...`; the flag package's bare "parse error" of a number says what number fs's flag
 // wants; other errors are returned as they are.
 func flagError(fs *flag.FlagSet, err error) error {
+	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg := "unknown flag " + dashed(m[1])
+		if near := expr.Closest(m[1], names); near != "" {
+			msg += "; did you mean " + dashed(near) + "?"
+		}
+		return errors.New(msg)
+	}
+	if m := missingValue.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s needs a value", dashed(m[1]))
+	}
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		if m = invalidBool.FindStringSubmatch(err.Error()); m == nil {
@@ -365,11 +426,15 @@ func flagError(fs *flag.FlagSet, err error) error {
 	if reason := m[3]; reason == "parse error" || reason == "value out of range" {
 		m[3] = numberWanted(fs.Lookup(m[2]), reason)
 	}
-	dashes := "--"
-	if len(m[2]) == 1 {
-		dashes = "-"
+	return fmt.Errorf("%s %s: %s", dashed(m[2]), value, m[3])
+}
+
+// dashed is the flag name as the help writes it: -o, --budget.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
 	}
-	return fmt.Errorf("%s%s %s: %s", dashes, m[2], value, m[3])
+	return "--" + name
 }
 
 // numberWanted says what number the flag f wants, for the flag package's reason (parse

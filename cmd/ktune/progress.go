@@ -156,9 +156,14 @@ func terminalWidth(w io.Writer) int {
 	return n
 }
 
-// finish ends the line shown on a terminal; elsewhere every line has ended already.
+// finish ends the line shown on a terminal; elsewhere every line has ended already. A
+// command calls it as soon as the work the line follows ends, before it writes anything
+// else to the terminal (an interruption's message, the results on standard output), which
+// would otherwise go on from the end of the line; a second call writes nothing, and an
+// update after it starts a new line.
 func (p *progress) finish() {
 	if p.shown && p.terminal {
 		fmt.Fprintln(p.w)
 	}
+	p.shown = false
 }

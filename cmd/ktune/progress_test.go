@@ -88,3 +88,21 @@ func TestProgressETA(t *testing.T) {
 		})
 	}
 }
+
+// finish ends the line once: a command that ends the line before its results and again
+// on its way out (a deferred call, an error path) leaves no empty line, and an update
+// after it starts a line of its own.
+func TestProgressFinishEndsTheLineOnce(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, what: "runs", start: time.Now(), terminal: true, width: 80}
+	p.update(2, 2, "x")
+	p.finish()
+	p.finish()
+	if got, want := buf.String(), "\r2/2 runs, ETA 0s, x\x1b[K\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	p.finish() // nothing shown since: nothing to end
+	if got := strings.Count(buf.String(), "\n"); got != 1 {
+		t.Errorf("%d line ends: %q", got, buf.String())
+	}
+}

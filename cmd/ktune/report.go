@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
-		usage: `(RUN | --run ID | BENCH.json | FILE) [-o OUT.html] [--db PATH] [--mode recorded|cartesian]
+		usage: `(RUN | --run ID | BENCH.json | FILE) [-o|--out OUT.html] [--db PATH] [--mode recorded|cartesian]
           [--neighbourhood adjacent|Hamming] [--objective NAME] [--maximize|--minimize]
           [--graph-nodes N] [--space-memory SIZE]
 
@@ -54,6 +54,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	runID := fs.String("run", "", "report this run of the results database (a bare RUN names a file when one of that name exists)")
 	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html; -: standard output)")
+	fs.StringVar(out, "out", "", "the same as -o")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
 	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")

@@ -128,7 +128,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "replay this imported run from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
-	progress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
+	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	direction := directionFlags(fs)
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
@@ -196,13 +196,16 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
 		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
-	if *progress || isTerminal(env.stderr) {
-		p := newProgress(env.stderr, "runs")
-		ro.Progress = func(done, total int, mean float64) { p.update(done, total, fmt.Sprintf("mean fraction %.4f", mean)) }
-		defer p.finish()
+	var prog *progress
+	if *showProgress || isTerminal(env.stderr) {
+		prog = newProgress(env.stderr, "runs")
+		ro.Progress = func(done, total int, mean float64) { prog.update(done, total, fmt.Sprintf("mean fraction %.4f", mean)) }
 	}
 	start := time.Now()
 	sum, err := simulator.Repeat(ctx, sim, ro)
+	if prog != nil {
+		prog.finish() // before the interruption's message and the summary
+	}
 	var interrupted error
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): the runs that finished are summarised, and
