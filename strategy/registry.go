@@ -122,12 +122,37 @@ func New(name string, opts map[string]any) (Strategy, error) {
 	return s, nil
 }
 
+// kernelTunerNames maps the names of Kernel Tuner's strategies (its strategies/ modules, as
+// its tune_kernel takes them) that ktune spells otherwise to ktune's strategy of the same
+// algorithm, for users who bring their scripts' names along (basinhopping and pso are
+// spelled alike).
+var kernelTunerNames = map[string]string{
+	"bayes_opt":           "bayes",
+	"brute_force":         "bruteforce",
+	"diff_evo":            "diffevo",
+	"dual_annealing":      "dualannealing",
+	"firefly_algorithm":   "firefly",
+	"genetic_algorithm":   "genetic",
+	"greedy_ils":          "greedyils",
+	"greedy_mls":          "greedymls",
+	"mls":                 "firstmls",
+	"ordered_greedy_mls":  "greedymls",
+	"random_sample":       "random",
+	"simulated_annealing": "annealing",
+}
+
 // UnknownStrategy is the error for a name no strategy is registered under: it lists the
-// names and suggests the likely one (names are lower case; a typo has a near name).
+// names and suggests the likely one (names are lower case; a typo has a near name; a
+// Kernel Tuner name has its ktune counterpart).
 func UnknownStrategy(name string) error {
 	names := Names()
 	hint := ""
-	if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) }); i >= 0 {
+	if kt, ok := kernelTunerNames[strings.ToLower(name)]; ok && slices.Contains(names, kt) {
+		hint = fmt.Sprintf("; Kernel Tuner's %s is ktune's %s", strings.ToLower(name), kt)
+		if strings.EqualFold(name, "ordered_greedy_mls") {
+			hint += " with its option order"
+		}
+	} else if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) }); i >= 0 {
 		hint = fmt.Sprintf("; names are case-sensitive: did you mean %s?", names[i])
 	} else if c := expr.Closest(name, names); c != "" {
 		hint = fmt.Sprintf("; did you mean %s?", c)

@@ -308,3 +308,22 @@ func TestSampleNewFindsTheLastUnevaluatedConfigurations(t *testing.T) {
 		}
 	}
 }
+
+// A Kernel Tuner strategy name gets ktune's name for the same algorithm, and a typo the
+// nearest name.
+func TestUnknownStrategyNamesKernelTunersCounterpart(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"genetic_algorithm", "Kernel Tuner's genetic_algorithm is ktune's genetic"},
+		{"simulated_annealing", "Kernel Tuner's simulated_annealing is ktune's annealing"},
+		{"Random_Sample", "Kernel Tuner's random_sample is ktune's random"},
+		{"ordered_greedy_mls", "Kernel Tuner's ordered_greedy_mls is ktune's greedymls with its option order"},
+		{"bayes_opt", "Kernel Tuner's bayes_opt is ktune's bayes"},
+		{"anealing", "did you mean annealing?"},
+		{"BAYES", "names are case-sensitive: did you mean bayes?"},
+	} {
+		_, err := New(tc.name, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
