@@ -58,8 +58,12 @@ const (
 // names, whose text may wrap at its spaces. A column whose cells are all numbers is
 // right-aligned with figures of equal width, so that its numbers line up.
 type Table struct {
-	Caption  string
-	KeyValue bool // a two-column list of names and values: left-aligned, values may wrap
+	Caption string
+	// KeyValue makes the table a two-column list of names and values, left-aligned, that
+	// fits a narrow screen: a name wraps at its spaces, a value too, and a word of a value
+	// longer than the column (a path, a hash) breaks anywhere rather than push the list
+	// sideways; the value column is at least 12em wide, so a number does not break.
+	KeyValue bool
 	Messages bool // the last column holds messages (compiler logs): kept as written, lines and all
 	Wrap     []int
 	Head     []string
@@ -154,7 +158,9 @@ func isNumber(s string) bool {
 	return digit
 }
 
-// Figure is an image embedded as a data URI, so the page needs no other file.
+// Figure is an image embedded as a data URI, so the page needs no other file. Its title
+// is the caption below it, which wraps to the image's width: a caption longer than the
+// image does not widen the figure, so figures of one size stand side by side.
 type Figure struct {
 	Title string
 	Src   template.URL
@@ -203,7 +209,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #222; overflow-wrap: break-word; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
 .sub { color: #555; margin-top: 0; }
@@ -218,12 +224,12 @@ th { background: #f3f3f3; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 td.wrap { white-space: normal; overflow-wrap: normal; min-width: 12em; }
 td.msg { white-space: pre-wrap; font-family: monospace; font-size: 0.85em; min-width: 24em; }
-table.kv td:first-child { font-weight: 600; }
-table.kv td.wrap { max-width: 48em; }
+table.kv td:first-child { font-weight: 600; white-space: normal; }
+table.kv td.wrap { max-width: 48em; overflow-wrap: anywhere; }
 details > summary { cursor: pointer; color: #555; margin: 0.5em 0; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; max-width: 100%; }
-figure img { display: block; max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 0.85em; color: #444; }
+figure img { display: block; box-sizing: border-box; max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #444; contain: inline-size; }
 footer { margin-top: 3em; color: #777; font-size: 0.8em; }
 </style>
 </head>

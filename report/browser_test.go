@@ -1,0 +1,144 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// browser is a headless Chromium or Chrome on the PATH; the test is skipped without one
+// (and with -short), as the layout of a page can only be measured by a browser.
+func browser(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome-headless-shell", "headless_shell"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Skip("no headless Chromium or Chrome on the PATH")
+	return ""
+}
+
+// probe is a page that shows the report in a frame of a given width (a headless
+// browser's window is at least 500 pixels wide) and, once it has loaded, writes what it
+// measured of the laid-out report as JSON into the element #measured, which --dump-dom
+// then prints.
+const probe = `<!DOCTYPE html>
+<html><body style="margin:0">
+<iframe id="f" style="border:0; width:%dpx; height:900px" srcdoc="%s"></iframe>
+<script>
+window.addEventListener("load", () => {
+  const d = document.getElementById("f").contentDocument;
+  const kv = d.querySelector("table.kv").closest(".tw");
+  const out = document.createElement("pre");
+  out.id = "measured";
+  out.textContent = JSON.stringify({width: d.documentElement.clientWidth, page: d.documentElement.scrollWidth,
+    kvBox: kv.clientWidth, kvTable: kv.scrollWidth,
+    figureTops: [...d.querySelectorAll("figure")].map(f => Math.round(f.getBoundingClientRect().top))});
+  document.body.appendChild(out);
+});
+</script>
+</body></html>`
+
+type measured struct {
+	Width      int   `json:"width"`
+	Page       int   `json:"page"`
+	KVBox      int   `json:"kvBox"`
+	KVTable    int   `json:"kvTable"`
+	FigureTops []int `json:"figureTops"`
+}
+
+// measure opens the page in the browser in a frame width pixels wide and returns what
+// the probe found.
+func measure(t *testing.T, chrome, page string, width int) measured {
+	t.Helper()
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(filepath.Dir(page), fmt.Sprintf("probe-%d.html", width))
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(probe, width, html.EscapeString(string(data)))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), fmt.Sprintf("--window-size=%d,1000", max(width, 500)), "--virtual-time-budget=3000",
+		"--dump-dom", "file://"+file)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", chrome, err)
+	}
+	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the browser's page has no measurements:\n%.2000s", out)
+	}
+	var r measured
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Width > width {
+		t.Fatalf("the frame of %d pixels is %d wide", width, r.Width)
+	}
+	return r
+}
+
+// A page read on a narrow screen (400 pixels) does not scroll sideways: a title, subtitle
+// and heading with a long path or space name wrap, and a list of names and values (the
+// run's settings, with paths and long names) fits the screen where it scrolled in its
+// box; on a wide one, two figures whose captions are longer than their images stand side
+// by side, where each caption widened its figure and pushed the second below the first.
+func TestPageFitsANarrowScreenAndFiguresPairUp(t *testing.T) {
+	chrome := browser(t)
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "f.svg")
+	if err := os.WriteFile(svg, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="480" height="300"><rect width="480" height="300" fill="#ccc"/></svg>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caption := "Wins of each strategy (column) over each other (row): kerneltuner_convolution, budgets <= 200, with more words after it"
+	fig, err := FigureFile(svg, caption)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/work/wt-report/testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz"
+	p := &Page{
+		Title:    "kerneltuner_gemm/RTX_3090_with_a_long_device_name: Xgemm on NVIDIA GeForce RTX 3090",
+		Subtitle: "recorded space read from " + path + " (kerneltuner format)",
+		Sections: []Section{{
+			Title: "Space kerneltuner_convolution/RTX_2080_Ti_and_more",
+			Text:  []string{"Warning: " + path + path},
+			Tables: []Table{{Caption: "Run", KeyValue: true, Rows: [][]string{
+				{"median of the configurations evaluated", "14.578 ms; the best is 2.58x better than it"},
+				{"source", path},
+				{"settings", "backend: c, inputs: (kernel source 2169059369878e5c; spec " + path + " 0f69cf86d438a572)"},
+			}}},
+			Figures: []Figure{fig, fig},
+		}},
+	}
+	page := filepath.Join(dir, "page.html")
+	if err := p.WriteFile(page); err != nil {
+		t.Fatal(err)
+	}
+
+	narrow := measure(t, chrome, page, 400)
+	if narrow.Page > narrow.Width {
+		t.Errorf("at 400 pixels the page is %d wide, wider than the window (%d): it scrolls sideways", narrow.Page, narrow.Width)
+	}
+	if narrow.KVTable > narrow.KVBox {
+		t.Errorf("at 400 pixels the list of names and values is %d wide in a box of %d: it scrolls sideways", narrow.KVTable, narrow.KVBox)
+	}
+	wide := measure(t, chrome, page, 1280)
+	if len(wide.FigureTops) != 2 || wide.FigureTops[0] != wide.FigureTops[1] {
+		t.Errorf("at 1280 pixels two 480-pixel figures stand at the tops %v, not side by side", wide.FigureTops)
+	}
+}
