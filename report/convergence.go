@@ -126,7 +126,9 @@ func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
 	if ref != nil {
 		caption += fmt.Sprintf("; the default configuration's %s dashed (red)", withUnit(*ref, obj))
 	}
-	caption += fmt.Sprintf("; %d failed evaluations not drawn", failed)
+	if failed > 0 {
+		caption += fmt.Sprintf("; %s not drawn", plural(failed, "failed evaluation", "failed evaluations"))
+	}
 	fig, err := FigureFile(files[0], caption)
 	if err != nil {
 		return nil, err

@@ -47,3 +47,30 @@ func TestConvergenceOfALongRunStaysSmallAndDrawsEveryImprovement(t *testing.T) {
 	}
 	t.Logf("%d evaluations, %d improvements: SVG %d bytes", n, improvements, len(svg))
 }
+
+// The caption counts the failed evaluations it leaves out only where there are some, in
+// the singular for one (QA: "0 failed evaluations not drawn" under a run without failures).
+func TestConvergenceCaptionCountsFailuresLeftOut(t *testing.T) {
+	iv := space.IntValue
+	for _, c := range []struct {
+		failed int
+		want   string
+	}{{0, ""}, {1, "1 failed evaluation not drawn"}, {2, "2 failed evaluations not drawn"}} {
+		rec := &result.Recording{Objective: "time", Params: []space.Param{{Name: "x", Values: []space.Value{iv(0)}}}}
+		for i := range 5 {
+			e := result.Evaluation{Config: []space.Value{iv(0)}, Status: result.OK, Objective: float64(5 - i)}
+			if i < c.failed {
+				e.Status, e.Objective = result.CompileError, math.NaN()
+			}
+			rec.Evaluations = append(rec.Evaluations, e)
+		}
+		sec, err := convergenceSection(rec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := sec.Figures[0].Title
+		if c.want == "" && strings.Contains(title, "not drawn") || c.want != "" && !strings.Contains(title, c.want) {
+			t.Errorf("%d failed: caption %q, want %q", c.failed, title, c.want)
+		}
+	}
+}

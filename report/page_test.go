@@ -376,3 +376,66 @@ func TestReadBenchRefusesCellsNoBenchmarkWrote(t *testing.T) {
 		t.Errorf("one run per cell: %v", err)
 	}
 }
+
+// The notes of a page are sentences, each said once: the warning of a recording read up to
+// its last whole entry (an interrupted Kernel Tuner run's cache) stands in the summary and
+// not again under Notes (QA: it was printed twice), and the analysis's clauses ("only 9
+// valid configurations, ...", "empirical: ...") start with a capital and end with a full
+// stop, as the rest of the page's text does.
+func TestNotesAreSentencesSaidOnce(t *testing.T) {
+	cache, err := os.ReadFile("../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cut after the tenth entry of the cache, as a killed Kernel Tuner run leaves it
+	text := string(cache)
+	at := strings.Index(text, `"cache": {`)
+	for range 10 {
+		at += strings.Index(text[at:], "\n        },") + len("\n        },")
+	}
+	path := filepath.Join(t.TempDir(), "cut.json")
+	if err := os.WriteFile(path, []byte(text[:at]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Warnings) != 1 {
+		t.Fatalf("warnings %q, want the one of an unclosed cache", rec.Warnings)
+	}
+	o := Options{Analysis: analysis.Defaults()}
+	o.Analysis.Bootstrap = -1
+	html := spacePageHTML(t, analysis.Input{Name: "cut", Rec: rec}, o)
+	if n := strings.Count(html, rec.Warnings[0]); n != 1 {
+		t.Errorf("the recording's warning %q is on the page %d times, want once", rec.Warnings[0], n)
+	}
+	notes := html[strings.Index(html, "<h2>Notes</h2>"):]
+	notes = notes[:strings.Index(notes, "</section>")]
+	paras := strings.Split(notes, "<p>")[1:]
+	if len(paras) == 0 {
+		t.Fatalf("no notes: %s", notes)
+	}
+	for _, p := range paras {
+		p = p[:strings.Index(p, "</p>")]
+		if first := p[:1]; strings.ToUpper(first) != first || !strings.HasSuffix(p, ".") {
+			t.Errorf("note %q: want a sentence, capitalised and with a full stop", p)
+		}
+	}
+}
+
+func TestSentence(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"only 9 valid configurations, not a full product of the values; the significance still holds", "Only 9 valid configurations, not a full product of the values; the significance still holds."},
+		{"empirical: the configurations are not the full product", "Empirical: the configurations are not the full product."},
+		{"energy_j is constant (3) over the 9 valid configurations", "energy_j is constant (3) over the 9 valid configurations."},
+		{"GB/s is constant", "GB/s is constant."},
+		{"/data/x.json: unclosed cache file.", "/data/x.json: unclosed cache file."},
+		{"Already one.", "Already one."},
+		{"", ""},
+	} {
+		if got := sentence(c.in); got != c.want {
+			t.Errorf("sentence(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -450,8 +450,15 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 	}
 
 	var secs []Section
-	// the caveat on the empirical indices stands in their section
-	if notes := slices.DeleteFunc(slices.Clone(r.Warnings), func(w string) bool { return w == r.SobolWarning }); len(notes) > 0 {
+	// the caveat on the empirical indices stands in their section, and the recording's own
+	// warnings (a file read up to its last whole entry) in the summary
+	var notes []string
+	for _, w := range r.Warnings {
+		if w != r.SobolWarning && !slices.Contains(in.Rec.Warnings, w) && (in.Run == nil || !slices.Contains(in.Run.Warnings, w)) {
+			notes = append(notes, sentence(w))
+		}
+	}
+	if len(notes) > 0 {
 		secs = append(secs, Section{Title: "Notes", Text: notes})
 	}
 	if a := r.Landscape; a != nil {
@@ -535,7 +542,7 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			"First order: the share of the variance of %s due to the parameter alone; total order: including all its interactions (%s, Section 3.2).",
 			sob.Method, plural(sob.Samples, "sample", "samples"), intervals, r.Objective, refSensitivity))
 		if sob.Note != "" {
-			s.Text = append(s.Text, sob.Note)
+			s.Text = append(s.Text, sentence(sob.Note))
 		}
 		// columns of intervals only where there are intervals (not for exact indices)
 		withIntervals := sob.Bootstrap > 0
@@ -570,7 +577,7 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 		}
 		s.Figures = append(s.Figures, take(so.prefix)...)
 		if sob == r.Sobol && r.SobolWarning != "" {
-			s.Callouts = append(s.Callouts, Callout{Warning, strings.ToUpper(r.SobolWarning[:1]) + r.SobolWarning[1:] + "."})
+			s.Callouts = append(s.Callouts, Callout{Warning, sentence(r.SobolWarning)})
 			s.Collapsed = "Show the indices of the sample anyway"
 		}
 		secs = append(secs, s)
@@ -604,6 +611,27 @@ func figureTitle(file string) string {
 		}
 	}
 	return base
+}
+
+// sentence is a note of the analysis, written as a clause ("only 7 valid configurations,
+// ..."), as a sentence of the page: its first word capitalised when it is a plain word
+// (a name such as "energy_j", "GB/s" or a path is kept as written) and a full stop at
+// its end.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	first, _, _ := strings.Cut(s, " ")
+	first = strings.TrimRight(first, ",:;")
+	plain := first != ""
+	for _, r := range first {
+		plain = plain && r >= 'a' && r <= 'z'
+	}
+	if plain {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!?") {
+		s += "."
+	}
+	return s
 }
 
 func fnum(v float64) string {
