@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	stdhtml "html"
 	"math"
 	"os"
@@ -307,5 +308,31 @@ func TestRunSummaryOfNegativeObjectivesHasNoRatio(t *testing.T) {
 	}
 	if strings.Contains(page, "x better") {
 		t.Error("the page gives a ratio of negative objectives")
+	}
+}
+
+// A run whose configurations all failed in different ways until the space was exhausted
+// says why it stopped as 'ktune tune' does (space exhausted), not that nothing succeeded
+// a second time (QA: "Failed: none of the 4 configurations evaluated ran successfully;
+// no configuration ran successfully.").
+func TestAFailedRunSaysWhyItStopped(t *testing.T) {
+	var evals []result.Evaluation
+	for _, u := range []int64{1, 2, 4, 8, 16} {
+		for _, n := range []int64{1, 2, 4} {
+			evals = append(evals, failed(u, n, fmt.Sprintf("error %d", u*n)))
+		}
+	}
+	page := tunedRun(t, 20, evals, store.StatusFinished)
+	for _, want := range []string{
+		"tuning run, failed: no configuration ran successfully",
+		`Failed: none of the 15 configurations evaluated ran successfully; every configuration of the space was evaluated. The failures below say why.`,
+		`<td>stopped</td><td class="wrap">every configuration of the space was evaluated</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "no configuration ran successfully"); n != 2 {
+		t.Errorf("the page says %d times that no configuration ran successfully, want twice (subtitle and status)", n)
 	}
 }

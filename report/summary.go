@@ -180,8 +180,8 @@ func (f *runFacts) stop() string {
 	switch {
 	case f.ok == 0 && f.sameFailure() != "":
 		return f.sameFailure()
-	case f.ok == 0:
-		return "no configuration ran successfully"
+	// a run where nothing succeeded stops as any other ('ktune tune' says "space
+	// exhausted"); that nothing succeeded, its state and headline say
 	case f.budget > 0 && n >= f.budget:
 		return fmt.Sprintf("its budget of %d evaluations was spent", f.budget)
 	case f.spaceSize > 0 && n >= f.spaceSize:
