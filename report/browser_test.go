@@ -110,7 +110,7 @@ func TestPageFitsANarrowScreenAndFiguresPairUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := "/work/wt-report/testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz"
+	path := "/home/someone/projects/ktune/testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz"
 	p := &Page{
 		Title:    "kerneltuner_gemm/RTX_3090_with_a_long_device_name: Xgemm on NVIDIA GeForce RTX 3090",
 		Subtitle: "recorded space read from " + path + " (kerneltuner format)",
