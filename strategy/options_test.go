@@ -149,3 +149,19 @@ func TestOptionValuesOfTheWrongKindAreSaidAsJSONWritesThem(t *testing.T) {
 		}
 	}
 }
+
+// A choice given as an empty or blank string is shown quoted, as the numeric getters show
+// it: unquoted it was nothing between the name and the list ("option hill_climber:  is
+// not one of none, first, best").
+func TestAChoiceOfAnEmptyStringIsShownQuoted(t *testing.T) {
+	for v, want := range map[string]string{
+		"":      `option method: "" is not one of powell, cobyla`,
+		"  ":    `option method: "  " is not one of powell, cobyla`,
+		"slsqp": `option method: "slsqp" is not one of powell, cobyla`,
+	} {
+		_, err := strategy.Options{"method": v}.Choice("method", "powell", "powell", "cobyla")
+		if err == nil || err.Error() != want {
+			t.Errorf("Choice(%q): %v, want %q", v, err, want)
+		}
+	}
+}
