@@ -3,6 +3,7 @@ package strategy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -307,5 +308,28 @@ func checkEvaluatorErrorPassedOn(t *testing.T, sp *space.Space, name string) {
 	}
 	if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
 		t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
+	}
+}
+
+// A swarm of one firefly is its own brightest, which a generation that brought nothing new
+// did not re-scatter; it did not move either, so the run asked for the same configuration
+// forever without using the budget (QA: popsize=1 on pnpoly never ended). It is
+// re-scattered now and uses the budget.
+func TestALoneFireflyUsesTheBudget(t *testing.T) {
+	sim := popSim(t, "pnpoly")
+	for _, budget := range []int{5, 60} {
+		st, err := strategy.New("firefly", map[string]any{"popsize": 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim.WithSeed(4), tuning.Options{Budget: budget, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("firefly popsize=1, budget %d", budget)
+		sum, ended, err := runWithin(t, what, sess, endingLimit)
+		if ended && (err != nil || sum.Evaluations != budget) {
+			t.Errorf("%s: %d evaluations, stop %q, error %v", what, sum.Evaluations, sum.Stop, err)
+		}
 	}
 }
