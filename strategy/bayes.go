@@ -72,7 +72,7 @@ var bayesFactory = Factory{
 		{Name: "other_basins", Default: "2",
 			Doc: "while local steps pause (patience), one step in three is a local step in another basin instead of the best candidate overall: from the best configuration that differs from the best found in at least this many parameters and has likely unevaluated neighbours (of the best 20 such); 0 never"},
 		{Name: "plateau", Default: tableIIIDoc(bayesPlateau),
-			Doc: "local steps take the best-scoring neighbour of any of the best five configurations whose fitness is within this share of the best's (0.01: 1%), not of the best alone: a near-tie of the best may lie next to a better configuration that no neighbour of the best reaches; 0 only the best"},
+			Doc: "local steps take the best-scoring neighbour of any of the best five configurations whose fitness is within this share of the best's (0.01: 1%), not of the best alone: a near-tie of the best may lie next to a better configuration that no neighbour of the best reaches; in [0, 1], 0 only the best"},
 		neighbourhoodOption("Hamming"),
 	},
 	New: newBayes,
@@ -402,7 +402,9 @@ func (r *bayesRun) spreadFrom(xs []float64) (space.Config, bool) {
 		}
 		pt := r.enc.point(c, r.pt)
 		near := math.Inf(1)
-		for i := 0; i+d <= len(xs); i += d {
+		// d is 0 when no parameter has two values (a space of one configuration): the
+		// points then have no coordinates, and stepping by d would never end
+		for i := 0; d > 0 && i+d <= len(xs); i += d {
 			// no nearer than the farthest draw so far: it cannot be chosen
 			if near = min(near, sqDist(pt, xs[i:i+d])); near <= bestDist {
 				break

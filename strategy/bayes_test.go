@@ -2,12 +2,14 @@ package strategy_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -442,4 +444,27 @@ func stdErr(xs []float64) float64 {
 		s += (x - m) * (x - m)
 	}
 	return math.Sqrt(s / float64(len(xs)-1) / float64(len(xs)))
+}
+
+// In a space of one configuration no parameter has two values, so its points have no
+// coordinates: the spread-out draw of start=random stepped through them by 0 and never
+// ended, whatever the context said (QA). It evaluates the configuration and ends.
+func TestBayesStartsAtRandomInASpaceOfOneConfiguration(t *testing.T) {
+	rec := tinyRecording([]space.Param{{Name: "a", Values: ints(4)}, {Name: "b", Values: ints(1)}}, nil, nil, false)
+	sim := tinySim(t, rec, simulator.Recorded, simulator.Deterministic)
+	for _, opts := range []map[string]any{{"start": "random"}, nil} {
+		st, err := strategy.New("bayes", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim, tuning.Options{Budget: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("bayes %v on one configuration", opts)
+		sum, ended, err := runWithin(t, what, sess, endingLimit)
+		if ended && (err != nil || sum.Evaluations != 1 || sum.Stop != tuning.StopExhausted) {
+			t.Errorf("%s: %d evaluations, stop %q, error %v; want the one configuration, then exhausted", what, sum.Evaluations, sum.Stop, err)
+		}
+	}
 }
