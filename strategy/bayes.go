@@ -311,7 +311,17 @@ func (r *bayesRun) loop() error {
 	if b := r.p.Budget(); b > 0 {
 		n0 = r.initial.or(max(5, min(10, b/4)))
 	}
+	// The design is drawn before any of it is evaluated, in time quadratic in its size:
+	// points past what the run may still evaluate would never be, and initial=1000000
+	// on an 83,000-configuration space took minutes before the first evaluation. The
+	// cap is never below the largest default (10), so that a run with the default draws
+	// its design, and leaves the random generator to what follows (auto's next stage),
+	// as before.
+	n0 = min(n0, max(r.p.Remaining(), 10))
 	design := r.initialDesign(n0)
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
 	for i, c := range design {
 		if r.p.Remaining() <= 0 {
 			return nil
@@ -367,6 +377,9 @@ func (r *bayesRun) initialDesign(n int) []space.Config {
 	var design []space.Config
 	var xs []float64 // the design's points so far
 	for k := range n {
+		if r.ctx.Err() != nil {
+			break // the loop's first Evaluate returns the context's error
+		}
 		var c space.Config
 		if k == 0 && r.centre {
 			c = cubeCentre(r.sp, r.p.Rand())
