@@ -165,3 +165,25 @@ func TestAChoiceOfAnEmptyStringIsShownQuoted(t *testing.T) {
 		}
 	}
 }
+
+// The cube strategies read method themselves (SciPy's spellings): a bad value is said as
+// Choice says it, not as Go prints it ("option method:  is not one of", "<nil> is not
+// one of").
+func TestABadMinimiserIsShownAsChoiceShowsIt(t *testing.T) {
+	for v, want := range map[any]string{
+		"":      `option method: "" is not one of powell, neldermead, cobyla`,
+		"bfgs2": `option method: "bfgs2" is not one of powell, neldermead, cobyla`,
+		true:    `option method: true is not one of powell, neldermead, cobyla`,
+	} {
+		for _, name := range []string{"basinhopping", "dualannealing"} {
+			_, err := strategy.New(name, map[string]any{"method": v})
+			if err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s method=%#v: %v, want %q", name, v, err, want)
+			}
+		}
+	}
+	_, err := strategy.New("basinhopping", map[string]any{"method": nil})
+	if want := "option method: null is not one of"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("method=null: %v, want %q", err, want)
+	}
+}
