@@ -72,7 +72,7 @@ var bayesFactory = Factory{
 		{Name: "other_basins", Default: "2",
 			Doc: "while local steps pause (patience), one step in three is a local step in another basin instead of the best candidate overall: from the best configuration that differs from the best found in at least this many parameters and has likely unevaluated neighbours (of the best 20 such); 0 never"},
 		{Name: "plateau", Default: tableIIIDoc(bayesPlateau),
-			Doc: "local steps take the best-scoring neighbour of any of the best five configurations whose fitness is within this share of the best's (0.01: 1%), not of the best alone: a near-tie of the best may lie next to a better configuration that no neighbour of the best reaches; 0 only the best"},
+			Doc: "local steps take the best-scoring neighbour of any of the best five configurations whose fitness is within this share of the best's (0.01: 1%), not of the best alone: a near-tie of the best may lie next to a better configuration that no neighbour of the best reaches; in [0, 1], 0 only the best"},
 		neighbourhoodOption("Hamming"),
 	},
 	New: newBayes,
@@ -311,7 +311,17 @@ func (r *bayesRun) loop() error {
 	if b := r.p.Budget(); b > 0 {
 		n0 = r.initial.or(max(5, min(10, b/4)))
 	}
+	// The design is drawn before any of it is evaluated, in time quadratic in its size:
+	// points past what the run may still evaluate would never be, and initial=1000000
+	// on an 83,000-configuration space took minutes before the first evaluation. The
+	// cap is never below the largest default (10), so that a run with the default draws
+	// its design, and leaves the random generator to what follows (auto's next stage),
+	// as before.
+	n0 = min(n0, max(r.p.Remaining(), 10))
 	design := r.initialDesign(n0)
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
 	for i, c := range design {
 		if r.p.Remaining() <= 0 {
 			return nil
@@ -367,6 +377,9 @@ func (r *bayesRun) initialDesign(n int) []space.Config {
 	var design []space.Config
 	var xs []float64 // the design's points so far
 	for k := range n {
+		if r.ctx.Err() != nil {
+			break // the loop's first Evaluate returns the context's error
+		}
 		var c space.Config
 		if k == 0 && r.centre {
 			c = cubeCentre(r.sp, r.p.Rand())
@@ -402,7 +415,9 @@ func (r *bayesRun) spreadFrom(xs []float64) (space.Config, bool) {
 		}
 		pt := r.enc.point(c, r.pt)
 		near := math.Inf(1)
-		for i := 0; i+d <= len(xs); i += d {
+		// d is 0 when no parameter has two values (a space of one configuration): the
+		// points then have no coordinates, and stepping by d would never end
+		for i := 0; d > 0 && i+d <= len(xs); i += d {
 			// no nearer than the farthest draw so far: it cannot be chosen
 			if near = min(near, sqDist(pt, xs[i:i+d])); near <= bestDist {
 				break

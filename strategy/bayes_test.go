@@ -2,12 +2,14 @@ package strategy_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/strategy"
 	"github.com/ktune/ktune/tuning"
 )
@@ -442,4 +444,58 @@ func stdErr(xs []float64) float64 {
 		s += (x - m) * (x - m)
 	}
 	return math.Sqrt(s / float64(len(xs)-1) / float64(len(xs)))
+}
+
+// In a space of one configuration no parameter has two values, so its points have no
+// coordinates: the spread-out draw of start=random stepped through them by 0 and never
+// ended, whatever the context said (QA). It evaluates the configuration and ends.
+func TestBayesStartsAtRandomInASpaceOfOneConfiguration(t *testing.T) {
+	rec := tinyRecording([]space.Param{{Name: "a", Values: ints(4)}, {Name: "b", Values: ints(1)}}, nil, nil, false)
+	sim := tinySim(t, rec, simulator.Recorded, simulator.Deterministic)
+	for _, opts := range []map[string]any{{"start": "random"}, nil} {
+		st, err := strategy.New("bayes", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim, tuning.Options{Budget: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("bayes %v on one configuration", opts)
+		sum, ended, err := runWithin(t, what, sess, endingLimit)
+		if ended && (err != nil || sum.Evaluations != 1 || sum.Stop != tuning.StopExhausted) {
+			t.Errorf("%s: %d evaluations, stop %q, error %v; want the one configuration, then exhausted", what, sum.Evaluations, sum.Stop, err)
+		}
+	}
+}
+
+// The initial design is drawn before it is evaluated, in time quadratic in its size:
+// initial=1000000 on GEMM's cartesian space (82,944 configurations) drew the whole space
+// before its first evaluation, minutes at budget 10 (QA). The design stops at what the
+// run can evaluate, so that run is the run of initial=10, and it is quick.
+func TestBayesInitialBeyondTheBudgetDrawsWhatTheRunCanEvaluate(t *testing.T) {
+	sim := popSim(t, "gemm")
+	runs := make([]tuning.Summary, 2)
+	for i, initial := range []int{1_000_000, 10} {
+		st, err := strategy.New("bayes", map[string]any{"initial": initial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim.WithSeed(6), tuning.Options{Budget: 10, Seed: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("bayes initial=%d, budget 10", initial)
+		sum, ended, err := runWithin(t, what, sess, endingLimit)
+		if !ended {
+			return
+		}
+		if err != nil || sum.Evaluations != 10 {
+			t.Fatalf("%s: %d evaluations, error %v", what, sum.Evaluations, err)
+		}
+		runs[i] = sum
+	}
+	if !slices.EqualFunc(runs[0].History, runs[1].History, sameConfig) {
+		t.Error("initial=1000000 at budget 10 runs otherwise than initial=10")
+	}
 }

@@ -59,7 +59,8 @@ func minimiserFrom(opts Options) (optional[string], error) {
 		return optional[string]{}, fmt.Errorf("option method: %s needs gradients, which the "+
 			"piecewise-constant mapped objective does not have; want one of %s", s, strings.Join(minimiserNames, ", "))
 	}
-	return optional[string]{}, fmt.Errorf("option method: %v is not one of %s", v, strings.Join(minimiserNames, ", "))
+	// as Options.Choice says it: "" quoted, null (from a JSON file) as JSON writes it
+	return optional[string]{}, fmt.Errorf("option method: %s is not one of %s", valueText(v), strings.Join(minimiserNames, ", "))
 }
 
 // errStalled ends a local minimisation whose recent calls only revisited configurations

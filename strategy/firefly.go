@@ -17,13 +17,13 @@ var fireflyFactory = Factory{
 		"restrictions forbid is evaluated as the nearest valid configuration (a Hamming " +
 		"neighbour, else the nearest of 64 random repairs of the broken parameter groups). " +
 		"A generation that brings no " +
-		"new configuration re-scatters all but the brightest. Runs until the budget or the " +
+		"new configuration re-scatters all but the brightest (a lone firefly too). Runs until the budget or the " +
 		"space is exhausted. Not in seed 000's Table III: defaults are Kernel Tuner's.",
 	Options: []Option{
 		{Name: "popsize", Default: "20 (Kernel Tuner)", Doc: "number of fireflies, 1 to 100,000"},
-		{Name: "B0", Default: "1.0 (Kernel Tuner)", Doc: "attractiveness at distance 0"},
-		{Name: "gamma", Default: "1.0 (Kernel Tuner)", Doc: "light absorption: how fast attractiveness falls with distance"},
-		{Name: "alpha", Default: "0.2 (Kernel Tuner)", Doc: "size of the random step, in the unit cube, per coordinate uniform in [-alpha/2, alpha/2)"},
+		{Name: "B0", Default: "1.0 (Kernel Tuner)", Doc: "attractiveness at distance 0 (0 or more)"},
+		{Name: "gamma", Default: "1.0 (Kernel Tuner)", Doc: "light absorption: how fast attractiveness falls with distance (0 or more)"},
+		{Name: "alpha", Default: "0.2 (Kernel Tuner)", Doc: "size of the random step, in the unit cube, per coordinate uniform in [-alpha/2, alpha/2) (0 or more)"},
 	},
 	New: newFirefly,
 }
@@ -95,8 +95,11 @@ func (s *firefly) Run(ctx context.Context, p Problem) error {
 		}
 		best := popBest(fit)
 		if ev.fresh == 0 {
+			// A lone firefly is the brightest: it is re-scattered too, or its random
+			// steps (smaller than its cell for a small alpha) keep it on the
+			// configuration it was evaluated as, and the run spins without using budget.
 			for i := range n {
-				if i != best {
+				if i != best || n == 1 {
 					popToPoint(sizes, sp.Sample(r, cfg[i]), x[i])
 				}
 			}

@@ -30,11 +30,11 @@ var geneticFactory = Factory{
 		"seed 000's Table III for the run's budget.",
 	Options: []Option{
 		{Name: "popsize", Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation), 2 to 100,000"},
-		{Name: "mutation", Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value"},
+		{Name: "mutation", Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value, in [0, 1]"},
 		{Name: "crossover", Default: tableIIIDoc(gaCrossoverTable), Doc: "reproduction: 1point, 2point or uniform crossover"},
 		{Name: "selection", Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},
-		{Name: "tournament", Default: tableIIIDoc(gaTourTable), Doc: "tournament size for selection=tournament"},
-		{Name: "elitism", Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation"},
+		{Name: "tournament", Default: tableIIIDoc(gaTourTable), Doc: "tournament size for selection=tournament, 1 to 100,000"},
+		{Name: "elitism", Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation, 0 to popsize-1"},
 	},
 	New: newGenetic,
 }
@@ -100,8 +100,10 @@ func gaResolve(o Options, budget int) (gaParams, error) {
 	switch {
 	case g.mutation < 0 || g.mutation > 1:
 		return g, fmt.Errorf("option mutation: %v, want a chance in [0, 1]", g.mutation)
-	case g.tour < 1:
-		return g, fmt.Errorf("option tournament: %d, want at least 1", g.tour)
+	case g.tour < 1 || g.tour > maxPopulation:
+		// a tournament draws its size in members for each parent: an unbounded size
+		// (2^31) made a generation take minutes
+		return g, fmt.Errorf("option tournament: %d, want 1 to %d", g.tour, maxPopulation)
 	case g.elite < 0 || g.elite >= g.pop:
 		return g, fmt.Errorf("option elitism: %d, want 0 to popsize-1", g.elite)
 	}

@@ -55,7 +55,7 @@ var glsFactory = Factory{
 			Doc: "survivor selection: RTS (restricted tournament selection: a child replaces the " +
 				"member with the most equal parameters, ties at random, when it is better) or " +
 				"tournament (each place goes to the best of a few random parents and children)"},
-		{Name: "tournament", Default: "2 (not in Table III)", Doc: "tournament size for selection=tournament (at least 1)"},
+		{Name: "tournament", Default: "2 (not in Table III)", Doc: "tournament size for selection=tournament, 1 to 100,000"},
 		{Name: "hill_climber", Default: "first (seed 000 Table III: RandomFirst)",
 			Doc: "hill climbing of every member: first (first improvement over neighbours in " +
 				"random order) or best (best improvement)"},
@@ -101,8 +101,10 @@ func newGLS(opts Options) (Strategy, error) {
 	if g.tour, err = opts.Int("tournament", 2); err != nil {
 		return nil, err
 	}
-	if g.tour < 1 {
-		return nil, fmt.Errorf("option tournament: %d is below 1", g.tour)
+	if g.tour < 1 || g.tour > maxPopulation {
+		// a tournament draws its size in members for each place: an unbounded size
+		// (2^31) made a generation take minutes
+		return nil, fmt.Errorf("option tournament: %d, want 1 to %d", g.tour, maxPopulation)
 	}
 	climber, err := opts.Choice("hill_climber", "first", "first", "best")
 	if err != nil {

@@ -193,11 +193,9 @@ func (o Options) Choice(name, def string, allowed ...string) (string, error) {
 			return allowed[i], nil
 		}
 	}
-	text := fmt.Sprint(v)
-	if _, isString := v.(string); !isString {
-		text = valueText(v)
-	}
-	return "", fmt.Errorf("option %s: %s is not one of %s", name, text, strings.Join(allowed, ", "))
+	// valueText quotes a string, so that an empty or blank value shows as "" rather than
+	// as nothing between the option's name and "is not one of"
+	return "", fmt.Errorf("option %s: %s is not one of %s", name, valueText(v), strings.Join(allowed, ", "))
 }
 
 // List returns option name as a list of items, and whether it is set. On the command line

@@ -149,3 +149,41 @@ func TestOptionValuesOfTheWrongKindAreSaidAsJSONWritesThem(t *testing.T) {
 		}
 	}
 }
+
+// A choice given as an empty or blank string is shown quoted, as the numeric getters show
+// it: unquoted it was nothing between the name and the list ("option hill_climber:  is
+// not one of none, first, best").
+func TestAChoiceOfAnEmptyStringIsShownQuoted(t *testing.T) {
+	for v, want := range map[string]string{
+		"":      `option method: "" is not one of powell, cobyla`,
+		"  ":    `option method: "  " is not one of powell, cobyla`,
+		"slsqp": `option method: "slsqp" is not one of powell, cobyla`,
+	} {
+		_, err := strategy.Options{"method": v}.Choice("method", "powell", "powell", "cobyla")
+		if err == nil || err.Error() != want {
+			t.Errorf("Choice(%q): %v, want %q", v, err, want)
+		}
+	}
+}
+
+// The cube strategies read method themselves (SciPy's spellings): a bad value is said as
+// Choice says it, not as Go prints it ("option method:  is not one of", "<nil> is not
+// one of").
+func TestABadMinimiserIsShownAsChoiceShowsIt(t *testing.T) {
+	for v, want := range map[any]string{
+		"":      `option method: "" is not one of powell, neldermead, cobyla`,
+		"bfgs2": `option method: "bfgs2" is not one of powell, neldermead, cobyla`,
+		true:    `option method: true is not one of powell, neldermead, cobyla`,
+	} {
+		for _, name := range []string{"basinhopping", "dualannealing"} {
+			_, err := strategy.New(name, map[string]any{"method": v})
+			if err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s method=%#v: %v, want %q", name, v, err, want)
+			}
+		}
+	}
+	_, err := strategy.New("basinhopping", map[string]any{"method": nil})
+	if want := "option method: null is not one of"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("method=null: %v, want %q", err, want)
+	}
+}

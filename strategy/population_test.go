@@ -3,9 +3,11 @@ package strategy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/expr"
@@ -307,5 +309,56 @@ func checkEvaluatorErrorPassedOn(t *testing.T, sp *space.Space, name string) {
 	}
 	if err := st.Run(context.Background(), p); !errors.Is(err, errPop) {
 		t.Errorf("%s: Run = %v, want the evaluator's error", name, err)
+	}
+}
+
+// A swarm of one firefly is its own brightest, which a generation that brought nothing new
+// did not re-scatter; it did not move either, so the run asked for the same configuration
+// forever without using the budget (QA: popsize=1 on pnpoly never ended). It is
+// re-scattered now and uses the budget.
+func TestALoneFireflyUsesTheBudget(t *testing.T) {
+	sim := popSim(t, "pnpoly")
+	for _, budget := range []int{5, 60} {
+		st, err := strategy.New("firefly", map[string]any{"popsize": 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim.WithSeed(4), tuning.Options{Budget: budget, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("firefly popsize=1, budget %d", budget)
+		sum, ended, err := runWithin(t, what, sess, endingLimit)
+		if ended && (err != nil || sum.Evaluations != budget) {
+			t.Errorf("%s: %d evaluations, stop %q, error %v", what, sum.Evaluations, sum.Stop, err)
+		}
+	}
+}
+
+// A tournament draws its size in members for every place it fills, so a size of 2^31
+// (which 'at least 1' allowed) took minutes a generation: genetic and gls refuse sizes
+// above 100,000, naming the range, and a run with the largest ends at its budget.
+func TestTournamentSizeIsBounded(t *testing.T) {
+	// hill climbs are short here, so gls's population of 4 reaches its tournaments
+	sim := recordedSim(t, endingRecording, simulator.Cartesian)
+	for _, name := range []string{"genetic", "gls"} {
+		for _, v := range []any{100_001, "2147483647"} {
+			_, err := strategy.New(name, map[string]any{"selection": "tournament", "tournament": v})
+			if err == nil || !strings.Contains(err.Error(), "option tournament") || !strings.Contains(err.Error(), "1 to 100000") {
+				t.Errorf("%s tournament=%v: %v, want the range 1 to 100000", name, v, err)
+			}
+		}
+		st, err := strategy.New(name, map[string]any{"selection": "tournament", "tournament": 100_000, "popsize": 4})
+		if err != nil {
+			t.Fatalf("%s: the largest tournament is refused: %v", name, err)
+		}
+		sess, err := tuning.New(sim.Space(), st, sim.WithSeed(2), tuning.Options{Budget: 100, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := name + " tournament=100000 popsize=4, budget 100"
+		if sum, ended, err := runWithin(t, what, sess, endingLimit); ended && (err != nil || sum.Evaluations != 100) {
+			t.Errorf("%s: %d evaluations, error %v", what, sum.Evaluations, err)
+		}
 	}
 }

@@ -22,9 +22,9 @@ var psoFactory = Factory{
 		"until the budget or the space is exhausted.",
 	Options: []Option{
 		{Name: "popsize", Default: tableIIIDoc(psoSwarmTable), Doc: "number of particles, 1 to 100,000"},
-		{Name: "w", Default: "0.5 (Kernel Tuner; seed 000 keeps it constant)", Doc: "inertia: fraction of the velocity kept each step"},
-		{Name: "c1", Default: "2.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "cognitive constant: pull towards the particle's own best"},
-		{Name: "c2", Default: "1.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "social constant: pull towards the swarm's best"},
+		{Name: "w", Default: "0.5 (Kernel Tuner; seed 000 keeps it constant)", Doc: "inertia: fraction of the velocity kept each step (0 or more)"},
+		{Name: "c1", Default: "2.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "cognitive constant: pull towards the particle's own best (0 or more)"},
+		{Name: "c2", Default: "1.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "social constant: pull towards the swarm's best (0 or more)"},
 	},
 	New: newPSO,
 }
