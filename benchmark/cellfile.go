@@ -251,15 +251,9 @@ func meanStd(x []float64) (mean, std float64) {
 // have (nil: files of earlier versions lack the budgets) is not checked; an empty one
 // lists nothing.
 func CheckDescribed(info RunInfo, cells []Cell) error {
-	budgets := listed[int](info.Budgets != nil)
-	for i, b := range info.Budgets {
-		switch {
-		case b < 1:
-			return fmt.Errorf("budgets: budget %d of %d is %d: a budget is 1 evaluation or more", i+1, len(info.Budgets), b)
-		case budgets[b]:
-			return fmt.Errorf("budgets: budget %d is listed twice", b)
-		}
-		budgets[b] = true
+	budgets, err := listedBudgets(info.Budgets)
+	if err != nil {
+		return err
 	}
 	labels := listed[string](info.Strategies != nil)
 	for i, st := range info.Strategies {
@@ -329,6 +323,22 @@ func listed[K comparable](has bool) map[K]bool {
 		return nil
 	}
 	return map[K]bool{}
+}
+
+// listedBudgets is the set of a file's budgets (nil for a file without the list), each
+// checked: 1 evaluation or more, and listed once.
+func listedBudgets(list []int) (map[int]bool, error) {
+	budgets := listed[int](list != nil)
+	for i, b := range list {
+		switch {
+		case b < 1:
+			return nil, fmt.Errorf("budgets: budget %d of %d is %d: a budget is 1 evaluation or more", i+1, len(list), b)
+		case budgets[b]:
+			return nil, fmt.Errorf("budgets: budget %d is listed twice", b)
+		}
+		budgets[b] = true
+	}
+	return budgets, nil
 }
 
 // intList writes budgets as "25, 50, 100".

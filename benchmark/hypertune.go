@@ -596,15 +596,9 @@ func CheckTuning(r *HypertuneResult) error {
 	if len(r.SpaceInfo) > len(r.Spaces) {
 		return fmt.Errorf("space_info describes %d spaces, spaces lists %d", len(r.SpaceInfo), len(r.Spaces))
 	}
-	budgets := listed[int](r.Budgets != nil)
-	for i, b := range r.Budgets {
-		switch {
-		case b < 1:
-			return fmt.Errorf("budgets: budget %d of %d is %d: a budget is 1 evaluation or more", i+1, len(r.Budgets), b)
-		case budgets[b]:
-			return fmt.Errorf("budgets: budget %d is listed twice", b)
-		}
-		budgets[b] = true
+	budgets, err := listedBudgets(r.Budgets)
+	if err != nil {
+		return err
 	}
 	if budgets != nil {
 		for _, c := range r.Choices {
