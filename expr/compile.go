@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ktune/ktune/space"
@@ -658,46 +659,30 @@ func (c *compiler) inList(l, r cexpr, ln Node) (func(*Env) bool, error) {
 		}
 	}
 	if isStr {
-		a := l.str
-		return func(e *Env) bool {
-			x := a(e)
-			found := false
-			for _, f := range strs {
-				if f(e) == x {
-					found = true
-				}
-			}
-			run(e)
-			for _, k := range kstrs {
-				if found {
-					break
-				}
-				found = k == x
-			}
-			return found
-		}, nil
+		return member(l.str, strs, kstrs, run), nil
 	}
 	a, err := c.asNum(l, ln)
 	if err != nil {
 		return nil, err
 	}
+	return member(a, nums, knums, run), nil
+}
+
+// member is the test of in: x is computed, then every computed element (all of them, as
+// Python computes the list before it looks, so one that raises does), then the elements
+// that cannot equal x (run), and x is looked for among the computed and constant ones.
+func member[T comparable](x func(*Env) T, computed []func(*Env) T, constant []T, run func(*Env)) func(*Env) bool {
 	return func(e *Env) bool {
-		x := a(e)
+		v := x(e)
 		found := false
-		for _, f := range nums {
-			if f(e) == x {
+		for _, f := range computed {
+			if f(e) == v {
 				found = true
 			}
 		}
 		run(e)
-		for _, k := range knums {
-			if found {
-				break
-			}
-			found = k == x
-		}
-		return found
-	}, nil
+		return found || slices.Contains(constant, v)
+	}
 }
 
 // boolOp keeps Python's operand-returning semantics when both sides have the same
