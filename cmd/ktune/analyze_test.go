@@ -239,8 +239,24 @@ func TestReportOfABenchmark(t *testing.T) {
 	if !strings.Contains(out0, `"mode": "recorded"`) {
 		t.Fatalf("the bench JSON does not say its mode")
 	}
+	page := benchReport(t, dir, out)
+	for _, want := range []string{"Strategy benchmark", "Competition", "Space coulomb_sum_3d/RTX_2080_Ti", "firstmls", "random"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if n := len(dataURI.FindAllString(page, -1)); n != 3 {
+		t.Errorf("%d figures, want two heat maps and one curve figure", n)
+	}
+}
+
+// benchReport writes the output of 'ktune bench --json' to dir/bench.json and returns the
+// text of the page 'ktune report' makes of it, its entities unescaped (attribute values
+// may carry them).
+func benchReport(t *testing.T, dir, benchJSON string) string {
+	t.Helper()
 	bench := filepath.Join(dir, "bench.json")
-	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
+	if err := os.WriteFile(bench, []byte(benchJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := ktune(t, "report", bench); code != 0 {
@@ -250,15 +266,7 @@ func TestReportOfABenchmark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := html.UnescapeString(string(data)) // attribute values may carry entities
-	for _, want := range []string{"Strategy benchmark", "Competition", "Space coulomb_sum_3d/RTX_2080_Ti", "firstmls", "random"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
-	if n := len(dataURI.FindAllString(page, -1)); n != 3 {
-		t.Errorf("%d figures, want two heat maps and one curve figure", n)
-	}
+	return html.UnescapeString(string(data))
 }
 
 // With one strategy there is no competition: the table, the figures and the page say so
@@ -281,18 +289,7 @@ func TestBenchOfOneStrategyHasNoCompetition(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench --json: %s", errOut)
 	}
-	bench := filepath.Join(dir, "bench.json")
-	if err := os.WriteFile(bench, []byte(out), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, errOut, code := ktune(t, "report", bench); code != 0 {
-		t.Fatalf("report: %s", errOut)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "bench.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := html.UnescapeString(string(data))
+	page := benchReport(t, dir, out)
 	if !strings.Contains(page, "None: the benchmark ran one strategy, random, and the competition of") || strings.Contains(page, "In the heat maps") {
 		t.Errorf("the page's competition is not said to be none")
 	}
