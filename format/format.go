@@ -35,6 +35,11 @@ type Format struct {
 	// Sniff reports whether data, a file's complete content after decompression, is in this
 	// format. It must be cheap (no full decode) and must not claim files of other formats.
 	Sniff func(data []byte) bool
+	// SniffKeys, for a format told by the names of a JSON object's top-level members, is
+	// Sniff of those names (nil when the content is no JSON object): Detect lists them once
+	// for every format that has it, where each Sniff would scan the whole content again.
+	// A format gives Sniff or SniffKeys; Detect uses SniffKeys when it has both.
+	SniffKeys func(keys []string) bool
 	// Looks says, for errors, what Sniff looks for ("top-level tune_params and cache").
 	Looks string
 	// Read decodes a recording; it accepts gzip-compressed and plain input.
@@ -57,7 +62,7 @@ func Register(f Format) {
 	switch {
 	case f.Name == "":
 		panic("format: Register with an empty name")
-	case f.Sniff == nil || f.Read == nil:
+	case f.Sniff == nil && f.SniffKeys == nil || f.Read == nil:
 		panic("format: Register " + f.Name + " without Sniff or Read")
 	}
 	if _, dup := formats[f.Name]; dup {
@@ -321,8 +326,19 @@ func Detect(data []byte, source string) (Format, error) {
 	all := Formats()
 	names := make([]string, len(all))
 	var claim []Format
+	var keys []string
+	listed := false
 	for i, f := range all {
-		if f.Sniff(data) {
+		var ok bool
+		if f.SniffKeys != nil {
+			if !listed {
+				keys, listed = TopLevelKeys(data), true
+			}
+			ok = f.SniffKeys(keys)
+		} else {
+			ok = f.Sniff(data)
+		}
+		if ok {
 			claim = append(claim, f)
 		}
 		names[i] = f.Name

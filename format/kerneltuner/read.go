@@ -24,7 +24,7 @@ import (
 const Name = "kerneltuner"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level tune_params_keys, or tune_params and cache", Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, SniffKeys: sniffKeys, Looks: "top-level tune_params_keys, or tune_params and cache", Read: Read, Write: Write})
 }
 
 // Failure markers Kernel Tuner writes instead of a time, and the statuses they mean.
@@ -75,9 +75,11 @@ const (
 
 // Sniff reports whether data looks like a Kernel Tuner cache: a top-level object with
 // tune_params_keys, or with cache and tune_params.
-func Sniff(data []byte) bool {
-	keys := jsonio.TopLevelKeys(data)
-	return jsonio.HasKeys(keys, "tune_params_keys") || jsonio.HasKeys(keys, "cache", "tune_params")
+func Sniff(data []byte) bool { return sniffKeys(format.TopLevelKeys(data)) }
+
+// sniffKeys is Sniff of the top-level member names.
+func sniffKeys(keys []string) bool {
+	return format.HasKeys(keys, "tune_params_keys") || format.HasKeys(keys, "cache", "tune_params")
 }
 
 type entry struct {

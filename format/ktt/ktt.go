@@ -21,7 +21,7 @@ import (
 const Name = "ktt"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level Metadata and Results", Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, SniffKeys: sniffKeys, Looks: "top-level Metadata and Results", Read: Read, Write: Write})
 }
 
 // statuses maps KTT's ResultStatus names.
@@ -51,9 +51,10 @@ var compilationMetrics = map[string]string{
 }
 
 // Sniff reports whether data looks like KTT output: top-level Metadata and Results.
-func Sniff(data []byte) bool {
-	return jsonio.HasKeys(jsonio.TopLevelKeys(data), "Metadata", "Results")
-}
+func Sniff(data []byte) bool { return sniffKeys(format.TopLevelKeys(data)) }
+
+// sniffKeys is Sniff of the top-level member names.
+func sniffKeys(keys []string) bool { return format.HasKeys(keys, "Metadata", "Results") }
 
 type metadata struct {
 	ComputeAPI string `json:"ComputeApi"`

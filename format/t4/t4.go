@@ -26,7 +26,7 @@ const Name = "t4"
 const SchemaVersion = "1.0.0"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, Looks: "top-level results with schema_version or metadata", Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, SniffKeys: sniffKeys, Looks: "top-level results with schema_version or metadata", Read: Read, Write: Write})
 }
 
 // invalidity values and the statuses they mean. "correct" is Kernel Tuner's value for a
@@ -65,9 +65,11 @@ var timeUnits = map[string]jsonio.Unit{
 
 // Sniff reports whether data looks like a T4 results file: a top-level "results" member
 // next to "schema_version" or "metadata".
-func Sniff(data []byte) bool {
-	keys := jsonio.TopLevelKeys(data)
-	return jsonio.HasKeys(keys, "results") && (jsonio.HasKeys(keys, "schema_version") || jsonio.HasKeys(keys, "metadata"))
+func Sniff(data []byte) bool { return sniffKeys(format.TopLevelKeys(data)) }
+
+// sniffKeys is Sniff of the top-level member names.
+func sniffKeys(keys []string) bool {
+	return format.HasKeys(keys, "results") && (format.HasKeys(keys, "schema_version") || format.HasKeys(keys, "metadata"))
 }
 
 type measurement struct {
