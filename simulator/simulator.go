@@ -351,8 +351,9 @@ func (s *Simulator) ClockWarnings() []string { return s.clock }
 // Evaluate returns the recorded evaluation of c. In recorded mode c must be in the space;
 // in cartesian mode a configuration the recording lacks comes back Restricted, with a NaN
 // objective. With stochastic fitness a successful evaluation's Objective is one sample drawn
-// at random and Samples holds just that sample. When the recording has no timing fields,
-// BenchmarkMS is the sum of all recorded samples: the time measuring them took.
+// at random and Samples holds just that sample. When the recording has no benchmark time
+// (no timing fields at all, or no benchmark field), BenchmarkMS is the sum of all recorded
+// samples: the time measuring them took.
 //
 // The returned Config, Samples and Metrics share the recording's memory: read them, do not
 // modify them.
@@ -369,13 +370,19 @@ func (s *Simulator) Evaluate(_ context.Context, c space.Config) (result.Evaluati
 		return e, nil
 	}
 	e := s.rec.Evaluations[i]
-	if untimed(&e) {
-		e.BenchmarkMS = 0
+	if none := untimed(&e); none || math.IsNaN(e.BenchmarkMS) {
+		// Without a benchmark time (a recording with no timing fields, or a T4 file that
+		// has compilation and framework times but no "benchmark", as Kernel Tuner's
+		// exports write), measuring the recorded samples took at least their sum.
+		bench := 0.0
 		for _, t := range e.Samples {
-			e.BenchmarkMS += t
+			bench += t
 		}
 		if len(e.Samples) == 0 && e.Status == result.OK && s.timeObjective && e.Objective > 0 {
-			e.BenchmarkMS = e.Objective // one run, the least it can have cost
+			bench = e.Objective // one run, the least it can have cost
+		}
+		if none || bench > 0 {
+			e.BenchmarkMS = bench
 		}
 	}
 	if s.opts.Fitness == Stochastic && e.Status == result.OK && len(e.Samples) > 0 {

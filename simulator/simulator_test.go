@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/kerneltuner"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
@@ -460,5 +461,78 @@ func TestObjectivesOfZeroOrBelowAreRefused(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s %v (maximize %v): %v, want an error with %q", tt.objective, tt.value, tt.maximize, err, tt.want)
 		}
+	}
+}
+
+// A T4 file written by Kernel Tuner has compilation and framework times and the samples
+// ("runtimes") but no "benchmark" time: measuring the samples still took their sum, which
+// the clock counts. The same measurements as a Kernel Tuner cache carry benchmark_time,
+// which is that sum plus a little overhead; the clock of one must be within that overhead
+// of the other's, configuration by configuration, where it used to lack the whole sum
+// (about 124 ms of 1.15 s for the first configuration).
+func TestT4WithoutABenchmarkTimeCostsItsSamples(t *testing.T) {
+	t4, err := format.Open("../testdata/benchmark_hub/convolution_milo/A100_T4.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := loadKernelTuner(t, "../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	simT4, simKT := mustNew(t, t4, simulator.Options{}), mustNew(t, cache, simulator.Options{})
+	if simT4.Space().Len() != simKT.Space().Len() {
+		t.Fatalf("T4 space of %d, cache space of %d configurations", simT4.Space().Len(), simKT.Space().Len())
+	}
+	var totalT4, totalKT time.Duration
+	withSamples := 0
+	for i := range simT4.Space().Len() {
+		c := simT4.Space().At(i, nil)
+		eT4, err := simT4.Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cKT, err := simKT.Space().ConfigOf(simT4.Space().Values(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eKT, err := simKT.Evaluate(context.Background(), cKT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawT4 := t4.Evaluations[slices.IndexFunc(t4.Evaluations, func(e result.Evaluation) bool {
+			return slices.EqualFunc(e.Config, eT4.Config, space.Value.Equal)
+		})]
+		if !math.IsNaN(rawT4.BenchmarkMS) {
+			t.Fatalf("%s: the T4 file has a benchmark time %v; the test needs one without", simT4.Space().Format(c), rawT4.BenchmarkMS)
+		}
+		sum := 0.0
+		for _, s := range eT4.Samples {
+			sum += s
+		}
+		if len(eT4.Samples) > 0 {
+			withSamples++
+		}
+		// the T4 cost is compile + validation + framework + the samples' sum ...
+		want := eT4.CompileMS + eT4.FrameworkMS + sum
+		if !math.IsNaN(eT4.VerifyMS) {
+			want += eT4.VerifyMS
+		}
+		got := simT4.Cost(eT4)
+		if d := got.Seconds()*1e3 - want; math.Abs(d) > 1e-3 {
+			t.Errorf("%s: cost %v, want compile %v + framework %v + samples %v ms", simT4.Space().Format(c), got, eT4.CompileMS, eT4.FrameworkMS, sum)
+		}
+		// ... which is the cache's cost short of the benchmark's overhead beyond its samples
+		overhead := eKT.BenchmarkMS
+		for _, s := range eKT.Samples {
+			overhead -= s
+		}
+		if d := (simKT.Cost(eKT) - got).Seconds() * 1e3; d < -1e-3 || d > overhead+1e-3 {
+			t.Errorf("%s: T4 cost %v, cache cost %v: want the T4 short by 0 to %.3f ms", simT4.Space().Format(c), got, simKT.Cost(eKT), overhead)
+		}
+		totalT4 += got
+		totalKT += simKT.Cost(eKT)
+	}
+	if withSamples != 4201 {
+		t.Errorf("%d configurations with samples, want the 4,201 that ran", withSamples)
+	}
+	if r := totalT4.Seconds() / totalKT.Seconds(); r < 0.99 || r > 1 {
+		t.Errorf("whole space: T4 clock %v, cache clock %v (ratio %.4f, want 0.99 to 1)", totalT4, totalKT, r)
 	}
 }
