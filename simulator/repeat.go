@@ -21,7 +21,7 @@ type RepeatOptions struct {
 	StrategyOptions map[string]any // its options
 	Budget          int            // unique evaluations per run; 0 for none
 	TimeLimit       time.Duration  // simulated time per run; 0 for none
-	Within          float64        // stop a run once this fraction of the optimum is reached; 0 for never
+	Within          float64        // stop a run once its best scores this fraction of the optimum (on the recorded mean, as runs are scored); 0 for never
 	Repeats         int            // number of runs
 	Seed            uint64         // run i uses Seed+i, for the strategy and for stochastic fitness
 	Workers         int            // parallel runs; 0 for GOMAXPROCS
@@ -189,7 +189,7 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 	opts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: sim.Maximize(), Seed: seed,
 		NoCache: sim.Options().Fitness == Stochastic}
 	if o.Within > 0 {
-		opts.Stop = append(opts.Stop, tuning.WithinOptimum(sim.FractionOfOptimum, o.Within))
+		opts.Stop = append(opts.Stop, sim.withinOptimum(o.Within))
 	}
 	sess, err := tuning.New(sim.Space(), st, ev, opts)
 	if err != nil {
@@ -210,4 +210,23 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		r.Best = sim.Space().Values(sum.Best)
 	}
 	return r, nil
+}
+
+// withinOptimum is tuning.WithinOptimum judged as runs are scored: by the recorded (mean)
+// objective of the run's best configuration. Under stochastic fitness the session's best
+// objective is the mean of the samples it drew, and one lucky sample below the optimum's
+// mean would otherwise end a run as having found the optimum.
+func (s *Simulator) withinOptimum(fraction float64) tuning.StopCondition {
+	within := tuning.WithinOptimum(s.FractionOfOptimum, fraction)
+	return func(st tuning.State) tuning.StopReason {
+		if st.BestConfig == nil {
+			return ""
+		}
+		obj, ok := s.Objective(st.BestConfig)
+		if !ok {
+			return ""
+		}
+		st.Best = obj
+		return within(st)
+	}
 }

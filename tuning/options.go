@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
 )
 
 // Options configure a session. The zero value runs until the strategy finishes or the
@@ -85,7 +86,10 @@ type State struct {
 	SpaceLen    int           // configurations in the space
 	Elapsed     time.Duration // on the session's clock
 	Best        float64       // best objective so far, in the objective's units; NaN when none succeeded
-	Maximize    bool          // the objective's direction
+	// BestConfig is the configuration Best is of (Summary.Best), shared with the session:
+	// read it, do not keep or modify it; nil when none succeeded.
+	BestConfig space.Config
+	Maximize   bool // the objective's direction
 }
 
 // StopCondition returns a reason to end the session, or "" to go on.

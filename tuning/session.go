@@ -602,7 +602,7 @@ func (s *Session) bestObjectiveLocked() float64 {
 
 // stateLocked is what stop conditions see.
 func (s *Session) stateLocked() State {
-	return State{
+	st := State{
 		Evaluations: s.evals,
 		Distinct:    len(s.cache),
 		SpaceLen:    s.sp.Len(),
@@ -610,6 +610,10 @@ func (s *Session) stateLocked() State {
 		Best:        s.bestObjectiveLocked(),
 		Maximize:    s.opts.Maximize,
 	}
+	if s.best >= 0 {
+		st.BestConfig = s.history[s.best].Config
+	}
+	return st
 }
 
 // checkLocked returns the first built-in stop condition that holds after an evaluation.

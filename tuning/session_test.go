@@ -1391,3 +1391,36 @@ func TestSpaceFractionRefusesAFractionOutsideItsRange(t *testing.T) {
 		}()
 	}
 }
+
+// A stop condition sees the configuration of the best objective so far, the one Summary
+// reports as Best: under NoCache too, where the best is judged on the mean of repeated
+// measurements and a simulator scores it by its recorded mean instead.
+func TestStopConditionsSeeTheBestConfiguration(t *testing.T) {
+	for _, fitness := range []simulator.Fitness{simulator.Deterministic, simulator.Stochastic} {
+		sim := newSim(t, pnpolyPath, simulator.Options{Fitness: fitness, Seed: 4})
+		var s *tuning.Session
+		seen := 0
+		check := func(st tuning.State) tuning.StopReason {
+			sum := s.Summary()
+			if !slices.Equal(st.BestConfig, sum.Best) {
+				t.Errorf("%v, evaluation %d: State.BestConfig %v, Summary.Best %v", fitness, st.Evaluations, st.BestConfig, sum.Best)
+			}
+			if st.BestConfig != nil {
+				seen++
+			}
+			return ""
+		}
+		var err error
+		s, err = tuning.New(sim.Space(), newStrategy(t, "irace"), sim, tuning.Options{Budget: 200, Seed: 4,
+			NoCache: fitness == simulator.Stochastic, Stop: []tuning.StopCondition{check}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if seen < 190 {
+			t.Errorf("%v: the condition saw a best configuration %d times, want about once per evaluation of 200", fitness, seen)
+		}
+	}
+}

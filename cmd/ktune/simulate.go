@@ -36,8 +36,8 @@ reached (optimum / best time found, or best / optimum when maximising; 0 for a r
 found nothing), and the mean number of evaluations and simulated time used. Run i uses
 seed S+i, so results are reproducible and do not depend on the number of parallel workers
 (past seed 2^64-1, seed+i goes on from 0). --within F stops a run once its best reaches F
-of the optimum; the summary says how many runs reached it, and how many the optimum
-itself. With --json every run is listed: its seed, fraction of optimum, best configuration
+of the optimum, judged as runs are scored (on the recorded mean, also under stochastic
+fitness); the summary says how many runs reached it, and how many the optimum itself. With --json every run is listed: its seed, fraction of optimum, best configuration
 and its objective (null for a run that found nothing), evaluations, simulated time and why
 it stopped: budget, time limit, within (reached --within of the optimum, short of it),
 optimum (found it), space exhausted or strategy finished. Interrupted (Ctrl-C), it says
