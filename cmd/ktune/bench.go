@@ -339,7 +339,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	for _, sp := range cfg.Spaces {
-		fmt.Fprintf(w, "%s (%s mode, %s fitness, %d configurations): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, fitness, sp.Sim.Space().Len(), *repeats)
+		fmt.Fprintf(w, "%s (%s mode, %s fitness, %s): mean fraction of optimum (std) over %d runs\n", sp.Name, mode, fitness,
+			counted(sp.Sim.Space().Len(), "configuration", "configurations"), *repeats)
 		table(cells, sp.Name)
 	}
 	for _, k := range kernels {

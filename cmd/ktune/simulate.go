@@ -33,7 +33,9 @@ a warning) without a device: each evaluation returns the recorded result and adv
 simulated clock by the time it cost when recorded. Prints the mean and sample standard
 deviation (of two runs or more; 0 in --json for one run) of the fraction of the optimum
 reached (optimum / best time found, or best / optimum when maximising; 0 for a run that
-found nothing), and the mean number of evaluations and simulated time used. Run i uses
+found nothing; a ratio needs objectives above 0, so a recording with an objective of 0 or
+less is refused, except 0 when maximising, which scores 0), and the mean number of
+evaluations and simulated time used. Run i uses
 seed S+i, so results are reproducible and do not depend on the number of parallel workers
 (past seed 2^64-1, seed+i goes on from 0). --within F stops a run once its best reaches F
 of the optimum, judged as runs are scored (on the recorded mean, also under stochastic
@@ -271,7 +273,8 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	w := env.stdout
 	n := len(sum.Runs)
 	_, bestCfg := sim.Optimum()
-	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %d configurations\n", source, rec.Format, orDash(rec.Kernel), orDash(rec.Device), mode, fitness, sim.Space().Len())
+	fmt.Fprintf(w, "%s: %s, %s on %s; %s mode, %s fitness, %s\n", source, rec.Format, orDash(rec.Kernel), orDash(rec.Device), mode, fitness,
+		counted(sim.Space().Len(), "configuration", "configurations"))
 	fmt.Fprintf(w, "optimum %g %s at %s\n", sum.Optimum, objectiveUnit(rec), sim.Space().Format(bestCfg))
 	runs := fmt.Sprintf("%d runs (%s)", *repeats, seedRange(*seed, *repeats))
 	switch {
