@@ -34,6 +34,26 @@ type Defaults struct {
 	Path string `json:"-"`
 }
 
+// Unlike says how a simulated run in mode and fitness differs from the runs the defaults
+// were chosen from, where the file records them ("" when it does not differ, or the file
+// does not say): the choices are still used, but they were best for other runs (cartesian
+// mode's failures cost budget, recorded mode's restrictions are known; a stochastic
+// fitness misleads a strategy as a deterministic one does not).
+func (d *Defaults) Unlike(mode simulator.Mode, fitness simulator.Fitness) string {
+	var theirs, ours []string
+	if m, err := simulator.ParseMode(d.Mode); d.Mode != "" && err == nil && m != mode {
+		theirs, ours = append(theirs, m.String()+" mode"), append(ours, mode.String()+" mode")
+	}
+	if f, err := simulator.ParseFitness(d.Fitness); d.Fitness != "" && err == nil && f != fitness {
+		theirs, ours = append(theirs, f.String()+" fitness"), append(ours, fitness.String()+" fitness")
+	}
+	if len(theirs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("defaults file %s was chosen for %s; this run has %s: its choices are used, but they were the best for other runs (give --mode and --fitness as hypertune had them to compare like with like)",
+		d.Path, strings.Join(theirs, " and "), strings.Join(ours, " and "))
+}
+
 // BudgetDefaults is one budget column: the options chosen for runs of that budget.
 type BudgetDefaults struct {
 	Budget  int            `json:"budget"`

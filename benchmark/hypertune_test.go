@@ -482,3 +482,28 @@ func TestHypertuneInterruptedBeforeItsFirstCell(t *testing.T) {
 		t.Errorf("choices %+v, %d cells, unfinished %v, %d settings", res.Choices, len(res.Cells), res.Unfinished, len(res.Settings))
 	}
 }
+
+// A defaults file chosen in another mode or fitness than a run's says so (QA: hypertune
+// wrote cartesian, simulate ran recorded mode with it without a word); the same, or a file
+// that does not say, says nothing.
+func TestDefaultsSayWhenARunIsUnlikeTheirs(t *testing.T) {
+	d := &Defaults{Strategy: "firstmls", Mode: "cartesian", Fitness: "deterministic", Path: "d.json"}
+	for _, tc := range []struct {
+		mode    simulator.Mode
+		fitness simulator.Fitness
+		want    string
+	}{
+		{simulator.Cartesian, simulator.Deterministic, ""},
+		{simulator.Recorded, simulator.Deterministic, "defaults file d.json was chosen for cartesian mode; this run has recorded mode:"},
+		{simulator.Cartesian, simulator.Stochastic, "was chosen for deterministic fitness; this run has stochastic fitness:"},
+		{simulator.Recorded, simulator.Stochastic, "was chosen for cartesian mode and deterministic fitness; this run has recorded mode and stochastic fitness:"},
+	} {
+		got := d.Unlike(tc.mode, tc.fitness)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%v, %v: %q, want %q", tc.mode, tc.fitness, got, tc.want)
+		}
+	}
+	if got := (&Defaults{Strategy: "firstmls"}).Unlike(simulator.Recorded, simulator.Stochastic); got != "" {
+		t.Errorf("a file that does not say its mode: %q", got)
+	}
+}

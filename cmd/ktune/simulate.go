@@ -64,7 +64,8 @@ Strategy options: --option name=value (repeatable), or as 'ktune bench' takes th
 --defaults FILE takes the strategy and its options for the budget from a file written by
 'ktune hypertune' (the largest budget column not above --budget, the smallest when --budget
 is below them all, the largest with --budget 0); --option values win over the file's, and
---strategy, when given, must name the file's strategy.`,
+--strategy, when given, must name the file's strategy. A file chosen for another --mode or
+--fitness than the run's is used with a warning that says so.`,
 		run: runSimulate,
 	})
 }
@@ -188,6 +189,11 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	applyDirection(rec, maximize)
 	printWarnings(env.stderr, "simulate", rec.Warnings)
+	if defaults != nil {
+		if w := defaults.Unlike(mode, fitness); w != "" {
+			printWarnings(env.stderr, "simulate", []string{w})
+		}
+	}
 	sim, err := simulator.New(rec, simulator.Options{Mode: mode, Fitness: fitness, Seed: *seed})
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
