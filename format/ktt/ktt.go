@@ -312,14 +312,27 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 			return ev, fail("duration %v is out of range", ev.Objective)
 		}
 	}
-	// The split follows KTT's own T4 writer: framework time is data movement, profiling
-	// and kernel launch overhead; the searcher's time is Kernel Tuner's strategy_time.
+	// TotalDuration is KTT's sum of the kernel Durations and ExtraDuration: the benchmark.
+	// TotalOverhead is KTT's sum of all its overheads (KernelResult::GetTotalOverhead):
+	// data movement, validation, searcher, each kernel's Overhead (launch, and compilation
+	// where the kernel was built) and members KTT 2.1 does not write, as the creation of a
+	// kernel that failed. The searcher's time is Kernel Tuner's strategy_time, validation
+	// is verification, compilation (since KTT 2.2) compile time, and the rest of the total
+	// the framework's, so that the four add up to what the result cost. Without a total
+	// (or one smaller than its parts) framework time is the members that hold it, as
+	// KTT's own T4 writer splits them: data movement, profiling and kernel overhead; so
+	// is it where the total is smaller than the searcher's, validation and compile times.
 	ev.VerifyMS = ms(r.ValidationOverhead)
+	ev.StrategyMS = ms(r.SearcherOverhead)
 	ev.FrameworkMS = ms(r.DataMovementOverhead + r.ProfilingRunsOverhead + r.ProfilingOverhead + kernelOverhead)
+	if r.TotalOverhead != nil {
+		if rest := frameworkRest(ms(*r.TotalOverhead), ev.StrategyMS, ev.VerifyMS, ev.CompileMS); rest >= 0 && jsonio.Finite(rest) {
+			ev.FrameworkMS = rest
+		}
+	}
 	if r.TotalDuration != nil {
 		ev.BenchmarkMS = ms(*r.TotalDuration)
 	}
-	ev.StrategyMS = ms(r.SearcherOverhead)
 	if r.ExtraDuration != 0 {
 		setMetric(&ev, "extra_duration", ms(r.ExtraDuration))
 	}
@@ -332,6 +345,17 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 		}
 	}
 	return ev, nil
+}
+
+// frameworkRest is the part of a result's TotalOverhead (ms) that is neither the
+// searcher's, nor validation, nor compilation (when known): the framework's time. Write
+// writes TotalOverhead only where this gives back the evaluation's framework time.
+func frameworkRest(total, searcher, validation, compile float64) float64 {
+	rest := total - searcher - validation
+	if !math.IsNaN(compile) {
+		rest -= compile
+	}
+	return rest
 }
 
 // value converts a configuration pair, using ValueType to keep KTT's type: a Double whose

@@ -40,7 +40,8 @@ var compilationFields = func() map[string]string {
 // back where Read takes it from: compile time (CompilationOverhead), the registers and
 // memory sizes (CompilationData), power and energy (PowerUsage, EnergyConsumption), the
 // verification, strategy and framework times (ValidationOverhead, SearcherOverhead,
-// DataMovementOverhead), the total time spent running it (TotalDuration) and every
+// DataMovementOverhead, and TotalOverhead where a KTT file recorded one that still
+// holds them), the total time spent running it (TotalDuration) and every
 // other metric as a profiling counter; with another objective than time, the objective
 // too is a counter of its name, so Read gives it back as a metric beside the time.
 //
@@ -108,11 +109,20 @@ func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation
 				Name, i, configString(rec, ev))
 		}
 	}
+	// the timings as written, 0 for what was not measured (as KTT writes a failure's)
+	written := func(f float64) float64 {
+		if !jsonio.Finite(f) {
+			return 0
+		}
+		return f
+	}
+	searcher, validation, framework := written(ev.StrategyMS), written(ev.VerifyMS), written(ev.FrameworkMS)
+	withTotal := totalFits(ev, ok, searcher, validation, framework)
 	e.Str("{")
 	e.Key("ComputationResults")
 	e.Str("[")
 	if ok {
-		writeComputation(e, ev, kernel, objective, duration)
+		writeComputation(e, ev, kernel, objective, duration, withTotal)
 	}
 	e.Str("], ")
 	e.Key("Configuration")
@@ -139,11 +149,11 @@ func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation
 		e.Num(f)
 		e.Str(", ")
 	}
-	num("DataMovementOverhead", ev.FrameworkMS)
+	num("DataMovementOverhead", framework)
 	num("ExtraDuration", ev.Metrics["extra_duration"]) // 0 where it has none, as KTT writes it
 	e.Field("KernelName", kernel)
 	e.Str(", ")
-	num("SearcherOverhead", ev.StrategyMS)
+	num("SearcherOverhead", searcher)
 	e.Field("Status", status)
 	e.Str(", ")
 	if !ev.Time.IsZero() {
@@ -155,22 +165,36 @@ func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation
 		total = duration
 	}
 	num("TotalDuration", total)
-	if f, has := ev.Metrics["total_overhead"]; has && jsonio.Finite(f) {
-		num("TotalOverhead", f)
+	if withTotal {
+		num("TotalOverhead", ev.Metrics["total_overhead"])
 	}
 	e.Key("ValidationOverhead")
-	v := ev.VerifyMS
-	if !jsonio.Finite(v) {
-		v = 0
-	}
-	e.Num(v)
+	e.Num(validation)
 	e.Str("}")
 	return nil
 }
 
+// totalFits reports whether the evaluation's recorded total overhead (its metric
+// total_overhead) is written as TotalOverhead: only where Read takes back the same framework
+// time from it, the rest of the total beside the searcher's, validation and compile times
+// as written (compile time goes in a success's computation result). Elsewhere, as in a
+// run whose strategy time is not the recording's, Read takes DataMovementOverhead, and the
+// metric goes back as a profiling counter.
+func totalFits(ev *result.Evaluation, ok bool, searcher, validation, framework float64) bool {
+	total, has := ev.Metrics["total_overhead"]
+	if !has || !jsonio.Finite(total) {
+		return false
+	}
+	compile := math.NaN()
+	if ok && jsonio.Finite(ev.CompileMS) {
+		compile = ev.CompileMS
+	}
+	return frameworkRest(total, searcher, validation, compile) == framework
+}
+
 // writeComputation writes a success's one computation result: the kernel's duration and
 // the metrics KTT keeps beside it.
-func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64) {
+func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64, withTotal bool) {
 	compiled := map[string]float64{}
 	counters := map[string]float64{}
 	power, energy := math.NaN(), math.NaN()
@@ -185,9 +209,10 @@ func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objectiv
 			power = f
 		case name == "energy":
 			energy = f
-		case name == "time" && objective != "time", name == "extra_duration" && f != 0, name == "total_overhead":
+		case name == "time" && objective != "time", name == "extra_duration" && f != 0, name == "total_overhead" && withTotal:
 			// the Duration beside another objective, and the result's own members (Read
-			// takes an ExtraDuration of 0 for none: a metric of 0 stays a counter)
+			// takes an ExtraDuration of 0 for none: a metric of 0 stays a counter; a
+			// total that does not fit the timings, a counter too: see totalFits)
 		default:
 			counters[name] = f
 		}
