@@ -192,6 +192,7 @@ func New(rec *result.Recording, opts Options) (*Simulator, error) {
 		}
 		s.clock = append(s.clock, fmt.Sprintf("%d successful configurations have neither timing fields nor timing samples: the simulated clock %s (time limits are then optimistic)", nUntimed, what))
 	}
+	s.clock = append(s.clock, overheadWarnings(rec)...)
 	if opts.Fitness == Stochastic && noSamples > 0 {
 		s.warnings = append(s.warnings, fmt.Sprintf("%d successful configurations have no timing samples: under stochastic fitness they answer with their recorded mean, as under deterministic fitness", noSamples))
 	}
@@ -344,7 +345,8 @@ func (s *Simulator) Warnings() []string { return s.warnings }
 
 // ClockWarnings returns what the simulated clock cannot know: successful configurations
 // recorded without any timing, which then cost only their recorded time (or nothing, for
-// another objective). Only figures of simulated time and time limits depend on it, so a
+// another objective), and configurations recorded without a compile time or with less
+// than their recorded total overhead, whose missing part costs nothing. Only figures of simulated time and time limits depend on it, so a
 // caller that reports neither (a benchmark of evaluation budgets) need not show it.
 func (s *Simulator) ClockWarnings() []string { return s.clock }
 
@@ -450,6 +452,52 @@ func FractionOfOptimum(best, optimum float64, maximize bool) float64 {
 		return 0
 	}
 	return optimum / best
+}
+
+// totalOverhead is the metric of KTT's TotalOverhead (format/ktt): the whole of what its
+// tuner spent on a result beside the kernel runs, compile time included, which a KTT file
+// does not always write apart.
+const totalOverhead = "total_overhead"
+
+// overheadWarnings says what of the recorded evaluations' cost the clock leaves out: the
+// compile time of evaluations timed otherwise but recorded without one (and without a
+// total that holds it), and the part of a recorded total overhead that the timings fall
+// short of (KTT results read by a ktune that took the total apart member by member, and
+// stored so).
+func overheadWarnings(rec *result.Recording) []string {
+	var noCompile, short int
+	shortMS := 0.0
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Status == result.Restricted || untimed(e) {
+			continue
+		}
+		total, hasTotal := e.Metrics[totalOverhead]
+		if !hasTotal || math.IsNaN(total) {
+			if math.IsNaN(e.CompileMS) {
+				noCompile++
+			}
+			continue
+		}
+		parts := 0.0
+		for _, t := range []float64{e.CompileMS, e.VerifyMS, e.FrameworkMS, e.StrategyMS} {
+			if !math.IsNaN(t) {
+				parts += t
+			}
+		}
+		if d := total - parts; d > 1e-9*total {
+			short++
+			shortMS += d
+		}
+	}
+	var w []string
+	if noCompile > 0 {
+		w = append(w, fmt.Sprintf("%d configurations were recorded with other timings but no compile time: the simulated clock leaves their compilation out (time limits are then optimistic)", noCompile))
+	}
+	if short > 0 {
+		w = append(w, fmt.Sprintf("%d configurations have timings that add up to %.1f s less than the total overhead recorded with them (KTT results imported by an older ktune): the simulated clock leaves it out (time limits are then optimistic); import the file again to count it", short, shortMS/1000))
+	}
+	return w
 }
 
 // untimed reports whether an evaluation has no timing fields: each is 0 or unknown (NaN,
