@@ -511,10 +511,15 @@ func analysisSections(ctx context.Context, in analysis.Input, o Options) ([]Sect
 			"A %s coefficient means larger values of the parameter are better. Pearson measures linear association, Spearman rank (monotone) association.",
 			headWithUnit(r.Objective), direction(r.Maximize), plural(r.Valid, "valid configuration", "valid configurations"), refSensitivity, good))
 		t := Table{Head: []string{"parameter", "Pearson", "Spearman", "configurations"}}
+		someVary := slices.ContainsFunc(r.Significance, func(c sensitivity.Correlation) bool { return !math.IsNaN(c.Pearson) })
 		for _, c := range r.Significance {
 			name := c.Param
-			if c.Ordinal {
+			switch {
+			case c.Ordinal:
 				name += " (by position)"
+			case math.IsNaN(c.Pearson) && someVary:
+				// as the significance chart labels it: one value over these configurations
+				name += " (constant)"
 			}
 			t.Rows = append(t.Rows, []string{name, fnum(c.Pearson), fnum(c.Spearman), strconv.Itoa(c.N)})
 		}

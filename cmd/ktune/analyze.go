@@ -621,10 +621,15 @@ func printAnalysis(w io.Writer, r *analysis.Result) {
 			width = max(width, len(c.Param))
 		}
 		fmt.Fprintf(w, "    %-*s  %8s  %8s\n", width, "parameter", "Pearson", "Spearman")
+		someVary := slices.ContainsFunc(cs, func(c sensitivity.Correlation) bool { return !math.IsNaN(c.Pearson) })
 		for _, c := range cs {
 			note := ""
-			if c.Ordinal {
+			switch {
+			case c.Ordinal:
 				note = "  (values by position)"
+			case math.IsNaN(c.Pearson) && someVary:
+				// as the significance chart labels it: one value over these configurations
+				note = "  (constant)"
 			}
 			fmt.Fprintf(w, "    %-*s  %8s  %8s%s\n", width, c.Param, num(c.Pearson), num(c.Spearman), note)
 		}

@@ -979,3 +979,34 @@ func TestAnalyzeInterruptedKeepsWhatItAnalysed(t *testing.T) {
 		}
 	}
 }
+
+// A parameter with one value over the valid configurations has no correlation: the text
+// and the report say it is constant, as the significance chart labels it, rather than show
+// a bare '-' (QA: GEMM's KWG, KWI, STRM, STRN and PRECISION).
+func TestSignificanceSaysWhichParametersAreConstant(t *testing.T) {
+	gemm := "../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz"
+	out, errOut, code := ktune(t, "analyze", gemm, "--bootstrap", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	constant := regexp.MustCompile(`(?m)^    (\w+) +- +-  \(constant\)$`)
+	var got []string
+	for _, m := range constant.FindAllStringSubmatch(out, -1) {
+		got = append(got, m[1])
+	}
+	slices.Sort(got)
+	if want := []string{"KWG", "KWI", "PRECISION", "STRM", "STRN"}; !slices.Equal(got, want) {
+		t.Errorf("constant parameters %v, want %v:\n%s", got, want, out)
+	}
+	page := filepath.Join(t.TempDir(), "gemm.html")
+	if _, errOut, code := ktune(t, "report", gemm, "-o", page); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "<td>KWG (constant)</td>") || strings.Contains(string(data), "NWG (constant)") {
+		t.Errorf("the report's significance table does not mark exactly the constant parameters")
+	}
+}
