@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -58,12 +57,7 @@ arguments:
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			err = r.Check(context.Background())
 			if tt.want == "" {
 				if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -62,12 +61,7 @@ func TestCompileErrorsOfInlineCodeNameTheirLineOfTheSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			// GCC and Clang write file:line:column, NVRTC file(line); an OpenCL runtime
 			// that ignores #line (on the H100's machine) gets ktune's note "<kernel>:3:10
 			// is file:line:column".

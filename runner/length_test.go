@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -49,12 +48,7 @@ iterations: 1
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			var msgs []string
 			for i := 1; i < 3; i++ { // factor 2 and 3
 				e := r.Evaluate(context.Background(), sp.At(i, nil), nil)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
@@ -42,12 +41,7 @@ iterations: 3
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			for _, k := range []int64{1, 2, 1} {
 				cfg, err := sp.ConfigOf([]space.Value{space.IntValue(k)})
 				if err != nil {

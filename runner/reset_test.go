@@ -8,7 +8,6 @@ import (
 	"github.com/ktune/ktune/device"
 	_ "github.com/ktune/ktune/device/all"
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
@@ -53,12 +52,7 @@ iterations: 3
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			cfg := func(skip, block int) space.Config {
 				c, err := sp.ConfigOf([]space.Value{space.IntValue(int64(skip)), space.IntValue(int64(block))})
 				if err != nil {
@@ -130,12 +124,7 @@ iterations: 3
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := s.Space()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := runner.New(s, sp, dev)
-			defer r.Close()
+			r, sp := runnerFor(t, s, dev)
 			cfg := func(block int) space.Config {
 				c, err := sp.ConfigOf([]space.Value{space.IntValue(int64(block))})
 				if err != nil {

@@ -74,6 +74,18 @@ func openHost(t *testing.T) device.Device {
 
 const kernel = `void scale(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 2.0f * x[i] + (float)factor; }`
 
+// runnerFor builds the space of s and a runner of it on dev, closed when the test ends.
+func runnerFor(t testing.TB, s *spec.Spec, dev device.Device) (*runner.Runner, *space.Space) {
+	t.Helper()
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.New(s, sp, dev)
+	t.Cleanup(func() { r.Close() })
+	return r, sp
+}
+
 func loadSpec(t *testing.T, extra string) *spec.Spec {
 	t.Helper()
 	s, err := spec.Parse([]byte(`

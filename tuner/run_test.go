@@ -44,20 +44,7 @@ func TestStoredProblemSize(t *testing.T) {
 // search that maximises it, though the spec file, and so its hash, is the same.
 func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "k.db")
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	devID, err := st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, st, spaceID, devID := storeWithVectorAdd(t, ctx)
 	const hash = "0123456789abcdef"
 	minimised := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 1,
 		Objective: "GB/s", Maximize: false, Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`), Status: store.StatusInterrupted}
@@ -102,20 +89,7 @@ func TestARunWhoseSettingsCannotBeReadIsReported(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			db := filepath.Join(t.TempDir(), "k.db")
-			st, err := store.Open(ctx, db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			devID, err := st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db, st, spaceID, devID := storeWithVectorAdd(t, ctx)
 			want := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "genetic", Seed: 1,
 				StrategyOptions: json.RawMessage(`{"popsize": 20}`), Objective: "time",
 				Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`), Status: store.StatusInterrupted}
@@ -228,4 +202,24 @@ func TestMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo(t *testing.T) {
 			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
 		}
 	}
+}
+
+// storeWithVectorAdd opens a results database in a temporary folder, closed when the test
+// ends, holding a vector_add space of one parameter and a host device: what a run row
+// needs.
+func storeWithVectorAdd(t *testing.T, ctx context.Context) (db string, st store.Store, spaceID, devID int64) {
+	t.Helper()
+	db = filepath.Join(t.TempDir(), "k.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if spaceID, err = st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if devID, err = st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	return db, st, spaceID, devID
 }
