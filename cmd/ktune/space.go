@@ -266,11 +266,23 @@ func isSpec(path string, data []byte) bool {
 	return strings.Contains(head, `"kernel"`) && strings.Contains(head, `"parameters"`)
 }
 
+// parseConfig reads --config: name=value pairs separated by commas. A value is written as
+// 'space list' or 'space count' writes it (Python's str: True, 1.0, a string bare or quoted)
+// or as --json writes it (true, "x"); a comma that starts no name=value pair belongs to the
+// value before it, so a string value holding a comma reads back as 'space list' prints it.
 func parseConfig(s *space.Space, text string) (space.Config, error) {
 	params := s.Params()
 	vals := make([]space.Value, len(params))
 	set := make([]bool, len(params))
+	var pairs []string
 	for _, part := range strings.Split(text, ",") {
+		if len(pairs) > 0 && !strings.Contains(part, "=") {
+			pairs[len(pairs)-1] += "," + part // a value's own comma
+			continue
+		}
+		pairs = append(pairs, part)
+	}
+	for _, part := range pairs {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			return nil, fmt.Errorf("--config: %q is not name=value", part)
@@ -287,13 +299,9 @@ func parseConfig(s *space.Space, text string) (space.Config, error) {
 			}
 			return nil, fmt.Errorf("--config: unknown parameter %q (the space has %s)%s", name, strings.Join(names, ", "), hint)
 		}
-		v := space.StringValue(val)
-		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
-			v = space.IntValue(i)
-		} else if x, err := strconv.ParseFloat(val, 64); err == nil {
-			v = space.FloatValue(x)
-		} else if val == "True" || val == "False" {
-			v = space.BoolValue(val == "True")
+		v, err := configValue(params[p], val)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
 		}
 		vals[p], set[p] = v, true
 	}
@@ -307,6 +315,42 @@ func parseConfig(s *space.Space, text string) (space.Config, error) {
 		}
 	}
 	return s.ConfigOf(vals)
+}
+
+// configValue finds the value of p that text names: a number by its value (2 finds 2.0),
+// True or False, or else the value that 'space list' or --json writes as text: a string
+// ("1" of a string parameter, bare or quoted) or a boolean as JSON writes it (true).
+func configValue(p space.Param, text string) (space.Value, error) {
+	v := space.StringValue(text)
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		v = space.IntValue(i)
+	} else if x, err := strconv.ParseFloat(text, 64); err == nil {
+		v = space.FloatValue(x)
+	} else if text == "True" || text == "False" {
+		v = space.BoolValue(text == "True")
+	}
+	if k := p.Index(v); k >= 0 {
+		return p.Values[k], nil
+	}
+	found := -1
+	for k, w := range p.Values {
+		j, _ := w.MarshalJSON()
+		if w.String() == text || literalValue(w) == text || string(j) == text {
+			if found >= 0 {
+				found = -1 // two values written alike: none is meant more than the other
+				break
+			}
+			found = k
+		}
+	}
+	if found >= 0 {
+		return p.Values[found], nil
+	}
+	written := make([]string, len(p.Values))
+	for k, w := range p.Values {
+		written[k] = literalValue(w)
+	}
+	return space.Value{}, fmt.Errorf("parameter %q has no value %s (its values are %s)", p.Name, text, strings.Join(written, ", "))
 }
 
 // printConfigs prints the configurations of the indices as they come, one a line, or with

@@ -224,3 +224,47 @@ arguments:
 		}
 	}
 }
+
+// A configuration written back as 'space list' and --json write it reads as that
+// configuration: a boolean as true or True, a string parameter's "1" (not the number 1),
+// a string with a comma in it.
+func TestSpaceNeighboursReadsValuesAsListAndJSONWriteThem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "values.yaml")
+	text := `kernel: {name: k, source: k.cl}
+problem_size: [1024]
+arguments:
+  - {name: out, type: int32, value: 1}
+parameters:
+  - {name: layout, values: ["1", "2", "row,col"]}
+  - {name: flag, values: [true, false]}
+  - {name: f, values: [0.5, 1.0]}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, errOut, code := ktune(t, "space", "neighbours", path, "--config", "layout=2,flag=True,f=1.0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, config := range []string{
+		"layout=2,flag=true,f=1.0",   // as --json writes a boolean
+		`layout="2",flag=True,f=1`,   // as 'space count' writes a string; 1 finds 1.0
+		"layout=2, flag=True, f=1.0", // as 'space list' writes a configuration
+	} {
+		out, errOut, code := ktune(t, "space", "neighbours", path, "--config", config)
+		if code != 0 || out != want {
+			t.Errorf("--config %s: exit %d %s\n%s\nwant\n%s", config, code, errOut, out, want)
+		}
+	}
+	for _, config := range []string{"layout=row,col,flag=False,f=0.5", "layout=row,col, flag=False, f=0.5", `layout="row,col",flag=false,f=0.5`} {
+		// the neighbours of index 10 include index 11, which differs in f only
+		out, errOut, code := ktune(t, "space", "neighbours", path, "--config", config, "--json")
+		if code != 0 || !strings.Contains(out, `{"index": 11, "config": {"layout": "row,col", "flag": false, "f": 1.0}}`) {
+			t.Errorf("--config %s: exit %d %s\n%s", config, code, errOut, out)
+		}
+	}
+	_, errOut, code = ktune(t, "space", "neighbours", path, "--config", "layout=3,flag=True,f=1.0")
+	if code == 0 || !strings.Contains(errOut, `parameter "layout" has no value 3 (its values are "1", "2", "row,col")`) {
+		t.Errorf("a value the parameter lacks: exit %d %s", code, errOut)
+	}
+}
