@@ -97,6 +97,10 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) > 0 && slices.Contains([]string{"count", "list", "sample", "neighbours", "neighbors"}, pos[0]) {
 		action, pos = pos[0], pos[1:]
 	}
+	if len(pos) == 2 && action == "count" && filepath.Ext(pos[0]) == "" {
+		// 'space lsit FILE': a typo of an action, not a second file
+		return usageErr(env, c, "unknown action %q (want count, list, sample or neighbours) before the space file %s", pos[0], pos[1])
+	}
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
 	}

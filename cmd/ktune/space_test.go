@@ -268,3 +268,10 @@ parameters:
 		t.Errorf("a value the parameter lacks: exit %d %s", code, errOut)
 	}
 }
+
+func TestSpaceNamesAnActionItDoesNotKnow(t *testing.T) {
+	_, errOut, code := ktune(t, "space", "lsit", "../../examples/vector_add/vector_add_c.yaml")
+	if code != 2 || !strings.Contains(errOut, `unknown action "lsit"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
