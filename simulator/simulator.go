@@ -397,18 +397,24 @@ func (s *Simulator) Evaluate(_ context.Context, c space.Config) (result.Evaluati
 
 // Cost returns the time an evaluation cost when it was recorded: compilation,
 // verification, benchmarking and framework overhead. The tuning session advances its
-// simulated clock by it, so time budgets can be simulated.
+// simulated clock by it, so time budgets can be simulated. A timing that is not a number
+// (NaN: not recorded) or infinite costs nothing; a cost past what a time.Duration holds
+// (some 292 years) is the largest one.
 func (s *Simulator) Cost(e result.Evaluation) time.Duration {
 	ms := 0.0
 	for _, t := range []float64{e.CompileMS, e.VerifyMS, e.BenchmarkMS, e.FrameworkMS} {
-		if !math.IsNaN(t) { // a timing the recording does not have (NaN) costs nothing
+		if !math.IsNaN(t) && !math.IsInf(t, 0) { // a timing the recording does not have costs nothing
 			ms += t
 		}
 	}
-	if math.IsNaN(ms) || ms < 0 {
+	switch ns := ms * float64(time.Millisecond); {
+	case ns <= 0:
 		return 0
+	case ns >= math.MaxInt64: // converted, it would wrap to a negative duration
+		return math.MaxInt64
+	default:
+		return time.Duration(ns)
 	}
-	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // Objective returns the recorded objective of c (the mean, whatever the fitness mode), and

@@ -266,6 +266,27 @@ func TestCostIsTheRecordedTime(t *testing.T) {
 	}
 }
 
+// A timing no clock can add (infinite) or too large for a time.Duration must not wrap the
+// simulated clock round to a negative time, which no time limit would ever reach.
+func TestCostOfTimingsOutOfRangeIsNeverNegative(t *testing.T) {
+	sim := mustNew(t, small(), simulator.Options{})
+	cases := []struct {
+		e    result.Evaluation
+		want time.Duration
+	}{
+		{result.Evaluation{CompileMS: math.Inf(1), BenchmarkMS: 4}, 4 * time.Millisecond},
+		{result.Evaluation{CompileMS: math.NaN(), VerifyMS: math.Inf(-1), BenchmarkMS: 4}, 4 * time.Millisecond},
+		{result.Evaluation{CompileMS: 1e300}, math.MaxInt64},
+		{result.Evaluation{BenchmarkMS: 1e13}, math.MaxInt64}, // 317 years
+		{result.Evaluation{CompileMS: -5, BenchmarkMS: 2}, 0},
+	}
+	for _, tc := range cases {
+		if got := sim.Cost(tc.e); got != tc.want {
+			t.Errorf("Cost(compile %v, verify %v, benchmark %v) = %v, want %v", tc.e.CompileMS, tc.e.VerifyMS, tc.e.BenchmarkMS, got, tc.want)
+		}
+	}
+}
+
 func TestFractionOfOptimum(t *testing.T) {
 	sim := mustNew(t, small(), simulator.Options{})
 	opt, best := sim.Optimum()
