@@ -491,7 +491,7 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 	s.mu.Lock()
 	e.StrategyMS = float64(s.choosing.Nanoseconds()) / 1e6
 	if s.sim != nil {
-		s.simElapsed += s.sim.Cost(e)
+		s.simElapsed = advance(s.simElapsed, s.sim.Cost(e))
 	}
 	s.addLocked(idx, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
 	p := Progress{Evaluations: s.evals, Budget: s.opts.Budget, Best: s.bestObjectiveLocked(),
@@ -524,6 +524,19 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		}
 	}
 	return f, nil
+}
+
+// advance is the simulated clock at elapsed moved on by an evaluation's cost: never back
+// (a negative cost counts as none), and at most the largest time.Duration, where a sum
+// would wrap round to a negative time that no time limit is ever reached by.
+func advance(elapsed, cost time.Duration) time.Duration {
+	if cost <= 0 {
+		return elapsed
+	}
+	if elapsed > math.MaxInt64-cost {
+		return math.MaxInt64
+	}
+	return elapsed + cost
 }
 
 // guard calls f, a function of the caller's, and turns a panic in it into an error naming

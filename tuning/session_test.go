@@ -1424,3 +1424,35 @@ func TestStopConditionsSeeTheBestConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// Measurements told to a simulated session advance its clock by what they cost, and a clock
+// that reached the largest time.Duration stays there: a sum past it would wrap round to a
+// negative time, before every time limit.
+func TestSimulatedClockNeverWrapsRound(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), sim, tuning.Options{Budget: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for range 3 {
+		c, err := s.Ask(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1e13 ms, some 317 years: more than a time.Duration holds
+		if err := s.Tell(c, result.Evaluation{Status: result.OK, Objective: 1, BenchmarkMS: 1e13}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := s.Summary()
+	for i, h := range sum.History {
+		if h.Elapsed != math.MaxInt64 {
+			t.Errorf("evaluation %d: simulated clock %v, want it stopped at the largest duration", i, h.Elapsed)
+		}
+	}
+	if sum.Elapsed != math.MaxInt64 {
+		t.Errorf("simulated time %v, want the largest duration", sum.Elapsed)
+	}
+}
