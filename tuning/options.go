@@ -97,7 +97,12 @@ type StopCondition func(State) StopReason
 
 // Target stops once an objective at least as good as target (in the objective's
 // direction) has been found: "fast enough" for offline or dynamic tuning (seed 003).
+// It panics on a NaN target, which no objective reaches, as a constant given wrong is a
+// programming error.
 func Target(target float64) StopCondition {
+	if math.IsNaN(target) {
+		panic("tuning: Target(NaN): no objective is at least as good as NaN, so the session would never stop for it")
+	}
 	return func(s State) StopReason {
 		if math.IsNaN(s.Best) {
 			return ""
@@ -127,8 +132,16 @@ func SpaceFraction(fraction float64) StopCondition {
 // WithinOptimum stops once the best objective scores at least fraction (e.g. 0.95) by
 // score, which rates an objective against the known optimum: in simulation, the
 // simulator's FractionOfOptimum. The reason is StopOptimum when the best is the optimum
-// (it scores 1 or more), StopWithin when it only reached fraction of it.
+// (it scores 1 or more), StopWithin when it only reached fraction of it. It panics on a
+// nil score or a NaN fraction, as SpaceFraction does on a fraction given wrong, rather
+// than fail the session at its first evaluation or never stop it.
 func WithinOptimum(score func(best float64) float64, fraction float64) StopCondition {
+	switch {
+	case score == nil:
+		panic("tuning: WithinOptimum(nil, ...): want a function that scores an objective against the optimum")
+	case math.IsNaN(fraction):
+		panic("tuning: WithinOptimum(score, NaN): want a fraction of the optimum")
+	}
 	return func(s State) StopReason {
 		if math.IsNaN(s.Best) {
 			return ""

@@ -1392,6 +1392,32 @@ func TestSpaceFractionRefusesAFractionOutsideItsRange(t *testing.T) {
 	}
 }
 
+// Target and WithinOptimum given what no session could stop for (a NaN target or fraction)
+// or could not judge (no score) refuse it at once, as SpaceFraction refuses its range,
+// instead of leaving a session that never stops or fails at its first evaluation.
+func TestStopConditionsRefuseWhatNoSessionStopsFor(t *testing.T) {
+	score := func(best float64) float64 { return 1 / best }
+	cases := []struct {
+		name string
+		make func()
+		want string
+	}{
+		{"Target(NaN)", func() { tuning.Target(math.NaN()) }, "Target(NaN)"},
+		{"WithinOptimum(nil, 0.9)", func() { tuning.WithinOptimum(nil, 0.9) }, "WithinOptimum(nil"},
+		{"WithinOptimum(score, NaN)", func() { tuning.WithinOptimum(score, math.NaN()) }, "WithinOptimum(score, NaN)"},
+	}
+	for _, tc := range cases {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+					t.Errorf("%s: recovered %v, want a panic naming %q", tc.name, r, tc.want)
+				}
+			}()
+			tc.make()
+		}()
+	}
+}
+
 // A stop condition sees the configuration of the best objective so far, the one Summary
 // reports as Best: under NoCache too, where the best is judged on the mean of repeated
 // measurements and a simulator scores it by its recorded mean instead.
