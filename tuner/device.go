@@ -10,7 +10,8 @@ import (
 )
 
 // A DeviceError is Tune's error when Options.Device names no backend, or one that does
-// not compile the kernel's language, or gives an index that is no index.
+// not compile the kernel's language, or gives an index that is no index, or names a device
+// that its backend does not have (or cannot list).
 type DeviceError struct {
 	Device string // Options.Device, as given
 	msg    string // what is wrong, following the device's name
@@ -60,13 +61,14 @@ func pickDevice(name, language string) (string, int, device.Info, error) {
 		devs, err := b.Devices()
 		if err != nil {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", b.Name(), err))
-			continue
-		}
-		if index >= len(devs) {
+		} else if index >= len(devs) {
 			reasons = append(reasons, fmt.Sprintf("%s has %s, no index %d (see 'ktune devices')", b.Name(), nounCount(len(devs), "device"), index))
-			continue
+		} else {
+			return b.Name(), index, devs[index], nil
 		}
-		return b.Name(), index, devs[index], nil
+		if name != "" { // the device named is at fault, not the spec's language
+			return "", 0, device.Info{}, &DeviceError{name, ": " + reasons[0]}
+		}
 	}
 	return "", 0, device.Info{}, fmt.Errorf("no device can run this %s kernel:\n  %s", language, strings.Join(reasons, "\n  "))
 }

@@ -234,6 +234,12 @@ func TestTuneRefusesOptionsThatDoNotFitBeforeStoringAnything(t *testing.T) {
 				return errors.As(err, &e) && e.Device == "c:x" &&
 					e.Named("--device") == `--device "c:x": the index must be a whole number, 0 or more (see 'ktune devices')`
 			}},
+		{"a device its backend does not have", Options{SpecPath: vectorAdd, Device: "c:9", Budget: 3},
+			func(err error) bool {
+				var e *DeviceError
+				return errors.As(err, &e) && e.Device == "c:9" &&
+					e.Named("--device") == `--device "c:9": c has 1 device, no index 9 (see 'ktune devices')`
+			}},
 		{"an unknown backend", Options{SpecPath: vectorAdd, Device: "nope", Budget: 3},
 			func(err error) bool { var e *DeviceError; return errors.As(err, &e) }},
 		{"no limit on a large space", Options{SpecPath: big},
