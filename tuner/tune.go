@@ -74,7 +74,8 @@ type Options struct {
 	NoPrecompile bool
 	// WorkerCommand is the command line, a program and its arguments, that starts a worker
 	// process; Tune appends the Worker's Args, and that command must call Worker.Serve.
-	// Nil starts the running program's executable with WorkerArg, for WorkerMain.
+	// Nil (or empty: no program) starts the running program's executable with WorkerArg,
+	// for WorkerMain.
 	WorkerCommand []string
 	// Started, when set, is called once the run is created or found to resume, before
 	// anything is measured.
@@ -316,7 +317,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "inputs": inputs, "budget": o.Budget,
 		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index})
 	command := o.WorkerCommand
-	if command == nil {
+	if len(command) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, err

@@ -96,6 +96,21 @@ func TestTuneMeasuresTheBudgetAndStoresEveryEvaluation(t *testing.T) {
 	}
 }
 
+// An empty WorkerCommand names no program: it is the default, the program's own
+// executable, as nil is, not a command whose program is the worker's first flag.
+func TestTuneTakesAnEmptyWorkerCommandForTheDefault(t *testing.T) {
+	needBackend(t, "c")
+	db := filepath.Join(t.TempDir(), "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: vectorAdd, Strategy: "random", Seed: 1, Budget: 2, DB: db,
+		WorkerCommand: []string{}, NoPrecompile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Evaluations != 2 || rep.Statuses["ok"] != 2 {
+		t.Errorf("%d evaluations, statuses %v; want 2 measured ok", rep.Evaluations, rep.Statuses)
+	}
+}
+
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
