@@ -237,6 +237,18 @@ func unbuilt(params []Param, restrictions []Restriction) (*Space, error) {
 		}
 		s.product *= float64(len(p.Values))
 	}
+	// A restriction of one's own (NewCompiled) that is nil or reads what is no parameter
+	// would otherwise panic deep in the construction.
+	for i, r := range restrictions {
+		if r == nil {
+			return nil, fmt.Errorf("restriction %d is nil", i)
+		}
+		for _, p := range r.Params() {
+			if p < 0 || p >= len(params) {
+				return nil, fmt.Errorf("restriction %d %q reads parameter %d, but there are %d parameters (indices 0 to %d)", i, r.Source(), p, len(params), len(params)-1)
+			}
+		}
+	}
 	s.nums = make([][]float64, len(params))
 	s.strs = make([][]string, len(params))
 	for i, p := range params {

@@ -461,3 +461,32 @@ func TestNewWithoutACompilerRefusesRestrictions(t *testing.T) {
 		t.Errorf("with expr.CompileRestriction: %v", err)
 	}
 }
+
+// restrictionOf is a restriction of one's own, as NewCompiled takes them, reading the
+// parameters at params.
+type restrictionOf struct{ params []int }
+
+func (r restrictionOf) Source() string               { return "mine" }
+func (r restrictionOf) Params() []int                { return r.params }
+func (r restrictionOf) Holds(b *space.Bindings) bool { return true }
+
+// A compiled restriction that is nil, or reads what is no parameter, is an error that
+// names it, not a panic in the construction.
+func TestNewCompiledRefusesRestrictionsItCannotEvaluate(t *testing.T) {
+	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}
+	for _, tc := range []struct {
+		r    space.Restriction
+		want string
+	}{
+		{nil, "restriction 0 is nil"},
+		{restrictionOf{[]int{0, 3}}, `restriction 0 "mine" reads parameter 3, but there are 1 parameters`},
+		{restrictionOf{[]int{-1}}, `restriction 0 "mine" reads parameter -1`},
+	} {
+		if _, err := space.NewCompiled(params, []space.Restriction{tc.r}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.r, err, tc.want)
+		}
+	}
+	if s, err := space.NewCompiled(params, []space.Restriction{restrictionOf{[]int{0}}}); err != nil || s.Len() != 2 {
+		t.Errorf("a restriction of the one parameter: %v", err)
+	}
+}
