@@ -390,8 +390,11 @@ func (s *Space) Sample(r *rand.Rand, dst Config) Config {
 }
 
 // SampleIndices returns n distinct indices drawn uniformly without replacement
-// (all of them, shuffled, when n >= Len).
+// (all of them, shuffled, when n >= Len; none when n <= 0).
 func (s *Space) SampleIndices(r *rand.Rand, n int) []int {
+	if n <= 0 {
+		return []int{} // as SampleInOrder yields nothing
+	}
 	if n >= s.size {
 		out := make([]int, s.size)
 		for i := range out {

@@ -490,3 +490,16 @@ func TestNewCompiledRefusesRestrictionsItCannotEvaluate(t *testing.T) {
 		t.Errorf("a restriction of the one parameter: %v", err)
 	}
 }
+
+func TestSampleIndicesOfNoneIsEmpty(t *testing.T) {
+	s, err := space.New([]space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, -1} {
+		if got := s.SampleIndices(r, n); len(got) != 0 {
+			t.Errorf("SampleIndices(%d) = %v, want none", n, got)
+		}
+	}
+}
