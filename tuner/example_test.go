@@ -32,7 +32,11 @@ func Example() {
 	case err != nil:
 		log.Fatal(err) // ErrNothingSucceeded comes with the report, which says why (rep.Failures)
 	}
-	fmt.Printf("best %s %.3g at %s, %.2fx the median configuration\n", rep.Objective, *rep.BestObjective, rep.Best, *rep.SpeedupOverMed)
+	fmt.Printf("best %s %.3g at %s\n", rep.Objective, *rep.BestObjective, rep.Best) // set when err is nil
+	// the speedup is left out where no ratio means anything (an objective of 0 or below)
+	if rep.SpeedupOverMed != nil {
+		fmt.Printf("%.2fx the median configuration\n", *rep.SpeedupOverMed)
+	}
 }
 
 // A program with a command of its own for the worker processes, as ktune has its hidden
