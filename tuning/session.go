@@ -594,6 +594,11 @@ func fitnessOf(e *result.Evaluation, maximize bool) float64 {
 			e.Message = fmt.Sprintf("no usable objective value (%v)", e.Objective)
 		}
 	}
+	if e.Status != result.OK {
+		// a failure has no objective (result.Evaluation's contract): a value told with
+		// one would be stored, exported and read back as if it had been measured
+		e.Objective = math.NaN()
+	}
 	switch {
 	case e.Failed():
 		return math.Inf(1)

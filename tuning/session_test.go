@@ -1160,6 +1160,40 @@ func TestAnUndefinedStatusIsRefused(t *testing.T) {
 	}
 }
 
+// A failure told with an objective value (an evaluator that kept the time of a run whose
+// output was wrong) is recorded without it, as result.Evaluation documents: the store,
+// exports and reports never read it as a measurement.
+func TestAFailureToldWithAnObjectiveKeepsNone(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	var sunk []result.Evaluation
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 2,
+		Sink: sinkFunc(func(_ context.Context, e result.Evaluation) error { sunk = append(sunk, e); return nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, st := range []result.Status{result.WrongAnswer, result.OK} {
+		c, err := s.Ask(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tell(c, result.Evaluation{Status: st, Objective: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := s.Summary().History
+	if len(h) != 2 || len(sunk) != 2 {
+		t.Fatalf("%d recorded, %d sunk; want 2", len(h), len(sunk))
+	}
+	if o := h[0].Evaluation.Objective; !math.IsNaN(o) || !math.IsNaN(sunk[0].Objective) || !math.IsInf(h[0].Fitness, 1) {
+		t.Errorf("failure recorded with objective %v (sunk %v), fitness %v; want NaN, NaN, +Inf", o, sunk[0].Objective, h[0].Fitness)
+	}
+	if o := h[1].Evaluation.Objective; o != 0.5 || sunk[1].Objective != 0.5 {
+		t.Errorf("success recorded with objective %v (sunk %v); want 0.5", o, sunk[1].Objective)
+	}
+}
+
 // A configuration given twice in Options.Measured keeps its last measurement, which
 // supersedes the first as a repeated measurement does in a recording (KeepLast) and in a
 // resumed run, and counts once against the budget; with NoCache both count.
