@@ -75,7 +75,8 @@ Besides the measurements (samples, metrics), each configuration gets:
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is
-deleted; ktune_maximize keeps the objective's direction. A cache entry holds the parameters
+deleted; ktune_maximize keeps the objective's direction and ktune_restrictions the
+restrictions. A cache entry holds the parameters
 beside the measurements, so a recording with a parameter named as one of its members
 (time, times, compile_time, timestamp, ...) is not written as a cache.
 
