@@ -241,3 +241,28 @@ func TestReportToStandardOutput(t *testing.T) {
 		t.Errorf("files written: %v", entries)
 	}
 }
+
+// Exporting a real cache says what the target format has no place for: KTT output drops
+// the problem size, the samples and the failures' compile times, and says so naming the
+// output; Kernel Tuner and T4 keep them and say nothing.
+func TestExportNamesWhatTheFormatLeavesOut(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", "--db", db, filepath.Join("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct{ format, want string }{
+		{"ktt", "ktune export: warning: KTT output has no place for the problem size 20000000, the timing samples of 3734 configurations and the compile times of 358 failed configurations: they are not in "},
+		{"kerneltuner", ""},
+		{"t4", ""},
+	} {
+		out := filepath.Join(dir, tc.format+".json")
+		_, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", tc.format, "-o", out)
+		if code != 0 {
+			t.Fatalf("export --format %s: exit %d: %s", tc.format, code, errOut)
+		}
+		if tc.want == "" && errOut != "" || tc.want != "" && errOut != tc.want+out+"\n" {
+			t.Errorf("export --format %s says %q, want %q", tc.format, errOut, tc.want+out)
+		}
+	}
+}

@@ -54,7 +54,8 @@ that reads recordings, where a recording is genuinely that large.`,
 Converts a recorded file, or a run from the results store, into another tuner's format:
 kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
 (the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
-writes it). Writes to OUT, or to standard output.
+writes it). Writes to OUT, or to standard output. A warning names what the format has no
+place for in this recording (KTT output's, below).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -370,10 +371,41 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one input file or --run")
 	}
+	if f.Losses != nil {
+		if lost := f.Losses(rec); len(lost) > 0 {
+			to := "the output"
+			if toFile {
+				to = *outPath
+			}
+			printWarnings(env.stderr, "export", []string{fmt.Sprintf("%s has no place for %s: they are not in %s",
+				formatTitle(f.Name), joinAnd(lost), to)})
+		}
+	}
 	if !toFile {
 		return f.Write(env.stdout, rec)
 	}
 	return writeAtomically(*outPath, func(w io.Writer) error { return f.Write(w, rec) })
+}
+
+// formatTitle is how the help names an output format.
+func formatTitle(name string) string {
+	switch name {
+	case "ktt":
+		return "KTT output"
+	case "kerneltuner":
+		return "a Kernel Tuner cache"
+	case "t4":
+		return "T4"
+	}
+	return name
+}
+
+// joinAnd joins phrases as a sentence does: "a, b and c".
+func joinAnd(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
 
 // writeAtomically writes an output file with outfile.Write: a regular file is replaced
