@@ -55,7 +55,9 @@ Converts a recorded file, or a run from the results store, into another tuner's 
 kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
 (the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
 writes it). Writes to OUT, or to standard output. A warning names what the format has no
-place for in this recording (KTT output's, below).
+place for in this recording (KTT output's, below), what reading the file or importing the
+run noticed (a cache cut short), and a run that has not finished (the output holds what it
+has stored).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -362,6 +364,13 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		defer st.Close()
 		if rec, err = st.Recording(ctx, *run); err != nil {
 			return runError(ctx, st, *db, *run, err)
+		}
+		// what was noticed producing the run (an imported cache cut short), as exporting
+		// its file says, and a tuning that has not finished: the output holds what it stored
+		printWarnings(env.stderr, "export", rec.Warnings)
+		if info, err := st.Run(ctx, *run); err == nil && info.Status != store.StatusFinished {
+			printWarnings(env.stderr, "export", []string{fmt.Sprintf("run %d is %s, not finished: the output holds the %s it has stored so far",
+				*run, info.Status, counted(len(rec.Evaluations), "evaluation", "evaluations"))})
 		}
 	case *run == 0 && len(pos) == 1:
 		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
