@@ -87,9 +87,10 @@ KTT output records kernel durations: each success gets one computation result of
 kernel whose Duration is its time in ms (TimeUnit Milliseconds); compile time, registers
 and memory sizes, power and energy, and the verification, strategy and framework times go
 where KTT keeps them, every other metric (and an objective other than time) is a profiling
-counter. KTT has no place for the direction, restrictions, problem size, samples or
-failure messages, nor for configurations the restrictions exclude, which are left out; a
-timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
+counter. KTT has no place for the direction, restrictions, problem size, samples, failure
+messages, a failure's compile time and metrics (a failure has no computation result) or
+parameter values no configuration has, nor for configurations the restrictions exclude,
+which are left out; a timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
 known to a recording and are not written. A success without a kernel time is an error.`,
 		run: runExport,
 	})

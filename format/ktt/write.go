@@ -47,9 +47,10 @@ var compilationFields = func() map[string]string {
 // too is a counter of its name, so Read gives it back as a metric beside the time.
 //
 // KTT has no place for what else a recording holds (the objective's direction,
-// restrictions, problem size, timing samples, failure messages), nor for configurations
-// the restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are
-// left out; a timeout is written as ComputationFailed. The compute API, platform and
+// restrictions, problem size, timing samples, failure messages, a failure's compile time
+// and metrics, parameter values no configuration has), nor for configurations the
+// restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are left
+// out (Losses names them); a timeout is written as ComputationFailed. The compute API, platform and
 // launch sizes KTT records are not known to a recording and are not written.
 // A success without a kernel time (another objective whose time was not kept) is an error.
 func Write(w io.Writer, rec *result.Recording) error {
