@@ -1,12 +1,14 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -394,13 +396,24 @@ func TestSchemaVersion(t *testing.T) {
 	}
 }
 
+// Another program's SQLite file is refused and left as it was, byte for byte: its
+// journal mode too, which SQLite keeps in the file (QA: opening one switched it to WAL).
 func TestRefusesOtherDatabases(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
-	if _, err := rawDB(t, path).Exec("CREATE TABLE notes (body TEXT)"); err != nil {
+	raw := rawDB(t, path)
+	if _, err := raw.Exec("CREATE TABLE notes (body TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sqlite.Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), "not a ktune database") {
 		t.Errorf("opening another program's database: %v", err)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("opening another program's database changed it (%v): journal mode byte %d, was %d", err, after[18], before[18])
 	}
 	if _, err := sqlite.Open(context.Background(), ":memory:"); err == nil {
 		t.Error("opening :memory: should fail")
