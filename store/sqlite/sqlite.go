@@ -249,6 +249,9 @@ func openReader(ctx context.Context, path string) (*sql.DB, int, error) {
 		}
 		r.Close()
 	}
+	if isNotADatabase(err) {
+		return nil, 0, err // no way of reading it makes it one
+	}
 	if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
 		return nil, 0, fmt.Errorf("%w (its write-ahead log %s-wal holds commits, and SQLite cannot create %s-shm to read them: make the folder writable)", err, path, path)
 	}
@@ -488,6 +491,12 @@ func isBusy(err error) bool {
 func isReadOnly(err error) bool {
 	var e *driver.Error
 	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
+// isNotADatabase reports whether err is SQLite finding no database in the file.
+func isNotADatabase(err error) bool {
+	var e *driver.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_NOTADB
 }
 
 // isForeignKey reports whether err is SQLite refusing a row that names a missing parent.

@@ -420,6 +420,33 @@ func TestRefusesOtherDatabases(t *testing.T) {
 	}
 }
 
+// A file that is no SQLite database at all (a recording given for the database) is
+// refused with what it is and what to do, once, also where it is read-only, and left as
+// it was.
+func TestRefusesFilesThatAreNoDatabase(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o644, 0o444} {
+		path := filepath.Join(t.TempDir(), "vector_add.json")
+		if err := os.WriteFile(path, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sqlite.Open(context.Background(), path)
+		const want = "not a ktune database: the file is not an SQLite database"
+		if err == nil || strings.Count(err.Error(), want) != 1 || !strings.Contains(err.Error(), "give the path of a ktune results database, or a new path to create one") {
+			t.Errorf("mode %v: %v; want one %q and what to do", mode, err, want)
+		}
+		if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, data) {
+			t.Errorf("mode %v: the file changed (%v)", mode, err)
+		}
+		if left, _ := filepath.Glob(path + "-*"); len(left) > 0 {
+			t.Errorf("mode %v: left %q", mode, left)
+		}
+	}
+}
+
 func rawDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", path)
