@@ -46,6 +46,10 @@ type Format struct {
 	Read func(r io.Reader, source string) (*result.Recording, error)
 	// Write encodes a recording; nil for formats ktune only imports.
 	Write func(w io.Writer, rec *result.Recording) error
+	// Losses says what Write leaves out of a recording because the format has no place
+	// for it, each as a phrase ("the problem size [4096,4096]"); nil for a format that
+	// keeps everything.
+	Losses func(rec *result.Recording) []string
 }
 
 var (

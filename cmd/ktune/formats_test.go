@@ -241,3 +241,65 @@ func TestReportToStandardOutput(t *testing.T) {
 		t.Errorf("files written: %v", entries)
 	}
 }
+
+// Exporting a real cache says what the target format has no place for: KTT output drops
+// the problem size, the samples and the failures' compile times, and says so naming the
+// output; Kernel Tuner and T4 keep them and say nothing.
+func TestExportNamesWhatTheFormatLeavesOut(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", "--db", db, filepath.Join("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct{ format, want string }{
+		{"ktt", "ktune export: warning: KTT output has no place for the problem size 20000000, the timing samples of 3734 configurations and the compile times of 358 failed configurations: they are not in "},
+		{"kerneltuner", ""},
+		{"t4", ""},
+	} {
+		out := filepath.Join(dir, tc.format+".json")
+		_, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", tc.format, "-o", out)
+		if code != 0 {
+			t.Fatalf("export --format %s: exit %d: %s", tc.format, code, errOut)
+		}
+		if tc.want == "" && errOut != "" || tc.want != "" && errOut != tc.want+out+"\n" {
+			t.Errorf("export --format %s says %q, want %q", tc.format, errOut, tc.want+out)
+		}
+	}
+}
+
+// A stored run's warnings (its cache was cut short) and an unfinished run are said on
+// export, as exporting the file says the former.
+func TestExportOfARunSaysItsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("../../testdata/kernel_tuner/vector_add_A4000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.json")
+	if err := os.WriteFile(cut, data[:6000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "import", "--db", db, cut); code != 0 || !strings.Contains(errOut, "unclosed cache file") {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := ktune(t, "export", "--db", db, "--run", "1", "--format", "t4", "-o", filepath.Join(dir, "out.json"))
+	if code != 0 || !strings.Contains(errOut, "ktune export: warning: "+cut+": unclosed cache file (an interrupted Kernel Tuner run): read 8 complete entries") {
+		t.Errorf("export: exit %d, said %q; want the run's warning", code, errOut)
+	}
+
+	rec := threeConfigs("time", false, 3, 2, 1)
+	db = storeRun(t, rec)
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(context.Background(), 1, store.StatusInterrupted); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, errOut, code = ktune(t, "export", "--db", db, "--run", "1", "--format", "kerneltuner", "-o", filepath.Join(dir, "i.json"))
+	if want := "ktune export: warning: run 1 is interrupted, not finished: the output holds the 3 evaluations it has stored so far\n"; code != 0 || errOut != want {
+		t.Errorf("export of an interrupted run: exit %d, said %q, want %q", code, errOut, want)
+	}
+}

@@ -54,7 +54,10 @@ that reads recordings, where a recording is genuinely that large.`,
 Converts a recorded file, or a run from the results store, into another tuner's format:
 kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
 (the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
-writes it). Writes to OUT, or to standard output.
+writes it). Writes to OUT, or to standard output. A warning names what the format has no
+place for in this recording (KTT output's, below), what reading the file or importing the
+run noticed (a cache cut short), and a run that has not finished (the output holds what it
+has stored).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -75,7 +78,8 @@ Besides the measurements (samples, metrics), each configuration gets:
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is
-deleted; ktune_maximize keeps the objective's direction. A cache entry holds the parameters
+deleted; ktune_maximize keeps the objective's direction and ktune_restrictions the
+restrictions. A cache entry holds the parameters
 beside the measurements, so a recording with a parameter named as one of its members
 (time, times, compile_time, timestamp, ...) is not written as a cache.
 
@@ -83,9 +87,10 @@ KTT output records kernel durations: each success gets one computation result of
 kernel whose Duration is its time in ms (TimeUnit Milliseconds); compile time, registers
 and memory sizes, power and energy, and the verification, strategy and framework times go
 where KTT keeps them, every other metric (and an objective other than time) is a profiling
-counter. KTT has no place for the direction, restrictions, problem size, samples or
-failure messages, nor for configurations the restrictions exclude, which are left out; a
-timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
+counter. KTT has no place for the direction, restrictions, problem size, samples, failure
+messages, a failure's compile time and metrics (a failure has no computation result) or
+parameter values no configuration has, nor for configurations the restrictions exclude,
+which are left out; a timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
 known to a recording and are not written. A success without a kernel time is an error.`,
 		run: runExport,
 	})
@@ -361,6 +366,13 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		if rec, err = st.Recording(ctx, *run); err != nil {
 			return runError(ctx, st, *db, *run, err)
 		}
+		// what was noticed producing the run (an imported cache cut short), as exporting
+		// its file says, and a tuning that has not finished: the output holds what it stored
+		printWarnings(env.stderr, "export", rec.Warnings)
+		if info, err := st.Run(ctx, *run); err == nil && info.Status != store.StatusFinished {
+			printWarnings(env.stderr, "export", []string{fmt.Sprintf("run %d is %s, not finished: the output holds the %s it has stored so far",
+				*run, info.Status, counted(len(rec.Evaluations), "evaluation", "evaluations"))})
+		}
 	case *run == 0 && len(pos) == 1:
 		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
 			return err
@@ -369,10 +381,41 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one input file or --run")
 	}
+	if f.Losses != nil {
+		if lost := f.Losses(rec); len(lost) > 0 {
+			to := "the output"
+			if toFile {
+				to = *outPath
+			}
+			printWarnings(env.stderr, "export", []string{fmt.Sprintf("%s has no place for %s: they are not in %s",
+				formatTitle(f.Name), joinAnd(lost), to)})
+		}
+	}
 	if !toFile {
 		return f.Write(env.stdout, rec)
 	}
 	return writeAtomically(*outPath, func(w io.Writer) error { return f.Write(w, rec) })
+}
+
+// formatTitle is how the help names an output format.
+func formatTitle(name string) string {
+	switch name {
+	case "ktt":
+		return "KTT output"
+	case "kerneltuner":
+		return "a Kernel Tuner cache"
+	case "t4":
+		return "T4"
+	}
+	return name
+}
+
+// joinAnd joins phrases as a sentence does: "a, b and c".
+func joinAnd(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
 
 // writeAtomically writes an output file with outfile.Write: a regular file is replaced

@@ -71,6 +71,9 @@ const (
 	// fieldMaximize holds the objective's direction, which a cache does not record
 	// (Kernel Tuner takes it from tune_kernel's objective_higher_is_better).
 	fieldMaximize = "ktune_maximize"
+	// fieldRestrictions holds the restriction expressions of the space, which a cache
+	// does not record (Kernel Tuner takes them from tune_kernel's restrictions).
+	fieldRestrictions = "ktune_restrictions"
 )
 
 // Sniff reports whether data looks like a Kernel Tuner cache: a top-level object with
@@ -90,8 +93,9 @@ type entry struct {
 
 type header struct {
 	device, kernel, problem, objective string
-	ktuneProblem                       string // fieldProblemSize
-	maximize                           *bool  // fieldMaximize; nil when absent
+	ktuneProblem                       string   // fieldProblemSize
+	maximize                           *bool    // fieldMaximize; nil when absent
+	restrictions                       []string // fieldRestrictions
 	keys                               []string
 	haveKeys                           bool
 	params                             jsonio.Object
@@ -118,6 +122,10 @@ func (h *header) decodeMember(key string, dec *json.Decoder) (known bool, err er
 			err = fmt.Errorf("is not true or false: %w", err)
 		}
 		h.maximize = &b
+	case fieldRestrictions:
+		if err = dec.Decode(&h.restrictions); err != nil {
+			err = fmt.Errorf("is not a list of strings: %w", err)
+		}
 	case "tune_params_keys":
 		err = dec.Decode(&h.keys)
 		h.haveKeys = true
@@ -338,12 +346,13 @@ func compact(raw []byte) string {
 // build turns the decoded header and entries into a recording.
 func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, error) {
 	rec := &result.Recording{
-		Format:      Name,
-		Source:      in.Source,
-		Device:      h.device,
-		Kernel:      h.kernel,
-		ProblemSize: h.problem,
-		Objective:   h.objective,
+		Format:       Name,
+		Source:       in.Source,
+		Device:       h.device,
+		Kernel:       h.kernel,
+		ProblemSize:  h.problem,
+		Objective:    h.objective,
+		Restrictions: h.restrictions,
 	}
 	if rec.ProblemSize == "" {
 		rec.ProblemSize = h.ktuneProblem

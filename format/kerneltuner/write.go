@@ -39,7 +39,9 @@ var markers = map[result.Status]string{
 // file follows Kernel Tuner's cache schema 1.0.0 except where Kernel Tuner's own caches do
 // not: keys of values other than non-negative integers, and a problem size over the
 // parameters (see problemSize). A parameter named as a member of the entries (time,
-// compile_time, the objective) is an error: an entry cannot hold both.
+// compile_time, the objective) is an error: an entry cannot hold both. What a cache has no
+// member for, the objective's direction and the restrictions, goes in ktune_maximize and
+// ktune_restrictions, which Read takes back and Kernel Tuner ignores.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
 	e := &encoder{jsonio.Encoder{W: bw, Prefix: "kerneltuner"}}
@@ -79,6 +81,9 @@ func Write(w io.Writer, rec *result.Recording) error {
 	e.Str("},\n")
 	e.field("objective", objective, ",\n")
 	e.field(fieldMaximize, rec.Maximize, ",\n")
+	if len(rec.Restrictions) > 0 {
+		e.field(fieldRestrictions, rec.Restrictions, ",\n")
+	}
 	e.Key("cache")
 	e.Str("{")
 	seen := make(map[string]int, len(rec.Evaluations))

@@ -184,6 +184,29 @@ func TestWriteRecordsTheObjectivesDirection(t *testing.T) {
 	}
 }
 
+// A cache records the space's restrictions, which Kernel Tuner keeps outside it (a ktune
+// tuning run's, a T4 file's), so that an exported run reads back over the same space.
+func TestWriteKeepsTheRestrictions(t *testing.T) {
+	rec := oneParam("time", false, 1, 3, 2)
+	rec.Restrictions = []string{"a <= 2", "a % 2 == 1 or a > 1"}
+	h, _ := header(t, rec)
+	var written []string
+	if err := json.Unmarshal(h["ktune_restrictions"], &written); err != nil || !slices.Equal(written, rec.Restrictions) {
+		t.Errorf("ktune_restrictions written as %s (%v)", h["ktune_restrictions"], err)
+	}
+	if back := roundTrip(t, rec); !slices.Equal(back.Restrictions, rec.Restrictions) {
+		t.Errorf("restrictions read back as %q, want %q", back.Restrictions, rec.Restrictions)
+	}
+	// none: no member, as before
+	if h, _ := header(t, oneParam("time", false, 1)); h["ktune_restrictions"] != nil {
+		t.Errorf("a recording without restrictions gets ktune_restrictions %s", h["ktune_restrictions"])
+	}
+	if _, err := readBytes([]byte(`{"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "ktune_restrictions": "a < 2", "cache": {}}`)); err == nil ||
+		!strings.Contains(err.Error(), "ktune_restrictions") {
+		t.Errorf("ktune_restrictions as a string: %v, want an error naming the field", err)
+	}
+}
+
 // A timing the recording lacks (the benchmark hub's T4 files have no benchmark time) is
 // written as 0, as Kernel Tuner's simulation mode needs it, but named in
 // ktune_unrecorded, so that it reads back as unknown, not as a measured 0.

@@ -21,7 +21,7 @@ import (
 const Name = "ktt"
 
 func init() {
-	format.Register(format.Format{Name: Name, Sniff: Sniff, SniffKeys: sniffKeys, Looks: "top-level Metadata and Results", Read: Read, Write: Write})
+	format.Register(format.Format{Name: Name, Sniff: Sniff, SniffKeys: sniffKeys, Looks: "top-level Metadata and Results", Read: Read, Write: Write, Losses: Losses})
 }
 
 // statuses maps KTT's ResultStatus names.

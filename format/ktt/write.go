@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
 	"github.com/ktune/ktune/result"
@@ -46,9 +47,10 @@ var compilationFields = func() map[string]string {
 // too is a counter of its name, so Read gives it back as a metric beside the time.
 //
 // KTT has no place for what else a recording holds (the objective's direction,
-// restrictions, problem size, timing samples, failure messages), nor for configurations
-// the restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are
-// left out; a timeout is written as ComputationFailed. The compute API, platform and
+// restrictions, problem size, timing samples, failure messages, a failure's compile time
+// and metrics, parameter values no configuration has), nor for configurations the
+// restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are left
+// out (Losses names them); a timeout is written as ComputationFailed. The compute API, platform and
 // launch sizes KTT records are not known to a recording and are not written.
 // A success without a kernel time (another objective whose time was not kept) is an error.
 func Write(w io.Writer, rec *result.Recording) error {
@@ -94,13 +96,134 @@ func Write(w io.Writer, rec *result.Recording) error {
 	return e.End("\n]\n}\n")
 }
 
-// writeResult writes one result, its members in the order KTT writes them (by name).
-func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation, i int, kernel, objective string) error {
+// resultStatus is the ResultStatus Write gives an evaluation.
+func resultStatus(ev *result.Evaluation) string {
 	status, ok := statusNames[ev.Status]
 	if !ok || ev.Failed() && ev.Status == result.OK {
 		status = "ComputationFailed" // an OK status without a usable objective
 	}
-	ok = status == "Ok"
+	return status
+}
+
+// Losses says what Write leaves out of rec because KTT's output has no place for it, each
+// as a phrase ("the timing samples of 4201 configurations"), so that a user is told what
+// an export drops; none where Write keeps everything (KTT output that ktune read).
+func Losses(rec *result.Recording) []string {
+	var l []string
+	switch objective := rec.Objective; {
+	case objective != "" && objective != "time":
+		l = append(l, fmt.Sprintf("the objective %s and its direction (written as a profiling counter; the file's objective is the kernel time)", objective))
+	case rec.Maximize:
+		l = append(l, "the objective's direction (higher is better)")
+	}
+	if rec.ProblemSize != "" {
+		l = append(l, "the problem size "+rec.ProblemSize)
+	}
+	if n := len(rec.Restrictions); n > 0 {
+		l = append(l, counted(n, "the restriction", "the %d restrictions"))
+	}
+	var restricted, samples, messages, timeouts, compiles, metrics int
+	// the values each parameter has in the results: KTT lists no others
+	used := make([]map[string]bool, len(rec.Params))
+	for j := range used {
+		used[j] = map[string]bool{}
+	}
+	for i := range rec.Evaluations {
+		ev := &rec.Evaluations[i]
+		if ev.Status == result.Restricted {
+			restricted++
+			continue
+		}
+		for j, v := range ev.Config {
+			if j < len(used) {
+				used[j][valueKey(v)] = true
+			}
+		}
+		if len(ev.Samples) > 0 {
+			samples++
+		}
+		if ev.Message != "" {
+			messages++
+		}
+		if ev.Status == result.Timeout {
+			timeouts++
+		}
+		if resultStatus(ev) == "Ok" {
+			continue
+		}
+		// a failure has no computation result, where compile time and metrics go
+		if jsonio.Finite(ev.CompileMS) {
+			compiles++
+		}
+		searcher, validation, framework := writtenTime(ev.StrategyMS), writtenTime(ev.VerifyMS), writtenTime(ev.FrameworkMS)
+		withTotal := totalFits(ev, false, searcher, validation, framework)
+		for name, f := range ev.Metrics {
+			if jsonio.Finite(f) && !(name == "extra_duration" && f != 0) && !(name == "total_overhead" && withTotal) {
+				metrics++
+				break
+			}
+		}
+	}
+	var unused []string
+	for j, p := range rec.Params {
+		for _, v := range p.Values {
+			if !used[j][valueKey(v)] {
+				unused = append(unused, p.Name+"="+v.String())
+			}
+		}
+	}
+	if len(unused) > 0 {
+		more := ""
+		if len(unused) > 5 {
+			unused, more = unused[:5], fmt.Sprintf(" and %d more", len(unused)-5)
+		}
+		l = append(l, fmt.Sprintf("the parameter values no configuration has (%s%s)", strings.Join(unused, ", "), more))
+	}
+	if restricted > 0 {
+		l = append(l, counted(restricted, "the configuration the restrictions exclude", "the %d configurations the restrictions exclude"))
+	}
+	if samples > 0 {
+		l = append(l, counted(samples, "the timing samples of 1 configuration", "the timing samples of %d configurations"))
+	}
+	if messages > 0 {
+		l = append(l, counted(messages, "the failure message of 1 configuration", "the failure messages of %d configurations"))
+	}
+	if timeouts > 0 {
+		l = append(l, counted(timeouts, "the timeout of 1 configuration (written as ComputationFailed)", "the timeouts of %d configurations (written as ComputationFailed)"))
+	}
+	if compiles > 0 {
+		l = append(l, counted(compiles, "the compile time of 1 failed configuration", "the compile times of %d failed configurations"))
+	}
+	if metrics > 0 {
+		l = append(l, counted(metrics, "the metrics of 1 failed configuration", "the metrics of %d failed configurations"))
+	}
+	return l
+}
+
+// valueKey tells values apart by kind and text (1, 1.0 and "1" are three values).
+func valueKey(v space.Value) string { return fmt.Sprint(int(v.Kind())) + ":" + v.String() }
+
+// counted is one, or many with n in it.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf(many, n)
+}
+
+// writtenTime is a timing as Write writes it: 0 for what was not measured, as KTT writes
+// a failure's.
+func writtenTime(f float64) float64 {
+	if !jsonio.Finite(f) {
+		return 0
+	}
+	return f
+}
+
+// writeResult writes one result, its members in the order KTT writes them (by name).
+func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation, i int, kernel, objective string) error {
+	status := resultStatus(ev)
+	ok := status == "Ok"
 	duration := math.NaN()
 	if ok {
 		var has bool
@@ -109,14 +232,7 @@ func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation
 				Name, i, configString(rec, ev))
 		}
 	}
-	// the timings as written, 0 for what was not measured (as KTT writes a failure's)
-	written := func(f float64) float64 {
-		if !jsonio.Finite(f) {
-			return 0
-		}
-		return f
-	}
-	searcher, validation, framework := written(ev.StrategyMS), written(ev.VerifyMS), written(ev.FrameworkMS)
+	searcher, validation, framework := writtenTime(ev.StrategyMS), writtenTime(ev.VerifyMS), writtenTime(ev.FrameworkMS)
 	withTotal := totalFits(ev, ok, searcher, validation, framework)
 	e.Str("{")
 	e.Key("ComputationResults")

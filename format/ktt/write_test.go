@@ -205,3 +205,77 @@ func TestWriteRefusesASuccessWithoutATime(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Losses names each thing Write leaves out, and only what it leaves out: a recording KTT
+// output holds whole has none and reads back the same; each change that KTT has no place
+// for is named once and does not read back (a value only a restricted configuration has
+// is lost with it).
+func TestLossesNamesWhatWriteLeavesOut(t *testing.T) {
+	for _, path := range []string{coulomb, pnpoly} {
+		if l := ktt.Losses(readFile(t, path)); len(l) > 0 {
+			t.Errorf("%s: Losses %q for KTT's own output", path, l)
+		}
+	}
+	at := time.Date(2024, 3, 4, 5, 6, 7, 123000, time.UTC)
+	base := func() *result.Recording {
+		a := []space.Value{space.IntValue(1), space.IntValue(2), space.IntValue(3)}
+		return &result.Recording{Format: ktt.Name, Device: "dev", Kernel: "k", Objective: "time",
+			Params: []space.Param{{Name: "a", Values: a[:2]}},
+			Evaluations: []result.Evaluation{
+				{Config: a[:1], Status: result.OK, Objective: 0.75, CompileMS: 1.25, VerifyMS: 0.5, BenchmarkMS: 7, FrameworkMS: 3, StrategyMS: 0.125, Time: at,
+					Metrics: map[string]float64{"registers": 40}},
+				{Config: a[1:2], Status: result.RuntimeError, Objective: math.NaN(), CompileMS: math.NaN(), BenchmarkMS: 0, FrameworkMS: 2, StrategyMS: 0.25, Time: at},
+			}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(rec *result.Recording)
+		lost   string
+	}{
+		{"nothing", func(*result.Recording) {}, ""},
+		{"objective", func(r *result.Recording) {
+			r.Objective, r.Maximize = "GFLOP/s", true
+			r.Evaluations[0].Metrics["time"], r.Evaluations[0].Objective = 0.75, 12
+		}, "the objective GFLOP/s"},
+		{"direction", func(r *result.Recording) { r.Maximize = true }, "the objective's direction"},
+		{"problem size", func(r *result.Recording) { r.ProblemSize = "[4096,4096]" }, "the problem size [4096,4096]"},
+		{"restrictions", func(r *result.Recording) { r.Restrictions = []string{"a < 3", "a > 0"} }, "the 2 restrictions"},
+		{"unused value", func(r *result.Recording) { r.Params[0].Values = append(r.Params[0].Values, space.IntValue(3)) },
+			"the parameter values no configuration has (a=3)"},
+		{"restricted", func(r *result.Recording) {
+			r.Params[0].Values = append(r.Params[0].Values, space.IntValue(3))
+			r.Evaluations = append(r.Evaluations, result.Evaluation{Config: []space.Value{space.IntValue(3)}, Status: result.Restricted, Objective: math.NaN()})
+		}, "the configuration the restrictions exclude"},
+		{"samples", func(r *result.Recording) { r.Evaluations[0].Samples = []float64{0.7, 0.8} }, "the timing samples of 1 configuration"},
+		{"message", func(r *result.Recording) { r.Evaluations[1].Message = "crashed" }, "the failure message of 1 configuration"},
+		{"timeout", func(r *result.Recording) { r.Evaluations[1].Status = result.Timeout }, "the timeout of 1 configuration"},
+		{"failure's compile time", func(r *result.Recording) { r.Evaluations[1].CompileMS = 30 }, "the compile time of 1 failed configuration"},
+		{"failure's metrics", func(r *result.Recording) { r.Evaluations[1].Metrics = map[string]float64{"GFLOP/s": 5} }, "the metrics of 1 failed configuration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := base()
+			tc.change(rec)
+			lost := ktt.Losses(rec)
+			back, _ := writeRead(t, rec)
+			d := formattest.Diff(rec, back)
+			if tc.lost == "" {
+				if len(lost) > 0 || d != "" {
+					t.Errorf("Losses %q; round trip differs: %s", lost, d)
+				}
+				return
+			}
+			named := 0
+			for _, l := range lost {
+				if strings.HasPrefix(l, tc.lost) {
+					named++
+				}
+			}
+			if named != 1 {
+				t.Errorf("Losses %q, want one beginning %q", lost, tc.lost)
+			}
+			if d == "" {
+				t.Errorf("Losses names %q, but it reads back the same", lost)
+			}
+		})
+	}
+}

@@ -106,6 +106,9 @@ UPDATE evaluations SET
 WHERE json_valid(metrics) AND json_type(metrics, '$.strategy_time') IS NOT NULL;
 `
 
+// otherDatabase says what to do about a file that is no ktune database.
+const otherDatabase = "give the path of a ktune results database, or a new path to create one"
+
 // schemaCurrent reports whether the database has this ktune's schema, reading it outside
 // any transaction, so that it takes no lock a writer holds; it fails on another program's
 // database and on a newer schema.
@@ -119,6 +122,9 @@ func schemaCurrent(ctx context.Context, q queryer) (bool, error) {
 func readSchema(ctx context.Context, q queryer) (version int, current bool, err error) {
 	var appID, objects int
 	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		if isNotADatabase(err) { // a recording or any other file given for the database
+			return 0, false, fmt.Errorf("not a ktune database: the file is not an SQLite database (%w); %s", err, otherDatabase)
+		}
 		return 0, false, err
 	}
 	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
@@ -129,8 +135,8 @@ func readSchema(ctx context.Context, q queryer) (version int, current bool, err 
 	}
 	switch {
 	case appID != applicationID && (appID != 0 || version != 0 || objects != 0):
-		return 0, false, fmt.Errorf("not a ktune database (application_id %#x, schema version %d, %d schema objects)",
-			appID, version, objects)
+		return 0, false, fmt.Errorf("not a ktune database (application_id %#x, schema version %d, %d schema objects), and ktune leaves it alone; %s",
+			appID, version, objects, otherDatabase)
 	case version > SchemaVersion:
 		return 0, false, fmt.Errorf("%w: the database has schema version %d, this ktune writes version %d; use a newer ktune",
 			store.ErrNewerSchema, version, SchemaVersion)

@@ -123,7 +123,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// BEGIN IMMEDIATE takes the write lock up front; a deferred BEGIN that upgrades later
 	// can fail with SQLITE_BUSY without waiting when another process is writing.
-	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(writeAttempt)+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(writeAttempt)+"&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
@@ -135,6 +135,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// The schema version is read first, without a lock that waits for writers; only a
 	// database that needs a migration takes the write lock.
 	current, err := schemaCurrent(ctx, w)
+	if err == nil {
+		// Only now, on ktune's own database or a new one: the journal mode is kept in the
+		// file, and switching another program's SQLite file, which schemaCurrent refuses,
+		// would change it.
+		err = s.write(ctx, "switch to write-ahead logging", func(w *sql.DB) error { return useWAL(ctx, w) })
+	}
 	if err == nil && !current {
 		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
 	}
@@ -158,6 +164,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
 	}
 	return s, nil
+}
+
+// useWAL puts the database in write-ahead-log mode, in which readers never wait for the
+// writer; a database in that mode already is left as it is, without a lock.
+func useWAL(ctx context.Context, w *sql.DB) error {
+	var mode string
+	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if strings.EqualFold(mode, "wal") {
+		return nil
+	}
+	_, err := w.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+	return err
 }
 
 // removeEmpty removes the database file at path, which creating failed (a full disk), and
@@ -228,6 +248,9 @@ func openReader(ctx context.Context, path string) (*sql.DB, int, error) {
 			return r, version, nil
 		}
 		r.Close()
+	}
+	if isNotADatabase(err) {
+		return nil, 0, err // no way of reading it makes it one
 	}
 	if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
 		return nil, 0, fmt.Errorf("%w (its write-ahead log %s-wal holds commits, and SQLite cannot create %s-shm to read them: make the folder writable)", err, path, path)
@@ -468,6 +491,12 @@ func isBusy(err error) bool {
 func isReadOnly(err error) bool {
 	var e *driver.Error
 	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
+// isNotADatabase reports whether err is SQLite finding no database in the file.
+func isNotADatabase(err error) bool {
+	var e *driver.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_NOTADB
 }
 
 // isForeignKey reports whether err is SQLite refusing a row that names a missing parent.

@@ -1,12 +1,14 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -394,16 +396,54 @@ func TestSchemaVersion(t *testing.T) {
 	}
 }
 
+// Another program's SQLite file is refused and left as it was, byte for byte: its
+// journal mode too, which SQLite keeps in the file (QA: opening one switched it to WAL).
 func TestRefusesOtherDatabases(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
-	if _, err := rawDB(t, path).Exec("CREATE TABLE notes (body TEXT)"); err != nil {
+	raw := rawDB(t, path)
+	if _, err := raw.Exec("CREATE TABLE notes (body TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sqlite.Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), "not a ktune database") {
 		t.Errorf("opening another program's database: %v", err)
 	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("opening another program's database changed it (%v): journal mode byte %d, was %d", err, after[18], before[18])
+	}
 	if _, err := sqlite.Open(context.Background(), ":memory:"); err == nil {
 		t.Error("opening :memory: should fail")
+	}
+}
+
+// A file that is no SQLite database at all (a recording given for the database) is
+// refused with what it is and what to do, once, also where it is read-only, and left as
+// it was.
+func TestRefusesFilesThatAreNoDatabase(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/kernel_tuner/vector_add_A4000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o644, 0o444} {
+		path := filepath.Join(t.TempDir(), "vector_add.json")
+		if err := os.WriteFile(path, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sqlite.Open(context.Background(), path)
+		const want = "not a ktune database: the file is not an SQLite database"
+		if err == nil || strings.Count(err.Error(), want) != 1 || !strings.Contains(err.Error(), "give the path of a ktune results database, or a new path to create one") {
+			t.Errorf("mode %v: %v; want one %q and what to do", mode, err, want)
+		}
+		if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, data) {
+			t.Errorf("mode %v: the file changed (%v)", mode, err)
+		}
+		if left, _ := filepath.Glob(path + "-*"); len(left) > 0 {
+			t.Errorf("mode %v: left %q", mode, left)
+		}
 	}
 }
 
