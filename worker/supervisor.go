@@ -511,7 +511,7 @@ var ErrReference = errors.New("no reference to verify against")
 // process or runs past the compile or the run time limit. The child keeps the
 // reference for the evaluations that follow.
 func (s *Supervisor) Reference(ctx context.Context) error {
-	answer, failed, err := s.ask(ctx, opReference, "the reference kernel")
+	answer, failed, err := s.ask(ctx, opReference, "the reference")
 	switch {
 	case err != nil:
 		return err

@@ -724,7 +724,8 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 	}
 	for fault, want := range map[string]string{
 		"1": "does not compile",
-		"3": "the reference kernel crashed: SIGSEGV (segmentation fault)",
+		// The reference is a configuration of the tuned kernel, not a reference kernel.
+		"3": "the reference crashed: SIGSEGV (segmentation fault)",
 		"4": "ran past the time limit",
 	} {
 		dir := t.TempDir()
@@ -750,6 +751,41 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 			t.Errorf("reference with fault %s: a run was started, with %d evaluations", fault, len(evals))
 		}
 		st.Close()
+	}
+}
+
+// A reference that reads past the end of an array names the array, as a configuration's
+// crash does: the reference's buffers were not in the guard map the crash is read against,
+// and a spec with a short input said only "the reference kernel crashed: SIGSEGV", naming a
+// reference kernel the spec does not have.
+func TestAReferenceThatOverrunsAnArrayNamesIt(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `void scale(float *out, const float *in, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = 3.0f * in[i];
+}
+`
+	spec := `kernel: {name: scale, source: scale.c}
+parameters:
+  - {name: X, values: [1, 2]}
+problem_size: [100000]
+arguments:
+  - {name: out, type: float32, length: 100000, output: true}
+  - {name: in, type: float32, length: 10, fill: random}
+  - {name: n, type: int32, value: 100000}
+verification:
+  reference: {config: {X: 1}}
+`
+	for name, text := range map[string]string{"scale.c": kernel, "scale.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "scale.yaml"), "--db", filepath.Join(dir, "ktune.db"))
+	want := "the reference crashed: SIGSEGV (segmentation fault), touching memory past the end of argument in"
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "nothing was measured") {
+		t.Errorf("exit %d, %s\nwant %q", code, errOut, want)
 	}
 }
 
