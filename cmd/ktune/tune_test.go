@@ -789,6 +789,70 @@ verification:
 	}
 }
 
+// An array larger than the device can hold is a device limit that names the argument,
+// found before the configuration is compiled, and a reference that needs one says so.
+// Before, the worker generated the array's data in its own memory first and died of Go's
+// fatal out-of-memory error, its stack trace as the failure's message (a different one at
+// every configuration, so that tuning did not even stop early).
+func TestAnArrayLargerThanTheDeviceIsADeviceLimit(t *testing.T) {
+	kernels := map[string]string{
+		"c": `void scale(float *out, const float *in, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = 3.0f * in[i];
+}
+`,
+		"opencl": `__kernel void scale(__global float *out, __global const float *in, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) out[i] = 3.0f * in[i];
+}
+`,
+	}
+	for backend, kernel := range kernels {
+		t.Run(backend, func(t *testing.T) {
+			needBackend(t, backend)
+			dir := t.TempDir()
+			source := map[string]string{"c": "scale.c", "opencl": "scale.cl"}[backend]
+			if err := os.WriteFile(filepath.Join(dir, source), []byte(kernel), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// 64 TiB of input: more than any device (or host) has, less than Go's largest
+			// allocation, which it would try and fail fatally.
+			spec := `kernel: {name: scale, source: ` + source + `}
+parameters:
+  - {name: X, values: [1, 2]}
+problem_size: [1000]
+arguments:
+  - {name: out, type: float32, length: 1000, output: true}
+  - {name: in, type: float32, length: 2**44, fill: random}
+  - {name: n, type: int32, value: 1000}
+`
+			for _, reference := range []bool{false, true} {
+				text := spec
+				if reference {
+					text += "verification: {reference: {config: {X: 1}}}\n"
+				}
+				specPath := filepath.Join(dir, fmt.Sprintf("big%v.yaml", reference))
+				if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"))
+				if reference {
+					want := "no reference to verify against: argument in: allocating 70368744177664 bytes: device limit exceeded"
+					if code != 1 || !strings.Contains(errOut, want) {
+						t.Errorf("with a reference: exit %d, %s\nwant %q", code, errOut, want)
+					}
+					continue
+				}
+				want := "device_limit: all 2 said (e.g. X=1):\n    argument in: 17592186044416 elements of float32 (70368744177664 bytes) exceed the device's largest buffer of"
+				if code != 1 || !strings.Contains(out, want) {
+					t.Errorf("exit %d, %s%s\nwant %q", code, out, errOut, want)
+				}
+			}
+		})
+	}
+}
+
 // A run in which nothing succeeds says why: each failing status with the message most
 // configurations gave, named by the kernel's own file and line; it stops once the first
 // configurations all failed the same way, and exits with status 1.
