@@ -853,6 +853,63 @@ arguments:
 	}
 }
 
+// A kernel whose runs together outlast the spec's timeout, though each ends, is killed in
+// its timed runs, and its message says so and what to change; a kernel that hangs in its
+// first run does not get that message. Before, both said only "the kernel ran past the
+// time limit", and a slow kernel looked hung.
+func TestATimeoutInTheTimedRunsSaysTheLimitCountsEveryRun(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `#include <unistd.h>
+void k(float *out, int n)
+{
+#if hang
+    for (volatile int spin = 1; spin; ) {
+    }
+#endif
+    usleep(150000);
+    for (int i = 0; i < n; i++) out[i] = i;
+}
+`
+	spec := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: hang, values: [0, 1]}
+problem_size: [100]
+arguments:
+  - {name: out, type: float32, length: 100, output: true}
+  - {name: n, type: int32, value: 100}
+iterations: 20
+timeout: 1s
+`
+	for name, text := range map[string]string{"k.c": kernel, "k.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), 1)
+	if err != nil || len(evals) != 2 {
+		t.Fatalf("%d evaluations, %v", len(evals), err)
+	}
+	const timed = "during its timed runs, after its first run had finished: the limit counts every run of a configuration"
+	for _, e := range evals {
+		hang := e.Config[0].Int() == 1
+		if e.Status != result.Timeout || !strings.HasPrefix(e.Message, "the kernel ran past the time limit of 1s (timeout)") ||
+			strings.Contains(e.Message, timed) == hang {
+			t.Errorf("hang=%v: %v %q", hang, e.Status, e.Message)
+		}
+	}
+}
+
 // A run in which nothing succeeds says why: each failing status with the message most
 // configurations gave, named by the kernel's own file and line; it stops once the first
 // configurations all failed the same way, and exits with status 1.
