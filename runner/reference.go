@@ -89,6 +89,9 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	if phase != nil {
 		phase("compiled")
 	}
+	// A reference that overruns an array crashes as a configuration would: the guard map
+	// lets the crash message name the array.
+	r.reportGuards(inst, bufs)
 	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
 		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ArgumentError(err))
 		return ref

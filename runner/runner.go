@@ -449,6 +449,14 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 	if r.info.LocalMemBytes > 0 && local > r.info.LocalMemBytes {
 		return fmt.Sprintf("%d bytes of local memory exceed the device's %d", local, r.info.LocalMemBytes)
 	}
+	// An array the device cannot hold would only be refused after compiling, and its
+	// data, generated in this process first, could exhaust the machine's memory.
+	for _, a := range inst.Args {
+		if a.Kind == spec.ArgArray && r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
+			return fmt.Sprintf("argument %s: %d elements of %s (%d bytes) exceed the device's largest buffer of %d bytes",
+				a.Name, a.Length, a.Type, a.Bytes, r.info.MaxAllocBytes)
+		}
+	}
 	return ""
 }
 
@@ -531,13 +539,17 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, co
 			key := [2]int{i, a.Bytes}
 			b, have := pool[key]
 			if !have {
-				data, err := r.input(i, a.Length)
-				if err != nil {
-					return nil, bufs, err
-				}
+				// The buffer first: an array larger than the device allows is refused by
+				// it, before its data are generated in this process's memory (which an
+				// array larger than the machine's ends with a fatal out-of-memory error).
 				buf, err := r.dev.Alloc(max(a.Bytes, 1))
 				if err != nil {
 					return nil, bufs, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
+				}
+				data, err := r.input(i, a.Length)
+				if err != nil {
+					buf.Release()
+					return nil, bufs, err
 				}
 				// A fresh buffer's contents are unknown: dirty until written.
 				b = &argBuffer{buf: buf, name: a.Name, data: data, dirty: true}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -350,7 +351,12 @@ func (p *parser) top(root *yaml.Node) {
 func (p *parser) duration(n *yaml.Node, f string) (time.Duration, bool) {
 	d := p.d
 	if rn := d.resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && (rn.ShortTag() == "!!int" || rn.ShortTag() == "!!float") {
-		d.errf(rn, f, "%s has no unit; expected a Go duration such as %ss", rn.Value, rn.Value)
+		// The number with a unit is the example, unless it would not be positive either.
+		example := rn.Value + "s"
+		if x, err := strconv.ParseFloat(rn.Value, 64); err != nil || !(x > 0) {
+			example = "10s"
+		}
+		d.errf(rn, f, "%s has no unit; expected a positive Go duration such as %s", rn.Value, example)
 		return 0, false
 	}
 	ts, ok := d.str(n, f)

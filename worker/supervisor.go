@@ -410,7 +410,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			s.resumePrecompilers()
 		}
 	}()
-	running := false
+	running, timing := false, false
 	var compiled time.Time            // when compilation ended and the kernel started
 	var stoppedAtLaunch time.Duration // how long this process had been stopped by then
 	for {
@@ -426,6 +426,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			}
 			switch r.Phase {
 			case phaseTiming:
+				timing = true
 				// Time the kernel alone: hold the pre-compilers while it runs.
 				if !paused && s.opts.PauseWhileTiming {
 					paused = s.pausePrecompilers()
@@ -463,7 +464,13 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			// The time until the kernel started is compilation (the wait for a
 			// pre-compiler included), from then on the kernel's: its warm-up, verification
 			// and timed runs, one of which hung. Stops of this process count as neither.
-			e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), Message: s.overLimit(running),
+			msg := s.overLimit(running)
+			if timing {
+				// Its first run ended, and passed verification: a kernel slow enough
+				// that all its runs together take longer than the limit is not hung.
+				msg += " during its timed runs, after its first run had finished: the limit counts every run of a configuration, so a kernel this slow needs a longer timeout or fewer iterations"
+			}
+			e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), Message: msg,
 				CompileMS: ms(waited + time.Since(start) - lim.stopped)}
 			if running {
 				e.CompileMS = ms(waited + compiled.Sub(start) - stoppedAtLaunch)
@@ -511,7 +518,7 @@ var ErrReference = errors.New("no reference to verify against")
 // process or runs past the compile or the run time limit. The child keeps the
 // reference for the evaluations that follow.
 func (s *Supervisor) Reference(ctx context.Context) error {
-	answer, failed, err := s.ask(ctx, opReference, "the reference kernel")
+	answer, failed, err := s.ask(ctx, opReference, "the reference")
 	switch {
 	case err != nil:
 		return err

@@ -724,7 +724,8 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 	}
 	for fault, want := range map[string]string{
 		"1": "does not compile",
-		"3": "the reference kernel crashed: SIGSEGV (segmentation fault)",
+		// The reference is a configuration of the tuned kernel, not a reference kernel.
+		"3": "the reference crashed: SIGSEGV (segmentation fault)",
 		"4": "ran past the time limit",
 	} {
 		dir := t.TempDir()
@@ -750,6 +751,162 @@ func TestAFailingReferenceStopsTuningBeforeItStarts(t *testing.T) {
 			t.Errorf("reference with fault %s: a run was started, with %d evaluations", fault, len(evals))
 		}
 		st.Close()
+	}
+}
+
+// A reference that reads past the end of an array names the array, as a configuration's
+// crash does: the reference's buffers were not in the guard map the crash is read against,
+// and a spec with a short input said only "the reference kernel crashed: SIGSEGV", naming a
+// reference kernel the spec does not have.
+func TestAReferenceThatOverrunsAnArrayNamesIt(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `void scale(float *out, const float *in, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = 3.0f * in[i];
+}
+`
+	spec := `kernel: {name: scale, source: scale.c}
+parameters:
+  - {name: X, values: [1, 2]}
+problem_size: [100000]
+arguments:
+  - {name: out, type: float32, length: 100000, output: true}
+  - {name: in, type: float32, length: 10, fill: random}
+  - {name: n, type: int32, value: 100000}
+verification:
+  reference: {config: {X: 1}}
+`
+	for name, text := range map[string]string{"scale.c": kernel, "scale.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "scale.yaml"), "--db", filepath.Join(dir, "ktune.db"))
+	want := "the reference crashed: SIGSEGV (segmentation fault), touching memory past the end of argument in"
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "nothing was measured") {
+		t.Errorf("exit %d, %s\nwant %q", code, errOut, want)
+	}
+}
+
+// An array larger than the device can hold is a device limit that names the argument,
+// found before the configuration is compiled, and a reference that needs one says so.
+// Before, the worker generated the array's data in its own memory first and died of Go's
+// fatal out-of-memory error, its stack trace as the failure's message (a different one at
+// every configuration, so that tuning did not even stop early).
+func TestAnArrayLargerThanTheDeviceIsADeviceLimit(t *testing.T) {
+	kernels := map[string]string{
+		"c": `void scale(float *out, const float *in, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = 3.0f * in[i];
+}
+`,
+		"opencl": `__kernel void scale(__global float *out, __global const float *in, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) out[i] = 3.0f * in[i];
+}
+`,
+	}
+	for backend, kernel := range kernels {
+		t.Run(backend, func(t *testing.T) {
+			needBackend(t, backend)
+			dir := t.TempDir()
+			source := map[string]string{"c": "scale.c", "opencl": "scale.cl"}[backend]
+			if err := os.WriteFile(filepath.Join(dir, source), []byte(kernel), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// 64 TiB of input: more than any device (or host) has, less than Go's largest
+			// allocation, which it would try and fail fatally.
+			spec := `kernel: {name: scale, source: ` + source + `}
+parameters:
+  - {name: X, values: [1, 2]}
+problem_size: [1000]
+arguments:
+  - {name: out, type: float32, length: 1000, output: true}
+  - {name: in, type: float32, length: 2**44, fill: random}
+  - {name: n, type: int32, value: 1000}
+`
+			for _, reference := range []bool{false, true} {
+				text := spec
+				if reference {
+					text += "verification: {reference: {config: {X: 1}}}\n"
+				}
+				specPath := filepath.Join(dir, fmt.Sprintf("big%v.yaml", reference))
+				if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"))
+				if reference {
+					want := "no reference to verify against: argument in: allocating 70368744177664 bytes: device limit exceeded"
+					if code != 1 || !strings.Contains(errOut, want) {
+						t.Errorf("with a reference: exit %d, %s\nwant %q", code, errOut, want)
+					}
+					continue
+				}
+				want := "device_limit: all 2 said (e.g. X=1):\n    argument in: 17592186044416 elements of float32 (70368744177664 bytes) exceed the device's largest buffer of"
+				if code != 1 || !strings.Contains(out, want) {
+					t.Errorf("exit %d, %s%s\nwant %q", code, out, errOut, want)
+				}
+			}
+		})
+	}
+}
+
+// A kernel whose runs together outlast the spec's timeout, though each ends, is killed in
+// its timed runs, and its message says so and what to change; a kernel that hangs in its
+// first run does not get that message. Before, both said only "the kernel ran past the
+// time limit", and a slow kernel looked hung.
+func TestATimeoutInTheTimedRunsSaysTheLimitCountsEveryRun(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `#include <unistd.h>
+void k(float *out, int n)
+{
+#if hang
+    for (volatile int spin = 1; spin; ) {
+    }
+#endif
+    usleep(150000);
+    for (int i = 0; i < n; i++) out[i] = i;
+}
+`
+	spec := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: hang, values: [0, 1]}
+problem_size: [100]
+arguments:
+  - {name: out, type: float32, length: 100, output: true}
+  - {name: n, type: int32, value: 100}
+iterations: 20
+timeout: 1s
+`
+	for name, text := range map[string]string{"k.c": kernel, "k.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), 1)
+	if err != nil || len(evals) != 2 {
+		t.Fatalf("%d evaluations, %v", len(evals), err)
+	}
+	const timed = "during its timed runs, after its first run had finished: the limit counts every run of a configuration"
+	for _, e := range evals {
+		hang := e.Config[0].Int() == 1
+		if e.Status != result.Timeout || !strings.HasPrefix(e.Message, "the kernel ran past the time limit of 1s (timeout)") ||
+			strings.Contains(e.Message, timed) == hang {
+			t.Errorf("hang=%v: %v %q", hang, e.Status, e.Message)
+		}
 	}
 }
 

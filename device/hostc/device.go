@@ -156,10 +156,17 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 	return object, parseDeps(rule, source), nil
 }
 
-// Alloc maps n bytes of host memory.
+// Alloc maps n bytes of host memory. A buffer larger than the machine's memory is a
+// device limit, as on the other backends, before anything is mapped or filled.
 func (d *hostDevice) Alloc(n int) (device.Buffer, error) {
 	if d.isClosed() {
 		return nil, errClosed
+	}
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
+		return nil, &device.LimitError{
+			What:  fmt.Sprintf("buffer of %d bytes exceeds the host's memory of %d bytes", n, limit),
+			Limit: limit, Want: int64(n),
+		}
 	}
 	b, err := newBuffer(d, n)
 	if err != nil {
