@@ -251,6 +251,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printMainUsage(stderr)
 		return 2
 	}
+	env.log = slog.New(newCLIHandler(stderr, c.name, level))
 	err := c.run(ctx, env, args[1:])
 	err = outputFailed(env, c, err, out.failed())
 	switch {
