@@ -48,6 +48,10 @@ type Spec struct {
 	CompileTimeout    time.Duration // per configuration: compiling the kernel
 	Default           []space.Value // a baseline configuration; nil when not given
 	Seed              uint64        // seed of the generated input data
+	// Warnings are what Parse found likely wrong but not wrong enough to refuse: a
+	// restriction comparing a parameter with a value it never takes (a misspelled string
+	// quietly removes configurations). Callers show them; the spec works as written.
+	Warnings []*Error
 
 	objective string
 	maximize  bool
@@ -877,6 +881,9 @@ func (p *parser) restrictions(n *yaml.Node) {
 		}
 		p.c.restrictions = append(p.c.restrictions, r)
 		p.c.restrictLine = append(p.c.restrictLine, it.Line)
+		for _, msg := range expr.Unmatched(s.Parameters, src) {
+			s.Warnings = append(s.Warnings, &Error{File: d.file, Line: it.Line, Field: f, Msg: msg})
+		}
 	}
 }
 

@@ -161,6 +161,37 @@ problem_size: 1000
 	}
 }
 
+// A restriction comparing a parameter with a value it never takes (a misspelled string)
+// works as written, as Python computes it, but is a warning naming its line and field;
+// the restrictions that compare with values the parameters take are not.
+func TestARestrictionWithAValueNoParameterTakesIsAWarning(t *testing.T) {
+	s := mustParse(t, `
+kernel: {name: k, source: k.cl}
+parameters:
+  ACC: [single, double]
+  block_size_x: [32, 64]
+problem_size: 1000
+restrictions:
+  - ACC == 'double' or block_size_x == 64
+  - ACC != 'dubble' or block_size_x == 32
+`)
+	if len(s.Warnings) != 1 {
+		t.Fatalf("warnings %v, want 1", s.Warnings)
+	}
+	w := s.Warnings[0]
+	want := "test.yaml:9: restrictions[1]: ACC != 'dubble' is always true: 'dubble' is none of ACC's values ('single', 'double'); did you mean 'double'?"
+	if w.Error() != want || w.Line != 9 || w.Field != "restrictions[1]" {
+		t.Errorf("warning %q (line %d, field %q), want %q", w, w.Line, w.Field, want)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Len() != 3 {
+		t.Errorf("space of %d, want 3 configurations (all but single, 32), as Python computes the restrictions", sp.Len())
+	}
+}
+
 func TestOpenMPAddsTheFlag(t *testing.T) {
 	s := mustParse(t, `
 kernel: {name: k, code: "void k(float *a) {}", language: c, openmp: true, compiler_options: [-O2]}

@@ -255,6 +255,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range s.Warnings {
+		log.Warn(w.Error())
+	}
 	sp, err := s.SpaceContext(limited, o.SpaceBuild)
 	if err := timeUp(err, "the space was built"); err != nil {
 		return nil, err

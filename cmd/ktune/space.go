@@ -233,6 +233,9 @@ func loadSpaceBuilder(ctx context.Context, warn io.Writer, path string) (func(co
 		if err != nil {
 			return nil, err
 		}
+		for _, w := range s.Warnings {
+			fmt.Fprintf(warn, "ktune space: warning: %v\n", w)
+		}
 		return s.SpaceContext, nil
 	}
 	rec, err := format.ReadContext(ctx, bytes.NewReader(data), path)

@@ -1792,3 +1792,26 @@ func TestTuneWarnsOfAnOutputLengthThatReadsAParameter(t *testing.T) {
 		t.Errorf("exit %d, want %q on stderr:\n%s", code, want, errOut)
 	}
 }
+
+// A restriction comparing a parameter with a value it never takes (here a misspelled
+// number of threads) is said as the command's warning, naming the spec's line, before
+// tune and space do their work as the spec says; a clean spec has none.
+func TestARestrictionWithAValueNoParameterTakesIsWarnedOf(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	specPath := vectorAddVariant(t, dir, "typo.yaml", func(spec string) string {
+		return strings.Replace(spec, "problem_size: [N]", "restrictions: [\"threads != 3\"]\nproblem_size: [N]", 1)
+	})
+	const want = "typo.yaml:12: restrictions[0]: threads != 3 is always true: 3 is none of threads's values (1, 2, 4)\n"
+	_, errOut, code := ktune(t, "tune", specPath, "--db", filepath.Join(dir, "k.db"), "--budget", "2")
+	if code != 0 || !strings.Contains(errOut, "ktune tune: warning: ") || !strings.Contains(errOut, want) || strings.Contains(errOut, "level=WARN") {
+		t.Errorf("tune: exit %d, stderr:\n%s\nwant the warning %q", code, errOut, want)
+	}
+	out, errOut, code := ktune(t, "space", "count", specPath)
+	if code != 0 || !strings.Contains(errOut, "ktune space: warning: ") || !strings.Contains(errOut, want) || !strings.Contains(out, "valid 15") {
+		t.Errorf("space count: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, errOut, code := ktune(t, "space", "count", "../../examples/vector_add/vector_add_c.yaml"); code != 0 || errOut != "" {
+		t.Errorf("space count of the example: exit %d, stderr %q", code, errOut)
+	}
+}
