@@ -1815,3 +1815,19 @@ func TestARestrictionWithAValueNoParameterTakesIsWarnedOf(t *testing.T) {
 		t.Errorf("space count of the example: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A run whose spec has no verification, where nothing ran, says no configuration ran
+// successfully, not that none "ran and verified" (QA).
+func TestNothingRanWithoutVerificationSaysRan(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	specPath := vectorAddVariant(t, dir, "broken.yaml", func(spec string) string {
+		spec = strings.Replace(spec, "  source: vector_add.c", "  language: c\n  code: 'void vector_add(float *c, const float *a, const float *b, int n) { undefined_symbol; }'", 1)
+		spec, _, _ = strings.Cut(spec, "verification:")
+		return spec
+	})
+	out, errOut, code := ktune(t, "tune", specPath, "--db", filepath.Join(dir, "k.db"), "--budget", "3")
+	if code != 1 || !strings.Contains(errOut, "no configuration ran successfully in run 1") || strings.Contains(out+errOut, "verified") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
