@@ -90,7 +90,7 @@ func TestKernelTunerExportKeepsTheObjectivesDirection(t *testing.T) {
 		t.Fatalf("import: exit %d: %s", code, errOut)
 	}
 	var imported []struct {
-		Best       float64        `json:"best"`
+		Best       float64        `json:"best_objective"`
 		BestConfig map[string]any `json:"best_configuration"`
 	}
 	if err := json.Unmarshal([]byte(out), &imported); err != nil || len(imported) != 1 {

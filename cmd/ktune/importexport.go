@@ -130,7 +130,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		Configs    int          `json:"configurations"` // in the space: Restricted not counted
 		Valid      int          `json:"valid"`
 		Restricted int          `json:"restricted,omitempty"` // entries the restrictions exclude
-		Best       *float64     `json:"best,omitempty"`
+		Best       *float64     `json:"best_objective,omitempty"`
 		BestConfig tuner.Config `json:"best_configuration,omitzero"` // as 'ktune runs --json' and 'ktune tune --json' write it
 		Warnings   []string     `json:"warnings,omitempty"`
 		Error      string       `json:"error,omitempty"`

@@ -42,7 +42,7 @@ func TestRunsListsTheStoredRuns(t *testing.T) {
 		ID          int64          `json:"id"`
 		Objective   string         `json:"objective"`
 		Evaluations int            `json:"evaluations"`
-		Best        *float64       `json:"best"`
+		Best        *float64       `json:"best_objective"`
 		BestConfig  map[string]any `json:"best_configuration"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
