@@ -6,8 +6,9 @@
 # usage: scripts/bench-grid.sh [DATA_DIR] [STRATEGIES] [MODE]
 #   DATA_DIR   recorded spaces, searched recursively for Kernel Tuner, T4 and KTT files
 #              (default ../shared/data/spaces)
-#   STRATEGIES comma-separated (default: every search strategy without a surrogate model;
-#              saltelli, a sampling design for sensitivity analysis, is left out)
+#   STRATEGIES comma-separated (default: every search strategy without a surrogate model
+#              (bayes, smac and auto, which runs bayes, are left out) but bruteforce;
+#              saltelli, a sampling design for sensitivity analysis, is left out too)
 #   MODE       cartesian (default) or recorded
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -145,8 +145,9 @@ metrics:                       # derived results, in order; a metric named like 
     maximize: true             # higher is better; false: lower is better. Not written, the
                                # name decides, as for imported files' objectives: a rate (a
                                # name with FLOPS, throughput or bandwidth, or ending in /s,
-                               # /sec, per_s, per_second, bps or /W: GB/s, GFLOP/s, GFLOPS/W,
-                               # gbps) is maximised, anything else (score, ns/step) minimised
+                               # /sec, /second, per_s, per_sec, per_second, bps or /W, case
+                               # aside: GB/s, GFLOP/s, GFLOPS/W, gbps) is maximised, anything
+                               # else (score, ns/step) minimised
   - name: GFLOPS/W             # metrics may read what the device observes beside time:
     expr: "FLOPS / (time / 1e3) / 1e9 / power"   # energy (J per run), power (W),
     maximize: true             # core_clock and memory_clock (MHz): NVIDIA GPUs through

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
 
@@ -1208,5 +1209,30 @@ func TestInlineCodeIsCompiledAtItsLineOfTheSpec(t *testing.T) {
 	}
 	if got := s.Source().Code; got != "void k(void) {}" {
 		t.Errorf("code of a spec without a file name %q", got)
+	}
+}
+
+// Every rate unit Doc lists is maximised by the rule it describes (result.HigherIsBetter),
+// and the rule knows no unit Doc leaves out (QA: /second and per_sec were missing).
+func TestDocListsTheRateUnitsOfTheDirectionRule(t *testing.T) {
+	_, rest, ok := strings.Cut(Doc, "or bandwidth, or ending in")
+	list, _, ok2 := strings.Cut(rest, ", case")
+	if !ok || !ok2 {
+		t.Fatal("Doc does not list the rate units")
+	}
+	list = strings.NewReplacer("#", " ", " or ", ",").Replace(list)
+	var units []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			units = append(units, u)
+			if !result.HigherIsBetter("items" + u) {
+				t.Errorf("Doc lists %q as a rate unit, but items%s is minimised", u, u)
+			}
+		}
+	}
+	for _, u := range []string{"/s", "/sec", "/second", "per_s", "per_sec", "per_second", "bps", "/W"} {
+		if !slices.Contains(units, u) && result.HigherIsBetter("items"+u) {
+			t.Errorf("items%s is maximised, but Doc's list %q leaves %s out", u, units, u)
+		}
 	}
 }

@@ -107,8 +107,9 @@ brackets, whose commas separate no entries: 'greedymls:order=[tile_size,use_meth
 --defaults [LABEL=]FILE (repeatable) reads a defaults file written by 'ktune hypertune':
 the entry labelled LABEL, or without a label every entry of the file's strategy, takes at
 each budget the options of the largest budget column not above it (the smallest column
-below them); options given in the entry win over the file's; a file chosen for another
---mode or --fitness than the benchmark's is used with a warning that says so. To compare
+for a budget below them all); options given in the entry win over the file's; a file
+chosen for another --mode or --fitness than the benchmark's is used with a warning that
+says so. To compare
 tuned with built-in defaults: --strategies 'firstmls,tuned=firstmls' --defaults tuned=firstmls.defaults.json
 
 Fitness (seed 000, section V): deterministic answers every evaluation with the recorded

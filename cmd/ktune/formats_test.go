@@ -90,13 +90,13 @@ func TestKernelTunerExportKeepsTheObjectivesDirection(t *testing.T) {
 		t.Fatalf("import: exit %d: %s", code, errOut)
 	}
 	var imported []struct {
-		Best       float64 `json:"best"`
-		BestConfig string  `json:"best_configuration"`
+		Best       float64        `json:"best_objective"`
+		BestConfig map[string]any `json:"best_configuration"`
 	}
 	if err := json.Unmarshal([]byte(out), &imported); err != nil || len(imported) != 1 {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if imported[0].Best != 3 || imported[0].BestConfig != "a=2" {
+	if imported[0].Best != 3 || len(imported[0].BestConfig) != 1 || imported[0].BestConfig["a"] != 2.0 {
 		t.Errorf("best %v (%s), want the highest score 3 (a=2)", imported[0].Best, imported[0].BestConfig)
 	}
 }

@@ -42,8 +42,8 @@ The table per budget shows each setting's mean (std) per space and the k it need
 acceptable on every space; '*' marks the choice. The choices are written to --out as a
 defaults file, which 'ktune tune', 'ktune simulate' and 'ktune bench' read with
 --defaults FILE: a run takes the options of the largest budget column not above its budget
-(the smallest column below them, the largest when the run has no budget), and options given
-explicitly (--option, NAME:OPT=VALUE) win over the file's.
+(the smallest column for a budget below them all, the largest when the run has no
+budget), and options given explicitly (--option, NAME:OPT=VALUE) win over the file's.
 
 --grid lists options separated by ';', each with its values separated by ',' (a list
 value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'); one value listed

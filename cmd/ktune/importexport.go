@@ -13,6 +13,7 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 	_ "github.com/ktune/ktune/store/sqlite" // the default store
+	"github.com/ktune/ktune/tuner"
 )
 
 func init() {
@@ -126,18 +127,18 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer st.Close()
 	type summary struct {
-		File       string   `json:"file"`
-		Format     string   `json:"format,omitempty"`
-		Run        int64    `json:"run,omitempty"`
-		Device     string   `json:"device,omitempty"`
-		Kernel     string   `json:"kernel,omitempty"`
-		Configs    int      `json:"configurations"` // in the space: Restricted not counted
-		Valid      int      `json:"valid"`
-		Restricted int      `json:"restricted,omitempty"` // entries the restrictions exclude
-		Best       *float64 `json:"best,omitempty"`
-		BestConfig string   `json:"best_configuration,omitempty"`
-		Warnings   []string `json:"warnings,omitempty"`
-		Error      string   `json:"error,omitempty"`
+		File       string       `json:"file"`
+		Format     string       `json:"format,omitempty"`
+		Run        int64        `json:"run,omitempty"`
+		Device     string       `json:"device,omitempty"`
+		Kernel     string       `json:"kernel,omitempty"`
+		Configs    int          `json:"configurations"` // in the space: Restricted not counted
+		Valid      int          `json:"valid"`
+		Restricted int          `json:"restricted,omitempty"` // entries the restrictions exclude
+		Best       *float64     `json:"best_objective,omitempty"`
+		BestConfig tuner.Config `json:"best_configuration,omitzero"` // as 'ktune runs --json' and 'ktune tune --json' write it
+		Warnings   []string     `json:"warnings,omitempty"`
+		Error      string       `json:"error,omitempty"`
 		// Skipped: the database holds the same recording already, as Run (imported from
 		// SkippedFrom when that is another file)
 		Skipped     bool   `json:"skipped,omitempty"`
@@ -199,7 +200,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			s.Configs, s.Valid, s.Restricted = importCounts(rec)
 			if best, ok := rec.Best(); ok {
 				s.Best = &best.Objective
-				s.BestConfig = formatValues(rec, best)
+				s.BestConfig = namedConfig(rec, best)
 			}
 			// The store looks for the same recording in the transaction that would import
 			// it: another import of the same file at once skips it too.
@@ -318,12 +319,13 @@ func objectiveUnit(rec *result.Recording) string {
 	return rec.Objective
 }
 
-func formatValues(rec *result.Recording, e result.Evaluation) string {
-	parts := make([]string, len(e.Config))
-	for p, v := range e.Config {
-		parts[p] = rec.Params[p].Name + "=" + v.String()
+// namedConfig is e's configuration with rec's parameter names, in their order.
+func namedConfig(rec *result.Recording, e result.Evaluation) tuner.Config {
+	c := tuner.Config{Values: e.Config}
+	for _, p := range rec.Params[:len(e.Config)] {
+		c.Names = append(c.Names, p.Name)
 	}
-	return strings.Join(parts, ", ")
+	return c
 }
 
 func runExport(ctx context.Context, env *cliEnv, args []string) error {

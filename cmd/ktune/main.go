@@ -226,6 +226,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					cmds = append(cmds, c.name)
 				}
 			}
+			sort.Strings(cmds) // in the order of the command list
 			hint := ""
 			if near := expr.Closest(args[1], append(slices.Clone(cmds), names...)); near != "" {
 				hint = fmt.Sprintf("; did you mean %q?", near)

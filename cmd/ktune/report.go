@@ -24,9 +24,11 @@ func init() {
 		summary: "write a self-contained HTML report of a run, a recorded space or a benchmark",
 		usage: `(RUN | --run ID | BENCH.json | FILE) [-o|--out OUT.html] [--db PATH] [--mode recorded|cartesian]
           [--neighbourhood adjacent|Hamming] [--objective NAME] [--maximize|--minimize]
-          [--graph-nodes N] [--space-memory SIZE]
+          [--graph-nodes N] [--bootstrap N] [--space-memory SIZE]
 
-Writes one HTML file with every figure embedded, readable offline:
+Writes one HTML file with every figure embedded, readable offline (OUT; by default
+report-RUN.html in this folder for a run, and for a file the file beside it whose name
+ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.html):
   RUN         a run id of the results database: what ran, outcomes, the best
               configurations, convergence, and the analysis of what it measured
               (landscape, significance, Sobol sensitivity; see 'ktune analyze')
@@ -53,7 +55,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("report")
 	fs := newFlags(env, c)
 	runID := fs.String("run", "", "report this run of the results database (a bare RUN names a file when one of that name exists)")
-	out := fs.String("o", "", "output file (default report-RUN.html, or the input's name with .html; -: standard output)")
+	out := fs.String("o", "", "output file (default report-RUN.html, or beside the input file, its name with .html; -: standard output)")
 	fs.StringVar(out, "out", "", "the same as -o")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")

@@ -56,8 +56,8 @@ type runSummary struct {
 	Finished    *time.Time      `json:"finished,omitempty"`
 	Evaluations int             `json:"evaluations"`
 	Succeeded   int             `json:"succeeded"`
-	Failed      bool            `json:"failed,omitempty"` // finished, with evaluations, none of them successful
-	Best        *float64        `json:"best,omitempty"`
+	Failed      bool            `json:"failed,omitempty"`            // finished, with evaluations, none of them successful
+	Best        *float64        `json:"best_objective,omitempty"`    // as tune --json names it
 	BestConfig  tuner.Config    `json:"best_configuration,omitzero"` // in the parameters' order
 }
 

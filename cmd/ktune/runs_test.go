@@ -42,7 +42,7 @@ func TestRunsListsTheStoredRuns(t *testing.T) {
 		ID          int64          `json:"id"`
 		Objective   string         `json:"objective"`
 		Evaluations int            `json:"evaluations"`
-		Best        *float64       `json:"best"`
+		Best        *float64       `json:"best_objective"`
 		BestConfig  map[string]any `json:"best_configuration"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
@@ -144,7 +144,8 @@ func TestRunsCallARunWhereEverythingFailedFailed(t *testing.T) {
 }
 
 // runs --json gives the best configuration's parameters in the recording's order, as
-// every other output does, not sorted as a map would have them.
+// every other output does, not sorted as a map would have them; import --json gives the
+// same object (QA: import wrote it as a string, "a=1, b=2").
 func TestRunsKeepsTheParameterOrder(t *testing.T) {
 	const milo = "../../testdata/benchmark_hub/convolution_milo/A100.json.gz"
 	rec, err := format.Open(milo)
@@ -152,15 +153,24 @@ func TestRunsKeepsTheParameterOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "k.db")
-	if _, errOut, code := ktune(t, "import", milo, "--db", db); code != 0 {
+	imported, errOut, code := ktune(t, "import", milo, "--db", db, "--json")
+	if code != 0 {
 		t.Fatalf("import: %s", errOut)
 	}
 	out, _, _ := ktune(t, "runs", "--db", db, "--json")
-	var raw []struct {
+	var raw, importRaw []struct {
 		Best json.RawMessage `json:"best_configuration"`
 	}
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || len(raw) == 0 {
 		t.Fatalf("%v: %s", err, out)
+	}
+	if err := json.Unmarshal([]byte(imported), &importRaw); err != nil || len(importRaw) != 1 {
+		t.Fatalf("%v: %s", err, imported)
+	}
+	var compactRuns, compactImport bytes.Buffer
+	if json.Compact(&compactRuns, raw[0].Best) != nil || json.Compact(&compactImport, importRaw[0].Best) != nil ||
+		compactRuns.String() != compactImport.String() {
+		t.Errorf("import --json's best_configuration %s, runs --json's %s: want the same object", importRaw[0].Best, raw[0].Best)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw[0].Best))
 	var keys []string

@@ -21,6 +21,7 @@ import (
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/tuner"
 )
 
 // TestMain lets the test binary serve as ktune itself: as the worker process `ktune tune`
@@ -1262,6 +1263,29 @@ func TestOptionsThatDoNotFitTheSpaceAreRefusedBeforeAnyRun(t *testing.T) {
 		if fileExists(filepath.Join(dir, f)) {
 			t.Errorf("a refused command wrote %s", f)
 		}
+	}
+}
+
+// A space of more than tuner.MaxUnlimited configurations is refused without --budget or
+// --time, before a run is stored, as --budget's help says (QA: it said only "0: no limit
+// unless --time").
+func TestTuneWithoutABudgetRefusesALargeSpaceAsItsHelpSays(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	spec := vectorAddVariant(t, dir, "large.yaml", func(s string) string {
+		return strings.Replace(s, "values: [1, 2, 4, 8, 16]}", `values: "list(range(1, 5001))"}`, 1) // 15,000 configurations
+	})
+	db := filepath.Join(dir, "k.db")
+	_, errOut, code := ktune(t, "tune", spec, "--db", db)
+	if want := "the space has 15000 configurations: give --budget or --time"; code != 2 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d: %s; want exit 2 with %q", code, errOut, want)
+	}
+	if fileExists(db) {
+		t.Error("the refused run created the results database")
+	}
+	help, _, _ := ktune(t, "tune", "--help")
+	if want := fmt.Sprintf("a space of more than %d configurations needs --budget or --time", tuner.MaxUnlimited); !strings.Contains(flagsOf(help)["budget"], want) {
+		t.Errorf("--budget's help %q does not say %q", flagsOf(help)["budget"], want)
 	}
 }
 
