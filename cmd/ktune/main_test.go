@@ -1501,3 +1501,15 @@ func TestFirstLinesCountsOneLineSingular(t *testing.T) {
 		t.Errorf("firstLines: %q", got)
 	}
 }
+
+// simulate with nothing to end its runs is a usage error (exit 2) naming the flags that
+// would, before any recording is read; bruteforce ends on its own.
+func TestSimulateWithNothingToEndItsRunsIsAUsageError(t *testing.T) {
+	_, errOut, code := ktune(t, "simulate", pnpoly, "--budget", "0")
+	if code != 2 || !strings.Contains(errOut, "give --budget, --time-limit or --within") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "simulate", pnpoly, "--budget", "0", "--strategy", "bruteforce", "--repeats", "1"); code != 0 {
+		t.Errorf("bruteforce with --budget 0: exit %d, %s", code, errOut)
+	}
+}

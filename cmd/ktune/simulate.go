@@ -160,6 +160,9 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	if _, ok := strategy.Lookup(*name); !ok {
 		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))
 	}
+	if *budget == 0 && *timeLimit == 0 && *within == 0 && !strategy.EndsOnItsOwn(*name, stOpts) {
+		return usageErr(env, c, "--budget 0 ends no run: give --budget, --time-limit or --within (only bruteforce, and saltelli with n, end on their own)")
+	}
 	var rec *result.Recording
 	source := ""
 	switch {
