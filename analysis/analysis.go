@@ -103,13 +103,13 @@ type Result struct {
 	Maximize  bool   `json:"maximize"`
 	// DirectionFrom says where Maximize comes from: DirectionRecorded, DirectionName or
 	// DirectionOption.
-	DirectionFrom  string  `json:"direction_from"`
-	Configurations int     `json:"configurations"` // in the space the recording or run covers
-	Evaluated      int     `json:"evaluated"`      // configurations with an evaluation
-	Valid          int     `json:"valid"`          // of those, successful with the objective
-	Partial        bool    `json:"partial"`        // a run that explored part of its space
-	Optimum        float64 `json:"optimum"`
-	OptimumConfig  string  `json:"optimum_config"`
+	DirectionFrom  string      `json:"direction_from"`
+	Configurations int         `json:"configurations"` // in the space the recording or run covers
+	Evaluated      int         `json:"evaluated"`      // configurations with an evaluation
+	Valid          int         `json:"valid"`          // of those, successful with the objective
+	Partial        bool        `json:"partial"`        // a run that explored part of its space
+	Optimum        float64     `json:"optimum"`
+	OptimumConfig  space.Named `json:"optimum_configuration,omitzero"` // by the parameters' names, in their order
 
 	LandscapeMode string              `json:"landscape_mode,omitempty"`
 	Landscape     *landscape.Analysis `json:"landscape,omitempty"`
@@ -198,7 +198,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			cfgs = append(cfgs, c)
 			ys = append(ys, v)
 			if math.IsNaN(res.Optimum) || maximize && v > res.Optimum || !maximize && v < res.Optimum {
-				res.Optimum, res.OptimumConfig = v, sp.Format(c)
+				res.Optimum, res.OptimumConfig = v, sp.Named(c)
 			}
 		}
 	}

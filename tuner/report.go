@@ -1,7 +1,6 @@
 package tuner
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -80,56 +79,10 @@ type FailureSummary struct {
 
 // Config is a configuration by its parameters' names, in the space's parameter order; its
 // JSON form is an object in that order (a map would sort the names).
-type Config struct {
-	Names  []string
-	Values []space.Value
-}
+type Config = space.Named
 
 // configOf names c's values by sp's parameters.
-func configOf(sp *space.Space, c space.Config) Config {
-	n := Config{Values: sp.Values(c)}
-	for _, p := range sp.Params() {
-		n.Names = append(n.Names, p.Name)
-	}
-	return n
-}
-
-// IsZero reports whether c holds no configuration (omitzero leaves it out of JSON).
-func (c Config) IsZero() bool { return c.Values == nil }
-
-// String is c as name=value pairs separated by commas, as space.Space.Format writes it.
-func (c Config) String() string {
-	var b strings.Builder
-	for i, name := range c.Names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(name)
-		b.WriteByte('=')
-		b.WriteString(c.Values[i].String())
-	}
-	return b.String()
-}
-
-// MarshalJSON writes c as an object of its names and values, in their order.
-func (c Config) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, name := range c.Names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, err := json.Marshal(name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(c.Values[i])
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
-	}
-	return append(b, '}'), nil
-}
+func configOf(sp *space.Space, c space.Config) Config { return sp.Named(c) }
 
 const maxFailureMessage = 2000
 

@@ -69,6 +69,19 @@ func TestAnalyzeRecordedSpaceJSONAndFigures(t *testing.T) {
 			t.Errorf("%s: incomplete analysis %+v", r.Name, r)
 		}
 	}
+	// the optimum's configuration is an object of names to values, in the parameters'
+	// order, as runs, import and tune write a best configuration
+	var raw struct {
+		Results []struct {
+			Optimum json.RawMessage `json:"optimum_configuration"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"between_method":3,"block_size_x":448,"tile_size":20,"use_method":0}`; strings.Join(strings.Fields(string(raw.Results[1].Optimum)), "") != want {
+		t.Errorf("pnpoly's optimum_configuration %s, want %s", raw.Results[1].Optimum, want)
+	}
 	// Fig. 3 and 7 for both spaces together; the flow graph only for the small one.
 	for _, f := range []string{"minima.svg", "minima.png", "centrality.svg", "ffg-coulomb_sum_3d-RTX_2080_Ti.svg",
 		"significance-kerneltuner_pnpoly-RTX_2080_Ti.svg", "sensitivity-kerneltuner_pnpoly-RTX_2080_Ti.png"} {
