@@ -533,13 +533,20 @@ func Names(n Node) []string {
 // freeNames calls visit with every occurrence of a free name in n (not a loop variable of
 // a comprehension around it), in order.
 func freeNames(n Node, visit func(*name)) {
+	inspect(n, func(n Node, bound map[string]bool) {
+		if t, ok := n.(*name); ok && !bound[t.id] {
+			visit(t)
+		}
+	})
+}
+
+// inspect calls visit with every node of n, in order, each with the loop variables of the
+// comprehensions around it (bound).
+func inspect(n Node, visit func(n Node, bound map[string]bool)) {
 	var walk func(n Node, bound map[string]bool)
 	walk = func(n Node, bound map[string]bool) {
+		visit(n, bound)
 		switch t := n.(type) {
-		case *name:
-			if !bound[t.id] {
-				visit(t)
-			}
 		case *unary:
 			walk(t.x, bound)
 		case *binary:

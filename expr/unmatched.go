@@ -26,49 +26,13 @@ func Unmatched(params []space.Param, src string) []string {
 		byName[params[i].Name] = &params[i]
 	}
 	var out []string
-	var walk func(n Node, bound map[string]bool)
-	walk = func(n Node, bound map[string]bool) {
-		switch t := n.(type) {
-		case *compare:
+	inspect(n, func(n Node, bound map[string]bool) {
+		if t, ok := n.(*compare); ok {
 			for k, op := range t.ops {
 				out = append(out, unmatchedIn(op, t.args[k], t.args[k+1], byName, bound)...)
 			}
-			for _, a := range t.args {
-				walk(a, bound)
-			}
-		case *unary:
-			walk(t.x, bound)
-		case *binary:
-			walk(t.l, bound)
-			walk(t.r, bound)
-		case *boolOp:
-			walk(t.l, bound)
-			walk(t.r, bound)
-		case *call:
-			for _, a := range t.args {
-				walk(a, bound)
-			}
-		case *listLit:
-			for _, a := range t.elems {
-				walk(a, bound)
-			}
-		case *listComp:
-			walk(t.iter, bound)
-			inner := map[string]bool{t.v: true}
-			for k := range bound {
-				inner[k] = true
-			}
-			walk(t.elem, inner)
-			if t.cond != nil {
-				walk(t.cond, inner)
-			}
-		case *ifExpr:
-			walk(t.cond, bound)
-			walk(t.yes, bound)
-			walk(t.no, bound)
 		}
-	}
-	walk(n, map[string]bool{})
+	})
 	return out
 }
 
