@@ -551,6 +551,38 @@ func TestDamagedCachedObjectIsRebuilt(t *testing.T) {
 	runVadd(t, d, k, 100)
 }
 
+// A cached object cut short keeps its ELF header, and dlopen of it dies of SIGBUS in the
+// process that loads it (ktune itself, when it probes the device): it must be rebuilt
+// before it is loaded.
+func TestTruncatedCachedObjectIsRebuiltNotLoaded(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := k.(*kernel).path
+	k.Release()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damaged in place, as a full disk or an interrupted copy leaves it.
+	if err := os.WriteFile(path, data[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	builds := d.builds.Load()
+	k, err = d.Compile(context.Background(), vaddSrc(3))
+	if err != nil {
+		t.Fatalf("Compile after damage: %v", err)
+	}
+	defer k.Release()
+	if d.builds.Load() != builds+1 {
+		t.Errorf("the damaged object was not rebuilt (%d builds)", d.builds.Load()-builds)
+	}
+	runVadd(t, d, k, 100)
+}
+
 func TestOpeningSweepsAbandonedBuilds(t *testing.T) {
 	t.Setenv("KTUNE_CACHE", t.TempDir())
 	dir, err := CacheDir()
