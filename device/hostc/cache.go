@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -102,6 +103,13 @@ func (c *objectCache) get(ctx context.Context, key string, build builder) (path 
 		return p, true, nil
 	}
 	unlock, err := c.lock(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The cache was deleted under this process (a cleaner, rm -rf ~/.cache): make
+		// it again rather than fail every configuration from now on.
+		if err = os.MkdirAll(filepath.Join(c.dir, "locks"), 0o755); err == nil {
+			unlock, err = c.lock(ctx, key)
+		}
+	}
 	if err != nil {
 		return "", false, err
 	}

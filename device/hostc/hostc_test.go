@@ -583,6 +583,29 @@ func TestTruncatedCachedObjectIsRebuiltNotLoaded(t *testing.T) {
 	runVadd(t, d, k, 100)
 }
 
+// A cache folder deleted while ktune runs (a cleaner, rm -rf ~/.cache) is made again: the
+// configurations compiled after it are not failed for want of its lock files.
+func TestCacheDeletedWhileOpenIsMadeAgain(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Release()
+	if err := os.RemoveAll(d.cache.dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, unroll := range []int{5, 6} {
+		k, err := d.Compile(context.Background(), vaddSrc(unroll))
+		if err != nil {
+			t.Fatalf("Compile (unroll %d) after the cache was deleted: %v", unroll, err)
+		}
+		runVadd(t, d, k, 100)
+		k.Release()
+	}
+}
+
 func TestOpeningSweepsAbandonedBuilds(t *testing.T) {
 	t.Setenv("KTUNE_CACHE", t.TempDir())
 	dir, err := CacheDir()
