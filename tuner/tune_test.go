@@ -320,7 +320,13 @@ func TestHelperForgotWorkerMain(t *testing.T) {
 	if os.Getenv(workerEnv) == "" {
 		t.Skip("run as a worker process by TestAProgramThatForgotWorkerMainStopsInsteadOfMultiplying")
 	}
-	_, err := Tune(context.Background(), Options{SpecPath: vectorAdd, Budget: 3, DB: filepath.Join(t.TempDir(), "k.db")})
+	// Not t.TempDir: os.Exit skips its cleanup, and each run would leave a folder behind.
+	dir, err := os.MkdirTemp("", "ktune-forgot-worker-main-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Tune(context.Background(), Options{SpecPath: vectorAdd, Budget: 3, DB: filepath.Join(dir, "k.db")})
 	fmt.Fprintln(os.Stderr, err)
+	os.RemoveAll(dir)
 	os.Exit(1)
 }

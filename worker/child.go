@@ -84,6 +84,7 @@ func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 	// that outlives the process would hold its answers open.
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
+	lineBufferStdout()
 	go exitWithParent(os.Getppid(), parentPoll)
 	return serve(ctx, in, out, os.Stderr, open)
 }

@@ -213,10 +213,16 @@ func (c crash) message(subject, during string, waitErr error) string {
 	msg := "the worker process died"
 	if waitErr != nil {
 		msg += " (" + waitErr.Error() + ")"
+	} else {
+		msg += " (exit status 0)"
 	}
 	msg += when
-	if len(c.printed) > 0 {
+	switch {
+	case len(c.printed) > 0:
 		msg += ": " + strings.Join(c.printed, "; ")
+	case subject != "the worker process":
+		// Nothing said why: the kernel's own code ended the process, mostly.
+		msg += "; did the kernel call exit()? It must return"
 	}
 	return msg
 }

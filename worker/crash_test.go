@@ -58,6 +58,9 @@ func TestCrashMessagesNameTheSignalInOneForm(t *testing.T) {
 		{"killed by a signal", segv, nil, "the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault)"},
 		{"killed while compiling", abort, nil, "the worker process", "compiling", "the worker process crashed while compiling: SIGABRT (aborted)"},
 		{"an exit", exit3, []string{"bye"}, "the kernel", "", "the worker process died (exit status 3) while running the kernel: bye"},
+		// A C kernel's exit(0): the process ends well and says nothing.
+		{"a quiet exit", nil, nil, "the kernel", "", "the worker process died (exit status 0) while running the kernel; did the kernel call exit()? It must return"},
+		{"a quiet exit while compiling", nil, nil, "the worker process", "compiling", "the worker process died (exit status 0) while compiling"},
 		{"a Go panic is no signal", exitErr(t, "exit 2"), []string{"panic: runtime error: index out of range [3] with length 3", "goroutine 1 [running]:"},
 			"the worker process", "compiling", "the worker process died (exit status 2) while compiling: panic: runtime error: index out of range [3] with length 3; goroutine 1 [running]:"},
 	} {

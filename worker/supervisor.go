@@ -418,7 +418,9 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 		case r, ok := <-ch.resps:
 			lim.observe()
 			if !ok {
+				end := time.Now()
 				e, err := s.died(ch, start, running)
+				splitCrashTime(&e, start, end, compiled, waited, stoppedAtLaunch, lim.stopped, running)
 				return e, lim.stopped, err
 			}
 			if r.ID != id {
@@ -454,7 +456,9 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			}
 			if ch.died() {
 				// It died in time; what it started may still hold its answer pipe.
+				end := time.Now()
 				e, err := s.died(ch, start, running)
+				splitCrashTime(&e, start, end, compiled, waited, stoppedAtLaunch, lim.stopped, running)
 				return e, lim.stopped, err
 			}
 			ch.kill()
@@ -657,6 +661,26 @@ func (s *Supervisor) died(ch *child, start time.Time, running bool) (result.Eval
 		return result.Evaluation{}, &environmentError{e.Message}
 	}
 	return e, nil
+}
+
+// splitCrashTime divides the time of a configuration whose worker died, from start (when
+// it was sent) to end (when its death was seen), as a timeout's is divided: until the
+// kernel started (compiled, when running) it is compilation, the wait for a pre-compiler
+// included, from then on the kernel's; what follows end (reaping the process) is the
+// framework's. Stops of this process (stoppedAtLaunch by the launch, stopped in all)
+// count as none of them.
+func splitCrashTime(e *result.Evaluation, start, end, compiled time.Time, waited, stoppedAtLaunch, stopped time.Duration, running bool) {
+	if e.Status != result.RuntimeError {
+		return
+	}
+	total := e.FrameworkMS
+	if running {
+		e.CompileMS = ms(waited + compiled.Sub(start) - stoppedAtLaunch)
+		e.BenchmarkMS = max(ms(end.Sub(compiled)-(stopped-stoppedAtLaunch)), 0)
+	} else {
+		e.CompileMS = max(ms(waited+end.Sub(start)-stopped), 0)
+	}
+	e.FrameworkMS = max(total-ms(end.Sub(start)), 0)
 }
 
 // crashed reports the death of the main child ch while subject ("the kernel", "the

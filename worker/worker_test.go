@@ -67,6 +67,7 @@ const (
 	behaveFullDiskCompiling // the process exits as PoCL's LLVM does when its cache is full
 	behaveFullDiskKernel    // the kernel prints the words of a full disk and exits: its own doing
 	behaveFullDiskLaunch    // LLVM's report of a full disk at the first launch (PoCL's code generation)
+	behaveSlowCrash         // compiles for 300 ms, runs for 400 ms, then crashes
 )
 
 // llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
@@ -110,13 +111,18 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 	if m.lost != nil {
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "device lost earlier: " + m.lost.Error()}
 	}
-	if c[0] == behaveSlowCompile {
+	if c[0] == behaveSlowCompile || c[0] == behaveSlowCrash {
 		time.Sleep(300 * time.Millisecond)
 	}
 	if c[0] == behaveCompileHang {
 		time.Sleep(time.Hour)
 	}
 	phase(phaseCompiled)
+	if c[0] == behaveSlowCrash {
+		time.Sleep(400 * time.Millisecond)
+		syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+		time.Sleep(time.Second)
+	}
 	phase(phaseTiming)
 	switch c[0] {
 	case behaveCrash:
@@ -739,5 +745,21 @@ func TestAHungKernelsTimeIsKernelTime(t *testing.T) {
 			t.Errorf("ahead %v: compile %v ms, benchmark %v ms, framework %v ms; want the run limit of 500 ms as benchmark time",
 				ahead, e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
 		}
+	}
+}
+
+// A configuration that crashes its worker has its time divided as a hung one's is: until
+// the kernel started, compilation; from then on, the kernel's. All of it was booked as
+// framework overhead, which the summary reports as ktune's own cost.
+func TestACrashedKernelsTimeIsCompileAndKernelTime(t *testing.T) {
+	s := newTestSupervisor(t) // run limit 500 ms
+	ctx := context.Background()
+	e, err := s.Evaluate(ctx, space.Config{behaveSlowCrash, 0})
+	if err != nil || e.Status != result.RuntimeError {
+		t.Fatalf("%v %s %v", e.Status, e.Message, err)
+	}
+	if e.CompileMS < 280 || e.CompileMS > 1500 || e.BenchmarkMS < 380 || e.BenchmarkMS > 1500 || e.FrameworkMS > 250 {
+		t.Errorf("compile %v ms, benchmark %v ms, framework %v ms; want about 300 ms of compilation and 400 ms of kernel time",
+			e.CompileMS, e.BenchmarkMS, e.FrameworkMS)
 	}
 }

@@ -146,6 +146,46 @@ func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 	}
 }
 
+// A C kernel's printf reaches the crash message even though the worker's standard output
+// is a pipe, for which C buffers whole blocks that a crash never flushes.
+func TestWhatACrashingCKernelPrintedIsInItsMessage(t *testing.T) {
+	needBackend(t, "c")
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	dir := t.TempDir()
+	files := map[string]string{
+		"k.c": `#include <stdio.h>
+#include <signal.h>
+void k(float *out, int n) {
+    out[0] = (float)n;
+    printf("about to crash at n=%d\n", n);
+    if (crash) raise(SIGSEGV);
+}
+`,
+		"k.yaml": `kernel: {name: k, source: k.c}
+parameters:
+  - {name: crash, values: [0, 1]}
+problem_size: [1]
+arguments:
+  - {name: out, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 7}
+iterations: 2
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "ktune.db")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "the kernel crashed: SIGSEGV (segmentation fault), after printing: about to crash at n=7"
+	if got := evaluationsOf(t, db)["1"].Message; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
+
 func TestKilledTuningResumesWithoutLosingOrRepeatingWork(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,7 +32,11 @@ const formatVersion = "ktune-hostc-1"
 // (-MD) and the key's manifest, <key>.deps, records them. The object's own name hashes
 // the key together with the headers' contents, so an edited header gives a new object
 // under a new name; a name is never reused for different content, which also keeps
-// dlopen from handing back a stale handle for it.
+// dlopen from handing back a stale handle for it. Beside each object, <name>.sha256 holds
+// the hash of its bytes: an object damaged in place (a truncated copy, a full disk) can
+// still look like ELF and crash the loader of the process that dlopens it (SIGBUS in
+// ktune itself, which probes the device with a kernel), so one whose bytes do not match
+// is rebuilt rather than loaded.
 type objectCache struct {
 	dir string
 }
@@ -98,6 +103,13 @@ func (c *objectCache) get(ctx context.Context, key string, build builder) (path 
 		return p, true, nil
 	}
 	unlock, err := c.lock(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The cache was deleted under this process (a cleaner, rm -rf ~/.cache): make
+		// it again rather than fail every configuration from now on.
+		if err = os.MkdirAll(filepath.Join(c.dir, "locks"), 0o755); err == nil {
+			unlock, err = c.lock(ctx, key)
+		}
+	}
 	if err != nil {
 		return "", false, err
 	}
@@ -119,22 +131,53 @@ func (c *objectCache) get(ctx context.Context, key string, build builder) (path 
 }
 
 // lookup finds key's object if its manifest exists and the headers it names still hash
-// to an object that exists.
+// to an object that exists and has the bytes it was stored with.
 func (c *objectCache) lookup(key string) (string, bool) {
 	deps, err := c.readManifest(key)
 	if err != nil {
 		return "", false
 	}
 	p := filepath.Join(c.dir, objectName(key, deps))
-	if _, err := os.Stat(p); err != nil {
+	want, err := os.ReadFile(p + sumSuffix)
+	if err != nil {
+		return "", false
+	}
+	got, err := fileSum(p)
+	if err != nil || got != strings.TrimSpace(string(want)) {
 		return "", false
 	}
 	return p, true
 }
 
-// store moves a freshly built object into the cache and records its headers.
+// sumSuffix names the file beside an object that holds the hash of its bytes.
+const sumSuffix = ".sha256"
+
+// fileSum is the hex SHA-256 of the file at path.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// store moves a freshly built object into the cache and records its hash and headers.
 func (c *objectCache) store(key, obj string, deps []string) (string, error) {
 	p := filepath.Join(c.dir, objectName(key, deps))
+	sum, err := fileSum(obj)
+	if err != nil {
+		return "", err
+	}
+	// The hash first: a reader that sees the new hash beside the old object (or the
+	// reverse) misses and waits for this build's lock.
+	if err := writeAtomic(p+sumSuffix, []byte(sum+"\n")); err != nil {
+		return "", err
+	}
 	if err := os.Rename(obj, p); err != nil {
 		return "", err
 	}
@@ -153,6 +196,7 @@ func (c *objectCache) store(key, obj string, deps []string) (string, error) {
 func (c *objectCache) evict(key, path string) {
 	os.Remove(filepath.Join(c.dir, key+".deps"))
 	os.Remove(path)
+	os.Remove(path + sumSuffix)
 }
 
 func (c *objectCache) readManifest(key string) ([]string, error) {

@@ -13,7 +13,9 @@
 // and the headers the source included. A configuration compiled once, by this process or
 // by another one sharing the cache directory (see [CacheDir]), loads without running the
 // compiler again. Writes are atomic renames and concurrent builders of one configuration
-// serialise on a lock file, so parallel pre-compiling processes are safe. A build that
+// serialise on a lock file, so parallel pre-compiling processes are safe. An object whose
+// bytes no longer hash as when it was stored (damaged in place) is rebuilt, not loaded:
+// the loader could die of it. A build that
 // fails for the machine's sake (the cache's disk full, read-only or not writable) is a
 // *device.EnvironmentError, not a compile error: only the compiler's own reports count,
 // never diagnostics of the source, whatever their words. A compiler killed (the

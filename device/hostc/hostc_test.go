@@ -24,6 +24,11 @@ import (
 // TestMain gives the package's tests a private object cache; tests that count cache
 // files set their own.
 func TestMain(m *testing.M) {
+	if os.Getenv("KTUNE_HOSTC_STRAY") != "" {
+		// A child that crashes on purpose: it uses its parent's cache (KTUNE_CACHE is
+		// inherited), since a folder of its own would outlive it.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "ktune-hostc-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -549,6 +554,61 @@ func TestDamagedCachedObjectIsRebuilt(t *testing.T) {
 	}
 	defer k.Release()
 	runVadd(t, d, k, 100)
+}
+
+// A cached object cut short keeps its ELF header, and dlopen of it dies of SIGBUS in the
+// process that loads it (ktune itself, when it probes the device): it must be rebuilt
+// before it is loaded.
+func TestTruncatedCachedObjectIsRebuiltNotLoaded(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := k.(*kernel).path
+	k.Release()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damaged in place, as a full disk or an interrupted copy leaves it.
+	if err := os.WriteFile(path, data[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	builds := d.builds.Load()
+	k, err = d.Compile(context.Background(), vaddSrc(3))
+	if err != nil {
+		t.Fatalf("Compile after damage: %v", err)
+	}
+	defer k.Release()
+	if d.builds.Load() != builds+1 {
+		t.Errorf("the damaged object was not rebuilt (%d builds)", d.builds.Load()-builds)
+	}
+	runVadd(t, d, k, 100)
+}
+
+// A cache folder deleted while ktune runs (a cleaner, rm -rf ~/.cache) is made again: the
+// configurations compiled after it are not failed for want of its lock files.
+func TestCacheDeletedWhileOpenIsMadeAgain(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), vaddSrc(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Release()
+	if err := os.RemoveAll(d.cache.dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, unroll := range []int{5, 6} {
+		k, err := d.Compile(context.Background(), vaddSrc(unroll))
+		if err != nil {
+			t.Fatalf("Compile (unroll %d) after the cache was deleted: %v", unroll, err)
+		}
+		runVadd(t, d, k, 100)
+		k.Release()
+	}
 }
 
 func TestOpeningSweepsAbandonedBuilds(t *testing.T) {
