@@ -3,6 +3,9 @@
 package dl
 
 import (
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -45,5 +48,30 @@ func TestBindingShapesTheBackendsUse(t *testing.T) {
 	}
 	if _, err := Open("/nonexistent/libcuda.so.1"); err == nil {
 		t.Error("a missing library opened")
+	}
+}
+
+// Why a library failed to load is said every time: dlerror's message is the thread's that
+// called dlopen, and a goroutine moved to another thread in between read an empty one.
+func TestOpenSaysWhyEveryTime(t *testing.T) {
+	const missing = "libktune-no-such-library.so.1"
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if _, err := Open(missing); err == nil || !strings.Contains(err.Error(), missing) {
+					select {
+					case errs <- fmt.Sprint(err):
+					default:
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("Open of a missing library: %q, want its name and the loader's reason", e)
 	}
 }
