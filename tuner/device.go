@@ -14,7 +14,10 @@ import (
 // that its backend does not have (or cannot list).
 type DeviceError struct {
 	Device string // Options.Device, as given
-	msg    string // what is wrong, following the device's name
+	// Unavailable says the backend named could not list its devices (its library is
+	// missing, the driver failed): the machine is at fault, not the name.
+	Unavailable bool
+	msg         string // what is wrong, following the device's name
 }
 
 // Error says what is wrong with the device, named "device".
@@ -37,17 +40,17 @@ func pickDevice(name, language string) (string, int, device.Info, error) {
 			for _, b := range device.Backends() {
 				names = append(names, b.Name())
 			}
-			return "", 0, device.Info{}, &DeviceError{name, fmt.Sprintf(": unknown backend (have %s)", strings.Join(names, ", "))}
+			return "", 0, device.Info{}, &DeviceError{Device: name, msg: fmt.Sprintf(": unknown backend (have %s)", strings.Join(names, ", "))}
 		}
 		if hasIdx {
 			n, err := strconv.Atoi(idx)
 			if err != nil || n < 0 {
-				return "", 0, device.Info{}, &DeviceError{name, ": the index must be a whole number, 0 or more (see 'ktune devices')"}
+				return "", 0, device.Info{}, &DeviceError{Device: name, msg: ": the index must be a whole number, 0 or more (see 'ktune devices')"}
 			}
 			index = n
 		}
 		if !slices.Contains(b.Languages(), language) {
-			return "", 0, device.Info{}, &DeviceError{name, fmt.Sprintf(" does not compile %s kernels (it compiles %v)", language, b.Languages())}
+			return "", 0, device.Info{}, &DeviceError{Device: name, msg: fmt.Sprintf(" does not compile %s kernels (it compiles %v)", language, b.Languages())}
 		}
 		cands = []device.Backend{b}
 	} else {
@@ -61,13 +64,16 @@ func pickDevice(name, language string) (string, int, device.Info, error) {
 		devs, err := b.Devices()
 		if err != nil {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", b.Name(), err))
+			if name != "" {
+				return "", 0, device.Info{}, &DeviceError{Device: name, Unavailable: true, msg: ": " + reasons[0]}
+			}
 		} else if index >= len(devs) {
 			reasons = append(reasons, fmt.Sprintf("%s has %s, no index %d (see 'ktune devices')", b.Name(), nounCount(len(devs), "device"), index))
 		} else {
 			return b.Name(), index, devs[index], nil
 		}
 		if name != "" { // the device named is at fault, not the spec's language
-			return "", 0, device.Info{}, &DeviceError{name, ": " + reasons[0]}
+			return "", 0, device.Info{}, &DeviceError{Device: name, msg: ": " + reasons[0]}
 		}
 	}
 	return "", 0, device.Info{}, fmt.Errorf("no device can run this %s kernel:\n  %s", language, strings.Join(reasons, "\n  "))

@@ -242,8 +242,10 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		return usageErr(env, c, "%v", err)
 	case errors.As(err, &ue):
 		return usageErr(env, c, "the space has %d configurations: give --budget or --time", ue.SpaceSize)
-	case errors.As(err, &de):
+	case errors.As(err, &de) && de.Unavailable:
 		return errors.New(de.Named("--device"))
+	case errors.As(err, &de): // a name no device answers to: a bad flag value
+		return usageErr(env, c, "%s", de.Named("--device"))
 	case errors.As(err, &he):
 		return fmt.Errorf("run %d of this kernel, device and settings in %s is being tuned by another ktune process: wait for it to end (it resumes nothing then), or give --new to start a run beside it", he.Run, he.DB)
 	case errors.Is(err, tuner.ErrTimeUp):

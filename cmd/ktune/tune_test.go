@@ -1330,12 +1330,29 @@ func TestTuneWithoutABudgetRefusesALargeSpaceAsItsHelpSays(t *testing.T) {
 }
 
 // A device index that is not a whole number of 0 or more is refused with the flag named;
-// a negative one used to index the device list and panic.
+// a negative one used to index the device list and panic. A --device no device answers to
+// is a bad flag value (exit 2); a backend that cannot run here is the machine's failure
+// (exit 1).
 func TestTuneRefusesABadDeviceIndex(t *testing.T) {
 	for _, dev := range []string{"c:-1", "c:-2", "c:x", "opencl:-1"} {
 		_, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--device", dev, "--db", filepath.Join(t.TempDir(), "k.db"))
-		if code != 1 || !strings.Contains(errOut, fmt.Sprintf("--device %q: the index must be a whole number, 0 or more", dev)) {
+		if code != 2 || !strings.Contains(errOut, fmt.Sprintf("--device %q: the index must be a whole number, 0 or more", dev)) {
 			t.Errorf("--device %s: exit %d: %s", dev, code, errOut)
+		}
+	}
+	for dev, want := range map[string]string{"ocl": `--device "ocl": unknown backend (have c, cuda, opencl)`,
+		"cuda": `--device "cuda" does not compile c kernels`, "c:7": `--device "c:7": c has 1 device, no index 7`} {
+		_, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_c.yaml", "--device", dev, "--db", filepath.Join(t.TempDir(), "k.db"))
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--device %s: exit %d: %s", dev, code, errOut)
+		}
+	}
+	if cuda, ok := device.Lookup("cuda"); ok {
+		if _, err := cuda.Devices(); err != nil {
+			_, errOut, code := ktune(t, "tune", "../../examples/vector_add/vector_add_cuda.yaml", "--device", "cuda", "--db", filepath.Join(t.TempDir(), "k.db"))
+			if code != 1 || !strings.Contains(errOut, `--device "cuda": cuda: cuda backend unavailable`) {
+				t.Errorf("--device cuda without CUDA: exit %d: %s", code, errOut)
+			}
 		}
 	}
 }
