@@ -2,9 +2,12 @@ package examples_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -307,6 +310,61 @@ func TestMatmulC(t *testing.T) {
 	dev := openDevice(t, "c")
 	s, sp := load(t, example("matmul_c/matmul.yaml"), 1)
 	evaluate(t, s, sp, dev, sample(t, s, sp, 30, 1))
+}
+
+// TestMatmulCOddSize runs the matmul on a size that no tile and no unroll factor divides,
+// so that the tiles cut at the edges and the k steps left over by the unrolled passes are
+// exercised.
+func TestMatmulCOddSize(t *testing.T) {
+	dev := openDevice(t, "c")
+	path := variant(t, example("matmul_c/matmul.yaml"), edits{constants: map[string]string{"N": "203"}})
+	s, sp := load(t, path, 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 12, 6))
+}
+
+// TestCUnrollChangesCode checks that every value of the host C examples' unroll_factor
+// gives the compiler different code: a `#pragma GCC unroll` that the compiler ignores (GCC
+// does on any loop that is not innermost) would leave a parameter that only multiplies the
+// space with duplicates.
+func TestCUnrollChangesCode(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no cc on PATH")
+	}
+	for _, k := range []struct {
+		spec, source string
+		others       []string // -D definitions of the other parameters
+	}{
+		{"vector_add/vector_add_c.yaml", "vector_add/vector_add.c", []string{"-Dthreads=2"}},
+		{"matmul_c/matmul.yaml", "matmul_c/matmul.c", []string{"-Dtile_i=16", "-Dtile_j=64", "-Dtile_k=32", "-Dthreads=2"}},
+	} {
+		s, _ := load(t, example(k.spec), 0)
+		var values []string
+		for _, p := range s.Parameters {
+			if p.Name == "unroll_factor" {
+				for _, v := range p.Values {
+					values = append(values, v.String())
+				}
+			}
+		}
+		if len(values) < 2 {
+			t.Fatalf("%s: unroll_factor has values %v", k.source, values)
+		}
+		seen := map[string]string{}
+		for _, u := range values {
+			args := append([]string{"-O3", "-march=native", "-fopenmp", "-S", "-o", "-", "-Dunroll_factor=" + u}, k.others...)
+			out, err := exec.Command(cc, append(args, example(k.source))...).Output()
+			if err != nil {
+				t.Skipf("%s: cc: %v", k.source, err)
+			}
+			sum := fmt.Sprintf("%x", sha256.Sum256(out))
+			if prev, ok := seen[sum]; ok {
+				t.Errorf("%s: unroll_factor=%s compiles to the same code as unroll_factor=%s", k.source, u, prev)
+				continue
+			}
+			seen[sum] = u
+		}
+	}
 }
 
 func TestConvolution(t *testing.T) {

@@ -6,8 +6,12 @@
 //                           (k) are blocked into tiles of these sizes, so that a tile_k x
 //                           tile_j block of B and a tile_i x tile_j block of C stay in
 //                           cache while they are reused
-//   unroll_factor           unroll factor of the k loop inside a tile (the j loop, the
-//                           innermost, is left to the compiler's vectoriser)
+//   unroll_factor           steps of k taken in one pass over a row of the C tile
+//                           (unroll-and-jam: each c[j] is loaded and stored once per
+//                           unroll_factor products instead of once per product); the j
+//                           loop is left to the compiler's vectoriser. (A `#pragma GCC
+//                           unroll` on the k loop itself would do nothing: GCC unrolls
+//                           only innermost loops, and j is the innermost.)
 //   threads                 OpenMP threads; each owns whole (i, j) tiles of C, so no two
 //                           threads write the same element
 // Every configuration adds the products of each element of C in the same order (k = 0,
@@ -35,12 +39,23 @@ void matmul(float *restrict C, const float *restrict A, const float *restrict B,
             const int k1 = MM_MIN(k0 + tile_k, n);
             for (int i = i0; i < i1; i++) {
                 float *restrict c = C + i * n;
-                MM_PRAGMA(GCC unroll unroll_factor)
-                for (int k = k0; k < k1; k++) {
-                    const float a = A[i * n + k];
-                    const float *restrict b = B + k * n;
+                const float *restrict a = A + i * n;
+                int k = k0;
+                // unroll_factor steps of k per pass over j: c[j] is loaded and stored once
+                // per pass and the products are added to it in k order.
+                for (; k + unroll_factor <= k1; k += unroll_factor) {
                     for (int j = j0; j < j1; j++) {
-                        c[j] += a * b[j];
+                        float s = c[j];
+                        MM_PRAGMA(GCC unroll unroll_factor)
+                        for (int u = 0; u < unroll_factor; u++) {
+                            s += a[k + u] * B[(k + u) * n + j];
+                        }
+                        c[j] = s;
+                    }
+                }
+                for (; k < k1; k++) {   // the rest of a tile cut at the edge
+                    for (int j = j0; j < j1; j++) {
+                        c[j] += a[k] * B[k * n + j];
                     }
                 }
             }
