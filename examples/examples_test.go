@@ -460,6 +460,40 @@ func TestGEMMWrongKernelCaught(t *testing.T) {
 	}
 }
 
+// TestConvolutionLocalTileFits checks the local-memory restriction of both convolution
+// specs against the kernels' own arithmetic: every valid configuration that stages its
+// input tile has a tile, padded rows included (SH_STRIDE of convolution.cl and .cu),
+// within 48 KiB.
+func TestConvolutionLocalTileFits(t *testing.T) {
+	for _, path := range []string{"convolution/convolution.yaml", "convolution/convolution_cuda.yaml"} {
+		_, sp := load(t, example(path), 0)
+		staged := 0
+		for _, c := range all(sp) {
+			v := map[string]int{}
+			n := sp.Named(c)
+			for i, name := range n.Names {
+				v[name] = int(n.Values[i].Int())
+			}
+			if v["use_shmem"] == 0 {
+				continue
+			}
+			staged++
+			w := v["block_size_x"]*v["tile_size_x"] + v["filter_width"] - 1
+			h := v["block_size_y"]*v["tile_size_y"] + v["filter_height"] - 1
+			stride := w
+			if v["use_padding"] != 0 {
+				stride = w + ((16-w%32)+32)%32
+			}
+			if bytes := stride * h * 4; bytes > 48*1024 {
+				t.Errorf("%s: %s: the local tile takes %d bytes, over 48 KiB", path, sp.Format(c), bytes)
+			}
+		}
+		if staged == 0 {
+			t.Errorf("%s: no valid configuration uses local memory", path)
+		}
+	}
+}
+
 // TestConvolutionOddSize runs the convolution on an image that no tile divides, so that
 // partial work-groups and the clamped and zero-filled edges are exercised everywhere.
 func TestConvolutionOddSize(t *testing.T) {
