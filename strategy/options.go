@@ -46,8 +46,13 @@ func (o Options) Int(name string, def int) (int, error) {
 func parseInt(name, s string) (int, error) {
 	i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
+		// A whole number written as a float ("1e3", "20.0") is that number, as ParseValue
+		// makes it on the command line; only one past int64 is out of range here.
 		if f, ferr := strconv.ParseFloat(strings.TrimSpace(s), 64); ferr == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
-			return 0, fmt.Errorf("option %s: %s is out of range (at most %d in size)", name, strings.TrimSpace(s), math.MaxInt32)
+			if math.Abs(f) > math.MaxInt32 {
+				return 0, fmt.Errorf("option %s: %s is out of range (at most %d in size)", name, strings.TrimSpace(s), math.MaxInt32)
+			}
+			return int(f), nil
 		}
 		return 0, fmt.Errorf("option %s: %q is not an integer", name, s)
 	}

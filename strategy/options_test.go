@@ -187,3 +187,27 @@ func TestABadMinimiserIsShownAsChoiceShowsIt(t *testing.T) {
 		t.Errorf("method=null: %v, want %q", err, want)
 	}
 }
+
+// An integer option reads a whole number written as a float alike in every form: from the
+// command line ParseValue makes "1e3" the float64 1000, and the text "1e3" or a JSON
+// number 1e3 from Go code means the same (QA: they were refused as "1e3 is out of range
+// (at most 2147483647 in size)").
+func TestIntegerOptionTakesAWholeNumberWrittenAsAFloatInEveryForm(t *testing.T) {
+	for _, v := range []any{strategy.ParseValue("1e3"), "1e3", " 1000.0 ", json.Number("1e3"), 1000.0, 1000} {
+		got, err := strategy.Options{"popsize": v}.Int("popsize", 1)
+		if err != nil || got != 1000 {
+			t.Errorf("popsize=%#v: %v, %v; want 1000", v, got, err)
+		}
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{"1e10", "out of range"}, {json.Number("1e10"), "out of range"}, {"99999999999999999999", "out of range"},
+		{"2.5", "not an integer"}, {json.Number("2.5"), "not an integer"}, {"1e999", "not an integer"},
+	} {
+		if _, err := (strategy.Options{"popsize": tc.v}).Int("popsize", 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("popsize=%#v: error %v, want %q", tc.v, err, tc.want)
+		}
+	}
+}

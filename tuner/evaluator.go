@@ -119,6 +119,24 @@ func (f *failureRun) add(e result.Evaluation) *failureRun {
 	return f
 }
 
+// resumeFailures takes what a resumed run's stored evaluations say of its failures: a run
+// that already had a success, or failures of more than one kind, got past sameFailure's
+// check before it was interrupted (its draws, if it made any, are among them). Its
+// strategy, starting over, meets its first failures again, and without this the check
+// would draw sameFailureProbes more configurations, spending budget the run never
+// cancelled does not. A run whose stored evaluations all failed one way is checked as it
+// goes, as before.
+func (r *resumingEvaluator) resumeFailures(stored []result.Evaluation) {
+	var past *failureRun
+	for _, e := range stored {
+		past = past.add(e)
+		r.succeeded = r.succeeded || !e.Failed()
+	}
+	if past != nil && past.broken {
+		r.failure = past
+	}
+}
+
 // sameFailureProbes is how many configurations drawn from the whole space must fail as
 // the first ones did before a run stops (StopSameFailure).
 const sameFailureProbes = 5

@@ -406,6 +406,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
+	ev.resumeFailures(stored)
 
 	// The baseline: the spec's default configuration, measured (or found) before the search.
 	// nil when it was cut short by the time limit, and so not measured: nothing is stored

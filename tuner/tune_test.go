@@ -330,3 +330,76 @@ func TestHelperForgotWorkerMain(t *testing.T) {
 	os.RemoveAll(dir)
 	os.Exit(1)
 }
+
+// A resumed run whose first configurations all failed one way, and whose draws from the
+// rest of the space then showed the spec sound, does not draw again when its strategy,
+// starting over, meets those failures again: it measures what the run never cancelled
+// measures (QA: the resumed run spent 5 of its budget on new draws).
+func TestTuneResumedAfterItsFailureDrawsDoesNotDrawAgain(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	src := `void k(float *out, int n) {
+#if P1 == 1
+#error P1 == 1 is not supported
+#endif
+    for (int i = 0; i < n; i++) out[i] = i;
+}
+`
+	// brute force tries P1 == 1 first: 16 configurations that fail alike
+	spec := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: P1, values: [1, 2, 3, 4]}
+  - {name: P2, values: [1, 2, 3, 4]}
+  - {name: P3, values: [1, 2, 3, 4]}
+problem_size: [64]
+arguments:
+  - {name: out, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	specPath := filepath.Join(dir, "k.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	o := Options{SpecPath: specPath, Strategy: "bruteforce", Seed: 3, Budget: 24, DB: db, NoPrecompile: true}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cut := o
+	cut.Progress = func(p Progress) {
+		if p.Evaluations >= sameFailures+sameFailureProbes+2 {
+			cancel()
+		}
+	}
+	rep, err := Tune(ctx, cut)
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("cancelled: report %v, error %v; want a report and context.Canceled", rep != nil, err)
+	}
+	if n := len(storedEvaluations(t, db, rep.Run)); n < sameFailures+sameFailureProbes+2 || n >= o.Budget {
+		t.Fatalf("cancelled after %d stored evaluations, want %d to %d", n, sameFailures+sameFailureProbes+2, o.Budget-1)
+	}
+	again, err := Tune(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := keys(storedEvaluations(t, db, again.Run))
+	if again.Run != rep.Run || len(got) != o.Budget {
+		t.Fatalf("resumed as run %d with %d evaluations, want run %d with %d", again.Run, len(got), rep.Run, o.Budget)
+	}
+
+	whole, err := Tune(context.Background(), Options{SpecPath: specPath, Strategy: "bruteforce", Seed: 3, Budget: 24,
+		DB: filepath.Join(dir, "whole.db"), NoPrecompile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := keys(storedEvaluations(t, filepath.Join(dir, "whole.db"), whole.Run))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the resumed run measured\n%v\none never cancelled\n%v", got, want)
+	}
+}

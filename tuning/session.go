@@ -498,14 +498,15 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		Elapsed: s.elapsedLocked(), TimeLimit: s.opts.TimeLimit}
 	st := s.stateLocked()
 	s.mu.Unlock()
-	if err := s.callerStop(st); err != nil {
-		return math.NaN(), err
-	}
 
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		s.log.DebugContext(ctx, "evaluation", "n", p.Evaluations, "config", s.sp.Format(c),
 			"status", e.Status.String(), "objective", e.Objective, "best", p.Best)
 	}
+	// The sink before the stop conditions: an evaluation is durable the moment it is made,
+	// and in the order it was made, also when a stop condition takes time or makes
+	// evaluations of its own (the tuner's draws from the space on one failure), which
+	// would otherwise be stored ahead of it, or alone when the process dies meanwhile.
 	if s.opts.Sink != nil {
 		var err error
 		if perr := guard("Options.Sink", func() { err = s.opts.Sink.Record(ctx, e) }); perr != nil {
@@ -516,6 +517,9 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 			s.fail(err)
 			return math.NaN(), err
 		}
+	}
+	if err := s.callerStop(st); err != nil {
+		return math.NaN(), err
 	}
 	if s.opts.Progress != nil {
 		if err := guard("Options.Progress", func() { s.opts.Progress(p) }); err != nil {

@@ -1516,3 +1516,28 @@ func TestSimulatedClockNeverWrapsRound(t *testing.T) {
 		t.Errorf("simulated time %v, want the largest duration", sum.Elapsed)
 	}
 }
+
+// Stop conditions run once the sink has the evaluation they follow: one that takes time or
+// makes evaluations of its own (the tuner's draws from the space when the first
+// configurations all fail one way) must not leave the evaluation unstored meanwhile, nor
+// let its own evaluations be stored ahead of it (QA: a tuning run's 10th evaluation was
+// stored after the 5 draws its stop condition made).
+func TestStopConditionsRunAfterTheSinkHasTheEvaluation(t *testing.T) {
+	sim := newSim(t, convolutionPath, simulator.Options{Mode: simulator.Cartesian})
+	sunk := 0
+	sink := sinkFunc(func(context.Context, result.Evaluation) error { sunk++; return nil })
+	var seen []int
+	stop := func(st tuning.State) tuning.StopReason {
+		if sunk != st.Evaluations {
+			seen = append(seen, st.Evaluations)
+		}
+		return ""
+	}
+	sum := simulate(t, sim, "random", tuning.Options{Budget: 20, Seed: 2, Sink: sink, Stop: []tuning.StopCondition{stop}})
+	if sum.Evaluations != 20 || sunk != 20 {
+		t.Fatalf("%d evaluations, %d sunk; want 20 of both", sum.Evaluations, sunk)
+	}
+	if len(seen) > 0 {
+		t.Errorf("a stop condition ran before the sink had evaluations %v", seen)
+	}
+}
