@@ -1513,3 +1513,13 @@ func TestSimulateWithNothingToEndItsRunsIsAUsageError(t *testing.T) {
 		t.Errorf("bruteforce with --budget 0: exit %d, %s", code, errOut)
 	}
 }
+
+// A strategy name with spaces around it (from a quoted list in a script) is the strategy,
+// as option values with spaces are their values.
+func TestAStrategyNameIsTrimmed(t *testing.T) {
+	for _, name := range []string{" random", "random ", " annealing :  neighbourhood = adjacent "} {
+		if _, errOut, code := ktune(t, "simulate", pnpoly, "--strategy", name, "--budget", "5", "--repeats", "1"); code != 0 {
+			t.Errorf("--strategy %q: exit %d, %s", name, code, errOut)
+		}
+	}
+}

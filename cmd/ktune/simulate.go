@@ -93,10 +93,10 @@ func (o optionList) Set(s string) error {
 // NAME:OPT=VALUE;OPT=VALUE, into opts beside those of --option, and leaves NAME in name.
 func splitStrategy(name *string, opts optionList) error {
 	head, list, ok := strings.Cut(*name, ":")
+	*name = strings.TrimSpace(head) // ' annealing' from a quoted list, as option values are
 	if !ok {
 		return nil
 	}
-	*name = strings.TrimSpace(head)
 	kvs, err := strategy.SplitList(list, ';')
 	if err != nil {
 		return fmt.Errorf("--strategy: %w", err)
