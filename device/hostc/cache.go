@@ -97,10 +97,11 @@ type builder func(dir string) (object string, deps []string, err error)
 
 // get returns the object for key, building it when the cache lacks it. hit reports that
 // no build was needed, including when another process finished the build while this one
-// waited for it.
-func (c *objectCache) get(ctx context.Context, key string, build builder) (path string, hit bool, err error) {
-	if p, ok := c.lookup(key); ok {
-		return p, true, nil
+// waited for it; image is then the object's bytes as lookup read and checked them (nil
+// after a build), so that loading it need not read the file again.
+func (c *objectCache) get(ctx context.Context, key string, build builder) (path string, image []byte, hit bool, err error) {
+	if p, img, ok := c.lookup(key); ok {
+		return p, img, true, nil
 	}
 	unlock, err := c.lock(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,42 +112,43 @@ func (c *objectCache) get(ctx context.Context, key string, build builder) (path 
 		}
 	}
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	defer unlock()
-	if p, ok := c.lookup(key); ok {
-		return p, true, nil
+	if p, img, ok := c.lookup(key); ok {
+		return p, img, true, nil
 	}
 	dir, err := os.MkdirTemp(c.dir, "build-")
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	defer os.RemoveAll(dir)
 	obj, deps, err := build(dir)
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	p, err := c.store(key, obj, deps)
-	return p, false, err
+	return p, nil, false, err
 }
 
 // lookup finds key's object if its manifest exists and the headers it names still hash
-// to an object that exists and has the bytes it was stored with.
-func (c *objectCache) lookup(key string) (string, bool) {
+// to an object that exists and has the bytes it was stored with; it returns those bytes
+// too.
+func (c *objectCache) lookup(key string) (string, []byte, bool) {
 	deps, err := c.readManifest(key)
 	if err != nil {
-		return "", false
+		return "", nil, false
 	}
 	p := filepath.Join(c.dir, objectName(key, deps))
 	want, err := os.ReadFile(p + sumSuffix)
 	if err != nil {
-		return "", false
+		return "", nil, false
 	}
-	got, err := fileSum(p)
-	if err != nil || got != strings.TrimSpace(string(want)) {
-		return "", false
+	img, err := os.ReadFile(p)
+	if err != nil || sumOf(img) != strings.TrimSpace(string(want)) {
+		return "", nil, false
 	}
-	return p, true
+	return p, img, true
 }
 
 // sumSuffix names the file beside an object that holds the hash of its bytes.
@@ -154,16 +156,17 @@ const sumSuffix = ".sha256"
 
 // fileSum is the hex SHA-256 of the file at path.
 func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sumOf(data), nil
+}
+
+// sumOf is the hex SHA-256 of data.
+func sumOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // store moves a freshly built object into the cache and records its hash and headers.

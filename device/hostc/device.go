@@ -65,7 +65,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 	key := d.tc.key(u)
 	var k *kernel
 	for attempt := 0; ; attempt++ {
-		path, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, error) {
+		path, image, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, error) {
 			return d.build(ctx, dir, u)
 		})
 		if err != nil {
@@ -77,7 +77,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 		} else {
 			d.builds.Add(1)
 		}
-		k, err = openKernel(d, path, u)
+		k, err = openKernel(d, path, image, u)
 		if err == nil {
 			slog.Debug("hostc: kernel loaded", "kernel", u.kernel, "object", path, "cache_hit", hit)
 			break

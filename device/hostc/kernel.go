@@ -3,6 +3,7 @@
 package hostc
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"errors"
@@ -50,8 +51,9 @@ func (k *kernel) slot(i int) []byte {
 
 func (k *kernel) nsOffset() int { return 16 * len(k.params) }
 
-// openKernel loads the object at path and finds u's wrapper in it.
-func openKernel(dev *hostDevice, path string, u *unit) (*kernel, error) {
+// openKernel loads the object at path and finds u's wrapper in it. image holds the
+// object's bytes when the caller has read them already (a cache hit), else nil.
+func openKernel(dev *hostDevice, path string, image []byte, u *unit) (*kernel, error) {
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		return nil, err
@@ -61,7 +63,7 @@ func openKernel(dev *hostDevice, path string, u *unit) (*kernel, error) {
 		purego.Dlclose(h)
 		return nil, err
 	}
-	pinThreadRuntimes(path)
+	pinThreadRuntimes(path, image)
 	size := 16*len(u.params) + 8
 	arena, err := syscall.Mmap(-1, 0, (size+os.Getpagesize()-1)/os.Getpagesize()*os.Getpagesize(),
 		syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
@@ -74,7 +76,9 @@ func openKernel(dev *hostDevice, path string, u *unit) (*kernel, error) {
 	if len(u.params) > 0 {
 		k.ptrs = unsafe.Slice((*uintptr)(unsafe.Pointer(&arena[0])), len(u.params))
 	}
-	if st, err := os.Stat(path); err == nil {
+	if image != nil {
+		k.attrs["binary_bytes"] = float64(len(image))
+	} else if st, err := os.Stat(path); err == nil {
 		k.attrs["binary_bytes"] = float64(st.Size())
 	}
 	return k, nil
@@ -90,8 +94,16 @@ var pinned struct {
 // would unload it while its pool threads sleep or spin in its code, and they would crash
 // the process on waking. Only the object's direct dependencies are looked at: asking the
 // loader about libraries that are not there costs a search of the library path.
-func pinThreadRuntimes(path string) {
-	f, err := elf.Open(path)
+//
+// image is the object's bytes when they have been read already, else nil.
+func pinThreadRuntimes(path string, image []byte) {
+	var f *elf.File
+	var err error
+	if image != nil {
+		f, err = elf.NewFile(bytes.NewReader(image))
+	} else {
+		f, err = elf.Open(path)
+	}
 	if err != nil {
 		return
 	}
