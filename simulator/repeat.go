@@ -187,7 +187,7 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 	}
 	ev := sim.WithSeed(seed)
 	opts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Maximize: sim.Maximize(), Seed: seed,
-		NoCache: sim.Options().Fitness == Stochastic}
+		NoCache: sim.Options().Fitness == Stochastic, BriefSummary: true} // a run's outcome is all it keeps
 	if o.Within > 0 {
 		opts.Stop = append(opts.Stop, sim.withinOptimum(o.Within))
 	}

@@ -353,6 +353,26 @@ func (s *Space) Values(c Config) []Value {
 	return out
 }
 
+// HasValues reports whether values are c's, one per parameter, as Value.Equal compares
+// them (Python's equality). It allocates nothing: a tuning session checks every
+// evaluation's values with it.
+func (s *Space) HasValues(c Config, values []Value) bool {
+	if len(values) != len(c) {
+		return false
+	}
+	for p, l := range c {
+		v, w := &values[p], &s.params[p].Values[l]
+		if v.kind == String || w.kind == String {
+			if v.kind != w.kind || v.s != w.s {
+				return false
+			}
+		} else if v.f != w.f {
+			return false
+		}
+	}
+	return true
+}
+
 // ConfigOf returns the configuration with the given values (one per parameter, in order).
 // It does not check the restrictions; use Contains for that.
 func (s *Space) ConfigOf(values []Value) (Config, error) {

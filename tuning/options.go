@@ -60,6 +60,12 @@ type Options struct {
 	Progress func(Progress)
 	// Logger receives debug logs of the session; slog.Default() when nil.
 	Logger *slog.Logger
+	// BriefSummary leaves History out of Summary (and of Run's): a harness of many
+	// simulated runs needs only their outcome, and copying the history of each run cost
+	// about as much as simulating it. Without a Sink nothing then reads an evaluation's
+	// details, so the session neither checks its values against the configuration nor
+	// measures the strategy's time (StrategyMS).
+	BriefSummary bool
 }
 
 // StopReason says why a session ended.

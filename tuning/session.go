@@ -81,7 +81,7 @@ type Summary struct {
 	Simulated     bool          // whether Elapsed is simulated time
 	Wall          time.Duration // real time the session took, from Options.Since when set
 	Stop          StopReason    // why it ended; "" while it runs
-	History       []Evaluated   // every new evaluation, in order
+	History       []Evaluated   // every new evaluation, in order; nil with Options.BriefSummary
 }
 
 // Session is one search of one space by one strategy. It is used once: either Run, or
@@ -110,7 +110,13 @@ type Session struct {
 	simElapsed time.Duration
 	cache      map[int]int32 // space index -> first entry in history
 	history    []Evaluated
-	best       int // entry in history; -1 when none succeeded
+	configs    []int // the block the history's configurations are copied into (keep)
+	// unread: nothing outside the session reads its evaluations (a brief summary, no
+	// sink), so their values are not checked against the configurations and the
+	// strategy's time choosing each is not measured: a simulated evaluation costs well
+	// under a microsecond, and those took a quarter of it
+	unread bool
+	best   int // entry in history; -1 when none succeeded
 	// With NoCache a configuration may be measured several times: noisy judges the best
 	// (measured.go), and best is then the configuration's first entry in history.
 	noisy    *measurements
@@ -148,7 +154,8 @@ func New(sp *space.Space, st strategy.Strategy, ev Evaluator, opts Options) (*Se
 			return nil, fmt.Errorf("tuning: Options.Measured[%d] (%v): %w", i, e.Config, err)
 		}
 	}
-	s := &Session{sp: sp, st: st, ev: ev, opts: opts, best: -1, log: opts.Logger}
+	s := &Session{sp: sp, st: st, ev: ev, opts: opts, best: -1, log: opts.Logger,
+		unread: opts.BriefSummary && opts.Sink == nil}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -331,11 +338,42 @@ func (s *Session) Err() error {
 func (s *Session) Summary() Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	history := make([]Evaluated, len(s.history))
-	for i, h := range s.history {
-		h.Config = h.Config.Clone()
-		h.Evaluation.Config = slices.Clone(h.Evaluation.Config)
-		h.Evaluation.Samples = slices.Clone(h.Evaluation.Samples)
+	// The copies of every evaluation's configuration, values and samples share one array
+	// of each kind (each slice capped at its own end): three allocations, not three per
+	// evaluation, for a summary that every simulated run makes.
+	var nConfig, nValues, nSamples int
+	hist := s.history
+	if s.opts.BriefSummary {
+		hist = nil
+	}
+	for _, h := range hist {
+		nConfig += len(h.Config)
+		nValues += len(h.Evaluation.Config)
+		nSamples += len(h.Evaluation.Samples)
+	}
+	configs := make([]int, 0, nConfig)
+	values := make([]space.Value, 0, nValues)
+	samples := make([]float64, 0, nSamples)
+	var history []Evaluated
+	if !s.opts.BriefSummary {
+		history = make([]Evaluated, len(s.history))
+	}
+	for i, h := range hist {
+		if h.Config != nil {
+			at := len(configs)
+			configs = append(configs, h.Config...)
+			h.Config = space.Config(configs[at:len(configs):len(configs)])
+		}
+		if h.Evaluation.Config != nil {
+			at := len(values)
+			values = append(values, h.Evaluation.Config...)
+			h.Evaluation.Config = values[at:len(values):len(values)]
+		}
+		if h.Evaluation.Samples != nil {
+			at := len(samples)
+			samples = append(samples, h.Evaluation.Samples...)
+			h.Evaluation.Samples = samples[at:len(samples):len(samples)]
+		}
 		h.Evaluation.Metrics = maps.Clone(h.Evaluation.Metrics)
 		history[i] = h
 	}
@@ -402,13 +440,18 @@ func (s *Session) prepare(ctx context.Context, c space.Config, asked time.Time) 
 		s.stop = StopTime
 		return 0, math.NaN(), false, strategy.ErrStop
 	}
-	s.choosing = asked.Sub(s.answered)
+	if !asked.IsZero() {
+		s.choosing = asked.Sub(s.answered)
+	}
 	return idx, 0, false, nil
 }
 
 // answer notes that the strategy got a new evaluation's fitness: its time choosing the
 // next configuration starts.
 func (s *Session) answer() {
+	if s.unread {
+		return
+	}
 	s.mu.Lock()
 	s.answered = time.Now()
 	s.mu.Unlock()
@@ -442,10 +485,12 @@ func (s *Session) measure(ctx context.Context, idx int, c space.Config) (float64
 		s.fail(err)
 		return math.NaN(), err
 	}
-	if err := s.sameValues(c, e.Config); err != nil {
-		err = fmt.Errorf("evaluator: %w", err)
-		s.fail(err)
-		return math.NaN(), err
+	if !s.unread {
+		if err := s.sameValues(c, e.Config); err != nil {
+			err = fmt.Errorf("evaluator: %w", err)
+			s.fail(err)
+			return math.NaN(), err
+		}
 	}
 	if err := checkStatus(e.Status); err != nil {
 		err = fmt.Errorf("evaluator: evaluation of %s: %w", s.sp.Format(c), err)
@@ -474,8 +519,8 @@ func (s *Session) sameValues(c space.Config, values []space.Value) error {
 	if values == nil {
 		return nil
 	}
-	want := s.sp.Values(c)
-	if !slices.EqualFunc(values, want, space.Value.Equal) {
+	same := s.sp.HasValues(c, values)
+	if !same {
 		return fmt.Errorf("the evaluation's values %v are not those of the configuration evaluated, %s", values, s.sp.Format(c))
 	}
 	return nil
@@ -493,10 +538,13 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 	if s.sim != nil {
 		s.simElapsed = advance(s.simElapsed, s.sim.Cost(e))
 	}
-	s.addLocked(idx, Evaluated{Config: c.Clone(), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
+	s.addLocked(idx, Evaluated{Config: s.keep(c), Evaluation: e, Fitness: f, Elapsed: s.elapsedLocked()})
 	p := Progress{Evaluations: s.evals, Budget: s.opts.Budget, Best: s.bestObjectiveLocked(),
 		Elapsed: s.elapsedLocked(), TimeLimit: s.opts.TimeLimit}
-	st := s.stateLocked()
+	var st State
+	if len(s.opts.Stop) > 0 {
+		st = s.stateLocked()
+	}
 	s.mu.Unlock()
 
 	if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -528,6 +576,21 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		}
 	}
 	return f, nil
+}
+
+// keep returns the history's own copy of c (a strategy may reuse its configurations),
+// cut from a block shared with the copies before it: one allocation per 256 evaluations,
+// not one each. Called with s.mu held.
+func (s *Session) keep(c space.Config) space.Config {
+	if c == nil {
+		return nil
+	}
+	if cap(s.configs)-len(s.configs) < len(c) {
+		s.configs = make([]int, 0, 256*max(len(c), 1))
+	}
+	at := len(s.configs)
+	s.configs = append(s.configs, c...)
+	return space.Config(s.configs[at:len(s.configs):len(s.configs)])
 }
 
 // advance is the simulated clock at elapsed moved on by an evaluation's cost: never back
@@ -640,13 +703,12 @@ func (s *Session) stateLocked() State {
 
 // checkLocked returns the first built-in stop condition that holds after an evaluation.
 func (s *Session) checkLocked() StopReason {
-	st := s.stateLocked()
 	switch {
 	case s.opts.Budget > 0 && s.evals >= s.opts.Budget:
 		return StopBudget
 	case !s.opts.NoCache && len(s.cache) >= s.sp.Len():
 		return StopExhausted
-	case s.opts.TimeLimit > 0 && st.Elapsed >= s.opts.TimeLimit:
+	case s.opts.TimeLimit > 0 && s.elapsedLocked() >= s.opts.TimeLimit:
 		return StopTime
 	}
 	return ""
@@ -700,7 +762,11 @@ func (p *problem) Remaining() int {
 }
 
 func (p *problem) Evaluate(ctx context.Context, c space.Config) (float64, error) {
-	idx, f, hit, err := p.s.prepare(ctx, c, time.Now())
+	var asked time.Time
+	if !p.s.unread {
+		asked = time.Now()
+	}
+	idx, f, hit, err := p.s.prepare(ctx, c, asked)
 	if err != nil || hit {
 		return f, err
 	}

@@ -655,6 +655,17 @@ func TestSummaryIsACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := fmt.Sprint(sum.Best, sum.History)
+	// the copies share one array of each kind: appending to one must not write over the
+	// next one's (each is capped at its own end), in the summary or in the session
+	for i := range sum.History[:len(sum.History)-1] {
+		h := &sum.History[i]
+		_ = append(h.Config, 77)
+		_ = append(h.Evaluation.Config, space.IntValue(77))
+		_ = append(h.Evaluation.Samples, 77)
+	}
+	if got := fmt.Sprint(sum.Best, sum.History); got != before {
+		t.Errorf("appending to a summary's configuration changed the next one's:\n%s\n%s", before, got)
+	}
 	sum.Best[0] = 99
 	for i := range sum.History {
 		sum.History[i].Config[0] = 99
@@ -1539,5 +1550,31 @@ func TestStopConditionsRunAfterTheSinkHasTheEvaluation(t *testing.T) {
 	}
 	if len(seen) > 0 {
 		t.Errorf("a stop condition ran before the sink had evaluations %v", seen)
+	}
+}
+
+// A brief summary leaves the history out, and the run is the same; with a sink the
+// evaluations are still read, so their values are still checked.
+func TestABriefSummaryLeavesTheHistoryOut(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	full, err := run(t, sim.Space(), newStrategy(t, "annealing"), sim, tuning.Options{Budget: 30, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief, err := run(t, sim.Space(), newStrategy(t, "annealing"), sim, tuning.Options{Budget: 30, Seed: 4, BriefSummary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brief.History != nil || len(full.History) != 30 {
+		t.Errorf("history of %d with BriefSummary, %d without", len(brief.History), len(full.History))
+	}
+	if fmt.Sprint(brief.Best, brief.BestObjective, brief.Evaluations, brief.Distinct, brief.Elapsed) !=
+		fmt.Sprint(full.Best, full.BestObjective, full.Evaluations, full.Distinct, full.Elapsed) {
+		t.Errorf("brief run %v %v, full run %v %v: want the same run", brief.Best, brief.BestObjective, full.Best, full.BestObjective)
+	}
+	sink := sinkFunc(func(context.Context, result.Evaluation) error { return nil })
+	_, err = run(t, sim.Space(), newStrategy(t, "random"), wrongValues{sim}, tuning.Options{Budget: 5, BriefSummary: true, Sink: sink})
+	if err == nil || !strings.Contains(err.Error(), "not those of the configuration evaluated") {
+		t.Errorf("a brief run with a sink and an evaluator giving other values: %v", err)
 	}
 }
