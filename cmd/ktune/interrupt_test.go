@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startKtune starts the test binary as ktune with args, its standard output and error
+// going to the pipe's write end; the read end is returned.
+func startKtune(t *testing.T, args ...string) (*exec.Cmd, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		r.Close()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, r
+}
+
+// waitExit waits at most 30 s for cmd and returns its exit status, -1 for a process a
+// signal killed.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("ktune did not stop within 30 s of the signal")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// A Ctrl-C in 'ktune bench ... 2>&1 | tee log' ends tee as well as ktune. Stopping, ktune
+// writes its interruption's message to the pipe no one reads any more: that killed it
+// (SIGPIPE) before the final checkpoint and the --csv file were written. It writes them
+// and exits with the interruption's status.
+func TestAnInterruptionWhoseOutputPipeClosedStillWritesTheOutputs(t *testing.T) {
+	pnpoly, _ := filepath.Abs("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	conv, _ := filepath.Abs("../../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "cells.csv")
+	cmd, r := startKtune(t, "bench", pnpoly, conv, "--strategies", "random,firstmls", "--budgets", "25,1600",
+		"--repeats", "2000", "--workers", "2", "--progress", "--csv", csv, "--checkpoint", filepath.Join(dir, "ckpt.json"))
+	if _, err := bufio.NewReader(r).ReadString('\n'); err != nil { // the first progress line
+		t.Fatal(err)
+	}
+	r.Close() // tee ended
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Fatalf("exit status %d, want 130 (-1: killed by %v)", code, cmd.ProcessState.Sys().(syscall.WaitStatus).Signal())
+	}
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatalf("--csv not written: %v", err)
+	}
+	if !strings.HasPrefix(string(data), "space,strategy,budget,") {
+		t.Errorf("--csv holds %q", data)
+	}
+}
