@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ktune/ktune/store"
 )
 
 // startKtune starts the test binary as ktune with args, its standard output and error
@@ -79,4 +83,54 @@ func TestAnInterruptionWhoseOutputPipeClosedStillWritesTheOutputs(t *testing.T) 
 	if !strings.HasPrefix(string(data), "space,strategy,budget,") {
 		t.Errorf("--csv holds %q", data)
 	}
+}
+
+// An interrupted 'ktune import --json' printed nothing, though the files imported before
+// the interruption are stored: it prints them, as one JSON document.
+func TestAnInterruptedImportPrintsTheFilesItImported(t *testing.T) {
+	hub, _ := filepath.Abs("../../testdata/benchmark_hub")
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	cmd := exec.Command(os.Args[0], "import", hub, "--db", db, "--json")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && storedRuns(t, db) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := waitExit(t, cmd); code != 143 {
+		t.Fatalf("exit status %d, want 143; stderr: %s", code, stderr.String())
+	}
+	var files []struct {
+		File string `json:"file"`
+		Run  int64  `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &files); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+	}
+	if n := storedRuns(t, db); len(files) != n || n == 0 {
+		t.Errorf("the JSON lists %d files, the database holds %d runs", len(files), n)
+	}
+}
+
+// storedRuns is the number of runs in db, 0 where it cannot be read yet.
+func storedRuns(t *testing.T, db string) int {
+	t.Helper()
+	if _, err := os.Stat(db); err != nil {
+		return 0
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		return 0
+	}
+	return len(runs)
 }
