@@ -134,3 +134,49 @@ func storedRuns(t *testing.T, db string) int {
 	}
 	return len(runs)
 }
+
+// An analysis interrupted while it draws its figures (a flow graph takes seconds) is
+// finished: it is printed, as one JSON document saying the interruption, with the figures
+// written before. It printed nothing and exited 130 without a word.
+func TestAnAnalysisInterruptedDrawingItsFiguresIsPrinted(t *testing.T) {
+	pnpoly, _ := filepath.Abs("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	plot := filepath.Join(t.TempDir(), "figures")
+	cmd := exec.Command(os.Args[0], "analyze", pnpoly, "--landscape", "--plot", plot, "--graph-nodes", "5000", "--json")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// the minima figure is drawn first, the flow graph's after it
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(plot, "centrality.svg")); err == nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Fatalf("exit status %d, want 130; stderr: %s", code, stderr.String())
+	}
+	var out struct {
+		Interrupted string            `json:"interrupted"`
+		Results     []json.RawMessage `json:"results"`
+		Figures     []string          `json:"figures"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+	}
+	if len(out.Results) != 1 || !strings.Contains(out.Interrupted, "figures") || len(out.Figures) == 0 {
+		t.Errorf("interrupted %q, %d results, figures %q", out.Interrupted, len(out.Results), out.Figures)
+	}
+	for _, f := range out.Figures {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("figure %s listed: %v", f, err)
+		}
+	}
+	if !strings.Contains(stderr.String(), "interrupted while drawing the figures") {
+		t.Errorf("stderr does not say the interruption: %s", stderr.String())
+	}
+}
