@@ -180,3 +180,66 @@ func TestAnAnalysisInterruptedDrawingItsFiguresIsPrinted(t *testing.T) {
 		t.Errorf("stderr does not say the interruption: %s", stderr.String())
 	}
 }
+
+// 'ktune space count --time' interrupted in its timed constructions, after the first,
+// prints the count and the timing of the constructions finished, saying so. It exited
+// 130 without a word.
+func TestASpaceTimingInterruptedPrintsTheConstructionsFinished(t *testing.T) {
+	dir := t.TempDir()
+	spec := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: A, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: B, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: C, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: D, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+restrictions: ["(A * B + C * D) % 7 != 3"]
+problem_size: [1]
+arguments:
+  - {name: n, type: int32, value: 1}
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.c"), []byte("void k(int n) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "space.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, jsonOut := range []bool{false, true} {
+		args := []string{"space", "count", path, "--time", "--repeat", "100000000"}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second) // the first construction takes a millisecond
+		cmd.Process.Signal(os.Interrupt)
+		if code := waitExit(t, cmd); code != 130 {
+			t.Fatalf("exit status %d, want 130; stderr: %s", code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "constructions; the timing is of those") {
+			t.Errorf("stderr does not say the interruption: %q", stderr.String())
+		}
+		if !jsonOut {
+			if !strings.Contains(stdout.String(), "valid 3520 ") || !strings.Contains(stdout.String(), "construction: first") {
+				t.Errorf("stdout lacks the count or the timing:\n%s", stdout.String())
+			}
+			continue
+		}
+		var out struct {
+			Interrupted string `json:"interrupted"`
+			Valid       int    `json:"valid"`
+			Builds      int    `json:"builds"`
+		}
+		if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+			t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+		}
+		if out.Interrupted == "" || out.Valid != 3520 || out.Builds < 1 {
+			t.Errorf("JSON: %+v", out)
+		}
+	}
+}
