@@ -374,8 +374,25 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	} else if f.plot != "" {
 		note := func(s string) { fmt.Fprintf(env.stderr, "ktune analyze: note: %s\n", s) }
 		if figures, err = analysis.WriteFigures(ctx, results, f.plot, analysis.FigureOptions{GraphNodes: f.graphNodes, Note: note}); err != nil {
-			return err
+			// the analysis is finished and printed all the same, with the figures
+			// written before
+			if ctx.Err() == nil {
+				if errFailed != nil {
+					fmt.Fprintf(env.stderr, "ktune analyze: %v\n", errFailed)
+				}
+				errFailed = err
+			} else {
+				interrupted = interruption(ctx, "interrupted while drawing the figures, with %d of their files written into %s; the analysis is whole", len(figures), f.plot)
+				fmt.Fprintf(env.stderr, "ktune analyze: %v\n", interrupted)
+				if len(failed) > 0 {
+					fmt.Fprintf(env.stderr, "ktune analyze: %v\n", errFailed)
+				}
+				errFailed = interrupted
+			}
 		}
+	}
+	if interrupted != nil {
+		note = interrupted.Error()
 	}
 	if f.jsonOut {
 		if err := writeJSON(env, struct {

@@ -165,6 +165,13 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			done = "the file imported before it is stored, and running the same command again skips it"
 		}
 		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; %s\n", f, done)
+		if *jsonOut {
+			// the files done before it, as an uninterrupted import lists them
+			if out == nil {
+				out = []summary{}
+			}
+			writeJSON(env, out) // a failure is stdout's, said by main
+		}
 		return ctx.Err()
 	}
 	for _, f := range files {

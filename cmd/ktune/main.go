@@ -78,10 +78,16 @@ func notifyStop(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, stopSignals...)
+	// pipe takes SIGPIPE once stopping: a Ctrl-C in 'ktune bench ... 2>&1 | tee log' ends
+	// tee too, and the first write to it (the interruption's message) would otherwise kill
+	// ktune before it writes the final checkpoint and its outputs. Writes to the closed
+	// pipe fail instead. Until then a closed pipe ends ktune as it ends other commands.
+	pipe := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-ch:
+			signal.Notify(pipe, syscall.SIGPIPE)
 			cancel(stopSignal{s})
 		case <-done:
 		}

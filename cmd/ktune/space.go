@@ -54,7 +54,8 @@ sample of its combinations shows it, with an error that names its restrictions
 ('ktune help expressions' says how spaces are built).
 
 --time builds the space --repeat times and reports the fastest and median construction
-time and the process's peak resident memory.`,
+time and the process's peak resident memory; Ctrl-C during the constructions after the
+first prints the count with the timing of those finished.`,
 		run: runSpace,
 	})
 }
@@ -141,19 +142,34 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	first := time.Since(start)
 	timing := []time.Duration{first}
+	var interrupted error // in the timed constructions after the first
 	if f.timeIt {
 		prog = nil
 		for k := 1; k < f.repeat; k++ {
 			start := time.Now()
 			if _, err := build(ctx, o); err != nil {
-				return err
+				if ctx.Err() == nil {
+					return err
+				}
+				interrupted = interruption(ctx, "interrupted after %d of %d constructions", len(timing), f.repeat)
+				if action == "count" {
+					interrupted = fmt.Errorf("%w; the timing is of those", interrupted)
+				}
+				fmt.Fprintf(env.stderr, "ktune space: %v\n", interrupted)
+				break
 			}
 			timing = append(timing, time.Since(start))
 		}
 	}
+	if interrupted != nil && action != "count" {
+		return interrupted
+	}
 	switch action {
 	case "count":
-		return printSpaceSummary(env, path, s, timing, f)
+		if err := printSpaceSummary(env, path, s, timing, f, interrupted); err != nil {
+			return err
+		}
+		return interrupted
 	case "list":
 		if f.offset > 0 && f.offset >= s.Len() {
 			return fmt.Errorf("--offset %d: the space has %s (indices 0 to %d)", f.offset, counted(s.Len(), "configuration", "configurations"), s.Len()-1)
@@ -428,7 +444,7 @@ func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter
 	return err
 }
 
-func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.Duration, f spaceFlags) error {
+func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.Duration, f spaceFlags, interrupted error) error {
 	sorted := slices.Clone(timing)
 	slices.Sort(sorted)
 	peak := peakRSS()
@@ -437,6 +453,7 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 		Values []jsonValue `json:"values"`
 	}
 	out := struct {
+		Interrupted  string      `json:"interrupted,omitempty"` // the timed constructions were cut short
 		File         string      `json:"file"`
 		Params       []paramJSON `json:"parameters"`
 		Restrictions []string    `json:"restrictions"`
@@ -450,6 +467,9 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 		MedianMS     float64     `json:"median_ms,omitempty"`
 		PeakRSSMiB   float64     `json:"peak_rss_mib,omitempty"`
 	}{File: path, Product: s.Product(), Valid: s.Len(), IndexBytes: s.MemoryBytes()}
+	if interrupted != nil {
+		out.Interrupted = interrupted.Error()
+	}
 	for _, p := range s.Params() {
 		vs := make([]jsonValue, len(p.Values))
 		for i, v := range p.Values {

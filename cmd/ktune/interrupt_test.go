@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/store"
+)
+
+// startKtune starts the test binary as ktune with args, its standard output and error
+// going to the pipe's write end; the read end is returned.
+func startKtune(t *testing.T, args ...string) (*exec.Cmd, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		r.Close()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, r
+}
+
+// waitExit waits at most 30 s for cmd and returns its exit status, -1 for a process a
+// signal killed.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("ktune did not stop within 30 s of the signal")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// A Ctrl-C in 'ktune bench ... 2>&1 | tee log' ends tee as well as ktune. Stopping, ktune
+// writes its interruption's message to the pipe no one reads any more: that killed it
+// (SIGPIPE) before the final checkpoint and the --csv file were written. It writes them
+// and exits with the interruption's status.
+func TestAnInterruptionWhoseOutputPipeClosedStillWritesTheOutputs(t *testing.T) {
+	pnpoly, _ := filepath.Abs("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	conv, _ := filepath.Abs("../../testdata/benchmark_hub/convolution_milo/A100.json.gz")
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "cells.csv")
+	cmd, r := startKtune(t, "bench", pnpoly, conv, "--strategies", "random,firstmls", "--budgets", "25,1600",
+		"--repeats", "2000", "--workers", "2", "--progress", "--csv", csv, "--checkpoint", filepath.Join(dir, "ckpt.json"))
+	if _, err := bufio.NewReader(r).ReadString('\n'); err != nil { // the first progress line
+		t.Fatal(err)
+	}
+	r.Close() // tee ended
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Fatalf("exit status %d, want 130 (-1: killed by %v)", code, cmd.ProcessState.Sys().(syscall.WaitStatus).Signal())
+	}
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatalf("--csv not written: %v", err)
+	}
+	if !strings.HasPrefix(string(data), "space,strategy,budget,") {
+		t.Errorf("--csv holds %q", data)
+	}
+}
+
+// An interrupted 'ktune import --json' printed nothing, though the files imported before
+// the interruption are stored: it prints them, as one JSON document.
+func TestAnInterruptedImportPrintsTheFilesItImported(t *testing.T) {
+	hub, _ := filepath.Abs("../../testdata/benchmark_hub")
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	cmd := exec.Command(os.Args[0], "import", hub, "--db", db, "--json")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && storedRuns(t, db) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := waitExit(t, cmd); code != 143 {
+		t.Fatalf("exit status %d, want 143; stderr: %s", code, stderr.String())
+	}
+	var files []struct {
+		File string `json:"file"`
+		Run  int64  `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &files); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+	}
+	if n := storedRuns(t, db); len(files) != n || n == 0 {
+		t.Errorf("the JSON lists %d files, the database holds %d runs", len(files), n)
+	}
+}
+
+// storedRuns is the number of runs in db, 0 where it cannot be read yet.
+func storedRuns(t *testing.T, db string) int {
+	t.Helper()
+	if _, err := os.Stat(db); err != nil {
+		return 0
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		return 0
+	}
+	return len(runs)
+}
+
+// An analysis interrupted while it draws its figures (a flow graph takes seconds) is
+// finished: it is printed, as one JSON document saying the interruption, with the figures
+// written before. It printed nothing and exited 130 without a word.
+func TestAnAnalysisInterruptedDrawingItsFiguresIsPrinted(t *testing.T) {
+	pnpoly, _ := filepath.Abs("../../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz")
+	plot := filepath.Join(t.TempDir(), "figures")
+	cmd := exec.Command(os.Args[0], "analyze", pnpoly, "--landscape", "--plot", plot, "--graph-nodes", "5000", "--json")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// the minima figure is drawn first, the flow graph's after it
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(plot, "centrality.svg")); err == nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Fatalf("exit status %d, want 130; stderr: %s", code, stderr.String())
+	}
+	var out struct {
+		Interrupted string            `json:"interrupted"`
+		Results     []json.RawMessage `json:"results"`
+		Figures     []string          `json:"figures"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+	}
+	if len(out.Results) != 1 || !strings.Contains(out.Interrupted, "figures") || len(out.Figures) == 0 {
+		t.Errorf("interrupted %q, %d results, figures %q", out.Interrupted, len(out.Results), out.Figures)
+	}
+	for _, f := range out.Figures {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("figure %s listed: %v", f, err)
+		}
+	}
+	if !strings.Contains(stderr.String(), "interrupted while drawing the figures") {
+		t.Errorf("stderr does not say the interruption: %s", stderr.String())
+	}
+}
+
+// 'ktune space count --time' interrupted in its timed constructions, after the first,
+// prints the count and the timing of the constructions finished, saying so. It exited
+// 130 without a word.
+func TestASpaceTimingInterruptedPrintsTheConstructionsFinished(t *testing.T) {
+	dir := t.TempDir()
+	spec := `kernel: {name: k, source: k.c}
+parameters:
+  - {name: A, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: B, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: C, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: D, values: [1, 2, 3, 4, 5, 6, 7, 8]}
+restrictions: ["(A * B + C * D) % 7 != 3"]
+problem_size: [1]
+arguments:
+  - {name: n, type: int32, value: 1}
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.c"), []byte("void k(int n) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "space.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, jsonOut := range []bool{false, true} {
+		args := []string{"space", "count", path, "--time", "--repeat", "100000000"}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second) // the first construction takes a millisecond
+		cmd.Process.Signal(os.Interrupt)
+		if code := waitExit(t, cmd); code != 130 {
+			t.Fatalf("exit status %d, want 130; stderr: %s", code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "constructions; the timing is of those") {
+			t.Errorf("stderr does not say the interruption: %q", stderr.String())
+		}
+		if !jsonOut {
+			if !strings.Contains(stdout.String(), "valid 3520 ") || !strings.Contains(stdout.String(), "construction: first") {
+				t.Errorf("stdout lacks the count or the timing:\n%s", stdout.String())
+			}
+			continue
+		}
+		var out struct {
+			Interrupted string `json:"interrupted"`
+			Valid       int    `json:"valid"`
+			Builds      int    `json:"builds"`
+		}
+		if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+			t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+		}
+		if out.Interrupted == "" || out.Valid != 3520 || out.Builds < 1 {
+			t.Errorf("JSON: %+v", out)
+		}
+	}
+}
