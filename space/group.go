@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // group is a set of parameters connected by restrictions, with its valid combinations
@@ -15,9 +16,55 @@ type group struct {
 	parent [][]uint32 // parent[l][node]: node at level l-1 (nil for level 0)
 	first  [][]uint32 // first[l][node]: first child at level l+1; one extra sentinel entry (nil for the last level)
 	count  int
+
+	// leaves holds every valid combination's value indices, combination i at
+	// [i*len(params), (i+1)*len(params)), made on first use by at and atWithin: one read
+	// of a few adjacent bytes instead of a walk up the trie that touches two arrays per
+	// level, far apart (the random repairs of the unit-cube strategies spent a third of
+	// their time there). Left nil above maxLeafTable entries; the walk serves then.
+	leavesOnce sync.Once
+	leaves     []uint16
+}
+
+// maxLeafTable is the most entries (combinations times parameters) a group's leaf table
+// may have: 8 Mi entries, 16 MiB.
+const maxLeafTable = 8 << 20
+
+// leafTable returns g.leaves, made on first use; nil for a group too large for one.
+func (g *group) leafTable() []uint16 {
+	g.leavesOnce.Do(func() {
+		n := len(g.params)
+		if n == 0 || g.count > maxLeafTable/n {
+			return
+		}
+		t := make([]uint16, g.count*n)
+		for i := range g.count {
+			node := uint32(i)
+			for l := n - 1; l >= 0; l-- {
+				t[i*n+l] = g.val[l][node]
+				if l > 0 {
+					node = g.parent[l][node]
+				}
+			}
+		}
+		g.leaves = t
+	})
+	return g.leaves
 }
 
 func (g *group) at(i int, dst Config) {
+	if t := g.leafTable(); t != nil {
+		n := len(g.params)
+		for l, v := range t[i*n : (i+1)*n] {
+			dst[g.params[l]] = int(v)
+		}
+		return
+	}
+	g.walkAt(i, dst)
+}
+
+// walkAt is at by the walk up the trie.
+func (g *group) walkAt(i int, dst Config) {
 	node := uint32(i)
 	for l := len(g.params) - 1; l >= 0; l-- {
 		dst[g.params[l]] = int(g.val[l][node])
@@ -30,6 +77,26 @@ func (g *group) at(i int, dst Config) {
 // atWithin is at that also sums weight[p] * |dst[p] - c[p]| over the group's parameters,
 // stopping (dst partly written) as soon as the sum passes limit; ok says it did not.
 func (g *group) atWithin(i int, c, dst Config, weight []float64, limit float64) (d float64, ok bool) {
+	if t := g.leafTable(); t != nil {
+		n := len(g.params)
+		leaf := t[i*n : (i+1)*n]
+		for l := n - 1; l >= 0; l-- { // the walk's order: the same sums, the same early stop
+			p := g.params[l]
+			v := int(leaf[l])
+			dst[p] = v
+			if v != c[p] {
+				if d += math.Abs(float64(v-c[p])) * weight[p]; d > limit {
+					return d, false
+				}
+			}
+		}
+		return d, true
+	}
+	return g.walkAtWithin(i, c, dst, weight, limit)
+}
+
+// walkAtWithin is atWithin by the walk up the trie.
+func (g *group) walkAtWithin(i int, c, dst Config, weight []float64, limit float64) (d float64, ok bool) {
 	node := uint32(i)
 	for l := len(g.params) - 1; l >= 0; l-- {
 		p := g.params[l]
