@@ -601,16 +601,18 @@ func (c *cancelAt) Write(p []byte) (int, error) {
 
 // Ctrl-C during a benchmark or a hypertune keeps what finished: bench reports and writes
 // the cells it has, hypertune the choices of the budgets it finished, and both exit 130.
+// The cells of budget 1600 (2,000 runs of 1,600 evaluations, over 2 s each) must outlast
+// the second the progress line may take to report the cells that trigger the interruption.
 func TestInterruptedBenchmarksKeepTheirWork(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"bench", pnpoly, convolution, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "600",
+		{[]string{"bench", pnpoly, convolution, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "2000",
 			"--csv", filepath.Join(dir, "bench.csv")}, []string{"-"}},
 		{[]string{"hypertune", pnpoly, convolution, "--strategy", "firstmls", "--grid", "neighbourhood=Hamming,adjacent;restart=true,false",
-			"--budgets", "25,1600", "--repeats", "600", "--out", filepath.Join(dir, "firstmls.json"), "--csv", filepath.Join(dir, "hypertune.csv")},
+			"--budgets", "25,1600", "--repeats", "2000", "--out", filepath.Join(dir, "firstmls.json"), "--csv", filepath.Join(dir, "hypertune.csv")},
 			[]string{"budget 25: ", "budget 1600: not finished (interrupted), no choice", "defaults: " + filepath.Join(dir, "firstmls.json")}},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
