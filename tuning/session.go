@@ -359,21 +359,9 @@ func (s *Session) Summary() Summary {
 		history = make([]Evaluated, len(s.history))
 	}
 	for i, h := range hist {
-		if h.Config != nil {
-			at := len(configs)
-			configs = append(configs, h.Config...)
-			h.Config = space.Config(configs[at:len(configs):len(configs)])
-		}
-		if h.Evaluation.Config != nil {
-			at := len(values)
-			values = append(values, h.Evaluation.Config...)
-			h.Evaluation.Config = values[at:len(values):len(values)]
-		}
-		if h.Evaluation.Samples != nil {
-			at := len(samples)
-			samples = append(samples, h.Evaluation.Samples...)
-			h.Evaluation.Samples = samples[at:len(samples):len(samples)]
-		}
+		h.Config = carve(&configs, h.Config)
+		h.Evaluation.Config = carve(&values, h.Evaluation.Config)
+		h.Evaluation.Samples = carve(&samples, h.Evaluation.Samples)
 		h.Evaluation.Metrics = maps.Clone(h.Evaluation.Metrics)
 		history[i] = h
 	}
@@ -582,15 +570,21 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 // cut from a block shared with the copies before it: one allocation per 256 evaluations,
 // not one each. Called with s.mu held.
 func (s *Session) keep(c space.Config) space.Config {
-	if c == nil {
-		return nil
-	}
 	if cap(s.configs)-len(s.configs) < len(c) {
 		s.configs = make([]int, 0, 256*max(len(c), 1))
 	}
-	at := len(s.configs)
-	s.configs = append(s.configs, c...)
-	return space.Config(s.configs[at:len(s.configs):len(s.configs)])
+	return carve(&s.configs, c)
+}
+
+// carve appends x to *block and returns that copy of x, capped at its own end so that
+// appending to it cannot write over what follows; nil for nil x.
+func carve[S ~[]E, E any](block *[]E, x S) S {
+	if x == nil {
+		return nil
+	}
+	at := len(*block)
+	*block = append(*block, x...)
+	return S((*block)[at:len(*block):len(*block)])
 }
 
 // advance is the simulated clock at elapsed moved on by an evaluation's cost: never back
