@@ -21,12 +21,12 @@ var annealingFactory = Factory{
 		"configuration when it only revisits evaluated configurations. Defaults follow seed " +
 		"000's Table III for the budget.",
 	Options: []Option{
-		{Name: "explore", Default: tableIIIDoc(annealingExplore) + " (seed 000 Table III, explore (p))",
+		{Name: "explore", Kind: FloatKind(), Default: tableIIIDoc(annealingExplore) + " (seed 000 Table III, explore (p))",
 			Doc: "fraction of the parameters, in (0, 1], set to other random values by each mutation (at least one)"},
-		{Name: "hill_climber", Default: tableIIIDoc(annealingClimber) + " (seed 000 Table III: None, RandomFirst)",
+		{Name: "hill_climber", Kind: ChoiceKind(annealingClimbers...), Default: tableIIIDoc(annealingClimber) + " (seed 000 Table III: None, RandomFirst)",
 			Doc: "hill climbing of each mutant before the acceptance test: none, first (first " +
 				"improvement over random-order neighbours) or best (best improvement)"},
-		{Name: "temperature", Default: "0.1 (not given by seed 000; ktune's choice)",
+		{Name: "temperature", Kind: FloatKind(), Default: "0.1 (not given by seed 000; ktune's choice)",
 			Doc: "initial temperature, 0 or more: a mutant worse by a fraction d of the current " +
 				"fitness is accepted with probability exp(-d / temperature); 0 accepts no worse move"},
 		neighbourhoodOption("Hamming (seed 000 Table III, simulated annealing)"),
@@ -39,6 +39,9 @@ var (
 	annealingExplore = [7]float64{1, 1, 1, 1, 0.7, 0.1, 0.1}
 	annealingClimber = [7]string{"none", "first", "first", "first", "first", "first", "first"}
 )
+
+// annealingClimbers are the values of hill_climber.
+var annealingClimbers = []string{"none", "first", "best"}
 
 type annealing struct {
 	explore optional[float64]
@@ -57,7 +60,7 @@ func newAnnealing(opts Options) (Strategy, error) {
 	}
 	if _, set := opts["hill_climber"]; set {
 		a.climber.set = true
-		if a.climber.v, err = opts.Choice("hill_climber", "first", "none", "first", "best"); err != nil {
+		if a.climber.v, err = opts.Choice("hill_climber", "first", annealingClimbers...); err != nil {
 			return nil, err
 		}
 	}

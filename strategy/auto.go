@@ -50,7 +50,7 @@ var autoFactory = Factory{
 		"the budget (confirm) measures the best candidates again, so that the configuration " +
 		"reported held up over several measurements. The default of ktune tune.",
 	Options: []Option{
-		{Name: "confirm", Default: "0.1",
+		{Name: "confirm", Kind: FloatKind(), Default: "0.1",
 			Doc: "most of the budget, a share in [0, 1), kept for measuring the best candidates again when measurements are noisy (a repeat is measured anew rather than answered from the cache: found out at the first success by asking for it again, which costs nothing where repeats are cached); the share kept is 5 times the relative difference of those two measurements, up to this; the candidates are measured 3 times each, lowest mean first; 0 never"},
 	},
 	New: func(opts Options) (Strategy, error) {

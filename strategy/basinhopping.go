@@ -51,11 +51,11 @@ var basinHoppingFactory = Factory{
 	Options: []Option{
 		minimiserOption(tableIIIDoc(bhMethodTable) + " (seed 000 Table III; its " +
 			"SLSQP from 800 needs gradients, so cobyla stays)"),
-		{Name: "temperature", Default: tableIIIDoc(bhTempTable) + " (seed 000 Table III)",
+		{Name: "temperature", Kind: FloatKind(), Default: tableIIIDoc(bhTempTable) + " (seed 000 Table III)",
 			Doc: "Metropolis temperature, 0 or more: a hop to a minimum worse by a fraction d " +
 				"of the current fitness is accepted with probability exp(-d / temperature); 0 " +
 				"accepts no worse minimum"},
-		{Name: "stepsize", Default: fmtFloat(bhStepsize) + " (not given by seed 000; ktune's choice)",
+		{Name: "stepsize", Kind: FloatKind(), Default: fmtFloat(bhStepsize) + " (not given by seed 000; ktune's choice)",
 			Doc: "largest perturbation of each coordinate in a hop, in (0, 1] (the cube is [0,1] " +
 				"per parameter)"},
 	},

@@ -44,34 +44,34 @@ var bayesFactory = Factory{
 		"(up to a few hundred evaluations); the model's cost grows with the evaluations, so " +
 		"it keeps at most max_train of them in the model.",
 	Options: []Option{
-		{Name: "acquisition", Default: "ei",
+		{Name: "acquisition", Kind: ChoiceKind(bayesAcquisitions...), Default: "ei",
 			Doc: "ei (expected improvement) or lcb (lower confidence bound mean - kappa * sd)"},
-		{Name: "xi", Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness (>= 0)"},
-		{Name: "kappa", Default: "2", Doc: "weight of the standard deviation in the lower confidence bound (>= 0)"},
-		{Name: "initial", Default: "budget/4, between 5 and 10 (10 without a budget)",
+		{Name: "xi", Kind: FloatKind(), Default: "0.01", Doc: "exploration margin of expected improvement, in standard deviations of the log fitness (>= 0)"},
+		{Name: "kappa", Kind: FloatKind(), Default: "2", Doc: "weight of the standard deviation in the lower confidence bound (>= 0)"},
+		{Name: "initial", Kind: IntKind(), Default: "budget/4, between 5 and 10 (10 without a budget)",
 			Doc: "configurations of the initial sample, evaluated before the model is used (at least 1): the first as start says, the others drawn at random and spread out"},
-		{Name: "candidates", Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods (1 to 100000)"},
-		{Name: "max_train", Default: "100",
+		{Name: "candidates", Kind: IntKind(), Default: "128", Doc: "random valid configurations scored per step, besides the neighbourhoods (1 to 100000)"},
+		{Name: "max_train", Kind: IntKind(), Default: "100",
 			Doc: "most evaluations the model is fitted to (at least 4): past it, three quarters of it (the best half of those, then the most recent others), growing again as evaluations come in"},
-		{Name: "local", Default: tableIIIDoc(bayesLocal),
+		{Name: "local", Kind: FloatKind(), Default: tableIIIDoc(bayesLocal),
 			Doc: "fraction of the steps, in [0, 1], that evaluate the best-scoring unevaluated neighbour of the best configuration found (or, when all its neighbours are evaluated, of the next best of the best five) instead of the best candidate overall"},
-		{Name: "adjacent_first", Default: "false",
+		{Name: "adjacent_first", Kind: BoolKind(), Default: "false",
 			Doc: "with the Hamming neighbourhood, local steps try the adjacent neighbours (one parameter to its previous or next value) before the other Hamming ones"},
-		{Name: "ard_gain", Default: "2",
+		{Name: "ard_gain", Kind: FloatKind(), Default: "2",
 			Doc: "least gain in log marginal likelihood (nats) for which a parameter gets a length scale of its own rather than the shared one: a penalty on the extra hyperparameters, which a few dozen evaluations cannot pin down; 0 accepts any gain"},
-		{Name: "failure_model", Default: "forest",
+		{Name: "failure_model", Kind: ChoiceKind(bayesFailureModels...), Default: "forest",
 			Doc: "how the chance of failure is modelled: kernel (a kernel-weighted share of successes among the evaluations nearby) or forest (a random forest of success, as smac's)"},
-		{Name: "min_success", Default: "0.5",
+		{Name: "min_success", Kind: FloatKind(), Default: "0.5",
 			Doc: "least predicted chance of success, in [0, 1], of the candidates a step that is not local prefers: the best-scoring of those is evaluated, the best of all only when none reaches it; 0 ranks every candidate by its score alone"},
-		{Name: "min_success_local", Default: tableIIIDoc(bayesMinSuccessLocal),
+		{Name: "min_success_local", Kind: FloatKind(), Default: tableIIIDoc(bayesMinSuccessLocal),
 			Doc: "least predicted chance of success, in [0, 1], of the neighbours a local step may evaluate; when no neighbour of the best configurations reaches it the step is not local; 0 takes the best-scoring neighbour whatever its chance"},
-		{Name: "start", Default: "centre",
+		{Name: "start", Kind: ChoiceKind(bayesStarts...), Default: "centre",
 			Doc: "first configuration of the initial sample: centre (the centre of seed 000's unit cube, every parameter at value index floor(n/2) of its n values, or the nearest valid configuration) or random (a spread-out draw like the rest of the sample)"},
-		{Name: "patience", Default: "2",
+		{Name: "patience", Kind: FloatKind(), Default: "2",
 			Doc: "once the best configuration has not improved for this many times the number of its Hamming neighbours evaluations, local steps pause until the best improves, and every third step explores (takes the unevaluated configuration farthest from every evaluated one, of a few random draws) while the others take the best candidate overall: a way out of a basin whose neighbourhood has been searched out; 0 never pauses them"},
-		{Name: "other_basins", Default: "2",
+		{Name: "other_basins", Kind: IntKind(), Default: "2",
 			Doc: "while local steps pause (patience), one step in three is a local step in another basin instead of the best candidate overall: from the best configuration that differs from the best found in at least this many parameters and has likely unevaluated neighbours (of the best 20 such); 0 never"},
-		{Name: "plateau", Default: tableIIIDoc(bayesPlateau),
+		{Name: "plateau", Kind: FloatKind(), Default: tableIIIDoc(bayesPlateau),
 			Doc: "local steps take the best-scoring neighbour of any of the best five configurations whose fitness is within this share of the best's (0.01: 1%), not of the best alone: a near-tie of the best may lie next to a better configuration that no neighbour of the best reaches; in [0, 1], 0 only the best"},
 		neighbourhoodOption("Hamming"),
 	},
@@ -97,10 +97,17 @@ type bayes struct {
 	plateau     optional[float64] // local steps also from near-ties of the best, within this share of its fitness
 }
 
+// The values of bayes's choices: acquisition, failure_model and start.
+var (
+	bayesAcquisitions  = []string{"ei", "lcb"}
+	bayesFailureModels = []string{"kernel", "forest"}
+	bayesStarts        = []string{"centre", "random"}
+)
+
 func newBayes(opts Options) (Strategy, error) {
 	b := &bayes{}
 	var err error
-	if b.acq, err = opts.Choice("acquisition", "ei", "ei", "lcb"); err != nil {
+	if b.acq, err = opts.Choice("acquisition", "ei", bayesAcquisitions...); err != nil {
 		return nil, err
 	}
 	if b.xi, err = opts.Float("xi", 0.01); err != nil {
@@ -133,7 +140,7 @@ func newBayes(opts Options) (Strategy, error) {
 	if b.adjFirst, err = opts.Bool("adjacent_first", false); err != nil {
 		return nil, err
 	}
-	fm, err := opts.Choice("failure_model", "forest", "kernel", "forest")
+	fm, err := opts.Choice("failure_model", "forest", bayesFailureModels...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,7 @@ func newBayes(opts Options) (Strategy, error) {
 	if !(b.patience >= 0) || math.IsInf(b.patience, 1) {
 		return nil, fmt.Errorf("option patience: %v is not a number of neighbourhoods, 0 or more", b.patience)
 	}
-	start, err := opts.Choice("start", "centre", "centre", "random")
+	start, err := opts.Choice("start", "centre", bayesStarts...)
 	if err != nil {
 		return nil, err
 	}

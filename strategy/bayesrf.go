@@ -55,16 +55,16 @@ var smacFactory = Factory{
 		"after every evaluation up to 100 evaluations and every 1 + n/100 evaluations " +
 		"beyond, which keeps a run of 400 evaluations well under a second.",
 	Options: []Option{
-		{Name: "acquisition", Default: "lcb",
+		{Name: "acquisition", Kind: ChoiceKind(smacAcquisitions...), Default: "lcb",
 			Doc: "ei (expected improvement on the log-fitness model), lcb (lower confidence " +
 				"bound mean - kappa*sd, its optimistic improvement on the best) or logei " +
 				"(expected improvement of the fitness itself under the log-normal model)"},
-		{Name: "xi", Default: fmtFloat(smacDefaultXi),
+		{Name: "xi", Kind: FloatKind(), Default: fmtFloat(smacDefaultXi),
 			Doc: "ei and logei: improvement margin, in log-fitness units for ei (0.01 is 1%) and relative to the best fitness for logei; in [0, 1)"},
-		{Name: "kappa", Default: fmtFloat(smacDefaultKappa), Doc: "lcb: standard deviations subtracted from the mean, in [0, 100]"},
-		{Name: "interleave", Default: fmtFloat(smacDefaultLeave), Doc: "fraction of proposals (after the initial design) that are uniformly random valid configurations, in [0, 1]"},
-		{Name: "initial", Default: "budget/10 within [5, 20] (20 without a budget)", Doc: "size of the initial random design (at least 1)"},
-		{Name: "trees", Default: fmt.Sprint(smacTrees), Doc: "trees per forest, 1 to 1000"},
+		{Name: "kappa", Kind: FloatKind(), Default: fmtFloat(smacDefaultKappa), Doc: "lcb: standard deviations subtracted from the mean, in [0, 100]"},
+		{Name: "interleave", Kind: FloatKind(), Default: fmtFloat(smacDefaultLeave), Doc: "fraction of proposals (after the initial design) that are uniformly random valid configurations, in [0, 1]"},
+		{Name: "initial", Kind: IntKind(), Default: "budget/10 within [5, 20] (20 without a budget)", Doc: "size of the initial random design (at least 1)"},
+		{Name: "trees", Kind: IntKind(), Default: fmt.Sprint(smacTrees), Doc: "trees per forest, 1 to 1000"},
 	},
 	New: newSMAC,
 }
@@ -77,10 +77,13 @@ type smac struct {
 	trees       int
 }
 
+// smacAcquisitions are the values of smac's acquisition.
+var smacAcquisitions = []string{"ei", "lcb", "logei"}
+
 func newSMAC(opts Options) (Strategy, error) {
 	s := &smac{}
 	var err error
-	if s.acquisition, err = opts.Choice("acquisition", "lcb", "ei", "lcb", "logei"); err != nil {
+	if s.acquisition, err = opts.Choice("acquisition", "lcb", smacAcquisitions...); err != nil {
 		return nil, err
 	}
 	if s.xi, err = opts.Float("xi", smacDefaultXi); err != nil {

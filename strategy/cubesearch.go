@@ -34,7 +34,7 @@ var minimiserNames = []string{"powell", "neldermead", "cobyla"}
 // minimiserOption documents the method option; def says how the default follows from
 // Table III.
 func minimiserOption(def string) Option {
-	return Option{Name: "method", Default: def,
+	return Option{Name: "method", Kind: Kind{canonical: canonicalMinimiser}, Default: def,
 		Doc: "local minimiser on the unit cube: powell (conjugate directions with bounded " +
 			"Brent line searches), neldermead (simplex) or cobyla (linear interpolation in a " +
 			"trust region); see package strategy/minimize"}
@@ -61,6 +61,13 @@ func minimiserFrom(opts Options) (optional[string], error) {
 	}
 	// as Options.Choice says it: "" quoted, null (from a JSON file) as JSON writes it
 	return optional[string]{}, fmt.Errorf("option method: %s is not one of %s", valueText(v), strings.Join(minimiserNames, ", "))
+}
+
+// canonicalMinimiser writes the method option as minimiserFrom reads it: lower case,
+// without '-' and '_' (Nelder-Mead is neldermead).
+func canonicalMinimiser(o Options, _ string) (any, error) {
+	m, err := minimiserFrom(o)
+	return m.v, err
 }
 
 // errStalled ends a local minimisation whose recent calls only revisited configurations

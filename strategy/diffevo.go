@@ -28,14 +28,17 @@ var diffevoFactory = Factory{
 		"generation that brings no new configuration re-initialises all but the best. Runs " +
 		"until the budget or the space is exhausted. Defaults follow seed 000's Table III.",
 	Options: []Option{
-		{Name: "method", Default: tableIIIDoc(deMethodTable), Doc: "mixing strategy: best1bin, best2bin, rand1bin or best1exp"},
-		{Name: "popsize", Default: tableIIIDoc(dePopTable), Doc: "population size per parameter, as SciPy (population = popsize x parameters, at least 5); 1 to 1,000"},
-		{Name: "Fmin", Default: "0.2 (Table III mutation (0.2, 0.7))", Doc: "lower end of the mutation factor F, drawn uniformly per generation (dithering); 0 <= Fmin <= Fmax <= 2"},
-		{Name: "Fmax", Default: "0.7 (Table III mutation (0.2, 0.7))", Doc: "upper end of F; set Fmin = Fmax for a constant F"},
-		{Name: "CR", Default: tableIIIDoc(deCRTable), Doc: "crossover (recombination) probability, in [0, 1]"},
+		{Name: "method", Kind: ChoiceKind(deMethods...), Default: tableIIIDoc(deMethodTable), Doc: "mixing strategy: best1bin, best2bin, rand1bin or best1exp"},
+		{Name: "popsize", Kind: IntKind(), Default: tableIIIDoc(dePopTable), Doc: "population size per parameter, as SciPy (population = popsize x parameters, at least 5); 1 to 1,000"},
+		{Name: "Fmin", Kind: FloatKind(), Default: "0.2 (Table III mutation (0.2, 0.7))", Doc: "lower end of the mutation factor F, drawn uniformly per generation (dithering); 0 <= Fmin <= Fmax <= 2"},
+		{Name: "Fmax", Kind: FloatKind(), Default: "0.7 (Table III mutation (0.2, 0.7))", Doc: "upper end of F; set Fmin = Fmax for a constant F"},
+		{Name: "CR", Kind: FloatKind(), Default: tableIIIDoc(deCRTable), Doc: "crossover (recombination) probability, in [0, 1]"},
 	},
 	New: newDiffEvo,
 }
+
+// deMethods are the values of method, SciPy's mixing strategies.
+var deMethods = []string{"best1bin", "best2bin", "rand1bin", "best1exp"}
 
 type diffevo struct{ opts Options }
 
@@ -48,7 +51,7 @@ type deParams struct {
 func deResolve(o Options, budget int) (deParams, error) {
 	var q deParams
 	var err error
-	if q.method, err = o.Choice("method", tableIII(budget, deMethodTable), "best1bin", "best2bin", "rand1bin", "best1exp"); err != nil {
+	if q.method, err = o.Choice("method", tableIII(budget, deMethodTable), deMethods...); err != nil {
 		return q, err
 	}
 	if q.pop, err = o.Int("popsize", tableIII(budget, dePopTable)); err != nil {

@@ -20,10 +20,10 @@ var fireflyFactory = Factory{
 		"new configuration re-scatters all but the brightest (a lone firefly too). Runs until the budget or the " +
 		"space is exhausted. Not in seed 000's Table III: defaults are Kernel Tuner's.",
 	Options: []Option{
-		{Name: "popsize", Default: "20 (Kernel Tuner)", Doc: "number of fireflies, 1 to 100,000"},
-		{Name: "B0", Default: "1.0 (Kernel Tuner)", Doc: "attractiveness at distance 0 (0 or more)"},
-		{Name: "gamma", Default: "1.0 (Kernel Tuner)", Doc: "light absorption: how fast attractiveness falls with distance (0 or more)"},
-		{Name: "alpha", Default: "0.2 (Kernel Tuner)", Doc: "size of the random step, in the unit cube, per coordinate uniform in [-alpha/2, alpha/2) (0 or more)"},
+		{Name: "popsize", Kind: IntKind(), Default: "20 (Kernel Tuner)", Doc: "number of fireflies, 1 to 100,000"},
+		{Name: "B0", Kind: FloatKind(), Default: "1.0 (Kernel Tuner)", Doc: "attractiveness at distance 0 (0 or more)"},
+		{Name: "gamma", Kind: FloatKind(), Default: "1.0 (Kernel Tuner)", Doc: "light absorption: how fast attractiveness falls with distance (0 or more)"},
+		{Name: "alpha", Kind: FloatKind(), Default: "0.2 (Kernel Tuner)", Doc: "size of the random step, in the unit cube, per coordinate uniform in [-alpha/2, alpha/2) (0 or more)"},
 	},
 	New: newFirefly,
 }

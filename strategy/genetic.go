@@ -29,17 +29,24 @@ var geneticFactory = Factory{
 		"configurations. Runs until the budget or the space is exhausted. Defaults follow " +
 		"seed 000's Table III for the run's budget.",
 	Options: []Option{
-		{Name: "popsize", Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation), 2 to 100,000"},
-		{Name: "mutation", Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value, in [0, 1]"},
-		{Name: "crossover", Default: tableIIIDoc(gaCrossoverTable), Doc: "reproduction: 1point, 2point or uniform crossover"},
-		{Name: "selection", Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},
-		{Name: "tournament", Default: tableIIIDoc(gaTourTable), Doc: "tournament size for selection=tournament, 1 to 100,000"},
-		{Name: "elitism", Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation, 0 to popsize-1"},
+		{Name: "popsize", Kind: IntKind(), Default: tableIIIDoc(gaPopTable), Doc: "population size (configurations per generation), 2 to 100,000"},
+		{Name: "mutation", Kind: FloatKind(), Default: tableIIIDoc(gaMutationTable), Doc: "chance that each parameter of a child is set to a random value, in [0, 1]"},
+		{Name: "crossover", Kind: ChoiceKind(crossovers...), Default: tableIIIDoc(gaCrossoverTable), Doc: "reproduction: 1point, 2point or uniform crossover"},
+		{Name: "selection", Kind: ChoiceKind(gaSelections...), Default: "tournament (Table III: tour8/tour4)", Doc: "parent selection: tournament or rank (linear rank-based roulette)"},
+		{Name: "tournament", Kind: IntKind(), Default: tableIIIDoc(gaTourTable), Doc: "tournament size for selection=tournament, 1 to 100,000"},
+		{Name: "elitism", Kind: IntKind(), Default: "1 (not in Table III)", Doc: "best configurations copied unchanged into the next generation, 0 to popsize-1"},
 	},
 	New: newGenetic,
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// crossovers are the values of crossover, here and in gls; gaSelections those of
+// selection.
+var (
+	crossovers   = []string{"1point", "2point", "uniform"}
+	gaSelections = []string{"tournament", "rank"}
+)
 
 type genetic struct {
 	opts Options // resolved at Run, when the budget is known
@@ -82,10 +89,10 @@ func gaResolve(o Options, budget int) (gaParams, error) {
 	if g.mutation, err = o.Float("mutation", tableIII(budget, gaMutationTable)); err != nil {
 		return g, err
 	}
-	if g.crossover, err = o.Choice("crossover", tableIII(budget, gaCrossoverTable), "1point", "2point", "uniform"); err != nil {
+	if g.crossover, err = o.Choice("crossover", tableIII(budget, gaCrossoverTable), crossovers...); err != nil {
 		return g, err
 	}
-	if g.selection, err = o.Choice("selection", "tournament", "tournament", "rank"); err != nil {
+	if g.selection, err = o.Choice("selection", "tournament", gaSelections...); err != nil {
 		return g, err
 	}
 	if g.tour, err = o.Int("tournament", tableIII(budget, gaTourTable)); err != nil {

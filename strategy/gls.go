@@ -48,15 +48,15 @@ var glsFactory = Factory{
 		"on seed 000's kernels: no generation runs, crossover, selection and tournament " +
 		"change nothing, and GLS is multi-start local search, as seed 000 found.",
 	Options: []Option{
-		{Name: "popsize", Default: tableIIIDoc(glsPopTable), Doc: "population size (local minima kept per generation), 2 to 100,000"},
-		{Name: "crossover", Default: tableIIIDoc(glsCrossoverTable) +
+		{Name: "popsize", Kind: IntKind(), Default: tableIIIDoc(glsPopTable), Doc: "population size (local minima kept per generation), 2 to 100,000"},
+		{Name: "crossover", Kind: ChoiceKind(crossovers...), Default: tableIIIDoc(glsCrossoverTable) +
 			" (our reading of the table's merged cells)", Doc: "reproduction: 1point, 2point or uniform crossover"},
-		{Name: "selection", Default: "RTS (seed 000 Table III)",
+		{Name: "selection", Kind: ChoiceKind(glsSelections...), Default: "RTS (seed 000 Table III)",
 			Doc: "survivor selection: RTS (restricted tournament selection: a child replaces the " +
 				"member with the most equal parameters, ties at random, when it is better) or " +
 				"tournament (each place goes to the best of a few random parents and children)"},
-		{Name: "tournament", Default: "2 (not in Table III)", Doc: "tournament size for selection=tournament, 1 to 100,000"},
-		{Name: "hill_climber", Default: "first (seed 000 Table III: RandomFirst)",
+		{Name: "tournament", Kind: IntKind(), Default: "2 (not in Table III)", Doc: "tournament size for selection=tournament, 1 to 100,000"},
+		{Name: "hill_climber", Kind: ChoiceKind(glsClimbers...), Default: "first (seed 000 Table III: RandomFirst)",
 			Doc: "hill climbing of every member: first (first improvement over neighbours in " +
 				"random order) or best (best improvement)"},
 		restartOption("false (not in Table III; ktune's choice: on the recorded GEMM, " +
@@ -65,6 +65,12 @@ var glsFactory = Factory{
 	},
 	New: newGLS,
 }
+
+// The values of gls's selection and hill_climber (its crossover takes genetic's).
+var (
+	glsSelections = []string{"RTS", "tournament"}
+	glsClimbers   = []string{"first", "best"}
+)
 
 type gls struct {
 	pop       optional[int]
@@ -89,11 +95,11 @@ func newGLS(opts Options) (Strategy, error) {
 	}
 	if _, set := opts["crossover"]; set {
 		g.crossover.set = true
-		if g.crossover.v, err = opts.Choice("crossover", "", "1point", "2point", "uniform"); err != nil {
+		if g.crossover.v, err = opts.Choice("crossover", "", crossovers...); err != nil {
 			return nil, err
 		}
 	}
-	sel, err := opts.Choice("selection", "RTS", "RTS", "tournament")
+	sel, err := opts.Choice("selection", "RTS", glsSelections...)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +112,7 @@ func newGLS(opts Options) (Strategy, error) {
 		// (2^31) made a generation take minutes
 		return nil, fmt.Errorf("option tournament: %d, want 1 to %d", g.tour, maxPopulation)
 	}
-	climber, err := opts.Choice("hill_climber", "first", "first", "best")
+	climber, err := opts.Choice("hill_climber", "first", glsClimbers...)
 	if err != nil {
 		return nil, err
 	}

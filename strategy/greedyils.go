@@ -27,12 +27,12 @@ var greedyILSFactory = Factory{
 	Options: []Option{
 		greedyNeighbourhoodOption,
 		greedyRestartOption,
-		{Name: "no_improvement", Default: "50 (Kernel Tuner)",
+		{Name: "no_improvement", Kind: IntKind(), Default: "50 (Kernel Tuner)",
 			Doc: "evaluations without finding a better local minimum after which the walk " +
 				"restarts from a random configuration (at least 1): those of new " +
 				"configurations, and repeats too where they are measured anew and cost " +
 				"budget (stochastic fitness); a perturb-and-climb that cost nothing counts as one"},
-		{Name: "random_walk", Default: "0.3 (Kernel Tuner)",
+		{Name: "random_walk", Kind: FloatKind(), Default: "0.3 (Kernel Tuner)",
 			Doc: "fraction of the parameters, in (0, 1], set to other random values to perturb " +
 				"a local minimum into the next start (rounded, at least one)"},
 	},

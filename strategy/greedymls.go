@@ -24,12 +24,12 @@ var greedyMLSFactory = Factory{
 	Options: []Option{
 		greedyNeighbourhoodOption,
 		greedyRestartOption,
-		{Name: "order", Default: "none (every parameter, in random order)",
+		{Name: "order", Kind: ListKind(), Default: "none (every parameter, in random order)",
 			Doc: "parameters the hill climber changes, in the order it tries them: names or " +
 				"0-based indices, comma-separated or in brackets ([a,b], the form 'ktune bench --strategies' " +
 				"takes) or a list (Kernel Tuner's order); its values " +
 				"are then tried in list order, and parameters left out are never changed by a climb"},
-		{Name: "randomize", Default: "true, false when order is set",
+		{Name: "randomize", Kind: BoolKind(), Default: "true, false when order is set",
 			Doc: "try the parameters, and each one's values, in a new random order every sweep; " +
 				"false tries them in the order of the space (or of the order option)"},
 	},
@@ -38,13 +38,13 @@ var greedyMLSFactory = Factory{
 
 // greedyNeighbourhoodOption is the neighbourhood option of Kernel Tuner's greedy searches
 // (Kernel Tuner calls it neighbor).
-var greedyNeighbourhoodOption = Option{Name: "neighbourhood", Default: "Hamming (Kernel Tuner)",
+var greedyNeighbourhoodOption = Option{Name: "neighbourhood", Kind: ChoiceKind(greedyNeighbourhoods...), Default: "Hamming (Kernel Tuner)",
 	Doc: "neighbours of a configuration: Hamming (one parameter changed to any other value), " +
 		"adjacent (one parameter moved to the previous or next value in its list) or " +
 		"strictly-adjacent (any parameters each moved at most one step; these are tried as one " +
 		"list, not parameter by parameter, so restart and order do not apply to them)"}
 
-var greedyRestartOption = Option{Name: "restart", Default: "true (Kernel Tuner)",
+var greedyRestartOption = Option{Name: "restart", Kind: BoolKind(), Default: "true (Kernel Tuner)",
 	Doc: "after an improving move, start a new sweep over the parameters from the new " +
 		"configuration (true) or go on with the parameters not yet tried in this sweep (false)"}
 

@@ -40,13 +40,13 @@ var bestILSFactory = Factory{
 }
 
 func perturbationOption(def string) Option {
-	return Option{Name: "perturbation_size", Default: def,
+	return Option{Name: "perturbation_size", Kind: FloatKind(), Default: def,
 		Doc: "fraction of the parameters, in (0, 1], set to other random values to perturb a " +
 			"local minimum (at least one)"}
 }
 
 func noImproveOption(def string) Option {
-	return Option{Name: "exit_after_no_improve", Default: def,
+	return Option{Name: "exit_after_no_improve", Kind: IntKind(), Default: def,
 		Doc: "perturb-and-climb tries in a row without improvement after which the search " +
 			"restarts from a random configuration (at least 1)"}
 }

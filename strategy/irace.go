@@ -47,21 +47,21 @@ var iraceFactory = Factory{
 		"before where possible, so the whole budget is used. Defaults follow seed 000's Table " +
 		"III (firstTest 2, nbConfigurations automatic) and irace's own defaults.",
 	Options: []Option{
-		{Name: "firstTest", Default: "2 (seed 000 Table III at budget 1600, NA below; irace's own default 5 would leave small budgets almost no candidates)",
+		{Name: "firstTest", Kind: IntKind(), Default: "2 (seed 000 Table III at budget 1600, NA below; irace's own default 5 would leave small budgets almost no candidates)",
 			Doc: "rounds (measurements of each candidate) before the first elimination test: at least 2 and a multiple of eachTest"},
-		{Name: "eachTest", Default: "1 (irace)",
+		{Name: "eachTest", Kind: IntKind(), Default: "1 (irace)",
 			Doc: "rounds between two elimination tests after the first (at least 1)"},
-		{Name: "nbConfigurations", Default: "0 (seed 000 Table III: automatic)",
+		{Name: "nbConfigurations", Kind: IntKind(), Default: "0 (seed 000 Table III: automatic)",
 			Doc: "candidates per iteration (at most 100,000), elites included (at least one new); 0 takes irace's " +
 				"floor(B_j / (firstTest + eachTest * min(5, j))) for iteration j with budget B_j"},
-		{Name: "testType", Default: "F-test (irace)",
+		{Name: "testType", Kind: ChoiceKind(iraceTests...), Default: "F-test (irace)",
 			Doc: "elimination test: F-test (Friedman test over the rounds as blocks, then " +
 				"Conover's comparison of rank sums against the best ranked), t-test (paired " +
 				"t-tests of each candidate against the best mean, two-sided), t-test-bonferroni " +
 				"or t-test-holm (the same with p-values corrected for the number of comparisons)"},
-		{Name: "confidence", Default: "0.95 (irace)",
+		{Name: "confidence", Kind: FloatKind(), Default: "0.95 (irace)",
 			Doc: "confidence level of the tests, in (0.5, 1): a candidate is eliminated when p < 1 - confidence"},
-		{Name: "elitist", Default: "true (irace)",
+		{Name: "elitist", Kind: BoolKind(), Default: "true (irace)",
 			Doc: "elites keep the samples of earlier races and are not eliminated before the race " +
 				"has measured the new candidates as often; such a race also ends after 2 tests " +
 				"in a row that eliminate nothing (irace's elitistLimit); false measures elites " +

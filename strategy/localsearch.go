@@ -108,10 +108,13 @@ func better(a, b float64) bool { return a < b }
 // neighbourhoodOption documents the neighbourhood option; def says how the default follows
 // from Table III.
 func neighbourhoodOption(def string) Option {
-	return Option{Name: "neighbourhood", Default: def,
+	return Option{Name: "neighbourhood", Kind: ChoiceKind(seedNeighbourhoods...), Default: def,
 		Doc: "neighbours of a configuration: Hamming (one parameter changed to any other " +
 			"value) or adjacent (one parameter moved to the previous or next value in its list)"}
 }
+
+// seedNeighbourhoods are the neighbourhoods seed 000's searches know.
+var seedNeighbourhoods = []string{"Hamming", "adjacent"}
 
 // neighbourhoodFrom parses the neighbourhood option; ok is false when it is not set, so
 // Run takes Table III's default for the budget. Seed 000's searches know Hamming and
@@ -121,7 +124,7 @@ func neighbourhoodFrom(opts Options, allowed ...string) (n space.Neighbourhood, 
 		return 0, false, nil
 	}
 	if len(allowed) == 0 {
-		allowed = []string{"Hamming", "adjacent"}
+		allowed = seedNeighbourhoods
 	}
 	s, err := opts.Choice("neighbourhood", "Hamming", allowed...)
 	if err != nil {

@@ -35,7 +35,7 @@ var bestMLSFactory = Factory{
 
 // restartOption documents the restart-search option of the first-improvement searches.
 func restartOption(def string) Option {
-	return Option{Name: "restart", Default: def,
+	return Option{Name: "restart", Kind: BoolKind(), Default: def,
 		Doc: "after an improving move, start a new sweep over the parameters in a new random " +
 			"order (true) or go on with the parameters not yet tried in this sweep (false)"}
 }

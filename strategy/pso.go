@@ -21,10 +21,10 @@ var psoFactory = Factory{
 		"brings no new configuration re-scatters the swarm (the best found is kept). Runs " +
 		"until the budget or the space is exhausted.",
 	Options: []Option{
-		{Name: "popsize", Default: tableIIIDoc(psoSwarmTable), Doc: "number of particles, 1 to 100,000"},
-		{Name: "w", Default: "0.5 (Kernel Tuner; seed 000 keeps it constant)", Doc: "inertia: fraction of the velocity kept each step (0 or more)"},
-		{Name: "c1", Default: "2.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "cognitive constant: pull towards the particle's own best (0 or more)"},
-		{Name: "c2", Default: "1.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "social constant: pull towards the swarm's best (0 or more)"},
+		{Name: "popsize", Kind: IntKind(), Default: tableIIIDoc(psoSwarmTable), Doc: "number of particles, 1 to 100,000"},
+		{Name: "w", Kind: FloatKind(), Default: "0.5 (Kernel Tuner; seed 000 keeps it constant)", Doc: "inertia: fraction of the velocity kept each step (0 or more)"},
+		{Name: "c1", Kind: FloatKind(), Default: "2.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "cognitive constant: pull towards the particle's own best (0 or more)"},
+		{Name: "c2", Kind: FloatKind(), Default: "1.0 (Kernel Tuner; seed 000 keeps it constant)", Doc: "social constant: pull towards the swarm's best (0 or more)"},
 	},
 	New: newPSO,
 }

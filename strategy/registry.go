@@ -62,6 +62,10 @@ type Option struct {
 	Name    string // as written in opts, e.g. "neighbourhood"
 	Default string // the default as the user would write it, or how it follows from the budget
 	Doc     string // one line: what it changes
+	// Kind is how New reads the option's values (IntKind, ChoiceKind...), so that
+	// Canonical writes every spelling of a value one way; the zero Kind keeps values as
+	// given.
+	Kind Kind
 }
 
 var (

@@ -20,11 +20,11 @@ var saltelliFactory = Factory{
 		"nothing. The design's seed is the first draw from the run's seed, so the analysis of " +
 		"a stored run rebuilds it (SaltelliOptions, sensitivity.RunDesign). Needs a budget or n.",
 	Options: []Option{
-		{Name: "n", Default: "0: as many base rows as the budget allows, floor(budget / points per row)",
+		{Name: "n", Kind: IntKind(), Default: "0: as many base rows as the budget allows, floor(budget / points per row)",
 			Doc: "number of base rows; each costs k+2 points, or 2k+2 with second order (k analysed parameters); a design has at most 1,000,000 points"},
-		{Name: "second_order", Default: "true",
+		{Name: "second_order", Kind: BoolKind(), Default: "true",
 			Doc: "also measure the points for the second-order (pairwise interaction) indices"},
-		{Name: "params", Default: "all parameters",
+		{Name: "params", Kind: ListKind(), Default: "all parameters",
 			Doc: "names of the parameters to analyse (all remain inputs of the model), comma-separated or in brackets ([a,b], the form 'ktune bench --strategies' takes)"},
 	},
 	New: newSaltelli,

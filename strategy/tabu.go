@@ -37,7 +37,7 @@ var bestTabuFactory = Factory{
 }
 
 func tabuSizeOption(def string) Option {
-	return Option{Name: "tabu_size", Default: def,
+	return Option{Name: "tabu_size", Kind: IntKind(), Default: def,
 		Doc: "number of most recently visited configurations the search may not move to (0 or more)"}
 }
 
