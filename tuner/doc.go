@@ -5,8 +5,9 @@
 // the results store, computes the reference outputs, measures the spec's default
 // configuration and then searches, storing each evaluation the moment it is measured, and
 // returns the run's Report (what 'ktune tune' prints; its JSON form is 'ktune tune
-// --json'). The same Options resume an interrupted run, measuring only what it lacks; the
-// budget is the run's.
+// --json'). The same Options resume an interrupted run, measuring only what it lacks (its
+// strategy options compared by what they mean, not by how they are spelled:
+// strategy.SameOptions); the budget is the run's.
 //
 // # Worker processes
 //

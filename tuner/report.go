@@ -24,7 +24,7 @@ type Report struct {
 	Backend         string             `json:"backend"`
 	Device          string             `json:"device"`
 	Strategy        string             `json:"strategy"`
-	StrategyOptions map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults
+	StrategyOptions map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults, canonically (strategy.Canonical)
 	Seed            uint64             `json:"seed"`
 	Objective       string             `json:"objective"`
 	Maximize        bool               `json:"maximize"`

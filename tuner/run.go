@@ -15,6 +15,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/strategy"
 )
 
 // A RunHeldError is Tune's error when the run it would resume is being tuned by another
@@ -63,9 +64,10 @@ type StaleRun struct {
 }
 
 // findOrCreateRun resumes the newest unfinished run with the same space, device, strategy,
-// options, seed, spec hash and objective with its direction, or creates a new one. The
-// direction is compared beside the hash because one spec file can change direction
-// without changing: a metric without maximize was minimised before its name decided.
+// options (however spelled: sameOptions), seed, spec hash and objective with its
+// direction, or creates a new one. The direction is compared beside the hash because one
+// spec file can change direction without changing: a metric without maximize was
+// minimised before its name decided.
 //
 // A stored run whose settings or strategy options cannot be read (damaged JSON) is not
 // resumed, since what it measured cannot be told; when it would be a candidate (unfinished,
@@ -90,7 +92,7 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 			}
 			same = false
 		}
-		same = same && sameJSON(r.StrategyOptions, want.StrategyOptions)
+		same = same && sameOptions(want.Strategy, r.StrategyOptions, want.StrategyOptions)
 		switch {
 		case same && settingsHash(r.Settings) == hash:
 			newer = newer || stale == nil
@@ -210,6 +212,17 @@ func sameJSON(a, b json.RawMessage) bool {
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
+}
+
+// sameOptions reports whether two runs' stored options of strategy name are one setting
+// (strategy.SameOptions): a run stored by an earlier ktune under options as the user
+// spelled them (neighbourhood "hamming", restart 1) is the run of the same options spelled
+// otherwise, or canonically as runs are stored now. Both are readable (unreadable).
+func sameOptions(name string, a, b json.RawMessage) bool {
+	var x, y map[string]any
+	json.Unmarshal(a, &x)
+	json.Unmarshal(b, &y)
+	return strategy.SameOptions(name, x, y)
 }
 
 func settingsHash(raw json.RawMessage) string { return settingOf(raw, "spec_hash") }

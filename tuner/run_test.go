@@ -73,6 +73,54 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 	}
 }
 
+// An unfinished run is resumed by the same strategy options however either side spells
+// them: a run stored under the user's spelling by an earlier ktune (neighbourhood
+// "hamming", restart 1, perturbation_size "0.50"), or canonically as runs are stored now,
+// is the run of those options written otherwise. Other values are another run.
+func TestARunIsResumedByItsOptionsSpelledOtherwise(t *testing.T) {
+	const hash = "0123456789abcdef"
+	tests := []struct {
+		name         string
+		stored, want string
+		resumed      bool
+	}{
+		{"as stored before", `{"neighbourhood": "hamming", "restart": 1, "perturbation_size": "0.50", "exit_after_no_improve": 1e3}`,
+			`{"neighbourhood": "Hamming", "restart": true, "perturbation_size": 0.5, "exit_after_no_improve": 1000}`, true},
+		{"canonical, spelled otherwise", `{"neighbourhood": "Hamming", "restart": true}`, `{"restart": "T", "neighbourhood": " HAMMING"}`, true},
+		{"another neighbourhood", `{"neighbourhood": "hamming"}`, `{"neighbourhood": "adjacent"}`, false},
+		{"another size", `{"exit_after_no_improve": 1e3}`, `{"exit_after_no_improve": 1001}`, false},
+		{"one option fewer", `{"neighbourhood": "hamming", "restart": 1}`, `{"neighbourhood": "Hamming"}`, false},
+		// options this ktune refuses are compared as stored
+		{"a retired option", `{"old_option": 2}`, `{"old_option": 2.0}`, true},
+		{"a retired option's other value", `{"old_option": 2}`, `{"old_option": 3}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, st, spaceID, devID := storeWithVectorAdd(t, ctx)
+			run := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "firstils", Seed: 1,
+				StrategyOptions: json.RawMessage(tt.stored), Objective: "time",
+				Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`), Status: store.StatusInterrupted}
+			oldID, err := st.CreateRun(ctx, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.StrategyOptions, run.Status = json.RawMessage(tt.want), ""
+			found, err := findOrCreateRun(ctx, slog.Default(), st, db, run, hash, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found.lock.Release()
+			if resumed := found.info.ID == oldID; resumed != tt.resumed {
+				t.Errorf("stored %s, now %s: run %d resumed %v, want %v", tt.stored, tt.want, oldID, resumed, tt.resumed)
+			}
+			if tt.resumed && string(found.info.StrategyOptions) != tt.stored {
+				t.Errorf("the resumed run's options are now %s, want them left as stored, %s", found.info.StrategyOptions, tt.stored)
+			}
+		})
+	}
+}
+
 // An unfinished run whose stored settings or strategy options are damaged is not resumed,
 // and not in silence: a warning names the run and what cannot be read.
 func TestARunWhoseSettingsCannotBeReadIsReported(t *testing.T) {

@@ -35,7 +35,9 @@ type Options struct {
 	Device string
 	// Strategy names the search strategy (strategy.New); "" is "auto", the best for the
 	// budget. StrategyOptions are its options, which must fit the space
-	// (strategy.Validate).
+	// (strategy.Validate); the run stores and reports them canonically
+	// (strategy.Canonical: neighbourhood=hamming as Hamming, 1e3 as 1000), and resumes a
+	// run of the same options however they were spelled.
 	Strategy        string
 	StrategyOptions map[string]any
 	// Budget is the run's number of evaluations, those measured before a resumption
@@ -274,6 +276,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err := strategy.Validate(name, stOpts, sp, o.Budget); err != nil {
 		return nil, &OptionsError{Err: err, Strategy: true}
 	}
+	// The run is stored, run and reported under its options in the one spelling the
+	// strategy reads them (hamming as Hamming, 1e3 as 1000), so that a later command
+	// spelled otherwise finds it.
+	if stOpts, err = strategy.Canonical(name, stOpts); err != nil {
+		return nil, &OptionsError{Err: err, Strategy: true}
+	}
 	backend, index, info, err := pickDevice(o.Device, s.Kernel.Language)
 	if err != nil {
 		return nil, err
@@ -493,7 +501,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	finishErr := finishRun(ctx, storeCtx, log, st, run.ID, status)
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes)
-	rep.StrategyOptions = o.StrategyOptions
+	rep.StrategyOptions = stOpts
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost
 	}
