@@ -44,7 +44,10 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
-seed) without measuring finished configurations again; a run that finished (its budget
+seed) without measuring finished configurations again. Options are the same when they mean
+the same to the strategy, however they are spelled: neighbourhood=hamming is Hamming,
+candidates=1e3 is 1000, xi=0.50 is 0.5, restart=1 is true; a run stores and prints them as
+the strategy spells them (Hamming, 1000, 0.5, true). A run that finished (its budget
 spent, its strategy done, its time up) is not resumed: the same command starts a new
 run, which measures again; --new starts a fresh run in any case. A run is
 resumed only while its inputs are as they were: the spec file, the kernel sources, the

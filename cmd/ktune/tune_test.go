@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -1543,6 +1544,114 @@ func TestResumedTuneReportsTheWholeRunAndKeepsItsBudget(t *testing.T) {
 	}
 	if !strings.Contains(string(html), "8 of a budget of 8 evaluations") {
 		t.Errorf("the report of the run resumed to a budget of 8 does not say %q", "8 of a budget of 8 evaluations")
+	}
+}
+
+// A run is known by what its strategy options mean, not by how they were spelled: a run
+// tuned on PoCL with neighbourhood=hamming, restart=1, perturbation_size=0.50 and
+// exit_after_no_improve=1e3 and interrupted is resumed by the same command spelled
+// Hamming, true, 0.5 and 1000, without measuring anything again; it is stored and
+// printed in that one spelling. A run stored by an earlier ktune under the user's own
+// spelling is resumed too, and its stored options are left as they were. Before, each
+// spelling started a new run, which measured everything again.
+func TestTuneResumesARunWhoseOptionsAreSpelledOtherwise(t *testing.T) {
+	needBackend(t, "opencl")
+	db := filepath.Join(t.TempDir(), "k.db")
+	base := []string{"tune", "../../examples/vector_add/vector_add_opencl.yaml", "--device", "opencl", "--strategy", "firstils", "--db", db}
+	spelled := func(neighbourhood, restart, perturbation, exit string) []string {
+		return append(slices.Clone(base), "--option", "neighbourhood="+neighbourhood, "--option", "restart="+restart,
+			"--option", "perturbation_size="+perturbation, "--option", "exit_after_no_improve="+exit)
+	}
+	const canonical = "(exit_after_no_improve=1000, neighbourhood=Hamming, perturbation_size=0.5, restart=true)"
+	out, errOut, code := ktune(t, append(spelled("hamming", "1", "0.50", "1e3"), "--budget", "3")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "with firstils "+canonical) {
+		t.Errorf("the summary does not give the options canonically, %s:\n%s", canonical, out)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	interrupt := func() { // as a process killed while tuning leaves the run
+		t.Helper()
+		if err := st.FinishRun(context.Background(), 1, store.StatusInterrupted); err != nil {
+			t.Fatal(err)
+		}
+	}
+	interrupt()
+	stored := evaluationsOf(t, db)
+	if len(stored) != 3 {
+		t.Fatalf("%d evaluations stored, want 3", len(stored))
+	}
+	info, err := st.Run(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"exit_after_no_improve":1000,"neighbourhood":"Hamming","perturbation_size":0.5,"restart":true}`
+	if string(info.StrategyOptions) != want {
+		t.Errorf("run 1 stores options %s, want %s", info.StrategyOptions, want)
+	}
+
+	// resume spelled otherwise: the run goes on to 5 evaluations, measuring 2
+	resume := func(args []string, budget, resumed int) {
+		t.Helper()
+		out, errOut, code := ktune(t, append(args, "--budget", strconv.Itoa(budget), "--json")...)
+		var rep tuneReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+		}
+		if !strings.Contains(errOut, fmt.Sprintf("resuming run 1: %d configurations already measured", resumed)) ||
+			rep.Run != 1 || rep.Resumed != resumed || rep.Measured != budget-resumed || rep.Evaluations != budget {
+			t.Fatalf("run %d: %d evaluations, %d resumed, %d measured; want run 1 resumed from %d to %d: %s",
+				rep.Run, rep.Evaluations, rep.Resumed, rep.Measured, resumed, budget, errOut)
+		}
+		if got, _ := json.Marshal(rep.StrategyOptions); string(got) != want {
+			t.Errorf("the report gives the options %s, want %s", got, want)
+		}
+		now := evaluationsOf(t, db)
+		if len(now) != budget {
+			t.Errorf("%d configurations stored, want %d, each once", len(now), budget)
+		}
+		for k, e := range stored {
+			if !slices.Equal(now[k].Samples, e.Samples) {
+				t.Errorf("configuration %s was measured again", k)
+			}
+		}
+		stored = now
+		interrupt()
+	}
+	resume(spelled("Hamming", "true", "0.5", "1000"), 5, 3)
+	// and back in the first spelling
+	resume(spelled("HAMMING", "t", ".5", "1000.0"), 6, 5)
+
+	// a run stored by a ktune that kept the options as the user spelled them
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = `{"exit_after_no_improve":"1e3","neighbourhood":"hamming","perturbation_size":0.50,"restart":1}`
+	_, err = raw.Exec(`UPDATE runs SET strategy_options = ? WHERE id = 1`, old)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume(spelled("Hamming", "true", "0.5", "1000"), 7, 6)
+	if info, err := st.Run(context.Background(), 1); err != nil || string(info.StrategyOptions) != old {
+		t.Errorf("run 1's stored options are %s (%v), want them left as stored, %s", info.StrategyOptions, err, old)
+	}
+	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	if err != nil || len(runs) != 1 {
+		t.Errorf("%d runs (%v), want the one run resumed each time", len(runs), err)
+	}
+
+	// other values are another run
+	out, errOut, code = ktune(t, append(spelled("adjacent", "true", "0.5", "1000"), "--budget", "2", "--json")...)
+	var rep tuneReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.Run != 2 || rep.Resumed != 0 {
+		t.Errorf("another neighbourhood: exit %d, %v, run %d resumed %d; want a new run 2: %s", code, err, rep.Run, rep.Resumed, errOut)
 	}
 }
 
