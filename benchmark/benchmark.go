@@ -8,6 +8,7 @@ package benchmark
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -60,7 +61,9 @@ func (s Strategy) OptionsFor(budget int) map[string]any {
 // "random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4". A list
 // option is written in brackets, whose commas separate no entries:
 // "greedymls:order=[tile_size,use_method]". Every name must be registered and its options
-// accepted; labels must be unique.
+// accepted; labels must be unique, and so must entries labelled by their text however
+// their options are spelled (firstmls:neighbourhood=hamming is
+// firstmls:neighbourhood=Hamming).
 func ParseStrategies(list string) ([]Strategy, error) {
 	var out []Strategy
 	seen := map[string]bool{}
@@ -92,20 +95,8 @@ func ParseStrategies(list string) ([]Strategy, error) {
 			return nil, fmt.Errorf("strategy entry %q: %w", entry, strategy.UnknownStrategy(st.Name))
 		}
 		if hasOpts {
-			st.Options = map[string]any{}
-			kvs, err := strategy.SplitList(opts, ';')
-			if err != nil {
+			if st.Options, err = entryOptions(opts); err != nil {
 				return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
-			}
-			for _, kv := range kvs {
-				k, v, err := strategy.ParseOption(kv)
-				if err != nil {
-					return nil, fmt.Errorf("strategy entry %q: %w", entry, err)
-				}
-				if _, dup := st.Options[k]; dup {
-					return nil, fmt.Errorf("strategy entry %q: option %s given twice", entry, k)
-				}
-				st.Options[k] = v
 			}
 		}
 		if _, err := strategy.New(st.Name, st.Options); err != nil {
@@ -115,9 +106,61 @@ func ParseStrategies(list string) ([]Strategy, error) {
 			return nil, fmt.Errorf("strategy %q is listed twice; give one a label (LABEL=NAME:...)", st.DisplayName())
 		}
 		seen[st.DisplayName()] = true
+		// an entry labelled by its text is the same entry spelled otherwise
+		// (firstmls:neighbourhood=hamming and firstmls:neighbourhood=Hamming)
+		for _, o := range out {
+			if o.DisplayName() != st.DisplayName() && entryKey(o.Name, o.DisplayName()) == entryKey(st.Name, st.DisplayName()) {
+				return nil, fmt.Errorf("strategy %q is listed twice, also as %q (the same options); give one a label (LABEL=NAME:...)", st.DisplayName(), o.DisplayName())
+			}
+		}
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// entryOptions reads the options of a strategy entry, OPT=VALUE;OPT=VALUE (a list value
+// in brackets), each value with strategy.ParseValue.
+func entryOptions(list string) (map[string]any, error) {
+	opts := map[string]any{}
+	kvs, err := strategy.SplitList(list, ';')
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		k, v, err := strategy.ParseOption(kv)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := opts[k]; dup {
+			return nil, fmt.Errorf("option %s given twice", k)
+		}
+		opts[k] = v
+	}
+	return opts, nil
+}
+
+// entryKey is what a label of strategy name means: for a label that is its entry's own
+// text, NAME:OPT=VALUE;... (as ParseStrategies labels an entry with options and no label
+// of its own), the name and the options written canonically (strategy.Canonical), one key
+// however the options are spelled or ordered; any other label is its own key.
+func entryKey(name, label string) string {
+	head, list, ok := strings.Cut(label, ":")
+	if !ok || strings.TrimSpace(head) != name {
+		return label
+	}
+	opts, err := entryOptions(list)
+	if err != nil {
+		return label
+	}
+	canon, err := strategy.Canonical(name, opts)
+	if err != nil {
+		return label
+	}
+	data, err := json.Marshal(canon)
+	if err != nil {
+		return label
+	}
+	return "\x00" + name + ":" + string(data) // no label's text: a label has no NUL
 }
 
 // Space is a recorded space to simulate.

@@ -121,6 +121,46 @@ func fileOf(space string) string {
 	return space
 }
 
+// sameLabels maps the labels of before's strategies to those of now's that name the same
+// entry: the same label, or, for an entry labelled by its own text (NAME:OPT=VALUE;...),
+// the same strategy with options that mean the same however spelled (entryKey:
+// firstmls:neighbourhood=hamming is firstmls:neighbourhood=Hamming), where exactly one
+// label of each side has that meaning. A label of before that matches none is left out.
+func sameLabels(now, before []StrategyInfo) map[string]string {
+	out := map[string]string{}
+	current := map[string]bool{}
+	byKey := map[string][]string{} // now's labels by what they mean
+	for _, si := range now {
+		current[si.Label] = true
+		k := entryKey(si.Name, si.Label)
+		byKey[k] = append(byKey[k], si.Label)
+	}
+	earlier := map[string]int{} // before's labels of each meaning
+	for _, si := range before {
+		earlier[entryKey(si.Name, si.Label)]++
+	}
+	for _, si := range before {
+		if current[si.Label] {
+			out[si.Label] = si.Label
+			continue
+		}
+		k := entryKey(si.Name, si.Label)
+		if labels := byKey[k]; len(labels) == 1 && earlier[k] == 1 {
+			out[si.Label] = labels[0]
+		}
+	}
+	return out
+}
+
+// infoOf describes the strategies by label and name, as sameLabels compares them.
+func infoOf(strategies []Strategy) []StrategyInfo {
+	out := make([]StrategyInfo, len(strategies))
+	for i, st := range strategies {
+		out[i] = StrategyInfo{Label: st.DisplayName(), Name: st.Name}
+	}
+	return out
+}
+
 // StrategyInfo is a strategy as it ran: its label and name, and its options at each
 // budget (by the budget in decimal), defaults files applied.
 type StrategyInfo struct {
@@ -150,8 +190,9 @@ func Describe(cfg Config, mode, fitness string) RunInfo {
 
 // Reusable returns the cells of an earlier benchmark (prev, which ran cells) that cfg
 // would compute again: of a space (the same recording: size and optimum; see sameSpaces),
-// strategy and budget cfg runs, with the same strategy name and options at that budget;
-// they come back under the names cfg gives their spaces. It is an error for the two to differ in mode, fitness,
+// strategy (the same label, or an entry spelled otherwise: see sameLabels) and budget cfg
+// runs, with the same strategy name and options at that budget (however spelled: see
+// sameOptions); they come back under the names cfg gives their spaces and strategies. It is an error for the two to differ in mode, fitness,
 // seed or repeats, which change every cell. skipped counts the cells left out.
 func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reused []Cell, skipped int, err error) {
 	switch {
@@ -171,26 +212,36 @@ func Reusable(cfg Config, mode, fitness string, prev RunInfo, cells []Cell) (reu
 		now[st.DisplayName()] = st
 	}
 	spaces := sameSpaces(cfg.Spaces, prev.Spaces)
+	labels := sameLabels(infoOf(cfg.Strategies), prev.Strategies)
 	for _, c := range cells {
-		st, inNow := now[c.Strategy]
+		label, named := labels[c.Strategy]
+		st, inNow := now[label]
 		si, inBefore := before[c.Strategy]
 		space, same := spaces[c.Space]
-		if !inNow || !inBefore || !same || !slices.Contains(cfg.Budgets, c.Budget) ||
-			si.Name != st.Name || !sameOptions(si.Options[strconv.Itoa(c.Budget)], st.OptionsFor(c.Budget)) ||
+		if !named || !inNow || !inBefore || !same || !slices.Contains(cfg.Budgets, c.Budget) ||
+			si.Name != st.Name || !sameOptions(st.Name, si.Options[strconv.Itoa(c.Budget)], st.OptionsFor(c.Budget)) ||
 			len(c.Fractions) != cfg.Repeats {
 			skipped++
 			continue
 		}
-		c.Space = space
+		c.Space, c.Strategy = space, label
 		reused = append(reused, c)
 	}
 	return reused, skipped, nil
 }
 
-// sameOptions compares options as JSON holds them (a number read back is a float64), each
-// value as strategy.ParseValue reads its text, so that a file written when bench kept
-// values as text ("10", "true") matches the same options read as values (10, true).
-func sameOptions(a, b map[string]any) bool {
+// sameOptions compares options of strategy name by what they mean to it, written
+// canonically (strategy.Canonical: neighbourhood hamming is Hamming, candidates 1e3 is
+// 1000, restart 1 is true), and as JSON holds them (a number read back is a float64),
+// each value as strategy.ParseValue reads its text, so that a file written when bench
+// kept values as text ("10", "true") matches the same options read as values (10, true),
+// and options the strategy refuses compare as they are.
+func sameOptions(name string, a, b map[string]any) bool {
+	if ca, err := strategy.Canonical(name, a); err == nil {
+		if cb, err := strategy.Canonical(name, b); err == nil {
+			a, b = ca, cb
+		}
+	}
 	if len(a) != len(b) {
 		return false
 	}
@@ -269,9 +320,13 @@ func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 		prevSpace[s.Name] = s
 	}
 	renamed := sameSpaces(cfg.Spaces, prev.Spaces)
+	relabelled := sameLabels(info.Strategies, prev.Strategies)
 	fixed := map[string]bool{} // LABEL@BUDGET whose options a kept cell has settled
 	for _, c := range cells {
 		si, known := before[c.Strategy]
+		if label, ok := relabelled[c.Strategy]; ok {
+			c.Strategy = label // an entry spelled otherwise here: this run's label
+		}
 		space, same := renamed[c.Space]
 		switch {
 		case !known || len(c.Fractions) != prev.Repeats:
@@ -295,7 +350,7 @@ func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 		}
 		if same && runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget) {
 			// the run takes it (Reusable) or computes it again, under other options
-			if !sameOptions(si.Options[budget], k.Info.Strategies[i].Options[budget]) {
+			if !sameOptions(si.Name, si.Options[budget], k.Info.Strategies[i].Options[budget]) {
 				k.Replaced++
 			}
 			continue
@@ -304,7 +359,7 @@ func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 		if labelled {
 			st := &k.Info.Strategies[i]
 			if fixed[fix] || (runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget)) {
-				if !sameOptions(st.Options[budget], si.Options[budget]) {
+				if !sameOptions(si.Name, st.Options[budget], si.Options[budget]) {
 					// the label runs at that budget under other options, here or in a cell kept before
 					k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s has other options at budget %d here", c.Strategy, c.Space, c.Budget, c.Strategy, c.Budget))
 					continue

@@ -234,3 +234,105 @@ func TestResumeTakesOptionsWrittenAsText(t *testing.T) {
 		t.Errorf("another popsize: took %d cells, want 1", len(done))
 	}
 }
+
+// A benchmark resumed from one whose strategy entries spelled the same options otherwise
+// takes their cells: under a label of its own (adj=firstils:neighbourhood=hamming is
+// adj=firstils:neighbourhood=Hamming) and as an entry labelled by its text
+// (firstmls:neighbourhood=hamming;restart=1 is firstmls:restart=true;neighbourhood=Hamming),
+// whose cells come back under this benchmark's label; they are the cells a whole run
+// gives. Its checkpoint keeps the earlier cells it does not run under its own labels, not
+// beside them. Other values are other cells.
+func TestResumeTakesTheCellsOfOptionsSpelledOtherwise(t *testing.T) {
+	sim := newSim(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz", simulator.Options{})
+	spaces := []Space{{Name: "p", Sim: sim}}
+	before, err := ParseStrategies("random,firstmls:neighbourhood=hamming;restart=1,adj=firstils:neighbourhood=hamming;exit_after_no_improve=1e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prevCfg := Config{Strategies: before, Spaces: spaces, Budgets: []int{20, 40}, Repeats: 3, Seed: 2}
+	cells, err := Run(context.Background(), prevCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := Describe(prevCfg, "recorded", "deterministic")
+
+	now, err := ParseStrategies("random,firstmls:restart=true;neighbourhood=Hamming,adj=firstils:neighbourhood=HAMMING;exit_after_no_improve=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Strategies: now, Spaces: spaces, Budgets: []int{20, 40}, Repeats: 3, Seed: 2}
+	done, skipped, err := Reusable(cfg, "recorded", "deterministic", prev, cells)
+	if err != nil || len(done) != 6 || skipped != 0 {
+		t.Fatalf("took %d cells (want 6), %d skipped, %v", len(done), skipped, err)
+	}
+	whole, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := cfg
+	resumed.Done = done
+	resumed.Progress = func(p Progress) {
+		if p.Evaluations > 0 {
+			t.Errorf("a taken cell ran again: %+v", p)
+		}
+	}
+	got, err := Run(context.Background(), resumed)
+	if err != nil || len(got) != len(whole) {
+		t.Fatalf("%d cells resumed, %d whole, %v", len(got), len(whole), err)
+	}
+	for i := range got {
+		if got[i].Strategy != whole[i].Strategy || got[i].Budget != whole[i].Budget || !reflect.DeepEqual(got[i].Fractions, whole[i].Fractions) {
+			t.Errorf("cell %d: resumed %s at %d %v, whole %s at %d %v", i, got[i].Strategy, got[i].Budget, got[i].Fractions,
+				whole[i].Strategy, whole[i].Budget, whole[i].Fractions)
+		}
+	}
+
+	// a smaller run spelled otherwise keeps the earlier cells it does not run under its
+	// own label, and the earlier benchmark takes them all again from its checkpoint
+	small, err := ParseStrategies("firstmls:neighbourhood=HAMMING;restart=t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smallCfg := Config{Strategies: small, Spaces: spaces, Budgets: []int{20}, Repeats: 3, Seed: 2}
+	info := Describe(smallCfg, "recorded", "deterministic")
+	kept := Keep(smallCfg, info, prev, cells)
+	if len(kept.Cells) != 5 || len(kept.Lost) != 0 || kept.Replaced != 0 || len(kept.Info.Strategies) != 3 {
+		t.Fatalf("kept %d cells (want 5), lost %v, replaced %d, %d strategies (want 3: %+v)", len(kept.Cells), kept.Lost, kept.Replaced,
+			len(kept.Info.Strategies), kept.Info.Strategies)
+	}
+	for _, c := range kept.Cells {
+		if strings.HasPrefix(c.Strategy, "firstmls") && c.Strategy != "firstmls:neighbourhood=HAMMING;restart=t" {
+			t.Errorf("kept a cell of %s beside this run's firstmls:neighbourhood=HAMMING;restart=t", c.Strategy)
+		}
+	}
+	smallCells, err := Run(context.Background(), smallCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, skipped, err := Reusable(prevCfg, "recorded", "deterministic", kept.Info, append(smallCells, kept.Cells...)); err != nil || len(done) != 6 || skipped != 0 {
+		t.Errorf("the earlier benchmark takes %d cells of the checkpoint (want 6), %d skipped, %v", len(done), skipped, err)
+	}
+
+	// other values are other cells
+	other, err := ParseStrategies("random,firstmls:neighbourhood=adjacent;restart=1,adj=firstils:neighbourhood=hamming;exit_after_no_improve=11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCfg := Config{Strategies: other, Spaces: spaces, Budgets: []int{20, 40}, Repeats: 3, Seed: 2}
+	if done, skipped, err := Reusable(otherCfg, "recorded", "deterministic", prev, cells); err != nil || len(done) != 2 || skipped != 4 {
+		t.Errorf("other values: took %d cells (want random's 2), %d skipped, %v", len(done), skipped, err)
+	}
+}
+
+// One entry listed twice in two spellings would run its cells twice under two labels: it
+// is refused, as one listed twice in one spelling is.
+func TestParseStrategiesRefusesAnEntrySpelledTwice(t *testing.T) {
+	_, err := ParseStrategies("firstmls:neighbourhood=hamming;restart=1,random,firstmls:restart=true;neighbourhood=Hamming")
+	if err == nil || !strings.Contains(err.Error(), `strategy "firstmls:restart=true;neighbourhood=Hamming" is listed twice, also as "firstmls:neighbourhood=hamming;restart=1"`) {
+		t.Errorf("error %v", err)
+	}
+	// labelled, the same options may run twice; other values are other entries
+	if _, err := ParseStrategies("a=firstmls:neighbourhood=hamming,b=firstmls:neighbourhood=Hamming,firstmls:neighbourhood=adjacent,firstmls:neighbourhood=Hamming"); err != nil {
+		t.Error(err)
+	}
+}
