@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -518,9 +519,11 @@ func Select(means, stds [][]float64) Selection {
 }
 
 // ReusableTuning returns the cells of an earlier hypertune (prev, run in prevMode with
-// prevFitness) that cfg, run in mode with fitness, would compute again: of a setting (its
-// label spells its options), space and budget cfg runs. It is an error for the two to
-// differ in mode, fitness, strategy, seed or repeats; skipped counts the cells left out.
+// prevFitness) that cfg, run in mode with fitness, would compute again: of a setting (the
+// same label, or options that mean the same however the grid spelled them: see
+// sameSettings), space and budget cfg runs; they come back under cfg's names of their
+// settings and spaces. It is an error for the two to differ in mode, fitness, strategy,
+// seed or repeats; skipped counts the cells left out.
 func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneResult, prevMode, prevFitness string) (reused []Cell, skipped int, err error) {
 	switch {
 	case prevMode != mode || prevFitness != fitness:
@@ -532,21 +535,64 @@ func ReusableTuning(cfg HypertuneConfig, mode, fitness string, prev *HypertuneRe
 	case prev.Repeats != cfg.Repeats:
 		return nil, 0, fmt.Errorf("it ran %d repeats, this run %d", prev.Repeats, cfg.Repeats)
 	}
-	labels := map[string]bool{}
-	for _, opts := range cfg.Grid.Settings() {
-		labels[cfg.Grid.settingLabel(opts)] = true
-	}
+	labels := sameSettings(cfg, prev.Settings)
 	spaces := sameSpaces(cfg.Spaces, prev.SpaceInfo)
 	for _, c := range prev.Cells {
+		label, known := labels[c.Strategy]
 		space, same := spaces[c.Space]
-		if !labels[c.Strategy] || !same || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
+		if !known || !same || !slices.Contains(cfg.Budgets, c.Budget) || len(c.Fractions) != cfg.Repeats {
 			skipped++
 			continue
 		}
-		c.Space = space
+		c.Space, c.Strategy = space, label
 		reused = append(reused, c)
 	}
 	return reused, skipped, nil
+}
+
+// sameSettings maps the labels of an earlier hypertune's settings (before) to those of
+// cfg's grid that are the same setting: the same label, or options that mean the same to
+// the strategy however they are spelled (strategy.Canonical: neighbourhood=hamming is
+// neighbourhood=Hamming, random_walk=0.10 is 0.1, restart=1 is true), where exactly one
+// setting of each side has them. A setting of before that matches none is left out.
+func sameSettings(cfg HypertuneConfig, before []Setting) map[string]string {
+	out := map[string]string{}
+	for _, opts := range cfg.Grid.Settings() {
+		l := cfg.Grid.settingLabel(opts)
+		out[l] = l
+	}
+	key := func(label string, opts map[string]any) string {
+		canon, err := strategy.Canonical(cfg.Strategy, opts)
+		if err != nil {
+			return "\x00" + label // a setting this strategy refuses means only its label
+		}
+		data, err := json.Marshal(canon)
+		if err != nil {
+			return "\x00" + label
+		}
+		return string(data)
+	}
+	byKey := map[string][]string{} // cfg's labels by what they mean
+	if settings, err := cfg.settings(); err == nil {
+		for _, st := range settings {
+			k := key(st.Label, st.Options)
+			byKey[k] = append(byKey[k], st.Label)
+		}
+	}
+	earlier := map[string]int{}
+	for _, s := range before {
+		earlier[key(s.Label, s.Options)]++
+	}
+	for _, s := range before {
+		if _, same := out[s.Label]; same {
+			continue
+		}
+		k := key(s.Label, s.Options)
+		if labels := byKey[k]; len(labels) == 1 && earlier[k] == 1 {
+			out[s.Label] = labels[0]
+		}
+	}
+	return out
 }
 
 // CheckTuning checks the cells of a file of 'ktune hypertune' (its --json output or

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -505,5 +506,70 @@ func TestDefaultsSayWhenARunIsUnlikeTheirs(t *testing.T) {
 	}
 	if got := (&Defaults{Strategy: "firstmls"}).Unlike(simulator.Recorded, simulator.Stochastic); got != "" {
 		t.Errorf("a file that does not say its mode: %q", got)
+	}
+}
+
+// A hypertune resumed with its grid spelled otherwise takes the cells of the settings
+// whose options mean the same (neighbourhood=hamming is Hamming, perturbation_size=0.10
+// is 0.1), under this grid's labels, and they are the cells a whole run gives; a setting
+// of other values is run.
+func TestResumedHypertuneTakesTheSettingsSpelledOtherwise(t *testing.T) {
+	spaces, _ := trainingSetup(t)
+	spelled := func(grid string) HypertuneConfig {
+		g, err := ParseGrid(grid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return HypertuneConfig{Strategy: "firstils", Grid: g, Spaces: spaces, Budgets: []int{25}, Repeats: 3, Seed: 5}
+	}
+	prev, err := Hypertune(context.Background(), spelled("neighbourhood=hamming,adjacent;perturbation_size=0.10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := spelled("neighbourhood=ADJACENT,Hamming;perturbation_size=1e-1;exit_after_no_improve=10")
+	done, skipped, err := ReusableTuning(cfg, "cartesian", "deterministic", prev, "cartesian", "deterministic")
+	if err != nil || len(done) != 0 || skipped != 4 {
+		t.Errorf("a grid with another option: took %d cells (want none), %d skipped, %v", len(done), skipped, err)
+	}
+	cfg = spelled("neighbourhood=ADJACENT,Hamming;perturbation_size=1e-1")
+	done, skipped, err = ReusableTuning(cfg, "cartesian", "deterministic", prev, "cartesian", "deterministic")
+	if err != nil || len(done) != 4 || skipped != 0 {
+		t.Fatalf("took %d cells (want 4), %d skipped, %v", len(done), skipped, err)
+	}
+	whole, err := Hypertune(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Done = done
+	ran := 0
+	cfg.Progress = func(p Progress) { ran = p.Evaluations }
+	resumed, err := Hypertune(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != 0 || len(resumed.Cells) != len(whole.Cells) || len(resumed.Choices) != 1 || len(whole.Choices) != 1 {
+		t.Fatalf("resumed: %d evaluations run, %d cells, %d choices; whole: %d cells, %d choices", ran, len(resumed.Cells), len(resumed.Choices),
+			len(whole.Cells), len(whole.Choices))
+	}
+	for i, c := range resumed.Cells {
+		w := whole.Cells[i]
+		if c.Strategy != w.Strategy || c.Space != w.Space || c.Budget != w.Budget || !reflect.DeepEqual(c.Fractions, w.Fractions) {
+			t.Errorf("cell %d: resumed %s on %s at %d %v, whole %s on %s at %d %v", i, c.Strategy, c.Space, c.Budget, c.Fractions,
+				w.Strategy, w.Space, w.Budget, w.Fractions)
+		}
+	}
+	if got, want := resumed.Choices[0], whole.Choices[0]; got.Label != want.Label || got.MeanFraction != want.MeanFraction {
+		t.Errorf("resumed chose %s (%v), whole %s (%v)", got.Label, got.MeanFraction, want.Label, want.MeanFraction)
+	}
+	for _, c := range resumed.Cells {
+		if c.Strategy != "neighbourhood=ADJACENT;perturbation_size=1e-1" && c.Strategy != "neighbourhood=Hamming;perturbation_size=1e-1" {
+			t.Errorf("a cell of %s, not of this grid's labels", c.Strategy)
+		}
+	}
+
+	// other values: only the setting of both grids is taken
+	cfg = spelled("neighbourhood=Hamming;perturbation_size=0.1,0.2")
+	if done, skipped, err := ReusableTuning(cfg, "cartesian", "deterministic", prev, "cartesian", "deterministic"); err != nil || len(done) != 2 || skipped != 2 {
+		t.Errorf("other values: took %d cells (want Hamming with 0.1's 2), %d skipped, %v", len(done), skipped, err)
 	}
 }
