@@ -71,11 +71,13 @@ there are several kernels; none with one strategy, which has no competition).
 Interrupted (Ctrl-C), it reports, and writes to --csv, --json and --plot, the cells it
 finished ("-" for the others) before exiting with status 130. --resume FILE, with the
 --json output of an earlier benchmark (interrupted or not), takes from it the cells this
-one would compute again (the same strategy, options, seed and repeats give the same runs)
-and runs only the others; a file none of whose cells is of this benchmark is refused, and so
-is one with a cell no benchmark writes (a fraction outside [0, 1], a mean not of its
-fractions, a cell twice, a cell of a strategy, space or budget the file does not list: an
-edited or damaged file), naming the cell.
+one would compute again (the same strategy, options, seed and repeats give the same runs;
+options are the same when they mean the same to the strategy, however spelled: an entry
+firstmls:neighbourhood=hamming;restart=1 there is firstmls:restart=true;neighbourhood=Hamming
+here, and its cells take this run's label) and runs only the others; a file none of whose
+cells is of this benchmark is refused, and so is one with a cell no benchmark writes (a
+fraction outside [0, 1], a mean not of its fractions, a cell twice, a cell of a strategy,
+space or budget the file does not list: an edited or damaged file), naming the cell.
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
@@ -104,6 +106,8 @@ so one strategy can run in several settings side by side, e.g.
   --strategies 'random,adj=firstmls:neighbourhood=adjacent,irace:testType=t-test;firstTest=4'
 (quote the list: ';' ends a shell command). An option that takes a list is written in
 brackets, whose commas separate no entries: 'greedymls:order=[tile_size,use_method]'.
+An entry listed twice is refused, also when its options are spelled otherwise
+(firstmls:neighbourhood=hamming and firstmls:neighbourhood=Hamming): label one to run both.
 --defaults [LABEL=]FILE (repeatable) reads a defaults file written by 'ktune hypertune':
 the entry labelled LABEL, or without a label every entry of the file's strategy, takes at
 each budget the options of the largest budget column not above it (the smallest column

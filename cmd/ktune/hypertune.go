@@ -64,9 +64,11 @@ hypertune (Ctrl-C) keeps the choices of the budgets it finished: it prints them,
 them to --out (and the cells run to --csv and --json), and exits with status 130.
 --resume FILE, with the --json output of an earlier hypertune of the same strategy, seed
 and repeats (interrupted or not), takes from it the cells of this grid's settings, spaces
-and budgets and runs only the others (a file none of whose cells is of this grid is
-refused, and so is one with a cell no run writes or of a setting, space or budget the file
-does not list, edited or damaged, naming the cell).
+and budgets (a setting is the same when its values mean the same to the strategy, however
+the grid spelled them: neighbourhood=hamming and Hamming, perturbation_size=0.10 and 0.1)
+and runs only the others (a file none of whose cells is of this grid is refused, and so
+is one with a cell no run writes or of a setting, space or budget the file does not list,
+edited or damaged, naming the cell).
 --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes

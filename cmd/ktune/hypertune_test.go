@@ -393,3 +393,43 @@ func TestHypertuneInterruptedSaysSoPlainly(t *testing.T) {
 		t.Errorf("JSON %v: %s", err, out.String())
 	}
 }
+
+// bench --resume and hypertune --resume take the cells of strategy options spelled
+// otherwise, as tune resumes a run: firstmls:neighbourhood=hamming;restart=1 is
+// firstmls:restart=true;neighbourhood=Hamming, a grid's hamming and 0.10 are Hamming and
+// 1e-1. Before, each spelling was another entry or setting, and ran its cells again.
+func TestBenchAndHypertuneResumeOptionsSpelledOtherwise(t *testing.T) {
+	dir := t.TempDir()
+	bench := func(strategies string, more ...string) string {
+		t.Helper()
+		args := append([]string{"bench", pnpoly, "--strategies", strategies, "--budgets", "20", "--repeats", "3"}, more...)
+		_, errOut, code := ktune(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return errOut
+	}
+	ckpt := filepath.Join(dir, "b.json")
+	bench("firstmls:neighbourhood=hamming;restart=1,adj=firstils:neighbourhood=adjacent;perturbation_size=0.50", "--checkpoint", ckpt)
+	errOut := bench("firstmls:restart=true;neighbourhood=Hamming,adj=firstils:neighbourhood=ADJACENT;perturbation_size=0.5", "--resume", ckpt)
+	if !strings.Contains(errOut, "ktune bench: 2 cells taken from "+ckpt+"\n") {
+		t.Errorf("bench resumed spelled otherwise: %s", errOut)
+	}
+
+	hypertune := func(grid string, more ...string) string {
+		t.Helper()
+		args := append([]string{"hypertune", pnpoly, "--strategy", "firstils", "--grid", grid, "--budgets", "25", "--repeats", "3",
+			"--out", filepath.Join(dir, "d.json")}, more...)
+		_, errOut, code := ktune(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return errOut
+	}
+	ckpt = filepath.Join(dir, "h.json")
+	hypertune("neighbourhood=hamming,adjacent;perturbation_size=0.10", "--checkpoint", ckpt)
+	errOut = hypertune("neighbourhood=ADJACENT,Hamming;perturbation_size=1e-1", "--resume", ckpt)
+	if !strings.Contains(errOut, "ktune hypertune: 2 cells taken from "+ckpt+"\n") {
+		t.Errorf("hypertune resumed spelled otherwise: %s", errOut)
+	}
+}
