@@ -40,6 +40,75 @@ func startKtune(t *testing.T, args ...string) (*exec.Cmd, *os.File) {
 	return cmd, r
 }
 
+// interrupted is a ktune process that a test interrupted: its exit status and what it
+// wrote to standard output and error.
+type interrupted struct {
+	code           int
+	stdout, stderr string
+}
+
+// interruptWhen starts ktune with args and sends it sig at the first moment ready reports:
+// ready is called with each line ktune writes to standard error, and with "" every 10 ms
+// (for a sign outside the process: a file, a database). It waits at most 60 s for that
+// moment and 30 s more for ktune to exit.
+func interruptWhen(t *testing.T, sig os.Signal, ready func(line string) bool, args ...string) interrupted {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	lines, stderr := make(chan string, 1024), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			select {
+			case lines <- sc.Text():
+			default: // the test no longer reads them
+			}
+		}
+		close(lines)
+		stderr <- all.String()
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+wait:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				cmd.Wait()
+				t.Fatalf("ktune exited %d before the moment to interrupt it; stderr: %s", cmd.ProcessState.ExitCode(), <-stderr)
+			}
+			if ready(line) {
+				break wait
+			}
+		case <-tick.C:
+			if ready("") {
+				break wait
+			}
+		case <-deadline:
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the moment to interrupt ktune did not come within 60 s; stderr: %s", <-stderr)
+		}
+	}
+	cmd.Process.Signal(sig)
+	code := waitExit(t, cmd)
+	return interrupted{code, stdout.String(), <-stderr}
+}
+
 // waitExit waits at most 30 s for cmd and returns its exit status, -1 for a process a
 // signal killed.
 func waitExit(t *testing.T, cmd *exec.Cmd) int {

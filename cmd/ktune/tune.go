@@ -95,7 +95,11 @@ speedup_over_default where a ratio means something (both values above 0); stop (
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
 worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
 median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
-values (no success: no best) are left out.
+values (no success: no best) are left out. An interrupted command's object opens with
+"interrupted", saying what was kept; interrupted before the search began, it holds what
+was known then: interrupted, run (null until a run is created or found to resume),
+database, strategy, strategy_options, seed, evaluations and resumed_from_store (those the
+run had stored), measured (0) and stop (cancelled).
 
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
@@ -166,7 +170,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 	}
+	var started *tuner.RunStart // the run, once it is created or found to resume
 	o.Started = func(r tuner.RunStart) {
+		started = &r
 		endBuilding()
 		switch {
 		case r.Stale != nil && len(r.Stale.Changed) > 0:
@@ -203,10 +209,21 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		if errors.As(err, &oe) && oe.Strategy {
 			return optionsErr(env, c, err, defaults, *budget, opts)
 		}
-		return tuneError(env, c, err, *db)
+		err = tuneError(env, c, err, *db)
+		if *jsonOut && errors.Is(err, context.Canceled) {
+			// a script reads one document, the interruption's, whenever it came
+			if werr := writeJSON(env, interruptedBeforeSearch(*db, *name, stOpts, *seed, started)); werr != nil {
+				return werr
+			}
+		}
+		return err
 	}
 	if *jsonOut {
-		if err := writeJSON(env, rep); err != nil {
+		doc := tuneJSON{Report: rep}
+		if errors.Is(err, context.Canceled) {
+			doc.Interrupted = resumeNote(rep.Run)
+		}
+		if err := writeJSON(env, doc); err != nil {
 			return err
 		}
 	} else {
@@ -214,7 +231,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", rep.Run)
+		fmt.Fprintf(env.stderr, "ktune tune: %s\n", resumeNote(rep.Run))
 	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Evaluations > 0:
 		return fmt.Errorf("no configuration %s successfully in run %d (the failures are listed above, and stored: %s)", ranVerb(rep), rep.Run, exportHint(rep.Run, *db))
 	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Stop == string(tuning.StopTime):
@@ -259,9 +276,53 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 	case errors.Is(err, context.Canceled):
 		// an interruption before the search (building the space, starting the workers, the
 		// reference, the default configuration) is still said, as a later one is
-		fmt.Fprintln(env.stderr, "ktune tune: interrupted before the search began; run the same command again to start it (anything measured is kept)")
+		fmt.Fprintf(env.stderr, "ktune tune: %s\n", beforeSearchNote)
 	}
 	return err
+}
+
+// resumeNote says what an interruption of the search left: run, to be resumed.
+func resumeNote(run int64) string {
+	return fmt.Sprintf("interrupted; run the same command again to resume run %d", run)
+}
+
+// beforeSearchNote says what an interruption before the search left.
+const beforeSearchNote = "interrupted before the search began; run the same command again to start it (anything measured is kept)"
+
+// tuneJSON is tune's --json document: the run's summary, and what an interruption left.
+type tuneJSON struct {
+	Interrupted string `json:"interrupted,omitempty"`
+	*tuner.Report
+}
+
+// beforeSearchJSON is tune's --json document for an interruption before the search
+// (building the space, starting the workers, the reference, the default configuration):
+// the fields of the summary (tuneJSON) that the command knew, by the same names. What
+// only the search tells (the kernel, device, space size, objective, statuses) is left
+// out, as the summary leaves out a best that does not exist.
+type beforeSearchJSON struct {
+	Interrupted string `json:"interrupted"`
+	// Run is null until a run is created or found to resume.
+	Run             *int64         `json:"run"`
+	Database        string         `json:"database"`
+	Strategy        string         `json:"strategy"`
+	StrategyOptions map[string]any `json:"strategy_options,omitempty"`
+	Seed            uint64         `json:"seed"`
+	// Evaluations and Resumed are those the run had stored (0 for a new one); none was
+	// measured, and the best is not read back.
+	Evaluations int    `json:"evaluations"`
+	Resumed     int    `json:"resumed_from_store"`
+	Measured    int    `json:"measured"`
+	Stop        string `json:"stop"`
+}
+
+func interruptedBeforeSearch(db, strategy string, options map[string]any, seed uint64, started *tuner.RunStart) beforeSearchJSON {
+	doc := beforeSearchJSON{Interrupted: beforeSearchNote, Database: db, Strategy: strategy, StrategyOptions: options, Seed: seed,
+		Stop: string(tuning.StopCancelled)}
+	if started != nil {
+		doc.Run, doc.Evaluations, doc.Resumed = &started.ID, started.Resumed, started.Resumed
+	}
+	return doc
 }
 
 // bestLine is the progress line's information: the run's best so far.
