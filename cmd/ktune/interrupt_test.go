@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -310,5 +311,79 @@ arguments:
 		if out.Interrupted == "" || out.Valid != 3520 || out.Builds < 1 {
 			t.Errorf("JSON: %+v", out)
 		}
+	}
+}
+
+// openedFIFO makes a FIFO for ktune to read and opens it for writing, writing nothing:
+// opened reports once ktune has opened it, and so waits in its read of the file.
+func openedFIFO(t *testing.T) (path string, opened func() bool) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var open atomic.Bool
+	writer := make(chan *os.File, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0) // waits for a reader
+		open.Store(err == nil)
+		writer <- w
+	}()
+	t.Cleanup(func() {
+		if !open.Load() { // ktune never opened it: a reader of our own ends the wait
+			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				defer r.Close()
+			}
+		}
+		if w := <-writer; w != nil {
+			w.Close()
+		}
+	})
+	return path, open.Load
+}
+
+// 'ktune space --json' interrupted while it builds the space, or reads its file, printed
+// no JSON: it prints one object saying the interruption, with what it knew (the
+// parameters, the restrictions, the product and how much of it was enumerated), whatever
+// the action; a list of no configurations would not say it was cut short.
+func TestASpaceInterruptedBeforeItIsBuiltPrintsOneJSONDocument(t *testing.T) {
+	spec := twelveTied(t, t.TempDir(), 0, "SUM == 3", func(i int) int { return min(max(3-i, 0), 1) }) // hours to enumerate
+	building := func(line string) bool { return strings.Contains(line, "building tied.yaml") }
+	fifo, opened := openedFIFO(t)
+	for _, tt := range []struct {
+		name   string
+		ready  func(string) bool
+		args   []string
+		stderr string
+		params int
+	}{
+		{"count", building, []string{"space", "count", spec, "--progress", "--json"}, "% of the product of " + spec + " enumerated", 14},
+		{"list", building, []string{"space", "list", spec, "--progress", "--json"}, "% of the product of " + spec + " enumerated", 14},
+		{"reading", func(string) bool { return opened() }, []string{"space", "sample", fifo, "--json"}, "interrupted while reading " + fifo + "; nothing was built", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := interruptWhen(t, os.Interrupt, tt.ready, tt.args...)
+			if p.code != 130 || !strings.Contains(p.stderr, tt.stderr) {
+				t.Fatalf("exit %d, want 130; stderr: %s", p.code, p.stderr)
+			}
+			var out struct {
+				Interrupted  string            `json:"interrupted"`
+				File         string            `json:"file"`
+				Params       []json.RawMessage `json:"parameters"`
+				Restrictions []string          `json:"restrictions"`
+				Product      float64           `json:"product"`
+				Enumerated   float64           `json:"enumerated"`
+			}
+			dec := json.NewDecoder(strings.NewReader(p.stdout))
+			if err := dec.Decode(&out); err != nil || dec.More() {
+				t.Fatalf("stdout is not one JSON document (%v):\n%s", err, p.stdout)
+			}
+			if !strings.Contains(out.Interrupted, tt.stderr) || out.File != tt.args[2] || len(out.Params) != tt.params {
+				t.Errorf("document:\n%s", p.stdout)
+			}
+			if tt.params > 0 && (len(out.Restrictions) != 1 || out.Product != 15e12 || out.Enumerated <= 0 || out.Enumerated >= 1) {
+				t.Errorf("document:\n%s", p.stdout)
+			}
+		})
 	}
 }
