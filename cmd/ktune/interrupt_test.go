@@ -387,3 +387,29 @@ func TestASpaceInterruptedBeforeItIsBuiltPrintsOneJSONDocument(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted report exited 130 without a word: it says so, and what became of its
+// output, a page from before left as it was or none written.
+func TestAnInterruptedReportSaysWhatBecameOfItsPage(t *testing.T) {
+	for _, existing := range []bool{true, false} {
+		fifo, opened := openedFIFO(t)
+		page := filepath.Join(t.TempDir(), "page.html")
+		if existing {
+			if err := os.WriteFile(page, []byte("the page from before"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := interruptWhen(t, os.Interrupt, func(string) bool { return opened() }, "report", fifo, "-o", page)
+		want := "ktune report: interrupted while making the page; " + page + " was not written"
+		if existing {
+			want = "ktune report: interrupted while making the page; the existing " + page + " was left as it was"
+		}
+		if p.code != 130 || strings.TrimSpace(p.stderr) != want || p.stdout != "" {
+			t.Errorf("exit %d, want 130; stdout %q; stderr %q, want %q", p.code, p.stdout, p.stderr, want)
+		}
+		data, err := os.ReadFile(page)
+		if existing && string(data) != "the page from before" || !existing && err == nil {
+			t.Errorf("the page holds %q (%v)", data, err)
+		}
+	}
+}
