@@ -314,3 +314,39 @@ func TestImportDashReadsStandardInput(t *testing.T) {
 		t.Errorf("- twice: exit %d: %s", code, errOut)
 	}
 }
+
+// The other commands that take one recorded file read standard input as - too, as import
+// does; those that read their inputs by their file names say so when given - (they
+// looked for a file named -).
+func TestDashIsStandardInputWhereARecordingIsRead(t *testing.T) {
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "-", "--format", "t4"}, `"kernel": "cn_pnpoly"`},
+		{[]string{"simulate", "-", "--strategy", "random", "--budget", "20", "--repeats", "2"}, "standard input: kerneltuner, cn_pnpoly on NVIDIA GeForce RTX 2080 Ti"},
+		{[]string{"analyze", "-", "--landscape=false"}, "stdin: cn_pnpoly on NVIDIA GeForce RTX 2080 Ti"},
+	} {
+		out, errOut, code := ktuneReading(t, bytes.NewReader(data), tt.args...)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("%s: exit %d, stdout lacks %q:\n%s%s", tt.args[0], code, tt.want, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"bench", "-"}, {"hypertune", "-", "--strategy", "random"}, {"report", "-", "-o", filepath.Join(dir, "r.html")},
+		{"space", "-"}, {"tune", "-", "--db", filepath.Join(dir, "k.db")}, {"analyze", "-", pnpoly, "-"},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 2 || !strings.Contains(errOut, "ktune "+args[0]+": - (standard input) is ") {
+			t.Errorf("%s: exit %d: %s", args, code, errOut)
+		}
+	}
+	if fileExists(filepath.Join(dir, "k.db")) {
+		t.Error("tune - created the database")
+	}
+}

@@ -52,15 +52,15 @@ that large.`,
 	register(&command{
 		name:    "export",
 		summary: "write a recording as Kernel Tuner cache JSON, T4 results JSON or KTT JSON output",
-		usage: `(FILE | --run ID) --format kerneltuner|t4|ktt [-o|--out OUT] [--db PATH]
+		usage: `(FILE | - | --run ID) --format kerneltuner|t4|ktt [-o|--out OUT] [--db PATH]
 
-Converts a recorded file, or a run from the results store, into another tuner's format:
-kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
-(the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
-writes it). Writes to OUT, or to standard output. A warning names what the format has no
-place for in this recording (KTT output's, below), what reading the file or importing the
-run noticed (a cache cut short), and a run that has not finished (the output holds what it
-has stored).
+Converts a recorded file (- for one on standard input: a pipe or a file redirected to it),
+or a run from the results store, into another tuner's format: kerneltuner (a cache file
+Kernel Tuner can read, following its cache schema 1.0.0), t4 (the T4 1.0.0 results schema)
+or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1 writes it). Writes to OUT, or
+to standard output. A warning names what the format has no place for in this recording
+(KTT output's, below), what reading the file or importing the run noticed (a cache cut
+short), and a run that has not finished (the output holds what it has stored).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -389,7 +389,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 				*run, info.Status, counted(len(rec.Evaluations), "evaluation", "evaluations"))})
 		}
 	case *run == 0 && len(pos) == 1:
-		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
+		if rec, err = readRecording(ctx, pos[0]); err != nil {
 			return err
 		}
 		printWarnings(env.stderr, "export", rec.Warnings)

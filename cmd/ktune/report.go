@@ -84,6 +84,8 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else if len(pos) != 1 {
 		return usageErr(env, c, "give one run id, benchmark JSON or recorded file")
+	} else if err := noStdin(env, c, pos, "the page is named after its input file (its title, and the default -o): give the file"); err != nil {
+		return err
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
 	o.Analysis.Objective = *objective

@@ -109,6 +109,9 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
 	}
+	if err := noStdin(env, c, pos, "a YAML kernel spec is told from a recording by its file name: give the file"); err != nil {
+		return err
+	}
 	path := pos[0]
 	src, err := loadSpaceSource(ctx, env.stderr, path)
 	if err != nil {

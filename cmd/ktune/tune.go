@@ -139,6 +139,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
 	}
+	if err := noStdin(env, c, pos, "a kernel spec is read with the kernel sources and data files beside it: give the spec file"); err != nil {
+		return err
+	}
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
