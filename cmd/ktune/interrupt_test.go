@@ -107,7 +107,13 @@ wait:
 	}
 	cmd.Process.Signal(sig)
 	code := waitExit(t, cmd)
-	return interrupted{code, stdout.String(), <-stderr}
+	select {
+	case errOut := <-stderr:
+		return interrupted{code, stdout.String(), errOut}
+	case <-time.After(30 * time.Second): // a child of ktune outlived it, holding the pipe
+		t.Fatal("ktune's standard error was not closed within 30 s of its exit")
+		return interrupted{}
+	}
 }
 
 // waitExit waits at most 30 s for cmd and returns its exit status, -1 for a process a
