@@ -96,10 +96,12 @@ time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
 worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
 median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
 values (no success: no best) are left out. An interrupted command's object opens with
-"interrupted", saying what was kept; interrupted before the search began, it holds what
-was known then: interrupted, run (null until a run is created or found to resume),
+"interrupted", saying what was kept. Interrupted before the search began, it has the same
+fields with what was known then: run (null until a run is created or found to resume),
 database, strategy, strategy_options, seed, evaluations and resumed_from_store (those the
-run had stored), measured (0) and stop (cancelled).
+run had stored), measured 0, statuses (empty; null for a resumed run), stop cancelled and
+the costs per evaluation 0; kernel, backend, device, objective, maximize, space_size,
+verified and worker_restarts are null, and there is no best.
 
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
@@ -300,30 +302,53 @@ type tuneJSON struct {
 
 // beforeSearchJSON is tune's --json document for an interruption before the search
 // (building the space, starting the workers, the reference, the default configuration):
-// the fields of the summary (tuneJSON) that the command knew, by the same names. What
-// only the search tells (the kernel, device, space size, objective, statuses) is left
-// out, as the summary leaves out a best that does not exist.
+// the summary's fields (tuneJSON's), those it always has, with what the command knew and
+// null for what only the search tells. Nothing was measured: the costs per evaluation
+// are 0, as in a summary of a run that measured nothing, and there is no best.
 type beforeSearchJSON struct {
 	Interrupted string `json:"interrupted"`
 	// Run is null until a run is created or found to resume.
 	Run             *int64         `json:"run"`
 	Database        string         `json:"database"`
+	Kernel          unknown        `json:"kernel"`
+	Backend         unknown        `json:"backend"`
+	Device          unknown        `json:"device"`
 	Strategy        string         `json:"strategy"`
 	StrategyOptions map[string]any `json:"strategy_options,omitempty"`
 	Seed            uint64         `json:"seed"`
-	// Evaluations and Resumed are those the run had stored (0 for a new one); none was
-	// measured, and the best is not read back.
-	Evaluations int    `json:"evaluations"`
-	Resumed     int    `json:"resumed_from_store"`
-	Measured    int    `json:"measured"`
-	Stop        string `json:"stop"`
+	Objective       unknown        `json:"objective"`
+	Maximize        unknown        `json:"maximize"`
+	SpaceSize       unknown        `json:"space_size"`
+	// Evaluations and Resumed are those the run had stored (0 for a new one); Statuses
+	// is empty for a new run, null for a resumed one (its evaluations are not read back).
+	Evaluations       int            `json:"evaluations"`
+	Resumed           int            `json:"resumed_from_store"`
+	Measured          int            `json:"measured"`
+	Statuses          map[string]int `json:"statuses"`
+	Verified          unknown        `json:"verified"`
+	Stop              string         `json:"stop"`
+	WallSeconds       float64        `json:"wall_seconds"`
+	WorkerRestarts    unknown        `json:"worker_restarts"`
+	MeanCompileMS     float64        `json:"mean_compile_ms"`
+	MeanVerifyMS      float64        `json:"mean_verify_ms"`
+	MeanFrameworkMS   float64        `json:"mean_framework_ms"`
+	MedianFrameworkMS float64        `json:"median_framework_ms"`
+	KernelMS          float64        `json:"kernel_ms"`
 }
+
+// unknown is a field of the summary that is not known before the search: null.
+type unknown struct{}
+
+func (unknown) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
 func interruptedBeforeSearch(db, strategy string, options map[string]any, seed uint64, started *tuner.RunStart) beforeSearchJSON {
 	doc := beforeSearchJSON{Interrupted: beforeSearchNote, Database: db, Strategy: strategy, StrategyOptions: options, Seed: seed,
-		Stop: string(tuning.StopCancelled)}
+		Statuses: map[string]int{}, Stop: string(tuning.StopCancelled)}
 	if started != nil {
 		doc.Run, doc.Evaluations, doc.Resumed = &started.ID, started.Resumed, started.Resumed
+		if started.Resumed > 0 {
+			doc.Statuses = nil
+		}
 	}
 	return doc
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1288,6 +1289,28 @@ func checkBeforeSearchJSON(t *testing.T, p interrupted, code int, run int64) {
 	}
 	if _, ok := doc["best_objective"]; ok {
 		t.Errorf("a best without a search:\n%s", p.stdout)
+	}
+	// the summary's shape: every field it always has, and no other but "interrupted"
+	always := map[string]bool{"interrupted": true, "strategy_options": true}
+	rt := reflect.TypeFor[tuner.Report]()
+	for i := range rt.NumField() {
+		name, opts, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" && !strings.Contains(opts, "omit") {
+			always[name] = true
+			if _, ok := doc[name]; !ok {
+				t.Errorf("the document lacks the summary's %s", name)
+			}
+		}
+	}
+	for name := range doc {
+		if !always[name] {
+			t.Errorf("the document has %s, which the summary does not always have", name)
+		}
+	}
+	for _, name := range []string{"kernel", "device", "space_size", "objective"} {
+		if doc[name] != nil {
+			t.Errorf("%s is %v before the search, want null", name, doc[name])
+		}
 	}
 }
 
