@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -380,15 +381,24 @@ func TestASpaceInterruptedBeforeItIsBuiltPrintsOneJSONDocument(t *testing.T) {
 				Product      float64           `json:"product"`
 				Enumerated   float64           `json:"enumerated"`
 			}
+			var fields map[string]any
 			dec := json.NewDecoder(strings.NewReader(p.stdout))
 			if err := dec.Decode(&out); err != nil || dec.More() {
 				t.Fatalf("stdout is not one JSON document (%v):\n%s", err, p.stdout)
 			}
+			json.Unmarshal([]byte(p.stdout), &fields)
 			if !strings.Contains(out.Interrupted, tt.stderr) || out.File != tt.args[2] || len(out.Params) != tt.params {
 				t.Errorf("document:\n%s", p.stdout)
 			}
 			if tt.params > 0 && (len(out.Restrictions) != 1 || out.Product != 15e12 || out.Enumerated <= 0 || out.Enumerated >= 1) {
 				t.Errorf("document:\n%s", p.stdout)
+			}
+			// count's fields, null where not known yet
+			for _, name := range []string{"parameters", "restrictions", "product", "valid", "groups", "index_bytes"} {
+				v, ok := fields[name]
+				if !ok || (v != nil) != (tt.params > 0 && !slices.Contains([]string{"valid", "groups", "index_bytes"}, name)) {
+					t.Errorf("%s: %v (present: %v)", name, v, ok)
+				}
 			}
 		})
 	}

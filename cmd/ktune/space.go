@@ -47,14 +47,14 @@ than 1,048,576 configurations is drawn in index order rather than shuffled.
 
 Building a space enumerates the combinations its restrictions tie together: Ctrl-C stops
 it (exit status 130), saying how much of the product it had enumerated; with --json, for
-every action, the output is then one object, {"interrupted": "...", "file": FILE,
-"parameters": [...], "restrictions": [...], "product": P, "enumerated": FRACTION}, without
-what is not known yet (the parameters of a recording, or of a file still being read).
-On a terminal (or with --progress) a construction that takes longer than a second
-shows how much of the product it has enumerated. Its index takes at
-most --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY): a group
-of tied parameters whose valid combinations would need more is refused, at once when a
-sample of its combinations shows it, with an error that names its restrictions
+every action, the output is then one object with the fields of count's, "interrupted"
+first and "enumerated" (the fraction of the product) last: those not known yet are null
+(valid, groups and index_bytes; the parameters, restrictions and product too for a
+recording, or a file still being read). On a terminal (or with --progress) a construction
+that takes longer than a second shows how much of the product it has enumerated. Its index
+takes at most --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY):
+a group of tied parameters whose valid combinations would need more is refused, at once
+when a sample of its combinations shows it, with an error that names its restrictions
 ('ktune help expressions' says how spaces are built).
 
 --time builds the space --repeat times and reports the fastest and median construction
@@ -297,10 +297,10 @@ func loadSpaceSource(ctx context.Context, warn io.Writer, path string) (spaceSou
 }
 
 // spaceInterrupted says an interruption before the space was built, and with --json
-// prints one document saying it, with what was known: the file, and for a definition its
-// parameters, restrictions and product, and the fraction of the product enumerated.
-// --json prints that object for every action: a list cut off before its first
-// configuration would say nothing of the interruption.
+// prints one document saying it: the fields of 'space count --json' with what was known
+// (the file, and for a definition its parameters, restrictions and product) and null for
+// the rest, and the fraction of the product enumerated. --json prints that object for
+// every action: a list cut off before its first configuration would not say it was.
 func spaceInterrupted(env *cliEnv, f spaceFlags, src spaceSource, path string, interrupted error, enumerated float64) error {
 	fmt.Fprintf(env.stderr, "ktune space: %v\n", interrupted)
 	if !f.jsonOut {
@@ -309,16 +309,20 @@ func spaceInterrupted(env *cliEnv, f spaceFlags, src spaceSource, path string, i
 	out := struct {
 		Interrupted  string      `json:"interrupted"`
 		File         string      `json:"file"`
-		Params       []paramJSON `json:"parameters,omitempty"`
-		Restrictions []string    `json:"restrictions,omitempty"`
-		Product      float64     `json:"product,omitempty"`
+		Params       []paramJSON `json:"parameters"`
+		Restrictions []string    `json:"restrictions"`
+		Product      *float64    `json:"product"`
+		Valid        unknown     `json:"valid"`
+		Groups       unknown     `json:"groups"`
+		IndexBytes   unknown     `json:"index_bytes"`
 		Enumerated   float64     `json:"enumerated"` // the fraction of the product
 	}{Interrupted: interrupted.Error(), File: path, Params: paramsJSON(src.params), Restrictions: src.restrictions, Enumerated: enumerated}
 	if len(src.params) > 0 {
-		out.Product = 1
+		product := 1.0
 		for _, p := range src.params {
-			out.Product *= float64(len(p.Values))
+			product *= float64(len(p.Values))
 		}
+		out.Product = &product
 	}
 	if err := writeJSON(env, out); err != nil {
 		return err

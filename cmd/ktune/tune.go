@@ -336,7 +336,8 @@ type beforeSearchJSON struct {
 	KernelMS          float64        `json:"kernel_ms"`
 }
 
-// unknown is a field of the summary that is not known before the search: null.
+// unknown is a field of a --json document that an interruption left unknown (tune's
+// before the search, space's before the space was built): null.
 type unknown struct{}
 
 func (unknown) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
