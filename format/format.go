@@ -105,7 +105,7 @@ func Open(path string) (*result.Recording, error) {
 // regular files and pipes (a device such as /dev/zero is refused), at most MaxSize() bytes
 // of them once decompressed (a *TooLargeError beyond).
 func OpenContext(ctx context.Context, path string) (*result.Recording, error) {
-	f, err := openFile(ctx, path)
+	f, err := openFile(ctx, path, path)
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,47 @@ func OpenContext(ctx context.Context, path string) (*result.Recording, error) {
 	return ReadContext(ctx, f, path)
 }
 
+// Stdin names standard input in the errors of OpenStdin and in the Recording.Source it
+// returns.
+const Stdin = "standard input"
+
+// OpenStdin is OpenContext of standard input: a pipe or a file redirected to it, named
+// Stdin. A terminal or another device is refused, as OpenContext refuses one: a
+// recording is never typed in.
+func OpenStdin(ctx context.Context) (*result.Recording, error) {
+	f, err := openStdin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadContext(ctx, f, Stdin)
+}
+
+// devStdin is where Unix systems name standard input as a file.
+const devStdin = "/dev/stdin"
+
+// openStdin opens standard input with openFile's checks. It is opened anew as devStdin
+// where that exists, so that a read waiting on a pipe ends with ctx as a named pipe's
+// does (os.Stdin's reads cannot be cut short); elsewhere os.Stdin is read as it is.
+func openStdin(ctx context.Context) (io.ReadCloser, error) {
+	if _, err := os.Stat(devStdin); err == nil {
+		return openFile(ctx, devStdin, Stdin)
+	}
+	fi, err := os.Stdin.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Stdin, err)
+	}
+	if err := checkMode(fi, Stdin); err != nil {
+		return nil, err
+	}
+	return io.NopCloser(os.Stdin), nil
+}
+
 // ReadFile reads the file at path as it is stored (compressed or not) for commands that
 // look at an input before they read it as a recording: with OpenContext's checks, and
 // within MaxSize() bytes.
 func ReadFile(ctx context.Context, path string) ([]byte, error) {
-	f, err := openFile(ctx, path)
+	f, err := openFile(ctx, path, path)
 	if err != nil {
 		return nil, err
 	}
@@ -138,14 +174,17 @@ func ReadFile(ctx context.Context, path string) ([]byte, error) {
 
 // openFile opens path for reading, refusing what is neither a regular file nor a pipe (a
 // folder, a device: /dev/zero would be read for ever) and a regular file larger than
-// MaxSize(). A read blocked on a pipe ends when ctx is done.
-func openFile(ctx context.Context, path string) (io.ReadCloser, error) {
-	limit, err := MaxSize()
-	if err != nil {
+// MaxSize(); its errors call the file name. A read blocked on a pipe ends when ctx is
+// done.
+func openFile(ctx context.Context, path, name string) (io.ReadCloser, error) {
+	if _, err := MaxSize(); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		if name != path {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, err
 	}
 	fi, err := f.Stat()
@@ -153,25 +192,40 @@ func openFile(ctx context.Context, path string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, err
 	}
-	switch m := fi.Mode(); {
-	case m.IsDir():
+	if err := checkMode(fi, name); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: is a folder, not a file", path)
-	case m.IsRegular():
-		if fi.Size() > limit {
-			f.Close()
-			return nil, &TooLargeError{Source: path, Limit: limit}
-		}
-	case m&fs.ModeNamedPipe != 0:
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeNamedPipe != 0 {
 		// a pipe (standard input, <(zcat ...)): read within the limit, and a read that
 		// waits for a writer ends with ctx
 		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
 		return &cancelFile{File: f, stop: stop}, nil
-	default:
-		f.Close()
-		return nil, fmt.Errorf("%s: is a device or a socket, not a file: ktune reads recordings from files and pipes", path)
 	}
 	return f, nil
+}
+
+// checkMode refuses a file that is neither a regular file nor a pipe, or a regular file
+// larger than MaxSize(); name calls it.
+func checkMode(fi fs.FileInfo, name string) error {
+	limit, err := MaxSize()
+	if err != nil {
+		return err
+	}
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return fmt.Errorf("%s: is a folder, not a file", name)
+	case m.IsRegular():
+		if fi.Size() > limit {
+			return &TooLargeError{Source: name, Limit: limit}
+		}
+	case m&fs.ModeNamedPipe != 0:
+	case m&fs.ModeCharDevice != 0 && name == Stdin:
+		return fmt.Errorf("%s is a terminal or another device, not a file or a pipe: redirect a recording to it (< FILE) or pipe one in", Stdin)
+	default:
+		return fmt.Errorf("%s: is a device or a socket, not a file: ktune reads recordings from files and pipes", name)
+	}
+	return nil
 }
 
 // cancelFile is an open pipe whose reads end when a context is done.

@@ -30,13 +30,13 @@ func init() {
 	register(&command{
 		name:    "analyze",
 		summary: "explain a search space: local minima, flow graph centrality, parameter significance and sensitivity",
-		usage: `(FILE|FOLDER... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
+		usage: `(FILE|FOLDER|-... | RUN... | --run ID[,ID...]) [--mode recorded|cartesian] [--neighbourhood adjacent|Hamming]
           [--objective NAME] [--maximize|--minimize] [--params a,b,...] [--bench BENCH.json]
           [--plot DIR] [--json] [--space-memory SIZE]
 
 Analyses recorded spaces (any format 'ktune import' reads; a folder stands for every
-recording under it) or runs in the results database (RUN: a run id), whole or partially
-explored.
+recording under it, - for one on standard input) or runs in the results database (RUN: a
+run id), whole or partially explored.
 
 The objective (--objective, or the recording's) is better lower or higher as the
 recording says; Kernel Tuner caches do not say, and neither does a metric beside the
@@ -92,7 +92,8 @@ An input that cannot be read or analysed (a corrupt file, no successful configur
 reported on standard error (and with --json under "errors", with why, even where no input
 could be analysed and "results" is empty) and the others are analysed and printed; the
 exit status is then 1, as for 'ktune import'. A file is named by its folder and file, as
-'ktune bench' names it (kerneltuner_gemm/RTX_3090); two inputs of one name are refused.
+'ktune bench' names it (kerneltuner_gemm/RTX_3090), standard input as stdin; two inputs
+of one name are refused.
 
 Interrupted (Ctrl-C), it prints the inputs analysed before (with --json as one document
 whose "interrupted" says so, "results" holding those), writes no figures, and exits with
@@ -204,6 +205,9 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// with --json every input that cannot be read or analysed is listed under "errors",
 	// a lone one too, as 'ktune import --json' lists every file
+	if err := stdinOnce(env, c, pos); err != nil {
+		return err
+	}
 	inputs, unread, err := analysisInputs(ctx, pos, f.runs, f.db, f.jsonOut, env.stderr)
 	if err != nil {
 		if err == errNoInput {
@@ -470,7 +474,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 	var left []string
 	named := map[string]string{}
 	for _, f := range names {
-		rec, err := format.OpenContext(ctx, f)
+		rec, err := readRecording(ctx, f)
 		if found[f] && errors.Is(err, format.ErrUnknown) {
 			left = append(left, f)
 			continue
@@ -484,6 +488,9 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 		}
 		// the name tells results, figures and --bench's spaces apart
 		name := benchSpaceName(f)
+		if f == stdinArg {
+			name = "stdin"
+		}
 		if other, dup := named[name]; dup {
 			if sameFile(f, other) {
 				return nil, nil, fmt.Errorf("%s is given twice", f)

@@ -163,6 +163,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(files) == 0 {
 		return usageErr(env, c, "give at least one recorded space")
 	}
+	if err := noStdin(env, c, files, spacesByFile); err != nil {
+		return err
+	}
 	if !(*alpha > 0 && *alpha < 1) {
 		return usageErr(env, c, "--alpha %v: give a significance level between 0 and 1", *alpha)
 	}
@@ -476,6 +479,9 @@ func parseBudgets(list string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// spacesByFile says why bench and hypertune do not read standard input.
+const spacesByFile = "the spaces are named by their files in the results, --csv and checkpoints (and matched by them on --resume): give the files"
 
 // errNoOptimum is a recording in which every configuration failed: a strategy's fraction
 // of the optimum means nothing on it.

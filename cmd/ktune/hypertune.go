@@ -117,6 +117,9 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	case len(files) == 0:
 		return usageErr(env, c, "give at least one recorded space to train on")
 	}
+	if err := noStdin(env, c, files, spacesByFile); err != nil {
+		return err
+	}
 	if _, ok := strategy.Lookup(*name); !ok {
 		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))
 	}

@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -260,5 +262,91 @@ func TestImportsOfOneFolderAtOnceStoreEachFileOnce(t *testing.T) {
 	}
 	if n := importRuns(t, db); n != files || skipped != files {
 		t.Errorf("two imports of %d files at once stored %d runs and skipped %d files; want each file stored once, and skipped once", files, n, skipped)
+	}
+}
+
+// ktuneReading runs ktune as a process with args, its standard input read from stdin.
+func ktuneReading(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var out, errb strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// 'ktune import -' read a file named "-" (there was none): - is standard input, as for
+// other Unix tools, a pipe or a file redirected to it, its format detected from the
+// content. It is named "standard input" in messages, "-" in --json, and read once.
+func TestImportDashReadsStandardInput(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktuneReading(t, bytes.NewReader(data), "import", "-", "--db", db, "--json") // a pipe
+	var files []struct {
+		File   string `json:"file"`
+		Format string `json:"format"`
+		Run    int64  `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(out), &files); code != 0 || err != nil {
+		t.Fatalf("exit %d (%v): %s%s", code, err, out, errOut)
+	}
+	if len(files) != 1 || files[0].File != "-" || files[0].Format != "kerneltuner" || files[0].Run != 1 {
+		t.Errorf("JSON %+v", files)
+	}
+	// a file redirected to it, of another recording, beside a file named on the command line
+	ktt, err := os.Open("../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ktt.Close()
+	out, errOut, code = ktuneReading(t, ktt, "import", convolution, "-", "--db", db)
+	if code != 0 || !strings.Contains(out, "standard input: ktt, ") || !strings.Contains(out, "-> run 3 in "+db) || errOut != "" {
+		t.Errorf("exit %d: %s%s", code, out, errOut)
+	}
+	if _, errOut, code := ktune(t, "import", "-", convolution, "-", "--db", db); code != 2 || !strings.Contains(errOut, "- (standard input) is given twice") {
+		t.Errorf("- twice: exit %d: %s", code, errOut)
+	}
+}
+
+// The other commands that take one recorded file read standard input as - too, as import
+// does; those that read their inputs by their file names say so when given - (they
+// looked for a file named -).
+func TestDashIsStandardInputWhereARecordingIsRead(t *testing.T) {
+	data, err := os.ReadFile(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "-", "--format", "t4"}, `"kernel": "cn_pnpoly"`},
+		{[]string{"simulate", "-", "--strategy", "random", "--budget", "20", "--repeats", "2"}, "standard input: kerneltuner, cn_pnpoly on NVIDIA GeForce RTX 2080 Ti"},
+		{[]string{"analyze", "-", "--landscape=false"}, "stdin: cn_pnpoly on NVIDIA GeForce RTX 2080 Ti"},
+	} {
+		out, errOut, code := ktuneReading(t, bytes.NewReader(data), tt.args...)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("%s: exit %d, stdout lacks %q:\n%s%s", tt.args[0], code, tt.want, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"bench", "-"}, {"hypertune", "-", "--strategy", "random"}, {"report", "-", "-o", filepath.Join(dir, "r.html")},
+		{"space", "-"}, {"tune", "-", "--db", filepath.Join(dir, "k.db")}, {"analyze", "-", pnpoly, "-"},
+	} {
+		_, errOut, code := ktune(t, args...)
+		if code != 2 || !strings.Contains(errOut, "ktune "+args[0]+": - (standard input) is ") {
+			t.Errorf("%s: exit %d: %s", args, code, errOut)
+		}
+	}
+	if fileExists(filepath.Join(dir, "k.db")) {
+		t.Error("tune - created the database")
 	}
 }

@@ -20,11 +20,12 @@ func init() {
 	register(&command{
 		name:    "import",
 		summary: "import recorded results (Kernel Tuner cache, T4, KTT) into the results store",
-		usage: `FILE|FOLDER... [--db PATH] [--again] [--json]
+		usage: `FILE|FOLDER|-... [--db PATH] [--again] [--json]
 
 Reads each file (plain or gzip; the format is detected from the content, and a file with
 the top-level members of two formats is refused; a folder stands for every recording under
-it, other JSON files there are left out), reports its
+it, other JSON files there are left out; - stands for standard input, a pipe or a file
+redirected to it, named "standard input" in messages and "-" in --json), reports its
 configurations, valid (successfully measured) configurations and best objective, and
 stores it as a run of kind "import" in the results database. Entries of configurations
 that the restrictions exclude (Kernel Tuner's InvalidConfig, T4's "constraints") are
@@ -41,24 +42,25 @@ imported before whose content has changed (a cache that grew) is imported as ano
 with a warning.
 
 Ctrl-C stops the import between files and while a file is read (the runs stored before
-stay). Files and pipes are read (a device such as /dev/zero is refused), each up to 1 GiB
-once decompressed: a larger one (a gzip bomb, or no recording) is refused with its name;
-$KTUNE_MAX_RECORDING=SIZE (4GiB) raises the limit, for import and every other command
-that reads recordings, where a recording is genuinely that large.`,
+stay). Files and pipes are read (a device such as /dev/zero, or a terminal as standard
+input, is refused), each up to 1 GiB once decompressed: a larger one (a gzip bomb, or no
+recording) is refused with its name; $KTUNE_MAX_RECORDING=SIZE (4GiB) raises the limit,
+for import and every other command that reads recordings, where a recording is genuinely
+that large.`,
 		run: runImport,
 	})
 	register(&command{
 		name:    "export",
 		summary: "write a recording as Kernel Tuner cache JSON, T4 results JSON or KTT JSON output",
-		usage: `(FILE | --run ID) --format kerneltuner|t4|ktt [-o|--out OUT] [--db PATH]
+		usage: `(FILE | - | --run ID) --format kerneltuner|t4|ktt [-o|--out OUT] [--db PATH]
 
-Converts a recorded file, or a run from the results store, into another tuner's format:
-kerneltuner (a cache file Kernel Tuner can read, following its cache schema 1.0.0), t4
-(the T4 1.0.0 results schema) or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1
-writes it). Writes to OUT, or to standard output. A warning names what the format has no
-place for in this recording (KTT output's, below), what reading the file or importing the
-run noticed (a cache cut short), and a run that has not finished (the output holds what it
-has stored).
+Converts a recorded file (- for one on standard input: a pipe or a file redirected to it),
+or a run from the results store, into another tuner's format: kerneltuner (a cache file
+Kernel Tuner can read, following its cache schema 1.0.0), t4 (the T4 1.0.0 results schema)
+or ktt (the Kernel Tuning Toolkit's JSON output, as KTT 2.1 writes it). Writes to OUT, or
+to standard output. A warning names what the format has no place for in this recording
+(KTT output's, below), what reading the file or importing the run noticed (a cache cut
+short), and a run that has not finished (the output holds what it has stored).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
@@ -117,6 +119,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) == 0 {
 		return usageErr(env, c, "no files to import")
 	}
+	if err := stdinOnce(env, c, pos); err != nil {
+		return err
+	}
 	files, found, err := expandFolders(pos)
 	if err != nil {
 		return err
@@ -164,7 +169,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		if imported == 1 {
 			done = "the file imported before it is stored, and running the same command again skips it"
 		}
-		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; %s\n", f, done)
+		fmt.Fprintf(env.stderr, "ktune import: interrupted at %s; %s\n", inputName(f), done)
 		if *jsonOut {
 			// the files done before it, as an uninterrupted import lists them
 			if out == nil {
@@ -186,7 +191,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			large = true
 			fmt.Fprintf(env.stderr, "ktune import: reading %s (%d MB)...\n", f, fi.Size()>>20)
 		}
-		rec, err := format.OpenContext(ctx, f)
+		rec, err := readRecording(ctx, f)
 		if ctx.Err() != nil {
 			return interrupted(f) // while reading it
 		}
@@ -200,7 +205,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		if err == nil && len(rec.Evaluations) == 0 {
 			// a run of nothing (a cache cut short before its first entry was complete)
 			// would be stored and then fail every command that reads it
-			err = emptyRecording(f, rec)
+			err = emptyRecording(inputName(f), rec)
 		}
 		if err == nil {
 			s.Format, s.Device, s.Kernel, s.Warnings = rec.Format, rec.Device, rec.Kernel, rec.Warnings
@@ -230,7 +235,8 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 			default:
 				s.Run = run.ID
 				imported++
-				if id, ok := before[rec.Source]; ok {
+				// what came on standard input is another content each time
+				if id, ok := before[rec.Source]; ok && f != stdinArg {
 					s.Warnings = append(s.Warnings, fmt.Sprintf("%s was imported before, as run %d: this import adds another run", f, id))
 				}
 			}
@@ -252,7 +258,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 					from = " (imported from " + s.SkippedFrom + ")"
 				}
 				fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %s: the same recording as run %d in %s%s, skipped (--again imports it as another run)\n",
-					f, s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), s.Run, *db, from)
+					inputName(f), s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), s.Run, *db, from)
 				continue
 			}
 			best := "none"
@@ -260,7 +266,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 				best = fmt.Sprintf("%g %s (%s)", *s.Best, objectiveUnit(rec), s.BestConfig)
 			}
 			fmt.Fprintf(env.stdout, "%s: %s, %s on %s: %s, best %s -> run %d in %s\n",
-				f, s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), best, s.Run, *db)
+				inputName(f), s.Format, orDash(s.Kernel), orDash(s.Device), countsText(s.Configs, s.Valid, s.Restricted), best, s.Run, *db)
 		}
 	}
 	if len(left) > 0 {
@@ -383,7 +389,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 				*run, info.Status, counted(len(rec.Evaluations), "evaluation", "evaluations"))})
 		}
 	case *run == 0 && len(pos) == 1:
-		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
+		if rec, err = readRecording(ctx, pos[0]); err != nil {
 			return err
 		}
 		printWarnings(env.stderr, "export", rec.Warnings)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +40,81 @@ func startKtune(t *testing.T, args ...string) (*exec.Cmd, *os.File) {
 		}
 	})
 	return cmd, r
+}
+
+// interrupted is a ktune process that a test interrupted: its exit status and what it
+// wrote to standard output and error.
+type interrupted struct {
+	code           int
+	stdout, stderr string
+}
+
+// interruptWhen starts ktune with args and sends it sig at the first moment ready reports:
+// ready is called with each line ktune writes to standard error, and with "" every 10 ms
+// (for a sign outside the process: a file, a database). It waits at most 60 s for that
+// moment and 30 s more for ktune to exit.
+func interruptWhen(t *testing.T, sig os.Signal, ready func(line string) bool, args ...string) interrupted {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+	var stdout strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	lines, stderr := make(chan string, 1024), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			select {
+			case lines <- sc.Text():
+			default: // the test no longer reads them
+			}
+		}
+		close(lines)
+		stderr <- all.String()
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+wait:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				cmd.Wait()
+				t.Fatalf("ktune exited %d before the moment to interrupt it; stderr: %s", cmd.ProcessState.ExitCode(), <-stderr)
+			}
+			if ready(line) {
+				break wait
+			}
+		case <-tick.C:
+			if ready("") {
+				break wait
+			}
+		case <-deadline:
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the moment to interrupt ktune did not come within 60 s; stderr: %s", <-stderr)
+		}
+	}
+	cmd.Process.Signal(sig)
+	code := waitExit(t, cmd)
+	select {
+	case errOut := <-stderr:
+		return interrupted{code, stdout.String(), errOut}
+	case <-time.After(30 * time.Second): // a child of ktune outlived it, holding the pipe
+		t.Fatal("ktune's standard error was not closed within 30 s of its exit")
+		return interrupted{}
+	}
 }
 
 // waitExit waits at most 30 s for cmd and returns its exit status, -1 for a process a
@@ -240,6 +317,115 @@ arguments:
 		}
 		if out.Interrupted == "" || out.Valid != 3520 || out.Builds < 1 {
 			t.Errorf("JSON: %+v", out)
+		}
+	}
+}
+
+// openedFIFO makes a FIFO for ktune to read and opens it for writing, writing nothing:
+// opened reports once ktune has opened it, and so waits in its read of the file.
+func openedFIFO(t *testing.T) (path string, opened func() bool) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var open atomic.Bool
+	writer := make(chan *os.File, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0) // waits for a reader
+		open.Store(err == nil)
+		writer <- w
+	}()
+	t.Cleanup(func() {
+		if !open.Load() { // ktune never opened it: a reader of our own ends the wait
+			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				defer r.Close()
+			}
+		}
+		if w := <-writer; w != nil {
+			w.Close()
+		}
+	})
+	return path, open.Load
+}
+
+// 'ktune space --json' interrupted while it builds the space, or reads its file, printed
+// no JSON: it prints one object saying the interruption, with what it knew (the
+// parameters, the restrictions, the product and how much of it was enumerated), whatever
+// the action; a list of no configurations would not say it was cut short.
+func TestASpaceInterruptedBeforeItIsBuiltPrintsOneJSONDocument(t *testing.T) {
+	spec := twelveTied(t, t.TempDir(), 0, "SUM == 3", func(i int) int { return min(max(3-i, 0), 1) }) // hours to enumerate
+	building := func(line string) bool { return strings.Contains(line, "building tied.yaml") }
+	fifo, opened := openedFIFO(t)
+	for _, tt := range []struct {
+		name   string
+		ready  func(string) bool
+		args   []string
+		stderr string
+		params int
+	}{
+		{"count", building, []string{"space", "count", spec, "--progress", "--json"}, "% of the product of " + spec + " enumerated", 14},
+		{"list", building, []string{"space", "list", spec, "--progress", "--json"}, "% of the product of " + spec + " enumerated", 14},
+		{"reading", func(string) bool { return opened() }, []string{"space", "sample", fifo, "--json"}, "interrupted while reading " + fifo + "; nothing was built", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := interruptWhen(t, os.Interrupt, tt.ready, tt.args...)
+			if p.code != 130 || !strings.Contains(p.stderr, tt.stderr) {
+				t.Fatalf("exit %d, want 130; stderr: %s", p.code, p.stderr)
+			}
+			var out struct {
+				Interrupted  string            `json:"interrupted"`
+				File         string            `json:"file"`
+				Params       []json.RawMessage `json:"parameters"`
+				Restrictions []string          `json:"restrictions"`
+				Product      float64           `json:"product"`
+				Enumerated   float64           `json:"enumerated"`
+			}
+			var fields map[string]any
+			dec := json.NewDecoder(strings.NewReader(p.stdout))
+			if err := dec.Decode(&out); err != nil || dec.More() {
+				t.Fatalf("stdout is not one JSON document (%v):\n%s", err, p.stdout)
+			}
+			json.Unmarshal([]byte(p.stdout), &fields)
+			if !strings.Contains(out.Interrupted, tt.stderr) || out.File != tt.args[2] || len(out.Params) != tt.params {
+				t.Errorf("document:\n%s", p.stdout)
+			}
+			if tt.params > 0 && (len(out.Restrictions) != 1 || out.Product != 15e12 || out.Enumerated <= 0 || out.Enumerated >= 1) {
+				t.Errorf("document:\n%s", p.stdout)
+			}
+			// count's fields, null where not known yet
+			for _, name := range []string{"parameters", "restrictions", "product", "valid", "groups", "index_bytes"} {
+				v, ok := fields[name]
+				if !ok || (v != nil) != (tt.params > 0 && !slices.Contains([]string{"valid", "groups", "index_bytes"}, name)) {
+					t.Errorf("%s: %v (present: %v)", name, v, ok)
+				}
+			}
+		})
+	}
+}
+
+// An interrupted report exited 130 without a word: it says so, and what became of its
+// output, a page from before left as it was or none written.
+func TestAnInterruptedReportSaysWhatBecameOfItsPage(t *testing.T) {
+	for _, existing := range []bool{true, false} {
+		fifo, opened := openedFIFO(t)
+		page := filepath.Join(t.TempDir(), "page.html")
+		if existing {
+			if err := os.WriteFile(page, []byte("the page from before"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := interruptWhen(t, os.Interrupt, func(string) bool { return opened() }, "report", fifo, "-o", page)
+		want := "ktune report: interrupted while making the page; " + page + " was not written"
+		if existing {
+			want = "ktune report: interrupted while making the page; the existing " + page + " was left as it was"
+		}
+		if p.code != 130 || strings.TrimSpace(p.stderr) != want || p.stdout != "" {
+			t.Errorf("exit %d, want 130; stdout %q; stderr %q, want %q", p.code, p.stdout, p.stderr, want)
+		}
+		data, err := os.ReadFile(page)
+		if existing && string(data) != "the page from before" || !existing && err == nil {
+			t.Errorf("the page holds %q (%v)", data, err)
 		}
 	}
 }

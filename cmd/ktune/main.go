@@ -159,6 +159,10 @@ Environment:
   KTUNE_MAX_RECORDING   the largest recording read, decompressed (default 1GiB)
   CC                    the host C compiler (default cc, gcc or clang)
 
+Input: - stands for standard input (a pipe or a file redirected to it) where import,
+export, simulate and analyze take a recorded file; the other commands read their inputs
+by their file names, and say so when given -.
+
 Output: results go to standard output (with --json as one JSON document, an interrupted
 or partly failed command's too); errors, warnings, logs and progress go to standard error,
 errors as "ktune COMMAND: ...". Progress (count, ETA, best so far) is shown on a terminal,

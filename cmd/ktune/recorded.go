@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ktune/ktune/format"
@@ -23,6 +24,44 @@ import (
 
 func openRecording(path string) (*result.Recording, error) {
 	return format.Open(path)
+}
+
+// stdinArg is the input argument that names standard input, as for other Unix tools.
+const stdinArg = "-"
+
+// readRecording reads the recording that an input argument names: the file, or standard
+// input for stdinArg.
+func readRecording(ctx context.Context, arg string) (*result.Recording, error) {
+	if arg == stdinArg {
+		return format.OpenStdin(ctx)
+	}
+	return format.OpenContext(ctx, arg)
+}
+
+// inputName calls an input argument in messages: standard input by that name.
+func inputName(arg string) string {
+	if arg == stdinArg {
+		return format.Stdin
+	}
+	return arg
+}
+
+// stdinOnce refuses standard input given twice among the input arguments of command c:
+// it is read once.
+func stdinOnce(env *cliEnv, c *command, args []string) error {
+	if n := slices.Index(args, stdinArg); n >= 0 && slices.Contains(args[n+1:], stdinArg) {
+		return usageErr(env, c, "- (standard input) is given twice: it is read once")
+	}
+	return nil
+}
+
+// noStdin refuses standard input among the input arguments of command c, which reads
+// its inputs by their file names, saying why.
+func noStdin(env *cliEnv, c *command, args []string, why string) error {
+	if slices.Contains(args, stdinArg) {
+		return usageErr(env, c, "- (standard input) is not read: %s", why)
+	}
+	return nil
 }
 
 // cutShort refuses a recording whose file ends early (a gzip stream cut short, by a copy

@@ -46,7 +46,10 @@ recording's objective the whole page follows it (best configurations, convergenc
 analysis), for another metric the analysis.
 
 A bare number is a run id unless a file of that name exists in this folder: then the file
-is read, with a warning; --run ID always names the run, ./NAME always the file.`,
+is read, with a warning; --run ID always names the run, ./NAME always the file.
+
+Interrupted (Ctrl-C) before the page is made, it writes nothing, says so, and exits with
+status 130: a page OUT from before is left as it was.`,
 		run: runReport,
 	})
 }
@@ -81,6 +84,8 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else if len(pos) != 1 {
 		return usageErr(env, c, "give one run id, benchmark JSON or recorded file")
+	} else if err := noStdin(env, c, pos, "the page is named after its input file (its title, and the default -o): give the file"); err != nil {
+		return err
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
 	o.Analysis.Objective = *objective
@@ -117,60 +122,82 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		arg = pos[0]
 		id, isRun = bareRunID("report", arg, env.stderr)
 	}
-	var page *report.Page
-	name := arg
-	if isRun {
-		st, err := openStoredRun(ctx, *db)
-		if err != nil {
-			return err
+	path := *out
+	if path == "" {
+		path = "report-" + arg + ".html"
+		if !isRun {
+			path = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(arg, ".gz"), ".json"), ".JSON") + ".html"
 		}
-		defer st.Close()
-		if page, err = report.RunPage(ctx, st, id, o); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return runError(ctx, st, *db, id, err)
-			}
-			return spaceTooLarge(fmt.Errorf("%s: %w", *db, err))
-		}
-		name = "report-" + arg
-	} else {
-		data, err := format.ReadFile(ctx, arg)
-		if err != nil {
-			return err
-		}
-		b, err := report.ReadBench(data)
-		var damaged *report.BenchFileError
+	}
+	page, err := reportPage(ctx, arg, id, isRun, *db, o)
+	if err != nil && ctx.Err() != nil {
+		// said as the other commands say it, with what became of the output
+		left := "nothing was written to standard output"
 		switch {
-		case err == nil:
-			if page, err = report.BenchPage(b, arg); err != nil {
-				return err
-			}
-		case errors.As(err, &damaged):
-			return fmt.Errorf("%s: %w", arg, err)
-		case !errors.Is(err, report.ErrNotBench):
-			return fmt.Errorf("%s: %w; report takes a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space", arg, err)
+		case toStdout:
+		case fileExists(path):
+			left = "the existing " + path + " was left as it was"
 		default:
-			rec, err := format.Read(bytes.NewReader(data), arg)
-			if err != nil {
-				return fmt.Errorf("%w (a report needs a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space)", err)
-			}
-			if page, err = report.SpacePage(ctx, analysis.Input{Name: spaceName(arg), Rec: rec}, o); err != nil {
-				return spaceTooLarge(err)
-			}
+			left = path + " was not written"
 		}
-		name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(arg, ".gz"), ".json"), ".JSON")
+		interrupted := interruption(ctx, "interrupted while making the page; %s", left)
+		fmt.Fprintf(env.stderr, "ktune report: %v\n", interrupted)
+		return interrupted
+	}
+	if err != nil {
+		return err
 	}
 	if toStdout { // the page alone, for a pipe
 		return page.Write(env.stdout)
-	}
-	path := *out
-	if path == "" {
-		path = name + ".html"
 	}
 	if err := page.WriteFile(path); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %s\n", path)
 	return nil
+}
+
+// reportPage makes the page of report's argument arg: the run id when isRun, else a
+// benchmark's JSON or a recorded space.
+func reportPage(ctx context.Context, arg string, id int64, isRun bool, db string, o report.Options) (*report.Page, error) {
+	if isRun {
+		st, err := openStoredRun(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		page, err := report.RunPage(ctx, st, id, o)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, runError(ctx, st, db, id, err)
+			}
+			return nil, spaceTooLarge(fmt.Errorf("%s: %w", db, err))
+		}
+		return page, nil
+	}
+	data, err := format.ReadFile(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	b, err := report.ReadBench(data)
+	var damaged *report.BenchFileError
+	switch {
+	case err == nil:
+		return report.BenchPage(b, arg)
+	case errors.As(err, &damaged):
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	case !errors.Is(err, report.ErrNotBench):
+		return nil, fmt.Errorf("%s: %w; report takes a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space", arg, err)
+	}
+	rec, err := format.Read(bytes.NewReader(data), arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a report needs a run id, the --json output or --checkpoint file of 'ktune bench', or a recorded space)", err)
+	}
+	page, err := report.SpacePage(ctx, analysis.Input{Name: spaceName(arg), Rec: rec}, o)
+	if err != nil {
+		return nil, spaceTooLarge(err)
+	}
+	return page, nil
 }
 
 // bareRunID reads a bare argument of 'ktune report' or 'ktune analyze': a whole number is

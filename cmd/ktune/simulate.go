@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
@@ -21,31 +20,31 @@ func init() {
 	register(&command{
 		name:    "simulate",
 		summary: "replay a recorded space to measure how well a strategy finds its optimum",
-		usage: `(FILE | --run ID [--db PATH]) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
+		usage: `(FILE | - | --run ID [--db PATH]) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
           [--budget N] [--time-limit D] [--within F] [--repeats R] [--seed S] [--workers N]
           [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--maximize|--minimize]
           [--progress] [--json]
 
 Runs the strategy --repeats times on a recorded space (a Kernel Tuner cache, T4 or KTT
-file, or a run in the results database, imported or tuned by 'ktune tune'; a compressed
-file cut short is refused, an unclosed Kernel Tuner cache of an interrupted run read up to
-its last whole entry, with a warning) without a device: each evaluation returns the
-recorded result and advances a simulated clock by the time it cost when recorded. Prints
-the mean and sample standard deviation (of two runs or more; 0 in --json for one run) of
-the fraction of the optimum reached (optimum / best time found, or best / optimum when
-maximising; 0 for a run that found nothing; a ratio needs objectives above 0, so a
-recording with an objective of 0 or less is refused, except 0 when maximising, which
-scores 0), and the mean number of evaluations and simulated time used. Run i uses seed
-S+i, so results are reproducible and do not depend on the number of parallel workers (past
-seed 2^64-1, seed+i goes on from 0). --within F stops a run once its best reaches F of the
-optimum, judged as runs are scored (on the recorded mean, also under stochastic fitness);
-the summary says how many runs reached it, and how many the optimum itself. With --json
-every run is listed: its seed, fraction of optimum, best configuration and its objective
-(null for a run that found nothing), evaluations, simulated time and why it stopped:
-budget, time limit, within (reached --within of the optimum, short of it), optimum (found
-it), space exhausted or strategy finished. Interrupted (Ctrl-C), it says after how many
-runs, prints the summary of the runs that finished (in --json, those runs, marked
-"interrupted") and exits with status 130.
+file, - for one on standard input, or a run in the results database, imported or tuned by
+'ktune tune'; a compressed file cut short is refused, an unclosed Kernel Tuner cache of an
+interrupted run read up to its last whole entry, with a warning) without a device: each
+evaluation returns the recorded result and advances a simulated clock by the time it cost
+when recorded. Prints the mean and sample standard deviation (of two runs or more; 0 in
+--json for one run) of the fraction of the optimum reached (optimum / best time found, or
+best / optimum when maximising; 0 for a run that found nothing; a ratio needs objectives
+above 0, so a recording with an objective of 0 or less is refused, except 0 when
+maximising, which scores 0), and the mean number of evaluations and simulated time used.
+Run i uses seed S+i, so results are reproducible and do not depend on the number of
+parallel workers (past seed 2^64-1, seed+i goes on from 0). --within F stops a run once
+its best reaches F of the optimum, judged as runs are scored (on the recorded mean, also
+under stochastic fitness); the summary says how many runs reached it, and how many the
+optimum itself. With --json every run is listed: its seed, fraction of optimum, best
+configuration and its objective (null for a run that found nothing), evaluations,
+simulated time and why it stopped: budget, time limit, within (reached --within of the
+optimum, short of it), optimum (found it), space exhausted or strategy finished.
+Interrupted (Ctrl-C), it says after how many runs, prints the summary of the runs that
+finished (in --json, those runs, marked "interrupted") and exits with status 130.
 
 Modes: recorded searches the configurations the recording holds; cartesian searches the
 full product of the parameter values, where missing and failed configurations have the fail
@@ -181,13 +180,13 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		source = fmt.Sprintf("%s run %d", *db, *run)
 	case *run == 0 && len(pos) == 1:
-		if rec, err = format.OpenContext(ctx, pos[0]); err != nil {
+		if rec, err = readRecording(ctx, pos[0]); err != nil {
 			return err
 		}
-		if err := cutShort(pos[0], rec); err != nil {
+		if err := cutShort(inputName(pos[0]), rec); err != nil {
 			return err
 		}
-		source = pos[0]
+		source = inputName(pos[0])
 	default:
 		return usageErr(env, c, "give one recorded file or --run")
 	}

@@ -46,11 +46,15 @@ parameters' values, in the parameters' order. Lists are written as they are made
 than 1,048,576 configurations is drawn in index order rather than shuffled.
 
 Building a space enumerates the combinations its restrictions tie together: Ctrl-C stops
-it (exit status 130), and on a terminal (or with --progress) a construction that takes
-longer than a second shows how much of the product it has enumerated. Its index takes at
-most --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY): a group
-of tied parameters whose valid combinations would need more is refused, at once when a
-sample of its combinations shows it, with an error that names its restrictions
+it (exit status 130), saying how much of the product it had enumerated; with --json, for
+every action, the output is then one object with the fields of count's, "interrupted"
+first and "enumerated" (the fraction of the product) last: those not known yet are null
+(valid, groups and index_bytes; the parameters, restrictions and product too for a
+recording, or a file still being read). On a terminal (or with --progress) a construction
+that takes longer than a second shows how much of the product it has enumerated. Its index
+takes at most --space-memory (default: 1/8 of the memory available; $KTUNE_SPACE_MEMORY):
+a group of tied parameters whose valid combinations would need more is refused, at once
+when a sample of its combinations shows it, with an error that names its restrictions
 ('ktune help expressions' says how spaces are built).
 
 --time builds the space --repeat times and reports the fastest and median construction
@@ -105,11 +109,18 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one space file, got %d arguments", len(pos))
 	}
-	path := pos[0]
-	build, err := loadSpaceBuilder(ctx, env.stderr, path)
-	if err != nil {
+	if err := noStdin(env, c, pos, "a YAML kernel spec is told from a recording by its file name: give the file"); err != nil {
 		return err
 	}
+	path := pos[0]
+	src, err := loadSpaceSource(ctx, env.stderr, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return spaceInterrupted(env, f, spaceSource{}, path, interruption(ctx, "interrupted while reading %s; nothing was built", path), 0)
+		}
+		return err
+	}
+	build := src.build
 	o := space.BuildOptions{MaxBytes: *maxBytes}
 	var done float64 // the fraction of the product enumerated, for an interruption's message
 	var prog *progress
@@ -130,9 +141,8 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(env.stderr, "ktune space: interrupted after %s, %.3g%% of the product of %s enumerated\n",
-				time.Since(start).Round(time.Millisecond), 100*done, path)
-			return ctx.Err()
+			return spaceInterrupted(env, f, src, path, interruption(ctx, "interrupted after %s, %.3g%% of the product of %s enumerated",
+				time.Since(start).Round(time.Millisecond), 100*done, path), done)
 		}
 		var se *spec.Error
 		if errors.As(err, &se) {
@@ -229,34 +239,42 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 // holds its indices (a map and a slice, some 50 MB for a million).
 const maxHeldSample = 1 << 20
 
-// loadSpaceBuilder returns a function that builds the space a file defines, so --time can
-// repeat the construction without re-reading the file.
-func loadSpaceBuilder(ctx context.Context, warn io.Writer, path string) (func(context.Context, space.BuildOptions) (*space.Space, error), error) {
+// spaceSource is the definition of a space read from a file: its construction, which
+// --time repeats without reading the file again, and the parameters and restrictions it
+// is built from (none for a recording, whose space is the configurations it holds).
+type spaceSource struct {
+	build        func(context.Context, space.BuildOptions) (*space.Space, error)
+	params       []space.Param
+	restrictions []string
+}
+
+// loadSpaceSource reads the definition of the space a file defines.
+func loadSpaceSource(ctx context.Context, warn io.Writer, path string) (spaceSource, error) {
 	data, err := format.ReadFile(ctx, path)
 	if err != nil {
-		return nil, err
+		return spaceSource{}, err
 	}
 	if t1.Sniff(data) {
 		d, err := t1.Read(strings.NewReader(string(data)), path)
 		if err != nil {
-			return nil, err
+			return spaceSource{}, err
 		}
-		return d.SpaceContext, nil
+		return spaceSource{d.SpaceContext, d.Params, d.Restrictions}, nil
 	}
 	if isSpec(path, data) {
 		// the parameters and restrictions only: the kernel sources need not be there
 		s, err := spec.Parse(data, path)
 		if err != nil {
-			return nil, err
+			return spaceSource{}, err
 		}
 		for _, w := range s.Warnings {
 			fmt.Fprintf(warn, "ktune space: warning: %v\n", w)
 		}
-		return s.SpaceContext, nil
+		return spaceSource{s.SpaceContext, s.Parameters, s.Restrictions}, nil
 	}
 	rec, err := format.ReadContext(ctx, bytes.NewReader(data), path)
 	if err != nil {
-		return nil, err
+		return spaceSource{}, err
 	}
 	printWarnings(warn, "space", rec.Warnings)
 	if _, err := recordedSpace(rec); err != nil && len(rec.Restrictions) > 0 {
@@ -270,12 +288,64 @@ func loadSpaceBuilder(ctx context.Context, warn io.Writer, path string) (func(co
 		}
 	}
 	// the configurations a recording holds: as many as it measured, built in no time
-	return func(ctx context.Context, _ space.BuildOptions) (*space.Space, error) {
+	return spaceSource{build: func(ctx context.Context, _ space.BuildOptions) (*space.Space, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		return recordedSpace(rec)
-	}, nil
+	}}, nil
+}
+
+// spaceInterrupted says an interruption before the space was built, and with --json
+// prints one document saying it: the fields of 'space count --json' with what was known
+// (the file, and for a definition its parameters, restrictions and product) and null for
+// the rest, and the fraction of the product enumerated. --json prints that object for
+// every action: a list cut off before its first configuration would not say it was.
+func spaceInterrupted(env *cliEnv, f spaceFlags, src spaceSource, path string, interrupted error, enumerated float64) error {
+	fmt.Fprintf(env.stderr, "ktune space: %v\n", interrupted)
+	if !f.jsonOut {
+		return interrupted
+	}
+	out := struct {
+		Interrupted  string      `json:"interrupted"`
+		File         string      `json:"file"`
+		Params       []paramJSON `json:"parameters"`
+		Restrictions []string    `json:"restrictions"`
+		Product      *float64    `json:"product"`
+		Valid        unknown     `json:"valid"`
+		Groups       unknown     `json:"groups"`
+		IndexBytes   unknown     `json:"index_bytes"`
+		Enumerated   float64     `json:"enumerated"` // the fraction of the product
+	}{Interrupted: interrupted.Error(), File: path, Params: paramsJSON(src.params), Restrictions: src.restrictions, Enumerated: enumerated}
+	if len(src.params) > 0 {
+		product := 1.0
+		for _, p := range src.params {
+			product *= float64(len(p.Values))
+		}
+		out.Product = &product
+	}
+	if err := writeJSON(env, out); err != nil {
+		return err
+	}
+	return interrupted
+}
+
+// paramJSON is a parameter in the JSON of 'space count': its name and values.
+type paramJSON struct {
+	Name   string      `json:"name"`
+	Values []jsonValue `json:"values"`
+}
+
+func paramsJSON(params []space.Param) []paramJSON {
+	var out []paramJSON
+	for _, p := range params {
+		vs := make([]jsonValue, len(p.Values))
+		for i, v := range p.Values {
+			vs[i] = jsonValue(v)
+		}
+		out = append(out, paramJSON{p.Name, vs})
+	}
+	return out
 }
 
 // isSpec tells a ktune kernel spec from a recording: YAML files, or JSON with a kernel
@@ -448,10 +518,6 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 	sorted := slices.Clone(timing)
 	slices.Sort(sorted)
 	peak := peakRSS()
-	type paramJSON struct {
-		Name   string      `json:"name"`
-		Values []jsonValue `json:"values"`
-	}
 	out := struct {
 		Interrupted  string      `json:"interrupted,omitempty"` // the timed constructions were cut short
 		File         string      `json:"file"`
@@ -466,16 +532,9 @@ func printSpaceSummary(env *cliEnv, path string, s *space.Space, timing []time.D
 		FastestMS    float64     `json:"fastest_ms,omitempty"`
 		MedianMS     float64     `json:"median_ms,omitempty"`
 		PeakRSSMiB   float64     `json:"peak_rss_mib,omitempty"`
-	}{File: path, Product: s.Product(), Valid: s.Len(), IndexBytes: s.MemoryBytes()}
+	}{File: path, Params: paramsJSON(s.Params()), Product: s.Product(), Valid: s.Len(), IndexBytes: s.MemoryBytes()}
 	if interrupted != nil {
 		out.Interrupted = interrupted.Error()
-	}
-	for _, p := range s.Params() {
-		vs := make([]jsonValue, len(p.Values))
-		for i, v := range p.Values {
-			vs[i] = jsonValue(v)
-		}
-		out.Params = append(out.Params, paramJSON{p.Name, vs})
 	}
 	for _, r := range s.Restrictions() {
 		out.Restrictions = append(out.Restrictions, r.Source())

@@ -98,7 +98,13 @@ speedup_over_default where a ratio means something (both values above 0); stop (
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
 worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
 median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
-values (no success: no best) are left out.
+values (no success: no best) are left out. An interrupted command's object opens with
+"interrupted", saying what was kept. Interrupted before the search began, it has the same
+fields with what was known then: run (null until a run is created or found to resume),
+database, strategy, strategy_options, seed, evaluations and resumed_from_store (those the
+run had stored), measured 0, statuses (empty; null for a resumed run), stop cancelled and
+the costs per evaluation 0; kernel, backend, device, objective, maximize, space_size,
+verified and worker_restarts are null, and there is no best.
 
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
@@ -138,6 +144,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageErr(env, c, "want one spec file, got %d arguments", len(pos))
 	}
+	if err := noStdin(env, c, pos, "a kernel spec is read with the kernel sources and data files beside it: give the spec file"); err != nil {
+		return err
+	}
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
@@ -169,7 +178,9 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 			}
 		}
 	}
+	var started *tuner.RunStart // the run, once it is created or found to resume
 	o.Started = func(r tuner.RunStart) {
+		started = &r
 		endBuilding()
 		switch {
 		case r.Stale != nil && len(r.Stale.Changed) > 0:
@@ -206,10 +217,21 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		if errors.As(err, &oe) && oe.Strategy {
 			return optionsErr(env, c, err, defaults, *budget, opts)
 		}
-		return tuneError(env, c, err, *db)
+		err = tuneError(env, c, err, *db)
+		if *jsonOut && errors.Is(err, context.Canceled) {
+			// a script reads one document, the interruption's, whenever it came
+			if werr := writeJSON(env, interruptedBeforeSearch(*db, *name, stOpts, *seed, started)); werr != nil {
+				return werr
+			}
+		}
+		return err
 	}
 	if *jsonOut {
-		if err := writeJSON(env, rep); err != nil {
+		doc := tuneJSON{Report: rep}
+		if errors.Is(err, context.Canceled) {
+			doc.Interrupted = resumeNote(rep.Run)
+		}
+		if err := writeJSON(env, doc); err != nil {
 			return err
 		}
 	} else {
@@ -217,7 +239,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(env.stderr, "ktune tune: interrupted; run the same command again to resume run %d\n", rep.Run)
+		fmt.Fprintf(env.stderr, "ktune tune: %s\n", resumeNote(rep.Run))
 	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Evaluations > 0:
 		return fmt.Errorf("no configuration %s successfully in run %d (the failures are listed above, and stored: %s)", ranVerb(rep), rep.Run, exportHint(rep.Run, *db))
 	case errors.Is(err, tuner.ErrNothingSucceeded) && rep.Stop == string(tuning.StopTime):
@@ -262,9 +284,77 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 	case errors.Is(err, context.Canceled):
 		// an interruption before the search (building the space, starting the workers, the
 		// reference, the default configuration) is still said, as a later one is
-		fmt.Fprintln(env.stderr, "ktune tune: interrupted before the search began; run the same command again to start it (anything measured is kept)")
+		fmt.Fprintf(env.stderr, "ktune tune: %s\n", beforeSearchNote)
 	}
 	return err
+}
+
+// resumeNote says what an interruption of the search left: run, to be resumed.
+func resumeNote(run int64) string {
+	return fmt.Sprintf("interrupted; run the same command again to resume run %d", run)
+}
+
+// beforeSearchNote says what an interruption before the search left.
+const beforeSearchNote = "interrupted before the search began; run the same command again to start it (anything measured is kept)"
+
+// tuneJSON is tune's --json document: the run's summary, and what an interruption left.
+type tuneJSON struct {
+	Interrupted string `json:"interrupted,omitempty"`
+	*tuner.Report
+}
+
+// beforeSearchJSON is tune's --json document for an interruption before the search
+// (building the space, starting the workers, the reference, the default configuration):
+// the summary's fields (tuneJSON's), those it always has, with what the command knew and
+// null for what only the search tells. Nothing was measured: the costs per evaluation
+// are 0, as in a summary of a run that measured nothing, and there is no best.
+type beforeSearchJSON struct {
+	Interrupted string `json:"interrupted"`
+	// Run is null until a run is created or found to resume.
+	Run             *int64         `json:"run"`
+	Database        string         `json:"database"`
+	Kernel          unknown        `json:"kernel"`
+	Backend         unknown        `json:"backend"`
+	Device          unknown        `json:"device"`
+	Strategy        string         `json:"strategy"`
+	StrategyOptions map[string]any `json:"strategy_options,omitempty"`
+	Seed            uint64         `json:"seed"`
+	Objective       unknown        `json:"objective"`
+	Maximize        unknown        `json:"maximize"`
+	SpaceSize       unknown        `json:"space_size"`
+	// Evaluations and Resumed are those the run had stored (0 for a new one); Statuses
+	// is empty for a new run, null for a resumed one (its evaluations are not read back).
+	Evaluations       int            `json:"evaluations"`
+	Resumed           int            `json:"resumed_from_store"`
+	Measured          int            `json:"measured"`
+	Statuses          map[string]int `json:"statuses"`
+	Verified          unknown        `json:"verified"`
+	Stop              string         `json:"stop"`
+	WallSeconds       float64        `json:"wall_seconds"`
+	WorkerRestarts    unknown        `json:"worker_restarts"`
+	MeanCompileMS     float64        `json:"mean_compile_ms"`
+	MeanVerifyMS      float64        `json:"mean_verify_ms"`
+	MeanFrameworkMS   float64        `json:"mean_framework_ms"`
+	MedianFrameworkMS float64        `json:"median_framework_ms"`
+	KernelMS          float64        `json:"kernel_ms"`
+}
+
+// unknown is a field of a --json document that an interruption left unknown (tune's
+// before the search, space's before the space was built): null.
+type unknown struct{}
+
+func (unknown) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+func interruptedBeforeSearch(db, strategy string, options map[string]any, seed uint64, started *tuner.RunStart) beforeSearchJSON {
+	doc := beforeSearchJSON{Interrupted: beforeSearchNote, Database: db, Strategy: strategy, StrategyOptions: options, Seed: seed,
+		Statuses: map[string]int{}, Stop: string(tuning.StopCancelled)}
+	if started != nil {
+		doc.Run, doc.Evaluations, doc.Resumed = &started.ID, started.Resumed, started.Resumed
+		if started.Resumed > 0 {
+			doc.Statuses = nil
+		}
+	}
+	return doc
 }
 
 // bestLine is the progress line's information: the run's best so far.

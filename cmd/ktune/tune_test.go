@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -654,10 +655,10 @@ func interruptTune(t *testing.T, sig os.Signal, code int) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ktune.db")
 	specPath, _ := filepath.Abs("../../testdata/faulty/slow_c.yaml")
-	cmd := exec.Command(os.Args[0], "tune", specPath, "--strategy", "bruteforce", "--db", db)
+	cmd := exec.Command(os.Args[0], "tune", specPath, "--strategy", "bruteforce", "--db", db, "--json")
 	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -689,6 +690,19 @@ func interruptTune(t *testing.T, sig os.Signal, code int) {
 	}
 	if run.Status != store.StatusInterrupted || run.Evaluations < 2 {
 		t.Fatalf("run status %s with %d evaluations", run.Status, run.Evaluations)
+	}
+	// --json: the summary, saying the interruption as the other commands' documents do
+	var doc struct {
+		Interrupted string `json:"interrupted"`
+		Run         int64  `json:"run"`
+		Evaluations int    `json:"evaluations"`
+		Stop        string `json:"stop"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, stdout.String())
+	}
+	if !strings.Contains(doc.Interrupted, "resume run 1") || doc.Run != 1 || doc.Evaluations < 2 || doc.Stop != "cancelled" {
+		t.Errorf("document %+v, the run has %d evaluations", doc, run.Evaluations)
 	}
 }
 
@@ -1212,6 +1226,92 @@ func TestTuneInterruptedBeforeTheSearchSaysSo(t *testing.T) {
 	code := run(ctx, []string{"tune", "../../examples/vector_add/vector_add_c.yaml", "--db", filepath.Join(t.TempDir(), "k.db")}, &stdout, &stderr)
 	if code != 130 || !strings.Contains(stderr.String(), "interrupted before the search began") {
 		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// 'ktune tune --json' interrupted before the search printed no JSON, only the message on
+// standard error: it prints one document, the summary's fields it knew, saying the
+// interruption, with the run once one is created. Interrupted here while the space is
+// built (its progress line says so) and while the default configuration, created to
+// sleep, is measured (the run is in the database).
+func TestTuneJSONInterruptedBeforeTheSearchIsOneDocument(t *testing.T) {
+	t.Run("building the space", func(t *testing.T) {
+		dir := t.TempDir()
+		spec := twelveTied(t, dir, 0, "SUM == 3", func(i int) int { return min(max(3-i, 0), 1) }) // hours to enumerate
+		p := interruptWhen(t, syscall.SIGTERM, func(line string) bool { return strings.Contains(line, "building the space of tied.yaml") },
+			"tune", spec, "--budget", "5", "--db", filepath.Join(dir, "k.db"), "--progress", "--json")
+		checkBeforeSearchJSON(t, p, 143, 0)
+	})
+	t.Run("measuring the default configuration", func(t *testing.T) {
+		needBackend(t, "c")
+		dir := t.TempDir()
+		kernel := "#include <unistd.h>\nvoid sleepy(float *out, int n) {\n    if (hold) sleep(600);\n    for (int i = 0; i < n; i++) out[i] = 1.0f;\n}\n"
+		spec := `kernel: {name: sleepy, source: sleepy.c}
+parameters:
+  - {name: hold, values: [0, 1]}
+problem_size: [16]
+arguments:
+  - {name: out, type: float32, length: 16, output: true}
+  - {name: n, type: int32, value: 16}
+default_config: {hold: 1}
+timeout: 15m
+`
+		for name, text := range map[string]string{"sleepy.c": kernel, "sleepy.yaml": spec} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db := filepath.Join(dir, "k.db")
+		p := interruptWhen(t, os.Interrupt, func(string) bool { return storedRuns(t, db) > 0 },
+			"tune", filepath.Join(dir, "sleepy.yaml"), "--db", db, "--json")
+		checkBeforeSearchJSON(t, p, 130, 1)
+	})
+}
+
+// checkBeforeSearchJSON checks the exit status and the one JSON document of a tune
+// interrupted before the search, with run (0: none created).
+func checkBeforeSearchJSON(t *testing.T, p interrupted, code int, run int64) {
+	t.Helper()
+	if p.code != code || !strings.Contains(p.stderr, "interrupted before the search began") {
+		t.Fatalf("exit %d, want %d; stderr: %s", p.code, code, p.stderr)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(strings.NewReader(p.stdout))
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		t.Fatalf("stdout is not one JSON document (%v):\n%s", err, p.stdout)
+	}
+	wantRun := any(nil)
+	if run != 0 {
+		wantRun = float64(run)
+	}
+	if !strings.Contains(fmt.Sprint(doc["interrupted"]), "interrupted before the search began") || doc["run"] != wantRun ||
+		doc["evaluations"] != 0.0 || doc["measured"] != 0.0 || doc["stop"] != "cancelled" || doc["strategy"] != "auto" {
+		t.Errorf("document:\n%s", p.stdout)
+	}
+	if _, ok := doc["best_objective"]; ok {
+		t.Errorf("a best without a search:\n%s", p.stdout)
+	}
+	// the summary's shape: every field it always has, and no other but "interrupted"
+	always := map[string]bool{"interrupted": true, "strategy_options": true}
+	rt := reflect.TypeFor[tuner.Report]()
+	for i := range rt.NumField() {
+		name, opts, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" && !strings.Contains(opts, "omit") {
+			always[name] = true
+			if _, ok := doc[name]; !ok {
+				t.Errorf("the document lacks the summary's %s", name)
+			}
+		}
+	}
+	for name := range doc {
+		if !always[name] {
+			t.Errorf("the document has %s, which the summary does not always have", name)
+		}
+	}
+	for _, name := range []string{"kernel", "device", "space_size", "objective"} {
+		if doc[name] != nil {
+			t.Errorf("%s is %v before the search, want null", name, doc[name])
+		}
 	}
 }
 
