@@ -120,6 +120,21 @@ func duration(fs *flag.FlagSet, name string, value time.Duration, usage string) 
 	return p
 }
 
+// alias makes name a second spelling of fs's flag of, sharing its value, for a flag that
+// other commands spell so (tune's --time is simulate's --time-limit): a user who types the
+// other command's spelling is understood rather than refused.
+func alias(fs *flag.FlagSet, name, of string) {
+	f := fs.Lookup(of)
+	if f == nil {
+		panic("alias of undefined flag " + of)
+	}
+	usage := "the same as --" + of
+	if kind, _ := flag.UnquoteUsage(f); kind != "" && kind != "value" {
+		usage += ", a `" + kind + "`"
+	}
+	fs.Var(f.Value, name, usage)
+}
+
 // minBootstrap is the fewest bootstrap resamples a 95% interval is drawn from: with fewer,
 // its 2.5th and 97.5th percentiles are the extreme resamples or the estimate itself.
 const minBootstrap = 20

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,3 +97,32 @@ func TestNoCommandIsAUsageError(t *testing.T) {
 		t.Errorf("--help: exit %d, stdout %.80q, stderr %q", code, out, errOut)
 	}
 }
+
+// A flag that another command spells otherwise is understood in that spelling too: tune's
+// --time is simulate's --time-limit, and space's --repeat is the --repeats of simulate,
+// bench and hypertune (QA: "unknown flag --time-limit" from tune, "--time" from simulate).
+func TestFlagsTakeTheSpellingOfOtherCommands(t *testing.T) {
+	limited := func(args ...string) string {
+		out, errOut, code := ktune(t, append([]string{"simulate", pnpoly, "--budget", "0", "--repeats", "3", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		return wallTime.ReplaceAllString(out, "")
+	}
+	if a, b := limited("--time-limit", "2s"), limited("--time", "2s"); a != b || a == limited("--time", "4s") {
+		t.Errorf("simulate --time 2s is not --time-limit 2s, or the limit is not used:\n%s\n%s", a, b)
+	}
+	for _, flag := range []string{"--time", "--time-limit"} {
+		_, errOut, code := ktune(t, "tune", "no-such-spec.yaml", flag, "5")
+		if code != 2 || !strings.Contains(errOut, "ktune tune: "+flag+" 5: want a duration") {
+			t.Errorf("tune %s 5: exit %d: %s", flag, code, errOut)
+		}
+	}
+	out, errOut, code := ktune(t, "space", "count", pnpoly, "--time", "--repeats", "3")
+	if code != 0 || !strings.Contains(out, "over 3 builds") {
+		t.Errorf("space --time --repeats 3: exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// wallTime matches the wall-clock time in JSON output, which differs from run to run.
+var wallTime = regexp.MustCompile(`"wall_ms": [0-9.e+-]+`)

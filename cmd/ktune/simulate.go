@@ -122,6 +122,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := count(fs, "budget", 100, 0, "evaluations", "evaluations per run (0: none, where --time-limit or --within ends the runs, or the strategy does: bruteforce, saltelli with n)")
 	timeLimit := duration(fs, "time-limit", 0, "simulated time per run, a `duration` such as 30s (0: none)")
+	alias(fs, "time", "time-limit")
 	within := share(fs, "within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95 (0: never)")
 	repeats := count(fs, "repeats", 100, 1, "runs", "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the first run")

@@ -84,6 +84,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&f.timeIt, "time", false, "time the construction")
 	fs.BoolVar(&f.progress, "progress", false, "show the construction's progress even when standard error is not a terminal")
 	countVar(fs, &f.repeat, "repeat", 5, 1, "constructions", "constructions to time with --time")
+	alias(fs, "repeats", "repeat")
 	countVar(fs, &f.offset, "offset", 0, 0, "configurations", "list: first index")
 	countVar(fs, &f.limit, "limit", 100, 0, "configurations", "list: configurations to print (0: all)")
 	countVar(fs, &f.n, "n", 10, 0, "configurations", "sample: configurations to draw (without replacement)")

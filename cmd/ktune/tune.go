@@ -125,6 +125,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	defaultsPath := fs.String("defaults", "", "strategy and options per budget from 'ktune hypertune'")
 	budget := count(fs, "budget", 0, 0, "configurations", fmt.Sprintf("unique configurations to evaluate (0: no limit unless --time; a space of more than %d configurations needs --budget or --time)", tuner.MaxUnlimited))
 	limit := duration(fs, "time", 0, "wall-clock time limit of the whole command from its start, a `duration` such as 10m (0: none)")
+	alias(fs, "time-limit", "time")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
