@@ -80,11 +80,12 @@ type Supervisor struct {
 }
 
 // hang is how a configuration ran past a time limit in a pre-compiler: its compilation,
-// or its kernel (for ran, the time from the compiled phase to the kill, the pre-compiler's
-// pauses left out).
+// or its kernel. compiling is how long the pre-compiler compiled it (until the kill, or
+// until its warm-up launch), ran how long that launch ran until the kill; neither counts
+// the pre-compiler's pauses nor the stops of this process.
 type hang struct {
-	how hangKind
-	ran time.Duration
+	how            hangKind
+	compiling, ran time.Duration
 }
 
 // hangKind says which limit a configuration ran past.
@@ -339,13 +340,12 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	var hung errHung
 	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
-		// on it again, for as long. The time its kernel ran there is kernel time, as it is
-		// in the measuring child; the rest of the wait for the pre-compiler compiled it.
-		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited)}
-		if hung.how == hungRunning {
-			e.BenchmarkMS = ms(hung.ran)
-			e.CompileMS = max(ms(waited-hung.ran), 0)
-		}
+		// on it again, for as long. Its times are the pre-compiler's, as the measuring
+		// child's would be: compiling until the kill or the launch, then the kernel's. The
+		// wait for the pre-compiler is part of them, or none of it when the pre-compiler
+		// gave up before this configuration's turn came.
+		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(),
+			CompileMS: ms(hung.compiling), BenchmarkMS: ms(hung.ran)}
 		if hung.how == hungCompiling {
 			s.log.Info("compilation hung while compiled ahead; not compiled again", "limit", s.opts.CompileTimeout)
 			e.Message = s.overLimit(false)
@@ -872,13 +872,20 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 		defer s.preMu.Unlock()
 		return slot.pausedFor()
 	}
+	sent := time.Now()
 	lim := newLimit(s.opts.CompileTimeout)
 	defer lim.stop()
 	paused := pausedFor()
+	pausedAtStart := paused
 	running := false
 	var compiled time.Time            // when the warm-up launch started
 	var pausedAtLaunch time.Duration  // how long the child had been stopped by then
 	var stoppedAtLaunch time.Duration // and this process
+	// busy is how long the child worked on c from sent until t, its pauses (until
+	// pausedBy) and this process's stops (until stoppedBy) left out.
+	busy := func(t time.Time, pausedBy, stoppedBy time.Duration) time.Duration {
+		return max(t.Sub(sent)-(pausedBy-pausedAtStart)-stoppedBy, 0)
+	}
 	for {
 		select {
 		case r, ok := <-ch.resps:
@@ -913,12 +920,14 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 				s.dropPrecompiler(slot, ch)
 				return false, none
 			}
+			end := time.Now()
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
 			if running {
-				return false, hang{how: hungRunning, ran: time.Since(compiled) - (paused - pausedAtLaunch) - (lim.stopped - stoppedAtLaunch)}
+				return false, hang{how: hungRunning, compiling: busy(compiled, pausedAtLaunch, stoppedAtLaunch),
+					ran: end.Sub(compiled) - (paused - pausedAtLaunch) - (lim.stopped - stoppedAtLaunch)}
 			}
-			return false, hang{how: hungCompiling}
+			return false, hang{how: hungCompiling, compiling: busy(end, paused, lim.stopped)}
 		case <-s.stop:
 			// Nobody will measure what it compiles (the session is over: its time limit,
 			// an interrupt): Close must not wait for the compilation, which may take

@@ -68,6 +68,7 @@ const (
 	behaveFullDiskKernel    // the kernel prints the words of a full disk and exits: its own doing
 	behaveFullDiskLaunch    // LLVM's report of a full disk at the first launch (PoCL's code generation)
 	behaveSlowCrash         // compiles for 300 ms, runs for 400 ms, then crashes
+	behaveSlowWarmUp        // its first run (warm-up, verification) takes 1.5 s, before the timed runs
 )
 
 // llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
@@ -122,6 +123,9 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		time.Sleep(400 * time.Millisecond)
 		syscall.Kill(os.Getpid(), syscall.SIGSEGV)
 		time.Sleep(time.Second)
+	}
+	if c[0] == behaveSlowWarmUp {
+		time.Sleep(1500 * time.Millisecond)
 	}
 	phase(phaseTiming)
 	switch c[0] {
@@ -633,6 +637,34 @@ func TestACompilationThatHangsIsKilledAtTheCompileLimit(t *testing.T) {
 		if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 			t.Errorf("pre-compiling %v: after it: %v %v", precompile, e.Status, err)
 		}
+	}
+}
+
+// A compilation that hung in a pre-compiler is stored with the time it spent compiling,
+// the compile limit, as one that hung in the measuring child is: it was stored with the
+// time the measuring child waited for the pre-compiler, none at all when the
+// pre-compiler had given up before the configuration's turn came.
+func TestACompilationThatHungAheadKeepsItsCompileTime(t *testing.T) {
+	s := NewSupervisor(Options{
+		Command: []string{os.Args[0], "-test.run=^$"}, Env: []string{"KTUNE_WORKER_TEST=1"},
+		Timeout: 5 * time.Second, CompileTimeout: 300 * time.Millisecond, Precompile: true, PauseWhileTiming: true,
+	})
+	t.Cleanup(func() { s.Close() })
+	// The pre-compiler takes the hanging compilation while the measuring child spends
+	// 1.5 s in a first run, which does not pause it: it gives up long before its turn.
+	s.Hint(space.Config{behaveCompileHang, 1})
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveSlowWarmUp, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("first: %v %q %v", e.Status, e.Message, err)
+	}
+	e, err := s.Evaluate(context.Background(), space.Config{behaveCompileHang, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != result.Timeout || !strings.Contains(e.Message, "compile_timeout") {
+		t.Fatalf("%v %q, want a timeout at the compile limit", e.Status, e.Message)
+	}
+	if e.CompileMS < 300 || e.CompileMS > 3000 || e.BenchmarkMS != 0 {
+		t.Errorf("compile %v ms, benchmark %v ms; want the compile limit of 300 ms as compile time, no kernel time", e.CompileMS, e.BenchmarkMS)
 	}
 }
 
