@@ -99,14 +99,39 @@ type crash struct {
 	// detail is the runtime's report (addresses, which vary from run to run): for a log,
 	// not for a message that configurations failing the same way share.
 	detail []string
-	// where names the array whose guard region the faulting address lies in, as "past
-	// the end of argument y", or is "".
+	// where says where the faulting address lies: "past the end of argument y" (in an
+	// array's guard region), "at a null pointer"; or is "".
 	where string
 }
 
 // faultAddr is the faulting address in the Go runtime's report of a signal ("PC=0x...
-// m=3 sigcode=2 addr=0x7f0178a0d000").
-var faultAddr = regexp.MustCompile(`\baddr=0x([0-9a-f]+)\b`)
+// m=3 sigcode=2 addr=0x7f0178a0d000"), after the signal's code: positive when the kernel
+// raised the signal for a fault, 0 or negative (printed unsigned) when a process sent
+// it, and then addr holds no address.
+var faultAddr = regexp.MustCompile(`\bsigcode=([0-9]+) addr=0x([0-9a-f]+)\b`)
+
+// faultAddress is the faulting address of the runtime's report, and false when the report
+// has none (no report, a signal another process sent).
+func (c crash) faultAddress() (uint64, bool) {
+	for _, l := range c.detail {
+		if m := faultAddr.FindStringSubmatch(l); m != nil {
+			code, err1 := strconv.ParseUint(m[1], 10, 64)
+			addr, err2 := strconv.ParseUint(m[2], 16, 64)
+			return addr, err1 == nil && err2 == nil && code > 0 && code < 128
+		}
+	}
+	return 0, false
+}
+
+// nullPage is where no process maps memory (Linux's vm.mmap_min_addr, 64 KiB by
+// default): a fault there is through a null pointer, or near one.
+const nullPage = 1 << 16
+
+// nullFault reports whether the runtime's report puts the fault at a null pointer.
+func (c crash) nullFault() bool {
+	addr, ok := c.faultAddress()
+	return ok && addr < nullPage
+}
 
 // guardHit reads the faulting address of the runtime's report against a guard map (a line
 // per array: "name lo hi lo hi" in hexadecimal, the regions before and after its data;
@@ -114,18 +139,8 @@ var faultAddr = regexp.MustCompile(`\baddr=0x([0-9a-f]+)\b`)
 // "past the end of argument y (...)", "before the start of argument x (...)"; "" when
 // none does.
 func (c crash) guardHit(guards string) string {
-	var addr uint64
-	for _, l := range c.detail {
-		if m := faultAddr.FindStringSubmatch(l); m != nil {
-			a, err := strconv.ParseUint(m[1], 16, 64)
-			if err != nil {
-				return ""
-			}
-			addr = a
-			break
-		}
-	}
-	if addr == 0 {
+	addr, ok := c.faultAddress()
+	if !ok || addr == 0 {
 		return ""
 	}
 	for _, l := range strings.Split(guards, "\n") {
@@ -172,7 +187,7 @@ func describeCrash(waitErr error, out []string) crash {
 		}
 		return c
 	}
-	c.printed = out
+	c.printed, c.detail = goTraceback(out)
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -187,6 +202,24 @@ func describeCrash(waitErr error, out []string) crash {
 		}
 	}
 	return c
+}
+
+// goTraceback splits what a child printed at the Go runtime's traceback of a fatal error
+// or a panic ("fatal error: runtime: out of memory", then "runtime stack:" or "goroutine 1
+// [running]:" and frames with addresses, which vary from run to run): the lines before it,
+// which say what went wrong, and the traceback. Output without one is all printed.
+func goTraceback(out []string) (printed, traceback []string) {
+	fatal := false
+	for i, l := range out {
+		if strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "panic: ") {
+			fatal = true
+			continue
+		}
+		if fatal && (l == "runtime stack:" || strings.HasPrefix(l, "goroutine ")) {
+			return out[:i], out[i:]
+		}
+	}
+	return out, nil
 }
 
 // message is the evaluation's message for a crash of subject ("the kernel", "the worker

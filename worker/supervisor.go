@@ -701,6 +701,9 @@ func (s *Supervisor) crashed(ch *child, start time.Time, subject, during string)
 	if g := ch.guards.Load(); g != nil {
 		c.where = c.guardHit(*g)
 	}
+	if c.where == "" && c.nullFault() {
+		c.where = "at a null pointer"
+	}
 	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr, "signal", c.signal,
 		"report", strings.Join(c.detail[:min(len(c.detail), 4)], "; "))
 	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),
