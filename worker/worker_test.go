@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -69,6 +72,9 @@ const (
 	behaveFullDiskLaunch    // LLVM's report of a full disk at the first launch (PoCL's code generation)
 	behaveSlowCrash         // compiles for 300 ms, runs for 400 ms, then crashes
 	behaveSlowWarmUp        // its first run (warm-up, verification) takes 1.5 s, before the timed runs
+	behaveKilled            // the kernel's process is killed by SIGKILL, as the out-of-memory killer does
+	behaveLimits            // answers with the process's data limit and oom_score_adj as metrics
+	behaveHog               // allocates 4 GiB on the Go heap, touching one page of it
 )
 
 // llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
@@ -143,6 +149,20 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		os.Exit(1)
 	case behaveLongTiming:
 		time.Sleep(1500 * time.Millisecond)
+	case behaveKilled:
+		fmt.Fprintln(os.Stderr, "allocating a lot")
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Second)
+	case behaveLimits:
+		var rl syscall.Rlimit
+		syscall.Getrlimit(unix.RLIMIT_DATA, &rl)
+		adj, _ := os.ReadFile("/proc/self/oom_score_adj")
+		score, _ := strconv.Atoi(strings.TrimSpace(string(adj)))
+		return result.Evaluation{Status: result.OK, Objective: 1, Metrics: map[string]float64{"data": float64(rl.Cur), "oom_score_adj": float64(score)}}
+	case behaveHog:
+		b := make([]byte, 4<<30)
+		b[len(b)-1] = 1
+		return result.Evaluation{Status: result.OK, Objective: float64(b[len(b)-1])}
 	case behaveLoseDevice:
 		m.lost = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS")
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel faulted: " + m.lost.Error()}
@@ -665,6 +685,74 @@ func TestACompilationThatHungAheadKeepsItsCompileTime(t *testing.T) {
 	}
 	if e.CompileMS < 300 || e.CompileMS > 3000 || e.BenchmarkMS != 0 {
 		t.Errorf("compile %v ms, benchmark %v ms; want the compile limit of 300 ms as compile time, no kernel time", e.CompileMS, e.BenchmarkMS)
+	}
+}
+
+// A worker killed by a SIGKILL that the supervisor did not send (the out-of-memory
+// killer's, as a rule) is no crash of the kernel's own: the message says who kills so, and
+// what to do, whether or not the workers' memory is limited; the next configuration runs
+// in a fresh worker. A kill of the supervisor's own (a time limit) keeps its message.
+func TestAWorkerKilledFromOutsideSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		want  string
+	}{
+		{0, "the kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer, after printing: allocating a lot; " +
+			"if it ran the machine out of memory, bound each worker's memory with --worker-memory, so that an allocation beyond the bound fails in the configuration alone"},
+		{3 << 30, "the kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer, after printing: allocating a lot; " +
+			"if the machine ran out of memory, lower the workers' memory limit of 3.0 GiB (--worker-memory), or free memory"},
+	} {
+		s := newTestSupervisor(t)
+		s.opts.MemoryLimit = tc.limit
+		for i, b := range []int{behaveOK, behaveKilled, behaveOK, behaveHang, behaveOK} {
+			e, err := s.Evaluate(context.Background(), space.Config{b, i})
+			if err != nil {
+				t.Fatalf("limit %d, step %d: %v", tc.limit, i, err)
+			}
+			switch b {
+			case behaveKilled:
+				if e.Status != result.RuntimeError || e.Message != tc.want {
+					t.Errorf("limit %d: %v %q, want a runtime error %q", tc.limit, e.Status, e.Message, tc.want)
+				}
+			case behaveHang:
+				if e.Status != result.Timeout || strings.Contains(e.Message, "outside") {
+					t.Errorf("limit %d: a hang: %v %q", tc.limit, e.Status, e.Message)
+				}
+			default:
+				if e.Status != result.OK {
+					t.Errorf("limit %d, step %d: %v %q", tc.limit, i, e.Status, e.Message)
+				}
+			}
+		}
+	}
+}
+
+// A worker takes the memory limit its supervisor sets as its data limit (RLIMIT_DATA),
+// before it opens its device, and offers itself to the out-of-memory killer first; one
+// whose Go heap would pass the limit dies of it, as that configuration's failure, which
+// names the limit.
+func TestAWorkersMemoryIsLimited(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the limit is set on Linux")
+	}
+	const limit = 512 << 20
+	s := newTestSupervisor(t)
+	s.opts.MemoryLimit = limit
+	e, err := s.Evaluate(context.Background(), space.Config{behaveLimits, 0})
+	if err != nil || e.Status != result.OK {
+		t.Fatalf("%v %q %v", e.Status, e.Message, err)
+	}
+	if e.Metrics["data"] != limit || e.Metrics["oom_score_adj"] != 1000 {
+		t.Errorf("the worker's data limit is %v, its oom_score_adj %v; want %d, 1000", e.Metrics["data"], e.Metrics["oom_score_adj"], limit)
+	}
+	e, err = s.Evaluate(context.Background(), space.Config{behaveHog, 1})
+	want := "the worker process died (exit status 2) while running the kernel: fatal error: runtime: out of memory; " +
+		"it ran out of memory: a worker's memory is limited to 512.0 MiB (--worker-memory); give more if the configuration needs it"
+	if err != nil || e.Status != result.RuntimeError || e.Message != want {
+		t.Errorf("4 GiB under a limit of 512 MiB: %v %q %v; want a runtime error %q", e.Status, e.Message, err, want)
+	}
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
+		t.Errorf("after it: %v %q %v", e.Status, e.Message, err)
 	}
 }
 
