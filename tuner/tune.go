@@ -77,8 +77,8 @@ type Options struct {
 	// allocates without bound fails alone, its allocations refused, rather than drive the
 	// machine into swap or its out-of-memory killer. 0 is the default:
 	// worker.DefaultMemoryLimit() (half the machine's memory) on a CPU device (host C,
-	// PoCL), where kernels and their buffers live in the worker, and none on a GPU. A
-	// negative value is none. PoCL sizes its device by the limit: its global memory is
+	// PoCL), where kernels and their buffers live in the worker, and none on another (a
+	// GPU, whose drivers map memory of their own). A negative value is none. PoCL sizes its device by the limit: its global memory is
 	// the limit, its largest buffer a quarter of it (the host C device's, all of it); a
 	// configuration with a larger array is a device_limit.
 	WorkerMemory int64
@@ -329,7 +329,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	hash := inputs.hash()
 	memoryLimit := o.WorkerMemory
 	switch {
-	case memoryLimit == 0 && info.Type != "gpu":
+	case memoryLimit == 0 && info.Type == "cpu":
 		memoryLimit = worker.DefaultMemoryLimit()
 	case memoryLimit < 0:
 		memoryLimit = 0

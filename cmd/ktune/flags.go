@@ -177,8 +177,8 @@ const workerMemoryEnv = "KTUNE_WORKER_MEMORY"
 
 // workerMemory defines --worker-memory, the memory bound of each worker process
 // (tuner.Options.WorkerMemory; 0, the default, is half the machine's memory on a CPU
-// device and none on a GPU; -1 is none), whose default $KTUNE_WORKER_MEMORY sets; an
-// invalid value there is the error.
+// device and none on another, a GPU; -1 is none), whose default $KTUNE_WORKER_MEMORY
+// sets; an invalid value there is the error.
 func workerMemory(fs *flag.FlagSet) (*int64, error) {
 	p := new(int64)
 	v := bytesValue{p}
@@ -187,7 +187,7 @@ func workerMemory(fs *flag.FlagSet) (*int64, error) {
 			return nil, fmt.Errorf("$%s=%s: %v", workerMemoryEnv, env, err)
 		}
 	}
-	fs.Var(v, "worker-memory", fmt.Sprintf("the most memory each worker process may map, e.g. 4GiB, or none: a configuration that allocates more fails alone (default: 1/%d of the machine's memory on a CPU device, none on a GPU; also $%s)", worker.MemoryShare, workerMemoryEnv))
+	fs.Var(v, "worker-memory", fmt.Sprintf("the most memory each worker process may map, e.g. 4GiB, or none: a configuration that allocates more fails alone (default: 1/%d of the machine's memory on a CPU device, none on another, a GPU; also $%s)", worker.MemoryShare, workerMemoryEnv))
 	return p, nil
 }
 

@@ -42,20 +42,20 @@ population; for the model-based strategies and auto, their guesses at the next p
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
 8), which are paused while a kernel is timed on a CPU device.
 Each worker's memory is bounded by --worker-memory (default: half the machine's memory, or
-of its control group's limit, on a CPU device, where kernels and their buffers live in
-the worker; none on a GPU; none turns it off; $KTUNE_WORKER_MEMORY): on Linux it is the
-worker's data limit (RLIMIT_DATA, the private memory it maps, which the compilers it runs
-inherit), so an allocation past it fails in the worker (malloc returns NULL, LLVM throws
-bad_alloc) and the configuration is a runtime_error whose message says it ran out of
+of its control group's limit, on a CPU device, where kernels and their buffers live in the
+worker; none on another device, a GPU; none turns it off; $KTUNE_WORKER_MEMORY): on Linux
+it is the worker's data limit (RLIMIT_DATA, the private memory it maps, which the compilers
+it runs inherit), so an allocation past it fails in the worker (malloc returns NULL, LLVM
+throws bad_alloc) and the configuration is a runtime_error whose message says it ran out of
 memory, rather than the machine swapping or its out-of-memory killer stepping in. PoCL
-sizes its device by the limit (global memory the limit, largest buffer a quarter of it;
-the host C device's largest buffer is the limit): a configuration with a larger array is
-a device_limit. Workers also offer themselves to the out-of-memory killer first
+sizes its device by the limit (global memory the limit, largest buffer a quarter of it; the
+host C device's largest buffer is the limit): a configuration with a larger array is a
+device_limit. Workers also offer themselves to the out-of-memory killer first
 (oom_score_adj 1000), and a worker it kills (any SIGKILL ktune did not send) is that
 configuration's runtime_error: "the kernel was killed by SIGKILL from outside ktune, often
-the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about 384
-MiB, a host C worker 200 to 350 MiB (each thread's 8 MiB stack counts): a limit much lower
-fails every configuration.
+the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about
+384 MiB, a host C worker 200 to 350 MiB (each thread's 8 MiB stack counts): a limit much
+lower fails every configuration.
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
