@@ -32,6 +32,9 @@
 // Ctrl-C at the terminal reaches only the program, which should cancel Tune's context;
 // workers end when the program closes their pipes, also when it dies. A program that
 // forgot WorkerMain gets ErrNoWorkerMain from Tune in its workers, not workers of workers.
+// Each worker's memory is bounded (Options.WorkerMemory; by default half the machine's
+// on a CPU device), so that a configuration that allocates without bound fails alone,
+// and workers offer themselves to the out-of-memory killer before the program.
 //
 // # Errors
 //

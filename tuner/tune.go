@@ -74,6 +74,16 @@ type Options struct {
 	// compiles nothing ahead.
 	Precompilers int
 	NoPrecompile bool
+	// WorkerMemory bounds the memory of each worker process, in bytes (on Linux, its data
+	// limit, RLIMIT_DATA: see worker.Options.MemoryLimit), so that a configuration that
+	// allocates without bound fails alone, its allocations refused, rather than drive the
+	// machine into swap or its out-of-memory killer. 0 is the default:
+	// worker.DefaultMemoryLimit() (half the machine's memory) on a CPU device (host C,
+	// PoCL), where kernels and their buffers live in the worker, and none on another (a
+	// GPU, whose drivers map memory of their own). A negative value is none. PoCL sizes its device by the limit: its global memory is
+	// the limit, its largest buffer a quarter of it (the host C device's, all of it); a
+	// configuration with a larger array is a device_limit.
+	WorkerMemory int64
 	// WorkerCommand is the command line, a program and its arguments, that starts a worker
 	// process; Tune appends the Worker's Args, and that command must call Worker.Serve.
 	// Nil (or empty: no program) starts the running program's executable with WorkerArg,
@@ -325,8 +335,19 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	hash := inputs.hash()
+	memoryLimit := o.WorkerMemory
+	switch {
+	case memoryLimit == 0 && info.Type == "cpu":
+		memoryLimit = worker.DefaultMemoryLimit()
+	case memoryLimit < 0:
+		memoryLimit = 0
+	}
+	workerMemory := "none"
+	if memoryLimit > 0 {
+		workerMemory = space.FormatBytes(memoryLimit)
+	}
 	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "inputs": inputs, "budget": o.Budget,
-		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index})
+		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index, "worker_memory": workerMemory})
 	command := o.WorkerCommand
 	if len(command) == 0 {
 		exe, err := os.Executable()
@@ -348,6 +369,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		Precompilers:   precompilers,
 		// On a CPU device compiling would slow the timed kernel; a GPU times its own.
 		PauseWhileTiming: info.Type != "gpu",
+		MemoryLimit:      memoryLimit,
 		Log:              log,
 	})
 	defer sup.Close()

@@ -73,7 +73,9 @@ type Idler interface {
 // reports ready, then serves requests from file descriptor 3 and answers on file
 // descriptor 4 until the parent closes the pipe. If the parent dies first (killed, out of
 // memory, a test run past its deadline), the process exits within a second, even in the
-// middle of a kernel that never returns.
+// middle of a kernel that never returns. Before it opens the measurer, it takes the
+// memory limit its supervisor set (Options.MemoryLimit) and offers itself to the
+// out-of-memory killer before the tuner.
 func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 	in := os.NewFile(3, "worker-requests")
 	out := os.NewFile(4, "worker-responses")
@@ -86,7 +88,13 @@ func ServeChild(ctx context.Context, open func() (Measurer, error)) error {
 	syscall.CloseOnExec(4)
 	lineBufferStdout()
 	go exitWithParent(os.Getppid(), parentPoll)
-	return serve(ctx, in, out, os.Stderr, open)
+	return serve(ctx, in, out, os.Stderr, func() (Measurer, error) {
+		// before the device is opened: what it maps counts against the limit
+		if err := limitChild(); err != nil {
+			return nil, err
+		}
+		return open()
+	})
 }
 
 // parentPoll is how often a child checks that its parent lives.

@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/ktune/ktune/space"
 )
 
 // requestMark is what a child writes on its standard error before it serves a request:
@@ -99,14 +102,47 @@ type crash struct {
 	// detail is the runtime's report (addresses, which vary from run to run): for a log,
 	// not for a message that configurations failing the same way share.
 	detail []string
-	// where names the array whose guard region the faulting address lies in, as "past
-	// the end of argument y", or is "".
+	// where says where the faulting address lies: "past the end of argument y" (in an
+	// array's guard region), "at a null pointer"; or is "".
 	where string
+	// sig is the signal that ended the process, as its exit status says (0: none).
+	sig syscall.Signal
+	// outside is set when that was a SIGKILL the supervisor did not send: another
+	// process's, or the out-of-memory killer's as a rule.
+	outside bool
+	// memory says what the crash suggests of the child's memory (it ran out, or may have)
+	// and what to do, or is "".
+	memory string
 }
 
 // faultAddr is the faulting address in the Go runtime's report of a signal ("PC=0x...
-// m=3 sigcode=2 addr=0x7f0178a0d000").
-var faultAddr = regexp.MustCompile(`\baddr=0x([0-9a-f]+)\b`)
+// m=3 sigcode=2 addr=0x7f0178a0d000"), after the signal's code: positive when the kernel
+// raised the signal for a fault, 0 or negative (printed unsigned) when a process sent
+// it, and then addr holds no address.
+var faultAddr = regexp.MustCompile(`\bsigcode=([0-9]+) addr=0x([0-9a-f]+)\b`)
+
+// faultAddress is the faulting address of the runtime's report, and false when the report
+// has none (no report, a signal another process sent).
+func (c crash) faultAddress() (uint64, bool) {
+	for _, l := range c.detail {
+		if m := faultAddr.FindStringSubmatch(l); m != nil {
+			code, err1 := strconv.ParseUint(m[1], 10, 64)
+			addr, err2 := strconv.ParseUint(m[2], 16, 64)
+			return addr, err1 == nil && err2 == nil && code > 0 && code < 128
+		}
+	}
+	return 0, false
+}
+
+// nullPage is where no process maps memory (Linux's vm.mmap_min_addr, 64 KiB by
+// default): a fault there is through a null pointer, or near one.
+const nullPage = 1 << 16
+
+// nullFault reports whether the runtime's report puts the fault at a null pointer.
+func (c crash) nullFault() bool {
+	addr, ok := c.faultAddress()
+	return ok && addr < nullPage
+}
 
 // guardHit reads the faulting address of the runtime's report against a guard map (a line
 // per array: "name lo hi lo hi" in hexadecimal, the regions before and after its data;
@@ -114,18 +150,8 @@ var faultAddr = regexp.MustCompile(`\baddr=0x([0-9a-f]+)\b`)
 // "past the end of argument y (...)", "before the start of argument x (...)"; "" when
 // none does.
 func (c crash) guardHit(guards string) string {
-	var addr uint64
-	for _, l := range c.detail {
-		if m := faultAddr.FindStringSubmatch(l); m != nil {
-			a, err := strconv.ParseUint(m[1], 16, 64)
-			if err != nil {
-				return ""
-			}
-			addr = a
-			break
-		}
-	}
-	if addr == 0 {
+	addr, ok := c.faultAddress()
+	if !ok || addr == 0 {
 		return ""
 	}
 	for _, l := range strings.Split(guards, "\n") {
@@ -152,7 +178,7 @@ func (c crash) guardHit(guards string) string {
 
 // describeCrash reads a dead child's exit status and output.
 func describeCrash(waitErr error, out []string) crash {
-	var c crash
+	c := crash{sig: exitSignal(waitErr)}
 	for i, l := range out {
 		ms := goSignal.FindAllStringSubmatchIndex(l, -1)
 		if ms == nil || i+1 == len(out) || !strings.HasPrefix(out[i+1], "PC=") {
@@ -172,30 +198,71 @@ func describeCrash(waitErr error, out []string) crash {
 		}
 		return c
 	}
-	c.printed = out
+	c.printed, c.detail = goTraceback(out)
+	if c.sig != 0 {
+		name := "signal " + c.sig.String()
+		for n, s := range signals {
+			if s == c.sig {
+				name = n + " (" + c.sig.String() + ")"
+			}
+		}
+		c.signal = name
+	}
+	return c
+}
+
+// goTraceback splits what a child printed at the Go runtime's traceback of a fatal error
+// or a panic ("fatal error: runtime: out of memory", then "runtime stack:" or "goroutine 1
+// [running]:" and frames with addresses, which vary from run to run): the lines before it,
+// which say what went wrong, and the traceback. Output without one is all printed.
+func goTraceback(out []string) (printed, traceback []string) {
+	fatal := false
+	for i, l := range out {
+		if strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "panic: ") {
+			fatal = true
+			continue
+		}
+		if fatal && (l == "runtime stack:" || strings.HasPrefix(l, "goroutine ")) {
+			return out[:i], out[i:]
+		}
+	}
+	return out, nil
+}
+
+// exitSignal is the signal a process died of, by its exit status, 0 when none.
+func exitSignal(waitErr error) syscall.Signal {
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			sig := ws.Signal()
-			name := "signal " + sig.String()
-			for n, s := range signals {
-				if s == sig {
-					name = n + " (" + sig.String() + ")"
-				}
-			}
-			c.signal = name
+			return ws.Signal()
 		}
 	}
-	return c
+	return 0
 }
 
 // message is the evaluation's message for a crash of subject ("the kernel", "the worker
 // process") during an activity ("compiling"; "" when unknown), the same for every
 // configuration that crashes the same way.
 func (c crash) message(subject, during string, waitErr error) string {
+	msg := c.describe(subject, during, waitErr)
+	if c.memory != "" {
+		msg += "; " + c.memory
+	}
+	return msg
+}
+
+// describe is message without what it says of memory.
+func (c crash) describe(subject, during string, waitErr error) string {
 	when := ""
 	if during != "" {
 		when = " while " + during
+	}
+	if c.outside {
+		msg := subject + " was killed by SIGKILL from outside ktune" + when + ", often the out-of-memory killer"
+		if len(c.printed) > 0 {
+			msg += ", after printing: " + strings.Join(c.printed, "; ")
+		}
+		return msg
 	}
 	if c.signal != "" {
 		msg := subject + " crashed" + when + ": " + c.signal
@@ -225,6 +292,58 @@ func (c crash) message(subject, during string, waitErr error) string {
 		msg += "; did the kernel call exit()? It must return"
 	}
 	return msg
+}
+
+// outOfMemoryWords are what programs print when an allocation fails, in lower case:
+// strerror's ENOMEM ("Cannot allocate memory"), C++'s std::bad_alloc (LLVM's, in PoCL),
+// the Go runtime's "fatal error: runtime: out of memory", libgomp's "Out of memory
+// allocating ...", gcc's "virtual memory exhausted"; and a thread that could not be
+// created, its stack refused (the Go runtime's "pthread_create failed", libgomp's "Thread
+// creation failed").
+var outOfMemoryWords = []string{"cannot allocate memory", "out of memory", "bad_alloc", "memory exhausted",
+	"pthread_create failed", "thread creation failed"}
+
+// nullAssertion is the end of a failed assertion that a pointer is not NULL, as PoCL
+// asserts what it allocated ("Assertion `p->mem_ptr != NULL' failed.").
+const nullAssertion = "!= null' failed"
+
+// anyContains reports whether one of lines holds one of words, ignoring case.
+func anyContains(lines []string, words ...string) bool {
+	for _, l := range lines {
+		low := strings.ToLower(l)
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// memoryNote is what crash c of a child that printed lines, whose memory was limited to
+// limit bytes (0: none; Options.MemoryLimit), says of memory, with what to do; "" when
+// nothing points at memory. Where a limit was set, a configuration that needs more than
+// it fails its allocations (a C kernel's malloc returns NULL, C++ throws bad_alloc, the
+// Go runtime dies): that is said where the output says so, or where the fault is at a
+// null pointer (or an assertion finds one), as a failed allocation returns. A SIGKILL
+// from outside is the out-of-memory killer's as a rule, whether or not a limit was set.
+func memoryNote(c crash, lines []string, limit int64) string {
+	more := fmt.Sprintf("a worker's memory is limited to %s (--worker-memory); give more if the configuration needs it", space.FormatBytes(limit))
+	switch {
+	case c.outside && limit > 0:
+		return fmt.Sprintf("if the machine ran out of memory, lower the workers' memory limit of %s (--worker-memory), or free memory", space.FormatBytes(limit))
+	case c.outside:
+		return "if it ran the machine out of memory, bound each worker's memory with --worker-memory, so that an allocation beyond the bound fails in the configuration alone"
+	case limit <= 0:
+		return ""
+	case anyContains(lines, outOfMemoryWords...):
+		return "it ran out of memory: " + more
+	case c.nullFault():
+		return "if a failed allocation returned that pointer, it ran out of memory: " + more
+	case anyContains(lines, nullAssertion):
+		return "if a failed allocation returned that NULL, it ran out of memory: " + more
+	}
+	return ""
 }
 
 // fullDisk are strerror's words for a file system that cannot take a write: full, over its

@@ -48,6 +48,13 @@ type Options struct {
 	// on a CPU device (PoCL, host C) they would compete with the kernel for the cores. A
 	// GPU's kernels are timed by the device, and compiling goes on beside them.
 	PauseWhileTiming bool
+	// MemoryLimit bounds each child's memory, in bytes: on Linux its data limit
+	// (RLIMIT_DATA: the private writable memory it maps, heap, buffers and thread stacks
+	// included), set before it opens its device, which the compilers it starts inherit.
+	// An allocation beyond it fails in the child alone, as that configuration's failure,
+	// before the machine runs short. 0 means none (DefaultMemoryLimit is a sensible one
+	// on a CPU device). Children also offer themselves to the out-of-memory killer first.
+	MemoryLimit int64
 	// Log receives the children's lifecycle events (a child started, crashed or was
 	// replaced, at level info; details at debug); slog.Default() when nil.
 	Log *slog.Logger
@@ -80,11 +87,12 @@ type Supervisor struct {
 }
 
 // hang is how a configuration ran past a time limit in a pre-compiler: its compilation,
-// or its kernel (for ran, the time from the compiled phase to the kill, the pre-compiler's
-// pauses left out).
+// or its kernel. compiling is how long the pre-compiler compiled it (until the kill, or
+// until its warm-up launch), ran how long that launch ran until the kill; neither counts
+// the pre-compiler's pauses nor the stops of this process.
 type hang struct {
-	how hangKind
-	ran time.Duration
+	how            hangKind
+	compiling, ran time.Duration
 }
 
 // hangKind says which limit a configuration ran past.
@@ -162,6 +170,9 @@ type child struct {
 	waitErr error
 	output  *tail
 	guards  atomic.Pointer[string] // the last guard map the child sent (phaseGuards)
+	// killed is set once the supervisor sent the child SIGKILL: a SIGKILL it did not send
+	// came from outside, from the out-of-memory killer as a rule.
+	killed atomic.Bool
 }
 
 // outputGrace is how long a dead child's output and answer pipes are read before they are
@@ -198,7 +209,11 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 	// Not CommandContext: the supervisor decides when a child dies, and kills its whole
 	// process group (compilers it started included).
 	cmd := exec.Command(s.opts.Command[0], s.opts.Command[1:]...)
-	cmd.Env = childEnv(append(os.Environ(), s.opts.Env...))
+	env := append(os.Environ(), s.opts.Env...)
+	if s.opts.MemoryLimit > 0 {
+		env = append(env, fmt.Sprintf("%s=%d", memoryLimitEnv, s.opts.MemoryLimit))
+	}
+	cmd.Env = childEnv(env)
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	cmd.Stdout, cmd.Stderr = c.output, c.output
 	cmd.WaitDelay = outputGrace
@@ -261,11 +276,11 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		case r, ok := <-c.resps:
 			if !ok {
 				<-c.exited
-				return nil, fmt.Errorf("%w: the worker exited (%v): %s", ErrWorkerStart, c.waitErr, c.output.summary(10))
+				return nil, fmt.Errorf("%w: the worker exited (%v): %s%s", ErrWorkerStart, c.waitErr, c.output.summary(10), s.startNote())
 			}
 			if r.Err != "" {
 				c.kill()
-				return nil, fmt.Errorf("%w: %s", ErrWorkerStart, r.Err)
+				return nil, fmt.Errorf("%w: %s%s", ErrWorkerStart, r.Err, s.startNote())
 			}
 			return c, nil
 		case <-lim.C():
@@ -279,6 +294,30 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// noteMemory adds to the message of a failure that the child reported (not a crash) what
+// memoryNote says when the message names a failed allocation ("argument a: allocating
+// ...: cannot allocate memory", a compiler's "out of memory allocating") under a memory
+// limit: the limit, and how to give more.
+func (s *Supervisor) noteMemory(msg string) string {
+	if s.opts.MemoryLimit <= 0 || strings.Contains(msg, "--worker-memory") {
+		return msg
+	}
+	if note := memoryNote(crash{}, []string{msg}, s.opts.MemoryLimit); note != "" {
+		return msg + "; " + note
+	}
+	return msg
+}
+
+// startNote is what a child that could not start adds to its error: a memory limit too
+// low to open the device fails in many ways (a runtime that finds no platform, one that
+// dies of bad_alloc, the Go runtime's "out of memory").
+func (s *Supervisor) startNote() string {
+	if s.opts.MemoryLimit <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (its memory was limited to %s by --worker-memory, which may be too little to open the device)", space.FormatBytes(s.opts.MemoryLimit))
 }
 
 // childEnv is a child's environment env with asyncpreemptoff=1 added to GODEBUG (after
@@ -304,6 +343,7 @@ func childEnv(env []string) []string {
 
 // kill kills the child's process group and waits until the child is reaped.
 func (c *child) kill() {
+	c.killed.Store(true)
 	c.signal(syscall.SIGKILL)
 	c.reqW.Close()
 	<-c.exited
@@ -339,13 +379,12 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	var hung errHung
 	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
-		// on it again, for as long. The time its kernel ran there is kernel time, as it is
-		// in the measuring child; the rest of the wait for the pre-compiler compiled it.
-		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), CompileMS: ms(waited)}
-		if hung.how == hungRunning {
-			e.BenchmarkMS = ms(hung.ran)
-			e.CompileMS = max(ms(waited-hung.ran), 0)
-		}
+		// on it again, for as long. Its times are the pre-compiler's, as the measuring
+		// child's would be: compiling until the kill or the launch, then the kernel's. The
+		// wait for the pre-compiler is part of them, or none of it when the pre-compiler
+		// gave up before this configuration's turn came.
+		e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(),
+			CompileMS: ms(hung.compiling), BenchmarkMS: ms(hung.ran)}
 		if hung.how == hungCompiling {
 			s.log.Info("compilation hung while compiled ahead; not compiled again", "limit", s.opts.CompileTimeout)
 			e.Message = s.overLimit(false)
@@ -448,6 +487,9 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 				}
 				e := r.Eval.evaluation()
 				e.CompileMS += ms(waited)
+				if e.Status != result.OK {
+					e.Message = s.noteMemory(e.Message)
+				}
 				return e, lim.stopped, nil
 			}
 		case <-lim.C():
@@ -628,7 +670,10 @@ func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, faile
 			if r.Fault != "" {
 				return "", "", &environmentError{r.Fault}
 			}
-			return r.Err, "", nil
+			if r.Err != "" {
+				return s.noteMemory(r.Err), "", nil
+			}
+			return "", "", nil
 		case <-lim.C():
 			if !lim.expired() {
 				continue
@@ -696,12 +741,18 @@ func (s *Supervisor) crashed(ch *child, start time.Time, subject, during string)
 	}
 	s.main = nil
 	s.Crashes++
-	c := describeCrash(ch.waitErr, ch.output.lines(40))
+	lines := ch.output.lines(40)
+	c := describeCrash(ch.waitErr, lines)
 	c.printed = c.printed[:min(len(c.printed), 6)]
 	if g := ch.guards.Load(); g != nil {
 		c.where = c.guardHit(*g)
 	}
-	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr, "signal", c.signal,
+	if c.where == "" && c.nullFault() {
+		c.where = "at a null pointer"
+	}
+	c.outside = c.sig == syscall.SIGKILL && !ch.killed.Load()
+	c.memory = memoryNote(c, lines, s.opts.MemoryLimit)
+	s.log.Info("worker crashed; starting a new one", "error", ch.waitErr, "signal", c.signal, "from_outside", c.outside,
 		"report", strings.Join(c.detail[:min(len(c.detail), 4)], "; "))
 	return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Time: time.Now(),
 		FrameworkMS: ms(time.Since(start)), Message: c.message(subject, during, ch.waitErr)}
@@ -872,13 +923,20 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 		defer s.preMu.Unlock()
 		return slot.pausedFor()
 	}
+	sent := time.Now()
 	lim := newLimit(s.opts.CompileTimeout)
 	defer lim.stop()
 	paused := pausedFor()
+	pausedAtStart := paused
 	running := false
 	var compiled time.Time            // when the warm-up launch started
 	var pausedAtLaunch time.Duration  // how long the child had been stopped by then
 	var stoppedAtLaunch time.Duration // and this process
+	// busy is how long the child worked on c from sent until t, its pauses (until
+	// pausedBy) and this process's stops (until stoppedBy) left out.
+	busy := func(t time.Time, pausedBy, stoppedBy time.Duration) time.Duration {
+		return max(t.Sub(sent)-(pausedBy-pausedAtStart)-stoppedBy, 0)
+	}
 	for {
 		select {
 		case r, ok := <-ch.resps:
@@ -913,12 +971,14 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 				s.dropPrecompiler(slot, ch)
 				return false, none
 			}
+			end := time.Now()
 			s.log.Debug("pre-compiler killed after its time limit", "running", running)
 			s.dropPrecompiler(slot, ch)
 			if running {
-				return false, hang{how: hungRunning, ran: time.Since(compiled) - (paused - pausedAtLaunch) - (lim.stopped - stoppedAtLaunch)}
+				return false, hang{how: hungRunning, compiling: busy(compiled, pausedAtLaunch, stoppedAtLaunch),
+					ran: end.Sub(compiled) - (paused - pausedAtLaunch) - (lim.stopped - stoppedAtLaunch)}
 			}
-			return false, hang{how: hungCompiling}
+			return false, hang{how: hungCompiling, compiling: busy(end, paused, lim.stopped)}
 		case <-s.stop:
 			// Nobody will measure what it compiles (the session is over: its time limit,
 			// an interrupt): Close must not wait for the compilation, which may take

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -68,6 +71,10 @@ const (
 	behaveFullDiskKernel    // the kernel prints the words of a full disk and exits: its own doing
 	behaveFullDiskLaunch    // LLVM's report of a full disk at the first launch (PoCL's code generation)
 	behaveSlowCrash         // compiles for 300 ms, runs for 400 ms, then crashes
+	behaveSlowWarmUp        // its first run (warm-up, verification) takes 1.5 s, before the timed runs
+	behaveKilled            // the kernel's process is killed by SIGKILL, as the out-of-memory killer does
+	behaveLimits            // answers with the process's data limit and oom_score_adj as metrics
+	behaveHog               // allocates 4 GiB on the Go heap, touching one page of it
 )
 
 // llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
@@ -123,6 +130,9 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		syscall.Kill(os.Getpid(), syscall.SIGSEGV)
 		time.Sleep(time.Second)
 	}
+	if c[0] == behaveSlowWarmUp {
+		time.Sleep(1500 * time.Millisecond)
+	}
 	phase(phaseTiming)
 	switch c[0] {
 	case behaveCrash:
@@ -139,6 +149,20 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		os.Exit(1)
 	case behaveLongTiming:
 		time.Sleep(1500 * time.Millisecond)
+	case behaveKilled:
+		fmt.Fprintln(os.Stderr, "allocating a lot")
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Second)
+	case behaveLimits:
+		var rl syscall.Rlimit
+		syscall.Getrlimit(unix.RLIMIT_DATA, &rl)
+		adj, _ := os.ReadFile("/proc/self/oom_score_adj")
+		score, _ := strconv.Atoi(strings.TrimSpace(string(adj)))
+		return result.Evaluation{Status: result.OK, Objective: 1, Metrics: map[string]float64{"data": float64(rl.Cur), "oom_score_adj": float64(score)}}
+	case behaveHog:
+		b := make([]byte, 4<<30)
+		b[len(b)-1] = 1
+		return result.Evaluation{Status: result.OK, Objective: float64(b[len(b)-1])}
 	case behaveLoseDevice:
 		m.lost = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS")
 		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: "kernel faulted: " + m.lost.Error()}
@@ -633,6 +657,105 @@ func TestACompilationThatHangsIsKilledAtTheCompileLimit(t *testing.T) {
 		if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 			t.Errorf("pre-compiling %v: after it: %v %v", precompile, e.Status, err)
 		}
+	}
+}
+
+// A compilation that hung in a pre-compiler is stored with the time it spent compiling,
+// the compile limit, as one that hung in the measuring child is: it was stored with the
+// time the measuring child waited for the pre-compiler, none at all when the
+// pre-compiler had given up before the configuration's turn came.
+func TestACompilationThatHungAheadKeepsItsCompileTime(t *testing.T) {
+	s := NewSupervisor(Options{
+		Command: []string{os.Args[0], "-test.run=^$"}, Env: []string{"KTUNE_WORKER_TEST=1"},
+		Timeout: 5 * time.Second, CompileTimeout: 300 * time.Millisecond, Precompile: true, PauseWhileTiming: true,
+	})
+	t.Cleanup(func() { s.Close() })
+	// The pre-compiler takes the hanging compilation while the measuring child spends
+	// 1.5 s in a first run, which does not pause it: it gives up long before its turn.
+	s.Hint(space.Config{behaveCompileHang, 1})
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveSlowWarmUp, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("first: %v %q %v", e.Status, e.Message, err)
+	}
+	e, err := s.Evaluate(context.Background(), space.Config{behaveCompileHang, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != result.Timeout || !strings.Contains(e.Message, "compile_timeout") {
+		t.Fatalf("%v %q, want a timeout at the compile limit", e.Status, e.Message)
+	}
+	if e.CompileMS < 300 || e.CompileMS > 3000 || e.BenchmarkMS != 0 {
+		t.Errorf("compile %v ms, benchmark %v ms; want the compile limit of 300 ms as compile time, no kernel time", e.CompileMS, e.BenchmarkMS)
+	}
+}
+
+// A worker killed by a SIGKILL that the supervisor did not send (the out-of-memory
+// killer's, as a rule) is no crash of the kernel's own: the message says who kills so, and
+// what to do, whether or not the workers' memory is limited; the next configuration runs
+// in a fresh worker. A kill of the supervisor's own (a time limit) keeps its message.
+func TestAWorkerKilledFromOutsideSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		want  string
+	}{
+		{0, "the kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer, after printing: allocating a lot; " +
+			"if it ran the machine out of memory, bound each worker's memory with --worker-memory, so that an allocation beyond the bound fails in the configuration alone"},
+		{3 << 30, "the kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer, after printing: allocating a lot; " +
+			"if the machine ran out of memory, lower the workers' memory limit of 3.0 GiB (--worker-memory), or free memory"},
+	} {
+		s := newTestSupervisor(t)
+		s.opts.MemoryLimit = tc.limit
+		for i, b := range []int{behaveOK, behaveKilled, behaveOK, behaveHang, behaveOK} {
+			e, err := s.Evaluate(context.Background(), space.Config{b, i})
+			if err != nil {
+				t.Fatalf("limit %d, step %d: %v", tc.limit, i, err)
+			}
+			switch b {
+			case behaveKilled:
+				if e.Status != result.RuntimeError || e.Message != tc.want {
+					t.Errorf("limit %d: %v %q, want a runtime error %q", tc.limit, e.Status, e.Message, tc.want)
+				}
+			case behaveHang:
+				if e.Status != result.Timeout || strings.Contains(e.Message, "outside") {
+					t.Errorf("limit %d: a hang: %v %q", tc.limit, e.Status, e.Message)
+				}
+			default:
+				if e.Status != result.OK {
+					t.Errorf("limit %d, step %d: %v %q", tc.limit, i, e.Status, e.Message)
+				}
+			}
+		}
+	}
+}
+
+// A worker takes the memory limit its supervisor sets as its data limit (RLIMIT_DATA),
+// before it opens its device, and offers itself to the out-of-memory killer first; one
+// whose Go heap would pass the limit dies of it, as that configuration's failure, which
+// names the limit.
+func TestAWorkersMemoryIsLimited(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the limit is set on Linux")
+	}
+	const limit = 512 << 20
+	s := newTestSupervisor(t)
+	s.opts.MemoryLimit = limit
+	e, err := s.Evaluate(context.Background(), space.Config{behaveLimits, 0})
+	if err != nil || e.Status != result.OK {
+		t.Fatalf("%v %q %v", e.Status, e.Message, err)
+	}
+	if e.Metrics["data"] != limit || e.Metrics["oom_score_adj"] != 1000 {
+		t.Errorf("the worker's data limit is %v, its oom_score_adj %v; want %d, 1000", e.Metrics["data"], e.Metrics["oom_score_adj"], limit)
+	}
+	e, err = s.Evaluate(context.Background(), space.Config{behaveHog, 1})
+	want := "the worker process died (exit status 2) while running the kernel: fatal error: runtime: out of memory; " +
+		"it ran out of memory: a worker's memory is limited to 512.0 MiB (--worker-memory); give more if the configuration needs it"
+	if raceDetector {
+		want = e.Message // ThreadSanitizer's runtime dies first, in its own words
+	}
+	if err != nil || e.Status != result.RuntimeError || e.Message != want {
+		t.Errorf("4 GiB under a limit of 512 MiB: %v %q %v; want a runtime error %q", e.Status, e.Message, err, want)
+	}
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
+		t.Errorf("after it: %v %q %v", e.Status, e.Message, err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/worker"
 )
 
 // countValue is an int flag that refuses values below least at parse time, so that every
@@ -183,6 +184,25 @@ func spaceMemory(fs *flag.FlagSet) (*int64, error) {
 		}
 	}
 	fs.Var(v, "space-memory", fmt.Sprintf("the most memory a space's index (or a cartesian-mode landscape) may take, e.g. 8GiB, or none (default: 1/%d of the memory available; also $%s)", space.MemoryShare, spaceMemoryEnv))
+	return p, nil
+}
+
+// workerMemoryEnv names the environment variable that gives --worker-memory its default.
+const workerMemoryEnv = "KTUNE_WORKER_MEMORY"
+
+// workerMemory defines --worker-memory, the memory bound of each worker process
+// (tuner.Options.WorkerMemory; 0, the default, is half the machine's memory on a CPU
+// device and none on another, a GPU; -1 is none), whose default $KTUNE_WORKER_MEMORY
+// sets; an invalid value there is the error.
+func workerMemory(fs *flag.FlagSet) (*int64, error) {
+	p := new(int64)
+	v := bytesValue{p}
+	if env := os.Getenv(workerMemoryEnv); env != "" {
+		if err := v.Set(env); err != nil {
+			return nil, fmt.Errorf("$%s=%s: %v", workerMemoryEnv, env, err)
+		}
+	}
+	fs.Var(v, "worker-memory", fmt.Sprintf("the most memory each worker process may map, e.g. 4GiB, or none: a configuration that allocates more fails alone (default: 1/%d of the machine's memory on a CPU device, none on another, a GPU; also $%s)", worker.MemoryShare, workerMemoryEnv))
 	return p, nil
 }
 

@@ -156,6 +156,8 @@ Environment:
   KTUNE_NVML_LIBRARY    NVML, for power, energy and clocks (default libnvidia-ml.so.1)
   KTUNE_SPACE_MEMORY    default of --space-memory: the most memory a space may take
                         (default 1/8 of the memory available; none for no bound)
+  KTUNE_WORKER_MEMORY   default of --worker-memory: the most memory a worker may map (default
+                        half the machine's on a CPU device, else none; none for no bound)
   KTUNE_MAX_RECORDING   the largest recording read, decompressed (default 1GiB)
   CC                    the host C compiler (default cc, gcc or clang)
 

@@ -26,7 +26,7 @@ func init() {
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
           [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--precompilers N]
-          [--no-precompile] [--space-memory SIZE] [--progress] [--json]
+          [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
@@ -41,6 +41,21 @@ Upcoming configurations (those a strategy knows ahead: random sampling, brute fo
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
 8), which are paused while a kernel is timed on a CPU device.
+Each worker's memory is bounded by --worker-memory (default: half the machine's memory, or
+of its control group's limit, on a CPU device, where kernels and their buffers live in the
+worker; none on another device, a GPU; none turns it off; $KTUNE_WORKER_MEMORY): on Linux
+it is the worker's data limit (RLIMIT_DATA, the private memory it maps, which the compilers
+it runs inherit), so an allocation past it fails in the worker (malloc returns NULL, LLVM
+throws bad_alloc) and the configuration is a runtime_error whose message says it ran out of
+memory, rather than the machine swapping or its out-of-memory killer stepping in. PoCL
+sizes its device by the limit (global memory the limit, largest buffer a quarter of it; the
+host C device's largest buffer is the limit): a configuration with a larger array is a
+device_limit. Workers also offer themselves to the out-of-memory killer first
+(oom_score_adj 1000), and a worker it kills (any SIGKILL ktune did not send) is that
+configuration's runtime_error: "the kernel was killed by SIGKILL from outside ktune, often
+the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about
+384 MiB, a host C worker 200 to 350 MiB (each thread's 8 MiB stack counts): a limit much
+lower fails every configuration.
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
@@ -138,6 +153,10 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	workerBytes, err := workerMemory(fs)
+	if err != nil {
+		return usageErr(env, c, "%v", err)
+	}
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
@@ -161,7 +180,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
 		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers,
-		NoPrecompile: *noPre || *precompilers == 0, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
+		NoPrecompile: *noPre || *precompilers == 0, WorkerMemory: *workerBytes, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.SpaceBuild.MaxBytes = *maxBytes
 	var building *progress // the space's construction, shown when it takes over a second
 	endBuilding := func() {

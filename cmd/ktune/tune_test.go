@@ -617,6 +617,82 @@ compile_timeout: 1s
 	}
 }
 
+// --worker-memory (or $KTUNE_WORKER_MEMORY) bounds each worker's memory: a host C kernel
+// whose 4 GiB malloc it refuses fails alone, its message naming the limit, and the
+// configurations after it run; with none the malloc succeeds (and the kernel frees it
+// untouched). A size that is none is a usage error.
+func TestWorkerMemoryBoundsWhatAKernelMayAllocate(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	kernel := `#include <stdio.h>
+#include <stdlib.h>
+void hog(float *y, int n) {
+	if (mode == 1) {
+		char *p = malloc((size_t)4 << 30);
+		if (p == NULL) {
+			perror("hog");
+			abort();
+		}
+		free(p);
+	}
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: hog, source: hog.c}
+parameters:
+  - {name: mode, values: [0, 1, 2]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+`
+	for name, text := range map[string]string{"hog.c": kernel, "hog.yaml": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, tc := range []struct {
+		flag, env string
+		failed    bool // mode 1 fails
+	}{
+		{"512MiB", "", true},
+		{"", "512MiB", true},
+		{"none", "512MiB", false},
+	} {
+		if tc.env != "" {
+			t.Setenv("KTUNE_WORKER_MEMORY", tc.env)
+		}
+		db := filepath.Join(dir, fmt.Sprintf("k%d.db", i))
+		args := []string{"tune", filepath.Join(dir, "hog.yaml"), "--strategy", "bruteforce", "--db", db}
+		if tc.flag != "" {
+			args = append(args, "--worker-memory", tc.flag)
+		}
+		if _, errOut, code := ktune(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		evals := evaluationsOf(t, db)
+		want := "the kernel crashed: SIGABRT (aborted), after printing: hog: Cannot allocate memory; it ran out of memory: " +
+			"a worker's memory is limited to 512.0 MiB (--worker-memory); give more if the configuration needs it"
+		e := evals["1"]
+		switch {
+		case tc.failed && (e.Status != result.RuntimeError || e.Message != want):
+			t.Errorf("--worker-memory %q, $KTUNE_WORKER_MEMORY %q: mode 1: %v %q, want a runtime error %q", tc.flag, tc.env, e.Status, e.Message, want)
+		case !tc.failed && e.Status != result.OK:
+			t.Errorf("--worker-memory %q: mode 1: %v %q, want ok", tc.flag, e.Status, e.Message)
+		}
+		for _, mode := range []string{"0", "2"} {
+			if e := evals[mode]; e.Status != result.OK {
+				t.Errorf("--worker-memory %q: mode %s: %v %q, want ok", tc.flag, mode, e.Status, e.Message)
+			}
+		}
+	}
+	t.Setenv("KTUNE_WORKER_MEMORY", "")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "hog.yaml"), "--worker-memory", "0"); code != 2 || !strings.Contains(errOut, "--worker-memory 0: want a size above 0") {
+		t.Errorf("--worker-memory 0: exit %d, %s", code, errOut)
+	}
+}
+
 func evaluationsOf(t *testing.T, db string) map[string]result.Evaluation {
 	t.Helper()
 	if _, err := os.Stat(db); err != nil {

@@ -134,6 +134,12 @@ func hostInfo(tc *toolchain, cacheDir string) device.Info {
 		name = "host CPU"
 	}
 	mem := memTotal()
+	// As PoCL does, a process whose data is limited (a ktune worker's memory limit, ulimit
+	// -d) has no more memory than that for buffers: a larger one is a device limit, not
+	// a failed allocation.
+	if l := dataLimit(); l > 0 && (mem <= 0 || l < mem) {
+		mem = l
+	}
 	return device.Info{
 		Backend:        Name,
 		Index:          0,

@@ -27,6 +27,8 @@ type hostDevice struct {
 	info  device.Info
 	tc    *toolchain
 	cache *objectCache
+	// limited says the memory info gives is the process's data limit, not the host's
+	limited bool
 
 	// Compile and Alloc may be called from several goroutines (a pre-compiling pool);
 	// mu guards what they share.
@@ -39,10 +41,12 @@ type hostDevice struct {
 }
 
 func newHostDevice(tc *toolchain, cache *objectCache) *hostDevice {
+	info := hostInfo(tc, cache.dir)
 	return &hostDevice{
-		info:    hostInfo(tc, cache.dir),
+		info:    info,
 		tc:      tc,
 		cache:   cache,
+		limited: info.MaxAllocBytes > 0 && info.MaxAllocBytes == dataLimit(),
 		kernels: map[*kernel]struct{}{},
 		buffers: map[*buffer]struct{}{},
 	}
@@ -156,15 +160,20 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 	return object, parseDeps(rule, source), nil
 }
 
-// Alloc maps n bytes of host memory. A buffer larger than the machine's memory is a
-// device limit, as on the other backends, before anything is mapped or filled.
+// Alloc maps n bytes of host memory. A buffer larger than the machine's memory (or the
+// process's data limit) is a device limit, as on the other backends, before anything is
+// mapped or filled.
 func (d *hostDevice) Alloc(n int) (device.Buffer, error) {
 	if d.isClosed() {
 		return nil, errClosed
 	}
 	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n) > limit {
+		of := "the host's memory"
+		if d.limited {
+			of = "this process's data limit (a ktune worker's --worker-memory)"
+		}
 		return nil, &device.LimitError{
-			What:  fmt.Sprintf("buffer of %d bytes exceeds the host's memory of %d bytes", n, limit),
+			What:  fmt.Sprintf("buffer of %d bytes exceeds %s of %d bytes", n, of, limit),
 			Limit: limit, Want: int64(n),
 		}
 	}

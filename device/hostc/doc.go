@@ -21,6 +21,10 @@
 // never diagnostics of the source, whatever their words. A compiler killed (the
 // out-of-memory killer's SIGKILL) is a compile error of the configuration with a note.
 //
+// The device's memory is the host's, or the process's data limit (RLIMIT_DATA, a ktune
+// worker's memory limit) where that is lower, as PoCL sizes its CPU device: a buffer
+// larger is a device limit.
+//
 // Kernels run in this process. A kernel that faults (a segmentation fault, an abort, an
 // endless loop) takes the process with it, and Run cannot interrupt a running kernel
 // when its context ends: ktune runs device work in a supervised worker process for this

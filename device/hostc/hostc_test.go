@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ktune/ktune/device"
 )
 
@@ -973,5 +975,37 @@ func TestOpenMPWithoutItsRuntimeSaysWhatToInstall(t *testing.T) {
 	}
 	if !strings.Contains(ce.Log, "lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang") {
 		t.Errorf("log %q: want what to install", ce.Log)
+	}
+}
+
+// A process whose data is limited (a ktune worker under --worker-memory, ulimit -d) has no
+// more memory for buffers than the limit, as PoCL's device says of itself under one: a
+// larger buffer is a device limit, refused before anything is mapped.
+func TestADataLimitBoundsTheHostsMemory(t *testing.T) {
+	host := openHost(t)
+	var was unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_DATA, &was); err != nil {
+		t.Fatal(err)
+	}
+	limit := host.info.GlobalMemBytes / 2 // far above what this process maps
+	lowered := was
+	lowered.Cur = min(was.Cur, uint64(limit))
+	if err := unix.Setrlimit(unix.RLIMIT_DATA, &lowered); err != nil {
+		t.Fatal(err)
+	}
+	d := newHostDevice(host.tc, host.cache)
+	defer d.Close()
+	if err := unix.Setrlimit(unix.RLIMIT_DATA, &was); err != nil {
+		t.Fatal(err)
+	}
+	if d.info.GlobalMemBytes != int64(lowered.Cur) || d.info.MaxAllocBytes != int64(lowered.Cur) {
+		t.Errorf("under a data limit of %d: global memory %d, largest buffer %d; want the limit", lowered.Cur, d.info.GlobalMemBytes, d.info.MaxAllocBytes)
+	}
+	var le *device.LimitError
+	if _, err := d.Alloc(int(lowered.Cur) + 1); !errors.As(err, &le) || (lowered.Cur == uint64(limit) && !strings.Contains(err.Error(), "data limit")) {
+		t.Errorf("a buffer past the limit: %v, want a device limit naming the data limit", err)
+	}
+	if was.Cur == unix.RLIM_INFINITY && host.info.GlobalMemBytes != memTotal() {
+		t.Errorf("without a limit: global memory %d, want the host's %d", host.info.GlobalMemBytes, memTotal())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ktune/ktune/device"
 )
@@ -163,6 +166,15 @@ func cpuIdentity() string {
 		}
 	}
 	return b.String()
+}
+
+// dataLimit is the process's data limit (RLIMIT_DATA, ulimit -d), 0 when it has none.
+func dataLimit() int64 {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_DATA, &rl); err != nil || rl.Cur >= math.MaxInt64 {
+		return 0
+	}
+	return int64(rl.Cur)
 }
 
 // memTotal is the host's memory in bytes from /proc/meminfo, or 0.

@@ -1,0 +1,249 @@
+package tuner
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/worker"
+)
+
+// writeSpec writes files (name to text) into a fresh folder and returns the path of the
+// one named spec.
+func writeSpec(t *testing.T, spec string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, spec)
+}
+
+// byConfig is a run's stored evaluations by their configurations' keys.
+func byConfig(t *testing.T, db string, run int64) map[string]result.Evaluation {
+	t.Helper()
+	out := map[string]result.Evaluation{}
+	for _, e := range storedEvaluations(t, db, run) {
+		out[store.ConfigKey(e.Config)] = e
+	}
+	return out
+}
+
+// A compilation that hung in a pre-compiler is stored with the time it spent compiling,
+// the compile limit, as one that hung in the measuring worker is. It was stored with the
+// time the measuring worker waited for the pre-compiler: none when the pre-compiler had
+// given up before the configuration's turn came, as here, where the configuration measured
+// while it was compiled ahead spends 3 s in its first run (which does not pause the
+// pre-compilers).
+func TestACompilationThatHungAheadIsStoredWithItsCompileTime(t *testing.T) {
+	needBackend(t, "c")
+	kernel := `#include <unistd.h>
+#if mode == 1
+#include "never.h"
+#endif
+static int launches;
+void fill(float *y, int n) {
+	if (mode == 0 && launches++ == 0)
+		sleep(3);
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: fill, source: fill.c}
+parameters:
+  - {name: mode, values: [0, 1, 2]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+compile_timeout: 1s
+`
+	path := writeSpec(t, "fill.yaml", map[string]string{"fill.c": kernel, "fill.yaml": spec})
+	// the compiler waits for ever on an #include of a named pipe that no one writes
+	if err := syscall.Mkfifo(filepath.Join(filepath.Dir(path), "never.h"), 0o600); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	db := filepath.Join(t.TempDir(), "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, Precompilers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := byConfig(t, db, rep.Run)
+	for _, ok := range []string{"0", "2"} {
+		if e := evals[ok]; e.Status != result.OK {
+			t.Fatalf("mode %s: %v %q", ok, e.Status, e.Message)
+		}
+	}
+	// it hung in the pre-compiler alone: the measuring worker was never replaced
+	e := evals["1"]
+	if e.Status != result.Timeout || !strings.Contains(e.Message, "compile_timeout") || rep.WorkerRestarts != 0 {
+		t.Fatalf("mode 1: %v %q, %d worker restarts; want a timeout in the pre-compiler alone", e.Status, e.Message, rep.WorkerRestarts)
+	}
+	if e.CompileMS < 1000 || e.CompileMS > 10000 || e.BenchmarkMS != 0 {
+		t.Errorf("mode 1: compile %v ms, benchmark %v ms; want the compile limit of 1 s as compile time, no kernel time (%s)",
+			e.CompileMS, e.BenchmarkMS, e.Message)
+	}
+}
+
+// A host C kernel whose allocation passes the workers' memory limit fails alone, as that
+// configuration's runtime error, stored with its times; the message says it ran out of
+// the limit, whether the kernel wrote through the NULL that malloc returned or said so and
+// aborted, and the configurations after it run. Nothing large is ever touched: a kernel
+// whose 4 GiB malloc succeeds (no limit) frees it at once and passes.
+func TestAnAllocationPastTheWorkersMemoryLimitFailsItsConfigurationAlone(t *testing.T) {
+	needBackend(t, "c")
+	kernel := `#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+void hog(float *y, int n) {
+	if (mode == 1 || mode == 2) {
+		size_t big = (size_t)4 << 30;
+		char *p = malloc(big);
+		if (p != NULL) {
+			free(p);
+			y[0] = -1;
+			return;
+		}
+		if (mode == 2) {
+			fprintf(stderr, "hog: %s\n", strerror(errno));
+			abort();
+		}
+		__asm__ volatile("" : "+r"(p)); // the compiler must not know p is NULL
+		memset(p, 1, big);
+	}
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: hog, source: hog.c}
+parameters:
+  - {name: mode, values: [0, 1, 2, 3]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+`
+	path := writeSpec(t, "hog.yaml", map[string]string{"hog.c": kernel, "hog.yaml": spec})
+	db := filepath.Join(t.TempDir(), "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, WorkerMemory: 512 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := "a worker's memory is limited to 512.0 MiB (--worker-memory); give more if the configuration needs it"
+	want := map[string]string{
+		"1": "the kernel crashed: SIGSEGV (segmentation fault), touching memory at a null pointer; if a failed allocation returned that pointer, it ran out of memory: " + more,
+		"2": "the kernel crashed: SIGABRT (aborted), after printing: hog: Cannot allocate memory; it ran out of memory: " + more,
+	}
+	evals := byConfig(t, db, rep.Run)
+	for _, mode := range []string{"0", "1", "2", "3"} {
+		e, ok := evals[mode]
+		switch {
+		case !ok:
+			t.Errorf("mode %s: not stored", mode)
+		case want[mode] == "" && e.Status != result.OK:
+			t.Errorf("mode %s: %v %q, want ok", mode, e.Status, e.Message)
+		case want[mode] != "" && (e.Status != result.RuntimeError || e.Message != want[mode]):
+			t.Errorf("mode %s: %v %q, want a runtime error %q", mode, e.Status, e.Message, want[mode])
+		case want[mode] != "" && (e.CompileMS <= 0 || e.BenchmarkMS < 0 || !math.IsNaN(e.Objective)):
+			t.Errorf("mode %s: compile %v ms, benchmark %v ms, objective %v; want the times a crash has", mode, e.CompileMS, e.BenchmarkMS, e.Objective)
+		}
+	}
+}
+
+// A worker killed by a SIGKILL that ktune did not send, as the out-of-memory killer
+// kills, is stored as that configuration's runtime error, saying so and what to do about
+// the workers' memory limit (by default half the machine's on a CPU device); the
+// configurations after it run.
+func TestAWorkerKilledFromOutsideIsItsConfigurationsFailure(t *testing.T) {
+	needBackend(t, "c")
+	kernel := `#include <signal.h>
+#include <unistd.h>
+void die(float *y, int n) {
+	if (mode == 1)
+		kill(getpid(), SIGKILL);
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: die, source: die.c}
+parameters:
+  - {name: mode, values: [0, 1, 2]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+`
+	limit := worker.DefaultMemoryLimit()
+	if limit == 0 {
+		t.Skip("the machine's memory is unknown: no default limit")
+	}
+	path := writeSpec(t, "die.yaml", map[string]string{"die.c": kernel, "die.yaml": spec})
+	db := filepath.Join(t.TempDir(), "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := byConfig(t, db, rep.Run)
+	want := "the kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer; if the machine ran out of memory, lower the workers' memory limit of " +
+		space.FormatBytes(limit) + " (--worker-memory), or free memory"
+	if e := evals["1"]; e.Status != result.RuntimeError || e.Message != want {
+		t.Errorf("mode 1: %v %q, want a runtime error %q", e.Status, e.Message, want)
+	}
+	for _, mode := range []string{"0", "2"} {
+		if e := evals[mode]; e.Status != result.OK {
+			t.Errorf("mode %s: %v %q, want ok", mode, e.Status, e.Message)
+		}
+	}
+}
+
+// A device that lives in the worker's memory, PoCL's CPU device or the host's, has no
+// larger buffers under the workers' memory limit than the limit allows (PoCL a quarter
+// of it, the host all of it): a configuration whose array is larger is a device limit,
+// refused before anything is allocated, and the configurations that fit run.
+func TestAnArrayPastTheWorkersMemoryLimitIsADeviceLimit(t *testing.T) {
+	for _, tc := range []struct {
+		backend, source, kernel string
+		limit                   int64
+	}{
+		// 384 MiB arrays: above a quarter of 1 GiB; above 256 MiB
+		{"opencl", "big.cl", "__kernel void big(__global float *y, int n) { int i = get_global_id(0); if (i < n) y[i] = i; }\n", 1 << 30},
+		{"c", "big.c", "void big(float *y, int n) { for (int i = 0; i < n; i++) y[i] = i; }\n", 256 << 20},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			needBackend(t, tc.backend)
+			spec := `kernel: {name: big, source: ` + tc.source + `}
+constants: {N: 1048576}
+parameters:
+  - {name: rep, values: [1, 96]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: N * rep, output: true}
+  - {name: n, type: int32, value: N}
+iterations: 1
+`
+			path := writeSpec(t, "big.yaml", map[string]string{tc.source: tc.kernel, "big.yaml": spec})
+			db := filepath.Join(t.TempDir(), "k.db")
+			rep, err := Tune(context.Background(), Options{SpecPath: path, Device: tc.backend, Strategy: "bruteforce", DB: db, WorkerMemory: tc.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			evals := byConfig(t, db, rep.Run)
+			if e := evals["1"]; e.Status != result.OK {
+				t.Errorf("rep 1: %v %q, want ok", e.Status, e.Message)
+			}
+			if e := evals["96"]; e.Status != result.DeviceLimit || !strings.Contains(e.Message, "largest buffer") {
+				t.Errorf("rep 96: %v %q, want a device limit on the largest buffer", e.Status, e.Message)
+			}
+		})
+	}
+}
