@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ktune/ktune/internal/sysmem"
 )
 
 // DefaultMemoryLimit is a bound for a worker's memory on a CPU device (Options.MemoryLimit):
@@ -15,7 +16,7 @@ import (
 // where that is lower; 0 where neither can be read. A configuration that needs more fails
 // alone, and the tuner, the other workers and the machine's other work keep the rest.
 func DefaultMemoryLimit() int64 {
-	mem := memTotal()
+	mem := sysmem.Total()
 	if l := cgroupLimit(); l > 0 && (mem <= 0 || l < mem) {
 		mem = l
 	}
@@ -23,28 +24,6 @@ func DefaultMemoryLimit() int64 {
 		return 0
 	}
 	return mem / MemoryShare
-}
-
-// memTotal is the machine's memory (MemTotal), 0 when unknown.
-func memTotal() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				return 0
-			}
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // cgroupLimit is the memory limit of the control group this process sees at

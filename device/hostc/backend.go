@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/ktune/ktune/device"
+
+	"github.com/ktune/ktune/internal/sysmem"
 )
 
 // Name is the backend's name in the device registry.
@@ -133,7 +135,7 @@ func hostInfo(tc *toolchain, cacheDir string) device.Info {
 	if name == "" {
 		name = "host CPU"
 	}
-	mem := memTotal()
+	mem := sysmem.Total()
 	// As PoCL does, a process whose data is limited (a ktune worker's memory limit, ulimit
 	// -d) has no more memory than that for buffers: a larger one is a device limit, not
 	// a failed allocation.

@@ -21,6 +21,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ktune/ktune/device"
+
+	"github.com/ktune/ktune/internal/sysmem"
 )
 
 // TestMain gives the package's tests a private object cache; tests that count cache
@@ -1005,7 +1007,7 @@ func TestADataLimitBoundsTheHostsMemory(t *testing.T) {
 	if _, err := d.Alloc(int(lowered.Cur) + 1); !errors.As(err, &le) || (lowered.Cur == uint64(limit) && !strings.Contains(err.Error(), "data limit")) {
 		t.Errorf("a buffer past the limit: %v, want a device limit naming the data limit", err)
 	}
-	if was.Cur == unix.RLIM_INFINITY && host.info.GlobalMemBytes != memTotal() {
-		t.Errorf("without a limit: global memory %d, want the host's %d", host.info.GlobalMemBytes, memTotal())
+	if was.Cur == unix.RLIM_INFINITY && host.info.GlobalMemBytes != sysmem.Total() {
+		t.Errorf("without a limit: global memory %d, want the host's %d", host.info.GlobalMemBytes, sysmem.Total())
 	}
 }
