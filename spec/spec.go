@@ -1843,7 +1843,7 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	}
 	a := s.Arguments[k]
 	if typ != a.Type {
-		d.errAt(s.lines[field], field, "%s holds %s, but argument %q is %s", path, typ, a.Name, a.Type)
+		d.errAt(s.lines[field], field, "%s holds %s, but argument %q is %s; give the argument type: %s, or save the array as %s (numpy: a.astype(numpy.%s))", path, typ, a.Name, a.Type, typ, a.Type, a.Type)
 		return
 	}
 	n := 1
@@ -1852,7 +1852,12 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	}
 	if l := s.c.args[k].length; l != nil && s.c.constOnly(l.num) {
 		if want := l.num.Eval(s.c.constEnv()); float64(n) != want {
-			d.errAt(s.lines[field], field, "%s holds %d elements, but argument %q has length %v", path, n, a.Name, want)
+			// %v would print a length of a million as 1e+06.
+			length := strconv.FormatFloat(want, 'f', -1, 64)
+			if strings.TrimSpace(a.Length) != length {
+				length = a.Length + " = " + length
+			}
+			d.errAt(s.lines[field], field, "%s holds %d elements (shape %v), but argument %q has length %s", path, n, shape, a.Name, length)
 		}
 	}
 }
