@@ -136,7 +136,13 @@ verification:                  # optional: check every configuration's outputs
     kernel: {name: matmul_naive, source: naive.cu}
     # a reference kernel (language, code and compiler_options as in kernel); it runs with
     # the launch and defines of config below, else default_config, else the space's first
-    # configuration. Or config alone: the tuned kernel at that configuration:
+    # configuration. A naive reference (a thread per element) wants a launch of its own,
+    # which the tuned kernel's grid_div (tiles, work per thread) would make too small:
+    #   kernel: {name: matmul_naive, source: naive.cu, block: [16, 16]}
+    # with block alone, grid = ceil(problem_size / block) per dimension, whatever
+    # grid_div says; grid: [...] sets the grid too. Expressions as the spec's grid and
+    # block, at that configuration; grid_size_x/y/z are defined from this launch.
+    # Or config alone: the tuned kernel at that configuration:
     #   config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}
     # Or expected outputs from .npy files: npy: {C: expected_C.npy}
   outputs: [C]                 # compared arguments (default: every output: true argument)
