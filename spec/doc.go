@@ -28,6 +28,15 @@ kernel:                        # required
                                # device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+# Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
+# -fPIC -shared (compiler_options come after and may override them; -lNAME links a
+# library) and called once per run from one host thread, timed around the call (with
+# openmp, it runs its own parallel regions). Its parameters are the arguments in order:
+# an array is a pointer to its element type (float *, const double *), a scalar its C
+# type by value (int32: int, converted as C converts it); a pointer of another type or
+# another number of parameters is a compile error of ktune's call wrapper. Launch
+# geometry means nothing on the host, but problem_size is still required (as in Kernel
+# Tuner) and gives grid_size_x/y/z.
 
 constants:                     # named numbers the expressions may read, in order; a value
   N: 4096                      # may be an expression over earlier constants
