@@ -60,7 +60,40 @@ func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
 	}
 	g := elemValue(a.Type, got[first*size:(first+1)*size])
 	w := elemValue(a.Type, want[first*size:(first+1)*size])
-	return fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g, w)
+	msg := fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g, w)
+	return msg + largestDifference(a.Type, got, want, first, atol, rtol)
+}
+
+// largestDifference describes the float element that differs most from the reference
+// beyond the tolerance, with the tolerance it had, so that a user can tell a tolerance
+// too tight for the kernel's rounding (a difference of 1e-7 where atol + rtol*|want|
+// allows 1e-9) from a wrong result: "; largest difference 0.5 at index 3 (got 4.5,
+// want 4), where atol 0.1 + rtol 0.01 * |want| allows 0.14", shorter where it is the
+// first mismatch, whose values the message gave. "" for integers, and where no mismatch
+// is a finite difference (NaNs, infinities).
+func largestDifference(typ string, got, want []byte, first int, atol, rtol float64) string {
+	if typ != "float32" && typ != "float64" {
+		return ""
+	}
+	size := elemSize(typ)
+	at, largest := -1, 0.0
+	for k := range len(got) / size {
+		g := elemValue(typ, got[k*size:(k+1)*size]).(float64)
+		w := elemValue(typ, want[k*size:(k+1)*size]).(float64)
+		if d := math.Abs(g - w); !math.IsNaN(d) && !math.IsInf(d, 0) && d > largest && !closeEnough(g, w, atol, rtol) {
+			at, largest = k, d
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	g := elemValue(typ, got[at*size:(at+1)*size]).(float64)
+	w := elemValue(typ, want[at*size:(at+1)*size]).(float64)
+	allows := fmt.Sprintf("where atol %v + rtol %v * |want| allows %.3g", atol, rtol, atol+rtol*math.Abs(w))
+	if at == first {
+		return fmt.Sprintf("; that is the largest difference, %.3g, %s", largest, allows)
+	}
+	return fmt.Sprintf("; largest difference %.3g at index %d (got %v, want %v), %s", largest, at, g, w, allows)
 }
 
 // lengthMismatch is the verification message of output i (a, at this configuration) when

@@ -23,7 +23,7 @@ func TestCompareFollowsAllcloseElementByElement(t *testing.T) {
 	}{
 		{"equal", []float32{1, 2, 3}, []float32{1, 2, 3}, ""},
 		{"within atol + rtol*|want|", []float32{1.05, 200.5}, []float32{1, 200}, ""},
-		{"beyond it", []float32{1, 2.2, 3, 4.5}, []float32{1, 2, 3, 4}, "2 of 4 elements differ from the reference; first at index 1: got 2.200000047683716, want 2"},
+		{"beyond it", []float32{1, 2.2, 3, 4.5}, []float32{1, 2, 3, 4}, "2 of 4 elements differ from the reference; first at index 1: got 2.200000047683716, want 2; largest difference 0.5 at index 3 (got 4.5, want 4), where atol 0.1 + rtol 0.01 * |want| allows 0.14"},
 		{"NaN never passes, even against NaN", []float32{1, nan}, []float32{1, nan}, "1 of 2 elements differ from the reference; first at index 1: got NaN, want NaN"},
 		{"an infinity passes against itself only", []float32{inf, inf, -inf}, []float32{inf, 1e30, inf}, "2 of 3 elements differ from the reference; first at index 1: got +Inf, want 1.0000000150474662e+30"},
 	}
@@ -72,7 +72,8 @@ func TestLargeOutputsAreComparedInPartsWithTheSameVerdict(t *testing.T) {
 		got[i] += 10
 	}
 	msg := compare(spec.ArgInstance{Name: "c", Type: "float32"}, f32s(got...), f32s(want...), 1e-6, 1e-5)
-	wantMsg := "output c: 3 of 1310723 elements differ from the reference; first at index 786433: got 443, want 433"
+	wantMsg := "output c: 3 of 1310723 elements differ from the reference; first at index 786433: got 443, want 433; " +
+		"that is the largest difference, 10, where atol 1e-06 + rtol 1e-05 * |want| allows 0.00433"
 	if msg != wantMsg {
 		t.Fatalf("%q, want %q", msg, wantMsg)
 	}

@@ -56,3 +56,53 @@ iterations: 3
 		})
 	}
 }
+
+// TestAnOpenCLKernelThatWritesPastAnArrayFailsNamingIt: a work-item per element of
+// N + over, where y has N: with over 2 the kernel writes two floats past y's end, which
+// PoCL let pass as "ok, verified" (the runtime checks nothing, and the writes land in its
+// heap or another buffer). That configuration is a runtime error naming y; the
+// configurations before and after it, which stay inside y, are not blamed.
+func TestAnOpenCLKernelThatWritesPastAnArrayFailsNamingIt(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: axpy
+  language: opencl
+  code: |
+    __kernel void axpy(__global float *y, __global const float *x, const int n) {
+        int i = get_global_id(0);
+        if (i < n + over) y[i] = 2.0f * x[i % n] + 1.0f;
+    }
+constants: {N: 4096}
+parameters:
+  - {name: over, values: [0, 2, 16000]}
+  - {name: block_size_x, values: [64]}
+problem_size: ["N + over"]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {over: 0, block_size_x: 64}}
+iterations: 3
+`), "overrun_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	const says = "the kernel wrote past the end of argument y (4096 elements of float32): its length in the spec is too small or the kernel overruns it"
+	for _, c := range []struct {
+		over int64
+		want result.Status
+	}{{0, result.OK}, {2, result.RuntimeError}, {0, result.OK}, {16000, result.RuntimeError}, {0, result.OK}} {
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.over), space.IntValue(64)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, nil)
+		if e.Status != c.want || (c.want == result.RuntimeError) != strings.Contains(e.Message, says) {
+			t.Fatalf("over=%d: %v %q, want %v", c.over, e.Status, e.Message, c.want)
+		}
+		r.Idle()
+	}
+}

@@ -46,17 +46,19 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		return ref
 	}
 	values := r.referenceValues()
-	inst, err := r.spec.Instance(values)
-	if err != nil {
-		ref.err = fmt.Errorf("reference configuration: %w", err)
-		return ref
-	}
 	src := r.src
 	what := "the kernel at the reference configuration " + formatValues(r, values)
 	isRef := false
+	instance := r.spec.Instance
 	if rs, ok := r.spec.ReferenceSource(); ok {
 		src, isRef = rs, true
 		what = "the reference kernel " + rs.Kernel
+		instance = r.spec.ReferenceInstance // its own launch, where it has one
+	}
+	inst, err := instance(values)
+	if err != nil {
+		ref.err = fmt.Errorf("reference configuration: %w", err)
+		return ref
 	}
 	src.Defines = inst.Defines
 	k, err := r.dev.Compile(ctx, src)

@@ -47,6 +47,9 @@ type compiled struct {
 	gridSet     bool
 	blockSet    bool
 	shared      *cnum
+	// a reference kernel's own launch (verification.reference.kernel.grid and block)
+	refGrid, refBlock       [3]*cnum
+	refGridSet, refBlockSet bool
 
 	args         []carg
 	metrics      []*cnum // nil where the expression did not compile

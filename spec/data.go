@@ -58,7 +58,7 @@ func (s *Spec) Generate(arg int, length int) ([]byte, error) {
 			return nil, fail("%v", err)
 		}
 		if arr.Type != t.name {
-			return nil, fail("%s holds %s, but argument %q is %s", fl.Path, arr.Type, a.Name, t.name)
+			return nil, fail("%s holds %s, but argument %q is %s; give the argument type: %s, or save the array as %s (numpy: a.astype(numpy.%s))", fl.Path, arr.Type, a.Name, t.name, arr.Type, t.name, t.name)
 		}
 		if arr.Len() != length {
 			return nil, fail("%s holds %d elements (shape %v), but argument %q has %d in this configuration", fl.Path, arr.Len(), arr.Shape, a.Name, length)

@@ -28,6 +28,15 @@ kernel:                        # required
                                # device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+# Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
+# -fPIC -shared (compiler_options come after and may override them; -lNAME links a
+# library) and called once per run from one host thread, timed around the call (with
+# openmp, it runs its own parallel regions). Its parameters are the arguments in order:
+# an array is a pointer to its element type (float *, const double *), a scalar its C
+# type by value (int32: int, converted as C converts it); a pointer of another type or
+# another number of parameters is a compile error of ktune's call wrapper. Launch
+# geometry means nothing on the host, but problem_size is still required (as in Kernel
+# Tuner) and gives grid_size_x/y/z.
 
 constants:                     # named numbers the expressions may read, in order; a value
   N: 4096                      # may be an expression over earlier constants
@@ -89,7 +98,11 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # them: a write just past either end of an array (into the
                                # slack or the next page) fails that configuration, naming
                                # the argument (runtime_error); a write farther off may land
-                               # in other memory unnoticed, as in any C program
+                               # in other memory unnoticed, as in any C program. OpenCL
+                               # arrays are followed by 64 KiB of canary on the device,
+                               # checked after each configuration's first (verified)
+                               # run: a write into it fails the configuration the same
+                               # way; one before the start or farther is not seen
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local (OpenCL only: __local memory of length elements per
@@ -132,7 +145,13 @@ verification:                  # optional: check every configuration's outputs
     kernel: {name: matmul_naive, source: naive.cu}
     # a reference kernel (language, code and compiler_options as in kernel); it runs with
     # the launch and defines of config below, else default_config, else the space's first
-    # configuration. Or config alone: the tuned kernel at that configuration:
+    # configuration. A naive reference (a thread per element) wants a launch of its own,
+    # which the tuned kernel's grid_div (tiles, work per thread) would make too small:
+    #   kernel: {name: matmul_naive, source: naive.cu, block: [16, 16]}
+    # with block alone, grid = ceil(problem_size / block) per dimension, whatever
+    # grid_div says; grid: [...] sets the grid too. Expressions as the spec's grid and
+    # block, at that configuration; grid_size_x/y/z are defined from this launch.
+    # Or config alone: the tuned kernel at that configuration:
     #   config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}
     # Or expected outputs from .npy files: npy: {C: expected_C.npy}
   outputs: [C]                 # compared arguments (default: every output: true argument)

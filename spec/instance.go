@@ -160,6 +160,51 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 	return
 }
 
+// ReferenceInstance is the Instance of the verification's reference kernel at the
+// configuration values: the tuned kernel's, but for the reference's own grid and block
+// where it gives them (a block alone divides the problem size, as Kernel Tuner does; a
+// grid alone keeps the configuration's block), with grid_size_x/y/z defined from it.
+func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
+	in, err := s.Instance(values)
+	if err != nil || (!s.c.refGridSet && !s.c.refBlockSet) {
+		return in, err
+	}
+	env, err := s.bind(values)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, _, err := s.launch(env, values); err != nil { // problem_size_x/y/z in env
+		return nil, err
+	}
+	grid, block := in.Launch.Grid, in.Launch.Block
+	for i := range 3 {
+		if s.c.refBlockSet {
+			block[i] = 1
+			if n := s.c.refBlock[i]; n != nil {
+				if block[i], err = s.wholeNumber(n, env, "a block size of at least 1", 1, maxDim); err != nil {
+					return nil, err
+				}
+			}
+		}
+		switch {
+		case s.c.refGridSet:
+			grid[i] = 1
+			if n := s.c.refGrid[i]; n != nil {
+				if grid[i], err = s.wholeNumber(n, env, "a grid size of at least 1", 1, maxDim); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			grid[i] = (in.ProblemSize[i] + block[i] - 1) / block[i]
+		}
+	}
+	in.Launch.Grid, in.Launch.Block = grid, block
+	if s.Kernel.Defines {
+		in.Defines = s.defines(values, grid, block)
+	}
+	return in, nil
+}
+
 // Instance computes everything that depends on one configuration (values in the order of
 // Parameters): preprocessor definitions, launch geometry and arguments.
 func (s *Spec) Instance(values []space.Value) (*Instance, error) {

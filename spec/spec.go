@@ -82,6 +82,9 @@ type Kernel struct {
 	CompilerOptions []string // passed to the compiler as written
 	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
 	OpenMP          bool     // host C: compile with OpenMP
+	// Grid and Block are a reference kernel's own launch (expressions, 3 each, or nil for
+	// the tuned kernel's at the reference configuration).
+	Grid, Block []string
 }
 
 // Constant is a named number the expressions of a spec may read, such as a problem size.
@@ -386,6 +389,9 @@ var languages = []string{"opencl", "cuda", "c"}
 func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Kernel, bool) {
 	d := p.d
 	known := []string{"name", "language", "source", "code", "compiler_options", "defines", "openmp"}
+	if !main {
+		known = append(known, "grid", "block")
+	}
 	entries, ok := d.mapping(n, field, known)
 	if !ok && entries == nil {
 		return nil, false
@@ -454,6 +460,25 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 			if v, ok := d.boolean(e.value, f); ok {
 				k.OpenMP = v
 				openmpLine = e.value.Line
+			}
+		case "grid", "block":
+			// A reference kernel's own launch: a naive reference computes one element
+			// per thread, which the tuned kernel's geometry (tiles, work per thread)
+			// would launch too few of.
+			srcs, nums, ok := p.exprList(e.value, f, p.c.geomScope, 1, 3)
+			for len(srcs) < 3 && ok {
+				srcs = append(srcs, "1")
+			}
+			if !ok || !p.paramsOK {
+				continue
+			}
+			p.checkConst(nums, true, "a positive whole number", func(v float64) bool { return v >= 1 })
+			if e.key == "grid" {
+				k.Grid, p.c.refGrid, p.c.refGridSet = srcs, [3]*cnum{}, true
+				copy(p.c.refGrid[:], nums)
+			} else {
+				k.Block, p.c.refBlock, p.c.refBlockSet = srcs, [3]*cnum{}, true
+				copy(p.c.refBlock[:], nums)
 			}
 		}
 	}
@@ -1843,7 +1868,7 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	}
 	a := s.Arguments[k]
 	if typ != a.Type {
-		d.errAt(s.lines[field], field, "%s holds %s, but argument %q is %s", path, typ, a.Name, a.Type)
+		d.errAt(s.lines[field], field, "%s holds %s, but argument %q is %s; give the argument type: %s, or save the array as %s (numpy: a.astype(numpy.%s))", path, typ, a.Name, a.Type, typ, a.Type, a.Type)
 		return
 	}
 	n := 1
@@ -1852,7 +1877,12 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 	}
 	if l := s.c.args[k].length; l != nil && s.c.constOnly(l.num) {
 		if want := l.num.Eval(s.c.constEnv()); float64(n) != want {
-			d.errAt(s.lines[field], field, "%s holds %d elements, but argument %q has length %v", path, n, a.Name, want)
+			// %v would print a length of a million as 1e+06.
+			length := strconv.FormatFloat(want, 'f', -1, 64)
+			if strings.TrimSpace(a.Length) != length {
+				length = a.Length + " = " + length
+			}
+			d.errAt(s.lines[field], field, "%s holds %d elements (shape %v), but argument %q has length %s", path, n, shape, a.Name, length)
 		}
 	}
 }

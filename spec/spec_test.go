@@ -460,7 +460,7 @@ arguments:
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, w := range []string{"spec.yaml:2: kernel.source: open ", "missing.cl", "spec.yaml:6: arguments[0].fill.npy", "holds float64, but argument \"a\" is float32"} {
+	for _, w := range []string{"spec.yaml:2: kernel.source: open ", "missing.cl", "spec.yaml:6: arguments[0].fill.npy", "holds float64, but argument \"a\" is float32; give the argument type: float64, or save the array as float32 (numpy: a.astype(numpy.float32))"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("lacks %q:\n%v", w, err)
 		}
@@ -473,7 +473,20 @@ problem_size: 4
 arguments:
   - {name: a, type: float64, length: 5, fill: {npy: in.npy}}
 `)
-	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "holds 4 elements, but argument \"a\" has length 5") {
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "holds 4 elements (shape [4]), but argument \"a\" has length 5") {
+		t.Errorf("got %v", err)
+	}
+	// A length of a million was printed 1.048576e+06; it is the whole number, with the
+	// expression that gave it.
+	p = write("spec2m.yaml", `
+kernel: {name: k, source: k.cl}
+constants: {N: 1024}
+parameters: {block_size_x: [1]}
+problem_size: 4
+arguments:
+  - {name: a, type: float64, length: N * N, fill: {npy: in.npy}}
+`)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "holds 4 elements (shape [4]), but argument \"a\" has length N * N = 1048576") {
 		t.Errorf("got %v", err)
 	}
 	// a file of a list is named by its index, at its own line

@@ -46,9 +46,13 @@ optimum, short of it), optimum (found it), space exhausted or strategy finished.
 Interrupted (Ctrl-C), it says after how many runs, prints the summary of the runs that
 finished (in --json, those runs, marked "interrupted") and exits with status 130.
 
-Modes: recorded searches the configurations the recording holds; cartesian searches the
-full product of the parameter values, where missing and failed configurations have the fail
-fitness and still cost an evaluation (the setting of seed 000).
+Modes: recorded searches the configurations the recording holds; where it records
+restrictions (a run of 'ktune tune', its exports, a T4 file), the space is every
+configuration they allow, and the recording must hold them all: a tuning run that
+measured part of its space is refused, naming a configuration it lacks. cartesian searches
+the full product of the parameter values, where missing and failed configurations have
+the fail fitness and still cost an evaluation (the setting of seed 000); it replays such
+a partial run.
 Direction: as the recording says; a Kernel Tuner cache says none, and its objective's name
 is taken as a hint (time, energy: lower is better; GFLOP/s: higher). --maximize or
 --minimize says it, and turning a direction the recording says is warned of.

@@ -1,17 +1,76 @@
 package opencl
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
 )
 
-// buffer is a cl_mem of the device's context.
+// buffer is a cl_mem of the device's context: size bytes of data, then slack bytes of
+// canary.
+//
+// A kernel that writes past the end of an array must not go unnoticed: an OpenCL runtime
+// checks nothing, and the write lands in memory of the runtime's (PoCL: the host heap) or
+// of another buffer, while the configuration "verifies". The spec's length for the array
+// is wrong, or the kernel is. So each buffer has a tail of canary bytes on the device,
+// which the first launch of a kernel checks (kernel.Run) and which fails that launch
+// naming the argument. Writes before the start, or farther than the slack, are not seen.
 type buffer struct {
-	dev  *clDevice
-	mem  uintptr // 0 once released
-	size int
+	dev   *clDevice
+	mem   uintptr // 0 once released
+	size  int
+	slack int // canary bytes after the data
+}
+
+// overrunSlack is the canary after a buffer's data: writes up to this far past its end
+// are caught, a few rows of a 2D tile that overruns its array.
+const overrunSlack = 64 << 10
+
+// canaryWord is the canary, repeated from the end of the data: read as a float32, or two
+// of them as a float64, it is a NaN that no arithmetic produces, and as an int32 an
+// unlikely number (2146805157). The host C backend's is the same.
+const canaryWord = 0x7ff5a5a5
+
+// canary is overrunSlack bytes of the pattern.
+var canary = func() []byte {
+	b := make([]byte, overrunSlack)
+	for i := 0; i < len(b); i += 4 {
+		binary.LittleEndian.PutUint32(b[i:], canaryWord)
+	}
+	return b
+}()
+
+// fillSlack writes the canary after the data.
+func (b *buffer) fillSlack() error {
+	if b.slack <= 0 {
+		return nil
+	}
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&canary[0]), 0, nil, nil)
+	if err := check("clEnqueueWriteBuffer", st); err != nil {
+		return &device.RuntimeError{Op: "write", Err: err}
+	}
+	return nil
+}
+
+// overrun reports whether a launch wrote into the canary after the data, which is then
+// written again, so that the buffer's next user is not blamed. In the in-order queue the
+// read follows every kernel launched before it.
+func (b *buffer) overrun() (bool, error) {
+	if b.slack <= 0 || b.mem == 0 {
+		return false, nil
+	}
+	got := make([]byte, b.slack)
+	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&got[0]), 0, nil, nil)
+	if err := check("clEnqueueReadBuffer", st); err != nil {
+		return false, &device.RuntimeError{Op: "read", Err: err}
+	}
+	if bytes.Equal(got, canary[:b.slack]) {
+		return false, nil
+	}
+	return true, b.fillSlack()
 }
 
 var (

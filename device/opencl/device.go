@@ -137,6 +137,9 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
 	}
 	k, err := newKernel(d, src.Kernel, prog, h)
+	if err == nil {
+		k.params = src.Params
+	}
 	if err != nil {
 		d.cl.ReleaseKernel(h)
 		d.cl.ReleaseProgram(prog)
@@ -172,8 +175,10 @@ func (d *clDevice) keepsArgInfo() bool {
 	return err1 == nil && err2 == nil && (maj > 1 || maj == 1 && mnr >= 2)
 }
 
-// Alloc creates a read-write buffer of n bytes. The runtime may defer the allocation to
-// the buffer's first use, so running out of device memory can also show up there.
+// Alloc creates a read-write buffer of n bytes, followed on the device by up to
+// overrunSlack bytes of canary that a kernel's first launch must leave as they are (see
+// kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
+// out of device memory can also show up there.
 func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if d.closed {
 		return nil, errClosed
@@ -187,15 +192,23 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 			Limit: limit, Want: int64(n),
 		}
 	}
+	slack := overrunSlack
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n+slack) > limit {
+		slack = int(limit) - n // the largest buffers go with less, or none
+	}
 	var errcode int32
 	// OpenCL has no buffer of 0 bytes; an argument of no elements still gets an address,
 	// as on the other backends, from a buffer of one byte that nothing transfers to.
-	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(max(n, 1)), nil, &errcode)
+	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(max(n+slack, 1)), nil, &errcode)
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
-	b := &buffer{dev: d, mem: mem, size: n}
+	b := &buffer{dev: d, mem: mem, size: n, slack: slack}
 	d.buffers[b] = struct{}{}
+	if err := b.fillSlack(); err != nil {
+		b.Release()
+		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
+	}
 	return b, nil
 }
 

@@ -28,6 +28,8 @@ type kernel struct {
 	preferredMult   int
 	declared        []device.Declared // numArgs of them
 	detailed        bool              // declared holds more than the count (clGetKernelArgInfo answered)
+	params          []device.Param    // the caller's names and types of the arguments, for messages
+	launched        bool              // a launch finished, and its buffers' canaries were checked
 }
 
 var (
@@ -163,6 +165,11 @@ func (k *kernel) Attributes() map[string]float64 {
 // breaks one with a *device.LimitError. ctx is checked before launching: an OpenCL kernel
 // cannot be interrupted once enqueued. Launch.SharedBytes has no meaning in OpenCL, where
 // local memory comes as Local arguments, and is ignored.
+//
+// After the kernel's first launch the canaries after its array arguments' data are
+// checked (see buffer): a kernel that wrote past the end of one gives a
+// *device.RuntimeError that names the argument. Later launches do the same work and go
+// unchecked, so that the timed runs cost no reads.
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	if k.handle == 0 || k.dev.closed {
 		return 0, errClosed
@@ -213,7 +220,61 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	if end < start {
 		return 0, &device.RuntimeError{Op: "profile", Err: fmt.Errorf("event ends (%d ns) before it starts (%d ns)", end, start)}
 	}
-	return time.Duration(end - start), nil
+	d := time.Duration(end - start)
+	if k.launched {
+		return d, nil
+	}
+	k.launched = true
+	var overruns []string
+	for i, a := range args {
+		b, _ := a.Buffer.(*buffer)
+		if b == nil {
+			continue
+		}
+		past, err := b.overrun()
+		if err != nil {
+			return d, err
+		}
+		if past {
+			overruns = append(overruns, k.overrunMessage(i, b))
+		}
+	}
+	if overruns != nil {
+		return d, &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+	}
+	return d, nil
+}
+
+// overrunMessage says that the kernel wrote past the end of argument i's buffer b, and
+// what to look at, in the host C backend's words.
+func (k *kernel) overrunMessage(i int, b *buffer) string {
+	name, typ := fmt.Sprintf("%d", i), ""
+	if i < len(k.params) {
+		name, typ = k.params[i].Name, k.params[i].Type
+	} else if i < len(k.declared) && k.declared[i].Name != "" {
+		name, typ = k.declared[i].Name, k.declared[i].Type
+	}
+	length := fmt.Sprintf("%d bytes", b.size)
+	if size := typeSize(typ); size > 0 && b.size%size == 0 {
+		length = fmt.Sprintf("%d elements of %s", b.size/size, typ)
+	}
+	return fmt.Sprintf("the kernel wrote past the end of argument %s (%s): its length in the spec is too small or the kernel overruns it", name, length)
+}
+
+// typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it
+// does not know.
+func typeSize(t string) int {
+	switch t {
+	case "int8", "uint8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "float32", "int32", "uint32":
+		return 4
+	case "float64", "int64", "uint64":
+		return 8
+	}
+	return 0
 }
 
 // geometry turns the CUDA-style launch into OpenCL's global and local sizes, using as many

@@ -1,0 +1,74 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
+)
+
+// TestAReferenceKernelRunsAtItsOwnLaunch: the tuned kernel computes tile elements per
+// work-item (grid_div_x: [block_size_x, tile]), the naive reference one. Launched with
+// the tuned kernel's geometry at the reference configuration (tile 4), the reference
+// computed a quarter of the output, and every correct configuration failed verification
+// (or, with a tuned grid as short, passed with three quarters unchecked). With its own
+// block the reference covers the whole output, and the configurations verify.
+func TestAReferenceKernelRunsAtItsOwnLaunch(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: scale
+  language: opencl
+  code: |
+    __kernel void scale(__global float *y, __global const float *x, const int n) {
+        for (int t = 0; t < tile; t++) {
+            int i = get_global_id(0) * tile + t;
+            if (i < n) y[i] = 3.0f * x[i];
+        }
+    }
+constants: {N: 10000}
+parameters:
+  - {name: block_size_x, values: [32, 64]}
+  - {name: tile, values: [4, 1]}
+problem_size: [N]
+grid_div_x: [block_size_x, tile]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference:
+    kernel:
+      name: scale_ref
+      block: [128]
+      code: |
+        __kernel void scale_ref(__global float *y, __global const float *x, const int n) {
+            int i = get_global_id(0);
+            if (i < n) y[i] = 3.0f * x[i];
+        }
+iterations: 2
+`), "reference_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.ReferenceInstance([]space.Value{space.IntValue(32), space.IntValue(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Launch.Grid[0] != 79 || in.Launch.Block[0] != 128 { // ceil(10000 / 128)
+		t.Errorf("reference launch %v x %v, want 79 x 128", in.Launch.Grid, in.Launch.Block)
+	}
+	r, sp := runnerFor(t, s, dev)
+	for _, values := range [][]space.Value{{space.IntValue(32), space.IntValue(4)}, {space.IntValue(64), space.IntValue(1)}} {
+		cfg, err := sp.ConfigOf(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
+			t.Errorf("%v: %v %q, want ok", values, e.Status, e.Message)
+		}
+		r.Idle()
+	}
+}
