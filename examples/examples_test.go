@@ -373,6 +373,25 @@ func TestConvolution(t *testing.T) {
 	evaluate(t, s, sp, dev, sample(t, s, sp, 24, 1))
 }
 
+// TestStencil samples the stencil's space, staged and not, against its reference kernel
+// launched at its own geometry.
+func TestStencil(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("stencil/stencil.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 24, 1))
+}
+
+// TestStencilOddSize runs the stencil on a grid that no tile divides, so that partial
+// work-groups and tiles, and the staged tile's clipped border, are exercised everywhere.
+func TestStencilOddSize(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	path := variant(t, example("stencil/stencil.yaml"), edits{
+		constants: map[string]string{"NX": "203", "NY": "77"},
+	})
+	s, sp := load(t, path, 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 16, 5))
+}
+
 // TestGEMM samples the tuned space at its real size.
 func TestGEMM(t *testing.T) {
 	dev := openDevice(t, "opencl")
