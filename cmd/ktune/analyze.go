@@ -607,7 +607,11 @@ func directionOf(r *analysis.Result) string {
 }
 
 func printAnalysis(w io.Writer, r *analysis.Result) {
-	fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, directionOf(r))
+	if r.Kernel != "" && strings.HasSuffix(r.Name, " "+r.Kernel) { // a run's name says its kernel already: "run 1 gemm"
+		fmt.Fprintf(w, "%s on %s; objective %s (%s)\n", r.Name, orDash(r.Device), r.Objective, directionOf(r))
+	} else {
+		fmt.Fprintf(w, "%s: %s on %s; objective %s (%s)\n", r.Name, orDash(r.Kernel), orDash(r.Device), r.Objective, directionOf(r))
+	}
 	fmt.Fprintf(w, "  %s, %d evaluated, %d valid; optimum %.6g at %s\n", counted(r.Configurations, "configuration", "configurations"), r.Evaluated, r.Valid, r.Optimum, r.OptimumConfig)
 	for _, s := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)

@@ -734,6 +734,22 @@ func TestAnalyzeNamesARunWithoutAKernel(t *testing.T) {
 	}
 }
 
+// A run whose recording names its kernel is "run N KERNEL on DEVICE", the kernel said once
+// (QA: "run 1 stencil5: stencil5 on ...").
+func TestAnalyzeNamesARunsKernelOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--landscape=false", "--bootstrap", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "run 1 cn_pnpoly on NVIDIA GeForce RTX 2080 Ti;") {
+		t.Errorf("output begins %q, want \"run 1 cn_pnpoly on NVIDIA GeForce RTX 2080 Ti;\"", first)
+	}
+}
+
 // A file that cannot be read (not JSON, a corrupt gzip) is reported and the others are
 // analysed, as with a space without successes; two files of one folder/file name are
 // refused, since the name tells results and figures apart.
