@@ -72,10 +72,23 @@ type StaleRun struct {
 // A stored run whose settings or strategy options cannot be read (damaged JSON) is not
 // resumed, since what it measured cannot be told; when it would be a candidate (unfinished,
 // of the same strategy, seed and objective) log warns, naming it and what is wrong.
+//
+// Processes find or create runs of one database one at a time (lockCreation): two that
+// looked at once would each find nothing to resume and create a run, and the same command
+// started twice would measure every configuration twice, or one would mark the other's
+// new run interrupted before it was locked.
 func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
+	creating, err := lockCreation(ctx, log, db)
+	if err != nil {
+		return foundRun{}, err
+	}
+	defer creating.Release()
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
 		return foundRun{}, err
+	}
+	if testHookListed != nil {
+		testHookListed()
 	}
 	var (
 		resume *store.RunInfo // the newest unfinished run of these settings
