@@ -117,7 +117,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
 	if readOnly != "" {
 		if s.r, s.version, err = openReader(ctx, path); err != nil {
-			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyFull(err, path))
+			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyDamaged(whyFull(err, path), path))
 		}
 		return s, nil
 	}
@@ -145,7 +145,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
 	}
 	if err != nil {
-		err = whyFull(err, path) // before what was created is removed
+		err = whyDamaged(whyFull(err, path), path) // before what was created is removed
 		w.Close()
 		if created {
 			removeEmpty(path)
@@ -161,7 +161,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.r = r
 	if s.add, err = w.PrepareContext(ctx, insertEvaluationNext); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
+		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyDamaged(whyFull(err, path), path))
 	}
 	return s, nil
 }
@@ -433,7 +433,7 @@ func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error)
 		case isReadOnly(err):
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
 		}
-		return whyFull(err, s.path)
+		return whyDamaged(whyFull(err, s.path), s.path)
 	}
 }
 
@@ -535,6 +535,30 @@ func whyFull(err error, path string) error {
 	}
 	return err
 }
+
+// whyDamaged adds to SQLite's error about the database at path, where it found the file
+// damaged (cut short, or pages overwritten), what the file is and what to do; other errors
+// it returns as they are. SQLite's "database disk image is malformed" names neither.
+func whyDamaged(err error, path string) error {
+	var e *driver.Error
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_CORRUPT || errors.As(err, new(*damagedError)) {
+		return err
+	}
+	return &damagedError{err, fmt.Sprintf(": the database file %s is damaged (cut short or overwritten: a copy made while ktune wrote it, a disk fault) and ktune cannot read what it holds there; "+
+		"keep it aside and restore a copy of it made with its -wal file, or give a new database for new runs (sqlite3's .recover command may save part of it)", path)}
+}
+
+// damagedError is SQLite's error with what whyDamaged says of it.
+type damagedError struct {
+	err error
+	why string
+}
+
+func (e *damagedError) Error() string { return e.err.Error() + e.why }
+func (e *damagedError) Unwrap() error { return e.err }
+
+// damaged is whyDamaged for this store's file.
+func (s *Store) damaged(err error) error { return whyDamaged(err, s.path) }
 
 // fullError is SQLite's error with what whyFull found of its cause.
 type fullError struct {
