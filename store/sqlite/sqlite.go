@@ -15,6 +15,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -110,6 +111,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	_, err := os.Lstat(path)
 	created := errors.Is(err, fs.ErrNotExist) // a file that this call makes, if any
+	if err := lostLog(path); err != nil {
+		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
+	}
 	readOnly, err := inspect(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -196,6 +200,41 @@ func removeEmpty(path string) {
 			slog.Debug("store: removing what a failed creation left", "file", f, "error", err)
 		}
 	}
+}
+
+// lostLog says that the database's write-ahead log (path-wal) was deleted, or moved away,
+// while it held commits not yet copied into the file, such as the last evaluations of a
+// killed run: its index (path-shm), which SQLite leaves beside it when a process is killed,
+// is there and says so, and the log is not. SQLite would open the database without them
+// and rebuild the index, after which a log put back is no longer read; so the database is
+// not opened, and the error says how to keep them or go on without them. While any process
+// has the database open its log exists, and a process that closes it cleanly copies every
+// commit into the file before it deletes the log: neither reads as lost.
+func lostLog(path string) error {
+	if _, err := os.Lstat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	f, err := os.Open(path + "-shm")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// SQLite's wal-index header, twice (48 bytes each, in the machine's byte order), then
+	// how far the log has been copied into the database (nBackfill): wal.c's WalIndexHdr
+	// and WalCkptInfo.
+	var h [100]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil
+	}
+	initialised := h[12] == 1
+	frames := binary.NativeEndian.Uint32(h[16:20])
+	copied := binary.NativeEndian.Uint32(h[96:100])
+	if !initialised || !bytes.Equal(h[:48], h[48:96]) || frames <= copied {
+		return nil // nothing waited in the log, or the index cannot be read: SQLite decides
+	}
+	return fmt.Errorf("its write-ahead log %s-wal is missing, but %s-shm says that the log held %d pages of commits not yet in the database file "+
+		"(the last writes of a process that was killed, such as the latest evaluations of a run): to keep them, put the -wal file back beside the database, "+
+		"as it was (a database and its -wal are copied and moved together); to open the database without them, delete %s-shm", path, path, frames-copied, path)
 }
 
 // holdsNothing reports whether the regular file at path is empty or an SQLite database of
