@@ -58,6 +58,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	if err != nil {
 		return fmt.Errorf("store: add evaluation to run %d: %w", runID, s.damaged(err))
 	}
+	s.fold(ctx)
 	return nil
 }
 
@@ -75,6 +76,7 @@ func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Eva
 	if err != nil {
 		return fmt.Errorf("store: add %d evaluations to run %d: %w", len(es), runID, s.damaged(err))
 	}
+	s.fold(ctx)
 	return nil
 }
 

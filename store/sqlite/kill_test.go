@@ -56,6 +56,9 @@ func killEvaluation(k int) result.Evaluation {
 // writing. Every evaluation it reported must be in the database.
 func TestEvaluationsSurviveKill(t *testing.T) {
 	if path := os.Getenv(killChildEnv); path != "" {
+		if every, err := time.ParseDuration(os.Getenv(foldChildEnv)); err == nil {
+			sqlite.SetFoldEvery(every)
+		}
 		after, err := strconv.Atoi(os.Getenv(killAfterEnv))
 		if err != nil {
 			after = killAfter
@@ -202,7 +205,8 @@ func TestAWriteAheadLogDeletedWithCommitsIsSaidAndCanBePutBack(t *testing.T) {
 	}
 	ctx := context.Background()
 	// 20 evaluations, far from the 1000 pages of log at which SQLite copies the log into
-	// the file by itself: they are in the log alone
+	// the file by itself, and a store that does not fold them: they are in the log alone
+	t.Setenv(foldChildEnv, "1000h")
 	path := filepath.Join(t.TempDir(), "killed.db")
 	runID, committed := killedChild(t, path, 20)
 	log, err := os.ReadFile(path + "-wal")
@@ -250,3 +254,39 @@ func TestAWriteAheadLogDeletedWithCommitsIsSaidAndCanBePutBack(t *testing.T) {
 	}
 	st.Close()
 }
+
+// The evaluations of a killed writer are in the database file itself, not in its
+// write-ahead log alone, once the store has had time to fold the log into the file: a
+// database copied without its -wal, or whose -wal and -shm were deleted, keeps them (QA:
+// a killed run's 124 evaluations were all in the -wal, the 4 KB database file held not
+// even its tables).
+func TestEvaluationsOfAKilledWriterAreInTheDatabaseFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	t.Setenv(foldChildEnv, "0s") // the child folds at every evaluation
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "killed.db")
+	runID, committed := killedChild(t, path, 20)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "copied.db")
+	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	es, err := st.Evaluations(ctx, runID)
+	if err != nil || len(es) < committed {
+		t.Fatalf("the database file without its log: %d evaluations (%v), the child reported %d committed", len(es), err, committed)
+	}
+}
+
+// foldChildEnv sets how often the child of TestEvaluationsSurviveKill folds the log into
+// the file (a time.Duration).
+const foldChildEnv = "KTUNE_STORE_KILL_CHILD_FOLD"

@@ -5,7 +5,8 @@
 //
 // Durability and concurrency: the database runs in WAL mode with synchronous=NORMAL, so
 // every committed evaluation survives a killed process (not necessarily a power cut), and
-// readers never wait for the writer. A Store keeps one connection for writes, which
+// readers never wait for the writer. A store adding evaluations copies the log into the
+// database file every few seconds, so that the file alone holds all but the latest. A Store keeps one connection for writes, which
 // serialises writing goroutines, and a pool of read-only connections for readers, so one
 // tuning session can write while analyses and reports read. Other processes may
 // open the same file; SQLite's locking arbitrates between them: a write waits for another
@@ -63,6 +64,15 @@ var (
 	writeWait    = 30 * time.Minute
 )
 
+// foldEvery is how often at most a store that adds evaluations copies the write-ahead log
+// into the database file (fold). SQLite does so by itself only once the log holds 1000
+// pages, a few hundred evaluations, hours of tuning for slow kernels; until then they are
+// in the -wal file alone, and a database copied, moved or backed up without it after a
+// killed run, or whose -wal and -shm were deleted as leftovers, loses them all. Folding
+// every few seconds bounds that to the last few seconds' evaluations. A variable so that
+// tests can fold at every write.
+var foldEvery = 2 * time.Second
+
 // Store is a results database in one SQLite file. See the package documentation for its
 // durability and concurrency guarantees.
 type Store struct {
@@ -80,6 +90,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
+	folded time.Time     // when fold last copied the write-ahead log into the file
 }
 
 var _ store.Store = (*Store)(nil)
@@ -473,6 +484,25 @@ func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error)
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
 		}
 		return whyDamaged(whyFull(err, s.path), s.path)
+	}
+}
+
+// fold copies the write-ahead log's commits into the database file, at most every
+// foldEvery (see there), with a passive checkpoint: it waits for nobody, copies what no
+// reader of an older snapshot still needs, and a failure only leaves the commits in the
+// log, durable there as before.
+func (s *Store) fold(ctx context.Context) {
+	s.mu.Lock()
+	due := time.Since(s.folded) >= foldEvery
+	if due {
+		s.folded = time.Now()
+	}
+	s.mu.Unlock()
+	if !due || s.w == nil {
+		return
+	}
+	if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+		slog.Debug("store: copying the write-ahead log into the database file", "db", s.path, "error", err)
 	}
 }
 
