@@ -192,7 +192,7 @@ func lockCreation(ctx context.Context, log *slog.Logger, db string) (*RunLock, e
 			testHookCreationWait()
 		}
 		if !noticed && time.Since(began) >= creationNotice {
-			log.Info("waiting for another ktune process that is looking for a run to resume in the database, or creating one", "db", db)
+			log.Warn(fmt.Sprintf("waiting for another ktune process that is looking for a run to resume in %s, or creating one (it may be waiting for a third one's write, such as an import's)", db))
 			noticed = true
 		}
 		t := time.NewTimer(creationPoll)
