@@ -168,7 +168,7 @@ const creationByte = 0
 
 // How lockCreation waits for another process: finding or creating a run takes a few
 // queries, but they may wait for a third process's write lock (a large import).
-var (
+const (
 	creationPoll   = 10 * time.Millisecond
 	creationNotice = 3 * time.Second
 )
