@@ -72,10 +72,23 @@ type StaleRun struct {
 // A stored run whose settings or strategy options cannot be read (damaged JSON) is not
 // resumed, since what it measured cannot be told; when it would be a candidate (unfinished,
 // of the same strategy, seed and objective) log warns, naming it and what is wrong.
+//
+// Processes find or create runs of one database one at a time (lockCreation): two that
+// looked at once would each find nothing to resume and create a run, and the same command
+// started twice would measure every configuration twice, or one would mark the other's
+// new run interrupted before it was locked.
 func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
+	creating, err := lockCreation(ctx, log, db)
+	if err != nil {
+		return foundRun{}, err
+	}
+	defer creating.Release()
 	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
 	if err != nil {
 		return foundRun{}, err
+	}
+	if testHookListed != nil {
+		testHookListed()
 	}
 	var (
 		resume *store.RunInfo // the newest unfinished run of these settings
@@ -107,7 +120,12 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		// does not resume is marked interrupted once no process holds it.
 		if r.Status == store.StatusRunning && db != "" {
 			if l, err := LockRun(db, r.ID); err == nil && l != nil { // nil: cannot tell
-				err := st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+				// read again under the lock: the process that held it until now may have
+				// finished the run since it was listed
+				now, err := st.Run(ctx, r.ID)
+				if err == nil && now.Status == store.StatusRunning {
+					err = st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+				}
 				l.Release()
 				if err != nil {
 					return foundRun{}, err
@@ -115,15 +133,29 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 			}
 		}
 	}
+	var lock *RunLock
 	if resume != nil {
-		r := *resume
-		lock, err := lockIn(db, r.ID)
+		lock, err = lockIn(db, resume.ID)
 		if errors.Is(err, ErrRunHeld) {
-			return foundRun{}, &RunHeldError{Run: r.ID, DB: db}
+			return foundRun{}, &RunHeldError{Run: resume.ID, DB: db}
 		}
 		if err != nil {
 			return foundRun{}, err
 		}
+		// the process that held the run until it was listed may have finished it since:
+		// a finished run is not resumed (a spent budget would mark it interrupted)
+		now, err := st.Run(ctx, resume.ID)
+		if err != nil {
+			lock.Release()
+			return foundRun{}, err
+		}
+		if now.Status == store.StatusFinished {
+			lock.Release()
+			resume = nil
+		}
+	}
+	if resume != nil {
+		r := *resume
 		evals, err := st.Evaluations(ctx, r.ID)
 		if err != nil {
 			lock.Release()
@@ -147,7 +179,7 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		return foundRun{}, err
 	}
 	want.ID = id
-	lock, err := lockIn(db, id)
+	lock, err = lockIn(db, id)
 	if err != nil {
 		// A new run's id is this process's alone; another process holding it tunes a
 		// database that was deleted and made again at this path, beside the same lock

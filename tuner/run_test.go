@@ -271,3 +271,54 @@ func storeWithVectorAdd(t *testing.T, ctx context.Context) (db string, st store.
 	}
 	return db, st, spaceID, devID
 }
+
+// A run that its process finishes, and lets go, between another process's listing of the
+// runs and its locking of that run is left finished: neither resumed (whose spent budget
+// then marked it interrupted) nor marked interrupted as a run left running by a killed
+// process. The test finishes and releases the run from the listing's hook.
+func TestARunFinishedWhileListedStaysFinished(t *testing.T) {
+	const hash = "0123456789abcdef"
+	for _, tt := range []struct {
+		name     string
+		strategy string // of the run that finishes; the run looked for is random's
+	}{
+		{"the run that would be resumed", "random"},
+		{"another run left running", "firstils"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, st, spaceID, devID := storeWithVectorAdd(t, ctx)
+			want := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 1,
+				Objective: "time", Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`)}
+			other := want
+			other.Strategy = tt.strategy
+			id, err := st.CreateRun(ctx, other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held, err := LockRun(db, id) // the process tuning it
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Release()
+			testHookListed = func() {
+				if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+					t.Error(err)
+				}
+				held.Release()
+			}
+			defer func() { testHookListed = nil }()
+			found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, hash, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found.lock.Release()
+			if found.info.ID == id {
+				t.Errorf("run %d, finished since it was listed, was resumed", id)
+			}
+			if r, err := st.Run(ctx, id); err != nil || r.Status != store.StatusFinished {
+				t.Errorf("run %d, finished since it was listed: status %q (%v), want it left finished", id, r.Status, err)
+			}
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package tuner
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
@@ -156,5 +159,48 @@ func (l *RunLock) Release() {
 	if l.lf != nil {
 		l.lf.unlock(l.run)
 		l.lf = nil
+	}
+}
+
+// creationByte is the byte of the lock file that a process holds while it looks for a run
+// to resume and creates one (findOrCreateRun); no run has the id 0.
+const creationByte = 0
+
+// How lockCreation waits for another process: finding or creating a run takes a few
+// queries, but they may wait for a third process's write lock (a large import).
+const (
+	creationPoll   = 10 * time.Millisecond
+	creationNotice = 3 * time.Second
+)
+
+// Tests' hooks: testHookListed is called once findOrCreateRun has listed the runs, and
+// testHookCreationWait when lockCreation first finds another process finding or creating
+// a run.
+var testHookListed, testHookCreationWait func()
+
+// lockCreation waits until no other process, and no other holder in this one, is finding
+// or creating a run of the database at db, and holds that until Release; ctx ends the
+// wait. A database that is not a file gets a nil lock.
+func lockCreation(ctx context.Context, log *slog.Logger, db string) (*RunLock, error) {
+	began, noticed := time.Now(), false
+	for first := true; ; first = false {
+		l, err := lockIn(db, creationByte)
+		if !errors.Is(err, ErrRunHeld) {
+			return l, err
+		}
+		if first && testHookCreationWait != nil {
+			testHookCreationWait()
+		}
+		if !noticed && time.Since(began) >= creationNotice {
+			log.Warn(fmt.Sprintf("waiting for another ktune process that is looking for a run to resume in %s, or creating one (it may be waiting for a third one's write, such as an import's)", db))
+			noticed = true
+		}
+		t := time.NewTimer(creationPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
 	}
 }

@@ -3,9 +3,11 @@ package tuner
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 )
 
@@ -298,5 +301,129 @@ func TestALockFileDeletedWhileTuningIsMadeAgain(t *testing.T) {
 	}
 	if h := startHolder(t, os.Args[0], db, 1, nil); h.answer != "held" {
 		t.Errorf("another process locking run 1 after its lock file was deleted and checked: %s", h.answer)
+	}
+}
+
+// creatorRun is the run that TestHelperFindOrCreateRun and the test that starts it both
+// want, in the database at db, made by storeWithVectorAdd.
+func creatorRun(ctx context.Context, st store.Store) (store.RunInfo, error) {
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "vector_add", Params: []space.Param{{Name: "threads", Values: []space.Value{space.IntValue(1), space.IntValue(2)}}}})
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	devID, err := st.PutDevice(ctx, store.Device{Name: "host", Backend: "c"})
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	return store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 1,
+		Objective: "time", Settings: json.RawMessage(`{"spec_hash": "` + creatorHash + `"}`)}, nil
+}
+
+const creatorHash = "0123456789abcdef"
+
+// TestHelperFindOrCreateRun is the other process of
+// TestTwoProcessesStartingTheSameRunAtOnceTuneItOnce: it finds or creates the run, stops
+// after listing the runs (saying "listed") until a line comes on its standard input,
+// says "run ID" and holds it until its standard input closes. It does nothing in a
+// normal test run.
+func TestHelperFindOrCreateRun(t *testing.T) {
+	db := os.Getenv("KTUNE_TEST_CREATE_DB")
+	if db == "" {
+		t.Skip("run as another process by the run lock tests")
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(0)
+	}
+	in := bufio.NewReader(os.Stdin)
+	testHookListed = func() {
+		fmt.Println("listed")
+		in.ReadString('\n')
+	}
+	want, err := creatorRun(ctx, st)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(0)
+	}
+	found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(0)
+	}
+	fmt.Println("run", found.info.ID)
+	io.Copy(io.Discard, in)
+	os.Exit(0)
+}
+
+// The same command started twice at once tunes one run: while one process has looked
+// for a run to resume and not yet created and locked its own, the other waits, and then
+// finds that run held by the first instead of creating a second run that measures every
+// configuration again (QA: three 'ktune tune' started at once made two runs, both tuned).
+func TestTwoProcessesStartingTheSameRunAtOnceTuneItOnce(t *testing.T) {
+	ctx := context.Background()
+	db, st, _, _ := storeWithVectorAdd(t, ctx)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFindOrCreateRun$")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_CREATE_DB="+db)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := bufio.NewReader(stdout)
+	if line, _ := out.ReadString('\n'); line != "listed\n" {
+		t.Fatalf("the other process: %q, want it to list the runs", line)
+	}
+
+	waiting := make(chan struct{})
+	testHookCreationWait = func() { close(waiting) }
+	defer func() { testHookCreationWait = nil }()
+	want, err := creatorRun(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type found struct {
+		run foundRun
+		err error
+	}
+	done := make(chan found, 1)
+	go func() {
+		r, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false)
+		done <- found{r, err}
+	}()
+	select {
+	case <-waiting:
+	case r := <-done:
+		r.run.lock.Release()
+		t.Fatalf("run %d found or created (error %v) while another process was between looking for the run and creating it", r.run.info.ID, r.err)
+	}
+	fmt.Fprintln(stdin)
+	line, _ := out.ReadString('\n')
+	var id int64
+	if _, err := fmt.Sscanf(line, "run %d", &id); err != nil {
+		t.Fatalf("the other process: %q, want its run", line)
+	}
+	r := <-done
+	var held *RunHeldError
+	if !errors.As(r.err, &held) || held.Run != id {
+		r.run.lock.Release()
+		t.Fatalf("starting the run that another process has just created and holds: run %d, error %v; want RunHeldError for run %d", r.run.info.ID, r.err, id)
+	}
+	runs, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 {
+		t.Errorf("%d runs stored, want the one the other process tunes", len(runs))
 	}
 }

@@ -272,6 +272,11 @@ func (c crash) describe(subject, during string, waitErr error) string {
 		if len(c.printed) > 0 {
 			msg += ", after printing: " + strings.Join(c.printed, "; ")
 		}
+		if strings.HasPrefix(c.signal, "SIGKILL") {
+			// no fault of the code sends it, nor can the process catch it: the message would
+			// otherwise send the user to look for a bug in the kernel or the reference
+			msg += "; SIGKILL comes from outside the process (the out-of-memory killer, a user or a job scheduler), not from the kernel's own code"
+		}
 		return msg
 	}
 	if when == "" && subject != "the worker process" {

@@ -39,6 +39,7 @@ func TestCrashMessagesNameTheSignalInOneForm(t *testing.T) {
 	segv := exec.Command("sh", "-c", "kill -SEGV $$").Run()
 	abort := exec.Command("sh", "-c", "kill -ABRT $$").Run()
 	exit3 := exec.Command("sh", "-c", "exit 3").Run()
+	kill := exec.Command("sh", "-c", "kill -KILL $$").Run()
 	for _, tt := range []struct {
 		name    string
 		waitErr error
@@ -57,6 +58,10 @@ func TestCrashMessagesNameTheSignalInOneForm(t *testing.T) {
 			"the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault), after printing: partial line without newline, then crash"},
 		{"killed by a signal", segv, nil, "the kernel", "", "the kernel crashed: SIGSEGV (segmentation fault)"},
 		{"killed while compiling", abort, nil, "the worker process", "compiling", "the worker process crashed while compiling: SIGABRT (aborted)"},
+		// killed from outside (QA: a worker killed while computing the reference said only
+		// "the reference crashed: SIGKILL (killed)" and "Fix the reference")
+		{"killed from outside", kill, nil, "the reference", "", "the reference crashed: SIGKILL (killed); SIGKILL comes from outside the process " +
+			"(the out-of-memory killer, a user or a job scheduler), not from the kernel's own code"},
 		{"an exit", exit3, []string{"bye"}, "the kernel", "", "the worker process died (exit status 3) while running the kernel: bye"},
 		// A C kernel's exit(0): the process ends well and says nothing.
 		{"a quiet exit", nil, nil, "the kernel", "", "the worker process died (exit status 0) while running the kernel; did the kernel call exit()? It must return"},

@@ -523,6 +523,10 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 			in, err := runInput(ctx, st, id)
 			if err != nil {
 				err = runError(ctx, st, db, id, err)
+			} else {
+				err = measuredNothing(db, id, in.Rec, "analyze")
+			}
+			if err != nil {
 				if single || ctx.Err() != nil {
 					return nil, nil, err
 				}

@@ -81,7 +81,9 @@ space or budget the file does not list: an edited or damaged file), naming the c
 --checkpoint FILE keeps FILE up to date with the finished cells as the benchmark goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
-on where it was. With --resume, the checkpoint also keeps the cells of the --resume file
+on where it was; a FILE that holds cells already (a checkpoint or --json output) is
+refused unless it is the --resume file, so that a run that forgot --resume, or the same
+command started again beside the first, writes over none. With --resume, the checkpoint also keeps the cells of the --resume file
 that this run does not run (other strategies, spaces or budgets, of the same mode,
 fitness, seed and repeats), so a smaller command resumed from a large benchmark's
 checkpoint into the same file loses none of the large one's cells; a cell that cannot
@@ -212,6 +214,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if err := distinctOutputs(files, *resume, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
+		return err
+	}
+	if err := heldCells("bench", *checkpointPath, *resume); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "bench"); err != nil {

@@ -141,3 +141,26 @@ func clearLine(w io.Writer) string {
 	}
 	return ""
 }
+
+// heldCells refuses a --checkpoint file that holds finished cells (an earlier run's
+// checkpoint or --json output) unless it is the --resume file: this run would write over
+// them with its own first cell, and a run forgetting --resume, or the same command started
+// a second time beside the first, would lose every cell the file kept. A file that holds
+// no cells (none, empty, anything else) is written as before.
+func heldCells(cmd, checkpoint, resume string) error {
+	if checkpoint == "" || resume != "" && sameFile(checkpoint, resume) {
+		return nil
+	}
+	data, err := os.ReadFile(checkpoint)
+	if err != nil {
+		return nil // none yet, or unreadable: writing it says what is wrong
+	}
+	var f struct {
+		Cells []json.RawMessage `json:"cells"`
+	}
+	if json.Unmarshal(data, &f) != nil || len(f.Cells) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--checkpoint %s holds %d finished cells of an earlier 'ktune %s' (its checkpoint or --json output), which this run would write over: "+
+		"add --resume %s to go on from them, or give --checkpoint another file (or delete this one to run every cell again)", checkpoint, len(f.Cells), cmd, checkpoint)
+}

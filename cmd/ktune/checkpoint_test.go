@@ -125,3 +125,39 @@ func TestCheckpointKeepsTheResumedCellsThisRunDoesNotRun(t *testing.T) {
 		t.Errorf("another checkpoint file: exit %d: %s", code, errOut)
 	}
 }
+
+// A --checkpoint file that holds an earlier run's finished cells is not written over by a
+// run that does not resume from it: bench and hypertune refuse before they run a cell,
+// saying to add --resume or give another file, and leave it as it was; with --resume it
+// goes on from them (QA: a finished 126-cell benchmark's checkpoint, given again without
+// --resume, held the new run's first cell a moment later, the 126 gone).
+func TestACheckpointHoldingCellsIsNotWrittenOverWithoutResume(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"bench", pnpoly, "--strategies", "random,firstmls", "--budgets", "20", "--repeats", "3"},
+		{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "5", "--repeats", "2",
+			"--out", filepath.Join(dir, "d.json")},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			ckpt := filepath.Join(dir, args[0]+".ckpt")
+			if _, errOut, code := ktune(t, append(args, "--checkpoint", ckpt)...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			before, err := os.ReadFile(ckpt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := ktune(t, append(args, "--checkpoint", ckpt)...)
+			if code == 0 || out != "" || !strings.Contains(errOut, "--checkpoint "+ckpt+" holds 2 finished cells") ||
+				!strings.Contains(errOut, "add --resume "+ckpt) {
+				t.Errorf("again without --resume: exit %d: %s%s", code, out, errOut)
+			}
+			if after, _ := os.ReadFile(ckpt); !bytes.Equal(before, after) {
+				t.Error("the refused run changed the checkpoint")
+			}
+			if _, errOut, code := ktune(t, append(args, "--checkpoint", ckpt, "--resume", ckpt)...); code != 0 || !strings.Contains(errOut, "2 cells taken from") {
+				t.Errorf("again with --resume: exit %d: %s", code, errOut)
+			}
+		})
+	}
+}

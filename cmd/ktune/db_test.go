@@ -123,3 +123,38 @@ func TestDatabaseErrorsSayWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// analyze --run and simulate --run of a run with no evaluations yet (a tune that has just
+// started, analysed while it tunes, or one killed before its first) say so, naming the
+// run, instead of the simulator's "recorded space: no configurations: the space is
+// empty" (QA: analyze --run 1 beside a starting tune).
+func TestAnalysingARunWithNoEvaluationsYetSaysSo(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "t.db")
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := format.Open(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, args := range [][]string{{"analyze", "--run", "1"}, {"simulate", "--run", "1", "--repeats", "2"}} {
+		_, errOut, code := ktune(t, append(args, "--db", db)...)
+		if code == 0 || !strings.Contains(errOut, "run 1 in "+db+": no evaluations yet") || strings.Contains(errOut, "space is empty") {
+			t.Errorf("%s: exit %d: %s", args[0], code, errOut)
+		}
+	}
+}

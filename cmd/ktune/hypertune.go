@@ -72,7 +72,8 @@ edited or damaged, naming the cell).
 --checkpoint FILE keeps FILE up to date with the finished cells as the grid goes
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
-on where it was. The checkpoint holds this grid's cells only: --checkpoint naming the
+on where it was; a FILE that holds cells already is refused unless it is the --resume
+file, so that a run that forgot --resume writes over none. The checkpoint holds this grid's cells only: --checkpoint naming the
 --resume file is refused when that file has cells of other settings, spaces or budgets;
 an output (--out, --csv, --checkpoint) that is a recording read, the --resume file (but
 for --checkpoint) or another output is refused before anything runs.
@@ -154,6 +155,9 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if err := distinctOutputs(files, *resume, nil,
 		outfile.Named{What: "--out", Path: outPath}, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
+		return err
+	}
+	if err := heldCells("hypertune", *checkpointPath, *resume); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "hypertune"); err != nil {

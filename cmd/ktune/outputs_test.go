@@ -126,13 +126,12 @@ func TestAFailingCheckpointIsSaidAtOnceAndTriedAgain(t *testing.T) {
 		t.Errorf("a first checkpoint failing: said %q", none.String())
 	}
 
-	// the final write failing is an error of the command, after its results
-	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "5,10", "--repeats", "2", "--workers", "1", "--checkpoint", path)
-	if code != 1 || !strings.Contains(out, "wall time:") || strings.Count(errOut, "warning: --checkpoint "+path+": no space left on device") != 1 ||
-		!strings.HasSuffix(errOut, "ktune bench: --checkpoint "+path+": no space left on device: the final checkpoint is not written\n") {
+	// the final write failing is an error of the command, after its results (in a file of
+	// its own: bench refuses to write over the cells that path holds without --resume)
+	final := filepath.Join(filepath.Dir(path), "final.json")
+	out, errOut, code := ktune(t, "bench", pnpoly, "--strategies", "random", "--budgets", "5,10", "--repeats", "2", "--workers", "1", "--checkpoint", final)
+	if code != 1 || !strings.Contains(out, "wall time:") || strings.Count(errOut, "warning: --checkpoint "+final+": no space left on device") != 1 ||
+		!strings.HasSuffix(errOut, "ktune bench: --checkpoint "+final+": no space left on device: the final checkpoint is not written\n") {
 		t.Errorf("bench: exit %d:\n%s%s", code, out, errOut)
-	}
-	if !strings.Contains(held(), "3") {
-		t.Errorf("the checkpoint lost its last good content: %q", held())
 	}
 }

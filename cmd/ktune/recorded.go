@@ -26,6 +26,17 @@ func openRecording(path string) (*result.Recording, error) {
 	return format.Open(path)
 }
 
+// measuredNothing says that run of the database at db, read as rec, has no evaluations to
+// verb yet, where the simulator would say that its space is empty: a tuning run stores
+// each evaluation as it is measured, and one that has just started (analysed while it is
+// tuned) or was killed before its first has none.
+func measuredNothing(db string, run int64, rec *result.Recording, verb string) error {
+	if len(rec.Evaluations) > 0 {
+		return nil
+	}
+	return fmt.Errorf("run %d in %s: no evaluations yet, nothing to %s (a tuning run stores each as it is measured: one that has just started, or was killed before its first, has none)", run, db, verb)
+}
+
 // stdinArg is the input argument that names standard input, as for other Unix tools.
 const stdinArg = "-"
 

@@ -178,6 +178,8 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		rec, err = st.Recording(ctx, *run)
 		if err != nil {
 			err = runError(ctx, st, *db, *run, err)
+		} else {
+			err = measuredNothing(*db, *run, rec, "replay")
 		}
 		st.Close()
 		if err != nil {

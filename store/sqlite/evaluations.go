@@ -56,8 +56,9 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("store: add evaluation to run %d: %w", runID, err)
+		return fmt.Errorf("store: add evaluation to run %d: %w", runID, s.damaged(err))
 	}
+	s.fold(ctx)
 	return nil
 }
 
@@ -73,8 +74,9 @@ func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Eva
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("store: add %d evaluations to run %d: %w", len(es), runID, err)
+		return fmt.Errorf("store: add %d evaluations to run %d: %w", len(es), runID, s.damaged(err))
 	}
+	s.fold(ctx)
 	return nil
 }
 
@@ -180,7 +182,7 @@ func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluati
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: evaluations of run %d: %w", runID, err)
+		return nil, fmt.Errorf("store: evaluations of run %d: %w", runID, s.damaged(err))
 	}
 	return es, nil
 }
@@ -243,7 +245,7 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 		return rows.Err()
 	})
 	if err != nil {
-		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, err)
+		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, s.damaged(err))
 	}
 	return t, nil
 }
@@ -254,7 +256,7 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 func (s *Store) Lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
 	e, ok, err := s.lookup(ctx, runID, config)
 	if err != nil {
-		return result.Evaluation{}, false, fmt.Errorf("store: look up %s in run %d: %w", store.ConfigKey(config), runID, err)
+		return result.Evaluation{}, false, fmt.Errorf("store: look up %s in run %d: %w", store.ConfigKey(config), runID, s.damaged(err))
 	}
 	return e, ok, nil
 }

@@ -19,3 +19,12 @@ func SetCanWrite(f func(path string) error) (restore func()) {
 	canWrite = f
 	return func() { canWrite = old }
 }
+
+// SetFoldEvery sets how often at most a store copies its write-ahead log into the
+// database file as it adds evaluations, for a test. It returns a function that restores
+// the default.
+func SetFoldEvery(d time.Duration) (restore func()) {
+	old := foldEvery
+	foldEvery = d
+	return func() { foldEvery = old }
+}

@@ -25,7 +25,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 		})
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, err)
+		return 0, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, s.damaged(err))
 	}
 	return runID, nil
 }
@@ -65,7 +65,7 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 		})
 	}
 	if err != nil {
-		return store.RunInfo{}, false, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, err)
+		return store.RunInfo{}, false, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, s.damaged(err))
 	}
 	return run, imported, nil
 }
@@ -143,7 +143,7 @@ func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, 
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: recording of run %d: %w", runID, err)
+		return nil, fmt.Errorf("store: recording of run %d: %w", runID, s.damaged(err))
 	}
 	return rec, nil
 }

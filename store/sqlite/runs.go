@@ -24,7 +24,7 @@ func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: put device %q: %w", d.Name, err)
+		return 0, fmt.Errorf("store: put device %q: %w", d.Name, s.damaged(err))
 	}
 	return id, nil
 }
@@ -50,7 +50,7 @@ func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: put space %q: %w", sp.Kernel, err)
+		return 0, fmt.Errorf("store: put space %q: %w", sp.Kernel, s.damaged(err))
 	}
 	return id, nil
 }
@@ -101,7 +101,7 @@ func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return store.Device{}, fmt.Errorf("store: device %d: %w", id, err)
+		return store.Device{}, fmt.Errorf("store: device %d: %w", id, s.damaged(err))
 	}
 	if props.Valid {
 		d.Properties = json.RawMessage(props.String)
@@ -113,7 +113,7 @@ func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
 func (s *Store) Space(ctx context.Context, id int64) (store.Space, error) {
 	sp, err := getSpace(ctx, s.r, id)
 	if err != nil {
-		return store.Space{}, fmt.Errorf("store: space %d: %w", id, err)
+		return store.Space{}, fmt.Errorf("store: space %d: %w", id, s.damaged(err))
 	}
 	return sp, nil
 }
@@ -145,7 +145,7 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: create run (kind %q): %w", run.Kind, err)
+		return 0, fmt.Errorf("store: create run (kind %q): %w", run.Kind, s.damaged(err))
 	}
 	return id, nil
 }
@@ -205,7 +205,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 		finished = time.Now().UnixNano()
 	}
 	if err := s.updateRun(ctx, "finish run", `UPDATE runs SET status = ?, finished = ? WHERE id = ?`, string(status), finished, runID); err != nil {
-		return fmt.Errorf("store: finish run %d: %w", runID, err)
+		return fmt.Errorf("store: finish run %d: %w", runID, s.damaged(err))
 	}
 	return nil
 }
@@ -236,7 +236,7 @@ func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.R
 		err = s.updateRun(ctx, "set run settings", `UPDATE runs SET settings = ? WHERE id = ?`, obj, runID)
 	}
 	if err != nil {
-		return fmt.Errorf("store: set settings of run %d: %w", runID, err)
+		return fmt.Errorf("store: set settings of run %d: %w", runID, s.damaged(err))
 	}
 	return nil
 }
@@ -252,7 +252,7 @@ const selectRuns = `
 func (s *Store) Run(ctx context.Context, runID int64) (store.RunInfo, error) {
 	run, err := getRun(ctx, s.r, runID)
 	if err != nil {
-		return store.RunInfo{}, fmt.Errorf("store: run %d: %w", runID, err)
+		return store.RunInfo{}, fmt.Errorf("store: run %d: %w", runID, s.damaged(err))
 	}
 	return run, nil
 }
@@ -304,11 +304,11 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, e
 	}
 	rows, err := s.r.QueryContext(ctx, query+" ORDER BY r.id", args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list runs: %w", err)
+		return nil, fmt.Errorf("store: list runs: %w", s.damaged(err))
 	}
 	runs, err := scanRuns(rows)
 	if err != nil {
-		return nil, fmt.Errorf("store: list runs: %w", err)
+		return nil, fmt.Errorf("store: list runs: %w", s.damaged(err))
 	}
 	return runs, nil
 }

@@ -5,7 +5,8 @@
 //
 // Durability and concurrency: the database runs in WAL mode with synchronous=NORMAL, so
 // every committed evaluation survives a killed process (not necessarily a power cut), and
-// readers never wait for the writer. A Store keeps one connection for writes, which
+// readers never wait for the writer. A store adding evaluations copies the log into the
+// database file every few seconds, so that the file alone holds all but the latest. A Store keeps one connection for writes, which
 // serialises writing goroutines, and a pool of read-only connections for readers, so one
 // tuning session can write while analyses and reports read. Other processes may
 // open the same file; SQLite's locking arbitrates between them: a write waits for another
@@ -15,6 +16,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -62,6 +64,15 @@ var (
 	writeWait    = 30 * time.Minute
 )
 
+// foldEvery is how often at most a store that adds evaluations copies the write-ahead log
+// into the database file (fold). SQLite does so by itself only once the log holds 1000
+// pages, a few hundred evaluations, hours of tuning for slow kernels; until then they are
+// in the -wal file alone, and a database copied, moved or backed up without it after a
+// killed run, or whose -wal and -shm were deleted as leftovers, loses them all. Folding
+// every few seconds bounds that to the last few seconds' evaluations. A variable so that
+// tests can fold at every write.
+var foldEvery = 2 * time.Second
+
 // Store is a results database in one SQLite file. See the package documentation for its
 // durability and concurrency guarantees.
 type Store struct {
@@ -79,6 +90,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
+	folded time.Time     // when fold last copied the write-ahead log into the file
 }
 
 var _ store.Store = (*Store)(nil)
@@ -110,6 +122,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	_, err := os.Lstat(path)
 	created := errors.Is(err, fs.ErrNotExist) // a file that this call makes, if any
+	if err := lostLog(path); err != nil {
+		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
+	}
 	readOnly, err := inspect(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
@@ -117,7 +132,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
 	if readOnly != "" {
 		if s.r, s.version, err = openReader(ctx, path); err != nil {
-			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyFull(err, path))
+			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyDamaged(whyFull(err, path), path))
 		}
 		return s, nil
 	}
@@ -145,7 +160,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		err = s.write(ctx, "migrate the schema", func(w *sql.DB) error { return migrate(ctx, w) })
 	}
 	if err != nil {
-		err = whyFull(err, path) // before what was created is removed
+		err = whyDamaged(whyFull(err, path), path) // before what was created is removed
 		w.Close()
 		if created {
 			removeEmpty(path)
@@ -161,7 +176,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.r = r
 	if s.add, err = w.PrepareContext(ctx, insertEvaluationNext); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyFull(err, path))
+		return nil, fmt.Errorf("store: open sqlite %q: prepare: %w", path, whyDamaged(whyFull(err, path), path))
 	}
 	return s, nil
 }
@@ -196,6 +211,41 @@ func removeEmpty(path string) {
 			slog.Debug("store: removing what a failed creation left", "file", f, "error", err)
 		}
 	}
+}
+
+// lostLog says that the database's write-ahead log (path-wal) was deleted, or moved away,
+// while it held commits not yet copied into the file, such as the last evaluations of a
+// killed run: its index (path-shm), which SQLite leaves beside it when a process is killed,
+// is there and says so, and the log is not. SQLite would open the database without them
+// and rebuild the index, after which a log put back is no longer read; so the database is
+// not opened, and the error says how to keep them or go on without them. While any process
+// has the database open its log exists, and a process that closes it cleanly copies every
+// commit into the file before it deletes the log: neither reads as lost.
+func lostLog(path string) error {
+	if _, err := os.Lstat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	f, err := os.Open(path + "-shm")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// SQLite's wal-index header, twice (48 bytes each, in the machine's byte order), then
+	// how far the log has been copied into the database (nBackfill): wal.c's WalIndexHdr
+	// and WalCkptInfo.
+	var h [100]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil
+	}
+	initialised := h[12] == 1
+	frames := binary.NativeEndian.Uint32(h[16:20])
+	copied := binary.NativeEndian.Uint32(h[96:100])
+	if !initialised || !bytes.Equal(h[:48], h[48:96]) || frames <= copied {
+		return nil // nothing waited in the log, or the index cannot be read: SQLite decides
+	}
+	return fmt.Errorf("its write-ahead log %s-wal is missing, but %s-shm says that the log held %d pages of commits not yet in the database file "+
+		"(the last writes of a process that was killed, such as the latest evaluations of a run): to keep them, put the -wal file back beside the database, "+
+		"as it was (a database and its -wal are copied and moved together); to open the database without them, delete %s-shm", path, path, frames-copied, path)
 }
 
 // holdsNothing reports whether the regular file at path is empty or an SQLite database of
@@ -433,7 +483,26 @@ func (s *Store) write(ctx context.Context, what string, f func(w *sql.DB) error)
 		case isReadOnly(err):
 			return fmt.Errorf("%w (ktune needs to write the file %s and create files in its folder %s)", err, s.path, filepath.Dir(s.path))
 		}
-		return whyFull(err, s.path)
+		return whyDamaged(whyFull(err, s.path), s.path)
+	}
+}
+
+// fold copies the write-ahead log's commits into the database file, at most every
+// foldEvery (see there), with a passive checkpoint: it waits for nobody, copies what no
+// reader of an older snapshot still needs, and a failure only leaves the commits in the
+// log, durable there as before.
+func (s *Store) fold(ctx context.Context) {
+	s.mu.Lock()
+	due := time.Since(s.folded) >= foldEvery
+	if due {
+		s.folded = time.Now()
+	}
+	s.mu.Unlock()
+	if !due || s.w == nil {
+		return
+	}
+	if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+		slog.Debug("store: copying the write-ahead log into the database file", "db", s.path, "error", err)
 	}
 }
 
@@ -535,6 +604,30 @@ func whyFull(err error, path string) error {
 	}
 	return err
 }
+
+// whyDamaged adds to SQLite's error about the database at path, where it found the file
+// damaged (cut short, or pages overwritten), what the file is and what to do; other errors
+// it returns as they are. SQLite's "database disk image is malformed" names neither.
+func whyDamaged(err error, path string) error {
+	var e *driver.Error
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_CORRUPT || errors.As(err, new(*damagedError)) {
+		return err
+	}
+	return &damagedError{err, fmt.Sprintf(": the database file %s is damaged (cut short or overwritten: a copy made while ktune wrote it, a disk fault) and ktune cannot read what it holds there; "+
+		"keep it aside and restore a copy of it made with its -wal file, or give a new database for new runs (sqlite3's .recover command may save part of it)", path)}
+}
+
+// damagedError is SQLite's error with what whyDamaged says of it.
+type damagedError struct {
+	err error
+	why string
+}
+
+func (e *damagedError) Error() string { return e.err.Error() + e.why }
+func (e *damagedError) Unwrap() error { return e.err }
+
+// damaged is whyDamaged for this store's file.
+func (s *Store) damaged(err error) error { return whyDamaged(err, s.path) }
 
 // fullError is SQLite's error with what whyFull found of its cause.
 type fullError struct {
