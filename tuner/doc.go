@@ -45,5 +45,10 @@
 // error: ctx's error when it was cancelled (the run is left interrupted, to be resumed),
 // ErrDatabaseLost when the database file was deleted or replaced meanwhile (checked at
 // every evaluation and at the end), or ErrNothingSucceeded when no configuration ran and
-// verified successfully.
+// verified successfully. A configuration is never judged without the reference: a fresh
+// worker, replacing one that died, computes it first, and when neither it nor another
+// fresh worker can, Tune stops with an error wrapping worker.ErrReferenceLost (nothing is
+// stored for the configuration, the run is left interrupted, to be resumed). Failures of
+// the machine rather than the configuration (a full compile cache) wrap
+// worker.ErrEnvironment, and leave the run interrupted too.
 package tuner

@@ -2,6 +2,8 @@ package tuner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -246,4 +248,128 @@ iterations: 1
 			}
 		})
 	}
+}
+
+// A fresh worker, started after a configuration crashed the last one, computes the
+// reference before it measures anything, as the first worker did. When it cannot, another
+// fresh worker tries once more; when that fails too, tuning stops with an error that says
+// so (worker.ErrReferenceLost), keeping what was measured and storing nothing for the
+// configurations after: they were stored as wrong answers, "no reference to verify
+// against", blamed for a reference that was never theirs. Once the cause is gone the same
+// tuning resumes the run and measures them. Here the reference kernel fails (as it would
+// run out of memory) while a marker file, which the crashing configuration leaves, exists:
+// once, when it removes the marker as it fails, or always.
+func TestAReferenceThatAFreshWorkerCannotComputeStopsTuning(t *testing.T) {
+	needBackend(t, "c")
+	for _, once := range []bool{true, false} {
+		t.Run(map[bool]string{true: "once", false: "always"}[once], func(t *testing.T) {
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "crashed")
+			kernel := fmt.Sprintf(`#include <signal.h>
+#include <stdio.h>
+void fill(float *y, int n) {
+	if (mode == 1) {
+		FILE *f = fopen(%q, "w");
+		if (f) fclose(f);
+		raise(SIGSEGV);
+	}
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`, marker)
+			ref := fmt.Sprintf(`#include <stdio.h>
+#include <stdlib.h>
+void ref(float *y, int n) {
+	FILE *f = fopen(%q, "r");
+	if (f) {
+		fclose(f);
+		if (ONCE) remove(%[1]q);
+		fprintf(stderr, "ref: no memory left\n");
+		abort();
+	}
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`, marker)
+			ref = strings.Replace(ref, "ONCE", map[bool]string{true: "1", false: "0"}[once], 1)
+			spec := `kernel: {name: fill, source: fill.c}
+parameters:
+  - {name: mode, values: [0, 1, 2, 3]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+verification:
+  reference:
+    kernel: {name: ref, source: ref.c}
+iterations: 1
+`
+			path := writeSpec(t, "fill.yaml", map[string]string{"fill.c": kernel, "ref.c": ref, "fill.yaml": spec})
+			db := filepath.Join(dir, "k.db")
+			o := Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, NoPrecompile: true}
+			rep, err := Tune(context.Background(), o)
+			if rep == nil {
+				t.Fatalf("no report: %v", err)
+			}
+			evals := byConfig(t, db, rep.Run)
+			if e := evals["1"]; e.Status != result.RuntimeError {
+				t.Errorf("mode 1: %v %q, want the runtime error of its crash", e.Status, e.Message)
+			}
+			for _, e := range evals {
+				if e.Status == result.WrongAnswer {
+					t.Errorf("%s: stored as a wrong answer: %q", store.ConfigKey(e.Config), e.Message)
+				}
+			}
+			if once {
+				if err != nil {
+					t.Fatalf("the reference failed once in a fresh worker: %v; want it computed in the next one", err)
+				}
+				for _, mode := range []string{"0", "2", "3"} {
+					if e := evals[mode]; e.Status != result.OK {
+						t.Errorf("mode %s: %v %q, want ok", mode, e.Status, e.Message)
+					}
+				}
+				return
+			}
+			if !errors.Is(err, worker.ErrReferenceLost) || !strings.Contains(err.Error(), "ref: no memory left") {
+				t.Fatalf("error %v; want ErrReferenceLost with the reference's failure", err)
+			}
+			if len(evals) != 2 || evals["0"].Status != result.OK {
+				t.Fatalf("stored %v; want mode 0 ok and mode 1's crash, nothing after", keys(storedEvaluations(t, db, rep.Run)))
+			}
+			if got := runStatus(t, db, rep.Run); got != store.StatusInterrupted {
+				t.Errorf("run %d is %s; want interrupted, to be resumed", rep.Run, got)
+			}
+			// the cause is gone: the same tuning resumes the run and measures the rest
+			if err := os.Remove(marker); err != nil {
+				t.Fatal(err)
+			}
+			again, err := Tune(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Run != rep.Run || again.Resumed != 2 {
+				t.Errorf("run %d resumed %d evaluations; want run %d resumed with 2", again.Run, again.Resumed, rep.Run)
+			}
+			evals = byConfig(t, db, rep.Run)
+			for _, mode := range []string{"0", "2", "3"} {
+				if e := evals[mode]; e.Status != result.OK {
+					t.Errorf("after resuming, mode %s: %v %q, want ok", mode, e.Status, e.Message)
+				}
+			}
+		})
+	}
+}
+
+// runStatus is the status run has in the database at db.
+func runStatus(t *testing.T, db string, run int64) store.RunStatus {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, err := st.Run(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Status
 }

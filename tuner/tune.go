@@ -212,7 +212,9 @@ func DefaultPrecompilers() int {
 // another process tunes is a *RunHeldError. A time limit that passes before the reference
 // is ready is ErrTimeUp. Once the search has begun Tune returns the report, with an error
 // beside it when the search failed or ctx ended it (ctx's error; the run is left
-// interrupted, to be resumed), ErrDatabaseLost when the database file was deleted or
+// interrupted, to be resumed; worker.ErrReferenceLost when fresh workers, replacing one
+// that died, could not compute the reference again, as a machine's fault does:
+// worker.ErrEnvironment), ErrDatabaseLost when the database file was deleted or
 // replaced meanwhile, or ErrNothingSucceeded; when recording how the run ended fails too
 // (a full disk), the error wraps both, the run's own first.
 func Tune(ctx context.Context, o Options) (*Report, error) {

@@ -83,7 +83,10 @@ type Supervisor struct {
 	// measurement it returned: while this process was stopped, and a measurement thrown
 	// away for a stop (Discounted).
 	discounted time.Duration
-	Crashes    int // children that died or were killed, for reporting
+	// reference is set once Reference succeeded: every main child computes the reference
+	// before it measures anything, a fresh one that replaces a crashed one included.
+	reference bool
+	Crashes   int // children that died or were killed, for reporting
 }
 
 // hang is how a configuration ran past a time limit in a pre-compiler: its compilation,
@@ -367,12 +370,8 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	if s.closed() {
 		return result.Evaluation{}, ErrClosed
 	}
-	if s.main == nil {
-		ch, err := s.start(ctx, "measure")
-		if err != nil {
-			return result.Evaluation{}, err
-		}
-		s.main = ch
+	if err := s.startMain(ctx); err != nil {
+		return result.Evaluation{}, err
 	}
 	ch := s.main
 	waited, err := s.coordinate(ctx, c)
@@ -407,10 +406,8 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 	// child with it): the kernel's samples may hold the stop. Measure it again, once; the
 	// configuration is compiled by now, and its compilation is the first measurement's.
 	s.log.Info("the tuner was stopped while a configuration was measured; measuring it again", "stopped", stopped)
-	if s.main == nil {
-		if s.main, err = s.start(ctx, "measure"); err != nil {
-			return result.Evaluation{}, err
-		}
+	if err := s.startMain(ctx); err != nil {
+		return result.Evaluation{}, err
 	}
 	s.discounted = time.Since(first)
 	again, stopped, err := s.measure(ctx, s.main, c, 0)
@@ -558,13 +555,40 @@ func (e *environmentError) Is(target error) bool { return target == ErrEnvironme
 // every configuration would fail verification, so tuning must not start.
 var ErrReference = errors.New("no reference to verify against")
 
+// ErrReferenceLost is returned by Evaluate when the reference outputs, computed once
+// (Reference), cannot be computed again in a fresh child, which replaced one that died or
+// was killed: not in it, nor in another fresh child started to try again. The
+// configuration is not measured: it cannot be judged without the reference, and its
+// failure is not the configuration's. The error is not ErrReference: the reference was
+// computed before, and what fails now is the moment's (memory the limit or the machine
+// leaves short, a kill from outside), as its message says.
+var ErrReferenceLost = errors.New("a fresh worker, replacing one that died or was killed, could not compute the reference outputs again, nor another fresh worker after it")
+
 // Reference has the main child compute the reference outputs that configurations are
 // verified against, before any configuration is measured, and returns an ErrReference
 // error when that fails: the reference does not compile, fails to run, crashes its
 // process or runs past the compile or the run time limit. The child keeps the
-// reference for the evaluations that follow.
+// reference for the evaluations that follow, and once it succeeded every fresh child
+// computes it before it measures anything (Evaluate, ErrReferenceLost).
 func (s *Supervisor) Reference(ctx context.Context) error {
-	answer, failed, err := s.ask(ctx, opReference, "the reference")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed() {
+		return ErrClosed
+	}
+	if err := s.startMain(ctx); err != nil {
+		return err
+	}
+	err := s.askReference(ctx)
+	if err == nil {
+		s.reference = true
+	}
+	return err
+}
+
+// askReference has the main child compute the reference; s.mu is held and s.main set.
+func (s *Supervisor) askReference(ctx context.Context) error {
+	answer, failed, err := s.askLocked(ctx, opReference, "the reference")
 	switch {
 	case err != nil:
 		return err
@@ -574,6 +598,44 @@ func (s *Supervisor) Reference(ctx context.Context) error {
 		return fmt.Errorf("%w: %s", ErrReference, answer)
 	}
 	return nil
+}
+
+// startMain starts the main child when there is none; s.mu is held. Once the reference
+// was computed (Reference), a fresh child computes it too before it measures anything, as
+// the first one did, in the same state (before any configuration's buffers): verifying
+// against a reference it failed to compute would fail every configuration it measures,
+// for no fault of theirs. A fresh child that cannot compute it is replaced by another,
+// once, since the failure may be the moment's; when that one fails too, the error is
+// ErrReferenceLost, in the words of its failure.
+func (s *Supervisor) startMain(ctx context.Context) error {
+	if s.main != nil {
+		return nil
+	}
+	var why string
+	for try := 1; try <= 2; try++ {
+		ch, err := s.start(ctx, "measure")
+		if err != nil {
+			return err
+		}
+		s.main = ch
+		if !s.reference {
+			return nil
+		}
+		err = s.askReference(ctx)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrReference) {
+			return err // the machine's failure, ctx's end, a closed supervisor
+		}
+		why = strings.TrimPrefix(err.Error(), ErrReference.Error()+": ")
+		s.log.Info("a fresh worker could not compute the reference", "try", try, "error", why)
+		if s.main != nil {
+			// It answered, and would answer every configuration without a reference: go.
+			s.dismiss(s.main)
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrReferenceLost, why)
 }
 
 // ErrArguments marks the error of Check: the spec's arguments do not match the kernel's
@@ -617,13 +679,14 @@ func (s *Supervisor) ask(ctx context.Context, op, subject string) (answer, faile
 	if s.closed() {
 		return "", "", ErrClosed
 	}
-	if s.main == nil {
-		ch, err := s.start(ctx, "measure")
-		if err != nil {
-			return "", "", err
-		}
-		s.main = ch
+	if err := s.startMain(ctx); err != nil {
+		return "", "", err
 	}
+	return s.askLocked(ctx, op, subject)
+}
+
+// askLocked is ask with s.mu held and the main child started.
+func (s *Supervisor) askLocked(ctx context.Context, op, subject string) (answer, failed string, err error) {
 	ch := s.main
 	s.nextID++
 	id := s.nextID
@@ -761,6 +824,13 @@ func (s *Supervisor) crashed(ch *child, start time.Time, subject, during string)
 // retire lets the main child, which has lost its device context and exits after its
 // last answer, go; the next Evaluate starts a fresh one.
 func (s *Supervisor) retire(ch *child, why string) {
+	s.dismiss(ch)
+	s.log.Info("worker lost its device context; starting a new one", "error", why)
+}
+
+// dismiss lets the main child ch go, killing it when it does not exit within 5 s; the
+// next request starts a fresh one.
+func (s *Supervisor) dismiss(ch *child) {
 	ch.reqW.Close()
 	select {
 	case <-ch.exited:
@@ -769,7 +839,6 @@ func (s *Supervisor) retire(ch *child, why string) {
 	}
 	s.main = nil
 	s.Crashes++
-	s.log.Info("worker lost its device context; starting a new one", "error", why)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

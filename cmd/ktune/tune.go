@@ -268,6 +268,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("no configuration %s successfully in run %d: none was evaluated before it stopped (%s)", ranVerb(rep), rep.Run, rep.Stop)
 	case errors.Is(err, worker.ErrEnvironment):
 		return fmt.Errorf("%w\nThe machine failed, not the configuration: nothing was stored for it, and run %d is left interrupted; once the cause is gone, the same command resumes the run and measures it", err, rep.Run)
+	case errors.Is(err, worker.ErrReferenceLost):
+		return fmt.Errorf("%w\n%s; run %d is left interrupted with what it measured: once the cause is gone %s, the same command resumes the run", err, referenceLostNote, rep.Run, referenceLostCause)
 	}
 	return err
 }
@@ -301,6 +303,8 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		return spaceTooLarge(err)
 	case errors.Is(err, worker.ErrEnvironment):
 		return fmt.Errorf("%w\nThe machine failed, not the spec: nothing was stored for what failed; once the cause is gone, run the same command again (anything measured is kept)", err)
+	case errors.Is(err, worker.ErrReferenceLost):
+		return fmt.Errorf("%w\n%s; once the cause is gone %s, run the same command again (anything measured is kept)", err, referenceLostNote, referenceLostCause)
 	case errors.Is(err, context.Canceled):
 		// an interruption before the search (building the space, starting the workers, the
 		// reference, the default configuration) is still said, as a later one is
@@ -308,6 +312,13 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 	}
 	return err
 }
+
+// referenceLostNote says why tuning stopped when fresh workers could not compute the
+// reference again (worker.ErrReferenceLost), and referenceLostCause what to look at.
+const (
+	referenceLostNote  = "No configuration can be judged without the reference, so tuning stopped; the configuration it was to measure is not to blame, and nothing was stored for it"
+	referenceLostCause = "(where a worker ran out of memory, give more with --worker-memory, or free the machine's)"
+)
 
 // resumeNote says what an interruption of the search left: run, to be resumed.
 func resumeNote(run int64) string {
