@@ -279,7 +279,7 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 		case r, ok := <-c.resps:
 			if !ok {
 				<-c.exited
-				return nil, fmt.Errorf("%w: the worker exited (%v): %s%s", ErrWorkerStart, c.waitErr, c.output.summary(10), s.startNote())
+				return nil, s.startFailure(c)
 			}
 			if r.Err != "" {
 				c.kill()
@@ -311,6 +311,47 @@ func (s *Supervisor) noteMemory(msg string) string {
 		return msg + "; " + note
 	}
 	return msg
+}
+
+// startFailure is the error of child c, which exited before it was ready: how it ended
+// and the first lines it printed, which say why ("fatal error: runtime: out of memory",
+// "runtime/cgo: pthread_create failed: ..."), without the Go runtime's report that
+// follows them (goroutines, stacks, addresses: dozens of lines that would bury the
+// cause), which goes to the log; then what the memory limit has to do with it.
+func (s *Supervisor) startFailure(c *child) error {
+	lines := c.output.lines(40)
+	cr := describeCrash(c.waitErr, lines)
+	var said []string
+	for _, l := range cr.printed {
+		// threads that fail at once print over each other: "runtime/cgo: runtime/cgo: ..."
+		for strings.Contains(l, "runtime/cgo: runtime/cgo: ") {
+			l = strings.ReplaceAll(l, "runtime/cgo: runtime/cgo: ", "runtime/cgo: ")
+		}
+		if !slices.Contains(said, l) {
+			said = append(said, l)
+		}
+	}
+	keep := 3
+	if cr.signal != "" || len(cr.detail) > 0 {
+		keep = 1 // what the runtime said before its report says it all
+	}
+	said = said[:min(len(said), keep)]
+	msg := fmt.Sprintf("the worker exited (%v)", c.waitErr)
+	if cr.signal != "" {
+		msg = "the worker crashed: " + cr.signal
+	}
+	switch {
+	case len(said) > 0 && cr.signal != "":
+		msg += ", after printing: " + strings.Join(said, "; ")
+	case len(said) > 0:
+		msg += ": " + strings.Join(said, "; ")
+	}
+	s.log.Debug("worker could not start", "error", c.waitErr, "output", strings.Join(lines, "\n"))
+	if s.opts.MemoryLimit > 0 && anyContains(lines, outOfMemoryWords...) {
+		return fmt.Errorf("%w: %s; it ran out of memory: the workers' memory limit of %s (--worker-memory) is too little to start one and open its device; give more (a worker on PoCL needs about 384 MiB, on the host C device 200 to 350 MiB)",
+			ErrWorkerStart, msg, space.FormatBytes(s.opts.MemoryLimit))
+	}
+	return fmt.Errorf("%w: %s%s", ErrWorkerStart, msg, s.startNote())
 }
 
 // startNote is what a child that could not start adds to its error: a memory limit too

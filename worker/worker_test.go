@@ -37,6 +37,14 @@ func TestMain(m *testing.M) {
 			if os.Getenv("KTUNE_WORKER_FAIL_OPEN") == "1" {
 				return nil, fmt.Errorf("no such device")
 			}
+			if os.Getenv("KTUNE_WORKER_FAIL_OPEN") == "hog" {
+				// opening the device takes more than the memory limit gives: the Go
+				// runtime dies of it, with its report of every goroutine
+				openHog = make([]byte, 256<<20)
+				for i := 0; i < len(openHog); i += 4096 {
+					openHog[i] = 1
+				}
+			}
 			return &fakeMeasurer{}, nil
 		})
 		if err != nil {
@@ -76,6 +84,9 @@ const (
 	behaveLimits            // answers with the process's data limit and oom_score_adj as metrics
 	behaveHog               // allocates 4 GiB on the Go heap, touching one page of it
 )
+
+// openHog holds what a child allocates as it opens its device (KTUNE_WORKER_FAIL_OPEN=hog).
+var openHog []byte
 
 // llvmFull is what PoCL's LLVM prints before it exits when the disk under its cache is full.
 const llvmFull = "LLVM ERROR: IO failure on output stream: No space left on device"
@@ -346,6 +357,34 @@ func TestAWorkerThatCannotStartIsAnError(t *testing.T) {
 	_, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0})
 	if err == nil || !contains(err.Error(), "no such device") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A worker that cannot start under a memory limit too small to open its device (here the
+// Go runtime dies of it) says in a line what failed and what to do, without the runtime's report of its death (goroutines,
+// stacks, memory dumps: dozens of lines), which buried the cause in the error and on the
+// terminal.
+func TestAWorkerThatCannotStartForMemorySaysSoInALine(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the limit is set on Linux")
+	}
+	if raceDetector {
+		t.Skip("ThreadSanitizer's runtime needs more memory, and dies in its own words")
+	}
+	s := newTestSupervisor(t, "KTUNE_WORKER_FAIL_OPEN=hog")
+	s.opts.MemoryLimit = 64 << 20
+	_, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0})
+	if !errors.Is(err, ErrWorkerStart) {
+		t.Fatalf("error %v; want ErrWorkerStart", err)
+	}
+	msg := err.Error()
+	for _, dump := range []string{"goroutine ", "PC=", "stack", "runtime.", "\n"} {
+		if strings.Contains(msg, dump) {
+			t.Errorf("the error holds the runtime's report (%q): %s", dump, msg)
+		}
+	}
+	if !strings.Contains(msg, "it ran out of memory: the workers' memory limit of 64.0 MiB (--worker-memory) is too little to start one") || len(msg) > 600 {
+		t.Errorf("error %q; want a line or two that names the limit and says to give more", msg)
 	}
 }
 
