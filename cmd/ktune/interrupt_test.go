@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -427,5 +429,72 @@ func TestAnInterruptedReportSaysWhatBecameOfItsPage(t *testing.T) {
 		if existing && string(data) != "the page from before" || !existing && err == nil {
 			t.Errorf("the page holds %q (%v)", data, err)
 		}
+	}
+}
+
+// 'ktune space list' interrupted while it prints (Ctrl-C, SIGTERM) closed its JSON array
+// and exited 130 without a word, unlike every other command: it says on standard error
+// that it was interrupted, how many configurations it printed, and which --offset goes on
+// from there. The signal is sent once the first configurations are read from its output.
+func TestASpaceListInterruptedWhilePrintingSaysSo(t *testing.T) {
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	path := writeT1(t, names) // 1e10 configurations: hours of printing
+	for _, tt := range []struct {
+		sig     os.Signal
+		code    int
+		jsonOut bool
+	}{
+		{os.Interrupt, 130, true},
+		{syscall.SIGTERM, 143, false},
+	} {
+		t.Run(fmt.Sprintf("%v json %v", tt.sig, tt.jsonOut), func(t *testing.T) {
+			args := []string{"space", "list", path, "--limit", "0", "--offset", "7"}
+			if tt.jsonOut {
+				args = append(args, "--json")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			first := make([]byte, 1)
+			if _, err := io.ReadFull(out, first); err != nil { // it has begun printing
+				t.Fatal(err)
+			}
+			cmd.Process.Signal(tt.sig)
+			rest, err := io.ReadAll(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := waitExit(t, cmd)
+			printed := string(first) + string(rest)
+			n := strings.Count(printed, "\n")
+			if tt.jsonOut {
+				var list []struct {
+					Index int `json:"index"`
+				}
+				if err := json.Unmarshal([]byte(printed), &list); err != nil || len(list) == 0 || list[0].Index != 7 {
+					t.Fatalf("stdout is no JSON array from index 7 (%v): ...%s", err, printed[max(len(printed)-200, 0):])
+				}
+				n = len(list)
+			}
+			want := fmt.Sprintf("ktune space: interrupted after %d configurations printed", n)
+			if tt.jsonOut {
+				want += ", the JSON array closed after them"
+			}
+			want += fmt.Sprintf("; --offset %d continues the list\n", 7+n)
+			if code != tt.code || stderr.String() != want {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tt.code, want)
+			}
+		})
 	}
 }

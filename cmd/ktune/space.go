@@ -43,7 +43,9 @@ With --json, list, sample and neighbours print a JSON array with one object per
 configuration, {"index": I, "config": {"NAME": VALUE, ...}}: the index in the space and the
 parameters' values, in the parameters' order. Lists are written as they are made, so
 'list --limit 0' of billions of configurations starts printing at once; a sample of more
-than 1,048,576 configurations is drawn in index order rather than shuffled.
+than 1,048,576 configurations is drawn in index order rather than shuffled. Ctrl-C while
+they print stops them (exit status 130), the JSON array closed, and says on standard error
+how many were printed and, for list, the --offset that goes on from there.
 
 Building a space enumerates the combinations its restrictions tie together: Ctrl-C stops
 it (exit status 130), saying how much of the product it had enumerated; with --json, for
@@ -192,7 +194,13 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		return printConfigs(ctx, env, s, func(yield func(int) bool) {
 			for i := f.offset; i < end && yield(i); i++ {
 			}
-		}, f.jsonOut)
+		}, f.jsonOut, func(n int) string {
+			next := fmt.Sprintf("--offset %d continues the list", f.offset+n)
+			if f.limit > 0 {
+				next += fmt.Sprintf(" (with --limit %d for the rest of this page)", f.limit-n)
+			}
+			return next
+		})
 	case "sample":
 		r := rand.New(rand.NewPCG(f.seed, 0x6b74756e65))
 		if f.n > s.Len() {
@@ -204,9 +212,9 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		if min(f.n, s.Len()) > maxHeldSample {
 			fmt.Fprintf(env.stderr, "ktune space: a sample of more than %d configurations is drawn in index order (it is not held in memory to be shuffled)\n", maxHeldSample)
-			return printConfigs(ctx, env, s, s.SampleInOrder(r, f.n), f.jsonOut)
+			return printConfigs(ctx, env, s, s.SampleInOrder(r, f.n), f.jsonOut, nil)
 		}
-		return printConfigs(ctx, env, s, slices.Values(s.SampleIndices(r, f.n)), f.jsonOut)
+		return printConfigs(ctx, env, s, slices.Values(s.SampleIndices(r, f.n)), f.jsonOut, nil)
 	default:
 		if f.config == "" {
 			return usageErr(env, c, "neighbours needs --config")
@@ -232,7 +240,7 @@ func runSpace(ctx context.Context, env *cliEnv, args []string) error {
 			idx = append(idx, i)
 		})
 		slices.Sort(idx)
-		return printConfigs(ctx, env, s, slices.Values(idx), f.jsonOut)
+		return printConfigs(ctx, env, s, slices.Values(idx), f.jsonOut, nil)
 	}
 }
 
@@ -449,8 +457,11 @@ func configValue(p space.Param, text string) (space.Value, error) {
 
 // printConfigs prints the configurations of the indices as they come, one a line, or with
 // jsonOut as a JSON array of {"index": I, "config": {"NAME": VALUE, ...}} objects, one a
-// line: nothing is held, so a list of billions streams. It stops when ctx is done.
-func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter.Seq[int], jsonOut bool) error {
+// line: nothing is held, so a list of billions streams. It stops when ctx is done, closing
+// the array, and says on standard error how many it printed, and what more tells how to go
+// on from there (more(n) for n printed; nil for nothing), as other commands say what an
+// interruption kept.
+func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter.Seq[int], jsonOut bool, more func(n int) string) error {
 	w := bufio.NewWriterSize(env.stdout, 64<<10)
 	params := s.Params()
 	var names [][]byte // the parameters' names as JSON strings, followed by ": "
@@ -511,6 +522,17 @@ func printConfigs(ctx context.Context, env *cliEnv, s *space.Space, indices iter
 	}
 	if ferr := w.Flush(); ferr != nil {
 		return ferr
+	}
+	if err != nil {
+		msg := "interrupted after " + counted(n, "configuration", "configurations") + " printed"
+		if jsonOut {
+			msg += ", the JSON array closed after them"
+		}
+		if more != nil {
+			msg += "; " + more(n)
+		}
+		err = interruption(ctx, "%s", msg)
+		fmt.Fprintf(env.stderr, "ktune space: %v\n", err)
 	}
 	return err
 }
