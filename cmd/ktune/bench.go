@@ -83,7 +83,10 @@ space or budget the file does not list: an edited or damaged file), naming the c
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was; a FILE that holds cells already (a checkpoint or --json output) is
 refused unless it is the --resume file, so that a run that forgot --resume, or the same
-command started again beside the first, writes over none. With --resume, the checkpoint also keeps the cells of the --resume file
+command started again beside the first, writes over none; and while a run writes FILE it
+holds FILE.lock beside it (deleted at its end; one a killed run left holds nothing), so a
+second ktune given the same FILE meanwhile, even at the same moment, is refused at once,
+naming the process that writes it. With --resume, the checkpoint also keeps the cells of the --resume file
 that this run does not run (other strategies, spaces or budgets, of the same mode,
 fitness, seed and repeats), so a smaller command resumed from a large benchmark's
 checkpoint into the same file loses none of the large one's cells; a cell that cannot
@@ -216,6 +219,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err := distinctOutputs(files, *resume, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
+	lock, err := lockCheckpoint("bench", *checkpointPath, env.log)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	if err := heldCells("bench", *checkpointPath, *resume); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -163,4 +164,22 @@ func heldCells(cmd, checkpoint, resume string) error {
 	}
 	return fmt.Errorf("--checkpoint %s holds %d finished cells of an earlier 'ktune %s' (its checkpoint or --json output), which this run would write over: "+
 		"add --resume %s to go on from them, or give --checkpoint another file (or delete this one to run every cell again)", checkpoint, len(f.Cells), cmd, checkpoint)
+}
+
+// lockCheckpoint holds the --checkpoint file at path for this process until the lock is
+// released (outfile.Lock): a second 'ktune cmd' writing the same file, started beside the
+// first (both at once, before either had written it), would write its cells over the
+// first's and lose them in turn; it is refused at once. A lock file that cannot be made
+// (a folder that cannot be written) holds nothing: the run goes on, and the checkpoint's
+// writes say what is wrong there.
+func lockCheckpoint(cmd, path string, log *slog.Logger) (*outfile.FileLock, error) {
+	l, err := outfile.Lock(path)
+	switch {
+	case errors.Is(err, outfile.ErrHeld):
+		return nil, fmt.Errorf("--checkpoint %s: %w: wait for it to end (then --resume %s goes on from its cells), or give --checkpoint another file", path, err, path)
+	case err != nil:
+		log.Debug("the checkpoint is not locked against a second writer", "checkpoint", path, "error", err)
+		return nil, nil
+	}
+	return l, nil
 }

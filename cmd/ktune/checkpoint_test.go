@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,6 +162,78 @@ func TestACheckpointHoldingCellsIsNotWrittenOverWithoutResume(t *testing.T) {
 			}
 			if _, errOut, code := ktune(t, append(args, "--checkpoint", ckpt, "--resume", ckpt)...); code != 0 || !strings.Contains(errOut, "2 cells taken from") {
 				t.Errorf("again with --resume: exit %d: %s", code, errOut)
+			}
+		})
+	}
+}
+
+// Two 'ktune bench' (or hypertune) started at the same moment with the same --checkpoint
+// file, which did not exist yet, both ran every cell and wrote over each other's
+// checkpoint. The second is refused at once, naming the process that writes the file; the
+// first ends as before, leaving no lock file; and a lock file left by a killed process
+// blocks no one, and is gone after the next run.
+func TestACheckpointThatAnotherProcessWritesIsRefused(t *testing.T) {
+	conv, _ := filepath.Abs(convolution)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		long, short []string
+	}{
+		{[]string{"bench", pnpoly, conv, "--strategies", "random,firstmls", "--budgets", "25,1600", "--repeats", "2000", "--workers", "1"},
+			[]string{"bench", pnpoly, "--strategies", "random", "--budgets", "20", "--repeats", "3"}},
+		{[]string{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "1600", "--repeats", "2000",
+			"--workers", "1", "--out", filepath.Join(dir, "long.json")},
+			[]string{"hypertune", pnpoly, "--strategy", "firstmls", "--grid", "restart=true,false", "--budgets", "5", "--repeats", "2",
+				"--out", filepath.Join(dir, "short.json")}},
+	} {
+		t.Run(tt.long[0], func(t *testing.T) {
+			ckpt := filepath.Join(dir, tt.long[0]+".ckpt")
+			lockFile := ckpt + ".lock"
+			// started, and holding the checkpoint: its process id is in the lock file
+			startHolder := func() *exec.Cmd {
+				cmd := exec.Command(os.Args[0], append(tt.long, "--checkpoint", ckpt)...)
+				cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if cmd.ProcessState == nil {
+						cmd.Process.Kill()
+						cmd.Wait()
+					}
+				})
+				want := fmt.Sprintf("%d\n", cmd.Process.Pid)
+				for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					if data, _ := os.ReadFile(lockFile); string(data) == want {
+						return cmd
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the first process did not lock the checkpoint within 60 s")
+					}
+				}
+			}
+			holder := startHolder()
+			out, errOut, code := ktune(t, append(tt.short, "--checkpoint", ckpt)...)
+			want := fmt.Sprintf("--checkpoint %s: another ktune process is writing it (process %d), holding %s: wait for it to end", ckpt, holder.Process.Pid, lockFile)
+			if code != 1 || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("a second process: exit %d: %s%s; want exit 1 and %q", code, out, errOut, want)
+			}
+			holder.Process.Signal(syscall.SIGTERM)
+			if code := waitExit(t, holder); code != 143 {
+				t.Fatalf("the first process exited %d, want 143", code)
+			}
+			if _, err := os.Stat(lockFile); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the first process left its lock file (%v)", err)
+			}
+			// killed, the holder leaves its lock file, which holds nothing
+			holder = startHolder()
+			holder.Process.Kill()
+			waitExit(t, holder)
+			os.Remove(ckpt) // the killed run's cells: not to be resumed here
+			if _, errOut, code := ktune(t, append(tt.short, "--checkpoint", ckpt)...); code != 0 {
+				t.Errorf("after a killed process: exit %d: %s", code, errOut)
+			}
+			if _, err := os.Stat(lockFile); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the run after a killed process left the lock file (%v)", err)
 			}
 		})
 	}

@@ -73,7 +73,9 @@ edited or damaged, naming the cell).
 (rewritten whole at most every 10 s, within 10 s of each finished cell, and at the end),
 so that after a crash, a kill or a lost terminal the same command with --resume FILE goes
 on where it was; a FILE that holds cells already is refused unless it is the --resume
-file, so that a run that forgot --resume writes over none. The checkpoint holds this grid's cells only: --checkpoint naming the
+file, so that a run that forgot --resume writes over none, and a second ktune given FILE
+while a run writes it (which holds FILE.lock beside it meanwhile, as bench does) is refused
+at once. The checkpoint holds this grid's cells only: --checkpoint naming the
 --resume file is refused when that file has cells of other settings, spaces or budgets;
 an output (--out, --csv, --checkpoint) that is a recording read, the --resume file (but
 for --checkpoint) or another output is refused before anything runs.
@@ -157,6 +159,11 @@ func runHypertune(ctx context.Context, env *cliEnv, args []string) error {
 		outfile.Named{What: "--out", Path: outPath}, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
 		return err
 	}
+	lock, err := lockCheckpoint("hypertune", *checkpointPath, env.log)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	if err := heldCells("hypertune", *checkpointPath, *resume); err != nil {
 		return err
 	}
