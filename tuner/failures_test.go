@@ -162,6 +162,47 @@ iterations: 1
 	}
 }
 
+// A reference that runs out of memory under the workers' memory limit stops the command
+// before anything is measured, as any failing reference does, but says to give the
+// workers more memory rather than to fix the reference (QA: "Fix the reference" after a
+// std::bad_alloc under --worker-memory 256MiB).
+func TestAReferenceOutOfMemorySaysToGiveMore(t *testing.T) {
+	needBackend(t, "c")
+	kernel := `#include <stdio.h>
+#include <stdlib.h>
+void hog(float *y, int n) {
+	if (mode == 1) {
+		size_t big = (size_t)4 << 30;
+		char *p = malloc(big);
+		if (p == NULL) {
+			perror("hog");
+			abort();
+		}
+		free(p);
+	}
+	for (int i = 0; i < n; i++) y[i] = i;
+}
+`
+	spec := `kernel: {name: hog, source: hog.c}
+parameters:
+  - {name: mode, values: [0, 1]}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+verification:
+  reference: {config: {mode: 1}}
+`
+	path := writeSpec(t, "hog.yaml", map[string]string{"hog.c": kernel, "hog.yaml": spec})
+	db := filepath.Join(t.TempDir(), "k.db")
+	_, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, WorkerMemory: 512 << 20})
+	if err == nil || !errors.Is(err, worker.ErrReference) || !strings.Contains(err.Error(), "hog: Cannot allocate memory; it ran out of memory") ||
+		!strings.Contains(err.Error(), "Give the workers more memory if the reference needs it") || strings.Contains(err.Error(), "Fix the reference") {
+		t.Errorf("got %v; want a reference error that says to give the workers more memory, not to fix the reference", err)
+	}
+}
+
 // A worker killed by a SIGKILL that ktune did not send, as the out-of-memory killer
 // kills, is stored as that configuration's runtime error, saying so and what to do about
 // the workers' memory limit (by default half the machine's on a CPU device); the

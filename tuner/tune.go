@@ -394,6 +394,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			if err := timeUp(err, "the reference outputs were computed"); err != nil {
 				return nil, err
 			}
+			if errors.Is(err, worker.ErrReference) && worker.OutOfMemory(err) {
+				return nil, fmt.Errorf("%s: verification: %w\nGive the workers more memory if the reference needs it, or lower what it needs (the spec's array sizes); nothing was measured", o.SpecPath, err)
+			}
 			if errors.Is(err, worker.ErrReference) {
 				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
 			}

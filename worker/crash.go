@@ -325,6 +325,16 @@ func anyContains(lines []string, words ...string) bool {
 	return false
 }
 
+// ranOutOfMemory is how a failure says that memory ran out, or may have, under the
+// workers' memory limit (memoryNote); OutOfMemory looks for it.
+const ranOutOfMemory = "it ran out of memory"
+
+// OutOfMemory reports whether err says that a worker ran out of memory, or may have,
+// under the workers' memory limit (Options.MemoryLimit): what failed may need more.
+func OutOfMemory(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ranOutOfMemory+": ")
+}
+
 // memoryNote is what crash c of a child that printed lines, whose memory was limited to
 // limit bytes (0: none; Options.MemoryLimit), says of memory, with what to do; "" when
 // nothing points at memory. Where a limit was set, a configuration that needs more than
@@ -342,11 +352,11 @@ func memoryNote(c crash, lines []string, limit int64) string {
 	case limit <= 0:
 		return ""
 	case anyContains(lines, outOfMemoryWords...):
-		return "it ran out of memory: " + more
+		return ranOutOfMemory + ": " + more
 	case c.nullFault():
-		return "if a failed allocation returned that pointer, it ran out of memory: " + more
+		return "if a failed allocation returned that pointer, " + ranOutOfMemory + ": " + more
 	case anyContains(lines, nullAssertion):
-		return "if a failed allocation returned that NULL, it ran out of memory: " + more
+		return "if a failed allocation returned that NULL, " + ranOutOfMemory + ": " + more
 	}
 	return ""
 }

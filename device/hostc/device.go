@@ -90,7 +90,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 		d.cache.evict(key, path)
 		if !hit || attempt > 0 {
 			// It compiled and linked but does not load: an undefined symbol, mostly.
-			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error(), Err: err}
+			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err), Err: err}
 		}
 		// A cached object that does not load was damaged or built elsewhere: build again.
 		slog.Warn("hostc: cached object does not load; rebuilding", "object", path, "err", err)
@@ -236,4 +236,20 @@ func openMPMissing(log string) bool {
 		}
 	}
 	return false
+}
+
+// loadMemoryNote is what a failure to load a compiled object (err) says of memory: under
+// a data limit (ktune's --worker-memory), the dynamic loader's "failed to map segment"
+// and "cannot allocate memory" mean the process had no room left to map the object
+// into, not that the configuration's code is wrong; "" otherwise.
+func loadMemoryNote(err error) string {
+	limit := dataLimit()
+	if limit <= 0 {
+		return ""
+	}
+	low := strings.ToLower(err.Error())
+	if !strings.Contains(low, "failed to map segment") && !strings.Contains(low, "cannot allocate memory") {
+		return ""
+	}
+	return fmt.Sprintf("; it ran out of memory: a worker's memory is limited to %.0f MiB (--worker-memory); give more if the configuration needs it", float64(limit)/(1<<20))
 }

@@ -1011,3 +1011,38 @@ func TestADataLimitBoundsTheHostsMemory(t *testing.T) {
 		t.Errorf("without a limit: global memory %d, want the host's %d", host.info.GlobalMemBytes, sysmem.Total())
 	}
 }
+
+// Under a data limit (--worker-memory), an object the dynamic loader could not map says it
+// ran out of memory and names the limit, rather than reading as a fault of the
+// configuration's code (QA: at 288 MiB, 12 configurations of vector_add_c were stored as
+// "the compiled object does not load: ... failed to map segment from shared object");
+// other load failures, and any without a limit, say nothing of memory.
+func TestALoadFailureUnderADataLimitSaysMemoryRanOut(t *testing.T) {
+	mapFail := errors.New("/tmp/x/k.so: failed to map segment from shared object")
+	undefined := errors.New("/tmp/x/k.so: undefined symbol: foo")
+	var was unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_DATA, &was); err != nil {
+		t.Fatal(err)
+	}
+	if was.Cur == unix.RLIM_INFINITY {
+		if note := loadMemoryNote(mapFail); note != "" {
+			t.Errorf("without a limit: %q, want nothing said of memory", note)
+		}
+	}
+	lowered := was
+	lowered.Cur = min(was.Cur, 64<<30) // far above what this process maps
+	if err := unix.Setrlimit(unix.RLIMIT_DATA, &lowered); err != nil {
+		t.Fatal(err)
+	}
+	mapNote, otherNote := loadMemoryNote(mapFail), loadMemoryNote(undefined)
+	if err := unix.Setrlimit(unix.RLIMIT_DATA, &was); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("it ran out of memory: a worker's memory is limited to %.0f MiB (--worker-memory)", float64(lowered.Cur)/(1<<20))
+	if !strings.Contains(mapNote, want) {
+		t.Errorf("failed to map a segment under a limit: %q, want %q", mapNote, want)
+	}
+	if otherNote != "" {
+		t.Errorf("an undefined symbol under a limit: %q, want nothing said of memory", otherNote)
+	}
+}
