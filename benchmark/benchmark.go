@@ -186,7 +186,9 @@ type Config struct {
 	// budgets, which is what hypertune selects by. The cells are the same either way.
 	ByBudget bool
 	// Finished, when set, is called with the cells so far after each cell that ran, so
-	// that a caller can keep them somewhere safe (a checkpoint file) as the run goes.
+	// that a caller can keep them somewhere safe (a checkpoint file) as the run goes. The
+	// run only appends to them and never changes one: a caller may keep the slice, and
+	// read it from another goroutine, without copying it.
 	Finished func(cells []Cell)
 	// Done holds cells finished before, by an earlier run of the same strategies, seed and
 	// repeats (see Reusable): they are not run again, and come back in their place.

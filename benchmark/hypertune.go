@@ -202,7 +202,8 @@ type HypertuneConfig struct {
 	Progress func(Progress) // as Config.Progress, each setting a strategy
 	Done     []Cell         // cells of an earlier run to take instead of running them (ReusableTuning)
 	// Finished, when set, is called after each cell that ran with the result so far
-	// (settings, spaces and cells, no choices yet), for a checkpoint file.
+	// (settings, spaces and cells, no choices yet), for a checkpoint file; its cells are
+	// never changed afterwards (Config.Finished), so it may be kept without copying.
 	Finished func(partial *HypertuneResult)
 }
 

@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"weak"
 
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 )
 
@@ -348,5 +351,31 @@ func TestDashIsStandardInputWhereARecordingIsRead(t *testing.T) {
 	}
 	if fileExists(filepath.Join(dir, "k.db")) {
 		t.Error("tune - created the database")
+	}
+}
+
+// The summary import keeps of each file holds its best objective and configuration and
+// nothing else of its recording: a pointer into the best evaluation kept the reader's
+// buffer of samples alive, 128 KiB for every file of a folder of 1,000.
+func TestImportSummaryKeepsNothingOfTheRecording(t *testing.T) {
+	rec, err := openRecording(filepath.Join("..", "..", "testdata", "benchmark_hub", "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := rec.Best()
+	if !ok || len(b.Samples) == 0 {
+		t.Fatal("the recording has no best evaluation with samples")
+	}
+	samples := weak.Make(&b.Samples[0])
+	b = result.Evaluation{}
+	best, config := bestOf(rec)
+	rec = nil
+	runtime.GC()
+	runtime.GC()
+	if samples.Value() != nil {
+		t.Error("the recording's samples are kept alive by its summary")
+	}
+	if best == nil || len(config.Values) != 4 {
+		t.Errorf("summary %v %v, want the best objective and its four values", best, config)
 	}
 }

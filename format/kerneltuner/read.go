@@ -420,8 +420,14 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	ns := newNotes()
 	var notInList int
 	var example string // the first value not in tune_params
-	index := map[string]int{}
-	for _, e := range entries {
+	index := make(map[string]int, len(entries))
+	rec.Evaluations = make([]result.Evaluation, 0, len(entries))
+	for k := range entries {
+		// each entry's fields are let go once it is read: the fields of the entries not
+		// read yet and the evaluations made so far are what is held, not all of both
+		// (a third of the peak memory of a large cache)
+		e := entries[k]
+		entries[k].fields = nil
 		ev, err := evaluation(in, rec, e, ns)
 		if err != nil {
 			return nil, err

@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -91,6 +92,10 @@ type Store struct {
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
 	folded time.Time     // when fold last copied the write-ahead log into the file
+
+	// readBack counts the runs that ImportRecordingOnce read back whole to compare with
+	// a recording, which its tests bound.
+	readBack atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
