@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +29,22 @@ func writeSpec(t *testing.T, spec string, files map[string]string) string {
 		}
 	}
 	return filepath.Join(dir, spec)
+}
+
+// modeSpec is the spec of a host C kernel name (name.c) of one parameter, mode, with the
+// given number of values (0, 1, ...), writing a 64-float output y of length n = 64, run
+// once; extra lines (YAML at the top level) follow. A test's kernel does what mode says.
+func modeSpec(name string, modes int, extra string) string {
+	values := make([]string, modes)
+	for i := range values {
+		values[i] = strconv.Itoa(i)
+	}
+	return "kernel: {name: " + name + ", source: " + name + ".c}\n" +
+		"parameters:\n  - {name: mode, values: [" + strings.Join(values, ", ") + "]}\n" +
+		"problem_size: [64]\narguments:\n" +
+		"  - {name: y, type: float32, length: 64, output: true}\n" +
+		"  - {name: n, type: int32, value: 64}\n" +
+		"iterations: 1\n" + extra
 }
 
 // byConfig is a run's stored evaluations by their configurations' keys.
@@ -59,16 +76,7 @@ void fill(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: fill, source: fill.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-compile_timeout: 1s
-`
+	spec := modeSpec("fill", 3, "compile_timeout: 1s\n")
 	path := writeSpec(t, "fill.yaml", map[string]string{"fill.c": kernel, "fill.yaml": spec})
 	// the compiler waits for ever on an #include of a named pipe that no one writes
 	if err := syscall.Mkfifo(filepath.Join(filepath.Dir(path), "never.h"), 0o600); err != nil {
@@ -126,15 +134,7 @@ void hog(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: hog, source: hog.c}
-parameters:
-  - {name: mode, values: [0, 1, 2, 3]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-`
+	spec := modeSpec("hog", 4, "")
 	path := writeSpec(t, "hog.yaml", map[string]string{"hog.c": kernel, "hog.yaml": spec})
 	db := filepath.Join(t.TempDir(), "k.db")
 	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, WorkerMemory: 512 << 20})
@@ -183,17 +183,7 @@ void hog(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: hog, source: hog.c}
-parameters:
-  - {name: mode, values: [0, 1]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-verification:
-  reference: {config: {mode: 1}}
-`
+	spec := modeSpec("hog", 2, "verification:\n  reference: {config: {mode: 1}}\n")
 	path := writeSpec(t, "hog.yaml", map[string]string{"hog.c": kernel, "hog.yaml": spec})
 	db := filepath.Join(t.TempDir(), "k.db")
 	_, err := Tune(context.Background(), Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, WorkerMemory: 512 << 20})
@@ -217,15 +207,7 @@ void die(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: die, source: die.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-`
+	spec := modeSpec("die", 3, "")
 	limit := worker.DefaultMemoryLimit()
 	if limit == 0 {
 		t.Skip("the machine's memory is unknown: no default limit")
@@ -331,18 +313,7 @@ void ref(float *y, int n) {
 }
 `, marker)
 			ref = strings.Replace(ref, "ONCE", map[bool]string{true: "1", false: "0"}[once], 1)
-			spec := `kernel: {name: fill, source: fill.c}
-parameters:
-  - {name: mode, values: [0, 1, 2, 3]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-verification:
-  reference:
-    kernel: {name: ref, source: ref.c}
-iterations: 1
-`
+			spec := modeSpec("fill", 4, "verification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n")
 			path := writeSpec(t, "fill.yaml", map[string]string{"fill.c": kernel, "ref.c": ref, "fill.yaml": spec})
 			db := filepath.Join(dir, "k.db")
 			o := Options{SpecPath: path, Device: "c", Strategy: "bruteforce", DB: db, NoPrecompile: true}
