@@ -649,8 +649,8 @@ func (b benchCheckpoint) MarshalJSON() ([]byte, error) {
 	}{b.info, b.alpha, b.split, append(slices.Clip(b.cells), b.kept...)})
 }
 
-// expandFolders replaces each folder among args by the .json and .json.gz files under it,
-// in lexical order, and says which files came from a folder. A folder with none is an
+// expandFolders replaces each folder among args by the .json and .json.gz files under it
+// (or links to such files), in lexical order, and says which files came from a folder. A folder with none is an
 // error: named to be read, it would otherwise be left out in silence (a wrong path, a
 // folder of .csv files).
 func expandFolders(args []string) (files []string, found map[string]bool, err error) {
@@ -667,7 +667,7 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 				return err
 			}
 			name := strings.ToLower(d.Name())
-			if d.Type().IsRegular() && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz")) {
+			if (d.Type().IsRegular() || linksToFile(d, path)) && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz")) {
 				files = append(files, path)
 				found[path] = true
 			}
@@ -681,6 +681,17 @@ func expandFolders(args []string) (files []string, found map[string]bool, err er
 		}
 	}
 	return files, found, nil
+}
+
+// linksToFile reports whether entry d at path is a symbolic link to a regular file, as a
+// folder of recordings linked from a shared data set holds; links to folders are not
+// followed (they may loop).
+func linksToFile(d fs.DirEntry, path string) bool {
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // listSome joins the first n of list, and says how many more there are.

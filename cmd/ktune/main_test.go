@@ -862,6 +862,33 @@ func TestBenchTakesFolders(t *testing.T) {
 	}
 }
 
+// A folder of links to recordings (a data set linked in from elsewhere) is read through
+// them; a link to a folder is not followed (QA: a folder of links was "a folder with no
+// .json or .json.gz file under it").
+func TestFoldersOfLinksToRecordingsAreRead(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(pnpoly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "linked.json.gz")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(abs), filepath.Join(dir, "folder.json")); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := ktune(t, "bench", dir, "--strategies", "random", "--budgets", "5", "--repeats", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Cells []struct{ Space string } `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Cells) != 1 || !strings.Contains(got.Cells[0].Space, "linked") {
+		t.Errorf("%v: cells %+v, want the one linked recording", err, got.Cells)
+	}
+}
+
 // import takes folders as bench does: the recordings under them, the rest left out.
 func TestImportTakesFolders(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "k.db")
