@@ -49,6 +49,22 @@ func startHolder(t *testing.T, exe, db string, run int64, cred *syscall.Credenti
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
+	stdin, stdout := startPiped(t, cmd)
+	h := &holder{cmd: cmd, stdin: stdin}
+	t.Cleanup(h.release)
+	line, err := stdout.ReadString('\n')
+	if err != nil {
+		t.Fatalf("the holder process said nothing: %v", err)
+	}
+	h.answer = strings.TrimSpace(line)
+	return h
+}
+
+// startPiped starts cmd, a helper process of this test binary, with its standard input
+// piped from the test and its standard output read by the test line by line; its
+// standard error is the test's.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -61,14 +77,7 @@ func startHolder(t *testing.T, exe, db string, run int64, cred *syscall.Credenti
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &holder{cmd: cmd, stdin: stdin}
-	t.Cleanup(h.release)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the holder process said nothing: %v", err)
-	}
-	h.answer = strings.TrimSpace(line)
-	return h
+	return stdin, bufio.NewReader(stdout)
 }
 
 // release ends the holder process, and with it its lock.
@@ -366,21 +375,9 @@ func TestTwoProcessesStartingTheSameRunAtOnceTuneItOnce(t *testing.T) {
 	db, st, _, _ := storeWithVectorAdd(t, ctx)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFindOrCreateRun$")
 	cmd.Env = append(os.Environ(), "KTUNE_TEST_CREATE_DB="+db)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
 	defer cmd.Wait()
 	defer stdin.Close()
-	out := bufio.NewReader(stdout)
 	if line, _ := out.ReadString('\n'); line != "listed\n" {
 		t.Fatalf("the other process: %q, want it to list the runs", line)
 	}
