@@ -106,7 +106,7 @@ func (s *Space) Moves(c Config, p int, n Neighbourhood, fn func(Config)) {
 func (s *Space) GroupMoves(c Config, g int, fn func(p int, m Config)) {
 	gr := s.groups[g]
 	var buf [16][2]int
-	rng := buf[:0]
+	var rng [][2]int
 	if len(gr.params) > len(buf) {
 		rng = make([][2]int, len(gr.params))
 	} else {

@@ -74,11 +74,10 @@ func ReadNPYHeader(r io.Reader) (typ string, shape []int, err error) {
 }
 
 type npyHeader struct {
-	typ     elemType
-	swap    bool // big endian in the file
-	shape   []int
-	count   int
-	fortran bool
+	typ   elemType
+	swap  bool // big endian in the file
+	shape []int
+	count int
 }
 
 func readHeader(r io.Reader) (*npyHeader, error) {

@@ -30,9 +30,8 @@ var psoFactory = Factory{
 }
 
 type pso struct {
-	opts       Options
-	w, c1, c2  float64
-	hasPopsize bool
+	opts      Options
+	w, c1, c2 float64
 }
 
 func newPSO(opts Options) (Strategy, error) {

@@ -73,9 +73,6 @@ func (t *tail) lines(n int) []string {
 	return out
 }
 
-// summary returns the first lines the child printed, which say what went wrong.
-func (t *tail) summary(n int) string { return strings.Join(t.lines(n), "; ") }
-
 // goSignal is the start of the Go runtime's report of a fatal signal outside Go code (a C
 // kernel's, an OpenCL runtime's): "SIGSEGV: segmentation violation", then "PC=0x... m=3
 // sigcode=2 addr=0x...". It may follow what the kernel printed without a newline on the
