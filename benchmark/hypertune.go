@@ -368,11 +368,17 @@ func Hypertune(ctx context.Context, cfg HypertuneConfig) (*HypertuneResult, erro
 	return res, interrupted
 }
 
-// Defaults returns the choices as a defaults file.
+// Defaults returns the choices as a defaults file, their options in the strategy's own
+// spelling (strategy.Canonical: neighbourhood=hamming in the grid is written Hamming,
+// candidates=1e3 is 1000), as runs store them; the grid is kept as it was given.
 func (r *HypertuneResult) Defaults() *Defaults {
 	d := &Defaults{Strategy: r.Strategy, Repeats: r.Repeats, TrainingSpaces: r.Spaces, Grid: r.Grid.String()}
 	for _, c := range r.Choices {
-		d.Budgets = append(d.Budgets, BudgetDefaults{Budget: c.Budget, Options: c.Options})
+		opts := c.Options
+		if canon, err := strategy.Canonical(r.Strategy, opts); err == nil {
+			opts = canon
+		}
+		d.Budgets = append(d.Budgets, BudgetDefaults{Budget: c.Budget, Options: opts})
 	}
 	return d
 }

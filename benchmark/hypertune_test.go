@@ -573,3 +573,28 @@ func TestResumedHypertuneTakesTheSettingsSpelledOtherwise(t *testing.T) {
 		t.Errorf("other values: took %d cells (want Hamming with 0.1's 2), %d skipped, %v", len(done), skipped, err)
 	}
 }
+
+// The defaults file holds the chosen options in the strategy's own spelling, as runs
+// store them, however the grid spelled them; the grid itself is kept as given.
+func TestHypertuneDefaultsAreWrittenCanonically(t *testing.T) {
+	spaces, _ := trainingSetup(t)
+	grid, err := ParseGrid("neighbourhood=hamming,ADJACENT;restart=1,0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Hypertune(context.Background(), HypertuneConfig{Strategy: "firstmls", Grid: grid, Spaces: spaces,
+		Budgets: []int{25, 50}, Repeats: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Defaults()
+	if d.Grid != "neighbourhood=hamming,ADJACENT;restart=1,0" {
+		t.Errorf("grid %q", d.Grid)
+	}
+	for _, b := range d.Budgets {
+		nb, restart := b.Options["neighbourhood"], b.Options["restart"]
+		if (nb != "Hamming" && nb != "adjacent") || (restart != true && restart != false) {
+			t.Errorf("budget %d: options %#v, want Hamming or adjacent and a boolean restart", b.Budget, b.Options)
+		}
+	}
+}

@@ -42,7 +42,9 @@ acceptable on every space; '*' marks the choice. The choices are written to --ou
 defaults file, which 'ktune tune', 'ktune simulate' and 'ktune bench' read with
 --defaults FILE: a run takes the options of the largest budget column not above its budget
 (the smallest column for a budget below them all, the largest when the run has no
-budget), and options given explicitly (--option, NAME:OPT=VALUE) win over the file's.
+budget), and options given explicitly (--option, NAME:OPT=VALUE) win over the file's. The
+file writes the chosen options in the strategy's own spelling (a grid's hamming is written
+Hamming, restart=1 true), as runs store them; its "grid" keeps the grid as given.
 
 --grid lists options separated by ';', each with its values separated by ',' (a list
 value in brackets, whose commas separate nothing: 'order=[0,1],[1,0]'); one value listed
