@@ -2,10 +2,20 @@
 // on machines without a GPU: it implements the C entry points the backend binds, with the
 // signatures of cuda.h, nvrtc.h and nvml.h, over host memory. It checks what it is given
 // and records it for the test to read back; its one "kernel" computes
-// x[i] = x[i] * a + coef[0] for i < n, with (float *x, int n, float a) as parameters and
-// coef a __constant__ symbol. A launch of 13 blocks in x faults with an illegal address.
-// Built by unit_test.go with the system C compiler; never part of ktune.
+// x[i] = x[i] * a + coef[0] for i < n + over (and below the number of threads launched),
+// with (float *x, int n, float a) as parameters, coef a __constant__ symbol and over the
+// value of a define `over` given to NVRTC (0 without one): a kernel whose bounds check is
+// off by over. A launch of 13 blocks in x faults with an illegal address.
+//
+// Device memory is host memory rounded up to granules, as a GPU's is: a kernel's write
+// past the end of an allocation but inside its granule lands there unnoticed, one past
+// the granule faults. Copies must stay inside an allocation (or the symbol), as the
+// driver checks, and new memory holds junk, not zeros.
+// Built by fakedriver_test.go and cmd/ktune's tests with the system C compiler; never
+// part of ktune.
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,11 +30,45 @@ static char program_source[8192];
 static char name_expression[256];
 static unsigned last_launch[8]; /* grid xyz, block xyz, shared, calls */
 static int dyn_shared_set;
+/* The last compilation's image: a magic, then the define over, for cuModuleLoadData. */
+static char cubin[32];
+
+/* Allocations: the bytes asked for, and the granule-rounded bytes behind them. */
+enum { granule = 4096, max_allocs = 256 };
+static struct { char *base; size_t size, reserved; } allocs[max_allocs];
+static size_t memory_used, memory_limit = (size_t)-1; /* what the test may set */
+
+/* inside says whether [p, p+n) lies within an allocation's requested bytes or the symbol. */
+static int inside(CUdeviceptr p, size_t n) {
+	char *c = (char *)(uintptr_t)p;
+	if (c >= (char *)coef && n <= sizeof coef && c - (char *)coef <= (ptrdiff_t)(sizeof coef - n)) return 1;
+	for (int i = 0; i < max_allocs; i++)
+		if (allocs[i].base && c >= allocs[i].base && n <= allocs[i].size && c - allocs[i].base <= (ptrdiff_t)(allocs[i].size - n)) return 1;
+	return 0;
+}
+
+/* granule_end is the end of the granules of the allocation holding p, 0 for none. */
+static char *granule_end(const void *p) {
+	for (int i = 0; i < max_allocs; i++)
+		if (allocs[i].base && (const char *)p >= allocs[i].base && (const char *)p < allocs[i].base + allocs[i].reserved)
+			return allocs[i].base + allocs[i].reserved;
+	return 0;
+}
+
+/* Modules: the over each was compiled with; handles are 0x5000 + slot, functions 0x6000 + slot. */
+enum { max_modules = 64 };
+static struct { int used, over; } modules[max_modules];
+static int module_slot(void *mod) {
+	uintptr_t m = (uintptr_t)mod - 0x5000;
+	return m < max_modules && modules[m].used ? (int)m : -1;
+}
+static int function_slot(void *fn) { return module_slot((void *)((uintptr_t)fn - 0x1000)); }
 
 /* what the test reads back */
 const char *fake_options(void) { return last_options; }
 const unsigned *fake_launch(void) { return last_launch; }
 int fake_dynamic_shared(void) { return dyn_shared_set; }
+void fake_set_free_memory(size_t n) { memory_limit = memory_used + n; } /* beyond it cuMemAlloc runs out */
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
@@ -65,13 +109,27 @@ CUresult cuCtxSynchronize(void) { return poisoned ? 700 : 0; }
 CUresult cuModuleLoadData(void **mod, const void *image) {
 	if (!ctx_current) return 201;
 	if (memcmp(image, "FAKECUBIN", 9) != 0) return 200;
-	*mod = (void *)0x5000;
+	for (int i = 0; i < max_modules; i++) {
+		if (!modules[i].used) {
+			modules[i].used = 1;
+			modules[i].over = atoi((const char *)image + 9);
+			*mod = (void *)(uintptr_t)(0x5000 + i);
+			return 0;
+		}
+	}
+	return 2;
+}
+CUresult cuModuleUnload(void *mod) {
+	int m = module_slot(mod);
+	if (m < 0) return 400;
+	modules[m].used = 0;
 	return 0;
 }
-CUresult cuModuleUnload(void *mod) { return mod == (void *)0x5000 ? 0 : 400; }
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
+	int m = module_slot(mod);
+	if (m < 0) return 400;
 	if (strcmp(name, "_Z5scaleILi2EEvPfif") != 0) return 500;
-	*fn = (void *)0x6000;
+	*fn = (void *)(uintptr_t)(0x6000 + m);
 	return 0;
 }
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, void *mod, const char *name) {
@@ -82,16 +140,56 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, void *mod, const 
 }
 CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
 	static const int attrs[] = {512, 1024, 0, 0, 128, 90, 90, 0, 48128};
-	if (fn != (void *)0x6000 || attr < 0 || attr > 8) return 1;
+	if (function_slot(fn) < 0 || attr < 0 || attr > 8) return 1;
 	*v = attr == 8 && dyn_shared_set ? dyn_shared_set : attrs[attr];
 	return 0;
 }
 CUresult cuFuncSetAttribute(void *fn, int attr, int v) { if (attr != 8) return 1; dyn_shared_set = v; return 0; }
-CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t n) { *ptr = (CUdeviceptr)(uintptr_t)calloc(1, n); return *ptr ? 0 : 2; }
-CUresult cuMemFree_v2(CUdeviceptr ptr) { free((void *)(uintptr_t)ptr); return 0; }
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { if (poisoned) return 700; memcpy((void *)(uintptr_t)dst, src, n); return 0; }
-CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { if (poisoned) return 700; memcpy(dst, (void *)(uintptr_t)src, n); return 0; }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { if (poisoned) return 700; memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n); return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t n) {
+	if (n == 0) return 1; /* CUDA_ERROR_INVALID_VALUE */
+	for (int i = 0; i < max_allocs; i++) {
+		if (!allocs[i].base) {
+			size_t r = (n + granule - 1) / granule * granule;
+			if (r > memory_limit - memory_used || !(allocs[i].base = malloc(r))) return 2;
+			memory_used += r;
+			memset(allocs[i].base, 0xcd, r);
+			allocs[i].size = n;
+			allocs[i].reserved = r;
+			*ptr = (CUdeviceptr)(uintptr_t)allocs[i].base;
+			return 0;
+		}
+	}
+	return 2;
+}
+CUresult cuMemFree_v2(CUdeviceptr ptr) {
+	for (int i = 0; i < max_allocs; i++) {
+		if (allocs[i].base && (CUdeviceptr)(uintptr_t)allocs[i].base == ptr) {
+			free(allocs[i].base);
+			allocs[i].base = 0;
+			memory_used -= allocs[i].reserved;
+			return 0;
+		}
+	}
+	return 1;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+	if (poisoned) return 700;
+	if (!inside(dst, n)) return 1;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+	if (poisoned) return 700;
+	if (!inside(src, n)) return 1;
+	memcpy(dst, (void *)(uintptr_t)src, n);
+	return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+	if (poisoned) return 700;
+	if (!inside(dst, n) || !inside(src, n)) return 1;
+	memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	return 0;
+}
 CUresult cuEventCreate(void **ev, unsigned flags) { static int events; *ev = (void *)(uintptr_t)(0x9000 + events++); return 0; }
 CUresult cuEventDestroy_v2(void *ev) { return 0; }
 CUresult cuEventRecord(void *ev, void *stream) { return stream == 0 ? 0 : 400; }
@@ -102,7 +200,8 @@ CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == 700 ? "CUDA_ERRO
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == 700 ? "an illegal memory access was encountered" : "fake error"; return 0; }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			unsigned shared, void *stream, void **params, void **extra) {
-	if (f != (void *)0x6000 || stream != 0 || extra != 0) return 1;
+	int m = function_slot(f);
+	if (m < 0 || stream != 0 || extra != 0) return 1;
 	unsigned g[] = {gx, gy, gz, bx, by, bz, shared};
 	memcpy(last_launch, g, sizeof g);
 	last_launch[7]++;
@@ -110,7 +209,18 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	float *x = *(float **)params[0];
 	int n = *(int *)params[1];
 	float a = *(float *)params[2];
-	for (int i = 0; i < n; i++) x[i] = x[i] * a + coef[0];
+	char *end = granule_end(x);
+	if (!end) { poisoned = 1; return 0; }
+	long threads = (long)gx * gy * gz * bx * by * bz;
+	for (long i = 0; i < (long)n + modules[m].over && i < threads; i++) {
+		if ((char *)(x + i + 1) > end) { poisoned = 1; return 0; } /* past the granule */
+		float v = x[i] * a + coef[0];
+		if (v != v) { /* a GPU's arithmetic gives the canonical NaN, not the operand's payload */
+			uint32_t canonical = 0x7fffffff;
+			memcpy(&v, &canonical, sizeof v);
+		}
+		x[i] = v;
+	}
 	return 0;
 }
 
@@ -132,6 +242,10 @@ nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
 		strcat(last_options, "|");
 	}
 	log_text = "";
+	int over = 0;
+	for (int i = 0; i < n; i++)
+		if (strncmp(opts[i], "-Dover=", 7) == 0) over = atoi(opts[i] + 7);
+	snprintf(cubin, sizeof cubin, "FAKECUBIN%d", over);
 	if (strstr(program_source, "syntax error")) {
 		log_text = "kernel.cu(1): error: expected a \";\"";
 		return 6;
@@ -144,9 +258,8 @@ nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
 }
 nvrtcResult nvrtcGetProgramLogSize(void *prog, size_t *n) { *n = strlen(log_text) + 1; return 0; }
 nvrtcResult nvrtcGetProgramLog(void *prog, char *log) { strcpy(log, log_text); return 0; }
-static const char cubin[] = "FAKECUBIN";
-nvrtcResult nvrtcGetCUBINSize(void *prog, size_t *n) { *n = sizeof cubin; return 0; }
-nvrtcResult nvrtcGetCUBIN(void *prog, char *out) { memcpy(out, cubin, sizeof cubin); return 0; }
+nvrtcResult nvrtcGetCUBINSize(void *prog, size_t *n) { *n = strlen(cubin) + 1; return 0; }
+nvrtcResult nvrtcGetCUBIN(void *prog, char *out) { memcpy(out, cubin, strlen(cubin) + 1); return 0; }
 nvrtcResult nvrtcGetPTXSize(void *prog, size_t *n) { *n = 1; return 0; }
 nvrtcResult nvrtcGetPTX(void *prog, char *out) { out[0] = 0; return 0; }
 nvrtcResult nvrtcGetLoweredName(void *prog, const char *expr, const char **lowered) {
