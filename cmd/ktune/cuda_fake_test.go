@@ -19,17 +19,7 @@ import (
 // and a fault that loses the worker's context: the worker is replaced and the next
 // configuration runs. The GPU itself is tested where one is lent.
 func TestTuneCUDAThroughTheStandInDriver(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the stand-in driver")
-	}
-	dir := t.TempDir()
-	lib := filepath.Join(dir, "libfakecuda.so")
-	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", lib, "../../device/cuda/testdata/fakedriver.c").CombinedOutput(); err != nil {
-		t.Fatalf("building the stand-in: %v\n%s", err, out)
-	}
-	spec := filepath.Join(dir, "scale.yaml")
-	os.WriteFile(spec, []byte(`
+	rep, db, stderr := tuneThroughStandIn(t, `
 kernel:
   name: scale<2>
   language: cuda
@@ -50,30 +40,12 @@ metrics:
   - {name: flop_per_joule, expr: "2 * N / energy", maximize: true}
 objective: flop_per_joule
 iterations: 3
-`), 0o644)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	db := filepath.Join(dir, "ktune.db")
-	cmd := exec.Command(exe, "tune", spec, "--strategy", "bruteforce", "--db", db, "--json")
-	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1", "KTUNE_CUDA_LIBRARY="+lib, "KTUNE_NVRTC_LIBRARY="+lib,
-		"KTUNE_NVML_LIBRARY="+lib, "KTUNE_CUDA_CACHE="+filepath.Join(dir, "cache"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ktune tune: %v\n%s", err, stderr.String())
-	}
-	var rep tuneReport
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+`)
 	if rep.Backend != "cuda" || rep.Device != "Fake H100" || rep.Evaluations != 3 || rep.Stop != "space exhausted" {
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.Statuses["ok"] != 2 || rep.Statuses["runtime_error"] != 1 || rep.WorkerRestarts != 1 {
-		t.Fatalf("statuses %v, %d worker restarts; want 2 ok, 1 runtime_error, 1 restart\n%s", rep.Statuses, rep.WorkerRestarts, stderr.String())
+		t.Fatalf("statuses %v, %d worker restarts; want 2 ok, 1 runtime_error, 1 restart\n%s", rep.Statuses, rep.WorkerRestarts, stderr)
 	}
 	got := statusesByConfig(t, db, rep.Run)
 	if got["64"].String() != "runtime_error" || got["128"].String() != "ok" || got["32"].String() != "ok" {
@@ -89,4 +61,80 @@ iterations: 3
 	if gf := m["GFLOP/s"]; gf < 0.0066 || gf > 0.0067 { // 2*832 flop in 0.25 ms
 		t.Fatalf("GFLOP/s %v", gf)
 	}
+}
+
+// TestTuneCUDAFailsAConfigurationThatWritesPastAnArray: the stand-in's kernel, compiled
+// with over > 0, writes over floats past the end of x, which on a GPU land in the rest of
+// the allocation's granule and "verify". Those configurations are runtime errors naming
+// x, without losing the worker's context; the one after them, in bounds, verifies.
+func TestTuneCUDAFailsAConfigurationThatWritesPastAnArray(t *testing.T) {
+	rep, db, stderr := tuneThroughStandIn(t, `
+kernel:
+  name: scale<2>
+  language: cuda
+  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
+constants: {N: 832}
+parameters:
+  - {name: over, values: [2, 0, 64]}   # floats written past the end of x
+  - {name: block_size_x, values: [128]} # 7 blocks: 896 threads
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
+  - {name: n, type: int32, value: N}
+  - {name: coef, kind: constant, type: float32, length: 4, fill: {constant: 0.5}}
+  - {name: a, type: float32, value: 3}
+verification:
+  reference: {config: {over: 0, block_size_x: 128}}
+iterations: 3
+`)
+	if rep.Evaluations != 3 || rep.Statuses["ok"] != 1 || rep.Statuses["runtime_error"] != 2 || rep.WorkerRestarts != 0 {
+		t.Fatalf("%d evaluations, statuses %v, %d worker restarts; want 1 ok, 2 runtime_error, no restart\n%s",
+			rep.Evaluations, rep.Statuses, rep.WorkerRestarts, stderr)
+	}
+	const says = "the kernel wrote past the end of argument x (832 elements of float32): its length in the spec is too small or the kernel overruns it"
+	evals := evaluationsOf(t, db)
+	for key, want := range map[string]string{"2,128": "runtime_error", "0,128": "ok", "64,128": "runtime_error"} {
+		e := evals[key]
+		if e.Status.String() != want || (want == "runtime_error") != strings.Contains(e.Message, says) {
+			t.Errorf("configuration %s: %v %q, want %s", key, e.Status, e.Message, want)
+		}
+	}
+}
+
+// tuneThroughStandIn builds the stand-in driver and runs `ktune tune --strategy bruteforce
+// --json` on spec with it; it returns the summary, the database and what ktune printed on
+// stderr.
+func tuneThroughStandIn(t *testing.T, spec string) (rep tuneReport, db, stderr string) {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the stand-in driver")
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libfakecuda.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", lib, "../../device/cuda/testdata/fakedriver.c").CombinedOutput(); err != nil {
+		t.Fatalf("building the stand-in: %v\n%s", err, out)
+	}
+	file := filepath.Join(dir, "scale.yaml")
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	db = filepath.Join(dir, "ktune.db")
+	cmd := exec.Command(exe, "tune", file, "--strategy", "bruteforce", "--db", db, "--json")
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1", "KTUNE_CUDA_LIBRARY="+lib, "KTUNE_NVRTC_LIBRARY="+lib,
+		"KTUNE_NVML_LIBRARY="+lib, "KTUNE_CUDA_CACHE="+filepath.Join(dir, "cache"))
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ktune tune: %v\n%s", err, errOut.String())
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return rep, db, errOut.String()
 }

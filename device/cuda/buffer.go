@@ -1,17 +1,79 @@
 package cuda
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
 	"github.com/ktune/ktune/device"
 )
 
-// buffer is device memory of the device's context.
+// buffer is device memory of the device's context: size bytes of data, then slack bytes
+// of canary.
+//
+// A kernel that writes a little past the end of an array seldom faults on a GPU: the
+// driver hands out memory in large granules, and the write lands in the rest of one,
+// or in another buffer, while the configuration "verifies". The spec's length for the
+// array is wrong, or the kernel's bounds check is. So each buffer has a tail of canary
+// bytes on the device, as on OpenCL, which the first launch of a kernel checks
+// (kernel.Run) and which fails that launch naming the argument. Writes before the start,
+// or farther than the slack, are not seen.
 type buffer struct {
-	dev  *cuDevice
-	ptr  uint64 // CUdeviceptr; 0 once released
-	size int
+	dev   *cuDevice
+	ptr   uint64 // CUdeviceptr; 0 once released
+	size  int
+	slack int // canary bytes after the data
+}
+
+// overrunSlack is the canary after a buffer's data: writes up to this far past its end
+// are caught, a few rows of a 2D tile that overruns its array. The OpenCL backend's is
+// the same.
+const overrunSlack = 64 << 10
+
+// canaryWord is the canary, repeated from the end of the data: read as a float32, or two
+// of them as a float64, it is a NaN that no arithmetic produces, and as an int32 an
+// unlikely number (2146805157). The OpenCL and host C backends' is the same.
+const canaryWord = 0x7ff5a5a5
+
+// canary is overrunSlack bytes of the pattern.
+var canary = func() []byte {
+	b := make([]byte, overrunSlack)
+	for i := 0; i < len(b); i += 4 {
+		binary.LittleEndian.PutUint32(b[i:], canaryWord)
+	}
+	return b
+}()
+
+// fillSlack writes the canary after the data. The copy from pageable host memory is
+// synchronous.
+func (b *buffer) fillSlack() error {
+	if b.slack <= 0 {
+		return nil
+	}
+	r := Result(b.dev.cu.MemcpyHtoD(b.ptr+uint64(b.size), unsafe.Pointer(&canary[0]), uintptr(b.slack)))
+	if err := b.dev.cu.check("cuMemcpyHtoD", r); err != nil {
+		return b.dev.failed(&device.RuntimeError{Op: "write", Err: err})
+	}
+	return nil
+}
+
+// overrun reports whether a launch wrote into the canary after the data, which is then
+// written again, so that the buffer's next user is not blamed. The copy waits for every
+// kernel launched before it on the default stream.
+func (b *buffer) overrun() (bool, error) {
+	if b.slack <= 0 || b.ptr == 0 {
+		return false, nil
+	}
+	got := make([]byte, b.slack)
+	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&got[0]), b.ptr+uint64(b.size), uintptr(b.slack)))
+	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
+		return false, b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
+	}
+	if bytes.Equal(got, canary[:b.slack]) {
+		return false, nil
+	}
+	return true, b.fillSlack()
 }
 
 var (

@@ -176,7 +176,7 @@ func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 		d.cu.ModuleUnload(mod)
 		return nil, fmt.Errorf("cuda: compile %s: %w", src.Kernel, err)
 	}
-	k.log, k.cached = out.Log, out.Cached
+	k.log, k.cached, k.names = out.Log, out.Cached, src.Params
 	d.kernels[k] = struct{}{}
 	return k, nil
 }
@@ -192,7 +192,9 @@ func hint(r Result) string {
 	return ""
 }
 
-// Alloc allocates n bytes of device memory.
+// Alloc allocates n bytes of device memory, followed by up to overrunSlack bytes of
+// canary that a kernel's first launch must leave as they are (see kernel.Run). A buffer
+// that fits only without them goes without.
 func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
@@ -209,18 +211,32 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.current(); err != nil {
 		return nil, d.failed(err)
 	}
+	slack := overrunSlack
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n+slack) > limit {
+		slack = int(limit) - n // the largest buffers go with less, or none
+	}
 	var ptr uint64
 	// cuMemAlloc refuses 0 bytes; an argument of no elements still gets an address, as on
-	// the other backends, from a buffer of one byte that nothing transfers to.
-	if r := Result(d.cu.MemAlloc(&ptr, uintptr(max(n, 1)))); r != success {
+	// the other backends, from a buffer of one byte (or of its canary) that nothing
+	// transfers to.
+	r := Result(d.cu.MemAlloc(&ptr, uintptr(max(n+slack, 1))))
+	if r == errOutOfMemory && slack > 0 {
+		slack = 0
+		r = Result(d.cu.MemAlloc(&ptr, uintptr(max(n, 1))))
+	}
+	if r != success {
 		err := d.cu.check("cuMemAlloc", r)
 		if r == errOutOfMemory {
 			return nil, &device.LimitError{What: fmt.Sprintf("allocating %d bytes: the device is out of memory", n), Want: int64(n)}
 		}
 		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
 	}
-	b := &buffer{dev: d, ptr: ptr, size: n}
+	b := &buffer{dev: d, ptr: ptr, size: n, slack: slack}
 	d.buffers[b] = struct{}{}
+	if err := b.fillSlack(); err != nil {
+		b.Release()
+		return nil, fmt.Errorf("cuda: allocate %d bytes: %w", n, err)
+	}
 	return b, nil
 }
 

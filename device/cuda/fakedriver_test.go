@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,9 @@ func fakeDriverChild(t *testing.T, lib string) {
 	var options func() string
 	var launch func() *[8]uint32
 	var dynShared func() int32
-	for name, f := range map[string]any{"fake_options": &options, "fake_launch": &launch, "fake_dynamic_shared": &dynShared} {
+	var setFreeMemory func(uintptr)
+	for name, f := range map[string]any{"fake_options": &options, "fake_launch": &launch, "fake_dynamic_shared": &dynShared,
+		"fake_set_free_memory": &setFreeMemory} {
 		if err := dl.Bind(f, h, name); err != nil {
 			t.Fatal(err)
 		}
@@ -109,6 +112,7 @@ func fakeDriverChild(t *testing.T, lib string) {
 	}
 
 	// A launch: buffers, scalars and the __constant__ symbol arrive where the C side reads them.
+	var re *device.RuntimeError
 	buf, err := d.Alloc(16)
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +178,92 @@ func fakeDriverChild(t *testing.T, lib string) {
 		t.Fatalf("a 1024-thread block: %v (launches %d -> %d)", err, calls, launch()[7])
 	}
 
+	// A kernel whose bounds check is off by two writes two floats past the end of x, into
+	// the canary after it (without one, on a GPU, into the rest of the allocation's
+	// granule, unseen): its first launch fails naming x, and the data read back are x's
+	// four elements.
+	params := []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"},
+		{Name: "coef", Type: "float32", Pointer: true}, {Name: "a", Type: "float32"}}
+	overSrc := src
+	overSrc.Params = params
+	overSrc.Defines = append(slices.Clone(src.Defines), device.Define{Name: "over", Value: "2"})
+	kOver, err := d.Compile(ctx, overSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	one := device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}}
+	const says = "the kernel wrote past the end of argument x (4 elements of float32): its length in the spec is too small or the kernel overruns it"
+	if _, err := kOver.Run(ctx, one, args); !errors.As(err, &re) || !strings.HasSuffix(err.Error(), says) {
+		t.Fatalf("a kernel that writes past x: %v", err)
+	}
+	if err := buf.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	binary.Decode(out, binary.LittleEndian, x[:])
+	if x != [4]float32{3.5, 6.5, 9.5, 12.5} {
+		t.Fatalf("after the overrun x reads %v", x)
+	}
+	if err := buf.Read(make([]byte, 20)); err == nil {
+		t.Fatal("a read of 20 bytes from a buffer of 16 succeeded")
+	}
+	// The canary was written again: the next kernel's first launch, in bounds, is not
+	// blamed, with the parameters' names or without them. The overrunning kernel's later
+	// (timed) launches are not checked.
+	inSrc := src
+	inSrc.Params = params
+	for _, s := range []device.Source{inSrc, src} {
+		kIn, err := d.Compile(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kIn.Run(ctx, one, args); err != nil {
+			t.Fatalf("an in-bounds kernel after one that overran: %v", err)
+		}
+		kIn.Release()
+	}
+	if _, err := kOver.Run(ctx, one, args); err != nil {
+		t.Fatalf("the second launch of a kernel that overruns: %v", err)
+	}
+	// Without the parameters' names the message gives the position; an array of no
+	// elements has a canary too.
+	empty, err := d.Alloc(0)
+	if err != nil || empty.Size() != 0 || empty.Read(nil) != nil || empty.Write(nil) != nil {
+		t.Fatalf("a buffer of 0 bytes: %v", err)
+	}
+	overSrc.Params = nil
+	kOver0, err := d.Compile(ctx, overSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args0 := slices.Clone(args)
+	args0[0], args0[1] = device.Arg{Buffer: empty}, device.Arg{Scalar: binary.LittleEndian.AppendUint32(nil, 0)}
+	if _, err := kOver0.Run(ctx, one, args0); err == nil || !strings.Contains(err.Error(), "wrote past the end of argument 0 (0 bytes)") {
+		t.Fatalf("a kernel that writes into an array of no elements: %v", err)
+	}
+	kOver0.Release()
+	kOver.Release()
+	empty.Release()
+	// A buffer that fits the device's memory only without its canary goes without; one
+	// that does not fit at all is a device limit.
+	setFreeMemory(1 << 20)
+	if b, err := d.Alloc(1<<20 - 4096); err != nil || b.(*buffer).slack != 0 {
+		t.Fatalf("a buffer that fits only without its canary: %v", err)
+	} else {
+		b.Release()
+	}
+	if b, err := d.Alloc(1<<20 - 65536); err != nil || b.(*buffer).slack != overrunSlack {
+		t.Fatalf("a buffer that fits with its canary: %v", err)
+	} else {
+		b.Release()
+	}
+	if _, err := d.Alloc(1<<20 + 1); !errors.As(err, &le) {
+		t.Fatalf("a buffer larger than the free memory: %v", err)
+	}
+	setFreeMemory(1 << 40)
+
 	// Compiler failures: the log, and shared memory overuse as a device limit.
 	src.Code = "syntax error"
 	var ce *device.CompileError
@@ -203,7 +293,6 @@ func fakeDriverChild(t *testing.T, lib string) {
 
 	// A fault: the error is a runtime error that loses the device, which then refuses work.
 	_, err = k.Run(ctx, device.Launch{Grid: device.Dim3{13}, Block: device.Dim3{64}}, args)
-	var re *device.RuntimeError
 	if !errors.As(err, &re) || !errors.Is(err, device.ErrDeviceLost) || !strings.Contains(err.Error(), "illegal memory access") {
 		t.Fatalf("a fault: %v", err)
 	}

@@ -250,6 +250,45 @@ extern "C" __global__ void copy(float *out) { out[threadIdx.x] = coef[threadIdx.
 	}
 }
 
+// TestAKernelThatWritesPastAnArrayFailsNamingIt: a write one element past x lands in the
+// rest of the driver's allocation granule without a fault, and the configuration would
+// "verify". The canary after x's data catches it at the kernel's first launch, naming x,
+// without losing the device; the data read back are x's, later launches go unchecked,
+// and the next kernel is not blamed.
+func TestAKernelThatWritesPastAnArrayFailsNamingIt(t *testing.T) {
+	d := openTestDevice(t)
+	const code = `
+extern "C" __global__ void fill(float *x, int n) {
+    int i = threadIdx.x;
+    if (i < n + OVER) x[i] = 1.0f;
+}`
+	params := []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"}}
+	kernel := func(over string) device.Kernel {
+		return compile(t, d, device.Source{Code: code, Kernel: "fill", Params: params, Defines: []device.Define{{Name: "OVER", Value: over}}})
+	}
+	past, within := kernel("1"), kernel("0")
+	x := floats(t, d, make([]float32, 32))
+	l := device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}}
+	args := []device.Arg{{Buffer: x}, i32(32)}
+	_, err := past.Run(context.Background(), l, args)
+	var re *device.RuntimeError
+	const says = "the kernel wrote past the end of argument x (32 elements of float32)"
+	if !errors.As(err, &re) || errors.Is(err, device.ErrDeviceLost) || !strings.Contains(err.Error(), says) {
+		t.Fatalf("got %v, want a runtime error saying %q", err, says)
+	}
+	for i, v := range readFloats(t, x, 32) {
+		if v != 1 {
+			t.Fatalf("x[%d] = %v after the launch, want 1", i, v)
+		}
+	}
+	if _, err := within.Run(context.Background(), l, args); err != nil {
+		t.Fatalf("an in-bounds kernel after one that overran: %v", err)
+	}
+	if _, err := past.Run(context.Background(), l, args); err != nil {
+		t.Fatalf("the second launch of a kernel that overruns: %v", err)
+	}
+}
+
 // TestAnIllegalAddressLosesTheDevice faults a kernel in a child process, since the fault
 // poisons the context for the rest of the process that runs it.
 func TestAnIllegalAddressLosesTheDevice(t *testing.T) {

@@ -46,9 +46,11 @@ type kernel struct {
 	binVersion   int
 	dynShared    int // dynamic shared memory the kernel may take now (raised on demand)
 
-	vals    []uint64         // argument values, 8-byte slots
-	params  []unsafe.Pointer // pointers to the values, as cuLaunchKernel takes them
-	symbols map[string]*symbolCopy
+	vals     []uint64         // argument values, 8-byte slots
+	params   []unsafe.Pointer // pointers to the values, as cuLaunchKernel takes them
+	symbols  map[string]*symbolCopy
+	names    []device.Param // the caller's names and types of the arguments, for messages
+	launched bool           // a launch finished, and its buffers' canaries were checked
 }
 
 // symbolCopy is a module variable that receives an argument's bytes.
@@ -105,6 +107,11 @@ func (k *kernel) Attributes() map[string]float64 {
 // the others are passed in order. ctx bounds the wait: a kernel still running when ctx
 // ends leaves the context unusable (the error matches device.ErrDeviceLost too), since
 // CUDA cannot stop it.
+//
+// After the kernel's first launch the canaries after its array arguments' data are
+// checked (see buffer): a kernel that wrote past the end of one gives a
+// *device.RuntimeError that names the argument. Later launches do the same work and go
+// unchecked, so that the timed runs cost no copies.
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	d := k.dev
 	if k.mod == 0 {
@@ -163,7 +170,59 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	if err := cu.check("cuEventElapsedTime", cu.eventElapsed(&ms, d.start, d.end)); err != nil {
 		return 0, d.failed(&device.RuntimeError{Op: "profile", Err: err})
 	}
-	return time.Duration(float64(ms) * 1e6), nil
+	dur := time.Duration(float64(ms) * 1e6)
+	if k.launched {
+		return dur, nil
+	}
+	k.launched = true
+	var overruns []string
+	for i, a := range args {
+		b, _ := a.Buffer.(*buffer)
+		if b == nil {
+			continue
+		}
+		past, err := b.overrun()
+		if err != nil {
+			return dur, err
+		}
+		if past {
+			overruns = append(overruns, k.overrunMessage(i, b))
+		}
+	}
+	if overruns != nil {
+		return dur, &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+	}
+	return dur, nil
+}
+
+// overrunMessage says that the kernel wrote past the end of argument i's buffer b, and
+// what to look at, in the other backends' words.
+func (k *kernel) overrunMessage(i int, b *buffer) string {
+	name, typ := strconv.Itoa(i), ""
+	if i < len(k.names) {
+		name, typ = k.names[i].Name, k.names[i].Type
+	}
+	length := fmt.Sprintf("%d bytes", b.size)
+	if size := typeSize(typ); size > 0 && b.size%size == 0 {
+		length = fmt.Sprintf("%d elements of %s", b.size/size, typ)
+	}
+	return fmt.Sprintf("the kernel wrote past the end of argument %s (%s): its length in the spec is too small or the kernel overruns it", name, length)
+}
+
+// typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it
+// does not know.
+func typeSize(t string) int {
+	switch t {
+	case "int8", "uint8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "float32", "int32", "uint32":
+		return 4
+	case "float64", "int64", "uint64":
+		return 8
+	}
+	return 0
 }
 
 // wait returns once the end event has completed: it blocks in the driver when ctx cannot
