@@ -63,16 +63,34 @@ iterations: 3
 // heap or another buffer). That configuration is a runtime error naming y; the
 // configurations before and after it, which stay inside y, are not blamed.
 func TestAnOpenCLKernelThatWritesPastAnArrayFailsNamingIt(t *testing.T) {
-	dev := openBackend(t, "opencl")
-	s, err := spec.Parse([]byte(`
-kernel:
-  name: axpy
-  language: opencl
-  code: |
+	testKernelThatWritesPastAnArray(t, "opencl", `
     __kernel void axpy(__global float *y, __global const float *x, const int n) {
         int i = get_global_id(0);
         if (i < n + over) y[i] = 2.0f * x[i % n] + 1.0f;
-    }
+    }`)
+}
+
+// TestACUDAKernelThatWritesPastAnArrayFailsNamingIt is the same on a GPU, where a write
+// just past an array lands in the rest of the driver's allocation granule without a
+// fault. It runs where a GPU is lent (scripts/verify-cuda.sh) and skips elsewhere.
+func TestACUDAKernelThatWritesPastAnArrayFailsNamingIt(t *testing.T) {
+	testKernelThatWritesPastAnArray(t, "cuda", `
+    extern "C" __global__ void axpy(float *y, const float *x, const int n) {
+        int i = blockIdx.x * block_size_x + threadIdx.x;
+        if (i < n + over) y[i] = 2.0f * x[i % n] + 1.0f;
+    }`)
+}
+
+// testKernelThatWritesPastAnArray runs axpy, code in the backend's language, with over
+// 0, 2 and 16000 work-items beyond y's N elements, each time after the last: those
+// with over > 0 fail naming y, the others verify.
+func testKernelThatWritesPastAnArray(t *testing.T, backend, code string) {
+	dev := openBackend(t, backend)
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: axpy
+  language: `+backend+`
+  code: |`+code+`
 constants: {N: 4096}
 parameters:
   - {name: over, values: [0, 2, 16000]}

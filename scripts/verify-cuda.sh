@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Verifies the CUDA backend on a machine with an NVIDIA GPU and prints the figures that
-# BENCHMARKS.md records: the device, every CUDA test (with the runner's reset tests and the
-# OpenCL backend's tests on the GPU's own OpenCL driver), launch overhead, NVRTC compile
+# BENCHMARKS.md records: the device, every CUDA test (with the runner's reset tests, its
+# test of a kernel that writes past an array, and the OpenCL backend's tests on the GPU's
+# own OpenCL driver), launch overhead, NVRTC compile
 # time and the runner's framework overhead, GEMM and convolution tuned (best GFLOP/s and configuration, framework overhead and
 # compile time per evaluation), GEMM's energy efficiency, and the best GEMM against the
 # device's FP32 peak (SMs x FP32 lanes per SM x 2 x boost clock).
@@ -102,14 +103,14 @@ gotest examples examples.test test-examples.log -test.run 'CUDA' &
 p2=$!
 gotest cmd/ktune cmd_ktune.test test-faulty.log -test.run 'TestFaultyKernels|CUDA' &
 p3=$!
-gotest runner runner.test test-runner.log -test.run 'InitialContents|Inline' &
+gotest runner runner.test test-runner.log -test.run 'InitialContents|Inline|CUDAKernelThatWritesPast' &
 p4=$!
 gotest device/opencl device_opencl.test test-opencl.log &
 p5=$!
 wait $p1 || failed+=("device/cuda tests")
 wait $p2 || failed+=("examples CUDA tests")
 wait $p3 || failed+=("faulty-kernel test")
-wait $p4 || failed+=("runner reset tests")
+wait $p4 || failed+=("runner reset and overrun tests")
 wait $p5 || failed+=("device/opencl tests (the GPU's OpenCL driver)")
 for log in test-device.log test-examples.log test-faulty.log test-runner.log test-opencl.log; do
     grep -E '^(=== NAME|    --- |--- |ok|FAIL|PASS|panic)|W, |configurations in|FAULT' "$out/$log"
