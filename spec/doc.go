@@ -99,10 +99,11 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # slack or the next page) fails that configuration, naming
                                # the argument (runtime_error); a write farther off may land
                                # in other memory unnoticed, as in any C program. OpenCL
-                               # arrays are followed by 64 KiB of canary on the device,
-                               # checked after each configuration's first (verified)
-                               # run: a write into it fails the configuration the same
-                               # way; one before the start or farther is not seen
+                               # and CUDA arrays are followed by 64 KiB of canary on the
+                               # device, checked after each configuration's first
+                               # (verified) run: a write into it fails the configuration
+                               # the same way (on a GPU such a write seldom faults);
+                               # one before the start or farther is not seen
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local (OpenCL only: __local memory of length elements per
