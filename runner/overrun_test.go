@@ -124,3 +124,73 @@ iterations: 3
 		r.Idle()
 	}
 }
+
+// TestKernelsWithoutABoundsCheckFailNamingTheOutput: the commonest overrun, a kernel that
+// lacks its bounds check and runs past the end of every array alike, reading its inputs'
+// canaries and writing what it computes of them into its output's. PoCL passed such
+// kernels (y[i] = a[i] + b[i] over float32) as verified: the canary was a quiet NaN, and
+// the sum of two quiet NaNs is the first of them, bits and all, so the output's canary
+// came out as it was; a copy, y[i] = a[i], did the same. Each buffer's canary is now its
+// own signalling NaN (device.Canary), which arithmetic turns quiet.
+func TestKernelsWithoutABoundsCheckFailNamingTheOutput(t *testing.T) {
+	kernels := map[string]string{
+		"opencl": `
+    __kernel void f(__global T *y, __global const T *a, __global const T *b, const int n) {
+        int i = get_global_id(0);
+        y[i] = EXPR;
+    }`,
+		"c": `
+    void f(T *y, const T *a, const T *b, int n) {
+        for (int i = 0; i < n + over; i++) y[i] = EXPR;
+    }`,
+	}
+	for _, backend := range []string{"opencl", "c"} {
+		for _, typ := range []struct{ spec, c string }{{"float32", "float"}, {"float64", "double"}} {
+			for _, expr := range []string{"a[i] + b[i]", "a[i]", "2 * a[i]"} {
+				t.Run(backend+"/"+typ.spec+"/"+expr, func(t *testing.T) {
+					dev := openBackend(t, backend)
+					code := strings.NewReplacer("T", typ.c, "EXPR", expr).Replace(kernels[backend])
+					s, err := spec.Parse([]byte(`
+kernel:
+  name: f
+  language: `+backend+`
+  code: |`+code+`
+constants: {N: 4096}
+parameters:
+  - {name: over, values: [0, 1, 2, 5]}
+  - {name: block_size_x, values: [1]}
+problem_size: ["N + over"]
+arguments:
+  - {name: y, type: `+typ.spec+`, length: N, output: true}
+  - {name: a, type: `+typ.spec+`, length: N, fill: random}
+  - {name: b, type: `+typ.spec+`, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {over: 0, block_size_x: 1}}
+iterations: 2
+`), "bounds_test.yaml")
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, sp := runnerFor(t, s, dev)
+					says := "the kernel wrote past the end of argument y (4096 elements of " + typ.spec + ")"
+					for _, over := range []int64{0, 1, 0, 2, 5, 0} {
+						cfg, err := sp.ConfigOf([]space.Value{space.IntValue(over), space.IntValue(1)})
+						if err != nil {
+							t.Fatal(err)
+						}
+						e := r.Evaluate(context.Background(), cfg, nil)
+						want := result.OK
+						if over > 0 {
+							want = result.RuntimeError
+						}
+						if e.Status != want || (want == result.RuntimeError) != strings.Contains(e.Message, says) {
+							t.Fatalf("over=%d: %v %q, want %v", over, e.Status, e.Message, want)
+						}
+						r.Idle()
+					}
+				})
+			}
+		}
+	}
+}

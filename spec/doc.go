@@ -103,7 +103,10 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # device, checked after each configuration's first
                                # (verified) run: a write into it fails the configuration
                                # the same way (on a GPU such a write seldom faults);
-                               # one before the start or farther is not seen
+                               # one before the start or farther is not seen. Each
+                               # array's canary is its own signalling NaN, so a kernel
+                               # without its bounds check, computing y[i] = a[i] + b[i]
+                               # or copying y[i] = a[i] past every array's end, fails too
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local (OpenCL only: __local memory of length elements per

@@ -1,8 +1,6 @@
 package cuda
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -20,10 +18,11 @@ import (
 // (kernel.Run) and which fails that launch naming the argument. Writes before the start,
 // or farther than the slack, are not seen.
 type buffer struct {
-	dev   *cuDevice
-	ptr   uint64 // CUdeviceptr; 0 once released
-	size  int
-	slack int // canary bytes after the data
+	dev    *cuDevice
+	ptr    uint64 // CUdeviceptr; 0 once released
+	size   int
+	slack  int           // canary bytes after the data
+	canary device.Canary // the buffer's own pattern (device.NewCanary)
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
@@ -31,27 +30,15 @@ type buffer struct {
 // the same.
 const overrunSlack = 64 << 10
 
-// canaryWord is the canary, repeated from the end of the data: read as a float32, or two
-// of them as a float64, it is a NaN that no arithmetic produces, and as an int32 an
-// unlikely number (2146805157). The OpenCL and host C backends' is the same.
-const canaryWord = 0x7ff5a5a5
-
-// canary is overrunSlack bytes of the pattern.
-var canary = func() []byte {
-	b := make([]byte, overrunSlack)
-	for i := 0; i < len(b); i += 4 {
-		binary.LittleEndian.PutUint32(b[i:], canaryWord)
-	}
-	return b
-}()
-
 // fillSlack writes the canary after the data. The copy from pageable host memory is
 // synchronous.
 func (b *buffer) fillSlack() error {
 	if b.slack <= 0 {
 		return nil
 	}
-	r := Result(b.dev.cu.MemcpyHtoD(b.ptr+uint64(b.size), unsafe.Pointer(&canary[0]), uintptr(b.slack)))
+	pattern := make([]byte, b.slack)
+	b.canary.Fill(pattern, 0)
+	r := Result(b.dev.cu.MemcpyHtoD(b.ptr+uint64(b.size), unsafe.Pointer(&pattern[0]), uintptr(b.slack)))
 	if err := b.dev.cu.check("cuMemcpyHtoD", r); err != nil {
 		return b.dev.failed(&device.RuntimeError{Op: "write", Err: err})
 	}
@@ -70,7 +57,7 @@ func (b *buffer) overrun() (bool, error) {
 	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
 		return false, b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
 	}
-	if bytes.Equal(got, canary[:b.slack]) {
+	if b.canary.Holds(got, 0) {
 		return false, nil
 	}
 	return true, b.fillSlack()

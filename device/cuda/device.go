@@ -28,6 +28,7 @@ type cuDevice struct {
 	start, end uintptr // events
 	kernels    map[*kernel]struct{}
 	buffers    map[*buffer]struct{}
+	allocs     uint64         // buffers allocated, each with its own canary
 	observer   *powerObserver // nil without NVML
 	cache      *moduleCache   // nil when off
 	closed     bool
@@ -231,7 +232,8 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
 	}
-	b := &buffer{dev: d, ptr: ptr, size: n, slack: slack}
+	b := &buffer{dev: d, ptr: ptr, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	d.allocs++
 	d.buffers[b] = struct{}{}
 	if err := b.fillSlack(); err != nil {
 		b.Release()

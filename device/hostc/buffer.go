@@ -4,12 +4,13 @@ package hostc
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"unsafe"
+
+	"github.com/ktune/ktune/device"
 )
 
 // buffer is host memory mapped outside the Go heap: the garbage collector neither moves
@@ -25,17 +26,18 @@ import (
 // crashing. The data starts on a dataAlign boundary (SIMD loads and OpenMP's aligned
 // clauses want that much), as close to the rear guard page as that allows while leaving
 // dataAlign bytes or more, so the tail slack is 64 to 127 bytes and the front slack 64
-// bytes to a page and 127. Both slacks hold a canary pattern that Run checks after every
-// launch, whole (comparing at most a page and 256 bytes, outside the kernel's timing). A
-// stray write that stays in a slack changes a canary and fails the launch naming the
-// array; one that goes further reaches a guard page and crashes the kernel.
+// bytes to a page and 127. Both slacks hold the buffer's canary (device.Canary), which
+// Run checks after every launch, whole (comparing at most a page and 256 bytes, outside
+// the kernel's timing). A stray write that stays in a slack changes a canary and fails
+// the launch naming the array; one that goes further reaches a guard page and crashes
+// the kernel.
 type buffer struct {
 	dev  *hostDevice
 	mem  []byte // the whole mapping, guard pages included
 	off  int    // where the data starts in mem
 	size int
 	// front and tail are the slack around the data; the check after each launch compares
-	// them with what they held at allocation, frontWas and tailWas.
+	// them with the canary they were given at allocation, frontWas and tailWas.
 	front, tail       []byte
 	frontWas, tailWas []byte
 }
@@ -46,21 +48,6 @@ const (
 	// frontReach is the least front slack, which catches an under-run by a few elements.
 	frontReach = 64
 )
-
-// canaryWord is the canary, repeated on 4-byte boundaries of the address: read as a
-// float32, or two of them as a float64, it is a NaN that no arithmetic produces, and as
-// an int32 an unlikely number (2146805157).
-const canaryWord = 0x7ff5a5a5
-
-// canary is the pattern as it lies in memory from an address that is 0 mod 4; a region
-// starting at address a compares with canary[a%4:].
-var canary = func() []byte {
-	b := make([]byte, 4+os.Getpagesize()+2*dataAlign+frontReach) // the largest slack, and a phase
-	for i := 0; i < len(b); i += 4 {
-		binary.LittleEndian.PutUint32(b[i:], canaryWord)
-	}
-	return b
-}()
 
 var errReleased = errors.New("used after release")
 
@@ -86,9 +73,14 @@ func newBuffer(dev *hostDevice, n int) (*buffer, error) {
 	}
 	off := (page + inner - n - dataAlign) / dataAlign * dataAlign
 	b := &buffer{dev: dev, mem: mem, off: off, size: n, front: mem[page:off], tail: mem[off+n : page+inner]}
-	fillCanary(b.front)
-	fillCanary(b.tail)
-	b.frontWas, b.tailWas = canaryOf(b.front), canaryOf(b.tail)
+	// the buffer's own pattern (device.Canary): after the data from its end, before it in
+	// step with the addresses, the data's start being a multiple of 8
+	c := device.NewCanary(dev.allocs.Add(1) - 1)
+	b.frontWas, b.tailWas = make([]byte, len(b.front)), make([]byte, len(b.tail))
+	c.Fill(b.frontWas, (8-(off-page)%8)%8)
+	c.Fill(b.tailWas, 0)
+	copy(b.front, b.frontWas)
+	copy(b.tail, b.tailWas)
 	return b, nil
 }
 
@@ -103,28 +95,6 @@ func (b *buffer) Guards() (before, after [2]uintptr) {
 	return [2]uintptr{base, start}, [2]uintptr{end, base + uintptr(len(b.mem))}
 }
 
-// fillCanary writes the canary pattern over s.
-func fillCanary(s []byte) {
-	if len(s) == 0 {
-		return
-	}
-	phase := int(uintptr(unsafe.Pointer(&s[0])) % 4)
-	for len(s) > 0 {
-		n := copy(s, canary[phase:])
-		s = s[n:]
-		phase = (phase + n) % 4
-	}
-}
-
-// canaryOf is the part of canary that a region s of canary holds.
-func canaryOf(s []byte) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	phase := uintptr(unsafe.Pointer(&s[0])) % 4
-	return canary[phase : phase+uintptr(len(s))]
-}
-
 // overrun tells what a kernel wrote outside the data, by the canaries: "past the end",
 // "before the start", or "" when both are intact. A changed canary is written again, so
 // that the buffer's next user is not blamed.
@@ -135,10 +105,10 @@ func (b *buffer) overrun() string {
 	past := !bytes.Equal(b.tail, b.tailWas)
 	before := !bytes.Equal(b.front, b.frontWas)
 	if past {
-		fillCanary(b.tail)
+		copy(b.tail, b.tailWas)
 	}
 	if before {
-		fillCanary(b.front)
+		copy(b.front, b.frontWas)
 	}
 	switch {
 	case past && before:

@@ -36,6 +36,7 @@ type hostDevice struct {
 	closed  bool
 	kernels map[*kernel]struct{}
 	buffers map[*buffer]struct{}
+	allocs  atomic.Uint64 // buffers allocated, each with its own canary
 
 	hits, builds atomic.Int64 // cache hits and compiler runs, for tests and logs
 }

@@ -1,8 +1,6 @@
 package opencl
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -19,36 +17,25 @@ import (
 // which the first launch of a kernel checks (kernel.Run) and which fails that launch
 // naming the argument. Writes before the start, or farther than the slack, are not seen.
 type buffer struct {
-	dev   *clDevice
-	mem   uintptr // 0 once released
-	size  int
-	slack int // canary bytes after the data
+	dev    *clDevice
+	mem    uintptr // 0 once released
+	size   int
+	slack  int           // canary bytes after the data
+	canary device.Canary // the buffer's own pattern (device.NewCanary)
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
 // are caught, a few rows of a 2D tile that overruns its array.
 const overrunSlack = 64 << 10
 
-// canaryWord is the canary, repeated from the end of the data: read as a float32, or two
-// of them as a float64, it is a NaN that no arithmetic produces, and as an int32 an
-// unlikely number (2146805157). The host C backend's is the same.
-const canaryWord = 0x7ff5a5a5
-
-// canary is overrunSlack bytes of the pattern.
-var canary = func() []byte {
-	b := make([]byte, overrunSlack)
-	for i := 0; i < len(b); i += 4 {
-		binary.LittleEndian.PutUint32(b[i:], canaryWord)
-	}
-	return b
-}()
-
 // fillSlack writes the canary after the data.
 func (b *buffer) fillSlack() error {
 	if b.slack <= 0 {
 		return nil
 	}
-	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&canary[0]), 0, nil, nil)
+	pattern := make([]byte, b.slack)
+	b.canary.Fill(pattern, 0)
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&pattern[0]), 0, nil, nil)
 	if err := check("clEnqueueWriteBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "write", Err: err}
 	}
@@ -67,7 +54,7 @@ func (b *buffer) overrun() (bool, error) {
 	if err := check("clEnqueueReadBuffer", st); err != nil {
 		return false, &device.RuntimeError{Op: "read", Err: err}
 	}
-	if bytes.Equal(got, canary[:b.slack]) {
+	if b.canary.Holds(got, 0) {
 		return false, nil
 	}
 	return true, b.fillSlack()

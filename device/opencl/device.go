@@ -27,6 +27,7 @@ type clDevice struct {
 	context, queue uintptr
 	kernels        map[*kernel]struct{}
 	buffers        map[*buffer]struct{}
+	allocs         uint64 // buffers allocated, each with its own canary
 	closed         bool
 }
 
@@ -203,7 +204,8 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
-	b := &buffer{dev: d, mem: mem, size: n, slack: slack}
+	b := &buffer{dev: d, mem: mem, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	d.allocs++
 	d.buffers[b] = struct{}{}
 	if err := b.fillSlack(); err != nil {
 		b.Release()

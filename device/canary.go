@@ -1,0 +1,57 @@
+package device
+
+import "encoding/binary"
+
+// Canary is the pattern a backend writes next to a buffer's data and checks after a
+// kernel's launch, to catch a kernel that writes past the end of an array (its length in
+// the spec is wrong, or the kernel's bounds check is): such a write seldom faults, and
+// the configuration would "verify".
+//
+// The pattern repeats every 8 bytes from the end of the data: a float32 word, then a word
+// that makes the pair a float64 (an array of float64 ends on a multiple of 8 bytes). Both are signalling NaNs, as float32 (the
+// first word) and as float64 (the pair), which arithmetic on x86 CPUs and GPUs turns
+// quiet: so a kernel that overruns every array alike, computing y[i] = a[i] + b[i] past
+// the end of all three, changes y's canary, where a quiet NaN would have come out of the
+// arithmetic unchanged (the NaN's payload is carried through, and PoCL let such a kernel
+// pass). As integers the words are unlikely numbers (above 2.1e9 as int32). Each buffer
+// has its own pattern (NewCanary's serial), so that a copy from one array's overrun into
+// another's, y[i] = x[i] past both ends, changes the canary too.
+type Canary [8]byte
+
+// NewCanary returns the canary of a backend's serial-th buffer: distinct for the first
+// 2^22 serials.
+func NewCanary(serial uint64) Canary {
+	// float32 signalling NaN: exponent all ones, quiet bit (22) clear, mantissa not 0
+	m := uint32(0x25a5a5 ^ (serial*0x9e3779b1)&0x3fffff)
+	if m == 0 {
+		m = 0x25a5a5
+	}
+	lo := 0x7f800000 | m
+	// the high word of a float64 signalling NaN: exponent all ones, quiet bit (51, the
+	// word's bit 19) clear; the mantissa is not 0, for lo is not
+	hi := uint32(0x7ff00000 | 0x5a5a5 ^ uint32(serial>>22)&0x7ffff)
+	var c Canary
+	binary.LittleEndian.PutUint32(c[:4], lo)
+	binary.LittleEndian.PutUint32(c[4:], hi)
+	return c
+}
+
+// Fill writes the pattern over s from its byte phase mod 8: 0 for the slack after a
+// buffer's data, where the first word past the end is the float32 one.
+func (c Canary) Fill(s []byte, phase int) {
+	phase %= 8
+	for i := range s {
+		s[i] = c[(phase+i)%8]
+	}
+}
+
+// Holds reports whether s holds the pattern from phase, as Fill writes it.
+func (c Canary) Holds(s []byte, phase int) bool {
+	phase %= 8
+	for i, b := range s {
+		if b != c[(phase+i)%8] {
+			return false
+		}
+	}
+	return true
+}
