@@ -115,6 +115,8 @@ func TestSameAsComparesWhatARecordingHolds(t *testing.T) {
 	for name, change := range map[string]func(r *Recording){
 		"format":      func(r *Recording) { r.Format = "t4" },
 		"device":      func(r *Recording) { r.Device = "A4000" },
+		"backend":     func(r *Recording) { r.Backend = "cuda" },
+		"a launch":    func(r *Recording) { r.Evaluations[0].Launch = Launch{Grid: [3]int{32, 1, 1}, Block: [3]int{32, 1, 1}} },
 		"objective":   func(r *Recording) { r.Evaluations[0].Objective = 1.25 },
 		"a NaN":       func(r *Recording) { r.Evaluations[0].VerifyMS = 0 },
 		"a sample":    func(r *Recording) { r.Evaluations[0].Samples[1] = 1.7 },
@@ -179,5 +181,25 @@ func TestSpeedupIsARatioOfPositiveValuesOnly(t *testing.T) {
 		if want := strings.HasSuffix(tt.want, "x better than") || tt.best == tt.other && tt.best > 0; ok != want {
 			t.Errorf("Speedup(%v, %v, %v): ok %v, want %v", tt.maximize, tt.best, tt.other, ok, want)
 		}
+	}
+}
+
+// A launch is unknown (zero) or a launch a device could make: no size below 1.
+func TestLaunchIsUnknownOrWhole(t *testing.T) {
+	for _, tt := range []struct {
+		l            Launch
+		known, valid bool
+	}{
+		{Launch{}, false, true},
+		{Launch{Grid: [3]int{16, 64, 256}, Block: [3]int{16, 4, 1}}, true, true},
+		{Launch{Grid: [3]int{16, 64, 0}, Block: [3]int{16, 4, 1}}, true, false},
+		{Launch{Block: [3]int{16, 4, 1}}, true, false},
+	} {
+		if tt.l.Known() != tt.known || tt.l.Valid() != tt.valid {
+			t.Errorf("%v: known %v, valid %v; want %v, %v", tt.l, tt.l.Known(), tt.l.Valid(), tt.known, tt.valid)
+		}
+	}
+	if g := (Launch{Grid: [3]int{16, 64, 256}, Block: [3]int{16, 4, 1}}).Global(); g != [3]int{256, 256, 256} {
+		t.Errorf("Global %v, want [256 256 256]", g)
 	}
 }
