@@ -68,34 +68,38 @@ type Evaluation struct {
 	StrategyMS  float64            // time the search strategy spent choosing this configuration (package tuning)
 	Message     string             // compiler or runtime message of a failure
 	Time        time.Time          // when it was measured; zero when unknown
-	Launch      Launch             // the grid and block the configuration is launched with; zero when unknown
+	Launch      *Launch            // the grid and block the configuration is launched with; nil when unknown
 }
 
 // Launch is a kernel's launch geometry in CUDA terms: Grid blocks of Block threads, each
 // in three dimensions (OpenCL's global size is Grid*Block work-items in work-groups of
 // Block). It belongs to the configuration, whether or not the kernel got to run: a
 // tuning run records the one its spec gives (a C kernel, called rather than launched,
-// has none), a KTT file the GlobalSize and LocalSize of its one kernel function. The zero
-// Launch is unknown; a known one has every size at least 1.
+// has none), a KTT file the GlobalSize and LocalSize of its one kernel function. An
+// evaluation holds it by pointer, nil when unknown, which keeps Evaluation, copied by
+// value through every simulated evaluation, small; it is never modified once made.
 type Launch struct {
 	Grid, Block [3]int
 }
 
-// Known reports whether the launch was recorded: it is not the zero Launch.
-func (l Launch) Known() bool { return l != Launch{} }
-
-// Valid reports whether l is unknown or a launch a device could make: every size a whole
-// number of at least 1.
+// Valid reports whether l is a launch a device could make: every size a whole number of
+// at least 1.
 func (l Launch) Valid() bool {
-	if !l.Known() {
-		return true
-	}
 	for d := range 3 {
 		if l.Grid[d] < 1 || l.Block[d] < 1 {
 			return false
 		}
 	}
 	return true
+}
+
+// SameLaunch reports whether two evaluations' launches are the same: both unknown, or
+// both known and equal.
+func SameLaunch(a, b *Launch) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // Global is the number of threads (OpenCL work-items) in each dimension: Grid*Block.
@@ -398,7 +402,7 @@ func (r *Recording) SameMeasurements(o *Recording) bool {
 }
 
 func (e *Evaluation) sameAs(o *Evaluation) bool {
-	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) || e.Launch != o.Launch ||
+	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) ||
 		!sameFloat(e.Objective, o.Objective) || !sameFloat(e.CompileMS, o.CompileMS) || !sameFloat(e.VerifyMS, o.VerifyMS) ||
 		!sameFloat(e.BenchmarkMS, o.BenchmarkMS) || !sameFloat(e.FrameworkMS, o.FrameworkMS) || !sameFloat(e.StrategyMS, o.StrategyMS) ||
 		!slices.EqualFunc(e.Samples, o.Samples, sameFloat) || len(e.Metrics) != len(o.Metrics) {

@@ -35,7 +35,7 @@ type resumingEvaluator struct {
 	known map[string]result.Evaluation
 	// launch is the launch a configuration is run with (launchOf), which its evaluation
 	// keeps; nil for none
-	launch func([]space.Value) result.Launch
+	launch func([]space.Value) *result.Launch
 	// the failure every evaluation so far had (sameFailure); whether any evaluation
 	// succeeded; whether the space was probed for the failure, with what it drew (probes)
 	// from rng, measured in ctx and stored through sink
@@ -107,16 +107,16 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 // kernel, which the host C backend calls once rather than launching over a grid, has none
 // (nil), as has a configuration whose launch the spec cannot compute (its evaluation
 // failed for it).
-func launchOf(s *spec.Spec) func([]space.Value) result.Launch {
+func launchOf(s *spec.Spec) func([]space.Value) *result.Launch {
 	if s.Kernel.Language == "c" {
 		return nil
 	}
-	return func(values []space.Value) result.Launch {
+	return func(values []space.Value) *result.Launch {
 		inst, err := s.Instance(values)
 		if err != nil {
-			return result.Launch{}
+			return nil
 		}
-		return result.Launch{Grid: inst.Launch.Grid, Block: inst.Launch.Block}
+		return &result.Launch{Grid: inst.Launch.Grid, Block: inst.Launch.Block}
 	}
 }
 

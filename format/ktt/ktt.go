@@ -295,7 +295,7 @@ func launch(ev *result.Evaluation, r *rawResult, sizesKnown, threads bool) strin
 			return fmt.Sprintf("GlobalSize %c %d of LocalSize %c %d is more than 2^53 threads", axis, global[d], axis, local[d])
 		}
 	}
-	ev.Launch = l
+	ev.Launch = &l
 	return ""
 }
 

@@ -80,7 +80,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 	launched := false // whether a computation result is written with a launch
 	for i := range rec.Evaluations {
 		ev := &rec.Evaluations[i]
-		if ev.Launch.Known() && resultStatus(ev) == "Ok" {
+		if ev.Launch != nil && resultStatus(ev) == "Ok" {
 			launched = true
 			break
 		}
@@ -197,7 +197,7 @@ func Losses(rec *result.Recording) []string {
 		if jsonio.Finite(ev.CompileMS) {
 			compiles++
 		}
-		if ev.Launch.Known() {
+		if ev.Launch != nil {
 			launches++
 		}
 		searcher, validation, framework := writtenTime(ev.StrategyMS), writtenTime(ev.VerifyMS), writtenTime(ev.FrameworkMS)
@@ -363,13 +363,17 @@ func totalFits(ev *result.Evaluation, ok bool, searcher, validation, framework f
 // beside it.
 func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64, withTotal, threads bool) error {
 	l := ev.Launch
-	if !l.Valid() {
-		return fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
-	}
-	global := l.Grid
-	if threads {
+	var global [3]int
+	if l != nil {
+		if !l.Valid() {
+			return fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
+		}
+		global = l.Grid
 		for d := range 3 {
-			if l.Known() && l.Grid[d] > maxSize/l.Block[d] {
+			if !threads {
+				break
+			}
+			if l.Grid[d] > maxSize/l.Block[d] {
 				return fmt.Errorf("launch: grid %v of block %v is more than 2^53 threads", l.Grid, l.Block)
 			}
 			global[d] *= l.Block[d]
@@ -426,12 +430,12 @@ func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objectiv
 		e.Num(energy)
 		e.Str(", ")
 	}
-	if l.Known() {
+	if l != nil {
 		writeSize(e, "GlobalSize", global)
 	}
 	e.Field("KernelFunction", kernel)
 	e.Str(", ")
-	if l.Known() {
+	if l != nil {
 		writeSize(e, "LocalSize", l.Block)
 	}
 	e.Key("Overhead")

@@ -223,7 +223,7 @@ func TestLossesNamesWhatWriteLeavesOut(t *testing.T) {
 			Params: []space.Param{{Name: "a", Values: a[:2]}},
 			Evaluations: []result.Evaluation{
 				{Config: a[:1], Status: result.OK, Objective: 0.75, CompileMS: 1.25, VerifyMS: 0.5, BenchmarkMS: 7, FrameworkMS: 3, StrategyMS: 0.125, Time: at,
-					Metrics: map[string]float64{"registers": 40}, Launch: result.Launch{Grid: [3]int{8, 2, 1}, Block: [3]int{32, 4, 1}}},
+					Metrics: map[string]float64{"registers": 40}, Launch: &result.Launch{Grid: [3]int{8, 2, 1}, Block: [3]int{32, 4, 1}}},
 				{Config: a[1:2], Status: result.RuntimeError, Objective: math.NaN(), CompileMS: math.NaN(), BenchmarkMS: 0, FrameworkMS: 2, StrategyMS: 0.25, Time: at},
 			}}
 	}

@@ -160,8 +160,8 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !e.Launch.Valid() {
-		return nil, fmt.Errorf("launch: grid %v, block %v: a size below 1", e.Launch.Grid, e.Launch.Block)
+	if l := e.Launch; l != nil && !l.Valid() {
+		return nil, fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
 	}
 	var samples any // a nil []byte in an interface is not NULL to every driver
 	if b := codec.Samples(e.Samples); b != nil {
@@ -173,7 +173,7 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
 		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil,
 	}
-	if l := e.Launch; l.Known() {
+	if l := e.Launch; l != nil {
 		launch := args[len(args)-6:]
 		for d := range 3 {
 			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
@@ -346,12 +346,18 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		return e, err
 	}
 	// written all six or none (evaluationArgs); a row with some is read as no launch
-	for d := range 3 {
-		if !grid[d].Valid || !block[d].Valid {
-			e.Launch = result.Launch{}
-			break
+	if grid[0].Valid {
+		var l result.Launch
+		for d := range 3 {
+			l.Grid[d], l.Block[d] = int(grid[d].Int64), int(block[d].Int64)
+			if !grid[d].Valid || !block[d].Valid {
+				l = result.Launch{}
+				break
+			}
 		}
-		e.Launch.Grid[d], e.Launch.Block[d] = int(grid[d].Int64), int(block[d].Int64)
+		if l.Valid() {
+			e.Launch = &l
+		}
 	}
 	if e.Config, err = codec.ParseValues([]byte(config)); err != nil {
 		return e, err

@@ -234,11 +234,11 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 			t.Fatalf("%d evaluations, backend %q; want 2, opencl", len(rec.Evaluations), rec.Backend)
 		}
 		for i, e := range rec.Evaluations {
-			if e.Launch.Known() || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
+			if e.Launch != nil || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
 				t.Errorf("evaluation %d: launch %v, objective %v, strategy %v; want none, %d, 0.5", i, e.Launch, e.Objective, e.StrategyMS, i+1)
 			}
 		}
-		if e, ok, err := s.Lookup(ctx, 1, []space.Value{space.IntValue(64)}); err != nil || !ok || e.Objective != 2 || e.Launch.Known() {
+		if e, ok, err := s.Lookup(ctx, 1, []space.Value{space.IntValue(64)}); err != nil || !ok || e.Objective != 2 || e.Launch != nil {
 			t.Errorf("Lookup: %v %v, objective %v, launch %v", ok, err, e.Objective, e.Launch)
 		}
 		if tally, err := s.Tally(ctx, 1); err != nil || !tally.HasBest || tally.Best.Objective != 1 {
@@ -250,7 +250,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 		}
 	}
 	launched := result.Evaluation{Config: []space.Value{space.IntValue(32)}, Status: result.OK, Objective: 0.75,
-		Launch: result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}}
+		Launch: &result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}}
 	t.Run("writable", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "v2.db")
 		v2Database(t, path)
@@ -267,7 +267,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(es) != 3 || es[2].Launch != launched.Launch {
+		if len(es) != 3 || !result.SameLaunch(es[2].Launch, launched.Launch) {
 			t.Errorf("an evaluation added after the migration reads back with launch %v, want %v", es[len(es)-1].Launch, launched.Launch)
 		}
 	})

@@ -223,7 +223,7 @@ func TestRejectsBadInput(t *testing.T) {
 	nanValue := good
 	nanValue.Config = []space.Value{i(1), f(math.NaN()), b(true), s("x")}
 	halfLaunch := good
-	halfLaunch.Launch = result.Launch{Grid: [3]int{4, 1, 0}, Block: [3]int{32, 1, 1}}
+	halfLaunch.Launch = &result.Launch{Grid: [3]int{4, 1, 0}, Block: [3]int{32, 1, 1}}
 	tests := []struct {
 		name string
 		err  error

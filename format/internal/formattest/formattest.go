@@ -267,10 +267,18 @@ func diffEval(a, b *result.Evaluation) string {
 	if !a.Time.Equal(b.Time) {
 		return fmt.Sprintf("time %v vs %v", a.Time, b.Time)
 	}
-	if a.Launch != b.Launch {
-		return fmt.Sprintf("launch %v vs %v", a.Launch, b.Launch)
+	if !result.SameLaunch(a.Launch, b.Launch) {
+		return fmt.Sprintf("launch %s vs %s", launchString(a.Launch), launchString(b.Launch))
 	}
 	return ""
+}
+
+// launchString is a launch's sizes, "none" when unknown.
+func launchString(l *result.Launch) string {
+	if l == nil {
+		return "none"
+	}
+	return fmt.Sprintf("grid %v, block %v", l.Grid, l.Block)
 }
 
 func metricsString(m map[string]float64) string {
