@@ -102,11 +102,6 @@ func SameLaunch(a, b *Launch) bool {
 	return *a == *b
 }
 
-// Global is the number of threads (OpenCL work-items) in each dimension: Grid*Block.
-func (l Launch) Global() [3]int {
-	return [3]int{l.Grid[0] * l.Block[0], l.Grid[1] * l.Block[1], l.Grid[2] * l.Block[2]}
-}
-
 // Failed reports whether the evaluation carries no usable objective.
 func (e *Evaluation) Failed() bool { return e.Status != OK || math.IsNaN(e.Objective) }
 

@@ -210,7 +210,8 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		Backend:   backends[meta.ComputeAPI],
 		Objective: "time",
 	}
-	// KTT's own default for an engine (the type a file without one was written with)
+	// without a GlobalSizeType ktune knows, the ComputeApi's own: KTT's default for its
+	// engine, which a file without one was written with
 	sizeType := meta.GlobalSizeType
 	if _, known := countsThreads[sizeType]; !known {
 		sizeType = meta.ComputeAPI
@@ -260,7 +261,8 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 }
 
 // launch sets ev's launch from the GlobalSize and LocalSize of r's one kernel function,
-// read as threads or blocks (threads) where the file says which (sizesKnown). A result of
+// GlobalSize counting threads (threads) or blocks, where the file says which
+// (sizesKnown). A result of
 // several kernel functions has none: they may have been launched each its own way, and
 // Write writes one. It returns why sizes the result has make no launch, "" when they do
 // or there are none.

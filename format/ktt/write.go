@@ -369,14 +369,13 @@ func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objectiv
 			return fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
 		}
 		global = l.Grid
-		for d := range 3 {
-			if !threads {
-				break
+		if threads {
+			for d := range 3 {
+				if l.Grid[d] > maxSize/l.Block[d] {
+					return fmt.Errorf("launch: grid %v of block %v is more than 2^53 threads", l.Grid, l.Block)
+				}
+				global[d] *= l.Block[d]
 			}
-			if l.Grid[d] > maxSize/l.Block[d] {
-				return fmt.Errorf("launch: grid %v of block %v is more than 2^53 threads", l.Grid, l.Block)
-			}
-			global[d] *= l.Block[d]
 		}
 	}
 	compiled := map[string]float64{}
