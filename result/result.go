@@ -68,6 +68,38 @@ type Evaluation struct {
 	StrategyMS  float64            // time the search strategy spent choosing this configuration (package tuning)
 	Message     string             // compiler or runtime message of a failure
 	Time        time.Time          // when it was measured; zero when unknown
+	Launch      *Launch            // the grid and block the configuration is launched with; nil when unknown
+}
+
+// Launch is a kernel's launch geometry in CUDA terms: Grid blocks of Block threads, each
+// in three dimensions (OpenCL's global size is Grid*Block work-items in work-groups of
+// Block). It belongs to the configuration, whether or not the kernel got to run: a
+// tuning run records the one its spec gives (a C kernel, called rather than launched,
+// has none), a KTT file the GlobalSize and LocalSize of its one kernel function. An
+// evaluation holds it by pointer, nil when unknown, which keeps Evaluation, copied by
+// value through every simulated evaluation, small; it is never modified once made.
+type Launch struct {
+	Grid, Block [3]int
+}
+
+// Valid reports whether l is a launch a device could make: every size a whole number of
+// at least 1.
+func (l Launch) Valid() bool {
+	for d := range 3 {
+		if l.Grid[d] < 1 || l.Block[d] < 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// SameLaunch reports whether two evaluations' launches are the same: both unknown, or
+// both known and equal.
+func SameLaunch(a, b *Launch) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // Failed reports whether the evaluation carries no usable objective.
@@ -109,6 +141,7 @@ type Recording struct {
 	Format       string        // the format it was read from: "kerneltuner", "t4", "ktt", "ktune"
 	Source       string        // file or store reference it came from
 	Device       string        // device name as reported
+	Backend      string        // compute API it ran with, as ktune names its backends ("cuda", "opencl", "c"; "vulkan" from KTT); empty when unknown
 	Kernel       string        // kernel name
 	ProblemSize  string        // problem size as written by the producer
 	Params       []space.Param // parameters and their value lists, in the producer's order
@@ -305,14 +338,14 @@ func Unit(objective string) string {
 	return objective
 }
 
-// SameAs reports whether o holds what r holds: the same format, device, kernel, problem
-// size, objective, parameters, restrictions and evaluations in the same order, all but
-// where they were read from (Source) and what reading them noticed (Warnings). NaN equals
-// NaN, a nil list or map equals an empty one and times are compared as instants, so a
-// recording equals itself read back from the results store: importing a file again finds
-// the run it made.
+// SameAs reports whether o holds what r holds: the same format, device, backend, kernel,
+// problem size, objective, parameters, restrictions and evaluations (launches included)
+// in the same order, all but where they were read from (Source) and what reading them
+// noticed (Warnings). NaN equals NaN, a nil list or map equals an empty one and times are
+// compared as instants, so a recording equals itself read back from the results store:
+// importing a file again finds the run it made.
 func (r *Recording) SameAs(o *Recording) bool {
-	if r.Format != o.Format || r.Device != o.Device || r.Kernel != o.Kernel || r.ProblemSize != o.ProblemSize ||
+	if r.Format != o.Format || r.Device != o.Device || r.Backend != o.Backend || r.Kernel != o.Kernel || r.ProblemSize != o.ProblemSize ||
 		r.Objective != o.Objective || r.Maximize != o.Maximize || len(r.Params) != len(o.Params) ||
 		!slices.Equal(r.Restrictions, o.Restrictions) || len(r.Evaluations) != len(o.Evaluations) {
 		return false
@@ -333,15 +366,15 @@ func (r *Recording) SameAs(o *Recording) bool {
 // SameMeasurements reports whether o holds the measurements r holds, whatever format
 // either came in: the same parameters and values, objective direction, and evaluations
 // in the same order of the same configurations with the same status, objective and
-// timing samples; the device, kernel, problem size, objective name and restrictions agree
-// where both say them (a problem size in any form ProblemSizeInts reads: Kernel Tuner's
-// 20000000 is ktune's [20000000]). One run kept in two formats (a Kernel Tuner cache and
-// its T4 export, which names no device and drops the metrics) holds the same
-// measurements, though not the same recording (SameAs): a benchmark given both counts
-// that run twice.
+// timing samples; the device, backend, kernel, problem size, objective name and
+// restrictions agree where both say them (a problem size in any form ProblemSizeInts
+// reads: Kernel Tuner's 20000000 is ktune's [20000000]). One run kept in two formats (a
+// Kernel Tuner cache and its T4 export, which names no device and drops the metrics)
+// holds the same measurements, though not the same recording (SameAs): a benchmark given
+// both counts that run twice.
 func (r *Recording) SameMeasurements(o *Recording) bool {
 	agree := func(a, b string) bool { return a == "" || b == "" || a == b }
-	if !agree(r.Device, o.Device) || !agree(r.Kernel, o.Kernel) ||
+	if !agree(r.Device, o.Device) || !agree(r.Backend, o.Backend) || !agree(r.Kernel, o.Kernel) ||
 		r.ProblemSize != "" && o.ProblemSize != "" && !sameProblemSize(r.ProblemSize, o.ProblemSize) ||
 		!agree(r.Objective, o.Objective) || r.Maximize != o.Maximize || len(r.Params) != len(o.Params) ||
 		len(r.Restrictions) > 0 && len(o.Restrictions) > 0 && !slices.Equal(r.Restrictions, o.Restrictions) ||
@@ -364,7 +397,7 @@ func (r *Recording) SameMeasurements(o *Recording) bool {
 }
 
 func (e *Evaluation) sameAs(o *Evaluation) bool {
-	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) ||
+	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) ||
 		!sameFloat(e.Objective, o.Objective) || !sameFloat(e.CompileMS, o.CompileMS) || !sameFloat(e.VerifyMS, o.VerifyMS) ||
 		!sameFloat(e.BenchmarkMS, o.BenchmarkMS) || !sameFloat(e.FrameworkMS, o.FrameworkMS) || !sameFloat(e.StrategyMS, o.StrategyMS) ||
 		!slices.EqualFunc(e.Samples, o.Samples, sameFloat) || len(e.Metrics) != len(o.Metrics) {

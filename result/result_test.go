@@ -115,6 +115,8 @@ func TestSameAsComparesWhatARecordingHolds(t *testing.T) {
 	for name, change := range map[string]func(r *Recording){
 		"format":      func(r *Recording) { r.Format = "t4" },
 		"device":      func(r *Recording) { r.Device = "A4000" },
+		"backend":     func(r *Recording) { r.Backend = "cuda" },
+		"a launch":    func(r *Recording) { r.Evaluations[0].Launch = &Launch{Grid: [3]int{32, 1, 1}, Block: [3]int{32, 1, 1}} },
 		"objective":   func(r *Recording) { r.Evaluations[0].Objective = 1.25 },
 		"a NaN":       func(r *Recording) { r.Evaluations[0].VerifyMS = 0 },
 		"a sample":    func(r *Recording) { r.Evaluations[0].Samples[1] = 1.7 },
@@ -179,5 +181,28 @@ func TestSpeedupIsARatioOfPositiveValuesOnly(t *testing.T) {
 		if want := strings.HasSuffix(tt.want, "x better than") || tt.best == tt.other && tt.best > 0; ok != want {
 			t.Errorf("Speedup(%v, %v, %v): ok %v, want %v", tt.maximize, tt.best, tt.other, ok, want)
 		}
+	}
+}
+
+// A launch is one a device could make, no size below 1; launches are the same when both
+// are unknown or both equal.
+func TestLaunchIsWholeAndComparedByValue(t *testing.T) {
+	for _, tt := range []struct {
+		l     Launch
+		valid bool
+	}{
+		{Launch{Grid: [3]int{16, 64, 256}, Block: [3]int{16, 4, 1}}, true},
+		{Launch{Grid: [3]int{16, 64, 0}, Block: [3]int{16, 4, 1}}, false},
+		{Launch{Block: [3]int{16, 4, 1}}, false},
+		{Launch{}, false},
+	} {
+		if tt.l.Valid() != tt.valid {
+			t.Errorf("%v: valid %v, want %v", tt.l, tt.l.Valid(), tt.valid)
+		}
+	}
+	a, b := &Launch{Grid: [3]int{2, 1, 1}, Block: [3]int{8, 1, 1}}, &Launch{Grid: [3]int{2, 1, 1}, Block: [3]int{8, 1, 1}}
+	c := &Launch{Grid: [3]int{2, 1, 1}, Block: [3]int{4, 1, 1}}
+	if !SameLaunch(nil, nil) || !SameLaunch(a, b) || SameLaunch(a, c) || SameLaunch(a, nil) || SameLaunch(nil, b) {
+		t.Error("SameLaunch compares by pointer, not value")
 	}
 }

@@ -93,7 +93,7 @@ type Store interface {
 type Device struct {
 	ID         int64           // assigned by the store
 	Name       string          // as the platform reports it, e.g. "NVIDIA A100-PCIE-40GB"
-	Backend    string          // "cuda", "opencl", "hip", "host"; empty when unknown (imports)
+	Backend    string          // "cuda", "opencl", "c"; an import's from its file (KTT's compute API), empty when unknown
 	Properties json.RawMessage // JSON object: compute capability, clocks, driver...; may be nil
 }
 
@@ -158,6 +158,7 @@ type RunInfo struct {
 	// Filled in when reading; ignored by CreateRun.
 	Kernel      string // the space's kernel name
 	Device      string // the device's name
+	Backend     string // the device's backend
 	Evaluations int    // number of evaluations stored
 }
 

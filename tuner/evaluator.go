@@ -8,6 +8,7 @@ import (
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuning"
 	"github.com/ktune/ktune/worker"
@@ -32,6 +33,9 @@ type resumingEvaluator struct {
 	inner *worker.Supervisor
 	sp    *space.Space
 	known map[string]result.Evaluation
+	// launch is the launch a configuration is run with (launchOf), which its evaluation
+	// keeps; nil for none
+	launch func([]space.Value) *result.Launch
 	// the failure every evaluation so far had (sameFailure); whether any evaluation
 	// succeeded; whether the space was probed for the failure, with what it drew (probes)
 	// from rng, measured in ctx and stored through sink
@@ -85,6 +89,9 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 		r.measured[store.ConfigKey(vals)] = true
 	}
 	e.Config = vals
+	if r.launch != nil {
+		e.Launch = r.launch(vals)
+	}
 	// The framework overhead as the tuner sees it: everything but compiling, verifying and
 	// running the kernel (process hand-over, argument set-up, copies), and but the time
 	// this process was stopped (a batch scheduler's suspend) or spent on a measurement the
@@ -92,6 +99,25 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	wall := float64((time.Since(start) - r.inner.Discounted()).Nanoseconds()) / 1e6
 	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
+}
+
+// launchOf is the launch each configuration of s is run with, which its evaluation keeps
+// whatever became of it (one that did not compile, or crashed, would have been or was
+// launched so): the spec's grid and block, as the worker's runner launches them. A C
+// kernel, which the host C backend calls once rather than launching over a grid, has none
+// (nil), as has a configuration whose launch the spec cannot compute (its evaluation
+// failed for it).
+func launchOf(s *spec.Spec) func([]space.Value) *result.Launch {
+	if s.Kernel.Language == "c" {
+		return nil
+	}
+	return func(values []space.Value) *result.Launch {
+		inst, err := s.Instance(values)
+		if err != nil {
+			return nil
+		}
+		return &result.Launch{Grid: inst.Launch.Grid, Block: inst.Launch.Block}
+	}
 }
 
 // failureRun is the failure every evaluation of a run has had so far, from the first.

@@ -4,19 +4,22 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/result"
 )
 
 // TestTuneCUDAThroughTheStandInDriver runs `ktune tune` on a CUDA spec with the backend's
 // libraries replaced by device/cuda/testdata/fakedriver.c, a C stand-in for libcuda, NVRTC
 // and NVML whose one kernel computes x = x*a + coef[0] and faults when launched on 13
 // blocks. It checks the whole path without a GPU: spec (constant-memory argument, energy
-// metric), worker processes, compilation, launch, verification, observation, the store,
-// and a fault that loses the worker's context: the worker is replaced and the next
+// metric), worker processes, compilation, launch, verification, observation, the store
+// and the KTT export's launch sizes, and a fault that loses the worker's context: the worker is replaced and the next
 // configuration runs. The GPU itself is tested where one is lent.
 func TestTuneCUDAThroughTheStandInDriver(t *testing.T) {
 	rep, db, stderr := tuneThroughStandIn(t, `
@@ -60,6 +63,34 @@ iterations: 3
 	}
 	if gf := m["GFLOP/s"]; gf < 0.0066 || gf > 0.0067 { // 2*832 flop in 0.25 ms
 		t.Fatalf("GFLOP/s %v", gf)
+	}
+	// Every configuration keeps its launch, the one that lost the worker's context too, and
+	// the KTT export writes the successes' as KTT does for CUDA: GlobalSize is the grid, in
+	// blocks of LocalSize.
+	for key, e := range evaluationsOf(t, db) {
+		var bsx int
+		fmt.Sscan(key, &bsx)
+		if want := (result.Launch{Grid: [3]int{(832 + bsx - 1) / bsx, 1, 1}, Block: [3]int{bsx, 1, 1}}); !result.SameLaunch(e.Launch, &want) {
+			t.Errorf("%s (%s): launch %v, want %v", key, e.Status, e.Launch, want)
+		}
+	}
+	var export kttExport
+	if err := json.Unmarshal(exportRun(t, db, "ktt"), &export); err != nil {
+		t.Fatal(err)
+	}
+	if export.Metadata.ComputeApi != "CUDA" || export.Metadata.GlobalSizeType != "CUDA" {
+		t.Errorf("ComputeApi %q, GlobalSizeType %q; want CUDA, CUDA", export.Metadata.ComputeApi, export.Metadata.GlobalSizeType)
+	}
+	for i, r := range export.Results {
+		if r.Status != "Ok" {
+			continue
+		}
+		bsx := int(r.Configuration[0].Value.(float64))
+		c := r.ComputationResults[0]
+		if c.GlobalSize == nil || c.LocalSize == nil || c.GlobalSize.X != (832+bsx-1)/bsx || c.LocalSize.X != bsx ||
+			c.GlobalSize.Y != 1 || c.GlobalSize.Z != 1 || c.LocalSize.Y != 1 || c.LocalSize.Z != 1 {
+			t.Errorf("result %d (block_size_x %d): GlobalSize %v, LocalSize %v", i, bsx, c.GlobalSize, c.LocalSize)
+		}
 	}
 }
 

@@ -90,11 +90,19 @@ KTT output records kernel durations: each success gets one computation result of
 kernel whose Duration is its time in ms (TimeUnit Milliseconds); compile time, registers
 and memory sizes, power and energy, and the verification, strategy and framework times go
 where KTT keeps them, every other metric (and an objective other than time) is a profiling
-counter. KTT has no place for the direction, restrictions, problem size, samples, failure
-messages, a failure's compile time and metrics (a failure has no computation result) or
-parameter values no configuration has, nor for configurations the restrictions exclude,
-which are left out; a timeout becomes ComputationFailed. KTT's compute API, platform and launch sizes are not
-known to a recording and are not written. A success without a kernel time is an error.`,
+counter. Its launch is GlobalSize and LocalSize, with Metadata's ComputeApi and
+GlobalSizeType from the run's backend: a CUDA run's GlobalSize is the grid (in blocks), an
+OpenCL run's the global size (in work-items), as KTT writes them, and a KTT file's come
+back as they were (converted where its GlobalSizeType was not its ComputeApi's). A launch
+the recording lacks (a Kernel Tuner cache or T4 file has none; a host C kernel is called,
+not launched; a run stored before ktune kept launches) is left out: KTT has no value for
+unknown (KTT's own loader wants the sizes, as it wants the Platform, KttVersion and
+Timestamp no recording knows). KTT has no place for the
+direction, restrictions, problem size, samples, failure messages, a failure's compile
+time, metrics and launch (a failure has no computation result) or parameter values no
+configuration has, nor for configurations the restrictions exclude, which are left out;
+a timeout becomes ComputationFailed. A Kernel Tuner cache and T4 have no place for the
+launch. A success without a kernel time is an error.`,
 		run: runExport,
 	})
 }

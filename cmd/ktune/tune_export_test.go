@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/result"
 )
 
 // tunedExports tunes the host C vector_add example (objective GB/s) with the spec changed
@@ -168,5 +170,120 @@ func TestSpaceOfAPartialRunsExport(t *testing.T) {
 	out, errOut, code := ktune(t, "space", "count", file)
 	if code != 0 || !strings.Contains(out, "valid 3 ") || !strings.Contains(errOut, "holds only 3 of the configurations its restrictions allow") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+}
+
+// kttComputation is what a KTT export says of a result's one kernel function's launch.
+type kttComputation struct {
+	GlobalSize, LocalSize *struct{ X, Y, Z int }
+}
+
+// kttExport is what a KTT export says of launches: its metadata and each result's
+// configuration, status and computation results.
+type kttExport struct {
+	Metadata struct{ ComputeApi, GlobalSizeType string }
+	Results  []struct {
+		Status        string
+		Configuration []struct {
+			Name  string
+			Value any
+		}
+		ComputationResults []kttComputation
+	}
+}
+
+// A run tuned on PoCL keeps each configuration's launch, which the KTT export writes as
+// KTT 2.1 does for OpenCL: GlobalSize in work-items (GlobalSizeType OpenCL) and LocalSize,
+// as the spec gives them: a grid of ceil(N / (block_size_x * tile_size_x)) work-groups of
+// block_size_x. Every stored evaluation has its launch, failures too. The export had no
+// sizes.
+func TestTunedRunExportsItsLaunchesAsKTT(t *testing.T) {
+	needBackend(t, "opencl")
+	const spec = "../../examples/vector_add/vector_add_opencl.yaml"
+	src, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the geometry the test computes its expectations by, read off the spec
+	m := regexp.MustCompile(`(?m)^  N: (\d+)$`).FindSubmatch(src)
+	if m == nil || !strings.Contains(string(src), "problem_size: [N]\ngrid_div_x: [block_size_x, tile_size_x]\n") {
+		t.Fatalf("%s no longer has N, problem_size [N] and grid_div_x [block_size_x, tile_size_x]", spec)
+	}
+	var n int
+	fmt.Sscan(string(m[1]), &n)
+	db := filepath.Join(t.TempDir(), "k.db")
+	if _, errOut, code := ktune(t, "tune", spec, "--device", "opencl", "--db", db, "--strategy", "random", "--budget", "5", "--seed", "3"); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	launchOf := func(config []any) (grid, block int) {
+		bsx, tile := int(config[0].(float64)), int(config[1].(float64))
+		return (n + bsx*tile - 1) / (bsx * tile), bsx
+	}
+	stored := evaluationsOf(t, db)
+	if len(stored) != 5 {
+		t.Fatalf("%d evaluations stored, want 5", len(stored))
+	}
+	for key, e := range stored {
+		grid, block := launchOf([]any{e.Config[0].Float(), e.Config[1].Float()})
+		if want := (result.Launch{Grid: [3]int{grid, 1, 1}, Block: [3]int{block, 1, 1}}); !result.SameLaunch(e.Launch, &want) {
+			t.Errorf("%s (%s): stored launch %v, want %v", key, e.Status, e.Launch, want)
+		}
+	}
+	var out kttExport
+	if err := json.Unmarshal(exportRun(t, db, "ktt"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Metadata.ComputeApi != "OpenCL" || out.Metadata.GlobalSizeType != "OpenCL" || len(out.Results) != 5 {
+		t.Fatalf("ComputeApi %q, GlobalSizeType %q, %d results; want OpenCL, OpenCL, 5", out.Metadata.ComputeApi, out.Metadata.GlobalSizeType, len(out.Results))
+	}
+	ok := 0
+	for i, r := range out.Results {
+		if r.Status != "Ok" {
+			continue
+		}
+		ok++
+		if len(r.ComputationResults) != 1 || r.Configuration[0].Name != "block_size_x" || r.Configuration[1].Name != "tile_size_x" {
+			t.Fatalf("result %d: %d computation results, configuration %v", i, len(r.ComputationResults), r.Configuration)
+		}
+		grid, block := launchOf([]any{r.Configuration[0].Value, r.Configuration[1].Value})
+		c := r.ComputationResults[0]
+		if c.GlobalSize == nil || c.LocalSize == nil || *c.GlobalSize != (struct{ X, Y, Z int }{grid * block, 1, 1}) ||
+			*c.LocalSize != (struct{ X, Y, Z int }{block, 1, 1}) {
+			t.Errorf("result %d %v: GlobalSize %v, LocalSize %v; want {%d 1 1}, {%d 1 1}", i, r.Configuration, c.GlobalSize, c.LocalSize, grid*block, block)
+		}
+	}
+	if ok == 0 {
+		t.Fatal("no configuration succeeded")
+	}
+}
+
+// A host C kernel is called once, not launched over a grid: its run keeps no launch, and
+// its KTT export names no compute API and has no sizes.
+func TestHostCRunExportsNoLaunchAsKTT(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	spec := vectorAddVariant(t, dir, "va.yaml", func(s string) string { return strings.Replace(s, "N: 4000000", "N: 4000", 1) })
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "tune", spec, "--db", db, "--budget", "2", "--strategy", "random"); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	for key, e := range evaluationsOf(t, db) {
+		if e.Launch != nil {
+			t.Errorf("%s: launch %v, want none", key, e.Launch)
+		}
+	}
+	var out kttExport
+	if err := json.Unmarshal(exportRun(t, db, "ktt"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Metadata.ComputeApi != "" || out.Metadata.GlobalSizeType != "" || len(out.Results) != 2 {
+		t.Fatalf("ComputeApi %q, GlobalSizeType %q, %d results; want none, none, 2", out.Metadata.ComputeApi, out.Metadata.GlobalSizeType, len(out.Results))
+	}
+	for i, r := range out.Results {
+		for _, c := range r.ComputationResults {
+			if c.GlobalSize != nil || c.LocalSize != nil {
+				t.Errorf("result %d: GlobalSize %v, LocalSize %v; want none", i, c.GlobalSize, c.LocalSize)
+			}
+		}
 	}
 }

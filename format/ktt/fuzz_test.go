@@ -13,7 +13,8 @@ import (
 	"github.com/ktune/ktune/format/ktt"
 )
 
-// Seeds are cut from testdata's coulomb_sum_3d and ktt_pnpoly outputs.
+// Seeds are cut from testdata's coulomb_sum_3d and ktt_pnpoly outputs, and an OpenCL run's
+// launches of work-items (one not a multiple of its work-group size).
 var fuzzSeeds = []string{
 	`{
   "Metadata": {"ComputeApi": "CUDA", "Device": "NVIDIA GeForce RTX 2080 Ti", "GlobalSizeType": "CUDA", "KttVersion": "2.1.0",
@@ -30,6 +31,11 @@ var fuzzSeeds = []string{
       "Status": "Ok", "TotalDuration": 3037.408, "TotalOverhead": 1112883.958, "ValidationOverhead": 10.363}
   ]
 }`,
+	`{"Metadata": {"ComputeApi": "OpenCL", "GlobalSizeType": "OpenCL", "TimeUnit": "Nanoseconds"}, "Results": [
+{"ComputationResults": [{"KernelFunction": "k", "Duration": 500, "Overhead": 0, "GlobalSize": {"X": 1024, "Y": 8, "Z": 1}, "LocalSize": {"X": 64, "Y": 2, "Z": 1}}],
+ "Configuration": [{"Name": "WG", "Value": 64, "ValueType": "UnsignedInt"}], "Status": "Ok"},
+{"ComputationResults": [{"KernelFunction": "k", "Duration": 700, "Overhead": 0, "GlobalSize": {"X": 1000, "Y": 8, "Z": 1}, "LocalSize": {"X": 48, "Y": 2, "Z": 1}}],
+ "Configuration": [{"Name": "WG", "Value": 48, "ValueType": "UnsignedInt"}], "Status": "Ok"}]}`,
 	`{"Metadata": {"Device": "NVIDIA GeForce RTX 2080 Ti", "TimeUnit": "Microseconds"}, "Results": [
 {"ComputationResults": [], "Configuration": [{"Name": "VERTICES", "Value": 600, "ValueType": "UnsignedInt"}, {"Name": "F", "Value": 1.5, "ValueType": "Double"}],
  "DataMovementOverhead": 8595.331, "KernelName": "Pnpoly", "SearcherOverhead": 39.92, "Status": "ComputationFailed", "TotalDuration": 0.0}]}`,

@@ -1,6 +1,13 @@
 // Package ktt reads and writes the JSON output of the Kernel Tuning Toolkit (KTT): tuning results
 // with each configuration's status, the durations and overheads of its kernel functions,
-// their compilation data and, when KTT profiled, hardware counters.
+// their launch sizes, their compilation data and, when KTT profiled, hardware counters.
+//
+// KTT writes each kernel function's launch as GlobalSize and LocalSize ({"X", "Y", "Z"});
+// Metadata.GlobalSizeType says what GlobalSize counts: work-groups (blocks) for "CUDA" and
+// "Vulkan", work-items (threads) for "OpenCL". Read keeps a result's launch in CUDA terms
+// (result.Launch: grid = GlobalSize, or GlobalSize / LocalSize for OpenCL) and Write
+// writes it back in the terms of the recording's compute API, so that KTT's sizes come
+// back as they were.
 package ktt
 
 import (
@@ -57,13 +64,26 @@ func Sniff(data []byte) bool { return sniffKeys(format.TopLevelKeys(data)) }
 func sniffKeys(keys []string) bool { return format.HasKeys(keys, "Metadata", "Results") }
 
 type metadata struct {
-	ComputeAPI string `json:"ComputeApi"`
-	Device     string `json:"Device"`
-	KttVersion string `json:"KttVersion"`
-	Platform   string `json:"Platform"`
-	TimeUnit   string `json:"TimeUnit"`
-	Timestamp  string `json:"Timestamp"`
+	ComputeAPI     string `json:"ComputeApi"`
+	Device         string `json:"Device"`
+	GlobalSizeType string `json:"GlobalSizeType"`
+	KttVersion     string `json:"KttVersion"`
+	Platform       string `json:"Platform"`
+	TimeUnit       string `json:"TimeUnit"`
+	Timestamp      string `json:"Timestamp"`
 }
+
+// backends maps KTT's ComputeApi names to Recording.Backend, as ktune names its backends.
+var backends = map[string]string{"CUDA": "cuda", "OpenCL": "opencl", "Vulkan": "vulkan"}
+
+// countsThreads maps KTT's GlobalSizeType names to whether a GlobalSize of that type
+// counts threads (work-items), as OpenCL's global size does, rather than blocks
+// (work-groups), as a CUDA grid and a Vulkan dispatch do.
+var countsThreads = map[string]bool{"CUDA": false, "Vulkan": false, "OpenCL": true}
+
+// maxSize bounds the launch sizes Read keeps: JSON numbers beyond it (2^53) are not exact
+// in the float64 they are read into.
+const maxSize = 1 << 53
 
 type pair struct {
 	Name      string `json:"Name"`
@@ -88,6 +108,8 @@ type computation struct {
 	} `json:"ProfilingData"`
 	PowerUsage        *float64 `json:"PowerUsage"`
 	EnergyConsumption *float64 `json:"EnergyConsumption"`
+	GlobalSize        any      `json:"GlobalSize"` // {"X", "Y", "Z"}, of Metadata.GlobalSizeType
+	LocalSize         any      `json:"LocalSize"`
 }
 
 type rawResult struct {
@@ -185,8 +207,16 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		Format:    Name,
 		Source:    in.Source,
 		Device:    meta.Device,
+		Backend:   backends[meta.ComputeAPI],
 		Objective: "time",
 	}
+	// without a GlobalSizeType ktune knows, the ComputeApi's own: KTT's default for its
+	// engine, which a file without one was written with
+	sizeType := meta.GlobalSizeType
+	if _, known := countsThreads[sizeType]; !known {
+		sizeType = meta.ComputeAPI
+	}
+	threads, sizesKnown := countsThreads[sizeType]
 	if len(results) > 0 {
 		rec.Kernel = results[0].KernelName
 		for _, p := range results[0].Configuration {
@@ -201,10 +231,14 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		index[p.Name] = i
 	}
 	noKernels := jsonio.Located{One: "Ok result", Many: "Ok results"}
+	noLaunch := jsonio.Located{One: "result", Many: "results"}
 	for i := range results {
 		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noKernels)
 		if err != nil {
 			return nil, err
+		}
+		if why := launch(&ev, &results[i], sizesKnown, threads); why != "" {
+			noLaunch.Add(in, results[i].offset, fmt.Sprintf("result %d", i), why)
 		}
 		for j, v := range ev.Config {
 			if rec.Params[j].Index(v) < 0 {
@@ -220,7 +254,69 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 	if w := noKernels.Warning("has no kernel durations", "have no kernel durations", "its objective is TotalDuration", "their objective is TotalDuration"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
+	if w := noLaunch.Warning("has launch sizes ktune cannot read", "have launch sizes ktune cannot read", "its launch is left out", "their launch is left out"); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
+	}
 	return rec, nil
+}
+
+// launch sets ev's launch from the GlobalSize and LocalSize of r's one kernel function,
+// GlobalSize counting threads (threads) or blocks, where the file says which
+// (sizesKnown). A result of
+// several kernel functions has none: they may have been launched each its own way, and
+// Write writes one. It returns why sizes the result has make no launch, "" when they do
+// or there are none.
+func launch(ev *result.Evaluation, r *rawResult, sizesKnown, threads bool) string {
+	if len(r.ComputationResults) != 1 {
+		return ""
+	}
+	c := &r.ComputationResults[0]
+	if c.GlobalSize == nil && c.LocalSize == nil {
+		return ""
+	}
+	global, why := dims("GlobalSize", c.GlobalSize)
+	if why != "" {
+		return why
+	}
+	local, why := dims("LocalSize", c.LocalSize)
+	if why != "" {
+		return why
+	}
+	if !sizesKnown {
+		return "no GlobalSizeType or ComputeApi says whether GlobalSize counts threads or blocks"
+	}
+	var l result.Launch
+	for d, axis := range "XYZ" {
+		l.Block[d], l.Grid[d] = local[d], global[d]
+		if threads {
+			if global[d]%local[d] != 0 {
+				return fmt.Sprintf("GlobalSize %c %d (work-items) is not a multiple of LocalSize %c %d", axis, global[d], axis, local[d])
+			}
+			l.Grid[d] = global[d] / local[d]
+		} else if global[d] > maxSize/local[d] {
+			return fmt.Sprintf("GlobalSize %c %d of LocalSize %c %d is more than 2^53 threads", axis, global[d], axis, local[d])
+		}
+	}
+	ev.Launch = &l
+	return ""
+}
+
+// dims reads one of KTT's sizes, {"X": .., "Y": .., "Z": ..}: whole numbers from 1 to
+// 2^53, or why it is not one.
+func dims(name string, v any) ([3]int, string) {
+	var out [3]int
+	m, ok := v.(map[string]any)
+	if !ok {
+		return out, fmt.Sprintf("%s is %s, not an object of X, Y and Z", name, jsonio.Describe(v))
+	}
+	for d, axis := range []string{"X", "Y", "Z"} {
+		f, ok := jsonio.Float(m[axis])
+		if !ok || f != math.Trunc(f) || f < 1 || f > maxSize {
+			return out, fmt.Sprintf("%s %s is %s, not a whole number of at least 1", name, axis, jsonio.Describe(m[axis]))
+		}
+		out[d] = int(f)
+	}
+	return out, ""
 }
 
 func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noKernels *jsonio.Located) (result.Evaluation, error) {

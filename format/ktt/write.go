@@ -38,20 +38,32 @@ var compilationFields = func() map[string]string {
 // 2.1 writes: Metadata, then one result per evaluation with its status, configuration
 // (each value with its ValueType) and, for a success, one computation result of the
 // recording's kernel whose Duration is the kernel time. What KTT keeps elsewhere goes
-// back where Read takes it from: compile time (CompilationOverhead), the registers and
-// memory sizes (CompilationData), power and energy (PowerUsage, EnergyConsumption), the
-// verification, strategy and framework times (ValidationOverhead, SearcherOverhead,
-// DataMovementOverhead, and TotalOverhead where a KTT file recorded one that still
-// holds them), the total time spent running it (TotalDuration) and every
-// other metric as a profiling counter; with another objective than time, the objective
-// too is a counter of its name, so Read gives it back as a metric beside the time.
+// back where Read takes it from: compile time (CompilationOverhead), the launch
+// (GlobalSize and LocalSize), the registers and memory sizes (CompilationData), power and
+// energy (PowerUsage, EnergyConsumption), the verification, strategy and framework times
+// (ValidationOverhead, SearcherOverhead, DataMovementOverhead, and TotalOverhead where a
+// KTT file recorded one that still holds them), the total time spent running it
+// (TotalDuration) and every other metric as a profiling counter; with another objective
+// than time, the objective too is a counter of its name, so Read gives it back as a
+// metric beside the time.
+//
+// The recording's backend is the ComputeApi (CUDA, OpenCL or Vulkan; none for host C or
+// an unknown one) and says the GlobalSizeType, written where a launch is: OpenCL's
+// GlobalSize counts work-items (grid*block), CUDA's and Vulkan's blocks (the grid), as KTT
+// writes them; without such a backend a launch is written in CUDA's terms, ktune's own.
+// A success whose launch is unknown (a Kernel Tuner cache's or T4 file's, which record
+// none, a host C run's, whose function is called rather than launched, a run stored
+// before ktune kept launches) has no GlobalSize or LocalSize. KTT always writes them, but
+// has no value that means unknown: its default, 1 x 1 x 1, would claim a launch of one
+// thread. Read, and tools that take them as optional, read such a file; KTT's own loader
+// needs them, as it needs the Platform, KttVersion and Timestamp no recording knows.
 //
 // KTT has no place for what else a recording holds (the objective's direction,
-// restrictions, problem size, timing samples, failure messages, a failure's compile time
-// and metrics, parameter values no configuration has), nor for configurations the
+// restrictions, problem size, timing samples, failure messages, a failure's compile time,
+// metrics and launch, parameter values no configuration has), nor for configurations the
 // restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are left
-// out (Losses names them); a timeout is written as ComputationFailed. The compute API, platform and
-// launch sizes KTT records are not known to a recording and are not written.
+// out (Losses names them); a timeout is written as ComputationFailed. The platform KTT
+// records is not known to a recording and is not written.
 // A success without a kernel time (another objective whose time was not kept) is an error.
 func Write(w io.Writer, rec *result.Recording) error {
 	bw := bufio.NewWriter(w)
@@ -61,11 +73,31 @@ func Write(w io.Writer, rec *result.Recording) error {
 		objective = "time"
 	}
 	kernel := rec.Kernel
+	api, sizeType := computeAPIs[rec.Backend], computeAPIs[rec.Backend]
+	if sizeType == "" {
+		sizeType = "CUDA" // ktune's own terms: a grid of blocks
+	}
+	launched := false // whether a computation result is written with a launch
+	for i := range rec.Evaluations {
+		ev := &rec.Evaluations[i]
+		if ev.Launch != nil && resultStatus(ev) == "Ok" {
+			launched = true
+			break
+		}
+	}
 	e.Str("{\n")
 	e.Key("Metadata")
 	e.Str("{")
+	if api != "" {
+		e.Field("ComputeApi", api)
+		e.Str(", ")
+	}
 	if rec.Device != "" {
 		e.Field("Device", rec.Device)
+		e.Str(", ")
+	}
+	if launched {
+		e.Field("GlobalSizeType", sizeType)
 		e.Str(", ")
 	}
 	e.Field("TimeUnit", "Milliseconds")
@@ -86,7 +118,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 		}
 		n++
 		e.Str("\n")
-		if err := writeResult(e, rec, ev, i, kernel, objective); err != nil {
+		if err := writeResult(e, rec, ev, i, kernel, objective, countsThreads[sizeType]); err != nil {
 			return err
 		}
 		if e.Err != nil {
@@ -95,6 +127,16 @@ func Write(w io.Writer, rec *result.Recording) error {
 	}
 	return e.End("\n]\n}\n")
 }
+
+// computeAPIs maps Recording.Backend to KTT's ComputeApi names (backends the other way
+// round); host C has none.
+var computeAPIs = func() map[string]string {
+	m := make(map[string]string, len(backends))
+	for api, backend := range backends {
+		m[backend] = api
+	}
+	return m
+}()
 
 // resultStatus is the ResultStatus Write gives an evaluation.
 func resultStatus(ev *result.Evaluation) string {
@@ -122,7 +164,7 @@ func Losses(rec *result.Recording) []string {
 	if n := len(rec.Restrictions); n > 0 {
 		l = append(l, counted(n, "the restriction", "the %d restrictions"))
 	}
-	var restricted, samples, messages, timeouts, compiles, metrics int
+	var restricted, samples, messages, timeouts, compiles, metrics, launches int
 	// the values each parameter has in the results: KTT lists no others
 	used := make([]map[string]bool, len(rec.Params))
 	for j := range used {
@@ -151,9 +193,12 @@ func Losses(rec *result.Recording) []string {
 		if resultStatus(ev) == "Ok" {
 			continue
 		}
-		// a failure has no computation result, where compile time and metrics go
+		// a failure has no computation result, where compile time, metrics and launch go
 		if jsonio.Finite(ev.CompileMS) {
 			compiles++
+		}
+		if ev.Launch != nil {
+			launches++
 		}
 		searcher, validation, framework := writtenTime(ev.StrategyMS), writtenTime(ev.VerifyMS), writtenTime(ev.FrameworkMS)
 		withTotal := totalFits(ev, false, searcher, validation, framework)
@@ -197,6 +242,9 @@ func Losses(rec *result.Recording) []string {
 	if metrics > 0 {
 		l = append(l, counted(metrics, "the metrics of 1 failed configuration", "the metrics of %d failed configurations"))
 	}
+	if launches > 0 {
+		l = append(l, counted(launches, "the launch sizes of 1 failed configuration", "the launch sizes of %d failed configurations"))
+	}
 	return l
 }
 
@@ -221,7 +269,7 @@ func writtenTime(f float64) float64 {
 }
 
 // writeResult writes one result, its members in the order KTT writes them (by name).
-func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation, i int, kernel, objective string) error {
+func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation, i int, kernel, objective string, threads bool) error {
 	status := resultStatus(ev)
 	ok := status == "Ok"
 	duration := math.NaN()
@@ -238,7 +286,9 @@ func writeResult(e *jsonio.Encoder, rec *result.Recording, ev *result.Evaluation
 	e.Key("ComputationResults")
 	e.Str("[")
 	if ok {
-		writeComputation(e, ev, kernel, objective, duration, withTotal)
+		if err := writeComputation(e, ev, kernel, objective, duration, withTotal, threads); err != nil {
+			return fmt.Errorf("%s: evaluation %d (%s): %w", Name, i, configString(rec, ev), err)
+		}
 	}
 	e.Str("], ")
 	e.Key("Configuration")
@@ -308,9 +358,26 @@ func totalFits(ev *result.Evaluation, ok bool, searcher, validation, framework f
 	return frameworkRest(total, searcher, validation, compile) == framework
 }
 
-// writeComputation writes a success's one computation result: the kernel's duration and
-// the metrics KTT keeps beside it.
-func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64, withTotal bool) {
+// writeComputation writes a success's one computation result: the kernel's duration, its
+// launch, with a GlobalSize that counts threads or blocks, and the metrics KTT keeps
+// beside it.
+func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objective string, duration float64, withTotal, threads bool) error {
+	l := ev.Launch
+	var global [3]int
+	if l != nil {
+		if !l.Valid() {
+			return fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
+		}
+		global = l.Grid
+		if threads {
+			for d := range 3 {
+				if l.Grid[d] > maxSize/l.Block[d] {
+					return fmt.Errorf("launch: grid %v of block %v is more than 2^53 threads", l.Grid, l.Block)
+				}
+				global[d] *= l.Block[d]
+			}
+		}
+	}
 	compiled := map[string]float64{}
 	counters := map[string]float64{}
 	power, energy := math.NaN(), math.NaN()
@@ -362,8 +429,14 @@ func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objectiv
 		e.Num(energy)
 		e.Str(", ")
 	}
+	if l != nil {
+		writeSize(e, "GlobalSize", global)
+	}
 	e.Field("KernelFunction", kernel)
 	e.Str(", ")
+	if l != nil {
+		writeSize(e, "LocalSize", l.Block)
+	}
 	e.Key("Overhead")
 	e.Num(0)
 	if jsonio.Finite(power) {
@@ -395,6 +468,20 @@ func writeComputation(e *jsonio.Encoder, ev *result.Evaluation, kernel, objectiv
 		e.Str("}")
 	}
 	e.Str("}")
+	return nil
+}
+
+// writeSize writes one of KTT's sizes, {"X": .., "Y": .., "Z": ..}, and a comma.
+func writeSize(e *jsonio.Encoder, name string, size [3]int) {
+	e.Key(name)
+	e.Str("{")
+	for d, axis := range []string{"X", "Y", "Z"} {
+		if d > 0 {
+			e.Str(", ")
+		}
+		e.Field(axis, size[d])
+	}
+	e.Str("}, ")
 }
 
 // valueType is KTT's ParameterValueType of v.

@@ -219,11 +219,11 @@ func TestLossesNamesWhatWriteLeavesOut(t *testing.T) {
 	at := time.Date(2024, 3, 4, 5, 6, 7, 123000, time.UTC)
 	base := func() *result.Recording {
 		a := []space.Value{space.IntValue(1), space.IntValue(2), space.IntValue(3)}
-		return &result.Recording{Format: ktt.Name, Device: "dev", Kernel: "k", Objective: "time",
+		return &result.Recording{Format: ktt.Name, Device: "dev", Backend: "opencl", Kernel: "k", Objective: "time",
 			Params: []space.Param{{Name: "a", Values: a[:2]}},
 			Evaluations: []result.Evaluation{
 				{Config: a[:1], Status: result.OK, Objective: 0.75, CompileMS: 1.25, VerifyMS: 0.5, BenchmarkMS: 7, FrameworkMS: 3, StrategyMS: 0.125, Time: at,
-					Metrics: map[string]float64{"registers": 40}},
+					Metrics: map[string]float64{"registers": 40}, Launch: &result.Launch{Grid: [3]int{8, 2, 1}, Block: [3]int{32, 4, 1}}},
 				{Config: a[1:2], Status: result.RuntimeError, Objective: math.NaN(), CompileMS: math.NaN(), BenchmarkMS: 0, FrameworkMS: 2, StrategyMS: 0.25, Time: at},
 			}}
 	}
@@ -251,6 +251,7 @@ func TestLossesNamesWhatWriteLeavesOut(t *testing.T) {
 		{"timeout", func(r *result.Recording) { r.Evaluations[1].Status = result.Timeout }, "the timeout of 1 configuration"},
 		{"failure's compile time", func(r *result.Recording) { r.Evaluations[1].CompileMS = 30 }, "the compile time of 1 failed configuration"},
 		{"failure's metrics", func(r *result.Recording) { r.Evaluations[1].Metrics = map[string]float64{"GFLOP/s": 5} }, "the metrics of 1 failed configuration"},
+		{"failure's launch", func(r *result.Recording) { r.Evaluations[1].Launch = r.Evaluations[0].Launch }, "the launch sizes of 1 failed configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := base()

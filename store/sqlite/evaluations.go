@@ -15,31 +15,41 @@ import (
 )
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
-	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms`
+	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
+	` + launchColumns
+
+// launchColumns hold an evaluation's launch (schema version 3), all NULL when unknown.
+const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 
 // selectColumns are evaluationColumns as a query reads them from a database of schema
 // version v. A read-only database of an older version cannot be migrated, and is read as
-// its migration would leave it: before version 2, strategy_ms is an imported file's
-// strategy time, which the metrics held, and NULL (unknown) otherwise.
+// its migrations would leave it: before version 3, no evaluation has a launch (NULL);
+// before version 2, strategy_ms is an imported file's strategy time, which the metrics
+// held, and NULL (unknown) otherwise.
 func selectColumns(v int) string {
-	if v >= 2 {
-		return evaluationColumns
+	cols := evaluationColumns
+	if v < 3 {
+		cols = strings.Replace(cols, launchColumns, `NULL AS grid_x, NULL AS grid_y, NULL AS grid_z,
+		NULL AS block_x, NULL AS block_y, NULL AS block_z`, 1)
 	}
-	const hasStrategy = `json_valid(metrics) AND json_type(metrics, '$.strategy_time')`
-	cols := strings.Replace(evaluationColumns, "metrics,", `CASE WHEN `+hasStrategy+` IS NOT NULL
+	if v < 2 {
+		const hasStrategy = `json_valid(metrics) AND json_type(metrics, '$.strategy_time')`
+		cols = strings.Replace(cols, "metrics,", `CASE WHEN `+hasStrategy+` IS NOT NULL
 		THEN nullif(json_remove(metrics, '$.strategy_time'), '{}') ELSE metrics END AS metrics,`, 1)
-	return strings.Replace(cols, "strategy_ms", `CASE WHEN `+hasStrategy+` IN ('integer', 'real')
+		cols = strings.Replace(cols, "strategy_ms", `CASE WHEN `+hasStrategy+` IN ('integer', 'real')
 		THEN json_extract(metrics, '$.strategy_time') END AS strategy_ms`, 1)
+	}
+	return cols
 }
 
 // insertEvaluationNext numbers the evaluation inside the statement, so that the number is
 // right even when another process appends to the same run.
 const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
 	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
@@ -95,7 +105,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 15)
+	args := make([]any, 0, 21)
 	for i := range es {
 		row, err := evaluationArgs(&es[i], width)
 		if err != nil {
@@ -150,16 +160,26 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l := e.Launch; l != nil && !l.Valid() {
+		return nil, fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
+	}
 	var samples any // a nil []byte in an interface is not NULL to every driver
 	if b := codec.Samples(e.Samples); b != nil {
 		samples = b
 	}
-	return []any{
+	args := []any{
 		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
 		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
 		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
-		realOrNull(e.StrategyMS),
-	}, nil
+		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil,
+	}
+	if l := e.Launch; l != nil {
+		launch := args[len(args)-6:]
+		for d := range 3 {
+			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
+		}
+	}
+	return args, nil
 }
 
 // realOrNull returns f for a REAL column, or nil (NULL) for NaN, which SQLite cannot store.
@@ -317,11 +337,27 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		samples                               []byte
 		metrics                               sql.NullString
 		t                                     sql.NullInt64
+		grid, block                           [3]sql.NullInt64
 	)
 	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
-		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy)
+		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
+		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2])
 	if err != nil {
 		return e, err
+	}
+	// written all six or none (evaluationArgs); a row with some is read as no launch
+	if grid[0].Valid {
+		var l result.Launch
+		for d := range 3 {
+			l.Grid[d], l.Block[d] = int(grid[d].Int64), int(block[d].Int64)
+			if !grid[d].Valid || !block[d].Valid {
+				l = result.Launch{}
+				break
+			}
+		}
+		if l.Valid() {
+			e.Launch = &l
+		}
 	}
 	if e.Config, err = codec.ParseValues([]byte(config)); err != nil {
 		return e, err

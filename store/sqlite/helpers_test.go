@@ -47,6 +47,7 @@ func everyKindRecording() *result.Recording {
 		Format:      "kerneltuner",
 		Source:      "testdata/gemm_A100_cache.json",
 		Device:      "NVIDIA A100-PCIE-40GB",
+		Backend:     "cuda",
 		Kernel:      "gemm",
 		ProblemSize: "4096x4096x4096",
 		Params: []space.Param{
@@ -60,7 +61,8 @@ func everyKindRecording() *result.Recording {
 		Evaluations: []result.Evaluation{
 			{Config: []space.Value{i(16), f(1), b(true), s("row")}, Status: result.OK, Objective: 1.5,
 				Samples: []float64{1.4, 1.5, 1.6}, Metrics: map[string]float64{"gflops": 91.6, "energy": math.NaN(), "peak": math.Inf(1)},
-				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base},
+				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base,
+				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}},
 			{Config: []space.Value{i(32), f(0.5), b(false), s("col,major")}, Status: result.Restricted,
 				Objective: math.NaN(), CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN(),
 				StrategyMS: math.NaN()},
@@ -73,7 +75,8 @@ func everyKindRecording() *result.Recording {
 			{Config: []space.Value{i(64), f(1), b(false), s("row")}, Status: result.WrongAnswer,
 				Objective: 0.9, Samples: []float64{0.9}, Metrics: map[string]float64{"max_abs_error": 1e-2}, Time: base.Add(4 * time.Second)},
 			{Config: []space.Value{i(64), f(0.5), b(true), s("col,major")}, Status: result.DeviceLimit,
-				Objective: math.NaN(), Message: "work-group size 4096 > 1024", Time: base.Add(5 * time.Second)},
+				Objective: math.NaN(), Message: "work-group size 4096 > 1024", Time: base.Add(5 * time.Second),
+				Launch: &result.Launch{Grid: [3]int{1 << 31, 65535, 65535}, Block: [3]int{64, 64, 1}}},
 			{Config: []space.Value{i(16), f(2.5e-5), b(false), s("row")}, Status: result.OK, Objective: 0.25,
 				Samples: []float64{0.25}, Time: base.Add(-72 * time.Hour)},
 		},
@@ -100,6 +103,10 @@ func sameRecording(t *testing.T, got, want *result.Recording) {
 
 func sameEvaluation(t *testing.T, k int, got, want result.Evaluation) {
 	t.Helper()
+	if !result.SameLaunch(got.Launch, want.Launch) {
+		t.Errorf("evaluation %d: launch %v, want %v", k, got.Launch, want.Launch)
+	}
+	got.Launch, want.Launch = nil, nil // printed as addresses
 	if gs, ws := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); gs != ws {
 		t.Errorf("evaluation %d differs:\n got %s\nwant %s", k, gs, ws)
 	}

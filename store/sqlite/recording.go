@@ -83,7 +83,7 @@ func importable(rec *result.Recording) error {
 
 // importRecording stores rec as a finished import run in tx and returns its id.
 func importRecording(ctx context.Context, tx *sql.Tx, rec *result.Recording) (int64, error) {
-	deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device})
+	deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device, Backend: rec.Backend})
 	if err != nil {
 		return 0, fmt.Errorf("device: %w", err)
 	}
@@ -105,21 +105,21 @@ func importRecording(ctx context.Context, tx *sql.Tx, rec *result.Recording) (in
 }
 
 // heldImport returns the first import run that holds the same recording as rec, or a zero
-// RunInfo. Only the runs of rec's format, kernel, device and number of evaluations whose
-// first evaluation has rec's first one's status, objective and times are read back to
-// compare: the runs of other recordings of one kernel on one device (repeated tunings of
+// RunInfo. Only the runs of rec's format, kernel, device (name and backend) and number of
+// evaluations whose first evaluation has rec's first one's status, objective and times
+// are read back to compare: the runs of other recordings of one kernel on one device (repeated tunings of
 // the same size) are told apart by one row each, where reading each of them back made
 // importing n such files cost n²/2 recordings read (250 files of 1,000 evaluations took
 // 520 s). The filter is no stricter than result.Recording.SameAs: SQL's IS compares the
 // REAL columns as numbers, NULL (NaN) equal to NULL, as SameAs compares them.
 func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording) (store.RunInfo, error) {
 	first := &rec.Evaluations[0]
-	rows, err := q.QueryContext(ctx, selectRuns+` WHERE r.kind = ? AND r.format = ? AND s.kernel = ? AND d.name = ?
+	rows, err := q.QueryContext(ctx, selectRuns+` WHERE r.kind = ? AND r.format = ? AND s.kernel = ? AND d.name = ? AND d.backend = ?
 		AND EXISTS (SELECT 1 FROM evaluations e WHERE e.run_id = r.id AND e.seq = 0 AND e.status = ?
 			AND e.objective IS ? AND e.compile_ms IS ? AND e.verify_ms IS ? AND e.benchmark_ms IS ?
 			AND e.framework_ms IS ? AND e.time IS ?)
 		ORDER BY r.id`,
-		string(store.KindImport), rec.Format, rec.Kernel, rec.Device,
+		string(store.KindImport), rec.Format, rec.Kernel, rec.Device, rec.Backend,
 		first.Status.String(), realOrNull(first.Objective), realOrNull(first.CompileMS), realOrNull(first.VerifyMS),
 		realOrNull(first.BenchmarkMS), realOrNull(first.FrameworkMS), unixNano(first.Time))
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.
 		return nil, err
 	}
 	rec := &result.Recording{
-		Format: run.Format, Source: run.Source, Device: run.Device, Kernel: sp.Kernel,
+		Format: run.Format, Source: run.Source, Device: run.Device, Backend: run.Backend, Kernel: sp.Kernel,
 		ProblemSize: run.ProblemSize, Params: sp.Params, Restrictions: sp.Restrictions,
 		Objective: run.Objective, Maximize: run.Maximize, Evaluations: es, Warnings: run.Warnings,
 	}

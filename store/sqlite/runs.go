@@ -244,7 +244,7 @@ func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.R
 const selectRuns = `
 	SELECT r.id, r.space_id, r.device_id, r.kind, r.strategy, r.strategy_options, r.seed,
 		r.objective, r.direction, r.problem_size, r.started, r.finished, r.status, r.source,
-		r.format, r.settings, r.warnings, s.kernel, d.name,
+		r.format, r.settings, r.warnings, s.kernel, d.name, d.backend,
 		(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id)
 	FROM runs r JOIN spaces s ON s.id = r.space_id JOIN devices d ON d.id = r.device_id`
 
@@ -326,7 +326,7 @@ func scanRuns(rows *sql.Rows) ([]store.RunInfo, error) {
 		)
 		err := rows.Scan(&r.ID, &r.SpaceID, &r.DeviceID, &kind, &r.Strategy, &options, &seed,
 			&r.Objective, &dir, &r.ProblemSize, &started, &finished, &status, &r.Source,
-			&r.Format, &settings, &warnings, &r.Kernel, &r.Device, &r.Evaluations)
+			&r.Format, &settings, &warnings, &r.Kernel, &r.Device, &r.Backend, &r.Evaluations)
 		if err != nil {
 			return nil, err
 		}

@@ -17,11 +17,12 @@ const applicationID = 0x6b74756e
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV1),
 	execStep(schemaV2),
+	execStep(schemaV3),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -104,6 +105,18 @@ UPDATE evaluations SET
 		THEN json_extract(metrics, '$.strategy_time') END,
 	metrics = nullif(json_remove(metrics, '$.strategy_time'), '{}')
 WHERE json_valid(metrics) AND json_type(metrics, '$.strategy_time') IS NOT NULL;
+`
+
+// schemaV3 gives every evaluation its launch (result.Launch): the grid and block, in CUDA
+// terms, that tuning runs record from now on and imports take from a KTT file's
+// GlobalSize and LocalSize. Evaluations stored before have none (NULL, all six).
+const schemaV3 = `
+ALTER TABLE evaluations ADD COLUMN grid_x INTEGER;
+ALTER TABLE evaluations ADD COLUMN grid_y INTEGER;
+ALTER TABLE evaluations ADD COLUMN grid_z INTEGER;
+ALTER TABLE evaluations ADD COLUMN block_x INTEGER;
+ALTER TABLE evaluations ADD COLUMN block_y INTEGER;
+ALTER TABLE evaluations ADD COLUMN block_z INTEGER;
 `
 
 // otherDatabase says what to do about a file that is no ktune database.

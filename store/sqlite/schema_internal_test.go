@@ -165,3 +165,130 @@ func TestASchemaVersion1DatabaseKeepsWorking(t *testing.T) {
 		}
 	})
 }
+
+// v2Database writes a database as ktune wrote it with schema version 2 (its migration
+// steps, then rows in its columns): a tuning run on an OpenCL device with two evaluations,
+// which have no launch.
+func v2Database(t *testing.T, path string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = inTx(ctx, db, func(tx *sql.Tx) error {
+		for _, step := range migrations[:2] {
+			if err := step(ctx, tx); err != nil {
+				return err
+			}
+		}
+		dev, err := putDevice(ctx, tx, store.Device{Name: "pthread-cpu", Backend: "opencl"})
+		if err != nil {
+			return err
+		}
+		params := []space.Param{{Name: "block_size_x", Values: []space.Value{space.IntValue(32), space.IntValue(64)}}}
+		sp, err := putSpace(ctx, tx, store.Space{Kernel: "vector_add", Params: params})
+		if err != nil {
+			return err
+		}
+		run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "brute_force",
+			Objective: "time", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished})
+		if err != nil {
+			return err
+		}
+		for seq := range 2 {
+			config, _ := codec.Values(params[0].Values[seq : seq+1])
+			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms)
+				VALUES (?, ?, ?, ?, 'ok', ?, NULL, NULL, 1, 2, 3, 4, '', NULL, 0.5)`,
+				run, seq, string(config), params[0].Values[seq].String(), float64(seq+1))
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 2")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A database of schema version 2, from before evaluations kept their launch, keeps
+// working: opened writable it is migrated, its evaluations read back without a launch and
+// new ones keep theirs; opened read-only it cannot be, and reads the same. Its run reads
+// back as a recording of its device's backend.
+func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
+	ctx := context.Background()
+	check := func(t *testing.T, s *Store, wantVersion int) {
+		t.Helper()
+		rec, err := s.Recording(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Evaluations) != 2 || rec.Backend != "opencl" {
+			t.Fatalf("%d evaluations, backend %q; want 2, opencl", len(rec.Evaluations), rec.Backend)
+		}
+		for i, e := range rec.Evaluations {
+			if e.Launch != nil || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
+				t.Errorf("evaluation %d: launch %v, objective %v, strategy %v; want none, %d, 0.5", i, e.Launch, e.Objective, e.StrategyMS, i+1)
+			}
+		}
+		if e, ok, err := s.Lookup(ctx, 1, []space.Value{space.IntValue(64)}); err != nil || !ok || e.Objective != 2 || e.Launch != nil {
+			t.Errorf("Lookup: %v %v, objective %v, launch %v", ok, err, e.Objective, e.Launch)
+		}
+		if tally, err := s.Tally(ctx, 1); err != nil || !tally.HasBest || tally.Best.Objective != 1 {
+			t.Errorf("Tally: %+v, %v", tally, err)
+		}
+		var version int
+		if err := s.r.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != wantVersion {
+			t.Errorf("user_version %d (%v), want %d", version, err, wantVersion)
+		}
+	}
+	launched := result.Evaluation{Config: []space.Value{space.IntValue(32)}, Status: result.OK, Objective: 0.75,
+		Launch: &result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}}
+	t.Run("writable", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "v2.db")
+		v2Database(t, path)
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s, SchemaVersion)
+		if err := s.AddEvaluation(ctx, 1, launched); err != nil {
+			t.Fatal(err)
+		}
+		es, err := s.Evaluations(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 3 || !result.SameLaunch(es[2].Launch, launched.Launch) {
+			t.Errorf("an evaluation added after the migration reads back with launch %v, want %v", es[len(es)-1].Launch, launched.Launch)
+		}
+	})
+	t.Run("read-only", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "ro")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "v2.db")
+		v2Database(t, path)
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s, 2)
+		if err := s.AddEvaluation(ctx, 1, launched); !errors.Is(err, store.ErrReadOnly) {
+			t.Errorf("a write to it: %v", err)
+		}
+	})
+}

@@ -41,7 +41,7 @@ func TestImportedRecordingReadsBackEqual(t *testing.T) {
 		t.Fatal(err)
 	}
 	if run.Kind != store.KindImport || run.Status != store.StatusFinished || run.Finished.IsZero() ||
-		run.Evaluations != len(want.Evaluations) || run.Kernel != "gemm" || run.Device != want.Device {
+		run.Evaluations != len(want.Evaluations) || run.Kernel != "gemm" || run.Device != want.Device || run.Backend != "cuda" {
 		t.Errorf("imported run = %+v", run)
 	}
 }
@@ -222,6 +222,8 @@ func TestRejectsBadInput(t *testing.T) {
 	badStatus.Status = 99
 	nanValue := good
 	nanValue.Config = []space.Value{i(1), f(math.NaN()), b(true), s("x")}
+	halfLaunch := good
+	halfLaunch.Launch = &result.Launch{Grid: [3]int{4, 1, 0}, Block: [3]int{32, 1, 1}}
 	tests := []struct {
 		name string
 		err  error
@@ -230,6 +232,7 @@ func TestRejectsBadInput(t *testing.T) {
 		{"short configuration", st.AddEvaluation(ctx, id, short), "3 values"},
 		{"unknown status", st.AddEvaluation(ctx, id, badStatus), "unknown status"},
 		{"NaN value", st.AddEvaluation(ctx, id, nanValue), "configuration"},
+		{"launch with a size of 0", st.AddEvaluation(ctx, id, halfLaunch), "launch: grid [4 1 0], block [32 1 1]: a size below 1"},
 		{"missing run", st.AddEvaluation(ctx, 999, good), store.ErrNotFound.Error()},
 		{"batch with one bad", st.AddEvaluations(ctx, id, []result.Evaluation{good, short}), "evaluation 1"},
 		{"finish missing run", st.FinishRun(ctx, 999, store.StatusFinished), store.ErrNotFound.Error()},

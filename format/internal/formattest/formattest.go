@@ -187,10 +187,10 @@ func Diff(a, b *result.Recording) string {
 			d = append(d, fmt.Sprintf(format, args...))
 		}
 	}
-	if a.Format != b.Format || a.Device != b.Device || a.Kernel != b.Kernel || !sameProblemSize(a.ProblemSize, b.ProblemSize) ||
+	if a.Format != b.Format || a.Device != b.Device || a.Backend != b.Backend || a.Kernel != b.Kernel || !sameProblemSize(a.ProblemSize, b.ProblemSize) ||
 		a.Objective != b.Objective || a.Maximize != b.Maximize {
-		add("header: %q %q %q %q %q %v vs %q %q %q %q %q %v", a.Format, a.Device, a.Kernel, a.ProblemSize, a.Objective, a.Maximize,
-			b.Format, b.Device, b.Kernel, b.ProblemSize, b.Objective, b.Maximize)
+		add("header: %q %q %q %q %q %q %v vs %q %q %q %q %q %q %v", a.Format, a.Device, a.Backend, a.Kernel, a.ProblemSize, a.Objective, a.Maximize,
+			b.Format, b.Device, b.Backend, b.Kernel, b.ProblemSize, b.Objective, b.Maximize)
 	}
 	if fmt.Sprint(a.Restrictions) != fmt.Sprint(b.Restrictions) {
 		add("restrictions %q vs %q", a.Restrictions, b.Restrictions)
@@ -267,7 +267,18 @@ func diffEval(a, b *result.Evaluation) string {
 	if !a.Time.Equal(b.Time) {
 		return fmt.Sprintf("time %v vs %v", a.Time, b.Time)
 	}
+	if !result.SameLaunch(a.Launch, b.Launch) {
+		return fmt.Sprintf("launch %s vs %s", launchString(a.Launch), launchString(b.Launch))
+	}
 	return ""
+}
+
+// launchString is a launch's sizes, "none" when unknown.
+func launchString(l *result.Launch) string {
+	if l == nil {
+		return "none"
+	}
+	return fmt.Sprintf("grid %v, block %v", l.Grid, l.Block)
 }
 
 func metricsString(m map[string]float64) string {
