@@ -219,7 +219,7 @@ func readFast(in *jsonio.Input) (*result.Recording, bool) {
 		return nil, false
 	}
 	var b *builder
-	ok := jsonio.DecodeEach(in.Data, elems, func(i int, r *rawResult) bool {
+	ok := jsonio.DecodeEach(in.Data, elems, nil, func(i int, r *rawResult) bool {
 		r.offset = int64(elems[i].Start)
 		if i == 0 {
 			var err error
