@@ -9,14 +9,14 @@ import (
 )
 
 // readFast reads a whole, well-formed KTT file that reads without an error: one
-// validating pass over the top level finds the metadata and each result, which
-// encoding/json then decodes (numbers kept as json.Number, as parse decodes them) on every
-// core at once, each a value of its own, a batch at a time, each result made an evaluation
-// and let go before the next batch. Decoding the results one after another took most of
-// the second a 6,768-result file with profiling counters took to read; holding them all
-// decoded took four times the file's bytes. On anything else, an error included, it gives
-// up (false), and parse reads the file and reports what is wrong; both give the same
-// recordings (tested on testdata and by fuzzing).
+// validating pass over the top level finds the metadata and each result, which scanResult
+// (or, for what it gives up on, encoding/json) then decodes on every core at once, each a
+// value of its own, a batch at a time, each result made an evaluation and let go before the
+// next batch. Decoding the results one after another took most of the second a
+// 6,768-result file with profiling counters took to read; holding them all decoded took
+// four times the file's bytes. On anything else, an error included, it gives up (false),
+// and parse reads the file and reports what is wrong; both give the same recordings
+// (tested on testdata and by fuzzing).
 func readFast(in *jsonio.Input) (*result.Recording, bool) {
 	s := &jsonio.Scanner{Data: in.Data}
 	var top topLevel
@@ -59,7 +59,7 @@ func readFast(in *jsonio.Input) (*result.Recording, bool) {
 		return nil, false
 	}
 	var b *builder
-	ok := jsonio.DecodeEach(in.Data, elems, nil, func(i int, r *rawResult) bool {
+	ok := jsonio.DecodeEach(in.Data, elems, scanResult, func(i int, r *rawResult) bool {
 		r.offset = int64(elems[i].Start)
 		if i == 0 {
 			if b, err = newBuilder(in, top.meta, unit, r, len(elems)); err != nil {
