@@ -61,7 +61,10 @@ func DecodeEach[T any](data []byte, extents []Extent, scan func(*Scanner, *T), u
 // is nil), with encoding/json; false when encoding/json fails too.
 func decodeOne[T any](data []byte, e Extent, s *Scanner, scan func(*Scanner, *T), v *T) bool {
 	if scan != nil {
+		// what a value given up on left in the scanner goes with it
 		s.Data, s.I, s.depth = data[:e.End], e.Start, 0
+		clear(s.members)
+		s.members = s.members[:0]
 		if Scan(func() { scan(s, v); s.End() }) {
 			return true
 		}
