@@ -4,10 +4,13 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./expr:FuzzParse \
 	./format/internal/jsonio:FuzzScannerAgreesWithValid \
+	./format/internal/jsonio:FuzzAnyAndObjectPtr \
 	./format/t1:FuzzRead \
 	./format/kerneltuner:FuzzRead \
 	./format/t4:FuzzRead \
+	./format/t4:FuzzScanResult \
 	./format/ktt:FuzzRead \
+	./format/ktt:FuzzScanResult \
 	./spec:FuzzParse \
 	./spec:FuzzReadNPY
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
 )
@@ -76,7 +75,7 @@ func (v value) decoded(data []byte) any {
 	case vNumber:
 		return json.Number(data[v.start:v.end])
 	case vString:
-		return unquote(data[v.start:v.end])
+		return jsonio.Unquote(data[v.start:v.end])
 	}
 	dec := json.NewDecoder(bytes.NewReader(data[v.start:v.end]))
 	dec.UseNumber()
@@ -106,7 +105,7 @@ func (v value) float(data []byte) (float64, bool) {
 func (v value) str(data []byte) (string, bool) {
 	switch v.kind {
 	case vString:
-		return unquote(data[v.start:v.end]), true
+		return jsonio.Unquote(data[v.start:v.end]), true
 	case vDecoded:
 		s, ok := v.x.(string)
 		return s, ok
@@ -135,20 +134,6 @@ func (v value) samples(data []byte) (out []float64, bad, n int, first any) {
 		return out, bad, len(list), first
 	}
 	return nil, 0, 0, nil
-}
-
-// unquote decodes a JSON string token (validated) as encoding/json does, invalid UTF-8
-// becoming U+FFFD.
-func unquote(q []byte) string {
-	body := q[1 : len(q)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
-	}
-	var s string
-	if err := json.Unmarshal(q, &s); err != nil {
-		panic("kerneltuner: a string the scanner validated does not decode: " + err.Error())
-	}
-	return s
 }
 
 // scanner reads cache entries.
@@ -212,7 +197,7 @@ func (s *scanner) name(a, b int) string {
 	if n, ok := s.names[string(q)]; ok {
 		return n
 	}
-	n := unquote(q)
+	n := jsonio.Unquote(q)
 	s.names[string(q)] = n
 	return n
 }
@@ -232,7 +217,7 @@ func parseFast(in *jsonio.Input, h *header) (entries []entry, ok bool) {
 func (s *scanner) file(h *header) (entries []entry) {
 	var all fields // the entries' fields, cut into each entry's
 	s.Object(func(a, b int) {
-		key := unquote(s.Data[a:b])
+		key := jsonio.Unquote(s.Data[a:b])
 		if key == "cache" {
 			entries, all = s.cache(entries, all)
 			return
@@ -252,7 +237,7 @@ func (s *scanner) file(h *header) (entries []entry) {
 // all.
 func (s *scanner) cache(entries []entry, all fields) ([]entry, fields) {
 	s.Object(func(a, b int) {
-		key := unquote(s.Data[a:b])
+		key := jsonio.Unquote(s.Data[a:b])
 		if s.Peek() != '{' {
 			s.Fail() // null or another value: the decoder-based reader reports it
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/ktune/ktune/result"
 )
 
-// ReadWithDecoder is Read by the decoder-based parse alone, to check parseFast against.
+// ReadWithDecoder is Read by the decoder-based parse alone, to check readFast against.
 func ReadWithDecoder(r io.Reader, source string) (*result.Recording, error) {
 	in, err := jsonio.Load(r, source)
 	if err != nil {
@@ -16,12 +16,12 @@ func ReadWithDecoder(r io.Reader, source string) (*result.Recording, error) {
 	return read(in, false)
 }
 
-// ReadsFast reports whether parseFast reads r by itself.
+// ReadsFast reports whether readFast reads r by itself.
 func ReadsFast(r io.Reader) bool {
 	in, err := jsonio.Load(r, "x")
 	if err != nil {
 		return false
 	}
-	_, ok := parseFast(in)
+	_, ok := readFast(in)
 	return ok
 }

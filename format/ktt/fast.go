@@ -3,22 +3,24 @@ package ktt
 import (
 	"bytes"
 	"encoding/json"
-	"runtime"
-	"sync"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
 )
 
-// parseFast reads a whole, well-formed KTT file: one validating pass over the top level
-// finds the results, which encoding/json then decodes (numbers kept as json.Number, as
-// parse decodes them) on every core at once, each a value of its own. Decoding the results
-// one after another took most of the second a 6,768-result file with profiling counters
-// took to read. On anything else it gives up (false), and parse reads the file and
-// reports what is wrong; both give the same results (tested on testdata and by fuzzing).
-func parseFast(in *jsonio.Input) (top topLevel, ok bool) {
+// readFast reads a whole, well-formed KTT file that reads without an error: one
+// validating pass over the top level finds the metadata and each result, which scanResult
+// (or, for what it gives up on, encoding/json) then decodes on every core at once, each a
+// value of its own, a batch at a time, each result made an evaluation and let go before the
+// next batch. Decoding the results one after another took most of the second a
+// 6,768-result file with profiling counters took to read; holding them all decoded took
+// four times the file's bytes. On anything else, an error included, it gives up (false),
+// and parse reads the file and reports what is wrong; both give the same recordings
+// (tested on testdata and by fuzzing).
+func readFast(in *jsonio.Input) (*result.Recording, bool) {
 	s := &jsonio.Scanner{Data: in.Data}
-	type extent struct{ start, end int }
-	var elems []extent
+	var top topLevel
+	var elems []jsonio.Extent
 	scanned := jsonio.Scan(func() {
 		s.Object(func(a, b int) {
 			var key string
@@ -41,7 +43,7 @@ func parseFast(in *jsonio.Input) (top topLevel, ok bool) {
 				top.haveResults = true
 				s.Array(func() {
 					ea, eb := s.Skip()
-					elems = append(elems, extent{ea, eb})
+					elems = append(elems, jsonio.Extent{Start: ea, End: eb})
 				})
 			default:
 				s.Skip()
@@ -50,36 +52,29 @@ func parseFast(in *jsonio.Input) (top topLevel, ok bool) {
 		s.End()
 	})
 	if !scanned {
-		return topLevel{}, false
+		return nil, false
 	}
-	top.results = make([]rawResult, len(elems))
-	failed := make([]bool, len(elems))
-	next := make(chan int, len(elems))
-	for i := range elems {
-		next <- i
+	unit, err := top.check(in)
+	if err != nil {
+		return nil, false
 	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(elems), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				e := elems[i]
-				dec := json.NewDecoder(bytes.NewReader(in.Data[e.start:e.end]))
-				dec.UseNumber()
-				if dec.Decode(&top.results[i]) != nil {
-					failed[i] = true
-				}
-				top.results[i].offset = int64(e.start)
+	var b *builder
+	ok := jsonio.DecodeEach(in.Data, elems, scanResult, func(i int, r *rawResult) bool {
+		r.offset = int64(elems[i].Start)
+		if i == 0 {
+			if b, err = newBuilder(in, top.meta, unit, r, len(elems)); err != nil {
+				return false
 			}
-		}()
+		}
+		return b.add(r, i) == nil
+	})
+	if !ok {
+		return nil, false
 	}
-	wg.Wait()
-	for _, f := range failed {
-		if f {
-			return topLevel{}, false
+	if b == nil {
+		if b, err = newBuilder(in, top.meta, unit, nil, 0); err != nil {
+			return nil, false
 		}
 	}
-	return top, true
+	return b.finish(), true
 }

@@ -140,21 +140,39 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	return read(in, true)
 }
 
-// read reads the loaded content: with parseFast when fast is true and the content is
-// whole and well formed, with parse otherwise.
+// read reads the loaded content: with readFast when fast is true and that reads it, with
+// parse otherwise.
 func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
-	var top topLevel
-	ok := false
 	if fast {
-		top, ok = parseFast(in)
+		if rec, ok := readFast(in); ok {
+			return rec, nil
+		}
 	}
-	if !ok {
-		var err error
-		if top, err = parse(in); err != nil {
+	top, err := parse(in)
+	if err != nil {
+		return nil, err
+	}
+	unit, err := top.check(in)
+	if err != nil {
+		return nil, err
+	}
+	var first *rawResult
+	if len(top.results) > 0 {
+		first = &top.results[0]
+	}
+	b, err := newBuilder(in, top.meta, unit, first, len(top.results))
+	if err != nil {
+		return nil, err
+	}
+	for i := range top.results {
+		// each result's decoded tree is let go once its evaluation is made
+		r := top.results[i]
+		top.results[i] = rawResult{}
+		if err := b.add(&r, i); err != nil {
 			return nil, err
 		}
 	}
-	return finish(in, top)
+	return b.finish(), nil
 }
 
 // topLevel is what a KTT file holds: its metadata (and where it starts) and its results.
@@ -165,20 +183,20 @@ type topLevel struct {
 	haveResults bool
 }
 
-// finish checks the top level and builds the recording.
-func finish(in *jsonio.Input, top topLevel) (*result.Recording, error) {
+// check checks the top level and returns the time unit of its metadata.
+func (top *topLevel) check(in *jsonio.Input) (jsonio.Unit, error) {
 	if top.meta == nil || !top.haveResults {
-		return nil, in.Errorf(-1, "no Metadata or no Results: not a KTT output file")
+		return jsonio.Unit{}, in.Errorf(-1, "no Metadata or no Results: not a KTT output file")
 	}
 	unit, ok := timeUnits[top.meta.TimeUnit]
 	if !ok {
-		return nil, in.Errorf(top.metaOff, "Metadata.TimeUnit %q is not one of Nanoseconds, Microseconds, Milliseconds, Seconds", top.meta.TimeUnit)
+		return jsonio.Unit{}, in.Errorf(top.metaOff, "Metadata.TimeUnit %q is not one of Nanoseconds, Microseconds, Milliseconds, Seconds", top.meta.TimeUnit)
 	}
-	return build(in, top.meta, unit, top.results)
+	return unit, nil
 }
 
 // parse reads the top level with encoding/json's decoder, token by token, and reports
-// precisely what is wrong with a file parseFast does not read.
+// precisely what is wrong with a file readFast does not read.
 func parse(in *jsonio.Input) (topLevel, error) {
 	var top topLevel
 	dec := in.Decoder()
@@ -202,13 +220,41 @@ func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
 	return jsonio.DecodeArray(in, dec, `field "Results"`, "result", func(r *rawResult, off int64) { r.offset = off })
 }
 
-func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResult) (*result.Recording, error) {
+// builder makes a recording of the results, one result at a time.
+type builder struct {
+	in        *jsonio.Input
+	rec       *result.Recording
+	unit      jsonio.Unit
+	index     map[string]int
+	noKernels jsonio.Located // Ok results without kernel durations
+	noLaunch  jsonio.Located // results whose sizes make no launch
+	// sizesKnown: the file says whether GlobalSize counts threads (threads) or blocks
+	sizesKnown, threads bool
+}
+
+// newBuilder starts the recording of n results; first is the first result (nil when there
+// is none), which gives the kernel and the parameters.
+func newBuilder(in *jsonio.Input, meta *metadata, unit jsonio.Unit, first *rawResult, n int) (*builder, error) {
 	rec := &result.Recording{
 		Format:    Name,
 		Source:    in.Source,
 		Device:    meta.Device,
 		Backend:   backends[meta.ComputeAPI],
 		Objective: "time",
+	}
+	if first != nil {
+		rec.Kernel = first.KernelName
+		for _, p := range first.Configuration {
+			rec.Params = append(rec.Params, space.Param{Name: p.Name})
+		}
+		rec.Evaluations = make([]result.Evaluation, 0, n)
+	}
+	index := make(map[string]int, len(rec.Params))
+	for i, p := range rec.Params {
+		if _, dup := index[p.Name]; dup {
+			return nil, in.Errorf(first.offset, "result 0: parameter %q appears twice", p.Name)
+		}
+		index[p.Name] = i
 	}
 	// without a GlobalSizeType ktune knows, the ComputeApi's own: KTT's default for its
 	// engine, which a file without one was written with
@@ -217,47 +263,45 @@ func build(in *jsonio.Input, meta *metadata, unit jsonio.Unit, results []rawResu
 		sizeType = meta.ComputeAPI
 	}
 	threads, sizesKnown := countsThreads[sizeType]
-	if len(results) > 0 {
-		rec.Kernel = results[0].KernelName
-		for _, p := range results[0].Configuration {
-			rec.Params = append(rec.Params, space.Param{Name: p.Name})
+	return &builder{in: in, rec: rec, unit: unit, index: index,
+		noKernels:  jsonio.Located{One: "Ok result", Many: "Ok results"},
+		noLaunch:   jsonio.Located{One: "result", Many: "results"},
+		sizesKnown: sizesKnown, threads: threads}, nil
+}
+
+// add makes result i, r, the recording's next evaluation.
+func (b *builder) add(r *rawResult, i int) error {
+	rec := b.rec
+	ev, err := evaluation(b.in, rec, r, i, b.index, b.unit, &b.noKernels)
+	if err != nil {
+		return err
+	}
+	if why := launch(&ev, r, b.sizesKnown, b.threads); why != "" {
+		b.noLaunch.Add(b.in, r.offset, fmt.Sprintf("result %d", i), why)
+	}
+	for j, v := range ev.Config {
+		if rec.Params[j].Index(v) < 0 {
+			rec.Params[j].Values = append(rec.Params[j].Values, v)
 		}
 	}
-	index := make(map[string]int, len(rec.Params))
-	for i, p := range rec.Params {
-		if _, dup := index[p.Name]; dup {
-			return nil, in.Errorf(results[0].offset, "result 0: parameter %q appears twice", p.Name)
-		}
-		index[p.Name] = i
-	}
-	noKernels := jsonio.Located{One: "Ok result", Many: "Ok results"}
-	noLaunch := jsonio.Located{One: "result", Many: "results"}
-	for i := range results {
-		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noKernels)
-		if err != nil {
-			return nil, err
-		}
-		if why := launch(&ev, &results[i], sizesKnown, threads); why != "" {
-			noLaunch.Add(in, results[i].offset, fmt.Sprintf("result %d", i), why)
-		}
-		for j, v := range ev.Config {
-			if rec.Params[j].Index(v) < 0 {
-				rec.Params[j].Values = append(rec.Params[j].Values, v)
-			}
-		}
-		rec.Evaluations = append(rec.Evaluations, ev)
-	}
+	rec.Evaluations = append(rec.Evaluations, ev)
+	return nil
+}
+
+// finish sorts the value lists and adds the warnings.
+func (b *builder) finish() *result.Recording {
+	rec := b.rec
 	for i := range rec.Params {
 		vs := rec.Params[i].Values
 		sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 	}
-	if w := noKernels.Warning("has no kernel durations", "have no kernel durations", "its objective is TotalDuration", "their objective is TotalDuration"); w != "" {
+	if w := b.noKernels.Warning("has no kernel durations", "have no kernel durations", "its objective is TotalDuration", "their objective is TotalDuration"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
-	if w := noLaunch.Warning("has launch sizes ktune cannot read", "have launch sizes ktune cannot read", "its launch is left out", "their launch is left out"); w != "" {
+	if w := b.noLaunch.Warning("has launch sizes ktune cannot read", "have launch sizes ktune cannot read", "its launch is left out", "their launch is left out"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
-	return rec, nil
+	return rec
 }
 
 // launch sets ev's launch from the GlobalSize and LocalSize of r's one kernel function,

@@ -3,6 +3,11 @@ package t4_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/format/internal/formattest"
@@ -37,7 +42,7 @@ var fuzzSeeds = []string{
 }
 
 func FuzzRead(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range append(append([]string{}, fuzzSeeds...), cornerSeeds...) {
 		f.Add([]byte(s))
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -47,6 +52,16 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rec, err := t4.Read(bytes.NewReader(data), "fuzz.json")
+		// The fast reader and the decoder-based one agree on every input.
+		slow, serr := t4.ReadWithDecoder(bytes.NewReader(data), "fuzz.json")
+		switch {
+		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
+			t.Fatalf("Read: %v; the decoder-based reader: %v", err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Fatalf("the readers differ:\n%s\n%q\n%q", d, slow.Warnings, rec.Warnings)
+			}
+		}
 		if err != nil {
 			return
 		}
@@ -62,4 +77,66 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("round trip differs:\n%s\n%s", d, b.String())
 		}
 	})
+}
+
+// Files with the corners the fast reader must agree on: metadata twice (and after the
+// results), a second results array, a null result, escapes, unknown members, warnings
+// that name lines, and errors found while decoding and while building.
+var cornerSeeds = []string{
+	`{"results": [{"configuration": {"X": 1}, "invalidity": "correct", "measurements": [{"name": "t", "value": 2}]},
+  {"configuration": {"X": 3}, "invalidity": "correct", "measurements": [{"name": "t", "value": "oops"}]}],
+ "metadata": {"timeunit": "s", "tune_params": {"X": [1]}, "restrictions": ["X > 0"]}, "extra": [1, {"x": null}],
+ "metadata": {"objective": "t", "device": "D\u00e9", "restrictions": ["X < 9"]}, "schema_version": "1.0"}`,
+	`{"schema_version": "1.0.0", "results": [], "results": [{"configuration": {"X": 1}, "invalidity": "correct", "measurements": [{"name": "time", "value": 1}]}]}`,
+	`{"schema_version": "1.0.0", "results": [null]}`,
+	`{"schema_version": "1.0.0", "results": [{"configuration": {"X": 1}, "invalidity": "correct", "measurements": [{"name": "time", "value": 1}]},
+  {"configuration": {"X": 2}, "invalidity": "broken", "measurements": []}, {"configuration": [2]}]}`,
+	`{"schema_version": "1.0.0", "metadata": {"timeunit": "fortnights"}, "results": [{"configuration": {"X": 1}, "invalidity": "correct"}]}`,
+	`{"schema_version": "2.0.0", "results": []}`,
+	`{"metadata": {}, "results": [{"Configuration": {"X": 1}, "INVALIDITY": "correct", "measurements": [{"name": "time", "value": 1}], "measurements": [{"name": "time", "value": 2}]}]}`,
+	`{"metadata": {"tune_params": {"X": [1], "X": [2]}}, "results": []}`,
+}
+
+// The fast reader reads the T4 files in testdata by itself, and every file and corner case
+// to the same recording, warnings or error as the decoder-based reader.
+func TestFastReaderMatchesTheDecoder(t *testing.T) {
+	var inputs [][]byte
+	files, _ := filepath.Glob("../../testdata/benchmark_hub/*/*_T4.json.gz")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !t4.ReadsFast(bytes.NewReader(data)) {
+			t.Errorf("%s: the fast reader gave up", f)
+		}
+		inputs = append(inputs, data)
+	}
+	if len(inputs) < 1 {
+		t.Fatal("no T4 file in testdata")
+	}
+	for _, s := range append(append([]string{}, fuzzSeeds...), cornerSeeds...) {
+		inputs = append(inputs, []byte(s))
+		if strings.Contains(s, "NaN") {
+			continue
+		}
+		// Python's NaN aside, every seed is JSON: the same content written again
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(s), "", "\t"); err != nil {
+			t.Fatalf("seed %.40q: %v", s, err)
+		}
+		inputs = append(inputs, b.Bytes())
+	}
+	for i, data := range inputs {
+		rec, err := t4.Read(bytes.NewReader(data), "x.json")
+		slow, serr := t4.ReadWithDecoder(bytes.NewReader(data), "x.json")
+		switch {
+		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
+			t.Errorf("input %d: Read: %v; the decoder-based reader: %v", i, err, serr)
+		case err == nil:
+			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
+				t.Errorf("input %d: the readers differ:\n%s\n%q\n%q", i, d, slow.Warnings, rec.Warnings)
+			}
+		}
+	}
 }

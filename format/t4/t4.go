@@ -152,12 +152,35 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
+	return read(in, true)
+}
+
+// read reads the loaded content: with readFast when fast is true and that reads it, with
+// parse otherwise.
+func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
+	if fast {
+		if rec, ok := readFast(in); ok {
+			return rec, nil
+		}
+	}
+	return parse(in)
+}
+
+// supported reports whether a schema_version is one Read reads: a 1.x version.
+func supported(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.HasPrefix(s, "1.")
+}
+
+// parse reads the content with encoding/json's decoder, token by token, and reports
+// precisely what is wrong with a file readFast does not read.
+func parse(in *jsonio.Input) (*result.Recording, error) {
 	var meta metadata
 	var metaOff int64 = -1
 	var results []rawResult
 	haveResults := false
 	dec := in.Decoder()
-	_, err = jsonio.WalkTop(in, dec, func(key string, off int64) (bool, error) {
+	_, err := jsonio.WalkTop(in, dec, func(key string, off int64) (bool, error) {
 		switch key {
 		case "metadata":
 			metaOff = off
@@ -172,7 +195,7 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 			if err := dec.Decode(&v); err != nil {
 				return false, err
 			}
-			if s, ok := v.(string); !ok || !strings.HasPrefix(s, "1.") {
+			if !supported(v) {
 				return false, in.Errorf(off, "schema_version is %s, want a 1.x version", jsonio.Describe(v))
 			}
 			return false, nil
@@ -185,14 +208,44 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 	if !haveResults {
 		return nil, in.Errorf(-1, "no results array: not a T4 results file")
 	}
-	return build(in, &meta, metaOff, results)
+	var first *rawResult
+	if len(results) > 0 {
+		first = &results[0]
+	}
+	b, err := newBuilder(in, &meta, metaOff, first, len(results))
+	if err != nil {
+		return nil, err
+	}
+	for i := range results {
+		// each result's decoded tree is let go once its evaluation is made
+		r := results[i]
+		results[i] = rawResult{}
+		if err := b.add(&r, i); err != nil {
+			return nil, err
+		}
+	}
+	return b.finish(), nil
 }
 
 func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
 	return jsonio.DecodeArray(in, dec, `field "results"`, "result", func(r *rawResult, off int64) { r.offset = off })
 }
 
-func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult) (*result.Recording, error) {
+// builder makes a recording of the metadata and the results, one result at a time.
+type builder struct {
+	in          *jsonio.Input
+	rec         *result.Recording
+	unit        jsonio.Unit
+	derived     bool // the parameters' value lists come from the results
+	index       map[string]int
+	added       jsonio.Located // results with values tune_params lacks
+	noObjective jsonio.Located // results marked correct without the objective
+}
+
+// newBuilder starts the recording of the metadata and n results; first is the first
+// result (nil when there is none), which gives the objective and the parameters that the
+// metadata lacks.
+func newBuilder(in *jsonio.Input, meta *metadata, metaOff int64, first *rawResult, n int) (*builder, error) {
 	rec := &result.Recording{
 		Format:       Name,
 		Source:       in.Source,
@@ -201,6 +254,9 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 		Objective:    meta.Objective,
 		Maximize:     meta.Maximize,
 		Restrictions: meta.Restrictions,
+	}
+	if n > 0 {
+		rec.Evaluations = make([]result.Evaluation, 0, n)
 	}
 	if meta.ProblemSize != nil {
 		rec.ProblemSize = problemSize(meta.ProblemSize)
@@ -213,8 +269,8 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 		}
 		unit = u
 	}
-	if rec.Objective == "" && len(results) > 0 && len(results[0].Objectives) > 0 {
-		rec.Objective, _ = results[0].Objectives[0].(string)
+	if rec.Objective == "" && first != nil && len(first.Objectives) > 0 {
+		rec.Objective, _ = first.Objectives[0].(string)
 	}
 	if rec.Objective == "" {
 		rec.Objective = "time"
@@ -238,8 +294,8 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 			}
 			rec.Params = append(rec.Params, p)
 		}
-	} else if len(results) > 0 && results[0].Configuration != nil {
-		for _, m := range *results[0].Configuration {
+	} else if first != nil && first.Configuration != nil {
+		for _, m := range *first.Configuration {
 			rec.Params = append(rec.Params, space.Param{Name: m.Key})
 		}
 	}
@@ -250,41 +306,50 @@ func build(in *jsonio.Input, meta *metadata, metaOff int64, results []rawResult)
 		}
 		index[p.Name] = i
 	}
+	return &builder{in: in, rec: rec, unit: unit, derived: derived, index: index,
+		added:       jsonio.Located{One: "result", Many: "results"},
+		noObjective: jsonio.Located{One: "result", Many: "results"}}, nil
+}
 
-	added := jsonio.Located{One: "result", Many: "results"}
-	noObjective := added
-	for i := range results {
-		ev, err := evaluation(in, rec, &results[i], i, index, unit, &noObjective)
-		if err != nil {
-			return nil, err
-		}
-		for j, v := range ev.Config {
-			if rec.Params[j].Index(v) < 0 {
-				rec.Params[j].Values = append(rec.Params[j].Values, v)
-				if !derived {
-					lit, _ := v.MarshalJSON()
-					added.Add(in, results[i].offset, fmt.Sprintf("result %d", i), rec.Params[j].Name+"="+string(lit))
-				}
+// add makes result i, r, the recording's next evaluation.
+func (b *builder) add(r *rawResult, i int) error {
+	rec := b.rec
+	ev, err := evaluation(b.in, rec, r, i, b.index, b.unit, &b.noObjective)
+	if err != nil {
+		return err
+	}
+	for j, v := range ev.Config {
+		if rec.Params[j].Index(v) < 0 {
+			rec.Params[j].Values = append(rec.Params[j].Values, v)
+			if !b.derived {
+				lit, _ := v.MarshalJSON()
+				b.added.Add(b.in, r.offset, fmt.Sprintf("result %d", i), rec.Params[j].Name+"="+string(lit))
 			}
 		}
-		rec.Evaluations = append(rec.Evaluations, ev)
 	}
-	if derived {
+	rec.Evaluations = append(rec.Evaluations, ev)
+	return nil
+}
+
+// finish sorts derived value lists and adds the warnings.
+func (b *builder) finish() *result.Recording {
+	rec := b.rec
+	if b.derived {
 		for i := range rec.Params {
 			vs := rec.Params[i].Values
 			sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 		}
 	}
-	if w := added.Warning("has a configuration value missing from metadata.tune_params", "have configuration values missing from metadata.tune_params",
+	if w := b.added.Warning("has a configuration value missing from metadata.tune_params", "have configuration values missing from metadata.tune_params",
 		"it was appended to its parameter's list", "they were appended to the parameters' lists"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
 	obj := strconv.Quote(rec.Objective)
-	if w := noObjective.Warning("marked correct has no numeric "+obj+" measurement", "marked correct have no numeric "+obj+" measurement",
+	if w := b.noObjective.Warning("marked correct has no numeric "+obj+" measurement", "marked correct have no numeric "+obj+" measurement",
 		"it is counted as a runtime error", "they are counted as runtime errors"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
-	return rec, nil
+	return rec
 }
 
 func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noObjective *jsonio.Located) (result.Evaluation, error) {

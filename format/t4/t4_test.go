@@ -3,6 +3,7 @@ package t4_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -367,5 +368,26 @@ func TestReadWarningsNameTheResultsAndTheirLines(t *testing.T) {
 	}
 	if !slices.Equal(rec.Warnings, want) {
 		t.Errorf("warnings\n%q\nwant\n%q", rec.Warnings, want)
+	}
+}
+
+// Reading the benchmark hub's convolution T4 file (4,362 results) with the fast reader and with the decoder-based one alone, for the ratio
+// between them: go test -run '^$' -bench Read -benchmem ./format/t4
+func BenchmarkRead(b *testing.B) {
+	data, err := os.ReadFile(realT4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		read func(io.Reader, string) (*result.Recording, error)
+	}{{"fast", t4.Read}, {"decoder", t4.ReadWithDecoder}} {
+		b.Run(r.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.read(bytes.NewReader(data), "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -29,8 +29,8 @@ type Stats struct {
 	Best  float64 // lowest time in milliseconds among the valid ones (NaN if none)
 }
 
-// load reads a file, gunzipping by magic bytes, and decodes it into generic values.
-func load(path string) (map[string]any, error) {
+// readMaybeGzip reads a file, gunzipping by magic bytes.
+func readMaybeGzip(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -43,6 +43,15 @@ func load(path string) (map[string]any, error) {
 		if raw, err = io.ReadAll(zr); err != nil {
 			return nil, err
 		}
+	}
+	return raw, nil
+}
+
+// load reads a file, gunzipping by magic bytes, and decodes it into generic values.
+func load(path string) (map[string]any, error) {
+	raw, err := readMaybeGzip(path)
+	if err != nil {
+		return nil, err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(raw, &doc); err != nil {

@@ -10,9 +10,12 @@ type giveUp struct{}
 // encoding/json-based path (which says what is wrong). Its methods give up, by a panic
 // that Scan recovers, on anything that is not valid JSON.
 type Scanner struct {
-	Data  []byte
-	I     int // offset of the next byte
-	depth int // arrays and objects open
+	Data     []byte
+	I        int               // offset of the next byte
+	depth    int               // arrays and objects open
+	interned map[string]string // Intern's strings, by their tokens
+	values   map[string]any    // Any's short strings and numbers, by their tokens
+	members  []Member          // ObjectPtr's members of the objects being scanned
 }
 
 // Scan runs fn and reports whether it finished without a Scanner giving up.
