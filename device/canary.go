@@ -1,6 +1,9 @@
 package device
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Canary is the pattern a backend writes next to a buffer's data and checks after a
 // kernel's launch, to catch a kernel that writes past the end of an array (its length in
@@ -40,18 +43,25 @@ func NewCanary(serial uint64) Canary {
 // buffer's data, where the first word past the end is the float32 one.
 func (c Canary) Fill(s []byte, phase int) {
 	phase %= 8
-	for i := range s {
-		s[i] = c[(phase+i)%8]
+	if len(s) == 0 {
+		return
+	}
+	n := copy(s, c[phase:])
+	n += copy(s[n:], c[:phase])
+	for n < len(s) { // the period is 8: double what is written
+		n += copy(s[n:], s[:n])
 	}
 }
 
 // Holds reports whether s holds the pattern from phase, as Fill writes it.
 func (c Canary) Holds(s []byte, phase int) bool {
 	phase %= 8
-	for i, b := range s {
-		if b != c[(phase+i)%8] {
+	head := min(len(s), 8)
+	for i := range head {
+		if s[i] != c[(phase+i)%8] {
 			return false
 		}
 	}
-	return true
+	// the rest repeats the first 8 bytes
+	return bytes.Equal(s[head:], s[:len(s)-head])
 }

@@ -55,9 +55,12 @@ func TestCanaryFillAndHolds(t *testing.T) {
 		if s[0] != c[phase] {
 			t.Fatalf("phase %d: s starts with %#x, want %#x", phase, s[0], c[phase])
 		}
-		s[20] ^= 1
-		if c.Holds(s, phase) {
-			t.Fatalf("phase %d: a changed byte goes unseen", phase)
+		for _, at := range []int{0, 7, 8, 20, 36} {
+			s[at] ^= 1
+			if c.Holds(s, phase) {
+				t.Fatalf("phase %d: a change of byte %d goes unseen", phase, at)
+			}
+			s[at] ^= 1
 		}
 	}
 }
