@@ -194,3 +194,74 @@ iterations: 2
 		}
 	}
 }
+
+// TestAnOpenCLKernelThatWritesBeforeAnArrayFailsNamingIt: the first under work-items also
+// write y[i - under], before y's start. On PoCL that went unseen by verification (there
+// was a canary after the data only) and corrupted the runtime's heap: the worker died of
+// glibc's "free(): invalid next size" or a SIGSEGV, a crash that named nothing. Such a
+// configuration is a runtime error naming y, and the ones after it are not blamed.
+func TestAnOpenCLKernelThatWritesBeforeAnArrayFailsNamingIt(t *testing.T) {
+	testKernelThatWritesBeforeAnArray(t, "opencl", `
+    __kernel void axpy(__global float *y, __global const float *x, const int n) {
+        int i = get_global_id(0);
+        if (i >= n) return;
+        if (i < under) y[i - under] = 0.0f;
+        y[i] = 2.0f * x[i] + 1.0f;
+    }`)
+}
+
+// TestACUDAKernelThatWritesBeforeAnArrayFailsNamingIt is the same on a GPU. It runs
+// where a GPU is lent (scripts/verify-cuda.sh) and skips elsewhere.
+func TestACUDAKernelThatWritesBeforeAnArrayFailsNamingIt(t *testing.T) {
+	testKernelThatWritesBeforeAnArray(t, "cuda", `
+    extern "C" __global__ void axpy(float *y, const float *x, const int n) {
+        int i = blockIdx.x * block_size_x + threadIdx.x;
+        if (i >= n) return;
+        if (i < under) y[i - under] = 0.0f;
+        y[i] = 2.0f * x[i] + 1.0f;
+    }`)
+}
+
+// testKernelThatWritesBeforeAnArray runs axpy, code in the backend's language, with
+// under 0, 1 and 4096 elements written before y, each time after the last: those with
+// under > 0 fail naming y, the others verify.
+func testKernelThatWritesBeforeAnArray(t *testing.T, backend, code string) {
+	dev := openBackend(t, backend)
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: axpy
+  language: `+backend+`
+  code: |`+code+`
+constants: {N: 4096}
+parameters:
+  - {name: under, values: [0, 1, 4096]}
+  - {name: block_size_x, values: [64]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {under: 0, block_size_x: 64}}
+iterations: 3
+`), "overrun_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	const says = "the kernel wrote before the start of argument y (4096 elements of float32): the kernel indexes it below 0"
+	for _, c := range []struct {
+		under int64
+		want  result.Status
+	}{{0, result.OK}, {1, result.RuntimeError}, {0, result.OK}, {4096, result.RuntimeError}, {0, result.OK}} {
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.under), space.IntValue(64)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, nil)
+		if e.Status != c.want || (c.want == result.RuntimeError) != strings.Contains(e.Message, says) {
+			t.Fatalf("under=%d: %v %q, want %v", c.under, e.Status, e.Message, c.want)
+		}
+		r.Idle()
+	}
+}

@@ -7,57 +7,109 @@ import (
 	"github.com/ktune/ktune/device"
 )
 
-// buffer is a cl_mem of the device's context: size bytes of data, then slack bytes of
-// canary.
+// buffer is a cl_mem of the device's context: front bytes of canary, size bytes of data,
+// then slack bytes of canary.
 //
-// A kernel that writes past the end of an array must not go unnoticed: an OpenCL runtime
-// checks nothing, and the write lands in memory of the runtime's (PoCL: the host heap) or
-// of another buffer, while the configuration "verifies". The spec's length for the array
-// is wrong, or the kernel is. So each buffer has a tail of canary bytes on the device,
-// which the first launch of a kernel checks (kernel.Run) and which fails that launch
-// naming the argument. Writes before the start, or farther than the slack, are not seen.
+// A kernel that writes past either end of an array must not go unnoticed: an OpenCL
+// runtime checks nothing, and the write lands in memory of the runtime's (PoCL: the host
+// heap, where a write before the start corrupts malloc's bookkeeping and crashes ktune's
+// worker far from the kernel) or of another buffer, while the configuration "verifies".
+// The spec's length for the array is wrong, or the kernel is. So each buffer has canary
+// bytes around its data on the device, which the first launch of a kernel checks
+// (kernel.Run) and which fail that launch naming the argument. Kernels get the data as a
+// sub-buffer of the whole (clCreateSubBuffer, OpenCL 1.1), whose origin, front, is a
+// multiple of the device's base address alignment; a runtime without sub-buffers gets no
+// front canary. Writes farther than the canaries are not seen.
 type buffer struct {
 	dev    *clDevice
-	mem    uintptr // 0 once released
+	mem    uintptr // the whole allocation, canaries included; 0 once released
+	data   uintptr // what kernels are given: a sub-buffer of mem from front, or mem
+	front  int     // canary bytes before the data
 	size   int
 	slack  int           // canary bytes after the data
 	canary device.Canary // the buffer's own pattern (device.NewCanary)
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
-// are caught, a few rows of a 2D tile that overruns its array.
+// are caught, a few rows of a 2D tile that overruns its array. The canary before the data
+// is as long (when the device's alignment allows), for the rows above it.
 const overrunSlack = 64 << 10
 
-// fillSlack writes the canary after the data.
-func (b *buffer) fillSlack() error {
-	if b.slack <= 0 {
+// frontPhase is the canary's phase at the start of the front slack, so that the pattern
+// before the data is in step with the addresses, as after it (the data's start is a
+// multiple of 8).
+func (b *buffer) frontPhase() int { return (8 - b.front%8) % 8 }
+
+// fillCanaries writes the canary before the data (when before) and after it (when after).
+func (b *buffer) fillCanaries(before, after bool) error {
+	if before {
+		if err := b.fill(0, b.front, b.frontPhase()); err != nil {
+			return err
+		}
+	}
+	if after {
+		return b.fill(b.front+b.size, b.slack, 0)
+	}
+	return nil
+}
+
+// fill writes n bytes of the canary from phase at offset off of the whole allocation.
+func (b *buffer) fill(off, n, phase int) error {
+	if n <= 0 {
 		return nil
 	}
-	pattern := make([]byte, b.slack)
-	b.canary.Fill(pattern, 0)
-	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&pattern[0]), 0, nil, nil)
+	pattern := make([]byte, n)
+	b.canary.Fill(pattern, phase)
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(n), unsafe.Pointer(&pattern[0]), 0, nil, nil)
 	if err := check("clEnqueueWriteBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "write", Err: err}
 	}
 	return nil
 }
 
-// overrun reports whether a launch wrote into the canary after the data, which is then
-// written again, so that the buffer's next user is not blamed. In the in-order queue the
-// read follows every kernel launched before it.
-func (b *buffer) overrun() (bool, error) {
-	if b.slack <= 0 || b.mem == 0 {
-		return false, nil
+// holds reports whether the n bytes at offset off of the whole allocation still hold the
+// canary from phase. In the in-order queue the read follows every kernel launched before
+// it.
+func (b *buffer) holds(off, n, phase int) (bool, error) {
+	if n <= 0 {
+		return true, nil
 	}
-	got := make([]byte, b.slack)
-	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.size), uintptr(b.slack), unsafe.Pointer(&got[0]), 0, nil, nil)
+	got := make([]byte, n)
+	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(n), unsafe.Pointer(&got[0]), 0, nil, nil)
 	if err := check("clEnqueueReadBuffer", st); err != nil {
 		return false, &device.RuntimeError{Op: "read", Err: err}
 	}
-	if b.canary.Holds(got, 0) {
-		return false, nil
+	return b.canary.Holds(got, phase), nil
+}
+
+// overrun tells where a launch wrote outside the data, by the canaries, in the host C
+// backend's words: "past the end", "before the start", both, or "" when both canaries are
+// intact. A changed canary is written again, so that the buffer's next user is not
+// blamed.
+func (b *buffer) overrun() (string, error) {
+	if b.mem == 0 {
+		return "", nil
 	}
-	return true, b.fillSlack()
+	frontOK, err := b.holds(0, b.front, b.frontPhase())
+	if err != nil {
+		return "", err
+	}
+	tailOK, err := b.holds(b.front+b.size, b.slack, 0)
+	if err != nil {
+		return "", err
+	}
+	if err := b.fillCanaries(!frontOK, !tailOK); err != nil {
+		return "", err
+	}
+	switch {
+	case !frontOK && !tailOK:
+		return "past the end and before the start", nil
+	case !tailOK:
+		return "past the end", nil
+	case !frontOK:
+		return "before the start", nil
+	}
+	return "", nil
 }
 
 var (
@@ -74,7 +126,7 @@ func (b *buffer) Write(src []byte) error {
 	if err := b.transferable(len(src)); err != nil || len(src) == 0 {
 		return err
 	}
-	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, 0, uintptr(len(src)), unsafe.Pointer(&src[0]), 0, nil, nil)
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.front), uintptr(len(src)), unsafe.Pointer(&src[0]), 0, nil, nil)
 	if err := check("clEnqueueWriteBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "write", Err: err}
 	}
@@ -87,7 +139,7 @@ func (b *buffer) Read(dst []byte) error {
 	if err := b.transferable(len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}
-	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, 0, uintptr(len(dst)), unsafe.Pointer(&dst[0]), 0, nil, nil)
+	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.front), uintptr(len(dst)), unsafe.Pointer(&dst[0]), 0, nil, nil)
 	if err := check("clEnqueueReadBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "read", Err: err}
 	}
@@ -110,7 +162,7 @@ func (b *buffer) CopyFrom(src device.Buffer, n int) error {
 	if n > s.size {
 		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.size)
 	}
-	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, 0, 0, uintptr(n), 0, nil, nil)
+	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, uintptr(s.front), uintptr(b.front), uintptr(n), 0, nil, nil)
 	if err := check("clEnqueueCopyBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "copy", Err: err}
 	}
@@ -136,8 +188,11 @@ func (b *buffer) Release() {
 		return
 	}
 	if !b.dev.closed {
+		if b.data != b.mem {
+			b.dev.cl.ReleaseMemObject(b.data) // a sub-buffer goes before its buffer
+		}
 		b.dev.cl.ReleaseMemObject(b.mem)
 		delete(b.dev.buffers, b)
 	}
-	b.mem = 0
+	b.mem, b.data = 0, 0
 }

@@ -27,6 +27,7 @@ const (
 	clDeviceMaxWorkItemSizes         = 0x1005
 	clDeviceMaxClockFrequency        = 0x100C
 	clDeviceMaxMemAllocSize          = 0x1010
+	clDeviceMemBaseAddrAlign         = 0x1019 // in bits
 	clDeviceGlobalMemSize            = 0x101F
 	clDeviceLocalMemType             = 0x1022
 	clDeviceLocalMemSize             = 0x1023
@@ -52,6 +53,9 @@ const clQueueProfilingEnable = 1 << 1
 
 // cl_mem_flags bits
 const clMemReadWrite = 1 << 0
+
+// cl_buffer_create_type (OpenCL 1.1)
+const clBufferCreateTypeRegion = 0x1220
 
 // cl_program_build_info
 const clProgramBuildLog = 0x1183

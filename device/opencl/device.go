@@ -28,6 +28,7 @@ type clDevice struct {
 	kernels        map[*kernel]struct{}
 	buffers        map[*buffer]struct{}
 	allocs         uint64 // buffers allocated, each with its own canary
+	baseAlign      int    // bytes to which a sub-buffer's origin is aligned; 0: no sub-buffers
 	closed         bool
 }
 
@@ -47,15 +48,22 @@ func openDevice(cl *api, loc located) (*clDevice, error) {
 		cl.ReleaseContext(ctx)
 		return nil, fmt.Errorf("opencl: open %s: %w", loc.info.Name, err)
 	}
+	// A buffer's canary before its data needs a sub-buffer at an aligned origin (see
+	// buffer); without either, buffers go without one.
+	baseAlign := 0
+	if bits, err := infoValue[uint32](cl.deviceInfo(loc.device), clDeviceMemBaseAddrAlign); err == nil && bits >= 8 && cl.CreateSubBuffer != nil {
+		baseAlign = int(bits / 8)
+	}
 	return &clDevice{
-		cl:       cl,
-		info:     loc.info,
-		platform: loc.platform,
-		id:       loc.device,
-		context:  ctx,
-		queue:    queue,
-		kernels:  map[*kernel]struct{}{},
-		buffers:  map[*buffer]struct{}{},
+		cl:        cl,
+		baseAlign: baseAlign,
+		info:      loc.info,
+		platform:  loc.platform,
+		id:        loc.device,
+		context:   ctx,
+		queue:     queue,
+		kernels:   map[*kernel]struct{}{},
+		buffers:   map[*buffer]struct{}{},
 	}, nil
 }
 
@@ -176,9 +184,9 @@ func (d *clDevice) keepsArgInfo() bool {
 	return err1 == nil && err2 == nil && (maj > 1 || maj == 1 && mnr >= 2)
 }
 
-// Alloc creates a read-write buffer of n bytes, followed on the device by up to
-// overrunSlack bytes of canary that a kernel's first launch must leave as they are (see
-// kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
+// Alloc creates a read-write buffer of n bytes, between up to overrunSlack bytes of canary
+// on either side on the device, which a kernel's first launch must leave as they are (see
+// buffer and kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
 // out of device memory can also show up there.
 func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if d.closed {
@@ -193,21 +201,37 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 			Limit: limit, Want: int64(n),
 		}
 	}
-	slack := overrunSlack
-	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n+slack) > limit {
-		slack = int(limit) - n // the largest buffers go with less, or none
+	front, slack := 0, overrunSlack
+	if a := d.baseAlign; a > 0 && a <= overrunSlack {
+		front = (overrunSlack + a - 1) / a * a
+	}
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(front+n+slack) > limit {
+		// the largest buffers go with less canary, or none: the tail first
+		slack = max(int(limit)-front-n, 0)
+		if int64(front+n) > limit {
+			front = (int(limit) - n) / d.baseAlign * d.baseAlign
+		}
 	}
 	var errcode int32
 	// OpenCL has no buffer of 0 bytes; an argument of no elements still gets an address,
-	// as on the other backends, from a buffer of one byte that nothing transfers to.
-	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(max(n+slack, 1)), nil, &errcode)
+	// as on the other backends, from a byte that nothing transfers to.
+	mem := d.cl.CreateBuffer(d.context, clMemReadWrite, uintptr(max(front+n+slack, front+1)), nil, &errcode)
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
-	b := &buffer{dev: d, mem: mem, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, mem: mem, data: mem, front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
 	d.allocs++
 	d.buffers[b] = struct{}{}
-	if err := b.fillSlack(); err != nil {
+	if front > 0 {
+		region := [2]uintptr{uintptr(front), uintptr(max(n, 1))}
+		sub := d.cl.CreateSubBuffer(mem, clMemReadWrite, clBufferCreateTypeRegion, unsafe.Pointer(&region), &errcode)
+		if err := check("clCreateSubBuffer", errcode); err != nil {
+			b.Release()
+			return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
+		}
+		b.data = sub
+	}
+	if err := b.fillCanaries(true, true); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}

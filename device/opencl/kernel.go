@@ -166,9 +166,9 @@ func (k *kernel) Attributes() map[string]float64 {
 // cannot be interrupted once enqueued. Launch.SharedBytes has no meaning in OpenCL, where
 // local memory comes as Local arguments, and is ignored.
 //
-// After the kernel's first launch the canaries after its array arguments' data are
-// checked (see buffer): a kernel that wrote past the end of one gives a
-// *device.RuntimeError that names the argument. Later launches do the same work and go
+// After the kernel's first launch the canaries around its array arguments' data are
+// checked (see buffer): a kernel that wrote past the end of one, or before its start,
+// gives a *device.RuntimeError that names the argument. Later launches do the same work and go
 // unchecked, so that the timed runs cost no reads.
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	if k.handle == 0 || k.dev.closed {
@@ -231,12 +231,12 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		if b == nil {
 			continue
 		}
-		past, err := b.overrun()
+		where, err := b.overrun()
 		if err != nil {
 			return d, err
 		}
-		if past {
-			overruns = append(overruns, k.overrunMessage(i, b))
+		if where != "" {
+			overruns = append(overruns, k.overrunMessage(i, b, where))
 		}
 	}
 	if overruns != nil {
@@ -245,9 +245,9 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	return d, nil
 }
 
-// overrunMessage says that the kernel wrote past the end of argument i's buffer b, and
-// what to look at, in the host C backend's words.
-func (k *kernel) overrunMessage(i int, b *buffer) string {
+// overrunMessage says that the kernel wrote where ("past the end", "before the start") of
+// argument i's buffer b, and what to look at, in the host C backend's words.
+func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	name, typ := fmt.Sprintf("%d", i), ""
 	if i < len(k.params) {
 		name, typ = k.params[i].Name, k.params[i].Type
@@ -258,7 +258,11 @@ func (k *kernel) overrunMessage(i int, b *buffer) string {
 	if size := typeSize(typ); size > 0 && b.size%size == 0 {
 		length = fmt.Sprintf("%d elements of %s", b.size/size, typ)
 	}
-	return fmt.Sprintf("the kernel wrote past the end of argument %s (%s): its length in the spec is too small or the kernel overruns it", name, length)
+	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, name, length)
+	if where == "before the start" {
+		return msg + ": the kernel indexes it below 0"
+	}
+	return msg + ": its length in the spec is too small or the kernel overruns it"
 }
 
 // typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it
@@ -371,7 +375,7 @@ func (k *kernel) setArgs(args []device.Arg) error {
 			if b.mem == 0 {
 				return fmt.Errorf("opencl: argument %d of %s: %w", i, k.name, errClosed)
 			}
-			st = cl.SetKernelArg(k.handle, uint32(i), unsafe.Sizeof(b.mem), unsafe.Pointer(&b.mem))
+			st = cl.SetKernelArg(k.handle, uint32(i), unsafe.Sizeof(b.data), unsafe.Pointer(&b.data))
 		case len(a.Scalar) > 0:
 			st = cl.SetKernelArg(k.handle, uint32(i), uintptr(len(a.Scalar)), unsafe.Pointer(&a.Scalar[0]))
 		case a.Local > 0:

@@ -57,6 +57,9 @@ type api struct {
 	// GetKernelArgInfo is OpenCL 1.2's; nil where the library predates it, and then the
 	// kernel's parameters are known by their count only.
 	GetKernelArgInfo func(k uintptr, index uint32, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	// CreateSubBuffer is OpenCL 1.1's; nil where the library predates it, and then
+	// buffers have no canary before their data (see buffer).
+	CreateSubBuffer func(mem uintptr, flags uint64, typ uint32, info unsafe.Pointer, errcode *int32) uintptr
 
 	// The calls of every launch go through purego.SyscallN, which costs about a fifth of
 	// a call through a RegisterFunc binding (0.2 against 1 µs); see dlopen_unix.go.
@@ -165,6 +168,9 @@ func loadLibrary(candidates []string, override bool) (*api, error) {
 		}
 		if err := dl.Bind(&a.GetKernelArgInfo, h, "clGetKernelArgInfo"); err != nil {
 			a.GetKernelArgInfo = nil
+		}
+		if err := dl.Bind(&a.CreateSubBuffer, h, "clCreateSubBuffer"); err != nil {
+			a.CreateSubBuffer = nil
 		}
 		return a, nil
 	}
