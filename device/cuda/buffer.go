@@ -7,60 +7,106 @@ import (
 	"github.com/ktune/ktune/device"
 )
 
-// buffer is device memory of the device's context: size bytes of data, then slack bytes
-// of canary.
+// buffer is device memory of the device's context: front bytes of canary, size bytes of
+// data, then slack bytes of canary, in one allocation.
 //
-// A kernel that writes a little past the end of an array seldom faults on a GPU: the
+// A kernel that writes a little past either end of an array seldom faults on a GPU: the
 // driver hands out memory in large granules, and the write lands in the rest of one,
 // or in another buffer, while the configuration "verifies". The spec's length for the
-// array is wrong, or the kernel's bounds check is. So each buffer has a tail of canary
-// bytes on the device, as on OpenCL, which the first launch of a kernel checks
-// (kernel.Run) and which fails that launch naming the argument. Writes before the start,
-// or farther than the slack, are not seen.
+// array is wrong, or the kernel's bounds check is. So each buffer has canary bytes on the
+// device around its data, as on OpenCL, which the first launch of a kernel checks
+// (kernel.Run) and which fail that launch naming the argument. Kernels get the address
+// of the data, front bytes into the allocation (a multiple of 256, so the data keep
+// cuMemAlloc's alignment). Writes farther than the canaries are not seen.
 type buffer struct {
 	dev    *cuDevice
-	ptr    uint64 // CUdeviceptr; 0 once released
+	base   uint64 // the allocation's CUdeviceptr; 0 once released
+	ptr    uint64 // the data's, base + front; 0 once released
+	front  int    // canary bytes before the data
 	size   int
 	slack  int           // canary bytes after the data
 	canary device.Canary // the buffer's own pattern (device.NewCanary)
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
-// are caught, a few rows of a 2D tile that overruns its array. The OpenCL backend's is
-// the same.
+// are caught, a few rows of a 2D tile that overruns its array. The canary before the data
+// is as long. The OpenCL backend's are the same.
 const overrunSlack = 64 << 10
 
-// fillSlack writes the canary after the data. The copy from pageable host memory is
-// synchronous.
-func (b *buffer) fillSlack() error {
-	if b.slack <= 0 {
+// frontPhase is the canary's phase at the start of the front slack, so that the pattern
+// before the data is in step with the addresses, as after it.
+func (b *buffer) frontPhase() int { return (8 - b.front%8) % 8 }
+
+// fillCanaries writes the canary before the data (when before) and after it (when
+// after). The copies from pageable host memory are synchronous.
+func (b *buffer) fillCanaries(before, after bool) error {
+	if before {
+		if err := b.fill(b.base, b.front, b.frontPhase()); err != nil {
+			return err
+		}
+	}
+	if after {
+		return b.fill(b.ptr+uint64(b.size), b.slack, 0)
+	}
+	return nil
+}
+
+// fill writes n bytes of the canary from phase at at.
+func (b *buffer) fill(at uint64, n, phase int) error {
+	if n <= 0 {
 		return nil
 	}
-	pattern := make([]byte, b.slack)
-	b.canary.Fill(pattern, 0)
-	r := Result(b.dev.cu.MemcpyHtoD(b.ptr+uint64(b.size), unsafe.Pointer(&pattern[0]), uintptr(b.slack)))
+	pattern := make([]byte, n)
+	b.canary.Fill(pattern, phase)
+	r := Result(b.dev.cu.MemcpyHtoD(at, unsafe.Pointer(&pattern[0]), uintptr(n)))
 	if err := b.dev.cu.check("cuMemcpyHtoD", r); err != nil {
 		return b.dev.failed(&device.RuntimeError{Op: "write", Err: err})
 	}
 	return nil
 }
 
-// overrun reports whether a launch wrote into the canary after the data, which is then
-// written again, so that the buffer's next user is not blamed. The copy waits for every
-// kernel launched before it on the default stream.
-func (b *buffer) overrun() (bool, error) {
-	if b.slack <= 0 || b.ptr == 0 {
-		return false, nil
+// holds reports whether the n bytes at at still hold the canary from phase. The copy
+// waits for every kernel launched before it on the default stream.
+func (b *buffer) holds(at uint64, n, phase int) (bool, error) {
+	if n <= 0 {
+		return true, nil
 	}
-	got := make([]byte, b.slack)
-	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&got[0]), b.ptr+uint64(b.size), uintptr(b.slack)))
+	got := make([]byte, n)
+	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&got[0]), at, uintptr(n)))
 	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
 		return false, b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
 	}
-	if b.canary.Holds(got, 0) {
-		return false, nil
+	return b.canary.Holds(got, phase), nil
+}
+
+// overrun tells where a launch wrote outside the data, by the canaries, in the host C
+// backend's words: "past the end", "before the start", both, or "" when both canaries are
+// intact. A changed canary is written again, so that the buffer's next user is not
+// blamed.
+func (b *buffer) overrun() (string, error) {
+	if b.ptr == 0 {
+		return "", nil
 	}
-	return true, b.fillSlack()
+	frontOK, err := b.holds(b.base, b.front, b.frontPhase())
+	if err != nil {
+		return "", err
+	}
+	tailOK, err := b.holds(b.ptr+uint64(b.size), b.slack, 0)
+	if err != nil {
+		return "", err
+	}
+	if err := b.fillCanaries(!frontOK, !tailOK); err != nil {
+		return "", err
+	}
+	switch {
+	case !frontOK && !tailOK:
+		return "past the end and before the start", nil
+	case !tailOK:
+		return "past the end", nil
+	case !frontOK:
+		return "before the start", nil
+	}
+	return "", nil
 }
 
 var (
@@ -147,9 +193,9 @@ func (b *buffer) Release() {
 	}
 	if !b.dev.closed {
 		if b.dev.lost == nil {
-			b.dev.cu.MemFree(b.ptr)
+			b.dev.cu.MemFree(b.base)
 		}
 		delete(b.dev.buffers, b)
 	}
-	b.ptr = 0
+	b.base, b.ptr = 0, 0
 }

@@ -193,9 +193,9 @@ func hint(r Result) string {
 	return ""
 }
 
-// Alloc allocates n bytes of device memory, followed by up to overrunSlack bytes of
-// canary that a kernel's first launch must leave as they are (see kernel.Run). A buffer
-// that fits only without them goes without.
+// Alloc allocates n bytes of device memory between overrunSlack bytes of canary on either
+// side, which a kernel's first launch must leave as they are (see buffer and kernel.Run).
+// A buffer that fits only without them goes without.
 func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
@@ -212,17 +212,17 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.current(); err != nil {
 		return nil, d.failed(err)
 	}
-	slack := overrunSlack
-	if limit := d.info.MaxAllocBytes; limit > 0 && int64(n+slack) > limit {
-		slack = int(limit) - n // the largest buffers go with less, or none
+	front, slack := overrunSlack, overrunSlack
+	if limit := d.info.MaxAllocBytes; limit > 0 && int64(front+n+slack) > limit {
+		front, slack = 0, 0 // the largest buffers go without
 	}
 	var ptr uint64
 	// cuMemAlloc refuses 0 bytes; an argument of no elements still gets an address, as on
 	// the other backends, from a buffer of one byte (or of its canary) that nothing
 	// transfers to.
-	r := Result(d.cu.MemAlloc(&ptr, uintptr(max(n+slack, 1))))
-	if r == errOutOfMemory && slack > 0 {
-		slack = 0
+	r := Result(d.cu.MemAlloc(&ptr, uintptr(max(front+n+slack, 1))))
+	if r == errOutOfMemory && front+slack > 0 {
+		front, slack = 0, 0
 		r = Result(d.cu.MemAlloc(&ptr, uintptr(max(n, 1))))
 	}
 	if r != success {
@@ -232,10 +232,10 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
 	}
-	b := &buffer{dev: d, ptr: ptr, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, base: ptr, ptr: ptr + uint64(front), front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
 	d.allocs++
 	d.buffers[b] = struct{}{}
-	if err := b.fillSlack(); err != nil {
+	if err := b.fillCanaries(true, true); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("cuda: allocate %d bytes: %w", n, err)
 	}

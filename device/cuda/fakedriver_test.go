@@ -224,6 +224,40 @@ func fakeDriverChild(t *testing.T, lib string) {
 		}
 		kIn.Release()
 	}
+	// A kernel that also writes x[-3] to x[-1] writes before x's start, into the canary
+	// there (without one, into the allocation's start, or another buffer's end, unseen):
+	// its first launch fails naming x, x's data are intact, and the canary is whole again
+	// for the next kernel.
+	if err := buf.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	underSrc := src
+	underSrc.Params = params
+	underSrc.Defines = append(slices.Clone(src.Defines), device.Define{Name: "under", Value: "3"})
+	kUnder, err := d.Compile(ctx, underSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const saysBefore = "the kernel wrote before the start of argument x (4 elements of float32): the kernel indexes it below 0"
+	if _, err := kUnder.Run(ctx, one, args); !errors.As(err, &re) || !strings.HasSuffix(err.Error(), saysBefore) {
+		t.Fatalf("a kernel that writes before x: %v", err)
+	}
+	kUnder.Release()
+	if err := buf.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	binary.Decode(out, binary.LittleEndian, x[:])
+	if x != [4]float32{3.5, 6.5, 9.5, 12.5} {
+		t.Fatalf("after the write before x, x reads %v", x)
+	}
+	kIn, err := d.Compile(ctx, inSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kIn.Run(ctx, one, args); err != nil {
+		t.Fatalf("an in-bounds kernel after one that wrote before x: %v", err)
+	}
+	kIn.Release()
 	if _, err := kOver.Run(ctx, one, args); err != nil {
 		t.Fatalf("the second launch of a kernel that overruns: %v", err)
 	}
@@ -246,15 +280,15 @@ func fakeDriverChild(t *testing.T, lib string) {
 	kOver0.Release()
 	kOver.Release()
 	empty.Release()
-	// A buffer that fits the device's memory only without its canary goes without; one
+	// A buffer that fits the device's memory only without its canaries goes without; one
 	// that does not fit at all is a device limit.
 	setFreeMemory(1 << 20)
-	if b, err := d.Alloc(1<<20 - 4096); err != nil || b.(*buffer).slack != 0 {
+	if b, err := d.Alloc(1<<20 - 4096); err != nil || b.(*buffer).slack != 0 || b.(*buffer).front != 0 {
 		t.Fatalf("a buffer that fits only without its canary: %v", err)
 	} else {
 		b.Release()
 	}
-	if b, err := d.Alloc(1<<20 - 65536); err != nil || b.(*buffer).slack != overrunSlack {
+	if b, err := d.Alloc(1<<20 - 2*65536); err != nil || b.(*buffer).slack != overrunSlack || b.(*buffer).front != overrunSlack {
 		t.Fatalf("a buffer that fits with its canary: %v", err)
 	} else {
 		b.Release()

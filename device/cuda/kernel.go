@@ -108,9 +108,9 @@ func (k *kernel) Attributes() map[string]float64 {
 // ends leaves the context unusable (the error matches device.ErrDeviceLost too), since
 // CUDA cannot stop it.
 //
-// After the kernel's first launch the canaries after its array arguments' data are
-// checked (see buffer): a kernel that wrote past the end of one gives a
-// *device.RuntimeError that names the argument. Later launches do the same work and go
+// After the kernel's first launch the canaries around its array arguments' data are
+// checked (see buffer): a kernel that wrote past the end of one, or before its start,
+// gives a *device.RuntimeError that names the argument. Later launches do the same work and go
 // unchecked, so that the timed runs cost no copies.
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	d := k.dev
@@ -181,12 +181,12 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		if b == nil {
 			continue
 		}
-		past, err := b.overrun()
+		where, err := b.overrun()
 		if err != nil {
 			return dur, err
 		}
-		if past {
-			overruns = append(overruns, k.overrunMessage(i, b))
+		if where != "" {
+			overruns = append(overruns, k.overrunMessage(i, b, where))
 		}
 	}
 	if overruns != nil {
@@ -195,9 +195,9 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	return dur, nil
 }
 
-// overrunMessage says that the kernel wrote past the end of argument i's buffer b, and
-// what to look at, in the other backends' words.
-func (k *kernel) overrunMessage(i int, b *buffer) string {
+// overrunMessage says that the kernel wrote where ("past the end", "before the start") of
+// argument i's buffer b, and what to look at, in the other backends' words.
+func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	name, typ := strconv.Itoa(i), ""
 	if i < len(k.names) {
 		name, typ = k.names[i].Name, k.names[i].Type
@@ -206,7 +206,11 @@ func (k *kernel) overrunMessage(i int, b *buffer) string {
 	if size := typeSize(typ); size > 0 && b.size%size == 0 {
 		length = fmt.Sprintf("%d elements of %s", b.size/size, typ)
 	}
-	return fmt.Sprintf("the kernel wrote past the end of argument %s (%s): its length in the spec is too small or the kernel overruns it", name, length)
+	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, name, length)
+	if where == "before the start" {
+		return msg + ": the kernel indexes it below 0"
+	}
+	return msg + ": its length in the spec is too small or the kernel overruns it"
 }
 
 // typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it

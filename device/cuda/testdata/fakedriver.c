@@ -5,7 +5,8 @@
 // x[i] = x[i] * a + coef[0] for i < n + over (and below the number of threads launched),
 // with (float *x, int n, float a) as parameters, coef a __constant__ symbol and over the
 // value of a define `over` given to NVRTC (0 without one): a kernel whose bounds check is
-// off by over. A launch of 13 blocks in x faults with an illegal address.
+// off by over. With a define `under` it first zeroes x[-under] to x[-1], faulting before
+// the allocation's start. A launch of 13 blocks in x faults with an illegal address.
 //
 // Device memory is host memory rounded up to granules, as a GPU's is: a kernel's write
 // past the end of an allocation but inside its granule lands there unnoticed, one past
@@ -30,7 +31,7 @@ static char program_source[8192];
 static char name_expression[256];
 static unsigned last_launch[8]; /* grid xyz, block xyz, shared, calls */
 static int dyn_shared_set;
-/* The last compilation's image: a magic, then the define over, for cuModuleLoadData. */
+/* The last compilation's image: a magic, then the defines over and under, for cuModuleLoadData. */
 static char cubin[32];
 
 /* Allocations: the bytes asked for, and the granule-rounded bytes behind them. */
@@ -55,9 +56,17 @@ static char *granule_end(const void *p) {
 	return 0;
 }
 
-/* Modules: the over each was compiled with; handles are 0x5000 + slot, functions 0x6000 + slot. */
+/* allocation_start is the start of the allocation holding p, 0 for none. */
+static char *allocation_start(const void *p) {
+	for (int i = 0; i < max_allocs; i++)
+		if (allocs[i].base && (const char *)p >= allocs[i].base && (const char *)p < allocs[i].base + allocs[i].reserved)
+			return allocs[i].base;
+	return 0;
+}
+
+/* Modules: the over and under each was compiled with; handles are 0x5000 + slot, functions 0x6000 + slot. */
 enum { max_modules = 64 };
-static struct { int used, over; } modules[max_modules];
+static struct { int used, over, under; } modules[max_modules];
 static int module_slot(void *mod) {
 	uintptr_t m = (uintptr_t)mod - 0x5000;
 	return m < max_modules && modules[m].used ? (int)m : -1;
@@ -112,7 +121,9 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
 	for (int i = 0; i < max_modules; i++) {
 		if (!modules[i].used) {
 			modules[i].used = 1;
+			const char *comma = strchr((const char *)image + 9, ',');
 			modules[i].over = atoi((const char *)image + 9);
+			modules[i].under = comma ? atoi(comma + 1) : 0;
 			*mod = (void *)(uintptr_t)(0x5000 + i);
 			return 0;
 		}
@@ -211,6 +222,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	float a = *(float *)params[2];
 	char *end = granule_end(x);
 	if (!end) { poisoned = 1; return 0; }
+	for (long i = -modules[m].under; i < 0; i++) { /* a bounds check that lets indices below 0 through */
+		if ((char *)(x + i) < allocation_start(x)) { poisoned = 1; return 0; }
+		x[i] = 0.0f;
+	}
 	long threads = (long)gx * gy * gz * bx * by * bz;
 	for (long i = 0; i < (long)n + modules[m].over && i < threads; i++) {
 		if ((char *)(x + i + 1) > end) { poisoned = 1; return 0; } /* past the granule */
@@ -242,10 +257,12 @@ nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
 		strcat(last_options, "|");
 	}
 	log_text = "";
-	int over = 0;
-	for (int i = 0; i < n; i++)
+	int over = 0, under = 0;
+	for (int i = 0; i < n; i++) {
 		if (strncmp(opts[i], "-Dover=", 7) == 0) over = atoi(opts[i] + 7);
-	snprintf(cubin, sizeof cubin, "FAKECUBIN%d", over);
+		if (strncmp(opts[i], "-Dunder=", 8) == 0) under = atoi(opts[i] + 8);
+	}
+	snprintf(cubin, sizeof cubin, "FAKECUBIN%d,%d", over, under);
 	if (strstr(program_source, "syntax error")) {
 		log_text = "kernel.cu(1): error: expected a \";\"";
 		return 6;
