@@ -99,11 +99,13 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # slack or the next page) fails that configuration, naming
                                # the argument (runtime_error); a write farther off may land
                                # in other memory unnoticed, as in any C program. OpenCL
-                               # and CUDA arrays are followed by 64 KiB of canary on the
-                               # device, checked after each configuration's first
-                               # (verified) run: a write into it fails the configuration
-                               # the same way (on a GPU such a write seldom faults);
-                               # one before the start or farther is not seen. Each
+                               # and CUDA arrays lie between 64 KiB of canary on either
+                               # side on the device, checked after each configuration's
+                               # first (verified) run: a write into one fails the
+                               # configuration the same way (on a GPU such a write
+                               # seldom faults); one farther off is not seen, nor one
+                               # before the start where the OpenCL runtime lacks
+                               # sub-buffers (OpenCL 1.0). Each
                                # array's canary is its own signalling NaN, so a kernel
                                # without its bounds check, computing y[i] = a[i] + b[i]
                                # or copying y[i] = a[i] past every array's end, fails too
