@@ -179,6 +179,16 @@ type Kernel interface {
 	Release()
 }
 
+// OverrunChecker is a Kernel whose Run looks for writes outside its array arguments
+// (device.Canary) after the first launch only, as the OpenCL and CUDA backends do, where
+// it costs a read from the device. CheckOverruns looks again, after the timed runs, so
+// that a kernel that overran an array in a later launch alone fails itself rather than
+// leaving the canary for the next kernel's first launch to be blamed for. It returns the
+// error Run would have.
+type OverrunChecker interface {
+	CheckOverruns(args []Arg) error
+}
+
 // Declared is one parameter of a compiled kernel as its source declares it.
 type Declared struct {
 	Name string // the parameter's name

@@ -265,3 +265,55 @@ iterations: 3
 		r.Idle()
 	}
 }
+
+// TestAKernelThatOverrunsInATimedRunFailsItselfNotTheNext: the canaries of OpenCL (and
+// CUDA) arrays are read after a kernel's first launch, which is verified; a kernel that
+// wrote past an array only in a later launch (here from its second, counted in an input)
+// was reported ok, and the next configuration's first launch found the canary spoiled
+// and failed in its place. The timed runs are checked once more after they end.
+func TestAKernelThatOverrunsInATimedRunFailsItselfNotTheNext(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: f
+  language: opencl
+  code: |
+    __kernel void f(__global float *y, __global const float *x, __global int *runs, const int n) {
+        int i = get_global_id(0);
+        if (i < n) y[i] = 2.0f * x[i];
+        if (i == 0 && late && atomic_inc(runs) >= 1) y[n + 1] = 7.0f;
+    }
+constants: {N: 1024}
+parameters:
+  - {name: late, values: [0, 1]}
+  - {name: block_size_x, values: [64]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: runs, type: int32, length: 1}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {late: 0, block_size_x: 64}}
+iterations: 3
+`), "late_overrun_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	const says = "the kernel wrote past the end of argument y (1024 elements of float32)"
+	for _, c := range []struct {
+		late int64
+		want result.Status
+	}{{0, result.OK}, {1, result.RuntimeError}, {0, result.OK}, {1, result.RuntimeError}, {0, result.OK}} {
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.late), space.IntValue(64)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, nil)
+		if e.Status != c.want || (c.want == result.RuntimeError) != (strings.Contains(e.Message, says) && strings.Contains(e.Message, "in a timed run")) {
+			t.Fatalf("late=%d: %v %q, want %v", c.late, e.Status, e.Message, c.want)
+		}
+		r.Idle()
+	}
+}

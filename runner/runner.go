@@ -320,6 +320,13 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 			observed[k] = v
 		}
 	}
+	// The first launch was checked for writes outside the arrays; one in a timed run
+	// alone fails this configuration, not the next one to use the arrays.
+	if c, ok := k.(device.OverrunChecker); ok {
+		if err := c.CheckOverruns(args); err != nil {
+			return fail(r.failure(err, classify(err)), r.spec.ArgumentError(err).Error()+" (in a timed run, not the first)")
+		}
+	}
 	// What the compiler decided, where the backend reports it (CUDA).
 	if attrs := k.Attributes(); attrs != nil {
 		if regs, ok := attrs["registers"]; ok {

@@ -101,14 +101,14 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # in other memory unnoticed, as in any C program. OpenCL
                                # and CUDA arrays lie between 64 KiB of canary on either
                                # side on the device, checked after each configuration's
-                               # first (verified) run: a write into one fails the
-                               # configuration the same way (on a GPU such a write
-                               # seldom faults); one farther off is not seen, nor one
-                               # before the start where the OpenCL runtime lacks
-                               # sub-buffers (OpenCL 1.0). Each
-                               # array's canary is its own signalling NaN, so a kernel
-                               # without its bounds check, computing y[i] = a[i] + b[i]
-                               # or copying y[i] = a[i] past every array's end, fails too
+                               # first (verified) run and again after its timed runs: a
+                               # write into one fails the configuration the same way (on
+                               # a GPU such a write seldom faults); one farther off is
+                               # not seen, nor one before the start where the OpenCL
+                               # runtime lacks sub-buffers (OpenCL 1.0). Each array's
+                               # canary is its own signalling NaN, so a kernel without
+                               # its bounds check, computing y[i] = a[i] + b[i] or
+                               # copying y[i] = a[i] past every array's end, fails too
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
                                # local (OpenCL only: __local memory of length elements per

@@ -261,6 +261,14 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if _, err := kOver.Run(ctx, one, args); err != nil {
 		t.Fatalf("the second launch of a kernel that overruns: %v", err)
 	}
+	// That later launch spoiled the canary again: CheckOverruns, which the runner calls
+	// after the timed runs, finds it and writes it again.
+	if err := kOver.(device.OverrunChecker).CheckOverruns(args); !errors.As(err, &re) || !strings.HasSuffix(err.Error(), says) {
+		t.Fatalf("CheckOverruns after the second launch of a kernel that overruns: %v", err)
+	}
+	if err := kOver.(device.OverrunChecker).CheckOverruns(args); err != nil {
+		t.Fatalf("CheckOverruns with the canary written again: %v", err)
+	}
 	// Without the parameters' names the message gives the position; an array of no
 	// elements has a canary too.
 	empty, err := d.Alloc(0)

@@ -110,8 +110,9 @@ func (k *kernel) Attributes() map[string]float64 {
 //
 // After the kernel's first launch the canaries around its array arguments' data are
 // checked (see buffer): a kernel that wrote past the end of one, or before its start,
-// gives a *device.RuntimeError that names the argument. Later launches do the same work and go
-// unchecked, so that the timed runs cost no copies.
+// gives a *device.RuntimeError that names the argument. Later launches go unchecked, so
+// that the timed runs cost no copies; the runner checks them once, after the timed runs
+// (CheckOverruns).
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	d := k.dev
 	if k.mod == 0 {
@@ -175,6 +176,28 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		return dur, nil
 	}
 	k.launched = true
+	return dur, k.checkOverruns(args)
+}
+
+// CheckOverruns implements device.OverrunChecker: it reads the canaries around the array
+// arguments' data (see buffer), which Run checks after the first launch only, and returns
+// a *device.RuntimeError naming each array the kernel wrote outside of; those canaries
+// are written again.
+func (k *kernel) CheckOverruns(args []device.Arg) error {
+	d := k.dev
+	if k.mod == 0 {
+		return errClosed
+	}
+	if err := d.usable(); err != nil {
+		return err
+	}
+	if err := d.current(); err != nil {
+		return d.failed(err)
+	}
+	return k.checkOverruns(args)
+}
+
+func (k *kernel) checkOverruns(args []device.Arg) error {
 	var overruns []string
 	for i, a := range args {
 		b, _ := a.Buffer.(*buffer)
@@ -183,16 +206,16 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		}
 		where, err := b.overrun()
 		if err != nil {
-			return dur, err
+			return err
 		}
 		if where != "" {
 			overruns = append(overruns, k.overrunMessage(i, b, where))
 		}
 	}
 	if overruns != nil {
-		return dur, &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+		return &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
 	}
-	return dur, nil
+	return nil
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of

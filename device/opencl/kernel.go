@@ -168,8 +168,9 @@ func (k *kernel) Attributes() map[string]float64 {
 //
 // After the kernel's first launch the canaries around its array arguments' data are
 // checked (see buffer): a kernel that wrote past the end of one, or before its start,
-// gives a *device.RuntimeError that names the argument. Later launches do the same work and go
-// unchecked, so that the timed runs cost no reads.
+// gives a *device.RuntimeError that names the argument. Later launches go unchecked, so
+// that the timed runs cost no reads; the runner checks them once, after the timed runs
+// (CheckOverruns).
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
 	if k.handle == 0 || k.dev.closed {
 		return 0, errClosed
@@ -225,6 +226,14 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		return d, nil
 	}
 	k.launched = true
+	return d, k.CheckOverruns(args)
+}
+
+// CheckOverruns implements device.OverrunChecker: it reads the canaries around the array
+// arguments' data (see buffer), which Run checks after the first launch only, and returns
+// a *device.RuntimeError naming each array the kernel wrote outside of; those canaries
+// are written again.
+func (k *kernel) CheckOverruns(args []device.Arg) error {
 	var overruns []string
 	for i, a := range args {
 		b, _ := a.Buffer.(*buffer)
@@ -233,16 +242,16 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		}
 		where, err := b.overrun()
 		if err != nil {
-			return d, err
+			return err
 		}
 		if where != "" {
 			overruns = append(overruns, k.overrunMessage(i, b, where))
 		}
 	}
 	if overruns != nil {
-		return d, &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+		return &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
 	}
-	return d, nil
+	return nil
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of
