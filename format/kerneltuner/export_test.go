@@ -23,6 +23,6 @@ func ReadsFast(r io.Reader) bool {
 	if err != nil {
 		return false
 	}
-	_, ok := parseFast(in, &header{})
+	_, ok, _ := readFast(in)
 	return ok
 }

@@ -6,18 +6,19 @@ import (
 	"strconv"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
+	"github.com/ktune/ktune/result"
 )
 
 // The fast reader. A recorded space holds tens of thousands of cache entries, each a dozen
 // fields and often 32 timing samples; decoding every entry into a map of interface values
 // took most of a second for seed 000's GEMM space, ten times Kernel Tuner's own load. The
-// fast reader scans the content once, validating it as JSON, and keeps each field's value
-// where it lies in the content (a number's text, a string's), a list of numbers as the
-// numbers themselves, and decodes anything else with encoding/json. It reads only files
-// that are whole and well formed; on anything else it gives up, and the decoder-based
-// reader (parse) reads the file and reports what is wrong exactly as it always has. Both
-// produce entries of fields, and the recordings they lead to are the same (tested on every
-// file in testdata and by fuzzing).
+// fast reader scans the content once, validating it as JSON and finding the entries, then
+// scans each entry in turn, keeping each field's value where it lies in the content (a
+// number's text, a string's), a list of numbers as the numbers themselves, and decoding
+// anything else with encoding/json. It reads only files that are whole and well formed; on
+// anything else it gives up, and the decoder-based reader (parse) reads the file and
+// reports what is wrong exactly as it always has. Both produce entries of fields, and the
+// recordings they lead to are the same (tested on every file in testdata and by fuzzing).
 
 // Kinds of value.
 const (
@@ -202,24 +203,68 @@ func (s *scanner) name(a, b int) string {
 	return n
 }
 
-// parseFast reads a whole, well-formed cache file into h and its entries; false when the
-// content is anything else (the decoder-based reader then reads it and says what is
-// wrong).
-func parseFast(in *jsonio.Input, h *header) (entries []entry, ok bool) {
-	s := &scanner{Scanner: jsonio.Scanner{Data: in.Data}, names: map[string]string{}, arena: make([]float64, 0, 1<<14)}
-	if !jsonio.Scan(func() { entries = s.file(h) }) {
-		return nil, false
-	}
-	return entries, true
+// cached is where a cache entry lies in the content: its key's extent (quotes included)
+// and the offset of its object.
+type cached struct {
+	key   jsonio.Extent
+	value int
 }
 
-// file scans the whole file.
-func (s *scanner) file(h *header) (entries []entry) {
-	var all fields // the entries' fields, cut into each entry's
+// readFast reads a whole, well-formed cache file: one validating pass finds the header
+// and where each entry lies, and a second scans the entries one at a time, each made an
+// evaluation before the next is scanned into the same fields, so that what is held is the
+// file's bytes and the evaluations, not every entry's fields besides (some 1.2 KB an entry
+// in a cache with 7 samples an entry; the header may also follow the cache). ok is false
+// when the content is anything else (the decoder-based reader then reads it and says what
+// is wrong); err is what building the recording found wrong.
+func readFast(in *jsonio.Input) (rec *result.Recording, ok bool, err error) {
+	var h header
+	var entries []cached
+	if !jsonio.Scan(func() { entries = scanTop(&jsonio.Scanner{Data: in.Data}, &h) }) {
+		return nil, false, nil
+	}
+	b, err := newBuilder(in, &h, len(entries))
+	if err != nil {
+		return nil, true, err
+	}
+	s := &scanner{Scanner: jsonio.Scanner{Data: in.Data}, names: map[string]string{}, arena: make([]float64, 0, 1<<14)}
+	var fs fields // each entry's in turn
+	scanned := jsonio.Scan(func() {
+		for _, c := range entries {
+			fs = fs[:0]
+			s.I = c.value
+			s.Object(func(na, nb int) {
+				fs = append(fs, field{name: s.name(na, nb), v: s.value()})
+			})
+			e := entry{key: jsonio.Unquote(in.Data[c.key.Start:c.key.End]), fields: fs, offset: int64(c.key.Start)}
+			if err = b.add(e); err != nil {
+				return
+			}
+		}
+	})
+	if !scanned {
+		return nil, false, nil // not expected: the first pass validated every entry
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return b.finish(), true, nil
+}
+
+// scanTop scans the whole file, decoding the header into h, and returns where the cache's
+// entries lie.
+func scanTop(s *jsonio.Scanner, h *header) (entries []cached) {
 	s.Object(func(a, b int) {
 		key := jsonio.Unquote(s.Data[a:b])
 		if key == "cache" {
-			entries, all = s.cache(entries, all)
+			s.Object(func(ka, kb int) {
+				if s.Peek() != '{' {
+					s.Fail() // null or another value: the decoder-based reader reports it
+				}
+				// the entry is placed at its key, as the decoder-based reader places it
+				entries = append(entries, cached{key: jsonio.Extent{Start: ka, End: kb}, value: s.I})
+				s.Skip()
+			})
 			return
 		}
 		va, vb := s.Skip()
@@ -231,25 +276,4 @@ func (s *scanner) file(h *header) (entries []entry) {
 	})
 	s.End()
 	return entries
-}
-
-// cache scans the cache object's entries, appending them to entries and their fields to
-// all.
-func (s *scanner) cache(entries []entry, all fields) ([]entry, fields) {
-	s.Object(func(a, b int) {
-		key := jsonio.Unquote(s.Data[a:b])
-		if s.Peek() != '{' {
-			s.Fail() // null or another value: the decoder-based reader reports it
-		}
-		from := len(all)
-		s.Object(func(na, nb int) {
-			all = append(all, field{name: s.name(na, nb), v: s.value()})
-		})
-		// the entry is placed at its key, as the decoder-based reader places it
-		entries = append(entries, entry{key: key, fields: all[from:len(all):len(all)], offset: int64(a)})
-		if cap(all)-len(all) < 64 {
-			all = make(fields, 0, 4096) // the entries cut so far keep the old one
-		}
-	})
-	return entries, all
 }

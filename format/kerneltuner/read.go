@@ -151,19 +151,15 @@ func Read(r io.Reader, source string) (*result.Recording, error) {
 // read reads the loaded content: with the fast reader when fast is true and the content
 // is whole and well formed, with the decoder-based one otherwise.
 func read(in *jsonio.Input, fast bool) (*result.Recording, error) {
-	var h header
-	var entries []entry
-	ok := false
 	if fast {
-		entries, ok = parseFast(in, &h)
-	}
-	var warning string
-	if !ok {
-		h = header{}
-		var err error
-		if entries, warning, err = parse(in, &h); err != nil {
-			return nil, err
+		if rec, ok, err := readFast(in); ok {
+			return rec, err
 		}
+	}
+	var h header
+	entries, warning, err := parse(in, &h)
+	if err != nil {
+		return nil, err
 	}
 	rec, err := build(in, &h, entries)
 	if err != nil {
@@ -343,8 +339,38 @@ func compact(raw []byte) string {
 	return b.String()
 }
 
-// build turns the decoded header and entries into a recording.
+// build turns the decoded header and entries into a recording, letting each entry's
+// fields go once its evaluation is made.
 func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, error) {
+	b, err := newBuilder(in, h, len(entries))
+	if err != nil {
+		return nil, err
+	}
+	for k := range entries {
+		e := entries[k]
+		entries[k].fields = nil
+		if err := b.add(e); err != nil {
+			return nil, err
+		}
+	}
+	return b.finish(), nil
+}
+
+// builder makes a recording of a header and the entries it is given one at a time, so
+// that a reader need not hold every entry's fields (about 1.2 KB an entry) beside the
+// evaluations.
+type builder struct {
+	in        *jsonio.Input
+	rec       *result.Recording
+	derived   map[int]bool // parameters whose value lists come from the entries
+	ns        *notes
+	notInList int
+	example   string         // the first value not in tune_params
+	index     map[string]int // the evaluation of each cache key
+}
+
+// newBuilder starts the recording of the header h, sized for n entries.
+func newBuilder(in *jsonio.Input, h *header, n int) (*builder, error) {
 	rec := &result.Recording{
 		Format:       Name,
 		Source:       in.Source,
@@ -417,44 +443,46 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 		rec.Warnings = append(rec.Warnings, in.Source+": "+what)
 	}
 
-	ns := newNotes()
-	var notInList int
-	var example string // the first value not in tune_params
-	index := make(map[string]int, len(entries))
-	rec.Evaluations = make([]result.Evaluation, 0, len(entries))
-	for k := range entries {
-		// each entry's fields are let go once it is read: the fields of the entries not
-		// read yet and the evaluations made so far are what is held, not all of both
-		// (a third of the peak memory of a large cache)
-		e := entries[k]
-		entries[k].fields = nil
-		ev, err := evaluation(in, rec, e, ns)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range ev.Config {
-			if derived[i] {
-				if rec.Params[i].Index(v) < 0 {
-					rec.Params[i].Values = append(rec.Params[i].Values, v)
-				}
-			} else if rec.Params[i].Index(v) < 0 {
-				// Kernel Tuner measured it, so it is a value of the parameter: every
-				// command can then place the entry in the space.
-				if notInList++; notInList == 1 {
-					example = rec.Params[i].Name + "=" + literal(v)
-				}
+	rec.Evaluations = make([]result.Evaluation, 0, n)
+	return &builder{in: in, rec: rec, derived: derived, ns: newNotes(), index: make(map[string]int, n)}, nil
+}
+
+// add makes entry e an evaluation of the recording; e's fields are not kept.
+func (b *builder) add(e entry) error {
+	in, rec, derived := b.in, b.rec, b.derived
+	ev, err := evaluation(in, rec, e, b.ns)
+	if err != nil {
+		return err
+	}
+	for i, v := range ev.Config {
+		if derived[i] {
+			if rec.Params[i].Index(v) < 0 {
 				rec.Params[i].Values = append(rec.Params[i].Values, v)
 			}
+		} else if rec.Params[i].Index(v) < 0 {
+			// Kernel Tuner measured it, so it is a value of the parameter: every
+			// command can then place the entry in the space.
+			if b.notInList++; b.notInList == 1 {
+				b.example = rec.Params[i].Name + "=" + literal(v)
+			}
+			rec.Params[i].Values = append(rec.Params[i].Values, v)
 		}
-		if j, dup := index[e.key]; dup {
-			// Python's json keeps the last of duplicate keys; so does Kernel Tuner.
-			rec.Evaluations[j] = ev
-			rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: cache key %q appears more than once; the last entry wins", in.Source, e.key))
-			continue
-		}
-		index[e.key] = len(rec.Evaluations)
-		rec.Evaluations = append(rec.Evaluations, ev)
 	}
+	if j, dup := b.index[e.key]; dup {
+		// Python's json keeps the last of duplicate keys; so does Kernel Tuner.
+		rec.Evaluations[j] = ev
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: cache key %q appears more than once; the last entry wins", in.Source, e.key))
+		return nil
+	}
+	b.index[e.key] = len(rec.Evaluations)
+	rec.Evaluations = append(rec.Evaluations, ev)
+	return nil
+}
+
+// finish adds what the entries gave to the parameters and the warnings, and returns the
+// recording.
+func (b *builder) finish() *result.Recording {
+	in, rec, derived, ns, notInList := b.in, b.rec, b.derived, b.ns, b.notInList
 	for i := range rec.Params {
 		if derived[i] {
 			sortValues(rec.Params[i].Values)
@@ -469,9 +497,9 @@ func build(in *jsonio.Input, h *header, entries []entry) (*result.Recording, err
 	warn(rec, &ns.badSamples, "values in \"times\" that are not finite numbers", "they are left out of its samples", "they are left out of the samples")
 	if notInList > 0 {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %s of entries %s not in tune_params (e.g. %s); %s added to the parameters' values",
-			in.Source, plural(notInList, "parameter value", "parameter values"), isAre(notInList), example, itThey(notInList, "it is", "they are")))
+			in.Source, plural(notInList, "parameter value", "parameter values"), isAre(notInList), b.example, itThey(notInList, "it is", "they are")))
 	}
-	return rec, nil
+	return rec
 }
 
 // notes gathers what reading the entries noticed, for a warning each.
