@@ -3,6 +3,7 @@ package device
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 )
 
 // Canary is the pattern a backend writes next to a buffer's data and checks after a
@@ -64,4 +65,36 @@ func (c Canary) Holds(s []byte, phase int) bool {
 	}
 	// the rest repeats the first 8 bytes
 	return bytes.Equal(s[head:], s[:len(s)-head])
+}
+
+// OverrunMessage says that a kernel wrote where ("past the end", "before the start", or
+// both) of its argument name, an array of size bytes of elements of typ (a ktune type such
+// as float32; "" or one it does not know gives the length in bytes), and what to look at:
+// the backends' common words for a changed canary.
+func OverrunMessage(name, typ string, size int, where string) string {
+	length := fmt.Sprintf("%d bytes", size)
+	if n := typeSize(typ); n > 0 && size%n == 0 {
+		length = fmt.Sprintf("%d elements of %s", size/n, typ)
+	}
+	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, name, length)
+	if where == "before the start" {
+		return msg + ": the kernel indexes it below 0"
+	}
+	return msg + ": its length in the spec is too small or the kernel overruns it"
+}
+
+// typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it
+// does not know.
+func typeSize(t string) int {
+	switch t {
+	case "int8", "uint8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "float32", "int32", "uint32":
+		return 4
+	case "float64", "int64", "uint64":
+		return 8
+	}
+	return 0
 }

@@ -219,37 +219,13 @@ func (k *kernel) checkOverruns(args []device.Arg) error {
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of
-// argument i's buffer b, and what to look at, in the other backends' words.
+// argument i's buffer b, in the words of every backend (device.OverrunMessage).
 func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	name, typ := strconv.Itoa(i), ""
 	if i < len(k.names) {
 		name, typ = k.names[i].Name, k.names[i].Type
 	}
-	length := fmt.Sprintf("%d bytes", b.size)
-	if size := typeSize(typ); size > 0 && b.size%size == 0 {
-		length = fmt.Sprintf("%d elements of %s", b.size/size, typ)
-	}
-	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, name, length)
-	if where == "before the start" {
-		return msg + ": the kernel indexes it below 0"
-	}
-	return msg + ": its length in the spec is too small or the kernel overruns it"
-}
-
-// typeSize is the bytes of an element of a ktune type (float32, uint8...), 0 for one it
-// does not know.
-func typeSize(t string) int {
-	switch t {
-	case "int8", "uint8":
-		return 1
-	case "int16", "uint16":
-		return 2
-	case "float32", "int32", "uint32":
-		return 4
-	case "float64", "int64", "uint64":
-		return 8
-	}
-	return 0
+	return device.OverrunMessage(name, typ, b.size, where)
 }
 
 // wait returns once the end event has completed: it blocks in the driver when ctx cannot

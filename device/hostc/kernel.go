@@ -168,18 +168,10 @@ func (k *kernel) Run(ctx context.Context, _ device.Launch, args []device.Arg) (t
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of
-// argument i's buffer b, and what to look at.
+// argument i's buffer b, in the words of every backend (device.OverrunMessage).
 func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	p := k.params[i]
-	length := fmt.Sprintf("%d bytes", b.size)
-	if t, ok := cTypes[p.Type]; ok && b.size%t.size == 0 {
-		length = fmt.Sprintf("%d elements of %s", b.size/t.size, p.Type)
-	}
-	msg := fmt.Sprintf("the kernel wrote %s of argument %s (%s)", where, p.Name, length)
-	if where == "before the start" {
-		return msg + ": the kernel indexes it below 0"
-	}
-	return msg + ": its length in the spec is too small or the kernel overruns it"
+	return device.OverrunMessage(p.Name, p.Type, b.size, where)
 }
 
 // arg is the pointer the wrapper receives for argument i.
