@@ -1,15 +1,21 @@
 package formattest
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"testing"
 	"time"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
@@ -96,4 +102,43 @@ func PeakLiveHeap(f func()) (peak, after int64) {
 	close(stop)
 	wg.Wait()
 	return max(most, live()) - base, live() - base
+}
+
+// ReadHolds writes Synthetic(n) with write into a file, reads it back as ktune reads a
+// file (format.Open, into a buffer of its size), and fails t when reading held more than
+// perEval bytes an evaluation at its peak beyond the file's bytes and the recording read
+// (what is still held after reading), or read fewer than minEvals evaluations (a format
+// that leaves out what it cannot write, such as KTT's restricted configurations, reads
+// fewer than n). It is the test of a reader that makes each entry an evaluation as it goes,
+// where one that held every decoded entry until the end let the heap grow to several
+// times the file.
+func ReadHolds(t testing.TB, write func(io.Writer, *result.Recording) error, n, minEvals, perEval int) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(&b, Synthetic(n)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "large.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(b.Len())
+	b = bytes.Buffer{}
+	var rec *result.Recording
+	var err error
+	peak, kept := PeakLiveHeap(func() {
+		rec, err = format.Open(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Evaluations) < minEvals {
+		t.Fatalf("%d evaluations of %d, want at least %d", len(rec.Evaluations), n, minEvals)
+	}
+	if extra := peak - size - kept; extra > int64(n*perEval) {
+		t.Errorf("reading a file of %d bytes and %d entries held %d bytes at most, %d beyond the file's bytes and the %d of the recording (%d an entry, want at most %d)",
+			size, n, peak, extra, kept, extra/int64(n), perEval)
+	} else {
+		t.Logf("file %d bytes, peak live %d, recording %d, beyond both %d (%d an entry)", size, peak, kept, extra, extra/int64(n))
+	}
 }
