@@ -843,7 +843,9 @@ func (s *Session) handover(ctx context.Context, idx int, c space.Config) (float6
 
 // Ask returns the next configuration to evaluate; report its evaluation with Tell before
 // asking again. Repeats are answered from the cache without reaching Ask. Once the session
-// is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only.
+// is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only: an
+// Ask whose ctx is done returns ctx's error and hands nothing out, and the strategy keeps
+// its configuration for the next Ask.
 func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	s.mu.Lock()
 	at, started := s.at, s.started
@@ -867,6 +869,11 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	}
 	if at.pending != nil {
 		return nil, errors.New("tuning: Ask before Tell of the configuration asked last")
+	}
+	// A cancelled ctx would otherwise lose a select against a configuration the strategy
+	// has ready about half the time, and hand it out to a caller that has given up.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	select {
 	case q := <-at.asks:
