@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/tuning"
 )
@@ -39,5 +40,33 @@ func TestAskWithACancelledContextHandsOutNothing(t *testing.T) {
 	}
 	if _, err := s.Ask(ctx); err != nil {
 		t.Fatalf("Ask after those with a cancelled context: %v", err)
+	}
+}
+
+// On the wall clock the time limit is checked when Ask hands a configuration out, the
+// moment its evaluation starts, not only when the strategy chose it: an application that
+// asks again long after its last Tell gets ErrDone once the limit has passed.
+func TestAskAfterTheTimeLimitHandsOutNothing(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	const limit = 30 * time.Millisecond
+	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 50, Seed: 1, TimeLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	c, err := s.Ask(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tell(c, result.Evaluation{Status: result.OK, Objective: 1}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * limit)
+	if c, err := s.Ask(ctx); !errors.Is(err, tuning.ErrDone) {
+		t.Fatalf("Ask after the time limit passed = %v, %v; want ErrDone", c, err)
+	}
+	if sum := s.Summary(); sum.Stop != tuning.StopTime || sum.Evaluations != 1 {
+		t.Errorf("summary: stop %q, %d evaluations; want %q after 1", sum.Stop, sum.Evaluations, tuning.StopTime)
 	}
 }

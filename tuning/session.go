@@ -845,7 +845,9 @@ func (s *Session) handover(ctx context.Context, idx int, c space.Config) (float6
 // asking again. Repeats are answered from the cache without reaching Ask. Once the session
 // is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only: an
 // Ask whose ctx is done returns ctx's error and hands nothing out, and the strategy keeps
-// its configuration for the next Ask.
+// its configuration for the next Ask. Ask also checks the time limit, as the evaluation
+// of what it hands out starts then: once it has passed Ask returns ErrDone (StopTime),
+// however long ago the strategy chose its next configuration.
 func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	s.mu.Lock()
 	at, started := s.at, s.started
@@ -877,6 +879,16 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	}
 	select {
 	case q := <-at.asks:
+		if s.timeUp() {
+			// The strategy chose q before the limit passed, but its evaluation would start
+			// now: refuse it, as Run refuses an evaluation that would start late.
+			select {
+			case at.replies <- answer{fitness: math.NaN(), err: strategy.ErrStop}:
+			case <-at.done:
+			}
+			<-at.done
+			return nil, s.doneErr()
+		}
 		at.pending = &q
 		return q.c.Clone(), nil
 	case <-at.done:
@@ -936,6 +948,21 @@ func tellName(sp *space.Space, c space.Config) string {
 		return fmt.Sprintf("%v (not a configuration of the space)", []int(c))
 	}
 	return sp.Format(c)
+}
+
+// timeUp reports whether the time limit has passed, and if so ends the session with
+// StopTime unless something ended it already.
+func (s *Session) timeUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.TimeLimit <= 0 || s.elapsedLocked() < s.opts.TimeLimit {
+		return false
+	}
+	if s.stop == "" {
+		s.stop = StopTime
+		s.stopAt = s.evals
+	}
+	return true
 }
 
 // stopped reports whether the session has ended.
