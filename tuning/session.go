@@ -7,8 +7,12 @@
 // caller's goroutine and evaluates each configuration with the session's Evaluator:
 // offline tuning and simulation. Ask and Tell hand configurations out one at a time and
 // take their evaluations back, for callers that evaluate themselves (an application tuning
-// its kernels as it runs, a service, batched evaluation); the blocking strategy then runs on
-// a goroutine of its own, which Close stops.
+// its kernels as it runs, a service); the blocking strategy then runs on a goroutine of its
+// own, which Close stops. Told what an Evaluator would return, a session makes the same
+// run as Run with that Evaluator and seed. One configuration is out at a time, as a
+// strategy asks for one evaluation and waits for its fitness: Tell it before the next Ask
+// (an Ask before that is an error), so evaluating several configurations at once takes a
+// session (a search of its own) for each.
 //
 // A session keeps the time its strategy spends choosing each configuration (Kernel
 // Tuner's strategy_time) with the configuration's evaluation, as Evaluation.StrategyMS:
@@ -86,7 +90,8 @@ type Summary struct {
 
 // Session is one search of one space by one strategy. It is used once: either Run, or
 // Ask and Tell until they return ErrDone. Its methods must not be called concurrently,
-// except Summary, Err and Close.
+// except Summary, Err and Close; Ask and Tell may be called from different goroutines
+// one after the other (an Ask on one, the Tell of its configuration on a worker).
 type Session struct {
 	sp   *space.Space
 	st   strategy.Strategy
@@ -842,7 +847,8 @@ func (s *Session) handover(ctx context.Context, idx int, c space.Config) (float6
 }
 
 // Ask returns the next configuration to evaluate; report its evaluation with Tell before
-// asking again. Repeats are answered from the cache without reaching Ask. Once the session
+// asking again. Repeats are answered from the cache without reaching Ask (with
+// Options.NoCache they reach it, each to be measured anew). Once the session
 // is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only: an
 // Ask whose ctx is done returns ctx's error and hands nothing out, and the strategy keeps
 // its configuration for the next Ask. Ask also checks the time limit, as the evaluation
