@@ -8,6 +8,7 @@ import (
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
+	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/tuning"
 )
 
@@ -68,5 +69,51 @@ func TestAskAfterTheTimeLimitHandsOutNothing(t *testing.T) {
 	}
 	if sum := s.Summary(); sum.Stop != tuning.StopTime || sum.Evaluations != 1 {
 		t.Errorf("summary: stop %q, %d evaluations; want %q after 1", sum.Stop, sum.Evaluations, tuning.StopTime)
+	}
+}
+
+// Tell keeps its own copy of what the evaluation holds by reference: a caller that fills
+// the same values, samples and metrics for each Tell (an application reusing its buffers)
+// leaves every earlier evaluation of the history as it was told.
+func TestTellKeepsItsOwnCopyOfTheEvaluation(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	s, err := tuning.New(sp, newStrategy(t, "random"), nil, tuning.Options{Budget: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var (
+		values  []space.Value
+		samples = make([]float64, 3)
+		metrics = map[string]float64{}
+		launch  = &result.Launch{}
+	)
+	for i := 0; ; i++ {
+		c, err := s.Ask(ctx)
+		if errors.Is(err, tuning.ErrDone) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		values = append(values[:0], sp.Values(c)...)
+		for j := range samples {
+			samples[j] = float64(i)
+		}
+		metrics["gflops"] = float64(i)
+		launch.Block[0] = i
+		e := result.Evaluation{Status: result.OK, Objective: float64(i), Config: values, Samples: samples, Metrics: metrics, Launch: launch}
+		if err := s.Tell(c, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, h := range s.Summary().History {
+		e := h.Evaluation
+		if !sp.HasValues(h.Config, e.Config) || e.Samples[0] != float64(i) || e.Metrics["gflops"] != float64(i) || e.Launch.Block[0] != i {
+			t.Errorf("evaluation %d of %s: values %v, samples %v, metrics %v, launch %v; want its own, as told",
+				i, sp.Format(h.Config), e.Config, e.Samples, e.Metrics, e.Launch.Block)
+		}
 	}
 }

@@ -910,7 +910,8 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 // may be left nil: Tell fills in the configuration's values; where it is set, it must
 // hold those values. Tell refuses an evaluation with other values, or with a Status that
 // is not one of result's (result.Status.Valid), and the configuration is then still to
-// be told. Tell returns the sink's error when recording it failed.
+// be told. The session keeps its own copy of e: the caller may reuse e's slices, map and
+// Launch for the next Tell. Tell returns the sink's error when recording it failed.
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
@@ -936,6 +937,12 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	case <-at.done:
 		return s.doneErr()
 	default:
+	}
+	// the history's own copy: a caller may fill the same buffers for its next Tell
+	e.Config, e.Samples, e.Metrics = slices.Clone(e.Config), slices.Clone(e.Samples), maps.Clone(e.Metrics)
+	if e.Launch != nil {
+		l := *e.Launch
+		e.Launch = &l
 	}
 	f, err := s.record(at.ctx, q.idx, q.c, e)
 	select {
