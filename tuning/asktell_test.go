@@ -117,3 +117,37 @@ func TestTellKeepsItsOwnCopyOfTheEvaluation(t *testing.T) {
 		}
 	}
 }
+
+// A Tell that races a Close from another goroutine either counts before the session is
+// final or not at all: the summary Close leaves does not change afterwards. The
+// evaluation's samples are many, so that Tell takes a while copying them and Close
+// overtakes it.
+func TestTellRacingCloseLeavesTheFinalSummaryAlone(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	samples := make([]float64, 1<<20)
+	ctx := context.Background()
+	for i := range 20 {
+		s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 50, Seed: 1, BriefSummary: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Ask(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan tuning.Summary)
+		go func() {
+			s.Close()
+			closed <- s.Summary()
+		}()
+		err = s.Tell(c, result.Evaluation{Status: result.OK, Objective: 1, Samples: samples})
+		final := <-closed
+		after := s.Summary()
+		if after.Evaluations != final.Evaluations {
+			t.Fatalf("try %d: Tell (%v) added an evaluation after Close returned: %d evaluations, then %d", i, err, final.Evaluations, after.Evaluations)
+		}
+		if err != nil && !errors.Is(err, tuning.ErrDone) {
+			t.Fatalf("try %d: Tell = %v, want nil or ErrDone", i, err)
+		}
+	}
+}

@@ -527,6 +527,11 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		e.Config = s.sp.Values(c)
 	}
 	s.mu.Lock()
+	if s.finished {
+		// a Tell that Close overtook (Run records before it finishes): the summary is final
+		s.mu.Unlock()
+		return math.NaN(), ErrDone
+	}
 	e.StrategyMS = float64(s.choosing.Nanoseconds()) / 1e6
 	if s.sim != nil {
 		s.simElapsed = advance(s.simElapsed, s.sim.Cost(e))
@@ -911,7 +916,8 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 // hold those values. Tell refuses an evaluation with other values, or with a Status that
 // is not one of result's (result.Status.Valid), and the configuration is then still to
 // be told. The session keeps its own copy of e: the caller may reuse e's slices, map and
-// Launch for the next Tell. Tell returns the sink's error when recording it failed.
+// Launch for the next Tell. Tell returns the sink's error when recording it failed, and
+// ErrDone, recording nothing, when the session ended first (Close from another goroutine).
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
