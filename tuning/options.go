@@ -18,7 +18,8 @@ type Options struct {
 	Budget int
 	// TimeLimit ends the session once this much time has passed on its clock: simulated
 	// time when the evaluator is Simulated, wall-clock time (from Since) otherwise; 0 for
-	// no limit. It is checked before each evaluation starts. On the wall clock Run also
+	// no limit. It is checked before each evaluation starts (with Ask and Tell, when Ask
+	// hands the configuration out). On the wall clock Run also
 	// ends the evaluation in progress when the limit passes (the Evaluator's context has
 	// that deadline) and records nothing for it; a simulated evaluation, or one told
 	// (Tell), that crosses the limit is kept (it was measured).

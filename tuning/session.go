@@ -7,8 +7,12 @@
 // caller's goroutine and evaluates each configuration with the session's Evaluator:
 // offline tuning and simulation. Ask and Tell hand configurations out one at a time and
 // take their evaluations back, for callers that evaluate themselves (an application tuning
-// its kernels as it runs, a service, batched evaluation); the blocking strategy then runs on
-// a goroutine of its own, which Close stops.
+// its kernels as it runs, a service); the blocking strategy then runs on a goroutine of its
+// own, which Close stops. Told what an Evaluator would return, a session makes the same
+// run as Run with that Evaluator and seed. One configuration is out at a time, as a
+// strategy asks for one evaluation and waits for its fitness: Tell it before the next Ask
+// (an Ask before that is an error), so evaluating several configurations at once takes a
+// session (a search of its own) for each.
 //
 // A session keeps the time its strategy spends choosing each configuration (Kernel
 // Tuner's strategy_time) with the configuration's evaluation, as Evaluation.StrategyMS:
@@ -86,7 +90,8 @@ type Summary struct {
 
 // Session is one search of one space by one strategy. It is used once: either Run, or
 // Ask and Tell until they return ErrDone. Its methods must not be called concurrently,
-// except Summary, Err and Close.
+// except Summary, Err and Close; Ask and Tell may be called from different goroutines
+// one after the other (an Ask on one, the Tell of its configuration on a worker).
 type Session struct {
 	sp   *space.Space
 	st   strategy.Strategy
@@ -522,6 +527,11 @@ func (s *Session) record(ctx context.Context, idx int, c space.Config, e result.
 		e.Config = s.sp.Values(c)
 	}
 	s.mu.Lock()
+	if s.finished {
+		// a Tell that Close overtook (Run records before it finishes): the summary is final
+		s.mu.Unlock()
+		return math.NaN(), ErrDone
+	}
 	e.StrategyMS = float64(s.choosing.Nanoseconds()) / 1e6
 	if s.sim != nil {
 		s.simElapsed = advance(s.simElapsed, s.sim.Cost(e))
@@ -842,8 +852,13 @@ func (s *Session) handover(ctx context.Context, idx int, c space.Config) (float6
 }
 
 // Ask returns the next configuration to evaluate; report its evaluation with Tell before
-// asking again. Repeats are answered from the cache without reaching Ask. Once the session
-// is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only.
+// asking again. Repeats are answered from the cache without reaching Ask (with
+// Options.NoCache they reach it, each to be measured anew). Once the session
+// is over Ask returns ErrDone, or the error that ended it. ctx bounds this call only: an
+// Ask whose ctx is done returns ctx's error and hands nothing out, and the strategy keeps
+// its configuration for the next Ask. Ask also checks the time limit, as the evaluation
+// of what it hands out starts then: once it has passed Ask returns ErrDone (StopTime),
+// however long ago the strategy chose its next configuration.
 func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	s.mu.Lock()
 	at, started := s.at, s.started
@@ -868,8 +883,23 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	if at.pending != nil {
 		return nil, errors.New("tuning: Ask before Tell of the configuration asked last")
 	}
+	// A cancelled ctx would otherwise lose a select against a configuration the strategy
+	// has ready about half the time, and hand it out to a caller that has given up.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	select {
 	case q := <-at.asks:
+		if s.timeUp() {
+			// The strategy chose q before the limit passed, but its evaluation would start
+			// now: refuse it, as Run refuses an evaluation that would start late.
+			select {
+			case at.replies <- answer{fitness: math.NaN(), err: strategy.ErrStop}:
+			case <-at.done:
+			}
+			<-at.done
+			return nil, s.doneErr()
+		}
 		at.pending = &q
 		return q.c.Clone(), nil
 	case <-at.done:
@@ -885,7 +915,9 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 // may be left nil: Tell fills in the configuration's values; where it is set, it must
 // hold those values. Tell refuses an evaluation with other values, or with a Status that
 // is not one of result's (result.Status.Valid), and the configuration is then still to
-// be told. Tell returns the sink's error when recording it failed.
+// be told. The session keeps its own copy of e: the caller may reuse e's slices, map and
+// Launch for the next Tell. Tell returns the sink's error when recording it failed, and
+// ErrDone, recording nothing, when the session ended first (Close from another goroutine).
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
@@ -912,6 +944,12 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 		return s.doneErr()
 	default:
 	}
+	// the history's own copy: a caller may fill the same buffers for its next Tell
+	e.Config, e.Samples, e.Metrics = slices.Clone(e.Config), slices.Clone(e.Samples), maps.Clone(e.Metrics)
+	if e.Launch != nil {
+		l := *e.Launch
+		e.Launch = &l
+	}
 	f, err := s.record(at.ctx, q.idx, q.c, e)
 	select {
 	case at.replies <- answer{fitness: f, err: err}:
@@ -929,6 +967,21 @@ func tellName(sp *space.Space, c space.Config) string {
 		return fmt.Sprintf("%v (not a configuration of the space)", []int(c))
 	}
 	return sp.Format(c)
+}
+
+// timeUp reports whether the time limit has passed, and if so ends the session with
+// StopTime unless something ended it already.
+func (s *Session) timeUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.TimeLimit <= 0 || s.elapsedLocked() < s.opts.TimeLimit {
+		return false
+	}
+	if s.stop == "" {
+		s.stop = StopTime
+		s.stopAt = s.evals
+	}
+	return true
 }
 
 // stopped reports whether the session has ended.
