@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
@@ -109,20 +110,7 @@ iterations: 3
 	}
 	r, sp := runnerFor(t, s, dev)
 	const says = "the kernel wrote past the end of argument y (4096 elements of float32): its length in the spec is too small or the kernel overruns it"
-	for _, c := range []struct {
-		over int64
-		want result.Status
-	}{{0, result.OK}, {2, result.RuntimeError}, {0, result.OK}, {16000, result.RuntimeError}, {0, result.OK}} {
-		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.over), space.IntValue(64)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := r.Evaluate(context.Background(), cfg, nil)
-		if e.Status != c.want || (c.want == result.RuntimeError) != strings.Contains(e.Message, says) {
-			t.Fatalf("over=%d: %v %q, want %v", c.over, e.Status, e.Message, c.want)
-		}
-		r.Idle()
-	}
+	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says, 0, 2, 0, 16000, 0)
 }
 
 // TestKernelsWithoutABoundsCheckFailNamingTheOutput: the commonest overrun, a kernel that
@@ -174,21 +162,7 @@ iterations: 2
 					}
 					r, sp := runnerFor(t, s, dev)
 					says := "the kernel wrote past the end of argument y (4096 elements of " + typ.spec + ")"
-					for _, over := range []int64{0, 1, 0, 2, 5, 0} {
-						cfg, err := sp.ConfigOf([]space.Value{space.IntValue(over), space.IntValue(1)})
-						if err != nil {
-							t.Fatal(err)
-						}
-						e := r.Evaluate(context.Background(), cfg, nil)
-						want := result.OK
-						if over > 0 {
-							want = result.RuntimeError
-						}
-						if e.Status != want || (want == result.RuntimeError) != strings.Contains(e.Message, says) {
-							t.Fatalf("over=%d: %v %q, want %v", over, e.Status, e.Message, want)
-						}
-						r.Idle()
-					}
+					inTurn(t, r, sp, []space.Value{space.IntValue(1)}, says, 0, 1, 0, 2, 5, 0)
 				})
 			}
 		}
@@ -250,20 +224,7 @@ iterations: 3
 	}
 	r, sp := runnerFor(t, s, dev)
 	const says = "the kernel wrote before the start of argument y (4096 elements of float32): the kernel indexes it below 0"
-	for _, c := range []struct {
-		under int64
-		want  result.Status
-	}{{0, result.OK}, {1, result.RuntimeError}, {0, result.OK}, {4096, result.RuntimeError}, {0, result.OK}} {
-		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.under), space.IntValue(64)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := r.Evaluate(context.Background(), cfg, nil)
-		if e.Status != c.want || (c.want == result.RuntimeError) != strings.Contains(e.Message, says) {
-			t.Fatalf("under=%d: %v %q, want %v", c.under, e.Status, e.Message, c.want)
-		}
-		r.Idle()
-	}
+	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says, 0, 1, 0, 4096, 0)
 }
 
 // TestAKernelThatOverrunsInATimedRunFailsItselfNotTheNext: the canaries of OpenCL (and
@@ -302,17 +263,27 @@ iterations: 3
 	}
 	r, sp := runnerFor(t, s, dev)
 	const says = "the kernel wrote past the end of argument y (1024 elements of float32)"
-	for _, c := range []struct {
-		late int64
-		want result.Status
-	}{{0, result.OK}, {1, result.RuntimeError}, {0, result.OK}, {1, result.RuntimeError}, {0, result.OK}} {
-		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.late), space.IntValue(64)})
+	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says+": its length in the spec is too small or the kernel overruns it (in a timed run, not the first)", 0, 1, 0, 1, 0)
+}
+
+// inTurn evaluates the configurations whose first parameter takes each of values in turn,
+// the others being rest, and fails t unless a configuration with a positive value is a
+// runtime error whose message says says and one with 0 is ok: the faulty ones fail
+// themselves, naming the array, and the one after a faulty one is not blamed for it.
+func inTurn(t *testing.T, r *runner.Runner, sp *space.Space, rest []space.Value, says string, values ...int64) {
+	t.Helper()
+	for _, v := range values {
+		cfg, err := sp.ConfigOf(append([]space.Value{space.IntValue(v)}, rest...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := r.Evaluate(context.Background(), cfg, nil)
-		if e.Status != c.want || (c.want == result.RuntimeError) != (strings.Contains(e.Message, says) && strings.Contains(e.Message, "in a timed run")) {
-			t.Fatalf("late=%d: %v %q, want %v", c.late, e.Status, e.Message, c.want)
+		want := result.OK
+		if v > 0 {
+			want = result.RuntimeError
+		}
+		if e.Status != want || (want == result.RuntimeError) != strings.Contains(e.Message, says) {
+			t.Fatalf("%s=%d: %v %q, want %v", sp.Params()[0].Name, v, e.Status, e.Message, want)
 		}
 		r.Idle()
 	}
