@@ -131,6 +131,11 @@ type Result struct {
 	nb   space.Neighbourhood  // the landscape's
 }
 
+// ReleaseFigureData lets go of what only WriteFigures reads (the landscape's space and
+// fitness): a program that analyses many inputs without drawing them calls it after
+// each. WriteFigures then draws no flow graph of r.
+func (r *Result) ReleaseFigureData() { r.land = nil }
+
 // Analyze analyses one input.
 func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	rec := in.Rec

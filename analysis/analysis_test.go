@@ -382,6 +382,34 @@ func TestWriteFigures(t *testing.T) {
 	}
 }
 
+// A result whose figure data was let go (ReleaseFigureData, as 'ktune analyze' does
+// without --plot) draws what needs no landscape, and no flow graph, and does not fail.
+func TestWriteFiguresAfterReleaseFigureData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws figures")
+	}
+	rec := open(t, "../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz")
+	r, err := Analyze(context.Background(), Input{Name: "ktt/coulomb", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ReleaseFigureData()
+	if r.land != nil {
+		t.Fatal("the landscape is still held")
+	}
+	dir := t.TempDir()
+	files, err := WriteFigures(context.Background(), []*Result{r}, dir, FigureOptions{GraphNodes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ffg-ktt-coulomb.svg")); err == nil {
+		t.Error("drew a flow graph without its landscape")
+	}
+	if !slices.ContainsFunc(files, func(f string) bool { return strings.HasSuffix(f, "significance-ktt-coulomb.png") }) {
+		t.Errorf("files %v: want the significance figure", files)
+	}
+}
+
 func newAnalysisWithProportions(cs []float64) *landscape.Analysis {
 	a := &landscape.Analysis{}
 	for i, c := range cs {

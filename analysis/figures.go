@@ -72,11 +72,11 @@ func WriteFigures(ctx context.Context, results []*Result, dir string, o FigureOp
 			base = fmt.Sprintf("%s-%d", FileName(r.Name), k)
 		}
 		used[base] = true
-		if r.Landscape != nil && o.GraphNodes > 0 && r.land.Space.Len() > o.GraphNodes {
+		if r.Landscape != nil && r.land != nil && o.GraphNodes > 0 && r.land.Space.Len() > o.GraphNodes {
 			note("%s: the flow graph figure (ffg-%s) is left out: its %d configurations are more than --graph-nodes %d (its layout grows with the square of the nodes); give --graph-nodes %d to draw it",
 				r.Name, base, r.land.Space.Len(), o.GraphNodes, r.land.Space.Len())
 		}
-		if r.Landscape != nil && o.GraphNodes > 0 && r.land.Space.Len() <= o.GraphNodes {
+		if r.Landscape != nil && r.land != nil && o.GraphNodes > 0 && r.land.Space.Len() <= o.GraphNodes {
 			g, err := landscape.FlowGraph(ctx, r.land, r.nb)
 			if err != nil {
 				return files, err

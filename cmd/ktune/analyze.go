@@ -261,7 +261,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(inputs) == 1 && (f.progress || isTerminal(env.stderr)) {
 		// one space: its parts, which take a minute or more on a million configurations
-		name, begun := inputs[0].Name, time.Now()
+		name, begun := inputs[0].in.Name, time.Now()
 		o.Step = func(part string) {
 			fmt.Fprintf(env.stderr, "ktune analyze: %s: %s (%.1f s in)\n", name, part, time.Since(begun).Seconds())
 		}
@@ -278,7 +278,8 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	// Interrupted (Ctrl-C, SIGTERM): the inputs analysed are printed, and with --json
 	// written as one document that says so, before ktune exits with the error.
 	var interrupted error
-	for _, err := range unread {
+	// an input that cannot be read is said as its reader says it, naming the file
+	readFailed := func(err error) {
 		if total == 1 {
 			lone = err
 		} else {
@@ -287,12 +288,48 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 		failed = append(failed, inputOf(err))
 		inputErrors = append(inputErrors, inputError{inputOf(err), err.Error()})
 	}
-	for i, in := range inputs {
+	for _, err := range unread {
+		readFailed(err)
+	}
+	var left []string // files found in folders that are no recordings
+	for i, input := range inputs {
+		in := input.in
 		env.log.Info("analysing", "input", in.Name, "n", i+1, "of", len(inputs))
 		if prog != nil {
 			prog.update(i, len(inputs), "now "+in.Name)
 		}
+		if input.path != "" {
+			rec, err := readRecording(ctx, input.path)
+			switch {
+			case input.found && errors.Is(err, format.ErrUnknown):
+				left = append(left, input.path)
+				total--
+				continue
+			case err != nil && ctx.Err() != nil:
+				if prog != nil {
+					prog.finish()
+				}
+				interrupted = interruption(ctx, "interrupted with %d of %d inputs analysed", len(results), total)
+				if len(results) > 0 {
+					interrupted = fmt.Errorf("%w; the results are of those", interrupted)
+				}
+				fmt.Fprintf(env.stderr, "ktune analyze: %v\n", interrupted)
+			case err != nil && total == 1 && !f.jsonOut:
+				return err
+			case err != nil:
+				readFailed(err)
+				continue
+			}
+			if interrupted != nil {
+				break
+			}
+			in.Rec = rec
+		}
 		r, err := analysis.Analyze(ctx, in, o)
+		inputs[i].in.Rec = nil // analysed: let it go
+		if err == nil && f.plot == "" {
+			r.ReleaseFigureData()
+		}
 		if err != nil {
 			err = spaceTooLarge(err)
 			if prog != nil {
@@ -329,6 +366,12 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if prog != nil {
 		prog.finish()
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(env.stderr, "ktune analyze: %s: %s\n", notRecordings(len(left)), listSome(left, 5))
+		if total == 0 {
+			return fmt.Errorf("no recorded space in %s", strings.Join(pos, ", "))
+		}
 	}
 	note := ""
 	if interrupted != nil {
@@ -449,10 +492,20 @@ func inputOf(err error) string {
 	return msg
 }
 
-// analysisInputs opens the recorded files (a folder stands for the recordings under it) and
-// the stored runs to analyse. An input that cannot be read is an error when it is the only
-// one, unless listAll; otherwise its error joins unread and the others are read.
-func analysisInputs(ctx context.Context, files []string, runs, db string, listAll bool, warn io.Writer) (out []analysis.Input, unread []error, err error) {
+// analysisInput is one input of 'ktune analyze': a recorded file, read when its turn comes
+// (path), so that an analysis of many files holds one recording at a time, or a stored
+// run or standard input, read before (in.Rec).
+type analysisInput struct {
+	in    analysis.Input
+	path  string // the file to read; "" when in.Rec is read
+	found bool   // the file was found in a folder: one that is no recording is left out
+}
+
+// analysisInputs names the recorded files (a folder stands for the files under it) and
+// opens standard input and the stored runs to analyse. An input that cannot be read is an
+// error when it is the only one, unless listAll; otherwise its error joins unread and the
+// others are read. The files are read by the analysis, in turn (analysisInput).
+func analysisInputs(ctx context.Context, files []string, runs, db string, listAll bool, warn io.Writer) (out []analysisInput, unread []error, err error) {
 	// A bare number that names no file is a run id, as 'ktune report' reads it.
 	var names []string
 	for _, f := range files {
@@ -471,21 +524,8 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 		ids = strings.Split(runs, ",")
 	}
 	single := len(names)+len(ids) == 1 && !listAll
-	var left []string
 	named := map[string]string{}
 	for _, f := range names {
-		rec, err := readRecording(ctx, f)
-		if found[f] && errors.Is(err, format.ErrUnknown) {
-			left = append(left, f)
-			continue
-		}
-		if err != nil {
-			if single || ctx.Err() != nil {
-				return nil, nil, err
-			}
-			unread = append(unread, err)
-			continue
-		}
 		// the name tells results, figures and --bench's spaces apart
 		name := benchSpaceName(f)
 		if f == stdinArg {
@@ -498,13 +538,19 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 			return nil, nil, fmt.Errorf("%s and %s are both named %s (folder/file), which tells spaces apart in the results and figures: rename or move one", other, f, name)
 		}
 		named[name] = f
-		out = append(out, analysis.Input{Name: name, Rec: rec})
-	}
-	if len(left) > 0 {
-		fmt.Fprintf(warn, "ktune analyze: %s: %s\n", notRecordings(len(left)), listSome(left, 5))
-	}
-	if len(names) > 0 && len(out) == 0 && len(unread) == 0 && len(ids) == 0 {
-		return nil, nil, fmt.Errorf("no recorded space in %s", strings.Join(files, ", "))
+		if f != stdinArg {
+			out = append(out, analysisInput{in: analysis.Input{Name: name}, path: f, found: found[f]})
+			continue
+		}
+		rec, err := readRecording(ctx, f)
+		if err != nil {
+			if single || ctx.Err() != nil {
+				return nil, nil, err
+			}
+			unread = append(unread, err)
+			continue
+		}
+		out = append(out, analysisInput{in: analysis.Input{Name: name, Rec: rec}})
 	}
 	if len(ids) > 0 {
 		// a mistyped id is said before the database is looked for
@@ -533,7 +579,7 @@ func analysisInputs(ctx context.Context, files []string, runs, db string, listAl
 				unread = append(unread, err)
 				continue
 			}
-			out = append(out, in)
+			out = append(out, analysisInput{in: in})
 		}
 	}
 	if len(out) == 0 && len(unread) == 0 {
