@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,7 +88,22 @@ func TestACUDAKernelThatWritesPastAnArrayFailsNamingIt(t *testing.T) {
 // 0, 2 and 16000 work-items beyond y's N elements, each time after the last: those
 // with over > 0 fail naming y, the others verify.
 func testKernelThatWritesPastAnArray(t *testing.T, backend, code string) {
+	testAxpyInTurn(t, backend, code, "over", `["N + over"]`,
+		"the kernel wrote past the end of argument y (4096 elements of float32): its length in the spec is too small or the kernel overruns it",
+		0, 2, 0, 16000, 0)
+}
+
+// testAxpyInTurn runs axpy(y, x, n), code in the backend's language, over y and x of N =
+// 4096 float32s, with its parameter param taking values in turn (inTurn): those above 0
+// fail saying says, the others verify.
+func testAxpyInTurn(t *testing.T, backend, code, param, problemSize, says string, values ...int64) {
 	dev := openBackend(t, backend)
+	distinct := slices.Clone(values)
+	slices.Sort(distinct)
+	var list []string
+	for _, v := range slices.Compact(distinct) {
+		list = append(list, strconv.FormatInt(v, 10))
+	}
 	s, err := spec.Parse([]byte(`
 kernel:
   name: axpy
@@ -94,23 +111,22 @@ kernel:
   code: |`+code+`
 constants: {N: 4096}
 parameters:
-  - {name: over, values: [0, 2, 16000]}
+  - {name: `+param+`, values: [`+strings.Join(list, ", ")+`]}
   - {name: block_size_x, values: [64]}
-problem_size: ["N + over"]
+problem_size: `+problemSize+`
 arguments:
   - {name: y, type: float32, length: N, output: true}
   - {name: x, type: float32, length: N, fill: random}
   - {name: n, type: int32, value: N}
 verification:
-  reference: {config: {over: 0, block_size_x: 64}}
+  reference: {config: {`+param+`: 0, block_size_x: 64}}
 iterations: 3
 `), "overrun_test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, sp := runnerFor(t, s, dev)
-	const says = "the kernel wrote past the end of argument y (4096 elements of float32): its length in the spec is too small or the kernel overruns it"
-	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says, 0, 2, 0, 16000, 0)
+	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says, values...)
 }
 
 // TestKernelsWithoutABoundsCheckFailNamingTheOutput: the commonest overrun, a kernel that
@@ -200,31 +216,9 @@ func TestACUDAKernelThatWritesBeforeAnArrayFailsNamingIt(t *testing.T) {
 // under 0, 1 and 4096 elements written before y, each time after the last: those with
 // under > 0 fail naming y, the others verify.
 func testKernelThatWritesBeforeAnArray(t *testing.T, backend, code string) {
-	dev := openBackend(t, backend)
-	s, err := spec.Parse([]byte(`
-kernel:
-  name: axpy
-  language: `+backend+`
-  code: |`+code+`
-constants: {N: 4096}
-parameters:
-  - {name: under, values: [0, 1, 4096]}
-  - {name: block_size_x, values: [64]}
-problem_size: [N]
-arguments:
-  - {name: y, type: float32, length: N, output: true}
-  - {name: x, type: float32, length: N, fill: random}
-  - {name: n, type: int32, value: N}
-verification:
-  reference: {config: {under: 0, block_size_x: 64}}
-iterations: 3
-`), "overrun_test.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, sp := runnerFor(t, s, dev)
-	const says = "the kernel wrote before the start of argument y (4096 elements of float32): the kernel indexes it below 0"
-	inTurn(t, r, sp, []space.Value{space.IntValue(64)}, says, 0, 1, 0, 4096, 0)
+	testAxpyInTurn(t, backend, code, "under", "[N]",
+		"the kernel wrote before the start of argument y (4096 elements of float32): the kernel indexes it below 0",
+		0, 1, 0, 4096, 0)
 }
 
 // TestAKernelThatOverrunsInATimedRunFailsItselfNotTheNext: the canaries of OpenCL (and
