@@ -3,7 +3,9 @@ package device
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // Canary is the pattern a backend writes next to a buffer's data and checks after a
@@ -97,4 +99,28 @@ func typeSize(t string) int {
 		return 8
 	}
 	return 0
+}
+
+// Overruns asks where, of each array argument in args (a Buffer), a kernel wrote outside
+// its data: where(i, b) says it in OverrunMessage's words, "" when nowhere. It returns a
+// *RuntimeError joining what they say, or nil: what a backend that reads canaries after a
+// launch reports.
+func Overruns(args []Arg, where func(i int, b Buffer) (string, error)) error {
+	var overruns []string
+	for i, a := range args {
+		if a.Buffer == nil {
+			continue
+		}
+		msg, err := where(i, a.Buffer)
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			overruns = append(overruns, msg)
+		}
+	}
+	if overruns != nil {
+		return &RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
+	}
+	return nil
 }

@@ -198,24 +198,17 @@ func (k *kernel) CheckOverruns(args []device.Arg) error {
 }
 
 func (k *kernel) checkOverruns(args []device.Arg) error {
-	var overruns []string
-	for i, a := range args {
-		b, _ := a.Buffer.(*buffer)
+	return device.Overruns(args, func(i int, buf device.Buffer) (string, error) {
+		b, _ := buf.(*buffer)
 		if b == nil {
-			continue
+			return "", nil
 		}
 		where, err := b.overrun()
-		if err != nil {
-			return err
+		if where == "" || err != nil {
+			return "", err
 		}
-		if where != "" {
-			overruns = append(overruns, k.overrunMessage(i, b, where))
-		}
-	}
-	if overruns != nil {
-		return &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
-	}
-	return nil
+		return k.overrunMessage(i, b, where), nil
+	})
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of

@@ -234,24 +234,17 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 // a *device.RuntimeError naming each array the kernel wrote outside of; those canaries
 // are written again.
 func (k *kernel) CheckOverruns(args []device.Arg) error {
-	var overruns []string
-	for i, a := range args {
-		b, _ := a.Buffer.(*buffer)
+	return device.Overruns(args, func(i int, buf device.Buffer) (string, error) {
+		b, _ := buf.(*buffer)
 		if b == nil {
-			continue
+			return "", nil
 		}
 		where, err := b.overrun()
-		if err != nil {
-			return err
+		if where == "" || err != nil {
+			return "", err
 		}
-		if where != "" {
-			overruns = append(overruns, k.overrunMessage(i, b, where))
-		}
-	}
-	if overruns != nil {
-		return &device.RuntimeError{Op: "launch", Err: errors.New(strings.Join(overruns, "; "))}
-	}
-	return nil
+		return k.overrunMessage(i, b, where), nil
+	})
 }
 
 // overrunMessage says that the kernel wrote where ("past the end", "before the start") of
