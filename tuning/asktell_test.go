@@ -3,6 +3,7 @@ package tuning_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,6 +149,98 @@ func TestTellRacingCloseLeavesTheFinalSummaryAlone(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, tuning.ErrDone) {
 			t.Fatalf("try %d: Tell = %v, want nil or ErrDone", i, err)
+		}
+	}
+}
+
+// A session hands out one configuration at a time. Two Asks at once, as from an
+// application that parallelises its evaluations over one session, give one configuration
+// and a clear error, not a second caller blocked until the first one's Tell (and a data
+// race on what is pending).
+func TestConcurrentAsksGiveOneConfigurationAndAnError(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	ctx := context.Background()
+	for i := range 20 {
+		s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 10, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type asked struct {
+			c   space.Config
+			err error
+		}
+		got := make(chan asked, 2)
+		for range 2 {
+			go func() {
+				c, err := s.Ask(ctx)
+				got <- asked{c, err}
+			}()
+		}
+		var configs, errs int
+		for range 2 {
+			select {
+			case a := <-got:
+				if a.err != nil {
+					errs++
+					if !strings.Contains(a.err.Error(), "one configuration at a time") {
+						t.Errorf("try %d: the second Ask's error %q does not say why", i, a.err)
+					}
+				} else {
+					configs++
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("try %d: an Ask beside another is still waiting after 10 s (%d configurations, %d errors so far)", i, configs, errs)
+			}
+		}
+		if configs != 1 || errs != 1 {
+			t.Fatalf("try %d: two Asks at once gave %d configurations and %d errors; want 1 and 1", i, configs, errs)
+		}
+		s.Close()
+	}
+}
+
+// Two Tells of the pending configuration at once record it once: the other Tell is an
+// error and the history holds one evaluation. (Both used to record it when they overlapped,
+// and the second then waited for ever to hand the strategy a fitness it no longer wanted:
+// a narrow window, hence many tries; under the race detector, as CI runs this package,
+// the first try showed it.)
+func TestConcurrentTellsRecordTheEvaluationOnce(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	ctx := context.Background()
+	for i := range 500 {
+		s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 10, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Ask(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := sim.Evaluate(ctx, c)
+		errs := make(chan error, 2)
+		start := make(chan struct{})
+		for range 2 {
+			go func() {
+				<-start
+				errs <- s.Tell(c, e)
+			}()
+		}
+		close(start)
+		var failed int
+		for range 2 {
+			select {
+			case err := <-errs:
+				if err != nil {
+					failed++
+				}
+			case <-time.After(10 * time.Second):
+				s.Close()
+				t.Fatalf("try %d: a Tell beside another is still waiting after 10 s; %d evaluations recorded", i, s.Summary().Evaluations)
+			}
+		}
+		s.Close()
+		if n := s.Summary().Evaluations; failed != 1 || n != 1 {
+			t.Fatalf("try %d: two Tells at once: %d failed, %d evaluations recorded; want 1 and 1", i, failed, n)
 		}
 	}
 }

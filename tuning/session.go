@@ -11,8 +11,9 @@
 // own, which Close stops. Told what an Evaluator would return, a session makes the same
 // run as Run with that Evaluator and seed. One configuration is out at a time, as a
 // strategy asks for one evaluation and waits for its fitness: Tell it before the next Ask
-// (an Ask before that is an error), so evaluating several configurations at once takes a
-// session (a search of its own) for each.
+// (an Ask before that, or beside another Ask, is an error, as is a second Tell of it), so
+// evaluating several configurations at once takes a session (a search of its own) for
+// each.
 //
 // A session keeps the time its strategy spends choosing each configuration (Kernel
 // Tuner's strategy_time) with the configuration's evaluation, as Evaluation.StrategyMS:
@@ -64,6 +65,9 @@ type Sink interface {
 // ErrDone is what Ask and Tell return once the session is over; Summary says why.
 var ErrDone = errors.New("tuning session is over")
 
+// errStarted is Start's or Run's error on a session that has started already.
+var errStarted = errors.New("tuning: session already started; a session runs once")
+
 // Evaluated is one new evaluation of a session, in the order they were made.
 type Evaluated struct {
 	Config     space.Config      // the configuration, as indices into the space's values
@@ -91,7 +95,9 @@ type Summary struct {
 // Session is one search of one space by one strategy. It is used once: either Run, or
 // Ask and Tell until they return ErrDone. Its methods must not be called concurrently,
 // except Summary, Err and Close; Ask and Tell may be called from different goroutines
-// one after the other (an Ask on one, the Tell of its configuration on a worker).
+// one after the other (an Ask on one, the Tell of its configuration on a worker). Asks
+// or Tells that overlap anyway get an error, not a second configuration or a second
+// record.
 type Session struct {
 	sp   *space.Space
 	st   strategy.Strategy
@@ -185,7 +191,7 @@ func (s *Session) Run(ctx context.Context) (Summary, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := s.begin(); err != nil {
+	if err := s.begin(nil); err != nil {
 		return s.Summary(), err
 	}
 	s.mu.Lock()
@@ -216,7 +222,7 @@ func (s *Session) afterPreload() error {
 	return s.callerStop(st)
 }
 
-func (s *Session) begin() error {
+func (s *Session) begin(at *askTell) error {
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -224,8 +230,9 @@ func (s *Session) begin() error {
 		return errors.New("tuning: session closed")
 	case s.started:
 		s.mu.Unlock()
-		return errors.New("tuning: session already started; a session runs once")
+		return errStarted
 	}
+	s.at = at // with started, so that an Ask sees both or neither
 	s.started, s.begun = true, time.Now()
 	s.answered = s.begun
 	s.clock0 = s.begun
@@ -787,7 +794,8 @@ type askTell struct {
 	asks    chan question
 	replies chan answer
 	done    chan struct{} // closed when the strategy has returned and the session is final
-	pending *question     // asked and not yet told; touched only by Ask and Tell
+	pending *question     // asked and not yet told; under Session.mu
+	asking  bool          // an Ask is waiting for the strategy; under Session.mu
 }
 
 type question struct {
@@ -803,14 +811,12 @@ type answer struct {
 // Start runs the strategy on its own goroutine for Ask and Tell; ctx bounds its whole
 // life. Ask calls Start with context.Background when it has not been called.
 func (s *Session) Start(ctx context.Context) error {
-	if err := s.begin(); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	at := &askTell{ctx: ctx, cancel: cancel, asks: make(chan question), replies: make(chan answer), done: make(chan struct{})}
-	s.mu.Lock()
-	s.at = at
-	s.mu.Unlock()
+	if err := s.begin(at); err != nil {
+		cancel()
+		return err
+	}
 	go func() {
 		defer close(at.done)
 		defer cancel()
@@ -863,13 +869,16 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 	s.mu.Lock()
 	at, started := s.at, s.started
 	s.mu.Unlock()
-	switch {
-	case !started:
-		if err := s.Start(context.Background()); err != nil {
+	if !started {
+		// an Ask beside this one may start it first
+		if err := s.Start(context.Background()); err != nil && !errors.Is(err, errStarted) {
 			return nil, err
 		}
+		s.mu.Lock()
 		at = s.at
-	case at == nil:
+		s.mu.Unlock()
+	}
+	if at == nil {
 		if s.stopped() {
 			return nil, ErrDone
 		}
@@ -880,14 +889,19 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 		return nil, s.doneErr()
 	default:
 	}
-	if at.pending != nil {
-		return nil, errors.New("tuning: Ask before Tell of the configuration asked last")
-	}
 	// A cancelled ctx would otherwise lose a select against a configuration the strategy
 	// has ready about half the time, and hand it out to a caller that has given up.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.claimAsk(at); err != nil {
+		return nil, err
+	}
+	defer func() {
+		s.mu.Lock()
+		at.asking = false
+		s.mu.Unlock()
+	}()
 	select {
 	case q := <-at.asks:
 		if s.timeUp() {
@@ -900,7 +914,9 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 			<-at.done
 			return nil, s.doneErr()
 		}
+		s.mu.Lock()
 		at.pending = &q
+		s.mu.Unlock()
 		return q.c.Clone(), nil
 	case <-at.done:
 		return nil, s.doneErr()
@@ -921,14 +937,18 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	s.mu.Lock()
 	at := s.at
+	var pending *question
+	if at != nil {
+		pending = at.pending
+	}
 	s.mu.Unlock()
-	if at == nil || at.pending == nil {
+	if pending == nil {
 		if s.stopped() {
 			return s.doneErr() // the session is over: nothing was asked
 		}
 		return errors.New("tuning: Tell without a configuration asked")
 	}
-	q := *at.pending
+	q := *pending
 	if !slices.Equal(c, q.c) {
 		return fmt.Errorf("tuning: Tell for %s, but the configuration asked is %s", tellName(s.sp, c), s.sp.Format(q.c))
 	}
@@ -938,7 +958,15 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	if err := checkStatus(e.Status); err != nil {
 		return fmt.Errorf("tuning: Tell %s: %w", s.sp.Format(q.c), err)
 	}
-	at.pending = nil
+	s.mu.Lock()
+	told := at.pending == pending
+	if told {
+		at.pending = nil
+	}
+	s.mu.Unlock()
+	if !told {
+		return fmt.Errorf("tuning: Tell of %s, which another Tell told at the same time: a session hands out one configuration at a time, to be told once", s.sp.Format(q.c))
+	}
 	select {
 	case <-at.done:
 		return s.doneErr()
@@ -956,6 +984,21 @@ func (s *Session) Tell(c space.Config, e result.Evaluation) error {
 	case <-at.done: // closed meanwhile
 	}
 	return err
+}
+
+// claimAsk makes this Ask the one waiting for the strategy's next configuration, or says
+// why it cannot be: a configuration is out, or another Ask is waiting beside it.
+func (s *Session) claimAsk(at *askTell) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case at.pending != nil:
+		return fmt.Errorf("tuning: Ask before Tell of %s, the configuration asked last: a session hands out one configuration at a time (evaluate in parallel with a session each)", s.sp.Format(at.pending.c))
+	case at.asking:
+		return errors.New("tuning: Ask while another Ask is waiting: a session hands out one configuration at a time (evaluate in parallel with a session each)")
+	}
+	at.asking = true
+	return nil
 }
 
 // tellName names the configuration a caller told, which may not be one of the space.
