@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -383,6 +384,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 		if errors.Is(err, worker.ErrArguments) {
 			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
+		}
+		if slices.Contains(command, WorkerArg) && errors.Is(err, worker.ErrCommandRefused) {
+			// the program parsed its flags, WorkerArg among them, before WorkerMain could
+			// see it: a test binary without a TestMain that calls it, a main that parses
+			// flags first
+			return nil, fmt.Errorf("%w\nThe worker processes are this program started with %s: call tuner.WorkerMain first thing in main (in a test, in TestMain before m.Run), before anything parses flags, or set Options.WorkerCommand; nothing was measured", err, WorkerArg)
 		}
 		return nil, machineFault(err, info)
 	}
