@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -41,6 +42,9 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 }
 
 func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
+	if st == nil {
+		return nil, fmt.Errorf("report: run %d: no store to read it from (nil)", id)
+	}
 	info, err := st.Run(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
@@ -249,6 +253,10 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 }
 
 func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
+	if in.Rec == nil {
+		return nil, errors.New("report: no recording to report on (Input.Rec is nil)")
+	}
+	in.Name = in.Label()
 	rec := redirected(in.Rec, o)
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}
