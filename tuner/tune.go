@@ -83,7 +83,8 @@ type Options struct {
 	// PoCL), where kernels and their buffers live in the worker, and none on another (a
 	// GPU, whose drivers map memory of their own). A negative value is none. PoCL sizes its device by the limit: its global memory is
 	// the limit, its largest buffer a quarter of it (the host C device's, all of it); a
-	// configuration with a larger array is a device_limit.
+	// configuration with a larger array is a device_limit. Messages about the limit name it
+	// as the ktune command does, --worker-memory.
 	WorkerMemory int64
 	// WorkerCommand is the command line, a program and its arguments, that starts a worker
 	// process; Tune appends the Worker's Args, and that command must call Worker.Serve.
