@@ -30,8 +30,8 @@ type Options struct {
 
 // RunPage reports one run of the store: what it was, how it went, its best
 // configurations, its convergence, and the analysis of what it measured. A run recorded
-// as running whose process was killed reads as running unless st says otherwise (the
-// command line's store reads such runs as interrupted).
+// as running whose process was killed reads as running unless st says otherwise
+// (tuner.LiveStatus reads such runs as interrupted, as the command line does).
 func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
 	p, err := runPage(ctx, st, id, o)
 	if err != nil {
