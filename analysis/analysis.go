@@ -35,9 +35,21 @@ import (
 // Input is one thing to analyse: a recording read from a file, or a run read back from the
 // store (Run set).
 type Input struct {
-	Name string            // short name for tables and figures, e.g. "kerneltuner_gemm/RTX_3090"
+	Name string            // short name for tables, figures and errors, e.g. "kerneltuner_gemm/RTX_3090"; "" for Rec's Source
 	Rec  *result.Recording // the evaluations
 	Run  *store.RunInfo    // the stored run it came from; nil for files
+}
+
+// Label is what results, figures and errors call in: its Name, or where that is empty its
+// recording's Source (the file it was read from), or "recording".
+func (in Input) Label() string {
+	switch {
+	case in.Name != "":
+		return in.Name
+	case in.Rec != nil && in.Rec.Source != "":
+		return in.Rec.Source
+	}
+	return "recording"
 }
 
 // RunName names a stored run in results, figures and the errors about it: "run 12 gemm",
@@ -139,7 +151,11 @@ func (r *Result) ReleaseFigureData() { r.land = nil }
 // Analyze analyses one input.
 func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	rec := in.Rec
-	if rec == nil || len(rec.Params) == 0 {
+	if rec == nil {
+		return nil, errors.New("analysis: no recording to analyse (Input.Rec is nil)")
+	}
+	in.Name = in.Label()
+	if len(rec.Params) == 0 {
 		return nil, fmt.Errorf("%s: nothing to analyse (no parameters)", in.Name)
 	}
 	res := &Result{Name: in.Name, Source: rec.Source, Kernel: rec.Kernel, Device: rec.Device,

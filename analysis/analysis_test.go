@@ -736,3 +736,32 @@ func TestAnalyzeStopsWhenCancelledDuringTheIndices(t *testing.T) {
 		t.Errorf("Analyze took %v to stop", took)
 	}
 }
+
+// A program that analyses a recording without naming it gets results and errors named by
+// the file the recording came from, where each error began with ": "; a missing recording
+// is an error, not a panic.
+func TestAnalyzeAnUnnamedInput(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Analyze(ctx, Input{}, quick()); err == nil || !strings.Contains(err.Error(), "Input.Rec is nil") {
+		t.Errorf("Analyze without a recording = %v, want an error saying so", err)
+	}
+	rec := open(t, pnpoly)
+	o := quick()
+	o.Objective = "no_such_metric"
+	_, err := Analyze(ctx, Input{Rec: rec}, o)
+	if err == nil || !strings.HasPrefix(err.Error(), pnpoly+": ") {
+		t.Errorf("Analyze of an unknown objective = %v, want an error that begins with the recording's file", err)
+	}
+	o.Objective = ""
+	r, err := Analyze(ctx, Input{Rec: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != pnpoly {
+		t.Errorf("Name = %q, want the recording's file %q", r.Name, pnpoly)
+	}
+	empty := &result.Recording{}
+	if _, err := Analyze(ctx, Input{Rec: empty}, o); err == nil || !strings.HasPrefix(err.Error(), "recording: nothing to analyse") {
+		t.Errorf("Analyze of a recording of nothing, from nowhere = %v", err)
+	}
+}

@@ -439,3 +439,28 @@ func TestSentence(t *testing.T) {
 		}
 	}
 }
+
+// A program that reports on a recording without naming it gets a page titled by the file
+// it came from, where the title began with ": "; a missing recording or store is an
+// error, where it panicked.
+func TestSpacePageOfAnUnnamedInput(t *testing.T) {
+	ctx := context.Background()
+	if _, err := SpacePage(ctx, analysis.Input{}, Options{}); err == nil || !strings.Contains(err.Error(), "Input.Rec is nil") {
+		t.Errorf("SpacePage without a recording = %v, want an error saying so", err)
+	}
+	if _, err := RunPage(ctx, nil, 1, Options{}); err == nil || !strings.Contains(err.Error(), "no store") {
+		t.Errorf("RunPage without a store = %v, want an error saying so", err)
+	}
+	const path = "../testdata/kernel_tuner/vector_add_A4000.json"
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := SpacePage(ctx, analysis.Input{Rec: rec}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Title, path+": ") {
+		t.Errorf("title %q, want it to begin with the recording's file", p.Title)
+	}
+}

@@ -38,7 +38,7 @@ default_config: {unroll_factor: 1, threads: 1}
 `
 
 // killed is the status of a run whose 'ktune tune' was killed: stored as running, read as
-// interrupted through the command line's store (cmd/ktune's liveStatus).
+// interrupted through the command line's store (tuner.LiveStatus).
 const killed store.RunStatus = "killed"
 
 // liveStatus reads every run as interrupted, as the command line's store reads a run

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,8 +30,8 @@ type Options struct {
 
 // RunPage reports one run of the store: what it was, how it went, its best
 // configurations, its convergence, and the analysis of what it measured. A run recorded
-// as running whose process was killed reads as running unless st says otherwise (the
-// command line's store reads such runs as interrupted).
+// as running whose process was killed reads as running unless st says otherwise
+// (tuner.LiveStatus reads such runs as interrupted, as the command line does).
 func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
 	p, err := runPage(ctx, st, id, o)
 	if err != nil {
@@ -41,6 +42,9 @@ func RunPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 }
 
 func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, error) {
+	if st == nil {
+		return nil, fmt.Errorf("report: run %d: no store to read it from (nil)", id)
+	}
 	info, err := st.Run(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", id, err)
@@ -249,6 +253,10 @@ func SpacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 }
 
 func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error) {
+	if in.Rec == nil {
+		return nil, errors.New("report: no recording to report on (Input.Rec is nil)")
+	}
+	in.Name = in.Label()
 	rec := redirected(in.Rec, o)
 	p := &Page{Title: fmt.Sprintf("%s: %s on %s", in.Name, dash(rec.Kernel), dash(rec.Device)),
 		Subtitle: fmt.Sprintf("recorded space read from %s (%s format)", rec.Source, rec.Format)}

@@ -48,10 +48,10 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	values := r.referenceValues()
 	src := r.src
 	what := "the kernel at the reference configuration " + formatValues(r, values)
-	isRef := false
+	isRef, kernel := false, &r.spec.Kernel
 	instance := r.spec.Instance
 	if rs, ok := r.spec.ReferenceSource(); ok {
-		src, isRef = rs, true
+		src, isRef, kernel = rs, true, r.spec.Verification.Kernel
 		what = "the reference kernel " + rs.Kernel
 		instance = r.spec.ReferenceInstance // its own launch, where it has one
 	}
@@ -61,7 +61,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		return ref
 	}
 	src.Defines = inst.Defines
-	k, err := r.dev.Compile(ctx, src)
+	k, err := r.compile(ctx, src, kernel)
 	if err != nil {
 		var ce *device.CompileError
 		if errors.As(err, &ce) {

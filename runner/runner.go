@@ -152,6 +152,16 @@ func (r *Runner) applySettings(values []space.Value) error {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
+// compile compiles src, kernel k of the spec, on the device. A kernel whose source files
+// were never read (a spec made by spec.Parse, without its ReadFiles) has no code: it is
+// refused with what to do, where the device said only that the source was empty.
+func (r *Runner) compile(ctx context.Context, src device.Source, k *spec.Kernel) (device.Kernel, error) {
+	if src.Code == "" && len(k.Files) > 0 {
+		return nil, fmt.Errorf("the kernel source %s was never read: spec.Parse reads no files; call the spec's ReadFiles after Parse (spec.Load does both)", k.Files[0])
+	}
+	return r.dev.Compile(ctx, src)
+}
+
 // Compile only compiles c, so that a later Evaluate of c finds it in the compiler's cache;
 // phase("compiled") is called when it goes on to run the kernel (see below).
 func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)) error {
@@ -164,7 +174,7 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	}
 	src := r.src
 	src.Defines = inst.Defines
-	k, err := r.dev.Compile(ctx, src)
+	k, err := r.compile(ctx, src, &r.spec.Kernel)
 	if err != nil {
 		return err
 	}
@@ -225,7 +235,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	src := r.src
 	src.Defines = inst.Defines
 	t0 := time.Now()
-	k, err := r.dev.Compile(ctx, src)
+	k, err := r.compile(ctx, src, &r.spec.Kernel)
 	e.CompileMS = ms(time.Since(t0))
 	if err != nil {
 		var ce *device.CompileError

@@ -17,7 +17,7 @@ import (
 
 // RepeatOptions configure Repeat: one strategy run many times on one simulated space.
 type RepeatOptions struct {
-	Strategy        string         // registered strategy name
+	Strategy        string         // registered strategy name; "" is "auto", as in tuner.Options
 	StrategyOptions map[string]any // its options
 	Budget          int            // unique evaluations per run; 0 for none
 	TimeLimit       time.Duration  // simulated time per run; 0 for none
@@ -76,6 +76,13 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 		return RepeatSummary{}, fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)
 	case o.Within < 0 || math.IsNaN(o.Within):
 		return RepeatSummary{}, fmt.Errorf("within %v: want a fraction of the optimum above 0 (0: never)", o.Within)
+	}
+	if o.Strategy == "" {
+		o.Strategy = "auto"
+	}
+	if _, ok := strategy.Lookup(o.Strategy); !ok {
+		// before the budget: no budget would make a misspelled name run
+		return RepeatSummary{}, strategy.UnknownStrategy(o.Strategy)
 	}
 	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
 		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")

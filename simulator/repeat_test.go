@@ -3,6 +3,7 @@ package simulator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -200,5 +201,30 @@ func TestRepeatWithinJudgesTheRecordedMeanUnderStochasticFitness(t *testing.T) {
 		if reached == 0 || reached == len(sum.Runs) {
 			t.Errorf("%v: %d of %d runs reached %v of the optimum; want some, not all", fitness, reached, len(sum.Runs), within)
 		}
+	}
+}
+
+// RepeatOptions' zero Strategy is "auto", as tuner.Options' is: it was refused as an
+// unknown strategy "". A misspelled name is refused as such even without a budget, where
+// it was told to give a budget first.
+func TestRepeatOfNoStrategyNamedIsAuto(t *testing.T) {
+	sim := mustNew(t, loadKernelTuner(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"), simulator.Options{})
+	ctx := context.Background()
+	unnamed, err := simulator.Repeat(ctx, sim, simulator.RepeatOptions{Budget: 30, Repeats: 3, Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto, err := simulator.Repeat(ctx, sim, simulator.RepeatOptions{Strategy: "auto", Budget: 30, Repeats: 3, Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range auto.Runs {
+		if u, a := unnamed.Runs[i], auto.Runs[i]; u.Fraction != a.Fraction || u.Evaluations != a.Evaluations || fmt.Sprint(u.Best) != fmt.Sprint(a.Best) {
+			t.Errorf("run %d: no strategy named found %v (%.3f), auto %v (%.3f)", i, u.Best, u.Fraction, a.Best, a.Fraction)
+		}
+	}
+	_, err = simulator.Repeat(ctx, sim, simulator.RepeatOptions{Strategy: "genetic_algorithm", Repeats: 2})
+	if err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic_algorithm"`) {
+		t.Errorf("Repeat of a Kernel Tuner name without a budget = %v, want it refused as unknown", err)
 	}
 }

@@ -17,16 +17,16 @@ func (s *Spec) Generate(arg int, length int) ([]byte, error) {
 		return nil, err
 	}
 	if arg < 0 || arg >= len(s.Arguments) {
-		return nil, fmt.Errorf("%s: no argument %d (the spec has %d)", s.File, arg, len(s.Arguments))
+		return nil, fmt.Errorf("%s: no argument %d (the spec has %d)", s.name(), arg, len(s.Arguments))
 	}
 	a := s.Arguments[arg]
 	field := index("arguments", arg) + ".fill"
 	if a.Kind != ArgArray && a.Kind != ArgConstant {
-		return nil, fmt.Errorf("%s: %s: argument %q is %s: %w", s.File, field, a.Name, a.Kind, ErrNotArray)
+		return nil, fmt.Errorf("%s: %s: argument %q is %s: %w", s.name(), field, a.Name, a.Kind, ErrNotArray)
 	}
 	t := s.c.args[arg].typ
 	if length < 0 || length > math.MaxInt/t.size {
-		return nil, fmt.Errorf("%s: %s: length %d out of range", s.File, field, length)
+		return nil, fmt.Errorf("%s: %s: length %d out of range", s.name(), field, length)
 	}
 	fl := a.Fill
 	out := make([]byte, length*t.size)

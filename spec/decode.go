@@ -24,10 +24,11 @@ type Error struct {
 	Msg   string // what is wrong and what is expected
 }
 
-// Error formats the problem as file:line: field: message, as compilers do.
+// Error formats the problem as file:line: field: message, as compilers do; a spec parsed
+// from data without a path is called "spec".
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(e.name())
 	if e.Line > 0 {
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(e.Line))
@@ -39,6 +40,14 @@ func (e *Error) Error() string {
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// name is the spec's file, or "spec" for one parsed from data without a path.
+func (e *Error) name() string {
+	if e.File == "" {
+		return "spec"
+	}
+	return e.File
 }
 
 // maxErrors bounds how many problems one Parse reports; the rest are counted.
@@ -87,7 +96,7 @@ func (d *decoder) err() error {
 	}
 	errs := d.errs
 	if d.dropped > 0 {
-		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("%s: and %d more problems", d.file, d.dropped))
+		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("%s: and %d more problems", (&Error{File: d.file}).name(), d.dropped))
 	}
 	if len(errs) == 1 {
 		return errs[0]

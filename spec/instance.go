@@ -70,12 +70,12 @@ func (s *Spec) evalErr(n *cnum, format string, args ...any) error {
 // bind returns the environment of a configuration with parameters and constants set.
 func (s *Spec) bind(values []space.Value) (*expr.Env, error) {
 	if len(values) != len(s.Parameters) {
-		return nil, fmt.Errorf("%s: configuration has %d values, the spec has %d parameters", s.File, len(values), len(s.Parameters))
+		return nil, fmt.Errorf("%s: configuration has %d values, the spec has %d parameters", s.name(), len(values), len(s.Parameters))
 	}
 	env := s.c.newEnv()
 	for i, v := range values {
 		if (v.Kind() == space.String) != (s.c.kinds[i] == space.String) {
-			return nil, fmt.Errorf("%s: parameter %s: value %v has the wrong kind (%s)", s.File, s.Parameters[i].Name, v, v.Kind())
+			return nil, fmt.Errorf("%s: parameter %s: value %v has the wrong kind (%s)", s.name(), s.Parameters[i].Name, v, v.Kind())
 		}
 		env.Num[i] = v.Float()
 		if v.Kind() == space.String {
@@ -437,7 +437,7 @@ func (s *Spec) MetricValues(values []space.Value, timeMS float64, observed map[s
 	for i, m := range s.Metrics {
 		n := s.c.metrics[i]
 		if n == nil {
-			return nil, fmt.Errorf("%s: metrics[%d] (%s) did not compile", s.File, i, m.Name)
+			return nil, fmt.Errorf("%s: metrics[%d] (%s) did not compile", s.name(), i, m.Name)
 		}
 		v := n.num.Eval(env)
 		if slot := s.c.metricSlot[i]; slot >= 0 {

@@ -26,7 +26,7 @@ import (
 // fill and check it; it is read-only afterwards, and its methods may then be called from
 // several goroutines at once. A Spec made otherwise (a struct literal) has no compiled
 // expressions: its methods return ErrNotParsed; a program that builds a spec writes it as
-// YAML or JSON and parses it.
+// YAML or JSON and parses it (Parse), then reads the kernel sources it names (ReadFiles).
 type Spec struct {
 	File string // the spec file as given; relative paths in the spec are resolved against its directory
 
@@ -205,7 +205,7 @@ func Load(path string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.readFiles(); err != nil {
+	if err := s.ReadFiles(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -213,7 +213,9 @@ func Load(path string) (*Spec, error) {
 
 // Parse reads and checks a spec from data; path names it in errors and anchors relative
 // paths. Parse touches no files: kernel sources and .npy files are read by Load (sources)
-// and Generate (fills).
+// and Generate (fills). A program that builds a spec in memory, naming kernel source
+// files, calls ReadFiles before the spec's kernel is compiled (or gives the code inline,
+// kernel.code); Load is Parse of a file's content then ReadFiles.
 func Parse(data []byte, path string) (*Spec, error) {
 	d := &decoder{file: path}
 	var doc yaml.Node
@@ -1807,8 +1809,16 @@ func lineFileName(path string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(path) + `"`
 }
 
-// readFiles reads the kernel sources and checks the .npy files the spec names.
-func (s *Spec) readFiles() error {
+// name is what errors call the spec: its file, or "spec" for one parsed from data without
+// a path.
+func (s *Spec) name() string { return (&Error{File: s.File}).name() }
+
+// ReadFiles reads the kernel sources (the kernel's and the reference kernel's) and checks
+// the headers of the .npy files the spec names, as Load does, relative to the directory of
+// the path Parse was given. A spec made by Parse needs it before its kernel is compiled,
+// unless its code is inline: until then Source holds no code. Call it once, before the
+// spec is shared between goroutines.
+func (s *Spec) ReadFiles() error {
 	d := &decoder{file: s.File}
 	read := func(k *Kernel, field string) {
 		if len(k.Files) == 0 {
@@ -2066,7 +2076,7 @@ func (s *Spec) kernelSource(k *Kernel) device.Source {
 	code := k.Code
 	if len(k.Files) == 0 && k.CodeLine > 0 && s.File != "" {
 		// Inline code: compilers then name the spec and the line the code sits on, as
-		// they name a source file and its own line (readFiles), instead of line 1 of the
+		// they name a source file and its own line (ReadFiles), instead of line 1 of the
 		// spec (host C, CUDA) or a runtime's temporary file (PoCL).
 		code = fmt.Sprintf("#line %d %s\n", k.CodeLine, lineFileName(s.File)) + code
 	}

@@ -1249,3 +1249,56 @@ func TestDocListsTheRateUnitsOfTheDirectionRule(t *testing.T) {
 		}
 	}
 }
+
+// A program that builds a spec in memory parses it, then reads the files it names with
+// ReadFiles: the same spec as Load's, where Parse alone left the kernel without code and a
+// library user had no way to read it but writing the spec to a file.
+func TestReadFilesReadsWhatParseLeft(t *testing.T) {
+	data, err := os.ReadFile("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load("testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(data, "testdata/matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Source().Code != "" {
+		t.Fatal("Parse read the kernel source")
+	}
+	if err := s.ReadFiles(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Source(), loaded.Source(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after ReadFiles, Source = %+v\nwant Load's %+v", got, want)
+	}
+	rs, _ := s.ReferenceSource()
+	lrs, _ := loaded.ReferenceSource()
+	if !strings.Contains(rs.Code, "__global__") || rs.Code != lrs.Code {
+		t.Errorf("after ReadFiles, the reference kernel's code is %q, want Load's", rs.Code)
+	}
+	// relative to the path Parse was given: from elsewhere, the files are not there
+	s, err = Parse(data, "matmul.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReadFiles(); err == nil || !strings.Contains(err.Error(), "matmul.yaml:5: kernel.source") {
+		t.Errorf("ReadFiles of sources that are not there = %v, want an error at kernel.source", err)
+	}
+}
+
+// A spec parsed from data without a path is called "spec" in its errors, which began
+// with ":" and a line number.
+func TestErrorsOfASpecWithoutAPathNameIt(t *testing.T) {
+	_, err := Parse([]byte("kernel: {name: x, language: opencl, code: 'k'}\nparameters: 3\nproblem_size: [1]\n"), "")
+	if err == nil || !strings.HasPrefix(err.Error(), "spec:2: parameters: ") {
+		t.Errorf("Parse = %v, want an error that begins spec:2: parameters:", err)
+	}
+	_, err = Parse(nil, "")
+	if err == nil || !strings.HasPrefix(err.Error(), "spec: empty spec") {
+		t.Errorf("Parse of nothing = %v, want an error that begins spec: empty spec", err)
+	}
+}

@@ -26,6 +26,15 @@
 //		rep, err := tuner.Tune(ctx, tuner.Options{SpecPath: "kernel.yaml", Budget: 100, DB: "ktune.db"})
 //	}
 //
+// A test binary is such a program too: a package whose tests call Tune calls WorkerMain
+// in its TestMain, before m.Run parses the test flags (a worker that parsed them refuses
+// WorkerArg, and Tune says so):
+//
+//	func TestMain(m *testing.M) {
+//		tuner.WorkerMain()
+//		os.Exit(m.Run())
+//	}
+//
 // A program whose command line has a place for it (ktune has a hidden 'worker' command)
 // sets Options.WorkerCommand instead, parses the Worker's flags there (Worker.DefineFlags)
 // and calls Worker.Serve. Each worker process runs in a process group of its own, so a

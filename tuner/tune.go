@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,7 +83,8 @@ type Options struct {
 	// PoCL), where kernels and their buffers live in the worker, and none on another (a
 	// GPU, whose drivers map memory of their own). A negative value is none. PoCL sizes its device by the limit: its global memory is
 	// the limit, its largest buffer a quarter of it (the host C device's, all of it); a
-	// configuration with a larger array is a device_limit.
+	// configuration with a larger array is a device_limit. Messages about the limit name it
+	// as the ktune command does, --worker-memory.
 	WorkerMemory int64
 	// WorkerCommand is the command line, a program and its arguments, that starts a worker
 	// process; Tune appends the Worker's Args, and that command must call Worker.Serve.
@@ -383,6 +385,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 		if errors.Is(err, worker.ErrArguments) {
 			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
+		}
+		if slices.Contains(command, WorkerArg) && errors.Is(err, worker.ErrCommandRefused) {
+			// the program parsed its flags, WorkerArg among them, before WorkerMain could
+			// see it: a test binary without a TestMain that calls it, a main that parses
+			// flags first
+			return nil, fmt.Errorf("%w\nThe worker processes are this program started with %s: call tuner.WorkerMain first thing in main (in a test, in TestMain before m.Run), before anything parses flags, or set Options.WorkerCommand; nothing was measured", err, WorkerArg)
 		}
 		return nil, machineFault(err, info)
 	}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/ktune/ktune/device/all" // every backend, in the worker processes too
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/worker"
 )
 
 // TestMain lets the test binary serve as the worker processes Tune starts: they run the
@@ -311,6 +312,25 @@ func TestAProgramThatForgotWorkerMainStopsInsteadOfMultiplying(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("Tune did not stop")
+	}
+}
+
+// A program whose main parses its flags before WorkerMain can see WorkerArg (a test binary
+// without a TestMain that calls it) refuses the command line its workers are started with;
+// Tune says what to do, where it said only that the flag was not defined, and that the
+// memory limit might be too low. The test binary, its WorkerMain skipped by an argument
+// before WorkerArg, stands in for such a program.
+func TestAProgramThatParsesFlagsBeforeWorkerMainIsToldToCallIt(t *testing.T) {
+	needBackend(t, "c")
+	_, err := Tune(context.Background(), Options{SpecPath: vectorAdd, Budget: 3, DB: filepath.Join(t.TempDir(), "k.db"),
+		WorkerCommand: []string{os.Args[0], "-test.run=^$", WorkerArg}})
+	if !errors.Is(err, worker.ErrWorkerStart) {
+		t.Fatalf("Tune = %v, want ErrWorkerStart", err)
+	}
+	for _, want := range []string{"flag provided but not defined: -ktune-worker", "call tuner.WorkerMain first thing in main (in a test, in TestMain before m.Run)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Tune = %v, want it to say %q", err, want)
+		}
 	}
 }
 

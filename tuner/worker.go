@@ -72,7 +72,8 @@ func (w Worker) Serve(ctx context.Context) error {
 // WorkerMain makes the program a worker process when Tune started it as one: when its
 // first argument is WorkerArg it serves (Worker.Serve) and exits, and otherwise it returns
 // at once. A program that calls Tune without its own Options.WorkerCommand calls
-// WorkerMain first thing in main, before it parses flags or does anything else.
+// WorkerMain first thing in main, before it parses flags or does anything else; a test
+// binary whose tests call Tune, in its TestMain before m.Run.
 func WorkerMain() {
 	if len(os.Args) < 2 || os.Args[1] != WorkerArg {
 		return

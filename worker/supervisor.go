@@ -120,6 +120,11 @@ var ErrClosed = errors.New("worker: the supervisor is closed")
 // opened, its spec is broken): no configuration can be measured, so tuning must stop.
 var ErrWorkerStart = errors.New("worker could not start")
 
+// ErrCommandRefused is wrapped, beside ErrWorkerStart, when the child refused its command
+// line (an undefined flag): Options.Command starts a program that does not serve these
+// arguments, or one that parses its own flags before it serves.
+var ErrCommandRefused = errors.New("the program refused its command line")
+
 // NewSupervisor returns a supervisor; the first child starts on the first Evaluate.
 func NewSupervisor(opts Options) *Supervisor {
 	if opts.CompileTimeout == 0 {
@@ -337,6 +342,9 @@ func (s *Supervisor) startFailure(c *child) error {
 	}
 	said = said[:min(len(said), keep)]
 	msg := fmt.Sprintf("the worker exited (%v)", c.waitErr)
+	if c.waitErr == nil {
+		msg = "the worker exited (exit status 0) without serving"
+	}
 	if cr.signal != "" {
 		msg = "the worker crashed: " + cr.signal
 	}
@@ -351,8 +359,23 @@ func (s *Supervisor) startFailure(c *child) error {
 		return fmt.Errorf("%w: %s; it ran out of memory: the workers' memory limit of %s (--worker-memory) is too little to start one and open its device; give more (a worker on PoCL needs about 384 MiB, on the host C device 200 to 350 MiB)",
 			ErrWorkerStart, msg, space.FormatBytes(s.opts.MemoryLimit))
 	}
+	switch {
+	case anyContains(lines, refusedWords...):
+		// a program that does not serve the arguments it was started with: no memory
+		// limit has anything to do with it
+		return fmt.Errorf("%w: %s (%w %q: it does not serve these arguments)",
+			ErrWorkerStart, msg, ErrCommandRefused, strings.Join(s.opts.Command, " "))
+	case c.waitErr == nil:
+		// it ended of its own accord, neither killed nor failing: not for memory
+		return fmt.Errorf("%w: %s", ErrWorkerStart, msg)
+	}
 	return fmt.Errorf("%w: %s%s", ErrWorkerStart, msg, s.startNote())
 }
+
+// refusedWords are what programs print, in lower case, when they refuse their command
+// line: Go's flag package ("flag provided but not defined: -spec"), pflag and cobra
+// ("unknown flag: --spec"), getopt ("unrecognized option '--spec'").
+var refusedWords = []string{"flag provided but not defined", "unknown flag", "unrecognized option"}
 
 // startNote is what a child that could not start adds to its error: a memory limit too
 // low to open the device fails in many ways (a runtime that finds no platform, one that

@@ -388,6 +388,52 @@ func TestAWorkerThatCannotStartForMemorySaysSoInALine(t *testing.T) {
 	}
 }
 
+// A program that refuses the command line it is started with (a Command whose program does
+// not serve these arguments, a program that parses its flags before it serves) fails to
+// start for that alone: the error says so, where it blamed the memory limit, which had
+// nothing to do with it.
+func TestAWorkerThatRefusesItsCommandLineSaysSoNotMemory(t *testing.T) {
+	s := NewSupervisor(Options{
+		// without KTUNE_WORKER_TEST the test binary parses its flags, and has no -spec
+		Command:     []string{os.Args[0], "-test.run=^$", "--spec", "k.yaml"},
+		MemoryLimit: 8 << 30,
+	})
+	t.Cleanup(func() { s.Close() })
+	_, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0})
+	if !errors.Is(err, ErrWorkerStart) || !errors.Is(err, ErrCommandRefused) {
+		t.Fatalf("error %v; want ErrWorkerStart and ErrCommandRefused", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "memory") {
+		t.Errorf("error %q blames the memory limit", msg)
+	}
+	if !strings.Contains(msg, "flag provided but not defined: -spec") {
+		t.Errorf("error %q; want what the program said", msg)
+	}
+}
+
+// A program that exits of its own accord (status 0) before it serves did not fail for
+// memory either; its error said it exited "(<nil>)", and blamed the memory limit.
+func TestAWorkerThatExitsWithoutServingSaysSoNotMemory(t *testing.T) {
+	s := NewSupervisor(Options{
+		// without KTUNE_WORKER_TEST the test binary runs its tests: none
+		Command:     []string{os.Args[0], "-test.run=^$"},
+		MemoryLimit: 8 << 30,
+	})
+	t.Cleanup(func() { s.Close() })
+	_, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0})
+	if !errors.Is(err, ErrWorkerStart) || errors.Is(err, ErrCommandRefused) {
+		t.Fatalf("error %v; want ErrWorkerStart alone", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "memory") || strings.Contains(msg, "<nil>") {
+		t.Errorf("error %q", msg)
+	}
+	if !strings.Contains(msg, "the worker exited (exit status 0) without serving") {
+		t.Errorf("error %q; want that the worker exited without serving", msg)
+	}
+}
+
 func TestCancellationKillsTheWorker(t *testing.T) {
 	s := newTestSupervisor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

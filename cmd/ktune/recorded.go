@@ -174,7 +174,9 @@ func openStoredRun(ctx context.Context, db string) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return liveStatus{Store: st, db: db}, nil
+	// a run recorded as running that no ktune process holds (its tuning was killed)
+	// reads as interrupted
+	return tuner.LiveStatus(st, db), nil
 }
 
 // runError is err, from reading run id of the database db, as a message: a run the
@@ -228,38 +230,6 @@ func openDB(ctx context.Context, db string) (store.Store, error) {
 		return nil, fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
 	}
 	return st, err
-}
-
-// liveStatus reads runs with the status they have now: a run recorded as running that no
-// ktune process holds (its tuning was killed) reads as interrupted. It writes nothing, so
-// read-only commands can use it on read-only databases; the next 'ktune tune' of the run
-// records the interruption.
-type liveStatus struct {
-	store.Store
-	db string
-}
-
-func (s liveStatus) Run(ctx context.Context, id int64) (store.RunInfo, error) {
-	r, err := s.Store.Run(ctx, id)
-	if err == nil {
-		r.Status = s.status(r)
-	}
-	return r, err
-}
-
-func (s liveStatus) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
-	rs, err := s.Store.Runs(ctx, f)
-	for i := range rs {
-		rs[i].Status = s.status(rs[i])
-	}
-	return rs, err
-}
-
-func (s liveStatus) status(r store.RunInfo) store.RunStatus {
-	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !tuner.RunHeld(s.db, r.ID) {
-		return store.StatusInterrupted
-	}
-	return r.Status
 }
 
 // distinctOutputs refuses outputs that are the same file as a recording read (files, a

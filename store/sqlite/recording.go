@@ -25,7 +25,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 		})
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, s.damaged(err))
+		return 0, fmt.Errorf("store: import %s: %w", recordingName(rec), s.damaged(err))
 	}
 	return runID, nil
 }
@@ -65,9 +65,22 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 		})
 	}
 	if err != nil {
-		return store.RunInfo{}, false, fmt.Errorf("store: import %s recording %q: %w", rec.Format, rec.Source, s.damaged(err))
+		return store.RunInfo{}, false, fmt.Errorf("store: import %s: %w", recordingName(rec), s.damaged(err))
 	}
 	return run, imported, nil
+}
+
+// recordingName names rec in errors: "kerneltuner recording "gemm.json"", or as much of
+// that as rec says (a recording a program built has neither format nor source).
+func recordingName(rec *result.Recording) string {
+	name := "recording"
+	if rec.Format != "" {
+		name = rec.Format + " " + name
+	}
+	if rec.Source != "" {
+		name += fmt.Sprintf(" %q", rec.Source)
+	}
+	return name
 }
 
 // importable refuses a recording that ImportRecording must not store.
@@ -76,7 +89,7 @@ func importable(rec *result.Recording) error {
 		return fmt.Errorf("store: import: nil recording")
 	}
 	if len(rec.Evaluations) == 0 {
-		return fmt.Errorf("store: import %s recording %q: no evaluations, nothing to import", rec.Format, rec.Source)
+		return fmt.Errorf("store: import %s: no evaluations, nothing to import", recordingName(rec))
 	}
 	return nil
 }

@@ -150,6 +150,24 @@ func TestFailedImportLeavesNothing(t *testing.T) {
 	}
 }
 
+// A recording a program built, with neither format nor source, is named in import errors
+// as much as it says, where the error read 'store: import  recording "": ...'.
+func TestImportErrorsNameARecordingWithoutFormatOrSource(t *testing.T) {
+	st, _ := openStore(t)
+	ctx := context.Background()
+	rec := everyKindRecording()
+	rec.Format, rec.Source = "", ""
+	rec.Evaluations[5].Config = rec.Evaluations[5].Config[:2]
+	_, err := st.ImportRecording(ctx, rec)
+	if err == nil || !strings.HasPrefix(err.Error(), "store: import recording: evaluation 5") {
+		t.Errorf("import with a short configuration: err = %v", err)
+	}
+	_, _, err = st.ImportRecordingOnce(ctx, &result.Recording{Format: "t4"})
+	if err == nil || err.Error() != "store: import t4 recording: no evaluations, nothing to import" {
+		t.Errorf("import of nothing: err = %v", err)
+	}
+}
+
 func TestRunLifecycle(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
