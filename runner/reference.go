@@ -137,11 +137,16 @@ func (r *Runner) Check(ctx context.Context) error {
 		return nil
 	}
 	sources := []device.Source{r.src}
+	defines := [][]device.Define{inst.Defines}
 	if rs, ok := r.spec.ReferenceSource(); ok {
-		sources = append(sources, rs)
+		// the reference kernel as it will run: its own launch's sizes, its own defines
+		if ri, err := r.spec.ReferenceInstance(r.referenceValues()); err == nil {
+			sources = append(sources, rs)
+			defines = append(defines, ri.Defines)
+		}
 	}
 	for i, src := range sources {
-		src.Defines = inst.Defines
+		src.Defines = defines[i]
 		k, err := r.dev.Compile(ctx, src)
 		if err != nil {
 			if ctx.Err() != nil {

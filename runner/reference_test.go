@@ -72,3 +72,61 @@ iterations: 2
 		r.Idle()
 	}
 }
+
+// TestAReferenceKernelWithDefinesOffIsCompiledWithout: a reference ported with its own
+// #define of a name the tuned kernel gets from ktune says defines: false. That setting was
+// read and ignored: the reference got the tuned kernel's definitions, here hit the #error,
+// and no configuration could be verified.
+func TestAReferenceKernelWithDefinesOffIsCompiledWithout(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Parse([]byte(`
+kernel:
+  name: scale
+  language: opencl
+  code: |
+    __kernel void scale(__global float *y, __global const float *x, const int n) {
+        int i = get_global_id(0);
+        if (i < n) y[i] = 3.0f * x[i];
+    }
+constants: {N: 1000}
+parameters:
+  - {name: block_size_x, values: [32, 64]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: N, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference:
+    kernel:
+      name: scale_ref
+      defines: false
+      code: |
+        #ifdef block_size_x
+        #error the reference was given the tuned kernel's definitions
+        #endif
+        #define block_size_x 16
+        __kernel void scale_ref(__global float *y, __global const float *x, const int n) {
+            int i = get_global_id(0);
+            if (i < n) y[i] = (float)(block_size_x / 16) * 3.0f * x[i];
+        }
+iterations: 2
+`), "reference_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	if err := r.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, bx := range []int64{32, 64} {
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(bx)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
+			t.Errorf("block_size_x=%d: %v %q, want ok", bx, e.Status, e.Message)
+		}
+		r.Idle()
+	}
+}

@@ -163,11 +163,23 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 // ReferenceInstance is the Instance of the verification's reference kernel at the
 // configuration values: the tuned kernel's, but for the reference's own grid and block
 // where it gives them (a block alone divides the problem size, as Kernel Tuner does; a
-// grid alone keeps the configuration's block), with grid_size_x/y/z defined from it.
+// grid alone keeps the configuration's block), with grid_size_x/y/z defined from it, and
+// no definitions where the reference kernel says defines: false.
 func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
 	in, err := s.Instance(values)
-	if err != nil || (!s.c.refGridSet && !s.c.refBlockSet) {
-		return in, err
+	if err != nil {
+		return nil, err
+	}
+	defines := s.Kernel.Defines
+	if v := s.Verification; v != nil && v.Kernel != nil {
+		defines = v.Kernel.Defines
+	}
+	if !s.c.refGridSet && !s.c.refBlockSet {
+		in.Defines = nil
+		if defines {
+			in.Defines = s.defines(values, in.Launch.Grid, in.Launch.Block)
+		}
+		return in, nil
 	}
 	env, err := s.bind(values)
 	if err != nil {
@@ -199,7 +211,8 @@ func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
 		}
 	}
 	in.Launch.Grid, in.Launch.Block = grid, block
-	if s.Kernel.Defines {
+	in.Defines = nil
+	if defines {
 		in.Defines = s.defines(values, grid, block)
 	}
 	return in, nil

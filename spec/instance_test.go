@@ -191,6 +191,49 @@ problem_size: [100]
 	}
 }
 
+// TestAReferenceKernelKeepsItsOwnDefinesSetting: verification.reference.kernel takes
+// defines as kernel does, and says nothing to be compiled as the tuned kernel is. Before,
+// its defines: false was read and ignored, and the reference got the tuned kernel's
+// definitions (a reference that defines the names itself, as a ported KTT or hand-written
+// one may, then failed to compile).
+func TestAReferenceKernelKeepsItsOwnDefinesSetting(t *testing.T) {
+	names := func(ds []device.Define) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		kernel, reference string
+		want              string
+	}{
+		{"", "defines: false, ", ""},
+		{"", "", "grid_size_x grid_size_y grid_size_z block_size_x block_size_y block_size_z kernel_tuner"},
+		{"defines: false, ", "", ""},
+		{"defines: false, ", "defines: true, ", "grid_size_x grid_size_y grid_size_z block_size_x block_size_y block_size_z kernel_tuner"},
+	} {
+		for _, launch := range []string{", block: [10]", ""} { // its own launch, the kernel's
+			s := mustParse(t, `
+kernel: {name: k, `+tc.kernel+`source: k.cl}
+parameters: {block_size_x: [16]}
+problem_size: [100]
+arguments: [{name: y, type: float32, length: 100, output: true}]
+verification:
+  reference:
+    kernel: {name: r, `+tc.reference+`source: r.cl`+launch+`}
+`)
+			in, err := s.ReferenceInstance([]space.Value{space.IntValue(16)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(in.Defines); got != tc.want {
+				t.Errorf("kernel {%s} reference {%s%s}: reference defines %q, want %q", tc.kernel, tc.reference, launch, got, tc.want)
+			}
+		}
+	}
+}
+
 func TestInstanceErrorsNameTheField(t *testing.T) {
 	tests := []struct {
 		name string

@@ -397,6 +397,10 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		return nil, false
 	}
 	k := &Kernel{Defines: true}
+	if !main {
+		// a reference kernel that says nothing is compiled as the tuned kernel is
+		k.Defines = p.s.Kernel.Defines
+	}
 	var langNode *yaml.Node
 	openmpLine := 0
 	for _, e := range entries {
