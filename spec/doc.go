@@ -26,7 +26,14 @@ kernel:                        # required
   compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
                                # device is added unless one is given)
-  defines: true                # inject parameters and derived sizes as #defines (default true)
+  defines: true                # inject parameters and derived sizes as #defines (default true);
+                               # or a mapping, Kernel Tuner's defines dict: exactly these
+                               # definitions, in order, and nothing else (no parameters,
+                               # no kernel_tuner), each a number, true/false (1/0), a
+                               # parameter's name or an expression (the names of an
+                               # argument's length), per configuration:
+                               #   defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}
+                               # (text such as a type name goes in compiler_options: -DT=float)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a

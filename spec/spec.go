@@ -82,9 +82,19 @@ type Kernel struct {
 	CompilerOptions []string // passed to the compiler as written
 	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
 	OpenMP          bool     // host C: compile with OpenMP
+	// DefineList is a defines mapping, Kernel Tuner's defines dict: exactly these
+	// definitions, in order, for each configuration, instead of the parameters (Defines
+	// is then false); nil without one.
+	DefineList []KernelDefine
 	// Grid and Block are a reference kernel's own launch (expressions, 3 each, or nil for
 	// the tuned kernel's at the reference configuration).
 	Grid, Block []string
+}
+
+// KernelDefine is one definition of a kernel's defines mapping.
+type KernelDefine struct {
+	Name string
+	Expr string // a number, or an expression over parameters, constants and launch sizes
 }
 
 // Constant is a named number the expressions of a spec may read, such as a problem size.
@@ -243,6 +253,10 @@ type parser struct {
 	// consts are the constants' values by name, for the parameters' value lists, which
 	// are read before the constants get their slots (after the parameters').
 	consts map[string]float64
+	// defines is the tuned kernel's defines mapping, compiled once the launch sizes
+	// have their slots (the kernel is read before the parameters)
+	defines      []entry
+	definesField string
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -297,6 +311,9 @@ func (p *parser) top(root *yaml.Node) {
 		p.restrictions(n)
 	}
 	p.geometry(get)
+	if p.defines != nil {
+		p.c.defs = p.compileDefines(&s.Kernel, p.defines, p.definesField)
+	}
 	if n := get("arguments"); n != nil {
 		s.argsLine = fields["arguments"].line
 		p.arguments(n)
@@ -399,7 +416,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	k := &Kernel{Defines: true}
 	if !main {
 		// a reference kernel that says nothing is compiled as the tuned kernel is
-		k.Defines = p.s.Kernel.Defines
+		k.Defines, k.DefineList = p.s.Kernel.Defines, p.s.Kernel.DefineList
 	}
 	var langNode *yaml.Node
 	openmpLine := 0
@@ -457,8 +474,24 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 				}
 			}
 		case "defines":
+			if v := d.resolve(e.value); v != nil && v.Kind == yaml.MappingNode {
+				defs, ok := d.mapping(v, f, nil)
+				if !ok {
+					continue
+				}
+				k.Defines, k.DefineList = false, []KernelDefine{}
+				if main {
+					p.defines, p.definesField = defs, f
+				} else {
+					p.c.refDefs, p.c.refDefsSet = p.compileDefines(k, defs, f), true
+				}
+				continue
+			}
 			if v, ok := d.boolean(e.value, f); ok {
-				k.Defines = v
+				k.Defines, k.DefineList = v, nil
+				if !main {
+					p.c.refDefsSet = true
+				}
 			}
 		case "openmp":
 			if v, ok := d.boolean(e.value, f); ok {
@@ -515,6 +548,57 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
 	return k, true
+}
+
+// compileDefines compiles a defines mapping (Kernel Tuner's defines dict) into k's
+// DefineList and the definitions it returns. A value is a number, true or false, the name
+// of a parameter (whose value is written as the default definitions write it, a string
+// parameter's too) or an expression over the parameters, the constants and the launch
+// sizes, evaluated for each configuration.
+func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
+	d := p.d
+	out := make([]cdef, 0, len(defs))
+	for _, e := range defs {
+		f := join(field, e.key)
+		if !isCIdentifier(e.key) || isCKeyword(e.key) {
+			d.errAt(e.line, f, "%q is not a name the preprocessor can define; expected a C identifier", e.key)
+			continue
+		}
+		cd := cdef{name: e.key, param: -1}
+		src := ""
+		n := d.resolve(e.value)
+		switch {
+		case n == nil:
+			continue
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+			b, _ := d.boolean(n, f)
+			cd.fixed, src = "0", "False"
+			if b {
+				cd.fixed, src = "1", "True"
+			}
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && p.c.paramIndex(strings.TrimSpace(n.Value)) >= 0:
+			src = strings.TrimSpace(n.Value)
+			cd.param = p.c.paramIndex(src)
+		default:
+			var ok bool
+			if src, ok = d.exprSource(n, f); !ok || !p.paramsOK {
+				continue
+			}
+			num, err := expr.CompileNumber(src, p.c.argScope)
+			if err != nil {
+				var ee *expr.Error
+				if errors.As(err, &ee) && ee.Unknown != "" {
+					ee.Msg += fmt.Sprintf("; a definition's value is a number, true or false, a parameter's name or an expression over them, the constants and the launch sizes; text such as a type name goes in kernel.compiler_options: [-D%s=%s]", e.key, src)
+				}
+				d.errf(n, f, "%v", err)
+				continue
+			}
+			cd.num = &cnum{num: num, field: f, line: n.Line}
+		}
+		k.DefineList = append(k.DefineList, KernelDefine{Name: e.key, Expr: src})
+		out = append(out, cd)
+	}
+	return out
 }
 
 // codeLine is the line of the spec on which the first line of inline code n sits: a block
