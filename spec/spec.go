@@ -201,7 +201,22 @@ var kernelTunerNames = map[string]string{
 	"compiler_options": "kernel.compiler_options", "tune_params": "parameters",
 	"restrict": "restrictions", "answer": "verification.reference", "atol": "verification.atol",
 	"smem_args": "shared_memory_bytes", "objective_higher_is_better": "metrics[].maximize",
-	"defines": "kernel.defines", "verify": "verification",
+	"defines": "kernel.defines", "verify": "verification", "cmem_args": "arguments[].kind: constant",
+}
+
+// kernelTunerElsewhere says where ktune takes Kernel Tuner's arguments that are no field
+// of a spec: a flag, a command, or nothing.
+var kernelTunerElsewhere = map[string]string{
+	"strategy":         "a flag of ktune tune: --strategy NAME",
+	"strategy_options": "flags of ktune tune: --option NAME=VALUE, once for each",
+	"device":           "a flag of ktune tune: --device BACKEND:INDEX ('ktune devices' lists them)",
+	"platform":         "a flag of ktune tune: --device BACKEND:INDEX ('ktune devices' lists them)",
+	"cache":            "the results database (ktune tune --db; the same command resumes a run), which 'ktune export --format kerneltuner' writes as a cache file",
+	"verbose":          "a flag of ktune: --log-level debug",
+	"quiet":            "a flag of ktune: --log-level error",
+	"simulation_mode":  "the command ktune simulate, which replays a recorded space or cache file",
+	"observers":        "metrics that read energy, power, core_clock, memory_clock, registers or shared_memory",
+	"texmem_args":      "not supported: ktune has no texture memory; pass the array as an ordinary argument",
 }
 
 // Load reads a spec file (YAML or JSON), checks it, and reads the kernel sources and the
@@ -278,6 +293,8 @@ func (p *parser) top(root *yaml.Node) {
 			hint := suggest(e.key, topFields)
 			if kt, isKT := kernelTunerNames[e.key]; isKT {
 				hint = fmt.Sprintf("; Kernel Tuner's %s is %s here", e.key, kt)
+			} else if kt, isKT := kernelTunerElsewhere[e.key]; isKT {
+				hint = fmt.Sprintf("; Kernel Tuner's %s is %s", e.key, kt)
 			}
 			d.errAt(e.line, e.key, "unknown field%s; expected one of %s", hint, strings.Join(topFields, ", "))
 			continue
