@@ -194,6 +194,11 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 		{"block_size_x = 16", 13, `"=" assigns, which an expression cannot; write "==" to compare`},
 		{"block_size_x <= 16 and block_size_y = 2", 36, `write "=="`},
 		{"(y := block_size_x) > 1", 4, "unexpected character"},
+		// Kernel Tuner's restrictions and metrics as lambdas of a dict
+		{`lambda p: p["block_size_x"] > 1`, 0, `found keyword "lambda": write the lambda's body alone`},
+		{`p["block_size_x"] * p['block_size_y'] <= 1024`, 1, `write p["block_size_x"] as block_size_x, the name alone`},
+		{`block_size_x * p['block_size_y'] <= 1024`, 16, `write p["block_size_y"] as block_size_y`},
+		{`block_size_x[0] > 1`, 12, `expressions have no subscripts`},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.src, scope)
