@@ -199,6 +199,7 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 		{`p["block_size_x"] * p['block_size_y'] <= 1024`, 1, `write p["block_size_x"] as block_size_x, the name alone`},
 		{`block_size_x * p['block_size_y'] <= 1024`, 16, `write p["block_size_y"] as block_size_y`},
 		{`block_size_x[0] > 1`, 12, `expressions have no subscripts`},
+		{`p["GFLOP/s"] / 2`, 1, `"GFLOP/s" is no name they can read; name what it is (a metric) with letters, digits and _`},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.src, scope)

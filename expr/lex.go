@@ -162,3 +162,16 @@ func lex(src string) ([]token, error) {
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
 func isNameStart(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
 func isNameChar(c byte) bool  { return isNameStart(c) || isDigit(c) }
+
+// isName reports whether s is a name an expression can read.
+func isName(s string) bool {
+	if s == "" || !isNameStart(s[0]) || keywords[s] {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
