@@ -34,7 +34,9 @@ kernel:                        # required
                                # argument's length), per configuration:
                                #   defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}
                                # (text such as a type name goes in compiler_options: -DT=float)
-  openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+  openmp: false                # host C only: compile with OpenMP (adds -fopenmp); not
+                               # turned on by #pragma omp in the code, as Kernel Tuner
+                               # does: such code without it is warned of
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
 # library) and called once per run from one host thread, timed around the call (with

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -254,6 +255,9 @@ func Parse(data []byte, path string) (*Spec, error) {
 	p.top(doc.Content[0])
 	if err := d.err(); err != nil {
 		return nil, err
+	}
+	if len(s.Kernel.Files) == 0 {
+		s.warnIgnoredOpenMP()
 	}
 	return s, nil
 }
@@ -1941,6 +1945,9 @@ func (s *Spec) readFiles() error {
 		k.Code = code.String()
 	}
 	read(&s.Kernel, "kernel")
+	if len(s.Kernel.Files) > 0 {
+		s.warnIgnoredOpenMP()
+	}
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")
@@ -1955,6 +1962,43 @@ func (s *Spec) readFiles() error {
 		}
 	}
 	return d.err()
+}
+
+// ompPragma matches an OpenMP directive at the start of a line of C.
+var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b`)
+
+// warnIgnoredOpenMP warns of a host C kernel whose code has OpenMP directives but that is
+// compiled without OpenMP: the compiler ignores them without a word, and the kernel runs
+// on one thread. Kernel Tuner turns OpenMP on when it sees #pragma omp; ktune does as
+// kernel.openmp says.
+func (s *Spec) warnIgnoredOpenMP() {
+	k := &s.Kernel
+	if k.Language != "c" || k.OpenMP {
+		return
+	}
+	loc := ompPragma.FindStringIndex(k.Code)
+	if loc == nil {
+		return
+	}
+	where, line := s.File, k.CodeLine // inline code's lines are the spec's
+	if len(k.Files) > 0 {
+		// the line among the files, each of which starts with a #line directive
+		where, line = "", 0
+		for _, l := range strings.Split(k.Code[:loc[0]], "\n") {
+			line++
+			if f, ok := strings.CutPrefix(l, "#line 1 "); ok {
+				where, line = strings.Trim(f, `"`), 0
+			}
+		}
+	} else if line > 0 {
+		line += strings.Count(k.Code[:loc[0]], "\n")
+	}
+	at := where
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", where, line)
+	}
+	s.Warnings = append(s.Warnings, &Error{File: s.File, Field: "kernel.openmp", Msg: fmt.Sprintf(
+		"the kernel has OpenMP directives (#pragma omp, %s) but is compiled without OpenMP, so the compiler ignores them without a word (a parallel loop runs on one thread); set kernel.openmp: true (Kernel Tuner turns OpenMP on when it sees #pragma omp)", at)})
 }
 
 // checkNPY reads a .npy header and checks its type (and length, when the argument's

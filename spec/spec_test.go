@@ -1263,3 +1263,45 @@ func TestDocListsTheRateUnitsOfTheDirectionRule(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMPDirectivesWithoutOpenMPAreWarnedOf: Kernel Tuner compiles a C kernel with
+// OpenMP when it sees #pragma omp; ktune as kernel.openmp says. A ported kernel without
+// openmp: true ran on one thread, its directives ignored without a word.
+func TestOpenMPDirectivesWithoutOpenMPAreWarnedOf(t *testing.T) {
+	dir := t.TempDir()
+	src := "// vector add\nvoid add(float *c, const float *a, int n) {\n    #pragma omp parallel for\n    for (int i = 0; i < n; i++) c[i] += a[i];\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "add.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest := "parameters: {u: [1]}\nproblem_size: [8]\n"
+	for _, tc := range []struct {
+		kernel string
+		want   string // "" for no warning
+	}{
+		{"kernel: {name: add, source: add.c}\n", filepath.Join(dir, "add.c") + ":3) but is compiled without OpenMP"},
+		{"kernel: {name: add, source: add.c, openmp: true}\n", ""},
+		{"kernel: {name: add, source: add.c, language: opencl}\n", ""},
+		{"kernel:\n  name: add\n  language: c\n  code: |\n    void add(float *c, int n) {\n      # pragma omp simd\n      for (int i = 0; i < n; i++) c[i] = 0;\n    }\n", "(#pragma omp, " + filepath.Join(dir, "spec.yaml") + ":6) but is compiled without OpenMP"},
+		{"kernel:\n  name: add\n  language: c\n  code: |\n    // #pragma omp parallel, in a comment\n    void add(float *c, int n) {}\n", ""},
+	} {
+		path := filepath.Join(dir, "spec.yaml")
+		if err := os.WriteFile(path, []byte(tc.kernel+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.kernel, err)
+		}
+		var got []string
+		for _, w := range s.Warnings {
+			got = append(got, w.Error())
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: warnings %q, want none", tc.kernel, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], "kernel.openmp: the kernel has OpenMP directives") ||
+			!strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "set kernel.openmp: true")):
+			t.Errorf("%s: warnings %q, want one with %q", tc.kernel, got, tc.want)
+		}
+	}
+}
