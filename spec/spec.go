@@ -1801,6 +1801,11 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if k.Language == "" {
 					k.Language = s.Kernel.Language
 				}
+				if k.Language != s.Kernel.Language && s.Kernel.Language != "" {
+					// the reference is compiled and run on the tuned kernel's device
+					d.errAt(e.line, f+".language", "%s, but the kernel is %s: the reference kernel runs on the kernel's device, so write it in %s; a computation on the host (KTT's reference computation) gives its expected outputs as .npy files instead (verification.reference.npy)",
+						k.Language, s.Kernel.Language, s.Kernel.Language)
+				}
 				v.Kernel = k
 			}
 		case "config":

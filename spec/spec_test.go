@@ -329,6 +329,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"8BIT", []string{"kernel.defines.8BIT", `"8BIT" is not a name the preprocessor can define`}},
 		{"a define's value a list", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {L: [1, 2]}", 1),
 			"L: [1, 2]", []string{"kernel.defines.L", "expected a number or an expression string, found a list"}},
+		{"a reference kernel in another language", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n",
+			"kernel: {name: ref", []string{"verification.reference.kernel.language", "c, but the kernel is opencl: the reference kernel runs on the kernel's device, so write it in opencl", "verification.reference.npy"}},
 		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
 			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
 		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
