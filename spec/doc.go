@@ -124,10 +124,12 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # work-group, bytes = length * the type's size; CUDA kernels
                                # take shared_memory_bytes instead) | constant (CUDA only)
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
-                               # uint64; C names (float, double, int, uint...) are accepted
+                               # uint64; C names (float, double, int, uint...) are accepted;
+                               # a vector pointer (float4 *) takes its component type
     length: N * N              # arrays and local: the number of ELEMENTS, an expression over
                                # parameters, constants, problem_size_x/y/z, grid_size_x/y/z
-                               # and the block size names
+                               # and the block size names; of a vector pointer, components:
+                               # 4 * block_size_x for a __local float4 * of block_size_x
     fill: zeros                # arrays: zeros (default) | random | {random: {...}} |
                                # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
     output: true               # the kernel writes it; verification compares it
