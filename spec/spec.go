@@ -1286,6 +1286,8 @@ func (p *parser) arguments(n *yaml.Node) {
 				d.errAt(it.Line, f+".name", "%q is not a valid identifier; an argument is named as in the kernel's parameter list", a.Name)
 			} else if what := s.definedAs(a.Name); what != "" && s.Kernel.Defines {
 				d.errAt(it.Line, f+".name", "%q is also %s, which ktune #defines for every configuration: the preprocessor would replace the argument's name in the kernel; rename one of them (or set kernel.defines: false)", a.Name, what)
+			} else if hasKey(p.defines, a.Name) {
+				d.errAt(it.Line, f+".name", "%q is also a name of kernel.defines, which ktune #defines for every configuration: the preprocessor would replace the argument's name in the kernel; rename one of them", a.Name)
 			}
 			if seen[a.Name] {
 				d.errAt(it.Line, f+".name", "argument %q is defined twice", a.Name)

@@ -327,6 +327,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"TYPE: float", []string{"kernel.defines.TYPE", `unknown name "float"`, "text such as a type name goes in kernel.compiler_options: [-DTYPE=float]"}},
 		{"a define's name not a C identifier", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {8BIT: 1}", 1),
 			"8BIT", []string{"kernel.defines.8BIT", `"8BIT" is not a name the preprocessor can define`}},
+		{"an argument named as a define", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {n: 8}", 1) + "arguments:\n  - {name: n, type: int32, value: 3}\n",
+			"name: n, type", []string{"arguments[0].name", `"n" is also a name of kernel.defines`, "rename one of them"}},
 		{"a define's value a list", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {L: [1, 2]}", 1),
 			"L: [1, 2]", []string{"kernel.defines.L", "expected a number or an expression string, found a list"}},
 		{"a reference kernel in another language", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n",
