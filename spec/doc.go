@@ -79,7 +79,7 @@ problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over param
 # Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is
 # grid * block). The block size per dimension is the parameter named in block_size_names,
 # or 1 when there is no such parameter (Kernel Tuner uses 256 for a missing x; write
-# block: [256] for that).
+# block: [256] for that; an OpenCL or CUDA spec with neither is warned of).
 block_size_names: [block_size_x, block_size_y, block_size_z]   # the default; 1 to 3 names
 # grid = ceil(problem_size / product of grid_div), each divisor truncated with int() as
 # Kernel Tuner does; a dimension without grid_div divides by its block size.

@@ -1182,6 +1182,17 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 			}
 		}
 	}
+	if p.paramsOK && !c.blockSet && c.blockParam[0] < 0 && (s.Kernel.Language == "opencl" || s.Kernel.Language == "cuda") {
+		// Kernel Tuner's default x block is 256 threads; ktune's is 1, which a ported
+		// spec that tuned no block size would get without a word
+		line := 0
+		if n := get("problem_size"); n != nil {
+			line = n.Line
+		}
+		s.Warnings = append(s.Warnings, &Error{File: d.file, Line: line, Field: "block_size_names", Msg: fmt.Sprintf(
+			"no parameter is named %s and there is no block, so every block has 1 thread in x (Kernel Tuner would use 256); tune a parameter %s, or give block: [256]",
+			s.BlockSizeNames[0], s.BlockSizeNames[0])})
+	}
 	if n := get("shared_memory_bytes"); n != nil {
 		src, ok := d.exprSource(n, "shared_memory_bytes")
 		if instead := sharedInstead[s.Kernel.Language]; instead != "" {

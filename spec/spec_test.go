@@ -1298,7 +1298,9 @@ func TestOpenMPDirectivesWithoutOpenMPAreWarnedOf(t *testing.T) {
 		}
 		var got []string
 		for _, w := range s.Warnings {
-			got = append(got, w.Error())
+			if w.Field == "kernel.openmp" {
+				got = append(got, w.Error())
+			}
 		}
 		switch {
 		case tc.want == "" && len(got) > 0:
@@ -1306,6 +1308,36 @@ func TestOpenMPDirectivesWithoutOpenMPAreWarnedOf(t *testing.T) {
 		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], "kernel.openmp: the kernel has OpenMP directives") ||
 			!strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "set kernel.openmp: true")):
 			t.Errorf("%s: warnings %q, want one with %q", tc.kernel, got, tc.want)
+		}
+	}
+}
+
+// TestABlockOfOneThreadByDefaultIsWarnedOf: Kernel Tuner's x block is 256 threads where no
+// parameter gives it, ktune's 1; a ported spec that tuned no block size ran blocks of one
+// thread without a word.
+func TestABlockOfOneThreadByDefaultIsWarnedOf(t *testing.T) {
+	const kernel = "kernel: {name: k, language: opencl, code: \"__kernel void k() {}\"}\n"
+	for _, tc := range []struct {
+		src  string
+		warn bool
+	}{
+		{kernel + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\n", true},
+		{kernel + "parameters: {unroll: [0, 1], block_size_x: [64]}\nproblem_size: [1000]\n", false},
+		{kernel + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\nblock: [256]\n", false},
+		{kernel + "parameters: {unroll: [0, 1], bx: [64]}\nblock_size_names: [bx]\nproblem_size: [1000]\n", false},
+		{strings.Replace(kernel, "opencl", "c", 1) + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\n", false},
+	} {
+		s := mustParse(t, tc.src)
+		var got []string
+		for _, w := range s.Warnings {
+			got = append(got, w.Error())
+		}
+		want := "test.yaml:3: block_size_names: no parameter is named block_size_x and there is no block, so every block has 1 thread in x (Kernel Tuner would use 256); tune a parameter block_size_x, or give block: [256]"
+		switch {
+		case tc.warn && (len(got) != 1 || got[0] != want):
+			t.Errorf("%s: warnings %q\nwant [%q]", tc.src, got, want)
+		case !tc.warn && len(got) != 0:
+			t.Errorf("%s: warnings %q, want none", tc.src, got)
 		}
 	}
 }
