@@ -94,8 +94,12 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	// A reference that overruns an array crashes as a configuration would: the guard map
 	// lets the crash message name the array.
 	r.reportGuards(inst, bufs)
+	argErr := r.spec.ArgumentError
+	if isRef {
+		args, argErr = r.spec.ReferenceArgs(args), r.spec.ReferenceArgumentError
+	}
 	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ArgumentError(err))
+		ref.err = fmt.Errorf("running %s: %w", what, argErr(err))
 		return ref
 	}
 	for _, i := range v.Outputs {

@@ -163,10 +163,11 @@ verification:                  # optional: check every configuration's outputs
     # a reference kernel (code, compiler_options and defines as in kernel; defines: false
     # for one that defines the names itself, else it gets the kernel's setting), in the
     # kernel's language: it runs on the kernel's device and takes the spec's arguments,
-    # as the kernel. It runs with the launch and defines of config below, else
-    # default_config, else the space's first configuration. A naive reference (a thread
-    # per element) wants a launch of its own, which the tuned kernel's grid_div (tiles,
-    # work per thread) would make too small:
+    # as the kernel, or those that its arguments: [C, A, B] name, in its parameter order
+    # (the compared outputs among them). It runs with the launch and defines of config
+    # below, else default_config, else the space's first configuration. A naive reference
+    # (a thread per element) wants a launch of its own, which the tuned kernel's grid_div
+    # (tiles, work per thread) would make too small:
     #   kernel: {name: matmul_naive, source: naive.cu, block: [16, 16]}
     # with block alone, grid = ceil(problem_size / block) per dimension, whatever
     # grid_div says; grid: [...] sets the grid too. Expressions as the spec's grid and

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,9 @@ type Spec struct {
 	files     map[string][]string // the field paths naming each kernel's source files, by kernel field
 	lines     map[string]int      // the line of each field path that names a file
 	argsLine  int                 // the line of the arguments key
-	argLines  []int               // the line of each argument, by index
+	// refArgsLine is the line of the reference kernel's own arguments, or 0
+	refArgsLine int
+	argLines    []int // the line of each argument, by index
 }
 
 // fileAt records that the field path field, at line, names a file.
@@ -154,12 +157,16 @@ type Fill struct {
 
 // Verification says how a configuration's outputs are checked.
 type Verification struct {
-	Kernel  *Kernel        // a reference kernel; nil when the reference is the tuned kernel itself or files
-	Config  []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
-	NPY     map[int]string // expected contents by argument index, from .npy files
-	Outputs []int          // compared arguments (indices into Arguments)
-	Atol    float64        // absolute tolerance for float outputs; integer outputs compare exactly
-	Rtol    float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
+	Kernel *Kernel // a reference kernel; nil when the reference is the tuned kernel itself or files
+	// KernelArgs are the arguments the reference kernel takes (indices into Arguments,
+	// in its parameter order); nil when it takes the kernel's. Constant-memory
+	// arguments are not passed, and are copied for it as for the kernel.
+	KernelArgs []int
+	Config     []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
+	NPY        map[int]string // expected contents by argument index, from .npy files
+	Outputs    []int          // compared arguments (indices into Arguments)
+	Atol       float64        // absolute tolerance for float outputs; integer outputs compare exactly
+	Rtol       float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
 }
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
@@ -276,6 +283,7 @@ type parser struct {
 	// have their slots (the kernel is read before the parameters)
 	defines      []entry
 	definesField string
+	refArgs      *yaml.Node // verification.reference.kernel.arguments
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -428,7 +436,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	d := p.d
 	known := []string{"name", "language", "source", "code", "compiler_options", "defines", "openmp"}
 	if !main {
-		known = append(known, "grid", "block")
+		known = append(known, "grid", "block", "arguments")
 	}
 	entries, ok := d.mapping(n, field, known)
 	if !ok && entries == nil {
@@ -519,6 +527,10 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 				k.OpenMP = v
 				openmpLine = e.value.Line
 			}
+		case "arguments":
+			// a reference kernel's own parameter list: read by verification, which
+			// knows the arguments
+			p.refArgs = e.value
 		case "grid", "block":
 			// A reference kernel's own launch: a naive reference computes one element
 			// per thread, which the tuned kernel's geometry (tiles, work per thread)
@@ -1814,6 +1826,9 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if k.Language == "" {
 					k.Language = s.Kernel.Language
 				}
+				if p.refArgs != nil {
+					v.KernelArgs = p.referenceArguments(p.refArgs, f+".arguments", v.Outputs)
+				}
 				if k.Language != s.Kernel.Language && s.Kernel.Language != "" {
 					// the reference is compiled and run on the tuned kernel's device
 					d.errAt(e.line, f+".language", "%s, but the kernel is %s: the reference kernel runs on the kernel's device, so write it in %s; a computation on the host (KTT's reference computation) gives its expected outputs as .npy files instead (verification.reference.npy)",
@@ -1852,6 +1867,54 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 		}
 	}
 	s.Verification = v
+}
+
+// referenceArguments reads the names of the arguments a reference kernel takes, in its
+// parameter order: each a passed argument of the spec, once, the compared outputs among
+// them (the reference computes them).
+func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) []int {
+	d, s := p.d, p.s
+	items, ok := d.list(n, field, false)
+	if !ok {
+		return nil
+	}
+	s.refArgsLine = n.Line
+	var names []string
+	for _, a := range s.Arguments {
+		if a.Kind != ArgConstant {
+			names = append(names, a.Name)
+		}
+	}
+	out := []int{}
+	for i, it := range items {
+		f := index(field, i)
+		name, ok := d.name(it, f)
+		if !ok {
+			continue
+		}
+		k := -1
+		for j, a := range s.Arguments {
+			if a.Name == name {
+				k = j
+			}
+		}
+		switch {
+		case k < 0:
+			d.errf(it, f, "no argument %q%s; expected names of the spec's arguments", name, suggest(name, names))
+		case s.Arguments[k].Kind == ArgConstant:
+			d.errf(it, f, "%q is constant memory, which is copied to the reference's symbol as to the kernel's, not passed; leave it out", name)
+		case slices.Contains(out, k):
+			d.errf(it, f, "%q is given twice", name)
+		default:
+			out = append(out, k)
+		}
+	}
+	for _, k := range outputs {
+		if !slices.Contains(out, k) {
+			d.errf(n, field, "the reference takes no %s, a compared output, so it cannot compute it; add it, or leave it out of verification.outputs", s.Arguments[k].Name)
+		}
+	}
+	return out
 }
 
 func intsToNames(s *Spec, idx []int) []string {
@@ -2218,7 +2281,35 @@ func (s *Spec) ReferenceSource() (device.Source, bool) {
 	if s.Verification == nil || s.Verification.Kernel == nil {
 		return device.Source{}, false
 	}
-	return s.kernelSource(s.Verification.Kernel), true
+	src := s.kernelSource(s.Verification.Kernel)
+	if ks := s.Verification.KernelArgs; ks != nil {
+		all := src.Params
+		src.Params = make([]device.Param, len(ks))
+		for i, k := range ks {
+			src.Params[i] = all[k]
+		}
+	}
+	return src, true
+}
+
+// ReferenceArgs picks, from args of every argument in the spec's order (as an Instance
+// has them), those that the reference kernel takes, in its order, with the constant-memory
+// arguments (which are copied, not passed); args themselves when it takes the kernel's.
+func (s *Spec) ReferenceArgs(args []device.Arg) []device.Arg {
+	v := s.Verification
+	if v == nil || v.Kernel == nil || v.KernelArgs == nil {
+		return args
+	}
+	out := make([]device.Arg, 0, len(v.KernelArgs))
+	for _, k := range v.KernelArgs {
+		out = append(out, args[k])
+	}
+	for i, a := range s.Arguments {
+		if a.Kind == ArgConstant {
+			out = append(out, args[i])
+		}
+	}
+	return out
 }
 
 func (s *Spec) kernelSource(k *Kernel) device.Source {
