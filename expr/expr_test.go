@@ -194,6 +194,13 @@ func TestErrorsNamePositionAndExpectation(t *testing.T) {
 		{"block_size_x = 16", 13, `"=" assigns, which an expression cannot; write "==" to compare`},
 		{"block_size_x <= 16 and block_size_y = 2", 36, `write "=="`},
 		{"(y := block_size_x) > 1", 4, "unexpected character"},
+		// Kernel Tuner's restrictions and metrics as lambdas of a dict
+		{`lambda p: p["block_size_x"] > 1`, 0, `found keyword "lambda": write the lambda's body alone`},
+		{`p["block_size_x"] * p['block_size_y'] <= 1024`, 1, `write p["block_size_x"] as block_size_x, the name alone`},
+		{`block_size_x * p['block_size_y'] <= 1024`, 16, `write p["block_size_y"] as block_size_y`},
+		{`block_size_x[0] > 1`, 12, `expressions have no subscripts`},
+		{`block_size_x <= math.ceil(block_size_y / 2)`, 20, `not a module's functions (math.ceil); write np.arange(a, b, s) as list(range(a, b, s)) and math.ceil(a / b) as (a + b - 1) // b`},
+		{`p["GFLOP/s"] / 2`, 1, `"GFLOP/s" is no name they can read; name what it is (a metric) with letters, digits and _`},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.src, scope)

@@ -153,6 +153,12 @@ func lex(src string) ([]token, error) {
 			if c == '=' && (i == 0 || src[i-1] != ':') {
 				return nil, &Error{Expr: src, Pos: i, Msg: `"=" assigns, which an expression cannot; write "==" to compare`}
 			}
+			if c == '.' && len(toks) > 0 && toks[len(toks)-1].kind == tName && toks[len(toks)-1].pos+len(toks[len(toks)-1].text) == i {
+				// a module's function, as Kernel Tuner's Python may call: np.arange, math.ceil
+				return nil, &Error{Expr: src, Pos: i, Msg: fmt.Sprintf("unexpected character '.': expressions call Python's built-ins alone, not a module's functions (%s.%s); "+
+					"write np.arange(a, b, s) as list(range(a, b, s)) and math.ceil(a / b) as (a + b - 1) // b",
+					toks[len(toks)-1].text, leadingName(src[i+1:]))}
+			}
 			return nil, &Error{Expr: src, Pos: i, Msg: fmt.Sprintf("unexpected character %q", c)}
 		}
 	}
@@ -162,3 +168,25 @@ func lex(src string) ([]token, error) {
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
 func isNameStart(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
 func isNameChar(c byte) bool  { return isNameStart(c) || isDigit(c) }
+
+// leadingName is the name at the start of s, or "".
+func leadingName(s string) string {
+	i := 0
+	for i < len(s) && isNameChar(s[i]) {
+		i++
+	}
+	return s[:i]
+}
+
+// isName reports whether s is a name an expression can read.
+func isName(s string) bool {
+	if s == "" || !isNameStart(s[0]) || keywords[s] {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}

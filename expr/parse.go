@@ -382,6 +382,10 @@ func (p *parser) atom() (Node, error) {
 		case "None":
 			return &noneLit{pos: t.pos}, nil
 		}
+		if t.text == "lambda" {
+			// Kernel Tuner takes restrictions and metrics as lambdas of a dict
+			return nil, p.errf(t, "expected a value, found keyword \"lambda\": write the lambda's body alone, reading the names directly (Kernel Tuner's lambda p: p[\"x\"] * 2 is x * 2)")
+		}
 		if keywords[t.text] {
 			return nil, p.errf(t, "expected a value, found keyword %q", t.text)
 		}
@@ -404,6 +408,16 @@ func (p *parser) atom() (Node, error) {
 			}
 			p.next()
 			return &call{pos: t.pos, fn: t.text, args: args}, nil
+		}
+		if p.isOp("[") {
+			// Kernel Tuner's lambdas read a dict: p["block_size_x"], p["time"]
+			if k := p.toks[p.i+1]; k.kind == tStr && p.i+2 < len(p.toks) && p.toks[p.i+2].kind == tOp && p.toks[p.i+2].text == "]" {
+				if !isName(k.text) {
+					return nil, p.errf(p.peek(), "expected an operator or end of expression, found \"[\": expressions read names directly, not from a dict as Kernel Tuner's lambdas do, and %q is no name they can read; name what it is (a metric) with letters, digits and _ to read it", k.text)
+				}
+				return nil, p.errf(p.peek(), "expected an operator or end of expression, found \"[\": write %s[%q] as %s, the name alone (expressions read names directly, not from a dict as Kernel Tuner's lambdas do)", t.text, k.text, k.text)
+			}
+			return nil, p.errf(p.peek(), "expected an operator or end of expression, found \"[\": expressions have no subscripts")
 		}
 		return &name{pos: t.pos, id: t.text}, nil
 	case tOp:

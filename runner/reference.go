@@ -94,8 +94,12 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	// A reference that overruns an array crashes as a configuration would: the guard map
 	// lets the crash message name the array.
 	r.reportGuards(inst, bufs)
+	argErr := r.spec.ArgumentError
+	if isRef {
+		args, argErr = r.spec.ReferenceArgs(args), r.spec.ReferenceArgumentError
+	}
 	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ArgumentError(err))
+		ref.err = fmt.Errorf("running %s: %w", what, argErr(err))
 		return ref
 	}
 	for _, i := range v.Outputs {
@@ -137,11 +141,16 @@ func (r *Runner) Check(ctx context.Context) error {
 		return nil
 	}
 	sources := []device.Source{r.src}
+	defines := [][]device.Define{inst.Defines}
 	if rs, ok := r.spec.ReferenceSource(); ok {
-		sources = append(sources, rs)
+		// the reference kernel as it will run: its own launch's sizes, its own defines
+		if ri, err := r.spec.ReferenceInstance(r.referenceValues()); err == nil {
+			sources = append(sources, rs)
+			defines = append(defines, ri.Defines)
+		}
 	}
 	for i, src := range sources {
-		src.Defines = inst.Defines
+		src.Defines = defines[i]
 		k, err := r.dev.Compile(ctx, src)
 		if err != nil {
 			if ctx.Err() != nil {

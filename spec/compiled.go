@@ -12,6 +12,15 @@ type cnum struct {
 	line  int
 }
 
+// cdef is one definition of a defines mapping: a parameter's value, a fixed text or an
+// expression.
+type cdef struct {
+	name  string
+	param int // the parameter whose value it is, or -1
+	fixed string
+	num   *cnum
+}
+
 // carg is what an argument needs per configuration.
 type carg struct {
 	typ    elemType
@@ -50,6 +59,10 @@ type compiled struct {
 	// a reference kernel's own launch (verification.reference.kernel.grid and block)
 	refGrid, refBlock       [3]*cnum
 	refGridSet, refBlockSet bool
+	// defines mappings: the kernel's, and the reference kernel's where it says defines
+	// (refDefsSet; refDefs nil unless it gives a mapping)
+	defs, refDefs []cdef
+	refDefsSet    bool
 
 	args         []carg
 	metrics      []*cnum // nil where the expression did not compile

@@ -21,13 +21,7 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 	if reference && s.Verification != nil && s.Verification.Kernel != nil {
 		kernel = "the reference kernel " + s.Verification.Kernel.Name
 	}
-	// A constant-memory argument (CUDA) is copied to a symbol, not passed.
-	var passed []int
-	for i, a := range s.Arguments {
-		if a.Kind != ArgConstant {
-			passed = append(passed, i)
-		}
-	}
+	passed := s.passed(reference)
 	if len(passed) != len(params) {
 		msg := fmt.Sprintf("%d in the spec, but %s takes %d", len(passed), kernel, len(params))
 		if detailed {
@@ -43,6 +37,10 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 				msg += fmt.Sprintf(": the kernel has no parameter for %s", strings.Join(extra, ", "))
 			}
 		}
+		if reference && s.Verification.KernelArgs != nil {
+			d.errAt(s.refArgsLine, "verification.reference.kernel.arguments", "%s; they are passed in the order of the reference kernel's parameter list", msg)
+			return d.err()
+		}
 		d.errAt(s.argsLine, "arguments", "%s; the arguments are passed in the order of the kernel's parameter list", msg)
 		return d.err()
 	}
@@ -56,10 +54,29 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 			line = s.argLines[i]
 		}
 		if bad, hint := mismatch(a, p); bad {
+			if reference && s.Verification.KernelArgs != nil {
+				hint += fmt.Sprintf(" (or list in verification.reference.kernel.arguments the argument it takes there, as parameter %d)", j+1)
+			}
 			d.errAt(line, index("arguments", i), "%s is %s in the spec, but %s takes %s%s", a.Name, describeArg(a), kernel, p.Decl, hint)
 		}
 	}
 	return d.err()
+}
+
+// passed lists the arguments passed to the kernel (the reference kernel, with reference),
+// in its parameter order, as indices into Arguments: a constant-memory argument (CUDA) is
+// copied to a symbol, not passed.
+func (s *Spec) passed(reference bool) []int {
+	if v := s.Verification; reference && v != nil && v.Kernel != nil && v.KernelArgs != nil {
+		return v.KernelArgs
+	}
+	var passed []int
+	for i, a := range s.Arguments {
+		if a.Kind != ArgConstant {
+			passed = append(passed, i)
+		}
+	}
+	return passed
 }
 
 // mismatch reports whether the kernel's parameter p cannot take argument a, with a hint
@@ -126,17 +143,20 @@ func declList(params []device.Declared) string {
 // ArgumentError locates err, a launch argument the kernel refused (a *device.ArgError with
 // the argument's position among those passed), at the spec's argument: the message
 // names the argument, its line and its type. Other errors come back unchanged.
-func (s *Spec) ArgumentError(err error) error {
+func (s *Spec) ArgumentError(err error) error { return s.argumentError(err, false) }
+
+// ReferenceArgumentError is ArgumentError for the verification's reference kernel, whose
+// arguments may be its own selection (verification.reference.kernel.arguments).
+func (s *Spec) ReferenceArgumentError(err error) error { return s.argumentError(err, true) }
+
+func (s *Spec) argumentError(err error, reference bool) error {
 	var ae *device.ArgError
 	if !errors.As(err, &ae) {
 		return err
 	}
-	n := -1
-	for i, a := range s.Arguments {
-		if a.Kind == ArgConstant {
-			continue
-		}
-		if n++; n == ae.Index {
+	for n, i := range s.passed(reference) {
+		a := s.Arguments[i]
+		if n == ae.Index {
 			line := 0
 			if i < len(s.argLines) {
 				line = s.argLines[i]

@@ -132,3 +132,45 @@ func TestARefusedArgumentIsNamedAtItsLine(t *testing.T) {
 		t.Error("ArgumentError changed an error that is no device.ArgError")
 	}
 }
+
+// TestAReferenceKernelTakesTheArgumentsItNames: a reference ported from KTT, which gives
+// a reference kernel arguments of its own, need not take the tuned kernel's local memory
+// (or anything else it does not use): verification.reference.kernel.arguments names those
+// it takes, in its order. Before, the reference had to declare every argument.
+func TestAReferenceKernelTakesTheArgumentsItNames(t *testing.T) {
+	src := strings.Replace(declaredSpec, `kernel: {name: saxpy_ref, code: "k"}`, `kernel: {name: saxpy_ref, code: "k", arguments: [y, alpha, x]}`, 1)
+	s, err := Parse([]byte(src), "saxpy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := saxpyParams()
+	refParams := []device.Declared{p[0], p[2], p[1]}
+	if err := s.CheckDeclared(true, refParams, true); err != nil {
+		t.Errorf("the reference's own arguments: %v", err)
+	}
+	if err := s.CheckDeclared(false, saxpyParams(), true); err != nil {
+		t.Errorf("the kernel's arguments: %v", err)
+	}
+	err = s.CheckDeclared(true, saxpyParams(), true)
+	if err == nil || !strings.Contains(err.Error(), "saxpy.yaml:12: verification.reference.kernel.arguments: 3 in the spec, but the reference kernel saxpy_ref takes 4") {
+		t.Errorf("the kernel's parameters for the reference: %v", err)
+	}
+	err = s.CheckDeclared(true, []device.Declared{p[0], p[1], p[2]}, true)
+	if err == nil || !strings.Contains(err.Error(), "(or list in verification.reference.kernel.arguments the argument it takes there, as parameter 2)") {
+		t.Errorf("the reference's arguments out of order: %v", err)
+	}
+
+	rs, ok := s.ReferenceSource()
+	if !ok || len(rs.Params) != 3 || rs.Params[0].Name != "y" || rs.Params[1].Name != "alpha" || rs.Params[2].Name != "x" {
+		t.Errorf("reference source params %+v", rs.Params)
+	}
+	args := []device.Arg{{Scalar: []byte{0}}, {Scalar: []byte{1}}, {Scalar: []byte{2}}, {Local: 128}}
+	got := s.ReferenceArgs(args)
+	if len(got) != 3 || got[0].Scalar[0] != 0 || got[1].Scalar[0] != 2 || got[2].Scalar[0] != 1 {
+		t.Errorf("reference args %+v", got)
+	}
+	ae := s.ReferenceArgumentError(&device.ArgError{Index: 1, Err: errors.New("CL_INVALID_ARG_SIZE")})
+	if !strings.Contains(ae.Error(), "saxpy.yaml:8: arguments[2]: alpha (int32) is refused") {
+		t.Errorf("a refused reference argument: %v", ae)
+	}
+}

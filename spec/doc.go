@@ -26,8 +26,17 @@ kernel:                        # required
   compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
                                # device is added unless one is given)
-  defines: true                # inject parameters and derived sizes as #defines (default true)
-  openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+  defines: true                # inject parameters and derived sizes as #defines (default true);
+                               # or a mapping, Kernel Tuner's defines dict: exactly these
+                               # definitions, in order, and nothing else (no parameters,
+                               # no kernel_tuner), each a number, true/false (1/0), a
+                               # parameter's name or an expression (the names of an
+                               # argument's length), per configuration:
+                               #   defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}
+                               # (text such as a type name goes in compiler_options: -DT=float)
+  openmp: false                # host C only: compile with OpenMP (adds -fopenmp); not
+                               # turned on by #pragma omp in the code, as Kernel Tuner
+                               # does: such code without it is warned of
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
 # library) and called once per run from one host thread, timed around the call (with
@@ -70,7 +79,7 @@ problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over param
 # Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is
 # grid * block). The block size per dimension is the parameter named in block_size_names,
 # or 1 when there is no such parameter (Kernel Tuner uses 256 for a missing x; write
-# block: [256] for that).
+# block: [256] for that; an OpenCL or CUDA spec with neither is warned of).
 block_size_names: [block_size_x, block_size_y, block_size_z]   # the default; 1 to 3 names
 # grid = ceil(problem_size / product of grid_div), each divisor truncated with int() as
 # Kernel Tuner does; a dimension without grid_div divides by its block size.
@@ -115,10 +124,12 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # work-group, bytes = length * the type's size; CUDA kernels
                                # take shared_memory_bytes instead) | constant (CUDA only)
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
-                               # uint64; C names (float, double, int, uint...) are accepted
+                               # uint64; C names (float, double, int, uint...) are accepted;
+                               # a vector pointer (float4 *) takes its component type
     length: N * N              # arrays and local: the number of ELEMENTS, an expression over
                                # parameters, constants, problem_size_x/y/z, grid_size_x/y/z
-                               # and the block size names
+                               # and the block size names; of a vector pointer, components:
+                               # 4 * block_size_x for a __local float4 * of block_size_x
     fill: zeros                # arrays: zeros (default) | random | {random: {...}} |
                                # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
     output: true               # the kernel writes it; verification compares it
@@ -149,10 +160,14 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 verification:                  # optional: check every configuration's outputs
   reference:                   # one of kernel, config or npy:
     kernel: {name: matmul_naive, source: naive.cu}
-    # a reference kernel (language, code and compiler_options as in kernel); it runs with
-    # the launch and defines of config below, else default_config, else the space's first
-    # configuration. A naive reference (a thread per element) wants a launch of its own,
-    # which the tuned kernel's grid_div (tiles, work per thread) would make too small:
+    # a reference kernel (code, compiler_options and defines as in kernel; defines: false
+    # for one that defines the names itself, else it gets the kernel's setting), in the
+    # kernel's language: it runs on the kernel's device and takes the spec's arguments,
+    # as the kernel, or those that its arguments: [C, A, B] name, in its parameter order
+    # (the compared outputs among them). It runs with the launch and defines of config
+    # below, else default_config, else the space's first configuration. A naive reference
+    # (a thread per element) wants a launch of its own, which the tuned kernel's grid_div
+    # (tiles, work per thread) would make too small:
     #   kernel: {name: matmul_naive, source: naive.cu, block: [16, 16]}
     # with block alone, grid = ceil(problem_size / block) per dimension, whatever
     # grid_div says; grid: [...] sets the grid too. Expressions as the spec's grid and

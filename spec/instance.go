@@ -14,7 +14,7 @@ import (
 
 // Instance is everything about the kernel that depends on one configuration.
 type Instance struct {
-	Defines     []device.Define // preprocessor definitions, in Kernel Tuner's order; nil when kernel.defines is false
+	Defines     []device.Define // preprocessor definitions, in Kernel Tuner's order, or a defines mapping's; nil when kernel.defines is false
 	Launch      device.Launch
 	ProblemSize device.Dim3
 	Args        []ArgInstance // one per argument, in call order
@@ -163,11 +163,16 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 // ReferenceInstance is the Instance of the verification's reference kernel at the
 // configuration values: the tuned kernel's, but for the reference's own grid and block
 // where it gives them (a block alone divides the problem size, as Kernel Tuner does; a
-// grid alone keeps the configuration's block), with grid_size_x/y/z defined from it.
+// grid alone keeps the configuration's block), with grid_size_x/y/z defined from it, and
+// the definitions its own defines setting asks for where it has one.
 func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
 	in, err := s.Instance(values)
-	if err != nil || (!s.c.refGridSet && !s.c.refBlockSet) {
-		return in, err
+	if err != nil {
+		return nil, err
+	}
+	defines, defs := s.Kernel.Defines, s.c.defs
+	if v := s.Verification; v != nil && v.Kernel != nil && s.c.refDefsSet {
+		defines, defs = v.Kernel.Defines, s.c.refDefs
 	}
 	env, err := s.bind(values)
 	if err != nil {
@@ -178,6 +183,9 @@ func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
 	}
 	grid, block := in.Launch.Grid, in.Launch.Block
 	for i := range 3 {
+		if !s.c.refGridSet && !s.c.refBlockSet {
+			break
+		}
 		if s.c.refBlockSet {
 			block[i] = 1
 			if n := s.c.refBlock[i]; n != nil {
@@ -199,8 +207,14 @@ func (s *Spec) ReferenceInstance(values []space.Value) (*Instance, error) {
 		}
 	}
 	in.Launch.Grid, in.Launch.Block = grid, block
-	if s.Kernel.Defines {
+	in.Defines = nil
+	switch {
+	case defines:
 		in.Defines = s.defines(values, grid, block)
+	case defs != nil:
+		if in.Defines, err = s.listDefines(defs, env, values, grid, block); err != nil {
+			return nil, err
+		}
 	}
 	return in, nil
 }
@@ -225,8 +239,13 @@ func (s *Spec) Instance(values []space.Value) (*Instance, error) {
 			return nil, err
 		}
 	}
-	if s.Kernel.Defines {
+	switch {
+	case s.Kernel.Defines:
 		in.Defines = s.defines(values, grid, block)
+	case s.c.defs != nil:
+		if in.Defines, err = s.listDefines(s.c.defs, env, values, grid, block); err != nil {
+			return nil, err
+		}
 	}
 	in.Args = make([]ArgInstance, len(s.Arguments))
 	for i, a := range s.Arguments {
@@ -281,6 +300,41 @@ func (s *Spec) defines(values []space.Value, grid, block device.Dim3) []device.D
 		out = append(out, device.Define{Name: "kernel_tuner", Value: "1"})
 	}
 	return out
+}
+
+// listDefines evaluates a defines mapping for a configuration bound in env, launched
+// with grid and block: whole numbers are written as integers, other numbers as Go's
+// shortest exact form (1e-07, 0.1).
+func (s *Spec) listDefines(defs []cdef, env *expr.Env, values []space.Value, grid, block device.Dim3) ([]device.Define, error) {
+	c := s.c
+	for i := range 3 {
+		if c.gridParam[i] < 0 {
+			env.Num[c.gridSlot[i]] = float64(grid[i])
+		}
+		if c.blockParam[i] < 0 {
+			env.Num[c.blockSlot[i]] = float64(block[i])
+		}
+	}
+	out := make([]device.Define, 0, len(defs))
+	for _, d := range defs {
+		v := d.fixed
+		switch {
+		case d.param >= 0:
+			v = defineValue(values[d.param])
+		case d.num != nil:
+			x := d.num.num.Eval(env)
+			switch {
+			case math.IsNaN(x) || math.IsInf(x, 0):
+				return nil, s.evalErr(d.num, "%s fails for this configuration (division by zero or invalid operation); expected a number", d.num.num.Source)
+			case x == math.Trunc(x) && math.Abs(x) < 1<<53:
+				v = strconv.FormatInt(int64(x), 10)
+			default:
+				v = strconv.FormatFloat(x, 'g', -1, 64)
+			}
+		}
+		out = append(out, device.Define{Name: d.name, Value: v})
+	}
+	return out, nil
 }
 
 // defineValue writes a parameter value for the preprocessor: booleans as 1 and 0 (Kernel

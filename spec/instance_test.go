@@ -191,6 +191,122 @@ problem_size: [100]
 	}
 }
 
+// TestADefinesMappingIsExactlyItsDefinitions: kernel.defines as a mapping is Kernel
+// Tuner's defines dict: those definitions alone, in the file's order, each evaluated for
+// the configuration (a number, a boolean, a parameter's name, string parameters too, or an
+// expression that may read the launch sizes). Before, a mapping was refused ("expected true
+// or false"), though the unknown-field hint for Kernel Tuner's defines pointed to it.
+func TestADefinesMappingIsExactlyItsDefinitions(t *testing.T) {
+	s := mustParse(t, `
+kernel:
+  name: k
+  source: k.cl
+  defines: {NCOEF: 8, ON: true, TILE: tile, METHOD: method, WPT: "block_size_x * tile", GX: grid_size_x, HALF: "tile / 4", SCALE: 1.5e-7}
+constants: {N: 1000}
+parameters: {block_size_x: [16, 32], tile: [2], method: [shared, global]}
+problem_size: [N]
+grid_div_x: [block_size_x, tile]
+`)
+	in, err := s.Instance(configOf(t, s, map[string]any{"block_size_x": 32, "tile": 2, "method": "global"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "NCOEF=8 ON=1 TILE=2 METHOD=global WPT=64 GX=16 HALF=0.5 SCALE=1.5e-07"
+	var got []string
+	for _, d := range in.Defines {
+		got = append(got, d.Name+"="+d.Value)
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("defines %s\nwant    %s", strings.Join(got, " "), want)
+	}
+	wantList := []KernelDefine{{"NCOEF", "8"}, {"ON", "True"}, {"TILE", "tile"}, {"METHOD", "method"},
+		{"WPT", "block_size_x * tile"}, {"GX", "grid_size_x"}, {"HALF", "tile / 4"}, {"SCALE", "1.5e-07"}}
+	if s.Kernel.Defines || !reflect.DeepEqual(s.Kernel.DefineList, wantList) {
+		t.Errorf("kernel Defines %v, DefineList %v\nwant false, %v", s.Kernel.Defines, s.Kernel.DefineList, wantList)
+	}
+
+	// the reference kernel's own launch gives its definitions' launch sizes
+	s = mustParse(t, `
+kernel: {name: k, source: k.cl, defines: {GX: grid_size_x}}
+parameters: {block_size_x: [16]}
+problem_size: [100]
+arguments: [{name: y, type: float32, length: 100, output: true}]
+verification: {reference: {kernel: {name: r, source: r.cl, block: [10]}}}
+`)
+	for _, tc := range []struct {
+		instance func([]space.Value) (*Instance, error)
+		want     string
+	}{{s.Instance, "7"}, {s.ReferenceInstance, "10"}} {
+		in, err := tc.instance([]space.Value{space.IntValue(16)})
+		if err != nil || len(in.Defines) != 1 || in.Defines[0].Value != tc.want {
+			t.Errorf("defines %v, %v; want GX=%s", in.Defines, err, tc.want)
+		}
+	}
+
+	// an empty mapping defines nothing, as Kernel Tuner's empty dict
+	s = mustParse(t, "kernel: {name: k, source: k.cl, defines: {}}\nparameters: {block_size_x: [16]}\nproblem_size: [100]\n")
+	if in, err := s.Instance([]space.Value{space.IntValue(16)}); err != nil || len(in.Defines) != 0 {
+		t.Errorf("defines: {} gave %v, %v; want none", in.Defines, err)
+	}
+
+	// a value that fails for a configuration fails its instance, naming the field
+	s = mustParse(t, "kernel: {name: k, source: k.cl, defines: {D: \"64 // (block_size_x - 16)\"}}\nparameters: {block_size_x: [16, 32]}\nproblem_size: [100]\n")
+	if _, err := s.Instance([]space.Value{space.IntValue(32)}); err != nil {
+		t.Errorf("block_size_x=32: %v", err)
+	}
+	_, err = s.Instance([]space.Value{space.IntValue(16)})
+	if err == nil || !strings.Contains(err.Error(), "test.yaml:1: kernel.defines.D: 64 // (block_size_x - 16) fails for this configuration") {
+		t.Errorf("block_size_x=16: error %v", err)
+	}
+}
+
+// TestAReferenceKernelKeepsItsOwnDefinesSetting: verification.reference.kernel takes
+// defines as kernel does, and says nothing to be compiled as the tuned kernel is. Before,
+// its defines: false was read and ignored, and the reference got the tuned kernel's
+// definitions (a reference that defines the names itself, as a ported KTT or hand-written
+// one may, then failed to compile).
+func TestAReferenceKernelKeepsItsOwnDefinesSetting(t *testing.T) {
+	names := func(ds []device.Define) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		kernel, reference string
+		want              string
+	}{
+		{"", "defines: false, ", ""},
+		{"", "", "grid_size_x grid_size_y grid_size_z block_size_x block_size_y block_size_z kernel_tuner"},
+		{"defines: false, ", "", ""},
+		{"defines: false, ", "defines: true, ", "grid_size_x grid_size_y grid_size_z block_size_x block_size_y block_size_z kernel_tuner"},
+		{"defines: {A: 1, B: grid_size_x}, ", "", "A B"},
+		{"defines: {A: 1}, ", "defines: true, ", "grid_size_x grid_size_y grid_size_z block_size_x block_size_y block_size_z kernel_tuner"},
+		{"defines: {A: 1}, ", "defines: false, ", ""},
+		{"", "defines: {R: block_size_x}, ", "R"},
+	} {
+		for _, launch := range []string{", block: [10]", ""} { // its own launch, the kernel's
+			s := mustParse(t, `
+kernel: {name: k, `+tc.kernel+`source: k.cl}
+parameters: {block_size_x: [16]}
+problem_size: [100]
+arguments: [{name: y, type: float32, length: 100, output: true}]
+verification:
+  reference:
+    kernel: {name: r, `+tc.reference+`source: r.cl`+launch+`}
+`)
+			in, err := s.ReferenceInstance([]space.Value{space.IntValue(16)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(in.Defines); got != tc.want {
+				t.Errorf("kernel {%s} reference {%s%s}: reference defines %q, want %q", tc.kernel, tc.reference, launch, got, tc.want)
+			}
+		}
+	}
+}
+
 func TestInstanceErrorsNameTheField(t *testing.T) {
 	tests := []struct {
 		name string

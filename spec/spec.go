@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +61,9 @@ type Spec struct {
 	files     map[string][]string // the field paths naming each kernel's source files, by kernel field
 	lines     map[string]int      // the line of each field path that names a file
 	argsLine  int                 // the line of the arguments key
-	argLines  []int               // the line of each argument, by index
+	// refArgsLine is the line of the reference kernel's own arguments, or 0
+	refArgsLine int
+	argLines    []int // the line of each argument, by index
 }
 
 // fileAt records that the field path field, at line, names a file.
@@ -82,9 +86,19 @@ type Kernel struct {
 	CompilerOptions []string // passed to the compiler as written
 	Defines         bool     // inject the parameters (and derived sizes) as preprocessor definitions
 	OpenMP          bool     // host C: compile with OpenMP
+	// DefineList is a defines mapping, Kernel Tuner's defines dict: exactly these
+	// definitions, in order, for each configuration, instead of the parameters (Defines
+	// is then false); nil without one.
+	DefineList []KernelDefine
 	// Grid and Block are a reference kernel's own launch (expressions, 3 each, or nil for
 	// the tuned kernel's at the reference configuration).
 	Grid, Block []string
+}
+
+// KernelDefine is one definition of a kernel's defines mapping.
+type KernelDefine struct {
+	Name string
+	Expr string // a number, or an expression over parameters, constants and launch sizes
 }
 
 // Constant is a named number the expressions of a spec may read, such as a problem size.
@@ -143,12 +157,16 @@ type Fill struct {
 
 // Verification says how a configuration's outputs are checked.
 type Verification struct {
-	Kernel  *Kernel        // a reference kernel; nil when the reference is the tuned kernel itself or files
-	Config  []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
-	NPY     map[int]string // expected contents by argument index, from .npy files
-	Outputs []int          // compared arguments (indices into Arguments)
-	Atol    float64        // absolute tolerance for float outputs; integer outputs compare exactly
-	Rtol    float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
+	Kernel *Kernel // a reference kernel; nil when the reference is the tuned kernel itself or files
+	// KernelArgs are the arguments the reference kernel takes (indices into Arguments,
+	// in its parameter order); nil when it takes the kernel's. Constant-memory
+	// arguments are not passed, and are copied for it as for the kernel.
+	KernelArgs []int
+	Config     []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
+	NPY        map[int]string // expected contents by argument index, from .npy files
+	Outputs    []int          // compared arguments (indices into Arguments)
+	Atol       float64        // absolute tolerance for float outputs; integer outputs compare exactly
+	Rtol       float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
 }
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
@@ -191,7 +209,22 @@ var kernelTunerNames = map[string]string{
 	"compiler_options": "kernel.compiler_options", "tune_params": "parameters",
 	"restrict": "restrictions", "answer": "verification.reference", "atol": "verification.atol",
 	"smem_args": "shared_memory_bytes", "objective_higher_is_better": "metrics[].maximize",
-	"defines": "kernel.defines", "verify": "verification",
+	"defines": "kernel.defines", "verify": "verification", "cmem_args": "arguments[].kind: constant",
+}
+
+// kernelTunerElsewhere says where ktune takes Kernel Tuner's arguments that are no field
+// of a spec: a flag, a command, or nothing.
+var kernelTunerElsewhere = map[string]string{
+	"strategy":         "a flag of ktune tune: --strategy NAME",
+	"strategy_options": "flags of ktune tune: --option NAME=VALUE, once for each",
+	"device":           "a flag of ktune tune: --device BACKEND:INDEX ('ktune devices' lists them)",
+	"platform":         "a flag of ktune tune: --device BACKEND:INDEX ('ktune devices' lists them)",
+	"cache":            "the results database (ktune tune --db; the same command resumes a run), which 'ktune export --format kerneltuner' writes as a cache file",
+	"verbose":          "a flag of ktune: --log-level debug",
+	"quiet":            "a flag of ktune: --log-level error",
+	"simulation_mode":  "the command ktune simulate, which replays a recorded space or cache file",
+	"observers":        "metrics that read energy, power, core_clock, memory_clock, registers or shared_memory",
+	"texmem_args":      "not supported: ktune has no texture memory; pass the array as an ordinary argument",
 }
 
 // Load reads a spec file (YAML or JSON), checks it, and reads the kernel sources and the
@@ -232,6 +265,9 @@ func Parse(data []byte, path string) (*Spec, error) {
 	if err := d.err(); err != nil {
 		return nil, err
 	}
+	if len(s.Kernel.Files) == 0 {
+		s.warnIgnoredOpenMP()
+	}
 	return s, nil
 }
 
@@ -245,6 +281,11 @@ type parser struct {
 	// consts are the constants' values by name, for the parameters' value lists, which
 	// are read before the constants get their slots (after the parameters').
 	consts map[string]float64
+	// defines is the tuned kernel's defines mapping, compiled once the launch sizes
+	// have their slots (the kernel is read before the parameters)
+	defines      []entry
+	definesField string
+	refArgs      *yaml.Node // verification.reference.kernel.arguments
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -266,6 +307,8 @@ func (p *parser) top(root *yaml.Node) {
 			hint := suggest(e.key, topFields)
 			if kt, isKT := kernelTunerNames[e.key]; isKT {
 				hint = fmt.Sprintf("; Kernel Tuner's %s is %s here", e.key, kt)
+			} else if kt, isKT := kernelTunerElsewhere[e.key]; isKT {
+				hint = fmt.Sprintf("; Kernel Tuner's %s is %s", e.key, kt)
 			}
 			d.errAt(e.line, e.key, "unknown field%s; expected one of %s", hint, strings.Join(topFields, ", "))
 			continue
@@ -299,6 +342,9 @@ func (p *parser) top(root *yaml.Node) {
 		p.restrictions(n)
 	}
 	p.geometry(get)
+	if p.defines != nil {
+		p.c.defs = p.compileDefines(&s.Kernel, p.defines, p.definesField)
+	}
 	if n := get("arguments"); n != nil {
 		s.argsLine = fields["arguments"].line
 		p.arguments(n)
@@ -392,13 +438,17 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	d := p.d
 	known := []string{"name", "language", "source", "code", "compiler_options", "defines", "openmp"}
 	if !main {
-		known = append(known, "grid", "block")
+		known = append(known, "grid", "block", "arguments")
 	}
 	entries, ok := d.mapping(n, field, known)
 	if !ok && entries == nil {
 		return nil, false
 	}
 	k := &Kernel{Defines: true}
+	if !main {
+		// a reference kernel that says nothing is compiled as the tuned kernel is
+		k.Defines, k.DefineList = p.s.Kernel.Defines, p.s.Kernel.DefineList
+	}
 	var langNode *yaml.Node
 	openmpLine := 0
 	for _, e := range entries {
@@ -455,14 +505,34 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 				}
 			}
 		case "defines":
+			if v := d.resolve(e.value); v != nil && v.Kind == yaml.MappingNode {
+				defs, ok := d.mapping(v, f, nil)
+				if !ok {
+					continue
+				}
+				k.Defines, k.DefineList = false, []KernelDefine{}
+				if main {
+					p.defines, p.definesField = defs, f
+				} else {
+					p.c.refDefs, p.c.refDefsSet = p.compileDefines(k, defs, f), true
+				}
+				continue
+			}
 			if v, ok := d.boolean(e.value, f); ok {
-				k.Defines = v
+				k.Defines, k.DefineList = v, nil
+				if !main {
+					p.c.refDefsSet = true
+				}
 			}
 		case "openmp":
 			if v, ok := d.boolean(e.value, f); ok {
 				k.OpenMP = v
 				openmpLine = e.value.Line
 			}
+		case "arguments":
+			// a reference kernel's own parameter list: read by verification, which
+			// knows the arguments
+			p.refArgs = e.value
 		case "grid", "block":
 			// A reference kernel's own launch: a naive reference computes one element
 			// per thread, which the tuned kernel's geometry (tiles, work per thread)
@@ -513,6 +583,57 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
 	return k, true
+}
+
+// compileDefines compiles a defines mapping (Kernel Tuner's defines dict) into k's
+// DefineList and the definitions it returns. A value is a number, true or false, the name
+// of a parameter (whose value is written as the default definitions write it, a string
+// parameter's too) or an expression over the parameters, the constants and the launch
+// sizes, evaluated for each configuration.
+func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
+	d := p.d
+	out := make([]cdef, 0, len(defs))
+	for _, e := range defs {
+		f := join(field, e.key)
+		if !isCIdentifier(e.key) || isCKeyword(e.key) {
+			d.errAt(e.line, f, "%q is not a name the preprocessor can define; expected a C identifier", e.key)
+			continue
+		}
+		cd := cdef{name: e.key, param: -1}
+		src := ""
+		n := d.resolve(e.value)
+		switch {
+		case n == nil:
+			continue
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+			b, _ := d.boolean(n, f)
+			cd.fixed, src = "0", "False"
+			if b {
+				cd.fixed, src = "1", "True"
+			}
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && p.c.paramIndex(strings.TrimSpace(n.Value)) >= 0:
+			src = strings.TrimSpace(n.Value)
+			cd.param = p.c.paramIndex(src)
+		default:
+			var ok bool
+			if src, ok = d.exprSource(n, f); !ok || !p.paramsOK {
+				continue
+			}
+			num, err := expr.CompileNumber(src, p.c.argScope)
+			if err != nil {
+				var ee *expr.Error
+				if errors.As(err, &ee) && ee.Unknown != "" {
+					ee.Msg += fmt.Sprintf("; a definition's value is a number, true or false, a parameter's name or an expression over them, the constants and the launch sizes; text such as a type name goes in kernel.compiler_options: [-D%s=%s]", e.key, src)
+				}
+				d.errf(n, f, "%v", err)
+				continue
+			}
+			cd.num = &cnum{num: num, field: f, line: n.Line}
+		}
+		k.DefineList = append(k.DefineList, KernelDefine{Name: e.key, Expr: src})
+		out = append(out, cd)
+	}
+	return out
 }
 
 // codeLine is the line of the spec on which the first line of inline code n sits: a block
@@ -1075,6 +1196,17 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 			}
 		}
 	}
+	if p.paramsOK && !c.blockSet && c.blockParam[0] < 0 && (s.Kernel.Language == "opencl" || s.Kernel.Language == "cuda") {
+		// Kernel Tuner's default x block is 256 threads; ktune's is 1, which a ported
+		// spec that tuned no block size would get without a word
+		line := 0
+		if n := get("problem_size"); n != nil {
+			line = n.Line
+		}
+		s.Warnings = append(s.Warnings, &Error{File: d.file, Line: line, Field: "block_size_names", Msg: fmt.Sprintf(
+			"no parameter is named %s and there is no block, so every block has 1 thread in x (Kernel Tuner would use 256); tune a parameter %s, or give block: [256]",
+			s.BlockSizeNames[0], s.BlockSizeNames[0])})
+	}
 	if n := get("shared_memory_bytes"); n != nil {
 		src, ok := d.exprSource(n, "shared_memory_bytes")
 		if instead := sharedInstead[s.Kernel.Language]; instead != "" {
@@ -1179,6 +1311,8 @@ func (p *parser) arguments(n *yaml.Node) {
 				d.errAt(it.Line, f+".name", "%q is not a valid identifier; an argument is named as in the kernel's parameter list", a.Name)
 			} else if what := s.definedAs(a.Name); what != "" && s.Kernel.Defines {
 				d.errAt(it.Line, f+".name", "%q is also %s, which ktune #defines for every configuration: the preprocessor would replace the argument's name in the kernel; rename one of them (or set kernel.defines: false)", a.Name, what)
+			} else if hasKey(p.defines, a.Name) {
+				d.errAt(it.Line, f+".name", "%q is also a name of kernel.defines, which ktune #defines for every configuration: the preprocessor would replace the argument's name in the kernel; rename one of them", a.Name)
 			}
 			if seen[a.Name] {
 				d.errAt(it.Line, f+".name", "argument %q is defined twice", a.Name)
@@ -1694,6 +1828,14 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if k.Language == "" {
 					k.Language = s.Kernel.Language
 				}
+				if p.refArgs != nil {
+					v.KernelArgs = p.referenceArguments(p.refArgs, f+".arguments", v.Outputs)
+				}
+				if k.Language != s.Kernel.Language && s.Kernel.Language != "" {
+					// the reference is compiled and run on the tuned kernel's device
+					d.errAt(e.line, f+".language", "%s, but the kernel is %s: the reference kernel runs on the kernel's device, so write it in %s; a computation on the host (KTT's reference computation) gives its expected outputs as .npy files instead (verification.reference.npy)",
+						k.Language, s.Kernel.Language, s.Kernel.Language)
+				}
 				v.Kernel = k
 			}
 		case "config":
@@ -1727,6 +1869,54 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 		}
 	}
 	s.Verification = v
+}
+
+// referenceArguments reads the names of the arguments a reference kernel takes, in its
+// parameter order: each a passed argument of the spec, once, the compared outputs among
+// them (the reference computes them).
+func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) []int {
+	d, s := p.d, p.s
+	items, ok := d.list(n, field, false)
+	if !ok {
+		return nil
+	}
+	s.refArgsLine = n.Line
+	var names []string
+	for _, a := range s.Arguments {
+		if a.Kind != ArgConstant {
+			names = append(names, a.Name)
+		}
+	}
+	out := []int{}
+	for i, it := range items {
+		f := index(field, i)
+		name, ok := d.name(it, f)
+		if !ok {
+			continue
+		}
+		k := -1
+		for j, a := range s.Arguments {
+			if a.Name == name {
+				k = j
+			}
+		}
+		switch {
+		case k < 0:
+			d.errf(it, f, "no argument %q%s; expected names of the spec's arguments", name, suggest(name, names))
+		case s.Arguments[k].Kind == ArgConstant:
+			d.errf(it, f, "%q is constant memory, which is copied to the reference's symbol as to the kernel's, not passed; leave it out", name)
+		case slices.Contains(out, k):
+			d.errf(it, f, "%q is given twice", name)
+		default:
+			out = append(out, k)
+		}
+	}
+	for _, k := range outputs {
+		if !slices.Contains(out, k) {
+			d.errf(n, field, "the reference takes no %s, a compared output, so it cannot compute it; add it, or leave it out of verification.outputs", s.Arguments[k].Name)
+		}
+	}
+	return out
 }
 
 func intsToNames(s *Spec, idx []int) []string {
@@ -1846,6 +2036,9 @@ func (s *Spec) ReadFiles() error {
 		k.Code = code.String()
 	}
 	read(&s.Kernel, "kernel")
+	if len(s.Kernel.Files) > 0 {
+		s.warnIgnoredOpenMP()
+	}
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")
@@ -1860,6 +2053,43 @@ func (s *Spec) ReadFiles() error {
 		}
 	}
 	return d.err()
+}
+
+// ompPragma matches an OpenMP directive at the start of a line of C.
+var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b`)
+
+// warnIgnoredOpenMP warns of a host C kernel whose code has OpenMP directives but that is
+// compiled without OpenMP: the compiler ignores them without a word, and the kernel runs
+// on one thread. Kernel Tuner turns OpenMP on when it sees #pragma omp; ktune does as
+// kernel.openmp says.
+func (s *Spec) warnIgnoredOpenMP() {
+	k := &s.Kernel
+	if k.Language != "c" || k.OpenMP {
+		return
+	}
+	loc := ompPragma.FindStringIndex(k.Code)
+	if loc == nil {
+		return
+	}
+	where, line := s.File, k.CodeLine // inline code's lines are the spec's
+	if len(k.Files) > 0 {
+		// the line among the files, each of which starts with a #line directive
+		where, line = "", 0
+		for _, l := range strings.Split(k.Code[:loc[0]], "\n") {
+			line++
+			if f, ok := strings.CutPrefix(l, "#line 1 "); ok {
+				where, line = strings.Trim(f, `"`), 0
+			}
+		}
+	} else if line > 0 {
+		line += strings.Count(k.Code[:loc[0]], "\n")
+	}
+	at := where
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", where, line)
+	}
+	s.Warnings = append(s.Warnings, &Error{File: s.File, Field: "kernel.openmp", Msg: fmt.Sprintf(
+		"the kernel has OpenMP directives (#pragma omp, %s) but is compiled without OpenMP, so the compiler ignores them without a word (a parallel loop runs on one thread); set kernel.openmp: true (Kernel Tuner turns OpenMP on when it sees #pragma omp)", at)})
 }
 
 // checkNPY reads a .npy header and checks its type (and length, when the argument's
@@ -2061,7 +2291,35 @@ func (s *Spec) ReferenceSource() (device.Source, bool) {
 	if s.Verification == nil || s.Verification.Kernel == nil {
 		return device.Source{}, false
 	}
-	return s.kernelSource(s.Verification.Kernel), true
+	src := s.kernelSource(s.Verification.Kernel)
+	if ks := s.Verification.KernelArgs; ks != nil {
+		all := src.Params
+		src.Params = make([]device.Param, len(ks))
+		for i, k := range ks {
+			src.Params[i] = all[k]
+		}
+	}
+	return src, true
+}
+
+// ReferenceArgs picks, from args of every argument in the spec's order (as an Instance
+// has them), those that the reference kernel takes, in its order, with the constant-memory
+// arguments (which are copied, not passed); args themselves when it takes the kernel's.
+func (s *Spec) ReferenceArgs(args []device.Arg) []device.Arg {
+	v := s.Verification
+	if v == nil || v.Kernel == nil || v.KernelArgs == nil {
+		return args
+	}
+	out := make([]device.Arg, 0, len(v.KernelArgs))
+	for _, k := range v.KernelArgs {
+		out = append(out, args[k])
+	}
+	for i, a := range s.Arguments {
+		if a.Kind == ArgConstant {
+			out = append(out, args[i])
+		}
+	}
+	return out
 }
 
 func (s *Spec) kernelSource(k *Kernel) device.Source {

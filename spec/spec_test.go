@@ -313,8 +313,34 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"problemsize", []string{"problemsize", `unknown field; did you mean "problem_size"?`}},
 		{"Kernel Tuner's name", base + "tune_params: {x: [1]}\n",
 			"tune_params", []string{"tune_params", "Kernel Tuner's tune_params is parameters here"}},
+		{"Kernel Tuner's cmem_args", base + "cmem_args: {filter: f}\n",
+			"cmem_args", []string{"cmem_args", "Kernel Tuner's cmem_args is arguments[].kind: constant here"}},
+		{"Kernel Tuner's strategy", base + "strategy: genetic_algorithm\n",
+			"strategy", []string{"strategy", "Kernel Tuner's strategy is a flag of ktune tune: --strategy NAME"}},
+		{"Kernel Tuner's cache", base + "cache: vector_add.json\n",
+			"cache", []string{"cache", "Kernel Tuner's cache is the results database (ktune tune --db", "--format kerneltuner"}},
+		{"Kernel Tuner's texmem_args", base + "texmem_args: {x: {}}\n",
+			"texmem_args", []string{"texmem_args", "not supported: ktune has no texture memory"}},
 		{"Kernel Tuner's name inside the kernel", strings.Replace(base, "  language: opencl", "  lang: opencl", 1),
 			"lang:", []string{"kernel.lang", "Kernel Tuner's lang is kernel.language here"}},
+		{"text as a define's value", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {NCOEF: 8, TYPE: float}", 1),
+			"TYPE: float", []string{"kernel.defines.TYPE", `unknown name "float"`, "text such as a type name goes in kernel.compiler_options: [-DTYPE=float]"}},
+		{"a define's name not a C identifier", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {8BIT: 1}", 1),
+			"8BIT", []string{"kernel.defines.8BIT", `"8BIT" is not a name the preprocessor can define`}},
+		{"an argument named as a define", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {n: 8}", 1) + "arguments:\n  - {name: n, type: int32, value: 3}\n",
+			"name: n, type", []string{"arguments[0].name", `"n" is also a name of kernel.defines`, "rename one of them"}},
+		{"a define's value a list", strings.Replace(base, "  language: opencl", "  language: opencl\n  defines: {L: [1, 2]}", 1),
+			"L: [1, 2]", []string{"kernel.defines.L", "expected a number or an expression string, found a list"}},
+		{"a reference kernel's argument unknown", base + "arguments: [{name: c, type: float32, length: N, output: true}, {name: n, type: int32, value: N}]\nverification:\n  reference:\n    kernel: {name: ref, code: k, arguments: [c, nn]}\n",
+			"arguments: [c, nn]", []string{"verification.reference.kernel.arguments[1]", `no argument "nn"; did you mean "n"?`}},
+		{"a reference kernel without the compared output", base + "arguments: [{name: c, type: float32, length: N, output: true}, {name: n, type: int32, value: N}]\nverification:\n  reference:\n    kernel: {name: ref, code: k, arguments: [n]}\n",
+			"arguments: [n]", []string{"verification.reference.kernel.arguments", "the reference takes no c, a compared output, so it cannot compute it"}},
+		{"a reference kernel's argument twice", base + "arguments: [{name: c, type: float32, length: N, output: true}, {name: n, type: int32, value: N}]\nverification:\n  reference:\n    kernel: {name: ref, code: k, arguments: [c, n, c]}\n",
+			"arguments: [c, n, c]", []string{"verification.reference.kernel.arguments[2]", `"c" is given twice`}},
+		{"arguments of the tuned kernel", strings.Replace(base, "  language: opencl", "  language: opencl\n  arguments: [c]", 1),
+			"arguments: [c]", []string{"kernel.arguments", "unknown field"}},
+		{"a reference kernel in another language", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n",
+			"kernel: {name: ref", []string{"verification.reference.kernel.language", "c, but the kernel is opencl: the reference kernel runs on the kernel's device, so write it in opencl", "verification.reference.npy"}},
 		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
 			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
 		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
@@ -1300,5 +1326,79 @@ func TestErrorsOfASpecWithoutAPathNameIt(t *testing.T) {
 	_, err = Parse(nil, "")
 	if err == nil || !strings.HasPrefix(err.Error(), "spec: empty spec") {
 		t.Errorf("Parse of nothing = %v, want an error that begins spec: empty spec", err)
+	}
+}
+
+// TestOpenMPDirectivesWithoutOpenMPAreWarnedOf: Kernel Tuner compiles a C kernel with
+// OpenMP when it sees #pragma omp; ktune as kernel.openmp says. A ported kernel without
+// openmp: true ran on one thread, its directives ignored without a word.
+func TestOpenMPDirectivesWithoutOpenMPAreWarnedOf(t *testing.T) {
+	dir := t.TempDir()
+	src := "// vector add\nvoid add(float *c, const float *a, int n) {\n    #pragma omp parallel for\n    for (int i = 0; i < n; i++) c[i] += a[i];\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "add.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest := "parameters: {u: [1]}\nproblem_size: [8]\n"
+	for _, tc := range []struct {
+		kernel string
+		want   string // "" for no warning
+	}{
+		{"kernel: {name: add, source: add.c}\n", filepath.Join(dir, "add.c") + ":3) but is compiled without OpenMP"},
+		{"kernel: {name: add, source: add.c, openmp: true}\n", ""},
+		{"kernel: {name: add, source: add.c, language: opencl}\n", ""},
+		{"kernel:\n  name: add\n  language: c\n  code: |\n    void add(float *c, int n) {\n      # pragma omp simd\n      for (int i = 0; i < n; i++) c[i] = 0;\n    }\n", "(#pragma omp, " + filepath.Join(dir, "spec.yaml") + ":6) but is compiled without OpenMP"},
+		{"kernel:\n  name: add\n  language: c\n  code: |\n    // #pragma omp parallel, in a comment\n    void add(float *c, int n) {}\n", ""},
+	} {
+		path := filepath.Join(dir, "spec.yaml")
+		if err := os.WriteFile(path, []byte(tc.kernel+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.kernel, err)
+		}
+		var got []string
+		for _, w := range s.Warnings {
+			if w.Field == "kernel.openmp" {
+				got = append(got, w.Error())
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: warnings %q, want none", tc.kernel, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], "kernel.openmp: the kernel has OpenMP directives") ||
+			!strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "set kernel.openmp: true")):
+			t.Errorf("%s: warnings %q, want one with %q", tc.kernel, got, tc.want)
+		}
+	}
+}
+
+// TestABlockOfOneThreadByDefaultIsWarnedOf: Kernel Tuner's x block is 256 threads where no
+// parameter gives it, ktune's 1; a ported spec that tuned no block size ran blocks of one
+// thread without a word.
+func TestABlockOfOneThreadByDefaultIsWarnedOf(t *testing.T) {
+	const kernel = "kernel: {name: k, language: opencl, code: \"__kernel void k() {}\"}\n"
+	for _, tc := range []struct {
+		src  string
+		warn bool
+	}{
+		{kernel + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\n", true},
+		{kernel + "parameters: {unroll: [0, 1], block_size_x: [64]}\nproblem_size: [1000]\n", false},
+		{kernel + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\nblock: [256]\n", false},
+		{kernel + "parameters: {unroll: [0, 1], bx: [64]}\nblock_size_names: [bx]\nproblem_size: [1000]\n", false},
+		{strings.Replace(kernel, "opencl", "c", 1) + "parameters: {unroll: [0, 1]}\nproblem_size: [1000]\n", false},
+	} {
+		s := mustParse(t, tc.src)
+		var got []string
+		for _, w := range s.Warnings {
+			got = append(got, w.Error())
+		}
+		want := "test.yaml:3: block_size_names: no parameter is named block_size_x and there is no block, so every block has 1 thread in x (Kernel Tuner would use 256); tune a parameter block_size_x, or give block: [256]"
+		switch {
+		case tc.warn && (len(got) != 1 || got[0] != want):
+			t.Errorf("%s: warnings %q\nwant [%q]", tc.src, got, want)
+		case !tc.warn && len(got) != 0:
+			t.Errorf("%s: warnings %q, want none", tc.src, got)
+		}
 	}
 }
