@@ -284,7 +284,10 @@ func TestARunThatHasEvaluatedNothingSaysSo(t *testing.T) {
 func TestTheSummarySaysWhichMetricsCouldNotBeComputed(t *testing.T) {
 	e := result.Evaluation{Config: []space.Value{space.IntValue(1), space.IntValue(1)}, Status: result.OK, Objective: 2,
 		Samples: []float64{2}, Message: `metrics left out: spec.yaml:9: metrics[1].expr: metric "inv": 1 / (VW - 1) fails`}
-	page := tunedRun(t, 20, []result.Evaluation{e}, store.StatusFinished)
+	// a success timed over fewer runs than the spec's iterations lacks no metric
+	timed := result.Evaluation{Config: []space.Value{space.IntValue(2), space.IntValue(1)}, Status: result.OK, Objective: 3,
+		Samples: []float64{3}, Message: `timed over 1 of the spec's 32 iterations: another run would have passed its timeout of 10s`}
+	page := tunedRun(t, 20, []result.Evaluation{timed, e}, store.StatusFinished)
 	want := `Of the successful configurations, 1 lacks metrics that could not be computed for them; the first says: metrics left out: spec.yaml:9: metrics[1].expr: metric "inv"`
 	if !strings.Contains(stdhtml.UnescapeString(page), want) {
 		t.Errorf("the page lacks %q", want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -145,7 +146,7 @@ func lastEvaluated(rec *result.Recording) time.Time {
 func lackingMetrics(rec *result.Recording) string {
 	n, first := 0, ""
 	for i := range rec.Evaluations {
-		if e := &rec.Evaluations[i]; !e.Failed() && e.Message != "" {
+		if e := &rec.Evaluations[i]; !e.Failed() && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 			if n == 0 {
 				first = e.Message
 			}

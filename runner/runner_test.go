@@ -459,3 +459,81 @@ func TestAReferenceTheMachineFailsIsComputedAgain(t *testing.T) {
 		t.Errorf("with room again: %v %q, fault %v; want it verified", e.Status, e.Message, r.Fault())
 	}
 }
+
+// spinKernel is a host C kernel that runs for ms milliseconds of the monotonic clock.
+const spinKernel = `#include <time.h>
+void spin(float *x, int n) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < spin_ms * 1000000L);
+	x[0] = (float)n;
+}`
+
+// A kernel too slow for all its iterations within the spec's timeout is timed over the
+// runs that fit and says so, rather than running on until the supervisor kills it with
+// nothing measured; a fast one is timed over all of them.
+func TestTimedRunsThatWouldPassTheTimeoutAreLeftOut(t *testing.T) {
+	dev := openHost(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "spin.c"), []byte(spinKernel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "spin.yaml")
+	if err := os.WriteFile(path, []byte(`
+kernel: {name: spin, source: spin.c}
+parameters: [{name: spin_ms, values: [1, 100]}]
+problem_size: [1]
+arguments:
+  - {name: x, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 1}
+iterations: 32
+timeout: 1s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	for _, c := range []struct {
+		ms      int
+		samples func(int) bool
+		want    string
+	}{
+		{1, func(n int) bool { return n == 32 }, "32"},
+		// 33 runs of 100 ms are 3.3 s; from the first launch, 0.95 s leave room for 8
+		{100, func(n int) bool { return n >= 1 && n <= 8 }, "1 to 8"},
+	} {
+		var compiled time.Time
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(int64(c.ms))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, func(p string) {
+			if p == "compiled" {
+				compiled = time.Now()
+			}
+		})
+		took := time.Since(compiled)
+		if e.Status != result.OK {
+			t.Fatalf("ms=%d: %v %q", c.ms, e.Status, e.Message)
+		}
+		if !c.samples(len(e.Samples)) {
+			t.Errorf("ms=%d: %d samples, want %s", c.ms, len(e.Samples), c.want)
+		}
+		if took > s.Timeout {
+			t.Errorf("ms=%d: %v from the first launch to the end, past the timeout of %v", c.ms, took, s.Timeout)
+		}
+		for _, v := range e.Samples {
+			if v < float64(c.ms) {
+				t.Errorf("ms=%d: a sample of %v ms", c.ms, v)
+			}
+		}
+		noted := strings.Contains(e.Message, fmt.Sprintf("timed over %d of the spec's 32 iterations", len(e.Samples)))
+		if noted != (len(e.Samples) < 32) {
+			t.Errorf("ms=%d: %d samples, message %q", c.ms, len(e.Samples), e.Message)
+		}
+	}
+}

@@ -38,8 +38,9 @@ type Report struct {
 	BestObjective   *float64           `json:"best_objective,omitempty"`
 	BestMetrics     map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
 	// BestNote is what the best evaluation says beside its success: the metrics that
-	// could not be computed for it ("metrics left out: ..."); LackingMetrics counts the
-	// successful evaluations that say so.
+	// could not be computed for it ("metrics left out: ..."), the timed runs left out for
+	// its timeout ("timed over 5 of the spec's 32 iterations: ..."); LackingMetrics counts
+	// the successful evaluations that lack metrics.
 	BestNote       string   `json:"best_note,omitempty"`
 	LackingMetrics int      `json:"lacking_metrics,omitempty"`
 	BestTimeMS     *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
@@ -193,7 +194,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.Statuses[h.Evaluation.Status.String()]++
 		if e := h.Evaluation; !e.Failed() {
 			ok = append(ok, e.Objective)
-			if e.Message != "" {
+			if strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 				r.LackingMetrics++
 			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {

@@ -30,7 +30,8 @@ func init() {
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
-then timed over the spec's iterations. The default strategy, auto, is the best ktune has
+then timed over the spec's iterations (a kernel too slow for them all within the spec's
+timeout over those that fit, at least one, which its result says). The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
 (runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
@@ -106,7 +107,7 @@ whole run), resumed_from_store and measured (by this command); statuses (a count
 status) and failures (per failing status its most common message, how many gave it and an
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
-be computed for it; lacking_metrics counts the successes that say so); verified (the successful configurations' outputs were checked
+be computed for it, timed runs left out for its timeout; lacking_metrics counts the successes that lack metrics); verified (the successful configurations' outputs were checked
 against the spec's verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
