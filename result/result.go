@@ -136,6 +136,30 @@ func (e *Evaluation) TimeMS(objective string) (float64, bool) {
 	return sum / float64(n), true
 }
 
+// SampleCV is the coefficient of variation of the evaluation's finite timing samples:
+// their standard deviation (over n-1) divided by their mean, 0.05 for a spread of 5%.
+// false with fewer than two samples or a mean of 0 or below.
+func (e *Evaluation) SampleCV() (float64, bool) {
+	sum, n := 0.0, 0
+	for _, v := range e.Samples {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			sum += v
+			n++
+		}
+	}
+	if n < 2 || sum <= 0 {
+		return math.NaN(), false
+	}
+	mean := sum / float64(n)
+	ss := 0.0
+	for _, v := range e.Samples {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			ss += (v - mean) * (v - mean)
+		}
+	}
+	return math.Sqrt(ss/float64(n-1)) / mean, true
+}
+
 // Recording is a set of evaluations of one kernel on one device.
 type Recording struct {
 	Format       string        // the format it was read from: "kerneltuner", "t4", "ktt", "ktune"

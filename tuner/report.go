@@ -44,6 +44,15 @@ type Report struct {
 	BestNote       string   `json:"best_note,omitempty"`
 	LackingMetrics int      `json:"lacking_metrics,omitempty"`
 	BestTimeMS     *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	// BestRuns is how many timed runs the best configuration's time is made of, BestTimeCV
+	// their spread (result.Evaluation.SampleCV: 0.05 for 5%), left out with fewer than two;
+	// MedianTimeCV is the median spread over the run's successful evaluations, and
+	// WithinSpread counts the other successful evaluations whose objective is within the best's spread
+	// of its objective (relatively): an order that a second run may not repeat.
+	BestRuns     int      `json:"best_runs,omitempty"`
+	BestTimeCV   *float64 `json:"best_time_cv,omitempty"`
+	MedianTimeCV *float64 `json:"median_time_cv,omitempty"`
+	WithinSpread int      `json:"within_spread_of_best,omitempty"`
 	// Verified says the successful configurations' outputs were checked against the spec's
 	// verification: false where the spec has none, or no configuration succeeded.
 	Verified        bool     `json:"verified"`
@@ -62,7 +71,7 @@ type Report struct {
 	MeanVerifyMS      float64  `json:"mean_verify_ms"`    // likewise
 	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
 	MedianFrameworkMS float64  `json:"median_framework_ms"`
-	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
+	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`
@@ -180,7 +189,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
 		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
-	var ok, fw []float64
+	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
 	for i := range history {
 		h := &history[i]
@@ -194,6 +203,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.Statuses[h.Evaluation.Status.String()]++
 		if e := h.Evaluation; !e.Failed() {
 			ok = append(ok, e.Objective)
+			if cv, has := e.SampleCV(); has {
+				cvs = append(cvs, cv)
+			}
 			if strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 				r.LackingMetrics++
 			}
@@ -230,6 +242,20 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 		if !math.IsNaN(t) {
 			r.BestTimeMS = &t
+		}
+		r.BestRuns = len(best.Evaluation.Samples)
+		if cv, has := best.Evaluation.SampleCV(); has {
+			r.BestTimeCV = &cv
+			for _, v := range ok {
+				if math.Abs(v-bestObjective) <= cv*math.Abs(bestObjective) {
+					r.WithinSpread++
+				}
+			}
+			r.WithinSpread-- // the best itself
+		}
+		if len(cvs) > 0 {
+			m := median(cvs)
+			r.MedianTimeCV = &m
 		}
 		speedup := func(other float64) *float64 {
 			if v, ok := result.Speedup(maximize, bestObjective, other); ok {

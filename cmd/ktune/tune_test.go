@@ -1608,8 +1608,8 @@ func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
 		args := []string{"tune", specPath, "--budget", "2", "--db", filepath.Join(dir, "k.db"), "--new"}
 		out, errOut, code := ktune(t, args...)
 		wantText := map[bool]string{true: "GB/s (verified)\n", false: "GB/s (not verified: the spec has no verification)\n"}[verified]
-		if code != 0 || !strings.Contains(out, wantText) || !strings.Contains(out, "  time: ") {
-			t.Errorf("verification %v: exit %d, want %q and the time:\n%s%s", verified, code, wantText, out, errOut)
+		if code != 0 || !strings.Contains(out, wantText) || !strings.Contains(out, "  time: ") || !strings.Contains(out, "  spread of its 20 timed runs: ") {
+			t.Errorf("verification %v: exit %d, want %q, the time and its spread:\n%s%s", verified, code, wantText, out, errOut)
 		}
 		out, errOut, code = ktune(t, append(args, "--json")...)
 		var rep tuneReport
@@ -1622,6 +1622,10 @@ func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
 		// GB/s = 3 * 4 * N / (time / 1e3) / 1e9 with N = 4000000: time = 48 / GB/s
 		if want := 48 / *rep.BestObjective; math.Abs(*rep.BestTimeMS-want) > 1e-9*want {
 			t.Errorf("best time %v ms, want %v ms for %v GB/s", *rep.BestTimeMS, want, *rep.BestObjective)
+		}
+		// and how much its 20 timed runs (the spec's iterations) varied
+		if rep.BestRuns != 20 || rep.BestTimeCV == nil || rep.MedianTimeCV == nil || !(*rep.BestTimeCV > 0) {
+			t.Errorf("best runs %d, spread %v, median spread %v; want 20 runs and both spreads", rep.BestRuns, rep.BestTimeCV, rep.MedianTimeCV)
 		}
 	}
 }
