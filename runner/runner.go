@@ -313,7 +313,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	}
 	// Energy and power need a stretch of runs long enough for the board's sensors: the
 	// observation goes on, back to back, past the timed runs when the spec reads them.
-	runs := n
+	runs := len(e.Samples)
 	if window := r.observationWindow(obs); window > 0 {
 		for time.Since(t) < window {
 			if err := ctx.Err(); err != nil {

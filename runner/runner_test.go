@@ -472,9 +472,11 @@ void spin(float *x, int n) {
 
 // A kernel too slow for all its iterations within the spec's timeout is timed over the
 // runs that fit and says so, rather than running on until the supervisor kills it with
-// nothing measured; a fast one is timed over all of them.
+// nothing measured; a fast one is timed over all of them. The device's observers are
+// told of the runs there were.
 func TestTimedRunsThatWouldPassTheTimeoutAreLeftOut(t *testing.T) {
-	dev := openHost(t)
+	sw := &stopwatch{}
+	dev := observed{openHost(t), sw}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "spin.c"), []byte(spinKernel), 0o644); err != nil {
 		t.Fatal(err)
@@ -530,6 +532,9 @@ timeout: 1s
 			if v < float64(c.ms) {
 				t.Errorf("ms=%d: a sample of %v ms", c.ms, v)
 			}
+		}
+		if n := len(sw.runs); n == 0 || sw.runs[n-1] != len(e.Samples) {
+			t.Errorf("ms=%d: the observers were told of runs %v, want %d last", c.ms, sw.runs, len(e.Samples))
 		}
 		noted := strings.Contains(e.Message, fmt.Sprintf("timed over %d of the spec's 32 iterations", len(e.Samples)))
 		if noted != (len(e.Samples) < 32) {
