@@ -106,7 +106,7 @@ func SameLaunch(a, b *Launch) bool {
 func (e *Evaluation) Failed() bool { return e.Status != OK || math.IsNaN(e.Objective) }
 
 // TimeMS is the evaluation's kernel time in ms, as the run made it of its samples with its
-// statistic (mean or median) and computed its metrics (GB/s) from it; objective is the
+// statistic (mean, median, min) and computed its metrics (GB/s) from it; objective is the
 // recording's. With the objective time it is the objective. Beside another objective it
 // is the "time" in Metrics, which ktune's runner keeps there and Kernel Tuner caches and
 // T4 files carry. An evaluation without it (one ktune stored before it kept the time

@@ -683,11 +683,14 @@ func (r *Runner) Close() {
 	}
 }
 
-// TimeMS is the kernel time that a spec's statistic ("mean" or "median") makes of an
-// evaluation's timing samples, in ms as they are; NaN without samples.
+// TimeMS is the kernel time that a spec's statistic ("mean", "median" or "min") makes of
+// an evaluation's timing samples, in ms as they are; NaN without samples.
 func TimeMS(statistic string, samples []float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
+	}
+	if statistic == "min" {
+		return slices.Min(samples)
 	}
 	if statistic == "median" {
 		s := slices.Clone(samples)

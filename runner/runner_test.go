@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -263,7 +264,7 @@ iterations: 1
 func TestTheTimeOfTheStatisticStaysWithEveryEvaluation(t *testing.T) {
 	dev := openHost(t)
 	for _, tt := range []struct{ statistic, objective string }{
-		{"median", "GB/s"}, {"mean", "GB/s"}, {"median", "time"},
+		{"median", "GB/s"}, {"mean", "GB/s"}, {"median", "time"}, {"min", "GB/s"}, {"min", "time"},
 	} {
 		extra := "statistic: " + tt.statistic + "\n"
 		if tt.objective == "GB/s" {
@@ -282,6 +283,9 @@ func TestTheTimeOfTheStatisticStaysWithEveryEvaluation(t *testing.T) {
 			t.Fatalf("%+v: %v %s, %d samples", tt, e.Status, e.Message, len(e.Samples))
 		}
 		want := runner.TimeMS(tt.statistic, e.Samples)
+		if least := slices.Min(e.Samples); tt.statistic == "min" && want != least {
+			t.Errorf("%+v: the time of the samples %v is %v, want the least, %v", tt, e.Samples, want, least)
+		}
 		if tt.objective == "time" {
 			if _, ok := e.Metrics["time"]; ok || e.Objective != want {
 				t.Errorf("%+v: objective %v, want %v; metrics %v", tt, e.Objective, want, e.Metrics)

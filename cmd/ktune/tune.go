@@ -35,8 +35,8 @@ then timed over the spec's iterations (a kernel too slow for them all within the
 timeout over those that fit, at least one, which its result says). A time is the kernel's
 alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
 time it on the device, host C the monotonic clock around the call; the first run is not
-among the samples, and the spec's statistic (mean by default, or median) makes them one
-time, from which the metrics are computed. The default strategy, auto, is the best ktune has
+among the samples, and the spec's statistic (mean by default, median or min) makes them
+one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
 (runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
@@ -548,7 +548,7 @@ func writeSpread(w io.Writer, r *tuner.Report) {
 		fmt.Fprintf(w, "  %s within that spread of it: their order may not repeat in another run\n", what)
 	}
 	if cv > noisyCV || r.MedianTimeCV != nil && *r.MedianTimeCV > noisyCV {
-		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, or statistic: median against outliers, make the ranking steadier\n", 100*noisyCV)
+		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine) make the ranking steadier\n", 100*noisyCV)
 	}
 }
 
