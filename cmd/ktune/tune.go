@@ -31,6 +31,7 @@ func init() {
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
+twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its first runs),
 then timed over the spec's iterations (a kernel too slow for them all within the spec's
 timeout over those that fit, at least one, which its result says). A time is the kernel's
 alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
