@@ -135,14 +135,16 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 		"<td class=\"wrap\">15 configurations (the full product of the values; no restrictions)</td>",
 		"(median of its samples)",
 		`<th class="num">time (ms)</th>`,
+		`<th class="num">spread of the runs (CV)</th>`,
 		"<td>finished</td>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	// the columns' numbers have as many decimals each, so they line up
-	if !strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td>`) {
+	// the columns' numbers have as many decimals each, so they line up; the spread of
+	// the samples 0.9, 1 and 1.5 times 87.336 ms is 28.4%
+	if !strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td><td class="num">28.4%</td>`) {
 		t.Errorf("the best configuration's row is not formatted as its column:\n%s", regexp.MustCompile(`(?s)<tbody>.*?</tbody>`).FindAllString(page, -1))
 	}
 }
