@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -41,9 +42,15 @@ type Report struct {
 	// could not be computed for it ("metrics left out: ..."), the timed runs left out for
 	// its timeout ("timed over 5 of the spec's 32 iterations: ..."); LackingMetrics counts
 	// the successful evaluations that lack metrics.
-	BestNote       string   `json:"best_note,omitempty"`
-	LackingMetrics int      `json:"lacking_metrics,omitempty"`
-	BestTimeMS     *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	BestNote       string `json:"best_note,omitempty"`
+	LackingMetrics int    `json:"lacking_metrics,omitempty"`
+	// ShortTimed counts the successful evaluations timed over fewer runs than the spec's
+	// iterations, since more would have passed its timeout; Iterations and Timeout are the
+	// spec's, for the summary.
+	ShortTimed int           `json:"short_timed,omitempty"`
+	Iterations int           `json:"-"`
+	Timeout    time.Duration `json:"-"`
+	BestTimeMS *float64      `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
 	// BestRuns is how many timed runs the best configuration's time is made of, BestTimeCV
 	// their spread (result.Evaluation.SampleCV: 0.05 for 5%), left out with fewer than two;
 	// MedianTimeCV is the median spread over the run's successful evaluations, and
@@ -188,7 +195,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
-		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout}
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
 	for i := range history {
@@ -208,6 +215,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			}
 			if strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 				r.LackingMetrics++
+			}
+			if n := len(e.Samples); n > 0 && n < s.Iterations {
+				r.ShortTimed++
 			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
 				best = h

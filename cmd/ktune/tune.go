@@ -114,7 +114,8 @@ status) and failures (per failing status its most common message, how many gave 
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
 be computed for it, timed runs left out for its timeout; lacking_metrics counts the
-successes that lack metrics); best_runs (the timed runs its time is made of), best_time_cv
+successes that lack metrics, short_timed those timed over fewer runs than the spec's
+iterations, since more would have passed its timeout); best_runs (the timed runs its time is made of), best_time_cv
 (their spread, the coefficient of variation: standard deviation over mean, 0.05 for 5%),
 median_time_cv (the median spread over the run's successes) and within_spread_of_best
 (how many other successes have an objective within the best's spread of its: an order
@@ -512,6 +513,13 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 			what = fmt.Sprintf("%d successful configurations lack", n)
 		}
 		fmt.Fprintf(w, "  %s metrics that could not be computed for them (ktune export names them)\n", what)
+	}
+	if n := r.ShortTimed; n > 0 {
+		what := "1 successful configuration was"
+		if n > 1 {
+			what = fmt.Sprintf("%d successful configurations were", n)
+		}
+		fmt.Fprintf(w, "  %s timed over fewer runs than the spec's %d iterations: more would have passed its timeout of %v\n", what, r.Iterations, r.Timeout)
 	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)

@@ -1024,9 +1024,12 @@ timeout: 1s
 		}
 	}
 	db := filepath.Join(dir, "ktune.db")
-	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0")
+	out, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "1 successful configuration was timed over fewer runs than the spec's 20 iterations: more would have passed its timeout of 1s"; !strings.Contains(out, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, out)
 	}
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
