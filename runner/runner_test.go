@@ -529,8 +529,11 @@ timeout: 1s
 		if !c.samples(len(e.Samples)) {
 			t.Errorf("ms=%d: %d samples, want %s", c.ms, len(e.Samples), c.want)
 		}
-		if took > s.Timeout {
-			t.Errorf("ms=%d: %v from the first launch to the end, past the timeout of %v", c.ms, took, s.Timeout)
+		// The runs stop where one more would end past 0.95 s; a run the machine slows
+		// down may still end a little past the timeout (then the supervisor kills it),
+		// but nowhere near the 3.3 s of all 33.
+		if took > s.Timeout*3/2 {
+			t.Errorf("ms=%d: %v from the first launch to the end, far past the timeout of %v", c.ms, took, s.Timeout)
 		}
 		for _, v := range e.Samples {
 			if v < float64(c.ms) {
