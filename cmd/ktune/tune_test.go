@@ -1001,7 +1001,7 @@ void k(float *out, int n)
     for (volatile int spin = 1; spin; ) {
     }
 #elif mode == 2
-    usleep(calls++ < 2 ? 1000 : 2000000); /* the warm-up and a timed run, then slow */
+    usleep(calls++ < 2 ? 1000 : 2000000); /* its first two runs, then slow */
 #else
     usleep(150000);
 #endif
