@@ -135,14 +135,16 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 		"<td class=\"wrap\">15 configurations (the full product of the values; no restrictions)</td>",
 		"(median of its samples)",
 		`<th class="num">time (ms)</th>`,
+		`<th class="num">spread of the runs (CV)</th>`,
 		"<td>finished</td>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	// the columns' numbers have as many decimals each, so they line up
-	if !strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td>`) {
+	// the columns' numbers have as many decimals each, so they line up; the spread of
+	// the samples 0.9, 1 and 1.5 times 87.336 ms is 28.4%
+	if !strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td><td class="num">28.4%</td>`) {
 		t.Errorf("the best configuration's row is not formatted as its column:\n%s", regexp.MustCompile(`(?s)<tbody>.*?</tbody>`).FindAllString(page, -1))
 	}
 }
@@ -284,7 +286,10 @@ func TestARunThatHasEvaluatedNothingSaysSo(t *testing.T) {
 func TestTheSummarySaysWhichMetricsCouldNotBeComputed(t *testing.T) {
 	e := result.Evaluation{Config: []space.Value{space.IntValue(1), space.IntValue(1)}, Status: result.OK, Objective: 2,
 		Samples: []float64{2}, Message: `metrics left out: spec.yaml:9: metrics[1].expr: metric "inv": 1 / (VW - 1) fails`}
-	page := tunedRun(t, 20, []result.Evaluation{e}, store.StatusFinished)
+	// a success timed over fewer runs than the spec's iterations lacks no metric
+	timed := result.Evaluation{Config: []space.Value{space.IntValue(2), space.IntValue(1)}, Status: result.OK, Objective: 3,
+		Samples: []float64{3}, Message: `timed over 1 of the spec's 32 iterations: another run would have passed its timeout of 10s`}
+	page := tunedRun(t, 20, []result.Evaluation{timed, e}, store.StatusFinished)
 	want := `Of the successful configurations, 1 lacks metrics that could not be computed for them; the first says: metrics left out: spec.yaml:9: metrics[1].expr: metric "inv"`
 	if !strings.Contains(stdhtml.UnescapeString(page), want) {
 		t.Errorf("the page lacks %q", want)

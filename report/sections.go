@@ -15,6 +15,7 @@ import (
 
 	"github.com/ktune/ktune/analysis"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -149,7 +150,7 @@ func lastEvaluated(rec *result.Recording) time.Time {
 func lackingMetrics(rec *result.Recording) string {
 	n, first := 0, ""
 	for i := range rec.Evaluations {
-		if e := &rec.Evaluations[i]; !e.Failed() && e.Message != "" {
+		if e := &rec.Evaluations[i]; !e.Failed() && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 			if n == 0 {
 				first = e.Message
 			}
@@ -376,13 +377,19 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	ok = ok[:min(top, len(ok))]
 	obj := objectiveName(rec)
 	objs, times := make([]float64, len(ok)), make([]float64, len(ok))
-	withTime := false
+	spreads := make([]string, len(ok))
+	withTime, withSpread := false, false
 	for r, i := range ok {
 		e := &rec.Evaluations[i]
 		objs[r], times[r] = e.Objective, math.NaN()
 		if obj != "time" {
 			times[r] = timeMS(e, statistic)
 			withTime = withTime || !math.IsNaN(times[r])
+		}
+		spreads[r] = "-"
+		if cv, has := e.SampleCV(); has {
+			spreads[r] = strconv.FormatFloat(100*cv, 'f', 1, 64) + "%"
+			withSpread = true
 		}
 	}
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
@@ -394,6 +401,10 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	if withTime {
 		t.Head = append(t.Head, "time (ms)")
 	}
+	if withSpread {
+		// how much the timed runs varied: ranks closer than that may not repeat
+		t.Head = append(t.Head, "spread of the runs (CV)")
+	}
 	for _, p := range rec.Params {
 		t.Head = append(t.Head, p.Name)
 	}
@@ -402,6 +413,9 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		row := []string{strconv.Itoa(r + 1), objText[r]}
 		if withTime {
 			row = append(row, timeText[r])
+		}
+		if withSpread {
+			row = append(row, spreads[r])
 		}
 		for _, v := range rec.Evaluations[i].Config {
 			row = append(row, v.String())

@@ -106,7 +106,7 @@ func SameLaunch(a, b *Launch) bool {
 func (e *Evaluation) Failed() bool { return e.Status != OK || math.IsNaN(e.Objective) }
 
 // TimeMS is the evaluation's kernel time in ms, as the run made it of its samples with its
-// statistic (mean or median) and computed its metrics (GB/s) from it; objective is the
+// statistic (mean, median, min) and computed its metrics (GB/s) from it; objective is the
 // recording's. With the objective time it is the objective. Beside another objective it
 // is the "time" in Metrics, which ktune's runner keeps there and Kernel Tuner caches and
 // T4 files carry. An evaluation without it (one ktune stored before it kept the time
@@ -134,6 +134,30 @@ func (e *Evaluation) TimeMS(objective string) (float64, bool) {
 		return math.NaN(), false
 	}
 	return sum / float64(n), true
+}
+
+// SampleCV is the coefficient of variation of the evaluation's finite timing samples:
+// their standard deviation (over n-1) divided by their mean, 0.05 for a spread of 5%.
+// false with fewer than two samples or a mean of 0 or below.
+func (e *Evaluation) SampleCV() (float64, bool) {
+	sum, n := 0.0, 0
+	for _, v := range e.Samples {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			sum += v
+			n++
+		}
+	}
+	if n < 2 || sum <= 0 {
+		return math.NaN(), false
+	}
+	mean := sum / float64(n)
+	ss := 0.0
+	for _, v := range e.Samples {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			ss += (v - mean) * (v - mean)
+		}
+	}
+	return math.Sqrt(ss/float64(n-1)) / mean, true
 }
 
 // Recording is a set of evaluations of one kernel on one device.

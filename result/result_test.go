@@ -88,6 +88,33 @@ func TestTimeMSIsTheTimeTheRunUsed(t *testing.T) {
 	}
 }
 
+// The spread of an evaluation's samples is their standard deviation (over n-1) divided
+// by their mean, what is not a finite number left out; it is unknown below two samples.
+func TestSampleCVIsTheSamplesSpreadOverTheirMean(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		samples []float64
+		want    float64
+		ok      bool
+	}{
+		{[]float64{1, 2, 3}, 0.5, true},
+		{[]float64{1, nan, 2, math.Inf(1), 3}, 0.5, true},
+		{[]float64{4, 4, 4, 4}, 0, true},
+		{[]float64{2, 4}, math.Sqrt(2) / 3, true},
+		{[]float64{2}, nan, false},
+		{[]float64{2, nan}, nan, false},
+		{nil, nan, false},
+		{[]float64{0, 0}, nan, false},
+	}
+	for _, tt := range tests {
+		e := Evaluation{Status: OK, Objective: 1, Samples: tt.samples}
+		got, ok := e.SampleCV()
+		if ok != tt.ok || ok && math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%v: %v %v, want %v %v", tt.samples, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 // A recording is the same as a copy of itself read back from the store, where NaN stays
 // NaN, empty lists and maps come back nil and times come back in UTC; any measurement
 // that differs makes it another recording, and where it came from does not.

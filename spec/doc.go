@@ -206,10 +206,16 @@ objective: GFLOP/s             # time (default; lower is better), a metric in it
                                # or an observable (energy, power: lower is better)
 
 iterations: 32                 # timed runs per configuration (default 32, at least 1)
-statistic: mean                # mean (default) | median of the runs
+statistic: mean                # mean (default) | median | min of the runs: on a busy
+                               # machine the minimum moves least from run to run; the
+                               # median ignores outliers, which the mean (Kernel Tuner's
+                               # time) takes in
 timeout: 10s                   # per configuration, a Go duration (default 10s): from the
                                # kernel's first launch to its last timed run, verification
-                               # included; a kernel still running is killed (status timeout)
+                               # included; a kernel still running is killed (status timeout).
+                               # A kernel too slow for all its iterations in it is timed
+                               # over those that fit (at least one), and its result says
+                               # "timed over 5 of the spec's 32 iterations"
 compile_timeout: 5m            # per configuration (default 5m): building the kernel; a
                                # compiler still at work is killed (status timeout)
                                # Neither limit counts time ktune was stopped (SIGSTOP and

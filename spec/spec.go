@@ -45,7 +45,7 @@ type Spec struct {
 	Verification      *Verification // nil when outputs are not checked
 	Metrics           []Metric      // derived results, evaluated in order
 	Iterations        int           // timed runs per configuration
-	Statistic         string        // how the runs combine into one time: "mean" or "median"
+	Statistic         string        // how the runs combine into one time: "mean", "median" or "min"
 	Timeout           time.Duration // per configuration: from the kernel's first launch to its last timed run
 	CompileTimeout    time.Duration // per configuration: compiling the kernel
 	Default           []space.Value // a baseline configuration; nil when not given
@@ -370,8 +370,8 @@ func (p *parser) top(root *yaml.Node) {
 	}
 	if n := get("statistic"); n != nil {
 		if st, ok := d.str(n, "statistic"); ok {
-			if st != "mean" && st != "median" {
-				d.errf(n, "statistic", "unknown statistic %q%s; expected mean or median", st, suggest(st, []string{"mean", "median"}))
+			if st != "mean" && st != "median" && st != "min" {
+				d.errf(n, "statistic", "unknown statistic %q%s; expected mean, median or min", st, suggest(st, []string{"mean", "median", "min"}))
 			} else {
 				s.Statistic = st
 			}

@@ -287,7 +287,7 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 		{"iterations not a number", base + "iterations: many\n",
 			"iterations", []string{"iterations", `expected an integer, found the string "many"`}},
 		{"unknown statistic", base + "statistic: avg\n",
-			"statistic", []string{"statistic", `unknown statistic "avg"`, "expected mean or median"}},
+			"statistic", []string{"statistic", `unknown statistic "avg"`, "expected mean, median or min"}},
 		{"timeout without unit", base + "timeout: 10\n",
 			"timeout", []string{"timeout", "10 has no unit; expected a positive Go duration such as 10s"}},
 		// 0s would be refused in turn.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -38,11 +39,27 @@ type Report struct {
 	BestObjective   *float64           `json:"best_objective,omitempty"`
 	BestMetrics     map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
 	// BestNote is what the best evaluation says beside its success: the metrics that
-	// could not be computed for it ("metrics left out: ..."); LackingMetrics counts the
-	// successful evaluations that say so.
-	BestNote       string   `json:"best_note,omitempty"`
-	LackingMetrics int      `json:"lacking_metrics,omitempty"`
-	BestTimeMS     *float64 `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	// could not be computed for it ("metrics left out: ..."), the timed runs left out for
+	// its timeout ("timed over 5 of the spec's 32 iterations: ..."); LackingMetrics counts
+	// the successful evaluations that lack metrics.
+	BestNote       string `json:"best_note,omitempty"`
+	LackingMetrics int    `json:"lacking_metrics,omitempty"`
+	// ShortTimed counts the successful evaluations timed over fewer runs than the spec's
+	// iterations, since more would have passed its timeout; Iterations and Timeout are the
+	// spec's, for the summary.
+	ShortTimed int           `json:"short_timed,omitempty"`
+	Iterations int           `json:"-"`
+	Timeout    time.Duration `json:"-"`
+	BestTimeMS *float64      `json:"best_time_ms,omitempty"` // the best configuration's kernel time, whatever the objective
+	// BestRuns is how many timed runs the best configuration's time is made of, BestTimeCV
+	// their spread (result.Evaluation.SampleCV: 0.05 for 5%), left out with fewer than two;
+	// MedianTimeCV is the median spread over the run's successful evaluations, and
+	// WithinSpread counts the other successful evaluations whose objective is within the best's spread
+	// of its objective (relatively): an order that a second run may not repeat.
+	BestRuns     int      `json:"best_runs,omitempty"`
+	BestTimeCV   *float64 `json:"best_time_cv,omitempty"`
+	MedianTimeCV *float64 `json:"median_time_cv,omitempty"`
+	WithinSpread int      `json:"within_spread_of_best,omitempty"`
 	// Verified says the successful configurations' outputs were checked against the spec's
 	// verification: false where the spec has none, or no configuration succeeded.
 	Verified        bool     `json:"verified"`
@@ -61,7 +78,7 @@ type Report struct {
 	MeanVerifyMS      float64  `json:"mean_verify_ms"`    // likewise
 	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
 	MedianFrameworkMS float64  `json:"median_framework_ms"`
-	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (warm-up excluded)
+	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`
@@ -178,8 +195,8 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
-		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes}
-	var ok, fw []float64
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout}
+	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
 	for i := range history {
 		h := &history[i]
@@ -193,8 +210,14 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		r.Statuses[h.Evaluation.Status.String()]++
 		if e := h.Evaluation; !e.Failed() {
 			ok = append(ok, e.Objective)
-			if e.Message != "" {
+			if cv, has := e.SampleCV(); has {
+				cvs = append(cvs, cv)
+			}
+			if strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 				r.LackingMetrics++
+			}
+			if n := len(e.Samples); n > 0 && n < s.Iterations {
+				r.ShortTimed++
 			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
 				best = h
@@ -229,6 +252,20 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 		if !math.IsNaN(t) {
 			r.BestTimeMS = &t
+		}
+		r.BestRuns = len(best.Evaluation.Samples)
+		if cv, has := best.Evaluation.SampleCV(); has {
+			r.BestTimeCV = &cv
+			for _, v := range ok {
+				if math.Abs(v-bestObjective) <= cv*math.Abs(bestObjective) {
+					r.WithinSpread++
+				}
+			}
+			r.WithinSpread-- // the best itself
+		}
+		if len(cvs) > 0 {
+			m := median(cvs)
+			r.MedianTimeCV = &m
 		}
 		speedup := func(other float64) *float64 {
 			if v, ok := result.Speedup(maximize, bestObjective, other); ok {

@@ -21,7 +21,9 @@ import (
 type Measurer interface {
 	// Evaluate compiles, runs, verifies and times c. It calls phase("compiled") once
 	// compilation is over and the kernel is about to run (the run time limit starts), and
-	// phase("timing") just before the timed runs (nothing else may use the device then).
+	// phase("timing") just before the timed runs (nothing else may use the device then);
+	// in a child of a supervisor that pauses its pre-compilers while timing, that call
+	// returns once they are stopped.
 	Evaluate(ctx context.Context, c space.Config, phase func(string)) result.Evaluation
 	// Compile only compiles c, so that a later Evaluate finds it in a compiler cache.
 	// Where that takes a launch (runtimes that generate code at the first launch), it
@@ -152,7 +154,15 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 			return fmt.Errorf("worker: reading request: %w", err)
 		}
 		marks.Write(requestMark)
-		phase := func(phase string) { enc.Encode(response{ID: req.ID, Phase: phase}) }
+		phase := func(phase string) {
+			enc.Encode(response{ID: req.ID, Phase: phase})
+			if phase == phaseTiming && req.AwaitTiming {
+				// The parent answers once the pre-compilers are stopped. A parent that is
+				// gone answers nothing: the next request's read then ends the loop.
+				var proceed request
+				dec.Decode(&proceed)
+			}
+		}
 		resp := response{ID: req.ID, Phase: phaseDone}
 		var err, fault error
 		switch req.Op {

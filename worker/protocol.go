@@ -27,6 +27,9 @@ const (
 	opCompile   = "compile"
 	opReference = "reference"
 	opCheck     = "check"
+	// opProceed answers a child's phaseTiming when its request asked it to wait
+	// (AwaitTiming): the pre-compilers are stopped and the timed runs may start.
+	opProceed = "proceed"
 )
 
 // Phases a child reports.
@@ -44,6 +47,10 @@ type request struct {
 	ID     uint64
 	Op     string
 	Config []int
+	// AwaitTiming has the child of an evaluation wait, after it reports phaseTiming, for
+	// the parent's opProceed before its timed runs: the parent stops the pre-compilers
+	// first, so that no timed run shares the CPU with a compiler.
+	AwaitTiming bool
 }
 
 type response struct {

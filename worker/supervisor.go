@@ -499,7 +499,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 	s.nextID++
 	id := s.nextID
 	start := time.Now()
-	if err := ch.enc.Encode(request{ID: id, Op: opEvaluate, Config: c}); err != nil {
+	if err := ch.enc.Encode(request{ID: id, Op: opEvaluate, Config: c, AwaitTiming: s.opts.PauseWhileTiming}); err != nil {
 		return s.crashed(ch, start, "the worker process", "receiving the configuration"), 0, nil
 	}
 	lim := newLimit(s.opts.CompileTimeout)
@@ -532,6 +532,11 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 				// Time the kernel alone: hold the pre-compilers while it runs.
 				if !paused && s.opts.PauseWhileTiming {
 					paused = s.pausePrecompilers()
+				}
+				if s.opts.PauseWhileTiming {
+					// The child waits for this before its first timed run (a child that
+					// died meanwhile closes its answers, which the loop sees).
+					ch.enc.Encode(request{ID: id, Op: opProceed})
 				}
 			case phaseCompiled:
 				running, compiled, stoppedAtLaunch = true, time.Now(), lim.stopped
@@ -1122,20 +1127,36 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 	}
 }
 
-// pausePrecompilers stops every pre-compiler child; false when there is none.
+// pausePrecompilers stops every pre-compiler child and waits, for stopWait at most, until
+// their threads have stopped; false when there is none.
 func (s *Supervisor) pausePrecompilers() bool {
 	s.preMu.Lock()
-	defer s.preMu.Unlock()
 	paused := false
+	var pids []int
 	for _, slot := range s.pres {
 		if slot.ch != nil {
+			paused = true
 			slot.ch.signal(syscall.SIGSTOP)
 			slot.pausedSince = time.Now()
-			paused = true
+			if slot.ch.cmd.Process != nil && !slot.ch.died() {
+				pids = append(pids, slot.ch.cmd.Process.Pid)
+			}
+		}
+	}
+	s.preMu.Unlock()
+	// A thread stops as it next enters the kernel: one busy compiling on another core
+	// still runs for a moment after the signal was sent, and the timed runs wait for it.
+	deadline := time.Now().Add(stopWait)
+	for _, pid := range pids {
+		if !awaitStopped(pid, time.Until(deadline)) {
+			s.log.Debug("a pre-compiler did not stop in time; timing anyway", "pid", pid, "waited", stopWait)
 		}
 	}
 	return paused
 }
+
+// stopWait bounds how long the timed runs wait for the pre-compilers to stop.
+const stopWait = 100 * time.Millisecond
 
 func (s *Supervisor) resumePrecompilers() {
 	s.preMu.Lock()

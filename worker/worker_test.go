@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -83,6 +84,12 @@ const (
 	behaveKilled            // the kernel's process is killed by SIGKILL, as the out-of-memory killer does
 	behaveLimits            // answers with the process's data limit and oom_score_adj as metrics
 	behaveHog               // allocates 4 GiB on the Go heap, touching one page of it
+	// behaveBusyCompile compiles for 2 s on the CPU, writing its process's pid to
+	// $KTUNE_WORKER_PIDFILE as it starts
+	behaveBusyCompile
+	// behavePrecompilerCPU waits for that pid, and answers with the CPU time (ns) the
+	// pre-compiler used during the first 30 ms of its timed runs as metric "cpu_ns"
+	behavePrecompilerCPU
 )
 
 // openHog holds what a child allocates as it opens its device (KTUNE_WORKER_FAIL_OPEN=hog).
@@ -144,6 +151,9 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 	if c[0] == behaveSlowWarmUp {
 		time.Sleep(1500 * time.Millisecond)
 	}
+	if c[0] == behavePrecompilerCPU {
+		return precompilerCPU(phase)
+	}
 	phase(phaseTiming)
 	switch c[0] {
 	case behaveCrash:
@@ -188,7 +198,67 @@ func (m *fakeMeasurer) Evaluate(_ context.Context, c space.Config, phase func(st
 		Metrics: map[string]float64{"served": float64(m.served)}}
 }
 
+// precompilerCPU is behavePrecompilerCPU's evaluation: the CPU time the pre-compiler
+// whose pid behaveBusyCompile wrote used in the first 30 ms after phaseTiming.
+func precompilerCPU(phase func(string)) result.Evaluation {
+	fail := func(msg string) result.Evaluation {
+		return result.Evaluation{Status: result.RuntimeError, Objective: math.NaN(), Message: msg}
+	}
+	var pid int
+	for start := time.Now(); pid == 0; time.Sleep(time.Millisecond) {
+		b, _ := os.ReadFile(os.Getenv("KTUNE_WORKER_PIDFILE"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if time.Since(start) > 5*time.Second {
+			return fail("the pre-compiler wrote no pid")
+		}
+	}
+	phase(phaseTiming)
+	before, err := cpuNanos(pid)
+	if err != nil {
+		return fail(err.Error())
+	}
+	time.Sleep(30 * time.Millisecond)
+	after, err := cpuNanos(pid)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return result.Evaluation{Status: result.OK, Objective: 1, Samples: []float64{1}, Metrics: map[string]float64{"cpu_ns": float64(after - before)}}
+}
+
+// cpuNanos is the CPU time process pid's threads have used, in ns (/proc/PID/task/*/schedstat).
+func cpuNanos(pid int) (int64, error) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, fmt.Errorf("%s/%s/schedstat: %q", dir, t.Name(), b)
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
+}
+
 func (*fakeMeasurer) Compile(_ context.Context, c space.Config, phase func(string)) error {
+	if c[0] == behaveBusyCompile {
+		if err := os.WriteFile(os.Getenv("KTUNE_WORKER_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			return err
+		}
+		for start := time.Now(); time.Since(start) < 2*time.Second; {
+		}
+	}
 	if c[0] == behaveSlowCompile {
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -867,6 +937,24 @@ func TestAPausedPrecompilerIsNotTimedOut(t *testing.T) {
 	e, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, 1})
 	if err != nil || e.Status != result.OK {
 		t.Fatalf("the configuration compiled ahead: %v %q %v, want ok", e.Status, e.Message, err)
+	}
+}
+
+// The timed runs start once the pre-compilers have stopped: a compiler busy on the CPU
+// uses none of it while a kernel is timed on a CPU device.
+func TestTimedRunsWaitForThePrecompilersToStop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the pre-compiler's CPU time from /proc")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	s := newTestSupervisor(t, "KTUNE_WORKER_PIDFILE="+pidFile)
+	s.Hint(space.Config{behaveBusyCompile, 1})
+	e, err := s.Evaluate(context.Background(), space.Config{behavePrecompilerCPU, 0})
+	if err != nil || e.Status != result.OK {
+		t.Fatalf("%v %q %v", e.Status, e.Message, err)
+	}
+	if ns := e.Metrics["cpu_ns"]; ns != 0 {
+		t.Errorf("the pre-compiler used %v ns of CPU time during the timed runs, want 0", ns)
 	}
 }
 

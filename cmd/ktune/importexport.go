@@ -64,9 +64,10 @@ short), and a run that has not finished (the output holds what it has stored).
 
 Besides the measurements (samples, metrics), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
-              spec's statistic (mean, median) of the samples, which the metrics (GB/s) were
-              computed from; Kernel Tuner's "time", a "time" measurement in T4. For a metric
-              objective, runs stored by ktune before it kept that time give the mean.
+              spec's statistic (mean, median, min) of the samples, which the metrics
+              (GB/s) were computed from; Kernel Tuner's "time", a "time" measurement in
+              T4. For a metric objective, runs stored by ktune before it kept that time
+              give the mean.
   timings     compile, verification, benchmark (kernel runs; a hung kernel's until it was
               killed), framework and strategy time (the search strategy choosing the
               configuration; 0 for the default configuration, which the spec chose). A

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,7 +31,13 @@ func init() {
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the reference,
-then timed over the spec's iterations. The default strategy, auto, is the best ktune has
+twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its first runs),
+then timed over the spec's iterations (a kernel too slow for them all within the spec's
+timeout over those that fit, at least one, which its result says). A time is the kernel's
+alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
+time it on the device, host C the monotonic clock around the call; the first run is not
+among the samples, and the spec's statistic (mean by default, median or min) makes them
+one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
 (runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
@@ -106,8 +113,15 @@ whole run), resumed_from_store and measured (by this command); statuses (a count
 status) and failures (per failing status its most common message, how many gave it and an
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
-be computed for it; lacking_metrics counts the successes that say so); verified (the successful configurations' outputs were checked
-against the spec's verification); median_objective and default_objective (or
+be computed for it, timed runs left out for its timeout; lacking_metrics counts the
+successes that lack metrics, short_timed those timed over fewer runs than the spec's
+iterations, since more would have passed its timeout); best_runs (the timed runs its time is made of), best_time_cv
+(their spread, the coefficient of variation: standard deviation over mean, 0.05 for 5%),
+median_time_cv (the median spread over the run's successes) and within_spread_of_best
+(how many other successes have an objective within the best's spread of its: an order
+another run may not repeat; the summary calls timings with a spread over 10% noisy);
+verified (the successful configurations' outputs were checked against the spec's
+verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
@@ -482,6 +496,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if r.BestTimeMS != nil && r.Objective != "time" {
 		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
+	writeSpread(w, r)
 	if r.MedianObjective != nil && r.Statuses[result.OK.String()] > 1 {
 		fmt.Fprintf(w, "  %s the median configuration evaluated (%s %s)\n", result.Better(r.Maximize, *r.BestObjective, *r.MedianObjective),
 			formatObjective(*r.MedianObjective), result.Unit(r.Objective))
@@ -499,6 +514,13 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		}
 		fmt.Fprintf(w, "  %s metrics that could not be computed for them (ktune export names them)\n", what)
 	}
+	if n := r.ShortTimed; n > 0 {
+		what := "1 successful configuration was"
+		if n > 1 {
+			what = fmt.Sprintf("%d successful configurations were", n)
+		}
+		fmt.Fprintf(w, "  %s timed over fewer runs than the spec's %d iterations: more would have passed its timeout of %v\n", what, r.Iterations, r.Timeout)
+	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
 	}
@@ -508,6 +530,34 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	if stored {
 		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4|ktt)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+	}
+}
+
+// noisyCV is the spread of timing samples (coefficient of variation) above which the
+// summary calls the timings noisy.
+const noisyCV = 0.10
+
+// writeSpread says how much the best configuration's timed runs varied, how many other
+// configurations are that close to it, and whether the run's timings were noisy.
+func writeSpread(w io.Writer, r *tuner.Report) {
+	if r.BestTimeCV == nil {
+		return
+	}
+	cv := *r.BestTimeCV
+	fmt.Fprintf(w, "  spread of its %d timed runs: %.1f%% (coefficient of variation", r.BestRuns, 100*cv)
+	if r.MedianTimeCV != nil {
+		fmt.Fprintf(w, "; median over the run %.1f%%", 100**r.MedianTimeCV)
+	}
+	fmt.Fprintln(w, ")")
+	if n := r.WithinSpread; n > 0 {
+		what := "1 other configuration is"
+		if n > 1 {
+			what = fmt.Sprintf("%d other configurations are", n)
+		}
+		fmt.Fprintf(w, "  %s within that spread of it: their order may not repeat in another run\n", what)
+	}
+	if cv > noisyCV || r.MedianTimeCV != nil && *r.MedianTimeCV > noisyCV {
+		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine) make the ranking steadier\n", 100*noisyCV)
 	}
 }
 
