@@ -33,8 +33,10 @@ kernel:                        # required
 # library) and called once per run from one host thread, timed around the call (with
 # openmp, it runs its own parallel regions). Its parameters are the arguments in order:
 # an array is a pointer to its element type (float *, const double *), a scalar its C
-# type by value (int32: int, converted as C converts it); a pointer of another type or
-# another number of parameters is a compile error of ktune's call wrapper. Launch
+# type by value (int32: int), or one that holds all its values or differs in sign only
+# (int32: long, double, unsigned). A pointer of another type, a scalar C would change
+# (float64 to float, float32 to int, int64 to int) or another number of parameters is a
+# compile error of ktune's call wrapper, whose notes name the argument. Launch
 # geometry means nothing on the host, but problem_size is still required (as in Kernel
 # Tuner) and gives grid_size_x/y/z.
 

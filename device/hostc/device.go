@@ -140,8 +140,9 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 		}
 		log += killedNote(log, exit)
 		if strings.Contains(log, wrapperFile) {
-			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
+			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters (a scalar may also be of a type that holds all its values, and differ in sign)\n",
 				wrapperFile, u.kernel, u.signature(), u.kernel)
+			log += u.argumentNotes(log)
 		}
 		if openMPMissing(log) {
 			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $CC to a compiler that has it\n",

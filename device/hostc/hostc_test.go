@@ -293,6 +293,57 @@ void scalars(unsigned char *out, int32_t a, int64_t b, float c, double d,
 	}
 }
 
+// A scalar whose C parameter cannot hold every value of the spec's type is a compile
+// error that names the argument: C converted it without a word, so that a float64 0.1
+// reached a float parameter as 0.1f, a float32 2.5 an int parameter as 2, an int64 of
+// 5e9 an int parameter wrapped. A parameter that holds every value (a wider integer,
+// double for an int32 or a float32) or differs in sign only still compiles.
+func TestLossyScalarConversionsAreCompileErrorsNamingTheArgument(t *testing.T) {
+	d := openHost(t)
+	params := []device.Param{
+		{Name: "out", Type: "float64", Pointer: true},
+		{Name: "alpha", Type: "float64"}, {Name: "beta", Type: "float32"}, {Name: "n", Type: "int64"}, {Name: "m", Type: "int32"},
+	}
+	cases := []struct {
+		name, decl string
+		arg        int // the parameter that loses values, 0 for none
+	}{
+		{"float64 as float", "double *out, float alpha, float beta, long n, int m", 1},
+		{"float32 as int", "double *out, double alpha, int beta, long n, int m", 2},
+		{"int64 as int", "double *out, double alpha, float beta, int n, int m", 3},
+		{"int32 as float", "double *out, double alpha, float beta, long n, float m", 4},
+		{"wider and unsigned", "double *out, long double alpha, double beta, unsigned long n, double m", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := d.Compile(context.Background(), device.Source{
+				Kernel: "k", File: "k.c", Params: params,
+				Code: "void k(" + c.decl + ") { out[0] = (double)alpha + (double)beta + (double)n + (double)m; }\n",
+			})
+			if c.arg == 0 {
+				if err != nil {
+					t.Fatalf("Compile: %v", err)
+				}
+				return
+			}
+			var ce *device.CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+			}
+			p := params[c.arg]
+			want := fmt.Sprintf("passes the spec's argument %s (%s scalar) as parameter %d of k: declare it `%s`", p.Name, p.Type, c.arg+1, cDecl(p))
+			if !strings.Contains(ce.Log, want) {
+				t.Errorf("log does not say %q:\n%s", want, ce.Log)
+			}
+			for i, other := range params {
+				if i != c.arg && strings.Contains(ce.Log, "argument "+other.Name+" (") {
+					t.Errorf("log blames %s too:\n%s", other.Name, ce.Log)
+				}
+			}
+		})
+	}
+}
+
 func TestOpenMPKernelRunsInParallel(t *testing.T) {
 	d := openHost(t)
 	src := device.Source{
