@@ -814,7 +814,7 @@ func TestOptionsAndDefinitionsReachTheCompiler(t *testing.T) {
 	}
 	abs, _ := filepath.Abs("dir")
 	want := []string{"-O3", "-march=native", "-fPIC", "-shared", "-fdiagnostics-color=never",
-		"-O2", "-ffast-math", "-fopenmp", "-DA=1", "-DFLAG", "-I", abs}
+		"-O2", "-ffast-math", "-fopenmp", "-DA=1", "-DFLAG=", "-I", abs}
 	if !slices.Equal(u.flags, want) {
 		t.Errorf("flags\n %q\nwant\n %q", u.flags, want)
 	}
@@ -823,6 +823,37 @@ func TestOptionsAndDefinitionsReachTheCompiler(t *testing.T) {
 	}
 	if !strings.HasPrefix(u.text, "#line 1 \"dir/k.c\"\n") {
 		t.Errorf("unit does not keep the user's line numbers:\n%s", u.text)
+	}
+}
+
+// A definition with an empty value (a string parameter's "", beside "restrict" or a
+// pragma) defines the name as nothing, as on the OpenCL and CUDA backends: the kernel
+// used to see it as 1, and `float *QUAL x` failed to compile for the "" value.
+func TestAnEmptyDefinitionIsEmpty(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "out", Type: "int32", Pointer: true}},
+		Code: `#define STR_(x) #x
+#define STR(x) STR_(x)
+void k(int *QUAL out) { out[0] = (int)sizeof(STR(QUAL)); }
+`,
+		Defines: []device.Define{{Name: "QUAL", Value: ""}},
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if n := binary.LittleEndian.Uint32(got); n != 1 {
+		t.Errorf("QUAL is spelled in %d bytes with its terminating NUL, want 1 (empty)", n)
 	}
 }
 

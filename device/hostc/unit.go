@@ -99,11 +99,10 @@ func newUnit(src device.Source) (*unit, error) {
 		if strings.ContainsAny(d.Value, "\r\n") {
 			return nil, fmt.Errorf("definition %s: value spans lines", d.Name)
 		}
-		if d.Value == "" {
-			u.flags = append(u.flags, "-D"+d.Name) // defined as 1, so both #ifdef and #if work
-		} else {
-			u.flags = append(u.flags, "-D"+d.Name+"="+d.Value)
-		}
+		// An empty value defines the name as nothing, as the OpenCL and CUDA backends do:
+		// a string parameter "" beside "restrict" or a pragma means leave it out, where
+		// -DNAME would define it as 1.
+		u.flags = append(u.flags, "-D"+d.Name+"="+d.Value)
 	}
 	if src.File != "" {
 		dir, err := filepath.Abs(filepath.Dir(src.File))
