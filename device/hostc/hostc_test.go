@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -854,6 +855,53 @@ void k(int *QUAL out) { out[0] = (int)sizeof(STR(QUAL)); }
 	}
 	if n := binary.LittleEndian.Uint32(got); n != 1 {
 		t.Errorf("QUAL is spelled in %d bytes with its terminating NUL, want 1 (empty)", n)
+	}
+}
+
+// Every tuning parameter is a macro, so the call wrapper must not use a name that one may
+// have and the spec allows: parameters named visibility, tv_sec or tv_nsec failed every
+// configuration with errors in the wrapper and a note blaming the kernel's definition.
+// Each name the wrapper spells outside its strings, but for C's keywords, reserved names
+// and its own ktune_ names, is defined here as a number, and the kernel must still run.
+func TestTheWrapperSurvivesMacrosOfItsNames(t *testing.T) {
+	d := openHost(t)
+	src := device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code: "void k(float *x, int n) { x[0] = (float)n; }\n",
+	}
+	u, err := newUnit(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wrapper, _ := strings.Cut(u.text, wrapperFile)
+	wrapper = regexp.MustCompile(`"[^"\n]*"`).ReplaceAllString(wrapper, "")
+	keywords := strings.Fields("char const double extern float int long sizeof struct typedef void pragma k")
+	var names []string
+	for _, name := range regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*`).FindAllString(wrapper, -1) {
+		if !strings.HasPrefix(name, "__") && !strings.HasPrefix(name, "ktune_") && !slices.Contains(keywords, name) && !slices.Contains(names, name) {
+			names = append(names, name)
+			src.Defines = append(src.Defines, device.Define{Name: name, Value: "7"})
+		}
+	}
+	if !slices.Contains(names, "GCC") { // the test looks at the wrapper
+		t.Fatalf("found %q in the wrapper:\n%s", names, wrapper)
+	}
+	k, err := d.Compile(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Compile with %q defined: %v", names, err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}, int32Arg(5)}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if x := bytesFloat32(got)[0]; x != 5 {
+		t.Errorf("x[0] = %v, want 5", x)
 	}
 }
 

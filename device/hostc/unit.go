@@ -153,8 +153,9 @@ func cDecl(p device.Param) string {
 
 // writeWrapper writes the call wrapper: void ktune_call_K(void **args, long long *ns)
 // reads each argument through its pointer, calls K and stores the call's duration in *ns.
-// Its locals carry a ktune_ prefix and a trailing underscore so that the user's macros do
-// not rename them.
+// Its names carry a ktune_ prefix and a trailing underscore, and attribute names their
+// reserved spelling (__visibility__), so that the user's macros (every tuning parameter is
+// one) do not rename them.
 //
 // The call passes each argument on a line of its own (u.argLines), and conversions that
 // can change a value are errors there: a scalar the spec declares float64 reaching a
@@ -169,10 +170,10 @@ func writeWrapper(b *strings.Builder, u *unit) {
 #pragma GCC diagnostic error "-Wconversion"
 #pragma GCC diagnostic ignored "-Wsign-conversion"
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
-struct ktune_timespec_ { long tv_sec; long tv_nsec; };
+struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
-__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_);
-__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_)
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_);
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_)
 {
 	struct ktune_timespec_ ktune_t0_, ktune_t1_;
 `, u.symbol)
@@ -201,7 +202,7 @@ __attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long 
 		fmt.Fprintf(&w, "ktune_a%d_", i)
 	}
 	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
-	w.WriteString("\t*ktune_ns_ = (long long)(ktune_t1_.tv_sec - ktune_t0_.tv_sec) * 1000000000LL + (ktune_t1_.tv_nsec - ktune_t0_.tv_nsec);\n}\n")
+	w.WriteString("\t*ktune_ns_ = (long long)(ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000LL + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
 	b.WriteString(w.String())
 }
 
