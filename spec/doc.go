@@ -27,7 +27,8 @@ kernel:                        # required
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
                                # device is added unless one is given)
   defines: true                # inject parameters and derived sizes as #defines (default true)
-  openmp: false                # host C only: compile with OpenMP (adds -fopenmp)
+  openmp: false                # host C only: compile with OpenMP (adds -fopenmp); without
+                               # it the compiler ignores #pragma omp, and ktune warns of one
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
 # library) and called once per run from one host thread, timed around the call (with

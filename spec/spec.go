@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -512,7 +513,42 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	if k.OpenMP && k.Language != "" && k.Language != "c" {
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
+	if k.CodeLine > 0 {
+		if line := k.ompWithoutOpenMP(k.Code); line > 0 {
+			p.s.Warnings = append(p.s.Warnings, &Error{File: d.file, Line: k.CodeLine + line - 1, Field: join(field, "code"), Msg: ompWarning("this line of the code has", field)})
+		}
+	}
 	return k, true
+}
+
+// ompPragma matches an OpenMP directive: #pragma omp, or _Pragma("omp ...") in a macro.
+var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b|_Pragma[ \t]*\([ \t]*"[ \t]*omp\b`)
+
+// ompWithoutOpenMP returns the line of code's first OpenMP directive when k is host C
+// compiled without OpenMP (neither openmp: true nor an option naming it), else 0: the
+// compiler ignores such directives, so the kernel runs on one thread whatever a threads
+// parameter says, and every configuration still runs.
+func (k *Kernel) ompWithoutOpenMP(code string) int {
+	if k.Language != "c" || k.OpenMP {
+		return 0
+	}
+	for _, o := range k.CompilerOptions {
+		if strings.Contains(o, "openmp") {
+			return 0
+		}
+	}
+	loc := ompPragma.FindStringIndex(code)
+	if loc == nil {
+		return 0
+	}
+	return strings.Count(code[:loc[0]], "\n") + 1
+}
+
+// ompWarning is the warning for an OpenMP directive in the source of the kernel at field
+// (kernel, verification.reference.kernel) compiled without OpenMP; where says where it is
+// ("k.c:12 has").
+func ompWarning(where, field string) string {
+	return fmt.Sprintf("%s an OpenMP directive (#pragma omp), but the kernel is compiled without OpenMP: the compiler ignores it and the kernel runs on one thread; set %s.openmp: true", where, field)
 }
 
 // codeLine is the line of the spec on which the first line of inline code n sits: a block
@@ -1839,6 +1875,14 @@ func (s *Spec) ReadFiles() error {
 			// temporary file (PoCL) or a line of the files run together.
 			fmt.Fprintf(&code, "#line 1 %s\n", lineFileName(f))
 			code.Write(b)
+			if line := k.ompWithoutOpenMP(string(b)); line > 0 {
+				at := field + ".source"
+				if fs := s.files[field]; i < len(fs) {
+					at = fs[i]
+				}
+				s.Warnings = append(s.Warnings, &Error{File: s.File, Line: s.lines[at], Field: at,
+					Msg: ompWarning(fmt.Sprintf("%s:%d has", filepath.Base(f), line), field)})
+			}
 			if len(b) > 0 && b[len(b)-1] != '\n' {
 				code.WriteByte('\n')
 			}

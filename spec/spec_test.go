@@ -205,6 +205,53 @@ arguments: [{name: a, type: float, length: 4}]
 	}
 }
 
+// A host C kernel with OpenMP directives compiled without OpenMP runs on one thread, its
+// threads parameter ignored, and every configuration still ran without a word: Load warns,
+// naming the file and line of the directive (or the spec's line of inline code). With
+// openmp: true or -fopenmp among the options, or in a language other than C, it does not.
+func TestOpenMPDirectivesWithoutOpenMPAreWarned(t *testing.T) {
+	dir := t.TempDir()
+	kernel := "#include <omp.h>\nvoid k(float *a, int n)\n{\n  #pragma omp parallel for num_threads(threads)\n  for (int i = 0; i < n; i++) a[i] = 1.0f;\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "k.c"), []byte(kernel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest := "parameters: [{name: threads, values: [1, 2]}]\nproblem_size: [1]\narguments: [{name: a, type: float32, length: 4}, {name: n, type: int32, value: 4}]\n"
+	cases := []struct {
+		name, kernel, want string
+		line               int
+	}{
+		{"file", "kernel: {name: k, source: k.c}\n", "kernel.source: k.c:4 has an OpenMP directive (#pragma omp), but the kernel is compiled without OpenMP: the compiler ignores it and the kernel runs on one thread; set kernel.openmp: true", 1},
+		{"inline", "kernel:\n  name: k\n  language: c\n  code: |\n    void k(float *a, int n) {\n      _Pragma(\"omp parallel for\")\n      for (int i = 0; i < n; i++) a[i] = 1.0f;\n    }\n", "kernel.code: this line of the code has an OpenMP directive", 6},
+		{"openmp", "kernel: {name: k, source: k.c, openmp: true}\n", "", 0},
+		{"option", "kernel: {name: k, source: k.c, compiler_options: [-O2 -fopenmp]}\n", "", 0},
+		{"no directive", "kernel: {name: k, code: \"void k(float *a, int n) { /* #pragma omp */ }\", language: c}\n", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".yaml")
+			if err := os.WriteFile(path, []byte(c.kernel+rest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if len(s.Warnings) != 0 {
+					t.Errorf("warnings %v, want none", s.Warnings)
+				}
+				return
+			}
+			if len(s.Warnings) != 1 {
+				t.Fatalf("warnings %v, want 1", s.Warnings)
+			}
+			if w := s.Warnings[0]; !strings.Contains(w.Error(), c.want) || w.Line != c.line {
+				t.Errorf("warning %q at line %d, want %q at line %d", w, w.Line, c.want, c.line)
+			}
+		})
+	}
+}
+
 func TestParametersAsMappingKeepTheirOrder(t *testing.T) {
 	s := mustParse(t, `
 kernel: {name: k, source: k.cu}
