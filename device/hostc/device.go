@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 		d.cache.evict(key, path)
 		if !hit || attempt > 0 {
 			// It compiled and linked but does not load: an undefined symbol, mostly.
-			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err), Err: err}
+			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err) + u.openMPSymbolNote(err), Err: err}
 		}
 		// A cached object that does not load was damaged or built elsewhere: build again.
 		slog.Warn("hostc: cached object does not load; rebuilding", "object", path, "err", err)
@@ -238,6 +239,18 @@ func openMPMissing(log string) bool {
 		}
 	}
 	return false
+}
+
+// openMPSymbolNote says, when err is the loader's "undefined symbol: omp_..." and u was
+// compiled without OpenMP, that the kernel calls OpenMP's runtime and should be compiled
+// with it; "" otherwise.
+func (u *unit) openMPSymbolNote(err error) string {
+	_, sym, ok := strings.Cut(err.Error(), "undefined symbol: ")
+	if !ok || !strings.HasPrefix(sym, "omp_") || slices.Contains(u.flags, "-fopenmp") {
+		return ""
+	}
+	sym, _, _ = strings.Cut(sym, " ")
+	return fmt.Sprintf("; %s is a function of OpenMP's runtime, which the kernel is not compiled with: set kernel.openmp: true in the spec (or add -fopenmp to its compiler_options)", sym)
 }
 
 // loadMemoryNote is what a failure to load a compiled object (err) says of memory: under

@@ -426,6 +426,9 @@ func TestMissingSymbolsAreCompileErrors(t *testing.T) {
 	}{
 		{"kernel not defined", "void other(void) {}\n", "absent", "absent"},
 		{"undefined function at load", "extern void ktune_nowhere(void);\nvoid calls(void) { ktune_nowhere(); }\n", "calls", "ktune_nowhere"},
+		// without OpenMP, its functions are undefined: the note says what to set
+		{"OpenMP function without OpenMP", "extern int omp_get_max_threads(void);\nvoid threads(void) { (void)omp_get_max_threads(); }\n", "threads",
+			"omp_get_max_threads is a function of OpenMP's runtime, which the kernel is not compiled with: set kernel.openmp: true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
