@@ -39,7 +39,10 @@ kernel:                        # required
 # (float64 to float, float32 to int, int64 to int) or another number of parameters is a
 # compile error of ktune's call wrapper, whose notes name the argument. Launch
 # geometry means nothing on the host, but problem_size is still required (as in Kernel
-# Tuner) and gives grid_size_x/y/z.
+# Tuner) and gives grid_size_x/y/z. compiler_options are the same for every
+# configuration; with GCC a string parameter can choose optimisations per configuration
+# in the source: __attribute__((optimize(OPT))) on the kernel, values ['"O2"', '"O3"',
+# '"O3,unroll-loops"'].
 
 constants:                     # named numbers the expressions may read, in order; a value
   N: 4096                      # may be an expression over earlier constants
