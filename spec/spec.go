@@ -521,6 +521,16 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	return k, true
 }
 
+// functionName is the name of the function a kernel name calls: "matmul" for a CUDA
+// template's "ns::matmul<float, 4>".
+func functionName(kernel string) string {
+	name, _, _ := strings.Cut(kernel, "<")
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
+	}
+	return strings.TrimSpace(name)
+}
+
 // ompPragma matches an OpenMP directive: #pragma omp, or _Pragma("omp ...") in a macro.
 var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b|_Pragma[ \t]*\([ \t]*"[ \t]*omp\b`)
 
@@ -642,6 +652,8 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 				d.errAt(it.line, it.field+".name", "%s; a parameter name must be usable in expressions and as a preprocessor name", notIdentifier(it.name))
 			} else if p.s.Kernel.Defines && isCKeyword(it.name) {
 				d.errAt(it.line, it.field+".name", "%q is a keyword of C, and ktune #defines every parameter for each configuration, which would break the kernel's code; choose another name (or set kernel.defines: false)", it.name)
+			} else if p.s.Kernel.Defines && it.name == functionName(p.s.Kernel.Name) {
+				d.errAt(it.line, it.field+".name", "%q is the kernel's name, and ktune #defines every parameter for each configuration, which would rename the kernel's function in its source; choose another name (or set kernel.defines: false)", it.name)
 			}
 			if seen[it.name] {
 				d.errAt(it.line, it.field+".name", "parameter %q is defined twice", it.name)

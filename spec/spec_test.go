@@ -380,6 +380,10 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"lambda", []string{"parameters[1].name", `"lambda" is a reserved word in expressions`, "choose another name"}},
 		{"parameter named by a C keyword", strings.Replace(base, "name: tile", "name: int", 1),
 			"name: int", []string{"parameters[1].name", `"int" is a keyword of C, and ktune #defines every parameter`}},
+		// the kernel's function would be renamed in its source: host C failed every
+		// configuration with errors "in expansion of macro", some in ktune's call wrapper
+		{"parameter named as the kernel", strings.Replace(base, "name: tile", "name: vector_add", 1),
+			"- name: vector_add", []string{"parameters[1].name", `"vector_add" is the kernel's name, and ktune #defines every parameter`}},
 		{"constant named by a reserved word", strings.Replace(base, "{N: 1000}", "{N: 1000, None: 3}", 1),
 			"constants:", []string{"constants.None", `"None" is a reserved word in expressions`}},
 		{"argument named as a parameter", base + "arguments:\n  - {name: tile, type: int32, value: 3}\n",
