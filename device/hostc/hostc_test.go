@@ -908,6 +908,30 @@ func TestTheWrapperSurvivesMacrosOfItsNames(t *testing.T) {
 	}
 }
 
+// A sanitizer whose runtime must be in the program from its start is refused before the
+// compiler runs, saying what to do: an object built with -fsanitize=address ended the
+// worker that loaded it (exit status 1, restarted for every configuration) with ASan's
+// advice to use LD_PRELOAD, which a ktune user cannot follow. UBSan loads and stays.
+func TestSanitizersThatCannotLoadAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		opt, want string
+	}{
+		{"-fsanitize=address", "AddressSanitizer"},
+		{"-g -fsanitize=undefined,address", "AddressSanitizer"},
+		{"-fsanitize=thread", "ThreadSanitizer"},
+		{"-fsanitize=memory", "MemorySanitizer"},
+		{"-fsanitize=undefined -fno-sanitize-recover=all", ""},
+	} {
+		_, err := newUnit(device.Source{Code: "void k(void) {}", Kernel: "k", Options: []string{c.opt}})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.opt, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want+"'s runtime must be in a program from its start") || !strings.Contains(err.Error(), "-fsanitize=undefined here")):
+			t.Errorf("%s: error %v, want one naming %s and what to use instead", c.opt, err, c.want)
+		}
+	}
+}
+
 func TestParseDepsReadsMakeRules(t *testing.T) {
 	cases := []struct {
 		name, rule string

@@ -44,6 +44,28 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // the backend drives (GCC, Clang) spell it -fopenmp.
 var openMPSpellings = []string{"-fopenmp", "-openmp", "-qopenmp", "--openmp", "openmp"}
 
+// preloadedSanitizer names the sanitizer an option asks for whose runtime must be in the
+// program from its start (AddressSanitizer, ThreadSanitizer, MemorySanitizer), or is "":
+// an object built with it, loaded into a running process, ends that process (ASan) or
+// does not load (TSan's static TLS, MSan's undefined symbols).
+func preloadedSanitizer(opt string) string {
+	list, ok := strings.CutPrefix(opt, "-fsanitize=")
+	if !ok {
+		return ""
+	}
+	for _, s := range strings.Split(list, ",") {
+		switch s {
+		case "address", "hwaddress", "kernel-address":
+			return "AddressSanitizer"
+		case "thread":
+			return "ThreadSanitizer"
+		case "memory":
+			return "MemorySanitizer"
+		}
+	}
+	return ""
+}
+
 // unit is one translation unit ready for the compiler: the user's source followed by the
 // call wrapper, and the flags that build it.
 type unit struct {
@@ -85,6 +107,9 @@ func newUnit(src device.Source) (*unit, error) {
 				u.flags = append(u.flags, "-fopenmp")
 			case strings.HasPrefix(f, "-l"):
 				u.libs = append(u.libs, f)
+			case preloadedSanitizer(f) != "":
+				return nil, fmt.Errorf("option %s: %s's runtime must be in a program from its start, and ktune loads each kernel into a running worker process, where it cannot work (AddressSanitizer's ends the process, ThreadSanitizer's and MemorySanitizer's objects do not load); run the kernel under it in a C program of its own, or use -fsanitize=undefined here (with -fno-sanitize-recover=all, a finding fails the configuration)",
+					f, preloadedSanitizer(f))
 			default:
 				u.flags = append(u.flags, f)
 			}
