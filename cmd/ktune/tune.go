@@ -36,7 +36,8 @@ work runs in a supervised worker process: a configuration that crashes or hangs 
 (runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
 kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
 configurations that crash alike are counted together; the runtime's report of the fault
-(addresses) is logged with 'ktune --log-level info tune ...'.
+(addresses) is logged with 'ktune --log-level info tune ...'. What a kernel prints is kept
+for that message alone: a configuration that does not crash shows none of it.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
