@@ -345,6 +345,35 @@ func TestLossyScalarConversionsAreCompileErrorsNamingTheArgument(t *testing.T) {
 	}
 }
 
+// A scalar declared a pointer in C, or an array declared an integer, is a compile error
+// naming the argument: GCC 12 and Clang 14 only warn of the int conversion, and the
+// kernel crashed dereferencing the scalar's value (SIGSEGV, nothing said of the
+// argument) or read the array's address as a number.
+func TestScalarsAndArraysSwappedAreCompileErrorsNamingTheArgument(t *testing.T) {
+	d := openHost(t)
+	params := []device.Param{{Name: "out", Type: "float64", Pointer: true}, {Name: "n", Type: "int64"}}
+	for _, c := range []struct {
+		decl, body string
+		arg        int
+	}{
+		{"double *out, long *n", "out[0] = (double)*n;", 1},
+		{"long out, long n", "(void)out; (void)n;", 0},
+	} {
+		_, err := d.Compile(context.Background(), device.Source{
+			Kernel: "k", File: "k.c", Params: params, Code: "void k(" + c.decl + ") { " + c.body + " }\n",
+		})
+		var ce *device.CompileError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: error %v (%T), want *device.CompileError", c.decl, err, err)
+			continue
+		}
+		p := params[c.arg]
+		if want := fmt.Sprintf("passes the spec's argument %s", p.Name); !strings.Contains(ce.Log, want) {
+			t.Errorf("%s: log does not say %q:\n%s", c.decl, want, ce.Log)
+		}
+	}
+}
+
 func TestOpenMPKernelRunsInParallel(t *testing.T) {
 	d := openHost(t)
 	src := device.Source{

@@ -183,15 +183,18 @@ func cDecl(p device.Param) string {
 // one) do not rename them.
 //
 // The call passes each argument on a line of its own (u.argLines), and conversions that
-// can change a value are errors there: a scalar the spec declares float64 reaching a
-// float parameter, float32 an int, int64 an int, would otherwise reach the kernel changed
-// without a word. Conversions that keep every value (int32 to int64 or double, float32 to
-// double) pass, as does a change of sign alone, as the OpenCL backend's check allows.
+// can change a value are errors there: a scalar reaching a pointer parameter or an array
+// an integer one (GCC 12 and Clang 14 only warn: the kernel crashed, or read an address
+// as a number), and a scalar the spec declares float64 reaching a float parameter,
+// float32 an int, int64 an int, which would reach the kernel changed without a word.
+// Conversions that keep every value (int32 to int64 or double, float32 to double) pass,
+// as does a change of sign alone, as the OpenCL backend's check allows.
 func writeWrapper(b *strings.Builder, u *unit) {
 	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", wrapperFile)
 	var w strings.Builder // the wrapper from its line 1
 	fmt.Fprintf(&w, `#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 #pragma GCC diagnostic error "-Wincompatible-pointer-types"
+#pragma GCC diagnostic error "-Wint-conversion"
 #pragma GCC diagnostic error "-Wconversion"
 #pragma GCC diagnostic ignored "-Wsign-conversion"
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
