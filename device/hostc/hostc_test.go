@@ -961,6 +961,34 @@ func TestSanitizersThatCannotLoadAreRefused(t *testing.T) {
 	}
 }
 
+// A C89 kernel built with -std=c89 -pedantic-errors compiles and runs: the call wrapper's
+// long long (its duration, 1000000000LL) failed every configuration with "ISO C90 does
+// not support 'long long'" at <ktune call wrapper>.
+func TestTheWrapperIsC89(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code:    "void k(float *x, int n)\n{\n\tx[0] = (float)n;\n}\n",
+		Options: []string{"-std=c89 -pedantic-errors -Wall -Wextra -Werror"},
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}, int32Arg(5)}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if x := bytesFloat32(got)[0]; x != 5 {
+		t.Errorf("x[0] = %v, want 5", x)
+	}
+}
+
 func TestParseDepsReadsMakeRules(t *testing.T) {
 	cases := []struct {
 		name, rule string

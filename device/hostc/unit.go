@@ -176,11 +176,12 @@ func cDecl(p device.Param) string {
 	return t + " " + p.Name
 }
 
-// writeWrapper writes the call wrapper: void ktune_call_K(void **args, long long *ns)
+// writeWrapper writes the call wrapper: void ktune_call_K(void **args, int64_t *ns)
 // reads each argument through its pointer, calls K and stores the call's duration in *ns.
 // Its names carry a ktune_ prefix and a trailing underscore, and attribute names their
 // reserved spelling (__visibility__), so that the user's macros (every tuning parameter is
-// one) do not rename them.
+// one) do not rename them. It is C90 with GNU extensions in their reserved spellings (no
+// long long), so that a kernel built with -std=c89 -pedantic-errors builds.
 //
 // The call passes each argument on a line of its own (u.argLines), and conversions that
 // can change a value are errors there: a scalar reaching a pointer parameter or an array
@@ -200,8 +201,8 @@ func writeWrapper(b *strings.Builder, u *unit) {
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
 struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
-__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_);
-__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_)
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_);
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_)
 {
 	struct ktune_timespec_ ktune_t0_, ktune_t1_;
 `, u.symbol)
@@ -230,7 +231,7 @@ __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, long l
 		fmt.Fprintf(&w, "ktune_a%d_", i)
 	}
 	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
-	w.WriteString("\t*ktune_ns_ = (long long)(ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000LL + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
+	w.WriteString("\t*ktune_ns_ = (ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000L + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
 	b.WriteString(w.String())
 }
 
