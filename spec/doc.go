@@ -25,7 +25,9 @@ kernel:                        # required
                                # folded string, only the first line's is the spec's)
   compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
-                               # device is added unless one is given)
+                               # device is added unless one is given), but for relative
+                               # paths after -I, -L, -isystem, -include (and the like),
+                               # which are made relative to the spec's folder
   defines: true                # inject parameters and derived sizes as #defines (default true)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp); without
                                # it the compiler ignores #pragma omp, and ktune warns of one

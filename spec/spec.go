@@ -255,6 +255,53 @@ func (p *parser) resolvePath(f string) string {
 	return filepath.Join(p.dir, f)
 }
 
+// pathOptions are the compiler options whose next argument is a path (the C compilers',
+// NVRTC's and the OpenCL runtimes'); -I and -L also take it joined (-Iinc).
+var pathOptions = []string{"-I", "-L", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "--include-path"}
+
+// resolveOptionPaths makes the relative paths that options name (-I inc, -Iinc,
+// -include x.h, --include-path=inc) relative to the spec's folder, as every path of a
+// spec is, rather than to the folder ktune runs in, where the compiler would look for
+// them. An option written as "-I" with its path in the next item counts too. An item
+// with quotes or backslashes is left as written, since a runtime may parse them, and so
+// is a path that would hold white space.
+func (p *parser) resolveOptionPaths(opts []string) []string {
+	out := make([]string, len(opts))
+	pending := false // the last option read takes a path next
+	for i, o := range opts {
+		out[i] = o
+		if strings.ContainsAny(o, "\"'\\") {
+			pending = false
+			continue
+		}
+		fields := strings.Fields(o)
+		changed := false
+		for j, f := range fields {
+			resolved := f
+			switch {
+			case pending:
+				resolved = p.resolvePath(f)
+				pending = false
+			case contains(pathOptions, f):
+				pending = true
+			case strings.HasPrefix(f, "--include-path="):
+				resolved = "--include-path=" + p.resolvePath(strings.TrimPrefix(f, "--include-path="))
+			case len(f) > 2 && (strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "-L")):
+				resolved = f[:2] + p.resolvePath(f[2:])
+			}
+			// A path with white space would be split by the backends that split
+			// options at it (host C, CUDA): it stays as written.
+			if resolved != f && !strings.ContainsAny(resolved, " \t") {
+				fields[j], changed = resolved, true
+			}
+		}
+		if changed {
+			out[i] = strings.Join(fields, " ")
+		}
+	}
+	return out
+}
+
 func (p *parser) top(root *yaml.Node) {
 	d, s := p.d, p.s
 	entries, ok := d.mapping(root, "", nil)
@@ -455,6 +502,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 					k.CompilerOptions = append(k.CompilerOptions, v)
 				}
 			}
+			k.CompilerOptions = p.resolveOptionPaths(k.CompilerOptions)
 		case "defines":
 			if v, ok := d.boolean(e.value, f); ok {
 				k.Defines = v

@@ -252,6 +252,44 @@ func TestOpenMPDirectivesWithoutOpenMPAreWarned(t *testing.T) {
 	}
 }
 
+// Relative paths in compiler options are relative to the spec, as its other paths are:
+// the compiler looked for them in the folder ktune ran in, so that a host C spec with
+// -Iinc tuned from its own folder and failed every configuration from another ("helper.h:
+// No such file or directory"), and a compile cache shared by both could give one run the
+// other's object.
+func TestCompilerOptionPathsAreRelativeToTheSpec(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Parse([]byte(`
+kernel:
+  name: k
+  language: c
+  code: "void k(float *a) {}"
+  compiler_options: [-Iinc, -I, lib, "-O2 -isystem sys -include pre.h", --include-path=cu, -I/abs, "-L.", "-DS=\"a b\" -Iq", -lm]
+parameters: [{name: p, values: [1]}]
+problem_size: [1]
+arguments: [{name: a, type: float32, length: 4}]
+`), filepath.Join(dir, "k.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(p string) string { return filepath.Join(dir, p) }
+	want := []string{"-I" + at("inc"), "-I", at("lib"), "-O2 -isystem " + at("sys") + " -include " + at("pre.h"),
+		"--include-path=" + at("cu"), "-I/abs", "-L" + dir, `-DS="a b" -Iq`, "-lm"}
+	if got := s.Source().Options; !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n %q\nwant\n %q", got, want)
+	}
+	// in a folder whose path has a space, a backend would split the path: as written
+	spaced := filepath.Join(dir, "my specs")
+	s, err = Parse([]byte("kernel: {name: k, language: c, code: \"void k(void) {}\", compiler_options: [-Iinc]}\nparameters: [{name: p, values: [1]}]\nproblem_size: [1]\n"),
+		filepath.Join(spaced, "k.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Source().Options; !reflect.DeepEqual(got, []string{"-Iinc"}) {
+		t.Errorf("options in %s: %q, want [-Iinc]", spaced, got)
+	}
+}
+
 func TestParametersAsMappingKeepTheirOrder(t *testing.T) {
 	s := mustParse(t, `
 kernel: {name: k, source: k.cu}
