@@ -37,15 +37,16 @@ kernel:                        # required
 # start with the program, are refused) and called once per run from one host thread,
 # timed around the call (with openmp, it runs its own parallel regions). Its parameters
 # are the arguments in order: an array is a pointer to its element type (float *, const
-# double *), a scalar its C type by value (int32: int), or one that holds all its values
-# or differs in sign only (int32: long, double, unsigned). A pointer of another type, a
-# scalar C would change (float64 to float, float32 to int, int64 to int), a scalar
-# declared a pointer or an array an integer, or another number of parameters is a
-# compile error of ktune's call wrapper, whose notes name the argument. Launch geometry
-# means nothing on the host, but problem_size is still required (as in Kernel Tuner) and
-# gives grid_size_x/y/z. compiler_options are the same for every configuration; with GCC
-# a string parameter can choose optimisations per configuration in the source:
-# __attribute__((optimize(OPT))) on the kernel, values ['"O2"', '"O3"', '"O3,unroll-loops"'].
+# double *) or to one that differs in sign only (int8: char *), a scalar its C type by
+# value (int32: int), or one that holds all its values or differs in sign only (int32:
+# long, double, unsigned). A pointer of another type, a scalar C would change (float64
+# to float, float32 to int, int64 to int), a scalar declared a pointer or an array an
+# integer, or another number of parameters is a compile error of ktune's call wrapper,
+# whose notes name the argument. Launch geometry means nothing on the host, but
+# problem_size is still required (as in Kernel Tuner) and gives grid_size_x/y/z.
+# compiler_options are the same for every configuration; with GCC a string parameter can
+# choose optimisations per configuration in the source: __attribute__((optimize(OPT)))
+# on the kernel, values ['"O2"', '"O3"', '"O3,unroll-loops"'].
 
 constants:                     # named numbers the expressions may read, in order; a value
   N: 4096                      # may be an expression over earlier constants

@@ -374,6 +374,21 @@ func TestScalarsAndArraysSwappedAreCompileErrorsNamingTheArgument(t *testing.T) 
 	}
 }
 
+// Arrays whose elements differ in sign only (an int8 array declared char *, the spec's
+// "char", a uint32 one int *) compile under the user's -Wall -Werror, as scalars that
+// differ in sign do: the wrapper's -Wpointer-sign warning failed every configuration.
+func TestArraysDifferingInSignOnlyCompileUnderWerror(t *testing.T) {
+	d := openHost(t)
+	_, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", File: "k.c", Options: []string{"-Wall -Werror"},
+		Params: []device.Param{{Name: "out", Type: "int8", Pointer: true}, {Name: "in", Type: "uint32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code:   "void k(char *out, const int *in, unsigned n) { for (unsigned i = 0; i < n; i++) out[i] = (char)in[i]; }\n",
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+}
+
 func TestOpenMPKernelRunsInParallel(t *testing.T) {
 	d := openHost(t)
 	src := device.Source{

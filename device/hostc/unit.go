@@ -189,7 +189,9 @@ func cDecl(p device.Param) string {
 // as a number), and a scalar the spec declares float64 reaching a float parameter,
 // float32 an int, int64 an int, which would reach the kernel changed without a word.
 // Conversions that keep every value (int32 to int64 or double, float32 to double) pass,
-// as does a change of sign alone, as the OpenCL backend's check allows.
+// as does a change of sign alone, as the OpenCL backend's check allows: of a scalar, or
+// of an array's elements (an int8 array declared char *), even under the user's -Wall
+// -Werror.
 func writeWrapper(b *strings.Builder, u *unit) {
 	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", wrapperFile)
 	var w strings.Builder // the wrapper from its line 1
@@ -198,6 +200,7 @@ func writeWrapper(b *strings.Builder, u *unit) {
 #pragma GCC diagnostic error "-Wint-conversion"
 #pragma GCC diagnostic error "-Wconversion"
 #pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wpointer-sign"
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
 struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
