@@ -67,8 +67,9 @@ the strategy spells them (Hamming, 1000, 0.5, true). A run that finished (its bu
 spent, its strategy done, its time up) is not resumed: the same command starts a new
 run, which measures again; --new starts a fresh run in any case. A run is
 resumed only while its inputs are as they were: the spec file, the kernel sources, the
-headers they include from their own folder and from -I folders, the .npy data files and
-the device's software (for host C: the compiler, $CC, and its version); when they changed,
+headers they include from their own folder and from -I folders, the .npy data files,
+the device's software (for host C: the compiler, $CC, and its version) and, for a host C
+kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when they changed,
 the command says which, and a new run starts. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
 has them already measures nothing and stays interrupted (a larger --budget continues it),
