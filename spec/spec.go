@@ -449,6 +449,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	k := &Kernel{Defines: true}
 	var langNode *yaml.Node
 	openmpLine := 0
+	codeLines := false // the code's lines are the spec's (a literal block, code: |)
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
@@ -491,6 +492,9 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 			if v, ok := d.name(e.value, f); ok {
 				k.Code = v
 				k.CodeLine = codeLine(e.value)
+				if r := d.resolve(e.value); r != nil && r.Style&yaml.LiteralStyle != 0 {
+					codeLines = true
+				}
 			}
 		case "compiler_options":
 			items, ok := d.list(e.value, f, true)
@@ -563,7 +567,11 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	}
 	if k.CodeLine > 0 {
 		if line := k.ompWithoutOpenMP(k.Code); line > 0 {
-			p.s.Warnings = append(p.s.Warnings, &Error{File: d.file, Line: k.CodeLine + line - 1, Field: join(field, "code"), Msg: ompWarning("this line of the code has", field)})
+			where := "this line of the code has"
+			if !codeLines {
+				line, where = 1, "the code has"
+			}
+			p.s.Warnings = append(p.s.Warnings, &Error{File: d.file, Line: k.CodeLine + line - 1, Field: join(field, "code"), Msg: ompWarning(where, field)})
 		}
 	}
 	return k, true

@@ -222,6 +222,8 @@ func TestOpenMPDirectivesWithoutOpenMPAreWarned(t *testing.T) {
 	}{
 		{"file", "kernel: {name: k, source: k.c}\n", "kernel.source: k.c:4 has an OpenMP directive (#pragma omp), but the kernel is compiled without OpenMP: the compiler ignores it and the kernel runs on one thread; set kernel.openmp: true", 1},
 		{"inline", "kernel:\n  name: k\n  language: c\n  code: |\n    void k(float *a, int n) {\n      _Pragma(\"omp parallel for\")\n      for (int i = 0; i < n; i++) a[i] = 1.0f;\n    }\n", "kernel.code: this line of the code has an OpenMP directive", 6},
+		// in a quoted string only the first line is the spec's: the warning is there
+		{"quoted", "kernel:\n  name: k\n  language: c\n  code: \"void k(float *a, int n) {\\n#pragma omp parallel for\\nfor (int i = 0; i < n; i++) a[i] = 1.0f;\\n}\"\n", "kernel.code: the code has an OpenMP directive", 4},
 		{"openmp", "kernel: {name: k, source: k.c, openmp: true}\n", "", 0},
 		{"option", "kernel: {name: k, source: k.c, compiler_options: [-O2 -fopenmp]}\n", "", 0},
 		{"no directive", "kernel: {name: k, code: \"void k(float *a, int n) { /* #pragma omp */ }\", language: c}\n", "", 0},
