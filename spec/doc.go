@@ -25,7 +25,9 @@ kernel:                        # required
                                # folded string, only the first line's is the spec's)
   compiler_options: [--use_fast_math]   # passed to the compiler as written (CUDA:
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
-                               # device is added unless one is given)
+                               # device is added unless one is given), but for relative
+                               # paths after -I, -L, -isystem, -include (and the like),
+                               # which are made relative to the spec's folder
   defines: true                # inject parameters and derived sizes as #defines (default true);
                                # or a mapping, Kernel Tuner's defines dict: exactly these
                                # definitions, in order, and nothing else (no parameters,
@@ -36,16 +38,24 @@ kernel:                        # required
                                # (text such as a type name goes in compiler_options: -DT=float)
   openmp: false                # host C only: compile with OpenMP (adds -fopenmp); not
                                # turned on by #pragma omp in the code, as Kernel Tuner
-                               # does: such code without it is warned of
+                               # does: without it the compiler ignores #pragma omp, and
+                               # ktune warns of one
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
-# library) and called once per run from one host thread, timed around the call (with
-# openmp, it runs its own parallel regions). Its parameters are the arguments in order:
-# an array is a pointer to its element type (float *, const double *), a scalar its C
-# type by value (int32: int, converted as C converts it); a pointer of another type or
-# another number of parameters is a compile error of ktune's call wrapper. Launch
-# geometry means nothing on the host, but problem_size is still required (as in Kernel
-# Tuner) and gives grid_size_x/y/z.
+# library; -fsanitize=undefined works, but address, thread and memory, whose runtimes must
+# start with the program, are refused) and called once per run from one host thread,
+# timed around the call (with openmp, it runs its own parallel regions). Its parameters
+# are the arguments in order: an array is a pointer to its element type (float *, const
+# double *) or to one that differs in sign only (int8: char *), a scalar its C type by
+# value (int32: int), or one that holds all its values or differs in sign only (int32:
+# long, double, unsigned). A pointer of another type, a scalar C would change (float64
+# to float, float32 to int, int64 to int), a scalar declared a pointer or an array an
+# integer, or another number of parameters is a compile error of ktune's call wrapper,
+# whose notes name the argument. Launch geometry means nothing on the host, but
+# problem_size is still required (as in Kernel Tuner) and gives grid_size_x/y/z.
+# compiler_options are the same for every configuration; with GCC a string parameter can
+# choose optimisations per configuration in the source: __attribute__((optimize(OPT)))
+# on the kernel, values ['"O2"', '"O3"', '"O3,unroll-loops"'].
 
 constants:                     # named numbers the expressions may read, in order; a value
   N: 4096                      # may be an expression over earlier constants
@@ -96,7 +106,8 @@ shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA only: dynamic sh
                                # from arguments of kind: local instead
 # With kernel.defines each configuration is compiled with, in this order: grid_size_x/y/z,
 # the block size names, every parameter, then kernel_tuner=1, as Kernel Tuner does; a
-# parameter named like a derived size keeps its own value. Booleans are written 1 and 0.
+# parameter named like a derived size keeps its own value. Booleans are written 1 and 0,
+# strings as they are (an empty string defines the name as nothing: -DNAME=).
 
 arguments:                     # in the kernel's parameter order. Before tuning, OpenCL
                                # kernels' (and reference kernels') declared parameters

@@ -265,9 +265,6 @@ func Parse(data []byte, path string) (*Spec, error) {
 	if err := d.err(); err != nil {
 		return nil, err
 	}
-	if len(s.Kernel.Files) == 0 {
-		s.warnIgnoredOpenMP()
-	}
 	return s, nil
 }
 
@@ -293,6 +290,53 @@ func (p *parser) resolvePath(f string) string {
 		return f
 	}
 	return filepath.Join(p.dir, f)
+}
+
+// pathOptions are the compiler options whose next argument is a path (the C compilers',
+// NVRTC's and the OpenCL runtimes'); -I and -L also take it joined (-Iinc).
+var pathOptions = []string{"-I", "-L", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "--include-path"}
+
+// resolveOptionPaths makes the relative paths that options name (-I inc, -Iinc,
+// -include x.h, --include-path=inc) relative to the spec's folder, as every path of a
+// spec is, rather than to the folder ktune runs in, where the compiler would look for
+// them. An option written as "-I" with its path in the next item counts too. An item
+// with quotes or backslashes is left as written, since a runtime may parse them, and so
+// is a path that would hold white space.
+func (p *parser) resolveOptionPaths(opts []string) []string {
+	out := make([]string, len(opts))
+	pending := false // the last option read takes a path next
+	for i, o := range opts {
+		out[i] = o
+		if strings.ContainsAny(o, "\"'\\") {
+			pending = false
+			continue
+		}
+		fields := strings.Fields(o)
+		changed := false
+		for j, f := range fields {
+			resolved := f
+			switch {
+			case pending:
+				resolved = p.resolvePath(f)
+				pending = false
+			case contains(pathOptions, f):
+				pending = true
+			case strings.HasPrefix(f, "--include-path="):
+				resolved = "--include-path=" + p.resolvePath(strings.TrimPrefix(f, "--include-path="))
+			case len(f) > 2 && (strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "-L")):
+				resolved = f[:2] + p.resolvePath(f[2:])
+			}
+			// A path with white space would be split by the backends that split
+			// options at it (host C, CUDA): it stays as written.
+			if resolved != f && !strings.ContainsAny(resolved, " \t") {
+				fields[j], changed = resolved, true
+			}
+		}
+		if changed {
+			out[i] = strings.Join(fields, " ")
+		}
+	}
+	return out
 }
 
 func (p *parser) top(root *yaml.Node) {
@@ -451,6 +495,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	}
 	var langNode *yaml.Node
 	openmpLine := 0
+	codeLines := false // the code's lines are the spec's (a literal block, code: |)
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
@@ -493,6 +538,9 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 			if v, ok := d.name(e.value, f); ok {
 				k.Code = v
 				k.CodeLine = codeLine(e.value)
+				if r := d.resolve(e.value); r != nil && r.Style&yaml.LiteralStyle != 0 {
+					codeLines = true
+				}
 			}
 		case "compiler_options":
 			items, ok := d.list(e.value, f, true)
@@ -504,6 +552,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 					k.CompilerOptions = append(k.CompilerOptions, v)
 				}
 			}
+			k.CompilerOptions = p.resolveOptionPaths(k.CompilerOptions)
 		case "defines":
 			if v := d.resolve(e.value); v != nil && v.Kind == yaml.MappingNode {
 				defs, ok := d.mapping(v, f, nil)
@@ -582,6 +631,15 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	if k.OpenMP && k.Language != "" && k.Language != "c" {
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
 	}
+	if k.CodeLine > 0 {
+		if line := k.ompWithoutOpenMP(k.Code); line > 0 {
+			where := "this line of the code has"
+			if !codeLines {
+				line, where = 1, "the code has"
+			}
+			p.s.Warnings = append(p.s.Warnings, &Error{File: d.file, Line: k.CodeLine + line - 1, Field: join(field, "code"), Msg: ompWarning(where, field)})
+		}
+	}
 	return k, true
 }
 
@@ -634,6 +692,46 @@ func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
 		out = append(out, cd)
 	}
 	return out
+}
+
+// functionName is the name of the function a kernel name calls: "matmul" for a CUDA
+// template's "ns::matmul<float, 4>".
+func functionName(kernel string) string {
+	name, _, _ := strings.Cut(kernel, "<")
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
+	}
+	return strings.TrimSpace(name)
+}
+
+// ompPragma matches an OpenMP directive: #pragma omp, or _Pragma("omp ...") in a macro.
+var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b|_Pragma[ \t]*\([ \t]*"[ \t]*omp\b`)
+
+// ompWithoutOpenMP returns the line of code's first OpenMP directive when k is host C
+// compiled without OpenMP (neither openmp: true nor an option naming it), else 0: the
+// compiler ignores such directives, so the kernel runs on one thread whatever a threads
+// parameter says, and every configuration still runs.
+func (k *Kernel) ompWithoutOpenMP(code string) int {
+	if k.Language != "c" || k.OpenMP {
+		return 0
+	}
+	for _, o := range k.CompilerOptions {
+		if strings.Contains(o, "openmp") {
+			return 0
+		}
+	}
+	loc := ompPragma.FindStringIndex(code)
+	if loc == nil {
+		return 0
+	}
+	return strings.Count(code[:loc[0]], "\n") + 1
+}
+
+// ompWarning is the warning for an OpenMP directive in the source of the kernel at field
+// (kernel, verification.reference.kernel) compiled without OpenMP; where says where it is
+// ("k.c:12 has").
+func ompWarning(where, field string) string {
+	return fmt.Sprintf("%s an OpenMP directive (#pragma omp), but the kernel is compiled without OpenMP: the compiler ignores it and the kernel runs on one thread; set %s.openmp: true", where, field)
 }
 
 // codeLine is the line of the spec on which the first line of inline code n sits: a block
@@ -727,6 +825,8 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 				d.errAt(it.line, it.field+".name", "%s; a parameter name must be usable in expressions and as a preprocessor name", notIdentifier(it.name))
 			} else if p.s.Kernel.Defines && isCKeyword(it.name) {
 				d.errAt(it.line, it.field+".name", "%q is a keyword of C, and ktune #defines every parameter for each configuration, which would break the kernel's code; choose another name (or set kernel.defines: false)", it.name)
+			} else if p.s.Kernel.Defines && it.name == functionName(p.s.Kernel.Name) {
+				d.errAt(it.line, it.field+".name", "%q is the kernel's name, and ktune #defines every parameter for each configuration, which would rename the kernel's function in its source; choose another name (or set kernel.defines: false)", it.name)
 			}
 			if seen[it.name] {
 				d.errAt(it.line, it.field+".name", "parameter %q is defined twice", it.name)
@@ -2029,6 +2129,14 @@ func (s *Spec) ReadFiles() error {
 			// temporary file (PoCL) or a line of the files run together.
 			fmt.Fprintf(&code, "#line 1 %s\n", lineFileName(f))
 			code.Write(b)
+			if line := k.ompWithoutOpenMP(string(b)); line > 0 {
+				at := field + ".source"
+				if fs := s.files[field]; i < len(fs) {
+					at = fs[i]
+				}
+				s.Warnings = append(s.Warnings, &Error{File: s.File, Line: s.lines[at], Field: at,
+					Msg: ompWarning(fmt.Sprintf("%s:%d has", filepath.Base(f), line), field)})
+			}
 			if len(b) > 0 && b[len(b)-1] != '\n' {
 				code.WriteByte('\n')
 			}
@@ -2036,9 +2144,6 @@ func (s *Spec) ReadFiles() error {
 		k.Code = code.String()
 	}
 	read(&s.Kernel, "kernel")
-	if len(s.Kernel.Files) > 0 {
-		s.warnIgnoredOpenMP()
-	}
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")
@@ -2053,43 +2158,6 @@ func (s *Spec) ReadFiles() error {
 		}
 	}
 	return d.err()
-}
-
-// ompPragma matches an OpenMP directive at the start of a line of C.
-var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b`)
-
-// warnIgnoredOpenMP warns of a host C kernel whose code has OpenMP directives but that is
-// compiled without OpenMP: the compiler ignores them without a word, and the kernel runs
-// on one thread. Kernel Tuner turns OpenMP on when it sees #pragma omp; ktune does as
-// kernel.openmp says.
-func (s *Spec) warnIgnoredOpenMP() {
-	k := &s.Kernel
-	if k.Language != "c" || k.OpenMP {
-		return
-	}
-	loc := ompPragma.FindStringIndex(k.Code)
-	if loc == nil {
-		return
-	}
-	where, line := s.File, k.CodeLine // inline code's lines are the spec's
-	if len(k.Files) > 0 {
-		// the line among the files, each of which starts with a #line directive
-		where, line = "", 0
-		for _, l := range strings.Split(k.Code[:loc[0]], "\n") {
-			line++
-			if f, ok := strings.CutPrefix(l, "#line 1 "); ok {
-				where, line = strings.Trim(f, `"`), 0
-			}
-		}
-	} else if line > 0 {
-		line += strings.Count(k.Code[:loc[0]], "\n")
-	}
-	at := where
-	if line > 0 {
-		at = fmt.Sprintf("%s:%d", where, line)
-	}
-	s.Warnings = append(s.Warnings, &Error{File: s.File, Field: "kernel.openmp", Msg: fmt.Sprintf(
-		"the kernel has OpenMP directives (#pragma omp, %s) but is compiled without OpenMP, so the compiler ignores them without a word (a parallel loop runs on one thread); set kernel.openmp: true (Kernel Tuner turns OpenMP on when it sees #pragma omp)", at)})
 }
 
 // checkNPY reads a .npy header and checks its type (and length, when the argument's

@@ -30,7 +30,7 @@ import (
 //     #include <name>, found in the include folders, and the files those include in turn:
 //     a quoted name is looked for first in the including header's folder, then, as
 //     every name, in the folders that the kernel's compiler options name with -I (relative
-//     to the working folder, as the compiler takes them) and in the folder of the
+//     to the spec's folder, as the spec makes them) and in the folder of the
 //     kernel's first source file (of the spec, for inline code), which every backend
 //     passes with -I. A name found in none of them is a system header, which belongs to
 //     the compiler. Includes that a macro names, and folders from CPATH or the like, are
@@ -39,7 +39,10 @@ import (
 //   - "device software": the device's version and driver as the backend reports them
 //     ('ktune devices'): for host C, the compiler's path, arguments ($CC) and version
 //     line; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
-//     the driver's CUDA version and the compute capability.
+//     the driver's CUDA version and the compute capability;
+//   - "environment NAME": for a host C kernel built with OpenMP, each OpenMP variable set
+//     in the environment (OMP_NUM_THREADS, OMP_PROC_BIND, GOMP_SPINCOUNT, KMP_...), which
+//     the workers inherit and which decide how many threads run and how they wait.
 //
 // The run's spec_hash hashes them all. Runs stored by a ktune before the inputs were
 // recorded hash the spec and kernel code only: they are not resumed (their inputs cannot
@@ -91,7 +94,29 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		in["data "+p] = h
 	}
 	in["device software"] = hashBytes([]byte(info.Version + "\x00" + info.Driver + "\x00" + info.Extra["compiler"]))
+	if info.Backend == "c" && usesOpenMP(s) {
+		for _, kv := range os.Environ() {
+			name, value, _ := strings.Cut(kv, "=")
+			if strings.HasPrefix(name, "OMP_") || strings.HasPrefix(name, "GOMP_") || strings.HasPrefix(name, "KMP_") {
+				in["environment "+name] = hashBytes([]byte(value))
+			}
+		}
+	}
 	return in, nil
+}
+
+// usesOpenMP reports whether s's kernel or reference kernel is built with OpenMP.
+func usesOpenMP(s *spec.Spec) bool {
+	kernels := []*spec.Kernel{&s.Kernel}
+	if s.Verification != nil && s.Verification.Kernel != nil {
+		kernels = append(kernels, s.Verification.Kernel)
+	}
+	for _, k := range kernels {
+		if k.OpenMP || slices.ContainsFunc(k.CompilerOptions, func(o string) bool { return strings.Contains(o, "openmp") }) {
+			return true
+		}
+	}
+	return false
 }
 
 // hash is the run's spec_hash: all its inputs, in order of name.

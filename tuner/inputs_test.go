@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/device"
@@ -149,6 +150,66 @@ func TestARunWhoseInputsChangedIsNotResumed(t *testing.T) {
 	o.Budget = 4
 	if rep := tune(); rep.Run == old || start.Stale == nil || start.Stale.ID != old || start.Stale.Changed != nil {
 		t.Errorf("beside a run stored without inputs: run %d, stale %+v; want a new run, naming run %d as stored without inputs", rep.Run, start.Stale, old)
+	}
+}
+
+// A host C kernel built with OpenMP runs with the OpenMP variables of the environment,
+// which the workers inherit: a run interrupted with OMP_NUM_THREADS=1 was resumed with
+// OMP_NUM_THREADS=2, mixing measurements on one thread and on two. Now a new run starts,
+// naming the variable; a kernel without OpenMP does not read them.
+func TestARunIsNotResumedUnderOtherOpenMPVariables(t *testing.T) {
+	needBackend(t, "c")
+	dir := t.TempDir()
+	specPath := filepath.Join(dir, "omp.yaml")
+	if err := os.WriteFile(specPath, []byte(`kernel:
+  name: k
+  language: c
+  openmp: true
+  code: |
+    void k(float *c, int n) {
+      #pragma omp parallel for
+      for (int i = 0; i < n; i++) c[i] = (float)(i * p);
+    }
+parameters: [{name: p, values: [1, 2, 3]}]
+problem_size: [64]
+arguments:
+  - {name: c, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 2
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	var start RunStart
+	o := Options{SpecPath: specPath, Strategy: "random", Seed: 1, Budget: 2, DB: db, NoPrecompile: true,
+		Started: func(r RunStart) { start = r }}
+	t.Setenv("OMP_NUM_THREADS", "1")
+	first, err := Tune(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupt(t, db, first.Run)
+	t.Setenv("OMP_NUM_THREADS", "2")
+	second, err := Tune(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Run == first.Run || start.Stale == nil || start.Stale.ID != first.Run || !slices.Equal(start.Stale.Changed, []string{"environment OMP_NUM_THREADS"}) {
+		t.Errorf("with OMP_NUM_THREADS changed: run %d (stale %+v), want a new run beside run %d naming the variable", second.Run, start.Stale, first.Run)
+	}
+
+	s, err := spec.Load(inputsSpec(t, t.TempDir())) // no OpenMP
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := runInputs(s, device.Info{Backend: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range in {
+		if strings.HasPrefix(name, "environment") {
+			t.Errorf("a kernel without OpenMP reads %s", name)
+		}
 	}
 }
 

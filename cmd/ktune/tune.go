@@ -43,7 +43,8 @@ work runs in a supervised worker process: a configuration that crashes or hangs 
 (runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
 kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
 configurations that crash alike are counted together; the runtime's report of the fault
-(addresses) is logged with 'ktune --log-level info tune ...'.
+(addresses) is logged with 'ktune --log-level info tune ...'. What a kernel prints is kept
+for that message alone: a configuration that does not crash shows none of it.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
@@ -73,8 +74,9 @@ the strategy spells them (Hamming, 1000, 0.5, true). A run that finished (its bu
 spent, its strategy done, its time up) is not resumed: the same command starts a new
 run, which measures again; --new starts a fresh run in any case. A run is
 resumed only while its inputs are as they were: the spec file, the kernel sources, the
-headers they include from their own folder and from -I folders, the .npy data files and
-the device's software (for host C: the compiler, $CC, and its version); when they changed,
+headers they include from their own folder and from -I folders, the .npy data files,
+the device's software (for host C: the compiler, $CC, and its version) and, for a host C
+kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when they changed,
 the command says which, and a new run starts. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
 has them already measures nothing and stays interrupted (a larger --budget continues it),

@@ -23,7 +23,7 @@ import (
 
 // formatVersion changes whenever the wrapper or the cache layout changes, so that old
 // objects are not mistaken for new ones.
-const formatVersion = "ktune-hostc-1"
+const formatVersion = "ktune-hostc-2"
 
 // objectCache keeps compiled shared objects in a directory shared by processes.
 //

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 		d.cache.evict(key, path)
 		if !hit || attempt > 0 {
 			// It compiled and linked but does not load: an undefined symbol, mostly.
-			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err), Err: err}
+			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err) + u.openMPSymbolNote(err), Err: err}
 		}
 		// A cached object that does not load was damaged or built elsewhere: build again.
 		slog.Warn("hostc: cached object does not load; rebuilding", "object", path, "err", err)
@@ -140,8 +141,9 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 		}
 		log += killedNote(log, exit)
 		if strings.Contains(log, wrapperFile) {
-			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters\n",
+			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters (a scalar may also be of a type that holds all its values, and differ in sign)\n",
 				wrapperFile, u.kernel, u.signature(), u.kernel)
+			log += u.argumentNotes(log)
 		}
 		if openMPMissing(log) {
 			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $CC to a compiler that has it\n",
@@ -237,6 +239,18 @@ func openMPMissing(log string) bool {
 		}
 	}
 	return false
+}
+
+// openMPSymbolNote says, when err is the loader's "undefined symbol: omp_..." and u was
+// compiled without OpenMP, that the kernel calls OpenMP's runtime and should be compiled
+// with it; "" otherwise.
+func (u *unit) openMPSymbolNote(err error) string {
+	_, sym, ok := strings.Cut(err.Error(), "undefined symbol: ")
+	if !ok || !strings.HasPrefix(sym, "omp_") || slices.Contains(u.flags, "-fopenmp") {
+		return ""
+	}
+	sym, _, _ = strings.Cut(sym, " ")
+	return fmt.Sprintf("; %s is a function of OpenMP's runtime, which the kernel is not compiled with: set kernel.openmp: true in the spec (or add -fopenmp to its compiler_options)", sym)
 }
 
 // loadMemoryNote is what a failure to load a compiled object (err) says of memory: under

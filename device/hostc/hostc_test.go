@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -293,6 +294,101 @@ void scalars(unsigned char *out, int32_t a, int64_t b, float c, double d,
 	}
 }
 
+// A scalar whose C parameter cannot hold every value of the spec's type is a compile
+// error that names the argument: C converted it without a word, so that a float64 0.1
+// reached a float parameter as 0.1f, a float32 2.5 an int parameter as 2, an int64 of
+// 5e9 an int parameter wrapped. A parameter that holds every value (a wider integer,
+// double for an int32 or a float32) or differs in sign only still compiles.
+func TestLossyScalarConversionsAreCompileErrorsNamingTheArgument(t *testing.T) {
+	d := openHost(t)
+	params := []device.Param{
+		{Name: "out", Type: "float64", Pointer: true},
+		{Name: "alpha", Type: "float64"}, {Name: "beta", Type: "float32"}, {Name: "n", Type: "int64"}, {Name: "m", Type: "int32"},
+	}
+	cases := []struct {
+		name, decl string
+		arg        int // the parameter that loses values, 0 for none
+	}{
+		{"float64 as float", "double *out, float alpha, float beta, long n, int m", 1},
+		{"float32 as int", "double *out, double alpha, int beta, long n, int m", 2},
+		{"int64 as int", "double *out, double alpha, float beta, int n, int m", 3},
+		{"int32 as float", "double *out, double alpha, float beta, long n, float m", 4},
+		{"wider and unsigned", "double *out, long double alpha, double beta, unsigned long n, double m", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := d.Compile(context.Background(), device.Source{
+				Kernel: "k", File: "k.c", Params: params,
+				Code: "void k(" + c.decl + ") { out[0] = (double)alpha + (double)beta + (double)n + (double)m; }\n",
+			})
+			if c.arg == 0 {
+				if err != nil {
+					t.Fatalf("Compile: %v", err)
+				}
+				return
+			}
+			var ce *device.CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+			}
+			p := params[c.arg]
+			want := fmt.Sprintf("passes the spec's argument %s (%s scalar) as parameter %d of k: declare it `%s`", p.Name, p.Type, c.arg+1, cDecl(p))
+			if !strings.Contains(ce.Log, want) {
+				t.Errorf("log does not say %q:\n%s", want, ce.Log)
+			}
+			for i, other := range params {
+				if i != c.arg && strings.Contains(ce.Log, "argument "+other.Name+" (") {
+					t.Errorf("log blames %s too:\n%s", other.Name, ce.Log)
+				}
+			}
+		})
+	}
+}
+
+// A scalar declared a pointer in C, or an array declared an integer, is a compile error
+// naming the argument: GCC 12 and Clang 14 only warn of the int conversion, and the
+// kernel crashed dereferencing the scalar's value (SIGSEGV, nothing said of the
+// argument) or read the array's address as a number.
+func TestScalarsAndArraysSwappedAreCompileErrorsNamingTheArgument(t *testing.T) {
+	d := openHost(t)
+	params := []device.Param{{Name: "out", Type: "float64", Pointer: true}, {Name: "n", Type: "int64"}}
+	for _, c := range []struct {
+		decl, body string
+		arg        int
+	}{
+		{"double *out, long *n", "out[0] = (double)*n;", 1},
+		{"long out, long n", "(void)out; (void)n;", 0},
+	} {
+		_, err := d.Compile(context.Background(), device.Source{
+			Kernel: "k", File: "k.c", Params: params, Code: "void k(" + c.decl + ") { " + c.body + " }\n",
+		})
+		var ce *device.CompileError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: error %v (%T), want *device.CompileError", c.decl, err, err)
+			continue
+		}
+		p := params[c.arg]
+		if want := fmt.Sprintf("passes the spec's argument %s", p.Name); !strings.Contains(ce.Log, want) {
+			t.Errorf("%s: log does not say %q:\n%s", c.decl, want, ce.Log)
+		}
+	}
+}
+
+// Arrays whose elements differ in sign only (an int8 array declared char *, the spec's
+// "char", a uint32 one int *) compile under the user's -Wall -Werror, as scalars that
+// differ in sign do: the wrapper's -Wpointer-sign warning failed every configuration.
+func TestArraysDifferingInSignOnlyCompileUnderWerror(t *testing.T) {
+	d := openHost(t)
+	_, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", File: "k.c", Options: []string{"-Wall -Werror"},
+		Params: []device.Param{{Name: "out", Type: "int8", Pointer: true}, {Name: "in", Type: "uint32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code:   "void k(char *out, const int *in, unsigned n) { for (unsigned i = 0; i < n; i++) out[i] = (char)in[i]; }\n",
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+}
+
 func TestOpenMPKernelRunsInParallel(t *testing.T) {
 	d := openHost(t)
 	src := device.Source{
@@ -374,6 +470,9 @@ func TestMissingSymbolsAreCompileErrors(t *testing.T) {
 	}{
 		{"kernel not defined", "void other(void) {}\n", "absent", "absent"},
 		{"undefined function at load", "extern void ktune_nowhere(void);\nvoid calls(void) { ktune_nowhere(); }\n", "calls", "ktune_nowhere"},
+		// without OpenMP, its functions are undefined: the note says what to set
+		{"OpenMP function without OpenMP", "extern int omp_get_max_threads(void);\nvoid threads(void) { (void)omp_get_max_threads(); }\n", "threads",
+			"omp_get_max_threads is a function of OpenMP's runtime, which the kernel is not compiled with: set kernel.openmp: true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -763,7 +862,7 @@ func TestOptionsAndDefinitionsReachTheCompiler(t *testing.T) {
 	}
 	abs, _ := filepath.Abs("dir")
 	want := []string{"-O3", "-march=native", "-fPIC", "-shared", "-fdiagnostics-color=never",
-		"-O2", "-ffast-math", "-fopenmp", "-DA=1", "-DFLAG", "-I", abs}
+		"-O2", "-ffast-math", "-fopenmp", "-DA=1", "-DFLAG=", "-I", abs}
 	if !slices.Equal(u.flags, want) {
 		t.Errorf("flags\n %q\nwant\n %q", u.flags, want)
 	}
@@ -772,6 +871,136 @@ func TestOptionsAndDefinitionsReachTheCompiler(t *testing.T) {
 	}
 	if !strings.HasPrefix(u.text, "#line 1 \"dir/k.c\"\n") {
 		t.Errorf("unit does not keep the user's line numbers:\n%s", u.text)
+	}
+}
+
+// A definition with an empty value (a string parameter's "", beside "restrict" or a
+// pragma) defines the name as nothing, as on the OpenCL and CUDA backends: the kernel
+// used to see it as 1, and `float *QUAL x` failed to compile for the "" value.
+func TestAnEmptyDefinitionIsEmpty(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "out", Type: "int32", Pointer: true}},
+		Code: `#define STR_(x) #x
+#define STR(x) STR_(x)
+void k(int *QUAL out) { out[0] = (int)sizeof(STR(QUAL)); }
+`,
+		Defines: []device.Define{{Name: "QUAL", Value: ""}},
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if n := binary.LittleEndian.Uint32(got); n != 1 {
+		t.Errorf("QUAL is spelled in %d bytes with its terminating NUL, want 1 (empty)", n)
+	}
+}
+
+// Every tuning parameter is a macro, so the call wrapper must not use a name that one may
+// have and the spec allows: parameters named visibility, tv_sec or tv_nsec failed every
+// configuration with errors in the wrapper and a note blaming the kernel's definition.
+// Each name the wrapper spells outside its strings, but for C's keywords, reserved names
+// and its own ktune_ names, is defined here as a number, and the kernel must still run.
+func TestTheWrapperSurvivesMacrosOfItsNames(t *testing.T) {
+	d := openHost(t)
+	src := device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code: "void k(float *x, int n) { x[0] = (float)n; }\n",
+	}
+	u, err := newUnit(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wrapper, _ := strings.Cut(u.text, wrapperFile)
+	wrapper = regexp.MustCompile(`"[^"\n]*"`).ReplaceAllString(wrapper, "")
+	keywords := strings.Fields("char const double extern float int long sizeof struct typedef void pragma k")
+	var names []string
+	for _, name := range regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*`).FindAllString(wrapper, -1) {
+		if !strings.HasPrefix(name, "__") && !strings.HasPrefix(name, "ktune_") && !slices.Contains(keywords, name) && !slices.Contains(names, name) {
+			names = append(names, name)
+			src.Defines = append(src.Defines, device.Define{Name: name, Value: "7"})
+		}
+	}
+	if !slices.Contains(names, "GCC") { // the test looks at the wrapper
+		t.Fatalf("found %q in the wrapper:\n%s", names, wrapper)
+	}
+	k, err := d.Compile(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Compile with %q defined: %v", names, err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}, int32Arg(5)}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if x := bytesFloat32(got)[0]; x != 5 {
+		t.Errorf("x[0] = %v, want 5", x)
+	}
+}
+
+// A sanitizer whose runtime must be in the program from its start is refused before the
+// compiler runs, saying what to do: an object built with -fsanitize=address ended the
+// worker that loaded it (exit status 1, restarted for every configuration) with ASan's
+// advice to use LD_PRELOAD, which a ktune user cannot follow. UBSan loads and stays.
+func TestSanitizersThatCannotLoadAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		opt, want string
+	}{
+		{"-fsanitize=address", "AddressSanitizer"},
+		{"-g -fsanitize=undefined,address", "AddressSanitizer"},
+		{"-fsanitize=thread", "ThreadSanitizer"},
+		{"-fsanitize=memory", "MemorySanitizer"},
+		{"-fsanitize=undefined -fno-sanitize-recover=all", ""},
+	} {
+		_, err := newUnit(device.Source{Code: "void k(void) {}", Kernel: "k", Options: []string{c.opt}})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.opt, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want+"'s runtime must be in a program from its start") || !strings.Contains(err.Error(), "-fsanitize=undefined here")):
+			t.Errorf("%s: error %v, want one naming %s and what to use instead", c.opt, err, c.want)
+		}
+	}
+}
+
+// A C89 kernel built with -std=c89 -pedantic-errors compiles and runs: the call wrapper's
+// long long (its duration, 1000000000LL) failed every configuration with "ISO C90 does
+// not support 'long long'" at <ktune call wrapper>.
+func TestTheWrapperIsC89(t *testing.T) {
+	d := openHost(t)
+	k, err := d.Compile(context.Background(), device.Source{
+		Kernel: "k", Params: []device.Param{{Name: "x", Type: "float32", Pointer: true}, {Name: "n", Type: "int32"}},
+		Code:    "void k(float *x, int n)\n{\n\tx[0] = (float)n;\n}\n",
+		Options: []string{"-std=c89 -pedantic-errors -Wall -Wextra -Werror"},
+	})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer k.Release()
+	out := alloc(t, d, make([]byte, 4))
+	defer out.Release()
+	if _, err := k.Run(context.Background(), device.Launch{}, []device.Arg{{Buffer: out}, int32Arg(5)}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := make([]byte, 4)
+	if err := out.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if x := bytesFloat32(got)[0]; x != 5 {
+		t.Errorf("x[0] = %v, want 5", x)
 	}
 }
 

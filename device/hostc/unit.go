@@ -8,31 +8,34 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/device"
 )
 
-// cType is how a parameter type is spelled in C and how many bytes a scalar of it takes.
+// cType is how a parameter type is spelled in C and how many bytes a scalar of it takes;
+// shown is how messages spell it (<stdint.h>'s name).
 type cType struct {
-	name string
-	size int
+	name  string
+	size  int
+	shown string
 }
 
 // cTypes spells the parameter types with the compiler's predefined macros rather than
 // <stdint.h>, so the wrapper includes no header: a header included after the user's code
 // would be subject to their feature-test macros, -std and -nostdinc.
 var cTypes = map[string]cType{
-	"float32": {"float", 4},
-	"float64": {"double", 8},
-	"int8":    {"__INT8_TYPE__", 1},
-	"int16":   {"__INT16_TYPE__", 2},
-	"int32":   {"__INT32_TYPE__", 4},
-	"int64":   {"__INT64_TYPE__", 8},
-	"uint8":   {"__UINT8_TYPE__", 1},
-	"uint16":  {"__UINT16_TYPE__", 2},
-	"uint32":  {"__UINT32_TYPE__", 4},
-	"uint64":  {"__UINT64_TYPE__", 8},
+	"float32": {"float", 4, "float"},
+	"float64": {"double", 8, "double"},
+	"int8":    {"__INT8_TYPE__", 1, "int8_t"},
+	"int16":   {"__INT16_TYPE__", 2, "int16_t"},
+	"int32":   {"__INT32_TYPE__", 4, "int32_t"},
+	"int64":   {"__INT64_TYPE__", 8, "int64_t"},
+	"uint8":   {"__UINT8_TYPE__", 1, "uint8_t"},
+	"uint16":  {"__UINT16_TYPE__", 2, "uint16_t"},
+	"uint32":  {"__UINT32_TYPE__", 4, "uint32_t"},
+	"uint64":  {"__UINT64_TYPE__", 8, "uint64_t"},
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -40,6 +43,28 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // openMPSpellings are the ways users of other compilers ask for OpenMP; the C compilers
 // the backend drives (GCC, Clang) spell it -fopenmp.
 var openMPSpellings = []string{"-fopenmp", "-openmp", "-qopenmp", "--openmp", "openmp"}
+
+// preloadedSanitizer names the sanitizer an option asks for whose runtime must be in the
+// program from its start (AddressSanitizer, ThreadSanitizer, MemorySanitizer), or is "":
+// an object built with it, loaded into a running process, ends that process (ASan) or
+// does not load (TSan's static TLS, MSan's undefined symbols).
+func preloadedSanitizer(opt string) string {
+	list, ok := strings.CutPrefix(opt, "-fsanitize=")
+	if !ok {
+		return ""
+	}
+	for _, s := range strings.Split(list, ",") {
+		switch s {
+		case "address", "hwaddress", "kernel-address":
+			return "AddressSanitizer"
+		case "thread":
+			return "ThreadSanitizer"
+		case "memory":
+			return "MemorySanitizer"
+		}
+	}
+	return ""
+}
 
 // unit is one translation unit ready for the compiler: the user's source followed by the
 // call wrapper, and the flags that build it.
@@ -51,6 +76,9 @@ type unit struct {
 	flags   []string // before the source file
 	libs    []string // after it: -l options, whose position matters to the linker
 	display string   // the file name messages use
+	// argLines holds the line of the wrapper (in wrapperFile) that passes each
+	// argument to the kernel, so that a message about that line can name the argument
+	argLines []int
 }
 
 // newUnit checks src and builds its translation unit.
@@ -79,6 +107,9 @@ func newUnit(src device.Source) (*unit, error) {
 				u.flags = append(u.flags, "-fopenmp")
 			case strings.HasPrefix(f, "-l"):
 				u.libs = append(u.libs, f)
+			case preloadedSanitizer(f) != "":
+				return nil, fmt.Errorf("option %s: %s's runtime must be in a program from its start, and ktune loads each kernel into a running worker process, where it cannot work (AddressSanitizer's ends the process, ThreadSanitizer's and MemorySanitizer's objects do not load); run the kernel under it in a C program of its own, or use -fsanitize=undefined here (with -fno-sanitize-recover=all, a finding fails the configuration)",
+					f, preloadedSanitizer(f))
 			default:
 				u.flags = append(u.flags, f)
 			}
@@ -93,11 +124,10 @@ func newUnit(src device.Source) (*unit, error) {
 		if strings.ContainsAny(d.Value, "\r\n") {
 			return nil, fmt.Errorf("definition %s: value spans lines", d.Name)
 		}
-		if d.Value == "" {
-			u.flags = append(u.flags, "-D"+d.Name) // defined as 1, so both #ifdef and #if work
-		} else {
-			u.flags = append(u.flags, "-D"+d.Name+"="+d.Value)
-		}
+		// An empty value defines the name as nothing, as the OpenCL and CUDA backends do:
+		// a string parameter "" beside "restrict" or a pragma means leave it out, where
+		// -DNAME would define it as 1.
+		u.flags = append(u.flags, "-D"+d.Name+"="+d.Value)
 	}
 	if src.File != "" {
 		dir, err := filepath.Abs(filepath.Dir(src.File))
@@ -128,60 +158,111 @@ const wrapperFile = "<ktune call wrapper>"
 func (u *unit) signature() string {
 	parts := make([]string, len(u.params))
 	for i, p := range u.params {
-		t := p.Type
-		if ct, ok := cTypes[p.Type]; ok {
-			t = ct.name
-		}
-		if p.Pointer {
-			t += " *"
-		} else {
-			t += " "
-		}
-		parts[i] = t + p.Name
+		parts[i] = cDecl(p)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// writeWrapper writes the call wrapper: void ktune_call_K(void **args, long long *ns)
+// cDecl declares p as the wrapper passes it, in <stdint.h>'s names: "double *out",
+// "int64_t n".
+func cDecl(p device.Param) string {
+	t := p.Type
+	if ct, ok := cTypes[p.Type]; ok {
+		t = ct.shown
+	}
+	if p.Pointer {
+		return t + " *" + p.Name
+	}
+	return t + " " + p.Name
+}
+
+// writeWrapper writes the call wrapper: void ktune_call_K(void **args, int64_t *ns)
 // reads each argument through its pointer, calls K and stores the call's duration in *ns.
-// Its locals carry a ktune_ prefix and a trailing underscore so that the user's macros do
-// not rename them.
+// Its names carry a ktune_ prefix and a trailing underscore, and attribute names their
+// reserved spelling (__visibility__), so that the user's macros (every tuning parameter is
+// one) do not rename them. It is C90 with GNU extensions in their reserved spellings (no
+// long long), so that a kernel built with -std=c89 -pedantic-errors builds.
+//
+// The call passes each argument on a line of its own (u.argLines), and conversions that
+// can change a value are errors there: a scalar reaching a pointer parameter or an array
+// an integer one (GCC 12 and Clang 14 only warn: the kernel crashed, or read an address
+// as a number), and a scalar the spec declares float64 reaching a float parameter,
+// float32 an int, int64 an int, which would reach the kernel changed without a word.
+// Conversions that keep every value (int32 to int64 or double, float32 to double) pass,
+// as does a change of sign alone, as the OpenCL backend's check allows: of a scalar, or
+// of an array's elements (an int8 array declared char *), even under the user's -Wall
+// -Werror.
 func writeWrapper(b *strings.Builder, u *unit) {
-	fmt.Fprintf(b, `
-#line 1 "%[2]s"
-#pragma GCC diagnostic error "-Wimplicit-function-declaration"
+	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", wrapperFile)
+	var w strings.Builder // the wrapper from its line 1
+	fmt.Fprintf(&w, `#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 #pragma GCC diagnostic error "-Wincompatible-pointer-types"
+#pragma GCC diagnostic error "-Wint-conversion"
+#pragma GCC diagnostic error "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wpointer-sign"
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
-struct ktune_timespec_ { long tv_sec; long tv_nsec; };
+struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
-__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_);
-__attribute__((visibility("default"))) void %[1]s(void **ktune_args_, long long *ktune_ns_)
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_);
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_)
 {
 	struct ktune_timespec_ ktune_t0_, ktune_t1_;
-`, u.symbol, wrapperFile)
+`, u.symbol)
 	for i, p := range u.params {
 		t, known := cTypes[p.Type]
 		switch {
 		case p.Pointer && known:
-			fmt.Fprintf(b, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+			fmt.Fprintf(&w, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
 		case p.Pointer: // an element type we do not know: let C convert void *
-			fmt.Fprintf(b, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
+			fmt.Fprintf(&w, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
 		default:
-			fmt.Fprintf(b, "\t%[1]s ktune_a%[2]d_ = *(const %[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+			fmt.Fprintf(&w, "\t%[1]s ktune_a%[2]d_ = *(const %[1]s *)ktune_args_[%[2]d];\n", t.name, i)
 		}
 	}
 	// CLOCK_MONOTONIC is 1 on Linux. The empty asm statements keep the compiler from
 	// moving the kernel's memory traffic out of the timed region.
-	b.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
-	fmt.Fprintf(b, "\t%s(", u.kernel)
+	w.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
+	fmt.Fprintf(&w, "\t%s(", u.kernel)
+	u.argLines = make([]int, len(u.params))
 	for i := range u.params {
 		if i > 0 {
-			b.WriteString(", ")
+			w.WriteString(",")
 		}
-		fmt.Fprintf(b, "ktune_a%d_", i)
+		w.WriteString("\n\t\t")
+		u.argLines[i] = strings.Count(w.String(), "\n") + 1
+		fmt.Fprintf(&w, "ktune_a%d_", i)
 	}
-	b.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
-	b.WriteString("\t*ktune_ns_ = (long long)(ktune_t1_.tv_sec - ktune_t0_.tv_sec) * 1000000000LL + (ktune_t1_.tv_nsec - ktune_t0_.tv_nsec);\n}\n")
+	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
+	w.WriteString("\t*ktune_ns_ = (ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000L + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
+	b.WriteString(w.String())
+}
+
+// wrapperDiagnostic matches a compiler's error or warning at a line of the wrapper.
+var wrapperDiagnostic = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(wrapperFile) + `:([0-9]+):(?:[0-9]+:)? (?:error|warning)`)
+
+// argumentNotes names the argument each of the wrapper's lines that log reports passes,
+// with its type in the spec and in C: the compiler names the wrapper's variables, not the
+// spec's arguments. "" when log reports none of those lines.
+func (u *unit) argumentNotes(log string) string {
+	var b strings.Builder
+	seen := map[int]bool{}
+	for _, m := range wrapperDiagnostic.FindAllStringSubmatch(log, -1) {
+		line, _ := strconv.Atoi(m[1])
+		i := slices.Index(u.argLines, line)
+		if i < 0 || seen[i] {
+			continue
+		}
+		seen[i] = true
+		p := u.params[i]
+		kind := "scalar"
+		if p.Pointer {
+			kind = "array"
+		}
+		fmt.Fprintf(&b, "note: %s:%d passes the spec's argument %s (%s %s) as parameter %d of %s: declare it `%s`, or give the argument the C parameter's type\n",
+			wrapperFile, line, p.Name, p.Type, kind, i+1, u.kernel, cDecl(p))
+	}
+	return b.String()
 }
 
 // cString quotes s as a C string literal.
