@@ -1,10 +1,8 @@
 package runner_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
@@ -62,17 +60,5 @@ iterations: 2
 		t.Fatal(err)
 	}
 	r, sp := runnerFor(t, s, dev)
-	if err := r.Check(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, values := range [][]space.Value{{space.IntValue(32), space.IntValue(4)}, {space.IntValue(64), space.IntValue(1)}} {
-		cfg, err := sp.ConfigOf(values)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
-			t.Errorf("%v: %v %q, want ok", values, e.Status, e.Message)
-		}
-		r.Idle()
-	}
+	wantVerified(t, r, sp, []space.Value{space.IntValue(32), space.IntValue(4)}, []space.Value{space.IntValue(64), space.IntValue(1)})
 }

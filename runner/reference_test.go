@@ -1,10 +1,8 @@
 package runner_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 )
@@ -61,16 +59,7 @@ iterations: 2
 		t.Errorf("reference launch %v x %v, want 79 x 128", in.Launch.Grid, in.Launch.Block)
 	}
 	r, sp := runnerFor(t, s, dev)
-	for _, values := range [][]space.Value{{space.IntValue(32), space.IntValue(4)}, {space.IntValue(64), space.IntValue(1)}} {
-		cfg, err := sp.ConfigOf(values)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
-			t.Errorf("%v: %v %q, want ok", values, e.Status, e.Message)
-		}
-		r.Idle()
-	}
+	wantVerified(t, r, sp, []space.Value{space.IntValue(32), space.IntValue(4)}, []space.Value{space.IntValue(64), space.IntValue(1)})
 }
 
 // TestAReferenceKernelWithDefinesOffIsCompiledWithout: a reference ported with its own
@@ -116,19 +105,7 @@ iterations: 2
 		t.Fatal(err)
 	}
 	r, sp := runnerFor(t, s, dev)
-	if err := r.Check(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, bx := range []int64{32, 64} {
-		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(bx)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
-			t.Errorf("block_size_x=%d: %v %q, want ok", bx, e.Status, e.Message)
-		}
-		r.Idle()
-	}
+	wantVerified(t, r, sp, []space.Value{space.IntValue(32)}, []space.Value{space.IntValue(64)})
 }
 
 // TestAReferenceKernelTakesOnlyTheArgumentsItNames: the tuned kernel stages its input in
@@ -173,17 +150,5 @@ iterations: 2
 		t.Fatal(err)
 	}
 	r, sp := runnerFor(t, s, dev)
-	if err := r.Check(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, bx := range []int64{32, 64} {
-		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(bx)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
-			t.Errorf("block_size_x=%d: %v %q, want ok", bx, e.Status, e.Message)
-		}
-		r.Idle()
-	}
+	wantVerified(t, r, sp, []space.Value{space.IntValue(32)}, []space.Value{space.IntValue(64)})
 }

@@ -87,6 +87,26 @@ func runnerFor(t testing.TB, s *spec.Spec, dev device.Device) (*runner.Runner, *
 	return r, sp
 }
 
+// wantVerified checks the reference (r.Check), then evaluates the configurations of
+// these values one after the other, as tuning does, and fails the test for each that is
+// not ok.
+func wantVerified(t *testing.T, r *runner.Runner, sp *space.Space, configs ...[]space.Value) {
+	t.Helper()
+	if err := r.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, values := range configs {
+		cfg, err := sp.ConfigOf(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := r.Evaluate(context.Background(), cfg, nil); e.Status != result.OK {
+			t.Errorf("%s: %v %q, want ok", sp.Format(cfg), e.Status, e.Message)
+		}
+		r.Idle()
+	}
+}
+
 func loadSpec(t *testing.T, extra string) *spec.Spec {
 	t.Helper()
 	s, err := spec.Parse([]byte(`
