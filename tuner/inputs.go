@@ -93,7 +93,12 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		}
 		in["data "+p] = h
 	}
-	in["device software"] = hashBytes([]byte(info.Version + "\x00" + info.Driver + "\x00" + info.Extra["compiler"]))
+	software := info.Version + "\x00" + info.Driver + "\x00" + info.Extra["compiler"]
+	if usesCXX(s) {
+		// a C++ kernel is the C++ compiler's code (a C one's inputs stay as they were)
+		software += "\x00" + info.Extra["cxx_compiler"] + "\x00" + info.Extra["cxx_version"]
+	}
+	in["device software"] = hashBytes([]byte(software))
 	if info.Backend == "c" && usesOpenMP(s) {
 		for _, kv := range os.Environ() {
 			name, value, _ := strings.Cut(kv, "=")
@@ -103,6 +108,14 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		}
 	}
 	return in, nil
+}
+
+// usesCXX reports whether s's kernel or reference kernel is host C++.
+func usesCXX(s *spec.Spec) bool {
+	if s.Kernel.Language == "c++" {
+		return true
+	}
+	return s.Verification != nil && s.Verification.Kernel != nil && s.Verification.Kernel.Language == "c++"
 }
 
 // usesOpenMP reports whether s's kernel or reference kernel is built with OpenMP.
