@@ -520,13 +520,14 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		// a reference kernel that says nothing is compiled as the tuned kernel is
 		k.Defines, k.DefineList = p.s.Kernel.Defines, p.s.Kernel.DefineList
 	}
-	var langNode *yaml.Node
+	var langNode, nameNode *yaml.Node
 	openmpLine := 0
 	codeLines := false // the code's lines are the spec's (a literal block, code: |)
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
 		case "name":
+			nameNode = e.value
 			if v, ok := d.name(e.value, f); ok {
 				k.Name = v
 			}
@@ -650,6 +651,11 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		if k.Language == "" && main {
 			d.errAt(line, join(field, "language"), "missing and not implied by a source file ending in .cl, .cu, .c, .cpp or .cc; expected opencl, cuda, c or c++")
 		}
+	}
+	if k.Language == "c" && k.Name != "" && !isCIdentifier(k.Name) {
+		// the host C backend calls the function by this name; a template's instance or a
+		// qualified name is C++
+		d.errf(nameNode, join(field, "name"), "%q is not a C function's name; a C++ function's (a template's instance, a qualified name) is, with language: c++", k.Name)
 	}
 	if k.OpenMP && k.Language != "" && !hostLanguage(k.Language) {
 		d.errAt(openmpLine, join(field, "openmp"), "only applies to languages c and c++, not %s", k.Language)

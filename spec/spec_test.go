@@ -1527,3 +1527,15 @@ func TestCXXIsAHostLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A C kernel's name is a C identifier: a template's instance names a C++ function, which
+// the host C backend refused at every configuration's compile when the spec said C.
+func TestACKernelNamedAsATemplateInstanceIsRefused(t *testing.T) {
+	const rest = "\nparameters: {p: [1]}\nproblem_size: 1\narguments: [{name: a, type: float32, length: 4}]\n"
+	_, err := Parse([]byte("kernel: {name: 'k<float>', source: k.c}"+rest), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), `kernel.name: "k<float>" is not a C function's name`) || !strings.Contains(err.Error(), "language: c++") {
+		t.Errorf("%v, want the name refused, with language: c++", err)
+	}
+	mustParse(t, "kernel: {name: 'k<float>', source: k.cpp}"+rest)
+	mustParse(t, "kernel: {name: 'k<float>', source: k.cu}"+rest)
+}
