@@ -723,8 +723,8 @@ func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
 	return out
 }
 
-// functionName is the name of the function a kernel name calls: "matmul" for a CUDA
-// template's "ns::matmul<float, 4>".
+// functionName is the name of the function a kernel name calls: "matmul" for a CUDA or
+// C++ template's "ns::matmul<float, 4>".
 func functionName(kernel string) string {
 	name, _, _ := strings.Cut(kernel, "<")
 	if i := strings.LastIndex(name, "::"); i >= 0 {

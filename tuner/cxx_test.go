@@ -97,6 +97,9 @@ func TestTuneACXXKernel(t *testing.T) {
 	var blocks []string
 	for _, e := range evals {
 		blocks = append(blocks, e.Config[0].String())
+		if e.Launch != nil {
+			t.Errorf("BLOCK=%s keeps a launch %+v, which the host backend has none of", e.Config[0], e.Launch)
+		}
 	}
 	slices.Sort(blocks)
 	if !slices.Equal(blocks, []string{"1", "32", "8"}) {

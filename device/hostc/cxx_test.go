@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,6 +272,12 @@ func TestNoCXXCompilerIsSaid(t *testing.T) {
 	_, err = findCompiler("c++")
 	if err == nil || !strings.Contains(err.Error(), "apt-get install g++") {
 		t.Errorf("with nothing on PATH: %v, want what to install", err)
+	}
+}
+
+func TestBackendIsRegisteredForCXX(t *testing.T) {
+	if !slices.ContainsFunc(device.ForLanguage("c++"), func(b device.Backend) bool { return b.Name() == Name }) {
+		t.Fatal("no backend named c compiles c++")
 	}
 }
 
