@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -160,6 +161,28 @@ func TestCXXArgumentMismatchesAreCompileErrorsNamingTheArgument(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// C++ converts no pointer to one whose elements differ in sign, as C does: an int8 array
+// declared char * is an error naming the argument and the declaration to write, where
+// signed char * (int8_t *) compiles.
+func TestCXXArraysDifferingInSignAreCompileErrorsNamingTheArgument(t *testing.T) {
+	d := openHostCXX(t)
+	params := []device.Param{{Name: "out", Type: "int8", Pointer: true}, {Name: "n", Type: "int32"}}
+	_, err := d.Compile(context.Background(), device.Source{Kernel: "k", Language: "c++", Params: params,
+		Code: "void k(char *out, int n) { out[0] = (char)n; }\n"})
+	var ce *device.CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+	}
+	if want := "passes the spec's argument out (int8 array) as parameter 1 of k: declare it `int8_t *out`"; !strings.Contains(ce.Log, want) {
+		t.Errorf("log does not say %q:\n%s", want, ce.Log)
+	}
+	_, err = d.Compile(context.Background(), device.Source{Kernel: "k", Language: "c++", Params: params,
+		Code: "#include <cstdint>\nvoid k(std::int8_t *out, int n) { out[0] = (std::int8_t)n; }\n"})
+	if err != nil {
+		t.Errorf("int8_t *: %v", err)
 	}
 }
 
@@ -321,5 +344,29 @@ func TestCXXKernelNamesThatAreNotFunctionsAreRefused(t *testing.T) {
 		if !cxxKernelName.MatchString(name) {
 			t.Errorf("kernel name %q refused", name)
 		}
+	}
+}
+
+// clang++ without libomp says what to install, and that $CXX (not $CC) picks another
+// compiler.
+func TestCXXOpenMPWithoutItsRuntimeNamesCXX(t *testing.T) {
+	clang, err := exec.LookPath("clang++")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("CXX", clang)
+	d := openHostCXX(t)
+	_, err = d.Compile(context.Background(), device.Source{Kernel: "k", Language: "c++", Options: []string{"-fopenmp"},
+		Code:   "#include <omp.h>\nvoid k(int *n) { *n = omp_get_max_threads(); }\n",
+		Params: []device.Param{{Name: "n", Type: "int32", Pointer: true}}})
+	if err == nil {
+		t.Skip("clang++ has the OpenMP runtime here")
+	}
+	var ce *device.CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+	}
+	if !strings.Contains(ce.Log, "lacks the OpenMP runtime the spec asks for") || !strings.Contains(ce.Log, "set $CXX to a compiler that has it") {
+		t.Errorf("log %q: want what to install and $CXX", ce.Log)
 	}
 }
