@@ -38,7 +38,8 @@ import (
 //   - "data FILE": each .npy file that fills an argument or holds a reference output;
 //   - "device software": the device's version and driver as the backend reports them
 //     ('ktune devices'): for host C, the compiler's path, arguments ($CC) and version
-//     line; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
+//     line, and for host C++ (a kernel or reference kernel) the C++ compiler's ($CXX)
+//     besides; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
 //     the driver's CUDA version and the compute capability;
 //   - "environment NAME": for a host C kernel built with OpenMP, each OpenMP variable set
 //     in the environment (OMP_NUM_THREADS, OMP_PROC_BIND, GOMP_SPINCOUNT, KMP_...), which
