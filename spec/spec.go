@@ -686,6 +686,10 @@ func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
 			d.errAt(e.line, f, "%q is not a name the preprocessor can define; expected a C identifier", e.key)
 			continue
 		}
+		if k.Language == "c++" && isCXXKeyword(e.key) {
+			d.errAt(e.line, f, "%q is a keyword of C++, which its #define would break in the kernel's code; choose another name", e.key)
+			continue
+		}
 		cd := cdef{name: e.key, param: -1}
 		src := ""
 		n := d.resolve(e.value)

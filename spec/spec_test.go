@@ -1501,6 +1501,10 @@ func TestCXXIsAHostLanguage(t *testing.T) {
 			t.Errorf("parameter %s of kernel %s: %v, want %q", c.param, c.kernel, err, c.want)
 		}
 	}
+	_, err := Parse([]byte("kernel: {name: k, language: c++, code: 'void k(float *a) {}', defines: {new: 1}}\nparameters: {p: [1]}\n"+rest), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), `kernel.defines.new: "new" is a keyword of C++`) {
+		t.Errorf("a definition named new: %v, want it refused as a C++ keyword", err)
+	}
 	// a C kernel may have a parameter named as a C++ keyword
 	mustParse(t, "kernel: {name: k, language: c, code: 'void k(float *a) {}'}\nparameters: {class: [1]}\n"+rest)
 
