@@ -37,10 +37,10 @@ kernel:                        # required
                                # argument's length), per configuration:
                                #   defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}
                                # (text such as a type name goes in compiler_options: -DT=float)
-  openmp: false                # host C and C++ only: compile with OpenMP (adds -fopenmp); not
-                               # turned on by #pragma omp in the code, as Kernel Tuner
-                               # does: without it the compiler ignores #pragma omp, and
-                               # ktune warns of one
+  openmp: false                # host C and C++ only: compile with OpenMP (adds
+                               # -fopenmp); not turned on by #pragma omp in the code, as
+                               # Kernel Tuner does: without it the compiler ignores
+                               # #pragma omp, and ktune warns of one
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
 # library; -fsanitize=undefined works, but address, thread and memory, whose runtimes must
