@@ -81,7 +81,7 @@ type Source struct {
 	Code     string
 	File     string   // where it came from, for messages; also the directory for #include
 	Kernel   string   // the function to launch (may carry template arguments for CUDA)
-	Language string   // "opencl", "c", "cuda"
+	Language string   // "opencl", "c", "c++", "cuda"
 	Options  []string // compiler options as the user wrote them
 	Defines  []Define // injected definitions, in order
 	// Params is the kernel's parameter list. Backends that must generate a call wrapper

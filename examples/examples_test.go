@@ -306,6 +306,17 @@ func TestVectorAddC(t *testing.T) {
 	evaluate(t, s, sp, dev, all(sp))
 }
 
+// TestVectorAddCXX runs the C++ template, instantiated by the spec's kernel name, checked
+// against the C kernel: it skips where the host has no C++ compiler.
+func TestVectorAddCXX(t *testing.T) {
+	dev := openDevice(t, "c")
+	if why := dev.Info().Extra["cxx_unavailable"]; why != "" {
+		t.Skipf("no C++ kernels: %s", why)
+	}
+	s, sp := load(t, example("vector_add/vector_add_cpp.yaml"), 2)
+	evaluate(t, s, sp, dev, all(sp))
+}
+
 func TestMatmulC(t *testing.T) {
 	dev := openDevice(t, "c")
 	s, sp := load(t, example("matmul_c/matmul.yaml"), 1)

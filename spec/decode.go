@@ -469,6 +469,23 @@ func isCKeyword(s string) bool {
 	return false
 }
 
+// isCXXKeyword reports whether s is a keyword of C++ that is not one of C (isCKeyword),
+// alternative operator spellings (and, not_eq) included: a #define of one breaks C++ code.
+func isCXXKeyword(s string) bool {
+	switch s {
+	case "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t",
+		"char16_t", "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit",
+		"const_cast", "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast",
+		"explicit", "export", "false", "friend", "mutable", "namespace", "new", "noexcept", "not",
+		"not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+		"reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+		"thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+		"xor", "xor_eq":
+		return true
+	}
+	return false
+}
+
 // exprReserved lists the words of expressions that cannot name a value in them.
 const exprReserved = "and, or, not, in, is, if, else, for, True, False, None, lambda"
 

@@ -15,9 +15,10 @@ Every field, with its default, in an example (everything after # is explanation)
 
 ---
 kernel:                        # required
-  name: matmul                 # required: the kernel function; a CUDA template with its
-                               # arguments: "matmul<float, 4>"
-  language: cuda               # opencl | cuda | c; implied by a source ending in .cl, .cu or .c
+  name: matmul                 # required: the kernel function; a CUDA or C++ template
+                               # with its arguments: "matmul<float, 4>"
+  language: cuda               # opencl | cuda | c | c++ (or cpp, cxx); implied by a source
+                               # ending in .cl, .cu, .c, or .cpp, .cc, .cxx, .C
   source: matmul.cu            # a file, or a list of files concatenated in order;
                                # or code: "..." with the source inline, best as a block
                                # (code: |, the code on the lines below it): compilers'
@@ -36,10 +37,10 @@ kernel:                        # required
                                # argument's length), per configuration:
                                #   defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}
                                # (text such as a type name goes in compiler_options: -DT=float)
-  openmp: false                # host C only: compile with OpenMP (adds -fopenmp); not
-                               # turned on by #pragma omp in the code, as Kernel Tuner
-                               # does: without it the compiler ignores #pragma omp, and
-                               # ktune warns of one
+  openmp: false                # host C and C++ only: compile with OpenMP (adds
+                               # -fopenmp); not turned on by #pragma omp in the code, as
+                               # Kernel Tuner does: without it the compiler ignores
+                               # #pragma omp, and ktune warns of one
 # Host C (language: c): the kernel is a C function, built with cc -O3 -march=native
 # -fPIC -shared (compiler_options come after and may override them; -lNAME links a
 # library; -fsanitize=undefined works, but address, thread and memory, whose runtimes must
@@ -53,6 +54,12 @@ kernel:                        # required
 # integer, or another number of parameters is a compile error of ktune's call wrapper,
 # whose notes name the argument. Launch geometry means nothing on the host, but
 # problem_size is still required (as in Kernel Tuner) and gives grid_size_x/y/z.
+# Host C++ (language: c++) is built the same way with $CXX (else c++, g++ or clang++)
+# and may use the standard library (<vector>, <cmath>); name is the function as C++
+# code would call it: extern "C" or not, qualified (ns::scale), a template's instance
+# ("matmul<float, TILE>", a parameter's #define giving a template argument) or a
+# template whose arguments the call deduces. C++ refuses an array whose elements differ
+# in sign (int8 needs int8_t * or signed char *), as it does a pointer for an integer.
 # compiler_options are the same for every configuration; with GCC a string parameter can
 # choose optimisations per configuration in the source: __attribute__((optimize(OPT)))
 # on the kernel, values ['"O2"', '"O3"', '"O3,unroll-loops"'].
@@ -173,9 +180,10 @@ verification:                  # optional: check every configuration's outputs
     kernel: {name: matmul_naive, source: naive.cu}
     # a reference kernel (code, compiler_options and defines as in kernel; defines: false
     # for one that defines the names itself, else it gets the kernel's setting), in the
-    # kernel's language: it runs on the kernel's device and takes the spec's arguments,
-    # as the kernel, or those that its arguments: [C, A, B] name, in its parameter order
-    # (the compared outputs among them). It runs with the launch and defines of config
+    # kernel's language (or C for C++ on the host, and the reverse, each compiled as
+    # its own): it runs on the kernel's device and takes the spec's arguments, as the
+    # kernel, or those that its arguments: [C, A, B] name, in its parameter order (the
+    # compared outputs among them). It runs with the launch and defines of config
     # below, else default_config, else the space's first configuration. A naive reference
     # (a thread per element) wants a launch of its own, which the tuned kernel's grid_div
     # (tiles, work per thread) would make too small:

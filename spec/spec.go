@@ -77,7 +77,7 @@ func (s *Spec) fileAt(field string, line int) {
 // Kernel is kernel source and how to compile it.
 type Kernel struct {
 	Name     string   // the function to launch
-	Language string   // "opencl", "cuda" or "c"
+	Language string   // "opencl", "cuda", "c" or "c++"
 	Files    []string // source files, resolved against the spec's directory, concatenated in order
 	Code     string   // the source text: inline code, or the files' contents once Load has read them
 	// CodeLine is the line of the spec on which inline code's first line sits (for a
@@ -474,7 +474,34 @@ func (p *parser) duration(n *yaml.Node, f string) (time.Duration, bool) {
 	return 0, false
 }
 
-var languages = []string{"opencl", "cuda", "c"}
+var languages = []string{"opencl", "cuda", "c", "c++"}
+
+// languageSpellings are other ways users write a language: C++ as its files' extensions
+// and build tools name it.
+var languageSpellings = map[string]string{"cpp": "c++", "cxx": "c++"}
+
+// hostLanguage reports whether kernels of lang run on the host C backend: C and C++.
+func hostLanguage(lang string) bool { return lang == "c" || lang == "c++" }
+
+// languageOfFile is the language a source file's extension implies, or "". .C (capital)
+// is C++, as GCC takes it; other extensions are read in any case.
+func languageOfFile(path string) string {
+	ext := filepath.Ext(path)
+	if ext == ".C" || ext == ".H" {
+		return "c++"
+	}
+	switch strings.ToLower(ext) {
+	case ".cl":
+		return "opencl"
+	case ".cu", ".cuh":
+		return "cuda"
+	case ".c", ".h":
+		return "c"
+	case ".cpp", ".cc", ".cxx", ".c++", ".cp", ".hpp", ".hh", ".hxx":
+		return "c++"
+	}
+	return ""
+}
 
 // kernel decodes a kernel mapping; main is false for a reference kernel, whose language
 // defaults to the tuned kernel's.
@@ -493,13 +520,14 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		// a reference kernel that says nothing is compiled as the tuned kernel is
 		k.Defines, k.DefineList = p.s.Kernel.Defines, p.s.Kernel.DefineList
 	}
-	var langNode *yaml.Node
+	var langNode, nameNode *yaml.Node
 	openmpLine := 0
 	codeLines := false // the code's lines are the spec's (a literal block, code: |)
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
 		case "name":
+			nameNode = e.value
 			if v, ok := d.name(e.value, f); ok {
 				k.Name = v
 			}
@@ -507,8 +535,11 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 			langNode = e.value
 			if v, ok := d.str(e.value, f); ok {
 				l := strings.ToLower(v)
+				if c, ok := languageSpellings[l]; ok {
+					l = c
+				}
 				if !contains(languages, l) {
-					d.errf(e.value, f, "unknown language %q%s; expected opencl, cuda or c", v, suggest(l, languages))
+					d.errf(e.value, f, "unknown language %q%s; expected opencl, cuda, c or c++", v, suggest(l, languages))
 				}
 				k.Language = l
 			}
@@ -615,21 +646,19 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 	}
 	if k.Language == "" && langNode == nil {
 		if len(k.Files) > 0 {
-			switch strings.ToLower(filepath.Ext(k.Files[0])) {
-			case ".cl":
-				k.Language = "opencl"
-			case ".cu", ".cuh":
-				k.Language = "cuda"
-			case ".c", ".h":
-				k.Language = "c"
-			}
+			k.Language = languageOfFile(k.Files[0])
 		}
 		if k.Language == "" && main {
-			d.errAt(line, join(field, "language"), "missing and not implied by a source file ending in .cl, .cu or .c; expected opencl, cuda or c")
+			d.errAt(line, join(field, "language"), "missing and not implied by a source file ending in .cl, .cu, .c, .cpp or .cc; expected opencl, cuda, c or c++")
 		}
 	}
-	if k.OpenMP && k.Language != "" && k.Language != "c" {
-		d.errAt(openmpLine, join(field, "openmp"), "only applies to language c, not %s", k.Language)
+	if k.Language == "c" && k.Name != "" && !isCIdentifier(k.Name) {
+		// the host C backend calls the function by this name; a template's instance or a
+		// qualified name is C++
+		d.errf(nameNode, join(field, "name"), "%q is not a C function's name; a C++ function's (a template's instance, a qualified name) is, with language: c++", k.Name)
+	}
+	if k.OpenMP && k.Language != "" && !hostLanguage(k.Language) {
+		d.errAt(openmpLine, join(field, "openmp"), "only applies to languages c and c++, not %s", k.Language)
 	}
 	if k.CodeLine > 0 {
 		if line := k.ompWithoutOpenMP(k.Code); line > 0 {
@@ -655,6 +684,10 @@ func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
 		f := join(field, e.key)
 		if !isCIdentifier(e.key) || isCKeyword(e.key) {
 			d.errAt(e.line, f, "%q is not a name the preprocessor can define; expected a C identifier", e.key)
+			continue
+		}
+		if k.Language == "c++" && isCXXKeyword(e.key) {
+			d.errAt(e.line, f, "%q is a keyword of C++, which its #define would break in the kernel's code; choose another name", e.key)
 			continue
 		}
 		cd := cdef{name: e.key, param: -1}
@@ -694,8 +727,8 @@ func (p *parser) compileDefines(k *Kernel, defs []entry, field string) []cdef {
 	return out
 }
 
-// functionName is the name of the function a kernel name calls: "matmul" for a CUDA
-// template's "ns::matmul<float, 4>".
+// functionName is the name of the function a kernel name calls: "matmul" for a CUDA or
+// C++ template's "ns::matmul<float, 4>".
 func functionName(kernel string) string {
 	name, _, _ := strings.Cut(kernel, "<")
 	if i := strings.LastIndex(name, "::"); i >= 0 {
@@ -707,12 +740,12 @@ func functionName(kernel string) string {
 // ompPragma matches an OpenMP directive: #pragma omp, or _Pragma("omp ...") in a macro.
 var ompPragma = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*pragma[ \t]+omp\b|_Pragma[ \t]*\([ \t]*"[ \t]*omp\b`)
 
-// ompWithoutOpenMP returns the line of code's first OpenMP directive when k is host C
-// compiled without OpenMP (neither openmp: true nor an option naming it), else 0: the
+// ompWithoutOpenMP returns the line of code's first OpenMP directive when k is host C or
+// C++ compiled without OpenMP (neither openmp: true nor an option naming it), else 0: the
 // compiler ignores such directives, so the kernel runs on one thread whatever a threads
 // parameter says, and every configuration still runs.
 func (k *Kernel) ompWithoutOpenMP(code string) int {
-	if k.Language != "c" || k.OpenMP {
+	if !hostLanguage(k.Language) || k.OpenMP {
 		return 0
 	}
 	for _, o := range k.CompilerOptions {
@@ -825,6 +858,8 @@ func (p *parser) parameters(n *yaml.Node, rootLine int) {
 				d.errAt(it.line, it.field+".name", "%s; a parameter name must be usable in expressions and as a preprocessor name", notIdentifier(it.name))
 			} else if p.s.Kernel.Defines && isCKeyword(it.name) {
 				d.errAt(it.line, it.field+".name", "%q is a keyword of C, and ktune #defines every parameter for each configuration, which would break the kernel's code; choose another name (or set kernel.defines: false)", it.name)
+			} else if p.s.Kernel.Defines && p.s.Kernel.Language == "c++" && isCXXKeyword(it.name) {
+				d.errAt(it.line, it.field+".name", "%q is a keyword of C++, and ktune #defines every parameter for each configuration, which would break the kernel's code; choose another name (or set kernel.defines: false)", it.name)
 			} else if p.s.Kernel.Defines && it.name == functionName(p.s.Kernel.Name) {
 				d.errAt(it.line, it.field+".name", "%q is the kernel's name, and ktune #defines every parameter for each configuration, which would rename the kernel's function in its source; choose another name (or set kernel.defines: false)", it.name)
 			}
@@ -1351,6 +1386,7 @@ func (p *parser) checkConst(nums []*cnum, whole bool, want string, good func(flo
 var localInstead = map[string]string{
 	"cuda": "a CUDA kernel takes none; give it dynamic shared memory with shared_memory_bytes (bytes per block, an extern __shared__ array in the kernel) or declare a __shared__ array in it",
 	"c":    "the host C backend has no local memory; declare the array in the kernel (or pass an array argument)",
+	"c++":  "the host C backend has no local memory; declare the array in the kernel (or pass an array argument)",
 }
 
 // sharedInstead says, for the languages whose launches have no dynamic shared memory, what
@@ -1358,6 +1394,7 @@ var localInstead = map[string]string{
 var sharedInstead = map[string]string{
 	"opencl": "an OpenCL kernel gets local memory from arguments of kind: local (a __local pointer each, of length elements per work-group)",
 	"c":      "the host C backend has no shared memory; declare arrays in the kernel",
+	"c++":    "the host C backend has no shared memory; declare arrays in the kernel",
 }
 
 // argCalled names an argument at the start of a message, when it has a name.
@@ -1931,7 +1968,9 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if p.refArgs != nil {
 					v.KernelArgs = p.referenceArguments(p.refArgs, f+".arguments", v.Outputs)
 				}
-				if k.Language != s.Kernel.Language && s.Kernel.Language != "" {
+				// C and C++ both run on the host: a C reference checks a C++ kernel, and
+				// the reverse, each compiled with its own compiler
+				if k.Language != s.Kernel.Language && s.Kernel.Language != "" && !(hostLanguage(k.Language) && hostLanguage(s.Kernel.Language)) {
 					// the reference is compiled and run on the tuned kernel's device
 					d.errAt(e.line, f+".language", "%s, but the kernel is %s: the reference kernel runs on the kernel's device, so write it in %s; a computation on the host (KTT's reference computation) gives its expected outputs as .npy files instead (verification.reference.npy)",
 						k.Language, s.Kernel.Language, s.Kernel.Language)

@@ -431,7 +431,7 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
 			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
 		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
-			"openCL2", []string{"kernel.language", `unknown language "openCL2"`, "expected opencl, cuda or c"}},
+			"openCL2", []string{"kernel.language", `unknown language "openCL2"`, "expected opencl, cuda, c or c++"}},
 		{"duplicate parameter", strings.Replace(base, "problem_size: [N]\n", "  - {name: tile, values: [4]}\nproblem_size: [N]\n", 1),
 			"values: [4]", []string{"parameters[2].name", `parameter "tile" is defined twice`}},
 		{"empty values", strings.Replace(base, "values: [1, 2]", "values: []", 1),
@@ -497,7 +497,7 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 		{"grid divisor of a dimension the problem lacks", base + "grid_div_y: [tile]\n",
 			"grid_div_y", []string{"grid_div_y", "the problem has 1 dimension", "add the size to problem_size or remove grid_div_y"}},
 		{"openmp on opencl", strings.Replace(base, "  language: opencl\n", "  language: opencl\n  openmp: true\n", 1),
-			"openmp: true", []string{"kernel.openmp", "only applies to language c"}},
+			"openmp: true", []string{"kernel.openmp", "only applies to languages c and c++"}},
 		{"tab indent", base + "seed:\n\t1\n", "\t1", []string{"malformed YAML", "a tab indents this line"}},
 		{"empty spec", "", "", []string{"empty spec"}},
 		{"not a mapping", "- 1\n- 2\n", "- 1", []string{"expected a mapping"}},
@@ -1448,4 +1448,98 @@ func TestABlockOfOneThreadByDefaultIsWarnedOf(t *testing.T) {
 			t.Errorf("%s: warnings %q, want none", tc.src, got)
 		}
 	}
+}
+
+// C++ is a language of its own on the host: written c++, cpp or cxx (in any case), or
+// implied by a source file's extension as GCC reads it (.cpp, .cc, .cxx, .C); .c and .h
+// stay C.
+func TestCXXIsImpliedByItsSpellingsAndExtensions(t *testing.T) {
+	for _, c := range []struct{ kernel, want string }{
+		{"{name: k, source: k.cpp}", "c++"},
+		{"{name: k, source: k.cc}", "c++"},
+		{"{name: k, source: k.cxx}", "c++"},
+		{"{name: k, source: k.C}", "c++"},
+		{"{name: k, source: k.hpp}", "c++"},
+		{"{name: k, source: k.c}", "c"},
+		{"{name: k, source: K.H}", "c++"},
+		{"{name: k, source: k.h}", "c"},
+		{"{name: k, code: 'void k(float *a) {}', language: c++}", "c++"},
+		{"{name: k, code: 'void k(float *a) {}', language: CPP}", "c++"},
+		{"{name: k, code: 'void k(float *a) {}', language: cxx}", "c++"},
+		{"{name: k, source: k.cpp, language: c}", "c"},
+	} {
+		s := mustParse(t, "kernel: "+c.kernel+"\nparameters: {p: [1]}\nproblem_size: 1\narguments: [{name: a, type: float32, length: 4}]\n")
+		if s.Kernel.Language != c.want {
+			t.Errorf("kernel %s: language %q, want %q", c.kernel, s.Kernel.Language, c.want)
+		}
+		if got := s.Source().Language; got != c.want {
+			t.Errorf("kernel %s: the device gets language %q, want %q", c.kernel, got, c.want)
+		}
+	}
+}
+
+// C++ on the host is as C is: OpenMP applies to it (a directive without it is warned of),
+// a parameter may not be a C++ keyword (its #define would break the code) nor the
+// function's name a template instance names, and a reference kernel in C checks a C++
+// kernel and the reverse, both running on the host, where OpenCL's does not.
+func TestCXXIsAHostLanguage(t *testing.T) {
+	const rest = "problem_size: 1\narguments: [{name: a, type: float32, length: 4, output: true}]\n"
+	s := mustParse(t, "kernel: {name: k, language: c++, openmp: true, code: 'void k(float *a) {}'}\nparameters: {p: [1]}\n"+rest)
+	if got := s.Source().Options; !reflect.DeepEqual(got, []string{"-fopenmp"}) {
+		t.Errorf("options %v, want [-fopenmp]", got)
+	}
+	s = mustParse(t, "kernel: {name: k, language: cpp, code: \"void k(float *a) {\\n#pragma omp parallel for\\nfor (;;) {}\\n}\"}\nparameters: {p: [1]}\n"+rest)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Error(), "set kernel.openmp: true") {
+		t.Errorf("warnings %v, want one of OpenMP", s.Warnings)
+	}
+	for _, c := range []struct{ kernel, param, want string }{
+		{"{name: k, language: c++, code: 'void k(float *a) {}'}", "class", `"class" is a keyword of C++`},
+		{"{name: 'matmul<float, 16>', language: c++, code: 'void k(float *a) {}'}", "matmul", `"matmul" is the kernel's name`},
+	} {
+		_, err := Parse([]byte("kernel: "+c.kernel+"\nparameters: {"+c.param+": [1]}\n"+rest), "test.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parameter %s of kernel %s: %v, want %q", c.param, c.kernel, err, c.want)
+		}
+	}
+	_, err := Parse([]byte("kernel: {name: k, language: c++, code: 'void k(float *a) {}', defines: {new: 1}}\nparameters: {p: [1]}\n"+rest), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), `kernel.defines.new: "new" is a keyword of C++`) {
+		t.Errorf("a definition named new: %v, want it refused as a C++ keyword", err)
+	}
+	// a C kernel may have a parameter named as a C++ keyword
+	mustParse(t, "kernel: {name: k, language: c, code: 'void k(float *a) {}'}\nparameters: {class: [1]}\n"+rest)
+
+	ref := "verification:\n  reference:\n    kernel: {name: ref, code: 'void ref(float *a) {}', language: %s}\n"
+	for _, c := range []struct{ kernel, ref, err string }{
+		{"c++", "c", ""},
+		{"c", "cxx", ""},
+		{"c++", "c++", ""},
+		{"opencl", "c++", "c++, but the kernel is opencl"},
+	} {
+		src := fmt.Sprintf("kernel: {name: k, language: %s, code: 'void k(float *a) {}'}\nparameters: {p: [1]}\n"+rest+ref, c.kernel, c.ref)
+		s, err := Parse([]byte(src), "test.yaml")
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s kernel, %s reference: %v, want %q", c.kernel, c.ref, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%s kernel, %s reference: %v", c.kernel, c.ref, err)
+		default:
+			if r, ok := s.ReferenceSource(); !ok || r.Language != map[string]string{"c": "c", "cxx": "c++", "c++": "c++"}[c.ref] {
+				t.Errorf("%s kernel, %s reference: the reference compiles as %q", c.kernel, c.ref, r.Language)
+			}
+		}
+	}
+}
+
+// A C kernel's name is a C identifier: a template's instance names a C++ function, which
+// the host C backend refused at every configuration's compile when the spec said C.
+func TestACKernelNamedAsATemplateInstanceIsRefused(t *testing.T) {
+	const rest = "\nparameters: {p: [1]}\nproblem_size: 1\narguments: [{name: a, type: float32, length: 4}]\n"
+	_, err := Parse([]byte("kernel: {name: 'k<float>', source: k.c}"+rest), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), `kernel.name: "k<float>" is not a C function's name`) || !strings.Contains(err.Error(), "language: c++") {
+		t.Errorf("%v, want the name refused, with language: c++", err)
+	}
+	mustParse(t, "kernel: {name: 'k<float>', source: k.cpp}"+rest)
+	mustParse(t, "kernel: {name: 'k<float>', source: k.cu}"+rest)
 }

@@ -69,6 +69,12 @@ func pickDevice(name, language string) (string, int, device.Info, error) {
 			}
 		} else if index >= len(devs) {
 			reasons = append(reasons, fmt.Sprintf("%s has %s, no index %d (see 'ktune devices')", b.Name(), nounCount(len(devs), "device"), index))
+		} else if why := devs[index].Extra["cxx_unavailable"]; language == "c++" && why != "" {
+			// the host C backend runs C without a C++ compiler, and says why it has none
+			reasons = append(reasons, fmt.Sprintf("%s: %s", b.Name(), why))
+			if name != "" {
+				return "", 0, device.Info{}, &DeviceError{Device: name, Unavailable: true, msg: ": " + reasons[0]}
+			}
 		} else {
 			return b.Name(), index, devs[index], nil
 		}

@@ -103,12 +103,12 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 
 // launchOf is the launch each configuration of s is run with, which its evaluation keeps
 // whatever became of it (one that did not compile, or crashed, would have been or was
-// launched so): the spec's grid and block, as the worker's runner launches them. A C
-// kernel, which the host C backend calls once rather than launching over a grid, has none
-// (nil), as has a configuration whose launch the spec cannot compute (its evaluation
-// failed for it).
+// launched so): the spec's grid and block, as the worker's runner launches them. A C or
+// C++ kernel, which the host C backend calls once rather than launching over a grid, has
+// none (nil), as has a configuration whose launch the spec cannot compute (its
+// evaluation failed for it).
 func launchOf(s *spec.Spec) func([]space.Value) *result.Launch {
-	if s.Kernel.Language == "c" {
+	if s.Kernel.Language == "c" || s.Kernel.Language == "c++" {
 		return nil
 	}
 	return func(values []space.Value) *result.Launch {

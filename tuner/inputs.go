@@ -38,7 +38,8 @@ import (
 //   - "data FILE": each .npy file that fills an argument or holds a reference output;
 //   - "device software": the device's version and driver as the backend reports them
 //     ('ktune devices'): for host C, the compiler's path, arguments ($CC) and version
-//     line; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
+//     line, and for host C++ (a kernel or reference kernel) the C++ compiler's ($CXX)
+//     besides; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
 //     the driver's CUDA version and the compute capability;
 //   - "environment NAME": for a host C kernel built with OpenMP, each OpenMP variable set
 //     in the environment (OMP_NUM_THREADS, OMP_PROC_BIND, GOMP_SPINCOUNT, KMP_...), which
@@ -93,7 +94,12 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		}
 		in["data "+p] = h
 	}
-	in["device software"] = hashBytes([]byte(info.Version + "\x00" + info.Driver + "\x00" + info.Extra["compiler"]))
+	software := info.Version + "\x00" + info.Driver + "\x00" + info.Extra["compiler"]
+	if usesCXX(s) {
+		// a C++ kernel is the C++ compiler's code (a C one's inputs stay as they were)
+		software += "\x00" + info.Extra["cxx_compiler"] + "\x00" + info.Extra["cxx_version"]
+	}
+	in["device software"] = hashBytes([]byte(software))
 	if info.Backend == "c" && usesOpenMP(s) {
 		for _, kv := range os.Environ() {
 			name, value, _ := strings.Cut(kv, "=")
@@ -103,6 +109,14 @@ func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
 		}
 	}
 	return in, nil
+}
+
+// usesCXX reports whether s's kernel or reference kernel is host C++.
+func usesCXX(s *spec.Spec) bool {
+	if s.Kernel.Language == "c++" {
+		return true
+	}
+	return s.Verification != nil && s.Verification.Kernel != nil && s.Verification.Kernel.Language == "c++"
 }
 
 // usesOpenMP reports whether s's kernel or reference kernel is built with OpenMP.

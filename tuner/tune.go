@@ -296,7 +296,11 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if stOpts, err = strategy.Canonical(name, stOpts); err != nil {
 		return nil, &OptionsError{Err: err, Strategy: true}
 	}
-	backend, index, info, err := pickDevice(o.Device, s.Kernel.Language)
+	lang := s.Kernel.Language
+	if usesCXX(s) {
+		lang = "c++" // a C kernel's C++ reference needs the C++ compiler too
+	}
+	backend, index, info, err := pickDevice(o.Device, lang)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,8 @@ func init() {
 Lists every backend ktune knows (OpenCL, CUDA, host C): whether it can be used on this
 machine and, if not, why and what to install; and for each device its index (for
 'ktune tune --device BACKEND:INDEX'), name, platform, compute units and limits (maximum
-block / work-group size, local memory, global memory).`,
+block / work-group size, local memory, global memory). The host C backend names its C
+compiler (the driver) and its C++ compiler, or why it has none for C++ kernels.`,
 		run: runDevices,
 	})
 }
@@ -85,6 +86,11 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			if d.Version != "" || d.Driver != "" {
 				fmt.Fprintf(w, "      version %s, driver %s\n", orDash(d.Version), orDash(d.Driver))
+			}
+			if cxx := d.Extra["cxx_compiler"]; cxx != "" {
+				fmt.Fprintf(w, "      C++ compiler %s, version %s\n", cxx, orDash(d.Extra["cxx_version"]))
+			} else if why := d.Extra["cxx_unavailable"]; why != "" {
+				fmt.Fprintf(w, "      no C++ kernels: %s\n", why)
 			}
 			if d.RegistersPerBlock > 0 {
 				fmt.Fprintf(w, "      %d registers per block", d.RegistersPerBlock)

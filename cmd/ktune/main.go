@@ -160,6 +160,7 @@ Environment:
                         half the machine's on a CPU device, else none; none for no bound)
   KTUNE_MAX_RECORDING   the largest recording read, decompressed (default 1GiB)
   CC                    the host C compiler (default cc, gcc or clang)
+  CXX                   the host C++ compiler (default c++, g++ or clang++)
 
 Input: - stands for standard input (a pipe or a file redirected to it) where import,
 export, simulate and analyze take a recorded file; the other commands read their inputs

@@ -35,7 +35,7 @@ twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its f
 then timed over the spec's iterations (a kernel too slow for them all within the spec's
 timeout over those that fit, at least one, which its result says). A time is the kernel's
 alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
-time it on the device, host C the monotonic clock around the call; the first run is not
+time it on the device, host C and C++ the monotonic clock around the call; the first run is not
 among the samples, and the spec's statistic (mean by default, median or min) makes them
 one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
@@ -75,8 +75,9 @@ spent, its strategy done, its time up) is not resumed: the same command starts a
 run, which measures again; --new starts a fresh run in any case. A run is
 resumed only while its inputs are as they were: the spec file, the kernel sources, the
 headers they include from their own folder and from -I folders, the .npy data files,
-the device's software (for host C: the compiler, $CC, and its version) and, for a host C
-kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when they changed,
+the device's software (for host C: the compiler, $CC, and its version; for host C++,
+$CXX and its version besides) and, for a host C or C++ kernel with OpenMP, the OMP_,
+GOMP_ and KMP_ variables set; when they changed,
 the command says which, and a new run starts. The
 budget is the run's: a resumed run measures until it has --budget evaluations, one that
 has them already measures nothing and stays interrupted (a larger --budget continues it),

@@ -28,7 +28,7 @@ type backend struct {
 }
 
 func (*backend) Name() string        { return Name }
-func (*backend) Languages() []string { return []string{"c"} }
+func (*backend) Languages() []string { return []string{"c", "c++"} }
 
 // Devices lists the host CPU when a C compiler builds a shared object that this process
 // can load and call; otherwise it says what is missing.
@@ -49,10 +49,13 @@ func (b *backend) Open(ctx context.Context, index int) (device.Device, error) {
 }
 
 func (b *backend) open(ctx context.Context) (*hostDevice, error) {
-	tc, err := resolveToolchain()
+	tc, err := resolveToolchain("c")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", device.ErrUnavailable, err)
 	}
+	// C++ kernels need a C++ compiler besides; C ones do not, so its absence is said
+	// when a C++ kernel is compiled (and in the device's description), not here.
+	cxx, cxxErr := resolveToolchain("c++")
 	dir, err := CacheDir()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", device.ErrUnavailable, err)
@@ -61,7 +64,7 @@ func (b *backend) open(ctx context.Context) (*hostDevice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", device.ErrUnavailable, err)
 	}
-	d := newHostDevice(tc, cache)
+	d := newHostDevice(tc, cxx, cxxErr, cache)
 	if err := b.probe(ctx, d); err != nil {
 		return nil, err
 	}
@@ -128,8 +131,9 @@ func probeDevice(ctx context.Context, d *hostDevice) error {
 	return nil
 }
 
-// hostInfo describes the host CPU.
-func hostInfo(tc *toolchain, cacheDir string) device.Info {
+// hostInfo describes the host CPU, and the compilers: C's, and C++'s (cxx), or why there
+// is none (cxxErr).
+func hostInfo(tc, cxx *toolchain, cxxErr error, cacheDir string) device.Info {
 	cpu := cpuinfo()
 	name := cpu["model name"]
 	if name == "" {
@@ -142,7 +146,7 @@ func hostInfo(tc *toolchain, cacheDir string) device.Info {
 	if l := dataLimit(); l > 0 && (mem <= 0 || l < mem) {
 		mem = l
 	}
-	return device.Info{
+	info := device.Info{
 		Backend:        Name,
 		Index:          0,
 		Name:           name,
@@ -159,4 +163,11 @@ func hostInfo(tc *toolchain, cacheDir string) device.Info {
 			"cache_dir": cacheDir,
 		},
 	}
+	if cxx != nil {
+		info.Extra["cxx_compiler"] = strings.Join(cxx.cc, " ")
+		info.Extra["cxx_version"] = cxx.versionLine()
+	} else if cxxErr != nil {
+		info.Extra["cxx_unavailable"] = cxxErr.Error()
+	}
+	return info
 }

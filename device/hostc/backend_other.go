@@ -19,7 +19,7 @@ func init() { device.Register(backend{}) }
 type backend struct{}
 
 func (backend) Name() string        { return Name }
-func (backend) Languages() []string { return []string{"c"} }
+func (backend) Languages() []string { return []string{"c", "c++"} }
 
 func (backend) Devices() ([]device.Info, error) { return nil, errOS }
 

@@ -79,7 +79,14 @@ func (t *toolchain) key(u *unit) string {
 	field(t.version)
 	field(t.cpu)
 	// Variables that change where the compiler finds headers and libraries.
-	for _, v := range []string{"CPATH", "C_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH"} {
+	vars := []string{"CPATH", "C_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH"}
+	if u.lang == "c++" {
+		// C's keys stay as they were: a C++ unit's alone name the language, and the
+		// variable only C++ reads.
+		field("language=c++")
+		vars = append(vars, "CPLUS_INCLUDE_PATH")
+	}
+	for _, v := range vars {
 		field(v + "=" + os.Getenv(v))
 	}
 	for _, s := range u.flags {

@@ -23,11 +23,13 @@ import (
 	"github.com/ktune/ktune/device"
 )
 
-// hostDevice is the host CPU with a C compiler and an object cache.
+// hostDevice is the host CPU with a C compiler, maybe a C++ compiler, and an object cache.
 type hostDevice struct {
-	info  device.Info
-	tc    *toolchain
-	cache *objectCache
+	info   device.Info
+	tc     *toolchain
+	cxx    *toolchain // the C++ compiler; nil when there is none, and cxxErr says why
+	cxxErr error
+	cache  *objectCache
 	// limited says the memory info gives is the process's data limit, not the host's
 	limited bool
 
@@ -42,11 +44,13 @@ type hostDevice struct {
 	hits, builds atomic.Int64 // cache hits and compiler runs, for tests and logs
 }
 
-func newHostDevice(tc *toolchain, cache *objectCache) *hostDevice {
-	info := hostInfo(tc, cache.dir)
+func newHostDevice(tc, cxx *toolchain, cxxErr error, cache *objectCache) *hostDevice {
+	info := hostInfo(tc, cxx, cxxErr, cache.dir)
 	return &hostDevice{
 		info:    info,
 		tc:      tc,
+		cxx:     cxx,
+		cxxErr:  cxxErr,
 		cache:   cache,
 		limited: info.MaxAllocBytes > 0 && info.MaxAllocBytes == dataLimit(),
 		kernels: map[*kernel]struct{}{},
@@ -68,11 +72,20 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", src.Kernel, err)
 	}
-	key := d.tc.key(u)
+	tc := d.tc
+	if u.lang == "c++" {
+		if d.cxx == nil {
+			// Every C++ configuration would fail alike: the machine lacks a tool, which
+			// the run stops for, as for a cache it cannot write.
+			return nil, &device.EnvironmentError{Place: "the host C backend (C++ kernel " + src.Kernel + ")", Err: d.cxxErr}
+		}
+		tc = d.cxx
+	}
+	key := tc.key(u)
 	var k *kernel
 	for attempt := 0; ; attempt++ {
 		path, image, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, error) {
-			return d.build(ctx, dir, u)
+			return d.build(ctx, dir, tc, u)
 		})
 		if err != nil {
 			// A cache that cannot be written fails every configuration alike.
@@ -107,19 +120,20 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 	return k, nil
 }
 
-// build runs the compiler on u in dir and returns the object and the files it included.
-func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []string, error) {
-	source := filepath.Join(dir, u.kernel+".c")
-	object := filepath.Join(dir, u.kernel+".so")
-	deps := filepath.Join(dir, u.kernel+".d")
+// build runs the compiler of tc on u in dir and returns the object and the files it
+// included.
+func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *unit) (string, []string, error) {
+	source := filepath.Join(dir, u.base+u.ext())
+	object := filepath.Join(dir, u.base+".so")
+	deps := filepath.Join(dir, u.base+".d")
 	if err := os.WriteFile(source, []byte(u.text), 0o644); err != nil {
 		return "", nil, err
 	}
-	args := append([]string{}, d.tc.cc[1:]...)
+	args := append([]string{}, tc.cc[1:]...)
 	args = append(args, u.flags...)
 	args = append(args, "-MD", "-MF", deps, "-o", object, source)
 	args = append(args, u.libs...)
-	cmd := exec.CommandContext(ctx, d.tc.cc[0], args...)
+	cmd := exec.CommandContext(ctx, tc.cc[0], args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C") // messages in one language, quotes in ASCII
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
@@ -137,7 +151,7 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 		}
 		if strings.TrimSpace(log) == "" {
 			// A wrapper that fails quietly: how it ended is all there is to say.
-			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(d.tc.cc, " "), howEnded(exit))
+			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(tc.cc, " "), howEnded(exit))
 		}
 		log += killedNote(log, exit)
 		if strings.Contains(log, wrapperFile) {
@@ -146,14 +160,14 @@ func (d *hostDevice) build(ctx context.Context, dir string, u *unit) (string, []
 			log += u.argumentNotes(log)
 		}
 		if openMPMissing(log) {
-			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $CC to a compiler that has it\n",
-				strings.Join(d.tc.cc, " "))
+			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $%s to a compiler that has it\n",
+				strings.Join(tc.cc, " "), compilerKinds[tc.lang].env)
 		}
 		return "", nil, &device.CompileError{Log: log, Err: err}
 	}
 	if err != nil {
 		// The compiler did not start (removed, out of processes): no fault of the source.
-		return "", nil, &device.EnvironmentError{Place: "the compiler " + d.tc.cc[0], Err: err}
+		return "", nil, &device.EnvironmentError{Place: "the compiler " + tc.cc[0], Err: err}
 	}
 	slog.Debug("hostc: compiled", "kernel", u.kernel, "duration", time.Since(start), "warnings", out.String())
 	rule, err := os.ReadFile(deps)

@@ -1,12 +1,17 @@
-// Package hostc is the host C backend ("c"): kernels written in C are compiled with the
-// system C compiler into shared objects, loaded with dlopen (through purego, so the
-// binary needs no cgo) and called on the host CPU.
+// Package hostc is the host C backend ("c"): kernels written in C or C++ (languages "c"
+// and "c++") are compiled with the system's compiler into shared objects, loaded with
+// dlopen (through purego, so the binary needs no cgo) and called on the host CPU.
 //
 // Compile puts the user's source and a generated call wrapper into one translation unit
 // and builds it with `cc -O3 -march=native -fPIC -shared`, the user's options (which may
 // override those), one -D per definition and -I for the source's directory. The wrapper,
 // ktune_call_<kernel>, takes an array of argument pointers, calls the kernel and times the
 // call with CLOCK_MONOTONIC, so Run measures the kernel and not the Go-to-C transition.
+// C++ is compiled with $CXX (else c++, g++ or clang++), the wrapper being C++ with C
+// linkage that calls the kernel by the name the spec gives: a function of C or C++
+// linkage, qualified or a template's instance (matmul<float, TILE>). A device without a
+// C++ compiler runs C kernels and says why it has none (Info.Extra's cxx_unavailable); a
+// C++ kernel's compile there is a *device.EnvironmentError.
 //
 // Compiled objects are cached on disk by a hash of everything that decides their content:
 // source, definitions, options, compiler and its version, the CPU (for -march=native)

@@ -1224,7 +1224,7 @@ func TestADataLimitBoundsTheHostsMemory(t *testing.T) {
 	if err := unix.Setrlimit(unix.RLIMIT_DATA, &lowered); err != nil {
 		t.Fatal(err)
 	}
-	d := newHostDevice(host.tc, host.cache)
+	d := newHostDevice(host.tc, host.cxx, host.cxxErr, host.cache)
 	defer d.Close()
 	if err := unix.Setrlimit(unix.RLIMIT_DATA, &was); err != nil {
 		t.Fatal(err)

@@ -16,35 +16,51 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/ktune/ktune/device"
 )
 
-// toolchain is the C compiler and everything besides the source that decides what it
-// produces.
+// toolchain is a compiler (C or C++) and everything besides the source that decides what
+// it produces.
 type toolchain struct {
-	cc      []string // the compiler (absolute path) and the arguments $CC carries
+	lang    string   // "c" or "c++"
+	cc      []string // the compiler (absolute path) and the arguments $CC (or $CXX) carries
 	version string   // the compiler's --version output
 	cpu     string   // the CPU identity -march=native depends on
 }
 
-// findCompiler resolves $CC, else cc, gcc or clang on PATH. $CC may carry arguments
-// ("ccache gcc", "gcc -m64"); a $CC that names no program is an error rather than a
-// reason to fall back, since the user asked for it.
-func findCompiler() ([]string, error) {
-	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
+// compilerKind is how a language's compiler is found: the variable that names it, the
+// programs tried on PATH when it is unset, and what to call it and install in messages.
+type compilerKind struct {
+	env   string
+	names []string
+	what  string // "C compiler"
+	pkg   string // the Debian/Ubuntu package that provides one
+}
+
+var compilerKinds = map[string]compilerKind{
+	"c":   {"CC", []string{"cc", "gcc", "clang"}, "C compiler", "gcc"},
+	"c++": {"CXX", []string{"c++", "g++", "clang++"}, "C++ compiler", "g++"},
+}
+
+// findCompiler resolves the compiler of lang ("c" or "c++"): $CC, else cc, gcc or clang
+// on PATH for C; $CXX, else c++, g++ or clang++ for C++. The variable may carry arguments
+// ("ccache gcc", "g++ -m64"); one that names no program is an error rather than a reason
+// to fall back, since the user asked for it.
+func findCompiler(lang string) ([]string, error) {
+	k := compilerKinds[lang]
+	if cc := strings.Fields(os.Getenv(k.env)); len(cc) > 0 {
 		p, err := exec.LookPath(cc[0])
 		if err != nil {
-			return nil, fmt.Errorf("%w: $CC=%q: %v; install that compiler or point $CC at one", device.ErrUnavailable, os.Getenv("CC"), err)
+			return nil, fmt.Errorf("$%s=%q: %v; install that compiler or point $%s at one", k.env, os.Getenv(k.env), err, k.env)
 		}
 		return append([]string{p}, cc[1:]...), nil
 	}
-	for _, name := range []string{"cc", "gcc", "clang"} {
+	for _, name := range k.names {
 		if p, err := exec.LookPath(name); err == nil {
 			return []string{p}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: no C compiler: $CC is unset and none of cc, gcc, clang is on PATH; install one (Debian/Ubuntu: apt-get install gcc)", device.ErrUnavailable)
+	return nil, fmt.Errorf("no %s: $%s is unset and none of %s is on PATH; install one (Debian/Ubuntu: apt-get install %s)",
+		k.what, k.env, strings.Join(k.names, ", "), k.pkg)
 }
 
 var versions struct {
@@ -84,17 +100,18 @@ func compilerVersion(cc []string) (string, error) {
 	return v, nil
 }
 
-// resolveToolchain finds the compiler and what identifies its output on this machine.
-func resolveToolchain() (*toolchain, error) {
-	cc, err := findCompiler()
+// resolveToolchain finds the compiler of lang ("c" or "c++") and what identifies its
+// output on this machine; an error says what is missing and what to install.
+func resolveToolchain(lang string) (*toolchain, error) {
+	cc, err := findCompiler(lang)
 	if err != nil {
 		return nil, err
 	}
 	v, err := compilerVersion(cc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the C compiler does not run: %v", device.ErrUnavailable, err)
+		return nil, fmt.Errorf("the %s does not run: %v", compilerKinds[lang].what, err)
 	}
-	return &toolchain{cc: cc, version: v, cpu: cpuIdentity()}, nil
+	return &toolchain{lang: lang, cc: cc, version: v, cpu: cpuIdentity()}, nil
 }
 
 // versionLine is the first line of the compiler's --version output: "gcc (Debian

@@ -3,6 +3,7 @@
 package hostc
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -40,6 +41,23 @@ var cTypes = map[string]cType{
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// cxxKernelName is what a C++ kernel's name may be: a function's name, qualified
+// (ns::scale) and with template arguments (matmul<float, 16>), which the wrapper calls as
+// written. Statement syntax (;, braces, quotes, comments) and line breaks are not
+// allowed, so that the name cannot turn the call into other code.
+var cxxKernelName = regexp.MustCompile(`^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(<[A-Za-z0-9_:<>,.+\-*&()\[\] ]*>)?$`)
+
+// symbolPart is kernel as it may appear in a C symbol: its characters that cannot are
+// underscores ("matmul<float, 16>" gives "matmul_float__16_").
+func symbolPart(kernel string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '_'
+	}, kernel)
+}
+
 // openMPSpellings are the ways users of other compilers ask for OpenMP; the C compilers
 // the backend drives (GCC, Clang) spell it -fopenmp.
 var openMPSpellings = []string{"-fopenmp", "-openmp", "-qopenmp", "--openmp", "openmp"}
@@ -69,6 +87,7 @@ func preloadedSanitizer(opt string) string {
 // unit is one translation unit ready for the compiler: the user's source followed by the
 // call wrapper, and the flags that build it.
 type unit struct {
+	lang    string // "c" or "c++"
 	kernel  string
 	params  []device.Param
 	symbol  string   // the wrapper's name
@@ -76,27 +95,35 @@ type unit struct {
 	flags   []string // before the source file
 	libs    []string // after it: -l options, whose position matters to the linker
 	display string   // the file name messages use
+	base    string   // the file name the compiler gets, without its extension
 	// argLines holds the line of the wrapper (in wrapperFile) that passes each
 	// argument to the kernel, so that a message about that line can name the argument
 	argLines []int
+	// callLine is the line of the wrapper that names the kernel in the call, where Clang
+	// reports a C++ call that no function matches, naming the argument by its position
+	callLine int
 }
 
 // newUnit checks src and builds its translation unit.
 func newUnit(src device.Source) (*unit, error) {
-	if src.Language != "" && src.Language != "c" {
-		return nil, fmt.Errorf("the host C backend compiles C, not %q", src.Language)
-	}
-	if !identifier.MatchString(src.Kernel) {
-		return nil, fmt.Errorf("kernel name %q is not a C identifier", src.Kernel)
+	lang := cmp.Or(src.Language, "c")
+	switch {
+	case lang != "c" && lang != "c++":
+		return nil, fmt.Errorf("the host C backend compiles C and C++, not %q", src.Language)
+	case lang == "c" && !identifier.MatchString(src.Kernel):
+		return nil, fmt.Errorf("kernel name %q is not a C identifier (a C++ kernel's name may be qualified or name a template's instance: set kernel.language: c++)", src.Kernel)
+	case lang == "c++" && !cxxKernelName.MatchString(src.Kernel):
+		return nil, fmt.Errorf("kernel name %q is not the name of a C++ function: expected a name, qualified or not (ns::scale), with template arguments or not (matmul<float, 16>)", src.Kernel)
 	}
 	for i, p := range src.Params {
 		if _, ok := cTypes[p.Type]; !ok && !p.Pointer {
 			return nil, fmt.Errorf("parameter %d (%s): scalar type %q is not one of %s", i, p.Name, p.Type, strings.Join(slices.Sorted(maps.Keys(cTypes)), ", "))
 		}
 	}
-	u := &unit{kernel: src.Kernel, params: slices.Clone(src.Params), symbol: "ktune_call_" + src.Kernel, display: src.File}
+	u := &unit{lang: lang, kernel: src.Kernel, params: slices.Clone(src.Params), symbol: "ktune_call_" + symbolPart(src.Kernel), display: src.File}
+	u.base = symbolPart(src.Kernel)
 	if u.display == "" {
-		u.display = src.Kernel + ".c"
+		u.display = u.base + u.ext()
 	}
 
 	u.flags = []string{"-O3", "-march=native", "-fPIC", "-shared", "-fdiagnostics-color=never"}
@@ -151,6 +178,14 @@ func newUnit(src device.Source) (*unit, error) {
 	return u, nil
 }
 
+// ext is the extension of u's source file, which tells the compiler its language.
+func (u *unit) ext() string {
+	if u.lang == "c++" {
+		return ".cpp"
+	}
+	return ".c"
+}
+
 // wrapperFile names the wrapper in the compiler's messages.
 const wrapperFile = "<ktune call wrapper>"
 
@@ -192,17 +227,38 @@ func cDecl(p device.Param) string {
 // as does a change of sign alone, as the OpenCL backend's check allows: of a scalar, or
 // of an array's elements (an int8 array declared char *), even under the user's -Wall
 // -Werror.
+//
+// For C++ the wrapper is C++ with C linkage (extern "C"), so that its symbol is
+// ktune_call_ and the kernel's name as a symbol can hold (symbolPart), and it calls the
+// kernel as written: a function of C or C++ linkage, overloaded or not, qualified, or a
+// template's instance (matmul<float, 16>), the call deducing a template's arguments as a
+// call in C++ code would. C++ refuses a pointer for an integer, and an integer for a
+// pointer, by itself, and an array whose elements differ in sign (an int8 array declared
+// char *) as well; -Wconversion catches the lossy scalars as in C.
 func writeWrapper(b *strings.Builder, u *unit) {
 	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", wrapperFile)
 	var w strings.Builder // the wrapper from its line 1
-	fmt.Fprintf(&w, `#pragma GCC diagnostic error "-Wimplicit-function-declaration"
+	if u.lang == "c++" {
+		// An array of an element type the wrapper does not know converts from void *
+		// as C converts it, which C++ does only through a cast to the parameter's type:
+		// ktune_void_ptr_ casts to whatever pointer the kernel takes.
+		w.WriteString(`#pragma GCC diagnostic error "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
+struct ktune_void_ptr_ { void *ktune_p_; template <class ktune_T_> operator ktune_T_ *() const { return static_cast<ktune_T_ *>(ktune_p_); } };
+extern "C" {
+`)
+	} else {
+		w.WriteString(`#pragma GCC diagnostic error "-Wimplicit-function-declaration"
 #pragma GCC diagnostic error "-Wincompatible-pointer-types"
 #pragma GCC diagnostic error "-Wint-conversion"
 #pragma GCC diagnostic error "-Wconversion"
 #pragma GCC diagnostic ignored "-Wsign-conversion"
 #pragma GCC diagnostic ignored "-Wpointer-sign"
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
-struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
+`)
+	}
+	fmt.Fprintf(&w, `struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
 __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_);
 __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_)
@@ -214,6 +270,8 @@ __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT6
 		switch {
 		case p.Pointer && known:
 			fmt.Fprintf(&w, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+		case p.Pointer && u.lang == "c++":
+			fmt.Fprintf(&w, "\tktune_void_ptr_ ktune_a%[1]d_ = { ktune_args_[%[1]d] };\n", i)
 		case p.Pointer: // an element type we do not know: let C convert void *
 			fmt.Fprintf(&w, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
 		default:
@@ -223,6 +281,7 @@ __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT6
 	// CLOCK_MONOTONIC is 1 on Linux. The empty asm statements keep the compiler from
 	// moving the kernel's memory traffic out of the timed region.
 	w.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
+	u.callLine = strings.Count(w.String(), "\n") + 1
 	fmt.Fprintf(&w, "\t%s(", u.kernel)
 	u.argLines = make([]int, len(u.params))
 	for i := range u.params {
@@ -235,11 +294,19 @@ __attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT6
 	}
 	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
 	w.WriteString("\t*ktune_ns_ = (ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000L + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
+	if u.lang == "c++" {
+		w.WriteString("}\n") // extern "C"
+	}
 	b.WriteString(w.String())
 }
 
 // wrapperDiagnostic matches a compiler's error or warning at a line of the wrapper.
 var wrapperDiagnostic = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(wrapperFile) + `:([0-9]+):(?:[0-9]+:)? (?:error|warning)`)
+
+// candidateArgument matches Clang's note on a C++ function a call could not use, which
+// names the argument by its position: "no known conversion from 'long' to 'long *' for
+// 3rd argument".
+var candidateArgument = regexp.MustCompile(`no known conversion from .* for ([0-9]+)(?:st|nd|rd|th) argument`)
 
 // argumentNotes names the argument each of the wrapper's lines that log reports passes,
 // with its type in the spec and in C: the compiler names the wrapper's variables, not the
@@ -250,6 +317,14 @@ func (u *unit) argumentNotes(log string) string {
 	for _, m := range wrapperDiagnostic.FindAllStringSubmatch(log, -1) {
 		line, _ := strconv.Atoi(m[1])
 		i := slices.Index(u.argLines, line)
+		if line == u.callLine && u.lang == "c++" {
+			for _, c := range candidateArgument.FindAllStringSubmatch(log, -1) {
+				if n, _ := strconv.Atoi(c[1]); n >= 1 && n <= len(u.argLines) {
+					i, line = n-1, u.argLines[n-1]
+					break
+				}
+			}
+		}
 		if i < 0 || seen[i] {
 			continue
 		}
