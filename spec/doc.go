@@ -221,6 +221,17 @@ statistic: mean                # mean (default) | median | min of the runs: on a
                                # machine the minimum moves least from run to run; the
                                # median ignores outliers, which the mean (Kernel Tuner's
                                # time) takes in
+min_time: 10ms                 # optional (default 0, off): runs whose iterations are over
+                               # sooner go on, in rounds of iterations runs, until the timed
+                               # runs have lasted this long by the clock (launches included),
+                               # at most 10000 runs and never past the timeout; each sample
+                               # is then the mean of a batch of consecutive runs, as many
+                               # samples as iterations, so statistic applies to the batches'
+                               # means (the mean is every run's), and the result says
+                               # "timed over 3200 runs for min_time 10ms: each of its 32
+                               # samples is the mean of 100 consecutive runs". Steadies
+                               # kernels of microseconds, whose launches jitter; a
+                               # configuration whose iterations last min_time is unchanged
 timeout: 10s                   # per configuration, a Go duration (default 10s): from the
                                # kernel's first launch to its last timed run, verification
                                # included; a kernel still running is killed (status timeout).
