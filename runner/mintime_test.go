@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,19 @@ func TestMinTimeStopsBeforeTheTimeout(t *testing.T) {
 	}
 	if len(e.Samples) != 5 {
 		t.Errorf("%d samples, want 5", len(e.Samples))
+	}
+}
+
+// With statistic min each sample is its batch's minimum, which the note says, and the
+// time is the least of them: every run's minimum.
+func TestMinTimeSamplesAreTheBatchesStatistic(t *testing.T) {
+	r, sp, _, calls, _ := tickRunner(t, "3", "iterations: 4\nmin_time: 10ms\nstatistic: min\n")
+	e, timed, _ := evaluateSpin(t, r, sp, calls, 3)
+	per := timed / 4
+	if timed <= 4 || len(e.Samples) != 4 || !strings.HasSuffix(e.Message, fmt.Sprintf("each of its 4 samples is the min of %d consecutive runs", per)) {
+		t.Fatalf("%d timed runs, %d samples, message %q", timed, len(e.Samples), e.Message)
+	}
+	if e.Objective != slices.Min(e.Samples) {
+		t.Errorf("objective %v, the samples %v", e.Objective, e.Samples)
 	}
 }

@@ -60,7 +60,7 @@ type Report struct {
 	BestTimeCV   *float64 `json:"best_time_cv,omitempty"`
 	MedianTimeCV *float64 `json:"median_time_cv,omitempty"`
 	WithinSpread int      `json:"within_spread_of_best,omitempty"`
-	// BestRunsPerSample is how many runs each of the best's samples is the mean of, where
+	// BestRunsPerSample is how many runs each of the best's samples is made of, where
 	// its runs went on for the spec's min_time (runner.RunsPerSample); left out at 1.
 	// MinTimeBatched counts the successful evaluations whose runs went on so; MinTime is
 	// the spec's, for the summary.

@@ -35,8 +35,8 @@ twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its f
 then timed over the spec's iterations (a kernel too slow for them all within the spec's
 timeout over those that fit, at least one, which its result says; with the spec's
 min_time, one whose iterations are over sooner runs on in rounds of iterations runs until
-they have lasted min_time, at most 10000 runs, each sample then the mean of a batch of
-consecutive runs, which its result says). A time is the kernel's
+they have lasted min_time, at most 10000 runs, each sample then the statistic of a batch
+of consecutive runs, which its result says). A time is the kernel's
 alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
 time it on the device, host C the monotonic clock around the call; the first run is not
 among the samples, and the spec's statistic (mean by default, median or min) makes them
@@ -122,7 +122,7 @@ be computed for it, timed runs left out for its timeout; lacking_metrics counts 
 successes that lack metrics, short_timed those timed over fewer runs than the spec's
 iterations, since more would have passed its timeout; min_time_batched those whose runs
 went on for the spec's min_time); best_runs (the timed runs its time is made of),
-best_runs_per_sample (with min_time, how many runs each of its samples is the mean of),
+best_runs_per_sample (with min_time, how many runs each of its samples is made of),
 best_time_cv (its samples' spread, the coefficient of variation: standard deviation over
 mean, 0.05 for 5%),
 median_time_cv (the median spread over the run's successes) and within_spread_of_best
@@ -534,7 +534,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		if n > 1 {
 			what = fmt.Sprintf("%d successful configurations", n)
 		}
-		fmt.Fprintf(w, "  %s ran on past the spec's %d iterations for its min_time of %v: each sample the mean of a batch of runs (ktune export says how many)\n", what, r.Iterations, r.MinTime)
+		fmt.Fprintf(w, "  %s ran on past the spec's %d iterations for its min_time of %v: each sample the statistic of a batch of runs (ktune export says how many)\n", what, r.Iterations, r.MinTime)
 	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
@@ -560,7 +560,7 @@ func writeSpread(w io.Writer, r *tuner.Report) {
 	}
 	cv := *r.BestTimeCV
 	if per := r.BestRunsPerSample; per > 1 {
-		fmt.Fprintf(w, "  spread of its %d samples, each the mean of %d runs: %.1f%% (coefficient of variation", r.BestRuns/per, per, 100*cv)
+		fmt.Fprintf(w, "  spread of its %d samples, each of a batch of %d runs: %.1f%% (coefficient of variation", r.BestRuns/per, per, 100*cv)
 	} else {
 		fmt.Fprintf(w, "  spread of its %d timed runs: %.1f%% (coefficient of variation", r.BestRuns, 100*cv)
 	}
