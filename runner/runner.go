@@ -344,7 +344,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// stay iterations numbers: the runs are cut in as many batches of consecutive runs,
 	// each sample its batch's statistic, so that the mean of the samples is that of every
 	// run, their minimum every run's minimum (on PoCL the steadiest time of a kernel of
-	// microseconds: a minimum of batch means moved 60-140% from run to run), and their
+	// microseconds: a minimum of batch means moved 61-141% from run to run), and their
 	// median the median of the batches' medians.
 	runs := len(e.Samples)
 	if mt := r.spec.MinTime; mt > 0 && timingNote == "" && time.Since(timed) < mt {
