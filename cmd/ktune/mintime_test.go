@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A host C kernel that does almost nothing, tuned with iterations 4 and min_time 20ms,
@@ -58,6 +59,36 @@ min_time: 20ms
 	for k, c := range cache.Cache {
 		if len(c.Times) != 4 || !strings.Contains(c.Message, "for min_time 20ms: each of its 4 samples is the mean of ") {
 			t.Errorf("%s: %d times, message %q; want 4, each a batch's mean", k, len(c.Times), c.Message)
+		}
+	}
+}
+
+// Noisy timings are met with what steadies them: min_time is suggested where the spec
+// has none, not where it has one already; a best timed over batches of runs has its
+// spread called its samples'.
+func TestNoisyTimingsSuggestMinTimeWhereItIsOff(t *testing.T) {
+	cv, median := 0.3, 0.4
+	for _, c := range []struct {
+		rep      tuneReport
+		want     []string
+		wantNone []string
+	}{
+		{tuneReport{BestRuns: 32, BestTimeCV: &cv, MedianTimeCV: &median},
+			[]string{"  spread of its 32 timed runs: 30.0%", "and for a kernel of microseconds min_time (a least time for each configuration's runs: 'ktune help spec') make the ranking steadier"}, nil},
+		{tuneReport{BestRuns: 3200, BestRunsPerSample: 100, BestTimeCV: &cv, MedianTimeCV: &median, MinTime: 10 * time.Millisecond},
+			[]string{"  spread of its 32 samples, each of a batch of 100 runs: 30.0%", "or min (the steadiest from run to run on a busy machine) make the ranking steadier"}, []string{"min_time ("}},
+	} {
+		var b strings.Builder
+		writeSpread(&b, &c.rep)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("min_time %v: the summary lacks %q:\n%s", c.rep.MinTime, w, b.String())
+			}
+		}
+		for _, w := range c.wantNone {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("min_time %v: the summary has %q:\n%s", c.rep.MinTime, w, b.String())
+			}
 		}
 	}
 }

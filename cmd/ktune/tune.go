@@ -576,7 +576,11 @@ func writeSpread(w io.Writer, r *tuner.Report) {
 		fmt.Fprintf(w, "  %s within that spread of it: their order may not repeat in another run\n", what)
 	}
 	if cv > noisyCV || r.MedianTimeCV != nil && *r.MedianTimeCV > noisyCV {
-		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine) make the ranking steadier\n", 100*noisyCV)
+		more := ""
+		if r.MinTime == 0 {
+			more = ", and for a kernel of microseconds min_time (a least time for each configuration's runs: 'ktune help spec')"
+		}
+		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine)%s make the ranking steadier\n", 100*noisyCV, more)
 	}
 }
 
