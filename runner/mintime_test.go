@@ -90,9 +90,12 @@ arguments:
 }
 
 // evaluateSpin evaluates the configuration spin_us = us and returns the evaluation and
-// how many timed runs the kernel made: its calls less the warm-up and the two settling
-// runs of a kernel under 10 ms.
-func evaluateSpin(t *testing.T, r *runner.Runner, sp *space.Space, calls func() int, us int64) (result.Evaluation, int, time.Duration) {
+// how many timed runs the kernel made: its calls less its untimed runs, the warm-up and up
+// to two settling runs (none once a run took 10 ms, which a busy machine may make of a
+// short one). The timed runs come in whole rounds of iters, so of the three counts that
+// leaves one at most is a multiple of iters (iters of 4 or more): the test fails where
+// none is.
+func evaluateSpin(t *testing.T, r *runner.Runner, sp *space.Space, calls func() int, us int64, iters int) (result.Evaluation, int, time.Duration) {
 	t.Helper()
 	cfg, err := sp.ConfigOf([]space.Value{space.IntValue(us)})
 	if err != nil {
@@ -108,11 +111,14 @@ func evaluateSpin(t *testing.T, r *runner.Runner, sp *space.Space, calls func() 
 	if e.Status != result.OK {
 		t.Fatalf("spin_us=%d: %v %q", us, e.Status, e.Message)
 	}
-	untimed := 3
-	if us >= 10000 {
-		untimed = 1
+	n := calls()
+	for untimed := 1; untimed <= 3; untimed++ {
+		if timed := n - untimed; timed > 0 && timed%iters == 0 {
+			return e, timed, took
+		}
 	}
-	return e, calls() - untimed, took
+	t.Fatalf("spin_us=%d: %d calls are not a warm-up, up to two settling runs and whole rounds of %d runs", us, n, iters)
+	return e, 0, took
 }
 
 // A kernel of a few microseconds with iterations 5 and min_time 20ms runs on, in rounds of
@@ -123,7 +129,7 @@ func evaluateSpin(t *testing.T, r *runner.Runner, sp *space.Space, calls func() 
 func TestMinTimeRunsAShortKernelOnInBatches(t *testing.T) {
 	r, sp, _, calls, sw := tickRunner(t, "3, 5000", "iterations: 5\nmin_time: 20ms\n")
 
-	e, timed, took := evaluateSpin(t, r, sp, calls, 3)
+	e, timed, took := evaluateSpin(t, r, sp, calls, 3, 5)
 	if timed <= 5 || timed%5 != 0 || timed > runner.MaxTimedRuns {
 		t.Errorf("a 3 µs kernel made %d timed runs, want more than 5, in rounds of 5, at most %d", timed, runner.MaxTimedRuns)
 	}
@@ -153,7 +159,7 @@ func TestMinTimeRunsAShortKernelOnInBatches(t *testing.T) {
 		t.Errorf("the observers were told of runs %v, want %d last", sw.runs, timed)
 	}
 
-	e, timed, _ = evaluateSpin(t, r, sp, calls, 5000)
+	e, timed, _ = evaluateSpin(t, r, sp, calls, 5000, 5)
 	if timed != 5 || len(e.Samples) != 5 || e.Message != "" || runner.RunsPerSample(e.Message) != 1 {
 		t.Errorf("a 5 ms kernel: %d timed runs, %d samples, message %q; want 5, 5 and none", timed, len(e.Samples), e.Message)
 	}
@@ -173,7 +179,7 @@ func TestWithoutMinTimeAShortKernelRunsItsIterations(t *testing.T) {
 	if s.MinTime != 0 {
 		t.Fatalf("min_time %v by default", s.MinTime)
 	}
-	e, timed, _ := evaluateSpin(t, r, sp, calls, 3)
+	e, timed, _ := evaluateSpin(t, r, sp, calls, 3, 5)
 	if timed != 5 || len(e.Samples) != 5 || e.Message != "" {
 		t.Errorf("%d timed runs, %d samples, message %q; want 5, 5 and none", timed, len(e.Samples), e.Message)
 	}
@@ -183,7 +189,7 @@ func TestWithoutMinTimeAShortKernelRunsItsIterations(t *testing.T) {
 // rounds of 7), however far min_time is, and the note says min_time was not reached.
 func TestMinTimeStopsAtTheCapOfRuns(t *testing.T) {
 	r, sp, _, calls, _ := tickRunner(t, "0", "iterations: 7\nmin_time: 9s\ntimeout: 20s\n")
-	e, timed, took := evaluateSpin(t, r, sp, calls, 0)
+	e, timed, took := evaluateSpin(t, r, sp, calls, 0, 7)
 	want := runner.MaxTimedRuns / 7 * 7
 	if timed != want || len(e.Samples) != 7 {
 		t.Errorf("%d timed runs in %d samples, want %d in 7", timed, len(e.Samples), want)
@@ -202,7 +208,7 @@ func TestMinTimeStopsAtTheCapOfRuns(t *testing.T) {
 // timeout 1s end before 0.95 s, and the note says why min_time was not reached.
 func TestMinTimeStopsBeforeTheTimeout(t *testing.T) {
 	r, sp, s, calls, _ := tickRunner(t, "2000", "iterations: 5\nmin_time: 990ms\ntimeout: 1s\n")
-	e, timed, took := evaluateSpin(t, r, sp, calls, 2000)
+	e, timed, took := evaluateSpin(t, r, sp, calls, 2000, 5)
 	if timed <= 5 || timed%5 != 0 || timed > 475 {
 		t.Errorf("%d timed runs of 2 ms, want more than 5, in rounds of 5, and no more than fit in 0.95 s", timed)
 	}
@@ -223,7 +229,7 @@ func TestMinTimeStopsBeforeTheTimeout(t *testing.T) {
 // time is the least of them: every run's minimum.
 func TestMinTimeSamplesAreTheBatchesStatistic(t *testing.T) {
 	r, sp, _, calls, _ := tickRunner(t, "3", "iterations: 4\nmin_time: 10ms\nstatistic: min\n")
-	e, timed, _ := evaluateSpin(t, r, sp, calls, 3)
+	e, timed, _ := evaluateSpin(t, r, sp, calls, 3, 4)
 	per := timed / 4
 	if timed <= 4 || len(e.Samples) != 4 || !strings.HasSuffix(e.Message, fmt.Sprintf("each of its 4 samples is the min of %d consecutive runs", per)) {
 		t.Fatalf("%d timed runs, %d samples, message %q", timed, len(e.Samples), e.Message)
