@@ -228,7 +228,7 @@ func TestMinTimeStopsBeforeTheTimeout(t *testing.T) {
 // With statistic min each sample is its batch's minimum, which the note says, and the
 // time is the least of them: every run's minimum.
 func TestMinTimeSamplesAreTheBatchesStatistic(t *testing.T) {
-	r, sp, _, calls, _ := tickRunner(t, "3", "iterations: 4\nmin_time: 10ms\nstatistic: min\n")
+	r, sp, _, calls, _ := tickRunner(t, "3", "iterations: 4\nmin_time: 30ms\nstatistic: min\n")
 	e, timed, _ := evaluateSpin(t, r, sp, calls, 3, 4)
 	per := timed / 4
 	if timed <= 4 || len(e.Samples) != 4 || !strings.HasSuffix(e.Message, fmt.Sprintf("each of its 4 samples is the min of %d consecutive runs", per)) {

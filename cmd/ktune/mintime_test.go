@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// A host C kernel that does almost nothing, tuned with iterations 4 and min_time 20ms,
-// runs on past its 4 runs in every configuration: the summary says the best's samples
+// A host C kernel that does almost nothing, tuned with iterations 4 and min_time 100ms,
+// runs on past its 4 runs in every configuration (to the cap of runs, most likely): the summary says the best's samples
 // are means of batches of runs (the spec's statistic) and how many configurations ran on, the --json summary
 // counts the runs, and the exported Kernel Tuner cache keeps 4 times per configuration,
 // each a batch's mean, with the note that says so.
@@ -26,14 +26,14 @@ arguments:
   - {name: x, type: float32, length: 4, output: true}
   - {name: n, type: int32, value: 4}
 iterations: 4
-min_time: 20ms
+min_time: 100ms
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "k.db")
 	out, errOut, code := ktune(t, "tune", specPath, "--db", db)
 	if code != 0 || !strings.Contains(out, "  spread of its 4 samples, each of a batch of ") ||
-		!strings.Contains(out, "  2 successful configurations ran on past the spec's 4 iterations for its min_time of 20ms: each sample the statistic of a batch of runs") ||
+		!strings.Contains(out, "  2 successful configurations ran on past the spec's 4 iterations for its min_time of 100ms: each sample the statistic of a batch of runs") ||
 		!strings.Contains(out, "  timed over ") {
 		t.Fatalf("exit %d, want the batches in the summary:\n%s%s", code, out, errOut)
 	}
@@ -57,7 +57,7 @@ min_time: 20ms
 		t.Fatalf("exit %d, %v, %d configurations: %s%s", code, err, len(cache.Cache), out, errOut)
 	}
 	for k, c := range cache.Cache {
-		if len(c.Times) != 4 || !strings.Contains(c.Message, "for min_time 20ms: each of its 4 samples is the mean of ") {
+		if len(c.Times) != 4 || !strings.Contains(c.Message, "for min_time 100ms: each of its 4 samples is the mean of ") {
 			t.Errorf("%s: %d times, message %q; want 4, each a batch's mean", k, len(c.Times), c.Message)
 		}
 	}
