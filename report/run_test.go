@@ -149,6 +149,20 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 	}
 }
 
+// Where the runs went on for the spec's min_time, each sample is a batch's statistic:
+// the best configurations' table calls its spread the samples', not the runs'.
+func TestTheSpreadOfBatchedSamplesIsNamedSo(t *testing.T) {
+	best := gbps(4, 2, 13.74)
+	best.Message = "timed over 300 runs for min_time 10ms: each of its 3 samples is the mean of 100 consecutive runs"
+	page := tunedRun(t, 3, []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), best}, store.StatusFinished)
+	if want := `<th class="num">spread of the samples (CV; each of a batch of runs, min_time)</th>`; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if strings.Contains(page, "spread of the runs (CV)") {
+		t.Error("the page calls the spread of batches of runs the runs'")
+	}
+}
+
 // A run interrupted, or killed (its process gone: the command line's store reads it as
 // interrupted), reads as partial results: how far it got and how to resume it, and no
 // "finished" time.

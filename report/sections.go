@@ -378,7 +378,7 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	obj := objectiveName(rec)
 	objs, times := make([]float64, len(ok)), make([]float64, len(ok))
 	spreads := make([]string, len(ok))
-	withTime, withSpread := false, false
+	withTime, withSpread, batched := false, false, false
 	for r, i := range ok {
 		e := &rec.Evaluations[i]
 		objs[r], times[r] = e.Objective, math.NaN()
@@ -391,6 +391,7 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 			spreads[r] = strconv.FormatFloat(100*cv, 'f', 1, 64) + "%"
 			withSpread = true
 		}
+		batched = batched || runner.RunsPerSample(e.Message) > 1
 	}
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
 	if _, all := rec.Counts(); all != len(ok) {
@@ -403,7 +404,12 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	}
 	if withSpread {
 		// how much the timed runs varied: ranks closer than that may not repeat
-		t.Head = append(t.Head, "spread of the runs (CV)")
+		if batched {
+			// runs that went on for the spec's min_time: a sample per batch of runs
+			t.Head = append(t.Head, "spread of the samples (CV; each of a batch of runs, min_time)")
+		} else {
+			t.Head = append(t.Head, "spread of the runs (CV)")
+		}
 	}
 	for _, p := range rec.Params {
 		t.Head = append(t.Head, p.Name)

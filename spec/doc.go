@@ -229,6 +229,22 @@ statistic: mean                # mean (default) | median | min of the runs: on a
                                # machine the minimum moves least from run to run; the
                                # median ignores outliers, which the mean (Kernel Tuner's
                                # time) takes in
+min_time: 10ms                 # optional (default 0, off): runs whose iterations are over
+                               # sooner go on, in rounds of iterations runs, until the timed
+                               # runs have lasted this long by the clock (launches included),
+                               # at most 10000 runs and never past the timeout; the runs are
+                               # then cut in iterations batches of consecutive runs, each
+                               # sample its batch's statistic (the samples' mean or min is
+                               # every run's; exports' times, Kernel Tuner's "times" and
+                               # T4's runtimes, are these samples), and the result says
+                               # "timed over 3200 runs for min_time 10ms: each of its 32
+                               # samples is the mean of 100 consecutive runs". For kernels
+                               # of microseconds, whose launches jitter (with statistic: min,
+                               # 50ms steadied the ranking of a 0.3 µs PoCL kernel); a
+                               # configuration whose iterations last min_time is unchanged.
+                               # Off by default: on PoCL such a kernel takes 3 µs, not 0.3,
+                               # after a few hundred runs back to back, which a mean then
+                               # measures
 timeout: 10s                   # per configuration, a Go duration (default 10s): from the
                                # kernel's first launch to its last timed run, verification
                                # included; a kernel still running is killed (status timeout).

@@ -47,6 +47,7 @@ type Spec struct {
 	Iterations        int           // timed runs per configuration
 	Statistic         string        // how the runs combine into one time: "mean", "median" or "min"
 	Timeout           time.Duration // per configuration: from the kernel's first launch to its last timed run
+	MinTime           time.Duration // timed runs go on, in rounds of Iterations, until they last this long; 0: off
 	CompileTimeout    time.Duration // per configuration: compiling the kernel
 	Default           []space.Value // a baseline configuration; nil when not given
 	Seed              uint64        // seed of the generated input data
@@ -200,7 +201,7 @@ var topFields = []string{
 	"kernel", "constants", "parameters", "restrictions", "problem_size", "block_size_names",
 	"grid_div_x", "grid_div_y", "grid_div_z", "grid", "block", "shared_memory_bytes",
 	"arguments", "verification", "objective", "metrics", "iterations", "statistic",
-	"timeout", "compile_timeout", "default_config", "seed",
+	"min_time", "timeout", "compile_timeout", "default_config", "seed",
 }
 
 // kernelTunerNames maps Kernel Tuner's argument names to the spec's fields.
@@ -431,6 +432,18 @@ func (p *parser) top(root *yaml.Node) {
 			s.CompileTimeout = t
 		}
 	}
+	if n := get("min_time"); n != nil {
+		// 0 turns it off, as a duration (0s) or a bare number.
+		if rn := d.resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && zeroDuration(rn.Value) {
+			s.MinTime = 0
+		} else if t, ok := p.duration(n, "min_time"); ok {
+			if t >= s.Timeout {
+				d.errf(n, "min_time", "%v is not shorter than the timeout of %v, which would end the runs first; expected a shorter min_time (10ms suits kernels of microseconds) or a longer timeout", t, s.Timeout)
+			} else {
+				s.MinTime = t
+			}
+		}
+	}
 	if n := get("default_config"); n != nil && p.paramsOK {
 		s.Default = p.config(n, "default_config")
 	}
@@ -444,6 +457,15 @@ func (p *parser) top(root *yaml.Node) {
 		}
 	}
 	s.c = p.c
+}
+
+// zeroDuration reports whether v is a duration of zero: 0, 0s, 0ms...
+func zeroDuration(v string) bool {
+	if v == "0" {
+		return true
+	}
+	t, err := time.ParseDuration(v)
+	return err == nil && t == 0
 }
 
 // duration reads a positive Go duration (10s, 1m30s) of field f.

@@ -151,8 +151,8 @@ problem_size: 1000
 	if s.Kernel.Language != "opencl" || !s.Kernel.Defines || s.Kernel.Code != "" {
 		t.Errorf("kernel %+v", s.Kernel)
 	}
-	if s.Iterations != DefaultIterations || s.Statistic != "mean" || s.Timeout != 10*time.Second || s.CompileTimeout != 5*time.Minute || s.Seed != 0 {
-		t.Errorf("defaults: %d %s %v %v %d", s.Iterations, s.Statistic, s.Timeout, s.CompileTimeout, s.Seed)
+	if s.Iterations != DefaultIterations || s.Statistic != "mean" || s.Timeout != 10*time.Second || s.CompileTimeout != 5*time.Minute || s.Seed != 0 || s.MinTime != 0 {
+		t.Errorf("defaults: %d %s %v %v %d min_time %v", s.Iterations, s.Statistic, s.Timeout, s.CompileTimeout, s.Seed, s.MinTime)
 	}
 	if name, max := s.Objective(); name != "time" || max {
 		t.Errorf("objective %s %v", name, max)
@@ -336,6 +336,26 @@ parameters:
 problem_size: [N]
 `
 
+// min_time is a Go duration, the timed runs' least length; 0 turns it off, written as a
+// number or a duration.
+func TestMinTimeIsADurationOrZero(t *testing.T) {
+	for _, c := range []struct {
+		field string
+		want  time.Duration
+	}{
+		{"min_time: 10ms\n", 10 * time.Millisecond},
+		{"min_time: 1.5s\ntimeout: 20s\n", 1500 * time.Millisecond},
+		{"min_time: 0\n", 0},
+		{"min_time: 0s\n", 0},
+		{"", 0},
+	} {
+		s := mustParse(t, base+c.field)
+		if s.MinTime != c.want {
+			t.Errorf("%q: min_time %v, want %v", c.field, s.MinTime, c.want)
+		}
+	}
+}
+
 func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 	tests := []struct {
 		name string
@@ -390,6 +410,16 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"compile_timeout", []string{"compile_timeout", "60 has no unit; expected a positive Go duration such as 60s"}},
 		{"compile_timeout not positive", base + "compile_timeout: 0s\n",
 			"compile_timeout", []string{"compile_timeout", "0s; expected a positive duration"}},
+		{"min_time without unit", base + "min_time: 10\n",
+			"min_time", []string{"min_time", "10 has no unit; expected a positive Go duration such as 10s"}},
+		{"min_time negative", base + "min_time: -5ms\n",
+			"min_time", []string{"min_time", "-5ms; expected a positive duration"}},
+		{"min_time not a duration", base + "min_time: 10 ms\n",
+			"min_time", []string{"min_time", `"10 ms" is not a duration`}},
+		{"min_time past the timeout", base + "timeout: 2s\nmin_time: 2s\n",
+			"min_time", []string{"min_time", "2s is not shorter than the timeout of 2s, which would end the runs first"}},
+		{"min_time past the default timeout", base + "min_time: 1m\n",
+			"min_time", []string{"min_time", "1m0s is not shorter than the timeout of 10s"}},
 		{"malformed YAML", base + "restrictions: [\"tile > 1\"\nseed: 3\n",
 			"restrictions:", []string{"malformed YAML"}},
 		{"sequence inside a mapping", base + "seed: 3\n- 4\n",

@@ -60,6 +60,13 @@ type Report struct {
 	BestTimeCV   *float64 `json:"best_time_cv,omitempty"`
 	MedianTimeCV *float64 `json:"median_time_cv,omitempty"`
 	WithinSpread int      `json:"within_spread_of_best,omitempty"`
+	// BestRunsPerSample is how many runs each of the best's samples is made of, where
+	// its runs went on for the spec's min_time (runner.RunsPerSample); left out at 1.
+	// MinTimeBatched counts the successful evaluations whose runs went on so; MinTime is
+	// the spec's, for the summary.
+	BestRunsPerSample int           `json:"best_runs_per_sample,omitempty"`
+	MinTimeBatched    int           `json:"min_time_batched,omitempty"`
+	MinTime           time.Duration `json:"-"`
 	// Verified says the successful configurations' outputs were checked against the spec's
 	// verification: false where the spec has none, or no configuration succeeded.
 	Verified        bool     `json:"verified"`
@@ -195,7 +202,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
 		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
-		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout}
+		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout, MinTime: s.MinTime}
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
 	for i := range history {
@@ -218,6 +225,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			}
 			if n := len(e.Samples); n > 0 && n < s.Iterations {
 				r.ShortTimed++
+			}
+			if runner.RunsPerSample(e.Message) > 1 {
+				r.MinTimeBatched++
 			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
 				best = h
@@ -253,7 +263,11 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		if !math.IsNaN(t) {
 			r.BestTimeMS = &t
 		}
-		r.BestRuns = len(best.Evaluation.Samples)
+		per := runner.RunsPerSample(best.Evaluation.Message)
+		r.BestRuns = len(best.Evaluation.Samples) * per
+		if per > 1 {
+			r.BestRunsPerSample = per
+		}
 		if cv, has := best.Evaluation.SampleCV(); has {
 			r.BestTimeCV = &cv
 			for _, v := range ok {

@@ -72,3 +72,50 @@ iterations: 3
 		t.Errorf("%d configurations timed over fewer runs than the iterations, want 1", r.ShortTimed)
 	}
 }
+
+// A configuration whose runs went on for the spec's min_time has samples that are means
+// of batches of runs: the summary counts its runs (samples times their batch), says how
+// many each sample is the mean of, and counts the configurations timed so.
+func TestReportCountsTheRunsOfBatchedSamples(t *testing.T) {
+	s, err := spec.Parse([]byte(`
+kernel: {name: scale, language: c, code: "void scale(float *x, int n) {}"}
+parameters: [{name: p, values: [1, 2, 3]}]
+problem_size: [1]
+arguments:
+  - {name: x, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 1}
+iterations: 3
+min_time: 10ms
+`), "report_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(p int64, msg string, samples ...float64) tuning.Evaluated {
+		c, err := sp.ConfigOf([]space.Value{space.IntValue(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := result.Evaluation{Config: sp.Values(c), Status: result.OK, Samples: samples, Message: msg}
+		for _, v := range samples {
+			e.Objective += v / float64(len(samples))
+		}
+		return tuning.Evaluated{Config: c, Evaluation: e}
+	}
+	history := []tuning.Evaluated{
+		eval(1, "timed over 300 runs for min_time 10ms: each of its 3 samples is the mean of 100 consecutive runs", 0.01, 0.011, 0.009),
+		eval(2, "timed over 150 runs for min_time 10ms: each of its 3 samples is the mean of 50 consecutive runs", 0.02, 0.02, 0.02),
+		eval(3, "", 12, 12, 12), // long enough: its iterations alone
+	}
+	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0)
+	if r.BestObjective == nil || math.Abs(*r.BestObjective-0.01) > 1e-12 {
+		t.Fatalf("best %v, want 0.01", r.BestObjective)
+	}
+	if r.BestRuns != 300 || r.BestRunsPerSample != 100 || r.MinTimeBatched != 2 || r.MinTime != s.MinTime || r.ShortTimed != 0 {
+		t.Errorf("best runs %d, %d per sample, %d batched (min_time %v), %d short; want 300, 100, 2 (10ms), 0",
+			r.BestRuns, r.BestRunsPerSample, r.MinTimeBatched, r.MinTime, r.ShortTimed)
+	}
+}

@@ -33,7 +33,10 @@ Searches the configurations of the kernel spec (see 'ktune help spec') on a devi
 configuration is compiled, run once to warm up and verify its output against the reference,
 twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its first runs),
 then timed over the spec's iterations (a kernel too slow for them all within the spec's
-timeout over those that fit, at least one, which its result says). A time is the kernel's
+timeout over those that fit, at least one, which its result says; with the spec's
+min_time, one whose iterations are over sooner runs on in rounds of iterations runs until
+they have lasted min_time, at most 10000 runs, each sample then the statistic of a batch
+of consecutive runs, which its result says). A time is the kernel's
 alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
 time it on the device, host C and C++ the monotonic clock around the call; the first run is not
 among the samples, and the spec's statistic (mean by default, median or min) makes them
@@ -118,8 +121,11 @@ example configuration); best_configuration (parameter names to values, in the sp
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
 be computed for it, timed runs left out for its timeout; lacking_metrics counts the
 successes that lack metrics, short_timed those timed over fewer runs than the spec's
-iterations, since more would have passed its timeout); best_runs (the timed runs its time is made of), best_time_cv
-(their spread, the coefficient of variation: standard deviation over mean, 0.05 for 5%),
+iterations, since more would have passed its timeout; min_time_batched those whose runs
+went on for the spec's min_time); best_runs (the timed runs its time is made of),
+best_runs_per_sample (with min_time, how many runs each of its samples is made of),
+best_time_cv (its samples' spread, the coefficient of variation: standard deviation over
+mean, 0.05 for 5%),
 median_time_cv (the median spread over the run's successes) and within_spread_of_best
 (how many other successes have an objective within the best's spread of its: an order
 another run may not repeat; the summary calls timings with a spread over 10% noisy);
@@ -524,6 +530,13 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		}
 		fmt.Fprintf(w, "  %s timed over fewer runs than the spec's %d iterations: more would have passed its timeout of %v\n", what, r.Iterations, r.Timeout)
 	}
+	if n := r.MinTimeBatched; n > 0 {
+		what := "1 successful configuration"
+		if n > 1 {
+			what = fmt.Sprintf("%d successful configurations", n)
+		}
+		fmt.Fprintf(w, "  %s ran on past the spec's %d iterations for its min_time of %v: each sample the statistic of a batch of runs (ktune export says how many)\n", what, r.Iterations, r.MinTime)
+	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
 	}
@@ -547,7 +560,11 @@ func writeSpread(w io.Writer, r *tuner.Report) {
 		return
 	}
 	cv := *r.BestTimeCV
-	fmt.Fprintf(w, "  spread of its %d timed runs: %.1f%% (coefficient of variation", r.BestRuns, 100*cv)
+	if per := r.BestRunsPerSample; per > 1 {
+		fmt.Fprintf(w, "  spread of its %d samples, each of a batch of %d runs: %.1f%% (coefficient of variation", r.BestRuns/per, per, 100*cv)
+	} else {
+		fmt.Fprintf(w, "  spread of its %d timed runs: %.1f%% (coefficient of variation", r.BestRuns, 100*cv)
+	}
 	if r.MedianTimeCV != nil {
 		fmt.Fprintf(w, "; median over the run %.1f%%", 100**r.MedianTimeCV)
 	}
@@ -560,7 +577,11 @@ func writeSpread(w io.Writer, r *tuner.Report) {
 		fmt.Fprintf(w, "  %s within that spread of it: their order may not repeat in another run\n", what)
 	}
 	if cv > noisyCV || r.MedianTimeCV != nil && *r.MedianTimeCV > noisyCV {
-		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine) make the ranking steadier\n", 100*noisyCV)
+		more := ""
+		if r.MinTime == 0 {
+			more = ", and for a kernel of microseconds min_time (a least time for each configuration's runs: 'ktune help spec')"
+		}
+		fmt.Fprintf(w, "  the timings are noisy (a spread over %.0f%%): other work on the machine or device, or a kernel so short that launch jitter shows; more iterations, statistic: median (against outliers) or min (the steadiest from run to run on a busy machine)%s make the ranking steadier\n", 100*noisyCV, more)
 	}
 }
 
