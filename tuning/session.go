@@ -799,7 +799,7 @@ type askTell struct {
 }
 
 type question struct {
-	c   space.Config // the strategy's buffer: it is blocked until Tell, so it stays put
+	c   space.Config // the strategy's buffer until Ask takes it, then Ask's own copy
 	idx int
 }
 
@@ -914,6 +914,9 @@ func (s *Session) Ask(ctx context.Context) (space.Config, error) {
 			<-at.done
 			return nil, s.doneErr()
 		}
+		// What is pending holds its own copy: the strategy reuses its buffer once a Tell
+		// has answered it, while a Tell racing that one may still read the pending one.
+		q.c = q.c.Clone()
 		s.mu.Lock()
 		at.pending = &q
 		s.mu.Unlock()
