@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -614,6 +615,11 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, co
 			key := [2]int{i, a.Bytes}
 			b, have := pool[key]
 			if !have {
+				// An argument whose length depends on the configuration keeps the buffer
+				// and data of its latest length alone: those of earlier lengths, kept on,
+				// would fill the device (and, on a CPU, the worker's memory) until a
+				// configuration that fits alone failed for want of memory.
+				r.forget(pool, i, a.Length)
 				// The buffer first: an array larger than the device allows is refused by
 				// it, before its data are generated in this process's memory (which an
 				// array larger than the machine's ends with a fatal out-of-memory error).
@@ -646,6 +652,30 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, co
 		b.dirty = true
 	}
 	return args, bufs, nil
+}
+
+// forget releases argument i's buffers in pool, with their pristine copies, and its
+// generated contents of lengths other than length.
+// Their memory is collected at once, so that the next length's data reuse it rather than
+// map more (which a worker's data limit counts) beside what the device allocates.
+func (r *Runner) forget(pool map[[2]int]*argBuffer, i, length int) {
+	freed := false
+	for key, b := range pool {
+		if key[0] == i {
+			b.release()
+			delete(pool, key)
+			freed = true
+		}
+	}
+	for key := range r.inputs {
+		if key[0] == i && key[1] != length {
+			delete(r.inputs, key)
+			freed = true
+		}
+	}
+	if freed {
+		debug.FreeOSMemory()
+	}
 }
 
 // reset gives buffer b its initial contents; with copies, it first makes b's pristine

@@ -2217,3 +2217,44 @@ func TestNothingRanWithoutVerificationSaysRan(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// An array whose length is a tuned parameter keeps one length's buffer and data in the
+// worker, the configuration's: a worker that kept every length it had met filled its
+// memory until a configuration that fits alone failed for want of it. On PoCL under
+// --worker-memory 2GiB, N=96M (384 MB, with its pristine copy and data 1.1 GB) failed
+// "ran out of memory" after 32M and 64M, and ran on a fresh worker.
+func TestAnArrayOfTunedLengthKeepsOneLengthInTheWorker(t *testing.T) {
+	needBackend(t, "opencl")
+	dir := t.TempDir()
+	spec := `kernel:
+  name: fill
+  language: opencl
+  code: |
+    __kernel void fill(__global float *c, const long n) {
+        size_t i = get_global_id(0);
+        if (i < n) c[i] = 1.0f;
+    }
+parameters:
+  - {name: block_size_x, values: [64]}
+  - {name: N, values: [32000000, 64000000, 96000000]}
+problem_size: [1024]
+arguments:
+  - {name: c, type: float32, length: N, output: true}
+  - {name: n, type: int64, value: N}
+iterations: 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "fill.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "fill.yaml"), "--strategy", "bruteforce", "--worker-memory", "2GiB",
+		"--no-precompile", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evals := evaluationsOf(t, db)
+	for _, n := range []string{"32000000", "64000000", "96000000"} {
+		if e := evals["64,"+n]; e.Status != result.OK {
+			t.Errorf("N=%s: %v %q, want ok", n, e.Status, e.Message)
+		}
+	}
+}
