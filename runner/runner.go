@@ -527,11 +527,24 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 	}
 	// An array the device cannot hold would only be refused after compiling, and its
 	// data, generated in this process first, could exhaust the machine's memory.
+	var total int64
+	var arrays []string
 	for _, a := range inst.Args {
-		if a.Kind == spec.ArgArray && r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
+		if a.Kind != spec.ArgArray {
+			continue
+		}
+		if r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
 			return fmt.Sprintf("argument %s: %d elements of %s (%d bytes) exceed the device's largest buffer of %d bytes",
 				a.Name, a.Length, a.Type, a.Bytes, r.info.MaxAllocBytes)
 		}
+		total += int64(a.Bytes)
+		arrays = append(arrays, fmt.Sprintf("%s %d", a.Name, a.Bytes))
+	}
+	// Arrays that each fit may still not fit together: a GPU would refuse one of them, a
+	// CPU worker run out of memory after generating the data of the others.
+	if r.info.GlobalMemBytes > 0 && total > r.info.GlobalMemBytes {
+		return fmt.Sprintf("the arrays take %d bytes in all (%s), more than the device's global memory of %d bytes",
+			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
 	}
 	return ""
 }

@@ -2258,3 +2258,52 @@ iterations: 1
 		}
 	}
 }
+
+// Arrays that each fit the device's largest buffer but not its global memory together are
+// a device_limit, known before anything is compiled or allocated, whose message gives the
+// arrays' sizes and the device's. PoCL under --worker-memory 1GiB has 1 GiB of global
+// memory and 256 MiB buffers: five arrays of 240 MB crashed the worker as it ran out of
+// memory, a runtime_error, after compiling and generating their data.
+func TestArraysLargerTogetherThanGlobalMemoryAreADeviceLimit(t *testing.T) {
+	needBackend(t, "opencl")
+	dir := t.TempDir()
+	spec := `kernel:
+  name: sum
+  language: opencl
+  code: |
+    __kernel void sum(__global float *a, __global float *b, __global float *c, __global float *d, __global float *e, const long n) {
+        size_t i = get_global_id(0);
+        if (i < n) e[i] = a[i] + b[i] + c[i] + d[i];
+    }
+parameters:
+  - {name: block_size_x, values: [64]}
+  - {name: N, values: [1000, 60000000]}
+problem_size: [1024]
+arguments:
+  - {name: a, type: float32, length: N}
+  - {name: b, type: float32, length: N}
+  - {name: c, type: float32, length: N}
+  - {name: d, type: float32, length: N}
+  - {name: e, type: float32, length: N, output: true}
+  - {name: n, type: int64, value: N}
+iterations: 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "sum.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "sum.yaml"), "--strategy", "bruteforce", "--worker-memory", "1GiB",
+		"--no-precompile", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evals := evaluationsOf(t, db)
+	if e := evals["64,1000"]; e.Status != result.OK {
+		t.Errorf("N=1000: %v %q, want ok", e.Status, e.Message)
+	}
+	e := evals["64,60000000"]
+	want := "the arrays take 1200000000 bytes in all (a 240000000, b 240000000, c 240000000, d 240000000, e 240000000), " +
+		"more than the device's global memory of "
+	if e.Status != result.DeviceLimit || !strings.HasPrefix(e.Message, want) || e.CompileMS != 0 {
+		t.Errorf("N=60000000: %v %q (compiled for %.0f ms), want a device_limit before compiling saying %q...", e.Status, e.Message, e.CompileMS, want)
+	}
+}
