@@ -74,7 +74,8 @@ restrictions:                  # Python expressions over the parameters; a confi
 
 problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over parameters and
                                # constants, truncated as Python's int() does (required
-                               # unless grid is given)
+                               # unless grid is given); one that is 0 makes a grid of no
+                               # blocks, that configuration's runtime_error (not in C)
 
 # Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is
 # grid * block). The block size per dimension is the parameter named in block_size_names,

@@ -147,6 +147,12 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 				div = block[i]
 			}
 			grid[i] = (ps[i] + div - 1) / div
+			if grid[i] == 0 && s.Kernel.Language != "c" {
+				// A grid of no blocks launches nothing: CUDA refuses it, and OpenCL
+				// would run one work-group in its place.
+				err = s.evalErr(c.problem[i], "%s evaluates to 0 for this configuration, a grid of no blocks, which a kernel cannot be launched with; expected a problem size of at least 1 (a restriction can leave out the configurations that give 0)", c.problem[i].num.Source)
+				return
+			}
 		}
 	}
 	for i := range 3 {

@@ -326,6 +326,10 @@ func TestInstanceErrorsNameTheField(t *testing.T) {
 			map[string]any{"block_size_x": 1.5}, []string{"parameters.block_size_x", "expected a whole number of at least 1"}},
 		{"division by zero", "parameters: {tile: [0]}\nproblem_size: [\"10 // tile\"]\n",
 			map[string]any{"tile": 0}, []string{"problem_size[0]", "division by zero"}},
+		// It gave a grid of 0 blocks, which OpenCL ran as one work-group and the store
+		// then refused, ending the tuning run with the measurement lost.
+		{"a grid of no blocks", "parameters: {n: [0, 8], block_size_x: [32]}\nproblem_size: [n]\n",
+			map[string]any{"n": 0, "block_size_x": 32}, []string{"problem_size[0]", "n evaluates to 0 for this configuration, a grid of no blocks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,6 +348,11 @@ func TestInstanceErrorsNameTheField(t *testing.T) {
 	s := mustParse(t, "kernel: {name: k, source: k.cu}\nparameters: {x: [1]}\nproblem_size: 1\n")
 	if _, err := s.Instance(nil); err == nil {
 		t.Error("a configuration with no values was accepted")
+	}
+	// Host C has no launch: a problem size of 0 is the kernel's business.
+	c := mustParse(t, "kernel: {name: k, source: k.c}\nparameters: {n: [0, 8]}\nproblem_size: [n]\n")
+	if _, err := c.Instance(configOf(t, c, map[string]any{"n": 0})); err != nil {
+		t.Errorf("host C with a problem size of 0: %v", err)
 	}
 }
 

@@ -2307,3 +2307,44 @@ iterations: 1
 		t.Errorf("N=60000000: %v %q (compiled for %.0f ms), want a device_limit before compiling saying %q...", e.Status, e.Message, e.CompileMS, want)
 	}
 }
+
+// A configuration whose problem size is 0 has a grid of no blocks: it fails alone, before
+// compiling, saying so, and tuning goes on. OpenCL ran it as one work-group, ok, and the
+// store refused its launch ("a size below 1"), which ended the run (exit 1) with that
+// measurement lost.
+func TestAProblemSizeOfZeroFailsItsConfigurationAlone(t *testing.T) {
+	needBackend(t, "opencl")
+	dir := t.TempDir()
+	spec := `kernel:
+  name: count
+  language: opencl
+  code: |
+    __kernel void count(__global int *c, const long n) {
+        if (get_global_id(0) < n) atomic_inc(c);
+    }
+parameters:
+  - {name: block_size_x, values: [64]}
+  - {name: P, values: [0, 100]}
+problem_size: [P]
+arguments:
+  - {name: c, type: int32, length: 1, output: true}
+  - {name: n, type: int64, value: P}
+iterations: 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "count.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "count.yaml"), "--strategy", "bruteforce", "--no-precompile", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evals := evaluationsOf(t, db)
+	e := evals["64,0"]
+	want := "problem_size[0]: P evaluates to 0 for this configuration, a grid of no blocks"
+	if e.Status != result.RuntimeError || !strings.Contains(e.Message, want) || e.CompileMS != 0 {
+		t.Errorf("P=0: %v %q (compiled for %.0f ms), want a runtime_error before compiling saying %q", e.Status, e.Message, e.CompileMS, want)
+	}
+	if e := evals["64,100"]; e.Status != result.OK {
+		t.Errorf("P=100: %v %q, want ok", e.Status, e.Message)
+	}
+}
