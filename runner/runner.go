@@ -517,13 +517,18 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 		}
 	}
 	local := int64(inst.Launch.SharedBytes)
+	var parts []string
+	if inst.Launch.SharedBytes > 0 {
+		parts = append(parts, fmt.Sprintf("shared_memory_bytes %d", inst.Launch.SharedBytes))
+	}
 	for _, a := range inst.Args {
 		if a.Kind == spec.ArgLocal {
 			local += int64(a.Bytes)
+			parts = append(parts, fmt.Sprintf("argument %s: %d elements of %s, %d bytes", a.Name, a.Length, a.Type, a.Bytes))
 		}
 	}
 	if r.info.LocalMemBytes > 0 && local > r.info.LocalMemBytes {
-		return fmt.Sprintf("%d bytes of local memory exceed the device's %d", local, r.info.LocalMemBytes)
+		return fmt.Sprintf("%d bytes of local memory per block (%s) exceed the device's %d", local, strings.Join(parts, "; "), r.info.LocalMemBytes)
 	}
 	// An array the device cannot hold would only be refused after compiling, and its
 	// data, generated in this process first, could exhaust the machine's memory.
