@@ -546,9 +546,15 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 		arrays = append(arrays, fmt.Sprintf("%s %d", a.Name, a.Bytes))
 	}
 	// Arrays that each fit may still not fit together: a GPU would refuse one of them, a
-	// CPU worker run out of memory after generating the data of the others.
+	// CPU worker run out of memory after generating the data of the others. A CPU device's
+	// memory is the host's, where the runner's copies of the arrays' initial data (which
+	// reset them) take as much again.
 	if r.info.GlobalMemBytes > 0 && total > r.info.GlobalMemBytes {
 		return fmt.Sprintf("the arrays take %d bytes in all (%s), more than the device's global memory of %d bytes",
+			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
+	}
+	if r.info.Type == "cpu" && r.info.GlobalMemBytes > 0 && 2*total > r.info.GlobalMemBytes {
+		return fmt.Sprintf("the arrays take %d bytes in all (%s), and twice that with ktune's copy of their initial data in the same memory, more than the CPU device's global memory of %d bytes",
 			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
 	}
 	return ""
@@ -714,7 +720,10 @@ func (r *Runner) reset(b *argBuffer, copies bool) error {
 		return nil
 	}
 	b.tried = true
-	if _, ok := b.buf.(device.Copier); !ok {
+	// A CPU device's memory is the host's, where a copy between buffers is no faster than
+	// a write from the host and would take a third of the memory the arrays need (their
+	// buffers and the host's data being the others), which a worker's limit counts.
+	if _, ok := b.buf.(device.Copier); !ok || r.info.Type == "cpu" {
 		return nil
 	}
 	// Without memory for the copy, the argument is reset from the host.

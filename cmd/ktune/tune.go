@@ -57,7 +57,8 @@ throws bad_alloc) and the configuration is a runtime_error whose message says it
 memory, rather than the machine swapping or its out-of-memory killer stepping in. PoCL
 sizes its device by the limit (global memory the limit, largest buffer a quarter of it; the
 host C device's largest buffer is the limit): a configuration with a larger array, or
-with arrays larger together than global memory, is a device_limit. Workers also offer themselves to the out-of-memory killer first
+with arrays larger together than global memory (on a CPU device, than half of it: ktune's
+copies of their initial data share it), is a device_limit. Workers also offer themselves to the out-of-memory killer first
 (oom_score_adj 1000), and a worker it kills (any SIGKILL ktune did not send) is that
 configuration's runtime_error: "the kernel was killed by SIGKILL from outside ktune, often
 the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about

@@ -2221,8 +2221,8 @@ func TestNothingRanWithoutVerificationSaysRan(t *testing.T) {
 // An array whose length is a tuned parameter keeps one length's buffer and data in the
 // worker, the configuration's: a worker that kept every length it had met filled its
 // memory until a configuration that fits alone failed for want of it. On PoCL under
-// --worker-memory 2GiB, N=96M (384 MB, with its pristine copy and data 1.1 GB) failed
-// "ran out of memory" after 32M and 64M, and ran on a fresh worker.
+// --worker-memory 2GiB, N=128M (512 MB, with its data 1 GB) failed "ran out of memory"
+// after 48M and 96M, and ran on a fresh worker.
 func TestAnArrayOfTunedLengthKeepsOneLengthInTheWorker(t *testing.T) {
 	needBackend(t, "opencl")
 	dir := t.TempDir()
@@ -2236,7 +2236,7 @@ func TestAnArrayOfTunedLengthKeepsOneLengthInTheWorker(t *testing.T) {
     }
 parameters:
   - {name: block_size_x, values: [64]}
-  - {name: N, values: [32000000, 64000000, 96000000]}
+  - {name: N, values: [48000000, 96000000, 128000000]}
 problem_size: [1024]
 arguments:
   - {name: c, type: float32, length: N, output: true}
@@ -2252,7 +2252,7 @@ iterations: 1
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	evals := evaluationsOf(t, db)
-	for _, n := range []string{"32000000", "64000000", "96000000"} {
+	for _, n := range []string{"48000000", "96000000", "128000000"} {
 		if e := evals["64,"+n]; e.Status != result.OK {
 			t.Errorf("N=%s: %v %q, want ok", n, e.Status, e.Message)
 		}
@@ -2267,7 +2267,20 @@ iterations: 1
 func TestArraysLargerTogetherThanGlobalMemoryAreADeviceLimit(t *testing.T) {
 	needBackend(t, "opencl")
 	dir := t.TempDir()
-	spec := `kernel:
+	evals := tuneFiveArrays(t, dir, "1GiB", "1000, 60000000")
+	if e := evals["64,1000"]; e.Status != result.OK {
+		t.Errorf("N=1000: %v %q, want ok", e.Status, e.Message)
+	}
+	e := evals["64,60000000"]
+	want := "the arrays take 1200000000 bytes in all (a 240000000, b 240000000, c 240000000, d 240000000, e 240000000), " +
+		"more than the device's global memory of "
+	if e.Status != result.DeviceLimit || !strings.HasPrefix(e.Message, want) || e.CompileMS != 0 {
+		t.Errorf("N=60000000: %v %q (compiled for %.0f ms), want a device_limit before compiling saying %q...", e.Status, e.Message, e.CompileMS, want)
+	}
+}
+
+// fiveArrays is a spec of five float32 arrays of N elements, N's values to be filled in.
+const fiveArrays = `kernel:
   name: sum
   language: opencl
   code: |
@@ -2277,7 +2290,7 @@ func TestArraysLargerTogetherThanGlobalMemoryAreADeviceLimit(t *testing.T) {
     }
 parameters:
   - {name: block_size_x, values: [64]}
-  - {name: N, values: [1000, 60000000]}
+  - {name: N, values: [%s]}
 problem_size: [1024]
 arguments:
   - {name: a, type: float32, length: N}
@@ -2288,23 +2301,43 @@ arguments:
   - {name: n, type: int64, value: N}
 iterations: 1
 `
-	if err := os.WriteFile(filepath.Join(dir, "sum.yaml"), []byte(spec), 0o644); err != nil {
+
+// tuneFiveArrays tunes fiveArrays with N's values ns on OpenCL under --worker-memory
+// memory, without pre-compilers, and returns the evaluations.
+func tuneFiveArrays(t *testing.T, dir, memory, ns string) map[string]result.Evaluation {
+	t.Helper()
+	path := filepath.Join(dir, "sum.yaml")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(fiveArrays, ns)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "k.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "sum.yaml"), "--strategy", "bruteforce", "--worker-memory", "1GiB",
-		"--no-precompile", "--db", db); code != 0 {
+	if _, errOut, code := ktune(t, "tune", path, "--strategy", "bruteforce", "--worker-memory", memory, "--no-precompile", "--db", db); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	evals := evaluationsOf(t, db)
-	if e := evals["64,1000"]; e.Status != result.OK {
-		t.Errorf("N=1000: %v %q, want ok", e.Status, e.Message)
+	return evaluationsOf(t, db)
+}
+
+// A CPU device's memory is the host's, which also holds ktune's copies of the arrays'
+// initial data: arrays over half its global memory are a device_limit before compiling,
+// and its arrays get no pristine copies (a device-side reset is no faster there than a
+// write from the host). On PoCL under --worker-memory 2GiB, five arrays of 136 MB
+// (680 MB in all) crashed the worker out of memory, their pristine copies the last straw,
+// as did five of 220 MB.
+func TestACPUDevicesArraysCountTwiceAndGetNoPristineCopies(t *testing.T) {
+	needBackend(t, "opencl")
+	b, _ := device.Lookup("opencl")
+	if devs, err := b.Devices(); err != nil || len(devs) == 0 || devs[0].Type != "cpu" {
+		t.Skip("the first OpenCL device is not a CPU (PoCL)")
 	}
-	e := evals["64,60000000"]
-	want := "the arrays take 1200000000 bytes in all (a 240000000, b 240000000, c 240000000, d 240000000, e 240000000), " +
-		"more than the device's global memory of "
+	evals := tuneFiveArrays(t, t.TempDir(), "2GiB", "34000000, 55000000")
+	if e := evals["64,34000000"]; e.Status != result.OK {
+		t.Errorf("N=34000000: %v %q, want ok", e.Status, e.Message)
+	}
+	e := evals["64,55000000"]
+	want := "the arrays take 1100000000 bytes in all (a 220000000, b 220000000, c 220000000, d 220000000, e 220000000), " +
+		"and twice that with ktune's copy of their initial data in the same memory, more than the CPU device's global memory of "
 	if e.Status != result.DeviceLimit || !strings.HasPrefix(e.Message, want) || e.CompileMS != 0 {
-		t.Errorf("N=60000000: %v %q (compiled for %.0f ms), want a device_limit before compiling saying %q...", e.Status, e.Message, e.CompileMS, want)
+		t.Errorf("N=55000000: %v %q (compiled for %.0f ms), want a device_limit before compiling saying %q...", e.Status, e.Message, e.CompileMS, want)
 	}
 }
 
