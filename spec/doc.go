@@ -121,9 +121,10 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # copying y[i] = a[i] past every array's end, fails too
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
-                               # local (OpenCL only: __local memory of length elements per
-                               # work-group, bytes = length * the type's size; CUDA kernels
-                               # take shared_memory_bytes instead) | constant (CUDA only)
+                               # local (OpenCL only: __local memory of length elements, at
+                               # least 1, per work-group, bytes = length * the type's size;
+                               # CUDA kernels take shared_memory_bytes instead) | constant
+                               # (CUDA only)
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
                                # uint64; C names (float, double, int, uint...) are accepted;
                                # a vector pointer (float4 *) takes its component type
