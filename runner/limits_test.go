@@ -2,9 +2,11 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -56,5 +58,81 @@ iterations: 1
 	want := fmt.Sprintf("%d bytes of local memory per block (argument tmp: %d elements of float32, %d bytes) exceed the device's %d", over*4, over, over*4, limit)
 	if e.Status != result.DeviceLimit || e.Message != want || e.CompileMS != 0 {
 		t.Errorf("L=%d: %v %q (compiled for %.0f ms), want a device_limit before compiling %q", over, e.Status, e.Message, e.CompileMS, want)
+	}
+}
+
+// lazyGPU is a real OpenCL device that reports itself a GPU and, after its first backed
+// allocations, gives buffers whose first write fails for want of memory, as a GPU that
+// allocates at a buffer's first use does (NVIDIA's OpenCL: clCreateBuffer succeeds,
+// the write returns CL_MEM_OBJECT_ALLOCATION_FAILURE).
+type lazyGPU struct {
+	device.Device
+	backed int
+	allocs *int
+}
+
+func (d lazyGPU) Info() device.Info {
+	info := d.Device.Info()
+	info.Type = "gpu"
+	return info
+}
+
+func (d lazyGPU) Alloc(n int) (device.Buffer, error) {
+	if *d.allocs++; *d.allocs > d.backed {
+		return unbacked{n}, nil
+	}
+	return d.Device.Alloc(n)
+}
+
+// unbacked is a buffer the device could not back with memory at its first use.
+type unbacked struct{ n int }
+
+func (b unbacked) Size() int { return b.n }
+func (b unbacked) Write([]byte) error {
+	return errors.New("clEnqueueWriteBuffer: CL_MEM_OBJECT_ALLOCATION_FAILURE")
+}
+func (b unbacked) Read([]byte) error {
+	return errors.New("clEnqueueReadBuffer: CL_MEM_OBJECT_ALLOCATION_FAILURE")
+}
+func (b unbacked) Release() {}
+
+// A pristine copy, which only makes resets faster, is left out where the device cannot
+// back it with memory, whether it says so at the allocation or at the first write: the
+// latter failed the configuration ("argument x: copying to the device: ...") on every
+// evaluation, as on a GPU whose arrays take over half its memory.
+func TestAPristineCopyTheDeviceCannotHoldCostsNothing(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Parse([]byte(`
+kernel: {name: twice, language: opencl, code: "`+escape(resetKernels["opencl"])+`"}
+parameters:
+  - {name: skip, values: [0]}
+  - {name: block_size_x, values: [64, 128]}
+problem_size: [4096]
+arguments:
+  - {name: x, type: float32, length: 4096, fill: random, output: true}
+  - {name: n, type: int32, value: 4096}
+verification:
+  reference: {config: {skip: 0, block_size_x: 64}}
+iterations: 1
+`), "lazy_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := 0
+	// The reference's buffer and the configurations' own are backed; the pristine copy
+	// is not.
+	r, sp := runnerFor(t, s, lazyGPU{dev, 2, &allocs})
+	if err := r.Reference(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		e := r.Evaluate(context.Background(), sp.At(i, nil), nil)
+		if e.Status != result.OK {
+			t.Errorf("configuration %d: %v %q, want ok", i, e.Status, e.Message)
+		}
+		r.Idle()
+	}
+	if allocs < 3 {
+		t.Errorf("%d buffers allocated: the pristine copy was never tried", allocs)
 	}
 }
