@@ -40,7 +40,11 @@ among the samples, and the spec's statistic (mean by default, median or min) mak
 one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
-(runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
+(runtime_error, timeout) and tuning goes on. A configuration that breaks a device limit
+('ktune devices' lists them) is a device_limit, and is not run: the block size, local
+memory arguments and arrays are checked before compiling, what the compiled kernel says
+(its maximum work-group size, static local memory, __constant arguments) before its
+first launch. A crash's message names the signal, as in "the
 kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
 configurations that crash alike are counted together; the runtime's report of the fault
 (addresses) is logged with 'ktune --log-level info tune ...'.
