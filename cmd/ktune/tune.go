@@ -44,10 +44,10 @@ work runs in a supervised worker process: a configuration that crashes or hangs 
 ('ktune devices' lists them) is a device_limit, and is not run: the block size, local
 memory arguments and arrays are checked before compiling, what the compiled kernel says
 (its maximum work-group size, static local memory, __constant arguments) before its
-first launch. A crash's message names the signal, as in "the
-kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
-configurations that crash alike are counted together; the runtime's report of the fault
-(addresses) is logged with 'ktune --log-level info tune ...'.
+first launch. A crash's message names the signal, as in "the kernel crashed: SIGSEGV
+(segmentation fault)", and what the kernel printed, so that the configurations that crash
+alike are counted together; the runtime's report of the fault (addresses) is logged with
+'ktune --log-level info tune ...'.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
