@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -134,5 +136,54 @@ iterations: 1
 	}
 	if allocs < 3 {
 		t.Errorf("%d buffers allocated: the pristine copy was never tried", allocs)
+	}
+}
+
+// A build log longer than a message may be is cut at a line's end, keeping whole lines
+// (and so whole characters), and its last line, where compilers sum up and the OpenCL
+// backend notes where the positions of a runtime that ignores #line lie: it was cut at
+// the 8192nd byte, mid-line, or mid-character in a log that quotes non-ASCII text, and
+// lost its last line.
+func TestAHugeBuildLogKeepsWholeLinesAndItsLast(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	code := "__kernel void k(__global float *c) {\n"
+	for i := range 150 {
+		code += fmt.Sprintf("    c[%d] = größe_%d;\n", i, i)
+	}
+	code += "}\n"
+	s, err := spec.Parse([]byte(`
+kernel: {name: k, language: opencl, code: "`+escape(code)+`"}
+parameters: [{name: block_size_x, values: [64]}]
+problem_size: [64]
+arguments:
+  - {name: c, type: float32, length: 64, output: true}
+iterations: 1
+`), "huge_log_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	src := s.Source()
+	_, full := dev.Compile(context.Background(), device.Source{Code: src.Code, File: src.File, Kernel: "k", Language: "opencl", Defines: []device.Define{{Name: "block_size_x", Value: "64"}}})
+	var ce *device.CompileError
+	if !errors.As(full, &ce) || len(ce.Log) <= 8192 {
+		t.Skipf("the compiler's log is not over 8 KiB: %v", full)
+	}
+	lines := strings.Split(strings.TrimSpace(ce.Log), "\n")
+	e := r.Evaluate(context.Background(), sp.At(0, nil), nil)
+	if e.Status != result.CompileError {
+		t.Fatalf("%v %q, want a compile error", e.Status, e.Message)
+	}
+	got := strings.Split(e.Message, "\n")
+	if !utf8.ValidString(e.Message) || len(e.Message) > 8192+100 {
+		t.Errorf("the message is not valid UTF-8 or too long (%d bytes)", len(e.Message))
+	}
+	if len(got) < 3 || got[len(got)-1] != lines[len(lines)-1] || got[len(got)-2] != "... (truncated)" {
+		t.Fatalf("the message does not end with the log's last line %q after a note of the cut: ...%q", lines[len(lines)-1], got[max(len(got)-3, 0):])
+	}
+	for i, l := range got[:len(got)-2] {
+		if l != lines[i] {
+			t.Errorf("line %d is %q, the log's %q", i+1, l, lines[i])
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -581,12 +582,32 @@ func compilerSaid(ce *device.CompileError) string {
 	return "the compiler failed and printed nothing: " + ce.Err.Error()
 }
 
+// truncate bounds a compiler's log s to about n bytes: the whole lines that fit, then
+// "... (truncated)" and the log's last line, where compilers sum up and the OpenCL
+// backend notes where a runtime that ignores #line puts its positions (when that line
+// is not too long itself). A line longer than the rest is cut at a character's start.
 func truncate(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "\n... (truncated)"
+	last := s[strings.LastIndexByte(s, '\n')+1:]
+	if len(last) > n/2 {
+		last = ""
+	}
+	head := s[:n-len(last)]
+	if i := strings.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i]
+	} else {
+		for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
+			head = head[:len(head)-1]
+		}
+	}
+	out := head + "\n... (truncated)"
+	if last != "" {
+		out += "\n" + last
+	}
+	return out
 }
 
 // input returns the generated contents of argument i at a length, generated once.
