@@ -61,13 +61,13 @@ type resumingEvaluator struct {
 // that the worker could not place (no array's guard region, no null pointer).
 const crashedAtRandom = "the kernel crashed: SIGSEGV (segmentation fault)"
 
-// stackOverflow is what a kernel's segmentation fault on a CPU OpenCL device may mean:
-// PoCL runs a work-group's work-items on one thread, each with its private variables on
-// that thread's stack, so that a private array of 16 KiB in blocks of 1024 needs 16 MiB
-// of it, beyond the usual 8 MiB.
-const stackOverflow = "on a CPU OpenCL device (PoCL) a work-group's work-items keep their private variables " +
-	"on one thread's stack, as large as ktune's stack limit (ulimit -s, often 8 MiB): if the kernel has private " +
-	"arrays, their size times the block size may overflow it; a smaller block, or a larger ulimit -s, runs it"
+// stackOverflow is what a kernel's segmentation fault on a CPU OpenCL device may mean,
+// besides an access outside its arrays: PoCL runs a work-group's work-items on one
+// thread, each with its private variables on that thread's stack, so that a private
+// array of 16 KiB in blocks of 1024 needs 16 MiB of it, beyond the usual 8 MiB.
+const stackOverflow = "on a CPU OpenCL device (PoCL) that is an access outside the kernel's arrays, or, where it " +
+	"has private arrays, a work-group's private variables (their size times the block size) overflowing a thread's " +
+	"stack, as large as ktune's stack limit (ulimit -s, often 8 MiB), which a smaller block or a larger ulimit -s avoids"
 
 // runEvaluations is how many evaluations the run has: those stored before this command
 // and those it measured.

@@ -49,7 +49,8 @@ first launch. A crash's message names the signal, as in "the kernel crashed: SIG
 alike are counted together; the runtime's report of the fault (addresses) is logged with
 'ktune --log-level info tune ...'. On a CPU OpenCL device (PoCL) a work-group's private
 variables share a thread's stack, as large as the stack limit (RLIMIT_STACK): a
-segmentation fault's message says that private arrays times the block size may overflow it.
+segmentation fault's message says that, besides an access outside the arrays, private
+arrays times the block size may have overflowed it.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
