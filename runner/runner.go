@@ -13,10 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
@@ -595,21 +597,45 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 		}
 	}
 	local := int64(inst.Launch.SharedBytes)
+	var parts []string
+	if inst.Launch.SharedBytes > 0 {
+		parts = append(parts, fmt.Sprintf("shared_memory_bytes %d", inst.Launch.SharedBytes))
+	}
 	for _, a := range inst.Args {
 		if a.Kind == spec.ArgLocal {
 			local += int64(a.Bytes)
+			parts = append(parts, fmt.Sprintf("argument %s: %d elements of %s, %d bytes", a.Name, a.Length, a.Type, a.Bytes))
 		}
 	}
 	if r.info.LocalMemBytes > 0 && local > r.info.LocalMemBytes {
-		return fmt.Sprintf("%d bytes of local memory exceed the device's %d", local, r.info.LocalMemBytes)
+		return fmt.Sprintf("%d bytes of local memory per block (%s) exceed the device's %d", local, strings.Join(parts, "; "), r.info.LocalMemBytes)
 	}
 	// An array the device cannot hold would only be refused after compiling, and its
 	// data, generated in this process first, could exhaust the machine's memory.
+	var total int64
+	var arrays []string
 	for _, a := range inst.Args {
-		if a.Kind == spec.ArgArray && r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
+		if a.Kind != spec.ArgArray {
+			continue
+		}
+		if r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
 			return fmt.Sprintf("argument %s: %d elements of %s (%d bytes) exceed the device's largest buffer of %d bytes",
 				a.Name, a.Length, a.Type, a.Bytes, r.info.MaxAllocBytes)
 		}
+		total += int64(a.Bytes)
+		arrays = append(arrays, fmt.Sprintf("%s %d", a.Name, a.Bytes))
+	}
+	// Arrays that each fit may still not fit together: a GPU would refuse one of them, a
+	// CPU worker run out of memory after generating the data of the others. A CPU device's
+	// memory is the host's, where the runner's copies of the arrays' initial data (which
+	// reset them) take as much again.
+	if r.info.GlobalMemBytes > 0 && total > r.info.GlobalMemBytes {
+		return fmt.Sprintf("the arrays take %d bytes in all (%s), more than the device's global memory of %d bytes",
+			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
+	}
+	if r.info.Type == "cpu" && r.info.GlobalMemBytes > 0 && 2*total > r.info.GlobalMemBytes {
+		return fmt.Sprintf("the arrays take %d bytes in all (%s), and twice that with ktune's copy of their initial data in the same memory, more than the CPU device's global memory of %d bytes",
+			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
 	}
 	return ""
 }
@@ -635,12 +661,32 @@ func compilerSaid(ce *device.CompileError) string {
 	return "the compiler failed and printed nothing: " + ce.Err.Error()
 }
 
+// truncate bounds a compiler's log s to about n bytes: the whole lines that fit, then
+// "... (truncated)" and the log's last line, where compilers sum up and the OpenCL
+// backend notes where a runtime that ignores #line puts its positions (when that line
+// is not too long itself). A line longer than the rest is cut at a character's start.
 func truncate(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "\n... (truncated)"
+	last := s[strings.LastIndexByte(s, '\n')+1:]
+	if len(last) > n/2 {
+		last = ""
+	}
+	head := s[:n-len(last)]
+	if i := strings.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i]
+	} else {
+		for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
+			head = head[:len(head)-1]
+		}
+	}
+	out := head + "\n... (truncated)"
+	if last != "" {
+		out += "\n" + last
+	}
+	return out
 }
 
 // input returns the generated contents of argument i at a length, generated once.
@@ -693,6 +739,11 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, co
 			key := [2]int{i, a.Bytes}
 			b, have := pool[key]
 			if !have {
+				// An argument whose length depends on the configuration keeps the buffer
+				// and data of its latest length alone: those of earlier lengths, kept on,
+				// would fill the device (and, on a CPU, the worker's memory) until a
+				// configuration that fits alone failed for want of memory.
+				r.forget(pool, i, a.Length)
 				// The buffer first: an array larger than the device allows is refused by
 				// it, before its data are generated in this process's memory (which an
 				// array larger than the machine's ends with a fatal out-of-memory error).
@@ -727,6 +778,30 @@ func (r *Runner) argumentsIn(inst *spec.Instance, pool map[[2]int]*argBuffer, co
 	return args, bufs, nil
 }
 
+// forget releases argument i's buffers in pool, with their pristine copies, and its
+// generated contents of lengths other than length.
+// Their memory is collected at once, so that the next length's data reuse it rather than
+// map more (which a worker's data limit counts) beside what the device allocates.
+func (r *Runner) forget(pool map[[2]int]*argBuffer, i, length int) {
+	freed := false
+	for key, b := range pool {
+		if key[0] == i {
+			b.release()
+			delete(pool, key)
+			freed = true
+		}
+	}
+	for key := range r.inputs {
+		if key[0] == i && key[1] != length {
+			delete(r.inputs, key)
+			freed = true
+		}
+	}
+	if freed {
+		debug.FreeOSMemory()
+	}
+}
+
 // reset gives buffer b its initial contents; with copies, it first makes b's pristine
 // copy where it can.
 func (r *Runner) reset(b *argBuffer, copies bool) error {
@@ -745,17 +820,22 @@ func (r *Runner) reset(b *argBuffer, copies bool) error {
 		return nil
 	}
 	b.tried = true
-	if _, ok := b.buf.(device.Copier); !ok {
+	// A CPU device's memory is the host's, where a copy between buffers is no faster than
+	// a write from the host and would take a third of the memory the arrays need (their
+	// buffers and the host's data being the others), which a worker's limit counts.
+	if _, ok := b.buf.(device.Copier); !ok || r.info.Type == "cpu" {
 		return nil
 	}
-	// Without memory for the copy, the argument is reset from the host.
+	// Without memory for the copy, the argument is reset from the host: a device that
+	// allocates at a buffer's first use (NVIDIA's OpenCL) says so at the copy's write,
+	// which then costs the configuration nothing, its own buffer being written already.
 	p, err := r.dev.Alloc(len(b.data))
 	if err != nil {
 		return nil
 	}
 	if err := p.Write(b.data); err != nil {
 		p.Release()
-		return fmt.Errorf("argument %s: copying to the device: %w", b.name, err)
+		return nil
 	}
 	b.pristine = p
 	return nil

@@ -91,7 +91,8 @@ restrictions:                  # Python expressions over the parameters; a confi
 
 problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over parameters and
                                # constants, truncated as Python's int() does (required
-                               # unless grid is given)
+                               # unless grid is given); one that is 0 makes a grid of no
+                               # blocks, that configuration's runtime_error (not in C)
 
 # Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is
 # grid * block). The block size per dimension is the parameter named in block_size_names,
@@ -138,9 +139,10 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # copying y[i] = a[i] past every array's end, fails too
   - name: C                    # required
     kind: array                # array (default) | scalar (default when value is given) |
-                               # local (OpenCL only: __local memory of length elements per
-                               # work-group, bytes = length * the type's size; CUDA kernels
-                               # take shared_memory_bytes instead) | constant (CUDA only)
+                               # local (OpenCL only: __local memory of length elements, at
+                               # least 1, per work-group, bytes = length * the type's size;
+                               # CUDA kernels take shared_memory_bytes instead) | constant
+                               # (CUDA only)
     type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
                                # uint64; C names (float, double, int, uint...) are accepted;
                                # a vector pointer (float4 *) takes its component type

@@ -31,6 +31,10 @@ type ArgInstance struct {
 	Output bool
 }
 
+// localLength is what a local argument's length must be: OpenCL passes no __local memory
+// of 0 bytes (clSetKernelArg refuses it).
+const localLength = "a whole number of elements of at least 1 (OpenCL has no __local memory of 0 bytes)"
+
 // maxDim bounds a launch dimension; devices allow far less, so this only keeps the
 // arithmetic exact.
 const maxDim = 1 << 40
@@ -147,6 +151,12 @@ func (s *Spec) launch(env *expr.Env, values []space.Value) (ps, grid, block devi
 				div = block[i]
 			}
 			grid[i] = (ps[i] + div - 1) / div
+			if grid[i] == 0 && s.Kernel.Language != "c" {
+				// A grid of no blocks launches nothing: CUDA refuses it, and OpenCL
+				// would run one work-group in its place.
+				err = s.evalErr(c.problem[i], "%s evaluates to 0 for this configuration, a grid of no blocks, which a kernel cannot be launched with; expected a problem size of at least 1 (a restriction can leave out the configurations that give 0)", c.problem[i].num.Source)
+				return
+			}
 		}
 	}
 	for i := range 3 {
@@ -253,7 +263,11 @@ func (s *Spec) Instance(values []space.Value) (*Instance, error) {
 		ai := ArgInstance{Name: a.Name, Kind: a.Kind, Type: a.Type, Output: a.Output}
 		switch a.Kind {
 		case ArgArray, ArgLocal, ArgConstant:
-			if ai.Length, err = s.wholeNumber(ca.length, env, "a non-negative whole number of elements", 0, float64(math.MaxInt64/16)/float64(ca.typ.size)); err != nil {
+			want, least := "a non-negative whole number of elements", 0.0
+			if a.Kind == ArgLocal {
+				want, least = localLength, 1
+			}
+			if ai.Length, err = s.wholeNumber(ca.length, env, want, least, float64(math.MaxInt64/16)/float64(ca.typ.size)); err != nil {
 				return nil, err
 			}
 			ai.Bytes = ai.Length * ca.typ.size

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -326,6 +327,10 @@ func TestInstanceErrorsNameTheField(t *testing.T) {
 			map[string]any{"block_size_x": 1.5}, []string{"parameters.block_size_x", "expected a whole number of at least 1"}},
 		{"division by zero", "parameters: {tile: [0]}\nproblem_size: [\"10 // tile\"]\n",
 			map[string]any{"tile": 0}, []string{"problem_size[0]", "division by zero"}},
+		// It gave a grid of 0 blocks, which OpenCL ran as one work-group and the store
+		// then refused, ending the tuning run with the measurement lost.
+		{"a grid of no blocks", "parameters: {n: [0, 8], block_size_x: [32]}\nproblem_size: [n]\n",
+			map[string]any{"n": 0, "block_size_x": 32}, []string{"problem_size[0]", "n evaluates to 0 for this configuration, a grid of no blocks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,6 +349,28 @@ func TestInstanceErrorsNameTheField(t *testing.T) {
 	s := mustParse(t, "kernel: {name: k, source: k.cu}\nparameters: {x: [1]}\nproblem_size: 1\n")
 	if _, err := s.Instance(nil); err == nil {
 		t.Error("a configuration with no values was accepted")
+	}
+	// A __local argument of 0 elements is refused at its length's line, by configuration
+	// or as written: it reached the device, which said "argument 2 of k has no buffer,
+	// scalar or local size", after compiling.
+	local := "kernel: {name: k, source: k.cl}\nparameters: {block_size_x: [64], L: [0, 4]}\nproblem_size: [64]\n" +
+		"arguments:\n  - {name: out, type: float32, length: 64, output: true}\n  - {name: tmp, kind: local, type: float32, length: %s}\n"
+	ls := mustParse(t, fmt.Sprintf(local, "L"))
+	want := "test.yaml:6: arguments[1].length: L evaluates to 0; expected a whole number of elements of at least 1 (OpenCL has no __local memory of 0 bytes)"
+	if _, err := ls.Instance(configOf(t, ls, map[string]any{"block_size_x": 64, "L": 0})); err == nil || err.Error() != want {
+		t.Errorf("a local argument of 0 elements: %v, want %q", err, want)
+	}
+	if _, err := ls.Instance(configOf(t, ls, map[string]any{"block_size_x": 64, "L": 4})); err != nil {
+		t.Errorf("a local argument of 4 elements: %v", err)
+	}
+	if _, err := Parse([]byte(fmt.Sprintf(local, "0")), "test.yaml"); err == nil || !strings.Contains(err.Error(), "arguments[1].length") || !strings.Contains(err.Error(), "at least 1 (OpenCL has no __local memory of 0 bytes)") {
+		t.Errorf("a local argument of length 0: %v", err)
+	}
+
+	// Host C has no launch: a problem size of 0 is the kernel's business.
+	c := mustParse(t, "kernel: {name: k, source: k.c}\nparameters: {n: [0, 8]}\nproblem_size: [n]\n")
+	if _, err := c.Instance(configOf(t, c, map[string]any{"n": 0})); err != nil {
+		t.Errorf("host C with a problem size of 0: %v", err)
 	}
 }
 

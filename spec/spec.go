@@ -1533,7 +1533,11 @@ func (p *parser) arguments(n *yaml.Node) {
 			if src, ok := d.exprSource(lengthNode, f+".length"); ok {
 				a.Length = src
 				length = p.number(lengthNode, f+".length", c.argScope)
-				p.checkConst([]*cnum{length}, true, "a non-negative whole number of elements", func(v float64) bool { return v >= 0 })
+				if a.Kind == ArgLocal {
+					p.checkConst([]*cnum{length}, true, localLength, func(v float64) bool { return v >= 1 })
+				} else {
+					p.checkConst([]*cnum{length}, true, "a non-negative whole number of elements", func(v float64) bool { return v >= 0 })
+				}
 			}
 		case ArgScalar:
 			notFor(lengthNode, "length")

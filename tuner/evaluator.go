@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/ktune/ktune/result"
@@ -51,7 +52,22 @@ type resumingEvaluator struct {
 	// command, measured the configurations (keys) this command measured
 	budget, stored int
 	measured       map[string]bool
+	// stackNote says that the kernel crashes are on a CPU OpenCL device, whose work-items'
+	// private variables share a thread's stack (stackOverflow)
+	stackNote bool
 }
+
+// crashedAtRandom opens the message of a kernel that crashed with a segmentation fault
+// that the worker could not place (no array's guard region, no null pointer).
+const crashedAtRandom = "the kernel crashed: SIGSEGV (segmentation fault)"
+
+// stackOverflow is what a kernel's segmentation fault on a CPU OpenCL device may mean,
+// besides an access outside its arrays: PoCL runs a work-group's work-items on one
+// thread, each with its private variables on that thread's stack, so that a private
+// array of 16 KiB in blocks of 1024 needs 16 MiB of it, beyond the usual 8 MiB.
+const stackOverflow = "on a CPU OpenCL device (PoCL) that is an access outside the kernel's arrays, or, where it " +
+	"has private arrays, a work-group's private variables (their size times the block size) overflowing a thread's " +
+	"stack, as large as ktune's stack limit (ulimit -s, often 8 MiB), which a smaller block or a larger ulimit -s avoids"
 
 // runEvaluations is how many evaluations the run has: those stored before this command
 // and those it measured.
@@ -87,6 +103,10 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	e, err := r.inner.Evaluate(ctx, c)
 	if err == nil {
 		r.measured[store.ConfigKey(vals)] = true
+	}
+	if r.stackNote && e.Status == result.RuntimeError && strings.HasPrefix(e.Message, crashedAtRandom) &&
+		!strings.HasPrefix(e.Message, crashedAtRandom+", touching memory") {
+		e.Message += "; " + stackOverflow
 	}
 	e.Config = vals
 	if r.launch != nil {

@@ -449,7 +449,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
 		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: resumed, measured: map[string]bool{},
-		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, sink: sink, log: log}
+		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, sink: sink, log: log,
+		stackNote: info.Backend == "opencl" && info.Type == "cpu"}
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}

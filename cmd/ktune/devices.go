@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/device"
@@ -17,8 +18,9 @@ func init() {
 Lists every backend ktune knows (OpenCL, CUDA, host C): whether it can be used on this
 machine and, if not, why and what to install; and for each device its index (for
 'ktune tune --device BACKEND:INDEX'), name, platform, compute units and limits (maximum
-block / work-group size, local memory, global memory). The host C backend names its C
-compiler (the driver) and its C++ compiler, or why it has none for C++ kernels.`,
+block / work-group size, local memory, an OpenCL device's constant memory, global memory and
+largest buffer), which tune checks each configuration against. The host C backend names its
+C compiler (the driver) and its C++ compiler, or why it has none for C++ kernels.`,
 		run: runDevices,
 	})
 }
@@ -80,6 +82,13 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 			if d.MaxBlockSize > 0 {
 				fmt.Fprintf(w, "      max block size %d (per dimension %d x %d x %d), local memory %s\n",
 					d.MaxBlockSize, d.MaxBlockDims[0], d.MaxBlockDims[1], d.MaxBlockDims[2], humanBytes(int(d.LocalMemBytes)))
+			}
+			if b, err := strconv.ParseInt(d.Extra["max_constant_bytes"], 10, 64); err == nil {
+				fmt.Fprintf(w, "      constant memory %s per __constant argument", humanBytes(int(b)))
+				if n := d.Extra["max_constant_args"]; n != "" {
+					fmt.Fprintf(w, ", at most %s of them", n)
+				}
+				fmt.Fprintln(w)
 			}
 			if d.GlobalMemBytes > 0 {
 				fmt.Fprintf(w, "      global memory %s, largest buffer %s\n", humanBytes(int(d.GlobalMemBytes)), humanBytes(int(d.MaxAllocBytes)))

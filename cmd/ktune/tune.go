@@ -43,11 +43,18 @@ among the samples, and the spec's statistic (mean by default, median or min) mak
 one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
 for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
 work runs in a supervised worker process: a configuration that crashes or hangs is recorded
-(runtime_error, timeout) and tuning goes on. A crash's message names the signal, as in "the
-kernel crashed: SIGSEGV (segmentation fault)", and what the kernel printed, so that the
-configurations that crash alike are counted together; the runtime's report of the fault
-(addresses) is logged with 'ktune --log-level info tune ...'. What a kernel prints is kept
-for that message alone: a configuration that does not crash shows none of it.
+(runtime_error, timeout) and tuning goes on. A configuration that breaks a device limit
+('ktune devices' lists them) is a device_limit, and is not run: the block size, local
+memory arguments and arrays are checked before compiling, what the compiled kernel says
+(its maximum work-group size, static local memory, __constant arguments) before its
+first launch. A crash's message names the signal, as in "the kernel crashed: SIGSEGV
+(segmentation fault)", and what the kernel printed, so that the configurations that crash
+alike are counted together; the runtime's report of the fault (addresses) is logged with
+'ktune --log-level info tune ...'. What a kernel prints is kept for that message alone: a
+configuration that does not crash shows none of it. On a CPU OpenCL device (PoCL) a
+work-group's private variables share a thread's stack, as large as the stack limit
+(RLIMIT_STACK): a segmentation fault's message says that, besides an access outside the
+arrays, private arrays times the block size may have overflowed it.
 Upcoming configurations (those a strategy knows ahead: random sampling, brute force, a
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
@@ -60,8 +67,9 @@ it runs inherit), so an allocation past it fails in the worker (malloc returns N
 throws bad_alloc) and the configuration is a runtime_error whose message says it ran out of
 memory, rather than the machine swapping or its out-of-memory killer stepping in. PoCL
 sizes its device by the limit (global memory the limit, largest buffer a quarter of it; the
-host C device's largest buffer is the limit): a configuration with a larger array is a
-device_limit. Workers also offer themselves to the out-of-memory killer first
+host C device's largest buffer is the limit): a configuration with a larger array, or
+with arrays larger together than global memory (on a CPU device, than half of it: ktune's
+copies of their initial data share it), is a device_limit. Workers also offer themselves to the out-of-memory killer first
 (oom_score_adj 1000), and a worker it kills (any SIGKILL ktune did not send) is that
 configuration's runtime_error: "the kernel was killed by SIGKILL from outside ktune, often
 the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about

@@ -29,6 +29,8 @@ const (
 	clDeviceMaxMemAllocSize          = 0x1010
 	clDeviceMemBaseAddrAlign         = 0x1019 // in bits
 	clDeviceGlobalMemSize            = 0x101F
+	clDeviceMaxConstantBufferSize    = 0x1020
+	clDeviceMaxConstantArgs          = 0x1021
 	clDeviceLocalMemType             = 0x1022
 	clDeviceLocalMemSize             = 0x1023
 	clDeviceProfilingTimerResolution = 0x1025

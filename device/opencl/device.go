@@ -29,7 +29,12 @@ type clDevice struct {
 	buffers        map[*buffer]struct{}
 	allocs         uint64 // buffers allocated, each with its own canary
 	baseAlign      int    // bytes to which a sub-buffer's origin is aligned; 0: no sub-buffers
-	closed         bool
+	// maxConstant is the largest __constant buffer argument (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)
+	// and maxConstantArgs how many a kernel may take (CL_DEVICE_MAX_CONSTANT_ARGS); 0 where
+	// the runtime does not say.
+	maxConstant     int64
+	maxConstantArgs int
+	closed          bool
 }
 
 // openDevice creates the context and the profiling queue of a located device.
@@ -54,16 +59,21 @@ func openDevice(cl *api, loc located) (*clDevice, error) {
 	if bits, err := infoValue[uint32](cl.deviceInfo(loc.device), clDeviceMemBaseAddrAlign); err == nil && bits >= 8 && cl.CreateSubBuffer != nil {
 		baseAlign = int(bits / 8)
 	}
+	get := cl.deviceInfo(loc.device)
+	maxConstant, _ := infoValue[uint64](get, clDeviceMaxConstantBufferSize)
+	maxConstantArgs, _ := infoValue[uint32](get, clDeviceMaxConstantArgs)
 	return &clDevice{
-		cl:        cl,
-		baseAlign: baseAlign,
-		info:      loc.info,
-		platform:  loc.platform,
-		id:        loc.device,
-		context:   ctx,
-		queue:     queue,
-		kernels:   map[*kernel]struct{}{},
-		buffers:   map[*buffer]struct{}{},
+		cl:              cl,
+		baseAlign:       baseAlign,
+		maxConstant:     int64(maxConstant),
+		maxConstantArgs: int(maxConstantArgs),
+		info:            loc.info,
+		platform:        loc.platform,
+		id:              loc.device,
+		context:         ctx,
+		queue:           queue,
+		kernels:         map[*kernel]struct{}{},
+		buffers:         map[*buffer]struct{}{},
 	}, nil
 }
 

@@ -315,6 +315,9 @@ func (k *kernel) checkLimits(local [3]uintptr, args []device.Arg) error {
 			}
 		}
 	}
+	if err := k.checkConstants(args); err != nil {
+		return err
+	}
 	var argLocal int64
 	for _, a := range args {
 		argLocal += int64(a.Local)
@@ -327,6 +330,51 @@ func (k *kernel) checkLimits(local [3]uintptr, args []device.Arg) error {
 		}
 	}
 	return nil
+}
+
+// checkConstants refuses __constant buffer arguments beyond the device's limits: one larger
+// than its largest constant buffer, or more of them than it takes. A GPU refuses such a
+// launch for lack of resources, or runs it reading garbage, and PoCL runs it as it would
+// global memory; without argument information (OpenCL 1.1) nothing is checked.
+func (k *kernel) checkConstants(args []device.Arg) error {
+	if !k.detailed {
+		return nil
+	}
+	var names []string
+	for i, a := range args {
+		if i >= len(k.declared) || !strings.HasPrefix(k.declared[i].Decl, "__constant ") || a.Buffer == nil {
+			continue
+		}
+		name := k.argName(i)
+		names = append(names, name)
+		if limit := k.dev.maxConstant; limit > 0 && int64(a.Buffer.Size()) > limit {
+			return &device.LimitError{
+				What: fmt.Sprintf("argument %s: __constant buffer of %d bytes exceeds the device's maximum constant buffer of %d bytes",
+					name, a.Buffer.Size(), limit),
+				Limit: limit, Want: int64(a.Buffer.Size()),
+			}
+		}
+	}
+	if limit := k.dev.maxConstantArgs; limit > 0 && len(names) > limit {
+		return &device.LimitError{
+			What: fmt.Sprintf("kernel %s takes %d __constant arguments (%s), more than the device's maximum of %d",
+				k.name, len(names), strings.Join(names, ", "), limit),
+			Limit: int64(limit), Want: int64(len(names)),
+		}
+	}
+	return nil
+}
+
+// argName is argument i's name for messages: the caller's, else the kernel's own, else its
+// position.
+func (k *kernel) argName(i int) string {
+	switch {
+	case i < len(k.params) && k.params[i].Name != "":
+		return k.params[i].Name
+	case i < len(k.declared) && k.declared[i].Name != "":
+		return k.declared[i].Name
+	}
+	return fmt.Sprintf("%d", i)
 }
 
 // setArgs passes the arguments: a buffer's cl_mem handle, a scalar's bytes, or a local

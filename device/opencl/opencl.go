@@ -245,6 +245,12 @@ func deviceInfo(cl *api, id uintptr) (device.Info, error) {
 			info.Extra["local_mem_type"] = "global"
 		}
 	}
+	if v, err := infoValue[uint64](get, clDeviceMaxConstantBufferSize); err == nil && v > 0 {
+		info.Extra["max_constant_bytes"] = fmt.Sprint(v)
+	}
+	if v, err := infoValue[uint32](get, clDeviceMaxConstantArgs); err == nil && v > 0 {
+		info.Extra["max_constant_args"] = fmt.Sprint(v)
+	}
 	if v, err := infoValue[uintptr](get, clDeviceProfilingTimerResolution); err == nil {
 		info.Extra["timer_resolution_ns"] = fmt.Sprint(v)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -390,6 +391,58 @@ func TestLaunchBeyondALimitIsRefusedBeforeRunning(t *testing.T) {
 				t.Logf("%v", le)
 			}
 		})
+	}
+}
+
+// __constant buffer arguments are checked against the device's limits before the launch:
+// one larger than CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, or more of them than
+// CL_DEVICE_MAX_CONSTANT_ARGS, is a *device.LimitError naming the argument, the size and
+// the limit. PoCL (2 MiB, 8 arguments) ran both, as a GPU would not.
+func TestConstantArgumentsBeyondTheDeviceAreRefused(t *testing.T) {
+	d := openTestDevice(t)
+	cd := d.(*clDevice)
+	if !cd.keepsArgInfo() || cd.maxConstant == 0 || cd.maxConstantArgs == 0 || cd.maxConstantArgs > 32 {
+		t.Skipf("the device reports no constant limits to test, or no argument information (%d bytes, %d arguments)", cd.maxConstant, cd.maxConstantArgs)
+	}
+	one := compile(t, d, device.Source{
+		Code:   "__kernel void first(__global float* out, __constant float* w) { if (get_global_id(0) == 0) out[0] = w[0] + 1.0f; }",
+		Kernel: "first",
+		Params: []device.Param{{Name: "out", Type: "float32", Pointer: true}, {Name: "weights", Type: "float32", Pointer: true}},
+	})
+	defer one.Release()
+	out := alloc(t, d, 4)
+	small := alloc(t, d, 4)
+	large := alloc(t, d, int(cd.maxConstant)+4)
+	launch := device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{1}}
+	if _, err := one.Run(context.Background(), launch, []device.Arg{{Buffer: out}, {Buffer: small}}); err != nil {
+		t.Fatalf("a constant buffer of 4 bytes: %v", err)
+	}
+	_, err := one.Run(context.Background(), launch, []device.Arg{{Buffer: out}, {Buffer: large}})
+	var le *device.LimitError
+	want := fmt.Sprintf("argument weights: __constant buffer of %d bytes exceeds the device's maximum constant buffer of %d bytes",
+		cd.maxConstant+4, cd.maxConstant)
+	if !errors.As(err, &le) || le.What != want || le.Limit != cd.maxConstant {
+		t.Errorf("a constant buffer past the limit: %v, want a LimitError %q", err, want)
+	}
+
+	n := cd.maxConstantArgs + 1
+	var params, sum []string
+	args := []device.Arg{{Buffer: out}}
+	for i := range n {
+		params = append(params, fmt.Sprintf("__constant float* w%d", i))
+		sum = append(sum, fmt.Sprintf("w%d[0]", i))
+		args = append(args, device.Arg{Buffer: small})
+	}
+	many := compile(t, d, device.Source{
+		Code:   "__kernel void many(__global float* out, " + strings.Join(params, ", ") + ") { if (get_global_id(0) == 0) out[0] = " + strings.Join(sum, " + ") + "; }",
+		Kernel: "many",
+	})
+	defer many.Release()
+	_, err = many.Run(context.Background(), launch, args)
+	wantPrefix := fmt.Sprintf("kernel many takes %d __constant arguments (w0, w1, ", n)
+	wantSuffix := fmt.Sprintf("), more than the device's maximum of %d", cd.maxConstantArgs)
+	if !errors.As(err, &le) || !strings.HasPrefix(le.What, wantPrefix) || !strings.HasSuffix(le.What, wantSuffix) {
+		t.Errorf("%d constant arguments: %v, want a LimitError %q...%q", n, err, wantPrefix, wantSuffix)
 	}
 }
 
