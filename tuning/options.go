@@ -54,6 +54,14 @@ type Options struct {
 	// of result's is an error of New. When they reach the budget the session ends at once,
 	// having counted them all (Summary.Evaluations may then exceed the budget).
 	Measured []result.Evaluation
+	// Free, when set, says which new evaluations cost no budget: configurations the
+	// evaluator refused without measuring anything (the tuner's, those over a device limit
+	// known before compiling). They join the history and the cache, reach the sink, and the
+	// strategy sees their fitness as any failure's (+Inf), but neither the budget,
+	// Summary.Evaluations, State.Evaluations nor Progress counts them: Summary.Free does.
+	// It applies to Measured too. A space whose configurations are all free ends when it is
+	// exhausted.
+	Free func(result.Evaluation) bool
 	// Sink, when set, receives every new evaluation as soon as it is made.
 	Sink Sink
 	// Progress, when set, is called after every new evaluation, on the goroutine that made

@@ -83,6 +83,7 @@ type Summary struct {
 	Best          space.Config  // best configuration found; nil when none succeeded
 	BestObjective float64       // its objective (with NoCache, the mean of its measurements); NaN when none succeeded
 	Evaluations   int           // evaluations counted against the budget
+	Free          int           // evaluations that cost no budget (Options.Free)
 	Distinct      int           // distinct configurations evaluated
 	Requests      int           // configurations the strategy asked for, repeats included
 	Elapsed       time.Duration // on the session's clock: simulated or wall
@@ -132,6 +133,7 @@ type Session struct {
 	// (measured.go), and best is then the configuration's first entry in history.
 	noisy    *measurements
 	evals    int
+	free     int // evaluations that cost no budget (Options.Free)
 	requests int
 	stop     StopReason
 	stopAt   int // evals when a built-in condition set stop: a caller's condition may say more
@@ -286,7 +288,11 @@ func (s *Session) addLocked(idx int, ev Evaluated) {
 	if _, seen := s.cache[idx]; !seen {
 		s.cache[idx] = int32(h)
 	}
-	s.evals++
+	if s.opts.Free != nil && s.opts.Free(ev.Evaluation) {
+		s.free++
+	} else {
+		s.evals++
+	}
 	if s.opts.NoCache {
 		if s.noisy == nil {
 			s.noisy = newMeasurements()
@@ -382,6 +388,7 @@ func (s *Session) Summary() Summary {
 		Seed:          s.opts.Seed,
 		BestObjective: math.NaN(),
 		Evaluations:   s.evals,
+		Free:          s.free,
 		Distinct:      len(s.cache),
 		Requests:      s.requests,
 		Elapsed:       s.elapsedLocked(),

@@ -1578,3 +1578,61 @@ func TestABriefSummaryLeavesTheHistoryOut(t *testing.T) {
 		t.Errorf("a brief run with a sink and an evaluator giving other values: %v", err)
 	}
 }
+
+// Evaluations that Options.Free calls free cost no budget: a brute-force search of
+// budget 5 over a space whose configurations at even indices are refused (as the tuner
+// refuses those over a device limit before compiling) evaluates 5 configurations that
+// count and the free ones between them, all in the history with the fitness of a
+// failure; a free baseline in Measured counts as free too. With every configuration free
+// the search ends when the space is exhausted.
+func TestFreeEvaluationsCostNoBudget(t *testing.T) {
+	sim := newSim(t, pnpolyPath, simulator.Options{})
+	sp := sim.Space()
+	even := func(c space.Config) bool {
+		idx, _ := sp.Index(c)
+		return idx%2 == 0
+	}
+	refusing := evaluatorFunc(func(ctx context.Context, c space.Config) (result.Evaluation, error) {
+		if even(c) {
+			return result.Evaluation{Config: sp.Values(c), Status: result.DeviceLimit, Objective: math.NaN(), Message: "over the limit"}, nil
+		}
+		return sim.Evaluate(ctx, c)
+	})
+	free := func(e result.Evaluation) bool {
+		c, err := sp.ConfigOf(e.Config)
+		return err == nil && even(c) && e.Status == result.DeviceLimit
+	}
+	pre, err := refusing.Evaluate(context.Background(), sp.At(0, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := run(t, sp, newStrategy(t, "bruteforce"), refusing,
+		tuning.Options{Budget: 5, Free: free, Measured: []result.Evaluation{pre}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, freed := 0, 0
+	for _, h := range sum.History {
+		if free(h.Evaluation) {
+			freed++
+			if !math.IsInf(h.Fitness, 1) {
+				t.Errorf("free evaluation %v has fitness %v; want +Inf, as a failure's", h.Config, h.Fitness)
+			}
+		} else {
+			counted++
+		}
+	}
+	if sum.Stop != tuning.StopBudget || sum.Evaluations != 5 || counted != 5 || sum.Free != freed || freed < 5 {
+		t.Errorf("stop %q, %d evaluations (%d counted in the history), %d free (%d in the history); want the budget, 5 counted and the free ones between them",
+			sum.Stop, sum.Evaluations, counted, sum.Free, freed)
+	}
+
+	all := tuning.Options{Budget: 5, Free: func(result.Evaluation) bool { return true }}
+	sum, err = run(t, sp, newStrategy(t, "random"), refusing, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stop != tuning.StopExhausted || sum.Evaluations != 0 || sum.Free != sp.Len() {
+		t.Errorf("every evaluation free: stop %q, %d evaluations, %d free; want the space exhausted, 0 and all %d", sum.Stop, sum.Evaluations, sum.Free, sp.Len())
+	}
+}
