@@ -586,13 +586,21 @@ func (r *Runner) observationWindow(obs []device.Observer) time.Duration {
 }
 
 // limitViolation reports a launch the device cannot run, before anything is compiled.
-func (r *Runner) limitViolation(inst *spec.Instance) string {
+func (r *Runner) limitViolation(inst *spec.Instance) string { return LimitViolation(r.info, inst) }
+
+// LimitViolation says which limit of the device described by info a configuration's
+// instance breaks, as its evaluation's device_limit message; "" when it breaks none that
+// is known before compiling (the block size, overall and per dimension; the local memory
+// of a block; an array over the largest buffer; the arrays together over the global
+// memory, or on a CPU device half of it). Limits that only the compiled kernel knows (its
+// own maximum work-group size, static local memory) are checked later.
+func LimitViolation(info device.Info, inst *spec.Instance) string {
 	b := inst.Launch.Block
-	if r.info.MaxBlockSize > 0 && b.Count() > r.info.MaxBlockSize {
-		return fmt.Sprintf("block size %d x %d x %d = %d exceeds the device's maximum of %d", b[0], b[1], b[2], b.Count(), r.info.MaxBlockSize)
+	if info.MaxBlockSize > 0 && b.Count() > info.MaxBlockSize {
+		return fmt.Sprintf("block size %d x %d x %d = %d exceeds the device's maximum of %d", b[0], b[1], b[2], b.Count(), info.MaxBlockSize)
 	}
 	for d := range 3 {
-		if lim := r.info.MaxBlockDims[d]; lim > 0 && b[d] > lim {
+		if lim := info.MaxBlockDims[d]; lim > 0 && b[d] > lim {
 			return fmt.Sprintf("block size %d in dimension %c exceeds the device's maximum of %d", b[d], "xyz"[d], lim)
 		}
 	}
@@ -607,8 +615,8 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 			parts = append(parts, fmt.Sprintf("argument %s: %d elements of %s, %d bytes", a.Name, a.Length, a.Type, a.Bytes))
 		}
 	}
-	if r.info.LocalMemBytes > 0 && local > r.info.LocalMemBytes {
-		return fmt.Sprintf("%d bytes of local memory per block (%s) exceed the device's %d", local, strings.Join(parts, "; "), r.info.LocalMemBytes)
+	if info.LocalMemBytes > 0 && local > info.LocalMemBytes {
+		return fmt.Sprintf("%d bytes of local memory per block (%s) exceed the device's %d", local, strings.Join(parts, "; "), info.LocalMemBytes)
 	}
 	// An array the device cannot hold would only be refused after compiling, and its
 	// data, generated in this process first, could exhaust the machine's memory.
@@ -618,9 +626,9 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 		if a.Kind != spec.ArgArray {
 			continue
 		}
-		if r.info.MaxAllocBytes > 0 && int64(a.Bytes) > r.info.MaxAllocBytes {
+		if info.MaxAllocBytes > 0 && int64(a.Bytes) > info.MaxAllocBytes {
 			return fmt.Sprintf("argument %s: %d elements of %s (%d bytes) exceed the device's largest buffer of %d bytes",
-				a.Name, a.Length, a.Type, a.Bytes, r.info.MaxAllocBytes)
+				a.Name, a.Length, a.Type, a.Bytes, info.MaxAllocBytes)
 		}
 		total += int64(a.Bytes)
 		arrays = append(arrays, fmt.Sprintf("%s %d", a.Name, a.Bytes))
@@ -629,13 +637,13 @@ func (r *Runner) limitViolation(inst *spec.Instance) string {
 	// CPU worker run out of memory after generating the data of the others. A CPU device's
 	// memory is the host's, where the runner's copies of the arrays' initial data (which
 	// reset them) take as much again.
-	if r.info.GlobalMemBytes > 0 && total > r.info.GlobalMemBytes {
+	if info.GlobalMemBytes > 0 && total > info.GlobalMemBytes {
 		return fmt.Sprintf("the arrays take %d bytes in all (%s), more than the device's global memory of %d bytes",
-			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
+			total, strings.Join(arrays, ", "), info.GlobalMemBytes)
 	}
-	if r.info.Type == "cpu" && r.info.GlobalMemBytes > 0 && 2*total > r.info.GlobalMemBytes {
+	if info.Type == "cpu" && info.GlobalMemBytes > 0 && 2*total > info.GlobalMemBytes {
 		return fmt.Sprintf("the arrays take %d bytes in all (%s), and twice that with ktune's copy of their initial data in the same memory, more than the CPU device's global memory of %d bytes",
-			total, strings.Join(arrays, ", "), r.info.GlobalMemBytes)
+			total, strings.Join(arrays, ", "), info.GlobalMemBytes)
 	}
 	return ""
 }
