@@ -3,11 +3,14 @@ package tuner
 import (
 	"context"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
@@ -52,6 +55,14 @@ type resumingEvaluator struct {
 	// command, measured the configurations (keys) this command measured
 	budget, stored int
 	measured       map[string]bool
+	// overLimit says which limit of the device a configuration's values break that is
+	// known before compiling (runner.LimitViolation), "" for none; nil checks nothing.
+	// Such a configuration is not sent to a worker: it is a device_limit that costs no
+	// budget (free), and excluded holds it (by key), this command's and the run's stored
+	// ones alike, of which storedFree counts the latter.
+	overLimit  func([]space.Value) string
+	excluded   map[string]bool
+	storedFree int
 	// stackNote says that the kernel crashes are on a CPU OpenCL device, whose work-items'
 	// private variables share a thread's stack (stackOverflow)
 	stackNote bool
@@ -69,9 +80,33 @@ const stackOverflow = "on a CPU OpenCL device (PoCL) that is an access outside t
 	"has private arrays, a work-group's private variables (their size times the block size) overflowing a thread's " +
 	"stack, as large as ktune's stack limit (ulimit -s, often 8 MiB), which a smaller block or a larger ulimit -s avoids"
 
-// runEvaluations is how many evaluations the run has: those stored before this command
-// and those it measured.
-func (r *resumingEvaluator) runEvaluations() int { return r.stored + len(r.measured) }
+// runEvaluations is how many evaluations the run has that count against its budget:
+// those stored before this command and those it measured, less those over a device limit
+// known before compiling (free).
+func (r *resumingEvaluator) runEvaluations() int { return r.stored - r.storedFree + len(r.measured) }
+
+// free says evaluation e cost no budget: its configuration was refused before compiling,
+// over a device limit (overLimit), by this command or by the run before it was resumed.
+// It is the session's Options.Free.
+func (r *resumingEvaluator) free(e result.Evaluation) bool {
+	return e.Status == result.DeviceLimit && r.excluded[store.ConfigKey(e.Config)]
+}
+
+// resumeExcluded finds, among a resumed run's stored evaluations, the device_limits that
+// the device's limits known before compiling still explain: they cost no budget now as
+// they did not when they were recorded (and those recorded by a ktune that counted them
+// cost none from now on).
+func (r *resumingEvaluator) resumeExcluded(stored []result.Evaluation) {
+	if r.overLimit == nil {
+		return
+	}
+	for _, e := range stored {
+		if e.Status == result.DeviceLimit && r.overLimit(e.Config) != "" {
+			r.excluded[store.ConfigKey(e.Config)] = true
+			r.storedFree++
+		}
+	}
+}
 
 // runBudget is a stop condition: the budget is spent once the run has that many
 // evaluations. A resumed run's strategy starts again, and the configurations it asks for
@@ -96,8 +131,20 @@ func (r *resumingEvaluator) Evaluate(ctx context.Context, c space.Config) (resul
 
 func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (result.Evaluation, error) {
 	vals := r.sp.Values(c)
-	if e, ok := r.known[store.ConfigKey(vals)]; ok {
+	key := store.ConfigKey(vals)
+	if e, ok := r.known[key]; ok {
 		return e, nil
+	}
+	if r.overLimit != nil {
+		if msg := r.overLimit(vals); msg != "" {
+			// what the worker's runner would answer before compiling, without a worker
+			r.excluded[key] = true
+			e := result.Evaluation{Config: vals, Status: result.DeviceLimit, Objective: math.NaN(), Message: msg, Time: time.Now()}
+			if r.launch != nil {
+				e.Launch = r.launch(vals)
+			}
+			return e, nil
+		}
 	}
 	start := time.Now()
 	e, err := r.inner.Evaluate(ctx, c)
@@ -137,6 +184,22 @@ func launchOf(s *spec.Spec) func([]space.Value) *result.Launch {
 			return nil
 		}
 		return &result.Launch{Grid: inst.Launch.Grid, Block: inst.Launch.Block}
+	}
+}
+
+// overLimitOf is the check of a configuration's values against the limits of the device
+// described by info that are known before compiling (runner.LimitViolation), as the
+// worker's runner makes it before compiling. The tuner's view of the device is the
+// worker's or larger: a worker under a memory limit (--worker-memory) may see less global
+// memory, and refuses the arrays over it itself, at the cost of an evaluation. Values
+// whose instance the spec cannot make are left to the worker, which says why.
+func overLimitOf(s *spec.Spec, info device.Info) func([]space.Value) string {
+	return func(values []space.Value) string {
+		inst, err := s.Instance(values)
+		if err != nil {
+			return ""
+		}
+		return runner.LimitViolation(info, inst)
 	}
 }
 
@@ -236,7 +299,9 @@ func (r *resumingEvaluator) probe() (cancelled bool) {
 		}
 		r.known[key] = e
 		r.probes = append(r.probes, e)
-		n--
+		if !r.free(e) {
+			n--
+		}
 	}
 	return false
 }
@@ -244,9 +309,14 @@ func (r *resumingEvaluator) probe() (cancelled bool) {
 func (r *resumingEvaluator) Hint(cs ...space.Config) {
 	todo := make([]space.Config, 0, len(cs))
 	for _, c := range cs {
-		if _, ok := r.known[store.ConfigKey(r.sp.Values(c))]; !ok {
-			todo = append(todo, c)
+		vals := r.sp.Values(c)
+		if _, ok := r.known[store.ConfigKey(vals)]; ok {
+			continue
 		}
+		if r.overLimit != nil && r.overLimit(vals) != "" {
+			continue // never compiled
+		}
+		todo = append(todo, c)
 	}
 	r.inner.Hint(todo...)
 }

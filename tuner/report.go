@@ -34,6 +34,7 @@ type Report struct {
 	Resumed         int                `json:"resumed_from_store"` // evaluations the run had before this command
 	Measured        int                `json:"measured"`           // evaluations this command measured
 	Statuses        map[string]int     `json:"statuses"`
+	DeviceExcluded  int                `json:"device_excluded"` // device_limits known before compiling: not compiled, no budget spent
 	Failures        []FailureSummary   `json:"failures,omitempty"`
 	Best            Config             `json:"best_configuration,omitzero"`
 	BestObjective   *float64           `json:"best_objective,omitempty"`
@@ -194,9 +195,9 @@ func unasked(sp *space.Space, asked map[string]bool, evs []result.Evaluation) []
 // buildReport sums up the run: all its evaluations, those stored before this command
 // and those measured outside the session (probes: the draws of sameFailure) included; the
 // means of compile, verify and framework time are over those it measured (measured, by
-// store.ConfigKey).
+// store.ConfigKey). free (nil: none) says which evaluations cost no budget.
 func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, info device.Info, sum tuning.Summary,
-	measured map[string]bool, def *result.Evaluation, stored, probes []result.Evaluation, crashes int) *Report {
+	measured map[string]bool, def *result.Evaluation, stored, probes []result.Evaluation, crashes int, free func(result.Evaluation) bool) *Report {
 	objective, maximize := s.Objective()
 	history := runHistory(sp, sum.History, stored, probes)
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
@@ -215,6 +216,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			r.KernelMS += h.Evaluation.BenchmarkMS
 		}
 		r.Statuses[h.Evaluation.Status.String()]++
+		if free != nil && free(h.Evaluation) {
+			r.DeviceExcluded++
+		}
 		if e := h.Evaluation; !e.Failed() {
 			ok = append(ok, e.Objective)
 			if cv, has := e.SampleCV(); has {

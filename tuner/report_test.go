@@ -54,7 +54,7 @@ iterations: 3
 		eval(4),                   // a timeout: no samples
 		eval(5, 3, 3),             // timed over 2 of the 3 iterations (its timeout)
 	}
-	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0)
+	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0, nil)
 	if r.BestObjective == nil || *r.BestObjective != 1 || r.BestRuns != 3 {
 		t.Fatalf("best %v over %d runs, want 1 over 3", r.BestObjective, r.BestRuns)
 	}
@@ -110,7 +110,7 @@ min_time: 10ms
 		eval(2, "timed over 150 runs for min_time 10ms: each of its 3 samples is the mean of 50 consecutive runs", 0.02, 0.02, 0.02),
 		eval(3, "", 12, 12, 12), // long enough: its iterations alone
 	}
-	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0)
+	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0, nil)
 	if r.BestObjective == nil || math.Abs(*r.BestObjective-0.01) > 1e-12 {
 		t.Fatalf("best %v, want 0.01", r.BestObjective)
 	}

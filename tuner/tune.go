@@ -42,7 +42,12 @@ type Options struct {
 	Strategy        string
 	StrategyOptions map[string]any
 	// Budget is the run's number of evaluations, those measured before a resumption
-	// included (a run that has them measures nothing); 0 is no limit.
+	// included (a run that has them measures nothing); 0 is no limit. A configuration that
+	// breaks a limit of the device known before compiling (its block size, local memory,
+	// largest buffer or global memory: runner.LimitViolation) is recorded as a
+	// device_limit without being compiled, and costs none of it (Report.DeviceExcluded);
+	// one whose limit only the compiled kernel tells (its own maximum work-group size,
+	// static local memory) costs one evaluation, as it cost a compile.
 	Budget int
 	// TimeLimit bounds Tune's wall-clock time, counted from the call: building the space,
 	// starting the workers, checking the arguments, computing the reference, measuring the
@@ -111,8 +116,11 @@ const MaxUnlimited = 10000
 
 // RunStart is the stored run that Tune tunes, as it starts.
 type RunStart struct {
-	ID      int64 // the run's id in the store
-	Resumed int   // evaluations the run had before: an interrupted run that Tune resumes
+	ID int64 // the run's id in the store
+	// Resumed is how many evaluations the run had before, an interrupted run that Tune
+	// resumes, that count against the budget: those over a device limit known before
+	// compiling, which cost none, left out.
+	Resumed int
 	// Spent says the run has Options.Budget evaluations already: Tune measures nothing and
 	// leaves it interrupted, for a larger budget to continue.
 	Spent bool
@@ -126,7 +134,7 @@ type RunStart struct {
 // before a resumption included.
 type Progress struct {
 	Run         int64
-	Evaluations int       // the run's evaluations so far
+	Evaluations int       // the run's evaluations so far that count against the budget (not those over a device limit known before compiling)
 	Resumed     int       // of those, the ones it had before Tune
 	Total       int       // the most it will have: the budget, or the space's size
 	Started     time.Time // when the search began
@@ -430,7 +438,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	for _, e := range stored {
 		known[store.ConfigKey(e.Config)] = e
 	}
-	resumed := len(stored)
+	// Configurations over a device limit known before compiling are refused without a
+	// worker, and cost no budget (free): the run's stored ones as well.
+	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: len(stored), measured: map[string]bool{},
+		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, log: log,
+		stackNote: info.Backend == "opencl" && info.Type == "cpu",
+		overLimit: overLimitOf(s, info), excluded: map[string]bool{}}
+	ev.resumeExcluded(stored)
+	resumed := ev.runEvaluations() // those that count against the budget
 	// The budget is the run's: a resumed run that has used it up measures nothing more. It
 	// stays interrupted, so that the same command with a larger budget resumes it.
 	spent := o.Budget > 0 && resumed >= o.Budget
@@ -448,9 +463,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 
 	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
 		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
-	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: resumed, measured: map[string]bool{},
-		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, sink: sink, log: log,
-		stackNote: info.Backend == "opencl" && info.Type == "cpu"}
+	ev.sink = sink
 	for _, e := range stored {
 		sink.consider(e) // progress shows the run's best from the first line on
 	}
@@ -499,7 +512,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	topts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Since: began, Maximize: maximize, Seed: o.Seed, Sink: sink,
-		Logger: log, Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}}
+		Logger: log, Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}, Free: ev.free}
 	if defaultEval != nil {
 		// the baseline is one of the budget's evaluations, whichever the strategy
 		topts.Measured = []result.Evaluation{*defaultEval}
@@ -540,7 +553,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		status = store.StatusInterrupted
 	}
 	finishErr := finishRun(ctx, storeCtx, log, st, run.ID, status)
-	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes)
+	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes, ev.free)
 	rep.StrategyOptions = stOpts
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost

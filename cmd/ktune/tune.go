@@ -47,7 +47,10 @@ work runs in a supervised worker process: a configuration that crashes or hangs 
 ('ktune devices' lists them) is a device_limit, and is not run: the block size, local
 memory arguments and arrays are checked before compiling, what the compiled kernel says
 (its maximum work-group size, static local memory, __constant arguments) before its
-first launch. A crash's message names the signal, as in "the kernel crashed: SIGSEGV
+first launch. One known before compiling costs no budget (Kernel Tuner leaves such
+configurations out of the space): it is stored as a device_limit and its count is in the
+summary's statuses ("device_limit 12 (known before compiling: no budget spent)"); one
+found after compiling costs an evaluation, as it cost a compile. A crash's message names the signal, as in "the kernel crashed: SIGSEGV
 (segmentation fault)", and what the kernel printed, so that the configurations that crash
 alike are counted together; the runtime's report of the fault (addresses) is logged with
 'ktune --log-level info tune ...'. What a kernel prints is kept for that message alone: a
@@ -124,7 +127,8 @@ default_config) to standard output.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
 whole run), resumed_from_store and measured (by this command); statuses (a count per
-status) and failures (per failing status its most common message, how many gave it and an
+status) and device_excluded (of the device_limits, those known before compiling, which
+cost no budget); failures (per failing status its most common message, how many gave it and an
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
 be computed for it, timed runs left out for its timeout; lacking_metrics counts the
@@ -150,7 +154,7 @@ fields with what was known then: run (null until a run is created or found to re
 database, strategy, strategy_options, seed, evaluations and resumed_from_store (those the
 run had stored), measured 0, statuses (empty; null for a resumed run), stop cancelled and
 the costs per evaluation 0; kernel, backend, device, objective, maximize, space_size,
-verified and worker_restarts are null, and there is no best.
+device_excluded, verified and worker_restarts are null, and there is no best.
 
 Strategy options: --option name=value (repeatable), or as 'ktune bench' takes them,
 --strategy 'NAME:OPT=VALUE;OPT=VALUE'; see 'ktune help strategies'.
@@ -390,6 +394,7 @@ type beforeSearchJSON struct {
 	Resumed           int            `json:"resumed_from_store"`
 	Measured          int            `json:"measured"`
 	Statuses          map[string]int `json:"statuses"`
+	DeviceExcluded    unknown        `json:"device_excluded"`
 	Verified          unknown        `json:"verified"`
 	Stop              string         `json:"stop"`
 	WallSeconds       float64        `json:"wall_seconds"`
@@ -450,7 +455,15 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, resumed, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
 	var st []string
 	for k, v := range r.Statuses {
-		st = append(st, fmt.Sprintf("%s %d", k, v))
+		note := ""
+		if k == result.DeviceLimit.String() && r.DeviceExcluded > 0 {
+			// refused before compiling: they cost no budget
+			note = " (known before compiling: no budget spent)"
+			if r.DeviceExcluded < v {
+				note = fmt.Sprintf(" (%d known before compiling: no budget spent)", r.DeviceExcluded)
+			}
+		}
+		st = append(st, fmt.Sprintf("%s %d%s", k, v, note))
 	}
 	slices.Sort(st)
 	if len(st) == 0 {
