@@ -585,6 +585,10 @@ func (r *Runner) observationWindow(obs []device.Observer) time.Duration {
 	return w
 }
 
+// DeviceInfo is the device the runner measures on, as it was opened: the limits that
+// limitViolation checks (worker.Describer).
+func (r *Runner) DeviceInfo() device.Info { return r.info }
+
 // limitViolation reports a launch the device cannot run, before anything is compiled.
 func (r *Runner) limitViolation(inst *spec.Instance) string { return LimitViolation(r.info, inst) }
 

@@ -189,10 +189,9 @@ func launchOf(s *spec.Spec) func([]space.Value) *result.Launch {
 
 // overLimitOf is the check of a configuration's values against the limits of the device
 // described by info that are known before compiling (runner.LimitViolation), as the
-// worker's runner makes it before compiling. The tuner's view of the device is the
-// worker's or larger: a worker under a memory limit (--worker-memory) may see less global
-// memory, and refuses the arrays over it itself, at the cost of an evaluation. Values
-// whose instance the spec cannot make are left to the worker, which says why.
+// worker's runner makes it before compiling: info is the device as the worker opened it
+// (worker.Supervisor.DeviceInfo). Values whose instance the spec cannot make are left to
+// the worker, which says why.
 func overLimitOf(s *spec.Spec, info device.Info) func([]space.Value) string {
 	return func(values []space.Value) string {
 		inst, err := s.Instance(values)

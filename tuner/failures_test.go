@@ -234,7 +234,8 @@ void die(float *y, int n) {
 // A device that lives in the worker's memory, PoCL's CPU device or the host's, has no
 // larger buffers under the workers' memory limit than the limit allows (PoCL a quarter
 // of it, the host all of it): a configuration whose array is larger is a device limit,
-// refused before anything is allocated, and the configurations that fit run.
+// refused before anything is allocated, and costing no budget, as the limit is the
+// worker's, which the tuner checks before compiling; the configurations that fit run.
 func TestAnArrayPastTheWorkersMemoryLimitIsADeviceLimit(t *testing.T) {
 	for _, tc := range []struct {
 		backend, source, kernel string
@@ -268,6 +269,10 @@ iterations: 1
 			}
 			if e := evals["96"]; e.Status != result.DeviceLimit || !strings.Contains(e.Message, "largest buffer") {
 				t.Errorf("rep 96: %v %q, want a device limit on the largest buffer", e.Status, e.Message)
+			}
+			// known before compiling, from the device as the worker opened it: no budget spent
+			if rep.DeviceExcluded != 1 || rep.Measured != 1 {
+				t.Errorf("%d device limits known before compiling, %d measured; want rep 96's, and rep 1 measured", rep.DeviceExcluded, rep.Measured)
 			}
 		})
 	}

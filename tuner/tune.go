@@ -439,11 +439,17 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		known[store.ConfigKey(e.Config)] = e
 	}
 	// Configurations over a device limit known before compiling are refused without a
-	// worker, and cost no budget (free): the run's stored ones as well.
+	// worker, and cost no budget (free): the run's stored ones as well. The limits are
+	// the device's as the worker opened it (under its memory limit, a CPU device has less
+	// memory than this process sees), or as this process sees it when no worker said.
+	limits := info
+	if wi, ok := sup.DeviceInfo(); ok {
+		limits = wi
+	}
 	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: len(stored), measured: map[string]bool{},
 		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, log: log,
 		stackNote: info.Backend == "opencl" && info.Type == "cpu",
-		overLimit: overLimitOf(s, info), excluded: map[string]bool{}}
+		overLimit: overLimitOf(s, limits), excluded: map[string]bool{}}
 	ev.resumeExcluded(stored)
 	resumed := ev.runEvaluations() // those that count against the budget
 	// The budget is the run's: a resumed run that has used it up measures nothing more. It

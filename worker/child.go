@@ -48,6 +48,12 @@ type Checker interface {
 	Check(ctx context.Context) error
 }
 
+// Describer is a Measurer that says what device it measures on, as it opened it (under
+// the child's memory limit): the parent's Supervisor.DeviceInfo.
+type Describer interface {
+	DeviceInfo() device.Info
+}
+
 // Breakable is a Measurer whose device can be lost for the rest of the process: after an
 // answer with Broken non-nil the child retires and a fresh process takes over.
 type Breakable interface {
@@ -132,7 +138,12 @@ func serve(ctx context.Context, in io.Reader, out, marks io.Writer, open func() 
 		enc.Encode(response{Phase: phaseReady, Err: err.Error()})
 		return err
 	}
-	if err := enc.Encode(response{Phase: phaseReady}); err != nil {
+	ready := response{Phase: phaseReady}
+	if d, ok := m.(Describer); ok {
+		info := d.DeviceInfo()
+		ready.Info = &info
+	}
+	if err := enc.Encode(ready); err != nil {
 		return err
 	}
 	// A measurer that reports its arrays' guard regions has them sent to the parent, which

@@ -18,6 +18,7 @@ package worker
 import (
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 )
 
@@ -65,6 +66,10 @@ type response struct {
 	// fault poisons it for the process): the child exits after it, and the parent starts a
 	// fresh one for the next configuration.
 	Retire string
+	// Info is the device as the child opened it, with phaseReady, from a measurer that
+	// describes it (Describer): under the child's memory limit it may have less memory
+	// than the parent sees.
+	Info *device.Info
 }
 
 // wireEval is result.Evaluation without the configuration values, which the parent knows.

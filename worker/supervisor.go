@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
@@ -87,6 +88,9 @@ type Supervisor struct {
 	// before it measures anything, a fresh one that replaces a crashed one included.
 	reference bool
 	Crashes   int // children that died or were killed, for reporting
+
+	// info is the device as the last child that started opened it (DeviceInfo)
+	info atomic.Pointer[device.Info]
 }
 
 // hang is how a configuration ran past a time limit in a pre-compiler: its compilation,
@@ -289,6 +293,9 @@ func (s *Supervisor) start(ctx context.Context, role string) (*child, error) {
 			if r.Err != "" {
 				c.kill()
 				return nil, fmt.Errorf("%w: %s%s", ErrWorkerStart, r.Err, s.startNote())
+			}
+			if r.Info != nil {
+				s.info.Store(r.Info)
 			}
 			return c, nil
 		case <-lim.C():
@@ -705,6 +712,17 @@ func (s *Supervisor) startMain(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%w: %s", ErrReferenceLost, why)
+}
+
+// DeviceInfo is the device as a child opened it, once one has started (Check, Reference
+// and Evaluate start one) and where its measurer describes it (Describer); ok is false
+// otherwise. Its limits are those the child checks configurations against: under
+// Options.MemoryLimit a CPU device's memory may be smaller than this process sees.
+func (s *Supervisor) DeviceInfo() (info device.Info, ok bool) {
+	if p := s.info.Load(); p != nil {
+		return *p, true
+	}
+	return device.Info{}, false
 }
 
 // ErrArguments marks the error of Check: the spec's arguments do not match the kernel's

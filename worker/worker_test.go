@@ -106,6 +106,14 @@ type fakeMeasurer struct {
 	served int // evaluations this process served
 }
 
+// DeviceInfo describes a device whose global memory is the process's data limit, as
+// PoCL's is under the workers' memory limit.
+func (m *fakeMeasurer) DeviceInfo() device.Info {
+	var rl syscall.Rlimit
+	syscall.Getrlimit(unix.RLIMIT_DATA, &rl)
+	return device.Info{Name: "fake", GlobalMemBytes: int64(min(rl.Cur, 1<<62))}
+}
+
 func (m *fakeMeasurer) Broken() error { return m.lost }
 func (m *fakeMeasurer) Fault() error  { return m.fault }
 
@@ -911,6 +919,26 @@ func TestAWorkersMemoryIsLimited(t *testing.T) {
 	}
 	if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 2}); err != nil || e.Status != result.OK {
 		t.Errorf("after it: %v %q %v", e.Status, e.Message, err)
+	}
+}
+
+// The supervisor knows the device as its child opened it, under the memory limit, once a
+// child has started, and not before.
+func TestTheSupervisorKnowsTheDeviceAsItsChildOpenedIt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the limit is set on Linux")
+	}
+	const limit = 512 << 20
+	s := newTestSupervisor(t)
+	s.opts.MemoryLimit = limit
+	if info, ok := s.DeviceInfo(); ok {
+		t.Errorf("before any child started: %+v, ok", info)
+	}
+	if e, err := s.Evaluate(context.Background(), space.Config{behaveOK, 0}); err != nil || e.Status != result.OK {
+		t.Fatalf("%v %q %v", e.Status, e.Message, err)
+	}
+	if info, ok := s.DeviceInfo(); !ok || info.Name != "fake" || info.GlobalMemBytes != limit {
+		t.Errorf("after a child started: %+v, %v; want the fake device with %d bytes, the child's limit", info, ok, limit)
 	}
 }
 
