@@ -7,7 +7,10 @@
 // returns the run's Report (what 'ktune tune' prints; its JSON form is 'ktune tune
 // --json'). The same Options resume an interrupted run, measuring only what it lacks (its
 // strategy options compared by what they mean, not by how they are spelled:
-// strategy.SameOptions); the budget is the run's.
+// strategy.SameOptions); the budget is the run's. A configuration over a limit of the
+// device known before compiling (runner.LimitViolation, against the device as a worker
+// opened it) is stored as a device_limit without reaching a worker and costs no budget
+// (Report.DeviceExcluded), as Kernel Tuner leaves such configurations out of the space.
 //
 // # Worker processes
 //

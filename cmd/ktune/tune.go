@@ -152,7 +152,7 @@ values (no success: no best) are left out. An interrupted command's object opens
 "interrupted", saying what was kept. Interrupted before the search began, it has the same
 fields with what was known then: run (null until a run is created or found to resume),
 database, strategy, strategy_options, seed, evaluations and resumed_from_store (those the
-run had stored), measured 0, statuses (empty; null for a resumed run), stop cancelled and
+run had stored that count against the budget), measured 0, statuses (empty; null for a resumed run), stop cancelled and
 the costs per evaluation 0; kernel, backend, device, objective, maximize, space_size,
 device_excluded, verified and worker_restarts are null, and there is no best.
 
@@ -388,8 +388,9 @@ type beforeSearchJSON struct {
 	Objective       unknown        `json:"objective"`
 	Maximize        unknown        `json:"maximize"`
 	SpaceSize       unknown        `json:"space_size"`
-	// Evaluations and Resumed are those the run had stored (0 for a new one); Statuses
-	// is empty for a new run, null for a resumed one (its evaluations are not read back).
+	// Evaluations and Resumed are those the run had stored that count against the budget
+	// (tuner.RunStart.Resumed; 0 for a new one); Statuses is empty for a new run, null for
+	// a resumed one (its evaluations are not read back).
 	Evaluations       int            `json:"evaluations"`
 	Resumed           int            `json:"resumed_from_store"`
 	Measured          int            `json:"measured"`
