@@ -34,7 +34,7 @@ configuration is compiled, run once to warm up and verify its output against the
 reference, twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its
 first runs), then timed over the spec's iterations (a kernel too slow for them all within
 the spec's timeout over those that fit, at least one, which its result says; with the
-spec's min_time, one whose iterations are over sooner runs on in rounds of iterations runs
+spec's min_time, one whose iterations are over sooner runs on, iterations runs at a time,
 until they have lasted min_time, at most 10000 runs, each sample then the statistic of a
 batch of consecutive runs, which its result says). A time is the kernel's alone, in ms:
 OpenCL profiling events (the command's start to its end) and CUDA events time it on the
