@@ -232,7 +232,7 @@ statistic: mean                # mean (default) | median | min of the runs: on a
                                # median ignores outliers, which the mean (Kernel Tuner's
                                # time) takes in
 min_time: 10ms                 # optional (default 0, off): runs whose iterations are over
-                               # sooner go on, in rounds of iterations runs, until the timed
+                               # sooner go on, iterations runs at a time, until the timed
                                # runs have lasted this long by the clock (launches included),
                                # at most 10000 runs and never past the timeout; the runs are
                                # then cut in iterations batches of consecutive runs, each

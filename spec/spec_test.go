@@ -899,6 +899,58 @@ func TestDocExampleIsAValidSpec(t *testing.T) {
 	}
 }
 
+// The variants Doc shows in its comments parse as the example around them: statistic
+// min, Kernel Tuner's defines mapping, a reference kernel with a launch and arguments of
+// its own, and a reference configuration; and every field of the parser's sub-mappings is
+// named in Doc.
+func TestDocVariantsParse(t *testing.T) {
+	start := strings.Index(Doc, "\n---\n")
+	end := strings.Index(Doc, "\n...\n")
+	example := Doc[start+1 : end+5]
+	variants := []struct{ prefix, line string }{
+		{"statistic: mean", "statistic: min"},
+		{"  defines: true", `  defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}`},
+		{"    kernel: {name: matmul_naive", "    kernel: {name: matmul_naive, source: naive.cu, block: [16, 16], arguments: [C, A, B]}"},
+		{"    kernel: {name: matmul_naive", "    config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}"},
+	}
+	for _, v := range variants {
+		lines := strings.Split(example, "\n")
+		found := false
+		for i, l := range lines {
+			if strings.HasPrefix(l, v.prefix) {
+				lines[i], found = v.line, true
+			}
+		}
+		if !found {
+			t.Errorf("Doc's example has no line %q", v.prefix)
+			continue
+		}
+		if !strings.Contains(Doc, strings.TrimSpace(strings.SplitN(v.line, "{", 2)[0])) {
+			t.Errorf("Doc does not show %q", v.line)
+		}
+		s, err := Parse([]byte(strings.Join(lines, "\n")), "doc.yaml")
+		if err != nil {
+			t.Errorf("%s: %v", v.line, err)
+			continue
+		}
+		if _, err := s.Instance(s.Default); err != nil {
+			t.Errorf("%s: %v", v.line, err)
+		}
+	}
+	for _, f := range []string{
+		"name:", "language:", "source:", "code:", "compiler_options:", "defines:", "openmp:",
+		"block:", "grid:", "arguments:", "kind:", "type:", "length:", "value:", "fill:",
+		"output:", "zeros", "random", "constant", "range", "npy", "distribution", "low",
+		"high", "mean", "stddev", "seed", "start", "step", "reference:", "outputs:", "atol:",
+		"rtol:", "config", "expr:", "maximize:", "values:", "min_time:", "statistic:",
+		"| min", "c++", "cpp", "cxx",
+	} {
+		if !strings.Contains(Doc, f) {
+			t.Errorf("Doc does not name %s", f)
+		}
+	}
+}
+
 func TestObservablesFeedMetricsAndTheObjective(t *testing.T) {
 	const base = `
 kernel: {name: k, language: cuda, code: "x"}

@@ -587,7 +587,9 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			if timing {
 				// Its first run ended, and passed verification: a kernel slow enough
 				// that all its runs together take longer than the limit is not hung.
-				msg += " during its timed runs, after its first run had finished: the limit counts every run of a configuration, so a kernel this slow needs a longer timeout or fewer iterations"
+				// Fewer iterations would not help: the runner leaves out the runs that
+				// would pass the limit, all but the first timed one.
+				msg += " during its timed runs, after its first run had finished: the limit counts every run of a configuration, and a kernel is timed over the runs that fit in it but at least once, so one this slow needs a longer timeout"
 			}
 			e := result.Evaluation{Status: result.Timeout, Objective: math.NaN(), Time: time.Now(), Message: msg,
 				CompileMS: ms(waited + time.Since(start) - lim.stopped)}

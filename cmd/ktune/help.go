@@ -75,10 +75,10 @@ Integers are exact below 2**53; a restriction whose integers reach it (Python's 
 unbounded) stops the space's construction with an error naming the configuration.
 Names are parameter names and a spec's constants; an unknown name is an error that
 suggests the closest one. An expression reads the names directly: Kernel Tuner's
-lambda p: p["bx"] * p["by"] <= 1024 is written bx * by <= 1024. A comparison of a parameter with a value it never takes
-(ACC == 'dubble', bx in [32, 48] where no bx is 48) is computed as Python does, never
-true (or, with != and not in, always), and tune and space warn of it with the spec's
-line and the parameter's values.
+lambda p: p["bx"] * p["by"] <= 1024 is written bx * by <= 1024. A comparison of a
+parameter with a value it never takes (ACC == 'dubble', bx in [32, 48] where no bx is 48)
+is computed as Python does, never true (or, with != and not in, always), and tune and
+space warn of it with the spec's line and the parameter's values.
 
 How a space is built: parameters that no restriction reads together are independent, and
 the space is the product of such groups, indexed without enumerating it (billions of

@@ -62,7 +62,8 @@ to standard output. A warning names what the format has no place for in this rec
 (KTT output's, below), what reading the file or importing the run noticed (a cache cut
 short), and a run that has not finished (the output holds what it has stored).
 
-Besides the measurements (samples, metrics), each configuration gets:
+Besides the measurements (metrics, and samples: the timed runs, or under the spec's
+min_time each the statistic of a batch of runs), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
               spec's statistic (mean, median, min) of the samples, which the metrics
               (GB/s) were computed from; Kernel Tuner's "time", a "time" measurement in
@@ -95,10 +96,10 @@ counter. Its launch is GlobalSize and LocalSize, with Metadata's ComputeApi and
 GlobalSizeType from the run's backend: a CUDA run's GlobalSize is the grid (in blocks), an
 OpenCL run's the global size (in work-items), as KTT writes them, and a KTT file's come
 back as they were (converted where its GlobalSizeType was not its ComputeApi's). A launch
-the recording lacks (a Kernel Tuner cache or T4 file has none; a host C kernel is called,
-not launched; a run stored before ktune kept launches) is left out: KTT has no value for
-unknown (KTT's own loader wants the sizes, as it wants the Platform, KttVersion and
-Timestamp no recording knows). KTT has no place for the
+the recording lacks (a Kernel Tuner cache or T4 file has none; a host C or C++ kernel is
+called, not launched; a run stored before ktune kept launches) is left out: KTT has no
+value for unknown (KTT's own loader wants the sizes, as it wants the Platform, KttVersion
+and Timestamp no recording knows). KTT has no place for the
 direction, restrictions, problem size, samples, failure messages, a failure's compile
 time, metrics and launch (a failure has no computation result) or parameter values no
 configuration has, nor for configurations the restrictions exclude, which are left out;

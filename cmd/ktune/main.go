@@ -145,8 +145,8 @@ restriction syntax and 'ktune help strategies' for the search strategies and the
 
 Environment:
   KTUNE_DB              results database of the commands that take --db (default ktune.db)
-  KTUNE_CACHE           folder of compiled host C kernels (hostc/ in it; default ktune/hostc
-                        in the user's cache folder, $XDG_CACHE_HOME or ~/.cache)
+  KTUNE_CACHE           folder of compiled host C and C++ kernels (hostc/ in it; default
+                        ktune/hostc in the user's cache folder, $XDG_CACHE_HOME or ~/.cache)
   KTUNE_CUDA_CACHE      folder of compiled CUDA modules, or off (default ktune/cuda in the
                         user's cache folder)
   KTUNE_OPENCL_LIBRARY  the OpenCL library to load (default libOpenCL.so.1)

@@ -30,7 +30,8 @@ Writes one HTML file with every figure embedded, readable offline (OUT; by defau
 report-RUN.html in this folder for a run, and for a file the file beside it whose name
 ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.html):
   RUN         a run id of the results database: what ran, outcomes, the best
-              configurations (with the spread of each one's timed runs, where it has
+              configurations (with the spread of each one's timed runs, or of its
+              samples, batches of runs, under the spec's min_time, where it has
               several), convergence, and the analysis of what it measured
               (landscape, significance, Sobol sensitivity; see 'ktune analyze')
   BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells

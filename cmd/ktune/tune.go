@@ -30,31 +30,32 @@ func init() {
           [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
-configuration is compiled, run once to warm up and verify its output against the reference,
-twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its first runs),
-then timed over the spec's iterations (a kernel too slow for them all within the spec's
-timeout over those that fit, at least one, which its result says; with the spec's
-min_time, one whose iterations are over sooner runs on in rounds of iterations runs until
-they have lasted min_time, at most 10000 runs, each sample then the statistic of a batch
-of consecutive runs, which its result says). A time is the kernel's
-alone, in ms: OpenCL profiling events (the command's start to its end) and CUDA events
-time it on the device, host C and C++ the monotonic clock around the call; the first run is not
-among the samples, and the spec's statistic (mean by default, median or min) makes them
-one time, from which the metrics are computed. The default strategy, auto, is the best ktune has
-for the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device
-work runs in a supervised worker process: a configuration that crashes or hangs is recorded
+configuration is compiled, run once to warm up and verify its output against the
+reference, twice more untimed when a run takes under 10 ms (a fresh kernel is slow in its
+first runs), then timed over the spec's iterations (a kernel too slow for them all within
+the spec's timeout over those that fit, at least one, which its result says; with the
+spec's min_time, one whose iterations are over sooner runs on, iterations runs at a time,
+until they have lasted min_time, at most 10000 runs, each sample then the statistic of a
+batch of consecutive runs, which its result says). A time is the kernel's alone, in ms:
+OpenCL profiling events (the command's start to its end) and CUDA events time it on the
+device, host C and C++ the monotonic clock around the call; the first run is not among the
+samples, and the spec's statistic (mean by default, median or min) makes them one time,
+from which the metrics are computed. The default strategy, auto, is the best ktune has for
+the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work
+runs in a supervised worker process: a configuration that crashes or hangs is recorded
 (runtime_error, timeout) and tuning goes on. A configuration that breaks a device limit
 ('ktune devices' lists them) is a device_limit, and is not run: the block size, local
 memory arguments and arrays are checked before compiling, what the compiled kernel says
-(its maximum work-group size, static local memory, __constant arguments) before its
-first launch. One known before compiling costs no budget (Kernel Tuner leaves such
+(its maximum work-group size, static local memory, __constant arguments) before its first
+launch. One known before compiling costs no budget (Kernel Tuner leaves such
 configurations out of the space): it is stored as a device_limit and its count is in the
 summary's statuses ("device_limit 12 (known before compiling: no budget spent)"); one
-found after compiling costs an evaluation, as it cost a compile. A crash's message names the signal, as in "the kernel crashed: SIGSEGV
-(segmentation fault)", and what the kernel printed, so that the configurations that crash
-alike are counted together; the runtime's report of the fault (addresses) is logged with
-'ktune --log-level info tune ...'. What a kernel prints is kept for that message alone: a
-configuration that does not crash shows none of it. On a CPU OpenCL device (PoCL) a
+found after compiling costs an evaluation, as it cost a compile. A crash's message names
+the signal, as in "the kernel crashed: SIGSEGV (segmentation fault)", and what the
+kernel printed, so that the configurations that crash alike are counted together; the
+runtime's report of the fault (addresses) is logged with 'ktune --log-level info tune ...'.
+What a kernel prints is kept for that message alone: a configuration that does not crash
+shows none of it. On a CPU OpenCL device (PoCL) a
 work-group's private variables share a thread's stack, as large as the stack limit
 (RLIMIT_STACK): a segmentation fault's message says that, besides an access outside the
 arrays, private arrays times the block size may have overflowed it.
@@ -65,19 +66,19 @@ are compiled ahead in other workers (--precompilers, by default one per two core
 Each worker's memory is bounded by --worker-memory (default: half the machine's memory, or
 of its control group's limit, on a CPU device, where kernels and their buffers live in the
 worker; none on another device, a GPU; none turns it off; $KTUNE_WORKER_MEMORY): on Linux
-it is the worker's data limit (RLIMIT_DATA, the private memory it maps, which the compilers
-it runs inherit), so an allocation past it fails in the worker (malloc returns NULL, LLVM
-throws bad_alloc) and the configuration is a runtime_error whose message says it ran out of
-memory, rather than the machine swapping or its out-of-memory killer stepping in. PoCL
-sizes its device by the limit (global memory the limit, largest buffer a quarter of it; the
-host C device's largest buffer is the limit): a configuration with a larger array, or
-with arrays larger together than global memory (on a CPU device, than half of it: ktune's
-copies of their initial data share it), is a device_limit. Workers also offer themselves to the out-of-memory killer first
-(oom_score_adj 1000), and a worker it kills (any SIGKILL ktune did not send) is that
-configuration's runtime_error: "the kernel was killed by SIGKILL from outside ktune, often
-the out-of-memory killer", with what to do. Measured on the examples, PoCL needs about
-384 MiB, a host C worker 200 to 350 MiB (each thread's 8 MiB stack counts): a limit much
-lower fails every configuration.
+it is the worker's data limit (RLIMIT_DATA, the private memory it maps, which the
+compilers it runs inherit), so an allocation past it fails in the worker (malloc returns
+NULL, LLVM throws bad_alloc) and the configuration is a runtime_error whose message says
+it ran out of memory, rather than the machine swapping or its out-of-memory killer
+stepping in. PoCL sizes its device by the limit (global memory the limit, largest buffer a
+quarter of it; the host C device's largest buffer is the limit): a configuration with a
+larger array, or with arrays larger together than global memory (on a CPU device, than
+half of it: ktune's copies of their initial data share it), is a device_limit. Workers
+also offer themselves to the out-of-memory killer first (oom_score_adj 1000), and a worker
+it kills (any SIGKILL ktune did not send) is that configuration's runtime_error: "the
+kernel was killed by SIGKILL from outside ktune, often the out-of-memory killer", with
+what to do. Measured on the examples, PoCL needs about 384 MiB, a host C worker 200 to 350
+MiB (each thread's 8 MiB stack counts): a limit much lower fails every configuration.
 
 Every evaluation is stored in the results database the moment it is measured. Running the
 same command again resumes an interrupted run (same spec, device, strategy, options and
@@ -85,22 +86,21 @@ seed) without measuring finished configurations again. Options are the same when
 the same to the strategy, however they are spelled: neighbourhood=hamming is Hamming,
 candidates=1e3 is 1000, xi=0.50 is 0.5, restart=1 is true; a run stores and prints them as
 the strategy spells them (Hamming, 1000, 0.5, true). A run that finished (its budget
-spent, its strategy done, its time up) is not resumed: the same command starts a new
-run, which measures again; --new starts a fresh run in any case. A run is
-resumed only while its inputs are as they were: the spec file, the kernel sources, the
-headers they include from their own folder and from -I folders, the .npy data files,
-the device's software (for host C: the compiler, $CC, and its version; for host C++,
-$CXX and its version besides) and, for a host C or C++ kernel with OpenMP, the OMP_,
-GOMP_ and KMP_ variables set; when they changed,
-the command says which, and a new run starts. The
-budget is the run's: a resumed run measures until it has --budget evaluations, one that
-has them already measures nothing and stays interrupted (a larger --budget continues it),
-and the summary is of all its evaluations. A run that another ktune process is tuning is not resumed: the
-command says so. Runs are locked in a file beside the database, named as it with -runlock
-appended (ktune.db-runlock), which whoever tunes into the database must be able to write.
-A write that waits for another process's write lock on the database (a large import) says
-so after a few seconds; Ctrl-C then ends the wait within 3 seconds, and an evaluation that
-could not be stored by then is named in a warning and measured again when the run resumes.
+spent, its strategy done, its time up) is not resumed: the same command starts a new run,
+which measures again; --new starts a fresh run in any case. A run is resumed only while
+its inputs are as they were: the spec file, the kernel sources, the headers they include
+from their own folder and from -I folders, the .npy data files, the device's software (for
+host C: the compiler, $CC, and its version; for host C++, $CXX and its version besides)
+and, for a host C or C++ kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when
+they changed, the command says which, and a new run starts. The budget is the run's: a
+resumed run measures until it has --budget evaluations, one that has them already measures
+nothing and stays interrupted (a larger --budget continues it), and the summary is of all
+its evaluations. A run that another ktune process is tuning is not resumed: the command
+says so. Runs are locked in a file beside the database, named as it with -runlock appended
+(ktune.db-runlock), which whoever tunes into the database must be able to write. A write
+that waits for another process's write lock on the database (a large import) says so after
+a few seconds; Ctrl-C then ends the wait within 3 seconds, and an evaluation that could
+not be stored by then is named in a warning and measured again when the run resumes.
 Before the search the reference outputs are computed: a reference that does not compile,
 crashes or hangs stops the command, since every configuration would fail verification. A
 configuration that fails is stored with its status and message; the summary gives each
