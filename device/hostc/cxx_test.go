@@ -147,19 +147,8 @@ func TestCXXArgumentMismatchesAreCompileErrorsNamingTheArgument(t *testing.T) {
 				}
 				return
 			}
-			var ce *device.CompileError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
-			}
 			p := params[c.arg]
-			if want := fmt.Sprintf("passes the spec's argument %s (%s ", p.Name, p.Type); !strings.Contains(ce.Log, want) {
-				t.Errorf("log does not say %q:\n%s", want, ce.Log)
-			}
-			for i, other := range params {
-				if i != c.arg && strings.Contains(ce.Log, "argument "+other.Name+" (") {
-					t.Errorf("log blames %s too:\n%s", other.Name, ce.Log)
-				}
-			}
+			wantArgumentBlamed(t, err, params, c.arg, fmt.Sprintf("passes the spec's argument %s (%s ", p.Name, p.Type))
 		})
 	}
 }

@@ -327,21 +327,28 @@ func TestLossyScalarConversionsAreCompileErrorsNamingTheArgument(t *testing.T) {
 				}
 				return
 			}
-			var ce *device.CompileError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %v (%T), want *device.CompileError", err, err)
-			}
 			p := params[c.arg]
-			want := fmt.Sprintf("passes the spec's argument %s (%s scalar) as parameter %d of k: declare it `%s`", p.Name, p.Type, c.arg+1, cDecl(p))
-			if !strings.Contains(ce.Log, want) {
-				t.Errorf("log does not say %q:\n%s", want, ce.Log)
-			}
-			for i, other := range params {
-				if i != c.arg && strings.Contains(ce.Log, "argument "+other.Name+" (") {
-					t.Errorf("log blames %s too:\n%s", other.Name, ce.Log)
-				}
-			}
+			wantArgumentBlamed(t, err, params, c.arg,
+				fmt.Sprintf("passes the spec's argument %s (%s scalar) as parameter %d of k: declare it `%s`", p.Name, p.Type, c.arg+1, cDecl(p)))
 		})
+	}
+}
+
+// wantArgumentBlamed checks that err is a compile error whose log says want, and blames
+// no argument of params but params[arg].
+func wantArgumentBlamed(t *testing.T, err error, params []device.Param, arg int, want string) {
+	t.Helper()
+	var ce *device.CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T), want *device.CompileError", err, err)
+	}
+	if !strings.Contains(ce.Log, want) {
+		t.Errorf("log does not say %q:\n%s", want, ce.Log)
+	}
+	for i, other := range params {
+		if i != arg && strings.Contains(ce.Log, "argument "+other.Name+" (") {
+			t.Errorf("log blames %s too:\n%s", other.Name, ce.Log)
+		}
 	}
 }
 
