@@ -115,7 +115,9 @@ shared_memory_bytes: "block_size_x * block_size_y * 4"   # CUDA only: dynamic sh
 # With kernel.defines each configuration is compiled with, in this order: grid_size_x/y/z,
 # the block size names, every parameter, then kernel_tuner=1, as Kernel Tuner does; a
 # parameter named like a derived size keeps its own value. Booleans are written 1 and 0,
-# strings as they are (an empty string defines the name as nothing: -DNAME=).
+# strings as they are (an empty string defines the name as nothing: -DNAME=). OpenCL
+# kernels get them as #define lines ahead of their code, after the runtime's own headers;
+# CUDA and host C kernels as -D options.
 
 arguments:                     # in the kernel's parameter order. Before tuning, OpenCL
                                # kernels' (and reference kernels') declared parameters

@@ -107,13 +107,17 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	if err != nil {
 		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
 	}
+	defines, err := defineLines(src)
+	if err != nil {
+		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+	}
 	if d.keepsArgInfo() && !slices.Contains(strings.Fields(opts), argInfoOption) {
 		opts = strings.TrimSpace(opts + " " + argInfoOption)
 	}
 
 	// The lengths let the runtime read the source without a terminating NUL; both arrays
 	// and the text stay alive until the call returns, and the runtime copies the source.
-	code := src.Code
+	code := defines + src.Code
 	strs := [1]*byte{unsafe.StringData(code)}
 	lengths := [1]uintptr{uintptr(len(code))}
 	var errcode int32

@@ -9,26 +9,17 @@ import (
 )
 
 // buildOptions assembles clBuildProgram's option string: the user's options as written,
-// then -D NAME=VALUE for each define in order, then -I for the source file's directory so
-// that #include "x.h" finds files next to the kernel. PoCL keeps the quotes of a quoted -I
-// path, so there includes work only from directories whose path needs no quoting.
+// then -I for the source file's directory so that #include "x.h" finds files next to the
+// kernel. PoCL keeps the quotes of a quoted -I path, so there includes work only from
+// directories whose path needs no quoting. The defines go in the source (defineLines),
+// not here: a -D option reaches the headers the runtime includes before the program too,
+// and a parameter named as one of their identifiers broke them.
 func buildOptions(src device.Source) (string, error) {
 	var parts []string
 	for _, o := range src.Options {
 		if o = strings.TrimSpace(o); o != "" {
 			parts = append(parts, o)
 		}
-	}
-	for _, d := range src.Defines {
-		if !device.IsIdentifier(d.Name) {
-			return "", fmt.Errorf("define %q: the name is not a C identifier", d.Name)
-		}
-		if strings.ContainsAny(d.Value, "\r\n\x00\"") {
-			// Runtimes split the option string each their own way; none carries these
-			// through reliably (PoCL mangles an escaped double quote).
-			return "", fmt.Errorf("define %s: the value %q holds a line break, NUL or double quote, which build options cannot carry", d.Name, d.Value)
-		}
-		parts = append(parts, "-D", d.Name+"="+quoteOption(d.Value))
 	}
 	if src.File != "" {
 		dir := filepath.Dir(src.File)
@@ -41,6 +32,34 @@ func buildOptions(src device.Source) (string, error) {
 		parts = append(parts, "-I", quoteOption(dir))
 	}
 	return strings.Join(parts, " "), nil
+}
+
+// defineLines is the text that defines src's names, in order, ahead of its code, as
+// Kernel Tuner writes them: after the runtime's own headers (PoCL's opencl-c.h declares
+// vload and vstore with a parameter p, which "-D p=2" turned into a syntax error). Code
+// that does not start with a #line directive (the spec's always does) gets one, so that
+// the compiler's line numbers are still the code's.
+func defineLines(src device.Source) (string, error) {
+	if len(src.Defines) == 0 {
+		return "", nil
+	}
+	var b strings.Builder
+	for _, d := range src.Defines {
+		if !device.IsIdentifier(d.Name) {
+			return "", fmt.Errorf("define %q: the name is not a C identifier", d.Name)
+		}
+		if strings.ContainsAny(d.Value, "\r\n\x00") {
+			return "", fmt.Errorf("define %s: the value %q holds a line break or NUL, which a #define cannot hold", d.Name, d.Value)
+		}
+		if strings.HasSuffix(d.Value, `\`) {
+			return "", fmt.Errorf("define %s: the value %q ends in a backslash, which would continue the #define onto the next line", d.Name, d.Value)
+		}
+		fmt.Fprintf(&b, "#define %s %s\n", d.Name, d.Value)
+	}
+	if !strings.HasPrefix(src.Code, "#line ") {
+		b.WriteString("#line 1\n")
+	}
+	return b.String(), nil
 }
 
 // quoteOption protects a value that the runtime would otherwise split or unescape:

@@ -20,14 +20,10 @@ func TestBuildOptionsQuotesWhatRuntimesWouldSplit(t *testing.T) {
 	}{
 		{"nothing", device.Source{}, ""},
 		{"user options as written", device.Source{Options: []string{"-cl-fast-relaxed-math", " ", "-cl-std=CL1.2"}}, "-cl-fast-relaxed-math -cl-std=CL1.2"},
-		{"plain defines in order", device.Source{Defines: []device.Define{{Name: "B", Value: "256"}, {Name: "A", Value: "2.0f"}, {Name: "E", Value: ""}}}, "-D B=256 -D A=2.0f -D E="},
-		{"expression with spaces", device.Source{Defines: []device.Define{{Name: "X", Value: "(1 + 2)"}}}, `-D X="(1 + 2)"`},
-		{"parentheses without spaces", device.Source{Defines: []device.Define{{Name: "X", Value: "(a*b)"}}}, "-D X=(a*b)"},
-		{"backslash doubled", device.Source{Defines: []device.Define{{Name: "X", Value: `x\y`}}}, `-D X="x\\y"`},
-		{"char literal", device.Source{Defines: []device.Define{{Name: "C", Value: "'q'"}}}, `-D C="'q'"`},
-		{"options then defines then include", device.Source{
+		{"defines are left to the source", device.Source{Defines: []device.Define{{Name: "B", Value: "256"}, {Name: "X", Value: "(1 + 2)"}}}, ""},
+		{"options then include", device.Source{
 			Options: []string{"-w"}, Defines: []device.Define{{Name: "N", Value: "1"}}, File: filepath.Join("testdata", "k.cl"),
-		}, "-w -D N=1 -I " + dir},
+		}, "-w -I " + dir},
 		{"include directory with a space", device.Source{File: "/tmp/my kernels/k.cl"}, `-I "/tmp/my kernels"`},
 	}
 	for _, tt := range tests {
@@ -43,7 +39,28 @@ func TestBuildOptionsQuotesWhatRuntimesWouldSplit(t *testing.T) {
 	}
 }
 
-func TestBuildOptionsRejectsWhatCannotBeCarried(t *testing.T) {
+// The defines are written ahead of the code, in order, each as the value reads (quotes,
+// spaces and backslashes are the preprocessor's to read), with a #line directive where
+// the code has none of its own, so that the compiler's line numbers stay the code's.
+func TestDefineLinesPrecedeTheCode(t *testing.T) {
+	defs := []device.Define{{Name: "B", Value: "256"}, {Name: "A", Value: "2.0f"}, {Name: "E", Value: ""}, {Name: "P", Value: `_Pragma("unroll 4")`}}
+	got, err := defineLines(device.Source{Code: "__kernel void k() {}\n", Defines: defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "#define B 256\n#define A 2.0f\n#define E \n#define P _Pragma(\"unroll 4\")\n#line 1\n"; got != want {
+		t.Errorf("defineLines = %q, want %q", got, want)
+	}
+	got, err = defineLines(device.Source{Code: "#line 12 \"spec.yaml\"\n__kernel void k() {}\n", Defines: defs[:1]})
+	if err != nil || got != "#define B 256\n" {
+		t.Errorf("defineLines of code with its own #line = %q, %v; want the define alone", got, err)
+	}
+	if got, err := defineLines(device.Source{Code: "__kernel void k() {}\n"}); got != "" || err != nil {
+		t.Errorf("defineLines without defines = %q, %v; want nothing", got, err)
+	}
+}
+
+func TestDefineLinesRejectWhatCannotBeCarried(t *testing.T) {
 	tests := []struct {
 		name    string
 		define  device.Define
@@ -52,15 +69,16 @@ func TestBuildOptionsRejectsWhatCannotBeCarried(t *testing.T) {
 		{"empty name", device.Define{Name: "", Value: "1"}, "not a C identifier"},
 		{"name with a space", device.Define{Name: "A B", Value: "1"}, "not a C identifier"},
 		{"name starting with a digit", device.Define{Name: "1A", Value: "1"}, "not a C identifier"},
-		{"name smuggling an option", device.Define{Name: "A=1 -I/etc", Value: "1"}, "not a C identifier"},
+		{"name smuggling a definition", device.Define{Name: "A 1\n#define B", Value: "1"}, "not a C identifier"},
 		{"line break", device.Define{Name: "A", Value: "1\n2"}, "line break"},
-		{"double quote", device.Define{Name: "A", Value: `"text"`}, "double quote"},
+		{"NUL", device.Define{Name: "A", Value: "1\x002"}, "NUL"},
+		{"line continuation", device.Define{Name: "A", Value: `1 \`}, "backslash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := buildOptions(device.Source{Defines: []device.Define{tt.define}})
+			_, err := defineLines(device.Source{Defines: []device.Define{tt.define}})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("buildOptions(%+v) error = %v, want one containing %q", tt.define, err, tt.wantErr)
+				t.Errorf("defineLines(%+v) error = %v, want one containing %q", tt.define, err, tt.wantErr)
 			}
 		})
 	}
