@@ -73,3 +73,55 @@ iterations: 1
 		})
 	}
 }
+
+// TestARangeComparesOutputsWhoseLengthsDifferByConfiguration: an output whose length
+// reads a parameter cannot be compared whole with a reference of another length, and the
+// message says a range would do; a range that both hold compares.
+func TestARangeComparesOutputsWhoseLengthsDifferByConfiguration(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	for _, tc := range []struct{ outputs, want string }{
+		{"[y]", "output y: its length, N + block_size_x, depends on the configuration (it reads block_size_x) and differs here from the reference's 1032 elements, computed at block_size_x=32; " +
+			"verification compares whole outputs, so give y a length (in elements) that is the same for every configuration, or compare a range of it that every configuration's output holds (outputs: [{name: y, range: LENGTH}])"},
+		{"[{name: y, range: N}]", ""},
+	} {
+		s, err := spec.Parse([]byte(`
+kernel:
+  name: twice
+  language: opencl
+  code: |
+    __kernel void twice(__global float *y, __global const float *x, const int n) {
+        int i = get_global_id(0);
+        if (i < n + block_size_x) y[i] = i < n ? 2.0f * x[i] : (float)block_size_x;
+    }
+constants: {N: 1000}
+parameters:
+  - {name: block_size_x, values: [32, 64]}
+problem_size: [N + block_size_x]
+grid_div_x: [block_size_x]
+arguments:
+  - {name: y, type: float32, length: N + block_size_x, output: true}
+  - {name: x, type: float32, length: N + block_size_x, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {block_size_x: 32}}
+  outputs: `+tc.outputs+`
+iterations: 1
+`), "methods_test.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, sp := runnerFor(t, s, dev)
+		wantVerified(t, r, sp, []space.Value{space.IntValue(32)})
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(64)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, nil)
+		switch {
+		case tc.want == "" && e.Status != result.OK:
+			t.Errorf("%s: block_size_x=64: %v %q, want ok", tc.outputs, e.Status, e.Message)
+		case tc.want != "" && (e.Status != result.WrongAnswer || e.Message != tc.want):
+			t.Errorf("%s: block_size_x=64: %v %q\nwant wrong_answer %q", tc.outputs, e.Status, e.Message, tc.want)
+		}
+	}
+}
