@@ -17,10 +17,11 @@ import (
 // kernels run to tens of millions of elements, compared after every configuration.
 const compareChunk = 1 << 18
 
-// compare checks got against want element by element: floats within atol + rtol*|want|,
+// allclose checks got against want element by element: floats within atol + rtol*|want|,
 // as NumPy's allclose (NaN never passes, infinities pass where they equal), integers
-// exactly. Large outputs are compared in parallel.
-func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
+// exactly. Large outputs are compared in parallel. name names the output in messages
+// (with its range), whose first element is from.
+func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, name string, from int) string {
 	size := elemSize(a.Type)
 	if len(got) != len(want) { // (Runner.verify says why)
 		return fmt.Sprintf("output %s has %d elements, the reference %d", a.Name, len(got)/size, len(want)/size)
@@ -60,8 +61,8 @@ func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
 	}
 	g := elemValue(a.Type, got[first*size:(first+1)*size])
 	w := elemValue(a.Type, want[first*size:(first+1)*size])
-	msg := fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", a.Name, bad, n, first, g, w)
-	return msg + largestDifference(a.Type, got, want, first, atol, rtol)
+	msg := fmt.Sprintf("output %s: %d of %d elements differ from the reference; first at index %d: got %v, want %v", name, bad, n, from+first, g, w)
+	return msg + largestDifference(a.Type, got, want, first, atol, rtol, from)
 }
 
 // largestDifference describes the float element that differs most from the reference
@@ -71,7 +72,7 @@ func compare(a spec.ArgInstance, got, want []byte, atol, rtol float64) string {
 // want 4), where atol 0.1 + rtol 0.01 * |want| allows 0.14", shorter where it is the
 // first mismatch, whose values the message gave. "" for integers, and where no mismatch
 // is a finite difference (NaNs, infinities).
-func largestDifference(typ string, got, want []byte, first int, atol, rtol float64) string {
+func largestDifference(typ string, got, want []byte, first int, atol, rtol float64, from int) string {
 	if typ != "float32" && typ != "float64" {
 		return ""
 	}
@@ -93,7 +94,7 @@ func largestDifference(typ string, got, want []byte, first int, atol, rtol float
 	if at == first {
 		return fmt.Sprintf("; that is the largest difference, %.3g, %s", largest, allows)
 	}
-	return fmt.Sprintf("; largest difference %.3g at index %d (got %v, want %v), %s", largest, at, g, w, allows)
+	return fmt.Sprintf("; largest difference %.3g at index %d (got %v, want %v), %s", largest, from+at, g, w, allows)
 }
 
 // lengthMismatch is the verification message of output i (a, at this configuration) when
@@ -112,8 +113,8 @@ func (r *Runner) lengthMismatch(i int, a spec.ArgInstance, want int) string {
 		return fmt.Sprintf("output %s has %d elements (length: %s), unlike %s", a.Name, a.Length, r.spec.Arguments[i].Length, ref)
 	}
 	return fmt.Sprintf("output %s: its length, %s, depends on the configuration (it reads %s) and differs here from %s; "+
-		"verification compares whole outputs, so give %s a length (in elements) that is the same for every configuration",
-		a.Name, r.spec.Arguments[i].Length, strings.Join(reads, ", "), ref, a.Name)
+		"verification compares whole outputs, so give %s a length (in elements) that is the same for every configuration, or compare a range of it that every configuration's output holds (outputs: [{name: %s, range: LENGTH}])",
+		a.Name, r.spec.Arguments[i].Length, strings.Join(reads, ", "), ref, a.Name, a.Name)
 }
 
 // mismatches counts the elements of type typ where got and want differ beyond the

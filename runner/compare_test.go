@@ -9,6 +9,11 @@ import (
 	"github.com/ktune/ktune/spec"
 )
 
+// allcloseCheck is the comparison of verification's own atol and rtol.
+func allcloseCheck(atol, rtol float64) spec.Check {
+	return spec.Check{Method: spec.MethodAllclose, Atol: atol, Rtol: rtol}
+}
+
 func f32s(v ...float32) []byte {
 	b, _ := binary.Append(nil, binary.LittleEndian, v)
 	return b
@@ -35,7 +40,7 @@ func TestCompareFollowsAllcloseElementByElement(t *testing.T) {
 			if shift {
 				got, want = unaligned(got), unaligned(want)
 			}
-			msg := compare(spec.ArgInstance{Name: "x", Type: "float32"}, got, want, 0.1, 0.01)
+			msg := compare(spec.ArgInstance{Name: "x", Type: "float32"}, got, want, allcloseCheck(0.1, 0.01))
 			if c.msg == "" && msg != "" || c.msg != "" && msg != "output x: "+c.msg {
 				t.Errorf("%s (unaligned %v): %q, want %q", c.name, shift, msg, c.msg)
 			}
@@ -43,18 +48,18 @@ func TestCompareFollowsAllcloseElementByElement(t *testing.T) {
 	}
 	// Integers match exactly; a signed one reads as signed in the message.
 	i32 := func(v ...int32) []byte { b, _ := binary.Append(nil, binary.LittleEndian, v); return b }
-	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -2, 7), 10, 10); msg != "output k: 1 of 3 elements differ from the reference; first at index 1: got -1, want -2" {
+	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -2, 7), allcloseCheck(10, 10)); msg != "output k: 1 of 3 elements differ from the reference; first at index 1: got -1, want -2" {
 		t.Errorf("int32: %q", msg)
 	}
-	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -1), 0, 0); msg != "output k has 3 elements, the reference 2" {
+	if msg := compare(spec.ArgInstance{Name: "k", Type: "int32"}, i32(5, -1, 7), i32(5, -1), allcloseCheck(0, 0)); msg != "output k has 3 elements, the reference 2" {
 		t.Errorf("outputs of different lengths: %q; want their lengths in elements", msg)
 	}
-	if msg := compare(spec.ArgInstance{Name: "k", Type: "uint8"}, []byte{1, 255}, []byte{1, 255}, 0, 0); msg != "" {
+	if msg := compare(spec.ArgInstance{Name: "k", Type: "uint8"}, []byte{1, 255}, []byte{1, 255}, allcloseCheck(0, 0)); msg != "" {
 		t.Errorf("uint8: %q", msg)
 	}
 	f64, _ := binary.Append(nil, binary.LittleEndian, []float64{1, 2})
 	f64b, _ := binary.Append(nil, binary.LittleEndian, []float64{1, 2 + 1e-9})
-	if msg := compare(spec.ArgInstance{Name: "d", Type: "float64"}, f64, f64b, 0, 0); !strings.Contains(msg, "1 of 2 elements") {
+	if msg := compare(spec.ArgInstance{Name: "d", Type: "float64"}, f64, f64b, allcloseCheck(0, 0)); !strings.Contains(msg, "1 of 2 elements") {
 		t.Errorf("float64 beyond a zero tolerance: %q", msg)
 	}
 }
@@ -71,7 +76,7 @@ func TestLargeOutputsAreComparedInPartsWithTheSameVerdict(t *testing.T) {
 	for _, i := range []int{n - 1, 4*compareChunk + 7, 3*compareChunk + 1} {
 		got[i] += 10
 	}
-	msg := compare(spec.ArgInstance{Name: "c", Type: "float32"}, f32s(got...), f32s(want...), 1e-6, 1e-5)
+	msg := compare(spec.ArgInstance{Name: "c", Type: "float32"}, f32s(got...), f32s(want...), allcloseCheck(1e-6, 1e-5))
 	wantMsg := "output c: 3 of 1310723 elements differ from the reference; first at index 786433: got 443, want 433; " +
 		"that is the largest difference, 10, where atol 1e-06 + rtol 1e-05 * |want| allows 0.00433"
 	if msg != wantMsg {
@@ -99,7 +104,7 @@ func BenchmarkCompare(b *testing.B) {
 	a := spec.ArgInstance{Name: "c", Type: "float32"}
 	b.SetBytes(int64(len(gb)))
 	for b.Loop() {
-		if msg := compare(a, gb, wb, 1e-6, 1e-5); msg != "" {
+		if msg := compare(a, gb, wb, allcloseCheck(1e-6, 1e-5)); msg != "" {
 			b.Fatal(msg)
 		}
 	}

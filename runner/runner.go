@@ -927,7 +927,7 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 	}
 	v := r.spec.Verification
 	var problems []string
-	for _, i := range v.Outputs {
+	for j, i := range v.Outputs {
 		a := inst.Args[i]
 		// The host copy of an output is kept for the next evaluation: a fresh one of tens
 		// of megabytes costs more in page faults than the copy itself.
@@ -944,11 +944,12 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		if !ok {
 			continue
 		}
-		if len(got) != len(want) {
+		c := v.Check(j)
+		if len(got) != len(want) && !(c.End > 0 && min(len(got), len(want)) >= c.End*elemSize(a.Type)) {
 			problems = append(problems, r.lengthMismatch(i, a, len(want)/elemSize(a.Type)))
 			continue
 		}
-		if msg := compare(a, got, want, v.Atol, v.Rtol); msg != "" {
+		if msg := compare(a, got, want, c); msg != "" {
 			problems = append(problems, msg)
 		}
 	}

@@ -198,9 +198,33 @@ verification:                  # optional: check every configuration's outputs
     # Or config alone: the tuned kernel at that configuration:
     #   config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}
     # Or expected outputs from .npy files: npy: {C: expected_C.npy}
-  outputs: [C]                 # compared arguments (default: every output: true argument)
-  atol: 1.0e-6                 # pass when |got - want| <= atol + rtol * |want|, as numpy's
-  rtol: 1.0e-5                 # allclose; integer outputs must match exactly
+  outputs: [C]                 # compared arguments (default: every output: true argument);
+                               # an entry may be a mapping with settings of its own, which
+                               # override the ones below for that output:
+                               #   outputs: [C, {name: D, method: relative_norm, tolerance: 1e-5, range: N}]
+  method: allclose             # how outputs are compared (got: the output, want: the
+                               # reference, over the compared elements):
+                               #   allclose (default): every element |got - want| <= atol
+                               #     + rtol * |want|, as numpy.allclose; integers exactly
+                               #   absolute_sum: sum of |got - want| <= tolerance (KTT's
+                               #     AbsoluteDifference)
+                               #   relative_norm: ||got - want|| / ||want|| <= tolerance,
+                               #     Euclidean norms (the normwise relative error of BLAS
+                               #     testers; a reference of zeros passes zeros only)
+                               # absolute_sum and relative_norm read integers as numbers.
+                               # A NaN in the output or the reference fails under every
+                               # method, even against a NaN; an infinity passes against
+                               # the same infinity only (and counts in no norm)
+  atol: 1.0e-6                 # allclose's tolerances (defaults 1e-6 and 1e-5); of an
+  rtol: 1.0e-5                 # integer output, refused in its entry (exact comparison)
+  # tolerance: 1.0e-4          # absolute_sum's and relative_norm's, required with them
+                               # (refused with allclose)
+# An entry of outputs may also give a range: the elements compared, a length (range: N,
+# the first N: KTT's SetValidationRange) or [start, end) (range: [N // 2, N]), whole
+# numbers or expressions over the constants, within the output's length; the rest of the
+# output is not compared, and may differ in length between configurations. A failure
+# names the output (C[0:1000] with a range), the method and its tolerance, and the worst
+# element (index, got, want): a wrong kernel differs by far more than the tolerance.
 
 metrics:                       # derived results, in order; a metric named like an identifier
   - name: GFLOP/s              # may be read by later ones. They read parameters, constants,

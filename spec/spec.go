@@ -168,6 +168,7 @@ type Verification struct {
 	Outputs    []int          // compared arguments (indices into Arguments)
 	Atol       float64        // absolute tolerance for float outputs; integer outputs compare exactly
 	Rtol       float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
+	Checks     []Check        // how each of Outputs is compared, in its order (see Check)
 }
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
@@ -1894,35 +1895,23 @@ func (p *parser) objective(n *yaml.Node) {
 
 func (p *parser) verification(n *yaml.Node, keyLine int) {
 	d, s := p.d, p.s
-	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "atol", "rtol"})
+	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "method", "atol", "rtol", "tolerance", "range"})
 	if !ok && entries == nil {
 		return
 	}
-	v := &Verification{Atol: DefaultAtol, Rtol: DefaultRtol}
 	var refNode, outNode *yaml.Node
 	for _, e := range entries {
-		f := "verification." + e.key
 		switch e.key {
 		case "reference":
 			refNode = e.value
 		case "outputs":
 			outNode = e.value
-		case "atol", "rtol":
-			x, ok := d.number(e.value, f)
-			if !ok {
-				continue
-			}
-			if x < 0 || math.IsNaN(x) {
-				d.errf(e.value, f, "%v; expected a non-negative tolerance", x)
-				continue
-			}
-			if e.key == "atol" {
-				v.Atol = x
-			} else {
-				v.Rtol = x
-			}
 		}
 	}
+	// method, atol, rtol and tolerance here are every output's, unless its entry says
+	global := p.readCheck(entries, "verification", Check{Method: MethodAllclose, Atol: DefaultAtol, Rtol: DefaultRtol}, false, -1)
+	tolSet := hasKey(entries, "tolerance")
+	v := &Verification{Atol: global.Atol, Rtol: global.Rtol}
 	argIndex := func(name string) int {
 		for i, a := range s.Arguments {
 			if a.Name == name {
@@ -1943,25 +1932,16 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 			if !ok {
 				break
 			}
-			f := index("verification.outputs", i)
-			name, good := d.name(it, f)
-			if !good {
-				continue
-			}
-			k := argIndex(name)
-			switch {
-			case k < 0:
-				d.errf(it, f, "no argument %q%s", name, suggest(name, outputNames))
-			case !s.Arguments[k].Output:
-				d.errf(it, f, "argument %q is not an output; mark it output: true", name)
-			default:
+			if k, c := p.comparedOutput(it, index("verification.outputs", i), global, tolSet, outputNames); k >= 0 {
 				v.Outputs = append(v.Outputs, k)
+				v.Checks = append(v.Checks, c)
 			}
 		}
 	} else {
 		for i, a := range s.Arguments {
 			if a.Output {
 				v.Outputs = append(v.Outputs, i)
+				v.Checks = append(v.Checks, global)
 			}
 		}
 		if len(v.Outputs) == 0 && len(s.Arguments) > 0 {

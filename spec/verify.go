@@ -1,0 +1,238 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Comparison methods of verification: how an output is compared with its reference.
+const (
+	// MethodAllclose passes when every element has |got - want| <= atol + rtol*|want|,
+	// as numpy.allclose (integers: got == want).
+	MethodAllclose = "allclose"
+	// MethodAbsoluteSum passes when the sum over the elements of |got - want| is at most
+	// the tolerance: KTT's AbsoluteDifference.
+	MethodAbsoluteSum = "absolute_sum"
+	// MethodRelativeNorm passes when ||got - want|| / ||want|| (Euclidean norms over the
+	// elements) is at most the tolerance: the normwise relative error of BLAS testers.
+	MethodRelativeNorm = "relative_norm"
+)
+
+// Methods are the comparison methods, the default first.
+var Methods = []string{MethodAllclose, MethodAbsoluteSum, MethodRelativeNorm}
+
+// Check says how one compared output is compared with its reference.
+type Check struct {
+	Method     string  // one of Methods
+	Atol, Rtol float64 // allclose: |got - want| <= Atol + Rtol*|want| per element
+	Tolerance  float64 // absolute_sum: sum |got - want| <= Tolerance; relative_norm: ||got - want|| <= Tolerance * ||want||
+	// Start and End are the compared elements, [Start, End); End 0: the whole output.
+	Start, End int
+}
+
+// Check is how the compared output Outputs[j] is compared: its own settings, or for a
+// Verification made without them, allclose with Atol and Rtol over the whole output.
+func (v *Verification) Check(j int) Check {
+	if j < len(v.Checks) {
+		return v.Checks[j]
+	}
+	return Check{Method: MethodAllclose, Atol: v.Atol, Rtol: v.Rtol}
+}
+
+// String names the method with its tolerances, for messages: "allclose (atol 1e-06,
+// rtol 1e-05)", "relative_norm (tolerance 1e-06)".
+func (c Check) String() string {
+	if c.Method == MethodAllclose || c.Method == "" {
+		return fmt.Sprintf("allclose (atol %v, rtol %v)", c.Atol, c.Rtol)
+	}
+	return fmt.Sprintf("%s (tolerance %v)", c.Method, c.Tolerance)
+}
+
+// checkSettings holds comparison settings as a level of verification gives them (its
+// own, or an outputs entry's), with where each was written.
+type checkSettings struct {
+	c      Check
+	tolSet bool // a tolerance was given (the methods other than allclose need one)
+	// lines of the fields written at this level, 0 where inherited
+	methodLine, atolLine, rtolLine, tolLine int
+}
+
+// readCheck reads method, atol, rtol, tolerance and (for an output, arg >= 0) range
+// among entries of field, over the settings inherited; it reports what is written
+// where it cannot apply.
+func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSet bool, arg int) Check {
+	d := p.d
+	cs := checkSettings{c: inherited, tolSet: tolSet}
+	for _, e := range entries {
+		f := join(field, e.key)
+		switch e.key {
+		case "method":
+			m, ok := d.str(e.value, f)
+			if !ok {
+				continue
+			}
+			if !contains(Methods, m) {
+				d.errf(e.value, f, "unknown method %q%s; expected %s (ktune help spec gives each one's rule)", m, suggest(m, Methods), strings.Join(Methods, ", "))
+				continue
+			}
+			cs.c.Method, cs.methodLine = m, e.line
+		case "atol", "rtol", "tolerance":
+			x, ok := d.number(e.value, f)
+			if !ok {
+				continue
+			}
+			if x < 0 || math.IsNaN(x) {
+				d.errf(e.value, f, "%v; expected a non-negative tolerance", x)
+				continue
+			}
+			switch e.key {
+			case "atol":
+				cs.c.Atol, cs.atolLine = x, e.line
+			case "rtol":
+				cs.c.Rtol, cs.rtolLine = x, e.line
+			default:
+				cs.c.Tolerance, cs.tolLine, cs.tolSet = x, e.line, true
+			}
+		case "range":
+			cs.c.Start, cs.c.End = p.outputRange(e.value, f, arg)
+		}
+	}
+	m := cs.c.Method
+	if m == MethodAllclose {
+		if cs.tolLine > 0 {
+			d.errAt(cs.tolLine, join(field, "tolerance"), "method allclose takes atol and rtol, not a tolerance; write those, or name the method the tolerance is for (method: %s or %s)", MethodAbsoluteSum, MethodRelativeNorm)
+		}
+		if arg >= 0 && !p.s.Arguments[arg].floatType() {
+			for _, at := range []struct {
+				key  string
+				line int
+			}{{"atol", cs.atolLine}, {"rtol", cs.rtolLine}} {
+				if at.line > 0 {
+					d.errAt(at.line, join(field, at.key), "%s is %s: allclose compares integers exactly; for a tolerance, write method: %s with a tolerance (the largest sum of |got - want| that passes)",
+						p.s.Arguments[arg].Name, p.s.Arguments[arg].Type, MethodAbsoluteSum)
+				}
+			}
+		}
+		return cs.c
+	}
+	for _, at := range []struct {
+		key  string
+		line int
+	}{{"atol", cs.atolLine}, {"rtol", cs.rtolLine}} {
+		if at.line > 0 {
+			d.errAt(at.line, join(field, at.key), "%s is method allclose's; method %s takes a tolerance instead: write tolerance: X", at.key, m)
+		}
+	}
+	// where the method is inherited, verification's own level said it lacks one
+	if !cs.tolSet && cs.methodLine > 0 {
+		d.errAt(cs.methodLine, join(field, "tolerance"), "missing; method %s needs one: %s", m, toleranceMeaning[m])
+	}
+	return cs.c
+}
+
+// toleranceMeaning says what a method's tolerance bounds, for messages.
+var toleranceMeaning = map[string]string{
+	MethodAbsoluteSum:  "the largest sum over the compared elements of |got - want| that passes (KTT's default is 1e-4)",
+	MethodRelativeNorm: "the largest ||got - want|| / ||want|| that passes (near float32's 1e-7 times a few for a well-conditioned float32 result, float64's 1e-16 for float64)",
+}
+
+// outputRange reads an output's range: a length (the elements before it) or [start, end)
+// as two indices, each a whole number or an expression over the constants. It returns
+// 0, 0 (the whole output) where it is wrong, after saying why.
+func (p *parser) outputRange(n *yaml.Node, field string, arg int) (start, end int) {
+	d, s := p.d, p.s
+	if arg < 0 {
+		d.errf(n, field, "a range belongs to one output; give it in that output's entry of outputs: {name: c, range: [0, N]}")
+		return 0, 0
+	}
+	if !p.paramsOK {
+		return 0, 0
+	}
+	_, nums, ok := p.exprList(n, field, p.c.constScope, 1, 2)
+	if !ok {
+		return 0, 0
+	}
+	vals := make([]int, len(nums))
+	for i, num := range nums {
+		v := num.num.Eval(p.c.constEnv())
+		if math.IsNaN(v) || v != math.Trunc(v) || v < 0 || v > 1<<53 {
+			d.errAt(num.line, num.field, "%s evaluates to %v; expected a whole number of elements, at least 0", num.num.Source, v)
+			return 0, 0
+		}
+		vals[i] = int(v)
+	}
+	if len(vals) == 1 {
+		start, end = 0, vals[0]
+	} else {
+		start, end = vals[0], vals[1]
+	}
+	if end <= start {
+		d.errf(n, field, "[%d, %d) holds no element; expected a length (the first elements) or [start, end) with start < end", start, end)
+		return 0, 0
+	}
+	a := s.Arguments[arg]
+	if l := p.c.args[arg].length; l != nil && p.c.constOnly(l.num) {
+		if length := l.num.Eval(p.c.constEnv()); float64(end) > length {
+			d.errf(n, field, "[%d, %d) ends beyond %s's %s elements (arguments[%d].length: %s); expected an end at most its length",
+				start, end, a.Name, strconv.FormatFloat(length, 'f', -1, 64), arg, a.Length)
+			return 0, 0
+		}
+	}
+	return start, end
+}
+
+// floatType reports whether the argument's elements are floating point.
+func (a Argument) floatType() bool {
+	t, ok := lookupType(a.Type)
+	return ok && t.float
+}
+
+// comparedOutput reads one entry of verification.outputs: an argument's name, or a
+// mapping {name, method, atol, rtol, tolerance, range}. It returns the argument's index
+// (-1 when wrong, after saying why) and its comparison.
+func (p *parser) comparedOutput(it *yaml.Node, field string, global Check, tolSet bool, outputNames []string) (int, Check) {
+	d, s := p.d, p.s
+	var entries []entry
+	nameNode := it
+	if rn := d.resolve(it); rn != nil && rn.Kind == yaml.MappingNode {
+		var ok bool
+		entries, ok = d.mapping(rn, field, []string{"name", "method", "atol", "rtol", "tolerance", "range"})
+		if !ok && entries == nil {
+			return -1, global
+		}
+		nameNode = nil
+		for _, e := range entries {
+			if e.key == "name" {
+				nameNode = e.value
+			}
+		}
+		if nameNode == nil {
+			d.errf(rn, join(field, "name"), "missing; expected the name of an output argument")
+			return -1, global
+		}
+		field = join(field, "name")
+	}
+	name, good := d.name(nameNode, field)
+	if !good {
+		return -1, global
+	}
+	k := -1
+	for i, a := range s.Arguments {
+		if a.Name == name {
+			k = i
+		}
+	}
+	switch {
+	case k < 0:
+		d.errf(nameNode, field, "no argument %q%s", name, suggest(name, outputNames))
+		return -1, global
+	case !s.Arguments[k].Output:
+		d.errf(nameNode, field, "argument %q is not an output; mark it output: true", name)
+		return -1, global
+	}
+	return k, p.readCheck(entries, strings.TrimSuffix(field, ".name"), global, tolSet, k)
+}
