@@ -87,6 +87,12 @@ type Report struct {
 	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
 	MedianFrameworkMS float64  `json:"median_framework_ms"`
 	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
+	// CompilerWarnings are the distinct warnings the compiler printed for the run's
+	// builds that succeeded (result.DistinctWarnings), most frequent first; Warned counts
+	// the configurations whose build gave any, MoreWarnings the distinct warnings left out.
+	CompilerWarnings []WarningSummary `json:"compiler_warnings,omitempty"`
+	Warned           int              `json:"warned_configurations,omitempty"`
+	MoreWarnings     int              `json:"more_compiler_warnings,omitempty"`
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`
@@ -100,6 +106,13 @@ type FailureSummary struct {
 	Same    int    `json:"same"`    // of those, how many gave Message
 	Message string `json:"message"` // the most common message (cut at 2000 bytes)
 	Example Config `json:"example"` // a configuration that gave it
+}
+
+// WarningSummary is one distinct compiler warning of a run.
+type WarningSummary struct {
+	Warning        string `json:"warning"`             // its text, with the source lines that belong to it (cut)
+	Configurations int    `json:"configurations"`      // how many configurations' builds gave it
+	First          Config `json:"first_configuration"` // the first configuration that gave it
 }
 
 // Config is a configuration by its parameters' names, in the space's parameter order; its
@@ -239,6 +252,18 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 	}
 	r.Failures = failures(sp, history)
+	evals := make([]result.Evaluation, len(history))
+	for i, h := range history {
+		evals[i] = h.Evaluation
+		if h.Evaluation.Warnings != "" {
+			r.Warned++
+		}
+	}
+	ws, more := result.DistinctWarnings(evals)
+	for _, w := range ws {
+		r.CompilerWarnings = append(r.CompilerWarnings, WarningSummary{Warning: w.Text, Configurations: w.Count, First: configOf(sp, history[w.First].Config)})
+	}
+	r.MoreWarnings = more
 	if len(fw) > 0 {
 		r.MeanCompileMS /= float64(len(fw))
 		r.MeanVerifyMS /= float64(len(fw))

@@ -123,7 +123,12 @@ measures nothing, and the exit status is 1 (one that passes before the reference
 computed stores no run).
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
-default_config) to standard output.
+default_config) to standard output. What the compiler printed for a build that succeeded
+(its warnings: the OpenCL build log, NVRTC's log, the host compiler's output; warnings
+that compiler_options such as -Wall turn on included) is kept with each evaluation in the
+results database, and the summary shows it once: each distinct warning (known by its
+first line, its position and message) with how many configurations' builds gave it and
+the first that did, the 5 most frequent, 4 lines of each.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
 whole run), resumed_from_store and measured (by this command); statuses (a count per
@@ -147,7 +152,12 @@ default_status when the default configuration failed), with speedup_over_median 
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
 worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
-median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
+median_framework_ms (over the evaluations this command measured) and kernel_ms;
+compiler_warnings (each distinct warning of the run's builds, the most frequent first, at
+most 20: warning, its text with the source lines that belong to it, cut at 8 lines;
+configurations, how many builds gave it; first_configuration),
+warned_configurations (how many configurations' builds printed warnings) and
+more_compiler_warnings (the distinct warnings left out). Absent
 values (no success: no best) are left out. An interrupted command's object opens with
 "interrupted", saying what was kept. Interrupted before the search began, it has the same
 fields with what was known then: run (null until a run is created or found to resume),
@@ -487,6 +497,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		}
 		fmt.Fprintf(w, " (e.g. %s):\n%s\n", f.Example, indent(firstLines(f.Message, 6), "    "))
 	}
+	writeWarnings(w, r)
 	if r.BestObjective == nil {
 		fmt.Fprintf(w, "no configuration %s successfully\n", ranVerb(r))
 		return
@@ -568,6 +579,45 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	if stored {
 		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4|ktt)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+	}
+}
+
+// shownWarnings is how many distinct compiler warnings the summary shows, and
+// warningLines how many lines of each.
+const (
+	shownWarnings = 5
+	warningLines  = 4
+)
+
+// writeWarnings says what the compiler warned of in the run's builds, each distinct
+// warning once, with how many configurations' builds gave it and the first that did.
+func writeWarnings(w io.Writer, r *tuner.Report) {
+	if len(r.CompilerWarnings) == 0 {
+		return
+	}
+	distinct := len(r.CompilerWarnings) + r.MoreWarnings
+	of := "configuration"
+	if r.Warned > 1 {
+		of = "configurations"
+	}
+	fmt.Fprintf(w, "compiler warnings: %d distinct, in the builds of %d %s of %d\n", distinct, r.Warned, of, r.Evaluations)
+	for i, cw := range r.CompilerWarnings {
+		if i == shownWarnings {
+			fmt.Fprintf(w, "  and %d more distinct warnings (--json lists %d of them)\n", distinct-shownWarnings, len(r.CompilerWarnings))
+			break
+		}
+		gave := "1 configuration, " + cw.First.String()
+		switch {
+		case cw.Configurations == r.Evaluations:
+			gave = fmt.Sprintf("all %d configurations", cw.Configurations)
+		case cw.Configurations > 1:
+			gave = fmt.Sprintf("%d configurations, the first %s", cw.Configurations, cw.First)
+		}
+		text := cw.Warning
+		if lines := strings.Split(text, "\n"); len(lines) > warningLines {
+			text = strings.Join(append(lines[:warningLines], "..."), "\n")
+		}
+		fmt.Fprintf(w, "  %s:\n%s\n", gave, indent(text, "    "))
 	}
 }
 
