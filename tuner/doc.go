@@ -10,7 +10,8 @@
 // strategy.SameOptions); the budget is the run's. A configuration over a limit of the
 // device known before compiling (runner.LimitViolation, against the device as a worker
 // opened it) is stored as a device_limit without reaching a worker and costs no budget
-// (Report.DeviceExcluded), as Kernel Tuner leaves such configurations out of the space.
+// (Report.DeviceExcluded), as Kernel Tuner leaves such configurations out of the space;
+// a Report's Evaluations are its Resumed, Measured and DeviceExcluded together.
 //
 // # Worker processes
 //

@@ -19,26 +19,29 @@ import (
 // Report sums up a tuning run, all its evaluations included (those measured before a
 // resumption too): what 'ktune tune' prints, and its --json form.
 type Report struct {
-	Run             int64              `json:"run"`
-	Database        string             `json:"database"`
-	Kernel          string             `json:"kernel"`
-	Backend         string             `json:"backend"`
-	Device          string             `json:"device"`
-	Strategy        string             `json:"strategy"`
-	StrategyOptions map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults, canonically (strategy.Canonical)
-	Seed            uint64             `json:"seed"`
-	Objective       string             `json:"objective"`
-	Maximize        bool               `json:"maximize"`
-	SpaceSize       int                `json:"space_size"`
-	Evaluations     int                `json:"evaluations"`
-	Resumed         int                `json:"resumed_from_store"` // evaluations the run had before this command
-	Measured        int                `json:"measured"`           // evaluations this command measured
-	Statuses        map[string]int     `json:"statuses"`
-	DeviceExcluded  int                `json:"device_excluded"` // device_limits known before compiling: not compiled, no budget spent
-	Failures        []FailureSummary   `json:"failures,omitempty"`
-	Best            Config             `json:"best_configuration,omitzero"`
-	BestObjective   *float64           `json:"best_objective,omitempty"`
-	BestMetrics     map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
+	Run             int64          `json:"run"`
+	Database        string         `json:"database"`
+	Kernel          string         `json:"kernel"`
+	Backend         string         `json:"backend"`
+	Device          string         `json:"device"`
+	Strategy        string         `json:"strategy"`
+	StrategyOptions map[string]any `json:"strategy_options,omitempty"` // as given and from --defaults, canonically (strategy.Canonical)
+	Seed            uint64         `json:"seed"`
+	Objective       string         `json:"objective"`
+	Maximize        bool           `json:"maximize"`
+	SpaceSize       int            `json:"space_size"`
+	// Evaluations is Resumed + Measured + DeviceExcluded: those the run had before this
+	// command that cost budget, those this command measured, and the device_limits known
+	// before compiling (the run's before and this command's), which cost none.
+	Evaluations    int                `json:"evaluations"`
+	Resumed        int                `json:"resumed_from_store"` // evaluations the run had before this command, that count against the budget
+	Measured       int                `json:"measured"`           // evaluations this command measured
+	Statuses       map[string]int     `json:"statuses"`
+	DeviceExcluded int                `json:"device_excluded"` // device_limits known before compiling: not compiled, no budget spent
+	Failures       []FailureSummary   `json:"failures,omitempty"`
+	Best           Config             `json:"best_configuration,omitzero"`
+	BestObjective  *float64           `json:"best_objective,omitempty"`
+	BestMetrics    map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
 	// BestNote is what the best evaluation says beside its success: the metrics that
 	// could not be computed for it ("metrics left out: ..."), the timed runs left out for
 	// its timeout ("timed over 5 of the spec's 32 iterations: ..."); LackingMetrics counts
@@ -215,7 +218,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	history := runHistory(sp, sum.History, stored, probes)
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
-		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
+		Resumed: counted(stored, free), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
 		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout, MinTime: s.MinTime}
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
@@ -329,6 +332,19 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 	}
 	return r
+}
+
+// counted is how many of evals cost budget: those that are not free (nil: none is).
+func counted(evals []result.Evaluation, free func(result.Evaluation) bool) int {
+	n := len(evals)
+	if free != nil {
+		for _, e := range evals {
+			if free(e) {
+				n--
+			}
+		}
+	}
+	return n
 }
 
 // median is the middle of xs, or the mean of the two middle ones; it sorts xs.

@@ -49,7 +49,9 @@ memory arguments and arrays are checked before compiling, what the compiled kern
 (its maximum work-group size, static local memory, __constant arguments) before its first
 launch. One known before compiling costs no budget (Kernel Tuner leaves such
 configurations out of the space): it is stored as a device_limit and its count is in the
-summary's statuses ("device_limit 12 (known before compiling: no budget spent)"); one
+summary's statuses ("device_limit 12 (known before compiling: no budget spent)") and its
+first line ("18 of the space's 64 configurations evaluated (6 measured, 12 over a device
+limit known before compiling: not compiled, no budget spent)"); one
 found after compiling costs an evaluation, as it cost a compile. A crash's message names
 the signal, as in "the kernel crashed: SIGSEGV (segmentation fault)", and what the
 kernel printed, so that the configurations that crash alike are counted together; the
@@ -131,9 +133,10 @@ first line, its position and message) with how many configurations' builds gave 
 the first that did, the 5 most frequent, 4 lines of each.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
-whole run), resumed_from_store and measured (by this command); statuses (a count per
-status) and device_excluded (of the device_limits, those known before compiling, which
-cost no budget); failures (per failing status its most common message, how many gave it and an
+whole run: resumed_from_store + measured + device_excluded), resumed_from_store (those
+the run had before this command that count against the budget) and measured (by this
+command); statuses (a count per status) and device_excluded (of the device_limits, those
+known before compiling, the run's before this command and its own, which cost no budget); failures (per failing status its most common message, how many gave it and an
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
 be computed for it, timed runs left out for its timeout; lacking_metrics counts the
@@ -458,9 +461,17 @@ func formatObjective(v float64) string {
 // database, to be exported.
 func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	w := env.stdout
+	// The parts add up to the evaluations: measured now, measured before, and refused
+	// before compiling (this command's and the run's before), which cost no budget.
 	resumed := ""
-	if r.Resumed > 0 {
-		resumed = fmt.Sprintf(" (%d of them measured by this command, %d before)", r.Measured, r.Resumed)
+	excluded := fmt.Sprintf("%d over a device limit known before compiling: not compiled, no budget spent", r.DeviceExcluded)
+	switch {
+	case r.Resumed > 0 && r.DeviceExcluded > 0:
+		resumed = fmt.Sprintf(" (%d measured by this command, %d before it, %s)", r.Measured, r.Resumed, excluded)
+	case r.Resumed > 0:
+		resumed = fmt.Sprintf(" (%d measured by this command, %d before it)", r.Measured, r.Resumed)
+	case r.DeviceExcluded > 0:
+		resumed = fmt.Sprintf(" (%d measured, %s)", r.Measured, excluded)
 	}
 	fmt.Fprintf(w, "tuned %s on %s (%s): %d of the space's %d configurations evaluated%s with %s%s (seed %d) in %.1f s; stopped: %s\n",
 		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, resumed, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
