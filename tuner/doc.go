@@ -30,6 +30,9 @@
 //		rep, err := tuner.Tune(ctx, tuner.Options{SpecPath: "kernel.yaml", Budget: 100, DB: "ktune.db"})
 //	}
 //
+// A spec built in memory is given as its text, Options.SpecData, with SpecPath naming it
+// and anchoring its relative paths; the workers get the same text.
+//
 // A test binary is such a program too: a package whose tests call Tune calls WorkerMain
 // in its TestMain, before m.Run parses the test flags (a worker that parsed them refuses
 // WorkerArg, and Tune says so):
