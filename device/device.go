@@ -179,6 +179,16 @@ type Kernel interface {
 	Release()
 }
 
+// Warner is a Kernel whose compiler had something to say about a build that succeeded:
+// its warnings ("implicit conversion loses precision", "unused variable"), which often
+// explain a wrong or slow result. The runner keeps them with the evaluation.
+type Warner interface {
+	// Warnings is what the compiler printed for the build, trimmed: "" when it printed
+	// nothing. A backend that caches builds keeps it with the build, so that a kernel
+	// taken from the cache says what its build said.
+	Warnings() string
+}
+
 // OverrunChecker is a Kernel whose Run looks for writes outside its array arguments
 // (device.Canary) after the first launch only, as the OpenCL and CUDA backends do, where
 // it costs a read from the device. CheckOverruns looks again, after the timed runs, so

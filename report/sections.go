@@ -108,6 +108,9 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)
 	}
+	if w := warningsSection(rec); w != nil {
+		p.Sections = append(p.Sections, *w)
+	}
 	if _, ok := rec.Counts(); ok == 0 {
 		p.Sections = append(p.Sections, nothingSucceeded(rec))
 		return p, nil
@@ -240,6 +243,33 @@ func failuresSection(rec *result.Recording) *Section {
 		t.Rows = append(t.Rows, []string{g.status.String(), fmt.Sprintf("%d of %d", g.n, total[g.status]), g.example, msg})
 	}
 	return &Section{Title: "Failures", Tables: []Table{t}}
+}
+
+// warningsSection lists the distinct warnings the compiler printed for the run's builds
+// (result.DistinctWarnings), each with how many configurations' builds gave it and the
+// first that did; nil when there were none.
+func warningsSection(rec *result.Recording) *Section {
+	ws, more := result.DistinctWarnings(rec.Evaluations)
+	if len(ws) == 0 {
+		return nil
+	}
+	warned := 0
+	for i := range rec.Evaluations {
+		if rec.Evaluations[i].Warnings != "" {
+			warned++
+		}
+	}
+	t := Table{Caption: "What the compiler warned of, each warning once", Messages: true, Wrap: []int{1},
+		Head: []string{"configurations", "the first", "warning"}}
+	for _, w := range ws {
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d of %d", w.Count, len(rec.Evaluations)), configText(rec, &rec.Evaluations[w.First]), w.Text})
+	}
+	text := []string{fmt.Sprintf("The builds of %s printed warnings, which may explain a wrong or slow result.",
+		plural(warned, "configuration", "configurations"))}
+	if more > 0 {
+		text = append(text, fmt.Sprintf("%d more distinct warnings are left out.", more))
+	}
+	return &Section{Title: "Compiler warnings", Text: text, Tables: []Table{t}}
 }
 
 // SpacePage reports a recorded space read from a file: its outcomes, best

@@ -67,6 +67,7 @@ type Evaluation struct {
 	FrameworkMS float64            // tuner overhead
 	StrategyMS  float64            // time the search strategy spent choosing this configuration (package tuning)
 	Message     string             // compiler or runtime message of a failure
+	Warnings    string             // what the compiler printed for a build that succeeded (its warnings); "" when nothing
 	Time        time.Time          // when it was measured; zero when unknown
 	Launch      *Launch            // the grid and block the configuration is launched with; nil when unknown
 }
@@ -421,7 +422,8 @@ func (r *Recording) SameMeasurements(o *Recording) bool {
 }
 
 func (e *Evaluation) sameAs(o *Evaluation) bool {
-	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || !e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) ||
+	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || e.Warnings != o.Warnings ||
+		!e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) ||
 		!sameFloat(e.Objective, o.Objective) || !sameFloat(e.CompileMS, o.CompileMS) || !sameFloat(e.VerifyMS, o.VerifyMS) ||
 		!sameFloat(e.BenchmarkMS, o.BenchmarkMS) || !sameFloat(e.FrameworkMS, o.FrameworkMS) || !sameFloat(e.StrategyMS, o.StrategyMS) ||
 		!slices.EqualFunc(e.Samples, o.Samples, sameFloat) || len(e.Metrics) != len(o.Metrics) {

@@ -259,6 +259,10 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 		return fail(r.failure(err, result.CompileError), err.Error())
 	}
 	defer k.Release()
+	if w, ok := k.(device.Warner); ok {
+		// Kept whatever happens next: a warning often explains a wrong answer.
+		e.Warnings = truncate(w.Warnings(), MaxWarnings)
+	}
 	if err := r.checkDeclared(k, false); err != nil {
 		return fail(result.RuntimeError, err.Error())
 	}
@@ -476,6 +480,10 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	e.FrameworkMS = max(ms(time.Since(start))-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e
 }
+
+// MaxWarnings bounds, in bytes, the compiler's warnings an evaluation keeps (truncate):
+// pages of them say no more than their first lines, and every evaluation is stored.
+const MaxWarnings = 4096
 
 // settleRuns is how many untimed runs follow the warm-up before the timed runs, for
 // kernels whose runs take under settleUnder.

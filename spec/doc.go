@@ -28,7 +28,9 @@ kernel:                        # required
                                # NVRTC's options, which have no -O3; -arch=sm_XY of the
                                # device is added unless one is given), but for relative
                                # paths after -I, -L, -isystem, -include (and the like),
-                               # which are made relative to the spec's folder
+                               # which are made relative to the spec's folder; warnings
+                               # they turn on (-Wall) are shown in 'ktune tune's summary,
+                               # each distinct one once, as are the compiler's own
   defines: true                # inject parameters and derived sizes as #defines (default true);
                                # or a mapping, Kernel Tuner's defines dict: exactly these
                                # definitions, in order, and nothing else (no parameters,

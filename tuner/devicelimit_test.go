@@ -74,7 +74,8 @@ func splitOverLimit(t *testing.T, evals []result.Evaluation, max int) (over, ran
 // fits, cancelled halfway and resumed alike, beside the over-limit ones it met, which the
 // report counts (DeviceExcluded). With a budget past the configurations that fit, the
 // search ends when the space is exhausted. (They counted: the budget ended the search
-// with fewer than 6 configurations run.)
+// with fewer than 6 configurations run.) The report's counts add up: the evaluations are
+// those resumed that cost budget, those measured, and those excluded.
 func TestConfigurationsOverADeviceLimitKnownBeforeCompilingCostNoBudget(t *testing.T) {
 	max := openCLMaxBlock(t)
 	path := overBlockSpec(t, max)
@@ -101,6 +102,14 @@ func TestConfigurationsOverADeviceLimitKnownBeforeCompilingCostNoBudget(t *testi
 		t.Fatalf("cancelled with %d stored that ran and %d over the limit (%d reported), progress %v; want 3 to 5 that ran, progress counting them alone",
 			len(ran), len(over), rep.DeviceExcluded, counts)
 	}
+	addsUp := func(what string, r *Report, resumed, measured, excluded int) {
+		t.Helper()
+		if r.Resumed != resumed || r.Measured != measured || r.DeviceExcluded != excluded || r.Evaluations != resumed+measured+excluded {
+			t.Errorf("%s: %d evaluations = %d resumed + %d measured + %d excluded; want %d + %d + %d",
+				what, r.Evaluations, r.Resumed, r.Measured, r.DeviceExcluded, resumed, measured, excluded)
+		}
+	}
+	addsUp("cancelled", rep, 0, len(ran), len(over))
 
 	var start RunStart
 	o.Started = func(r RunStart) { start = r }
@@ -113,6 +122,7 @@ func TestConfigurationsOverADeviceLimitKnownBeforeCompilingCostNoBudget(t *testi
 	if again.Run != rep.Run || start.Resumed != len(before)-rep.DeviceExcluded {
 		t.Errorf("run %d started as %+v; want run %d resumed from the %d evaluations that counted", again.Run, start, rep.Run, len(before)-rep.DeviceExcluded)
 	}
+	addsUp("resumed", again, len(before)-rep.DeviceExcluded, 6-(len(before)-rep.DeviceExcluded), len(over))
 	if len(ran) != 6 || len(over) == 0 || again.Stop != "budget" || again.DeviceExcluded != len(over) ||
 		again.Statuses["device_limit"] != len(over) || again.Evaluations != len(after) {
 		t.Errorf("resumed: %d stored that ran, %d over the limit, stop %q, report %d evaluations, statuses %v, %d excluded; want 6 that ran, the budget, and the over-limit ones reported",
@@ -139,4 +149,5 @@ func TestConfigurationsOverADeviceLimitKnownBeforeCompilingCostNoBudget(t *testi
 		t.Errorf("budget 10: %d that ran, %d over the limit (%d reported), stop %q; want 6, 6 and the space exhausted",
 			len(ran), len(over), whole.DeviceExcluded, whole.Stop)
 	}
+	addsUp("budget 10", whole, 0, 6, 6)
 }

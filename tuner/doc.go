@@ -10,7 +10,8 @@
 // strategy.SameOptions); the budget is the run's. A configuration over a limit of the
 // device known before compiling (runner.LimitViolation, against the device as a worker
 // opened it) is stored as a device_limit without reaching a worker and costs no budget
-// (Report.DeviceExcluded), as Kernel Tuner leaves such configurations out of the space.
+// (Report.DeviceExcluded), as Kernel Tuner leaves such configurations out of the space;
+// a Report's Evaluations are its Resumed, Measured and DeviceExcluded together.
 //
 // # Worker processes
 //
@@ -28,6 +29,9 @@
 //		...
 //		rep, err := tuner.Tune(ctx, tuner.Options{SpecPath: "kernel.yaml", Budget: 100, DB: "ktune.db"})
 //	}
+//
+// A spec built in memory is given as its text, Options.SpecData, with SpecPath naming it
+// and anchoring its relative paths; the workers get the same text.
 //
 // A test binary is such a program too: a package whose tests call Tune calls WorkerMain
 // in its TestMain, before m.Run parses the test flags (a worker that parsed them refuses

@@ -67,3 +67,40 @@ func ExampleWorker_Serve() {
 	}
 	fmt.Println(rep.Best)
 }
+
+// A program that builds its spec in memory tunes it from its text, SpecData; SpecPath
+// names it, and its relative paths (the kernel source here) resolve against SpecPath's
+// folder, a file that need not exist. The worker processes get the same text.
+// (TestTuneOfASpecGivenInMemory runs this on PoCL.)
+func ExampleOptions_specData() {
+	tuner.WorkerMain()
+
+	n := 1 << 20
+	text := fmt.Sprintf(`kernel: {name: vector_add, source: vector_add.cl}
+constants: {N: %d}
+parameters:
+  - {name: block_size_x, values: [32, 64, 128, 256]}
+  - {name: tile_size_x, values: [1, 2, 4]}
+problem_size: [N]
+grid_div_x: [block_size_x, tile_size_x]
+arguments:
+  - {name: c, type: float32, length: N, output: true}
+  - {name: a, type: float32, length: N, fill: random}
+  - {name: b, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+verification:
+  reference:
+    config: {block_size_x: 32, tile_size_x: 1}
+`, n)
+	rep, err := tuner.Tune(context.Background(), tuner.Options{
+		SpecData: []byte(text),
+		SpecPath: "examples/vector_add/generated.yaml", // beside vector_add.cl
+		Device:   "opencl",
+		Budget:   6,
+		DB:       "ktune.db",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("best time %.3g ms at %s\n", *rep.BestObjective, rep.Best)
+}

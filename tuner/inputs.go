@@ -56,11 +56,14 @@ type inputSet map[string]string
 const maxHeaders = 2000
 
 // runInputs reads the inputs of a run of s on the device info describes.
-func runInputs(s *spec.Spec, info device.Info) (inputSet, error) {
+func runInputs(s *spec.Spec, text []byte, info device.Info) (inputSet, error) {
 	in := inputSet{}
-	data, err := os.ReadFile(s.File)
-	if err != nil {
-		return nil, err
+	data := text // a spec given in memory (Options.SpecData)
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(s.File); err != nil {
+			return nil, err
+		}
 	}
 	in["spec "+s.File] = hashBytes(data)
 	// The code as the spec loads it, not as a device gets it (which starts inline code

@@ -202,7 +202,7 @@ iterations: 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := runInputs(s, device.Info{Backend: "c"})
+	in, err := runInputs(s, nil, device.Info{Backend: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ verification:
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := runInputs(s, device.Info{})
+	in, err := runInputs(s, nil, device.Info{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,26 +19,29 @@ import (
 // Report sums up a tuning run, all its evaluations included (those measured before a
 // resumption too): what 'ktune tune' prints, and its --json form.
 type Report struct {
-	Run             int64              `json:"run"`
-	Database        string             `json:"database"`
-	Kernel          string             `json:"kernel"`
-	Backend         string             `json:"backend"`
-	Device          string             `json:"device"`
-	Strategy        string             `json:"strategy"`
-	StrategyOptions map[string]any     `json:"strategy_options,omitempty"` // as given and from --defaults, canonically (strategy.Canonical)
-	Seed            uint64             `json:"seed"`
-	Objective       string             `json:"objective"`
-	Maximize        bool               `json:"maximize"`
-	SpaceSize       int                `json:"space_size"`
-	Evaluations     int                `json:"evaluations"`
-	Resumed         int                `json:"resumed_from_store"` // evaluations the run had before this command
-	Measured        int                `json:"measured"`           // evaluations this command measured
-	Statuses        map[string]int     `json:"statuses"`
-	DeviceExcluded  int                `json:"device_excluded"` // device_limits known before compiling: not compiled, no budget spent
-	Failures        []FailureSummary   `json:"failures,omitempty"`
-	Best            Config             `json:"best_configuration,omitzero"`
-	BestObjective   *float64           `json:"best_objective,omitempty"`
-	BestMetrics     map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
+	Run             int64          `json:"run"`
+	Database        string         `json:"database"`
+	Kernel          string         `json:"kernel"`
+	Backend         string         `json:"backend"`
+	Device          string         `json:"device"`
+	Strategy        string         `json:"strategy"`
+	StrategyOptions map[string]any `json:"strategy_options,omitempty"` // as given and from --defaults, canonically (strategy.Canonical)
+	Seed            uint64         `json:"seed"`
+	Objective       string         `json:"objective"`
+	Maximize        bool           `json:"maximize"`
+	SpaceSize       int            `json:"space_size"`
+	// Evaluations is Resumed + Measured + DeviceExcluded: those the run had before this
+	// command that cost budget, those this command measured, and the device_limits known
+	// before compiling (the run's before and this command's), which cost none.
+	Evaluations    int                `json:"evaluations"`
+	Resumed        int                `json:"resumed_from_store"` // evaluations the run had before this command, that count against the budget
+	Measured       int                `json:"measured"`           // evaluations this command measured
+	Statuses       map[string]int     `json:"statuses"`
+	DeviceExcluded int                `json:"device_excluded"` // device_limits known before compiling: not compiled, no budget spent
+	Failures       []FailureSummary   `json:"failures,omitempty"`
+	Best           Config             `json:"best_configuration,omitzero"`
+	BestObjective  *float64           `json:"best_objective,omitempty"`
+	BestMetrics    map[string]float64 `json:"best_metrics,omitempty"` // its time is BestTimeMS
 	// BestNote is what the best evaluation says beside its success: the metrics that
 	// could not be computed for it ("metrics left out: ..."), the timed runs left out for
 	// its timeout ("timed over 5 of the spec's 32 iterations: ..."); LackingMetrics counts
@@ -87,6 +90,12 @@ type Report struct {
 	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
 	MedianFrameworkMS float64  `json:"median_framework_ms"`
 	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
+	// CompilerWarnings are the distinct warnings the compiler printed for the run's
+	// builds that succeeded (result.DistinctWarnings), most frequent first; Warned counts
+	// the configurations whose build gave any, MoreWarnings the distinct warnings left out.
+	CompilerWarnings []WarningSummary `json:"compiler_warnings,omitempty"`
+	Warned           int              `json:"warned_configurations,omitempty"`
+	MoreWarnings     int              `json:"more_compiler_warnings,omitempty"`
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`
@@ -100,6 +109,13 @@ type FailureSummary struct {
 	Same    int    `json:"same"`    // of those, how many gave Message
 	Message string `json:"message"` // the most common message (cut at 2000 bytes)
 	Example Config `json:"example"` // a configuration that gave it
+}
+
+// WarningSummary is one distinct compiler warning of a run.
+type WarningSummary struct {
+	Warning        string `json:"warning"`             // its text, with the source lines that belong to it (cut)
+	Configurations int    `json:"configurations"`      // how many configurations' builds gave it
+	First          Config `json:"first_configuration"` // the first configuration that gave it
 }
 
 // Config is a configuration by its parameters' names, in the space's parameter order; its
@@ -202,7 +218,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	history := runHistory(sp, sum.History, stored, probes)
 	r := &Report{Run: run, Database: db, Kernel: s.Kernel.Name, Backend: backend, Device: info.Name, Strategy: sum.Strategy,
 		Seed: sum.Seed, Objective: objective, Maximize: maximize, SpaceSize: sp.Len(), Evaluations: len(history),
-		Resumed: len(stored), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
+		Resumed: counted(stored, free), Measured: len(measured), Statuses: map[string]int{}, Stop: string(sum.Stop),
 		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout, MinTime: s.MinTime}
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
@@ -239,6 +255,18 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 	}
 	r.Failures = failures(sp, history)
+	evals := make([]result.Evaluation, len(history))
+	for i, h := range history {
+		evals[i] = h.Evaluation
+		if h.Evaluation.Warnings != "" {
+			r.Warned++
+		}
+	}
+	ws, more := result.DistinctWarnings(evals)
+	for _, w := range ws {
+		r.CompilerWarnings = append(r.CompilerWarnings, WarningSummary{Warning: w.Text, Configurations: w.Count, First: configOf(sp, history[w.First].Config)})
+	}
+	r.MoreWarnings = more
 	if len(fw) > 0 {
 		r.MeanCompileMS /= float64(len(fw))
 		r.MeanVerifyMS /= float64(len(fw))
@@ -304,6 +332,19 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		}
 	}
 	return r
+}
+
+// counted is how many of evals cost budget: those that are not free (nil: none is).
+func counted(evals []result.Evaluation, free func(result.Evaluation) bool) int {
+	n := len(evals)
+	if free != nil {
+		for _, e := range evals {
+			if free(e) {
+				n--
+			}
+		}
+	}
+	return n
 }
 
 // median is the middle of xs, or the mean of the two middle ones; it sorts xs.

@@ -25,11 +25,18 @@ import (
 	"github.com/ktune/ktune/worker"
 )
 
-// Options say what Tune tunes, on which device, how and for how long. SpecPath is
-// required, and DB or Store; the zero value of every other field is a sensible default.
+// Options say what Tune tunes, on which device, how and for how long. SpecPath or SpecData
+// is required, and DB or Store; the zero value of every other field is a sensible default.
 type Options struct {
 	// SpecPath is the kernel spec file (see spec.Doc). The worker processes load it too.
 	SpecPath string
+	// SpecData, when set, is the spec's text (YAML or JSON), for a program that builds its
+	// spec in memory: Tune parses it as spec.Parse does, and SpecPath, which need not
+	// exist then, names it in messages and in the run, and is where its relative paths
+	// (kernel sources, .npy files) resolve; "" is InMemorySpec in the working directory.
+	// The worker processes get the same text, through a file in the temporary directory
+	// that Tune deletes before it returns. A run resumes while the text is the same.
+	SpecData []byte
 	// Device is the device to tune on: BACKEND or BACKEND:INDEX ("opencl:1", "c"), as
 	// 'ktune devices' lists them. "" picks the first available backend that compiles the
 	// spec's language, and its first device.
@@ -110,6 +117,10 @@ type Options struct {
 	// *space.TooLargeError, before anything is stored).
 	SpaceBuild space.BuildOptions
 }
+
+// InMemorySpec is the name of a spec given as SpecData without a SpecPath, in the working
+// directory, against which its relative paths resolve.
+const InMemorySpec = "in-memory-spec.yaml"
 
 // MaxUnlimited is the largest space Tune searches with neither a Budget nor a TimeLimit.
 const MaxUnlimited = 10000
@@ -235,8 +246,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, ErrNoWorkerMain
 	}
 	switch {
-	case o.SpecPath == "":
-		return nil, &OptionsError{Err: errors.New("no kernel spec given (SpecPath is empty)")}
+	case o.SpecPath == "" && o.SpecData == nil:
+		return nil, &OptionsError{Err: errors.New("no kernel spec given (SpecPath and SpecData are empty)")}
 	case o.DB == "" && o.Store == nil:
 		return nil, &OptionsError{Err: errors.New("no results database given: name a SQLite file (DB) or pass an open Store")}
 	case o.Budget < 0:
@@ -271,11 +282,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if stOpts == nil {
 		stOpts = map[string]any{} // stored as {}, not null
 	}
+	if o.SpecData != nil && o.SpecPath == "" {
+		o.SpecPath = InMemorySpec
+	}
 	specPath, err := filepath.Abs(o.SpecPath)
 	if err != nil {
 		return nil, err
 	}
-	s, err := spec.Load(specPath)
+	s, err := loadSpec(specPath, o.SpecData)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +360,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	objective, maximize := s.Objective()
 	optJSON, _ := json.Marshal(stOpts)
-	inputs, err := runInputs(s, info)
+	inputs, err := runInputs(s, o.SpecData, info)
 	if err != nil {
 		return nil, err
 	}
@@ -376,8 +390,17 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if precompilers == 0 {
 		precompilers = DefaultPrecompilers()
 	}
+	w := Worker{Spec: specPath, Backend: backend, Device: index}
+	if o.SpecData != nil {
+		// The workers parse the same text; the file outlives them (deferred before
+		// the supervisor's stop).
+		if w.SpecData, err = writeSpecData(o.SpecData); err != nil {
+			return nil, err
+		}
+		defer os.Remove(w.SpecData)
+	}
 	sup := worker.NewSupervisor(worker.Options{
-		Command:        append(command[:len(command):len(command)], Worker{Spec: specPath, Backend: backend, Device: index}.Args()...),
+		Command:        append(command[:len(command):len(command)], w.Args()...),
 		Env:            []string{workerEnv + "=1"},
 		Timeout:        s.Timeout,
 		CompileTimeout: s.CompileTimeout,

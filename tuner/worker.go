@@ -24,20 +24,29 @@ const WorkerArg = "--ktune-worker"
 // Worker is what one worker process serves: a kernel spec on one device. Tune starts every
 // worker process with Args after Options.WorkerCommand.
 type Worker struct {
-	Spec    string // the kernel spec file
-	Backend string // the device backend's name (device.Lookup)
-	Device  int    // the device's index in its backend
+	Spec string // the kernel spec file
+	// SpecData, when set, is a file holding the spec's text (Options.SpecData): the
+	// worker parses it as Spec's, which need not exist, and resolves its relative paths
+	// against Spec's folder.
+	SpecData string
+	Backend  string // the device backend's name (device.Lookup)
+	Device   int    // the device's index in its backend
 }
 
-// Args is w as a worker process's arguments: --spec FILE --backend NAME --device INDEX,
-// which DefineFlags parses.
+// Args is w as a worker process's arguments: --spec FILE [--spec-data FILE] --backend
+// NAME --device INDEX, which DefineFlags parses.
 func (w Worker) Args() []string {
-	return []string{"--spec", w.Spec, "--backend", w.Backend, "--device", strconv.Itoa(w.Device)}
+	args := []string{"--spec", w.Spec}
+	if w.SpecData != "" {
+		args = append(args, "--spec-data", w.SpecData)
+	}
+	return append(args, "--backend", w.Backend, "--device", strconv.Itoa(w.Device))
 }
 
 // DefineFlags defines the flags of Args in fs, to be parsed into w.
 func (w *Worker) DefineFlags(fs *flag.FlagSet) {
 	fs.StringVar(&w.Spec, "spec", "", "kernel spec")
+	fs.StringVar(&w.SpecData, "spec-data", "", "a file holding the spec's text, named as --spec")
 	fs.StringVar(&w.Backend, "backend", "", "device backend")
 	fs.IntVar(&w.Device, "device", 0, "device index")
 }
@@ -49,7 +58,15 @@ func (w *Worker) DefineFlags(fs *flag.FlagSet) {
 // github.com/ktune/ktune/device/all, or the backend's package).
 func (w Worker) Serve(ctx context.Context) error {
 	return worker.ServeChild(ctx, func() (worker.Measurer, error) {
-		s, err := spec.Load(w.Spec)
+		var text []byte
+		if w.SpecData != "" {
+			data, err := os.ReadFile(w.SpecData)
+			if err != nil {
+				return nil, fmt.Errorf("the spec's text: %w", err)
+			}
+			text = data
+		}
+		s, err := loadSpec(w.Spec, text)
 		if err != nil {
 			return nil, err
 		}
@@ -67,6 +84,40 @@ func (w Worker) Serve(ctx context.Context) error {
 		}
 		return runner.New(s, sp, dev), nil
 	})
+}
+
+// loadSpec loads the spec file at path, or parses text as the spec path names when text
+// is not nil, and reads the files it names.
+func loadSpec(path string, text []byte) (*spec.Spec, error) {
+	if text == nil {
+		return spec.Load(path)
+	}
+	s, err := spec.Parse(text, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ReadFiles(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// writeSpecData writes a spec's text to a file of its own in the temporary directory, for
+// the worker processes (Worker.SpecData), and returns its path.
+func writeSpecData(text []byte) (string, error) {
+	f, err := os.CreateTemp("", "ktune-spec-*.yaml")
+	if err != nil {
+		return "", fmt.Errorf("writing the spec's text for the workers: %w", err)
+	}
+	_, err = f.Write(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing the spec's text for the workers: %w", err)
+	}
+	return f.Name(), nil
 }
 
 // WorkerMain makes the program a worker process when Tune started it as one: when its

@@ -80,12 +80,14 @@ type wireEval struct {
 	Metrics                                   map[string]float64
 	CompileMS, VerifyMS, BenchmarkMS, FrameMS float64
 	Message                                   string
+	Warnings                                  string
 	Time                                      int64
 }
 
 func toWire(e result.Evaluation) wireEval {
 	w := wireEval{Status: uint8(e.Status), Objective: e.Objective, Samples: e.Samples, Metrics: e.Metrics,
-		CompileMS: e.CompileMS, VerifyMS: e.VerifyMS, BenchmarkMS: e.BenchmarkMS, FrameMS: e.FrameworkMS, Message: e.Message}
+		CompileMS: e.CompileMS, VerifyMS: e.VerifyMS, BenchmarkMS: e.BenchmarkMS, FrameMS: e.FrameworkMS, Message: e.Message,
+		Warnings: e.Warnings}
 	if !e.Time.IsZero() {
 		w.Time = e.Time.UnixNano()
 	}
@@ -94,7 +96,8 @@ func toWire(e result.Evaluation) wireEval {
 
 func (w wireEval) evaluation() result.Evaluation {
 	e := result.Evaluation{Status: result.Status(w.Status), Objective: w.Objective, Samples: w.Samples, Metrics: w.Metrics,
-		CompileMS: w.CompileMS, VerifyMS: w.VerifyMS, BenchmarkMS: w.BenchmarkMS, FrameworkMS: w.FrameMS, Message: w.Message}
+		CompileMS: w.CompileMS, VerifyMS: w.VerifyMS, BenchmarkMS: w.BenchmarkMS, FrameworkMS: w.FrameMS, Message: w.Message,
+		Warnings: w.Warnings}
 	if w.Time != 0 {
 		e.Time = time.Unix(0, w.Time)
 	}

@@ -49,7 +49,9 @@ memory arguments and arrays are checked before compiling, what the compiled kern
 (its maximum work-group size, static local memory, __constant arguments) before its first
 launch. One known before compiling costs no budget (Kernel Tuner leaves such
 configurations out of the space): it is stored as a device_limit and its count is in the
-summary's statuses ("device_limit 12 (known before compiling: no budget spent)"); one
+summary's statuses ("device_limit 12 (known before compiling: no budget spent)") and its
+first line ("18 of the space's 64 configurations evaluated (6 measured, 12 over a device
+limit known before compiling: not compiled, no budget spent)"); one
 found after compiling costs an evaluation, as it cost a compile. A crash's message names
 the signal, as in "the kernel crashed: SIGSEGV (segmentation fault)", and what the
 kernel printed, so that the configurations that crash alike are counted together; the
@@ -123,12 +125,18 @@ measures nothing, and the exit status is 1 (one that passes before the reference
 computed stores no run).
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
-default_config) to standard output.
+default_config) to standard output. What the compiler printed for a build that succeeded
+(its warnings: the OpenCL build log, NVRTC's log, the host compiler's output; warnings
+that compiler_options such as -Wall turn on included) is kept with each evaluation in the
+results database, and the summary shows it once: each distinct warning (known by its
+first line, its position and message) with how many configurations' builds gave it and
+the first that did, the 5 most frequent, 4 lines of each.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
-whole run), resumed_from_store and measured (by this command); statuses (a count per
-status) and device_excluded (of the device_limits, those known before compiling, which
-cost no budget); failures (per failing status its most common message, how many gave it and an
+whole run: resumed_from_store + measured + device_excluded), resumed_from_store (those
+the run had before this command that count against the budget) and measured (by this
+command); statuses (a count per status) and device_excluded (of the device_limits, those
+known before compiling, the run's before this command and its own, which cost no budget); failures (per failing status its most common message, how many gave it and an
 example configuration); best_configuration (parameter names to values, in the spec's
 order), best_objective, best_metrics, best_time_ms and best_note (metrics that could not
 be computed for it, timed runs left out for its timeout; lacking_metrics counts the
@@ -147,7 +155,12 @@ default_status when the default configuration failed), with speedup_over_median 
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
 worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
-median_framework_ms (over the evaluations this command measured) and kernel_ms. Absent
+median_framework_ms (over the evaluations this command measured) and kernel_ms;
+compiler_warnings (each distinct warning of the run's builds, the most frequent first, at
+most 20: warning, its text with the source lines that belong to it, cut at 8 lines;
+configurations, how many builds gave it; first_configuration),
+warned_configurations (how many configurations' builds printed warnings) and
+more_compiler_warnings (the distinct warnings left out). Absent
 values (no success: no best) are left out. An interrupted command's object opens with
 "interrupted", saying what was kept. Interrupted before the search began, it has the same
 fields with what was known then: run (null until a run is created or found to resume),
@@ -448,9 +461,17 @@ func formatObjective(v float64) string {
 // database, to be exported.
 func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	w := env.stdout
+	// The parts add up to the evaluations: measured now, measured before, and refused
+	// before compiling (this command's and the run's before), which cost no budget.
 	resumed := ""
-	if r.Resumed > 0 {
-		resumed = fmt.Sprintf(" (%d of them measured by this command, %d before)", r.Measured, r.Resumed)
+	excluded := fmt.Sprintf("%d over a device limit known before compiling: not compiled, no budget spent", r.DeviceExcluded)
+	switch {
+	case r.Resumed > 0 && r.DeviceExcluded > 0:
+		resumed = fmt.Sprintf(" (%d measured by this command, %d before it, %s)", r.Measured, r.Resumed, excluded)
+	case r.Resumed > 0:
+		resumed = fmt.Sprintf(" (%d measured by this command, %d before it)", r.Measured, r.Resumed)
+	case r.DeviceExcluded > 0:
+		resumed = fmt.Sprintf(" (%d measured, %s)", r.Measured, excluded)
 	}
 	fmt.Fprintf(w, "tuned %s on %s (%s): %d of the space's %d configurations evaluated%s with %s%s (seed %d) in %.1f s; stopped: %s\n",
 		r.Kernel, r.Device, r.Backend, r.Evaluations, r.SpaceSize, resumed, r.Strategy, formatOptions(r.StrategyOptions), r.Seed, r.WallSeconds, r.Stop)
@@ -487,6 +508,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		}
 		fmt.Fprintf(w, " (e.g. %s):\n%s\n", f.Example, indent(firstLines(f.Message, 6), "    "))
 	}
+	writeWarnings(w, r)
 	if r.BestObjective == nil {
 		fmt.Fprintf(w, "no configuration %s successfully\n", ranVerb(r))
 		return
@@ -568,6 +590,45 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	if stored {
 		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4|ktt)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
+	}
+}
+
+// shownWarnings is how many distinct compiler warnings the summary shows, and
+// warningLines how many lines of each.
+const (
+	shownWarnings = 5
+	warningLines  = 4
+)
+
+// writeWarnings says what the compiler warned of in the run's builds, each distinct
+// warning once, with how many configurations' builds gave it and the first that did.
+func writeWarnings(w io.Writer, r *tuner.Report) {
+	if len(r.CompilerWarnings) == 0 {
+		return
+	}
+	distinct := len(r.CompilerWarnings) + r.MoreWarnings
+	of := "configuration"
+	if r.Warned > 1 {
+		of = "configurations"
+	}
+	fmt.Fprintf(w, "compiler warnings: %d distinct, in the builds of %d %s of %d\n", distinct, r.Warned, of, r.Evaluations)
+	for i, cw := range r.CompilerWarnings {
+		if i == shownWarnings {
+			fmt.Fprintf(w, "  and %d more distinct warnings (--json lists %d of them)\n", distinct-shownWarnings, len(r.CompilerWarnings))
+			break
+		}
+		gave := "1 configuration, " + cw.First.String()
+		switch {
+		case cw.Configurations == r.Evaluations:
+			gave = fmt.Sprintf("all %d configurations", cw.Configurations)
+		case cw.Configurations > 1:
+			gave = fmt.Sprintf("%d configurations, the first %s", cw.Configurations, cw.First)
+		}
+		text := cw.Warning
+		if lines := strings.Split(text, "\n"); len(lines) > warningLines {
+			text = strings.Join(append(lines[:warningLines], "..."), "\n")
+		}
+		fmt.Fprintf(w, "  %s:\n%s\n", gave, indent(text, "    "))
 	}
 }
 

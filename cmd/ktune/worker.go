@@ -12,7 +12,7 @@ func init() {
 		name:    "worker",
 		hidden:  true,
 		summary: "serve device work for a tuning run (started by ktune itself)",
-		usage: `--spec FILE --backend NAME --device INDEX
+		usage: `--spec FILE [--spec-data FILE] --backend NAME --device INDEX
 
 Started by 'ktune tune' as a supervised child process: it opens the device, then compiles,
 runs, verifies and times the configurations the parent sends over its private pipes. It is

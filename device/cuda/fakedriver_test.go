@@ -111,6 +111,24 @@ func fakeDriverChild(t *testing.T, lib string) {
 		k2.Release()
 	}
 
+	// What NVRTC says of a build that succeeds is the kernel's warnings, from the module
+	// cache too; a clean build has none.
+	if w := k.(device.Warner).Warnings(); w != "" {
+		t.Fatalf("a clean build's warnings: %q", w)
+	}
+	warned := src
+	warned.Code += " // int unused_warning;"
+	for _, from := range []string{"NVRTC", "the module cache"} {
+		kw, err := d.Compile(ctx, warned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := kw.(device.Warner).Warnings(); !strings.Contains(w, `scale.cu(1): warning #177-D: variable "unused_warning"`) {
+			t.Fatalf("warnings from %s: %q", from, w)
+		}
+		kw.Release()
+	}
+
 	// A launch: buffers, scalars and the __constant__ symbol arrive where the C side reads them.
 	var re *device.RuntimeError
 	buf, err := d.Alloc(16)

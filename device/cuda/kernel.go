@@ -34,7 +34,7 @@ type kernel struct {
 	name   string
 	mod    uintptr // 0 once released
 	fn     uintptr
-	log    string // compiler warnings
+	log    string // what NVRTC printed for the build: its warnings
 	cached bool   // the module came from the module cache
 
 	maxThreads   int // the largest block the kernel's registers allow
@@ -60,7 +60,13 @@ type symbolCopy struct {
 	last []byte // the bytes copied last, to copy only on change
 }
 
-var _ device.Kernel = (*kernel)(nil)
+var (
+	_ device.Kernel = (*kernel)(nil)
+	_ device.Warner = (*kernel)(nil)
+)
+
+// Warnings is what NVRTC printed for the kernel's build, kept with it in the module cache.
+func (k *kernel) Warnings() string { return k.log }
 
 func newKernel(d *cuDevice, name string, mod, fn uintptr) (*kernel, error) {
 	k := &kernel{dev: d, name: name, mod: mod, fn: fn, symbols: map[string]*symbolCopy{}}

@@ -23,7 +23,7 @@ import (
 
 // formatVersion changes whenever the wrapper or the cache layout changes, so that old
 // objects are not mistaken for new ones.
-const formatVersion = "ktune-hostc-2"
+const formatVersion = "ktune-hostc-3"
 
 // objectCache keeps compiled shared objects in a directory shared by processes.
 //
@@ -36,7 +36,9 @@ const formatVersion = "ktune-hostc-2"
 // the hash of its bytes: an object damaged in place (a truncated copy, a full disk) can
 // still look like ELF and crash the loader of the process that dlopens it (SIGBUS in
 // ktune itself, which probes the device with a kernel), so one whose bytes do not match
-// is rebuilt rather than loaded.
+// is rebuilt rather than loaded. <name>.log, where the build printed anything, holds what
+// the compiler printed (its warnings), so that a kernel from the cache says what its
+// build said.
 type objectCache struct {
 	dir string
 }
@@ -99,16 +101,18 @@ func (t *toolchain) key(u *unit) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// builder compiles into dir and returns the object's path and the headers it included.
-type builder func(dir string) (object string, deps []string, err error)
+// builder compiles into dir and returns the object's path, the headers it included and
+// what the compiler printed.
+type builder func(dir string) (object string, deps []string, log string, err error)
 
-// get returns the object for key, building it when the cache lacks it. hit reports that
-// no build was needed, including when another process finished the build while this one
-// waited for it; image is then the object's bytes as lookup read and checked them (nil
-// after a build), so that loading it need not read the file again.
-func (c *objectCache) get(ctx context.Context, key string, build builder) (path string, image []byte, hit bool, err error) {
+// get returns the object for key, building it when the cache lacks it, and what its
+// build printed. hit reports that no build was needed, including when another process
+// finished the build while this one waited for it; image is then the object's bytes as
+// lookup read and checked them (nil after a build), so that loading it need not read the
+// file again.
+func (c *objectCache) get(ctx context.Context, key string, build builder) (path string, image []byte, log string, hit bool, err error) {
 	if p, img, ok := c.lookup(key); ok {
-		return p, img, true, nil
+		return p, img, c.buildLog(p), true, nil
 	}
 	unlock, err := c.lock(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -119,23 +123,36 @@ func (c *objectCache) get(ctx context.Context, key string, build builder) (path 
 		}
 	}
 	if err != nil {
-		return "", nil, false, err
+		return "", nil, "", false, err
 	}
 	defer unlock()
 	if p, img, ok := c.lookup(key); ok {
-		return p, img, true, nil
+		return p, img, c.buildLog(p), true, nil
 	}
 	dir, err := os.MkdirTemp(c.dir, "build-")
 	if err != nil {
-		return "", nil, false, err
+		return "", nil, "", false, err
 	}
 	defer os.RemoveAll(dir)
-	obj, deps, err := build(dir)
+	obj, deps, log, err := build(dir)
 	if err != nil {
-		return "", nil, false, err
+		return "", nil, "", false, err
 	}
-	p, err := c.store(key, obj, deps)
-	return p, nil, false, err
+	p, err := c.store(key, obj, deps, log)
+	return p, nil, log, false, err
+}
+
+// logSuffix names the file beside an object that holds what its build printed.
+const logSuffix = ".log"
+
+// buildLog is what the build of the object at p printed: "" when nothing, or when the
+// file is unreadable (it says nothing about the object, which stays usable).
+func (c *objectCache) buildLog(p string) string {
+	data, err := os.ReadFile(p + logSuffix)
+	if err != nil {
+		return ""
+	}
+	return string(data)
 }
 
 // lookup finds key's object if its manifest exists and the headers it names still hash
@@ -176,12 +193,20 @@ func sumOf(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// store moves a freshly built object into the cache and records its hash and headers.
-func (c *objectCache) store(key, obj string, deps []string) (string, error) {
+// store moves a freshly built object into the cache and records its hash, headers and
+// what its build printed.
+func (c *objectCache) store(key, obj string, deps []string, log string) (string, error) {
 	p := filepath.Join(c.dir, objectName(key, deps))
 	sum, err := fileSum(obj)
 	if err != nil {
 		return "", err
+	}
+	// The log before the object: a name is never reused for other content, so a reader
+	// finding the object finds its build's log beside it.
+	if log != "" {
+		if err := writeAtomic(p+logSuffix, []byte(log)); err != nil {
+			return "", err
+		}
 	}
 	// The hash first: a reader that sees the new hash beside the old object (or the
 	// reverse) misses and waits for this build's lock.
@@ -207,6 +232,7 @@ func (c *objectCache) evict(key, path string) {
 	os.Remove(filepath.Join(c.dir, key+".deps"))
 	os.Remove(path)
 	os.Remove(path + sumSuffix)
+	os.Remove(path + logSuffix)
 }
 
 func (c *objectCache) readManifest(key string) ([]string, error) {

@@ -84,7 +84,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 	key := tc.key(u)
 	var k *kernel
 	for attempt := 0; ; attempt++ {
-		path, image, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, error) {
+		path, image, log, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, string, error) {
 			return d.build(ctx, dir, tc, u)
 		})
 		if err != nil {
@@ -98,6 +98,7 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 		}
 		k, err = openKernel(d, path, image, u)
 		if err == nil {
+			k.warnings = strings.TrimSpace(log)
 			slog.Debug("hostc: kernel loaded", "kernel", u.kernel, "object", path, "cache_hit", hit)
 			break
 		}
@@ -120,14 +121,14 @@ func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Ker
 	return k, nil
 }
 
-// build runs the compiler of tc on u in dir and returns the object and the files it
-// included.
-func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *unit) (string, []string, error) {
+// build runs the compiler of tc on u in dir and returns the object, the files it included
+// and what the compiler printed (its warnings).
+func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *unit) (string, []string, string, error) {
 	source := filepath.Join(dir, u.base+u.ext())
 	object := filepath.Join(dir, u.base+".so")
 	deps := filepath.Join(dir, u.base+".d")
 	if err := os.WriteFile(source, []byte(u.text), 0o644); err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	args := append([]string{}, tc.cc[1:]...)
 	args = append(args, u.flags...)
@@ -141,13 +142,13 @@ func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *un
 	start := time.Now()
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return "", nil, fmt.Errorf("compile %s: %w", u.kernel, ctx.Err())
+		return "", nil, "", fmt.Errorf("compile %s: %w", u.kernel, ctx.Err())
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		log := out.String()
 		if err := d.environmentFault(log, exit); err != nil {
-			return "", nil, err
+			return "", nil, "", err
 		}
 		if strings.TrimSpace(log) == "" {
 			// A wrapper that fails quietly: how it ended is all there is to say.
@@ -163,18 +164,18 @@ func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *un
 			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $%s to a compiler that has it\n",
 				strings.Join(tc.cc, " "), compilerKinds[tc.lang].env)
 		}
-		return "", nil, &device.CompileError{Log: log, Err: err}
+		return "", nil, "", &device.CompileError{Log: log, Err: err}
 	}
 	if err != nil {
 		// The compiler did not start (removed, out of processes): no fault of the source.
-		return "", nil, &device.EnvironmentError{Place: "the compiler " + tc.cc[0], Err: err}
+		return "", nil, "", &device.EnvironmentError{Place: "the compiler " + tc.cc[0], Err: err}
 	}
 	slog.Debug("hostc: compiled", "kernel", u.kernel, "duration", time.Since(start), "warnings", out.String())
 	rule, err := os.ReadFile(deps)
 	if err != nil {
-		return "", nil, fmt.Errorf("compile %s: the compiler wrote no dependency list: %w", u.kernel, err)
+		return "", nil, "", fmt.Errorf("compile %s: the compiler wrote no dependency list: %w", u.kernel, err)
 	}
-	return object, parseDeps(rule, source), nil
+	return object, parseDeps(rule, source), out.String(), nil
 }
 
 // Alloc maps n bytes of host memory. A buffer larger than the machine's memory (or the

@@ -1282,3 +1282,38 @@ func TestALoadFailureUnderADataLimitSaysMemoryRanOut(t *testing.T) {
 		t.Errorf("an undefined symbol under a limit: %q, want nothing said of memory", otherNote)
 	}
 }
+
+// TestBuildWarningsReachTheKernelAndSurviveTheCache checks that what the compiler prints
+// for a build that succeeds (-Wall's warnings) is the kernel's Warnings, from a fresh
+// build and from the cache alike, naming the user's file and line; that a clean build has
+// none, -Wall and -Wextra finding nothing in the call wrapper ktune generates.
+func TestBuildWarningsReachTheKernelAndSurviveTheCache(t *testing.T) {
+	t.Setenv("KTUNE_CACHE", t.TempDir())
+	d := openHost(t)
+	src := device.Source{
+		Code: "void w(int *out, int n)\n{\n\tint unused = 3;\n\tout[0] = n;\n}\n",
+		File: "warned.c", Kernel: "w", Language: "c", Options: []string{"-Wall", "-Wextra"},
+		Params: []device.Param{{Name: "out", Type: "int32", Pointer: true}, {Name: "n", Type: "int32"}},
+	}
+	for _, from := range []string{"a build", "the cache"} {
+		k, err := d.Compile(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := k.(device.Warner).Warnings()
+		k.Release()
+		if !strings.Contains(got, "warned.c:3:") || !strings.Contains(got, "unused") || !strings.Contains(got, "warning") {
+			t.Errorf("from %s: Warnings = %q, want the unused variable at warned.c:3", from, got)
+		}
+	}
+	clean := vaddSrc(2)
+	clean.Options = []string{"-Wall", "-Wextra"}
+	k, err := d.Compile(context.Background(), clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	if got := k.(device.Warner).Warnings(); got != "" {
+		t.Errorf("a clean kernel's Warnings = %q, want none", got)
+	}
+}

@@ -40,7 +40,14 @@ type kernel struct {
 	ptrs   []uintptr // the pointer array, inside arena
 	bufs   []*buffer // the buffer of each array argument of the call in progress, nil for scalars
 	attrs  map[string]float64
+	// warnings is what the compiler printed for the object's build, trimmed.
+	warnings string
 }
+
+var _ device.Warner = (*kernel)(nil)
+
+// Warnings is what the compiler printed for the kernel's build: its warnings.
+func (k *kernel) Warnings() string { return k.warnings }
 
 // Layout of the arena: len(params) pointers, then len(params) 8-byte scalar slots, then
 // the int64 the wrapper writes the duration to.

@@ -162,6 +162,12 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	k, err := newKernel(d, src.Kernel, prog, h)
 	if err == nil {
 		k.params = src.Params
+		// A successful build's log holds the compiler's warnings, where it has any.
+		log, _ := infoString(d.cl.buildInfo(prog, d.id), clProgramBuildLog)
+		k.warnings = strings.TrimSpace(log)
+		if note := lineNotes(code, k.warnings); note != "" && k.warnings != "" {
+			k.warnings += "\n" + note
+		}
 	}
 	if err != nil {
 		d.cl.ReleaseKernel(h)

@@ -30,12 +30,17 @@ type kernel struct {
 	detailed        bool              // declared holds more than the count (clGetKernelArgInfo answered)
 	params          []device.Param    // the caller's names and types of the arguments, for messages
 	launched        bool              // a launch finished, and its buffers' canaries were checked
+	warnings        string            // the build log of the program's successful build, trimmed
 }
 
 var (
 	_ device.Kernel   = (*kernel)(nil)
 	_ device.Declarer = (*kernel)(nil)
+	_ device.Warner   = (*kernel)(nil)
 )
+
+// Warnings is the build log of the kernel's program: its compiler's warnings.
+func (k *kernel) Warnings() string { return k.warnings }
 
 func newKernel(d *clDevice, name string, program, handle uintptr) (*kernel, error) {
 	k := &kernel{dev: d, name: name, program: program, handle: handle}

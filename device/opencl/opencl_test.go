@@ -859,3 +859,24 @@ __kernel void jacobi_ref(__global float* out) { out[0] = 2; }`
 		t.Fatalf("Compile = %v", err)
 	}
 }
+
+// TestBuildWarningsOfASuccessfulBuildReachTheKernel checks that the build log of a
+// program that builds with warnings is the kernel's Warnings, naming the user's file and
+// line, and that a clean program has none.
+func TestBuildWarningsOfASuccessfulBuildReachTheKernel(t *testing.T) {
+	d := openTestDevice(t)
+	warned := compile(t, d, device.Source{
+		Code:    "#line 1 \"warned.cl\"\n__kernel void w(__global int* out) {\n\tint x = 1.5;\n\tout[0] = x * SCALE;\n}\n",
+		Kernel:  "w",
+		Defines: []device.Define{{Name: "SCALE", Value: "2"}},
+	})
+	defer warned.Release()
+	if got := warned.(device.Warner).Warnings(); !strings.Contains(got, "warned.cl:2:") || !strings.Contains(got, "warning") || !strings.Contains(got, "1.5") {
+		t.Errorf("Warnings = %q, want the implicit conversion of 1.5 at warned.cl:2", got)
+	}
+	clean := compile(t, d, device.Source{Code: "__kernel void ok(__global int* x) { x[0] = 7; }", Kernel: "ok"})
+	defer clean.Release()
+	if got := clean.(device.Warner).Warnings(); got != "" {
+		t.Errorf("a clean program's Warnings = %q, want none", got)
+	}
+}

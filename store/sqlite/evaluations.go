@@ -16,18 +16,22 @@ import (
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
 	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	` + launchColumns
+	` + launchColumns + `, warnings`
 
 // launchColumns hold an evaluation's launch (schema version 3), all NULL when unknown.
 const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 
 // selectColumns are evaluationColumns as a query reads them from a database of schema
 // version v. A read-only database of an older version cannot be migrated, and is read as
-// its migrations would leave it: before version 3, no evaluation has a launch (NULL);
+// its migrations would leave it: before version 4, no evaluation has warnings (NULL);
+// before version 3, none has a launch (NULL);
 // before version 2, strategy_ms is an imported file's strategy time, which the metrics
 // held, and NULL (unknown) otherwise.
 func selectColumns(v int) string {
 	cols := evaluationColumns
+	if v < 4 {
+		cols = strings.Replace(cols, ", warnings", ", NULL AS warnings", 1)
+	}
 	if v < 3 {
 		cols = strings.Replace(cols, launchColumns, `NULL AS grid_x, NULL AS grid_y, NULL AS grid_z,
 		NULL AS block_x, NULL AS block_y, NULL AS block_z`, 1)
@@ -46,10 +50,10 @@ func selectColumns(v int) string {
 // right even when another process appends to the same run.
 const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
 	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
@@ -105,7 +109,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 21)
+	args := make([]any, 0, 22)
 	for i := range es {
 		row, err := evaluationArgs(&es[i], width)
 		if err != nil {
@@ -171,15 +175,23 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
 		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
 		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
-		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil,
+		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(e.Warnings),
 	}
 	if l := e.Launch; l != nil {
-		launch := args[len(args)-6:]
+		launch := args[len(args)-7 : len(args)-1]
 		for d := range 3 {
 			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
 		}
 	}
 	return args, nil
+}
+
+// emptyAsNull returns s for a TEXT column that is NULL when there is nothing.
+func emptyAsNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // realOrNull returns f for a REAL column, or nil (NULL) for NaN, which SQLite cannot store.
@@ -338,10 +350,11 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		metrics                               sql.NullString
 		t                                     sql.NullInt64
 		grid, block                           [3]sql.NullInt64
+		warnings                              sql.NullString
 	)
 	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
 		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
-		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2])
+		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings)
 	if err != nil {
 		return e, err
 	}
@@ -374,6 +387,7 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 	e.Objective, e.CompileMS, e.VerifyMS = nullAsNaN(objective), nullAsNaN(compile), nullAsNaN(verify)
 	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = nullAsNaN(bench), nullAsNaN(fw), nullAsNaN(strategy)
 	e.Time = fromUnixNano(t)
+	e.Warnings = warnings.String
 	return e, nil
 }
 

@@ -18,11 +18,12 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV1),
 	execStep(schemaV2),
 	execStep(schemaV3),
+	execStep(schemaV4),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -117,6 +118,13 @@ ALTER TABLE evaluations ADD COLUMN grid_z INTEGER;
 ALTER TABLE evaluations ADD COLUMN block_x INTEGER;
 ALTER TABLE evaluations ADD COLUMN block_y INTEGER;
 ALTER TABLE evaluations ADD COLUMN block_z INTEGER;
+`
+
+// schemaV4 gives every evaluation the warnings its compiler printed for a build that
+// succeeded (result.Evaluation.Warnings), which tuning runs record from now on.
+// Evaluations stored before have none (NULL).
+const schemaV4 = `
+ALTER TABLE evaluations ADD COLUMN warnings TEXT;
 `
 
 // otherDatabase says what to do about a file that is no ktune database.

@@ -218,9 +218,9 @@ func v2Database(t *testing.T, path string) {
 	}
 }
 
-// A database of schema version 2, from before evaluations kept their launch, keeps
-// working: opened writable it is migrated, its evaluations read back without a launch and
-// new ones keep theirs; opened read-only it cannot be, and reads the same. Its run reads
+// A database of schema version 2, from before evaluations kept their launch and their
+// compiler's warnings, keeps working: opened writable it is migrated, its evaluations read
+// back without a launch or warnings and new ones keep theirs; opened read-only it cannot be, and reads the same. Its run reads
 // back as a recording of its device's backend.
 func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 	ctx := context.Background()
@@ -234,7 +234,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 			t.Fatalf("%d evaluations, backend %q; want 2, opencl", len(rec.Evaluations), rec.Backend)
 		}
 		for i, e := range rec.Evaluations {
-			if e.Launch != nil || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
+			if e.Launch != nil || e.Warnings != "" || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
 				t.Errorf("evaluation %d: launch %v, objective %v, strategy %v; want none, %d, 0.5", i, e.Launch, e.Objective, e.StrategyMS, i+1)
 			}
 		}
@@ -250,7 +250,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 		}
 	}
 	launched := result.Evaluation{Config: []space.Value{space.IntValue(32)}, Status: result.OK, Objective: 0.75,
-		Launch: &result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}}
+		Launch: &result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}, Warnings: "k.cl:1:1: warning: w"}
 	t.Run("writable", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "v2.db")
 		v2Database(t, path)
@@ -267,8 +267,9 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(es) != 3 || !result.SameLaunch(es[2].Launch, launched.Launch) {
-			t.Errorf("an evaluation added after the migration reads back with launch %v, want %v", es[len(es)-1].Launch, launched.Launch)
+		if len(es) != 3 || !result.SameLaunch(es[2].Launch, launched.Launch) || es[2].Warnings != launched.Warnings {
+			t.Errorf("an evaluation added after the migration reads back with launch %v, warnings %q; want %v, %q",
+				es[len(es)-1].Launch, es[len(es)-1].Warnings, launched.Launch, launched.Warnings)
 		}
 	})
 	t.Run("read-only", func(t *testing.T) {
