@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,23 +38,46 @@ type Run struct {
 	Evaluations int        `json:"evaluations"`
 	Succeeded   int        `json:"succeeded"`
 	// Best is the best objective among the successful evaluations; null when none.
-	Best       *float64      `json:"best_objective"`
-	BestConfig []space.Value `json:"best_configuration,omitempty"`
-	Params     []Param       `json:"params,omitempty"` // the tuning parameters, in the run's order
+	Best       *float64 `json:"best_objective"`
+	BestConfig Values   `json:"best_configuration,omitempty"`
+	Params     []Param  `json:"params,omitempty"` // the tuning parameters, in the run's order
 }
 
 // Param is a tuning parameter and its values; Labels are the values as text (Python's
 // str(), as Kernel Tuner writes them), which the analysis endpoint's keep filter takes.
 type Param struct {
-	Name   string        `json:"name"`
-	Values []space.Value `json:"values"`
-	Labels []string      `json:"labels"`
+	Name   string   `json:"name"`
+	Values Values   `json:"values"`
+	Labels []string `json:"labels"`
+}
+
+// Values are parameter values, in JSON as their natural types (numbers, strings, true
+// and false).
+type Values []space.Value
+
+// UnmarshalJSON reads values as MarshalJSON writes them: whole numbers as ints.
+func (vs *Values) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var xs []any
+	if err := d.Decode(&xs); err != nil {
+		return err
+	}
+	*vs = make(Values, len(xs))
+	for i, x := range xs {
+		v, err := space.ValueOf(x)
+		if err != nil {
+			return err
+		}
+		(*vs)[i] = v
+	}
+	return nil
 }
 
 // Evaluation is one evaluation of a run, as /api/runs/ID/evaluations gives it.
 type Evaluation struct {
-	Index  int           `json:"index"`  // its place in the run's order, from 0
-	Config []space.Value `json:"config"` // one value per parameter
+	Index  int    `json:"index"`  // its place in the run's order, from 0
+	Config Values `json:"config"` // one value per parameter
 	// At are the values' positions in their parameters' value lists, parallel to Config.
 	At        []int                  `json:"at"`
 	Status    string                 `json:"status"` // ok, compile_error, runtime_error, timeout, wrong_answer, device_limit, restricted
