@@ -1,0 +1,228 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/sensitivity"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+// Selection is what the analysis endpoint analyses: an objective, the parameters whose
+// Sobol indices are computed, and the evaluations that pass the filters.
+type Selection struct {
+	Objective string              // objective or recorded metric; "" for the run's objective
+	Params    []string            // nil for every parameter
+	Keep      map[string][]string // per parameter, the values (as labels) whose evaluations are kept; a parameter not named keeps all
+	Statuses  []string            // the statuses kept; nil for all
+}
+
+// ParseSelection reads a selection from the analysis endpoint's query: objective=NAME,
+// params=a,b,c, keep=NAME=VALUE (repeated: the values of NAME to keep) and
+// status=ok,compile_error (or repeated). ps are the run's parameters, which the names
+// and values are checked against.
+func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
+	sel := Selection{Objective: q.Get("objective")}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	find := func(what, name string) (int, error) {
+		i := slices.Index(names, name)
+		if i < 0 {
+			return 0, fmt.Errorf("%s: the run has no parameter %q (it has %s)", what, name, strings.Join(names, ", "))
+		}
+		return i, nil
+	}
+	if q.Has("params") {
+		text := q.Get("params")
+		if strings.TrimSpace(text) == "" {
+			return sel, errors.New("params= is empty: select at least one parameter for the sensitivity analysis (or leave params out for all)")
+		}
+		for _, name := range strings.Split(text, ",") {
+			name = strings.TrimSpace(name)
+			if _, err := find("params="+text, name); err != nil {
+				return sel, err
+			}
+			if slices.Contains(sel.Params, name) {
+				return sel, fmt.Errorf("params=%s: %s is given twice", text, name)
+			}
+			sel.Params = append(sel.Params, name)
+		}
+	}
+	for _, kv := range q["keep"] {
+		name, label, ok := strings.Cut(kv, "=")
+		if !ok {
+			return sel, fmt.Errorf("keep=%s: want keep=PARAMETER=VALUE, one for each value to keep", kv)
+		}
+		i, err := find("keep="+kv, name)
+		if err != nil {
+			return sel, err
+		}
+		if !slices.ContainsFunc(ps[i].Values, func(v space.Value) bool { return v.String() == label }) {
+			labels := make([]string, len(ps[i].Values))
+			for j, v := range ps[i].Values {
+				labels[j] = v.String()
+			}
+			return sel, fmt.Errorf("keep=%s: %s takes no value %q (its values: %s)", kv, name, label, strings.Join(labels, ", "))
+		}
+		if sel.Keep == nil {
+			sel.Keep = map[string][]string{}
+		}
+		sel.Keep[name] = append(sel.Keep[name], label)
+	}
+	for _, list := range q["status"] {
+		for _, st := range strings.Split(list, ",") {
+			if _, err := result.ParseStatus(st); err != nil {
+				return sel, fmt.Errorf("status=%s: no status %q (the statuses: %s)", list, st, strings.Join(statusNames(), ", "))
+			}
+			sel.Statuses = append(sel.Statuses, st)
+		}
+	}
+	return sel, nil
+}
+
+// Filtered is the part of rec that passes the selection's filters: the evaluations of the
+// kept values and statuses, over parameters whose value lists hold the kept values only
+// (so that a filtered full product is the full product of its values, and its Sobol
+// indices exact). It shares rec's evaluations.
+func (sel Selection) Filtered(rec *result.Recording) *result.Recording {
+	out := *rec
+	out.Params = slices.Clone(rec.Params)
+	keep := make([]map[string]bool, len(rec.Params))
+	for i, p := range rec.Params {
+		labels, ok := sel.Keep[p.Name]
+		if !ok {
+			continue
+		}
+		keep[i] = map[string]bool{}
+		for _, l := range labels {
+			keep[i][l] = true
+		}
+		out.Params[i].Values = slices.DeleteFunc(slices.Clone(p.Values), func(v space.Value) bool { return !keep[i][v.String()] })
+	}
+	statuses := map[string]bool{}
+	for _, s := range sel.Statuses {
+		statuses[s] = true
+	}
+	out.Evaluations = nil
+next:
+	for _, e := range rec.Evaluations {
+		if sel.Statuses != nil && !statuses[e.Status.String()] {
+			continue
+		}
+		for i, v := range e.Config {
+			if i < len(keep) && keep[i] != nil && !keep[i][v.String()] {
+				continue next
+			}
+		}
+		out.Evaluations = append(out.Evaluations, e)
+	}
+	return &out
+}
+
+// Analysis is the answer of /api/runs/ID/analysis: the significance and Sobol indices of
+// the selected parameters for the objective, over the evaluations that pass the filters.
+type Analysis struct {
+	Objective     string   `json:"objective"`
+	Maximize      bool     `json:"maximize"`
+	DirectionFrom string   `json:"direction_from"`
+	Evaluations   int      `json:"evaluations"` // that pass the filters
+	Valid         int      `json:"valid"`       // configurations of those with a value of the objective
+	Params        []string `json:"params"`      // the selected parameters
+	// Significance holds the selected parameters' correlations with the objective, in
+	// their order.
+	Significance []sensitivity.Correlation `json:"significance"`
+	// Sobol holds their first- and total-order indices (without bootstrap intervals:
+	// 'ktune analyze' gives them); null when they cannot be computed, Warnings says why.
+	Sobol    *sensitivity.Sobol `json:"sobol"`
+	Warnings []string           `json:"warnings,omitempty"`
+}
+
+// Analyze computes the analysis of the selection of rec (of the stored run info, nil for
+// a file) with package analysis, as 'ktune analyze --objective O --params P' does over
+// the same evaluations (whose intervals it leaves out).
+func Analyze(ctx context.Context, name string, rec *result.Recording, info *store.RunInfo, sel Selection) (*Analysis, error) {
+	filtered := sel.Filtered(rec)
+	if len(filtered.Evaluations) == 0 {
+		return nil, fmt.Errorf("no evaluation passes the filters (of %d): show more values or statuses", len(rec.Evaluations))
+	}
+	filtering := len(sel.Keep) > 0 || sel.Statuses != nil
+	if info != nil && filtering && info.Strategy == "saltelli" {
+		// a filtered Saltelli design is no design: the indices are those of the table
+		plain := *info
+		plain.Strategy = ""
+		info = &plain
+	}
+	o := analysis.Options{Parameters: true, Objective: sel.Objective, Params: sel.Params, Bootstrap: -1, Seed: 1}
+	res, err := analysis.Analyze(ctx, analysis.Input{Name: name, Rec: filtered, Run: info}, o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Analysis{Objective: res.Objective, Maximize: res.Maximize, DirectionFrom: res.DirectionFrom,
+		Evaluations: len(filtered.Evaluations), Valid: res.Valid, Params: sel.Params,
+		Significance: []sensitivity.Correlation{}, Sobol: res.Sobol, Warnings: res.Warnings}
+	if out.Params == nil {
+		for _, p := range rec.Params {
+			out.Params = append(out.Params, p.Name)
+		}
+	}
+	for _, p := range out.Params {
+		for _, c := range res.Significance {
+			if c.Param == p {
+				out.Significance = append(out.Significance, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) apiAnalysis(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := s.runID(ctx, r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	ps, err := s.params(ctx, id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	sel, err := ParseSelection(r.URL.Query(), ps)
+	if err != nil {
+		fail(w, &httpError{http.StatusBadRequest, err})
+		return
+	}
+	rec, info, name := s.rec, (*store.RunInfo)(nil), s.name
+	if s.st != nil {
+		i, err := s.st.Run(ctx, id)
+		if err == nil {
+			rec, err = s.st.Recording(ctx, id)
+		}
+		if err != nil {
+			fail(w, s.runErr(ctx, id, err))
+			return
+		}
+		info, name = &i, analysis.RunName(id, i.Kernel)
+	}
+	a, err := Analyze(ctx, name, rec, info, sel)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the page asked for another selection, or went
+		}
+		// what cannot be analysed (no value of the objective, a constant one) is no
+		// fault of the server
+		fail(w, &httpError{http.StatusUnprocessableEntity, err})
+		return
+	}
+	writeJSON(w, a)
+}

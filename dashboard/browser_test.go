@@ -1,0 +1,245 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/store"
+)
+
+// browser is a headless Chromium or Chrome on the PATH; the test is skipped without one
+// (and with -short), as report's browser tests are.
+func browser(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome-headless-shell", "headless_shell"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Skip("no headless Chromium or Chrome on the PATH")
+	return ""
+}
+
+// probe is a page of the same origin as the dashboard that opens a dashboard page in a
+// frame, works its controls as a user would once its fetches are done (the script %s
+// does), and writes what it measured as JSON into #measured, which --dump-dom prints.
+const probe = `<!DOCTYPE html>
+<html><body>
+<iframe id="f" style="width:1300px; height:1000px; border:0" src="%s"></iframe>
+<script>
+const f = document.getElementById("f");
+f.addEventListener("load", async () => {
+  const w = f.contentWindow, d = f.contentDocument, out = {};
+  const settled = () => w.dashboard.settled();
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const points = () => d.querySelectorAll("#scatter circle.pt").length;
+  const bars = id => d.querySelectorAll("#" + id + " .bar").length;
+  const cys = () => [...d.querySelectorAll("#scatter circle.pt")].map(c => c.getAttribute("cy")).join(" ");
+  const set = (sel, value) => { const e = d.querySelector(sel); e.value = value; e.dispatchEvent(new Event("change")); };
+  const untick = sel => { const e = d.querySelector(sel); e.checked = false; e.dispatchEvent(new Event("change")); };
+  try {
+    await settled();
+    %s
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+</body></html>`
+
+// measure serves h with a probe page at /probe that opens page and runs script, loads
+// the probe in the browser and returns what it measured. extra handlers are served
+// beside h.
+func measure(t *testing.T, chrome string, h http.Handler, page, script string, extra map[string]http.HandlerFunc) map[string]any {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("/probe", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, probe, page, script)
+	})
+	for path, f := range extra {
+		mux.HandleFunc(path, f)
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--window-size=1400,1100", "--virtual-time-budget=30000",
+		"--dump-dom", srv.URL+"/probe")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", chrome, err)
+	}
+	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the probe measured nothing:\n%.3000s", out)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["error"] != nil {
+		t.Fatalf("the probe failed: %v", got["error"])
+	}
+	return got
+}
+
+func number(t *testing.T, m map[string]any, key string) int {
+	t.Helper()
+	v, ok := m[key].(float64)
+	if !ok {
+		t.Fatalf("%s: %v is no number (measured: %v)", key, m[key], m)
+	}
+	return int(v)
+}
+
+// The page of a run draws a point per evaluation; choosing another y axis moves them,
+// unticking a value of a parameter leaves its evaluations out of the plot and the
+// analysis, and the significance and sensitivity charts have a bar per selected
+// parameter; hovering a point shows its configuration.
+func TestThePageDrawsTheRunAndFollowsItsControls(t *testing.T) {
+	chrome := browser(t)
+	st, db := imported(t, convolution)
+	rec := read(t, convolution)
+	readOnly := 0
+	for _, e := range rec.Evaluations {
+		if e.Config[4].Int() == 1 {
+			readOnly++
+		}
+	}
+	got := measure(t, chrome, NewStore(st, db), "/runs/1", `
+    out.points = points();
+    out.significance = bars("significance");
+    out.sensitivity = bars("sensitivity");
+    out.selected = d.querySelectorAll("#params input:checked").length;
+    const before = cys();
+    set("#y", "p:block_size_x");
+    await settled();
+    out.moved = cys() !== before;
+    out.pointsY = points();
+    untick('#filters input[data-param="read_only"][value="0"]');
+    await settled();
+    out.filtered = points();
+    out.analysed = w.dashboard.state.analysis.evaluations;
+    out.address = w.location.search;
+    untick('#params input[value="use_padding"]');
+    untick('#params input[value="read_only"]');
+    await settled();
+    out.significance2 = bars("significance");
+    out.sensitivity2 = bars("sensitivity");
+    const c = d.querySelector("#scatter circle.pt");
+    c.dispatchEvent(new MouseEvent("mousemove", {bubbles: true}));
+    out.tip = d.getElementById("tip").hidden ? "" : d.getElementById("tip").textContent;
+`, nil)
+	if n := number(t, got, "points"); n != len(rec.Evaluations) {
+		t.Errorf("the scatter has %d points, the run %d evaluations", n, len(rec.Evaluations))
+	}
+	// six parameters have more than one value (filter_height and filter_width have one)
+	for _, key := range []string{"selected", "significance", "sensitivity"} {
+		if n := number(t, got, key); n != 6 {
+			t.Errorf("%s: %d, want 6 (a bar per selected parameter)", key, n)
+		}
+	}
+	if got["moved"] != true || number(t, got, "pointsY") != len(rec.Evaluations) {
+		t.Errorf("with block_size_x as the y axis the points did not move, or their number changed: %v", got)
+	}
+	if n := number(t, got, "filtered"); n != readOnly {
+		t.Errorf("with read_only=0 unticked the scatter has %d points, want %d", n, readOnly)
+	}
+	if n := number(t, got, "analysed"); n != readOnly {
+		t.Errorf("with read_only=0 unticked the analysis covers %d evaluations, want %d", n, readOnly)
+	}
+	if a, _ := got["address"].(string); !regexp.MustCompile(`y=p%3Ablock_size_x.*hide=read_only%3D0`).MatchString(a) {
+		t.Errorf("the address does not hold the selection: %q", a)
+	}
+	for _, key := range []string{"significance2", "sensitivity2"} {
+		if n := number(t, got, key); n != 4 {
+			t.Errorf("%s: %d bars with two parameters unticked, want 4", key, n)
+		}
+	}
+	if tip, _ := got["tip"].(string); !regexp.MustCompile(`evaluation \d+: \w+block_size_x\d+`).MatchString(tip) {
+		t.Errorf("hovering a point shows %q", tip)
+	}
+}
+
+// The page of a run being tuned adds the evaluations stored while it is open: the probe
+// has the test append ten (as a tuning process would) and waits for the page's polls.
+func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
+	chrome := browser(t)
+	ctx := context.Background()
+	st, db := imported(t)
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, id, rec.Evaluations[:40]); err != nil {
+		t.Fatal(err)
+	}
+	added := 40
+	appendTen := func(w http.ResponseWriter, r *http.Request) {
+		for _, e := range rec.Evaluations[added : added+10] {
+			if err := st.AddEvaluation(r.Context(), id, e); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
+		added += 10
+		fmt.Fprint(w, added)
+	}
+	finish := func(w http.ResponseWriter, r *http.Request) {
+		if err := st.FinishRun(r.Context(), id, store.StatusFinished); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}
+	got := measure(t, chrome, NewStore(st, db), "/runs/"+strconv.FormatInt(id, 10), `
+    out.before = points();
+    out.status = d.getElementById("live").textContent;
+    await fetch("/append");
+    await sleep(4000);
+    await settled();
+    out.after = points();
+    out.live = d.getElementById("live").textContent;
+    await fetch("/finish");
+    await sleep(4000);
+    await settled();
+    out.finished = d.getElementById("live").textContent;
+`, map[string]http.HandlerFunc{"/append": appendTen, "/finish": finish})
+	if n := number(t, got, "before"); n != 40 {
+		t.Errorf("%d points before, want 40", n)
+	}
+	if n := number(t, got, "after"); n != 50 {
+		t.Errorf("%d points after ten were stored, want 50", n)
+	}
+	for key, want := range map[string]string{"status": "running · 40 evaluations", "live": "running · 50 evaluations", "finished": "finished · 50 evaluations"} {
+		if s, _ := got[key].(string); !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(s) {
+			t.Errorf("%s: the status line reads %q, want it to say %q", key, s, want)
+		}
+	}
+}

@@ -1,0 +1,365 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all" // the recorded spaces' readers
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/sqlite"
+)
+
+const (
+	// convolution is a Kernel Tuner cache of 6768 configurations, some failed
+	convolution = "../testdata/benchmark_hub/kerneltuner_convolution/RTX_2080_Ti.json.gz"
+	// timeEnergy has 15 configurations with energy metrics beside the time
+	timeEnergy = "../testdata/kernel_tuner/time_energy.json"
+)
+
+func read(t *testing.T, path string) *result.Recording {
+	t.Helper()
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// imported opens a fresh results database and imports the recordings into it, as 'ktune
+// import' does, one run each (ids 1, 2...).
+func imported(t *testing.T, paths ...string) (*sqlite.Store, string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, p := range paths {
+		if _, err := st.ImportRecording(context.Background(), read(t, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, db
+}
+
+// get fetches path from the server and decodes its JSON into v, failing unless the
+// answer has status want; it returns the error message of an error answer.
+func get(t *testing.T, srv *httptest.Server, path string, want int, v any) string {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: status %d, want %d: %s", path, resp.StatusCode, want, body)
+	}
+	if want != http.StatusOK {
+		var e apiError
+		if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+			t.Fatalf("GET %s: an error answer without its message: %s", path, body)
+		}
+		return e.Error
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v: %.300s", path, err, body)
+	}
+	return ""
+}
+
+func TestRunsListsEveryRunWithItsCountsAndBest(t *testing.T) {
+	st, db := imported(t, convolution, timeEnergy)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	var runs []Run
+	get(t, srv, "/api/runs", http.StatusOK, &runs)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	for i, path := range []string{convolution, timeEnergy} {
+		rec := read(t, path)
+		total, ok := rec.Counts()
+		best, _ := rec.Best()
+		r := runs[i]
+		if r.ID != int64(i+1) || r.Evaluations != total || r.Succeeded != ok || r.Best == nil || *r.Best != best.Objective ||
+			r.Kind != "import" || r.Status != "finished" || r.Kernel != rec.Kernel || r.Device != rec.Device {
+			t.Errorf("run %d: %+v; the recording has %d evaluations, %d ok, best %g", i+1, r, total, ok, best.Objective)
+		}
+	}
+	// the page lists them, each linking to its view
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`href="/runs/1"`, `href="/runs/2"`, "convolution_kernel", "vector_add", "6768 (5256 ok)"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the list of runs lacks %s", want)
+		}
+	}
+}
+
+func TestEvaluationsComeInOrderAndAfterTheFirstN(t *testing.T) {
+	st, db := imported(t, convolution)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	rec := read(t, convolution)
+	var run Run
+	get(t, srv, "/api/runs/1", http.StatusOK, &run)
+	if len(run.Params) != len(rec.Params) || run.Params[0].Name != "block_size_x" || len(run.Params[0].Labels) != len(rec.Params[0].Values) {
+		t.Fatalf("run 1's parameters: %+v", run.Params)
+	}
+	var all Evaluations
+	get(t, srv, "/api/runs/1/evaluations", http.StatusOK, &all)
+	if len(all.Evaluations) != len(rec.Evaluations) {
+		t.Fatalf("%d evaluations, the recording has %d", len(all.Evaluations), len(rec.Evaluations))
+	}
+	for i, e := range all.Evaluations {
+		want := &rec.Evaluations[i]
+		if e.Index != i || e.Status != want.Status.String() || !sameFloat(float64(e.Objective), want.Objective) {
+			t.Fatalf("evaluation %d: %+v, want %s %g", i, e, want.Status, want.Objective)
+		}
+		for j, at := range e.At {
+			if rec.Params[j].Values[at].String() != want.Config[j].String() {
+				t.Fatalf("evaluation %d: at %v does not point at its configuration %v", i, e.At, want.Config)
+			}
+		}
+	}
+	var rest Evaluations
+	get(t, srv, "/api/runs/1/evaluations?after=6760", http.StatusOK, &rest)
+	if len(rest.Evaluations) != 8 || rest.Evaluations[0].Index != 6760 || rest.After != 6760 || rest.Run.Evaluations != 6768 {
+		t.Errorf("after 6760: %d evaluations from %d, run %+v", len(rest.Evaluations), rest.Evaluations[0].Index, rest.Run)
+	}
+	var none Evaluations
+	get(t, srv, "/api/runs/1/evaluations?after=9999", http.StatusOK, &none)
+	if len(none.Evaluations) != 0 || none.Run.Evaluations != 6768 {
+		t.Errorf("after 9999: %d evaluations, run %+v", len(none.Evaluations), none.Run)
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// A run being tuned grows while the dashboard serves it: what is appended to the store
+// shows up in the next fetch after those read, and the run's status follows the tuning.
+func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
+	ctx := context.Background()
+	st, db := imported(t)
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	path := fmt.Sprintf("/api/runs/%d/evaluations", id)
+
+	var got Evaluations
+	get(t, srv, path+"?after=0", http.StatusOK, &got)
+	if len(got.Evaluations) != 0 || got.Run.Status != "running" || got.Run.Best != nil {
+		t.Fatalf("a run without evaluations: %+v", got)
+	}
+	read := 0
+	for _, batch := range []int{5, 1, 30} {
+		for _, e := range rec.Evaluations[read : read+batch] {
+			if err := st.AddEvaluation(ctx, id, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var next Evaluations
+		get(t, srv, fmt.Sprintf("%s?after=%d", path, read), http.StatusOK, &next)
+		if len(next.Evaluations) != batch || next.Evaluations[0].Index != read || next.Run.Evaluations != read+batch {
+			t.Fatalf("after %d with %d appended: %d evaluations from %d, the run counts %d",
+				read, batch, len(next.Evaluations), next.Evaluations[0].Index, next.Run.Evaluations)
+		}
+		read += batch
+		sofar := &result.Recording{Params: rec.Params, Evaluations: rec.Evaluations[:read]}
+		if best, ok := sofar.Best(); ok && (next.Run.Best == nil || *next.Run.Best != best.Objective) {
+			t.Errorf("after %d evaluations the best is %v, want %g", read, next.Run.Best, best.Objective)
+		}
+	}
+	// the analysis covers what is there now
+	var a Analysis
+	get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?params=block_size_x,tile_size_x", id), http.StatusOK, &a)
+	if a.Evaluations != read {
+		t.Errorf("the analysis covers %d evaluations, the run has %d", a.Evaluations, read)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	get(t, srv, fmt.Sprintf("%s?after=%d", path, read), http.StatusOK, &got)
+	if got.Run.Status != "finished" || len(got.Evaluations) != 0 {
+		t.Errorf("finished: %+v", got.Run)
+	}
+}
+
+func TestFiltersSelectTheEvaluationsAnalysed(t *testing.T) {
+	st, db := imported(t, convolution)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	rec := read(t, convolution)
+	readOnly, ok, okReadOnlySmallTiles := 0, 0, 0
+	for _, e := range rec.Evaluations {
+		if e.Config[4].Int() == 1 {
+			readOnly++
+		}
+		if e.Status == result.OK {
+			ok++
+			if e.Config[4].Int() == 1 && e.Config[5].Int() <= 2 {
+				okReadOnlySmallTiles++
+			}
+		}
+	}
+	cases := []struct {
+		query string
+		want  int
+	}{
+		{"", len(rec.Evaluations)},
+		{"keep=read_only=1", readOnly},
+		{"status=ok", ok},
+		{"status=ok&keep=read_only=1&keep=tile_size_x=1&keep=tile_size_x=2", okReadOnlySmallTiles},
+	}
+	for _, c := range cases {
+		var a Analysis
+		get(t, srv, "/api/runs/1/analysis?params=block_size_y,tile_size_x&"+c.query, http.StatusOK, &a)
+		if a.Evaluations != c.want {
+			t.Errorf("%s: %d evaluations analysed, want %d", c.query, a.Evaluations, c.want)
+		}
+		if len(a.Significance) != 2 || a.Significance[0].Param != "block_size_y" || a.Significance[1].Param != "tile_size_x" ||
+			a.Sobol == nil || len(a.Sobol.First) != 2 {
+			t.Errorf("%s: the analysis is not of the two parameters selected: %+v", c.query, a)
+		}
+	}
+	// a filter narrows the value lists, so that a full product stays one: the indices of
+	// a product are exact (here of 4 x 2 x 2 configurations: the restrictions allow
+	// blocks of 64 threads or more)
+	var a Analysis
+	get(t, srv, "/api/runs/1/analysis?params=block_size_x&keep=block_size_y=1&keep=tile_size_x=1&keep=tile_size_y=1"+
+		"&keep=block_size_x=64&keep=block_size_x=96&keep=block_size_x=112&keep=block_size_x=128", http.StatusOK, &a)
+	if a.Evaluations != 16 {
+		t.Errorf("%d evaluations of one block_size_y and tile sizes, want 16", a.Evaluations)
+	}
+	if a.Sobol == nil || a.Sobol.Method != "exact" {
+		t.Errorf("the ok configurations of one block_size_y and tile sizes: %+v", a.Sobol)
+	}
+}
+
+func TestBadRequestsSayWhatIsWrong(t *testing.T) {
+	st, db := imported(t, convolution, timeEnergy)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	cases := []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/api/runs/7", http.StatusNotFound, "holds no run 7: it holds 2 runs, ids 1 to 2"},
+		{"/api/runs/7/evaluations", http.StatusNotFound, "holds no run 7"},
+		{"/api/runs/x/analysis", http.StatusBadRequest, `run id "x": not a number`},
+		{"/api/runs/1/evaluations?after=-3", http.StatusBadRequest, "after=\"-3\": want the number of evaluations"},
+		{"/api/runs/1/analysis?params=", http.StatusBadRequest, "select at least one parameter"},
+		{"/api/runs/1/analysis?params=block_size_x,blocksize_y", http.StatusBadRequest, `no parameter "blocksize_y" (it has block_size_x, block_size_y`},
+		{"/api/runs/1/analysis?keep=read_only=2", http.StatusBadRequest, `read_only takes no value "2" (its values: 0, 1)`},
+		{"/api/runs/1/analysis?keep=read_only", http.StatusBadRequest, "want keep=PARAMETER=VALUE"},
+		{"/api/runs/1/analysis?status=fine", http.StatusBadRequest, `no status "fine" (the statuses: ok, restricted, compile_error`},
+		{"/api/runs/1/analysis?objective=GFLOP/s", http.StatusUnprocessableEntity, `no objective or metric named "GFLOP/s" (have time)`},
+		{"/api/runs/1/analysis?status=compile_error", http.StatusUnprocessableEntity, "none of the 1426 configurations has a value for time"},
+		{"/api/runs/1/analysis?keep=read_only=1&status=timeout", http.StatusUnprocessableEntity, "no evaluation passes the filters (of 6768)"},
+		{"/api/nothing", http.StatusNotFound, "no page /api/nothing here"},
+	}
+	for _, c := range cases {
+		if msg := get(t, srv, c.path, c.code, nil); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.path, msg, c.want)
+		}
+	}
+	// the view of a run that is not there says so too
+	resp, err := http.Get(srv.URL + "/runs/12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "holds no run 12") {
+		t.Errorf("/runs/12: %d %s", resp.StatusCode, body)
+	}
+}
+
+// A recording read from a file is served as run 0, with no database.
+func TestARecordingIsServedAsRunZero(t *testing.T) {
+	rec := read(t, timeEnergy)
+	srv := httptest.NewServer(NewRecording(rec, "time_energy"))
+	defer srv.Close()
+	var runs []Run
+	get(t, srv, "/api/runs", http.StatusOK, &runs)
+	if len(runs) != 1 || runs[0].ID != RecordingID || runs[0].Kind != "file" || runs[0].Evaluations != 15 {
+		t.Fatalf("%+v", runs)
+	}
+	var es Evaluations
+	get(t, srv, "/api/runs/0/evaluations?after=10", http.StatusOK, &es)
+	if len(es.Evaluations) != 5 || !es.Metrics["GFLOPS/W"] || es.Metrics["energy"] {
+		t.Errorf("after 10: %d evaluations, metrics %v (GFLOPS/W higher is better, energy lower)", len(es.Evaluations), es.Metrics)
+	}
+	var a Analysis
+	get(t, srv, "/api/runs/0/analysis?objective=energy&params=block_size_x", http.StatusOK, &a)
+	if a.Objective != "energy" || len(a.Significance) != 1 || a.Sobol == nil {
+		t.Errorf("energy: %+v", a)
+	}
+	if msg := get(t, srv, "/api/runs/1", http.StatusNotFound, nil); !strings.Contains(msg, "shows one recording, time_energy, as run 0") {
+		t.Errorf("run 1 of a recording: %s", msg)
+	}
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `data-api="/api/runs/0"`) {
+		t.Errorf("/ of a recording is not its view:\n%.500s", page)
+	}
+}
+
+func TestListenSaysAPortInUseIsInUse(t *testing.T) {
+	l, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = Listen(l.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "the port is in use") || !strings.Contains(err.Error(), "port 0 for any free one") {
+		t.Errorf("a second listener on %s: %v", l.Addr(), err)
+	}
+	for _, bad := range []string{"8080", "localhost"} {
+		if _, err := Listen(bad); err == nil || !strings.Contains(err.Error(), "want HOST:PORT") {
+			t.Errorf("Listen(%q): %v", bad, err)
+		}
+	}
+	u := URL(&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "/runs/3")
+	if _, err := url.Parse(u); err != nil || u != "http://localhost:8080/runs/3" {
+		t.Errorf("the address of 0.0.0.0:8080 is %s", u)
+	}
+}
