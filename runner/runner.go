@@ -948,7 +948,8 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 			problems = append(problems, r.lengthMismatch(i, a, len(want)/elemSize(a.Type)))
 			continue
 		}
-		if msg := compare(a, got, want, v.Atol, v.Rtol); msg != "" {
+		atol, rtol := v.Tolerance(a.Type)
+		if msg := compare(a, got, want, atol, rtol); msg != "" {
 			problems = append(problems, msg)
 		}
 	}

@@ -168,6 +168,18 @@ type Verification struct {
 	Outputs    []int          // compared arguments (indices into Arguments)
 	Atol       float64        // absolute tolerance for float outputs; integer outputs compare exactly
 	Rtol       float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
+	// HalfAtol and HalfRtol are the tolerances of float16 outputs: the spec's atol and
+	// rtol where it gives them, else DefaultHalfAtol and DefaultHalfRtol.
+	HalfAtol, HalfRtol float64
+}
+
+// Tolerance returns the atol and rtol that outputs of element type typ are compared
+// with: HalfAtol and HalfRtol for float16, Atol and Rtol otherwise.
+func (v *Verification) Tolerance(typ string) (atol, rtol float64) {
+	if typ == "float16" {
+		return v.HalfAtol, v.HalfRtol
+	}
+	return v.Atol, v.Rtol
 }
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
@@ -195,6 +207,12 @@ const (
 	DefaultCompileTimeout = 5 * time.Minute
 	DefaultAtol           = 1e-6
 	DefaultRtol           = 1e-5
+	// DefaultHalfAtol and DefaultHalfRtol are the tolerances of float16 outputs when the
+	// spec gives none, PyTorch's for float16 (torch.testing.assert_close): a half holds
+	// about 3 decimal digits, so results that differ in their last bit (a relative 2^-10
+	// at most, for normal numbers) pass, and DefaultAtol would fail them.
+	DefaultHalfAtol = 1e-5
+	DefaultHalfRtol = 1e-3
 )
 
 var topFields = []string{
@@ -1898,7 +1916,7 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 	if !ok && entries == nil {
 		return
 	}
-	v := &Verification{Atol: DefaultAtol, Rtol: DefaultRtol}
+	v := &Verification{Atol: DefaultAtol, Rtol: DefaultRtol, HalfAtol: DefaultHalfAtol, HalfRtol: DefaultHalfRtol}
 	var refNode, outNode *yaml.Node
 	for _, e := range entries {
 		f := "verification." + e.key
@@ -1917,9 +1935,9 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				continue
 			}
 			if e.key == "atol" {
-				v.Atol = x
+				v.Atol, v.HalfAtol = x, x
 			} else {
-				v.Rtol = x
+				v.Rtol, v.HalfRtol = x, x
 			}
 		}
 	}
