@@ -91,7 +91,7 @@ func typeSize(t string) int {
 	switch t {
 	case "int8", "uint8":
 		return 1
-	case "int16", "uint16":
+	case "int16", "uint16", "float16":
 		return 2
 	case "float32", "int32", "uint32":
 		return 4

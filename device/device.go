@@ -92,7 +92,7 @@ type Source struct {
 // Param is one parameter of a kernel function.
 type Param struct {
 	Name    string
-	Type    string // element type for arrays, value type for scalars: float32, float64, int8..int64, uint8..uint64
+	Type    string // element type for arrays, value type for scalars: float16, float32, float64, int8..int64, uint8..uint64
 	Pointer bool   // an array (passed as a pointer) rather than a scalar
 }
 

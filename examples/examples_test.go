@@ -300,6 +300,64 @@ func TestVectorAddOpenCL(t *testing.T) {
 	evaluate(t, s, sp, dev, all(sp))
 }
 
+// TestVectorAddHalf runs every configuration of the half-precision vector addition,
+// whose float16 arrays the kernel reads with vload_half and writes with vstore_half.
+func TestVectorAddHalf(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("vector_add/vector_add_half.yaml"), 2)
+	evaluate(t, s, sp, dev, all(sp))
+}
+
+// TestVectorAddHalfWrongKernelCaught checks that verification of float16 outputs catches
+// a wrong sum, and that a kernel declaring a float16 argument float * is refused naming
+// the argument before anything runs.
+func TestVectorAddHalfWrongKernelCaught(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	code, err := os.ReadFile(example("vector_add/vector_add_half.cl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct {
+		name     string
+		old, new []string
+		status   result.Status
+		message  string
+	}{
+		{"a difference for the sum", []string{"vload_half(k, a) + vload_half(k, b)"}, []string{"vload_half(k, a) - vload_half(k, b)"},
+			result.WrongAnswer, "output c: "},
+		{"the sum of the first elements only", []string{"vload_half(k, a) + vload_half(k, b)"}, []string{"vload_half(k % 1000, a) + vload_half(k, b)"},
+			result.WrongAnswer, "output c: "},
+		{"a float pointer for a half array", []string{"__global const half *a", "vload_half(k, a)"}, []string{"__global const float *a", "a[k]"},
+			result.RuntimeError, "arguments[1]: a is an array of float16 in the spec, but kernel vector_add_half takes __global float* a: a float16 array goes to a half pointer"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			src := string(code)
+			for i, old := range m.old {
+				if !strings.Contains(src, old) {
+					t.Fatalf("vector_add_half.cl no longer contains %q: update the mutation", old)
+				}
+				src = strings.Replace(src, old, m.new[i], 1)
+			}
+			broken := filepath.Join(t.TempDir(), "vector_add_half_broken.cl")
+			if err := os.WriteFile(broken, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, sp := load(t, variant(t, example("vector_add/vector_add_half.yaml"), edits{
+				constants: map[string]string{"N": "5000"},
+				source:    broken,
+			}), 1)
+			r := runner.New(s, sp, dev)
+			defer r.Close()
+			for _, c := range sample(t, s, sp, 3, 5) {
+				ev := r.Evaluate(context.Background(), c, nil)
+				if ev.Status != m.status || !strings.Contains(ev.Message, m.message) {
+					t.Errorf("%s: status %v (%s), want %v saying %q", sp.Format(c), ev.Status, ev.Message, m.status, m.message)
+				}
+			}
+		})
+	}
+}
+
 func TestVectorAddC(t *testing.T) {
 	dev := openDevice(t, "c")
 	s, sp := load(t, example("vector_add/vector_add_c.yaml"), 2)

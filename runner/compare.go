@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ktune/ktune/internal/float16"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -73,7 +74,7 @@ func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, name str
 // first mismatch, whose values the message gave. "" for integers, and where no mismatch
 // is a finite difference (NaNs, infinities).
 func largestDifference(typ string, got, want []byte, first int, atol, rtol float64, from int) string {
-	if typ != "float32" && typ != "float64" {
+	if typ != "float16" && typ != "float32" && typ != "float64" {
 		return ""
 	}
 	size := elemSize(typ)
@@ -129,6 +130,16 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 		bad++
 	}
 	switch typ {
+	case "float16": // compared as float64, which holds every half exactly
+		for k := range len(got) / 2 {
+			gb, wb := binary.LittleEndian.Uint16(got[2*k:]), binary.LittleEndian.Uint16(want[2*k:])
+			if gb == wb && gb&0x7c00 != 0x7c00 {
+				continue
+			}
+			if !closeEnough(float16.Float64(gb), float16.Float64(wb), atol, rtol) {
+				miss(k)
+			}
+		}
 	case "float32":
 		g32, w32 := view(got, binary.LittleEndian.Uint32), view(want, binary.LittleEndian.Uint32)
 		for k, gb := range g32 {
@@ -203,6 +214,8 @@ func closeEnough(g, w, atol, rtol float64) bool {
 // elemValue decodes one little-endian element of type typ, for messages.
 func elemValue(typ string, b []byte) any {
 	switch typ {
+	case "float16":
+		return float16.Float64(binary.LittleEndian.Uint16(b))
 	case "float32":
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case "float64":
@@ -224,7 +237,7 @@ func elemSize(t string) int {
 	switch t {
 	case "int8", "uint8":
 		return 1
-	case "int16", "uint16":
+	case "int16", "uint16", "float16":
 		return 2
 	case "int32", "uint32", "float32":
 		return 4

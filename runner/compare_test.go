@@ -64,6 +64,26 @@ func TestCompareFollowsAllcloseElementByElement(t *testing.T) {
 	}
 }
 
+// TestHalfOutputsCompareAsFloat64 compares float16 outputs, bits as kernels write them:
+// by value within the tolerance (one unit in the last place passes half's default,
+// fails float32's), NaNs never, infinities against themselves only.
+func TestHalfOutputsCompareAsFloat64(t *testing.T) {
+	f16s := func(v ...uint16) []byte { b, _ := binary.Append(nil, binary.LittleEndian, v); return b }
+	a := spec.ArgInstance{Name: "h", Type: "float16"}
+	got, want := f16s(0x3c00, 0x3c01, 0x7c00, 0x7e00), f16s(0x3c00, 0x3c00, 0x7c00, 0x7e00)
+	if msg := compare(a, got, want, allcloseCheck(spec.DefaultHalfAtol, spec.DefaultHalfRtol)); msg != "output h: 1 of 4 elements differ from the reference; first at index 3: got NaN, want NaN" {
+		t.Errorf("half's default tolerance: %q", msg)
+	}
+	want2 := "output h: 2 of 4 elements differ from the reference; first at index 1: got 1.0009765625, want 1; " +
+		"that is the largest difference, 0.000977, where atol 1e-06 + rtol 1e-05 * |want| allows 1.1e-05"
+	if msg := compare(a, got, want, allcloseCheck(spec.DefaultAtol, spec.DefaultRtol)); msg != want2 {
+		t.Errorf("float32's default tolerance: %q, want %q", msg, want2)
+	}
+	if msg := compare(a, f16s(0xfc00, 0x0001), f16s(0x7c00, 0x8001), allcloseCheck(0, 0)); msg != "output h: 2 of 2 elements differ from the reference; first at index 0: got -Inf, want +Inf; largest difference 1.19e-07 at index 1 (got 5.960464477539063e-08, want -5.960464477539063e-08), where atol 0 + rtol 0 * |want| allows 0" {
+		t.Errorf("signs: %q", msg)
+	}
+}
+
 // TestLargeOutputsAreComparedInPartsWithTheSameVerdict puts mismatches in several parts
 // of an output compared in parallel: the count is the sum, the first is the first.
 func TestLargeOutputsAreComparedInPartsWithTheSameVerdict(t *testing.T) {

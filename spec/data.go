@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+
+	"github.com/ktune/ktune/internal/float16"
 )
 
 // Generate returns the initial contents of array argument arg (an index into Arguments)
@@ -94,8 +96,9 @@ func randomValue(r *rand.Rand, fl Fill, t elemType) float64 {
 	if !t.float {
 		tlo, thi := t.limits()
 		lo, hi = math.Max(math.Ceil(lo), tlo), math.Min(math.Floor(hi), thi)
-	} else if t.size == 4 {
-		lo, hi = math.Max(lo, -math.MaxFloat32), math.Min(hi, math.MaxFloat32)
+	} else {
+		tlo, thi := t.limits()
+		lo, hi = math.Max(lo, tlo), math.Min(hi, thi)
 	}
 	var v float64
 	if fl.Distribution == "normal" {
@@ -115,7 +118,8 @@ func randomValue(r *rand.Rand, fl Fill, t elemType) float64 {
 		}
 	}
 	v = math.Min(math.Max(v, lo), hi)
-	if t.size == 4 && t.float {
+	switch {
+	case t.size == 4 && t.float:
 		// float32 rounding may step just outside the bounds.
 		f := float32(v)
 		if float64(f) > hi {
@@ -125,6 +129,34 @@ func randomValue(r *rand.Rand, fl Fill, t elemType) float64 {
 			f = math.Nextafter32(f, float32(math.Inf(1)))
 		}
 		v = float64(f)
+	case t.size == 2 && t.float:
+		v = halfWithin(v, lo, hi)
 	}
 	return v
+}
+
+// halfWithin rounds v, within [lo, hi], to float16, and steps back inside the bounds
+// where rounding took it out: low 0.1 would otherwise draw 0.0999755859375. Bounds with
+// no half between them give the nearest half to v.
+func halfWithin(v, lo, hi float64) float64 {
+	h := float16.FromFloat64(v)
+	step := func(h uint16, up bool) uint16 { // the next half up or down (finite, not NaN)
+		switch {
+		case h == 0x8000 && up, h == 0 && !up: // through zero
+			return h ^ 0x8001
+		case (h&0x8000 == 0) == up:
+			return h + 1
+		}
+		return h - 1
+	}
+	if f := float16.Float64(h); f > hi {
+		if n := step(h, false); float16.Float64(n) >= lo {
+			h = n
+		}
+	} else if f < lo {
+		if n := step(h, true); float16.Float64(n) <= hi {
+			h = n
+		}
+	}
+	return float16.Float64(h)
 }

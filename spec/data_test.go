@@ -220,3 +220,74 @@ func TestGenerateFromNPY(t *testing.T) {
 		t.Errorf("length mismatch: %v", err)
 	}
 }
+
+// TestGenerateFloat16 checks half-precision data: each fill gives binary16 bits, random
+// values stay inside their bounds after rounding, and values past 65504 are refused.
+func TestGenerateFloat16(t *testing.T) {
+	dir := t.TempDir()
+	src := `kernel: {name: k, source: k.cl}
+parameters: {x: [1]}
+problem_size: 1
+arguments:
+  - {name: c, type: half, length: 1, fill: {constant: 0.1}}
+  - {name: r, type: float16, length: 1, fill: {range: {start: -1, step: 0.25}}}
+  - {name: u, type: __half, length: 1, fill: {random: {low: 0.1, high: 0.1001}}}
+  - {name: n, type: _Float16, length: 1, fill: {random: {distribution: normal, mean: 0, stddev: 3e4}}}
+  - {name: big, type: float16, length: 1, fill: {range: {start: 65500, step: 4}}}
+  - {name: f, type: float16, length: 1, fill: {npy: f.npy}}
+  - {name: w, type: float16, length: 1, fill: {npy: w.npy}}
+`
+	s, err := Parse([]byte(src), filepath.Join(dir, "spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range s.Arguments {
+		if a.Type != "float16" {
+			t.Errorf("argument %d: type %q, want float16", i, a.Type)
+		}
+	}
+	c, err := s.Generate(0, 3)
+	if err != nil || !bytes.Equal(c, []byte{0x66, 0x2e, 0x66, 0x2e, 0x66, 0x2e}) {
+		t.Errorf("constant 0.1: % x (%v), want 0x2e66 three times, little endian", c, err)
+	}
+	if got := values(t, s, 1, 5); !equalFloats(got, []float64{-1, -0.75, -0.5, -0.25, 0}) {
+		t.Errorf("range: %v", got)
+	}
+	// Between 0.1 and 0.1001 lie only the halves 0.10003662109375 and 0.10009765625:
+	// a draw rounded to the nearest half would give 0.0999755859375 too.
+	u := values(t, s, 2, 1000)
+	seen := map[float64]int{}
+	for _, v := range u {
+		seen[v]++
+	}
+	if len(seen) != 2 || seen[0.10003662109375] == 0 || seen[0.10009765625] == 0 {
+		t.Errorf("uniform in [0.1, 0.1001]: %v", seen)
+	}
+	again, _ := s.Generate(2, 1000)
+	first, _ := s.Generate(2, 1000)
+	if !bytes.Equal(again, first) {
+		t.Error("random half data differ between two calls")
+	}
+	if lo, hi, _, _ := stats(values(t, s, 3, 10000)); lo != -65504 || hi != 65504 {
+		t.Errorf("normal with stddev 3e4: from %v to %v; clamped to half's range, it reaches both ends", lo, hi)
+	}
+	if _, err := s.Generate(4, 2); err != nil {
+		t.Errorf("range to 65504: %v", err)
+	}
+	if _, err := s.Generate(4, 3); err == nil || !strings.Contains(err.Error(), "arguments[4].fill: element 2: 65508 is out of range for float16, whose largest finite value is 65504") {
+		t.Errorf("range past 65504: %v", err)
+	}
+	half := &Array{Type: "float16", Shape: []int{2}, Data: []byte{0x00, 0x3c, 0xff, 0x7b}}
+	if err := WriteNPYFile(filepath.Join(dir, "f.npy"), half); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(t, s, 5, 2); !equalFloats(got, []float64{1, 65504}) {
+		t.Errorf("npy fill: %v", got)
+	}
+	if err := WriteNPYFile(filepath.Join(dir, "w.npy"), &Array{Type: "float32", Shape: []int{1}, Data: make([]byte, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Generate(6, 1); err == nil || !strings.Contains(err.Error(), `holds float32, but argument "w" is float16`) || !strings.Contains(err.Error(), "a.astype(numpy.float16)") {
+		t.Errorf("a float32 file for a half argument: %v", err)
+	}
+}

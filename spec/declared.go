@@ -107,7 +107,17 @@ func mismatch(a Argument, p device.Declared) (bool, string) {
 	default:
 		return false, ""
 	}
-	return p.Type != "" && p.Type != a.Type && !sameWidthIntegers(p.Type, a.Type), ""
+	bad := p.Type != "" && p.Type != a.Type && !sameWidthIntegers(p.Type, a.Type)
+	switch {
+	case bad && p.Type == "float16":
+		return true, ": give the argument type: float16 (half precision, 2 bytes an element)"
+	case bad && a.Type == "float16" && a.Kind == ArgScalar:
+		return true, ": a float16 value goes to a half parameter, or give the argument the parameter's type"
+	case bad && a.Type == "float16":
+		// Half elements reach a float pointer two at a time, as garbage.
+		return true, ": a float16 array goes to a half pointer (OpenCL C reads it with vload_half and writes it with vstore_half), or give the argument the parameter's type"
+	}
+	return bad, ""
 }
 
 // sameWidthIntegers reports whether a and b are integer types of one width that differ in

@@ -73,6 +73,10 @@ func TestArgumentsThatDifferFromTheKernelsParametersAreSpecErrorsAtTheirLine(t *
 			p[1] = device.Declared{Name: "x", Decl: "__global double* x", Pointer: true, Type: "float64", Lanes: 1}
 			return p
 		}, true, false, "saxpy.yaml:7: arguments[1]: x is an array of float32 in the spec, but kernel saxpy takes __global double* x"},
+		{"a half pointer takes float16 only", func(p []device.Declared) []device.Declared {
+			p[1] = device.Declared{Name: "x", Decl: "__global half* x", Pointer: true, Type: "float16", Lanes: 1}
+			return p
+		}, true, false, "saxpy.yaml:7: arguments[1]: x is an array of float32 in the spec, but kernel saxpy takes __global half* x: give the argument type: float16"},
 		{"an array for a value", func(p []device.Declared) []device.Declared {
 			p[1] = device.Declared{Name: "x", Decl: "float x", Type: "float32", Lanes: 1}
 			return p
@@ -111,6 +115,24 @@ func TestArgumentsThatDifferFromTheKernelsParametersAreSpecErrorsAtTheirLine(t *
 				t.Errorf("CheckDeclared = %v\nwant a spec error starting %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A float16 array passed to a float pointer is an error naming the argument, and one
+// passed to a half pointer is not.
+func TestAHalfArrayTakesAHalfPointer(t *testing.T) {
+	s, err := Parse([]byte(strings.Replace(declaredSpec, "{name: x, type: float32", "{name: x, type: half", 1)), "saxpy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "saxpy.yaml:7: arguments[1]: x is an array of float16 in the spec, but kernel saxpy takes __global float* x: a float16 array goes to a half pointer"
+	if err := s.CheckDeclared(false, saxpyParams(), true); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("CheckDeclared = %v\nwant an error starting %q", err, want)
+	}
+	p := saxpyParams()
+	p[1] = device.Declared{Name: "x", Decl: "__global half* x", Pointer: true, Type: "float16", Lanes: 1}
+	if err := s.CheckDeclared(false, p, true); err != nil {
+		t.Errorf("a half pointer for a float16 array: %v", err)
 	}
 }
 

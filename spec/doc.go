@@ -147,9 +147,19 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # least 1, per work-group, bytes = length * the type's size;
                                # CUDA kernels take shared_memory_bytes instead) | constant
                                # (CUDA only)
-    type: float32              # float32 float64 int8 int16 int32 int64 uint8 uint16 uint32
-                               # uint64; C names (float, double, int, uint...) are accepted;
-                               # a vector pointer (float4 *) takes its component type
+    type: float32              # float16 float32 float64 int8 int16 int32 int64 uint8 uint16
+                               # uint32 uint64; C names (float, double, int, uint...) are
+                               # accepted; a vector pointer (float4 *) takes its component
+                               # type. float16 (half, __half, _Float16) is IEEE half
+                               # precision, NumPy's float16: values to 65504 (a fill or
+                               # value beyond is refused; integers are exact to 2048), and
+                               # about 3 decimal digits (fills round to nearest even; .npy
+                               # files in <f2). OpenCL kernels take a __global half *
+                               # (read with vload_half, written with vstore_half: no
+                               # cl_khr_fp16 needed), CUDA ones __half * (cuda_fp16.h),
+                               # host C and C++ ones _Float16 * (GCC 12 or Clang on
+                               # x86-64 or AArch64). A float16 scalar needs a half
+                               # parameter, which OpenCL allows only with cl_khr_fp16
     length: N * N              # arrays and local: the number of ELEMENTS, an expression over
                                # parameters, constants, problem_size_x/y/z, grid_size_x/y/z
                                # and the block size names; of a vector pointer, components:
@@ -218,7 +228,10 @@ verification:                  # optional: check every configuration's outputs
                                # method, even against a NaN; an infinity passes against
                                # the same infinity only (and counts in no norm)
   atol: 1.0e-6                 # allclose's tolerances (defaults 1e-6 and 1e-5); of an
-  rtol: 1.0e-5                 # integer output, refused in its entry (exact comparison)
+  rtol: 1.0e-5                 # integer output, refused in its entry (exact comparison).
+                               # float16 outputs are compared as float64, by default with
+                               # atol 1e-5 and rtol 1e-3 (PyTorch's for half: its last bit
+                               # is a relative 1e-3), each unless the spec gives its own
   # tolerance: 1.0e-4          # absolute_sum's and relative_norm's, required with them
                                # (refused with allclose)
 # An entry of outputs may also give a range: the elements compared, a length (range: N,

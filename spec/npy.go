@@ -18,7 +18,7 @@ import (
 // Array is a NumPy array as a .npy file holds it: elements in C (row-major) order, stored
 // little endian whatever the file's byte order was.
 type Array struct {
-	Type  string // element type: float32, float64, int8..int64, uint8..uint64
+	Type  string // element type: float16, float32, float64, int8..int64, uint8..uint64
 	Shape []int  // dimensions; empty for a 0-d array (one element)
 	Data  []byte // Len()*element size bytes, little endian
 }
@@ -198,13 +198,13 @@ func parseDescr(s string) (t elemType, swap bool, err error) {
 		code = s
 	}
 	names := map[string]string{
-		"f4": "float32", "f8": "float64",
+		"f2": "float16", "f4": "float32", "f8": "float64",
 		"i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
 		"u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
 	}
 	name, ok := names[code]
 	if !ok {
-		return t, false, fmt.Errorf("npy: unsupported dtype %q; supported: <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 (and their big-endian forms)", s)
+		return t, false, fmt.Errorf("npy: unsupported dtype %q; supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 (and their big-endian forms)", s)
 	}
 	return elemTypes[name], swap, nil
 }

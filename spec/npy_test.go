@@ -92,6 +92,27 @@ func TestNPYRoundTrip(t *testing.T) {
 	}
 }
 
+// TestReadHalfNPY reads float16 files in both byte orders, as numpy.save writes them from
+// a float16 array (dtype '<f2', or '>f2' after byteswap).
+func TestReadHalfNPY(t *testing.T) {
+	header := func(dict string) string {
+		return "\x93NUMPY\x01\x00" + string(binary.LittleEndian.AppendUint16(nil, uint16(len(dict)+1))) + dict + "\n"
+	}
+	for _, tt := range []struct{ descr, data string }{
+		{"<f2", "\x00\x3c\x00\xc0\x66\x2e\xff\x7b\x01\x00"},
+		{">f2", "\x3c\x00\xc0\x00\x2e\x66\x7b\xff\x00\x01"},
+	} {
+		a, err := ReadNPY(strings.NewReader(header("{'descr': '"+tt.descr+"', 'fortran_order': False, 'shape': (5,), }") + tt.data))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.descr, err)
+		}
+		v, err := a.Float64s()
+		if a.Type != "float16" || err != nil || !equalFloats(v, []float64{1, -2, 0.0999755859375, 65504, 0x1p-24}) {
+			t.Errorf("%s: %s %v %v", tt.descr, a.Type, v, err)
+		}
+	}
+}
+
 func TestNPYErrorsAreClear(t *testing.T) {
 	header := func(dict string) string {
 		return "\x93NUMPY\x01\x00" + string(binary.LittleEndian.AppendUint16(nil, uint16(len(dict)+1))) + dict + "\n"

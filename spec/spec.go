@@ -169,6 +169,18 @@ type Verification struct {
 	Atol       float64        // absolute tolerance for float outputs; integer outputs compare exactly
 	Rtol       float64        // relative tolerance for float outputs: |got-want| <= Atol + Rtol*|want|
 	Checks     []Check        // how each of Outputs is compared, in its order (see Check)
+	// HalfAtol and HalfRtol are the tolerances of float16 outputs: the spec's atol and
+	// rtol where it gives them, else DefaultHalfAtol and DefaultHalfRtol.
+	HalfAtol, HalfRtol float64
+}
+
+// Tolerance returns the atol and rtol that outputs of element type typ are compared
+// with: HalfAtol and HalfRtol for float16, Atol and Rtol otherwise.
+func (v *Verification) Tolerance(typ string) (atol, rtol float64) {
+	if typ == "float16" {
+		return v.HalfAtol, v.HalfRtol
+	}
+	return v.Atol, v.Rtol
 }
 
 // Metric is a value derived from a measurement, such as GFLOP/s.
@@ -196,6 +208,12 @@ const (
 	DefaultCompileTimeout = 5 * time.Minute
 	DefaultAtol           = 1e-6
 	DefaultRtol           = 1e-5
+	// DefaultHalfAtol and DefaultHalfRtol are the tolerances of float16 outputs when the
+	// spec gives none, PyTorch's for float16 (torch.testing.assert_close): a half holds
+	// about 3 decimal digits, so results that differ in their last bit (a relative 2^-10
+	// at most, for normal numbers) pass, and DefaultAtol would fail them.
+	DefaultHalfAtol = 1e-5
+	DefaultHalfRtol = 1e-3
 )
 
 var topFields = []string{
@@ -1909,9 +1927,12 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 		}
 	}
 	// method, atol, rtol and tolerance here are every output's, unless its entry says
-	global := p.readCheck(entries, "verification", Check{Method: MethodAllclose, Atol: DefaultAtol, Rtol: DefaultRtol}, false, -1)
+	// (atol and rtol unsetTolerance where no level gives them: float16 outputs then get
+	// half's own defaults, the others DefaultAtol and DefaultRtol)
+	global := p.readCheck(entries, "verification", Check{Method: MethodAllclose, Atol: unsetTolerance, Rtol: unsetTolerance}, false, -1)
 	tolSet := hasKey(entries, "tolerance")
-	v := &Verification{Atol: global.Atol, Rtol: global.Rtol}
+	full, half := global.withDefaults("float32"), global.withDefaults("float16")
+	v := &Verification{Atol: full.Atol, Rtol: full.Rtol, HalfAtol: half.Atol, HalfRtol: half.Rtol}
 	argIndex := func(name string) int {
 		for i, a := range s.Arguments {
 			if a.Name == name {
@@ -1934,14 +1955,14 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 			}
 			if k, c := p.comparedOutput(it, index("verification.outputs", i), global, tolSet, outputNames); k >= 0 {
 				v.Outputs = append(v.Outputs, k)
-				v.Checks = append(v.Checks, c)
+				v.Checks = append(v.Checks, c.withDefaults(s.Arguments[k].Type))
 			}
 		}
 	} else {
 		for i, a := range s.Arguments {
 			if a.Output {
 				v.Outputs = append(v.Outputs, i)
-				v.Checks = append(v.Checks, global)
+				v.Checks = append(v.Checks, global.withDefaults(a.Type))
 			}
 		}
 		if len(v.Outputs) == 0 && len(s.Arguments) > 0 {

@@ -370,7 +370,7 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 		{"missing kernel", strings.Replace(base, "kernel:\n  name: vector_add\n  language: opencl\n  code: \"__kernel void vector_add(__global float *c, int n) {}\"\n", "", 1),
 			"constants:", []string{"kernel", "missing"}},
 		{"unknown argument type", base + "arguments:\n  - {name: c, type: flaot32, length: N}\n",
-			"flaot32", []string{"arguments[0].type", `unknown type "flaot32"`, `did you mean "float32"?`, "expected one of float32, float64"}},
+			"flaot32", []string{"arguments[0].type", `unknown type "flaot32"`, `did you mean "float32"?`, "expected one of float16, float32, float64"}},
 		{"bad fill kind", base + "arguments:\n  - name: c\n    type: float32\n    length: N\n    fill: {randon: {low: 0}}\n",
 			"randon", []string{"arguments[0].fill.randon", "unknown field", `did you mean "random"?`}},
 		{"bad fill word", base + "arguments:\n  - name: c\n    type: float32\n    length: N\n    fill: ones\n",
@@ -389,6 +389,12 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"length: 3", []string{"arguments[0].length", "does not apply to a scalar argument"}},
 		{"scalar value out of range", base + "arguments:\n  - {name: n, type: int8, value: N}\n",
 			"int8", []string{"arguments[0].value", "1000 is out of range for int8"}},
+		{"half constant past 65504", base + "arguments:\n  - name: c\n    type: half\n    length: N\n    fill: {constant: 70000}\n",
+			"70000", []string{"arguments[0].fill.constant", "70000 is out of range for float16, whose largest finite value is 65504"}},
+		{"half random bound past 65504", base + "arguments:\n  - name: c\n    type: float16\n    length: N\n    fill: {random: {low: 0, high: 1e5}}\n",
+			"1e5", []string{"arguments[0].fill.random.high", "100000 is out of range for float16"}},
+		{"half scalar past 65504", base + "arguments:\n  - {name: x, type: float16, value: N * 100}\n",
+			"float16", []string{"arguments[0].value", "N * 100: 100000 is out of range for float16"}},
 		{"iterations zero", base + "iterations: 0\n",
 			"iterations", []string{"iterations", "0; expected a whole number of timed runs, at least 1"}},
 		{"iterations not a number", base + "iterations: many\n",
@@ -1624,4 +1630,58 @@ func TestACKernelNamedAsATemplateInstanceIsRefused(t *testing.T) {
 	}
 	mustParse(t, "kernel: {name: 'k<float>', source: k.cpp}"+rest)
 	mustParse(t, "kernel: {name: 'k<float>', source: k.cu}"+rest)
+}
+
+// TestHalfOutputsGetTheirOwnDefaultTolerance checks that float16 outputs compare with
+// DefaultHalfAtol and DefaultHalfRtol unless the spec gives a tolerance, which then holds
+// for every float type.
+func TestHalfOutputsGetTheirOwnDefaultTolerance(t *testing.T) {
+	for _, tt := range []struct {
+		verification       string
+		f32Atol, f32Rtol   float64
+		halfAtol, halfRtol float64
+	}{
+		{"{reference: {config: {block_size_x: 32, tile: 1}}}", DefaultAtol, DefaultRtol, DefaultHalfAtol, DefaultHalfRtol},
+		{"{reference: {config: {block_size_x: 32, tile: 1}}, atol: 0.5}", 0.5, DefaultRtol, 0.5, DefaultHalfRtol},
+		{"{reference: {config: {block_size_x: 32, tile: 1}}, atol: 0, rtol: 0.01}", 0, 0.01, 0, 0.01},
+	} {
+		s := mustParse(t, base+"arguments:\n  - {name: c, type: half, length: N, output: true}\nverification: "+tt.verification+"\n")
+		v := s.Verification
+		if a, r := v.Tolerance("float16"); a != tt.halfAtol || r != tt.halfRtol {
+			t.Errorf("%s: float16 compares with atol %v rtol %v, want %v %v", tt.verification, a, r, tt.halfAtol, tt.halfRtol)
+		}
+		if a, r := v.Tolerance("float32"); a != tt.f32Atol || r != tt.f32Rtol {
+			t.Errorf("%s: float32 compares with atol %v rtol %v, want %v %v", tt.verification, a, r, tt.f32Atol, tt.f32Rtol)
+		}
+		// what the runner compares with: the output's own check
+		if c := v.Check(0); c.Atol != tt.halfAtol || c.Rtol != tt.halfRtol {
+			t.Errorf("%s: the float16 output's check is %v, want atol %v rtol %v", tt.verification, c, tt.halfAtol, tt.halfRtol)
+		}
+	}
+}
+
+// TestHalfOutputsOwnEntriesKeepHalfDefaults gives float16 and float32 outputs entries
+// of their own in outputs: what an entry leaves out falls back on verification's
+// settings, else on the defaults of the output's type.
+func TestHalfOutputsOwnEntriesKeepHalfDefaults(t *testing.T) {
+	args := "arguments:\n  - {name: h, type: float16, length: N, output: true}\n  - {name: f, type: float32, length: N, output: true}\n"
+	for _, tt := range []struct {
+		verification string
+		h, f         Check
+	}{
+		{"{reference: {config: {block_size_x: 32, tile: 1}}, outputs: [{name: h, range: 8}, f]}",
+			Check{Method: MethodAllclose, Atol: DefaultHalfAtol, Rtol: DefaultHalfRtol, End: 8},
+			Check{Method: MethodAllclose, Atol: DefaultAtol, Rtol: DefaultRtol}},
+		{"{reference: {config: {block_size_x: 32, tile: 1}}, rtol: 0.1, outputs: [{name: h, atol: 0.25}, {name: f, atol: 0.5}]}",
+			Check{Method: MethodAllclose, Atol: 0.25, Rtol: 0.1},
+			Check{Method: MethodAllclose, Atol: 0.5, Rtol: 0.1}},
+		{"{reference: {config: {block_size_x: 32, tile: 1}}, atol: 0.5}",
+			Check{Method: MethodAllclose, Atol: 0.5, Rtol: DefaultHalfRtol},
+			Check{Method: MethodAllclose, Atol: 0.5, Rtol: DefaultRtol}},
+	} {
+		s := mustParse(t, base+args+"verification: "+tt.verification+"\n")
+		if h, f := s.Verification.Check(0), s.Verification.Check(1); h != tt.h || f != tt.f {
+			t.Errorf("%s: checks %+v and %+v, want %+v and %+v", tt.verification, h, f, tt.h, tt.f)
+		}
+	}
 }

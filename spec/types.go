@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/ktune/ktune/internal/float16"
 )
 
 // elemType is an element type of a kernel argument.
@@ -17,6 +19,7 @@ type elemType struct {
 }
 
 var elemTypes = map[string]elemType{
+	"float16": {"float16", 2, true, true, "<f2"},
 	"float32": {"float32", 4, true, true, "<f4"},
 	"float64": {"float64", 8, true, true, "<f8"},
 	"int8":    {"int8", 1, false, true, "|i1"},
@@ -35,6 +38,7 @@ var typeAliases = map[string]string{
 	"char": "int8", "short": "int16", "int": "int32", "long": "int64",
 	"uchar": "uint8", "ushort": "uint16", "uint": "uint32", "ulong": "uint64",
 	"unsigned": "uint32", "byte": "uint8",
+	"half": "float16", "__half": "float16", "_Float16": "float16",
 }
 
 func lookupType(name string) (elemType, bool) {
@@ -58,7 +62,10 @@ func typeNames() []string {
 // largest is rounded down to a float64 that converts back without overflow.
 func (t elemType) limits() (lo, hi float64) {
 	if t.float {
-		if t.size == 4 {
+		switch t.size {
+		case 2:
+			return -float16.Max, float16.Max
+		case 4:
 			return -math.MaxFloat32, math.MaxFloat32
 		}
 		return -math.MaxFloat64, math.MaxFloat64
@@ -78,6 +85,9 @@ func (t elemType) check(v float64) error {
 	}
 	lo, hi := t.limits()
 	if v < lo || v > hi {
+		if t.name == "float16" {
+			return fmt.Errorf("%v is out of range for float16, whose largest finite value is 65504", v)
+		}
 		return fmt.Errorf("%v is out of range for %s", v, t.name)
 	}
 	if !t.float && v != math.Trunc(v) {
@@ -89,6 +99,8 @@ func (t elemType) check(v float64) error {
 // put stores v (already checked) little endian at b[:t.size].
 func (t elemType) put(b []byte, v float64) {
 	switch t.name {
+	case "float16":
+		binary.LittleEndian.PutUint16(b, float16.FromFloat64(v))
 	case "float32":
 		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
 	case "float64":
@@ -115,6 +127,8 @@ func (t elemType) put(b []byte, v float64) {
 // get reads one element at b[:t.size] as float64 (64-bit integers beyond 2**53 round).
 func (t elemType) get(b []byte) float64 {
 	switch t.name {
+	case "float16":
+		return float16.Float64(binary.LittleEndian.Uint16(b))
 	case "float32":
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case "float64":

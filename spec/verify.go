@@ -236,3 +236,25 @@ func (p *parser) comparedOutput(it *yaml.Node, field string, global Check, tolSe
 	}
 	return k, p.readCheck(entries, strings.TrimSuffix(field, ".name"), global, tolSet, k)
 }
+
+// unsetTolerance marks an atol or rtol that no level of verification gives: withDefaults
+// puts the element type's default in its place.
+const unsetTolerance = -1
+
+// withDefaults returns c with the defaults of outputs of element type typ where atol or
+// rtol is unset: DefaultHalfAtol and DefaultHalfRtol for float16, whose precision is
+// about three decimal digits, DefaultAtol and DefaultRtol otherwise. Each falls back on
+// its own: a spec that gives only rtol keeps half's atol.
+func (c Check) withDefaults(typ string) Check {
+	atol, rtol := DefaultAtol, DefaultRtol
+	if t, ok := lookupType(typ); ok && t.name == "float16" {
+		atol, rtol = DefaultHalfAtol, DefaultHalfRtol
+	}
+	if c.Atol < 0 {
+		c.Atol = atol
+	}
+	if c.Rtol < 0 {
+		c.Rtol = rtol
+	}
+	return c
+}

@@ -227,6 +227,22 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if err := buf.Read(make([]byte, 20)); err == nil {
 		t.Fatal("a read of 20 bytes from a buffer of 16 succeeded")
 	}
+	// The same overrun of a float16 array (a __half *) counts its 16 bytes as 8 halves.
+	halfSrc := overSrc
+	halfSrc.Params = slices.Clone(params)
+	halfSrc.Params[0].Type = "float16"
+	kHalf, err := d.Compile(ctx, halfSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const saysHalf = "the kernel wrote past the end of argument x (8 elements of float16): its length in the spec is too small or the kernel overruns it"
+	if _, err := kHalf.Run(ctx, one, args); !errors.As(err, &re) || !strings.HasSuffix(err.Error(), saysHalf) {
+		t.Fatalf("a kernel that writes past a float16 x: %v", err)
+	}
+	kHalf.Release()
+	if err := buf.Write(raw); err != nil {
+		t.Fatal(err)
+	}
 	// The canary was written again: the next kernel's first launch, in bounds, is not
 	// blamed, with the parameters' names or without them. The overrunning kernel's later
 	// (timed) launches are not checked.

@@ -160,6 +160,10 @@ func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *un
 				wrapperFile, u.kernel, u.signature(), u.kernel)
 			log += u.argumentNotes(log)
 		}
+		if float16Missing(log) {
+			log += fmt.Sprintf("note: the compiler (%s) has no _Float16 for this target, which float16 (half) arguments need: GCC 12 or later and Clang 15 or later have it for x86-64 (SSE2) and AArch64; set $%s to such a compiler (and leave out options that target another machine), or give the arguments type float32\n",
+				strings.Join(tc.cc, " "), compilerKinds[tc.lang].env)
+		}
 		if openMPMissing(log) {
 			log += fmt.Sprintf("note: the compiler (%s) lacks the OpenMP runtime the spec asks for: install it (libomp-dev for clang, libgomp with gcc), or set $%s to a compiler that has it\n",
 				strings.Join(tc.cc, " "), compilerKinds[tc.lang].env)

@@ -26,7 +26,12 @@ type cType struct {
 // cTypes spells the parameter types with the compiler's predefined macros rather than
 // <stdint.h>, so the wrapper includes no header: a header included after the user's code
 // would be subject to their feature-test macros, -std and -nostdinc.
+//
+// float16 is _Float16, C23's (and GCC's and Clang's extension in C++) IEEE half type, on
+// the targets where the compiler has it (x86-64 with SSE2, AArch64): a compiler without
+// it fails on the wrapper's line, and the log then says so (float16Missing).
 var cTypes = map[string]cType{
+	"float16": {"_Float16", 2, "_Float16"},
 	"float32": {"float", 4, "float"},
 	"float64": {"double", 8, "double"},
 	"int8":    {"__INT8_TYPE__", 1, "int8_t"},
@@ -344,4 +349,18 @@ func (u *unit) argumentNotes(log string) string {
 func cString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// float16Missing reports whether a compile log says that the compiler has no _Float16,
+// or none for its target: GCC's "'_Float16' is not supported on this target", Clang's
+// "_Float16 is not supported on this target", and a compiler that does not know the
+// name at all ("unknown type name", "does not name a type").
+func float16Missing(log string) bool {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "_Float16") && (strings.Contains(line, "not supported on this target") ||
+			strings.Contains(line, "unknown type name") || strings.Contains(line, "does not name a type")) {
+			return true
+		}
+	}
+	return false
 }

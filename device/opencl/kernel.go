@@ -131,14 +131,14 @@ func declared(space uint32, typeName, name string) device.Declared {
 var openclTypes = map[string]string{
 	"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
 	"int": "int32", "uint": "uint32", "long": "int64", "ulong": "uint64",
-	"float": "float32", "double": "float64",
+	"float": "float32", "double": "float64", "half": "float16",
 	"signed char": "int8", "unsigned char": "uint8", "unsigned short": "uint16",
 	"unsigned int": "uint32", "unsigned": "uint32", "unsigned long": "uint64",
 }
 
 // openclType is the element type and the number of components of an OpenCL C type name:
 // ("float32", 1) for float, ("float32", 4) for float4, ("", 1) for a type ktune cannot
-// name (a typedef, a struct, half).
+// name (a typedef, a struct).
 func openclType(name string) (string, int) {
 	if t, ok := openclTypes[name]; ok {
 		return t, 1

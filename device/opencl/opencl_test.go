@@ -625,7 +625,7 @@ func TestKernelsDeclareTheirParameters(t *testing.T) {
 	k := compile(t, d, device.Source{Kernel: "k", Code: `typedef float real;
 __kernel void k(__global float *out, __global const int *in, float alpha, uint n, long l,
                 double x, uchar c, float4 v, real r, __local float *tile, __constant short *table,
-                __global float4 *vectors) { }`})
+                __global float4 *vectors, __global const half *h) { }`})
 	defer k.Release()
 	params, detailed := k.(device.Declarer).Declared()
 	if !detailed {
@@ -644,6 +644,7 @@ __kernel void k(__global float *out, __global const int *in, float alpha, uint n
 		{Name: "tile", Decl: "__local float* tile", Pointer: true, Local: true, Type: "float32", Lanes: 1},
 		{Name: "table", Decl: "__constant short* table", Pointer: true, Type: "int16", Lanes: 1},
 		{Name: "vectors", Decl: "__global float4* vectors", Pointer: true, Type: "float32", Lanes: 4},
+		{Name: "h", Decl: "__global half* h", Pointer: true, Type: "float16", Lanes: 1},
 	}
 	if len(params) != len(want) {
 		t.Fatalf("Declared gives %d parameters, want %d: %+v", len(params), len(want), params)
