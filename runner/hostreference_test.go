@@ -132,3 +132,51 @@ func TestAHostReferenceThatDoesNotCompileIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestACReferenceOfACUDAKernelTakesConstantMemoryAsAnArray: a CUDA kernel's
+// constant-memory argument (copied to its __constant__ symbol) reaches a host reference
+// as an array, in the spec's order or the reference's own. The reference checks it
+// holds its fill (0, 1, 2...) and otherwise writes past the end of y, which the host
+// C backend reports; the CUDA kernel itself is never built (no GPU here).
+func TestACReferenceOfACUDAKernelTakesConstantMemoryAsAnArray(t *testing.T) {
+	dev := openHost(t)
+	for _, c := range []struct {
+		name, args, params string
+		want               string // what the reference expects f[3] to hold
+		ok                 bool
+	}{
+		{"in the spec's order", "", "float *y, const float *f, int n", "3.0f", true},
+		{"in its own order", "arguments: [n, f, y]", "int n, const float *f, float *y", "3.0f", true},
+		{"a reference that expects other data", "", "float *y, const float *f, int n", "4.0f", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := spec.Parse([]byte(`
+kernel: {name: k, language: cuda, code: "__constant__ float f[8]; __global__ void k(float *y, int n) {}"}
+parameters: [{name: block_size_x, values: [32]}]
+problem_size: [8]
+arguments:
+  - {name: y, type: float32, length: 8, output: true}
+  - {name: f, kind: constant, type: float32, length: 8, fill: {range: {start: 0, step: 1}}}
+  - {name: n, type: int32, value: 8}
+verification:
+  reference:
+    kernel:
+      name: ref
+      language: c
+      `+c.args+`
+      code: "void ref(`+c.params+`) { for (int i = 0; i < n; i++) y[i] = f[i]; if (f[3] != `+c.want+`) y[n + 1] = 1; }"
+`), "cuda_ref_test.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := runnerFor(t, s, dev)
+			err = r.Reference(context.Background(), nil)
+			switch {
+			case c.ok && err != nil:
+				t.Fatal(err)
+			case !c.ok && (err == nil || !strings.Contains(err.Error(), "past the end")):
+				t.Fatalf("error %v, want a write past the end of y", err)
+			}
+		})
+	}
+}

@@ -2020,7 +2020,7 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if host {
 					for _, key := range []string{"grid", "block"} {
 						if line, ok := p.refLaunch[key]; ok {
-							d.errAt(line, f+"."+key, "a %s reference runs once on the host, called as a plain function, which has no %s: leave it out (the reference computes every element itself)", k.Language, key)
+							d.errAt(line, f+"."+key, "a %s reference runs once on the host, called as a plain function, which has no %s: leave it out (the reference computes every element itself)", strings.ToUpper(k.Language), key)
 						}
 					}
 				}
