@@ -28,8 +28,9 @@ func (r *Runner) Reference(ctx context.Context, phase func(string)) error {
 }
 
 // computeReference produces the expected outputs once: from .npy files, from a reference
-// kernel (on the kernel's device, or a C or C++ one on the host), or from the tuned kernel itself at the reference configuration (the spec's
-// verification config, else its default_config, else the space's first configuration).
+// kernel (on the kernel's device, or a C or C++ one on the host: hostReference), or from
+// the tuned kernel itself at the reference configuration (the spec's verification
+// config, else its default_config, else the space's first configuration).
 // phase (nil for none) is called with "compiled" before the reference kernel runs.
 func (r *Runner) computeReference(ctx context.Context, phase func(string)) *reference {
 	v := r.spec.Verification

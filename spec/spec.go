@@ -2127,7 +2127,7 @@ func (p *parser) hostReferenceArguments(field string, line int) []int {
 		out = append(out, i)
 	}
 	if len(local) > 0 {
-		p.d.errAt(line, field+".arguments", "missing; the reference runs on the host, where local memory (%s) has no meaning: list the arguments it takes, in its parameter order, leaving that out", strings.Join(local, ", "))
+		p.d.errAt(line, field+".arguments", "missing; the reference runs on the host, where local memory (%s) has no meaning: list the arguments it takes, in its parameter order, without it", strings.Join(local, ", "))
 	}
 	return out
 }
