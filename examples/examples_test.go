@@ -450,6 +450,27 @@ func TestStencil(t *testing.T) {
 	evaluate(t, s, sp, dev, sample(t, s, sp, 24, 1))
 }
 
+// TestStencilHostReference samples the stencil's space against its plain C reference,
+// run once on the host, on a grid that no tile divides.
+func TestStencilHostReference(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	if b, ok := device.Lookup("c"); !ok {
+		t.Skip("the host C backend is not registered")
+	} else if _, err := b.Devices(); err != nil {
+		t.Skipf("the host C backend, which runs the reference, is unavailable: %v", err)
+	}
+	for _, path := range []string{
+		example("stencil/stencil_host_reference.yaml"),
+		variant(t, example("stencil/stencil_host_reference.yaml"), edits{constants: map[string]string{"NX": "203", "NY": "77"}}),
+	} {
+		s, sp := load(t, path, 1)
+		if !s.HostReference() {
+			t.Fatalf("%s: the reference does not run on the host", path)
+		}
+		evaluate(t, s, sp, dev, sample(t, s, sp, 8, 3))
+	}
+}
+
 // TestStencilOddSize runs the stencil on a grid that no tile divides, so that partial
 // work-groups and tiles, and the staged tile's clipped border, are exercised everywhere.
 func TestStencilOddSize(t *testing.T) {

@@ -28,8 +28,9 @@ func (r *Runner) Reference(ctx context.Context, phase func(string)) error {
 }
 
 // computeReference produces the expected outputs once: from .npy files, from a reference
-// kernel, or from the tuned kernel itself at the reference configuration (the spec's
-// verification config, else its default_config, else the space's first configuration).
+// kernel (on the kernel's device, or a C or C++ one on the host: hostReference), or from
+// the tuned kernel itself at the reference configuration (the spec's verification
+// config, else its default_config, else the space's first configuration).
 // phase (nil for none) is called with "compiled" before the reference kernel runs.
 func (r *Runner) computeReference(ctx context.Context, phase func(string)) *reference {
 	v := r.spec.Verification
@@ -44,6 +45,9 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 			ref.outputs[i] = a.Data
 		}
 		return ref
+	}
+	if r.spec.HostReference() {
+		return r.hostReference(ctx, phase)
 	}
 	values := r.referenceValues()
 	src := r.src
@@ -142,7 +146,9 @@ func (r *Runner) Check(ctx context.Context) error {
 	}
 	sources := []device.Source{r.src}
 	defines := [][]device.Define{inst.Defines}
-	if rs, ok := r.spec.ReferenceSource(); ok {
+	// A reference on the host is left out: the host C backend cannot say what its
+	// kernels declare.
+	if rs, ok := r.spec.ReferenceSource(); ok && !r.spec.HostReference() {
 		// the reference kernel as it will run: its own launch's sizes, its own defines
 		if ri, err := r.spec.ReferenceInstance(r.referenceValues()); err == nil {
 			sources = append(sources, rs)

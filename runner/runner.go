@@ -159,10 +159,15 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // were never read (a spec made by spec.Parse, without its ReadFiles) has no code: it is
 // refused with what to do, where the device said only that the source was empty.
 func (r *Runner) compile(ctx context.Context, src device.Source, k *spec.Kernel) (device.Kernel, error) {
+	return compileOn(ctx, r.dev, src, k)
+}
+
+// compileOn is compile on device dev.
+func compileOn(ctx context.Context, dev device.Device, src device.Source, k *spec.Kernel) (device.Kernel, error) {
 	if src.Code == "" && len(k.Files) > 0 {
 		return nil, fmt.Errorf("the kernel source %s was never read: spec.Parse reads no files; call the spec's ReadFiles after Parse (spec.Load does both)", k.Files[0])
 	}
-	return r.dev.Compile(ctx, src)
+	return dev.Compile(ctx, src)
 }
 
 // Compile only compiles c, so that a later Evaluate of c finds it in the compiler's cache;

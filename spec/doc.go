@@ -207,6 +207,16 @@ verification:                  # optional: check every configuration's outputs
     # with block alone, grid = ceil(problem_size / block) per dimension, whatever
     # grid_div says; grid: [...] sets the grid too. Expressions as the spec's grid and
     # block, at that configuration; grid_size_x/y/z are defined from this launch.
+    # Or, for an OpenCL or CUDA kernel, a plain C or C++ function (language: c or c++,
+    # or implied by .c, .cpp...; openmp: true as in kernel), as KTT's reference
+    # computation or a Kernel Tuner reference in Python would be: it runs once, on the
+    # host through the host C backend (built with $CC, $CXX for C++), on the inputs the
+    # kernel gets, with the definitions of that configuration:
+    #   kernel: {name: matmul_ref, source: reference.c, arguments: [C, A, B, n]}
+    # It gets arrays as pointers (constant-memory ones too) and scalars as values;
+    # local memory has no meaning on the host, so a spec with kind: local arguments
+    # lists the reference's arguments, leaving those out; grid and block are refused.
+    # A reference that does not compile or crashes stops the run before it measures.
     # Or config alone: the tuned kernel at that configuration:
     #   config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}
     # Or expected outputs from .npy files: npy: {C: expected_C.npy}

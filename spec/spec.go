@@ -161,7 +161,9 @@ type Verification struct {
 	Kernel *Kernel // a reference kernel; nil when the reference is the tuned kernel itself or files
 	// KernelArgs are the arguments the reference kernel takes (indices into Arguments,
 	// in its parameter order); nil when it takes the kernel's. Constant-memory
-	// arguments are not passed, and are copied for it as for the kernel.
+	// arguments are not passed, and are copied for it as for the kernel; a reference on
+	// the host (HostReference) takes them as arrays, and its KernelArgs are never nil:
+	// every argument, in the spec's order, where it names none.
 	KernelArgs []int
 	Config     []space.Value  // the configuration the reference runs at; nil: Default, else the space's first
 	NPY        map[int]string // expected contents by argument index, from .npy files
@@ -303,6 +305,8 @@ type parser struct {
 	defines      []entry
 	definesField string
 	refArgs      *yaml.Node // verification.reference.kernel.arguments
+	// refLaunch are the lines of the reference kernel's grid and block, by key
+	refLaunch map[string]int
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -658,6 +662,10 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 			// A reference kernel's own launch: a naive reference computes one element
 			// per thread, which the tuned kernel's geometry (tiles, work per thread)
 			// would launch too few of.
+			if p.refLaunch == nil {
+				p.refLaunch = map[string]int{}
+			}
+			p.refLaunch[e.key] = e.line
 			srcs, nums, ok := p.exprList(e.value, f, p.c.geomScope, 1, 3)
 			for len(srcs) < 3 && ok {
 				srcs = append(srcs, "1")
@@ -1992,15 +2000,30 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 				if k.Language == "" {
 					k.Language = s.Kernel.Language
 				}
-				if p.refArgs != nil {
-					v.KernelArgs = p.referenceArguments(p.refArgs, f+".arguments", v.Outputs)
+				host := hostLanguage(k.Language) && s.Kernel.Language != "" && !hostLanguage(s.Kernel.Language)
+				switch {
+				case p.refArgs != nil:
+					v.KernelArgs = p.referenceArguments(p.refArgs, f+".arguments", v.Outputs, host)
+				case host:
+					v.KernelArgs = p.hostReferenceArguments(f, e.line)
 				}
 				// C and C++ both run on the host: a C reference checks a C++ kernel, and
-				// the reverse, each compiled with its own compiler
-				if k.Language != s.Kernel.Language && s.Kernel.Language != "" && !(hostLanguage(k.Language) && hostLanguage(s.Kernel.Language)) {
-					// the reference is compiled and run on the tuned kernel's device
-					d.errAt(e.line, f+".language", "%s, but the kernel is %s: the reference kernel runs on the kernel's device, so write it in %s; a computation on the host (KTT's reference computation) gives its expected outputs as .npy files instead (verification.reference.npy)",
+				// the reverse, each compiled with its own compiler; a C or C++ reference of
+				// an OpenCL or CUDA kernel runs on the host too (HostReference)
+				switch {
+				case k.Language == s.Kernel.Language || s.Kernel.Language == "" || hostLanguage(k.Language):
+				case hostLanguage(s.Kernel.Language):
+					d.errAt(e.line, f+".language", "%s, but the kernel is %s: a host kernel's reference runs on the host too; write it in C or C++", k.Language, s.Kernel.Language)
+				default:
+					d.errAt(e.line, f+".language", "%s, but the kernel is %s: a reference kernel runs on the kernel's device, so write it in %s, or in C or C++, which run once on the host",
 						k.Language, s.Kernel.Language, s.Kernel.Language)
+				}
+				if host {
+					for _, key := range []string{"grid", "block"} {
+						if line, ok := p.refLaunch[key]; ok {
+							d.errAt(line, f+"."+key, "a %s reference runs once on the host, called as a plain function, which has no %s: leave it out (the reference computes every element itself)", strings.ToUpper(k.Language), key)
+						}
+					}
 				}
 				v.Kernel = k
 			}
@@ -2040,7 +2063,10 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 // referenceArguments reads the names of the arguments a reference kernel takes, in its
 // parameter order: each a passed argument of the spec, once, the compared outputs among
 // them (the reference computes them).
-func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) []int {
+//
+// A reference on the host (host: C or C++ checking an OpenCL or CUDA kernel) takes
+// constant-memory arguments as arrays, and no local memory, which has no meaning there.
+func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int, host bool) []int {
 	d, s := p.d, p.s
 	items, ok := d.list(n, field, false)
 	if !ok {
@@ -2049,7 +2075,7 @@ func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) [
 	s.refArgsLine = n.Line
 	var names []string
 	for _, a := range s.Arguments {
-		if a.Kind != ArgConstant {
+		if host && a.Kind != ArgLocal || !host && a.Kind != ArgConstant {
 			names = append(names, a.Name)
 		}
 	}
@@ -2069,7 +2095,9 @@ func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) [
 		switch {
 		case k < 0:
 			d.errf(it, f, "no argument %q%s; expected names of the spec's arguments", name, suggest(name, names))
-		case s.Arguments[k].Kind == ArgConstant:
+		case host && s.Arguments[k].Kind == ArgLocal:
+			d.errf(it, f, "%q is local memory, which has no meaning on the host, where the reference runs as a plain function; leave it out", name)
+		case !host && s.Arguments[k].Kind == ArgConstant:
 			d.errf(it, f, "%q is constant memory, which is copied to the reference's symbol as to the kernel's, not passed; leave it out", name)
 		case slices.Contains(out, k):
 			d.errf(it, f, "%q is given twice", name)
@@ -2081,6 +2109,26 @@ func (p *parser) referenceArguments(n *yaml.Node, field string, outputs []int) [
 		if !slices.Contains(out, k) {
 			d.errf(n, field, "the reference takes no %s, a compared output, so it cannot compute it; add it, or leave it out of verification.outputs", s.Arguments[k].Name)
 		}
+	}
+	return out
+}
+
+// hostReferenceArguments are the arguments a reference on the host takes when it names
+// none of its own (field, at line, is its kernel): every argument of the spec, in its
+// order, constant-memory ones as arrays. Local memory has no meaning on the host, so a
+// spec with local memory arguments lists the reference's own.
+func (p *parser) hostReferenceArguments(field string, line int) []int {
+	var out []int
+	var local []string
+	for i, a := range p.s.Arguments {
+		if a.Kind == ArgLocal {
+			local = append(local, a.Name)
+			continue
+		}
+		out = append(out, i)
+	}
+	if len(local) > 0 {
+		p.d.errAt(line, field+".arguments", "missing; the reference runs on the host, where local memory (%s) has no meaning: list the arguments it takes, in its parameter order, without it", strings.Join(local, ", "))
 	}
 	return out
 }
@@ -2420,6 +2468,14 @@ func (s *Spec) KernelParams() []device.Param {
 // gives those). OpenMP adds -fopenmp to the options.
 func (s *Spec) Source() device.Source { return s.kernelSource(&s.Kernel) }
 
+// HostReference reports whether verification's reference kernel is C or C++ checking an
+// OpenCL or CUDA kernel: it runs once, on the host through the host C backend (device
+// "c"), on the inputs the kernel gets, rather than on the kernel's device.
+func (s *Spec) HostReference() bool {
+	v := s.Verification
+	return v != nil && v.Kernel != nil && hostLanguage(v.Kernel.Language) && !hostLanguage(s.Kernel.Language)
+}
+
 // ReferenceSource returns the reference kernel's source, if verification names one.
 func (s *Spec) ReferenceSource() (device.Source, bool) {
 	if s.Verification == nil || s.Verification.Kernel == nil {
@@ -2447,6 +2503,9 @@ func (s *Spec) ReferenceArgs(args []device.Arg) []device.Arg {
 	out := make([]device.Arg, 0, len(v.KernelArgs))
 	for _, k := range v.KernelArgs {
 		out = append(out, args[k])
+	}
+	if s.HostReference() {
+		return out // it takes constant-memory arguments as arrays, in KernelArgs
 	}
 	for i, a := range s.Arguments {
 		if a.Kind == ArgConstant {

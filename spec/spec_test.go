@@ -462,8 +462,18 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"arguments: [c, n, c]", []string{"verification.reference.kernel.arguments[2]", `"c" is given twice`}},
 		{"arguments of the tuned kernel", strings.Replace(base, "  language: opencl", "  language: opencl\n  arguments: [c]", 1),
 			"arguments: [c]", []string{"kernel.arguments", "unknown field"}},
-		{"a reference kernel in another language", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n",
-			"kernel: {name: ref", []string{"verification.reference.kernel.language", "c, but the kernel is opencl: the reference kernel runs on the kernel's device, so write it in opencl", "verification.reference.npy"}},
+		{"a reference kernel in another device language", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.cu}\n",
+			"kernel: {name: ref", []string{"verification.reference.kernel.language", "cuda, but the kernel is opencl: a reference kernel runs on the kernel's device, so write it in opencl, or in C or C++, which run once on the host"}},
+		{"a device reference of a host kernel", "kernel: {name: k, language: c, code: \"void k(float *c) {}\"}\nparameters: {p: [1]}\nproblem_size: 1\narguments: [{name: c, type: float32, length: 4, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.cl}\n",
+			"kernel: {name: ref", []string{"verification.reference.kernel.language", "opencl, but the kernel is c: a host kernel's reference runs on the host too; write it in C or C++"}},
+		{"a host reference with a grid", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel:\n      name: ref\n      source: ref.c\n      grid: [N]\n",
+			"grid: [N]", []string{"verification.reference.kernel.grid", "a C reference runs once on the host, called as a plain function, which has no grid: leave it out"}},
+		{"a host reference with a block", base + "arguments: [{name: c, type: float32, length: N, output: true}]\nverification:\n  reference:\n    kernel:\n      name: ref\n      language: c++\n      code: k\n      block: [16]\n",
+			"block: [16]", []string{"verification.reference.kernel.block", "a C++ reference runs once on the host", "which has no block"}},
+		{"a host reference of a kernel with local memory", base + "arguments: [{name: c, type: float32, length: N, output: true}, {name: t, kind: local, type: float32, length: block_size_x}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n",
+			"kernel: {name: ref", []string{"verification.reference.kernel.arguments", "missing; the reference runs on the host, where local memory (t) has no meaning: list the arguments it takes"}},
+		{"a host reference taking local memory", base + "arguments: [{name: c, type: float32, length: N, output: true}, {name: t, kind: local, type: float32, length: block_size_x}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c, arguments: [c, t]}\n",
+			"arguments: [c, t]", []string{"verification.reference.kernel.arguments[1]", `"t" is local memory, which has no meaning on the host`, "leave it out"}},
 		{"unknown kernel field", strings.Replace(base, "  language: opencl", "  langauge: opencl", 1),
 			"langauge", []string{"kernel.langauge", `did you mean "language"?`}},
 		{"unknown language", strings.Replace(base, "language: opencl", "language: openCL2", 1),
@@ -907,7 +917,7 @@ func TestDocExampleIsAValidSpec(t *testing.T) {
 
 // The variants Doc shows in its comments parse as the example around them: statistic
 // min, Kernel Tuner's defines mapping, a reference kernel with a launch and arguments of
-// its own, and a reference configuration; and every field of the parser's sub-mappings is
+// its own, a reference configuration and a C reference on the host; and every field of the parser's sub-mappings is
 // named in Doc.
 func TestDocVariantsParse(t *testing.T) {
 	start := strings.Index(Doc, "\n---\n")
@@ -918,6 +928,7 @@ func TestDocVariantsParse(t *testing.T) {
 		{"  defines: true", `  defines: {NCOEF: 8, TILE: tile_size_x, WPT: "block_size_x * tile_size_x"}`},
 		{"    kernel: {name: matmul_naive", "    kernel: {name: matmul_naive, source: naive.cu, block: [16, 16], arguments: [C, A, B]}"},
 		{"    kernel: {name: matmul_naive", "    config: {block_size_x: 16, block_size_y: 1, tile_size_x: 1}"},
+		{"    kernel: {name: matmul_naive", "    kernel: {name: matmul_ref, source: reference.c, arguments: [C, A, B, n]}"},
 	}
 	for _, v := range variants {
 		lines := strings.Split(example, "\n")
@@ -1601,7 +1612,8 @@ func TestCXXIsAHostLanguage(t *testing.T) {
 		{"c++", "c", ""},
 		{"c", "cxx", ""},
 		{"c++", "c++", ""},
-		{"opencl", "c++", "c++, but the kernel is opencl"},
+		{"opencl", "c++", ""}, // on the host (HostReference)
+		{"c++", "opencl", "opencl, but the kernel is c++"},
 	} {
 		src := fmt.Sprintf("kernel: {name: k, language: %s, code: 'void k(float *a) {}'}\nparameters: {p: [1]}\n"+rest+ref, c.kernel, c.ref)
 		s, err := Parse([]byte(src), "test.yaml")
@@ -1613,7 +1625,7 @@ func TestCXXIsAHostLanguage(t *testing.T) {
 		case err != nil:
 			t.Errorf("%s kernel, %s reference: %v", c.kernel, c.ref, err)
 		default:
-			if r, ok := s.ReferenceSource(); !ok || r.Language != map[string]string{"c": "c", "cxx": "c++", "c++": "c++"}[c.ref] {
+			if r, ok := s.ReferenceSource(); !ok || r.Language != map[string]string{"c": "c", "cxx": "c++", "c++": "c++"}[c.ref] || s.HostReference() != (c.kernel == "opencl") {
 				t.Errorf("%s kernel, %s reference: the reference compiles as %q", c.kernel, c.ref, r.Language)
 			}
 		}
@@ -1683,5 +1695,54 @@ func TestHalfOutputsOwnEntriesKeepHalfDefaults(t *testing.T) {
 		if h, f := s.Verification.Check(0), s.Verification.Check(1); h != tt.h || f != tt.f {
 			t.Errorf("%s: checks %+v and %+v, want %+v and %+v", tt.verification, h, f, tt.h, tt.f)
 		}
+	}
+}
+
+// A C or C++ reference of an OpenCL or CUDA kernel runs on the host (HostReference): it
+// takes every argument in the spec's order, constant memory as an array, unless it lists
+// its own; a reference in the kernel's language, or of a host kernel, does not.
+func TestAHostReferenceTakesItsArgumentsAsArrays(t *testing.T) {
+	const cuda = "kernel: {name: k, source: k.cu}\nparameters: {p: [1]}\nproblem_size: 4\n" +
+		"arguments:\n  - {name: out, type: float32, length: 4, output: true}\n  - {name: f, kind: constant, type: float32, length: 4}\n  - {name: n, type: int32, value: 4}\n"
+	for _, c := range []struct {
+		name, ref string
+		host      bool
+		args      []int // KernelArgs
+		passed    []int // the arguments ReferenceArgs picks, by index
+	}{
+		{"C, every argument", "{name: ref, source: ref.c}", true, []int{0, 1, 2}, []int{0, 1, 2}},
+		{"C++, its own order", "{name: ref, source: ref.cpp, arguments: [n, f, out]}", true, []int{2, 1, 0}, []int{2, 1, 0}},
+		{"C++ by its language", "{name: ref, language: c++, code: k, arguments: [out, n]}", true, []int{0, 2}, []int{0, 2}},
+		{"CUDA, constant memory copied", "{name: ref, code: k, arguments: [out, n]}", false, []int{0, 2}, []int{0, 2, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustParse(t, cuda+"verification:\n  reference:\n    kernel: "+c.ref+"\n")
+			if s.HostReference() != c.host {
+				t.Errorf("HostReference %v, want %v", s.HostReference(), c.host)
+			}
+			if !slices.Equal(s.Verification.KernelArgs, c.args) {
+				t.Errorf("KernelArgs %v, want %v", s.Verification.KernelArgs, c.args)
+			}
+			args := make([]device.Arg, len(s.Arguments))
+			for i := range args {
+				args[i] = device.Arg{Scalar: []byte{byte(i)}}
+			}
+			var got []int
+			for _, a := range s.ReferenceArgs(args) {
+				got = append(got, int(a.Scalar[0]))
+			}
+			if !slices.Equal(got, c.passed) {
+				t.Errorf("ReferenceArgs pass %v, want %v", got, c.passed)
+			}
+			src, _ := s.ReferenceSource()
+			if len(src.Params) != len(c.args) || c.host && !src.Params[slices.Index(c.args, 0)].Pointer {
+				t.Errorf("reference parameters %+v", src.Params)
+			}
+		})
+	}
+	// A C reference of a C kernel is the host kernel's own kind of reference.
+	s := mustParse(t, "kernel: {name: k, source: k.cpp}\nparameters: {p: [1]}\nproblem_size: 1\narguments: [{name: a, type: float32, length: 4, output: true}]\nverification:\n  reference:\n    kernel: {name: ref, source: ref.c}\n")
+	if s.HostReference() || s.Verification.KernelArgs != nil {
+		t.Errorf("a C reference of a C++ kernel: HostReference %v, KernelArgs %v", s.HostReference(), s.Verification.KernelArgs)
 	}
 }

@@ -41,6 +41,9 @@ import (
 //     line, and for host C++ (a kernel or reference kernel) the C++ compiler's ($CXX)
 //     besides; for OpenCL, the device's OpenCL version and its driver's version; for CUDA,
 //     the driver's CUDA version and the compute capability;
+//   - "reference compiler": for a C or C++ reference of an OpenCL or CUDA kernel, which
+//     runs on the host (spec.HostReference), the host C or C++ compiler's path,
+//     arguments and version line (addReferenceCompiler);
 //   - "environment NAME": for a host C kernel built with OpenMP, each OpenMP variable set
 //     in the environment (OMP_NUM_THREADS, OMP_PROC_BIND, GOMP_SPINCOUNT, KMP_...), which
 //     the workers inherit and which decide how many threads run and how they wait.
@@ -114,12 +117,14 @@ func runInputs(s *spec.Spec, text []byte, info device.Info) (inputSet, error) {
 	return in, nil
 }
 
-// usesCXX reports whether s's kernel or reference kernel is host C++.
+// usesCXX reports whether s's kernel or reference kernel is host C++ built on the
+// kernel's device: a C++ reference of an OpenCL or CUDA kernel is the host's
+// (addReferenceCompiler).
 func usesCXX(s *spec.Spec) bool {
 	if s.Kernel.Language == "c++" {
 		return true
 	}
-	return s.Verification != nil && s.Verification.Kernel != nil && s.Verification.Kernel.Language == "c++"
+	return s.Verification != nil && s.Verification.Kernel != nil && s.Verification.Kernel.Language == "c++" && !s.HostReference()
 }
 
 // usesOpenMP reports whether s's kernel or reference kernel is built with OpenMP.

@@ -326,6 +326,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var host device.Info // where a C or C++ reference of an OpenCL or CUDA kernel runs
+	if s.HostReference() {
+		if host, err = hostReferenceInfo(s); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Unmeasured(backend); err != nil {
 		return nil, err
 	}
@@ -364,6 +370,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	addReferenceCompiler(inputs, s, host)
 	hash := inputs.hash()
 	memoryLimit := o.WorkerMemory
 	switch {

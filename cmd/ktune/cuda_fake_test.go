@@ -169,3 +169,36 @@ func tuneThroughStandIn(t *testing.T, spec string) (rep tuneReport, db, stderr s
 	}
 	return rep, db, errOut.String()
 }
+
+// TestTuneCUDAVerifiedAgainstACReference: a CUDA kernel (the stand-in's, x = x*a +
+// coef[0]) is verified against a plain C function that ktune runs once on the host, on
+// the same inputs, the constant-memory coef among them as an array in the spec's order.
+// coef[1] differs from coef[0], so a reference handed the wrong array or element would
+// fail every configuration.
+func TestTuneCUDAVerifiedAgainstACReference(t *testing.T) {
+	rep, _, stderr := tuneThroughStandIn(t, `
+kernel:
+  name: scale<2>
+  language: cuda
+  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
+constants: {N: 832}
+parameters:
+  - {name: block_size_x, values: [32, 128]}
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
+  - {name: n, type: int32, value: N}
+  - {name: coef, kind: constant, type: float32, length: 4, fill: {range: {start: 0.5, step: 1}}}
+  - {name: a, type: float32, value: 3}
+verification:
+  reference:
+    kernel:
+      name: scale_ref
+      language: c
+      code: "void scale_ref(float *x, int n, const float *coef, float a) { for (int i = 0; i < n; i++) x[i] = x[i] * a + coef[0]; }"
+iterations: 3
+`)
+	if rep.Backend != "cuda" || rep.Statuses["ok"] != 2 || rep.Evaluations != 2 {
+		t.Fatalf("report %+v, want 2 ok on the stand-in CUDA device\n%s", rep, stderr)
+	}
+}

@@ -92,7 +92,8 @@ spent, its strategy done, its time up) is not resumed: the same command starts a
 which measures again; --new starts a fresh run in any case. A run is resumed only while
 its inputs are as they were: the spec file, the kernel sources, the headers they include
 from their own folder and from -I folders, the .npy data files, the device's software (for
-host C: the compiler, $CC, and its version; for host C++, $CXX and its version besides)
+host C: the compiler, $CC, and its version; for host C++, $CXX and its version besides),
+the compiler of a C or C++ reference of an OpenCL or CUDA kernel, which runs on the host,
 and, for a host C or C++ kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when
 they changed, the command says which, and a new run starts. The budget is the run's: a
 resumed run measures until it has --budget evaluations, one that has them already measures
@@ -103,8 +104,10 @@ says so. Runs are locked in a file beside the database, named as it with -runloc
 that waits for another process's write lock on the database (a large import) says so after
 a few seconds; Ctrl-C then ends the wait within 3 seconds, and an evaluation that could
 not be stored by then is named in a warning and measured again when the run resumes.
-Before the search the reference outputs are computed: a reference that does not compile,
-crashes or hangs stops the command, since every configuration would fail verification. A
+Before the search the reference outputs are computed (a C or C++ reference of an OpenCL
+or CUDA kernel runs once on the host, through the host C backend): a reference that does
+not compile, crashes or hangs stops the command, since every configuration would fail
+verification. A
 configuration that fails is stored with its status and message; the summary gives each
 failing status's most common message, tuning stops when the first 10 configurations
 and 5 more drawn at random from the rest of the space all fail with one message (a fault

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/hostc"
+	"github.com/ktune/ktune/spec"
+)
+
+// hostReference computes the expected outputs with a C or C++ reference of an OpenCL or
+// CUDA kernel (spec.HostReference): once, on the host C backend, opened beside the
+// kernel's device for it and closed after, from the inputs the kernel gets (the same
+// generated data), at the reference configuration's definitions.
+func (r *Runner) hostReference(ctx context.Context, phase func(string)) *reference {
+	ref := &reference{outputs: map[int][]byte{}}
+	rk := r.spec.Verification.Kernel
+	what := fmt.Sprintf("the %s reference %s", languageName(rk.Language), rk.Name)
+	if len(rk.Files) > 0 {
+		what += " (" + filepath.Base(rk.Files[0]) + ")"
+	}
+	inst, err := r.spec.ReferenceInstance(r.referenceValues())
+	if err != nil {
+		ref.err = fmt.Errorf("reference configuration: %w", err)
+		return ref
+	}
+	b, ok := device.Lookup(hostc.Name)
+	if !ok {
+		ref.err = fmt.Errorf("%s runs on the host C backend, which this program does not register (blank-import github.com/ktune/ktune/device/all)", what)
+		return ref
+	}
+	host, err := b.Open(ctx, 0)
+	if err != nil {
+		ref.err = fmt.Errorf("%s runs on the host C backend: %w", what, err)
+		return ref
+	}
+	defer host.Close()
+	src, _ := r.spec.ReferenceSource()
+	src.Defines = inst.Defines
+	k, err := compileOn(ctx, host, src, rk)
+	if err != nil {
+		var ce *device.CompileError
+		if errors.As(err, &ce) {
+			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
+		}
+		ref.err = err
+		return ref
+	}
+	defer k.Release()
+	args := make([]device.Arg, len(inst.Args))
+	bufs := make([]device.Buffer, len(inst.Args))
+	defer func() {
+		for _, b := range bufs {
+			if b != nil {
+				b.Release()
+			}
+		}
+	}()
+	for i, a := range inst.Args {
+		switch a.Kind {
+		case spec.ArgScalar:
+			args[i] = device.Arg{Scalar: a.Scalar}
+		case spec.ArgArray, spec.ArgConstant:
+			// constant memory too: the reference reads it through a pointer
+			data, err := r.input(i, a.Length)
+			if err != nil {
+				ref.err = err
+				return ref
+			}
+			buf, err := host.Alloc(max(a.Bytes, 1))
+			if err != nil {
+				ref.err = fmt.Errorf("%s: argument %s: allocating %d bytes on the host: %w", what, a.Name, a.Bytes, err)
+				return ref
+			}
+			bufs[i] = buf
+			if err := buf.Write(data); err != nil {
+				ref.err = fmt.Errorf("%s: argument %s: %w", what, a.Name, err)
+				return ref
+			}
+			args[i] = device.Arg{Buffer: buf}
+		}
+		// local memory has no meaning on the host: the spec leaves it out of the
+		// reference's arguments
+	}
+	if phase != nil {
+		phase("compiled")
+	}
+	// A reference that overruns an array crashes as a configuration would: the guard map
+	// lets the crash message name the array.
+	r.reportGuards(inst, bufs)
+	if _, err := k.Run(ctx, inst.Launch, r.spec.ReferenceArgs(args)); err != nil {
+		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))
+		return ref
+	}
+	for _, i := range r.spec.Verification.Outputs {
+		out := make([]byte, inst.Args[i].Bytes)
+		if err := bufs[i].Read(out); err != nil {
+			ref.err = fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
+			return ref
+		}
+		ref.outputs[i] = out
+	}
+	return ref
+}
+
+// languageName is a host language as people write it.
+func languageName(lang string) string {
+	if lang == "c++" {
+		return "C++"
+	}
+	return "C"
+}
