@@ -81,3 +81,28 @@ func TestReductionWrongKernelCaught(t *testing.T) {
 		mutation{"strided loop skips", "i += get_global_size(0)", "i += 2 * get_global_size(0)"},
 	)
 }
+
+// TestTranspose samples the transpose's space at its size, and on a non-square matrix,
+// where rows and columns mixed up would show.
+func TestTranspose(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("transpose/transpose.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("transpose/transpose.yaml"), edits{
+		constants: map[string]string{"W": "256", "H": "192"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestTransposeWrongKernelCaught: a padded local tile written unpadded, and input rows
+// read with the output's row length.
+func TestTransposeWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"W": "256", "H": "192"}
+	caught(t, "transpose/transpose.yaml", "transpose/transpose.cl",
+		edits{constants: small, values: map[string]string{"PADD_LOCAL": "[1]"}}, 2,
+		mutation{"padding ignored on store", "VSTORE(v, 0, tile + r * STRIDE + c);", "VSTORE(v, 0, tile + r * TILE_SIZE_X + c);"})
+	caught(t, "transpose/transpose.yaml", "transpose/transpose.cl",
+		edits{constants: small, values: map[string]string{"LOCAL_MEM": "[0]", "CR": "[1]"}}, 2,
+		mutation{"input row length", "column[k] = in[(y0 + r + k) * W + x0 + c];", "column[k] = in[(y0 + r + k) * H + x0 + c];"})
+}
