@@ -106,3 +106,33 @@ func TestTransposeWrongKernelCaught(t *testing.T) {
 		edits{constants: small, values: map[string]string{"LOCAL_MEM": "[0]", "CR": "[1]"}}, 2,
 		mutation{"input row length", "column[k] = in[(y0 + r + k) * W + x0 + c];", "column[k] = in[(y0 + r + k) * H + x0 + c];"})
 }
+
+// TestBiCG samples BiCG's space at its size and on a matrix with fewer columns than rows,
+// so that q and s differ in length.
+func TestBiCG(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("bicg/bicg.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("bicg/bicg.yaml"), edits{
+		constants: map[string]string{"M": "1024", "N": "256"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestBiCGWrongKernelCaught: the fused pass multiplying A^T by p instead of r, the local
+// sum of q's shares missing a work-item's, and the second tile of a work-group starting
+// in the wrong row.
+func TestBiCGWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"M": "1024", "N": "256"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"FUSED": "[1]"}, mutation{"s from p", "sacc[j] += a * rrow;", "sacc[j] += a * pcol[j];"}},
+		{map[string]string{"REDUCE_LOCAL": "[1]"}, mutation{"local sum short", "for (int x = 0; x < WORK_GROUP_SIZE_X; x++)", "for (int x = 1; x < WORK_GROUP_SIZE_X; x++)"}},
+		{map[string]string{"ROW_TILES": "[2]", "ROWS_PER_ITEM": "[2]"}, mutation{"tile row", "const int rowt = row0 + t * TM;", "const int rowt = row0 + t * WORK_GROUP_SIZE_Y;"}},
+	} {
+		caught(t, "bicg/bicg.yaml", "bicg/bicg.cl", edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
