@@ -12,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/space"
 )
 
 // mutation is a deliberate bug: the first occurrence of old in the kernel's source
@@ -135,4 +138,76 @@ func TestBiCGWrongKernelCaught(t *testing.T) {
 	} {
 		caught(t, "bicg/bicg.yaml", "bicg/bicg.cl", edits{constants: small, values: c.values}, 2, c.m)
 	}
+}
+
+// TestCoulombSum3D samples the Coulomb sum's space, with fewer atoms than the spec's.
+func TestCoulombSum3D(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), edits{
+		constants: map[string]string{"ATOMS": "8"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
+}
+
+// TestCoulombSum3DRecordedSpace checks that the spec's space holds KTT's recorded one:
+// every configuration measured on the RTX 2080 Ti (testdata/ktt/coulomb_sum_3d) is valid,
+// and the spec's configurations at the recorded values of USE_CONSTANT_MEMORY and
+// VECTOR_SIZE are exactly as many as the recording's.
+func TestCoulombSum3DRecordedSpace(t *testing.T) {
+	_, sp := load(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), 0)
+	rec, err := format.Open(filepath.Join("..", "testdata", "ktt", "coulomb_sum_3d", "RTX_2080_Ti.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := sp.Named(sp.At(0, nil)).Names
+	seen := map[string]bool{}
+	for _, e := range rec.Evaluations {
+		byName := map[string]space.Value{}
+		for i, p := range rec.Params {
+			byName[p.Name] = e.Config[i]
+		}
+		values := make([]space.Value, len(names))
+		for i, n := range names {
+			v, ok := byName[n]
+			if !ok {
+				t.Fatalf("the recording has no parameter %s", n)
+			}
+			values[i] = space.IntValue(v.Int())
+		}
+		c, err := sp.ConfigOf(values)
+		if err != nil || !sp.Contains(c) {
+			t.Errorf("recorded configuration %v is not in the spec's space (%v)", values, err)
+			continue
+		}
+		seen[sp.Format(c)] = true
+	}
+	inRecorded := 0
+	for _, c := range all(sp) {
+		n := sp.Named(c)
+		v := map[string]int64{}
+		for i, name := range n.Names {
+			v[name] = n.Values[i].Int()
+		}
+		if v["USE_CONSTANT_MEMORY"] == 0 && v["VECTOR_SIZE"] == 1 {
+			inRecorded++
+		}
+	}
+	if len(seen) == 0 || inRecorded != len(seen) {
+		t.Errorf("%d configurations of the spec at the recorded values, %d distinct recorded ones", inRecorded, len(seen))
+	}
+	if sp.Len() != 1260 {
+		t.Errorf("the space has %d configurations, want KTT's 1,260", sp.Len())
+	}
+}
+
+// TestCoulombSum3DWrongKernelCaught: the z coordinate of the wrong point, and the
+// structure-of-arrays atoms with y and z exchanged.
+func TestCoulombSum3DWrongKernelCaught(t *testing.T) {
+	few := map[string]string{"ATOMS": "8"}
+	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
+		edits{constants: few, values: map[string]string{"Z_ITERATIONS": "[4, 8]"}}, 2,
+		mutation{"z of the next point", "const float dz = (zi + k) * spacing - az;", "const float dz = (zi + k + 1) * spacing - az;"})
+	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
+		edits{constants: few, values: map[string]string{"USE_SOA": "[1]"}}, 2,
+		mutation{"y and z exchanged", "ay = atom_y[a], az = atom_z[a]", "ay = atom_z[a], az = atom_y[a]"})
 }
