@@ -211,3 +211,29 @@ func TestCoulombSum3DWrongKernelCaught(t *testing.T) {
 		edits{constants: few, values: map[string]string{"USE_SOA": "[1]"}}, 2,
 		mutation{"y and z exchanged", "ay = atom_y[a], az = atom_z[a]", "ay = atom_z[a], az = atom_y[a]"})
 }
+
+// TestNBody samples the N-body space on 1,024 bodies.
+func TestNBody(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("nbody/nbody.yaml"), edits{
+		constants: map[string]string{"N": "1024"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
+}
+
+// TestNBodyWrongKernelCaught: half the local tiles skipped, a work-item's bodies taken
+// next to each other instead of a work-group apart, and one body of a float16 load
+// pulling twice in place of another.
+func TestNBodyWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"N": "1024"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"LOCAL_MEM": "[1]"}, mutation{"tiles skipped", "t += WORK_GROUP_SIZE_X)", "t += 2 * WORK_GROUP_SIZE_X)"}},
+		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "vload4(first + k * WORK_GROUP_SIZE_X, bodies)", "vload4(first + k, bodies)"}},
+		{map[string]string{"VECTOR_TYPE": "[4]"}, mutation{"vector body twice", "PULL((v).lo.lo); PULL((v).lo.hi);", "PULL((v).lo.lo); PULL((v).lo.lo);"}},
+	} {
+		caught(t, "nbody/nbody.yaml", "nbody/nbody.cl", edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
