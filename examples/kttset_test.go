@@ -237,3 +237,32 @@ func TestNBodyWrongKernelCaught(t *testing.T) {
 		caught(t, "nbody/nbody.yaml", "nbody/nbody.cl", edits{constants: small, values: c.values}, 2, c.m)
 	}
 }
+
+// TestGEMMBatched samples the batched GEMM's space at its size and on rectangular
+// matrices (8 x 12 times 12 x 32).
+func TestGEMMBatched(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("gemm_batched/gemm_batched.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("gemm_batched/gemm_batched.yaml"), edits{
+		constants: map[string]string{"BATCH": "256", "M": "8", "N": "32", "K": "12"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestGEMMBatchedWrongKernelCaught: padded local rows of A written unpadded, a group's
+// gathered results written one element off, and rows skipped by coarsened work-items.
+func TestGEMMBatchedWrongKernelCaught(t *testing.T) {
+	rect := map[string]string{"BATCH": "256", "M": "8", "N": "32", "K": "12"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"PAD_A": "[1]"}, mutation{"padding ignored", "la[row * A_STRIDE + i % SIZE_K]", "la[row * SIZE_K + i % SIZE_K]"}},
+		{map[string]string{"CACHE_C": "[1]"}, mutation{"gathered C shifted", "C[first * SIZE_M * SIZE_N + i] = lc[i];", "C[first * SIZE_M * SIZE_N + i] = lc[(i + 1) % (GROUP_SIZE_Z * SIZE_M * SIZE_N)];"}},
+		{map[string]string{"GROUP_SIZE_Y": "[1, 2]"}, mutation{"rows skipped", "r += GROUP_SIZE_Y)", "r += 2 * GROUP_SIZE_Y)"}},
+	} {
+		caught(t, "gemm_batched/gemm_batched.yaml", "gemm_batched/gemm_batched.cl", edits{constants: rect, values: c.values}, 2, c.m)
+	}
+}
