@@ -1,0 +1,268 @@
+package examples_test
+
+// Tests of the examples of seed 003's KTT benchmark set (bicg, coulomb_sum_3d, transpose,
+// nbody, reduction, hotspot, gemm_batched): each samples its space on the real device
+// against its reference, at the spec's size or a smaller variant, and checks that a
+// deliberately broken kernel is reported as a wrong answer.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/format"
+	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/space"
+)
+
+// mutation is a deliberate bug: the first occurrence of old in the kernel's source
+// replaced by new.
+type mutation struct{ name, old, new string }
+
+// caught checks that each mutation of the spec's kernel source (kernel, relative to the
+// examples' directory) fails verification in n sampled configurations of the spec changed
+// by e: status wrong_answer, not ok, and not a compile or runtime error either, which
+// would mean the mutation broke something other than the answer.
+func caught(t *testing.T, specPath, kernel string, e edits, n int, ms ...mutation) {
+	t.Helper()
+	dev := openDevice(t, "opencl")
+	code, err := os.ReadFile(example(kernel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		t.Run(m.name, func(t *testing.T) {
+			if !strings.Contains(string(code), m.old) {
+				t.Fatalf("%s no longer contains %q: update the mutation", kernel, m.old)
+			}
+			broken := filepath.Join(t.TempDir(), filepath.Base(kernel))
+			if err := os.WriteFile(broken, []byte(strings.Replace(string(code), m.old, m.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v := e
+			v.source = broken
+			s, sp := load(t, variant(t, example(specPath), v), 1)
+			r := runner.New(s, sp, dev)
+			defer r.Close()
+			for _, c := range sample(t, s, sp, n, 7) {
+				ev := r.Evaluate(context.Background(), c, nil)
+				if ev.Status != result.WrongAnswer {
+					t.Errorf("%s: status %v (%s), want wrong_answer", sp.Format(c), ev.Status, ev.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestReduction samples the reduction's space, bounded and unbounded groups and every
+// vector width among them, and runs it on a length that no vector width divides, so that
+// the floats past the last whole vector are added too.
+func TestReduction(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("reduction/reduction.yaml"), 2)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 6, 1))
+
+	s, sp = load(t, variant(t, example("reduction/reduction.yaml"), edits{
+		constants: map[string]string{"N": "100003"},
+		values:    map[string]string{"VECTOR_SIZE": "[4, 16]"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 2))
+}
+
+// TestReductionWrongKernelCaught: a local tree that drops a partial sum at every level,
+// and a strided loop that skips every other stride (32 groups of at most 64 work-items, so
+// that every work-item strides).
+func TestReductionWrongKernelCaught(t *testing.T) {
+	caught(t, "reduction/reduction.yaml", "reduction/reduction.cl",
+		edits{constants: map[string]string{"N": "65536"}, values: map[string]string{
+			"UNBOUNDED_WG": "[0]", "WG_NUM": "[0, 32]", "WORK_GROUP_SIZE_X": "[32, 64]"}}, 2,
+		mutation{"tree drops a partial", "if (lid < step)", "if (lid + 1 < step)"},
+		mutation{"strided loop skips", "i += get_global_size(0)", "i += 2 * get_global_size(0)"},
+	)
+}
+
+// TestTranspose samples the transpose's space at its size, and on a non-square matrix,
+// where rows and columns mixed up would show.
+func TestTranspose(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("transpose/transpose.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("transpose/transpose.yaml"), edits{
+		constants: map[string]string{"W": "256", "H": "192"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestTransposeWrongKernelCaught: a padded local tile written unpadded, and input rows
+// read with the output's row length.
+func TestTransposeWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"W": "256", "H": "192"}
+	caught(t, "transpose/transpose.yaml", "transpose/transpose.cl",
+		edits{constants: small, values: map[string]string{"PADD_LOCAL": "[1]"}}, 2,
+		mutation{"padding ignored on store", "VSTORE(v, 0, tile + r * STRIDE + c);", "VSTORE(v, 0, tile + r * TILE_SIZE_X + c);"})
+	caught(t, "transpose/transpose.yaml", "transpose/transpose.cl",
+		edits{constants: small, values: map[string]string{"LOCAL_MEM": "[0]", "CR": "[1]"}}, 2,
+		mutation{"input row length", "column[k] = in[(y0 + r + k) * W + x0 + c];", "column[k] = in[(y0 + r + k) * H + x0 + c];"})
+}
+
+// TestBiCG samples BiCG's space at its size and on a matrix with fewer columns than rows,
+// so that q and s differ in length.
+func TestBiCG(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("bicg/bicg.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("bicg/bicg.yaml"), edits{
+		constants: map[string]string{"M": "1024", "N": "256"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestBiCGWrongKernelCaught: the fused pass multiplying A^T by p instead of r, the local
+// sum of q's shares missing a work-item's, and the second tile of a work-group starting
+// in the wrong row.
+func TestBiCGWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"M": "1024", "N": "256"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"FUSED": "[1]"}, mutation{"s from p", "sacc[j] += a * rrow;", "sacc[j] += a * pcol[j];"}},
+		{map[string]string{"REDUCE_LOCAL": "[1]"}, mutation{"local sum short", "for (int x = 0; x < WORK_GROUP_SIZE_X; x++)", "for (int x = 1; x < WORK_GROUP_SIZE_X; x++)"}},
+		{map[string]string{"ROW_TILES": "[2]", "ROWS_PER_ITEM": "[2]"}, mutation{"tile row", "const int rowt = row0 + t * TM;", "const int rowt = row0 + t * WORK_GROUP_SIZE_Y;"}},
+	} {
+		caught(t, "bicg/bicg.yaml", "bicg/bicg.cl", edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
+
+// TestCoulombSum3D samples the Coulomb sum's space, with fewer atoms than the spec's.
+func TestCoulombSum3D(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), edits{
+		constants: map[string]string{"ATOMS": "8"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
+}
+
+// TestCoulombSum3DRecordedSpace checks that the spec's space holds KTT's recorded one:
+// every configuration measured on the RTX 2080 Ti (testdata/ktt/coulomb_sum_3d) is valid,
+// and the spec's configurations at the recorded values of USE_CONSTANT_MEMORY and
+// VECTOR_SIZE are exactly as many as the recording's.
+func TestCoulombSum3DRecordedSpace(t *testing.T) {
+	_, sp := load(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), 0)
+	rec, err := format.Open(filepath.Join("..", "testdata", "ktt", "coulomb_sum_3d", "RTX_2080_Ti.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := sp.Named(sp.At(0, nil)).Names
+	seen := map[string]bool{}
+	for _, e := range rec.Evaluations {
+		byName := map[string]space.Value{}
+		for i, p := range rec.Params {
+			byName[p.Name] = e.Config[i]
+		}
+		values := make([]space.Value, len(names))
+		for i, n := range names {
+			v, ok := byName[n]
+			if !ok {
+				t.Fatalf("the recording has no parameter %s", n)
+			}
+			values[i] = space.IntValue(v.Int())
+		}
+		c, err := sp.ConfigOf(values)
+		if err != nil || !sp.Contains(c) {
+			t.Errorf("recorded configuration %v is not in the spec's space (%v)", values, err)
+			continue
+		}
+		seen[sp.Format(c)] = true
+	}
+	inRecorded := 0
+	for _, c := range all(sp) {
+		n := sp.Named(c)
+		v := map[string]int64{}
+		for i, name := range n.Names {
+			v[name] = n.Values[i].Int()
+		}
+		if v["USE_CONSTANT_MEMORY"] == 0 && v["VECTOR_SIZE"] == 1 {
+			inRecorded++
+		}
+	}
+	if len(seen) == 0 || inRecorded != len(seen) {
+		t.Errorf("%d configurations of the spec at the recorded values, %d distinct recorded ones", inRecorded, len(seen))
+	}
+	if sp.Len() != 1260 {
+		t.Errorf("the space has %d configurations, want KTT's 1,260", sp.Len())
+	}
+}
+
+// TestCoulombSum3DWrongKernelCaught: the z coordinate of the wrong point, and the
+// structure-of-arrays atoms with y and z exchanged.
+func TestCoulombSum3DWrongKernelCaught(t *testing.T) {
+	few := map[string]string{"ATOMS": "8"}
+	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
+		edits{constants: few, values: map[string]string{"Z_ITERATIONS": "[4, 8]"}}, 2,
+		mutation{"z of the next point", "const float dz = (zi + k) * spacing - az;", "const float dz = (zi + k + 1) * spacing - az;"})
+	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
+		edits{constants: few, values: map[string]string{"USE_SOA": "[1]"}}, 2,
+		mutation{"y and z exchanged", "ay = atom_y[a], az = atom_z[a]", "ay = atom_z[a], az = atom_y[a]"})
+}
+
+// TestNBody samples the N-body space on 1,024 bodies.
+func TestNBody(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("nbody/nbody.yaml"), edits{
+		constants: map[string]string{"N": "1024"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
+}
+
+// TestNBodyWrongKernelCaught: half the local tiles skipped, a work-item's bodies taken
+// next to each other instead of a work-group apart, and one body of a float16 load
+// pulling twice in place of another.
+func TestNBodyWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"N": "1024"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"LOCAL_MEM": "[1]"}, mutation{"tiles skipped", "t += WORK_GROUP_SIZE_X)", "t += 2 * WORK_GROUP_SIZE_X)"}},
+		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "vload4(first + k * WORK_GROUP_SIZE_X, bodies)", "vload4(first + k, bodies)"}},
+		{map[string]string{"VECTOR_TYPE": "[4]"}, mutation{"vector body twice", "PULL((v).lo.lo); PULL((v).lo.hi);", "PULL((v).lo.lo); PULL((v).lo.lo);"}},
+	} {
+		caught(t, "nbody/nbody.yaml", "nbody/nbody.cl", edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
+
+// TestGEMMBatched samples the batched GEMM's space at its size and on rectangular
+// matrices (8 x 12 times 12 x 32).
+func TestGEMMBatched(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("gemm_batched/gemm_batched.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 4, 1))
+
+	s, sp = load(t, variant(t, example("gemm_batched/gemm_batched.yaml"), edits{
+		constants: map[string]string{"BATCH": "256", "M": "8", "N": "32", "K": "12"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 2))
+}
+
+// TestGEMMBatchedWrongKernelCaught: padded local rows of A written unpadded, a group's
+// gathered results written one element off, and rows skipped by coarsened work-items.
+func TestGEMMBatchedWrongKernelCaught(t *testing.T) {
+	rect := map[string]string{"BATCH": "256", "M": "8", "N": "32", "K": "12"}
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"PAD_A": "[1]"}, mutation{"padding ignored", "la[row * A_STRIDE + i % SIZE_K]", "la[row * SIZE_K + i % SIZE_K]"}},
+		{map[string]string{"CACHE_C": "[1]"}, mutation{"gathered C shifted", "C[first * SIZE_M * SIZE_N + i] = lc[i];", "C[first * SIZE_M * SIZE_N + i] = lc[(i + 1) % (GROUP_SIZE_Z * SIZE_M * SIZE_N)];"}},
+		{map[string]string{"GROUP_SIZE_Y": "[1, 2]"}, mutation{"rows skipped", "r += GROUP_SIZE_Y)", "r += 2 * GROUP_SIZE_Y)"}},
+	} {
+		caught(t, "gemm_batched/gemm_batched.yaml", "gemm_batched/gemm_batched.cl", edits{constants: rect, values: c.values}, 2, c.m)
+	}
+}
