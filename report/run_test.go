@@ -150,16 +150,30 @@ func TestRunSummaryHasTheHeadlineResult(t *testing.T) {
 }
 
 // Where the runs went on for the spec's min_time, each sample is a batch's statistic:
-// the best configurations' table calls its spread the samples', not the runs'.
+// the best configurations' table calls its spread the samples', not the runs', whether
+// the evaluation keeps its runs per sample or, made before it did, its note alone says
+// them; with a sample per run it is the runs'.
 func TestTheSpreadOfBatchedSamplesIsNamedSo(t *testing.T) {
-	best := gbps(4, 2, 13.74)
-	best.Message = "timed over 300 runs for min_time 10ms: each of its 3 samples is the mean of 100 consecutive runs"
-	page := tunedRun(t, 3, []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), best}, store.StatusFinished)
-	if want := `<th class="num">spread of the samples (CV; each of a batch of runs, min_time)</th>`; !strings.Contains(page, want) {
-		t.Errorf("the page lacks %q", want)
-	}
-	if strings.Contains(page, "spread of the runs (CV)") {
-		t.Error("the page calls the spread of batches of runs the runs'")
+	const batched = `<th class="num">spread of the samples (CV; each of a batch of runs, min_time)</th>`
+	for _, c := range []struct {
+		name    string
+		per     int
+		note    string
+		batched bool
+	}{
+		{"field", 100, "", true},
+		{"note", 0, "timed over 300 runs for min_time 10ms: each of its 3 samples is the mean of 100 consecutive runs", true},
+		{"one run per sample", 1, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			best := gbps(4, 2, 13.74)
+			best.Message, best.RunsPerSample = c.note, c.per
+			page := tunedRun(t, 3, []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), best}, store.StatusFinished)
+			if strings.Contains(page, batched) != c.batched || strings.Contains(page, "spread of the runs (CV)") == c.batched {
+				t.Errorf("batched %v, the page has %q: %v, the runs' spread: %v", c.batched,
+					batched, strings.Contains(page, batched), strings.Contains(page, "spread of the runs (CV)"))
+			}
+		})
 	}
 }
 

@@ -421,7 +421,7 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 			spreads[r] = strconv.FormatFloat(100*cv, 'f', 1, 64) + "%"
 			withSpread = true
 		}
-		batched = batched || runner.RunsPerSample(e.Message) > 1
+		batched = batched || e.SampleRuns() > 1
 	}
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
 	if _, all := rec.Counts(); all != len(ok) {

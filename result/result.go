@@ -70,6 +70,11 @@ type Evaluation struct {
 	Warnings    string             // what the compiler printed for a build that succeeded (its warnings); "" when nothing
 	Time        time.Time          // when it was measured; zero when unknown
 	Launch      *Launch            // the grid and block the configuration is launched with; nil when unknown
+
+	// RunsPerSample is how many consecutive timed runs each sample is the statistic of:
+	// 1, more where the runs went on for the spec's min_time; 0 when unknown (another
+	// tuner's recording, an evaluation stored before ktune kept it): SampleRuns reads it.
+	RunsPerSample int
 }
 
 // Launch is a kernel's launch geometry in CUDA terms: Grid blocks of Block threads, each
@@ -159,6 +164,37 @@ func (e *Evaluation) SampleCV() (float64, bool) {
 		}
 	}
 	return math.Sqrt(ss/float64(n-1)) / mean, true
+}
+
+// SampleRuns is how many consecutive timed runs each of the evaluation's samples is the
+// statistic of: RunsPerSample where known; else what the note of a run that went on for
+// the spec's min_time says in its message ("each of its 32 samples is the mean of 40
+// consecutive runs"), which a recording made before evaluations kept RunsPerSample (a
+// ktune export's ktune_message) still carries; else 1, a sample per run.
+func (e *Evaluation) SampleRuns() int {
+	if e.RunsPerSample > 0 {
+		return e.RunsPerSample
+	}
+	return notedRunsPerSample(e.Message)
+}
+
+// notedRunsPerSample reads the runs per sample from the note package runner adds to the
+// message of an evaluation whose runs went on for min_time ("timed over 1280 runs for
+// min_time 10ms: each of its 32 samples is the mean of 40 consecutive runs"); 1 without
+// one. The store's schema 5 migration reads old rows' notes the same way (SQL).
+func notedRunsPerSample(msg string) int {
+	if !strings.Contains(msg, "for min_time ") {
+		return 1
+	}
+	for _, st := range []string{"mean", "median", "min"} {
+		if _, rest, ok := strings.Cut(msg, " samples is the "+st+" of "); ok {
+			digits, _, _ := strings.Cut(rest, " ")
+			if b, err := strconv.Atoi(digits); err == nil && b >= 1 {
+				return b
+			}
+		}
+	}
+	return 1
 }
 
 // Recording is a set of evaluations of one kernel on one device.
@@ -423,7 +459,7 @@ func (r *Recording) SameMeasurements(o *Recording) bool {
 
 func (e *Evaluation) sameAs(o *Evaluation) bool {
 	if !sameValues(e.Config, o.Config) || e.Status != o.Status || e.Message != o.Message || e.Warnings != o.Warnings ||
-		!e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) ||
+		!e.Time.Equal(o.Time) || !SameLaunch(e.Launch, o.Launch) || e.SampleRuns() != o.SampleRuns() ||
 		!sameFloat(e.Objective, o.Objective) || !sameFloat(e.CompileMS, o.CompileMS) || !sameFloat(e.VerifyMS, o.VerifyMS) ||
 		!sameFloat(e.BenchmarkMS, o.BenchmarkMS) || !sameFloat(e.FrameworkMS, o.FrameworkMS) || !sameFloat(e.StrategyMS, o.StrategyMS) ||
 		!slices.EqualFunc(e.Samples, o.Samples, sameFloat) || len(e.Metrics) != len(o.Metrics) {

@@ -27,21 +27,3 @@ func TestBatchStatisticsKeepTheStatisticOfEveryRun(t *testing.T) {
 		}
 	}
 }
-
-// RunsPerSample reads the batch's length from the note of an evaluation timed for
-// min_time, whatever its statistic and whatever note comes before it; any other message
-// is one run per sample.
-func TestRunsPerSampleReadsTheMinTimeNote(t *testing.T) {
-	for msg, want := range map[string]int{
-		"timed over 1280 runs for min_time 10ms: each of its 32 samples is the mean of 40 consecutive runs":                                               40,
-		"timed over 70 runs for min_time 1s: each of its 7 samples is the min of 10 consecutive runs (min_time not reached within the cap of 10000 runs)": 10,
-		MetricsLeftOut + "GB/s: division by zero; timed over 9 runs for min_time 5ms: each of its 3 samples is the median of 3 consecutive runs":          3,
-		"timed over 5 of the spec's 32 iterations: another run would have passed its timeout of 10s":                                                      1,
-		"timed over the spec's 5 iterations alone: min_time not reached: another 5 runs would have passed its timeout of 1s":                              1,
-		"": 1,
-	} {
-		if got := RunsPerSample(msg); got != want {
-			t.Errorf("RunsPerSample(%q) = %d, want %d", msg, got, want)
-		}
-	}
-}

@@ -123,9 +123,9 @@ func evaluateSpin(t *testing.T, r *runner.Runner, sp *space.Space, calls func() 
 
 // A kernel of a few microseconds with iterations 5 and min_time 20ms runs on, in rounds of
 // 5, until its timed runs have lasted 20 ms: far more than 5 runs, still 5 samples, each
-// the mean of an equal batch of them, which the evaluation's note says; the observers are
-// told of every run. A kernel whose 5 runs last 20 ms already (5 ms each) runs exactly 5
-// times and says nothing of min_time.
+// the mean of an equal batch of them, which the evaluation's RunsPerSample and its note
+// say; the observers are told of every run. A kernel whose 5 runs last 20 ms already (5
+// ms each) runs exactly 5 times, a sample each, and says nothing of min_time.
 func TestMinTimeRunsAShortKernelOnInBatches(t *testing.T) {
 	r, sp, _, calls, sw := tickRunner(t, "3, 5000", "iterations: 5\nmin_time: 20ms\n")
 
@@ -137,8 +137,11 @@ func TestMinTimeRunsAShortKernelOnInBatches(t *testing.T) {
 		t.Errorf("%d samples, want the spec's 5 iterations", len(e.Samples))
 	}
 	per := timed / 5
-	if got := runner.RunsPerSample(e.Message); got != per {
-		t.Errorf("RunsPerSample of %q is %d, want %d", e.Message, got, per)
+	if e.RunsPerSample != per {
+		t.Errorf("RunsPerSample %d, want %d", e.RunsPerSample, per)
+	}
+	if noted := (&result.Evaluation{Message: e.Message}).SampleRuns(); noted != per {
+		t.Errorf("the note %q reads as %d runs per sample, want %d", e.Message, noted, per)
 	}
 	want := fmt.Sprintf("timed over %d runs for min_time 20ms: each of its 5 samples is the mean of %d consecutive runs", timed, per)
 	if e.Message != want {
@@ -160,8 +163,9 @@ func TestMinTimeRunsAShortKernelOnInBatches(t *testing.T) {
 	}
 
 	e, timed, _ = evaluateSpin(t, r, sp, calls, 5000, 5)
-	if timed != 5 || len(e.Samples) != 5 || e.Message != "" || runner.RunsPerSample(e.Message) != 1 {
-		t.Errorf("a 5 ms kernel: %d timed runs, %d samples, message %q; want 5, 5 and none", timed, len(e.Samples), e.Message)
+	if timed != 5 || len(e.Samples) != 5 || e.Message != "" || e.RunsPerSample != 1 {
+		t.Errorf("a 5 ms kernel: %d timed runs, %d samples, message %q, %d runs per sample; want 5, 5, none and 1",
+			timed, len(e.Samples), e.Message, e.RunsPerSample)
 	}
 	for _, v := range e.Samples {
 		if v < 5 {
@@ -180,8 +184,8 @@ func TestWithoutMinTimeAShortKernelRunsItsIterations(t *testing.T) {
 		t.Fatalf("min_time %v by default", s.MinTime)
 	}
 	e, timed, _ := evaluateSpin(t, r, sp, calls, 3, 5)
-	if timed != 5 || len(e.Samples) != 5 || e.Message != "" {
-		t.Errorf("%d timed runs, %d samples, message %q; want 5, 5 and none", timed, len(e.Samples), e.Message)
+	if timed != 5 || len(e.Samples) != 5 || e.Message != "" || e.RunsPerSample != 1 {
+		t.Errorf("%d timed runs, %d samples of %d runs, message %q; want 5, 5 of 1 and none", timed, len(e.Samples), e.RunsPerSample, e.Message)
 	}
 }
 
@@ -191,8 +195,8 @@ func TestMinTimeStopsAtTheCapOfRuns(t *testing.T) {
 	r, sp, _, calls, _ := tickRunner(t, "0", "iterations: 7\nmin_time: 9s\ntimeout: 20s\n")
 	e, timed, took := evaluateSpin(t, r, sp, calls, 0, 7)
 	want := runner.MaxTimedRuns / 7 * 7
-	if timed != want || len(e.Samples) != 7 {
-		t.Errorf("%d timed runs in %d samples, want %d in 7", timed, len(e.Samples), want)
+	if timed != want || len(e.Samples) != 7 || e.RunsPerSample != want/7 {
+		t.Errorf("%d timed runs in %d samples of %d runs, want %d in 7 of %d", timed, len(e.Samples), e.RunsPerSample, want, want/7)
 	}
 	if !strings.HasSuffix(e.Message, fmt.Sprintf("the mean of %d consecutive runs (min_time not reached within the cap of %d runs)", want/7, runner.MaxTimedRuns)) {
 		t.Errorf("message %q", e.Message)
@@ -209,8 +213,8 @@ func TestMinTimeStopsAtTheCapOfRuns(t *testing.T) {
 func TestMinTimeStopsBeforeTheTimeout(t *testing.T) {
 	r, sp, s, calls, _ := tickRunner(t, "2000", "iterations: 5\nmin_time: 990ms\ntimeout: 1s\n")
 	e, timed, took := evaluateSpin(t, r, sp, calls, 2000, 5)
-	if timed <= 5 || timed%5 != 0 || timed > 475 {
-		t.Errorf("%d timed runs of 2 ms, want more than 5, in rounds of 5, and no more than fit in 0.95 s", timed)
+	if timed <= 5 || timed%5 != 0 || timed > 475 || e.RunsPerSample != timed/5 {
+		t.Errorf("%d timed runs of 2 ms, %d per sample; want more than 5, in rounds of 5, and no more than fit in 0.95 s", timed, e.RunsPerSample)
 	}
 	if !strings.HasSuffix(e.Message, fmt.Sprintf("(min_time not reached: another 5 runs would have passed its timeout of %v)", s.Timeout)) {
 		t.Errorf("message %q", e.Message)

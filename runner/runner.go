@@ -15,7 +15,6 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -358,6 +357,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// microseconds: a minimum of batch means moved 61-141% from run to run), and their
 	// median the median of the batches' medians.
 	runs := len(e.Samples)
+	e.RunsPerSample = 1
 	if mt := r.spec.MinTime; mt > 0 && timingNote == "" && time.Since(timed) < mt {
 		short := ""
 		for time.Since(timed) < mt {
@@ -386,6 +386,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 		switch {
 		case runs > n:
 			e.Samples = batchStatistics(r.spec.Statistic, e.Samples, n)
+			e.RunsPerSample = runs / n
 			timingNote = fmt.Sprintf("timed over %d runs for min_time %v: each of its %d samples is the %s of %d consecutive runs", runs, mt, n, r.spec.Statistic, runs/n)
 			if short != "" {
 				timingNote += " (" + short + ")"
@@ -500,24 +501,6 @@ const (
 // MaxTimedRuns caps the timed runs of a configuration that runs on for the spec's min_time:
 // rounds of iterations runs are made while they stay within it.
 const MaxTimedRuns = 10000
-
-// RunsPerSample is how many timed runs each sample of an evaluation with message msg is
-// made of: 1 unless its runs went on for the spec's min_time ("each of its 32 samples is
-// the mean of 40 consecutive runs").
-func RunsPerSample(msg string) int {
-	if !strings.Contains(msg, "for min_time ") {
-		return 1
-	}
-	for _, st := range []string{"mean", "median", "min"} {
-		if _, rest, ok := strings.Cut(msg, " samples is the "+st+" of "); ok {
-			digits, _, _ := strings.Cut(rest, " ")
-			if b, err := strconv.Atoi(digits); err == nil && b >= 1 {
-				return b
-			}
-		}
-	}
-	return 1
-}
 
 // batchStatistics cuts runs, a multiple of n long, into n batches of consecutive runs and
 // returns each batch's statistic (TimeMS).

@@ -291,10 +291,12 @@ min_time: 10ms                 # optional (default 0, off): runs whose iteration
                                # every run's; exports' times, Kernel Tuner's "times" and
                                # T4's runtimes, are these samples), and the result says
                                # "timed over 3200 runs for min_time 10ms: each of its 32
-                               # samples is the mean of 100 consecutive runs". For kernels
-                               # of microseconds, whose launches jitter (with statistic: min,
-                               # 50ms steadied the ranking of a 0.3 µs PoCL kernel); a
-                               # configuration whose iterations last min_time is unchanged.
+                               # samples is the mean of 100 consecutive runs"; the store
+                               # keeps that 100 with the evaluation (its runs per sample,
+                               # 1 without min_time). For kernels of microseconds, whose
+                               # launches jitter (with statistic: min, 50ms steadied the
+                               # ranking of a 0.3 µs PoCL kernel); a configuration whose
+                               # iterations last min_time is unchanged.
                                # Off by default: on PoCL such a kernel takes 3 µs, not 0.3,
                                # after a few hundred runs back to back, which a mean then
                                # measures

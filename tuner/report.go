@@ -65,7 +65,7 @@ type Report struct {
 	MedianTimeCV *float64 `json:"median_time_cv,omitempty"`
 	WithinSpread int      `json:"within_spread_of_best,omitempty"`
 	// BestRunsPerSample is how many runs each of the best's samples is made of, where
-	// its runs went on for the spec's min_time (runner.RunsPerSample); left out at 1.
+	// its runs went on for the spec's min_time (result.Evaluation.SampleRuns); left out at 1.
 	// MinTimeBatched counts the successful evaluations whose runs went on so; MinTime is
 	// the spec's, for the summary.
 	BestRunsPerSample int           `json:"best_runs_per_sample,omitempty"`
@@ -246,7 +246,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			if n := len(e.Samples); n > 0 && n < s.Iterations {
 				r.ShortTimed++
 			}
-			if runner.RunsPerSample(e.Message) > 1 {
+			if e.SampleRuns() > 1 {
 				r.MinTimeBatched++
 			}
 			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
@@ -295,7 +295,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		if !math.IsNaN(t) {
 			r.BestTimeMS = &t
 		}
-		per := runner.RunsPerSample(best.Evaluation.Message)
+		per := best.Evaluation.SampleRuns()
 		r.BestRuns = len(best.Evaluation.Samples) * per
 		if per > 1 {
 			r.BestRunsPerSample = per

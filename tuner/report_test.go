@@ -75,7 +75,9 @@ iterations: 3
 
 // A configuration whose runs went on for the spec's min_time has samples that are means
 // of batches of runs: the summary counts its runs (samples times their batch), says how
-// many each sample is the mean of, and counts the configurations timed so.
+// many each sample is the mean of, and counts the configurations timed so. The count
+// is the evaluation's RunsPerSample; one stored before evaluations kept it says it in
+// its note alone.
 func TestReportCountsTheRunsOfBatchedSamples(t *testing.T) {
 	s, err := spec.Parse([]byte(`
 kernel: {name: scale, language: c, code: "void scale(float *x, int n) {}"}
@@ -94,21 +96,21 @@ min_time: 10ms
 	if err != nil {
 		t.Fatal(err)
 	}
-	eval := func(p int64, msg string, samples ...float64) tuning.Evaluated {
+	eval := func(p int64, per int, msg string, samples ...float64) tuning.Evaluated {
 		c, err := sp.ConfigOf([]space.Value{space.IntValue(p)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := result.Evaluation{Config: sp.Values(c), Status: result.OK, Samples: samples, Message: msg}
+		e := result.Evaluation{Config: sp.Values(c), Status: result.OK, Samples: samples, Message: msg, RunsPerSample: per}
 		for _, v := range samples {
 			e.Objective += v / float64(len(samples))
 		}
 		return tuning.Evaluated{Config: c, Evaluation: e}
 	}
 	history := []tuning.Evaluated{
-		eval(1, "timed over 300 runs for min_time 10ms: each of its 3 samples is the mean of 100 consecutive runs", 0.01, 0.011, 0.009),
-		eval(2, "timed over 150 runs for min_time 10ms: each of its 3 samples is the mean of 50 consecutive runs", 0.02, 0.02, 0.02),
-		eval(3, "", 12, 12, 12), // long enough: its iterations alone
+		eval(1, 100, "", 0.01, 0.011, 0.009),
+		eval(2, 0, "timed over 150 runs for min_time 10ms: each of its 3 samples is the mean of 50 consecutive runs", 0.02, 0.02, 0.02),
+		eval(3, 1, "", 12, 12, 12), // long enough: its iterations alone
 	}
 	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{History: history}, map[string]bool{}, nil, nil, nil, 0, nil)
 	if r.BestObjective == nil || math.Abs(*r.BestObjective-0.01) > 1e-12 {

@@ -81,13 +81,14 @@ type wireEval struct {
 	CompileMS, VerifyMS, BenchmarkMS, FrameMS float64
 	Message                                   string
 	Warnings                                  string
+	RunsPerSample                             int
 	Time                                      int64
 }
 
 func toWire(e result.Evaluation) wireEval {
 	w := wireEval{Status: uint8(e.Status), Objective: e.Objective, Samples: e.Samples, Metrics: e.Metrics,
 		CompileMS: e.CompileMS, VerifyMS: e.VerifyMS, BenchmarkMS: e.BenchmarkMS, FrameMS: e.FrameworkMS, Message: e.Message,
-		Warnings: e.Warnings}
+		Warnings: e.Warnings, RunsPerSample: e.RunsPerSample}
 	if !e.Time.IsZero() {
 		w.Time = e.Time.UnixNano()
 	}
@@ -97,7 +98,7 @@ func toWire(e result.Evaluation) wireEval {
 func (w wireEval) evaluation() result.Evaluation {
 	e := result.Evaluation{Status: result.Status(w.Status), Objective: w.Objective, Samples: w.Samples, Metrics: w.Metrics,
 		CompileMS: w.CompileMS, VerifyMS: w.VerifyMS, BenchmarkMS: w.BenchmarkMS, FrameworkMS: w.FrameMS, Message: w.Message,
-		Warnings: w.Warnings}
+		Warnings: w.Warnings, RunsPerSample: w.RunsPerSample}
 	if w.Time != 0 {
 		e.Time = time.Unix(0, w.Time)
 	}

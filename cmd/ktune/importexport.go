@@ -63,7 +63,8 @@ to standard output. A warning names what the format has no place for in this rec
 short), and a run that has not finished (the output holds what it has stored).
 
 Besides the measurements (metrics, and samples: the timed runs, or under the spec's
-min_time each the statistic of a batch of runs), each configuration gets:
+min_time each the statistic of a batch of runs, whose length the formats have no place
+for: ktune_message's note says it), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
               spec's statistic (mean, median, min) of the samples, which the metrics
               (GB/s) were computed from; Kernel Tuner's "time", a "time" measurement in

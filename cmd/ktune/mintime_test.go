@@ -1,19 +1,26 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store/sqlite"
 )
 
 // A host C kernel that does almost nothing, tuned with iterations 4 and min_time 100ms,
 // runs on past its 4 runs in every configuration (to the cap of runs, most likely): the summary says the best's samples
 // are means of batches of runs (the spec's statistic) and how many configurations ran on, the --json summary
 // counts the runs, and the exported Kernel Tuner cache keeps 4 times per configuration,
-// each a batch's mean, with the note that says so.
+// each a batch's mean, with the note that says so. The store keeps each evaluation's
+// runs per sample, and a run resumed from it counts them without the notes.
 func TestTuneWithMinTimeSaysTheSamplesAreBatchMeans(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
@@ -37,6 +44,22 @@ min_time: 100ms
 		!strings.Contains(out, "  timed over ") {
 		t.Fatalf("exit %d, want the batches in the summary:\n%s%s", code, out, errOut)
 	}
+	// each evaluation stored keeps its runs per sample, which its note says too
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.Evaluations(ctx, 1)
+	st.Close()
+	if err != nil || len(es) != 2 {
+		t.Fatalf("%d evaluations, %v; want 2", len(es), err)
+	}
+	for i, e := range es {
+		if noted := (&result.Evaluation{Message: e.Message}).SampleRuns(); e.RunsPerSample < 2 || e.RunsPerSample != noted {
+			t.Errorf("evaluation %d: %d runs per sample stored, its note %q says %d; want at least 2, the same", i, e.RunsPerSample, e.Message, noted)
+		}
+	}
 	out, errOut, code = ktune(t, "tune", specPath, "--db", db, "--new", "--json")
 	var rep tuneReport
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
@@ -45,6 +68,29 @@ min_time: 100ms
 	if rep.BestRunsPerSample < 2 || rep.BestRuns != 4*rep.BestRunsPerSample || rep.MinTimeBatched != 2 || rep.ShortTimed != 0 {
 		t.Errorf("best runs %d, %d per sample, %d batched, %d short; want 4 samples of at least 2 runs, 2 batched, none short",
 			rep.BestRuns, rep.BestRunsPerSample, rep.MinTimeBatched, rep.ShortTimed)
+	}
+	// A run resumed from the store reads its runs per sample from the field: with the
+	// notes gone from its messages, the --json summary still counts them.
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`UPDATE evaluations SET message = '' WHERE run_id = 1;
+		UPDATE runs SET status = 'interrupted', finished = NULL WHERE id = 1`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = ktune(t, "tune", specPath, "--db", db, "--json")
+	var resumed tuneReport
+	if err := json.Unmarshal([]byte(out), &resumed); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	best := slices.IndexFunc(es, func(e result.Evaluation) bool { return e.Objective == *resumed.BestObjective })
+	if resumed.Run != 1 || resumed.Resumed != 2 || best < 0 || resumed.BestRunsPerSample != es[best].RunsPerSample ||
+		resumed.BestRuns != 4*es[best].RunsPerSample || resumed.MinTimeBatched != 2 {
+		t.Errorf("resumed run %d (%d from the store): best runs %d, %d per sample, %d batched; want run 1 (2), the best's stored runs per sample",
+			resumed.Run, resumed.Resumed, resumed.BestRuns, resumed.BestRunsPerSample, resumed.MinTimeBatched)
 	}
 	out, errOut, code = ktune(t, "export", "--run", "2", "--db", db, "--format", "kerneltuner")
 	var cache struct {

@@ -36,7 +36,8 @@ first runs), then timed over the spec's iterations (a kernel too slow for them a
 the spec's timeout over those that fit, at least one, which its result says; with the
 spec's min_time, one whose iterations are over sooner runs on, iterations runs at a time,
 until they have lasted min_time, at most 10000 runs, each sample then the statistic of a
-batch of consecutive runs, which its result says). A time is the kernel's alone, in ms:
+batch of consecutive runs, which its result says and the store keeps with it as its runs
+per sample). A time is the kernel's alone, in ms:
 OpenCL profiling events (the command's start to its end) and CUDA events time it on the
 device, host C and C++ the monotonic clock around the call; the first run is not among the
 samples, and the spec's statistic (mean by default, median or min) makes them one time,
@@ -146,7 +147,8 @@ be computed for it, timed runs left out for its timeout; lacking_metrics counts 
 successes that lack metrics, short_timed those timed over fewer runs than the spec's
 iterations, since more would have passed its timeout; min_time_batched those whose runs
 went on for the spec's min_time); best_runs (the timed runs its time is made of),
-best_runs_per_sample (with min_time, how many runs each of its samples is made of),
+best_runs_per_sample (with min_time, how many runs each of its samples is made of, as
+the store keeps it),
 best_time_cv (its samples' spread, the coefficient of variation: standard deviation over
 mean, 0.05 for 5%),
 median_time_cv (the median spread over the run's successes) and within_spread_of_best

@@ -16,19 +16,24 @@ import (
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
 	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	` + launchColumns + `, warnings`
+	` + launchColumns + `, warnings, runs_per_sample`
 
 // launchColumns hold an evaluation's launch (schema version 3), all NULL when unknown.
 const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 
 // selectColumns are evaluationColumns as a query reads them from a database of schema
 // version v. A read-only database of an older version cannot be migrated, and is read as
-// its migrations would leave it: before version 4, no evaluation has warnings (NULL);
+// its migrations would leave it: before version 5, an evaluation's runs per sample are
+// what its note says, or 1 for a tuning run's successful one (schemaV5);
+// before version 4, no evaluation has warnings (NULL);
 // before version 3, none has a launch (NULL);
 // before version 2, strategy_ms is an imported file's strategy time, which the metrics
 // held, and NULL (unknown) otherwise.
 func selectColumns(v int) string {
 	cols := evaluationColumns
+	if v < 5 {
+		cols = strings.Replace(cols, ", runs_per_sample", ", "+oldRunsPerSample+" AS runs_per_sample", 1)
+	}
 	if v < 4 {
 		cols = strings.Replace(cols, ", warnings", ", NULL AS warnings", 1)
 	}
@@ -50,10 +55,10 @@ func selectColumns(v int) string {
 // right even when another process appends to the same run.
 const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
 	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
@@ -109,7 +114,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 22)
+	args := make([]any, 0, 23)
 	for i := range es {
 		row, err := evaluationArgs(&es[i], width)
 		if err != nil {
@@ -176,9 +181,10 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
 		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
 		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(e.Warnings),
+		positiveOrNull(e.RunsPerSample),
 	}
 	if l := e.Launch; l != nil {
-		launch := args[len(args)-7 : len(args)-1]
+		launch := args[len(args)-8 : len(args)-2]
 		for d := range 3 {
 			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
 		}
@@ -192,6 +198,14 @@ func emptyAsNull(s string) any {
 		return nil
 	}
 	return s
+}
+
+// positiveOrNull returns n for an INTEGER column that is NULL when unknown (0 or less).
+func positiveOrNull(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return int64(n)
 }
 
 // realOrNull returns f for a REAL column, or nil (NULL) for NaN, which SQLite cannot store.
@@ -351,10 +365,11 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		t                                     sql.NullInt64
 		grid, block                           [3]sql.NullInt64
 		warnings                              sql.NullString
+		perSample                             sql.NullInt64
 	)
 	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
 		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
-		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings)
+		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings, &perSample)
 	if err != nil {
 		return e, err
 	}
@@ -388,6 +403,9 @@ func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = nullAsNaN(bench), nullAsNaN(fw), nullAsNaN(strategy)
 	e.Time = fromUnixNano(t)
 	e.Warnings = warnings.String
+	if perSample.Int64 > 0 {
+		e.RunsPerSample = int(perSample.Int64)
+	}
 	return e, nil
 }
 

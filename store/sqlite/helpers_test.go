@@ -62,7 +62,7 @@ func everyKindRecording() *result.Recording {
 			{Config: []space.Value{i(16), f(1), b(true), s("row")}, Status: result.OK, Objective: 1.5,
 				Samples: []float64{1.4, 1.5, 1.6}, Metrics: map[string]float64{"gflops": 91.6, "energy": math.NaN(), "peak": math.Inf(1)},
 				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base,
-				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}},
+				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}, RunsPerSample: 40},
 			{Config: []space.Value{i(32), f(0.5), b(false), s("col,major")}, Status: result.Restricted,
 				Objective: math.NaN(), CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN(),
 				StrategyMS: math.NaN()},

@@ -19,11 +19,12 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV2),
 	execStep(schemaV3),
 	execStep(schemaV4),
+	execStep(schemaV5),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -126,6 +127,33 @@ ALTER TABLE evaluations ADD COLUMN block_z INTEGER;
 const schemaV4 = `
 ALTER TABLE evaluations ADD COLUMN warnings TEXT;
 `
+
+// schemaV5 gives every evaluation how many consecutive timed runs each of its samples
+// is the statistic of (result.Evaluation.RunsPerSample; NULL when unknown), which
+// tuning runs record from now on. Evaluations stored before get it as they said it:
+// the number in the note of one whose runs went on for the spec's min_time ("each of
+// its 32 samples is the mean of 40 consecutive runs"), else 1 for a successful
+// evaluation of a tuning run, which ktune timed a run per sample; else, an imported or
+// simulated evaluation or a failure, NULL.
+const schemaV5 = `
+ALTER TABLE evaluations ADD COLUMN runs_per_sample INTEGER;
+UPDATE evaluations SET runs_per_sample = ` + oldRunsPerSample + `
+WHERE status = 'ok' OR instr(message, 'for min_time ') > 0;
+`
+
+// oldRunsPerSample is the runs per sample schemaV5 gives an evaluation stored before, as
+// result.Evaluation.SampleRuns reads a min_time note: the integer after " of " that
+// follows " samples is the " (CAST reads the number that starts a text).
+const oldRunsPerSample = `CASE
+	WHEN instr(message, 'for min_time ') > 0 AND instr(message, ' samples is the ') > 0
+		AND ` + notedRuns + ` >= 1 THEN ` + notedRuns + `
+	WHEN status = 'ok' AND (SELECT kind FROM runs WHERE runs.id = evaluations.run_id) = 'tuning' THEN 1
+END`
+
+const (
+	afterStatistic = `substr(message, instr(message, ' samples is the ') + 16)`
+	notedRuns      = `CAST(substr(` + afterStatistic + `, instr(` + afterStatistic + `, ' of ') + 4) AS INTEGER)`
+)
 
 // otherDatabase says what to do about a file that is no ktune database.
 const otherDatabase = "give the path of a ktune results database, or a new path to create one"

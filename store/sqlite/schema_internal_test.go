@@ -234,8 +234,9 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 			t.Fatalf("%d evaluations, backend %q; want 2, opencl", len(rec.Evaluations), rec.Backend)
 		}
 		for i, e := range rec.Evaluations {
-			if e.Launch != nil || e.Warnings != "" || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 {
-				t.Errorf("evaluation %d: launch %v, objective %v, strategy %v; want none, %d, 0.5", i, e.Launch, e.Objective, e.StrategyMS, i+1)
+			if e.Launch != nil || e.Warnings != "" || e.Objective != float64(i+1) || e.StrategyMS != 0.5 || e.FrameworkMS != 4 || e.RunsPerSample != 1 {
+				t.Errorf("evaluation %d: launch %v, objective %v, strategy %v, %d runs per sample; want none, %d, 0.5, 1 (a tuning run's)",
+					i, e.Launch, e.Objective, e.StrategyMS, e.RunsPerSample, i+1)
 			}
 		}
 		if e, ok, err := s.Lookup(ctx, 1, []space.Value{space.IntValue(64)}); err != nil || !ok || e.Objective != 2 || e.Launch != nil {
