@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
+	"github.com/ktune/ktune/internal/float16"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -102,10 +105,70 @@ func (dv deviation) relative() float64 {
 
 func norm(scale, ssq float64) float64 { return scale * math.Sqrt(ssq) }
 
+// measureAll is measure over outputs of any size: parts of compareChunk elements are
+// measured on every core, then combined in order, so the verdict does not depend on the
+// number of cores (the parts' sums are added in the same order on any machine).
+func measureAll(typ string, got, want []byte) deviation {
+	size := elemSize(typ)
+	n := len(got) / size
+	parts := (n + compareChunk - 1) / compareChunk
+	if parts <= 1 {
+		return measure(typ, got, want)
+	}
+	dvs := make([]deviation, parts)
+	next := make(chan int, parts)
+	for p := range parts {
+		next <- p
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), parts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				lo, hi := p*compareChunk, min((p+1)*compareChunk, n)
+				dvs[p] = measure(typ, got[lo*size:hi*size], want[lo*size:hi*size])
+			}
+		}()
+	}
+	wg.Wait()
+	dv := deviation{n: n, worst: -1, bad: -1, dSSQ: 1, wSSQ: 1}
+	for p, part := range dvs {
+		lo := p * compareChunk
+		if part.bad >= 0 {
+			dv.bad = lo + part.bad
+			return dv
+		}
+		dv.differ += part.differ
+		dv.sum += part.sum
+		addScaled(&dv.dScale, &dv.dSSQ, part.dScale, part.dSSQ)
+		addScaled(&dv.wScale, &dv.wSSQ, part.wScale, part.wSSQ)
+		if part.worst >= 0 && part.worstDiff > dv.worstDiff { // ties: the first, as measure
+			dv.worst, dv.worstDiff = lo+part.worst, part.worstDiff
+		}
+	}
+	return dv
+}
+
+// addScaled adds the sum of squares scale2**2 * ssq2 to scale**2 * ssq.
+func addScaled(scale, ssq *float64, scale2, ssq2 float64) {
+	switch {
+	case scale2 == 0:
+	case scale2 > *scale:
+		r := *scale / scale2
+		*ssq = ssq2 + *ssq*r*r
+		*scale = scale2
+	default:
+		r := scale2 / *scale
+		*ssq += ssq2 * r * r
+	}
+}
+
 // normwise compares by absolute_sum or relative_norm (c.Method).
 func normwise(typ string, got, want []byte, c spec.Check, name string, from int) string {
 	size := elemSize(typ)
-	dv := measure(typ, got, want)
+	dv := measureAll(typ, got, want)
 	value := func(b []byte, k int) float64 { return numbers(typ, b[k*size:(k+1)*size])(0) }
 	if dv.bad >= 0 {
 		return fmt.Sprintf("output %s: %s: element %d is %v, the reference %v, which no tolerance covers (a NaN never passes; an infinity passes only against the same infinity)",
@@ -135,6 +198,8 @@ func normwise(typ string, got, want []byte, c spec.Check, name string, from int)
 // rounded).
 func numbers(typ string, b []byte) func(k int) float64 {
 	switch typ {
+	case "float16":
+		return func(k int) float64 { return float16.Float64(binary.LittleEndian.Uint16(b[2*k:])) }
 	case "float32":
 		v := view(b, binary.LittleEndian.Uint32)
 		return func(k int) float64 { return float64(math.Float32frombits(v[k])) }

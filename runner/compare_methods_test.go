@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/spec"
@@ -99,5 +100,52 @@ func BenchmarkCompareRelativeNorm(b *testing.B) {
 		if msg := compare(a, gb, wb, c); msg != "" {
 			b.Fatal(msg)
 		}
+	}
+}
+
+// TestMeasureInPartsAgreesWithOnePass measures an output of several parts on every
+// core: with differences whose sums are exact in any order, every figure is the one
+// pass's; the worst is the first of equal ones; a NaN is found in a later part.
+func TestMeasureInPartsAgreesWithOnePass(t *testing.T) {
+	n := 3*compareChunk + 5
+	want := make([]float32, n)
+	got := make([]float32, n)
+	for i := range want {
+		want[i] = float32(i%64) + 1
+		got[i] = want[i]
+	}
+	for _, k := range []int{7, compareChunk + 3, 2*compareChunk + 11, n - 1} {
+		got[k] += 0.5 // the worst, four times: the first is at 7
+	}
+	for k := 0; k < n; k += 1001 {
+		if got[k] == want[k] {
+			got[k] += 0.125
+		}
+	}
+	gb, wb := f32s(got...), f32s(want...)
+	one, parts := measure("float32", gb, wb), measureAll("float32", gb, wb)
+	if parts.n != one.n || parts.differ != one.differ || parts.sum != one.sum || parts.worst != 7 || one.worst != 7 || parts.worstDiff != 0.5 {
+		t.Errorf("in parts %+v, in one pass %+v", parts, one)
+	}
+	if r1, r2 := one.relative(), parts.relative(); math.Abs(r1-r2) > 1e-12*r1 {
+		t.Errorf("relative norm %v in parts, %v in one pass", r2, r1)
+	}
+	got[2*compareChunk+20] = float32(math.NaN())
+	if dv := measureAll("float32", f32s(got...), wb); dv.bad != 2*compareChunk+20 {
+		t.Errorf("a NaN at %d: bad %d", 2*compareChunk+20, dv.bad)
+	}
+}
+
+// TestNormwiseReadsFloat16 compares float16 outputs by absolute_sum: halves read as
+// their values (1.5 and 0.25 differ from 1 and 0 by 0.75 in all).
+func TestNormwiseReadsFloat16(t *testing.T) {
+	h := func(v ...uint16) []byte { b, _ := binary.Append(nil, binary.LittleEndian, v); return b }
+	a := spec.ArgInstance{Name: "h", Type: "float16"}
+	got, want := h(0x3e00, 0x3400), h(0x3c00, 0x0000) // 1.5, 0.25 against 1, 0
+	if msg := compare(a, got, want, spec.Check{Method: spec.MethodAbsoluteSum, Tolerance: 0.75}); msg != "" {
+		t.Errorf("at the tolerance: %q", msg)
+	}
+	if msg := compare(a, got, want, spec.Check{Method: spec.MethodAbsoluteSum, Tolerance: 0.74}); !strings.Contains(msg, "is 0.75, above the tolerance 0.74") {
+		t.Errorf("below it: %q", msg)
 	}
 }
