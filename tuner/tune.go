@@ -332,6 +332,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	fnHost, err := verifyFunctionHost(s, backend, info)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Unmeasured(backend); err != nil {
 		return nil, err
 	}
@@ -371,6 +375,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	addReferenceCompiler(inputs, s, host)
+	if err := addVerifyFunctions(inputs, s, backend, fnHost); err != nil {
+		return nil, err
+	}
 	hash := inputs.hash()
 	memoryLimit := o.WorkerMemory
 	switch {
@@ -446,6 +453,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			}
 			if errors.Is(err, worker.ErrReference) && worker.OutOfMemory(err) {
 				return nil, fmt.Errorf("%s: verification: %w\nGive the workers more memory if the reference needs it, or lower what it needs (the spec's array sizes); nothing was measured", o.SpecPath, err)
+			}
+			if ferr := functionFailure(o.SpecPath, err); errors.Is(err, worker.ErrReference) && ferr != nil {
+				return nil, ferr
 			}
 			if errors.Is(err, worker.ErrReference) {
 				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
