@@ -214,9 +214,10 @@ func DefaultPrecompilers() int {
 //     and checks that it measures what the objective and metrics read;
 //   - opens the store and starts the worker supervisor (device work runs in worker
 //     processes: a configuration that crashes or hangs is recorded, and tuning goes on);
-//   - computes the reference outputs, when the spec verifies: a reference that does not
-//     compile, crashes or hangs is an error wrapping worker.ErrReference, and nothing is
-//     measured;
+//   - computes the reference outputs, when the spec verifies, and compiles its
+//     verification functions: a reference that does not compile, crashes or hangs, or a
+//     function that does not compile, is an error wrapping worker.ErrReference, and
+//     nothing is measured;
 //   - resumes the newest interrupted run of the same spec, device, strategy, options and
 //     seed (unless o.Fresh), answering the configurations it measured from the store, or
 //     creates a run;
