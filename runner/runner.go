@@ -973,6 +973,9 @@ func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Inst
 			if msg == "" {
 				var err error
 				if msg, err = r.callFunction(ctx, phase, i, a, g, w, c, name); err != nil {
+					if env := new(device.EnvironmentError); errors.As(err, &env) {
+						r.fault = env // a full compile cache: no verdict on the configuration
+					}
 					return "", err
 				}
 			}
