@@ -15,23 +15,31 @@ import (
 // (the whole output when it has none) by c's method. It returns "" when they pass, else
 // a message that names the output, the method and what failed against which tolerance.
 func compare(a spec.ArgInstance, got, want []byte, c spec.Check) string {
-	size := elemSize(a.Type)
-	name := a.Name
-	from := 0
-	if c.End > 0 {
-		n := min(len(got), len(want)) / size
-		if c.End > n {
-			return fmt.Sprintf("output %s: its range [%d, %d) goes beyond its %d elements; give it a range that every configuration's output holds",
-				a.Name, c.Start, c.End, n)
-		}
-		got, want = got[c.Start*size:c.End*size], want[c.Start*size:c.End*size]
-		name, from = fmt.Sprintf("%s[%d:%d]", a.Name, c.Start, c.End), c.Start
+	got, want, name, msg := inRange(a, got, want, c)
+	if msg != "" {
+		return msg
 	}
+	from := c.Start
 	switch c.Method {
 	case spec.MethodAbsoluteSum, spec.MethodRelativeNorm:
 		return normwise(a.Type, got, want, c, name, from)
 	}
 	return allclose(a, got, want, c.Atol, c.Rtol, name, from)
+}
+
+// inRange returns the elements of got and want that c compares (its range, or all) and
+// the output's name for messages ("c[10:20]" for a range); or why it cannot, when the
+// range goes beyond the output.
+func inRange(a spec.ArgInstance, got, want []byte, c spec.Check) (g, w []byte, name, msg string) {
+	if c.End == 0 {
+		return got, want, a.Name, ""
+	}
+	size := elemSize(a.Type)
+	if n := min(len(got), len(want)) / size; c.End > n {
+		return nil, nil, "", fmt.Sprintf("output %s: its range [%d, %d) goes beyond its %d elements; give it a range that every configuration's output holds",
+			a.Name, c.Start, c.End, n)
+	}
+	return got[c.Start*size : c.End*size], want[c.Start*size : c.End*size], fmt.Sprintf("%s[%d:%d]", a.Name, c.Start, c.End), ""
 }
 
 // deviation is what absolute_sum and relative_norm measure of an output against its

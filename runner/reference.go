@@ -10,9 +10,10 @@ import (
 	"github.com/ktune/ktune/spec"
 )
 
-// Reference computes the reference outputs now, as the first verification would, and says
-// why there are none (worker.Referencer): a spec without verification has nothing to
-// compute.
+// Reference computes the reference outputs now, as the first verification would, and
+// compiles the verification functions (spec.MethodFunction), and says why there are no
+// outputs or a function does not build (worker.Referencer): a spec without verification
+// has nothing to compute.
 func (r *Runner) Reference(ctx context.Context, phase func(string)) error {
 	if r.spec.Verification == nil {
 		return nil
@@ -23,6 +24,9 @@ func (r *Runner) Reference(ctx context.Context, phase func(string)) error {
 	err := r.ref.err
 	if env := new(device.EnvironmentError); errors.As(err, &env) {
 		r.ref = nil // the machine's failure, not the reference's: computed again next time
+	}
+	if err == nil {
+		err = r.prepareFunctions(ctx)
 	}
 	return err
 }

@@ -41,6 +41,10 @@ type Runner struct {
 
 	settings []setting // device settings the spec tunes (parameters named like one)
 
+	// functions holds the verification functions (spec.MethodFunction), compiled on first
+	// use, and what they run with
+	functions *verifyFunctions
+
 	// guardReport, when set (ReportGuards), is given the guard map of the arrays a
 	// launch uses, when it changes; lastGuards is the map it was given last.
 	guardReport func(string)
@@ -114,7 +118,8 @@ func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
 	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{},
-		outputs: map[int][]byte{}}
+		outputs: map[int][]byte{}, functions: &verifyFunctions{compiled: map[functionKey]*compiledFunction{},
+			want: map[int]device.Buffer{}, got: map[int]device.Buffer{}}}
 	for i, p := range s.Parameters {
 		if slices.Contains(device.SettingNames, p.Name) {
 			r.settings = append(r.settings, setting{param: i, name: p.Name})
@@ -291,7 +296,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	warmup := ms(d)
 	if r.spec.Verification != nil {
 		t := time.Now()
-		msg, err := r.verify(ctx, inst, bufs)
+		msg, err := r.verify(ctx, phase, inst, bufs)
 		e.VerifyMS = ms(time.Since(t))
 		if err != nil {
 			return fail(r.failure(err, result.RuntimeError), err.Error())
@@ -868,6 +873,7 @@ func (r *Runner) Idle() {
 // Close releases the device buffers the runner keeps and returns the device settings it
 // changed to what they were.
 func (r *Runner) Close() {
+	r.functions.close()
 	for k, b := range r.bufs {
 		b.release()
 		delete(r.bufs, k)
@@ -908,7 +914,7 @@ func TimeMS(statistic string, samples []float64) float64 {
 
 // verify compares the compared outputs after the warm-up run with the reference; it returns
 // a description of the first mismatches, or "".
-func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.Buffer) (string, error) {
+func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Instance, bufs []device.Buffer) (string, error) {
 	if r.ref == nil {
 		r.ref = r.computeReference(ctx, nil)
 	}
@@ -943,6 +949,22 @@ func (r *Runner) verify(ctx context.Context, inst *spec.Instance, bufs []device.
 		c := v.Check(j)
 		if len(got) != len(want) && !(c.End > 0 && min(len(got), len(want)) >= c.End*elemSize(a.Type)) {
 			problems = append(problems, r.lengthMismatch(i, a, len(want)/elemSize(a.Type)))
+			continue
+		}
+		if c.Method == spec.MethodFunction && c.Function != nil {
+			g, w, name, msg := inRange(a, got, want, c)
+			if msg == "" {
+				var err error
+				if msg, err = r.callFunction(ctx, phase, i, a, g, w, c, name); err != nil {
+					if env := new(device.EnvironmentError); errors.As(err, &env) {
+						r.fault = env // a full compile cache: no verdict on the configuration
+					}
+					return "", err
+				}
+			}
+			if msg != "" {
+				problems = append(problems, msg)
+			}
 			continue
 		}
 		if msg := compare(a, got, want, c); msg != "" {

@@ -233,6 +233,7 @@ verification:                  # optional: check every configuration's outputs
                                #   relative_norm: ||got - want|| / ||want|| <= tolerance,
                                #     Euclidean norms (the normwise relative error of BLAS
                                #     testers; a reference of zeros passes zeros only)
+                               #   function: your own C or C++ function (function below)
                                # absolute_sum and relative_norm read integers as numbers.
                                # A NaN in the output or the reference fails under every
                                # method, even against a NaN; an infinity passes against
@@ -243,7 +244,31 @@ verification:                  # optional: check every configuration's outputs
                                # atol 1e-5 and rtol 1e-3 (PyTorch's for half: its last bit
                                # is a relative 1e-3), each unless the spec gives its own
   # tolerance: 1.0e-4          # absolute_sum's and relative_norm's, required with them
-                               # (refused with allclose)
+                               # (refused with allclose); a function's, by default the
+                               # output type's default atol
+  # function: {name: check, source: check.c}
+                               # a verification function (method function, implied), Kernel
+                               # Tuner's verify: in C or C++ (language, or .c, .cpp...;
+                               # compiler_options and openmp as in kernel; code: inline),
+                               # for every output, or in an output's entry for that one:
+                               #   outputs: [{name: C, function: {name: check, source: check.c}}]
+                               # It is compiled once per run on the host (the host C backend,
+                               # with $CC, $CXX for C++), and called once per output and
+                               # configuration after the kernel's first run, as
+                               #   int check(const float *want, const float *got, long n,
+                               #             double tolerance, char *message, long message_size)
+                               # the pointers of the output's element type (double, _Float16,
+                               # int32_t...; C++ may name a template's instance, check<float>):
+                               # want the reference's elements, got the kernel's (the range's,
+                               # with one), n their count. It returns 0 when the output passes;
+                               # otherwise the output fails verification, with the message it
+                               # wrote (NUL-terminated, at most message_size bytes) if any. A
+                               # declaration the call does not fit (another element type, int
+                               # n, a float result) is a compile error naming the function and
+                               # this signature; a function that does not compile stops the
+                               # run before it measures. One that crashes or hangs costs the
+                               # configuration (runtime_error or timeout, naming the function)
+                               # as a kernel that does, and a fresh worker goes on
 # An entry of outputs may also give a range: the elements compared, a length (range: N,
 # the first N: KTT's SetValidationRange) or [start, end) (range: [N // 2, N]), whole
 # numbers or expressions over the constants, within the output's length; the rest of the

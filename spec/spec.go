@@ -1921,7 +1921,7 @@ func (p *parser) objective(n *yaml.Node) {
 
 func (p *parser) verification(n *yaml.Node, keyLine int) {
 	d, s := p.d, p.s
-	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "method", "atol", "rtol", "tolerance", "range"})
+	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "method", "atol", "rtol", "tolerance", "range", "function"})
 	if !ok && entries == nil {
 		return
 	}
@@ -2261,6 +2261,9 @@ func (s *Spec) ReadFiles() error {
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")
+		}
+		for _, fn := range v.Functions() {
+			read(fn, v.functionField(fn))
 		}
 		for k, path := range v.NPY {
 			s.checkNPY(d, "verification.reference.npy."+s.Arguments[k].Name, path, k)

@@ -20,18 +20,28 @@ const (
 	// MethodRelativeNorm passes when ||got - want|| / ||want|| (Euclidean norms over the
 	// elements) is at most the tolerance: the normwise relative error of BLAS testers.
 	MethodRelativeNorm = "relative_norm"
+	// MethodFunction passes when the user's C or C++ function (Check.Function) returns 0
+	// for the output and its reference: Kernel Tuner's verify function.
+	MethodFunction = "function"
 )
 
 // Methods are the comparison methods, the default first.
-var Methods = []string{MethodAllclose, MethodAbsoluteSum, MethodRelativeNorm}
+var Methods = []string{MethodAllclose, MethodAbsoluteSum, MethodRelativeNorm, MethodFunction}
 
 // Check says how one compared output is compared with its reference.
 type Check struct {
 	Method     string  // one of Methods
 	Atol, Rtol float64 // allclose: |got - want| <= Atol + Rtol*|want| per element
-	Tolerance  float64 // absolute_sum: sum |got - want| <= Tolerance; relative_norm: ||got - want|| <= Tolerance * ||want||
+	Tolerance  float64 // absolute_sum: sum |got - want| <= Tolerance; relative_norm: ||got - want|| <= Tolerance * ||want||; function: passed to it
 	// Start and End are the compared elements, [Start, End); End 0: the whole output.
 	Start, End int
+	// Function is method function's C or C++ function (see FunctionSignature), compiled
+	// as a host C kernel is; nil for the other methods. Outputs that inherit it from
+	// verification share it.
+	Function *Kernel
+	// functionField is where Function is written (verification.function,
+	// verification.outputs[1].function), for the errors of reading its files.
+	functionField string
 }
 
 // Check is how the compared output Outputs[j] is compared: its own settings, or for a
@@ -49,6 +59,9 @@ func (c Check) String() string {
 	if c.Method == MethodAllclose || c.Method == "" {
 		return fmt.Sprintf("allclose (atol %v, rtol %v)", c.Atol, c.Rtol)
 	}
+	if c.Method == MethodFunction && c.Function != nil {
+		return fmt.Sprintf("the verification function %s (tolerance %v)", c.Function.Describe(), c.Tolerance)
+	}
 	return fmt.Sprintf("%s (tolerance %v)", c.Method, c.Tolerance)
 }
 
@@ -58,12 +71,12 @@ type checkSettings struct {
 	c      Check
 	tolSet bool // a tolerance was given (the methods other than allclose need one)
 	// lines of the fields written at this level, 0 where inherited
-	methodLine, atolLine, rtolLine, tolLine int
+	methodLine, atolLine, rtolLine, tolLine, functionLine int
 }
 
-// readCheck reads method, atol, rtol, tolerance and (for an output, arg >= 0) range
-// among entries of field, over the settings inherited; it reports what is written
-// where it cannot apply.
+// readCheck reads method, atol, rtol, tolerance, function and (for an output, arg >= 0)
+// range among entries of field, over the settings inherited; it reports what is written
+// where it cannot apply. A function written without a method makes the method function.
 func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSet bool, arg int) Check {
 	d := p.d
 	cs := checkSettings{c: inherited, tolSet: tolSet}
@@ -99,9 +112,26 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 			}
 		case "range":
 			cs.c.Start, cs.c.End = p.outputRange(e.value, f, arg)
+		case "function":
+			if fn := p.verifyFunction(e.value, f, e.line); fn != nil {
+				cs.c.Function, cs.c.functionField, cs.functionLine = fn, f, e.line
+			}
+		}
+	}
+	if cs.functionLine > 0 || hasKey(entries, "function") {
+		switch {
+		case cs.methodLine == 0:
+			cs.c.Method = MethodFunction
+		case cs.c.Method != MethodFunction:
+			d.errAt(cs.methodLine, join(field, "method"), "%s, but a function is given beside it: a function is method function's; leave out method (or write method: function) to compare by the function, or leave out the function", cs.c.Method)
 		}
 	}
 	m := cs.c.Method
+	if m != MethodFunction {
+		cs.c.Function, cs.c.functionField = nil, ""
+	} else if cs.c.Function == nil && cs.methodLine > 0 {
+		d.errAt(cs.methodLine, join(field, "function"), "missing; method function needs the C or C++ function that compares: function: {name: check, source: check.c} (ktune help spec gives its signature)")
+	}
 	if m == MethodAllclose {
 		if cs.tolLine > 0 {
 			d.errAt(cs.tolLine, join(field, "tolerance"), "method allclose takes atol and rtol, not a tolerance; write those, or name the method the tolerance is for (method: %s or %s)", MethodAbsoluteSum, MethodRelativeNorm)
@@ -126,6 +156,12 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 		if at.line > 0 {
 			d.errAt(at.line, join(field, at.key), "%s is method allclose's; method %s takes a tolerance instead: write tolerance: X", at.key, m)
 		}
+	}
+	if m == MethodFunction {
+		if !cs.tolSet {
+			cs.c.Tolerance = unsetTolerance // the output type's default atol (withDefaults)
+		}
+		return cs.c
 	}
 	// where the method is inherited, verification's own level said it lacks one
 	if !cs.tolSet && cs.methodLine > 0 {
@@ -192,7 +228,7 @@ func (a Argument) floatType() bool {
 }
 
 // comparedOutput reads one entry of verification.outputs: an argument's name, or a
-// mapping {name, method, atol, rtol, tolerance, range}. It returns the argument's index
+// mapping {name, method, atol, rtol, tolerance, range, function}. It returns the argument's index
 // (-1 when wrong, after saying why) and its comparison.
 func (p *parser) comparedOutput(it *yaml.Node, field string, global Check, tolSet bool, outputNames []string) (int, Check) {
 	d, s := p.d, p.s
@@ -200,7 +236,7 @@ func (p *parser) comparedOutput(it *yaml.Node, field string, global Check, tolSe
 	nameNode := it
 	if rn := d.resolve(it); rn != nil && rn.Kind == yaml.MappingNode {
 		var ok bool
-		entries, ok = d.mapping(rn, field, []string{"name", "method", "atol", "rtol", "tolerance", "range"})
+		entries, ok = d.mapping(rn, field, []string{"name", "method", "atol", "rtol", "tolerance", "range", "function"})
 		if !ok && entries == nil {
 			return -1, global
 		}
@@ -244,7 +280,8 @@ const unsetTolerance = -1
 // withDefaults returns c with the defaults of outputs of element type typ where atol or
 // rtol is unset: DefaultHalfAtol and DefaultHalfRtol for float16, whose precision is
 // about three decimal digits, DefaultAtol and DefaultRtol otherwise. Each falls back on
-// its own: a spec that gives only rtol keeps half's atol.
+// its own: a spec that gives only rtol keeps half's atol. A function's unset tolerance
+// is the type's default atol, as Kernel Tuner passes its atol to a verify function.
 func (c Check) withDefaults(typ string) Check {
 	atol, rtol := DefaultAtol, DefaultRtol
 	if t, ok := lookupType(typ); ok && t.name == "float16" {
@@ -255,6 +292,9 @@ func (c Check) withDefaults(typ string) Check {
 	}
 	if c.Rtol < 0 {
 		c.Rtol = rtol
+	}
+	if c.Tolerance < 0 {
+		c.Tolerance = atol
 	}
 	return c
 }

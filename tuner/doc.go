@@ -56,8 +56,8 @@
 //
 // Options that do not fit are refused before anything is stored: *OptionsError,
 // *UnlimitedError, *DeviceError, a *spec.Error for the spec. A run that another process
-// tunes is a *RunHeldError, and a reference that cannot be computed wraps
-// worker.ErrReference. Once the search has begun Tune returns its report even beside an
+// tunes is a *RunHeldError, and a reference that cannot be computed (or a verification
+// function that does not compile) wraps worker.ErrReference. Once the search has begun Tune returns its report even beside an
 // error: ctx's error when it was cancelled (the run is left interrupted, to be resumed),
 // ErrDatabaseLost when the database file was deleted or replaced meanwhile (checked at
 // every evaluation and at the end), or ErrNothingSucceeded when no configuration ran and

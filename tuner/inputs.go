@@ -44,6 +44,10 @@ import (
 //   - "reference compiler": for a C or C++ reference of an OpenCL or CUDA kernel, which
 //     runs on the host (spec.HostReference), the host C or C++ compiler's path,
 //     arguments and version line (addReferenceCompiler);
+//   - "verification function NAME (FILE)": each verification function's code, whose
+//     headers count as the kernel's do; and "verification function compiler": where they
+//     run on the host beside an OpenCL or CUDA kernel, the host C or C++ compilers that
+//     build them (addVerifyFunctions);
 //   - "environment NAME": for a host C kernel built with OpenMP, each OpenMP variable set
 //     in the environment (OMP_NUM_THREADS, OMP_PROC_BIND, GOMP_SPINCOUNT, KMP_...), which
 //     the workers inherit and which decide how many threads run and how they wait.
@@ -117,11 +121,11 @@ func runInputs(s *spec.Spec, text []byte, info device.Info) (inputSet, error) {
 	return in, nil
 }
 
-// usesCXX reports whether s's kernel or reference kernel is host C++ built on the
-// kernel's device: a C++ reference of an OpenCL or CUDA kernel is the host's
-// (addReferenceCompiler).
+// usesCXX reports whether s's kernel, reference kernel or a verification function is
+// host C++ built on the kernel's device: a C++ reference or function of an OpenCL or
+// CUDA kernel is the host's (addReferenceCompiler, addVerifyFunctions).
 func usesCXX(s *spec.Spec) bool {
-	if s.Kernel.Language == "c++" {
+	if s.Kernel.Language == "c++" || s.Kernel.Language == "c" && functionsUseCXX(s) {
 		return true
 	}
 	return s.Verification != nil && s.Verification.Kernel != nil && s.Verification.Kernel.Language == "c++" && !s.HostReference()

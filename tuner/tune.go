@@ -214,9 +214,10 @@ func DefaultPrecompilers() int {
 //     and checks that it measures what the objective and metrics read;
 //   - opens the store and starts the worker supervisor (device work runs in worker
 //     processes: a configuration that crashes or hangs is recorded, and tuning goes on);
-//   - computes the reference outputs, when the spec verifies: a reference that does not
-//     compile, crashes or hangs is an error wrapping worker.ErrReference, and nothing is
-//     measured;
+//   - computes the reference outputs, when the spec verifies, and compiles its
+//     verification functions: a reference that does not compile, crashes or hangs, or a
+//     function that does not compile, is an error wrapping worker.ErrReference, and
+//     nothing is measured;
 //   - resumes the newest interrupted run of the same spec, device, strategy, options and
 //     seed (unless o.Fresh), answering the configurations it measured from the store, or
 //     creates a run;
@@ -332,6 +333,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	fnHost, err := verifyFunctionHost(s, backend, info)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Unmeasured(backend); err != nil {
 		return nil, err
 	}
@@ -371,6 +376,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	addReferenceCompiler(inputs, s, host)
+	if err := addVerifyFunctions(inputs, s, backend, fnHost); err != nil {
+		return nil, err
+	}
 	hash := inputs.hash()
 	memoryLimit := o.WorkerMemory
 	switch {
@@ -446,6 +454,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			}
 			if errors.Is(err, worker.ErrReference) && worker.OutOfMemory(err) {
 				return nil, fmt.Errorf("%s: verification: %w\nGive the workers more memory if the reference needs it, or lower what it needs (the spec's array sizes); nothing was measured", o.SpecPath, err)
+			}
+			if ferr := functionFailure(o.SpecPath, err); errors.Is(err, worker.ErrReference) && ferr != nil {
+				return nil, ferr
 			}
 			if errors.Is(err, worker.ErrReference) {
 				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)

@@ -42,6 +42,11 @@ const (
 	// phaseGuards carries, in Err, the guard map of the arrays the next launch uses
 	// (runner.ReportGuards): sent when it changes, kept by the parent for crash messages.
 	phaseGuards = "guards"
+	// phaseRunning starts a phase that names what runs from now on, when it is not the
+	// kernel (runner.RunningPrefix): "running: the verification function check
+	// (check.c)". A crash or a hang is blamed on it until the next such phase, or
+	// phaseCompiled or phaseTiming, gives the blame back to the kernel.
+	phaseRunning = "running: "
 )
 
 type request struct {

@@ -518,6 +518,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 		}
 	}()
 	running, timing := false, false
+	subject := "the kernel"           // what runs, for the message of a crash or a hang (phaseRunning)
 	var compiled time.Time            // when compilation ended and the kernel started
 	var stoppedAtLaunch time.Duration // how long this process had been stopped by then
 	for {
@@ -526,16 +527,20 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			lim.observe()
 			if !ok {
 				end := time.Now()
-				e, err := s.died(ch, start, running)
+				e, err := s.died(ch, start, running, subject)
 				splitCrashTime(&e, start, end, compiled, waited, stoppedAtLaunch, lim.stopped, running)
 				return e, lim.stopped, err
 			}
 			if r.ID != id {
 				continue
 			}
+			if what, ok := strings.CutPrefix(r.Phase, phaseRunning); ok {
+				subject = what
+				continue
+			}
 			switch r.Phase {
 			case phaseTiming:
-				timing = true
+				timing, subject = true, "the kernel"
 				// Time the kernel alone: hold the pre-compilers while it runs.
 				if !paused && s.opts.PauseWhileTiming {
 					paused = s.pausePrecompilers()
@@ -547,6 +552,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 				}
 			case phaseCompiled:
 				running, compiled, stoppedAtLaunch = true, time.Now(), lim.stopped
+				subject = "the kernel"
 				lim.reset(s.opts.Timeout)
 			case phaseDone:
 				if r.Retire != "" {
@@ -572,7 +578,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			if ch.died() {
 				// It died in time; what it started may still hold its answer pipe.
 				end := time.Now()
-				e, err := s.died(ch, start, running)
+				e, err := s.died(ch, start, running, subject)
 				splitCrashTime(&e, start, end, compiled, waited, stoppedAtLaunch, lim.stopped, running)
 				return e, lim.stopped, err
 			}
@@ -584,6 +590,9 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			// pre-compiler included), from then on the kernel's: its warm-up, verification
 			// and timed runs, one of which hung. Stops of this process count as neither.
 			msg := s.overLimit(running)
+			if running && subject != "the kernel" {
+				msg = fmt.Sprintf("%s ran past the time limit of %v (timeout) and was killed", subject, s.opts.Timeout)
+			}
 			if timing {
 				// Its first run ended, and passed verification: a kernel slow enough
 				// that all its runs together take longer than the limit is not hung.
@@ -845,13 +854,13 @@ func (s *Supervisor) askLocked(ctx context.Context, op, subject string) (answer,
 	}
 }
 
-// died reports the death of the main child ch while it compiled, or ran the kernel: a
-// crash, the configuration's result, unless what the child printed puts it down to the
+// died reports the death of the main child ch while it compiled, or ran the kernel (or
+// subject, what a phaseRunning named): a crash, the configuration's result, unless what the child printed puts it down to the
 // machine (environmentCrash): then an ErrEnvironment error.
-func (s *Supervisor) died(ch *child, start time.Time, running bool) (result.Evaluation, error) {
+func (s *Supervisor) died(ch *child, start time.Time, running bool, subject string) (result.Evaluation, error) {
 	who, during := "the worker process", "compiling"
 	if running {
-		who, during = "the kernel", ""
+		who, during = subject, ""
 	}
 	e := s.crashed(ch, start, who, during)
 	if environmentCrash(ch.output.lines(40), running) {

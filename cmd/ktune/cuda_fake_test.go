@@ -202,3 +202,54 @@ iterations: 3
 		t.Fatalf("report %+v, want 2 ok on the stand-in CUDA device\n%s", rep, stderr)
 	}
 }
+
+// TestTuneCUDAVerifiedByACFunction: the stand-in CUDA kernel's output is checked by a C
+// verification function, which ktune compiles on the host and calls in the worker once
+// per configuration with the reference's elements and the kernel's, their count and the
+// tolerance; the function logs each call to a file, and checks x against its own formula
+// besides the reference.
+func TestTuneCUDAVerifiedByACFunction(t *testing.T) {
+	calls := filepath.Join(t.TempDir(), "calls.txt")
+	rep, _, stderr := tuneThroughStandIn(t, `
+kernel:
+  name: scale<2>
+  language: cuda
+  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
+constants: {N: 832}
+parameters:
+  - {name: block_size_x, values: [32, 128]}
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
+  - {name: n, type: int32, value: N}
+  - {name: coef, kind: constant, type: float32, length: 4, fill: {constant: 0.5}}
+  - {name: a, type: float32, value: 3}
+verification:
+  reference: {config: {block_size_x: 128}}
+  tolerance: 0.25
+  function:
+    name: check
+    compiler_options: ['-DCALLS="`+calls+`"']
+    code: |
+      #include <stdio.h>
+      int check(const float *want, const float *got, long n, double tolerance, char *message, long size) {
+          FILE *f = fopen(CALLS, "a");
+          fprintf(f, "n=%ld tolerance=%g x[1]=%g\n", n, tolerance, got[1]);
+          fclose(f);
+          for (long i = 0; i < n; i++)
+              if (got[i] != want[i] || got[i] != 3.0f * (float)i + 0.5f) { snprintf(message, size, "x[%ld] is %g", i, got[i]); return 1; }
+          return 0;
+      }
+iterations: 3
+`)
+	if rep.Backend != "cuda" || rep.Statuses["ok"] != 2 || rep.Evaluations != 2 {
+		t.Fatalf("report %+v, want 2 ok on the stand-in CUDA device\n%s", rep, stderr)
+	}
+	log, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("n=832 tolerance=0.25 x[1]=3.5\n", 2); string(log) != want {
+		t.Errorf("the function's calls:\n%s\nwant one per configuration:\n%s", log, want)
+	}
+}

@@ -95,7 +95,8 @@ its inputs are as they were: the spec file, the kernel sources, the headers they
 from their own folder and from -I folders, the .npy data files, the device's software (for
 host C: the compiler, $CC, and its version; for host C++, $CXX and its version besides),
 the compiler of a C or C++ reference of an OpenCL or CUDA kernel, which runs on the host,
-and, for a host C or C++ kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when
+the verification functions (their code and headers, and beside an OpenCL or CUDA kernel the
+host compilers that build them), and, for a host C or C++ kernel with OpenMP, the OMP_, GOMP_ and KMP_ variables set; when
 they changed, the command says which, and a new run starts. The budget is the run's: a
 resumed run measures until it has --budget evaluations, one that has them already measures
 nothing and stays interrupted (a larger --budget continues it), and the summary is of all
@@ -108,7 +109,7 @@ not be stored by then is named in a warning and measured again when the run resu
 Before the search the reference outputs are computed (a C or C++ reference of an OpenCL
 or CUDA kernel runs once on the host, through the host C backend): a reference that does
 not compile, crashes or hangs stops the command, since every configuration would fail
-verification. A
+verification, and so does a verification function that does not compile. A
 configuration that fails is stored with its status and message; the summary gives each
 failing status's most common message, tuning stops when the first 10 configurations
 and 5 more drawn at random from the rest of the space all fail with one message (a fault
