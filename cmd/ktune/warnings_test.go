@@ -90,7 +90,7 @@ func TestTuneShowsTheCompilersWarningsOnce(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if strings.Count(out, "1.5") != 1 || !strings.Contains(out, "compiler warnings: 1 distinct, in the builds of 2 configurations of 4\n  2 configurations, the first block_size_x=16, variant=1:\n    ") {
+	if strings.Count(out, "warned.cl:5:") != 1 || !strings.Contains(out, "compiler warnings: 1 distinct, in the builds of 2 configurations of 4\n  2 configurations, the first block_size_x=16, variant=1:\n    ") {
 		t.Errorf("the summary does not show the warning once:\n%s", out)
 	}
 }
