@@ -2,35 +2,17 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"html"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/ktune/ktune/internal/browsertest"
 	"github.com/ktune/ktune/store"
 )
-
-// browser is a headless Chromium or Chrome on the PATH; the test is skipped without one
-// (and with -short), as report's browser tests are.
-func browser(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome-headless-shell", "headless_shell"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("no headless Chromium or Chrome on the PATH")
-	return ""
-}
 
 // probe is a page of the same origin as the dashboard that opens a dashboard page in a
 // frame, works its controls as a user would once its fetches are done (the script %s
@@ -79,23 +61,8 @@ func measure(t *testing.T, chrome string, h http.Handler, page, script string, e
 	}
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--window-size=1400,1100", "--virtual-time-budget=30000",
-		"--dump-dom", srv.URL+"/probe")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", chrome, err)
-	}
-	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("the probe measured nothing:\n%.3000s", out)
-	}
 	var got map[string]any
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Measure(t, chrome, srv.URL+"/probe", browsertest.Window{Width: 1400, Height: 1100, VirtualTime: 30 * time.Second, Timeout: 2 * time.Minute}, &got)
 	if got["error"] != nil {
 		t.Fatalf("the probe failed: %v", got["error"])
 	}
@@ -116,7 +83,7 @@ func number(t *testing.T, m map[string]any, key string) int {
 // analysis, and the significance and sensitivity charts have a bar per selected
 // parameter; hovering a point shows its configuration.
 func TestThePageDrawsTheRunAndFollowsItsControls(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	st, db := imported(t, convolution)
 	rec := read(t, convolution)
 	readOnly := 0
@@ -183,7 +150,7 @@ func TestThePageDrawsTheRunAndFollowsItsControls(t *testing.T) {
 // The page of a run being tuned adds the evaluations stored while it is open: the probe
 // has the test append ten (as a tuning process would) and waits for the page's polls.
 func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t)
 	rec := read(t, convolution)

@@ -1,33 +1,15 @@
 package report
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
-)
 
-// browser is a headless Chromium or Chrome on the PATH; the test is skipped without one
-// (and with -short), as the layout of a page can only be measured by a browser.
-func browser(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome-headless-shell", "headless_shell"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("no headless Chromium or Chrome on the PATH")
-	return ""
-}
+	"github.com/ktune/ktune/internal/browsertest"
+)
 
 // probe is a page that shows the report in a frame of a given width (a headless
 // browser's window is at least 500 pixels wide) and, once it has loaded, writes what it
@@ -70,23 +52,8 @@ func measure(t *testing.T, chrome, page string, width int) measured {
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(probe, width, html.EscapeString(string(data)))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), fmt.Sprintf("--window-size=%d,1000", max(width, 500)), "--virtual-time-budget=3000",
-		"--dump-dom", "file://"+file)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", chrome, err)
-	}
-	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("the browser's page has no measurements:\n%.2000s", out)
-	}
 	var r measured
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Measure(t, chrome, "file://"+file, browsertest.Window{Width: max(width, 500), Height: 1000, VirtualTime: 3 * time.Second, Timeout: time.Minute}, &r)
 	if r.Width > width {
 		t.Fatalf("the frame of %d pixels is %d wide", width, r.Width)
 	}
@@ -99,7 +66,7 @@ func measure(t *testing.T, chrome, page string, width int) measured {
 // box; on a wide one, two figures whose captions are longer than their images stand side
 // by side, where each caption widened its figure and pushed the second below the first.
 func TestPageFitsANarrowScreenAndFiguresPairUp(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	dir := t.TempDir()
 	svg := filepath.Join(dir, "f.svg")
 	if err := os.WriteFile(svg, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="480" height="300"><rect width="480" height="300" fill="#ccc"/></svg>`), 0o644); err != nil {
