@@ -313,7 +313,7 @@ func (p *parser) launches(n *yaml.Node) {
 		s.Launches = append(s.Launches, l)
 		p.c.launches = append(p.c.launches, cl)
 	}
-	if p.problemMissing {
+	if p.problemMissing && !hostLanguage(s.Kernel.Language) { // host C has no geometry
 		for i, l := range s.Launches {
 			if l.Grid == nil {
 				d.errAt(l.line, index("launches", i)+".grid", "missing, and the spec has no problem_size or grid for it to take; give the launch a grid, or give the spec a problem_size")
