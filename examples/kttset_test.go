@@ -266,3 +266,44 @@ func TestGEMMBatchedWrongKernelCaught(t *testing.T) {
 		caught(t, "gemm_batched/gemm_batched.yaml", "gemm_batched/gemm_batched.cl", edits{constants: rect, values: c.values}, 2, c.m)
 	}
 }
+
+// TestReductionTwoPass samples the two-launch reduction, partial sums then their sum, on
+// a length that no vector width divides.
+func TestReductionTwoPass(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("reduction/reduction_two_pass.yaml"), edits{
+		constants: map[string]string{"N": "100003"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 5, 3))
+}
+
+// TestReductionTwoPassWrongKernelCaught: a second launch that drops the last partial sum,
+// and a first launch whose groups overwrite each other's partial sum (few enough groups
+// that the last has data to drop).
+func TestReductionTwoPassWrongKernelCaught(t *testing.T) {
+	caught(t, "reduction/reduction_two_pass.yaml", "reduction/reduction_two_pass.cl",
+		edits{constants: map[string]string{"N": "65536"}, values: map[string]string{"WG_NUM": "[32, 64]"}}, 2,
+		mutation{"final drops a partial", "i < groups; i += FINAL_WG_SIZE", "i < groups - 1; i += FINAL_WG_SIZE"},
+		mutation{"partials overwrite", "partial[get_group_id(0)] = sum;", "partial[get_group_id(0) / 2] = sum;"},
+	)
+}
+
+// TestHotspot samples the Hotspot-style stencil, whose launches (STEPS / STEPS_PER_LAUNCH
+// of them, odd and even numbers) swap their buffers, on a chip no tile divides.
+func TestHotspot(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, variant(t, example("hotspot/hotspot.yaml"), edits{
+		constants: map[string]string{"W": "100", "H": "75"},
+	}), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 6, 4))
+}
+
+// TestHotspotWrongKernelCaught: a tile written one step too early (its overlap's cells
+// still wrong), and a chip edge that takes the wrong neighbour.
+func TestHotspotWrongKernelCaught(t *testing.T) {
+	caught(t, "hotspot/hotspot.yaml", "hotspot/hotspot.cl",
+		edits{constants: map[string]string{"W": "100", "H": "75"}, values: map[string]string{"STEPS_PER_LAUNCH": "[2, 3, 4]"}}, 2,
+		mutation{"overlap too thin", "lx >= S && lx < BLOCK_X - S", "lx >= S - 1 && lx < BLOCK_X - S + 1"},
+		mutation{"edge neighbour", "gx > 0 ? tile[cur][ly][lx - 1] : t", "tile[cur][ly][lx - 1]"},
+	)
+}

@@ -68,6 +68,9 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		ref.err = fmt.Errorf("reference configuration: %w", err)
 		return ref
 	}
+	if !isRef && len(r.spec.Launches) > 0 {
+		return r.sequenceReference(ctx, inst, what, phase)
+	}
 	src.Defines = inst.Defines
 	k, err := r.compile(ctx, src, kernel)
 	if err != nil {
@@ -150,6 +153,21 @@ func (r *Runner) Check(ctx context.Context) error {
 	}
 	sources := []device.Source{r.src}
 	defines := [][]device.Define{inst.Defines}
+	isRef := []bool{false}
+	if len(r.spec.Launches) > 0 {
+		// each launch's function, against the arguments it takes
+		sources, defines, isRef = nil, nil, nil
+		prog, err := r.compileProgram(ctx, r.dev, inst)
+		if err == nil {
+			err = prog.checkDeclared(r)
+			prog.release()
+			if err != nil {
+				return err
+			}
+		} else if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 	// A reference on the host is left out: the host C backend cannot say what its
 	// kernels declare.
 	if rs, ok := r.spec.ReferenceSource(); ok && !r.spec.HostReference() {
@@ -157,6 +175,7 @@ func (r *Runner) Check(ctx context.Context) error {
 		if ri, err := r.spec.ReferenceInstance(r.referenceValues()); err == nil {
 			sources = append(sources, rs)
 			defines = append(defines, ri.Defines)
+			isRef = append(isRef, true)
 		}
 	}
 	for i, src := range sources {
@@ -168,7 +187,7 @@ func (r *Runner) Check(ctx context.Context) error {
 			}
 			continue
 		}
-		err = r.checkDeclared(k, i > 0)
+		err = r.checkDeclared(k, isRef[i])
 		k.Release()
 		if err != nil {
 			return err

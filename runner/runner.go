@@ -184,14 +184,12 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	if msg := r.limitViolation(inst); msg != "" {
 		return nil
 	}
-	src := r.src
-	src.Defines = inst.Defines
-	k, err := r.compile(ctx, src, &r.spec.Kernel)
+	prog, err := r.compileProgram(ctx, r.dev, inst)
 	if err != nil {
 		return err
 	}
-	defer k.Release()
-	if err := r.checkDeclared(k, false); err != nil {
+	defer prog.release()
+	if err := prog.checkDeclared(r); err != nil {
 		return err
 	}
 	if r.info.Backend != "opencl" || r.info.Type != "cpu" {
@@ -212,10 +210,21 @@ func (r *Runner) Compile(ctx context.Context, c space.Config, phase func(string)
 	if err != nil {
 		return err
 	}
-	one := inst.Launch
-	one.Grid = device.Dim3{1, 1, 1}
-	_, err = k.Run(ctx, one, args)
-	return r.spec.ArgumentError(err)
+	if len(r.spec.Launches) == 0 {
+		one := inst.Launch
+		one.Grid = device.Dim3{1, 1, 1}
+		_, err = prog.kernels[0].Run(ctx, one, args)
+		return r.spec.ArgumentError(err)
+	}
+	// each function at each of its launches' work-group sizes
+	for i, l := range inst.Launches {
+		one := l.Launch
+		one.Grid = device.Dim3{1, 1, 1}
+		if _, err := prog.kernels[i].Run(ctx, one, r.spec.LaunchArgs(i, args, nil)); err != nil {
+			return &launchError{name: r.spec.LaunchName(i), err: r.spec.LaunchArgumentError(i, err)}
+		}
+	}
+	return nil
 }
 
 // Evaluate measures configuration c; phase("compiled") is called when compilation is over
@@ -244,10 +253,8 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	if err := r.applySettings(values); err != nil {
 		return fail(result.RuntimeError, "device setting: "+err.Error())
 	}
-	src := r.src
-	src.Defines = inst.Defines
 	t0 := time.Now()
-	k, err := r.compile(ctx, src, &r.spec.Kernel)
+	prog, err := r.compileProgram(ctx, r.dev, inst)
 	e.CompileMS = ms(time.Since(t0))
 	if err != nil {
 		var ce *device.CompileError
@@ -267,12 +274,10 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 		}
 		return fail(r.failure(err, result.CompileError), err.Error())
 	}
-	defer k.Release()
-	if w, ok := k.(device.Warner); ok {
-		// Kept whatever happens next: a warning often explains a wrong answer.
-		e.Warnings = truncate(w.Warnings(), MaxWarnings)
-	}
-	if err := r.checkDeclared(k, false); err != nil {
+	defer prog.release()
+	// Kept whatever happens next: a warning often explains a wrong answer.
+	e.Warnings = truncate(prog.warnings(), MaxWarnings)
+	if err := prog.checkDeclared(r); err != nil {
 		return fail(result.RuntimeError, err.Error())
 	}
 	// The spec's timeout counts from here: the supervisor's run limit starts as it hears
@@ -288,7 +293,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// Runtimes that generate code at the first launch (PoCL) spend that time here: it is
 	// compilation, not framework overhead.
 	t1 := time.Now()
-	d, err := k.Run(ctx, inst.Launch, args)
+	d, binding, err := prog.run(ctx, args)
 	if err != nil {
 		return fail(r.failure(err, classify(err)), r.spec.ArgumentError(err).Error())
 	}
@@ -296,7 +301,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	warmup := ms(d)
 	if r.spec.Verification != nil {
 		t := time.Now()
-		msg, err := r.verify(ctx, phase, inst, bufs)
+		msg, err := r.verify(ctx, phase, inst, bound(bufs, binding))
 		e.VerifyMS = ms(time.Since(t))
 		if err != nil {
 			return fail(r.failure(err, result.RuntimeError), err.Error())
@@ -314,7 +319,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// difference is lost.
 	settled := time.Now()
 	for i := 0; i < settleRuns && warmup < ms(settleUnder); i++ {
-		d, err := k.Run(ctx, inst.Launch, args)
+		d, _, err := prog.run(ctx, args)
 		if err != nil {
 			return fail(r.failure(err, classify(err)), err.Error())
 		}
@@ -346,7 +351,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 			break
 		}
 		began := time.Now()
-		d, err := k.Run(ctx, inst.Launch, args)
+		d, _, err := prog.run(ctx, args)
 		if err != nil {
 			return fail(r.failure(err, classify(err)), err.Error())
 		}
@@ -379,7 +384,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 					return fail(result.RuntimeError, "cancelled: "+err.Error())
 				}
 				began := time.Now()
-				d, err := k.Run(ctx, inst.Launch, args)
+				d, _, err := prog.run(ctx, args)
 				if err != nil {
 					return fail(r.failure(err, classify(err)), err.Error())
 				}
@@ -407,7 +412,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 			if err := ctx.Err(); err != nil {
 				return fail(result.RuntimeError, "cancelled: "+err.Error())
 			}
-			if _, err := k.Run(ctx, inst.Launch, args); err != nil {
+			if _, _, err := prog.run(ctx, args); err != nil {
 				return fail(r.failure(err, classify(err)), err.Error())
 			}
 			runs++
@@ -425,13 +430,12 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	}
 	// The first launch was checked for writes outside the arrays; one in a timed run
 	// alone fails this configuration, not the next one to use the arrays.
-	if c, ok := k.(device.OverrunChecker); ok {
-		if err := c.CheckOverruns(args); err != nil {
-			return fail(r.failure(err, classify(err)), r.spec.ArgumentError(err).Error()+" (in a timed run, not the first)")
-		}
+	if err := prog.checkOverruns(args); err != nil {
+		return fail(r.failure(err, classify(err)), r.spec.ArgumentError(err).Error()+" (in a timed run, not the first)")
 	}
-	// What the compiler decided, where the backend reports it (CUDA).
-	if attrs := k.Attributes(); attrs != nil {
+	// What the compiler decided, where the backend reports it (CUDA); a sequence's
+	// kernels each decided their own.
+	if attrs := prog.kernels[0].Attributes(); attrs != nil && len(r.spec.Launches) == 0 {
 		if regs, ok := attrs["registers"]; ok {
 			observed["registers"] = regs
 			observed["shared_memory"] = attrs["local_mem_bytes"] + float64(inst.Launch.SharedBytes)
@@ -600,7 +604,29 @@ func (r *Runner) limitViolation(inst *spec.Instance) string { return LimitViolat
 // memory, or on a CPU device half of it). Limits that only the compiled kernel knows (its
 // own maximum work-group size, static local memory) are checked later.
 func LimitViolation(info device.Info, inst *spec.Instance) string {
-	b := inst.Launch.Block
+	if inst.Launches == nil {
+		if msg := launchViolation(info, inst.Launch, inst.Args); msg != "" {
+			return msg
+		}
+	}
+	// A sequence's launches are checked each, with the local memory of the arguments
+	// they take.
+	for i, l := range inst.Launches {
+		args := make([]spec.ArgInstance, len(l.Args))
+		for j, k := range l.Args {
+			args[j] = inst.Args[k]
+		}
+		if msg := launchViolation(info, l.Launch, args); msg != "" {
+			return fmt.Sprintf("launches[%d] (%s): %s", i, l.Kernel, msg)
+		}
+	}
+	return arraysViolation(info, inst.Args)
+}
+
+// launchViolation is LimitViolation's check of one launch, with args the arguments it
+// takes: its block size and its local memory.
+func launchViolation(info device.Info, launch device.Launch, args []spec.ArgInstance) string {
+	b := launch.Block
 	if info.MaxBlockSize > 0 && b.Count() > info.MaxBlockSize {
 		return fmt.Sprintf("block size %d x %d x %d = %d exceeds the device's maximum of %d", b[0], b[1], b[2], b.Count(), info.MaxBlockSize)
 	}
@@ -609,12 +635,12 @@ func LimitViolation(info device.Info, inst *spec.Instance) string {
 			return fmt.Sprintf("block size %d in dimension %c exceeds the device's maximum of %d", b[d], "xyz"[d], lim)
 		}
 	}
-	local := int64(inst.Launch.SharedBytes)
+	local := int64(launch.SharedBytes)
 	var parts []string
-	if inst.Launch.SharedBytes > 0 {
-		parts = append(parts, fmt.Sprintf("shared_memory_bytes %d", inst.Launch.SharedBytes))
+	if launch.SharedBytes > 0 {
+		parts = append(parts, fmt.Sprintf("shared_memory_bytes %d", launch.SharedBytes))
 	}
-	for _, a := range inst.Args {
+	for _, a := range args {
 		if a.Kind == spec.ArgLocal {
 			local += int64(a.Bytes)
 			parts = append(parts, fmt.Sprintf("argument %s: %d elements of %s, %d bytes", a.Name, a.Length, a.Type, a.Bytes))
@@ -623,11 +649,17 @@ func LimitViolation(info device.Info, inst *spec.Instance) string {
 	if info.LocalMemBytes > 0 && local > info.LocalMemBytes {
 		return fmt.Sprintf("%d bytes of local memory per block (%s) exceed the device's %d", local, strings.Join(parts, "; "), info.LocalMemBytes)
 	}
+	return ""
+}
+
+// arraysViolation is LimitViolation's check of the arrays: each against the largest
+// buffer, all together against the global memory.
+func arraysViolation(info device.Info, args []spec.ArgInstance) string {
 	// An array the device cannot hold would only be refused after compiling, and its
 	// data, generated in this process first, could exhaust the machine's memory.
 	var total int64
 	var arrays []string
-	for _, a := range inst.Args {
+	for _, a := range args {
 		if a.Kind != spec.ArgArray {
 			continue
 		}

@@ -64,6 +64,7 @@ type compiled struct {
 	defs, refDefs []cdef
 	refDefsSet    bool
 
+	launches     []claunch // the launches', in order
 	args         []carg
 	metrics      []*cnum // nil where the expression did not compile
 	metricSlot   []int   // -1 for names that are not identifiers

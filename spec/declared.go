@@ -16,12 +16,41 @@ import (
 // address as a number, and computes garbage or crashes. Each mismatch is an *Error at the
 // argument's line (at the arguments key for their number), naming both types.
 func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed bool) error {
-	d := &decoder{file: s.File}
 	kernel := "kernel " + s.Kernel.Name
 	if reference && s.Verification != nil && s.Verification.Kernel != nil {
 		kernel = "the reference kernel " + s.Verification.Kernel.Name
 	}
 	passed := s.passed(reference)
+	refArgs := reference && s.Verification.KernelArgs != nil
+	field := "arguments"
+	if refArgs {
+		field = "verification.reference.kernel.arguments"
+	}
+	return s.checkDeclared(kernel, passed, params, detailed, func(msg string) (string, int) {
+		if refArgs {
+			return msg + "; they are passed in the order of the reference kernel's parameter list", s.refArgsLine
+		}
+		return msg + "; the arguments are passed in the order of the kernel's parameter list", s.argsLine
+	}, field, func(j, i int) (string, int, string) {
+		line := 0
+		if i < len(s.argLines) {
+			line = s.argLines[i]
+		}
+		hint := ""
+		if refArgs {
+			hint = fmt.Sprintf(" (or list in verification.reference.kernel.arguments the argument it takes there, as parameter %d)", j+1)
+		}
+		return index("arguments", i), line, hint
+	})
+}
+
+// checkDeclared compares the arguments passed (indices into Arguments, in the parameter
+// order of kernel, which names it in messages) with the parameters it declares. count
+// completes the message of a mismatch in number and gives its line, reported at field;
+// at gives the field, line and extra hint of a mismatch of parameter j, argument i.
+func (s *Spec) checkDeclared(kernel string, passed []int, params []device.Declared, detailed bool,
+	count func(msg string) (string, int), field string, at func(j, i int) (string, int, string)) error {
+	d := &decoder{file: s.File}
 	if len(passed) != len(params) {
 		msg := fmt.Sprintf("%d in the spec, but %s takes %d", len(passed), kernel, len(params))
 		if detailed {
@@ -37,11 +66,8 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 				msg += fmt.Sprintf(": the kernel has no parameter for %s", strings.Join(extra, ", "))
 			}
 		}
-		if reference && s.Verification.KernelArgs != nil {
-			d.errAt(s.refArgsLine, "verification.reference.kernel.arguments", "%s; they are passed in the order of the reference kernel's parameter list", msg)
-			return d.err()
-		}
-		d.errAt(s.argsLine, "arguments", "%s; the arguments are passed in the order of the kernel's parameter list", msg)
+		msg, line := count(msg)
+		d.errAt(line, field, "%s", msg)
 		return d.err()
 	}
 	if !detailed {
@@ -49,15 +75,9 @@ func (s *Spec) CheckDeclared(reference bool, params []device.Declared, detailed 
 	}
 	for j, i := range passed {
 		a, p := s.Arguments[i], params[j]
-		line := 0
-		if i < len(s.argLines) {
-			line = s.argLines[i]
-		}
 		if bad, hint := mismatch(a, p); bad {
-			if reference && s.Verification.KernelArgs != nil {
-				hint += fmt.Sprintf(" (or list in verification.reference.kernel.arguments the argument it takes there, as parameter %d)", j+1)
-			}
-			d.errAt(line, index("arguments", i), "%s is %s in the spec, but %s takes %s%s", a.Name, describeArg(a), kernel, p.Decl, hint)
+			f, line, extra := at(j, i)
+			d.errAt(line, f, "%s is %s in the spec, but %s takes %s%s%s", a.Name, describeArg(a), kernel, p.Decl, hint, extra)
 		}
 	}
 	return d.err()

@@ -191,6 +191,41 @@ arguments:                     # in the kernel's parameter order. Before tuning,
     length: 17 * 17            # as an argument; length and fill as for arrays
     fill: random
 
+# Optional: a sequence of launches in place of the kernel's one launch (KTT's kernel
+# composition in its simplest form: a reduction's second pass, two kernels of BiCG,
+# time steps with ping-pong buffers). kernel.name may then be left out (results name
+# the first function launched). Each launch:
+#   launches:
+#     - kernel: step             # required: the function to launch, in kernel's source, or
+#       source: step.cl          #   in a source of its own (or code:), in its language;
+#                                #   every function is compiled with the configuration's
+#                                #   definitions (those of the spec's launch: grid_size_x...)
+#       grid: ["(N + BS - 1) // BS"]   # its own grid and block, as a reference kernel's
+#       block: [BS]              #   (a block alone divides problem_size; neither: the
+#                                #   spec's launch); problem_size may be left out when every
+#                                #   launch gives a grid
+#       arguments: [a, b, n]     # the spec's arguments it takes, in its parameter order
+#                                #   (default: all of them), checked against its declared
+#                                #   parameters as the kernel's are
+#       repeat: STEPS // SPL     # launches of it, an expression over the parameters and
+#                                #   constants (default 1); not a whole number of at least
+#                                #   1 at a configuration fails that one (runtime_error,
+#                                #   naming launches[0].repeat): restrict such values out
+#       swap: [a, b]             # two arrays of one type and length exchanged between
+#                                #   repetitions (ping-pong). The names follow the data:
+#                                #   after the launch, and for the launches after it and
+#                                #   verification, b names the buffer the last repetition
+#                                #   wrote, whether the swaps were odd or even in number
+#     - {kernel: total, grid: [1], block: [64], arguments: [b, sum, n]}
+# One run, warm-up, verified and timed, is the whole sequence: iterations, statistic,
+# timeout and min_time count sequences. OpenCL times it by profiling events from the
+# first launch's start to the last one's end (launches enqueued back to back); host C
+# and CUDA add up the launches' own times. Arrays hold their data again when a
+# configuration's first (verified) sequence starts, as for one kernel. Device limits
+# (block size, local memory of the arguments it takes) are checked per launch: a launch
+# over one makes the configuration a device_limit naming it. A reference config runs the
+# sequence; a reference kernel runs once, as ever.
+
 verification:                  # optional: check every configuration's outputs
   reference:                   # one of kernel, config or npy:
     kernel: {name: matmul_naive, source: naive.cu}

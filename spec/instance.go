@@ -18,6 +18,9 @@ type Instance struct {
 	Launch      device.Launch
 	ProblemSize device.Dim3
 	Args        []ArgInstance // one per argument, in call order
+	// Launches are the spec's launches (Spec.Launches), nil without them: then the kernel
+	// runs once, with Launch and every argument.
+	Launches []LaunchInstance
 }
 
 // ArgInstance is one argument for one configuration.
@@ -281,6 +284,11 @@ func (s *Spec) Instance(values []space.Value) (*Instance, error) {
 			ca.typ.put(ai.Scalar, v)
 		}
 		in.Args[i] = ai
+	}
+	if len(s.Launches) > 0 {
+		if err := s.launchInstances(in, env); err != nil {
+			return nil, err
+		}
 	}
 	return in, nil
 }

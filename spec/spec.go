@@ -55,6 +55,9 @@ type Spec struct {
 	// restriction comparing a parameter with a value it never takes (a misspelled string
 	// quietly removes configurations). Callers show them; the spec works as written.
 	Warnings []*Error
+	// Launches is the sequence of launches a configuration runs (launches:), nil for the
+	// kernel launched once with the spec's geometry and every argument.
+	Launches []Launch
 
 	objective string
 	maximize  bool
@@ -221,7 +224,7 @@ const (
 var topFields = []string{
 	"kernel", "constants", "parameters", "restrictions", "problem_size", "block_size_names",
 	"grid_div_x", "grid_div_y", "grid_div_z", "grid", "block", "shared_memory_bytes",
-	"arguments", "verification", "objective", "metrics", "iterations", "statistic",
+	"arguments", "launches", "verification", "objective", "metrics", "iterations", "statistic",
 	"min_time", "timeout", "compile_timeout", "default_config", "seed",
 }
 
@@ -307,6 +310,10 @@ type parser struct {
 	refArgs      *yaml.Node // verification.reference.kernel.arguments
 	// refLaunch are the lines of the reference kernel's grid and block, by key
 	refLaunch map[string]int
+	// launchesGiven says the spec has launches, whose functions the kernel's name is not;
+	// problemMissing that it has neither problem_size nor grid, which its launches must
+	// then give.
+	launchesGiven, problemMissing bool
 }
 
 func (p *parser) resolvePath(f string) string {
@@ -392,6 +399,7 @@ func (p *parser) top(root *yaml.Node) {
 		return nil
 	}
 
+	p.launchesGiven = get("launches") != nil
 	if n := get("kernel"); n != nil {
 		if k, ok := p.kernel(n, "kernel", true, fields["kernel"].line); ok {
 			s.Kernel = *k
@@ -416,6 +424,15 @@ func (p *parser) top(root *yaml.Node) {
 	if n := get("arguments"); n != nil {
 		s.argsLine = fields["arguments"].line
 		p.arguments(n)
+	}
+	if n := get("launches"); n != nil {
+		p.launches(n)
+		if s.Kernel.Name == "" && len(s.Launches) > 0 && s.Launches[0].Kernel.Name != "" {
+			// results name the kernel: the first function launched, where kernel.name
+			// gives no name of its own
+			s.Kernel.Name = s.Launches[0].Kernel.Name
+		}
+		s.checkLaunchFunctions(d) // inline code; files are read by ReadFiles
 	}
 	p.c.finishScopes(s)
 	if n := get("metrics"); n != nil {
@@ -684,7 +701,7 @@ func (p *parser) kernel(n *yaml.Node, field string, main bool, keyLine int) (*Ke
 		}
 	}
 	line := keyLine
-	if k.Name == "" && !hasKey(entries, "name") {
+	if k.Name == "" && !hasKey(entries, "name") && !(main && p.launchesGiven) {
 		d.errAt(line, join(field, "name"), "missing; expected the name of the kernel function")
 	}
 	switch {
@@ -1320,6 +1337,8 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 			}
 			p.checkConst(nums, false, "a non-negative problem size", func(v float64) bool { return v >= 0 })
 		}
+	} else if !explicitGrid && p.launchesGiven {
+		p.problemMissing = true // each launch then gives its grid (launches)
 	} else if !explicitGrid {
 		d.errAt(0, "problem_size", "missing; expected 1 to 3 sizes (numbers or expressions such as N), or an explicit grid")
 	}
@@ -1380,7 +1399,7 @@ func (p *parser) geometry(get func(string) *yaml.Node) {
 			}
 		}
 	}
-	if p.paramsOK && !c.blockSet && c.blockParam[0] < 0 && (s.Kernel.Language == "opencl" || s.Kernel.Language == "cuda") {
+	if p.paramsOK && !c.blockSet && !p.launchesGiven && c.blockParam[0] < 0 && (s.Kernel.Language == "opencl" || s.Kernel.Language == "cuda") {
 		// Kernel Tuner's default x block is 256 threads; ktune's is 1, which a ported
 		// spec that tuned no block size would get without a word
 		line := 0
@@ -2258,6 +2277,16 @@ func (s *Spec) ReadFiles() error {
 		k.Code = code.String()
 	}
 	read(&s.Kernel, "kernel")
+	for i := range s.Launches {
+		if l := &s.Launches[i]; l.OwnSource {
+			read(l.Kernel, index("launches", i))
+		} else {
+			l.Kernel.Code = s.Kernel.Code
+		}
+	}
+	if len(d.errs) == 0 {
+		s.checkLaunchFunctions(d)
+	}
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")

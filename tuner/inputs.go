@@ -81,6 +81,12 @@ func runInputs(s *spec.Spec, text []byte, info device.Info) (inputSet, error) {
 		in["reference kernel source"] = hashBytes([]byte(s.Verification.Kernel.Code))
 		sources = append(sources, ref)
 	}
+	for i, l := range s.Launches {
+		if l.OwnSource { // a launch's function in a source of its own
+			in[fmt.Sprintf("launch source %d", i)] = hashBytes([]byte(l.Kernel.Code))
+			sources = append(sources, s.LaunchSource(i))
+		}
+	}
 	for _, src := range sources {
 		if err := addHeaders(in, src); err != nil {
 			return nil, err

@@ -177,11 +177,35 @@ func (k *kernel) Attributes() map[string]float64 {
 // that the timed runs cost no reads; the runner checks them once, after the timed runs
 // (CheckOverruns).
 func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (time.Duration, error) {
-	if k.handle == 0 || k.dev.closed {
-		return 0, errClosed
-	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
+	}
+	ev, err := k.enqueue(l, args)
+	if err != nil {
+		return 0, err
+	}
+	cl := k.dev.cl
+	defer cl.ReleaseEvent(ev)
+	if err := k.wait(ev); err != nil {
+		return 0, err
+	}
+	start, end, err := k.dev.profile(ev)
+	if err != nil {
+		return 0, err
+	}
+	d := time.Duration(end - start)
+	if k.launched {
+		return d, nil
+	}
+	k.launched = true
+	return d, k.CheckOverruns(args)
+}
+
+// enqueue sets the arguments and enqueues a launch, returning its event, which the caller
+// releases.
+func (k *kernel) enqueue(l device.Launch, args []device.Arg) (uintptr, error) {
+	if k.handle == 0 || k.dev.closed {
+		return 0, errClosed
 	}
 	dims, global, local, err := k.geometry(l)
 	if err != nil {
@@ -193,10 +217,8 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	if err := k.setArgs(args); err != nil {
 		return 0, err
 	}
-
-	cl := k.dev.cl
 	var ev uintptr
-	st := cl.EnqueueNDRangeKernel(k.dev.queue, k.handle, uint32(dims), &global, &local, &ev)
+	st := k.dev.cl.EnqueueNDRangeKernel(k.dev.queue, k.handle, uint32(dims), &global, &local, &ev)
 	if err := check("clEnqueueNDRangeKernel", st); err != nil {
 		// The runtime refusing the launch geometry or the kernel's resources (registers,
 		// local memory) is a device limit, not a crash: the configuration cannot run here.
@@ -206,7 +228,12 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 		}
 		return 0, &device.RuntimeError{Op: "launch", Err: err}
 	}
-	defer cl.ReleaseEvent(ev)
+	return ev, nil
+}
+
+// wait waits for a launch's event ev.
+func (k *kernel) wait(ev uintptr) error {
+	cl := k.dev.cl
 	if st := cl.WaitForEvents(1, &ev); st != 0 {
 		err := check("clWaitForEvents", st)
 		if Status(st) == statusExecStatusError {
@@ -215,23 +242,22 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 				err = fmt.Errorf("kernel %s failed: %w", k.name, Status(s))
 			}
 		}
-		return 0, &device.RuntimeError{Op: "wait", Err: err}
+		return &device.RuntimeError{Op: "wait", Err: err}
 	}
-	var start, end uint64
-	st1 := cl.GetEventProfilingInfo(ev, clProfilingCommandStart, &start)
-	st2 := cl.GetEventProfilingInfo(ev, clProfilingCommandEnd, &end)
+	return nil
+}
+
+// profile reads when the command of a finished event started and ended, in ns.
+func (d *clDevice) profile(ev uintptr) (start, end uint64, err error) {
+	st1 := d.cl.GetEventProfilingInfo(ev, clProfilingCommandStart, &start)
+	st2 := d.cl.GetEventProfilingInfo(ev, clProfilingCommandEnd, &end)
 	if err := errors.Join(check("clGetEventProfilingInfo", st1), check("clGetEventProfilingInfo", st2)); err != nil {
-		return 0, &device.RuntimeError{Op: "profile", Err: err}
+		return 0, 0, &device.RuntimeError{Op: "profile", Err: err}
 	}
 	if end < start {
-		return 0, &device.RuntimeError{Op: "profile", Err: fmt.Errorf("event ends (%d ns) before it starts (%d ns)", end, start)}
+		return 0, 0, &device.RuntimeError{Op: "profile", Err: fmt.Errorf("event ends (%d ns) before it starts (%d ns)", end, start)}
 	}
-	d := time.Duration(end - start)
-	if k.launched {
-		return d, nil
-	}
-	k.launched = true
-	return d, k.CheckOverruns(args)
+	return start, end, nil
 }
 
 // CheckOverruns implements device.OverrunChecker: it reads the canaries around the array

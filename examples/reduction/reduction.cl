@@ -4,8 +4,8 @@
 // floats; the work-group then halves its WORK_GROUP_SIZE_X partial sums in local memory
 // until one is left, and that one is added to sum[0] atomically. OpenCL 1.2 has atomic
 // adds for integers only, so the float add is a compare-and-swap loop on the float's bits
-// (atomic_cmpxchg); ktune's one-kernel spec has no second launch that could finish the
-// sum from per-group partials instead.
+// (atomic_cmpxchg); reduction_two_pass.cl finishes the sum from per-group partials in a
+// second launch instead.
 //
 // Tunable parameters (defined by ktune):
 //   WORK_GROUP_SIZE_X  work-items per group, a power of two (the local tree halves it)
