@@ -65,7 +65,7 @@ func caught(t *testing.T, specPath, kernel string, e edits, n int, ms ...mutatio
 func TestReduction(t *testing.T) {
 	dev := openDevice(t, "opencl")
 	s, sp := load(t, example("reduction/reduction.yaml"), 2)
-	evaluate(t, s, sp, dev, sample(t, s, sp, 6, 4))
+	evaluate(t, s, sp, dev, sample(t, s, sp, 6, 1))
 
 	s, sp = load(t, variant(t, example("reduction/reduction.yaml"), edits{
 		constants: map[string]string{"N": "100003"},
