@@ -274,9 +274,28 @@ func TestNBody(t *testing.T) {
 	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
 }
 
+// TestNBodyLayoutsVerify runs configurations of both body layouts (USE_SOA 0: bodies'
+// structures; 1: the four arrays taken from them), every vector width among them,
+// against the reference, which reads bodies.
+func TestNBodyLayoutsVerify(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	for _, soa := range []string{"0", "1"} {
+		t.Run("USE_SOA="+soa, func(t *testing.T) {
+			for _, vt := range []string{"1", "2", "4"} {
+				s, sp := load(t, variant(t, example("nbody/nbody.yaml"), edits{
+					constants: map[string]string{"N": "1024"},
+					values:    map[string]string{"USE_SOA": "[" + soa + "]", "VECTOR_TYPE": "[" + vt + "]"},
+				}), 1)
+				evaluate(t, s, sp, dev, sample(t, s, sp, 2, 2))
+			}
+		})
+	}
+}
+
 // TestNBodyWrongKernelCaught: half the local tiles skipped, a work-item's bodies taken
-// next to each other instead of a work-group apart, and one body of a float16 load
-// pulling twice in place of another.
+// next to each other instead of a work-group apart, one body of a float16 load pulling
+// twice in place of another, and of the structure of arrays, y and z exchanged and one
+// mass of four taken for another.
 func TestNBodyWrongKernelCaught(t *testing.T) {
 	small := map[string]string{"N": "1024"}
 	for _, c := range []struct {
@@ -284,8 +303,10 @@ func TestNBodyWrongKernelCaught(t *testing.T) {
 		m      mutation
 	}{
 		{map[string]string{"LOCAL_MEM": "[1]"}, mutation{"tiles skipped", "t += WORK_GROUP_SIZE_X)", "t += 2 * WORK_GROUP_SIZE_X)"}},
-		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "vload4(first + k * WORK_GROUP_SIZE_X, bodies)", "vload4(first + k, bodies)"}},
+		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "POSITION(first + k * WORK_GROUP_SIZE_X)", "POSITION(first + k)"}},
 		{map[string]string{"VECTOR_TYPE": "[4]"}, mutation{"vector body twice", "PULL((v).lo.lo); PULL((v).lo.hi);", "PULL((v).lo.lo); PULL((v).lo.lo);"}},
+		{map[string]string{"VECTOR_TYPE": "[1]", "USE_SOA": "[1]"}, mutation{"y and z exchanged", "body_y[j], body_z[j]", "body_z[j], body_y[j]"}},
+		{map[string]string{"VECTOR_TYPE": "[4]", "USE_SOA": "[1]"}, mutation{"a mass for another", "x.s2, y.s2, z.s2, m.s2", "x.s2, y.s2, z.s2, m.s3"}},
 	} {
 		caught(t, "nbody/nbody.yaml", "nbody/nbody.cl", edits{constants: small, values: c.values}, 2, c.m)
 	}
