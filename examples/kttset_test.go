@@ -9,6 +9,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,6 +150,54 @@ func TestCoulombSum3D(t *testing.T) {
 	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
 }
 
+// TestCoulombSum3DLayoutsHoldTheSameAtoms runs configurations of both atom layouts
+// (USE_SOA 0: atom_info's float4s; 1: the four arrays taken from it) against the
+// reference, which reads atom_info; and with atom_charge taken from the wrong field of
+// atom_info (z), the four arrays no longer hold the atoms: every structure-of-arrays
+// configuration is a wrong answer, and the array-of-structures ones still pass.
+func TestCoulombSum3DLayoutsHoldTheSameAtoms(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	few := map[string]string{"ATOMS": "8"}
+	for _, soa := range []string{"0", "1"} {
+		t.Run("USE_SOA="+soa, func(t *testing.T) {
+			s, sp := load(t, variant(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), edits{
+				constants: few, values: map[string]string{"USE_SOA": "[" + soa + "]"},
+			}), 1)
+			evaluate(t, s, sp, dev, sample(t, s, sp, 4, 3))
+		})
+	}
+	path := variant(t, example("coulomb_sum_3d/coulomb_sum_3d.yaml"), edits{constants: few})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const right = "fill: {from: atom_info, start: 3, stride: 4}"
+	if !strings.Contains(string(data), right) {
+		t.Fatalf("the spec no longer takes atom_charge with %q", right)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), right, "fill: {from: atom_info, start: 2, stride: 4}", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, sp := load(t, path, 1)
+	r := runner.New(s, sp, dev)
+	defer r.Close()
+	layouts := map[int64]int{}
+	for _, c := range sample(t, s, sp, 6, 4) {
+		want := result.OK
+		n := sp.Named(c)
+		soa := n.Values[slices.Index(n.Names, "USE_SOA")].Int()
+		if layouts[soa]++; soa == 1 {
+			want = result.WrongAnswer
+		}
+		if ev := r.Evaluate(context.Background(), c, nil); ev.Status != want {
+			t.Errorf("charges from z: %s: status %v (%s), want %v", sp.Format(c), ev.Status, ev.Message, want)
+		}
+	}
+	if layouts[0] == 0 || layouts[1] == 0 {
+		t.Errorf("the sample has %d configurations of each layout (USE_SOA 0, 1), want both", layouts)
+	}
+}
+
 // TestCoulombSum3DRecordedSpace checks that the spec's space holds KTT's recorded one:
 // every configuration measured on the RTX 2080 Ti (testdata/ktt/coulomb_sum_3d) is valid,
 // and the spec's configurations at the recorded values of USE_CONSTANT_MEMORY and
@@ -200,8 +249,9 @@ func TestCoulombSum3DRecordedSpace(t *testing.T) {
 	}
 }
 
-// TestCoulombSum3DWrongKernelCaught: the z coordinate of the wrong point, and the
-// structure-of-arrays atoms with y and z exchanged.
+// TestCoulombSum3DWrongKernelCaught: the z coordinate of the wrong point, the
+// structure-of-arrays atoms with y and z exchanged, and the array-of-structures atoms'
+// charge read from their z (random atoms: a wrong field is a wrong answer).
 func TestCoulombSum3DWrongKernelCaught(t *testing.T) {
 	few := map[string]string{"ATOMS": "8"}
 	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
@@ -210,6 +260,9 @@ func TestCoulombSum3DWrongKernelCaught(t *testing.T) {
 	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
 		edits{constants: few, values: map[string]string{"USE_SOA": "[1]"}}, 2,
 		mutation{"y and z exchanged", "ay = atom_y[a], az = atom_z[a]", "ay = atom_z[a], az = atom_y[a]"})
+	caught(t, "coulomb_sum_3d/coulomb_sum_3d.yaml", "coulomb_sum_3d/coulomb_sum_3d.cl",
+		edits{constants: few, values: map[string]string{"USE_SOA": "[0]"}}, 2,
+		mutation{"charge read from z", "q = atom.w;", "q = atom.z;"})
 }
 
 // TestNBody samples the N-body space on 1,024 bodies.
@@ -221,9 +274,28 @@ func TestNBody(t *testing.T) {
 	evaluate(t, s, sp, dev, sample(t, s, sp, 8, 1))
 }
 
+// TestNBodyLayoutsVerify runs configurations of both body layouts (USE_SOA 0: bodies'
+// structures; 1: the four arrays taken from them), every vector width among them,
+// against the reference, which reads bodies.
+func TestNBodyLayoutsVerify(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	for _, soa := range []string{"0", "1"} {
+		t.Run("USE_SOA="+soa, func(t *testing.T) {
+			for _, vt := range []string{"1", "2", "4"} {
+				s, sp := load(t, variant(t, example("nbody/nbody.yaml"), edits{
+					constants: map[string]string{"N": "1024"},
+					values:    map[string]string{"USE_SOA": "[" + soa + "]", "VECTOR_TYPE": "[" + vt + "]"},
+				}), 1)
+				evaluate(t, s, sp, dev, sample(t, s, sp, 2, 2))
+			}
+		})
+	}
+}
+
 // TestNBodyWrongKernelCaught: half the local tiles skipped, a work-item's bodies taken
-// next to each other instead of a work-group apart, and one body of a float16 load
-// pulling twice in place of another.
+// next to each other instead of a work-group apart, one body of a float16 load pulling
+// twice in place of another, and of the structure of arrays, y and z exchanged and one
+// mass of four taken for another.
 func TestNBodyWrongKernelCaught(t *testing.T) {
 	small := map[string]string{"N": "1024"}
 	for _, c := range []struct {
@@ -231,8 +303,10 @@ func TestNBodyWrongKernelCaught(t *testing.T) {
 		m      mutation
 	}{
 		{map[string]string{"LOCAL_MEM": "[1]"}, mutation{"tiles skipped", "t += WORK_GROUP_SIZE_X)", "t += 2 * WORK_GROUP_SIZE_X)"}},
-		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "vload4(first + k * WORK_GROUP_SIZE_X, bodies)", "vload4(first + k, bodies)"}},
+		{map[string]string{"OUTER_UNROLL_FACTOR": "[2, 4]"}, mutation{"bodies adjacent", "POSITION(first + k * WORK_GROUP_SIZE_X)", "POSITION(first + k)"}},
 		{map[string]string{"VECTOR_TYPE": "[4]"}, mutation{"vector body twice", "PULL((v).lo.lo); PULL((v).lo.hi);", "PULL((v).lo.lo); PULL((v).lo.lo);"}},
+		{map[string]string{"VECTOR_TYPE": "[1]", "USE_SOA": "[1]"}, mutation{"y and z exchanged", "body_y[j], body_z[j]", "body_z[j], body_y[j]"}},
+		{map[string]string{"VECTOR_TYPE": "[4]", "USE_SOA": "[1]"}, mutation{"a mass for another", "x.s2, y.s2, z.s2, m.s2", "x.s2, y.s2, z.s2, m.s3"}},
 	} {
 		caught(t, "nbody/nbody.yaml", "nbody/nbody.cl", edits{constants: small, values: c.values}, 2, c.m)
 	}

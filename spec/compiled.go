@@ -26,6 +26,14 @@ type carg struct {
 	typ    elemType
 	length *cnum // arrays and local
 	value  *cnum // scalars
+	from   *cfrom
+}
+
+// cfrom is a from fill's source, found once every argument is read.
+type cfrom struct {
+	src   int    // the source argument's index
+	field string // the fill's field, arguments[i].fill.from, for messages
+	line  int
 }
 
 // compiled holds a spec's compiled expressions and the slot layout they read. Slots are,

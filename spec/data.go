@@ -66,10 +66,114 @@ func (s *Spec) Generate(arg int, length int) ([]byte, error) {
 			return nil, fail("%s holds %d elements (shape %v), but argument %q has %d in this configuration", fl.Path, arr.Len(), arr.Shape, a.Name, length)
 		}
 		return arr.Data, nil
+	case FillFrom:
+		return s.generateFrom(arg, length, out, fail)
 	default:
 		return nil, fail("unknown fill %q", fl.Kind)
 	}
 	return out, nil
+}
+
+// generateFrom fills out, length elements of argument arg, from its source's data: the
+// data the source itself gets, since every fill's element i depends only on i (an npy
+// file's on the file), whatever the length it is generated at. So the source is
+// generated only as far as the last element taken; Instance has checked that the
+// source holds it at the configuration.
+func (s *Spec) generateFrom(arg, length int, out []byte, fail func(string, ...any) error) ([]byte, error) {
+	a, cf := s.Arguments[arg], s.c.args[arg].from
+	if cf == nil || cf.src < 0 {
+		return nil, fail("argument %q's source %q was not found when the spec was read", a.Name, a.Fill.From)
+	}
+	fl, src := a.Fill, s.Arguments[cf.src]
+	need, ok := fromNeed(length, fl.FromStart, fl.FromStride)
+	if !ok {
+		return nil, fail("%s", fromShort(a, src, length, -1))
+	}
+	if need == 0 {
+		return out, nil
+	}
+	at := need
+	if src.Fill.Kind == FillNPY {
+		// an npy file holds the source's every element, whatever is taken of them
+		arr, err := ReadNPYFile(src.Fill.Path)
+		if err != nil {
+			return nil, fail("source %q: %v", src.Name, err)
+		}
+		if arr.Len() < need {
+			return nil, fail("%s", fromShort(a, src, length, arr.Len()))
+		}
+		at = arr.Len()
+	}
+	data, err := s.Generate(cf.src, at)
+	if err != nil {
+		return nil, err
+	}
+	st, t := s.c.args[cf.src].typ, s.c.args[arg].typ
+	for i := range length {
+		e := data[(fl.FromStart+i*fl.FromStride)*st.size:]
+		if st.name == t.name {
+			copy(out[i*t.size:(i+1)*t.size], e)
+		} else {
+			t.put(out[i*t.size:], st.get(e)) // exact: convertsExactly(st, t)
+		}
+	}
+	return out, nil
+}
+
+// fromNeed returns how many elements a source must hold for length elements taken from
+// start every stride: start + (length-1)*stride + 1, or 0 for none; false when that
+// overflows an int.
+func fromNeed(length, start, stride int) (int, bool) {
+	if length <= 0 {
+		return 0, true
+	}
+	if stride > 0 && length-1 > (math.MaxInt-1-start)/stride {
+		return 0, false
+	}
+	return start + (length-1)*stride + 1, true
+}
+
+// fromShort says that source src (of has elements; -1: unknown) is too short for the
+// length elements argument a takes from it.
+func fromShort(a, src Argument, length, has int) string {
+	fl := a.Fill
+	taken := fmt.Sprintf("element %d", fl.FromStart)
+	if length > 1 {
+		taken = fmt.Sprintf("elements %d, %d, ... every %d", fl.FromStart, fl.FromStart+fl.FromStride, fl.FromStride)
+	}
+	need, ok := fromNeed(length, fl.FromStart, fl.FromStride)
+	msg := fmt.Sprintf("argument %q has %d elements, taken from %q's %s", a.Name, length, src.Name, taken)
+	if !ok {
+		return msg + ": more elements than any array holds"
+	}
+	msg += fmt.Sprintf(", up to element %d, so %q must hold at least %d (start + (length-1)*stride + 1)", need-1, src.Name, need)
+	if has >= 0 {
+		msg += fmt.Sprintf(", but it has %d", has)
+	}
+	return msg
+}
+
+// convertsExactly reports whether every value of type from is exactly a value of type
+// to: the same type, or a wider float, or a wider integer (signed, or unsigned from
+// unsigned), or a float whose significand holds the integer's bits (int8 and uint8 in
+// float16, 16-bit integers in float32, 32-bit ones in float64).
+func convertsExactly(from, to elemType) bool {
+	switch {
+	case from.name == to.name:
+		return true
+	case from.float:
+		return to.float && to.size >= from.size
+	case to.float:
+		bits := 8 * from.size
+		if from.signed {
+			bits--
+		}
+		significand := map[int]int{2: 11, 4: 24, 8: 53}[to.size]
+		return bits <= significand
+	case from.signed:
+		return to.signed && to.size >= from.size
+	}
+	return to.size > from.size || !to.signed && to.size >= from.size
 }
 
 // rng returns the argument's random stream: PCG seeded with the fill's seed or the spec's,

@@ -166,6 +166,7 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # 4 * block_size_x for a __local float4 * of block_size_x
     fill: zeros                # arrays: zeros (default) | random | {random: {...}} |
                                # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
+                               # | {from: A, start: 0, stride: 1} (another's data: below)
     output: true               # the kernel writes it; verification compares it
   - name: A
     type: float32
@@ -182,6 +183,18 @@ arguments:                     # in the kernel's parameter order. Before tuning,
     type: float32
     length: N * N
     fill: {random: {distribution: normal, mean: 0, stddev: 1}}
+    # fill: {from: A, start: 1, stride: 4} takes another array argument's data: element i
+    # is A's element start + i*stride (start 0 and stride 1 by default: a copy), of the
+    # data A itself gets (its fill and seed). One field of an array of structures: atoms
+    # as x, y, z, charge, four floats each, give x with start 0 and charge with start 3,
+    # stride 4, so that a kernel tuned over the layout (KTT's USE_SOA) reads the same
+    # atoms in both. A has a fill of its own (a from fill's argument is no source: chains
+    # and cycles are refused) and this argument's type, or a narrower one whose every
+    # value converts exactly: float16 to float32 to float64, integers to wider ones
+    # (unsigned to signed only wider), int8 and uint8 to float16, 16-bit integers to
+    # float32, 32-bit ones to float64. A must hold start + (length-1)*stride + 1
+    # elements: checked when the spec is read where both lengths are numbers, else at
+    # each configuration, which fails (runtime_error) where A is too short.
   - name: n
     type: int32
     value: N                   # scalars: a number or an expression (the names of length)

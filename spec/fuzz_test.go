@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -20,6 +21,7 @@ arguments:
   - {name: r, type: uint16, length: 8, fill: {range: {start: 1, step: 2}}}
   - {name: n, type: int32, value: "N + t"}
   - {name: l, kind: constant, type: float64, length: block_size_x, fill: random}
+  - {name: g, type: float64, length: "N // 2", fill: {from: a, start: 1, stride: 2}}
 verification: {reference: {kernel: {name: ref, code: "void ref() {}"}, config: {block_size_x: 16, t: 1, p: f}}, atol: 0.1}
 metrics: [{name: gf, expr: "F / time", maximize: true}, {name: x, expr: "gf * 2"}]
 objective: gf
@@ -90,8 +92,15 @@ func FuzzParse(f *testing.F) {
 			}
 			_, _ = s.MetricValues(vals, 1.5, nil)
 			for k, a := range in.Args {
-				if a.Kind == ArgArray && s.Arguments[k].Fill.Kind != FillNPY {
-					if _, err := s.Generate(k, min(a.Length, 64)); err != nil && s.Arguments[k].Fill.Kind != FillRange {
+				// a from fill's data are its source's: a file, or a range that may overflow
+				origin := s.Arguments[k].Fill
+				if origin.Kind == FillFrom {
+					if j := slices.IndexFunc(s.Arguments, func(b Argument) bool { return b.Name == origin.From }); j >= 0 {
+						origin = s.Arguments[j].Fill
+					}
+				}
+				if a.Kind == ArgArray && origin.Kind != FillNPY {
+					if _, err := s.Generate(k, min(a.Length, 64)); err != nil && origin.Kind != FillRange {
 						t.Fatalf("generate %s: %v", a.Name, err)
 					}
 				}

@@ -285,6 +285,17 @@ func (s *Spec) Instance(values []space.Value) (*Instance, error) {
 		}
 		in.Args[i] = ai
 	}
+	for i, ca := range s.c.args {
+		if cf := ca.from; cf != nil && cf.src >= 0 {
+			a, src := s.Arguments[i], s.Arguments[cf.src]
+			n, m := in.Args[i].Length, in.Args[cf.src].Length
+			if need, ok := fromNeed(n, a.Fill.FromStart, a.Fill.FromStride); !ok || need > m {
+				return nil, &Error{File: s.File, Line: cf.line, Field: cf.field, Msg: fmt.Sprintf(
+					"in this configuration %s; make %q's length hold start + (length-1)*stride + 1 elements at every configuration, or leave out those where it does not with a restriction",
+					fromShort(a, src, n, m), src.Name)}
+			}
+		}
+	}
 	if len(s.Launches) > 0 {
 		if err := s.launchInstances(in, env); err != nil {
 			return nil, err

@@ -145,6 +145,9 @@ const (
 	FillConstant FillKind = "constant"
 	FillRange    FillKind = "range"
 	FillNPY      FillKind = "npy"
+	// FillFrom takes the elements of another array argument (Fill.From), every
+	// FromStride-th from FromStart: one field of an array of structures, or a copy.
+	FillFrom FillKind = "from"
 )
 
 // Fill describes an array's initial contents.
@@ -157,6 +160,10 @@ type Fill struct {
 	Value        float64 // constant
 	Start, Step  float64 // range: element i is Start + i*Step
 	Path         string  // npy: the file, resolved against the spec's directory
+	// From names the argument whose generated data a from fill takes: element i is
+	// From's element FromStart + i*FromStride, converted exactly to this argument's type.
+	From                  string
+	FromStart, FromStride int
 }
 
 // Verification says how a configuration's outputs are checked.
@@ -1604,8 +1611,14 @@ func (p *parser) arguments(n *yaml.Node) {
 			}
 		}
 		a.Fill = Fill{Kind: FillZeros}
+		var from *cfrom
 		if fillNode != nil && (a.Kind == ArgArray || a.Kind == ArgConstant) {
-			if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
+			if fromNode := mappingValue(d.resolve(fillNode), "from"); fromNode != nil {
+				if fl, ok := p.fromFill(fillNode, f+".fill"); ok {
+					a.Fill = fl
+					from = &cfrom{src: -1, field: f + ".fill.from", line: fromNode.Line}
+				}
+			} else if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
 				a.Fill = fl
 			}
 		}
@@ -1616,8 +1629,9 @@ func (p *parser) arguments(n *yaml.Node) {
 		}
 		s.Arguments = append(s.Arguments, a)
 		s.argLines = append(s.argLines, it.Line)
-		c.args = append(c.args, carg{typ: et, length: length, value: value})
+		c.args = append(c.args, carg{typ: et, length: length, value: value, from: from})
 	}
+	p.fromSources()
 }
 
 var fillKinds = []string{"zeros", "random", "constant", "range", "npy"}
@@ -1629,7 +1643,7 @@ func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill,
 		return Fill{}, false
 	}
 	fl := Fill{Distribution: "uniform", Low: 0, High: 1, Stddev: 1, Step: 1}
-	expect := "expected zeros, random, or a mapping with one of zeros, random: {distribution, low, high, mean, stddev, seed}, constant: number, range: {start, step}, npy: file"
+	expect := "expected zeros, random, or a mapping with one of zeros, random: {distribution, low, high, mean, stddev, seed}, constant: number, range: {start, step}, npy: file, or {from: ARGUMENT, start, stride}"
 	var kind string
 	var body *yaml.Node
 	switch {
@@ -1649,8 +1663,12 @@ func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill,
 		d.errf(rn, field, "found %s; %s", describe(rn), expect)
 		return Fill{}, false
 	}
+	if kind == "from" {
+		d.errf(rn, field, "a from fill names its source: write fill: {from: ARGUMENT, start: 0, stride: 1}")
+		return Fill{}, false
+	}
 	if !contains(fillKinds, kind) {
-		d.errf(rn, field, "unknown fill %q%s; %s", kind, suggest(kind, fillKinds), expect)
+		d.errf(rn, field, "unknown fill %q%s; %s", kind, suggest(kind, append(fillKinds, "from")), expect)
 		return Fill{}, false
 	}
 	fl.Kind = FillKind(kind)
@@ -1799,6 +1817,111 @@ func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill,
 		fl.Step = 0
 	}
 	return fl, ok
+}
+
+// mappingValue returns the value of key in mapping n, or nil (n nil or not a mapping too).
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// maxFromIndex bounds a from fill's start and stride: far beyond any array, it keeps the
+// index arithmetic exact.
+const maxFromIndex = 1 << 40
+
+// fromFill reads {from: ARGUMENT, start: S, stride: K}: element i of the argument is
+// ARGUMENT's element S + i*K. The source is looked up once every argument is read
+// (fromSources).
+func (p *parser) fromFill(n *yaml.Node, field string) (Fill, bool) {
+	d := p.d
+	entries, ok := d.mapping(n, field, []string{"from", "start", "stride"})
+	fl := Fill{Kind: FillFrom, FromStride: 1}
+	for _, e := range entries {
+		sub := join(field, e.key)
+		switch e.key {
+		case "from":
+			v, good := d.name(e.value, sub)
+			fl.From, ok = v, ok && good
+		case "start", "stride":
+			v, good := d.integer(e.value, sub)
+			least, what := int64(0), "the index in the source of element 0, 0 or more"
+			if e.key == "stride" {
+				least, what = 1, "the source elements from one element to the next, 1 or more (4 takes one field of a structure of 4)"
+			}
+			if good && (v < least || v > maxFromIndex) {
+				d.errf(e.value, sub, "%d; expected %s", v, what)
+				good = false
+			}
+			if e.key == "start" {
+				fl.FromStart = int(v)
+			} else {
+				fl.FromStride = int(v)
+			}
+			ok = ok && good
+		}
+	}
+	return fl, ok
+}
+
+// fromSources finds each from fill's source and checks what can be checked before a
+// configuration is known: the source is another array argument with data of its own (a
+// derived argument is no source: chains, and so cycles, are refused), its type converts
+// exactly to the argument's, and where both lengths are constant, it holds every element
+// taken. Lengths that depend on the configuration are checked by Instance.
+func (p *parser) fromSources() {
+	d, s, c := p.d, p.s, p.c
+	names := make([]string, len(s.Arguments))
+	for i, a := range s.Arguments {
+		names[i] = a.Name
+	}
+	for i, a := range s.Arguments {
+		cf := c.args[i].from
+		if cf == nil {
+			continue
+		}
+		fl := a.Fill
+		src := slices.Index(names, fl.From)
+		switch {
+		case src < 0:
+			d.errAt(cf.line, cf.field, "no argument is named %q%s; expected the name of the array argument whose data %q takes", fl.From, suggest(fl.From, names), a.Name)
+			continue
+		case src == i:
+			d.errAt(cf.line, cf.field, "argument %q cannot take its data from itself; name another array argument, or give it a fill of its own", a.Name)
+			continue
+		}
+		sa := s.Arguments[src]
+		switch {
+		case sa.Kind != ArgArray && sa.Kind != ArgConstant:
+			d.errAt(cf.line, cf.field, "%q is a %s argument, which has no data; expected an array argument", sa.Name, sa.Kind)
+			continue
+		case sa.Fill.Kind == FillFrom:
+			d.errAt(cf.line, cf.field, "%q takes its own data from %q: a source must have a fill of its own (zeros, random, constant, range or npy); take the elements from %q", sa.Name, sa.Fill.From, sa.Fill.From)
+			continue
+		}
+		cf.src = src
+		st, t := c.args[src].typ, c.args[i].typ
+		if st.name != "" && t.name != "" && !convertsExactly(st, t) {
+			d.errAt(cf.line, cf.field, "%q is %s, and not every %s is exactly a %s; give argument %q type: %s (a from fill takes the same type, or a wider one that holds every value exactly)", sa.Name, st.name, st.name, t.name, a.Name, st.name)
+		}
+		n, m := c.args[i].length, c.args[src].length
+		if n == nil || m == nil || !c.constOnly(n.num) || !c.constOnly(m.num) {
+			continue
+		}
+		nv, mv := n.num.Eval(c.constEnv()), m.num.Eval(c.constEnv())
+		if nv < 0 || mv < 0 || nv != math.Trunc(nv) || mv != math.Trunc(mv) || nv > math.MaxInt32*64 {
+			continue // reported as lengths
+		}
+		if need, ok := fromNeed(int(nv), fl.FromStart, fl.FromStride); !ok || float64(need) > mv {
+			d.errAt(cf.line, cf.field, "%s; make %q longer or take fewer elements", fromShort(a, sa, int(nv), int(mv)), sa.Name)
+		}
+	}
 }
 
 func (p *parser) metrics(n *yaml.Node) {

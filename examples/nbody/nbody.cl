@@ -12,7 +12,11 @@
 //   LOCAL_MEM            1: the work-group stages WORK_GROUP_SIZE_X pulling bodies at a
 //                        time in local memory; 0: every work-item reads them from global
 //                        memory
-//   VECTOR_TYPE          pulling bodies per load: 1 (float4), 2 (float8) or 4 (float16)
+//   VECTOR_TYPE          pulling bodies per load: 1 (float4), 2 (float8) or 4 (float16);
+//                        of the structure of arrays, 1, 2 or 4 floats from each array
+//   USE_SOA              1: the bodies are read from four arrays (body_x, body_y, body_z,
+//                        body_mass); 0: from bodies, an array of structures (x, y, z,
+//                        mass); the spec gives both the same bodies
 //
 // N must be a multiple of WORK_GROUP_SIZE_X * OUTER_UNROLL_FACTOR (a restriction of the
 // spec).
@@ -43,6 +47,31 @@
 #define PULL_ALL(v) PULL((v).lo.lo); PULL((v).lo.hi); PULL((v).hi.lo); PULL((v).hi.hi)
 #endif
 
+// LOAD_BODIES(j) is VECTOR_TYPE pulling bodies from body j on, from global memory, as
+// float4s (x, y, z, mass) in a vec, whatever the layout
+#if USE_SOA
+#if VECTOR_TYPE == 1
+#define LOAD_BODIES(j) ((float4)(body_x[j], body_y[j], body_z[j], body_mass[j]))
+#elif VECTOR_TYPE == 2
+#define LOAD_BODIES(j) interleave2(vload2(0, body_x + (j)), vload2(0, body_y + (j)), vload2(0, body_z + (j)), vload2(0, body_mass + (j)))
+#elif VECTOR_TYPE == 4
+#define LOAD_BODIES(j) interleave4(vload4(0, body_x + (j)), vload4(0, body_y + (j)), vload4(0, body_z + (j)), vload4(0, body_mass + (j)))
+#endif
+#define POSITION(i) ((float3)(body_x[i], body_y[i], body_z[i]))
+#else
+#define LOAD_BODIES(j) VLOAD(0, bodies + (j) * 4)
+#define POSITION(i) vload4(i, bodies).xyz
+#endif
+
+inline float8 interleave2(float2 x, float2 y, float2 z, float2 m) {
+    return (float8)(x.s0, y.s0, z.s0, m.s0, x.s1, y.s1, z.s1, m.s1);
+}
+
+inline float16 interleave4(float4 x, float4 y, float4 z, float4 m) {
+    return (float16)(x.s0, y.s0, z.s0, m.s0, x.s1, y.s1, z.s1, m.s1,
+                     x.s2, y.s2, z.s2, m.s2, x.s3, y.s3, z.s3, m.s3);
+}
+
 // the pull of body b (x, y, z, mass) on each of the work-item's bodies
 #define PULL(b)                                                     \
     do {                                                            \
@@ -55,19 +84,21 @@
     } while (0)
 
 __kernel __attribute__((reqd_work_group_size(WORK_GROUP_SIZE_X, 1, 1)))
-void nbody(__global const float *bodies, __global float4 *accel, const int n, const float eps2) {
+void nbody(__global const float *bodies, __global const float *body_x, __global const float *body_y,
+           __global const float *body_z, __global const float *body_mass, __global float4 *accel,
+           const int n, const float eps2) {
     const int lx = get_local_id(0);
     const int first = get_group_id(0) * WORK_GROUP_SIZE_X * OUTER_UNROLL_FACTOR + lx;
     float3 pos[OUTER_UNROLL_FACTOR], acc[OUTER_UNROLL_FACTOR];
     for (int k = 0; k < OUTER_UNROLL_FACTOR; k++) {
-        pos[k] = vload4(first + k * WORK_GROUP_SIZE_X, bodies).xyz;
+        pos[k] = POSITION(first + k * WORK_GROUP_SIZE_X);
         acc[k] = 0.0f;
     }
 #if LOCAL_MEM
     __local float tile[WORK_GROUP_SIZE_X * 4];
     for (int t = 0; t < n; t += WORK_GROUP_SIZE_X) {
         for (int b = lx * VECTOR_TYPE; b < WORK_GROUP_SIZE_X; b += WORK_GROUP_SIZE_X * VECTOR_TYPE) {
-            VSTORE(VLOAD(0, bodies + (t + b) * 4), 0, tile + b * 4);
+            VSTORE(LOAD_BODIES(t + b), 0, tile + b * 4);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         INNER_UNROLL
@@ -82,7 +113,7 @@ void nbody(__global const float *bodies, __global float4 *accel, const int n, co
     for (int t = 0; t < n; t += WORK_GROUP_SIZE_X) {
         INNER_UNROLL
         for (int j = 0; j < WORK_GROUP_SIZE_X; j += VECTOR_TYPE) {
-            const vec v = VLOAD(0, bodies + (t + j) * 4);
+            const vec v = LOAD_BODIES(t + j);
             PULL_ALL(v);
         }
     }
