@@ -1957,11 +1957,17 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 	}
 	if outNode != nil {
 		items, ok := d.list(outNode, "verification.outputs", true)
+		entryOf := map[int]int{} // an output's entry, so that no output has two
 		for i, it := range items {
 			if !ok {
 				break
 			}
 			if k, c := p.comparedOutput(it, index("verification.outputs", i), global, tolSet, outputNames); k >= 0 {
+				if j, twice := entryOf[k]; twice {
+					d.errf(it, index("verification.outputs", i), "%s is compared by verification.outputs[%d] already; give each output one entry, with all its settings", s.Arguments[k].Name, j)
+					continue
+				}
+				entryOf[k] = i
 				v.Outputs = append(v.Outputs, k)
 				v.Checks = append(v.Checks, c.withDefaults(s.Arguments[k].Type))
 			}
