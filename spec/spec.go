@@ -1588,6 +1588,7 @@ func (p *parser) arguments(n *yaml.Node) {
 		if fillNode != nil && (a.Kind == ArgArray || a.Kind == ArgConstant) {
 			if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
 				a.Fill = fl
+				p.rangeFits(fillNode, f+".fill", fl, et, a.Type != "", length)
 			}
 		}
 		if outputNode != nil && a.Kind == ArgArray {
@@ -1602,6 +1603,24 @@ func (p *parser) arguments(n *yaml.Node) {
 }
 
 var fillKinds = []string{"zeros", "random", "constant", "range", "npy"}
+
+// rangeFits reports a range fill whose last element the type cannot hold (a float16
+// range past 65504, an int8 one past 127), where the length reads only constants: as an
+// error at the fill's line before tuning, not as every configuration's failure.
+func (p *parser) rangeFits(n *yaml.Node, field string, fl Fill, t elemType, typed bool, length *cnum) {
+	if fl.Kind != FillRange || !typed || length == nil || !p.c.constOnly(length.num) {
+		return
+	}
+	l := length.num.Eval(p.c.constEnv())
+	if l < 1 || l != math.Trunc(l) {
+		return
+	}
+	last := fl.Start + (l-1)*fl.Step
+	if err := t.check(last); err != nil {
+		p.d.errf(n, field, "the range's last element (%v + %v * %v): %v; give a range whose elements all fit (a smaller start or step), or a type that holds them",
+			fl.Start, l-1, fl.Step, err)
+	}
+}
 
 func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill, bool) {
 	d := p.d
