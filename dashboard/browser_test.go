@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,5 +209,54 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 		if s, _ := got[key].(string); !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(s) {
 			t.Errorf("%s: the status line reads %q, want it to say %q", key, s, want)
 		}
+	}
+}
+
+// The analysis's warnings are phrases without a full stop: the page shows each on a line
+// of its own, under the sensitivity chart (where there are no Sobol indices to draw) and
+// below the charts, rather than run together.
+func TestTheAnalysisWarningsAreShownALineEach(t *testing.T) {
+	chrome := browser(t)
+	ctx := context.Background()
+	st, db := imported(t)
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a dozen evaluations of a large space: a partial run, too few for Sobol indices
+	if err := st.AddEvaluations(ctx, id, rec.Evaluations[:12]); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	got := measure(t, chrome, NewStore(st, db), "/runs/"+strconv.FormatInt(id, 10), `
+    out.warnings = w.dashboard.state.analysis.warnings;
+    out.below = d.getElementById("warnings").innerText;
+    out.note = d.getElementById("sensitivity-note").innerText;
+`, nil)
+	raw, _ := got["warnings"].([]any)
+	var warnings []string
+	for _, w := range raw {
+		s, _ := w.(string)
+		warnings = append(warnings, s)
+	}
+	if len(warnings) < 2 {
+		t.Fatalf("the analysis has %d warnings (%v), want two or more for this test", len(warnings), got["warnings"])
+	}
+	if note, _ := got["note"].(string); note != strings.Join(warnings, "\n") {
+		t.Errorf("the sensitivity note reads %q, want a line per warning: %q", note, warnings)
+	}
+	if below, _ := got["below"].(string); below != "Analysis:\n"+strings.Join(warnings, "\n") {
+		t.Errorf("the analysis line reads %q, want a line per warning: %q", below, warnings)
 	}
 }

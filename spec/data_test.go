@@ -291,3 +291,38 @@ arguments:
 		t.Errorf("a float32 file for a half argument: %v", err)
 	}
 }
+
+// A range fill whose last element its type cannot hold is refused at the fill's line
+// where the length reads only constants, instead of failing every configuration when
+// the data are generated; one whose length reads a parameter is left to Generate.
+func TestARangeFillPastItsTypeIsRefusedWhereItsLengthIsKnown(t *testing.T) {
+	head := "kernel: {name: k, source: k.cl}\nconstants: {N: 100000}\nparameters: {bx: [1, 2]}\nproblem_size: 1\narguments:\n"
+	for _, c := range []struct {
+		name, arg, want string
+	}{
+		{"float16 past 65504", "  - {name: h, type: float16, length: N, fill: {range: {start: 0, step: 1}}}\n",
+			"arguments[0].fill: the range's last element (0 + 99999 * 1): 99999 is out of range for float16, whose largest finite value is 65504; give a range whose elements all fit"},
+		{"float16 below -65504", "  - {name: h, type: half, length: 1000, fill: {range: {start: 0, step: -70}}}\n",
+			"arguments[0].fill: the range's last element (0 + 999 * -70): -69930 is out of range for float16"},
+		{"int8 past 127", "  - {name: b, type: int8, length: 200, fill: range}\n",
+			"arguments[0].fill: the range's last element (0 + 199 * 1): 199 is out of range for int8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := head + c.arg
+			_, err := Parse([]byte(src), "r.yaml")
+			want := "r.yaml:6: " + c.want
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want %q", err, want)
+			}
+		})
+	}
+	for _, arg := range []string{
+		"  - {name: h, type: float16, length: 65505, fill: range}\n",            // 0 to 65504: every one fits
+		"  - {name: h, type: float16, length: bx * N, fill: range}\n",           // its length known per configuration
+		"  - {name: h, type: float16, length: N, fill: {range: {step: 0.5}}}\n", // to 49999.5
+	} {
+		if _, err := Parse([]byte(head+arg), "r.yaml"); err != nil {
+			t.Errorf("%s refused: %v", strings.TrimSpace(arg), err)
+		}
+	}
+}

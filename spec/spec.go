@@ -1620,6 +1620,7 @@ func (p *parser) arguments(n *yaml.Node) {
 				}
 			} else if fl, ok := p.fill(fillNode, f+".fill", et, a.Type != ""); ok {
 				a.Fill = fl
+				p.rangeFits(fillNode, f+".fill", fl, et, a.Type != "", length)
 			}
 		}
 		if outputNode != nil && a.Kind == ArgArray {
@@ -1635,6 +1636,24 @@ func (p *parser) arguments(n *yaml.Node) {
 }
 
 var fillKinds = []string{"zeros", "random", "constant", "range", "npy"}
+
+// rangeFits reports a range fill whose last element the type cannot hold (a float16
+// range past 65504, an int8 one past 127), where the length reads only constants: as an
+// error at the fill's line before tuning, not as every configuration's failure.
+func (p *parser) rangeFits(n *yaml.Node, field string, fl Fill, t elemType, typed bool, length *cnum) {
+	if fl.Kind != FillRange || !typed || length == nil || !p.c.constOnly(length.num) {
+		return
+	}
+	l := length.num.Eval(p.c.constEnv())
+	if l < 1 || l != math.Trunc(l) {
+		return
+	}
+	last := fl.Start + (l-1)*fl.Step
+	if err := t.check(last); err != nil {
+		p.d.errf(n, field, "the range's last element (%v + %v * %v): %v; give a range whose elements all fit (a smaller start or step), or a type that holds them",
+			fl.Start, l-1, fl.Step, err)
+	}
+}
 
 func (p *parser) fill(n *yaml.Node, field string, t elemType, typed bool) (Fill, bool) {
 	d := p.d
@@ -2099,11 +2118,17 @@ func (p *parser) verification(n *yaml.Node, keyLine int) {
 	}
 	if outNode != nil {
 		items, ok := d.list(outNode, "verification.outputs", true)
+		entryOf := map[int]int{} // an output's entry, so that no output has two
 		for i, it := range items {
 			if !ok {
 				break
 			}
 			if k, c := p.comparedOutput(it, index("verification.outputs", i), global, tolSet, outputNames); k >= 0 {
+				if j, twice := entryOf[k]; twice {
+					d.errf(it, index("verification.outputs", i), "%s is compared by verification.outputs[%d] already; give each output one entry, with all its settings", s.Arguments[k].Name, j)
+					continue
+				}
+				entryOf[k] = i
 				v.Outputs = append(v.Outputs, k)
 				v.Checks = append(v.Checks, c.withDefaults(s.Arguments[k].Type))
 			}

@@ -80,26 +80,32 @@ type checkSettings struct {
 func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSet bool, arg int) Check {
 	d := p.d
 	cs := checkSettings{c: inherited, tolSet: tolSet}
+	// A method that could not be read leaves the checks that depend on it unsaid, and a
+	// tolerance written but wrong is not also missing: each mistake is reported once.
+	badMethod := false
 	for _, e := range entries {
 		f := join(field, e.key)
 		switch e.key {
 		case "method":
 			m, ok := d.str(e.value, f)
 			if !ok {
+				badMethod = true
 				continue
 			}
 			if !contains(Methods, m) {
 				d.errf(e.value, f, "unknown method %q%s; expected %s (ktune help spec gives each one's rule)", m, suggest(m, Methods), strings.Join(Methods, ", "))
+				badMethod = true
 				continue
 			}
 			cs.c.Method, cs.methodLine = m, e.line
 		case "atol", "rtol", "tolerance":
 			x, ok := d.number(e.value, f)
-			if !ok {
-				continue
-			}
-			if x < 0 || math.IsNaN(x) {
+			if ok && (x < 0 || math.IsNaN(x)) {
 				d.errf(e.value, f, "%v; expected a non-negative tolerance", x)
+				ok = false
+			}
+			if !ok {
+				cs.tolSet = cs.tolSet || e.key == "tolerance"
 				continue
 			}
 			switch e.key {
@@ -125,6 +131,9 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 		case cs.c.Method != MethodFunction:
 			d.errAt(cs.methodLine, join(field, "method"), "%s, but a function is given beside it: a function is method function's; leave out method (or write method: function) to compare by the function, or leave out the function", cs.c.Method)
 		}
+	}
+	if badMethod {
+		return cs.c
 	}
 	m := cs.c.Method
 	if m != MethodFunction {

@@ -141,3 +141,53 @@ func TestBadComparisonsNameTheFieldAndLine(t *testing.T) {
 		})
 	}
 }
+
+// A mistake in a comparison is reported once: a method that is not one leaves unsaid
+// what the default method would make of the rest of the entry, and a tolerance written
+// but wrong is not also called missing.
+func TestABadComparisonSettingIsReportedOnce(t *testing.T) {
+	ref := "verification:\n  reference: {npy: {c: c.npy, d: d.npy, k: k.npy}}\n"
+	refC := "verification:\n  reference: {npy: {c: c.npy}}\n"
+	tests := []struct {
+		name, src, at, want string
+	}{
+		{"a misspelt method with its tolerance", ref + "  method: relative_nrom\n  tolerance: 1e-3\n", "relative_nrom",
+			`verification.method: unknown method "relative_nrom"; did you mean "relative_norm"?`},
+		{"an output's unknown method with its tolerance", refC + "  outputs:\n    - {name: c, method: norm, tolerance: 1}\n", "method: norm",
+			`verification.outputs[0].method: unknown method "norm"`},
+		{"a negative tolerance", refC + "  outputs:\n    - {name: c, method: absolute_sum, tolerance: -1}\n", "tolerance: -1",
+			"verification.outputs[0].tolerance: -1; expected a non-negative tolerance"},
+		{"verification's tolerance not a number", ref + "  method: relative_norm\n  tolerance: 1e-3x\n", "tolerance: 1e-3x",
+			`verification.tolerance: expected a number, found the string "1e-3x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := twoOutputs + tt.src
+			_, err := Parse([]byte(src), "bad.yaml")
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			if want := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want; !strings.HasPrefix(msg, want) {
+				t.Errorf("message does not start %q:\n%s", want, msg)
+			}
+			if n := strings.Count(msg, "bad.yaml:"); n != 1 {
+				t.Errorf("%d errors, want the one:\n%s", n, msg)
+			}
+		})
+	}
+}
+
+// An output has one entry in outputs: a second, which a user may mean to override the
+// first, is refused rather than compared besides it.
+func TestAnOutputNamedTwiceInOutputsIsRefused(t *testing.T) {
+	src := twoOutputs + "verification:\n  reference: {npy: {c: c.npy, d: d.npy}}\n  outputs:\n    - c\n    - d\n    - {name: c, atol: 0.5}\n"
+	_, err := Parse([]byte(src), "bad.yaml")
+	if err == nil {
+		t.Fatal("accepted an output named twice")
+	}
+	want := "bad.yaml:" + strconv.Itoa(lineOf(t, src, "{name: c, atol: 0.5}")) + ": verification.outputs[2]: c is compared by verification.outputs[0] already; give each output one entry, with all its settings"
+	if err.Error() != want {
+		t.Errorf("message\n%s\nwant\n%s", err, want)
+	}
+}

@@ -108,6 +108,33 @@ func TestACReferenceThatCrashesStopsTheRun(t *testing.T) {
 	}
 }
 
+// A C reference that hangs is killed at the spec's timeout: the run stops before it
+// measures anything, blaming the reference, not the kernel, which never ran.
+func TestACReferenceThatHangsStopsTheRunNamingTheReference(t *testing.T) {
+	needBackend(t, "opencl")
+	needBackend(t, "c")
+	dir := t.TempDir()
+	path := hostRefFiles(t, dir, `void scale_ref(float *y, const float *x, int n) { for (volatile int k = 0; ; k++) ; }
+`)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(text, "timeout: 1s\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "opencl", Strategy: "random", Seed: 1, Budget: 4, DB: db, NoPrecompile: true})
+	if err == nil {
+		t.Fatalf("tuned with a hanging reference: %+v", rep)
+	}
+	for _, want := range []string{"no reference to verify against: the reference ran past the time limit of 1s (timeout) and was killed", "nothing was measured"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
 // The compiler of a host reference is an input of its own, C's or C++'s as the
 // reference's language asks; a reference on the kernel's device has none.
 func TestTheHostReferenceCompilerIsARunInput(t *testing.T) {

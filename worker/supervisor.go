@@ -457,10 +457,10 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 			CompileMS: ms(hung.compiling), BenchmarkMS: ms(hung.ran)}
 		if hung.how == hungCompiling {
 			s.log.Info("compilation hung while compiled ahead; not compiled again", "limit", s.opts.CompileTimeout)
-			e.Message = s.overLimit(false)
+			e.Message = s.overLimit(false, "")
 		} else {
 			s.log.Info("kernel hung in its warm-up launch while compiled ahead; not run again", "limit", s.opts.Timeout)
-			e.Message = s.overLimit(true) + " (in its warm-up launch on one work-group, while compiled ahead)"
+			e.Message = s.overLimit(true, "the kernel") + " (in its warm-up launch on one work-group, while compiled ahead)"
 		}
 		return e, nil
 	}
@@ -589,10 +589,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 			// The time until the kernel started is compilation (the wait for a
 			// pre-compiler included), from then on the kernel's: its warm-up, verification
 			// and timed runs, one of which hung. Stops of this process count as neither.
-			msg := s.overLimit(running)
-			if running && subject != "the kernel" {
-				msg = fmt.Sprintf("%s ran past the time limit of %v (timeout) and was killed", subject, s.opts.Timeout)
-			}
+			msg := s.overLimit(running, subject)
 			if timing {
 				// Its first run ended, and passed verification: a kernel slow enough
 				// that all its runs together take longer than the limit is not hung.
@@ -616,11 +613,11 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 }
 
 // overLimit is the message of a configuration killed for running past a time limit: the
-// run time limit (a spec's timeout) when the kernel was running, else the compile time
-// limit (compile_timeout).
-func (s *Supervisor) overLimit(running bool) string {
+// run time limit (a spec's timeout) when subject (the kernel, the reference, a
+// verification function) was running, else the compile time limit (compile_timeout).
+func (s *Supervisor) overLimit(running bool, subject string) string {
 	if running {
-		return fmt.Sprintf("the kernel ran past the time limit of %v (timeout) and was killed", s.opts.Timeout)
+		return fmt.Sprintf("%s ran past the time limit of %v (timeout) and was killed", subject, s.opts.Timeout)
 	}
 	return fmt.Sprintf("compilation ran past the time limit of %v (compile_timeout) and was killed", s.opts.CompileTimeout)
 }
@@ -845,7 +842,7 @@ func (s *Supervisor) askLocked(ctx context.Context, op, subject string) (answer,
 			ch.kill()
 			s.main = nil
 			s.Crashes++
-			return "", s.overLimit(running), nil
+			return "", s.overLimit(running, subject), nil
 		case <-ctx.Done():
 			ch.kill()
 			s.main = nil

@@ -466,7 +466,7 @@ function drawSensitivity() {
   const sob = a.sobol;
   if (!sob) {
     chartFrame(svg, 0);
-    note.textContent = (a.warnings || []).join(" ") || "no Sobol indices";
+    note.textContent = (a.warnings || []).join("\n") || "no Sobol indices"; // a line each
     return;
   }
   const {W, rowH} = chartFrame(svg, sob.params.length);
@@ -494,7 +494,8 @@ function two(v) { return typeof v === "number" ? v.toFixed(2) : "n/a"; }
 
 function drawWarnings() {
   const a = S.analysis;
-  $("warnings").textContent = a && !a.error && a.warnings && a.warnings.length ? "Analysis: " + a.warnings.join(" ") : "";
+  // a line each: the warnings are phrases, with no full stop to part them
+  $("warnings").textContent = a && !a.error && a.warnings && a.warnings.length ? "Analysis:\n" + a.warnings.join("\n") : "";
 }
 
 // ---- the analysis request
