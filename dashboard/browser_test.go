@@ -216,7 +216,7 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 // of its own, under the sensitivity chart (where there are no Sobol indices to draw) and
 // below the charts, rather than run together.
 func TestTheAnalysisWarningsAreShownALineEach(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t)
 	rec := read(t, convolution)
