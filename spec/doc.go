@@ -173,8 +173,9 @@ arguments:                     # in the kernel's parameter order. Before tuning,
     length: N * N
     fill: {random: {distribution: uniform, low: -1, high: 1}}
     # random: uniform (default; low 0, high 1; integers: each of low..high equally likely)
-    # or normal (mean 0, stddev 1 by default; clamped to low/high when given); seed: a seed
-    # of its own. Data depend only on the seed and the argument's name. Every array,
+    # or normal (mean 0, stddev 1 by default; clamped to low/high when given, and always
+    # to the type's range: a float16 draw beyond 65504 becomes 65504); seed: a seed of its
+    # own. Data depend only on the seed and the argument's name. Every array,
     # input or output, holds its data again when a configuration's first run starts (the
     # run that is verified), whatever earlier configurations did to it; the timed runs
     # after it see what the runs before them left (an input the kernel changes in place

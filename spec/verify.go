@@ -182,7 +182,7 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 // toleranceMeaning says what a method's tolerance bounds, for messages.
 var toleranceMeaning = map[string]string{
 	MethodAbsoluteSum:  "the largest sum over the compared elements of |got - want| that passes (KTT's default is 1e-4)",
-	MethodRelativeNorm: "the largest ||got - want|| / ||want|| that passes (near float32's 1e-7 times a few for a well-conditioned float32 result, float64's 1e-16 for float64)",
+	MethodRelativeNorm: "the largest ||got - want|| / ||want|| that passes (for a well-conditioned result a few times the type's unit roundoff: about 1e-3 for float16, 1e-6 for float32, 1e-15 for float64)",
 }
 
 // outputRange reads an output's range: a length (the elements before it) or [start, end)
