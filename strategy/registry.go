@@ -38,6 +38,7 @@ var builtin = []struct {
 	{"greedyils", greedyILSFactory},
 	{"smac", smacFactory},
 	{"saltelli", saltelliFactory},
+	{"profile", profileFactory},
 }
 
 func init() {

@@ -779,6 +779,24 @@ func (p *problem) Remaining() int {
 	return r
 }
 
+// Measured returns the evaluation of c the session holds (its first, under NoCache), for
+// strategies that read what an evaluation measured beside its fitness
+// (strategy.Measurements: the profile-based searcher's counters).
+func (p *problem) Measured(c space.Config) (result.Evaluation, bool) {
+	s := p.s
+	idx, ok := s.sp.Index(c)
+	if !ok {
+		return result.Evaluation{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, seen := s.cache[idx]
+	if !seen {
+		return result.Evaluation{}, false
+	}
+	return s.history[h].Evaluation, true
+}
+
 func (p *problem) Evaluate(ctx context.Context, c space.Config) (float64, error) {
 	var asked time.Time
 	if !p.s.unread {
