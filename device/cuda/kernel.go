@@ -27,12 +27,14 @@ const (
 	funcMaxDynamicShared   = 8
 )
 
-// kernel is a loaded module and the one kernel found in it. What the compiler decided
+// kernel is a kernel found in a loaded module, which it may share with the module's
+// other kernels. What the compiler decided
 // (registers, static shared memory, the largest block those allow) is read at load time.
 type kernel struct {
 	dev    *cuDevice
 	name   string
-	mod    uintptr // 0 once released
+	mod    uintptr // the module's handle; 0 once released
+	module *module
 	fn     uintptr
 	log    string // what NVRTC printed for the build: its warnings
 	cached bool   // the module came from the module cache
@@ -46,11 +48,11 @@ type kernel struct {
 	binVersion   int
 	dynShared    int // dynamic shared memory the kernel may take now (raised on demand)
 
-	vals     []uint64         // argument values, 8-byte slots
-	params   []unsafe.Pointer // pointers to the values, as cuLaunchKernel takes them
-	symbols  map[string]*symbolCopy
-	names    []device.Param // the caller's names and types of the arguments, for messages
-	launched bool           // a launch finished, and its buffers' canaries were checked
+	vals     []uint64               // argument values, 8-byte slots
+	params   []unsafe.Pointer       // pointers to the values, as cuLaunchKernel takes them
+	symbols  map[string]*symbolCopy // the module's
+	names    []device.Param         // the caller's names and types of the arguments, for messages
+	launched bool                   // a launch finished, and its buffers' canaries were checked
 }
 
 // symbolCopy is a module variable that receives an argument's bytes.
@@ -68,8 +70,8 @@ var (
 // Warnings is what NVRTC printed for the kernel's build, kept with it in the module cache.
 func (k *kernel) Warnings() string { return k.log }
 
-func newKernel(d *cuDevice, name string, mod, fn uintptr) (*kernel, error) {
-	k := &kernel{dev: d, name: name, mod: mod, fn: fn, symbols: map[string]*symbolCopy{}}
+func newKernel(d *cuDevice, name string, m *module, fn uintptr) (*kernel, error) {
+	k := &kernel{dev: d, name: name, mod: m.handle, module: m, fn: fn, symbols: m.symbols}
 	var errs []error
 	attr := func(a int32) int {
 		var v int32
@@ -414,18 +416,24 @@ func (k *kernel) copySymbol(name string, data []byte) error {
 	return nil
 }
 
-// Release unloads the module; it is harmless to call twice or after the device closed.
+// Release unloads the module when no other kernel uses it; it is harmless to call twice
+// or after the device closed.
 func (k *kernel) Release() {
 	if k.mod == 0 {
 		return
 	}
 	if !k.dev.closed {
-		if k.dev.lost == nil {
+		last := k.module == nil // a kernel made by hand, in tests
+		if !last {
+			k.module.refs--
+			last = k.module.refs == 0
+		}
+		if last && k.dev.lost == nil {
 			k.dev.cu.ModuleUnload(k.mod)
 		}
 		delete(k.dev.kernels, k)
 	}
-	k.mod, k.fn = 0, 0
+	k.mod, k.fn, k.module = 0, 0, nil
 }
 
 func b2f(b bool) float64 {
