@@ -212,7 +212,9 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #     - kernel: step             # required: the function to launch, in kernel's source, or
 #       source: step.cl          #   in a source of its own (or code:), in its language;
 #                                #   every function is compiled with the configuration's
-#                                #   definitions (those of the spec's launch: grid_size_x...)
+#                                #   definitions (those of the spec's launch: grid_size_x...);
+#                                #   the functions of one source are built together, once
+#                                #   per configuration (one program, module or object)
 #       grid: ["(N + BS - 1) // BS"]   # its own grid and block, as a reference kernel's
 #       block: [BS]              #   (a block alone divides problem_size; neither: the
 #                                #   spec's launch); problem_size may be left out when every
