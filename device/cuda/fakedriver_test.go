@@ -199,6 +199,28 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if got := launchLog(); got != "offset;_Z5scaleILi2EEvPfif;" {
 		t.Fatalf("launched %q, want offset then scale<2>", got)
 	}
+	// A sequence runs its steps back to back between two events: three launches take
+	// 3 x 250 µs and the two gaps of 10 µs between them, which per-launch events leave out.
+	one64 := device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}}
+	clearLaunchLog()
+	seq := []device.Step{{Kernel: fns[1], Launch: one64, Args: otherArgs}, {Kernel: fns[0], Launch: one64, Args: otherArgs},
+		{Kernel: fns[0], Launch: one64, Args: otherArgs}}
+	if dur, err := d.RunSequence(ctx, seq); err != nil || dur.Round(time.Microsecond) != 770*time.Microsecond { // ms as a float32
+		t.Fatalf("a sequence of three launches: %v, %v; want 770µs", dur, err)
+	}
+	if got := launchLog(); got != "offset;_Z5scaleILi2EEvPfif;_Z5scaleILi2EEvPfif;" {
+		t.Fatalf("the sequence launched %q", got)
+	}
+	if dur, err := device.RunSequence(ctx, struct{ device.Device }{d}, seq); err != nil || dur.Round(time.Microsecond) != 750*time.Microsecond {
+		t.Fatalf("the same launches timed each: %v, %v; want 750µs", dur, err)
+	}
+	// A step over a limit is refused, naming it, before it reaches the driver.
+	calls0 := launch()[7]
+	seq[1].Launch.Block = device.Dim3{1024}
+	var se *device.StepError
+	if _, err := d.RunSequence(ctx, seq); !errors.As(err, &se) || se.Index != 1 || !errors.As(err, new(*device.LimitError)) || launch()[7] != calls0+1 {
+		t.Fatalf("a sequence whose second step breaks a limit: %v (launches %d -> %d)", err, calls0, launch()[7])
+	}
 	loaded := modulesLoaded()
 	fns[0].Release()
 	if modulesLoaded() != loaded {

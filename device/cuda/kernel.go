@@ -132,42 +132,16 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	grid, block, err := geometry(l)
+	grid, block, err := k.prepare(l, args)
 	if err != nil {
 		return 0, err
 	}
-	if err := k.checkLimits(grid, block, l.SharedBytes); err != nil {
-		return 0, err
-	}
-	if l.SharedBytes > k.dynShared {
-		r := Result(d.cu.FuncSetAttribute(k.fn, funcMaxDynamicShared, int32(l.SharedBytes)))
-		if err := d.cu.check("cuFuncSetAttribute", r); err != nil {
-			return 0, &device.LimitError{What: fmt.Sprintf("the driver refused %d bytes of dynamic shared memory for kernel %s: %v", l.SharedBytes, k.name, err),
-				Limit: int64(k.dynShared), Want: int64(l.SharedBytes)}
-		}
-		k.dynShared = l.SharedBytes
-	}
-	if err := k.setArgs(args); err != nil {
-		return 0, err
-	}
-
 	cu := d.cu
 	if err := cu.check("cuEventRecord", cu.eventRecord(d.start)); err != nil {
 		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
 	}
-	var params unsafe.Pointer
-	if len(k.params) > 0 {
-		params = unsafe.Pointer(&k.params[0])
-	}
-	r := cu.launchKernel(k.fn, grid, block, uint32(l.SharedBytes), params)
-	runtime.KeepAlive(k.vals)
-	if r != success {
-		err := cu.check("cuLaunchKernel", r)
-		if r == errLaunchOutOfResources {
-			return 0, &device.LimitError{What: fmt.Sprintf("the driver refused to launch %d x %d x %d threads per block of kernel %s (%d registers per thread): %v",
-				block[0], block[1], block[2], k.name, k.registers, err)}
-		}
-		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
+	if err := k.launch(grid, block, l.SharedBytes); err != nil {
+		return 0, err
 	}
 	if err := cu.check("cuEventRecord", cu.eventRecord(d.end)); err != nil {
 		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
@@ -185,6 +159,51 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	}
 	k.launched = true
 	return dur, k.checkOverruns(args)
+}
+
+// prepare checks a launch against the limits, raises the kernel's dynamic shared memory
+// where it needs more, and sets the arguments, for launch.
+func (k *kernel) prepare(l device.Launch, args []device.Arg) (grid, block [3]uint32, err error) {
+	d := k.dev
+	if grid, block, err = geometry(l); err != nil {
+		return
+	}
+	if err = k.checkLimits(grid, block, l.SharedBytes); err != nil {
+		return
+	}
+	if l.SharedBytes > k.dynShared {
+		r := Result(d.cu.FuncSetAttribute(k.fn, funcMaxDynamicShared, int32(l.SharedBytes)))
+		if err = d.cu.check("cuFuncSetAttribute", r); err != nil {
+			err = &device.LimitError{What: fmt.Sprintf("the driver refused %d bytes of dynamic shared memory for kernel %s: %v", l.SharedBytes, k.name, err),
+				Limit: int64(k.dynShared), Want: int64(l.SharedBytes)}
+			return
+		}
+		k.dynShared = l.SharedBytes
+	}
+	err = k.setArgs(args)
+	return
+}
+
+// launch enqueues the kernel with the arguments prepare set, on the default stream. The
+// driver copies the arguments' values as it enqueues, so that the next prepare may set
+// others.
+func (k *kernel) launch(grid, block [3]uint32, shared int) error {
+	d, cu := k.dev, k.dev.cu
+	var params unsafe.Pointer
+	if len(k.params) > 0 {
+		params = unsafe.Pointer(&k.params[0])
+	}
+	r := cu.launchKernel(k.fn, grid, block, uint32(shared), params)
+	runtime.KeepAlive(k.vals)
+	if r != success {
+		err := cu.check("cuLaunchKernel", r)
+		if r == errLaunchOutOfResources {
+			return &device.LimitError{What: fmt.Sprintf("the driver refused to launch %d x %d x %d threads per block of kernel %s (%d registers per thread): %v",
+				block[0], block[1], block[2], k.name, k.registers, err)}
+		}
+		return d.failed(&device.RuntimeError{Op: "launch", Err: err})
+	}
+	return nil
 }
 
 // CheckOverruns implements device.OverrunChecker: it reads the canaries around the array

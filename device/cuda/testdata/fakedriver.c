@@ -8,6 +8,7 @@
 // value of a define `over` given to NVRTC (0 without one): a kernel whose bounds check is
 // off by over. With a define `under` it first zeroes x[-under] to x[-1], faulting before
 // the allocation's start. A launch of 13 blocks in x faults with an illegal address.
+// Launches take 250 µs by the events, and 10 µs more after another launch (see the clock).
 //
 // Device memory is host memory rounded up to granules, as a GPU's is: a kernel's write
 // past the end of an allocation but inside its granule lands there unnoticed, one past
@@ -225,12 +226,34 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 	memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
 	return 0;
 }
-CUresult cuEventCreate(void **ev, unsigned flags) { static int events; *ev = (void *)(uintptr_t)(0x9000 + events++); return 0; }
+/* The device's clock, in µs: a launch takes 250, and one that follows another launch
+   directly (no event recorded between them) waits 10 more, the gap between two kernels
+   that events around each launch leave out. Events record the clock. */
+enum { max_events = 64 };
+static long clock_us, event_us[max_events];
+static int after_launch;
+CUresult cuEventCreate(void **ev, unsigned flags) {
+	static int events;
+	if (events == max_events) return 2;
+	*ev = (void *)(uintptr_t)(0x9000 + events++);
+	return 0;
+}
 CUresult cuEventDestroy_v2(void *ev) { return 0; }
-CUresult cuEventRecord(void *ev, void *stream) { return stream == 0 ? 0 : 400; }
+CUresult cuEventRecord(void *ev, void *stream) {
+	uintptr_t e = (uintptr_t)ev - 0x9000;
+	if (stream != 0 || e >= max_events) return 400;
+	event_us[e] = clock_us;
+	after_launch = 0;
+	return 0;
+}
 CUresult cuEventQuery(void *ev) { return poisoned ? 700 : 0; }
 CUresult cuEventSynchronize(void *ev) { return poisoned ? 700 : 0; }
-CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) { *ms = 0.25f; return 0; }
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+	uintptr_t a = (uintptr_t)start - 0x9000, b = (uintptr_t)end - 0x9000;
+	if (a >= max_events || b >= max_events) return 400;
+	*ms = (float)(event_us[b] - event_us[a]) / 1000.0f;
+	return 0;
+}
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_OTHER"; return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == 700 ? "an illegal memory access was encountered" : "fake error"; return 0; }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -240,6 +263,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	unsigned g[] = {gx, gy, gz, bx, by, bz, shared};
 	memcpy(last_launch, g, sizeof g);
 	last_launch[7]++;
+	clock_us += 250 + (after_launch ? 10 : 0);
+	after_launch = 1;
 	const char *fname = modules[m].names[function_index(f)];
 	if (strlen(launch_log) + strlen(fname) + 2 <= sizeof launch_log) { /* the first launches after a clear */
 		strcat(launch_log, fname);
