@@ -233,9 +233,9 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #                                #   wrote, whether the swaps were odd or even in number
 #     - {kernel: total, grid: [1], block: [64], arguments: [b, sum, n]}
 # One run, warm-up, verified and timed, is the whole sequence: iterations, statistic,
-# timeout and min_time count sequences. OpenCL times it by profiling events from the
-# first launch's start to the last one's end (launches enqueued back to back); host C
-# and CUDA add up the launches' own times. Arrays hold their data again when a
+# timeout and min_time count sequences. OpenCL and CUDA time it by the device's events
+# from the first launch's start to the last one's end (launches enqueued back to back,
+# the gaps between them included); host C adds up the calls' own times. Arrays hold their data again when a
 # configuration's first (verified) sequence starts, as for one kernel. Device limits
 # (block size, local memory of the arguments it takes) are checked per launch: a launch
 # over one makes the configuration a device_limit naming it. A reference config runs the
