@@ -218,7 +218,12 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #       grid: ["(N + BS - 1) // BS"]   # its own grid and block, as a reference kernel's
 #       block: [BS]              #   (a block alone divides problem_size; neither: the
 #                                #   spec's launch); problem_size may be left out when every
-#                                #   launch gives a grid
+#                                #   launch gives a grid or a problem_size
+#       problem_size: [H]        # or, in place of a grid, its own problem size (default:
+#       grid_div_x: [BS, TILE]   #   the spec's) and grid divisors (default: its block), as
+#                                #   the spec's are: grid = ceil(problem size / divisors)
+#       shared_memory_bytes: BS * 4  # CUDA: its own dynamic shared memory per block
+#                                #   (default: the spec's shared_memory_bytes)
 #       arguments: [a, b, n]     # the spec's arguments it takes, in its parameter order
 #                                #   (default: all of them), checked against its declared
 #                                #   parameters as the kernel's are
