@@ -212,9 +212,15 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #     - kernel: step             # required: the function to launch, in kernel's source, or
 #       source: step.cl          #   in a source of its own (or code:), in its language;
 #                                #   every function is compiled with the configuration's
-#                                #   definitions (those of the spec's launch: grid_size_x...);
-#                                #   the functions of one source are built together, once
-#                                #   per configuration (one program, module or object)
+#                                #   definitions: its parameters, and grid_size_x/y/z and
+#                                #   the block size names (block_size_x...) of the spec's
+#                                #   launch, not of its own (the functions of one source
+#                                #   are built together, once per configuration, into one
+#                                #   program, module or object, which sees one value of
+#                                #   each name); a function that needs its own launch's
+#                                #   sizes reads them at run time (get_num_groups,
+#                                #   gridDim, get_local_size, blockDim) or takes them as
+#                                #   a scalar argument
 #       grid: ["(N + BS - 1) // BS"]   # its own grid and block, as a reference kernel's
 #       block: [BS]              #   (a block alone divides problem_size; neither: the
 #                                #   spec's launch); problem_size may be left out when every

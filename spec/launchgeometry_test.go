@@ -127,3 +127,20 @@ func TestALaunchsProblemSizeStandsForTheSpecs(t *testing.T) {
 		t.Errorf("launches[1]'s grid %v, want 32 x 1 x 1", g)
 	}
 }
+
+// Every launch is compiled with the definitions of the spec's launch (grid_size_x and the
+// block size names), not of its own: the functions of one source share one build.
+func TestLaunchesSeeTheSpecsLaunchInTheirDefinitions(t *testing.T) {
+	s := mustParse(t, launchGeometrySpec)
+	in, err := s.Instance([]space.Value{space.IntValue(64), space.IntValue(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range in.Defines {
+		got[d.Name] = d.Value
+	}
+	if got["grid_size_x"] != "16" || got["grid_size_y"] != "300" || got["block_size_x"] != "64" {
+		t.Errorf("definitions %v, want the spec's launch's grid 16 x 300 (launches[0]'s is 5 x 1)", in.Defines)
+	}
+}
