@@ -16,7 +16,8 @@ type Step struct {
 
 // Sequencer is a Device that runs a sequence of launches back to back, without waiting
 // between them, and times the sequence with its own clock from the first launch's start
-// to the last one's end (OpenCL profiling events on an in-order queue).
+// to the last one's end (OpenCL profiling events on an in-order queue, CUDA events on the
+// default stream).
 type Sequencer interface {
 	// RunSequence launches the steps in order and waits for the last. A step that fails
 	// gives a *StepError naming it.
@@ -37,10 +38,10 @@ func (e *StepError) Error() string {
 // Unwrap returns the step's failure.
 func (e *StepError) Unwrap() error { return e.Err }
 
-// RunSequence runs steps on dev as one timed run: through its Sequencer where it has one,
-// else one launch after another, each waited for, their times added up (host C, where a
-// launch is a function call timed by a monotonic clock, and the time between two calls is
-// a return and a call; CUDA, whose launches are timed by events each).
+// RunSequence runs steps on dev as one timed run: through its Sequencer where it has one
+// (OpenCL, CUDA), else one launch after another, each waited for, their times added up
+// (host C, where a launch is a function call timed by a monotonic clock, and the time
+// between two calls is a return and a call).
 func RunSequence(ctx context.Context, dev Device, steps []Step) (time.Duration, error) {
 	if sq, ok := dev.(Sequencer); ok {
 		return sq.RunSequence(ctx, steps)

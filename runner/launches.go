@@ -51,32 +51,56 @@ func (r *Runner) compileProgram(ctx context.Context, dev device.Device, inst *sp
 		p.kernels, p.distinct = []device.Kernel{k}, []device.Kernel{k}
 		return p, nil
 	}
-	type key struct {
-		fn   string
-		own  int
-		args string
+	// Launches whose functions come from one source share one build of it (per
+	// configuration: the definitions are the configuration's); a function launched twice
+	// with the same arguments is one kernel.
+	type build struct {
+		src      device.Source
+		first    int // the first launch built from src, named when the build fails
+		fns      []device.Function
+		launches []int // the launch of each of fns, named when it fails
+		slots    [][]int
 	}
-	built := map[key]device.Kernel{}
+	var builds []*build
+	bySource := map[string]*build{}
+	p.kernels = make([]device.Kernel, len(r.spec.Launches))
 	for i, l := range r.spec.Launches {
-		own := -1
-		if l.OwnSource {
-			own = i
-		}
-		kk := key{l.Kernel.Name, own, fmt.Sprint(l.Args)}
-		if k, ok := built[kk]; ok {
-			p.kernels = append(p.kernels, k)
-			continue
-		}
 		src := r.spec.LaunchSource(i)
 		src.Defines = inst.Defines
-		k, err := compileOn(ctx, dev, src, l.Kernel)
+		if src.Code == "" && len(l.Kernel.Files) > 0 {
+			return nil, launchCompileError(r.spec.LaunchName(i), fmt.Errorf("the kernel source %s was never read: spec.Parse reads no files; call the spec's ReadFiles after Parse (spec.Load does both)", l.Kernel.Files[0]))
+		}
+		skey := fmt.Sprintf("%q %q %q %q", src.File, src.Code, src.Language, src.Options)
+		b := bySource[skey]
+		if b == nil {
+			b = &build{src: src, first: i}
+			bySource[skey] = b
+			builds = append(builds, b)
+		}
+		fn := device.Function{Name: src.Kernel, Params: src.Params}
+		j := slices.IndexFunc(b.fns, func(f device.Function) bool { return f.Name == fn.Name && slices.Equal(f.Params, fn.Params) })
+		if j < 0 {
+			j = len(b.fns)
+			b.fns, b.launches, b.slots = append(b.fns, fn), append(b.launches, i), append(b.slots, nil)
+		}
+		b.slots[j] = append(b.slots[j], i)
+	}
+	for _, b := range builds {
+		ks, err := device.CompileFunctions(ctx, dev, b.src, b.fns)
 		if err != nil {
 			p.release()
-			return nil, launchCompileError(r.spec.LaunchName(i), err)
+			var fe *device.FunctionError
+			if errors.As(err, &fe) && fe.Index >= 0 && fe.Index < len(b.launches) {
+				return nil, launchCompileError(r.spec.LaunchName(b.launches[fe.Index]), fe.Err)
+			}
+			return nil, launchCompileError(r.spec.LaunchName(b.first), err)
 		}
-		built[kk] = k
-		p.kernels = append(p.kernels, k)
-		p.distinct = append(p.distinct, k)
+		for j, k := range ks {
+			p.distinct = append(p.distinct, k)
+			for _, i := range b.slots[j] {
+				p.kernels[i] = k
+			}
+		}
 	}
 	return p, nil
 }
@@ -124,11 +148,14 @@ func (p *program) release() {
 // when there are several.
 func (p *program) warnings() string {
 	var out string
+	var seen []string
 	for i, k := range p.kernels {
 		w, ok := k.(device.Warner)
-		if !ok || w.Warnings() == "" || slices.Index(p.kernels, k) < i {
+		// the functions of one build share its log
+		if !ok || w.Warnings() == "" || slices.Contains(seen, w.Warnings()) {
 			continue
 		}
+		seen = append(seen, w.Warnings())
 		if len(p.spec.Launches) > 0 {
 			out += p.spec.LaunchName(i) + ":\n"
 		}

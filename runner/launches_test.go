@@ -171,7 +171,19 @@ func TestATimedRunCoversEveryLaunch(t *testing.T) {
 // On the host C backend a sequence is function calls, one after the other.
 func TestASequenceOfFunctionCallsOnHostC(t *testing.T) {
 	dev := openHost(t)
-	src := `
+	src := hostPingPong
+	r, sp := runnerFor(t, parseLaunches(t, src), dev)
+	wantVerified(t, r, sp, values(1), values(2), values(3), values(4))
+
+	r, sp = runnerFor(t, parseLaunches(t, strings.Replace(src, ", swap: [a, b]", "", 1)), dev)
+	c, _ := sp.ConfigOf(values(4))
+	if e := r.Evaluate(context.Background(), c, nil); e.Status != result.WrongAnswer {
+		t.Errorf("without the swap: %v %q, want wrong_answer", e.Status, e.Message)
+	}
+}
+
+// hostPingPong is pingPongCL's sequence as host C function calls.
+const hostPingPong = `
 kernel:
   language: c
   code: &code |
@@ -197,12 +209,3 @@ verification:
     kernel: {name: reference, code: *code, arguments: [a, b, c, n, r]}
 iterations: 3
 `
-	r, sp := runnerFor(t, parseLaunches(t, src), dev)
-	wantVerified(t, r, sp, values(1), values(2), values(3), values(4))
-
-	r, sp = runnerFor(t, parseLaunches(t, strings.Replace(src, ", swap: [a, b]", "", 1)), dev)
-	c, _ := sp.ConfigOf(values(4))
-	if e := r.Evaluate(context.Background(), c, nil); e.Status != result.WrongAnswer {
-		t.Errorf("without the swap: %v %q, want wrong_answer", e.Status, e.Message)
-	}
-}

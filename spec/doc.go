@@ -213,11 +213,24 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #     - kernel: step             # required: the function to launch, in kernel's source, or
 #       source: step.cl          #   in a source of its own (or code:), in its language;
 #                                #   every function is compiled with the configuration's
-#                                #   definitions (those of the spec's launch: grid_size_x...)
+#                                #   definitions: its parameters, and grid_size_x/y/z and
+#                                #   the block size names (block_size_x...) of the spec's
+#                                #   launch, not of its own (the functions of one source
+#                                #   are built together, once per configuration, into one
+#                                #   program, module or object, which sees one value of
+#                                #   each name); a function that needs its own launch's
+#                                #   sizes reads them at run time (get_num_groups,
+#                                #   gridDim, get_local_size, blockDim) or takes them as
+#                                #   a scalar argument
 #       grid: ["(N + BS - 1) // BS"]   # its own grid and block, as a reference kernel's
 #       block: [BS]              #   (a block alone divides problem_size; neither: the
 #                                #   spec's launch); problem_size may be left out when every
-#                                #   launch gives a grid
+#                                #   launch gives a grid or a problem_size
+#       problem_size: [H]        # or, in place of a grid, its own problem size (default:
+#       grid_div_x: [BS, TILE]   #   the spec's) and grid divisors (default: its block), as
+#                                #   the spec's are: grid = ceil(problem size / divisors)
+#       shared_memory_bytes: BS * 4  # CUDA: its own dynamic shared memory per block
+#                                #   (default: the spec's shared_memory_bytes)
 #       arguments: [a, b, n]     # the spec's arguments it takes, in its parameter order
 #                                #   (default: all of them), checked against its declared
 #                                #   parameters as the kernel's are
@@ -232,9 +245,9 @@ arguments:                     # in the kernel's parameter order. Before tuning,
 #                                #   wrote, whether the swaps were odd or even in number
 #     - {kernel: total, grid: [1], block: [64], arguments: [b, sum, n]}
 # One run, warm-up, verified and timed, is the whole sequence: iterations, statistic,
-# timeout and min_time count sequences. OpenCL times it by profiling events from the
-# first launch's start to the last one's end (launches enqueued back to back); host C
-# and CUDA add up the launches' own times. Arrays hold their data again when a
+# timeout and min_time count sequences. OpenCL and CUDA time it by the device's events
+# from the first launch's start to the last one's end (launches enqueued back to back,
+# the gaps between them included); host C adds up the calls' own times. Arrays hold their data again when a
 # configuration's first (verified) sequence starts, as for one kernel. Device limits
 # (block size, local memory of the arguments it takes) are checked per launch: a launch
 # over one makes the configuration a device_limit naming it. A reference config runs the

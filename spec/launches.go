@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 
@@ -24,6 +25,14 @@ type Launch struct {
 	// Grid and Block are the launch's own geometry (expressions, 3 each), or nil for the
 	// spec's; a block alone divides the problem size, as a reference kernel's does.
 	Grid, Block []string
+	// ProblemSize and GridDiv are the launch's own problem size and grid divisors
+	// (expressions), in place of a grid: its grid is its problem size (the spec's where it
+	// gives none) divided by its divisors (its block where it gives none); nil for none.
+	ProblemSize []string
+	GridDiv     [3][]string
+	// SharedMemoryBytes is the launch's own dynamic shared memory per block (CUDA), an
+	// expression; "" for the spec's.
+	SharedMemoryBytes string
 	// Args are the arguments the function takes, in its parameter order (indices into
 	// Arguments); all passed arguments, in the spec's order, where the launch names none.
 	Args []int
@@ -41,6 +50,11 @@ type Launch struct {
 type claunch struct {
 	grid, block       [3]*cnum
 	gridSet, blockSet bool
+	problem           [3]*cnum
+	problemSet        bool
+	gridDiv           [3][]*cnum
+	gridDivSet        [3]bool
+	shared            *cnum
 	repeat            *cnum
 	swapField         string
 	swapLine          int
@@ -125,7 +139,8 @@ func (s *Spec) CheckLaunchDeclared(i int, params []device.Declared, detailed boo
 	})
 }
 
-var launchFields = []string{"kernel", "source", "code", "grid", "block", "arguments", "repeat", "swap"}
+var launchFields = []string{"kernel", "source", "code", "grid", "block", "problem_size", "grid_div_x", "grid_div_y", "grid_div_z",
+	"shared_memory_bytes", "arguments", "repeat", "swap"}
 
 // launches reads the launches field: a list of launches, each a function of the kernel's
 // source (or of its own), with its own geometry, arguments, repeat count and swap.
@@ -214,6 +229,34 @@ func (p *parser) launches(n *yaml.Node) {
 					l.Block, cl.blockSet = srcs, true
 					copy(cl.block[:], nums)
 				}
+			case "problem_size":
+				srcs, nums, ok := p.exprList(e.value, sub, p.c.psScope, 1, 3)
+				if !ok || !p.paramsOK {
+					continue
+				}
+				p.checkConst(nums, false, "a non-negative problem size", func(v float64) bool { return v >= 0 })
+				l.ProblemSize, cl.problemSet = srcs, true
+				copy(cl.problem[:], nums)
+			case "grid_div_x", "grid_div_y", "grid_div_z":
+				dim := int(e.key[len(e.key)-1] - 'x')
+				srcs, nums, ok := p.exprList(e.value, sub, p.c.geomScope, 0, 64)
+				if !ok || !p.paramsOK {
+					continue
+				}
+				l.GridDiv[dim], cl.gridDiv[dim], cl.gridDivSet[dim] = srcs, nums, true
+			case "shared_memory_bytes":
+				src, ok := d.exprSource(e.value, sub)
+				if instead := sharedInstead[k.Language]; instead != "" {
+					d.errf(e.value, sub, "dynamic shared memory is CUDA's, not %s: %s; remove shared_memory_bytes", k.Language, instead)
+					ok = false
+				}
+				if ok {
+					l.SharedMemoryBytes = src
+					if num := p.number(e.value, sub, p.c.argScope); num != nil {
+						cl.shared = num
+						p.checkConst([]*cnum{num}, true, "a non-negative whole number of bytes", func(v float64) bool { return v >= 0 })
+					}
+				}
 			case "arguments":
 				l.argsLine = e.value.Line
 				names, ok := d.list(e.value, sub, false)
@@ -250,6 +293,13 @@ func (p *parser) launches(n *yaml.Node) {
 				}
 			case "swap":
 				swapNode = e.value
+			}
+		}
+		if hasKey(entries, "grid") {
+			for _, key := range []string{"problem_size", "grid_div_x", "grid_div_y", "grid_div_z"} {
+				if hasKey(entries, key) {
+					d.errAt(it.Line, join(f, key), "cannot be combined with the launch's grid, which it would compute; give one of them")
+				}
 			}
 		}
 		if k.Name == "" && !hasKey(entries, "kernel") {
@@ -315,8 +365,8 @@ func (p *parser) launches(n *yaml.Node) {
 	}
 	if p.problemMissing && !hostLanguage(s.Kernel.Language) { // host C has no geometry
 		for i, l := range s.Launches {
-			if l.Grid == nil {
-				d.errAt(l.line, index("launches", i)+".grid", "missing, and the spec has no problem_size or grid for it to take; give the launch a grid, or give the spec a problem_size")
+			if l.Grid == nil && l.ProblemSize == nil {
+				d.errAt(l.line, index("launches", i)+".grid", "missing, and the spec has no problem_size or grid for it to take; give the launch a grid or a problem_size, or give the spec a problem_size")
 			}
 		}
 	}
@@ -332,7 +382,18 @@ func (s *Spec) launchInstances(in *Instance, env *expr.Env) error {
 		if err != nil {
 			return err
 		}
-		li := LaunchInstance{Launch: device.Launch{Grid: grid, Block: block, SharedBytes: in.Launch.SharedBytes}, Args: l.Args, Repeat: 1, Kernel: l.Kernel.Name}
+		if cl.problemSet || cl.gridDivSet != [3]bool{} {
+			if grid, err = s.launchGrid(in, env, cl, block); err != nil {
+				return err
+			}
+		}
+		shared := in.Launch.SharedBytes
+		if cl.shared != nil {
+			if shared, err = s.wholeNumber(cl.shared, env, "a non-negative whole number of bytes", 0, math.MaxInt32); err != nil {
+				return err
+			}
+		}
+		li := LaunchInstance{Launch: device.Launch{Grid: grid, Block: block, SharedBytes: shared}, Args: l.Args, Repeat: 1, Kernel: l.Kernel.Name}
 		if cl.repeat != nil {
 			if li.Repeat, err = s.wholeNumber(cl.repeat, env, "a whole number of launches, at least 1 (a restriction can leave out the configurations that give less)", 1, 1<<24); err != nil {
 				return err
@@ -349,6 +410,47 @@ func (s *Spec) launchInstances(in *Instance, env *expr.Env) error {
 		in.Launches[i] = li
 	}
 	return nil
+}
+
+// launchGrid is the grid of a launch with a problem size or grid divisors of its own:
+// its problem size (the configuration's where it gives none) divided, in each dimension,
+// by the product of its divisors there, or by its block where it gives none, rounded up.
+func (s *Spec) launchGrid(in *Instance, env *expr.Env, cl claunch, block device.Dim3) (grid device.Dim3, err error) {
+	for i := range 3 {
+		ps := in.ProblemSize[i]
+		if cl.problemSet {
+			ps = 1
+			if n := cl.problem[i]; n != nil {
+				if ps, err = s.truncated(n, env, "a non-negative problem size", 0); err != nil {
+					return
+				}
+			}
+		}
+		div := block[i]
+		if cl.gridDivSet[i] {
+			div = 1
+			for _, n := range cl.gridDiv[i] {
+				var d int
+				if d, err = s.truncated(n, env, "a positive grid divisor", 1); err != nil {
+					return
+				}
+				if div > maxDim/d {
+					err = s.evalErr(n, "the grid divisors' product exceeds %d", maxDim)
+					return
+				}
+				div *= d
+			}
+		}
+		grid[i] = (ps + div - 1) / div
+		if grid[i] == 0 && !hostLanguage(s.Kernel.Language) {
+			n := cl.problem[i]
+			if n == nil {
+				return grid, fmt.Errorf("the problem size in %c is 0 for this configuration, a grid of no blocks, which a kernel cannot be launched with", "xyz"[i])
+			}
+			return grid, s.evalErr(n, "%s evaluates to 0 for this configuration, a grid of no blocks, which a kernel cannot be launched with; expected a problem size of at least 1 (a restriction can leave out the configurations that give 0)", n.num.Source)
+		}
+	}
+	return
 }
 
 // ownLaunch is the grid and block of a kernel launched with geometry of its own (a launch's,

@@ -131,51 +131,68 @@ func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
 	return opts, arch, nil
 }
 
-// compiled is NVRTC's output for one kernel (exported fields: the module cache stores it).
+// compiled is NVRTC's output for one or more kernels of a source (exported fields: the
+// module cache stores it).
 type compiled struct {
 	Image   []byte // CUBIN, or NUL-terminated PTX
 	Lowered string // the kernel's name in the module (mangled for templates and C++ names)
-	Log     string // the compiler's messages (warnings), may be empty
-	Cached  bool   `gob:"-"` // read from the module cache
+	// Others are the names in the module of the further kernels, where one build has
+	// several (device.MultiCompiler), in order.
+	Others []string
+	Log    string // the compiler's messages (warnings), may be empty
+	Cached bool   `gob:"-"` // read from the module cache
 }
 
-// compile runs NVRTC on src for arch. A source the compiler rejects gives a
-// *device.CompileError with the log, or a *device.LimitError when the log says the kernel
-// needs more shared or local memory than the architecture has.
-func (a *nvrtcAPI) compile(src device.Source, arch target, cache *moduleCache) (compiled, error) {
+// lowered is the name in the module of the build's i-th kernel.
+func (c compiled) lowered(i int) string {
+	if i == 0 {
+		return c.Lowered
+	}
+	return c.Others[i-1]
+}
+
+// compile runs NVRTC on src for arch, for the kernels names (src.Kernel is ignored). A
+// source the compiler rejects gives a *device.CompileError with the log, or a
+// *device.LimitError when the log says the kernel needs more shared or local memory than
+// the architecture has; a kernel the program lacks gives its index with the error (-1
+// for the others).
+func (a *nvrtcAPI) compile(src device.Source, names []string, arch target, cache *moduleCache) (compiled, int, error) {
 	opts, arch, err := nvrtcOptions(src, arch)
 	if err != nil {
-		return compiled{}, err
+		return compiled{}, -1, err
 	}
-	key, cacheable := cache.key(src.Code, src.Kernel, opts, a.id())
+	// Names hold no line break: the key's field for several is each on a line.
+	key, cacheable := cache.key(src.Code, strings.Join(names, "\n"), opts, a.id())
 	if cacheable {
-		if out, ok := cache.load(key); ok {
+		if out, ok := cache.load(key); ok && len(out.Others) == len(names)-1 {
 			out.Cached = true
-			return out, nil
+			return out, -1, nil
 		}
 	}
-	out, err := a.run(src, opts, arch)
+	out, failed, err := a.run(src, names, opts, arch)
 	if err == nil && cacheable {
 		cache.store(key, out) // a full disk only costs the next compilation
 	}
-	return out, err
+	return out, failed, err
 }
 
 // run compiles with NVRTC.
-func (a *nvrtcAPI) run(src device.Source, opts []string, arch target) (compiled, error) {
+func (a *nvrtcAPI) run(src device.Source, names []string, opts []string, arch target) (compiled, int, error) {
 	name := "kernel.cu"
 	if src.File != "" {
 		name = filepath.Base(src.File)
 	}
 	var prog uintptr
 	if r := a.CreateProgram(&prog, src.Code, name, 0, nil, nil); r != 0 {
-		return compiled{}, a.err("nvrtcCreateProgram", r)
+		return compiled{}, -1, a.err("nvrtcCreateProgram", r)
 	}
 	defer a.DestroyProgram(&prog)
-	// The kernel's name, with template arguments if any, is a name expression: NVRTC then
+	// Each kernel's name, with template arguments if any, is a name expression: NVRTC then
 	// instantiates the template and reports the name it has in the module.
-	if r := a.AddNameExpression(prog, src.Kernel); r != 0 {
-		return compiled{}, a.err("nvrtcAddNameExpression("+src.Kernel+")", r)
+	for i, name := range names {
+		if r := a.AddNameExpression(prog, name); r != 0 {
+			return compiled{}, i, a.err("nvrtcAddNameExpression("+name+")", r)
+		}
 	}
 
 	// NVRTC reads the options as an array of C strings; the strings and the array stay
@@ -191,26 +208,32 @@ func (a *nvrtcAPI) run(src device.Source, opts []string, arch target) (compiled,
 	if r != 0 {
 		if r == nvrtcCompilation {
 			if le := resourceOveruse(log); le != nil {
-				return compiled{}, le
+				return compiled{}, -1, le
 			}
-			return compiled{}, &device.CompileError{Log: log, Err: a.err("nvrtcCompileProgram", r)}
+			return compiled{}, -1, &device.CompileError{Log: log, Err: a.err("nvrtcCompileProgram", r)}
 		}
 		e := a.err("nvrtcCompileProgram", r)
-		return compiled{}, &device.CompileError{Log: strings.TrimSpace(log + "\n" + e.Error() + "\noptions: " + strings.Join(opts, " ")), Err: e}
+		return compiled{}, -1, &device.CompileError{Log: strings.TrimSpace(log + "\n" + e.Error() + "\noptions: " + strings.Join(opts, " ")), Err: e}
 	}
 	out := compiled{Log: log}
-	var lowered *byte
-	if r := a.GetLoweredName(prog, src.Kernel, &lowered); r != 0 || lowered == nil {
-		return compiled{}, &device.CompileError{Log: fmt.Sprintf("no kernel named %s in the program", src.Kernel), Err: a.err("nvrtcGetLoweredName", r)}
+	for i, name := range names {
+		var lowered *byte
+		if r := a.GetLoweredName(prog, name, &lowered); r != 0 || lowered == nil {
+			return compiled{}, i, &device.CompileError{Log: fmt.Sprintf("no kernel named %s in the program", name), Err: a.err("nvrtcGetLoweredName", r)}
+		}
+		if i == 0 {
+			out.Lowered = goString(lowered)
+		} else {
+			out.Others = append(out.Others, goString(lowered))
+		}
 	}
-	out.Lowered = goString(lowered)
 	var err error
 	if arch.cubin && a.GetCUBINSize != nil && a.GetCUBIN != nil {
 		out.Image, err = a.output(prog, "CUBIN", a.GetCUBINSize, a.GetCUBIN)
 	} else {
 		out.Image, err = a.output(prog, "PTX", a.GetPTXSize, a.GetPTX)
 	}
-	return out, err
+	return out, -1, err
 }
 
 // output reads the compiled program through a size and a copy entry point.

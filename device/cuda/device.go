@@ -133,53 +133,111 @@ func (d *cuDevice) Observers() []device.Observer {
 // or one without that kernel, gives a *device.CompileError with the log; a kernel that
 // needs more shared or local memory than the architecture has, a *device.LimitError.
 func (d *cuDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
-	if err := d.usable(); err != nil {
+	if src.Kernel == "" {
+		return nil, errors.New("cuda: no kernel name given")
+	}
+	ks, _, err := d.compile(ctx, src, []device.Function{{Name: src.Kernel, Params: src.Params}})
+	if err != nil {
 		return nil, err
 	}
+	return ks[0], nil
+}
+
+var _ device.MultiCompiler = (*cuDevice)(nil)
+
+// CompileFunctions implements device.MultiCompiler: one NVRTC program with a name
+// expression per function, one module, and a cuModuleGetFunction per function; the
+// module is unloaded with the last of them.
+func (d *cuDevice) CompileFunctions(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, error) {
+	ks, failed, err := d.compile(ctx, src, fns)
+	if err != nil && failed >= 0 {
+		return nil, &device.FunctionError{Index: failed, Err: err}
+	}
+	return ks, err
+}
+
+// compile builds src for fns into one module and finds each function in it. A function
+// the module lacks gives its index with the error, other failures -1.
+func (d *cuDevice) compile(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, int, error) {
+	if err := d.usable(); err != nil {
+		return nil, -1, err
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	switch {
 	case src.Language != "" && src.Language != "cuda":
-		return nil, fmt.Errorf("cuda: cannot compile %s source", src.Language)
-	case src.Kernel == "":
-		return nil, errors.New("cuda: no kernel name given")
+		return nil, -1, fmt.Errorf("cuda: cannot compile %s source", src.Language)
+	case len(fns) == 0:
+		return nil, -1, errors.New("cuda: no kernel name given")
 	case src.Code == "":
-		return nil, errors.New("cuda: empty source")
+		return nil, -1, errors.New("cuda: empty source")
+	}
+	names := make([]string, len(fns))
+	for i, f := range fns {
+		if f.Name == "" {
+			return nil, i, errors.New("cuda: no kernel name given")
+		}
+		names[i] = f.Name
 	}
 	if err := d.current(); err != nil {
-		return nil, d.failed(err)
+		return nil, -1, d.failed(err)
 	}
-	out, err := d.rtc.compile(src, d.arch, d.cache)
+	out, failed, err := d.rtc.compile(src, names, d.arch, d.cache)
 	if err != nil {
-		return nil, err
+		return nil, failed, err
 	}
 	var mod uintptr
 	if r := Result(d.cu.ModuleLoadData(&mod, unsafe.Pointer(&out.Image[0]))); r != success {
 		err := d.cu.check("cuModuleLoadData", r)
 		switch r {
 		case errInvalidPTX, errUnsupportedPTX, errNoBinaryForGPU, errInvalidImage:
-			return nil, &device.CompileError{Log: "the driver cannot load the compiled kernel: " + err.Error() + hint(r), Err: err}
+			return nil, -1, &device.CompileError{Log: "the driver cannot load the compiled kernel: " + err.Error() + hint(r), Err: err}
 		}
-		return nil, d.failed(fmt.Errorf("cuda: load %s: %w", src.Kernel, err))
+		return nil, -1, d.failed(fmt.Errorf("cuda: load %s: %w", names[0], err))
 	}
-	var fn uintptr
-	if r := Result(d.cu.ModuleGetFunction(&fn, mod, out.Lowered)); r != success {
-		d.cu.ModuleUnload(mod)
-		err := d.cu.check("cuModuleGetFunction", r)
-		if r == errNotFound {
-			return nil, &device.CompileError{Log: fmt.Sprintf("no kernel %s (%s) in the compiled module: is it __global__?", src.Kernel, out.Lowered), Err: err}
+	shared := &module{handle: mod, symbols: map[string]*symbolCopy{}}
+	var made []*kernel
+	fail := func(i int, err error) ([]device.Kernel, int, error) {
+		// the last kernel released unloads the module
+		for _, k := range made {
+			k.Release()
 		}
-		return nil, d.failed(fmt.Errorf("cuda: compile %s: %w", src.Kernel, err))
+		if len(made) == 0 {
+			d.cu.ModuleUnload(mod)
+		}
+		return nil, i, err
 	}
-	k, err := newKernel(d, src.Kernel, mod, fn)
-	if err != nil {
-		d.cu.ModuleUnload(mod)
-		return nil, fmt.Errorf("cuda: compile %s: %w", src.Kernel, err)
+	ks := make([]device.Kernel, len(fns))
+	for i, f := range fns {
+		lowered := out.lowered(i)
+		var fn uintptr
+		if r := Result(d.cu.ModuleGetFunction(&fn, mod, lowered)); r != success {
+			err := d.cu.check("cuModuleGetFunction", r)
+			if r == errNotFound {
+				return fail(i, &device.CompileError{Log: fmt.Sprintf("no kernel %s (%s) in the compiled module: is it __global__?", f.Name, lowered), Err: err})
+			}
+			return fail(i, d.failed(fmt.Errorf("cuda: compile %s: %w", f.Name, err)))
+		}
+		k, err := newKernel(d, f.Name, shared, fn)
+		if err != nil {
+			return fail(i, fmt.Errorf("cuda: compile %s: %w", f.Name, err))
+		}
+		shared.refs++
+		k.log, k.cached, k.names = out.Log, out.Cached, f.Params
+		d.kernels[k] = struct{}{}
+		made = append(made, k)
+		ks[i] = k
 	}
-	k.log, k.cached, k.names = out.Log, out.Cached, src.Params
-	d.kernels[k] = struct{}{}
-	return k, nil
+	return ks, -1, nil
+}
+
+// module is a loaded module, the variables found in it, and how many of the device's
+// kernels still use it: it is unloaded with the last.
+type module struct {
+	handle  uintptr
+	refs    int
+	symbols map[string]*symbolCopy // shared: a copy by one kernel is every kernel's
 }
 
 // hint says what to do about a module the driver refused.

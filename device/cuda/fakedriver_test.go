@@ -64,8 +64,12 @@ func fakeDriverChild(t *testing.T, lib string) {
 	var launch func() *[8]uint32
 	var dynShared func() int32
 	var setFreeMemory func(uintptr)
+	var compilations, modulesLoaded func() int32
+	var launchLog func() string
+	var clearLaunchLog func()
 	for name, f := range map[string]any{"fake_options": &options, "fake_launch": &launch, "fake_dynamic_shared": &dynShared,
-		"fake_set_free_memory": &setFreeMemory} {
+		"fake_set_free_memory": &setFreeMemory, "fake_compilations": &compilations, "fake_modules_loaded": &modulesLoaded,
+		"fake_launch_log": &launchLog, "fake_clear_launch_log": &clearLaunchLog} {
 		if err := dl.Bind(f, h, name); err != nil {
 			t.Fatal(err)
 		}
@@ -129,6 +133,26 @@ func fakeDriverChild(t *testing.T, lib string) {
 		kw.Release()
 	}
 
+	// Several functions of one source: one NVRTC compilation with a name expression each,
+	// one module, a function of each name; the module is unloaded with the last kernel.
+	compiledBefore, loadedBefore := compilations(), modulesLoaded()
+	shared := src
+	shared.Code += "\n__global__ void offset(float *x, int n, float a) {}"
+	fns, err := d.CompileFunctions(ctx, shared, []device.Function{{Name: "scale<2>"}, {Name: "offset"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if compilations()-compiledBefore != 1 || modulesLoaded()-loadedBefore != 1 {
+		t.Fatalf("two functions of one source: %d compilations, %d modules; want 1, 1", compilations()-compiledBefore, modulesLoaded()-loadedBefore)
+	}
+	if again, err := d.CompileFunctions(ctx, shared, []device.Function{{Name: "scale<2>"}, {Name: "offset"}}); err != nil ||
+		compilations()-compiledBefore != 1 || again[1].Attributes()["cached"] != 1 {
+		t.Fatalf("the same two functions again are not one cache hit: %v, %d compilations", err, compilations()-compiledBefore)
+	} else {
+		again[0].Release()
+		again[1].Release()
+	}
+
 	// A launch: buffers, scalars and the __constant__ symbol arrive where the C side reads them.
 	var re *device.RuntimeError
 	buf, err := d.Alloc(16)
@@ -158,6 +182,55 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if x != [4]float32{3.5, 6.5, 9.5, 12.5} {
 		t.Fatalf("the kernel saw other arguments: %v", x)
 	}
+
+	// Each function of the shared module launches as itself.
+	clearLaunchLog()
+	other, err := d.Alloc(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherArgs := slices.Clone(args)
+	otherArgs[0] = device.Arg{Buffer: other}
+	for _, f := range []device.Kernel{fns[1], fns[0]} {
+		if _, err := f.Run(ctx, device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}}, otherArgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := launchLog(); got != "offset;_Z5scaleILi2EEvPfif;" {
+		t.Fatalf("launched %q, want offset then scale<2>", got)
+	}
+	// A sequence runs its steps back to back between two events: three launches take
+	// 3 x 250 µs and the two gaps of 10 µs between them, which per-launch events leave out.
+	one64 := device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{64}}
+	clearLaunchLog()
+	seq := []device.Step{{Kernel: fns[1], Launch: one64, Args: otherArgs}, {Kernel: fns[0], Launch: one64, Args: otherArgs},
+		{Kernel: fns[0], Launch: one64, Args: otherArgs}}
+	if dur, err := d.RunSequence(ctx, seq); err != nil || dur.Round(time.Microsecond) != 770*time.Microsecond { // ms as a float32
+		t.Fatalf("a sequence of three launches: %v, %v; want 770µs", dur, err)
+	}
+	if got := launchLog(); got != "offset;_Z5scaleILi2EEvPfif;_Z5scaleILi2EEvPfif;" {
+		t.Fatalf("the sequence launched %q", got)
+	}
+	if dur, err := device.RunSequence(ctx, struct{ device.Device }{d}, seq); err != nil || dur.Round(time.Microsecond) != 750*time.Microsecond {
+		t.Fatalf("the same launches timed each: %v, %v; want 750µs", dur, err)
+	}
+	// A step over a limit is refused, naming it, before it reaches the driver.
+	calls0 := launch()[7]
+	seq[1].Launch.Block = device.Dim3{1024}
+	var se *device.StepError
+	if _, err := d.RunSequence(ctx, seq); !errors.As(err, &se) || se.Index != 1 || !errors.As(err, new(*device.LimitError)) || launch()[7] != calls0+1 {
+		t.Fatalf("a sequence whose second step breaks a limit: %v (launches %d -> %d)", err, calls0, launch()[7])
+	}
+	loaded := modulesLoaded()
+	fns[0].Release()
+	if modulesLoaded() != loaded {
+		t.Fatal("releasing one function of two unloaded their module")
+	}
+	fns[1].Release()
+	if modulesLoaded() != loaded-1 {
+		t.Fatal("releasing both functions left their module loaded")
+	}
+	other.Release()
 
 	// A device-side copy: the kernel's output back to what was written before it.
 	pristine, err := d.Alloc(16)

@@ -27,12 +27,14 @@ const (
 	funcMaxDynamicShared   = 8
 )
 
-// kernel is a loaded module and the one kernel found in it. What the compiler decided
+// kernel is a kernel found in a loaded module, which it may share with the module's
+// other kernels. What the compiler decided
 // (registers, static shared memory, the largest block those allow) is read at load time.
 type kernel struct {
 	dev    *cuDevice
 	name   string
-	mod    uintptr // 0 once released
+	mod    uintptr // the module's handle; 0 once released
+	module *module
 	fn     uintptr
 	log    string // what NVRTC printed for the build: its warnings
 	cached bool   // the module came from the module cache
@@ -46,11 +48,11 @@ type kernel struct {
 	binVersion   int
 	dynShared    int // dynamic shared memory the kernel may take now (raised on demand)
 
-	vals     []uint64         // argument values, 8-byte slots
-	params   []unsafe.Pointer // pointers to the values, as cuLaunchKernel takes them
-	symbols  map[string]*symbolCopy
-	names    []device.Param // the caller's names and types of the arguments, for messages
-	launched bool           // a launch finished, and its buffers' canaries were checked
+	vals     []uint64               // argument values, 8-byte slots
+	params   []unsafe.Pointer       // pointers to the values, as cuLaunchKernel takes them
+	symbols  map[string]*symbolCopy // the module's
+	names    []device.Param         // the caller's names and types of the arguments, for messages
+	launched bool                   // a launch finished, and its buffers' canaries were checked
 }
 
 // symbolCopy is a module variable that receives an argument's bytes.
@@ -68,8 +70,8 @@ var (
 // Warnings is what NVRTC printed for the kernel's build, kept with it in the module cache.
 func (k *kernel) Warnings() string { return k.log }
 
-func newKernel(d *cuDevice, name string, mod, fn uintptr) (*kernel, error) {
-	k := &kernel{dev: d, name: name, mod: mod, fn: fn, symbols: map[string]*symbolCopy{}}
+func newKernel(d *cuDevice, name string, m *module, fn uintptr) (*kernel, error) {
+	k := &kernel{dev: d, name: name, mod: m.handle, module: m, fn: fn, symbols: m.symbols}
 	var errs []error
 	attr := func(a int32) int {
 		var v int32
@@ -130,42 +132,16 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	grid, block, err := geometry(l)
+	grid, block, err := k.prepare(l, args)
 	if err != nil {
 		return 0, err
 	}
-	if err := k.checkLimits(grid, block, l.SharedBytes); err != nil {
-		return 0, err
-	}
-	if l.SharedBytes > k.dynShared {
-		r := Result(d.cu.FuncSetAttribute(k.fn, funcMaxDynamicShared, int32(l.SharedBytes)))
-		if err := d.cu.check("cuFuncSetAttribute", r); err != nil {
-			return 0, &device.LimitError{What: fmt.Sprintf("the driver refused %d bytes of dynamic shared memory for kernel %s: %v", l.SharedBytes, k.name, err),
-				Limit: int64(k.dynShared), Want: int64(l.SharedBytes)}
-		}
-		k.dynShared = l.SharedBytes
-	}
-	if err := k.setArgs(args); err != nil {
-		return 0, err
-	}
-
 	cu := d.cu
 	if err := cu.check("cuEventRecord", cu.eventRecord(d.start)); err != nil {
 		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
 	}
-	var params unsafe.Pointer
-	if len(k.params) > 0 {
-		params = unsafe.Pointer(&k.params[0])
-	}
-	r := cu.launchKernel(k.fn, grid, block, uint32(l.SharedBytes), params)
-	runtime.KeepAlive(k.vals)
-	if r != success {
-		err := cu.check("cuLaunchKernel", r)
-		if r == errLaunchOutOfResources {
-			return 0, &device.LimitError{What: fmt.Sprintf("the driver refused to launch %d x %d x %d threads per block of kernel %s (%d registers per thread): %v",
-				block[0], block[1], block[2], k.name, k.registers, err)}
-		}
-		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
+	if err := k.launch(grid, block, l.SharedBytes); err != nil {
+		return 0, err
 	}
 	if err := cu.check("cuEventRecord", cu.eventRecord(d.end)); err != nil {
 		return 0, d.failed(&device.RuntimeError{Op: "launch", Err: err})
@@ -183,6 +159,51 @@ func (k *kernel) Run(ctx context.Context, l device.Launch, args []device.Arg) (t
 	}
 	k.launched = true
 	return dur, k.checkOverruns(args)
+}
+
+// prepare checks a launch against the limits, raises the kernel's dynamic shared memory
+// where it needs more, and sets the arguments, for launch.
+func (k *kernel) prepare(l device.Launch, args []device.Arg) (grid, block [3]uint32, err error) {
+	d := k.dev
+	if grid, block, err = geometry(l); err != nil {
+		return
+	}
+	if err = k.checkLimits(grid, block, l.SharedBytes); err != nil {
+		return
+	}
+	if l.SharedBytes > k.dynShared {
+		r := Result(d.cu.FuncSetAttribute(k.fn, funcMaxDynamicShared, int32(l.SharedBytes)))
+		if err = d.cu.check("cuFuncSetAttribute", r); err != nil {
+			err = &device.LimitError{What: fmt.Sprintf("the driver refused %d bytes of dynamic shared memory for kernel %s: %v", l.SharedBytes, k.name, err),
+				Limit: int64(k.dynShared), Want: int64(l.SharedBytes)}
+			return
+		}
+		k.dynShared = l.SharedBytes
+	}
+	err = k.setArgs(args)
+	return
+}
+
+// launch enqueues the kernel with the arguments prepare set, on the default stream. The
+// driver copies the arguments' values as it enqueues, so that the next prepare may set
+// others.
+func (k *kernel) launch(grid, block [3]uint32, shared int) error {
+	d, cu := k.dev, k.dev.cu
+	var params unsafe.Pointer
+	if len(k.params) > 0 {
+		params = unsafe.Pointer(&k.params[0])
+	}
+	r := cu.launchKernel(k.fn, grid, block, uint32(shared), params)
+	runtime.KeepAlive(k.vals)
+	if r != success {
+		err := cu.check("cuLaunchKernel", r)
+		if r == errLaunchOutOfResources {
+			return &device.LimitError{What: fmt.Sprintf("the driver refused to launch %d x %d x %d threads per block of kernel %s (%d registers per thread): %v",
+				block[0], block[1], block[2], k.name, k.registers, err)}
+		}
+		return d.failed(&device.RuntimeError{Op: "launch", Err: err})
+	}
+	return nil
 }
 
 // CheckOverruns implements device.OverrunChecker: it reads the canaries around the array
@@ -414,18 +435,24 @@ func (k *kernel) copySymbol(name string, data []byte) error {
 	return nil
 }
 
-// Release unloads the module; it is harmless to call twice or after the device closed.
+// Release unloads the module when no other kernel uses it; it is harmless to call twice
+// or after the device closed.
 func (k *kernel) Release() {
 	if k.mod == 0 {
 		return
 	}
 	if !k.dev.closed {
-		if k.dev.lost == nil {
+		last := k.module == nil // a kernel made by hand, in tests
+		if !last {
+			k.module.refs--
+			last = k.module.refs == 0
+		}
+		if last && k.dev.lost == nil {
 			k.dev.cu.ModuleUnload(k.mod)
 		}
 		delete(k.dev.kernels, k)
 	}
-	k.mod, k.fn = 0, 0
+	k.mod, k.fn, k.module = 0, 0, nil
 }
 
 func b2f(b bool) float64 {

@@ -65,60 +65,114 @@ func (d *hostDevice) Info() device.Info { return d.info }
 
 // Compile builds src into a shared object, or takes it from the cache, and loads it.
 func (d *hostDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
-	if d.isClosed() {
-		return nil, errClosed
-	}
-	u, err := newUnit(src)
+	ks, _, err := d.compile(ctx, src, []device.Function{{Name: src.Kernel, Params: src.Params}})
 	if err != nil {
-		return nil, fmt.Errorf("compile %s: %w", src.Kernel, err)
+		return nil, err
+	}
+	return ks[0], nil
+}
+
+var _ device.MultiCompiler = (*hostDevice)(nil)
+
+// CompileFunctions implements device.MultiCompiler: one shared object, built once, with
+// a call wrapper for each function.
+func (d *hostDevice) CompileFunctions(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, error) {
+	ks, failed, err := d.compile(ctx, src, fns)
+	if err != nil && failed >= 0 {
+		return nil, &device.FunctionError{Index: failed, Err: err}
+	}
+	return ks, err
+}
+
+// compile builds src with a wrapper for each of fns into one shared object, or takes it
+// from the cache, and loads a kernel of each. A failure that is one function's alone (its
+// name, its parameters, its wrapper's call) gives its index, others -1.
+func (d *hostDevice) compile(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, int, error) {
+	if d.isClosed() {
+		return nil, -1, errClosed
+	}
+	u, failed, err := newUnitOf(src, fns)
+	if err != nil {
+		what := src.Kernel
+		if failed >= 0 {
+			what = fns[failed].Name
+		}
+		return nil, failed, fmt.Errorf("compile %s: %w", what, err)
 	}
 	tc := d.tc
 	if u.lang == "c++" {
 		if d.cxx == nil {
 			// Every C++ configuration would fail alike: the machine lacks a tool, which
 			// the run stops for, as for a cache it cannot write.
-			return nil, &device.EnvironmentError{Place: "the host C backend (C++ kernel " + src.Kernel + ")", Err: d.cxxErr}
+			return nil, -1, &device.EnvironmentError{Place: "the host C backend (C++ kernel " + u.kernel + ")", Err: d.cxxErr}
 		}
 		tc = d.cxx
 	}
 	key := tc.key(u)
-	var k *kernel
+	var ks []*kernel
+	release := func() {
+		for _, k := range ks {
+			k.Release()
+		}
+		ks = nil
+	}
 	for attempt := 0; ; attempt++ {
 		path, image, log, hit, err := d.cache.get(ctx, key, func(dir string) (string, []string, string, error) {
 			return d.build(ctx, dir, tc, u)
 		})
 		if err != nil {
 			// A cache that cannot be written fails every configuration alike.
-			return nil, cacheFault(d.cache.dir, err)
+			err = cacheFault(d.cache.dir, err)
+			var ce *device.CompileError
+			if errors.As(err, &ce) && len(u.calls) > 1 {
+				if r := u.reported(ce.Log); len(r) == 1 {
+					return nil, r[0], err // that function's wrapper does not compile
+				}
+			}
+			return nil, -1, err
 		}
 		if hit {
 			d.hits.Add(1)
 		} else {
 			d.builds.Add(1)
 		}
-		k, err = openKernel(d, path, image, u)
-		if err == nil {
+		for _, c := range u.calls {
+			var k *kernel
+			if k, err = openKernel(d, path, image, c); err != nil {
+				break
+			}
 			k.warnings = strings.TrimSpace(log)
-			slog.Debug("hostc: kernel loaded", "kernel", u.kernel, "object", path, "cache_hit", hit)
+			ks = append(ks, k)
+		}
+		if err == nil {
+			slog.Debug("hostc: kernel loaded", "kernel", u.kernel, "functions", len(u.calls), "object", path, "cache_hit", hit)
 			break
 		}
+		release()
 		// An object that does not load is of no use in the cache.
 		d.cache.evict(key, path)
 		if !hit || attempt > 0 {
 			// It compiled and linked but does not load: an undefined symbol, mostly.
-			return nil, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err) + u.openMPSymbolNote(err), Err: err}
+			return nil, -1, &device.CompileError{Log: "the compiled object does not load: " + err.Error() + loadMemoryNote(err) + u.openMPSymbolNote(err), Err: err}
 		}
 		// A cached object that does not load was damaged or built elsewhere: build again.
 		slog.Warn("hostc: cached object does not load; rebuilding", "object", path, "err", err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		k.releaseLocked()
-		return nil, errClosed
+	out := make([]device.Kernel, len(ks))
+	for i, k := range ks {
+		if d.closed {
+			k.releaseLocked()
+			continue
+		}
+		d.kernels[k] = struct{}{}
+		out[i] = k
 	}
-	d.kernels[k] = struct{}{}
-	return k, nil
+	if d.closed {
+		return nil, -1, errClosed
+	}
+	return out, -1, nil
 }
 
 // build runs the compiler of tc on u in dir and returns the object, the files it included
@@ -155,9 +209,12 @@ func (d *hostDevice) build(ctx context.Context, dir string, tc *toolchain, u *un
 			log = fmt.Sprintf("the compiler (%s) %s and printed nothing\n", strings.Join(tc.cc, " "), howEnded(exit))
 		}
 		log += killedNote(log, exit)
-		if strings.Contains(log, wrapperFile) {
-			log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters (a scalar may also be of a type that holds all its values, and differ in sign)\n",
-				wrapperFile, u.kernel, u.signature(), u.kernel)
+		if reported := u.reported(log); len(reported) > 0 {
+			for _, j := range reported {
+				c := u.calls[j]
+				log += fmt.Sprintf("note: %s is the code ktune generates to call %s(%s); check that the source defines %s with these parameters (a scalar may also be of a type that holds all its values, and differ in sign)\n",
+					c.file, c.kernel, c.signature(), c.kernel)
+			}
 			log += u.argumentNotes(log)
 		}
 		if float16Missing(log) {

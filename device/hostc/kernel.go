@@ -58,30 +58,30 @@ func (k *kernel) slot(i int) []byte {
 
 func (k *kernel) nsOffset() int { return 16 * len(k.params) }
 
-// openKernel loads the object at path and finds u's wrapper in it. image holds the
+// openKernel loads the object at path and finds c's wrapper in it. image holds the
 // object's bytes when the caller has read them already (a cache hit), else nil.
-func openKernel(dev *hostDevice, path string, image []byte, u *unit) (*kernel, error) {
+func openKernel(dev *hostDevice, path string, image []byte, c *call) (*kernel, error) {
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		return nil, err
 	}
-	fn, err := purego.Dlsym(h, u.symbol)
+	fn, err := purego.Dlsym(h, c.symbol)
 	if err != nil {
 		purego.Dlclose(h)
 		return nil, err
 	}
 	pinThreadRuntimes(path, image)
-	size := 16*len(u.params) + 8
+	size := 16*len(c.params) + 8
 	arena, err := syscall.Mmap(-1, 0, (size+os.Getpagesize()-1)/os.Getpagesize()*os.Getpagesize(),
 		syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		purego.Dlclose(h)
 		return nil, fmt.Errorf("argument arena: %w", err)
 	}
-	k := &kernel{dev: dev, params: u.params, path: path, handle: h, fn: fn, arena: arena, attrs: map[string]float64{},
-		bufs: make([]*buffer, len(u.params))}
-	if len(u.params) > 0 {
-		k.ptrs = unsafe.Slice((*uintptr)(unsafe.Pointer(&arena[0])), len(u.params))
+	k := &kernel{dev: dev, params: c.params, path: path, handle: h, fn: fn, arena: arena, attrs: map[string]float64{},
+		bufs: make([]*buffer, len(c.params))}
+	if len(c.params) > 0 {
+		k.ptrs = unsafe.Slice((*uintptr)(unsafe.Pointer(&arena[0])), len(c.params))
 	}
 	if image != nil {
 		k.attrs["binary_bytes"] = float64(len(image))

@@ -4,6 +4,7 @@ package hostc
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -89,44 +90,72 @@ func preloadedSanitizer(opt string) string {
 	return ""
 }
 
-// unit is one translation unit ready for the compiler: the user's source followed by the
-// call wrapper, and the flags that build it.
+// unit is one translation unit ready for the compiler: the user's source followed by a
+// call wrapper for each function called, and the flags that build it.
 type unit struct {
 	lang    string // "c" or "c++"
-	kernel  string
-	params  []device.Param
-	symbol  string   // the wrapper's name
+	kernel  string // the first function's name, for messages about the build
+	calls   []*call
 	text    string   // the translation unit
 	flags   []string // before the source file
 	libs    []string // after it: -l options, whose position matters to the linker
 	display string   // the file name messages use
 	base    string   // the file name the compiler gets, without its extension
-	// argLines holds the line of the wrapper (in wrapperFile) that passes each
-	// argument to the kernel, so that a message about that line can name the argument
+}
+
+// call is the wrapper of one function of a unit.
+type call struct {
+	kernel string
+	params []device.Param
+	symbol string // the wrapper's name
+	file   string // the wrapper's name in the compiler's messages (#line)
+	// argLines holds the line of the wrapper (in file) that passes each argument to the
+	// kernel, so that a message about that line can name the argument
 	argLines []int
 	// callLine is the line of the wrapper that names the kernel in the call, where Clang
 	// reports a C++ call that no function matches, naming the argument by its position
 	callLine int
 }
 
-// newUnit checks src and builds its translation unit.
+// newUnit checks src and builds its translation unit, which calls src.Kernel.
 func newUnit(src device.Source) (*unit, error) {
+	u, _, err := newUnitOf(src, []device.Function{{Name: src.Kernel, Params: src.Params}})
+	return u, err
+}
+
+// newUnitOf checks src and builds its translation unit, with a wrapper for each of fns.
+// A function whose name or parameters cannot be called is returned with the error; a
+// failure of the source's, -1.
+func newUnitOf(src device.Source, fns []device.Function) (*unit, int, error) {
 	lang := cmp.Or(src.Language, "c")
-	switch {
-	case lang != "c" && lang != "c++":
-		return nil, fmt.Errorf("the host C backend compiles C and C++, not %q", src.Language)
-	case lang == "c" && !identifier.MatchString(src.Kernel):
-		return nil, fmt.Errorf("kernel name %q is not a C identifier (a C++ kernel's name may be qualified or name a template's instance: set kernel.language: c++)", src.Kernel)
-	case lang == "c++" && !cxxKernelName.MatchString(src.Kernel):
-		return nil, fmt.Errorf("kernel name %q is not the name of a C++ function: expected a name, qualified or not (ns::scale), with template arguments or not (matmul<float, 16>)", src.Kernel)
+	if lang != "c" && lang != "c++" {
+		return nil, -1, fmt.Errorf("the host C backend compiles C and C++, not %q", src.Language)
 	}
-	for i, p := range src.Params {
-		if _, ok := cTypes[p.Type]; !ok && !p.Pointer {
-			return nil, fmt.Errorf("parameter %d (%s): scalar type %q is not one of %s", i, p.Name, p.Type, strings.Join(slices.Sorted(maps.Keys(cTypes)), ", "))
+	if len(fns) == 0 {
+		return nil, -1, errors.New("no function to call")
+	}
+	u := &unit{lang: lang, kernel: fns[0].Name, display: src.File}
+	for j, f := range fns {
+		switch {
+		case lang == "c" && !identifier.MatchString(f.Name):
+			return nil, j, fmt.Errorf("kernel name %q is not a C identifier (a C++ kernel's name may be qualified or name a template's instance: set kernel.language: c++)", f.Name)
+		case lang == "c++" && !cxxKernelName.MatchString(f.Name):
+			return nil, j, fmt.Errorf("kernel name %q is not the name of a C++ function: expected a name, qualified or not (ns::scale), with template arguments or not (matmul<float, 16>)", f.Name)
 		}
+		for i, p := range f.Params {
+			if _, ok := cTypes[p.Type]; !ok && !p.Pointer {
+				return nil, j, fmt.Errorf("parameter %d (%s): scalar type %q is not one of %s", i, p.Name, p.Type, strings.Join(slices.Sorted(maps.Keys(cTypes)), ", "))
+			}
+		}
+		c := &call{kernel: f.Name, params: slices.Clone(f.Params), symbol: "ktune_call_" + symbolPart(f.Name), file: wrapperFile}
+		if len(fns) > 1 {
+			// symbolPart may give two names one symbol (f<1>, f_1_)
+			c.symbol = fmt.Sprintf("ktune_call_%d_%s", j, symbolPart(f.Name))
+			c.file = "<ktune call wrapper of " + f.Name + ">"
+		}
+		u.calls = append(u.calls, c)
 	}
-	u := &unit{lang: lang, kernel: src.Kernel, params: slices.Clone(src.Params), symbol: "ktune_call_" + symbolPart(src.Kernel), display: src.File}
-	u.base = symbolPart(src.Kernel)
+	u.base = symbolPart(u.kernel)
 	if u.display == "" {
 		u.display = u.base + u.ext()
 	}
@@ -140,7 +169,7 @@ func newUnit(src device.Source) (*unit, error) {
 			case strings.HasPrefix(f, "-l"):
 				u.libs = append(u.libs, f)
 			case preloadedSanitizer(f) != "":
-				return nil, fmt.Errorf("option %s: %s's runtime must be in a program from its start, and ktune loads each kernel into a running worker process, where it cannot work (AddressSanitizer's ends the process, ThreadSanitizer's and MemorySanitizer's objects do not load); run the kernel under it in a C program of its own, or use -fsanitize=undefined here (with -fno-sanitize-recover=all, a finding fails the configuration)",
+				return nil, -1, fmt.Errorf("option %s: %s's runtime must be in a program from its start, and ktune loads each kernel into a running worker process, where it cannot work (AddressSanitizer's ends the process, ThreadSanitizer's and MemorySanitizer's objects do not load); run the kernel under it in a C program of its own, or use -fsanitize=undefined here (with -fno-sanitize-recover=all, a finding fails the configuration)",
 					f, preloadedSanitizer(f))
 			default:
 				u.flags = append(u.flags, f)
@@ -151,10 +180,10 @@ func newUnit(src device.Source) (*unit, error) {
 	// user wrote.
 	for _, d := range src.Defines {
 		if !identifier.MatchString(d.Name) {
-			return nil, fmt.Errorf("definition name %q is not a C identifier", d.Name)
+			return nil, -1, fmt.Errorf("definition name %q is not a C identifier", d.Name)
 		}
 		if strings.ContainsAny(d.Value, "\r\n") {
-			return nil, fmt.Errorf("definition %s: value spans lines", d.Name)
+			return nil, -1, fmt.Errorf("definition %s: value spans lines", d.Name)
 		}
 		// An empty value defines the name as nothing, as the OpenCL and CUDA backends do:
 		// a string parameter "" beside "restrict" or a pragma means leave it out, where
@@ -164,7 +193,7 @@ func newUnit(src device.Source) (*unit, error) {
 	if src.File != "" {
 		dir, err := filepath.Abs(filepath.Dir(src.File))
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		u.flags = append(u.flags, "-I", dir)
 	}
@@ -180,7 +209,7 @@ func newUnit(src device.Source) (*unit, error) {
 	}
 	writeWrapper(&b, u)
 	u.text = b.String()
-	return u, nil
+	return u, -1, nil
 }
 
 // ext is the extension of u's source file, which tells the compiler its language.
@@ -191,13 +220,14 @@ func (u *unit) ext() string {
 	return ".c"
 }
 
-// wrapperFile names the wrapper in the compiler's messages.
+// wrapperFile names the wrapper in the compiler's messages, where a unit calls one
+// function; the wrappers of a unit that calls several are "<ktune call wrapper of NAME>".
 const wrapperFile = "<ktune call wrapper>"
 
 // signature lists the parameters as the wrapper passes them, for messages.
-func (u *unit) signature() string {
-	parts := make([]string, len(u.params))
-	for i, p := range u.params {
+func (c *call) signature() string {
+	parts := make([]string, len(c.params))
+	for i, p := range c.params {
 		parts[i] = cDecl(p)
 	}
 	return strings.Join(parts, ", ")
@@ -223,7 +253,7 @@ func cDecl(p device.Param) string {
 // one) do not rename them. It is C90 with GNU extensions in their reserved spellings (no
 // long long), so that a kernel built with -std=c89 -pedantic-errors builds.
 //
-// The call passes each argument on a line of its own (u.argLines), and conversions that
+// The call passes each argument on a line of its own (argLines), and conversions that
 // can change a value are errors there: a scalar reaching a pointer parameter or an array
 // an integer one (GCC 12 and Clang 14 only warn: the kernel crashed, or read an address
 // as a number), and a scalar the spec declares float64 reaching a float parameter,
@@ -240,8 +270,11 @@ func cDecl(p device.Param) string {
 // call in C++ code would. C++ refuses a pointer for an integer, and an integer for a
 // pointer, by itself, and an array whose elements differ in sign (an int8 array declared
 // char *) as well; -Wconversion catches the lossy scalars as in C.
+//
+// A unit that calls several functions has a wrapper for each, each under a #line of its
+// own, after the declarations they share.
 func writeWrapper(b *strings.Builder, u *unit) {
-	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", wrapperFile)
+	fmt.Fprintf(b, "\n#line 1 \"%s\"\n", u.calls[0].file)
 	var w strings.Builder // the wrapper from its line 1
 	if u.lang == "c++" {
 		// An array of an element type the wrapper does not know converts from void *
@@ -263,86 +296,117 @@ extern "C" {
 typedef char ktune_lp64_[sizeof(long) == 8 ? 1 : -1];
 `)
 	}
-	fmt.Fprintf(&w, `struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
+	w.WriteString(`struct ktune_timespec_ { long ktune_sec_; long ktune_nsec_; };
 extern int ktune_clock_gettime_(int, struct ktune_timespec_ *) __asm__("clock_gettime");
-__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_);
-__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_)
-{
-	struct ktune_timespec_ ktune_t0_, ktune_t1_;
-`, u.symbol)
-	for i, p := range u.params {
-		t, known := cTypes[p.Type]
-		switch {
-		case p.Pointer && known:
-			fmt.Fprintf(&w, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
-		case p.Pointer && u.lang == "c++":
-			fmt.Fprintf(&w, "\tktune_void_ptr_ ktune_a%[1]d_ = { ktune_args_[%[1]d] };\n", i)
-		case p.Pointer: // an element type we do not know: let C convert void *
-			fmt.Fprintf(&w, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
-		default:
-			fmt.Fprintf(&w, "\t%[1]s ktune_a%[2]d_ = *(const %[1]s *)ktune_args_[%[2]d];\n", t.name, i)
-		}
-	}
-	// CLOCK_MONOTONIC is 1 on Linux. The empty asm statements keep the compiler from
-	// moving the kernel's memory traffic out of the timed region.
-	w.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
-	u.callLine = strings.Count(w.String(), "\n") + 1
-	fmt.Fprintf(&w, "\t%s(", u.kernel)
-	u.argLines = make([]int, len(u.params))
-	for i := range u.params {
+`)
+	for i, c := range u.calls {
 		if i > 0 {
-			w.WriteString(",")
+			b.WriteString(w.String())
+			w.Reset()
+			fmt.Fprintf(b, "#line 1 \"%s\"\n", c.file)
 		}
-		w.WriteString("\n\t\t")
-		u.argLines[i] = strings.Count(w.String(), "\n") + 1
-		fmt.Fprintf(&w, "ktune_a%d_", i)
+		writeCall(&w, c, u.lang == "c++")
 	}
-	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
-	w.WriteString("\t*ktune_ns_ = (ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000L + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
 	if u.lang == "c++" {
 		w.WriteString("}\n") // extern "C"
 	}
 	b.WriteString(w.String())
 }
 
-// wrapperDiagnostic matches a compiler's error or warning at a line of the wrapper.
-var wrapperDiagnostic = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(wrapperFile) + `:([0-9]+):(?:[0-9]+:)? (?:error|warning)`)
+// writeCall writes c's wrapper function to w, which holds its file's lines before it;
+// cxx: in C++.
+func writeCall(w *strings.Builder, c *call, cxx bool) {
+	fmt.Fprintf(w, `__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_);
+__attribute__((__visibility__("default"))) void %[1]s(void **ktune_args_, __INT64_TYPE__ *ktune_ns_)
+{
+	struct ktune_timespec_ ktune_t0_, ktune_t1_;
+`, c.symbol)
+	for i, p := range c.params {
+		t, known := cTypes[p.Type]
+		switch {
+		case p.Pointer && known:
+			fmt.Fprintf(w, "\t%[1]s *ktune_a%[2]d_ = (%[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+		case p.Pointer && cxx:
+			fmt.Fprintf(w, "\tktune_void_ptr_ ktune_a%[1]d_ = { ktune_args_[%[1]d] };\n", i)
+		case p.Pointer: // an element type we do not know: let C convert void *
+			fmt.Fprintf(w, "\tvoid *ktune_a%[1]d_ = ktune_args_[%[1]d];\n", i)
+		default:
+			fmt.Fprintf(w, "\t%[1]s ktune_a%[2]d_ = *(const %[1]s *)ktune_args_[%[2]d];\n", t.name, i)
+		}
+	}
+	// CLOCK_MONOTONIC is 1 on Linux. The empty asm statements keep the compiler from
+	// moving the kernel's memory traffic out of the timed region.
+	w.WriteString("\tktune_clock_gettime_(1, &ktune_t0_);\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n")
+	c.callLine = strings.Count(w.String(), "\n") + 1
+	fmt.Fprintf(w, "\t%s(", c.kernel)
+	c.argLines = make([]int, len(c.params))
+	for i := range c.params {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n\t\t")
+		c.argLines[i] = strings.Count(w.String(), "\n") + 1
+		fmt.Fprintf(w, "ktune_a%d_", i)
+	}
+	w.WriteString(");\n\t__asm__ __volatile__(\"\" ::: \"memory\");\n\tktune_clock_gettime_(1, &ktune_t1_);\n")
+	w.WriteString("\t*ktune_ns_ = (ktune_t1_.ktune_sec_ - ktune_t0_.ktune_sec_) * 1000000000L + (ktune_t1_.ktune_nsec_ - ktune_t0_.ktune_nsec_);\n}\n")
+}
+
+// wrapperDiagnostic matches a compiler's error or warning at a line of a wrapper.
+var wrapperDiagnostic = regexp.MustCompile(`(?m)^(<ktune call wrapper(?: of [^\n]*?)?>):([0-9]+):(?:[0-9]+:)? (?:error|warning)`)
 
 // candidateArgument matches Clang's note on a C++ function a call could not use, which
 // names the argument by its position: "no known conversion from 'long' to 'long *' for
 // 3rd argument".
 var candidateArgument = regexp.MustCompile(`no known conversion from .* for ([0-9]+)(?:st|nd|rd|th) argument`)
 
-// argumentNotes names the argument each of the wrapper's lines that log reports passes,
+// argumentNotes names the argument each of the wrappers' lines that log reports passes,
 // with its type in the spec and in C: the compiler names the wrapper's variables, not the
 // spec's arguments. "" when log reports none of those lines.
 func (u *unit) argumentNotes(log string) string {
 	var b strings.Builder
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	for _, m := range wrapperDiagnostic.FindAllStringSubmatch(log, -1) {
-		line, _ := strconv.Atoi(m[1])
-		i := slices.Index(u.argLines, line)
-		if line == u.callLine && u.lang == "c++" {
-			for _, c := range candidateArgument.FindAllStringSubmatch(log, -1) {
-				if n, _ := strconv.Atoi(c[1]); n >= 1 && n <= len(u.argLines) {
-					i, line = n-1, u.argLines[n-1]
+		j := slices.IndexFunc(u.calls, func(c *call) bool { return c.file == m[1] })
+		if j < 0 {
+			continue
+		}
+		c := u.calls[j]
+		line, _ := strconv.Atoi(m[2])
+		i := slices.Index(c.argLines, line)
+		if line == c.callLine && u.lang == "c++" {
+			for _, cm := range candidateArgument.FindAllStringSubmatch(log, -1) {
+				if n, _ := strconv.Atoi(cm[1]); n >= 1 && n <= len(c.argLines) {
+					i, line = n-1, c.argLines[n-1]
 					break
 				}
 			}
 		}
-		if i < 0 || seen[i] {
+		if key := fmt.Sprint(j, i); i < 0 || seen[key] {
 			continue
+		} else {
+			seen[key] = true
 		}
-		seen[i] = true
-		p := u.params[i]
+		p := c.params[i]
 		kind := "scalar"
 		if p.Pointer {
 			kind = "array"
 		}
 		fmt.Fprintf(&b, "note: %s:%d passes the spec's argument %s (%s %s) as parameter %d of %s: declare it `%s`, or give the argument the C parameter's type\n",
-			wrapperFile, line, p.Name, p.Type, kind, i+1, u.kernel, cDecl(p))
+			c.file, line, p.Name, p.Type, kind, i+1, c.kernel, cDecl(p))
 	}
 	return b.String()
+}
+
+// reported returns the calls whose wrapper log reports, in order.
+func (u *unit) reported(log string) []int {
+	var out []int
+	for j, c := range u.calls {
+		if strings.Contains(log, c.file+":") {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // cString quotes s as a C string literal.

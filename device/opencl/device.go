@@ -88,28 +88,60 @@ func (d *clDevice) Info() device.Info {
 // compiler rejects, or one without that kernel, gives a *device.CompileError with the
 // build log.
 func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kernel, error) {
-	if d.closed {
-		return nil, errClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if src.Language != "" && src.Language != "opencl" {
-		return nil, fmt.Errorf("opencl: cannot compile %s source", src.Language)
-	}
 	if src.Kernel == "" {
 		return nil, errors.New("opencl: no kernel name given")
 	}
-	if src.Code == "" {
-		return nil, errors.New("opencl: empty source")
+	ks, _, err := d.build(ctx, src, []device.Function{{Name: src.Kernel, Params: src.Params}})
+	if err != nil {
+		return nil, err
 	}
+	return ks[0], nil
+}
+
+var _ device.MultiCompiler = (*clDevice)(nil)
+
+// CompileFunctions implements device.MultiCompiler: one program, built once, and a
+// kernel (clCreateKernel) for each function; the program is released with the last of
+// them.
+func (d *clDevice) CompileFunctions(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, error) {
+	ks, failed, err := d.build(ctx, src, fns)
+	if err != nil && failed >= 0 {
+		return nil, &device.FunctionError{Index: failed, Err: err}
+	}
+	return ks, err
+}
+
+// build builds src.Code into one program and creates a kernel for each of fns. A
+// function the program lacks gives its index with the error; a failure of the build -1.
+func (d *clDevice) build(ctx context.Context, src device.Source, fns []device.Function) ([]device.Kernel, int, error) {
+	if d.closed {
+		return nil, -1, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, -1, err
+	}
+	if src.Language != "" && src.Language != "opencl" {
+		return nil, -1, fmt.Errorf("opencl: cannot compile %s source", src.Language)
+	}
+	if len(fns) == 0 {
+		return nil, -1, errors.New("opencl: no kernel name given")
+	}
+	for i, f := range fns {
+		if f.Name == "" {
+			return nil, i, errors.New("opencl: no kernel name given")
+		}
+	}
+	if src.Code == "" {
+		return nil, -1, errors.New("opencl: empty source")
+	}
+	what := fns[0].Name // for messages about the build
 	opts, err := buildOptions(src)
 	if err != nil {
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+		return nil, -1, fmt.Errorf("opencl: compile %s: %w", what, err)
 	}
 	defines, err := defineLines(src)
 	if err != nil {
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+		return nil, -1, fmt.Errorf("opencl: compile %s: %w", what, err)
 	}
 	if d.keepsArgInfo() && !slices.Contains(strings.Fields(opts), argInfoOption) {
 		opts = strings.TrimSpace(opts + " " + argInfoOption)
@@ -124,7 +156,7 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 	prog := d.cl.CreateProgramWithSource(d.context, 1, unsafe.Pointer(&strs[0]), unsafe.Pointer(&lengths[0]), &errcode)
 	runtime.KeepAlive(code)
 	if err := check("clCreateProgramWithSource", errcode); err != nil {
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+		return nil, -1, fmt.Errorf("opencl: compile %s: %w", what, err)
 	}
 
 	st := d.cl.BuildProgram(prog, 1, unsafe.Pointer(&d.id), opts, 0, 0)
@@ -141,41 +173,59 @@ func (d *clDevice) Compile(ctx context.Context, src device.Source) (device.Kerne
 			if note := lineNotes(code, buildLog); note != "" {
 				buildLog += "\n" + note
 			}
-			return nil, &device.CompileError{Log: buildLog, Err: err}
+			return nil, -1, &device.CompileError{Log: buildLog, Err: err}
 		}
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+		return nil, -1, fmt.Errorf("opencl: compile %s: %w", what, err)
+	}
+	// A successful build's log holds the compiler's warnings, where it has any.
+	log, _ := infoString(d.cl.buildInfo(prog, d.id), clProgramBuildLog)
+	warnings := strings.TrimSpace(log)
+	if note := lineNotes(code, warnings); note != "" && warnings != "" {
+		warnings += "\n" + note
 	}
 
-	h := d.cl.CreateKernel(prog, src.Kernel, &errcode)
-	if errcode != 0 {
-		var names string
-		if Status(errcode) == statusInvalidKernelName {
-			names, _ = infoString(d.cl.programInfo(prog), clProgramKernelNames)
+	shared := &program{handle: prog}
+	var made []*kernel
+	fail := func(i int, err error) ([]device.Kernel, int, error) {
+		// the last kernel released releases the program
+		for _, k := range made {
+			k.Release()
 		}
-		d.cl.ReleaseProgram(prog)
-		err := check("clCreateKernel", errcode)
-		if Status(errcode) == statusInvalidKernelName {
-			return nil, &device.CompileError{Log: noKernelNamed(src.Kernel, names), Err: err}
+		if len(made) == 0 {
+			d.cl.ReleaseProgram(prog)
 		}
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
+		return nil, i, err
 	}
-	k, err := newKernel(d, src.Kernel, prog, h)
-	if err == nil {
-		k.params = src.Params
-		// A successful build's log holds the compiler's warnings, where it has any.
-		log, _ := infoString(d.cl.buildInfo(prog, d.id), clProgramBuildLog)
-		k.warnings = strings.TrimSpace(log)
-		if note := lineNotes(code, k.warnings); note != "" && k.warnings != "" {
-			k.warnings += "\n" + note
+	out := make([]device.Kernel, len(fns))
+	for i, f := range fns {
+		h := d.cl.CreateKernel(prog, f.Name, &errcode)
+		if errcode != 0 {
+			err := check("clCreateKernel", errcode)
+			if Status(errcode) == statusInvalidKernelName {
+				names, _ := infoString(d.cl.programInfo(prog), clProgramKernelNames)
+				return fail(i, &device.CompileError{Log: noKernelNamed(f.Name, names), Err: err})
+			}
+			return fail(i, fmt.Errorf("opencl: compile %s: %w", f.Name, err))
 		}
+		k, err := newKernel(d, f.Name, shared, h)
+		if err != nil {
+			d.cl.ReleaseKernel(h)
+			return fail(i, fmt.Errorf("opencl: compile %s: %w", f.Name, err))
+		}
+		shared.refs++
+		k.params, k.warnings = f.Params, warnings
+		d.kernels[k] = struct{}{}
+		made = append(made, k)
+		out[i] = k
 	}
-	if err != nil {
-		d.cl.ReleaseKernel(h)
-		d.cl.ReleaseProgram(prog)
-		return nil, fmt.Errorf("opencl: compile %s: %w", src.Kernel, err)
-	}
-	d.kernels[k] = struct{}{}
-	return k, nil
+	return out, -1, nil
+}
+
+// program is a built program and how many of the device's kernels still use it: it is
+// released with the last.
+type program struct {
+	handle uintptr
+	refs   int
 }
 
 // argInfoOption asks the compiler to keep each kernel parameter's name, type and address

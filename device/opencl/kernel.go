@@ -13,24 +13,26 @@ import (
 	"github.com/ktune/ktune/device"
 )
 
-// kernel is a built program and the one kernel created from it. What the compiler says
+// kernel is a kernel created from a built program, which it may share with the program's
+// other kernels. What the compiler says
 // about the kernel is read once, at compile time: CL_KERNEL_LOCAL_MEM_SIZE then excludes
 // the __local arguments of earlier launches, which Run adds itself.
 type kernel struct {
-	dev             *clDevice
-	name            string
-	program, handle uintptr // 0 once released
-	numArgs         int
-	maxBlock        int    // CL_KERNEL_WORK_GROUP_SIZE
-	required        [3]int // reqd_work_group_size, zeros when the kernel has none
-	localMem        int64  // statically declared __local memory
-	privateMem      int64
-	preferredMult   int
-	declared        []device.Declared // numArgs of them
-	detailed        bool              // declared holds more than the count (clGetKernelArgInfo answered)
-	params          []device.Param    // the caller's names and types of the arguments, for messages
-	launched        bool              // a launch finished, and its buffers' canaries were checked
-	warnings        string            // the build log of the program's successful build, trimmed
+	dev           *clDevice
+	name          string
+	program       *program
+	handle        uintptr // 0 once released
+	numArgs       int
+	maxBlock      int    // CL_KERNEL_WORK_GROUP_SIZE
+	required      [3]int // reqd_work_group_size, zeros when the kernel has none
+	localMem      int64  // statically declared __local memory
+	privateMem    int64
+	preferredMult int
+	declared      []device.Declared // numArgs of them
+	detailed      bool              // declared holds more than the count (clGetKernelArgInfo answered)
+	params        []device.Param    // the caller's names and types of the arguments, for messages
+	launched      bool              // a launch finished, and its buffers' canaries were checked
+	warnings      string            // the build log of the program's successful build, trimmed
 }
 
 var (
@@ -42,7 +44,7 @@ var (
 // Warnings is the build log of the kernel's program: its compiler's warnings.
 func (k *kernel) Warnings() string { return k.warnings }
 
-func newKernel(d *clDevice, name string, program, handle uintptr) (*kernel, error) {
+func newKernel(d *clDevice, name string, program *program, handle uintptr) (*kernel, error) {
 	k := &kernel{dev: d, name: name, program: program, handle: handle}
 	wg := d.cl.kernelWorkGroupInfo(handle, d.id)
 	maxBlock, err1 := infoValue[uintptr](wg, clKernelWorkGroupSize)
@@ -451,18 +453,20 @@ func (k *kernel) setArgs(args []device.Arg) error {
 	return nil
 }
 
-// Release frees the kernel and its program; it is harmless to call twice or after the
-// device closed.
+// Release frees the kernel, and its program when no other kernel uses it; it is harmless
+// to call twice or after the device closed.
 func (k *kernel) Release() {
 	if k.handle == 0 {
 		return
 	}
 	if !k.dev.closed {
 		k.dev.cl.ReleaseKernel(k.handle)
-		k.dev.cl.ReleaseProgram(k.program)
+		if k.program.refs--; k.program.refs == 0 {
+			k.dev.cl.ReleaseProgram(k.program.handle)
+		}
 		delete(k.dev.kernels, k)
 	}
-	k.handle, k.program = 0, 0
+	k.handle, k.program = 0, nil
 }
 
 // argSize is how many bytes setArgs passes for a.

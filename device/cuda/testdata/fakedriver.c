@@ -1,12 +1,14 @@
 // A stand-in for the NVIDIA driver, NVRTC and NVML, for testing the CUDA backend's calls
 // on machines without a GPU: it implements the C entry points the backend binds, with the
 // signatures of cuda.h, nvrtc.h and nvml.h, over host memory. It checks what it is given
-// and records it for the test to read back; its one "kernel" computes
+// and records it for the test to read back; every function of a module (each name
+// expression of its compilation) computes
 // x[i] = x[i] * a + coef[0] for i < n + over (and below the number of threads launched),
 // with (float *x, int n, float a) as parameters, coef a __constant__ symbol and over the
 // value of a define `over` given to NVRTC (0 without one): a kernel whose bounds check is
 // off by over. With a define `under` it first zeroes x[-under] to x[-1], faulting before
 // the allocation's start. A launch of 13 blocks in x faults with an illegal address.
+// Launches take 250 µs by the events, and 10 µs more after another launch (see the clock).
 //
 // Device memory is host memory rounded up to granules, as a GPU's is: a kernel's write
 // past the end of an allocation but inside its granule lands there unnoticed, one past
@@ -28,11 +30,16 @@ static int ctx_current, poisoned;
 static float coef[4];
 static char last_options[4096];
 static char program_source[8192];
-static char name_expression[256];
+enum { max_names = 8, name_len = 64 };
+static char name_expressions[max_names][name_len]; /* of the program being compiled */
+static int n_names;
+static int compilations; /* nvrtcCompileProgram calls */
+static char launch_log[1024]; /* the lowered name of each function launched, each followed by ';' */
 static unsigned last_launch[8]; /* grid xyz, block xyz, shared, calls */
 static int dyn_shared_set;
-/* The last compilation's image: a magic, then the defines over and under, for cuModuleLoadData. */
-static char cubin[32];
+/* The last compilation's image: a magic, the defines over and under, then the lowered
+   name of each function, each after a ';', for cuModuleLoadData. */
+static char cubin[32 + max_names * name_len];
 
 /* Allocations: the bytes asked for, and the granule-rounded bytes behind them. */
 enum { granule = 4096, max_allocs = 256 };
@@ -64,20 +71,26 @@ static char *allocation_start(const void *p) {
 	return 0;
 }
 
-/* Modules: the over and under each was compiled with; handles are 0x5000 + slot, functions 0x6000 + slot. */
+/* Modules: the over and under each was compiled with, and its functions' names; handles
+   are 0x5000 + slot, functions 0x6000 + slot + max_modules * the function's index. */
 enum { max_modules = 64 };
-static struct { int used, over, under; } modules[max_modules];
+static struct { int used, over, under, n; char names[max_names][name_len]; } modules[max_modules];
 static int module_slot(void *mod) {
 	uintptr_t m = (uintptr_t)mod - 0x5000;
 	return m < max_modules && modules[m].used ? (int)m : -1;
 }
-static int function_slot(void *fn) { return module_slot((void *)((uintptr_t)fn - 0x1000)); }
+static int function_slot(void *fn) { return module_slot((void *)(0x5000 + ((uintptr_t)fn - 0x6000) % max_modules)); }
+static int function_index(void *fn) { return (int)(((uintptr_t)fn - 0x6000) / max_modules); }
 
 /* what the test reads back */
 const char *fake_options(void) { return last_options; }
 const unsigned *fake_launch(void) { return last_launch; }
 int fake_dynamic_shared(void) { return dyn_shared_set; }
 void fake_set_free_memory(size_t n) { memory_limit = memory_used + n; } /* beyond it cuMemAlloc runs out */
+int fake_compilations(void) { return compilations; }
+int fake_modules_loaded(void) { int n = 0; for (int i = 0; i < max_modules; i++) n += modules[i].used; return n; }
+const char *fake_launch_log(void) { return launch_log; }
+void fake_clear_launch_log(void) { launch_log[0] = 0; }
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
@@ -124,6 +137,14 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
 			const char *comma = strchr((const char *)image + 9, ',');
 			modules[i].over = atoi((const char *)image + 9);
 			modules[i].under = comma ? atoi(comma + 1) : 0;
+			modules[i].n = 0;
+			for (const char *p = strchr((const char *)image, ';'); p && modules[i].n < max_names; p = strchr(p + 1, ';')) {
+				const char *e = strchr(p + 1, ';');
+				size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
+				if (len == 0 || len >= name_len) break;
+				memcpy(modules[i].names[modules[i].n], p + 1, len);
+				modules[i].names[modules[i].n++][len] = 0;
+			}
 			*mod = (void *)(uintptr_t)(0x5000 + i);
 			return 0;
 		}
@@ -139,9 +160,13 @@ CUresult cuModuleUnload(void *mod) {
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
 	int m = module_slot(mod);
 	if (m < 0) return 400;
-	if (strcmp(name, "_Z5scaleILi2EEvPfif") != 0) return 500;
-	*fn = (void *)(uintptr_t)(0x6000 + m);
-	return 0;
+	for (int j = 0; j < modules[m].n; j++) {
+		if (strcmp(name, modules[m].names[j]) == 0) {
+			*fn = (void *)(uintptr_t)(0x6000 + m + max_modules * j);
+			return 0;
+		}
+	}
+	return 500; /* CUDA_ERROR_NOT_FOUND */
 }
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, void *mod, const char *name) {
 	if (strcmp(name, "coef") != 0) return 500;
@@ -201,12 +226,34 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 	memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
 	return 0;
 }
-CUresult cuEventCreate(void **ev, unsigned flags) { static int events; *ev = (void *)(uintptr_t)(0x9000 + events++); return 0; }
+/* The device's clock, in µs: a launch takes 250, and one that follows another launch
+   directly (no event recorded between them) waits 10 more, the gap between two kernels
+   that events around each launch leave out. Events record the clock. */
+enum { max_events = 64 };
+static long clock_us, event_us[max_events];
+static int after_launch;
+CUresult cuEventCreate(void **ev, unsigned flags) {
+	static int events;
+	if (events == max_events) return 2;
+	*ev = (void *)(uintptr_t)(0x9000 + events++);
+	return 0;
+}
 CUresult cuEventDestroy_v2(void *ev) { return 0; }
-CUresult cuEventRecord(void *ev, void *stream) { return stream == 0 ? 0 : 400; }
+CUresult cuEventRecord(void *ev, void *stream) {
+	uintptr_t e = (uintptr_t)ev - 0x9000;
+	if (stream != 0 || e >= max_events) return 400;
+	event_us[e] = clock_us;
+	after_launch = 0;
+	return 0;
+}
 CUresult cuEventQuery(void *ev) { return poisoned ? 700 : 0; }
 CUresult cuEventSynchronize(void *ev) { return poisoned ? 700 : 0; }
-CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) { *ms = 0.25f; return 0; }
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+	uintptr_t a = (uintptr_t)start - 0x9000, b = (uintptr_t)end - 0x9000;
+	if (a >= max_events || b >= max_events) return 400;
+	*ms = (float)(event_us[b] - event_us[a]) / 1000.0f;
+	return 0;
+}
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_OTHER"; return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == 700 ? "an illegal memory access was encountered" : "fake error"; return 0; }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -216,6 +263,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	unsigned g[] = {gx, gy, gz, bx, by, bz, shared};
 	memcpy(last_launch, g, sizeof g);
 	last_launch[7]++;
+	clock_us += 250 + (after_launch ? 10 : 0);
+	after_launch = 1;
+	const char *fname = modules[m].names[function_index(f)];
+	if (strlen(launch_log) + strlen(fname) + 2 <= sizeof launch_log) { /* the first launches after a clear */
+		strcat(launch_log, fname);
+		strcat(launch_log, ";");
+	}
 	if (gx == 13) { poisoned = 1; return 0; } /* the fault shows when it is waited for */
 	float *x = *(float **)params[0];
 	int n = *(int *)params[1];
@@ -244,11 +298,18 @@ typedef int nvrtcResult;
 nvrtcResult nvrtcVersion(int *major, int *minor) { *major = 12; *minor = 4; return 0; }
 nvrtcResult nvrtcCreateProgram(void **prog, const char *src, const char *name, int n, const char *const *h, const char *const *in) {
 	strncpy(program_source, src, sizeof program_source - 1);
+	n_names = 0;
 	*prog = (void *)0x8000;
 	return 0;
 }
 nvrtcResult nvrtcDestroyProgram(void **prog) { *prog = 0; return 0; }
-nvrtcResult nvrtcAddNameExpression(void *prog, const char *expr) { strncpy(name_expression, expr, sizeof name_expression - 1); return 0; }
+nvrtcResult nvrtcAddNameExpression(void *prog, const char *expr) {
+	if (n_names == max_names || strlen(expr) >= name_len) return 7;
+	strcpy(name_expressions[n_names++], expr);
+	return 0;
+}
+/* lower is the name in the module of a name expression: the template instance's mangled name, else the name itself. */
+static const char *lower(const char *expr) { return strcmp(expr, "scale<2>") == 0 ? "_Z5scaleILi2EEvPfif" : expr; }
 static const char *log_text = "";
 nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
 	last_options[0] = 0;
@@ -262,7 +323,12 @@ nvrtcResult nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
 		if (strncmp(opts[i], "-Dover=", 7) == 0) over = atoi(opts[i] + 7);
 		if (strncmp(opts[i], "-Dunder=", 8) == 0) under = atoi(opts[i] + 8);
 	}
+	compilations++;
 	snprintf(cubin, sizeof cubin, "FAKECUBIN%d,%d", over, under);
+	for (int i = 0; i < n_names; i++) {
+		strcat(cubin, ";");
+		strcat(cubin, lower(name_expressions[i]));
+	}
 	if (strstr(program_source, "syntax error")) {
 		log_text = "kernel.cu(1): error: expected a \";\"";
 		return 6;
@@ -284,9 +350,13 @@ nvrtcResult nvrtcGetCUBIN(void *prog, char *out) { memcpy(out, cubin, strlen(cub
 nvrtcResult nvrtcGetPTXSize(void *prog, size_t *n) { *n = 1; return 0; }
 nvrtcResult nvrtcGetPTX(void *prog, char *out) { out[0] = 0; return 0; }
 nvrtcResult nvrtcGetLoweredName(void *prog, const char *expr, const char **lowered) {
-	if (strcmp(expr, name_expression) != 0) return 7;
-	*lowered = strcmp(expr, "scale<2>") == 0 ? "_Z5scaleILi2EEvPfif" : expr;
-	return 0;
+	for (int i = 0; i < n_names; i++) {
+		if (strcmp(expr, name_expressions[i]) == 0) {
+			*lowered = lower(name_expressions[i]);
+			return 0;
+		}
+	}
+	return 7;
 }
 const char *nvrtcGetErrorString(nvrtcResult r) { return r == 6 ? "NVRTC_ERROR_COMPILATION" : "NVRTC_ERROR_OTHER"; }
 nvrtcResult nvrtcGetNumSupportedArchs(int *n) { *n = 3; return 0; }
