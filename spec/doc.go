@@ -15,8 +15,9 @@ Every field, with its default, in an example (everything after # is explanation)
 
 ---
 kernel:                        # required
-  name: matmul                 # required: the kernel function; a CUDA or C++ template
-                               # with its arguments: "matmul<float, 4>"
+  name: matmul                 # required (but with launches, below): the kernel
+                               # function; a CUDA or C++ template with its arguments:
+                               # "matmul<float, 4>"
   language: cuda               # opencl | cuda | c | c++ (or cpp, cxx); implied by a source
                                # ending in .cl, .cu, .c, or .cpp, .cc, .cxx, .C
   source: matmul.cu            # a file, or a list of files concatenated in order;
@@ -93,7 +94,8 @@ restrictions:                  # Python expressions over the parameters; a confi
 
 problem_size: [N, N]           # 1 to 3 sizes: numbers or expressions over parameters and
                                # constants, truncated as Python's int() does (required
-                               # unless grid is given); one that is 0 makes a grid of no
+                               # unless grid is given, or every launch of launches gives a
+                               # grid or a problem_size); one that is 0 makes a grid of no
                                # blocks, that configuration's runtime_error (not in C)
 
 # Launch geometry, in CUDA terms: grid blocks of block threads (OpenCL's global size is

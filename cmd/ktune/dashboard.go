@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "dashboard",
-		summary: "serve an interactive web page of the runs: scatter plots, filters, significance and sensitivity, live",
+		summary: "serve a live, interactive web page of the runs or a recorded file: scatter plot, filters, analysis",
 		usage: `[RUN | --run ID | FILE] [--db PATH] [--addr HOST:PORT]
 
 Serves an interactive dashboard on a local web server (seed 004; Kernel Tuner's

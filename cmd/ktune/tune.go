@@ -39,7 +39,9 @@ until they have lasted min_time, at most 10000 runs, each sample then the statis
 batch of consecutive runs, which its result says and the store keeps with it as its runs
 per sample). A time is the kernel's alone, in ms:
 OpenCL profiling events (the command's start to its end) and CUDA events time it on the
-device, host C and C++ the monotonic clock around the call; the first run is not among the
+device, host C and C++ the monotonic clock around the call; a spec's launches are timed as
+one run, from the first launch's start to the last one's end (host C: the calls' times
+added up); the first run is not among the
 samples, and the spec's statistic (mean by default, median or min) makes them one time,
 from which the metrics are computed. The default strategy, auto, is the best ktune has for
 the budget by its benchmarks on recorded GPU spaces ('ktune help strategies'). Device work
