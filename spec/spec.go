@@ -241,7 +241,7 @@ var kernelTunerNames = map[string]string{
 	"compiler_options": "kernel.compiler_options", "tune_params": "parameters",
 	"restrict": "restrictions", "answer": "verification.reference", "atol": "verification.atol",
 	"smem_args": "shared_memory_bytes", "objective_higher_is_better": "metrics[].maximize",
-	"defines": "kernel.defines", "verify": "verification", "cmem_args": "arguments[].kind: constant",
+	"defines": "kernel.defines", "verify": "verification.function", "cmem_args": "arguments[].kind: constant",
 }
 
 // kernelTunerElsewhere says where ktune takes Kernel Tuner's arguments that are no field

@@ -438,6 +438,8 @@ func TestBadSpecsNameFileLineFieldAndExpectation(t *testing.T) {
 			"tune_params", []string{"tune_params", "Kernel Tuner's tune_params is parameters here"}},
 		{"Kernel Tuner's cmem_args", base + "cmem_args: {filter: f}\n",
 			"cmem_args", []string{"cmem_args", "Kernel Tuner's cmem_args is arguments[].kind: constant here"}},
+		{"Kernel Tuner's verify", base + "verify: check\n",
+			"verify", []string{"verify", "Kernel Tuner's verify is verification.function here"}},
 		{"Kernel Tuner's strategy", base + "strategy: genetic_algorithm\n",
 			"strategy", []string{"strategy", "Kernel Tuner's strategy is a flag of ktune tune: --strategy NAME"}},
 		{"Kernel Tuner's cache", base + "cache: vector_add.json\n",
