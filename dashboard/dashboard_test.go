@@ -326,6 +326,10 @@ func TestARecordingIsServedAsRunZero(t *testing.T) {
 	if len(es.Evaluations) != 5 || !es.Metrics["GFLOPS/W"] || es.Metrics["energy"] {
 		t.Errorf("after 10: %d evaluations, metrics %v (GFLOPS/W higher is better, energy lower)", len(es.Evaluations), es.Metrics)
 	}
+	get(t, srv, "/api/runs/0/evaluations?after=99", http.StatusOK, &es)
+	if len(es.Evaluations) != 0 || es.Run.Evaluations != 15 {
+		t.Errorf("after 99 of 15: %d evaluations, run %+v", len(es.Evaluations), es.Run)
+	}
 	var a Analysis
 	get(t, srv, "/api/runs/0/analysis?objective=energy&params=block_size_x", http.StatusOK, &a)
 	if a.Objective != "energy" || len(a.Significance) != 1 || a.Sobol == nil {
