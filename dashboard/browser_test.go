@@ -52,7 +52,7 @@ f.addEventListener("load", async () => {
 // measure serves h with a probe page at /probe that opens page and runs script, loads
 // the probe in the browser and returns what it measured. extra handlers are served
 // beside h.
-func measure(t *testing.T, chrome string, h http.Handler, page, script string, extra map[string]http.HandlerFunc) map[string]any {
+func measure(t testing.TB, chrome string, h http.Handler, page, script string, extra map[string]http.HandlerFunc) map[string]any {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -73,7 +73,7 @@ func measure(t *testing.T, chrome string, h http.Handler, page, script string, e
 	return got
 }
 
-func number(t *testing.T, m map[string]any, key string) int {
+func number(t testing.TB, m map[string]any, key string) int {
 	t.Helper()
 	v, ok := m[key].(float64)
 	if !ok {
