@@ -350,20 +350,21 @@ func (s *Server) evaluations(ctx context.Context, id int64, after int) (*Evaluat
 	if err != nil {
 		return nil, err
 	}
+	// es are the evaluations after the first after
 	var es []result.Evaluation
 	switch {
 	case s.rec != nil:
-		es = s.rec.Evaluations
-	case run.Evaluations > after: // read only when there are new ones: a live page asks every second
-		if es, err = s.st.Evaluations(ctx, id); err != nil {
+		es = s.rec.Evaluations[min(after, len(s.rec.Evaluations)):]
+	case run.Evaluations > after: // read only when there are new ones: a live page asks every second or two
+		if es, err = s.st.EvaluationsAfter(ctx, id, after); err != nil {
 			return nil, fmt.Errorf("run %d in %s: %w", id, s.db, err)
 		}
 		// evaluations added since the tally count too
-		run.Evaluations = max(run.Evaluations, len(es))
+		run.Evaluations = max(run.Evaluations, after+len(es))
 	}
-	out := &Evaluations{Run: run, After: after, Evaluations: []Evaluation{}, Metrics: map[string]bool{}}
-	for i := after; i < len(es); i++ {
-		out.Evaluations = append(out.Evaluations, evaluationJSON(i, &es[i], ps))
+	out := &Evaluations{Run: run, After: after, Evaluations: make([]Evaluation, 0, len(es)), Metrics: map[string]bool{}}
+	for i := range es {
+		out.Evaluations = append(out.Evaluations, evaluationJSON(after+i, &es[i], ps))
 		for name := range es[i].Metrics {
 			out.Metrics[name] = result.HigherIsBetter(name)
 		}

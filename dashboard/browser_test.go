@@ -3,9 +3,12 @@ package dashboard
 import (
 	"context"
 	"fmt"
+	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,7 +52,7 @@ f.addEventListener("load", async () => {
 // measure serves h with a probe page at /probe that opens page and runs script, loads
 // the probe in the browser and returns what it measured. extra handlers are served
 // beside h.
-func measure(t *testing.T, chrome string, h http.Handler, page, script string, extra map[string]http.HandlerFunc) map[string]any {
+func measure(t testing.TB, chrome string, h http.Handler, page, script string, extra map[string]http.HandlerFunc) map[string]any {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -70,7 +73,7 @@ func measure(t *testing.T, chrome string, h http.Handler, page, script string, e
 	return got
 }
 
-func number(t *testing.T, m map[string]any, key string) int {
+func number(t testing.TB, m map[string]any, key string) int {
 	t.Helper()
 	v, ok := m[key].(float64)
 	if !ok {
@@ -258,5 +261,100 @@ func TestTheAnalysisWarningsAreShownALineEach(t *testing.T) {
 	}
 	if below, _ := got["below"].(string); below != "Analysis:\n"+strings.Join(warnings, "\n") {
 		t.Errorf("the analysis line reads %q, want a line per warning: %q", below, warnings)
+	}
+}
+
+// The list of runs follows the database: a run started while the page is open appears
+// in it, and a running run's count of evaluations grows, without a reload, each row
+// written as the server writes it (the seed of the new run does not fit a JavaScript
+// number).
+func TestTheListOfRunsShowsRunsStartedSince(t *testing.T) {
+	chrome := browsertest.Chromium(t)
+	ctx := context.Background()
+	st, db := imported(t, timeEnergy)
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, running, rec.Evaluations[:40]); err != nil {
+		t.Fatal(err)
+	}
+	const seed = 1<<63 + 5
+	start := func(w http.ResponseWriter, r *http.Request) {
+		err := st.AddEvaluations(r.Context(), running, rec.Evaluations[40:50])
+		if err == nil {
+			var id int64
+			if id, err = st.CreateRun(r.Context(), store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "genetic", Seed: seed}); err == nil {
+				err = st.AddEvaluations(r.Context(), id, rec.Evaluations[100:105])
+			}
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}
+	h := NewStore(st, db)
+	got := measure(t, chrome, h, "/", `
+    const rows = () => [...d.querySelectorAll("#runs tbody tr")].map(tr => tr.textContent);
+    out.before = rows();
+    const r = await fetch("/start");
+    if (!r.ok) throw new Error("/start: " + await r.text());
+    await sleep(6000);
+    await settled();
+    out.after = rows();
+    out.refreshes = w.dashboard.state.refreshes;
+    out.note = d.getElementById("refresh").textContent;
+`, map[string]http.HandlerFunc{"/start": start})
+	texts := func(key string) []string {
+		raw, _ := got[key].([]any)
+		var out []string
+		for _, x := range raw {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	before, after := texts("before"), texts("after")
+	if len(before) != 2 || !strings.Contains(before[1], "40 (") {
+		t.Fatalf("before: %q, want two runs, the second of 40 evaluations", before)
+	}
+	// the rows as the server writes them now
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, m := range regexp.MustCompile(`(?s)<tr data-id="\d+">(.*?)</tr>`).FindAllStringSubmatch(string(page), -1) {
+		want = append(want, html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[1], "")))
+	}
+	if len(want) != 3 {
+		t.Fatalf("the server lists %d runs, want 3", len(want))
+	}
+	if !slices.Equal(after, want) {
+		t.Errorf("after a run started and another grew, the page lists\n%q\nthe server\n%q", after, want)
+	}
+	if len(after) == 3 && (!strings.Contains(after[1], "50 (") || !strings.Contains(after[2], "genetic (seed 9223372036854775813)")) {
+		t.Errorf("the rows do not show the grown run and the new one: %q", after)
+	}
+	if n := number(t, got, "refreshes"); n < 1 {
+		t.Errorf("%d refreshes in 6 s", n)
+	}
+	if note, _ := got["note"].(string); !strings.Contains(note, "follows the database") {
+		t.Errorf("the note under the list reads %q", note)
 	}
 }

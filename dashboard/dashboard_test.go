@@ -26,9 +26,11 @@ const (
 	convolution = "../testdata/benchmark_hub/kerneltuner_convolution/RTX_2080_Ti.json.gz"
 	// timeEnergy has 15 configurations with energy metrics beside the time
 	timeEnergy = "../testdata/kernel_tuner/time_energy.json"
+	// gemm is a Kernel Tuner cache of 17,956 configurations: the largest recorded space
+	gemm = "../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz"
 )
 
-func read(t *testing.T, path string) *result.Recording {
+func read(t testing.TB, path string) *result.Recording {
 	t.Helper()
 	rec, err := format.Open(path)
 	if err != nil {
@@ -39,7 +41,7 @@ func read(t *testing.T, path string) *result.Recording {
 
 // imported opens a fresh results database and imports the recordings into it, as 'ktune
 // import' does, one run each (ids 1, 2...).
-func imported(t *testing.T, paths ...string) (*sqlite.Store, string) {
+func imported(t testing.TB, paths ...string) (*sqlite.Store, string) {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "ktune.db")
 	st, err := sqlite.Open(context.Background(), db)
@@ -323,6 +325,10 @@ func TestARecordingIsServedAsRunZero(t *testing.T) {
 	get(t, srv, "/api/runs/0/evaluations?after=10", http.StatusOK, &es)
 	if len(es.Evaluations) != 5 || !es.Metrics["GFLOPS/W"] || es.Metrics["energy"] {
 		t.Errorf("after 10: %d evaluations, metrics %v (GFLOPS/W higher is better, energy lower)", len(es.Evaluations), es.Metrics)
+	}
+	get(t, srv, "/api/runs/0/evaluations?after=99", http.StatusOK, &es)
+	if len(es.Evaluations) != 0 || es.Run.Evaluations != 15 {
+		t.Errorf("after 99 of 15: %d evaluations, run %+v", len(es.Evaluations), es.Run)
 	}
 	var a Analysis
 	get(t, srv, "/api/runs/0/analysis?objective=energy&params=block_size_x", http.StatusOK, &a)

@@ -65,6 +65,11 @@ type Store interface {
 	AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error
 	// Evaluations returns a run's evaluations in the order they were added.
 	Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error)
+	// EvaluationsAfter returns a run's evaluations after its first n, in the order they
+	// were added: those of Evaluations from n on, read without the first n, so that a
+	// reader following a growing run (a live view) pays for what is new. It returns none
+	// when the run has n or fewer.
+	EvaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error)
 	// Tally counts a run's evaluations and those that succeeded, and returns the first
 	// best successful one (by the run's direction; ok false when none succeeded), without
 	// reading the others back.

@@ -120,3 +120,28 @@ func BenchmarkLookup(b *testing.B) {
 		k += 7919
 	}
 }
+
+// BenchmarkEvaluationsAfter reads the last ten evaluations of a run of 17,956, as a live
+// view's poll does, against reading the whole run and slicing it.
+func BenchmarkEvaluationsAfter(b *testing.B) {
+	st, _ := openStore(b)
+	ctx := context.Background()
+	id, err := st.ImportRecording(ctx, largeRecording(importSize))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("after", func(b *testing.B) {
+		for b.Loop() {
+			if es, err := st.EvaluationsAfter(ctx, id, importSize-10); err != nil || len(es) != 10 {
+				b.Fatal(len(es), err)
+			}
+		}
+	})
+	b.Run("all_sliced", func(b *testing.B) {
+		for b.Loop() {
+			if es, err := st.Evaluations(ctx, id); err != nil || len(es[importSize-10:]) != 10 {
+				b.Fatal(len(es), err)
+			}
+		}
+	})
+}

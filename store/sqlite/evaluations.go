@@ -233,10 +233,42 @@ func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluati
 	return es, nil
 }
 
+// EvaluationsAfter implements store.Store. A run's evaluations are numbered by seq 0, 1,
+// 2... without gaps (each is added as the run's largest seq plus one, and none is ever
+// deleted alone), so the first n are those of seq below n, and the run's evaluations
+// after them a range of the index of UNIQUE (run_id, seq): the query reads no row before.
+func (s *Store) EvaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error) {
+	var es []result.Evaluation
+	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
+		if _, err := getRun(ctx, tx, runID); err != nil {
+			return err
+		}
+		var err error
+		es, err = evaluationsFrom(ctx, tx, runID, max(n, 0), s.version)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: evaluations of run %d after its first %d: %w", runID, n, s.damaged(err))
+	}
+	return es, nil
+}
+
 // evaluations reads a run's evaluations from a database of schema version v.
 func evaluations(ctx context.Context, q queryer, runID int64, v int) ([]result.Evaluation, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+selectColumns(v)+`
-		FROM evaluations WHERE run_id = ? ORDER BY seq`, runID)
+	return evaluationsFrom(ctx, q, runID, 0, v)
+}
+
+// evaluationsAfterQuery reads a run's evaluations from seq on; EXPLAIN QUERY PLAN says
+// SEARCH evaluations USING INDEX sqlite_autoindex_evaluations_1 (run_id=? AND seq>?).
+func evaluationsAfterQuery(v int) string {
+	return `SELECT ` + selectColumns(v) + `
+		FROM evaluations WHERE run_id = ? AND seq >= ? ORDER BY seq`
+}
+
+// evaluationsFrom reads a run's evaluations from the one of seq from on, from a database
+// of schema version v.
+func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int, v int) ([]result.Evaluation, error) {
+	rows, err := q.QueryContext(ctx, evaluationsAfterQuery(v), runID, from)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +277,7 @@ func evaluations(ctx context.Context, q queryer, runID int64, v int) ([]result.E
 	for rows.Next() {
 		e, err := scanEvaluation(rows)
 		if err != nil {
-			return nil, fmt.Errorf("evaluation %d: %w", len(es), err)
+			return nil, fmt.Errorf("evaluation %d: %w", from+len(es), err)
 		}
 		es = append(es, e)
 	}

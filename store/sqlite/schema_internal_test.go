@@ -52,6 +52,47 @@ func TestLookupUsesItsIndex(t *testing.T) {
 	}
 }
 
+// TestEvaluationsAfterSearchesTheSeqIndex checks that EvaluationsAfter reads a range of
+// the (run_id, seq) index, in its order, rather than the run's rows before n too, for
+// every schema version it reads.
+func TestEvaluationsAfterSearchesTheSeqIndex(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for v := 1; v <= SchemaVersion; v++ {
+		got := queryPlan(t, s.r, evaluationsAfterQuery(v), 1, 17946)
+		if !strings.Contains(got, "SEARCH evaluations USING INDEX sqlite_autoindex_evaluations_1 (run_id=? AND seq>?)") ||
+			strings.Contains(got, "TEMP B-TREE") {
+			t.Errorf("schema version %d: EvaluationsAfter's plan is %q, want a search of the (run_id, seq) index with no sort", v, got)
+		}
+	}
+}
+
+// queryPlan is SQLite's plan for query with args, its steps joined by "; ".
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
+}
+
 // v1Database writes a database as ktune wrote it with schema version 1 (its migration
 // step, then rows in its columns): an imported run whose first two evaluations keep a
 // file's strategy time among their metrics, and a third without one, as a tuning run's.
