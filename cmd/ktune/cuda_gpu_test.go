@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/internal/float16"
+	"github.com/ktune/ktune/spec"
 )
 
 // The tests below tune CUDA specs through the command on a real NVIDIA GPU, end to end:
@@ -13,11 +18,11 @@ import (
 // backend is unavailable (scripts/verify-cuda.sh runs them where a GPU is lent); the same
 // paths run on the stand-in driver in cuda_fake_test.go and cuda_launches_fake_test.go.
 
-// tuneOnGPU writes files into a directory, runs `ktune tune` on the spec among them with
+// tuneOnGPU writes files into a directory, runs `ktune tune` on specFile among them with
 // bruteforce, no pre-compilers and args, checks its exit status (1: no configuration
-// verified), and returns what it printed and the database. Compiled modules go to a cache
-// of the test's own (shared by its runs).
-func tuneOnGPU(t *testing.T, files map[string]string, spec string, wantExit int, args ...string) (out, errOut, db string) {
+// verified; -1: either), and returns what it printed and the database. Compiled modules
+// go to a cache of the test's own (shared by its runs).
+func tuneOnGPU(t *testing.T, files map[string]string, specFile string, wantExit int, args ...string) (out, errOut, db string) {
 	t.Helper()
 	needBackend(t, "cuda")
 	if os.Getenv("KTUNE_CUDA_CACHE") == "" {
@@ -30,9 +35,9 @@ func tuneOnGPU(t *testing.T, files map[string]string, spec string, wantExit int,
 		}
 	}
 	db = filepath.Join(dir, "ktune.db")
-	all := append([]string{"tune", filepath.Join(dir, spec), "--strategy", "bruteforce", "--precompilers", "0", "--db", db}, args...)
+	all := append([]string{"tune", filepath.Join(dir, specFile), "--strategy", "bruteforce", "--precompilers", "0", "--db", db}, args...)
 	out, errOut, code := ktune(t, all...)
-	if code != wantExit {
+	if wantExit >= 0 && code != wantExit {
 		t.Fatalf("ktune tune: exit %d, want %d\n%s\n%s", code, wantExit, out, errOut)
 	}
 	return out, errOut, db
@@ -161,7 +166,7 @@ extern "C" __global__ void scale(float *x, int n, float a) {
 // message.
 func TestTuneCUDAVerifiedByACFunctionOnTheGPU(t *testing.T) {
 	calls := filepath.Join(t.TempDir(), "calls.txt")
-	spec := `kernel: {name: scale, language: cuda, source: scale.cu}
+	specText := `kernel: {name: scale, language: cuda, source: scale.cu}
 constants: {N: 832}
 parameters:
   - {name: block_size_x, values: [32, 128]}
@@ -190,7 +195,7 @@ verification:
       }
 iterations: 3
 `
-	out, errOut, db := tuneOnGPU(t, map[string]string{"scale.cu": scaleCU, "scale.yaml": spec}, "scale.yaml", 0, "--json")
+	out, errOut, db := tuneOnGPU(t, map[string]string{"scale.cu": scaleCU, "scale.yaml": specText}, "scale.yaml", 0, "--json")
 	var rep tuneReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
@@ -231,7 +236,7 @@ const warnedCU = `extern "C" __global__ void scale(float *out, const float *in, 
 // warning, each from those 2 configurations, and stored with their evaluations alone; a
 // second run, whose modules come from the module cache, still shows them in its summary.
 func TestTuneCUDAShowsNVRTCWarningsOnceOnTheGPU(t *testing.T) {
-	spec := `kernel: {name: scale, language: cuda, source: warned.cu}
+	specText := `kernel: {name: scale, language: cuda, source: warned.cu}
 constants: {N: 4096}
 parameters:
   - {name: block_size_x, values: [32, 64]}
@@ -245,7 +250,7 @@ verification:
   reference: {config: {block_size_x: 32, variant: 0}}
 iterations: 3
 `
-	files := map[string]string{"warned.cu": warnedCU, "warned.yaml": spec}
+	files := map[string]string{"warned.cu": warnedCU, "warned.yaml": specText}
 	t.Setenv("KTUNE_CUDA_CACHE", t.TempDir())
 	out, errOut, db := tuneOnGPU(t, files, "warned.yaml", 0, "--json")
 	var doc struct {
@@ -288,5 +293,62 @@ iterations: 3
 	out, errOut, _ = tuneOnGPU(t, files, "warned.yaml", 0, "--new")
 	if !strings.Contains(out, "in the builds of 2 configurations of 4") {
 		t.Errorf("the second run's summary does not show the cached builds' warnings:\n%s\n%s", out, errOut)
+	}
+}
+
+// halfCU is y = x * a + b on __half arrays and a __half scalar, through cuda_fp16.h.
+const halfCU = `#include <cuda_fp16.h>
+
+extern "C" __global__ void axpb_half(__half *y, const __half *x, __half a, float b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __hadd(__hmul(x[i], a), __float2half(b));
+}
+`
+
+// TestTuneCUDAHalfArraysOnTheGPU tunes a kernel on the spec's float16 arrays and scalar
+// (__half *, __half) against expected halves in a <f2 .npy file, compared exactly: the
+// inputs are multiples of 1/8 whose results halves hold exactly. Where NVRTC cannot
+// include cuda_fp16.h every configuration is a compile error, which
+// TestHalfArraysThroughCUDAFP16 in device/cuda explains.
+func TestTuneCUDAHalfArraysOnTheGPU(t *testing.T) {
+	const n = 4096
+	var x, y []byte
+	for i := range n {
+		xi := float16.FromFloat64(float64(i%200-100) / 8)
+		x = binary.LittleEndian.AppendUint16(x, xi)
+		y = binary.LittleEndian.AppendUint16(y, float16.FromFloat64(float16.Float64(xi)*3+0.5))
+	}
+	npy := func(data []byte) string {
+		var b bytes.Buffer
+		if err := spec.WriteNPY(&b, &spec.Array{Type: "float16", Shape: []int{n}, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	files := map[string]string{"half.cu": halfCU, "x.npy": npy(x), "y.npy": npy(y), "half.yaml": `kernel: {name: axpb_half, language: cuda, source: half.cu}
+constants: {N: 4096}
+parameters:
+  - {name: block_size_x, values: [64, 128]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float16, length: N, output: true}
+  - {name: x, type: float16, length: N, fill: {npy: x.npy}}
+  - {name: a, type: float16, value: 3}
+  - {name: b, type: float32, value: 0.5}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {npy: {y: y.npy}}
+  atol: 0
+  rtol: 0
+iterations: 3
+`}
+	out, errOut, _ := tuneOnGPU(t, files, "half.yaml", -1, "--json")
+	var rep tuneReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s\n%s", err, out, errOut)
+	}
+	if rep.Backend != "cuda" || rep.Evaluations != 2 || rep.Statuses["ok"] != 2 {
+		t.Fatalf("backend %q, %d evaluations, statuses %v; want 2 ok on CUDA (compile errors: can NVRTC include cuda_fp16.h? see TestHalfArraysThroughCUDAFP16)\n%s\n%s",
+			rep.Backend, rep.Evaluations, rep.Statuses, out, errOut)
 	}
 }
