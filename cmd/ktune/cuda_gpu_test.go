@@ -124,6 +124,7 @@ iterations: 3
 // the swap reads a's first data at every repetition: every configuration must then fail
 // verification, which shows that the check bites.
 func TestTuneCUDALaunchesWithRepeatAndSwapOnTheGPU(t *testing.T) {
+	needBackend(t, "c") // the reference
 	files := map[string]string{"steps.cu": stepsCU, "steps_reference.c": stepsReference, "steps.yaml": stepsSpec}
 	out, errOut, _ := tuneOnGPU(t, files, "steps.yaml", 0, "--json")
 	var rep tuneReport
@@ -165,6 +166,7 @@ extern "C" __global__ void scale(float *x, int n, float a) {
 // the reference: the configurations with BUG 0 pass, those with BUG 1 fail with its
 // message.
 func TestTuneCUDAVerifiedByACFunctionOnTheGPU(t *testing.T) {
+	needBackend(t, "c") // the verification function
 	calls := filepath.Join(t.TempDir(), "calls.txt")
 	specText := `kernel: {name: scale, language: cuda, source: scale.cu}
 constants: {N: 832}
