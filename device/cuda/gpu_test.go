@@ -7,12 +7,15 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/internal/float16"
 )
 
 // The tests below run kernels on a real NVIDIA GPU. Where the driver, a GPU or NVRTC is
@@ -365,6 +368,334 @@ extern "C" __global__ void spin(float *x, int n) {
 	if _, ok := m["energy"]; ok {
 		t.Fatalf("energy over an instant: %v", m)
 	}
+}
+
+// halfKernel computes y = x * a + b in half precision, x and y arrays of float16 and a a
+// float16 scalar, through cuda_fp16.h's intrinsics (sm_53 and later). OVER elements are
+// written past the end of y.
+const halfKernel = `#include <cuda_fp16.h>
+extern "C" __global__ void axpb_half(__half *y, const __half *x, __half a, float b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n + OVER) y[i] = __hadd(__hmul(x[i < n ? i : 0], a), __float2half(b));
+}`
+
+// TestHalfArraysThroughCUDAFP16 runs a kernel on __half arrays and a __half scalar, the
+// spec's float16 type, built with #include <cuda_fp16.h>. The backend gives NVRTC no
+// include folder but the kernel source's own (nvrtcOptions), so the header must be one
+// of NVRTC's built-in ones: where it is not, the test fails saying so, and goes on with
+// the CUDA toolkit's include folder, where one is found, to check the rest. The inputs
+// are multiples of 1/8 whose products and sums halves hold exactly: every element must
+// be the value computed on the host, and a kernel writing one half past y is named with
+// y's length in halves.
+func TestHalfArraysThroughCUDAFP16(t *testing.T) {
+	d := openTestDevice(t)
+	ctx := context.Background()
+	const n = 4096
+	params := []device.Param{{Name: "y", Type: "float16", Pointer: true}, {Name: "x", Type: "float16", Pointer: true},
+		{Name: "a", Type: "float16"}, {Name: "b", Type: "float32"}, {Name: "n", Type: "int32"}}
+	src := device.Source{Language: "cuda", Code: halfKernel, Kernel: "axpb_half", Params: params,
+		Defines: []device.Define{{Name: "OVER", Value: "0"}}}
+	k, err := d.Compile(ctx, src)
+	var ce *device.CompileError
+	if errors.As(err, &ce) && strings.Contains(ce.Log, "cuda_fp16.h") {
+		t.Errorf("NVRTC %s cannot include cuda_fp16.h: the backend passes NVRTC no include folder but the kernel source's own, and this NVRTC has no built-in cuda_fp16.h, so a CUDA kernel on float16 arrays needs compiler_options: [-I<CUDA toolkit>/include] (or the backend should add the toolkit's include folder). NVRTC said:\n%s",
+			d.info.Extra["nvrtc"], ce.Log)
+		dir := toolkitInclude(d)
+		if dir == "" {
+			t.Fatal("no CUDA toolkit include folder with cuda_fp16.h found (CUDA_HOME, CUDA_PATH, /usr/local/cuda, beside NVRTC, /usr/include): the rest cannot be checked")
+		}
+		t.Logf("going on with -I%s", dir)
+		src.Options = []string{"-I" + dir}
+		k, err = d.Compile(ctx, src)
+	}
+	if err != nil {
+		t.Fatalf("compiling a __half kernel: %v", err)
+	}
+	t.Cleanup(k.Release)
+
+	x, want := make([]uint16, n), make([]uint16, n)
+	a := float16.FromFloat64(3)
+	for i := range x {
+		x[i] = float16.FromFloat64(float64(i%200-100) / 8)
+		prod := float16.FromFloat64(float16.Float64(x[i]) * 3)
+		want[i] = float16.FromFloat64(float16.Float64(prod) + 0.5)
+	}
+	xb, yb := upload(t, d, x), upload(t, d, make([]uint16, n))
+	args := []device.Arg{{Buffer: yb}, {Buffer: xb}, {Scalar: binary.LittleEndian.AppendUint16(nil, a)},
+		{Scalar: binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.5))}, i32(n)}
+	l := device.Launch{Grid: device.Dim3{n / 128}, Block: device.Dim3{128}}
+	if _, err := k.Run(ctx, l, args); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint16, n)
+	download(t, yb, got)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("y[%d] = %v (0x%04x), want %v (0x%04x) = %v * 3 + 0.5", i, float16.Float64(got[i]), got[i],
+				float16.Float64(want[i]), want[i], float16.Float64(x[i]))
+		}
+	}
+	if v := float16.Float64(got[1]); v != -36.625 { // x[1] = -99/8
+		t.Fatalf("y[1] = %v, want -36.625", v)
+	}
+
+	// One half past y: the canary after its 8192 bytes names it in halves.
+	src.Defines = []device.Define{{Name: "OVER", Value: "1"}}
+	over := compile(t, d, src)
+	_, err = over.Run(ctx, device.Launch{Grid: device.Dim3{n/128 + 1}, Block: device.Dim3{128}}, args)
+	const says = "the kernel wrote past the end of argument y (4096 elements of float16)"
+	var re *device.RuntimeError
+	if !errors.As(err, &re) || errors.Is(err, device.ErrDeviceLost) || !strings.Contains(err.Error(), says) {
+		t.Fatalf("a kernel writing one half past y: %v; want a runtime error saying %q", err, says)
+	}
+}
+
+// toolkitInclude returns a CUDA toolkit include folder that holds cuda_fp16.h, or "".
+func toolkitInclude(d *cuDevice) string {
+	var dirs []string
+	for _, env := range []string{homeEnv, pathEnv} {
+		if h := os.Getenv(env); h != "" {
+			dirs = append(dirs, filepath.Join(h, "include"))
+		}
+	}
+	dirs = append(dirs, filepath.Join(toolkit, "include"))
+	if filepath.IsAbs(d.rtc.path) {
+		dirs = append(dirs, filepath.Join(filepath.Dir(d.rtc.path), "..", "include"))
+	}
+	dirs = append(dirs, "/usr/include")
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "cuda_fp16.h")); err == nil {
+			return dir
+		}
+	}
+	return ""
+}
+
+// upload allocates a buffer holding data, a slice of fixed-size values.
+func upload(tb testing.TB, d device.Device, data any) device.Buffer {
+	tb.Helper()
+	raw, err := binary.Append(nil, binary.LittleEndian, data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := d.Alloc(len(raw))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := b.Write(raw); err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// download reads b into out, a slice of fixed-size values as long as b.
+func download(tb testing.TB, b device.Buffer, out any) {
+	tb.Helper()
+	raw := make([]byte, binary.Size(out))
+	if err := b.Read(raw); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := binary.Decode(raw, binary.LittleEndian, out); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// sequenceSource holds three functions built into one module: a templated scale, an
+// integer recurrence that keeps the GPU busy for a while (its result exact on the host),
+// and a block sum through dynamic shared memory of one float per thread.
+const sequenceSource = `
+template <int F> __global__ void scale(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= F;
+}
+extern "C" __global__ void lcg(unsigned *u, int n, int iters) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = u[i];
+    for (int k = 0; k < iters; k++) v = v * 1664525u + 1013904223u;
+    u[i] = v;
+}
+extern "C" __global__ void block_sum(const float *x, float *sums, int n) {
+    extern __shared__ float s[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) s[threadIdx.x] += s[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sums[blockIdx.x] = s[0];
+}`
+
+// lcgHost is the kernel lcg's recurrence on the host.
+func lcgHost(v uint32, iters int) uint32 {
+	for range iters {
+		v = v*1664525 + 1013904223
+	}
+	return v
+}
+
+// TestFunctionsOfOneSourceRunAsATimedSequence builds three functions of one source with
+// CompileFunctions (one NVRTC program, a name expression each, one module) and runs them
+// as a sequence with RunSequence: the recurrence, scale<2>, a block sum of 256 threads
+// with 64 KiB of dynamic shared memory (past the default 48 KiB, raised for that launch;
+// 1 KiB where the device has no more than 64 KiB), a block sum of 64 threads with 256
+// bytes, and the recurrence again. Every result is checked exactly (the sums are of
+// integers below 2^24), and the sequence, timed by events from its first launch's start
+// to its last one's end, takes at least 80% of the launches' own times added up (the
+// recurrence's two launches are most of it: a sequence timing one of them alone falls
+// short) and at most that sum plus 10% and 20 µs a launch. A step over the block-size
+// limit is refused naming it, and the device goes on.
+func TestFunctionsOfOneSourceRunAsATimedSequence(t *testing.T) {
+	d := openTestDevice(t)
+	ctx := context.Background()
+	fl := func(name string) device.Param { return device.Param{Name: name, Type: "float32", Pointer: true} }
+	n32 := device.Param{Name: "n", Type: "int32"}
+	fns := []device.Function{
+		{Name: "scale<2>", Params: []device.Param{fl("x"), n32}},
+		{Name: "lcg", Params: []device.Param{{Name: "u", Type: "uint32", Pointer: true}, n32, {Name: "iters", Type: "int32"}}},
+		{Name: "block_sum", Params: []device.Param{fl("x"), fl("sums"), n32}},
+	}
+	ks, err := d.CompileFunctions(ctx, device.Source{Language: "cuda", Code: sequenceSource}, fns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks {
+		t.Cleanup(k.Release)
+	}
+	if len(ks) != 3 || ks[0].(*kernel).module != ks[1].(*kernel).module || ks[1].(*kernel).module != ks[2].(*kernel).module {
+		t.Fatalf("%d kernels; want 3 of one module", len(ks))
+	}
+	scale, lcg, blockSum := ks[0], ks[1], ks[2]
+
+	const n, iters = 1 << 20, 4096
+	u0, x0 := make([]uint32, n), make([]float32, n)
+	for i := range x0 {
+		u0[i], x0[i] = uint32(i)*2654435761, float32(i%1000)/2
+	}
+	ub, xb := upload(t, d, u0), upload(t, d, x0)
+	sums256, sums64 := upload(t, d, make([]float32, n/256)), upload(t, d, make([]float32, n/64))
+	nArg := i32(n)
+	big := 64 * 1024
+	if d.info.LocalMemBytes <= int64(big) {
+		big = 1024
+	}
+	seq := []device.Step{
+		{Kernel: lcg, Launch: device.Launch{Grid: device.Dim3{n / 256}, Block: device.Dim3{256}}, Args: []device.Arg{{Buffer: ub}, nArg, i32(iters)}},
+		{Kernel: scale, Launch: device.Launch{Grid: device.Dim3{n / 256}, Block: device.Dim3{256}}, Args: []device.Arg{{Buffer: xb}, nArg}},
+		{Kernel: blockSum, Launch: device.Launch{Grid: device.Dim3{n / 256}, Block: device.Dim3{256}, SharedBytes: big}, Args: []device.Arg{{Buffer: xb}, {Buffer: sums256}, nArg}},
+		{Kernel: blockSum, Launch: device.Launch{Grid: device.Dim3{n / 64}, Block: device.Dim3{64}, SharedBytes: 64 * 4}, Args: []device.Arg{{Buffer: xb}, {Buffer: sums64}, nArg}},
+		{Kernel: lcg, Launch: device.Launch{Grid: device.Dim3{n / 256}, Block: device.Dim3{256}}, Args: []device.Arg{{Buffer: ub}, nArg, i32(iters)}},
+	}
+	first, err := d.RunSequence(ctx, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, x := make([]uint32, n), make([]float32, n)
+	s256, s64 := make([]float32, n/256), make([]float32, n/64)
+	download(t, ub, u)
+	download(t, xb, x)
+	download(t, sums256, s256)
+	download(t, sums64, s64)
+	for i := 0; i < n; i += 997 {
+		if want := lcgHost(u0[i], 2*iters); u[i] != want {
+			t.Fatalf("u[%d] = %d after the two lcg launches, want %d", i, u[i], want)
+		}
+	}
+	for i := range x {
+		if want := float32(i % 1000); x[i] != want {
+			t.Fatalf("x[%d] = %v after scale<2>, want %v", i, x[i], want)
+		}
+	}
+	for _, c := range []struct {
+		sums  []float32
+		block int
+	}{{s256, 256}, {s64, 64}} {
+		for b := range c.sums {
+			want := 0
+			for i := b * c.block; i < (b+1)*c.block; i++ {
+				want += i % 1000
+			}
+			if c.sums[b] != float32(want) {
+				t.Fatalf("the sum of block %d of %d threads is %v, want %d", b, c.block, c.sums[b], want)
+			}
+		}
+	}
+
+	// Timing: the best of five, of each launch alone and of the sequence.
+	best := func(run func() (time.Duration, error)) time.Duration {
+		var m time.Duration
+		for i := range 5 {
+			dur, err := run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 || dur < m {
+				m = dur
+			}
+		}
+		return m
+	}
+	var sum time.Duration
+	each := make([]time.Duration, len(seq))
+	for i, st := range seq {
+		each[i] = best(func() (time.Duration, error) { return st.Kernel.Run(ctx, st.Launch, st.Args) })
+		sum += each[i]
+	}
+	whole := best(func() (time.Duration, error) { return d.RunSequence(ctx, seq) })
+	t.Logf("launches alone %v (sum %v); the sequence %v (its first run %v)", each, sum, whole, first)
+	for i, e := range each {
+		if whole < e {
+			t.Errorf("the sequence took %v, less than its launch %d alone (%v)", whole, i, e)
+		}
+	}
+	if limit := sum + sum/10 + time.Duration(len(seq))*20*time.Microsecond; whole < sum*8/10 || whole > limit {
+		t.Errorf("the sequence took %v; its launches alone add up to %v: want between %v and %v", whole, sum, sum*8/10, limit)
+	}
+
+	// A step over the device's block size is refused naming it (the steps before it have
+	// run), and the device goes on.
+	bad := slices.Clone(seq)
+	bad[3].Launch = device.Launch{Grid: device.Dim3{1}, Block: device.Dim3{d.info.MaxBlockSize * 2}, SharedBytes: 256}
+	var se *device.StepError
+	var le *device.LimitError
+	if _, err := d.RunSequence(ctx, bad); !errors.As(err, &se) || se.Index != 3 || !errors.As(err, &le) {
+		t.Fatalf("a step over the block size: %v; want a device limit naming step 3", err)
+	}
+	if d.lost != nil {
+		t.Fatalf("a refused step lost the device: %v", d.lost)
+	}
+	if _, err := d.RunSequence(ctx, seq[1:2]); err != nil {
+		t.Fatalf("a sequence after a refused one: %v", err)
+	}
+}
+
+// TestCompileFunctionsNamesAFunctionTheSourceLacks: NVRTC compiles each name expression
+// into the program, so a function the source lacks may fail the whole build rather than
+// its cuModuleGetFunction (the stand-in's way). Either way the error is a
+// *device.FunctionError with the function's index (device.MultiCompiler's contract, by
+// which the runner names the launch), and says its name.
+func TestCompileFunctionsNamesAFunctionTheSourceLacks(t *testing.T) {
+	d := openTestDevice(t)
+	_, err := d.CompileFunctions(context.Background(), device.Source{Language: "cuda", Code: sequenceSource},
+		[]device.Function{{Name: "scale<2>"}, {Name: "no_such_function"}})
+	var fe *device.FunctionError
+	switch {
+	case errors.As(err, &fe) && fe.Index == 1 && strings.Contains(err.Error()+compileLog(err), "no_such_function"):
+	case err != nil && !errors.As(err, &fe) && strings.Contains(compileLog(err), "no_such_function"):
+		t.Fatalf("NVRTC failed the whole build over the missing function, and CompileFunctions gave no FunctionError: the runner then names the build's first launch, not the one whose function is missing (map NVRTC's complaint about a name expression to its index). Got: %v", err)
+	default:
+		t.Fatalf("got %v (log %q); want a FunctionError of function 1 naming no_such_function", err, compileLog(err))
+	}
+}
+
+// compileLog is a compile error's log, or "".
+func compileLog(err error) string {
+	var ce *device.CompileError
+	if errors.As(err, &ce) {
+		return ce.Log
+	}
+	return ""
 }
 
 func BenchmarkLaunch(b *testing.B) {
