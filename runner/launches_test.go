@@ -147,21 +147,26 @@ statistic: min
 `
 
 // One timed run is the whole sequence: four launches of a kernel take about four times
-// as long as one.
+// as long as one. The two alternate over three rounds and each keeps its fastest time, so
+// that other work on the machine slowing one round does not decide the ratio.
 func TestATimedRunCoversEveryLaunch(t *testing.T) {
 	dev := openBackend(t, "opencl")
 	r, sp := runnerFor(t, parseLaunches(t, spinCL), dev)
 	times := map[int64]float64{}
-	for _, k := range []int64{1, 4} {
-		c, err := sp.ConfigOf(values(k))
-		if err != nil {
-			t.Fatal(err)
+	for range 3 {
+		for _, k := range []int64{1, 4} {
+			c, err := sp.ConfigOf(values(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := r.Evaluate(context.Background(), c, nil)
+			if e.Status != result.OK {
+				t.Fatalf("K=%d: %v %q", k, e.Status, e.Message)
+			}
+			if old, ok := times[k]; !ok || e.Objective < old {
+				times[k] = e.Objective
+			}
 		}
-		e := r.Evaluate(context.Background(), c, nil)
-		if e.Status != result.OK {
-			t.Fatalf("K=%d: %v %q", k, e.Status, e.Message)
-		}
-		times[k] = e.Objective
 	}
 	if ratio := times[4] / times[1]; ratio < 3 || ratio > 5.5 {
 		t.Errorf("4 launches took %.3f ms, one %.3f ms: %.2f times, want about 4", times[4], times[1], ratio)
