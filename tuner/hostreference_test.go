@@ -17,11 +17,7 @@ import (
 func hostRefFiles(t *testing.T, dir, ref string) string {
 	t.Helper()
 	files := map[string]string{
-		"scale.cl": `__kernel void scale(__global float *y, __global const float *x, const int n) {
-    int i = get_global_id(0);
-    if (i < n) y[i] = 2.0f * x[i] + (bad && i == 7 ? 1.0f : 0.0f);
-}
-`,
+		"scale.cl":    scaleCL,
 		"reference.c": ref,
 		"scale.yaml": `kernel: {name: scale, source: scale.cl}
 parameters:
@@ -38,12 +34,25 @@ verification:
 iterations: 2
 `,
 	}
+	writeFiles(t, dir, files)
+	return filepath.Join(dir, "scale.yaml")
+}
+
+// scaleCL is an OpenCL kernel, y = 2x, wrong by 1 at index 7 where the parameter bad is 1.
+const scaleCL = `__kernel void scale(__global float *y, __global const float *x, const int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = 2.0f * x[i] + (bad && i == 7 ? 1.0f : 0.0f);
+}
+`
+
+// writeFiles writes each file of files (name to text) into dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, "scale.yaml")
 }
 
 const scaleRef = `void scale_ref(float *y, const float *x, int n) {

@@ -18,12 +18,8 @@ import (
 func verifyFunctionFiles(t *testing.T, dir, check string) string {
 	t.Helper()
 	files := map[string]string{
-		"scale.cl": `__kernel void scale(__global float *y, __global const float *x, const int n) {
-    int i = get_global_id(0);
-    if (i < n) y[i] = 2.0f * x[i] + (bad && i == 7 ? 1.0f : 0.0f);
-}
-`,
-		"check.c": check,
+		"scale.cl": scaleCL,
+		"check.c":  check,
 		"scale.yaml": `kernel: {name: scale, source: scale.cl}
 parameters:
   - {name: block_size_x, values: [32, 64]}
@@ -40,11 +36,7 @@ verification:
 iterations: 2
 `,
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	return filepath.Join(dir, "scale.yaml")
 }
 
