@@ -158,7 +158,8 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # about 3 decimal digits (fills round to nearest even; .npy
                                # files in <f2). OpenCL kernels take a __global half *
                                # (read with vload_half, written with vstore_half: no
-                               # cl_khr_fp16 needed), CUDA ones __half * (cuda_fp16.h),
+                               # cl_khr_fp16 needed), CUDA ones __half * (cuda_fp16.h,
+                               # from the toolkit's include folder ktune gives NVRTC),
                                # host C and C++ ones _Float16 * (GCC 12 or Clang on
                                # x86-64 or AArch64). A float16 scalar needs a half
                                # parameter, which OpenCL allows only with cl_khr_fp16

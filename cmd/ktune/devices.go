@@ -110,6 +110,11 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 				}
 				fmt.Fprintln(w)
 			}
+			if inc := d.Extra["nvrtc_include"]; inc != "" {
+				fmt.Fprintf(w, "      NVRTC includes %s\n", inc)
+			} else if d.Extra["nvrtc"] != "" {
+				fmt.Fprintln(w, "      NVRTC has no CUDA toolkit include folder (none beside it, under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda or /usr/include): kernels cannot include cuda_fp16.h")
+			}
 			if why := d.Extra["nvml"]; why != "" {
 				fmt.Fprintf(w, "      no power or energy: %s\n", why)
 			}

@@ -99,10 +99,12 @@ func userArch(opts []string) (target, bool) {
 
 // nvrtcOptions assembles NVRTC's options: the user's options as written (split at white
 // space, since NVRTC takes one option per string; a lone -arch X pair is kept as is),
-// the target unless the user named one, -D NAME=VALUE for each define in order, and -I
-// for the source file's directory so that #include "x.h" finds files next to the kernel.
-// NVRTC takes each option whole, so define values need no quoting.
-func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
+// the target unless the user named one, -D NAME=VALUE for each define in order, -I for
+// the source file's directory so that #include "x.h" finds files next to the kernel, and
+// -I for include, the CUDA toolkit's include folder (where nvcc finds cuda_fp16.h; NVRTC
+// 13 has it neither built in nor on a search path), unless it is "". NVRTC takes each
+// option whole, so define values need no quoting.
+func nvrtcOptions(src device.Source, arch target, include string) ([]string, target, error) {
 	var opts []string
 	for _, o := range src.Options {
 		opts = append(opts, strings.Fields(o)...)
@@ -127,6 +129,9 @@ func nvrtcOptions(src device.Source, arch target) ([]string, target, error) {
 			dir = abs
 		}
 		opts = append(opts, "-I"+dir)
+	}
+	if include != "" {
+		opts = append(opts, "-I"+include)
 	}
 	return opts, arch, nil
 }
@@ -157,7 +162,7 @@ func (c compiled) lowered(i int) string {
 // the architecture has; a kernel the program lacks gives its index with the error (-1
 // for the others).
 func (a *nvrtcAPI) compile(src device.Source, names []string, arch target, cache *moduleCache) (compiled, int, error) {
-	opts, arch, err := nvrtcOptions(src, arch)
+	opts, arch, err := nvrtcOptions(src, arch, a.include)
 	if err != nil {
 		return compiled{}, -1, err
 	}
@@ -210,6 +215,9 @@ func (a *nvrtcAPI) run(src device.Source, names []string, opts []string, arch ta
 			if le := resourceOveruse(log); le != nil {
 				return compiled{}, -1, le
 			}
+			if i := missingNameExpression(log, names); i >= 0 {
+				return compiled{}, i, &device.CompileError{Log: fmt.Sprintf("no kernel named %s in the program\n%s", names[i], log), Err: a.err("nvrtcCompileProgram", r)}
+			}
 			return compiled{}, -1, &device.CompileError{Log: log, Err: a.err("nvrtcCompileProgram", r)}
 		}
 		e := a.err("nvrtcCompileProgram", r)
@@ -234,6 +242,37 @@ func (a *nvrtcAPI) run(src device.Source, names []string, opts []string, arch ta
 		out.Image, err = a.output(prog, "PTX", a.GetPTXSize, a.GetPTX)
 	}
 	return out, -1, err
+}
+
+// nameExpressionError is NVRTC's complaint about a name expression it cannot look up,
+// in the pseudo-file of name expressions: `__nv_name_map(2): error: Error in parsing
+// name expression for lowered name lookup. Input name expression was: " no_such_function"`
+// (NVRTC 13.0). NVRTC 12 and 13 fail the whole build over it.
+var nameExpressionError = regexp.MustCompile(`Input name expression was:\s*"\s*([^"]*?)\s*"`)
+
+// diagnosticError is an error line of NVRTC's log: "kernel.cu(3): error: ..." (or
+// "catastrophic error").
+var diagnosticError = regexp.MustCompile(`^\S.*\([0-9]+\): (catastrophic )?error`)
+
+// missingNameExpression is the index in names of the kernel whose name expression a
+// failed build's log complains of, when every error of the log is about name
+// expressions (an error in the code itself comes first); -1 otherwise.
+func missingNameExpression(log string, names []string) int {
+	m := nameExpressionError.FindStringSubmatch(log)
+	if m == nil {
+		return -1
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if diagnosticError.MatchString(line) && !strings.HasPrefix(line, "__nv_name_map(") {
+			return -1
+		}
+	}
+	for i, n := range names {
+		if strings.TrimSpace(n) == m[1] {
+			return i
+		}
+	}
+	return -1
 }
 
 // output reads the compiled program through a size and a copy entry point.

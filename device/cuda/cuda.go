@@ -69,6 +69,9 @@ func (Backend) Devices() ([]device.Info, error) {
 // compiles for (or why it cannot), and why NVML cannot measure the device, if it cannot.
 func describe(info *device.Info, rtc *nvrtcAPI) {
 	info.Extra["nvrtc"] = rtc.version()
+	if rtc.include != "" {
+		info.Extra["nvrtc_include"] = rtc.include
+	}
 	if cc, err := computeCapability(info.Extra["compute_capability"]); err == nil {
 		if t, err := chooseArch(cc, rtc.supportedArchs()); err == nil {
 			if rtc.GetCUBIN == nil {

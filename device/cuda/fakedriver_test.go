@@ -102,7 +102,11 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := options(), "-use_fast_math|-arch=sm_90|-Dblock_size_x=64|-I"+dir+"|"; got != want {
+	want := "-use_fast_math|-arch=sm_90|-Dblock_size_x=64|-I" + dir + "|"
+	if d.rtc.include != "" { // a CUDA toolkit on this machine (the GPU's)
+		want += "-I" + d.rtc.include + "|"
+	}
+	if got := options(); got != want {
 		t.Fatalf("NVRTC received %q, want %q", got, want)
 	}
 	attrs := k.Attributes()

@@ -149,6 +149,7 @@ func (a *driverAPI) hotSymbols() []hotSymbol {
 // nvrtcAPI holds the bound entry points of NVRTC. A program is an opaque pointer.
 type nvrtcAPI struct {
 	path              string // the library loaded, for messages
+	include           string // its CUDA toolkit's include folder, "" where none was found
 	Version           func(major, minor *int32) int32
 	CreateProgram     func(prog *uintptr, src string, name string, nHeaders int32, headers, includeNames unsafe.Pointer) int32
 	DestroyProgram    func(prog *uintptr) int32
@@ -382,6 +383,7 @@ func loadNVRTCFrom(getenv func(string) string) (*nvrtcAPI, error) {
 	if err := bindAll(h, a.symbols()); err != nil {
 		return nil, fmt.Errorf("cuda %w: %s %v: it is not NVRTC", device.ErrUnavailable, path, err)
 	}
+	a.include = toolkitInclude(path, getenv, selfMaps())
 	for _, s := range a.optionalSymbols() {
 		bindFirst(h, s) // older NVRTC lacks them; callers check for nil
 	}

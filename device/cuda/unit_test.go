@@ -171,27 +171,27 @@ func TestNVRTCOptions(t *testing.T) {
 		Options: []string{"-use_fast_math --std=c++17", " -lineinfo "},
 		Defines: []device.Define{{Name: "block_size_x", Value: "128"}, {Name: "T", Value: "unsigned int"}, {Name: "S", Value: `"a b"`}},
 	}
-	got, arch, err := nvrtcOptions(src, target{"-arch=sm_80", true})
+	got, arch, err := nvrtcOptions(src, target{"-arch=sm_80", true}, "/usr/local/cuda/include")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"-use_fast_math", "--std=c++17", "-lineinfo", "-arch=sm_80",
-		"-Dblock_size_x=128", "-DT=unsigned int", `-DS="a b"`, "-I" + dir}
+		"-Dblock_size_x=128", "-DT=unsigned int", `-DS="a b"`, "-I" + dir, "-I/usr/local/cuda/include"}
 	if !slices.Equal(got, want) || arch.option != "-arch=sm_80" {
 		t.Fatalf("options %q (%v), want %q", got, arch, want)
 	}
 	// The user's architecture wins, in each spelling NVRTC takes.
 	for _, opts := range [][]string{{"-arch=compute_75"}, {"-arch", "compute_75"}, {"--gpu-architecture=compute_75"}} {
-		got, arch, err := nvrtcOptions(device.Source{Options: opts}, target{"-arch=sm_80", true})
+		got, arch, err := nvrtcOptions(device.Source{Options: opts}, target{"-arch=sm_80", true}, "")
 		if err != nil || arch.cubin || arch.option != "-arch=compute_75" || slices.Contains(got, "-arch=sm_80") {
 			t.Errorf("%q: %q %+v %v", opts, got, arch, err)
 		}
 	}
-	if _, arch, _ := nvrtcOptions(device.Source{Options: []string{"-arch=sm_75"}}, target{"-arch=compute_90", false}); !arch.cubin {
+	if _, arch, _ := nvrtcOptions(device.Source{Options: []string{"-arch=sm_75"}}, target{"-arch=compute_90", false}, ""); !arch.cubin {
 		t.Error("a user's sm_XY must give a CUBIN")
 	}
 	for _, bad := range []device.Define{{Name: "1x", Value: "1"}, {Name: "x", Value: "a\nb"}} {
-		if _, _, err := nvrtcOptions(device.Source{Defines: []device.Define{bad}}, target{}); err == nil {
+		if _, _, err := nvrtcOptions(device.Source{Defines: []device.Define{bad}}, target{}, ""); err == nil {
 			t.Errorf("define %+v accepted", bad)
 		}
 	}
@@ -394,5 +394,96 @@ func TestModuleCacheKeysEverythingThatDecidesTheModule(t *testing.T) {
 	var off *moduleCache
 	if _, ok := off.key(code, "k", opts, "x"); ok {
 		t.Fatal("a nil cache keys")
+	}
+}
+
+// NVRTC is given its own toolkit's include folder, found from where the library was
+// loaded: the usual layout (lib64 beside include), the cross layout (targets/<arch>/lib),
+// pip's wheels (nvidia/cuda_nvrtc/lib beside nvidia/cuda_runtime/include), a bare soname
+// read back from the process's map, and CUDA_HOME when the library's folder has none. A
+// folder without cuda_fp16.h does not count.
+func TestTheToolkitIncludeFolderIsFoundBesideNVRTC(t *testing.T) {
+	root := t.TempDir()
+	mk := func(parts ...string) string {
+		dir := filepath.Join(append([]string{root}, parts...)...)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	header := func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, includeMarker), []byte("// half\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usual, cross, pip, home := mk("cuda-13.0", "include"), mk("cuda-12.4", "targets", "x86_64-linux", "include"), mk("site", "nvidia", "cuda_runtime", "include"), mk("home", "include")
+	for _, dir := range []string{usual, cross, pip, home} {
+		header(dir)
+	}
+	empty := mk("bare", "include") // no cuda_fp16.h
+	lib := func(parts ...string) string { return filepath.Join(mk(parts...), "libnvrtc.so.13") }
+	noEnv := func(string) string { return "" }
+	withHome := func(k string) string {
+		if k == homeEnv {
+			return filepath.Join(root, "home")
+		}
+		return ""
+	}
+	maps := "7f0000000000-7f0000100000 r-xp 00000000 08:01 123 " + filepath.Join(root, "cuda-13.0", "lib64", "libnvrtc.so.13.0.88") + "\n" +
+		"7f0000200000-7f0000300000 r-xp 00000000 08:01 124 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	mk("cuda-13.0", "lib64")
+	tests := []struct {
+		name, path string
+		getenv     func(string) string
+		maps, want string
+	}{
+		{"lib64 beside include", lib("cuda-13.0", "lib64"), noEnv, "", usual},
+		{"targets/x86_64-linux/lib", lib("cuda-12.4", "targets", "x86_64-linux", "lib"), noEnv, "", cross},
+		{"pip's wheels", lib("site", "nvidia", "cuda_nvrtc", "lib"), noEnv, "", pip},
+		{"a soname the loader resolved", "libnvrtc.so.13", noEnv, maps, usual},
+		{"CUDA_HOME when the library's folder has none", lib("bare", "lib64"), withHome, "", home},
+	}
+	for _, tt := range tests {
+		got := toolkitInclude(tt.path, tt.getenv, tt.maps)
+		// /usr/local/cuda and /usr/include come after these; on a machine with a toolkit
+		// they may answer where the temporary layout does not.
+		if got != tt.want {
+			t.Errorf("%s: include folder %q, want %q (candidates %q)", tt.name, got, tt.want, includeCandidates(tt.path, tt.getenv, tt.maps))
+		}
+	}
+	if got := toolkitInclude(lib("bare", "lib64"), noEnv, ""); got == empty {
+		t.Errorf("a folder without %s was taken", includeMarker)
+	}
+	if got := loadedPath("libnvrtc.so.12", maps); got != "" {
+		t.Errorf("libnvrtc.so.12 is not mapped, got %q", got)
+	}
+}
+
+// NVRTC 13 fails the whole build when one name expression names no function of the
+// source (H200, 2026-11-27): the complaint maps to that function's index, so the runner
+// names the launch whose function is missing. An error in the code itself comes first.
+func TestAMissingNameExpressionIsNamedByItsIndex(t *testing.T) {
+	const nvrtc13 = `__nv_name_map(2): error: identifier "no_such_function" is undefined
+  #pragma nv_mangled_name no_such_function
+                          ^
+
+__nv_name_map(2): error: Error in parsing name expression for lowered name lookup. Input name expression was: " no_such_function"
+  #pragma nv_mangled_name no_such_function
+                          ^
+
+2 errors detected in the compilation of "kernel.cu".`
+	names := []string{"scale", "no_such_function", "sum<4>"}
+	if got := missingNameExpression(nvrtc13, names); got != 1 {
+		t.Errorf("NVRTC 13's log: index %d, want 1", got)
+	}
+	if got := missingNameExpression(nvrtc13, []string{"scale", "other"}); got != -1 {
+		t.Errorf("a name that is not among the build's: index %d, want -1", got)
+	}
+	withCodeError := "kernel.cu(4): error: identifier \"u\" is undefined\n\n" + nvrtc13
+	if got := missingNameExpression(withCodeError, names); got != -1 {
+		t.Errorf("a log with an error in the code too: index %d, want -1", got)
+	}
+	if got := missingNameExpression("kernel.cu(4): error: expected a \";\"\n", names); got != -1 {
+		t.Errorf("a plain syntax error: index %d, want -1", got)
 	}
 }

@@ -37,8 +37,8 @@ func buildOptions(src device.Source) (string, error) {
 // defineLines is the text that defines src's names, in order, ahead of its code, as
 // Kernel Tuner writes them: after the runtime's own headers (PoCL's opencl-c.h declares
 // vload and vstore with a parameter p, which "-D p=2" turned into a syntax error). Code
-// that does not start with a #line directive (the spec's always does) gets one, so that
-// the compiler's line numbers are still the code's.
+// that does not start with a #line directive (the spec's always does) gets one naming
+// its file (or "<code>"), so that the compiler's line numbers are still the code's.
 func defineLines(src device.Source) (string, error) {
 	if len(src.Defines) == 0 {
 		return "", nil
@@ -57,10 +57,20 @@ func defineLines(src device.Source) (string, error) {
 		fmt.Fprintf(&b, "#define %s %s\n", d.Name, d.Value)
 	}
 	if !strings.HasPrefix(src.Code, "#line ") {
-		b.WriteString("#line 1\n")
+		// The directive names the code, so that a runtime that follows it reports
+		// "<code>:2:14" and lineNotes can tell one that ignores it (NVIDIA's driver
+		// counts the defines too) and say where its positions are.
+		name := codeName
+		if src.File != "" && !strings.ContainsAny(src.File, "\r\n\x00\"\\") {
+			name = src.File
+		}
+		fmt.Fprintf(&b, "#line 1 \"%s\"\n", name)
 	}
 	return b.String(), nil
 }
+
+// codeName names code without a file of its own in the #line directive ahead of it.
+const codeName = "<code>"
 
 // quoteOption protects a value that the runtime would otherwise split or unescape:
 // runtimes tokenize the option string much as a shell does (PoCL splits at white space,

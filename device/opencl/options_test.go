@@ -48,7 +48,7 @@ func TestDefineLinesPrecedeTheCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "#define B 256\n#define A 2.0f\n#define E \n#define P _Pragma(\"unroll 4\")\n#line 1\n"; got != want {
+	if want := "#define B 256\n#define A 2.0f\n#define E \n#define P _Pragma(\"unroll 4\")\n#line 1 \"<code>\"\n"; got != want {
 		t.Errorf("defineLines = %q, want %q", got, want)
 	}
 	got, err = defineLines(device.Source{Code: "#line 12 \"spec.yaml\"\n__kernel void k() {}\n", Defines: defs[:1]})
