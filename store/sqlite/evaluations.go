@@ -284,6 +284,25 @@ func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int, v in
 	return es, rows.Err()
 }
 
+// tallyCountQuery counts a run's evaluations and its successes (an OK status, given as
+// the first argument, with an objective); from schema 6 it reads the evaluations_best
+// index alone.
+const tallyCountQuery = `SELECT COUNT(*), SUM(status = ? AND objective IS NOT NULL)
+	FROM evaluations WHERE run_id = ?`
+
+// tallyBestQuery selects columns of a run's best success (run and OK status the
+// arguments), the first of equals in the run's order; from schema 6 the first entry of
+// the evaluations_best index's range, read forwards or backwards.
+func tallyBestQuery(columns string, maximize bool) string {
+	order := "ASC"
+	if maximize {
+		order = "DESC"
+	}
+	return `SELECT ` + columns + `
+	FROM evaluations WHERE run_id = ? AND status = ? AND objective IS NOT NULL
+	ORDER BY objective ` + order + `, seq LIMIT 1`
+}
+
 // Tally implements store.Store with two queries: a count, and the best successful row
 // (an OK status with an objective; NaN is stored as NULL), the first of equals in the run's
 // order, as a scan of Evaluations would find it.
@@ -295,21 +314,14 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 			return err
 		}
 		var ok sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), SUM(status = ? AND objective IS NOT NULL)
-			FROM evaluations WHERE run_id = ?`, result.OK.String(), runID).Scan(&t.Evaluations, &ok); err != nil {
+		if err := tx.QueryRowContext(ctx, tallyCountQuery, result.OK.String(), runID).Scan(&t.Evaluations, &ok); err != nil {
 			return err
 		}
 		t.Succeeded = int(ok.Int64)
 		if t.Succeeded == 0 {
 			return nil
 		}
-		order := "ASC"
-		if run.Maximize {
-			order = "DESC"
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+selectColumns(s.version)+`
-			FROM evaluations WHERE run_id = ? AND status = ? AND objective IS NOT NULL
-			ORDER BY objective `+order+`, seq LIMIT 1`, runID, result.OK.String())
+		rows, err := tx.QueryContext(ctx, tallyBestQuery(selectColumns(s.version), run.Maximize), runID, result.OK.String())
 		if err != nil {
 			return err
 		}

@@ -20,11 +20,12 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV3),
 	execStep(schemaV4),
 	execStep(schemaV5),
+	execStep(schemaV6),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -139,6 +140,15 @@ const schemaV5 = `
 ALTER TABLE evaluations ADD COLUMN runs_per_sample INTEGER;
 UPDATE evaluations SET runs_per_sample = ` + oldRunsPerSample + `
 WHERE status = 'ok' OR instr(message, 'for min_time ') > 0;
+`
+
+// schemaV6 indexes a run's evaluations by status and objective, so that a run's tally
+// (its count, successes and best: Store.Tally, read by 'ktune runs' and on every poll of
+// the dashboard's live view) reads the index alone, not every row of the run: the count
+// and successes from the index, the best as its first entry in objective order (seq
+// breaks ties as the run's order does). Nothing else changes.
+const schemaV6 = `
+CREATE INDEX evaluations_best ON evaluations (run_id, status, objective, seq);
 `
 
 // oldRunsPerSample is the runs per sample schemaV5 gives an evaluation stored before, as
