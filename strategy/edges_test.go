@@ -88,6 +88,13 @@ var edgeOptions = map[string][]edgeOption{
 		{"crossover", []any{"", "3point", 1}, []any{"1point", "2point", "uniform", "Uniform"}},
 		{"selection", []any{"", "roulette", 1}, []any{"tournament", "rank"}},
 		intIn("tournament", 1, 100_000), {"elitism", append([]any{-1, 1000}, nonInts...), []any{0, 1, 7}}},
+	// mpga's restart=false ends a run when its populations converge, before the budget is
+	// spent, by design: mpga_test.go checks it; here only its spellings of true run.
+	"mpga": {intIn("populations", 1, 100), intIn("popsize", 2, 1000), closedUnit("crossover"), closedUnit("mutation"),
+		intAtLeast("migration", 0),
+		{"migrants", append([]any{-1, 16, 1000}, nonInts...), []any{0, 1, 15, together{"popsize": 2, "migrants": 1}, together{"populations": 5, "popsize": 4, "migrants": 3}}},
+		openClosedUnit("mcr"),
+		{"restart", []any{"", "maybe", 2, 0.5, "yes", nil, []any{true}}, []any{true, "true", "True", 1, "1"}}},
 	"gls": {intIn("popsize", 2, 100_000), {"crossover", []any{"", "3point", 1}, []any{"1point", "2point", "uniform"}},
 		{"selection", []any{"", "roulette", 1}, []any{"RTS", "tournament", "rts"}},
 		intIn("tournament", 1, 100_000), {"hill_climber", []any{"", "none", 1}, []any{"first", "best"}},

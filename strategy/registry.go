@@ -25,6 +25,7 @@ var builtin = []struct {
 	{"besttabu", bestTabuFactory},
 	{"annealing", annealingFactory},
 	{"genetic", geneticFactory},
+	{"mpga", mpgaFactory},
 	{"pso", psoFactory},
 	{"firefly", fireflyFactory},
 	{"diffevo", diffevoFactory},
