@@ -9,13 +9,13 @@ import (
 type Settings struct {
 	// Within is how close to the best a well-performing configuration is: its performance
 	// is at least Within times the best's (a time at most best/Within).
-	Within float64
+	Within float64 `json:"within"`
 	// Probability is p of equation 5: how likely random search is to have found a
 	// well-performing configuration after its steps.
-	Probability float64
+	Probability float64 `json:"probability"`
 	// Performance is rp of equations 3 and 4: the performance of the n invocations,
 	// tuning included, relative to n invocations of a well-performing kernel.
-	Performance float64
+	Performance float64 `json:"performance"`
 }
 
 // PaperSettings are the settings of seed 003's Table 11: well-performing within 95% of the
