@@ -306,15 +306,16 @@ func checkValues(s *Space) error {
 }
 
 // inputWarnings says what makes a matrix mix more than devices: other kernels' names,
-// other problem sizes.
+// other problem sizes, where the spaces record them.
 func inputWarnings(spaces []Space) []string {
 	var ws []string
 	var kernels, sizes []string
 	for i := range spaces {
-		if k := spaces[i].Kernel; !slices.Contains(kernels, k) {
+		// one that does not say is no other
+		if k := spaces[i].Kernel; k != "" && !slices.Contains(kernels, k) {
 			kernels = append(kernels, k)
 		}
-		if p := spaces[i].ProblemSize; !slices.Contains(sizes, p) {
+		if p := spaces[i].ProblemSize; p != "" && !slices.Contains(sizes, p) {
 			sizes = append(sizes, p)
 		}
 	}

@@ -325,3 +325,21 @@ func TestSettings(t *testing.T) {
 		t.Error("Amortize took p = 1")
 	}
 }
+
+// Spaces that record other problem sizes or kernel names are compared, with a warning;
+// one that records none differs from none.
+func TestMatrixWarnsOfOtherInputs(t *testing.T) {
+	xy := [][]int64{{1, 1}, {1, 2}}
+	a := synthetic("a", false, []string{"x", "y"}, xy, []float64{1, 2})
+	b := synthetic("b", false, []string{"x", "y"}, xy, []float64{2, 1})
+	a.Kernel, a.ProblemSize = "k", "[4096]"
+	m, err := portability.Compute([]portability.Space{a, b})
+	if err != nil || len(m.Warnings) != 0 {
+		t.Fatalf("%v, warnings %q", err, m.Warnings)
+	}
+	b.Kernel, b.ProblemSize = "k2", "[128]"
+	m, err = portability.Compute([]portability.Space{a, b})
+	if err != nil || len(m.Warnings) != 2 || !strings.Contains(m.Warnings[1], "([4096], [128])") {
+		t.Fatalf("%v, warnings %q", err, m.Warnings)
+	}
+}
