@@ -172,22 +172,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		maximize, from = *o.Maximize, DirectionOption
 	}
 	res.Objective, res.Maximize, res.DirectionFrom = name, maximize, from
-	value := func(e *result.Evaluation) float64 {
-		if e.Failed() {
-			return math.NaN()
-		}
-		if name == objectiveName(rec) {
-			return e.Objective
-		}
-		v, ok := e.Metrics[name]
-		if !ok && name == "time" {
-			v, ok = e.TimeMS(objectiveName(rec))
-		}
-		if !ok {
-			return math.NaN()
-		}
-		return v
-	}
+	value := valueOf(rec, name)
 
 	partial := isPartial(in)
 	sim, err := simulatorOf(rec, simulator.Recorded, partial)
@@ -520,6 +505,50 @@ func objectiveOf(rec *result.Recording, want string) (string, bool, string, erro
 	}
 	sort.Strings(have[1:])
 	return "", false, "", fmt.Errorf("no objective or metric named %q (have %s)", want, strings.Join(have, ", "))
+}
+
+// Objective is an objective resolved on a recording as Analyze resolves it.
+type Objective struct {
+	Name     string // the recording's objective, a metric its evaluations carry, or time
+	Maximize bool   // larger values are better
+	From     string // where Maximize comes from: DirectionRecorded, DirectionName or DirectionOption
+}
+
+// ResolveObjective resolves want on rec as Analyze does (the recording's own objective for
+// "", else a metric, or the time beside another objective), with maximize, when set, over
+// the direction the recording gives or the name suggests. value gives an evaluation's
+// value: NaN for a failed one or one that lacks it.
+func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Objective, value func(*result.Evaluation) float64, err error) {
+	o.Name, o.Maximize, o.From, err = objectiveOf(rec, want)
+	if err != nil {
+		return Objective{}, nil, err
+	}
+	if maximize != nil {
+		o.Maximize, o.From = *maximize, DirectionOption
+	}
+	return o, valueOf(rec, o.Name), nil
+}
+
+// valueOf gives an evaluation's value of the objective or metric name: NaN for a failed
+// evaluation or one that lacks it.
+func valueOf(rec *result.Recording, name string) func(*result.Evaluation) float64 {
+	own := objectiveName(rec)
+	return func(e *result.Evaluation) float64 {
+		if e.Failed() {
+			return math.NaN()
+		}
+		if name == own {
+			return e.Objective
+		}
+		v, ok := e.Metrics[name]
+		if !ok && name == "time" {
+			v, ok = e.TimeMS(own)
+		}
+		if !ok {
+			return math.NaN()
+		}
+		return v
+	}
 }
 
 // isPartial reports whether the input evaluated fewer configurations than its space holds:

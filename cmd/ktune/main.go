@@ -163,8 +163,8 @@ Environment:
   CXX                   the host C++ compiler (default c++, g++ or clang++)
 
 Input: - stands for standard input (a pipe or a file redirected to it) where import,
-export, simulate and analyze take a recorded file; the other commands read their inputs
-by their file names, and say so when given -.
+export, simulate, analyze and portability take a recorded file; the other commands read
+their inputs by their file names, and say so when given -.
 
 Output: results go to standard output (with --json as one JSON document, an interrupted
 or partly failed command's too); errors, warnings, logs and progress go to standard error,
