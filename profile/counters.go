@@ -4,9 +4,10 @@
 // operations and are stable across GPUs and inputs, PCstress measure how busy a subsystem
 // is); the expert system that reads bottlenecks from them and the changes of PCops that
 // would relieve them (eqs. 6-15); a model from tuning parameters to PCops trained on a
-// recording (least squares per binary subspace, Section 3.4.1); and the scoring of
-// candidate configurations by the model (eqs. 16-17). The biased random search of its
-// Algorithm 1 is strategy "profile", built on this package.
+// recording (least squares per binary subspace, Section 3.4.1, or regression trees,
+// Section 3.4.2); and the scoring of candidate configurations by the model (eqs. 16-17).
+// The biased random search of its Algorithm 1 is strategy "profile", built on this
+// package.
 package profile
 
 import (

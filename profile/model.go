@@ -64,6 +64,27 @@ const ridge = 1e-6
 // Train builds a model from rec's successful evaluations that carry counters. It fails
 // when none does (wrapping ErrNoCounters).
 func Train(rec *result.Recording, o TrainOptions) (*Model, error) {
+	m := newModel(rec)
+	keys, groups, err := m.trainingSet(rec, o.Sample)
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range keys {
+		pts := groups[key]
+		X := make([][]float64, len(pts))
+		Y := make([]Counters, len(pts))
+		for i, p := range pts {
+			X[i], Y[i] = m.termValues(p.x, nil), p.y
+		}
+		m.fits[key] = fitSubspace(X, Y)
+		m.Trained += len(pts)
+	}
+	return m, nil
+}
+
+// newModel reads rec's parameters: which split the space into subspaces, which play no
+// part, which enter the polynomial and how.
+func newModel(rec *result.Recording) *Model {
 	m := &Model{Source: rec.Source, fits: map[string]*fit{}}
 	np := len(rec.Params)
 	m.split, m.skip, m.logx = make([]bool, np), make([]bool, np), make([]bool, np)
@@ -85,12 +106,21 @@ func Train(rec *result.Recording, o TrainOptions) (*Model, error) {
 		}
 	}
 	m.terms = polynomialTerms(len(m.feats))
+	return m
+}
 
-	type point struct {
-		x []float64 // feature values, transformed
-		y Counters
-	}
-	groups := map[string][]point{}
+// trainingPoint is one evaluation a model learns from.
+type trainingPoint struct {
+	config []space.Value // the evaluation's values, one per parameter of the recording
+	x      []float64     // the polynomial's features, transformed
+	y      Counters
+}
+
+// trainingSet returns rec's successful evaluations with counters, grouped by subspace (the
+// keys in the order the recording first reaches them), each group cut to the deliberate
+// sample when sample is set. It fails when there is none (wrapping ErrNoCounters).
+func (m *Model) trainingSet(rec *result.Recording, sample bool) ([]string, map[string][]trainingPoint, error) {
+	groups := map[string][]trainingPoint{}
 	var keys []string
 	var firstErr error
 	for k := range rec.Evaluations {
@@ -114,28 +144,20 @@ func Train(rec *result.Recording, o TrainOptions) (*Model, error) {
 		if _, ok := groups[key]; !ok {
 			keys = append(keys, key)
 		}
-		groups[key] = append(groups[key], point{x, c})
+		groups[key] = append(groups[key], trainingPoint{vals, x, c})
 	}
 	if len(keys) == 0 {
 		if firstErr == nil {
 			firstErr = ErrNoCounters
 		}
-		return nil, fmt.Errorf("train on %s: no successful evaluation with counters: %w", rec.Source, firstErr)
+		return nil, nil, fmt.Errorf("train on %s: no successful evaluation with counters: %w", rec.Source, firstErr)
 	}
-	for _, key := range keys {
-		pts := groups[key]
-		if o.Sample {
-			pts = deliberate(pts, len(m.feats), func(p point) []float64 { return p.x })
+	if sample {
+		for _, key := range keys {
+			groups[key] = deliberate(groups[key], len(m.feats), func(p trainingPoint) []float64 { return p.x })
 		}
-		X := make([][]float64, len(pts))
-		Y := make([]Counters, len(pts))
-		for i, p := range pts {
-			X[i], Y[i] = m.termValues(p.x, nil), p.y
-		}
-		m.fits[key] = fitSubspace(X, Y)
-		m.Trained += len(pts)
 	}
-	return m, nil
+	return keys, groups, nil
 }
 
 // enumeration reports whether values are 0, 1, ..., k-1 for a k of at most maxChoices: a
@@ -309,23 +331,44 @@ func fitSubspace(X [][]float64, Y []Counters) *fit {
 // training points gives a huge counter, not +Inf, which would make scores NaN.
 const maxLog = 200
 
+// Predictor is a model from a configuration's tuning parameters to the counters of Reacted,
+// trained on a recording: the least-squares Model (Section 3.4.1) or the regression Tree
+// (Section 3.4.2). The searcher scores configurations by either alike.
+type Predictor interface {
+	// Bind checks that a space has the model's parameters and returns the model bound to it.
+	Bind(sp *space.Space) (*Bound, error)
+	// PredictValues predicts the counters of a configuration given by its values, one per
+	// parameter of the training recording, in its order.
+	PredictValues(vals []space.Value, dst []float64) []float64
+}
+
+// predictor is what a Bound asks of its model.
+type predictor interface {
+	// predict writes the counters of the configuration whose i-th parameter (of the
+	// training recording) has value(i) into dst, as Predict does.
+	predict(value func(i int) space.Value, dst []float64) []float64
+}
+
 // Bound is a model bound to a space: it predicts the counters of the space's configurations.
 type Bound struct {
-	m   *Model
+	m   predictor
 	sp  *space.Space
 	pos []int // model parameter i is the space's parameter pos[i]
 }
 
 // Bind checks that sp has the model's parameters, by name (their order may differ), and no
 // others that vary, and returns the model bound to it.
-func (m *Model) Bind(sp *space.Space) (*Bound, error) {
-	b := &Bound{m: m, sp: sp, pos: make([]int, len(m.params))}
+func (m *Model) Bind(sp *space.Space) (*Bound, error) { return bind(m, m.params, m.Source, sp) }
+
+// bind binds m, trained on source's parameters params, to sp.
+func bind(m predictor, params []string, source string, sp *space.Space) (*Bound, error) {
+	b := &Bound{m: m, sp: sp, pos: make([]int, len(params))}
 	byName := map[string]int{}
 	for i, p := range sp.Params() {
 		byName[p.Name] = i
 	}
 	var missing []string
-	for i, name := range m.params {
+	for i, name := range params {
 		j, ok := byName[name]
 		if !ok {
 			missing = append(missing, name)
@@ -335,19 +378,20 @@ func (m *Model) Bind(sp *space.Space) (*Bound, error) {
 		delete(byName, name)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("the model (trained on %s) has parameters the space lacks: %s", m.Source, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("the model (trained on %s) has parameters the space lacks: %s", source, strings.Join(missing, ", "))
 	}
 	for name, j := range byName {
 		if len(sp.Params()[j].Values) > 1 {
-			return nil, fmt.Errorf("the space's parameter %s is unknown to the model (trained on %s)", name, m.Source)
+			return nil, fmt.Errorf("the space's parameter %s is unknown to the model (trained on %s)", name, source)
 		}
 	}
 	return b, nil
 }
 
 // Predict writes into dst (len(Reacted), allocated when short) the predicted counters of c,
-// in the order of Reacted; a counter below 0.5 is predicted as 0, and every counter is 0
-// in a subspace the training data did not reach.
+// in the order of Reacted; a counter below 0.5 is predicted as 0, and so is every counter
+// the model cannot predict there (the least-squares model: in a subspace the training
+// data did not reach).
 func (b *Bound) Predict(c space.Config, dst []float64) []float64 {
 	params := b.sp.Params()
 	return b.m.predict(func(i int) space.Value { j := b.pos[i]; return params[j].Values[c[j]] }, dst)

@@ -22,8 +22,9 @@ var profileFactory = Factory{
 		"(Table 1) give the bottlenecks of the best configuration of the last batch and the " +
 		"changes of operation counters (PCops) that would relieve them (eqs. 6-15); a model " +
 		"from tuning parameters to PCops, trained beforehand on a recording with counters " +
-		"(least squares per binary subspace), scores every configuration not yet evaluated by " +
-		"how it moves those counters (eqs. 16-17), and the next batch is drawn with " +
+		"(least squares per binary subspace, or regression trees with learner=tree), scores " +
+		"every configuration not yet evaluated by how it moves those counters (eqs. " +
+		"16-17), and the next batch is drawn with " +
 		"probabilities by score. It needs counters with every evaluation, which only a " +
 		"simulation of a recording that carries them has (the KTT recordings of " +
 		"convolution, pnpoly and coulomb_sum_3d on an RTX 2080 Ti): where evaluations " +
@@ -34,6 +35,7 @@ var profileFactory = Factory{
 	Options: []Option{
 		{Name: "model", Default: "none (random search)", Doc: "recording with profiling counters (a KTT JSON file) to train the model of tuning parameters to counters on; its parameters must be the space's", Kind: fileKind()},
 		{Name: "train", Default: "all", Doc: "what of the model's recording it learns from: all of it, or sample, the paper's deliberate sample (per subspace the smallest, median and largest value of every other parameter)", Kind: ChoiceKind("all", "sample")},
+		{Name: "learner", Default: "least_squares", Doc: "the model of tuning parameters to counters: least_squares, the paper's polynomial per binary subspace (Section 3.4.1), or tree, its decision tree (Section 3.4.2): one regression tree per counter, its depth (1-32) and smallest leaf (1-16 configurations) chosen by error on a fixed random half of the training configurations after growing on the other half, then grown on all of them", Kind: ChoiceKind("least_squares", "tree")},
 		{Name: "batch", Default: "5", Doc: "configurations drawn from one scoring before the fastest of them is profiled and the space scored again (the paper's n)", Kind: IntKind()},
 		{Name: "inst_reaction", Default: "0.7", Doc: "instruction bottlenecks up to this are ignored (eq. 15); the paper takes 0.5 for instruction-bound kernels", Kind: FloatKind()},
 		{Name: "cores", Default: "4352", Doc: "CUDA cores of the GPU the counters come from (eq. 14's parallelism bottleneck; 4352: the RTX 2080 Ti of the recordings); 0 leaves that bottleneck out", Kind: IntKind()},
@@ -42,7 +44,7 @@ var profileFactory = Factory{
 }
 
 type profileSearch struct {
-	model    *profile.Model // nil: random search
+	model    profile.Predictor // nil: random search
 	batch    int
 	reaction float64
 	cores    int
@@ -73,12 +75,16 @@ func newProfileSearch(o Options) (Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
+	learner, err := o.Choice("learner", "least_squares", "least_squares", "tree")
+	if err != nil {
+		return nil, err
+	}
 	if _, ok := o["model"]; ok {
 		path, err := o.file("model")
 		if err != nil {
 			return nil, err
 		}
-		if s.model, err = loadModel(path, train == "sample"); err != nil {
+		if s.model, err = loadModel(path, learner, train == "sample"); err != nil {
 			return nil, fmt.Errorf("option model: %w", err)
 		}
 	}
@@ -100,19 +106,19 @@ func (o Options) file(name string) (string, error) {
 	return path, nil
 }
 
-// models keeps the models trained in this process by file and training, so that the
+// models keeps the models trained in this process by file, learner and training, so that the
 // thousands of runs of a benchmark read and fit the recording once.
 var models struct {
 	sync.Mutex
-	byKey map[string]*profile.Model
+	byKey map[string]profile.Predictor
 }
 
-func loadModel(path string, sample bool) (*profile.Model, error) {
+func loadModel(path, learner string, sample bool) (profile.Predictor, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	key := fmt.Sprintf("%s\x00%v", abs, sample)
+	key := fmt.Sprintf("%s\x00%s\x00%v", abs, learner, sample)
 	models.Lock()
 	defer models.Unlock()
 	if m, ok := models.byKey[key]; ok {
@@ -122,12 +128,17 @@ func loadModel(path string, sample bool) (*profile.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := profile.Train(rec, profile.TrainOptions{Sample: sample})
+	var m profile.Predictor
+	if learner == "tree" {
+		m, err = profile.TrainTree(rec, profile.TreeOptions{Sample: sample})
+	} else {
+		m, err = profile.Train(rec, profile.TrainOptions{Sample: sample})
+	}
 	if err != nil {
 		return nil, err
 	}
 	if models.byKey == nil {
-		models.byKey = map[string]*profile.Model{}
+		models.byKey = map[string]profile.Predictor{}
 	}
 	models.byKey[key] = m
 	return m, nil

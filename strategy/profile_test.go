@@ -49,11 +49,19 @@ func profileRun(t *testing.T, sim *simulator.Simulator, opts map[string]any, bud
 	return sum.History
 }
 
-// A run of the profile-based searcher is reproduced by its seed, spends its budget
-// exactly on distinct configurations of the space, and another seed runs otherwise.
+// A run of the profile-based searcher, with either model, is reproduced by its seed,
+// spends its budget exactly on distinct configurations of the space, and another seed
+// runs otherwise.
 func TestProfileIsReproducibleAndSpendsTheBudgetExactly(t *testing.T) {
+	for _, learner := range []string{"least_squares", "tree"} {
+		t.Run(learner, func(t *testing.T) {
+			testProfileReproducible(t, map[string]any{"model": kttPnpolyPath, "train": "sample", "learner": learner})
+		})
+	}
+}
+
+func testProfileReproducible(t *testing.T, opts map[string]any) {
 	sim := kttSim(t, kttPnpolyPath)
-	opts := map[string]any{"model": kttPnpolyPath, "train": "sample"}
 	const budget = 60
 	a := profileRun(t, sim, opts, budget, 11)
 	b := profileRun(t, sim, opts, budget, 11)
@@ -114,6 +122,23 @@ func TestProfileReachesWellPerformingFasterThanRandomOnConvolution(t *testing.T)
 	t.Logf("mean evaluations to 1.1x of the best: random %.1f, profile %.1f", random, prof)
 	if !(prof < random/2) {
 		t.Errorf("profile needs %.1f evaluations on average, random search %.1f: not fewer than half", prof, random)
+	}
+}
+
+// The searcher with the paper's decision-tree model (learner=tree, trained on the whole
+// recording) on the recorded pnpoly space needs fewer evaluations on average than random
+// search to reach 1.1x of the best. Measured over 100 seeds: about 8 against about 47
+// (BENCHMARKS.md has the figures of 1,000); the test asks for fewer than half.
+func TestProfileWithTreesReachesWellPerformingFasterThanRandomOnPnpoly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 runs of each strategy")
+	}
+	sim := kttSim(t, kttPnpolyPath)
+	random := stepsToWithin(t, sim, "random", nil, 100)
+	prof := stepsToWithin(t, sim, "profile", map[string]any{"model": kttPnpolyPath, "learner": "tree"}, 100)
+	t.Logf("mean evaluations to 1.1x of the best: random %.1f, profile with trees %.1f", random, prof)
+	if !(prof < random/2) {
+		t.Errorf("profile with trees needs %.1f evaluations on average, random search %.1f: not fewer than half", prof, random)
 	}
 }
 
