@@ -14,6 +14,7 @@ import (
 	"github.com/ktune/ktune/device"
 	_ "github.com/ktune/ktune/device/opencl"
 	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -384,5 +385,40 @@ func TestAFastEnoughTargetEndsTheSearch(t *testing.T) {
 	}
 	if sum := tu.Summary(); sum.Stop != tuning.StopTarget || sum.Evaluations != 1 {
 		t.Errorf("stopped (%q) after %d evaluations, want the target after the baseline", sum.Stop, sum.Evaluations)
+	}
+}
+
+// recorder is a tuning.Sink that keeps what it is given.
+type recorder struct{ got []result.Evaluation }
+
+func (r *recorder) Record(_ context.Context, e result.Evaluation) error {
+	r.got = append(r.got, e)
+	return nil
+}
+
+// The sink receives the baseline and every configuration tried, failures included, as
+// the session counts them.
+func TestTheSinkRecordsEveryEvaluation(t *testing.T) {
+	s := axpy(t)
+	sink := &recorder{}
+	tu := newTuner(t, s, dynamic.Options{Budget: 12, Seed: 3, Sink: sink})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for call := range 12 {
+		data, want := appData(rng)
+		res, err := tu.Run(context.Background(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkY(t, call, res, want)
+	}
+	statuses := map[result.Status]int{}
+	for _, e := range sink.got {
+		statuses[e.Status]++
+	}
+	if len(sink.got) != 12 || statuses[result.WrongAnswer] != 4 || statuses[result.CompileError] != 1 || statuses[result.OK] != 7 {
+		t.Errorf("the sink got %d evaluations %v; want 12: 7 ok, 4 wrong answers, 1 compile error", len(sink.got), statuses)
+	}
+	if first := sink.got[0]; fmtValues(first.Config) != "32 1" || first.Status != result.OK {
+		t.Errorf("the first recorded is %v %v, want the known-good baseline 32 1", first.Config, first.Status)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/result"
@@ -72,5 +73,38 @@ func TestRunWithRunsOnTheCallersData(t *testing.T) {
 	var de *runner.DataError
 	if !errors.As(err, &de) || de.Arg != "n" {
 		t.Errorf("an int64 for int32 n: %v, want a DataError naming n", err)
+	}
+}
+
+// float16 arrays are given as []uint16 holding binary16 bits, and come back as those
+// bits; a []float32 for them is refused, naming the argument.
+func TestRunWithTakesHalfArraysAsBits(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Load("../examples/vector_add/vector_add_half.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	const n = 1000000
+	a, b := make([]uint16, n), make([]uint16, n)
+	for i := range a {
+		a[i], b[i] = 0x3c00, 0x3800 // 1 and 0.5
+	}
+	c := sp.At(0, nil)
+	out, err := r.RunWith(context.Background(), c, runner.Data{"a": a, "b": b})
+	if err != nil {
+		// a device without cl_khr_fp16 cannot build it
+		t.Skipf("the half kernel does not run here: %v", err)
+	}
+	got := out.Outputs["c"]
+	for k := range n {
+		if h := binary.LittleEndian.Uint16(got[2*k:]); h != 0x3e00 { // 1.5
+			t.Fatalf("c[%d] = %#04x, want 0x3e00 (1.5)", k, h)
+		}
+	}
+	_, err = r.RunWith(context.Background(), c, runner.Data{"a": make([]float32, n)})
+	var de *runner.DataError
+	if !errors.As(err, &de) || de.Arg != "a" || !strings.Contains(err.Error(), "[]uint16") {
+		t.Errorf("[]float32 for a float16 array: %v, want a DataError naming a and []uint16", err)
 	}
 }
