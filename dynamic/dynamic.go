@@ -5,20 +5,26 @@
 // tuning has stopped (the budget, the time limit, or a configuration fast enough:
 // Options.Target) each call runs the best configuration found. Start is the same call
 // without blocking, and Retune starts a new search when the input changes in a way that
-// calls for one (a new problem size, seed 003's 3D Fourier reconstruction).
+// calls for one (seed 003's 3D Fourier reconstruction re-tunes per input size). The
+// arrays' lengths are the spec's (its constants): data of another size take a spec of
+// that size, and a Tuner each.
 //
 // The application never receives a wrong answer. During tuning each call also runs the
-// known-good configuration (runner.Runner.KnownGood: the one the spec's reference runs
-// at, which `ktune tune` verifies every other configuration against) on the same data,
-// and compares the tried configuration's outputs with its outputs by the spec's
-// verification (its checks and tolerances). The reference configuration, rather than the
-// best so far, is the judge: the best has only been seen to agree with it on earlier
-// calls' data, and a configuration wrong for some data only (a tile that does not divide
-// the size) would, as the judge, pass its own mistakes on. The cost is one more kernel
-// run per tuning call, none after tuning. A tried configuration that does not compile,
-// fails at run time or disagrees is told to the session as that failure, and the call
-// returns the known-good configuration's outputs. After tuning nothing is compared: the
-// best configuration agreed with the judge on every call it was tried on.
+// known-good configuration (runner.Runner.KnownGood: the configuration the spec's
+// reference runs at, which `ktune tune` verifies every other configuration against;
+// where the reference is a kernel of its own, the tuned kernel at that configuration,
+// trusted as the spec author's first choice) on the same data, and compares the tried
+// configuration's outputs with its outputs by the spec's verification (its checks and
+// tolerances). The reference configuration, rather than the best so far, is the judge:
+// the best has only been seen to agree with it on earlier calls' data, and a
+// configuration wrong for some data only (a tile that does not divide the size) would,
+// as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
+// call, none after tuning. A tried configuration that does not compile, fails at run
+// time or disagrees is told to the session as that failure, and the call returns the
+// known-good configuration's outputs. After tuning nothing is compared, as in KTT: the
+// best agreed with the judge on the call it was tried on, and an error that only other
+// data would show goes unseen (a run of the best that fails outright is answered by the
+// known-good configuration).
 //
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
