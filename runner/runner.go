@@ -49,6 +49,12 @@ type Runner struct {
 	// launch uses, when it changes; lastGuards is the map it was given last.
 	guardReport func(string)
 	lastGuards  string
+
+	// appProgs and appBufs are what RunWith keeps between calls: the configurations it
+	// compiled last (the most recently used last) and its array buffers, apart from
+	// Evaluate's.
+	appProgs []appProgram
+	appBufs  map[[2]int]*argBuffer
 }
 
 // ReportGuards has the runner call report, before a launch, with the guard regions of
@@ -117,7 +123,7 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{},
+	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{}, appBufs: map[[2]int]*argBuffer{},
 		outputs: map[int][]byte{}, functions: &verifyFunctions{compiled: map[functionKey]*compiledFunction{},
 			want: map[int]device.Buffer{}, got: map[int]device.Buffer{}}}
 	for i, p := range s.Parameters {
@@ -906,6 +912,7 @@ func (r *Runner) Idle() {
 // changed to what they were.
 func (r *Runner) Close() {
 	r.functions.close()
+	r.releaseApp()
 	for k, b := range r.bufs {
 		b.release()
 		delete(r.bufs, k)

@@ -1,0 +1,96 @@
+package dynamic_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/runner"
+	"github.com/ktune/ktune/spec"
+)
+
+// BenchmarkCallAfterTuning measures a call of a tuned kernel through a dynamic tuner
+// (dynamic) against a plain runner's RunWith of the same configuration on the same
+// data (runner): the difference is the tuner's per-call overhead (the hand-off to its
+// device goroutine). Both convert the typed data and copy the arrays in and out: the
+// vector_add example's 1M floats, and the tests' axpy on 4096, where that copying is
+// small beside the overhead. BENCHMARKS.md gives the figures.
+func BenchmarkCallAfterTuning(b *testing.B) {
+	openCL(b)
+	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 1000000
+	a, bb := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i], bb[i] = float32(i%1000), 0.5
+	}
+	b.Run("vector_add_1M", func(b *testing.B) { benchCalls(b, s, dynamic.Data{"a": a, "b": bb}) })
+	x, y := make([]float32, axpyN), make([]float32, axpyN)
+	b.Run("axpy_4K", func(b *testing.B) { benchCalls(b, axpy(b), dynamic.Data{"x": x, "y": y, "alpha": float32(2)}) })
+}
+
+func benchCalls(b *testing.B, s *spec.Spec, data dynamic.Data) {
+	ctx := context.Background()
+	tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tu.Close()
+	for tu.Tuning() {
+		if _, err := tu.Run(ctx, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	res, err := tu.Run(ctx, data) // compiles the best once
+	if err != nil {
+		b.Fatal(err)
+	}
+	kernel := 0.0
+	b.Run("dynamic", func(b *testing.B) {
+		kernel = 0
+		for b.Loop() {
+			res, err := tu.Run(ctx, data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			kernel += res.KernelMS
+		}
+		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
+	})
+	b.Run("runner", func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		be, _ := device.Lookup("opencl")
+		dev, err := be.Open(ctx, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer dev.Close()
+		sp, err := s.Space()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := runner.New(s, sp, dev)
+		defer r.Close()
+		c, err := sp.ConfigOf(res.Config)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.RunWith(ctx, c, data); err != nil { // compiles it
+			b.Fatal(err)
+		}
+		kernel = 0
+		for b.Loop() {
+			out, err := r.RunWith(ctx, c, data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			kernel += out.KernelMS
+		}
+		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
+	})
+}

@@ -1,0 +1,59 @@
+package dynamic_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	_ "github.com/ktune/ktune/device/opencl" // or device/all: every backend
+	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/spec"
+)
+
+// An application adds vectors in a loop, calling the kernel through a dynamic tuner
+// instead of running it itself: the first calls try configurations on its own data, the
+// rest run the best of them. Every call's c is a + b, whichever configuration computed it.
+// (It runs on the machine's OpenCL device; PoCL runs it on the CPU.)
+func Example() {
+	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 8, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tu.Close()
+
+	const n = 1000000 // the spec's N: its arrays' length
+	a, b := make([]float32, n), make([]float32, n)
+	correct, tuningCalls := 0, 0
+	for step := range 12 {
+		for i := range a { // the application's data of this step
+			a[i], b[i] = float32(i%1000+step), float32(step)
+		}
+		res, err := tu.Run(ctx, dynamic.Data{"a": a, "b": b})
+		if err != nil {
+			log.Fatal(err)
+		}
+		c, err := res.Float32s("c")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ok := true
+		for i := range c {
+			ok = ok && c[i] == a[i]+b[i]
+		}
+		if ok {
+			correct++
+		}
+		if res.Tuning {
+			tuningCalls++
+		}
+	}
+	sum := tu.Summary()
+	fmt.Printf("%d of 12 calls correct; %d tuning steps and the baseline, then the best (%s)\n", correct, tuningCalls, sum.Stop)
+	// Output:
+	// 12 of 12 calls correct; 7 tuning steps and the baseline, then the best (budget)
+}
