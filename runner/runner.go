@@ -335,12 +335,16 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	}
 	warmup += ms(time.Since(settled))
 	obs := r.observers()
-	t := time.Now()
 	for _, o := range obs {
 		if err := o.Begin(); err != nil {
 			return fail(result.RuntimeError, "observer: "+err.Error())
 		}
 	}
+	// After every Begin: the observation window below counts from t, and an observer
+	// reports energy only when its own observation, from its Begin, lasted the window (a
+	// t taken before a slow Begin, on a loaded machine, ended the runs short of it, and
+	// the configuration failed for want of energy).
+	t := time.Now()
 	// A kernel slow enough that all its runs would pass the timeout is timed over the runs
 	// that fit, at least one, rather than killed with nothing measured: a run is left out
 	// when one as long as the longest so far would end past the limit.

@@ -48,7 +48,7 @@ iterations: 3
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.Statuses["ok"] != 2 || rep.Statuses["runtime_error"] != 1 || rep.WorkerRestarts != 1 {
-		t.Fatalf("statuses %v, %d worker restarts; want 2 ok, 1 runtime_error, 1 restart\n%s", rep.Statuses, rep.WorkerRestarts, stderr)
+		t.Fatalf("statuses %v, %d worker restarts; want 2 ok, 1 runtime_error, 1 restart\n%s\n%s", rep.Statuses, rep.WorkerRestarts, evaluationLines(t, db, rep.Run), stderr)
 	}
 	got := statusesByConfig(t, db, rep.Run)
 	if got["64"].String() != "runtime_error" || got["128"].String() != "ok" || got["32"].String() != "ok" {

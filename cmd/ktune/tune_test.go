@@ -69,6 +69,26 @@ func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Stat
 	return out
 }
 
+// evaluationLines is a run's evaluations in its order, a line each with the
+// configuration, status and message, for a failing test to show.
+func evaluationLines(t *testing.T, db string, run int64) string {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range evals {
+		fmt.Fprintf(&b, "%s: %s %s\n", store.ConfigKey(e.Config), e.Status, e.Message)
+	}
+	return b.String()
+}
+
 func TestFaultyKernelsAreClassifiedAndTheRunCompletes(t *testing.T) {
 	tests := []struct {
 		backend, spec string

@@ -66,13 +66,17 @@ func newPowerObserver(busID string) (*powerObserver, error) {
 func (o *powerObserver) Window() time.Duration { return powerWindow }
 
 // Begin starts an observation.
+//
+// The clock is read right after the energy counter, here and in End, so that the wall
+// time and the energy cover the same stretch: a clock read before a slow NVML call (a
+// loaded machine) counted energy over more time than it divided by.
 func (o *powerObserver) Begin() error {
-	o.t0 = time.Now()
 	if o.energy {
 		if r := o.ml.DeviceTotalEnergy(o.dev, &o.e0); r != 0 {
 			return fmt.Errorf("NVML energy counter: %s", o.ml.ErrorString(r))
 		}
 	}
+	o.t0 = time.Now()
 	return nil
 }
 
@@ -80,6 +84,11 @@ func (o *powerObserver) Begin() error {
 // (MHz) and, when the observation lasted at least Window, energy (J per run, the idle gaps
 // between runs included) and power (W, the mean over the observation).
 func (o *powerObserver) End(runs int) (map[string]float64, error) {
+	var e1 uint64
+	var energyRead int32
+	if o.energy {
+		energyRead = o.ml.DeviceTotalEnergy(o.dev, &e1)
+	}
 	wall := time.Since(o.t0)
 	out := map[string]float64{}
 	var mhz uint32
@@ -94,9 +103,8 @@ func (o *powerObserver) End(runs int) (map[string]float64, error) {
 	}
 	var joules float64
 	if o.energy {
-		var e1 uint64
-		if r := o.ml.DeviceTotalEnergy(o.dev, &e1); r != 0 {
-			return out, fmt.Errorf("NVML energy counter: %s", o.ml.ErrorString(r))
+		if energyRead != 0 {
+			return out, fmt.Errorf("NVML energy counter: %s", o.ml.ErrorString(energyRead))
 		}
 		joules = float64(e1-o.e0) / 1e3
 	} else {
