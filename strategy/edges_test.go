@@ -135,6 +135,7 @@ var edgeOptions = map[string][]edgeOption{
 		boolOption("restart"), intAtLeast("no_improvement", 1), openClosedUnit("random_walk")},
 	"profile": {{"model", []any{"", 1, true, nil, "no-such-recording.json"}, nil},
 		{"train", []any{"", "some", 1}, []any{"all", "sample", "Sample"}},
+		{"learner", []any{"", "forest", 1}, []any{"least_squares", "tree"}},
 		intIn("batch", 1, 100_000), intAtLeast("cores", 0),
 		{"inst_reaction", append([]any{-1e-9, 1, 2}, nonNumbers...), []any{0, 0.5, 0.999}}},
 	"saltelli": {{"n", append([]any{-1, 1_000_001, math.MaxInt32}, nonInts...), []any{0, 1, 2}},
