@@ -335,16 +335,17 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	}
 	warmup += ms(time.Since(settled))
 	obs := r.observers()
+	t := time.Now()
 	for _, o := range obs {
 		if err := o.Begin(); err != nil {
 			return fail(result.RuntimeError, "observer: "+err.Error())
 		}
 	}
-	// After every Begin: the observation window below counts from t, and an observer
-	// reports energy only when its own observation, from its Begin, lasted the window (a
-	// t taken before a slow Begin, on a loaded machine, ended the runs short of it, and
-	// the configuration failed for want of energy).
-	t := time.Now()
+	// The observation window below counts from after every Begin, as an observer reports
+	// energy only when its own observation, from its Begin, lasted the window: counted
+	// from t, before a slow Begin (a loaded machine), the runs ended short of it and the
+	// configuration failed for want of energy.
+	observing := time.Now()
 	// A kernel slow enough that all its runs would pass the timeout is timed over the runs
 	// that fit, at least one, rather than killed with nothing measured: a run is left out
 	// when one as long as the longest so far would end past the limit.
@@ -418,7 +419,7 @@ func (r *Runner) Evaluate(ctx context.Context, c space.Config, phase func(string
 	// Energy and power need a stretch of runs long enough for the board's sensors: the
 	// observation goes on, back to back, past the timed runs when the spec reads them.
 	if window := r.observationWindow(obs); window > 0 {
-		for time.Since(t) < window {
+		for time.Since(observing) < window {
 			if err := ctx.Err(); err != nil {
 				return fail(result.RuntimeError, "cancelled: "+err.Error())
 			}

@@ -177,6 +177,47 @@ func TestObserversCoverTheTimedRunsAndTheirWindowWhenEnergyIsRead(t *testing.T) 
 	}
 }
 
+// slowStart is a stopwatch whose Begin takes a while, as an NVML read does on a loaded
+// machine: the observation's window counts from its Begin, not from before it.
+type slowStart struct {
+	*stopwatch
+	delay time.Duration
+}
+
+func (s slowStart) Begin() error {
+	time.Sleep(s.delay)
+	return s.stopwatch.Begin()
+}
+
+type observedSlowly struct {
+	device.Device
+	o slowStart
+}
+
+func (d observedSlowly) Observers() []device.Observer { return []device.Observer{d.o} }
+
+// An observer slow to begin (here longer than its window) still gets its window of runs:
+// counted from before its Begin, the runs stopped at once and the configuration failed
+// for want of energy (once in about 90 runs of the CUDA stand-in test under load).
+func TestASlowObserverStillGetsItsWindow(t *testing.T) {
+	dev := openHost(t)
+	sw := &stopwatch{window: 100 * time.Millisecond}
+	s := loadSpec(t, "objective: energy\n")
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.New(s, sp, observedSlowly{dev, slowStart{sw, 150 * time.Millisecond}})
+	defer r.Close()
+	e := r.Evaluate(context.Background(), sp.At(1, nil), nil)
+	if e.Status != result.OK || !(e.Metrics["energy"] > 0) {
+		t.Fatalf("%v %s, metrics %v: want energy measured over the window after a slow Begin", e.Status, e.Message, e.Metrics)
+	}
+	if len(sw.runs) != 1 || sw.runs[0] <= 3 {
+		t.Errorf("observed runs %v, want one observation of runs past the 3 timed ones", sw.runs)
+	}
+}
+
 func TestAnObjectiveTheDeviceCannotObserveFailsClearly(t *testing.T) {
 	dev := openHost(t)
 	s := loadSpec(t, "objective: power\n")

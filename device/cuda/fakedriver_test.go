@@ -64,12 +64,12 @@ func fakeDriverChild(t *testing.T, lib string) {
 	var launch func() *[8]uint32
 	var dynShared func() int32
 	var setFreeMemory func(uintptr)
-	var compilations, modulesLoaded func() int32
+	var compilations, modulesLoaded, energyReads func() int32
 	var launchLog func() string
 	var clearLaunchLog func()
 	for name, f := range map[string]any{"fake_options": &options, "fake_launch": &launch, "fake_dynamic_shared": &dynShared,
 		"fake_set_free_memory": &setFreeMemory, "fake_compilations": &compilations, "fake_modules_loaded": &modulesLoaded,
-		"fake_launch_log": &launchLog, "fake_clear_launch_log": &clearLaunchLog} {
+		"fake_launch_log": &launchLog, "fake_clear_launch_log": &clearLaunchLog, "fake_energy_reads": &energyReads} {
 		if err := dl.Bind(f, h, name); err != nil {
 			t.Fatal(err)
 		}
@@ -436,6 +436,17 @@ func fakeDriverChild(t *testing.T, lib string) {
 	if err != nil || math.Abs(m["power"]-250) > 5 || math.Abs(m["energy"]*10/m["power"]-(o.Window()+10*time.Millisecond).Seconds()) > 0.05 ||
 		m["core_clock"] != 1980 || m["memory_clock"] != 2619 {
 		t.Fatalf("observation %v %v", m, err)
+	}
+	// An observation shorter than the window reports clocks alone, and reads the energy
+	// counter once, at its start: an End that read it too cost every evaluation about
+	// 2.8 ms on an H200, where the spec reads neither energy nor power.
+	reads := energyReads()
+	o.Begin()
+	if m, err := o.End(3); err != nil || m["energy"] != 0 || m["power"] != 0 || m["core_clock"] != 1980 {
+		t.Fatalf("a short observation: %v %v", m, err)
+	}
+	if n := energyReads() - reads; n != 1 {
+		t.Fatalf("a short observation read the energy counter %d times, want once (at Begin)", n)
 	}
 	if s := d.Settings(); len(s) != 1 || s[0] != "nvml_gr_clock" {
 		t.Fatalf("settings %v", s)
