@@ -439,7 +439,7 @@ func fakeDriverChild(t *testing.T, lib string) {
 	}
 	// An observation shorter than the window reports clocks alone, and reads the energy
 	// counter once, at its start: an End that read it too cost every evaluation about
-	// 2.8 ms on an H200, where the spec reads neither energy nor power.
+	// 3 ms more on an H200, where the spec reads neither energy nor power.
 	reads := energyReads()
 	o.Begin()
 	if m, err := o.End(3); err != nil || m["energy"] != 0 || m["power"] != 0 || m["core_clock"] != 1980 {
