@@ -52,10 +52,34 @@
 // on a CPU device), so that a configuration that allocates without bound fails alone,
 // and workers offer themselves to the out-of-memory killer before the program.
 //
+// # Several devices
+//
+// Options.Device may name several devices of one backend ("opencl:0,opencl:1"): one run
+// is measured on all of them, each device with a measuring worker process of its own,
+// checked and given the reference like the one device's. A strategy asks for one
+// configuration at a time and waits for its result, so a second device's work comes from
+// what the strategy says it will ask for next (strategy.Hinter: random sampling's and brute
+// force's next picks, a population's members, a model's initial design): an idle device
+// measures the first such configuration ahead of its ask. The result waits, unstored and
+// uncounted, until the strategy asks for that configuration; it is then recorded, stored,
+// counted against the budget and told to the strategy as if it had been measured then,
+// once. A configuration measured ahead that the strategy never asks for (it changed its
+// mind, or the run ended) is dropped (Report.DroppedAhead): no more configurations are
+// measured ahead at once than there are devices, nor than the budget has left. A strategy
+// that hints nothing (a local search, whose next neighbour depends on this result)
+// measures on one device at a time. A crash costs its configuration and its device's
+// worker, which is replaced; the time limit and a cancellation stop what is measured
+// ahead too. Devices whose names differ are a *DeviceMismatchError, unless
+// Options.MixedDevices. The run is the first device's (the store's run has one device);
+// its settings list the indices ("devices"), and Report.Devices says how many
+// evaluations each device measured. Only the first device's workers compile ahead
+// (Options.Precompilers): the identical devices' workers find what they compiled in the
+// compiler's cache.
+//
 // # Errors
 //
 // Options that do not fit are refused before anything is stored: *OptionsError,
-// *UnlimitedError, *DeviceError, a *spec.Error for the spec. A run that another process
+// *UnlimitedError, *DeviceError, *DeviceMismatchError, a *spec.Error for the spec. A run that another process
 // tunes is a *RunHeldError, and a reference that cannot be computed (or a verification
 // function that does not compile) wraps worker.ErrReference. Once the search has begun Tune returns its report even beside an
 // error: ctx's error when it was cancelled (the run is left interrupted, to be resumed),

@@ -15,7 +15,6 @@ import (
 	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/tuning"
-	"github.com/ktune/ktune/worker"
 )
 
 // StopBudgetSpent is why a resumed run that already has its budget's evaluations measures
@@ -34,7 +33,7 @@ const sameFailures = 10
 // resumingEvaluator answers configurations the run measured before it was interrupted from
 // the store, and forwards the rest (and hints) to the device.
 type resumingEvaluator struct {
-	inner *worker.Supervisor
+	inner *devicePool
 	sp    *space.Space
 	known map[string]result.Evaluation
 	// launch is the launch a configuration is run with (launchOf), which its evaluation
@@ -84,6 +83,14 @@ const stackOverflow = "on a CPU OpenCL device (PoCL) that is an access outside t
 // those stored before this command and those it measured, less those over a device limit
 // known before compiling (free).
 func (r *resumingEvaluator) runEvaluations() int { return r.stored - r.storedFree + len(r.measured) }
+
+// room is how many evaluations the run's budget has left; math.MaxInt with no budget.
+func (r *resumingEvaluator) room() int {
+	if r.budget == 0 {
+		return math.MaxInt
+	}
+	return max(r.budget-r.runEvaluations(), 0)
+}
 
 // free says evaluation e cost no budget: its configuration was refused before compiling,
 // over a device limit (overLimit), by this command or by the run before it was resumed.
@@ -146,9 +153,12 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 			return e, nil
 		}
 	}
-	start := time.Now()
-	e, err := r.inner.Evaluate(ctx, c)
+	r.inner.setRoom(r.room())
+	e, wall, dev, err := r.inner.measure(ctx, c)
 	if err == nil {
+		if len(r.inner.devs) > 1 {
+			r.log.Debug("measured", "config", key, "device", dev)
+		}
 		r.measured[store.ConfigKey(vals)] = true
 	}
 	if r.stackNote && e.Status == result.RuntimeError && strings.HasPrefix(e.Message, crashedAtRandom) &&
@@ -163,8 +173,10 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 	// running the kernel (process hand-over, argument set-up, copies), and but the time
 	// this process was stopped (a batch scheduler's suspend) or spent on a measurement the
 	// supervisor repeated for such a stop.
-	wall := float64((time.Since(start) - r.inner.Discounted()).Nanoseconds()) / 1e6
-	e.FrameworkMS = max(wall-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
+	// The pool times the measurement on its device, which for one measured ahead of its
+	// ask was before the ask.
+	wallMS := float64(wall.Nanoseconds()) / 1e6
+	e.FrameworkMS = max(wallMS-e.CompileMS-e.VerifyMS-e.BenchmarkMS, 0)
 	return e, err
 }
 
@@ -317,6 +329,7 @@ func (r *resumingEvaluator) Hint(cs ...space.Config) {
 		}
 		todo = append(todo, c)
 	}
+	r.inner.setRoom(r.room())
 	r.inner.Hint(todo...)
 }
 

@@ -78,18 +78,24 @@ type Report struct {
 	// SpeedupOverMed and SpeedupOverDef are how many times better the best is than the
 	// median and the default (result.Speedup); left out where no ratio means anything, an
 	// objective of 0 or below.
-	SpeedupOverMed    *float64 `json:"speedup_over_median,omitempty"`
-	DefaultObjective  *float64 `json:"default_objective,omitempty"`
-	DefaultStatus     string   `json:"default_status,omitempty"` // the default configuration's status when it failed
-	SpeedupOverDef    *float64 `json:"speedup_over_default,omitempty"`
-	Stop              string   `json:"stop"`
-	WallSeconds       float64  `json:"wall_seconds"` // from Tune's call to the search's end, as Options.TimeLimit counts; 0 when nothing was searched
-	WorkerRestarts    int      `json:"worker_restarts"`
-	MeanCompileMS     float64  `json:"mean_compile_ms"`   // over evaluations measured in this session
-	MeanVerifyMS      float64  `json:"mean_verify_ms"`    // likewise
-	MeanFrameworkMS   float64  `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
-	MedianFrameworkMS float64  `json:"median_framework_ms"`
-	KernelMS          float64  `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
+	SpeedupOverMed   *float64 `json:"speedup_over_median,omitempty"`
+	DefaultObjective *float64 `json:"default_objective,omitempty"`
+	DefaultStatus    string   `json:"default_status,omitempty"` // the default configuration's status when it failed
+	SpeedupOverDef   *float64 `json:"speedup_over_default,omitempty"`
+	Stop             string   `json:"stop"`
+	WallSeconds      float64  `json:"wall_seconds"` // from Tune's call to the search's end, as Options.TimeLimit counts; 0 when nothing was searched
+	WorkerRestarts   int      `json:"worker_restarts"`
+	// Devices says, for a run measured on several devices (Options.Device with a comma),
+	// how many of this command's evaluations each measured; nil for one device.
+	// DroppedAhead counts the configurations a device measured ahead of their ask that
+	// the strategy never asked for: not stored, and no budget spent.
+	Devices           []DeviceShare `json:"devices,omitempty"`
+	DroppedAhead      int           `json:"dropped_ahead,omitempty"`
+	MeanCompileMS     float64       `json:"mean_compile_ms"`   // over evaluations measured in this session
+	MeanVerifyMS      float64       `json:"mean_verify_ms"`    // likewise
+	MeanFrameworkMS   float64       `json:"mean_framework_ms"` // time outside compiling, verifying and running kernels, worker start-up included
+	MedianFrameworkMS float64       `json:"median_framework_ms"`
+	KernelMS          float64       `json:"kernel_ms"` // total time spent running kernels (the warm-up runs included)
 	// CompilerWarnings are the distinct warnings the compiler printed for the run's
 	// builds that succeeded (result.DistinctWarnings), most frequent first; Warned counts
 	// the configurations whose build gave any, MoreWarnings the distinct warnings left out.
@@ -206,6 +212,13 @@ func unasked(sp *space.Space, asked map[string]bool, evs []result.Evaluation) []
 		}
 	}
 	return out
+}
+
+// DeviceShare is what one of a run's several devices measured.
+type DeviceShare struct {
+	Index    int `json:"index"`    // the device's index in its backend
+	Measured int `json:"measured"` // this command's evaluations it measured
+	Ahead    int `json:"ahead"`    // of those, how many before the strategy asked for them
 }
 
 // buildReport sums up the run: all its evaluations, those stored before this command

@@ -40,7 +40,16 @@ type Options struct {
 	// Device is the device to tune on: BACKEND or BACKEND:INDEX ("opencl:1", "c"), as
 	// 'ktune devices' lists them. "" picks the first available backend that compiles the
 	// spec's language, and its first device.
+	//
+	// Several devices of one backend, separated by commas ("opencl:0,opencl:1", or
+	// "opencl:0,1"), measure the run's configurations side by side, each in worker
+	// processes of its own (see the package doc, Several devices). Their names must be the
+	// same (a *DeviceMismatchError otherwise), unless MixedDevices. The run is stored as
+	// the first device's, its settings listing every index ("devices").
 	Device string
+	// MixedDevices accepts several devices whose names differ, whose timings are then
+	// compared in one run as if they were one device's.
+	MixedDevices bool
 	// Strategy names the search strategy (strategy.New); "" is "auto", the best for the
 	// budget. StrategyOptions are its options, which must fit the space
 	// (strategy.Validate); the run stores and reports them canonically
@@ -323,11 +332,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if usesCXX(s) {
 		lang = "c++" // a C kernel's C++ reference needs the C++ compiler too
 	}
-	backend, index, info, err := pickDevice(o.Device, lang)
+	backend, indices, infos, err := pickDevices(o.Device, lang, o.MixedDevices)
 	if err != nil {
 		return nil, err
 	}
-	var host device.Info // where a C or C++ reference of an OpenCL or CUDA kernel runs
+	index, info := indices[0], infos[0] // the run's device, the first
+	var host device.Info                // where a C or C++ reference of an OpenCL or CUDA kernel runs
 	if s.HostReference() {
 		if host, err = hostReferenceInfo(s); err != nil {
 			return nil, err
@@ -391,8 +401,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if memoryLimit > 0 {
 		workerMemory = space.FormatBytes(memoryLimit)
 	}
-	settings, _ := json.Marshal(map[string]any{"spec": specPath, "spec_hash": hash, "inputs": inputs, "budget": o.Budget,
-		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index, "worker_memory": workerMemory})
+	runSettings := map[string]any{"spec": specPath, "spec_hash": hash, "inputs": inputs, "budget": o.Budget,
+		"time_limit": o.TimeLimit.String(), "backend": backend, "device_index": index, "worker_memory": workerMemory}
+	if len(indices) > 1 {
+		runSettings["devices"] = indices // which measured: the run's device is the first
+	}
+	settings, _ := json.Marshal(runSettings)
 	command := o.WorkerCommand
 	if len(command) == 0 {
 		exe, err := os.Executable()
@@ -405,63 +419,46 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if precompilers == 0 {
 		precompilers = DefaultPrecompilers()
 	}
-	w := Worker{Spec: specPath, Backend: backend, Device: index}
+	var specData string
 	if o.SpecData != nil {
 		// The workers parse the same text; the file outlives them (deferred before
-		// the supervisor's stop).
-		if w.SpecData, err = writeSpecData(o.SpecData); err != nil {
+		// the supervisors' stop).
+		if specData, err = writeSpecData(o.SpecData); err != nil {
 			return nil, err
 		}
-		defer os.Remove(w.SpecData)
+		defer os.Remove(specData)
 	}
-	sup := worker.NewSupervisor(worker.Options{
-		Command:        append(command[:len(command):len(command)], w.Args()...),
-		Env:            []string{workerEnv + "=1"},
-		Timeout:        s.Timeout,
-		CompileTimeout: s.CompileTimeout,
-		Precompile:     !o.NoPrecompile,
-		Precompilers:   precompilers,
-		// On a CPU device compiling would slow the timed kernel; a GPU times its own.
-		PauseWhileTiming: info.Type != "gpu",
-		MemoryLimit:      memoryLimit,
-		Log:              log,
-	})
-	defer sup.Close()
-	// Arguments that differ from the kernel's parameters would fail every configuration,
-	// or let each compute garbage from reinterpreted bytes: they are a spec error.
-	if err := sup.Check(limited); err != nil {
-		if err := timeUp(err, "the worker started and checked the arguments"); err != nil {
+	// One supervisor per device, its workers pinned to it. The first device's supervisor
+	// alone pre-compiles: what it compiles lands in the compiler's cache, which the
+	// identical devices' workers share.
+	sups := make([]*worker.Supervisor, len(indices))
+	for i, idx := range indices {
+		w := Worker{Spec: specPath, SpecData: specData, Backend: backend, Device: idx}
+		dlog := log
+		if len(indices) > 1 {
+			dlog = log.With("device", fmt.Sprintf("%s:%d", backend, idx))
+		}
+		sups[i] = worker.NewSupervisor(worker.Options{
+			Command:        append(command[:len(command):len(command)], w.Args()...),
+			Env:            []string{workerEnv + "=1"},
+			Timeout:        s.Timeout,
+			CompileTimeout: s.CompileTimeout,
+			Precompile:     !o.NoPrecompile && i == 0,
+			Precompilers:   precompilers,
+			// On a CPU device compiling would slow the timed kernel; a GPU times its own.
+			PauseWhileTiming: info.Type != "gpu",
+			MemoryLimit:      memoryLimit,
+			Log:              dlog,
+		})
+	}
+	pool := newDevicePool(limited, sp, indices, sups, log)
+	defer pool.close()
+	for i, sup := range sups {
+		if err := startDevice(limited, sup, o, s, command, infos[i], timeUp); err != nil {
+			if len(indices) > 1 {
+				return nil, fmt.Errorf("device %s:%d: %w", backend, indices[i], err)
+			}
 			return nil, err
-		}
-		if errors.Is(err, worker.ErrArguments) {
-			return nil, fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
-		}
-		if slices.Contains(command, WorkerArg) && errors.Is(err, worker.ErrCommandRefused) {
-			// the program parsed its flags, WorkerArg among them, before WorkerMain could
-			// see it: a test binary without a TestMain that calls it, a main that parses
-			// flags first
-			return nil, fmt.Errorf("%w\nThe worker processes are this program started with %s: call tuner.WorkerMain first thing in main (in a test, in TestMain before m.Run), before anything parses flags, or set Options.WorkerCommand; nothing was measured", err, WorkerArg)
-		}
-		return nil, machineFault(err, info)
-	}
-	// A reference that cannot be computed would fail every configuration's verification
-	// (and a crashing one would be blamed on each configuration in turn): stop before the
-	// run starts and spends its budget.
-	if s.Verification != nil {
-		if err := sup.Reference(limited); err != nil {
-			if err := timeUp(err, "the reference outputs were computed"); err != nil {
-				return nil, err
-			}
-			if errors.Is(err, worker.ErrReference) && worker.OutOfMemory(err) {
-				return nil, fmt.Errorf("%s: verification: %w\nGive the workers more memory if the reference needs it, or lower what it needs (the spec's array sizes); nothing was measured", o.SpecPath, err)
-			}
-			if ferr := functionFailure(o.SpecPath, err); errors.Is(err, worker.ErrReference) && ferr != nil {
-				return nil, ferr
-			}
-			if errors.Is(err, worker.ErrReference) {
-				return nil, fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
-			}
-			return nil, machineFault(err, info)
 		}
 	}
 	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
@@ -484,10 +481,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	// the device's as the worker opened it (under its memory limit, a CPU device has less
 	// memory than this process sees), or as this process sees it when no worker said.
 	limits := info
-	if wi, ok := sup.DeviceInfo(); ok {
+	if wi, ok := sups[0].DeviceInfo(); ok {
 		limits = wi
 	}
-	ev := &resumingEvaluator{inner: sup, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: len(stored), measured: map[string]bool{},
+	ev := &resumingEvaluator{inner: pool, sp: sp, known: known, launch: launchOf(s), budget: o.Budget, stored: len(stored), measured: map[string]bool{},
 		rng: rand.New(rand.NewPCG(o.Seed, 0x5ea3c4)), ctx: limited, log: log,
 		stackNote: info.Backend == "opencl" && info.Type == "cpu",
 		overLimit: overLimitOf(s, limits), excluded: map[string]bool{}}
@@ -600,7 +597,19 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		status = store.StatusInterrupted
 	}
 	finishErr := finishRun(ctx, storeCtx, log, st, run.ID, status)
-	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, sup.Crashes, ev.free)
+	// stopped before the report reads what its workers did: a measurement ahead that no
+	// ask took is still running when the session ends
+	dropped := pool.close()
+	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, pool.crashes(), ev.free)
+	if len(pool.devs) > 1 {
+		for _, d := range pool.devs {
+			rep.Devices = append(rep.Devices, DeviceShare{Index: d.index, Measured: d.measured, Ahead: d.ahead})
+		}
+		rep.DroppedAhead = dropped
+		if dropped > 0 {
+			log.Info("configurations measured ahead on an idle device were never asked for: not stored, no budget spent", "count", dropped)
+		}
+	}
 	rep.StrategyOptions = stOpts
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost
@@ -621,6 +630,51 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// startDevice starts a device's measuring worker, which checks the spec's arguments
+// against the kernel's parameters, and has it compute the reference outputs when the spec
+// verifies; timeUp says when the time limit (in limited) ended either.
+func startDevice(limited context.Context, sup *worker.Supervisor, o Options, s *spec.Spec, command []string, info device.Info,
+	timeUp func(error, string) error) error {
+	// Arguments that differ from the kernel's parameters would fail every configuration,
+	// or let each compute garbage from reinterpreted bytes: they are a spec error.
+	if err := sup.Check(limited); err != nil {
+		if err := timeUp(err, "the worker started and checked the arguments"); err != nil {
+			return err
+		}
+		if errors.Is(err, worker.ErrArguments) {
+			return fmt.Errorf("%w\nFix the spec's arguments (or the kernel's parameter list); nothing was measured", err)
+		}
+		if slices.Contains(command, WorkerArg) && errors.Is(err, worker.ErrCommandRefused) {
+			// the program parsed its flags, WorkerArg among them, before WorkerMain could
+			// see it: a test binary without a TestMain that calls it, a main that parses
+			// flags first
+			return fmt.Errorf("%w\nThe worker processes are this program started with %s: call tuner.WorkerMain first thing in main (in a test, in TestMain before m.Run), before anything parses flags, or set Options.WorkerCommand; nothing was measured", err, WorkerArg)
+		}
+		return machineFault(err, info)
+	}
+	// A reference that cannot be computed would fail every configuration's verification
+	// (and a crashing one would be blamed on each configuration in turn): stop before the
+	// run starts and spends its budget.
+	if s.Verification != nil {
+		if err := sup.Reference(limited); err != nil {
+			if err := timeUp(err, "the reference outputs were computed"); err != nil {
+				return err
+			}
+			if errors.Is(err, worker.ErrReference) && worker.OutOfMemory(err) {
+				return fmt.Errorf("%s: verification: %w\nGive the workers more memory if the reference needs it, or lower what it needs (the spec's array sizes); nothing was measured", o.SpecPath, err)
+			}
+			if ferr := functionFailure(o.SpecPath, err); errors.Is(err, worker.ErrReference) && ferr != nil {
+				return ferr
+			}
+			if errors.Is(err, worker.ErrReference) {
+				return fmt.Errorf("%s: verification: %w\nFix the reference (verification.reference: its kernel, config or .npy files) or the kernel at the reference configuration; nothing was measured", o.SpecPath, err)
+			}
+			return machineFault(err, info)
+		}
+	}
+	return nil
 }
 
 // machineFault adds to an error of the machine (worker.ErrEnvironment) the folder where

@@ -26,8 +26,9 @@ func init() {
 		name:    "tune",
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
-          [--device BACKEND[:INDEX]] [--seed S] [--db PATH] [--new] [--precompilers N]
-          [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE] [--progress] [--json]
+          [--device BACKEND[:INDEX][,INDEX]...] [--mixed-devices] [--seed S] [--db PATH] [--new]
+          [--precompilers N] [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE]
+          [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the
@@ -68,6 +69,21 @@ Upcoming configurations (those a strategy knows ahead: random sampling, brute fo
 population; for the model-based strategies and auto, their guesses at the next picks)
 are compiled ahead in other workers (--precompilers, by default one per two cores, at most
 8), which are paused while a kernel is timed on a CPU device.
+Several devices of one backend (--device opencl:0,opencl:1, or opencl:0,1) measure one
+run's configurations side by side, each device in workers of its own, a crash costing its
+configuration and that device's worker alone. A strategy asks for one configuration at a
+time, so a second device measures what the strategy said it asks for next (random
+sampling's and brute force's next picks, a population's members, the initial designs of
+the model-based strategies): such a configuration is stored, counted against the budget and
+told to the strategy only when the strategy asks for it, exactly once, and one never asked
+for is dropped unstored (dropped_ahead). A strategy that hints nothing (a local search's
+next neighbour depends on this one's result) measures on one device at a time. The devices'
+names must be the same, or their timings would not be comparable: --mixed-devices accepts
+devices whose names differ. The run is stored as the first device's; its settings list the
+indices (devices), and the summary what each measured (devices: index, measured, ahead).
+Only the first device's workers compile ahead (the devices share the compiler's cache).
+Devices that share the machine's cores (PoCL's CPU devices: POCL_DEVICES="pthread pthread")
+slow each other's kernels: tune on them to test, not to time.
 Each worker's memory is bounded by --worker-memory (default: half the machine's memory, or
 of its control group's limit, on a CPU device, where kernels and their buffers live in the
 worker; none on another device, a GPU; none turns it off; $KTUNE_WORKER_MEMORY): on Linux
@@ -162,7 +178,9 @@ verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
-worker_restarts, mean_compile_ms, mean_verify_ms, mean_framework_ms and
+worker_restarts, devices (with several devices: each one's index, measured and ahead, the
+evaluations it measured and of those how many before they were asked for) and
+dropped_ahead, mean_compile_ms, mean_verify_ms, mean_framework_ms and
 median_framework_ms (over the evaluations this command measured) and kernel_ms;
 compiler_warnings (each distinct warning of the run's builds, the most frequent first, at
 most 20: warning, its text with the source lines that belong to it, cut at 8 lines;
@@ -197,7 +215,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	budget := count(fs, "budget", 0, 0, "configurations", fmt.Sprintf("unique configurations to evaluate (0: no limit unless --time; a space of more than %d configurations needs --budget or --time)", tuner.MaxUnlimited))
 	limit := duration(fs, "time", 0, "wall-clock time limit of the whole command from its start, a `duration` such as 10m (0: none)")
 	alias(fs, "time-limit", "time")
-	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language)")
+	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language); several identical devices of one backend measure side by side: cuda:0,cuda:1 or cuda:0,1")
+	mixed := fs.Bool("mixed-devices", false, "accept several devices whose names differ, their timings compared in one run")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
 	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
 	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
@@ -234,7 +253,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
+	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, MixedDevices: *mixed, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
 		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerMemory: *workerBytes, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.SpaceBuild.MaxBytes = *maxBytes
@@ -338,9 +357,13 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 		oe *tuner.OptionsError
 		ue *tuner.UnlimitedError
 		de *tuner.DeviceError
+		me *tuner.DeviceMismatchError
 		he *tuner.RunHeldError
 	)
 	switch {
+	case errors.As(err, &me):
+		return fmt.Errorf("--device: %s:%d (%s) and %s:%d (%s) differ, and their timings would not be comparable in one run: name identical devices, or give --mixed-devices to accept the difference",
+			me.Backend, me.First, me.FirstName, me.Backend, me.Other, me.OtherName)
 	case errors.As(err, &oe):
 		return usageErr(env, c, "%v", err)
 	case errors.As(err, &ue):
@@ -507,6 +530,17 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		fmt.Fprintf(w, " (worker restarted %d times)", r.WorkerRestarts)
 	}
 	fmt.Fprintln(w)
+	if len(r.Devices) > 0 {
+		var ds []string
+		for _, d := range r.Devices {
+			ds = append(ds, fmt.Sprintf("%s:%d %d (%d ahead)", r.Backend, d.Index, d.Measured, d.Ahead))
+		}
+		fmt.Fprintf(w, "measured on: %s", strings.Join(ds, ", "))
+		if r.DroppedAhead > 0 {
+			fmt.Fprintf(w, "; %d measured ahead and never asked for (not stored)", r.DroppedAhead)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  %s: ", f.Status)
 		if f.Same == f.Count {
