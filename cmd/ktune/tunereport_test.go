@@ -27,3 +27,26 @@ func TestTuneSummarySaysWhichDeviceLimitsCostNoBudget(t *testing.T) {
 		}
 	}
 }
+
+// A run on several devices says what each measured, and what was measured ahead in vain;
+// a run on one says nothing of devices.
+func TestTuneSummarySaysWhatEachDeviceMeasured(t *testing.T) {
+	for _, tc := range []struct {
+		rep  tuner.Report
+		want string
+	}{
+		{tuner.Report{Backend: "opencl", Devices: []tuner.DeviceShare{{Index: 0, Measured: 9, Ahead: 2}, {Index: 2, Measured: 7, Ahead: 7}}},
+			"\nmeasured on: opencl:0 9 (2 ahead), opencl:2 7 (7 ahead)\n"},
+		{tuner.Report{Backend: "cuda", Devices: []tuner.DeviceShare{{Index: 0, Measured: 3}, {Index: 1, Measured: 2, Ahead: 2}}, DroppedAhead: 1},
+			"\nmeasured on: cuda:0 3 (0 ahead), cuda:1 2 (2 ahead); 1 measured ahead and never asked for (not stored)\n"},
+		{tuner.Report{Backend: "opencl"}, ""},
+	} {
+		var out bytes.Buffer
+		r := tc.rep
+		r.Kernel, r.Evaluations, r.SpaceSize, r.Statuses = "k", 16, 24, map[string]int{"ok": 16}
+		printTuneReport(&cliEnv{stdout: &out}, &r, true)
+		if got := out.String(); (tc.want == "" && strings.Contains(got, "measured on")) || !strings.Contains(got, tc.want) {
+			t.Errorf("summary\n%s\nwant %q", got, tc.want)
+		}
+	}
+}
