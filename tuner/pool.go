@@ -93,6 +93,10 @@ func (p *devicePool) setRoom(n int) {
 // first device's pre-compilers compile them (the devices being identical, their compiler
 // caches serve all of them), and idle devices measure them ahead of their ask.
 func (p *devicePool) Hint(cs ...space.Config) {
+	if len(p.devs) < 2 {
+		p.devs[0].sup.Hint(cs...) // nothing is measured ahead
+		return
+	}
 	p.mu.Lock()
 	p.upcoming = p.upcoming[:0]
 	todo := make([]space.Config, 0, len(cs))
