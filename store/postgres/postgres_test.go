@@ -19,7 +19,11 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) string { return pgtest.URL(t) })
+	storetest.Run(t, pgtest.URL)
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, pgtest.URL)
 }
 
 // raw connects to the database at loc directly, as another program would.

@@ -21,7 +21,7 @@ import (
 
 // NewLocation returns the location of a new, empty database for t, as store.Open takes
 // it; the backend's package must be imported.
-type NewLocation func(t *testing.T) string
+type NewLocation func(t testing.TB) string
 
 // Run runs the conformance tests, each on a database of its own.
 func Run(t *testing.T, newLocation NewLocation) {
