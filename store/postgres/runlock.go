@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -137,7 +138,13 @@ func (l *runLocks) close() error {
 	if l.conn == nil {
 		return nil
 	}
-	err := l.conn.Close(context.Background())
+	// Ending the session lets its locks go too, but the server ends it a moment after
+	// the connection closes: unlocking first lets them go by the time Close returns.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// (a connection that broke held nothing any more)
+	_, _ = l.conn.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
+	err := l.conn.Close(ctx)
 	l.conn = nil
 	return err
 }
