@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -179,8 +180,8 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 	args := []any{
 		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
 		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
-		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
-		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(e.Warnings),
+		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), storable(e.Message), unixNano(e.Time),
+		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(storable(e.Warnings)),
 		positiveOrNull(e.RunsPerSample),
 	}
 	if l := e.Launch; l != nil {
@@ -190,6 +191,16 @@ func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
 		}
 	}
 	return args, nil
+}
+
+// storable returns a compiler's or a program's text as a text column can hold it: UTF-8
+// without NUL bytes, each byte that is neither replaced by U+FFFD. PostgreSQL refuses
+// such text, where SQLite keeps it; a measurement is not lost for a message's bytes.
+func storable(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // emptyAsNull returns s for a text column that is NULL when there is nothing.

@@ -170,3 +170,25 @@ func TestAnUnreachableServerIsSaid(t *testing.T) {
 		t.Errorf("open an unreachable server: %v", err)
 	}
 }
+
+// A compiler message with a NUL byte or bytes that are not UTF-8, which PostgreSQL's text
+// cannot hold, is stored with U+FFFD in their place rather than losing the measurement.
+func TestMessagesPostgreSQLCannotHoldAreStoredReplaced(t *testing.T) {
+	st := openStore(t, pgtest.URL(t))
+	ctx := context.Background()
+	rec := storetest.Recording()
+	rec.Evaluations = rec.Evaluations[2:3]
+	rec.Evaluations[0].Message = "bad\x00byte \xff here"
+	rec.Evaluations[0].Warnings = "w\xfe"
+	id, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[0].Message != "bad\uFFFDbyte \uFFFD here" || es[0].Warnings != "w\uFFFD" {
+		t.Errorf("stored %q and %q", es[0].Message, es[0].Warnings)
+	}
+}
