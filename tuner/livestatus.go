@@ -25,7 +25,7 @@ type liveStatus struct {
 func (s liveStatus) Run(ctx context.Context, id int64) (store.RunInfo, error) {
 	r, err := s.Store.Run(ctx, id)
 	if err == nil {
-		r.Status = s.status(r)
+		r.Status = s.status(ctx, r)
 	}
 	return r, err
 }
@@ -33,14 +33,23 @@ func (s liveStatus) Run(ctx context.Context, id int64) (store.RunInfo, error) {
 func (s liveStatus) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
 	rs, err := s.Store.Runs(ctx, f)
 	for i := range rs {
-		rs[i].Status = s.status(rs[i])
+		rs[i].Status = s.status(ctx, rs[i])
 	}
 	return rs, err
 }
 
-func (s liveStatus) status(r store.RunInfo) store.RunStatus {
-	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !RunHeld(s.db, r.ID) {
+func (s liveStatus) status(ctx context.Context, r store.RunInfo) store.RunStatus {
+	if r.Status == store.StatusRunning && r.Kind == store.KindTuning && !s.held(ctx, r.ID) {
 		return store.StatusInterrupted
 	}
 	return r.Status
+}
+
+// held reports whether a process holds run now; when it cannot tell, it says held.
+func (s liveStatus) held(ctx context.Context, run int64) bool {
+	if rl, ok := s.Store.(store.RunLocker); ok {
+		held, err := rl.RunHeld(ctx, run)
+		return held || err != nil
+	}
+	return RunHeld(s.db, run)
 }

@@ -78,7 +78,7 @@ type StaleRun struct {
 // started twice would measure every configuration twice, or one would mark the other's
 // new run interrupted before it was locked.
 func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
-	creating, err := lockCreation(ctx, log, db)
+	creating, err := lockCreation(ctx, log, st, db)
 	if err != nil {
 		return foundRun{}, err
 	}
@@ -118,8 +118,8 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		}
 		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
 		// does not resume is marked interrupted once no process holds it.
-		if r.Status == store.StatusRunning && db != "" {
-			if l, err := LockRun(db, r.ID); err == nil && l != nil { // nil: cannot tell
+		if r.Status == store.StatusRunning && locksRuns(st, db) {
+			if l, err := lockRunIn(ctx, st, db, r.ID); err == nil && l != nil { // nil: cannot tell
 				// read again under the lock: the process that held it until now may have
 				// finished the run since it was listed
 				now, err := st.Run(ctx, r.ID)
@@ -135,7 +135,7 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 	}
 	var lock *RunLock
 	if resume != nil {
-		lock, err = lockIn(db, resume.ID)
+		lock, err = lockRunIn(ctx, st, db, resume.ID)
 		if errors.Is(err, ErrRunHeld) {
 			return foundRun{}, &RunHeldError{Run: resume.ID, DB: db}
 		}
@@ -179,7 +179,7 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		return foundRun{}, err
 	}
 	want.ID = id
-	lock, err = lockIn(db, id)
+	lock, err = lockRunIn(ctx, st, db, id)
 	if err != nil {
 		// A new run's id is this process's alone; another process holding it tunes a
 		// database that was deleted and made again at this path, beside the same lock

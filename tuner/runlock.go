@@ -51,15 +51,39 @@ import (
 // reaches another lock file: SQLite does not support such links either (their -wal files
 // differ).
 
+// A database that holds the locks of its runs itself (store.RunLocker: PostgreSQL's
+// advisory locks) has no lock file: its store holds them, and RunLock wraps its hold.
+
 // RunLock is a run held by this process.
 type RunLock struct {
 	path string // the lock file
 	run  int64
 	lf   *lockFile
+	held store.HeldRun // the store's hold instead, where the store locks runs
 }
 
 // ErrRunHeld is LockRun's error when another process holds the run.
-var ErrRunHeld = errors.New("held by another ktune process")
+var ErrRunHeld = store.ErrRunHeld
+
+// lockRunIn takes run of the database at db, which st has open, for this process: in st
+// where st locks runs itself (store.RunLocker), else as LockRun does.
+func lockRunIn(ctx context.Context, st store.Store, db string, run int64) (*RunLock, error) {
+	if rl, ok := st.(store.RunLocker); ok {
+		held, err := rl.LockRun(ctx, run)
+		if err != nil {
+			return nil, err
+		}
+		return &RunLock{run: run, held: held}, nil
+	}
+	return lockIn(db, run)
+}
+
+// locksRuns reports whether runs of st's database (at db) can be locked: those of a file,
+// or of a store that locks them itself.
+func locksRuns(st store.Store, db string) bool {
+	_, ok := st.(store.RunLocker)
+	return ok || db != ""
+}
 
 // LockPath is the lock file of the runs of the database at db (a SQLite location, as
 // store.Open takes it): beside the file that db leads to, its symbolic links resolved. It
@@ -132,6 +156,11 @@ func (l *RunLock) Check() error {
 	if l == nil {
 		return nil
 	}
+	if l.held != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), checkWait)
+		defer cancel()
+		return l.held.Check(ctx)
+	}
 	lockFiles.Lock()
 	defer lockFiles.Unlock()
 	if l.lf == nil {
@@ -154,6 +183,10 @@ func (l *RunLock) Release() {
 	if l == nil {
 		return
 	}
+	if l.held != nil {
+		l.held.Release()
+		return
+	}
 	lockFiles.Lock()
 	defer lockFiles.Unlock()
 	if l.lf != nil {
@@ -161,6 +194,10 @@ func (l *RunLock) Release() {
 		l.lf = nil
 	}
 }
+
+// checkWait bounds how long Check waits for a store that locks runs itself (its server)
+// to say that the run is still held.
+const checkWait = time.Minute
 
 // creationByte is the byte of the lock file that a process holds while it looks for a run
 // to resume and creates one (findOrCreateRun); no run has the id 0.
@@ -180,11 +217,12 @@ var testHookListed, testHookCreationWait func()
 
 // lockCreation waits until no other process, and no other holder in this one, is finding
 // or creating a run of the database at db, and holds that until Release; ctx ends the
-// wait. A database that is not a file gets a nil lock.
-func lockCreation(ctx context.Context, log *slog.Logger, db string) (*RunLock, error) {
+// wait. A database that is not a file, and whose store does not lock runs, gets a nil
+// lock.
+func lockCreation(ctx context.Context, log *slog.Logger, st store.Store, db string) (*RunLock, error) {
 	began, noticed := time.Now(), false
 	for first := true; ; first = false {
-		l, err := lockIn(db, creationByte)
+		l, err := lockRunIn(ctx, st, db, creationByte)
 		if !errors.Is(err, ErrRunHeld) {
 			return l, err
 		}

@@ -133,7 +133,7 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, c)
 	var f analyzeFlags
 	fs.StringVar(&f.runs, "run", "", "analyse these runs of the results database (comma-separated ids)")
-	fs.StringVar(&f.db, "db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	fs.StringVar(&f.db, "db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB), for --run")
 	fs.StringVar(&f.mode, "mode", "recorded", "landscape space: recorded (restrictions known) or cartesian (the full product, failures as in seed 000); with --bench, the benchmark's mode unless given")
 	fs.StringVar(&f.neighbourhood, "neighbourhood", "adjacent", "landscape neighbourhood: adjacent (seed 000's bounded) or Hamming")
 	fs.StringVar(&f.objective, "objective", "", "objective or recorded metric to explain, or time (minimised: the time the run used, its spec's statistic of the samples; their mean for runs stored before ktune kept it) beside another objective (default: the recording's objective)")

@@ -89,7 +89,7 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
 func runDashboard(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("dashboard")
 	fs := newFlags(env, c)
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB)")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT (port 0: any free one; 0.0.0.0 serves every network)")
 	runFlag := fs.String("run", "", "show this run of the results database")
 	pos, err := parseFlags(env, c, fs, args)

@@ -115,7 +115,7 @@ func TestDatabaseErrorsSayWhatIsWrong(t *testing.T) {
 	}{
 		{tmp, "is a directory"},
 		{filepath.Join(tmp, "no", "sub", "x.db"), "folder " + filepath.Join(tmp, "no", "sub") + " does not exist"},
-		{"postgres://host/results", "this build of ktune stores results only in SQLite files"},
+		{"mysql://host/results", "ktune stores results in SQLite files and PostgreSQL databases, not at mysql: locations"},
 	} {
 		_, stderr, code := ktune(t, "import", pnpoly, "--db", tc.db)
 		if code == 0 || !strings.Contains(stderr, tc.want) {

@@ -12,7 +12,8 @@ import (
 	"github.com/ktune/ktune/internal/outfile"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
-	_ "github.com/ktune/ktune/store/sqlite" // the default store
+	_ "github.com/ktune/ktune/store/postgres" // the shared server store: postgres://
+	_ "github.com/ktune/ktune/store/sqlite"   // the default store
 	"github.com/ktune/ktune/tuner"
 )
 
@@ -120,7 +121,7 @@ func defaultDB() string {
 func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("import")
 	fs := newFlags(env, c)
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB)")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	again := fs.Bool("again", false, "import a file even when the database holds its recording already, as another run")
 	pos, err := parseFlags(env, c, fs, args)
@@ -366,7 +367,7 @@ func namedConfig(rec *result.Recording, e result.Evaluation) tuner.Config {
 func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("export")
 	fs := newFlags(env, c)
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "export this run from the results database")
 	name := fs.String("format", "", "output format: kerneltuner, t4 or ktt")
 	outPath := fs.String("o", "", "output file (default, or -: standard output)")

@@ -144,7 +144,9 @@ Run 'ktune help spec' for the kernel spec format, 'ktune help expressions' for t
 restriction syntax and 'ktune help strategies' for the search strategies and their options.
 
 Environment:
-  KTUNE_DB              results database of the commands that take --db (default ktune.db)
+  KTUNE_DB              results database of the commands that take --db (default ktune.db):
+                        an SQLite file (a path, or sqlite:PATH), or a PostgreSQL database
+                        that many ktune processes share (postgres://USER@HOST/DATABASE)
   KTUNE_CACHE           folder of compiled host C and C++ kernels (hostc/ in it; default
                         ktune/hostc in the user's cache folder, $XDG_CACHE_HOME or ~/.cache)
   KTUNE_CUDA_CACHE      folder of compiled CUDA modules, or off (default ktune/cuda in the

@@ -75,7 +75,7 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("portability")
 	fs := newFlags(env, c)
 	runs := fs.String("run", "", "compare these runs of the results database (comma-separated ids)")
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB), for --run")
 	objective := fs.String("objective", "", "objective or recorded metric to compare, e.g. GFLOP/s (default: the recordings' objective)")
 	direction := directionFlags(fs)
 	paper := portability.PaperSettings()

@@ -223,11 +223,17 @@ func (e *storedRunError) Unwrap() error { return e.err }
 // input names the run as analyze --json's list of errors does.
 func (e *storedRunError) input() string { return fmt.Sprintf("run %d in %s", e.id, e.db) }
 
+// noBackend is the error for a --db whose scheme no store of this build serves.
+func noBackend(db string) error {
+	return fmt.Errorf("--db %s: ktune stores results in SQLite files and PostgreSQL databases, not at %s: locations (give a file path, sqlite:PATH, or postgres://USER@HOST/DATABASE)",
+		db, store.Scheme(db))
+}
+
 // openDB opens the results database named by --db.
 func openDB(ctx context.Context, db string) (store.Store, error) {
 	st, err := store.Open(ctx, db)
 	if errors.Is(err, store.ErrNoBackend) {
-		return nil, fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
+		return nil, noBackend(db)
 	}
 	return st, err
 }

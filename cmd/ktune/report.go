@@ -63,7 +63,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	runID := fs.String("run", "", "report this run of the results database (a bare RUN names a file when one of that name exists)")
 	out := fs.String("o", "", "output file (default report-RUN.html, or beside the input file, its name with .html; -: standard output)")
 	fs.StringVar(out, "out", "", "the same as -o")
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for a run")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB), for a run")
 	modeName := fs.String("mode", "recorded", "landscape space: recorded or cartesian")
 	nbName := fs.String("neighbourhood", "adjacent", "landscape neighbourhood: adjacent or Hamming")
 	objective := fs.String("objective", "", "objective or recorded metric to explain (default: the run's objective)")

@@ -64,7 +64,7 @@ type runSummary struct {
 func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 	c := lookup("runs")
 	fs := newFlags(env, c)
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB)")
 	kernel := fs.String("kernel", "", "only runs of this kernel")
 	dev := fs.String("device", "", "only runs on this device (its name as listed)")
 	kind := fs.String("kind", "", "only runs of this kind: tuning, simulation or import")

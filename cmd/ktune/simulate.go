@@ -133,7 +133,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	modeName := fs.String("mode", "recorded", "recorded or cartesian")
 	fitnessName := fs.String("fitness", "deterministic", "deterministic (the recorded mean) or stochastic (one recorded sample per evaluation)")
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB), for --run")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB), for --run")
 	run := fs.Int64("run", 0, "replay this run (imported or tuned) from the results database")
 	jsonOut := fs.Bool("json", false, "print JSON, with every run")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")

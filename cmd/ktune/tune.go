@@ -120,7 +120,9 @@ resumed run measures until it has --budget evaluations, one that has them alread
 nothing and stays interrupted (a larger --budget continues it), and the summary is of all
 its evaluations. A run that another ktune process is tuning is not resumed: the command
 says so. Runs are locked in a file beside the database, named as it with -runlock appended
-(ktune.db-runlock), which whoever tunes into the database must be able to write. A write
+(ktune.db-runlock), which whoever tunes into the database must be able to write; a
+PostgreSQL database (--db postgres://USER@HOST/DATABASE), which ktune processes on several
+machines may tune into at once, holds the locks itself (advisory locks). A write
 that waits for another process's write lock on the database (a large import) says so after
 a few seconds; Ctrl-C then ends the wait within 3 seconds, and an evaluation that could
 not be stored by then is named in a warning and measured again when the run resumes.
@@ -218,7 +220,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language); several identical devices of one backend measure side by side: cuda:0,cuda:1 or cuda:0,1")
 	mixed := fs.Bool("mixed-devices", false, "accept several devices whose names differ, their timings compared in one run")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
-	db := fs.String("db", defaultDB(), "results database (also $KTUNE_DB)")
+	db := fs.String("db", defaultDB(), "results database: a file, or postgres://USER@HOST/DATABASE (also $KTUNE_DB)")
 	fresh := fs.Bool("new", false, "start a new run even when an interrupted one could be resumed")
 	noPre := fs.Bool("no-precompile", false, "do not compile upcoming configurations ahead of time")
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
@@ -377,7 +379,7 @@ func tuneError(env *cliEnv, c *command, err error, db string) error {
 	case errors.Is(err, tuner.ErrTimeUp):
 		return fmt.Errorf("%w: --time counts from the command's start; give a longer one", err)
 	case errors.Is(err, store.ErrNoBackend):
-		return fmt.Errorf("--db %s: this build of ktune stores results only in SQLite files (give a file path, or sqlite:PATH)", db)
+		return noBackend(db)
 	case errors.As(err, new(*space.TooLargeError)):
 		return spaceTooLarge(err)
 	case errors.Is(err, worker.ErrEnvironment):

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/ktune/ktune/store/postgres/pgtest"
 	"io"
 	"math"
 	"os"
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL server that tests of --db postgres:// started
 }
 
 func needBackend(t *testing.T, name string) {

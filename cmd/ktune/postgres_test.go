@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/postgres/pgtest"
+)
+
+// A tuning run goes into a PostgreSQL database as into an SQLite file: runs lists it,
+// export reads it back, and the same command resumes it; a run held by another process
+// (an advisory lock in the database) is not resumed beside it, and reads as running while
+// held, interrupted once no process holds it.
+func TestTuneIntoPostgreSQLAndReadItBack(t *testing.T) {
+	needBackend(t, "c")
+	db := pgtest.URL(t)
+	spec := "../../examples/vector_add/vector_add_c.yaml"
+	tune := func(budget string) (string, string, int) {
+		return ktune(t, "tune", spec, "--budget", budget, "--db", db, "--json")
+	}
+	if _, errOut, code := tune("3"); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	type listed struct {
+		ID          int64  `json:"id"`
+		Status      string `json:"status"`
+		Evaluations int    `json:"evaluations"`
+	}
+	runs := func() []listed {
+		t.Helper()
+		out, errOut, code := ktune(t, "runs", "--db", db, "--json")
+		if code != 0 {
+			t.Fatalf("runs: exit %d: %s", code, errOut)
+		}
+		var got []listed
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return got
+	}
+	if got := runs(); len(got) != 1 || got[0].Evaluations != 3 || got[0].Status != "finished" {
+		t.Fatalf("runs = %+v, want one finished run of 3 evaluations", got)
+	}
+	out := filepath.Join(t.TempDir(), "run1.json")
+	if _, errOut, code := ktune(t, "export", "--run", "1", "--format", "kerneltuner", "--db", db, "-o", out); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	exported, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(exported), `"unroll_factor"`) {
+		t.Fatalf("export wrote %.200s, %v", exported, err)
+	}
+	// an import is run 2, which report and analyze read
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 { // found, not stored again
+		t.Fatalf("import again: exit %d: %s", code, errOut)
+	}
+	if got := runs(); len(got) != 2 {
+		t.Fatalf("runs after importing one file twice = %+v, want 2 runs", got)
+	}
+	page := filepath.Join(t.TempDir(), "run2.html")
+	if _, errOut, code := ktune(t, "report", "--run", "2", "--db", db, "-o", page); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(page); err != nil || fi.Size() == 0 {
+		t.Errorf("report wrote no page: %v", err)
+	}
+	if outJSON, errOut, code := ktune(t, "analyze", "--run", "2", "--db", db, "--json"); code != 0 || !strings.HasPrefix(strings.TrimSpace(outJSON), "{") && !strings.HasPrefix(strings.TrimSpace(outJSON), "[") {
+		t.Fatalf("analyze: exit %d: %s %.200s", code, errOut, outJSON)
+	}
+
+	// A run left running: another process holds it, then none does.
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.FinishRun(ctx, 1, store.StatusRunning); err != nil {
+		t.Fatal(err)
+	}
+	if got := runs(); got[0].Status != "interrupted" {
+		t.Errorf("a run left running that nobody holds reads %q, want interrupted", got[0].Status)
+	}
+	held, err := st.(store.RunLocker).LockRun(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runs(); got[0].Status != "running" {
+		t.Errorf("a held run reads %q, want running", got[0].Status)
+	}
+	if _, errOut, code := tune("5"); code == 0 || !strings.Contains(errOut, "is being tuned by another ktune process") {
+		t.Errorf("tune beside a held run: exit %d: %s", code, errOut)
+	}
+	held.Release()
+	if _, errOut, code := tune("5"); code != 0 {
+		t.Fatalf("tune again: exit %d: %s", code, errOut)
+	}
+	if got := runs(); len(got) != 2 || got[0].Evaluations != 5 || got[0].Status != "finished" {
+		t.Errorf("runs after resuming = %+v, want run 1 finished with 5 evaluations", got)
+	}
+}

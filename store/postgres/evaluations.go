@@ -1,0 +1,459 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/codec"
+)
+
+const evaluationColumns = `config, config_key, status, objective, samples, metrics,
+	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
+	grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample`
+
+// columnCount is the number of evaluationColumns.
+const columnCount = 21
+
+// placeholders returns n query parameters from $from on: "$3, $4, $5".
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", from+i)
+	}
+	return b.String()
+}
+
+// insertEvaluationNext numbers the evaluation ($1 its run, then its columns) by the run's
+// counter, which the same statement advances: the update locks the run's row until the
+// insert commits, so another writer to the run (another process, another machine) gets
+// the next number only once this one is committed, and readers never see a gap.
+var insertEvaluationNext = `WITH n AS (
+		UPDATE runs SET next_seq = next_seq + 1 WHERE id = $1 RETURNING next_seq - 1 AS seq)
+	INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
+	VALUES ($1, (SELECT seq FROM n), ` + placeholders(2, columnCount) + `)`
+
+// AddEvaluation appends one evaluation to a run. It is committed when AddEvaluation
+// returns.
+func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluation) error {
+	width, err := s.width(ctx, runID)
+	if err == nil {
+		var args []any
+		if args, err = evaluationArgs(&e, width); err == nil {
+			_, err = s.db.ExecContext(ctx, insertEvaluationNext, append([]any{runID}, args...)...)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("store: add evaluation to run %d: %w", runID, s.written(err))
+	}
+	return nil
+}
+
+// AddEvaluations appends evaluations to a run in one transaction: all or nothing.
+func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error {
+	width, err := s.width(ctx, runID)
+	if err == nil {
+		err = inTx(ctx, s.db, nil, func(tx *sql.Tx) error {
+			return addEvaluations(ctx, tx, runID, width, es)
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("store: add %d evaluations to run %d: %w", len(es), runID, s.written(err))
+	}
+	return nil
+}
+
+// addEvaluations stores es after the run's evaluations in tx: it advances the run's
+// counter by len(es) first, which locks the run's row until tx ends.
+func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es []result.Evaluation) error {
+	if len(es) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(es))
+	for i := range es {
+		row, err := evaluationArgs(&es[i], width)
+		if err != nil {
+			return fmt.Errorf("evaluation %d: %w", i, err)
+		}
+		rows[i] = row
+	}
+	var next int64
+	err := tx.QueryRowContext(ctx, `UPDATE runs SET next_seq = next_seq + $1 WHERE id = $2 RETURNING next_seq - $1`,
+		int64(len(es)), runID).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	// Many rows a statement: one round trip to the server each would make a large import
+	// take its round trips' time (74 µs an evaluation on one machine, 5 times more).
+	for start := 0; start < len(rows); start += rowsPerInsert {
+		chunk := rows[start:min(start+rowsPerInsert, len(rows))]
+		args := make([]any, 0, len(chunk)*(2+columnCount))
+		for i, row := range chunk {
+			args = append(append(args, runID, next+int64(start+i)), row...)
+		}
+		if _, err := tx.ExecContext(ctx, insertEvaluationsAt(len(chunk)), args...); err != nil {
+			return fmt.Errorf("evaluations %d to %d: %w", start, start+len(chunk)-1, err)
+		}
+	}
+	return nil
+}
+
+// rowsPerInsert is how many evaluations one statement of addEvaluations inserts, well
+// within PostgreSQL's 65,535 parameters of a statement.
+const rowsPerInsert = 500
+
+// insertEvaluationsAt stores n evaluations at seqs that the run's counter gave already:
+// each as its run, its seq, then its columns, one after the other.
+func insertEvaluationsAt(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(" + placeholders(1+i*(2+columnCount), 2+columnCount) + ")")
+	}
+	return b.String()
+}
+
+// width returns the number of parameters of a run's space, which every configuration
+// added to the run must match.
+func (s *Store) width(ctx context.Context, runID int64) (int, error) {
+	s.mu.Lock()
+	n, ok := s.widths[runID]
+	s.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	err := s.db.QueryRowContext(ctx, `
+		SELECT json_array_length(s.params::json) FROM runs r JOIN spaces s ON s.id = r.space_id
+		WHERE r.id = $1`, runID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, store.ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	s.widths[runID] = n
+	s.mu.Unlock()
+	return n, nil
+}
+
+// evaluationArgs encodes e as the values of evaluationColumns.
+func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
+	if len(e.Config) != width {
+		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
+			len(e.Config), width)
+	}
+	if _, err := result.ParseStatus(e.Status.String()); err != nil {
+		return nil, err
+	}
+	config, err := codec.Values(e.Config)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	metrics, err := codec.Metrics(e.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if l := e.Launch; l != nil && !l.Valid() {
+		return nil, fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
+	}
+	var samples any // a nil []byte in an interface is not NULL to every driver
+	if b := codec.Samples(e.Samples); b != nil {
+		samples = b
+	}
+	args := []any{
+		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
+		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
+		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), storable(e.Message), unixNano(e.Time),
+		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(storable(e.Warnings)),
+		positiveOrNull(e.RunsPerSample),
+	}
+	if l := e.Launch; l != nil {
+		launch := args[len(args)-8 : len(args)-2]
+		for d := range 3 {
+			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
+		}
+	}
+	return args, nil
+}
+
+// storable returns a compiler's or a program's text as a text column can hold it: UTF-8
+// without NUL bytes, each byte that is neither replaced by U+FFFD. PostgreSQL refuses
+// such text, where SQLite keeps it; a measurement is not lost for a message's bytes.
+func storable(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// emptyAsNull returns s for a text column that is NULL when there is nothing.
+func emptyAsNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// positiveOrNull returns n for a bigint column that is NULL when unknown (0 or less).
+func positiveOrNull(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return int64(n)
+}
+
+// realOrNull returns f for a double precision column, or nil (NULL) for NaN.
+func realOrNull(f float64) any {
+	if math.IsNaN(f) {
+		return nil
+	}
+	return f
+}
+
+// Evaluations returns a run's evaluations in the order they were added.
+func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error) {
+	es, err := s.evaluationsAfter(ctx, runID, 0)
+	if err != nil {
+		return nil, fmt.Errorf("store: evaluations of run %d: %w", runID, err)
+	}
+	return es, nil
+}
+
+// EvaluationsAfter implements store.Store. A run's evaluations are numbered by seq 0, 1,
+// 2... without gaps, in commit order (insertEvaluationNext), so the first n are those of
+// seq below n, and the rest a range of the index of UNIQUE (run_id, seq).
+func (s *Store) EvaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error) {
+	es, err := s.evaluationsAfter(ctx, runID, max(n, 0))
+	if err != nil {
+		return nil, fmt.Errorf("store: evaluations of run %d after its first %d: %w", runID, n, err)
+	}
+	return es, nil
+}
+
+func (s *Store) evaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error) {
+	var es []result.Evaluation
+	err := readTx(ctx, s.db, func(tx *sql.Tx) error {
+		if _, err := getRun(ctx, tx, runID); err != nil {
+			return err
+		}
+		var err error
+		es, err = evaluationsFrom(ctx, tx, runID, n)
+		return err
+	})
+	return es, err
+}
+
+// evaluationsFrom reads a run's evaluations from the one of seq from on.
+func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int) ([]result.Evaluation, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+evaluationColumns+`
+		FROM evaluations WHERE run_id = $1 AND seq >= $2 ORDER BY seq`, runID, int64(from))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var es []result.Evaluation
+	for rows.Next() {
+		e, err := scanEvaluation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("evaluation %d: %w", from+len(es), err)
+		}
+		es = append(es, e)
+	}
+	return es, rows.Err()
+}
+
+// tallyCountQuery counts a run's evaluations and its successes (an OK status, the second
+// argument, with an objective), from the evaluations_best index.
+const tallyCountQuery = `SELECT count(*), count(*) FILTER (WHERE status = $2 AND objective IS NOT NULL)
+	FROM evaluations WHERE run_id = $1`
+
+// tallyBestQuery reads a run's best success: the smallest or largest objective of its
+// successes, the first or last entry of the evaluations_best index's range of them (an
+// ascending index puts NULLs last, which a backward scan, DESC, reads first: NULLS FIRST
+// matches it, and the condition skips them), then the first evaluation in the run's order
+// with that objective (the first entry of the index's range of it). One ORDER BY
+// objective DESC, seq would need an index of mixed direction for a maximised run; min()
+// and max() are not used, since the planner, whose statistics lag behind an import,
+// may read every success for them.
+func tallyBestQuery(maximize bool) string {
+	order := "ASC NULLS LAST"
+	if maximize {
+		order = "DESC NULLS FIRST"
+	}
+	return `SELECT ` + evaluationColumns + ` FROM evaluations
+	WHERE run_id = $1 AND status = $2 AND objective = (
+		SELECT objective FROM evaluations WHERE run_id = $1 AND status = $2 AND objective IS NOT NULL
+		ORDER BY objective ` + order + ` LIMIT 1)
+	ORDER BY seq LIMIT 1`
+}
+
+// Tally implements store.Store with two queries, as SQLite's does: a count, and the best
+// successful row (an OK status with an objective; NaN is stored as NULL), the first of
+// equals in the run's order, as a scan of Evaluations would find it.
+func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
+	var t store.Tally
+	err := readTx(ctx, s.db, func(tx *sql.Tx) error {
+		run, err := getRun(ctx, tx, runID)
+		if err != nil {
+			return err
+		}
+		var n, ok int64
+		if err := tx.QueryRowContext(ctx, tallyCountQuery, runID, result.OK.String()).Scan(&n, &ok); err != nil {
+			return err
+		}
+		t.Evaluations, t.Succeeded = int(n), int(ok)
+		if t.Succeeded == 0 {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, tallyBestQuery(run.Maximize), runID, result.OK.String())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			if t.Best, err = scanEvaluation(rows); err != nil {
+				return err
+			}
+			t.HasBest = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, err)
+	}
+	return t, nil
+}
+
+// Lookup finds the first evaluation of config in a run. Configurations match by
+// store.ConfigKey, the values' text, as Kernel Tuner's cache does: the int 2 and the float
+// 2.0 are different configurations.
+func (s *Store) Lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
+	e, ok, err := s.lookup(ctx, runID, config)
+	if err != nil {
+		return result.Evaluation{}, false, fmt.Errorf("store: look up %s in run %d: %w", store.ConfigKey(config), runID, err)
+	}
+	return e, ok, nil
+}
+
+const lookupQuery = `SELECT ` + evaluationColumns + `
+	FROM evaluations WHERE run_id = $1 AND config_key = $2 ORDER BY seq`
+
+func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
+	rows, err := s.db.QueryContext(ctx, lookupQuery, runID, store.ConfigKey(config))
+	if err != nil {
+		return result.Evaluation{}, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEvaluation(rows)
+		if err != nil {
+			return result.Evaluation{}, false, err
+		}
+		// The key is ambiguous when string values contain commas; the values are not.
+		if sameConfig(e.Config, config) {
+			return e, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return result.Evaluation{}, false, err
+	}
+	// A miss on a run that does not exist is a caller's mistake, not a configuration to measure.
+	var one int
+	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = $1`, runID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	return result.Evaluation{}, false, err
+}
+
+func sameConfig(a, b []space.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind() != b[i].Kind() || !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
+	var (
+		e                                     result.Evaluation
+		config, key, status                   string
+		objective, compile, verify, bench, fw sql.NullFloat64
+		strategy                              sql.NullFloat64
+		samples                               []byte
+		metrics                               sql.NullString
+		t                                     sql.NullInt64
+		grid, block                           [3]sql.NullInt64
+		warnings                              sql.NullString
+		perSample                             sql.NullInt64
+	)
+	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
+		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
+		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings, &perSample)
+	if err != nil {
+		return e, err
+	}
+	// written all six or none (evaluationArgs); a row with some is read as no launch
+	if grid[0].Valid {
+		var l result.Launch
+		for d := range 3 {
+			l.Grid[d], l.Block[d] = int(grid[d].Int64), int(block[d].Int64)
+			if !grid[d].Valid || !block[d].Valid {
+				l = result.Launch{}
+				break
+			}
+		}
+		if l.Valid() {
+			e.Launch = &l
+		}
+	}
+	if e.Config, err = codec.ParseValues([]byte(config)); err != nil {
+		return e, err
+	}
+	if e.Status, err = result.ParseStatus(status); err != nil {
+		return e, err
+	}
+	if e.Samples, err = codec.ParseSamples(samples); err != nil {
+		return e, err
+	}
+	if e.Metrics, err = codec.ParseMetrics([]byte(metrics.String)); err != nil {
+		return e, err
+	}
+	e.Objective, e.CompileMS, e.VerifyMS = nullAsNaN(objective), nullAsNaN(compile), nullAsNaN(verify)
+	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = nullAsNaN(bench), nullAsNaN(fw), nullAsNaN(strategy)
+	e.Time = fromUnixNano(t)
+	e.Warnings = warnings.String
+	if perSample.Int64 > 0 {
+		e.RunsPerSample = int(perSample.Int64)
+	}
+	return e, nil
+}
+
+// nullAsNaN reads a double precision column, NULL standing for NaN.
+func nullAsNaN(f sql.NullFloat64) float64 {
+	if !f.Valid {
+		return math.NaN()
+	}
+	return f.Float64
+}

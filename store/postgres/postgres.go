@@ -1,0 +1,219 @@
+// Package postgres is ktune's results store on a PostgreSQL server, shared by every ktune
+// process, on any machine, that tunes into one database, written through
+// github.com/jackc/pgx/v5 (its database/sql driver; pure Go, so ktune stays a static
+// binary).
+//
+// Importing the package registers it with store.Open for the locations
+// "postgres://user@host:port/database?options" and "postgresql://...", which are libpq
+// connection URLs (password, sslmode, host=/socket/dir, search_path, and the PG*
+// environment variables and ~/.pgpass as libpq reads them).
+//
+// Durability and concurrency: each AddEvaluation is one transaction, committed when it
+// returns (durable as the server's synchronous_commit makes commits). Any number of
+// processes may write at once: a run's evaluations are numbered by a counter in the run's
+// row, which the insert updates, so that writers to one run take turns for the moment of
+// their insert and the numbers stay dense and in commit order; writers to different runs
+// do not wait for each other. Readers never wait for writers, and read one snapshot per
+// call. Runs are held by the tuning process with PostgreSQL advisory locks (see LockRun),
+// which the server releases when the process's connection ends.
+//
+// What differs from SQLite: there is no file, so nothing of the file checks (a file
+// deleted while tuning, its -wal and -shm files, its -runlock file, a read-only file or
+// folder) applies; a role that may not write the tables gets store.ErrReadOnly on writes,
+// as a read-only SQLite file does, but a database whose schema is missing or old needs a
+// role that may create tables once. The schema has versions of its own (SchemaVersion).
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/ktune/ktune/store"
+)
+
+func init() {
+	open := func(ctx context.Context, location string) (store.Store, error) {
+		s, err := Open(ctx, location)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	store.Register("postgres", open)
+	store.Register("postgresql", open)
+}
+
+// maxConns bounds the connections one store opens: a tuning process needs few, and a
+// server accepts about a hundred by default, shared by every process tuning into it.
+const maxConns = 4
+
+// Advisory lock keys: PostgreSQL's two-key advisory locks, the first key ktune's
+// (lockSpace, "ktun"), so that another program's advisory locks in the same database do
+// not collide with ktune's. The second is a run's id (positive), or one of these.
+const (
+	lockSpace    int32 = 0x6b74756e
+	migrationKey int32 = -1 // held while a process migrates the schema
+	importKey    int32 = -2 // held while ImportRecordingOnce looks for and stores a recording
+)
+
+// Store is a results database on a PostgreSQL server. See the package documentation for
+// its durability and concurrency guarantees.
+type Store struct {
+	location string // as given, for lock connections
+	name     string // the location without its password, for messages and sources
+	db       *sql.DB
+
+	mu     sync.Mutex
+	widths map[int64]int // parameters per run, to reject configurations of the wrong length
+
+	locks runLocks
+
+	// readBack counts the runs that ImportRecordingOnce read back whole to compare with
+	// a recording, which its tests bound.
+	readBack atomic.Int64
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the PostgreSQL database at location (a postgres:// or postgresql://
+// URL) and brings its schema up to date. It fails with store.ErrNewerSchema on a database
+// written by a newer ktune, and refuses a database whose tables of ktune's names belong
+// to another program.
+func Open(ctx context.Context, location string) (*Store, error) {
+	name := Redact(location)
+	cfg, err := pgx.ParseConfig(location)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres %s: %w", name, err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{location: location, name: name, db: db, widths: map[int64]int{}}
+	s.locks.s = s
+	_, current, err := readSchema(ctx, db)
+	if err != nil && ctx.Err() == nil && sqlState(err) == "" {
+		err = fmt.Errorf("cannot reach the server: %w", err)
+	}
+	if err == nil && !current {
+		err = migrate(ctx, db)
+		if err != nil && isReadOnly(err) {
+			err = fmt.Errorf("%w: the database has no ktune schema of version %d yet, and this role may not create it (%w); open it once as a role that may",
+				store.ErrReadOnly, SchemaVersion, err)
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open postgres %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// Redact returns location with its password, if any, replaced by "xxxxx", as it may
+// appear in messages and in sources of exported recordings.
+func Redact(location string) string {
+	u, err := url.Parse(location)
+	if err != nil {
+		// not a URL that a password could be told apart in: only what follows the user
+		if _, host, found := strings.Cut(location, "@"); found {
+			return store.Scheme(location) + "://…@" + host
+		}
+		return location
+	}
+	if u.User == nil {
+		return location
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Location returns the database's location without its password.
+func (s *Store) Location() string { return s.name }
+
+// Close releases the run locks this store holds and closes its connections; in-flight
+// calls fail.
+func (s *Store) Close() error {
+	errs := []error{s.locks.close(), s.db.Close()}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: close postgres %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer, so a step can run alone or inside an
+// import's transaction.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inTx runs f in a transaction on db, committing if f succeeds.
+func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// readTx runs f in a read-only transaction that sees one snapshot of the database even
+// while writers commit (REPEATABLE READ: READ COMMITTED would take one per statement).
+func readTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return f(tx)
+}
+
+// sqlState returns the SQLSTATE of a server's error, or "".
+func sqlState(err error) string {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// isReadOnly reports whether err is the server refusing a write: this role may not write
+// the table (insufficient_privilege), or the server or transaction is read-only (a hot
+// standby, default_transaction_read_only).
+func isReadOnly(err error) bool {
+	c := sqlState(err)
+	return c == "42501" || c == "25006"
+}
+
+// isForeignKey reports whether err is the server refusing a row that names a missing parent.
+func isForeignKey(err error) bool { return sqlState(err) == "23503" }
+
+// written turns the server's refusal of a write into store.ErrReadOnly, saying why.
+func (s *Store) written(err error) error {
+	if err != nil && isReadOnly(err) && !errors.Is(err, store.ErrReadOnly) {
+		return fmt.Errorf("%w: %s refuses this write (%w)", store.ErrReadOnly, s.name, err)
+	}
+	return err
+}

@@ -1,0 +1,730 @@
+// Package storetest is the behaviour that every store.Store backend must show, as tests
+// that a backend's test package runs against its own databases: Run(t, newLocation). It
+// covers every method of the interface through store.Open, with two stores on one
+// database standing for two processes.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+// NewLocation returns the location of a new, empty database for t, as store.Open takes
+// it; the backend's package must be imported.
+type NewLocation func(t testing.TB) string
+
+// Run runs the conformance tests, each on a database of its own.
+func Run(t *testing.T, newLocation NewLocation) {
+	tests := []struct {
+		name string
+		test func(t *testing.T, loc string)
+	}{
+		{"ImportedRecordingReadsBackEqual", importedRecordingReadsBackEqual},
+		{"SpacesAndDevicesAreStoredOnce", spacesAndDevicesAreStoredOnce},
+		{"RunLifecycleAndResume", runLifecycleAndResume},
+		{"RunsFilter", runsFilter},
+		{"MissingIDsAreErrNotFound", missingIDsAreErrNotFound},
+		{"RejectsBadInput", rejectsBadInput},
+		{"AddEvaluationsIsAllOrNothing", addEvaluationsIsAllOrNothing},
+		{"LookupFindsTheFirstOfTheSameValues", lookupFindsTheFirstOfTheSameValues},
+		{"TallyAgreesWithAScanInBothDirections", tallyAgreesWithAScan},
+		{"TallyOfARunWithoutSuccesses", tallyOfARunWithoutSuccesses},
+		{"EvaluationsAfterIsTheFullReadSliced", evaluationsAfterIsTheFullReadSliced},
+		{"ConcurrentWritersKeepSeqDenseAndOrdered", concurrentWritersKeepSeqDenseAndOrdered},
+		{"ImportRecordingOnceStoresOnceFromTwoStores", importRecordingOnceStoresOnce},
+		{"AReopenedStoreReadsWhatWasWritten", aReopenedStoreReadsWhatWasWritten},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
+	}
+}
+
+// open opens the store at loc for the rest of t.
+func open(t *testing.T, loc string) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return st
+}
+
+var (
+	iv = space.IntValue
+	fv = space.FloatValue
+	bv = space.BoolValue
+	sv = space.StringValue
+)
+
+var base = time.Date(2024, 5, 17, 9, 30, 0, 123456789, time.UTC)
+
+// Recording has a parameter of every value kind, including a string with a comma (which
+// makes ConfigKey ambiguous) and one evaluation of every status, non-finite values,
+// launches, warnings and runs per sample.
+func Recording() *result.Recording {
+	nan := math.NaN()
+	return &result.Recording{
+		Format:      "kerneltuner",
+		Source:      "testdata/gemm_A100_cache.json",
+		Device:      "NVIDIA A100-PCIE-40GB",
+		Backend:     "cuda",
+		Kernel:      "gemm",
+		ProblemSize: "4096x4096x4096",
+		Params: []space.Param{
+			{Name: "block_size_x", Values: []space.Value{iv(16), iv(32), iv(64)}},
+			{Name: "ratio", Values: []space.Value{fv(1), fv(0.5), fv(2.5e-5)}},
+			{Name: "use_shared", Values: []space.Value{bv(true), bv(false)}},
+			{Name: "layout", Values: []space.Value{sv("row"), sv("col,major"), sv("q\"\x01ü")}},
+		},
+		Restrictions: []string{"block_size_x * ratio >= 16", "use_shared or layout == 'row'"},
+		Objective:    "time",
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(16), fv(1), bv(true), sv("row")}, Status: result.OK, Objective: 1.5,
+				Samples: []float64{1.4, 1.5, 1.6}, Metrics: map[string]float64{"gflops": 91.6, "energy": nan, "peak": math.Inf(1)},
+				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base,
+				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}, RunsPerSample: 40},
+			{Config: []space.Value{iv(32), fv(0.5), bv(false), sv("col,major")}, Status: result.Restricted,
+				Objective: nan, CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan},
+			{Config: []space.Value{iv(64), fv(2.5e-5), bv(true), sv("q\"\x01ü")}, Status: result.CompileError,
+				Objective: nan, CompileMS: 80, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan,
+				Message: "error: too many resources requested for launch\nline 2", Time: base.Add(time.Second)},
+			{Config: []space.Value{iv(16), fv(0.5), bv(true), sv("row")}, Status: result.RuntimeError,
+				Objective: nan, CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan,
+				Message: "CUDA_ERROR_LAUNCH_FAILED", Time: base.Add(2 * time.Second)},
+			{Config: []space.Value{iv(32), fv(1), bv(true), sv("row")}, Status: result.Timeout,
+				Objective: nan, Samples: []float64{math.Inf(1)}, Time: base.Add(3 * time.Second)},
+			{Config: []space.Value{iv(64), fv(1), bv(false), sv("row")}, Status: result.WrongAnswer,
+				Objective: 0.9, Samples: []float64{0.9}, Metrics: map[string]float64{"max_abs_error": 1e-2}, Time: base.Add(4 * time.Second),
+				Warnings: "gemm.cu(3): warning #177-D: variable \"t\" was declared but never referenced"},
+			{Config: []space.Value{iv(64), fv(0.5), bv(true), sv("col,major")}, Status: result.DeviceLimit,
+				Objective: nan, Message: "work-group size 4096 > 1024", Time: base.Add(5 * time.Second),
+				Launch: &result.Launch{Grid: [3]int{1 << 31, 65535, 65535}, Block: [3]int{64, 64, 1}}},
+			{Config: []space.Value{iv(16), fv(2.5e-5), bv(false), sv("row")}, Status: result.OK, Objective: 0.25,
+				Samples: []float64{0.25}, Time: base.Add(-72 * time.Hour)},
+		},
+		Warnings: []string{"line 7: unknown key \"foo\" ignored"},
+	}
+}
+
+// sameRecording reports how got differs from want, comparing printed forms so that NaN
+// equals NaN, which is what a round trip must keep.
+func sameRecording(t *testing.T, got, want *result.Recording) {
+	t.Helper()
+	g, w := *got, *want
+	g.Evaluations, w.Evaluations = nil, nil
+	if gs, ws := fmt.Sprintf("%+v", g), fmt.Sprintf("%+v", w); gs != ws {
+		t.Errorf("recording differs:\n got %s\nwant %s", gs, ws)
+	}
+	sameEvaluations(t, got.Evaluations, want.Evaluations)
+}
+
+func sameEvaluations(t *testing.T, got, want []result.Evaluation) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d evaluations, want %d", len(got), len(want))
+	}
+	for k := range want {
+		sameEvaluation(t, k, got[k], want[k])
+	}
+}
+
+func sameEvaluation(t *testing.T, k int, got, want result.Evaluation) {
+	t.Helper()
+	if !result.SameLaunch(got.Launch, want.Launch) {
+		t.Errorf("evaluation %d: launch %v, want %v", k, got.Launch, want.Launch)
+	}
+	got.Launch, want.Launch = nil, nil // printed as addresses
+	if !got.Time.Equal(want.Time) {
+		t.Errorf("evaluation %d: time %v, want %v", k, got.Time, want.Time)
+	}
+	got.Time, want.Time = time.Time{}, time.Time{}
+	if gs, ws := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); gs != ws {
+		t.Errorf("evaluation %d differs:\n got %s\nwant %s", k, gs, ws)
+	}
+}
+
+// newRun stores rec's device and space and starts a tuning run over them.
+func newRun(t *testing.T, st store.Store, rec *result.Recording) int64 {
+	t.Helper()
+	ctx := context.Background()
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "cuda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning,
+		Strategy: "random", Seed: 1<<63 + 42, StrategyOptions: []byte(`{"budget": 100}`), Maximize: rec.Maximize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func importedRecordingReadsBackEqual(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	want := Recording()
+	id, err := st.ImportRecording(ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Recording(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecording(t, got, want)
+	run, err := st.Run(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Kind != store.KindImport || run.Status != store.StatusFinished || run.Finished.IsZero() ||
+		run.Evaluations != len(want.Evaluations) || run.Kernel != "gemm" || run.Device != want.Device || run.Backend != "cuda" ||
+		run.Source != want.Source || run.Format != want.Format || !slices.Equal(run.Warnings, want.Warnings) {
+		t.Errorf("imported run = %+v", run)
+	}
+	// a tuning run's evaluations read back as they were added, one by one
+	runID := newRun(t, st, want)
+	for _, e := range want.Evaluations {
+		if err := st.AddEvaluation(ctx, runID, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := st.Evaluations(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvaluations(t, es, want.Evaluations)
+	rec, err := st.Recording(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Format != "ktune" || rec.Source == "" {
+		t.Errorf("a tuning run reads back with format %q and source %q; want ktune and the database", rec.Format, rec.Source)
+	}
+}
+
+func spacesAndDevicesAreStoredOnce(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	sp := store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions}
+	a, err := st.PutSpace(ctx, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Restrictions = slices.Clone(sp.Restrictions)
+	b, err := st.PutSpace(ctx, sp)
+	if err != nil || a != b {
+		t.Fatalf("the same space stored twice: ids %d and %d, %v", a, b, err)
+	}
+	sp.Restrictions = sp.Restrictions[:1]
+	if c, err := st.PutSpace(ctx, sp); err != nil || c == a {
+		t.Errorf("another space got id %d (the first's is %d), %v", c, a, err)
+	}
+	got, err := st.Space(ctx, a)
+	if err != nil || got.Kernel != "gemm" || len(got.Params) != 4 || !slices.Equal(got.Restrictions, rec.Restrictions) {
+		t.Errorf("Space = %+v, %v", got, err)
+	}
+
+	d1, err := st.PutDevice(ctx, store.Device{Name: "A100", Backend: "cuda", Properties: []byte(`{"cc": "8.0"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := st.PutDevice(ctx, store.Device{Name: "A100", Backend: "cuda"}) // no properties: keeps them
+	if err != nil || d1 != d2 {
+		t.Fatalf("the same device stored twice: ids %d and %d, %v", d1, d2, err)
+	}
+	if d, err := st.Device(ctx, d1); err != nil || string(d.Properties) != `{"cc": "8.0"}` || d.Name != "A100" || d.Backend != "cuda" {
+		t.Errorf("Device = %+v (%s), %v", d, d.Properties, err)
+	}
+	if _, err := st.PutDevice(ctx, store.Device{Name: "A100", Backend: "cuda", Properties: []byte(`{"cc": "8.6"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := st.Device(ctx, d1); string(d.Properties) != `{"cc": "8.6"}` {
+		t.Errorf("new properties did not replace the old: %s", d.Properties)
+	}
+	if d3, err := st.PutDevice(ctx, store.Device{Name: "A100", Backend: "opencl"}); err != nil || d3 == d1 {
+		t.Errorf("the same name on another backend got id %d (the first's is %d), %v", d3, d1, err)
+	}
+}
+
+func runLifecycleAndResume(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	id := newRun(t, st, Recording())
+	run, err := st.Run(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != store.StatusRunning || run.Objective != "time" || run.Seed != 1<<63+42 || run.Started.IsZero() ||
+		!run.Finished.IsZero() || run.Strategy != "random" || string(run.StrategyOptions) != `{"budget": 100}` {
+		t.Errorf("new run = %+v", run)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusInterrupted); err != nil {
+		t.Fatal(err)
+	}
+	if run, _ = st.Run(ctx, id); run.Status != store.StatusInterrupted || run.Finished.IsZero() {
+		t.Errorf("interrupted run = %+v", run)
+	}
+	// resuming: running again, no finishing time, the resuming command's settings
+	if err := st.FinishRun(ctx, id, store.StatusRunning); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetRunSettings(ctx, id, []byte(`{"budget": 200}`)); err != nil {
+		t.Fatal(err)
+	}
+	if run, _ = st.Run(ctx, id); run.Status != store.StatusRunning || !run.Finished.IsZero() || string(run.Settings) != `{"budget": 200}` {
+		t.Errorf("resumed run = %+v (settings %s)", run, run.Settings)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	if run, _ = st.Run(ctx, id); run.Status != store.StatusFinished || run.Finished.Before(run.Started) {
+		t.Errorf("finished run = %+v", run)
+	}
+	if err := st.FinishRun(ctx, id, "done"); err == nil {
+		t.Error("FinishRun took an unknown status")
+	}
+	if err := st.SetRunSettings(ctx, id, []byte(`[1]`)); err == nil {
+		t.Error("SetRunSettings took settings that are no JSON object")
+	}
+}
+
+func runsFilter(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	tuning := newRun(t, st, rec)
+	imported, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Device, rec.Kernel = "AMD Instinct MI250X", "conv"
+	other, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(f store.RunFilter) []int64 {
+		runs, err := st.Runs(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range runs {
+			got = append(got, r.ID)
+		}
+		return got
+	}
+	first, _ := st.Run(ctx, tuning)
+	for _, c := range []struct {
+		f    store.RunFilter
+		want []int64
+	}{
+		{store.RunFilter{}, []int64{tuning, imported, other}},
+		{store.RunFilter{Kind: store.KindImport}, []int64{imported, other}},
+		{store.RunFilter{Kernel: "conv"}, []int64{other}},
+		{store.RunFilter{Device: "NVIDIA A100-PCIE-40GB"}, []int64{tuning, imported}},
+		{store.RunFilter{Status: store.StatusRunning}, []int64{tuning}},
+		{store.RunFilter{SpaceID: first.SpaceID, Kind: store.KindImport}, []int64{imported}},
+		{store.RunFilter{DeviceID: first.DeviceID}, []int64{tuning, imported}}, // one name and backend: one device
+		{store.RunFilter{Kernel: "none"}, nil},
+	} {
+		if got := ids(c.f); !slices.Equal(got, c.want) {
+			t.Errorf("Runs(%+v) = %v, want %v", c.f, got, c.want)
+		}
+	}
+}
+
+func missingIDsAreErrNotFound(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	const missing = 987654
+	e := rec.Evaluations[0]
+	errs := map[string]error{}
+	_, errs["Device"] = st.Device(ctx, missing)
+	_, errs["Space"] = st.Space(ctx, missing)
+	_, errs["Run"] = st.Run(ctx, missing)
+	errs["FinishRun"] = st.FinishRun(ctx, missing, store.StatusFinished)
+	errs["SetRunSettings"] = st.SetRunSettings(ctx, missing, []byte(`{}`))
+	errs["AddEvaluation"] = st.AddEvaluation(ctx, missing, e)
+	errs["AddEvaluations"] = st.AddEvaluations(ctx, missing, []result.Evaluation{e})
+	_, errs["Evaluations"] = st.Evaluations(ctx, missing)
+	_, errs["EvaluationsAfter"] = st.EvaluationsAfter(ctx, missing, 0)
+	_, errs["Tally"] = st.Tally(ctx, missing)
+	_, _, errs["Lookup"] = st.Lookup(ctx, missing, e.Config)
+	_, errs["Recording"] = st.Recording(ctx, missing)
+	run, _ := st.Run(ctx, id)
+	_, errs["CreateRun with a missing space"] = st.CreateRun(ctx, store.RunInfo{SpaceID: missing, DeviceID: run.DeviceID, Kind: store.KindTuning})
+	_, errs["CreateRun with a missing device"] = st.CreateRun(ctx, store.RunInfo{SpaceID: run.SpaceID, DeviceID: missing, Kind: store.KindTuning})
+	for what, err := range errs {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s of a missing id: %v, want store.ErrNotFound", what, err)
+		}
+	}
+}
+
+func rejectsBadInput(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	run, _ := st.Run(ctx, id)
+	short := rec.Evaluations[0]
+	short.Config = short.Config[:2]
+	badLaunch := rec.Evaluations[0]
+	badLaunch.Launch = &result.Launch{Grid: [3]int{0, 1, 1}, Block: [3]int{1, 1, 1}}
+	for what, err := range map[string]error{
+		"a configuration of the wrong length": st.AddEvaluation(ctx, id, short),
+		"a launch with a size of 0":           st.AddEvaluation(ctx, id, badLaunch),
+		"an unknown status":                   st.AddEvaluation(ctx, id, result.Evaluation{Config: rec.Evaluations[0].Config, Status: result.Status(99)}),
+		"a space without parameters": func() error {
+			_, err := st.PutSpace(ctx, store.Space{Kernel: "k"})
+			return err
+		}(),
+		"a parameter named twice": func() error {
+			_, err := st.PutSpace(ctx, store.Space{Kernel: "k", Params: []space.Param{{Name: "x", Values: []space.Value{iv(1)}}, {Name: "x", Values: []space.Value{iv(2)}}}})
+			return err
+		}(),
+		"an unknown run kind": func() error {
+			_, err := st.CreateRun(ctx, store.RunInfo{SpaceID: run.SpaceID, DeviceID: run.DeviceID, Kind: "guess"})
+			return err
+		}(),
+		"properties that are no object": func() error {
+			_, err := st.PutDevice(ctx, store.Device{Name: "x", Properties: []byte(`"text"`)})
+			return err
+		}(),
+		"an empty recording": func() error {
+			_, err := st.ImportRecording(ctx, &result.Recording{Kernel: "k", Params: rec.Params})
+			return err
+		}(),
+	} {
+		if err == nil {
+			t.Errorf("%s was stored", what)
+		}
+	}
+	if es, _ := st.Evaluations(ctx, id); len(es) != 0 {
+		t.Errorf("the run holds %d evaluations after refused ones", len(es))
+	}
+}
+
+func addEvaluationsIsAllOrNothing(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	bad := slices.Clone(rec.Evaluations)
+	bad[5].Config = bad[5].Config[:1]
+	if err := st.AddEvaluations(ctx, id, bad); err == nil {
+		t.Fatal("AddEvaluations stored a configuration of the wrong length")
+	}
+	if run, _ := st.Run(ctx, id); run.Evaluations != 0 {
+		t.Errorf("a refused AddEvaluations left %d evaluations", run.Evaluations)
+	}
+	if err := st.AddEvaluation(ctx, id, rec.Evaluations[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, id, rec.Evaluations[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvaluations(t, es, rec.Evaluations)
+}
+
+func lookupFindsTheFirstOfTheSameValues(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	first := rec.Evaluations[0]
+	again := first
+	again.Objective = 9
+	// "col,major" and "row" make the key of ("a", "b,c") and ("a,b", "c") the same
+	comma := rec.Evaluations[1]
+	for _, e := range []result.Evaluation{comma, first, again} {
+		if err := st.AddEvaluation(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok, err := st.Lookup(ctx, id, first.Config)
+	if err != nil || !ok || got.Objective != 1.5 {
+		t.Errorf("Lookup = %v, %v, %v; want the first evaluation (objective 1.5)", got.Objective, ok, err)
+	}
+	got, ok, err = st.Lookup(ctx, id, comma.Config)
+	if err != nil || !ok || got.Status != result.Restricted {
+		t.Errorf("Lookup of a configuration with a comma = %v, %v, %v", got.Status, ok, err)
+	}
+	// the float 16 is not the int 16
+	other := slices.Clone(first.Config)
+	other[0] = fv(16)
+	if _, ok, err := st.Lookup(ctx, id, other); ok || err != nil {
+		t.Errorf("Lookup of a float where an int was stored = %v, %v; want a miss", ok, err)
+	}
+	if _, ok, err := st.Lookup(ctx, id, rec.Evaluations[7].Config); ok || err != nil {
+		t.Errorf("Lookup of a configuration never added = %v, %v; want a miss", ok, err)
+	}
+}
+
+func tallyAgreesWithAScan(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	for _, maximize := range []bool{false, true} {
+		rec := Recording()
+		rec.Maximize = maximize
+		// a tie with the best of each direction, later in the run
+		tie := rec.Evaluations[7]
+		if maximize {
+			tie = rec.Evaluations[0]
+		}
+		tie.Config = []space.Value{iv(32), fv(2.5e-5), bv(false), sv("row")}
+		tie.Time = base.Add(time.Hour)
+		rec.Evaluations = append(rec.Evaluations, tie)
+		// a wrong answer better than every success in both directions
+		rec.Evaluations[5].Objective = map[bool]float64{false: -1, true: 100}[maximize]
+		id := newRun(t, st, rec)
+		if err := st.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Tally(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBest := map[bool]int{false: 7, true: 0}[maximize] // the first of the tie
+		if got.Evaluations != len(rec.Evaluations) || got.Succeeded != 3 || !got.HasBest {
+			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded, best %v; want %d, 3, true",
+				maximize, got.Evaluations, got.Succeeded, got.HasBest, len(rec.Evaluations))
+		}
+		sameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
+	}
+}
+
+func tallyOfARunWithoutSuccesses(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 0 || got.HasBest {
+		t.Errorf("Tally of an empty run = %+v, %v", got, err)
+	}
+	if err := st.AddEvaluations(ctx, id, rec.Evaluations[1:5]); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 4 || got.Succeeded != 0 || got.HasBest {
+		t.Errorf("Tally of a run of failures = %+v, %v", got, err)
+	}
+	// an OK evaluation without an objective (NaN) is no success
+	e := rec.Evaluations[0]
+	e.Objective = math.NaN()
+	if err := st.AddEvaluation(ctx, id, e); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 5 || got.Succeeded != 0 || got.HasBest {
+		t.Errorf("Tally with an OK evaluation without objective = %+v, %v", got, err)
+	}
+}
+
+func evaluationsAfterIsTheFullReadSliced(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, st, rec)
+	for k, e := range rec.Evaluations {
+		if err := st.AddEvaluation(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+		all, err := st.Evaluations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := -1; n <= k+2; n++ {
+			after, err := st.EvaluationsAfter(ctx, id, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := all[min(max(n, 0), len(all)):]
+			if len(after) != len(want) {
+				t.Fatalf("after %d of %d: %d evaluations, want %d", n, len(all), len(after), len(want))
+			}
+			for j := range want {
+				sameEvaluation(t, j, after[j], want[j])
+			}
+		}
+	}
+}
+
+// concurrentWritersKeepSeqDenseAndOrdered adds evaluations to one run from several
+// goroutines of two stores (two processes) at once: every evaluation is stored once, and
+// each writer's own evaluations read back in the order it added them.
+func concurrentWritersKeepSeqDenseAndOrdered(t *testing.T, loc string) {
+	stores := []store.Store{open(t, loc), open(t, loc)}
+	ctx := context.Background()
+	rec := Recording()
+	id := newRun(t, stores[0], rec)
+	const writers, each = 6, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := stores[w%2]
+			for k := range each {
+				e := rec.Evaluations[0]
+				e.Objective = float64(w*1000 + k)
+				var err error
+				if k%5 == 4 { // some in batches, which take a range of numbers at once
+					err = st.AddEvaluations(ctx, id, []result.Evaluation{e})
+				} else {
+					err = st.AddEvaluation(ctx, id, e)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	// a reader following the run meanwhile sees no gap: what it read first stays first
+	var followed []result.Evaluation
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(followed) < writers*each {
+			more, err := stores[1].EvaluationsAfter(ctx, id, len(followed))
+			if err != nil {
+				errs <- err
+				return
+			}
+			followed = append(followed, more...)
+		}
+	}()
+	wg.Wait()
+	<-done
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	es, err := stores[0].Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != writers*each {
+		t.Fatalf("%d evaluations stored, want %d", len(es), writers*each)
+	}
+	next := make([]int, writers)
+	for k, e := range es {
+		w, n := int(e.Objective)/1000, int(e.Objective)%1000
+		if n != next[w] {
+			t.Fatalf("evaluation %d is writer %d's %d, want its %d", k, w, n, next[w])
+		}
+		next[w]++
+		if followed[k].Objective != e.Objective {
+			t.Fatalf("a reader following the run read %v as evaluation %d, which is %v", followed[k].Objective, k, e.Objective)
+		}
+	}
+	if run, _ := stores[1].Run(ctx, id); run.Evaluations != writers*each {
+		t.Errorf("Run counts %d evaluations, want %d", run.Evaluations, writers*each)
+	}
+	if tally, _ := stores[1].Tally(ctx, id); tally.Evaluations != writers*each || tally.Best.Objective != 0 {
+		t.Errorf("Tally = %d evaluations, best %v", tally.Evaluations, tally.Best.Objective)
+	}
+}
+
+func importRecordingOnceStoresOnce(t *testing.T, loc string) {
+	stores := []store.Store{open(t, loc), open(t, loc)}
+	ctx := context.Background()
+	const importers = 6
+	type got struct {
+		run      store.RunInfo
+		imported bool
+		err      error
+	}
+	results := make(chan got, importers)
+	start := make(chan struct{})
+	for k := range importers {
+		go func() {
+			<-start
+			run, imported, err := stores[k%2].ImportRecordingOnce(ctx, Recording())
+			results <- got{run, imported, err}
+		}()
+	}
+	close(start)
+	imported, ids := 0, map[int64]bool{}
+	for range importers {
+		g := <-results
+		if g.err != nil {
+			t.Fatal(g.err)
+		}
+		if g.imported {
+			imported++
+		}
+		ids[g.run.ID] = true
+	}
+	if imported != 1 || len(ids) != 1 {
+		t.Errorf("%d of %d imports stored the recording, into %d runs; want 1 and 1", imported, importers, len(ids))
+	}
+	other := Recording()
+	other.Evaluations[3].Message = "another message"
+	if _, imported, err := stores[0].ImportRecordingOnce(ctx, other); err != nil || !imported {
+		t.Errorf("a recording that differs was not imported: %v, %v", imported, err)
+	}
+	if runs, _ := stores[1].Runs(ctx, store.RunFilter{}); len(runs) != 2 {
+		t.Errorf("the database holds %d runs, want 2", len(runs))
+	}
+}
+
+func aReopenedStoreReadsWhatWasWritten(t *testing.T, loc string) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Recording()
+	id := newRun(t, st, rec)
+	for _, e := range rec.Evaluations[:3] {
+		if err := st.AddEvaluation(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, loc)
+	es, err := again.Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvaluations(t, es, rec.Evaluations[:3])
+	// a resumed run goes on numbering after what it holds
+	if err := again.AddEvaluation(ctx, id, rec.Evaluations[3]); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := again.EvaluationsAfter(ctx, id, 3); err != nil || len(after) != 1 || after[0].Status != result.RuntimeError {
+		t.Errorf("EvaluationsAfter(3) after a resume = %v, %v", after, err)
+	}
+}
