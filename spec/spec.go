@@ -68,6 +68,10 @@ type Spec struct {
 	// refArgsLine is the line of the reference kernel's own arguments, or 0
 	refArgsLine int
 	argLines    []int // the line of each argument, by index
+	// raw is the text Parse was given, from which WithConstants derives a spec with
+	// other constants; filesRead says ReadFiles has read the kernel sources.
+	raw       []byte
+	filesRead bool
 }
 
 // fileAt records that the field path field, at line, names a file.
@@ -290,8 +294,13 @@ func Parse(data []byte, path string) (*Spec, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: path, Msg: "empty spec; expected a mapping with at least kernel and parameters"}
 	}
+	return parseDoc(d, &doc, data, path)
+}
+
+// parseDoc decodes and checks the parsed document of data.
+func parseDoc(d *decoder, doc *yaml.Node, data []byte, path string) (*Spec, error) {
 	s := &Spec{File: path, Iterations: DefaultIterations, Statistic: DefaultStatistic, Timeout: DefaultTimeout,
-		CompileTimeout: DefaultCompileTimeout, objective: "time"}
+		CompileTimeout: DefaultCompileTimeout, objective: "time", raw: data}
 	p := &parser{d: d, s: s, dir: filepath.Dir(path)}
 	p.top(doc.Content[0])
 	if err := d.err(); err != nil {
@@ -2435,6 +2444,7 @@ func (s *Spec) ReadFiles() error {
 	if len(d.errs) == 0 {
 		s.checkLaunchFunctions(d)
 	}
+	s.filesRead = true
 	if v := s.Verification; v != nil {
 		if v.Kernel != nil {
 			read(v.Kernel, "verification.reference.kernel")

@@ -28,11 +28,11 @@ func mustParse(t *testing.T, src string) *Spec {
 	return s
 }
 
-// declared is the spec without its compiled expressions, file name and lines, which
-// differ between otherwise equal specs.
+// declared is the spec without its compiled expressions, file name, lines and text,
+// which differ between otherwise equal specs.
 func declared(s *Spec) Spec {
 	out := *s
-	out.c, out.files, out.lines = nil, nil, nil
+	out.c, out.files, out.lines, out.raw = nil, nil, nil, nil
 	out.argsLine, out.argLines = 0, nil
 	out.File = ""
 	return out
