@@ -5,9 +5,20 @@
 // tuning has stopped (the budget, the time limit, or a configuration fast enough:
 // Options.Target) each call runs the best configuration found. Start is the same call
 // without blocking, and Retune starts a new search when the input changes in a way that
-// calls for one (seed 003's 3D Fourier reconstruction re-tunes per input size). The
-// arrays' lengths are the spec's (its constants): data of another size take a spec of
-// that size, and a Tuner each.
+// calls for one.
+//
+// An application whose input size changes from call to call (seed 003's 3D Fourier
+// reconstruction re-tunes per input size) gives each call's sizes: RunSized(ctx,
+// Sizes{"N": 4096}, data) names the values of the spec's constants that the data have.
+// The tuner keeps one search per size, as KTT's users do by hand: on a size's first call
+// it derives the spec at those sizes (spec.Spec.WithConstants: argument lengths,
+// problem_size, restrictions and so the space all follow the constants), its runner and
+// its own session, with the Options' budget, time limit and target counted for that size
+// alone; each call goes to its size's search, which goes on from where it was, or, once
+// it has ended, runs that size's best. SummarySized and Searches report each size's
+// search; Options.MaxSizes bounds how many are kept (the least recently called is
+// dropped), and Options.SinkFor records each in a run of its own. Run is RunSized at the
+// spec's own sizes.
 //
 // The application never receives a wrong answer. During tuning each call also runs the
 // known-good configuration (runner.Runner.KnownGood: the configuration the spec's
@@ -44,8 +55,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,8 +103,21 @@ type Options struct {
 	// Seed seeds the strategy.
 	Seed uint64
 	// Sink, when set, receives every evaluation as it is told (tuning.Options.Sink): a
-	// results store run (tuning's ExampleSink).
+	// results store run (tuning's ExampleSink). It receives every size's evaluations
+	// alike; SinkFor keeps them apart.
 	Sink tuning.Sink
+	// SinkFor, when set instead of Sink, gives each search its own sink: it is called
+	// on the first call of a search (a size's first call, or its first after a Retune or
+	// an eviction) with every constant of the spec at that size, the spec at that size
+	// and its space, to record the search as a run of its own (a results store run whose
+	// settings hold the constants). A sink with a Close() error method is closed when
+	// its search is dropped: Retune, eviction, Close.
+	SinkFor func(ctx context.Context, sizes Sizes, s *spec.Spec, sp *space.Space) (tuning.Sink, error)
+	// MaxSizes bounds how many sizes' searches the tuner keeps (RunSized); 0 for no
+	// bound. A call of a new size beyond it drops the search of the size called least
+	// recently (the spec's own sizes included): its session, compiled kernels and buffers.
+	// A later call of that size starts its search again from scratch.
+	MaxSizes int
 	// Logger receives debug logs; slog.Default() when nil.
 	Logger *slog.Logger
 }
@@ -141,29 +169,73 @@ func decode[T float32 | float64 | int32 | uint16](r Result, name string, size in
 // ErrClosed is the error of a call on a closed Tuner.
 var ErrClosed = errors.New("dynamic: tuner closed")
 
+// Sizes are values of the spec's constants (its problem sizes) for one call: the key of
+// the search the call belongs to. A constant not named keeps the spec's value, and so
+// does one named with the spec's value: nil, empty and the spec's own values are the
+// same key, the one Run uses. Every expression that reads a named constant follows it
+// (spec.Spec.WithConstants): other constants, argument lengths and scalar values,
+// problem_size and launch geometry, parameter value lists and restrictions, so that
+// each size has a space of its own.
+type Sizes map[string]float64
+
+// String writes the sizes as "N=4096, M=8", sorted by name; "" for none.
+func (z Sizes) String() string {
+	names := make([]string, 0, len(z))
+	for n := range z {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.FormatFloat(z[n], 'f', -1, 64)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Search is one size's search, as Searches reports it.
+type Search struct {
+	// Sizes are the constants whose values differ from the spec's; nil for the spec's own.
+	Sizes   Sizes
+	Summary tuning.Summary // the zero Summary before the search's first call
+}
+
+// search is one size's search: its spec, space and runner, and its session.
+type search struct {
+	key   string
+	sizes Sizes
+	spec  *spec.Spec
+	sp    *space.Space
+
+	// owned by the device goroutine
+	r       *runner.Runner
+	good    space.Config
+	sess    *tuning.Session
+	sink    tuning.Sink
+	pending space.Config // a configuration asked but not told: its call was cancelled
+	best    space.Config // once the search has ended: the configuration every call runs
+
+	last *tuning.Session // the session, for Summary; guarded by Tuner.mu
+}
+
 // Tuner tunes one spec's kernel on one device while an application calls it. Its methods
 // may be called from any goroutine; calls are served one at a time, in order.
 type Tuner struct {
-	spec *spec.Spec
-	sp   *space.Space
-	opts Options
-	log  *slog.Logger
+	spec     *spec.Spec
+	sp       *space.Space
+	opts     Options
+	log      *slog.Logger
+	maximize bool
 
 	wake   chan struct{} // has a value when queue may hold calls
 	exited chan struct{} // closed when the device goroutine has ended
 
-	// owned by the device goroutine
-	r        *runner.Runner
-	good     space.Config
-	sess     *tuning.Session
-	pending  space.Config // a configuration asked but not told: its call was cancelled
-	best     space.Config // once the search has ended: the configuration every call runs
-	maximize bool
+	dev device.Device // owned by the device goroutine
 
-	mu     sync.Mutex
-	queue  []*Pending      // calls started and not yet served, in order
-	closed bool            // Close was called
-	last   *tuning.Session // the current session, for Summary
+	mu       sync.Mutex
+	queue    []*Pending         // calls started and not yet served, in order
+	closed   bool               // Close was called
+	searches map[string]*search // the kept searches by key
+	order    []string           // their keys, least recently called first
 }
 
 // New opens the device and prepares to tune s. ctx bounds opening the device. Close
@@ -185,8 +257,14 @@ func New(ctx context.Context, s *spec.Spec, opts Options) (*Tuner, error) {
 	if _, err := strategy.New(opts.Strategy, opts.StrategyOptions); err != nil {
 		return nil, err
 	}
+	if opts.Sink != nil && opts.SinkFor != nil {
+		return nil, errors.New("dynamic: Options give both Sink and SinkFor; give one")
+	}
+	if opts.MaxSizes < 0 {
+		return nil, fmt.Errorf("dynamic: MaxSizes %d; expected 0 (no bound) or more", opts.MaxSizes)
+	}
 	t := &Tuner{spec: s, sp: sp, opts: opts, log: opts.Logger, wake: make(chan struct{}, 1),
-		exited: make(chan struct{})}
+		exited: make(chan struct{}), searches: map[string]*search{}}
 	if t.log == nil {
 		t.log = slog.Default()
 	}
@@ -232,13 +310,20 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 		return
 	}
 	defer dev.Close()
-	t.r = runner.New(t.spec, t.sp, dev)
-	defer t.r.Close()
-	t.good = t.r.KnownGood()
+	t.dev = dev
+	// the spec's own size: its runner is ready before the first call, as without sizes
+	t.keep(&search{spec: t.spec, sp: t.sp})
 	opened <- nil
 	defer func() {
-		if t.sess != nil {
-			t.sess.Close()
+		t.mu.Lock()
+		all := make([]*search, 0, len(t.searches))
+		for _, k := range t.order {
+			all = append(all, t.searches[k])
+		}
+		t.searches, t.order = map[string]*search{}, nil
+		t.mu.Unlock()
+		for _, s := range all {
+			t.drop(s)
 		}
 	}()
 	for range t.wake {
@@ -262,12 +347,13 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 			t.queue = t.queue[1:]
 			t.mu.Unlock()
 			switch {
+			case p.err != nil: // its sizes were refused when it was started
 			case p.ctx.Err() != nil: // given up on while it waited
 				p.err = p.ctx.Err()
 			case p.retune:
-				t.endSession()
+				t.retune(p.key, p.all)
 			default:
-				p.res, p.err = t.call(p.ctx, p.data)
+				p.res, p.err = t.call(p.ctx, p.key, p.sizes, p.data)
 			}
 			close(p.done)
 		}
@@ -278,7 +364,10 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 type Pending struct {
 	ctx    context.Context
 	data   Data
+	key    string
+	sizes  Sizes
 	retune bool
+	all    bool // retune every size's search
 	done   chan struct{}
 	res    Result
 	err    error
@@ -295,11 +384,46 @@ func (p *Pending) Done() <-chan struct{} { return p.done }
 
 // Start begins one call of the kernel on data and returns at once; Wait gives its
 // result. The caller must not change data until then. Calls are served in the order
-// they were started.
+// they were started. It is StartSized with the spec's own sizes.
 func (t *Tuner) Start(ctx context.Context, data Data) *Pending {
+	return t.StartSized(ctx, nil, data)
+}
+
+// StartSized is Start for data of the sizes given (RunSized).
+func (t *Tuner) StartSized(ctx context.Context, sizes Sizes, data Data) *Pending {
 	p := &Pending{ctx: ctx, data: data, done: make(chan struct{})}
+	p.key, p.sizes, p.err = t.key(sizes)
 	t.send(p)
 	return p
+}
+
+// key returns the key of sizes and the sizes that differ from the spec's, or an error
+// naming a constant the spec does not have.
+func (t *Tuner) key(sizes Sizes) (string, Sizes, error) {
+	var diff Sizes
+	for name, v := range sizes {
+		was, ok := t.spec.Constant(name)
+		if !ok {
+			names := make([]string, len(t.spec.Constants))
+			for i, c := range t.spec.Constants {
+				names[i] = c.Name
+			}
+			if len(names) == 0 {
+				return "", nil, fmt.Errorf("dynamic: sizes name %s, but the spec has no constants", name)
+			}
+			return "", nil, fmt.Errorf("dynamic: sizes name %s, which is no constant of the spec (its constants: %s)", name, strings.Join(names, ", "))
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "", nil, fmt.Errorf("dynamic: sizes give %s = %v; expected a finite number", name, v)
+		}
+		if v != was {
+			if diff == nil {
+				diff = Sizes{}
+			}
+			diff[name] = v
+		}
+	}
+	return diff.String(), diff, nil
 }
 
 // send queues p for the device goroutine, or ends it with ErrClosed.
@@ -324,41 +448,101 @@ func (t *Tuner) send(p *Pending) {
 // configuration that agreed with the known-good one (see the package doc). The error is
 // a *runner.DataError when data do not fit the spec's arguments, the context's when it
 // was cancelled, ErrClosed after Close, or the known-good configuration's own failure.
+// It is RunSized with the spec's own sizes.
 func (t *Tuner) Run(ctx context.Context, data Data) (Result, error) {
 	return t.Start(ctx, data).Wait()
 }
 
-// Retune ends the current search: the next call starts a new one from scratch (a new
-// session with the same options), as an application does when its input changes. It
-// waits for the calls started before it.
+// RunSized is Run on data of the sizes given: the call belongs to the search of those
+// sizes, started on its first call (the spec at those sizes, its space, and a session
+// with the Options' budget and stop conditions of its own), and continued or, once it has
+// ended, answered by its best. The data must have the lengths of the spec at those
+// sizes: a *runner.DataError names the argument and the length expected. Sizes naming
+// no constant of the spec, or at which the spec is not valid (spec.Spec.WithConstants) or
+// its space is empty, are an error of the call, and cost no search.
+func (t *Tuner) RunSized(ctx context.Context, sizes Sizes, data Data) (Result, error) {
+	return t.StartSized(ctx, sizes, data).Wait()
+}
+
+// Retune ends every size's search: the next call of each starts a new one from scratch
+// (a new session with the same options), as an application does when its input changes.
+// It waits for the calls started before it.
 func (t *Tuner) Retune(ctx context.Context) error {
-	p := &Pending{ctx: ctx, retune: true, done: make(chan struct{})}
+	p := &Pending{ctx: ctx, retune: true, all: true, done: make(chan struct{})}
 	t.send(p)
 	<-p.done
 	return p.err
 }
 
-// Tuning reports whether the next call will be a tuning step.
-func (t *Tuner) Tuning() bool {
-	t.mu.Lock()
-	s := t.last
-	t.mu.Unlock()
-	return s == nil || s.Summary().Stop == ""
+// RetuneSized ends the search of the sizes given only.
+func (t *Tuner) RetuneSized(ctx context.Context, sizes Sizes) error {
+	p := &Pending{ctx: ctx, retune: true, done: make(chan struct{})}
+	p.key, p.sizes, p.err = t.key(sizes)
+	t.send(p)
+	<-p.done
+	return p.err
 }
 
-// Summary is the current search's state (tuning.Session.Summary); the zero Summary
-// before the first call of a search.
-func (t *Tuner) Summary() tuning.Summary {
-	t.mu.Lock()
-	s := t.last
-	t.mu.Unlock()
-	if s == nil {
-		return tuning.Summary{}
+// Tuning reports whether the next call of the spec's own sizes will be a tuning step.
+func (t *Tuner) Tuning() bool { return t.TuningSized(nil) }
+
+// TuningSized reports whether the next call of sizes will be a tuning step: false once
+// its search has ended (it is kept), true otherwise.
+func (t *Tuner) TuningSized(sizes Sizes) bool {
+	sum, ok := t.summary(sizes)
+	return !ok || sum.Stop == ""
+}
+
+// Summary is the state of the search of the spec's own sizes (tuning.Session.Summary);
+// the zero Summary before its first call.
+func (t *Tuner) Summary() tuning.Summary { return t.SummarySized(nil) }
+
+// SummarySized is the state of the search of sizes; the zero Summary before its first
+// call, and for sizes whose search is not kept (never called, evicted, or naming no
+// constant of the spec).
+func (t *Tuner) SummarySized(sizes Sizes) tuning.Summary {
+	sum, _ := t.summary(sizes)
+	return sum
+}
+
+func (t *Tuner) summary(sizes Sizes) (tuning.Summary, bool) {
+	key, _, err := t.key(sizes)
+	if err != nil {
+		return tuning.Summary{}, false
 	}
-	return s.Summary()
+	t.mu.Lock()
+	var sess *tuning.Session
+	if s := t.searches[key]; s != nil {
+		sess = s.last
+	}
+	t.mu.Unlock()
+	if sess == nil {
+		return tuning.Summary{}, false
+	}
+	return sess.Summary(), true
 }
 
-// Close stops the tuner's goroutine, ends the search and closes the device. Calls not
+// Searches reports the searches kept, one per size, the most recently called first (the
+// spec's own sizes are kept from New, with a zero Summary until their first call).
+func (t *Tuner) Searches() []Search {
+	t.mu.Lock()
+	var out []Search
+	var sess []*tuning.Session
+	for i := len(t.order) - 1; i >= 0; i-- {
+		s := t.searches[t.order[i]]
+		out = append(out, Search{Sizes: maps.Clone(s.sizes)})
+		sess = append(sess, s.last)
+	}
+	t.mu.Unlock()
+	for i, s := range sess {
+		if s != nil {
+			out[i].Summary = s.Summary()
+		}
+	}
+	return out
+}
+
+// Close stops the tuner's goroutine, ends the searches and closes the device. Calls not
 // yet served end with ErrClosed. It is safe to call more than once.
 func (t *Tuner) Close() error {
 	t.mu.Lock()
@@ -372,79 +556,179 @@ func (t *Tuner) Close() error {
 	return nil
 }
 
-// endSession ends the current search (Retune).
-func (t *Tuner) endSession() {
-	if t.sess != nil {
-		t.sess.Close()
-	}
-	t.sess, t.pending, t.best = nil, nil, nil
+// keep makes s a kept search, the most recently called, with its runner; when
+// Options.MaxSizes is passed, the least recently called search is dropped.
+func (t *Tuner) keep(s *search) {
+	s.r = runner.New(s.spec, s.sp, t.dev)
+	s.good = s.r.KnownGood()
 	t.mu.Lock()
-	t.last = nil
+	t.searches[s.key] = s
+	t.order = append(t.order, s.key)
+	var evicted []*search
+	for t.opts.MaxSizes > 0 && len(t.order) > t.opts.MaxSizes {
+		old := t.searches[t.order[0]]
+		delete(t.searches, old.key)
+		t.order = t.order[1:]
+		evicted = append(evicted, old)
+	}
+	t.mu.Unlock()
+	for _, old := range evicted {
+		t.log.Debug("dynamic: dropping the least recently called size's search", "sizes", old.key)
+		t.drop(old)
+	}
+}
+
+// drop ends s's session and closes its runner and sink.
+func (t *Tuner) drop(s *search) {
+	t.endSession(s)
+	s.r.Close()
+}
+
+// searchOf returns the search of key, made on its first call, and marks it the most
+// recently called.
+func (t *Tuner) searchOf(key string, sizes Sizes) (*search, error) {
+	t.mu.Lock()
+	s := t.searches[key]
+	if s != nil {
+		i := slices.Index(t.order, key)
+		t.order = append(slices.Delete(t.order, i, i+1), key)
+	}
+	t.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	if key == "" {
+		t.keep(&search{spec: t.spec, sp: t.sp})
+		return t.searches[key], nil
+	}
+	sized, err := t.spec.WithConstants(sizes)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic: %w", err)
+	}
+	sp, err := sized.Space()
+	if err != nil {
+		return nil, fmt.Errorf("dynamic: with %s: %w", key, err)
+	}
+	if sp.Len() == 0 {
+		return nil, fmt.Errorf("dynamic: with %s the spec's space has no valid configuration", key)
+	}
+	s = &search{key: key, sizes: sizes, spec: sized, sp: sp}
+	t.keep(s)
+	t.log.Debug("dynamic: a new size", "sizes", key, "configurations", sp.Len())
+	return s, nil
+}
+
+// retune ends the search of key, or every search.
+func (t *Tuner) retune(key string, all bool) {
+	t.mu.Lock()
+	var which []*search
+	for k, s := range t.searches {
+		if all || k == key {
+			which = append(which, s)
+		}
+	}
+	t.mu.Unlock()
+	for _, s := range which {
+		t.endSession(s)
+	}
+}
+
+// endSession ends s's session (Retune): its next call starts a new one.
+func (t *Tuner) endSession(s *search) {
+	if s.sess != nil {
+		s.sess.Close()
+	}
+	if c, ok := s.sink.(interface{ Close() error }); ok && t.opts.SinkFor != nil {
+		if err := c.Close(); err != nil {
+			t.log.Warn("dynamic: closing a size's sink", "sizes", s.key, "error", err)
+		}
+	}
+	s.sess, s.sink, s.pending, s.best = nil, nil, nil, nil
+	t.mu.Lock()
+	s.last = nil
 	t.mu.Unlock()
 }
 
 // call serves one call on the device goroutine.
-func (t *Tuner) call(ctx context.Context, data Data) (Result, error) {
-	if t.best == nil && t.sess != nil {
-		// the last step's Tell may have ended the search (its budget, a target reached)
-		if sum := t.sess.Summary(); sum.Stop != "" {
-			t.searchOver(sum)
+func (t *Tuner) call(ctx context.Context, key string, sizes Sizes, data Data) (Result, error) {
+	s, err := t.searchOf(key, sizes)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := t.callOf(ctx, s, data)
+	var de *runner.DataError
+	if errors.As(err, &de) && strings.HasPrefix(de.Msg, "got ") {
+		// a length that does not fit: say which sizes it was checked against
+		if key != "" {
+			err = &runner.DataError{Arg: de.Arg, Msg: de.Msg + " (at sizes " + key + ")"}
+		} else if len(t.spec.Constants) > 0 {
+			err = &runner.DataError{Arg: de.Arg, Msg: de.Msg + " (at the spec's own sizes; RunSized takes data of other sizes)"}
 		}
 	}
-	if t.best == nil {
-		res, tuned, err := t.step(ctx, data)
+	return res, err
+}
+
+func (t *Tuner) callOf(ctx context.Context, s *search, data Data) (Result, error) {
+	if s.best == nil && s.sess != nil {
+		// the last step's Tell may have ended the search (its budget, a target reached)
+		if sum := s.sess.Summary(); sum.Stop != "" {
+			t.searchOver(s, sum)
+		}
+	}
+	if s.best == nil {
+		res, tuned, err := t.step(ctx, s, data)
 		if tuned || err != nil {
 			return res, err
 		}
-		t.searchOver(t.sess.Summary())
+		t.searchOver(s, s.sess.Summary())
 	}
-	return t.runBest(ctx, data)
+	return t.runBest(ctx, s, data)
 }
 
-// searchOver fixes the configuration every call runs from now on: the search's best, or
-// the known-good one when nothing succeeded.
-func (t *Tuner) searchOver(sum tuning.Summary) {
-	t.best = t.good
+// searchOver fixes the configuration every call of s runs from now on: the search's
+// best, or the known-good one when nothing succeeded.
+func (t *Tuner) searchOver(s *search, sum tuning.Summary) {
+	s.best = s.good
 	if sum.Best != nil {
-		t.best = sum.Best
+		s.best = sum.Best
 	}
-	t.log.Debug("dynamic: tuning over", "best", t.sp.Format(t.best), "stop", sum.Stop, "evaluations", sum.Evaluations)
+	t.log.Debug("dynamic: tuning over", "sizes", s.key, "best", s.sp.Format(s.best), "stop", sum.Stop, "evaluations", sum.Evaluations)
 }
 
 // runBest runs the best configuration found, or the known-good one when it fails.
-func (t *Tuner) runBest(ctx context.Context, data Data) (Result, error) {
-	best := t.best
-	out, err := t.r.RunWith(ctx, best, data)
+func (t *Tuner) runBest(ctx context.Context, s *search, data Data) (Result, error) {
+	best := s.best
+	out, err := s.r.RunWith(ctx, best, data)
 	var re *runner.RunError
-	if errors.As(err, &re) && !slices.Equal(best, t.good) {
+	if errors.As(err, &re) && !slices.Equal(best, s.good) {
 		// The best ran on every tried call's data; a failure on this one is not
 		// returned: the known-good configuration answers instead.
-		t.log.Warn("dynamic: the best configuration failed; running the known-good one", "config", t.sp.Format(best), "error", err)
-		best = t.good
-		out, err = t.r.RunWith(ctx, best, data)
+		t.log.Warn("dynamic: the best configuration failed; running the known-good one", "sizes", s.key, "config", s.sp.Format(best), "error", err)
+		best = s.good
+		out, err = s.r.RunWith(ctx, best, data)
 	}
 	if err != nil {
-		return Result{}, t.goodErr(err)
+		return Result{}, goodErr(s, err)
 	}
-	return Result{Outputs: out.Outputs, Config: t.sp.Values(best), KernelMS: out.KernelMS}, nil
+	return Result{Outputs: out.Outputs, Config: s.sp.Values(best), KernelMS: out.KernelMS}, nil
 }
 
 // goodErr wraps the known-good configuration's own failure.
-func (t *Tuner) goodErr(err error) error {
+func goodErr(s *search, err error) error {
 	var re *runner.RunError
 	if errors.As(err, &re) {
-		return fmt.Errorf("dynamic: the known-good configuration %s failed: %w", t.sp.Format(t.good), err)
+		return fmt.Errorf("dynamic: the known-good configuration %s failed: %w", s.sp.Format(s.good), err)
 	}
 	return err
 }
 
 // evaluation is what the session is told of a run of c.
-func (t *Tuner) evaluation(c space.Config, began time.Time, out runner.Outcome) result.Evaluation {
-	values := t.sp.Values(c)
+func (t *Tuner) evaluation(s *search, c space.Config, began time.Time, out runner.Outcome) result.Evaluation {
+	values := s.sp.Values(c)
 	e := result.Evaluation{Config: values, Status: result.OK, Objective: out.KernelMS, Time: began,
 		Samples: []float64{out.KernelMS}, RunsPerSample: 1, CompileMS: out.CompileMS, BenchmarkMS: out.KernelMS}
-	metrics, err := t.spec.MetricValues(values, out.KernelMS, nil)
-	name, _ := t.spec.Objective()
+	metrics, err := s.spec.MetricValues(values, out.KernelMS, nil)
+	name, _ := s.spec.Objective()
 	if name != "time" && name != "" {
 		v, ok := metrics[name]
 		if err != nil && !ok {
@@ -463,25 +747,25 @@ func failed(values []space.Value, began time.Time, st result.Status, msg string)
 	return result.Evaluation{Config: values, Status: st, Message: msg, Time: began}
 }
 
-// step is one tuning step on data; tuned is false when the search had already ended
-// (the call is then the best configuration's).
-func (t *Tuner) step(ctx context.Context, data Data) (res Result, tuned bool, err error) {
+// step is one tuning step of s on data; tuned is false when the search had already
+// ended (the call is then the best configuration's).
+func (t *Tuner) step(ctx context.Context, s *search, data Data) (res Result, tuned bool, err error) {
 	// The known-good configuration first: bad data are the caller's error before anything
 	// is asked of the session, and its outputs are the judge's.
 	began := time.Now()
-	good, err := t.r.RunWith(ctx, t.good, data)
+	good, err := s.r.RunWith(ctx, s.good, data)
 	if err != nil {
-		return Result{}, true, t.goodErr(err)
+		return Result{}, true, goodErr(s, err)
 	}
-	goodRes := Result{Outputs: good.Outputs, Config: t.sp.Values(t.good), KernelMS: good.KernelMS, Tuning: true}
-	if t.sess == nil {
-		if err := t.newSession(t.evaluation(t.good, began, good)); err != nil {
+	goodRes := Result{Outputs: good.Outputs, Config: s.sp.Values(s.good), KernelMS: good.KernelMS, Tuning: true}
+	if s.sess == nil {
+		if err := t.newSession(ctx, s, t.evaluation(s, s.good, began, good)); err != nil {
 			return Result{}, true, err
 		}
 	}
-	c := t.pending
+	c := s.pending
 	if c == nil {
-		c, err = t.sess.Ask(ctx)
+		c, err = s.sess.Ask(ctx)
 		if errors.Is(err, tuning.ErrDone) {
 			return Result{}, false, nil
 		}
@@ -491,25 +775,25 @@ func (t *Tuner) step(ctx context.Context, data Data) (res Result, tuned bool, er
 			}
 			return Result{}, true, fmt.Errorf("dynamic: %w", err)
 		}
-		t.pending = c
+		s.pending = c
 	}
-	goodRes.Tried = t.sp.Values(c)
+	goodRes.Tried = s.sp.Values(c)
 	began = time.Now()
 	var e result.Evaluation
 	out, err := runner.Outcome{}, error(nil)
-	if slices.Equal(c, t.good) {
+	if slices.Equal(c, s.good) {
 		out = good
 	} else {
-		out, err = t.r.RunWith(ctx, c, data)
+		out, err = s.r.RunWith(ctx, c, data)
 	}
 	var re *runner.RunError
 	var de *runner.DataError
 	switch {
 	case err == nil:
-		if msg := t.r.CompareOutputs(c, out.Outputs, good.Outputs); msg != "" {
-			e = failed(goodRes.Tried, began, result.WrongAnswer, "against the known-good configuration "+t.sp.Format(t.good)+": "+msg)
+		if msg := s.r.CompareOutputs(c, out.Outputs, good.Outputs); msg != "" {
+			e = failed(goodRes.Tried, began, result.WrongAnswer, "against the known-good configuration "+s.sp.Format(s.good)+": "+msg)
 		} else {
-			e = t.evaluation(c, began, out)
+			e = t.evaluation(s, c, began, out)
 		}
 	case errors.As(err, &re):
 		e = failed(goodRes.Tried, began, re.Status, re.Err.Error())
@@ -519,47 +803,67 @@ func (t *Tuner) step(ctx context.Context, data Data) (res Result, tuned bool, er
 	default: // cancelled: c stays pending, to be tried by the next call
 		return Result{}, true, err
 	}
-	t.pending = nil
-	if err := t.sess.Tell(c, e); err != nil && !errors.Is(err, tuning.ErrDone) {
+	s.pending = nil
+	if err := s.sess.Tell(c, e); err != nil && !errors.Is(err, tuning.ErrDone) {
 		return Result{}, true, fmt.Errorf("dynamic: %w", err)
 	}
 	if e.Status != result.OK {
 		goodRes.Failure = fmt.Sprintf("%s: %s", e.Status, e.Message)
-		t.log.Debug("dynamic: tried configuration failed", "config", t.sp.Format(c), "status", e.Status, "message", e.Message)
+		t.log.Debug("dynamic: tried configuration failed", "sizes", s.key, "config", s.sp.Format(c), "status", e.Status, "message", e.Message)
 		return goodRes, true, nil
 	}
 	return Result{Outputs: out.Outputs, Config: goodRes.Tried, KernelMS: out.KernelMS, Tuning: true, Tried: goodRes.Tried}, true, nil
 }
 
-// newSession starts a search whose baseline is the known-good configuration's first
+// newSession starts s's search, whose baseline is the known-good configuration's first
 // measurement on the application's data.
-func (t *Tuner) newSession(baseline result.Evaluation) error {
+func (t *Tuner) newSession(ctx context.Context, s *search, baseline result.Evaluation) error {
 	st, err := strategy.New(t.opts.Strategy, t.opts.StrategyOptions)
 	if err != nil {
 		return err
 	}
+	sink := t.opts.Sink
+	if t.opts.SinkFor != nil {
+		all := Sizes{}
+		for _, c := range s.spec.Constants {
+			all[c.Name] = c.Value
+		}
+		if sink, err = t.opts.SinkFor(ctx, all, s.spec, s.sp); err != nil {
+			return fmt.Errorf("dynamic: the sink of %s: %w", sizesOrOwn(s.key), err)
+		}
+	}
 	o := tuning.Options{Budget: t.opts.Budget, TimeLimit: t.opts.TimeLimit, Seed: t.opts.Seed,
-		Maximize: t.maximize, Sink: t.opts.Sink, Logger: t.opts.Logger, Since: time.Now()}
+		Maximize: t.maximize, Sink: sink, Logger: t.opts.Logger, Since: time.Now()}
 	if baseline.Status == result.OK {
 		o.Measured = []result.Evaluation{baseline}
 	}
 	if t.opts.Target != 0 {
 		o.Stop = append(o.Stop, tuning.Target(t.opts.Target))
 	}
-	s, err := tuning.New(t.sp, st, nil, o)
+	sess, err := tuning.New(s.sp, st, nil, o)
 	if err != nil {
 		return err
 	}
-	if t.opts.Sink != nil {
+	s.sink = sink // closed with the search (SinkFor's) from here on
+	if sink != nil {
 		// the sink does not receive Measured: the baseline is recorded here
-		if err := t.opts.Sink.Record(context.Background(), baseline); err != nil {
-			s.Close()
+		if err := sink.Record(context.Background(), baseline); err != nil {
+			sess.Close()
+			t.endSession(s)
 			return fmt.Errorf("dynamic: recording the baseline: %w", err)
 		}
 	}
-	t.sess = s
+	s.sess = sess
 	t.mu.Lock()
-	t.last = s
+	s.last = sess
 	t.mu.Unlock()
 	return nil
+}
+
+// sizesOrOwn names a search's sizes in messages.
+func sizesOrOwn(key string) string {
+	if key == "" {
+		return "the spec's own sizes"
+	}
+	return key
 }
