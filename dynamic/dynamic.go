@@ -195,8 +195,11 @@ func (z Sizes) String() string {
 // Search is one size's search, as Searches reports it.
 type Search struct {
 	// Sizes are the constants whose values differ from the spec's; nil for the spec's own.
-	Sizes   Sizes
-	Summary tuning.Summary // the zero Summary before the search's first call
+	Sizes Sizes
+	// Configurations is the size of the space at these sizes (restrictions may read
+	// the constants).
+	Configurations int
+	Summary        tuning.Summary // the zero Summary while the search has no session (after Retune)
 }
 
 // search is one size's search: its spec, space and runner, and its session.
@@ -311,8 +314,6 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 	}
 	defer dev.Close()
 	t.dev = dev
-	// the spec's own size: its runner is ready before the first call, as without sizes
-	t.keep(&search{spec: t.spec, sp: t.sp})
 	opened <- nil
 	defer func() {
 		t.mu.Lock()
@@ -522,15 +523,15 @@ func (t *Tuner) summary(sizes Sizes) (tuning.Summary, bool) {
 	return sess.Summary(), true
 }
 
-// Searches reports the searches kept, one per size, the most recently called first (the
-// spec's own sizes are kept from New, with a zero Summary until their first call).
+// Searches reports the searches kept, one per size called (Run: the spec's own), the most
+// recently called first.
 func (t *Tuner) Searches() []Search {
 	t.mu.Lock()
 	var out []Search
 	var sess []*tuning.Session
 	for i := len(t.order) - 1; i >= 0; i-- {
 		s := t.searches[t.order[i]]
-		out = append(out, Search{Sizes: maps.Clone(s.sizes)})
+		out = append(out, Search{Sizes: maps.Clone(s.sizes), Configurations: s.sp.Len()})
 		sess = append(sess, s.last)
 	}
 	t.mu.Unlock()
