@@ -57,3 +57,57 @@ func Example() {
 	// Output:
 	// 12 of 12 calls correct; 7 tuning steps and the baseline, then the best (budget)
 }
+
+// An application whose input changes size from call to call (seed 003's 3D Fourier
+// reconstruction, here vector additions of three lengths) names each call's size: the
+// spec's constant N. The tuner keeps a search per size, each with its own budget, and
+// each size's later calls run that size's best.
+func Example_sizes() {
+	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 4, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tu.Close()
+
+	correct := 0
+	for step := range 12 {
+		n := []int{100000, 400000, 1000000}[step%3] // this step's input size
+		a, b := make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = float32(i%1000+step), float32(step)
+		}
+		res, err := tu.RunSized(ctx, dynamic.Sizes{"N": float64(n)}, dynamic.Data{"a": a, "b": b})
+		if err != nil {
+			log.Fatal(err)
+		}
+		c, err := res.Float32s("c")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ok := len(c) == n
+		for i := range c {
+			ok = ok && c[i] == a[i]+b[i]
+		}
+		if ok {
+			correct++
+		}
+	}
+	fmt.Printf("%d of 12 calls correct\n", correct)
+	for _, sr := range tu.Searches() { // the most recently called first
+		name := sr.Sizes.String()
+		if name == "" {
+			name = "the spec's own N"
+		}
+		fmt.Printf("%s: %d evaluations (%s)\n", name, sr.Summary.Evaluations, sr.Summary.Stop)
+	}
+	// Output:
+	// 12 of 12 calls correct
+	// the spec's own N: 4 evaluations (budget)
+	// N=400000: 4 evaluations (budget)
+	// N=100000: 4 evaluations (budget)
+}
