@@ -94,3 +94,72 @@ func benchCalls(b *testing.B, s *spec.Spec, data dynamic.Data) {
 		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
 	})
 }
+
+// BenchmarkSwitchingSizes measures calls of tuned kernels of two sizes in turn
+// (alternating, the axpy of the tests at N 4096 and 2048) against calls of one size only
+// (one_size, N 4096 and 2048 in turn too, as two tuners): each size keeps its runner,
+// its compiled best and its buffers, so switching costs nothing beyond the call. new_size
+// is what a size's first call adds before its kernels compile: the spec at the new
+// sizes (spec.Spec.WithConstants, which reads the kernel source again) and its space.
+func BenchmarkSwitchingSizes(b *testing.B) {
+	s := axpy(b)
+	ctx := context.Background()
+	data := map[int]dynamic.Data{}
+	for _, n := range []int{4096, 2048} {
+		x, y := make([]float32, n), make([]float32, n)
+		data[n] = dynamic.Data{"x": x, "y": y, "alpha": float32(2)}
+	}
+	tuned := func(b *testing.B, ns ...int) *dynamic.Tuner {
+		tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 4, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range ns {
+			for range 5 { // the budget, and the best's first run
+				if _, err := tu.RunSized(ctx, dynamic.Sizes{"N": float64(n)}, data[n]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		return tu
+	}
+	b.Run("alternating", func(b *testing.B) {
+		tu := tuned(b, 4096, 2048)
+		defer tu.Close()
+		i := 0
+		for b.Loop() {
+			n := []int{4096, 2048}[i%2]
+			i++
+			if _, err := tu.RunSized(ctx, dynamic.Sizes{"N": float64(n)}, data[n]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one_size", func(b *testing.B) {
+		big, small := tuned(b, 4096), tuned(b, 2048)
+		defer big.Close()
+		defer small.Close()
+		i := 0
+		for b.Loop() {
+			n, tu := 4096, big
+			if i%2 == 1 {
+				n, tu = 2048, small
+			}
+			i++
+			if _, err := tu.RunSized(ctx, dynamic.Sizes{"N": float64(n)}, data[n]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("new_size", func(b *testing.B) {
+		for b.Loop() {
+			sized, err := s.WithConstants(map[string]float64{"N": 2048})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := sized.Space(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
