@@ -159,6 +159,13 @@ func TestMaxSizesEvictsTheLeastRecentlyCalledSize(t *testing.T) {
 	if n := tu.SummarySized(sizes(256)).Evaluations; n != 0 {
 		t.Errorf("N 256, now the least recent, was not evicted (%d evaluations)", n)
 	}
+	// RetuneSized ends one size's search only
+	if err := tu.RetuneSized(context.Background(), sizes(2048)); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := tu.SummarySized(sizes(2048)).Evaluations, tu.SummarySized(sizes(1024)).Evaluations; a != 0 || b != 2 {
+		t.Errorf("after RetuneSized of N 2048: %d and %d evaluations at N 2048 and 1024, want 0 and 2", a, b)
+	}
 }
 
 // Data whose lengths do not fit the sizes given are the caller's error, naming the
