@@ -1,7 +1,7 @@
 package examples_test
 
 // Tests of the examples of seed 003's KTT benchmark set (bicg, coulomb_sum_3d, transpose,
-// nbody, reduction, hotspot, gemm_batched): each samples its space on the real device
+// nbody, reduction, hotspot, gemm_batched, fourier_reconstruction): each samples its space on the real device
 // against its reference, at the spec's size or a smaller variant, and checks that a
 // deliberately broken kernel is reported as a wrong answer.
 
@@ -380,4 +380,44 @@ func TestHotspotWrongKernelCaught(t *testing.T) {
 		mutation{"overlap too thin", "lx >= S && lx < BLOCK_X - S", "lx >= S - 1 && lx < BLOCK_X - S + 1"},
 		mutation{"edge neighbour", "gx > 0 ? tile[cur][ly][lx - 1] : t", "tile[cur][ly][lx - 1]"},
 	)
+}
+
+// TestFourierReconstruction samples the 3D Fourier reconstruction's space, both
+// formulations (atomic scatter and gather), at its size and on a smaller volume than its
+// images (N 24 of S 32, 16 images), whose samples past the volume's edge are left out.
+func TestFourierReconstruction(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 2, 1))
+
+	small := map[string]string{"N": "24", "S": "32", "P": "16"}
+	for _, atomics := range []string{"0", "1"} {
+		t.Run("USE_ATOMICS="+atomics, func(t *testing.T) {
+			s, sp := load(t, variant(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), edits{
+				constants: small, values: map[string]string{"USE_ATOMICS": "[" + atomics + "]"},
+			}), 1)
+			evaluate(t, s, sp, dev, sample(t, s, sp, 5, 2))
+		})
+	}
+}
+
+// TestFourierReconstructionWrongKernelCaught: every weight taken one table entry too far
+// (the precomputed table and the computed blob alike), voxels rotated by R^T instead of R
+// (both formulations), a gather that misses the samples at the far edge of the radius,
+// and a scatter whose box misses the voxels at its far edge in z.
+func TestFourierReconstructionWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"N": "24", "S": "32", "P": "16"}
+	const src = "fourier_reconstruction/fourier_reconstruction.cl"
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"PRECOMPUTE_BLOB_VAL": "[1]"}, mutation{"table entry off by one", "min((int)(d2 * inv_step), table_size - 1)", "min((int)(d2 * inv_step) + 1, table_size - 1)"}},
+		{map[string]string{"PRECOMPUTE_BLOB_VAL": "[0]"}, mutation{"computed entry off by one", "min((int)(d2 * inv_step), table_size - 1)", "min((int)(d2 * inv_step) + 1, table_size - 1)"}},
+		{nil, mutation{"rotation transposed", "*xp = r[0] * fx + r[1] * fy + r[2] * fz;\n    *yp = r[3] * fx + r[4] * fy + r[5] * fz;\n    *zp = r[6] * fx + r[7] * fy + r[8] * fz;", "*xp = r[0] * fx + r[3] * fy + r[6] * fz;\n    *yp = r[1] * fx + r[4] * fy + r[7] * fz;\n    *zp = r[2] * fx + r[5] * fy + r[8] * fz;"}},
+		{map[string]string{"USE_ATOMICS": "[0]"}, mutation{"gather misses the radius' edge", "for (int i = i0; i <= i1; i++)", "for (int i = i0; i < i1; i++)"}},
+		{map[string]string{"USE_ATOMICS": "[1]"}, mutation{"scatter misses the radius' edge", "for (int z = z0; z <= z1; z++)", "for (int z = z0; z < z1; z++)"}},
+	} {
+		caught(t, "fourier_reconstruction/fourier_reconstruction.yaml", src, edits{constants: small, values: c.values}, 2, c.m)
+	}
 }
