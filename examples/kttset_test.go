@@ -7,6 +7,7 @@ package examples_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
 )
 
 // mutation is a deliberate bug: the first occurrence of old in the kernel's source
@@ -419,5 +421,78 @@ func TestFourierReconstructionWrongKernelCaught(t *testing.T) {
 		{map[string]string{"USE_ATOMICS": "[1]"}, mutation{"scatter misses the radius' edge", "for (int z = z0; z <= z1; z++)", "for (int z = z0; z < z1; z++)"}},
 	} {
 		caught(t, "fourier_reconstruction/fourier_reconstruction.yaml", src, edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
+
+// TestFourierReconstructionInputs checks make_inputs.py's files against the spec: 256
+// orientations that are rotations (orthonormal rows, determinant 1), and a blob table of
+// BLOB_TABLE_SIZE entries whose entry k is the Kaiser-Bessel blob of order 0 with
+// BLOB_ALPHA at the table's k-th squared distance, to float precision.
+func TestFourierReconstructionInputs(t *testing.T) {
+	read := func(name string) []float64 {
+		a, err := spec.ReadNPYFile(example(filepath.Join("fourier_reconstruction", name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Type != "float32" {
+			t.Fatalf("%s holds %s, want float32", name, a.Type)
+		}
+		v, err := a.Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	s, _ := load(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), 0)
+	constant := func(name string) float64 {
+		for _, c := range s.Constants {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+		t.Fatalf("the spec has no constant %s", name)
+		return 0
+	}
+	rot := read("orientations.npy")
+	if len(rot) != 256*9 {
+		t.Fatalf("orientations.npy holds %d floats, want 256 rotations", len(rot))
+	}
+	for q := 0; q < 256; q++ {
+		r := rot[9*q : 9*q+9]
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				dot := r[3*a]*r[3*b] + r[3*a+1]*r[3*b+1] + r[3*a+2]*r[3*b+2]
+				want := 0.0
+				if a == b {
+					want = 1
+				}
+				if math.Abs(dot-want) > 1e-6 {
+					t.Errorf("orientation %d: rows %d and %d have dot product %g, want %g", q, a, b, dot, want)
+				}
+			}
+		}
+		det := r[0]*(r[4]*r[8]-r[5]*r[7]) - r[1]*(r[3]*r[8]-r[5]*r[6]) + r[2]*(r[3]*r[7]-r[4]*r[6])
+		if math.Abs(det-1) > 1e-6 {
+			t.Errorf("orientation %d: determinant %g, want 1", q, det)
+		}
+	}
+	table := read("blob_table.npy")
+	size, alpha := int(constant("BLOB_TABLE_SIZE")), constant("BLOB_ALPHA")
+	if len(table) != size {
+		t.Fatalf("blob_table.npy holds %d entries, want BLOB_TABLE_SIZE %d", len(table), size)
+	}
+	i0 := func(x float64) float64 { // the series, to double precision
+		term, sum := 1.0, 1.0
+		for k := 1.0; term > 1e-17*sum; k++ {
+			term *= x * x / 4 / (k * k)
+			sum += term
+		}
+		return sum
+	}
+	for k, got := range table {
+		want := i0(alpha*math.Sqrt(1-float64(k)/float64(size-1))) / i0(alpha)
+		if math.Abs(got-want) > 1e-7*want {
+			t.Errorf("blob_table.npy[%d] = %g, want %g", k, got, want)
+		}
 	}
 }
