@@ -170,7 +170,7 @@ type edits struct {
 }
 
 // variant writes a copy of the spec at path, changed by e, into a temporary directory and
-// returns its path. Kernel and reference sources are made absolute; default_config is
+// returns its path. Kernel and reference sources and .npy fills are made absolute; default_config is
 // dropped (its values may be gone). Everything else (restrictions, arguments,
 // verification, metrics) is kept, so the variant checks the example's own spec.
 func variant(t *testing.T, path string, e edits) string {
@@ -230,6 +230,15 @@ func variant(t *testing.T, path string, e edits) string {
 	if v := get(root, "verification"); v != nil {
 		if ref := get(v, "reference"); ref != nil {
 			absolute(get(ref, "kernel"))
+		}
+	}
+	if args := get(root, "arguments"); args != nil { // .npy fills, relative to the spec too
+		for _, a := range args.Content {
+			if fill := get(a, "fill"); fill != nil && fill.Kind == yaml.MappingNode {
+				if npy := get(fill, "npy"); npy != nil && npy.Kind == yaml.ScalarNode {
+					npy.Value = filepath.Join(abs, npy.Value)
+				}
+			}
 		}
 	}
 	if e.source != "" {

@@ -1,12 +1,13 @@
 package examples_test
 
 // Tests of the examples of seed 003's KTT benchmark set (bicg, coulomb_sum_3d, transpose,
-// nbody, reduction, hotspot, gemm_batched): each samples its space on the real device
+// nbody, reduction, hotspot, gemm_batched, fourier_reconstruction): each samples its space on the real device
 // against its reference, at the spec's size or a smaller variant, and checks that a
 // deliberately broken kernel is reported as a wrong answer.
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/spec"
 )
 
 // mutation is a deliberate bug: the first occurrence of old in the kernel's source
@@ -380,4 +382,117 @@ func TestHotspotWrongKernelCaught(t *testing.T) {
 		mutation{"overlap too thin", "lx >= S && lx < BLOCK_X - S", "lx >= S - 1 && lx < BLOCK_X - S + 1"},
 		mutation{"edge neighbour", "gx > 0 ? tile[cur][ly][lx - 1] : t", "tile[cur][ly][lx - 1]"},
 	)
+}
+
+// TestFourierReconstruction samples the 3D Fourier reconstruction's space, both
+// formulations (atomic scatter and gather), at its size and on a smaller volume than its
+// images (N 24 of S 32, 16 images), whose samples past the volume's edge are left out.
+func TestFourierReconstruction(t *testing.T) {
+	dev := openDevice(t, "opencl")
+	s, sp := load(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), 1)
+	evaluate(t, s, sp, dev, sample(t, s, sp, 2, 1))
+
+	small := map[string]string{"N": "24", "S": "32", "P": "16"}
+	for _, atomics := range []string{"0", "1"} {
+		t.Run("USE_ATOMICS="+atomics, func(t *testing.T) {
+			s, sp := load(t, variant(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), edits{
+				constants: small, values: map[string]string{"USE_ATOMICS": "[" + atomics + "]"},
+			}), 1)
+			evaluate(t, s, sp, dev, sample(t, s, sp, 5, 2))
+		})
+	}
+}
+
+// TestFourierReconstructionWrongKernelCaught: every weight taken one table entry too far
+// (the precomputed table and the computed blob alike), voxels rotated by R^T instead of R
+// (both formulations), a gather that misses the samples at the far edge of the radius,
+// and a scatter whose box misses the voxels at its far edge in z.
+func TestFourierReconstructionWrongKernelCaught(t *testing.T) {
+	small := map[string]string{"N": "24", "S": "32", "P": "16"}
+	const src = "fourier_reconstruction/fourier_reconstruction.cl"
+	for _, c := range []struct {
+		values map[string]string
+		m      mutation
+	}{
+		{map[string]string{"PRECOMPUTE_BLOB_VAL": "[1]"}, mutation{"table entry off by one", "min((int)(d2 * inv_step), table_size - 1)", "min((int)(d2 * inv_step) + 1, table_size - 1)"}},
+		{map[string]string{"PRECOMPUTE_BLOB_VAL": "[0]"}, mutation{"computed entry off by one", "min((int)(d2 * inv_step), table_size - 1)", "min((int)(d2 * inv_step) + 1, table_size - 1)"}},
+		{nil, mutation{"rotation transposed", "*xp = r[0] * fx + r[1] * fy + r[2] * fz;\n    *yp = r[3] * fx + r[4] * fy + r[5] * fz;\n    *zp = r[6] * fx + r[7] * fy + r[8] * fz;", "*xp = r[0] * fx + r[3] * fy + r[6] * fz;\n    *yp = r[1] * fx + r[4] * fy + r[7] * fz;\n    *zp = r[2] * fx + r[5] * fy + r[8] * fz;"}},
+		{map[string]string{"USE_ATOMICS": "[0]"}, mutation{"gather misses the radius' edge", "for (int i = i0; i <= i1; i++)", "for (int i = i0; i < i1; i++)"}},
+		{map[string]string{"USE_ATOMICS": "[1]"}, mutation{"scatter misses the radius' edge", "for (int z = z0; z <= z1; z++)", "for (int z = z0; z < z1; z++)"}},
+	} {
+		caught(t, "fourier_reconstruction/fourier_reconstruction.yaml", src, edits{constants: small, values: c.values}, 2, c.m)
+	}
+}
+
+// TestFourierReconstructionInputs checks make_inputs.py's files against the spec: 256
+// orientations that are rotations (orthonormal rows, determinant 1), and a blob table of
+// BLOB_TABLE_SIZE entries whose entry k is the Kaiser-Bessel blob of order 0 with
+// BLOB_ALPHA at the table's k-th squared distance, to float precision.
+func TestFourierReconstructionInputs(t *testing.T) {
+	read := func(name string) []float64 {
+		a, err := spec.ReadNPYFile(example(filepath.Join("fourier_reconstruction", name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Type != "float32" {
+			t.Fatalf("%s holds %s, want float32", name, a.Type)
+		}
+		v, err := a.Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	s, _ := load(t, example("fourier_reconstruction/fourier_reconstruction.yaml"), 0)
+	constant := func(name string) float64 {
+		for _, c := range s.Constants {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+		t.Fatalf("the spec has no constant %s", name)
+		return 0
+	}
+	rot := read("orientations.npy")
+	if len(rot) != 256*9 {
+		t.Fatalf("orientations.npy holds %d floats, want 256 rotations", len(rot))
+	}
+	for q := 0; q < 256; q++ {
+		r := rot[9*q : 9*q+9]
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				dot := r[3*a]*r[3*b] + r[3*a+1]*r[3*b+1] + r[3*a+2]*r[3*b+2]
+				want := 0.0
+				if a == b {
+					want = 1
+				}
+				if math.Abs(dot-want) > 1e-6 {
+					t.Errorf("orientation %d: rows %d and %d have dot product %g, want %g", q, a, b, dot, want)
+				}
+			}
+		}
+		det := r[0]*(r[4]*r[8]-r[5]*r[7]) - r[1]*(r[3]*r[8]-r[5]*r[6]) + r[2]*(r[3]*r[7]-r[4]*r[6])
+		if math.Abs(det-1) > 1e-6 {
+			t.Errorf("orientation %d: determinant %g, want 1", q, det)
+		}
+	}
+	table := read("blob_table.npy")
+	size, alpha := int(constant("BLOB_TABLE_SIZE")), constant("BLOB_ALPHA")
+	if len(table) != size {
+		t.Fatalf("blob_table.npy holds %d entries, want BLOB_TABLE_SIZE %d", len(table), size)
+	}
+	i0 := func(x float64) float64 { // the series, to double precision
+		term, sum := 1.0, 1.0
+		for k := 1.0; term > 1e-17*sum; k++ {
+			term *= x * x / 4 / (k * k)
+			sum += term
+		}
+		return sum
+	}
+	for k, got := range table {
+		want := i0(alpha*math.Sqrt(1-float64(k)/float64(size-1))) / i0(alpha)
+		if math.Abs(got-want) > 1e-7*want {
+			t.Errorf("blob_table.npy[%d] = %g, want %g", k, got, want)
+		}
+	}
 }
