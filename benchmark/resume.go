@@ -25,6 +25,9 @@ type RunInfo struct {
 	// Budgets are the budgets it runs, so that a file of some of its cells (a checkpoint)
 	// tells how many it lacks; absent from files of earlier versions.
 	Budgets []int `json:"budgets,omitempty"`
+	// Shard says which part of the benchmark's cells a file holds, when it is the output
+	// or checkpoint of one shard of it (Config.Shard); absent for the whole benchmark.
+	Shard *Shard `json:"shard,omitempty"`
 }
 
 // SpaceInfo tells a space's recording apart from another of the same name: a cell is
@@ -173,6 +176,10 @@ type StrategyInfo struct {
 func Describe(cfg Config, mode, fitness string) RunInfo {
 	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats, Spaces: describeSpaces(cfg.Spaces),
 		Budgets: slices.Clone(cfg.Budgets)}
+	if !cfg.Shard.Whole() {
+		shard := cfg.Shard
+		info.Shard = &shard
+	}
 	for _, st := range cfg.Strategies {
 		si := StrategyInfo{Label: st.DisplayName(), Name: st.Name}
 		for _, b := range cfg.Budgets {
