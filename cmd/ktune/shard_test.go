@@ -217,3 +217,25 @@ func TestBenchShardFlagsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A shard resumed from a whole benchmark's checkpoint into that file keeps the other
+// shards' cells in it: it runs its own only, and the file is the whole benchmark's still.
+func TestBenchShardKeepsTheOtherShardsCellsInTheCheckpoint(t *testing.T) {
+	ckpt := filepath.Join(t.TempDir(), "bench.json")
+	benchJSON(t, append(shardBench, "--checkpoint", ckpt)...)
+	_, errOut, code := ktune(t, append(shardBench, "--shard", "1/2", "--resume", ckpt, "--checkpoint", ckpt)...)
+	if code != 0 || !strings.Contains(errOut, "12 cells taken from "+ckpt) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f benchFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cells) != 12 {
+		t.Errorf("the checkpoint holds %d cells, want the 12 of the whole benchmark: %s", len(f.Cells), errOut)
+	}
+}
