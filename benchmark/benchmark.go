@@ -203,7 +203,7 @@ type Config struct {
 // deterministic fitness the space's size where that is smaller), which tracks the work
 // better than cells do, budgets ranging from 25 to 1,600.
 type Progress struct {
-	Cells, TotalCells int // cells finished (those taken from Done included), of all
+	Cells, TotalCells int // cells finished (those taken from Done included), of all (of a shard: its own)
 	// Evaluations done and to do in all: each run counted at its budget, or at the
 	// space's size where that is smaller.
 	Evaluations, TotalEvaluations int
