@@ -190,6 +190,9 @@ type Config struct {
 	// run only appends to them and never changes one: a caller may keep the slice, and
 	// read it from another goroutine, without copying it.
 	Finished func(cells []Cell)
+	// Shard, when not the whole benchmark, runs only the cells of that shard (Assign); the
+	// others are neither run nor returned, not even from Done.
+	Shard Shard
 	// Done holds cells finished before, by an earlier run of the same strategies, seed and
 	// repeats (see Reusable): they are not run again, and come back in their place.
 	Done []Cell
@@ -200,7 +203,7 @@ type Config struct {
 // deterministic fitness the space's size where that is smaller), which tracks the work
 // better than cells do, budgets ranging from 25 to 1,600.
 type Progress struct {
-	Cells, TotalCells int // cells finished (those taken from Done included), of all
+	Cells, TotalCells int // cells finished (those taken from Done included), of all (of a shard: its own)
 	// Evaluations done and to do in all: each run counted at its budget, or at the
 	// space's size where that is smaller.
 	Evaluations, TotalEvaluations int
@@ -264,11 +267,24 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	total := len(cfg.Strategies) * len(cfg.Spaces) * len(cfg.Budgets)
-	at := Progress{TotalCells: total}
+	if !cfg.Shard.Whole() && (cfg.Shard.Index < 1 || cfg.Shard.Index > cfg.Shard.Count) {
+		return nil, fmt.Errorf("benchmark: shard %s: the shard is 1 to %d", cfg.Shard, cfg.Shard.Count)
+	}
+	// in says whether a cell is of the shard run; every cell for the whole benchmark
+	in := func(CellKey) bool { return true }
+	if !cfg.Shard.Whole() {
+		of := Assign(cfg, cfg.Shard.Count)
+		in = func(k CellKey) bool { return of[k] == cfg.Shard.Index }
+	}
+	at := Progress{}
 	for _, b := range cfg.Budgets {
 		for _, sp := range cfg.Spaces {
-			at.TotalEvaluations += len(cfg.Strategies) * cfg.Repeats * runWork(sp, b)
+			for _, st := range cfg.Strategies {
+				if in(CellKey{st.DisplayName(), sp.Name, b}) {
+					at.TotalCells++
+					at.TotalEvaluations += cfg.Repeats * runWork(sp, b)
+				}
+			}
 		}
 	}
 	type job struct {
@@ -321,6 +337,9 @@ func Run(ctx context.Context, cfg Config) ([]Cell, error) {
 			at.Leader, at.LeaderMean = cfg.Strategies[best].DisplayName(), sums[best]/float64(at.Pairs)
 		}
 		for _, st := range cfg.Strategies {
+			if !in(CellKey{st.DisplayName(), sp.Name, b}) {
+				continue // another shard's: the job's leader is then never said
+			}
 			if c, ok := done[key{sp.Name, st.DisplayName(), b}]; ok {
 				cells = append(cells, c)
 				base += cfg.Repeats * runWork(sp, b)

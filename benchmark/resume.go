@@ -25,6 +25,9 @@ type RunInfo struct {
 	// Budgets are the budgets it runs, so that a file of some of its cells (a checkpoint)
 	// tells how many it lacks; absent from files of earlier versions.
 	Budgets []int `json:"budgets,omitempty"`
+	// Shard says which part of the benchmark's cells a file holds, when it is the output
+	// or checkpoint of one shard of it (Config.Shard); absent for the whole benchmark.
+	Shard *Shard `json:"shard,omitempty"`
 }
 
 // SpaceInfo tells a space's recording apart from another of the same name: a cell is
@@ -173,6 +176,10 @@ type StrategyInfo struct {
 func Describe(cfg Config, mode, fitness string) RunInfo {
 	info := RunInfo{Mode: mode, Fitness: fitness, Seed: cfg.Seed, Repeats: cfg.Repeats, Spaces: describeSpaces(cfg.Spaces),
 		Budgets: slices.Clone(cfg.Budgets)}
+	if !cfg.Shard.Whole() {
+		shard := cfg.Shard
+		info.Shard = &shard
+	}
 	for _, st := range cfg.Strategies {
 		si := StrategyInfo{Label: st.DisplayName(), Name: st.Name}
 		for _, b := range cfg.Budgets {
@@ -288,10 +295,11 @@ type Kept struct {
 }
 
 // Keep returns the cells of an earlier benchmark (prev, with its cells) that a run of cfg,
-// described by info, neither takes with Reusable nor runs, so that the run's checkpoint
-// keeps them beside its own and a later run of the earlier benchmark takes them again:
-// resuming a large benchmark's checkpoint with a smaller command and the same
-// --checkpoint file must not drop the cells the smaller one does not run. The caller has
+// described by info, neither takes with Reusable nor runs (a shard's run: the cells of its
+// shard only), so that the run's checkpoint keeps them beside its own and a later run of
+// the earlier benchmark takes them again: resuming a large benchmark's checkpoint with a
+// smaller command and the same --checkpoint file must not drop the cells the smaller one
+// does not run. The caller has
 // checked with Reusable that prev is of the same mode, fitness, seed and repeats.
 func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 	k := Kept{Info: info}
@@ -322,6 +330,12 @@ func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 	renamed := sameSpaces(cfg.Spaces, prev.Spaces)
 	relabelled := sameLabels(info.Strategies, prev.Strategies)
 	fixed := map[string]bool{} // LABEL@BUDGET whose options a kept cell has settled
+	// a shard runs only its cells: those of the other shards are kept
+	inShard := func(CellKey) bool { return true }
+	if !cfg.Shard.Whole() {
+		of := Assign(cfg, cfg.Shard.Count)
+		inShard = func(k CellKey) bool { return of[k] == cfg.Shard.Index }
+	}
 	for _, c := range cells {
 		si, known := before[c.Strategy]
 		if label, ok := relabelled[c.Strategy]; ok {
@@ -348,7 +362,7 @@ func Keep(cfg Config, info RunInfo, prev RunInfo, cells []Cell) Kept {
 			k.Lost = append(k.Lost, fmt.Sprintf("%s on %s at budget %d: %s runs %s here, %s there", c.Strategy, c.Space, c.Budget, c.Strategy, k.Info.Strategies[i].Name, si.Name))
 			continue
 		}
-		if same && runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget) {
+		if same && runs[c.Strategy] && slices.Contains(cfg.Budgets, c.Budget) && inShard(CellKey{c.Strategy, space, c.Budget}) {
 			// the run takes it (Reusable) or computes it again, under other options
 			if !sameOptions(si.Name, si.Options[budget], k.Info.Strategies[i].Options[budget]) {
 				k.Replaced++

@@ -33,7 +33,7 @@ func init() {
 		usage: `FILE|FOLDER... [--strategies a,b,...] [--budgets 25,50,...] [--repeats 50] [--seed S]
           [--mode cartesian|recorded] [--fitness deterministic|stochastic] [--defaults FILE]...
           [--alpha 0.05] [--split 200] [--csv OUT] [--plot DIR] [--json]
-          [--checkpoint FILE] [--resume FILE] [--maximize|--minimize]
+          [--checkpoint FILE] [--resume FILE]... [--shard K/N] [--merge] [--maximize|--minimize]
 
 Runs every strategy on every recorded space (Kernel Tuner cache, T4 or KTT files; a folder
 stands for every recording under it, other JSON files there are left out; two that hold
@@ -99,6 +99,23 @@ cells only. A checkpoint that cannot be written (a full disk) is said at once an
 tried again as cells finish, its file keeping what it held. An output that cannot be
 written loses none of the results: they are printed, every other output is written, and
 each that failed (the final checkpoint too) is said at the end, with exit status 1.
+--shard K/N runs only shard K of N of the cells (the same command with K = 1 ... N runs
+each cell once), so that a benchmark runs as N processes, on one machine or as a Slurm array
+job (scripts/slurm-bench.sh writes and submits one, or runs its tasks here as processes); a
+cell's runs are the same in any shard (run i uses seed S+i). The cells go to the shards
+balanced by an estimate of their cost, fixed by the command alone: the runs' evaluations
+(the budget, or a smaller space under deterministic fitness) times the strategy's time per
+evaluation relative to random sampling's (about 3-13 for the population and annealing
+strategies, 800-1,500 at budget 400 for smac, bayes and auto, whose models cost more the
+more evaluations), the costliest cell first to the least loaded shard; with more shards
+than cells some have none. Its --json output and checkpoint say which shard they are
+("shard": {"index": K, "of": N}). --resume may be given several times: the cells of all
+the files are taken, one that two files hold with other results (fractions, evaluations)
+is refused, naming both. --merge runs no cell: with the same command and --resume FILE for
+each shard's --json output (or checkpoint) it prints, and writes to --csv, --json and
+--plot, what the whole benchmark would; a part of another benchmark (other spaces,
+strategies, options, budgets, mode, fitness, seed or repeats) is refused, naming the file,
+and cells that no part holds are said, how many and which, with the shards they are of.
 Last comes each strategy's cost: the real time per evaluation of its runs (the strategy's
 own work, the session and the replay; in the CSV and JSON per cell too), and the wall time;
 use --workers 1 for figures free of contention between runs.
@@ -154,7 +171,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	workers := count(fs, "workers", 0, 0, "workers", "parallel runs (0: all cores)")
 	jsonOut := fs.Bool("json", false, "print JSON (cells with every run's fraction, and the competition)")
 	showProgress := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
-	resume := fs.String("resume", "", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again")
+	var resumes fileList
+	fs.Var(&resumes, "resume", "take the cells an earlier 'ktune bench --json' output or --checkpoint file already has from this file instead of running them again (repeatable: the parts of a sharded benchmark)")
+	shardSpec := fs.String("shard", "", "K/N: run only shard K of N of the cells, balanced by their estimated cost, for a benchmark split over processes or nodes (see above)")
+	merge := fs.Bool("merge", false, "run no cell: take every cell from the --resume files (the parts of a sharded benchmark), refusing a part of another benchmark and saying which cells are missing")
 	checkpointPath := fs.String("checkpoint", "", "keep this file up to date with the finished cells (within 10 s of each finished cell, and at the end), for --resume after a crash")
 	direction := directionFlags(fs)
 	files, err := parseFlags(env, c, fs, args)
@@ -207,6 +227,24 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Budgets, err = parseBudgets(*budgets); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	var shard benchmark.Shard
+	if *shardSpec != "" {
+		if shard, err = benchmark.ParseShard(*shardSpec); err != nil {
+			return usageErr(env, c, "--shard %v", err)
+		}
+	}
+	switch {
+	case *merge && len(resumes) == 0:
+		return usageErr(env, c, "--merge takes its cells from the --resume files: give the parts to merge, --resume FILE each")
+	case *merge && *shardSpec != "":
+		return usageErr(env, c, "--merge joins the shards' parts into the whole benchmark: leave --shard out")
+	case len(resumes) > 1 && *checkpointPath != "":
+		return usageErr(env, c, "--checkpoint keeps the cells of one --resume file beside its own: give one --resume file with --checkpoint")
+	}
+	resume := "" // the one --resume file, or none
+	if len(resumes) == 1 {
+		resume = resumes[0]
+	}
 	if err := checkOutputs(output{"--csv", *csvPath, false}, output{"--plot", *plotDir, true}, output{"--checkpoint", *checkpointPath, false}); err != nil {
 		return err
 	}
@@ -216,15 +254,17 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			inputs = append(inputs, outfile.Named{What: "the --defaults file", Path: st.Defaults.Path})
 		}
 	}
-	if err := distinctOutputs(files, *resume, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
-		return err
+	for _, r := range append([]string{""}, resumes...) {
+		if err := distinctOutputs(files, r, inputs, outfile.Named{What: "--csv", Path: *csvPath}, outfile.Named{What: "--checkpoint", Path: *checkpointPath}); err != nil {
+			return err
+		}
 	}
 	lock, err := lockCheckpoint("bench", *checkpointPath, env.log)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	if err := heldCells("bench", *checkpointPath, *resume); err != nil {
+	if err := heldCells("bench", *checkpointPath, resume); err != nil {
 		return err
 	}
 	if cfg.Spaces, err = loadSpaces(files, mode, fitness, maximize, env.stderr, "bench"); err != nil {
@@ -234,22 +274,37 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err := cfg.Check(); err != nil {
 		return usageErr(env, c, "--strategies: %v", err)
 	}
-	cfg.Repeats, cfg.Seed, cfg.Workers = *repeats, *seed, *workers
+	cfg.Repeats, cfg.Seed, cfg.Workers, cfg.Shard = *repeats, *seed, *workers, shard
 	info := benchmark.Describe(cfg, mode.String(), fitness.String())
 	// what the checkpoint holds beside this run's cells: the --resume file's others
 	kept := benchmark.Kept{Info: info}
-	if *resume != "" {
-		var prev *benchFile
-		if cfg.Done, prev, err = resumeCells(*resume, cfg, mode.String(), fitness.String(), env.stderr); err != nil {
+	var parts []benchmark.Part
+	for _, r := range resumes {
+		done, prev, err := resumeCells(r, cfg, mode.String(), fitness.String(), *merge, env.stderr)
+		if err != nil {
 			return err
 		}
+		part := benchmark.Part{Path: r, Cells: done}
+		if prev.Shard != nil {
+			part.Shard = *prev.Shard
+		}
+		parts = append(parts, part)
 		if *checkpointPath != "" {
 			kept = benchmark.Keep(cfg, info, prev.RunInfo, prev.Cells)
-			if err := reportKept(env.stderr, kept, *resume, *checkpointPath); err != nil {
+			if err := reportKept(env.stderr, kept, r, *checkpointPath); err != nil {
 				return err
 			}
 		}
 	}
+	if cfg.Done, err = benchmark.Merge(parts); err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if *merge {
+		if err := missingCells(cfg, parts); err != nil {
+			return err
+		}
+	}
+	runs := len(cfg.ShardCells(shard)) // the cells of this run
 	var prog *progress
 	if *showProgress || isTerminal(env.stderr) {
 		prog = newProgress(env.stderr, "evaluations")
@@ -286,8 +341,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		if ctx.Err() == nil {
 			return failedOutputs(env, "bench", append(failed, err), nil)
 		}
-		interrupted = interruption(ctx, "interrupted after %d of %d cells", len(cells),
-			len(cfg.Strategies)*len(cfg.Spaces)*len(cfg.Budgets))
+		interrupted = interruption(ctx, "interrupted after %d of %d cells", len(cells), runs)
 		if len(cells) > 0 {
 			interrupted = fmt.Errorf("%w; the results are of those", interrupted)
 		}
@@ -396,12 +450,29 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(w, "  %-*s %10.2f µs\n", width, name, us/evals)
 		}
 	}
+	done := map[benchmark.CellKey]bool{}
+	for _, c := range cfg.Done {
+		done[c.Key()] = true
+	}
+	taken := 0 // the cells of this run taken from the --resume files
+	for _, c := range cells {
+		if done[c.Key()] {
+			taken++
+		}
+	}
 	fmt.Fprintf(w, "wall time: %.1f s for %d runs on %d workers", time.Since(start).Seconds(),
-		(len(cells)-len(cfg.Done))**repeats, workersOrCores(*workers))
-	if len(cfg.Done) > 0 {
-		fmt.Fprintf(w, " (and %d cells taken from %s)", len(cfg.Done), *resume)
+		(len(cells)-taken)**repeats, workersOrCores(*workers))
+	switch {
+	case taken > 0 && len(resumes) == 1:
+		fmt.Fprintf(w, " (and %d cells taken from %s)", taken, resume)
+	case taken > 0:
+		fmt.Fprintf(w, " (and %d cells taken from %d --resume files)", taken, len(resumes))
 	}
 	fmt.Fprintln(w)
+	if !shard.Whole() {
+		fmt.Fprintf(w, "shard %s: %d of the benchmark's %d cells; merge the shards' --json outputs with the same command, --merge and --resume FILE for each\n",
+			shard, len(cells), len(cfg.Cells()))
+	}
 	for _, f := range figures {
 		fmt.Fprintf(w, "figure: %s\n", f)
 	}
@@ -720,8 +791,9 @@ type benchFile struct {
 
 // resumeCells reads an earlier 'ktune bench --json' output and returns the cells of it
 // that this benchmark would compute again, and the file, saying on w how many it takes and
-// leaves.
-func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.Writer) ([]benchmark.Cell, *benchFile, error) {
+// leaves. A part to merge (merge) must be of this very benchmark (benchmark.SameBenchmark)
+// and hold none but its cells.
+func resumeCells(path string, cfg benchmark.Config, mode, fitness string, merge bool, w io.Writer) ([]benchmark.Cell, *benchFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume: %w", err)
@@ -762,6 +834,15 @@ func resumeCells(path string, cfg benchmark.Config, mode, fitness string, w io.W
 	}
 	prev.Cells = b.Cells // as ReadBench checked them
 	done, skipped, err := benchmark.Reusable(cfg, mode, fitness, prev.RunInfo, prev.Cells)
+	if err == nil && merge {
+		err = benchmark.SameBenchmark(cfg, prev.RunInfo)
+		if err == nil && skipped > 0 {
+			err = fmt.Errorf("%d of its %d cells are not of it", skipped, len(prev.Cells))
+		}
+		if err != nil {
+			err = fmt.Errorf("not a part of this benchmark: %w; --merge takes the parts of one benchmark, run with the same spaces, strategies, budgets, seed and repeats", err)
+		}
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
@@ -862,4 +943,52 @@ func leading(at benchmark.Progress) string {
 		return ""
 	}
 	return fmt.Sprintf(", leading %s %.3f over %s", at.Leader, at.LeaderMean, counted(at.Pairs, "space and budget", "spaces and budgets"))
+}
+
+// missingCells refuses a merge whose parts lack cells of the benchmark, saying how many
+// and which, and, when the parts are shards of one count, which shards lack them and
+// whether a part of each was given at all.
+func missingCells(cfg benchmark.Config, parts []benchmark.Part) error {
+	missing := cfg.Missing(cfg.Done)
+	if len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(missing))
+	for i, k := range missing {
+		names[i] = k.String()
+	}
+	msg := fmt.Sprintf("--merge: %d of the benchmark's %d cells are in none of the --resume files: %s", len(missing), len(cfg.Cells()), listSome(names, 3))
+	count := parts[0].Shard.Count
+	given := map[int][]string{} // shard -> the parts that say they are it
+	for _, p := range parts {
+		if p.Shard.Count != count {
+			count = 0 // parts of several counts, or not shards
+			break
+		}
+		given[p.Shard.Index] = append(given[p.Shard.Index], p.Path)
+	}
+	if count > 1 {
+		of := benchmark.Assign(cfg, count)
+		lacks := map[int]int{}
+		for _, k := range missing {
+			lacks[of[k]]++
+		}
+		var absent, short []string
+		for k := 1; k <= count; k++ {
+			switch {
+			case lacks[k] == 0:
+			case len(given[k]) == 0:
+				absent = append(absent, fmt.Sprintf("%d/%d", k, count))
+			default:
+				short = append(short, fmt.Sprintf("%d/%d (%s) lacks %d of its cells (interrupted: run it again with --resume of it)", k, count, strings.Join(given[k], ", "), lacks[k]))
+			}
+		}
+		if len(absent) > 0 {
+			msg += fmt.Sprintf("; no part is shard %s", strings.Join(absent, ", "))
+		}
+		if len(short) > 0 {
+			msg += "; shard " + strings.Join(short, "; shard ")
+		}
+	}
+	return errors.New(msg + "; run what is missing, or leave --merge out to run it here")
 }

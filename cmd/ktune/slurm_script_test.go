@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// scripts/slurm-bench.sh --local runs the array job's script once per task, with
+// SLURM_ARRAY_TASK_ID set as Slurm sets it, and then the merge job's: the merged JSON is
+// the unsharded run's but for times and the figures it lists; a merge without a shard's
+// output names it; the outputs this script sets are refused among the benchmark's
+// arguments; without --local or --submit it only writes the two job scripts.
+func TestSlurmScriptRunsTheShardsAndTheMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ktune and runs the script")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go to build ktune with")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ktune")
+	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	args := []string{pnpoly, convolution, "--strategies", "random,firstils", "--budgets", "10,30", "--repeats", "3", "--seed", "5", "--workers", "1"}
+	script := func(opts ...string) (string, int) {
+		cmd := exec.Command(bash, append(append([]string{"../../scripts/slurm-bench.sh", "--ktune", bin}, opts...), append([]string{"--"}, args...)...)...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if e, ok := err.(*exec.ExitError); ok {
+			code = e.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	out := filepath.Join(dir, "run")
+	if log, code := script("-n", "3", "-o", out, "--local"); code != 0 {
+		t.Fatalf("--local: exit %d: %s", code, log)
+	}
+	merged, err := os.ReadFile(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := untimed(t, string(merged)).(map[string]any)
+	if len(got["figures"].([]any)) == 0 {
+		t.Errorf("the merge drew no figure: %s", merged)
+	}
+	delete(got, "figures")
+	whole := untimed(t, benchJSON(t, append(append([]string{"bench"}, args...), "--json")...))
+	if !reflect.DeepEqual(got, whole) {
+		t.Errorf("merged by the script:\n%s\nunsharded: %v", merged, whole)
+	}
+	for _, f := range []string{"bench.txt", "bench.csv", "part-1-of-3.json", "part-3-of-3.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("--local wrote no %s: %v", f, err)
+		}
+	}
+
+	// a shard whose output is missing is named, with how to run it again
+	if err := os.Remove(filepath.Join(out, "part-2-of-3.json")); err != nil {
+		t.Fatal(err)
+	}
+	log, err := exec.Command(bash, filepath.Join(out, "merge.sbatch")).CombinedOutput()
+	if err == nil || !strings.Contains(string(log), "no output of shard(s) 2 of 3") || !strings.Contains(string(log), "sbatch --array=2 ") {
+		t.Errorf("merge without shard 2: %v: %s", err, log)
+	}
+
+	if log, code := script("-o", filepath.Join(dir, "w"), "--", "--json"); code != 2 || !strings.Contains(log, "--json: this script sets the outputs") {
+		t.Errorf("--json among the benchmark's arguments: exit %d: %s", code, log)
+	}
+	if log, code := script("-n", "5", "-o", filepath.Join(dir, "w")); code != 0 || !strings.Contains(log, "sbatch --parsable") {
+		t.Errorf("write: exit %d: %s", code, log)
+	}
+	job, err := os.ReadFile(filepath.Join(dir, "w", "shard.sbatch"))
+	if err != nil || !strings.Contains(string(job), "#SBATCH --array=1-5\n") || !strings.Contains(string(job), `--shard "$k/$n"`) {
+		t.Errorf("shard.sbatch: %v: %s", err, job)
+	}
+}
