@@ -11,6 +11,7 @@ import (
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/codec"
+	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
 // PutDevice records a device, or finds the one recorded under the same name and backend
@@ -26,7 +27,7 @@ func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 }
 
 func putDevice(ctx context.Context, q queryer, d store.Device) (int64, error) {
-	props, err := jsonObject("properties", d.Properties)
+	props, err := sqlrow.JSONObject("properties", d.Properties)
 	if err != nil {
 		return 0, err
 	}
@@ -80,7 +81,7 @@ func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
 	err = q.QueryRowContext(ctx, `
 		INSERT INTO spaces (hash, kernel, params, restrictions) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash
-		RETURNING id`, hash, sp.Kernel, string(params), nullText(restrictions)).Scan(&id)
+		RETURNING id`, hash, sp.Kernel, string(params), sqlrow.NullText(restrictions)).Scan(&id)
 	return id, err
 }
 
@@ -155,11 +156,11 @@ func createRun(ctx context.Context, q queryer, run store.RunInfo) (int64, error)
 	if run.Started.IsZero() {
 		run.Started = time.Now()
 	}
-	options, err := jsonObject("strategy options", run.StrategyOptions)
+	options, err := sqlrow.JSONObject("strategy options", run.StrategyOptions)
 	if err != nil {
 		return 0, err
 	}
-	settings, err := jsonObject("settings", run.Settings)
+	settings, err := sqlrow.JSONObject("settings", run.Settings)
 	if err != nil {
 		return 0, err
 	}
@@ -174,9 +175,9 @@ func createRun(ctx context.Context, q queryer, run store.RunInfo) (int64, error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		RETURNING id`,
 		run.SpaceID, run.DeviceID, string(run.Kind), run.Strategy, options, int64(run.Seed),
-		run.Objective, direction(run.Maximize), run.ProblemSize, unixNano(run.Started),
-		unixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
-		nullText(warnings)).Scan(&id)
+		run.Objective, sqlrow.Direction(run.Maximize), run.ProblemSize, sqlrow.UnixNano(run.Started),
+		sqlrow.UnixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
+		sqlrow.NullText(warnings)).Scan(&id)
 	if isForeignKey(err) {
 		err = fmt.Errorf("space %d or device %d: %w", run.SpaceID, run.DeviceID, store.ErrNotFound)
 	}
@@ -216,7 +217,7 @@ func (s *Store) updateRun(ctx context.Context, query string, args ...any) error 
 
 // SetRunSettings replaces a run's settings, a JSON object.
 func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
-	obj, err := jsonObject("settings", settings)
+	obj, err := sqlrow.JSONObject("settings", settings)
 	if err == nil {
 		err = s.updateRun(ctx, `UPDATE runs SET settings = $1 WHERE id = $2`, obj, runID)
 	}
@@ -248,7 +249,7 @@ func getRun(ctx context.Context, q queryer, runID int64) (store.RunInfo, error) 
 	if err != nil {
 		return store.RunInfo{}, err
 	}
-	runs, err := scanRuns(rows)
+	runs, err := sqlrow.ScanRuns(rows)
 	if err != nil {
 		return store.RunInfo{}, err
 	}
@@ -292,87 +293,9 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, e
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}
-	runs, err := scanRuns(rows)
+	runs, err := sqlrow.ScanRuns(rows)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}
 	return runs, nil
-}
-
-func scanRuns(rows *sql.Rows) ([]store.RunInfo, error) {
-	defer rows.Close()
-	var runs []store.RunInfo
-	for rows.Next() {
-		var (
-			r                           store.RunInfo
-			kind, dir, status           string
-			seed, started, evaluations  int64
-			finished                    sql.NullInt64
-			options, settings, warnings sql.NullString
-		)
-		err := rows.Scan(&r.ID, &r.SpaceID, &r.DeviceID, &kind, &r.Strategy, &options, &seed,
-			&r.Objective, &dir, &r.ProblemSize, &started, &finished, &status, &r.Source,
-			&r.Format, &settings, &warnings, &r.Kernel, &r.Device, &r.Backend, &evaluations)
-		if err != nil {
-			return nil, err
-		}
-		r.Kind, r.Status, r.Seed, r.Maximize = store.RunKind(kind), store.RunStatus(status), uint64(seed), dir == "max"
-		r.Started, r.Finished = fromUnixNano(sql.NullInt64{Int64: started, Valid: true}), fromUnixNano(finished)
-		r.Evaluations = int(evaluations)
-		if options.Valid {
-			r.StrategyOptions = json.RawMessage(options.String)
-		}
-		if settings.Valid {
-			r.Settings = json.RawMessage(settings.String)
-		}
-		if r.Warnings, err = codec.ParseStrings([]byte(warnings.String)); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
-		}
-		runs = append(runs, r)
-	}
-	return runs, rows.Err()
-}
-
-func direction(maximize bool) string {
-	if maximize {
-		return "max"
-	}
-	return "min"
-}
-
-// jsonObject checks that raw is a JSON object and returns it for a text column, or nil
-// (NULL) when raw is empty.
-func jsonObject(what string, raw json.RawMessage) (any, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s must be a JSON object: %s", what, raw)
-	}
-	return string(raw), nil
-}
-
-// nullText returns b as a text value, or nil (NULL) when b is nil.
-func nullText(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
-}
-
-// unixNano returns t as a bigint column value, or nil (NULL) when t is zero, so that
-// "unknown" is not confused with 1970 or with Go's year 1.
-func unixNano(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNano(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
 }

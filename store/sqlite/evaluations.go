@@ -5,13 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
-	"github.com/ktune/ktune/store/internal/codec"
+	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
@@ -66,7 +65,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	width, err := s.width(ctx, runID)
 	if err == nil {
 		var args []any
-		if args, err = evaluationArgs(&e, width); err == nil {
+		if args, err = sqlrow.EvaluationArgs(&e, width, nil); err == nil {
 			args = append([]any{runID, runID}, args...)
 			err = s.write(ctx, "add evaluation", func(*sql.DB) error {
 				_, err := s.add.ExecContext(ctx, args...)
@@ -116,7 +115,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 	defer stmt.Close()
 	args := make([]any, 0, 23)
 	for i := range es {
-		row, err := evaluationArgs(&es[i], width)
+		row, err := sqlrow.EvaluationArgs(&es[i], width, nil)
 		if err != nil {
 			return fmt.Errorf("evaluation %d: %w", i, err)
 		}
@@ -150,70 +149,6 @@ func (s *Store) width(ctx context.Context, runID int64) (int, error) {
 	s.widths[runID] = n
 	s.mu.Unlock()
 	return n, nil
-}
-
-// evaluationArgs encodes e as the values of evaluationColumns.
-func evaluationArgs(e *result.Evaluation, width int) ([]any, error) {
-	if len(e.Config) != width {
-		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
-			len(e.Config), width)
-	}
-	if _, err := result.ParseStatus(e.Status.String()); err != nil {
-		return nil, err
-	}
-	config, err := codec.Values(e.Config)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	metrics, err := codec.Metrics(e.Metrics)
-	if err != nil {
-		return nil, err
-	}
-	if l := e.Launch; l != nil && !l.Valid() {
-		return nil, fmt.Errorf("launch: grid %v, block %v: a size below 1", l.Grid, l.Block)
-	}
-	var samples any // a nil []byte in an interface is not NULL to every driver
-	if b := codec.Samples(e.Samples); b != nil {
-		samples = b
-	}
-	args := []any{
-		string(config), store.ConfigKey(e.Config), e.Status.String(), realOrNull(e.Objective),
-		samples, nullText(metrics), realOrNull(e.CompileMS), realOrNull(e.VerifyMS),
-		realOrNull(e.BenchmarkMS), realOrNull(e.FrameworkMS), e.Message, unixNano(e.Time),
-		realOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, emptyAsNull(e.Warnings),
-		positiveOrNull(e.RunsPerSample),
-	}
-	if l := e.Launch; l != nil {
-		launch := args[len(args)-8 : len(args)-2]
-		for d := range 3 {
-			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
-		}
-	}
-	return args, nil
-}
-
-// emptyAsNull returns s for a TEXT column that is NULL when there is nothing.
-func emptyAsNull(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// positiveOrNull returns n for an INTEGER column that is NULL when unknown (0 or less).
-func positiveOrNull(n int) any {
-	if n <= 0 {
-		return nil
-	}
-	return int64(n)
-}
-
-// realOrNull returns f for a REAL column, or nil (NULL) for NaN, which SQLite cannot store.
-func realOrNull(f float64) any {
-	if math.IsNaN(f) {
-		return nil
-	}
-	return f
 }
 
 // Evaluations returns a run's evaluations in the order they were added.
@@ -275,7 +210,7 @@ func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int, v in
 	defer rows.Close()
 	var es []result.Evaluation
 	for rows.Next() {
-		e, err := scanEvaluation(rows)
+		e, err := sqlrow.ScanEvaluation(rows)
 		if err != nil {
 			return nil, fmt.Errorf("evaluation %d: %w", from+len(es), err)
 		}
@@ -327,7 +262,7 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 		}
 		defer rows.Close()
 		if rows.Next() {
-			if t.Best, err = scanEvaluation(rows); err != nil {
+			if t.Best, err = sqlrow.ScanEvaluation(rows); err != nil {
 				return err
 			}
 			t.HasBest = true
@@ -365,12 +300,12 @@ func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (
 	}
 	defer rows.Close()
 	for rows.Next() {
-		e, err := scanEvaluation(rows)
+		e, err := sqlrow.ScanEvaluation(rows)
 		if err != nil {
 			return result.Evaluation{}, false, err
 		}
 		// The key is ambiguous when string values contain commas; the values are not.
-		if sameConfig(e.Config, config) {
+		if sqlrow.SameConfig(e.Config, config) {
 			return e, true, nil
 		}
 	}
@@ -384,81 +319,6 @@ func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (
 		err = store.ErrNotFound
 	}
 	return result.Evaluation{}, false, err
-}
-
-func sameConfig(a, b []space.Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Kind() != b[i].Kind() || !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func scanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
-	var (
-		e                                     result.Evaluation
-		config, key, status                   string
-		objective, compile, verify, bench, fw sql.NullFloat64
-		strategy                              sql.NullFloat64
-		samples                               []byte
-		metrics                               sql.NullString
-		t                                     sql.NullInt64
-		grid, block                           [3]sql.NullInt64
-		warnings                              sql.NullString
-		perSample                             sql.NullInt64
-	)
-	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
-		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
-		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings, &perSample)
-	if err != nil {
-		return e, err
-	}
-	// written all six or none (evaluationArgs); a row with some is read as no launch
-	if grid[0].Valid {
-		var l result.Launch
-		for d := range 3 {
-			l.Grid[d], l.Block[d] = int(grid[d].Int64), int(block[d].Int64)
-			if !grid[d].Valid || !block[d].Valid {
-				l = result.Launch{}
-				break
-			}
-		}
-		if l.Valid() {
-			e.Launch = &l
-		}
-	}
-	if e.Config, err = codec.ParseValues([]byte(config)); err != nil {
-		return e, err
-	}
-	if e.Status, err = result.ParseStatus(status); err != nil {
-		return e, err
-	}
-	if e.Samples, err = codec.ParseSamples(samples); err != nil {
-		return e, err
-	}
-	if e.Metrics, err = codec.ParseMetrics([]byte(metrics.String)); err != nil {
-		return e, err
-	}
-	e.Objective, e.CompileMS, e.VerifyMS = nullAsNaN(objective), nullAsNaN(compile), nullAsNaN(verify)
-	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = nullAsNaN(bench), nullAsNaN(fw), nullAsNaN(strategy)
-	e.Time = fromUnixNano(t)
-	e.Warnings = warnings.String
-	if perSample.Int64 > 0 {
-		e.RunsPerSample = int(perSample.Int64)
-	}
-	return e, nil
-}
-
-// nullAsNaN reads a REAL column, NULL standing for NaN.
-func nullAsNaN(f sql.NullFloat64) float64 {
-	if !f.Valid {
-		return math.NaN()
-	}
-	return f.Float64
 }
 
 // readTx runs f in a read transaction so that it sees one snapshot of the database even

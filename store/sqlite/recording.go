@@ -4,28 +4,29 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/recording"
+	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
 // ImportRecording stores a recording (another tuner's results, or a replayed space) as a
 // finished run of kind store.KindImport, in one transaction: an interrupted import leaves
 // nothing behind. Importing the same recording twice makes two runs over one space.
 func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int64, error) {
-	if err := importable(rec); err != nil {
+	if err := recording.Importable(rec); err != nil {
 		return 0, err
 	}
 	var runID int64
 	err := s.write(ctx, "import", func(w *sql.DB) error {
 		return inTx(ctx, w, func(tx *sql.Tx) (err error) {
-			runID, err = importRecording(ctx, tx, rec)
+			runID, err = recording.Import(ctx, txWriter{tx}, rec)
 			return err
 		})
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: import %s: %w", recordingName(rec), s.damaged(err))
+		return 0, fmt.Errorf("store: import %s: %w", recording.Name(rec), s.damaged(err))
 	}
 	return runID, nil
 }
@@ -36,7 +37,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 // transaction (BEGIN IMMEDIATE), so that two processes importing one file at once store
 // it once.
 func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) (run store.RunInfo, imported bool, err error) {
-	if err := importable(rec); err != nil {
+	if err := recording.Importable(rec); err != nil {
 		return store.RunInfo{}, false, err
 	}
 	// A file imported before, the most that an import run again meets, is found without
@@ -54,7 +55,7 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 					run, imported = held, false
 					return err
 				}
-				id, err := importRecording(ctx, tx, rec)
+				id, err := recording.Import(ctx, txWriter{tx}, rec)
 				if err != nil {
 					return err
 				}
@@ -65,56 +66,9 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 		})
 	}
 	if err != nil {
-		return store.RunInfo{}, false, fmt.Errorf("store: import %s: %w", recordingName(rec), s.damaged(err))
+		return store.RunInfo{}, false, fmt.Errorf("store: import %s: %w", recording.Name(rec), s.damaged(err))
 	}
 	return run, imported, nil
-}
-
-// recordingName names rec in errors: "kerneltuner recording "gemm.json"", or as much of
-// that as rec says (a recording a program built has neither format nor source).
-func recordingName(rec *result.Recording) string {
-	name := "recording"
-	if rec.Format != "" {
-		name = rec.Format + " " + name
-	}
-	if rec.Source != "" {
-		name += fmt.Sprintf(" %q", rec.Source)
-	}
-	return name
-}
-
-// importable refuses a recording that ImportRecording must not store.
-func importable(rec *result.Recording) error {
-	if rec == nil {
-		return fmt.Errorf("store: import: nil recording")
-	}
-	if len(rec.Evaluations) == 0 {
-		return fmt.Errorf("store: import %s: no evaluations, nothing to import", recordingName(rec))
-	}
-	return nil
-}
-
-// importRecording stores rec as a finished import run in tx and returns its id.
-func importRecording(ctx context.Context, tx *sql.Tx, rec *result.Recording) (int64, error) {
-	deviceID, err := putDevice(ctx, tx, store.Device{Name: rec.Device, Backend: rec.Backend})
-	if err != nil {
-		return 0, fmt.Errorf("device: %w", err)
-	}
-	spaceID, err := putSpace(ctx, tx, store.Space{Kernel: rec.Kernel, Params: rec.Params, Restrictions: rec.Restrictions})
-	if err != nil {
-		return 0, fmt.Errorf("space: %w", err)
-	}
-	now := time.Now()
-	runID, err := createRun(ctx, tx, store.RunInfo{
-		SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindImport,
-		Objective: rec.Objective, Maximize: rec.Maximize, ProblemSize: rec.ProblemSize,
-		Started: now, Finished: now, Status: store.StatusFinished,
-		Source: rec.Source, Format: rec.Format, Warnings: rec.Warnings,
-	})
-	if err != nil {
-		return 0, fmt.Errorf("run: %w", err)
-	}
-	return runID, addEvaluations(ctx, tx, runID, len(rec.Params), rec.Evaluations)
 }
 
 // heldImport returns the first import run that holds the same recording as rec, or a zero
@@ -133,12 +87,12 @@ func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording
 			AND e.framework_ms IS ? AND e.time IS ?)
 		ORDER BY r.id`,
 		string(store.KindImport), rec.Format, rec.Kernel, rec.Device, rec.Backend,
-		first.Status.String(), realOrNull(first.Objective), realOrNull(first.CompileMS), realOrNull(first.VerifyMS),
-		realOrNull(first.BenchmarkMS), realOrNull(first.FrameworkMS), unixNano(first.Time))
+		first.Status.String(), sqlrow.RealOrNull(first.Objective), sqlrow.RealOrNull(first.CompileMS), sqlrow.RealOrNull(first.VerifyMS),
+		sqlrow.RealOrNull(first.BenchmarkMS), sqlrow.RealOrNull(first.FrameworkMS), sqlrow.UnixNano(first.Time))
 	if err != nil {
 		return store.RunInfo{}, err
 	}
-	runs, err := scanRuns(rows)
+	runs, err := sqlrow.ScanRuns(rows)
 	if err != nil {
 		return store.RunInfo{}, err
 	}
@@ -188,16 +142,24 @@ func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.
 	if err != nil {
 		return nil, err
 	}
-	rec := &result.Recording{
-		Format: run.Format, Source: run.Source, Device: run.Device, Backend: run.Backend, Kernel: sp.Kernel,
-		ProblemSize: run.ProblemSize, Params: sp.Params, Restrictions: sp.Restrictions,
-		Objective: run.Objective, Maximize: run.Maximize, Evaluations: es, Warnings: run.Warnings,
-	}
-	if rec.Format == "" {
-		rec.Format = "ktune"
-	}
-	if rec.Source == "" {
-		rec.Source = fmt.Sprintf("sqlite:%s#run=%d", s.path, runID)
-	}
-	return rec, nil
+	return recording.Of(run, sp, es, fmt.Sprintf("sqlite:%s#run=%d", s.path, runID)), nil
+}
+
+// txWriter stores an import's parts in its transaction, for recording.Import.
+type txWriter struct{ tx *sql.Tx }
+
+func (w txWriter) PutDevice(ctx context.Context, d store.Device) (int64, error) {
+	return putDevice(ctx, w.tx, d)
+}
+
+func (w txWriter) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
+	return putSpace(ctx, w.tx, sp)
+}
+
+func (w txWriter) CreateRun(ctx context.Context, run store.RunInfo) (int64, error) {
+	return createRun(ctx, w.tx, run)
+}
+
+func (w txWriter) AddEvaluations(ctx context.Context, runID int64, width int, es []result.Evaluation) error {
+	return addEvaluations(ctx, w.tx, runID, width, es)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/codec"
+	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
 func TestSchemaVersionCountsMigrations(t *testing.T) {
@@ -127,7 +128,7 @@ func v1Database(t *testing.T, path string) {
 			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
 				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time)
 				VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?, 1, 2, 3, 4, '', NULL)`,
-				run, seq, string(config), fmt.Sprint(seq+1), float64(seq+1), nullText([]byte(metrics)))
+				run, seq, string(config), fmt.Sprint(seq+1), float64(seq+1), sqlrow.NullText([]byte(metrics)))
 			if err != nil {
 				return err
 			}
