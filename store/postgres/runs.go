@@ -50,28 +50,7 @@ func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 }
 
 func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
-	if len(sp.Params) == 0 {
-		return 0, errors.New("no parameters: a space has at least one")
-	}
-	seen := make(map[string]bool, len(sp.Params))
-	for i, p := range sp.Params {
-		if p.Name == "" {
-			return 0, fmt.Errorf("parameter %d has no name", i)
-		}
-		if seen[p.Name] {
-			return 0, fmt.Errorf("parameter %q appears twice", p.Name)
-		}
-		seen[p.Name] = true
-	}
-	hash, err := sp.Hash()
-	if err != nil {
-		return 0, err
-	}
-	params, err := codec.Params(sp.Params)
-	if err != nil {
-		return 0, err
-	}
-	restrictions, err := codec.Strings(sp.Restrictions)
+	args, err := sqlrow.SpaceArgs(sp)
 	if err != nil {
 		return 0, err
 	}
@@ -81,7 +60,7 @@ func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
 	err = q.QueryRowContext(ctx, `
 		INSERT INTO spaces (hash, kernel, params, restrictions) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash
-		RETURNING id`, hash, sp.Kernel, string(params), sqlrow.NullText(restrictions)).Scan(&id)
+		RETURNING id`, args...).Scan(&id)
 	return id, err
 }
 
@@ -141,30 +120,7 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 }
 
 func createRun(ctx context.Context, q queryer, run store.RunInfo) (int64, error) {
-	if !run.Kind.Valid() {
-		return 0, fmt.Errorf("unknown run kind %q", run.Kind)
-	}
-	if run.Status == "" {
-		run.Status = store.StatusRunning
-	}
-	if !run.Status.Valid() {
-		return 0, fmt.Errorf("unknown run status %q", run.Status)
-	}
-	if run.Objective == "" {
-		run.Objective = "time"
-	}
-	if run.Started.IsZero() {
-		run.Started = time.Now()
-	}
-	options, err := sqlrow.JSONObject("strategy options", run.StrategyOptions)
-	if err != nil {
-		return 0, err
-	}
-	settings, err := sqlrow.JSONObject("settings", run.Settings)
-	if err != nil {
-		return 0, err
-	}
-	warnings, err := codec.Strings(run.Warnings)
+	args, err := sqlrow.RunArgs(run)
 	if err != nil {
 		return 0, err
 	}
@@ -173,11 +129,7 @@ func createRun(ctx context.Context, q queryer, run store.RunInfo) (int64, error)
 		INSERT INTO runs (space_id, device_id, kind, strategy, strategy_options, seed, objective,
 			direction, problem_size, started, finished, status, source, format, settings, warnings)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-		RETURNING id`,
-		run.SpaceID, run.DeviceID, string(run.Kind), run.Strategy, options, int64(run.Seed),
-		run.Objective, sqlrow.Direction(run.Maximize), run.ProblemSize, sqlrow.UnixNano(run.Started),
-		sqlrow.UnixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
-		sqlrow.NullText(warnings)).Scan(&id)
+		RETURNING id`, args...).Scan(&id)
 	if isForeignKey(err) {
 		err = fmt.Errorf("space %d or device %d: %w", run.SpaceID, run.DeviceID, store.ErrNotFound)
 	}

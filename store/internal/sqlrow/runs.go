@@ -3,7 +3,9 @@ package sqlrow
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/codec"
@@ -45,4 +47,75 @@ func ScanRuns(rows *sql.Rows) ([]store.RunInfo, error) {
 		runs = append(runs, r)
 	}
 	return runs, rows.Err()
+}
+
+// SpaceArgs checks sp and encodes it as the values of a space's columns, in order: hash,
+// kernel, params, restrictions.
+func SpaceArgs(sp store.Space) ([]any, error) {
+	if len(sp.Params) == 0 {
+		return nil, errors.New("no parameters: a space has at least one")
+	}
+	seen := make(map[string]bool, len(sp.Params))
+	for i, p := range sp.Params {
+		if p.Name == "" {
+			return nil, fmt.Errorf("parameter %d has no name", i)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("parameter %q appears twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	hash, err := sp.Hash()
+	if err != nil {
+		return nil, err
+	}
+	params, err := codec.Params(sp.Params)
+	if err != nil {
+		return nil, err
+	}
+	restrictions, err := codec.Strings(sp.Restrictions)
+	if err != nil {
+		return nil, err
+	}
+	return []any{hash, sp.Kernel, string(params), NullText(restrictions)}, nil
+}
+
+// RunArgs checks run, fills in its defaults (status running, objective "time", started
+// now), and encodes it as the values of a run's columns, in order: space_id, device_id,
+// kind, strategy, strategy_options, seed, objective, direction, problem_size, started,
+// finished, status, source, format, settings, warnings.
+func RunArgs(run store.RunInfo) ([]any, error) {
+	if !run.Kind.Valid() {
+		return nil, fmt.Errorf("unknown run kind %q", run.Kind)
+	}
+	if run.Status == "" {
+		run.Status = store.StatusRunning
+	}
+	if !run.Status.Valid() {
+		return nil, fmt.Errorf("unknown run status %q", run.Status)
+	}
+	if run.Objective == "" {
+		run.Objective = "time"
+	}
+	if run.Started.IsZero() {
+		run.Started = time.Now()
+	}
+	options, err := JSONObject("strategy options", run.StrategyOptions)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := JSONObject("settings", run.Settings)
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := codec.Strings(run.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		run.SpaceID, run.DeviceID, string(run.Kind), run.Strategy, options, int64(run.Seed),
+		run.Objective, Direction(run.Maximize), run.ProblemSize, UnixNano(run.Started),
+		UnixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
+		NullText(warnings),
+	}, nil
 }
