@@ -298,19 +298,8 @@ func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (
 	if err != nil {
 		return result.Evaluation{}, false, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		e, err := sqlrow.ScanEvaluation(rows)
-		if err != nil {
-			return result.Evaluation{}, false, err
-		}
-		// The key is ambiguous when string values contain commas; the values are not.
-		if sqlrow.SameConfig(e.Config, config) {
-			return e, true, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return result.Evaluation{}, false, err
+	if e, ok, err := sqlrow.FindConfig(rows, config); err != nil || ok {
+		return e, ok, err
 	}
 	// A miss on a run that does not exist is a caller's mistake, not a configuration to measure.
 	var one int

@@ -115,9 +115,25 @@ func ScanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 	return e, nil
 }
 
-// SameConfig reports whether two configurations hold the same values of the same kinds,
-// which store.ConfigKey alone does not tell when string values contain commas.
-func SameConfig(a, b []space.Value) bool {
+// FindConfig reads rows of evaluations (the columns of ScanEvaluation), closing them, and
+// returns the first whose configuration is config: rows selected by store.ConfigKey,
+// which is ambiguous when string values contain commas, where the values are not.
+func FindConfig(rows *sql.Rows, config []space.Value) (result.Evaluation, bool, error) {
+	defer rows.Close()
+	for rows.Next() {
+		e, err := ScanEvaluation(rows)
+		if err != nil {
+			return result.Evaluation{}, false, err
+		}
+		if sameConfig(e.Config, config) {
+			return e, true, nil
+		}
+	}
+	return result.Evaluation{}, false, rows.Err()
+}
+
+// sameConfig reports whether two configurations hold the same values of the same kinds.
+func sameConfig(a, b []space.Value) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -1,0 +1,79 @@
+package sqlrow
+
+import (
+	"database/sql"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+)
+
+func TestJSONObject(t *testing.T) {
+	if v, err := JSONObject("x", nil); v != nil || err != nil {
+		t.Errorf("empty: %v, %v; want nil, nil", v, err)
+	}
+	if v, err := JSONObject("x", json.RawMessage(`{"a":1}`)); v != `{"a":1}` || err != nil {
+		t.Errorf("object: %v, %v", v, err)
+	}
+	for _, raw := range []string{`[1]`, `null`, `{`} {
+		if _, err := JSONObject("settings", json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), "settings must be a JSON object") {
+			t.Errorf("%s: err %v", raw, err)
+		}
+	}
+}
+
+func TestUnixNanoRoundTrip(t *testing.T) {
+	if UnixNano(time.Time{}) != nil || !FromUnixNano(sql.NullInt64{}).IsZero() {
+		t.Error("the zero time is not NULL")
+	}
+	now := time.Now()
+	got := FromUnixNano(sql.NullInt64{Int64: UnixNano(now).(int64), Valid: true})
+	if !got.Equal(now) || got.Location() != time.UTC {
+		t.Errorf("got %v, want %v in UTC", got, now)
+	}
+}
+
+func TestNullHelpers(t *testing.T) {
+	if RealOrNull(math.NaN()) != nil || RealOrNull(1.5) != 1.5 {
+		t.Error("RealOrNull")
+	}
+	if !math.IsNaN(NullAsNaN(sql.NullFloat64{})) || NullAsNaN(sql.NullFloat64{Float64: 2, Valid: true}) != 2 {
+		t.Error("NullAsNaN")
+	}
+	if PositiveOrNull(0) != nil || PositiveOrNull(3) != int64(3) || EmptyAsNull("") != nil || NullText(nil) != nil {
+		t.Error("NULL for unknown")
+	}
+}
+
+func TestRunArgsDefaults(t *testing.T) {
+	args, err := RunArgs(store.RunInfo{Kind: store.KindImport, Maximize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(args) != 16 || args[6] != "time" || args[7] != "max" || args[11] != string(store.StatusRunning) || args[9] == nil {
+		t.Errorf("args %v", args)
+	}
+	if _, err := RunArgs(store.RunInfo{Kind: "nope"}); err == nil {
+		t.Error("an unknown kind was accepted")
+	}
+}
+
+func TestEvaluationArgsText(t *testing.T) {
+	e := result.Evaluation{Config: []space.Value{space.IntValue(1)}, Status: result.OK, Objective: math.NaN(),
+		Message: "m", Warnings: "w"}
+	args, err := EvaluationArgs(&e, 1, strings.ToUpper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(args) != 21 || args[3] != nil || args[10] != "M" || args[19] != "W" {
+		t.Errorf("args %v", args)
+	}
+	if _, err := EvaluationArgs(&e, 2, nil); err == nil {
+		t.Error("a configuration of the wrong width was accepted")
+	}
+}
