@@ -202,16 +202,7 @@ func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int) ([]r
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var es []result.Evaluation
-	for rows.Next() {
-		e, err := sqlrow.ScanEvaluation(rows)
-		if err != nil {
-			return nil, fmt.Errorf("evaluation %d: %w", from+len(es), err)
-		}
-		es = append(es, e)
-	}
-	return es, rows.Err()
+	return sqlrow.ScanEvaluations(rows, from)
 }
 
 // tallyCountQuery counts a run's evaluations and its successes (an OK status, the second

@@ -115,6 +115,21 @@ func ScanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 	return e, nil
 }
 
+// ScanEvaluations reads and closes rows of evaluations (the columns of ScanEvaluation),
+// which errors number from first on.
+func ScanEvaluations(rows *sql.Rows, first int) ([]result.Evaluation, error) {
+	defer rows.Close()
+	var es []result.Evaluation
+	for rows.Next() {
+		e, err := ScanEvaluation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("evaluation %d: %w", first+len(es), err)
+		}
+		es = append(es, e)
+	}
+	return es, rows.Err()
+}
+
 // FindConfig reads rows of evaluations (the columns of ScanEvaluation), closing them, and
 // returns the first whose configuration is config: rows selected by store.ConfigKey,
 // which is ambiguous when string values contain commas, where the values are not.
