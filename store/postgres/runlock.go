@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,6 +38,10 @@ type runLocks struct {
 	conn *pgx.Conn
 	gen  int // counts the connections made, so a hold knows whether its own is gone
 	held map[int64]bool
+	// ended are the server processes of this store's lock connections that broke: the
+	// server ends such a session a moment after (or, across a network cut, once it
+	// notices), and until then it still holds the runs it had.
+	ended []uint32
 }
 
 // heldRun is a run held on the lock connection of generation gen.
@@ -97,11 +102,15 @@ func (s *Store) RunHeld(ctx context.Context, run int64) (bool, error) {
 
 // connect opens the lock connection if there is none or it broke; l.mu is locked.
 func (l *runLocks) connect(ctx context.Context) error {
-	if l.conn != nil && !l.conn.IsClosed() {
-		if err := l.conn.Ping(ctx); err == nil {
-			return nil
+	if l.conn != nil {
+		if !l.conn.IsClosed() {
+			if err := l.conn.Ping(ctx); err == nil {
+				return nil
+			}
+			l.conn.Close(context.WithoutCancel(ctx))
 		}
-		l.conn.Close(context.WithoutCancel(ctx))
+		l.ended = append(l.ended, l.conn.PgConn().PID())
+		l.conn = nil
 	}
 	conn, err := pgx.Connect(ctx, l.s.location)
 	if err != nil {
@@ -163,15 +172,61 @@ func (h *heldRun) Check(ctx context.Context) error {
 	if h.gen == l.gen {
 		return nil
 	}
-	// the connection that held the run broke: the server let the run go
-	if err := l.take(ctx, h.run); err != nil {
-		if errors.Is(err, store.ErrRunHeld) {
-			return fmt.Errorf("run lock: the connection to %s that held run %d broke, and another process took the run meanwhile: %w", l.s.name, h.run, err)
+	// The connection that held the run broke: the server lets the run go when it ends
+	// that session, which may take a moment (pg_terminate_backend returns before the
+	// session has ended), so while the run's holder is one of this store's ended sessions
+	// it is waited for, up to endingWait.
+	deadline := time.Now().Add(endingWait)
+	for {
+		err := l.take(ctx, h.run)
+		if err == nil {
+			h.gen = l.gen
+			return nil
 		}
-		return err
+		if !errors.Is(err, store.ErrRunHeld) {
+			return err
+		}
+		pid, held, herr := l.holder(ctx, h.run)
+		if herr != nil {
+			return herr
+		}
+		switch {
+		case !held:
+			continue // let go between the two queries: take it now
+		case !slices.Contains(l.ended, pid):
+			return fmt.Errorf("run lock: the connection to %s that held run %d broke, and another process took the run meanwhile: %w", l.s.name, h.run, err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("run lock: the connection to %s that held run %d broke, and the server has not ended that session (process %d), which still holds the run, after %v: %w",
+				l.s.name, h.run, pid, endingWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	h.gen = l.gen
-	return nil
+}
+
+// endingWait bounds how long Check waits for the server to end a broken lock
+// connection's session, which still holds the run.
+const endingWait = 10 * time.Second
+
+// holder is the server process that holds run's lock, if one does; l.mu is locked.
+func (l *runLocks) holder(ctx context.Context, run int64) (pid uint32, held bool, err error) {
+	key, err := lockKey(run)
+	if err != nil {
+		return 0, false, err
+	}
+	var p int32
+	err = l.conn.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory'
+		AND classid = $1::int4::oid AND objid = $2::int4::oid AND objsubid = 2 AND granted`, lockSpace, key).Scan(&p)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("run lock: who holds run %d in %s: %w", run, l.s.name, err)
+	}
+	return uint32(p), true, nil
 }
 
 // Release implements store.HeldRun.
