@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ktune/ktune/store"
@@ -213,34 +212,8 @@ func getRun(ctx context.Context, q queryer, runID int64) (store.RunInfo, error) 
 
 // Runs returns the runs that match the filter, oldest first.
 func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
-	var where []string
-	var args []any
-	add := func(column string, arg any) {
-		args = append(args, arg)
-		where = append(where, fmt.Sprintf("%s = $%d", column, len(args)))
-	}
-	if f.SpaceID != 0 {
-		add("r.space_id", f.SpaceID)
-	}
-	if f.DeviceID != 0 {
-		add("r.device_id", f.DeviceID)
-	}
-	if f.Kernel != "" {
-		add("s.kernel", f.Kernel)
-	}
-	if f.Device != "" {
-		add("d.name", f.Device)
-	}
-	if f.Kind != "" {
-		add("r.kind", string(f.Kind))
-	}
-	if f.Status != "" {
-		add("r.status", string(f.Status))
-	}
-	query := selectRuns
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
-	}
+	where, args := sqlrow.RunFilterWhere(f, func(n int) string { return fmt.Sprintf("$%d", n) })
+	query := selectRuns + where
 	rows, err := s.db.QueryContext(ctx, query+" ORDER BY r.id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ktune/ktune/store"
@@ -118,4 +119,38 @@ func RunArgs(run store.RunInfo) ([]any, error) {
 		UnixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
 		NullText(warnings),
 	}, nil
+}
+
+// RunFilterWhere is the WHERE clause (with its leading " WHERE ", or "" when f selects
+// every run) and arguments that select the runs f describes, over a query joining runs r,
+// spaces s and devices d; placeholder gives the dialect's n-th parameter ("?" or "$n").
+func RunFilterWhere(f store.RunFilter, placeholder func(n int) string) (string, []any) {
+	var where []string
+	var args []any
+	add := func(column string, arg any) {
+		args = append(args, arg)
+		where = append(where, column+" = "+placeholder(len(args)))
+	}
+	if f.SpaceID != 0 {
+		add("r.space_id", f.SpaceID)
+	}
+	if f.DeviceID != 0 {
+		add("r.device_id", f.DeviceID)
+	}
+	if f.Kernel != "" {
+		add("s.kernel", f.Kernel)
+	}
+	if f.Device != "" {
+		add("d.name", f.Device)
+	}
+	if f.Kind != "" {
+		add("r.kind", string(f.Kind))
+	}
+	if f.Status != "" {
+		add("r.status", string(f.Status))
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(where, " AND "), args
 }
