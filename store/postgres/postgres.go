@@ -60,7 +60,8 @@ const maxConns = 4
 
 // Advisory lock keys: PostgreSQL's two-key advisory locks, the first key ktune's
 // (lockSpace, "ktun"), so that another program's advisory locks in the same database do
-// not collide with ktune's. The second is a run's id (positive), or one of these.
+// not collide with ktune's. The second is a run's id (non-negative; a run id above 2^31
+// changes the first key as well: lockKey), or one of these.
 const (
 	lockSpace    int32 = 0x6b74756e
 	migrationKey int32 = -1 // held while a process migrates the schema
