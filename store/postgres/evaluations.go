@@ -45,7 +45,11 @@ var insertEvaluationNext = `WITH n AS (
 // AddEvaluation appends one evaluation to a run. It is committed when AddEvaluation
 // returns.
 func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluation) error {
-	width, err := s.width(ctx, runID)
+	err := s.writable(ctx)
+	var width int
+	if err == nil {
+		width, err = s.width(ctx, runID)
+	}
 	if err == nil {
 		var args []any
 		if args, err = sqlrow.EvaluationArgs(&e, width, storable); err == nil {
@@ -60,7 +64,11 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 
 // AddEvaluations appends evaluations to a run in one transaction: all or nothing.
 func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error {
-	width, err := s.width(ctx, runID)
+	err := s.writable(ctx)
+	var width int
+	if err == nil {
+		width, err = s.width(ctx, runID)
+	}
 	if err == nil {
 		err = inTx(ctx, s.db, nil, func(tx *sql.Tx) error {
 			return addEvaluations(ctx, tx, runID, width, es)
@@ -183,6 +191,9 @@ func (s *Store) EvaluationsAfter(ctx context.Context, runID int64, n int) ([]res
 }
 
 func (s *Store) evaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error) {
+	if err := s.readable(ctx); err != nil {
+		return nil, err
+	}
 	var es []result.Evaluation
 	err := readTx(ctx, s.db, func(tx *sql.Tx) error {
 		if _, err := getRun(ctx, tx, runID); err != nil {
@@ -235,32 +246,35 @@ func tallyBestQuery(maximize bool) string {
 // equals in the run's order, as a scan of Evaluations would find it.
 func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 	var t store.Tally
-	err := readTx(ctx, s.db, func(tx *sql.Tx) error {
-		run, err := getRun(ctx, tx, runID)
-		if err != nil {
-			return err
-		}
-		var n, ok int64
-		if err := tx.QueryRowContext(ctx, tallyCountQuery, runID, result.OK.String()).Scan(&n, &ok); err != nil {
-			return err
-		}
-		t.Evaluations, t.Succeeded = int(n), int(ok)
-		if t.Succeeded == 0 {
-			return nil
-		}
-		rows, err := tx.QueryContext(ctx, tallyBestQuery(run.Maximize), runID, result.OK.String())
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if rows.Next() {
-			if t.Best, err = sqlrow.ScanEvaluation(rows); err != nil {
+	err := s.readable(ctx)
+	if err == nil {
+		err = readTx(ctx, s.db, func(tx *sql.Tx) error {
+			run, err := getRun(ctx, tx, runID)
+			if err != nil {
 				return err
 			}
-			t.HasBest = true
-		}
-		return rows.Err()
-	})
+			var n, ok int64
+			if err := tx.QueryRowContext(ctx, tallyCountQuery, runID, result.OK.String()).Scan(&n, &ok); err != nil {
+				return err
+			}
+			t.Evaluations, t.Succeeded = int(n), int(ok)
+			if t.Succeeded == 0 {
+				return nil
+			}
+			rows, err := tx.QueryContext(ctx, tallyBestQuery(run.Maximize), runID, result.OK.String())
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			if rows.Next() {
+				if t.Best, err = sqlrow.ScanEvaluation(rows); err != nil {
+					return err
+				}
+				t.HasBest = true
+			}
+			return rows.Err()
+		})
+	}
 	if err != nil {
 		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, err)
 	}
@@ -282,6 +296,9 @@ const lookupQuery = `SELECT ` + evaluationColumns + `
 	FROM evaluations WHERE run_id = $1 AND config_key = $2 ORDER BY seq`
 
 func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
+	if err := s.readable(ctx); err != nil {
+		return result.Evaluation{}, false, err
+	}
 	rows, err := s.db.QueryContext(ctx, lookupQuery, runID, store.ConfigKey(config))
 	if err != nil {
 		return result.Evaluation{}, false, err

@@ -34,6 +34,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"RunLifecycleAndResume", runLifecycleAndResume},
 		{"RunsFilter", runsFilter},
 		{"MissingIDsAreErrNotFound", missingIDsAreErrNotFound},
+		{"ANewStoreReadsEmptyAndFollowsAWriter", aNewStoreReadsEmpty},
 		{"RejectsBadInput", rejectsBadInput},
 		{"AddEvaluationsIsAllOrNothing", addEvaluationsIsAllOrNothing},
 		{"LookupFindsTheFirstOfTheSameValues", lookupFindsTheFirstOfTheSameValues},
@@ -696,6 +697,52 @@ func importRecordingOnceStoresOnce(t *testing.T, loc string) {
 	if runs, _ := stores[1].Runs(ctx, store.RunFilter{}); len(runs) != 2 {
 		t.Errorf("the database holds %d runs, want 2", len(runs))
 	}
+}
+
+// aNewStoreReadsEmpty reads a store that nothing was written to yet (a new file, a
+// database without ktune's tables): no runs, every id missing; a second store on the same
+// location, opened before the first write, then reads what the first wrote.
+func aNewStoreReadsEmpty(t *testing.T, loc string) {
+	ctx := context.Background()
+	reader := open(t, loc)
+	runs, err := reader.Runs(ctx, store.RunFilter{})
+	if err != nil || len(runs) != 0 {
+		t.Errorf("Runs of a new store = %v, %v; want none", runs, err)
+	}
+	rec := Recording()
+	e := rec.Evaluations[0]
+	errs := map[string]error{}
+	_, errs["Device"] = reader.Device(ctx, 1)
+	_, errs["Space"] = reader.Space(ctx, 1)
+	_, errs["Run"] = reader.Run(ctx, 1)
+	_, errs["Evaluations"] = reader.Evaluations(ctx, 1)
+	_, errs["EvaluationsAfter"] = reader.EvaluationsAfter(ctx, 1, 0)
+	_, errs["Tally"] = reader.Tally(ctx, 1)
+	_, _, errs["Lookup"] = reader.Lookup(ctx, 1, e.Config)
+	_, errs["Recording"] = reader.Recording(ctx, 1)
+	for what, err := range errs {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s of a new store: %v, want store.ErrNotFound", what, err)
+		}
+	}
+
+	writer := open(t, loc)
+	if err := writer.FinishRun(ctx, 1, store.StatusFinished); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FinishRun of a new store: %v, want store.ErrNotFound", err)
+	}
+	id := newRun(t, writer, rec)
+	if err := writer.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = reader.Runs(ctx, store.RunFilter{})
+	if err != nil || len(runs) != 1 || runs[0].ID != id || runs[0].Evaluations != len(rec.Evaluations) {
+		t.Fatalf("Runs after another store's first write = %+v, %v; want run %d of %d evaluations", runs, err, id, len(rec.Evaluations))
+	}
+	es, err := reader.Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvaluations(t, es, rec.Evaluations)
 }
 
 func aReopenedStoreReadsWhatWasWritten(t *testing.T, loc string) {
