@@ -256,17 +256,45 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// inTx runs f in a transaction on db, committing if f succeeds.
-func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, opts)
+// txn is a transaction on one connection of the pool, whose pgx connection copyFrom
+// reaches for the COPY protocol, which database/sql does not offer.
+type txn struct {
+	*sql.Tx
+	conn *sql.Conn
+}
+
+// inTx runs f in a transaction on a connection of db, committing if f succeeds.
+func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(tx txn) error) error {
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	defer conn.Close() // back to the pool
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := f(txn{Tx: tx, conn: conn}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()
+}
+
+// copyFrom sends rows into table's columns with PostgreSQL's COPY protocol, inside the
+// transaction (COPY FROM STDIN on its connection), and returns how many it stored.
+func (tx txn) copyFrom(ctx context.Context, table string, columns []string, rows pgx.CopyFromSource) (int64, error) {
+	var n int64
+	err := tx.conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy into %s: the connection is a %T, not pgx's", table, driverConn)
+		}
+		var err error
+		n, err = c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, rows)
+		return err
+	})
+	return n, err
 }
 
 // readTx runs f in a read-only transaction that sees one snapshot of the database even

@@ -21,7 +21,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 	var runID int64
 	err := s.writable(ctx)
 	if err == nil {
-		err = inTx(ctx, s.db, nil, func(tx *sql.Tx) (err error) {
+		err = inTx(ctx, s.db, nil, func(tx txn) (err error) {
 			runID, err = recording.Import(ctx, txWriter{tx}, rec)
 			return err
 		})
@@ -55,7 +55,7 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 	}
 	if err == nil && run.ID == 0 {
 		// another process may have imported it since: looked for again under the lock
-		err = inTx(ctx, s.db, nil, func(tx *sql.Tx) error {
+		err = inTx(ctx, s.db, nil, func(tx txn) error {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockSpace, importKey); err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.
 }
 
 // txWriter stores an import's parts in its transaction, for recording.Import.
-type txWriter struct{ tx *sql.Tx }
+type txWriter struct{ tx txn }
 
 func (w txWriter) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 	return putDevice(ctx, w.tx, d)
