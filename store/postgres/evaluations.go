@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -54,7 +53,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	}
 	if err == nil {
 		var args []any
-		if args, err = sqlrow.EvaluationArgs(&e, width, storable); err == nil {
+		if args, err = sqlrow.EvaluationArgs(&e, width, sqlrow.StorableText); err == nil {
 			_, err = s.db.ExecContext(ctx, insertEvaluationNext, append([]any{runID}, args...)...)
 		}
 	}
@@ -90,7 +89,7 @@ func addEvaluations(ctx context.Context, tx txn, runID int64, width int, es []re
 	}
 	rows := make([][]any, len(es))
 	for i := range es {
-		row, err := sqlrow.EvaluationArgs(&es[i], width, storable)
+		row, err := sqlrow.EvaluationArgs(&es[i], width, sqlrow.StorableText)
 		if err != nil {
 			return fmt.Errorf("evaluation %d: %w", i, err)
 		}
@@ -192,16 +191,6 @@ func (s *Store) width(ctx context.Context, runID int64) (int, error) {
 	s.widths[runID] = n
 	s.mu.Unlock()
 	return n, nil
-}
-
-// storable returns a compiler's or a program's text as a text column can hold it: UTF-8
-// without NUL bytes, each byte that is neither replaced by U+FFFD. PostgreSQL refuses
-// such text, where SQLite keeps it; a measurement is not lost for a message's bytes.
-func storable(s string) string {
-	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // Evaluations returns a run's evaluations in the order they were added.

@@ -31,11 +31,12 @@
 // schema needs a role that may create tables once. The schema has versions of its own
 // (SchemaVersion).
 //
-// Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8, which
-// SQLite keeps. A compiler's or a program's message (result.Evaluation's Message and
-// Warnings) holding them is stored with U+FFFD in place of each such byte rather than
-// losing the measurement; every other text (names, parameters, JSON) is refused with an
-// error instead.
+// Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8. A
+// compiler's or a program's message (result.Evaluation's Message and Warnings) holding
+// them is stored with U+FFFD in place of each NUL byte and each run of other bytes, as
+// SQLite's store stores it too (sqlrow.StorableText), rather than losing the measurement;
+// other text (names, parameter values, settings) is stored as it is, which the server
+// refuses with an error when it holds such bytes.
 package postgres
 
 import (

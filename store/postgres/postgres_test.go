@@ -200,4 +200,10 @@ func TestMessagesPostgreSQLCannotHoldAreStoredReplaced(t *testing.T) {
 	if es[0].Message != "bad\uFFFDbyte \uFFFD here" || es[0].Warnings != "w\uFFFD" {
 		t.Errorf("stored %q and %q", es[0].Message, es[0].Warnings)
 	}
+	// other text is stored as it is, which the server refuses
+	for _, name := range []string{"gpu\x00", "gpu\xff"} {
+		if _, err := st.PutDevice(ctx, store.Device{Name: name}); err == nil || !strings.Contains(err.Error(), "invalid byte sequence") {
+			t.Errorf("a device named %q: %v, want the server's refusal", name, err)
+		}
+	}
 }
