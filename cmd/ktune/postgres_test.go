@@ -173,3 +173,75 @@ func TestReadingCommandsLeaveAPostgreSQLDatabaseWithoutTablesAlone(t *testing.T)
 		t.Errorf("export as the reader wrote nothing: %v", err)
 	}
 }
+
+// A run whose id is above 2^31 (a database that has made that many runs, or whose ids
+// were moved there) is tuned, held, listed and resumed as any other.
+func TestTuneARunOfAnIDAboveTwoToThe31IntoPostgreSQL(t *testing.T) {
+	needBackend(t, "c")
+	db := pgtest.URL(t)
+	ctx := context.Background()
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 { // makes the tables
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const big = 1<<32 + 1
+	if _, err := conn.Exec(ctx, `ALTER TABLE runs ALTER COLUMN id RESTART WITH 4294967297`); err != nil {
+		t.Fatal(err)
+	}
+	spec := "../../examples/vector_add/vector_add_c.yaml"
+	tune := func(budget string) (string, int) {
+		_, errOut, code := ktune(t, "tune", spec, "--budget", budget, "--db", db, "--json")
+		return errOut, code
+	}
+	if errOut, code := tune("2"); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	tuned := func() (status string, evaluations int) {
+		t.Helper()
+		out, errOut, code := ktune(t, "runs", "--db", db, "--kind", "tuning", "--json")
+		var runs []struct {
+			ID          int64  `json:"id"`
+			Status      string `json:"status"`
+			Evaluations int    `json:"evaluations"`
+		}
+		if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 || runs[0].ID != big {
+			t.Fatalf("runs: exit %d, %v: %s%s; want run %d alone", code, err, out, errOut, int64(big))
+		}
+		return runs[0].Status, runs[0].Evaluations
+	}
+	if status, n := tuned(); status != "finished" || n != 2 {
+		t.Fatalf("run %d: %s with %d evaluations, want finished with 2", int64(big), status, n)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.FinishRun(ctx, big, store.StatusRunning); err != nil {
+		t.Fatal(err)
+	}
+	held, err := st.(store.RunLocker).LockRun(ctx, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := tuned(); status != "running" {
+		t.Errorf("a held run reads %q, want running", status)
+	}
+	if errOut, code := tune("4"); code == 0 || !strings.Contains(errOut, "is being tuned by another ktune process") {
+		t.Errorf("tune beside a held run: exit %d: %s", code, errOut)
+	}
+	held.Release()
+	if status, _ := tuned(); status != "interrupted" {
+		t.Errorf("a run left running that nobody holds reads %q, want interrupted", status)
+	}
+	if errOut, code := tune("4"); code != 0 {
+		t.Fatalf("tune again: exit %d: %s", code, errOut)
+	}
+	if status, n := tuned(); status != "finished" || n != 4 {
+		t.Errorf("run %d after resuming: %s with %d evaluations, want finished with 4", int64(big), status, n)
+	}
+}
