@@ -34,7 +34,8 @@ options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the numb
 evaluations stored (and how many succeeded), and the best successful objective value
 (with the configuration that reached it in --json). Filters match exactly. No run is
 changed; opening the database may fold its write-ahead log (the -wal file) into it, as
-SQLite does when it is read.`,
+SQLite does when it is read. A PostgreSQL database (--db postgres://...) without ktune's
+tables lists no runs and is left without them; a role that may only read lists its runs.`,
 		run: runRuns,
 	})
 }

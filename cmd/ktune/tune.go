@@ -130,7 +130,9 @@ Before the search the reference outputs are computed (a C or C++ reference of an
 or CUDA kernel runs once on the host, through the host C backend): a reference that does
 not compile, crashes or hangs stops the command, since every configuration would fail
 verification, and so does a verification function that does not compile. A
-configuration that fails is stored with its status and message; the summary gives each
+configuration that fails is stored with its status and message (in either results
+database, as UTF-8 without NUL bytes: U+FFFD stands in for each NUL byte and each run of
+bytes that are not UTF-8, which PostgreSQL's text cannot hold); the summary gives each
 failing status's most common message, tuning stops when the first 10 configurations
 and 5 more drawn at random from the rest of the space all fail with one message (a fault
 of the spec, not of the first picks' parameter values; the draws are stored and count

@@ -17,11 +17,26 @@
 // call. Runs are held by the tuning process with PostgreSQL advisory locks (see LockRun),
 // which the server releases when the process's connection ends.
 //
+// Reading writes nothing: a database without ktune's tables reads as an empty store (no
+// runs; a run, space or device is store.ErrNotFound), and its first write (a device, a
+// space, a run, an import) creates them, so that a command that only reads ('ktune runs',
+// 'report', 'analyze', 'export --run', the dashboard) leaves a database as it found it
+// and works for a role that may only read (CONNECT, and SELECT on the tables once they
+// exist). Open brings an older schema up to date at once, as SQLite's store does.
+//
 // What differs from SQLite: there is no file, so nothing of the file checks (a file
 // deleted while tuning, its -wal and -shm files, its -runlock file, a read-only file or
 // folder) applies; a role that may not write the tables gets store.ErrReadOnly on writes,
-// as a read-only SQLite file does, but a database whose schema is missing or old needs a
-// role that may create tables once. The schema has versions of its own (SchemaVersion).
+// as a read-only SQLite file does, but a database whose tables are missing or of an older
+// schema needs a role that may create tables once. The schema has versions of its own
+// (SchemaVersion).
+//
+// Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8. A
+// compiler's or a program's message (result.Evaluation's Message and Warnings) holding
+// them is stored with U+FFFD in place of each NUL byte and each run of other bytes, as
+// SQLite's store stores it too (sqlrow.StorableText), rather than losing the measurement;
+// other text (names, parameter values, settings) is stored as it is, which the server
+// refuses with an error when it holds such bytes.
 package postgres
 
 import (
@@ -60,7 +75,8 @@ const maxConns = 4
 
 // Advisory lock keys: PostgreSQL's two-key advisory locks, the first key ktune's
 // (lockSpace, "ktun"), so that another program's advisory locks in the same database do
-// not collide with ktune's. The second is a run's id (positive), or one of these.
+// not collide with ktune's. The second is a run's id (non-negative; a run id above 2^31
+// changes the first key as well: lockKey), or one of these.
 const (
 	lockSpace    int32 = 0x6b74756e
 	migrationKey int32 = -1 // held while a process migrates the schema
@@ -82,14 +98,19 @@ type Store struct {
 	// readBack counts the runs that ImportRecordingOnce read back whole to compare with
 	// a recording, which its tests bound.
 	readBack atomic.Int64
+
+	// noTables is set while the database holds none of ktune's tables: they are left to
+	// the first write (writable), and reads meanwhile find nothing (empty).
+	noTables atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
 
 // Open connects to the PostgreSQL database at location (a postgres:// or postgresql://
-// URL) and brings its schema up to date. It fails with store.ErrNewerSchema on a database
-// written by a newer ktune, and refuses a database whose tables of ktune's names belong
-// to another program.
+// URL) and brings its schema up to date; a database without ktune's tables is left
+// without them until the store's first write, so that opening it to read writes nothing.
+// It fails with store.ErrNewerSchema on a database written by a newer ktune, and refuses
+// a database whose tables of ktune's names belong to another program.
 func Open(ctx context.Context, location string) (*Store, error) {
 	name := Redact(location)
 	cfg, err := pgx.ParseConfig(location)
@@ -102,22 +123,92 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{location: location, name: name, db: db, widths: map[int64]int{}}
 	s.locks.s = s
-	_, current, err := readSchema(ctx, db)
-	if err != nil && ctx.Err() == nil && sqlState(err) == "" {
+	version, current, err := readSchema(ctx, db)
+	switch {
+	case err == nil:
+	case ctx.Err() == nil && sqlState(err) == "":
 		err = fmt.Errorf("cannot reach the server: %w", err)
+	case isReadOnly(err):
+		err = fmt.Errorf("this role may not read ktune's tables (%w); let it: GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s",
+			err, schemaName(ctx, db), cfg.User)
 	}
-	if err == nil && !current {
-		err = migrate(ctx, db)
-		if err != nil && isReadOnly(err) {
-			err = fmt.Errorf("%w: the database has no ktune schema of version %d yet, and this role may not create it (%w); open it once as a role that may",
-				store.ErrReadOnly, SchemaVersion, err)
-		}
+	switch {
+	case err != nil || current:
+	case version == 0:
+		s.noTables.Store(true)
+	default:
+		err = s.migrate(ctx)
 	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open postgres %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// migrate brings the database's schema up to date, saying what to do when this role may
+// not.
+func (s *Store) migrate(ctx context.Context) error {
+	err := migrate(ctx, s.db)
+	if err != nil && isReadOnly(err) {
+		return fmt.Errorf("%w: the database has no ktune schema of version %d yet, and this role may not create it (%w); write to it once as a role that may create tables (ktune import, ktune tune)",
+			store.ErrReadOnly, SchemaVersion, err)
+	}
+	return err
+}
+
+// writable creates ktune's tables before the first write to a database that has none.
+func (s *Store) writable(ctx context.Context) error {
+	if !s.noTables.Load() {
+		return nil
+	}
+	if err := s.migrate(ctx); err != nil {
+		return fmt.Errorf("create ktune's tables: %w", err)
+	}
+	s.noTables.Store(false)
+	return nil
+}
+
+// empty reports whether the database still holds none of ktune's tables, for a read to
+// find nothing without a query that names them; once another process has created them,
+// it reads them.
+func (s *Store) empty(ctx context.Context) (bool, error) {
+	if !s.noTables.Load() {
+		return false, nil
+	}
+	version, current, err := readSchema(ctx, s.db)
+	switch {
+	case err != nil:
+		return false, err
+	case version == 0:
+		return true, nil
+	case !current: // an older ktune created them meanwhile: as Open would
+		if err := s.migrate(ctx); err != nil {
+			return false, err
+		}
+	}
+	s.noTables.Store(false)
+	return false, nil
+}
+
+// schemaName is the schema that search_path selects, for messages ("public" when it
+// cannot be read).
+func schemaName(ctx context.Context, db *sql.DB) string {
+	var name sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&name); err != nil || !name.Valid {
+		return "public"
+	}
+	return name.String
+}
+
+// readable is nil when the database holds ktune's tables, and store.ErrNotFound, for a
+// read of one run, space or device, while it holds none.
+func (s *Store) readable(ctx context.Context) error {
+	none, err := s.empty(ctx)
+	if err == nil && none {
+		err = store.ErrNotFound
+	}
+	return err
 }
 
 // Redact returns location with its password, if any, replaced by "xxxxx", as it may
@@ -166,17 +257,45 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// inTx runs f in a transaction on db, committing if f succeeds.
-func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, opts)
+// txn is a transaction on one connection of the pool, whose pgx connection copyFrom
+// reaches for the COPY protocol, which database/sql does not offer.
+type txn struct {
+	*sql.Tx
+	conn *sql.Conn
+}
+
+// inTx runs f in a transaction on a connection of db, committing if f succeeds.
+func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(tx txn) error) error {
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	defer conn.Close() // back to the pool
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := f(txn{Tx: tx, conn: conn}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()
+}
+
+// copyFrom sends rows into table's columns with PostgreSQL's COPY protocol, inside the
+// transaction (COPY FROM STDIN on its connection), and returns how many it stored.
+func (tx txn) copyFrom(ctx context.Context, table string, columns []string, rows pgx.CopyFromSource) (int64, error) {
+	var n int64
+	err := tx.conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy into %s: the connection is a %T, not pgx's", table, driverConn)
+		}
+		var err error
+		n, err = c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, rows)
+		return err
+	})
+	return n, err
 }
 
 // readTx runs f in a read-only transaction that sees one snapshot of the database even

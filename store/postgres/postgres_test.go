@@ -65,9 +65,17 @@ func TestBothSchemesOpenTheStore(t *testing.T) {
 	}
 }
 
+// written makes ktune's tables in the database at loc, as a store's first write does.
+func written(t *testing.T, loc string) {
+	t.Helper()
+	if _, err := openStore(t, loc).PutDevice(context.Background(), store.Device{Name: "gpu"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestANewerSchemaIsRefused(t *testing.T) {
 	loc := pgtest.URL(t)
-	openStore(t, loc) // creates the schema
+	written(t, loc)
 	if _, err := raw(t, loc).Exec(`UPDATE ktune_schema SET version = $1`, postgres.SchemaVersion+1); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +87,7 @@ func TestANewerSchemaIsRefused(t *testing.T) {
 
 func TestSchemaVersionCountsMigrations(t *testing.T) {
 	loc := pgtest.URL(t)
-	openStore(t, loc)
+	written(t, loc)
 	var v int
 	if err := raw(t, loc).QueryRow(`SELECT version FROM ktune_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
 		t.Errorf("schema version %d, %v; want %d", v, err, postgres.SchemaVersion)
@@ -97,14 +105,15 @@ func TestAnotherProgramsTablesAreLeftAlone(t *testing.T) {
 	}
 }
 
-func TestProcessesOpeningANewDatabaseAtOnceMigrateItOnce(t *testing.T) {
+func TestProcessesWritingToANewDatabaseAtOnceCreateItsTablesOnce(t *testing.T) {
 	loc := pgtest.URL(t)
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() {
 			st, err := postgres.Open(context.Background(), loc)
 			if err == nil {
-				err = st.Close()
+				_, err = st.PutDevice(context.Background(), store.Device{Name: "gpu"})
+				err = errors.Join(err, st.Close())
 			}
 			errs <- err
 		}()
@@ -190,5 +199,11 @@ func TestMessagesPostgreSQLCannotHoldAreStoredReplaced(t *testing.T) {
 	}
 	if es[0].Message != "bad\uFFFDbyte \uFFFD here" || es[0].Warnings != "w\uFFFD" {
 		t.Errorf("stored %q and %q", es[0].Message, es[0].Warnings)
+	}
+	// other text is stored as it is, which the server refuses
+	for _, name := range []string{"gpu\x00", "gpu\xff"} {
+		if _, err := st.PutDevice(ctx, store.Device{Name: name}); err == nil || !strings.Contains(err.Error(), "invalid byte sequence") {
+			t.Errorf("a device named %q: %v, want the server's refusal", name, err)
+		}
 	}
 }

@@ -19,10 +19,13 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 		return 0, err
 	}
 	var runID int64
-	err := inTx(ctx, s.db, nil, func(tx *sql.Tx) (err error) {
-		runID, err = recording.Import(ctx, txWriter{tx}, rec)
-		return err
-	})
+	err := s.writable(ctx)
+	if err == nil {
+		err = inTx(ctx, s.db, nil, func(tx txn) (err error) {
+			runID, err = recording.Import(ctx, txWriter{tx}, rec)
+			return err
+		})
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: import %s: %w", recording.Name(rec), s.written(err))
 	}
@@ -40,13 +43,19 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 	}
 	// A file imported before, the most that an import run again meets, is found without
 	// the lock, and by a role that may not write too.
-	err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-		run, err = s.heldImport(ctx, tx, rec)
-		return err
-	})
+	none, err := s.empty(ctx)
+	if err == nil && !none {
+		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
+			run, err = s.heldImport(ctx, tx, rec)
+			return err
+		})
+	}
+	if err == nil && run.ID == 0 {
+		err = s.writable(ctx)
+	}
 	if err == nil && run.ID == 0 {
 		// another process may have imported it since: looked for again under the lock
-		err = inTx(ctx, s.db, nil, func(tx *sql.Tx) error {
+		err = inTx(ctx, s.db, nil, func(tx txn) error {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockSpace, importKey); err != nil {
 				return err
 			}
@@ -114,10 +123,13 @@ func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording
 // source.
 func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, error) {
 	var rec *result.Recording
-	err := readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-		rec, err = s.recording(ctx, tx, runID)
-		return err
-	})
+	err := s.readable(ctx)
+	if err == nil {
+		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
+			rec, err = s.recording(ctx, tx, runID)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: recording of run %d: %w", runID, err)
 	}
@@ -142,7 +154,7 @@ func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.
 }
 
 // txWriter stores an import's parts in its transaction, for recording.Import.
-type txWriter struct{ tx *sql.Tx }
+type txWriter struct{ tx txn }
 
 func (w txWriter) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 	return putDevice(ctx, w.tx, d)

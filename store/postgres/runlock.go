@@ -14,7 +14,7 @@ import (
 	"github.com/ktune/ktune/store"
 )
 
-// Runs are held with PostgreSQL's session-level advisory locks, keyed (lockSpace, run id),
+// Runs are held with PostgreSQL's session-level advisory locks, keyed by run id (lockKey),
 // on one connection of the store's own that does nothing else: the server lets a run go
 // when that connection ends, however the process ends (a crash or SIGKILL, or its machine
 // going down once the server notices the dead connection: tcp_keepalives_* settings bound
@@ -51,12 +51,38 @@ type heldRun struct {
 	gen int
 }
 
-// lockKey is run's second advisory lock key.
-func lockKey(run int64) (int32, error) {
-	if run < 0 || run > math.MaxInt32 {
-		return 0, fmt.Errorf("run lock: run id %d is beyond the advisory lock keys", run)
+// Run lock keys. PostgreSQL's advisory locks take one bigint key or two int4 keys, and
+// the server keeps either as two 32-bit halves beside a flag saying which form took it
+// (pg_locks: classid, objid, objsubid 1 or 2), so that a program's single-key locks never
+// meet another's two-key ones. ktune uses the two-key form only, with its first key
+// ktune's own (lockSpace, "ktun") and its second a run id, so that it meets another
+// program's locks only where that program picked the same first key. A run id is a
+// bigint, though: the second key holds its low 31 bits, and the first key carries its
+// high 32 bits, XORed into lockSpace:
+//
+//	key1 = lockSpace ^ int32(run >> 31), key2 = int32(run & (1<<31 - 1))
+//
+// This is one-to-one on run ids 0 to 2^63-1; it gives every run below 2^31 (the ids of
+// all but enormous databases) the key (lockSpace, run) that ktune always used, so that
+// processes of an older ktune and of this one exclude each other; a run id above it moves
+// the first key away from lockSpace in its low bits only (run 2^31 is (lockSpace^1, 0)),
+// to a first key as unlikely to be another program's as lockSpace itself. The second key
+// of a run is never negative, which keeps the database-wide keys (migrationKey,
+// importKey, under lockSpace) apart from every run's.
+type lockKeys struct{ space, run int32 }
+
+// lockKey returns run's advisory lock keys.
+func lockKey(run int64) (lockKeys, error) {
+	if run < 0 {
+		return lockKeys{}, fmt.Errorf("run lock: run id %d is negative, which no run has", run)
 	}
-	return int32(run), nil
+	return lockKeys{space: lockSpace ^ int32(uint32(run>>31)), run: int32(run & math.MaxInt32)}, nil
+}
+
+// oids returns the keys as pg_locks shows them (classid and objid, of type oid: the
+// keys' bits read unsigned).
+func (k lockKeys) oids() (classid, objid int64) {
+	return int64(uint32(k.space)), int64(uint32(k.run))
 }
 
 // LockRun implements store.RunLocker.
@@ -89,11 +115,12 @@ func (s *Store) RunHeld(ctx context.Context, run int64) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	classid, objid := key.oids()
 	var held bool
 	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
 		WHERE locktype = 'advisory' AND granted AND objsubid = 2
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND classid::bigint = $1 AND objid::bigint = $2)`, int64(lockSpace), int64(key)).Scan(&held)
+			AND classid::bigint = $1 AND objid::bigint = $2)`, classid, objid).Scan(&held)
 	if err != nil {
 		return true, fmt.Errorf("run lock: is run %d held: %w", run, err)
 	}
@@ -129,7 +156,7 @@ func (l *runLocks) take(ctx context.Context, run int64) error {
 		return err
 	}
 	var got bool
-	if err := l.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, lockSpace, key).Scan(&got); err != nil {
+	if err := l.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, key.space, key.run).Scan(&got); err != nil {
 		return fmt.Errorf("run lock: lock run %d in %s: %w", run, l.s.name, err)
 	}
 	if !got {
@@ -217,9 +244,11 @@ func (l *runLocks) holder(ctx context.Context, run int64) (pid uint32, held bool
 	if err != nil {
 		return 0, false, err
 	}
+	classid, objid := key.oids()
 	var p int32
 	err = l.conn.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory'
-		AND classid = $1::int4::oid AND objid = $2::int4::oid AND objsubid = 2 AND granted`, lockSpace, key).Scan(&p)
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 2 AND granted`, classid, objid).Scan(&p)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -244,7 +273,7 @@ func (h *heldRun) Release() {
 	}
 	delete(l.held, h.run)
 	key, _ := lockKey(h.run)
-	if _, err := l.conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1, $2)`, lockSpace, key); err != nil {
+	if _, err := l.conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1, $2)`, key.space, key.run); err != nil {
 		// the run stays locked while the connection lasts: end it, which lets it go
 		l.conn.Close(context.Background())
 		l.conn = nil

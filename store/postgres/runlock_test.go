@@ -3,10 +3,12 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/postgres/pgtest"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // Two stores stand for two processes: a run held by one is held for the other, and for
@@ -99,4 +101,72 @@ func TestCheckTakesARunAgainAfterItsConnectionEnded(t *testing.T) {
 	if err := h8.Check(ctx); !errors.Is(err, store.ErrRunHeld) {
 		t.Errorf("Check of a run another process took meanwhile: %v", err)
 	}
+}
+
+// Run ids are bigints: a run above 2^31 is locked like any other, by a key of its own that
+// neither a run of the same low bits nor ktune's database-wide locks share, and
+// pg_locks shows it under the key that lockKey documents.
+func TestRunsAboveTwoToThe31AreLocked(t *testing.T) {
+	loc := pgtest.URL(t)
+	a, b := openStore(t, loc), openStore(t, loc)
+	ctx := context.Background()
+	if _, err := a.ImportRecording(ctx, storetest.Recording()); err != nil { // makes the tables
+		t.Fatal(err)
+	}
+	const big = 1<<32 + 7
+	if _, err := raw(t, loc).Exec(`ALTER TABLE runs ALTER COLUMN id RESTART WITH 4294967303`); err != nil {
+		t.Fatal(err)
+	}
+	id, err := a.ImportRecording(ctx, storetest.Recording())
+	if err != nil || id != big {
+		t.Fatalf("import after restarting the run ids at 2^32+7: run %d, %v", id, err)
+	}
+	ids := []int64{7, 1<<31 - 1, 1 << 31, 1<<31 + 7, big, 1<<62 + 7, math.MaxInt64}
+	holds := map[int64]store.HeldRun{}
+	for _, run := range ids {
+		if holds[run], err = a.LockRun(ctx, run); err != nil {
+			t.Fatalf("lock run %d: %v", run, err)
+		}
+	}
+	for _, run := range ids {
+		if _, err := b.LockRun(ctx, run); !errors.Is(err, store.ErrRunHeld) {
+			t.Errorf("another process locked held run %d: %v", run, err)
+		}
+		if held, err := b.RunHeld(ctx, run); err != nil || !held {
+			t.Errorf("RunHeld(%d) of a held run = %v, %v", run, held, err)
+		}
+	}
+	for _, free := range []int64{8, 1<<32 + 8, 1<<33 + 7, 0} {
+		if held, err := b.RunHeld(ctx, free); err != nil || held {
+			t.Errorf("RunHeld(%d) of a free run = %v, %v", free, held, err)
+		}
+	}
+	if _, err := a.LockRun(ctx, -1); err == nil {
+		t.Error("a negative run id was locked")
+	}
+
+	// run 2^32+7: first key lockSpace ^ 2, second key 7, as two int4 keys (objsubid 2)
+	var pid int32
+	err = raw(t, loc).QueryRow(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND classid = $1::bigint::oid AND objid = 7 AND objsubid = 2`, int64(0x6b74756e^2)).Scan(&pid)
+	if err != nil {
+		t.Fatalf("the lock of run %d in pg_locks: %v", big, err)
+	}
+	// its connection ends: Check takes it again, under the same key
+	if _, err := raw(t, loc).Exec(`SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := holds[big].Check(ctx); err != nil {
+		t.Fatalf("Check of run %d after its lock connection ended: %v", big, err)
+	}
+	if _, err := b.LockRun(ctx, big); !errors.Is(err, store.ErrRunHeld) {
+		t.Errorf("another process locked run %d, taken again: %v", big, err)
+	}
+	holds[big].Release()
+	h, err := b.LockRun(ctx, big)
+	if err != nil {
+		t.Fatalf("lock released run %d: %v", big, err)
+	}
+	h.Release()
 }

@@ -18,7 +18,11 @@ import (
 // follows driver updates; empty properties leave them alone, so an import that knows only
 // the name does not erase what a tuning run recorded.
 func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
-	id, err := putDevice(ctx, s.db, d)
+	err := s.writable(ctx)
+	var id int64
+	if err == nil {
+		id, err = putDevice(ctx, s.db, d)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: put device %q: %w", d.Name, s.written(err))
 	}
@@ -41,7 +45,11 @@ func putDevice(ctx context.Context, q queryer, d store.Device) (int64, error) {
 
 // PutSpace records a space, or finds the identical one, and returns its id.
 func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
-	id, err := putSpace(ctx, s.db, sp)
+	err := s.writable(ctx)
+	var id int64
+	if err == nil {
+		id, err = putSpace(ctx, s.db, sp)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: put space %q: %w", sp.Kernel, s.written(err))
 	}
@@ -67,8 +75,11 @@ func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
 func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
 	d := store.Device{ID: id}
 	var props sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT name, backend, properties FROM devices WHERE id = $1`, id).
-		Scan(&d.Name, &d.Backend, &props)
+	err := s.readable(ctx)
+	if err == nil {
+		err = s.db.QueryRowContext(ctx, `SELECT name, backend, properties FROM devices WHERE id = $1`, id).
+			Scan(&d.Name, &d.Backend, &props)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		err = store.ErrNotFound
 	}
@@ -83,7 +94,11 @@ func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
 
 // Space returns a recorded space.
 func (s *Store) Space(ctx context.Context, id int64) (store.Space, error) {
-	sp, err := getSpace(ctx, s.db, id)
+	err := s.readable(ctx)
+	var sp store.Space
+	if err == nil {
+		sp, err = getSpace(ctx, s.db, id)
+	}
 	if err != nil {
 		return store.Space{}, fmt.Errorf("store: space %d: %w", id, err)
 	}
@@ -111,7 +126,11 @@ func getSpace(ctx context.Context, q queryer, id int64) (store.Space, error) {
 
 // CreateRun starts a run and returns its id.
 func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error) {
-	id, err := createRun(ctx, s.db, run)
+	err := s.writable(ctx)
+	var id int64
+	if err == nil {
+		id, err = createRun(ctx, s.db, run)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: create run (kind %q): %w", run.Kind, s.written(err))
 	}
@@ -154,6 +173,9 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 // updateRun runs an UPDATE of one run (its id the last argument); store.ErrNotFound when
 // no run has that id.
 func (s *Store) updateRun(ctx context.Context, query string, args ...any) error {
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
 	res, err := s.db.ExecContext(ctx, query, args...)
 	if err != nil {
 		return s.written(err)
@@ -188,7 +210,11 @@ const selectRuns = `
 
 // Run returns one run.
 func (s *Store) Run(ctx context.Context, runID int64) (store.RunInfo, error) {
-	run, err := getRun(ctx, s.db, runID)
+	err := s.readable(ctx)
+	var run store.RunInfo
+	if err == nil {
+		run, err = getRun(ctx, s.db, runID)
+	}
 	if err != nil {
 		return store.RunInfo{}, fmt.Errorf("store: run %d: %w", runID, err)
 	}
@@ -212,6 +238,12 @@ func getRun(ctx context.Context, q queryer, runID int64) (store.RunInfo, error) 
 
 // Runs returns the runs that match the filter, oldest first.
 func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
+	if none, err := s.empty(ctx); err != nil || none {
+		if err != nil {
+			return nil, fmt.Errorf("store: list runs: %w", err)
+		}
+		return nil, nil
+	}
 	where, args := sqlrow.RunFilterWhere(f, func(n int) string { return fmt.Sprintf("$%d", n) })
 	query := selectRuns + where
 	rows, err := s.db.QueryContext(ctx, query+" ORDER BY r.id", args...)

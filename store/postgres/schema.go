@@ -169,7 +169,7 @@ func readSchema(ctx context.Context, q queryer) (version int, current bool, err 
 // transactional: a failure leaves the old version intact), under a transaction-level
 // advisory lock, so that processes opening a new database at once migrate it once.
 func migrate(ctx context.Context, db *sql.DB) error {
-	return inTx(ctx, db, nil, func(tx *sql.Tx) error {
+	return inTx(ctx, db, nil, func(tx txn) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockSpace, migrationKey); err != nil {
 			return err
 		}

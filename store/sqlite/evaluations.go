@@ -65,7 +65,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	width, err := s.width(ctx, runID)
 	if err == nil {
 		var args []any
-		if args, err = sqlrow.EvaluationArgs(&e, width, nil); err == nil {
+		if args, err = sqlrow.EvaluationArgs(&e, width, sqlrow.StorableText); err == nil {
 			args = append([]any{runID, runID}, args...)
 			err = s.write(ctx, "add evaluation", func(*sql.DB) error {
 				_, err := s.add.ExecContext(ctx, args...)
@@ -115,7 +115,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 	defer stmt.Close()
 	args := make([]any, 0, 23)
 	for i := range es {
-		row, err := sqlrow.EvaluationArgs(&es[i], width, nil)
+		row, err := sqlrow.EvaluationArgs(&es[i], width, sqlrow.StorableText)
 		if err != nil {
 			return fmt.Errorf("evaluation %d: %w", i, err)
 		}

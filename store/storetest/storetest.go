@@ -34,6 +34,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"RunLifecycleAndResume", runLifecycleAndResume},
 		{"RunsFilter", runsFilter},
 		{"MissingIDsAreErrNotFound", missingIDsAreErrNotFound},
+		{"ANewStoreReadsEmptyAndFollowsAWriter", aNewStoreReadsEmpty},
 		{"RejectsBadInput", rejectsBadInput},
 		{"AddEvaluationsIsAllOrNothing", addEvaluationsIsAllOrNothing},
 		{"LookupFindsTheFirstOfTheSameValues", lookupFindsTheFirstOfTheSameValues},
@@ -43,6 +44,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"ConcurrentWritersKeepSeqDenseAndOrdered", concurrentWritersKeepSeqDenseAndOrdered},
 		{"ImportRecordingOnceStoresOnceFromTwoStores", importRecordingOnceStoresOnce},
 		{"AReopenedStoreReadsWhatWasWritten", aReopenedStoreReadsWhatWasWritten},
+		{"MessagesAreStoredAsUTF8WithoutNUL", messagesAreStoredAsUTF8WithoutNUL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
@@ -695,6 +697,106 @@ func importRecordingOnceStoresOnce(t *testing.T, loc string) {
 	}
 	if runs, _ := stores[1].Runs(ctx, store.RunFilter{}); len(runs) != 2 {
 		t.Errorf("the database holds %d runs, want 2", len(runs))
+	}
+}
+
+// aNewStoreReadsEmpty reads a store that nothing was written to yet (a new file, a
+// database without ktune's tables): no runs, every id missing; a second store on the same
+// location, opened before the first write, then reads what the first wrote.
+func aNewStoreReadsEmpty(t *testing.T, loc string) {
+	ctx := context.Background()
+	reader := open(t, loc)
+	runs, err := reader.Runs(ctx, store.RunFilter{})
+	if err != nil || len(runs) != 0 {
+		t.Errorf("Runs of a new store = %v, %v; want none", runs, err)
+	}
+	rec := Recording()
+	e := rec.Evaluations[0]
+	errs := map[string]error{}
+	_, errs["Device"] = reader.Device(ctx, 1)
+	_, errs["Space"] = reader.Space(ctx, 1)
+	_, errs["Run"] = reader.Run(ctx, 1)
+	_, errs["Evaluations"] = reader.Evaluations(ctx, 1)
+	_, errs["EvaluationsAfter"] = reader.EvaluationsAfter(ctx, 1, 0)
+	_, errs["Tally"] = reader.Tally(ctx, 1)
+	_, _, errs["Lookup"] = reader.Lookup(ctx, 1, e.Config)
+	_, errs["Recording"] = reader.Recording(ctx, 1)
+	for what, err := range errs {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s of a new store: %v, want store.ErrNotFound", what, err)
+		}
+	}
+
+	writer := open(t, loc)
+	if err := writer.FinishRun(ctx, 1, store.StatusFinished); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FinishRun of a new store: %v, want store.ErrNotFound", err)
+	}
+	id := newRun(t, writer, rec)
+	if err := writer.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = reader.Runs(ctx, store.RunFilter{})
+	if err != nil || len(runs) != 1 || runs[0].ID != id || runs[0].Evaluations != len(rec.Evaluations) {
+		t.Fatalf("Runs after another store's first write = %+v, %v; want run %d of %d evaluations", runs, err, id, len(rec.Evaluations))
+	}
+	es, err := reader.Evaluations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvaluations(t, es, rec.Evaluations)
+}
+
+// messagesAreStoredAsUTF8WithoutNUL stores messages and compiler warnings with NUL bytes
+// and bytes that are not UTF-8, by each path that stores evaluations: every backend keeps
+// them with U+FFFD in place of each NUL byte and of each run of other bytes, which
+// PostgreSQL's text could not hold, so that a run reads back the same from any.
+func messagesAreStoredAsUTF8WithoutNUL(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	const (
+		message      = "error: bad\x00byte \xff\xfe here: caf\xe9 \xc3\xa9\x00\x00"
+		wantMessage  = "error: bad\uFFFDbyte \uFFFD here: caf\uFFFD \u00e9\uFFFD\uFFFD"
+		warnings     = "warning: \xfe\x00"
+		wantWarnings = "warning: \uFFFD\uFFFD"
+	)
+	rec := Recording()
+	for i := range rec.Evaluations {
+		rec.Evaluations[i].Message, rec.Evaluations[i].Warnings = message, warnings
+	}
+	imported, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := newRun(t, st, rec)
+	if err := st.AddEvaluation(ctx, tuned, rec.Evaluations[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, tuned, rec.Evaluations[1:]); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{imported, tuned} {
+		es, err := st.Evaluations(ctx, id)
+		if err != nil || len(es) != len(rec.Evaluations) {
+			t.Fatalf("run %d: %d evaluations, %v", id, len(es), err)
+		}
+		for i, e := range es {
+			if e.Message != wantMessage || e.Warnings != wantWarnings {
+				t.Errorf("run %d, evaluation %d: message %q, warnings %q; want %q, %q", id, i, e.Message, e.Warnings, wantMessage, wantWarnings)
+			}
+		}
+		if e, ok, err := st.Lookup(ctx, id, rec.Evaluations[0].Config); err != nil || !ok || e.Message != wantMessage {
+			t.Errorf("run %d: Lookup = %q, %v, %v", id, e.Message, ok, err)
+		}
+	}
+	// a message of UTF-8 is kept as it is
+	valid := Recording()
+	valid.Evaluations[0].Message = "naïve \u00e9\t\n"
+	id, err := st.ImportRecording(ctx, valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, err := st.Evaluations(ctx, id); err != nil || len(es) == 0 || es[0].Message != valid.Evaluations[0].Message {
+		t.Errorf("a message of valid UTF-8 read back as %v, %v", es, err)
 	}
 }
 

@@ -3,6 +3,8 @@ package sqlrow
 import (
 	"database/sql"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -14,7 +16,8 @@ import (
 // an evaluation's columns, in order: config, config_key, status, objective, samples,
 // metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
 // grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample. text, when
-// not nil, turns the message and the warnings into what the backend's text columns hold.
+// not nil, turns the message and the warnings into what the store keeps: StorableText, in
+// every backend, so that a run reads back the same from each.
 func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) ([]any, error) {
 	if len(e.Config) != width {
 		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
@@ -158,4 +161,18 @@ func sameConfig(a, b []space.Value) bool {
 		}
 	}
 	return true
+}
+
+// StorableText returns a compiler's or a program's text (an evaluation's message and
+// warnings) as every store keeps it: UTF-8 without NUL bytes, with U+FFFD in place of each
+// NUL byte and of each run of bytes that are not UTF-8 (as strings.ToValidUTF8 replaces
+// them; encoding/json would write each such byte as U+FFFD in an export anyway).
+// PostgreSQL's text cannot hold either, and
+// SQLite's store keeps the same, so that a run reads back, and exports, the same from
+// either; a measurement is not lost for its message's bytes.
+func StorableText(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

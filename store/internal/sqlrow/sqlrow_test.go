@@ -77,3 +77,25 @@ func TestEvaluationArgsText(t *testing.T) {
 		t.Error("a configuration of the wrong width was accepted")
 	}
 }
+
+func TestStorableText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"plain ASCII", "plain ASCII"},
+		{"naïve é ∑ 😀", "naïve é ∑ 😀"},
+		{"a\x00b", "a\uFFFDb"},
+		{"\x00\x00", "\uFFFD\uFFFD"},
+		{"caf\xe9", "caf\uFFFD"},
+		{"\xff\xfe\xfd end", "\uFFFD end"}, // a run of bytes that are not UTF-8 is one U+FFFD
+		{"\xe2\x82", "\uFFFD"},             // a sequence cut short
+		{"x\xff\x00y", "x\uFFFD\uFFFDy"},
+	} {
+		got := StorableText(tc.in)
+		if got != tc.want {
+			t.Errorf("StorableText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if StorableText(got) != got {
+			t.Errorf("StorableText(%q) changes its own result %q", tc.in, got)
+		}
+	}
+}

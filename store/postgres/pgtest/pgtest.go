@@ -251,3 +251,54 @@ func credential(dir string) (*syscall.Credential, error) {
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
+
+// ReadOnlyRole makes a role for t that may only read the database at loc (a URL from URL),
+// and returns loc as that role: it may connect to the database and SELECT from its tables,
+// those there now and those that loc's role creates later, and may create nothing (no
+// CREATE on the database or its schema public, no temporary tables), as a role that
+// reads results should be. It has no password: the server must let it in without one, as
+// the private server does every role. The role is dropped when t ends.
+func ReadOnlyRole(t testing.TB, loc string) string {
+	t.Helper()
+	u, err := url.Parse(loc)
+	if err != nil || u.User == nil {
+		t.Fatalf("pgtest: %s is not a URL with a user of the server", loc)
+	}
+	owner := pgx.Identifier{u.User.Username()}.Sanitize()
+	database := pgx.Identifier{u.Path[1:]}.Sanitize()
+	name := u.Path[1:] + "_reader"
+	role := pgx.Identifier{name}.Sanitize()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, loc)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", loc, err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
+		"GRANT CONNECT ON DATABASE " + database + " TO " + role,
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role,
+		"ALTER DEFAULT PRIVILEGES FOR ROLE " + owner + " IN SCHEMA public GRANT SELECT ON TABLES TO " + role,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("pgtest: %s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, loc)
+		if err != nil {
+			t.Logf("pgtest: drop role %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		for _, q := range []string{"DROP OWNED BY " + role, "DROP ROLE " + role} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Logf("pgtest: %s: %v", q, err)
+			}
+		}
+	})
+	u.User = url.User(name)
+	return u.String()
+}
