@@ -312,15 +312,16 @@ func (r *Runner) KnownGood() space.Config {
 
 // CompareOutputs compares the outputs of two runs of configuration c's instance on the
 // same data, got against want (Outcome.Outputs), as the spec's verification compares an
-// output with its reference: each compared output by its check, every other output, and
-// every output of a spec without verification, by allclose within the default
-// tolerances. An output a verification function checks is compared by allclose within
-// the function's tolerance, as the function runs on the device of a tuning run only. It
-// returns "" when they agree, else what differs.
-func (r *Runner) CompareOutputs(c space.Config, got, want map[string][]byte) string {
+// output with its reference: each compared output by its check (a verification function
+// included: it is compiled for the host C backend the first time, and called as a tuning
+// run calls it), every other output, and every output of a spec without verification, by
+// allclose within the default tolerances. It returns "" when they agree, else what
+// differs; the error is a verification function's that cannot be built or called (the
+// outputs are then not judged), or the context's.
+func (r *Runner) CompareOutputs(ctx context.Context, c space.Config, got, want map[string][]byte) (string, error) {
 	inst, err := r.spec.Instance(r.sp.Values(c))
 	if err != nil {
-		return err.Error()
+		return err.Error(), nil
 	}
 	v := r.spec.Verification
 	var problems []string
@@ -344,14 +345,23 @@ func (r *Runner) CompareOutputs(c space.Config, got, want map[string][]byte) str
 				chk.Atol, chk.Rtol = v.Tolerance(a.Type)
 			}
 		}
-		if chk.Method == spec.MethodFunction {
-			chk = spec.Check{Method: spec.MethodAllclose, Atol: chk.Tolerance, Rtol: 0, Start: chk.Start, End: chk.End}
+		if chk.Method == spec.MethodFunction && chk.Function != nil {
+			gr, wr, name, msg := inRange(a, g, w, chk)
+			if msg == "" {
+				if msg, err = r.callFunction(ctx, func(string) {}, i, a, gr, wr, chk, name); err != nil {
+					return "", err
+				}
+			}
+			if msg != "" {
+				problems = append(problems, msg)
+			}
+			continue
 		}
 		if msg := compare(a, g, w, chk); msg != "" {
 			problems = append(problems, msg)
 		}
 	}
-	return strings.Join(problems, "; ")
+	return strings.Join(problems, "; "), nil
 }
 
 // encode converts a caller's value for an argument of element type typ to its
