@@ -26,7 +26,8 @@
 // where the reference is a kernel of its own, the tuned kernel at that configuration,
 // trusted as the spec author's first choice) on the same data, and compares the tried
 // configuration's outputs with its outputs by the spec's verification (its checks and
-// tolerances). The reference configuration, rather than the best so far, is the judge:
+// tolerances, and its verification functions, called on the host as offline tuning
+// calls them). The reference configuration, rather than the best so far, is the judge:
 // the best has only been seen to agree with it on earlier calls' data, and a
 // configuration wrong for some data only (a tile that does not divide the size) would,
 // as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
@@ -51,6 +52,11 @@
 // configuration answers, and the next call checks the next best. The call never returns
 // the wrong outputs it found. The session is not told (it has ended, and the sink keeps
 // what it measured): Retune forgets the failures with the search.
+//
+// New checks what a call would otherwise be the first to find wrong with the spec: the
+// parameters the kernel and the spec's reference kernel declare against its arguments,
+// a reference kernel of its own (it compiles and runs on the spec's data), and its
+// verification functions (they build), as `ktune tune` does before it measures.
 //
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
@@ -417,6 +423,10 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 	}
 	defer dev.Close()
 	t.dev = dev
+	if err := t.checkSpec(ctx); err != nil {
+		opened <- err
+		return
+	}
 	opened <- nil
 	defer func() {
 		t.mu.Lock()
@@ -462,6 +472,34 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 			close(p.done)
 		}
 	}
+}
+
+// checkSpec checks, when the tuner is made, what would otherwise fail on a call, or
+// never show: the parameters the kernel (at the known-good configuration) and the
+// spec's reference kernel declare against the spec's arguments (runner.Runner.Check);
+// where verification names a reference kernel of its own (on the device or the host),
+// that it compiles and runs on the spec's own data; and that the verification functions
+// build for the host C backend (runner.Runner.Reference), as `ktune tune` checks before
+// it measures. Calls never run the reference kernel (the known-good configuration
+// judges them, see the package doc), but a spec whose reference is broken is broken.
+func (t *Tuner) checkSpec(ctx context.Context) error {
+	r := runner.New(t.spec, t.sp, t.dev)
+	defer r.Close()
+	if err := r.Check(ctx); err != nil {
+		return fmt.Errorf("dynamic: %w", err) // it names the spec's file and line
+	}
+	v := t.spec.Verification
+	if v == nil {
+		return nil
+	}
+	_, kernel := t.spec.ReferenceSource()
+	if !kernel && len(v.Functions()) == 0 {
+		return nil
+	}
+	if err := r.Reference(ctx, nil); err != nil {
+		return fmt.Errorf("dynamic: spec %s: verification, checked before tuning: %w", t.spec.File, err)
+	}
+	return nil
 }
 
 // Pending is a call started by Start.
