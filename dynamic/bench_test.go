@@ -16,7 +16,8 @@ import (
 // data (runner): the difference is the tuner's per-call overhead (the hand-off to its
 // device goroutine). Both convert the typed data and copy the arrays in and out: the
 // vector_add example's 1M floats, and the tests' axpy on 4096, where that copying is
-// small beside the overhead. BENCHMARKS.md gives the figures.
+// small beside the overhead. dynamic_checked is the dynamic call with every call
+// checked (Options.CheckEvery 1). BENCHMARKS.md gives the figures.
 func BenchmarkCallAfterTuning(b *testing.B) {
 	openCL(b)
 	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
@@ -60,6 +61,35 @@ func benchCalls(b *testing.B, s *spec.Spec, data dynamic.Data) {
 			kernel += res.KernelMS
 		}
 		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
+	})
+	// every call checked (Options.CheckEvery 1): the known-good configuration runs too,
+	// and the outputs are compared. checked/op says the calls were checked: the best
+	// was not the known-good configuration, which is never checked.
+	b.Run("dynamic_checked", func(b *testing.B) {
+		tc, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tc.Close()
+		for range 7 { // the budget, and the best's first run
+			if _, err := tc.Run(ctx, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		checked := 0
+		kernel = 0
+		for b.Loop() {
+			res, err := tc.Run(ctx, data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Checked {
+				checked++
+			}
+			kernel += res.KernelMS
+		}
+		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
+		b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
 	})
 	b.Run("runner", func(b *testing.B) {
 		runtime.LockOSThread()
