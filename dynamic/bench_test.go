@@ -2,6 +2,7 @@ package dynamic_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -16,8 +17,7 @@ import (
 // data (runner): the difference is the tuner's per-call overhead (the hand-off to its
 // device goroutine). Both convert the typed data and copy the arrays in and out: the
 // vector_add example's 1M floats, and the tests' axpy on 4096, where that copying is
-// small beside the overhead. dynamic_checked is the dynamic call with every call
-// checked (Options.CheckEvery 1). BENCHMARKS.md gives the figures.
+// small beside the overhead. BENCHMARKS.md gives the figures.
 func BenchmarkCallAfterTuning(b *testing.B) {
 	openCL(b)
 	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
@@ -61,35 +61,6 @@ func benchCalls(b *testing.B, s *spec.Spec, data dynamic.Data) {
 			kernel += res.KernelMS
 		}
 		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
-	})
-	// every call checked (Options.CheckEvery 1): the known-good configuration runs too,
-	// and the outputs are compared. checked/op says the calls were checked: the best
-	// was not the known-good configuration, which is never checked.
-	b.Run("dynamic_checked", func(b *testing.B) {
-		tc, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer tc.Close()
-		for range 7 { // the budget, and the best's first run
-			if _, err := tc.Run(ctx, data); err != nil {
-				b.Fatal(err)
-			}
-		}
-		checked := 0
-		kernel = 0
-		for b.Loop() {
-			res, err := tc.Run(ctx, data)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if res.Checked {
-				checked++
-			}
-			kernel += res.KernelMS
-		}
-		b.ReportMetric(kernel*1e6/float64(b.N), "kernel-ns/op")
-		b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
 	})
 	b.Run("runner", func(b *testing.B) {
 		runtime.LockOSThread()
@@ -192,4 +163,55 @@ func BenchmarkSwitchingSizes(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckedCall measures what checks after tuning cost a call (Options.CheckEvery):
+// calls of the tests' count-dependent axpy (countSpec) after tuning, unchecked, every
+// 10th checked and every one, at N 4096 and at 1M (RunSized). The spec's rank makes the
+// best 128 2 whatever the timings, so every check runs: the known-good configuration
+// on the same data beside the best, and the outputs compared. checked/op is the
+// fraction of calls checked.
+func BenchmarkCheckedCall(b *testing.B) {
+	s := countAxpy(b)
+	ctx := context.Background()
+	for _, n := range []int{4096, 1 << 20} {
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = float32(i%1000)/8, 0.5
+		}
+		data := dynamic.Data{"x": x, "y": y, "alpha": float32(2), "n": int32(n)}
+		sizes := dynamic.Sizes{"N": float64(n)}
+		for _, every := range []int{0, 10, 1} {
+			name := fmt.Sprintf("N%d/unchecked", n)
+			if every > 0 {
+				name = fmt.Sprintf("N%d/every_%d", n, every)
+			}
+			b.Run(name, func(b *testing.B) {
+				tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: every})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tu.Close()
+				for range 6 { // the budget, and the best's first run
+					if _, err := tu.RunSized(ctx, sizes, data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				checked := 0
+				for b.Loop() {
+					res, err := tu.RunSized(ctx, sizes, data)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Checked {
+						checked++
+					}
+					if len(res.CheckErrors) > 0 {
+						b.Fatal(res.Failure)
+					}
+				}
+				b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
+			})
+		}
+	}
 }

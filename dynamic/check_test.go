@@ -267,3 +267,53 @@ func TestCheckOptionsAreValidated(t *testing.T) {
 		}
 	}
 }
+
+// A check of a size's search (RunSized) names that size: the search at N 2048 tunes
+// on n 2048 and its best, 128 2, is caught at n 2000 (as are 64 2 and 32 2 after it:
+// 2000 is no multiple of 64); the spec's own size's search is left alone.
+func TestACheckNamesTheSizeOfItsSearch(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(12, 1))
+	const size = 2048
+	run := func(n int) dynamic.Result {
+		t.Helper()
+		x, y, want := make([]float32, size), make([]float32, size), make([]float32, size)
+		for i := range x {
+			x[i], y[i] = float32(rng.IntN(1000))/8, float32(rng.IntN(1000))/8
+			want[i] = y[i]
+			if i < n {
+				want[i] = 3*x[i] + y[i]
+			}
+		}
+		res, err := tu.RunSized(ctx, dynamic.Sizes{"N": size}, dynamic.Data{"x": x, "y": y, "alpha": float32(3), "n": int32(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := res.Float32s("y")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("n %d: a wrong y from %v", n, res.Config)
+		}
+		return res
+	}
+	for range 5 {
+		run(size)
+	}
+	res := run(2000)
+	if len(res.CheckErrors) != 3 || fmtValues(res.Config) != "128 1" {
+		t.Fatalf("the call at n 2000 found %d wrong configurations (%q) and ran %v, want 3 and 128 1", len(res.CheckErrors), res.Failure, res.Config)
+	}
+	ce := res.CheckErrors[0]
+	if ce.Sizes["N"] != size || !strings.Contains(ce.Error(), "call 6 of N=2048: the tuned configuration block_size_x=128, tile_size_x=2 is wrong") {
+		t.Errorf("the check error %q (sizes %v); want call 6 of N=2048 naming 128 2", ce.Error(), ce.Sizes)
+	}
+	for _, sr := range tu.Searches() {
+		if sr.Sizes == nil && sr.Failed != nil {
+			t.Errorf("the spec's own size's search reports failures %v", sr.Failed)
+		}
+	}
+}
