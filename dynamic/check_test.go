@@ -269,8 +269,10 @@ func TestCheckOptionsAreValidated(t *testing.T) {
 }
 
 // A check of a size's search (RunSized) names that size: the search at N 2048 tunes
-// on n 2048 and its best, 128 2, is caught at n 2000 (as are 64 2 and 32 2 after it:
-// 2000 is no multiple of 64); the spec's own size's search is left alone.
+// on n 2048 and its best, 128 2, is caught at n 2000, as are 64 2 and 32 2 after it
+// (2000 is no multiple of 64): after three tries the known-good configuration answers,
+// and the next call checks the next best, 128 1, which agrees. The spec's own size's
+// search is left alone.
 func TestACheckNamesTheSizeOfItsSearch(t *testing.T) {
 	s := countAxpy(t)
 	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
@@ -304,8 +306,11 @@ func TestACheckNamesTheSizeOfItsSearch(t *testing.T) {
 		run(size)
 	}
 	res := run(2000)
-	if len(res.CheckErrors) != 3 || fmtValues(res.Config) != "128 1" {
-		t.Fatalf("the call at n 2000 found %d wrong configurations (%q) and ran %v, want 3 and 128 1", len(res.CheckErrors), res.Failure, res.Config)
+	if len(res.CheckErrors) != 3 || fmtValues(res.Config) != "32 1" {
+		t.Fatalf("the call at n 2000 found %d wrong configurations (%q) and ran %v, want 3 and the known-good 32 1", len(res.CheckErrors), res.Failure, res.Config)
+	}
+	if next := run(2000); !next.Checked || next.Failure != "" || fmtValues(next.Config) != "128 1" {
+		t.Errorf("the call after: checked %v, failure %q, ran %v; want 128 1 checked and agreeing", next.Checked, next.Failure, next.Config)
 	}
 	ce := res.CheckErrors[0]
 	if ce.Sizes["N"] != size || !strings.Contains(ce.Error(), "call 6 of N=2048: the tuned configuration block_size_x=128, tile_size_x=2 is wrong") {
