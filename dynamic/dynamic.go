@@ -891,6 +891,7 @@ const fallbackTries = 3
 // running one on data, compared. A running configuration that disagrees is marked failed
 // and replaced by the next best, tried on the same data in turn.
 func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed string) (Result, error) {
+	data = s.r.Encoded(data) // converted once for every run
 	good, err := s.r.RunWith(ctx, s.good, data)
 	if err != nil {
 		return Result{}, goodErr(s, err)
@@ -1025,6 +1026,7 @@ func failed(values []space.Value, began time.Time, st result.Status, msg string)
 func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) (res Result, tuned bool, err error) {
 	// The known-good configuration first: bad data are the caller's error before anything
 	// is asked of the session, and its outputs are the judge's.
+	data = s.r.Encoded(data) // converted once for both runs
 	began := time.Now()
 	good, err := s.r.RunWith(ctx, s.good, data)
 	if err != nil {

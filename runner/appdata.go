@@ -193,6 +193,29 @@ func compileStatus(err error) result.Status {
 	return result.CompileError
 }
 
+// Encoded returns data with each value converted to the little-endian bytes of its
+// argument's type, as RunWith converts it: data that several configurations run on (a
+// dynamic tuner's tried configuration and its judge) are converted once. A name that is
+// no argument of the spec and a value that does not convert are left as given, for
+// RunWith to report.
+func (r *Runner) Encoded(data Data) Data {
+	out := make(Data, len(data))
+	for name, v := range data {
+		out[name] = v
+		if _, raw := v.([]byte); raw {
+			continue
+		}
+		i := slices.IndexFunc(r.spec.Arguments, func(a spec.Argument) bool { return a.Name == name })
+		if i < 0 || r.spec.Arguments[i].Kind == spec.ArgLocal {
+			continue
+		}
+		if b, err := encode(r.spec.Arguments[i].Type, v); err == nil {
+			out[name] = b
+		}
+	}
+	return out
+}
+
 // bindData checks data against inst's arguments and returns each given argument's
 // bytes by index.
 func (r *Runner) bindData(inst *spec.Instance, data Data) (map[int][]byte, error) {
