@@ -31,7 +31,7 @@
 // the best has only been seen to agree with it on earlier calls' data, and a
 // configuration wrong for some data only (a tile that does not divide the size) would,
 // as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
-// call, none after tuning. A tried configuration that does not compile, fails at run
+// call, none after tuning unless checks are asked for (below). A tried configuration that does not compile, fails at run
 // time or disagrees is told to the session as that failure, and the call returns the
 // known-good configuration's outputs. After tuning, by default, nothing is compared, as
 // in KTT: the best agreed with the judge on the call it was tried on, and an error that
@@ -48,8 +48,8 @@
 // the configuration and the output, and a warning in the log), marked failed, and
 // replaced by the search's next best configuration that no check has failed (by the
 // objective the session measured), which runs on the same data at once and answers the
-// call when it agrees; after fallbackTries configurations that disagree the known-good
-// configuration answers, and the next call checks the next best. The call never returns
+// call when it agrees; after three configurations that disagree on one call the
+// known-good configuration answers it, and the next call checks the next best. The call never returns
 // the wrong outputs it found. The session is not told (it has ended, and the sink keeps
 // what it measured): Retune forgets the failures with the search.
 //
@@ -302,7 +302,7 @@ type search struct {
 	triedOn map[int]string // CheckOnChange's values on the call each configuration agreed on, by index
 	agreed  string         // CheckOnChange's values on the last call best agreed on
 	failed  map[int]bool   // configurations found wrong after tuning, by index
-	recheck bool           // best has not yet agreed on any call's data: check the next call
+	recheck bool           // best replaced failed ones but has not run on their call's data: check the next call
 
 	// guarded by Tuner.mu
 	last     *tuning.Session // the session, for Summary
