@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/dynamic"
@@ -165,12 +166,14 @@ func BenchmarkSwitchingSizes(b *testing.B) {
 	})
 }
 
-// BenchmarkCheckedCall measures what checks after tuning cost a call (Options.CheckEvery):
-// calls of the tests' count-dependent axpy (countSpec) after tuning, unchecked, every
-// 10th checked and every one, at N 4096 and at 1M (RunSized). The spec's rank makes the
-// best 128 2 whatever the timings, so every check runs: the known-good configuration
-// on the same data beside the best, and the outputs compared. checked/op is the
-// fraction of calls checked.
+// BenchmarkCheckedCall measures what a check after tuning costs a call
+// (Options.CheckEvery): calls of the tests' count-dependent axpy (countSpec) after
+// tuning, through a tuner that checks every call and one that checks none, in turn on
+// the same data (at N 4096, and at 1M through RunSized), so that the load of a shared
+// machine weighs on both alike. The spec's rank makes the best 128 2 whatever the
+// timings, so every check runs: the known-good configuration on the same data beside
+// the best, and the outputs compared. It reports each tuner's time per call, and
+// their difference, the cost of one check; CheckEvery N costs a call 1/N of it.
 func BenchmarkCheckedCall(b *testing.B) {
 	s := countAxpy(b)
 	ctx := context.Background()
@@ -181,37 +184,43 @@ func BenchmarkCheckedCall(b *testing.B) {
 		}
 		data := dynamic.Data{"x": x, "y": y, "alpha": float32(2), "n": int32(n)}
 		sizes := dynamic.Sizes{"N": float64(n)}
-		for _, every := range []int{0, 10, 1} {
-			name := fmt.Sprintf("N%d/unchecked", n)
-			if every > 0 {
-				name = fmt.Sprintf("N%d/every_%d", n, every)
-			}
-			b.Run(name, func(b *testing.B) {
+		b.Run(fmt.Sprintf("N%d", n), func(b *testing.B) {
+			tuned := func(every int) *dynamic.Tuner {
 				tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: every})
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer tu.Close()
 				for range 6 { // the budget, and the best's first run
 					if _, err := tu.RunSized(ctx, sizes, data); err != nil {
 						b.Fatal(err)
 					}
 				}
-				checked := 0
-				for b.Loop() {
-					res, err := tu.RunSized(ctx, sizes, data)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if res.Checked {
-						checked++
-					}
-					if len(res.CheckErrors) > 0 {
-						b.Fatal(res.Failure)
-					}
+				return tu
+			}
+			plain, checking := tuned(0), tuned(1)
+			defer plain.Close()
+			defer checking.Close()
+			var plainT, checkT time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := plain.RunSized(ctx, sizes, data); err != nil {
+					b.Fatal(err)
 				}
-				b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
-			})
-		}
+				t1 := time.Now()
+				res, err := checking.RunSized(ctx, sizes, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				checkT += time.Since(t1)
+				plainT += t1.Sub(t0)
+				if !res.Checked || len(res.CheckErrors) > 0 {
+					b.Fatalf("a call of the checking tuner: checked %v, %s", res.Checked, res.Failure)
+				}
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+			b.ReportMetric(per(plainT), "unchecked-ns/call")
+			b.ReportMetric(per(checkT), "checked-ns/call")
+			b.ReportMetric(per(checkT-plainT), "check-ns")
+		})
 	}
 }
