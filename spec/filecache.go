@@ -50,7 +50,7 @@ func (c *fileCache) readFile(path string) ([]byte, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return os.ReadFile(path) // its error says "open PATH", as Load's always did
 	}
 	c.mu.Lock()
 	e, ok := c.sources[path]
