@@ -589,8 +589,9 @@ func (t *Tuner) send(p *Pending) {
 // configuration afterwards. It returns the outputs, which are always those of a
 // configuration that agreed with the known-good one (see the package doc). The error is
 // a *runner.DataError when data do not fit the spec's arguments, the context's when it
-// was cancelled, ErrClosed after Close, or the known-good configuration's own failure.
-// It is RunSized with the spec's own sizes.
+// was cancelled, ErrClosed after Close, the known-good configuration's own failure, or
+// that of a verification function that could not be called to compare the outputs. It
+// is RunSized with the spec's own sizes.
 func (t *Tuner) Run(ctx context.Context, data Data) (Result, error) {
 	return t.Start(ctx, data).Wait()
 }
