@@ -2,8 +2,10 @@ package dynamic_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/dynamic"
@@ -162,4 +164,63 @@ func BenchmarkSwitchingSizes(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckedCall measures what a check after tuning costs a call
+// (Options.CheckEvery): calls of the tests' count-dependent axpy (countSpec) after
+// tuning, through a tuner that checks every call and one that checks none, in turn on
+// the same data (at N 4096, and at 1M through RunSized), so that the load of a shared
+// machine weighs on both alike. The spec's rank makes the best 128 2 whatever the
+// timings, so every check runs: the known-good configuration on the same data beside
+// the best, and the outputs compared. It reports each tuner's time per call, and
+// their difference, the cost of one check; CheckEvery N costs a call 1/N of it.
+func BenchmarkCheckedCall(b *testing.B) {
+	s := countAxpy(b)
+	ctx := context.Background()
+	for _, n := range []int{4096, 1 << 20} {
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = float32(i%1000)/8, 0.5
+		}
+		data := dynamic.Data{"x": x, "y": y, "alpha": float32(2), "n": int32(n)}
+		sizes := dynamic.Sizes{"N": float64(n)}
+		b.Run(fmt.Sprintf("N%d", n), func(b *testing.B) {
+			tuned := func(every int) *dynamic.Tuner {
+				tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: every})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range 6 { // the budget, and the best's first run
+					if _, err := tu.RunSized(ctx, sizes, data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return tu
+			}
+			plain, checking := tuned(0), tuned(1)
+			defer plain.Close()
+			defer checking.Close()
+			var plainT, checkT time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := plain.RunSized(ctx, sizes, data); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				res, err := checking.RunSized(ctx, sizes, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				checkT += time.Since(t1)
+				plainT += t1.Sub(t0)
+				if !res.Checked || len(res.CheckErrors) > 0 {
+					b.Fatalf("a call of the checking tuner: checked %v, %s", res.Checked, res.Failure)
+				}
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+			b.ReportMetric(per(plainT), "unchecked-ns/call")
+			b.ReportMetric(per(checkT), "checked-ns/call")
+			b.ReportMetric(per(checkT-plainT), "check-ns")
+		})
+	}
 }

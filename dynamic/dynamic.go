@@ -26,16 +26,37 @@
 // where the reference is a kernel of its own, the tuned kernel at that configuration,
 // trusted as the spec author's first choice) on the same data, and compares the tried
 // configuration's outputs with its outputs by the spec's verification (its checks and
-// tolerances). The reference configuration, rather than the best so far, is the judge:
+// tolerances, and its verification functions, called on the host as offline tuning
+// calls them). The reference configuration, rather than the best so far, is the judge:
 // the best has only been seen to agree with it on earlier calls' data, and a
 // configuration wrong for some data only (a tile that does not divide the size) would,
 // as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
-// call, none after tuning. A tried configuration that does not compile, fails at run
+// call, none after tuning unless checks are asked for (below). A tried configuration that does not compile, fails at run
 // time or disagrees is told to the session as that failure, and the call returns the
-// known-good configuration's outputs. After tuning nothing is compared, as in KTT: the
-// best agreed with the judge on the call it was tried on, and an error that only other
-// data would show goes unseen (a run of the best that fails outright is answered by the
-// known-good configuration).
+// known-good configuration's outputs. After tuning, by default, nothing is compared, as
+// in KTT: the best agreed with the judge on the call it was tried on, and an error that
+// only other data would show goes unseen (a run of the best that fails outright is
+// answered by the known-good configuration).
+//
+// Checks after tuning close that gap where the application asks for them:
+// Options.CheckEvery checks every Nth call of a search after its tuning, and
+// Options.CheckOnChange the first call whose values of the scalar arguments it names (a
+// count, a size passed as data) the running configuration has not yet agreed on. A
+// checked call runs the known-good configuration too and compares, as a tuning step
+// does: one more kernel run on that call. A tuned configuration that disagrees, or fails,
+// is reported (a *CheckError in Result.CheckErrors and Search.Failed, naming the call,
+// the configuration and the output, and a warning in the log), marked failed, and
+// replaced by the search's next best configuration that no check has failed (by the
+// objective the session measured), which runs on the same data at once and answers the
+// call when it agrees; after three configurations that disagree on one call the
+// known-good configuration answers it, and the next call checks the next best. The call never returns
+// the wrong outputs it found. The session is not told (it has ended, and the sink keeps
+// what it measured): Retune forgets the failures with the search.
+//
+// New checks what a call would otherwise be the first to find wrong with the spec: the
+// parameters the kernel and the spec's reference kernel declare against its arguments,
+// a reference kernel of its own (it compiles and runs on the spec's data), and its
+// verification functions (they build), as `ktune tune` does before it measures.
 //
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
@@ -118,6 +139,21 @@ type Options struct {
 	// recently (the spec's own sizes included): its session, compiled kernels and buffers.
 	// A later call of that size starts its search again from scratch.
 	MaxSizes int
+	// CheckEvery, once a search's tuning has ended, checks every CheckEvery-th call of
+	// the search after it (1: every call): the call also runs the known-good
+	// configuration on its data and compares the tuned configuration's outputs with its
+	// outputs, as a tuning step does. A tuned configuration that disagrees (or fails) is
+	// marked failed and reported (Result.CheckErrors, Search.Failed, a warning in the
+	// log), the call returns outputs that agree, and the search's calls fall back to its
+	// next best configuration (see the package doc). 0 checks no call by count.
+	CheckEvery int
+	// CheckOnChange names scalar arguments (a count, a size the application passes as
+	// data) whose values, when they change, call for a check: once tuning has ended, a
+	// call whose values of these differ from those of the last call on which the
+	// configuration it runs agreed with the known-good one (its tuning step, or its last
+	// check) is checked as CheckEvery's are. A value that changes on every call makes
+	// every call a check.
+	CheckOnChange []string
 	// Logger receives debug logs; slog.Default() when nil.
 	Logger *slog.Logger
 }
@@ -135,8 +171,47 @@ type Result struct {
 	Tuning bool
 	Tried  []space.Value
 	// Failure says why the tried configuration's outputs were not returned (it did not
-	// compile, failed, or disagreed with the known-good configuration); "" when they were.
+	// compile, failed, or disagreed with the known-good configuration), or, on a checked
+	// call, why the tuned configuration's were not (CheckErrors); "" when they were.
 	Failure string
+	// Checked says the call came after tuning and compared the configuration it ran with
+	// the known-good one on its data (Options.CheckEvery, CheckOnChange).
+	Checked bool
+	// CheckErrors are the tuned configurations a checked call found wrong on its data,
+	// in the order it ran them; the outputs are those of the configuration after them
+	// (Config), which agreed with the known-good one, or the known-good one's.
+	CheckErrors []*CheckError
+}
+
+// CheckError is a configuration chosen by tuning that a check after tuning found wrong
+// on a later call's data (Options.CheckEvery, CheckOnChange): its outputs disagreed with
+// the known-good configuration's, or it failed there. It is an error a tuning step could
+// not see, since it showed only on other data (a tile that does not divide a count). The
+// configuration is marked failed: its search's calls never run it again, until Retune.
+type CheckError struct {
+	// Sizes are the search's sizes that differ from the spec's; nil for its own.
+	Sizes Sizes
+	// Call is the call of the search that showed it, counting from 1 at the search's
+	// first call, tuning steps included.
+	Call int
+	// Config is the configuration found wrong.
+	Config []space.Value
+	// Status is result.WrongAnswer when its outputs disagreed, else how it failed.
+	Status result.Status
+	// Msg says what differs (the output and its elements, as runner.Runner.CompareOutputs
+	// says it) or how it failed.
+	Msg string
+	// Next is the configuration the search's calls run from now on: its next best, or
+	// the known-good one.
+	Next []space.Value
+
+	config, knownGood, next string // the configurations by parameter name
+}
+
+// Error names the call, the configuration and what was wrong.
+func (e *CheckError) Error() string {
+	return fmt.Sprintf("dynamic: call %d of %s: the tuned configuration %s is wrong on this call's data (%s, against the known-good configuration %s): %s; its calls now run %s",
+		e.Call, sizesOrOwn(e.Sizes.String()), e.config, e.Status, e.knownGood, e.Msg, e.next)
 }
 
 // Float32s decodes output name as float32 elements.
@@ -200,6 +275,12 @@ type Search struct {
 	// the constants).
 	Configurations int
 	Summary        tuning.Summary // the zero Summary while the search has no session (after Retune)
+	// Running is the configuration the search's calls run once its tuning has ended:
+	// Summary.Best, or, after a check found that wrong (Failed), the next best; nil while
+	// it tunes.
+	Running []space.Value
+	// Failed are the tuned configurations that checks after tuning found wrong, in order.
+	Failed []*CheckError
 }
 
 // search is one size's search: its spec, space and runner, and its session.
@@ -214,10 +295,19 @@ type search struct {
 	good    space.Config
 	sess    *tuning.Session
 	sink    tuning.Sink
-	pending space.Config // a configuration asked but not told: its call was cancelled
-	best    space.Config // once the search has ended: the configuration every call runs
+	pending space.Config   // a configuration asked but not told: its call was cancelled
+	best    space.Config   // once the search has ended: the configuration every call runs
+	calls   int            // calls of the session so far, tuning steps included
+	after   int            // calls since tuning ended
+	triedOn map[int]string // CheckOnChange's values on the call each configuration agreed on, by index
+	agreed  string         // CheckOnChange's values on the last call best agreed on
+	failed  map[int]bool   // configurations found wrong after tuning, by index
+	recheck bool           // best replaced failed ones but has not run on their call's data: check the next call
 
-	last *tuning.Session // the session, for Summary; guarded by Tuner.mu
+	// guarded by Tuner.mu
+	last     *tuning.Session // the session, for Summary
+	running  []space.Value   // best's values, for Searches
+	failures []*CheckError
 }
 
 // Tuner tunes one spec's kernel on one device while an application calls it. Its methods
@@ -265,6 +355,25 @@ func New(ctx context.Context, s *spec.Spec, opts Options) (*Tuner, error) {
 	}
 	if opts.MaxSizes < 0 {
 		return nil, fmt.Errorf("dynamic: MaxSizes %d; expected 0 (no bound) or more", opts.MaxSizes)
+	}
+	if opts.CheckEvery < 0 {
+		return nil, fmt.Errorf("dynamic: CheckEvery %d; expected 0 (no check by count), 1 (every call) or more", opts.CheckEvery)
+	}
+	for _, name := range opts.CheckOnChange {
+		i := slices.IndexFunc(s.Arguments, func(a spec.Argument) bool { return a.Name == name })
+		if i < 0 || s.Arguments[i].Kind != spec.ArgScalar {
+			var scalars []string
+			for _, a := range s.Arguments {
+				if a.Kind == spec.ArgScalar {
+					scalars = append(scalars, a.Name)
+				}
+			}
+			what := "no argument of the spec"
+			if i >= 0 {
+				what = "an array, not a scalar"
+			}
+			return nil, fmt.Errorf("dynamic: CheckOnChange names %s, %s; it takes scalar arguments (the spec's: %s)", name, what, strings.Join(scalars, ", "))
+		}
 	}
 	t := &Tuner{spec: s, sp: sp, opts: opts, log: opts.Logger, wake: make(chan struct{}, 1),
 		exited: make(chan struct{}), searches: map[string]*search{}}
@@ -314,6 +423,10 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 	}
 	defer dev.Close()
 	t.dev = dev
+	if err := t.checkSpec(ctx); err != nil {
+		opened <- err
+		return
+	}
 	opened <- nil
 	defer func() {
 		t.mu.Lock()
@@ -359,6 +472,34 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 			close(p.done)
 		}
 	}
+}
+
+// checkSpec checks, when the tuner is made, what would otherwise fail on a call, or
+// never show: the parameters the kernel (at the known-good configuration) and the
+// spec's reference kernel declare against the spec's arguments (runner.Runner.Check);
+// where verification names a reference kernel of its own (on the device or the host),
+// that it compiles and runs on the spec's own data; and that the verification functions
+// build for the host C backend (runner.Runner.Reference), as `ktune tune` checks before
+// it measures. Calls never run the reference kernel (the known-good configuration
+// judges them, see the package doc), but a spec whose reference is broken is broken.
+func (t *Tuner) checkSpec(ctx context.Context) error {
+	r := runner.New(t.spec, t.sp, t.dev)
+	defer r.Close()
+	if err := r.Check(ctx); err != nil {
+		return fmt.Errorf("dynamic: %w", err) // it names the spec's file and line
+	}
+	v := t.spec.Verification
+	if v == nil {
+		return nil
+	}
+	_, kernel := t.spec.ReferenceSource()
+	if !kernel && len(v.Functions()) == 0 {
+		return nil
+	}
+	if err := r.Reference(ctx, nil); err != nil {
+		return fmt.Errorf("dynamic: spec %s: verification, checked before tuning: %w", t.spec.File, err)
+	}
+	return nil
 }
 
 // Pending is a call started by Start.
@@ -448,8 +589,9 @@ func (t *Tuner) send(p *Pending) {
 // configuration afterwards. It returns the outputs, which are always those of a
 // configuration that agreed with the known-good one (see the package doc). The error is
 // a *runner.DataError when data do not fit the spec's arguments, the context's when it
-// was cancelled, ErrClosed after Close, or the known-good configuration's own failure.
-// It is RunSized with the spec's own sizes.
+// was cancelled, ErrClosed after Close, the known-good configuration's own failure, or
+// that of a verification function that could not be called to compare the outputs. It
+// is RunSized with the spec's own sizes.
 func (t *Tuner) Run(ctx context.Context, data Data) (Result, error) {
 	return t.Start(ctx, data).Wait()
 }
@@ -531,7 +673,8 @@ func (t *Tuner) Searches() []Search {
 	var sess []*tuning.Session
 	for i := len(t.order) - 1; i >= 0; i-- {
 		s := t.searches[t.order[i]]
-		out = append(out, Search{Sizes: maps.Clone(s.sizes), Configurations: s.sp.Len()})
+		out = append(out, Search{Sizes: maps.Clone(s.sizes), Configurations: s.sp.Len(),
+			Running: slices.Clone(s.running), Failed: slices.Clone(s.failures)})
 		sess = append(sess, s.last)
 	}
 	t.mu.Unlock()
@@ -645,8 +788,9 @@ func (t *Tuner) endSession(s *search) {
 		}
 	}
 	s.sess, s.sink, s.pending, s.best = nil, nil, nil, nil
+	s.calls, s.after, s.triedOn, s.agreed, s.failed, s.recheck = 0, 0, nil, "", nil, false
 	t.mu.Lock()
-	s.last = nil
+	s.last, s.running, s.failures = nil, nil, nil
 	t.mu.Unlock()
 }
 
@@ -676,14 +820,46 @@ func (t *Tuner) callOf(ctx context.Context, s *search, data Data) (Result, error
 			t.searchOver(s, sum)
 		}
 	}
+	changed := t.onChange(data)
 	if s.best == nil {
-		res, tuned, err := t.step(ctx, s, data)
+		res, tuned, err := t.step(ctx, s, data, changed)
 		if tuned || err != nil {
 			return res, err
 		}
 		t.searchOver(s, s.sess.Summary())
 	}
+	s.calls++
+	s.after++
+	if t.checks(s, changed) {
+		return t.checked(ctx, s, data, changed)
+	}
 	return t.runBest(ctx, s, data)
+}
+
+// onChange is the values of data's CheckOnChange arguments, "" without any.
+func (t *Tuner) onChange(data Data) string {
+	var b strings.Builder
+	for _, name := range t.opts.CheckOnChange {
+		v, ok := data[name]
+		if !ok {
+			v = "the spec's" // its value, the same on every call
+		}
+		fmt.Fprintf(&b, "%s=%v;", name, v)
+	}
+	return b.String()
+}
+
+// checks reports whether this call of s, after tuning, is checked: every
+// Options.CheckEvery-th, the first whose CheckOnChange values the running configuration
+// has not agreed on, and those after a check that fell back to a configuration not yet
+// seen on the failing data. The known-good configuration is the judge, never judged.
+func (t *Tuner) checks(s *search, changed string) bool {
+	if slices.Equal(s.best, s.good) {
+		return false
+	}
+	return s.recheck ||
+		(t.opts.CheckEvery > 0 && s.after%t.opts.CheckEvery == 0) ||
+		(len(t.opts.CheckOnChange) > 0 && changed != s.agreed)
 }
 
 // searchOver fixes the configuration every call of s runs from now on: the search's
@@ -693,7 +869,105 @@ func (t *Tuner) searchOver(s *search, sum tuning.Summary) {
 	if sum.Best != nil {
 		s.best = sum.Best
 	}
+	if idx, ok := s.sp.Index(s.best); ok {
+		s.agreed = s.triedOn[idx]
+	}
+	t.setRunning(s)
 	t.log.Debug("dynamic: tuning over", "sizes", s.key, "best", s.sp.Format(s.best), "stop", sum.Stop, "evaluations", sum.Evaluations)
+}
+
+func (t *Tuner) setRunning(s *search) {
+	t.mu.Lock()
+	s.running = s.sp.Values(s.best)
+	t.mu.Unlock()
+}
+
+// fallbackTries bounds the configurations a checked call runs after the known-good one
+// when the tuned ones disagree: the best, then the next best in turn while they disagree.
+// Past it the known-good configuration answers the call, and the next call checks the
+// next best.
+const fallbackTries = 3
+
+// checked is a checked call of s after tuning: the known-good configuration and the
+// running one on data, compared. A running configuration that disagrees is marked failed
+// and replaced by the next best, tried on the same data in turn.
+func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed string) (Result, error) {
+	data = s.r.Encoded(data) // converted once for every run
+	good, err := s.r.RunWith(ctx, s.good, data)
+	if err != nil {
+		return Result{}, goodErr(s, err)
+	}
+	var found []*CheckError
+	var failures []string
+	for range fallbackTries {
+		c := s.best
+		if slices.Equal(c, s.good) {
+			break
+		}
+		out, err := s.r.RunWith(ctx, c, data)
+		status, msg := result.WrongAnswer, ""
+		var re *runner.RunError
+		var de *runner.DataError
+		switch {
+		case err == nil:
+			if msg, err = s.r.CompareOutputs(ctx, c, out.Outputs, good.Outputs); err != nil {
+				return Result{}, fmt.Errorf("dynamic: checking %s against the known-good configuration on call %d of %s: %w", s.sp.Format(c), s.calls, sizesOrOwn(s.key), err)
+			}
+		case errors.As(err, &re):
+			status, msg = re.Status, re.Err.Error()
+		case errors.As(err, &de):
+			status, msg = result.RuntimeError, err.Error()
+		default: // cancelled
+			return Result{}, err
+		}
+		if msg == "" {
+			s.agreed, s.recheck = changed, false
+			return Result{Outputs: out.Outputs, Config: s.sp.Values(c), KernelMS: out.KernelMS, Checked: true,
+				CheckErrors: found, Failure: strings.Join(failures, "; ")}, nil
+		}
+		ce := t.fail(s, c, status, msg)
+		found = append(found, ce)
+		failures = append(failures, ce.Error())
+	}
+	// the known-good configuration answers: it is the judge, or the tries ran out
+	s.recheck = !slices.Equal(s.best, s.good)
+	return Result{Outputs: good.Outputs, Config: s.sp.Values(s.good), KernelMS: good.KernelMS, Checked: true,
+		CheckErrors: found, Failure: strings.Join(failures, "; ")}, nil
+}
+
+// fail marks c, s's running configuration, failed on the current call, and makes s run
+// its next best from now on: the best configuration the session measured that no check
+// has failed, or the known-good one.
+func (t *Tuner) fail(s *search, c space.Config, status result.Status, msg string) *CheckError {
+	if s.failed == nil {
+		s.failed = map[int]bool{}
+	}
+	if idx, ok := s.sp.Index(c); ok {
+		s.failed[idx] = true
+	}
+	s.best = s.good
+	s.agreed = ""
+	best := math.Inf(1)
+	for _, ev := range s.sess.Summary().History {
+		idx, ok := s.sp.Index(ev.Config)
+		if !ok || s.failed[idx] || ev.Evaluation.Status != result.OK || !(ev.Fitness < best) {
+			continue
+		}
+		s.best, best = ev.Config, ev.Fitness
+		s.agreed = s.triedOn[idx]
+	}
+	ce := &CheckError{Sizes: maps.Clone(s.sizes), Call: s.calls, Config: s.sp.Values(c), Status: status, Msg: msg,
+		Next: s.sp.Values(s.best), config: s.sp.Format(c), knownGood: s.sp.Format(s.good), next: s.sp.Format(s.best)}
+	if slices.Equal(s.best, s.good) {
+		ce.next += ", the known-good configuration"
+	}
+	t.log.Warn("dynamic: a tuned configuration is wrong on a later call's data; falling back", "sizes", s.key, "call", s.calls,
+		"config", ce.config, "status", status, "message", msg, "next", ce.next)
+	t.setRunning(s)
+	t.mu.Lock()
+	s.failures = append(s.failures, ce)
+	t.mu.Unlock()
+	return ce
 }
 
 // runBest runs the best configuration found, or the known-good one when it fails.
@@ -750,9 +1024,10 @@ func failed(values []space.Value, began time.Time, st result.Status, msg string)
 
 // step is one tuning step of s on data; tuned is false when the search had already
 // ended (the call is then the best configuration's).
-func (t *Tuner) step(ctx context.Context, s *search, data Data) (res Result, tuned bool, err error) {
+func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) (res Result, tuned bool, err error) {
 	// The known-good configuration first: bad data are the caller's error before anything
 	// is asked of the session, and its outputs are the judge's.
+	data = s.r.Encoded(data) // converted once for both runs
 	began := time.Now()
 	good, err := s.r.RunWith(ctx, s.good, data)
 	if err != nil {
@@ -791,9 +1066,13 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data) (res Result, tun
 	var de *runner.DataError
 	switch {
 	case err == nil:
-		if msg := s.r.CompareOutputs(c, out.Outputs, good.Outputs); msg != "" {
+		msg, err := s.r.CompareOutputs(ctx, c, out.Outputs, good.Outputs)
+		switch {
+		case err != nil: // no verdict: c stays pending, to be tried by the next call
+			return Result{}, true, fmt.Errorf("dynamic: comparing %s with the known-good configuration: %w", s.sp.Format(c), err)
+		case msg != "":
 			e = failed(goodRes.Tried, began, result.WrongAnswer, "against the known-good configuration "+s.sp.Format(s.good)+": "+msg)
-		} else {
+		default:
 			e = t.evaluation(s, c, began, out)
 		}
 	case errors.As(err, &re):
@@ -805,8 +1084,20 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data) (res Result, tun
 		return Result{}, true, err
 	}
 	s.pending = nil
+	s.calls++
+	if e.Status == result.OK {
+		if s.triedOn == nil {
+			s.triedOn = map[int]string{}
+		}
+		if idx, ok := s.sp.Index(c); ok {
+			s.triedOn[idx] = changed
+		}
+	}
 	if err := s.sess.Tell(c, e); err != nil && !errors.Is(err, tuning.ErrDone) {
 		return Result{}, true, fmt.Errorf("dynamic: %w", err)
+	}
+	if sum := s.sess.Summary(); sum.Stop != "" {
+		t.searchOver(s, sum) // this Tell ended it (its budget, a target reached)
 	}
 	if e.Status != result.OK {
 		goodRes.Failure = fmt.Sprintf("%s: %s", e.Status, e.Message)

@@ -111,3 +111,52 @@ func Example_sizes() {
 	// N=400000: 4 evaluations (budget)
 	// N=100000: 4 evaluations (budget)
 }
+
+// An application whose calls may differ in ways the tuning calls did not show asks for
+// checks after tuning: here every fourth call after tuning also runs the reference
+// configuration on the call's data and compares (Options.CheckEvery). A tuned
+// configuration found wrong would be reported in Result.CheckErrors and
+// Searches()[i].Failed, and replaced by the next best; vector_add is right in every
+// configuration, so none is.
+func Example_checkAfterTuning() {
+	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 4, Seed: 1, CheckEvery: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tu.Close()
+
+	const n = 1000000
+	a, b := make([]float32, n), make([]float32, n)
+	correct := 0
+	for step := range 12 {
+		for i := range a {
+			a[i], b[i] = float32(i%1000+step), float32(step)
+		}
+		res, err := tu.Run(ctx, dynamic.Data{"a": a, "b": b})
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, ce := range res.CheckErrors {
+			fmt.Println(ce) // the call, the configuration, the output that differed
+		}
+		c, err := res.Float32s("c")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ok := true
+		for i := range c {
+			ok = ok && c[i] == a[i]+b[i]
+		}
+		if ok {
+			correct++
+		}
+	}
+	fmt.Printf("%d of 12 calls correct; %d configurations found wrong after tuning\n", correct, len(tu.Searches()[0].Failed))
+	// Output:
+	// 12 of 12 calls correct; 0 configurations found wrong after tuning
+}

@@ -193,6 +193,29 @@ func compileStatus(err error) result.Status {
 	return result.CompileError
 }
 
+// Encoded returns data with each value converted to the little-endian bytes of its
+// argument's type, as RunWith converts it: data that several configurations run on (a
+// dynamic tuner's tried configuration and its judge) are converted once. A name that is
+// no argument of the spec and a value that does not convert are left as given, for
+// RunWith to report.
+func (r *Runner) Encoded(data Data) Data {
+	out := make(Data, len(data))
+	for name, v := range data {
+		out[name] = v
+		if _, raw := v.([]byte); raw {
+			continue
+		}
+		i := slices.IndexFunc(r.spec.Arguments, func(a spec.Argument) bool { return a.Name == name })
+		if i < 0 || r.spec.Arguments[i].Kind == spec.ArgLocal {
+			continue
+		}
+		if b, err := encode(r.spec.Arguments[i].Type, v); err == nil {
+			out[name] = b
+		}
+	}
+	return out
+}
+
 // bindData checks data against inst's arguments and returns each given argument's
 // bytes by index.
 func (r *Runner) bindData(inst *spec.Instance, data Data) (map[int][]byte, error) {
@@ -312,15 +335,16 @@ func (r *Runner) KnownGood() space.Config {
 
 // CompareOutputs compares the outputs of two runs of configuration c's instance on the
 // same data, got against want (Outcome.Outputs), as the spec's verification compares an
-// output with its reference: each compared output by its check, every other output, and
-// every output of a spec without verification, by allclose within the default
-// tolerances. An output a verification function checks is compared by allclose within
-// the function's tolerance, as the function runs on the device of a tuning run only. It
-// returns "" when they agree, else what differs.
-func (r *Runner) CompareOutputs(c space.Config, got, want map[string][]byte) string {
+// output with its reference: each compared output by its check (a verification function
+// included: it is compiled for the host C backend the first time, and called as a tuning
+// run calls it), every other output, and every output of a spec without verification, by
+// allclose within the default tolerances. It returns "" when they agree, else what
+// differs; the error is a verification function's that cannot be built or called (the
+// outputs are then not judged), or the context's.
+func (r *Runner) CompareOutputs(ctx context.Context, c space.Config, got, want map[string][]byte) (string, error) {
 	inst, err := r.spec.Instance(r.sp.Values(c))
 	if err != nil {
-		return err.Error()
+		return err.Error(), nil
 	}
 	v := r.spec.Verification
 	var problems []string
@@ -344,14 +368,23 @@ func (r *Runner) CompareOutputs(c space.Config, got, want map[string][]byte) str
 				chk.Atol, chk.Rtol = v.Tolerance(a.Type)
 			}
 		}
-		if chk.Method == spec.MethodFunction {
-			chk = spec.Check{Method: spec.MethodAllclose, Atol: chk.Tolerance, Rtol: 0, Start: chk.Start, End: chk.End}
+		if chk.Method == spec.MethodFunction && chk.Function != nil {
+			gr, wr, name, msg := inRange(a, g, w, chk)
+			if msg == "" {
+				if msg, err = r.callFunction(ctx, func(string) {}, i, a, gr, wr, chk, name); err != nil {
+					return "", err
+				}
+			}
+			if msg != "" {
+				problems = append(problems, msg)
+			}
+			continue
 		}
 		if msg := compare(a, g, w, chk); msg != "" {
 			problems = append(problems, msg)
 		}
 	}
-	return strings.Join(problems, "; ")
+	return strings.Join(problems, "; "), nil
 }
 
 // encode converts a caller's value for an argument of element type typ to its

@@ -108,3 +108,52 @@ func TestRunWithTakesHalfArraysAsBits(t *testing.T) {
 		t.Errorf("[]float32 for a float16 array: %v, want a DataError naming a and []uint16", err)
 	}
 }
+
+// Encoded converts typed values to the bytes RunWith would make of them, so that a run
+// on the encoded data computes what a run on the typed data does; names and values that
+// do not fit are left as given, and RunWith reports them as before.
+func TestEncodedDataRunAsTheTypedData(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	s, err := spec.Load("../examples/vector_add/vector_add_opencl.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	const n = 1000000
+	a, b := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i], b[i] = float32(i%977), float32(i%13)/4
+	}
+	typed := runner.Data{"a": a, "b": b, "n": int32(n)}
+	enc := r.Encoded(typed)
+	for name := range typed {
+		if _, ok := enc[name].([]byte); !ok {
+			t.Errorf("%s encoded as %T, want []byte", name, enc[name])
+		}
+	}
+	if _, ok := typed["a"].([]float32); !ok {
+		t.Error("Encoded changed the caller's data")
+	}
+	c := sp.At(0, nil)
+	ctx := context.Background()
+	want, err := r.RunWith(ctx, c, typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.RunWith(ctx, c, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Outputs["c"], want.Outputs["c"]) {
+		t.Error("the encoded data computed another c than the typed data")
+	}
+	bad := r.Encoded(runner.Data{"a": make([]float64, n), "z": []float32{1}})
+	if _, ok := bad["a"].([]float64); !ok {
+		t.Errorf("a value of the wrong type became %T, want it left as given", bad["a"])
+	}
+	_, err = r.RunWith(ctx, c, runner.Data{"a": bad["a"]})
+	var de *runner.DataError
+	if !errors.As(err, &de) || de.Arg != "a" || !strings.Contains(err.Error(), "got []float64") {
+		t.Errorf("the wrong type, encoded: %v, want RunWith's DataError naming a and []float64", err)
+	}
+}

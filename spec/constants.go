@@ -25,7 +25,9 @@ func (s *Spec) Constant(name string) (float64, bool) {
 // value, so that everything that reads a constant (the constants after it, parameter
 // value lists, restrictions, problem_size, launch geometry, argument lengths and values,
 // metrics) reads the new one. It is how one spec serves inputs of several sizes. A spec
-// whose kernel sources were read (Load, ReadFiles) has them read again, as Load does.
+// whose kernel sources were read (Load, ReadFiles) has them too: a file that changed
+// since (its size or modification time) is read again, as Load reads it, and the others
+// are kept from their last read, which the specs derived from one spec share.
 // Errors are a name that is no constant of the spec, a value that is not finite, and the
 // new spec's own (a restriction that now leaves no configuration is not one: Space
 // says so). With no values it returns s itself.
@@ -84,6 +86,7 @@ func (s *Spec) WithConstants(values map[string]float64) (*Spec, error) {
 		return nil, fmt.Errorf("with %s: %w", describeConstants(names, values), err)
 	}
 	if s.filesRead {
+		out.read = s.read // the same files: read again only where they changed
 		if err := out.ReadFiles(); err != nil {
 			return nil, fmt.Errorf("with %s: %w", describeConstants(names, values), err)
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/space"
 )
@@ -93,5 +94,63 @@ func TestWithConstantsDerivesTheSpecOfAnotherSize(t *testing.T) {
 	}
 	if _, err := (&Spec{}).WithConstants(map[string]float64{"N": 1}); err != ErrNotParsed {
 		t.Errorf("an unparsed spec: %v, want ErrNotParsed", err)
+	}
+}
+
+// The specs WithConstants derives share the kernel files their spec read: a file whose
+// size and modification time are those of its last read is not read again (here a
+// rewrite that keeps both, which only a cache would miss), one that changed either is,
+// and one that is gone is an error naming it, as Load's.
+func TestWithConstantsReadsAKernelFileAgainOnlyWhenItChanged(t *testing.T) {
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "k.cl")
+	write := func(text string, mod time.Time) {
+		t.Helper()
+		if err := os.WriteFile(cl, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(cl, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "k.yaml"), []byte(sizedSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	write("__kernel void k() { /* one */ }\n", loaded)
+	s, err := Load(filepath.Join(dir, "k.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(n float64) string {
+		t.Helper()
+		d, err := s.WithConstants(map[string]float64{"N": n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Kernel.Code
+	}
+	for _, tc := range []struct {
+		what, text string
+		mod        time.Time
+		want       string
+	}{
+		{"rewritten with the same size and time: kept", "__kernel void k() { /* two */ }\n", loaded, "one"},
+		{"a new time", "__kernel void k() { /* two */ }\n", loaded.Add(time.Second), "two"},
+		{"a new size at the same time", "__kernel void k() { /* three */ }\n", loaded.Add(time.Second), "three"},
+	} {
+		write(tc.text, tc.mod)
+		if got := code(256); !strings.Contains(got, "/* "+tc.want+" */") {
+			t.Errorf("%s: the derived spec's code is %q, want /* %s */", tc.what, got, tc.want)
+		}
+	}
+	if !strings.Contains(s.Kernel.Code, "/* one */") {
+		t.Errorf("the original's code became %q", s.Kernel.Code)
+	}
+	if err := os.Remove(cl); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WithConstants(map[string]float64{"N": 256}); err == nil || !strings.Contains(err.Error(), "k.cl") {
+		t.Errorf("a kernel file that is gone: %v, want an error naming k.cl", err)
 	}
 }

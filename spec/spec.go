@@ -72,6 +72,8 @@ type Spec struct {
 	// other constants; filesRead says ReadFiles has read the kernel sources.
 	raw       []byte
 	filesRead bool
+	// read keeps the files ReadFiles read, shared with the specs WithConstants derives
+	read *fileCache
 }
 
 // fileAt records that the field path field, at line, names a file.
@@ -2400,13 +2402,16 @@ func (s *Spec) name() string { return (&Error{File: s.File}).name() }
 // spec is shared between goroutines.
 func (s *Spec) ReadFiles() error {
 	d := &decoder{file: s.File}
+	if s.read == nil {
+		s.read = newFileCache()
+	}
 	read := func(k *Kernel, field string) {
 		if len(k.Files) == 0 {
 			return
 		}
 		var code bytes.Buffer
 		for i, f := range k.Files {
-			b, err := os.ReadFile(f)
+			b, err := s.read.readFile(f)
 			if err != nil {
 				at := index(field+".source", i)
 				if fs := s.files[field]; i < len(fs) {
@@ -2473,7 +2478,7 @@ func (s *Spec) checkNPY(d *decoder, field, path string, k int) {
 		return
 	}
 	defer f.Close()
-	typ, shape, err := ReadNPYHeader(f)
+	typ, shape, err := s.read.npyHeader(path, f)
 	if err != nil {
 		d.errAt(s.lines[field], field, "%s: %v", path, err)
 		return

@@ -1,0 +1,324 @@
+package dynamic_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/spec"
+)
+
+// countSpec is y = alpha*x + y over the first n of N floats, n given by the
+// application on each call, with a planted count-dependent bug: a configuration with
+// tile_size_x 2 leaves alone the tail of n past the last whole tile of
+// block_size_x*tile_size_x elements. At n 4096 every configuration is right; at 3968
+// (31 * 128) only 128 2 is wrong; at 4000 every tile of 2. The objective, a rank the spec
+// fixes, makes the tiles of 2 the best, in the order 128 2, 64 2, 32 2, then 128 1, 64 1
+// and the known-good 32 1, so that which configuration tuning ends on does not depend on
+// PoCL's timings on a loaded machine.
+const countSpec = `
+kernel:
+  name: axpyn
+  source: axpyn.cl
+constants:
+  N: 4096
+parameters:
+  - name: block_size_x
+    values: [32, 64, 128]
+  - name: tile_size_x
+    values: [1, 2]
+problem_size: [N]
+grid_div_x: [block_size_x, tile_size_x]
+arguments:
+  - {name: y, type: float32, length: N, output: true, fill: random}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: alpha, type: float32, value: 2}
+  - {name: n, type: int32, value: N}
+metrics:
+  - name: rank
+    expr: "(3 - tile_size_x) * 10 - block_size_x / 32"
+objective: rank
+verification:
+  reference:
+    config: {block_size_x: 32, tile_size_x: 1}
+iterations: 2
+`
+
+const countKernel = `
+__kernel void axpyn(__global float *y, __global const float *x, const float alpha, const int n) {
+    int i = get_group_id(0) * block_size_x * tile_size_x + get_local_id(0);
+#if tile_size_x == 2
+    const int end = n / (block_size_x * tile_size_x) * (block_size_x * tile_size_x); /* planted: the tail is left alone */
+#else
+    const int end = n;
+#endif
+    for (int t = 0; t < tile_size_x; t++) {
+        int k = i + t * block_size_x;
+        if (k < end) y[k] = alpha * x[k] + y[k];
+    }
+}
+`
+
+func countAxpy(t testing.TB) *spec.Spec {
+	t.Helper()
+	openCL(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{"axpyn.yaml": countSpec, "axpyn.cl": countKernel} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := spec.Load(filepath.Join(dir, "axpyn.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// countData is an application's input with a count n of the N elements, and the y it
+// expects back: the first n updated, the rest as given.
+func countData(rng *rand.Rand, n int) (dynamic.Data, []float32) {
+	x, y, want := make([]float32, axpyN), make([]float32, axpyN), make([]float32, axpyN)
+	alpha := float32(rng.IntN(5) + 1)
+	for i := range x {
+		x[i], y[i] = float32(rng.IntN(1000))/8, float32(rng.IntN(1000))/8
+		want[i] = y[i]
+		if i < n {
+			want[i] = alpha*x[i] + y[i]
+		}
+	}
+	return dynamic.Data{"x": x, "y": y, "alpha": alpha, "n": int32(n)}, want
+}
+
+// tuneCount tunes countSpec over its whole space on calls with n 4096, on which every
+// configuration is right, and checks that the search ends on the best by rank, 128 2.
+func tuneCount(t *testing.T, tu *dynamic.Tuner, rng *rand.Rand) {
+	t.Helper()
+	for call := range 5 {
+		data, want := countData(rng, 4096)
+		res, err := tu.Run(context.Background(), data)
+		if err != nil {
+			t.Fatalf("tuning call %d: %v", call, err)
+		}
+		checkY(t, call, res, want)
+		if !res.Tuning || res.Failure != "" {
+			t.Fatalf("tuning call %d: tuning %v, failure %q; want a tuning step that agrees", call, res.Tuning, res.Failure)
+		}
+	}
+	if tu.Tuning() {
+		t.Fatal("still tuning after the whole space")
+	}
+	if got := fmtValues(tu.Searches()[0].Running); got != "128 2" {
+		t.Fatalf("tuning ended on %s, want 128 2, the best by rank", got)
+	}
+}
+
+// Without a check, the gap this option closes: the tuned configuration, right on every
+// tuning call's data, returns a wrong y once the application's count changes.
+func TestWithoutACheckALaterCountGetsAWrongAnswer(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1})
+	rng := rand.New(rand.NewPCG(11, 1))
+	tuneCount(t, tu, rng)
+	data, want := countData(rng, 4000)
+	res, err := tu.Run(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := res.Float32s("y")
+	if slices.Equal(got, want) || res.Checked || fmtValues(res.Config) != "128 2" {
+		t.Fatalf("an unchecked call at n 4000 ran %v (checked %v) and got the right y; the planted bug should show", res.Config, res.Checked)
+	}
+}
+
+// With CheckOnChange naming n, the first call of each new count is checked: at 3968 the
+// best, 128 2, disagrees, is reported and marked failed, and the next best, 64 2, right
+// at 3968, answers and runs the later calls; at 4000 it disagrees too, and so does the
+// one after it, 32 2, and 128 1 answers. Every call returns the right y, and the calls
+// of a count already checked are not checked again.
+func TestACheckOnAChangedCountCatchesASizeDependentBug(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
+	rng := rand.New(rand.NewPCG(11, 1))
+	tuneCount(t, tu, rng)
+	ctx := context.Background()
+	for call, tc := range []struct {
+		n       int
+		checked bool
+		wrong   []string // the configurations the call finds wrong
+		config  string   // the configuration whose outputs it returns
+	}{
+		{4096, false, nil, "128 2"}, // the count the best was tried on
+		{3968, true, []string{"128 2"}, "64 2"},
+		{3968, false, nil, "64 2"},
+		{4000, true, []string{"64 2", "32 2"}, "128 1"},
+		{4000, false, nil, "128 1"},
+		{4096, true, nil, "128 1"}, // 128 1 agreed last at 4000
+		{3968, true, nil, "128 1"},
+	} {
+		data, want := countData(rng, tc.n)
+		res, err := tu.Run(ctx, data)
+		if err != nil {
+			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+		}
+		checkY(t, call, res, want)
+		var wrong []string
+		for _, ce := range res.CheckErrors {
+			wrong = append(wrong, fmtValues(ce.Config))
+			if ce.Status != result.WrongAnswer || ce.Call != 6+call ||
+				!strings.Contains(ce.Msg, "output y:") || !strings.Contains(ce.Error(), "call "+strconv.Itoa(6+call)+" of the spec's own sizes") ||
+				!strings.Contains(ce.Error(), "block_size_x=") || !strings.Contains(res.Failure, ce.Error()) {
+				t.Errorf("call %d (n %d): check error %q (status %s, call %d); want a wrong answer of call %d naming the configuration and output y, in Failure %q",
+					call, tc.n, ce.Error(), ce.Status, ce.Call, 6+call, res.Failure)
+			}
+		}
+		if res.Checked != tc.checked || !slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config || res.Tuning {
+			t.Errorf("call %d (n %d): checked %v, found wrong %v, answered by %v; want checked %v, wrong %v, answered by %s",
+				call, tc.n, res.Checked, wrong, res.Config, tc.checked, tc.wrong, tc.config)
+		}
+	}
+	sr := tu.Searches()[0]
+	var failed []string
+	for _, ce := range sr.Failed {
+		failed = append(failed, fmtValues(ce.Config)+" then "+fmtValues(ce.Next))
+	}
+	if want := []string{"128 2 then 64 2", "64 2 then 32 2", "32 2 then 128 1"}; !slices.Equal(failed, want) || fmtValues(sr.Running) != "128 1" {
+		t.Errorf("the search reports failed %q, running %v; want %q, running 128 1", failed, sr.Running, want)
+	}
+	// Retune forgets the failures with the search
+	if err := tu.Retune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr := tu.Searches()[0]; sr.Failed != nil || sr.Running != nil {
+		t.Errorf("after Retune the search reports failed %v, running %v", sr.Failed, sr.Running)
+	}
+}
+
+// CheckEvery checks by count, whatever the data: every second call after tuning. A
+// wrong best found on a checked call is answered by a configuration that agrees; the
+// unchecked calls before it were the application's risk, which the interval bounds.
+func TestCheckEveryChecksEveryNthCall(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckEvery: 2})
+	rng := rand.New(rand.NewPCG(11, 1))
+	tuneCount(t, tu, rng)
+	ctx := context.Background()
+	var checked []int
+	for call := range 6 {
+		data, want := countData(rng, 4096)
+		res, err := tu.Run(ctx, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkY(t, call, res, want)
+		if res.Checked {
+			checked = append(checked, call)
+		}
+		if res.Failure != "" || fmtValues(res.Config) != "128 2" {
+			t.Errorf("call %d at n 4096 ran %v, failure %q; want 128 2, right there", call, res.Config, res.Failure)
+		}
+	}
+	if want := []int{1, 3, 5}; !slices.Equal(checked, want) {
+		t.Errorf("calls %v after tuning were checked, want %v", checked, want)
+	}
+	// at 3968 an unchecked call is wrong, the checked one after it is caught
+	data, want := countData(rng, 3968)
+	res, err := tu.Run(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := res.Float32s("y"); res.Checked || slices.Equal(got, want) {
+		t.Fatalf("the unchecked call at 3968 (checked %v) got the right y; the planted bug should show", res.Checked)
+	}
+	res, err = tu.Run(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkY(t, 7, res, want)
+	if !res.Checked || len(res.CheckErrors) != 1 || fmtValues(res.CheckErrors[0].Config) != "128 2" || fmtValues(res.Config) != "64 2" {
+		t.Errorf("the checked call at 3968: checked %v, errors %v, answered by %v; want 128 2 found wrong and 64 2 answering", res.Checked, res.Failure, res.Config)
+	}
+}
+
+// Options naming what a check cannot use are refused when the tuner is made.
+func TestCheckOptionsAreValidated(t *testing.T) {
+	s := countAxpy(t)
+	for _, tc := range []struct {
+		opts dynamic.Options
+		says string
+	}{
+		{dynamic.Options{CheckEvery: -1}, "CheckEvery -1"},
+		{dynamic.Options{CheckOnChange: []string{"m"}}, "CheckOnChange names m, no argument of the spec; it takes scalar arguments (the spec's: alpha, n)"},
+		{dynamic.Options{CheckOnChange: []string{"x"}}, "CheckOnChange names x, an array, not a scalar"},
+	} {
+		tc.opts.Backend = "opencl"
+		if tu, err := dynamic.New(context.Background(), s, tc.opts); err == nil || !strings.Contains(err.Error(), tc.says) {
+			if tu != nil {
+				tu.Close()
+			}
+			t.Errorf("New with %+v: %v; want an error saying %q", tc.opts, err, tc.says)
+		}
+	}
+}
+
+// A check of a size's search (RunSized) names that size: the search at N 2048 tunes
+// on n 2048 and its best, 128 2, is caught at n 2000, as are 64 2 and 32 2 after it
+// (2000 is no multiple of 64): after three tries the known-good configuration answers,
+// and the next call checks the next best, 128 1, which agrees. The spec's own size's
+// search is left alone.
+func TestACheckNamesTheSizeOfItsSearch(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(12, 1))
+	const size = 2048
+	run := func(n int) dynamic.Result {
+		t.Helper()
+		x, y, want := make([]float32, size), make([]float32, size), make([]float32, size)
+		for i := range x {
+			x[i], y[i] = float32(rng.IntN(1000))/8, float32(rng.IntN(1000))/8
+			want[i] = y[i]
+			if i < n {
+				want[i] = 3*x[i] + y[i]
+			}
+		}
+		res, err := tu.RunSized(ctx, dynamic.Sizes{"N": size}, dynamic.Data{"x": x, "y": y, "alpha": float32(3), "n": int32(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := res.Float32s("y")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("n %d: a wrong y from %v", n, res.Config)
+		}
+		return res
+	}
+	for range 5 {
+		run(size)
+	}
+	res := run(2000)
+	if len(res.CheckErrors) != 3 || fmtValues(res.Config) != "32 1" {
+		t.Fatalf("the call at n 2000 found %d wrong configurations (%q) and ran %v, want 3 and the known-good 32 1", len(res.CheckErrors), res.Failure, res.Config)
+	}
+	if next := run(2000); !next.Checked || next.Failure != "" || fmtValues(next.Config) != "128 1" {
+		t.Errorf("the call after: checked %v, failure %q, ran %v; want 128 1 checked and agreeing", next.Checked, next.Failure, next.Config)
+	}
+	ce := res.CheckErrors[0]
+	if ce.Sizes["N"] != size || !strings.Contains(ce.Error(), "call 6 of N=2048: the tuned configuration block_size_x=128, tile_size_x=2 is wrong") {
+		t.Errorf("the check error %q (sizes %v); want call 6 of N=2048 naming 128 2", ce.Error(), ce.Sizes)
+	}
+	for _, sr := range tu.Searches() {
+		if sr.Sizes == nil && sr.Failed != nil {
+			t.Errorf("the spec's own size's search reports failures %v", sr.Failed)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package dynamic_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/spec"
+)
+
+// refSpec is the tests' axpy with a reference kernel of its own, refKernel.
+const refSpec = `
+kernel:
+  name: axpy
+  source: axpy.cl
+constants:
+  N: 4096
+parameters:
+  - name: block_size_x
+    values: [16, 32, 64, 128]
+  - name: tile_size_x
+    values: [1, 2, 4]
+problem_size: [N]
+grid_div_x: [block_size_x, tile_size_x]
+arguments:
+  - {name: y, type: float32, length: N, output: true, fill: random}
+  - {name: x, type: float32, length: N, fill: random}
+  - {name: alpha, type: float32, value: 2}
+  - {name: n, type: int32, value: N}
+verification:
+  reference:
+    config: {block_size_x: 32, tile_size_x: 1}
+    kernel: {name: axpy_ref, source: ref.cl, block: [64]}
+iterations: 4
+`
+
+func refAxpy(t *testing.T, refKernel string) *spec.Spec {
+	t.Helper()
+	openCL(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{"axpy.yaml": refSpec, "axpy.cl": axpyKernel, "ref.cl": refKernel} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A reference kernel of the spec's own is checked when the tuner is made, not at a
+// call: one that does not compile, or declares parameters the spec's arguments do not
+// fit, or fails when it runs, makes New fail with an error naming it and what is wrong;
+// a good one lets tuning go on as before.
+func TestTheReferenceKernelIsCheckedWhenTheTunerIsMade(t *testing.T) {
+	for _, tc := range []struct {
+		name, kernel string
+		says         []string // "" for none: New succeeds
+	}{
+		{"good", `__kernel void axpy_ref(__global float *y, __global const float *x, const float alpha, const int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = alpha * x[i] + y[i];
+}`, nil},
+		{"does not compile", `__kernel void axpy_ref(__global float *y, __global const float *x, const float alpha, const int n) {
+    int i = get_global_id(0)
+    if (i < n) y[i] = alpha * x[i] + y[i];
+}`, []string{"axpy.yaml", "verification", "the reference kernel axpy_ref does not compile", "ref.cl"}},
+		{"wrong arguments", `__kernel void axpy_ref(__global float *y, __global const float *x, const int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = 2.0f * x[i] + y[i];
+}`, []string{"axpy.yaml:14: arguments: 4 in the spec, but the reference kernel axpy_ref takes 3", "no parameter for n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := refAxpy(t, tc.kernel)
+			tu, err := dynamic.New(context.Background(), s, dynamic.Options{Backend: "opencl", Budget: 3, Seed: 1})
+			if tc.says != nil {
+				if tu != nil {
+					tu.Close()
+				}
+				t.Log(err)
+				for _, want := range tc.says {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Fatalf("New: %v; want an error saying %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tu.Close()
+			rng := rand.New(rand.NewPCG(2, 2))
+			for call := range 4 {
+				data, want := appData(rng)
+				res, err := tu.Run(context.Background(), data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkY(t, call, res, want)
+			}
+		})
+	}
+}
