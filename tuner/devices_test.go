@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,6 +85,23 @@ func checkShares(t *testing.T, rep *Report, devices int) {
 	}
 }
 
+// checkStoredDevices checks that each of the run's stored evaluations names a device of
+// the report's, and that each device measured as many as the report counts for it.
+func checkStoredDevices(t *testing.T, db string, rep *Report) {
+	t.Helper()
+	stored := map[string]int{}
+	for _, e := range storedEvaluations(t, db, rep.Run) {
+		stored[e.Device]++
+	}
+	want := map[string]int{}
+	for _, d := range rep.Devices {
+		want[fmt.Sprintf("opencl:%d", d.Index)] = d.Measured
+	}
+	if !maps.Equal(stored, want) {
+		t.Errorf("stored evaluations by device %v, the report's count %v", stored, want)
+	}
+}
+
 func TestSplitDevices(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -154,6 +173,7 @@ func TestTwoDevicesMeasureOneRun(t *testing.T) {
 		t.Error("the run was not verified")
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 	ahead := 0
 	for _, d := range rep.Devices {
 		ahead += d.Ahead
@@ -187,6 +207,7 @@ func TestTwoDevicesMeasureNoMoreThanTheBudgetAhead(t *testing.T) {
 		t.Errorf("stored %d, measured %d, dropped ahead %d; want 5, 5, 0", n, rep.Measured, rep.DroppedAhead)
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 }
 
 // A kernel that crashes on one device costs its configuration and that device's worker:
@@ -235,6 +256,7 @@ iterations: 3
 		t.Errorf("%d worker restarts, want the crashed one", rep.WorkerRestarts)
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 }
 
 // An interrupted run on two devices resumes on two devices: what was stored is not

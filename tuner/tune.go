@@ -451,7 +451,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			Log:              dlog,
 		})
 	}
-	pool := newDevicePool(limited, sp, indices, sups, log)
+	pool := newDevicePool(limited, sp, backend, indices, sups, log)
 	defer pool.close()
 	for i, sup := range sups {
 		if err := startDevice(limited, sup, o, s, command, infos[i], timeUp); err != nil {
