@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ktune/ktune/device"
@@ -453,13 +454,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	pool := newDevicePool(limited, sp, backend, indices, sups, log)
 	defer pool.close()
-	for i, sup := range sups {
-		if err := startDevice(limited, sup, o, s, command, infos[i], timeUp); err != nil {
-			if len(indices) > 1 {
-				return nil, fmt.Errorf("device %s:%d: %w", backend, indices[i], err)
-			}
-			return nil, err
-		}
+	if err := startDevices(limited, sups, backend, indices, infos, o, s, command, timeUp); err != nil {
+		return nil, err
 	}
 	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
@@ -630,6 +626,42 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// startDevices starts every device's measuring worker at once (startDevice), so that a run
+// on several devices waits for the slowest start-up rather than for each in turn. The
+// first to fail stops the others, whose errors, of that stop, are dropped; its error names
+// its device when there are several.
+func startDevices(limited context.Context, sups []*worker.Supervisor, backend string, indices []int, infos []device.Info,
+	o Options, s *spec.Spec, command []string, timeUp func(error, string) error) error {
+	if len(sups) == 1 {
+		return startDevice(limited, sups[0], o, s, command, infos[0], timeUp)
+	}
+	ctx, stop := context.WithCancel(limited)
+	defer stop()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for i, sup := range sups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := startDevice(ctx, sup, o, s, command, infos[i], timeUp)
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if first == nil {
+				first = fmt.Errorf("device %s:%d: %w", backend, indices[i], err)
+				stop()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // startDevice starts a device's measuring worker, which checks the spec's arguments
