@@ -92,8 +92,9 @@ func (p *devicePool) setRoom(n int) {
 }
 
 // Hint takes the configurations the strategy says it will ask for next, in order: the
-// first device's pre-compilers compile them (the devices being identical, their compiler
-// caches serve all of them), and idle devices measure them ahead of their ask.
+// first device's pre-compilers compile them for every device (worker.Options.
+// PrecompiledBy: the devices being identical, the compiler's cache serves all of them),
+// and idle devices measure them ahead of their ask.
 func (p *devicePool) Hint(cs ...space.Config) {
 	if len(p.devs) < 2 {
 		p.devs[0].sup.Hint(cs...) // nothing is measured ahead
@@ -247,7 +248,8 @@ func (p *devicePool) kickLocked() {
 func (p *devicePool) close() int {
 	p.closing.Do(func() {
 		p.stop()
-		for _, d := range p.devs {
+		// the first device's last: the others' measurements use its pre-compilers
+		for _, d := range slices.Backward(p.devs) {
 			d.sup.Close()
 		}
 		p.wg.Wait()

@@ -429,9 +429,15 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 		defer os.Remove(specData)
 	}
-	// One supervisor per device, its workers pinned to it. The first device's supervisor
-	// alone pre-compiles: what it compiles lands in the compiler's cache, which the
-	// identical devices' workers share.
+	// One supervisor per device, its workers pinned to it. The first device's
+	// pre-compilers compile for every device (worker.Options.PrecompiledBy): what they
+	// compile lands in the compiler's cache, which the identical devices' workers share
+	// (PoCL's, keyed by the device's build hash; an NVIDIA driver's, by its architecture;
+	// ktune's own for host C and CUDA), so a pre-compiler per device would compile each
+	// configuration once per device, or one device's pre-compilers would wait for
+	// configurations another's had compiled. Every device's measurement waits for the
+	// one pre-compiler compiling its configuration, sets the idle ones to the next hinted
+	// configurations, and on a CPU device pauses them while its kernel is timed.
 	sups := make([]*worker.Supervisor, len(indices))
 	for i, idx := range indices {
 		w := Worker{Spec: specPath, SpecData: specData, Backend: backend, Device: idx}
@@ -439,7 +445,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		if len(indices) > 1 {
 			dlog = log.With("device", fmt.Sprintf("%s:%d", backend, idx))
 		}
-		sups[i] = worker.NewSupervisor(worker.Options{
+		opts := worker.Options{
 			Command:        append(command[:len(command):len(command)], w.Args()...),
 			Env:            []string{workerEnv + "=1"},
 			Timeout:        s.Timeout,
@@ -450,7 +456,11 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			PauseWhileTiming: info.Type != "gpu",
 			MemoryLimit:      memoryLimit,
 			Log:              dlog,
-		})
+		}
+		if i > 0 {
+			opts.PrecompiledBy = sups[0]
+		}
+		sups[i] = worker.NewSupervisor(opts)
 	}
 	pool := newDevicePool(limited, sp, backend, indices, sups, log)
 	defer pool.close()
