@@ -454,7 +454,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		return result.Evaluation{}, err
 	}
 	ch := s.main
-	waited, err := s.precompiler().coordinate(ctx, c)
+	waited, err := s.precompiler().coordinate(ctx, c, s.log)
 	var hung errHung
 	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
@@ -972,8 +972,9 @@ func configKey(c space.Config) string { return fmt.Sprint([]int(c)) }
 // both children at once rather than waited for (on two cores this halves compilation time
 // when compiling dominates); with several, idle ones take the next hinted configurations
 // anyway. No configuration is compiled twice.
-// It returns how long it waited for a pre-compiler: compilation time of c.
-func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Duration, error) {
+// It returns how long it waited for a pre-compiler: compilation time of c. log is the
+// measuring supervisor's, which says whose measurement found c pre-compiled.
+func (s *Supervisor) coordinate(ctx context.Context, c space.Config, log *slog.Logger) (time.Duration, error) {
 	if !s.opts.Precompile {
 		return 0, nil
 	}
@@ -1004,7 +1005,7 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
 	// population once would otherwise leave there for a pre-compiler to compile again
 	s.upcoming = slices.DeleteFunc(s.upcoming, func(u space.Config) bool { return slices.Equal(u, c) })
-	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
+	log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
 	if len(s.pres) == 1 && (hit || len(s.inflight) > 0) {
 		return waited, nil
 	}

@@ -664,6 +664,7 @@ func TestASupervisorPrecompiledByAnotherUsesItsPrecompilers(t *testing.T) {
 		Env:            []string{"KTUNE_WORKER_TEST=1"},
 		CompileTimeout: 10 * time.Second,
 		PrecompiledBy:  first,
+		Log:            slog.New(log),
 	})
 	const n = 12
 	var population []space.Config
