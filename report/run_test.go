@@ -369,3 +369,23 @@ func TestAFailedRunSaysWhyItStopped(t *testing.T) {
 		t.Errorf("the page says %d times that no configuration ran successfully, want twice (subtitle and status)", n)
 	}
 }
+
+// A run measured on several devices names, in its best configurations' table, the device
+// that measured each; a run on one device has no such column.
+func TestTheBestConfigurationsOfARunOnSeveralDevicesNameTheirDevice(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74)}
+	for i, d := range []string{"opencl:0", "opencl:1", "opencl:1"} {
+		evals[i].Device = d
+	}
+	page := tunedRun(t, 3, evals, store.StatusFinished)
+	if !strings.Contains(page, "<th>device</th>") ||
+		!strings.Contains(page, `<td class="num">13.740</td><td class="num">87.34</td><td>opencl:1</td>`) {
+		t.Errorf("the best configurations' table names no device:\n%s", regexp.MustCompile(`(?s)<table.*?</table>`).FindAllString(page, -1))
+	}
+	for i := range evals {
+		evals[i].Device = "opencl:0"
+	}
+	if page := tunedRun(t, 3, evals, store.StatusFinished); strings.Contains(page, "<th>device</th>") {
+		t.Error("a run on one device has a device column")
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -384,7 +385,7 @@ func outcomes(rec *result.Recording) Table {
 
 // bestSection lists the best configurations by the objective, with its unit; beside an
 // objective that is not time, their time where it was recorded (its samples combined by
-// statistic).
+// statistic); for a run measured on several devices, the device that measured each.
 func bestSection(rec *result.Recording, top int, statistic string) Section {
 	if top <= 0 {
 		top = 10
@@ -432,6 +433,11 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 	if withTime {
 		t.Head = append(t.Head, "time (ms)")
 	}
+	// a run on several devices: which measured each (one slower device shows)
+	withDevice := severalDevices(rec.Evaluations)
+	if withDevice {
+		t.Head = append(t.Head, "device")
+	}
 	if withSpread {
 		// how much the timed runs varied: ranks closer than that may not repeat
 		if batched {
@@ -450,6 +456,9 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		if withTime {
 			row = append(row, timeText[r])
 		}
+		if withDevice {
+			row = append(row, cmp.Or(rec.Evaluations[i].Device, "-"))
+		}
 		if withSpread {
 			row = append(row, spreads[r])
 		}
@@ -459,6 +468,22 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		t.Rows = append(t.Rows, row)
 	}
 	return Section{Title: "Best configurations", Tables: []Table{t}}
+}
+
+// severalDevices reports whether the evaluations name more than one device that measured
+// them.
+func severalDevices(es []result.Evaluation) bool {
+	first := ""
+	for i := range es {
+		switch d := es[i].Device; {
+		case d == "":
+		case first == "":
+			first = d
+		case d != first:
+			return true
+		}
+	}
+	return false
 }
 
 // analysisSections analyses the input and turns the result into sections with figures.

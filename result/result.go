@@ -75,6 +75,15 @@ type Evaluation struct {
 	// 1, more where the runs went on for the spec's min_time; 0 when unknown (another
 	// tuner's recording, an evaluation stored before ktune kept it): SampleRuns reads it.
 	RunsPerSample int
+
+	// Device is the device that measured the evaluation, as 'ktune devices' and --device
+	// name it ("opencl:1"), so that a run measured on several devices tells which measured
+	// what (one slower card among identical ones). A tuning run records it for every
+	// configuration a device measured, on one device as on several; it is "" when unknown
+	// or when no device measured: an import (unless a ktune export's ktune_device said it),
+	// a simulation, a configuration refused over a device limit known before compiling,
+	// an evaluation stored before ktune kept it.
+	Device string
 }
 
 // Launch is a kernel's launch geometry in CUDA terms: Grid blocks of Block threads, each

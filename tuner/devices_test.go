@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,6 +85,23 @@ func checkShares(t *testing.T, rep *Report, devices int) {
 	}
 }
 
+// checkStoredDevices checks that each of the run's stored evaluations names a device of
+// the report's, and that each device measured as many as the report counts for it.
+func checkStoredDevices(t *testing.T, db string, rep *Report) {
+	t.Helper()
+	stored := map[string]int{}
+	for _, e := range storedEvaluations(t, db, rep.Run) {
+		stored[e.Device]++
+	}
+	want := map[string]int{}
+	for _, d := range rep.Devices {
+		want[fmt.Sprintf("opencl:%d", d.Index)] = d.Measured
+	}
+	if !maps.Equal(stored, want) {
+		t.Errorf("stored evaluations by device %v, the report's count %v", stored, want)
+	}
+}
+
 func TestSplitDevices(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -154,6 +173,7 @@ func TestTwoDevicesMeasureOneRun(t *testing.T) {
 		t.Error("the run was not verified")
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 	ahead := 0
 	for _, d := range rep.Devices {
 		ahead += d.Ahead
@@ -187,6 +207,7 @@ func TestTwoDevicesMeasureNoMoreThanTheBudgetAhead(t *testing.T) {
 		t.Errorf("stored %d, measured %d, dropped ahead %d; want 5, 5, 0", n, rep.Measured, rep.DroppedAhead)
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 }
 
 // A kernel that crashes on one device costs its configuration and that device's worker:
@@ -235,6 +256,7 @@ iterations: 3
 		t.Errorf("%d worker restarts, want the crashed one", rep.WorkerRestarts)
 	}
 	checkShares(t, rep, 2)
+	checkStoredDevices(t, db, rep)
 }
 
 // An interrupted run on two devices resumes on two devices: what was stored is not
@@ -297,5 +319,70 @@ func TestDifferentDevicesAreRefusedUnlessAccepted(t *testing.T) {
 	}
 	if rep.Measured != 3 {
 		t.Errorf("measured %d, want 3", rep.Measured)
+	}
+}
+
+// markingWorker is a worker command that marks, in dir, that the worker of its device
+// (0 or 1) started (started-N), then waits up to 10 s for the other device's worker to
+// start too, marking alone-N if it did not, before it serves as the test binary.
+func markingWorker(dir, more string) []string {
+	script := `case "$*" in *"--device 1"*) d=1 o=0;; *) d=0 o=1;; esac
+touch "$DIR/started-$d"
+` + more + `
+i=0
+while [ ! -e "$DIR/started-$o" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+[ -e "$DIR/started-$o" ] || touch "$DIR/alone-$d"
+exec "$0" "$@"`
+	return []string{"/bin/sh", "-c", strings.ReplaceAll(script, "$DIR", dir), os.Args[0], WorkerArg}
+}
+
+// The devices' workers start at once: each device's first worker starts while the
+// other's is starting, rather than after it has checked the arguments and computed the
+// reference.
+func TestDevicesStartAtOnce(t *testing.T) {
+	if !onPoCLDevices(t, "pthread pthread") {
+		return
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	rep, err := Tune(context.Background(), Options{SpecPath: vectorAddCL, Device: "opencl:0,opencl:1", Strategy: "random",
+		Budget: 2, DB: db, NoPrecompile: true, WorkerCommand: markingWorker(dir, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range 2 {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("started-%d", d))); err != nil {
+			t.Errorf("device %d's worker never started: %v", d, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("alone-%d", d))); err == nil {
+			t.Errorf("device %d's worker started alone: the other device's started only after it", d)
+		}
+	}
+	if rep.Measured != 2 {
+		t.Errorf("measured %d, want 2", rep.Measured)
+	}
+}
+
+// A device whose worker cannot start stops the run before anything is stored, its error
+// naming that device, however the other device's start-up went.
+func TestADeviceThatFailsToStartIsNamed(t *testing.T) {
+	if !onPoCLDevices(t, "pthread pthread") {
+		return
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	fail := `[ $d = 1 ] && { echo "device 1 is broken" >&2; exit 3; }`
+	_, err := Tune(context.Background(), Options{SpecPath: vectorAddCL, Device: "opencl:0,opencl:1", Strategy: "random",
+		Budget: 2, DB: db, NoPrecompile: true, WorkerCommand: markingWorker(dir, fail)})
+	if err == nil || !strings.HasPrefix(err.Error(), "device opencl:1: ") || strings.Contains(err.Error(), "opencl:0") {
+		t.Fatalf("%v, want an error naming device opencl:1 alone", err)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if runs, err := st.Runs(context.Background(), store.RunFilter{}); err != nil || len(runs) != 0 {
+		t.Errorf("stored runs %v, %v; want none", runs, err)
 	}
 }

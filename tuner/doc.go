@@ -70,11 +70,15 @@
 // measures on one device at a time. A crash costs its configuration and its device's
 // worker, which is replaced; the time limit and a cancellation stop what is measured
 // ahead too. Devices whose names differ are a *DeviceMismatchError, unless
-// Options.MixedDevices. The run is the first device's (the store's run has one device);
-// its settings list the indices ("devices"), and Report.Devices says how many
-// evaluations each device measured. Only the first device's workers compile ahead
-// (Options.Precompilers): the identical devices' workers find what they compiled in the
-// compiler's cache.
+// Options.MixedDevices. The devices' workers start at once, the first to fail stopping
+// the run with an error that names it. The run is the first device's (the store's run
+// has one device); its settings list the indices ("devices"), Report.Devices says how
+// many evaluations each device measured, and each stored evaluation names the device that
+// measured it (result.Evaluation.Device, "opencl:1"; on one device too). The first
+// device's pre-compilers (Options.Precompilers) compile for every device
+// (worker.Options.PrecompiledBy): the identical devices' workers find what they compiled
+// in the compiler's cache, and a device's measurement waits for the pre-compiler that is
+// compiling its configuration rather than compile it a second time.
 //
 // # Errors
 //

@@ -154,10 +154,10 @@ func (r *resumingEvaluator) evaluate(ctx context.Context, c space.Config) (resul
 		}
 	}
 	r.inner.setRoom(r.room())
-	e, wall, dev, err := r.inner.measure(ctx, c)
+	e, wall, err := r.inner.measure(ctx, c)
 	if err == nil {
 		if len(r.inner.devs) > 1 {
-			r.log.Debug("measured", "config", key, "device", dev)
+			r.log.Debug("measured", "config", key, "device", e.Device)
 		}
 		r.measured[store.ConfigKey(vals)] = true
 	}

@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -53,7 +54,8 @@ type devicePool struct {
 
 // poolDevice is one device of a pool and what it measured.
 type poolDevice struct {
-	index    int // in its backend
+	index    int    // in its backend
+	name     string // as --device and 'ktune devices' name it ("opencl:1"): each evaluation it measured says so
 	sup      *worker.Supervisor
 	measured int // evaluations of the run it measured (those given to the session)
 	ahead    int // of those, how many it measured before they were asked for
@@ -68,14 +70,14 @@ type aheadEval struct {
 	err  error
 }
 
-// newDevicePool returns a pool of the devices with these indices and supervisors; ahead
-// measurements run in ctx.
-func newDevicePool(ctx context.Context, sp *space.Space, indices []int, sups []*worker.Supervisor, log *slog.Logger) *devicePool {
+// newDevicePool returns a pool of the backend's devices with these indices and
+// supervisors; ahead measurements run in ctx.
+func newDevicePool(ctx context.Context, sp *space.Space, backend string, indices []int, sups []*worker.Supervisor, log *slog.Logger) *devicePool {
 	p := &devicePool{sp: sp, log: log, freed: make(chan struct{}, 1), room: math.MaxInt,
 		ahead: map[int]*aheadEval{}, seen: map[int]bool{}}
 	p.ctx, p.stop = context.WithCancel(ctx)
 	for i, idx := range indices {
-		p.devs = append(p.devs, &poolDevice{index: idx, sup: sups[i]})
+		p.devs = append(p.devs, &poolDevice{index: idx, name: fmt.Sprintf("%s:%d", backend, idx), sup: sups[i]})
 		p.free = append(p.free, len(indices)-1-i) // taken from the end: device 0 first
 	}
 	return p
@@ -90,8 +92,9 @@ func (p *devicePool) setRoom(n int) {
 }
 
 // Hint takes the configurations the strategy says it will ask for next, in order: the
-// first device's pre-compilers compile them (the devices being identical, their compiler
-// caches serve all of them), and idle devices measure them ahead of their ask.
+// first device's pre-compilers compile them for every device (worker.Options.
+// PrecompiledBy: the devices being identical, the compiler's cache serves all of them),
+// and idle devices measure them ahead of their ask.
 func (p *devicePool) Hint(cs ...space.Config) {
 	if len(p.devs) < 2 {
 		p.devs[0].sup.Hint(cs...) // nothing is measured ahead
@@ -112,11 +115,11 @@ func (p *devicePool) Hint(cs ...space.Config) {
 	p.devs[0].sup.Hint(todo...)
 }
 
-// measure returns c's evaluation, measured ahead or now on a free device, the wall time
-// of its measurement less what is no part of it (worker.Supervisor.Discounted), and the
-// index of the device that measured it. An error is the supervisor's (no worker can
-// serve, ErrReferenceLost, ErrEnvironment) or ctx's.
-func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evaluation, time.Duration, int, error) {
+// measure returns c's evaluation, measured ahead or now on a free device, which it names
+// (Evaluation.Device), and the wall time of its measurement less what is no part of it
+// (worker.Supervisor.Discounted). An error is the supervisor's (no worker can serve,
+// ErrReferenceLost, ErrEnvironment) or ctx's.
+func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evaluation, time.Duration, error) {
 	idx, _ := p.sp.Index(c)
 	p.mu.Lock()
 	p.asking = true
@@ -132,7 +135,7 @@ func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evalua
 		select {
 		case <-a.done:
 		case <-ctx.Done():
-			return result.Evaluation{}, 0, 0, ctx.Err()
+			return result.Evaluation{}, 0, ctx.Err()
 		}
 		if a.err == nil {
 			p.mu.Lock()
@@ -140,7 +143,7 @@ func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evalua
 			p.devs[a.dev].ahead++
 			p.room--
 			p.mu.Unlock()
-			return a.e, a.wall, p.devs[a.dev].index, nil
+			return a.e, a.wall, nil
 		}
 		// cut short (the time limit, an interrupt) or its worker failed to serve: measured
 		// now, which says so if it persists
@@ -158,7 +161,7 @@ func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evalua
 			p.mu.Lock()
 			p.wanted = false
 			p.mu.Unlock()
-			return result.Evaluation{}, 0, 0, ctx.Err()
+			return result.Evaluation{}, 0, ctx.Err()
 		}
 		p.mu.Lock()
 		p.wanted = false
@@ -176,13 +179,17 @@ func (p *devicePool) measure(ctx context.Context, c space.Config) (result.Evalua
 	}
 	p.releaseLocked(d)
 	p.mu.Unlock()
-	return e, wall, p.devs[d].index, err
+	return e, wall, err
 }
 
-// evaluate measures c on the device, returning its wall time less what is no part of it.
+// evaluate measures c on the device, returning its evaluation, which names the device,
+// and its wall time less what is no part of it.
 func (d *poolDevice) evaluate(ctx context.Context, c space.Config) (result.Evaluation, time.Duration, error) {
 	start := time.Now()
 	e, err := d.sup.Evaluate(ctx, c)
+	if err == nil {
+		e.Device = d.name
+	}
 	return e, time.Since(start) - d.sup.Discounted(), err
 }
 
@@ -241,7 +248,8 @@ func (p *devicePool) kickLocked() {
 func (p *devicePool) close() int {
 	p.closing.Do(func() {
 		p.stop()
-		for _, d := range p.devs {
+		// the first device's last: the others' measurements use its pre-compilers
+		for _, d := range slices.Backward(p.devs) {
 			d.sup.Close()
 		}
 		p.wg.Wait()

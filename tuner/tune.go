@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ktune/ktune/device"
@@ -428,9 +429,15 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 		defer os.Remove(specData)
 	}
-	// One supervisor per device, its workers pinned to it. The first device's supervisor
-	// alone pre-compiles: what it compiles lands in the compiler's cache, which the
-	// identical devices' workers share.
+	// One supervisor per device, its workers pinned to it. The first device's
+	// pre-compilers compile for every device (worker.Options.PrecompiledBy): what they
+	// compile lands in the compiler's cache, which the identical devices' workers share
+	// (PoCL's, keyed by the device's build hash; an NVIDIA driver's, by its architecture;
+	// ktune's own for host C and CUDA), so a pre-compiler per device would compile each
+	// configuration once per device, or one device's pre-compilers would wait for
+	// configurations another's had compiled. Every device's measurement waits for the
+	// one pre-compiler compiling its configuration, sets the idle ones to the next hinted
+	// configurations, and on a CPU device pauses them while its kernel is timed.
 	sups := make([]*worker.Supervisor, len(indices))
 	for i, idx := range indices {
 		w := Worker{Spec: specPath, SpecData: specData, Backend: backend, Device: idx}
@@ -438,7 +445,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		if len(indices) > 1 {
 			dlog = log.With("device", fmt.Sprintf("%s:%d", backend, idx))
 		}
-		sups[i] = worker.NewSupervisor(worker.Options{
+		opts := worker.Options{
 			Command:        append(command[:len(command):len(command)], w.Args()...),
 			Env:            []string{workerEnv + "=1"},
 			Timeout:        s.Timeout,
@@ -449,17 +456,16 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			PauseWhileTiming: info.Type != "gpu",
 			MemoryLimit:      memoryLimit,
 			Log:              dlog,
-		})
-	}
-	pool := newDevicePool(limited, sp, indices, sups, log)
-	defer pool.close()
-	for i, sup := range sups {
-		if err := startDevice(limited, sup, o, s, command, infos[i], timeUp); err != nil {
-			if len(indices) > 1 {
-				return nil, fmt.Errorf("device %s:%d: %w", backend, indices[i], err)
-			}
-			return nil, err
 		}
+		if i > 0 {
+			opts.PrecompiledBy = sups[0]
+		}
+		sups[i] = worker.NewSupervisor(opts)
+	}
+	pool := newDevicePool(limited, sp, backend, indices, sups, log)
+	defer pool.close()
+	if err := startDevices(limited, sups, backend, indices, infos, o, s, command, timeUp); err != nil {
+		return nil, err
 	}
 	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
 		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
@@ -630,6 +636,42 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// startDevices starts every device's measuring worker at once (startDevice), so that a run
+// on several devices waits for the slowest start-up rather than for each in turn. The
+// first to fail stops the others, whose errors, of that stop, are dropped; its error names
+// its device when there are several.
+func startDevices(limited context.Context, sups []*worker.Supervisor, backend string, indices []int, infos []device.Info,
+	o Options, s *spec.Spec, command []string, timeUp func(error, string) error) error {
+	if len(sups) == 1 {
+		return startDevice(limited, sups[0], o, s, command, infos[0], timeUp)
+	}
+	ctx, stop := context.WithCancel(limited)
+	defer stop()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for i, sup := range sups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := startDevice(ctx, sup, o, s, command, infos[i], timeUp)
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if first == nil {
+				first = fmt.Errorf("device %s:%d: %w", backend, indices[i], err)
+				stop()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // startDevice starts a device's measuring worker, which checks the spec's arguments

@@ -89,6 +89,11 @@ func TestTuneMeasuresTheBudgetAndStoresEveryEvaluation(t *testing.T) {
 	if len(evals) != 3 || keys(evals)[0] != "1,1" {
 		t.Errorf("stored %v, want 3 evaluations, the default configuration (1,1) first", keys(evals))
 	}
+	for _, e := range evals {
+		if e.Device != "c:0" { // one device names itself too: every run's provenance is whole
+			t.Errorf("%v measured on %q, want c:0", e.Config, e.Device)
+		}
+	}
 	best := rep.Best.String()
 	if *rep.BestObjective != slices.MaxFunc(evals, func(a, b result.Evaluation) int {
 		return cmpFloat(a.Objective, b.Objective)

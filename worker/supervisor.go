@@ -49,6 +49,14 @@ type Options struct {
 	// on a CPU device (PoCL, host C) they would compete with the kernel for the cores. A
 	// GPU's kernels are timed by the device, and compiling goes on beside them.
 	PauseWhileTiming bool
+	// PrecompiledBy, when set, is another supervisor, of an identical device whose
+	// compiler cache this one's children share, whose pre-compilers compile for this one
+	// too (its Precompile is then what counts, not this one's): Evaluate waits for them to
+	// finish a configuration they are compiling rather than compile it a second time, sets
+	// the idle ones to the next hinted configurations, takes a configuration that hung in
+	// one as its timeout, and with PauseWhileTiming pauses them while its kernel is timed.
+	// Hint that supervisor, not this one. Close this one first.
+	PrecompiledBy *Supervisor
 	// MemoryLimit bounds each child's memory, in bytes: on Linux its data limit
 	// (RLIMIT_DATA: the private writable memory it maps, heap, buffers and thread stacks
 	// included), set before it opens its device, which the compilers it starts inherit.
@@ -73,6 +81,7 @@ type Supervisor struct {
 	main      *child
 	preMu     sync.Mutex // guards the pre-compilers' state below
 	pres      []*preSlot
+	pausers   int                      // measurements timing a kernel, which hold the pre-compilers paused
 	upcoming  []space.Config           // the latest hint: what the strategy will ask next, in order
 	inflight  map[string]chan struct{} // configurations being pre-compiled, each closed when done
 	ready     map[string]bool          // configurations the pre-compilers have compiled
@@ -445,7 +454,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, c space.Config) (result.Evalu
 		return result.Evaluation{}, err
 	}
 	ch := s.main
-	waited, err := s.coordinate(ctx, c)
+	waited, err := s.precompiler().coordinate(ctx, c, s.log)
 	var hung errHung
 	if errors.As(err, &hung) {
 		// Measured once already, in the pre-compiler: the measuring child would only hang
@@ -514,7 +523,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 	paused := false
 	defer func() {
 		if paused {
-			s.resumePrecompilers()
+			s.precompiler().resumePrecompilers()
 		}
 	}()
 	running, timing := false, false
@@ -543,7 +552,7 @@ func (s *Supervisor) measure(ctx context.Context, ch *child, c space.Config, wai
 				timing, subject = true, "the kernel"
 				// Time the kernel alone: hold the pre-compilers while it runs.
 				if !paused && s.opts.PauseWhileTiming {
-					paused = s.pausePrecompilers()
+					paused = s.precompiler().pausePrecompilers()
 				}
 				if s.opts.PauseWhileTiming {
 					// The child waits for this before its first timed run (a child that
@@ -954,7 +963,8 @@ func (s *Supervisor) Hint(cs ...space.Config) {
 
 func configKey(c space.Config) string { return fmt.Sprint([]int(c)) }
 
-// coordinate runs before the measuring child gets c. The children split compilation: when
+// coordinate runs before the measuring child gets c: this supervisor's, or that of one
+// whose Options.PrecompiledBy it is. The children split compilation: when
 // the measuring child must compile c itself, every idle pre-compiler takes the next hinted
 // configuration at the same time, on other cores; when a pre-compiler already has c (or is
 // finishing it), the measuring child finds it in the compiler's cache. With one
@@ -962,8 +972,9 @@ func configKey(c space.Config) string { return fmt.Sprint([]int(c)) }
 // both children at once rather than waited for (on two cores this halves compilation time
 // when compiling dominates); with several, idle ones take the next hinted configurations
 // anyway. No configuration is compiled twice.
-// It returns how long it waited for a pre-compiler: compilation time of c.
-func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Duration, error) {
+// It returns how long it waited for a pre-compiler: compilation time of c. log is the
+// measuring supervisor's, which says whose measurement found c pre-compiled.
+func (s *Supervisor) coordinate(ctx context.Context, c space.Config, log *slog.Logger) (time.Duration, error) {
 	if !s.opts.Precompile {
 		return 0, nil
 	}
@@ -988,10 +999,13 @@ func (s *Supervisor) coordinate(ctx context.Context, c space.Config) (time.Durat
 		delete(s.hung, k)
 		return waited, errHung{h}
 	}
+	if s.closed() {
+		return waited, nil // its pre-compilers are stopping: nothing more to dispatch
+	}
 	// c is being evaluated: take it out of the hints, which a strategy that hints a whole
 	// population once would otherwise leave there for a pre-compiler to compile again
 	s.upcoming = slices.DeleteFunc(s.upcoming, func(u space.Config) bool { return slices.Equal(u, c) })
-	s.log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
+	log.Debug("pipeline", "config", k, "precompiled", hit, "waited", waited, "busy", len(s.inflight))
 	if len(s.pres) == 1 && (hit || len(s.inflight) > 0) {
 		return waited, nil
 	}
@@ -1153,8 +1167,19 @@ func (s *Supervisor) precompile(slot *preSlot, c space.Config) (ok bool, hung ha
 	}
 }
 
+// precompiler is the supervisor whose pre-compilers compile for s: Options.PrecompiledBy,
+// or s itself.
+func (s *Supervisor) precompiler() *Supervisor {
+	if p := s.opts.PrecompiledBy; p != nil {
+		return p
+	}
+	return s
+}
+
 // pausePrecompilers stops every pre-compiler child and waits, for stopWait at most, until
-// their threads have stopped; false when there is none.
+// their threads have stopped; false when there is none. Each true is to be followed by a
+// resumePrecompilers: the children go on once every measurement that paused them (of
+// each supervisor they compile for) has resumed them.
 func (s *Supervisor) pausePrecompilers() bool {
 	s.preMu.Lock()
 	paused := false
@@ -1163,11 +1188,16 @@ func (s *Supervisor) pausePrecompilers() bool {
 		if slot.ch != nil {
 			paused = true
 			slot.ch.signal(syscall.SIGSTOP)
-			slot.pausedSince = time.Now()
+			if slot.pausedSince.IsZero() { // not paused already by another measurement
+				slot.pausedSince = time.Now()
+			}
 			if slot.ch.cmd.Process != nil && !slot.ch.died() {
 				pids = append(pids, slot.ch.cmd.Process.Pid)
 			}
 		}
+	}
+	if paused {
+		s.pausers++
 	}
 	s.preMu.Unlock()
 	// A thread stops as it next enters the kernel: one busy compiling on another core
@@ -1187,6 +1217,10 @@ const stopWait = 100 * time.Millisecond
 func (s *Supervisor) resumePrecompilers() {
 	s.preMu.Lock()
 	defer s.preMu.Unlock()
+	if s.pausers--; s.pausers > 0 {
+		return // another measurement still times its kernel
+	}
+	s.pausers = 0
 	for _, slot := range s.pres {
 		slot.ch.signal(syscall.SIGCONT)
 		if !slot.pausedSince.IsZero() {

@@ -551,7 +551,8 @@ func newPipelineSupervisor(n int, log *pipelineLog) *Supervisor {
 type pipelineLog struct {
 	mu           sync.Mutex
 	starts, hits int
-	compiled     map[string]int // pre-compilations per configuration
+	compiled     map[string]int  // pre-compilations per configuration
+	found        map[string]bool // configurations a measuring child found pre-compiled
 }
 
 func (l *pipelineLog) Enabled(context.Context, slog.Level) bool { return true }
@@ -560,12 +561,20 @@ func (l *pipelineLog) WithGroup(string) slog.Handler            { return l }
 func (l *pipelineLog) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var config string
 	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "config" {
+			config = a.Value.String()
+		}
 		switch {
 		case r.Message == "worker started" && a.Key == "role" && a.Value.String() == "precompile":
 			l.starts++
 		case r.Message == "pipeline" && a.Key == "precompiled" && a.Value.Bool():
 			l.hits++
+			if l.found == nil {
+				l.found = map[string]bool{}
+			}
+			l.found[config] = true
 		case r.Message == "pre-compiled" && a.Key == "config":
 			if l.compiled == nil {
 				l.compiled = map[string]int{}
@@ -639,6 +648,98 @@ func TestAPopulationHintedOnceIsCompiledOnce(t *testing.T) {
 	}
 	if log.hits < n/2 {
 		t.Errorf("only %d of %d members came pre-compiled", log.hits, n)
+	}
+}
+
+// TestASupervisorPrecompiledByAnotherUsesItsPrecompilers: the supervisor of a second,
+// identical device measures configurations that the first one's pre-compilers compiled
+// (its measuring child finds them in the shared compiler cache), and its measurements set
+// those pre-compilers to the next hinted configurations as the first's own do: the
+// configurations the second measures come pre-compiled, and none is compiled twice.
+func TestASupervisorPrecompiledByAnotherUsesItsPrecompilers(t *testing.T) {
+	log := &pipelineLog{}
+	first := newPipelineSupervisor(2, log)
+	second := NewSupervisor(Options{
+		Command:        []string{os.Args[0], "-test.run=^$"},
+		Env:            []string{"KTUNE_WORKER_TEST=1"},
+		CompileTimeout: 10 * time.Second,
+		PrecompiledBy:  first,
+		Log:            slog.New(log),
+	})
+	const n = 12
+	var population []space.Config
+	for i := range n {
+		population = append(population, space.Config{behaveSlowCompile, i})
+	}
+	first.Hint(population[1:]...)
+	// the first device measures the first quarter, the second the rest: what it measures
+	// was hinted to the first device's pre-compilers alone
+	for i, c := range population {
+		s := first
+		if i >= n/4 {
+			s = second
+		}
+		e, err := s.Evaluate(context.Background(), c)
+		if err != nil || e.Status != result.OK || e.Objective != float64(10+i) {
+			t.Fatalf("member %d: %v %v %v", i, e.Status, e.Objective, err)
+		}
+	}
+	second.Close()
+	first.Close()
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	t.Logf("pre-compiled %v, found pre-compiled %v", log.compiled, log.found)
+	for k, times := range log.compiled {
+		if times > 1 {
+			t.Errorf("configuration %s pre-compiled %d times", k, times)
+		}
+	}
+	onSecond := 0
+	for _, c := range population[n/4:] {
+		if log.found[configKey(c)] {
+			onSecond++
+		}
+	}
+	if onSecond < n/2 {
+		t.Errorf("%d of the %d configurations the second supervisor measured came pre-compiled, want %d or more", onSecond, n-n/4, n/2)
+	}
+}
+
+// Two measurements that pause the same pre-compilers (of two devices, one compiling for
+// both) hold them paused until both have resumed them.
+func TestPrecompilersPausedByTwoMeasurementsGoOnAfterBoth(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads a process's state in /proc")
+	}
+	log := &pipelineLog{}
+	s := newPipelineSupervisor(1, log)
+	defer s.Close()
+	// a configuration evaluated with another hinted starts the pre-compiler
+	s.Hint(space.Config{behaveSlowCompile, 1})
+	if _, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, 0}); err != nil {
+		t.Fatal(err)
+	}
+	s.preMu.Lock()
+	ch := s.pres[0].ch
+	s.preMu.Unlock()
+	if ch == nil || ch.cmd.Process == nil {
+		t.Fatal("no pre-compiler started")
+	}
+	pid := ch.cmd.Process.Pid
+	if !s.pausePrecompilers() || !s.pausePrecompilers() {
+		t.Fatal("pausing found no pre-compiler")
+	}
+	s.resumePrecompilers()
+	if !awaitStopped(pid, time.Second) {
+		t.Error("the pre-compiler went on after one of two measurements resumed it")
+	}
+	s.resumePrecompilers()
+	deadline := time.Now().Add(2 * time.Second)
+	for awaitStopped(pid, 0) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if awaitStopped(pid, 0) {
+		t.Error("the pre-compiler stayed stopped after both measurements resumed it")
 	}
 }
 

@@ -82,6 +82,11 @@ for: ktune_message's note says it), each configuration gets:
   timestamp   to the microsecond (2024-03-04T05:06:07.123456+00:00, which Python 3.10
               reads); in a Kernel Tuner cache the Unix epoch, named in ktune_unrecorded,
               where the recording has none (KTT output).
+  device      the device that measured it, as --device names it (opencl:1), in
+              ktune_device of a Kernel Tuner cache entry or a T4 result, where a run on
+              several devices tells them apart (import reads it back); none where no
+              device measured it or the run is older than ktune's record of it. KTT
+              output has no place for it.
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is

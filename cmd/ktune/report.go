@@ -32,7 +32,8 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
   RUN         a run id of the results database: what ran, outcomes, the best
               configurations (with the spread of each one's timed runs, or of its
               samples, batches of runs, under the spec's min_time, where it has
-              several), failures, compiler warnings (each distinct one once),
+              several; and the device that measured each, for a run on several
+              devices), failures, compiler warnings (each distinct one once),
               convergence, and the analysis of what it measured
               (landscape, significance, Sobol sensitivity; see 'ktune analyze')
   BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells

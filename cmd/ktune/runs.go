@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,7 +33,14 @@ evaluations succeeded reads as failed, as 'ktune report' calls it, and is also l
 by --status finished, its status in --json, where "failed" is true), kernel, device, strategy with its
 options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the number of
 evaluations stored (and how many succeeded), and the best successful objective value
-(with the configuration that reached it in --json). Filters match exactly. No run is
+(with the configuration that reached it in --json). A run tuned on several devices
+(tune --device opencl:0,opencl:1) lists after its device name what each device measured
+(opencl:0 6, opencl:1 4) and after its best the device that measured it, and in --json,
+under "devices", each device's evaluations, successes and best objective, as each
+evaluation names the device that measured it (best_device: the best's); evaluations no
+device measured (configurations refused over a device limit known before compiling, and
+those stored before ktune kept the device) count under "no device" (in --json, "").
+Filters match exactly. No run is
 changed; opening the database may fold its write-ahead log (the -wal file) into it, as
 SQLite does when it is read. A PostgreSQL database (--db postgres://...) without ktune's
 tables lists no runs and is left without them; a role that may only read lists its runs.`,
@@ -60,6 +68,17 @@ type runSummary struct {
 	Failed      bool            `json:"failed,omitempty"`            // finished, with evaluations, none of them successful
 	Best        *float64        `json:"best_objective,omitempty"`    // as tune --json names it
 	BestConfig  tuner.Config    `json:"best_configuration,omitzero"` // in the parameters' order
+	BestDevice  string          `json:"best_device,omitempty"`       // the device that measured the best, as --device names it
+	Devices     []deviceShare   `json:"devices,omitempty"`           // a run tuned on several devices: what each measured
+}
+
+// deviceShare is what one device of a run tuned on several measured, as its stored
+// evaluations say.
+type deviceShare struct {
+	Device      string   `json:"device"` // as --device names it ("opencl:1"); "" for evaluations that name none
+	Evaluations int      `json:"evaluations"`
+	Succeeded   int      `json:"succeeded"`
+	Best        *float64 `json:"best_objective,omitempty"`
 }
 
 func runRuns(ctx context.Context, env *cliEnv, args []string) error {
@@ -137,12 +156,23 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			best = fmt.Sprintf("%.4g %s", *s.Best, unit)
 		}
+		if s.Best != nil && len(s.Devices) > 0 && s.BestDevice != "" {
+			best += " on " + s.BestDevice
+		}
 		status := string(s.Status)
 		if s.Failed {
 			status = "failed"
 		}
+		device := orDash(s.Device)
+		if len(s.Devices) > 0 {
+			var ds []string
+			for _, d := range s.Devices {
+				ds = append(ds, fmt.Sprintf("%s %d", cmp.Or(d.Device, "no device"), d.Evaluations))
+			}
+			device += " (" + strings.Join(ds, ", ") + ")"
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%d ok)\t%s\t%s\n", s.ID, s.Kind, status, orDash(s.Kernel),
-			orDash(s.Device), orDash(how), s.Evaluations, s.Succeeded, best, s.Started.Local().Format("2006-01-02 15:04"))
+			device, orDash(how), s.Evaluations, s.Succeeded, best, s.Started.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }
@@ -183,7 +213,7 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 	s.Failed = s.Status == store.StatusFinished && s.Evaluations > 0 && s.Succeeded == 0
 	if best != nil {
 		v := best.Objective
-		s.Best = &v
+		s.Best, s.BestDevice = &v, best.Device
 		if sp, err := st.Space(ctx, r.SpaceID); err == nil && len(sp.Params) == len(best.Config) {
 			s.BestConfig = tuner.Config{Values: best.Config}
 			for _, p := range sp.Params {
@@ -191,7 +221,49 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 			}
 		}
 	}
+	if severalDevices(r.Settings) {
+		// read only for such a run: the tally of any other is the store's alone
+		es, err := st.Evaluations(ctx, r.ID)
+		if err != nil {
+			return s, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		s.Devices = deviceShares(es, r.Maximize)
+	}
 	return s, nil
+}
+
+// severalDevices reports whether a run's settings list several devices, as tune stores
+// those of a run on several ("devices": [0, 1]).
+func severalDevices(settings json.RawMessage) bool {
+	var s struct {
+		Devices []json.RawMessage `json:"devices"`
+	}
+	return json.Unmarshal(settings, &s) == nil && len(s.Devices) > 1
+}
+
+// deviceShares counts evaluations by the device that measured them, in the order the
+// devices first measured, with each device's successes and best objective.
+func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
+	var shares []deviceShare
+	at := map[string]int{}
+	for _, e := range es {
+		i, ok := at[e.Device]
+		if !ok {
+			i = len(shares)
+			at[e.Device] = i
+			shares = append(shares, deviceShare{Device: e.Device})
+		}
+		d := &shares[i]
+		d.Evaluations++
+		if e.Failed() {
+			continue
+		}
+		d.Succeeded++
+		if v := e.Objective; d.Best == nil || (maximize && v > *d.Best) || (!maximize && v < *d.Best) {
+			d.Best = &v
+		}
+	}
+	return shares
 }
 
 // strategyOptionsText is a run's strategy options as --strategy 'NAME:OPT=VALUE;OPT=VALUE'

@@ -79,9 +79,14 @@ told to the strategy only when the strategy asks for it, exactly once, and one n
 for is dropped unstored (dropped_ahead). A strategy that hints nothing (a local search's
 next neighbour depends on this one's result) measures on one device at a time. The devices'
 names must be the same, or their timings would not be comparable: --mixed-devices accepts
-devices whose names differ. The run is stored as the first device's; its settings list the
-indices (devices), and the summary what each measured (devices: index, measured, ahead).
-Only the first device's workers compile ahead (the devices share the compiler's cache).
+devices whose names differ. The devices' workers start at once (a device that cannot start
+stops the run, named in the error). The run is stored as the first device's; its settings
+list the indices (devices), the summary what each measured (devices: index, measured,
+ahead), and each evaluation the device that measured it (opencl:1; on one device too),
+which 'ktune runs' counts per device and exports keep (ktune_device). The first device's
+pre-compilers compile for every device (the devices share the compiler's cache): a
+device's measurement waits for the one compiling its configuration rather than compile it
+twice, and on a CPU device pauses them while it times its kernel.
 Devices that share the machine's cores (PoCL's CPU devices: POCL_DEVICES="pthread pthread")
 slow each other's kernels: tune on them to test, not to time.
 Each worker's memory is bounded by --worker-memory (default: half the machine's memory, or

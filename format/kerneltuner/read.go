@@ -58,6 +58,9 @@ const (
 	// ktune's own additions, for what Kernel Tuner cannot express; Kernel Tuner ignores them.
 	fieldStatus  = "ktune_status"
 	fieldMessage = "ktune_message"
+	// fieldDevice names the device that measured the entry ("opencl:1"), which tells the
+	// devices of a run on several apart.
+	fieldDevice = "ktune_device"
 	// fieldUnrecorded names the timings written as 0, and a timestamp written as the
 	// Unix epoch, because the recording lacked them.
 	fieldUnrecorded = "ktune_unrecorded"
@@ -648,6 +651,9 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (re
 	if m, ok := e.str(data, fieldMessage); ok {
 		ev.Message = m
 	}
+	if d, ok := e.str(data, fieldDevice); ok {
+		ev.Device = d
+	}
 	if v, ok := e.fields.get(fieldTimes); ok {
 		s, bad, n, first := v.samples(data)
 		if len(s) > 0 {
@@ -769,7 +775,7 @@ func (e entry) floatOrNaN(data []byte, name string) float64 {
 func reserved(k string, rec *result.Recording) bool {
 	switch k {
 	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
-		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded, rec.Objective:
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded, rec.Objective:
 		return true
 	}
 	for _, p := range rec.Params {

@@ -85,6 +85,8 @@ func ktuneRun() *result.Recording {
 	for i, st := range []result.Status{result.OK, result.CompileError, result.DeviceLimit} {
 		e := result.Evaluation{Config: []space.Value{rec.Params[0].Values[i]}, Status: st, Objective: math.NaN(),
 			CompileMS: 151, VerifyMS: 2.5, BenchmarkMS: 10, FrameworkMS: 0.5, StrategyMS: 0.03125, Time: at.Add(time.Duration(i) * time.Second)}
+		// measured on two devices; the device limit, refused before compiling, on none
+		e.Device = []string{"opencl:1", "opencl:0", ""}[i]
 		switch st {
 		case result.OK:
 			e.Objective, e.Samples = 6.8068, []float64{0.82271, 0.9, 1.0279}

@@ -227,6 +227,10 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.field(fieldMessage, ev.Message, "")
 	}
+	if ev.Device != "" {
+		sep()
+		e.field(fieldDevice, ev.Device, "")
+	}
 	// The schema requires a timestamp too; an evaluation measured at an unknown time (KTT
 	// output has none per result) gets the Unix epoch, which no measurement carries, and
 	// is named in ktune_unrecorded.
@@ -242,7 +246,7 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 func entryField(name, objective string) bool {
 	switch name {
 	case objective, fieldTime, fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
-		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldUnrecorded:
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded:
 		return true
 	}
 	return false

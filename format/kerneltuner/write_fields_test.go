@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all"
@@ -319,5 +320,28 @@ func TestWriteRefusesAParameterNamedAsAnEntryMember(t *testing.T) {
 	back := roundTrip(t, rec)
 	if got := back.Evaluations[0].Config[1]; got.String() != "1080" {
 		t.Errorf("parameter temperature reads back as %v", got)
+	}
+}
+
+// The device that measured each entry (a run on several devices) is kept in ktune_device,
+// which Kernel Tuner ignores, and read back; an entry no device measured has none.
+func TestWriteKeepsTheDeviceThatMeasuredEachEntry(t *testing.T) {
+	rec := ktuneRun()
+	rec.Format = kerneltuner.Name
+	for i := range rec.Evaluations {
+		rec.Evaluations[i].Time = rec.Evaluations[i].Time.Truncate(time.Microsecond) // a cache's timestamps keep µs
+	}
+	if d := formattest.Diff(rec, roundTrip(t, rec)); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	doc, _ := header(t, rec)
+	var cache map[string]map[string]any
+	if err := json.Unmarshal(doc["cache"], &cache); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]any{"8": "opencl:1", "16": "opencl:0", "8192": nil} {
+		if got := cache[key]["ktune_device"]; got != want {
+			t.Errorf("entry %s: ktune_device %v, want %v", key, got, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,7 +61,8 @@ var compilationFields = func() map[string]string {
 //
 // KTT has no place for what else a recording holds (the objective's direction,
 // restrictions, problem size, timing samples, failure messages, a failure's compile time,
-// metrics and launch, parameter values no configuration has), nor for configurations the
+// metrics and launch, parameter values no configuration has, the device of a run's
+// several that measured each configuration), nor for configurations the
 // restrictions exclude (Restricted, as a Kernel Tuner cache lists them), which are left
 // out (Losses names them); a timeout is written as ComputationFailed. The platform KTT
 // records is not known to a recording and is not written.
@@ -164,7 +166,8 @@ func Losses(rec *result.Recording) []string {
 	if n := len(rec.Restrictions); n > 0 {
 		l = append(l, counted(n, "the restriction", "the %d restrictions"))
 	}
-	var restricted, samples, messages, timeouts, compiles, metrics, launches int
+	var restricted, samples, messages, timeouts, compiles, metrics, launches, measuredOn int
+	var devices []string // that measured, in the order they first did
 	// the values each parameter has in the results: KTT lists no others
 	used := make([]map[string]bool, len(rec.Params))
 	for j := range used {
@@ -186,6 +189,12 @@ func Losses(rec *result.Recording) []string {
 		}
 		if ev.Message != "" {
 			messages++
+		}
+		if ev.Device != "" {
+			measuredOn++
+			if !slices.Contains(devices, ev.Device) {
+				devices = append(devices, ev.Device)
+			}
 		}
 		if ev.Status == result.Timeout {
 			timeouts++
@@ -232,6 +241,10 @@ func Losses(rec *result.Recording) []string {
 	}
 	if messages > 0 {
 		l = append(l, counted(messages, "the failure message of 1 configuration", "the failure messages of %d configurations"))
+	}
+	if measuredOn > 0 {
+		l = append(l, counted(measuredOn, "the device that measured 1 configuration", "the devices that measured %d configurations")+
+			" ("+strings.Join(devices, ", ")+")")
 	}
 	if timeouts > 0 {
 		l = append(l, counted(timeouts, "the timeout of 1 configuration (written as ComputationFailed)", "the timeouts of %d configurations (written as ComputationFailed)"))

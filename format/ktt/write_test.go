@@ -248,6 +248,8 @@ func TestLossesNamesWhatWriteLeavesOut(t *testing.T) {
 		}, "the configuration the restrictions exclude"},
 		{"samples", func(r *result.Recording) { r.Evaluations[0].Samples = []float64{0.7, 0.8} }, "the timing samples of 1 configuration"},
 		{"message", func(r *result.Recording) { r.Evaluations[1].Message = "crashed" }, "the failure message of 1 configuration"},
+		{"devices", func(r *result.Recording) { r.Evaluations[0].Device, r.Evaluations[1].Device = "opencl:1", "opencl:0" },
+			"the devices that measured 2 configurations (opencl:1, opencl:0)"},
 		{"timeout", func(r *result.Recording) { r.Evaluations[1].Status = result.Timeout }, "the timeout of 1 configuration"},
 		{"failure's compile time", func(r *result.Recording) { r.Evaluations[1].CompileMS = 30 }, "the compile time of 1 failed configuration"},
 		{"failure's metrics", func(r *result.Recording) { r.Evaluations[1].Metrics = map[string]float64{"GFLOP/s": 5} }, "the metrics of 1 failed configuration"},

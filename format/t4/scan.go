@@ -4,7 +4,7 @@ import "github.com/ktune/ktune/format/internal/jsonio"
 
 // The members of rawResult and measurement, as their json tags name them.
 var (
-	resultFields      = jsonio.NewFields("timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives", fieldMessage, fieldStatus)
+	resultFields      = jsonio.NewFields("timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives", fieldMessage, fieldStatus, fieldDevice)
 	measurementFields = jsonio.NewFields("name", "value", "unit")
 )
 
@@ -44,6 +44,8 @@ func scanResult(s *jsonio.Scanner, r *rawResult) {
 			r.Message = s.Any()
 		case 8:
 			r.Status = s.Any()
+		case 9:
+			r.Device = s.Any()
 		}
 	})
 }

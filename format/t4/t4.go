@@ -40,11 +40,13 @@ var invalidityStatus = map[string]result.Status{
 	"constraints": result.Restricted,
 }
 
-// ktune's members of a result: a failure's message, and a status that "invalidity" does
-// not tell (device_limit, which Write gives the invalidity "runtime").
+// ktune's members of a result: a failure's message, a status that "invalidity" does
+// not tell (device_limit, which Write gives the invalidity "runtime"), and the device that
+// measured the result ("opencl:1"), which tells the devices of a run on several apart.
 const (
 	fieldMessage = "ktune_message"
 	fieldStatus  = "ktune_status"
+	fieldDevice  = "ktune_device"
 )
 
 // Kernel Tuner's failure strings, which its T4 writer puts in the objective's measurement.
@@ -88,6 +90,7 @@ type rawResult struct {
 	Objectives    []any          `json:"objectives"`
 	Message       any            `json:"ktune_message"` // a failure's message, which ktune's Write adds
 	Status        any            `json:"ktune_status"`  // a status invalidity does not tell, which ktune's Write adds
+	Device        any            `json:"ktune_device"`  // the device that measured it, which ktune's Write adds
 	offset        int64          // decoder offset of the result, for errors
 }
 
@@ -359,7 +362,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	// timings the result does not have stay unknown (NaN), not 0
 	nan := math.NaN()
 	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: nan,
-		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan, Message: asString(r.Message)}
+		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan, Message: asString(r.Message), Device: asString(r.Device)}
 	if r.Configuration == nil {
 		return ev, fail("no configuration")
 	}

@@ -250,6 +250,11 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 		e.Str(", ")
 		e.Field(fieldMessage, ev.Message)
 	}
+	// nor for the device that measured the result, among a run's several
+	if ev.Device != "" {
+		e.Str(", ")
+		e.Field(fieldDevice, ev.Device)
+	}
 	e.Str("}")
 }
 

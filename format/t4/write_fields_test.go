@@ -213,3 +213,34 @@ func TestWriteGivesEveryResultItsTime(t *testing.T) {
 		t.Errorf("the time reads back as %v %v, metrics %v", tm, ok, back.Evaluations[1].Metrics)
 	}
 }
+
+// The device that measured each result (a run on several devices) is kept in
+// ktune_device, a member of ktune's own as the schema allows, and read back; a result no
+// device measured has none.
+func TestWriteKeepsTheDeviceThatMeasuredEachResult(t *testing.T) {
+	rec := handMade()
+	devices := []string{"opencl:0", "opencl:1", "", "opencl:1", "opencl:0", ""}
+	for i := range rec.Evaluations {
+		rec.Evaluations[i].Device = devices[i]
+	}
+	back, written := roundTrip(t, rec)
+	rec.Format = t4.Name
+	if d := formattest.Diff(rec, back); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	if errs := loadSchema(t).Validate(decodeDoc(t, written)); len(errs) > 0 {
+		t.Errorf("schema violations: %q", errs)
+	}
+	var doc struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal(written, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range doc.Results {
+		got, ok := r["ktune_device"]
+		if want := devices[i]; (want == "" && ok) || (want != "" && got != want) {
+			t.Errorf("result %d: ktune_device %v (present %v), want %q", i, got, ok, want)
+		}
+	}
+}

@@ -17,10 +17,10 @@ import (
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
 	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample`
+	grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample, device`
 
 // columnCount is the number of evaluationColumns.
-const columnCount = 21
+const columnCount = 22
 
 // placeholders returns n query parameters from $from on: "$3, $4, $5".
 func placeholders(from, n int) string {

@@ -15,11 +15,12 @@ import (
 // version this ktune writes. Append to evolve the schema; never edit a released step.
 var migrations = []string{
 	schemaV1,
+	schemaV2,
 }
 
 // SchemaVersion is the schema version this ktune writes (the one row of ktune_schema); it
 // equals len(migrations). It counts on its own, apart from SQLite's versions.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // schemaV1 is the first schema: the model of SQLite's schema version 6, column for column,
 // so that a run reads back the same from either. Conventions as there: times are bigint
@@ -109,6 +110,13 @@ CREATE INDEX evaluations_config ON evaluations (run_id, config_key, seq);
 CREATE INDEX evaluations_best ON evaluations (run_id, status, objective, seq);
 
 INSERT INTO ktune_schema (version) VALUES (0);
+`
+
+// schemaV2 gives every evaluation the device that measured it (result.Evaluation.Device,
+// "opencl:1"), as SQLite's schema version 7 does: tuning runs record it from now on;
+// evaluations stored before have none (NULL).
+const schemaV2 = `
+ALTER TABLE evaluations ADD COLUMN device text;
 `
 
 // ourTables are the tables of the schema; a database that has one of them without

@@ -15,14 +15,15 @@ import (
 
 const evaluationColumns = `config, config_key, status, objective, samples, metrics,
 	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	` + launchColumns + `, warnings, runs_per_sample`
+	` + launchColumns + `, warnings, runs_per_sample, device`
 
 // launchColumns hold an evaluation's launch (schema version 3), all NULL when unknown.
 const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 
 // selectColumns are evaluationColumns as a query reads them from a database of schema
 // version v. A read-only database of an older version cannot be migrated, and is read as
-// its migrations would leave it: before version 5, an evaluation's runs per sample are
+// its migrations would leave it: before version 7, no evaluation names its device (NULL);
+// before version 5, an evaluation's runs per sample are
 // what its note says, or 1 for a tuning run's successful one (schemaV5);
 // before version 4, no evaluation has warnings (NULL);
 // before version 3, none has a launch (NULL);
@@ -30,6 +31,9 @@ const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 // held, and NULL (unknown) otherwise.
 func selectColumns(v int) string {
 	cols := evaluationColumns
+	if v < 7 {
+		cols = strings.Replace(cols, ", device", ", NULL AS device", 1)
+	}
 	if v < 5 {
 		cols = strings.Replace(cols, ", runs_per_sample", ", "+oldRunsPerSample+" AS runs_per_sample", 1)
 	}
@@ -54,10 +58,10 @@ func selectColumns(v int) string {
 // right even when another process appends to the same run.
 const insertEvaluationNext = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
 	VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM evaluations WHERE run_id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
@@ -113,7 +117,7 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 23)
+	args := make([]any, 0, 24)
 	for i := range es {
 		row, err := sqlrow.EvaluationArgs(&es[i], width, sqlrow.StorableText)
 		if err != nil {

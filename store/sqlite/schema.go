@@ -21,11 +21,12 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	execStep(schemaV4),
 	execStep(schemaV5),
 	execStep(schemaV6),
+	execStep(schemaV7),
 }
 
 // SchemaVersion is the schema version this ktune writes (PRAGMA user_version); it equals
 // len(migrations).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 func execStep(script string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
@@ -149,6 +150,14 @@ WHERE status = 'ok' OR instr(message, 'for min_time ') > 0;
 // breaks ties as the run's order does). Nothing else changes.
 const schemaV6 = `
 CREATE INDEX evaluations_best ON evaluations (run_id, status, objective, seq);
+`
+
+// schemaV7 gives every evaluation the device that measured it (result.Evaluation.Device,
+// "opencl:1"), which tuning runs record from now on, so that a run on several devices
+// tells which measured what. Evaluations stored before have none (NULL): a run's device
+// (runs.device_id) is the first of its devices, not necessarily the one that measured.
+const schemaV7 = `
+ALTER TABLE evaluations ADD COLUMN device TEXT;
 `
 
 // oldRunsPerSample is the runs per sample schemaV5 gives an evaluation stored before, as

@@ -45,6 +45,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"ImportRecordingOnceStoresOnceFromTwoStores", importRecordingOnceStoresOnce},
 		{"AReopenedStoreReadsWhatWasWritten", aReopenedStoreReadsWhatWasWritten},
 		{"MessagesAreStoredAsUTF8WithoutNUL", messagesAreStoredAsUTF8WithoutNUL},
+		{"EachEvaluationKeepsTheDeviceThatMeasuredIt", eachEvaluationKeepsItsDevice},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
@@ -77,7 +78,8 @@ var base = time.Date(2024, 5, 17, 9, 30, 0, 123456789, time.UTC)
 
 // Recording has a parameter of every value kind, including a string with a comma (which
 // makes ConfigKey ambiguous) and one evaluation of every status, non-finite values,
-// launches, warnings and runs per sample.
+// launches, warnings, runs per sample and the devices that measured (a ktune export's,
+// read back: two devices of one run, and evaluations that name none).
 func Recording() *result.Recording {
 	nan := math.NaN()
 	return &result.Recording{
@@ -99,12 +101,12 @@ func Recording() *result.Recording {
 			{Config: []space.Value{iv(16), fv(1), bv(true), sv("row")}, Status: result.OK, Objective: 1.5,
 				Samples: []float64{1.4, 1.5, 1.6}, Metrics: map[string]float64{"gflops": 91.6, "energy": nan, "peak": math.Inf(1)},
 				CompileMS: 120.5, VerifyMS: 3.25, BenchmarkMS: 4.5, FrameworkMS: 0.75, StrategyMS: 0.0625, Time: base,
-				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}, RunsPerSample: 40},
+				Launch: &result.Launch{Grid: [3]int{256, 128, 1}, Block: [3]int{16, 1, 1}}, RunsPerSample: 40, Device: "cuda:1"},
 			{Config: []space.Value{iv(32), fv(0.5), bv(false), sv("col,major")}, Status: result.Restricted,
 				Objective: nan, CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan},
 			{Config: []space.Value{iv(64), fv(2.5e-5), bv(true), sv("q\"\x01ü")}, Status: result.CompileError,
 				Objective: nan, CompileMS: 80, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan,
-				Message: "error: too many resources requested for launch\nline 2", Time: base.Add(time.Second)},
+				Message: "error: too many resources requested for launch\nline 2", Time: base.Add(time.Second), Device: "cuda:0"},
 			{Config: []space.Value{iv(16), fv(0.5), bv(true), sv("row")}, Status: result.RuntimeError,
 				Objective: nan, CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan,
 				Message: "CUDA_ERROR_LAUNCH_FAILED", Time: base.Add(2 * time.Second)},
@@ -112,7 +114,7 @@ func Recording() *result.Recording {
 				Objective: nan, Samples: []float64{math.Inf(1)}, Time: base.Add(3 * time.Second)},
 			{Config: []space.Value{iv(64), fv(1), bv(false), sv("row")}, Status: result.WrongAnswer,
 				Objective: 0.9, Samples: []float64{0.9}, Metrics: map[string]float64{"max_abs_error": 1e-2}, Time: base.Add(4 * time.Second),
-				Warnings: "gemm.cu(3): warning #177-D: variable \"t\" was declared but never referenced"},
+				Warnings: "gemm.cu(3): warning #177-D: variable \"t\" was declared but never referenced", Device: "cuda:1"},
 			{Config: []space.Value{iv(64), fv(0.5), bv(true), sv("col,major")}, Status: result.DeviceLimit,
 				Objective: nan, Message: "work-group size 4096 > 1024", Time: base.Add(5 * time.Second),
 				Launch: &result.Launch{Grid: [3]int{1 << 31, 65535, 65535}, Block: [3]int{64, 64, 1}}},
@@ -828,5 +830,51 @@ func aReopenedStoreReadsWhatWasWritten(t *testing.T, loc string) {
 	}
 	if after, err := again.EvaluationsAfter(ctx, id, 3); err != nil || len(after) != 1 || after[0].Status != result.RuntimeError {
 		t.Errorf("EvaluationsAfter(3) after a resume = %v, %v", after, err)
+	}
+}
+
+// eachEvaluationKeepsItsDevice stores a run measured on two devices, one evaluation at a
+// time and in a batch, and reads every evaluation's device back through each read: a
+// user tells from them which device measured what.
+func eachEvaluationKeepsItsDevice(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := Recording()
+	devices := []string{"opencl:0", "opencl:1", "", "opencl:1", "opencl:0", "opencl:1", "", "opencl:0"}
+	for k := range rec.Evaluations {
+		rec.Evaluations[k].Device = devices[k]
+	}
+	one, batch := newRun(t, st, rec), newRun(t, st, rec)
+	for _, e := range rec.Evaluations {
+		if err := st.AddEvaluation(ctx, one, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.AddEvaluations(ctx, batch, rec.Evaluations); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{one, batch} {
+		es, err := st.Evaluations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, len(es))
+		for k, e := range es {
+			got[k] = e.Device
+		}
+		if !slices.Equal(got, devices) {
+			t.Errorf("run %d: devices %q, want %q", id, got, devices)
+		}
+		after, err := st.EvaluationsAfter(ctx, id, 5)
+		if err != nil || len(after) != 3 || after[0].Device != "opencl:1" || after[1].Device != "" || after[2].Device != "opencl:0" {
+			t.Errorf("run %d: EvaluationsAfter(5) = %d evaluations, %v; want those on opencl:1, none, opencl:0", id, len(after), err)
+		}
+		if e, ok, err := st.Lookup(ctx, id, rec.Evaluations[3].Config); err != nil || !ok || e.Device != "opencl:1" {
+			t.Errorf("run %d: Lookup = %v, %v, device %q; want opencl:1", id, ok, err, e.Device)
+		}
+		// the best: evaluation 7, objective 0.25, measured on opencl:0
+		if tally, err := st.Tally(ctx, id); err != nil || !tally.HasBest || tally.Best.Device != "opencl:0" {
+			t.Errorf("run %d: Tally's best on %q (%v), want opencl:0", id, tally.Best.Device, err)
+		}
 	}
 }

@@ -273,6 +273,9 @@ func diffEval(a, b *result.Evaluation) string {
 	if a.Message != b.Message {
 		return fmt.Sprintf("message %q vs %q", a.Message, b.Message)
 	}
+	if a.Device != b.Device {
+		return fmt.Sprintf("device %q vs %q", a.Device, b.Device)
+	}
 	if !a.Time.Equal(b.Time) {
 		return fmt.Sprintf("time %v vs %v", a.Time, b.Time)
 	}

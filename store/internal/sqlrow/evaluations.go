@@ -15,9 +15,9 @@ import (
 // EvaluationArgs encodes e, in a run whose space has width parameters, as the values of
 // an evaluation's columns, in order: config, config_key, status, objective, samples,
 // metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-// grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample. text, when
-// not nil, turns the message and the warnings into what the store keeps: StorableText, in
-// every backend, so that a run reads back the same from each.
+// grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample, device.
+// text, when not nil, turns the message, the warnings and the device into what the store
+// keeps: StorableText, in every backend, so that a run reads back the same from each.
 func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) ([]any, error) {
 	if len(e.Config) != width {
 		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
@@ -41,19 +41,19 @@ func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) (
 	if b := codec.Samples(e.Samples); b != nil {
 		samples = b
 	}
-	message, warnings := e.Message, e.Warnings
+	message, warnings, device := e.Message, e.Warnings, e.Device
 	if text != nil {
-		message, warnings = text(message), text(warnings)
+		message, warnings, device = text(message), text(warnings), text(device)
 	}
 	args := []any{
 		string(config), store.ConfigKey(e.Config), e.Status.String(), RealOrNull(e.Objective),
 		samples, NullText(metrics), RealOrNull(e.CompileMS), RealOrNull(e.VerifyMS),
 		RealOrNull(e.BenchmarkMS), RealOrNull(e.FrameworkMS), message, UnixNano(e.Time),
 		RealOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, EmptyAsNull(warnings),
-		PositiveOrNull(e.RunsPerSample),
+		PositiveOrNull(e.RunsPerSample), EmptyAsNull(device),
 	}
 	if l := e.Launch; l != nil {
-		launch := args[len(args)-8 : len(args)-2]
+		launch := args[13:19]
 		for d := range 3 {
 			launch[d], launch[3+d] = int64(l.Grid[d]), int64(l.Block[d])
 		}
@@ -75,10 +75,11 @@ func ScanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 		grid, block                           [3]sql.NullInt64
 		warnings                              sql.NullString
 		perSample                             sql.NullInt64
+		device                                sql.NullString
 	)
 	err := rows.Scan(&config, &key, &status, &objective, &samples, &metrics,
 		&compile, &verify, &bench, &fw, &e.Message, &t, &strategy,
-		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings, &perSample)
+		&grid[0], &grid[1], &grid[2], &block[0], &block[1], &block[2], &warnings, &perSample, &device)
 	if err != nil {
 		return e, err
 	}
@@ -111,7 +112,7 @@ func ScanEvaluation(rows *sql.Rows) (result.Evaluation, error) {
 	e.Objective, e.CompileMS, e.VerifyMS = NullAsNaN(objective), NullAsNaN(compile), NullAsNaN(verify)
 	e.BenchmarkMS, e.FrameworkMS, e.StrategyMS = NullAsNaN(bench), NullAsNaN(fw), NullAsNaN(strategy)
 	e.Time = FromUnixNano(t)
-	e.Warnings = warnings.String
+	e.Warnings, e.Device = warnings.String, device.String
 	if perSample.Int64 > 0 {
 		e.RunsPerSample = int(perSample.Int64)
 	}

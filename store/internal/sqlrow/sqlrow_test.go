@@ -65,13 +65,20 @@ func TestRunArgsDefaults(t *testing.T) {
 
 func TestEvaluationArgsText(t *testing.T) {
 	e := result.Evaluation{Config: []space.Value{space.IntValue(1)}, Status: result.OK, Objective: math.NaN(),
-		Message: "m", Warnings: "w"}
+		Message: "m", Warnings: "w", Device: "opencl:1", Launch: &result.Launch{Grid: [3]int{4, 5, 6}, Block: [3]int{7, 8, 9}}}
 	args, err := EvaluationArgs(&e, 1, strings.ToUpper)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(args) != 21 || args[3] != nil || args[10] != "M" || args[19] != "W" {
+	if len(args) != 22 || args[3] != nil || args[10] != "M" || args[19] != "W" || args[21] != "OPENCL:1" {
 		t.Errorf("args %v", args)
+	}
+	if args[13] != int64(4) || args[15] != int64(6) || args[16] != int64(7) || args[18] != int64(9) {
+		t.Errorf("launch args %v, want grid 4 5 6 and block 7 8 9 in grid_x..block_z", args[13:19])
+	}
+	e.Device, e.Launch = "", nil
+	if args, err = EvaluationArgs(&e, 1, nil); err != nil || args[21] != nil || args[13] != nil {
+		t.Errorf("no device, no launch: args %v, %v; want NULL device and launch", args, err)
 	}
 	if _, err := EvaluationArgs(&e, 2, nil); err == nil {
 		t.Error("a configuration of the wrong width was accepted")
