@@ -1,6 +1,7 @@
 package stencil
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -307,4 +308,48 @@ func MeanMedianTime(samples []Sample) (mean, median float64) {
 		median = (ts[n/2-1] + ts[n/2]) / 2
 	}
 	return mean / float64(n), median
+}
+
+// Spearman is the rank correlation of predictions and measurements (ties ranked by
+// their mean rank): how well the model orders one stencil's settings, which is what
+// Algorithm 2 uses it for.
+func Spearman(pred, meas []float64) float64 {
+	rp, rm := ranks(pred), ranks(meas)
+	n := float64(len(pred))
+	var mp, mm float64
+	for i := range rp {
+		mp += rp[i] / n
+		mm += rm[i] / n
+	}
+	var sxy, sxx, syy float64
+	for i := range rp {
+		dx, dy := rp[i]-mp, rm[i]-mm
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func ranks(xs []float64) []float64 {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(xs[a], xs[b]) })
+	r := make([]float64, len(xs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j) / 2
+		}
+		i = j + 1
+	}
+	return r
 }

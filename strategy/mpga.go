@@ -59,7 +59,7 @@ var mpgaFactory = Factory{
 		{Name: "stencil", Default: "none", Doc: "sample=quota: the stencil's kernel name as 'ktune stencil generate' writes it (random2d3r_s14, star3d2r), which says its points"},
 		{Name: "ratio", Kind: FloatKind(), Default: "0.1 (seed 002)", Doc: "sample=quota: share of the space's settings drawn, in (0, 1]"},
 		{Name: "tr", Kind: FloatKind(), Default: "0.01 (seed 002)", Doc: "sample=quota: share of the space drawn per iteration (Algorithm 2's TR), in (0, 1]"},
-		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]"},
+		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
 		{Name: "lr", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: the lowest share a combination is lowered to (LR), in [0, tr]"},
 		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
 	},
@@ -163,23 +163,26 @@ func newMPGA(opts Options) (Strategy, error) {
 	case !(q.lr >= 0 && q.lr <= q.tr):
 		return nil, fmt.Errorf("option lr: %v, want a share in [0, tr (%v)]", q.lr, q.tr)
 	}
+	_, hasModel := opts["model"]
+	v, hasStencil := opts["stencil"]
+	if mode == "none" {
+		if hasModel || hasStencil {
+			return nil, fmt.Errorf("options model and stencil are for sample=quota; add sample=quota or leave them out")
+		}
+		return s, nil
+	}
 	var model, name string
-	if _, ok := opts["model"]; ok {
+	if hasModel {
 		if model, err = opts.file("model"); err != nil {
 			return nil, err
 		}
 	}
-	if v, ok := opts["stencil"]; ok {
-		name = valueText(v)
-		if str, isString := v.(string); isString {
-			name = str
+	if hasStencil {
+		str, isString := v.(string)
+		if !isString || str == "" {
+			return nil, fmt.Errorf("option stencil: %s is not a stencil's name (random2d3r_s14, star3d2r)", valueText(v))
 		}
-	}
-	if mode == "none" {
-		if model != "" || name != "" {
-			return nil, fmt.Errorf("options model and stencil are for sample=quota; add sample=quota or leave them out")
-		}
-		return s, nil
+		name = str
 	}
 	if s.sampler, err = newStencilSampler(q, model, name); err != nil {
 		return nil, err

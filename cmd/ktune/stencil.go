@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "stencil",
-		summary: "generate a symmetric stencil (seed 002) as a tunable OpenCL spec, or its features",
+		summary: "generate a symmetric stencil (seed 002) as a tunable OpenCL spec, its features, or train its performance model",
 		usage: `[generate|features] [--dim 2|3] [--order N] [--shape star|box|random] [--seed S] [flags]
        ktune stencil train RECORDING... [-o MODEL] [--test RECORDING]... [--trees N] [--depth D] [--seed S] [--json]
 
@@ -51,7 +51,9 @@ options give the same stencil.
             it learns from a few thousand measurements without tuning and needs no
             dependency. --test RECORDING (repeatable) reports the model's mean absolute
             percentage error (MAPE) on the stencils held out, beside that of predicting
-            the training set's mean or median time. 'ktune tune' and 'ktune simulate' use
+            the training set's mean or median time, and the rank correlation (Spearman)
+            of its predictions with the times, how well it orders a stencil's settings,
+            which is what the sampling uses. 'ktune tune' and 'ktune simulate' use
             the model through mpga's sample=quota (see 'ktune help strategies').`,
 		run: runStencil,
 	})
@@ -192,6 +194,7 @@ type stencilTestError struct {
 	ModelMAPE    float64 `json:"model_mape"`
 	MeanMAPE     float64 `json:"mean_mape"`   // predicting the training set's mean time
 	MedianMAPE   float64 `json:"median_mape"` // predicting the training set's median time
+	Spearman     float64 `json:"spearman"`    // rank correlation of the model's predictions and the times
 }
 
 func trainStencilModel(ctx context.Context, env *cliEnv, paths, tests []string, out string, o stencil.TrainOptions, jsonOut bool) error {
@@ -224,6 +227,7 @@ func trainStencilModel(ctx context.Context, env *cliEnv, paths, tests []string, 
 			meas[i], pred[i] = s.TimeMS, m.Predict(s.Stencil, s.Setting)
 		}
 		e.ModelMAPE = stencil.MAPE(pred, meas)
+		e.Spearman = stencil.Spearman(pred, meas)
 		for i := range pred {
 			pred[i] = mean
 		}
@@ -244,8 +248,8 @@ func trainStencilModel(ctx context.Context, env *cliEnv, paths, tests []string, 
 	}
 	fmt.Fprintf(env.stdout, "wrote %s: trained on %d measurements of %d stencils (%s)\n", out, m.Samples, len(m.Stencils), strings.Join(m.Stencils, ", "))
 	for _, e := range errs {
-		fmt.Fprintf(env.stdout, "%s (%d measurements): MAPE %.1f%% (predicting the mean: %.1f%%, the median: %.1f%%)\n",
-			e.Stencil, e.Measurements, e.ModelMAPE, e.MeanMAPE, e.MedianMAPE)
+		fmt.Fprintf(env.stdout, "%s (%d measurements): MAPE %.1f%% (predicting the mean: %.1f%%, the median: %.1f%%), rank correlation %.3f\n",
+			e.Stencil, e.Measurements, e.ModelMAPE, e.MeanMAPE, e.MedianMAPE, e.Spearman)
 	}
 	return nil
 }
