@@ -56,7 +56,7 @@ var mpgaFactory = Factory{
 		{Name: "mcr", Kind: FloatKind(), Default: "0.5 (seed 002, Section 5.7.3)", Doc: "max-count ratio that ends a search: share of a sub-population held by its most frequent configuration, in (0, 1]"},
 		{Name: "sample", Kind: ChoiceKind("none", "quota"), Default: "none", Doc: "none searches the whole space; quota searches the settings seed 002's Algorithm 2 draws, guided by model (needs model and stencil)"},
 		{Name: "model", Kind: fileKind(), Default: "none", Doc: "sample=quota: a stencil model file written by 'ktune stencil train'"},
-		{Name: "stencil", Default: "none", Doc: "sample=quota: the stencil's kernel name as 'ktune stencil generate' writes it (random2d3r_s14, star3d2r), which says its points"},
+		{Name: "stencil", Kind: stencilNameKind(), Default: "none", Doc: "sample=quota: the stencil's kernel name as 'ktune stencil generate' writes it (random2d3r_s14, star3d2r), which says its points"},
 		{Name: "ratio", Kind: FloatKind(), Default: "0.1 (seed 002)", Doc: "sample=quota: share of the space's settings drawn, in (0, 1]"},
 		{Name: "tr", Kind: FloatKind(), Default: "0.01 (seed 002)", Doc: "sample=quota: share of the space drawn per iteration (Algorithm 2's TR), in (0, 1]"},
 		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
@@ -164,7 +164,7 @@ func newMPGA(opts Options) (Strategy, error) {
 		return nil, fmt.Errorf("option lr: %v, want a share in [0, tr (%v)]", q.lr, q.tr)
 	}
 	_, hasModel := opts["model"]
-	v, hasStencil := opts["stencil"]
+	_, hasStencil := opts["stencil"]
 	if mode == "none" {
 		if hasModel || hasStencil {
 			return nil, fmt.Errorf("options model and stencil are for sample=quota; add sample=quota or leave them out")
@@ -178,11 +178,9 @@ func newMPGA(opts Options) (Strategy, error) {
 		}
 	}
 	if hasStencil {
-		str, isString := v.(string)
-		if !isString || str == "" {
-			return nil, fmt.Errorf("option stencil: %s is not a stencil's name (random2d3r_s14, star3d2r)", valueText(v))
+		if name, err = opts.stencilName("stencil"); err != nil {
+			return nil, err
 		}
-		name = str
 	}
 	if s.sampler, err = newStencilSampler(q, model, name); err != nil {
 		return nil, err

@@ -106,6 +106,21 @@ func quotaSample(r *rand.Rand, ocs [][]int, n int, q quotaParams, predict func(i
 	return out
 }
 
+// stencilNameKind is an option that names a generated stencil (random2d3r_s14): a
+// non-empty string, kept as given.
+func stencilNameKind() Kind {
+	return Kind{func(o Options, name string) (any, error) { return o.stencilName(name) }}
+}
+
+func (o Options) stencilName(name string) (string, error) {
+	v := o[name]
+	s, ok := v.(string)
+	if !ok || s == "" {
+		return "", fmt.Errorf("option %s: %s is not a stencil's name (random2d3r_s14, star3d2r)", name, valueText(v))
+	}
+	return s, nil
+}
+
 // stencilSampler narrows the space of a stencil spec emitted by 'ktune stencil generate'
 // with Algorithm 2, its OCs those of stencil.Combination and its predictions a stencil
 // model's.

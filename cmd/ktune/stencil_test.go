@@ -64,7 +64,9 @@ func TestStencilGenerateAndFeatures(t *testing.T) {
 func TestStencilTrainAndQuotaSampling(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	rec := func(name string) string { return filepath.Join("..", "..", "stencil", "testdata", "measured", name+".json.gz") }
+	rec := func(name string) string {
+		return filepath.Join("..", "..", "stencil", "testdata", "measured", name+".json.gz")
+	}
 	out, errOut, code := ktune(t, "stencil", "train", rec("random2d1r_s11"), rec("random2d3r_s13"), rec("random2d4r_s14"),
 		"--test", rec("random2d2r_s12"), "-o", model, "--json")
 	if code != 0 {
