@@ -29,7 +29,7 @@ type gbParams struct {
 }
 
 // defaultGBParams are ktune's choices, checked on the recorded stencils (BENCHMARKS.md).
-var defaultGBParams = gbParams{Trees: 300, Depth: 5, MinLeaf: 4, Shrinkage: 0.05, Subsample: 0.8}
+var defaultGBParams = gbParams{Trees: 150, Depth: 3, MinLeaf: 4, Shrinkage: 0.05, Subsample: 0.8}
 
 const gbBins = 64
 

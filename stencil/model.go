@@ -127,8 +127,8 @@ type Model struct {
 
 // TrainOptions sizes a model; zero values take ktune's defaults.
 type TrainOptions struct {
-	Trees int    // boosting rounds (default 300)
-	Depth int    // deepest leaf (default 5)
+	Trees int    // boosting rounds (default 150)
+	Depth int    // deepest leaf (default 3)
 	Seed  uint64 // the subsamples' seed
 }
 

@@ -46,7 +46,8 @@ options give the same stencil.
             of a setting from the stencil's features and the setting zero-padded to every
             optimisation's parameters (log2 of numbers, switches 0 or 1, 0 for what its
             combination lacks). ktune's model is gradient-boosted regression trees on the
-            log of the time (--trees rounds, default 300, of depth --depth, default 5,
+            log of the time per stencil point (--trees rounds, default 150, of depth
+            --depth, default 3,
             each on 80% of the measurements drawn from --seed) where the paper has an MLP:
             it learns from a few thousand measurements without tuning and needs no
             dependency. --test RECORDING (repeatable) reports the model's mean absolute
@@ -74,8 +75,8 @@ func runStencil(ctx context.Context, env *cliEnv, args []string) error {
 	jsonOut := fs.Bool("json", false, "features, train: print JSON")
 	var tests fileList
 	fs.Var(&tests, "test", "train: a recording held out to measure the model's error on (repeatable)")
-	trees := count(fs, "trees", 0, 0, "rounds", "train: boosting rounds (0: 300)")
-	depth := count(fs, "depth", 0, 0, "levels", "train: the trees' depth (0: 5)")
+	trees := count(fs, "trees", 0, 0, "rounds", "train: boosting rounds (0: 150)")
+	depth := count(fs, "depth", 0, 0, "levels", "train: the trees' depth (0: 3)")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
 		return err
