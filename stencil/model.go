@@ -29,12 +29,13 @@ import (
 var settingSlots = []string{
 	"block_size_x", "block_size_y", "block_size_z",
 	"block_merge", "cyclic_merge",
-	"streaming", "stream_tile", "retiming", "prefetching",
+	"streaming", "stream_tile", "retiming", "prefetching", "temporal_block",
 }
 
 // Combination names the optimisation combination a setting (parameter name to value)
 // belongs to: the optimisations it turns on, of BM (block_merge above 1), CM
-// (cyclic_merge above 1), ST (streaming), RT (retiming) and PR (prefetching), joined
+// (cyclic_merge above 1), ST (streaming), RT (retiming), PR (prefetching) and TB
+// (temporal_block above 1), joined
 // by "+", or "none". Block sizes belong to every combination.
 func Combination(setting map[string]float64) string {
 	var on []string
@@ -44,6 +45,7 @@ func Combination(setting map[string]float64) string {
 	}{
 		{"BM", "block_merge", 1}, {"CM", "cyclic_merge", 1},
 		{"ST", "streaming", 0}, {"RT", "retiming", 0}, {"PR", "prefetching", 0},
+		{"TB", "temporal_block", 1},
 	} {
 		if v, ok := setting[o.param]; ok && v != o.off {
 			on = append(on, o.name)

@@ -40,7 +40,7 @@ var mpgaFactory = Factory{
 		"budget. With sample=quota it first narrows the space as seed 002 does (Section 4.5, " +
 		"Algorithm 2): a share ratio of the settings of a stencil spec from 'ktune stencil generate', " +
 		"drawn from its optimisation combinations (which of block and cyclic merging, streaming, " +
-		"retiming and prefetching are on) in iterations of a share tr of the space, each " +
+		"retiming, prefetching and temporal blocking are on) in iterations of a share tr of the space, each " +
 		"combination's share lowered by ar (not below lr) after an iteration unless it held the " +
 		"setting with the best time that model predicts for the stencil, which gets the rest of " +
 		"tr; the GA then searches only those settings (a child outside them becomes the nearest " +

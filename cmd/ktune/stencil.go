@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "stencil",
 		summary: "generate a symmetric stencil (seed 002) as a tunable OpenCL spec, its features, or train its performance model",
-		usage: `[generate|features] [--dim 2|3] [--order N] [--shape star|box|random] [--seed S] [flags]
+		usage: `[generate|features] [--dim 2|3] [--order N] [--shape star|box|random] [--seed S] [--steps S] [flags]
        ktune stencil train RECORDING... [-o MODEL] [--test RECORDING]... [--trees N] [--depth D] [--seed S] [--json]
 
 Makes a stencil as GSTuner does (seed 002): star (the axes out to the order), box (the
@@ -34,7 +34,12 @@ options give the same stencil.
             retiming and prefetching, which need streaming: Table 1's constraints as
             restrictions), verified against a plain C function on the host that adds the
             same products in the same order; its objective is Gcells/s, with GFLOP/s
-            beside it. Tune it with 'ktune tune FILE'.
+            beside it. Tune it with 'ktune tune FILE'. With --steps S above 1 (2D), a run
+            is S sweeps, the kernel launched with in and out swapped between launches,
+            and the spec also tunes temporal blocking (Table 1's optimisation 6):
+            temporal_block sweeps per launch (the divisors of S up to 8) in local memory,
+            each work-group over a tile that loses a halo of the order per sweep on each
+            side (so block sizes above 2 * order * temporal_block), without merging.
   features  prints the paper's feature set of the stencil (Table 2): order, nnz, sparsity,
             and per order and per step (Manhattan distance) the non-zeros and their ratio
             to nnz, the centre counted among the non-zeros; --json prints them as JSON
@@ -70,6 +75,7 @@ func runStencil(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed of the points (random) and coefficients")
 	size := fs.String("size", "", "generate: the grid, NX,NY or NX,NY,NZ cells (default 4096,4096 or 256,256,256)")
 	iterations := fs.Int("iterations", 0, "generate: the spec's timed runs per configuration (0: ktune's default)")
+	steps := count(fs, "steps", 1, 1, "sweeps", "generate: sweeps (time steps) a run computes; above 1 (2D) tunes temporal blocking")
 	out := fs.String("o", "", "generate: the spec file to write (default, or -: standard output); train: the model file (default stencil-model.json)")
 	fs.StringVar(out, "out", "", "the same as -o")
 	jsonOut := fs.Bool("json", false, "features, train: print JSON")
@@ -115,7 +121,7 @@ func runStencil(ctx context.Context, env *cliEnv, args []string) error {
 	if action == "features" {
 		return printFeatures(env, st, *jsonOut)
 	}
-	so := stencil.SpecOptions{Iterations: *iterations}
+	so := stencil.SpecOptions{Iterations: *iterations, Steps: *steps}
 	if *size != "" {
 		for _, f := range strings.Split(*size, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
