@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Compares seed 002's pipeline, a model steering Algorithm 2's sampling before mpga, with
-# plain mpga, with the same sampling unsteered (ar=0: each optimisation combination drawn
-# in proportion to its size) and with random search, replaying the recorded stencil spaces
+# Compares seed 002's pipeline, a model steering Algorithm 2's sampling before mpga (10%
+# of the space, the paper's, and 30%), with plain mpga, with the same sampling unsteered
+# (ar=0: each optimisation combination drawn in proportion to its size) and with random
+# search, replaying the recorded stencil spaces
 # (scripts/stencil-dataset.sh) in 'ktune simulate'. Each stencil is held out in turn: the
 # model is trained on the other recordings. Prints one line per stencil, strategy and
 # budget: the mean fraction of the optimum over REPEATS runs and the mean evaluations used.
@@ -20,8 +21,9 @@ for rec in "$dir"/*.json.gz; do
 	others=()
 	for o in "$dir"/*.json.gz; do [ "$o" = "$rec" ] || others+=("$o"); done
 	"$ktune" stencil train "${others[@]}" -o "$work/model.json" >/dev/null
-	for st in random mpga "mpga:sample=quota;ar=0;model=$work/model.json;stencil=$name" \
-		"mpga:sample=quota;model=$work/model.json;stencil=$name"; do
+	m="model=$work/model.json;stencil=$name"
+	for st in random mpga "mpga:sample=quota;ar=0;$m" "mpga:sample=quota;$m" \
+		"mpga:sample=quota;ratio=0.3;ar=0;$m" "mpga:sample=quota;ratio=0.3;$m"; do
 		for b in $budgets; do
 			"$ktune" simulate "$rec" --mode recorded --strategy "$st" --budget "$b" --repeats "$repeats" --seed 1 |
 				awk -v n="$name" -v s="${st%%;model=*}" -v b="$b" '
