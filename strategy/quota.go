@@ -166,6 +166,11 @@ func (s *stencilSampler) sample(sp *space.Space, r *rand.Rand, trace func(quotaI
 	if err := stencil.CheckSetting(names); err != nil {
 		return nil, fmt.Errorf("sample=quota: %w", err)
 	}
+	if per := s.q.tr * float64(sp.Len()); per < 0.01 {
+		// an iteration draws per settings on average: the sampling would take over
+		// n/per iterations
+		return nil, fmt.Errorf("sample=quota: option tr %v draws %.3g of the space's %d settings per iteration; raise tr to at least %.3g", s.q.tr, per, sp.Len(), 0.01/float64(sp.Len()))
+	}
 	if sp.Len() > stencilSampleMax {
 		return nil, fmt.Errorf("sample=quota: the space has %d settings, more than the %d whose combinations it classifies", sp.Len(), stencilSampleMax)
 	}

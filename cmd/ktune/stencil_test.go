@@ -113,15 +113,22 @@ func TestStencilTrainAndQuotaSampling(t *testing.T) {
 			t.Errorf("a run of mpga sample=quota: %+v, want 15 to 22 evaluations, the sampled settings", r)
 		}
 	}
-	for _, opts := range [][]string{
-		{"--option", "sample=quota", "--option", "stencil=random2d2r_s12"},
-		{"--option", "sample=quota", "--option", "model=" + model},
-		{"--option", "model=" + model},
-		{"--option", "sample=quota", "--option", "model=" + model, "--option", "stencil=gemm"},
+	for _, c := range []struct {
+		opts []string
+		want string
+	}{
+		{[]string{"sample=quota", "stencil=random2d2r_s12"}, "needs model=FILE"},
+		{[]string{"sample=quota", "model=" + model}, "needs stencil=NAME"},
+		{[]string{"model=" + model}, "are for sample=quota"},
+		{[]string{"sample=quota", "model=" + model, "stencil=gemm"}, "option stencil"},
+		{[]string{"sample=quota", "model=" + model, "stencil=random2d2r_s12", "tr=0.00001", "ar=0", "lr=0"}, "raise tr"},
 	} {
-		args := append([]string{"simulate", rec("random2d2r_s12"), "--strategy", "mpga", "--budget", "10"}, opts...)
-		if _, errOut, code := ktune(t, args...); code == 0 || !strings.Contains(errOut, "option") {
-			t.Errorf("%q: exit %d: %s", opts, code, errOut)
+		args := []string{"simulate", rec("random2d2r_s12"), "--strategy", "mpga", "--budget", "10"}
+		for _, o := range c.opts {
+			args = append(args, "--option", o)
+		}
+		if _, errOut, code := ktune(t, args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d: %s, want an error saying %q", c.opts, code, errOut, c.want)
 		}
 	}
 }
