@@ -44,7 +44,8 @@ var mpgaFactory = Factory{
 		"combination's share lowered by ar (not below lr) after an iteration unless it held the " +
 		"setting with the best time that model predicts for the stencil, which gets the rest of " +
 		"tr; the GA then searches only those settings (a child outside them becomes the nearest " +
-		"one, by value steps) and ends when it has asked for them all, so a run may use less " +
+		"one, by value steps: ktune keeps a gene per parameter where the paper reindexes the " +
+		"sampled settings) and ends when it has asked for them all, so a run may use less " +
 		"than its budget.",
 	Options: []Option{
 		{Name: "populations", Kind: IntKind(), Default: "2 (seed 002)", Doc: "sub-populations on the migration ring, 1 to 100"},
