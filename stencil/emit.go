@@ -11,6 +11,27 @@ import (
 type SpecOptions struct {
 	Size       []int // the grid: NX, NY (and NZ in 3D); nil: DefaultSize
 	Iterations int   // timed runs per configuration; 0: the spec's default
+	// Steps is the number of sweeps (time steps) a run computes, 0 or 1 for one; above 1
+	// (2D only) the spec launches the kernel with ping-pong buffers and tunes temporal
+	// blocking: temporal_block sweeps per launch, in local memory (optimisation 6 of
+	// Table 1).
+	Steps int
+}
+
+// maxTemporalBlock is the most sweeps one launch computes: its tile loses a halo of
+// order cells per sweep on each side.
+const maxTemporalBlock = 8
+
+// temporalBlocks are the sweeps per launch a spec of steps sweeps tunes: the divisors of
+// steps up to maxTemporalBlock.
+func temporalBlocks(steps int) []int {
+	var out []int
+	for d := 1; d <= min(steps, maxTemporalBlock); d++ {
+		if steps%d == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // DefaultSize is the grid an emitted spec has by default: 4,096^2 cells in 2D, 256^3 in
@@ -37,6 +58,11 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 			return nil, err
 		}
 	}
+	steps := max(o.Steps, 1)
+	if steps > 1 && kern.Dim != 2 {
+		return nil, fmt.Errorf("stencil %s: %d steps: temporal blocking is emitted for 2D stencils only; leave steps at 1 for a 3D one", kern.Name, steps)
+	}
+	tb := steps > 1
 	size := o.Size
 	if size == nil {
 		size = DefaultSize(kern.Dim)
@@ -60,12 +86,20 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 		w(", streaming along z\n# (concurrent: a tile of stream_tile planes per work-item), and retiming and prefetching,\n# which need streaming")
 	}
 	w(".\n")
+	if tb {
+		w("# A run is %d sweeps, the kernel launched with in and out swapped between launches;\n", steps)
+		w("# temporal blocking (TB) computes temporal_block sweeps per launch in local memory, each\n")
+		w("# work-group over a tile that loses a halo of %d cells per sweep on each side.\n", kern.Order)
+	}
 	w("kernel:\n  name: %s\n  language: opencl\n  code: |\n", name)
-	indent(&b, kernelCode(kern, name), "    ")
+	indent(&b, kernelCode(kern, name, tb), "    ")
 	w("constants:\n")
 	dims := []string{"NX", "NY", "NZ"}[:kern.Dim]
 	for i, d := range dims {
 		w("  %s: %d\n", d, size[i])
+	}
+	if tb {
+		w("  STEPS: %d\n", steps)
 	}
 	w("parameters:\n")
 	if kern.Dim == 2 {
@@ -73,6 +107,9 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 		w("  - {name: block_size_y, values: [1, 2, 4, 8, 16]}\n")
 		w("  - {name: block_merge, values: [1, 2, 4, 8]}    # BM: adjacent rows per work-item\n")
 		w("  - {name: cyclic_merge, values: [1, 2, 4, 8]}   # CM: rows a work-group apart\n")
+		if tb {
+			w("  - {name: temporal_block, values: %s}  # TB: sweeps per launch, in local memory\n", intList(temporalBlocks(steps)))
+		}
 	} else {
 		w("  - {name: block_size_x, values: [8, 16, 32, 64, 128]}\n")
 		w("  - {name: block_size_y, values: [1, 2, 4, 8, 16]}\n")
@@ -88,6 +125,10 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 	w("  - \"block_merge == 1 or cyclic_merge == 1\"   # Table 1: BM is not valid with CM\n")
 	if kern.Dim == 2 {
 		w("  - \"32 <= block_size_x * block_size_y <= 1024\"\n")
+		if tb {
+			w("  - \"temporal_block == 1 or (block_merge == 1 and cyclic_merge == 1)\"  # a TB tile: a cell per work-item\n")
+			w("  - \"temporal_block == 1 or (block_size_x > %d * temporal_block and block_size_y > %d * temporal_block)\"  # cells left to write\n", 2*kern.Order, 2*kern.Order)
+		}
 	} else {
 		w("  - \"retiming == 0 or streaming == 1\"      # Table 1: RT only with ST\n")
 		w("  - \"prefetching == 0 or streaming == 1\"   # Table 1: PR only with ST\n")
@@ -95,9 +136,19 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 		w("  - \"streaming == 1 or stream_tile == 8\"   # the tile means nothing without streaming\n")
 		w("  - \"32 <= block_size_x * block_size_y * block_size_z <= 1024\"\n")
 	}
-	w("problem_size: [%s]\n", strings.Join(dims, ", "))
-	w("grid_div_x: [block_size_x]\n")
-	w("grid_div_y: [block_size_y, block_merge, cyclic_merge]\n")
+	if tb {
+		// a launch's work-groups each write a tile: block_size_x by block_size_y *
+		// block_merge * cyclic_merge cells, less the halo of temporal blocking
+		wx := fmt.Sprintf("(block_size_x - %d * temporal_block if temporal_block > 1 else block_size_x)", 2*kern.Order)
+		wy := fmt.Sprintf("(block_size_y - %d * temporal_block if temporal_block > 1 else block_size_y * block_merge * cyclic_merge)", 2*kern.Order)
+		w("launches:\n  - kernel: %s\n    block: [block_size_x, block_size_y]\n", name)
+		w("    grid: [\"(NX + %s - 1) // %s\", \"(NY + %s - 1) // %s\"]\n", wx, wx, wy, wy)
+		w("    arguments: [out, in, nx, ny]\n    repeat: STEPS // temporal_block\n    swap: [in, out]\n")
+	} else {
+		w("problem_size: [%s]\n", strings.Join(dims, ", "))
+		w("grid_div_x: [block_size_x]\n")
+		w("grid_div_y: [block_size_y, block_merge, cyclic_merge]\n")
+	}
 	if kern.Dim == 3 {
 		w("grid_div_z: [\"stream_tile if streaming else block_size_z\"]\n")
 	}
@@ -108,8 +159,14 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 	for i, d := range dims {
 		w("  - {name: %s, type: int32, value: %s}\n", []string{"nx", "ny", "nz"}[i], d)
 	}
+	if tb {
+		w("  - {name: steps, type: int32, value: STEPS}   # the reference's alone\n")
+	}
 	w("verification:\n  reference:\n    kernel:\n      name: %s_reference\n      language: c\n      code: |\n", name)
-	indent(&b, referenceCode(ref, name), "        ")
+	indent(&b, referenceCode(ref, name, tb), "        ")
+	if tb {
+		w("      arguments: [out, in, nx, ny, steps]\n")
+	}
 	// Kernel and reference add the same products in the same order in doubles; they may
 	// differ by contracting a multiply and an add into one rounding (an FMA) or not, at
 	// most half an ulp of the running sum per point, which stays below sum |c| (inputs
@@ -118,25 +175,44 @@ func emit(kern, ref *Stencil, o SpecOptions) ([]byte, error) {
 	for _, c := range kern.Coefs {
 		sum += math.Abs(c)
 	}
-	atol := float64(len(kern.Points)) * sum * 0x1p-52
+	// Over several sweeps the values grow by up to sum |c| a sweep, and each sweep's
+	// rounding differences are carried along: steps * points * sum|c|^steps * 2^-52.
+	atol := float64(steps*len(kern.Points)) * math.Pow(sum, float64(steps)) * 0x1p-52
 	w("  # the same products in the same order, in doubles; at most an ulp of the running sum\n")
-	w("  # per point apart (a multiply-add contracted or not): points * sum|c| * 2^-52\n")
+	w("  # per point apart (a multiply-add contracted or not): steps * points * sum|c|^steps * 2^-52\n")
 	w("  atol: %s\n  rtol: 0\n", strconv.FormatFloat(roundUp(atol), 'g', -1, 64))
 	flops := 2 * len(kern.Points)
 	w("metrics:\n")
-	w("  - name: Gcells/s\n    expr: \"%s / (time / 1e3) / 1e9\"\n    maximize: true\n", cells)
-	w("  - name: GFLOP/s   # a multiply and an add per point and cell\n    expr: \"%d * %s / (time / 1e3) / 1e9\"\n    maximize: true\n", flops, cells)
+	updates := cells
+	if tb {
+		updates += " * STEPS"
+	}
+	w("  - name: Gcells/s\n    expr: \"%s / (time / 1e3) / 1e9\"\n    maximize: true\n", updates)
+	w("  - name: GFLOP/s   # a multiply and an add per point and cell\n    expr: \"%d * %s / (time / 1e3) / 1e9\"\n    maximize: true\n", flops, updates)
 	w("objective: Gcells/s\n")
 	if o.Iterations > 0 {
 		w("iterations: %d\n", o.Iterations)
 	}
 	if kern.Dim == 2 {
-		w("default_config: {block_size_x: 32, block_size_y: 4, block_merge: 1, cyclic_merge: 1}\n")
+		tbDefault := ""
+		if tb {
+			tbDefault = ", temporal_block: 1"
+		}
+		w("default_config: {block_size_x: 32, block_size_y: 4, block_merge: 1, cyclic_merge: 1%s}\n", tbDefault)
 	} else {
 		w("default_config: {block_size_x: 32, block_size_y: 4, block_size_z: 1, block_merge: 1, cyclic_merge: 1,\n")
 		w("  streaming: 0, stream_tile: 8, retiming: 0, prefetching: 0}\n")
 	}
 	return []byte(b.String()), nil
+}
+
+// intList writes a YAML list of integers.
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
 }
 
 // roundUp keeps two significant digits of a positive x, rounded up.
@@ -201,7 +277,7 @@ func columns(s *Stencil) (cols []Point, index map[Point]int) {
 // kernelCode is the OpenCL kernel. Every variant adds the products in the order of the
 // points, (dz, dy, dx), from 0.0, as the reference does: retiming adds a plane's products
 // to each output's partial sum as the plane arrives, which is the same order again.
-func kernelCode(s *Stencil, name string) string {
+func kernelCode(s *Stencil, name string, tb bool) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	r := s.Order
@@ -253,6 +329,50 @@ func kernelCode(s *Stencil, name string) string {
 		}
 		w("} while (0)\n")
 	}
+	if tb {
+		// TILE(acc, c): the products read from the local tile c, around (lx, ly)
+		w("#define TILE(acc, c) do { \\\n")
+		for j, p := range s.Points {
+			w("    acc += %s * tile[c][ly + %d][lx + %d]; \\\n", lit(s.Coefs[j]), p[1], p[0])
+		}
+		w("} while (0)\n")
+		w(`
+#if temporal_block > 1
+// TB: the work-group loads a tile of block_size_x by block_size_y cells, sweeps it
+// temporal_block times in local memory (cells within R of the tile's edge keep stale
+// values, so each sweep leaves R fewer valid cells on each side), and writes the cells
+// at least R * temporal_block from the tile's edge.
+#define HALO (R * temporal_block)
+__kernel void %s(__global double *restrict out, __global const double *restrict in,
+                 const int nx, const int ny) {
+    __local double tile[2][block_size_y][block_size_x];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int x = get_group_id(0) * (block_size_x - 2 * HALO) - HALO + lx;
+    const int y = get_group_id(1) * (block_size_y - 2 * HALO) - HALO + ly;
+    const bool grid = x >= 0 && x < nx && y >= 0 && y < ny;
+    const bool interior = x >= R && x < nx - R && y >= R && y < ny - R;
+    const bool inner = lx >= R && lx < block_size_x - R && ly >= R && ly < block_size_y - R;
+    tile[0][ly][lx] = grid ? in[y * nx + x] : 0.0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int c = 0;
+    for (int t = 0; t < temporal_block; t++) {
+        double v = tile[c][ly][lx];
+        if (interior && inner) {
+            double acc = 0.0;
+            TILE(acc, c);
+            v = acc;
+        }
+        tile[1 - c][ly][lx] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        c = 1 - c;
+    }
+    if (grid && lx >= HALO && lx < block_size_x - HALO && ly >= HALO && ly < block_size_y - HALO) {
+        out[y * nx + x] = tile[c][ly][lx];
+    }
+}
+#else
+`, name)
+	}
 	if s.Dim == 2 {
 		w(`
 __kernel void %s(__global double *restrict out, __global const double *restrict in,
@@ -279,6 +399,9 @@ __kernel void %s(__global double *restrict out, __global const double *restrict 
     }
 }
 `, name)
+		if tb {
+			w("#endif\n")
+		}
 		return b.String()
 	}
 	w(`
@@ -411,16 +534,21 @@ __kernel void %s(__global double *restrict out, __global const double *restrict 
 
 // referenceCode is the C function that verifies the kernel: the same products in the same
 // order, in doubles.
-func referenceCode(s *Stencil, name string) string {
+func referenceCode(s *Stencil, name string, tb bool) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("// %s, computed plainly on the host: the products in the kernel's order.\n", s.Name)
+	fn := name + "_reference"
+	if tb {
+		fn = name + "_sweep"
+		w("#include <stdlib.h>\n#include <string.h>\n\nstatic ")
+	}
 	if s.Dim == 2 {
-		w("void %s_reference(double *out, const double *in, const int nx, const int ny) {\n", name)
+		w("void %s(double *out, const double *in, const int nx, const int ny) {\n", fn)
 		w("    const int nz = 1, z = 0, R = %d;\n", s.Order)
 		w("    {\n")
 	} else {
-		w("void %s_reference(double *out, const double *in, const int nx, const int ny, const int nz) {\n", name)
+		w("void %s(double *out, const double *in, const int nx, const int ny, const int nz) {\n", fn)
 		w("    const int R = %d;\n", s.Order)
 		w("    for (int z = 0; z < nz; z++) {\n")
 	}
@@ -442,5 +570,23 @@ func referenceCode(s *Stencil, name string) string {
     }
 }
 `)
+	if tb {
+		w(`
+// steps sweeps, each from the last one's result
+void %s_reference(double *out, const double *in, const int nx, const int ny, const int steps) {
+    const size_t n = (size_t)nx * ny;
+    double *cur = malloc(n * sizeof(double));
+    if (cur == NULL) {
+        return; // out stays as it was, which verification reports
+    }
+    memcpy(cur, in, n * sizeof(double));
+    for (int s = 0; s < steps; s++) {
+        %s_sweep(out, cur, nx, ny);
+        memcpy(cur, out, n * sizeof(double));
+    }
+    free(cur);
+}
+`, name, name)
+	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/device"
@@ -100,6 +101,43 @@ func TestSpecLoadsAndKeepsTable1(t *testing.T) {
 	}
 }
 
+// With several steps a 2D spec tunes temporal blocking: the divisors of the steps up to 8
+// sweeps per launch, each above 1 without merging and with blocks wider and taller than
+// the halos it loses; a 3D stencil is refused.
+func TestSpecTemporalBlockingKeepsItsConstraints(t *testing.T) {
+	for _, st := range testStencils(t) {
+		data, err := Spec(st, SpecOptions{Steps: 12})
+		if st.Dim == 3 {
+			if err == nil || !strings.Contains(err.Error(), "2D") {
+				t.Errorf("%s: 12 steps in 3D: %v", st.Name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sp := load(t, data)
+		seen := map[float64]bool{}
+		for i := range sp.Len() {
+			v := values(sp, sp.At(i, nil))
+			tb := v["temporal_block"]
+			seen[tb] = true
+			if tb > 1 && (v["block_merge"] > 1 || v["cyclic_merge"] > 1 ||
+				v["block_size_x"] <= float64(2*st.Order)*tb || v["block_size_y"] <= float64(2*st.Order)*tb) {
+				t.Errorf("%s: %v breaks temporal blocking's constraints", st.Name, v)
+			}
+		}
+		for _, tb := range []float64{1, 2, 3, 4, 6} {
+			if !seen[tb] && (tb == 1 || 2*float64(st.Order)*tb < 16) {
+				t.Errorf("%s: no configuration with temporal_block %v", st.Name, tb)
+			}
+		}
+		if seen[5] || seen[12] {
+			t.Errorf("%s: temporal_block 5 or 12 (not a divisor up to 8)", st.Name)
+		}
+	}
+}
+
 // values maps a configuration's parameter names to their values.
 func values(sp *space.Space, c space.Config) map[string]float64 {
 	out := map[string]float64{}
@@ -155,7 +193,7 @@ func configs(t *testing.T, s *spec.Spec, sp *space.Space, n int, seed uint64) []
 	combos := map[string]bool{}
 	for i := range sp.Len() { // the first configuration of each combination
 		v := values(sp, sp.At(i, nil))
-		key := fmt.Sprint(v["streaming"], v["retiming"], v["prefetching"], v["block_merge"] > 1, v["cyclic_merge"] > 1)
+		key := fmt.Sprint(v["streaming"], v["retiming"], v["prefetching"], v["block_merge"] > 1, v["cyclic_merge"] > 1, v["temporal_block"])
 		if !combos[key] {
 			combos[key] = true
 			add(sp.At(i, nil))
@@ -210,6 +248,29 @@ func TestSpecVerifiesOnOpenCL(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d configurations verified", st.Name, len(cs))
+		if st.Dim == 3 {
+			continue
+		}
+		// four sweeps, one, two or four per launch (temporal blocking)
+		data, err = Spec(st, SpecOptions{Size: size, Iterations: 1, Steps: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, sp = load(t, data)
+		cs = configs(t, s, sp, 3, uint64(st.Order))
+		blocked := 0
+		for i, e := range evaluate(t, s, sp, dev, cs) {
+			if e.Status != result.OK {
+				t.Errorf("%s, 4 steps, %s: %v: %s", st.Name, sp.Format(cs[i]), e.Status, e.Message)
+			}
+			if values(sp, cs[i])["temporal_block"] > 1 {
+				blocked++
+			}
+		}
+		if blocked < 1 {
+			t.Errorf("%s, 4 steps: no configuration with temporal blocking was run", st.Name)
+		}
+		t.Logf("%s, 4 steps: %d configurations verified, %d temporally blocked", st.Name, len(cs), blocked)
 	}
 }
 
@@ -217,8 +278,12 @@ func TestSpecVerifiesOnOpenCL(t *testing.T) {
 // every variant, direct, streamed and retimed.
 func TestWrongCoefficientCaught(t *testing.T) {
 	dev := openCL(t)
-	for _, o := range []Options{{Dim: 2, Order: 2, Shape: Star}, {Dim: 3, Order: 2, Shape: Random, Seed: 9}} {
+	for _, o := range []Options{{Dim: 2, Order: 2, Shape: Star}, {Dim: 3, Order: 2, Shape: Random, Seed: 9}, {Dim: 2, Order: 1, Shape: Box}} {
 		st, _ := Generate(o)
+		steps := 1
+		if o.Shape == Box {
+			steps = 2 // and temporal blocking
+		}
 		bad := *st
 		bad.Coefs = append([]float64(nil), st.Coefs...)
 		bad.Coefs[len(bad.Coefs)-1] += 1.0 / 64
@@ -226,7 +291,7 @@ func TestWrongCoefficientCaught(t *testing.T) {
 		if st.Dim == 3 {
 			size = []int{20, 18, 22}
 		}
-		data, err := emit(&bad, st, SpecOptions{Size: size, Iterations: 1})
+		data, err := emit(&bad, st, SpecOptions{Size: size, Iterations: 1, Steps: steps})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -94,7 +94,16 @@ var edgeOptions = map[string][]edgeOption{
 		intAtLeast("migration", 0),
 		{"migrants", append([]any{-1, 16, 1000}, nonInts...), []any{0, 1, 15, together{"popsize": 2, "migrants": 1}, together{"populations": 5, "popsize": 4, "migrants": 3}}},
 		openClosedUnit("mcr"),
-		{"restart", []any{"", "maybe", 2, 0.5, "yes", nil, []any{true}}, []any{true, "true", "True", 1, "1"}}},
+		{"restart", []any{"", "maybe", 2, 0.5, "yes", nil, []any{true}}, []any{true, "true", "True", 1, "1"}},
+		// sample=quota needs a stencil space and a model: stencil_test.go in cmd/ktune runs it
+		{"sample", []any{"", "random", 1, nil}, []any{"none", "None"}},
+		{"model", []any{"", 1, true, nil, "no-such-model.json"}, nil},
+		{"stencil", []any{"", "star2d1r", 1, nil}, nil},
+		openClosedUnit("ratio"),
+		// ar and lr, 0.001 by default, may not exceed tr
+		{"tr", append([]any{0, 0.0, -0.1, 1.0000001, 2, -1, 1e300}, nonNumbers...), []any{0.001, 0.5, 1, "1", together{"tr": 1e-9, "ar": 0, "lr": 1e-9}}},
+		{"ar", append([]any{-1e-9, -1, 0.0100001, 2, 1e300}, nonNumbers...), []any{0, 0.001, 0.01, together{"tr": 0.5, "ar": 0.5}}},
+		{"lr", append([]any{-1e-9, -1, 0.0100001, 2, 1e300}, nonNumbers...), []any{0, 0.001, 0.01, together{"tr": 0.5, "lr": 0.5}}}},
 	"gls": {intIn("popsize", 2, 100_000), {"crossover", []any{"", "3point", 1}, []any{"1point", "2point", "uniform"}},
 		{"selection", []any{"", "roulette", 1}, []any{"RTS", "tournament", "rts"}},
 		intIn("tournament", 1, 100_000), {"hill_climber", []any{"", "none", 1}, []any{"first", "best"}},

@@ -37,7 +37,16 @@ var mpgaFactory = Factory{
 		"no configuration not asked for before, starts afresh from random populations so " +
 		"that the budget is used (restart=false stops there instead, using less). Defaults " +
 		"are seed 002's where it gives them (Section 5.1.3, 5.7.3), and none depends on the " +
-		"budget.",
+		"budget. With sample=quota it first narrows the space as seed 002 does (Section 4.5, " +
+		"Algorithm 2): a share ratio of the settings of a stencil spec from 'ktune stencil generate', " +
+		"drawn from its optimisation combinations (which of block and cyclic merging, streaming, " +
+		"retiming, prefetching and temporal blocking are on) in iterations of a share tr of the space, each " +
+		"combination's share lowered by ar (not below lr) after an iteration unless it held the " +
+		"setting with the best time that model predicts for the stencil, which gets the rest of " +
+		"tr; the GA then searches only those settings (a child outside them becomes the nearest " +
+		"one, by value steps: ktune keeps a gene per parameter where the paper reindexes the " +
+		"sampled settings) and ends when it has asked for them all, so a run may use less " +
+		"than its budget.",
 	Options: []Option{
 		{Name: "populations", Kind: IntKind(), Default: "2 (seed 002)", Doc: "sub-populations on the migration ring, 1 to 100"},
 		{Name: "popsize", Kind: IntKind(), Default: "16 (seed 002)", Doc: "individuals per sub-population, 2 to 1,000; laid out ceil(sqrt(popsize)) per row"},
@@ -46,6 +55,13 @@ var mpgaFactory = Factory{
 		{Name: "migration", Kind: IntKind(), Default: "5 (not in seed 002; ktune's choice)", Doc: "generations between migrations, 0 for none"},
 		{Name: "migrants", Kind: IntKind(), Default: "1 (not in seed 002; ktune's choice)", Doc: "best individuals a sub-population sends to each ring neighbour, 0 to popsize-1"},
 		{Name: "mcr", Kind: FloatKind(), Default: "0.5 (seed 002, Section 5.7.3)", Doc: "max-count ratio that ends a search: share of a sub-population held by its most frequent configuration, in (0, 1]"},
+		{Name: "sample", Kind: ChoiceKind("none", "quota"), Default: "none", Doc: "none searches the whole space; quota searches the settings seed 002's Algorithm 2 draws, guided by model (needs model and stencil)"},
+		{Name: "model", Kind: fileKind(), Default: "none", Doc: "sample=quota: a stencil model file written by 'ktune stencil train'"},
+		{Name: "stencil", Kind: stencilNameKind(), Default: "none", Doc: "sample=quota: the stencil's kernel name as 'ktune stencil generate' writes it (random2d3r_s14, star3d2r), which says its points"},
+		{Name: "ratio", Kind: FloatKind(), Default: "0.1 (seed 002)", Doc: "sample=quota: share of the space's settings drawn, in (0, 1]"},
+		{Name: "tr", Kind: FloatKind(), Default: "0.01 (seed 002)", Doc: "sample=quota: share of the space drawn per iteration (Algorithm 2's TR), in (0, 1]"},
+		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
+		{Name: "lr", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: the lowest share a combination is lowered to (LR), in [0, tr]"},
 		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
 	},
 	New: newMPGA,
@@ -110,14 +126,67 @@ func mpgaResolve(o Options) (mpgaParams, error) {
 	return g, nil
 }
 
-type mpga struct{ g mpgaParams }
+type mpga struct {
+	g       mpgaParams
+	sampler *stencilSampler // nil unless sample=quota
+}
 
 func newMPGA(opts Options) (Strategy, error) {
 	g, err := mpgaResolve(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &mpga{g: g}, nil
+	s := &mpga{g: g}
+	mode, err := opts.Choice("sample", "none", "none", "quota")
+	if err != nil {
+		return nil, err
+	}
+	var q quotaParams
+	if q.ratio, err = opts.Float("ratio", 0.1); err != nil {
+		return nil, err
+	}
+	if q.tr, err = opts.Float("tr", 0.01); err != nil {
+		return nil, err
+	}
+	if q.ar, err = opts.Float("ar", 0.001); err != nil {
+		return nil, err
+	}
+	if q.lr, err = opts.Float("lr", 0.001); err != nil {
+		return nil, err
+	}
+	switch {
+	case !(q.ratio > 0 && q.ratio <= 1):
+		return nil, fmt.Errorf("option ratio: %v, want a share in (0, 1]", q.ratio)
+	case !(q.tr > 0 && q.tr <= 1):
+		return nil, fmt.Errorf("option tr: %v, want a share in (0, 1]", q.tr)
+	case !(q.ar >= 0 && q.ar <= q.tr):
+		return nil, fmt.Errorf("option ar: %v, want a share in [0, tr (%v)]", q.ar, q.tr)
+	case !(q.lr >= 0 && q.lr <= q.tr):
+		return nil, fmt.Errorf("option lr: %v, want a share in [0, tr (%v)]", q.lr, q.tr)
+	}
+	_, hasModel := opts["model"]
+	_, hasStencil := opts["stencil"]
+	if mode == "none" {
+		if hasModel || hasStencil {
+			return nil, fmt.Errorf("options model and stencil are for sample=quota; add sample=quota or leave them out")
+		}
+		return s, nil
+	}
+	var model, name string
+	if hasModel {
+		if model, err = opts.file("model"); err != nil {
+			return nil, err
+		}
+	}
+	if hasStencil {
+		if name, err = opts.stencilName("stencil"); err != nil {
+			return nil, err
+		}
+	}
+	if s.sampler, err = newStencilSampler(q, model, name); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (*mpga) Name() string { return "mpga" }
@@ -152,19 +221,31 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 	for i := range children {
 		children[i] = make(space.Config, len(sizes))
 	}
+	var set *sampledSet // the settings searched, under sample=quota
+	if s.sampler != nil {
+		idx, err := s.sampler.sample(sp, r, nil)
+		if err != nil {
+			return err
+		}
+		set = newSampledSet(sp, idx)
+	}
 	var ranked []int
 	for {
 		// a fresh start: random populations
 		for k := range pops {
 			for i := range g.size {
-				sp.Sample(r, pops[k].cs[i])
+				if set != nil {
+					set.draw(r, pops[k].cs[i])
+				} else {
+					sp.Sample(r, pops[k].cs[i])
+				}
 				all[k*g.size+i] = pops[k].cs[i]
 			}
 		}
 		if err := ev.generation(all, allFit); err != nil {
 			return stopped(err)
 		}
-		if ev.done() {
+		if ev.done() || set != nil && set.exhausted(ev.seen) {
 			return nil
 		}
 		for k := range pops {
@@ -195,12 +276,15 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 					}
 					mpgaMutate(child, sizes, widths, g.mutation, r)
 					popRepair(sp, sizes, child, r)
+					if set != nil {
+						set.snap(child, r)
+					}
 				}
 			}
 			if err := ev.generation(children, allFit); err != nil {
 				return stopped(err)
 			}
-			if ev.done() {
+			if ev.done() || set != nil && set.exhausted(ev.seen) {
 				return nil
 			}
 			stalled := ev.fresh == 0
