@@ -254,8 +254,10 @@ func TestSMACRejectsBadOptions(t *testing.T) {
 	}
 }
 
-// A run at budget 400 must take well under a second (it fits two forests about 150 times
-// and scores some 10^5 candidates).
+// A run at budget 400 takes about 0.35 s here (it fits two forests about 150 times and
+// scores some 10^5 candidates). The limit is 30 times that: it catches a change in the
+// run's order of growth (refitting every step took seconds), not the machine's load, which
+// once took a 2 s limit past it; BenchmarkSMACBudget400 measures the time itself.
 func TestSMACIsFastAtBudget400(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
@@ -263,7 +265,7 @@ func TestSMACIsFastAtBudget400(t *testing.T) {
 	sim := smacSim(t, "convolution", simulator.Cartesian)
 	start := time.Now()
 	smacRun(t, sim, nil, 400, 1)
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("a run at budget 400 took %v", d)
 	} else {
 		t.Logf("a run at budget 400 on %d configurations took %v", sim.Space().Len(), d)
