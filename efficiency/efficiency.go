@@ -14,6 +14,7 @@ package efficiency
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/spec"
@@ -67,34 +68,41 @@ func Resolve(derived *device.Peak, precision string, given Given) Peaks {
 	return p
 }
 
-// MissingPeakError says that a peak the efficiency needs is unknown.
+// MissingPeakError says which peaks the efficiency needs that are unknown.
 type MissingPeakError struct {
-	Memory    bool   // the memory peak (GB/s); otherwise the arithmetic peak of Precision
+	Memory    bool   // the memory peak (GB/s) is missing
+	Compute   bool   // the arithmetic peak of Precision is missing
 	Precision string // the flops' precision
 	Unknown   string // what the backend said of the peaks it could not derive
 }
 
 func (e *MissingPeakError) Error() string {
-	what, flag := "memory bandwidth peak", "--peak-gbs GB/s"
-	if !e.Memory {
-		what, flag = e.Precision+" arithmetic peak", "--peak-gflops GFLOP/s (for "+e.Precision+")"
+	var what, flags []string
+	if e.Memory {
+		what, flags = append(what, "memory bandwidth peak"), append(flags, "--peak-gbs GB/s")
+	}
+	if e.Compute {
+		what, flags = append(what, e.Precision+" arithmetic peak"), append(flags, "--peak-gflops GFLOP/s (for "+e.Precision+")")
+	}
+	verb, them := "is", "it"
+	if len(what) > 1 {
+		verb, them = "are", "them"
 	}
 	why := ""
 	if e.Unknown != "" {
 		why = " (" + e.Unknown + ")"
 	}
-	return fmt.Sprintf("no efficiency: the device's %s is unknown%s; give it with %s, from the device's data sheet or a measurement (STREAM for memory)", what, why, flag)
+	return fmt.Sprintf("no efficiency: the device's %s %s unknown%s; give %s with %s, from the device's data sheet or a measurement (STREAM for memory)",
+		strings.Join(what, " and "), verb, why, them, strings.Join(flags, " and "))
 }
 
-// Lacks returns a *MissingPeakError for the first peak that ops need and p lacks, or nil.
+// Lacks returns a *MissingPeakError naming the peaks that ops need and p lacks, or nil.
 func (p Peaks) Lacks(ops Ops) error {
-	if ops.Bytes > 0 && p.GBs <= 0 {
-		return &MissingPeakError{Memory: true, Precision: ops.Precision, Unknown: p.Unknown}
+	e := &MissingPeakError{Memory: ops.Bytes > 0 && p.GBs <= 0, Compute: ops.Flops > 0 && p.GFLOPS <= 0, Precision: ops.Precision, Unknown: p.Unknown}
+	if !e.Memory && !e.Compute {
+		return nil
 	}
-	if ops.Flops > 0 && p.GFLOPS <= 0 {
-		return &MissingPeakError{Precision: ops.Precision, Unknown: p.Unknown}
-	}
-	return nil
+	return e
 }
 
 // Result is eq. 2 at one time.

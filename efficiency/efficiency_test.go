@@ -57,6 +57,10 @@ func TestOfNeedsEveryPeakItsOperationsUse(t *testing.T) {
 	if !errors.As(err, &me) || me.Memory || !strings.Contains(err.Error(), "--peak-gflops") || !strings.Contains(err.Error(), "float64") {
 		t.Errorf("missing arithmetic peak: %v", err)
 	}
+	_, err = Of(ops, 1, Peaks{Precision: "float64"})
+	if !errors.As(err, &me) || !me.Memory || !me.Compute || !strings.Contains(err.Error(), "give them with --peak-gbs GB/s and --peak-gflops") {
+		t.Errorf("both missing: %v", err)
+	}
 	if _, err := Of(Ops{Excluded: "latency-bound"}, 1, Peaks{GBs: 1, GFLOPS: 1}); err == nil || !strings.Contains(err.Error(), "latency-bound") {
 		t.Errorf("excluded: %v", err)
 	}
