@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +127,21 @@ func TestTuneEfficiencyIsEquation2OfTheStoredBest(t *testing.T) {
 	}
 	if !strings.Contains(text, "efficiency: ") || !strings.Contains(text, "of the device's peak, "+bound+"-bound") || !strings.Contains(text, "GB/s peak (given)") {
 		t.Errorf("summary without the efficiency:\n%s", text)
+	}
+
+	// the report of the run computes it again from the store, with the same peaks given
+	page, errOut, code := ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-", "--peak-gbs", "40", "--peak-gflops", "0.5")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	page = html.UnescapeString(page)
+	if want := fmt.Sprintf("The most efficient configuration reaches %.1f%% of the device's peak, %s-bound", want, bound); !strings.Contains(page, want) {
+		t.Errorf("report lacks %q", want)
+	}
+	// without peaks, PoCL's OpenCL gives none: the page says which options give them
+	page, _, code = ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-")
+	if code != 0 || !strings.Contains(html.UnescapeString(page), "give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)") {
+		t.Errorf("report without peaks: exit %d, no word of the missing peaks", code)
 	}
 }
 
