@@ -1,8 +1,6 @@
 package report
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,33 +9,12 @@ import (
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/store"
 )
 
 // WellPerformingPeak is the share of the peak at which the efficiency section counts a
 // configuration well-performing: seed 003's Section 6 experiment stops tuning at "75% of
 // the peak memory bandwidth".
 const WellPerformingPeak = 0.75
-
-// runEfficiency is what a run's efficiency is computed from: the essential operations its
-// settings keep (nil: the spec declared none) and its device's derived peaks.
-func runEfficiency(ctx context.Context, st store.Store, info store.RunInfo) (*efficiency.Ops, *device.Peak) {
-	var settings struct {
-		Ops *efficiency.Ops `json:"essential_ops"`
-	}
-	if len(info.Settings) == 0 || json.Unmarshal(info.Settings, &settings) != nil || settings.Ops == nil {
-		return nil, nil
-	}
-	d, err := st.Device(ctx, info.DeviceID)
-	if err != nil || len(d.Properties) == 0 {
-		return settings.Ops, nil
-	}
-	var di device.Info
-	if json.Unmarshal(d.Properties, &di) != nil {
-		return settings.Ops, nil
-	}
-	return settings.Ops, di.Peak
-}
 
 // efficiencySection is a run's efficiency against its device's peaks (seed 003, eq. 2):
 // the operations and peaks, and each of the best configurations' efficiency by its time;

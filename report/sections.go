@@ -110,7 +110,7 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	}
 	p.Sections = append(p.Sections, summary)
 	p.Sections = append(p.Sections, bestSection(rec, o.Top, facts.statistic()))
-	if ops, derived := runEfficiency(ctx, st, info); ops != nil {
+	if ops, derived := efficiency.OfRun(ctx, st, info); ops != nil {
 		p.Sections = append(p.Sections, efficiencySection(stored, facts.statistic(), *ops, derived, o.Peaks, o.Top))
 	}
 	if f := failuresSection(rec); f != nil {

@@ -198,3 +198,82 @@ func TestTuneSaysWhyAnExcludedKernelHasNoEfficiency(t *testing.T) {
 		t.Errorf("summary:\n%s", text)
 	}
 }
+
+// TestPortabilityWellPerformingByThePeak tunes SAXPY's whole space twice on PoCL and
+// amortizes with well-performing defined as a fraction of the peak (seed 003, Section 6):
+// the well-performing configurations are those whose efficiency, worked out by hand
+// from the stored times, reaches it.
+func TestPortabilityWellPerformingByThePeak(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	db := filepath.Join(t.TempDir(), "k.db")
+	for _, extra := range [][]string{nil, {"--new"}} {
+		args := append([]string{"tune", specPath, "--device", "opencl", "--strategy", "bruteforce", "--budget", "4", "--db", db}, extra...)
+		if _, errOut, code := ktune(t, args...); code != 0 {
+			t.Fatalf("tune: exit %d: %s", code, errOut)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the memory peak is the fastest configuration's GB/s: it is at 100%, the others below
+	gbs := map[int64][]float64{}
+	fastest := 0.0
+	for _, run := range []int64{1, 2} {
+		evals, err := st.Evaluations(context.Background(), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evals {
+			if ms, ok := e.TimeMS("time"); ok {
+				gbs[run] = append(gbs[run], 12*262144/(ms/1e3)/1e9)
+				fastest = math.Max(fastest, gbs[run][len(gbs[run])-1])
+			}
+		}
+	}
+	st.Close()
+	const within = 0.6
+	peak := strconv.FormatFloat(fastest, 'g', -1, 64)
+	// the compute peak so high that the memory share is the larger one
+	out, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peak-gbs", peak, "--peak-gflops", "1e9", "--json")
+	if code != 0 {
+		t.Fatalf("portability: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Settings struct {
+			WithinPeak float64 `json:"within_peak"`
+		} `json:"settings"`
+		Amortization []struct {
+			Valid, Well int
+		} `json:"amortization"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Settings.WithinPeak != within || len(doc.Amortization) != 2 {
+		t.Fatalf("settings %+v, %d spaces", doc.Settings, len(doc.Amortization))
+	}
+	for i, run := range []int64{1, 2} {
+		well := 0
+		for _, v := range gbs[run] {
+			if 100*v/fastest >= 100*within {
+				well++
+			}
+		}
+		if a := doc.Amortization[i]; a.Valid != len(gbs[run]) || a.Well != well {
+			t.Errorf("run %d: %d well of %d, by hand %d of %d", run, a.Well, a.Valid, well, len(gbs[run]))
+		}
+	}
+	text, _, _ := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peak-gbs", peak, "--peak-gflops", "1e9")
+	if !strings.Contains(text, "well-performing at 60% of the device's peak or more (eq. 2)") {
+		t.Errorf("portability does not say the threshold is the peak's:\n%s", text)
+	}
+	// without peaks PoCL's runs have none: the error says which to give
+	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6"); code == 0 || !strings.Contains(errOut, "--peak-gbs") {
+		t.Errorf("no peaks: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--within", "0.9"); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Errorf("--within with --within-peak: exit %d, %s", code, errOut)
+	}
+}

@@ -284,3 +284,10 @@ func peakFlags(fs *flag.FlagSet) *efficiency.Given {
 	fs.Var(peakValue{&g.GBs}, "peak-gbs", "the device's memory bandwidth peak in `GB/s` (default: derived where the backend can: 'ktune devices')")
 	return g
 }
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
