@@ -194,3 +194,30 @@ func FromSpec(e *spec.EssentialOps) (Ops, bool) {
 	}
 	return Ops{Bytes: e.Bytes, Flops: e.Flops, Precision: e.Precision, Excluded: e.Excluded}, true
 }
+
+// TimeAt is the longest kernel time in ms at which eq. 2 reaches fraction of the peak
+// (0.75 for seed 003's Section 6 "75% of the peak memory bandwidth"): a time at most it is
+// well-performing by that threshold. It turns such a threshold into a target time for a
+// tuner that stops at one (dynamic.Options.Target with the objective time).
+func TimeAt(ops Ops, p Peaks, fraction float64) (float64, error) {
+	if ops.Excluded != "" {
+		return 0, fmt.Errorf("no efficiency: %s", ops.Excluded)
+	}
+	if !(fraction > 0 && fraction <= 1) {
+		return 0, fmt.Errorf("the fraction of the peak %g is not in (0, 1]", fraction)
+	}
+	if err := p.Lacks(ops); err != nil {
+		return 0, err
+	}
+	if ops.Bytes <= 0 && ops.Flops <= 0 {
+		return 0, fmt.Errorf("no efficiency: the spec declares no essential operations (essential_ops: bytes and/or flops)")
+	}
+	var s float64
+	if ops.Bytes > 0 {
+		s = ops.Bytes / (fraction * p.GBs * 1e9)
+	}
+	if ops.Flops > 0 {
+		s = math.Max(s, ops.Flops/(fraction*p.GFLOPS*1e9))
+	}
+	return s * 1e3, nil
+}

@@ -97,3 +97,26 @@ func TestSummarizeSaysWhyThereIsNone(t *testing.T) {
 		t.Errorf("got %+v", s)
 	}
 }
+
+func TestTimeAtIsWhereEquation2ReachesTheFraction(t *testing.T) {
+	ops := Ops{Bytes: 128e6, Flops: 2e9, Precision: "float32"}
+	p := Peaks{Precision: "float32", GBs: 256, GFLOPS: 5783}
+	ms, err := TimeAt(ops, p, 0.75)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the memory share needs 128e6 / (0.75 * 256e9) s = 0.6667 ms, the compute share
+	// 2e9 / (0.75 * 5783e9) s = 0.4611 ms: the longer time reaches 75% first
+	if !near(ms, 128e6/(0.75*256e9)*1e3) {
+		t.Errorf("%v ms, want %v", ms, 128e6/(0.75*256e9)*1e3)
+	}
+	if r, _ := Of(ops, ms, p); !near(r.Percent, 75) {
+		t.Errorf("eq. 2 at that time: %v%%, want 75", r.Percent)
+	}
+	if _, err := TimeAt(ops, Peaks{GBs: 256}, 0.75); err == nil {
+		t.Error("no arithmetic peak, yet a time")
+	}
+	if _, err := TimeAt(ops, p, 1.5); err == nil {
+		t.Error("a fraction of 1.5 accepted")
+	}
+}
