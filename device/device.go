@@ -50,6 +50,10 @@ type Info struct {
 	MaxAllocBytes     int64             `json:"max_alloc_bytes,omitempty"`     // largest single buffer
 	RegistersPerBlock int               `json:"registers_per_block,omitempty"` // CUDA
 	Extra             map[string]string `json:"extra,omitempty"`
+
+	// Peak is the device's theoretical throughput as far as the backend can derive it
+	// (nil when it derives nothing): the bounds of efficiency against the peak.
+	Peak *Peak `json:"peak,omitempty"`
 }
 
 // Define is a preprocessor definition injected into kernel source (-D name=value).

@@ -3,6 +3,7 @@ package portability
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Settings are the choices of seed 003's amortization estimate (Section 5.4).
@@ -16,6 +17,11 @@ type Settings struct {
 	// Performance is rp of equations 3 and 4: the performance of the n invocations,
 	// tuning included, relative to n invocations of a well-performing kernel.
 	Performance float64 `json:"performance"`
+	// WithinPeak, when above 0, defines well-performing by the device's peak instead of
+	// the best: efficiency (seed 003, eq. 2; Space.Efficiency) at least WithinPeak of the
+	// peak, as seed 003's Section 6 experiment stops tuning at "75% of the peak memory
+	// bandwidth". Within is then not used.
+	WithinPeak float64 `json:"within_peak,omitempty"`
 }
 
 // PaperSettings are the settings of seed 003's Table 11: well-performing within 95% of the
@@ -32,6 +38,8 @@ func (s Settings) Check() error {
 		return fmt.Errorf("the probability %g is not in (0, 1): 1 needs every configuration", s.Probability)
 	case !(s.Performance > 0 && s.Performance < 1):
 		return fmt.Errorf("the relative performance %g is not in (0, 1): 1 is never reached while tuning", s.Performance)
+	case !(s.WithinPeak >= 0 && s.WithinPeak <= 1):
+		return fmt.Errorf("the well-performing fraction of the peak %g is not in (0, 1]", s.WithinPeak)
 	}
 	return nil
 }
@@ -86,7 +94,8 @@ type Amortization struct {
 	Name   string `json:"name"`
 	Device string `json:"device"`
 	Valid  int    `json:"valid"` // configurations with a value of the objective: the space random search draws from
-	// Well is how many of them perform within Settings.Within of the best.
+	// Well is how many of them perform within Settings.Within of the best, or with
+	// Settings.WithinPeak, reach that fraction of the device's peak.
 	Well int `json:"well"`
 	// R is Well/Valid, equation 5's r.
 	R float64 `json:"r"`
@@ -124,6 +133,10 @@ func Amortize(sp Space, set Settings) (Amortization, error) {
 		return a, err
 	}
 	best := sp.Values[b]
+	byPeak := set.WithinPeak > 0
+	if byPeak && len(sp.Efficiency) != len(sp.Values) {
+		return a, fmt.Errorf("%s: no efficiency against the device's peak for its configurations (a run of a spec with essential_ops, on a device whose peaks are known), which well-performing within a fraction of the peak needs", sp.Name)
+	}
 	// the time a value stands for: itself, or for a rate its inverse
 	timeOf := func(v float64) float64 {
 		if sp.Objective.Maximize {
@@ -132,17 +145,31 @@ func Amortize(sp Space, set Settings) (Amortization, error) {
 		return v
 	}
 	var sum, sumWell float64
-	for _, v := range sp.Values {
+	mostEfficient := math.NaN()
+	for k, v := range sp.Values {
 		if !valid(v) {
 			continue
 		}
 		a.Valid++
 		t := timeOf(v)
 		sum += t
-		if sp.Objective.Maximize && v >= set.Within*best || !sp.Objective.Maximize && set.Within*v <= best {
+		well := sp.Objective.Maximize && v >= set.Within*best || !sp.Objective.Maximize && set.Within*v <= best
+		if byPeak {
+			e := sp.Efficiency[k]
+			well = e >= 100*set.WithinPeak
+			if !math.IsNaN(e) && (math.IsNaN(mostEfficient) || e > mostEfficient) {
+				mostEfficient = e
+			}
+		}
+		if well {
 			a.Well++
 			sumWell += t
 		}
+	}
+	if a.Well == 0 {
+		// only a threshold of the peak leaves none: the best is within any fraction of itself
+		return a, fmt.Errorf("%s: none of its %d configurations reaches %s of the device's peak (the most efficient reaches %.1f%%): random search would never find a well-performing one; give a lower fraction of the peak",
+			sp.Name, a.Valid, strconv.FormatFloat(100*set.WithinPeak, 'g', -1, 64)+"%", mostEfficient)
 	}
 	tBest, tAvg, tWell := timeOf(best), sum/float64(a.Valid), sumWell/float64(a.Well)
 	a.R = float64(a.Well) / float64(a.Valid)

@@ -40,6 +40,10 @@ type Space struct {
 	Configs     [][]space.Value    // one per evaluation, values in Params' order
 	Values      []float64          // the objective per configuration; NaN where it failed or has no value
 	Failures    []string           // why a value is NaN: the status (compile_error...) or "no value"; "" for a value
+	// Efficiency is each configuration's efficiency against the device's peak in percent
+	// (seed 003, eq. 2; efficiency.Percents), NaN where it has none; nil when unknown.
+	// Amortize reads it where Settings.WithinPeak defines well-performing by the peak.
+	Efficiency []float64
 }
 
 // FromRecording takes a space out of a recording (a file read, or a run of the store):

@@ -315,7 +315,8 @@ func TestSettings(t *testing.T) {
 	if s := portability.PaperSettings(); s != (portability.Settings{Within: 0.95, Probability: 0.9, Performance: 0.9}) {
 		t.Errorf("PaperSettings() = %+v", s)
 	}
-	for _, s := range []portability.Settings{{0, 0.9, 0.9}, {1.1, 0.9, 0.9}, {0.95, 1, 0.9}, {0.95, 0, 0.9}, {0.95, 0.9, 1}} {
+	for _, s := range []portability.Settings{{0, 0.9, 0.9, 0}, {1.1, 0.9, 0.9, 0}, {0.95, 1, 0.9, 0}, {0.95, 0, 0.9, 0}, {0.95, 0.9, 1, 0},
+		{0.95, 0.9, 0.9, 1.5}, {0.95, 0.9, 0.9, -0.1}} {
 		if err := s.Check(); err == nil {
 			t.Errorf("%+v accepted", s)
 		}
@@ -341,5 +342,36 @@ func TestMatrixWarnsOfOtherInputs(t *testing.T) {
 	m, err = portability.Compute([]portability.Space{a, b})
 	if err != nil || len(m.Warnings) != 2 || !strings.Contains(m.Warnings[1], "([4096], [128])") {
 		t.Fatalf("%v, warnings %q", err, m.Warnings)
+	}
+}
+
+// With WithinPeak, well-performing is a fraction of the device's peak (seed 003, Section
+// 6: 75% of the peak memory bandwidth), read from each configuration's efficiency, not a
+// fraction of the best.
+func TestAmortizationWellPerformingByThePeak(t *testing.T) {
+	// times 1, 2, 4 and 8 ms; efficiencies 80, 40, 20 and 10% of the peak
+	sp := synthetic("a", false, []string{"x"}, [][]int64{{1}, {2}, {3}, {4}}, []float64{1, 2, 4, 8})
+	sp.Efficiency = []float64{80, 40, 20, 10}
+	set := portability.Settings{Within: 0.95, Probability: 0.9, Performance: 0.9, WithinPeak: 0.35}
+	a, err := portability.Amortize(sp, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// two of four at 35% of the peak or more: r = 0.5, t_avg = 3.75, t_well = 1.5
+	if a.Well != 2 || a.Valid != 4 || !near(a.R, 0.5, 1e-12) || !near(a.AvgOverWell, 3.75/1.5, 1e-12) {
+		t.Errorf("well %d of %d, r %g, t_avg/t_well %g; want 2 of 4, 0.5, 2.5", a.Well, a.Valid, a.R, a.AvgOverWell)
+	}
+	// s = log(0.1)/log(0.5) = 3.32: 4 steps
+	if a.Steps != 4 {
+		t.Errorf("steps %v, want 4", a.Steps)
+	}
+	set.WithinPeak = 0.9
+	if _, err := portability.Amortize(sp, set); err == nil || !strings.Contains(err.Error(), "none of its 4 configurations reaches 90% of the device's peak (the most efficient reaches 80.0%)") {
+		t.Errorf("no well-performing configuration: %v", err)
+	}
+	sp.Efficiency = nil
+	set.WithinPeak = 0.75
+	if _, err := portability.Amortize(sp, set); err == nil || !strings.Contains(err.Error(), "no efficiency against the device's peak") {
+		t.Errorf("no efficiency: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/sensitivity"
@@ -28,6 +29,10 @@ type Options struct {
 	Analysis   analysis.Options // what to analyse; analysis.Defaults() for everything
 	GraphNodes int              // draw flow graphs of spaces up to this size; 0 for none
 	Top        int              // best configurations listed; 0 for 10
+	// Peaks are the device's peaks as the user gives them, which win over the derived
+	// ones the run's device keeps: a run whose spec declared essential_ops gets a section
+	// of efficiency against them (seed 003, eq. 2).
+	Peaks efficiency.Given
 }
 
 // RunPage reports one run of the store: what it was, how it went, its best
@@ -106,6 +111,9 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	}
 	p.Sections = append(p.Sections, summary)
 	p.Sections = append(p.Sections, bestSection(rec, o.Top, facts.statistic()))
+	if ops, derived := efficiency.OfRun(ctx, st, info); ops != nil {
+		p.Sections = append(p.Sections, efficiencySection(stored, facts.statistic(), *ops, derived, o.Peaks, o.Top))
+	}
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)
 	}

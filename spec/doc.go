@@ -363,6 +363,16 @@ metrics:                       # derived results, in order; a metric named like 
 # A metric that cannot be computed for a configuration (division by zero) is left out of
 # its results, which say so ("metrics left out: ..."); when the objective needs it, the
 # configuration fails (runtime_error).
+essential_ops:                 # optional: what the task essentially needs (seed 003, Table 4),
+  bytes: 3 * 4 * N * N         # the bytes it must move and/or the flops it must compute,
+  flops: FLOPS                 # expressions over the constants, however many more a
+  precision: float32           # configuration spends; precision (float32, the default,
+                               # float64 or float16) picks the device's ALU peak. With the
+                               # device's peaks (derived, or --peak-gflops / --peak-gbs) tune
+                               # and report give the efficiency of seed 003's eq. 2:
+                               # 100 * max(bytes/time / GB/s peak, flops/time / GFLOP/s peak).
+                               # A kernel no peak suits says why instead:
+                               #   essential_ops: {excluded: "memory latency-bound"}
 objective: GFLOP/s             # time (default; lower is better), a metric in its direction
                                # ('ktune tune' says which: higher or lower is better),
                                # or an observable (energy, power: lower is better)

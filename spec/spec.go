@@ -44,13 +44,16 @@ type Spec struct {
 	Arguments         []Argument    // the kernel's arguments, in call order
 	Verification      *Verification // nil when outputs are not checked
 	Metrics           []Metric      // derived results, evaluated in order
-	Iterations        int           // timed runs per configuration
-	Statistic         string        // how the runs combine into one time: "mean", "median" or "min"
-	Timeout           time.Duration // per configuration: from the kernel's first launch to its last timed run
-	MinTime           time.Duration // timed runs go on, in rounds of Iterations, until they last this long; 0: off
-	CompileTimeout    time.Duration // per configuration: compiling the kernel
-	Default           []space.Value // a baseline configuration; nil when not given
-	Seed              uint64        // seed of the generated input data
+	// Essential are the operations the task essentially needs (essential_ops), from which
+	// efficiency against a device's peaks is computed; nil when the spec declares none.
+	Essential      *EssentialOps
+	Iterations     int           // timed runs per configuration
+	Statistic      string        // how the runs combine into one time: "mean", "median" or "min"
+	Timeout        time.Duration // per configuration: from the kernel's first launch to its last timed run
+	MinTime        time.Duration // timed runs go on, in rounds of Iterations, until they last this long; 0: off
+	CompileTimeout time.Duration // per configuration: compiling the kernel
+	Default        []space.Value // a baseline configuration; nil when not given
+	Seed           uint64        // seed of the generated input data
 	// Warnings are what Parse found likely wrong but not wrong enough to refuse: a
 	// restriction comparing a parameter with a value it never takes (a misspelled string
 	// quietly removes configurations). Callers show them; the spec works as written.
@@ -238,7 +241,7 @@ var topFields = []string{
 	"kernel", "constants", "parameters", "restrictions", "problem_size", "block_size_names",
 	"grid_div_x", "grid_div_y", "grid_div_z", "grid", "block", "shared_memory_bytes",
 	"arguments", "launches", "verification", "objective", "metrics", "iterations", "statistic",
-	"min_time", "timeout", "compile_timeout", "default_config", "seed",
+	"min_time", "timeout", "compile_timeout", "default_config", "seed", "essential_ops",
 }
 
 // kernelTunerNames maps Kernel Tuner's argument names to the spec's fields.
@@ -453,6 +456,9 @@ func (p *parser) top(root *yaml.Node) {
 		s.checkLaunchFunctions(d) // inline code; files are read by ReadFiles
 	}
 	p.c.finishScopes(s)
+	if n := get("essential_ops"); n != nil && p.paramsOK {
+		p.essentialOps(n)
+	}
 	if n := get("metrics"); n != nil {
 		p.metrics(n)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
@@ -102,6 +103,9 @@ type Report struct {
 	CompilerWarnings []WarningSummary `json:"compiler_warnings,omitempty"`
 	Warned           int              `json:"warned_configurations,omitempty"`
 	MoreWarnings     int              `json:"more_compiler_warnings,omitempty"`
+	// Efficiency is the best configuration's efficiency against the device's peaks (seed
+	// 003, eq. 2), or why there is none; nil when the spec declares no essential_ops.
+	Efficiency *efficiency.Summary `json:"efficiency,omitempty"`
 	// MetricOrder is the spec's metrics in its order, which BestMetrics (a map) loses and
 	// a summary keeps.
 	MetricOrder []string `json:"-"`

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -51,6 +52,10 @@ type Options struct {
 	// MixedDevices accepts several devices whose names differ, whose timings are then
 	// compared in one run as if they were one device's.
 	MixedDevices bool
+	// Peaks are the device's peaks as the user gives them, which win over those its
+	// backend derives (device.Info.Peak): the report's efficiency (Report.Efficiency) of a
+	// spec that declares its essential operations is computed against them.
+	Peaks efficiency.Given
 	// Strategy names the search strategy (strategy.New); "" is "auto", the best for the
 	// budget. StrategyOptions are its options, which must fit the space
 	// (strategy.Validate); the run stores and reports them canonically
@@ -407,6 +412,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if len(indices) > 1 {
 		runSettings["devices"] = indices // which measured: the run's device is the first
 	}
+	if ops, ok := efficiency.FromSpec(s.Essential); ok {
+		// what a report of the run computes efficiency from, without the spec
+		runSettings["essential_ops"] = ops
+	}
 	settings, _ := json.Marshal(runSettings)
 	command := o.WorkerCommand
 	if len(command) == 0 {
@@ -617,6 +626,14 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.StrategyOptions = stOpts
+	if ops, ok := efficiency.FromSpec(s.Essential); ok {
+		best := math.NaN()
+		if rep.BestTimeMS != nil {
+			best = *rep.BestTimeMS
+		}
+		sum := efficiency.Summarize(ops, info.Peak, o.Peaks, best)
+		rep.Efficiency = &sum
+	}
 	if err := dbf.check(); err != nil && !errors.Is(runErr, ErrDatabaseLost) {
 		runErr = err // whatever else ended the run: what it stored is lost
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/spec"
 )
 
 func init() {
@@ -20,7 +22,15 @@ machine and, if not, why and what to install; and for each device its index (for
 'ktune tune --device BACKEND:INDEX'), name, platform, compute units and limits (maximum
 block / work-group size, local memory, an OpenCL device's constant memory, global memory and
 largest buffer), which tune checks each configuration against. The host C backend names its
-C compiler (the driver) and its C++ compiler, or why it has none for C++ kernels.`,
+C compiler (the driver) and its C++ compiler, or why it has none for C++ kernels.
+Each device's peaks, the bounds of efficiency against the peak (seed 003, eq. 2; 'ktune
+help tune'), are shown where its backend derives them, with how: CUDA's arithmetic peak
+from SMs x lanes per SM (by compute capability) x 2 (FMA) x the SM clock, its memory peak
+from 2 (DDR) x the memory clock x the bus width; OpenCL's arithmetic peak of AMD GPUs from
+compute units x 64 x 2 x the clock. What a backend cannot derive (OpenCL never reports
+memory bandwidth, nor a CPU's lanes per compute unit) is said, never guessed: give it to
+tune and report with --peak-gflops and --peak-gbs. --json has them as peak: gflops (by
+precision), gbs, how, unknown.`,
 		run: runDevices,
 	})
 }
@@ -118,9 +128,34 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 			if why := d.Extra["nvml"]; why != "" {
 				fmt.Fprintf(w, "      no power or energy: %s\n", why)
 			}
+			writePeak(w, d.Peak)
 		}
 	}
 	return nil
+}
+
+// writePeak shows the peaks a backend derived for a device, how, and what it could not
+// derive.
+func writePeak(w io.Writer, p *device.Peak) {
+	if p == nil {
+		fmt.Fprintln(w, "      peaks: not derived by this backend; give them to tune and report (--peak-gflops, --peak-gbs)")
+		return
+	}
+	var known []string
+	for _, prec := range spec.Precisions {
+		if v, ok := p.GFLOPS[prec]; ok {
+			known = append(known, fmt.Sprintf("%.0f GFLOP/s %s", v, prec))
+		}
+	}
+	if p.GBs > 0 {
+		known = append(known, fmt.Sprintf("%.0f GB/s", p.GBs))
+	}
+	if len(known) > 0 {
+		fmt.Fprintf(w, "      peaks: %s (%s)\n", strings.Join(known, ", "), p.How)
+	}
+	if p.Unknown != "" {
+		fmt.Fprintf(w, "      peaks unknown: %s; give them to tune and report (--peak-gflops, --peak-gbs)\n", p.Unknown)
+	}
 }
 
 func orDash(s string) string {

@@ -43,3 +43,31 @@ func TestDevicesGiveAnOpenCLDevicesConstantMemory(t *testing.T) {
 		}
 	}
 }
+
+// ktune devices says of PoCL's CPU device that OpenCL gives neither of its peaks, and
+// which options give them, rather than guessing one.
+func TestDevicesSayWhichPeaksAreUnknown(t *testing.T) {
+	needBackend(t, "opencl")
+	out, errOut, code := ktune(t, "devices", "--json")
+	if code != 0 {
+		t.Fatalf("devices --json: exit %d: %s", code, errOut)
+	}
+	var reports []backendReport
+	if err := json.Unmarshal([]byte(out), &reports); err != nil {
+		t.Fatal(err)
+	}
+	text, _, _ := ktune(t, "devices")
+	for _, r := range reports {
+		for _, d := range r.Devices {
+			if r.Backend != "opencl" || d.Type != "cpu" {
+				continue
+			}
+			if d.Peak == nil || d.Peak.GFLOPS != nil || d.Peak.GBs != 0 || !strings.Contains(d.Peak.Unknown, "no memory bandwidth") {
+				t.Errorf("%s: peak %+v", d.Name, d.Peak)
+			}
+			if !strings.Contains(text, "peaks unknown: ") || !strings.Contains(text, "(--peak-gflops, --peak-gbs)") {
+				t.Errorf("devices does not say which peaks are unknown:\n%s", text)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/worker"
@@ -254,4 +255,39 @@ func applyDirection(rec *result.Recording, maximize *bool) {
 			rec.Source, objective, better[rec.Maximize], better[*maximize]))
 	}
 	rec.Maximize = *maximize
+}
+
+// peakValue is a positive throughput flag (GFLOP/s, GB/s); 0, its default, is not given.
+type peakValue struct{ p *float64 }
+
+func (v peakValue) String() string {
+	if v.p == nil || *v.p == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v peakValue) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("want a positive number")
+	}
+	*v.p = x
+	return nil
+}
+
+// peakFlags defines --peak-gflops and --peak-gbs, the device's peaks as the user gives
+// them (efficiency against the peak, seed 003's eq. 2), which win over the derived ones.
+func peakFlags(fs *flag.FlagSet) *efficiency.Given {
+	g := &efficiency.Given{}
+	fs.Var(peakValue{&g.GFLOPS}, "peak-gflops", "the device's arithmetic peak in `GFLOP/s`, in the precision of the spec's essential_ops (default: derived where the backend can: 'ktune devices')")
+	fs.Var(peakValue{&g.GBs}, "peak-gbs", "the device's memory bandwidth peak in `GB/s` (default: derived where the backend can: 'ktune devices')")
+	return g
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/portability"
 	"github.com/ktune/ktune/result"
@@ -21,7 +22,8 @@ func init() {
 		name:    "portability",
 		summary: "how well one device's tuning runs on another, and how soon tuning at run time pays for itself (seed 003)",
 		usage: `FILE|FOLDER|-... | RUN... | --run ID[,ID...] [--objective NAME] [--maximize|--minimize]
-          [--within F] [--probability P] [--performance RP] [--json]
+          [--within F | --within-peak F [--peak-gflops GFLOP/s] [--peak-gbs GB/s]]
+          [--probability P] [--performance RP] [--json]
 
 Compares two or more exhaustively measured spaces of one kernel (recorded files in any
 format 'ktune import' reads, a folder standing for every recording under it, - for one on
@@ -56,6 +58,13 @@ including tuning is rp (--performance) of a well-performing kernel's (eq. 4). Th
 defaults are the paper's Table 11: within 95% of the best, p = 0.9 and rp = 0.9 (tuning
 overhead under 10%). Its eq. 3 is printed as a time ratio; eq. 4 solves its inverse,
 the performance ratio, which rp is here.
+--within-peak F defines well-performing by the device's peak instead, as seed 003's
+Section 6 experiment does ("75% of the peak memory bandwidth": 0.75): a configuration is
+well-performing when its efficiency (eq. 2; 'ktune help tune') is at least F of the peak.
+It needs runs of the results database tuned from a spec with essential_ops, and the
+device's peaks: those its backend derived when it was tuned, or --peak-gflops and
+--peak-gbs, which win (one set for every run). A space where no configuration reaches F
+is refused, saying how close the most efficient came.
 
 Refused with the files named: one space only, spaces whose parameters or objectives
 differ, a space without a value, or an objective with a value of 0 or below (a
@@ -82,6 +91,8 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	within := share(fs, "within", paper.Within, "well-performing: performance at least this fraction of the best (seed 003: 0.95)")
 	probability := share(fs, "probability", paper.Probability, "probability p that random search has found a well-performing configuration (eq. 5; seed 003: 0.9)")
 	performance := share(fs, "performance", paper.Performance, "relative performance rp, tuning included, that n invocations reach (eq. 4; seed 003: 0.9, overhead under 10%)")
+	withinPeak := share(fs, "within-peak", 0, "well-performing: efficiency at least this fraction of the device's peak instead of --within (seed 003 Section 6: 0.75; runs of specs with essential_ops)")
+	peaks := peakFlags(fs)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
@@ -91,9 +102,12 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usageErr(env, c, "%v", err)
 	}
-	set := portability.Settings{Within: *within, Probability: *probability, Performance: *performance}
+	set := portability.Settings{Within: *within, Probability: *probability, Performance: *performance, WithinPeak: *withinPeak}
 	if err := set.Check(); err != nil {
 		return usageErr(env, c, "%v", err)
+	}
+	if set.WithinPeak > 0 && flagGiven(fs, "within") {
+		return usageErr(env, c, "give --within (a fraction of the best) or --within-peak (a fraction of the device's peak), not both")
 	}
 	if err := stdinOnce(env, c, pos); err != nil {
 		return err
@@ -129,6 +143,11 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 		if maximize == nil && analysis.NamedDirection(rec) && sp.Objective.From == analysis.DirectionRecorded {
 			sp.Objective.From = analysis.DirectionName
 		}
+		if set.WithinPeak > 0 {
+			if sp.Efficiency, err = runEfficiencies(ctx, *db, in.in, rec, *peaks); err != nil {
+				return err
+			}
+		}
 		spaces = append(spaces, sp)
 	}
 	if len(left) > 0 {
@@ -161,6 +180,31 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintln(env.stdout)
 	printAmortization(env.stdout, amortized, set)
 	return nil
+}
+
+// runEfficiencies is each configuration's efficiency against the device's peak (seed
+// 003, eq. 2) in a run of the database db, for --within-peak.
+func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *result.Recording, given efficiency.Given) ([]float64, error) {
+	if in.Run == nil {
+		return nil, fmt.Errorf("%s: --within-peak needs runs of the results database (--run ID) tuned from a spec with essential_ops; a recorded file keeps no essential operations", in.Label())
+	}
+	st, err := openStoredRun(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ops, derived := efficiency.OfRun(ctx, st, *in.Run)
+	if ops == nil {
+		return nil, fmt.Errorf("%s: --within-peak needs its spec's essential_ops (the operations its task essentially needs: 'ktune help spec'), which run %d was tuned without", in.Label(), in.Run.ID)
+	}
+	if ops.Excluded != "" {
+		return nil, fmt.Errorf("%s: its spec excludes it from efficiency against a peak: %s", in.Label(), ops.Excluded)
+	}
+	p := efficiency.Resolve(derived, ops.Precision, given)
+	if err := p.Lacks(*ops); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Label(), err)
+	}
+	return efficiency.Percents(rec, *ops, p), nil
 }
 
 // printPortability writes the matrix: a legend of the spaces, numbered, the percentages
@@ -231,8 +275,12 @@ func indexOf(m *portability.Matrix, name string) int {
 
 // printAmortization writes seed 003's Table 11 figures, one space a line.
 func printAmortization(w io.Writer, as []portability.Amortization, set portability.Settings) {
-	fmt.Fprintf(w, "amortization of dynamic tuning (seed 003, eq. 4 and 5): well-performing within %s of the best, found with p = %s, n invocations reach rp = %s\n",
-		percent(set.Within), strconv.FormatFloat(set.Probability, 'g', -1, 64), strconv.FormatFloat(set.Performance, 'g', -1, 64))
+	well := "within " + percent(set.Within) + " of the best"
+	if set.WithinPeak > 0 {
+		well = "at " + percent(set.WithinPeak) + " of the device's peak or more (eq. 2)"
+	}
+	fmt.Fprintf(w, "amortization of dynamic tuning (seed 003, eq. 4 and 5): well-performing %s, found with p = %s, n invocations reach rp = %s\n",
+		well, strconv.FormatFloat(set.Probability, 'g', -1, 64), strconv.FormatFloat(set.Performance, 'g', -1, 64))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "space\tvalid\twell\tr\tt_avg/t_best\tt_avg/t_well\ts\tsteps\tn\t\n")
 	for _, a := range as {

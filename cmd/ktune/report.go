@@ -25,6 +25,7 @@ func init() {
 		usage: `(RUN | --run ID | BENCH.json | FILE) [-o|--out OUT.html] [--db PATH] [--mode recorded|cartesian]
           [--neighbourhood adjacent|Hamming] [--objective NAME] [--maximize|--minimize]
           [--graph-nodes N] [--bootstrap N] [--space-memory SIZE]
+          [--peak-gflops GFLOP/s] [--peak-gbs GB/s]
 
 Writes one HTML file with every figure embedded, readable offline (OUT; by default
 report-RUN.html in this folder for a run, and for a file the file beside it whose name
@@ -35,7 +36,13 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
               several; and the device that measured each, for a run on several
               devices), failures, compiler warnings (each distinct one once),
               convergence, and the analysis of what it measured
-              (landscape, significance, Sobol sensitivity; see 'ktune analyze')
+              (landscape, significance, Sobol sensitivity; see 'ktune analyze');
+              where the spec declared essential_ops, the efficiency against the
+              device's peaks (seed 003, eq. 2) of the most efficient configurations
+              and how many reach 75% of the peak (seed 003's well-performing
+              threshold), with the peaks the device derived at tuning time or
+              --peak-gflops and --peak-gbs, which win; a peak that is unknown is
+              named, with the option that gives it, instead of an efficiency
   BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells
               finished so far; the competition is computed from them): competition
               (wins and losses, heat maps), mean fraction of optimum per space, strategy
@@ -71,6 +78,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	direction := directionFlags(fs)
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
+	peaks := peakFlags(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return err
@@ -91,7 +99,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	} else if err := noStdin(env, c, pos, "the page is named after its input file (its title, and the default -o): give the file"); err != nil {
 		return err
 	}
-	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes}
+	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes, Peaks: *peaks}
 	o.Analysis.Objective = *objective
 	if o.Analysis.Maximize, err = direction(); err != nil {
 		return usageErr(env, c, "%v", err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
@@ -28,7 +29,7 @@ func init() {
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
           [--device BACKEND[:INDEX][,INDEX]...] [--mixed-devices] [--seed S] [--db PATH] [--new]
           [--precompilers N] [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE]
-          [--progress] [--json]
+          [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the
@@ -163,6 +164,16 @@ that compiler_options such as -Wall turn on included) is kept with each evaluati
 results database, and the summary shows it once: each distinct warning (known by its
 first line, its position and message) with how many configurations' builds gave it and
 the first that did, the 5 most frequent, 4 lines of each.
+Efficiency against the peak: a spec that declares the operations its task essentially
+needs (essential_ops: bytes, flops, precision; 'ktune help spec') gets the best
+configuration's efficiency, seed 003's eq. 2: 100 x max((bytes/time)/GB/s peak,
+(flops/time)/GFLOP/s peak), with the bound (memory or compute) whose share is the larger.
+The peaks are the device's as its backend derives them ('ktune devices' shows them and
+how: CUDA from SMs, clocks and memory bus; OpenCL gives no memory bandwidth, nor a CPU's
+arithmetic peak), or as --peak-gflops (in essential_ops' precision) and --peak-gbs give
+them, which win. A peak the operations need and nobody gives is never guessed: the summary
+says which to pass instead of an efficiency. A spec that says essential_ops: {excluded:
+WHY} shows why.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
 whole run: resumed_from_store + measured + device_excluded), resumed_from_store (those
@@ -195,7 +206,11 @@ compiler_warnings (each distinct warning of the run's builds, the most frequent 
 most 20: warning, its text with the source lines that belong to it, cut at 8 lines;
 configurations, how many builds gave it; first_configuration),
 warned_configurations (how many configurations' builds printed warnings) and
-more_compiler_warnings (the distinct warnings left out). Absent
+more_compiler_warnings (the distinct warnings left out); efficiency, where the spec has
+essential_ops (essential_ops: bytes, flops, precision or excluded; peaks: precision, gflops,
+gbs, gflops_from and gbs_from, "given" or how they were derived, unknown; best: percent,
+bound, memory_percent, compute_percent, gbs and gflops reached; missing: why there is no
+efficiency, and what to pass). Absent
 values (no success: no best) are left out. An interrupted command's object opens with
 "interrupted", saying what was kept. Interrupted before the search began, it has the same
 fields with what was known then: run (null until a run is created or found to resume),
@@ -233,6 +248,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
+	peaks := peakFlags(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return usageErr(env, c, "%v", err)
@@ -263,7 +279,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, MixedDevices: *mixed, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
-		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers,
+		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers, Peaks: *peaks,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerMemory: *workerBytes, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.SpaceBuild.MaxBytes = *maxBytes
 	var building *progress // the space's construction, shown when it takes over a second
@@ -601,6 +617,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 		fmt.Fprintf(w, "  time: %s ms\n", formatObjective(*r.BestTimeMS))
 	}
 	writeSpread(w, r)
+	writeEfficiency(w, r.Efficiency)
 	if r.MedianObjective != nil && r.Statuses[result.OK.String()] > 1 {
 		fmt.Fprintf(w, "  %s the median configuration evaluated (%s %s)\n", result.Better(r.Maximize, *r.BestObjective, *r.MedianObjective),
 			formatObjective(*r.MedianObjective), result.Unit(r.Objective))
@@ -642,6 +659,30 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	if stored {
 		fmt.Fprintf(w, "results: run %d in %s (%s --format kerneltuner|t4|ktt)\n", r.Run, r.Database, exportHint(r.Run, r.Database))
 	}
+}
+
+// writeEfficiency says how close the best configuration came to the device's peaks
+// (seed 003, eq. 2), or why it has no efficiency; nothing when the spec declares no
+// essential operations.
+func writeEfficiency(w io.Writer, e *efficiency.Summary) {
+	if e == nil {
+		return
+	}
+	if e.Best == nil {
+		if e.Missing != "" {
+			fmt.Fprintf(w, "  efficiency: %s\n", strings.TrimPrefix(e.Missing, "no efficiency: "))
+		}
+		return
+	}
+	b, p := e.Best, e.Peaks
+	var shares []string
+	if b.MemoryPercent != nil {
+		shares = append(shares, fmt.Sprintf("%.4g GB/s of %.4g GB/s peak (%s) = %.1f%%", b.GBs, p.GBs, p.GBsFrom, *b.MemoryPercent))
+	}
+	if b.ComputePercent != nil {
+		shares = append(shares, fmt.Sprintf("%.4g GFLOP/s of %.4g GFLOP/s %s peak (%s) = %.1f%%", b.GFLOPS, p.GFLOPS, p.Precision, p.GFLOPSFrom, *b.ComputePercent))
+	}
+	fmt.Fprintf(w, "  efficiency: %.1f%% of the device's peak, %s-bound (seed 003, eq. 2: essential %s)\n", b.Percent, b.Bound, strings.Join(shares, "; "))
 }
 
 // shownWarnings is how many distinct compiler warnings the summary shows, and

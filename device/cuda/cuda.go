@@ -227,6 +227,8 @@ func deviceInfo(cu *driverAPI, ordinal int32) (device.Info, error) {
 	extra("max_threads_per_sm", attrMaxThreadsPerSM, 1)
 	extra("shared_mem_per_sm", attrMaxSharedPerSM, 1)
 	extra("registers_per_sm", attrMaxRegistersPerSM, 1)
+	info.Peak = peakOf(major, minor, info.ComputeUnits, optional(cu, attrClockRate, dev),
+		optional(cu, attrMemoryClockRate, dev), optional(cu, attrGlobalMemoryBusWidth, dev))
 	bus := make([]byte, 64)
 	if cu.DeviceGetPCIBusID(&bus[0], int32(len(bus)), dev) == 0 {
 		info.Extra["pci_bus_id"] = nulTerminated(bus)

@@ -86,6 +86,11 @@ func fakeDriverChild(t *testing.T, lib string) {
 		in.Extra["pci_bus_id"] != "0000:19:00.0" || in.Extra["max_grid_dims"] != "2147483647,65535,65535" || in.Extra["nvml"] != "" {
 		t.Fatalf("device info %+v", in)
 	}
+	// the fake H100 SXM's attributes: 132 SMs x 128 lanes x 2 x 1.98 GHz, 2 x 2619 MHz x 640 bytes
+	if p := in.Peak; p == nil || math.Abs(p.GFLOPS["float32"]-66908.16) > 1e-6 || math.Abs(p.GFLOPS["float64"]-33454.08) > 1e-6 ||
+		math.Abs(p.GBs-3352.32) > 1e-6 {
+		t.Fatalf("peak %+v", in.Peak)
+	}
 	dev, err := Backend{}.Open(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

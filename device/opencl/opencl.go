@@ -230,6 +230,7 @@ func deviceInfo(cl *api, id uintptr) (device.Info, error) {
 	if err := errors.Join(errs...); err != nil {
 		return info, err
 	}
+	info.Peak = peakOf(info)
 
 	// Informative extras: a failure here leaves the entry out.
 	if v, err := infoString(get, clDeviceOpenCLCVersion); err == nil {

@@ -1,0 +1,223 @@
+// Package efficiency measures a kernel against its device's peaks, as seed 003 (eq. 2)
+// does:
+//
+//	efficiency = 100 · max((MEMops/time) / MEMpeak, (ALUops/time) / ALUpeak)
+//
+// where MEMops are the bytes and ALUops the floating-point operations the task
+// essentially needs (a spec's essential_ops, seed 003's Table 4), time the kernel's, and
+// MEMpeak and ALUpeak the device's memory bandwidth and arithmetic throughput in the
+// kernel's precision. A peak is taken from the user or from what the device's backend
+// derives (device.Peak), never guessed: where one that is needed is unknown, there is no
+// efficiency, and the error says what to give.
+package efficiency
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/spec"
+)
+
+// Ops are the operations a task essentially needs (spec.EssentialOps).
+type Ops struct {
+	Bytes     float64 `json:"bytes,omitempty"`     // MEMops: bytes moved
+	Flops     float64 `json:"flops,omitempty"`     // ALUops: floating-point operations
+	Precision string  `json:"precision,omitempty"` // of the flops: float32, float64, float16
+	// Excluded says why the task has no efficiency against a peak; the rest is then 0.
+	Excluded string `json:"excluded,omitempty"`
+}
+
+// Given are peaks the user supplies; they win over the derived ones. 0: not given.
+type Given struct {
+	GFLOPS float64 // arithmetic peak in GFLOP/s, for the kernel's precision
+	GBs    float64 // memory peak in GB/s
+}
+
+// Peaks are the bounds of one kernel's efficiency, with where each came from.
+type Peaks struct {
+	Precision  string  `json:"precision"`
+	GFLOPS     float64 `json:"gflops,omitempty"`
+	GBs        float64 `json:"gbs,omitempty"`
+	GFLOPSFrom string  `json:"gflops_from,omitempty"` // "given", or how the backend derived it
+	GBsFrom    string  `json:"gbs_from,omitempty"`
+	// Unknown is the backend's word on the peaks it could not derive.
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// Resolve picks the peaks of precision: the given ones, else those derived (nil: the
+// backend derives none).
+func Resolve(derived *device.Peak, precision string, given Given) Peaks {
+	p := Peaks{Precision: precision}
+	if derived != nil {
+		p.Unknown = derived.Unknown
+		if v := derived.GFLOPS[precision]; v > 0 {
+			p.GFLOPS, p.GFLOPSFrom = v, "derived: "+derived.How
+		}
+		if derived.GBs > 0 {
+			p.GBs, p.GBsFrom = derived.GBs, "derived: "+derived.How
+		}
+	}
+	if given.GFLOPS > 0 {
+		p.GFLOPS, p.GFLOPSFrom = given.GFLOPS, "given"
+	}
+	if given.GBs > 0 {
+		p.GBs, p.GBsFrom = given.GBs, "given"
+	}
+	return p
+}
+
+// MissingPeakError says which peaks the efficiency needs that are unknown.
+type MissingPeakError struct {
+	Memory    bool   // the memory peak (GB/s) is missing
+	Compute   bool   // the arithmetic peak of Precision is missing
+	Precision string // the flops' precision
+	Unknown   string // what the backend said of the peaks it could not derive
+}
+
+func (e *MissingPeakError) Error() string {
+	var what, flags []string
+	if e.Memory {
+		what, flags = append(what, "memory bandwidth peak"), append(flags, "--peak-gbs GB/s")
+	}
+	if e.Compute {
+		what, flags = append(what, e.Precision+" arithmetic peak"), append(flags, "--peak-gflops GFLOP/s (for "+e.Precision+")")
+	}
+	verb, them := "is", "it"
+	if len(what) > 1 {
+		verb, them = "are", "them"
+	}
+	why := ""
+	if e.Unknown != "" {
+		why = " (" + e.Unknown + ")"
+	}
+	return fmt.Sprintf("no efficiency: the device's %s %s unknown%s; give %s with %s, from the device's data sheet or a measurement (STREAM for memory)",
+		strings.Join(what, " and "), verb, why, them, strings.Join(flags, " and "))
+}
+
+// Lacks returns a *MissingPeakError naming the peaks that ops need and p lacks, or nil.
+func (p Peaks) Lacks(ops Ops) error {
+	e := &MissingPeakError{Memory: ops.Bytes > 0 && p.GBs <= 0, Compute: ops.Flops > 0 && p.GFLOPS <= 0, Precision: ops.Precision, Unknown: p.Unknown}
+	if !e.Memory && !e.Compute {
+		return nil
+	}
+	return e
+}
+
+// Result is eq. 2 at one time.
+type Result struct {
+	Percent float64 `json:"percent"` // 100 · the larger of the two shares
+	Bound   string  `json:"bound"`   // "memory" or "compute": whose share is the larger
+	// MemoryPercent and ComputePercent are the two shares in percent; nil where the task
+	// has no operations of the kind.
+	MemoryPercent  *float64 `json:"memory_percent,omitempty"`
+	ComputePercent *float64 `json:"compute_percent,omitempty"`
+	GBs            float64  `json:"gbs,omitempty"`    // the essential bytes per second reached, in GB/s
+	GFLOPS         float64  `json:"gflops,omitempty"` // the essential flops per second reached, in GFLOP/s
+}
+
+// Of computes eq. 2 for a kernel time of timeMS milliseconds. A peak that the task's
+// operations need and p lacks gives a *MissingPeakError: the other share alone could
+// understate the maximum.
+func Of(ops Ops, timeMS float64, p Peaks) (Result, error) {
+	if ops.Excluded != "" {
+		return Result{}, fmt.Errorf("no efficiency: %s", ops.Excluded)
+	}
+	if ops.Bytes <= 0 && ops.Flops <= 0 {
+		return Result{}, fmt.Errorf("no efficiency: the spec declares no essential operations (essential_ops: bytes and/or flops)")
+	}
+	if err := p.Lacks(ops); err != nil {
+		return Result{}, err
+	}
+	if !(timeMS > 0) || math.IsInf(timeMS, 0) {
+		return Result{}, fmt.Errorf("no efficiency: the time %v ms is not a positive duration", timeMS)
+	}
+	seconds := timeMS / 1e3
+	var r Result
+	if ops.Bytes > 0 {
+		r.GBs = ops.Bytes / seconds / 1e9
+		m := 100 * r.GBs / p.GBs
+		r.MemoryPercent, r.Percent, r.Bound = &m, m, "memory"
+	}
+	if ops.Flops > 0 {
+		r.GFLOPS = ops.Flops / seconds / 1e9
+		c := 100 * r.GFLOPS / p.GFLOPS
+		r.ComputePercent = &c
+		if r.MemoryPercent == nil || c > r.Percent {
+			r.Percent, r.Bound = c, "compute"
+		}
+	}
+	return r, nil
+}
+
+// Summary is what a run's summary says of efficiency: the operations, the peaks, the
+// best configuration's efficiency, or why there is none.
+type Summary struct {
+	Ops   Ops     `json:"essential_ops"`
+	Peaks *Peaks  `json:"peaks,omitempty"` // nil when the task is excluded
+	Best  *Result `json:"best,omitempty"`
+	// Missing says why there is no efficiency (a peak to give, a task excluded).
+	Missing string `json:"missing,omitempty"`
+}
+
+// Summarize is the efficiency of a best configuration timed at bestMS milliseconds (NaN:
+// none succeeded), with the operations, the derived peaks and the given ones.
+func Summarize(ops Ops, derived *device.Peak, given Given, bestMS float64) Summary {
+	s := Summary{Ops: ops}
+	if ops.Excluded != "" {
+		s.Missing = "excluded: " + ops.Excluded
+		return s
+	}
+	p := Resolve(derived, ops.Precision, given)
+	s.Peaks = &p
+	if err := p.Lacks(ops); err != nil {
+		s.Missing = err.Error()
+		return s
+	}
+	if math.IsNaN(bestMS) {
+		return s
+	}
+	r, err := Of(ops, bestMS, p)
+	if err != nil {
+		s.Missing = err.Error()
+		return s
+	}
+	s.Best = &r
+	return s
+}
+
+// FromSpec is the operations a spec declares; false when it declares none.
+func FromSpec(e *spec.EssentialOps) (Ops, bool) {
+	if e == nil {
+		return Ops{}, false
+	}
+	return Ops{Bytes: e.Bytes, Flops: e.Flops, Precision: e.Precision, Excluded: e.Excluded}, true
+}
+
+// TimeAt is the longest kernel time in ms at which eq. 2 reaches fraction of the peak
+// (0.75 for seed 003's Section 6 "75% of the peak memory bandwidth"): a time at most it is
+// well-performing by that threshold. It turns such a threshold into a target time for a
+// tuner that stops at one (dynamic.Options.Target with the objective time).
+func TimeAt(ops Ops, p Peaks, fraction float64) (float64, error) {
+	if ops.Excluded != "" {
+		return 0, fmt.Errorf("no efficiency: %s", ops.Excluded)
+	}
+	if !(fraction > 0 && fraction <= 1) {
+		return 0, fmt.Errorf("the fraction of the peak %g is not in (0, 1]", fraction)
+	}
+	if err := p.Lacks(ops); err != nil {
+		return 0, err
+	}
+	if ops.Bytes <= 0 && ops.Flops <= 0 {
+		return 0, fmt.Errorf("no efficiency: the spec declares no essential operations (essential_ops: bytes and/or flops)")
+	}
+	var s float64
+	if ops.Bytes > 0 {
+		s = ops.Bytes / (fraction * p.GBs * 1e9)
+	}
+	if ops.Flops > 0 {
+		s = math.Max(s, ops.Flops/(fraction*p.GFLOPS*1e9))
+	}
+	return s * 1e3, nil
+}
