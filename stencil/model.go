@@ -1,7 +1,6 @@
 package stencil
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/stats"
 )
 
 // Seed 002's performance prediction (Section 4.4): a regression of a stencil's run time
@@ -319,44 +319,11 @@ func MeanMedianTime(samples []Sample) (mean, median float64) {
 
 // Spearman is the rank correlation of predictions and measurements (ties ranked by
 // their mean rank): how well the model orders one stencil's settings, which is what
-// Algorithm 2 uses it for.
+// Algorithm 2 uses it for. It is 0 where either side is constant (stats.Spearman's NaN),
+// so that it prints and encodes as a number.
 func Spearman(pred, meas []float64) float64 {
-	rp, rm := ranks(pred), ranks(meas)
-	n := float64(len(pred))
-	var mp, mm float64
-	for i := range rp {
-		mp += rp[i] / n
-		mm += rm[i] / n
+	if r := stats.Spearman(pred, meas); !math.IsNaN(r) {
+		return r
 	}
-	var sxy, sxx, syy float64
-	for i := range rp {
-		dx, dy := rp[i]-mp, rm[i]-mm
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return 0
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-func ranks(xs []float64) []float64 {
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(xs[a], xs[b]) })
-	r := make([]float64, len(xs))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j) / 2
-		}
-		i = j + 1
-	}
-	return r
+	return 0
 }
