@@ -85,6 +85,9 @@ type Evaluation struct {
 	Metrics   map[string]stats.Float `json:"metrics,omitempty"`
 	Message   string                 `json:"message,omitempty"`
 	Time      *time.Time             `json:"time,omitempty"`
+	// Device is the device that measured it ("opencl:1"), where the store kept one: the
+	// page offers it as a field to colour, place and filter by once a run has several.
+	Device string `json:"device,omitempty"`
 }
 
 // Evaluations is the answer of /api/runs/ID/evaluations?after=N: the run's evaluations
@@ -374,7 +377,7 @@ func (s *Server) evaluations(ctx context.Context, id int64, after int) (*Evaluat
 
 func evaluationJSON(i int, e *result.Evaluation, ps []space.Param) Evaluation {
 	out := Evaluation{Index: i, Config: e.Config, At: make([]int, len(e.Config)), Status: e.Status.String(),
-		Objective: stats.Float(e.Objective), Message: e.Message}
+		Objective: stats.Float(e.Objective), Message: e.Message, Device: e.Device}
 	for j, v := range e.Config {
 		out.At[j] = -1
 		if j < len(ps) {

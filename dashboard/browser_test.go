@@ -170,12 +170,19 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddEvaluations(ctx, id, rec.Evaluations[:40]); err != nil {
+	// the first 40 measured on one device, the ten appended on a second: the page offers
+	// the device as a field once there are two
+	first := slices.Clone(rec.Evaluations[:40])
+	for i := range first {
+		first[i].Device = "opencl:0"
+	}
+	if err := st.AddEvaluations(ctx, id, first); err != nil {
 		t.Fatal(err)
 	}
 	added := 40
 	appendTen := func(w http.ResponseWriter, r *http.Request) {
 		for _, e := range rec.Evaluations[added : added+10] {
+			e.Device = "opencl:1"
 			if err := st.AddEvaluation(r.Context(), id, e); err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
@@ -192,11 +199,19 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 	got := measure(t, chrome, NewStore(st, db), "/runs/"+strconv.FormatInt(id, 10), `
     out.before = points();
     out.status = d.getElementById("live").textContent;
+    out.deviceFieldBefore = [...d.querySelectorAll("#color option")].some(o => o.value === "device");
     await fetch("/append");
     await sleep(4000);
     await settled();
     out.after = points();
     out.live = d.getElementById("live").textContent;
+    out.deviceFieldAfter = [...d.querySelectorAll("#color option")].some(o => o.value === "device");
+    set("#color", "device");
+    await settled();
+    out.fills = new Set([...d.querySelectorAll("#scatter circle.pt")].map(c => c.getAttribute("fill"))).size;
+    const last = [...d.querySelectorAll("#scatter circle.pt")].pop();
+    last.dispatchEvent(new MouseEvent("mousemove", {bubbles: true}));
+    out.tip = d.getElementById("tip").hidden ? "" : d.getElementById("tip").textContent;
     await fetch("/finish");
     await sleep(4000);
     await settled();
@@ -207,6 +222,15 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 	}
 	if n := number(t, got, "after"); n != 50 {
 		t.Errorf("%d points after ten were stored, want 50", n)
+	}
+	if got["deviceFieldBefore"] != false || got["deviceFieldAfter"] != true {
+		t.Errorf("the device is offered as a field before a second device measured (%v) or not after (%v)", got["deviceFieldBefore"], got["deviceFieldAfter"])
+	}
+	if n := number(t, got, "fills"); n != 2 {
+		t.Errorf("coloured by device, the points have %d colours, want 2 (opencl:0, opencl:1)", n)
+	}
+	if tip, _ := got["tip"].(string); !strings.Contains(tip, "deviceopencl:") {
+		t.Errorf("hovering a point measured on a device shows %q, without it", tip)
 	}
 	for key, want := range map[string]string{"status": "running · 40 evaluations", "live": "running · 50 evaluations", "finished": "finished · 50 evaluations"} {
 		if s, _ := got[key].(string); !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(s) {

@@ -187,8 +187,11 @@ func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
 		t.Fatalf("a run without evaluations: %+v", got)
 	}
 	read := 0
+	// as on two devices: each evaluation names the one that measured it
+	device := func(i int) string { return fmt.Sprintf("opencl:%d", i%2) }
 	for _, batch := range []int{5, 1, 30} {
-		for _, e := range rec.Evaluations[read : read+batch] {
+		for i, e := range rec.Evaluations[read : read+batch] {
+			e.Device = device(read + i)
 			if err := st.AddEvaluation(ctx, id, e); err != nil {
 				t.Fatal(err)
 			}
@@ -198,6 +201,11 @@ func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
 		if len(next.Evaluations) != batch || next.Evaluations[0].Index != read || next.Run.Evaluations != read+batch {
 			t.Fatalf("after %d with %d appended: %d evaluations from %d, the run counts %d",
 				read, batch, len(next.Evaluations), next.Evaluations[0].Index, next.Run.Evaluations)
+		}
+		for _, e := range next.Evaluations {
+			if e.Device != device(e.Index) {
+				t.Fatalf("evaluation %d was measured on %s, the page is told %q", e.Index, device(e.Index), e.Device)
+			}
 		}
 		read += batch
 		sofar := &result.Recording{Params: rec.Params, Evaluations: rec.Evaluations[:read]}

@@ -13,6 +13,7 @@ const S = {
   evals: [],        // every evaluation read so far, in order
   metrics: {},      // metric name -> higher is better
   statuses: {},     // status -> count
+  devices: {},      // device that measured an evaluation -> count (none for imports)
   next: 0,          // evaluations read: the next fetch asks for those after
   pending: 0,       // fetches under way
   loaded: false,    // the first evaluations and analysis are in
@@ -92,6 +93,7 @@ function fields() {
   for (const m of Object.keys(S.metrics).sort()) if (m !== S.run.objective) out.push({key: "m:" + m, label: m});
   for (const p of S.params) out.push({key: "p:" + p.name, label: p.name});
   out.push({key: "status", label: "status"});
+  if (Object.keys(S.devices).length > 1) out.push({key: "device", label: "device"});
   return out;
 }
 
@@ -102,7 +104,7 @@ function fieldLabel(key) {
 
 // kind says how a field is drawn: "number" on a linear scale, "category" by position
 function fieldKind(key) {
-  if (key === "status") return "category";
+  if (key === "status" || key === "device") return "category";
   if (key.startsWith("p:")) {
     const p = S.params.find(p => p.name === key.slice(2));
     return p && p.numeric ? "number" : "category";
@@ -112,6 +114,7 @@ function fieldKind(key) {
 
 function categories(key) {
   if (key === "status") return Object.keys(S.statuses).sort((a, b) => (a === "ok" ? -1 : b === "ok" ? 1 : a < b ? -1 : 1));
+  if (key === "device") return Object.keys(S.devices).sort();
   const p = S.params.find(p => p.name === key.slice(2));
   return p ? p.labels : [];
 }
@@ -120,6 +123,7 @@ function value(e, key) {
   if (key === "order") return e.index;
   if (key === "objective") return e.objective === null ? NaN : e.objective;
   if (key === "status") return categories("status").indexOf(e.status);
+  if (key === "device") return categories("device").indexOf(e.device || "");
   if (key.startsWith("m:")) {
     const v = e.metrics ? e.metrics[key.slice(2)] : undefined;
     return v === undefined || v === null ? NaN : v;
@@ -355,6 +359,7 @@ function showTip(e, cx, cy) {
   const row = (k, v) => { const r = html("tr"); r.append(html("th", {}, k), html("td", {}, v)); t.appendChild(r); };
   S.params.forEach((p, i) => row(p.name, p.labels[e.at[i]] ?? String(e.config[i])));
   row(S.run.objective, fmt(e.objective));
+  if (e.device) row("device", e.device);
   for (const m of Object.keys(e.metrics || {}).sort()) if (m !== S.run.objective) row(m, fmt(e.metrics[m] ?? NaN));
   tip.appendChild(t);
   if (e.message) tip.appendChild(html("p", {class: "msg"}, e.message.length > 400 ? e.message.slice(0, 400) + "\u2026" : e.message));
@@ -684,6 +689,9 @@ function absorb(body) {
     S.evals.push(e);
     if (!(e.status in S.statuses)) { S.statuses[e.status] = 0; newStatus = true; }
     S.statuses[e.status]++;
+    const d = e.device || "";
+    if (!(d in S.devices)) { S.devices[d] = 0; newMetric = true; } // a new field to choose
+    S.devices[d]++;
   }
   S.next = S.evals.length;
   return {added: body.evaluations.length, newMetric, newStatus};
