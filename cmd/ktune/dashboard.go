@@ -30,13 +30,14 @@ report').
 A run's view (/runs/ID):
   scatter      every evaluation as a point, with the x axis, y axis and colour each chosen
                from the evaluation order, the objective, any recorded metric, any tuning
-               parameter (string values by their place in the value list) and the status;
-               numbers coloured on a continuous scale (its range under the plot),
-               categories in distinct colours; a log y axis; the best so far as a line
-               (with x the evaluation order). Evaluations without a value of the y axis
-               (failed ones) are drawn hollow in a band above the plot. Hovering a point
-               shows its configuration, results and any error message; a click keeps
-               them shown.
+               parameter (string values by their place in the value list), the status
+               and, for a run measured on several devices, the device; numbers coloured
+               on a continuous scale (its range under the plot), categories in distinct
+               colours; a log y axis; the best so far as a line (with x the evaluation
+               order). Evaluations without a value of the y axis (failed ones) are drawn
+               hollow in a band above the plot. Hovering a point shows its
+               configuration, results, device and any error message; a click keeps them
+               shown.
   filters      per parameter, the values to show (check boxes), and the statuses (ok,
                compile_error, runtime_error, timeout, wrong_answer, device_limit,
                restricted) to show; they apply to the scatter and the analysis.
@@ -73,7 +74,8 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
                                      the run now ("run") and its evaluations after its
                                      first N ("evaluations": index, config, at (the values'
                                      positions in their lists), status, objective, metrics,
-                                     message, time), and "metrics": each metric's name,
+                                     message, time, device where stored), and
+                                     "metrics": each metric's name,
                                      true where higher is better; poll with N the count
                                      read so far
   GET /api/runs/ID/analysis?objective=NAME&params=a,b&keep=PARAM=VALUE&status=ok,...
