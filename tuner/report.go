@@ -220,9 +220,10 @@ func unasked(sp *space.Space, asked map[string]bool, evs []result.Evaluation) []
 
 // DeviceShare is what one of a run's several devices measured.
 type DeviceShare struct {
-	Index    int `json:"index"`    // the device's index in its backend
-	Measured int `json:"measured"` // this command's evaluations it measured
-	Ahead    int `json:"ahead"`    // of those, how many before the strategy asked for them
+	Device   string `json:"device"`   // as --device and the stored evaluations name it: "opencl:1"
+	Index    int    `json:"index"`    // the device's index in its backend
+	Measured int    `json:"measured"` // this command's evaluations it measured
+	Ahead    int    `json:"ahead"`    // of those, how many before the strategy asked for them
 }
 
 // buildReport sums up the run: all its evaluations, those stored before this command

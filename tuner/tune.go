@@ -618,7 +618,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	rep := buildReport(sp, s, run.ID, o.DB, backend, info, sum, ev.measured, defaultEval, stored, ev.probes, pool.crashes(), ev.free)
 	if len(pool.devs) > 1 {
 		for _, d := range pool.devs {
-			rep.Devices = append(rep.Devices, DeviceShare{Index: d.index, Measured: d.measured, Ahead: d.ahead})
+			rep.Devices = append(rep.Devices, DeviceShare{Device: d.name, Index: d.index, Measured: d.measured, Ahead: d.ahead})
 		}
 		rep.DroppedAhead = dropped
 		if dropped > 0 {

@@ -30,8 +30,9 @@ func TestARunOnTwoDevicesSaysWhichMeasuredWhat(t *testing.T) {
 	var rep struct {
 		Run     int64 `json:"run"`
 		Devices []struct {
-			Index    int `json:"index"`
-			Measured int `json:"measured"`
+			Device   string `json:"device"`
+			Index    int    `json:"index"`
+			Measured int    `json:"measured"`
 		} `json:"devices"`
 	}
 	if err := json.Unmarshal(out, &rep); err != nil {
@@ -39,7 +40,10 @@ func TestARunOnTwoDevicesSaysWhichMeasuredWhat(t *testing.T) {
 	}
 	measured := map[string]int{}
 	for _, d := range rep.Devices {
-		measured[fmt.Sprintf("opencl:%d", d.Index)] = d.Measured
+		if d.Device != fmt.Sprintf("opencl:%d", d.Index) {
+			t.Errorf("tune --json names device %d %q, want opencl:%d as the stored evaluations name it", d.Index, d.Device, d.Index)
+		}
+		measured[d.Device] = d.Measured
 	}
 	if len(measured) != 2 || measured["opencl:0"]+measured["opencl:1"] != 8 {
 		t.Fatalf("tune says the devices measured %v, want 8 on opencl:0 and opencl:1 together", measured)
