@@ -19,10 +19,10 @@ import (
 const compareChunk = 1 << 18
 
 // allclose checks got against want element by element: floats within atol + rtol*|want|,
-// as NumPy's allclose (NaN never passes, infinities pass where they equal), integers
-// exactly. Large outputs are compared in parallel. name names the output in messages
+// as NumPy's allclose (a NaN passes only against a NaN and only with equalNaN, infinities
+// where they equal), integers exactly. Large outputs are compared in parallel. name names the output in messages
 // (with its range), whose first element is from.
-func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, name string, from int) string {
+func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, equalNaN bool, name string, from int) string {
 	size := elemSize(a.Type)
 	if len(got) != len(want) { // (Runner.verify says why)
 		return fmt.Sprintf("output %s has %d elements, the reference %d", a.Name, len(got)/size, len(want)/size)
@@ -31,7 +31,7 @@ func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, name str
 	workers := min(runtime.GOMAXPROCS(0), (n+compareChunk-1)/compareChunk)
 	bad, first := 0, -1
 	if workers <= 1 {
-		bad, first = mismatches(a.Type, got, want, atol, rtol)
+		bad, first = mismatches(a.Type, got, want, atol, rtol, equalNaN)
 	} else {
 		per := (n + workers - 1) / workers
 		type part struct{ bad, first int }
@@ -42,7 +42,7 @@ func allclose(a spec.ArgInstance, got, want []byte, atol, rtol float64, name str
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				b, f := mismatches(a.Type, got[lo*size:hi*size], want[lo*size:hi*size], atol, rtol)
+				b, f := mismatches(a.Type, got[lo*size:hi*size], want[lo*size:hi*size], atol, rtol, equalNaN)
 				if b > 0 {
 					f += lo
 				}
@@ -82,7 +82,7 @@ func largestDifference(typ string, got, want []byte, first int, atol, rtol float
 	for k := range len(got) / size {
 		g := elemValue(typ, got[k*size:(k+1)*size]).(float64)
 		w := elemValue(typ, want[k*size:(k+1)*size]).(float64)
-		if d := math.Abs(g - w); !math.IsNaN(d) && !math.IsInf(d, 0) && d > largest && !closeEnough(g, w, atol, rtol) {
+		if d := math.Abs(g - w); !math.IsNaN(d) && !math.IsInf(d, 0) && d > largest && !closeEnough(g, w, atol, rtol, false) {
 			at, largest = k, d
 		}
 	}
@@ -120,8 +120,8 @@ func (r *Runner) lengthMismatch(i int, a spec.ArgInstance, want int) string {
 
 // mismatches counts the elements of type typ where got and want differ beyond the
 // tolerance, and returns the index of the first (-1: none). Equal bits pass unless they
-// are a NaN.
-func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first int) {
+// are a NaN; a NaN passes against a NaN with equalNaN.
+func mismatches(typ string, got, want []byte, atol, rtol float64, equalNaN bool) (bad, first int) {
 	first = -1
 	miss := func(k int) {
 		if bad == 0 {
@@ -136,7 +136,7 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 			if gb == wb && gb&0x7c00 != 0x7c00 {
 				continue
 			}
-			if !closeEnough(float16.Float64(gb), float16.Float64(wb), atol, rtol) {
+			if !closeEnough(float16.Float64(gb), float16.Float64(wb), atol, rtol, equalNaN) {
 				miss(k)
 			}
 		}
@@ -151,7 +151,7 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 			if tol := atol + rtol*math.Abs(w); math.Abs(g-w) <= tol && tol <= math.MaxFloat64 {
 				continue // finite and close; NaNs and infinities go the long way
 			}
-			if !closeEnough(g, w, atol, rtol) {
+			if !closeEnough(g, w, atol, rtol, equalNaN) {
 				miss(k)
 			}
 		}
@@ -162,7 +162,7 @@ func mismatches(typ string, got, want []byte, atol, rtol float64) (bad, first in
 			if gb == wb && gb&0x7ff0000000000000 != 0x7ff0000000000000 {
 				continue
 			}
-			if !closeEnough(math.Float64frombits(gb), math.Float64frombits(wb), atol, rtol) {
+			if !closeEnough(math.Float64frombits(gb), math.Float64frombits(wb), atol, rtol, equalNaN) {
 				miss(k)
 			}
 		}
@@ -199,11 +199,12 @@ func view[T uint32 | uint64](b []byte, decode func([]byte) T) []T {
 
 var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// closeEnough is NumPy's isclose without equal_nan: |g - w| <= atol + rtol*|w|, with
-// infinities close only to themselves.
-func closeEnough(g, w, atol, rtol float64) bool {
+// closeEnough is NumPy's isclose: |g - w| <= atol + rtol*|w|, with infinities close
+// only to themselves, and a NaN close to nothing, or with equalNaN (isclose's equal_nan)
+// to a NaN.
+func closeEnough(g, w, atol, rtol float64, equalNaN bool) bool {
 	if math.IsNaN(g) || math.IsNaN(w) {
-		return false
+		return equalNaN && math.IsNaN(g) && math.IsNaN(w)
 	}
 	if math.IsInf(g, 0) || math.IsInf(w, 0) {
 		return g == w

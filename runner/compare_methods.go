@@ -24,7 +24,7 @@ func compare(a spec.ArgInstance, got, want []byte, c spec.Check) string {
 	case spec.MethodAbsoluteSum, spec.MethodRelativeNorm:
 		return normwise(a.Type, got, want, c, name, from)
 	}
-	return allclose(a, got, want, c.Atol, c.Rtol, name, from)
+	return allclose(a, got, want, c.Atol, c.Rtol, c.EqualNaN, name, from)
 }
 
 // inRange returns the elements of got and want that c compares (its range, or all) and

@@ -102,7 +102,7 @@ func TestLargeOutputsAreComparedInPartsWithTheSameVerdict(t *testing.T) {
 	if msg != wantMsg {
 		t.Fatalf("%q, want %q", msg, wantMsg)
 	}
-	bad, first := mismatches("float32", f32s(got...), f32s(want...), 1e-6, 1e-5)
+	bad, first := mismatches("float32", f32s(got...), f32s(want...), 1e-6, 1e-5, false)
 	if bad != 3 || first != 3*compareChunk+1 {
 		t.Fatalf("one part: %d from %d", bad, first)
 	}

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/result"
@@ -123,5 +124,70 @@ iterations: 1
 		case tc.want != "" && (e.Status != result.WrongAnswer || e.Message != tc.want):
 			t.Errorf("%s: block_size_x=64: %v %q\nwant wrong_answer %q", tc.outputs, e.Status, e.Message, tc.want)
 		}
+	}
+}
+
+// TestEqualNaNLetsANaNPassWhereTheReferenceHasOne runs a real OpenCL kernel on PoCL that
+// writes NaN to every seventh element (every fifth for block size 128): allclose fails
+// each NaN unless equal_nan, which lets a NaN pass against a NaN of the reference only,
+// so block size 128's NaNs in other places still fail.
+func TestEqualNaNLetsANaNPassWhereTheReferenceHasOne(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	for _, tc := range []struct {
+		name, verification string
+		want64, want128    string // messages; "" when it passes
+	}{
+		{"allclose", "{reference: {config: {block_size_x: 32}}}",
+			"output y: 147 of 1024 elements differ from the reference; first at index 0: got NaN, want NaN",
+			"output y: 322 of 1024 elements differ from the reference; first at index 0: got NaN, want NaN"},
+		{"allclose with equal_nan", "{reference: {config: {block_size_x: 32}}, equal_nan: true}",
+			"", "output y: 292 of 1024 elements differ from the reference; first at index 5: got NaN, want"},
+		{"equal_nan on the output", "{reference: {config: {block_size_x: 32}}, outputs: [{name: y, equal_nan: true}]}",
+			"", "output y: 292 of 1024 elements differ from the reference; first at index 5: got NaN, want"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := spec.Parse([]byte(`
+kernel:
+  name: holes
+  language: opencl
+  code: |
+    __kernel void holes(__global float *y, __global const float *x) {
+        int i = get_global_id(0);
+        y[i] = i % (block_size_x == 128 ? 5 : 7) == 0 ? NAN : 2.0f * x[i];
+    }
+parameters:
+  - {name: block_size_x, values: [32, 64, 128]}
+problem_size: [1024]
+arguments:
+  - {name: y, type: float32, length: 1024, output: true}
+  - {name: x, type: float32, length: 1024, fill: random}
+verification: `+tc.verification+`
+iterations: 1
+`), "equalnan_test.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, sp := runnerFor(t, s, dev)
+			if err := r.Check(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				block int64
+				want  string
+			}{{64, tc.want64}, {128, tc.want128}} {
+				cfg, err := sp.ConfigOf([]space.Value{space.IntValue(c.block)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := r.Evaluate(context.Background(), cfg, nil)
+				r.Idle()
+				switch {
+				case c.want == "" && e.Status != result.OK:
+					t.Errorf("block_size_x=%d: %v %q, want ok", c.block, e.Status, e.Message)
+				case c.want != "" && (e.Status != result.WrongAnswer || !strings.HasPrefix(e.Message, c.want)):
+					t.Errorf("block_size_x=%d: %v %q\nwant wrong_answer %q...", c.block, e.Status, e.Message, c.want)
+				}
+			}
+		})
 	}
 }

@@ -301,13 +301,18 @@ verification:                  # optional: check every configuration's outputs
                                #   function: your own C or C++ function (function below)
                                # absolute_sum and relative_norm read integers as numbers.
                                # A NaN in the output or the reference fails under every
-                               # method, even against a NaN; an infinity passes against
-                               # the same infinity only (and counts in no norm)
+                               # method, even against a NaN (unless allclose's equal_nan);
+                               # an infinity passes against the same infinity only (and
+                               # counts in no norm)
   atol: 1.0e-6                 # allclose's tolerances (defaults 1e-6 and 1e-5); of an
   rtol: 1.0e-5                 # integer output, refused in its entry (exact comparison).
                                # float16 outputs are compared as float64, by default with
                                # atol 1e-5 and rtol 1e-3 (PyTorch's for half: its last bit
                                # is a relative 1e-3), each unless the spec gives its own
+  # equal_nan: true            # allclose's: a NaN passes where the reference has a NaN
+                               # at the same element (numpy.allclose's equal_nan; default
+                               # false); refused with another method or for an integer
+                               # output
   # tolerance: 1.0e-4          # absolute_sum's and relative_norm's, required with them
                                # (refused with allclose); a function's, by default the
                                # output type's default atol

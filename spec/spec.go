@@ -2099,7 +2099,7 @@ func (p *parser) objective(n *yaml.Node) {
 
 func (p *parser) verification(n *yaml.Node, keyLine int) {
 	d, s := p.d, p.s
-	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "method", "atol", "rtol", "tolerance", "range", "function"})
+	entries, ok := d.mapping(n, "verification", []string{"reference", "outputs", "method", "atol", "rtol", "equal_nan", "tolerance", "range", "function"})
 	if !ok && entries == nil {
 		return
 	}

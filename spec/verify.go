@@ -32,7 +32,10 @@ var Methods = []string{MethodAllclose, MethodAbsoluteSum, MethodRelativeNorm, Me
 type Check struct {
 	Method     string  // one of Methods
 	Atol, Rtol float64 // allclose: |got - want| <= Atol + Rtol*|want| per element
-	Tolerance  float64 // absolute_sum: sum |got - want| <= Tolerance; relative_norm: ||got - want|| <= Tolerance * ||want||; function: passed to it
+	// EqualNaN (allclose's equal_nan, as NumPy's) lets a NaN pass where the reference has
+	// a NaN too; without it a NaN never passes.
+	EqualNaN  bool
+	Tolerance float64 // absolute_sum: sum |got - want| <= Tolerance; relative_norm: ||got - want|| <= Tolerance * ||want||; function: passed to it
 	// Start and End are the compared elements, [Start, End); End 0: the whole output.
 	Start, End int
 	// Function is method function's C or C++ function (see FunctionSignature), compiled
@@ -57,6 +60,9 @@ func (v *Verification) Check(j int) Check {
 // rtol 1e-05)", "relative_norm (tolerance 1e-06)".
 func (c Check) String() string {
 	if c.Method == MethodAllclose || c.Method == "" {
+		if c.EqualNaN {
+			return fmt.Sprintf("allclose (atol %v, rtol %v, equal_nan)", c.Atol, c.Rtol)
+		}
 		return fmt.Sprintf("allclose (atol %v, rtol %v)", c.Atol, c.Rtol)
 	}
 	if c.Method == MethodFunction && c.Function != nil {
@@ -71,10 +77,10 @@ type checkSettings struct {
 	c      Check
 	tolSet bool // a tolerance was given (the methods other than allclose need one)
 	// lines of the fields written at this level, 0 where inherited
-	methodLine, atolLine, rtolLine, tolLine, functionLine int
+	methodLine, atolLine, rtolLine, tolLine, functionLine, equalNaNLine int
 }
 
-// readCheck reads method, atol, rtol, tolerance, function and (for an output, arg >= 0)
+// readCheck reads method, atol, rtol, equal_nan, tolerance, function and (for an output, arg >= 0)
 // range among entries of field, over the settings inherited; it reports what is written
 // where it cannot apply. A function written without a method makes the method function.
 func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSet bool, arg int) Check {
@@ -116,6 +122,10 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 			default:
 				cs.c.Tolerance, cs.tolLine, cs.tolSet = x, e.line, true
 			}
+		case "equal_nan":
+			if b, ok := d.boolean(e.value, f); ok {
+				cs.c.EqualNaN, cs.equalNaNLine = b, e.line
+			}
 		case "range":
 			cs.c.Start, cs.c.End = p.outputRange(e.value, f, arg)
 		case "function":
@@ -146,6 +156,10 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 			d.errAt(cs.tolLine, join(field, "tolerance"), "method allclose takes atol and rtol, not a tolerance; write those, or name the method the tolerance is for (method: %s or %s)", MethodAbsoluteSum, MethodRelativeNorm)
 		}
 		if arg >= 0 && !p.s.Arguments[arg].floatType() {
+			if cs.equalNaNLine > 0 {
+				d.errAt(cs.equalNaNLine, join(field, "equal_nan"), "%s is %s, whose values are never NaN; leave equal_nan out",
+					p.s.Arguments[arg].Name, p.s.Arguments[arg].Type)
+			}
 			for _, at := range []struct {
 				key  string
 				line int
@@ -166,6 +180,10 @@ func (p *parser) readCheck(entries []entry, field string, inherited Check, tolSe
 			d.errAt(at.line, join(field, at.key), "%s is method allclose's; method %s takes a tolerance instead: write tolerance: X", at.key, m)
 		}
 	}
+	if cs.equalNaNLine > 0 {
+		d.errAt(cs.equalNaNLine, join(field, "equal_nan"), "equal_nan is method allclose's; method %s fails an output holding a NaN", m)
+	}
+	cs.c.EqualNaN = false // inherited from an allclose level, it does not apply here
 	if m == MethodFunction {
 		if !cs.tolSet {
 			cs.c.Tolerance = unsetTolerance // the output type's default atol (withDefaults)
@@ -245,7 +263,7 @@ func (p *parser) comparedOutput(it *yaml.Node, field string, global Check, tolSe
 	nameNode := it
 	if rn := d.resolve(it); rn != nil && rn.Kind == yaml.MappingNode {
 		var ok bool
-		entries, ok = d.mapping(rn, field, []string{"name", "method", "atol", "rtol", "tolerance", "range", "function"})
+		entries, ok = d.mapping(rn, field, []string{"name", "method", "atol", "rtol", "equal_nan", "tolerance", "range", "function"})
 		if !ok && entries == nil {
 			return -1, global
 		}
