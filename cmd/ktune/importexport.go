@@ -64,8 +64,7 @@ to standard output. A warning names what the format has no place for in this rec
 short), and a run that has not finished (the output holds what it has stored).
 
 Besides the measurements (metrics, and samples: the timed runs, or under the spec's
-min_time each the statistic of a batch of runs, whose length the formats have no place
-for: ktune_message's note says it), each configuration gets:
+min_time each the statistic of a batch of runs), each configuration gets:
   time        its kernel time in ms, whatever the objective: the time the run used, its
               spec's statistic (mean, median, min) of the samples, which the metrics
               (GB/s) were computed from; Kernel Tuner's "time", a "time" measurement in
@@ -87,6 +86,14 @@ for: ktune_message's note says it), each configuration gets:
               several devices tells them apart (import reads it back); none where no
               device measured it or the run is older than ktune's record of it. KTT
               output has no place for it.
+  runs per    how many timed runs each sample is the statistic of (1, more under
+  sample      min_time), in ktune_runs_per_sample of a cache entry or a T4 result, where
+              the recording knows it (import reads it back); KTT output has no place
+              for it.
+  launch      the grid and block the configuration is launched with, in CUDA's terms,
+              in ktune_launch ({"grid": [x, y, z], "block": [x, y, z]}) of a cache
+              entry or a T4 result, where the recording knows it (import reads it
+              back); in KTT output, GlobalSize and LocalSize (below).
 A Kernel Tuner cache's problem_size is the sizes as integers, a size over the parameters
 as Kernel Tuner writes it ("num_blocks"), and [] where the recording has none (KTT
 output), with which Kernel Tuner will not resume from the file until the member is
@@ -103,10 +110,10 @@ counter. Its launch is GlobalSize and LocalSize, with Metadata's ComputeApi and
 GlobalSizeType from the run's backend: a CUDA run's GlobalSize is the grid (in blocks), an
 OpenCL run's the global size (in work-items), as KTT writes them, and a KTT file's come
 back as they were (converted where its GlobalSizeType was not its ComputeApi's). A launch
-the recording lacks (a Kernel Tuner cache or T4 file has none; a host C or C++ kernel is
-called, not launched; a run stored before ktune kept launches) is left out: KTT has no
-value for unknown (KTT's own loader wants the sizes, as it wants the Platform, KttVersion
-and Timestamp no recording knows). KTT has no place for the
+the recording lacks (a Kernel Tuner cache or T4 file not written by ktune has none; a host
+C or C++ kernel is called, not launched; a run stored before ktune kept launches) is left
+out: KTT has no value for unknown (KTT's own loader wants the sizes, as it wants the
+Platform, KttVersion and Timestamp no recording knows). KTT has no place for the
 direction, restrictions, problem size, samples, failure messages, a failure's compile
 time, metrics and launch (a failure has no computation result) or parameter values no
 configuration has, nor for configurations the restrictions exclude, which are left out;

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
 )
 
 // tunedExports tunes the host C vector_add example (objective GB/s) with the spec changed
@@ -254,6 +256,28 @@ func TestTunedRunExportsItsLaunchesAsKTT(t *testing.T) {
 	}
 	if ok == 0 {
 		t.Fatal("no configuration succeeded")
+	}
+	// a Kernel Tuner cache and T4 results keep the launches and the runs per sample in
+	// members of ktune's own, which reading the file gives back
+	for _, name := range []string{"kerneltuner", "t4"} {
+		path := filepath.Join(t.TempDir(), "export."+name+".json")
+		if err := os.WriteFile(path, exportRun(t, db, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, err := format.Open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(back.Evaluations) != len(stored) {
+			t.Fatalf("%s: %d evaluations read back, %d stored", name, len(back.Evaluations), len(stored))
+		}
+		for _, e := range back.Evaluations {
+			want := stored[store.ConfigKey(e.Config)]
+			if !result.SameLaunch(e.Launch, want.Launch) || e.RunsPerSample != want.RunsPerSample || want.RunsPerSample < 1 && want.Status == result.OK {
+				t.Errorf("%s: %v read back with launch %v and %d runs per sample, stored %v and %d",
+					name, e.Config, e.Launch, e.RunsPerSample, want.Launch, want.RunsPerSample)
+			}
+		}
 	}
 }
 

@@ -654,6 +654,12 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (re
 	if d, ok := e.str(data, fieldDevice); ok {
 		ev.Device = d
 	}
+	if n, ok := jsonio.ParseRunsPerSample(e.decoded(data, jsonio.FieldRunsPerSample)); ok {
+		ev.RunsPerSample = n
+	}
+	if l, ok := jsonio.ParseLaunch(e.decoded(data, jsonio.FieldLaunch)); ok {
+		ev.Launch = l
+	}
 	if v, ok := e.fields.get(fieldTimes); ok {
 		s, bad, n, first := v.samples(data)
 		if len(s) > 0 {
@@ -775,7 +781,8 @@ func (e entry) floatOrNaN(data []byte, name string) float64 {
 func reserved(k string, rec *result.Recording) bool {
 	switch k {
 	case fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
-		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded, rec.Objective:
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded, rec.Objective,
+		jsonio.FieldRunsPerSample, jsonio.FieldLaunch:
 		return true
 	}
 	for _, p := range rec.Params {

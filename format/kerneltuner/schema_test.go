@@ -87,6 +87,11 @@ func ktuneRun() *result.Recording {
 			CompileMS: 151, VerifyMS: 2.5, BenchmarkMS: 10, FrameworkMS: 0.5, StrategyMS: 0.03125, Time: at.Add(time.Duration(i) * time.Second)}
 		// measured on two devices; the device limit, refused before compiling, on none
 		e.Device = []string{"opencl:1", "opencl:0", ""}[i]
+		// a configuration's launch, whether or not it ran; runs per sample of a measurement
+		e.Launch = &result.Launch{Grid: [3]int{125, 88, 1}, Block: [3]int{int(rec.Params[0].Values[i].Int()), 8, 1}}
+		if st == result.OK {
+			e.RunsPerSample = 4
+		}
 		switch st {
 		case result.OK:
 			e.Objective, e.Samples = 6.8068, []float64{0.82271, 0.9, 1.0279}

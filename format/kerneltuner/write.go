@@ -231,6 +231,15 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 		sep()
 		e.field(fieldDevice, ev.Device, "")
 	}
+	// nor for how many runs each sample is the statistic of, or the launch
+	if ev.RunsPerSample > 0 {
+		sep()
+		e.field(jsonio.FieldRunsPerSample, ev.RunsPerSample, "")
+	}
+	if ev.Launch != nil {
+		sep()
+		e.field(jsonio.FieldLaunch, jsonio.LaunchValue(ev.Launch), "")
+	}
 	// The schema requires a timestamp too; an evaluation measured at an unknown time (KTT
 	// output has none per result) gets the Unix epoch, which no measurement carries, and
 	// is named in ktune_unrecorded.
@@ -246,7 +255,8 @@ func (e *encoder) entry(key string, ev *result.Evaluation, rec *result.Recording
 func entryField(name, objective string) bool {
 	switch name {
 	case objective, fieldTime, fieldTimes, fieldCompile, fieldVerify, fieldBenchmark, fieldStrategy, fieldFramework,
-		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded:
+		fieldTimestamp, fieldError, fieldStatus, fieldMessage, fieldDevice, fieldUnrecorded,
+		jsonio.FieldRunsPerSample, jsonio.FieldLaunch:
 		return true
 	}
 	return false

@@ -52,8 +52,8 @@ var compilationFields = func() map[string]string {
 // an unknown one) and says the GlobalSizeType, written where a launch is: OpenCL's
 // GlobalSize counts work-items (grid*block), CUDA's and Vulkan's blocks (the grid), as KTT
 // writes them; without such a backend a launch is written in CUDA's terms, ktune's own.
-// A success whose launch is unknown (a Kernel Tuner cache's or T4 file's, which record
-// none, a host C run's, whose function is called rather than launched, a run stored
+// A success whose launch is unknown (a Kernel Tuner cache's or T4 file's not written by
+// ktune, which record none, a host C run's, whose function is called rather than launched, a run stored
 // before ktune kept launches) has no GlobalSize or LocalSize. KTT always writes them, but
 // has no value that means unknown: its default, 1 x 1 x 1, would claim a launch of one
 // thread. Read, and tools that take them as optional, read such a file; KTT's own loader

@@ -4,7 +4,7 @@ import "github.com/ktune/ktune/format/internal/jsonio"
 
 // The members of rawResult and measurement, as their json tags name them.
 var (
-	resultFields      = jsonio.NewFields("timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives", fieldMessage, fieldStatus, fieldDevice)
+	resultFields      = jsonio.NewFields("timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives", fieldMessage, fieldStatus, fieldDevice, jsonio.FieldRunsPerSample, jsonio.FieldLaunch)
 	measurementFields = jsonio.NewFields("name", "value", "unit")
 )
 
@@ -46,6 +46,10 @@ func scanResult(s *jsonio.Scanner, r *rawResult) {
 			r.Status = s.Any()
 		case 9:
 			r.Device = s.Any()
+		case 10:
+			r.RunsPerSample = s.Any()
+		case 11:
+			r.Launch = s.Any()
 		}
 	})
 }

@@ -88,9 +88,11 @@ type rawResult struct {
 	Correctness   any            `json:"correctness"`
 	Measurements  []measurement  `json:"measurements"`
 	Objectives    []any          `json:"objectives"`
-	Message       any            `json:"ktune_message"` // a failure's message, which ktune's Write adds
-	Status        any            `json:"ktune_status"`  // a status invalidity does not tell, which ktune's Write adds
-	Device        any            `json:"ktune_device"`  // the device that measured it, which ktune's Write adds
+	Message       any            `json:"ktune_message"`         // a failure's message, which ktune's Write adds
+	Status        any            `json:"ktune_status"`          // a status invalidity does not tell, which ktune's Write adds
+	Device        any            `json:"ktune_device"`          // the device that measured it, which ktune's Write adds
+	RunsPerSample any            `json:"ktune_runs_per_sample"` // runs per sample, which ktune's Write adds
+	Launch        any            `json:"ktune_launch"`          // the launch, which ktune's Write adds
 	offset        int64          // decoder offset of the result, for errors
 }
 
@@ -363,6 +365,12 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	nan := math.NaN()
 	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: nan,
 		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan, Message: asString(r.Message), Device: asString(r.Device)}
+	if n, ok := jsonio.ParseRunsPerSample(r.RunsPerSample); ok {
+		ev.RunsPerSample = n
+	}
+	if l, ok := jsonio.ParseLaunch(r.Launch); ok {
+		ev.Launch = l
+	}
 	if r.Configuration == nil {
 		return ev, fail("no configuration")
 	}

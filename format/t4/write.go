@@ -255,6 +255,15 @@ func (e *encoder) result(ev *result.Evaluation, rec *result.Recording, objective
 		e.Str(", ")
 		e.Field(fieldDevice, ev.Device)
 	}
+	// nor for how many runs each sample is the statistic of, or the launch
+	if ev.RunsPerSample > 0 {
+		e.Str(", ")
+		e.Field(jsonio.FieldRunsPerSample, ev.RunsPerSample)
+	}
+	if ev.Launch != nil {
+		e.Str(", ")
+		e.Field(jsonio.FieldLaunch, jsonio.LaunchValue(ev.Launch))
+	}
 	e.Str("}")
 }
 

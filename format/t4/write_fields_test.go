@@ -3,6 +3,7 @@ package t4_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -222,6 +223,10 @@ func TestWriteKeepsTheDeviceThatMeasuredEachResult(t *testing.T) {
 	devices := []string{"opencl:0", "opencl:1", "", "opencl:1", "opencl:0", ""}
 	for i := range rec.Evaluations {
 		rec.Evaluations[i].Device = devices[i]
+		if devices[i] != "" { // and, as ktune measured them, their launches and runs per sample
+			rec.Evaluations[i].Launch = &result.Launch{Grid: [3]int{64 * (i + 1), 1, 1}, Block: [3]int{32, 2, 1}}
+			rec.Evaluations[i].RunsPerSample = i + 1
+		}
 	}
 	back, written := roundTrip(t, rec)
 	rec.Format = t4.Name
@@ -241,6 +246,11 @@ func TestWriteKeepsTheDeviceThatMeasuredEachResult(t *testing.T) {
 		got, ok := r["ktune_device"]
 		if want := devices[i]; (want == "" && ok) || (want != "" && got != want) {
 			t.Errorf("result %d: ktune_device %v (present %v), want %q", i, got, ok, want)
+		}
+		launch, _ := json.Marshal(r["ktune_launch"])
+		if want := fmt.Sprintf(`{"block":[32,2,1],"grid":[%d,1,1]}`, 64*(i+1)); devices[i] != "" &&
+			(string(launch) != want || r["ktune_runs_per_sample"] != float64(i+1)) {
+			t.Errorf("result %d: ktune_launch %s, ktune_runs_per_sample %v; want %s and %d", i, launch, r["ktune_runs_per_sample"], want, i+1)
 		}
 	}
 }

@@ -282,6 +282,9 @@ func diffEval(a, b *result.Evaluation) string {
 	if !result.SameLaunch(a.Launch, b.Launch) {
 		return fmt.Sprintf("launch %s vs %s", launchString(a.Launch), launchString(b.Launch))
 	}
+	if a.RunsPerSample != b.RunsPerSample {
+		return fmt.Sprintf("runs per sample %d vs %d", a.RunsPerSample, b.RunsPerSample)
+	}
 	return ""
 }
 
