@@ -2324,6 +2324,9 @@ arguments:
   - {name: e, type: float32, length: N, output: true}
   - {name: n, type: int64, value: N}
 iterations: 1
+# not the default 10 s: filling and copying 680 MB under a loaded CI machine's other tests
+# can take that long, and the test is about memory, not time
+timeout: 120s
 `
 
 // tuneFiveArrays tunes fiveArrays with N's values ns on OpenCL under --worker-memory
@@ -2335,8 +2338,8 @@ func tuneFiveArrays(t *testing.T, dir, memory, ns string) map[string]result.Eval
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "k.db")
-	if _, errOut, code := ktune(t, "tune", path, "--strategy", "bruteforce", "--worker-memory", memory, "--no-precompile", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if out, errOut, code := ktune(t, "tune", path, "--strategy", "bruteforce", "--worker-memory", memory, "--no-precompile", "--db", db); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
 	return evaluationsOf(t, db)
 }
