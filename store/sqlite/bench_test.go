@@ -5,40 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store/storetest"
 )
-
-// importSize is the number of configurations in the largest recorded space the
-// simulator replays.
-const importSize = 17956
-
-// largeRecording builds a recorded space of n evaluations over six parameters, with
-// samples and metrics as Kernel Tuner caches carry them.
-func largeRecording(n int) *result.Recording {
-	rec := &result.Recording{Format: "kerneltuner", Source: "bench.json", Device: "A100", Kernel: "gemm", Objective: "time"}
-	for p, name := range []string{"MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VWM"} {
-		vals := make([]space.Value, 10)
-		for v := range vals {
-			vals[v] = i(int64(v+1) << (p % 3))
-		}
-		rec.Params = append(rec.Params, space.Param{Name: name, Values: vals})
-	}
-	for k := 0; k < n; k++ {
-		config := make([]space.Value, len(rec.Params))
-		for p, x := 0, k; p < len(config); p, x = p+1, x/10 {
-			config[p] = rec.Params[p].Values[x%10]
-		}
-		e := result.Evaluation{Config: config, Status: result.OK, Objective: float64(k%997) / 10,
-			Samples: []float64{1, 1.1, 0.9, 1.05, 0.95, 1, 1.02}, Metrics: map[string]float64{"GFLOP/s": 1234.5},
-			CompileMS: 210, VerifyMS: 1.5, BenchmarkMS: 8.2, FrameworkMS: 0.3, Time: base.Add(time.Duration(k) * time.Second)}
-		if k%7 == 0 {
-			e = result.Evaluation{Config: config, Status: result.CompileError, Objective: nan, Message: "too many resources requested"}
-		}
-		rec.Evaluations = append(rec.Evaluations, e)
-	}
-	return rec
-}
 
 func TestImportLargeRecording(t *testing.T) {
 	if testing.Short() {
@@ -46,7 +14,7 @@ func TestImportLargeRecording(t *testing.T) {
 	}
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := largeRecording(importSize)
+	rec := storetest.LargeRecording(storetest.ImportSize)
 	start := time.Now()
 	id, err := st.ImportRecording(ctx, rec)
 	if err != nil {
@@ -60,26 +28,26 @@ func TestImportLargeRecording(t *testing.T) {
 	}
 	read := time.Since(start)
 	sameRecording(t, back, rec)
-	t.Logf("%d evaluations: import %v, read back %v", importSize, imported, read)
+	t.Logf("%d evaluations: import %v, read back %v", storetest.ImportSize, imported, read)
 }
 
 func BenchmarkImport(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
-	rec := largeRecording(importSize)
+	rec := storetest.LargeRecording(storetest.ImportSize)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := st.ImportRecording(ctx, rec); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*importSize), "ns/evaluation")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*storetest.ImportSize), "ns/evaluation")
 }
 
 func BenchmarkAddEvaluation(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
-	rec := largeRecording(1000)
+	rec := storetest.LargeRecording(1000)
 	id := newRun(b, st, rec)
 	k := 0
 	for b.Loop() {
@@ -93,7 +61,7 @@ func BenchmarkAddEvaluation(b *testing.B) {
 func BenchmarkRecording(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
-	id, err := st.ImportRecording(ctx, largeRecording(importSize))
+	id, err := st.ImportRecording(ctx, storetest.LargeRecording(storetest.ImportSize))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,14 +75,14 @@ func BenchmarkRecording(b *testing.B) {
 func BenchmarkLookup(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
-	rec := largeRecording(importSize)
+	rec := storetest.LargeRecording(storetest.ImportSize)
 	id, err := st.ImportRecording(ctx, rec)
 	if err != nil {
 		b.Fatal(err)
 	}
 	k := 0
 	for b.Loop() {
-		if _, ok, err := st.Lookup(ctx, id, rec.Evaluations[k%importSize].Config); err != nil || !ok {
+		if _, ok, err := st.Lookup(ctx, id, rec.Evaluations[k%storetest.ImportSize].Config); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
 		k += 7919
@@ -126,20 +94,20 @@ func BenchmarkLookup(b *testing.B) {
 func BenchmarkEvaluationsAfter(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
-	id, err := st.ImportRecording(ctx, largeRecording(importSize))
+	id, err := st.ImportRecording(ctx, storetest.LargeRecording(storetest.ImportSize))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("after", func(b *testing.B) {
 		for b.Loop() {
-			if es, err := st.EvaluationsAfter(ctx, id, importSize-10); err != nil || len(es) != 10 {
+			if es, err := st.EvaluationsAfter(ctx, id, storetest.ImportSize-10); err != nil || len(es) != 10 {
 				b.Fatal(len(es), err)
 			}
 		}
 	})
 	b.Run("all_sliced", func(b *testing.B) {
 		for b.Loop() {
-			if es, err := st.Evaluations(ctx, id); err != nil || len(es[importSize-10:]) != 10 {
+			if es, err := st.Evaluations(ctx, id); err != nil || len(es[storetest.ImportSize-10:]) != 10 {
 				b.Fatal(len(es), err)
 			}
 		}
