@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -16,57 +12,28 @@ import (
 	"github.com/ktune/ktune/store/internal/codec"
 )
 
-// v6Database writes a database as ktune wrote it with schema version 6 (its migration
-// steps, then rows in its columns): run 1, a tuning run of three evaluations (objectives
-// 3, 1, 2), from before evaluations named the device that measured them.
+// v6Database writes a database as ktune wrote it with schema version 6: run 1, a tuning
+// run of three evaluations (objectives 3, 1, 2), from before evaluations named the device
+// that measured them.
 func v6Database(t *testing.T, path string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = inTx(ctx, db, func(tx *sql.Tx) error {
-		for _, step := range migrations[:6] {
-			if err := step(ctx, tx); err != nil {
-				return err
+	values := []space.Value{space.IntValue(0), space.IntValue(1), space.IntValue(2)}
+	oldDatabase(t, path, 6, store.Device{Name: "pthread-cpu", Backend: "opencl"},
+		store.Space{Kernel: "k", Params: []space.Param{{Name: "p", Values: values}}},
+		[]store.RunInfo{{Kind: store.KindTuning, Strategy: "brute_force"}},
+		func(ctx context.Context, tx *sql.Tx, runs []int64) error {
+			for seq, objective := range []float64{3, 1, 2} {
+				config, _ := codec.Values(values[seq : seq+1])
+				_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+					samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
+					grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample)
+					VALUES (?, ?, ?, ?, 'ok', ?, NULL, NULL, 1, 2, 3, 4, '', NULL, 0.5, 8, 1, 1, 16, 1, 1, NULL, 1)`,
+					runs[0], seq, string(config), values[seq].String(), objective)
+				if err != nil {
+					return err
+				}
 			}
-		}
-		dev, err := putDevice(ctx, tx, store.Device{Name: "pthread-cpu", Backend: "opencl"})
-		if err != nil {
-			return err
-		}
-		values := []space.Value{space.IntValue(0), space.IntValue(1), space.IntValue(2)}
-		sp, err := putSpace(ctx, tx, store.Space{Kernel: "k", Params: []space.Param{{Name: "p", Values: values}}})
-		if err != nil {
-			return err
-		}
-		run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "brute_force",
-			Objective: "time", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished})
-		if err != nil {
-			return err
-		}
-		for seq, objective := range []float64{3, 1, 2} {
-			config, _ := codec.Values(values[seq : seq+1])
-			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
-				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-				grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample)
-				VALUES (?, ?, ?, ?, 'ok', ?, NULL, NULL, 1, 2, 3, 4, '', NULL, 0.5, 8, 1, 1, 16, 1, 1, NULL, 1)`,
-				run, seq, string(config), values[seq].String(), objective)
-			if err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 6")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+			return nil
+		})
 }
 
 // A database of schema version 6, from before evaluations named their device, keeps
@@ -104,13 +71,7 @@ func TestASchemaVersion6DatabaseReadsWithoutDevices(t *testing.T) {
 	added := result.Evaluation{Config: []space.Value{space.IntValue(1)}, Status: result.OK, Objective: 0.5,
 		Samples: []float64{0.5}, Device: "opencl:1"}
 	t.Run("writable", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "v6.db")
-		v6Database(t, path)
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, false, func(path string) { v6Database(t, path) })
 		check(t, s, SchemaVersion)
 		var nulls int
 		if err := s.r.QueryRow("SELECT count(*) FROM evaluations WHERE device IS NULL").Scan(&nulls); err != nil || nulls != 3 {
@@ -131,20 +92,7 @@ func TestASchemaVersion6DatabaseReadsWithoutDevices(t *testing.T) {
 		}
 	})
 	t.Run("read-only", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "ro")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "v6.db")
-		v6Database(t, path)
-		if err := os.Chmod(path, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, true, func(path string) { v6Database(t, path) })
 		check(t, s, 6)
 		if err := s.AddEvaluation(ctx, 1, added); !errors.Is(err, store.ErrReadOnly) {
 			t.Errorf("a write to it: %v", err)

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -66,7 +65,7 @@ const insertEvaluationAt = `INSERT INTO evaluations (run_id, seq, ` + evaluation
 // AddEvaluation appends one evaluation to a run. It is committed, and survives the
 // process being killed, when AddEvaluation returns.
 func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluation) error {
-	width, err := s.width(ctx, runID)
+	width, err := s.q.Width(ctx, s.r, runID)
 	if err == nil {
 		var args []any
 		if args, err = sqlrow.EvaluationArgs(&e, width, sqlrow.StorableText); err == nil {
@@ -87,7 +86,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 // AddEvaluations appends evaluations to a run in one transaction: all or nothing, and
 // hundreds of times faster than adding them one by one.
 func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Evaluation) error {
-	width, err := s.width(ctx, runID)
+	width, err := s.q.Width(ctx, s.r, runID)
 	if err == nil {
 		err = s.write(ctx, "add evaluations", func(w *sql.DB) error {
 			return inTx(ctx, w, func(tx *sql.Tx) error {
@@ -131,39 +130,11 @@ func addEvaluations(ctx context.Context, tx *sql.Tx, runID int64, width int, es 
 	return nil
 }
 
-// width returns the number of parameters of a run's space, which every configuration
-// added to the run must match.
-func (s *Store) width(ctx context.Context, runID int64) (int, error) {
-	s.mu.Lock()
-	n, ok := s.widths[runID]
-	s.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	err := s.r.QueryRowContext(ctx, `
-		SELECT json_array_length(s.params) FROM runs r JOIN spaces s ON s.id = r.space_id
-		WHERE r.id = ?`, runID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, store.ErrNotFound
-	}
-	if err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	s.widths[runID] = n
-	s.mu.Unlock()
-	return n, nil
-}
-
 // Evaluations returns a run's evaluations in the order they were added.
 func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error) {
 	var es []result.Evaluation
-	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
-		if _, err := getRun(ctx, tx, runID); err != nil {
-			return err
-		}
-		var err error
-		es, err = evaluations(ctx, tx, runID, s.version)
+	err := readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
+		es, err = s.q.RunEvaluations(ctx, tx, runID, 0)
 		return err
 	})
 	if err != nil {
@@ -175,15 +146,13 @@ func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluati
 // EvaluationsAfter implements store.Store. A run's evaluations are numbered by seq 0, 1,
 // 2... without gaps (each is added as the run's largest seq plus one, and none is ever
 // deleted alone), so the first n are those of seq below n, and the run's evaluations
-// after them a range of the index of UNIQUE (run_id, seq): the query reads no row before.
+// after them a range of the index of UNIQUE (run_id, seq): the query reads no row before
+// (EXPLAIN QUERY PLAN says SEARCH evaluations USING INDEX sqlite_autoindex_evaluations_1
+// (run_id=? AND seq>?)).
 func (s *Store) EvaluationsAfter(ctx context.Context, runID int64, n int) ([]result.Evaluation, error) {
 	var es []result.Evaluation
-	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
-		if _, err := getRun(ctx, tx, runID); err != nil {
-			return err
-		}
-		var err error
-		es, err = evaluationsFrom(ctx, tx, runID, max(n, 0), s.version)
+	err := readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
+		es, err = s.q.RunEvaluations(ctx, tx, runID, max(n, 0))
 		return err
 	})
 	if err != nil {
@@ -192,33 +161,11 @@ func (s *Store) EvaluationsAfter(ctx context.Context, runID int64, n int) ([]res
 	return es, nil
 }
 
-// evaluations reads a run's evaluations from a database of schema version v.
-func evaluations(ctx context.Context, q queryer, runID int64, v int) ([]result.Evaluation, error) {
-	return evaluationsFrom(ctx, q, runID, 0, v)
-}
-
-// evaluationsAfterQuery reads a run's evaluations from seq on; EXPLAIN QUERY PLAN says
-// SEARCH evaluations USING INDEX sqlite_autoindex_evaluations_1 (run_id=? AND seq>?).
-func evaluationsAfterQuery(v int) string {
-	return `SELECT ` + selectColumns(v) + `
-		FROM evaluations WHERE run_id = ? AND seq >= ? ORDER BY seq`
-}
-
-// evaluationsFrom reads a run's evaluations from the one of seq from on, from a database
-// of schema version v.
-func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int, v int) ([]result.Evaluation, error) {
-	rows, err := q.QueryContext(ctx, evaluationsAfterQuery(v), runID, from)
-	if err != nil {
-		return nil, err
-	}
-	return sqlrow.ScanEvaluations(rows, from)
-}
-
 // tallyCountQuery counts a run's evaluations and its successes (an OK status, given as
-// the first argument, with an objective); from schema 6 it reads the evaluations_best
+// the second argument, with an objective); from schema 6 it reads the evaluations_best
 // index alone.
-const tallyCountQuery = `SELECT COUNT(*), SUM(status = ? AND objective IS NOT NULL)
-	FROM evaluations WHERE run_id = ?`
+const tallyCountQuery = `SELECT COUNT(*), SUM(status = ?2 AND objective IS NOT NULL)
+	FROM evaluations WHERE run_id = ?1`
 
 // tallyBestQuery selects columns of a run's best success (run and OK status the
 // arguments), the first of equals in the run's order; from schema 6 the first entry of
@@ -238,31 +185,9 @@ func tallyBestQuery(columns string, maximize bool) string {
 // order, as a scan of Evaluations would find it.
 func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 	var t store.Tally
-	err := readTx(ctx, s.r, func(tx *sql.Tx) error {
-		run, err := getRun(ctx, tx, runID)
-		if err != nil {
-			return err
-		}
-		var ok sql.NullInt64
-		if err := tx.QueryRowContext(ctx, tallyCountQuery, result.OK.String(), runID).Scan(&t.Evaluations, &ok); err != nil {
-			return err
-		}
-		t.Succeeded = int(ok.Int64)
-		if t.Succeeded == 0 {
-			return nil
-		}
-		rows, err := tx.QueryContext(ctx, tallyBestQuery(selectColumns(s.version), run.Maximize), runID, result.OK.String())
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if rows.Next() {
-			if t.Best, err = sqlrow.ScanEvaluation(rows); err != nil {
-				return err
-			}
-			t.HasBest = true
-		}
-		return rows.Err()
+	err := readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
+		t, err = s.q.Tally(ctx, tx, runID)
+		return err
 	})
 	if err != nil {
 		return store.Tally{}, fmt.Errorf("store: tally run %d: %w", runID, s.damaged(err))
@@ -274,35 +199,11 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 // store.ConfigKey, the values' text, as Kernel Tuner's cache does: the int 2 and the float
 // 2.0 are different configurations.
 func (s *Store) Lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
-	e, ok, err := s.lookup(ctx, runID, config)
+	e, ok, err := s.q.Lookup(ctx, s.r, runID, config)
 	if err != nil {
 		return result.Evaluation{}, false, fmt.Errorf("store: look up %s in run %d: %w", store.ConfigKey(config), runID, s.damaged(err))
 	}
 	return e, ok, nil
-}
-
-const lookupQuery = `SELECT ` + evaluationColumns + `
-	FROM evaluations WHERE run_id = ? AND config_key = ? ORDER BY seq`
-
-func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
-	query := lookupQuery
-	if s.version < SchemaVersion {
-		query = strings.Replace(query, evaluationColumns, selectColumns(s.version), 1)
-	}
-	rows, err := s.r.QueryContext(ctx, query, runID, store.ConfigKey(config))
-	if err != nil {
-		return result.Evaluation{}, false, err
-	}
-	if e, ok, err := sqlrow.FindConfig(rows, config); err != nil || ok {
-		return e, ok, err
-	}
-	// A miss on a run that does not exist is a caller's mistake, not a configuration to measure.
-	var one int
-	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = store.ErrNotFound
-	}
-	return result.Evaluation{}, false, err
 }
 
 // readTx runs f in a read transaction so that it sees one snapshot of the database even

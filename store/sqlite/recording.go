@@ -8,7 +8,7 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/recording"
-	"github.com/ktune/ktune/store/internal/sqlrow"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // ImportRecording stores a recording (another tuner's results, or a replayed space) as a
@@ -21,7 +21,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 	var runID int64
 	err := s.write(ctx, "import", func(w *sql.DB) error {
 		return inTx(ctx, w, func(tx *sql.Tx) (err error) {
-			runID, err = recording.Import(ctx, txWriter{tx}, rec)
+			runID, err = s.q.Import(ctx, tx, adder(tx), rec)
 			return err
 		})
 	})
@@ -43,24 +43,14 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 	// A file imported before, the most that an import run again meets, is found without
 	// the write lock, and in a read-only database too.
 	err = readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
-		run, err = s.heldImport(ctx, tx, rec)
+		run, err = s.q.HeldImport(ctx, tx, rec)
 		return err
 	})
 	if err == nil && run.ID == 0 {
 		// another process may have imported it since: looked for again under the lock
 		err = s.write(ctx, "import", func(w *sql.DB) error {
-			return inTx(ctx, w, func(tx *sql.Tx) error {
-				held, err := s.heldImport(ctx, tx, rec)
-				if err != nil || held.ID != 0 {
-					run, imported = held, false
-					return err
-				}
-				id, err := recording.Import(ctx, txWriter{tx}, rec)
-				if err != nil {
-					return err
-				}
-				run, err = getRun(ctx, tx, id)
-				imported = err == nil
+			return inTx(ctx, w, func(tx *sql.Tx) (err error) {
+				run, imported, err = s.q.ImportOnce(ctx, tx, adder(tx), rec)
 				return err
 			})
 		})
@@ -71,45 +61,11 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 	return run, imported, nil
 }
 
-// heldImport returns the first import run that holds the same recording as rec, or a zero
-// RunInfo. Only the runs of rec's format, kernel, device (name and backend) and number of
-// evaluations whose first evaluation has rec's first one's status, objective and times
-// are read back to compare: the runs of other recordings of one kernel on one device (repeated tunings of
-// the same size) are told apart by one row each, where reading each of them back made
-// importing n such files cost n²/2 recordings read (250 files of 1,000 evaluations took
-// 520 s). The filter is no stricter than result.Recording.SameAs: SQL's IS compares the
-// REAL columns as numbers, NULL (NaN) equal to NULL, as SameAs compares them.
-func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording) (store.RunInfo, error) {
-	first := &rec.Evaluations[0]
-	rows, err := q.QueryContext(ctx, selectRuns+` WHERE r.kind = ? AND r.format = ? AND s.kernel = ? AND d.name = ? AND d.backend = ?
-		AND EXISTS (SELECT 1 FROM evaluations e WHERE e.run_id = r.id AND e.seq = 0 AND e.status = ?
-			AND e.objective IS ? AND e.compile_ms IS ? AND e.verify_ms IS ? AND e.benchmark_ms IS ?
-			AND e.framework_ms IS ? AND e.time IS ?)
-		ORDER BY r.id`,
-		string(store.KindImport), rec.Format, rec.Kernel, rec.Device, rec.Backend,
-		first.Status.String(), sqlrow.RealOrNull(first.Objective), sqlrow.RealOrNull(first.CompileMS), sqlrow.RealOrNull(first.VerifyMS),
-		sqlrow.RealOrNull(first.BenchmarkMS), sqlrow.RealOrNull(first.FrameworkMS), sqlrow.UnixNano(first.Time))
-	if err != nil {
-		return store.RunInfo{}, err
+// adder writes an import's evaluations in its transaction tx.
+func adder(tx *sql.Tx) sqlstore.AddFunc {
+	return func(ctx context.Context, runID int64, width int, es []result.Evaluation) error {
+		return addEvaluations(ctx, tx, runID, width, es)
 	}
-	runs, err := sqlrow.ScanRuns(rows)
-	if err != nil {
-		return store.RunInfo{}, err
-	}
-	for _, r := range runs {
-		if r.Evaluations != len(rec.Evaluations) {
-			continue
-		}
-		s.readBack.Add(1)
-		stored, err := s.recording(ctx, q, r.ID)
-		if err != nil {
-			return store.RunInfo{}, fmt.Errorf("run %d, read back to compare: %w", r.ID, err)
-		}
-		if stored.SameAs(rec) {
-			return r, nil
-		}
-	}
-	return store.RunInfo{}, nil
 }
 
 // Recording reads a run back as a recording, from one snapshot of the database. An
@@ -119,47 +75,11 @@ func (s *Store) heldImport(ctx context.Context, q queryer, rec *result.Recording
 func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, error) {
 	var rec *result.Recording
 	err := readTx(ctx, s.r, func(tx *sql.Tx) (err error) {
-		rec, err = s.recording(ctx, tx, runID)
+		rec, err = s.q.Recording(ctx, tx, runID)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: recording of run %d: %w", runID, s.damaged(err))
 	}
 	return rec, nil
-}
-
-// recording reads a run back as a recording, for Recording.
-func (s *Store) recording(ctx context.Context, q queryer, runID int64) (*result.Recording, error) {
-	run, err := getRun(ctx, q, runID)
-	if err != nil {
-		return nil, err
-	}
-	sp, err := getSpace(ctx, q, run.SpaceID)
-	if err != nil {
-		return nil, fmt.Errorf("space %d: %w", run.SpaceID, err)
-	}
-	es, err := evaluations(ctx, q, runID, s.version)
-	if err != nil {
-		return nil, err
-	}
-	return recording.Of(run, sp, es, fmt.Sprintf("sqlite:%s#run=%d", s.path, runID)), nil
-}
-
-// txWriter stores an import's parts in its transaction, for recording.Import.
-type txWriter struct{ tx *sql.Tx }
-
-func (w txWriter) PutDevice(ctx context.Context, d store.Device) (int64, error) {
-	return putDevice(ctx, w.tx, d)
-}
-
-func (w txWriter) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
-	return putSpace(ctx, w.tx, sp)
-}
-
-func (w txWriter) CreateRun(ctx context.Context, run store.RunInfo) (int64, error) {
-	return createRun(ctx, w.tx, run)
-}
-
-func (w txWriter) AddEvaluations(ctx context.Context, runID int64, width int, es []result.Evaluation) error {
-	return addEvaluations(ctx, w.tx, runID, width, es)
 }

@@ -53,7 +53,7 @@ func TestImportOnceReadsBackOnlyLikelyCopies(t *testing.T) {
 		}
 		ids[k] = run.ID
 	}
-	if got := s.readBack.Load(); got != 0 {
+	if got := s.q.ReadBack.Load(); got != 0 {
 		t.Errorf("importing %d recordings whose first evaluations differ read %d runs back, want 0", n, got)
 	}
 	for _, c := range []struct {
@@ -69,7 +69,7 @@ func TestImportOnceReadsBackOnlyLikelyCopies(t *testing.T) {
 		{"a failed first evaluation, others different", repeatedTuning(n+3, math.NaN()), true, 0, 2},
 		{"a copy of the last", repeatedTuning(n+3, math.NaN()), false, -1, 2},
 	} {
-		before := s.readBack.Load()
+		before := s.q.ReadBack.Load()
 		run, imported, err := s.ImportRecordingOnce(ctx, c.rec)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -80,7 +80,7 @@ func TestImportOnceReadsBackOnlyLikelyCopies(t *testing.T) {
 		if imported != c.imported || !imported && run.ID != c.run {
 			t.Errorf("%s: imported %v as run %d, want imported %v (held by run %d)", c.name, imported, run.ID, c.imported, c.run)
 		}
-		if got := s.readBack.Load() - before; got != c.readBack {
+		if got := s.q.ReadBack.Load() - before; got != c.readBack {
 			t.Errorf("%s: read %d runs back, want %d", c.name, got, c.readBack)
 		}
 		if imported {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ktune/ktune/store"
-	"github.com/ktune/ktune/store/internal/codec"
-	"github.com/ktune/ktune/store/internal/sqlrow"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // PutDevice records a device, or finds the one recorded under the same name and backend
@@ -20,7 +17,7 @@ import (
 func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 	var id int64
 	err := s.write(ctx, "put device", func(w *sql.DB) (err error) {
-		id, err = putDevice(ctx, w, d)
+		id, err = s.q.PutDevice(ctx, w, d)
 		return err
 	})
 	if err != nil {
@@ -29,24 +26,11 @@ func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 	return id, nil
 }
 
-func putDevice(ctx context.Context, q queryer, d store.Device) (int64, error) {
-	props, err := sqlrow.JSONObject("properties", d.Properties)
-	if err != nil {
-		return 0, err
-	}
-	var id int64
-	err = q.QueryRowContext(ctx, `
-		INSERT INTO devices (name, backend, properties) VALUES (?, ?, ?)
-		ON CONFLICT (name, backend) DO UPDATE SET properties = coalesce(excluded.properties, properties)
-		RETURNING id`, d.Name, d.Backend, props).Scan(&id)
-	return id, err
-}
-
 // PutSpace records a space, or finds the identical one, and returns its id.
 func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 	var id int64
 	err := s.write(ctx, "put space", func(w *sql.DB) (err error) {
-		id, err = putSpace(ctx, w, sp)
+		id, err = s.q.PutSpace(ctx, w, sp)
 		return err
 	})
 	if err != nil {
@@ -55,72 +39,29 @@ func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 	return id, nil
 }
 
-func putSpace(ctx context.Context, q queryer, sp store.Space) (int64, error) {
-	args, err := sqlrow.SpaceArgs(sp)
-	if err != nil {
-		return 0, err
-	}
-	// The no-op update makes RETURNING report the existing row's id on a conflict, in one
-	// statement, so two processes storing the same space cannot race.
-	var id int64
-	err = q.QueryRowContext(ctx, `
-		INSERT INTO spaces (hash, kernel, params, restrictions) VALUES (?, ?, ?, ?)
-		ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash
-		RETURNING id`, args...).Scan(&id)
-	return id, err
-}
-
 // Device returns a recorded device.
 func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
-	d := store.Device{ID: id}
-	var props sql.NullString
-	err := s.r.QueryRowContext(ctx, `SELECT name, backend, properties FROM devices WHERE id = ?`, id).
-		Scan(&d.Name, &d.Backend, &props)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = store.ErrNotFound
-	}
+	d, err := s.q.Device(ctx, s.r, id)
 	if err != nil {
 		return store.Device{}, fmt.Errorf("store: device %d: %w", id, s.damaged(err))
-	}
-	if props.Valid {
-		d.Properties = json.RawMessage(props.String)
 	}
 	return d, nil
 }
 
 // Space returns a recorded space.
 func (s *Store) Space(ctx context.Context, id int64) (store.Space, error) {
-	sp, err := getSpace(ctx, s.r, id)
+	sp, err := s.q.Space(ctx, s.r, id)
 	if err != nil {
 		return store.Space{}, fmt.Errorf("store: space %d: %w", id, s.damaged(err))
 	}
 	return sp, nil
 }
 
-func getSpace(ctx context.Context, q queryer, id int64) (store.Space, error) {
-	sp := store.Space{ID: id}
-	var params string
-	var restrictions sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT kernel, params, restrictions FROM spaces WHERE id = ?`, id).
-		Scan(&sp.Kernel, &params, &restrictions)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sp, store.ErrNotFound
-	}
-	if err != nil {
-		return sp, err
-	}
-	if sp.Params, err = codec.ParseParams([]byte(params)); err != nil {
-		return sp, err
-	}
-	sp.Restrictions, err = codec.ParseStrings([]byte(restrictions.String))
-	return sp, err
-}
-
 // CreateRun starts a run and returns its id.
 func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error) {
 	var id int64
 	err := s.write(ctx, "create run", func(w *sql.DB) (err error) {
-		id, err = createRun(ctx, w, run)
+		id, err = s.q.CreateRun(ctx, w, run)
 		return err
 	})
 	if err != nil {
@@ -129,42 +70,34 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 	return id, nil
 }
 
-func createRun(ctx context.Context, q queryer, run store.RunInfo) (int64, error) {
-	args, err := sqlrow.RunArgs(run)
-	if err != nil {
-		return 0, err
-	}
-	var id int64
-	err = q.QueryRowContext(ctx, `
-		INSERT INTO runs (space_id, device_id, kind, strategy, strategy_options, seed, objective,
-			direction, problem_size, started, finished, status, source, format, settings, warnings)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING id`, args...).Scan(&id)
-	if isForeignKey(err) {
-		err = fmt.Errorf("space %d or device %d: %w", run.SpaceID, run.DeviceID, store.ErrNotFound)
-	}
-	return id, err
-}
-
 // FinishRun records how a run ended and stamps its finishing time. StatusRunning clears
 // the finishing time, for a run that is being resumed.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStatus) error {
-	if !status.Valid() {
-		return fmt.Errorf("store: finish run %d: unknown status %q", runID, status)
+	query, args, err := s.q.FinishRun(runID, status)
+	if err == nil {
+		err = s.updateRun(ctx, "finish run", query, args)
 	}
-	var finished any
-	if status != store.StatusRunning {
-		finished = time.Now().UnixNano()
-	}
-	if err := s.updateRun(ctx, "finish run", `UPDATE runs SET status = ?, finished = ? WHERE id = ?`, string(status), finished, runID); err != nil {
+	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", runID, s.damaged(err))
 	}
 	return nil
 }
 
-// updateRun runs an UPDATE of one run (its id the last argument) through the writer;
-// store.ErrNotFound when no run has that id.
-func (s *Store) updateRun(ctx context.Context, what, query string, args ...any) error {
+// SetRunSettings replaces a run's settings, a JSON object.
+func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
+	query, args, err := s.q.SetRunSettings(runID, settings)
+	if err == nil {
+		err = s.updateRun(ctx, "set run settings", query, args)
+	}
+	if err != nil {
+		return fmt.Errorf("store: set settings of run %d: %w", runID, s.damaged(err))
+	}
+	return nil
+}
+
+// updateRun runs an UPDATE of one run through the writer; store.ErrNotFound when no run
+// has its id.
+func (s *Store) updateRun(ctx context.Context, what, query string, args []any) error {
 	var res sql.Result
 	err := s.write(ctx, what, func(w *sql.DB) (err error) {
 		res, err = w.ExecContext(ctx, query, args...)
@@ -173,66 +106,25 @@ func (s *Store) updateRun(ctx context.Context, what, query string, args ...any) 
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return sqlstore.UpdatedRun(res)
 }
 
-// SetRunSettings replaces a run's settings, a JSON object.
-func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
-	obj, err := sqlrow.JSONObject("settings", settings)
-	if err == nil {
-		err = s.updateRun(ctx, "set run settings", `UPDATE runs SET settings = ? WHERE id = ?`, obj, runID)
-	}
-	if err != nil {
-		return fmt.Errorf("store: set settings of run %d: %w", runID, s.damaged(err))
-	}
-	return nil
-}
-
-const selectRuns = `
-	SELECT r.id, r.space_id, r.device_id, r.kind, r.strategy, r.strategy_options, r.seed,
-		r.objective, r.direction, r.problem_size, r.started, r.finished, r.status, r.source,
-		r.format, r.settings, r.warnings, s.kernel, d.name, d.backend,
-		(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id)
-	FROM runs r JOIN spaces s ON s.id = r.space_id JOIN devices d ON d.id = r.device_id`
+// runEvaluations is the number of evaluations of the run r: SQLite's runs keep no
+// counter of them.
+const runEvaluations = `(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id)`
 
 // Run returns one run.
 func (s *Store) Run(ctx context.Context, runID int64) (store.RunInfo, error) {
-	run, err := getRun(ctx, s.r, runID)
+	run, err := s.q.Run(ctx, s.r, runID)
 	if err != nil {
 		return store.RunInfo{}, fmt.Errorf("store: run %d: %w", runID, s.damaged(err))
 	}
 	return run, nil
 }
 
-func getRun(ctx context.Context, q queryer, runID int64) (store.RunInfo, error) {
-	rows, err := q.QueryContext(ctx, selectRuns+` WHERE r.id = ?`, runID)
-	if err != nil {
-		return store.RunInfo{}, err
-	}
-	runs, err := sqlrow.ScanRuns(rows)
-	if err != nil {
-		return store.RunInfo{}, err
-	}
-	if len(runs) == 0 {
-		return store.RunInfo{}, store.ErrNotFound
-	}
-	return runs[0], nil
-}
-
 // Runs returns the runs that match the filter, oldest first.
 func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, error) {
-	where, args := sqlrow.RunFilterWhere(f, func(int) string { return "?" })
-	query := selectRuns + where
-	rows, err := s.r.QueryContext(ctx, query+" ORDER BY r.id", args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list runs: %w", s.damaged(err))
-	}
-	runs, err := sqlrow.ScanRuns(rows)
+	runs, err := s.q.Runs(ctx, s.r, f)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", s.damaged(err))
 	}

@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -44,70 +40,36 @@ var v4Imported = []v4Row{
 	{"timeout", "", 0},
 }
 
-// v4Database writes a database as ktune wrote it with schema version 4 (its migration
-// steps, then rows in its columns): run 1 a tuning run with the evaluations v4Tuned,
-// run 2 an import of v4Imported.
+// v4Database writes a database as ktune wrote it with schema version 4: run 1 a tuning
+// run with the evaluations v4Tuned, run 2 an import of v4Imported.
 func v4Database(t *testing.T, path string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
+	var values []space.Value
+	for i := range len(v4Tuned) {
+		values = append(values, space.IntValue(int64(i)))
 	}
-	defer db.Close()
-	err = inTx(ctx, db, func(tx *sql.Tx) error {
-		for _, step := range migrations[:4] {
-			if err := step(ctx, tx); err != nil {
-				return err
-			}
-		}
-		dev, err := putDevice(ctx, tx, store.Device{Name: "pthread-cpu", Backend: "opencl"})
-		if err != nil {
-			return err
-		}
-		var values []space.Value
-		for i := range len(v4Tuned) {
-			values = append(values, space.IntValue(int64(i)))
-		}
-		params := []space.Param{{Name: "p", Values: values}}
-		sp, err := putSpace(ctx, tx, store.Space{Kernel: "k", Params: params})
-		if err != nil {
-			return err
-		}
-		for _, r := range []struct {
-			kind store.RunKind
-			rows []v4Row
-		}{{store.KindTuning, v4Tuned}, {store.KindImport, v4Imported}} {
-			run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: r.kind, Strategy: "brute_force",
-				Objective: "time", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished})
-			if err != nil {
-				return err
-			}
-			for seq, row := range r.rows {
-				config, _ := codec.Values(values[seq : seq+1])
-				objective := any(float64(seq + 1))
-				if row.status != "ok" {
-					objective = nil
-				}
-				_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
-					samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-					grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings)
-					VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, 1, 2, 3, 4, ?, NULL, 0.5, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
-					run, seq, string(config), values[seq].String(), row.status, objective, row.message)
-				if err != nil {
-					return err
+	oldDatabase(t, path, 4, store.Device{Name: "pthread-cpu", Backend: "opencl"},
+		store.Space{Kernel: "k", Params: []space.Param{{Name: "p", Values: values}}},
+		[]store.RunInfo{{Kind: store.KindTuning, Strategy: "brute_force"}, {Kind: store.KindImport, Strategy: "brute_force"}},
+		func(ctx context.Context, tx *sql.Tx, runs []int64) error {
+			for i, rows := range [][]v4Row{v4Tuned, v4Imported} {
+				for seq, row := range rows {
+					config, _ := codec.Values(values[seq : seq+1])
+					objective := any(float64(seq + 1))
+					if row.status != "ok" {
+						objective = nil
+					}
+					_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+						samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
+						grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings)
+						VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, 1, 2, 3, 4, ?, NULL, 0.5, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
+						runs[i], seq, string(config), values[seq].String(), row.status, objective, row.message)
+					if err != nil {
+						return err
+					}
 				}
 			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 4")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+			return nil
+		})
 }
 
 // A database of schema version 4, from before evaluations kept their runs per sample,
@@ -149,13 +111,7 @@ func TestASchemaVersion4DatabaseReadsItsRunsPerSample(t *testing.T) {
 		{Config: []space.Value{space.IntValue(1)}, Status: result.OK, Objective: 0.5, Samples: []float64{0.5, 0.5}},
 	}
 	t.Run("writable", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "v4.db")
-		v4Database(t, path)
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, false, func(path string) { v4Database(t, path) })
 		check(t, s, SchemaVersion)
 		for _, e := range added {
 			if err := s.AddEvaluation(ctx, 2, e); err != nil {
@@ -172,20 +128,7 @@ func TestASchemaVersion4DatabaseReadsItsRunsPerSample(t *testing.T) {
 		}
 	})
 	t.Run("read-only", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "ro")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "v4.db")
-		v4Database(t, path)
-		if err := os.Chmod(path, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, true, func(path string) { v4Database(t, path) })
 		check(t, s, 4)
 		if err := s.AddEvaluation(ctx, 1, added[0]); !errors.Is(err, store.ErrReadOnly) {
 			t.Errorf("a write to it: %v", err)

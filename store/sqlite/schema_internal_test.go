@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -33,7 +31,7 @@ func TestLookupUsesItsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+lookupQuery, 1, "32,2")
+	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+s.q.LookupQuery(), 1, "32,2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +61,7 @@ func TestEvaluationsAfterSearchesTheSeqIndex(t *testing.T) {
 	}
 	defer s.Close()
 	for v := 1; v <= SchemaVersion; v++ {
-		got := queryPlan(t, s.r, evaluationsAfterQuery(v), 1, 17946)
+		got := queryPlan(t, s.r, queries(s.path, v).EvaluationsFromQuery(), 1, 17946)
 		if !strings.Contains(got, "SEARCH evaluations USING INDEX sqlite_autoindex_evaluations_1 (run_id=? AND seq>?)") ||
 			strings.Contains(got, "TEMP B-TREE") {
 			t.Errorf("schema version %d: EvaluationsAfter's plan is %q, want a search of the (run_id, seq) index with no sort", v, got)
@@ -94,54 +92,26 @@ func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
 	return strings.Join(plan, "; ")
 }
 
-// v1Database writes a database as ktune wrote it with schema version 1 (its migration
-// step, then rows in its columns): an imported run whose first two evaluations keep a
-// file's strategy time among their metrics, and a third without one, as a tuning run's.
+// v1Database writes a database as ktune wrote it with schema version 1: an imported run
+// whose first two evaluations keep a file's strategy time among their metrics, and a
+// third without one, as a tuning run's.
 func v1Database(t *testing.T, path string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = inTx(ctx, db, func(tx *sql.Tx) error {
-		if err := migrations[0](ctx, tx); err != nil {
-			return err
-		}
-		dev, err := putDevice(ctx, tx, store.Device{Name: "dev"})
-		if err != nil {
-			return err
-		}
-		params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2), space.IntValue(3)}}}
-		sp, err := putSpace(ctx, tx, store.Space{Kernel: "k", Params: params})
-		if err != nil {
-			return err
-		}
-		run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindImport, Objective: "time",
-			Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished, Format: "kerneltuner"})
-		if err != nil {
-			return err
-		}
-		for seq, metrics := range []string{`{"GFLOP/s":3,"strategy_time":0.5}`, `{"strategy_time":0.25}`, ""} {
-			config, _ := codec.Values(params[0].Values[seq : seq+1])
-			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
-				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time)
-				VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?, 1, 2, 3, 4, '', NULL)`,
-				run, seq, string(config), fmt.Sprint(seq+1), float64(seq+1), sqlrow.NullText([]byte(metrics)))
-			if err != nil {
-				return err
+	params := []space.Param{{Name: "a", Values: []space.Value{space.IntValue(1), space.IntValue(2), space.IntValue(3)}}}
+	oldDatabase(t, path, 1, store.Device{Name: "dev"}, store.Space{Kernel: "k", Params: params},
+		[]store.RunInfo{{Kind: store.KindImport, Format: "kerneltuner"}},
+		func(ctx context.Context, tx *sql.Tx, runs []int64) error {
+			for seq, metrics := range []string{`{"GFLOP/s":3,"strategy_time":0.5}`, `{"strategy_time":0.25}`, ""} {
+				config, _ := codec.Values(params[0].Values[seq : seq+1])
+				_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+					samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time)
+					VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?, 1, 2, 3, 4, '', NULL)`,
+					runs[0], seq, string(config), fmt.Sprint(seq+1), float64(seq+1), sqlrow.NullText([]byte(metrics)))
+				if err != nil {
+					return err
+				}
 			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 1")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+			return nil
+		})
 }
 
 // A database of schema version 1 keeps working: opened writable it is migrated, a file's
@@ -177,30 +147,11 @@ func TestASchemaVersion1DatabaseKeepsWorking(t *testing.T) {
 		}
 	}
 	t.Run("writable", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "v1.db")
-		v1Database(t, path)
-		s, err := Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, false, func(path string) { v1Database(t, path) })
 		check(t, s, SchemaVersion)
 	})
 	t.Run("read-only", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "ro")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "v1.db")
-		v1Database(t, path)
-		if err := os.Chmod(path, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, true, func(path string) { v1Database(t, path) })
 		check(t, s, 1)
 		if err := s.AddEvaluation(context.Background(), 1, result.Evaluation{Config: []space.Value{space.IntValue(2)}}); !errors.Is(err, store.ErrReadOnly) {
 			t.Errorf("a write to it: %v", err)
@@ -208,56 +159,25 @@ func TestASchemaVersion1DatabaseKeepsWorking(t *testing.T) {
 	})
 }
 
-// v2Database writes a database as ktune wrote it with schema version 2 (its migration
-// steps, then rows in its columns): a tuning run on an OpenCL device with two evaluations,
-// which have no launch.
+// v2Database writes a database as ktune wrote it with schema version 2: a tuning run on
+// an OpenCL device with two evaluations, which have no launch.
 func v2Database(t *testing.T, path string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = inTx(ctx, db, func(tx *sql.Tx) error {
-		for _, step := range migrations[:2] {
-			if err := step(ctx, tx); err != nil {
-				return err
+	params := []space.Param{{Name: "block_size_x", Values: []space.Value{space.IntValue(32), space.IntValue(64)}}}
+	oldDatabase(t, path, 2, store.Device{Name: "pthread-cpu", Backend: "opencl"}, store.Space{Kernel: "vector_add", Params: params},
+		[]store.RunInfo{{Kind: store.KindTuning, Strategy: "brute_force"}},
+		func(ctx context.Context, tx *sql.Tx, runs []int64) error {
+			for seq := range 2 {
+				config, _ := codec.Values(params[0].Values[seq : seq+1])
+				_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
+					samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms)
+					VALUES (?, ?, ?, ?, 'ok', ?, NULL, NULL, 1, 2, 3, 4, '', NULL, 0.5)`,
+					runs[0], seq, string(config), params[0].Values[seq].String(), float64(seq+1))
+				if err != nil {
+					return err
+				}
 			}
-		}
-		dev, err := putDevice(ctx, tx, store.Device{Name: "pthread-cpu", Backend: "opencl"})
-		if err != nil {
-			return err
-		}
-		params := []space.Param{{Name: "block_size_x", Values: []space.Value{space.IntValue(32), space.IntValue(64)}}}
-		sp, err := putSpace(ctx, tx, store.Space{Kernel: "vector_add", Params: params})
-		if err != nil {
-			return err
-		}
-		run, err := createRun(ctx, tx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "brute_force",
-			Objective: "time", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000000, 0), Status: store.StatusFinished})
-		if err != nil {
-			return err
-		}
-		for seq := range 2 {
-			config, _ := codec.Values(params[0].Values[seq : seq+1])
-			_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (run_id, seq, config, config_key, status, objective,
-				samples, metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms)
-				VALUES (?, ?, ?, ?, 'ok', ?, NULL, NULL, 1, 2, 3, 4, '', NULL, 0.5)`,
-				run, seq, string(config), params[0].Values[seq].String(), float64(seq+1))
-			if err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, "PRAGMA user_version = 2")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+			return nil
+		})
 }
 
 // A database of schema version 2, from before evaluations kept their launch and their
@@ -295,13 +215,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 	launched := result.Evaluation{Config: []space.Value{space.IntValue(32)}, Status: result.OK, Objective: 0.75,
 		Launch: &result.Launch{Grid: [3]int{31250, 1, 1}, Block: [3]int{32, 1, 1}}, Warnings: "k.cl:1:1: warning: w"}
 	t.Run("writable", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "v2.db")
-		v2Database(t, path)
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, false, func(path string) { v2Database(t, path) })
 		check(t, s, SchemaVersion)
 		if err := s.AddEvaluation(ctx, 1, launched); err != nil {
 			t.Fatal(err)
@@ -316,20 +230,7 @@ func TestASchemaVersion2DatabaseKeepsWorking(t *testing.T) {
 		}
 	})
 	t.Run("read-only", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "ro")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "v2.db")
-		v2Database(t, path)
-		if err := os.Chmod(path, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openOld(t, true, func(path string) { v2Database(t, path) })
 		check(t, s, 2)
 		if err := s.AddEvaluation(ctx, 1, launched); !errors.Is(err, store.ErrReadOnly) {
 			t.Errorf("a write to it: %v", err)

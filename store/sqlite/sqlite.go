@@ -30,7 +30,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,6 +37,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 func init() {
@@ -89,13 +89,12 @@ type Store struct {
 	// opened read-only, which cannot be upgraded and is read as it is.
 	version int
 
-	mu     sync.Mutex
-	widths map[int64]int // parameters per run, to reject configurations of the wrong length
-	folded time.Time     // when fold last copied the write-ahead log into the file
+	// q runs the statements that SQLite's store shares with the other SQL stores, in
+	// SQLite's words for a database of the schema version.
+	q *sqlstore.Queries
 
-	// readBack counts the runs that ImportRecordingOnce read back whole to compare with
-	// a recording, which its tests bound.
-	readBack atomic.Int64
+	mu     sync.Mutex
+	folded time.Time // when fold last copied the write-ahead log into the file
 }
 
 var _ store.Store = (*Store)(nil)
@@ -134,13 +133,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %q: %w", path, err)
 	}
-	s := &Store{path: path, readOnly: readOnly, widths: map[int64]int{}, version: SchemaVersion}
+	s := &Store{path: path, readOnly: readOnly, version: SchemaVersion}
 	if readOnly != "" {
 		if s.r, s.version, err = openReader(ctx, path); err != nil {
 			return nil, fmt.Errorf("store: open sqlite %q read-only (%s): %w", path, readOnly, whyDamaged(whyFull(err, path), path))
 		}
+		s.q = queries(path, s.version)
 		return s, nil
 	}
+	s.q = queries(path, s.version)
 	// BEGIN IMMEDIATE takes the write lock up front; a deferred BEGIN that upgrades later
 	// can fail with SQLITE_BUSY without waiting when another process is writing.
 	w, err := sql.Open("sqlite", uriOf(path)+"?"+sharedParams(writeAttempt)+"&_synchronous=NORMAL&_txlock=immediate")
@@ -531,6 +532,20 @@ func (s *Store) Close() error {
 		return fmt.Errorf("store: close sqlite %q: %w", s.path, err)
 	}
 	return nil
+}
+
+// queries words the statements shared with the other SQL stores for a database of schema
+// version v at path.
+func queries(path string, v int) *sqlstore.Queries {
+	return sqlstore.New(sqlstore.Backend{
+		ParamsJSON:     "s.params",
+		RunEvaluations: runEvaluations,
+		Columns:        selectColumns(v),
+		TallyCount:     tallyCountQuery,
+		TallyBest:      func(maximize bool) string { return tallyBestQuery(selectColumns(v), maximize) },
+		IsForeignKey:   isForeignKey,
+		Source:         "sqlite:" + path,
+	})
 }
 
 // queryer is what both *sql.DB and *sql.Tx offer, so a step can run alone or inside an

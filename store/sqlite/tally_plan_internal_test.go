@@ -20,7 +20,7 @@ func TestTallyReadsTheBestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := queryPlan(t, s.r, tallyCountQuery, result.OK.String(), 1); got != "SEARCH evaluations USING COVERING INDEX evaluations_best (run_id=?)" {
+	if got := queryPlan(t, s.r, tallyCountQuery, 1, result.OK.String()); got != "SEARCH evaluations USING COVERING INDEX evaluations_best (run_id=?)" {
 		t.Errorf("the count's plan is %q, want a search of the covering index evaluations_best", got)
 	}
 	for _, maximize := range []bool{false, true} {
