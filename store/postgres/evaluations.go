@@ -49,7 +49,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	err := s.writable(ctx)
 	var width int
 	if err == nil {
-		width, err = s.width(ctx, runID)
+		width, err = s.q.Width(ctx, s.db, runID)
 	}
 	if err == nil {
 		var args []any
@@ -68,7 +68,7 @@ func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Eva
 	err := s.writable(ctx)
 	var width int
 	if err == nil {
-		width, err = s.width(ctx, runID)
+		width, err = s.q.Width(ctx, s.db, runID)
 	}
 	if err == nil {
 		err = inTx(ctx, s.db, nil, func(tx txn) error {
@@ -169,30 +169,6 @@ func insertEvaluationsAt(n int) string {
 	return b.String()
 }
 
-// width returns the number of parameters of a run's space, which every configuration
-// added to the run must match.
-func (s *Store) width(ctx context.Context, runID int64) (int, error) {
-	s.mu.Lock()
-	n, ok := s.widths[runID]
-	s.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	err := s.db.QueryRowContext(ctx, `
-		SELECT json_array_length(s.params::json) FROM runs r JOIN spaces s ON s.id = r.space_id
-		WHERE r.id = $1`, runID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, store.ErrNotFound
-	}
-	if err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	s.widths[runID] = n
-	s.mu.Unlock()
-	return n, nil
-}
-
 // Evaluations returns a run's evaluations in the order they were added.
 func (s *Store) Evaluations(ctx context.Context, runID int64) ([]result.Evaluation, error) {
 	es, err := s.evaluationsAfter(ctx, runID, 0)
@@ -218,25 +194,11 @@ func (s *Store) evaluationsAfter(ctx context.Context, runID int64, n int) ([]res
 		return nil, err
 	}
 	var es []result.Evaluation
-	err := readTx(ctx, s.db, func(tx *sql.Tx) error {
-		if _, err := getRun(ctx, tx, runID); err != nil {
-			return err
-		}
-		var err error
-		es, err = evaluationsFrom(ctx, tx, runID, n)
+	err := readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
+		es, err = s.q.RunEvaluations(ctx, tx, runID, n)
 		return err
 	})
 	return es, err
-}
-
-// evaluationsFrom reads a run's evaluations from the one of seq from on.
-func evaluationsFrom(ctx context.Context, q queryer, runID int64, from int) ([]result.Evaluation, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+evaluationColumns+`
-		FROM evaluations WHERE run_id = $1 AND seq >= $2 ORDER BY seq`, runID, int64(from))
-	if err != nil {
-		return nil, err
-	}
-	return sqlrow.ScanEvaluations(rows, from)
 }
 
 // tallyCountQuery counts a run's evaluations and its successes (an OK status, the second
@@ -271,31 +233,9 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 	var t store.Tally
 	err := s.readable(ctx)
 	if err == nil {
-		err = readTx(ctx, s.db, func(tx *sql.Tx) error {
-			run, err := getRun(ctx, tx, runID)
-			if err != nil {
-				return err
-			}
-			var n, ok int64
-			if err := tx.QueryRowContext(ctx, tallyCountQuery, runID, result.OK.String()).Scan(&n, &ok); err != nil {
-				return err
-			}
-			t.Evaluations, t.Succeeded = int(n), int(ok)
-			if t.Succeeded == 0 {
-				return nil
-			}
-			rows, err := tx.QueryContext(ctx, tallyBestQuery(run.Maximize), runID, result.OK.String())
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			if rows.Next() {
-				if t.Best, err = sqlrow.ScanEvaluation(rows); err != nil {
-					return err
-				}
-				t.HasBest = true
-			}
-			return rows.Err()
+		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
+			t, err = s.q.Tally(ctx, tx, runID)
+			return err
 		})
 	}
 	if err != nil {
@@ -315,25 +255,9 @@ func (s *Store) Lookup(ctx context.Context, runID int64, config []space.Value) (
 	return e, ok, nil
 }
 
-const lookupQuery = `SELECT ` + evaluationColumns + `
-	FROM evaluations WHERE run_id = $1 AND config_key = $2 ORDER BY seq`
-
 func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (result.Evaluation, bool, error) {
 	if err := s.readable(ctx); err != nil {
 		return result.Evaluation{}, false, err
 	}
-	rows, err := s.db.QueryContext(ctx, lookupQuery, runID, store.ConfigKey(config))
-	if err != nil {
-		return result.Evaluation{}, false, err
-	}
-	if e, ok, err := sqlrow.FindConfig(rows, config); err != nil || ok {
-		return e, ok, err
-	}
-	// A miss on a run that does not exist is a caller's mistake, not a configuration to measure.
-	var one int
-	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = $1`, runID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = store.ErrNotFound
-	}
-	return result.Evaluation{}, false, err
+	return s.q.Lookup(ctx, s.db, runID, config)
 }

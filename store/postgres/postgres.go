@@ -46,7 +46,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +54,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 func init() {
@@ -90,14 +90,11 @@ type Store struct {
 	name     string // the location without its password, for messages and sources
 	db       *sql.DB
 
-	mu     sync.Mutex
-	widths map[int64]int // parameters per run, to reject configurations of the wrong length
+	// q runs the statements that PostgreSQL's store shares with the other SQL stores, in
+	// PostgreSQL's words.
+	q *sqlstore.Queries
 
 	locks runLocks
-
-	// readBack counts the runs that ImportRecordingOnce read back whole to compare with
-	// a recording, which its tests bound.
-	readBack atomic.Int64
 
 	// noTables is set while the database holds none of ktune's tables: they are left to
 	// the first write (writable), and reads meanwhile find nothing (empty).
@@ -121,7 +118,16 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{location: location, name: name, db: db, widths: map[int64]int{}}
+	s := &Store{location: location, name: name, db: db, q: sqlstore.New(sqlstore.Backend{
+		Numbered:       true,
+		ParamsJSON:     "s.params::json",
+		RunEvaluations: runEvaluations,
+		Columns:        evaluationColumns,
+		TallyCount:     tallyCountQuery,
+		TallyBest:      tallyBestQuery,
+		IsForeignKey:   isForeignKey,
+		Source:         name,
+	})}
 	s.locks.s = s
 	version, current, err := readSchema(ctx, db)
 	switch {
@@ -247,14 +253,6 @@ func (s *Store) Close() error {
 		return fmt.Errorf("store: close postgres %s: %w", s.name, err)
 	}
 	return nil
-}
-
-// queryer is what both *sql.DB and *sql.Tx offer, so a step can run alone or inside an
-// import's transaction.
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // txn is a transaction on one connection of the pool, whose pgx connection copyFrom

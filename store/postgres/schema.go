@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // migrations[v] turns a schema of version v into version v+1; len(migrations) is the
@@ -129,7 +130,7 @@ const otherDatabase = "give a database of its own to ktune (CREATE DATABASE ktun
 // readSchema reads the schema version of the database (0: none yet) in the schema that
 // search_path selects, and whether it is current; it fails on another program's tables
 // and on a newer schema.
-func readSchema(ctx context.Context, q queryer) (version int, current bool, err error) {
+func readSchema(ctx context.Context, q sqlstore.Queryer) (version int, current bool, err error) {
 	// pg_class, read as a table, shows what the statement's snapshot shows: to_regclass
 	// would read the session's cache of the catalog, which the advisory lock that migrate
 	// waits for does not refresh, and miss the tables that another process just created.

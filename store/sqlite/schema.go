@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // applicationID marks a database file as ktune's ("ktun"), so ktune refuses to write its
@@ -180,14 +181,14 @@ const otherDatabase = "give the path of a ktune results database, or a new path 
 // schemaCurrent reports whether the database has this ktune's schema, reading it outside
 // any transaction, so that it takes no lock a writer holds; it fails on another program's
 // database and on a newer schema.
-func schemaCurrent(ctx context.Context, q queryer) (bool, error) {
+func schemaCurrent(ctx context.Context, q sqlstore.Queryer) (bool, error) {
 	_, current, err := readSchema(ctx, q)
 	return current, err
 }
 
 // readSchema reads the schema version, and whether it is current; it fails on another
 // program's database and on a newer schema.
-func readSchema(ctx context.Context, q queryer) (version int, current bool, err error) {
+func readSchema(ctx context.Context, q sqlstore.Queryer) (version int, current bool, err error) {
 	var appID, objects int
 	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		if isNotADatabase(err) { // a recording or any other file given for the database

@@ -548,15 +548,6 @@ func queries(path string, v int) *sqlstore.Queries {
 	})
 }
 
-// queryer is what both *sql.DB and *sql.Tx offer, so a step can run alone or inside an
-// import's transaction.
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
-}
-
 // inTx runs f in a transaction on db, committing if f succeeds.
 func inTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
