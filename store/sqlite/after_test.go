@@ -10,6 +10,7 @@ import (
 	_ "github.com/ktune/ktune/format/all" // the recordings' readers
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // convolution is a Kernel Tuner cache of 6,768 configurations, 1,512 of them failed.
@@ -25,7 +26,7 @@ func TestEvaluationsAfterIsTheFullReadSliced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range []*result.Recording{real, everyKindRecording()} {
+	for _, rec := range []*result.Recording{real, storetest.Recording()} {
 		id, err := st.ImportRecording(ctx, rec)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +48,7 @@ func TestEvaluationsAfterIsTheFullReadSliced(t *testing.T) {
 				t.Fatalf("run %d after %d: %d evaluations, want %d", id, n, len(got), len(want))
 			}
 			for k := range want {
-				sameEvaluation(t, max(n, 0)+k, got[k], want[k])
+				storetest.SameEvaluation(t, max(n, 0)+k, got[k], want[k])
 			}
 		}
 	}
@@ -66,7 +67,7 @@ func TestEvaluationsAfterFollowsAGrowingRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := newRun(t, st, rec)
+	id := storetest.NewRun(t, st, rec)
 	const n = 600
 	source := rec.Evaluations[:n]
 	written := make(chan struct{})
@@ -120,7 +121,7 @@ func TestEvaluationsAfterFollowsAGrowingRun(t *testing.T) {
 		t.Fatalf("the reader followed %d evaluations, the writer stored %d", len(followed), n)
 	}
 	for k := range source {
-		sameEvaluation(t, k, followed[k], source[k])
+		storetest.SameEvaluation(t, k, followed[k], source[k])
 	}
 	if grew < 2 {
 		t.Errorf("the run grew in %d of %d reads: the reader did not follow it as it grew", grew, reads)

@@ -27,7 +27,7 @@ func TestImportLargeRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := time.Since(start)
-	sameRecording(t, back, rec)
+	storetest.SameRecording(t, back, rec)
 	t.Logf("%d evaluations: import %v, read back %v", storetest.ImportSize, imported, read)
 }
 
@@ -48,7 +48,7 @@ func BenchmarkAddEvaluation(b *testing.B) {
 	st, _ := openStore(b)
 	ctx := context.Background()
 	rec := storetest.LargeRecording(1000)
-	id := newRun(b, st, rec)
+	id := storetest.NewRun(b, st, rec)
 	k := 0
 	for b.Loop() {
 		if err := st.AddEvaluation(ctx, id, rec.Evaluations[k%len(rec.Evaluations)]); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // holdWriteLock opens a second connection to the database at path, as another process
@@ -77,8 +78,8 @@ func TestOpenAndReadWhileAnotherProcessWrites(t *testing.T) {
 	defer sqlite.SetWaits(2*time.Second, time.Second, time.Minute)()
 	st, path := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	if err := st.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +115,8 @@ func TestWriteWaitsForAnotherProcesssWriteLock(t *testing.T) {
 	logs := captureLog(t)
 	st, path := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	commit := holdWriteLock(t, path)
 
 	done := make(chan error, 1)
@@ -165,8 +166,8 @@ func TestWriteGivesUpAfterItsWait(t *testing.T) {
 func TestACancelledWriteStopsWaitingForTheLock(t *testing.T) {
 	logs := captureLog(t)
 	st, path := openStore(t)
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	holdWriteLock(t, path)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // A damaged database, cut short or with pages overwritten, is refused naming the file,
@@ -32,7 +33,7 @@ func TestADamagedDatabaseSaysWhichFileAndWhatToDo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			st, path := openStore(t)
-			run := newRun(t, st, everyKindRecording())
+			run := storetest.NewRun(t, st, storetest.Recording())
 			var es []result.Evaluation
 			for k := range 400 {
 				es = append(es, result.Evaluation{Config: []space.Value{i(int64(k)), f(1), b(true), s("row")}, Status: result.CompileError,

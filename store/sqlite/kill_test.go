@@ -21,6 +21,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // killChildEnv holds the database path when the test binary runs as the child that kills
@@ -107,7 +108,7 @@ func TestEvaluationsSurviveKill(t *testing.T) {
 		t.Fatalf("found %d evaluations after the kill, the child reported %d committed", len(es), committed)
 	}
 	for k := range es {
-		sameEvaluation(t, k, es[k], killEvaluation(k))
+		storetest.SameEvaluation(t, k, es[k], killEvaluation(k))
 	}
 	run, err := st.Run(context.Background(), runID)
 	if err != nil || run.Status != store.StatusRunning {

@@ -15,6 +15,7 @@ import (
 	"github.com/ktune/ktune/internal/testfs"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // fill leaves no room on dir's file system but leave bytes.
@@ -52,7 +53,7 @@ func TestAFullDiskIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	fill(t, dir, 0)
-	if _, err := st.ImportRecording(ctx, everyKindRecording()); err == nil || !strings.Contains(err.Error(), "(the file system of folder "+dir+" has 0 KB free)") {
+	if _, err := st.ImportRecording(ctx, storetest.Recording()); err == nil || !strings.Contains(err.Error(), "(the file system of folder "+dir+" has 0 KB free)") {
 		t.Errorf("an import on a full disk: %v; want the free space said", err)
 	}
 	if err := st.Close(); err != nil {

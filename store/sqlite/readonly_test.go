@@ -11,6 +11,7 @@ import (
 
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
 
 // storedRun makes a database with one imported run at dir/t.db and closes it.
@@ -21,7 +22,7 @@ func storedRun(t *testing.T, dir string) (path string, id int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err = st.ImportRecording(context.Background(), everyKindRecording())
+	id, err = st.ImportRecording(context.Background(), storetest.Recording())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestReadOnlyDatabasesCanBeRead(t *testing.T) {
 			if err != nil {
 				t.Fatalf("read: %v", err)
 			}
-			if want := len(everyKindRecording().Evaluations); len(rec.Evaluations) != want {
+			if want := len(storetest.Recording().Evaluations); len(rec.Evaluations) != want {
 				t.Errorf("read %d evaluations, want %d", len(rec.Evaluations), want)
 			}
 			_, err = st.PutDevice(ctx, store.Device{Name: "gpu"})

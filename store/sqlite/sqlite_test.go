@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,36 +19,13 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/sqlite"
+	"github.com/ktune/ktune/store/storetest"
 )
-
-func TestImportedRecordingReadsBackEqual(t *testing.T) {
-	st, _ := openStore(t)
-	ctx := context.Background()
-	want := everyKindRecording()
-	id, err := st.ImportRecording(ctx, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Recording(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameRecording(t, got, want)
-
-	run, err := st.Run(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if run.Kind != store.KindImport || run.Status != store.StatusFinished || run.Finished.IsZero() ||
-		run.Evaluations != len(want.Evaluations) || run.Kernel != "gemm" || run.Device != want.Device || run.Backend != "cuda" {
-		t.Errorf("imported run = %+v", run)
-	}
-}
 
 func TestImportingTheSameSpaceTwiceStoresItOnce(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
+	rec := storetest.Recording()
 	first, err := st.ImportRecording(ctx, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -74,72 +50,10 @@ func TestImportingTheSameSpaceTwiceStoresItOnce(t *testing.T) {
 	}
 }
 
-// ImportRecordingOnce stores a recording once, however many stores (processes) import it
-// at once: the others get the run that holds it, which a copy read from another file finds
-// too; a recording that differs is stored.
-func TestImportRecordingOnceStoresARecordingImportedAtOnceOnce(t *testing.T) {
-	first, path := openStore(t)
-	second, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
-	ctx := context.Background()
-	const importers = 6
-	type got struct {
-		run      store.RunInfo
-		imported bool
-		err      error
-	}
-	results := make(chan got, importers)
-	start := make(chan struct{})
-	for k := range importers {
-		st := first
-		if k%2 == 1 {
-			st = second
-		}
-		go func() {
-			<-start
-			run, imported, err := st.ImportRecordingOnce(ctx, everyKindRecording())
-			results <- got{run, imported, err}
-		}()
-	}
-	close(start)
-	var runs []int64
-	imported := 0
-	for range importers {
-		g := <-results
-		if g.err != nil {
-			t.Fatal(g.err)
-		}
-		if g.imported {
-			imported++
-		}
-		runs = append(runs, g.run.ID)
-	}
-	stored, err := first.Runs(ctx, store.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if imported != 1 || len(stored) != 1 || slices.ContainsFunc(runs, func(id int64) bool { return id != stored[0].ID }) {
-		t.Fatalf("%d importers at once: %d imported, runs %v, %d runs stored; want 1 imported, 1 run stored that all return", importers, imported, runs, len(stored))
-	}
-	copied := everyKindRecording()
-	copied.Source = "elsewhere/copy.json"
-	if run, imported, err := second.ImportRecordingOnce(ctx, copied); err != nil || imported || run.ID != stored[0].ID || run.Source != everyKindRecording().Source {
-		t.Errorf("a copy: run %+v, imported %v, %v; want run %d, read from %s, not imported", run, imported, err, stored[0].ID, everyKindRecording().Source)
-	}
-	changed := everyKindRecording()
-	changed.Evaluations[0].Objective++
-	if run, imported, err := second.ImportRecordingOnce(ctx, changed); err != nil || !imported || run.ID == stored[0].ID || run.Evaluations != len(changed.Evaluations) {
-		t.Errorf("a changed recording: run %+v, imported %v, %v; want a new run of %d evaluations", run, imported, err, len(changed.Evaluations))
-	}
-}
-
 func TestFailedImportLeavesNothing(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
+	rec := storetest.Recording()
 	rec.Evaluations[5].Config = rec.Evaluations[5].Config[:2]
 	if _, err := st.ImportRecording(ctx, rec); err == nil || !strings.Contains(err.Error(), "evaluation 5") {
 		t.Fatalf("import with a short configuration: err = %v, want one naming evaluation 5", err)
@@ -155,7 +69,7 @@ func TestFailedImportLeavesNothing(t *testing.T) {
 func TestImportErrorsNameARecordingWithoutFormatOrSource(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
+	rec := storetest.Recording()
 	rec.Format, rec.Source = "", ""
 	rec.Evaluations[5].Config = rec.Evaluations[5].Config[:2]
 	_, err := st.ImportRecording(ctx, rec)
@@ -171,8 +85,8 @@ func TestImportErrorsNameARecordingWithoutFormatOrSource(t *testing.T) {
 func TestRunLifecycle(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	for _, e := range rec.Evaluations {
 		if err := st.AddEvaluation(ctx, id, e); err != nil {
 			t.Fatal(err)
@@ -197,7 +111,7 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := range rec.Evaluations {
-		sameEvaluation(t, k, got[k], rec.Evaluations[k])
+		storetest.SameEvaluation(t, k, got[k], rec.Evaluations[k])
 	}
 	back, err := st.Recording(ctx, id)
 	if err != nil {
@@ -213,7 +127,7 @@ func TestRunLifecycle(t *testing.T) {
 func TestSetRunSettings(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	id := newRun(t, st, everyKindRecording())
+	id := storetest.NewRun(t, st, storetest.Recording())
 	if err := st.SetRunSettings(ctx, id, json.RawMessage(`{"budget": 20, "spec": "k.yaml"}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +145,8 @@ func TestSetRunSettings(t *testing.T) {
 func TestRejectsBadInput(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	good := rec.Evaluations[0]
 	short := good
 	short.Config = good.Config[:3]
@@ -384,7 +298,7 @@ func TestSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ImportRecording(ctx, everyKindRecording()); err != nil {
+	if _, err := st.ImportRecording(ctx, storetest.Recording()); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -512,8 +426,8 @@ func TestOpenByLocation(t *testing.T) {
 func TestReadersDoNotWaitForTheWriter(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
-	rec := everyKindRecording()
-	id := newRun(t, st, rec)
+	rec := storetest.Recording()
+	id := storetest.NewRun(t, st, rec)
 	const n = 200
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -574,7 +488,7 @@ func TestTallyAgreesWithAScanOfTheEvaluations(t *testing.T) {
 	st, _ := openStore(t)
 	ctx := context.Background()
 	for _, maximize := range []bool{false, true} {
-		rec := everyKindRecording()
+		rec := storetest.Recording()
 		rec.Maximize = maximize
 		// a tie with the best of each direction, later in the run
 		tie := rec.Evaluations[7]

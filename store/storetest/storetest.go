@@ -125,9 +125,9 @@ func Recording() *result.Recording {
 	}
 }
 
-// sameRecording reports how got differs from want, comparing printed forms so that NaN
+// SameRecording reports how got differs from want, comparing printed forms so that NaN
 // equals NaN, which is what a round trip must keep.
-func sameRecording(t *testing.T, got, want *result.Recording) {
+func SameRecording(t testing.TB, got, want *result.Recording) {
 	t.Helper()
 	g, w := *got, *want
 	g.Evaluations, w.Evaluations = nil, nil
@@ -137,17 +137,18 @@ func sameRecording(t *testing.T, got, want *result.Recording) {
 	sameEvaluations(t, got.Evaluations, want.Evaluations)
 }
 
-func sameEvaluations(t *testing.T, got, want []result.Evaluation) {
+func sameEvaluations(t testing.TB, got, want []result.Evaluation) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d evaluations, want %d", len(got), len(want))
 	}
 	for k := range want {
-		sameEvaluation(t, k, got[k], want[k])
+		SameEvaluation(t, k, got[k], want[k])
 	}
 }
 
-func sameEvaluation(t *testing.T, k int, got, want result.Evaluation) {
+// SameEvaluation reports how evaluation k, got, differs from want, as SameRecording does.
+func SameEvaluation(t testing.TB, k int, got, want result.Evaluation) {
 	t.Helper()
 	if !result.SameLaunch(got.Launch, want.Launch) {
 		t.Errorf("evaluation %d: launch %v, want %v", k, got.Launch, want.Launch)
@@ -162,8 +163,9 @@ func sameEvaluation(t *testing.T, k int, got, want result.Evaluation) {
 	}
 }
 
-// newRun stores rec's device and space and starts a tuning run over them.
-func newRun(t *testing.T, st store.Store, rec *result.Recording) int64 {
+// NewRun stores rec's device and space and starts a tuning run over them, in rec's
+// direction.
+func NewRun(t testing.TB, st store.Store, rec *result.Recording) int64 {
 	t.Helper()
 	ctx := context.Background()
 	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "cuda"})
@@ -194,7 +196,7 @@ func importedRecordingReadsBackEqual(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameRecording(t, got, want)
+	SameRecording(t, got, want)
 	run, err := st.Run(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +207,7 @@ func importedRecordingReadsBackEqual(t *testing.T, loc string) {
 		t.Errorf("imported run = %+v", run)
 	}
 	// a tuning run's evaluations read back as they were added, one by one
-	runID := newRun(t, st, want)
+	runID := NewRun(t, st, want)
 	for _, e := range want.Evaluations {
 		if err := st.AddEvaluation(ctx, runID, e); err != nil {
 			t.Fatal(err)
@@ -273,7 +275,7 @@ func spacesAndDevicesAreStoredOnce(t *testing.T, loc string) {
 func runLifecycleAndResume(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
-	id := newRun(t, st, Recording())
+	id := NewRun(t, st, Recording())
 	run, err := st.Run(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +318,7 @@ func runsFilter(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	tuning := newRun(t, st, rec)
+	tuning := NewRun(t, st, rec)
 	imported, err := st.ImportRecording(ctx, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +363,7 @@ func missingIDsAreErrNotFound(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	const missing = 987654
 	e := rec.Evaluations[0]
 	errs := map[string]error{}
@@ -391,7 +393,7 @@ func rejectsBadInput(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	run, _ := st.Run(ctx, id)
 	short := rec.Evaluations[0]
 	short.Config = short.Config[:2]
@@ -435,7 +437,7 @@ func addEvaluationsIsAllOrNothing(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	bad := slices.Clone(rec.Evaluations)
 	bad[5].Config = bad[5].Config[:1]
 	if err := st.AddEvaluations(ctx, id, bad); err == nil {
@@ -464,7 +466,7 @@ func lookupFindsTheFirstOfTheSameValues(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	first := rec.Evaluations[0]
 	again := first
 	again.Objective = 9
@@ -510,7 +512,7 @@ func tallyAgreesWithAScan(t *testing.T, loc string) {
 		rec.Evaluations = append(rec.Evaluations, tie)
 		// a wrong answer better than every success in both directions
 		rec.Evaluations[5].Objective = map[bool]float64{false: -1, true: 100}[maximize]
-		id := newRun(t, st, rec)
+		id := NewRun(t, st, rec)
 		if err := st.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
 			t.Fatal(err)
 		}
@@ -523,7 +525,7 @@ func tallyAgreesWithAScan(t *testing.T, loc string) {
 			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded, best %v; want %d, 3, true",
 				maximize, got.Evaluations, got.Succeeded, got.HasBest, len(rec.Evaluations))
 		}
-		sameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
+		SameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
 	}
 }
 
@@ -531,7 +533,7 @@ func tallyOfARunWithoutSuccesses(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 0 || got.HasBest {
 		t.Errorf("Tally of an empty run = %+v, %v", got, err)
 	}
@@ -556,7 +558,7 @@ func evaluationsAfterIsTheFullReadSliced(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	for k, e := range rec.Evaluations {
 		if err := st.AddEvaluation(ctx, id, e); err != nil {
 			t.Fatal(err)
@@ -575,7 +577,7 @@ func evaluationsAfterIsTheFullReadSliced(t *testing.T, loc string) {
 				t.Fatalf("after %d of %d: %d evaluations, want %d", n, len(all), len(after), len(want))
 			}
 			for j := range want {
-				sameEvaluation(t, j, after[j], want[j])
+				SameEvaluation(t, j, after[j], want[j])
 			}
 		}
 	}
@@ -588,7 +590,7 @@ func concurrentWritersKeepSeqDenseAndOrdered(t *testing.T, loc string) {
 	stores := []store.Store{open(t, loc), open(t, loc)}
 	ctx := context.Background()
 	rec := Recording()
-	id := newRun(t, stores[0], rec)
+	id := NewRun(t, stores[0], rec)
 	const writers, each = 6, 25
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -690,15 +692,31 @@ func importRecordingOnceStoresOnce(t *testing.T, loc string) {
 		ids[g.run.ID] = true
 	}
 	if imported != 1 || len(ids) != 1 {
-		t.Errorf("%d of %d imports stored the recording, into %d runs; want 1 and 1", imported, importers, len(ids))
+		t.Fatalf("%d of %d imports stored the recording, into %d runs; want 1 and 1", imported, importers, len(ids))
+	}
+	var held int64
+	for id := range ids {
+		held = id
+	}
+	// a copy read from another file is the same recording
+	copied := Recording()
+	copied.Source = "elsewhere/copy.json"
+	if run, imported, err := stores[1].ImportRecordingOnce(ctx, copied); err != nil || imported || run.ID != held || run.Source != Recording().Source {
+		t.Errorf("a copy: run %+v, imported %v, %v; want run %d, read from %s, not imported", run, imported, err, held, Recording().Source)
 	}
 	other := Recording()
 	other.Evaluations[3].Message = "another message"
 	if _, imported, err := stores[0].ImportRecordingOnce(ctx, other); err != nil || !imported {
-		t.Errorf("a recording that differs was not imported: %v, %v", imported, err)
+		t.Errorf("a recording of another message was not imported: %v, %v", imported, err)
 	}
-	if runs, _ := stores[1].Runs(ctx, store.RunFilter{}); len(runs) != 2 {
-		t.Errorf("the database holds %d runs, want 2", len(runs))
+	// one whose first evaluation differs, which the query of held imports tells apart
+	changed := Recording()
+	changed.Evaluations[0].Objective++
+	if run, imported, err := stores[1].ImportRecordingOnce(ctx, changed); err != nil || !imported || run.ID == held || run.Evaluations != len(changed.Evaluations) {
+		t.Errorf("a recording of another first objective: run %+v, imported %v, %v; want a new run of %d evaluations", run, imported, err, len(changed.Evaluations))
+	}
+	if runs, _ := stores[1].Runs(ctx, store.RunFilter{}); len(runs) != 3 {
+		t.Errorf("the database holds %d runs, want 3", len(runs))
 	}
 }
 
@@ -733,7 +751,7 @@ func aNewStoreReadsEmpty(t *testing.T, loc string) {
 	if err := writer.FinishRun(ctx, 1, store.StatusFinished); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("FinishRun of a new store: %v, want store.ErrNotFound", err)
 	}
-	id := newRun(t, writer, rec)
+	id := NewRun(t, writer, rec)
 	if err := writer.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
 		t.Fatal(err)
 	}
@@ -769,7 +787,7 @@ func messagesAreStoredAsUTF8WithoutNUL(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tuned := newRun(t, st, rec)
+	tuned := NewRun(t, st, rec)
 	if err := st.AddEvaluation(ctx, tuned, rec.Evaluations[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -809,7 +827,7 @@ func aReopenedStoreReadsWhatWasWritten(t *testing.T, loc string) {
 		t.Fatal(err)
 	}
 	rec := Recording()
-	id := newRun(t, st, rec)
+	id := NewRun(t, st, rec)
 	for _, e := range rec.Evaluations[:3] {
 		if err := st.AddEvaluation(ctx, id, e); err != nil {
 			t.Fatal(err)
@@ -844,7 +862,7 @@ func eachEvaluationKeepsItsDevice(t *testing.T, loc string) {
 	for k := range rec.Evaluations {
 		rec.Evaluations[k].Device = devices[k]
 	}
-	one, batch := newRun(t, st, rec), newRun(t, st, rec)
+	one, batch := NewRun(t, st, rec), NewRun(t, st, rec)
 	for _, e := range rec.Evaluations {
 		if err := st.AddEvaluation(ctx, one, e); err != nil {
 			t.Fatal(err)
