@@ -15,9 +15,8 @@ import (
 	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
-const evaluationColumns = `config, config_key, status, objective, samples, metrics,
-	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample, device`
+// evaluationColumns are an evaluation's columns.
+const evaluationColumns = sqlrow.EvaluationColumns
 
 // columnCount is the number of evaluationColumns.
 const columnCount = 22

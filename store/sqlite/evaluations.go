@@ -12,12 +12,11 @@ import (
 	"github.com/ktune/ktune/store/internal/sqlrow"
 )
 
-const evaluationColumns = `config, config_key, status, objective, samples, metrics,
-	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
-	` + launchColumns + `, warnings, runs_per_sample, device`
+// evaluationColumns are an evaluation's columns, as the current schema has them.
+const evaluationColumns = sqlrow.EvaluationColumns
 
 // launchColumns hold an evaluation's launch (schema version 3), all NULL when unknown.
-const launchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
+const launchColumns = sqlrow.LaunchColumns
 
 // selectColumns are evaluationColumns as a query reads them from a database of schema
 // version v. A read-only database of an older version cannot be migrated, and is read as

@@ -31,21 +31,7 @@ func TestLookupUsesItsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+s.q.LookupQuery(), 1, "32,2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	got := strings.Join(plan, "; ")
+	got := queryPlan(t, s.r, s.q.LookupQuery(), 1, "32,2")
 	if !strings.Contains(got, "evaluations_config (run_id=? AND config_key=?)") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("Lookup's plan is %q, want a search of evaluations_config with no sort", got)
 	}

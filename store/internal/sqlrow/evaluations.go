@@ -12,6 +12,16 @@ import (
 	"github.com/ktune/ktune/store/internal/codec"
 )
 
+// EvaluationColumns names an evaluation's columns in the order of EvaluationArgs and
+// ScanEvaluation.
+const EvaluationColumns = `config, config_key, status, objective, samples, metrics,
+	compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,
+	` + LaunchColumns + `, warnings, runs_per_sample, device`
+
+// LaunchColumns, among EvaluationColumns, hold an evaluation's launch, all NULL when
+// unknown.
+const LaunchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
+
 // EvaluationArgs encodes e, in a run whose space has width parameters, as the values of
 // an evaluation's columns, in order: config, config_key, status, objective, samples,
 // metrics, compile_ms, verify_ms, benchmark_ms, framework_ms, message, time, strategy_ms,

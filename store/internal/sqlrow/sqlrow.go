@@ -1,7 +1,8 @@
 // Package sqlrow encodes the values of runs and evaluations as the column values of a SQL
 // row, and decodes rows back, in the way every store backend shares: what it holds does
-// not depend on a backend's SQL dialect, only on database/sql. Each backend keeps its own
-// SQL text, schema and connection handling.
+// not depend on a backend's SQL dialect, only on database/sql. The statements that every
+// backend runs alike are in package sqlstore; each backend keeps its own schema, the SQL
+// text that differs, and its connection handling.
 package sqlrow
 
 import (
