@@ -213,6 +213,9 @@ func importedRecordingReadsBackEqual(t *testing.T, loc string) {
 			t.Fatal(err)
 		}
 	}
+	if run, err := st.Run(ctx, runID); err != nil || run.Evaluations != len(want.Evaluations) {
+		t.Errorf("the tuning run counts %d evaluations (%v), want %d", run.Evaluations, err, len(want.Evaluations))
+	}
 	es, err := st.Evaluations(ctx, runID)
 	if err != nil {
 		t.Fatal(err)
