@@ -245,3 +245,62 @@ func TestTuneARunOfAnIDAboveTwoToThe31IntoPostgreSQL(t *testing.T) {
 		t.Errorf("run %d after resuming: %s with %d evaluations, want finished with 4", int64(big), status, n)
 	}
 }
+
+// A role that may only read a PostgreSQL database of an older ktune schema (version 1,
+// from before evaluations named their device) lists and reports its runs as they are,
+// leaving the schema as it found it; the owner's first command migrates it.
+func TestReadingCommandsReadAnOlderPostgreSQLSchemaAsARoleThatMayOnlyRead(t *testing.T) {
+	db := pgtest.URL(t)
+	reader := pgtest.ReadOnlyRole(t, db)
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// schema 2 differs from 1 by the evaluations' device column alone
+	for _, q := range []string{`ALTER TABLE evaluations DROP COLUMN device`, `UPDATE ktune_schema SET version = 1`} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version := func() int {
+		t.Helper()
+		var v int
+		if err := conn.QueryRow(ctx, `SELECT version FROM ktune_schema`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	out, errOut, code := ktune(t, "runs", "--db", reader, "--json")
+	var runs []struct {
+		ID          int64  `json:"id"`
+		Kernel      string `json:"kernel"`
+		Evaluations int    `json:"evaluations"`
+	}
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 || runs[0].ID != 1 || runs[0].Evaluations == 0 {
+		t.Fatalf("runs as the reader of schema version 1: exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	report := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := ktune(t, "report", "--run", "1", "--db", reader, "-o", report); code != 0 {
+		t.Fatalf("report as the reader of schema version 1: exit %d: %s", code, errOut)
+	}
+	if html, err := os.ReadFile(report); err != nil || !strings.Contains(string(html), runs[0].Kernel) {
+		t.Errorf("the report names no kernel %q: %v", runs[0].Kernel, err)
+	}
+	if v := version(); v != 1 {
+		t.Fatalf("reading as the reader changed the schema version to %d", v)
+	}
+	if _, errOut, code := ktune(t, "import", "../../testdata/kernel_tuner/vector_add_A4000.json", "--db", reader); code == 0 || !strings.Contains(errOut, "schema version 1") {
+		t.Errorf("import of a new file as the reader of schema version 1: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "runs", "--db", db); code != 0 {
+		t.Fatalf("runs as the owner: exit %d: %s", code, errOut)
+	}
+	if v := version(); v != 2 {
+		t.Errorf("the owner's command left schema version %d, want 2", v)
+	}
+}

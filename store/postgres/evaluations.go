@@ -18,6 +18,17 @@ import (
 // evaluationColumns are an evaluation's columns.
 const evaluationColumns = sqlrow.EvaluationColumns
 
+// selectColumns are the evaluation columns as a query reads them from a database of
+// schema version v: an older version's lacks what later ones added, which reads as
+// unknown (NULL), as SQLite's store reads its older versions.
+func selectColumns(v int) string {
+	cols := evaluationColumns
+	if v < 2 {
+		cols = strings.Replace(cols, ", device", ", NULL AS device", 1)
+	}
+	return cols
+}
+
 // columnCount is the number of evaluationColumns.
 const columnCount = 22
 
@@ -48,7 +59,7 @@ func (s *Store) AddEvaluation(ctx context.Context, runID int64, e result.Evaluat
 	err := s.writable(ctx)
 	var width int
 	if err == nil {
-		width, err = s.q.Width(ctx, s.db, runID)
+		width, err = s.q().Width(ctx, s.db, runID)
 	}
 	if err == nil {
 		var args []any
@@ -67,7 +78,7 @@ func (s *Store) AddEvaluations(ctx context.Context, runID int64, es []result.Eva
 	err := s.writable(ctx)
 	var width int
 	if err == nil {
-		width, err = s.q.Width(ctx, s.db, runID)
+		width, err = s.q().Width(ctx, s.db, runID)
 	}
 	if err == nil {
 		err = inTx(ctx, s.db, nil, func(tx txn) error {
@@ -194,7 +205,7 @@ func (s *Store) evaluationsAfter(ctx context.Context, runID int64, n int) ([]res
 	}
 	var es []result.Evaluation
 	err := readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-		es, err = s.q.RunEvaluations(ctx, tx, runID, n)
+		es, err = s.q().RunEvaluations(ctx, tx, runID, n)
 		return err
 	})
 	return es, err
@@ -213,12 +224,15 @@ const tallyCountQuery = `SELECT count(*), count(*) FILTER (WHERE status = $2 AND
 // objective DESC, seq would need an index of mixed direction for a maximised run; min()
 // and max() are not used, since the planner, whose statistics lag behind an import,
 // may read every success for them.
-func tallyBestQuery(maximize bool) string {
+func tallyBestQuery(maximize bool) string { return tallyBest(evaluationColumns, maximize) }
+
+// tallyBest is tallyBestQuery reading the columns cols (selectColumns).
+func tallyBest(cols string, maximize bool) string {
 	order := "ASC NULLS LAST"
 	if maximize {
 		order = "DESC NULLS FIRST"
 	}
-	return `SELECT ` + evaluationColumns + ` FROM evaluations
+	return `SELECT ` + cols + ` FROM evaluations
 	WHERE run_id = $1 AND status = $2 AND objective = (
 		SELECT objective FROM evaluations WHERE run_id = $1 AND status = $2 AND objective IS NOT NULL
 		ORDER BY objective ` + order + ` LIMIT 1)
@@ -233,7 +247,7 @@ func (s *Store) Tally(ctx context.Context, runID int64) (store.Tally, error) {
 	err := s.readable(ctx)
 	if err == nil {
 		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-			t, err = s.q.Tally(ctx, tx, runID)
+			t, err = s.q().Tally(ctx, tx, runID)
 			return err
 		})
 	}
@@ -258,5 +272,5 @@ func (s *Store) lookup(ctx context.Context, runID int64, config []space.Value) (
 	if err := s.readable(ctx); err != nil {
 		return result.Evaluation{}, false, err
 	}
-	return s.q.Lookup(ctx, s.db, runID, config)
+	return s.q().Lookup(ctx, s.db, runID, config)
 }

@@ -22,13 +22,17 @@
 // space, a run, an import) creates them, so that a command that only reads ('ktune runs',
 // 'report', 'analyze', 'export --run', the dashboard) leaves a database as it found it
 // and works for a role that may only read (CONNECT, and SELECT on the tables once they
-// exist). Open brings an older schema up to date at once, as SQLite's store does.
+// exist). Open brings an older schema up to date at once, as SQLite's store does, when
+// the role may (it owns ktune's tables, on a server that takes writes); a role that may
+// not reads an older schema as it is, what later versions added reading as unknown (an
+// evaluation of schema 1 has no device), and its writes fail with store.ErrReadOnly.
 //
 // What differs from SQLite: there is no file, so nothing of the file checks (a file
 // deleted while tuning, its -wal and -shm files, its -runlock file, a read-only file or
 // folder) applies; a role that may not write the tables gets store.ErrReadOnly on writes,
-// as a read-only SQLite file does, but a database whose tables are missing or of an older
-// schema needs a role that may create tables once. The schema has versions of its own
+// as a read-only SQLite file does, but a database whose tables are missing needs a role
+// that may create tables once, and one of an older schema the tables' owner once, before
+// it takes writes. The schema has versions of its own
 // (SchemaVersion).
 //
 // Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8. A
@@ -90,9 +94,12 @@ type Store struct {
 	name     string // the location without its password, for messages and sources
 	db       *sql.DB
 
-	// q runs the statements that PostgreSQL's store shares with the other SQL stores, in
-	// PostgreSQL's words.
-	q *sqlstore.Queries
+	// queries runs the statements that PostgreSQL's store shares with the other SQL
+	// stores, in PostgreSQL's words for the schema version the store reads (q).
+	queries atomic.Pointer[sqlstore.Queries]
+	// old is the older schema version that this store reads as it is, for a role that may
+	// not migrate it; 0 when the schema is current (or not there yet).
+	old atomic.Int32
 
 	locks runLocks
 
@@ -118,16 +125,8 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{location: location, name: name, db: db, q: sqlstore.New(sqlstore.Backend{
-		Numbered:       true,
-		ParamsJSON:     "s.params::json",
-		RunEvaluations: runEvaluations,
-		Columns:        evaluationColumns,
-		TallyCount:     tallyCountQuery,
-		TallyBest:      tallyBestQuery,
-		IsForeignKey:   isForeignKey,
-		Source:         name,
-	})}
+	s := &Store{location: location, name: name, db: db}
+	s.queries.Store(queries(name, SchemaVersion))
 	s.locks.s = s
 	version, current, err := readSchema(ctx, db)
 	switch {
@@ -143,7 +142,7 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	case version == 0:
 		s.noTables.Store(true)
 	default:
-		err = s.migrate(ctx)
+		err = s.upgrade(ctx, version)
 	}
 	if err != nil {
 		db.Close()
@@ -163,8 +162,50 @@ func (s *Store) migrate(ctx context.Context) error {
 	return err
 }
 
-// writable creates ktune's tables before the first write to a database that has none.
+// queries words the statements shared with the other SQL stores for a database of schema
+// version v, named name.
+func queries(name string, v int) *sqlstore.Queries {
+	cols := selectColumns(v)
+	return sqlstore.New(sqlstore.Backend{
+		Numbered:       true,
+		ParamsJSON:     "s.params::json",
+		RunEvaluations: runEvaluations,
+		Columns:        cols,
+		TallyCount:     tallyCountQuery,
+		TallyBest:      func(maximize bool) string { return tallyBest(cols, maximize) },
+		IsForeignKey:   isForeignKey,
+		Source:         name,
+	})
+}
+
+// q returns the shared statements for the schema version that the store reads.
+func (s *Store) q() *sqlstore.Queries { return s.queries.Load() }
+
+// upgrade brings a database of the older schema version to the current one when this
+// role may (mayMigrate); a role that may not reads it as it is, as SQLite's store reads a
+// read-only file of an older schema: what later versions added reads as unknown, and
+// writes fail with store.ErrReadOnly. The migration is not attempted then, which would
+// fail, or wait for a lock, for nothing.
+func (s *Store) upgrade(ctx context.Context, version int) error {
+	may, err := mayMigrate(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	if may {
+		return s.migrate(ctx)
+	}
+	s.queries.Store(queries(s.name, version))
+	s.old.Store(int32(version))
+	return nil
+}
+
+// writable creates ktune's tables before the first write to a database that has none, and
+// refuses writes to a database of an older schema that this role may not migrate.
 func (s *Store) writable(ctx context.Context) error {
+	if old := s.old.Load(); old != 0 {
+		return fmt.Errorf("%w: the database has ktune schema version %d, which this ktune reads but writes version %d only, and this role may not upgrade it; open it once as the role that owns ktune's tables (ktune runs will do), then write",
+			store.ErrReadOnly, old, SchemaVersion)
+	}
 	if !s.noTables.Load() {
 		return nil
 	}
@@ -189,7 +230,7 @@ func (s *Store) empty(ctx context.Context) (bool, error) {
 	case version == 0:
 		return true, nil
 	case !current: // an older ktune created them meanwhile: as Open would
-		if err := s.migrate(ctx); err != nil {
+		if err := s.upgrade(ctx, version); err != nil {
 			return false, err
 		}
 	}

@@ -22,7 +22,7 @@ func (s *Store) ImportRecording(ctx context.Context, rec *result.Recording) (int
 	err := s.writable(ctx)
 	if err == nil {
 		err = inTx(ctx, s.db, nil, func(tx txn) (err error) {
-			runID, err = s.q.Import(ctx, tx, adder(tx), rec)
+			runID, err = s.q().Import(ctx, tx, adder(tx), rec)
 			return err
 		})
 	}
@@ -46,7 +46,7 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 	none, err := s.empty(ctx)
 	if err == nil && !none {
 		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-			run, err = s.q.HeldImport(ctx, tx, rec)
+			run, err = s.q().HeldImport(ctx, tx, rec)
 			return err
 		})
 	}
@@ -59,7 +59,7 @@ func (s *Store) ImportRecordingOnce(ctx context.Context, rec *result.Recording) 
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockSpace, importKey); err != nil {
 				return err
 			}
-			run, imported, err = s.q.ImportOnce(ctx, tx, adder(tx), rec)
+			run, imported, err = s.q().ImportOnce(ctx, tx, adder(tx), rec)
 			return err
 		})
 	}
@@ -86,7 +86,7 @@ func (s *Store) Recording(ctx context.Context, runID int64) (*result.Recording, 
 	err := s.readable(ctx)
 	if err == nil {
 		err = readTx(ctx, s.db, func(tx *sql.Tx) (err error) {
-			rec, err = s.q.Recording(ctx, tx, runID)
+			rec, err = s.q().Recording(ctx, tx, runID)
 			return err
 		})
 	}

@@ -17,7 +17,7 @@ func (s *Store) PutDevice(ctx context.Context, d store.Device) (int64, error) {
 	err := s.writable(ctx)
 	var id int64
 	if err == nil {
-		id, err = s.q.PutDevice(ctx, s.db, d)
+		id, err = s.q().PutDevice(ctx, s.db, d)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: put device %q: %w", d.Name, s.written(err))
@@ -30,7 +30,7 @@ func (s *Store) PutSpace(ctx context.Context, sp store.Space) (int64, error) {
 	err := s.writable(ctx)
 	var id int64
 	if err == nil {
-		id, err = s.q.PutSpace(ctx, s.db, sp)
+		id, err = s.q().PutSpace(ctx, s.db, sp)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: put space %q: %w", sp.Kernel, s.written(err))
@@ -43,7 +43,7 @@ func (s *Store) Device(ctx context.Context, id int64) (store.Device, error) {
 	err := s.readable(ctx)
 	var d store.Device
 	if err == nil {
-		d, err = s.q.Device(ctx, s.db, id)
+		d, err = s.q().Device(ctx, s.db, id)
 	}
 	if err != nil {
 		return store.Device{}, fmt.Errorf("store: device %d: %w", id, err)
@@ -56,7 +56,7 @@ func (s *Store) Space(ctx context.Context, id int64) (store.Space, error) {
 	err := s.readable(ctx)
 	var sp store.Space
 	if err == nil {
-		sp, err = s.q.Space(ctx, s.db, id)
+		sp, err = s.q().Space(ctx, s.db, id)
 	}
 	if err != nil {
 		return store.Space{}, fmt.Errorf("store: space %d: %w", id, err)
@@ -69,7 +69,7 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 	err := s.writable(ctx)
 	var id int64
 	if err == nil {
-		id, err = s.q.CreateRun(ctx, s.db, run)
+		id, err = s.q().CreateRun(ctx, s.db, run)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: create run (kind %q): %w", run.Kind, s.written(err))
@@ -80,7 +80,7 @@ func (s *Store) CreateRun(ctx context.Context, run store.RunInfo) (int64, error)
 // FinishRun records how a run ended and stamps its finishing time. StatusRunning clears
 // the finishing time, for a run that is being resumed.
 func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStatus) error {
-	query, args, err := s.q.FinishRun(runID, status)
+	query, args, err := s.q().FinishRun(runID, status)
 	if err == nil {
 		err = s.updateRun(ctx, query, args)
 	}
@@ -92,7 +92,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status store.RunStat
 
 // SetRunSettings replaces a run's settings, a JSON object.
 func (s *Store) SetRunSettings(ctx context.Context, runID int64, settings json.RawMessage) error {
-	query, args, err := s.q.SetRunSettings(runID, settings)
+	query, args, err := s.q().SetRunSettings(runID, settings)
 	if err == nil {
 		err = s.updateRun(ctx, query, args)
 	}
@@ -123,7 +123,7 @@ func (s *Store) Run(ctx context.Context, runID int64) (store.RunInfo, error) {
 	err := s.readable(ctx)
 	var run store.RunInfo
 	if err == nil {
-		run, err = s.q.Run(ctx, s.db, runID)
+		run, err = s.q().Run(ctx, s.db, runID)
 	}
 	if err != nil {
 		return store.RunInfo{}, fmt.Errorf("store: run %d: %w", runID, err)
@@ -139,7 +139,7 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunInfo, e
 		}
 		return nil, nil
 	}
-	runs, err := s.q.Runs(ctx, s.db, f)
+	runs, err := s.q().Runs(ctx, s.db, f)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}

@@ -174,6 +174,24 @@ func readSchema(ctx context.Context, q sqlstore.Queryer) (version int, current b
 	return version, version == SchemaVersion, nil
 }
 
+// mayMigrate reports whether this session may migrate the schema: the server takes
+// writes (not a hot standby, no default_transaction_read_only) and the role owns, or is
+// a member of the owner of, every one of ktune's tables, as ALTER TABLE and CREATE INDEX
+// demand.
+func mayMigrate(ctx context.Context, q sqlstore.Queryer) (bool, error) {
+	var may bool
+	err := q.QueryRowContext(ctx, `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'
+		AND coalesce(bool_and(pg_has_role(c.relowner, 'USAGE')), false)
+		FROM pg_class c
+		WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+			AND c.relname = ANY($1) AND c.relkind IN ('r', 'p')`,
+		append([]string{"ktune_schema"}, ourTables...)).Scan(&may)
+	if err != nil {
+		return false, fmt.Errorf("read whether this role may upgrade the schema: %w", err)
+	}
+	return may, nil
+}
+
 // migrate brings the database to SchemaVersion in one transaction (PostgreSQL's DDL is
 // transactional: a failure leaves the old version intact), under a transaction-level
 // advisory lock, so that processes opening a new database at once migrate it once.
