@@ -35,12 +35,12 @@
 // it takes writes. The schema has versions of its own
 // (SchemaVersion).
 //
-// Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8. A
-// compiler's or a program's message (result.Evaluation's Message and Warnings) holding
-// them is stored with U+FFFD in place of each NUL byte and each run of other bytes, as
-// SQLite's store stores it too (sqlrow.StorableText), rather than losing the measurement;
-// other text (names, parameter values, settings) is stored as it is, which the server
-// refuses with an error when it holds such bytes.
+// Text: PostgreSQL's text cannot hold a NUL byte, nor bytes that are not UTF-8. Every
+// store keeps text as UTF-8 (package sqlrow's text rules), so that a run reads back the
+// same from either: U+FFFD in place of each NUL byte and each run of other bytes in a
+// message, a name or settings, rather than losing a measurement or refusing a file in
+// Latin-1; a parameter's string values keep their NUL bytes (escaped in JSON), and two
+// distinct values that would become one are refused, not merged.
 package postgres
 
 import (

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,8 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"AReopenedStoreReadsWhatWasWritten", aReopenedStoreReadsWhatWasWritten},
 		{"MessagesAreStoredAsUTF8WithoutNUL", messagesAreStoredAsUTF8WithoutNUL},
 		{"EachEvaluationKeepsTheDeviceThatMeasuredIt", eachEvaluationKeepsItsDevice},
+		{"NamesAndValuesAreStoredAsUTF8", namesAndValuesAreStoredAsUTF8},
+		{"ValuesThatWouldBecomeOneAreRefused", valuesThatWouldBecomeOneAreRefused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
@@ -897,5 +900,150 @@ func eachEvaluationKeepsItsDevice(t *testing.T, loc string) {
 		if tally, err := st.Tally(ctx, id); err != nil || !tally.HasBest || tally.Best.Device != "opencl:0" {
 			t.Errorf("run %d: Tally's best on %q (%v), want opencl:0", id, tally.Best.Device, err)
 		}
+	}
+}
+
+// latin1 is a recording as a file in Latin-1 gives it (é is the byte 0xe9), with NUL
+// bytes besides, in every name the store keeps and in a parameter's string values.
+func latin1() *result.Recording {
+	rec := Recording()
+	rec.Kernel, rec.Device, rec.Backend, rec.ProblemSize = "gemm_\xe9", "A100\x00", "cu\xffda", "4096\xd7"
+	rec.Params[3].Name = "lay\xe9out"
+	rec.Params[3].Values[2] = sv("q\xe9\x00")
+	for k := range rec.Evaluations {
+		if c := rec.Evaluations[k].Config; c[3].String() == "q\"\x01ü" {
+			c[3] = sv("q\xe9\x00")
+		}
+	}
+	rec.Evaluations[0].Metrics = map[string]float64{"gfl\xf6ps": 91.6}
+	return rec
+}
+
+// namesAndValuesAreStoredAsUTF8 imports a recording of a file in Latin-1, with NUL bytes,
+// and writes such names through each method that stores them: every backend keeps them as
+// UTF-8, U+FFFD in place of each run of bytes that are not UTF-8 and, in a column of its
+// own, of each NUL byte (which JSON escapes), and reads them back the same; an import
+// says which fields changed among its warnings, is found again by ImportRecordingOnce,
+// and a configuration given as it was is found by Lookup.
+func namesAndValuesAreStoredAsUTF8(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	rec := latin1()
+	id, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatalf("import of a recording in Latin-1: %v", err)
+	}
+	got, err := st.Recording(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stored = "q\uFFFD\x00" // inside JSON: the NUL byte kept
+	if got.Kernel != "gemm_\uFFFD" || got.Device != "A100\uFFFD" || got.Backend != "cu\uFFFDda" || got.ProblemSize != "4096\uFFFD" ||
+		got.Params[3].Name != "lay\uFFFDout" || got.Params[3].Values[2] != sv(stored) {
+		t.Errorf("read back kernel %q, device %q, backend %q, problem size %q, parameter %q of values %q",
+			got.Kernel, got.Device, got.Backend, got.ProblemSize, got.Params[3].Name, got.Params[3].Values)
+	}
+	if v := got.Evaluations[2].Config[3]; v != sv(stored) {
+		t.Errorf("evaluation 2's value of the parameter read back as %q, want %q", v.String(), stored)
+	}
+	if m := got.Evaluations[0].Metrics; len(m) != 1 || m["gfl\uFFFDps"] != 91.6 {
+		t.Errorf("evaluation 0's metrics read back as %v", m)
+	}
+	for _, field := range []string{"the kernel's name", "the device's name", "the backend's name", "the problem size",
+		"parameter \"lay\uFFFDout\"", "configurations' values of parameter \"lay\uFFFDout\"", "names of metrics"} {
+		if !slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, field) && strings.Contains(w, "U+FFFD") }) {
+			t.Errorf("no warning of the import names %s: %q", field, got.Warnings)
+		}
+	}
+	if e, ok, err := st.Lookup(ctx, id, rec.Evaluations[2].Config); err != nil || !ok || e.Status != result.CompileError {
+		t.Errorf("Lookup of a configuration as the file gave it = %v, %v, %v; want evaluation 2", e.Status, ok, err)
+	}
+	if runs, err := st.Runs(ctx, store.RunFilter{Kernel: rec.Kernel, Device: rec.Device}); err != nil || len(runs) != 1 || runs[0].ID != id {
+		t.Errorf("Runs of the kernel and device as the file named them = %+v, %v; want run %d", runs, err, id)
+	}
+	if run, imported, err := st.ImportRecordingOnce(ctx, latin1()); err != nil || imported || run.ID != id {
+		t.Errorf("ImportRecordingOnce of the same file = run %d, %v, %v; want run %d found", run.ID, imported, err, id)
+	}
+
+	// the methods a tuning run writes through
+	dev, err := st.PutDevice(ctx, store.Device{Name: "cpu\xff\x00", Backend: "c", Properties: []byte("{\"vendor\": \"Intel\xae\"}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := st.Device(ctx, dev); err != nil || d.Name != "cpu\uFFFD\uFFFD" || string(d.Properties) != "{\"vendor\": \"Intel\uFFFD\"}" {
+		t.Errorf("device read back as %q of properties %s, %v", d.Name, d.Properties, err)
+	}
+	params := []space.Param{{Name: "x\xe9", Values: []space.Value{sv("a\xe9"), sv("a\x00b"), sv("")}}}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: "k\xe9", Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Space(ctx, sp); err != nil || got.Kernel != "k\uFFFD" || got.Params[0].Name != "x\uFFFD" ||
+		!slices.Equal(got.Params[0].Values, []space.Value{sv("a\uFFFD"), sv("a\x00b"), sv("")}) {
+		t.Errorf("space read back as %q, %+v, %v", got.Kernel, got.Params, err)
+	}
+	if again, err := st.PutSpace(ctx, store.Space{Kernel: "k\xe9", Params: params}); err != nil || again != sp {
+		t.Errorf("the same space again = %d, %v; want %d", again, err, sp)
+	}
+	run, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "rand\xe9",
+		StrategyOptions: []byte("{\"note\": \"\xe9\"}"), Objective: "t\x00", Source: "s\xe9", Format: "f\xe9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetRunSettings(ctx, run, []byte("{\"spec\": \"caf\xe9\"}")); err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Run(ctx, run)
+	if err != nil || info.Strategy != "rand\uFFFD" || string(info.StrategyOptions) != "{\"note\": \"\uFFFD\"}" || info.Objective != "t\uFFFD" ||
+		info.Source != "s\uFFFD" || info.Format != "f\uFFFD" || string(info.Settings) != "{\"spec\": \"caf\uFFFD\"}" || info.Kernel != "k\uFFFD" {
+		t.Errorf("run read back as %+v, %v", info, err)
+	}
+	for i, v := range params[0].Values {
+		e := result.Evaluation{Config: []space.Value{v}, Status: result.OK, Objective: float64(i + 1)}
+		if err := st.AddEvaluation(ctx, run, e); err != nil {
+			t.Fatalf("add the evaluation of %q: %v", v.String(), err)
+		}
+	}
+	es, err := st.Evaluations(ctx, run)
+	if err != nil || len(es) != 3 || es[0].Config[0] != sv("a\uFFFD") || es[1].Config[0] != sv("a\x00b") || es[2].Config[0] != sv("") {
+		t.Errorf("evaluations read back as %+v, %v", es, err)
+	}
+	for i, v := range params[0].Values {
+		if e, ok, err := st.Lookup(ctx, run, []space.Value{v}); err != nil || !ok || e.Objective != float64(i+1) {
+			t.Errorf("Lookup(%q) = %v, %v, %v; want the evaluation of objective %d", v.String(), e.Objective, ok, err, i+1)
+		}
+	}
+}
+
+// valuesThatWouldBecomeOneAreRefused gives distinct string values of one parameter that
+// would be one as the store keeps them (U+FFFD for their bytes that are not UTF-8): every
+// backend refuses them, saying which, rather than storing two configurations as one.
+func valuesThatWouldBecomeOneAreRefused(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	inParams := latin1()
+	inParams.Params[3].Values[1] = sv("q\xe8\x00") // and "q\xe9\x00"
+	inConfigs := latin1()
+	inConfigs.Evaluations[1].Config[3] = sv("q\xe8\x00") // no value of the parameter
+	names := latin1()
+	names.Params[2].Name = "lay\xe8out" // and "lay\xe9out"
+	for what, rec := range map[string]*result.Recording{"two values of a parameter": inParams, "a configuration's value and a parameter's": inConfigs} {
+		_, err := st.ImportRecording(ctx, rec)
+		if err == nil || !strings.Contains(err.Error(), `parameter "lay\xe9out"`) || !strings.Contains(err.Error(), `"q\xe8\x00"`) {
+			t.Errorf("import of %s that would become one: %v", what, err)
+		}
+		if _, _, err := st.ImportRecordingOnce(ctx, rec); err == nil {
+			t.Errorf("ImportRecordingOnce of %s that would become one stored it", what)
+		}
+	}
+	if _, err := st.ImportRecording(ctx, names); err == nil || !strings.Contains(err.Error(), `"lay\xe8out"`) {
+		t.Errorf("import of two parameters' names that would become one: %v", err)
+	}
+	_, err := st.PutSpace(ctx, store.Space{Kernel: "k", Params: []space.Param{{Name: "x", Values: []space.Value{sv("\xe9"), sv("\xe8")}}}})
+	if err == nil || !strings.Contains(err.Error(), `parameter "x"`) {
+		t.Errorf("a space of two values that would become one: %v", err)
+	}
+	if runs, err := st.Runs(ctx, store.RunFilter{}); err != nil || len(runs) != 0 {
+		t.Errorf("refused recordings left runs %+v, %v", runs, err)
 	}
 }

@@ -3,8 +3,6 @@ package sqlrow
 import (
 	"database/sql"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -28,6 +26,7 @@ const LaunchColumns = `grid_x, grid_y, grid_z, block_x, block_y, block_z`
 // grid_x, grid_y, grid_z, block_x, block_y, block_z, warnings, runs_per_sample, device.
 // text, when not nil, turns the message, the warnings and the device into what the store
 // keeps: StorableText, in every backend, so that a run reads back the same from each.
+// The configuration's string values are kept as ValidText, its key as StorableText.
 func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) ([]any, error) {
 	if len(e.Config) != width {
 		return nil, fmt.Errorf("configuration has %d values, the run's space has %d parameters",
@@ -36,7 +35,8 @@ func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) (
 	if _, err := result.ParseStatus(e.Status.String()); err != nil {
 		return nil, err
 	}
-	config, err := codec.Values(e.Config)
+	values, _ := ValidValues(e.Config)
+	config, err := codec.Values(values)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
@@ -56,7 +56,7 @@ func EvaluationArgs(e *result.Evaluation, width int, text func(string) string) (
 		message, warnings, device = text(message), text(warnings), text(device)
 	}
 	args := []any{
-		string(config), store.ConfigKey(e.Config), e.Status.String(), RealOrNull(e.Objective),
+		string(config), StorableText(store.ConfigKey(values)), e.Status.String(), RealOrNull(e.Objective),
 		samples, NullText(metrics), RealOrNull(e.CompileMS), RealOrNull(e.VerifyMS),
 		RealOrNull(e.BenchmarkMS), RealOrNull(e.FrameworkMS), message, UnixNano(e.Time),
 		RealOrNull(e.StrategyMS), nil, nil, nil, nil, nil, nil, EmptyAsNull(warnings),
@@ -172,18 +172,4 @@ func sameConfig(a, b []space.Value) bool {
 		}
 	}
 	return true
-}
-
-// StorableText returns a compiler's or a program's text (an evaluation's message and
-// warnings) as every store keeps it: UTF-8 without NUL bytes, with U+FFFD in place of each
-// NUL byte and of each run of bytes that are not UTF-8 (as strings.ToValidUTF8 replaces
-// them; encoding/json would write each such byte as U+FFFD in an export anyway).
-// PostgreSQL's text cannot hold either, and
-// SQLite's store keeps the same, so that a run reads back, and exports, the same from
-// either; a measurement is not lost for its message's bytes.
-func StorableText(s string) string {
-	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -51,7 +52,8 @@ func ScanRuns(rows *sql.Rows) ([]store.RunInfo, error) {
 }
 
 // SpaceArgs checks sp and encodes it as the values of a space's columns, in order: hash,
-// kernel, params, restrictions.
+// kernel, params, restrictions; text as the store keeps it (Storable, ValidParams), the
+// hash of what it keeps.
 func SpaceArgs(sp store.Space) ([]any, error) {
 	if len(sp.Params) == 0 {
 		return nil, errors.New("no parameters: a space has at least one")
@@ -65,6 +67,16 @@ func SpaceArgs(sp store.Space) ([]any, error) {
 			return nil, fmt.Errorf("parameter %q appears twice", p.Name)
 		}
 		seen[p.Name] = true
+	}
+	sp.Kernel = Storable("kernel name", sp.Kernel)
+	var changed []string
+	var err error
+	if sp.Params, changed, err = ValidParams(sp.Params); err != nil {
+		return nil, err
+	}
+	if len(changed) > 0 {
+		slog.Warn("store: parameters' names or string values hold bytes that are not UTF-8, which the store keeps as U+FFFD",
+			"kernel", sp.Kernel, "params", strings.Join(changed, ", "))
 	}
 	hash, err := sp.Hash()
 	if err != nil {
@@ -114,9 +126,9 @@ func RunArgs(run store.RunInfo) ([]any, error) {
 		return nil, err
 	}
 	return []any{
-		run.SpaceID, run.DeviceID, string(run.Kind), run.Strategy, options, int64(run.Seed),
-		run.Objective, Direction(run.Maximize), run.ProblemSize, UnixNano(run.Started),
-		UnixNano(run.Finished), string(run.Status), run.Source, run.Format, settings,
+		run.SpaceID, run.DeviceID, string(run.Kind), Storable("strategy", run.Strategy), options, int64(run.Seed),
+		Storable("objective", run.Objective), Direction(run.Maximize), Storable("problem size", run.ProblemSize), UnixNano(run.Started),
+		UnixNano(run.Finished), string(run.Status), Storable("source", run.Source), Storable("format", run.Format), settings,
 		NullText(warnings),
 	}, nil
 }
@@ -138,10 +150,10 @@ func RunFilterWhere(f store.RunFilter, placeholder func(n int) string) (string, 
 		add("r.device_id", f.DeviceID)
 	}
 	if f.Kernel != "" {
-		add("s.kernel", f.Kernel)
+		add("s.kernel", StorableText(f.Kernel))
 	}
 	if f.Device != "" {
-		add("d.name", f.Device)
+		add("d.name", StorableText(f.Device))
 	}
 	if f.Kind != "" {
 		add("r.kind", string(f.Kind))

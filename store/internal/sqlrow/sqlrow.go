@@ -21,8 +21,8 @@ func Direction(maximize bool) string {
 	return "min"
 }
 
-// JSONObject checks that raw is a JSON object and returns it for a text column, or nil
-// (NULL) when raw is empty.
+// JSONObject checks that raw is a JSON object and returns it for a text column (Storable:
+// JSON holds NUL bytes escaped only), or nil (NULL) when raw is empty.
 func JSONObject(what string, raw json.RawMessage) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
@@ -31,7 +31,7 @@ func JSONObject(what string, raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, fmt.Errorf("%s must be a JSON object: %s", what, raw)
 	}
-	return string(raw), nil
+	return Storable(what, string(raw)), nil
 }
 
 // NullText returns b as a text value, or nil (NULL) when b is nil.

@@ -177,7 +177,7 @@ func (q *Queries) PutDevice(ctx context.Context, db Queryer, d store.Device) (in
 		return 0, err
 	}
 	var id int64
-	err = db.QueryRowContext(ctx, q.putDevice, d.Name, d.Backend, props).Scan(&id)
+	err = db.QueryRowContext(ctx, q.putDevice, sqlrow.Storable("device name", d.Name), sqlrow.Storable("device backend", d.Backend), props).Scan(&id)
 	return id, err
 }
 
@@ -380,9 +380,11 @@ func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tal
 }
 
 // Lookup finds the first evaluation of config in a run, by store.ConfigKey and then by
-// its values; store.ErrNotFound when no run has the id.
+// its values, as the store keeps them (sqlrow.ValidValues); store.ErrNotFound when no run
+// has the id.
 func (q *Queries) Lookup(ctx context.Context, db Queryer, runID int64, config []space.Value) (result.Evaluation, bool, error) {
-	rows, err := db.QueryContext(ctx, q.lookup, runID, store.ConfigKey(config))
+	config, _ = sqlrow.ValidValues(config)
+	rows, err := db.QueryContext(ctx, q.lookup, runID, sqlrow.StorableText(store.ConfigKey(config)))
 	if err != nil {
 		return result.Evaluation{}, false, err
 	}
@@ -424,8 +426,13 @@ func (q *Queries) Recording(ctx context.Context, tx Queryer, runID int64) (*resu
 // recordings of one kernel on one device (repeated tunings of the same size) are told
 // apart by one row each, where reading each of them back made importing n such files cost
 // n²/2 recordings read (250 files of 1,000 evaluations took 520 s in SQLite's store). The
-// filter is no stricter than SameAs.
+// filter is no stricter than SameAs. rec is compared as the store keeps it
+// (recording.Storable).
 func (q *Queries) HeldImport(ctx context.Context, tx Queryer, rec *result.Recording) (store.RunInfo, error) {
+	rec, err := recording.Storable(rec)
+	if err != nil {
+		return store.RunInfo{}, err
+	}
 	first := &rec.Evaluations[0]
 	rows, err := tx.QueryContext(ctx, q.importCandidates,
 		string(store.KindImport), rec.Format, rec.Kernel, rec.Device, rec.Backend,
@@ -459,8 +466,13 @@ func (q *Queries) HeldImport(ctx context.Context, tx Queryer, rec *result.Record
 type AddFunc func(ctx context.Context, runID int64, width int, es []result.Evaluation) error
 
 // Import stores rec as a finished import run inside the transaction tx, its evaluations
-// through add, and returns its id.
+// through add, and returns its id; its text as the store keeps it (recording.Storable),
+// with a warning of the run for each field that this changed.
 func (q *Queries) Import(ctx context.Context, tx Queryer, add AddFunc, rec *result.Recording) (int64, error) {
+	rec, err := recording.Storable(rec)
+	if err != nil {
+		return 0, err
+	}
 	return recording.Import(ctx, writer{q: q, tx: tx, add: add}, rec)
 }
 
