@@ -49,6 +49,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"EachEvaluationKeepsTheDeviceThatMeasuredIt", eachEvaluationKeepsItsDevice},
 		{"NamesAndValuesAreStoredAsUTF8", namesAndValuesAreStoredAsUTF8},
 		{"ValuesThatWouldBecomeOneAreRefused", valuesThatWouldBecomeOneAreRefused},
+		{"ExtremeValuesReadBackExactly", extremeValuesReadBackExactly},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
@@ -1047,3 +1048,111 @@ func valuesThatWouldBecomeOneAreRefused(t *testing.T, loc string) {
 		t.Errorf("refused recordings left runs %+v, %v", runs, err)
 	}
 }
+
+// extremeValuesReadBackExactly stores what lies at the edges of each column's type, by a
+// tuning run and by an import: infinite, subnormal, the largest and negative-zero floats,
+// the extreme integers and empty strings of configurations, empty names, the extreme
+// seeds, times before 1970, with nanoseconds, and in another zone. Every backend reads
+// them back exactly (times in UTC), except that a -0 of a column of its own (an objective,
+// a time) reads back as 0 (SQLite keeps no sign of a whole number; samples and
+// configurations keep it), and a run's best is its infinite objective where that is the
+// best.
+func extremeValuesReadBackExactly(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	zone := time.FixedZone("UTC+5:45", 5*3600+45*60)
+	negZero := math.Copysign(0, -1)
+	rec := &result.Recording{
+		Kernel: "", Device: "", Objective: "time",
+		Params: []space.Param{
+			{Name: "i", Values: []space.Value{iv(math.MaxInt64), iv(math.MinInt64), iv(0)}},
+			{Name: "f", Values: []space.Value{fv(math.MaxFloat64), fv(5e-324), fv(negZero), fv(0.1 + 0.2)}},
+			{Name: "s", Values: []space.Value{sv(""), sv(" "), sv("\t\n")}},
+		},
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(math.MaxInt64), fv(math.MaxFloat64), sv("")}, Status: result.OK, Objective: math.Inf(1),
+				Samples: []float64{math.Inf(1), math.MaxFloat64}, CompileMS: 5e-324, VerifyMS: negZero, BenchmarkMS: math.MaxFloat64,
+				FrameworkMS: 0.1 + 0.2, StrategyMS: math.SmallestNonzeroFloat64, Time: time.Date(1969, 7, 20, 20, 17, 40, 999999999, zone)},
+			{Config: []space.Value{iv(math.MinInt64), fv(5e-324), sv(" ")}, Status: result.OK, Objective: math.Inf(-1),
+				Samples: []float64{negZero}, Metrics: map[string]float64{"": math.Inf(-1), "tiny": 5e-324},
+				CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN(), StrategyMS: math.NaN(),
+				Time: time.Date(2262, 4, 11, 23, 47, 16, 854775807, time.UTC)},
+			{Config: []space.Value{iv(0), fv(negZero), sv("\t\n")}, Status: result.OK, Objective: negZero,
+				CompileMS: math.NaN(), VerifyMS: math.NaN(), BenchmarkMS: math.NaN(), FrameworkMS: math.NaN(), StrategyMS: math.NaN(),
+				Time: time.Unix(0, 1).In(zone)},
+		},
+	}
+	imported, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := NewRun(t, st, rec)
+	if err := st.AddEvaluations(ctx, tuned, rec.Evaluations[:1]); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rec.Evaluations[1:] {
+		if err := st.AddEvaluation(ctx, tuned, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.Recording(ctx, imported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%v", got.Params) != fmt.Sprintf("%v", rec.Params) || got.Kernel != "" || got.Device != "" {
+		t.Errorf("space read back as %q on %q of %v, want %v", got.Kernel, got.Device, got.Params, rec.Params)
+	}
+	if math.Signbit(got.Params[1].Values[2].Float()) != true {
+		t.Errorf("the float -0 of a parameter read back as %v", got.Params[1].Values[2])
+	}
+	want := slices.Clone(rec.Evaluations)
+	want[0].VerifyMS, want[2].Objective = 0, 0
+	for _, id := range []int64{imported, tuned} {
+		es, err := st.Evaluations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameEvaluations(t, es, want)
+		for k, e := range es {
+			if e.Time.Location() != time.UTC {
+				t.Errorf("run %d, evaluation %d: time in %v, want UTC", id, k, e.Time.Location())
+			}
+		}
+		if math.Signbit(es[0].VerifyMS) || !math.Signbit(es[1].Samples[0]) || math.Signbit(es[2].Objective) || !math.Signbit(es[2].Config[1].Float()) {
+			t.Errorf("run %d: -0 read back as verify %v, sample %v, objective %v, value %v; want 0, -0, 0, -0", id, es[0].VerifyMS, es[1].Samples[0], es[2].Objective, es[2].Config[1])
+		}
+		for k, e := range rec.Evaluations {
+			if found, ok, err := st.Lookup(ctx, id, e.Config); err != nil || !ok || !sameFloat(found.Objective, e.Objective) {
+				t.Errorf("run %d: Lookup of evaluation %d = %v, %v, %v", id, k, found.Objective, ok, err)
+			}
+		}
+		tally, err := st.Tally(ctx, id)
+		if err != nil || tally.Evaluations != 3 || tally.Succeeded != 3 || !tally.HasBest || !math.IsInf(tally.Best.Objective, -1) {
+			t.Errorf("run %d: Tally = %+v, %v; want 3 successes, the best of objective -Inf", id, tally, err)
+		}
+	}
+	rec.Maximize = true
+	maxed, err := st.ImportRecording(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tally, err := st.Tally(ctx, maxed); err != nil || !tally.HasBest || !math.IsInf(tally.Best.Objective, 1) {
+		t.Errorf("maximised: Tally = %+v, %v; want the best of objective +Inf", tally, err)
+	}
+	first, err := st.Run(ctx, imported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{0, math.MaxUint64, 1 << 63} {
+		id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: first.SpaceID, DeviceID: first.DeviceID, Kind: store.KindTuning, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run, err := st.Run(ctx, id); err != nil || run.Seed != seed || run.Strategy != "" || run.ProblemSize != "" {
+			t.Errorf("a run of seed %d read back as seed %d, %v", seed, run.Seed, err)
+		}
+	}
+}
+
+// sameFloat reports whether a and b are the same float64, NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }

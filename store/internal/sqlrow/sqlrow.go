@@ -76,10 +76,15 @@ func PositiveOrNull(n int) any {
 }
 
 // RealOrNull returns f for a floating-point column, or nil (NULL) for NaN, which SQLite
-// cannot store.
+// cannot store; -0 as 0, since SQLite keeps a REAL that is a whole number as an integer,
+// which has no sign, where PostgreSQL would keep it: a run reads back the same from
+// either.
 func RealOrNull(f float64) any {
-	if math.IsNaN(f) {
+	switch {
+	case math.IsNaN(f):
 		return nil
+	case f == 0:
+		return 0.0
 	}
 	return f
 }
