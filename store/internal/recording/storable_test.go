@@ -29,3 +29,14 @@ func TestStorableCopiesOnlyWhatItChanges(t *testing.T) {
 			rec.Evaluations[1].Config[3].String(), rec.Params[3].Values[1].String(), rec.Warnings)
 	}
 }
+
+// Storable's check of a recording that needs no change, on the path of every import.
+func BenchmarkStorable(b *testing.B) {
+	rec := storetest.LargeRecording(storetest.ImportSize)
+	for b.Loop() {
+		if got, err := recording.Storable(rec); err != nil || got != rec {
+			b.Fatal(got != rec, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*storetest.ImportSize), "ns/evaluation")
+}

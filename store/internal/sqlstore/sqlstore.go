@@ -433,6 +433,11 @@ func (q *Queries) HeldImport(ctx context.Context, tx Queryer, rec *result.Record
 	if err != nil {
 		return store.RunInfo{}, err
 	}
+	return q.heldImport(ctx, tx, rec)
+}
+
+// heldImport is HeldImport of a recording that is as the store keeps it.
+func (q *Queries) heldImport(ctx context.Context, tx Queryer, rec *result.Recording) (store.RunInfo, error) {
 	first := &rec.Evaluations[0]
 	rows, err := tx.QueryContext(ctx, q.importCandidates,
 		string(store.KindImport), rec.Format, rec.Kernel, rec.Device, rec.Backend,
@@ -473,6 +478,11 @@ func (q *Queries) Import(ctx context.Context, tx Queryer, add AddFunc, rec *resu
 	if err != nil {
 		return 0, err
 	}
+	return q.importStorable(ctx, tx, add, rec)
+}
+
+// importStorable is Import of a recording that is as the store keeps it.
+func (q *Queries) importStorable(ctx context.Context, tx Queryer, add AddFunc, rec *result.Recording) (int64, error) {
 	return recording.Import(ctx, writer{q: q, tx: tx, add: add}, rec)
 }
 
@@ -481,11 +491,15 @@ func (q *Queries) Import(ctx context.Context, tx Queryer, add AddFunc, rec *resu
 // it. tx is a transaction that holds the backend's lock of imports, so that two processes
 // importing one file at once store it once.
 func (q *Queries) ImportOnce(ctx context.Context, tx Queryer, add AddFunc, rec *result.Recording) (store.RunInfo, bool, error) {
-	held, err := q.HeldImport(ctx, tx, rec)
+	rec, err := recording.Storable(rec)
+	if err != nil {
+		return store.RunInfo{}, false, err
+	}
+	held, err := q.heldImport(ctx, tx, rec)
 	if err != nil || held.ID != 0 {
 		return held, false, err
 	}
-	id, err := q.Import(ctx, tx, add, rec)
+	id, err := q.importStorable(ctx, tx, add, rec)
 	if err != nil {
 		return store.RunInfo{}, false, err
 	}
