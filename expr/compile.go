@@ -96,16 +96,7 @@ func (n *Number) Eval(env *Env) float64 {
 
 // CompilePredicate parses and compiles src as a condition; its value is its truthiness.
 func CompilePredicate(src string, scope Scope) (*Predicate, error) {
-	n, names, slots, err := parseScoped(src, scope)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiler{src: src, scope: scope}
-	ce, err := c.compile(n)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := c.asBool(ce, n)
+	fn, n, names, slots, err := compileAs(src, scope, (*compiler).asBool)
 	if err != nil {
 		return nil, err
 	}
@@ -114,20 +105,30 @@ func CompilePredicate(src string, scope Scope) (*Predicate, error) {
 
 // CompileNumber parses and compiles src as a numeric expression.
 func CompileNumber(src string, scope Scope) (*Number, error) {
-	n, names, slots, err := parseScoped(src, scope)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiler{src: src, scope: scope}
-	ce, err := c.compile(n)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := c.asNum(ce, n)
+	fn, _, names, slots, err := compileAs(src, scope, (*compiler).asNum)
 	if err != nil {
 		return nil, err
 	}
 	return &Number{Source: src, Names: names, Slots: slots, fn: fn}, nil
+}
+
+// compileAs parses src against scope and compiles it to a function of the kind that as
+// makes of the compiled expression (a condition, a number); it returns the parsed
+// expression and the names (and their slots) that the function reads besides.
+func compileAs[T any](src string, scope Scope, as func(*compiler, cexpr, Node) (func(*Env) T, error)) (fn func(*Env) T, n Node, names []string, slots []int, err error) {
+	n, names, slots, err = parseScoped(src, scope)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	c := &compiler{src: src, scope: scope}
+	ce, err := c.compile(n)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if fn, err = as(c, ce, n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return fn, n, names, slots, nil
 }
 
 func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
