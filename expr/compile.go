@@ -1208,20 +1208,8 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 			}
 			return nil, c.errf(t, "%s is not supported between a %s and a %s", op, l.typ, r.typ)
 		}
-		a, b := l.str, r.str
-		switch op {
-		case "==":
-			return func(e *Env) bool { return a(e) == b(e) }, nil
-		case "!=":
-			return func(e *Env) bool { return a(e) != b(e) }, nil
-		case "<":
-			return func(e *Env) bool { return a(e) < b(e) }, nil
-		case "<=":
-			return func(e *Env) bool { return a(e) <= b(e) }, nil
-		case ">":
-			return func(e *Env) bool { return a(e) > b(e) }, nil
-		case ">=":
-			return func(e *Env) bool { return a(e) >= b(e) }, nil
+		if f := comparison(op, l.str, r.str); f != nil {
+			return f, nil
 		}
 	}
 	a, err := c.asNum(l, ln)
@@ -1249,23 +1237,34 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 			return func(e *Env) bool { return a(e) >= k }, nil
 		}
 	}
-	switch op {
-	case "==":
-		return func(e *Env) bool { return a(e) == b(e) }, nil
-	case "!=":
-		// A Python error is NaN and sets e.Fault, which fails the restriction however
-		// the comparison goes; a NaN Python computes (inf - inf) differs from everything.
-		return func(e *Env) bool { return a(e) != b(e) }, nil
-	case "<":
-		return func(e *Env) bool { return a(e) < b(e) }, nil
-	case "<=":
-		return func(e *Env) bool { return a(e) <= b(e) }, nil
-	case ">":
-		return func(e *Env) bool { return a(e) > b(e) }, nil
-	case ">=":
-		return func(e *Env) bool { return a(e) >= b(e) }, nil
+	// A Python error is NaN and sets e.Fault, which fails the restriction however the
+	// comparison goes; a NaN Python computes (inf - inf) differs from everything.
+	if f := comparison(op, a, b); f != nil {
+		return f, nil
 	}
 	return nil, c.errf(t, "unknown comparison %s", op)
+}
+
+// comparison returns a(e) op b(e) as a function of its own for each operator (a function
+// that switched on op would do so at every evaluation), or nil for an op that is not one
+// of ==, !=, <, <=, >, >=. Strings compare as Python's do, by code point: Go compares
+// UTF-8 bytes in the same order.
+func comparison[T string | float64](op string, a, b func(*Env) T) func(*Env) bool {
+	switch op {
+	case "==":
+		return func(e *Env) bool { return a(e) == b(e) }
+	case "!=":
+		return func(e *Env) bool { return a(e) != b(e) }
+	case "<":
+		return func(e *Env) bool { return a(e) < b(e) }
+	case "<=":
+		return func(e *Env) bool { return a(e) <= b(e) }
+	case ">":
+		return func(e *Env) bool { return a(e) > b(e) }
+	case ">=":
+		return func(e *Env) bool { return a(e) >= b(e) }
+	}
+	return nil
 }
 
 func (c *compiler) call(t *call) (cexpr, error) {
