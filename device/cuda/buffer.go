@@ -19,30 +19,18 @@ import (
 // of the data, front bytes into the allocation (a multiple of 256, so the data keep
 // cuMemAlloc's alignment). Writes farther than the canaries are not seen.
 type buffer struct {
-	dev    *cuDevice
-	base   uint64 // the allocation's CUdeviceptr; 0 once released
-	ptr    uint64 // the data's, base + front; 0 once released
-	front  int    // canary bytes before the data
-	size   int
-	slack  int           // canary bytes after the data
-	canary device.Canary // the buffer's own pattern (device.NewCanary)
+	dev  *cuDevice
+	base uint64 // the allocation's CUdeviceptr; 0 once released
+	ptr  uint64 // the data's, base + front; 0 once released
+	// Front bytes of canary, Size bytes of data, Slack bytes of canary, and the buffer's
+	// own Canary (device.NewCanary)
+	device.Guard
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
 // are caught, a few rows of a 2D tile that overruns its array. The canary before the data
 // is as long. The OpenCL backend's are the same.
 const overrunSlack = 64 << 10
-
-// guard is the buffer's layout, for device.Guard's canary checks.
-func (b *buffer) guard() device.Guard {
-	return device.Guard{Front: b.front, Size: b.size, Slack: b.slack, Canary: b.canary}
-}
-
-// fillCanaries writes the canary before the data (when before) and after it (when
-// after). The copies from pageable host memory are synchronous.
-func (b *buffer) fillCanaries(before, after bool) error {
-	return b.guard().Fill(before, after, b.writeAt)
-}
 
 // overrun tells where a launch wrote outside the data, by the canaries (device.Guard's
 // Overrun): "past the end", "before the start", both, or "" when both canaries are
@@ -51,7 +39,7 @@ func (b *buffer) overrun() (string, error) {
 	if b.ptr == 0 {
 		return "", nil
 	}
-	return b.guard().Overrun(b.readAt, b.writeAt)
+	return b.Overrun(b.readAt, b.writeAt)
 }
 
 // writeAt copies p to offset off of the allocation.
@@ -79,7 +67,7 @@ var (
 )
 
 // Size is the buffer's length in bytes.
-func (b *buffer) Size() int { return b.size }
+func (b *buffer) Size() int { return b.Guard.Size }
 
 // Write copies src into the start of the buffer. The copy from pageable host memory is
 // synchronous: src may be reused at once.
@@ -121,8 +109,8 @@ func (b *buffer) CopyFrom(src device.Buffer, n int) error {
 	if s.ptr == 0 {
 		return errClosed
 	}
-	if n > s.size {
-		return fmt.Errorf("cuda: copy of %d bytes from a buffer of %d", n, s.size)
+	if n > s.Size() {
+		return fmt.Errorf("cuda: copy of %d bytes from a buffer of %d", n, s.Size())
 	}
 	r := Result(b.dev.cu.MemcpyDtoD(b.ptr, s.ptr, uintptr(n)))
 	if err := b.dev.cu.check("cuMemcpyDtoD", r); err != nil {
@@ -144,8 +132,8 @@ func (b *buffer) transferable(n int) error {
 	if err := b.dev.usable(); err != nil {
 		return err
 	}
-	if n > b.size {
-		return fmt.Errorf("cuda: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
+	if n > b.Size() {
+		return fmt.Errorf("cuda: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.Size())
 	}
 	return nil
 }

@@ -290,10 +290,10 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
 	}
-	b := &buffer{dev: d, base: ptr, ptr: ptr + uint64(front), front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, base: ptr, ptr: ptr + uint64(front), Guard: device.Guard{Front: front, Size: n, Slack: slack, Canary: device.NewCanary(d.allocs)}}
 	d.allocs++
 	d.buffers[b] = struct{}{}
-	if err := b.fillCanaries(true, true); err != nil {
+	if err := b.Fill(true, true, b.writeAt); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("cuda: allocate %d bytes: %w", n, err)
 	}

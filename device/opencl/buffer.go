@@ -21,29 +21,18 @@ import (
 // multiple of the device's base address alignment; a runtime without sub-buffers gets no
 // front canary. Writes farther than the canaries are not seen.
 type buffer struct {
-	dev    *clDevice
-	mem    uintptr // the whole allocation, canaries included; 0 once released
-	data   uintptr // what kernels are given: a sub-buffer of mem from front, or mem
-	front  int     // canary bytes before the data
-	size   int
-	slack  int           // canary bytes after the data
-	canary device.Canary // the buffer's own pattern (device.NewCanary)
+	dev  *clDevice
+	mem  uintptr // the whole allocation, canaries included; 0 once released
+	data uintptr // what kernels are given: a sub-buffer of mem from front, or mem
+	// Front bytes of canary, Size bytes of data, Slack bytes of canary, and the buffer's
+	// own Canary (device.NewCanary)
+	device.Guard
 }
 
 // overrunSlack is the canary after a buffer's data: writes up to this far past its end
 // are caught, a few rows of a 2D tile that overruns its array. The canary before the data
 // is as long (when the device's alignment allows), for the rows above it.
 const overrunSlack = 64 << 10
-
-// guard is the buffer's layout, for device.Guard's canary checks.
-func (b *buffer) guard() device.Guard {
-	return device.Guard{Front: b.front, Size: b.size, Slack: b.slack, Canary: b.canary}
-}
-
-// fillCanaries writes the canary before the data (when before) and after it (when after).
-func (b *buffer) fillCanaries(before, after bool) error {
-	return b.guard().Fill(before, after, b.writeAt)
-}
 
 // overrun tells where a launch wrote outside the data, by the canaries (device.Guard's
 // Overrun): "past the end", "before the start", both, or "" when both canaries are
@@ -52,7 +41,7 @@ func (b *buffer) overrun() (string, error) {
 	if b.mem == 0 {
 		return "", nil
 	}
-	return b.guard().Overrun(b.readAt, b.writeAt)
+	return b.Overrun(b.readAt, b.writeAt)
 }
 
 // writeAt copies p to offset off of the whole allocation.
@@ -80,7 +69,7 @@ var (
 )
 
 // Size is the buffer's length in bytes.
-func (b *buffer) Size() int { return b.size }
+func (b *buffer) Size() int { return b.Guard.Size }
 
 // Write copies src into the start of the buffer and returns when the copy is done, so src
 // may be reused at once.
@@ -88,7 +77,7 @@ func (b *buffer) Write(src []byte) error {
 	if err := b.transferable(len(src)); err != nil || len(src) == 0 {
 		return err
 	}
-	return b.writeAt(b.front, src)
+	return b.writeAt(b.Front, src)
 }
 
 // Read copies the start of the buffer into dst and returns when the copy is done. In the
@@ -97,7 +86,7 @@ func (b *buffer) Read(dst []byte) error {
 	if err := b.transferable(len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}
-	return b.readAt(b.front, dst)
+	return b.readAt(b.Front, dst)
 }
 
 // CopyFrom copies the first n bytes of src, a buffer of the same device, into the start of
@@ -113,10 +102,10 @@ func (b *buffer) CopyFrom(src device.Buffer, n int) error {
 	if s.mem == 0 {
 		return errClosed
 	}
-	if n > s.size {
-		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.size)
+	if n > s.Size() {
+		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.Size())
 	}
-	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, uintptr(s.front), uintptr(b.front), uintptr(n), 0, nil, nil)
+	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, uintptr(s.Front), uintptr(b.Front), uintptr(n), 0, nil, nil)
 	if err := check("clEnqueueCopyBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "copy", Err: err}
 	}
@@ -130,8 +119,8 @@ func (b *buffer) transferable(n int) error {
 	if b.mem == 0 || b.dev.closed {
 		return errClosed
 	}
-	if n > b.size {
-		return fmt.Errorf("opencl: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
+	if n > b.Size() {
+		return fmt.Errorf("opencl: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.Size())
 	}
 	return nil
 }

@@ -289,7 +289,7 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
-	b := &buffer{dev: d, mem: mem, data: mem, front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, mem: mem, data: mem, Guard: device.Guard{Front: front, Size: n, Slack: slack, Canary: device.NewCanary(d.allocs)}}
 	d.allocs++
 	d.buffers[b] = struct{}{}
 	if front > 0 {
@@ -301,7 +301,7 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		b.data = sub
 	}
-	if err := b.fillCanaries(true, true); err != nil {
+	if err := b.Fill(true, true, b.writeAt); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
