@@ -125,6 +125,11 @@ func Overruns(args []Arg, where func(i int, b Buffer) (string, error)) error {
 	return nil
 }
 
+// GuardBytes is how long the canaries of the OpenCL and CUDA backends' buffers are, on
+// either side of the data (as the device's alignment allows): writes up to this far past
+// either end are caught, a few rows of a 2D tile that overruns its array.
+const GuardBytes = 64 << 10
+
 // Guard is a buffer's allocation as a backend that guards it with a canary lays it out
 // (the OpenCL and CUDA backends): Front bytes of canary, Size bytes of data, then Slack
 // bytes of canary, the front one phased to end where the pattern starts, as the one after

@@ -27,11 +27,6 @@ type buffer struct {
 	device.Guard
 }
 
-// overrunSlack is the canary after a buffer's data: writes up to this far past its end
-// are caught, a few rows of a 2D tile that overruns its array. The canary before the data
-// is as long. The OpenCL backend's are the same.
-const overrunSlack = 64 << 10
-
 // overrun tells where a launch wrote outside the data, by the canaries (device.Guard's
 // Overrun): "past the end", "before the start", both, or "" when both canaries are
 // intact, or the buffer is released.

@@ -412,7 +412,7 @@ func fakeDriverChild(t *testing.T, lib string) {
 	} else {
 		b.Release()
 	}
-	if b, err := d.Alloc(1<<20 - 2*65536); err != nil || b.(*buffer).Slack != overrunSlack || b.(*buffer).Front != overrunSlack {
+	if b, err := d.Alloc(1<<20 - 2*65536); err != nil || b.(*buffer).Slack != device.GuardBytes || b.(*buffer).Front != device.GuardBytes {
 		t.Fatalf("a buffer that fits with its canary: %v", err)
 	} else {
 		b.Release()
