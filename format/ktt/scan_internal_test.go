@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/format/internal/formattest"
-	"github.com/ktune/ktune/format/internal/jsonio"
 )
 
 // Results with the corners scanResult must decode as encoding/json does, or give up on.
@@ -84,22 +83,9 @@ func FuzzScanResult(f *testing.F) {
 	})
 }
 
-// Scanning the results of the benchmark hub's pnpoly KTT output one after another, on one core: the part of
-// reading that scanResult does, for comparing versions of it:
+// Scanning the results of the benchmark hub's pnpoly KTT output one after another, on one
+// core: the part of reading that scanResult does, for comparing versions of it:
 // go test -run '^$' -bench ScanResult -benchmem ./format/ktt
 func BenchmarkScanResult(b *testing.B) {
-	elems, err := formattest.Elements("../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz", "Results")
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &jsonio.Scanner{}
-	for b.Loop() {
-		for i, e := range elems {
-			var r rawResult
-			s.Data, s.I = e, 0
-			if !jsonio.Scan(func() { scanResult(s, &r); s.End() }) {
-				b.Fatalf("result %d: the scanner gave up", i)
-			}
-		}
-	}
+	formattest.BenchmarkScan(b, "../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz", "Results", scanResult)
 }
