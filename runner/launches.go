@@ -263,13 +263,7 @@ func (r *Runner) sequenceReference(ctx context.Context, inst *spec.Instance, wha
 		ref.err = err
 		return ref
 	}
-	args, bufs, release, err := r.ownArguments(inst)
-	if err != nil {
-		ref.err = err
-		return ref
-	}
-	defer release()
-	ref.outputs, ref.err = r.runReference(inst, bufs, phase, func() ([]device.Buffer, error) {
+	ref.outputs, ref.err = r.runOwnReference(inst, phase, func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error) {
 		_, binding, err := prog.run(ctx, args)
 		if err != nil {
 			return nil, fmt.Errorf("running %s: %w", what, err)

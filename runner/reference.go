@@ -82,13 +82,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		ref.err = err
 		return ref
 	}
-	args, bufs, release, err := r.ownArguments(inst)
-	if err != nil {
-		ref.err = err
-		return ref
-	}
-	defer release()
-	ref.outputs, ref.err = r.runReference(inst, bufs, phase, func() ([]device.Buffer, error) {
+	ref.outputs, ref.err = r.runOwnReference(inst, phase, func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error) {
 		argErr := r.spec.ArgumentError
 		if isRef {
 			args, argErr = r.spec.ReferenceArgs(args), r.spec.ReferenceArgumentError
@@ -111,21 +105,22 @@ func compileFailure(what string, err error) error {
 	return err
 }
 
-// ownArguments sets inst's arguments up for a reference, in buffers of its own: sharing
+// runOwnReference is runReference on the device's buffers of the reference's own (sharing
 // the tuned kernel's output buffers would overwrite the output about to be verified with
-// the reference itself. release frees the buffers once the reference's outputs are read.
-func (r *Runner) ownArguments(inst *spec.Instance) (args []device.Arg, bufs []device.Buffer, release func(), err error) {
+// the reference itself), freed once its outputs are read: run gets inst's arguments and
+// the buffers that hold them.
+func (r *Runner) runOwnReference(inst *spec.Instance, phase func(string), run func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error)) (map[int][]byte, error) {
 	own := map[[2]int]*argBuffer{}
-	release = func() {
+	defer func() {
 		for _, b := range own {
 			b.release()
 		}
+	}()
+	args, bufs, err := r.argumentsIn(inst, own, false)
+	if err != nil {
+		return nil, err
 	}
-	if args, bufs, err = r.argumentsIn(inst, own, false); err != nil {
-		release()
-		return nil, nil, nil, err
-	}
-	return args, bufs, release, nil
+	return r.runReference(inst, bufs, phase, func() ([]device.Buffer, error) { return run(args, bufs) })
 }
 
 // runReference runs a reference whose arguments are set up, in bufs (by argument index),
