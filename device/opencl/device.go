@@ -255,8 +255,9 @@ func (d *clDevice) keepsArgInfo() bool {
 }
 
 // Alloc creates a read-write buffer of n bytes, between up to device.GuardBytes bytes of
-// canary on either side on the device (before the data, when the device's alignment allows),
-// which a kernel's first launch must leave as they are (see buffer and kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
+// canary on either side on the device (before the data, when the device's alignment
+// allows), which a kernel's first launch must leave as they are (see buffer and
+// kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
 // out of device memory can also show up there.
 func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if d.closed {
