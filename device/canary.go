@@ -124,3 +124,83 @@ func Overruns(args []Arg, where func(i int, b Buffer) (string, error)) error {
 	}
 	return nil
 }
+
+// GuardBytes is how long the canaries of the OpenCL and CUDA backends' buffers are, on
+// either side of the data (as the device's alignment allows): writes up to this far past
+// either end are caught, a few rows of a 2D tile that overruns its array.
+const GuardBytes = 64 << 10
+
+// Guard is a buffer's allocation as a backend that guards it with a canary lays it out
+// (the OpenCL and CUDA backends): Front bytes of canary, Size bytes of data, then Slack
+// bytes of canary, the front one phased to end where the pattern starts, as the one after
+// the data starts (so that, the data starting at a multiple of 8, the front canary is in
+// step with the addresses). The backend moves the bytes: write copies p to offset off of
+// the allocation, read copies the bytes at off into p.
+type Guard struct {
+	Front, Size, Slack int
+	Canary             Canary
+}
+
+// frontPhase is the canary's phase at the start of the front canary.
+func (g Guard) frontPhase() int { return (8 - g.Front%8) % 8 }
+
+// Fill writes the canary before the data (when before) and after it (when after).
+func (g Guard) Fill(before, after bool, write func(off int, p []byte) error) error {
+	if before {
+		if err := g.fill(0, g.Front, g.frontPhase(), write); err != nil {
+			return err
+		}
+	}
+	if after {
+		return g.fill(g.Front+g.Size, g.Slack, 0, write)
+	}
+	return nil
+}
+
+func (g Guard) fill(off, n, phase int, write func(off int, p []byte) error) error {
+	if n <= 0 {
+		return nil
+	}
+	pattern := make([]byte, n)
+	g.Canary.Fill(pattern, phase)
+	return write(off, pattern)
+}
+
+// holds reports whether the n bytes at off still hold the canary from phase.
+func (g Guard) holds(off, n, phase int, read func(off int, p []byte) error) (bool, error) {
+	if n <= 0 {
+		return true, nil
+	}
+	got := make([]byte, n)
+	if err := read(off, got); err != nil {
+		return false, err
+	}
+	return g.Canary.Holds(got, phase), nil
+}
+
+// Overrun tells where a launch wrote outside the data, by the canaries, in
+// OverrunMessage's words: "past the end", "before the start", both, or "" when both
+// canaries are intact. A changed canary is written again, so that the buffer's next user
+// is not blamed. The errors are read's and write's.
+func (g Guard) Overrun(read, write func(off int, p []byte) error) (string, error) {
+	frontOK, err := g.holds(0, g.Front, g.frontPhase(), read)
+	if err != nil {
+		return "", err
+	}
+	tailOK, err := g.holds(g.Front+g.Size, g.Slack, 0, read)
+	if err != nil {
+		return "", err
+	}
+	if err := g.Fill(!frontOK, !tailOK, write); err != nil {
+		return "", err
+	}
+	switch {
+	case !frontOK && !tailOK:
+		return "past the end and before the start", nil
+	case !tailOK:
+		return "past the end", nil
+	case !frontOK:
+		return "before the start", nil
+	}
+	return "", nil
+}

@@ -1,7 +1,9 @@
 package device
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"testing"
 )
@@ -62,5 +64,95 @@ func TestCanaryFillAndHolds(t *testing.T) {
 			}
 			s[at] ^= 1
 		}
+	}
+}
+
+// memory is an allocation in host memory, for Guard's read and write, counting the writes.
+type memory struct {
+	b      []byte
+	writes int
+}
+
+func (m *memory) read(off int, p []byte) error { copy(p, m.b[off:]); return nil }
+
+func (m *memory) write(off int, p []byte) error {
+	m.writes++
+	copy(m.b[off:], p)
+	return nil
+}
+
+// A guarded allocation: Fill writes the canary around the data, the front one ending and
+// the tail one starting where the pattern starts, and Overrun finds a write past either end, says it in OverrunMessage's
+// words, and writes the changed canary again, and only that one.
+func TestGuardFindsAWriteOutsideTheDataAndMendsIt(t *testing.T) {
+	for _, g := range []Guard{
+		{Front: 24, Size: 13, Slack: 19, Canary: NewCanary(3)},
+		{Front: 20, Size: 8, Slack: 5, Canary: NewCanary(6)},
+		{Front: 0, Size: 16, Slack: 8, Canary: NewCanary(4)}, // no front canary (OpenCL without sub-buffers)
+		{Front: 8, Size: 0, Slack: 8, Canary: NewCanary(5)},
+	} {
+		m := &memory{b: make([]byte, g.Front+g.Size+g.Slack)}
+		if err := g.Fill(true, true, m.write); err != nil {
+			t.Fatal(err)
+		}
+		// the front canary ends, and the tail one starts, where the pattern starts
+		for i, c := range m.b {
+			want := c
+			switch {
+			case i < g.Front:
+				want = g.Canary[((i-g.Front)%8+8)%8]
+			case i >= g.Front+g.Size:
+				want = g.Canary[(i-g.Front-g.Size)%8]
+			}
+			if c != want {
+				t.Fatalf("%+v: byte %d of % x is %#x, want %#x", g, i, m.b, c, want)
+			}
+		}
+		clean := bytes.Clone(m.b)
+		for _, c := range []struct {
+			at   []int // bytes changed
+			want string
+		}{
+			{nil, ""},
+			{[]int{g.Front + g.Size}, "past the end"},
+			{[]int{len(m.b) - 1}, "past the end"},
+			{[]int{g.Front - 1}, "before the start"},
+			{[]int{0, len(m.b) - 1}, "past the end and before the start"},
+		} {
+			if g.Front == 0 && c.want != "" && c.want != "past the end" {
+				continue // nothing before the data to change
+			}
+			for _, at := range c.at {
+				m.b[at] ^= 0x40
+			}
+			m.writes = 0
+			got, err := g.Overrun(m.read, m.write)
+			if err != nil || got != c.want {
+				t.Errorf("%+v, bytes %v changed: %q, %v; want %q", g, c.at, got, err, c.want)
+			}
+			if want := len(c.at); m.writes != want {
+				t.Errorf("%+v, bytes %v changed: %d canaries written again, want %d", g, c.at, m.writes, want)
+			}
+			if !bytes.Equal(m.b, clean) {
+				t.Errorf("%+v, bytes %v changed: the canaries are not mended", g, c.at)
+			}
+		}
+	}
+}
+
+// Guard passes on the backend's failures to read or write, as they are.
+func TestGuardReturnsTheBackendsErrors(t *testing.T) {
+	g := Guard{Front: 8, Size: 8, Slack: 8, Canary: NewCanary(1)}
+	failed := errors.New("the device fell off the bus")
+	fail := func(int, []byte) error { return failed }
+	m := &memory{b: make([]byte, 24)}
+	if err := g.Fill(true, false, fail); err != failed {
+		t.Errorf("Fill: %v, want %v", err, failed)
+	}
+	if _, err := g.Overrun(fail, m.write); err != failed {
+		t.Errorf("Overrun reading: %v, want %v", err, failed)
+	}
+	if _, err := g.Overrun(m.read, fail); err != failed { // zeros are no canary: written again
+		t.Errorf("Overrun writing: %v, want %v", err, failed)
 	}
 }

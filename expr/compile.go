@@ -96,16 +96,7 @@ func (n *Number) Eval(env *Env) float64 {
 
 // CompilePredicate parses and compiles src as a condition; its value is its truthiness.
 func CompilePredicate(src string, scope Scope) (*Predicate, error) {
-	n, names, slots, err := parseScoped(src, scope)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiler{src: src, scope: scope}
-	ce, err := c.compile(n)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := c.asBool(ce, n)
+	fn, n, names, slots, err := compileAs(src, scope, (*compiler).asBool)
 	if err != nil {
 		return nil, err
 	}
@@ -114,20 +105,30 @@ func CompilePredicate(src string, scope Scope) (*Predicate, error) {
 
 // CompileNumber parses and compiles src as a numeric expression.
 func CompileNumber(src string, scope Scope) (*Number, error) {
-	n, names, slots, err := parseScoped(src, scope)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiler{src: src, scope: scope}
-	ce, err := c.compile(n)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := c.asNum(ce, n)
+	fn, _, names, slots, err := compileAs(src, scope, (*compiler).asNum)
 	if err != nil {
 		return nil, err
 	}
 	return &Number{Source: src, Names: names, Slots: slots, fn: fn}, nil
+}
+
+// compileAs parses src against scope and compiles it to a function of the kind that as
+// makes of the compiled expression (a condition, a number); it returns the parsed
+// expression and the names (and their slots) that the function reads besides.
+func compileAs[T any](src string, scope Scope, as func(*compiler, cexpr, Node) (func(*Env) T, error)) (fn func(*Env) T, n Node, names []string, slots []int, err error) {
+	n, names, slots, err = parseScoped(src, scope)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	c := &compiler{src: src, scope: scope}
+	ce, err := c.compile(n)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if fn, err = as(c, ce, n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return fn, n, names, slots, nil
 }
 
 func parseScoped(src string, scope Scope) (Node, []string, []int, error) {
@@ -1207,20 +1208,8 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 			}
 			return nil, c.errf(t, "%s is not supported between a %s and a %s", op, l.typ, r.typ)
 		}
-		a, b := l.str, r.str
-		switch op {
-		case "==":
-			return func(e *Env) bool { return a(e) == b(e) }, nil
-		case "!=":
-			return func(e *Env) bool { return a(e) != b(e) }, nil
-		case "<":
-			return func(e *Env) bool { return a(e) < b(e) }, nil
-		case "<=":
-			return func(e *Env) bool { return a(e) <= b(e) }, nil
-		case ">":
-			return func(e *Env) bool { return a(e) > b(e) }, nil
-		case ">=":
-			return func(e *Env) bool { return a(e) >= b(e) }, nil
+		if f := comparison(op, l.str, r.str); f != nil {
+			return f, nil
 		}
 	}
 	a, err := c.asNum(l, ln)
@@ -1248,23 +1237,34 @@ func (c *compiler) compare2(t *compare, op string, l, r cexpr, ln, rn Node) (fun
 			return func(e *Env) bool { return a(e) >= k }, nil
 		}
 	}
-	switch op {
-	case "==":
-		return func(e *Env) bool { return a(e) == b(e) }, nil
-	case "!=":
-		// A Python error is NaN and sets e.Fault, which fails the restriction however
-		// the comparison goes; a NaN Python computes (inf - inf) differs from everything.
-		return func(e *Env) bool { return a(e) != b(e) }, nil
-	case "<":
-		return func(e *Env) bool { return a(e) < b(e) }, nil
-	case "<=":
-		return func(e *Env) bool { return a(e) <= b(e) }, nil
-	case ">":
-		return func(e *Env) bool { return a(e) > b(e) }, nil
-	case ">=":
-		return func(e *Env) bool { return a(e) >= b(e) }, nil
+	// A Python error is NaN and sets e.Fault, which fails the restriction however the
+	// comparison goes; a NaN Python computes (inf - inf) differs from everything.
+	if f := comparison(op, a, b); f != nil {
+		return f, nil
 	}
 	return nil, c.errf(t, "unknown comparison %s", op)
+}
+
+// comparison returns a(e) op b(e) as a function of its own for each operator (a function
+// that switched on op would do so at every evaluation), or nil for an op that is not one
+// of ==, !=, <, <=, >, >=. Strings compare as Python's do, by code point: Go compares
+// UTF-8 bytes in the same order.
+func comparison[T string | float64](op string, a, b func(*Env) T) func(*Env) bool {
+	switch op {
+	case "==":
+		return func(e *Env) bool { return a(e) == b(e) }
+	case "!=":
+		return func(e *Env) bool { return a(e) != b(e) }
+	case "<":
+		return func(e *Env) bool { return a(e) < b(e) }
+	case "<=":
+		return func(e *Env) bool { return a(e) <= b(e) }
+	case ">":
+		return func(e *Env) bool { return a(e) > b(e) }
+	case ">=":
+		return func(e *Env) bool { return a(e) >= b(e) }
+	}
+	return nil
 }
 
 func (c *compiler) call(t *call) (cexpr, error) {

@@ -260,3 +260,25 @@ func TestStringOperatorsFollowPython(t *testing.T) {
 		t.Errorf("'ab' * 2**40 != '' holds")
 	}
 }
+
+// Strings order as Python's do, by code point (U+FFFD before U+1F600, where UTF-16 code
+// units would order them the other way), under each comparison. want is as for
+// TestRestrictionsFollowPython, from the same program over these parameters.
+func TestStringComparisonsFollowPython(t *testing.T) {
+	params := []space.Param{
+		{Name: "s", Values: []space.Value{space.StringValue(""), space.StringValue("x"), space.StringValue("ab")}},
+		{Name: "u", Values: []space.Value{space.StringValue("é"), space.StringValue("z"), space.StringValue("\uFFFD"), space.StringValue("😀")}},
+	}
+	checkAgainstPython(t, params, []pyCase{
+		{`s == 'x'`, "s", "010"},
+		{`s != 'x'`, "s", "101"},
+		{`s <= 'ab'`, "s", "101"},
+		{`s > 'a'`, "s", "011"},
+		{`s >= 'x'`, "s", "010"},
+		{`u <= 'é'`, "u", "1100"},
+		{`u > 'z'`, "u", "1011"},
+		{`u < '😀'`, "u", "1110"},
+		{`u >= '😀'`, "u", "0001"},
+		{`s < u`, "s u", "111111111111"},
+	})
+}

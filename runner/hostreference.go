@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -42,11 +41,7 @@ func (r *Runner) hostReference(ctx context.Context, phase func(string)) *referen
 	src.Defines = inst.Defines
 	k, err := compileOn(ctx, host, src, rk)
 	if err != nil {
-		var ce *device.CompileError
-		if errors.As(err, &ce) {
-			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
-		}
-		ref.err = err
+		ref.err = compileFailure(what, err)
 		return ref
 	}
 	defer k.Release()
@@ -85,24 +80,12 @@ func (r *Runner) hostReference(ctx context.Context, phase func(string)) *referen
 		// local memory has no meaning on the host: the spec leaves it out of the
 		// reference's arguments
 	}
-	if phase != nil {
-		phase("compiled")
-	}
-	// A reference that overruns an array crashes as a configuration would: the guard map
-	// lets the crash message name the array.
-	r.reportGuards(inst, bufs)
-	if _, err := k.Run(ctx, inst.Launch, r.spec.ReferenceArgs(args)); err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))
-		return ref
-	}
-	for _, i := range r.spec.Verification.Outputs {
-		out := make([]byte, inst.Args[i].Bytes)
-		if err := bufs[i].Read(out); err != nil {
-			ref.err = fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
-			return ref
+	ref.outputs, ref.err = r.runReference(inst, bufs, phase, func() ([]device.Buffer, error) {
+		if _, err := k.Run(ctx, inst.Launch, r.spec.ReferenceArgs(args)); err != nil {
+			return nil, fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))
 		}
-		ref.outputs[i] = out
-	}
+		return bufs, nil
+	})
 	return ref
 }
 

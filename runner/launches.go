@@ -255,11 +255,7 @@ func (r *Runner) sequenceReference(ctx context.Context, inst *spec.Instance, wha
 	ref := &reference{outputs: map[int][]byte{}}
 	prog, err := r.compileProgram(ctx, r.dev, inst)
 	if err != nil {
-		var ce *device.CompileError
-		if errors.As(err, &ce) {
-			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
-		}
-		ref.err = err
+		ref.err = compileFailure(what, err)
 		return ref
 	}
 	defer prog.release()
@@ -267,34 +263,12 @@ func (r *Runner) sequenceReference(ctx context.Context, inst *spec.Instance, wha
 		ref.err = err
 		return ref
 	}
-	own := map[[2]int]*argBuffer{}
-	defer func() {
-		for _, b := range own {
-			b.release()
+	ref.outputs, ref.err = r.runOwnReference(inst, phase, func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error) {
+		_, binding, err := prog.run(ctx, args)
+		if err != nil {
+			return nil, fmt.Errorf("running %s: %w", what, err)
 		}
-	}()
-	args, bufs, err := r.argumentsIn(inst, own, false)
-	if err != nil {
-		ref.err = err
-		return ref
-	}
-	if phase != nil {
-		phase("compiled")
-	}
-	r.reportGuards(inst, bufs)
-	_, binding, err := prog.run(ctx, args)
-	if err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, err)
-		return ref
-	}
-	bufs = bound(bufs, binding)
-	for _, i := range r.spec.Verification.Outputs {
-		out := make([]byte, inst.Args[i].Bytes)
-		if err := bufs[i].Read(out); err != nil {
-			ref.err = fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
-			return ref
-		}
-		ref.outputs[i] = out
-	}
+		return bound(bufs, binding), nil
+	})
 	return ref
 }

@@ -74,11 +74,7 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	src.Defines = inst.Defines
 	k, err := r.compile(ctx, src, kernel)
 	if err != nil {
-		var ce *device.CompileError
-		if errors.As(err, &ce) {
-			err = fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
-		}
-		ref.err = err
+		ref.err = compileFailure(what, err)
 		return ref
 	}
 	defer k.Release()
@@ -86,8 +82,34 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 		ref.err = err
 		return ref
 	}
-	// The reference gets buffers of its own: sharing the tuned kernel's output buffers
-	// would overwrite the output about to be verified with the reference itself.
+	ref.outputs, ref.err = r.runOwnReference(inst, phase, func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error) {
+		argErr := r.spec.ArgumentError
+		if isRef {
+			args, argErr = r.spec.ReferenceArgs(args), r.spec.ReferenceArgumentError
+		}
+		if _, err := k.Run(ctx, inst.Launch, args); err != nil {
+			return nil, fmt.Errorf("running %s: %w", what, argErr(err))
+		}
+		return bufs, nil
+	})
+	return ref
+}
+
+// compileFailure is err, the failure to compile what (a reference), with what the
+// compiler said where it is a device.CompileError.
+func compileFailure(what string, err error) error {
+	var ce *device.CompileError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s does not compile:\n%s", what, truncate(compilerSaid(ce), 4096))
+	}
+	return err
+}
+
+// runOwnReference is runReference on the device's buffers of the reference's own (sharing
+// the tuned kernel's output buffers would overwrite the output about to be verified with
+// the reference itself), freed once its outputs are read: run gets inst's arguments and
+// the buffers that hold them.
+func (r *Runner) runOwnReference(inst *spec.Instance, phase func(string), run func(args []device.Arg, bufs []device.Buffer) ([]device.Buffer, error)) (map[int][]byte, error) {
 	own := map[[2]int]*argBuffer{}
 	defer func() {
 		for _, b := range own {
@@ -96,32 +118,35 @@ func (r *Runner) computeReference(ctx context.Context, phase func(string)) *refe
 	}()
 	args, bufs, err := r.argumentsIn(inst, own, false)
 	if err != nil {
-		ref.err = err
-		return ref
+		return nil, err
 	}
+	return r.runReference(inst, bufs, phase, func() ([]device.Buffer, error) { return run(args, bufs) })
+}
+
+// runReference runs a reference whose arguments are set up, in bufs (by argument index),
+// with run, which returns the buffers that hold the arguments after it (a sequence of
+// launches may leave an output in another buffer), and reads the verification's outputs
+// from them. phase (nil for none) hears "compiled" before it runs.
+func (r *Runner) runReference(inst *spec.Instance, bufs []device.Buffer, phase func(string), run func() ([]device.Buffer, error)) (map[int][]byte, error) {
 	if phase != nil {
 		phase("compiled")
 	}
 	// A reference that overruns an array crashes as a configuration would: the guard map
 	// lets the crash message name the array.
 	r.reportGuards(inst, bufs)
-	argErr := r.spec.ArgumentError
-	if isRef {
-		args, argErr = r.spec.ReferenceArgs(args), r.spec.ReferenceArgumentError
+	bufs, err := run()
+	if err != nil {
+		return nil, err
 	}
-	if _, err := k.Run(ctx, inst.Launch, args); err != nil {
-		ref.err = fmt.Errorf("running %s: %w", what, argErr(err))
-		return ref
-	}
-	for _, i := range v.Outputs {
+	outputs := map[int][]byte{}
+	for _, i := range r.spec.Verification.Outputs {
 		out := make([]byte, inst.Args[i].Bytes)
 		if err := bufs[i].Read(out); err != nil {
-			ref.err = fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
-			return ref
+			return nil, fmt.Errorf("reading the reference output %s: %w", inst.Args[i].Name, err)
 		}
-		ref.outputs[i] = out
+		outputs[i] = out
 	}
-	return ref
+	return outputs, nil
 }
 
 // referenceValues is the configuration the reference runs at: the spec's verification

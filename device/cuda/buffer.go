@@ -19,94 +19,41 @@ import (
 // of the data, front bytes into the allocation (a multiple of 256, so the data keep
 // cuMemAlloc's alignment). Writes farther than the canaries are not seen.
 type buffer struct {
-	dev    *cuDevice
-	base   uint64 // the allocation's CUdeviceptr; 0 once released
-	ptr    uint64 // the data's, base + front; 0 once released
-	front  int    // canary bytes before the data
-	size   int
-	slack  int           // canary bytes after the data
-	canary device.Canary // the buffer's own pattern (device.NewCanary)
+	dev  *cuDevice
+	base uint64 // the allocation's CUdeviceptr; 0 once released
+	ptr  uint64 // the data's, base + front; 0 once released
+	// Front bytes of canary, Size bytes of data, Slack bytes of canary, and the buffer's
+	// own Canary (device.NewCanary)
+	device.Guard
 }
 
-// overrunSlack is the canary after a buffer's data: writes up to this far past its end
-// are caught, a few rows of a 2D tile that overruns its array. The canary before the data
-// is as long. The OpenCL backend's are the same.
-const overrunSlack = 64 << 10
-
-// frontPhase is the canary's phase at the start of the front slack, so that the pattern
-// before the data is in step with the addresses, as after it.
-func (b *buffer) frontPhase() int { return (8 - b.front%8) % 8 }
-
-// fillCanaries writes the canary before the data (when before) and after it (when
-// after). The copies from pageable host memory are synchronous.
-func (b *buffer) fillCanaries(before, after bool) error {
-	if before {
-		if err := b.fill(b.base, b.front, b.frontPhase()); err != nil {
-			return err
-		}
+// overrun tells where a launch wrote outside the data, by the canaries (device.Guard's
+// Overrun): "past the end", "before the start", both, or "" when both canaries are
+// intact, or the buffer is released.
+func (b *buffer) overrun() (string, error) {
+	if b.ptr == 0 {
+		return "", nil
 	}
-	if after {
-		return b.fill(b.ptr+uint64(b.size), b.slack, 0)
-	}
-	return nil
+	return b.Overrun(b.readAt, b.writeAt)
 }
 
-// fill writes n bytes of the canary from phase at at.
-func (b *buffer) fill(at uint64, n, phase int) error {
-	if n <= 0 {
-		return nil
-	}
-	pattern := make([]byte, n)
-	b.canary.Fill(pattern, phase)
-	r := Result(b.dev.cu.MemcpyHtoD(at, unsafe.Pointer(&pattern[0]), uintptr(n)))
+// writeAt copies p to offset off of the allocation.
+func (b *buffer) writeAt(off int, p []byte) error {
+	r := Result(b.dev.cu.MemcpyHtoD(b.base+uint64(off), unsafe.Pointer(&p[0]), uintptr(len(p))))
 	if err := b.dev.cu.check("cuMemcpyHtoD", r); err != nil {
 		return b.dev.failed(&device.RuntimeError{Op: "write", Err: err})
 	}
 	return nil
 }
 
-// holds reports whether the n bytes at at still hold the canary from phase. The copy
-// waits for every kernel launched before it on the default stream.
-func (b *buffer) holds(at uint64, n, phase int) (bool, error) {
-	if n <= 0 {
-		return true, nil
-	}
-	got := make([]byte, n)
-	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&got[0]), at, uintptr(n)))
+// readAt copies the bytes at offset off of the allocation into p. The copy waits for
+// every kernel launched before it on the default stream.
+func (b *buffer) readAt(off int, p []byte) error {
+	r := Result(b.dev.cu.MemcpyDtoH(unsafe.Pointer(&p[0]), b.base+uint64(off), uintptr(len(p))))
 	if err := b.dev.cu.check("cuMemcpyDtoH", r); err != nil {
-		return false, b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
+		return b.dev.failed(&device.RuntimeError{Op: "read", Err: err})
 	}
-	return b.canary.Holds(got, phase), nil
-}
-
-// overrun tells where a launch wrote outside the data, by the canaries, in the host C
-// backend's words: "past the end", "before the start", both, or "" when both canaries are
-// intact. A changed canary is written again, so that the buffer's next user is not
-// blamed.
-func (b *buffer) overrun() (string, error) {
-	if b.ptr == 0 {
-		return "", nil
-	}
-	frontOK, err := b.holds(b.base, b.front, b.frontPhase())
-	if err != nil {
-		return "", err
-	}
-	tailOK, err := b.holds(b.ptr+uint64(b.size), b.slack, 0)
-	if err != nil {
-		return "", err
-	}
-	if err := b.fillCanaries(!frontOK, !tailOK); err != nil {
-		return "", err
-	}
-	switch {
-	case !frontOK && !tailOK:
-		return "past the end and before the start", nil
-	case !tailOK:
-		return "past the end", nil
-	case !frontOK:
-		return "before the start", nil
-	}
-	return "", nil
+	return nil
 }
 
 var (
@@ -115,7 +62,7 @@ var (
 )
 
 // Size is the buffer's length in bytes.
-func (b *buffer) Size() int { return b.size }
+func (b *buffer) Size() int { return b.Guard.Size }
 
 // Write copies src into the start of the buffer. The copy from pageable host memory is
 // synchronous: src may be reused at once.
@@ -157,8 +104,8 @@ func (b *buffer) CopyFrom(src device.Buffer, n int) error {
 	if s.ptr == 0 {
 		return errClosed
 	}
-	if n > s.size {
-		return fmt.Errorf("cuda: copy of %d bytes from a buffer of %d", n, s.size)
+	if n > s.Size() {
+		return fmt.Errorf("cuda: copy of %d bytes from a buffer of %d", n, s.Size())
 	}
 	r := Result(b.dev.cu.MemcpyDtoD(b.ptr, s.ptr, uintptr(n)))
 	if err := b.dev.cu.check("cuMemcpyDtoD", r); err != nil {
@@ -180,8 +127,8 @@ func (b *buffer) transferable(n int) error {
 	if err := b.dev.usable(); err != nil {
 		return err
 	}
-	if n > b.size {
-		return fmt.Errorf("cuda: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
+	if n > b.Size() {
+		return fmt.Errorf("cuda: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.Size())
 	}
 	return nil
 }

@@ -251,9 +251,10 @@ func hint(r Result) string {
 	return ""
 }
 
-// Alloc allocates n bytes of device memory between overrunSlack bytes of canary on either
-// side, which a kernel's first launch must leave as they are (see buffer and kernel.Run).
-// A buffer that fits only without them goes without.
+// Alloc allocates n bytes of device memory between device.GuardBytes bytes of canary on
+// either side (the front ones keep the data at cuMemAlloc's alignment, a multiple of 256),
+// which a kernel's first launch must leave as they are (see buffer and kernel.Run). A
+// buffer that fits only without them goes without.
 func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
@@ -270,7 +271,7 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 	if err := d.current(); err != nil {
 		return nil, d.failed(err)
 	}
-	front, slack := overrunSlack, overrunSlack
+	front, slack := device.GuardBytes, device.GuardBytes
 	if limit := d.info.MaxAllocBytes; limit > 0 && int64(front+n+slack) > limit {
 		front, slack = 0, 0 // the largest buffers go without
 	}
@@ -290,10 +291,10 @@ func (d *cuDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		return nil, d.failed(fmt.Errorf("cuda: allocate %d bytes: %w", n, err))
 	}
-	b := &buffer{dev: d, base: ptr, ptr: ptr + uint64(front), front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, base: ptr, ptr: ptr + uint64(front), Guard: device.Guard{Front: front, Size: n, Slack: slack, Canary: device.NewCanary(d.allocs)}}
 	d.allocs++
 	d.buffers[b] = struct{}{}
-	if err := b.fillCanaries(true, true); err != nil {
+	if err := b.Fill(true, true, b.writeAt); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("cuda: allocate %d bytes: %w", n, err)
 	}

@@ -407,12 +407,12 @@ func fakeDriverChild(t *testing.T, lib string) {
 	// A buffer that fits the device's memory only without its canaries goes without; one
 	// that does not fit at all is a device limit.
 	setFreeMemory(1 << 20)
-	if b, err := d.Alloc(1<<20 - 4096); err != nil || b.(*buffer).slack != 0 || b.(*buffer).front != 0 {
+	if b, err := d.Alloc(1<<20 - 4096); err != nil || b.(*buffer).Slack != 0 || b.(*buffer).Front != 0 {
 		t.Fatalf("a buffer that fits only without its canary: %v", err)
 	} else {
 		b.Release()
 	}
-	if b, err := d.Alloc(1<<20 - 2*65536); err != nil || b.(*buffer).slack != overrunSlack || b.(*buffer).front != overrunSlack {
+	if b, err := d.Alloc(1<<20 - 2*65536); err != nil || b.(*buffer).Slack != device.GuardBytes || b.(*buffer).Front != device.GuardBytes {
 		t.Fatalf("a buffer that fits with its canary: %v", err)
 	} else {
 		b.Release()

@@ -245,7 +245,7 @@ func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	if i < len(k.names) {
 		name, typ = k.names[i].Name, k.names[i].Type
 	}
-	return device.OverrunMessage(name, typ, b.size, where)
+	return device.OverrunMessage(name, typ, b.Size(), where)
 }
 
 // wait returns once the end event has completed: it blocks in the driver when ctx cannot

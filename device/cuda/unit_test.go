@@ -285,8 +285,8 @@ func TestLaunchesBeyondALimitAreRefusedBeforeTheDriver(t *testing.T) {
 
 func TestArgumentsAreLaidOutAsCuLaunchKernelReadsThem(t *testing.T) {
 	k := testKernel()
-	in := &buffer{dev: k.dev, ptr: 0x7f0000001000, size: 64}
-	out := &buffer{dev: k.dev, ptr: 0x7f0000002000, size: 64}
+	in := &buffer{dev: k.dev, ptr: 0x7f0000001000, Guard: device.Guard{Size: 64}}
+	out := &buffer{dev: k.dev, ptr: 0x7f0000002000, Guard: device.Guard{Size: 64}}
 	args := []device.Arg{
 		{Buffer: out},
 		{Buffer: in},

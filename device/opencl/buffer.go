@@ -21,95 +21,41 @@ import (
 // multiple of the device's base address alignment; a runtime without sub-buffers gets no
 // front canary. Writes farther than the canaries are not seen.
 type buffer struct {
-	dev    *clDevice
-	mem    uintptr // the whole allocation, canaries included; 0 once released
-	data   uintptr // what kernels are given: a sub-buffer of mem from front, or mem
-	front  int     // canary bytes before the data
-	size   int
-	slack  int           // canary bytes after the data
-	canary device.Canary // the buffer's own pattern (device.NewCanary)
+	dev  *clDevice
+	mem  uintptr // the whole allocation, canaries included; 0 once released
+	data uintptr // what kernels are given: a sub-buffer of mem from front, or mem
+	// Front bytes of canary, Size bytes of data, Slack bytes of canary, and the buffer's
+	// own Canary (device.NewCanary)
+	device.Guard
 }
 
-// overrunSlack is the canary after a buffer's data: writes up to this far past its end
-// are caught, a few rows of a 2D tile that overruns its array. The canary before the data
-// is as long (when the device's alignment allows), for the rows above it.
-const overrunSlack = 64 << 10
-
-// frontPhase is the canary's phase at the start of the front slack, so that the pattern
-// before the data is in step with the addresses, as after it (the data's start is a
-// multiple of 8).
-func (b *buffer) frontPhase() int { return (8 - b.front%8) % 8 }
-
-// fillCanaries writes the canary before the data (when before) and after it (when after).
-func (b *buffer) fillCanaries(before, after bool) error {
-	if before {
-		if err := b.fill(0, b.front, b.frontPhase()); err != nil {
-			return err
-		}
+// overrun tells where a launch wrote outside the data, by the canaries (device.Guard's
+// Overrun): "past the end", "before the start", both, or "" when both canaries are
+// intact, or the buffer is released.
+func (b *buffer) overrun() (string, error) {
+	if b.mem == 0 {
+		return "", nil
 	}
-	if after {
-		return b.fill(b.front+b.size, b.slack, 0)
-	}
-	return nil
+	return b.Overrun(b.readAt, b.writeAt)
 }
 
-// fill writes n bytes of the canary from phase at offset off of the whole allocation.
-func (b *buffer) fill(off, n, phase int) error {
-	if n <= 0 {
-		return nil
-	}
-	pattern := make([]byte, n)
-	b.canary.Fill(pattern, phase)
-	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(n), unsafe.Pointer(&pattern[0]), 0, nil, nil)
+// writeAt copies p to offset off of the whole allocation.
+func (b *buffer) writeAt(off int, p []byte) error {
+	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(len(p)), unsafe.Pointer(&p[0]), 0, nil, nil)
 	if err := check("clEnqueueWriteBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "write", Err: err}
 	}
 	return nil
 }
 
-// holds reports whether the n bytes at offset off of the whole allocation still hold the
-// canary from phase. In the in-order queue the read follows every kernel launched before
-// it.
-func (b *buffer) holds(off, n, phase int) (bool, error) {
-	if n <= 0 {
-		return true, nil
-	}
-	got := make([]byte, n)
-	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(n), unsafe.Pointer(&got[0]), 0, nil, nil)
+// readAt copies the bytes at offset off of the whole allocation into p. In the in-order
+// queue the read follows every kernel launched before it.
+func (b *buffer) readAt(off int, p []byte) error {
+	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(off), uintptr(len(p)), unsafe.Pointer(&p[0]), 0, nil, nil)
 	if err := check("clEnqueueReadBuffer", st); err != nil {
-		return false, &device.RuntimeError{Op: "read", Err: err}
+		return &device.RuntimeError{Op: "read", Err: err}
 	}
-	return b.canary.Holds(got, phase), nil
-}
-
-// overrun tells where a launch wrote outside the data, by the canaries, in the host C
-// backend's words: "past the end", "before the start", both, or "" when both canaries are
-// intact. A changed canary is written again, so that the buffer's next user is not
-// blamed.
-func (b *buffer) overrun() (string, error) {
-	if b.mem == 0 {
-		return "", nil
-	}
-	frontOK, err := b.holds(0, b.front, b.frontPhase())
-	if err != nil {
-		return "", err
-	}
-	tailOK, err := b.holds(b.front+b.size, b.slack, 0)
-	if err != nil {
-		return "", err
-	}
-	if err := b.fillCanaries(!frontOK, !tailOK); err != nil {
-		return "", err
-	}
-	switch {
-	case !frontOK && !tailOK:
-		return "past the end and before the start", nil
-	case !tailOK:
-		return "past the end", nil
-	case !frontOK:
-		return "before the start", nil
-	}
-	return "", nil
+	return nil
 }
 
 var (
@@ -118,7 +64,7 @@ var (
 )
 
 // Size is the buffer's length in bytes.
-func (b *buffer) Size() int { return b.size }
+func (b *buffer) Size() int { return b.Guard.Size }
 
 // Write copies src into the start of the buffer and returns when the copy is done, so src
 // may be reused at once.
@@ -126,11 +72,7 @@ func (b *buffer) Write(src []byte) error {
 	if err := b.transferable(len(src)); err != nil || len(src) == 0 {
 		return err
 	}
-	st := b.dev.cl.EnqueueWriteBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.front), uintptr(len(src)), unsafe.Pointer(&src[0]), 0, nil, nil)
-	if err := check("clEnqueueWriteBuffer", st); err != nil {
-		return &device.RuntimeError{Op: "write", Err: err}
-	}
-	return nil
+	return b.writeAt(b.Front, src)
 }
 
 // Read copies the start of the buffer into dst and returns when the copy is done. In the
@@ -139,11 +81,7 @@ func (b *buffer) Read(dst []byte) error {
 	if err := b.transferable(len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}
-	st := b.dev.cl.EnqueueReadBuffer(b.dev.queue, b.mem, clTrue, uintptr(b.front), uintptr(len(dst)), unsafe.Pointer(&dst[0]), 0, nil, nil)
-	if err := check("clEnqueueReadBuffer", st); err != nil {
-		return &device.RuntimeError{Op: "read", Err: err}
-	}
-	return nil
+	return b.readAt(b.Front, dst)
 }
 
 // CopyFrom copies the first n bytes of src, a buffer of the same device, into the start of
@@ -159,10 +97,10 @@ func (b *buffer) CopyFrom(src device.Buffer, n int) error {
 	if s.mem == 0 {
 		return errClosed
 	}
-	if n > s.size {
-		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.size)
+	if n > s.Size() {
+		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d", n, s.Size())
 	}
-	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, uintptr(s.front), uintptr(b.front), uintptr(n), 0, nil, nil)
+	st := b.dev.cl.EnqueueCopyBuffer(b.dev.queue, s.mem, b.mem, uintptr(s.Front), uintptr(b.Front), uintptr(n), 0, nil, nil)
 	if err := check("clEnqueueCopyBuffer", st); err != nil {
 		return &device.RuntimeError{Op: "copy", Err: err}
 	}
@@ -176,8 +114,8 @@ func (b *buffer) transferable(n int) error {
 	if b.mem == 0 || b.dev.closed {
 		return errClosed
 	}
-	if n > b.size {
-		return fmt.Errorf("opencl: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.size)
+	if n > b.Size() {
+		return fmt.Errorf("opencl: a transfer of %d bytes does not fit a buffer of %d bytes", n, b.Size())
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestAKernelThatWritesOutsideAnArrayFailsNamingIt(t *testing.T) {
 		{"inside", 0, ""},
 		{"one before the start", -1, "the kernel wrote before the start of argument x (1000 elements of int32): the kernel indexes it below 0"},
 		{"a row of 4096 before the start", -4096, "the kernel wrote before the start of argument x"},
-		{"the last int of the canary before", -overrunSlack / 4, "the kernel wrote before the start of argument x"},
+		{"the last int of the canary before", -device.GuardBytes / 4, "the kernel wrote before the start of argument x"},
 		{"one past the end", n, "the kernel wrote past the end of argument x (1000 elements of int32)"},
 		{"inside again", n - 1, ""},
 	} {

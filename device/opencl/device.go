@@ -254,9 +254,10 @@ func (d *clDevice) keepsArgInfo() bool {
 	return err1 == nil && err2 == nil && (maj > 1 || maj == 1 && mnr >= 2)
 }
 
-// Alloc creates a read-write buffer of n bytes, between up to overrunSlack bytes of canary
-// on either side on the device, which a kernel's first launch must leave as they are (see
-// buffer and kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
+// Alloc creates a read-write buffer of n bytes, between up to device.GuardBytes bytes of
+// canary on either side on the device (before the data, when the device's alignment
+// allows), which a kernel's first launch must leave as they are (see buffer and
+// kernel.Run). The runtime may defer the allocation to the buffer's first use, so running
 // out of device memory can also show up there.
 func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if d.closed {
@@ -271,9 +272,9 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 			Limit: limit, Want: int64(n),
 		}
 	}
-	front, slack := 0, overrunSlack
-	if a := d.baseAlign; a > 0 && a <= overrunSlack {
-		front = (overrunSlack + a - 1) / a * a
+	front, slack := 0, device.GuardBytes
+	if a := d.baseAlign; a > 0 && a <= device.GuardBytes {
+		front = (device.GuardBytes + a - 1) / a * a
 	}
 	if limit := d.info.MaxAllocBytes; limit > 0 && int64(front+n+slack) > limit {
 		// the largest buffers go with less canary, or none: the tail first
@@ -289,7 +290,7 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 	if err := check("clCreateBuffer", errcode); err != nil {
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}
-	b := &buffer{dev: d, mem: mem, data: mem, front: front, size: n, slack: slack, canary: device.NewCanary(d.allocs)}
+	b := &buffer{dev: d, mem: mem, data: mem, Guard: device.Guard{Front: front, Size: n, Slack: slack, Canary: device.NewCanary(d.allocs)}}
 	d.allocs++
 	d.buffers[b] = struct{}{}
 	if front > 0 {
@@ -301,7 +302,7 @@ func (d *clDevice) Alloc(n int) (device.Buffer, error) {
 		}
 		b.data = sub
 	}
-	if err := b.fillCanaries(true, true); err != nil {
+	if err := b.Fill(true, true, b.writeAt); err != nil {
 		b.Release()
 		return nil, fmt.Errorf("opencl: allocate %d bytes: %w", n, err)
 	}

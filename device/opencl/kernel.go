@@ -289,7 +289,7 @@ func (k *kernel) overrunMessage(i int, b *buffer, where string) string {
 	} else if i < len(k.declared) && k.declared[i].Name != "" {
 		name, typ = k.declared[i].Name, k.declared[i].Type
 	}
-	return device.OverrunMessage(name, typ, b.size, where)
+	return device.OverrunMessage(name, typ, b.Size(), where)
 }
 
 // geometry turns the CUDA-style launch into OpenCL's global and local sizes, using as many

@@ -63,22 +63,8 @@ func Write(w io.Writer, rec *result.Recording) error {
 	e.field("problem_size", problemSize(rec.ProblemSize), ",\n")
 	e.field("tune_params_keys", names, ",\n")
 	e.Key("tune_params")
-	e.Str("{")
-	for i, p := range rec.Params {
-		if i > 0 {
-			e.Str(", ")
-		}
-		e.Key(p.Name)
-		e.Str("[")
-		for j, v := range p.Values {
-			if j > 0 {
-				e.Str(", ")
-			}
-			e.JSON(v)
-		}
-		e.Str("]")
-	}
-	e.Str("},\n")
+	e.ParamValues(rec.Params)
+	e.Str(",\n")
 	e.field("objective", objective, ",\n")
 	e.field(fieldMaximize, rec.Maximize, ",\n")
 	if len(rec.Restrictions) > 0 {

@@ -82,3 +82,10 @@ func FuzzScanResult(f *testing.F) {
 		}
 	})
 }
+
+// Scanning the results of the benchmark hub's pnpoly KTT output one after another, on one
+// core: the part of reading that scanResult does, for comparing versions of it:
+// go test -run '^$' -bench ScanResult -benchmem ./format/ktt
+func BenchmarkScanResult(b *testing.B) {
+	formattest.BenchmarkScan(b, "../../testdata/benchmark_hub/ktt_pnpoly/RTX_2080_Ti.json.gz", "Results", scanResult)
+}

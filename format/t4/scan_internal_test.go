@@ -65,3 +65,10 @@ func FuzzScanResult(f *testing.F) {
 		}
 	})
 }
+
+// Scanning the results of the benchmark hub's convolution T4 file one after another, on one
+// core: the part of reading that scanResult does, for comparing versions of it:
+// go test -run '^$' -bench ScanResult -benchmem ./format/t4
+func BenchmarkScanResult(b *testing.B) {
+	formattest.BenchmarkScan(b, "../../testdata/benchmark_hub/convolution_milo/A100_T4.json.gz", "results", scanResult)
+}

@@ -83,22 +83,7 @@ func Write(w io.Writer, rec *result.Recording) error {
 	}
 	e.Str(", ")
 	e.Key("tune_params")
-	e.Str("{")
-	for i, p := range rec.Params {
-		if i > 0 {
-			e.Str(", ")
-		}
-		e.Key(p.Name)
-		e.Str("[")
-		for j, v := range p.Values {
-			if j > 0 {
-				e.Str(", ")
-			}
-			e.JSON(v)
-		}
-		e.Str("]")
-	}
-	e.Str("}")
+	e.ParamValues(rec.Params)
 	if len(rec.Restrictions) > 0 {
 		e.Str(", ")
 		e.Field("restrictions", rec.Restrictions)

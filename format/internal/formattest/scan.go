@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"testing"
 
 	"github.com/ktune/ktune/format/internal/jsonio"
 )
@@ -32,6 +33,26 @@ func ScanAgrees[T any](data []byte, scan func(*jsonio.Scanner, *T)) (scanned boo
 		return true, fmt.Errorf("the scanner decoded\n%#v\nencoding/json\n%#v", got, want)
 	}
 	return true, nil
+}
+
+// BenchmarkScan times scan over the elements of the array that is the top-level member key
+// of the JSON file at path, one after another on one goroutine: the part of a fast
+// reader's work that its Scanner-based decoding does, apart from the rest.
+func BenchmarkScan[T any](b *testing.B, path, key string, scan func(*jsonio.Scanner, *T)) {
+	elems, err := Elements(path, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &jsonio.Scanner{}
+	for b.Loop() {
+		for i, e := range elems {
+			var v T
+			s.Data, s.I = e, 0
+			if !jsonio.Scan(func() { scan(s, &v); s.End() }) {
+				b.Fatalf("%s: element %d of %s: the scanner gave up", path, i, key)
+			}
+		}
+	}
 }
 
 // Elements returns the elements of the array that is the top-level member key of a JSON

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/ktune/ktune/space"
 )
 
 // Encoder writes the pieces of a JSON file to a buffered writer and keeps the first error,
@@ -72,4 +74,25 @@ func (e *Encoder) Num(f float64) {
 	if e.Err == nil {
 		_, e.Err = e.W.Write(e.buf)
 	}
+}
+
+// ParamValues writes the parameters' values as an object on one line, each parameter's
+// name and its list of values in order: Kernel Tuner's and T4's tune_params.
+func (e *Encoder) ParamValues(params []space.Param) {
+	e.Str("{")
+	for i, p := range params {
+		if i > 0 {
+			e.Str(", ")
+		}
+		e.Key(p.Name)
+		e.Str("[")
+		for j, v := range p.Values {
+			if j > 0 {
+				e.Str(", ")
+			}
+			e.JSON(v)
+		}
+		e.Str("]")
+	}
+	e.Str("}")
 }

@@ -3,6 +3,8 @@ package jsonio
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -249,7 +251,7 @@ func (s *Scanner) ObjectPtr() *Object {
 // Slice decodes an array as encoding/json decodes one into a []T field: nil for a null,
 // an empty slice for [], each element decoded by elem into a zero T. Anything else gives
 // up.
-func Slice[T any](s *Scanner, elem func(*T)) []T {
+func Slice[T any](s *Scanner, elem func(*Scanner, *T)) []T {
 	if s.Null() {
 		return nil
 	}
@@ -257,7 +259,43 @@ func Slice[T any](s *Scanner, elem func(*T)) []T {
 	s.Array(func() {
 		var zero T
 		out = append(out, zero)
-		elem(&out[len(out)-1])
+		elem(s, &out[len(out)-1])
 	})
 	return out
 }
+
+// Members decodes an object into a struct whose members are fs, as Struct does, with
+// dsts the struct's fields in the order of fs's names (as database/sql's Rows.Scan takes
+// a row's columns), each decoded as encoding/json decodes a value into a field of its
+// type: a *string by Text, a *float64 by Float, a **float64 by FloatPtr, an *any by Any,
+// an **Object by ObjectPtr, a *[]any as a Slice of Any; a func() decodes the value itself
+// (a slice of structs, a pointer to one). A destination of another type, or a count other
+// than fs's, is a mistake in the reader: Members panics.
+func (s *Scanner) Members(fs *Fields, dsts ...any) {
+	if len(dsts) != len(fs.names) {
+		panic(fmt.Sprintf("jsonio: Members given %d destinations for Fields of %d names", len(dsts), len(fs.names)))
+	}
+	s.Struct(fs, func(field int) {
+		switch d := dsts[field].(type) {
+		case *string:
+			s.Text(d)
+		case *float64:
+			s.Float(d)
+		case **float64:
+			*d = s.FloatPtr()
+		case *any:
+			*d = s.Any()
+		case **Object:
+			*d = s.ObjectPtr()
+		case *[]any:
+			*d = Slice(s, scanAny)
+		case func():
+			d()
+		default:
+			// the type, not d: d to fmt would make every destination escape to the heap
+			panic(fmt.Sprintf("jsonio: Members into a %v, for member %q", reflect.TypeOf(d), fs.names[field]))
+		}
+	})
+}
+
+func scanAny(s *Scanner, v *any) { *v = s.Any() }
