@@ -2246,7 +2246,9 @@ func TestNothingRanWithoutVerificationSaysRan(t *testing.T) {
 // worker, the configuration's: a worker that kept every length it had met filled its
 // memory until a configuration that fits alone failed for want of it. On PoCL under
 // --worker-memory 2GiB, N=128M (512 MB, with its data 1 GB) failed "ran out of memory"
-// after 48M and 96M, and ran on a fresh worker.
+// after 48M and 96M, and ran on a fresh worker. The spec's timeout is 120 s, not the
+// default 10 s: filling and copying half a gigabyte passed 10 s on a loaded machine, and
+// the test is about memory.
 func TestAnArrayOfTunedLengthKeepsOneLengthInTheWorker(t *testing.T) {
 	needBackend(t, "opencl")
 	dir := t.TempDir()
@@ -2266,6 +2268,7 @@ arguments:
   - {name: c, type: float32, length: N, output: true}
   - {name: n, type: int64, value: N}
 iterations: 1
+timeout: 120s
 `
 	if err := os.WriteFile(filepath.Join(dir, "fill.yaml"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
