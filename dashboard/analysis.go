@@ -137,9 +137,9 @@ func (sel Selection) checkDevices(rec *result.Recording) error {
 }
 
 // Filtered is the part of rec that passes the selection's filters: the evaluations of the
-// kept values, statuses and devices, over parameters whose value lists hold the kept values only
-// (so that a filtered full product is the full product of its values, and its Sobol
-// indices exact). It shares rec's evaluations.
+// kept values, statuses and devices, over parameters whose value lists hold the kept
+// values only (so that a filtered full product is the full product of its values, and its
+// Sobol indices exact). It shares rec's evaluations.
 func (sel Selection) Filtered(rec *result.Recording) *result.Recording {
 	out := *rec
 	out.Params = slices.Clone(rec.Params)
