@@ -23,11 +23,20 @@ type Selection struct {
 	Params    []string            // nil for every parameter
 	Keep      map[string][]string // per parameter, the values (as labels) whose evaluations are kept; a parameter not named keeps all
 	Statuses  []string            // the statuses kept; nil for all
+	// Devices are the devices kept, as the evaluations name them ("opencl:1"), NoDevice
+	// for the evaluations no device measured; nil for all.
+	Devices []string
 }
+
+// NoDevice names, in a selection's devices, the evaluations that no device measured (an
+// import, a configuration refused over a device limit before compiling): device names
+// are BACKEND:INDEX, never "-".
+const NoDevice = "-"
 
 // ParseSelection reads a selection from the analysis endpoint's query: objective=NAME,
 // params=a,b,c, keep=NAME=VALUE (repeated: the values of NAME to keep) and
-// status=ok,compile_error (or repeated). ps are the run's parameters, which the names
+// status=ok,compile_error (or repeated) and device=opencl:0,opencl:1 (or repeated; "-"
+// for the evaluations no device measured). ps are the run's parameters, which the names
 // and values are checked against.
 func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
 	sel := Selection{Objective: q.Get("objective")}
@@ -87,13 +96,50 @@ func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
 			sel.Statuses = append(sel.Statuses, st)
 		}
 	}
+	for _, list := range q["device"] {
+		for _, d := range strings.Split(list, ",") {
+			if d = strings.TrimSpace(d); d == "" {
+				return sel, fmt.Errorf("device=%s: an empty device name (name the devices to keep, as the evaluations name them, such as opencl:0; %s for those no device measured)", list, NoDevice)
+			}
+			if !slices.Contains(sel.Devices, d) {
+				sel.Devices = append(sel.Devices, d)
+			}
+		}
+	}
 	return sel, nil
 }
 
+// deviceName is the name of the device that measured e in a selection's devices.
+func deviceName(e *result.Evaluation) string {
+	if e.Device == "" {
+		return NoDevice
+	}
+	return e.Device
+}
+
+// checkDevices reports a device of the selection that measured none of rec's
+// evaluations, naming those that did: a device is known from its evaluations only.
+func (sel Selection) checkDevices(rec *result.Recording) error {
+	if sel.Devices == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i := range rec.Evaluations {
+		seen[deviceName(&rec.Evaluations[i])] = true
+	}
+	for _, d := range sel.Devices {
+		if !seen[d] {
+			return fmt.Errorf("device=%s: no evaluation of the run was measured on %s (its devices: %s; %s for the evaluations no device measured)",
+				strings.Join(sel.Devices, ","), d, strings.Join(sortedKeys(seen), ", "), NoDevice)
+		}
+	}
+	return nil
+}
+
 // Filtered is the part of rec that passes the selection's filters: the evaluations of the
-// kept values and statuses, over parameters whose value lists hold the kept values only
-// (so that a filtered full product is the full product of its values, and its Sobol
-// indices exact). It shares rec's evaluations.
+// kept values, statuses and devices, over parameters whose value lists hold the kept
+// values only (so that a filtered full product is the full product of its values, and its
+// Sobol indices exact). It shares rec's evaluations.
 func (sel Selection) Filtered(rec *result.Recording) *result.Recording {
 	out := *rec
 	out.Params = slices.Clone(rec.Params)
@@ -113,10 +159,17 @@ func (sel Selection) Filtered(rec *result.Recording) *result.Recording {
 	for _, s := range sel.Statuses {
 		statuses[s] = true
 	}
+	devices := map[string]bool{}
+	for _, d := range sel.Devices {
+		devices[d] = true
+	}
 	out.Evaluations = nil
 next:
 	for _, e := range rec.Evaluations {
 		if sel.Statuses != nil && !statuses[e.Status.String()] {
+			continue
+		}
+		if sel.Devices != nil && !devices[deviceName(&e)] {
 			continue
 		}
 		for i, v := range e.Config {
@@ -153,9 +206,9 @@ type Analysis struct {
 func Analyze(ctx context.Context, name string, rec *result.Recording, info *store.RunInfo, sel Selection) (*Analysis, error) {
 	filtered := sel.Filtered(rec)
 	if len(filtered.Evaluations) == 0 {
-		return nil, fmt.Errorf("no evaluation passes the filters (of %d): show more values or statuses", len(rec.Evaluations))
+		return nil, fmt.Errorf("no evaluation passes the filters (of %d): show more values, statuses or devices", len(rec.Evaluations))
 	}
-	filtering := len(sel.Keep) > 0 || sel.Statuses != nil
+	filtering := len(sel.Keep) > 0 || sel.Statuses != nil || sel.Devices != nil
 	if info != nil && filtering && info.Strategy == "saltelli" {
 		// a filtered Saltelli design is no design: the indices are those of the table
 		plain := *info
@@ -213,6 +266,10 @@ func (s *Server) apiAnalysis(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		info, name = &i, analysis.RunName(id, i.Kernel)
+	}
+	if err := sel.checkDevices(rec); err != nil {
+		fail(w, &httpError{http.StatusBadRequest, err})
+		return
 	}
 	a, err := Analyze(ctx, name, rec, info, sel)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/internal/browsertest"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 )
 
@@ -151,6 +152,102 @@ func TestThePageDrawsTheRunAndFollowsItsControls(t *testing.T) {
 	}
 }
 
+// The page of a run measured on two devices offers a check box per device (and one for
+// the evaluations no device measured), with its count; unticking one leaves its
+// evaluations out of the scatter and the analysis, the address keeps it, and a page
+// opened at that address starts with it left out.
+func TestTheDeviceFilterLeavesADevicesEvaluationsOut(t *testing.T) {
+	chrome := browsertest.Chromium(t)
+	st, db := imported(t)
+	id, es := twoDevices(t, st)
+	on := map[string]int{}
+	for _, e := range es {
+		on[e.Device]++
+	}
+	page := "/runs/" + strconv.FormatInt(id, 10)
+	h := NewStore(st, db)
+	got := measure(t, chrome, h, page, `
+    out.shown = !d.getElementById("device-filter").hidden;
+    out.boxes = [...d.querySelectorAll("#devices label")].map(l => l.textContent.trim());
+    out.points = points();
+    untick('#devices input[value="opencl:0"]');
+    await settled();
+    out.points0 = points();
+    out.analysed0 = w.dashboard.state.analysis.evaluations;
+    out.n0 = w.dashboard.state.analysis.significance[0].n;
+    out.address = w.location.search;
+    untick('#devices input[value="-"]');
+    await settled();
+    out.points1 = points();
+    out.analysed1 = w.dashboard.state.analysis.evaluations;
+    out.caption = d.getElementById("scatter-caption").textContent;
+    untick('#devices input[value="opencl:1"]');
+    await settled();
+    out.pointsNone = points();
+    out.noneNote = d.getElementById("significance-note").textContent;
+`, nil)
+	if got["shown"] != true {
+		t.Fatalf("the device filter is hidden on a run measured on two devices: %v", got)
+	}
+	boxes, _ := got["boxes"].([]any)
+	want := []any{fmt.Sprintf("no device (%d)", on[""]), fmt.Sprintf("opencl:0 (%d)", on["opencl:0"]), fmt.Sprintf("opencl:1 (%d)", on["opencl:1"])}
+	if !slices.Equal(boxes, want) {
+		t.Errorf("the device filter offers %q, want %q", boxes, want)
+	}
+	if n := number(t, got, "points"); n != len(es) {
+		t.Errorf("%d points before filtering, want %d", n, len(es))
+	}
+	for _, c := range []struct {
+		key  string
+		want int
+	}{
+		{"points0", len(es) - on["opencl:0"]},
+		{"analysed0", len(es) - on["opencl:0"]},
+		{"points1", on["opencl:1"]},
+		{"analysed1", on["opencl:1"]},
+		{"pointsNone", 0},
+	} {
+		if n := number(t, got, c.key); n != c.want {
+			t.Errorf("%s: %d, want %d", c.key, n, c.want)
+		}
+	}
+	// the significance is over the configurations of the kept devices only
+	valid := 0
+	for _, e := range es {
+		if e.Device != "opencl:0" && e.Status == result.OK {
+			valid++
+		}
+	}
+	if n := number(t, got, "n0"); n != valid {
+		t.Errorf("with opencl:0 unticked the significance is over %d configurations, want %d", n, valid)
+	}
+	if a, _ := got["address"].(string); !strings.Contains(a, "hidedevice=opencl%3A0") {
+		t.Errorf("the address does not hold the device filter: %q", a)
+	}
+	if c, _ := got["caption"].(string); !strings.Contains(c, fmt.Sprintf("%d evaluations shown, %d filtered out", on["opencl:1"], len(es)-on["opencl:1"])) {
+		t.Errorf("the caption reads %q", c)
+	}
+	if n, _ := got["noneNote"].(string); !strings.Contains(n, "every device is filtered out") {
+		t.Errorf("with every device unticked the significance note reads %q", n)
+	}
+
+	// a link to the view opens it with the device left out
+	got = measure(t, chrome, h, page+"?hidedevice=opencl%3A1", `
+    out.points = points();
+    out.analysed = w.dashboard.state.analysis.evaluations;
+    out.checked = d.querySelector('#devices input[value="opencl:1"]').checked;
+`, nil)
+	if n := number(t, got, "points"); n != len(es)-on["opencl:1"] {
+		t.Errorf("opened with opencl:1 hidden: %d points, want %d", n, len(es)-on["opencl:1"])
+	}
+	if n := number(t, got, "analysed"); n != len(es)-on["opencl:1"] {
+		t.Errorf("opened with opencl:1 hidden: %d evaluations analysed, want %d", n, len(es)-on["opencl:1"])
+	}
+	if got["checked"] != false {
+		t.Errorf("opened with opencl:1 hidden, its box is ticked")
+	}
+}
+
 // The page of a run being tuned adds the evaluations stored while it is open: the probe
 // has the test append ten (as a tuning process would) and waits for the page's polls.
 func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
@@ -200,12 +297,21 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
     out.before = points();
     out.status = d.getElementById("live").textContent;
     out.deviceFieldBefore = [...d.querySelectorAll("#color option")].some(o => o.value === "device");
+    const deviceFilterBefore = !d.getElementById("device-filter").hidden;
     await fetch("/append");
     await sleep(4000);
     await settled();
     out.after = points();
     out.live = d.getElementById("live").textContent;
     out.deviceFieldAfter = [...d.querySelectorAll("#color option")].some(o => o.value === "device");
+    out.deviceFilterBefore = deviceFilterBefore;
+    out.deviceBoxes = [...d.querySelectorAll("#devices label")].map(l => l.textContent.trim());
+    untick('#devices input[value="opencl:1"]');
+    await settled();
+    out.withoutSecond = points();
+    out.analysedWithoutSecond = w.dashboard.state.analysis.evaluations;
+    d.querySelector('#devices input[value="opencl:1"]').click();
+    await settled();
     set("#color", "device");
     await settled();
     out.fills = new Set([...d.querySelectorAll("#scatter circle.pt")].map(c => c.getAttribute("fill"))).size;
@@ -225,6 +331,18 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 	}
 	if got["deviceFieldBefore"] != false || got["deviceFieldAfter"] != true {
 		t.Errorf("the device is offered as a field before a second device measured (%v) or not after (%v)", got["deviceFieldBefore"], got["deviceFieldAfter"])
+	}
+	if got["deviceFilterBefore"] != false {
+		t.Errorf("the device filter is shown before a second device measured")
+	}
+	if boxes, _ := got["deviceBoxes"].([]any); !slices.Equal(boxes, []any{"opencl:0 (40)", "opencl:1 (10)"}) {
+		t.Errorf("once a second device measured, the device filter offers %q", boxes)
+	}
+	if n := number(t, got, "withoutSecond"); n != 40 {
+		t.Errorf("with the second device unticked, %d points, want its 40 of the first", n)
+	}
+	if n := number(t, got, "analysedWithoutSecond"); n != 40 {
+		t.Errorf("with the second device unticked, the analysis covers %d evaluations, want 40", n)
 	}
 	if n := number(t, got, "fills"); n != 2 {
 		t.Errorf("coloured by device, the points have %d colours, want 2 (opencl:0, opencl:1)", n)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,6 +277,139 @@ func TestFiltersSelectTheEvaluationsAnalysed(t *testing.T) {
 	}
 	if a.Sobol == nil || a.Sobol.Method != "exact" {
 		t.Errorf("the ok configurations of one block_size_y and tile sizes: %+v", a.Sobol)
+	}
+}
+
+// twoDevices stores the convolution run as measured on two devices, as 'ktune tune
+// --device opencl:0,opencl:1' stores one: each evaluation names the device that measured
+// it, by turns, but for those refused before any device compiled them (every tenth
+// failed one here), which name none. It returns the run's id and its evaluations.
+func twoDevices(t testing.TB, st store.Store) (int64, []result.Evaluation) {
+	t.Helper()
+	ctx := context.Background()
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := make([]result.Evaluation, len(rec.Evaluations))
+	copy(es, rec.Evaluations)
+	for i := range es {
+		es[i].Device = fmt.Sprintf("opencl:%d", i%2)
+		if es[i].Status != result.OK && i%10 == 0 {
+			es[i].Device = ""
+		}
+	}
+	if err := st.AddEvaluations(ctx, id, es); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	return id, es
+}
+
+// The device filter keeps the evaluations of the devices named (NoDevice for those no
+// device measured), alone or with the other filters, for the analysis.
+func TestTheDeviceFilterSelectsTheEvaluationsAnalysed(t *testing.T) {
+	st, db := imported(t, convolution)
+	id, es := twoDevices(t, st)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	count := func(keep func(e *result.Evaluation) bool) int {
+		n := 0
+		for i := range es {
+			if keep(&es[i]) {
+				n++
+			}
+		}
+		return n
+	}
+	on := func(devices ...string) func(e *result.Evaluation) bool {
+		return func(e *result.Evaluation) bool { return slices.Contains(devices, e.Device) }
+	}
+	zero, one, none := count(on("opencl:0")), count(on("opencl:1")), count(on(""))
+	if zero == 0 || one == 0 || none == 0 || zero+one+none != len(es) {
+		t.Fatalf("the test's run: %d on opencl:0, %d on opencl:1, %d on none, of %d", zero, one, none, len(es))
+	}
+	okOnOne := count(func(e *result.Evaluation) bool { return e.Device == "opencl:1" && e.Status == result.OK })
+	okOnOneReadOnly := count(func(e *result.Evaluation) bool {
+		return e.Device == "opencl:1" && e.Status == result.OK && e.Config[4].Int() == 1
+	})
+	cases := []struct {
+		query string
+		want  int
+	}{
+		{"", len(es)},
+		{"device=opencl:0", zero},
+		{"device=opencl:1", one},
+		{"device=opencl:0,opencl:1", zero + one},
+		{"device=opencl:0&device=-", zero + none},
+		{"device=opencl:1&status=ok", okOnOne},
+		{"device=opencl:1&status=ok&keep=read_only=1", okOnOneReadOnly},
+	}
+	var first Analysis
+	for _, c := range cases {
+		var a Analysis
+		get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?params=block_size_x,tile_size_x&%s", id, c.query), http.StatusOK, &a)
+		if a.Evaluations != c.want {
+			t.Errorf("%s: %d evaluations analysed, want %d", c.query, a.Evaluations, c.want)
+		}
+		if len(a.Significance) != 2 {
+			t.Errorf("%s: the significance of %d parameters, want 2", c.query, len(a.Significance))
+		}
+		if c.query == "" {
+			first = a
+		} else if c.query == "device=opencl:1" && a.Significance[0].N == first.Significance[0].N {
+			t.Errorf("%s: the significance is over %d configurations, as without the filter", c.query, a.Significance[0].N)
+		}
+	}
+	// the analysis of one device's evaluations is that of a run of those alone
+	var sub []result.Evaluation
+	for _, e := range es {
+		if e.Device == "opencl:1" {
+			sub = append(sub, e)
+		}
+	}
+	rec := read(t, convolution)
+	want, err := Analyze(context.Background(), "opencl:1", &result.Recording{Params: rec.Params, Objective: rec.Objective, Evaluations: sub}, nil,
+		Selection{Params: []string{"block_size_x", "tile_size_x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Analysis
+	get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?params=block_size_x,tile_size_x&device=opencl:1", id), http.StatusOK, &got)
+	for i := range want.Significance {
+		if g, w := got.Significance[i], want.Significance[i]; g.N != w.N || !sameFloat(g.Pearson, w.Pearson) {
+			t.Errorf("%s on opencl:1: pearson %g over %d, want %g over %d", w.Param, g.Pearson, g.N, w.Pearson, w.N)
+		}
+	}
+
+	// the imported run has no devices: each of its evaluations is one no device measured
+	var a Analysis
+	get(t, srv, "/api/runs/1/analysis?params=block_size_x&device=-", http.StatusOK, &a)
+	if a.Evaluations != len(es) {
+		t.Errorf("device=- over an import: %d evaluations analysed, want all %d", a.Evaluations, len(es))
+	}
+	for _, c := range []struct{ path, want string }{
+		{fmt.Sprintf("/api/runs/%d/analysis?device=opencl:2", id), "no evaluation of the run was measured on opencl:2 (its devices: -, opencl:0, opencl:1;"},
+		{"/api/runs/1/analysis?device=opencl:0", "measured on opencl:0 (its devices: -;"},
+		{fmt.Sprintf("/api/runs/%d/analysis?device=opencl:0,", id), "device=opencl:0,: an empty device name"},
+	} {
+		if msg := get(t, srv, c.path, http.StatusBadRequest, nil); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.path, msg, c.want)
+		}
+	}
+	if msg := get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?device=-&status=ok", id), http.StatusUnprocessableEntity, nil); !strings.Contains(msg, "show more values, statuses or devices") {
+		t.Errorf("the ok evaluations of no device: %q", msg)
 	}
 }
 

@@ -38,9 +38,11 @@ A run's view (/runs/ID):
                hollow in a band above the plot. Hovering a point shows its
                configuration, results, device and any error message; a click keeps them
                shown.
-  filters      per parameter, the values to show (check boxes), and the statuses (ok,
+  filters      per parameter, the values to show (check boxes), the statuses (ok,
                compile_error, runtime_error, timeout, wrong_answer, device_limit,
-               restricted) to show; they apply to the scatter and the analysis.
+               restricted) to show and, for a run measured on several devices, the
+               devices (and "no device": configurations refused before any device
+               compiled them); they apply to the scatter and the analysis.
   sidebar      the objective to analyse (the run's, or a recorded metric) and the
                parameters to include (by default those with more than one value; at
                least one).
@@ -78,12 +80,14 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
                                      "metrics": each metric's name,
                                      true where higher is better; poll with N the count
                                      read so far
-  GET /api/runs/ID/analysis?objective=NAME&params=a,b&keep=PARAM=VALUE&status=ok,...
+  GET /api/runs/ID/analysis?objective=NAME&params=a,b&keep=PARAM=VALUE&status=ok,...&device=opencl:0,...
                                      significance (pearson, spearman, n per parameter) and
                                      sobol (method, params, first, total) of the selection;
                                      keep (repeated) names the values of a parameter to
                                      keep, as the run's labels write them (its others are
-                                     left out); status the statuses kept`,
+                                     left out); status the statuses kept; device the
+                                     devices kept, as the evaluations name them, - for
+                                     the evaluations no device measured`,
 		run: runDashboard,
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -239,5 +240,58 @@ func TestDashboardRefusesWhatItCannotServe(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
 		t.Error("a database was created where none was")
+	}
+}
+
+// The dashboard of a run tuned on two PoCL devices filters it by device: the analysis of
+// one device's evaluations covers those the evaluations endpoint says it measured, and a
+// device the run has not is refused, naming those it has.
+func TestDashboardFiltersARunOnTwoDevicesByDevice(t *testing.T) {
+	needBackend(t, "opencl")
+	db := filepath.Join(t.TempDir(), "k.db")
+	// PoCL reads POCL_DEVICES once per process: two CPU devices need a process of their own
+	cmd := exec.Command(os.Args[0], "tune", "../../examples/vector_add/vector_add_opencl.yaml", "--device", "opencl:0,opencl:1",
+		"--strategy", "random", "--seed", "4", "--budget", "12", "--no-precompile", "--db", db)
+	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1", "POCL_DEVICES=pthread pthread")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tune on two devices: %v\n%s", err, out)
+	}
+	url, stop := serve(t, "--db", db, "1")
+	defer stop()
+	base := strings.TrimSuffix(url, "/runs/1")
+	getJSON := func(path string, want int, v any) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("GET %s: status %d, want %d", path, resp.StatusCode, want)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+	}
+	var es dashboard.Evaluations
+	getJSON("/api/runs/1/evaluations?after=0", http.StatusOK, &es)
+	measured := map[string]int{}
+	for _, e := range es.Evaluations {
+		measured[e.Device]++
+	}
+	if len(es.Evaluations) != 12 || measured["opencl:0"] == 0 || measured["opencl:1"] == 0 || measured["opencl:0"]+measured["opencl:1"] != 12 {
+		t.Fatalf("the run's evaluations by device: %v, want 12 on opencl:0 and opencl:1", measured)
+	}
+	for _, d := range []string{"opencl:0", "opencl:1"} {
+		var a dashboard.Analysis
+		getJSON("/api/runs/1/analysis?device="+d, http.StatusOK, &a)
+		if a.Evaluations != measured[d] {
+			t.Errorf("the analysis of %s covers %d evaluations, it measured %d", d, a.Evaluations, measured[d])
+		}
+	}
+	var refused struct{ Error string }
+	getJSON("/api/runs/1/analysis?device=opencl:2", http.StatusBadRequest, &refused)
+	if !strings.Contains(refused.Error, "its devices: opencl:0, opencl:1") {
+		t.Errorf("device=opencl:2 is refused with %q, which does not name the run's devices", refused.Error)
 	}
 }

@@ -379,3 +379,72 @@ func TestImportSummaryKeepsNothingOfTheRecording(t *testing.T) {
 		t.Errorf("summary %v %v, want the best objective and its four values", best, config)
 	}
 }
+
+// Importing a cache whose ktune_launch and ktune_runs_per_sample are malformed in
+// thousands of entries prints a warning a field, naming the file and the first entries
+// and counting the rest, and stores every measurement without the malformed values.
+func TestImportWarnsOnceAFieldOfMalformedExportValues(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	const n = 3000
+	var b strings.Builder
+	b.WriteString(`{"tune_params_keys": ["bx"], "cache": {`)
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		runs := "2"
+		if i%3 == 0 {
+			runs = `"2"` // a string: malformed in every third entry
+		}
+		fmt.Fprintf(&b, "\n\"%d\": {\"bx\": %d, \"time\": 0.5, \"ktune_runs_per_sample\": %s, \"ktune_launch\": {\"grid\": [1, 1, 1]}}", i, i, runs)
+	}
+	b.WriteString("\n}}")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "k.db")
+	out, errOut, code := ktune(t, "import", path, "--db", db)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(": %d configurations, %d valid", n, n)) {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var malformed []string
+	for _, line := range strings.Split(errOut, "\n") {
+		if strings.Contains(line, "malformed") {
+			malformed = append(malformed, line)
+		}
+	}
+	want := []string{
+		"ktune import: warning: " + path + `: 1000 entries have a malformed "ktune_runs_per_sample" (entry "3" at line 4: is the string "2", want a whole number from 1 to 2147483647; ` +
+			`entry "6" at line 7: is the string "2", want a whole number from 1 to 2147483647; entry "9" at line 10: is the string "2", want a whole number from 1 to 2147483647; ` +
+			`and 997 more); the values are left out; the measurements are kept`,
+		"ktune import: warning: " + path + `: 3000 entries have a malformed "ktune_launch" (entry "1" at line 2: has no block; entry "2" at line 3: has no block; ` +
+			`entry "3" at line 4: has no block; and 2997 more); the values are left out; the measurements are kept`,
+	}
+	if strings.Join(malformed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("import's warnings of malformed values:\n%s\nwant\n%s", strings.Join(malformed, "\n"), strings.Join(want, "\n"))
+	}
+
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec, err := st.Recording(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Evaluations) != n {
+		t.Fatalf("the run holds %d evaluations, want %d", len(rec.Evaluations), n)
+	}
+	for _, e := range rec.Evaluations {
+		bx := e.Config[0].Int()
+		wantRuns := 2
+		if bx%3 == 0 {
+			wantRuns = 0
+		}
+		if e.Status != result.OK || e.Objective != 0.5 || e.Launch != nil || e.RunsPerSample != wantRuns {
+			t.Fatalf("entry %d is stored as %s %g, launch %v, %d runs per sample; want ok 0.5, no launch, %d", bx, e.Status, e.Objective, e.Launch, e.RunsPerSample, wantRuns)
+		}
+	}
+}

@@ -32,8 +32,14 @@ stores it as a run of kind "import" in the results database. Entries of configur
 that the restrictions exclude (Kernel Tuner's InvalidConfig, T4's "constraints") are
 stored but counted apart, as restricted: they are not in the space, so analyze and space
 do not count them either. An interrupted Kernel Tuner cache is read up to its last
-complete entry, with a warning. A file that cannot be read is reported with its position
-and the problem; the other files are still imported.
+complete entry, with a warning. A problem of entries that reading goes past is one
+warning line, which names the file, the first three entries (by cache key, or T4 result
+index and configuration, with the line and what they hold) and counts the rest: a
+measurement that is no number (counted as a runtime error), or a malformed
+ktune_runs_per_sample or ktune_launch, what 'ktune export' adds (a wrong type, runs per
+sample below 1, a launch without its grid or block or with sizes that are not whole
+numbers of at least 1), which is left out while the measurement is kept. A file that cannot be read is reported with its position and the
+problem; the other files are still imported.
 
 A file whose recording the database holds already (the same measurements, imported from
 this file or a copy of it) is skipped, and the command says which run holds it: running

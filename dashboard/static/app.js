@@ -13,7 +13,7 @@ const S = {
   evals: [],        // every evaluation read so far, in order
   metrics: {},      // metric name -> higher is better
   statuses: {},     // status -> count
-  devices: {},      // device that measured an evaluation -> count (none for imports)
+  devices: {},      // device that measured an evaluation ("-" for none: imports, refusals) -> count
   next: 0,          // evaluations read: the next fetch asks for those after
   pending: 0,       // fetches under way
   loaded: false,    // the first evaluations and analysis are in
@@ -25,7 +25,7 @@ const S = {
   pinned: -1,       // the evaluation whose details stay shown
   // the selection, read from and written to the page's address
   sel: {x: "order", y: "objective", color: "objective", logy: false, best: false,
-        objective: "", params: null, hide: {}, hideStatus: new Set()},
+        objective: "", params: null, hide: {}, hideStatus: new Set(), hideDevice: new Set()},
 };
 
 const $ = id => document.getElementById(id);
@@ -72,6 +72,7 @@ function readAddress() {
     (s.hide[name] = s.hide[name] || new Set()).add(kv.slice(i + 1));
   }
   for (const st of q.getAll("hidestatus")) s.hideStatus.add(st);
+  for (const d of q.getAll("hidedevice")) s.hideDevice.add(d);
 }
 
 function writeAddress() {
@@ -83,6 +84,7 @@ function writeAddress() {
   if (s.params) q.set("params", s.params.join(","));
   for (const name in s.hide) for (const l of s.hide[name]) q.append("hide", name + "=" + l);
   for (const st of s.hideStatus) q.append("hidestatus", st);
+  for (const d of s.hideDevice) q.append("hidedevice", d);
   history.replaceState(null, "", location.pathname + "?" + q.toString());
 }
 
@@ -93,8 +95,26 @@ function fields() {
   for (const m of Object.keys(S.metrics).sort()) if (m !== S.run.objective) out.push({key: "m:" + m, label: m});
   for (const p of S.params) out.push({key: "p:" + p.name, label: p.name});
   out.push({key: "status", label: "status"});
-  if (Object.keys(S.devices).length > 1) out.push({key: "device", label: "device"});
+  if (severalDevices()) out.push({key: "device", label: "device"});
   return out;
+}
+
+// NO_DEVICE is the device of the evaluations no device measured (an import, a
+// configuration refused over a device limit before compiling), as the analysis endpoint's
+// device filter names them
+const NO_DEVICE = "-";
+
+function deviceOf(e) { return e.device || NO_DEVICE; }
+
+// severalDevices says whether devices measured the run's evaluations: only then are
+// the device field and filter offered
+function severalDevices() {
+  return Object.keys(S.devices).filter(d => d !== NO_DEVICE).length > 1;
+}
+
+// categoryLabel is how a category of a field is written (ticks, legend, filter)
+function categoryLabel(key, c) {
+  return key === "device" && c === NO_DEVICE ? "no device" : c;
 }
 
 function fieldLabel(key) {
@@ -123,7 +143,7 @@ function value(e, key) {
   if (key === "order") return e.index;
   if (key === "objective") return e.objective === null ? NaN : e.objective;
   if (key === "status") return categories("status").indexOf(e.status);
-  if (key === "device") return categories("device").indexOf(e.device || "");
+  if (key === "device") return categories("device").indexOf(deviceOf(e));
   if (key.startsWith("m:")) {
     const v = e.metrics ? e.metrics[key.slice(2)] : undefined;
     return v === undefined || v === null ? NaN : v;
@@ -159,6 +179,7 @@ function fmt(v) {
 
 function visible(e) {
   if (S.sel.hideStatus.has(e.status)) return false;
+  if (S.sel.hideDevice.has(deviceOf(e))) return false;
   for (let i = 0; i < S.params.length; i++) {
     const h = S.sel.hide[S.params[i].name];
     if (h && h.size && h.has(S.params[i].labels[e.at[i]])) return false;
@@ -182,7 +203,7 @@ function scale(key, vals, lo, hi, log) {
   if (kind === "category") {
     const cats = categories(key), n = Math.max(cats.length, 1);
     const f = v => lo + (hi - lo) * (v + 0.5) / n;
-    f.ticks = cats.map((c, i) => ({v: i, label: c}));
+    f.ticks = cats.map((c, i) => ({v: i, label: categoryLabel(key, c)}));
     return f;
   }
   let finite = vals.filter(v => isFinite(v) && (!log || v > 0));
@@ -230,7 +251,7 @@ function colourer(key, shown) {
       const v = value(e, key);
       return v >= 0 ? PALETTE[v % PALETTE.length] : "#999";
     };
-    f.legend = {kind: "category", cats: cats.map((c, i) => ({label: c, colour: PALETTE[i % PALETTE.length]}))};
+    f.legend = {kind: "category", cats: cats.map((c, i) => ({label: categoryLabel(key, c), colour: PALETTE[i % PALETTE.length]}))};
     return f;
   }
   const vals = shown.map(e => value(e, key)).filter(isFinite);
@@ -517,6 +538,10 @@ function analysisURL() {
     const kept = Object.keys(S.statuses).filter(st => !s.hideStatus.has(st));
     q.set("status", kept.length ? kept.join(",") : "none");
   }
+  // the devices seen so far that are kept: one that measures only later in a live run is
+  // in the next analysis, asked for once its evaluations are read
+  const devices = Object.keys(S.devices);
+  if (devices.some(d => s.hideDevice.has(d))) q.set("device", devices.filter(d => !s.hideDevice.has(d)).join(","));
   return api + "/analysis?" + q.toString();
 }
 
@@ -536,6 +561,11 @@ async function runAnalysis() {
   if (S.analysisCtl) S.analysisCtl.abort();
   if (!selectedParams().length) {
     S.analysis = {error: "select at least one parameter to analyse"};
+    drawAnalysis();
+    return;
+  }
+  if (Object.keys(S.devices).length && Object.keys(S.devices).every(d => S.sel.hideDevice.has(d))) {
+    S.analysis = {error: "every device is filtered out: show at least one to analyse"};
     drawAnalysis();
     return;
   }
@@ -595,6 +625,7 @@ function buildControls() {
     box.appendChild(l);
   }
   buildStatusFilter();
+  buildDeviceFilter();
   const filters = $("filters");
   filters.replaceChildren();
   S.params.forEach(p => {
@@ -636,6 +667,25 @@ function buildStatusFilter() {
     });
     const l = html("label", {class: "inline st-" + st});
     l.append(cb, document.createTextNode(` ${st} (${S.statuses[st]})`));
+    box.appendChild(l);
+  }
+}
+
+// the devices to show, once several measured: a check box each, with its count
+function buildDeviceFilter() {
+  const box = $("devices");
+  box.replaceChildren();
+  $("device-filter").hidden = !severalDevices();
+  if (!severalDevices()) return;
+  for (const d of categories("device")) {
+    const cb = html("input", {type: "checkbox", value: d});
+    cb.checked = !S.sel.hideDevice.has(d);
+    cb.addEventListener("change", () => {
+      if (cb.checked) S.sel.hideDevice.delete(d); else S.sel.hideDevice.add(d);
+      changed(true);
+    });
+    const l = html("label", {class: "inline"});
+    l.append(cb, document.createTextNode(` ${categoryLabel("device", d)} (${S.devices[d]})`));
     box.appendChild(l);
   }
 }
@@ -689,8 +739,8 @@ function absorb(body) {
     S.evals.push(e);
     if (!(e.status in S.statuses)) { S.statuses[e.status] = 0; newStatus = true; }
     S.statuses[e.status]++;
-    const d = e.device || "";
-    if (!(d in S.devices)) { S.devices[d] = 0; newMetric = true; } // a new field to choose
+    const d = deviceOf(e);
+    if (!(d in S.devices)) { S.devices[d] = 0; newMetric = true; } // a new field and filter to choose
     S.devices[d]++;
   }
   S.next = S.evals.length;
@@ -701,7 +751,7 @@ async function poll() {
   try {
     const body = await getJSON(`${api}/evaluations?after=${S.next}`);
     const {added, newMetric, newStatus} = absorb(body);
-    if (newMetric) buildControls(); else if (newStatus || added) buildStatusFilter();
+    if (newMetric) buildControls(); else if (newStatus || added) { buildStatusFilter(); buildDeviceFilter(); }
     status();
     if (added) {
       drawScatter();

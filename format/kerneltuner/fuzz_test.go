@@ -46,6 +46,10 @@ var fastSeeds = []string{
 	` {"cache": {}, "tune_params": {"a": [1]}} `,
 	`{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4]}, "cache": {"1": {"a": 1, "time": true}, "2": {"a": 2, "time": -0.5, "times": [1, NaN, 1e999]},
 "3": {"a": "3", "time": 123456789012345678901234567890}, "4": {"a": 4, "time": 0, "timestamp": "x"}}}`,
+	// what ktune's export adds, well formed and not
+	`{"tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4]}, "cache": {"1": {"a": 1, "time": 1, "ktune_runs_per_sample": 3, "ktune_launch": {"grid": [4, 1, 1], "block": [32, 2, 1]}},
+"2": {"a": 2, "time": 1, "ktune_runs_per_sample": 0, "ktune_launch": {"grid": [4, 1], "block": [32, 2, 1]}}, "3": {"a": 3, "time": 1, "ktune_runs_per_sample": "2", "ktune_launch": {"grid": [4, 1, 1e400], "block": [32, -2, 1.5]}},
+"4": {"a": 4, "time": 1, "ktune_runs_per_sample": [1], "ktune_launch": [[1, 1, 1], [1, 1, 1]]}}}`,
 }
 
 // The fast reader and the decoder-based one give the same recording, warnings and errors.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -669,5 +670,100 @@ func TestWriteGivesEveryEntryItsTime(t *testing.T) {
 	}
 	if e := back.Evaluations[0]; back.Objective != "GB/s" || e.Objective != 150 {
 		t.Errorf("read back: objective %s = %v", back.Objective, e.Objective)
+	}
+}
+
+// A malformed ktune_runs_per_sample or ktune_launch (what ktune's export adds) is left
+// out of its entry, whose measurement is kept, and the warning names the file, the field
+// and the entries by key and line with what is wrong, counting those it does not name;
+// both readers say the same. A null is no value, as an absent member.
+func TestReadWarnsOfMalformedExportFieldsAndKeepsTheMeasurement(t *testing.T) {
+	const cache = `{"tune_params_keys": ["bx"], "tune_params": {"bx": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}, "cache": {
+"1": {"bx": 1, "time": 1.5, "ktune_runs_per_sample": "3"},
+"2": {"bx": 2, "time": 1.5, "ktune_runs_per_sample": 0},
+"3": {"bx": 3, "time": 1.5, "ktune_runs_per_sample": -2},
+"4": {"bx": 4, "time": 1.5, "ktune_runs_per_sample": 2.5},
+"5": {"bx": 5, "time": 1.5, "ktune_launch": {"block": [64, 1, 1]}},
+"6": {"bx": 6, "time": 1.5, "ktune_launch": {"grid": [1, 2.5, 1], "block": [64, 1, 1]}},
+"7": {"bx": 7, "time": 1.5, "ktune_launch": "big"},
+"8": {"bx": 8, "time": 1.5, "ktune_launch": {"grid": [1, 1], "block": [64, 1, 1]}, "ktune_runs_per_sample": 1e400},
+"9": {"bx": 9, "time": 1.5, "ktune_launch": {"grid": [2, 1, 1], "block": [64, 1, 1]}, "ktune_runs_per_sample": 4},
+"10": {"bx": 10, "time": 1.5, "ktune_launch": null, "ktune_runs_per_sample": null}
+}}`
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, []byte(cache), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + `: 5 entries have a malformed "ktune_runs_per_sample" (entry "1" at line 2: is the string "3", want a whole number from 1 to 2147483647; ` +
+			`entry "2" at line 3: is the number 0, want a whole number from 1 to 2147483647; entry "3" at line 4: is the number -2, want a whole number from 1 to 2147483647; ` +
+			`and 2 more); the values are left out; the measurements are kept`,
+		path + `: 4 entries have a malformed "ktune_launch" (entry "5" at line 6: has no grid; ` +
+			`entry "6" at line 7: grid[1] is the number 2.5, want a whole number from 1 to 2147483647; ` +
+			`entry "7" at line 8: is the string "big", want an object {"grid": [x, y, z], "block": [x, y, z]}; and 1 more); the values are left out; the measurements are kept`,
+	}
+	for _, read := range []func(io.Reader, string) (*result.Recording, error){kerneltuner.Read, kerneltuner.ReadWithDecoder} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := read(f, path)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rec.Warnings, want) {
+			t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(rec.Warnings, "\n"), strings.Join(want, "\n"))
+		}
+		if len(rec.Evaluations) != 10 {
+			t.Fatalf("%d evaluations, want the 10 entries", len(rec.Evaluations))
+		}
+		for _, ev := range rec.Evaluations {
+			bx := ev.Config[0].Int()
+			if ev.Status != result.OK || ev.Objective != 1.5 {
+				t.Errorf("entry %d: %s %g, want its measurement, ok 1.5", bx, ev.Status, ev.Objective)
+			}
+			wantRuns, wantLaunch := 0, (*result.Launch)(nil)
+			if bx == 9 {
+				wantRuns, wantLaunch = 4, &result.Launch{Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}}
+			}
+			if ev.RunsPerSample != wantRuns || !result.SameLaunch(ev.Launch, wantLaunch) {
+				t.Errorf("entry %d: runs per sample %d, launch %v; want %d, %v", bx, ev.RunsPerSample, ev.Launch, wantRuns, wantLaunch)
+			}
+		}
+	}
+}
+
+// Thousands of entries with one malformed field give one warning that counts them, not a
+// line each.
+func TestReadCountsRepeatedMalformedExportFields(t *testing.T) {
+	const n = 5000
+	var b strings.Builder
+	b.WriteString(`{"tune_params_keys": ["bx"], "cache": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n%q: {\"bx\": %d, \"time\": 2, \"ktune_launch\": {\"grid\": [1, 1, 1], \"block\": [0, 1, 1]}}", strconv.Itoa(i), i)
+	}
+	b.WriteString("\n}}")
+	path := filepath.Join(t.TempDir(), "many.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := path + `: 5000 entries have a malformed "ktune_launch" (entry "0" at line 2: block[0] is the number 0, want a whole number from 1 to 2147483647; ` +
+		`entry "1" at line 3: block[0] is the number 0, want a whole number from 1 to 2147483647; entry "2" at line 4: block[0] is the number 0, want a whole number from 1 to 2147483647; ` +
+		`and 4997 more); the values are left out; the measurements are kept`
+	// the other warning says that bx's values come from the entries (tune_params lacks it)
+	launch := slices.DeleteFunc(slices.Clone(rec.Warnings), func(w string) bool { return !strings.Contains(w, "ktune_launch") })
+	if len(rec.Warnings) != 2 || len(launch) != 1 || launch[0] != want {
+		t.Errorf("warnings:\n%s\nwant one of ktune_launch:\n%s", strings.Join(rec.Warnings, "\n"), want)
+	}
+	if ok, _ := rec.Counts(); len(rec.Evaluations) != n {
+		t.Errorf("%d evaluations (%d ok), want %d", len(rec.Evaluations), ok, n)
 	}
 }

@@ -498,6 +498,12 @@ func (b *builder) finish() *result.Recording {
 		"it is counted as a runtime error", "they are counted as runtime errors")
 	warn(rec, &ns.nonPositive, "a "+obj+" of zero or less", "it is counted as a runtime error", "they are counted as runtime errors")
 	warn(rec, &ns.badSamples, "values in \"times\" that are not finite numbers", "they are left out of its samples", "they are left out of the samples")
+	for _, x := range []struct {
+		l     *jsonio.Located
+		field string
+	}{{&ns.badRunsPerSample, jsonio.FieldRunsPerSample}, {&ns.badLaunch, jsonio.FieldLaunch}} {
+		warn(rec, x.l, jsonio.MalformedProblem(x.field), jsonio.MalformedThenOne, jsonio.MalformedThenMany)
+	}
 	if notInList > 0 {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%s: %s of entries %s not in tune_params (e.g. %s); %s added to the parameters' values",
 			in.Source, plural(notInList, "parameter value", "parameter values"), isAre(notInList), b.example, itThey(notInList, "it is", "they are")))
@@ -512,11 +518,13 @@ type notes struct {
 	marker      jsonio.Located // an objective of failureTime or more
 	nonPositive jsonio.Located // a time of zero or less
 	badSamples  jsonio.Located // samples that are not finite numbers
+	// malformed values of the members ktune's export adds
+	badRunsPerSample, badLaunch jsonio.Located
 }
 
 func newNotes() *notes {
 	ns := &notes{}
-	for _, l := range []*jsonio.Located{&ns.badTime, &ns.noValue, &ns.marker, &ns.nonPositive, &ns.badSamples} {
+	for _, l := range []*jsonio.Located{&ns.badTime, &ns.noValue, &ns.marker, &ns.nonPositive, &ns.badSamples, &ns.badRunsPerSample, &ns.badLaunch} {
 		l.One, l.Many = "entry", "entries"
 	}
 	return ns
@@ -654,10 +662,16 @@ func evaluation(in *jsonio.Input, rec *result.Recording, e entry, ns *notes) (re
 	if d, ok := e.str(data, fieldDevice); ok {
 		ev.Device = d
 	}
-	if n, ok := jsonio.ParseRunsPerSample(e.decoded(data, jsonio.FieldRunsPerSample)); ok {
+	// what ktune's export adds, malformed, is left out with a warning: the measurement
+	// stands without it
+	if n, bad := jsonio.ParseRunsPerSample(e.decoded(data, jsonio.FieldRunsPerSample)); bad != "" {
+		note(&ns.badRunsPerSample, in, e, bad)
+	} else {
 		ev.RunsPerSample = n
 	}
-	if l, ok := jsonio.ParseLaunch(e.decoded(data, jsonio.FieldLaunch)); ok {
+	if l, bad := jsonio.ParseLaunch(e.decoded(data, jsonio.FieldLaunch)); bad != "" {
+		note(&ns.badLaunch, in, e, bad)
+	} else {
 		ev.Launch = l
 	}
 	if v, ok := e.fields.get(fieldTimes); ok {

@@ -39,6 +39,14 @@ var fuzzSeeds = []string{
 "results": [{"configuration": {"X": 2.5}, "times": {"compilation_time": 2000, "runtimes": [1500], "data": 30, "profiling_runs": 0},
 "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 1000, "unit": ""}, {"name": "dram__sectors_read.sum", "type": "Double", "value": 2112507.0, "unit": ""}], "objectives": ["time"]},
 {"configuration": {"X": "s"}, "times": {}, "invalidity": "constraints", "correctness": 1, "measurements": [{"name": "time", "value": NaN}]}]}`,
+	// what ktune's export adds, well formed and not
+	`{"schema_version": "1.0.0", "metadata": {"tune_params": {"X": [1, 2, 3]}}, "results": [
+{"configuration": {"X": 1}, "times": {}, "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 1, "unit": ""}], "objectives": ["time"],
+ "ktune_runs_per_sample": 2, "ktune_launch": {"grid": [8, 1, 1], "block": [16, 4, 1]}},
+{"configuration": {"X": 2}, "times": {}, "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 1, "unit": ""}], "objectives": ["time"],
+ "ktune_runs_per_sample": -1, "ktune_launch": {"grid": [8, 1, 1]}},
+{"configuration": {"X": 3}, "times": {}, "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 1, "unit": ""}], "objectives": ["time"],
+ "ktune_runs_per_sample": true, "ktune_launch": {"grid": [8, 1.5, 1], "block": "x"}}]}`,
 }
 
 func FuzzRead(f *testing.F) {

@@ -238,13 +238,12 @@ func decodeResults(in *jsonio.Input, dec *json.Decoder) ([]rawResult, error) {
 
 // builder makes a recording of the metadata and the results, one result at a time.
 type builder struct {
-	in          *jsonio.Input
-	rec         *result.Recording
-	unit        jsonio.Unit
-	derived     bool // the parameters' value lists come from the results
-	index       map[string]int
-	added       jsonio.Located // results with values tune_params lacks
-	noObjective jsonio.Located // results marked correct without the objective
+	in      *jsonio.Input
+	rec     *result.Recording
+	unit    jsonio.Unit
+	derived bool // the parameters' value lists come from the results
+	index   map[string]int
+	ns      notes
 }
 
 // newBuilder starts the recording of the metadata and n results; first is the first
@@ -311,15 +310,13 @@ func newBuilder(in *jsonio.Input, meta *metadata, metaOff int64, first *rawResul
 		}
 		index[p.Name] = i
 	}
-	return &builder{in: in, rec: rec, unit: unit, derived: derived, index: index,
-		added:       jsonio.Located{One: "result", Many: "results"},
-		noObjective: jsonio.Located{One: "result", Many: "results"}}, nil
+	return &builder{in: in, rec: rec, unit: unit, derived: derived, index: index, ns: newNotes()}, nil
 }
 
 // add makes result i, r, the recording's next evaluation.
 func (b *builder) add(r *rawResult, i int) error {
 	rec := b.rec
-	ev, err := evaluation(b.in, rec, r, i, b.index, b.unit, &b.noObjective)
+	ev, err := evaluation(b.in, rec, r, i, b.index, b.unit, &b.ns)
 	if err != nil {
 		return err
 	}
@@ -328,7 +325,7 @@ func (b *builder) add(r *rawResult, i int) error {
 			rec.Params[j].Values = append(rec.Params[j].Values, v)
 			if !b.derived {
 				lit, _ := v.MarshalJSON()
-				b.added.Add(b.in, r.offset, fmt.Sprintf("result %d", i), rec.Params[j].Name+"="+string(lit))
+				b.ns.added.Add(b.in, r.offset, fmt.Sprintf("result %d", i), rec.Params[j].Name+"="+string(lit))
 			}
 		}
 	}
@@ -345,19 +342,54 @@ func (b *builder) finish() *result.Recording {
 			sort.SliceStable(vs, func(a, b int) bool { return vs[a].Less(vs[b]) })
 		}
 	}
-	if w := b.added.Warning("has a configuration value missing from metadata.tune_params", "have configuration values missing from metadata.tune_params",
+	if w := b.ns.added.Warning("has a configuration value missing from metadata.tune_params", "have configuration values missing from metadata.tune_params",
 		"it was appended to its parameter's list", "they were appended to the parameters' lists"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
 	obj := strconv.Quote(rec.Objective)
-	if w := b.noObjective.Warning("marked correct has no numeric "+obj+" measurement", "marked correct have no numeric "+obj+" measurement",
+	if w := b.ns.noObjective.Warning("marked correct has no numeric "+obj+" measurement", "marked correct have no numeric "+obj+" measurement",
 		"it is counted as a runtime error", "they are counted as runtime errors"); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
+	}
+	for _, x := range []struct {
+		l     *jsonio.Located
+		field string
+	}{{&b.ns.badRunsPerSample, jsonio.FieldRunsPerSample}, {&b.ns.badLaunch, jsonio.FieldLaunch}} {
+		problem := jsonio.MalformedProblem(x.field)
+		if w := x.l.Warning("has "+problem, "have "+problem, jsonio.MalformedThenOne, jsonio.MalformedThenMany); w != "" {
+			rec.Warnings = append(rec.Warnings, w)
+		}
 	}
 	return rec
 }
 
-func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, noObjective *jsonio.Located) (result.Evaluation, error) {
+// notes gathers what reading the results noticed, for a warning each.
+type notes struct {
+	added       jsonio.Located // results with values tune_params lacks
+	noObjective jsonio.Located // results marked correct without the objective
+	// malformed values of the members ktune's export adds
+	badRunsPerSample, badLaunch jsonio.Located
+}
+
+func newNotes() notes {
+	var ns notes
+	for _, l := range []*jsonio.Located{&ns.added, &ns.noObjective, &ns.badRunsPerSample, &ns.badLaunch} {
+		l.One, l.Many = "result", "results"
+	}
+	return ns
+}
+
+// configText writes a configuration for a warning: "block_size_x=32, tile_size_x=1".
+func configText(ps []space.Param, config []space.Value) string {
+	parts := make([]string, len(config))
+	for j, v := range config {
+		lit, _ := v.MarshalJSON()
+		parts[j] = ps[j].Name + "=" + string(lit)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, index map[string]int, unit jsonio.Unit, ns *notes) (result.Evaluation, error) {
 	fail := func(msg string, args ...any) error {
 		return in.Errorf(r.offset, "result %d: %s", i, fmt.Sprintf(msg, args...))
 	}
@@ -365,12 +397,6 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	nan := math.NaN()
 	ev := result.Evaluation{Config: make([]space.Value, len(rec.Params)), Objective: nan,
 		CompileMS: nan, VerifyMS: nan, BenchmarkMS: nan, FrameworkMS: nan, StrategyMS: nan, Message: asString(r.Message), Device: asString(r.Device)}
-	if n, ok := jsonio.ParseRunsPerSample(r.RunsPerSample); ok {
-		ev.RunsPerSample = n
-	}
-	if l, ok := jsonio.ParseLaunch(r.Launch); ok {
-		ev.Launch = l
-	}
 	if r.Configuration == nil {
 		return ev, fail("no configuration")
 	}
@@ -390,6 +416,19 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 		if !ok {
 			return ev, fail("configuration lacks parameter %q", rec.Params[j].Name)
 		}
+	}
+	// what ktune's export adds, malformed, is left out with a warning: the measurement
+	// stands without it
+	label := func() string { return fmt.Sprintf("result %d (%s)", i, configText(rec.Params, ev.Config)) }
+	if n, bad := jsonio.ParseRunsPerSample(r.RunsPerSample); bad != "" {
+		ns.badRunsPerSample.Add(in, r.offset, label(), bad)
+	} else {
+		ev.RunsPerSample = n
+	}
+	if l, bad := jsonio.ParseLaunch(r.Launch); bad != "" {
+		ns.badLaunch.Add(in, r.offset, label(), bad)
+	} else {
+		ev.Launch = l
 	}
 
 	inv, ok := r.Invalidity.(string)
@@ -461,7 +500,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 				if st, ok := markerStatus[asString(m.Value)]; ok {
 					ev.Status = st
 				} else {
-					noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), jsonio.Describe(m.Value))
+					ns.noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), jsonio.Describe(m.Value))
 				}
 			}
 			continue
@@ -472,7 +511,7 @@ func evaluation(in *jsonio.Input, rec *result.Recording, r *rawResult, i int, in
 	}
 	if !found && ev.Status == result.OK {
 		ev.Status = result.RuntimeError
-		noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), "missing")
+		ns.noObjective.Add(in, r.offset, fmt.Sprintf("result %d", i), "missing")
 	}
 	if s, ok := r.Timestamp.(string); ok {
 		if t, ok := jsonio.ParseTime(s); ok {

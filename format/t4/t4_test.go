@@ -3,9 +3,11 @@ package t4_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -389,5 +391,68 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A malformed ktune_runs_per_sample or ktune_launch (what ktune's export adds) is left
+// out of its result, whose measurement is kept, and the warning names the file, the field
+// and the results by index, configuration and line with what is wrong, counting those it
+// does not name; both readers say the same.
+func TestReadWarnsOfMalformedExportFieldsAndKeepsTheMeasurement(t *testing.T) {
+	result1 := func(x int, extra string) string {
+		return fmt.Sprintf(`{"configuration": {"X": %d, "Y": "a"}, "times": {}, "invalidity": "correct", "correctness": 1, `+
+			`"measurements": [{"name": "time", "value": 2.5, "unit": ""}], "objectives": ["time"]%s}`, x, extra)
+	}
+	results := []string{
+		result1(1, `, "ktune_runs_per_sample": 0`),
+		result1(2, `, "ktune_runs_per_sample": 1.5, "ktune_launch": {"grid": [1, 1, 1]}`),
+		result1(3, `, "ktune_launch": {"grid": [1, 1, 1], "block": [32, 1]}`),
+		result1(4, `, "ktune_runs_per_sample": 3, "ktune_launch": {"grid": [2, 1, 1], "block": [32, 1, 1]}`),
+		result1(5, `, "ktune_runs_per_sample": null, "ktune_launch": null`),
+	}
+	for x := 6; x <= 9; x++ {
+		results = append(results, result1(x, `, "ktune_launch": {"grid": "1,1,1", "block": [32, 1, 1]}`))
+	}
+	src := `{"schema_version": "1.0.0", "metadata": {"tune_params": {"X": [1, 2, 3, 4, 5, 6, 7, 8, 9], "Y": ["a"]}}, "results": [
+` + strings.Join(results, ",\n") + "]}"
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + `: 2 results have a malformed "ktune_runs_per_sample" (result 0 (X=1, Y="a") at line 2: is the number 0, want a whole number from 1 to 2147483647; ` +
+			`result 1 (X=2, Y="a") at line 3: is the number 1.5, want a whole number from 1 to 2147483647); the values are left out; the measurements are kept`,
+		path + `: 6 results have a malformed "ktune_launch" (result 1 (X=2, Y="a") at line 3: has no block; result 2 (X=3, Y="a") at line 4: block is an array of 2, want an array of 3 sizes [x, y, z]; ` +
+			`result 5 (X=6, Y="a") at line 7: grid is the string "1,1,1", want an array of 3 sizes [x, y, z]; and 3 more); the values are left out; the measurements are kept`,
+	}
+	for _, read := range []func(io.Reader, string) (*result.Recording, error){t4.Read, t4.ReadWithDecoder} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := read(f, path)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rec.Warnings, want) {
+			t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(rec.Warnings, "\n"), strings.Join(want, "\n"))
+		}
+		if len(rec.Evaluations) != len(results) {
+			t.Fatalf("%d evaluations, want the %d results", len(rec.Evaluations), len(results))
+		}
+		for _, ev := range rec.Evaluations {
+			x := ev.Config[0].Int()
+			if ev.Status != result.OK || ev.Objective != 2.5 {
+				t.Errorf("result X=%d: %s %g, want its measurement, ok 2.5", x, ev.Status, ev.Objective)
+			}
+			wantRuns, wantLaunch := 0, (*result.Launch)(nil)
+			if x == 4 {
+				wantRuns, wantLaunch = 3, &result.Launch{Grid: [3]int{2, 1, 1}, Block: [3]int{32, 1, 1}}
+			}
+			if ev.RunsPerSample != wantRuns || !result.SameLaunch(ev.Launch, wantLaunch) {
+				t.Errorf("result X=%d: runs per sample %d, launch %v; want %d, %v", x, ev.RunsPerSample, ev.Launch, wantRuns, wantLaunch)
+			}
+		}
 	}
 }

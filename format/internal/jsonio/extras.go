@@ -2,7 +2,9 @@ package jsonio
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/ktune/ktune/result"
 )
@@ -18,6 +20,17 @@ const (
 	FieldLaunch = "ktune_launch"
 )
 
+// MalformedProblem is the problem of a Located warning about items whose field (one of
+// the above) has a value ParseLaunch or ParseRunsPerSample refuses, MalformedThenOne and
+// MalformedThenMany its consequence: the value is left out, the measurement kept.
+func MalformedProblem(field string) string { return "a malformed " + strconv.Quote(field) }
+
+// The consequences of a malformed field, for one item and for many.
+const (
+	MalformedThenOne  = "the value is left out; the measurement is kept"
+	MalformedThenMany = "the values are left out; the measurements are kept"
+)
+
 // LaunchValue is l as FieldLaunch's value.
 func LaunchValue(l *result.Launch) any {
 	return struct {
@@ -27,38 +40,73 @@ func LaunchValue(l *result.Launch) any {
 }
 
 // ParseLaunch reads FieldLaunch's value as decoded JSON (a map of lists of numbers,
-// float64 or json.Number); false where it is not a launch a device could make.
-func ParseLaunch(v any) (*result.Launch, bool) {
+// float64 or json.Number). It returns nil and "" for no value (absent, or null), and nil
+// and what is wrong ("has no grid", "block[2] is the number 0, want a whole number...") for a value
+// that is not a launch a device could make, for a warning that names the entry.
+func ParseLaunch(v any) (*result.Launch, string) {
+	if v == nil {
+		return nil, ""
+	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, false
+		return nil, fmt.Sprintf("is %s, want an object {\"grid\": [x, y, z], \"block\": [x, y, z]}", Describe(v))
 	}
 	var l result.Launch
 	for _, part := range []struct {
 		name string
 		to   *[3]int
 	}{{"grid", &l.Grid}, {"block", &l.Block}} {
-		list, ok := m[part.name].([]any)
+		x, ok := m[part.name]
+		if !ok {
+			return nil, "has no " + part.name
+		}
+		list, ok := x.([]any)
 		if !ok || len(list) != 3 {
-			return nil, false
+			what := Describe(x)
+			if ok {
+				what = fmt.Sprintf("an array of %d", len(list))
+			}
+			return nil, fmt.Sprintf("%s is %s, want an array of 3 sizes [x, y, z]", part.name, what)
 		}
 		for d, x := range list {
 			n, ok := count(x)
 			if !ok {
-				return nil, false
+				return nil, fmt.Sprintf("%s[%d] is %s, want %s", part.name, d, describeNumber(x), wantCount)
 			}
 			part.to[d] = n
 		}
 	}
-	return &l, l.Valid()
+	return &l, ""
 }
 
-// ParseRunsPerSample reads FieldRunsPerSample's value as decoded JSON; false where it is
-// not a whole number of at least 1.
-func ParseRunsPerSample(v any) (int, bool) { return count(v) }
+// ParseRunsPerSample reads FieldRunsPerSample's value as decoded JSON. It returns 0 and
+// "" for no value (absent, or null), and 0 and what is wrong for a value that is not a
+// whole number of at least 1.
+func ParseRunsPerSample(v any) (int, string) {
+	if v == nil {
+		return 0, ""
+	}
+	n, ok := count(v)
+	if !ok {
+		return 0, fmt.Sprintf("is %s, want %s", describeNumber(v), wantCount)
+	}
+	return n, ""
+}
+
+// wantCount says what a count (a size, the runs per sample) must be.
+const wantCount = "a whole number from 1 to 2147483647"
+
+// describeNumber is Describe(v), with a number as written or as encoding/json decoded
+// it.
+func describeNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return "the number " + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return Describe(v)
+}
 
 // count reads a decoded JSON number (float64, or json.Number where the decoder kept
-// numbers as written) that is a whole count of at least 1.
+// numbers as written) that is a whole count of at least 1 and at most MaxInt32.
 func count(v any) (int, bool) {
 	var f float64
 	switch x := v.(type) {
