@@ -34,8 +34,9 @@ var mpgaFactory = Factory{
 		"sub-population sends copies of its best migrants to both ring neighbours, where " +
 		"they replace the worst. Seed 002 stops when the most frequent configuration fills " +
 		"a share mcr of any sub-population; ktune then, and when a whole generation brings " +
-		"no configuration not asked for before, starts afresh from random populations so " +
-		"that the budget is used (restart=false stops there instead, using less). Defaults " +
+		"no configuration not asked for before, starts afresh from random populations, each " +
+		"keeping its best individual, so that the budget is used (restart=false stops there " +
+		"instead, using less). Defaults " +
 		"are seed 002's where it gives them (Section 5.1.3, 5.7.3), and none depends on the " +
 		"budget. With sample=quota it first narrows the space as seed 002 does (Section 4.5, " +
 		"Algorithm 2): a share ratio of the settings of a stencil spec from 'ktune stencil generate', " +
@@ -66,7 +67,7 @@ var mpgaFactory = Factory{
 		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
 		{Name: "lr", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: the lowest share a combination is lowered to (LR), in [0, tr]"},
 		{Name: "encoding", Kind: ChoiceKind("reindex", "nearest"), Default: "reindex (seed 002)", Doc: "sample=quota: reindex breeds one binary gene, a sampled setting's position in ascending order, so every child is a sampled setting (seed 002, Section 4.6); nearest breeds a gene per parameter and moves a child outside the sample to the nearest sampled setting"},
-		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
+		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations, each keeping its best individual, when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
 	},
 	New: newMPGA,
 }
@@ -240,8 +241,9 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 		set = newSampledSet(sp, idx)
 	}
 	var ranked []int
+	var kept []space.Config // after a restart, each sub-population's best before it
 	for {
-		// a fresh start: random populations
+		// a fresh start: random populations, each with its best so far in place 0
 		for k := range pops {
 			for i := range g.size {
 				if set != nil {
@@ -250,6 +252,9 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 					sp.Sample(r, pops[k].cs[i])
 				}
 				all[k*g.size+i] = pops[k].cs[i]
+			}
+			if k < len(kept) {
+				copy(pops[k].cs[0], kept[k])
 			}
 		}
 		if err := ev.generation(all, allFit); err != nil {
@@ -328,6 +333,13 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 		}
 		if !g.restart {
 			return nil
+		}
+		// A restart that drops what the run found would spend the rest of the budget on
+		// a search as blind as the first; the best of each sub-population, already
+		// evaluated, costs nothing to keep.
+		kept = kept[:0]
+		for _, pop := range pops {
+			kept = append(kept, pop.cs[popOrder(pop.fit)[0]].Clone())
 		}
 	}
 }

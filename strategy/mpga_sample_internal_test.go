@@ -121,30 +121,11 @@ func (p *recordedProblem) Evaluate(_ context.Context, c space.Config) (float64, 
 	return p.time[i], nil
 }
 
-// With sample=quota, mpga searches the settings Algorithm 2 drew, and only those, under
-// either encoding: on a measured stencil (30% of its 147 settings, the model trained on
-// three other stencils) every configuration asked for is a sampled one, the run asks for
-// every sampled setting and then ends below its budget; the same seed gives the same run,
-// and the two encodings breed differently.
-func TestMPGASearchesTheSampleOnly(t *testing.T) {
-	dir := filepath.Join("..", "stencil", "testdata", "measured")
-	var samples []stencil.Sample
-	for _, name := range []string{"random2d1r_s11", "random2d3r_s13", "random2d4r_s14"} {
-		rec, err := format.Open(filepath.Join(dir, name+".json.gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := stencil.RecordingSamples(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples = append(samples, s...)
-	}
-	model, err := stencil.Train(samples, stencil.TrainOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := format.Open(filepath.Join(dir, "random2d2r_s12.json.gz"))
+// recordedTimes returns the space of the recording at path, its recorded configurations,
+// and their times by index in it (+Inf where one failed).
+func recordedTimes(t *testing.T, path string) (*space.Space, map[int]float64) {
+	t.Helper()
+	rec, err := format.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +155,33 @@ func TestMPGASearchesTheSampleOnly(t *testing.T) {
 		idx, _ := sp.Index(c)
 		time[idx] = times[i]
 	}
+	return sp, time
+}
+
+// With sample=quota, mpga searches the settings Algorithm 2 drew, and only those, under
+// either encoding: on a measured stencil (30% of its 147 settings, the model trained on
+// three other stencils) every configuration asked for is a sampled one, the run asks for
+// every sampled setting and then ends below its budget; the same seed gives the same run,
+// and the two encodings breed differently.
+func TestMPGASearchesTheSampleOnly(t *testing.T) {
+	dir := filepath.Join("..", "stencil", "testdata", "measured")
+	var samples []stencil.Sample
+	for _, name := range []string{"random2d1r_s11", "random2d3r_s13", "random2d4r_s14"} {
+		rec, err := format.Open(filepath.Join(dir, name+".json.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := stencil.RecordingSamples(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, s...)
+	}
+	model, err := stencil.Train(samples, stencil.TrainOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, time := recordedTimes(t, filepath.Join(dir, "random2d2r_s12.json.gz"))
 	st, err := stencil.FromName("random2d2r_s12")
 	if err != nil {
 		t.Fatal(err)
@@ -228,5 +236,52 @@ func TestMPGASearchesTheSampleOnly(t *testing.T) {
 	b, _ := run(false, 1)
 	if slices.EqualFunc(a, b, slices.Equal) {
 		t.Error("encoding=reindex and encoding=nearest asked for the same configurations in the same order")
+	}
+}
+
+// A restart keeps each sub-population's best: the first generation after it holds, in
+// place 0 of each sub-population, a configuration asked for before (a cached answer, no
+// budget), one of them the best found so far; the rest of the budget is spent all the
+// same.
+func TestMPGARestartKeepsTheBest(t *testing.T) {
+	sp, time := recordedTimes(t, filepath.Join("..", "stencil", "testdata", "measured", "random2d2r_s12.json.gz"))
+	tm := func(c space.Config) float64 {
+		i, _ := sp.Index(c)
+		return time[i]
+	}
+	const budget = 140
+	for seed := uint64(1); seed <= 5; seed++ {
+		run := func(restart bool) *recordedProblem {
+			g, err := mpgaResolve(Options{"restart": restart})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &recordedProblem{sp: sp, r: rand.New(rand.NewPCG(seed, 7)), time: time, budget: budget, seen: map[int]bool{}}
+			if err := (&mpga{g: g}).Run(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		once, full := run(false), run(true)
+		n := len(once.asked)
+		if len(once.seen) >= budget || len(full.asked) < n+2*16 || len(full.seen) != budget {
+			t.Fatalf("seed %d: without restarts %d evaluations (%d asked), with them %d (%d asked); want a restart within budget %d and the budget used",
+				seed, len(once.seen), n, len(full.seen), len(full.asked), budget)
+		}
+		best := once.asked[0]
+		for _, c := range once.asked {
+			if tm(c) < tm(best) {
+				best = c
+			}
+		}
+		kept := []space.Config{full.asked[n], full.asked[n+16]}
+		for k, c := range kept {
+			if !slices.ContainsFunc(once.asked, func(d space.Config) bool { return slices.Equal(c, d) }) {
+				t.Errorf("seed %d: sub-population %d restarted with %v in place 0, not asked for before", seed, k, sp.Values(c))
+			}
+		}
+		if !slices.ContainsFunc(kept, func(c space.Config) bool { return tm(c) == tm(best) }) {
+			t.Errorf("seed %d: the restart kept %v and %v, not the best so far %v", seed, sp.Values(kept[0]), sp.Values(kept[1]), sp.Values(best))
+		}
 	}
 }
