@@ -45,12 +45,14 @@ var mpgaFactory = Factory{
 		"combination's share lowered by ar (not below lr) after an iteration unless it held the " +
 		"setting with the best time that model predicts for the stencil, which gets the rest of " +
 		"tr; the GA then searches only those settings and ends when it has asked for them all, so " +
-		"a run may use less than its budget. There, as in seed 002, an individual is one gene, " +
+		"a run may use less than its budget. There it breeds a gene per parameter as above " +
+		"and moves a child outside the sample to the nearest sampled setting, by value steps " +
+		"(encoding=nearest); encoding=reindex breeds as seed 002 does, an individual one gene, " +
 		"the position of a sampled setting among them in ascending order of its values, bred " +
 		"bit by bit (uniform crossover over the bits, each bit flipped with chance mutation, a " +
-		"position past the last wrapping around), so that every child is a sampled setting; " +
-		"encoding=nearest breeds a gene per parameter instead and moves a child outside the " +
-		"sample to the nearest sampled setting, by value steps.",
+		"position past the last wrapping around), so that every child is a sampled setting. " +
+		"On recorded stencils nearest found as good or better settings (BENCHMARKS.md), so " +
+		"it is the default.",
 	Options: []Option{
 		{Name: "populations", Kind: IntKind(), Default: "2 (seed 002)", Doc: "sub-populations on the migration ring, 1 to 100"},
 		{Name: "popsize", Kind: IntKind(), Default: "16 (seed 002)", Doc: "individuals per sub-population, 2 to 1,000; laid out ceil(sqrt(popsize)) per row"},
@@ -66,7 +68,7 @@ var mpgaFactory = Factory{
 		{Name: "tr", Kind: FloatKind(), Default: "0.01 (seed 002)", Doc: "sample=quota: share of the space drawn per iteration (Algorithm 2's TR), in (0, 1]"},
 		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
 		{Name: "lr", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: the lowest share a combination is lowered to (LR), in [0, tr]"},
-		{Name: "encoding", Kind: ChoiceKind("reindex", "nearest"), Default: "reindex (seed 002)", Doc: "sample=quota: reindex breeds one binary gene, a sampled setting's position in ascending order, so every child is a sampled setting (seed 002, Section 4.6); nearest breeds a gene per parameter and moves a child outside the sample to the nearest sampled setting"},
+		{Name: "encoding", Kind: ChoiceKind("nearest", "reindex"), Default: "nearest (ktune's; seed 002 reindexes)", Doc: "sample=quota: nearest breeds a gene per parameter and moves a child outside the sample to the nearest sampled setting; reindex breeds one binary gene, a sampled setting's position in ascending order, so every child is a sampled setting (seed 002, Section 4.6)"},
 		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations, each keeping its best individual, when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
 	},
 	New: newMPGA,
@@ -134,7 +136,7 @@ func mpgaResolve(o Options) (mpgaParams, error) {
 type mpga struct {
 	g       mpgaParams
 	sampler *stencilSampler // nil unless sample=quota
-	reindex bool            // sample=quota: a gene per sampled setting (seed 002), not per parameter
+	reindex bool            // sample=quota: one gene, a sampled setting's position (seed 002), not one per parameter
 }
 
 func newMPGA(opts Options) (Strategy, error) {
@@ -170,7 +172,7 @@ func newMPGA(opts Options) (Strategy, error) {
 	case !(q.lr >= 0 && q.lr <= q.tr):
 		return nil, fmt.Errorf("option lr: %v, want a share in [0, tr (%v)]", q.lr, q.tr)
 	}
-	encoding, err := opts.Choice("encoding", "reindex", "reindex", "nearest")
+	encoding, err := opts.Choice("encoding", "nearest", "reindex", "nearest")
 	if err != nil {
 		return nil, err
 	}
