@@ -216,27 +216,31 @@ type sampledSet struct {
 
 func newSampledSet(sp *space.Space, idx []int) *sampledSet {
 	s := &sampledSet{sp: sp, pos: make(map[int]int, len(idx))}
+	type member struct {
+		i      int
+		values []space.Value
+	}
+	var ms []member
 	for _, i := range idx {
 		if _, ok := s.pos[i]; !ok {
 			s.pos[i] = -1
-			s.configs = append(s.configs, sp.At(i, nil))
+			ms = append(ms, member{i, sp.Values(sp.At(i, nil))})
 		}
 	}
-	slices.SortFunc(s.configs, func(a, b space.Config) int {
-		va, vb := sp.Values(a), sp.Values(b)
-		for j := range va {
-			switch {
-			case va[j].Less(vb[j]):
+	slices.SortStableFunc(ms, func(a, b member) int {
+		for j, v := range a.values {
+			switch w := b.values[j]; {
+			case v.Less(w):
 				return -1
-			case vb[j].Less(va[j]):
+			case w.Less(v):
 				return 1
 			}
 		}
 		return 0
 	})
-	for k, c := range s.configs {
-		i, _ := sp.Index(c)
-		s.pos[i] = k
+	for k, m := range ms {
+		s.pos[m.i] = k
+		s.configs = append(s.configs, sp.At(m.i, nil))
 	}
 	s.width = bits.Len(uint(len(s.configs) - 1))
 	return s
