@@ -2,7 +2,8 @@
 # Compares seed 002's pipeline, a model steering Algorithm 2's sampling before mpga (10%
 # of the space, the paper's, and 30%), with plain mpga, with the same sampling unsteered
 # (ar=0: each optimisation combination drawn in proportion to its size) and with random
-# search, replaying the recorded stencil spaces
+# search, and the steered sampling with seed 002's encoding of the sample (reindex) as
+# well as the default (nearest), replaying the recorded stencil spaces
 # (scripts/stencil-dataset.sh) in 'ktune simulate'. Each stencil is held out in turn: the
 # model is trained on the other recordings. Prints one line per stencil, strategy and
 # budget: the mean fraction of the optimum over REPEATS runs and the mean evaluations used.
@@ -23,7 +24,8 @@ for rec in "$dir"/*.json.gz; do
 	"$ktune" stencil train "${others[@]}" -o "$work/model.json" >/dev/null
 	m="model=$work/model.json;stencil=$name"
 	for st in random mpga "mpga:sample=quota;ar=0;$m" "mpga:sample=quota;$m" \
-		"mpga:sample=quota;ratio=0.3;ar=0;$m" "mpga:sample=quota;ratio=0.3;$m"; do
+		"mpga:sample=quota;ratio=0.3;ar=0;$m" "mpga:sample=quota;ratio=0.3;$m" \
+		"mpga:sample=quota;encoding=reindex;$m" "mpga:sample=quota;ratio=0.3;encoding=reindex;$m"; do
 		for b in $budgets; do
 			"$ktune" simulate "$rec" --mode recorded --strategy "$st" --budget "$b" --repeats "$repeats" --seed 1 |
 				awk -v n="$name" -v s="${st%%;model=*}" -v b="$b" '

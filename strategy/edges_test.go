@@ -100,6 +100,7 @@ var edgeOptions = map[string][]edgeOption{
 		{"model", []any{"", 1, true, nil, "no-such-model.json"}, nil},
 		{"stencil", []any{"", "star2d1r", 1, nil}, nil},
 		openClosedUnit("ratio"),
+		{"encoding", []any{"", "snap", 1, nil}, []any{"reindex", "nearest", "Nearest"}},
 		// ar and lr, 0.001 by default, may not exceed tr
 		{"tr", append([]any{0, 0.0, -0.1, 1.0000001, 2, -1, 1e300}, nonNumbers...), []any{0.001, 0.5, 1, "1", together{"tr": 1e-9, "ar": 0, "lr": 1e-9}}},
 		{"ar", append([]any{-1e-9, -1, 0.0100001, 2, 1e300}, nonNumbers...), []any{0, 0.001, 0.01, together{"tr": 0.5, "ar": 0.5}}},

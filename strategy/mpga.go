@@ -34,8 +34,9 @@ var mpgaFactory = Factory{
 		"sub-population sends copies of its best migrants to both ring neighbours, where " +
 		"they replace the worst. Seed 002 stops when the most frequent configuration fills " +
 		"a share mcr of any sub-population; ktune then, and when a whole generation brings " +
-		"no configuration not asked for before, starts afresh from random populations so " +
-		"that the budget is used (restart=false stops there instead, using less). Defaults " +
+		"no configuration not asked for before, starts afresh from random populations, each " +
+		"keeping its best individual, so that the budget is used (restart=false stops there " +
+		"instead, using less). Defaults " +
 		"are seed 002's where it gives them (Section 5.1.3, 5.7.3), and none depends on the " +
 		"budget. With sample=quota it first narrows the space as seed 002 does (Section 4.5, " +
 		"Algorithm 2): a share ratio of the settings of a stencil spec from 'ktune stencil generate', " +
@@ -43,10 +44,15 @@ var mpgaFactory = Factory{
 		"retiming, prefetching and temporal blocking are on) in iterations of a share tr of the space, each " +
 		"combination's share lowered by ar (not below lr) after an iteration unless it held the " +
 		"setting with the best time that model predicts for the stencil, which gets the rest of " +
-		"tr; the GA then searches only those settings (a child outside them becomes the nearest " +
-		"one, by value steps: ktune keeps a gene per parameter where the paper reindexes the " +
-		"sampled settings) and ends when it has asked for them all, so a run may use less " +
-		"than its budget.",
+		"tr; the GA then searches only those settings and ends when it has asked for them all, so " +
+		"a run may use less than its budget. There it breeds a gene per parameter as above " +
+		"and moves a child outside the sample to the nearest sampled setting, by value steps " +
+		"(encoding=nearest); encoding=reindex breeds as seed 002 does, an individual one gene, " +
+		"the position of a sampled setting among them in ascending order of its values, bred " +
+		"bit by bit (uniform crossover over the bits, each bit flipped with chance mutation, a " +
+		"position past the last wrapping around), so that every child is a sampled setting. " +
+		"On recorded stencils nearest found as good or better settings (BENCHMARKS.md), so " +
+		"it is the default.",
 	Options: []Option{
 		{Name: "populations", Kind: IntKind(), Default: "2 (seed 002)", Doc: "sub-populations on the migration ring, 1 to 100"},
 		{Name: "popsize", Kind: IntKind(), Default: "16 (seed 002)", Doc: "individuals per sub-population, 2 to 1,000; laid out ceil(sqrt(popsize)) per row"},
@@ -62,7 +68,8 @@ var mpgaFactory = Factory{
 		{Name: "tr", Kind: FloatKind(), Default: "0.01 (seed 002)", Doc: "sample=quota: share of the space drawn per iteration (Algorithm 2's TR), in (0, 1]"},
 		{Name: "ar", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: share a combination loses per iteration it does not hold the best prediction (AR), in [0, tr]; 0 draws each combination in proportion to its size, the model unused"},
 		{Name: "lr", Kind: FloatKind(), Default: "0.001 (seed 002)", Doc: "sample=quota: the lowest share a combination is lowered to (LR), in [0, tr]"},
-		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
+		{Name: "encoding", Kind: ChoiceKind("nearest", "reindex"), Default: "nearest (ktune's; seed 002 reindexes)", Doc: "sample=quota: nearest breeds a gene per parameter and moves a child outside the sample to the nearest sampled setting; reindex breeds one binary gene, a sampled setting's position in ascending order, so every child is a sampled setting (seed 002, Section 4.6)"},
+		{Name: "restart", Kind: BoolKind(), Default: "true (ktune's choice: seed 002 stops; seed 000 wants the budget used)", Doc: "start afresh from random populations, each keeping its best individual, when the max-count ratio is reached or a generation brings nothing new; false ends the run there"},
 	},
 	New: newMPGA,
 }
@@ -129,6 +136,7 @@ func mpgaResolve(o Options) (mpgaParams, error) {
 type mpga struct {
 	g       mpgaParams
 	sampler *stencilSampler // nil unless sample=quota
+	reindex bool            // sample=quota: one gene, a sampled setting's position (seed 002), not one per parameter
 }
 
 func newMPGA(opts Options) (Strategy, error) {
@@ -164,6 +172,11 @@ func newMPGA(opts Options) (Strategy, error) {
 	case !(q.lr >= 0 && q.lr <= q.tr):
 		return nil, fmt.Errorf("option lr: %v, want a share in [0, tr (%v)]", q.lr, q.tr)
 	}
+	encoding, err := opts.Choice("encoding", "nearest", "reindex", "nearest")
+	if err != nil {
+		return nil, err
+	}
+	s.reindex = encoding == "reindex"
 	_, hasModel := opts["model"]
 	_, hasStencil := opts["stencil"]
 	if mode == "none" {
@@ -230,8 +243,9 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 		set = newSampledSet(sp, idx)
 	}
 	var ranked []int
+	var kept []space.Config // after a restart, each sub-population's best before it
 	for {
-		// a fresh start: random populations
+		// a fresh start: random populations, each with its best so far in place 0
 		for k := range pops {
 			for i := range g.size {
 				if set != nil {
@@ -240,6 +254,9 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 					sp.Sample(r, pops[k].cs[i])
 				}
 				all[k*g.size+i] = pops[k].cs[i]
+			}
+			if k < len(kept) {
+				copy(pops[k].cs[0], kept[k])
 			}
 		}
 		if err := ev.generation(all, allFit); err != nil {
@@ -258,6 +275,19 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 					ranked = mpgaRankNeighbours(pop.fit, near[i], ranked)
 					pa := mpgaPick(len(ranked), r)
 					a := ranked[pa]
+					if set != nil && s.reindex {
+						// seed 002's genes: the index of a sampled setting, in binary
+						ga, gb := set.rank(pop.cs[a]), -1
+						if r.Float64() < g.crossover {
+							gb = ga
+							if len(ranked) > 1 {
+								rest := slices.Delete(ranked, pa, pa+1)
+								gb = set.rank(pop.cs[rest[mpgaPick(len(rest), r)]])
+							}
+						}
+						set.breed(ga, gb, g.mutation, r, child)
+						continue
+					}
 					if r.Float64() < g.crossover {
 						b := a
 						if len(ranked) > 1 {
@@ -305,6 +335,13 @@ func (s *mpga) Run(ctx context.Context, p Problem) error {
 		}
 		if !g.restart {
 			return nil
+		}
+		// A restart that drops what the run found would spend the rest of the budget on
+		// a search as blind as the first; the best of each sub-population, already
+		// evaluated, costs nothing to keep.
+		kept = kept[:0]
+		for _, pop := range pops {
+			kept = append(kept, pop.cs[popOrder(pop.fit)[0]].Clone())
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
+	"slices"
 
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/stencil"
@@ -202,20 +204,73 @@ func (s *stencilSampler) sample(sp *space.Space, r *rand.Rand, trace func(quotaI
 	return quotaSample(r, ocs, n, s.q, predict, trace), nil
 }
 
-// sampledSet is the sampled settings the genetic algorithm searches.
+// sampledSet is the sampled settings the genetic algorithm searches, reindexed as seed
+// 002 does (Section 4.6): in ascending order of their values, parameter by parameter, so
+// that a setting is its position, a gene with the values 0 to len-1.
 type sampledSet struct {
 	sp      *space.Space
-	configs []space.Config
-	member  map[int]bool
+	configs []space.Config // in ascending order
+	pos     map[int]int    // a member's space index: its position in configs
+	width   int            // bits of a position
 }
 
 func newSampledSet(sp *space.Space, idx []int) *sampledSet {
-	s := &sampledSet{sp: sp, member: make(map[int]bool, len(idx))}
-	for _, i := range idx {
-		s.configs = append(s.configs, sp.At(i, nil))
-		s.member[i] = true
+	s := &sampledSet{sp: sp, pos: make(map[int]int, len(idx))}
+	type member struct {
+		i      int
+		values []space.Value
 	}
+	var ms []member
+	for _, i := range idx {
+		if _, ok := s.pos[i]; !ok {
+			s.pos[i] = -1
+			ms = append(ms, member{i, sp.Values(sp.At(i, nil))})
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b member) int {
+		for j, v := range a.values {
+			switch w := b.values[j]; {
+			case v.Less(w):
+				return -1
+			case w.Less(v):
+				return 1
+			}
+		}
+		return 0
+	})
+	for k, m := range ms {
+		s.pos[m.i] = k
+		s.configs = append(s.configs, sp.At(m.i, nil))
+	}
+	s.width = bits.Len(uint(len(s.configs) - 1))
 	return s
+}
+
+// rank returns the position of member c.
+func (s *sampledSet) rank(c space.Config) int {
+	i, _ := s.sp.Index(c)
+	return s.pos[i]
+}
+
+// breed writes into dst the member bred from the members at positions a and b (b < 0:
+// a alone) as seed 002 breeds binary genes: each bit of the position from either parent
+// (uniform crossover), then each bit flipped with chance mutation. A position past the
+// last member wraps around, as mpgaMutate's value indices do.
+func (s *sampledSet) breed(a, b int, mutation float64, r *rand.Rand, dst space.Config) {
+	g := a
+	if b >= 0 {
+		g = 0
+		for bit := range s.width {
+			from := a
+			if r.IntN(2) == 1 {
+				from = b
+			}
+			g |= from & (1 << bit)
+		}
+	}
+	gene := space.Config{g}
+	mpgaMutate(gene, []int{len(s.configs)}, []int{s.width}, mutation, r)
+	copy(dst, s.configs[gene[0]%len(s.configs)])
 }
 
 // draw copies a random member into c.
@@ -226,8 +281,10 @@ func (s *sampledSet) draw(r *rand.Rand, c space.Config) {
 // snap replaces c, when it is not a member, by the nearest member: the fewest value
 // index steps away, summed over the parameters, ties broken at random.
 func (s *sampledSet) snap(c space.Config, r *rand.Rand) {
-	if idx, ok := s.sp.Index(c); ok && s.member[idx] {
-		return
+	if idx, ok := s.sp.Index(c); ok {
+		if _, member := s.pos[idx]; member {
+			return
+		}
 	}
 	best, ties := math.MaxInt, 0
 	var pick space.Config
@@ -251,7 +308,7 @@ func (s *sampledSet) snap(c space.Config, r *rand.Rand) {
 
 // exhausted reports whether every member was asked for.
 func (s *sampledSet) exhausted(seen map[int]struct{}) bool {
-	for i := range s.member {
+	for i := range s.pos {
 		if _, ok := seen[i]; !ok {
 			return false
 		}
