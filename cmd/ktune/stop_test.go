@@ -160,7 +160,8 @@ func TestStopAtAnObjectiveRespectsItsDirection(t *testing.T) {
 // TestAResumedRunThatMeetsTheStopConditionMeasuresNothing leaves a run of SAXPY on PoCL
 // interrupted after 2 of its 4 configurations, as a killed run is, and tunes it again with
 // a threshold its best met already: nothing is measured, the command says so, and the run
-// stays interrupted; a threshold none meets then continues it to its budget.
+// stays interrupted; so with an objective value its best reached; a threshold none meets
+// then continues it to its budget.
 func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 	needBackend(t, "opencl")
 	specPath := copyEfficiencySpec(t, "")
@@ -202,6 +203,12 @@ func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 	}
 	if got := runStatus(t, db, first.Run); got != store.StatusInterrupted {
 		t.Errorf("the run is %s, want it left interrupted", got)
+	}
+
+	// so does an objective value its best reached: any time is at most 1e9 ms
+	at := tuneStop(t, append(args, "--budget", "4", "--peak-gbs", "40", "--stop-at", "1e9")...)
+	if at.Run != first.Run || at.Measured != 0 || !strings.HasPrefix(at.Stop, "target reached: time ") || !strings.HasSuffix(at.Stop, "(at most 1e+09 ms), reached before this command") {
+		t.Errorf("--stop-at on the resumed run: run %d, %d measured, stop %q", at.Run, at.Measured, at.Stop)
 	}
 
 	// a threshold no configuration reaches (the best at 10% of the peak, the others'
