@@ -3,7 +3,8 @@
 // call of the kernel. While tuning, it runs the next configuration the strategy chooses
 // on the caller's data, measures it, tells the session, and returns its outputs; once
 // tuning has stopped (the budget, the time limit, or a configuration fast enough:
-// Options.Target) each call runs the best configuration found. Start is the same call
+// Options.Target, or close enough to the device's peak: Options.WithinPeak) each call
+// runs the best configuration found. Start is the same call
 // without blocking, and Retune starts a new search when the input changes in a way that
 // calls for one.
 //
@@ -86,6 +87,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
@@ -121,6 +123,19 @@ type Options struct {
 	// in the spec's objective's units and direction (ms for time, GB/s...): a
 	// well-performing configuration, fast enough (seed 003). 0 for none.
 	Target float64
+	// WithinPeak, above 0, ends tuning once a configuration reaches this fraction (at
+	// most 1) of the device's peak by its efficiency (seed 003, eq. 2): the
+	// well-performing threshold at which seed 003's dynamic batched GEMM stops, "75% of
+	// the peak memory bandwidth" (0.75). Summary().Stop then says what was reached
+	// ("within 75% of peak: 412 GB/s of 549 GB/s (75.1%)"). The spec must declare its
+	// essential_ops, and the peaks they need must be known, derived by the device's
+	// backend (device.Info.Peak) or given in Peaks: New refuses it otherwise. Each size's
+	// search (RunSized) reaches it by the operations of the spec at that size. 0 for none.
+	WithinPeak float64
+	// Peaks are the device's peaks as the application gives them (from a data sheet, or
+	// a measurement such as STREAM's), which win over those its backend derives:
+	// WithinPeak's efficiency is computed against them.
+	Peaks efficiency.Given
 	// Seed seeds the strategy.
 	Seed uint64
 	// Sink, when set, receives every evaluation as it is told (tuning.Options.Sink): a
@@ -303,6 +318,8 @@ type search struct {
 	agreed  string         // CheckOnChange's values on the last call best agreed on
 	failed  map[int]bool   // configurations found wrong after tuning, by index
 	recheck bool           // best replaced failed ones but has not run on their call's data: check the next call
+	// watch is shown every evaluation, for Options.WithinPeak; nil without
+	watch *efficiency.Watch
 
 	// guarded by Tuner.mu
 	last     *tuning.Session // the session, for Summary
@@ -355,6 +372,9 @@ func New(ctx context.Context, s *spec.Spec, opts Options) (*Tuner, error) {
 	}
 	if opts.MaxSizes < 0 {
 		return nil, fmt.Errorf("dynamic: MaxSizes %d; expected 0 (no bound) or more", opts.MaxSizes)
+	}
+	if opts.WithinPeak != 0 && !(opts.WithinPeak > 0 && opts.WithinPeak <= 1) {
+		return nil, fmt.Errorf("dynamic: WithinPeak %v; expected a fraction of the device's peak above 0 and at most 1 (0.75 for 75%%), or 0 for none", opts.WithinPeak)
 	}
 	if opts.CheckEvery < 0 {
 		return nil, fmt.Errorf("dynamic: CheckEvery %d; expected 0 (no check by count), 1 (every call) or more", opts.CheckEvery)
@@ -426,6 +446,13 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 	if err := t.checkSpec(ctx); err != nil {
 		opened <- err
 		return
+	}
+	if t.opts.WithinPeak > 0 {
+		// refused now rather than on the first call: no size's search could stop for it
+		if _, err := t.threshold(t.spec); err != nil {
+			opened <- err
+			return
+		}
 	}
 	opened <- nil
 	defer func() {
@@ -1093,6 +1120,9 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 			s.triedOn[idx] = changed
 		}
 	}
+	if s.watch != nil {
+		s.watch.Observe(e) // before Tell, whose stop conditions read it
+	}
 	if err := s.sess.Tell(c, e); err != nil && !errors.Is(err, tuning.ErrDone) {
 		return Result{}, true, fmt.Errorf("dynamic: %w", err)
 	}
@@ -1132,11 +1162,23 @@ func (t *Tuner) newSession(ctx context.Context, s *search, baseline result.Evalu
 	if t.opts.Target != 0 {
 		o.Stop = append(o.Stop, tuning.Target(t.opts.Target))
 	}
+	var watch *efficiency.Watch
+	if t.opts.WithinPeak > 0 {
+		th, err := t.threshold(s.spec)
+		if err != nil {
+			return err
+		}
+		objective, _ := s.spec.Objective()
+		watch = th.Watch(objective)
+		watch.Observe(baseline) // the baseline may be well-performing itself
+		o.Stop = append(o.Stop, watch.Stop)
+	}
 	sess, err := tuning.New(s.sp, st, nil, o)
 	if err != nil {
 		return err
 	}
 	s.sink = sink // closed with the search (SinkFor's) from here on
+	s.watch = watch
 	if sink != nil {
 		// the sink does not receive Measured: the baseline is recorded here
 		if err := sink.Record(context.Background(), baseline); err != nil {
@@ -1150,6 +1192,37 @@ func (t *Tuner) newSession(ctx context.Context, s *search, baseline result.Evalu
 	s.last = sess
 	t.mu.Unlock()
 	return nil
+}
+
+// threshold is Options.WithinPeak's well-performing threshold for sp, a spec at one
+// size, on the tuner's device, against the peaks given or derived.
+func (t *Tuner) threshold(sp *spec.Spec) (efficiency.Threshold, error) {
+	ops, ok := efficiency.FromSpec(sp.Essential)
+	if !ok {
+		return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: spec %s declares no essential_ops (the bytes and flops its task essentially needs: 'ktune help spec'), from which efficiency against the device's peak is computed; declare them, or stop at an objective value (Target)", t.opts.WithinPeak, sp.File)
+	}
+	th, err := efficiency.NewThreshold(ops, efficiency.Resolve(t.dev.Info().Peak, ops.Precision, t.opts.Peaks), t.opts.WithinPeak)
+	if err != nil {
+		var mp *efficiency.MissingPeakError
+		if errors.As(err, &mp) {
+			// the library's caller gives peaks in Options.Peaks, not with ktune's flags
+			var what []string
+			if mp.Memory {
+				what = append(what, "Peaks.GBs (GB/s)")
+			}
+			if mp.Compute {
+				what = append(what, "Peaks.GFLOPS (GFLOP/s, "+mp.Precision+")")
+			}
+			why := ""
+			if mp.Unknown != "" {
+				why = " (" + mp.Unknown + ")"
+			}
+			return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: the device's peak that the spec's essential_ops need is unknown%s; give %s in Options, from the device's data sheet or a measurement (STREAM for memory)",
+				t.opts.WithinPeak, why, strings.Join(what, " and "))
+		}
+		return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: %w", t.opts.WithinPeak, err)
+	}
+	return th, nil
 }
 
 // sizesOrOwn names a search's sizes in messages.

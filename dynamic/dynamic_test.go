@@ -14,6 +14,7 @@ import (
 	"github.com/ktune/ktune/device"
 	_ "github.com/ktune/ktune/device/opencl"
 	"github.com/ktune/ktune/dynamic"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
@@ -420,5 +421,95 @@ func TestTheSinkRecordsEveryEvaluation(t *testing.T) {
 	}
 	if first := sink.got[0]; fmtValues(first.Config) != "32 1" || first.Status != result.OK {
 		t.Errorf("the first recorded is %v %v, want the known-good baseline 32 1", first.Config, first.Status)
+	}
+}
+
+// axpyWithOps is axpy with the operations its task essentially needs: x read, y read and
+// written, 12 bytes an element.
+func axpyWithOps(t *testing.T) *spec.Spec {
+	t.Helper()
+	openCL(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{"axpy.yaml": axpySpec + "essential_ops: {bytes: 12 * N}\n", "axpy.cl": axpyKernel} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A well-performing threshold (a fraction of the device's peak, seed 003's Section 6)
+// that the known-good baseline meets ends the search at once: with a memory peak of
+// 0.001 GB/s given, any run of axpy's 49152 bytes reaches far more than 75% of it. The
+// summary says what was reached, and every call runs the baseline.
+func TestAThresholdOfThePeakTheBaselineMeetsEndsTheSearch(t *testing.T) {
+	s := axpyWithOps(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 10, WithinPeak: 0.75, Peaks: efficiency.Given{GBs: 0.001}, Seed: 1})
+	data, want := appData(rand.New(rand.NewPCG(3, 3)))
+	for call := range 3 {
+		res, err := tu.Run(context.Background(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkY(t, call, res, want)
+		if res.Tuning {
+			t.Errorf("call %d tuned, after the baseline met the threshold", call)
+		}
+	}
+	sum := tu.Summary()
+	if sum.Evaluations != 1 || !strings.HasPrefix(string(sum.Stop), "within 75% of peak: ") || !strings.Contains(string(sum.Stop), " GB/s of 0.001 GB/s (") {
+		t.Errorf("stopped (%q) after %d evaluations, want the threshold after the baseline", sum.Stop, sum.Evaluations)
+	}
+}
+
+// A threshold no configuration meets (the whole of a peak of 1e9 GB/s) leaves the
+// search to its budget.
+func TestAThresholdOfThePeakNoneMeetsSpendsTheBudget(t *testing.T) {
+	s := axpyWithOps(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, WithinPeak: 1, Peaks: efficiency.Given{GBs: 1e9}, Seed: 3})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for call := range 8 {
+		data, want := appData(rng)
+		res, err := tu.Run(context.Background(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkY(t, call, res, want)
+	}
+	if sum := tu.Summary(); sum.Evaluations != 6 || sum.Stop != tuning.StopBudget {
+		t.Errorf("stopped (%q) after %d evaluations, want the budget of 6", sum.Stop, sum.Evaluations)
+	}
+}
+
+// A threshold of the peak that no efficiency can be computed for is refused by New,
+// saying what to give.
+func TestAThresholdOfThePeakNeedsOperationsAndPeaks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    func(*testing.T) *spec.Spec
+		opts dynamic.Options
+		want string
+	}{
+		{"no essential_ops", func(t *testing.T) *spec.Spec { return axpy(t) }, dynamic.Options{WithinPeak: 0.75, Peaks: efficiency.Given{GBs: 40}},
+			"declares no essential_ops"},
+		{"no memory peak", axpyWithOps, dynamic.Options{WithinPeak: 0.75},
+			"give Peaks.GBs (GB/s) in Options"},
+		{"a fraction above 1", axpyWithOps, dynamic.Options{WithinPeak: 1.5, Peaks: efficiency.Given{GBs: 40}},
+			"WithinPeak 1.5; expected a fraction of the device's peak above 0 and at most 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Backend = "opencl"
+			tu, err := dynamic.New(context.Background(), tc.s(t), tc.opts)
+			if err == nil {
+				tu.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }

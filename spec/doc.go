@@ -375,7 +375,9 @@ essential_ops:                 # optional: what the task essentially needs (seed
                                # float64 or float16) picks the device's ALU peak. With the
                                # device's peaks (derived, or --peak-gflops / --peak-gbs) tune
                                # and report give the efficiency of seed 003's eq. 2:
-                               # 100 * max(bytes/time / GB/s peak, flops/time / GFLOP/s peak).
+                               # 100 * max(bytes/time / GB/s peak, flops/time / GFLOP/s peak);
+                               # tune --stop-within-peak 0.75 stops once a configuration
+                               # reaches 75% of the peak (seed 003's well-performing one).
                                # A kernel no peak suits says why instead:
                                #   essential_ops: {excluded: "memory latency-bound"}
 objective: GFLOP/s             # time (default; lower is better), a metric in its direction

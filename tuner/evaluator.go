@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/runner"
 	"github.com/ktune/ktune/space"
@@ -20,6 +22,11 @@ import (
 // StopBudgetSpent is why a resumed run that already has its budget's evaluations measures
 // nothing (Report.Stop).
 const StopBudgetSpent tuning.StopReason = "the budget was spent before this command"
+
+// StopReachedBefore follows a stop condition (Options.Target, WithinPeak) in the report's
+// Stop when the run's stored evaluations met it before this command, which measured
+// nothing (RunStart.Reached).
+const StopReachedBefore = ", reached before this command"
 
 // StopSameFailure ends a run whose first configurations all failed with the same message:
 // a fault of the spec or the device (arguments that do not match the kernel, a missing
@@ -360,6 +367,8 @@ type storeSink struct {
 	known    map[string]result.Evaluation
 	maximize bool
 	best     *result.Evaluation
+	// watch, when set, is shown every evaluation the run has (Options.WithinPeak)
+	watch *efficiency.Watch
 	// check, when set, is called before each evaluation is stored: an error (the run's
 	// lock is lost) stops the run
 	check func() error
@@ -385,10 +394,33 @@ func (s *storeSink) Record(ctx context.Context, e result.Evaluation) error {
 	return err
 }
 
-// consider keeps e when it is the best so far.
+// consider keeps e when it is the best so far, and shows it to the watch.
 func (s *storeSink) consider(e result.Evaluation) {
+	if s.watch != nil {
+		s.watch.Observe(e)
+	}
 	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
 		b := e
 		s.best = &b
+	}
+}
+
+// target is Options.Target's stop condition: the run's best (the sink's, stored
+// evaluations included) is at least as good as target, in the objective's direction.
+func (s *storeSink) target(target float64, objective string) tuning.StopCondition {
+	reached := tuning.Target(target)
+	bound := "at most"
+	if s.maximize {
+		bound = "at least"
+	}
+	unit := ""
+	if u := result.Unit(objective); u != objective {
+		unit = " " + u
+	}
+	return func(tuning.State) tuning.StopReason {
+		if s.best == nil || reached(tuning.State{Best: s.best.Objective, Maximize: s.maximize}) == "" {
+			return ""
+		}
+		return tuning.StopReason(fmt.Sprintf("target reached: %s %.4g%s (%s %v%s)", objective, s.best.Objective, unit, bound, target, unit))
 	}
 }

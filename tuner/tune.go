@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,23 @@ type Options struct {
 	// 0 is none. A space of more than MaxUnlimited configurations needs a Budget or a
 	// TimeLimit.
 	TimeLimit time.Duration
+	// Target, when set, ends the search once the run has a configuration that ran and
+	// verified successfully with an objective at least as good as it, in the objective's
+	// units and direction (ms for time): fast enough (seed 003's stop conditions). The
+	// report's Stop says so ("target reached: time 1.13 ms (at most 1.2 ms)").
+	Target *float64
+	// WithinPeak, above 0, ends the search once a configuration that ran and verified
+	// successfully reaches this fraction (at most 1) of the device's peak by its
+	// efficiency (seed 003, eq. 2, against Peaks or the peaks the backend derives): the
+	// well-performing threshold of seed 003's Section 6, "75% of the peak memory
+	// bandwidth" (0.75). The report's Stop says what was reached ("within 75% of peak:
+	// 412 GB/s of 549 GB/s (75.1%)"). It needs the spec's essential_ops, not excluded,
+	// and the peaks they need: an *OptionsError otherwise, before anything is stored.
+	//
+	// A resumed run whose stored evaluations already meet Target or WithinPeak measures
+	// nothing, not even the default configuration (RunStart.Reached), and stays
+	// interrupted, as one whose budget is spent does: a stricter condition continues it.
+	WithinPeak float64
 	// Seed seeds the strategy: the same seed, strategy and space ask for the same
 	// configurations.
 	Seed uint64
@@ -150,6 +168,10 @@ type RunStart struct {
 	// Spent says the run has Options.Budget evaluations already: Tune measures nothing and
 	// leaves it interrupted, for a larger budget to continue.
 	Spent bool
+	// Reached, when set, is the stop condition (Options.Target, WithinPeak) that the run's
+	// stored evaluations already meet: Tune measures nothing and leaves it interrupted, as
+	// when Spent.
+	Reached tuning.StopReason
 	// Stale, when set, is an unfinished run of the same spec and settings that was not
 	// resumed because its inputs (data files, headers, the compiler...) changed since: the
 	// run is a new one.
@@ -272,6 +294,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, &OptionsError{Err: fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)}
 	case o.Precompilers < 0:
 		return nil, &OptionsError{Err: fmt.Errorf("precompilers %d: want 0 (the default) or more", o.Precompilers)}
+	case o.Target != nil && (math.IsNaN(*o.Target) || math.IsInf(*o.Target, 0)):
+		return nil, &OptionsError{Err: fmt.Errorf("target %v: want a finite objective value to stop at", *o.Target)}
+	case o.WithinPeak != 0 && !(o.WithinPeak > 0 && o.WithinPeak <= 1):
+		return nil, &OptionsError{Err: fmt.Errorf("stop within %v of the peak: want a fraction above 0 and at most 1 (0.75 for 75%%)", o.WithinPeak)}
 	}
 	log := o.Logger
 	if log == nil {
@@ -356,6 +382,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err := s.Unmeasured(backend); err != nil {
 		return nil, err
 	}
+	var threshold *efficiency.Threshold
+	if o.WithinPeak > 0 {
+		if threshold, err = peakThreshold(s, info, o); err != nil {
+			return nil, &OptionsError{Err: err}
+		}
+	}
 	if o.Budget == 0 && o.TimeLimit == 0 && sp.Len() > MaxUnlimited {
 		return nil, &UnlimitedError{sp.Len()}
 	}
@@ -415,6 +447,12 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if ops, ok := efficiency.FromSpec(s.Essential); ok {
 		// what a report of the run computes efficiency from, without the spec
 		runSettings["essential_ops"] = ops
+	}
+	if o.Target != nil {
+		runSettings["target"] = *o.Target
+	}
+	if o.WithinPeak > 0 {
+		runSettings["within_peak"] = o.WithinPeak
 	}
 	settings, _ := json.Marshal(runSettings)
 	command := o.WorkerCommand
@@ -505,10 +543,37 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		overLimit: overLimitOf(s, limits), excluded: map[string]bool{}}
 	ev.resumeExcluded(stored)
 	resumed := ev.runEvaluations() // those that count against the budget
-	// The budget is the run's: a resumed run that has used it up measures nothing more. It
-	// stays interrupted, so that the same command with a larger budget resumes it.
-	spent := o.Budget > 0 && resumed >= o.Budget
-	if !spent && !sameJSON(run.Settings, settings) {
+
+	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
+		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
+	ev.sink = sink
+	// The stop conditions of the caller's: they read the run's evaluations as the sink sees
+	// them, the stored ones included, not the session's, which sees only those its strategy
+	// asks for.
+	var stops []tuning.StopCondition
+	if threshold != nil {
+		sink.watch = threshold.Watch(objective)
+		stops = append(stops, sink.watch.Stop)
+	}
+	if o.Target != nil {
+		stops = append(stops, sink.target(*o.Target, objective))
+	}
+	for _, e := range stored {
+		sink.consider(e) // progress shows the run's best from the first line on
+	}
+	// A resumed run whose stored evaluations meet a stop condition already is over; the
+	// budget is the run's: one that has used it up measures nothing more either. Both stay
+	// interrupted, so that the same command with a larger budget or a stricter condition
+	// resumes it.
+	var reached tuning.StopReason
+	for _, stop := range stops {
+		if reached = stop(tuning.State{}); reached != "" {
+			break
+		}
+	}
+	spent := reached == "" && o.Budget > 0 && resumed >= o.Budget
+	idle := spent || reached != "" // nothing to measure
+	if !idle && !sameJSON(run.Settings, settings) {
 		// a resumed run goes on under this command's budget and time limit, which its
 		// report states; a spent budget measures nothing, and changes nothing
 		if err := st.SetRunSettings(ctx, run.ID, settings); err != nil {
@@ -517,14 +582,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if o.Started != nil {
-		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent, Stale: found.stale})
-	}
-
-	sink := &storeSink{ctx: storeCtx, st: st, log: log, run: run.ID, known: known, maximize: maximize,
-		check: func() error { return errors.Join(dbf.check(), lock.Check()) }}
-	ev.sink = sink
-	for _, e := range stored {
-		sink.consider(e) // progress shows the run's best from the first line on
+		o.Started(RunStart{ID: run.ID, Resumed: resumed, Spent: spent, Reached: reached, Stale: found.stale})
 	}
 	ev.resumeFailures(stored)
 
@@ -552,8 +610,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	var defaultEval *result.Evaluation
 	if s.Default != nil {
 		if dc, err := sp.ConfigOf(s.Default); err == nil && sp.Contains(dc) {
-			// a spent budget measures nothing, not even the baseline
-			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !spent {
+			// a spent budget, or a condition met, measures nothing, not even the baseline
+			if _, ok := known[store.ConfigKey(sp.Values(dc))]; ok || !idle {
 				if defaultEval, err = baseline(dc); err != nil {
 					finishRun(ctx, storeCtx, log, st, run.ID, store.StatusInterrupted)
 					return nil, machineFault(err, info)
@@ -571,7 +629,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	topts := tuning.Options{Budget: o.Budget, TimeLimit: o.TimeLimit, Since: began, Maximize: maximize, Seed: o.Seed, Sink: sink,
-		Logger: log, Stop: []tuning.StopCondition{ev.sameFailure, ev.runBudget}, Free: ev.free}
+		Logger: log, Stop: append(stops, ev.sameFailure, ev.runBudget), Free: ev.free}
 	if defaultEval != nil {
 		// the baseline is one of the budget's evaluations, whichever the strategy
 		topts.Measured = []result.Evaluation{*defaultEval}
@@ -599,8 +657,11 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	sum := tuning.Summary{Strategy: strat.Name(), Seed: o.Seed, Stop: StopBudgetSpent}
+	if reached != "" {
+		sum.Stop = reached + StopReachedBefore
+	}
 	var runErr error
-	if !spent {
+	if !idle {
 		sess, err := tuning.New(sp, strat, ev, topts)
 		if err != nil {
 			return nil, err
@@ -608,7 +669,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		sum, runErr = sess.Run(ctx)
 	}
 	status := store.StatusFinished
-	if runErr != nil || spent {
+	if runErr != nil || idle {
 		status = store.StatusInterrupted
 	}
 	finishErr := finishRun(ctx, storeCtx, log, st, run.ID, status)
@@ -653,6 +714,21 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// peakThreshold is Options.WithinPeak's threshold for spec s on the device info, against
+// the peaks given (Options.Peaks) or derived; its errors say which option to give.
+func peakThreshold(s *spec.Spec, info device.Info, o Options) (*efficiency.Threshold, error) {
+	what := fmt.Sprintf("stop within %s%% of the device's peak (--stop-within-peak %v)", strconv.FormatFloat(100*o.WithinPeak, 'g', 4, 64), o.WithinPeak)
+	ops, ok := efficiency.FromSpec(s.Essential)
+	if !ok {
+		return nil, fmt.Errorf("%s: the spec declares no essential_ops (the bytes and flops its task essentially needs, seed 003's Table 4: 'ktune help spec'), from which efficiency against the peak is computed; declare them, or stop at an objective value instead (--stop-at)", what)
+	}
+	t, err := efficiency.NewThreshold(ops, efficiency.Resolve(info.Peak, ops.Precision, o.Peaks), o.WithinPeak)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return &t, nil
 }
 
 // startDevices starts every device's measuring worker at once (startDevice), so that a run

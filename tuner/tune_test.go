@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ktune/ktune/device"
 	_ "github.com/ktune/ktune/device/all" // every backend, in the worker processes too
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/worker"
@@ -277,6 +279,21 @@ func TestTuneRefusesOptionsThatDoNotFitBeforeStoringAnything(t *testing.T) {
 			}},
 		{"a negative count of pre-compilers", Options{SpecPath: vectorAdd, Budget: 3, Precompilers: -1},
 			func(err error) bool { var e *OptionsError; return errors.As(err, &e) }},
+		{"a target that is no number", Options{SpecPath: vectorAdd, Budget: 3, Target: ptr(math.NaN())},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "target NaN: want a finite objective value")
+			}},
+		{"a stop within more than the peak", Options{SpecPath: vectorAdd, Budget: 3, WithinPeak: 1.5},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "stop within 1.5 of the peak: want a fraction above 0 and at most 1")
+			}},
+		{"a stop within the peak for a spec without essential_ops", Options{SpecPath: vectorAdd, Budget: 3, WithinPeak: 0.75, Peaks: efficiency.Given{GBs: 40}},
+			func(err error) bool {
+				var e *OptionsError
+				return errors.As(err, &e) && strings.Contains(err.Error(), "stop within 75% of the device's peak (--stop-within-peak 0.75): the spec declares no essential_ops")
+			}},
 	} {
 		if tc.name != "no database" {
 			tc.o.DB = db
@@ -428,3 +445,5 @@ iterations: 1
 		t.Errorf("the resumed run measured\n%v\none never cancelled\n%v", got, want)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -27,6 +27,7 @@ func init() {
 		name:    "tune",
 		summary: "tune a kernel on a real device: compile, run, verify and time configurations",
 		usage: `SPEC [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE] [--budget N] [--time D]
+          [--stop-at VALUE] [--stop-within-peak F]
           [--device BACKEND[:INDEX][,INDEX]...] [--mixed-devices] [--seed S] [--db PATH] [--new]
           [--precompilers N] [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE]
           [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--progress] [--json]
@@ -156,6 +157,21 @@ compiling, the run is stored as finished, and the command ends a fraction of a s
 later; the summary's time is counted the same way. A limit that passes before the search
 measures nothing, and the exit status is 1 (one that passes before the reference is
 computed stores no run).
+Stop conditions beside the budget and the time (seed 003's: a well-performing threshold,
+a configuration count, a time): --stop-at VALUE stops the search once a configuration that
+ran and verified successfully has an objective at least as good as VALUE, in the
+objective's units and direction (a time in ms, at most VALUE; a maximised metric, at least
+VALUE); --stop-within-peak F once one reaches the fraction F (above 0, at most 1) of the
+device's peak by its efficiency (eq. 2, below), seed 003's Section 6 threshold, "75% of the
+peak memory bandwidth" being 0.75. The latter needs the spec's essential_ops (not
+excluded) and the peaks they need, derived or given with --peak-gbs and --peak-gflops: the
+command refuses it otherwise, saying which to give. The default configuration counts: when
+it meets the condition, nothing else is measured. The summary's stopped line (stop in
+--json) names the condition and what was reached: "target reached: time 1.13 ms (at most
+1.2 ms)", "within 75% of peak: 412 GB/s of 549 GB/s (75.1%)". A resumed run whose stored
+evaluations already meet the condition measures nothing, says so, and stays interrupted, as
+one whose budget is spent does ("..., reached before this command"): a stricter condition
+continues it.
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output. What the compiler printed for a build that succeeded
@@ -197,7 +213,8 @@ verified (the successful configurations' outputs were checked against the spec's
 verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
-time limit, space exhausted, strategy finished, cancelled...), wall_seconds,
+time limit, space exhausted, strategy finished, cancelled, the condition of --stop-at or
+--stop-within-peak with what was reached...), wall_seconds,
 worker_restarts, devices (with several devices: each one's index, measured and ahead, the
 evaluations it measured and of those how many before they were asked for) and
 dropped_ahead, mean_compile_ms, mean_verify_ms, mean_framework_ms and
@@ -239,6 +256,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	budget := count(fs, "budget", 0, 0, "configurations", fmt.Sprintf("unique configurations to evaluate (0: no limit unless --time; a space of more than %d configurations needs --budget or --time)", tuner.MaxUnlimited))
 	limit := duration(fs, "time", 0, "wall-clock time limit of the whole command from its start, a `duration` such as 10m (0: none)")
 	alias(fs, "time-limit", "time")
+	stopAt := fs.Float64("stop-at", 0, "stop once a configuration that ran and verified successfully has an objective at least as good as `VALUE`, in the objective's units and direction (ms for time)")
+	stopPeak := share(fs, "stop-within-peak", 0, "stop once a configuration that ran and verified successfully reaches this `fraction` of the device's peak by its efficiency (seed 003's eq. 2; Section 6: 0.75); needs the spec's essential_ops, and the peaks: derived ('ktune devices') or --peak-gbs, --peak-gflops")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language); several identical devices of one backend measure side by side: cuda:0,cuda:1 or cuda:0,1")
 	mixed := fs.Bool("mixed-devices", false, "accept several devices whose names differ, their timings compared in one run")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
@@ -270,6 +289,16 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err := splitStrategy(name, opts); err != nil {
 		return usageErr(env, c, "%v", err)
 	}
+	var target *float64
+	if flagGiven(fs, "stop-at") {
+		if math.IsNaN(*stopAt) || math.IsInf(*stopAt, 0) {
+			return usageErr(env, c, "--stop-at %v: want a finite objective value (a time in ms for time)", *stopAt)
+		}
+		target = stopAt
+	}
+	if flagGiven(fs, "stop-within-peak") && *stopPeak == 0 {
+		return usageErr(env, c, "--stop-within-peak 0: want a fraction of the device's peak above 0 and at most 1 (0.75 for 75%%)")
+	}
 	stOpts, defaults, err := applyDefaults(fs, *defaultsPath, name, opts, *budget)
 	if err != nil {
 		return defaultsErr(env, c, err)
@@ -279,7 +308,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, MixedDevices: *mixed, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
-		TimeLimit: *limit, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers, Peaks: *peaks,
+		TimeLimit: *limit, Target: target, WithinPeak: *stopPeak, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers, Peaks: *peaks,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerMemory: *workerBytes, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.SpaceBuild.MaxBytes = *maxBytes
 	var building *progress // the space's construction, shown when it takes over a second
@@ -311,6 +340,8 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 				r.Stale.ID, r.ID)
 		}
 		switch {
+		case r.Reached != "":
+			fmt.Fprintf(env.stderr, "ktune tune: run %d's %d evaluations already meet the stop condition (%s): nothing to measure; a stricter --stop-at or --stop-within-peak continues it, --new starts a new run\n", r.ID, r.Resumed, r.Reached)
 		case r.Spent:
 			fmt.Fprintf(env.stderr, "ktune tune: run %d already has %d evaluations, the budget is %d: nothing to do; raise --budget to continue it\n", r.ID, r.Resumed, *budget)
 		case r.Resumed > 0:

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ktune/ktune/store"
+)
+
+// stopJSON is what the stop condition tests read of tune's --json summary.
+type stopJSON struct {
+	Run         int64              `json:"run"`
+	Evaluations int                `json:"evaluations"`
+	Resumed     int                `json:"resumed_from_store"`
+	Measured    int                `json:"measured"`
+	Stop        string             `json:"stop"`
+	Objective   string             `json:"objective"`
+	BestObj     *float64           `json:"best_objective"`
+	BestTimeMS  *float64           `json:"best_time_ms"`
+	Efficiency  *efficiencySummary `json:"efficiency"`
+}
+
+func tuneStop(t *testing.T, args ...string) stopJSON {
+	t.Helper()
+	out, errOut, code := ktune(t, append(append([]string{"tune"}, args...), "--json")...)
+	if code != 0 {
+		t.Fatalf("tune %q: exit %d: %s", args, code, errOut)
+	}
+	var rep stopJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	return rep
+}
+
+// saxpyGBs is the essential bandwidth of testdata/efficiency's SAXPY (12 N bytes, N =
+// 262144) in a kernel time of ms milliseconds.
+func saxpyGBs(ms float64) float64 { return 12 * 262144 / (ms / 1e3) / 1e9 }
+
+// storedTimes are the times of a run's evaluations in the order they were measured.
+func storedTimes(t *testing.T, db string, run int64) []float64 {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evals, err := st.Evaluations(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []float64
+	for _, e := range evals {
+		if e.Failed() {
+			t.Fatalf("run %d: %v failed: %s %s", run, e.Config, e.Status, e.Message)
+		}
+		ms = append(ms, e.Objective)
+	}
+	return ms
+}
+
+// TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration tunes SAXPY on PoCL by
+// brute force over its 4 configurations, then again with a memory peak given so that the
+// first configuration brute force measures reached 100% of it, and --stop-within-peak 0.1:
+// the search ends after that one configuration, and the summary says what it reached. The
+// margin is wide because this kernel of about 0.1 ms, on a CPU device shared with other
+// work, measures up to 2.5 times slower or faster from run to run. With a peak ten times
+// the best bandwidth measured and a threshold of the whole peak, no configuration reaches
+// it and the whole budget is spent.
+func TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	db := filepath.Join(t.TempDir(), "k.db")
+	common := []string{specPath, "--device", "opencl", "--strategy", "bruteforce", "--budget", "4", "--db", db, "--new", "--peak-gflops", "1e9"}
+	full := tuneStop(t, append(common, "--peak-gbs", "40")...)
+	if full.Evaluations != 4 || full.BestTimeMS == nil {
+		t.Fatalf("the brute-force run evaluated %d configurations (best %v), want 4", full.Evaluations, full.BestTimeMS)
+	}
+	times := storedTimes(t, db, full.Run)
+	first, best := saxpyGBs(times[0]), saxpyGBs(*full.BestTimeMS)
+
+	peak := strconv.FormatFloat(first, 'g', 6, 64) // the first configuration at 100%
+	early := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "0.1")...)
+	if early.Evaluations != 1 || early.Measured != 1 {
+		t.Errorf("stopped after %d evaluations (%d measured), want 1: the first reached 100%% of the peak (times before %v ms, now %v ms)",
+			early.Evaluations, early.Measured, times, storedTimes(t, db, early.Run))
+	}
+	given, _ := strconv.ParseFloat(peak, 64)
+	if want := "within 10% of peak: "; !strings.HasPrefix(early.Stop, want) || !strings.Contains(early.Stop, "GB/s of "+strconv.FormatFloat(given, 'g', 4, 64)+" GB/s (") {
+		t.Errorf("stop %q, want %q and the bandwidth reached of the peak given, %.4g GB/s", early.Stop, want, given)
+	}
+	e := early.Efficiency
+	if e == nil || e.Best == nil || e.Best.Percent < 10 || e.Best.Bound != "memory" {
+		t.Fatalf("efficiency of the run that stopped: %+v", e)
+	}
+	if pct := strconv.FormatFloat(e.Best.Percent, 'f', 1, 64) + "%)"; !strings.HasSuffix(early.Stop, pct) {
+		t.Errorf("stop %q, want it to end with the summary's efficiency, %s", early.Stop, pct)
+	}
+
+	peak = strconv.FormatFloat(10*best, 'g', 6, 64) // the best at 10%
+	whole := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "1")...)
+	if whole.Evaluations != 4 || strings.HasPrefix(whole.Stop, "within") {
+		t.Errorf("a threshold no configuration reaches: %d evaluations, stop %q; want the whole budget of 4", whole.Evaluations, whole.Stop)
+	}
+
+	// the summary in words names the condition on its first line
+	text, errOut, code := ktune(t, append([]string{"tune"}, append(common, "--peak-gbs", strconv.FormatFloat(first, 'g', 6, 64), "--stop-within-peak", "0.1")...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if line, _, _ := strings.Cut(text, "\n"); !strings.Contains(line, "; stopped: within 10% of peak: ") || !strings.Contains(line, "1 of the space's 4 configurations evaluated") {
+		t.Errorf("first line of the summary: %s", line)
+	}
+}
+
+// TestStopAtAnObjectiveRespectsItsDirection tunes SAXPY on PoCL to an objective value:
+// a time every configuration reaches (at most 1e9 ms) ends the search at the first, one
+// none reaches (1e-9 ms) spends the budget, and with a maximised objective (GB/s) the
+// direction turns: at least 0 GB/s ends at the first, at least 1e12 never.
+func TestStopAtAnObjectiveRespectsItsDirection(t *testing.T) {
+	needBackend(t, "opencl")
+	minimised := copyEfficiencySpec(t, "")
+	maximised := copyEfficiencySpec(t, "objective: GB/s\n")
+	db := filepath.Join(t.TempDir(), "k.db")
+	for _, tc := range []struct {
+		spec, at    string
+		evaluations int
+		stop        string
+	}{
+		{minimised, "1e9", 1, "target reached: time "},
+		{minimised, "1e-9", 4, ""},
+		{maximised, "0", 1, "target reached: GB/s "},
+		{maximised, "1e12", 4, ""},
+	} {
+		rep := tuneStop(t, tc.spec, "--device", "opencl", "--strategy", "bruteforce", "--budget", "4", "--db", db, "--new", "--stop-at", tc.at)
+		if rep.Evaluations != tc.evaluations {
+			t.Errorf("%s --stop-at %s: %d evaluations (stop %q), want %d", rep.Objective, tc.at, rep.Evaluations, rep.Stop, tc.evaluations)
+		}
+		switch {
+		case tc.stop == "" && strings.HasPrefix(rep.Stop, "target"):
+			t.Errorf("%s --stop-at %s: stop %q, want the budget", rep.Objective, tc.at, rep.Stop)
+		case tc.stop != "" && rep.BestObj == nil:
+			t.Errorf("%s --stop-at %s: no best", rep.Objective, tc.at)
+		case tc.stop != "":
+			at, _ := strconv.ParseFloat(tc.at, 64)
+			g := strconv.FormatFloat(at, 'g', -1, 64)
+			bound := map[bool]string{true: "at most " + g + " ms", false: "at least " + g}[rep.Objective == "time"]
+			if !strings.HasPrefix(rep.Stop, tc.stop) || !strings.HasSuffix(rep.Stop, "("+bound+")") {
+				t.Errorf("%s --stop-at %s: stop %q, want %q... (%s)", rep.Objective, tc.at, rep.Stop, tc.stop, bound)
+			}
+		}
+	}
+}
+
+// TestAResumedRunThatMeetsTheStopConditionMeasuresNothing leaves a run of SAXPY on PoCL
+// interrupted after 2 of its 4 configurations, as a killed run is, and tunes it again with
+// a threshold its best met already: nothing is measured, the command says so, and the run
+// stays interrupted; so with an objective value its best reached; a threshold none meets
+// then continues it to its budget.
+func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	db := filepath.Join(t.TempDir(), "k.db")
+	args := []string{specPath, "--device", "opencl", "--strategy", "bruteforce", "--db", db, "--peak-gflops", "1e9"}
+	first := tuneStop(t, append(args, "--budget", "2", "--peak-gbs", "40")...)
+	if first.Evaluations != 2 || first.BestTimeMS == nil {
+		t.Fatalf("first run: %d evaluations, best %v", first.Evaluations, first.BestTimeMS)
+	}
+	interrupt := func() {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.FinishRun(context.Background(), first.Run, store.StatusInterrupted); err != nil {
+			t.Fatal(err)
+		}
+	}
+	interrupt()
+	best := saxpyGBs(*first.BestTimeMS)
+	met := append(args, "--budget", "4", "--peak-gbs", strconv.FormatFloat(2*best, 'g', 6, 64), "--stop-within-peak", "0.25") // the best at 50%
+	out, errOut, code := ktune(t, append(append([]string{"tune"}, met...), "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep stopJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Run != first.Run || rep.Measured != 0 || rep.Evaluations != 2 || rep.Resumed != 2 {
+		t.Errorf("run %d: %d evaluations, %d resumed, %d measured; want run %d's 2, none measured", rep.Run, rep.Evaluations, rep.Resumed, rep.Measured, first.Run)
+	}
+	if !strings.HasPrefix(rep.Stop, "within 25% of peak: ") || !strings.HasSuffix(rep.Stop, ", reached before this command") {
+		t.Errorf("stop %q", rep.Stop)
+	}
+	if want := "run " + strconv.FormatInt(first.Run, 10) + "'s 2 evaluations already meet the stop condition (within 25% of peak: "; !strings.Contains(errOut, want) {
+		t.Errorf("standard error lacks %q:\n%s", want, errOut)
+	}
+	if got := runStatus(t, db, first.Run); got != store.StatusInterrupted {
+		t.Errorf("the run is %s, want it left interrupted", got)
+	}
+
+	// so does an objective value its best reached: any time is at most 1e9 ms
+	at := tuneStop(t, append(args, "--budget", "4", "--peak-gbs", "40", "--stop-at", "1e9")...)
+	if at.Run != first.Run || at.Measured != 0 || !strings.HasPrefix(at.Stop, "target reached: time ") || !strings.HasSuffix(at.Stop, "(at most 1e+09 ms), reached before this command") {
+		t.Errorf("--stop-at on the resumed run: run %d, %d measured, stop %q", at.Run, at.Measured, at.Stop)
+	}
+
+	// a threshold no configuration reaches (the best at 10% of the peak, the others'
+	// noise is not ten times) continues it
+	more := tuneStop(t, append(args, "--budget", "4", "--peak-gbs", strconv.FormatFloat(10*best, 'g', 6, 64), "--stop-within-peak", "1")...)
+	if more.Run != first.Run || more.Resumed != 2 || more.Measured != 2 || more.Evaluations != 4 {
+		t.Errorf("run %d: %d evaluations, %d resumed, %d measured; want run %d's 2 resumed and 2 more measured", more.Run, more.Evaluations, more.Resumed, more.Measured, first.Run)
+	}
+}
+
+func runStatus(t *testing.T, db string, run int64) store.RunStatus {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, err := st.Run(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Status
+}
+
+// TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed: a spec without
+// essential_ops, one that excludes them, and a device whose peak is neither derived
+// (PoCL's OpenCL gives no memory bandwidth) nor given are usage errors that say what to
+// do, before anything is stored; so are fractions outside (0, 1] and a target that is no
+// number.
+func TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed(t *testing.T) {
+	needBackend(t, "opencl")
+	text, err := os.ReadFile("../../testdata/efficiency/saxpy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ops = "essential_ops:\n  bytes: 12 * N\n  flops: 2 * N\n"
+	if !strings.Contains(string(text), ops) {
+		t.Fatalf("testdata/efficiency/saxpy.yaml no longer declares %q", ops)
+	}
+	variant := func(name, with string) string {
+		p := copyEfficiencySpec(t, "")
+		p2 := filepath.Join(filepath.Dir(p), name+".yaml")
+		if err := os.WriteFile(p2, []byte(strings.Replace(string(text), ops, with, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p2
+	}
+	withOps := copyEfficiencySpec(t, "")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no essential_ops", []string{variant("none", ""), "--stop-within-peak", "0.75", "--peak-gbs", "40"},
+			"--stop-within-peak 0.75): the spec declares no essential_ops"},
+		{"excluded", []string{variant("excluded", "essential_ops: {excluded: latency-bound}\n"), "--stop-within-peak", "0.75"},
+			"the spec excludes its kernel from efficiency against a peak (essential_ops: excluded: latency-bound)"},
+		{"no peaks", []string{withOps, "--stop-within-peak", "0.75"},
+			"give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)"},
+		{"no compute peak", []string{withOps, "--stop-within-peak", "0.75", "--peak-gbs", "40"},
+			"give it with --peak-gflops GFLOP/s (for float32)"},
+		{"fraction 0", []string{withOps, "--stop-within-peak", "0"}, "--stop-within-peak 0: want a fraction"},
+		{"fraction above 1", []string{withOps, "--stop-within-peak", "1.5"}, "want a fraction between 0 and 1"},
+		{"target NaN", []string{withOps, "--stop-at", "NaN"}, "--stop-at NaN: want a finite objective value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".db")
+			_, errOut, code := ktune(t, append([]string{"tune", "--device", "opencl", "--budget", "2", "--db", db}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "Usage: ktune tune") {
+				t.Errorf("exit %d, want 2 and %q in:\n%s", code, tc.want, errOut)
+			}
+			if n := storedRuns(t, db); n != 0 {
+				t.Errorf("%d runs stored", n)
+			}
+		})
+	}
+}
