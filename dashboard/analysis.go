@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/analysis"
+	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
@@ -90,10 +91,15 @@ func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
 	}
 	for _, list := range q["status"] {
 		for _, st := range strings.Split(list, ",") {
-			if _, err := result.ParseStatus(st); err != nil {
-				return sel, fmt.Errorf("status=%s: no status %q (the statuses: %s)", list, st, strings.Join(statusNames(), ", "))
+			if st = strings.TrimSpace(st); st == "" {
+				return sel, fmt.Errorf("status=%s: an empty status (name the statuses to keep, of %s; leave status out for all)", list, strings.Join(statusNames(), ", "))
 			}
-			sel.Statuses = append(sel.Statuses, st)
+			if _, err := result.ParseStatus(st); err != nil {
+				return sel, fmt.Errorf("status=%s: no status %q (the statuses: %s; name those to keep, or leave status out for all)", list, st, strings.Join(statusNames(), ", "))
+			}
+			if !slices.Contains(sel.Statuses, st) {
+				sel.Statuses = append(sel.Statuses, st)
+			}
 		}
 	}
 	for _, list := range q["device"] {
@@ -185,12 +191,17 @@ next:
 // Analysis is the answer of /api/runs/ID/analysis: the significance and Sobol indices of
 // the selected parameters for the objective, over the evaluations that pass the filters.
 type Analysis struct {
-	Objective     string   `json:"objective"`
-	Maximize      bool     `json:"maximize"`
-	DirectionFrom string   `json:"direction_from"`
-	Evaluations   int      `json:"evaluations"` // that pass the filters
-	Valid         int      `json:"valid"`       // configurations of those with a value of the objective
-	Params        []string `json:"params"`      // the selected parameters
+	Objective     string `json:"objective"`
+	Maximize      bool   `json:"maximize"`
+	DirectionFrom string `json:"direction_from"`
+	Evaluations   int    `json:"evaluations"` // that pass the filters
+	// RunEvaluations are all the run's evaluations, those the filters leave out too, and
+	// Configurations the configurations of its space (a recording without restrictions
+	// is its own space), 0 where they cannot be counted.
+	RunEvaluations int      `json:"run_evaluations"`
+	Configurations int      `json:"configurations"`
+	Valid          int      `json:"valid"`  // configurations of those with a value of the objective
+	Params         []string `json:"params"` // the selected parameters
 	// Significance holds the selected parameters' correlations with the objective, in
 	// their order.
 	Significance []sensitivity.Correlation `json:"significance"`
@@ -221,8 +232,12 @@ func Analyze(ctx context.Context, name string, rec *result.Recording, info *stor
 		return nil, err
 	}
 	out := &Analysis{Objective: res.Objective, Maximize: res.Maximize, DirectionFrom: res.DirectionFrom,
-		Evaluations: len(filtered.Evaluations), Valid: res.Valid, Params: sel.Params,
-		Significance: []sensitivity.Correlation{}, Sobol: res.Sobol, Warnings: res.Warnings}
+		Evaluations: len(filtered.Evaluations), RunEvaluations: len(rec.Evaluations), Configurations: res.Configurations,
+		Valid: res.Valid, Params: sel.Params, Significance: []sensitivity.Correlation{}, Sobol: res.Sobol, Warnings: res.Warnings}
+	if filtering {
+		out.Configurations = spaceSize(rec, info)
+		out.Warnings = filteredWarnings(res, out)
+	}
 	if out.Params == nil {
 		for _, p := range rec.Params {
 			out.Params = append(out.Params, p.Name)
@@ -282,4 +297,47 @@ func (s *Server) apiAnalysis(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, a)
+}
+
+// filteredWarnings are the warnings of res, the analysis of a filtered selection, with
+// the one about a partial run, which counts the filtered evaluations as if they were all
+// the run evaluated ("the run evaluated 40 of the 6768 configurations"), said of the
+// selection instead.
+func filteredWarnings(res *analysis.Result, a *Analysis) []string {
+	if !res.Partial {
+		return res.Warnings
+	}
+	counted := fmt.Sprintf(" of the %d configurations of its space:", res.Configurations)
+	out := make([]string, 0, len(res.Warnings))
+	for _, w := range res.Warnings {
+		if (strings.HasPrefix(w, "the run evaluated ") || strings.HasPrefix(w, "the recording holds ")) && strings.Contains(w, counted) {
+			space := ""
+			if a.Configurations > 0 {
+				space = fmt.Sprintf(" of the %d in its space", a.Configurations)
+			}
+			w = fmt.Sprintf("%d of the run's %d evaluations match the filters, %d distinct configurations%s: the indices are estimated from them",
+				a.Evaluations, a.RunEvaluations, res.Evaluated, space)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// spaceSize is the number of configurations of the space of rec (of the stored run
+// info, nil for a file), as package analysis counts them: those its restrictions allow,
+// or for a recording without restrictions (a file, an import) the configurations it
+// holds; 0 when the restrictions cannot be compiled.
+func spaceSize(rec *result.Recording, info *store.RunInfo) int {
+	seen := map[string]bool{}
+	for i := range rec.Evaluations {
+		seen[store.ConfigKey(rec.Evaluations[i].Config)] = true
+	}
+	if (info == nil || info.Kind == store.KindImport) && len(rec.Restrictions) == 0 {
+		return len(seen)
+	}
+	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
+	if err != nil {
+		return 0
+	}
+	return max(sp.Len(), len(seen))
 }

@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -498,5 +500,142 @@ func TestTheListOfRunsShowsRunsStartedSince(t *testing.T) {
 	}
 	if note, _ := got["note"].(string); !strings.Contains(note, "follows the database") {
 		t.Errorf("the note under the list reads %q", note)
+	}
+}
+
+// Unticking every box of a filter (every status, every value of a parameter) leaves no
+// point and says so in place of the analysis, without asking the server for an analysis
+// of nothing; ticking one again brings both back.
+func TestUntickingAWholeFilterSaysSo(t *testing.T) {
+	chrome := browsertest.Chromium(t)
+	st, db := imported(t, convolution)
+	rec := read(t, convolution)
+	var mu sync.Mutex
+	var asked []string // the queries of the analyses the page asked for
+	h := NewStore(st, db)
+	recorder := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/analysis") {
+			mu.Lock()
+			asked = append(asked, r.URL.RawQuery)
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+	got := measure(t, chrome, recorder, "/runs/1", `
+    out.statuses = d.querySelectorAll("#statuses input").length;
+    d.querySelectorAll("#statuses input").forEach(c => { c.checked = false; c.dispatchEvent(new Event("change")); });
+    await settled();
+    out.statusPoints = points();
+    out.statusNote = d.getElementById("significance-note").textContent;
+    out.statusBars = bars("significance");
+    d.querySelector("#statuses input").click();
+    await settled();
+    out.onePoints = points();
+    out.oneAnalysed = w.dashboard.state.analysis.evaluations;
+    d.querySelectorAll("#statuses input").forEach(c => { if (!c.checked) c.click(); });
+    await settled();
+    const buttons = [...d.querySelectorAll("#filters details")].find(x => x.querySelector("summary").textContent.startsWith("read_only")).querySelectorAll("button");
+    buttons[1].click(); // none
+    await settled();
+    out.valuePoints = points();
+    out.valueNote = d.getElementById("significance-note").textContent;
+    untick('#filters input[data-param="block_size_x"][value="16"]');
+    await settled();
+    out.stillNote = d.getElementById("significance-note").textContent;
+    d.querySelector('#filters input[data-param="read_only"][value="1"]').click();
+    await settled();
+    out.keptNote = d.getElementById("significance-note").textContent;
+    out.keptAnalysed = w.dashboard.state.analysis.evaluations;
+`, nil)
+	if n := number(t, got, "statuses"); n < 2 {
+		t.Fatalf("the page offers %d status boxes: the test needs several", n)
+	}
+	for _, c := range []struct{ points, note, want string }{
+		{"statusPoints", "statusNote", "every status is filtered out: show at least one to analyse"},
+		{"valuePoints", "valueNote", "every value of read_only is filtered out: show at least one to analyse"},
+		{"", "stillNote", "every value of read_only is filtered out"},
+	} {
+		if c.points != "" && number(t, got, c.points) != 0 {
+			t.Errorf("%s: %d points, want none", c.points, number(t, got, c.points))
+		}
+		if n, _ := got[c.note].(string); !strings.Contains(n, c.want) {
+			t.Errorf("%s: the significance note reads %q, want %q", c.note, n, c.want)
+		}
+	}
+	if n := number(t, got, "statusBars"); n != 0 {
+		t.Errorf("with every status unticked the significance chart has %d bars", n)
+	}
+	// the first status box is ok's
+	ok := 0
+	for _, e := range rec.Evaluations {
+		if e.Status == result.OK {
+			ok++
+		}
+	}
+	if number(t, got, "onePoints") != ok || number(t, got, "oneAnalysed") != ok {
+		t.Errorf("with ok ticked again: %d points, %d analysed, want %d", number(t, got, "onePoints"), number(t, got, "oneAnalysed"), ok)
+	}
+	if n, _ := got["keptNote"].(string); !strings.Contains(n, fmt.Sprintf("of the run's %d evaluations that match the filters", len(rec.Evaluations))) {
+		t.Errorf("filtered again, the significance note reads %q", n)
+	}
+	if number(t, got, "keptAnalysed") >= len(rec.Evaluations) || number(t, got, "keptAnalysed") == 0 {
+		t.Errorf("with read_only=1 and block_size_x≠16 kept, %d evaluations analysed of %d", number(t, got, "keptAnalysed"), len(rec.Evaluations))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, q := range asked {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, has := v["status"]; has && (slices.Contains(s, "") || slices.Contains(s, "none")) {
+			t.Errorf("the page asked for an analysis of no status: %s", q)
+		}
+		keeps := func(name string) bool {
+			return slices.ContainsFunc(v["keep"], func(k string) bool { return strings.HasPrefix(k, name+"=") })
+		}
+		if keeps("block_size_x") && !keeps("read_only") {
+			t.Errorf("the page asked for an analysis with every value of read_only left out, as if none was: %s", q)
+		}
+	}
+}
+
+// A link naming what the run does not have (a parameter, a value of one, a device of a
+// run that no device measured, a filter on a parameter of one value) opens the run's
+// page as if it did not name it, and the address the page writes back drops it.
+func TestALinkNamingWhatTheRunLacksShowsEverything(t *testing.T) {
+	chrome := browsertest.Chromium(t)
+	st, db := imported(t, convolution)
+	rec := read(t, convolution)
+	one := ""
+	for _, p := range rec.Params {
+		if len(p.Values) == 1 {
+			one = p.Name + "%3D" + url.QueryEscape(p.Values[0].String())
+		}
+	}
+	if one == "" {
+		t.Fatal("the test needs a parameter of one value")
+	}
+	got := measure(t, chrome, NewStore(st, db),
+		"/runs/1?params=block_size_x,nosuch&hide=read_only%3D7&hide=nosuch%3D1&hide="+one+"&hidedevice=-", `
+    out.points = points();
+    out.analysed = w.dashboard.state.analysis.evaluations;
+    out.bars = bars("significance");
+    out.summary = [...d.querySelectorAll("#filters summary")].map(s => s.textContent).join(" ");
+    out.address = w.location.search;
+`, nil)
+	for _, key := range []string{"points", "analysed"} {
+		if n := number(t, got, key); n != len(rec.Evaluations) {
+			t.Errorf("%s: %d, want all %d evaluations", key, n, len(rec.Evaluations))
+		}
+	}
+	if n := number(t, got, "bars"); n != 1 {
+		t.Errorf("the significance of %d parameters, want 1 (block_size_x)", n)
+	}
+	if s, _ := got["summary"].(string); strings.Contains(s, " of ") {
+		t.Errorf("the filters count hidden values: %q", s)
+	}
+	if a, _ := got["address"].(string); strings.Contains(a, "nosuch") || strings.Contains(a, "hide=") || !strings.Contains(a, "params=block_size_x") {
+		t.Errorf("the page writes back the address %q", a)
 	}
 }

@@ -431,6 +431,9 @@ func TestBadRequestsSayWhatIsWrong(t *testing.T) {
 		{"/api/runs/1/analysis?keep=read_only=2", http.StatusBadRequest, `read_only takes no value "2" (its values: 0, 1)`},
 		{"/api/runs/1/analysis?keep=read_only", http.StatusBadRequest, "want keep=PARAMETER=VALUE"},
 		{"/api/runs/1/analysis?status=fine", http.StatusBadRequest, `no status "fine" (the statuses: ok, restricted, compile_error`},
+		{"/api/runs/1/analysis?status=none", http.StatusBadRequest,
+			`status=none: no status "none" (the statuses: ok, restricted, compile_error, runtime_error, timeout, wrong_answer, device_limit; name those to keep, or leave status out for all)`},
+		{"/api/runs/1/analysis?status=ok,", http.StatusBadRequest, "status=ok,: an empty status (name the statuses to keep, of ok, restricted,"},
 		{"/api/runs/1/analysis?objective=GFLOP/s", http.StatusUnprocessableEntity, `no objective or metric named "GFLOP/s" (have time)`},
 		{"/api/runs/1/analysis?status=compile_error", http.StatusUnprocessableEntity, "none of the 1426 configurations has a value for time"},
 		{"/api/runs/1/analysis?keep=read_only=1&status=timeout", http.StatusUnprocessableEntity, "no evaluation passes the filters (of 6768)"},
@@ -509,5 +512,54 @@ func TestListenSaysAPortInUseIsInUse(t *testing.T) {
 	u := URL(&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "/runs/3")
 	if _, err := url.Parse(u); err != nil || u != "http://localhost:8080/runs/3" {
 		t.Errorf("the address of 0.0.0.0:8080 is %s", u)
+	}
+}
+
+// An analysis of a filtered selection says how many of the run's evaluations match the
+// filters, not that the run evaluated only those, and gives the run's evaluations and
+// the configurations of its space.
+func TestAFilteredAnalysisCountsTheRunsEvaluations(t *testing.T) {
+	st, db := imported(t, convolution)
+	id, es := twoDevices(t, st)
+	srv := httptest.NewServer(NewStore(st, db))
+	defer srv.Close()
+	size := 1
+	for _, p := range read(t, convolution).Params {
+		size *= len(p.Values)
+	}
+	if size <= len(es) {
+		t.Fatalf("the test's run evaluates %d of %d configurations: it should evaluate part of its space", len(es), size)
+	}
+	one := 0
+	for _, e := range es {
+		if e.Device == "opencl:1" {
+			one++
+		}
+	}
+
+	var all Analysis
+	get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?params=block_size_x", id), http.StatusOK, &all)
+	if all.Evaluations != len(es) || all.RunEvaluations != len(es) || all.Configurations != size {
+		t.Errorf("unfiltered: %d evaluations of the run's %d, %d configurations; want %d of %d, %d", all.Evaluations, all.RunEvaluations, all.Configurations, len(es), len(es), size)
+	}
+	if w := fmt.Sprintf("the run evaluated %d of the %d configurations of its space", len(es), size); !slices.ContainsFunc(all.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+		t.Errorf("unfiltered, the warnings %q do not say %q", all.Warnings, w)
+	}
+
+	for _, q := range []string{"device=opencl:1", "device=opencl:1&keep=read_only=0&keep=read_only=1"} {
+		var a Analysis
+		get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?params=block_size_x&%s", id, q), http.StatusOK, &a)
+		if a.Evaluations != one || a.RunEvaluations != len(es) || a.Configurations != size {
+			t.Errorf("%s: %d evaluations of the run's %d, %d configurations; want %d of %d, %d", q, a.Evaluations, a.RunEvaluations, a.Configurations, one, len(es), size)
+		}
+		want := fmt.Sprintf("%d of the run's %d evaluations match the filters, %d distinct configurations of the %d in its space: the indices are estimated from them", one, len(es), one, size)
+		if !slices.Contains(a.Warnings, want) {
+			t.Errorf("%s: the warnings %q do not say %q", q, a.Warnings, want)
+		}
+		for _, w := range a.Warnings {
+			if strings.HasPrefix(w, "the run evaluated") {
+				t.Errorf("%s: a filtered analysis warns %q", q, w)
+			}
+		}
 	}
 }

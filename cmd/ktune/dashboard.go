@@ -82,8 +82,10 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
                                      read so far
   GET /api/runs/ID/analysis?objective=NAME&params=a,b&keep=PARAM=VALUE&status=ok,...&device=opencl:0,...
                                      significance (pearson, spearman, n per parameter) and
-                                     sobol (method, params, first, total) of the selection;
-                                     keep (repeated) names the values of a parameter to
+                                     sobol (method, params, first, total) of the selection,
+                                     with evaluations (those the filters keep),
+                                     run_evaluations (all the run's) and configurations
+                                     (in its space); keep (repeated) names the values of a parameter to
                                      keep, as the run's labels write them (its others are
                                      left out); status the statuses kept; device the
                                      devices kept, as the evaluations name them, - for

@@ -179,12 +179,46 @@ function fmt(v) {
 
 function visible(e) {
   if (S.sel.hideStatus.has(e.status)) return false;
-  if (S.sel.hideDevice.has(deviceOf(e))) return false;
+  if (devicesFiltered() && S.sel.hideDevice.has(deviceOf(e))) return false;
   for (let i = 0; i < S.params.length; i++) {
     const h = S.sel.hide[S.params[i].name];
     if (h && h.size && h.has(S.params[i].labels[e.at[i]])) return false;
   }
   return true;
+}
+
+// devicesFiltered says whether the device filter applies: only while it is offered, so
+// that a link that left a device out does not hide, without a box to tick, the
+// evaluations of a run whose evaluations one device measured
+function devicesFiltered() {
+  return severalDevices() && S.sel.hideDevice.size > 0;
+}
+
+// emptyFilter says which filter has every box unticked, leaving nothing to analyse (the
+// server is not asked); "" when none has
+function emptyFilter() {
+  const statuses = Object.keys(S.statuses);
+  if (statuses.length && statuses.every(st => S.sel.hideStatus.has(st))) return "every status is filtered out: show at least one to analyse";
+  if (devicesFiltered() && Object.keys(S.devices).every(d => S.sel.hideDevice.has(d))) return "every device is filtered out: show at least one to analyse";
+  for (const p of S.params) {
+    const h = S.sel.hide[p.name];
+    if (h && p.labels.every(l => h.has(l))) return `every value of ${p.name} is filtered out: show at least one to analyse`;
+  }
+  return "";
+}
+
+// checkAddress drops what the address names that the run does not have: parameters to
+// analyse or filter that it lacks, values its parameters do not take, filters on a
+// parameter of one value (which the page offers no box for). What is left is what the
+// page shows, and what it writes back.
+function checkAddress() {
+  const s = S.sel;
+  if (s.params) s.params = s.params.filter(n => S.params.some(p => p.name === n));
+  for (const name of Object.keys(s.hide)) {
+    const p = S.params.find(p => p.name === name);
+    const h = p && p.labels.length > 1 ? new Set([...s.hide[name]].filter(l => p.labels.includes(l))) : new Set();
+    if (h.size) s.hide[name] = h; else delete s.hide[name];
+  }
 }
 
 // ---- scales
@@ -479,7 +513,7 @@ function drawSignificance() {
   });
   const better = a.maximize ? "higher" : "lower";
   note.textContent = `red: larger values of the parameter go with larger ${a.objective}, blue: with smaller (${better} is better); ` +
-    `over ${a.valid} configurations with a value of ${a.objective}` + (a.evaluations < S.evals.length ? ` (of the ${a.evaluations} the filters keep)` : "");
+    `over ${a.valid} configurations with a value of ${a.objective}` + (a.evaluations < a.run_evaluations ? ` (of the ${a.evaluations} of the run's ${a.run_evaluations} evaluations that match the filters)` : "");
 }
 
 function drawSensitivity() {
@@ -534,14 +568,13 @@ function analysisURL() {
     const h = s.hide[p.name];
     if (h && h.size) for (const l of p.labels) if (!h.has(l)) q.append("keep", p.name + "=" + l);
   }
-  if (s.hideStatus.size) {
-    const kept = Object.keys(S.statuses).filter(st => !s.hideStatus.has(st));
-    q.set("status", kept.length ? kept.join(",") : "none");
-  }
-  // the devices seen so far that are kept: one that measures only later in a live run is
-  // in the next analysis, asked for once its evaluations are read
+  // the statuses and devices seen so far that are kept (emptyFilter sees to it that one
+  // is): one seen only later in a live run is in the next analysis, asked for once its
+  // evaluations are read
+  const statuses = Object.keys(S.statuses);
+  if (statuses.some(st => s.hideStatus.has(st))) q.set("status", statuses.filter(st => !s.hideStatus.has(st)).join(","));
   const devices = Object.keys(S.devices);
-  if (devices.some(d => s.hideDevice.has(d))) q.set("device", devices.filter(d => !s.hideDevice.has(d)).join(","));
+  if (devicesFiltered() && devices.some(d => s.hideDevice.has(d))) q.set("device", devices.filter(d => !s.hideDevice.has(d)).join(","));
   return api + "/analysis?" + q.toString();
 }
 
@@ -564,8 +597,9 @@ async function runAnalysis() {
     drawAnalysis();
     return;
   }
-  if (Object.keys(S.devices).length && Object.keys(S.devices).every(d => S.sel.hideDevice.has(d))) {
-    S.analysis = {error: "every device is filtered out: show at least one to analyse"};
+  const empty = emptyFilter();
+  if (empty) {
+    S.analysis = {error: empty};
     drawAnalysis();
     return;
   }
@@ -772,6 +806,7 @@ async function start() {
     S.run = run;
     const body = await getJSON(`${api}/evaluations?after=0`);
     absorb(body);
+    checkAddress();
   } catch (err) {
     $("live").textContent = err.message;
     S.loaded = true;
