@@ -38,6 +38,10 @@ type Input struct {
 	Name string            // short name for tables, figures and errors, e.g. "kerneltuner_gemm/RTX_3090"; "" for Rec's Source
 	Rec  *result.Recording // the evaluations
 	Run  *store.RunInfo    // the stored run it came from; nil for files
+	// Of, when set, is the whole recording Rec was selected from by a filter (the
+	// dashboard's): Rec's evaluations are some of Of's, its space is Of's, and the
+	// warning of a partial analysis counts the selection against Of.
+	Of *result.Recording
 }
 
 // Label is what results, figures and errors call in: its Name, or where that is empty its
@@ -184,9 +188,18 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	res.Warnings = append(res.Warnings, sim.Warnings()...)
 	res.Configurations = sim.Space().Len()
 	if partial {
-		res.Configurations = fullSize(rec)
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s %d of the %d configurations of its space: the landscape covers the explored ones only, the indices are estimated from them",
-			partialWhat(in), sim.Space().Len(), res.Configurations))
+		res.Configurations = spaceSize(in.whole(), in.Run)
+		if in.Of != nil {
+			covers := ""
+			if o.Landscape {
+				covers = "the landscape covers those only, "
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %s %d evaluations match the filters, %d distinct configurations of the %d in its space: %sthe indices are estimated from them",
+				len(rec.Evaluations), wholeWhat(in), len(in.Of.Evaluations), sim.Space().Len(), res.Configurations, covers))
+		} else {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s %d of the %d configurations of its space: the landscape covers the explored ones only, the indices are estimated from them",
+				partialWhat(in), sim.Space().Len(), res.Configurations))
+		}
 	}
 
 	// The valid table: every successful configuration of the recorded space, once. The
@@ -555,15 +568,39 @@ func valueOf(rec *result.Recording, name string) func(*result.Evaluation) float6
 // a run stopped by its budget, or a recording (a file, an import) whose restrictions allow
 // configurations it lacks, such as ktune's own export of such a run. A recording without
 // restrictions is its own space.
+// A selection (Input.Of) is partial when it holds fewer configurations than the space of
+// the whole it was selected from.
 func isPartial(in Input) bool {
-	if (in.Run == nil || in.Run.Kind == store.KindImport) && len(in.Rec.Restrictions) == 0 {
-		return false
+	return distinctConfigs(in.Rec) < spaceSize(in.whole(), in.Run)
+}
+
+// whole is the recording whose space the input's evaluations are of: Of for a selection,
+// else Rec.
+func (in Input) whole() *result.Recording {
+	if in.Of != nil {
+		return in.Of
 	}
+	return in.Rec
+}
+
+// spaceSize is the number of configurations in the space of rec, of the stored run run
+// (nil for a file): those its restrictions allow, at least those it holds; a recording
+// without restrictions from a file or an import is its own space.
+func spaceSize(rec *result.Recording, run *store.RunInfo) int {
+	n := distinctConfigs(rec)
+	if (run == nil || run.Kind == store.KindImport) && len(rec.Restrictions) == 0 {
+		return n
+	}
+	return max(n, fullSize(rec))
+}
+
+// distinctConfigs is the number of distinct configurations rec evaluated.
+func distinctConfigs(rec *result.Recording) int {
 	seen := map[string]bool{}
-	for i := range in.Rec.Evaluations {
-		seen[store.ConfigKey(in.Rec.Evaluations[i].Config)] = true
+	for i := range rec.Evaluations {
+		seen[store.ConfigKey(rec.Evaluations[i].Config)] = true
 	}
-	return len(seen) < fullSize(in.Rec)
+	return len(seen)
 }
 
 // partialWhat is how a partial input's warning names what it holds.
@@ -572,6 +609,15 @@ func partialWhat(in Input) string {
 		return "the run evaluated"
 	}
 	return "the recording holds"
+}
+
+// wholeWhat is how a selection's warning names the whole it was selected from, with a
+// possessive: "the run's", "the recording's".
+func wholeWhat(in Input) string {
+	if in.Run != nil && in.Run.Kind != store.KindImport {
+		return "run's"
+	}
+	return "recording's"
 }
 
 // simulatorOf builds the simulator over the recording's space in mode; for a partial run,

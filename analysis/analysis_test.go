@@ -765,3 +765,45 @@ func TestAnalyzeAnUnnamedInput(t *testing.T) {
 		t.Errorf("Analyze of a recording of nothing, from nowhere = %v", err)
 	}
 }
+
+// TestAnalyzeSelection analyses a selection of a whole recording (a filter's, as the
+// dashboard's): its space is the whole's, so it is partial, and the warning counts the
+// selection against the whole rather than calling the selection what the recording holds.
+func TestAnalyzeSelection(t *testing.T) {
+	ctx := context.Background()
+	rec := open(t, pnpoly)
+	whole, err := Analyze(ctx, Input{Name: "pnpoly", Rec: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Partial {
+		t.Fatalf("the whole recording reads as partial: %v", whole.Warnings)
+	}
+	sel := *rec
+	sel.Evaluations = nil
+	for i, e := range rec.Evaluations {
+		if i%3 == 0 {
+			sel.Evaluations = append(sel.Evaluations, e)
+		}
+	}
+	r, err := Analyze(ctx, Input{Name: "pnpoly", Rec: &sel, Of: rec}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || r.Configurations != whole.Configurations || r.Evaluated != len(sel.Evaluations) {
+		t.Errorf("partial %v, %d configurations, %d evaluated; want partial, %d, %d", r.Partial, r.Configurations, r.Evaluated, whole.Configurations, len(sel.Evaluations))
+	}
+	want := fmt.Sprintf("%d of the recording's %d evaluations match the filters, %d distinct configurations of the %d in its space: the landscape covers those only, the indices are estimated from them",
+		len(sel.Evaluations), len(rec.Evaluations), len(sel.Evaluations), whole.Configurations)
+	if !slices.Contains(r.Warnings, want) {
+		t.Errorf("warnings %q, want %q", r.Warnings, want)
+	}
+	// without Of the selection is a recording of its own, whole
+	alone, err := Analyze(ctx, Input{Name: "pnpoly", Rec: &sel}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.Partial || alone.Configurations != len(sel.Evaluations) {
+		t.Errorf("alone: partial %v, %d configurations; want whole, %d", alone.Partial, alone.Configurations, len(sel.Evaluations))
+	}
+}

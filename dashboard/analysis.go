@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ktune/ktune/analysis"
-	"github.com/ktune/ktune/expr"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/sensitivity"
 	"github.com/ktune/ktune/space"
@@ -227,17 +226,17 @@ func Analyze(ctx context.Context, name string, rec *result.Recording, info *stor
 		info = &plain
 	}
 	o := analysis.Options{Parameters: true, Objective: sel.Objective, Params: sel.Params, Bootstrap: -1, Seed: 1}
-	res, err := analysis.Analyze(ctx, analysis.Input{Name: name, Rec: filtered, Run: info}, o)
+	in := analysis.Input{Name: name, Rec: filtered, Run: info}
+	if filtering {
+		in.Of = rec
+	}
+	res, err := analysis.Analyze(ctx, in, o)
 	if err != nil {
 		return nil, err
 	}
 	out := &Analysis{Objective: res.Objective, Maximize: res.Maximize, DirectionFrom: res.DirectionFrom,
 		Evaluations: len(filtered.Evaluations), RunEvaluations: len(rec.Evaluations), Configurations: res.Configurations,
 		Valid: res.Valid, Params: sel.Params, Significance: []sensitivity.Correlation{}, Sobol: res.Sobol, Warnings: res.Warnings}
-	if filtering {
-		out.Configurations = spaceSize(rec, info)
-		out.Warnings = filteredWarnings(res, out)
-	}
 	if out.Params == nil {
 		for _, p := range rec.Params {
 			out.Params = append(out.Params, p.Name)
@@ -297,47 +296,4 @@ func (s *Server) apiAnalysis(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, a)
-}
-
-// filteredWarnings are the warnings of res, the analysis of a filtered selection, with
-// the one about a partial run, which counts the filtered evaluations as if they were all
-// the run evaluated ("the run evaluated 40 of the 6768 configurations"), said of the
-// selection instead.
-func filteredWarnings(res *analysis.Result, a *Analysis) []string {
-	if !res.Partial {
-		return res.Warnings
-	}
-	counted := fmt.Sprintf(" of the %d configurations of its space:", res.Configurations)
-	out := make([]string, 0, len(res.Warnings))
-	for _, w := range res.Warnings {
-		if (strings.HasPrefix(w, "the run evaluated ") || strings.HasPrefix(w, "the recording holds ")) && strings.Contains(w, counted) {
-			space := ""
-			if a.Configurations > 0 {
-				space = fmt.Sprintf(" of the %d in its space", a.Configurations)
-			}
-			w = fmt.Sprintf("%d of the run's %d evaluations match the filters, %d distinct configurations%s: the indices are estimated from them",
-				a.Evaluations, a.RunEvaluations, res.Evaluated, space)
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// spaceSize is the number of configurations of the space of rec (of the stored run
-// info, nil for a file), as package analysis counts them: those its restrictions allow,
-// or for a recording without restrictions (a file, an import) the configurations it
-// holds; 0 when the restrictions cannot be compiled.
-func spaceSize(rec *result.Recording, info *store.RunInfo) int {
-	seen := map[string]bool{}
-	for i := range rec.Evaluations {
-		seen[store.ConfigKey(rec.Evaluations[i].Config)] = true
-	}
-	if (info == nil || info.Kind == store.KindImport) && len(rec.Restrictions) == 0 {
-		return len(seen)
-	}
-	sp, err := expr.NewSpace(rec.Params, rec.Restrictions)
-	if err != nil {
-		return 0
-	}
-	return max(sp.Len(), len(seen))
 }
