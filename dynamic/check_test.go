@@ -2,6 +2,7 @@ package dynamic_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -319,6 +320,77 @@ func TestACheckNamesTheSizeOfItsSearch(t *testing.T) {
 	for _, sr := range tu.Searches() {
 		if sr.Sizes == nil && sr.Failed != nil {
 			t.Errorf("the spec's own size's search reports failures %v", sr.Failed)
+		}
+	}
+}
+
+// CheckOnChange compares values as the kernel receives them: n given as int32(4096),
+// []int32{4096}, its raw little-endian bytes, or left out (the spec's value, N) is one
+// value, and none of these calls is checked after tuning on int32(4096); the first call
+// of 3968, in any of those forms, is. alpha, named too, is the same as float32(2) and
+// []float32{2}, and another value as -0 after 0.
+func TestCheckOnChangeComparesValuesNotTheirGoForm(t *testing.T) {
+	s := countAxpy(t)
+	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n", "alpha"}})
+	rng := rand.New(rand.NewPCG(11, 1))
+	tuneCount(t, tu, rng)
+	le := func(n int32) []byte { return []byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)} }
+	ctx := context.Background()
+	for call, tc := range []struct {
+		form    string
+		n       int
+		value   any // n's value as given; nil leaves it out
+		alpha   any // alpha's; countData's when nil
+		checked bool
+	}{
+		{"int32, with tuning's last alpha changed to 2", 4096, int32(4096), nil, true},
+		{"int32", 4096, int32(4096), nil, false},
+		{"[]int32", 4096, []int32{4096}, nil, false},
+		{"raw bytes", 4096, le(4096), nil, false},
+		{"left out", 4096, nil, nil, false},
+		{"[]int32 of a new count", 3968, []int32{3968}, nil, true},
+		{"int32 of that count", 3968, int32(3968), nil, false},
+		{"raw bytes of that count", 3968, le(3968), nil, false},
+		{"alpha as []float32", 3968, int32(3968), []float32{2}, false},
+		{"alpha as float32", 3968, int32(3968), float32(2), false},
+		{"alpha 0", 3968, int32(3968), float32(0), true},
+		{"alpha -0, not 0", 3968, int32(3968), float32(math.Copysign(0, -1)), true},
+		{"left out again", 4096, nil, nil, true},
+	} {
+		data, want := countData(rng, tc.n)
+		if tc.value == nil {
+			delete(data, "n")
+		} else {
+			data["n"] = tc.value
+		}
+		if tc.alpha != nil {
+			data["alpha"] = tc.alpha
+			x, y := data["x"].([]float32), data["y"].([]float32)
+			a, ok := tc.alpha.(float32)
+			if !ok {
+				a = tc.alpha.([]float32)[0]
+			}
+			for i := range want {
+				if i < tc.n {
+					want[i] = a*x[i] + y[i]
+				}
+			}
+		} else {
+			data["alpha"] = float32(2) // one alpha throughout, so that only n changes
+			x, y := data["x"].([]float32), data["y"].([]float32)
+			for i := range want {
+				if i < tc.n {
+					want[i] = 2*x[i] + y[i]
+				}
+			}
+		}
+		res, err := tu.Run(ctx, data)
+		if err != nil {
+			t.Fatalf("call %d (%s): %v", call, tc.form, err)
+		}
+		checkY(t, call, res, want)
+		if res.Checked != tc.checked {
+			t.Errorf("call %d, n %d as %s: checked %v, want %v", call, tc.n, tc.form, res.Checked, tc.checked)
 		}
 	}
 }

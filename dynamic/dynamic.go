@@ -74,6 +74,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -167,7 +168,10 @@ type Options struct {
 	// call whose values of these differ from those of the last call on which the
 	// configuration it runs agreed with the known-good one (its tuning step, or its last
 	// check) is checked as CheckEvery's are. A value that changes on every call makes
-	// every call a check.
+	// every call a check. Values compare as the kernel receives them, the bytes of the
+	// argument's type: int32(5), []int32{5} and their raw bytes are one value, and a
+	// scalar left out of the data is the spec's value of it; floats compare by bits (0
+	// and -0 differ, a NaN is itself).
 	CheckOnChange []string
 	// Logger receives debug logs; slog.Default() when nil.
 	Logger *slog.Logger
@@ -310,14 +314,15 @@ type search struct {
 	good    space.Config
 	sess    *tuning.Session
 	sink    tuning.Sink
-	pending space.Config   // a configuration asked but not told: its call was cancelled
-	best    space.Config   // once the search has ended: the configuration every call runs
-	calls   int            // calls of the session so far, tuning steps included
-	after   int            // calls since tuning ended
-	triedOn map[int]string // CheckOnChange's values on the call each configuration agreed on, by index
-	agreed  string         // CheckOnChange's values on the last call best agreed on
-	failed  map[int]bool   // configurations found wrong after tuning, by index
-	recheck bool           // best replaced failed ones but has not run on their call's data: check the next call
+	pending space.Config      // a configuration asked but not told: its call was cancelled
+	best    space.Config      // once the search has ended: the configuration every call runs
+	calls   int               // calls of the session so far, tuning steps included
+	after   int               // calls since tuning ended
+	triedOn map[int]string    // CheckOnChange's values on the call each configuration agreed on, by index
+	agreed  string            // CheckOnChange's values on the last call best agreed on
+	failed  map[int]bool      // configurations found wrong after tuning, by index
+	recheck bool              // best replaced failed ones but has not run on their call's data: check the next call
+	own     map[string][]byte // the spec's values of CheckOnChange's scalars at these sizes, by name
 	// watch is shown every evaluation, for Options.WithinPeak; nil without
 	watch *efficiency.Watch
 
@@ -847,7 +852,7 @@ func (t *Tuner) callOf(ctx context.Context, s *search, data Data) (Result, error
 			t.searchOver(s, sum)
 		}
 	}
-	changed := t.onChange(data)
+	changed := t.onChange(s, data)
 	if s.best == nil {
 		res, tuned, err := t.step(ctx, s, data, changed)
 		if tuned || err != nil {
@@ -863,17 +868,51 @@ func (t *Tuner) callOf(ctx context.Context, s *search, data Data) (Result, error
 	return t.runBest(ctx, s, data)
 }
 
-// onChange is the values of data's CheckOnChange arguments, "" without any.
-func (t *Tuner) onChange(data Data) string {
+// onChange is the values of data's CheckOnChange arguments as one key, "" without any.
+// Two calls' values are the same when they are the same bytes of the argument's type
+// once converted as RunWith converts them (runner.Runner.Encoded): int32(5), []int32{5}
+// and []byte{5, 0, 0, 0} for an int32 argument are one value, and so is an argument
+// left out and the spec's own value of it given. Floats are compared by their bits, as
+// the kernel receives them: 0 and -0 differ, a NaN is the same as itself. A value that
+// does not convert (a wrong type, which the call reports as a *runner.DataError) is
+// keyed by its Go type and formatted value.
+func (t *Tuner) onChange(s *search, data Data) string {
+	if len(t.opts.CheckOnChange) == 0 {
+		return ""
+	}
 	var b strings.Builder
 	for _, name := range t.opts.CheckOnChange {
 		v, ok := data[name]
 		if !ok {
-			v = "the spec's" // its value, the same on every call
+			b.WriteString(name + "=" + hex.EncodeToString(t.ownScalar(s, name)) + ";")
+			continue
 		}
-		fmt.Fprintf(&b, "%s=%v;", name, v)
+		if raw, ok := s.r.Encoded(Data{name: v})[name].([]byte); ok {
+			b.WriteString(name + "=" + hex.EncodeToString(raw) + ";")
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%T(%v);", name, v, v)
 	}
 	return b.String()
+}
+
+// ownScalar is the spec's own value of scalar argument name at s's sizes, as the
+// known-good configuration's instance has it: what a call that leaves it out passes.
+func (t *Tuner) ownScalar(s *search, name string) []byte {
+	if v, ok := s.own[name]; ok {
+		return v
+	}
+	var v []byte
+	if inst, err := s.spec.Instance(s.sp.Values(s.good)); err == nil {
+		if i := slices.IndexFunc(inst.Args, func(a spec.ArgInstance) bool { return a.Name == name }); i >= 0 {
+			v = inst.Args[i].Scalar
+		}
+	}
+	if s.own == nil {
+		s.own = map[string][]byte{}
+	}
+	s.own[name] = v
+	return v
 }
 
 // checks reports whether this call of s, after tuning, is checked: every
