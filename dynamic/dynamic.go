@@ -43,14 +43,20 @@
 // Options.CheckEvery checks every Nth call of a search after its tuning, and
 // Options.CheckOnChange the first call whose values of the scalar arguments it names (a
 // count, a size passed as data) the running configuration has not yet agreed on. A
-// checked call runs the known-good configuration too and compares, as a tuning step
-// does: one more kernel run on that call. A tuned configuration that disagrees, or fails,
+// checked call runs a judge too and compares, as a tuning step does: one more kernel run
+// on that call. The judge is the spec's reference kernel where it has one of its own on
+// the kernel's device (runner.Runner.RunReferenceWith, on the call's data, compared by
+// the verification's checks as offline tuning's verification compares), which catches
+// a bug the reference configuration shares with the tuned ones; else the known-good
+// configuration. Judged by a reference kernel, the known-good configuration is checked
+// too, and where no configuration a call runs agrees, the reference kernel's own
+// outputs answer it (Result.Reference). A tuned configuration that disagrees, or fails,
 // is reported (a *CheckError in Result.CheckErrors and Search.Failed, naming the call,
 // the configuration and the output, and a warning in the log), marked failed, and
 // replaced by the search's next best configuration that no check has failed (by the
 // objective the session measured), which runs on the same data at once and answers the
 // call when it agrees; after three configurations that disagree on one call the
-// known-good configuration answers it, and the next call checks the next best. The call never returns
+// judge answers it, and the next call checks the next best. The call never returns
 // the wrong outputs it found. The session is not told (it has ended, and the sink keeps
 // what it measured): Retune forgets the failures with the search.
 //
@@ -156,9 +162,10 @@ type Options struct {
 	// A later call of that size starts its search again from scratch.
 	MaxSizes int
 	// CheckEvery, once a search's tuning has ended, checks every CheckEvery-th call of
-	// the search after it (1: every call): the call also runs the known-good
-	// configuration on its data and compares the tuned configuration's outputs with its
-	// outputs, as a tuning step does. A tuned configuration that disagrees (or fails) is
+	// the search after it (1: every call): the call also runs the judge on its data (the
+	// spec's reference kernel of its own, else the known-good configuration: see the
+	// package doc) and compares the tuned configuration's outputs with its outputs, as a
+	// tuning step does. A tuned configuration that disagrees (or fails) is
 	// marked failed and reported (Result.CheckErrors, Search.Failed, a warning in the
 	// log), the call returns outputs that agree, and the search's calls fall back to its
 	// next best configuration (see the package doc). 0 checks no call by count.
@@ -198,13 +205,20 @@ type Result struct {
 	Checked bool
 	// CheckErrors are the tuned configurations a checked call found wrong on its data,
 	// in the order it ran them; the outputs are those of the configuration after them
-	// (Config), which agreed with the known-good one, or the known-good one's.
+	// (Config), which agreed with the judge, or the judge's own.
 	CheckErrors []*CheckError
+	// Reference says the outputs are those of the spec's reference kernel (a checked
+	// call of a spec with one of its own, on which no configuration it ran agreed with
+	// it): only the outputs its verification compares, and Config is nil.
+	Reference bool
 }
 
 // CheckError is a configuration chosen by tuning that a check after tuning found wrong
 // on a later call's data (Options.CheckEvery, CheckOnChange): its outputs disagreed with
-// the known-good configuration's, or it failed there. It is an error a tuning step could
+// the judge's (the spec's reference kernel where it has one of its own, else the
+// known-good configuration), or it failed there. Where the judge is a reference kernel,
+// the known-good configuration itself may be found wrong; it stays the last resort of
+// its search's calls, and each of them is checked until one agrees. It is an error a tuning step could
 // not see, since it showed only on other data (a tile that does not divide a count). The
 // configuration is marked failed: its search's calls never run it again, until Retune.
 type CheckError struct {
@@ -224,13 +238,13 @@ type CheckError struct {
 	// the known-good one.
 	Next []space.Value
 
-	config, knownGood, next string // the configurations by parameter name
+	config, judge, next string // the configurations by parameter name, and the judge
 }
 
 // Error names the call, the configuration and what was wrong.
 func (e *CheckError) Error() string {
-	return fmt.Sprintf("dynamic: call %d of %s: the tuned configuration %s is wrong on this call's data (%s, against the known-good configuration %s): %s; its calls now run %s",
-		e.Call, sizesOrOwn(e.Sizes.String()), e.config, e.Status, e.knownGood, e.Msg, e.next)
+	return fmt.Sprintf("dynamic: call %d of %s: the tuned configuration %s is wrong on this call's data (%s, against %s): %s; its calls now run %s",
+		e.Call, sizesOrOwn(e.Sizes.String()), e.config, e.Status, e.judge, e.Msg, e.next)
 }
 
 // Float32s decodes output name as float32 elements.
@@ -512,8 +526,9 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 // where verification names a reference kernel of its own (on the device or the host),
 // that it compiles and runs on the spec's own data; and that the verification functions
 // build for the host C backend (runner.Runner.Reference), as `ktune tune` checks before
-// it measures. Calls never run the reference kernel (the known-good configuration
-// judges them, see the package doc), but a spec whose reference is broken is broken.
+// it measures. Tuning steps never run the reference kernel (the known-good configuration
+// judges them), checks after tuning do (see the package doc), and a spec whose reference
+// is broken is broken either way.
 func (t *Tuner) checkSpec(ctx context.Context) error {
 	r := runner.New(t.spec, t.sp, t.dev)
 	defer r.Close()
@@ -918,9 +933,10 @@ func (t *Tuner) ownScalar(s *search, name string) []byte {
 // checks reports whether this call of s, after tuning, is checked: every
 // Options.CheckEvery-th, the first whose CheckOnChange values the running configuration
 // has not agreed on, and those after a check that fell back to a configuration not yet
-// seen on the failing data. The known-good configuration is the judge, never judged.
+// seen on the failing data. The known-good configuration is judged only where the spec
+// has a reference kernel of its own (it is the judge otherwise).
 func (t *Tuner) checks(s *search, changed string) bool {
-	if slices.Equal(s.best, s.good) {
+	if slices.Equal(s.best, s.good) && !s.r.OwnReference() {
 		return false
 	}
 	return s.recheck ||
@@ -954,30 +970,47 @@ func (t *Tuner) setRunning(s *search) {
 // next best.
 const fallbackTries = 3
 
-// checked is a checked call of s after tuning: the known-good configuration and the
-// running one on data, compared. A running configuration that disagrees is marked failed
-// and replaced by the next best, tried on the same data in turn.
+// checked is a checked call of s after tuning: the judge (the spec's reference kernel of
+// its own, else the known-good configuration) and the running configuration on data,
+// compared. A running configuration that disagrees is marked failed and replaced by the
+// next best, tried on the same data in turn.
 func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed string) (Result, error) {
 	data = s.r.Encoded(data) // converted once for every run
-	good, err := s.r.RunWith(ctx, s.good, data)
-	if err != nil {
+	byRef := s.r.OwnReference()
+	var judge runner.Outcome
+	var err error
+	if byRef {
+		if judge, err = s.r.RunReferenceWith(ctx, data); err != nil {
+			var re *runner.RunError
+			if errors.As(err, &re) {
+				return Result{}, fmt.Errorf("dynamic: spec %s: the reference kernel, judging call %d of %s: %w", s.spec.File, s.calls, sizesOrOwn(s.key), err)
+			}
+			return Result{}, err
+		}
+	} else if judge, err = s.r.RunWith(ctx, s.good, data); err != nil {
 		return Result{}, goodErr(s, err)
+	}
+	compare := s.r.CompareOutputs
+	if byRef {
+		compare = s.r.CompareWithReference
 	}
 	var found []*CheckError
 	var failures []string
+	var ran []space.Config // on this call
 	for range fallbackTries {
 		c := s.best
-		if slices.Equal(c, s.good) {
+		if (!byRef && slices.Equal(c, s.good)) || slices.ContainsFunc(ran, func(r space.Config) bool { return slices.Equal(r, c) }) {
 			break
 		}
+		ran = append(ran, c)
 		out, err := s.r.RunWith(ctx, c, data)
 		status, msg := result.WrongAnswer, ""
 		var re *runner.RunError
 		var de *runner.DataError
 		switch {
 		case err == nil:
-			if msg, err = s.r.CompareOutputs(ctx, c, out.Outputs, good.Outputs); err != nil {
-				return Result{}, fmt.Errorf("dynamic: checking %s against the known-good configuration on call %d of %s: %w", s.sp.Format(c), s.calls, sizesOrOwn(s.key), err)
+			if msg, err = compare(ctx, c, out.Outputs, judge.Outputs); err != nil {
+				return Result{}, fmt.Errorf("dynamic: checking %s against %s on call %d of %s: %w", s.sp.Format(c), t.judgeName(s), s.calls, sizesOrOwn(s.key), err)
 			}
 		case errors.As(err, &re):
 			status, msg = re.Status, re.Err.Error()
@@ -995,10 +1028,27 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 		found = append(found, ce)
 		failures = append(failures, ce.Error())
 	}
+	res := Result{Outputs: judge.Outputs, KernelMS: judge.KernelMS, Checked: true,
+		CheckErrors: found, Failure: strings.Join(failures, "; ")}
+	if byRef {
+		// the reference answers: the tries ran out, or the known-good configuration
+		// disagreed too; the next call checks whichever runs now
+		s.recheck = true
+		res.Reference = true
+		return res, nil
+	}
 	// the known-good configuration answers: it is the judge, or the tries ran out
 	s.recheck = !slices.Equal(s.best, s.good)
-	return Result{Outputs: good.Outputs, Config: s.sp.Values(s.good), KernelMS: good.KernelMS, Checked: true,
-		CheckErrors: found, Failure: strings.Join(failures, "; ")}, nil
+	res.Config = s.sp.Values(s.good)
+	return res, nil
+}
+
+// judgeName names what a check of s compares with, in messages.
+func (t *Tuner) judgeName(s *search) string {
+	if s.r.OwnReference() {
+		return "the spec's reference kernel " + s.spec.Verification.Kernel.Name
+	}
+	return "the known-good configuration " + s.sp.Format(s.good)
 }
 
 // fail marks c, s's running configuration, failed on the current call, and makes s run
@@ -1023,9 +1073,12 @@ func (t *Tuner) fail(s *search, c space.Config, status result.Status, msg string
 		s.agreed = s.triedOn[idx]
 	}
 	ce := &CheckError{Sizes: maps.Clone(s.sizes), Call: s.calls, Config: s.sp.Values(c), Status: status, Msg: msg,
-		Next: s.sp.Values(s.best), config: s.sp.Format(c), knownGood: s.sp.Format(s.good), next: s.sp.Format(s.best)}
+		Next: s.sp.Values(s.best), config: s.sp.Format(c), judge: t.judgeName(s), next: s.sp.Format(s.best)}
 	if slices.Equal(s.best, s.good) {
 		ce.next += ", the known-good configuration"
+		if slices.Equal(c, s.good) {
+			ce.next += " still (the last resort: each call is checked until it agrees)"
+		}
 	}
 	t.log.Warn("dynamic: a tuned configuration is wrong on a later call's data; falling back", "sizes", s.key, "call", s.calls,
 		"config", ce.config, "status", status, "message", msg, "next", ce.next)

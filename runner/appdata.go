@@ -316,6 +316,10 @@ func (r *Runner) releaseApp() {
 		p.prog.release()
 	}
 	r.appProgs = nil
+	if r.appRef != nil {
+		r.appRef.Release()
+		r.appRef = nil
+	}
 	for k, b := range r.appBufs {
 		b.release()
 		delete(r.appBufs, k)
@@ -333,6 +337,93 @@ func (r *Runner) KnownGood() space.Config {
 	return c
 }
 
+// OwnReference reports whether the spec's verification names a reference kernel of its
+// own that runs on the kernel's device: the one RunReferenceWith runs. A C or C++
+// reference on the host, expected outputs from files, and the tuned kernel at the
+// reference configuration are not.
+func (r *Runner) OwnReference() bool {
+	_, ok := r.spec.ReferenceSource()
+	return ok && !r.spec.HostReference()
+}
+
+// RunReferenceWith runs the spec's reference kernel of its own (OwnReference) once on
+// data, the caller's arguments, as RunWith runs a configuration: at the reference
+// configuration's definitions and the reference's own launch, on RunWith's buffers
+// (written before every run). Its Outputs are the verification's compared outputs only
+// (what the reference computes), for CompareWithReference. It is compiled on the first
+// call and kept. The errors are RunWith's: a *DataError for data that do not fit, a
+// *RunError when the reference does not compile or fails (the spec's fault, not a
+// configuration's), the context's when cancelled.
+func (r *Runner) RunReferenceWith(ctx context.Context, data Data) (Outcome, error) {
+	if !r.OwnReference() {
+		return Outcome{}, fmt.Errorf("spec %s: verification names no reference kernel on the kernel's device to run on the caller's data; call RunReferenceWith only where OwnReference says so", r.spec.File)
+	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	if r.lost != nil {
+		return Outcome{}, &RunError{Status: result.RuntimeError, Err: r.lost}
+	}
+	rk := r.spec.Verification.Kernel
+	what := "the reference kernel " + rk.Name
+	inst, err := r.spec.ReferenceInstance(r.referenceValues())
+	if err != nil {
+		return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: reference configuration: %w", what, err)}
+	}
+	given, err := r.bindData(inst, data)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var out Outcome
+	if r.appRef == nil {
+		t0 := time.Now()
+		src, _ := r.spec.ReferenceSource()
+		src.Defines = inst.Defines
+		k, err := r.compile(ctx, src, rk)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return Outcome{}, ctxErr
+			}
+			return Outcome{}, &RunError{Status: compileStatus(err), Err: compileFailure(what, err)}
+		}
+		if err := r.checkDeclared(k, true); err != nil {
+			k.Release()
+			return Outcome{}, &RunError{Status: result.CompileError, Err: err}
+		}
+		r.appRef = k
+		out.CompileMS = ms(time.Since(t0))
+	}
+	args, bufs, err := r.appArguments(inst, given)
+	if err != nil {
+		return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: err}
+	}
+	d, err := r.appRef.Run(ctx, inst.Launch, r.spec.ReferenceArgs(args))
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Outcome{}, ctxErr
+		}
+		return Outcome{}, &RunError{Status: r.failure(err, classify(err)), Err: fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))}
+	}
+	out.KernelMS = ms(d)
+	out.Outputs = map[string][]byte{}
+	for _, i := range r.spec.Verification.Outputs {
+		a := inst.Args[i]
+		b := make([]byte, a.Bytes)
+		if err := bufs[i].Read(b); err != nil {
+			return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: fmt.Errorf("reading the reference output %s: %w", a.Name, err)}
+		}
+		out.Outputs[a.Name] = b
+	}
+	return out, nil
+}
+
+// CompareWithReference is CompareOutputs against want, the outputs of the reference
+// kernel of the spec's own (RunReferenceWith): only the verification's compared outputs
+// are judged, each by its check, as offline tuning's verification judges them.
+func (r *Runner) CompareWithReference(ctx context.Context, c space.Config, got, want map[string][]byte) (string, error) {
+	return r.compareOutputs(ctx, c, got, want, true)
+}
+
 // CompareOutputs compares the outputs of two runs of configuration c's instance on the
 // same data, got against want (Outcome.Outputs), as the spec's verification compares an
 // output with its reference: each compared output by its check (a verification function
@@ -342,6 +433,12 @@ func (r *Runner) KnownGood() space.Config {
 // differs; the error is a verification function's that cannot be built or called (the
 // outputs are then not judged), or the context's.
 func (r *Runner) CompareOutputs(ctx context.Context, c space.Config, got, want map[string][]byte) (string, error) {
+	return r.compareOutputs(ctx, c, got, want, false)
+}
+
+// compareOutputs is CompareOutputs; with verifiedOnly, the outputs the verification
+// does not compare are left alone.
+func (r *Runner) compareOutputs(ctx context.Context, c space.Config, got, want map[string][]byte, verifiedOnly bool) (string, error) {
 	inst, err := r.spec.Instance(r.sp.Values(c))
 	if err != nil {
 		return err.Error(), nil
@@ -350,6 +447,9 @@ func (r *Runner) CompareOutputs(ctx context.Context, c space.Config, got, want m
 	var problems []string
 	for i, a := range inst.Args {
 		if a.Kind != spec.ArgArray || !a.Output {
+			continue
+		}
+		if verifiedOnly && (v == nil || !slices.Contains(v.Outputs, i)) {
 			continue
 		}
 		g, w := got[a.Name], want[a.Name]

@@ -55,6 +55,9 @@ type Runner struct {
 	// Evaluate's.
 	appProgs []appProgram
 	appBufs  map[[2]int]*argBuffer
+	// appRef is the reference kernel of the spec's own that RunReferenceWith compiled,
+	// kept for its next runs; nil until then.
+	appRef device.Kernel
 }
 
 // ReportGuards has the runner call report, before a launch, with the guard regions of
