@@ -58,7 +58,9 @@
 // call when it agrees; after three configurations that disagree on one call the
 // judge answers it, and the next call checks the next best. The call never returns
 // the wrong outputs it found. The session is not told (it has ended, and the sink keeps
-// what it measured): Retune forgets the failures with the search.
+// what it measured, with the finding added: an evaluation of the configuration with the
+// check's status, after the session's own, whose message begins with CheckedMessage):
+// Retune forgets the failures with the search.
 //
 // New checks what a call would otherwise be the first to find wrong with the spec: the
 // parameters the kernel and the spec's reference kernel declare against its arguments,
@@ -147,7 +149,10 @@ type Options struct {
 	Seed uint64
 	// Sink, when set, receives every evaluation as it is told (tuning.Options.Sink): a
 	// results store run (tuning's ExampleSink). It receives every size's evaluations
-	// alike; SinkFor keeps them apart.
+	// alike; SinkFor keeps them apart. After tuning it also receives what checks find
+	// (CheckEvery, CheckOnChange): an evaluation of each configuration found wrong, with
+	// the check's status and a message that begins with CheckedMessage, which `ktune
+	// report` lists among the run's failures.
 	Sink tuning.Sink
 	// SinkFor, when set instead of Sink, gives each search its own sink: it is called
 	// on the first call of a search (a size's first call, or its first after a Retune or
@@ -1024,7 +1029,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 			return Result{Outputs: out.Outputs, Config: s.sp.Values(c), KernelMS: out.KernelMS, Checked: true,
 				CheckErrors: found, Failure: strings.Join(failures, "; ")}, nil
 		}
-		ce := t.fail(s, c, status, msg)
+		ce := t.fail(ctx, s, c, status, msg)
 		found = append(found, ce)
 		failures = append(failures, ce.Error())
 	}
@@ -1054,7 +1059,7 @@ func (t *Tuner) judgeName(s *search) string {
 // fail marks c, s's running configuration, failed on the current call, and makes s run
 // its next best from now on: the best configuration the session measured that no check
 // has failed, or the known-good one.
-func (t *Tuner) fail(s *search, c space.Config, status result.Status, msg string) *CheckError {
+func (t *Tuner) fail(ctx context.Context, s *search, c space.Config, status result.Status, msg string) *CheckError {
 	if s.failed == nil {
 		s.failed = map[int]bool{}
 	}
@@ -1086,8 +1091,30 @@ func (t *Tuner) fail(s *search, c space.Config, status result.Status, msg string
 	t.mu.Lock()
 	s.failures = append(s.failures, ce)
 	t.mu.Unlock()
+	t.record(ctx, s, ce)
 	return ce
 }
+
+// record tells s's sink (Options.Sink, SinkFor) what a check found: an evaluation of the
+// configuration with the check's status, whose message names the call and the judge, as
+// a run of the results store keeps and `ktune report` lists among its failures. The
+// session is not told (it has ended), and the configuration's earlier evaluation stays
+// as measured. A sink that fails is logged, not the call's error: its outputs are right.
+func (t *Tuner) record(ctx context.Context, s *search, ce *CheckError) {
+	if s.sink == nil {
+		return
+	}
+	e := result.Evaluation{Config: ce.Config, Status: ce.Status, Time: time.Now(),
+		Message: fmt.Sprintf("%s on call %d, after tuning (against %s): %s", CheckedMessage, ce.Call, ce.judge, ce.Msg)}
+	if err := s.sink.Record(context.WithoutCancel(ctx), e); err != nil {
+		t.log.Warn("dynamic: recording a configuration a check found wrong", "sizes", s.key, "config", ce.config, "error", err)
+	}
+}
+
+// CheckedMessage begins the message of an evaluation that a check after tuning recorded
+// in the sink (Options.Sink): a configuration tuning had measured, found wrong on a later
+// call's data.
+const CheckedMessage = "found wrong by a check"
 
 // runBest runs the best configuration found, or the known-good one when it fails.
 func (t *Tuner) runBest(ctx context.Context, s *search, data Data) (Result, error) {
