@@ -2,7 +2,6 @@ package dynamic_test
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -172,19 +171,29 @@ func BenchmarkSwitchingSizes(b *testing.B) {
 // the same data (at N 4096, and at 1M through RunSized), so that the load of a shared
 // machine weighs on both alike. The spec's rank makes the best 128 2 whatever the
 // timings, so every check runs: the known-good configuration on the same data beside
-// the best, and the outputs compared. It reports each tuner's time per call, and
-// their difference, the cost of one check; CheckEvery N costs a call 1/N of it.
+// the best, and the outputs compared; in the _reference_kernel cases, the spec's
+// reference kernel of its own (oddRef) instead, the judge of a spec that has one. It
+// reports each tuner's time per call, and their difference, the cost of one check;
+// CheckEvery N costs a call 1/N of it.
 func BenchmarkCheckedCall(b *testing.B) {
-	s := countAxpy(b)
 	ctx := context.Background()
-	for _, n := range []int{4096, 1 << 20} {
+	for _, tc := range []struct {
+		n    int
+		ref  bool
+		name string
+	}{{4096, false, "N4096"}, {1 << 20, false, "N1048576"}, {4096, true, "N4096_reference_kernel"}, {1 << 20, true, "N1048576_reference_kernel"}} {
+		n := tc.n
+		s := countAxpy(b)
+		if tc.ref {
+			s = oddAxpyOf(b, true, countKernel)
+		}
 		x, y := make([]float32, n), make([]float32, n)
 		for i := range x {
 			x[i], y[i] = float32(i%1000)/8, 0.5
 		}
 		data := dynamic.Data{"x": x, "y": y, "alpha": float32(2), "n": int32(n)}
 		sizes := dynamic.Sizes{"N": float64(n)}
-		b.Run(fmt.Sprintf("N%d", n), func(b *testing.B) {
+		b.Run(tc.name, func(b *testing.B) {
 			tuned := func(every int) *dynamic.Tuner {
 				tu, err := dynamic.New(ctx, s, dynamic.Options{Backend: "opencl", Budget: 6, Seed: 1, CheckEvery: every})
 				if err != nil {
