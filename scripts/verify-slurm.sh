@@ -194,8 +194,19 @@ while :; do
 done
 t2=$(now)
 states=$(scontrol -o show job "$array" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort | uniq -c | tr -s ' \n' ' ' || true)
+runtimes=$({ scontrol -o show job "$array"; scontrol -o show job "$merge"; } 2>/dev/null | awk '{
+	id = ""; task = ""; rt = ""
+	for (i = 1; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "JobId" && id == "") id = kv[2]
+		if (kv[1] == "ArrayJobId") id = kv[2]
+		if (kv[1] == "ArrayTaskId") task = "_" kv[2]
+		if (kv[1] == "RunTime") rt = kv[2]
+	}
+	printf "%s%s %s; ", id, task, rt
+}' || true)
 mstate=$(scontrol -o show job "$merge" 2>/dev/null | grep -o 'JobState=[A-Z_]*' || true)
-say "array job $array: ${states:-gone from the controller}; merge job $merge: ${mstate:-gone from the controller}"
+say "array job $array: ${states:-gone from the controller}; merge job $merge: ${mstate:-gone from the controller}; run times ${runtimes:-unknown}"
 if [ -n "$mstate" ] && [ "$mstate" != JobState=COMPLETED ]; then
 	say "the merge job did not complete: see $out/run/logs/merge.out"
 	exit 1
@@ -211,7 +222,7 @@ printf 'wall time: %.1f s in one process; %.1f s submitted as %d shards and the 
 	"$(bc <<<"$t1 - $t0")" "$(bc <<<"$t2 - $t1")" "$shards"
 if ! diff -u "$out/single.untimed.json" "$out/merged.untimed.json" >"$out/diff.txt"; then
 	head -40 "$out/diff.txt" >&2
-	say "the merged JSON differs from the single run's (the whole diff: $out/diff.txt, kept with --keep)"
+	say "the merged JSON differs from the single run's: the whole diff is $out/diff.txt${made:+ (a temporary folder: --keep keeps it)}"
 	exit 1
 fi
 echo "verify-slurm: OK: the merge of $shards Slurm array tasks equals the one-process run ($(jq '.cells | length' "$out/single.json" 2>/dev/null || echo '?') cells)"
