@@ -18,6 +18,7 @@
 #   --sbatch OPTS   options for both sbatch calls, e.g. '--partition=cpu --time=2:00:00
 #                   --cpus-per-task=16' (ktune runs on the CPUs the task is given)
 #   --submit        submit: the array job, then the merge with --dependency=afterok
+#                   (scripts/verify-slurm.sh checks this under a real Slurm)
 #   --local         run the N tasks here at once as processes, with SLURM_ARRAY_TASK_ID
 #                   set as Slurm sets it, then the merge: the same scripts, no Slurm
 #   (neither)       write DIR/shard.sbatch and DIR/merge.sbatch and say how to submit them
