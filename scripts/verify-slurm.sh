@@ -174,16 +174,15 @@ array=$(sed -n 's/^submitted array job \([0-9]*\) .* merge job \([0-9]*\) after 
 merge=$(sed -n 's/^submitted array job \([0-9]*\) .* merge job \([0-9]*\) after it.*/\2/p' <<<"$log")
 [ -n "$array" ] && [ -n "$merge" ] || { say "no job ids in slurm-bench.sh's output"; exit 1; }
 
-# the jobs are done when neither is queued; a merge whose dependency can never be met stays
-# pending, so that ends the wait too
+# the jobs are done when neither is queued; a merge whose dependency can never be met is
+# cancelled (or, where it stays pending, cancelled here)
 deadline=$(($(date +%s) + wait))
 while :; do
 	queued=$(squeue -h -j "$array,$merge" -o '%i %T %r' 2>/dev/null || true)
 	[ -n "$queued" ] || break
 	if grep -q DependencyNeverSatisfied <<<"$queued"; then
-		scancel "$merge" || true
-		say "a shard failed, so the merge never ran: see $out/run/logs/"
-		exit 1
+		scancel "$merge" || true # where --kill-on-invalid-dep did not
+		break
 	fi
 	if [ "$(date +%s)" -ge "$deadline" ]; then
 		scancel "$array" "$merge" || true
@@ -193,21 +192,25 @@ while :; do
 	sleep 1
 done
 t2=$(now)
-states=$(scontrol -o show job "$array" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort | uniq -c | tr -s ' \n' ' ' || true)
-runtimes=$({ scontrol -o show job "$array"; scontrol -o show job "$merge"; } 2>/dev/null | awk '{
-	id = ""; task = ""; rt = ""
+jobs=$({ scontrol -o show job "$array"; scontrol -o show job "$merge"; } 2>/dev/null | awk '{
+	id = ""; task = ""; state = ""; rt = ""
 	for (i = 1; i <= NF; i++) {
 		split($i, kv, "=")
 		if (kv[1] == "JobId" && id == "") id = kv[2]
 		if (kv[1] == "ArrayJobId") id = kv[2]
 		if (kv[1] == "ArrayTaskId") task = "_" kv[2]
+		if (kv[1] == "JobState") state = kv[2]
 		if (kv[1] == "RunTime") rt = kv[2]
 	}
-	printf "%s%s %s; ", id, task, rt
-}' || true)
-mstate=$(scontrol -o show job "$merge" 2>/dev/null | grep -o 'JobState=[A-Z_]*' || true)
-say "array job $array: ${states:-gone from the controller}; merge job $merge: ${mstate:-gone from the controller}; run times ${runtimes:-unknown}"
-if [ -n "$mstate" ] && [ "$mstate" != JobState=COMPLETED ]; then
+	print id task, state, rt
+}' || true) # JOBID[_TASK] STATE RUNTIME, while the controller keeps them (MinJobAge)
+say "jobs (id, state, run time): $(tr '\n' ';' <<<"$jobs")"
+failed=$(awk -v a="${array}_" 'index($1, a) == 1 && $2 != "COMPLETED" { sub(/.*_/, "", $1); printf "%s%s", sep, $1; sep = "," }' <<<"$jobs")
+if [ -n "$failed" ]; then
+	say "array task(s) $failed did not complete, so the merge did not run: see $out/run/logs/shard-K.out"
+	exit 1
+fi
+if grep -q "^$merge " <<<"$jobs" && ! grep -q "^$merge COMPLETED " <<<"$jobs"; then
 	say "the merge job did not complete: see $out/run/logs/merge.out"
 	exit 1
 fi

@@ -93,7 +93,8 @@ func TestSlurmScriptRunsTheShardsAndTheMerge(t *testing.T) {
 
 // scripts/verify-slurm.sh submits the benchmark through scripts/slurm-bench.sh --submit to
 // a real Slurm, an array job of three shards and the merge after it, and waits for them:
-// the merged JSON is the one-process run's but for times. It runs where sbatch is and sinfo
+// the merged JSON is the one-process run's but for times; with a task that fails, the
+// merge is cancelled and the check fails naming the task. It runs where sbatch is and sinfo
 // answers, or, with KTUNE_SLURM_THROWAWAY=1 (as root, slurm-wlm and munge installed), on a
 // one-node cluster the script starts for the test and stops after it; elsewhere it skips.
 func TestSlurmScriptSubmitsToARealCluster(t *testing.T) {
@@ -127,11 +128,20 @@ func TestSlurmScriptSubmitsToARealCluster(t *testing.T) {
 		t.Fatalf("go build: %v: %s", err, out)
 	}
 	args := []string{pnpoly, convolution, "--strategies", "random,firstils", "--budgets", "25,50", "--repeats", "5", "--seed", "7"}
+	verify := func(ktune, out string) (string, int) {
+		cmd := exec.Command(bash, append([]string{"../../scripts/verify-slurm.sh", "-n", "3", "-o", out, "--ktune", ktune, "--"}, args...)...)
+		log, err := cmd.CombinedOutput()
+		code := 0
+		if e, ok := err.(*exec.ExitError); ok {
+			code = e.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(log), code
+	}
 	out := filepath.Join(dir, "verify")
-	cmd := exec.Command(bash, append([]string{"../../scripts/verify-slurm.sh", "-n", "3", "-o", out, "--ktune", bin, "--"}, args...)...)
-	log, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(log), "verify-slurm: OK: the merge of 3 Slurm array tasks") {
-		t.Fatalf("verify-slurm.sh: %v: %s", err, log)
+	if log, code := verify(bin, out); code != 0 || !strings.Contains(log, "verify-slurm: OK: the merge of 3 Slurm array tasks") {
+		t.Fatalf("verify-slurm.sh: exit %d: %s", code, log)
 	}
 
 	// the script's own comparison aside: what Slurm's jobs wrote, read here
@@ -150,5 +160,16 @@ func TestSlurmScriptSubmitsToARealCluster(t *testing.T) {
 		if err != nil || !strings.Contains(string(shardLog), fmt.Sprintf("shard %d/3: ", k)) {
 			t.Errorf("array task %d's log (written by Slurm): %v: %s", k, err, shardLog)
 		}
+	}
+
+	// a ktune whose array task 2 fails: the merge is cancelled and the task named
+	failing := filepath.Join(dir, "ktune-task2-fails")
+	wrapper := "#!/bin/sh\nif [ \"${SLURM_ARRAY_TASK_ID:-}\" = 2 ]; then echo 'task 2 fails on purpose' >&2; exit 1; fi\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(failing, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log, code := verify(failing, filepath.Join(dir, "failing"))
+	if code != 1 || !strings.Contains(log, "array task(s) 2 did not complete, so the merge did not run") {
+		t.Errorf("verify-slurm.sh with task 2 failing: exit %d: %s", code, log)
 	}
 }
