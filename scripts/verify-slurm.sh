@@ -165,10 +165,10 @@ fi
 # --- the benchmark, in one process and in shards under Slurm ---------------------------
 now() { date +%s.%N; }
 t0=$(now)
-"$ktune" bench "$@" --json >"$out/single.json"
+"$ktune" bench "$@" --json >"$out/single.json" || { say "the one-process run failed: $ktune bench $* --json"; exit 1; }
 t1=$(now)
 log=$("$repo/scripts/slurm-bench.sh" -n "$shards" -o "$out/run" --ktune "$ktune" \
-	--sbatch "$sbatch_opts" --submit -- "$@")
+	--sbatch "$sbatch_opts" --submit -- "$@") || { say "scripts/slurm-bench.sh --submit failed"; exit 1; }
 echo "$log"
 array=$(sed -n 's/^submitted array job \([0-9]*\) .* merge job \([0-9]*\) after it.*/\1/p' <<<"$log")
 merge=$(sed -n 's/^submitted array job \([0-9]*\) .* merge job \([0-9]*\) after it.*/\2/p' <<<"$log")
