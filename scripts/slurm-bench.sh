@@ -17,7 +17,9 @@
 #                   DIR/ktune)
 #   --sbatch OPTS   options for both sbatch calls, e.g. '--partition=cpu --time=2:00:00
 #                   --cpus-per-task=16' (ktune runs on the CPUs the task is given)
-#   --submit        submit: the array job, then the merge with --dependency=afterok
+#   --submit        submit: the array job, then the merge with --dependency=afterok,
+#                   cancelled if a task fails (--kill-on-invalid-dep=yes) rather than left
+#                   pending; scripts/verify-slurm.sh checks this under a real Slurm
 #   --local         run the N tasks here at once as processes, with SLURM_ARRAY_TASK_ID
 #                   set as Slurm sets it, then the merge: the same scripts, no Slurm
 #   (neither)       write DIR/shard.sbatch and DIR/merge.sbatch and say how to submit them
@@ -123,7 +125,7 @@ case $action in
 write)
 	echo "wrote $out/shard.sbatch ($shards array tasks) and $out/merge.sbatch; submit them with"
 	echo "  job=\$(sbatch --parsable $sbatch_opts $out/shard.sbatch)"
-	echo "  sbatch --dependency=afterok:\${job%%;*} $sbatch_opts $out/merge.sbatch"
+	echo "  sbatch --dependency=afterok:\${job%%;*} --kill-on-invalid-dep=yes $sbatch_opts $out/merge.sbatch"
 	echo "(or run this script again with --submit)"
 	;;
 submit)
@@ -131,9 +133,12 @@ submit)
 	# shellcheck disable=SC2086 # the options are words
 	job=$(sbatch --parsable $sbatch_opts "$out/shard.sbatch")
 	job=${job%%;*} # JOBID;CLUSTER on a federation
+	# a task that fails leaves the merge's dependency never met: the merge is then cancelled
+	# rather than left pending for ever (DependencyNeverSatisfied)
 	# shellcheck disable=SC2086
-	merge=$(sbatch --parsable --dependency="afterok:$job" $sbatch_opts "$out/merge.sbatch")
+	merge=$(sbatch --parsable --dependency="afterok:$job" --kill-on-invalid-dep=yes $sbatch_opts "$out/merge.sbatch")
 	echo "submitted array job $job ($shards shards) and merge job ${merge%%;*} after it; results in $out"
+	echo "if a task fails the merge is cancelled: run the failed tasks again (sbatch --array=K,... $out/shard.sbatch, each going on from its checkpoint), then the merge (sbatch --dependency=afterok:JOB $out/merge.sbatch)"
 	;;
 local)
 	start=$(date +%s.%N)

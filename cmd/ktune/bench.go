@@ -101,9 +101,10 @@ written loses none of the results: they are printed, every other output is writt
 each that failed (the final checkpoint too) is said at the end, with exit status 1.
 --shard K/N runs only shard K of N of the cells (the same command with K = 1 ... N runs
 each cell once), so that a benchmark runs as N processes, on one machine or as a Slurm array
-job (scripts/slurm-bench.sh writes and submits one, or runs its tasks here as processes); a
-cell's runs are the same in any shard (run i uses seed S+i). The cells go to the shards
-balanced by an estimate of their cost, fixed by the command alone: the runs' evaluations
+job (scripts/slurm-bench.sh writes and submits one, or runs its tasks here as processes;
+scripts/verify-slurm.sh checks the merge of one submitted to a real Slurm); a cell's runs
+are the same in any shard (run i uses seed S+i). The cells go to the shards balanced
+by an estimate of their cost, fixed by the command alone: the runs' evaluations
 (the budget, or a smaller space under deterministic fitness) times the strategy's time per
 evaluation relative to random sampling's (about 3-13 for the population and annealing
 strategies, 800-1,500 at budget 400 for smac, bayes and auto, whose models cost more the

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // scripts/slurm-bench.sh --local runs the array job's script once per task, with
@@ -85,5 +88,88 @@ func TestSlurmScriptRunsTheShardsAndTheMerge(t *testing.T) {
 	job, err := os.ReadFile(filepath.Join(dir, "w", "shard.sbatch"))
 	if err != nil || !strings.Contains(string(job), "#SBATCH --array=1-5\n") || !strings.Contains(string(job), `--shard "$k/$n"`) {
 		t.Errorf("shard.sbatch: %v: %s", err, job)
+	}
+}
+
+// scripts/verify-slurm.sh submits the benchmark through scripts/slurm-bench.sh --submit to
+// a real Slurm, an array job of three shards and the merge after it, and waits for them:
+// the merged JSON is the one-process run's but for times; with a task that fails, the
+// merge is cancelled and the check fails naming the task. It runs where sbatch is and sinfo
+// answers, or, with KTUNE_SLURM_THROWAWAY=1 (as root, slurm-wlm and munge installed), on a
+// one-node cluster the script starts for the test and stops after it; elsewhere it skips.
+func TestSlurmScriptSubmitsToARealCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ktune and submits jobs to Slurm")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go to build ktune with")
+	}
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		t.Skip("no sbatch: not a Slurm node")
+	}
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("no jq, which scripts/verify-slurm.sh compares with")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	answers := exec.CommandContext(ctx, "sinfo", "-h").Run() == nil
+	cancel()
+	if !answers && os.Getenv("KTUNE_SLURM_THROWAWAY") == "" {
+		t.Skip("sinfo does not answer: no Slurm cluster here (KTUNE_SLURM_THROWAWAY=1 starts a throwaway one, as root)")
+	}
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ktune")
+	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	args := []string{pnpoly, convolution, "--strategies", "random,firstils", "--budgets", "25,50", "--repeats", "5", "--seed", "7"}
+	verify := func(ktune, out string) (string, int) {
+		cmd := exec.Command(bash, append([]string{"../../scripts/verify-slurm.sh", "-n", "3", "-o", out, "--ktune", ktune, "--"}, args...)...)
+		log, err := cmd.CombinedOutput()
+		code := 0
+		if e, ok := err.(*exec.ExitError); ok {
+			code = e.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(log), code
+	}
+	out := filepath.Join(dir, "verify")
+	if log, code := verify(bin, out); code != 0 || !strings.Contains(log, "verify-slurm: OK: the merge of 3 Slurm array tasks") {
+		t.Fatalf("verify-slurm.sh: exit %d: %s", code, log)
+	}
+
+	// the script's own comparison aside: what Slurm's jobs wrote, read here
+	merged, err := os.ReadFile(filepath.Join(out, "run", "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := untimed(t, string(merged)).(map[string]any)
+	delete(got, "figures")
+	whole := untimed(t, benchJSON(t, append(append([]string{"bench"}, args...), "--json")...))
+	if !reflect.DeepEqual(got, whole) {
+		t.Errorf("merged under Slurm:\n%s\nunsharded: %v", merged, whole)
+	}
+	for k := 1; k <= 3; k++ {
+		shardLog, err := os.ReadFile(filepath.Join(out, "run", "logs", fmt.Sprintf("shard-%d.out", k)))
+		if err != nil || !strings.Contains(string(shardLog), fmt.Sprintf("shard %d/3: ", k)) {
+			t.Errorf("array task %d's log (written by Slurm): %v: %s", k, err, shardLog)
+		}
+	}
+
+	// a ktune whose array task 2 fails: the merge is cancelled and the task named
+	failing := filepath.Join(dir, "ktune-task2-fails")
+	wrapper := "#!/bin/sh\nif [ \"${SLURM_ARRAY_TASK_ID:-}\" = 2 ]; then echo 'task 2 fails on purpose' >&2; exit 1; fi\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(failing, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log, code := verify(failing, filepath.Join(dir, "failing"))
+	if code != 1 || !strings.Contains(log, "array task(s) 2 did not complete, so the merge did not run") {
+		t.Errorf("verify-slurm.sh with task 2 failing: exit %d: %s", code, log)
 	}
 }
