@@ -69,18 +69,22 @@ func DeviceOf(info device.Info) Device {
 	return Device{Name: info.Name, Backend: info.Backend, Index: info.Index}
 }
 
-// DeviceOfRun is the device a stored run was measured on, as a peaks file knows it.
+// DeviceOfRun is the device a stored run was measured on, as a peaks file knows it: its
+// name as the store keeps it, and the index the run's settings keep ('ktune tune' stores
+// "device_index"; the store keeps one record for devices of one name, so its
+// properties' index is whichever stored it last). The index is -1 for a run without one
+// (an import).
 func DeviceOfRun(ctx context.Context, st store.Store, info store.RunInfo) (Device, error) {
 	d, err := st.Device(ctx, info.DeviceID)
 	if err != nil {
 		return Device{}, fmt.Errorf("the device of run %d: %w", info.ID, err)
 	}
 	out := Device{Name: d.Name, Backend: d.Backend, Index: -1}
-	var di struct {
-		Index *int `json:"index"`
+	var settings struct {
+		Index *int `json:"device_index"`
 	}
-	if len(d.Properties) > 0 && json.Unmarshal(d.Properties, &di) == nil && di.Index != nil {
-		out.Index = *di.Index
+	if len(info.Settings) > 0 && json.Unmarshal(info.Settings, &settings) == nil && settings.Index != nil {
+		out.Index = *settings.Index
 	}
 	return out, nil
 }
