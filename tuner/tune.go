@@ -699,6 +699,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.StrategyOptions = stOpts
+	rep.StopCondition = stopCondition(sum.Stop, o, rep, sink, objective)
 	if ops, ok := efficiency.FromSpec(s.Essential); ok {
 		best := math.NaN()
 		if rep.BestTimeMS != nil {

@@ -216,7 +216,12 @@ verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled, the condition of --stop-at or
---stop-within-peak with what was reached...), wall_seconds,
+--stop-within-peak with what was reached...), stop_condition (stop as a structure: kind,
+one of budget, time, target, within_peak, space_exhausted, strategy_finished, same_failure,
+cancelled, error; value, what was reached: the evaluations counted against the budget, the
+seconds searched, the best objective, the best efficiency in % of the peak; threshold, the
+condition's: --budget, --time in s, --stop-at, --stop-within-peak in %; unit; before, true
+where the stored evaluations met it before this command), wall_seconds,
 worker_restarts, devices (with several devices: each one's index, measured and ahead, the
 evaluations it measured and of those how many before they were asked for) and
 dropped_ahead, mean_compile_ms, mean_verify_ms, mean_framework_ms and
