@@ -25,10 +25,10 @@ type RepeatOptions struct {
 	// Target, when set, stops a run once its best's recorded (mean) objective is at least
 	// as good as it, in the objective's direction (tuning.Target, judged as runs are
 	// scored): the simulated twin of 'ktune tune --stop-at'.
-	Target *float64
-	Repeats         int            // number of runs
-	Seed            uint64         // run i uses Seed+i, for the strategy and for stochastic fitness
-	Workers         int            // parallel runs; 0 for GOMAXPROCS
+	Target  *float64
+	Repeats int    // number of runs
+	Seed    uint64 // run i uses Seed+i, for the strategy and for stochastic fitness
+	Workers int    // parallel runs; 0 for GOMAXPROCS
 	// Progress, when set, is called after each run that finished with the number done of
 	// total (Repeats) and the mean fraction of optimum of those done. It is called from
 	// the workers' goroutines, one call at a time, and must not block for long.
