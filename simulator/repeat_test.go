@@ -141,7 +141,7 @@ func TestRepeatWithoutABudgetRunsOnlyStrategiesThatEndOnTheirOwn(t *testing.T) {
 		switch {
 		case tc.ends && (err != nil || len(sum.Runs) != 2 || sum.Runs[0].Evaluations == 0):
 			t.Errorf("%s %v: %v, %d runs; want two runs that ended on their own", tc.strategy, tc.opts, err, len(sum.Runs))
-		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit or a target fraction of the optimum")):
+		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit, a target fraction of the optimum or a target objective")):
 			t.Errorf("%s %v: %v; want it refused up front", tc.strategy, tc.opts, err)
 		}
 	}
