@@ -16,11 +16,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/spec"
 	"github.com/ktune/ktune/store"
 )
-
-// Precisions are the precisions an arithmetic peak is given for.
-var Precisions = []string{"float32", "float64", "float16"}
 
 // File is a peaks file: the peaks of several devices, so that runs measured on different
 // devices are each measured against their own (the command-line peaks are one set for
@@ -120,8 +118,8 @@ func ParseFile(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("peaks file %s: device %q: gbs %v is not a positive number of GB/s", path, name, p.GBs)
 		}
 		for prec, v := range p.GFLOPS {
-			if !slices.Contains(Precisions, prec) {
-				return nil, fmt.Errorf("peaks file %s: device %q: gflops of %q: want a precision of %s", path, name, prec, strings.Join(Precisions, ", "))
+			if !slices.Contains(spec.Precisions, prec) {
+				return nil, fmt.Errorf("peaks file %s: device %q: gflops of %q: want a precision of %s", path, name, prec, strings.Join(spec.Precisions, ", "))
 			}
 			if !positive(v) {
 				return nil, fmt.Errorf("peaks file %s: device %q: gflops %s %v is not a positive number of GFLOP/s", path, name, prec, v)

@@ -70,7 +70,8 @@ backend:index (as --device names it, telling apart devices of one name) to its p
   "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
   "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
 
-(backend:index wins over the name; the flags win over the file). A device the file names
+(backend:index, which the run keeps, wins over the name; the flags win over the file; a
+run whose device the file does not name keeps its derived peaks). A device the file names
 that none of the runs was measured on is refused, with the runs' devices named. A space
 where no configuration reaches F is refused, saying how close the most efficient came.
 
