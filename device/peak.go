@@ -10,8 +10,11 @@ type Peak struct {
 	GFLOPS map[string]float64 `json:"gflops,omitempty"`
 	// GBs is the memory bandwidth peak in GB/s (10^9 bytes per second); 0 when unknown.
 	GBs float64 `json:"gbs,omitempty"`
-	// How says how each peak was derived: the attributes and the formula.
+	// How says how each peak was derived: the attributes and the formula, one part per
+	// figure separated by "; ", each beginning with the figure's name and a space
+	// ("float32 ...", "memory ..."), which 'ktune devices' shows a line each.
 	How string `json:"how,omitempty"`
-	// Unknown says which peaks the backend cannot derive, and why.
+	// Unknown says which peaks the backend cannot derive, and why: one part per figure
+	// separated by "; ", each "FIGURE: why".
 	Unknown string `json:"unknown,omitempty"`
 }

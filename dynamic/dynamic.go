@@ -145,6 +145,9 @@ type Options struct {
 	// a measurement such as STREAM's), which win over those its backend derives:
 	// WithinPeak's efficiency is computed against them.
 	Peaks efficiency.Given
+	// PeaksFile gives the device its peaks for WithinPeak by its name or backend:index,
+	// under Peaks (efficiency.File); it must name the device. nil: none.
+	PeaksFile *efficiency.File
 	// Seed seeds the strategy.
 	Seed uint64
 	// Sink, when set, receives every evaluation as it is told (tuning.Options.Sink): a
@@ -1320,7 +1323,11 @@ func (t *Tuner) threshold(sp *spec.Spec) (efficiency.Threshold, error) {
 	if !ok {
 		return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: spec %s declares no essential_ops (the bytes and flops its task essentially needs: 'ktune help spec'), from which efficiency against the device's peak is computed; declare them, or stop at an objective value (Target)", t.opts.WithinPeak, sp.File)
 	}
-	th, err := efficiency.NewThreshold(ops, efficiency.Resolve(t.dev.Info().Peak, ops.Precision, t.opts.Peaks), t.opts.WithinPeak)
+	given, err := t.opts.PeaksFile.For(efficiency.DeviceOf(t.dev.Info()), ops.Precision, t.opts.Peaks)
+	if err != nil {
+		return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: %w", t.opts.WithinPeak, err)
+	}
+	th, err := efficiency.NewThreshold(ops, efficiency.Resolve(t.dev.Info().Peak, ops.Precision, given), t.opts.WithinPeak)
 	if err != nil {
 		var mp *efficiency.MissingPeakError
 		if errors.As(err, &mp) {

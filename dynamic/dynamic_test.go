@@ -466,6 +466,37 @@ func TestAThresholdOfThePeakTheBaselineMeetsEndsTheSearch(t *testing.T) {
 	}
 }
 
+// A peaks file gives the tuner's device its peak (by backend:index): the same threshold
+// the baseline meets ends the search; a file that does not name the device is refused.
+func TestAPeaksFileGivesTheThresholdItsPeak(t *testing.T) {
+	s := axpyWithOps(t)
+	pf, err := efficiency.ParseFile("peaks.yaml", []byte("\"opencl:0\": {gbs: 0.001}\n\"opencl:5\": {gbs: 1e9}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu := newTuner(t, s, dynamic.Options{Budget: 10, WithinPeak: 0.75, PeaksFile: pf, Seed: 1})
+	data, want := appData(rand.New(rand.NewPCG(3, 3)))
+	res, err := tu.Run(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkY(t, 0, res, want)
+	if sum := tu.Summary(); sum.Evaluations != 1 || !strings.Contains(string(sum.Stop), " GB/s of 0.001 GB/s (") {
+		t.Errorf("stopped (%q) after %d evaluations, want the file's peak met by the baseline", sum.Stop, sum.Evaluations)
+	}
+	other, err := efficiency.ParseFile("other.yaml", []byte("\"gfx90a\": {gbs: 1600}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu2, err := dynamic.New(context.Background(), s, dynamic.Options{Backend: "opencl", Budget: 10, WithinPeak: 0.75, PeaksFile: other})
+	if err == nil {
+		tu2.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "peaks file other.yaml names no device") {
+		t.Errorf("a peaks file without the device: %v", err)
+	}
+}
+
 // A threshold no configuration meets (the whole of a peak of 1e9 GB/s) leaves the
 // search to its budget.
 func TestAThresholdOfThePeakNoneMeetsSpendsTheBudget(t *testing.T) {

@@ -12,6 +12,7 @@
 package efficiency
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -33,6 +34,8 @@ type Ops struct {
 type Given struct {
 	GFLOPS float64 // arithmetic peak in GFLOP/s, for the kernel's precision
 	GBs    float64 // memory peak in GB/s
+	// GFLOPSFrom and GBsFrom say where a peak came from (a peaks file); "" is "given".
+	GFLOPSFrom, GBsFrom string
 }
 
 // Peaks are the bounds of one kernel's efficiency, with where each came from.
@@ -60,10 +63,10 @@ func Resolve(derived *device.Peak, precision string, given Given) Peaks {
 		}
 	}
 	if given.GFLOPS > 0 {
-		p.GFLOPS, p.GFLOPSFrom = given.GFLOPS, "given"
+		p.GFLOPS, p.GFLOPSFrom = given.GFLOPS, cmp.Or(given.GFLOPSFrom, "given")
 	}
 	if given.GBs > 0 {
-		p.GBs, p.GBsFrom = given.GBs, "given"
+		p.GBs, p.GBsFrom = given.GBs, cmp.Or(given.GBsFrom, "given")
 	}
 	return p
 }
@@ -92,7 +95,7 @@ func (e *MissingPeakError) Error() string {
 	if e.Unknown != "" {
 		why = " (" + e.Unknown + ")"
 	}
-	return fmt.Sprintf("no efficiency: the device's %s %s unknown%s; give %s with %s, from the device's data sheet or a measurement (STREAM for memory)",
+	return fmt.Sprintf("no efficiency: the device's %s %s unknown%s; give %s with %s (or the device's entry in a peaks file, --peaks), from the device's data sheet or a measurement (STREAM for memory)",
 		strings.Join(what, " and "), verb, why, them, strings.Join(flags, " and "))
 }
 

@@ -33,6 +33,9 @@ type Options struct {
 	// ones the run's device keeps: a run whose spec declared essential_ops gets a section
 	// of efficiency against them (seed 003, eq. 2).
 	Peaks efficiency.Given
+	// PeaksFile gives the run's device its peaks, under Peaks; it must name the device.
+	// nil: none.
+	PeaksFile *efficiency.File
 }
 
 // RunPage reports one run of the store: what it was, how it went, its best
@@ -112,7 +115,17 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	p.Sections = append(p.Sections, summary)
 	p.Sections = append(p.Sections, bestSection(rec, o.Top, facts.statistic()))
 	if ops, derived := efficiency.OfRun(ctx, st, info); ops != nil {
-		p.Sections = append(p.Sections, efficiencySection(stored, facts.statistic(), *ops, derived, o.Peaks, o.Top))
+		given := o.Peaks
+		if o.PeaksFile != nil {
+			dev, err := efficiency.DeviceOfRun(ctx, st, info)
+			if err != nil {
+				return nil, err
+			}
+			if given, err = o.PeaksFile.For(dev, ops.Precision, o.Peaks); err != nil {
+				return nil, fmt.Errorf("run %d: %w", info.ID, err)
+			}
+		}
+		p.Sections = append(p.Sections, efficiencySection(stored, facts.statistic(), *ops, derived, given, o.Top))
 	}
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)

@@ -22,9 +22,13 @@ type RepeatOptions struct {
 	Budget          int            // unique evaluations per run; 0 for none
 	TimeLimit       time.Duration  // simulated time per run; 0 for none
 	Within          float64        // stop a run once its best scores this fraction of the optimum (on the recorded mean, as runs are scored); 0 for never
-	Repeats         int            // number of runs
-	Seed            uint64         // run i uses Seed+i, for the strategy and for stochastic fitness
-	Workers         int            // parallel runs; 0 for GOMAXPROCS
+	// Target, when set, stops a run once its best's recorded (mean) objective is at least
+	// as good as it, in the objective's direction (tuning.Target, judged as runs are
+	// scored): the simulated twin of 'ktune tune --stop-at'.
+	Target  *float64
+	Repeats int    // number of runs
+	Seed    uint64 // run i uses Seed+i, for the strategy and for stochastic fitness
+	Workers int    // parallel runs; 0 for GOMAXPROCS
 	// Progress, when set, is called after each run that finished with the number done of
 	// total (Repeats) and the mean fraction of optimum of those done. It is called from
 	// the workers' goroutines, one call at a time, and must not block for long.
@@ -76,6 +80,8 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 		return RepeatSummary{}, fmt.Errorf("time limit %v: want 0 (none) or more", o.TimeLimit)
 	case o.Within < 0 || math.IsNaN(o.Within):
 		return RepeatSummary{}, fmt.Errorf("within %v: want a fraction of the optimum above 0 (0: never)", o.Within)
+	case o.Target != nil && (math.IsNaN(*o.Target) || math.IsInf(*o.Target, 0)):
+		return RepeatSummary{}, fmt.Errorf("target %v: want a finite objective value", *o.Target)
 	}
 	if o.Strategy == "" {
 		o.Strategy = "auto"
@@ -84,8 +90,8 @@ func Repeat(ctx context.Context, sim *Simulator, o RepeatOptions) (RepeatSummary
 		// before the budget: no budget would make a misspelled name run
 		return RepeatSummary{}, strategy.UnknownStrategy(o.Strategy)
 	}
-	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
-		return RepeatSummary{}, errors.New("give a budget, a time limit or a target fraction of the optimum to end the runs (only bruteforce, and saltelli with n, end on their own)")
+	if o.Budget <= 0 && o.TimeLimit <= 0 && o.Within <= 0 && o.Target == nil && !strategy.EndsOnItsOwn(o.Strategy, o.StrategyOptions) {
+		return RepeatSummary{}, errors.New("give a budget, a time limit, a target fraction of the optimum or a target objective to end the runs (only bruteforce, and saltelli with n, end on their own)")
 	}
 	if err := sim.scorable(); err != nil {
 		return RepeatSummary{}, err
@@ -198,6 +204,9 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 	if o.Within > 0 {
 		opts.Stop = append(opts.Stop, sim.withinOptimum(o.Within))
 	}
+	if o.Target != nil {
+		opts.Stop = append(opts.Stop, sim.target(*o.Target))
+	}
 	sess, err := tuning.New(sim.Space(), st, ev, opts)
 	if err != nil {
 		return RunResult{}, err
@@ -217,6 +226,23 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 		r.Best = sim.Space().Values(sum.Best)
 	}
 	return r, nil
+}
+
+// target is tuning.Target judged as runs are scored: by the recorded (mean) objective of
+// the run's best configuration, for the reason withinOptimum gives.
+func (s *Simulator) target(target float64) tuning.StopCondition {
+	reached := tuning.Target(target)
+	return func(st tuning.State) tuning.StopReason {
+		if st.BestConfig == nil {
+			return ""
+		}
+		obj, ok := s.Objective(st.BestConfig)
+		if !ok {
+			return ""
+		}
+		st.Best = obj
+		return reached(st)
+	}
 }
 
 // withinOptimum is tuning.WithinOptimum judged as runs are scored: by the recorded (mean)

@@ -141,7 +141,7 @@ func TestRepeatWithoutABudgetRunsOnlyStrategiesThatEndOnTheirOwn(t *testing.T) {
 		switch {
 		case tc.ends && (err != nil || len(sum.Runs) != 2 || sum.Runs[0].Evaluations == 0):
 			t.Errorf("%s %v: %v, %d runs; want two runs that ended on their own", tc.strategy, tc.opts, err, len(sum.Runs))
-		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit or a target fraction of the optimum")):
+		case !tc.ends && (err == nil || !strings.Contains(err.Error(), "give a budget, a time limit, a target fraction of the optimum or a target objective")):
 			t.Errorf("%s %v: %v; want it refused up front", tc.strategy, tc.opts, err)
 		}
 	}
@@ -165,6 +165,7 @@ func TestRepeatRefusesOptionsOutOfRange(t *testing.T) {
 		{"a negative time limit", sim, simulator.RepeatOptions{Strategy: "random", TimeLimit: -time.Second, Repeats: 2}, "time limit -1s"},
 		{"a negative target", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4, Within: -0.5, Repeats: 2}, "within -0.5"},
 		{"a target that is no number", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4, Within: math.NaN(), Repeats: 2}, "within NaN"},
+		{"a target objective that is no number", sim, simulator.RepeatOptions{Strategy: "random", Budget: 4, Target: ptr(math.NaN()), Repeats: 2}, "target NaN"},
 	} {
 		sum, err := simulator.Repeat(context.Background(), tc.sim, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || len(sum.Runs) != 0 {
@@ -200,6 +201,49 @@ func TestRepeatWithinJudgesTheRecordedMeanUnderStochasticFitness(t *testing.T) {
 		// not always: both branches above are exercised
 		if reached == 0 || reached == len(sum.Runs) {
 			t.Errorf("%v: %d of %d runs reached %v of the optimum; want some, not all", fitness, reached, len(sum.Runs), within)
+		}
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// Target (simulate --stop-at) stops a run once its best's recorded mean objective is at
+// least as good as the target, in the objective's direction, under either fitness: on
+// pnpoly (time, minimised) a target 3% slower than the optimum stops the runs whose best
+// is at most it and no other, and a target under the optimum stops none.
+func TestRepeatTargetStopsAtAnObjectiveValue(t *testing.T) {
+	for _, fitness := range []simulator.Fitness{simulator.Deterministic, simulator.Stochastic} {
+		sim := mustNew(t, loadKernelTuner(t, "../testdata/benchmark_hub/kerneltuner_pnpoly/RTX_2080_Ti.json.gz"), simulator.Options{Fitness: fitness})
+		optimum, _ := sim.Optimum()
+		target := optimum / 0.97
+		sum, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{
+			Strategy: "random", Budget: 300, Target: &target, Repeats: 60, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reached := 0
+		for _, r := range sum.Runs {
+			stopped := r.Stop == tuning.StopTarget
+			if r.BestObjective == nil || stopped != (*r.BestObjective <= target) || (stopped && r.Evaluations >= 300) {
+				t.Errorf("%v, seed %d: stopped %q with best %v (target %v) after %d evaluations", fitness, r.Seed, r.Stop, r.BestObjective, target, r.Evaluations)
+			}
+			if stopped {
+				reached++
+			}
+		}
+		if reached == 0 || reached == len(sum.Runs) {
+			t.Errorf("%v: %d of %d runs reached the target %v ms; want some, not all", fitness, reached, len(sum.Runs), target)
+		}
+		below := optimum * 0.99
+		none, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{
+			Strategy: "random", Budget: 50, Target: &below, Repeats: 10, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range none.Runs {
+			if r.Stop != tuning.StopBudget {
+				t.Errorf("%v: a target below the optimum stopped seed %d: %q", fitness, r.Seed, r.Stop)
+			}
 		}
 	}
 }

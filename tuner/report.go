@@ -84,8 +84,11 @@ type Report struct {
 	DefaultStatus    string   `json:"default_status,omitempty"` // the default configuration's status when it failed
 	SpeedupOverDef   *float64 `json:"speedup_over_default,omitempty"`
 	Stop             string   `json:"stop"`
-	WallSeconds      float64  `json:"wall_seconds"` // from Tune's call to the search's end, as Options.TimeLimit counts; 0 when nothing was searched
-	WorkerRestarts   int      `json:"worker_restarts"`
+	// StopCondition is Stop as a structure: which condition, what was reached and its
+	// threshold; nil where the session gave no reason.
+	StopCondition  *StopCondition `json:"stop_condition,omitempty"`
+	WallSeconds    float64        `json:"wall_seconds"` // from Tune's call to the search's end, as Options.TimeLimit counts; 0 when nothing was searched
+	WorkerRestarts int            `json:"worker_restarts"`
 	// Devices says, for a run measured on several devices (Options.Device with a comma),
 	// how many of this command's evaluations each measured; nil for one device.
 	// DroppedAhead counts the configurations a device measured ahead of their ask that

@@ -57,6 +57,9 @@ type Options struct {
 	// backend derives (device.Info.Peak): the report's efficiency (Report.Efficiency) of a
 	// spec that declares its essential operations is computed against them.
 	Peaks efficiency.Given
+	// PeaksFile gives the device its peaks by its name or backend:index, under Peaks; it
+	// must name the run's device (the first). nil: none.
+	PeaksFile *efficiency.File
 	// Strategy names the search strategy (strategy.New); "" is "auto", the best for the
 	// budget. StrategyOptions are its options, which must fit the space
 	// (strategy.Validate); the run stores and reports them canonically
@@ -382,6 +385,15 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err := s.Unmeasured(backend); err != nil {
 		return nil, err
 	}
+	if o.PeaksFile != nil {
+		precision := ""
+		if s.Essential != nil {
+			precision = s.Essential.Precision
+		}
+		if o.Peaks, err = o.PeaksFile.For(efficiency.DeviceOf(info), precision, o.Peaks); err != nil {
+			return nil, &OptionsError{Err: err}
+		}
+	}
 	var threshold *efficiency.Threshold
 	if o.WithinPeak > 0 {
 		if threshold, err = peakThreshold(s, info, o); err != nil {
@@ -687,6 +699,7 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.StrategyOptions = stOpts
+	rep.StopCondition = stopCondition(sum.Stop, o, rep, sink, objective)
 	if ops, ok := efficiency.FromSpec(s.Essential); ok {
 		best := math.NaN()
 		if rep.BestTimeMS != nil {

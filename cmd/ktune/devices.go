@@ -27,10 +27,15 @@ Each device's peaks, the bounds of efficiency against the peak (seed 003, eq. 2;
 help tune'), are shown where its backend derives them, with how: CUDA's arithmetic peak
 from SMs x lanes per SM (by compute capability) x 2 (FMA) x the SM clock, its memory peak
 from 2 (DDR) x the memory clock x the bus width; OpenCL's arithmetic peak of AMD GPUs from
-compute units x 64 x 2 x the clock. What a backend cannot derive (OpenCL never reports
-memory bandwidth, nor a CPU's lanes per compute unit) is said, never guessed: give it to
-tune and report with --peak-gflops and --peak-gbs. --json has them as peak: gflops (by
-precision), gbs, how, unknown.`,
+compute units x 64 x 2 x the clock. CUDA's float64 and float16 (half2, tensor cores
+excluded) peaks come from the same table's lanes of each precision, as the data sheets
+give their ratios to float32 (H100: 1:2 and 2:1). Each figure is shown on a line of its
+own with how it was derived. What a backend cannot derive (OpenCL never reports memory
+bandwidth, nor a CPU's lanes per compute unit, nor a float64 or float16 rate: it says
+whether the device computes in them at all) is said, never guessed: give it to tune,
+report and portability with --peak-gflops and --peak-gbs, or per device in a peaks file
+(--peaks FILE: 'ktune help portability'). --json has them as peak: gflops (by precision),
+gbs, how, unknown.`,
 		run: runDevices,
 	})
 }
@@ -134,27 +139,44 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// writePeak shows the peaks a backend derived for a device, how, and what it could not
-// derive.
+// writePeak shows the peaks a backend derived for a device, one figure a line with how it
+// was derived, and the figures it could not derive with why (device.Peak's How and
+// Unknown, whose parts each begin with the figure they are of).
 func writePeak(w io.Writer, p *device.Peak) {
+	const give = "give them to tune, report and portability (--peak-gflops, --peak-gbs, or a peaks file: --peaks)"
 	if p == nil {
-		fmt.Fprintln(w, "      peaks: not derived by this backend; give them to tune and report (--peak-gflops, --peak-gbs)")
+		fmt.Fprintln(w, "      peaks: not derived by this backend; "+give)
 		return
 	}
-	var known []string
+	how := map[string]string{}
+	for _, part := range strings.Split(p.How, "; ") {
+		figure, rest, _ := strings.Cut(part, " ")
+		how[figure] = rest
+	}
+	var lines []string
 	for _, prec := range spec.Precisions {
 		if v, ok := p.GFLOPS[prec]; ok {
-			known = append(known, fmt.Sprintf("%.0f GFLOP/s %s", v, prec))
+			lines = append(lines, fmt.Sprintf("%-8s %.0f GFLOP/s: %s", prec, v, how[prec]))
 		}
 	}
 	if p.GBs > 0 {
-		known = append(known, fmt.Sprintf("%.0f GB/s", p.GBs))
-	}
-	if len(known) > 0 {
-		fmt.Fprintf(w, "      peaks: %s (%s)\n", strings.Join(known, ", "), p.How)
+		lines = append(lines, fmt.Sprintf("%-8s %.0f GB/s: %s", "memory", p.GBs, how["memory"]))
 	}
 	if p.Unknown != "" {
-		fmt.Fprintf(w, "      peaks unknown: %s; give them to tune and report (--peak-gflops, --peak-gbs)\n", p.Unknown)
+		for _, part := range strings.Split(p.Unknown, "; ") {
+			figure, why, ok := strings.Cut(part, ": ")
+			if !ok {
+				figure, why = "", part
+			}
+			lines = append(lines, fmt.Sprintf("%-8s unknown: %s", figure, why))
+		}
+	}
+	fmt.Fprintln(w, "      peaks, each as derived:")
+	for _, l := range lines {
+		fmt.Fprintln(w, "        "+l)
+	}
+	if p.Unknown != "" {
+		fmt.Fprintln(w, "      peaks unknown: "+give)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/device"
 )
 
 // ktune devices gives an OpenCL device's constant memory limits, which tune checks each
@@ -65,9 +67,32 @@ func TestDevicesSayWhichPeaksAreUnknown(t *testing.T) {
 			if d.Peak == nil || d.Peak.GFLOPS != nil || d.Peak.GBs != 0 || !strings.Contains(d.Peak.Unknown, "no memory bandwidth") {
 				t.Errorf("%s: peak %+v", d.Name, d.Peak)
 			}
-			if !strings.Contains(text, "peaks unknown: ") || !strings.Contains(text, "(--peak-gflops, --peak-gbs)") {
+			if !strings.Contains(text, "peaks unknown: ") || !strings.Contains(text, "(--peak-gflops, --peak-gbs, or a peaks file: --peaks)") ||
+				!strings.Contains(text, "\n        memory   unknown: OpenCL reports no memory bandwidth\n") ||
+				!strings.Contains(text, "\n        float64  unknown: the device computes in it (cl_khr_fp64), but OpenCL gives no rate of it\n") {
 				t.Errorf("devices does not say which peaks are unknown:\n%s", text)
 			}
 		}
+	}
+}
+
+// writePeak shows each derived figure on a line of its own with how it was derived, as
+// the CUDA backend derives an H100 SXM5's (132 SMs at 1.98 GHz, HBM3 at 2619 MHz on a
+// 5120-bit bus).
+func TestDevicesPeakLinesSayHowEachFigureWasDerived(t *testing.T) {
+	var b strings.Builder
+	writePeak(&b, &device.Peak{
+		GFLOPS: map[string]float64{"float32": 66908.2, "float64": 33454.1, "float16": 133816.3},
+		GBs:    3352.3,
+		How:    "float32 132 SMs x 128 lanes x 2 (FMA) x 1.980 GHz; float64 132 SMs x 64 lanes x 2 x 1.980 GHz; float16 132 SMs x 256 lanes (half2, tensor cores excluded) x 2 x 1.980 GHz; memory 2 (DDR) x 2619 MHz x 5120-bit bus",
+	})
+	want := `      peaks, each as derived:
+        float32  66908 GFLOP/s: 132 SMs x 128 lanes x 2 (FMA) x 1.980 GHz
+        float64  33454 GFLOP/s: 132 SMs x 64 lanes x 2 x 1.980 GHz
+        float16  133816 GFLOP/s: 132 SMs x 256 lanes (half2, tensor cores excluded) x 2 x 1.980 GHz
+        memory   3352 GB/s: 2 (DDR) x 2619 MHz x 5120-bit bus
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

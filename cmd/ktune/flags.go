@@ -285,6 +285,20 @@ func peakFlags(fs *flag.FlagSet) *efficiency.Given {
 	return g
 }
 
+// peaksFileFlag defines --peaks, a peaks file giving each device its own peaks
+// (efficiency.File); read it with readPeaksFile.
+func peaksFileFlag(fs *flag.FlagSet) *string {
+	return fs.String("peaks", "", "a peaks `FILE` (YAML or JSON) giving each device its peaks, by its name as stored or as backend:index: \"opencl:1\": {gbs: 25.6, gflops: {float32: 150, float64: 75}}; --peak-gflops and --peak-gbs win over it")
+}
+
+// readPeaksFile reads the peaks file of --peaks; nil where none is given.
+func readPeaksFile(path string) (*efficiency.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return efficiency.ReadFile(path)
+}
+
 // flagGiven reports whether the flag name was set on the command line.
 func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false

@@ -1535,7 +1535,7 @@ func TestFirstLinesCountsOneLineSingular(t *testing.T) {
 // would, before any recording is read; bruteforce ends on its own.
 func TestSimulateWithNothingToEndItsRunsIsAUsageError(t *testing.T) {
 	_, errOut, code := ktune(t, "simulate", pnpoly, "--budget", "0")
-	if code != 2 || !strings.Contains(errOut, "give --budget, --time-limit or --within") {
+	if code != 2 || !strings.Contains(errOut, "give --budget, --time-limit, --within or --stop-at") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 	if _, errOut, code := ktune(t, "simulate", pnpoly, "--budget", "0", "--strategy", "bruteforce", "--repeats", "1"); code != 0 {

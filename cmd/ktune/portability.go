@@ -22,7 +22,7 @@ func init() {
 		name:    "portability",
 		summary: "how well one device's tuning runs on another, and how soon tuning at run time pays for itself (seed 003)",
 		usage: `FILE|FOLDER|-... | RUN... | --run ID[,ID...] [--objective NAME] [--maximize|--minimize]
-          [--within F | --within-peak F [--peak-gflops GFLOP/s] [--peak-gbs GB/s]]
+          [--within F | --within-peak F [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--peaks FILE]]
           [--probability P] [--performance RP] [--json]
 
 Compares two or more exhaustively measured spaces of one kernel (recorded files in any
@@ -63,8 +63,17 @@ Section 6 experiment does ("75% of the peak memory bandwidth": 0.75): a configur
 well-performing when its efficiency (eq. 2; 'ktune help tune') is at least F of the peak.
 It needs runs of the results database tuned from a spec with essential_ops, and the
 device's peaks: those its backend derived when it was tuned, or --peak-gflops and
---peak-gbs, which win (one set for every run). A space where no configuration reaches F
-is refused, saying how close the most efficient came.
+--peak-gbs, which win (one set for every run), or each run's device's own from a peaks
+file, --peaks FILE, YAML or JSON, a device by its name as stored ('ktune runs') or as
+backend:index (as --device names it, telling apart devices of one name) to its peaks:
+
+  "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
+  "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
+
+(backend:index, which the run keeps, wins over the name; the flags win over the file; a
+run whose device the file does not name keeps its derived peaks). A device the file names
+that none of the runs was measured on is refused, with the runs' devices named. A space
+where no configuration reaches F is refused, saying how close the most efficient came.
 
 Refused with the files named: one space only, spaces whose parameters or objectives
 differ, a space without a value, or an objective with a value of 0 or below (a
@@ -93,6 +102,7 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	performance := share(fs, "performance", paper.Performance, "relative performance rp, tuning included, that n invocations reach (eq. 4; seed 003: 0.9, overhead under 10%)")
 	withinPeak := share(fs, "within-peak", 0, "well-performing: efficiency at least this fraction of the device's peak instead of --within (seed 003 Section 6: 0.75; runs of specs with essential_ops)")
 	peaks := peakFlags(fs)
+	peaksFile := peaksFileFlag(fs)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(env, c, fs, args)
 	if err != nil {
@@ -112,6 +122,13 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	if err := stdinOnce(env, c, pos); err != nil {
 		return err
 	}
+	if *peaksFile != "" && set.WithinPeak == 0 {
+		return usageErr(env, c, "--peaks %s: the peaks are for --within-peak F (well-performing by a fraction of each device's peak); give it too", *peaksFile)
+	}
+	pf, err := readPeaksFile(*peaksFile)
+	if err != nil {
+		return err
+	}
 	inputs, unread, err := analysisInputs(ctx, pos, *runs, *db, true, env.stderr)
 	if err != nil {
 		if err == errNoInput {
@@ -122,6 +139,11 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	if len(unread) > 0 {
 		// every space is a row and a column: one missing changes the table
 		return errors.Join(unread...)
+	}
+	if pf != nil {
+		if err := checkPeaksFile(ctx, *db, pf, inputs); err != nil {
+			return err
+		}
 	}
 	var spaces []portability.Space
 	var left []string // files found in folders that are no recordings
@@ -144,7 +166,7 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 			sp.Objective.From = analysis.DirectionName
 		}
 		if set.WithinPeak > 0 {
-			if sp.Efficiency, err = runEfficiencies(ctx, *db, in.in, rec, *peaks); err != nil {
+			if sp.Efficiency, err = runEfficiencies(ctx, *db, in.in, rec, pf, *peaks); err != nil {
 				return err
 			}
 		}
@@ -182,9 +204,32 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
+// checkPeaksFile refuses a peaks file that names a device none of the runs among inputs
+// was measured on: a name mistyped would leave its run against other peaks.
+func checkPeaksFile(ctx context.Context, db string, pf *efficiency.File, inputs []analysisInput) error {
+	var devs []efficiency.Device
+	for _, in := range inputs {
+		if in.in.Run == nil {
+			continue
+		}
+		st, err := openStoredRun(ctx, db)
+		if err != nil {
+			return err
+		}
+		d, err := efficiency.DeviceOfRun(ctx, st, *in.in.Run)
+		st.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.in.Label(), err)
+		}
+		devs = append(devs, d)
+	}
+	return pf.Check(devs)
+}
+
 // runEfficiencies is each configuration's efficiency against the device's peak (seed
-// 003, eq. 2) in a run of the database db, for --within-peak.
-func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *result.Recording, given efficiency.Given) ([]float64, error) {
+// 003, eq. 2) in a run of the database db, for --within-peak: the peaks given wins over
+// the peaks file's for the run's device (pf, nil: none), which wins over the derived.
+func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *result.Recording, pf *efficiency.File, given efficiency.Given) ([]float64, error) {
 	if in.Run == nil {
 		return nil, fmt.Errorf("%s: --within-peak needs runs of the results database (--run ID) tuned from a spec with essential_ops; a recorded file keeps no essential operations", in.Label())
 	}
@@ -200,9 +245,13 @@ func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *res
 	if ops.Excluded != "" {
 		return nil, fmt.Errorf("%s: its spec excludes it from efficiency against a peak: %s", in.Label(), ops.Excluded)
 	}
-	p := efficiency.Resolve(derived, ops.Precision, given)
-	if err := p.Lacks(*ops); err != nil {
+	dev, err := efficiency.DeviceOfRun(ctx, st, *in.Run)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Label(), err)
+	}
+	p := efficiency.Resolve(derived, ops.Precision, pf.Given(dev, ops.Precision, given))
+	if err := p.Lacks(*ops); err != nil {
+		return nil, fmt.Errorf("%s (device %s): %w", in.Label(), dev, err)
 	}
 	return efficiency.Percents(rec, *ops, p), nil
 }

@@ -25,7 +25,7 @@ func init() {
 		usage: `(RUN | --run ID | BENCH.json | FILE) [-o|--out OUT.html] [--db PATH] [--mode recorded|cartesian]
           [--neighbourhood adjacent|Hamming] [--objective NAME] [--maximize|--minimize]
           [--graph-nodes N] [--bootstrap N] [--space-memory SIZE]
-          [--peak-gflops GFLOP/s] [--peak-gbs GB/s]
+          [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--peaks FILE]
 
 Writes one HTML file with every figure embedded, readable offline (OUT; by default
 report-RUN.html in this folder for a run, and for a file the file beside it whose name
@@ -41,8 +41,10 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
               device's peaks (seed 003, eq. 2) of the most efficient configurations
               and how many reach 75% of the peak (seed 003's well-performing
               threshold), with the peaks the device derived at tuning time or
-              --peak-gflops and --peak-gbs, which win; a peak that is unknown is
-              named, with the option that gives it, instead of an efficiency
+              --peak-gflops and --peak-gbs, which win, or the run's device's entry in
+              a peaks file (--peaks FILE: 'ktune help portability'), which must
+              name the device; a peak that is unknown is named, with the option
+              that gives it, instead of an efficiency
   BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells
               finished so far; the competition is computed from them): competition
               (wins and losses, heat maps), mean fraction of optimum per space, strategy
@@ -79,6 +81,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
 	peaks := peakFlags(fs)
+	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return err
@@ -100,6 +103,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	o := report.Options{Analysis: analysis.Defaults(), GraphNodes: *graphNodes, Peaks: *peaks}
+	if o.PeaksFile, err = readPeaksFile(*peaksFile); err != nil {
+		return err
+	}
 	o.Analysis.Objective = *objective
 	if o.Analysis.Maximize, err = direction(); err != nil {
 		return usageErr(env, c, "%v", err)

@@ -21,7 +21,7 @@ func init() {
 		name:    "simulate",
 		summary: "replay a recorded space to measure how well a strategy finds its optimum",
 		usage: `(FILE | - | --run ID [--db PATH]) [--strategy NAME] [--option OPT=VALUE]... [--defaults FILE]
-          [--budget N] [--time-limit D] [--within F] [--repeats R] [--seed S] [--workers N]
+          [--budget N] [--time-limit D] [--within F] [--stop-at VALUE] [--repeats R] [--seed S] [--workers N]
           [--mode recorded|cartesian] [--fitness deterministic|stochastic] [--maximize|--minimize]
           [--progress] [--json]
 
@@ -39,10 +39,14 @@ Run i uses seed S+i, so results are reproducible and do not depend on the number
 parallel workers (past seed 2^64-1, seed+i goes on from 0). --within F stops a run once
 its best reaches F of the optimum, judged as runs are scored (on the recorded mean, also
 under stochastic fitness); the summary says how many runs reached it, and how many the
-optimum itself. With --json every run is listed: its seed, fraction of optimum, best
+optimum itself. --stop-at VALUE stops a run once its best's objective is at least as good as
+VALUE, in the objective's units and direction (a time in ms, at most VALUE), judged the same
+way: as 'ktune tune --stop-at' stops a real search; the summary says how many runs reached
+it. With --json every run is listed: its seed, fraction of optimum, best
 configuration and its objective (null for a run that found nothing), evaluations,
 simulated time and why it stopped: budget, time limit, within (reached --within of the
-optimum, short of it), optimum (found it), space exhausted or strategy finished.
+optimum, short of it), optimum (found it), target (reached --stop-at), space exhausted or
+strategy finished.
 Interrupted (Ctrl-C), it says after how many runs, prints the summary of the runs that
 finished (in --json, those runs, marked "interrupted") and exits with status 130.
 
@@ -128,6 +132,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	timeLimit := duration(fs, "time-limit", 0, "simulated time per run, a `duration` such as 30s (0: none)")
 	alias(fs, "time", "time-limit")
 	within := share(fs, "within", 0, "stop a run once this fraction of the optimum is reached, e.g. 0.95 (0: never)")
+	stopAt := fs.Float64("stop-at", 0, "stop a run once its best has an objective at least as good as `VALUE`, in the objective's units and direction (ms for time)")
 	repeats := count(fs, "repeats", 100, 1, "runs", "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the first run")
 	modeName := fs.String("mode", "recorded", "recorded or cartesian")
@@ -164,8 +169,15 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 	if _, ok := strategy.Lookup(*name); !ok {
 		return usageErr(env, c, "%v", strategy.UnknownStrategy(*name))
 	}
-	if *budget == 0 && *timeLimit == 0 && *within == 0 && !strategy.EndsOnItsOwn(*name, stOpts) {
-		return usageErr(env, c, "--budget 0 ends no run: give --budget, --time-limit or --within (only bruteforce, and saltelli with n, end on their own)")
+	var target *float64
+	if flagGiven(fs, "stop-at") {
+		if math.IsNaN(*stopAt) || math.IsInf(*stopAt, 0) {
+			return usageErr(env, c, "--stop-at %v: want a finite objective value (a time in ms for time)", *stopAt)
+		}
+		target = stopAt
+	}
+	if *budget == 0 && *timeLimit == 0 && *within == 0 && target == nil && !strategy.EndsOnItsOwn(*name, stOpts) {
+		return usageErr(env, c, "--budget 0 ends no run: give --budget, --time-limit, --within or --stop-at (only bruteforce, and saltelli with n, end on their own)")
 	}
 	var rec *result.Recording
 	source := ""
@@ -213,7 +225,7 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		return optionsErr(env, c, err, defaults, *budget, opts)
 	}
 	ro := simulator.RepeatOptions{Strategy: *name, StrategyOptions: stOpts, Budget: *budget, TimeLimit: *timeLimit,
-		Within: *within, Repeats: *repeats, Seed: *seed, Workers: *workers}
+		Within: *within, Target: target, Repeats: *repeats, Seed: *seed, Workers: *workers}
 	var prog *progress
 	if *showProgress || isTerminal(env.stderr) {
 		prog = newProgress(env.stderr, "runs")
@@ -312,6 +324,15 @@ func runSimulate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		fmt.Fprintf(w, "  reached --within     %g of the optimum in %d of %d runs (the optimum itself in %d)\n", *within,
 			stops[tuning.StopWithin]+stops[tuning.StopOptimum], n, stops[tuning.StopOptimum])
+	}
+	if target != nil {
+		reached := 0
+		for _, r := range sum.Runs {
+			if r.Stop == tuning.StopTarget {
+				reached++
+			}
+		}
+		fmt.Fprintf(w, "  reached --stop-at    %g in %d of %d runs\n", *target, reached, n)
 	}
 	fmt.Fprintf(w, "  evaluations used     mean %.1f\n", sum.MeanEvaluations)
 	fmt.Fprintf(w, "  simulated time       mean %.1f s per run\n", sum.MeanSimulatedMS/1e3)

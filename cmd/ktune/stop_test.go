@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,7 +24,39 @@ type stopJSON struct {
 	BestObj     *float64           `json:"best_objective"`
 	BestTimeMS  *float64           `json:"best_time_ms"`
 	Efficiency  *efficiencySummary `json:"efficiency"`
+	Condition   *struct {
+		Kind             string
+		Value, Threshold *float64
+		Unit             string
+		Before           bool
+	} `json:"stop_condition"`
 }
+
+// condition checks the structured stop condition: its kind, whether it was reached
+// before, and where want gives them, its value and threshold.
+func (r stopJSON) condition(t *testing.T, kind string, before bool, value, threshold *float64, unit string) {
+	t.Helper()
+	c := r.Condition
+	if c == nil {
+		t.Errorf("no stop_condition beside stop %q", r.Stop)
+		return
+	}
+	eq := func(a, b *float64) bool {
+		return a == nil && b == nil || a != nil && b != nil && math.Abs(*a-*b) <= 1e-9*math.Abs(*b)
+	}
+	if c.Kind != kind || c.Before != before || !eq(c.Value, value) || !eq(c.Threshold, threshold) || c.Unit != unit {
+		f := func(x *float64) any {
+			if x == nil {
+				return nil
+			}
+			return *x
+		}
+		t.Errorf("stop_condition %s before %v value %v threshold %v unit %q; want %s before %v value %v threshold %v unit %q (stop %q)",
+			c.Kind, c.Before, f(c.Value), f(c.Threshold), c.Unit, kind, before, f(value), f(threshold), unit, r.Stop)
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
 
 func tuneStop(t *testing.T, args ...string) stopJSON {
 	t.Helper()
@@ -101,6 +134,8 @@ func TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration(t *testing.T)
 	if pct := strconv.FormatFloat(e.Best.Percent, 'f', 1, 64) + "%)"; !strings.HasSuffix(early.Stop, pct) {
 		t.Errorf("stop %q, want it to end with the summary's efficiency, %s", early.Stop, pct)
 	}
+	early.condition(t, "within_peak", false, ptr(e.Best.Percent), ptr(10), "%")
+	full.condition(t, "budget", false, ptr(4), ptr(4), "evaluations")
 
 	peak = strconv.FormatFloat(10*best, 'g', 6, 64) // the best at 10%
 	whole := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "1")...)
@@ -148,6 +183,8 @@ func TestStopAtAnObjectiveRespectsItsDirection(t *testing.T) {
 			t.Errorf("%s --stop-at %s: no best", rep.Objective, tc.at)
 		case tc.stop != "":
 			at, _ := strconv.ParseFloat(tc.at, 64)
+			unit := map[bool]string{true: "ms", false: "GB/s"}[rep.Objective == "time"]
+			rep.condition(t, "target", false, rep.BestObj, ptr(at), unit)
 			g := strconv.FormatFloat(at, 'g', -1, 64)
 			bound := map[bool]string{true: "at most " + g + " ms", false: "at least " + g}[rep.Objective == "time"]
 			if !strings.HasPrefix(rep.Stop, tc.stop) || !strings.HasSuffix(rep.Stop, "("+bound+")") {
@@ -198,6 +235,9 @@ func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 	if !strings.HasPrefix(rep.Stop, "within 25% of peak: ") || !strings.HasSuffix(rep.Stop, ", reached before this command") {
 		t.Errorf("stop %q", rep.Stop)
 	}
+	if rep.Condition == nil || rep.Condition.Kind != "within_peak" || !rep.Condition.Before || rep.Condition.Value == nil || *rep.Condition.Value < 25 || *rep.Condition.Threshold != 25 {
+		t.Errorf("stop_condition %+v, want within_peak reached before, at least 25%% of 25%%", rep.Condition)
+	}
 	if want := "run " + strconv.FormatInt(first.Run, 10) + "'s 2 evaluations already meet the stop condition (within 25% of peak: "; !strings.Contains(errOut, want) {
 		t.Errorf("standard error lacks %q:\n%s", want, errOut)
 	}
@@ -210,6 +250,7 @@ func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 	if at.Run != first.Run || at.Measured != 0 || !strings.HasPrefix(at.Stop, "target reached: time ") || !strings.HasSuffix(at.Stop, "(at most 1e+09 ms), reached before this command") {
 		t.Errorf("--stop-at on the resumed run: run %d, %d measured, stop %q", at.Run, at.Measured, at.Stop)
 	}
+	at.condition(t, "target", true, at.BestObj, ptr(1e9), "ms")
 
 	// a threshold no configuration reaches (the best at 10% of the peak, the others'
 	// noise is not ten times) continues it

@@ -30,7 +30,7 @@ func init() {
           [--stop-at VALUE] [--stop-within-peak F]
           [--device BACKEND[:INDEX][,INDEX]...] [--mixed-devices] [--seed S] [--db PATH] [--new]
           [--precompilers N] [--no-precompile] [--space-memory SIZE] [--worker-memory SIZE]
-          [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--progress] [--json]
+          [--peak-gflops GFLOP/s] [--peak-gbs GB/s] [--peaks FILE] [--progress] [--json]
 
 Searches the configurations of the kernel spec (see 'ktune help spec') on a device: each
 configuration is compiled, run once to warm up and verify its output against the
@@ -187,7 +187,9 @@ configuration's efficiency, seed 003's eq. 2: 100 x max((bytes/time)/GB/s peak,
 The peaks are the device's as its backend derives them ('ktune devices' shows them and
 how: CUDA from SMs, clocks and memory bus; OpenCL gives no memory bandwidth, nor a CPU's
 arithmetic peak), or as --peak-gflops (in essential_ops' precision) and --peak-gbs give
-them, which win. A peak the operations need and nobody gives is never guessed: the summary
+them, which win, or as the device's entry in a peaks file (--peaks FILE, YAML or JSON: a
+device's name or backend:index to gbs and gflops by precision; 'ktune help portability'),
+which must name the device and which the flags win over. A peak the operations need and nobody gives is never guessed: the summary
 says which to pass instead of an efficiency. A spec that says essential_ops: {excluded:
 WHY} shows why.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
@@ -214,7 +216,12 @@ verification); median_objective and default_objective (or
 default_status when the default configuration failed), with speedup_over_median and
 speedup_over_default where a ratio means something (both values above 0); stop (budget,
 time limit, space exhausted, strategy finished, cancelled, the condition of --stop-at or
---stop-within-peak with what was reached...), wall_seconds,
+--stop-within-peak with what was reached...), stop_condition (stop as a structure: kind,
+one of budget, time, target, within_peak, space_exhausted, strategy_finished, same_failure,
+cancelled, error; value, what was reached: the evaluations counted against the budget, the
+seconds searched, the best objective, the best efficiency in % of the peak; threshold, the
+condition's: --budget, --time in s, --stop-at, --stop-within-peak in %; unit; before, true
+where the stored evaluations met it before this command), wall_seconds,
 worker_restarts, devices (with several devices: each one's index, measured and ahead, the
 evaluations it measured and of those how many before they were asked for) and
 dropped_ahead, mean_compile_ms, mean_verify_ms, mean_framework_ms and
@@ -268,6 +275,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
 	peaks := peakFlags(fs)
+	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
 		return usageErr(env, c, "%v", err)
@@ -303,11 +311,15 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return defaultsErr(env, c, err)
 	}
+	pf, err := readPeaksFile(*peaksFile)
+	if err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	o := tuner.Options{SpecPath: pos[0], Device: *devFlag, MixedDevices: *mixed, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
+	o := tuner.Options{PeaksFile: pf, SpecPath: pos[0], Device: *devFlag, MixedDevices: *mixed, Strategy: *name, StrategyOptions: stOpts, Budget: *budget,
 		TimeLimit: *limit, Target: target, WithinPeak: *stopPeak, Seed: *seed, DB: *db, Fresh: *fresh, Precompilers: *precompilers, Peaks: *peaks,
 		NoPrecompile: *noPre || *precompilers == 0, WorkerMemory: *workerBytes, WorkerCommand: []string{exe, "worker"}, Logger: env.log}
 	o.SpaceBuild.MaxBytes = *maxBytes

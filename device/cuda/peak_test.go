@@ -46,3 +46,57 @@ func TestPeakOfLeavesOutWhatItCannotDerive(t *testing.T) {
 		t.Errorf("Unknown %q does not say why", p.Unknown)
 	}
 }
+
+// TestPeakOfMatchesDataSheetsPerPrecision derives the float32, float64 and float16
+// (non-tensor) peaks of GPUs from their SM counts and boost clocks and compares them
+// with their data sheets and whitepapers, in TFLOP/s (0: the sheet gives none, and
+// the figure is not checked; the sheets round to three digits, hence 0.6%):
+//   - Tesla P100 SXM2 data sheet: FP64 5.3, FP32 10.6, FP16 21.2 (56 SMs, 1480 MHz);
+//   - Tesla V100 SXM2 data sheet: FP64 7.8, FP32 15.7, FP16 (V100 whitepaper, non-Tensor)
+//     31.4 (80 SMs, 1530 MHz);
+//   - Turing whitepaper, RTX 2080 Ti Founders Edition: FP32 14.2, FP16 (non-Tensor)
+//     28.5 (68 SMs, 1635 MHz);
+//   - A100 SXM4 data sheet: FP64 9.7, FP32 19.5, FP16 (A100 whitepaper, non-Tensor) 78
+//     (108 SMs, 1410 MHz);
+//   - GA102 whitepaper, RTX 3090: FP32 35.6, FP16 (non-Tensor) 35.6 (82 SMs, 1695 MHz);
+//   - Ada whitepaper, RTX 4090: FP32 82.6, FP16 (non-Tensor) 82.6 (128 SMs, 2520 MHz);
+//   - H100 SXM5 data sheet: FP64 34 (Hopper whitepaper: 33.5), FP32 67 (66.9), FP16
+//     (whitepaper, non-Tensor) 133.8 (132 SMs, 1980 MHz).
+func TestPeakOfMatchesDataSheetsPerPrecision(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		major, minor, sms int
+		clockKHz          int
+		fp32, fp64, fp16  float64 // TFLOP/s
+	}{
+		{"Tesla P100 SXM2", 6, 0, 56, 1480000, 10.6, 5.3, 21.2},
+		{"Tesla V100 SXM2", 7, 0, 80, 1530000, 15.7, 7.8, 31.4},
+		{"GeForce RTX 2080 Ti FE", 7, 5, 68, 1635000, 14.2, 0, 28.5},
+		{"A100 SXM4", 8, 0, 108, 1410000, 19.5, 9.7, 78},
+		{"GeForce RTX 3090", 8, 6, 82, 1695000, 35.6, 0, 35.6},
+		{"GeForce RTX 4090", 8, 9, 128, 2520000, 82.6, 0, 82.6},
+		{"H100 SXM5", 9, 0, 132, 1980000, 66.9, 33.5, 133.8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := peakOf(tc.major, tc.minor, tc.sms, tc.clockKHz, 0, 0)
+			for prec, want := range map[string]float64{"float32": tc.fp32, "float64": tc.fp64, "float16": tc.fp16} {
+				got := p.GFLOPS[prec] / 1e3
+				if want != 0 && math.Abs(got-want) > 0.006*want {
+					t.Errorf("%s peak %.3f TFLOP/s, the sheet gives %v", prec, got, want)
+				}
+			}
+			if !strings.Contains(p.How, "float16") || !strings.Contains(p.How, "tensor cores excluded") {
+				t.Errorf("How %q does not say how float16 was derived", p.How)
+			}
+		})
+	}
+}
+
+func TestPeakOfSaysWhereTheTableHasNoFloat16Rate(t *testing.T) {
+	for _, cc := range [][2]int{{5, 2}, {8, 7}, {12, 0}} {
+		p := peakOf(cc[0], cc[1], 10, 1000000, 0, 0)
+		if _, ok := p.GFLOPS["float16"]; ok || p.GFLOPS["float32"] == 0 || !strings.Contains(p.Unknown, "float16") {
+			t.Errorf("compute capability %d.%d: %+v", cc[0], cc[1], p)
+		}
+	}
+}

@@ -39,6 +39,8 @@ const (
 	clDriverVersion                  = 0x102D
 	clDeviceVersion                  = 0x102F
 	clDeviceOpenCLCVersion           = 0x103D
+	clDeviceExtensions               = 0x1030
+	clDeviceDoubleFPConfig           = 0x1032 // 0: no double precision
 )
 
 // cl_device_local_mem_type

@@ -230,7 +230,13 @@ func deviceInfo(cl *api, id uintptr) (device.Info, error) {
 	if err := errors.Join(errs...); err != nil {
 		return info, err
 	}
-	info.Peak = peakOf(info)
+	// what the device says of the precisions: a peak of one it lacks is no peak to give
+	ext, _ := infoString(get, clDeviceExtensions)
+	fp, _ := infoValue[uint64](get, clDeviceDoubleFPConfig)
+	info.Peak = peakOf(info, precisions{
+		fp64: fp != 0 || slices.Contains(strings.Fields(ext), "cl_khr_fp64"),
+		fp16: slices.Contains(strings.Fields(ext), "cl_khr_fp16"),
+	})
 
 	// Informative extras: a failure here leaves the entry out.
 	if v, err := infoString(get, clDeviceOpenCLCVersion); err == nil {

@@ -11,27 +11,45 @@ import (
 // RDNA: 64 stream processors per compute unit).
 const amdLanes = 64
 
+// precisions says which floating-point types besides float32 a device computes in, as
+// its extensions (cl_khr_fp64, cl_khr_fp16) and its double-precision configuration say.
+type precisions struct{ fp64, fp16 bool }
+
 // peakOf derives what OpenCL's device queries allow of a device's peaks. OpenCL reports
 // compute units and a clock, but not how many lanes a compute unit has, nor the memory's
 // bandwidth: the arithmetic peak is derived only where the lanes per compute unit are a
 // fact of the vendor's architecture (AMD GPUs: compute units × 64 × 2 (FMA) × the
 // clock), and the memory peak never. A CPU's arithmetic peak depends on its SIMD width
 // and its FMA units per core, which OpenCL does not report, and its compute units may be
-// hardware threads rather than cores: it is left to the user.
-func peakOf(info device.Info) *device.Peak {
-	unknown := "memory: OpenCL reports no memory bandwidth"
+// hardware threads rather than cores: it is left to the user. float64 and float16 are
+// never derived: their rate is a fraction of float32's that differs between chips of one
+// vendor (AMD: 1/2 on Vega 20, 1/16 on Vega 10 and RDNA; packed float16 at twice
+// float32's from Vega on, once before) and OpenCL names no chip reliably; Unknown says
+// whether the device computes in them at all, and so whether there is a peak to give.
+func peakOf(info device.Info, prec precisions) *device.Peak {
+	unknown := []string{"memory: OpenCL reports no memory bandwidth"}
+	for _, p := range []struct {
+		name, ext string
+		has       bool
+	}{{"float64", "cl_khr_fp64", prec.fp64}, {"float16", "cl_khr_fp16", prec.fp16}} {
+		if p.has {
+			unknown = append(unknown, p.name+": the device computes in it ("+p.ext+"), but OpenCL gives no rate of it")
+		} else {
+			unknown = append(unknown, p.name+": the device reports no "+p.name+" arithmetic ("+p.ext+"), so it has no such peak")
+		}
+	}
 	amd := strings.Contains(info.Vendor, "Advanced Micro Devices") || strings.HasPrefix(info.Vendor, "AMD")
 	if info.Type != "gpu" || !amd || info.ComputeUnits <= 0 || info.ClockMHz <= 0 {
-		what := "arithmetic: OpenCL reports compute units and a clock but not the lanes of a compute unit"
+		what := "float32: OpenCL reports compute units and a clock but not the lanes of a compute unit"
 		if info.Type == "cpu" {
-			what += " (for a CPU: SIMD width x FMA units x cores x clock; its compute units may be hardware threads)"
+			what += " (for a CPU: SIMD width x FMA units x cores x clock, and its compute units may be hardware threads)"
 		}
-		return &device.Peak{Unknown: what + "; " + unknown}
+		return &device.Peak{Unknown: strings.Join(append([]string{what}, unknown...), "; ")}
 	}
 	ghz := float64(info.ClockMHz) / 1e3
 	return &device.Peak{
 		GFLOPS:  map[string]float64{"float32": float64(info.ComputeUnits*amdLanes*2) * ghz},
 		How:     fmt.Sprintf("float32 %d compute units x %d lanes x 2 (FMA) x %.3f GHz (the clock OpenCL reports)", info.ComputeUnits, amdLanes, ghz),
-		Unknown: "float64 and float16: their rate differs between AMD GPUs; " + unknown,
+		Unknown: strings.Join(unknown, "; "),
 	}
 }
