@@ -246,6 +246,7 @@ func severalDevices(settings json.RawMessage) bool {
 func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
 	var shares []deviceShare
 	at := map[string]int{}
+	wrong := (&result.Recording{Evaluations: es}).FoundWrong() // never a best
 	for _, e := range es {
 		i, ok := at[e.Device]
 		if !ok {
@@ -259,6 +260,9 @@ func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
 			continue
 		}
 		d.Succeeded++
+		if wrong(&e) {
+			continue
+		}
 		if v := e.Objective; d.Best == nil || (maximize && v > *d.Best) || (!maximize && v < *d.Best) {
 			d.Best = &v
 		}
