@@ -121,3 +121,33 @@ min_time: 10ms
 			r.BestRuns, r.BestRunsPerSample, r.MinTimeBatched, r.MinTime, r.ShortTimed)
 	}
 }
+
+// On a resume, a wrong_answer evaluation stored for the fastest configuration (a check
+// after dynamic tuning found it wrong on later data) keeps it from being the report's
+// best: the next configuration is.
+func TestReportPassesOverAConfigurationFoundWrong(t *testing.T) {
+	s, err := spec.Parse([]byte(`
+kernel: {name: scale, language: c, code: "void scale(float *x, int n) {}"}
+parameters: [{name: p, values: [1, 2, 3]}]
+problem_size: [1]
+arguments:
+  - {name: x, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 1}
+`), "report_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(p int64, status result.Status, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(p)}, Status: status, Objective: ms, Samples: []float64{ms}}
+	}
+	stored := []result.Evaluation{eval(1, result.OK, 1), eval(2, result.OK, 1.5), eval(3, result.OK, 2),
+		eval(1, result.WrongAnswer, math.NaN())}
+	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{}, map[string]bool{}, nil, stored, nil, 0, nil)
+	if r.BestObjective == nil || *r.BestObjective != 1.5 || r.Best.String() != "p=2" {
+		t.Fatalf("best %v (%v), want 1.5 of p=2", r.BestObjective, r.Best)
+	}
+}
