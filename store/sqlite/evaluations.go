@@ -170,14 +170,15 @@ const tallyCountQuery = `SELECT COUNT(*), SUM(status = ?2 AND objective IS NOT N
 // tallyBestQuery selects columns of a run's best success (run and OK status the
 // arguments), the first of equals in the run's order, of a configuration found wrong
 // nowhere in the run (sqlstore.NotFoundWrong); from schema 6 the first entry of the
-// evaluations_best index's range, read forwards or backwards, that passes the check.
+// evaluations_best index's range, read forwards or backwards, that passes the check. The
+// table keeps its name, which the columns of an old schema (oldRunsPerSample) name.
 func tallyBestQuery(columns string, maximize bool) string {
 	order := "ASC"
 	if maximize {
 		order = "DESC"
 	}
 	return `SELECT ` + columns + `
-	FROM evaluations e WHERE run_id = ?1 AND status = ?2 AND objective IS NOT NULL AND ` + sqlstore.NotFoundWrong("e", "?1") + `
+	FROM evaluations WHERE run_id = ?1 AND status = ?2 AND objective IS NOT NULL AND ` + sqlstore.NotFoundWrong("evaluations", "?1") + `
 	ORDER BY objective ` + order + `, seq LIMIT 1`
 }
 
