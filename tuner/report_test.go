@@ -151,3 +151,34 @@ arguments:
 		t.Fatalf("best %v (%v), want 1.5 of p=2", r.BestObjective, r.Best)
 	}
 }
+
+// The run's best that the progress line shows and --target stops at passes over a
+// configuration with a wrong_answer evaluation in the run, stored before a resume after
+// its success, as a check after dynamic tuning stores it: the next best takes its place.
+func TestTheSinksBestPassesOverAConfigurationFoundWrong(t *testing.T) {
+	e := func(bx int64, status result.Status, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(bx)}, Status: status, Objective: ms}
+	}
+	s := &storeSink{}
+	for _, tt := range []struct {
+		e    result.Evaluation
+		want float64
+	}{
+		{e(32, result.OK, 1), 1},
+		{e(64, result.OK, 2), 1},
+		{e(16, result.OK, 2), 1}, // a tie with 64, later
+		{e(32, result.WrongAnswer, math.NaN()), 2},
+		{e(8, result.OK, 0.5), 0.5},
+		{e(8, result.WrongAnswer, math.NaN()), 2},
+		{e(64, result.WrongAnswer, math.NaN()), 2},
+		{e(32, result.OK, 0.1), 2}, // measured again, still found wrong
+	} {
+		s.consider(tt.e)
+		if s.best == nil || s.best.Objective != tt.want {
+			t.Fatalf("after %v %s: best %v, want %g", tt.e.Config, tt.e.Status, s.best, tt.want)
+		}
+	}
+	if s.best.Config[0].Int() != 16 {
+		t.Errorf("the best is bx=%v, want 16", s.best.Config)
+	}
+}
