@@ -82,8 +82,25 @@ func TestACheckRecordsWhatItFindsInTheStore(t *testing.T) {
 	if fmtValues(last.Config) != "128 2" || last.Status != result.WrongAnswer || !strings.HasPrefix(last.Message, dynamic.CheckedMessage+" on call 6, after tuning (against the known-good configuration block_size_x=32, tile_size_x=1): output y: ") {
 		t.Errorf("the last evaluation is %v %s %q; want 128 2, wrong_answer, a message naming the check, call 6, the judge and output y", last.Config, last.Status, last.Message)
 	}
-	if tl, err := st.Tally(ctx, run); err != nil || tl.Evaluations != 7 || tl.Succeeded != 6 {
+	tl, err := st.Tally(ctx, run)
+	if err != nil || tl.Evaluations != 7 || tl.Succeeded != 6 {
 		t.Errorf("the run's tally: %+v, %v; want 7 evaluations, 6 succeeded", tl, err)
+	}
+	// 128 2 was the tuning's best; found wrong, it is the best no more: the tally's best
+	// is the best of the other five, as the recording of the run finds it
+	rec, err := st.Recording(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := *rec
+	tuned.Evaluations = es[:6]
+	if b, ok := tuned.Best(); !ok || fmtValues(b.Config) != "128 2" {
+		t.Fatalf("the tuning's best was %v (%v), want 128 2, the configuration the check finds wrong", b.Config, ok)
+	}
+	b, ok := rec.Best()
+	if !ok || !tl.HasBest || fmtValues(tl.Best.Config) == "128 2" || fmtValues(tl.Best.Config) != fmtValues(b.Config) || tl.Best.Objective != b.Objective {
+		t.Errorf("the run's best is %v (%v) in the tally, %v (%v) in its recording; want one other than 128 2, the same in both",
+			tl.Best.Config, tl.HasBest, b.Config, ok)
 	}
 
 	page, err := report.RunPage(ctx, st, run, report.Options{})

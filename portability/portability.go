@@ -40,6 +40,7 @@ type Space struct {
 	Configs     [][]space.Value    // one per evaluation, values in Params' order
 	Values      []float64          // the objective per configuration; NaN where it failed or has no value
 	Failures    []string           // why a value is NaN: the status (compile_error...) or "no value"; "" for a value
+	// (a success of a configuration found wrong elsewhere in the recording, Recording.FoundWrong, is wrong_answer)
 	// Efficiency is each configuration's efficiency against the device's peak in percent
 	// (seed 003, eq. 2; efficiency.Percents), NaN where it has none; nil when unknown.
 	// Amortize reads it where Settings.WithinPeak defines well-performing by the peak.
@@ -65,6 +66,7 @@ func FromRecording(name string, rec *result.Recording, want string, maximize *bo
 	for _, p := range rec.Params {
 		sp.Params = append(sp.Params, p.Name)
 	}
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		sp.Configs[i] = e.Config
@@ -72,6 +74,10 @@ func FromRecording(name string, rec *result.Recording, want string, maximize *bo
 		switch {
 		case e.Status != result.OK:
 			sp.Failures[i] = e.Status.String()
+		case wrong(e):
+			// found wrong elsewhere in the run: neither the best nor well-performing
+			sp.Values[i] = math.NaN()
+			sp.Failures[i] = result.WrongAnswer.String()
 		case math.IsNaN(sp.Values[i]) || math.IsInf(sp.Values[i], 0):
 			sp.Values[i] = math.NaN()
 			sp.Failures[i] = "no value"

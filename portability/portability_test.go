@@ -10,6 +10,7 @@ import (
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all" // registers the Kernel Tuner, KTT and T4 readers
 	"github.com/ktune/ktune/portability"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 )
 
@@ -373,5 +374,34 @@ func TestAmortizationWellPerformingByThePeak(t *testing.T) {
 	set.WithinPeak = 0.75
 	if _, err := portability.Amortize(sp, set); err == nil || !strings.Contains(err.Error(), "no efficiency against the device's peak") {
 		t.Errorf("no efficiency: %v", err)
+	}
+}
+
+// A success of a configuration that has a wrong_answer evaluation elsewhere in the
+// recording (a check after dynamic tuning found it wrong) has no value: it is neither the
+// space's best nor well-performing.
+func TestAConfigurationFoundWrongHasNoValue(t *testing.T) {
+	iv := space.IntValue
+	rec := &result.Recording{Kernel: "k", Device: "d", Objective: "time", Params: []space.Param{{Name: "x", Values: []space.Value{iv(1), iv(2), iv(3)}}},
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(1)}, Status: result.OK, Objective: 1},
+			{Config: []space.Value{iv(2)}, Status: result.OK, Objective: 2},
+			{Config: []space.Value{iv(3)}, Status: result.OK, Objective: 2.05},
+			{Config: []space.Value{iv(1)}, Status: result.WrongAnswer, Objective: math.NaN(), Message: "found wrong by a check"},
+		}}
+	sp, err := portability.FromRecording("k/d", rec, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(sp.Values[0]) || sp.Failures[0] != "wrong_answer" || sp.Values[1] != 2 {
+		t.Fatalf("values %v, failures %q; want the first NaN as a wrong_answer", sp.Values, sp.Failures)
+	}
+	a, err := portability.Amortize(sp, portability.PaperSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x=2 is the best; x=3 is within 95% of it (2/2.05 = 97.6%); x=1 counts as neither
+	if a.Valid != 2 || a.Well != 2 || !near(a.R, 1, 1e-12) {
+		t.Errorf("Amortize: %d valid, %d well-performing, r %g; want 2, 2, 1", a.Valid, a.Well, a.R)
 	}
 }

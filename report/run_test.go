@@ -389,3 +389,25 @@ func TestTheBestConfigurationsOfARunOnSeveralDevicesNameTheirDevice(t *testing.T
 		t.Error("a run on one device has a device column")
 	}
 }
+
+// A configuration that a check after tuning found wrong on later data (a wrong_answer
+// evaluation recorded after its success, as dynamic tuning stores it) is neither the
+// headline's best nor in the best configurations' table, which says it left it out.
+func TestAConfigurationFoundWrongIsNotTheBest(t *testing.T) {
+	found := result.Evaluation{Config: []space.Value{space.IntValue(4), space.IntValue(2)}, Status: result.WrongAnswer,
+		Objective: math.NaN(), Message: "found wrong by a check on call 12, after tuning (against the reference): output 3 differs"}
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74), gbps(8, 4, 10), gbps(16, 4, 4), found}
+	page := tunedRun(t, 6, evals, store.StatusFinished)
+	for _, want := range []string{
+		"Best GB/s: 10 GB/s",
+		"1 successful evaluation is left out: its configuration has a wrong_answer evaluation in the run",
+		"The 4 best of 4 successful configurations",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "13.74") {
+		t.Errorf("the page shows the configuration found wrong (13.74 GB/s) as a result:\n%s", regexp.MustCompile(`(?s)<tbody>.*?</tbody>`).FindAllString(page, -1))
+	}
+}

@@ -412,20 +412,37 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		top = 10
 	}
 	var ok []int
+	wrong, foundWrong := rec.FoundWrong(), 0
 	for i := range rec.Evaluations {
-		if !rec.Evaluations[i].Failed() {
+		switch e := &rec.Evaluations[i]; {
+		case e.Failed():
+		case wrong(e):
+			foundWrong++
+		default:
 			ok = append(ok, i)
 		}
+	}
+	// a configuration found wrong anywhere in the run computes wrong answers on some
+	// input: its successes are left out, however fast
+	var leftOut []string
+	switch {
+	case foundWrong == 1:
+		leftOut = []string{"1 successful evaluation is left out: its configuration has a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning)."}
+	case foundWrong > 1:
+		leftOut = []string{fmt.Sprintf("%d successful evaluations are left out: their configurations have a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning).", foundWrong)}
 	}
 	switch {
 	case len(rec.Evaluations) == 0:
 		return Section{Title: "Best configurations", Text: []string{"No configuration has been evaluated."}}
+	case len(ok) == 0 && foundWrong > 0:
+		return Section{Title: "Best configurations", Text: append([]string{"No configuration ran successfully that was not found wrong."}, leftOut...)}
 	case len(ok) == 0:
 		return Section{Title: "Best configurations", Text: []string{"No configuration ran successfully."}}
 	}
 	sort.SliceStable(ok, func(a, b int) bool {
 		return better(rec.Maximize, rec.Evaluations[ok[a]].Objective, rec.Evaluations[ok[b]].Objective)
 	})
+	candidates := len(ok)
 	ok = ok[:min(top, len(ok))]
 	obj := objectiveName(rec)
 	objs, times := make([]float64, len(ok)), make([]float64, len(ok))
@@ -446,7 +463,7 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		batched = batched || e.SampleRuns() > 1
 	}
 	t := Table{Caption: fmt.Sprintf("The %d best of %d successful configurations", len(ok), len(ok)), Head: []string{"rank", headWithUnit(obj)}}
-	if _, all := rec.Counts(); all != len(ok) {
+	if all := candidates; all != len(ok) {
 		t.Caption = fmt.Sprintf("The %d best of %d successful configurations", len(ok), all)
 	} else if all == 1 {
 		t.Caption = "The one successful configuration"
@@ -488,7 +505,7 @@ func bestSection(rec *result.Recording, top int, statistic string) Section {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return Section{Title: "Best configurations", Tables: []Table{t}}
+	return Section{Title: "Best configurations", Text: leftOut, Tables: []Table{t}}
 }
 
 // severalDevices reports whether the evaluations name more than one device that measured

@@ -86,12 +86,16 @@ func factsOf(info store.RunInfo, rec *result.Recording) *runFacts {
 		f.spaceSize = len(seen)
 	}
 	var objs []float64
+	wrong := rec.FoundWrong() // never the best (result.Recording.FoundWrong)
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Failed() {
 			continue
 		}
 		objs = append(objs, e.Objective)
+		if wrong(e) {
+			continue
+		}
 		if f.best < 0 || better(rec.Maximize, e.Objective, rec.Evaluations[f.best].Objective) {
 			f.best = i
 		}

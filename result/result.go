@@ -226,12 +226,15 @@ type Recording struct {
 	Truncated bool
 }
 
-// Best returns the best successful evaluation by the recording's objective and direction.
+// Best returns the best successful evaluation by the recording's objective and direction,
+// the first of equals in the recording's order. A configuration found wrong anywhere in
+// the recording (FoundWrong) is no candidate, however fast its other evaluations ran.
 func (r *Recording) Best() (Evaluation, bool) {
 	best, found := -1, false
+	wrong := r.FoundWrong()
 	for i := range r.Evaluations {
 		e := &r.Evaluations[i]
-		if e.Failed() {
+		if e.Failed() || wrong(e) {
 			continue
 		}
 		if !found || (r.Maximize && e.Objective > r.Evaluations[best].Objective) ||
@@ -243,6 +246,42 @@ func (r *Recording) Best() (Evaluation, bool) {
 		return Evaluation{}, false
 	}
 	return r.Evaluations[best], true
+}
+
+// FoundWrong returns a function that reports whether an evaluation's configuration has a
+// wrong_answer evaluation anywhere in the recording: one whose outputs a verification, or
+// a check after dynamic tuning on later data, found wrong. Such a configuration computes
+// wrong answers on some input, so it is never a run's best nor a well-performing one,
+// whatever its other evaluations measured. Configurations are matched by ConfigKey, as
+// the store matches them.
+func (r *Recording) FoundWrong() func(*Evaluation) bool {
+	var wrong map[string]bool
+	for i := range r.Evaluations {
+		if e := &r.Evaluations[i]; e.Status == WrongAnswer {
+			if wrong == nil {
+				wrong = map[string]bool{}
+			}
+			wrong[ConfigKey(e.Config)] = true
+		}
+	}
+	if wrong == nil {
+		return func(*Evaluation) bool { return false }
+	}
+	return func(e *Evaluation) bool { return wrong[ConfigKey(e.Config)] }
+}
+
+// ConfigKey is the text by which stores index a configuration: its values' String() joined
+// by ",", which is also how Kernel Tuner keys its cache, so keys carry over between the
+// two. Values of different kinds with the same text (the int 2 and a float 2) share a key.
+func ConfigKey(config []space.Value) string {
+	var b strings.Builder
+	for i, v := range config {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
 }
 
 // KeepLast keeps the last evaluation of each configuration and drops the earlier ones (a

@@ -233,3 +233,39 @@ func TestLaunchIsWholeAndComparedByValue(t *testing.T) {
 		t.Error("SameLaunch compares by pointer, not value")
 	}
 }
+
+// A configuration with a wrong_answer evaluation anywhere in the recording (here a check
+// after tuning, recorded after its fastest success) is never the best, in either
+// direction; the best is the next one, and a recording whose every success was found
+// wrong has none.
+func TestBestPassesOverConfigurationsFoundWrong(t *testing.T) {
+	iv := space.IntValue
+	nan := math.NaN()
+	for _, maximize := range []bool{false, true} {
+		rec := &Recording{Maximize: maximize, Evaluations: []Evaluation{
+			{Config: []space.Value{iv(32)}, Status: OK, Objective: map[bool]float64{false: 1, true: 9}[maximize]},
+			{Config: []space.Value{iv(64)}, Status: OK, Objective: 5},
+			{Config: []space.Value{iv(16)}, Status: OK, Objective: 5},
+			{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan, Message: "found wrong by a check"},
+		}}
+		wrong := rec.FoundWrong()
+		if !wrong(&rec.Evaluations[0]) || wrong(&rec.Evaluations[1]) {
+			t.Errorf("maximize %v: FoundWrong of 32, 64 = %v, %v; want true, false", maximize, wrong(&rec.Evaluations[0]), wrong(&rec.Evaluations[1]))
+		}
+		// 64 and 16 tie; the first in the recording's order is the best
+		best, ok := rec.Best()
+		if !ok || best.Config[0].Int() != 64 {
+			t.Errorf("maximize %v: Best = %v (%v), want bx=64", maximize, best.Config, ok)
+		}
+	}
+	rec := &Recording{Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 1},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan},
+	}}
+	if best, ok := rec.Best(); ok {
+		t.Errorf("Best of a recording whose one success was found wrong = %v, want none", best.Config)
+	}
+	if total, ok := rec.Counts(); total != 2 || ok != 1 {
+		t.Errorf("Counts = %d, %d; want 2, 1: a success found wrong still ran", total, ok)
+	}
+}

@@ -242,7 +242,9 @@ func (s *Simulator) index(configs []space.Config) error {
 		s.set(idx, int32(i))
 		at[i] = idx
 	}
-	// the optimum, over the evaluations each configuration kept
+	// the optimum, over the evaluations each configuration kept, of the configurations
+	// found wrong nowhere in the recording (result.Recording.FoundWrong)
+	wrong := s.rec.FoundWrong()
 	for i, c := range configs {
 		if at[i] < 0 {
 			continue
@@ -250,7 +252,7 @@ func (s *Simulator) index(configs []space.Config) error {
 		if kept, _ := s.lookup(at[i]); kept != int32(i) {
 			continue
 		}
-		if e := &s.rec.Evaluations[i]; !e.Failed() && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
+		if e := &s.rec.Evaluations[i]; !e.Failed() && !wrong(e) && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
 			s.optimum, s.best = e.Objective, c
 		}
 	}

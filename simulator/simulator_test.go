@@ -557,3 +557,25 @@ func TestT4WithoutABenchmarkTimeCostsItsSamples(t *testing.T) {
 		t.Errorf("whole space: T4 clock %v, cache clock %v (ratio %.4f, want 0.99 to 1)", totalT4, totalKT, r)
 	}
 }
+
+// The optimum a replay is scored against passes over a configuration found wrong in the
+// recording, here re-measured successfully after its wrong answer (the measurement the
+// simulator keeps): it computes wrong answers on some input, so it is no optimum.
+func TestTheOptimumPassesOverAConfigurationFoundWrong(t *testing.T) {
+	iv := space.IntValue
+	rec := &result.Recording{Kernel: "k", Objective: "time",
+		Params: []space.Param{{Name: "bx", Values: []space.Value{iv(16), iv(32), iv(64)}}},
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(32)}, Status: result.WrongAnswer, Objective: math.NaN()},
+			{Config: []space.Value{iv(32)}, Status: result.OK, Objective: 1},
+			{Config: []space.Value{iv(64)}, Status: result.OK, Objective: 2},
+			{Config: []space.Value{iv(16)}, Status: result.OK, Objective: 3},
+		}}
+	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Recorded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt, _ := sim.Optimum(); opt != 2 {
+		t.Errorf("the optimum is %g, want 2 (bx=64): bx=32 was found wrong", opt)
+	}
+}

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store/internal/codec"
 )
@@ -37,13 +37,5 @@ func (s Space) Hash() (string, error) {
 
 // ConfigKey is the text by which stores index a configuration: its values' String() joined
 // by ",", which is also how Kernel Tuner keys its cache, so keys carry over between the two.
-func ConfigKey(config []space.Value) string {
-	var b strings.Builder
-	for i, v := range config {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(v.String())
-	}
-	return b.String()
-}
+// It is result.ConfigKey, by which a recording matches the configurations it found wrong.
+func ConfigKey(config []space.Value) string { return result.ConfigKey(config) }

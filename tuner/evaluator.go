@@ -367,6 +367,11 @@ type storeSink struct {
 	known    map[string]result.Evaluation
 	maximize bool
 	best     *result.Evaluation
+	// wrong holds the configurations with a wrong_answer evaluation in the run (a check
+	// after dynamic tuning, stored before a resume), which are never the best; succeeded
+	// the successes, to find the best again when the best's configuration joins it
+	wrong     map[string]bool
+	succeeded []result.Evaluation
 	// watch, when set, is shown every evaluation the run has (Options.WithinPeak)
 	watch *efficiency.Watch
 	// check, when set, is called before each evaluation is stored: an error (the run's
@@ -399,7 +404,32 @@ func (s *storeSink) consider(e result.Evaluation) {
 	if s.watch != nil {
 		s.watch.Observe(e)
 	}
-	if !e.Failed() && (s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective)) {
+	key := store.ConfigKey(e.Config)
+	if e.Status == result.WrongAnswer && !s.wrong[key] {
+		if s.wrong == nil {
+			s.wrong = map[string]bool{}
+		}
+		s.wrong[key] = true
+		if s.best != nil && store.ConfigKey(s.best.Config) == key {
+			s.best = nil
+			for _, o := range s.succeeded {
+				s.better(o)
+			}
+		}
+	}
+	if !e.Failed() {
+		s.succeeded = append(s.succeeded, result.Evaluation{Config: e.Config, Status: e.Status, Objective: e.Objective})
+		s.better(e)
+	}
+}
+
+// better keeps e, a success, as the best when it is better than the best so far and its
+// configuration was found wrong nowhere in the run.
+func (s *storeSink) better(e result.Evaluation) {
+	if s.wrong[store.ConfigKey(e.Config)] {
+		return
+	}
+	if s.best == nil || (s.maximize && e.Objective > s.best.Objective) || (!s.maximize && e.Objective < s.best.Objective) {
 		b := e
 		s.best = &b
 	}

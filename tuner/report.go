@@ -243,6 +243,14 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		WallSeconds: sum.Wall.Seconds(), WorkerRestarts: crashes, Iterations: s.Iterations, Timeout: s.Timeout, MinTime: s.MinTime}
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
+	// a configuration found wrong anywhere in the run (a check after dynamic tuning, stored
+	// before a resume) is never the best (result.Recording.FoundWrong)
+	wrong := map[string]bool{}
+	for i := range history {
+		if e := &history[i].Evaluation; e.Status == result.WrongAnswer {
+			wrong[store.ConfigKey(e.Config)] = true
+		}
+	}
 	for i := range history {
 		h := &history[i]
 		if measured[store.ConfigKey(h.Evaluation.Config)] {
@@ -270,7 +278,8 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			if e.SampleRuns() > 1 {
 				r.MinTimeBatched++
 			}
-			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
+			better := best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective
+			if better && !wrong[store.ConfigKey(e.Config)] {
 				best = h
 			}
 		}

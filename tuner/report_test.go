@@ -121,3 +121,64 @@ min_time: 10ms
 			r.BestRuns, r.BestRunsPerSample, r.MinTimeBatched, r.MinTime, r.ShortTimed)
 	}
 }
+
+// On a resume, a wrong_answer evaluation stored for the fastest configuration (a check
+// after dynamic tuning found it wrong on later data) keeps it from being the report's
+// best: the next configuration is.
+func TestReportPassesOverAConfigurationFoundWrong(t *testing.T) {
+	s, err := spec.Parse([]byte(`
+kernel: {name: scale, language: c, code: "void scale(float *x, int n) {}"}
+parameters: [{name: p, values: [1, 2, 3]}]
+problem_size: [1]
+arguments:
+  - {name: x, type: float32, length: 1, output: true}
+  - {name: n, type: int32, value: 1}
+`), "report_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(p int64, status result.Status, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(p)}, Status: status, Objective: ms, Samples: []float64{ms}}
+	}
+	stored := []result.Evaluation{eval(1, result.OK, 1), eval(2, result.OK, 1.5), eval(3, result.OK, 2),
+		eval(1, result.WrongAnswer, math.NaN())}
+	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{}, map[string]bool{}, nil, stored, nil, 0, nil)
+	if r.BestObjective == nil || *r.BestObjective != 1.5 || r.Best.String() != "p=2" {
+		t.Fatalf("best %v (%v), want 1.5 of p=2", r.BestObjective, r.Best)
+	}
+}
+
+// The run's best that the progress line shows and --target stops at passes over a
+// configuration with a wrong_answer evaluation in the run, stored before a resume after
+// its success, as a check after dynamic tuning stores it: the next best takes its place.
+func TestTheSinksBestPassesOverAConfigurationFoundWrong(t *testing.T) {
+	e := func(bx int64, status result.Status, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(bx)}, Status: status, Objective: ms}
+	}
+	s := &storeSink{}
+	for _, tt := range []struct {
+		e    result.Evaluation
+		want float64
+	}{
+		{e(32, result.OK, 1), 1},
+		{e(64, result.OK, 2), 1},
+		{e(16, result.OK, 2), 1}, // a tie with 64, later
+		{e(32, result.WrongAnswer, math.NaN()), 2},
+		{e(8, result.OK, 0.5), 0.5},
+		{e(8, result.WrongAnswer, math.NaN()), 2},
+		{e(64, result.WrongAnswer, math.NaN()), 2},
+		{e(32, result.OK, 0.1), 2}, // measured again, still found wrong
+	} {
+		s.consider(tt.e)
+		if s.best == nil || s.best.Objective != tt.want {
+			t.Fatalf("after %v %s: best %v, want %g", tt.e.Config, tt.e.Status, s.best, tt.want)
+		}
+	}
+	if s.best.Config[0].Int() != 16 {
+		t.Errorf("the best is bx=%v, want 16", s.best.Config)
+	}
+}

@@ -52,6 +52,11 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
   FILE        a recorded space (any format 'ktune import' reads): outcomes, best
               configurations and its analysis
 
+A configuration with a wrong_answer evaluation anywhere in the run or recording (a
+verification, or a check after dynamic tuning on later data, found it wrong) is neither
+the best nor among the best configurations, whose section says how many successes it
+left out; 'ktune portability' counts it neither as the best nor as well-performing.
+
 The objective is better lower or higher as the run or recording says; a Kernel Tuner
 cache does not say, and neither does a metric beside the objective (--objective), so there
 its name decides (see 'ktune analyze'). --maximize or --minimize says it instead: for the

@@ -33,7 +33,10 @@ evaluations succeeded reads as failed, as 'ktune report' calls it, and is also l
 by --status finished, its status in --json, where "failed" is true), kernel, device, strategy with its
 options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the number of
 evaluations stored (and how many succeeded), and the best successful objective value
-(with the configuration that reached it in --json). A run tuned on several devices
+(with the configuration that reached it in --json). A configuration with a wrong_answer
+evaluation anywhere in the run (a check after dynamic tuning found it wrong on later
+data) is never the best, however fast its successful evaluations ran; they still count
+as successes. A run tuned on several devices
 (tune --device opencl:0,opencl:1) lists after its device name what each device measured
 (opencl:0 6, opencl:1 4) and after its best the device that measured it, and in --json,
 under "devices", each device's evaluations, successes and best objective, as each
@@ -246,6 +249,7 @@ func severalDevices(settings json.RawMessage) bool {
 func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
 	var shares []deviceShare
 	at := map[string]int{}
+	wrong := (&result.Recording{Evaluations: es}).FoundWrong() // never a best
 	for _, e := range es {
 		i, ok := at[e.Device]
 		if !ok {
@@ -259,6 +263,9 @@ func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
 			continue
 		}
 		d.Succeeded++
+		if wrong(&e) {
+			continue
+		}
 		if v := e.Objective; d.Best == nil || (maximize && v > *d.Best) || (!maximize && v < *d.Best) {
 			d.Best = &v
 		}

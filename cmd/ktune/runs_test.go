@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,10 @@ import (
 	"testing"
 
 	"github.com/ktune/ktune/format"
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/space"
+	"github.com/ktune/ktune/store"
+	"github.com/ktune/ktune/store/sqlite"
 )
 
 // ktune runs lists what a database holds: ids to pass to the other commands, the kind,
@@ -186,5 +192,57 @@ func TestRunsKeepsTheParameterOrder(t *testing.T) {
 	}
 	if !slices.Equal(keys, want) || slices.IsSorted(want) {
 		t.Errorf("best configuration's keys %v, want the recording's order %v (not sorted)", keys, want)
+	}
+}
+
+// A configuration that a check after dynamic tuning found wrong (a wrong_answer
+// evaluation stored after its success) is not the run's best in 'ktune runs', which
+// names the next configuration; the success still counts.
+func TestRunsPassesOverAConfigurationFoundWrong(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := space.IntValue
+	params := []space.Param{{Name: "bx", Values: []space.Value{iv(16), iv(32), iv(64)}}}
+	spaceID, err := st.PutSpace(ctx, store.Space{Kernel: "k", Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deviceID, err := st.PutDevice(ctx, store.Device{Name: "PoCL", Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.CreateRun(ctx, store.RunInfo{SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindTuning, Strategy: "dynamic", Seed: 1, Objective: "time"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := func(bx int64, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{iv(bx)}, Status: result.OK, Objective: ms, Samples: []float64{ms}}
+	}
+	es := []result.Evaluation{ok(16, 3), ok(32, 1), ok(64, 2),
+		{Config: []space.Value{iv(32)}, Status: result.WrongAnswer, Objective: math.NaN(), Message: "found wrong by a check on call 9, after tuning"}}
+	if err := st.AddEvaluations(ctx, run, es); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, run, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	out, errOut, code := ktune(t, "runs", "--db", db, "--json")
+	var got []struct {
+		Succeeded  int            `json:"succeeded"`
+		Best       *float64       `json:"best_objective"`
+		BestConfig map[string]any `json:"best_configuration"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	if g := got[0]; g.Succeeded != 3 || g.Best == nil || *g.Best != 2 || g.BestConfig["bx"] != float64(64) {
+		t.Errorf("runs --json: %d succeeded, best %v at %v; want 3, 2 at bx=64", g.Succeeded, g.Best, g.BestConfig)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/sqlrow"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // evaluationColumns are an evaluation's columns.
@@ -223,7 +224,8 @@ const tallyCountQuery = `SELECT count(*), count(*) FILTER (WHERE status = $2 AND
 // with that objective (the first entry of the index's range of it). One ORDER BY
 // objective DESC, seq would need an index of mixed direction for a maximised run; min()
 // and max() are not used, since the planner, whose statistics lag behind an import,
-// may read every success for them.
+// may read every success for them. A configuration found wrong anywhere in the run
+// (sqlstore.NotFoundWrong) is passed over in both.
 func tallyBestQuery(maximize bool) string { return tallyBest(evaluationColumns, maximize) }
 
 // tallyBest is tallyBestQuery reading the columns cols (selectColumns).
@@ -232,9 +234,10 @@ func tallyBest(cols string, maximize bool) string {
 	if maximize {
 		order = "DESC NULLS FIRST"
 	}
-	return `SELECT ` + cols + ` FROM evaluations
-	WHERE run_id = $1 AND status = $2 AND objective = (
-		SELECT objective FROM evaluations WHERE run_id = $1 AND status = $2 AND objective IS NOT NULL
+	return `SELECT ` + cols + ` FROM evaluations e
+	WHERE run_id = $1 AND status = $2 AND ` + sqlstore.NotFoundWrong("e", "$1") + ` AND objective = (
+		SELECT objective FROM evaluations b WHERE run_id = $1 AND status = $2 AND objective IS NOT NULL
+			AND ` + sqlstore.NotFoundWrong("b", "$1") + `
 		ORDER BY objective ` + order + ` LIMIT 1)
 	ORDER BY seq LIMIT 1`
 }

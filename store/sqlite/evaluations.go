@@ -10,6 +10,7 @@ import (
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
 	"github.com/ktune/ktune/store/internal/sqlrow"
+	"github.com/ktune/ktune/store/internal/sqlstore"
 )
 
 // evaluationColumns are an evaluation's columns, as the current schema has them.
@@ -167,15 +168,17 @@ const tallyCountQuery = `SELECT COUNT(*), SUM(status = ?2 AND objective IS NOT N
 	FROM evaluations WHERE run_id = ?1`
 
 // tallyBestQuery selects columns of a run's best success (run and OK status the
-// arguments), the first of equals in the run's order; from schema 6 the first entry of
-// the evaluations_best index's range, read forwards or backwards.
+// arguments), the first of equals in the run's order, of a configuration found wrong
+// nowhere in the run (sqlstore.NotFoundWrong); from schema 6 the first entry of the
+// evaluations_best index's range, read forwards or backwards, that passes the check. The
+// table keeps its name, which the columns of an old schema (oldRunsPerSample) name.
 func tallyBestQuery(columns string, maximize bool) string {
 	order := "ASC"
 	if maximize {
 		order = "DESC"
 	}
 	return `SELECT ` + columns + `
-	FROM evaluations WHERE run_id = ? AND status = ? AND objective IS NOT NULL
+	FROM evaluations WHERE run_id = ?1 AND status = ?2 AND objective IS NOT NULL AND ` + sqlstore.NotFoundWrong("evaluations", "?1") + `
 	ORDER BY objective ` + order + `, seq LIMIT 1`
 }
 

@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,4 +101,40 @@ func Bench(b *testing.B, newLocation NewLocation) {
 			}
 		})
 	}
+	// the same run after checks found its FoundWrong best configurations wrong: the tally
+	// passes over each of them, checking it against the run's wrong answers
+	for _, maximize := range []bool{false, true} {
+		b.Run(fmt.Sprintf("Tally%dFoundWrong%d/maximize=%v", ImportSize, FoundWrong, maximize), func(b *testing.B) {
+			st := openB(b)
+			rec := LargeRecording(ImportSize)
+			rec.Maximize = maximize
+			best := slices.Clone(rec.Evaluations)
+			best = slices.DeleteFunc(best, func(e result.Evaluation) bool { return e.Failed() })
+			slices.SortStableFunc(best, func(x, y result.Evaluation) int {
+				if maximize {
+					return cmp.Compare(y.Objective, x.Objective)
+				}
+				return cmp.Compare(x.Objective, y.Objective)
+			})
+			for _, e := range best[:FoundWrong] {
+				rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: e.Config, Status: result.WrongAnswer,
+					Objective: math.NaN(), Message: "found wrong by a check"})
+			}
+			want, _ := rec.Best()
+			id, err := st.ImportRecording(ctx, rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				t, err := st.Tally(ctx, id)
+				if err != nil || !t.HasBest || t.Best.Objective != want.Objective {
+					b.Fatal(t, err)
+				}
+			}
+		})
+	}
 }
+
+// FoundWrong is the number of a run's best configurations that the tally benchmark's
+// checks found wrong.
+const FoundWrong = 100

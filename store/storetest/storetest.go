@@ -41,6 +41,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"LookupFindsTheFirstOfTheSameValues", lookupFindsTheFirstOfTheSameValues},
 		{"TallyAgreesWithAScanInBothDirections", tallyAgreesWithAScan},
 		{"TallyOfARunWithoutSuccesses", tallyOfARunWithoutSuccesses},
+		{"TallyPassesOverAConfigurationFoundWrong", tallyPassesOverAConfigurationFoundWrong},
 		{"EvaluationsAfterIsTheFullReadSliced", evaluationsAfterIsTheFullReadSliced},
 		{"ConcurrentWritersKeepSeqDenseAndOrdered", concurrentWritersKeepSeqDenseAndOrdered},
 		{"ImportRecordingOnceStoresOnceFromTwoStores", importRecordingOnceStoresOnce},
@@ -558,6 +559,56 @@ func tallyOfARunWithoutSuccesses(t *testing.T, loc string) {
 	}
 	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 5 || got.Succeeded != 0 || got.HasBest {
 		t.Errorf("Tally with an OK evaluation without objective = %+v, %v", got, err)
+	}
+}
+
+// tallyPassesOverAConfigurationFoundWrong checks that a configuration with a wrong_answer
+// evaluation anywhere in the run (a check after dynamic tuning found it wrong on later
+// data, after its successful evaluation) is not the run's best, in both directions: the
+// best is the next configuration, here a tie with the one found wrong (which Postgres's
+// query reaches through the tied objective), as result.Recording.Best finds it; the
+// successes still count. A run whose only success was found wrong has no best.
+func tallyPassesOverAConfigurationFoundWrong(t *testing.T, loc string) {
+	st := open(t, loc)
+	ctx := context.Background()
+	for _, maximize := range []bool{false, true} {
+		rec := Recording()
+		rec.Maximize = maximize
+		wrong := map[bool]int{false: 7, true: 0}[maximize] // the best success, before the check
+		tie := rec.Evaluations[wrong]
+		tie.Config = []space.Value{iv(32), fv(2.5e-5), bv(false), sv("row")}
+		tie.Time = base.Add(time.Hour)
+		found := result.Evaluation{Config: rec.Evaluations[wrong].Config, Status: result.WrongAnswer, Objective: math.NaN(),
+			Message: "found wrong by a check on call 40, after tuning", Time: base.Add(2 * time.Hour)}
+		rec.Evaluations = append(rec.Evaluations, tie, found)
+		id := NewRun(t, st, rec)
+		if err := st.AddEvaluations(ctx, id, rec.Evaluations); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Tally(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Evaluations != len(rec.Evaluations) || got.Succeeded != 3 || !got.HasBest {
+			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded, best %v; want %d, 3, true",
+				maximize, got.Evaluations, got.Succeeded, got.HasBest, len(rec.Evaluations))
+		}
+		wantBest := len(rec.Evaluations) - 2 // the tie, not the configuration found wrong
+		SameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
+		if scan, ok := rec.Best(); !ok || store.ConfigKey(scan.Config) != store.ConfigKey(got.Best.Config) {
+			t.Errorf("maximize %v: Recording.Best = %v (%v), the tally's best %v", maximize, scan.Config, ok, got.Best.Config)
+		}
+	}
+	rec := Recording()
+	id := NewRun(t, st, rec)
+	found := rec.Evaluations[0]
+	found.Status, found.Objective = result.WrongAnswer, math.NaN()
+	if err := st.AddEvaluations(ctx, id, []result.Evaluation{rec.Evaluations[0], found}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 2 || got.Succeeded != 1 || got.HasBest {
+		t.Errorf("Tally of a run whose one success was found wrong = %d evaluations, %d succeeded, best %v (%v); want 2, 1, none (%v)",
+			got.Evaluations, got.Succeeded, got.HasBest, got.Best.Config, err)
 	}
 }
 

@@ -53,7 +53,8 @@ type Backend struct {
 	// its second.
 	TallyCount string
 	// TallyBest returns the backend's query of the Columns of a run's best success, the
-	// first of equals in the run's order, with the parameters of TallyCount.
+	// first of equals in the run's order, with the parameters of TallyCount, passing over
+	// configurations found wrong in the run (NotFoundWrong).
 	TallyBest func(maximize bool) string
 	// IsForeignKey reports whether err is the database refusing a row that names a
 	// missing parent.
@@ -347,7 +348,8 @@ func (q *Queries) RunEvaluations(ctx context.Context, tx Queryer, runID int64, f
 }
 
 // Tally counts a run's evaluations and successes and finds its best success (an OK status
-// with an objective; NaN is stored as NULL), the first of equals in the run's order, as a
+// with an objective; NaN is stored as NULL) of a configuration found wrong nowhere in the
+// run (NotFoundWrong), the first of equals in the run's order, as a
 // scan of its evaluations would find it, with two queries: the backend's TallyCount and
 // TallyBest. tx is a read transaction, so that they see one snapshot.
 func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tally, error) {
@@ -377,6 +379,19 @@ func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tal
 		t.HasBest = true
 	}
 	return t, rows.Err()
+}
+
+// NotFoundWrong is the SQL condition that the configuration of the evaluation alias (a
+// row of evaluations) has no wrong_answer evaluation in the run run (an SQL expression,
+// the query's parameter): a configuration that a verification, or a check after dynamic
+// tuning on later data, found wrong is never a run's best, however fast its other
+// evaluations ran (result.Recording.FoundWrong). It matches configurations by config_key,
+// as FoundWrong does. Both backends' planners read it from the evaluations_best index's
+// range of the run's wrong answers, once for each candidate the best's query reads, which
+// is one unless the fastest configurations were found wrong.
+func NotFoundWrong(alias, run string) string {
+	return `NOT EXISTS (SELECT 1 FROM evaluations w WHERE w.run_id = ` + run + ` AND w.config_key = ` + alias +
+		`.config_key AND w.status = '` + result.WrongAnswer.String() + `')`
 }
 
 // Lookup finds the first evaluation of config in a run, by store.ConfigKey and then by
