@@ -231,18 +231,7 @@ func runOnce(ctx context.Context, sim *Simulator, o RepeatOptions, seed uint64) 
 // target is tuning.Target judged as runs are scored: by the recorded (mean) objective of
 // the run's best configuration, for the reason withinOptimum gives.
 func (s *Simulator) target(target float64) tuning.StopCondition {
-	reached := tuning.Target(target)
-	return func(st tuning.State) tuning.StopReason {
-		if st.BestConfig == nil {
-			return ""
-		}
-		obj, ok := s.Objective(st.BestConfig)
-		if !ok {
-			return ""
-		}
-		st.Best = obj
-		return reached(st)
-	}
+	return s.byRecorded(tuning.Target(target))
 }
 
 // withinOptimum is tuning.WithinOptimum judged as runs are scored: by the recorded (mean)
@@ -250,7 +239,13 @@ func (s *Simulator) target(target float64) tuning.StopCondition {
 // objective is the mean of the samples it drew, and one lucky sample below the optimum's
 // mean would otherwise end a run as having found the optimum.
 func (s *Simulator) withinOptimum(fraction float64) tuning.StopCondition {
-	within := tuning.WithinOptimum(s.FractionOfOptimum, fraction)
+	return s.byRecorded(tuning.WithinOptimum(s.FractionOfOptimum, fraction))
+}
+
+// byRecorded judges cond by the recorded objective of the state's best configuration in
+// place of the session's best objective; no best configuration, or none recorded, meets
+// nothing.
+func (s *Simulator) byRecorded(cond tuning.StopCondition) tuning.StopCondition {
 	return func(st tuning.State) tuning.StopReason {
 		if st.BestConfig == nil {
 			return ""
@@ -260,6 +255,6 @@ func (s *Simulator) withinOptimum(fraction float64) tuning.StopCondition {
 			return ""
 		}
 		st.Best = obj
-		return within(st)
+		return cond(st)
 	}
 }

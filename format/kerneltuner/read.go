@@ -821,14 +821,5 @@ func sortValues(vs []space.Value) {
 }
 
 // Key returns Kernel Tuner's cache key of a configuration: the values' Python str()
-// joined by commas.
-func Key(config []space.Value) string {
-	var b strings.Builder
-	for i, v := range config {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(v.String())
-	}
-	return b.String()
-}
+// joined by commas, which is how ktune's stores key configurations too (result.ConfigKey).
+func Key(config []space.Value) string { return result.ConfigKey(config) }
