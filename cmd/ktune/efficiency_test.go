@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,10 +234,19 @@ func TestPortabilityWellPerformingByThePeak(t *testing.T) {
 		}
 	}
 	st.Close()
-	const within = 0.6
+	// 60% of the peak, or below the slower run's best where PoCL under load made one run
+	// that much slower than the other (portability refuses a run none of whose
+	// configurations is well-performing)
+	within := 0.6
+	for _, run := range []int64{1, 2} {
+		if best := slices.Max(gbs[run]) / fastest; best < within+0.05 {
+			within = math.Floor(90*best) / 100
+		}
+	}
+	withinArg := strconv.FormatFloat(within, 'g', -1, 64)
 	peak := strconv.FormatFloat(fastest, 'g', -1, 64)
 	// the compute peak so high that the memory share is the larger one
-	out, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peak-gbs", peak, "--peak-gflops", "1e9", "--json")
+	out, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", withinArg, "--peak-gbs", peak, "--peak-gflops", "1e9", "--json")
 	if code != 0 {
 		t.Fatalf("portability: exit %d: %s", code, errOut)
 	}
@@ -265,8 +275,8 @@ func TestPortabilityWellPerformingByThePeak(t *testing.T) {
 			t.Errorf("run %d: %d well of %d, by hand %d of %d", run, a.Well, a.Valid, well, len(gbs[run]))
 		}
 	}
-	text, _, _ := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peak-gbs", peak, "--peak-gflops", "1e9")
-	if !strings.Contains(text, "well-performing at 60% of the device's peak or more (eq. 2)") {
+	text, _, _ := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", withinArg, "--peak-gbs", peak, "--peak-gflops", "1e9")
+	if !strings.Contains(text, fmt.Sprintf("well-performing at %g%% of the device's peak or more (eq. 2)", 100*within)) {
 		t.Errorf("portability does not say the threshold is the peak's:\n%s", text)
 	}
 	// without peaks PoCL's runs have none: the error says which to give
