@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ktune/ktune/store"
 )
 
 // tuneOnPoCLDevice tunes SAXPY's whole space into db on device opencl:index of two PoCL
@@ -35,19 +32,11 @@ func tuneOnPoCLDevice(t *testing.T, specPath, db string, index int, extra ...str
 // storedGBs is the essential GB/s (SAXPY: 12 N bytes) of each timed evaluation of run.
 func storedGBs(t *testing.T, db string, run int64) []float64 {
 	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evals, err := st.Evaluations(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evals := runEvaluations(t, db, run)
 	var out []float64
 	for _, e := range evals {
 		if ms, ok := e.TimeMS("time"); ok {
-			out = append(out, 12*262144/(ms/1e3)/1e9)
+			out = append(out, saxpyGBs(ms))
 		}
 	}
 	return out

@@ -78,15 +78,7 @@ func saxpyGBs(ms float64) float64 { return 12 * 262144 / (ms / 1e3) / 1e9 }
 // storedTimes are the times of a run's evaluations in the order they were measured.
 func storedTimes(t *testing.T, db string, run int64) []float64 {
 	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evals, err := st.Evaluations(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evals := runEvaluations(t, db, run)
 	var ms []float64
 	for _, e := range evals {
 		if e.Failed() {

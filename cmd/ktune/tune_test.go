@@ -51,8 +51,8 @@ func needBackend(t *testing.T, name string) {
 	}
 }
 
-// statusesByConfig reads a run's evaluations back from the store.
-func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Status {
+// runEvaluations reads run's evaluations back from the store db, in their order.
+func runEvaluations(t *testing.T, db string, run int64) []result.Evaluation {
 	t.Helper()
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
@@ -63,6 +63,13 @@ func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Stat
 	if err != nil {
 		t.Fatal(err)
 	}
+	return evals
+}
+
+// statusesByConfig reads a run's evaluations back from the store.
+func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Status {
+	t.Helper()
+	evals := runEvaluations(t, db, run)
 	out := map[string]result.Status{}
 	for _, e := range evals {
 		out[store.ConfigKey(e.Config)] = e.Status
@@ -74,15 +81,7 @@ func statusesByConfig(t *testing.T, db string, run int64) map[string]result.Stat
 // configuration, status and message, for a failing test to show.
 func evaluationLines(t *testing.T, db string, run int64) string {
 	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evals, err := st.Evaluations(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evals := runEvaluations(t, db, run)
 	var b strings.Builder
 	for _, e := range evals {
 		fmt.Fprintf(&b, "%s: %s %s\n", store.ConfigKey(e.Config), e.Status, e.Message)
@@ -1661,15 +1660,7 @@ func TestTuneSummarySaysWhetherVerifiedAndTheBestTime(t *testing.T) {
 // the highest), and how many evaluations the run has.
 func storedBest(t *testing.T, db string, run int64) (float64, int) {
 	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evals, err := st.Evaluations(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evals := runEvaluations(t, db, run)
 	best := math.Inf(-1)
 	for _, e := range evals {
 		if !e.Failed() {
