@@ -46,7 +46,7 @@ type RunError struct {
 }
 
 // Error says what failed.
-func (e *RunError) Error() string { return string(e.Status) + ": " + e.Err.Error() }
+func (e *RunError) Error() string { return e.Status.String() + ": " + e.Err.Error() }
 
 // Unwrap returns why it failed.
 func (e *RunError) Unwrap() error { return e.Err }

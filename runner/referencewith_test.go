@@ -190,7 +190,7 @@ func TestRunReferenceWithRunsAHostReferenceOnTheCallersData(t *testing.T) {
 	}
 	data["n"] = int32(601)
 	var re *runner.RunError
-	if _, err := r.RunReferenceWith(ctx, data); !errors.As(err, &re) || !strings.Contains(err.Error(), "the C reference axpb_ref") || !strings.Contains(err.Error(), "past the end") {
-		t.Errorf("an odd count: %v; want a RunError naming the C reference axpb_ref and its write past the end of y", err)
+	if _, err := r.RunReferenceWith(ctx, data); !errors.As(err, &re) || !strings.HasPrefix(err.Error(), "runtime_error: running the C reference axpb_ref") || !strings.Contains(err.Error(), "past the end") {
+		t.Errorf("an odd count: %v; want a RunError, runtime_error, naming the C reference axpb_ref and its write past the end of y", err)
 	}
 }
