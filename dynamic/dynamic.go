@@ -44,7 +44,8 @@
 // The cost is one more kernel run per tuning call (two where a reference judges), none
 // after tuning unless checks are asked for (below). A tried configuration that does not
 // compile, fails at run time or disagrees is told to the session as that failure, and
-// the call returns the known-good configuration's outputs. After tuning, by default,
+// the call returns the known-good configuration's outputs (the reference's, where a
+// reference found those wrong). After tuning, by default,
 // nothing is compared, as in KTT: the best agreed with the judge on the call it was tried
 // on, and an error that only other data would show goes unseen (a run of the best that
 // fails outright is answered by the known-good configuration).
@@ -86,12 +87,14 @@
 //
 // New checks what a call would otherwise be the first to find wrong with the spec: the
 // parameters the kernel and the spec's reference kernel declare against its arguments,
-// a reference kernel of its own (it compiles and runs on the spec's data), and its
+// a reference of its own, a kernel or a C or C++ function on the host (it compiles and
+// runs on the spec's data), and its
 // verification functions (they build), as `ktune tune` does before it measures.
 //
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
-// nothing tried beats it.
+// nothing tried beats it. Where a reference judges and finds it wrong on the first
+// call's data, the session is told that wrong answer instead, and has no baseline.
 //
 // Everything runs in the application's process, on a goroutine of the tuner's own that
 // opens the device and alone uses it (devices are bound to one thread). Unlike `ktune
