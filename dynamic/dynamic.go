@@ -35,8 +35,9 @@
 // trusted as the spec author's first choice). The known-good configuration runs on every
 // tuning step either way: its first measurement is the session's baseline, and its
 // outputs answer a call whose tried configuration fails. Judged by a reference, it is
-// compared too: a known-good configuration that disagrees is told to the session as a
-// wrong answer, and where neither it nor the tried configuration agrees, the
+// compared too: where it disagrees on the first call it is no baseline (below), where
+// the session tries it, it is told as a wrong answer, and where neither it nor the
+// tried configuration agrees, the
 // reference's outputs answer the call (Result.Reference). The reference or the
 // known-good configuration, rather than the best so far, is the judge: the best has only
 // been seen to agree on earlier calls' data, and a configuration wrong for some data only
@@ -94,7 +95,8 @@
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
 // nothing tried beats it. Where a reference judges and finds it wrong on the first
-// call's data, the session is told that wrong answer instead, and has no baseline.
+// call's data, the session has no baseline (the sink records that wrong answer), and
+// tries the known-good configuration as any other.
 //
 // Everything runs in the application's process, on a goroutine of the tuner's own that
 // opens the device and alone uses it (devices are bound to one thread). Unlike `ktune
