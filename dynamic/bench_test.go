@@ -172,20 +172,26 @@ func BenchmarkSwitchingSizes(b *testing.B) {
 // machine weighs on both alike. The spec's rank makes the best 128 2 whatever the
 // timings, so every check runs: the known-good configuration on the same data beside
 // the best, and the outputs compared; in the _reference_kernel cases, the spec's
-// reference kernel of its own (oddRef) instead, the judge of a spec that has one. It
-// reports each tuner's time per call, and their difference, the cost of one check;
-// CheckEvery N costs a call 1/N of it.
+// reference kernel of its own (oddRef) instead, the judge of a spec that has one, and in
+// the _host_reference cases a C reference on the host (hostRef, on the host C backend:
+// the call's data copied to host buffers and the outputs back). It reports each tuner's
+// time per call, and their difference, the cost of one check; CheckEvery N costs a call
+// 1/N of it.
 func BenchmarkCheckedCall(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		n    int
-		ref  bool
+		ref  string // "", "kernel" or "host"
 		name string
-	}{{4096, false, "N4096"}, {1 << 20, false, "N1048576"}, {4096, true, "N4096_reference_kernel"}, {1 << 20, true, "N1048576_reference_kernel"}} {
+	}{{4096, "", "N4096"}, {1 << 20, "", "N1048576"}, {4096, "kernel", "N4096_reference_kernel"}, {1 << 20, "kernel", "N1048576_reference_kernel"},
+		{4096, "host", "N4096_host_reference"}, {1 << 20, "host", "N1048576_host_reference"}} {
 		n := tc.n
 		s := countAxpy(b)
-		if tc.ref {
+		switch tc.ref {
+		case "kernel":
 			s = oddAxpyOf(b, true, countKernel)
+		case "host":
+			s = oddAxpyJudged(b, countKernel, hostRefMapping, map[string]string{"ref.c": hostRef})
 		}
 		x, y := make([]float32, n), make([]float32, n)
 		for i := range x {

@@ -2,6 +2,7 @@ package dynamic_test
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -48,17 +49,29 @@ func oddAxpy(t testing.TB, withRef bool) *spec.Spec { return oddAxpyOf(t, withRe
 // oddAxpyOf is oddAxpy with kernel instead of oddKernel.
 func oddAxpyOf(t testing.TB, withRef bool, kernel string) *spec.Spec {
 	t.Helper()
+	if !withRef {
+		return oddAxpyJudged(t, kernel, "", nil)
+	}
+	return oddAxpyJudged(t, kernel, "{name: axpyn_ref, source: ref.cl, block: [64]}", map[string]string{"ref.cl": oddRef})
+}
+
+// oddAxpyJudged is countSpec with kernel, and with ref (a verification.reference.kernel
+// mapping, "" for none) as its reference, whose files are refFiles by name.
+func oddAxpyJudged(t testing.TB, kernel, ref string, refFiles map[string]string) *spec.Spec {
+	t.Helper()
 	openCL(t)
 	text := countSpec
-	if withRef {
+	if ref != "" {
 		text = strings.Replace(text, "    config: {block_size_x: 32, tile_size_x: 1}\n",
-			"    config: {block_size_x: 32, tile_size_x: 1}\n    kernel: {name: axpyn_ref, source: ref.cl, block: [64]}\n", 1)
+			"    config: {block_size_x: 32, tile_size_x: 1}\n    kernel: "+ref+"\n", 1)
 		if text == countSpec {
 			t.Fatal("countSpec no longer has the reference config this test adds a kernel after")
 		}
 	}
 	dir := t.TempDir()
-	for name, text := range map[string]string{"axpyn.yaml": text, "axpyn.cl": kernel, "ref.cl": oddRef} {
+	files := map[string]string{"axpyn.yaml": text, "axpyn.cl": kernel}
+	maps.Copy(files, refFiles)
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

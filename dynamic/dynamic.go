@@ -21,36 +21,45 @@
 // dropped), and Options.SinkFor records each in a run of its own. Run is RunSized at the
 // spec's own sizes.
 //
-// The application never receives a wrong answer. During tuning each call also runs the
+// The application never receives a wrong answer. During tuning each call also runs a
+// judge on the same data, and compares the tried configuration's outputs with the
+// judge's by the spec's verification (its checks and tolerances, and its verification
+// functions, called on the host as offline tuning calls them). The judge is the spec's
+// reference where it has one that runs on a call's data (runner.Runner.RunReferenceWith):
+// a reference kernel of its own on the kernel's device, or a C or C++ reference on the
+// host (run on the host C backend, beside the device); it catches a bug that every tuned
+// configuration shares, the reference configuration included. Else the judge is the
 // known-good configuration (runner.Runner.KnownGood: the configuration the spec's
 // reference runs at, which `ktune tune` verifies every other configuration against;
 // where the reference is a kernel of its own, the tuned kernel at that configuration,
-// trusted as the spec author's first choice) on the same data, and compares the tried
-// configuration's outputs with its outputs by the spec's verification (its checks and
-// tolerances, and its verification functions, called on the host as offline tuning
-// calls them). The reference configuration, rather than the best so far, is the judge:
-// the best has only been seen to agree with it on earlier calls' data, and a
-// configuration wrong for some data only (a tile that does not divide the size) would,
-// as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
-// call, none after tuning unless checks are asked for (below). A tried configuration that does not compile, fails at run
-// time or disagrees is told to the session as that failure, and the call returns the
-// known-good configuration's outputs. After tuning, by default, nothing is compared, as
-// in KTT: the best agreed with the judge on the call it was tried on, and an error that
-// only other data would show goes unseen (a run of the best that fails outright is
-// answered by the known-good configuration).
+// trusted as the spec author's first choice). The known-good configuration runs on every
+// tuning step either way: its first measurement is the session's baseline, and its
+// outputs answer a call whose tried configuration fails. Judged by a reference, it is
+// compared too: where it disagrees on the first call it is no baseline (below), where
+// the session tries it, it is told as a wrong answer, and where neither it nor the
+// tried configuration agrees, the
+// reference's outputs answer the call (Result.Reference). The reference or the
+// known-good configuration, rather than the best so far, is the judge: the best has only
+// been seen to agree on earlier calls' data, and a configuration wrong for some data only
+// (a tile that does not divide the size) would, as the judge, pass its own mistakes on.
+// The cost is one more kernel run per tuning call (two where a reference judges), none
+// after tuning unless checks are asked for (below). A tried configuration that does not
+// compile, fails at run time or disagrees is told to the session as that failure, and
+// the call returns the known-good configuration's outputs (the reference's, where a
+// reference found those wrong). After tuning, by default,
+// nothing is compared, as in KTT: the best agreed with the judge on the call it was tried
+// on, and an error that only other data would show goes unseen (a run of the best that
+// fails outright is answered by the known-good configuration).
 //
 // Checks after tuning close that gap where the application asks for them:
 // Options.CheckEvery checks every Nth call of a search after its tuning, and
 // Options.CheckOnChange the first call whose values of the scalar arguments it names (a
 // count, a size passed as data) the running configuration has not yet agreed on. A
-// checked call runs a judge too and compares, as a tuning step does: one more kernel run
-// on that call. The judge is the spec's reference kernel where it has one of its own on
-// the kernel's device (runner.Runner.RunReferenceWith, on the call's data, compared by
-// the verification's checks as offline tuning's verification compares), which catches
-// a bug the reference configuration shares with the tuned ones; else the known-good
-// configuration. Judged by a reference kernel, the known-good configuration is checked
-// too, and where no configuration a call runs agrees, the reference kernel's own
-// outputs answer it (Result.Reference). A tuned configuration that disagrees, or fails,
+// checked call runs the judge too, the same as a tuning step's, and compares: one more
+// kernel run on that call, compared by the verification's checks as offline tuning's
+// verification compares. Judged by a reference, the known-good configuration is checked
+// too, and where no configuration a call runs agrees, the reference's own outputs answer
+// it (Result.Reference). A tuned configuration that disagrees, or fails,
 // is reported (a *CheckError in Result.CheckErrors and Search.Failed, naming the call,
 // the configuration and the output, and a warning in the log), marked failed, and
 // replaced by the search's next best configuration that no check has failed (by the
@@ -62,14 +71,32 @@
 // check's status, after the session's own, whose message begins with CheckedMessage):
 // Retune forgets the failures with the search.
 //
+// Expected outputs from .npy files (verification.reference.npy) never judge a call: they
+// are fixed data, the outputs of the spec's own generated inputs, and say nothing of what
+// an application's data should give. A spec verified by them is judged by the known-good
+// configuration, as one without a reference is; give it a reference kernel or a host
+// reference to have calls judged by the spec's own notion of right.
+//
+// A reference that cannot judge a call's data (it does not compile at the call's sizes,
+// or fails or times out on its data) does not fail the call: the known-good
+// configuration judges it instead, a warning in the log names the reference's failure,
+// and the call's Result says so (Judge names the judge every judged call used,
+// ReferenceFailure why the reference did not). A reference that does not compile at a
+// size is not compiled again for that size's later calls; one that failed at run time is
+// tried again on the next call. Judged by the known-good configuration, a bug it shares
+// goes unseen on that call, as it does without a reference.
+//
 // New checks what a call would otherwise be the first to find wrong with the spec: the
 // parameters the kernel and the spec's reference kernel declare against its arguments,
-// a reference kernel of its own (it compiles and runs on the spec's data), and its
+// a reference of its own, a kernel or a C or C++ function on the host (it compiles and
+// runs on the spec's data), and its
 // verification functions (they build), as `ktune tune` does before it measures.
 //
 // The known-good configuration's first measurement is the session's baseline
 // (tuning.Options.Measured): it counts against the budget, and stays the answer when
-// nothing tried beats it.
+// nothing tried beats it. Where a reference judges and finds it wrong on the first
+// call's data, the session has no baseline (the sink records that wrong answer), and
+// tries the known-good configuration as any other.
 //
 // Everything runs in the application's process, on a goroutine of the tuner's own that
 // opens the device and alone uses it (devices are bound to one thread). Unlike `ktune
@@ -171,8 +198,8 @@ type Options struct {
 	MaxSizes int
 	// CheckEvery, once a search's tuning has ended, checks every CheckEvery-th call of
 	// the search after it (1: every call): the call also runs the judge on its data (the
-	// spec's reference kernel of its own, else the known-good configuration: see the
-	// package doc) and compares the tuned configuration's outputs with its outputs, as a
+	// spec's reference kernel of its own or C or C++ reference on the host, else the
+	// known-good configuration: see the package doc) and compares the tuned configuration's outputs with its outputs, as a
 	// tuning step does. A tuned configuration that disagrees (or fails) is
 	// marked failed and reported (Result.CheckErrors, Search.Failed, a warning in the
 	// log), the call returns outputs that agree, and the search's calls fall back to its
@@ -205,30 +232,43 @@ type Result struct {
 	Tuning bool
 	Tried  []space.Value
 	// Failure says why the tried configuration's outputs were not returned (it did not
-	// compile, failed, or disagreed with the known-good configuration), or, on a checked
+	// compile, failed, or disagreed with the judge), or, on a checked
 	// call, why the tuned configuration's were not (CheckErrors); "" when they were.
 	Failure string
 	// Checked says the call came after tuning and compared the configuration it ran with
-	// the known-good one on its data (Options.CheckEvery, CheckOnChange).
+	// the judge on its data (Options.CheckEvery, CheckOnChange).
 	Checked bool
 	// CheckErrors are the tuned configurations a checked call found wrong on its data,
 	// in the order it ran them; the outputs are those of the configuration after them
 	// (Config), which agreed with the judge, or the judge's own.
 	CheckErrors []*CheckError
-	// Reference says the outputs are those of the spec's reference kernel (a checked
-	// call of a spec with one of its own, on which no configuration it ran agreed with
-	// it): only the outputs its verification compares, and Config is nil.
+	// Reference says the outputs are those of the spec's reference (a kernel of its own
+	// or a C or C++ one on the host; see the package doc): on a checked call on which no
+	// configuration it ran agreed with it, or a tuning step on which neither the tried
+	// configuration nor the known-good one did. They are only the outputs its
+	// verification compares, and Config is nil.
 	Reference bool
+	// Judge names what the call's outputs were judged against, on a tuning step or a
+	// checked call: "the spec's reference kernel axpy_ref", "the spec's C reference
+	// axpy_ref", or "the known-good configuration 32 1"; "" on a call that judged nothing.
+	Judge string
+	// ReferenceFailure says why the spec's reference could not judge the call where it
+	// has one that runs on a call's data: it does not compile at the call's sizes, or
+	// failed or timed out on its data (the *runner.RunError's message). The known-good
+	// configuration judged the call instead (Judge), and a warning was logged. "" when
+	// the reference judged, or the spec has none that runs on a call's data.
+	ReferenceFailure string
 }
 
 // CheckError is a configuration chosen by tuning that a check after tuning found wrong
 // on a later call's data (Options.CheckEvery, CheckOnChange): its outputs disagreed with
-// the judge's (the spec's reference kernel where it has one of its own, else the
-// known-good configuration), or it failed there. Where the judge is a reference kernel,
-// the known-good configuration itself may be found wrong; it stays the last resort of
-// its search's calls, and each of them is checked until one agrees. It is an error a tuning step could
-// not see, since it showed only on other data (a tile that does not divide a count). The
-// configuration is marked failed: its search's calls never run it again, until Retune.
+// the judge's (the spec's reference kernel of its own or C or C++ reference on the host,
+// else, or where that fails on the call's data, the known-good configuration), or it
+// failed there. Where the judge is a reference, the known-good configuration itself may
+// be found wrong; it stays the last resort of its search's calls, and each of them is
+// checked until one agrees. It is an error a tuning step could not see, since it showed
+// only on other data (a tile that does not divide a count). The configuration is marked
+// failed: its search's calls never run it again, until Retune.
 type CheckError struct {
 	// Sizes are the search's sizes that differ from the spec's; nil for its own.
 	Sizes Sizes
@@ -347,6 +387,10 @@ type search struct {
 	own     map[string][]byte // the spec's values of CheckOnChange's scalars at these sizes, by name
 	// watch is shown every evaluation, for Options.WithinPeak; nil without
 	watch *efficiency.Watch
+	// refBroken is why the spec's reference does not compile at these sizes, once it
+	// failed so: the known-good configuration judges the search's calls, and the
+	// reference is not compiled again
+	refBroken string
 
 	// guarded by Tuner.mu
 	last     *tuning.Session // the session, for Summary
@@ -534,9 +578,9 @@ func (t *Tuner) serve(ctx context.Context, opened chan<- error) {
 // where verification names a reference kernel of its own (on the device or the host),
 // that it compiles and runs on the spec's own data; and that the verification functions
 // build for the host C backend (runner.Runner.Reference), as `ktune tune` checks before
-// it measures. Tuning steps never run the reference kernel (the known-good configuration
-// judges them), checks after tuning do (see the package doc), and a spec whose reference
-// is broken is broken either way.
+// it measures. Tuning steps and checks after tuning run the reference on each call's
+// data (see the package doc), falling back to the known-good configuration where it
+// fails on a call's data; a reference broken on the spec's own data is the spec's error.
 func (t *Tuner) checkSpec(ctx context.Context) error {
 	r := runner.New(t.spec, t.sp, t.dev)
 	defer r.Close()
@@ -642,7 +686,8 @@ func (t *Tuner) send(p *Pending) {
 
 // Run is one call of the kernel on data: a tuning step while tuning, a run of the best
 // configuration afterwards. It returns the outputs, which are always those of a
-// configuration that agreed with the known-good one (see the package doc). The error is
+// configuration that agreed with the judge, or the judge's own (see the package doc). The
+// error is
 // a *runner.DataError when data do not fit the spec's arguments, the context's when it
 // was cancelled, ErrClosed after Close, the known-good configuration's own failure, or
 // that of a verification function that could not be called to compare the outputs. It
@@ -942,9 +987,10 @@ func (t *Tuner) ownScalar(s *search, name string) []byte {
 // Options.CheckEvery-th, the first whose CheckOnChange values the running configuration
 // has not agreed on, and those after a check that fell back to a configuration not yet
 // seen on the failing data. The known-good configuration is judged only where the spec
-// has a reference kernel of its own (it is the judge otherwise).
+// has a reference that runs on a call's data and compiles at s's sizes (it is the judge
+// otherwise).
 func (t *Tuner) checks(s *search, changed string) bool {
-	if slices.Equal(s.best, s.good) && !s.r.OwnReference() {
+	if slices.Equal(s.best, s.good) && (!s.r.CanRunReferenceWith() || s.refBroken != "") {
 		return false
 	}
 	return s.recheck ||
@@ -978,23 +1024,20 @@ func (t *Tuner) setRunning(s *search) {
 // next best.
 const fallbackTries = 3
 
-// checked is a checked call of s after tuning: the judge (the spec's reference kernel of
-// its own, else the known-good configuration) and the running configuration on data,
+// checked is a checked call of s after tuning: the judge (the spec's reference, else, or
+// where it fails on data, the known-good configuration: reference) and the running
+// configuration on data,
 // compared. A running configuration that disagrees is marked failed and replaced by the
 // next best, tried on the same data in turn.
 func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed string) (Result, error) {
 	data = s.r.Encoded(data) // converted once for every run
-	byRef := s.r.OwnReference()
-	var judge runner.Outcome
-	var err error
+	judge, byRef, failure, err := t.reference(ctx, s, data)
+	if err != nil {
+		return Result{}, err
+	}
+	judgeName := knownGoodName(s)
 	if byRef {
-		if judge, err = s.r.RunReferenceWith(ctx, data); err != nil {
-			var re *runner.RunError
-			if errors.As(err, &re) {
-				return Result{}, fmt.Errorf("dynamic: spec %s: the reference kernel, judging call %d of %s: %w", s.spec.File, s.calls, sizesOrOwn(s.key), err)
-			}
-			return Result{}, err
-		}
+		judgeName = t.referenceName(s)
 	} else if judge, err = s.r.RunWith(ctx, s.good, data); err != nil {
 		return Result{}, goodErr(s, err)
 	}
@@ -1018,7 +1061,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 		switch {
 		case err == nil:
 			if msg, err = compare(ctx, c, out.Outputs, judge.Outputs); err != nil {
-				return Result{}, fmt.Errorf("dynamic: checking %s against %s on call %d of %s: %w", s.sp.Format(c), t.judgeName(s), s.calls, sizesOrOwn(s.key), err)
+				return Result{}, fmt.Errorf("dynamic: checking %s against %s on call %d of %s: %w", s.sp.Format(c), judgeName, s.calls, sizesOrOwn(s.key), err)
 			}
 		case errors.As(err, &re):
 			status, msg = re.Status, re.Err.Error()
@@ -1030,14 +1073,14 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 		if msg == "" {
 			s.agreed, s.recheck = changed, false
 			return Result{Outputs: out.Outputs, Config: s.sp.Values(c), KernelMS: out.KernelMS, Checked: true,
-				CheckErrors: found, Failure: strings.Join(failures, "; ")}, nil
+				CheckErrors: found, Failure: strings.Join(failures, "; "), Judge: judgeName, ReferenceFailure: failure}, nil
 		}
-		ce := t.fail(ctx, s, c, status, msg)
+		ce := t.fail(ctx, s, c, status, msg, judgeName)
 		found = append(found, ce)
 		failures = append(failures, ce.Error())
 	}
 	res := Result{Outputs: judge.Outputs, KernelMS: judge.KernelMS, Checked: true,
-		CheckErrors: found, Failure: strings.Join(failures, "; ")}
+		CheckErrors: found, Failure: strings.Join(failures, "; "), Judge: judgeName, ReferenceFailure: failure}
 	if byRef {
 		// the reference answers: the tries ran out, or the known-good configuration
 		// disagreed too; the next call checks whichever runs now
@@ -1051,18 +1094,53 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 	return res, nil
 }
 
-// judgeName names what a check of s compares with, in messages.
-func (t *Tuner) judgeName(s *search) string {
-	if s.r.OwnReference() {
-		return "the spec's reference kernel " + s.spec.Verification.Kernel.Name
+// reference runs the spec's reference on data, the judge of a tuning step or a checked
+// call of s where the spec has one that runs on a call's data (a kernel of its own, or a
+// C or C++ one on the host: runner.Runner.CanRunReferenceWith): ok says its outputs judge
+// the call. A reference that fails there (it does not compile at s's sizes, or fails or
+// times out on these data) judges nothing: failure says why, a warning names it, and the
+// known-good configuration judges the call instead, as it judges a spec without such a
+// reference. One that does not compile at s's sizes is not compiled again for s's later
+// calls. The error is the call's own: data that do not fit, or the context's.
+func (t *Tuner) reference(ctx context.Context, s *search, data Data) (out runner.Outcome, ok bool, failure string, err error) {
+	if !s.r.CanRunReferenceWith() {
+		return runner.Outcome{}, false, "", nil
 	}
+	if s.refBroken != "" {
+		return runner.Outcome{}, false, s.refBroken, nil
+	}
+	out, err = s.r.RunReferenceWith(ctx, data)
+	var re *runner.RunError
+	if !errors.As(err, &re) {
+		return out, err == nil, "", err
+	}
+	failure = fmt.Sprintf("%s: %s", re.Status, re.Err) // the error names the reference
+	if re.Status == result.CompileError || re.Status == result.DeviceLimit {
+		s.refBroken = failure // these sizes' definitions: no later call compiles it
+	}
+	t.log.Warn("dynamic: the spec's reference failed on a call's data; the known-good configuration judges the call instead",
+		"sizes", s.key, "reference", t.referenceName(s), "status", re.Status, "error", re.Err, "judge", knownGoodName(s))
+	return runner.Outcome{}, false, failure, nil
+}
+
+// referenceName names the spec's reference that runs on a call's data, in messages.
+func (t *Tuner) referenceName(s *search) string {
+	rk := s.spec.Verification.Kernel
+	if s.spec.HostReference() {
+		return "the spec's " + strings.ToUpper(rk.Language) + " reference " + rk.Name
+	}
+	return "the spec's reference kernel " + rk.Name
+}
+
+// knownGoodName names s's known-good configuration as a judge, in messages.
+func knownGoodName(s *search) string {
 	return "the known-good configuration " + s.sp.Format(s.good)
 }
 
-// fail marks c, s's running configuration, failed on the current call, and makes s run
-// its next best from now on: the best configuration the session measured that no check
-// has failed, or the known-good one.
-func (t *Tuner) fail(ctx context.Context, s *search, c space.Config, status result.Status, msg string) *CheckError {
+// fail marks c, s's running configuration, failed on the current call by judge (the
+// name of what it disagreed with), and makes s run its next best from now on: the best
+// configuration the session measured that no check has failed, or the known-good one.
+func (t *Tuner) fail(ctx context.Context, s *search, c space.Config, status result.Status, msg, judge string) *CheckError {
 	if s.failed == nil {
 		s.failed = map[int]bool{}
 	}
@@ -1081,7 +1159,7 @@ func (t *Tuner) fail(ctx context.Context, s *search, c space.Config, status resu
 		s.agreed = s.triedOn[idx]
 	}
 	ce := &CheckError{Sizes: maps.Clone(s.sizes), Call: s.calls, Config: s.sp.Values(c), Status: status, Msg: msg,
-		Next: s.sp.Values(s.best), config: s.sp.Format(c), judge: t.judgeName(s), next: s.sp.Format(s.best)}
+		Next: s.sp.Values(s.best), config: s.sp.Format(c), judge: judge, next: s.sp.Format(s.best)}
 	if slices.Equal(s.best, s.good) {
 		ce.next += ", the known-good configuration"
 		if slices.Equal(c, s.good) {
@@ -1172,19 +1250,45 @@ func failed(values []space.Value, began time.Time, st result.Status, msg string)
 }
 
 // step is one tuning step of s on data; tuned is false when the search had already
-// ended (the call is then the best configuration's).
+// ended (the call is then the best configuration's). The tried configuration is judged
+// as a checked call is (reference): by the spec's reference on data where it has one
+// that runs on a call's data, which judges the known-good configuration too, else by
+// the known-good configuration.
 func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) (res Result, tuned bool, err error) {
 	// The known-good configuration first: bad data are the caller's error before anything
-	// is asked of the session, and its outputs are the judge's.
-	data = s.r.Encoded(data) // converted once for both runs
+	// is asked of the session, and its outputs answer the call when the tried
+	// configuration's do not.
+	data = s.r.Encoded(data) // converted once for every run
 	began := time.Now()
 	good, err := s.r.RunWith(ctx, s.good, data)
 	if err != nil {
 		return Result{}, true, goodErr(s, err)
 	}
-	goodRes := Result{Outputs: good.Outputs, Config: s.sp.Values(s.good), KernelMS: good.KernelMS, Tuning: true}
+	baseline := t.evaluation(s, s.good, began, good)
+	ref, byRef, refFailure, err := t.reference(ctx, s, data)
+	if err != nil {
+		return Result{}, true, err
+	}
+	judge, judgeName, compare := good, knownGoodName(s), s.r.CompareOutputs
+	goodWrong := "" // what the known-good configuration's outputs got wrong, judged by the reference
+	if byRef {
+		judge, judgeName, compare = ref, t.referenceName(s), s.r.CompareWithReference
+		if goodWrong, err = compare(ctx, s.good, good.Outputs, ref.Outputs); err != nil {
+			return Result{}, true, fmt.Errorf("dynamic: comparing the known-good configuration %s with %s: %w", s.sp.Format(s.good), judgeName, err)
+		}
+		if goodWrong != "" {
+			baseline = failed(baseline.Config, began, result.WrongAnswer, "against "+judgeName+": "+goodWrong)
+		}
+	}
+	// the call's answer when the tried configuration's outputs are not: the known-good
+	// configuration's, or the reference's where those are wrong
+	fallback := Result{Outputs: good.Outputs, Config: s.sp.Values(s.good), KernelMS: good.KernelMS, Tuning: true,
+		Judge: judgeName, ReferenceFailure: refFailure}
+	if goodWrong != "" {
+		fallback.Outputs, fallback.Config, fallback.KernelMS, fallback.Reference = ref.Outputs, nil, ref.KernelMS, true
+	}
 	if s.sess == nil {
-		if err := t.newSession(ctx, s, t.evaluation(s, s.good, began, good)); err != nil {
+		if err := t.newSession(ctx, s, baseline); err != nil {
 			return Result{}, true, err
 		}
 	}
@@ -1202,7 +1306,7 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 		}
 		s.pending = c
 	}
-	goodRes.Tried = s.sp.Values(c)
+	fallback.Tried = s.sp.Values(c)
 	began = time.Now()
 	var e result.Evaluation
 	out, err := runner.Outcome{}, error(nil)
@@ -1215,20 +1319,20 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 	var de *runner.DataError
 	switch {
 	case err == nil:
-		msg, err := s.r.CompareOutputs(ctx, c, out.Outputs, good.Outputs)
+		msg, err := compare(ctx, c, out.Outputs, judge.Outputs)
 		switch {
 		case err != nil: // no verdict: c stays pending, to be tried by the next call
-			return Result{}, true, fmt.Errorf("dynamic: comparing %s with the known-good configuration: %w", s.sp.Format(c), err)
+			return Result{}, true, fmt.Errorf("dynamic: comparing %s with %s: %w", s.sp.Format(c), judgeName, err)
 		case msg != "":
-			e = failed(goodRes.Tried, began, result.WrongAnswer, "against the known-good configuration "+s.sp.Format(s.good)+": "+msg)
+			e = failed(fallback.Tried, began, result.WrongAnswer, "against "+judgeName+": "+msg)
 		default:
 			e = t.evaluation(s, c, began, out)
 		}
 	case errors.As(err, &re):
-		e = failed(goodRes.Tried, began, re.Status, re.Err.Error())
+		e = failed(fallback.Tried, began, re.Status, re.Err.Error())
 	case errors.As(err, &de):
 		// a length that depends on the configuration: this one cannot take the data
-		e = failed(goodRes.Tried, began, result.RuntimeError, err.Error())
+		e = failed(fallback.Tried, began, result.RuntimeError, err.Error())
 	default: // cancelled: c stays pending, to be tried by the next call
 		return Result{}, true, err
 	}
@@ -1252,11 +1356,15 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 		t.searchOver(s, sum) // this Tell ended it (its budget, a target reached)
 	}
 	if e.Status != result.OK {
-		goodRes.Failure = fmt.Sprintf("%s: %s", e.Status, e.Message)
+		fallback.Failure = fmt.Sprintf("%s: %s", e.Status, e.Message)
+		if goodWrong != "" && !slices.Equal(c, s.good) {
+			fallback.Failure += fmt.Sprintf("; %s is wrong too (%s): the reference's outputs answer", knownGoodName(s), goodWrong)
+		}
 		t.log.Debug("dynamic: tried configuration failed", "sizes", s.key, "config", s.sp.Format(c), "status", e.Status, "message", e.Message)
-		return goodRes, true, nil
+		return fallback, true, nil
 	}
-	return Result{Outputs: out.Outputs, Config: goodRes.Tried, KernelMS: out.KernelMS, Tuning: true, Tried: goodRes.Tried}, true, nil
+	return Result{Outputs: out.Outputs, Config: fallback.Tried, KernelMS: out.KernelMS, Tuning: true, Tried: fallback.Tried,
+		Judge: judgeName, ReferenceFailure: refFailure}, true, nil
 }
 
 // newSession starts s's search, whose baseline is the known-good configuration's first

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/device/hostc"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/spec"
@@ -45,7 +46,7 @@ type RunError struct {
 }
 
 // Error says what failed.
-func (e *RunError) Error() string { return string(e.Status) + ": " + e.Err.Error() }
+func (e *RunError) Error() string { return e.Status.String() + ": " + e.Err.Error() }
 
 // Unwrap returns why it failed.
 func (e *RunError) Unwrap() error { return e.Err }
@@ -320,6 +321,14 @@ func (r *Runner) releaseApp() {
 		r.appRef.Release()
 		r.appRef = nil
 	}
+	for k, b := range r.appHostBufs {
+		b.Release()
+		delete(r.appHostBufs, k)
+	}
+	if r.appHost != nil {
+		r.appHost.Close()
+		r.appHost = nil
+	}
 	for k, b := range r.appBufs {
 		b.release()
 		delete(r.appBufs, k)
@@ -338,25 +347,36 @@ func (r *Runner) KnownGood() space.Config {
 }
 
 // OwnReference reports whether the spec's verification names a reference kernel of its
-// own that runs on the kernel's device: the one RunReferenceWith runs. A C or C++
-// reference on the host, expected outputs from files, and the tuned kernel at the
-// reference configuration are not.
+// own that runs on the kernel's device. A C or C++ reference on the host, expected
+// outputs from files, and the tuned kernel at the reference configuration are not.
 func (r *Runner) OwnReference() bool {
 	_, ok := r.spec.ReferenceSource()
 	return ok && !r.spec.HostReference()
 }
 
-// RunReferenceWith runs the spec's reference kernel of its own (OwnReference) once on
-// data, the caller's arguments, as RunWith runs a configuration: at the reference
-// configuration's definitions and the reference's own launch, on RunWith's buffers
-// (written before every run). Its Outputs are the verification's compared outputs only
-// (what the reference computes), for CompareWithReference. It is compiled on the first
-// call and kept. The errors are RunWith's: a *DataError for data that do not fit, a
-// *RunError when the reference does not compile or fails (the spec's fault, not a
-// configuration's), the context's when cancelled.
+// CanRunReferenceWith reports whether RunReferenceWith runs the spec's reference on a
+// caller's data: a reference kernel of its own on the kernel's device (OwnReference), or
+// a C or C++ one on the host (spec.HostReference). Expected outputs from .npy files are
+// not: they are fixed data, the outputs of the spec's own inputs, and cannot say what
+// other inputs should give; nor is the tuned kernel at the reference configuration.
+func (r *Runner) CanRunReferenceWith() bool {
+	_, ok := r.spec.ReferenceSource()
+	return ok
+}
+
+// RunReferenceWith runs the spec's reference (CanRunReferenceWith) once on data, the
+// caller's arguments, as RunWith runs a configuration: at the reference configuration's
+// definitions and the reference's own launch. A reference kernel on the kernel's device
+// runs on RunWith's buffers (written before every run); a C or C++ one on the host C
+// backend, opened beside the kernel's device on the first call and kept, with buffers of
+// its own. Its Outputs are the verification's compared outputs only (what the reference
+// computes), for CompareWithReference. It is compiled on the first call and kept. The
+// errors are RunWith's: a *DataError for data that do not fit, a *RunError when the
+// reference does not compile or fails (the spec's fault, not a configuration's; a host
+// reference also when the host C backend cannot be opened), the context's when cancelled.
 func (r *Runner) RunReferenceWith(ctx context.Context, data Data) (Outcome, error) {
-	if !r.OwnReference() {
-		return Outcome{}, fmt.Errorf("spec %s: verification names no reference kernel on the kernel's device to run on the caller's data; call RunReferenceWith only where OwnReference says so", r.spec.File)
+	if !r.CanRunReferenceWith() {
+		return Outcome{}, fmt.Errorf("spec %s: verification names no reference kernel to run on the caller's data; call RunReferenceWith only where CanRunReferenceWith says so", r.spec.File)
 	}
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
@@ -366,6 +386,9 @@ func (r *Runner) RunReferenceWith(ctx context.Context, data Data) (Outcome, erro
 	}
 	rk := r.spec.Verification.Kernel
 	what := "the reference kernel " + rk.Name
+	if r.spec.HostReference() {
+		what = hostReferenceName(rk)
+	}
 	inst, err := r.spec.ReferenceInstance(r.referenceValues())
 	if err != nil {
 		return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: reference configuration: %w", what, err)}
@@ -373,6 +396,9 @@ func (r *Runner) RunReferenceWith(ctx context.Context, data Data) (Outcome, erro
 	given, err := r.bindData(inst, data)
 	if err != nil {
 		return Outcome{}, err
+	}
+	if r.spec.HostReference() {
+		return r.hostReferenceWith(ctx, inst, given, what)
 	}
 	var out Outcome
 	if r.appRef == nil {
@@ -405,16 +431,117 @@ func (r *Runner) RunReferenceWith(ctx context.Context, data Data) (Outcome, erro
 		return Outcome{}, &RunError{Status: r.failure(err, classify(err)), Err: fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))}
 	}
 	out.KernelMS = ms(d)
-	out.Outputs = map[string][]byte{}
+	if out.Outputs, err = r.readReferenceOutputs(inst, bufs); err != nil {
+		return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: err}
+	}
+	return out, nil
+}
+
+// hostReferenceWith is RunReferenceWith of a C or C++ reference (what names it), on the
+// host C backend, on inst's arguments with the caller's bytes where given (by index),
+// the spec's elsewhere. The host device is the runner's own, not the kernel's: its
+// failures are not the kernel device's (Runner.failure is not told).
+func (r *Runner) hostReferenceWith(ctx context.Context, inst *spec.Instance, given map[int][]byte, what string) (Outcome, error) {
+	var out Outcome
+	if r.appRef == nil {
+		t0 := time.Now()
+		if r.appHost == nil {
+			b, ok := device.Lookup(hostc.Name)
+			if !ok {
+				return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s runs on the host C backend, which this program does not register (blank-import github.com/ktune/ktune/device/all)", what)}
+			}
+			host, err := b.Open(ctx, 0)
+			if err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return Outcome{}, ctxErr
+				}
+				return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s runs on the host C backend: %w", what, err)}
+			}
+			r.appHost = host
+		}
+		src, _ := r.spec.ReferenceSource()
+		src.Defines = inst.Defines
+		k, err := compileOn(ctx, r.appHost, src, r.spec.Verification.Kernel)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return Outcome{}, ctxErr
+			}
+			return Outcome{}, &RunError{Status: compileStatus(err), Err: compileFailure(what, err)}
+		}
+		r.appRef = k
+		out.CompileMS = ms(time.Since(t0))
+	}
+	if r.appHostBufs == nil {
+		r.appHostBufs = map[[2]int]device.Buffer{}
+	}
+	args := make([]device.Arg, len(inst.Args))
+	bufs := make([]device.Buffer, len(inst.Args))
+	for i, a := range inst.Args {
+		data, have := given[i]
+		switch a.Kind {
+		case spec.ArgScalar:
+			if !have {
+				data = a.Scalar
+			}
+			args[i] = device.Arg{Scalar: data}
+		case spec.ArgArray, spec.ArgConstant:
+			// constant memory too: the reference reads it through a pointer
+			if !have {
+				var err error
+				if data, err = r.input(i, a.Length); err != nil {
+					return Outcome{}, &RunError{Status: result.RuntimeError, Err: err}
+				}
+			}
+			key := [2]int{i, a.Bytes}
+			buf, ok := r.appHostBufs[key]
+			if !ok {
+				for k, old := range r.appHostBufs { // an earlier length of the argument
+					if k[0] == i {
+						old.Release()
+						delete(r.appHostBufs, k)
+					}
+				}
+				var err error
+				if buf, err = r.appHost.Alloc(max(a.Bytes, 1)); err != nil {
+					return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: argument %s: allocating %d bytes on the host: %w", what, a.Name, a.Bytes, err)}
+				}
+				r.appHostBufs[key] = buf
+			}
+			if err := buf.Write(data); err != nil {
+				return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: argument %s: %w", what, a.Name, err)}
+			}
+			bufs[i], args[i] = buf, device.Arg{Buffer: buf}
+		}
+		// local memory has no meaning on the host: the spec leaves it out of the
+		// reference's arguments
+	}
+	d, err := r.appRef.Run(ctx, inst.Launch, r.spec.ReferenceArgs(args))
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Outcome{}, ctxErr
+		}
+		return Outcome{}, &RunError{Status: classify(err), Err: fmt.Errorf("running %s: %w", what, r.spec.ReferenceArgumentError(err))}
+	}
+	out.KernelMS = ms(d)
+	if out.Outputs, err = r.readReferenceOutputs(inst, bufs); err != nil {
+		return Outcome{}, &RunError{Status: result.RuntimeError, Err: err}
+	}
+	return out, nil
+}
+
+// readReferenceOutputs reads the verification's compared outputs of a reference run on
+// bufs (by argument index), by name.
+func (r *Runner) readReferenceOutputs(inst *spec.Instance, bufs []device.Buffer) (map[string][]byte, error) {
+	outputs := map[string][]byte{}
 	for _, i := range r.spec.Verification.Outputs {
 		a := inst.Args[i]
 		b := make([]byte, a.Bytes)
 		if err := bufs[i].Read(b); err != nil {
-			return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: fmt.Errorf("reading the reference output %s: %w", a.Name, err)}
+			return nil, fmt.Errorf("reading the reference output %s: %w", a.Name, err)
 		}
-		out.Outputs[a.Name] = b
+		outputs[a.Name] = b
 	}
-	return out, nil
+	return outputs, nil
 }
 
 // CompareWithReference is CompareOutputs against want, the outputs of the reference

@@ -17,10 +17,7 @@ import (
 func (r *Runner) hostReference(ctx context.Context, phase func(string)) *reference {
 	ref := &reference{outputs: map[int][]byte{}}
 	rk := r.spec.Verification.Kernel
-	what := fmt.Sprintf("the %s reference %s", languageName(rk.Language), rk.Name)
-	if len(rk.Files) > 0 {
-		what += " (" + filepath.Base(rk.Files[0]) + ")"
-	}
+	what := hostReferenceName(rk)
 	inst, err := r.spec.ReferenceInstance(r.referenceValues())
 	if err != nil {
 		ref.err = fmt.Errorf("reference configuration: %w", err)
@@ -87,6 +84,16 @@ func (r *Runner) hostReference(ctx context.Context, phase func(string)) *referen
 		return bufs, nil
 	})
 	return ref
+}
+
+// hostReferenceName names a C or C++ reference rk in messages: "the C reference
+// axpy_ref (axpy_ref.c)".
+func hostReferenceName(rk *spec.Kernel) string {
+	what := fmt.Sprintf("the %s reference %s", languageName(rk.Language), rk.Name)
+	if len(rk.Files) > 0 {
+		what += " (" + filepath.Base(rk.Files[0]) + ")"
+	}
+	return what
 }
 
 // languageName is a host language as people write it.

@@ -58,6 +58,11 @@ type Runner struct {
 	// appRef is the reference kernel of the spec's own that RunReferenceWith compiled,
 	// kept for its next runs; nil until then.
 	appRef device.Kernel
+	// appHost is the host C backend's device that RunReferenceWith opened for a C or C++
+	// reference (spec.HostReference), with its compiled reference (appRef) and its
+	// buffers by argument index and length in bytes; nil until then.
+	appHost     device.Device
+	appHostBufs map[[2]int]device.Buffer
 }
 
 // ReportGuards has the runner call report, before a launch, with the guard regions of
