@@ -7,6 +7,14 @@
 // objective, builds the space the simulator would search, decides what a partial run
 // allows, and draws the figures. The command line and the HTML report are thin layers
 // over it.
+//
+// A configuration found wrong anywhere in the recording (a wrong_answer evaluation, from
+// a verification or a check after dynamic tuning: result.Recording.FoundWrong) is a
+// failure, whatever its other evaluations measured: it computes wrong answers on some
+// input, so it is no optimum (as the simulator's is not), the landscape counts it as a
+// failed point (worse than every success, as a compile error is) and the significance
+// and Sobol indices leave it out with the other failures. Result.Warnings says how many
+// such configurations there were.
 package analysis
 
 import (
@@ -242,6 +250,12 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			plural(len(lacking), "one", strconv.Itoa(len(lacking))), plural(len(lacking), "lacks", "lack"), name, formatValues(rec.Params, rec.Evaluations[lacking[0]].Config), name, land))
 	}
 
+	if n, first := foundWrong(rec); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s that ran successfully %s a wrong_answer evaluation in the recording as well (the first: %s): %s wrong answers on some input, so the analysis counts %s as failed: never the optimum, a failed point of the landscape, left out of the significance and Sobol indices",
+			plural(n, "one configuration", strconv.Itoa(n)+" configurations"), plural(n, "has", "have"), formatValues(rec.Params, rec.Evaluations[first].Config),
+			plural(n, "it computes", "they compute"), plural(n, "it", "them")))
+	}
+
 	if o.Landscape {
 		if o.Step != nil {
 			o.Step("the landscape (flow graph, PageRank, C_p)")
@@ -410,16 +424,37 @@ func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.
 }
 
 // lackingValue returns the indices of the recording's successful evaluations that value
-// gives no finite value: a metric not measured for them.
+// gives no finite value: a metric not measured for them. Those of configurations found
+// wrong are failures, not lacking.
 func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64) []int {
 	var out []int
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
-		if v := value(e); !e.Failed() && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		if v := value(e); !e.Failed() && !wrong(e) && (math.IsNaN(v) || math.IsInf(v, 0)) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// foundWrong counts the configurations with a successful evaluation in rec that were found
+// wrong anywhere in it (result.Recording.FoundWrong), and gives the index of the first
+// such evaluation.
+func foundWrong(rec *result.Recording) (n, first int) {
+	wrong, seen := rec.FoundWrong(), map[string]bool{}
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Failed() || !wrong(e) {
+			continue
+		}
+		if k := result.ConfigKey(e.Config); !seen[k] {
+			if seen[k] = true; len(seen) == 1 {
+				first = i
+			}
+		}
+	}
+	return len(seen), first
 }
 
 // formatValues writes a recorded configuration as name=value pairs.
@@ -530,7 +565,8 @@ type Objective struct {
 // ResolveObjective resolves want on rec as Analyze does (the recording's own objective for
 // "", else a metric, or the time beside another objective), with maximize, when set, over
 // the direction the recording gives or the name suggests. value gives an evaluation's
-// value: NaN for a failed one or one that lacks it.
+// value: NaN for a failed one, one whose configuration was found wrong anywhere in rec
+// (result.Recording.FoundWrong), or one that lacks it.
 func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Objective, value func(*result.Evaluation) float64, err error) {
 	o.Name, o.Maximize, o.From, err = objectiveOf(rec, want)
 	if err != nil {
@@ -543,11 +579,13 @@ func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Obj
 }
 
 // valueOf gives an evaluation's value of the objective or metric name: NaN for a failed
-// evaluation or one that lacks it.
+// evaluation, one whose configuration was found wrong anywhere in rec (a failure too:
+// result.Recording.FoundWrong), or one that lacks it.
 func valueOf(rec *result.Recording, name string) func(*result.Evaluation) float64 {
 	own := objectiveName(rec)
+	wrong := rec.FoundWrong()
 	return func(e *result.Evaluation) float64 {
-		if e.Failed() {
+		if e.Failed() || wrong(e) {
 			return math.NaN()
 		}
 		if name == own {
