@@ -30,8 +30,9 @@ type Landscape struct {
 // FromSimulator reads the objective of every configuration of the simulator's space (NaN
 // where it failed, or, in cartesian mode, is restricted or missing from the recording). A
 // configuration found wrong anywhere in the recording (result.Recording.FoundWrong) is
-// failed too, whatever the evaluation the simulator kept of it measured: it computes wrong
-// answers on some input, so it is no optimum, as the simulator's is not.
+// failed too (Simulator.Objective), whatever the evaluation the simulator kept of it
+// measured: it computes wrong answers on some input, so it is no optimum, as the
+// simulator's is not.
 func FromSimulator(sim *simulator.Simulator) *Landscape {
 	sp := sim.Space()
 	obj := make([]float64, sp.Len())
@@ -43,17 +44,6 @@ func FromSimulator(sim *simulator.Simulator) *Landscape {
 			v = math.NaN()
 		}
 		obj[i] = v
-	}
-	rec := sim.Recording()
-	wrong := rec.FoundWrong()
-	for i := range rec.Evaluations {
-		if e := &rec.Evaluations[i]; wrong(e) {
-			if c, err := sp.ConfigOf(e.Config); err == nil {
-				if idx, in := sp.Index(c); in {
-					obj[idx] = math.NaN()
-				}
-			}
-		}
 	}
 	return &Landscape{Space: sp, Objective: obj, Maximize: sim.Maximize()}
 }
