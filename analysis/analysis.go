@@ -184,7 +184,10 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		maximize, from = *o.Maximize, DirectionOption
 	}
 	res.Objective, res.Maximize, res.DirectionFrom = name, maximize, from
-	value := valueOf(rec, name)
+	// found wrong anywhere in the run or recording, a selection's whole included: a filter
+	// that hides the wrong answers does not make their configurations right
+	wrong := in.whole().FoundWrong()
+	value := valueOf(rec, name, wrong)
 
 	partial := isPartial(in)
 	sim, err := simulatorOf(rec, simulator.Recorded, partial)
@@ -240,7 +243,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	// not failures: their value is unknown, not bad. They are left out, as a partial run's
 	// unexplored configurations are, except from a cartesian landscape, which counts
 	// every configuration it lacks a value for as failed.
-	lacking := lackingValue(rec, value)
+	lacking := lackingValue(rec, value, wrong)
 	if len(lacking) > 0 {
 		land := "left out of the landscape too (as unexplored configurations are)"
 		if o.Landscape && o.Mode == simulator.Cartesian && !partial {
@@ -250,7 +253,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 			plural(len(lacking), "one", strconv.Itoa(len(lacking))), plural(len(lacking), "lacks", "lack"), name, formatValues(rec.Params, rec.Evaluations[lacking[0]].Config), name, land))
 	}
 
-	if n, first := foundWrong(rec); n > 0 {
+	if n, first := foundWrong(rec, wrong); n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s that ran successfully %s a wrong_answer evaluation in the recording as well (the first: %s): %s wrong answers on some input, so the analysis counts %s as failed: never the optimum, a failed point of the landscape, left out of the significance and Sobol indices",
 			plural(n, "one configuration", strconv.Itoa(n)+" configurations"), plural(n, "has", "have"), formatValues(rec.Params, rec.Evaluations[first].Config),
 			plural(n, "it computes", "they compute"), plural(n, "it", "them")))
@@ -426,9 +429,8 @@ func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.
 // lackingValue returns the indices of the recording's successful evaluations that value
 // gives no finite value: a metric not measured for them. Those of configurations found
 // wrong are failures, not lacking.
-func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64) []int {
+func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64, wrong func(*result.Evaluation) bool) []int {
 	var out []int
-	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if v := value(e); !e.Failed() && !wrong(e) && (math.IsNaN(v) || math.IsInf(v, 0)) {
@@ -439,10 +441,10 @@ func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64)
 }
 
 // foundWrong counts the configurations with a successful evaluation in rec that were found
-// wrong anywhere in it (result.Recording.FoundWrong), and gives the index of the first
-// such evaluation.
-func foundWrong(rec *result.Recording) (n, first int) {
-	wrong, seen := rec.FoundWrong(), map[string]bool{}
+// wrong (wrong, result.Recording.FoundWrong), and gives the index of the first such
+// evaluation.
+func foundWrong(rec *result.Recording, wrong func(*result.Evaluation) bool) (n, first int) {
+	seen := map[string]bool{}
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Failed() || !wrong(e) {
@@ -575,15 +577,14 @@ func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Obj
 	if maximize != nil {
 		o.Maximize, o.From = *maximize, DirectionOption
 	}
-	return o, valueOf(rec, o.Name), nil
+	return o, valueOf(rec, o.Name, rec.FoundWrong()), nil
 }
 
 // valueOf gives an evaluation's value of the objective or metric name: NaN for a failed
-// evaluation, one whose configuration was found wrong anywhere in rec (a failure too:
+// evaluation, one whose configuration was found wrong (wrong, a failure too:
 // result.Recording.FoundWrong), or one that lacks it.
-func valueOf(rec *result.Recording, name string) func(*result.Evaluation) float64 {
+func valueOf(rec *result.Recording, name string, wrong func(*result.Evaluation) bool) func(*result.Evaluation) float64 {
 	own := objectiveName(rec)
-	wrong := rec.FoundWrong()
 	return func(e *result.Evaluation) float64 {
 		if e.Failed() || wrong(e) {
 			return math.NaN()

@@ -860,3 +860,38 @@ func TestAnalyzeCountsAConfigurationFoundWrongAsFailed(t *testing.T) {
 		}
 	}
 }
+
+// A selection that hides the wrong answers (the dashboard's status filter) still analyses
+// the configuration found wrong in the whole run as failed.
+func TestAnalyzeASelectionPassesOverAConfigurationFoundWrongInTheWhole(t *testing.T) {
+	rec := open(t, pnpoly)
+	best, next := -1, -1
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && (best < 0 || e.Objective < rec.Evaluations[best].Objective) {
+			best = i
+		}
+	}
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && i != best && (next < 0 || e.Objective < rec.Evaluations[next].Objective) {
+			next = i
+		}
+	}
+	want := rec.Evaluations[next].Objective
+	rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: rec.Evaluations[best].Config, Status: result.WrongAnswer, Objective: math.NaN()})
+	sel := *rec
+	sel.Evaluations = nil
+	for _, e := range rec.Evaluations {
+		if e.Status != result.WrongAnswer {
+			sel.Evaluations = append(sel.Evaluations, e)
+		}
+	}
+	o := quick()
+	o.Parameters = false
+	r, err := Analyze(context.Background(), Input{Name: "pnpoly", Rec: &sel, Of: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Optimum != want || r.Landscape.Optimum != want {
+		t.Errorf("optimum %g, landscape's %g; want the runner-up's %g: the fastest was found wrong in the whole run", r.Optimum, r.Landscape.Optimum, want)
+	}
+}
