@@ -7,6 +7,14 @@
 // objective, builds the space the simulator would search, decides what a partial run
 // allows, and draws the figures. The command line and the HTML report are thin layers
 // over it.
+//
+// A configuration found wrong anywhere in the recording (a wrong_answer evaluation, from
+// a verification or a check after dynamic tuning: result.Recording.FoundWrong) is a
+// failure, whatever its other evaluations measured: it computes wrong answers on some
+// input, so it is no optimum (as the simulator's is not), the landscape counts it as a
+// failed point (worse than every success, as a compile error is) and the significance
+// and Sobol indices leave it out with the other failures. Result.Warnings says how many
+// such configurations there were.
 package analysis
 
 import (
@@ -176,7 +184,10 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		maximize, from = *o.Maximize, DirectionOption
 	}
 	res.Objective, res.Maximize, res.DirectionFrom = name, maximize, from
-	value := valueOf(rec, name)
+	// found wrong anywhere in the run or recording, a selection's whole included: a filter
+	// that hides the wrong answers does not make their configurations right
+	wrong := in.whole().FoundWrong()
+	value := valueOf(rec, name, wrong)
 
 	partial := isPartial(in)
 	sim, err := simulatorOf(rec, simulator.Recorded, partial)
@@ -232,7 +243,7 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 	// not failures: their value is unknown, not bad. They are left out, as a partial run's
 	// unexplored configurations are, except from a cartesian landscape, which counts
 	// every configuration it lacks a value for as failed.
-	lacking := lackingValue(rec, value)
+	lacking := lackingValue(rec, value, wrong)
 	if len(lacking) > 0 {
 		land := "left out of the landscape too (as unexplored configurations are)"
 		if o.Landscape && o.Mode == simulator.Cartesian && !partial {
@@ -240,6 +251,12 @@ func Analyze(ctx context.Context, in Input, o Options) (*Result, error) {
 		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s of the successful configurations %s %s (the first: %s): their %s is unknown, not bad, so they are left out of the significance and Sobol indices; %s",
 			plural(len(lacking), "one", strconv.Itoa(len(lacking))), plural(len(lacking), "lacks", "lack"), name, formatValues(rec.Params, rec.Evaluations[lacking[0]].Config), name, land))
+	}
+
+	if n, first := foundWrong(rec, wrong); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s that ran successfully %s a wrong_answer evaluation in the recording as well (the first: %s): %s wrong answers on some input, so the analysis counts %s as failed: never the optimum, a failed point of the landscape, left out of the significance and Sobol indices",
+			plural(n, "one configuration", strconv.Itoa(n)+" configurations"), plural(n, "has", "have"), formatValues(rec.Params, rec.Evaluations[first].Config),
+			plural(n, "it computes", "they compute"), plural(n, "it", "them")))
 	}
 
 	if o.Landscape {
@@ -410,16 +427,36 @@ func valuesOf(ctx context.Context, sim *simulator.Simulator, value func(*result.
 }
 
 // lackingValue returns the indices of the recording's successful evaluations that value
-// gives no finite value: a metric not measured for them.
-func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64) []int {
+// gives no finite value: a metric not measured for them. Those of configurations found
+// wrong are failures, not lacking.
+func lackingValue(rec *result.Recording, value func(*result.Evaluation) float64, wrong func(*result.Evaluation) bool) []int {
 	var out []int
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
-		if v := value(e); !e.Failed() && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		if v := value(e); !e.Failed() && !wrong(e) && (math.IsNaN(v) || math.IsInf(v, 0)) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// foundWrong counts the configurations with a successful evaluation in rec that were found
+// wrong (wrong, result.Recording.FoundWrong), and gives the index of the first such
+// evaluation.
+func foundWrong(rec *result.Recording, wrong func(*result.Evaluation) bool) (n, first int) {
+	seen := map[string]bool{}
+	for i := range rec.Evaluations {
+		e := &rec.Evaluations[i]
+		if e.Failed() || !wrong(e) {
+			continue
+		}
+		if k := result.ConfigKey(e.Config); !seen[k] {
+			if seen[k] = true; len(seen) == 1 {
+				first = i
+			}
+		}
+	}
+	return len(seen), first
 }
 
 // formatValues writes a recorded configuration as name=value pairs.
@@ -530,7 +567,8 @@ type Objective struct {
 // ResolveObjective resolves want on rec as Analyze does (the recording's own objective for
 // "", else a metric, or the time beside another objective), with maximize, when set, over
 // the direction the recording gives or the name suggests. value gives an evaluation's
-// value: NaN for a failed one or one that lacks it.
+// value: NaN for a failed one, one whose configuration was found wrong anywhere in rec
+// (result.Recording.FoundWrong), or one that lacks it.
 func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Objective, value func(*result.Evaluation) float64, err error) {
 	o.Name, o.Maximize, o.From, err = objectiveOf(rec, want)
 	if err != nil {
@@ -539,15 +577,16 @@ func ResolveObjective(rec *result.Recording, want string, maximize *bool) (o Obj
 	if maximize != nil {
 		o.Maximize, o.From = *maximize, DirectionOption
 	}
-	return o, valueOf(rec, o.Name), nil
+	return o, valueOf(rec, o.Name, rec.FoundWrong()), nil
 }
 
 // valueOf gives an evaluation's value of the objective or metric name: NaN for a failed
-// evaluation or one that lacks it.
-func valueOf(rec *result.Recording, name string) func(*result.Evaluation) float64 {
+// evaluation, one whose configuration was found wrong (wrong, a failure too:
+// result.Recording.FoundWrong), or one that lacks it.
+func valueOf(rec *result.Recording, name string, wrong func(*result.Evaluation) bool) func(*result.Evaluation) float64 {
 	own := objectiveName(rec)
 	return func(e *result.Evaluation) float64 {
-		if e.Failed() {
+		if e.Failed() || wrong(e) {
 			return math.NaN()
 		}
 		if name == own {

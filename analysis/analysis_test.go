@@ -807,3 +807,91 @@ func TestAnalyzeSelection(t *testing.T) {
 		t.Errorf("alone: partial %v, %d configurations; want whole, %d", alone.Partial, alone.Configurations, len(sel.Evaluations))
 	}
 }
+
+// A configuration found wrong in a real recording (pnpoly's fastest, given a wrong_answer
+// evaluation before its success, which the simulator keeps, or after it, as a check after
+// dynamic tuning stores one) is analysed as a failure: the optimum is the runner-up's, the
+// landscape counts one more failed point, the significance leaves it out, and a warning
+// says so.
+func TestAnalyzeCountsAConfigurationFoundWrongAsFailed(t *testing.T) {
+	for _, before := range []bool{true, false} {
+		rec := open(t, pnpoly)
+		total, succeeded := rec.Counts() // one evaluation per configuration
+		best, next := -1, -1
+		for i := range rec.Evaluations {
+			if e := &rec.Evaluations[i]; !e.Failed() && (best < 0 || e.Objective < rec.Evaluations[best].Objective) {
+				best = i
+			}
+		}
+		for i := range rec.Evaluations {
+			if e := &rec.Evaluations[i]; !e.Failed() && i != best && (next < 0 || e.Objective < rec.Evaluations[next].Objective) {
+				next = i
+			}
+		}
+		want, nextConfig := rec.Evaluations[next].Objective, formatValues(rec.Params, rec.Evaluations[next].Config)
+		found := result.Evaluation{Config: rec.Evaluations[best].Config, Status: result.WrongAnswer, Objective: math.NaN(),
+			Message: "found wrong by a check on call 3, after tuning (against the reference)"}
+		if before {
+			rec.Evaluations = append([]result.Evaluation{found}, rec.Evaluations...)
+		} else {
+			rec.Evaluations = append(rec.Evaluations, found)
+		}
+		r, err := Analyze(context.Background(), Input{Name: "pnpoly", Rec: rec}, quick())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Optimum != want || r.OptimumConfig.String() != nextConfig {
+			t.Errorf("wrong answer first %v: optimum %g at %s, want the runner-up's %g at %s", before, r.Optimum, r.OptimumConfig, want, nextConfig)
+		}
+		if r.Evaluated != total || r.Valid != succeeded-1 || r.Significance[0].N != succeeded-1 {
+			t.Errorf("wrong answer first %v: %d evaluated, %d valid, significance over %d; want %d, %d, %d",
+				before, r.Evaluated, r.Valid, r.Significance[0].N, total, succeeded-1, succeeded-1)
+		}
+		if a := r.Landscape; a.Optimum != want || a.Failed != total-succeeded+1 || a.MinimaFractions[0] > 1 {
+			t.Errorf("wrong answer first %v: landscape optimum %g, %d failed, best minimum at %g of the optimum; want %g, %d, at most 1",
+				before, a.Optimum, a.Failed, a.MinimaFractions[0], want, total-succeeded+1)
+		}
+		warned := slices.ContainsFunc(r.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "one configuration that ran successfully has a wrong_answer evaluation in the recording as well (the first: "+
+				formatValues(rec.Params, found.Config)+"): it computes wrong answers on some input, so the analysis counts it as failed")
+		})
+		if !warned {
+			t.Errorf("wrong answer first %v: no warning of the configuration found wrong in %q", before, r.Warnings)
+		}
+	}
+}
+
+// A selection that hides the wrong answers (the dashboard's status filter) still analyses
+// the configuration found wrong in the whole run as failed.
+func TestAnalyzeASelectionPassesOverAConfigurationFoundWrongInTheWhole(t *testing.T) {
+	rec := open(t, pnpoly)
+	best, next := -1, -1
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && (best < 0 || e.Objective < rec.Evaluations[best].Objective) {
+			best = i
+		}
+	}
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && i != best && (next < 0 || e.Objective < rec.Evaluations[next].Objective) {
+			next = i
+		}
+	}
+	want := rec.Evaluations[next].Objective
+	rec.Evaluations = append(rec.Evaluations, result.Evaluation{Config: rec.Evaluations[best].Config, Status: result.WrongAnswer, Objective: math.NaN()})
+	sel := *rec
+	sel.Evaluations = nil
+	for _, e := range rec.Evaluations {
+		if e.Status != result.WrongAnswer {
+			sel.Evaluations = append(sel.Evaluations, e)
+		}
+	}
+	o := quick()
+	o.Parameters = false
+	r, err := Analyze(context.Background(), Input{Name: "pnpoly", Rec: &sel, Of: rec}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Optimum != want || r.Landscape.Optimum != want {
+		t.Errorf("optimum %g, landscape's %g; want the runner-up's %g: the fastest was found wrong in the whole run", r.Optimum, r.Landscape.Optimum, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -637,5 +638,62 @@ func TestALinkNamingWhatTheRunLacksShowsEverything(t *testing.T) {
 	}
 	if a, _ := got["address"].(string); strings.Contains(a, "nosuch") || strings.Contains(a, "hide=") || !strings.Contains(a, "params=block_size_x") {
 		t.Errorf("the page writes back the address %q", a)
+	}
+}
+
+// The best-so-far line passes over a configuration found wrong in the run (a wrong_answer
+// evaluation stored after its success, as a check after dynamic tuning stores one): it
+// ends at the runner-up's time, not the fastest's.
+func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
+	chrome := browsertest.Chromium(t)
+	ctx := context.Background()
+	st, db := imported(t)
+	rec := read(t, convolution)
+	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := slices.Clone(rec.Evaluations[:12])
+	best, next := -1, -1
+	for i, e := range evals {
+		if !e.Failed() && (best < 0 || e.Objective < evals[best].Objective) {
+			best = i
+		}
+	}
+	for i, e := range evals {
+		if !e.Failed() && i != best && (next < 0 || e.Objective < evals[next].Objective) {
+			next = i
+		}
+	}
+	evals = append(evals, result.Evaluation{Config: evals[best].Config, Status: result.WrongAnswer, Objective: math.NaN(),
+		Message: "found wrong by a check on call 4, after tuning (against the reference)"})
+	if err := st.AddEvaluations(ctx, id, evals); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	got := measure(t, chrome, NewStore(st, db), "/runs/"+strconv.FormatInt(id, 10)+"?best=1", `
+    const line = d.querySelector("#scatter polyline.best");
+    const pts = line ? line.getAttribute("points").trim().split(" ") : [];
+    out.last = pts.length ? pts[pts.length - 1].split(",")[1] : "";
+    const cy = i => { const c = d.querySelector('#scatter circle.pt[data-i="' + i + '"]'); return c ? c.getAttribute("cy") : "none"; };
+    out.fastest = cy(`+strconv.Itoa(best)+`);
+    out.next = cy(`+strconv.Itoa(next)+`);
+`, nil)
+	if got["next"] == got["fastest"] {
+		t.Fatalf("the runner-up and the fastest are drawn at one height, %v: the test cannot tell them apart", got["next"])
+	}
+	if got["last"] != got["next"] {
+		t.Errorf("the best so far ends at y %v; the runner-up (evaluation %d) is at %v, the fastest (%d, found wrong) at %v",
+			got["last"], next, got["next"], best, got["fastest"])
 	}
 }

@@ -69,13 +69,21 @@ func (t Threshold) Reason(r Result) string {
 // search's stop condition (Stop). A session's stop conditions see only its best objective
 // (tuning.State), which is not the kernel time where the objective is another metric, and
 // not a resumed run's stored best; the caller shows the watch every evaluation instead,
-// the stored ones included (Observe). It is safe for concurrent use.
+// the stored ones included (Observe).
+//
+// A configuration with a wrong_answer evaluation among those observed (found wrong by a
+// verification, or by a check after dynamic tuning; result.Recording.FoundWrong) never
+// meets the threshold, however fast its successes ran: one that met it before its wrong
+// answer was observed is forgotten, and the threshold is met again only by another
+// configuration. It is safe for concurrent use.
 type Watch struct {
 	t         Threshold
 	objective string
 
 	mu      sync.Mutex
-	reached *Result // the first evaluation's that met the threshold
+	met     map[string]Result // by configuration (result.ConfigKey): the highest efficiency of its successes that met the threshold
+	wrong   map[string]bool   // configurations with a wrong_answer evaluation observed
+	reached *Result           // the highest of met; nil when met is empty
 }
 
 // Watch returns a watch of evaluations whose objective is objective ("time", or a metric
@@ -85,9 +93,14 @@ func (t Threshold) Watch(objective string) *Watch {
 }
 
 // Observe shows the watch an evaluation, and reports whether it is a success whose kernel
-// time meets the threshold. A failure never does, whatever time it kept: a configuration
-// that did not verify is not well-performing.
+// time meets the threshold, of a configuration not found wrong. A failure never does,
+// whatever time it kept: a configuration that did not verify is not well-performing; a
+// wrong answer also takes back what its configuration's earlier successes met.
 func (w *Watch) Observe(e result.Evaluation) bool {
+	if e.Status == result.WrongAnswer {
+		w.foundWrong(result.ConfigKey(e.Config))
+		return false
+	}
 	if e.Failed() {
 		return false
 	}
@@ -99,16 +112,48 @@ func (w *Watch) Observe(e result.Evaluation) bool {
 	if !met {
 		return false
 	}
+	key := result.ConfigKey(e.Config)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.wrong[key] {
+		return false
+	}
+	if old, seen := w.met[key]; !seen || r.Percent > old.Percent {
+		if w.met == nil {
+			w.met = map[string]Result{}
+		}
+		w.met[key] = r
+	}
 	if w.reached == nil || r.Percent > w.reached.Percent {
 		w.reached = &r
 	}
 	return true
 }
 
-// Reached is the highest efficiency an observed evaluation reached at or above the
-// threshold; false while none has.
+// foundWrong notes that the configuration key has a wrong answer, and forgets what it met.
+func (w *Watch) foundWrong(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.wrong == nil {
+		w.wrong = map[string]bool{}
+	}
+	w.wrong[key] = true
+	if _, had := w.met[key]; !had {
+		return
+	}
+	delete(w.met, key)
+	w.reached = nil
+	at := ""
+	for k, r := range w.met {
+		// ties go to the smallest key, the same whatever the map's order
+		if w.reached == nil || r.Percent > w.reached.Percent || r.Percent == w.reached.Percent && k < at {
+			w.reached, at = &r, k
+		}
+	}
+}
+
+// Reached is the highest efficiency an observed evaluation of a configuration not found
+// wrong reached at or above the threshold; false while none has.
 func (w *Watch) Reached() (Result, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -118,8 +163,8 @@ func (w *Watch) Reached() (Result, bool) {
 	return *w.reached, true
 }
 
-// Stop is a tuning.StopCondition: the threshold's Reason once an observed evaluation has
-// met it, "" before.
+// Stop is a tuning.StopCondition: the threshold's Reason once an observed evaluation of a
+// configuration not found wrong has met it, "" before.
 func (w *Watch) Stop(tuning.State) tuning.StopReason {
 	if r, ok := w.Reached(); ok {
 		return tuning.StopReason(w.t.Reason(r))

@@ -3,6 +3,7 @@ package efficiency
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -140,6 +141,54 @@ func TestTheWatchStopsOnASuccessMeetingTheThreshold(t *testing.T) {
 				t.Errorf("reason %q", got)
 			}
 		})
+	}
+}
+
+// A configuration found wrong (a wrong_answer evaluation observed, before or after its
+// successes) never meets the threshold: the watch forgets what it met, and stops again
+// only on another configuration, with that one's efficiency.
+func TestTheWatchForgetsAConfigurationFoundWrong(t *testing.T) {
+	th, err := NewThreshold(gemmBatchedOps, gtx1070Memory, 0.75)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, faster, slow := th.TimeMS()*0.9, th.TimeMS()*0.8, th.TimeMS()*1.1 // 83.3%, 93.75%, 68.2% of the peak
+	ok := func(k int64, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(k)}, Status: result.OK, Objective: ms}
+	}
+	wrong := func(k int64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{space.IntValue(k)}, Status: result.WrongAnswer, Objective: math.NaN(),
+			Message: "found wrong by a check on call 7, after tuning (against the reference)"}
+	}
+	w := th.Watch("time")
+	for i, step := range []struct {
+		e       result.Evaluation
+		met     bool    // what Observe reports
+		reached float64 // the percentage Reached gives after it; 0 for none
+	}{
+		{ok(1, fast), true, 83.333},
+		{ok(2, faster), true, 93.75},
+		{wrong(2), false, 83.333}, // k=2 forgotten: k=1 still meets it
+		{ok(2, faster), false, 83.333},
+		{ok(3, slow), false, 83.333},
+		{wrong(1), false, 0}, // none left
+		{wrong(4), false, 0},
+		{ok(4, faster), false, 0}, // found wrong before its success
+		{ok(5, fast), true, 83.333},
+	} {
+		if got := w.Observe(step.e); got != step.met {
+			t.Errorf("step %d, k=%v %s: Observe %v, want %v", i, step.e.Config[0], step.e.Status, got, step.met)
+		}
+		r, has := w.Reached()
+		stop := w.Stop(tuning.State{})
+		switch {
+		case step.reached == 0 && (has || stop != ""):
+			t.Fatalf("step %d, k=%v %s: reached %.1f%% (stop %q), want nothing met", i, step.e.Config[0], step.e.Status, r.Percent, stop)
+		case step.reached != 0 && (!has || math.Abs(r.Percent-step.reached) > 0.001):
+			t.Fatalf("step %d, k=%v %s: reached %.2f%% (%v), want %.1f%%", i, step.e.Config[0], step.e.Status, r.Percent, has, step.reached)
+		case step.reached != 0 && !strings.HasSuffix(string(stop), fmt.Sprintf("(%.1f%%)", r.Percent)):
+			t.Fatalf("step %d: stop %q, want it to end with (%.1f%%)", i, stop, r.Percent)
+		}
 	}
 }
 

@@ -4,6 +4,12 @@
 // configuration to every neighbour that is no worse), ranks its nodes by PageRank, and
 // summarises how much of that centrality falls on minima close to the global optimum (the
 // proportion of centrality C_p, the paper's measure of tuning difficulty).
+//
+// A failed configuration (NaN or infinite objective) is a point worse than every success.
+// FromSimulator makes a configuration found wrong in the recording (a wrong_answer
+// evaluation anywhere in it: result.Recording.FoundWrong) one, as the analysis package
+// does: it computes wrong answers on some input, so it is never the optimum that C_p and
+// the fractions of optimum are measured against.
 package landscape
 
 import (
@@ -22,7 +28,11 @@ type Landscape struct {
 }
 
 // FromSimulator reads the objective of every configuration of the simulator's space (NaN
-// where it failed, or, in cartesian mode, is restricted or missing from the recording).
+// where it failed, or, in cartesian mode, is restricted or missing from the recording). A
+// configuration found wrong anywhere in the recording (result.Recording.FoundWrong) is
+// failed too (Simulator.Objective), whatever the evaluation the simulator kept of it
+// measured: it computes wrong answers on some input, so it is no optimum, as the
+// simulator's is not.
 func FromSimulator(sim *simulator.Simulator) *Landscape {
 	sp := sim.Space()
 	obj := make([]float64, sp.Len())

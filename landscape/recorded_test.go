@@ -9,6 +9,7 @@ import (
 
 	"github.com/ktune/ktune/format"
 	_ "github.com/ktune/ktune/format/all"
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/simulator"
 	"github.com/ktune/ktune/space"
 )
@@ -199,4 +200,56 @@ func equalClasses(a, b []Class) bool {
 		}
 	}
 	return true
+}
+
+// A configuration found wrong in a real recording (pnpoly's fastest, given a wrong_answer
+// evaluation before its success, which the simulator keeps, or after it) is a failed
+// point of the landscape: the optimum, and the fractions of optimum of the minima, are
+// the next configuration's.
+func TestAConfigurationFoundWrongIsAFailedPoint(t *testing.T) {
+	for _, before := range []bool{true, false} {
+		rec, err := format.Open(filepath.Join("..", "testdata", "benchmark_hub", "kerneltuner_pnpoly", "RTX_2080_Ti.json.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the fastest configuration and the runner-up's time, read off the recording
+		best, next := -1, math.Inf(1)
+		for i := range rec.Evaluations {
+			if e := &rec.Evaluations[i]; !e.Failed() && (best < 0 || e.Objective < rec.Evaluations[best].Objective) {
+				best = i
+			}
+		}
+		for i := range rec.Evaluations {
+			if e := &rec.Evaluations[i]; !e.Failed() && i != best && e.Objective < next {
+				next = e.Objective
+			}
+		}
+		total, succeeded := rec.Counts() // one evaluation per configuration
+		fastest := rec.Evaluations[best].Objective
+		found := result.Evaluation{Config: rec.Evaluations[best].Config, Status: result.WrongAnswer, Objective: math.NaN()}
+		if before {
+			rec.Evaluations = append([]result.Evaluation{found}, rec.Evaluations...)
+		} else {
+			rec.Evaluations = append(rec.Evaluations, found)
+		}
+		sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Recorded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := FromSimulator(sim)
+		failed := total - succeeded + 1
+		for _, v := range l.Objective {
+			if v == fastest {
+				t.Errorf("wrong answer first %v: the configuration found wrong keeps its %g ms", before, v)
+			}
+		}
+		a, err := Analyze(context.Background(), l, Options{Neighbourhood: space.Adjacent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Optimum != next || a.Failed != failed || a.MinimaFractions[0] > 1 {
+			t.Errorf("wrong answer first %v: optimum %g (fastest %g, runner-up %g), %d failed (want %d), best minimum's fraction %g",
+				before, a.Optimum, fastest, next, a.Failed, failed, a.MinimaFractions[0])
+		}
+	}
 }

@@ -15,38 +15,59 @@ import (
 	"github.com/ktune/ktune/result"
 )
 
-// convergenceSection draws the objective of every evaluation in the order the run made
-// them, the best found so far and, when ref is not nil, the default configuration's
-// objective as a dashed line; nil when nothing succeeded.
-func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
-	var all, best plotter.XYs
-	var improved []bool // whether each successful evaluation improved the best so far
+// convergence is what the convergence figure draws of a recording.
+type convergence struct {
+	all, best          plotter.XYs // the successes by evaluation number; the best so far's step line
+	improved           []bool      // whether each of all improved the best so far
+	failed, foundWrong int         // evaluations left out: failed, and successes of configurations found wrong
+}
+
+// convergenceOf is the convergence of rec's evaluations in their order. A configuration
+// found wrong anywhere in the run is no best so far: its successes are left out, however
+// fast (result.Recording.FoundWrong).
+func convergenceOf(rec *result.Recording) convergence {
+	var c convergence
 	cur := math.NaN()
-	failed := 0
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Failed() {
-			failed++
+			c.failed++
+			continue
+		}
+		if wrong(e) {
+			c.foundWrong++
 			continue
 		}
 		x := float64(i + 1)
-		all = append(all, plotter.XY{X: x, Y: e.Objective})
+		c.all = append(c.all, plotter.XY{X: x, Y: e.Objective})
 		better := math.IsNaN(cur) || rec.Maximize && e.Objective > cur || !rec.Maximize && e.Objective < cur
-		improved = append(improved, better)
+		c.improved = append(c.improved, better)
 		if better {
 			if !math.IsNaN(cur) {
-				best = append(best, plotter.XY{X: x, Y: cur}) // a step, not a slope
+				c.best = append(c.best, plotter.XY{X: x, Y: cur}) // a step, not a slope
 			}
 			cur = e.Objective
-			best = append(best, plotter.XY{X: x, Y: cur})
+			c.best = append(c.best, plotter.XY{X: x, Y: cur})
 		}
 	}
+	// the best so far is a step line: its corners draw it whole
+	if len(c.all) > 0 {
+		if last := c.all[len(c.all)-1]; c.best[len(c.best)-1].X != last.X {
+			c.best = append(c.best, plotter.XY{X: last.X, Y: cur})
+		}
+	}
+	return c
+}
+
+// convergenceSection draws the objective of every evaluation in the order the run made
+// them, the best found so far and, when ref is not nil, the default configuration's
+// objective as a dashed line; nil when nothing succeeded that was not found wrong.
+func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
+	c := convergenceOf(rec)
+	all, best, improved, failed, foundWrong := c.all, c.best, c.improved, c.failed, c.foundWrong
 	if len(all) == 0 {
 		return nil, nil
-	}
-	// the best so far is a step line: its corners draw it whole
-	if last := all[len(all)-1]; best[len(best)-1].X != last.X {
-		best = append(best, plotter.XY{X: last.X, Y: cur})
 	}
 	// A long run's evaluations are thinned to a few thousand (the improvements, the worst
 	// and an even spread), so that the page stays small and draws the same picture.
@@ -128,6 +149,9 @@ func convergenceSection(rec *result.Recording, ref *float64) (*Section, error) {
 	}
 	if failed > 0 {
 		caption += fmt.Sprintf("; %s not drawn", plural(failed, "failed evaluation", "failed evaluations"))
+	}
+	if foundWrong > 0 {
+		caption += fmt.Sprintf("; %s of configurations found wrong in the run (a wrong_answer evaluation) not drawn", plural(foundWrong, "successful evaluation", "successful evaluations"))
 	}
 	fig, err := FigureFile(files[0], caption)
 	if err != nil {

@@ -4,8 +4,11 @@ import (
 	"encoding/base64"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
@@ -72,5 +75,29 @@ func TestConvergenceCaptionCountsFailuresLeftOut(t *testing.T) {
 		if c.want == "" && strings.Contains(title, "not drawn") || c.want != "" && !strings.Contains(title, c.want) {
 			t.Errorf("%d failed: caption %q, want %q", c.failed, title, c.want)
 		}
+	}
+}
+
+// A configuration found wrong later in the run (a wrong_answer evaluation after its
+// success, as a check after dynamic tuning stores one) is no best so far: its success is
+// not drawn, the best so far steps only to the others, and the caption counts it.
+func TestConvergenceLeavesOutAConfigurationFoundWrong(t *testing.T) {
+	iv := space.IntValue
+	e := func(x int64, status result.Status, ms float64) result.Evaluation {
+		return result.Evaluation{Config: []space.Value{iv(x)}, Status: status, Objective: ms}
+	}
+	rec := &result.Recording{Objective: "time", Params: []space.Param{{Name: "x", Values: []space.Value{iv(0), iv(1), iv(2)}}},
+		Evaluations: []result.Evaluation{e(0, result.OK, 5), e(1, result.OK, 1), e(2, result.OK, 3), e(1, result.WrongAnswer, math.NaN())}}
+	c := convergenceOf(rec)
+	want := plotter.XYs{{X: 1, Y: 5}, {X: 3, Y: 5}, {X: 3, Y: 3}} // x=1's 1 ms at evaluation 2 is no step
+	if !slices.Equal(c.best, want) || len(c.all) != 2 || c.failed != 1 || c.foundWrong != 1 {
+		t.Errorf("best so far %v (want %v), %d drawn (want 2), %d failed, %d found wrong (want 1 and 1)", c.best, want, len(c.all), c.failed, c.foundWrong)
+	}
+	sec, err := convergenceSection(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title := sec.Figures[0].Title; !strings.Contains(title, "; 1 failed evaluation not drawn; 1 successful evaluation of configurations found wrong in the run (a wrong_answer evaluation) not drawn") {
+		t.Errorf("caption %q", title)
 	}
 }

@@ -53,9 +53,17 @@ func efficiencySection(rec *result.Recording, statistic string, ops efficiency.O
 		r  efficiency.Result
 	}
 	var rows []row
+	// a configuration found wrong anywhere in the run computes wrong answers on some
+	// input: however fast its successes ran, they neither reach the peak nor are the most
+	// efficient (result.Recording.FoundWrong)
+	wrong, leftOut := rec.FoundWrong(), map[string]bool{}
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Failed() {
+			continue
+		}
+		if wrong(e) {
+			leftOut[result.ConfigKey(e.Config)] = true
 			continue
 		}
 		ms := e.Objective
@@ -66,7 +74,17 @@ func efficiencySection(rec *result.Recording, statistic string, ops efficiency.O
 			rows = append(rows, row{i, ms, r})
 		}
 	}
+	switch n := len(leftOut); {
+	case n == 1:
+		sec.Text = append(sec.Text, "1 configuration that ran successfully is left out: it has a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning).")
+	case n > 1:
+		sec.Text = append(sec.Text, fmt.Sprintf("%d configurations that ran successfully are left out: they have a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning).", n))
+	}
 	if len(rows) == 0 {
+		if len(leftOut) > 0 {
+			sec.Text = append(sec.Text, "No successful configuration that was not found wrong has a time to compute an efficiency from.")
+			return sec
+		}
 		sec.Text = append(sec.Text, "No successful configuration has a time to compute an efficiency from.")
 		return sec
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	stdhtml "html"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,6 +23,13 @@ import (
 // floats) timed at the given GB/s on a device whose Info carries peak, and returns its
 // page's text with the given peaks.
 func efficiencyPage(t *testing.T, peak *device.Peak, given efficiency.Given, rates ...float64) string {
+	t.Helper()
+	return efficiencyPageWith(t, peak, given, rates, nil)
+}
+
+// efficiencyPageWith is efficiencyPage with the evaluations after stored after the
+// rates' (a wrong_answer a check found later).
+func efficiencyPageWith(t *testing.T, peak *device.Peak, given efficiency.Given, rates []float64, after []result.Evaluation) string {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "k.db"))
@@ -51,6 +59,7 @@ func efficiencyPage(t *testing.T, peak *device.Peak, given efficiency.Given, rat
 		evals = append(evals, result.Evaluation{Config: []space.Value{params[0].Values[i]}, Status: result.OK, Objective: r,
 			Samples: []float64{ms}, Metrics: map[string]float64{"GB/s": r, "time": ms}})
 	}
+	evals = append(evals, after...)
 	if err := st.AddEvaluations(ctx, id, evals); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +92,40 @@ func TestRunPageEfficiencyUsesTheDevicesDerivedPeak(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+// A configuration found wrong after its success (a wrong_answer evaluation stored later,
+// as a check after dynamic tuning stores it) neither reaches the peak nor is the most
+// efficient, and the section says it left it out.
+func TestRunPageEfficiencyLeavesOutAConfigurationFoundWrong(t *testing.T) {
+	// 2, 6, 16 and 10 GB/s of 20 GB/s: 10, 30, 80 and 50%; unroll=4 (80%) found wrong
+	found := result.Evaluation{Config: []space.Value{space.IntValue(4)}, Status: result.WrongAnswer, Objective: math.NaN(),
+		Message: "found wrong by a check on call 12, after tuning (against the reference): output 3 differs"}
+	peak := &device.Peak{GBs: 20, How: "formula"}
+	page := efficiencyPageWith(t, peak, efficiency.Given{}, []float64{2, 6, 16, 10}, []result.Evaluation{found})
+	for _, want := range []string{
+		"1 configuration that ran successfully is left out: it has a wrong_answer evaluation in the run",
+		"The most efficient configuration reaches 50.0% of the device's peak, memory-bound, at 120 ms.",
+		"0 of the 3 successful configurations reach 75% of the peak or more",
+		"1 50.00 memory 120 10 50.00 8",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "80.00") {
+		t.Errorf("the page ranks the configuration found wrong (80%% of the peak):\n%s", page)
+	}
+	// the one configuration that ran successfully, unroll=1, was found wrong
+	found.Config = []space.Value{space.IntValue(1)}
+	page = efficiencyPageWith(t, peak, efficiency.Given{}, []float64{16}, []result.Evaluation{found})
+	if !strings.Contains(page, "No successful configuration that was not found wrong has a time to compute an efficiency from.") ||
+		strings.Contains(page, "most efficient configuration") {
+		t.Errorf("a run whose only success was found wrong:\n%s", page)
+	}
+	if !strings.Contains(page, "Every configuration that ran successfully has a wrong_answer evaluation in the run as well") {
+		t.Errorf("the analysis of a run whose only success was found wrong does not say why there is none:\n%s", page)
 	}
 }
 

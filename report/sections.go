@@ -133,7 +133,7 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 	if w := warningsSection(rec); w != nil {
 		p.Sections = append(p.Sections, *w)
 	}
-	if _, ok := rec.Counts(); ok == 0 {
+	if rightSuccesses(rec) == 0 {
 		p.Sections = append(p.Sections, nothingSucceeded(rec))
 		return p, nil
 	}
@@ -192,14 +192,30 @@ func lackingMetrics(rec *result.Recording) string {
 	return fmt.Sprintf("Of the successful configurations, %s metrics that could not be computed for them; the first says: %s", lack, first)
 }
 
+// rightSuccesses counts rec's successful evaluations whose configuration was found wrong
+// nowhere in it (result.Recording.FoundWrong): the analysis counts the others as failed.
+func rightSuccesses(rec *result.Recording) int {
+	wrong, n := rec.FoundWrong(), 0
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && !wrong(e) {
+			n++
+		}
+	}
+	return n
+}
+
 // nothingSucceeded is the analysis section of a recording without a successful
-// configuration: there is nothing to analyse, and the failures above say why, where there
-// are any (a run that has evaluated nothing yet, or an empty recording, has none).
+// configuration, or whose successful ones were all found wrong: there is nothing to
+// analyse, and the failures above say why, where there are any (a run that has evaluated
+// nothing yet, or an empty recording, has none).
 func nothingSucceeded(rec *result.Recording) Section {
 	n := len(rec.Evaluations)
 	text := "No configuration has been evaluated, so there is nothing to analyse."
+	_, ok := rec.Counts()
 	switch {
 	case n == 0:
+	case ok > 0:
+		text = "Every configuration that ran successfully has a wrong_answer evaluation in the run as well (found wrong by a verification, or by a check after dynamic tuning), so there is no objective to analyse; the failures above say why."
 	case failuresSection(rec) != nil:
 		text = fmt.Sprintf("None of the %s ran successfully, so there is no objective to analyse; the failures above say why.",
 			plural(n, "configuration", "configurations"))
@@ -329,7 +345,7 @@ func spacePage(ctx context.Context, in analysis.Input, o Options) (*Page, error)
 	if f := failuresSection(rec); f != nil {
 		p.Sections = append(p.Sections, *f)
 	}
-	if _, ok := rec.Counts(); ok == 0 {
+	if rightSuccesses(rec) == 0 {
 		p.Sections = append(p.Sections, nothingSucceeded(rec))
 		return p, nil
 	}

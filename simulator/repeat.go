@@ -39,7 +39,7 @@ type RepeatOptions struct {
 type RunResult struct {
 	Seed          uint64            `json:"seed"`
 	Fraction      float64           `json:"fraction_of_optimum"`
-	BestObjective *float64          `json:"best_objective"` // the recorded (mean) objective of the best configuration; nil (null) when none succeeded
+	BestObjective *float64          `json:"best_objective"` // the recorded (mean) objective of the best configuration; nil (null) when none succeeded, or the best was found wrong in the recording
 	Best          []space.Value     `json:"best"`           // the best configuration's values; nil (null) when none succeeded
 	Evaluations   int               `json:"evaluations"`
 	Distinct      int               `json:"distinct"` // configurations evaluated, repeats (stochastic fitness) counted once

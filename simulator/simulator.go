@@ -114,6 +114,9 @@ type Simulator struct {
 	missing  result.Evaluation // template for configurations the recording lacks
 	// the objective is a time (its recorded value is what one run took)
 	timeObjective bool
+	// foundWrong says, by evaluation, that its configuration was found wrong in the
+	// recording (result.Recording.FoundWrong); nil when none was
+	foundWrong []bool
 }
 
 // New builds a simulator of rec. The recording is shared, not copied: it must not change
@@ -252,7 +255,15 @@ func (s *Simulator) index(configs []space.Config) error {
 		if kept, _ := s.lookup(at[i]); kept != int32(i) {
 			continue
 		}
-		if e := &s.rec.Evaluations[i]; !e.Failed() && !wrong(e) && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
+		e := &s.rec.Evaluations[i]
+		if wrong(e) {
+			if s.foundWrong == nil {
+				s.foundWrong = make([]bool, len(s.rec.Evaluations))
+			}
+			s.foundWrong[i] = true
+			continue
+		}
+		if !e.Failed() && (math.IsNaN(s.optimum) || s.better(e.Objective, s.optimum)) {
 			s.optimum, s.best = e.Objective, c
 		}
 	}
@@ -421,14 +432,18 @@ func (s *Simulator) Cost(e result.Evaluation) time.Duration {
 
 // Objective returns the recorded objective of c (the mean, whatever the fitness mode), and
 // false when c failed or is not recorded: a benchmark scores the configuration a run found
-// with it, not with the sample the run happened to draw.
+// with it, not with the sample the run happened to draw. A configuration found wrong in
+// the recording (result.Recording.FoundWrong) is failed too, whatever the evaluation kept
+// of it measured (Evaluate still answers that, as recorded): a run that ends on it found
+// no configuration that computes right answers, and scores as one that found nothing
+// successful, not above the optimum, which passes over it.
 func (s *Simulator) Objective(c space.Config) (float64, bool) {
 	idx, ok := s.sp.Index(c)
 	if !ok {
 		return math.NaN(), false
 	}
 	i, ok := s.lookup(idx)
-	if !ok || s.rec.Evaluations[i].Failed() {
+	if !ok || s.rec.Evaluations[i].Failed() || s.foundWrong != nil && s.foundWrong[i] {
 		return math.NaN(), false
 	}
 	return s.rec.Evaluations[i].Objective, true

@@ -579,3 +579,41 @@ func TestTheOptimumPassesOverAConfigurationFoundWrong(t *testing.T) {
 		t.Errorf("the optimum is %g, want 2 (bx=64): bx=32 was found wrong", opt)
 	}
 }
+
+// A run that ends on a configuration found wrong in the recording (its kept measurement a
+// success, which strategies are answered) is scored as one that found nothing successful,
+// not at twice the optimum, and a stop within the optimum does not count it as found.
+func TestARunEndingOnAConfigurationFoundWrongIsNotScoredAboveTheOptimum(t *testing.T) {
+	iv := space.IntValue
+	rec := &result.Recording{Kernel: "k", Objective: "time",
+		Params: []space.Param{{Name: "bx", Values: []space.Value{iv(16), iv(32), iv(64)}}},
+		Evaluations: []result.Evaluation{
+			{Config: []space.Value{iv(32)}, Status: result.WrongAnswer, Objective: math.NaN()},
+			{Config: []space.Value{iv(32)}, Status: result.OK, Objective: 1},
+			{Config: []space.Value{iv(64)}, Status: result.OK, Objective: 2},
+			{Config: []space.Value{iv(16)}, Status: result.OK, Objective: 3},
+		}}
+	sim, err := simulator.New(rec, simulator.Options{Mode: simulator.Recorded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.Space().ConfigOf([]space.Value{iv(32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := sim.Objective(c); ok {
+		t.Errorf("bx=32's objective is %g, want none: it was found wrong", v)
+	}
+	if e, err := sim.Evaluate(context.Background(), c); err != nil || e.Status != result.OK || e.Objective != 1 {
+		t.Errorf("bx=32 evaluates to %s %g (%v), want its kept measurement, ok 1", e.Status, e.Objective, err)
+	}
+	// brute force measures 16, 32, 64; its best is 32, at 1 ms
+	sum, err := simulator.Repeat(context.Background(), sim, simulator.RepeatOptions{Strategy: "bruteforce", Budget: 3, Within: 0.9, Repeats: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sum.Runs[0]
+	if r.Fraction != 0 || r.BestObjective != nil || r.Evaluations != 3 || strings.HasPrefix(string(r.Stop), "within") {
+		t.Errorf("fraction %g, best objective %v, %d evaluations, stop %q; want 0, none, 3, not within the optimum", r.Fraction, r.BestObjective, r.Evaluations, r.Stop)
+	}
+}

@@ -103,6 +103,8 @@ type Options struct {
 	// A resumed run whose stored evaluations already meet Target or WithinPeak measures
 	// nothing, not even the default configuration (RunStart.Reached), and stays
 	// interrupted, as one whose budget is spent does: a stricter condition continues it.
+	// A configuration with a wrong_answer evaluation stored in the run (a check after
+	// dynamic tuning found it wrong) meets neither, however fast its successes ran.
 	WithinPeak float64
 	// Seed seeds the strategy: the same seed, strategy and space ask for the same
 	// configurations.

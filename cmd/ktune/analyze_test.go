@@ -7,13 +7,18 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ktune/ktune/result"
+	"github.com/ktune/ktune/store"
 )
 
 const coulomb = "../../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"
@@ -1068,5 +1073,52 @@ func TestAnalyzeReadsEachFileInTurn(t *testing.T) {
 	}
 	if len(got.Results) != 2 || got.Results[0].Name != "coulomb_sum_3d/RTX_2080_Ti" || got.Results[1].Valid == 0 {
 		t.Errorf("results %+v", got.Results)
+	}
+}
+
+// 'ktune analyze --run' of an imported recording (pnpoly) whose fastest configuration a
+// check then found wrong (a wrong_answer evaluation stored after it, as dynamic tuning
+// stores one) analyses it as failed: the optimum is the runner-up's, and a warning says
+// why.
+func TestAnalyzeARunCountsAConfigurationFoundWrongAsFailed(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ktune.db")
+	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	evals := runEvaluations(t, db, 1)
+	sort.SliceStable(evals, func(a, b int) bool {
+		return !evals[a].Failed() && (evals[b].Failed() || evals[a].Objective < evals[b].Objective)
+	})
+	fastest, next := evals[0], evals[1]
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := result.Evaluation{Config: fastest.Config, Status: result.WrongAnswer, Objective: math.NaN(),
+		Message: "found wrong by a check on call 5, after tuning (against the reference)"}
+	if err := st.AddEvaluation(ctx, 1, found); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--bootstrap", "0", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got analyzeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if len(got.Results) != 1 {
+		t.Fatalf("%d results", len(got.Results))
+	}
+	r := got.Results[0]
+	if r.Optimum != next.Objective {
+		t.Errorf("optimum %g, want the runner-up's %g: the fastest, %g, was found wrong", r.Optimum, next.Objective, fastest.Objective)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "one configuration that ran successfully has a wrong_answer evaluation in the recording as well")
+	}) {
+		t.Errorf("no warning of the configuration found wrong in %q", r.Warnings)
 	}
 }

@@ -32,7 +32,9 @@ interrupted run read up to its last whole entry, with a warning) without a devic
 evaluation returns the recorded result and advances a simulated clock by the time it cost
 when recorded. Prints the mean and sample standard deviation (of two runs or more; 0 in
 --json for one run) of the fraction of the optimum reached (optimum / best time found, or
-best / optimum when maximising; 0 for a run that found nothing; a ratio needs objectives
+best / optimum when maximising; 0 for a run that found nothing, or whose best was found
+wrong in the recording, a wrong_answer evaluation of it, which is never the optimum; a
+ratio needs objectives
 above 0, so a recording with an objective of 0 or less is refused, except 0 when
 maximising, which scores 0), and the mean number of evaluations and simulated time used.
 Run i uses seed S+i, so results are reproducible and do not depend on the number of

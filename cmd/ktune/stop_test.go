@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/store"
 )
 
@@ -316,6 +317,60 @@ func TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed(t *testing.T) {
 			}
 			if n := storedRuns(t, db); n != 0 {
 				t.Errorf("%d runs stored", n)
+			}
+		})
+	}
+}
+
+// TestAResumedRunWhoseWellPerformingConfigurationsWereFoundWrongGoesOn leaves a run of
+// SAXPY on PoCL interrupted after 2 of its 4 configurations, then stores a wrong_answer
+// evaluation for each of them, as a check after dynamic tuning stores one: a threshold
+// their successes met (--stop-within-peak), or an objective value (--stop-at), does not
+// count them as met, and the resumed run measures more, where without the wrong answers
+// it would measure nothing (TestAResumedRunThatMeetsTheStopConditionMeasuresNothing).
+func TestAResumedRunWhoseWellPerformingConfigurationsWereFoundWrongGoesOn(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	for _, tc := range []struct {
+		name string
+		stop func(bestGBs float64) []string
+	}{
+		{"within the peak", func(best float64) []string {
+			return []string{"--peak-gbs", strconv.FormatFloat(2*best, 'g', 6, 64), "--stop-within-peak", "0.25"} // the stored best at 50%
+		}},
+		{"at an objective value", func(float64) []string { return []string{"--peak-gbs", "40", "--stop-at", "1e9"} }}, // any time
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "k.db")
+			args := []string{specPath, "--device", "opencl", "--strategy", "bruteforce", "--db", db, "--peak-gflops", "1e9"}
+			first := tuneStop(t, append(args, "--budget", "2", "--peak-gbs", "40")...)
+			if first.Evaluations != 2 || first.BestTimeMS == nil {
+				t.Fatalf("first run: %d evaluations, best %v", first.Evaluations, first.BestTimeMS)
+			}
+			ctx := context.Background()
+			st, err := store.Open(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range runEvaluations(t, db, first.Run) {
+				found := result.Evaluation{Config: e.Config, Status: result.WrongAnswer, Objective: math.NaN(),
+					Message: "found wrong by a check on call 9, after tuning (against the reference): output 0 differs"}
+				if err := st.AddEvaluation(ctx, first.Run, found); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := st.FinishRun(ctx, first.Run, store.StatusInterrupted); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			// the budget counts the wrong answers stored as evaluations too: 4 of 6
+			rep := tuneStop(t, append(append(args, "--budget", "6"), tc.stop(saxpyGBs(*first.BestTimeMS))...)...)
+			if rep.Run != first.Run || rep.Measured < 1 || strings.HasSuffix(rep.Stop, "reached before this command") {
+				t.Errorf("run %d: %d measured, stop %q; want run %d resumed and measured further: its stored successes were found wrong",
+					rep.Run, rep.Measured, rep.Stop, first.Run)
+			}
+			if rep.Condition != nil && rep.Condition.Before {
+				t.Errorf("stop_condition %+v says it was reached before", rep.Condition)
 			}
 		})
 	}

@@ -171,7 +171,9 @@ it meets the condition, nothing else is measured. The summary's stopped line (st
 1.2 ms)", "within 75% of peak: 412 GB/s of 549 GB/s (75.1%)". A resumed run whose stored
 evaluations already meet the condition measures nothing, says so, and stays interrupted, as
 one whose budget is spent does ("..., reached before this command"): a stricter condition
-continues it.
+continues it. A configuration found wrong anywhere in the run (a wrong_answer evaluation
+stored, by a check after dynamic tuning, say) meets neither condition, however fast its
+other evaluations ran.
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output. What the compiler printed for a build that succeeded

@@ -364,15 +364,18 @@ function drawScatter() {
     `: ${fieldLabel(s.y)} against ${fieldLabel(s.x)}, coloured by ${fieldLabel(s.color)}`;
 }
 
-// the best so far of the y field in evaluation order, as a step line (x must be the order)
+// the best so far of the y field in evaluation order, as a step line (x must be the order);
+// a configuration found wrong anywhere in the run (a wrong_answer evaluation, shown or
+// filtered out) is never the best, however fast its successes ran
 function drawBest(svg, shown, X, Y, log) {
   const s = S.sel;
   if (s.x !== "order" || fieldKind(s.y) !== "number" || s.y === "order") return;
   const maximize = s.y === "objective" ? S.run.maximize : !!S.metrics[s.y.slice(2)];
+  const wrong = new Set(S.evals.filter(e => e.status === "wrong_answer").map(e => JSON.stringify(e.config)));
   let best = NaN, pts = [];
   for (const e of shown) {
     const v = value(e, s.y);
-    if (!isFinite(v) || (log && v <= 0)) continue;
+    if (!isFinite(v) || (log && v <= 0) || wrong.has(JSON.stringify(e.config))) continue;
     if (!isFinite(best) || (maximize ? v > best : v < best)) {
       if (isFinite(best)) pts.push([X(e.index), Y(best)]);
       best = v;
