@@ -171,6 +171,13 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
                                # | {from: A, start: 0, stride: 1} (another's data: below)
     output: true               # the kernel writes it; verification compares it
+    # Every other array the kernel takes is an input: with verification, its contents
+    # after the verified run are compared byte for byte with those it was given, and a
+    # kernel that changed one fails as wrong_answer (naming the array, the first element
+    # changed, its old and new values), as it would clobber its caller's data in an
+    # application. The two arrays of a launch's swap are exempt (ping-pong buffers).
+    # scratch: true marks an array the kernel may write, neither compared nor checked
+    # (intermediate results, a counter of atomics); not with output: true
   - name: A
     type: float32
     length: N * N
