@@ -188,8 +188,8 @@ arguments:                     # in the kernel's parameter order. Before tuning,
     # own. Data depend only on the seed and the argument's name. Every array,
     # input or output, holds its data again when a configuration's first run starts (the
     # run that is verified), whatever earlier configurations did to it; the timed runs
-    # after it see what the runs before them left (an input the kernel changes in place
-    # changes from run to run).
+    # after it see what the runs before them left (a scratch array the kernel changes in
+    # place changes from run to run).
   - name: B
     type: float32
     length: N * N
