@@ -32,7 +32,11 @@
 // the best has only been seen to agree with it on earlier calls' data, and a
 // configuration wrong for some data only (a tile that does not divide the size) would,
 // as the judge, pass its own mistakes on. The cost is one more kernel run per tuning
-// call, none after tuning unless checks are asked for (below). A tried configuration that does not compile, fails at run
+// call, none after tuning unless checks are asked for (below). The tried configuration's
+// inputs are read back after its run (runner.Runner.RunCheckedWith), as offline
+// verification reads them back: one that changed an array the spec marks neither output
+// nor scratch disagrees, though its outputs agree, for in the application it would
+// spoil the caller's data. A tried configuration that does not compile, fails at run
 // time or disagrees is told to the session as that failure, and the call returns the
 // known-good configuration's outputs. After tuning, by default, nothing is compared, as
 // in KTT: the best agreed with the judge on the call it was tried on, and an error that
@@ -43,8 +47,8 @@
 // Options.CheckEvery checks every Nth call of a search after its tuning, and
 // Options.CheckOnChange the first call whose values of the scalar arguments it names (a
 // count, a size passed as data) the running configuration has not yet agreed on. A
-// checked call runs a judge too and compares, as a tuning step does: one more kernel run
-// on that call. The judge is the spec's reference kernel where it has one of its own on
+// checked call runs a judge too and compares, inputs included, as a tuning step does:
+// one more kernel run on that call. The judge is the spec's reference kernel where it has one of its own on
 // the kernel's device (runner.Runner.RunReferenceWith, on the call's data, compared by
 // the verification's checks as offline tuning's verification compares), which catches
 // a bug the reference configuration shares with the tuned ones; else the known-good
@@ -1011,7 +1015,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 			break
 		}
 		ran = append(ran, c)
-		out, err := s.r.RunWith(ctx, c, data)
+		out, err := s.r.RunCheckedWith(ctx, c, data)
 		status, msg := result.WrongAnswer, ""
 		var re *runner.RunError
 		var de *runner.DataError
@@ -1020,6 +1024,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 			if msg, err = compare(ctx, c, out.Outputs, judge.Outputs); err != nil {
 				return Result{}, fmt.Errorf("dynamic: checking %s against %s on call %d of %s: %w", s.sp.Format(c), t.judgeName(s), s.calls, sizesOrOwn(s.key), err)
 			}
+			msg = joinProblems(msg, out.ChangedInputs)
 		case errors.As(err, &re):
 			status, msg = re.Status, re.Err.Error()
 		case errors.As(err, &de):
@@ -1049,6 +1054,15 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 	s.recheck = !slices.Equal(s.best, s.good)
 	res.Config = s.sp.Values(s.good)
 	return res, nil
+}
+
+// joinProblems joins what a comparison of outputs found and what the inputs check found
+// (runner.Outcome.ChangedInputs), either of which may be "".
+func joinProblems(outputs, inputs string) string {
+	if outputs == "" || inputs == "" {
+		return outputs + inputs
+	}
+	return outputs + "; " + inputs
 }
 
 // judgeName names what a check of s compares with, in messages.
@@ -1209,7 +1223,7 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 	if slices.Equal(c, s.good) {
 		out = good
 	} else {
-		out, err = s.r.RunWith(ctx, c, data)
+		out, err = s.r.RunCheckedWith(ctx, c, data)
 	}
 	var re *runner.RunError
 	var de *runner.DataError
@@ -1220,7 +1234,9 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 		case err != nil: // no verdict: c stays pending, to be tried by the next call
 			return Result{}, true, fmt.Errorf("dynamic: comparing %s with the known-good configuration: %w", s.sp.Format(c), err)
 		case msg != "":
-			e = failed(goodRes.Tried, began, result.WrongAnswer, "against the known-good configuration "+s.sp.Format(s.good)+": "+msg)
+			e = failed(goodRes.Tried, began, result.WrongAnswer, joinProblems("against the known-good configuration "+s.sp.Format(s.good)+": "+msg, out.ChangedInputs))
+		case out.ChangedInputs != "":
+			e = failed(goodRes.Tried, began, result.WrongAnswer, out.ChangedInputs)
 		default:
 			e = t.evaluation(s, c, began, out)
 		}

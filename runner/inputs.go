@@ -11,20 +11,24 @@ import (
 
 // changedInputs reads back, after the verified run, each array the kernel must leave as
 // it got it (spec.UnchangedInputs: neither output nor scratch) from bufs, and compares it
-// byte for byte with the data it was given. It returns a message for each input the
-// kernel changed. A kernel that writes its input passes every comparison of its outputs
-// here, where each evaluation starts from fresh data, yet in an application it spoils
-// the caller's data, or its next call's.
-func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer) ([]string, error) {
+// byte for byte with the data it was given: given[i] where the caller gave argument i's
+// (RunCheckedWith), else the spec's. It returns a message for each input the kernel
+// changed. A kernel that writes its input passes every comparison of its outputs here,
+// where each evaluation starts from fresh data, yet in an application it spoils the
+// caller's data, or its next call's.
+func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer, given map[int][]byte) ([]string, error) {
 	var changed []string
 	for _, i := range r.spec.UnchangedInputs() {
 		a := inst.Args[i]
 		if a.Bytes == 0 || bufs[i] == nil {
 			continue
 		}
-		was, err := r.input(i, a.Length)
-		if err != nil {
-			return nil, err
+		was, ok := given[i]
+		if !ok {
+			var err error
+			if was, err = r.input(i, a.Length); err != nil {
+				return nil, err
+			}
 		}
 		// One host copy, of the largest input, serves every input of every evaluation.
 		if cap(r.readBack) < a.Bytes {

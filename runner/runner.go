@@ -1024,7 +1024,7 @@ func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Inst
 			problems = append(problems, msg)
 		}
 	}
-	changed, err := r.changedInputs(inst, bufs)
+	changed, err := r.changedInputs(inst, bufs, nil)
 	if err != nil {
 		return "", err
 	}
