@@ -167,7 +167,7 @@ func (r *Runner) runWith(ctx context.Context, c space.Config, data Data, checkIn
 		if err != nil {
 			return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: err}
 		}
-		out.ChangedInputs = strings.Join(changed, "; ")
+		out.ChangedInputs = changed
 	}
 	return out, nil
 }

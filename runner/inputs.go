@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/spec"
@@ -13,10 +14,10 @@ import (
 // it got it (spec.UnchangedInputs: neither output nor scratch) from bufs, and compares it
 // byte for byte with the data it was given: given[i] where the caller gave argument i's
 // (RunCheckedWith), else the spec's. It returns a message for each input the kernel
-// changed. A kernel that writes its input passes every comparison of its outputs here,
-// where each evaluation starts from fresh data, yet in an application it spoils the
-// caller's data, or its next call's.
-func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer, given map[int][]byte) ([]string, error) {
+// changed, and what to do, or "". A kernel that writes its input passes every comparison
+// of its outputs here, where each evaluation starts from fresh data, yet in an
+// application it spoils the caller's data, or its next call's.
+func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer, given map[int][]byte) (string, error) {
 	var changed []string
 	for _, i := range r.spec.UnchangedInputs() {
 		a := inst.Args[i]
@@ -27,7 +28,7 @@ func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer, given 
 		if !ok {
 			var err error
 			if was, err = r.input(i, a.Length); err != nil {
-				return nil, err
+				return "", err
 			}
 		}
 		// One host copy, of the largest input, serves every input of every evaluation.
@@ -36,13 +37,16 @@ func (r *Runner) changedInputs(inst *spec.Instance, bufs []device.Buffer, given 
 		}
 		got := r.readBack[:a.Bytes]
 		if err := bufs[i].Read(got); err != nil {
-			return nil, fmt.Errorf("reading input %s back to check that the kernel left it unchanged: %w", a.Name, err)
+			return "", fmt.Errorf("reading input %s back to check that the kernel left it unchanged: %w", a.Name, err)
 		}
 		if msg := inputChanged(a, got, was); msg != "" {
 			changed = append(changed, msg)
 		}
 	}
-	return changed, nil
+	if changed == nil {
+		return "", nil
+	}
+	return strings.Join(changed, "; ") + ". " + changedAdvice, nil
 }
 
 // inputChanged describes how got, input a after the run, differs from was, the data it
@@ -67,11 +71,14 @@ func inputChanged(a spec.ArgInstance, got, was []byte) string {
 	}
 	old := elemShown(a.Type, was[first*size:(first+1)*size])
 	now := elemShown(a.Type, got[first*size:(first+1)*size])
-	return fmt.Sprintf("input %s was changed by the kernel: %d of its %d elements differ from the data it was given; first at index %d: was %v, now %v. "+
-		"Declare it output: true if the kernel is meant to write it (verification then compares it too), or scratch: true if it holds intermediate results the kernel may overwrite; "+
-		"otherwise the kernel writes where it should only read, which in an application spoils its caller's data",
+	return fmt.Sprintf("input %s was changed by the kernel: %d of its %d elements differ from the data it was given; first at index %d: was %v, now %v",
 		a.Name, n, len(got)/size, first, old, now)
 }
+
+// changedAdvice follows the inputs a kernel changed, in a message, once.
+const changedAdvice = "Declare such an input output: true if the kernel is meant to write it (verification then compares it too), " +
+	"or scratch: true if it holds intermediate results the kernel may overwrite; otherwise the kernel writes where it should only read, " +
+	"which in an application spoils its caller's data"
 
 // elemShown is elemValue for a message on changed bits: a NaN with its bits, which tell
 // one NaN from another (elemValue reads unsigned integers of any width).

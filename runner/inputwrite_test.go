@@ -77,7 +77,7 @@ func TestAKernelThatWritesAnInputFailsVerification(t *testing.T) {
 			}{
 				{0, result.OK, nil},
 				{1, result.WrongAnswer, []string{"input a was changed by the kernel: 993 of its 1000 elements differ from the data it was given; first at index 7: was 3.5, now 4.5",
-					"Declare it output: true", "or scratch: true"}},
+					". Declare such an input output: true if the kernel is meant to write it", "or scratch: true"}},
 				{2, result.WrongAnswer, []string{"input idx was changed by the kernel: 993 of its 1000 elements differ from the data it was given; first at index 7: was 7, now -7"}},
 				{0, result.OK, nil}, // the inputs the last one changed are given afresh
 			} {
@@ -116,5 +116,62 @@ func TestAnUndeclaredScratchArrayIsAnInputTheKernelChanged(t *testing.T) {
 	want := "input tmp was changed by the kernel: 999 of its 1000 elements differ from the data it was given; first at index 1: was 0, now 0.5"
 	if e.Status != result.WrongAnswer || !strings.Contains(e.Message, want) {
 		t.Fatalf("%v %q, want wrong_answer with %q", e.Status, e.Message, want)
+	}
+}
+
+// In a sequence of launches, an input any launch writes is caught, and the two arrays of
+// a swap, written in turn by the repetitions, are not inputs: a step that smooths a into
+// b, twice with a and b swapped, then copies b into out; WRITES 1 has the copy write
+// the input w, which only it takes.
+func TestALaunchThatWritesAnInputFailsVerificationButSwappedArraysMay(t *testing.T) {
+	dev := openBackend(t, "opencl")
+	code := `__kernel void smooth(__global const float *a, __global float *b, const int n) {
+    int i = get_global_id(0);
+    if (i < n) b[i] = 0.5f * (a[i] + a[(i + 1) % n]);
+}
+__kernel void copy(__global float *out, __global const float *b, __global float *w, const int n) {
+    int i = get_global_id(0);
+    if (i >= n) return;
+    out[i] = b[i] + w[i];
+    if (WRITES == 1 && i == n - 1) w[i] = -1.0f;
+}`
+	s, err := spec.Parse([]byte(`
+kernel: {language: opencl, code: "`+escape(code)+`"}
+constants: {N: 1000}
+parameters:
+  - {name: WRITES, values: [0, 1]}
+launches:
+  - {kernel: smooth, grid: [N], block: [50], arguments: [a, b, n], repeat: 2, swap: [a, b]}
+  - {kernel: copy, grid: [N], block: [50], arguments: [out, b, w, n]}
+arguments:
+  - {name: out, type: float32, length: N, output: true}
+  - {name: a, type: float32, length: N, fill: {range: {start: 0, step: 1}}}
+  - {name: b, type: float32, length: N}
+  - {name: w, type: float32, length: N, fill: {constant: 2}}
+  - {name: n, type: int32, value: N}
+verification:
+  reference: {config: {WRITES: 0}}
+iterations: 2
+`), "launches_inputwrite_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, sp := runnerFor(t, s, dev)
+	for _, c := range []struct {
+		writes int
+		status result.Status
+		want   string
+	}{
+		{0, result.OK, ""},
+		{1, result.WrongAnswer, "input w was changed by the kernel: 1 of its 1000 elements differ from the data it was given; first at index 999: was 2, now -1"},
+	} {
+		cfg, err := sp.ConfigOf([]space.Value{space.IntValue(int64(c.writes))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Evaluate(context.Background(), cfg, nil)
+		if e.Status != c.status || !strings.Contains(e.Message, c.want) {
+			t.Errorf("WRITES=%d: %v %q, want %v with %q", c.writes, e.Status, e.Message, c.status, c.want)
+		}
 	}
 }

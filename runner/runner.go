@@ -1028,6 +1028,8 @@ func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Inst
 	if err != nil {
 		return "", err
 	}
-	problems = append(problems, changed...)
+	if changed != "" {
+		problems = append(problems, changed)
+	}
 	return strings.Join(problems, "; "), nil
 }
