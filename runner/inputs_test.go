@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/device"
+	_ "github.com/ktune/ktune/device/opencl"
 	"github.com/ktune/ktune/spec"
 )
 
@@ -44,5 +48,57 @@ func TestInputChangedNamesTheFirstElementInItsType(t *testing.T) {
 				t.Errorf("message %q, want one with %q", msg, c.want)
 			}
 		})
+	}
+}
+
+// BenchmarkChangedInputs is what verification adds to each configuration to check that
+// the kernel left its inputs unchanged: reading back a 64 MiB float32 input from an
+// OpenCL device (PoCL here: a copy in host memory) and comparing it with its data.
+func BenchmarkChangedInputs(b *testing.B) {
+	runtime.LockOSThread()
+	be, ok := device.Lookup("opencl")
+	if !ok {
+		b.Skip("backend opencl is not registered")
+	}
+	if devs, err := be.Devices(); err != nil || len(devs) == 0 {
+		b.Skipf("no OpenCL device here: %v", err)
+	}
+	dev, err := be.Open(context.Background(), 0)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer dev.Close()
+	s, err := spec.Parse([]byte(`
+kernel: {name: f, language: opencl, code: "__kernel void f(__global float *y, __global const float *x) {}"}
+constants: {N: 16 * 1024 * 1024}
+parameters:
+  - {name: block_size_x, values: [64]}
+problem_size: [N]
+arguments:
+  - {name: y, type: float32, length: 1, output: true}
+  - {name: x, type: float32, length: N, fill: random}
+`), "bench.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := s.Space()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := New(s, sp, dev)
+	defer r.Close()
+	inst, err := s.Instance(sp.Values(sp.At(0, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, bufs, err := r.arguments(inst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(inst.Args[1].Bytes))
+	for b.Loop() {
+		if msg, err := r.changedInputs(inst, bufs, nil); err != nil || msg != "" {
+			b.Fatalf("%q %v", msg, err)
+		}
 	}
 }
