@@ -31,6 +31,14 @@ var inputWriteKernels = map[string]string{
     if (WRITES == 1 && i >= 7) a[i] += 1.0f;
     if (WRITES == 2 && i >= 7) idx[i] = -idx[i];
 }`,
+	"cuda": `extern "C" __global__ void twice(float *out, float *a, float *tmp, int *idx, const int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    tmp[i] = a[i];
+    out[i] = 2.0f * tmp[i] + (float)(idx[i] - i);
+    if (WRITES == 1 && i >= 7) a[i] += 1.0f;
+    if (WRITES == 2 && i >= 7) idx[i] = -idx[i];
+}`,
 }
 
 // inputWriteSpec is the spec of the kernel in lang, with tmp's declaration.
@@ -61,9 +69,10 @@ iterations: 3
 
 // A kernel that writes an input fails verification, named with the first element it
 // changed and that element's values in the input's type, though its output is right; a
-// scratch array it writes is not checked; a kernel that writes neither passes.
+// scratch array it writes is not checked; a kernel that writes neither passes. It runs on
+// every backend present (CUDA where a GPU is lent).
 func TestAKernelThatWritesAnInputFailsVerification(t *testing.T) {
-	for _, backend := range []string{"opencl", "c"} {
+	for _, backend := range []string{"opencl", "c", "cuda"} {
 		t.Run(backend, func(t *testing.T) {
 			dev := openBackend(t, backend)
 			r, sp := runnerFor(t, inputWriteSpec(t, backend, ", scratch: true"), dev)
