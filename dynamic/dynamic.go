@@ -45,7 +45,10 @@
 // The cost is one more kernel run per tuning call (two where a reference judges), none
 // after tuning unless checks are asked for (below). A tried configuration that does not
 // compile, fails at run time or disagrees is told to the session as that failure, and
-// the call returns the known-good configuration's outputs (the reference's, where a
+// so is one whose outputs agree but that changed an input: the tried configuration's
+// inputs are read back after its run (runner.Runner.RunCheckedWith), as offline
+// verification reads them back, and one that changed an array the spec marks neither
+// output nor scratch would spoil the caller's data in the application. The call returns the known-good configuration's outputs (the reference's, where a
 // reference found those wrong). After tuning, by default,
 // nothing is compared, as in KTT: the best agreed with the judge on the call it was tried
 // on, and an error that only other data would show goes unseen (a run of the best that
@@ -55,7 +58,8 @@
 // Options.CheckEvery checks every Nth call of a search after its tuning, and
 // Options.CheckOnChange the first call whose values of the scalar arguments it names (a
 // count, a size passed as data) the running configuration has not yet agreed on. A
-// checked call runs the judge too, the same as a tuning step's, and compares: one more
+// checked call runs the judge too, the same as a tuning step's, and compares, inputs
+// included: one more
 // kernel run on that call, compared by the verification's checks as offline tuning's
 // verification compares. Judged by a reference, the known-good configuration is checked
 // too, and where no configuration a call runs agrees, the reference's own outputs answer
@@ -1054,7 +1058,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 			break
 		}
 		ran = append(ran, c)
-		out, err := s.r.RunWith(ctx, c, data)
+		out, err := s.r.RunCheckedWith(ctx, c, data)
 		status, msg := result.WrongAnswer, ""
 		var re *runner.RunError
 		var de *runner.DataError
@@ -1063,6 +1067,7 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 			if msg, err = compare(ctx, c, out.Outputs, judge.Outputs); err != nil {
 				return Result{}, fmt.Errorf("dynamic: checking %s against %s on call %d of %s: %w", s.sp.Format(c), judgeName, s.calls, sizesOrOwn(s.key), err)
 			}
+			msg = joinProblems(msg, out.ChangedInputs)
 		case errors.As(err, &re):
 			status, msg = re.Status, re.Err.Error()
 		case errors.As(err, &de):
@@ -1092,6 +1097,15 @@ func (t *Tuner) checked(ctx context.Context, s *search, data Data, changed strin
 	s.recheck = !slices.Equal(s.best, s.good)
 	res.Config = s.sp.Values(s.good)
 	return res, nil
+}
+
+// joinProblems joins what a comparison of outputs found and what the inputs check found
+// (runner.Outcome.ChangedInputs), either of which may be "".
+func joinProblems(outputs, inputs string) string {
+	if outputs == "" || inputs == "" {
+		return outputs + inputs
+	}
+	return outputs + "; " + inputs
 }
 
 // reference runs the spec's reference on data, the judge of a tuning step or a checked
@@ -1313,7 +1327,7 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 	if slices.Equal(c, s.good) {
 		out = good
 	} else {
-		out, err = s.r.RunWith(ctx, c, data)
+		out, err = s.r.RunCheckedWith(ctx, c, data)
 	}
 	var re *runner.RunError
 	var de *runner.DataError
@@ -1324,7 +1338,9 @@ func (t *Tuner) step(ctx context.Context, s *search, data Data, changed string) 
 		case err != nil: // no verdict: c stays pending, to be tried by the next call
 			return Result{}, true, fmt.Errorf("dynamic: comparing %s with %s: %w", s.sp.Format(c), judgeName, err)
 		case msg != "":
-			e = failed(fallback.Tried, began, result.WrongAnswer, "against "+judgeName+": "+msg)
+			e = failed(fallback.Tried, began, result.WrongAnswer, joinProblems("against "+judgeName+": "+msg, out.ChangedInputs))
+		case out.ChangedInputs != "":
+			e = failed(fallback.Tried, began, result.WrongAnswer, out.ChangedInputs)
 		default:
 			e = t.evaluation(s, c, began, out)
 		}

@@ -63,6 +63,9 @@ type Outcome struct {
 	// CompileMS is the time spent compiling the configuration for this run; 0 when it
 	// was compiled already (RunWith keeps the last few it compiled).
 	CompileMS float64
+	// ChangedInputs says which inputs the run changed, as verification says it (see
+	// RunCheckedWith); "" when it changed none, or when they were not read back (RunWith).
+	ChangedInputs string
 }
 
 // appPrograms is how many compiled configurations RunWith keeps: a dynamic tuner
@@ -85,6 +88,21 @@ type appProgram struct {
 // configuration: an array's length may depend on it), a *RunError when the configuration
 // failed, and the context's when it was cancelled before the run.
 func (r *Runner) RunWith(ctx context.Context, c space.Config, data Data) (Outcome, error) {
+	return r.runWith(ctx, c, data, false)
+}
+
+// RunCheckedWith is RunWith for a run whose outputs are judged (a dynamic tuner's tried
+// configuration, a checked call): it also reads back each input the kernel must leave
+// unchanged (spec.UnchangedInputs: neither output nor scratch) and compares it byte for
+// byte with the data it was given, as verification does after a tuning run, saying in
+// the Outcome's ChangedInputs which the kernel changed. The reading back costs a copy of
+// every input from the device, which RunWith spares the calls that are not judged.
+func (r *Runner) RunCheckedWith(ctx context.Context, c space.Config, data Data) (Outcome, error) {
+	return r.runWith(ctx, c, data, true)
+}
+
+// runWith is RunWith; with checkInputs, RunCheckedWith.
+func (r *Runner) runWith(ctx context.Context, c space.Config, data Data, checkInputs bool) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
@@ -144,6 +162,13 @@ func (r *Runner) RunWith(ctx context.Context, c space.Config, data Data) (Outcom
 			return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: fmt.Errorf("reading output %s: %w", a.Name, err)}
 		}
 		out.Outputs[a.Name] = b
+	}
+	if checkInputs {
+		changed, err := r.changedInputs(inst, named, given)
+		if err != nil {
+			return Outcome{}, &RunError{Status: r.failure(err, result.RuntimeError), Err: err}
+		}
+		out.ChangedInputs = changed
 	}
 	return out, nil
 }

@@ -246,7 +246,7 @@ problem_size: [N]
 arguments:
   - {name: y, type: float32, length: N, output: true}
   - {name: x, type: float32, length: N, fill: random}
-  - {name: runs, type: int32, length: 1}
+  - {name: runs, type: int32, length: 1, scratch: true}   # a counter the kernel writes
   - {name: n, type: int32, value: N}
 verification:
   reference: {config: {late: 0, block_size_x: 64}}

@@ -95,11 +95,12 @@ var inPlaceKernels = map[string]string{
 }`,
 }
 
-// TestInputsStartFromTheirInitialContentsEveryEvaluation: an input the kernel changes in
-// place (not an output) holds its initial data at every evaluation's verified launch, so
-// every configuration verifies whatever ran before it (1 + 3 launches each, and on a CPU
-// OpenCL device the pre-compiler's one-work-group launch), whether the buffers are reset
-// between requests (Idle) or by the evaluation itself. It used to be reset only at
+// TestInputsStartFromTheirInitialContentsEveryEvaluation: an array the kernel changes in
+// place that is no output (scratch: true, else verification fails it for changing an
+// input) holds its initial data at every evaluation's verified launch, so every
+// configuration verifies whatever ran before it (1 + 3 launches each, and on a CPU OpenCL
+// device the pre-compiler's one-work-group launch), whether the buffers are reset between
+// requests (Idle) or by the evaluation itself. It used to be reset only at
 // its first use: every configuration after the first got a wrong answer.
 func TestInputsStartFromTheirInitialContentsEveryEvaluation(t *testing.T) {
 	for _, backend := range []struct{ name, lang string }{{"c", "c"}, {"opencl", "opencl"}, {"cuda", "cuda"}} {
@@ -113,7 +114,7 @@ parameters:
 problem_size: [N]
 arguments:
   - {name: y, type: float32, length: N, output: true}
-  - {name: x, type: float32, length: N, fill: random}
+  - {name: x, type: float32, length: N, fill: random, scratch: true}
   - {name: n, type: int32, value: N}
 verification:
   reference: {config: {block_size_x: 64}}

@@ -39,6 +39,10 @@ type Runner struct {
 	lost    error                 // the fault that lost the device's context, if any
 	fault   error                 // the machine's failure that spoiled the last evaluation (Fault)
 
+	// readBack is the host copy that each input is read into after the verified run, to
+	// check that the kernel left it unchanged (changedInputs); reused.
+	readBack []byte
+
 	settings []setting // device settings the spec tunes (parameters named like one)
 
 	// functions holds the verification functions (spec.MethodFunction), compiled on first
@@ -771,9 +775,10 @@ func (r *Runner) input(i, length int) ([]byte, error) {
 // nil for scalars and local memory. Device buffers live as long as the runner, and every
 // array argument, input or output, is reset to its initial contents before each
 // evaluation: a kernel that writes nothing cannot pass verification with what the
-// previous configuration left in an output, and a kernel that changes an input in place
-// sees the same data whatever configurations ran before it. In a worker the resets are
-// mostly done by then, between requests (Idle).
+// previous configuration left in an output, and a kernel that changes an array in place
+// (a scratch array; verification fails one that changes an input) sees the same data
+// whatever configurations ran before it. In a worker the resets are mostly done by then,
+// between requests (Idle).
 func (r *Runner) arguments(inst *spec.Instance) ([]device.Arg, []device.Buffer, error) {
 	return r.argumentsIn(inst, r.bufs, true)
 }
@@ -964,8 +969,9 @@ func TimeMS(statistic string, samples []float64) float64 {
 	return sum / float64(len(samples))
 }
 
-// verify compares the compared outputs after the warm-up run with the reference; it returns
-// a description of the first mismatches, or "".
+// verify compares the compared outputs after the warm-up run with the reference, and the
+// inputs with the data they were given (changedInputs); it returns a description of the
+// first mismatches and of the inputs the kernel changed, or "".
 func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Instance, bufs []device.Buffer) (string, error) {
 	if r.ref == nil {
 		r.ref = r.computeReference(ctx, nil)
@@ -1022,6 +1028,13 @@ func (r *Runner) verify(ctx context.Context, phase func(string), inst *spec.Inst
 		if msg := compare(a, got, want, c); msg != "" {
 			problems = append(problems, msg)
 		}
+	}
+	changed, err := r.changedInputs(inst, bufs, nil)
+	if err != nil {
+		return "", err
+	}
+	if changed != "" {
+		problems = append(problems, changed)
 	}
 	return strings.Join(problems, "; "), nil
 }

@@ -171,6 +171,13 @@ arguments:                     # in the kernel's parameter order. Before tuning,
                                # {constant: 1.5} | {range: {start: 0, step: 1}} | {npy: a.npy}
                                # | {from: A, start: 0, stride: 1} (another's data: below)
     output: true               # the kernel writes it; verification compares it
+    # Every other array the kernel takes is an input: with verification, its contents
+    # after the verified run are compared byte for byte with those it was given, and a
+    # kernel that changed one fails as wrong_answer (naming the array, the first element
+    # changed, its old and new values), as it would clobber its caller's data in an
+    # application. The two arrays of a launch's swap are exempt (ping-pong buffers).
+    # scratch: true marks an array the kernel may write, neither compared nor checked
+    # (intermediate results, a counter of atomics); not with output: true
   - name: A
     type: float32
     length: N * N
@@ -181,8 +188,8 @@ arguments:                     # in the kernel's parameter order. Before tuning,
     # own. Data depend only on the seed and the argument's name. Every array,
     # input or output, holds its data again when a configuration's first run starts (the
     # run that is verified), whatever earlier configurations did to it; the timed runs
-    # after it see what the runs before them left (an input the kernel changes in place
-    # changes from run to run).
+    # after it see what the runs before them left (a scratch array the kernel changes in
+    # place changes from run to run).
   - name: B
     type: float32
     length: N * N

@@ -142,6 +142,10 @@ type Argument struct {
 	Value  string // scalars: the value, an expression
 	Fill   Fill   // arrays: initial contents
 	Output bool   // arrays: the kernel writes it; verification compares it
+	// Scratch marks an array the kernel may write without it being an output (a buffer
+	// of intermediate results, a counter of atomics): verification neither compares it
+	// nor checks that the kernel left it unchanged, as it checks other inputs.
+	Scratch bool
 }
 
 // FillKind names how an array's initial contents are made.
@@ -1503,7 +1507,7 @@ func (p *parser) arguments(n *yaml.Node) {
 	if !ok {
 		return
 	}
-	known := []string{"name", "kind", "type", "length", "value", "fill", "output"}
+	known := []string{"name", "kind", "type", "length", "value", "fill", "output", "scratch"}
 	seen := map[string]bool{}
 	for i, it := range items {
 		f := index("arguments", i)
@@ -1512,7 +1516,7 @@ func (p *parser) arguments(n *yaml.Node) {
 			continue
 		}
 		a := Argument{}
-		var kindNode, typeNode, lengthNode, valueNode, fillNode, outputNode *yaml.Node
+		var kindNode, typeNode, lengthNode, valueNode, fillNode, outputNode, scratchNode *yaml.Node
 		for _, e := range entries {
 			switch e.key {
 			case "name":
@@ -1531,6 +1535,8 @@ func (p *parser) arguments(n *yaml.Node) {
 				fillNode = e.value
 			case "output":
 				outputNode = e.value
+			case "scratch":
+				scratchNode = e.value
 			}
 		}
 		if !hasKey(entries, "name") {
@@ -1595,6 +1601,7 @@ func (p *parser) arguments(n *yaml.Node) {
 			}
 			if a.Kind != ArgArray {
 				notFor(outputNode, "output")
+				notFor(scratchNode, "scratch")
 			}
 			if lengthNode == nil {
 				d.errAt(it.Line, f+".length", "missing; expected the number of elements, a number or an expression such as N*N")
@@ -1613,6 +1620,7 @@ func (p *parser) arguments(n *yaml.Node) {
 			notFor(lengthNode, "length")
 			notFor(fillNode, "fill")
 			notFor(outputNode, "output")
+			notFor(scratchNode, "scratch")
 			if valueNode == nil {
 				d.errAt(it.Line, f+".value", "missing; expected the scalar's value, a number or an expression")
 				break
@@ -1643,6 +1651,14 @@ func (p *parser) arguments(n *yaml.Node) {
 		if outputNode != nil && a.Kind == ArgArray {
 			if v, ok := d.boolean(outputNode, f+".output"); ok {
 				a.Output = v
+			}
+		}
+		if scratchNode != nil && a.Kind == ArgArray {
+			if v, ok := d.boolean(scratchNode, f+".scratch"); ok {
+				a.Scratch = v
+			}
+			if a.Scratch && a.Output {
+				d.errf(scratchNode, f+".scratch", "%s is output: true as well; an output is written and compared, a scratch array written and not compared: keep the one that says what the kernel does with it", a.Name)
 			}
 		}
 		s.Arguments = append(s.Arguments, a)

@@ -325,3 +325,35 @@ func (c Check) withDefaults(typ string) Check {
 	}
 	return c
 }
+
+// UnchangedInputs lists the arrays that verification expects the kernel to leave as it
+// got them, as indices into Arguments: every array the kernel (or a launch of its
+// sequence) takes that is neither output: true nor scratch: true. Constant memory, local
+// memory and scalars are not written back; an array only the reference takes is never
+// given to the kernel; the two arrays of a launch's swap are ping-pong buffers, each
+// written by the repetitions in turn.
+func (s *Spec) UnchangedInputs() []int {
+	taken := make([]bool, len(s.Arguments))
+	if len(s.Launches) == 0 {
+		for i := range taken {
+			taken[i] = true
+		}
+	}
+	for _, l := range s.Launches {
+		for _, k := range l.Args {
+			taken[k] = true
+		}
+	}
+	for _, l := range s.Launches {
+		for _, k := range l.Swap {
+			taken[k] = false
+		}
+	}
+	var out []int
+	for i, a := range s.Arguments {
+		if taken[i] && a.Kind == ArgArray && !a.Output && !a.Scratch {
+			out = append(out, i)
+		}
+	}
+	return out
+}
