@@ -85,7 +85,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	direction := directionFlags(fs)
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
-	peaks := peakFlags(fs)
+	peaks := peakFlags(fs, true)
 	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {

@@ -274,7 +274,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
-	peaks := peakFlags(fs)
+	peaks := peakFlags(fs, false)
 	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {
