@@ -62,16 +62,21 @@ the performance ratio, which rp is here.
 Section 6 experiment does ("75% of the peak memory bandwidth": 0.75): a configuration is
 well-performing when its efficiency (eq. 2; 'ktune help tune') is at least F of the peak.
 It needs runs of the results database tuned from a spec with essential_ops, and the
-device's peaks: those its backend derived when it was tuned, or --peak-gflops and
---peak-gbs, which win (one set for every run), or each run's device's own from a peaks
-file, --peaks FILE, YAML or JSON, a device by its name as stored ('ktune runs') or as
+device's peaks: those the run stored when it was tuned (the peaks tune was given, or
+derived), or else those its backend derived, or --peak-gflops and --peak-gbs, which win
+over both (one set for every run), or each run's device's own from a peaks file, which
+wins over the stored and derived ones, --peaks FILE, YAML or JSON, a device by its name as stored ('ktune runs') or as
 backend:index (as --device names it, telling apart devices of one name) to its peaks:
 
   "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
   "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
 
 (backend:index, which the run keeps, wins over the name; the flags win over the file; a
-run whose device the file does not name keeps its derived peaks). A device the file names
+run whose device the file does not name keeps its stored or derived peaks). The output
+ends with each space's peaks and where each came from ("stored with run 3: given:
+--peak-gbs"); --json has them as "peaks", one per space: space, run, precision, gflops,
+gbs, gflops_from and gbs_from in words, gflops_source and gbs_source as objects (from:
+flag, file or derived; flag; file and device; how; run). A device the file names
 that none of the runs was measured on is refused, with the runs' devices named. A space
 where no configuration reaches F is refused, saying how close the most efficient came.
 
@@ -82,7 +87,8 @@ names are compared with a warning.
 
 --json prints one document: "portability" (objective, direction, the spaces with their
 best configurations, "cells" by row and column, each with percent, value and fails, and
-"summary"), "amortization" (one entry per space) and "settings".
+"summary"), "amortization" (one entry per space), "settings" and, with --within-peak,
+"peaks".
 
 Flags:`,
 		run: runPortability,
