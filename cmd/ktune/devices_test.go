@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,6 +67,11 @@ func TestDevicesSayWhichPeaksAreUnknown(t *testing.T) {
 			}
 			if d.Peak == nil || d.Peak.GFLOPS != nil || d.Peak.GBs != 0 || !strings.Contains(d.Peak.Unknown, "no memory bandwidth") {
 				t.Errorf("%s: peak %+v", d.Name, d.Peak)
+				continue
+			}
+			// --json has each figure on its own as well as the joined text
+			if !slices.Contains(d.Peak.Figures, device.PeakFigure{Name: "memory", Unknown: "OpenCL reports no memory bandwidth"}) {
+				t.Errorf("%s: figures %+v lack the memory peak's, unknown", d.Name, d.Peak.Figures)
 			}
 			if !strings.Contains(text, "peaks unknown: ") || !strings.Contains(text, "(--peak-gflops, --peak-gbs, or a peaks file: --peaks)") ||
 				!strings.Contains(text, "\n        memory   unknown: OpenCL reports no memory bandwidth\n") ||
