@@ -12,7 +12,6 @@
 package efficiency
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -34,17 +33,34 @@ type Ops struct {
 type Given struct {
 	GFLOPS float64 // arithmetic peak in GFLOP/s, for the kernel's precision
 	GBs    float64 // memory peak in GB/s
-	// GFLOPSFrom and GBsFrom say where a peak came from (a peaks file); "" is "given".
-	GFLOPSFrom, GBsFrom string
+	// GFLOPSSource and GBsSource say where a peak came from (a flag, a peaks file, a
+	// run's stored peaks); the zero Source is "given".
+	GFLOPSSource, GBsSource Source
+}
+
+// Or is g with the peaks it lacks taken from h, with their sources: g wins.
+func (g Given) Or(h Given) Given {
+	if g.GFLOPS <= 0 && h.GFLOPS > 0 {
+		g.GFLOPS, g.GFLOPSSource = h.GFLOPS, h.GFLOPSSource
+	}
+	if g.GBs <= 0 && h.GBs > 0 {
+		g.GBs, g.GBsSource = h.GBs, h.GBsSource
+	}
+	return g
 }
 
 // Peaks are the bounds of one kernel's efficiency, with where each came from.
 type Peaks struct {
-	Precision  string  `json:"precision"`
-	GFLOPS     float64 `json:"gflops,omitempty"`
-	GBs        float64 `json:"gbs,omitempty"`
-	GFLOPSFrom string  `json:"gflops_from,omitempty"` // "given", or how the backend derived it
-	GBsFrom    string  `json:"gbs_from,omitempty"`
+	Precision string  `json:"precision"`
+	GFLOPS    float64 `json:"gflops,omitempty"`
+	GBs       float64 `json:"gbs,omitempty"`
+	// GFLOPSFrom and GBsFrom say in words where a peak came from (Source.String):
+	// "given: --peak-gbs", "derived: how", "stored with run 3: given: --peak-gbs".
+	GFLOPSFrom string `json:"gflops_from,omitempty"`
+	GBsFrom    string `json:"gbs_from,omitempty"`
+	// GFLOPSSource and GBsSource say it as a structure; nil where the peak is unknown.
+	GFLOPSSource *Source `json:"gflops_source,omitempty"`
+	GBsSource    *Source `json:"gbs_source,omitempty"`
 	// Unknown is the backend's word on the peaks it could not derive.
 	Unknown string `json:"unknown,omitempty"`
 }
@@ -53,20 +69,23 @@ type Peaks struct {
 // backend derives none).
 func Resolve(derived *device.Peak, precision string, given Given) Peaks {
 	p := Peaks{Precision: precision}
+	set := func(value *float64, from *string, source **Source, v float64, s Source) {
+		*value, *from, *source = v, s.String(), &s
+	}
 	if derived != nil {
 		p.Unknown = derived.Unknown
 		if v := derived.GFLOPS[precision]; v > 0 {
-			p.GFLOPS, p.GFLOPSFrom = v, "derived: "+derived.How
+			set(&p.GFLOPS, &p.GFLOPSFrom, &p.GFLOPSSource, v, Source{From: FromDerived, How: derived.HowOf(precision)})
 		}
 		if derived.GBs > 0 {
-			p.GBs, p.GBsFrom = derived.GBs, "derived: "+derived.How
+			set(&p.GBs, &p.GBsFrom, &p.GBsSource, derived.GBs, Source{From: FromDerived, How: derived.HowOf(device.MemoryFigure)})
 		}
 	}
 	if given.GFLOPS > 0 {
-		p.GFLOPS, p.GFLOPSFrom = given.GFLOPS, cmp.Or(given.GFLOPSFrom, "given")
+		set(&p.GFLOPS, &p.GFLOPSFrom, &p.GFLOPSSource, given.GFLOPS, given.GFLOPSSource.orGiven())
 	}
 	if given.GBs > 0 {
-		p.GBs, p.GBsFrom = given.GBs, cmp.Or(given.GBsFrom, "given")
+		set(&p.GBs, &p.GBsFrom, &p.GBsSource, given.GBs, given.GBsSource.orGiven())
 	}
 	return p
 }

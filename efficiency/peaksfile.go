@@ -147,8 +147,8 @@ func (f *File) Lookup(d Device) (key string, p DevicePeaks, ok bool) {
 }
 
 // Given is the peaks the file gives d in precision, under flags: a peak flags give wins.
-// A nil file gives flags. The file's peaks say where they came from (Given.GFLOPSFrom,
-// Given.GBsFrom).
+// A nil file gives flags. The file's peaks say where they came from (Given.GFLOPSSource,
+// Given.GBsSource: the file and its entry).
 func (f *File) Given(d Device, precision string, flags Given) Given {
 	if f == nil {
 		return flags
@@ -157,15 +157,8 @@ func (f *File) Given(d Device, precision string, flags Given) Given {
 	if !ok {
 		return flags
 	}
-	from := fmt.Sprintf("given: peaks file %s, device %q", f.Path, key)
-	g := flags
-	if g.GFLOPS == 0 && p.GFLOPS[precision] > 0 {
-		g.GFLOPS, g.GFLOPSFrom = p.GFLOPS[precision], from
-	}
-	if g.GBs == 0 && p.GBs > 0 {
-		g.GBs, g.GBsFrom = p.GBs, from
-	}
-	return g
+	from := Source{From: FromFile, File: f.Path, Device: key}
+	return flags.Or(Given{GFLOPS: p.GFLOPS[precision], GBs: p.GBs, GFLOPSSource: from, GBsSource: from})
 }
 
 // For is Given for a device the file must name (the one device of a tune or a report);

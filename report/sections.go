@@ -29,11 +29,13 @@ type Options struct {
 	Analysis   analysis.Options // what to analyse; analysis.Defaults() for everything
 	GraphNodes int              // draw flow graphs of spaces up to this size; 0 for none
 	Top        int              // best configurations listed; 0 for 10
-	// Peaks are the device's peaks as the user gives them, which win over the derived
-	// ones the run's device keeps: a run whose spec declared essential_ops gets a section
-	// of efficiency against them (seed 003, eq. 2).
+	// Peaks are the device's peaks as the user gives them, which win over the peaks the
+	// run stored when it was tuned (efficiency.Stored), which win over the derived ones
+	// the run's device keeps: a run whose spec declared essential_ops gets a section of
+	// efficiency against them (seed 003, eq. 2), saying where each came from.
 	Peaks efficiency.Given
-	// PeaksFile gives the run's device its peaks, under Peaks; it must name the device.
+	// PeaksFile gives the run's device its peaks, under Peaks and over the stored ones; it
+	// must name the device.
 	// nil: none.
 	PeaksFile *efficiency.File
 }
@@ -125,6 +127,11 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 				return nil, fmt.Errorf("run %d: %w", info.ID, err)
 			}
 		}
+		kept, err := efficiency.StoredOf(info)
+		if err != nil {
+			return nil, err
+		}
+		given = given.Or(kept.Given(ops.Precision, info.ID))
 		p.Sections = append(p.Sections, efficiencySection(stored, facts.statistic(), *ops, derived, given, o.Top))
 	}
 	if f := failuresSection(rec); f != nil {

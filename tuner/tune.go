@@ -55,7 +55,10 @@ type Options struct {
 	MixedDevices bool
 	// Peaks are the device's peaks as the user gives them, which win over those its
 	// backend derives (device.Info.Peak): the report's efficiency (Report.Efficiency) of a
-	// spec that declares its essential operations is computed against them.
+	// spec that declares its essential operations is computed against them. The run
+	// stores the peaks it used, given or derived, each with where it came from, in its
+	// settings (efficiency.SettingsKey, efficiency.Stored), for its reports; a resumed run
+	// keeps those it was given before where it is given none.
 	Peaks efficiency.Given
 	// PeaksFile gives the device its peaks by its name or backend:index, under Peaks; it
 	// must name the run's device (the first). nil: none.
@@ -461,6 +464,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if ops, ok := efficiency.FromSpec(s.Essential); ok {
 		// what a report of the run computes efficiency from, without the spec
 		runSettings["essential_ops"] = ops
+		if peaks := runPeaks(ops, info, o.Peaks); peaks != nil {
+			runSettings[efficiency.SettingsKey] = peaks
+		}
 	}
 	if o.Target != nil {
 		runSettings["target"] = *o.Target
@@ -536,6 +542,17 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	run, stored, lock := found.info, found.stored, found.lock
 	defer lock.Release()
+	if ops, ok := efficiency.FromSpec(s.Essential); ok {
+		// A resumed run keeps the peaks it was given before and is not given again: its
+		// summary, and what it stores, are against them.
+		if prior, err := efficiency.StoredOf(run); err == nil && prior != nil {
+			o.Peaks = o.Peaks.Or(givenOnly(prior.Given(ops.Precision, run.ID)))
+			if peaks := runPeaks(ops, info, o.Peaks); peaks != nil {
+				runSettings[efficiency.SettingsKey] = peaks
+				settings, _ = json.Marshal(runSettings)
+			}
+		}
+	}
 	storeCtx, stopStoring := afterGrace(ctx, storeGrace)
 	defer stopStoring()
 	dbf := watchDB(o.DB)
@@ -729,6 +746,29 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		return rep, fmt.Errorf("%w in run %d", ErrNothingSucceeded, run.ID)
 	}
 	return rep, nil
+}
+
+// runPeaks are the peaks a run of a spec with essential operations ops stores (its
+// settings' efficiency.SettingsKey): those given, else those the device's backend
+// derived, each with where it came from; nil when there are none, or the spec excludes
+// the kernel from efficiency.
+func runPeaks(ops efficiency.Ops, info device.Info, given efficiency.Given) *efficiency.Stored {
+	if ops.Excluded != "" {
+		return nil
+	}
+	return efficiency.Resolve(info.Peak, ops.Precision, given).ToStore()
+}
+
+// givenOnly is g without the peaks a backend derived: a resumed run's derived peaks are
+// its device's now.
+func givenOnly(g efficiency.Given) efficiency.Given {
+	if g.GFLOPSSource.From == efficiency.FromDerived {
+		g.GFLOPS, g.GFLOPSSource = 0, efficiency.Source{}
+	}
+	if g.GBsSource.From == efficiency.FromDerived {
+		g.GBs, g.GBsSource = 0, efficiency.Source{}
+	}
+	return g
 }
 
 // peakThreshold is Options.WithinPeak's threshold for spec s on the device info, against

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,8 +35,11 @@ own with how it was derived. What a backend cannot derive (OpenCL never reports 
 bandwidth, nor a CPU's lanes per compute unit, nor a float64 or float16 rate: it says
 whether the device computes in them at all) is said, never guessed: give it to tune,
 report and portability with --peak-gflops and --peak-gbs, or per device in a peaks file
-(--peaks FILE: 'ktune help portability'). --json has them as peak: gflops (by precision),
-gbs, how, unknown.`,
+(--peaks FILE: 'ktune help portability'); tune stores the peaks it used with the run.
+--json has them as peak: gflops (by precision), gbs, how and unknown (every figure's text
+in one, separated by "; "), and figures: one per figure, with name (a precision, memory,
+or arithmetic for every precision), value and unit, and how it was derived or why it is
+unknown.`,
 		run: runDevices,
 	})
 }
@@ -140,42 +144,34 @@ func runDevices(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // writePeak shows the peaks a backend derived for a device, one figure a line with how it
-// was derived, and the figures it could not derive with why (device.Peak's How and
-// Unknown, whose parts each begin with the figure they are of).
+// was derived (the arithmetic peaks by precision, then the memory's), and then the
+// figures it could not derive with why, in the backend's order (device.Peak's Figures).
 func writePeak(w io.Writer, p *device.Peak) {
 	const give = "give them to tune, report and portability (--peak-gflops, --peak-gbs, or a peaks file: --peaks)"
 	if p == nil {
 		fmt.Fprintln(w, "      peaks: not derived by this backend; "+give)
 		return
 	}
-	how := map[string]string{}
-	for _, part := range strings.Split(p.How, "; ") {
-		figure, rest, _ := strings.Cut(part, " ")
-		how[figure] = rest
-	}
 	var lines []string
-	for _, prec := range spec.Precisions {
-		if v, ok := p.GFLOPS[prec]; ok {
-			lines = append(lines, fmt.Sprintf("%-8s %.0f GFLOP/s: %s", prec, v, how[prec]))
+	for _, name := range append(slices.Clone(spec.Precisions), device.MemoryFigure) {
+		for _, f := range p.Figures {
+			if f.Name == name && f.Unknown == "" {
+				lines = append(lines, fmt.Sprintf("%-8s %.0f %s: %s", f.Name, f.Value, f.Unit, f.How))
+			}
 		}
 	}
-	if p.GBs > 0 {
-		lines = append(lines, fmt.Sprintf("%-8s %.0f GB/s: %s", "memory", p.GBs, how["memory"]))
-	}
-	if p.Unknown != "" {
-		for _, part := range strings.Split(p.Unknown, "; ") {
-			figure, why, ok := strings.Cut(part, ": ")
-			if !ok {
-				figure, why = "", part
-			}
-			lines = append(lines, fmt.Sprintf("%-8s unknown: %s", figure, why))
+	unknown := false
+	for _, f := range p.Figures {
+		if f.Unknown != "" {
+			lines = append(lines, fmt.Sprintf("%-8s unknown: %s", f.Name, f.Unknown))
+			unknown = true
 		}
 	}
 	fmt.Fprintln(w, "      peaks, each as derived:")
 	for _, l := range lines {
 		fmt.Fprintln(w, "        "+l)
 	}
-	if p.Unknown != "" {
+	if unknown {
 		fmt.Fprintln(w, "      peaks unknown: "+give)
 	}
 }

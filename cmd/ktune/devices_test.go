@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,6 +67,11 @@ func TestDevicesSayWhichPeaksAreUnknown(t *testing.T) {
 			}
 			if d.Peak == nil || d.Peak.GFLOPS != nil || d.Peak.GBs != 0 || !strings.Contains(d.Peak.Unknown, "no memory bandwidth") {
 				t.Errorf("%s: peak %+v", d.Name, d.Peak)
+				continue
+			}
+			// --json has each figure on its own as well as the joined text
+			if !slices.Contains(d.Peak.Figures, device.PeakFigure{Name: "memory", Unknown: "OpenCL reports no memory bandwidth"}) {
+				t.Errorf("%s: figures %+v lack the memory peak's, unknown", d.Name, d.Peak.Figures)
 			}
 			if !strings.Contains(text, "peaks unknown: ") || !strings.Contains(text, "(--peak-gflops, --peak-gbs, or a peaks file: --peaks)") ||
 				!strings.Contains(text, "\n        memory   unknown: OpenCL reports no memory bandwidth\n") ||
@@ -81,11 +87,12 @@ func TestDevicesSayWhichPeaksAreUnknown(t *testing.T) {
 // 5120-bit bus).
 func TestDevicesPeakLinesSayHowEachFigureWasDerived(t *testing.T) {
 	var b strings.Builder
-	writePeak(&b, &device.Peak{
-		GFLOPS: map[string]float64{"float32": 66908.2, "float64": 33454.1, "float16": 133816.3},
-		GBs:    3352.3,
-		How:    "float32 132 SMs x 128 lanes x 2 (FMA) x 1.980 GHz; float64 132 SMs x 64 lanes x 2 x 1.980 GHz; float16 132 SMs x 256 lanes (half2, tensor cores excluded) x 2 x 1.980 GHz; memory 2 (DDR) x 2619 MHz x 5120-bit bus",
-	})
+	p := &device.Peak{}
+	p.Derive(device.MemoryFigure, 3352.3, "2 (DDR) x 2619 MHz x 5120-bit bus")
+	p.Derive("float32", 66908.2, "132 SMs x 128 lanes x 2 (FMA) x 1.980 GHz")
+	p.Derive("float64", 33454.1, "132 SMs x 64 lanes x 2 x 1.980 GHz")
+	p.Derive("float16", 133816.3, "132 SMs x 256 lanes (half2, tensor cores excluded) x 2 x 1.980 GHz")
+	writePeak(&b, p)
 	want := `      peaks, each as derived:
         float32  66908 GFLOP/s: 132 SMs x 128 lanes x 2 (FMA) x 1.980 GHz
         float64  33454 GFLOP/s: 132 SMs x 64 lanes x 2 x 1.980 GHz

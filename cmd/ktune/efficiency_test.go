@@ -88,7 +88,7 @@ func TestTuneEfficiencyIsEquation2OfTheStoredBest(t *testing.T) {
 	if e.Ops.Bytes != 12*262144 || e.Ops.Flops != 2*262144 || e.Ops.Precision != "float32" {
 		t.Errorf("essential ops %+v", e.Ops)
 	}
-	if e.Peaks.GBs != gbs || e.Peaks.GFLOPS != gflops || e.Peaks.GBsFrom != "given" || e.Peaks.GFLOPSFrom != "given" {
+	if e.Peaks.GBs != gbs || e.Peaks.GFLOPS != gflops || e.Peaks.GBsFrom != "given: --peak-gbs" || e.Peaks.GFLOPSFrom != "given: --peak-gflops" {
 		t.Errorf("peaks %+v", *e.Peaks)
 	}
 
@@ -126,7 +126,7 @@ func TestTuneEfficiencyIsEquation2OfTheStoredBest(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(text, "efficiency: ") || !strings.Contains(text, "of the device's peak, "+bound+"-bound") || !strings.Contains(text, "GB/s peak (given)") {
+	if !strings.Contains(text, "efficiency: ") || !strings.Contains(text, "of the device's peak, "+bound+"-bound") || !strings.Contains(text, "GB/s peak (given: --peak-gbs)") {
 		t.Errorf("summary without the efficiency:\n%s", text)
 	}
 
@@ -139,10 +139,17 @@ func TestTuneEfficiencyIsEquation2OfTheStoredBest(t *testing.T) {
 	if want := fmt.Sprintf("The most efficient configuration reaches %.1f%% of the device's peak, %s-bound", want, bound); !strings.Contains(page, want) {
 		t.Errorf("report lacks %q", want)
 	}
-	// without peaks, PoCL's OpenCL gives none: the page says which options give them
-	page, _, code = ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-")
-	if code != 0 || !strings.Contains(html.UnescapeString(page), "give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)") {
-		t.Errorf("report without peaks: exit %d, no word of the missing peaks", code)
+	// without peaks, the same: those the run stored when it was tuned, saying so
+	page, errOut, code = ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-")
+	if code != 0 {
+		t.Fatalf("report without peaks: exit %d: %s", code, errOut)
+	}
+	page = html.UnescapeString(page)
+	if want := fmt.Sprintf("The most efficient configuration reaches %.1f%% of the device's peak, %s-bound", want, bound); !strings.Contains(page, want) {
+		t.Errorf("report without peaks lacks %q", want)
+	}
+	if want := fmt.Sprintf("40 GB/s (stored with run %d: given: --peak-gbs)", rep.Run); !strings.Contains(page, want) {
+		t.Errorf("report without peaks lacks %q", want)
 	}
 }
 
@@ -172,6 +179,12 @@ func TestTuneWithoutPeaksSaysWhatToPass(t *testing.T) {
 	}
 	if !strings.Contains(text, "efficiency: the device's float32 arithmetic peak is unknown") || !strings.Contains(text, "--peak-gflops") {
 		t.Errorf("summary:\n%s", text)
+	}
+	// the report of the run tuned without peaks: PoCL's OpenCL gives none, and the run
+	// stored none; the page says which options give them
+	page, errOut, code := ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-")
+	if code != 0 || !strings.Contains(html.UnescapeString(page), "give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)") {
+		t.Errorf("report without peaks: exit %d, no word of the missing peaks: %s", code, errOut)
 	}
 	if _, errOut, code := ktune(t, "tune", specPath, "--peak-gbs", "-3"); code != 2 || !strings.Contains(errOut, "want a positive number") {
 		t.Errorf("--peak-gbs -3: exit %d, %s", code, errOut)

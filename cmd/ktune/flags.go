@@ -258,7 +258,12 @@ func applyDirection(rec *result.Recording, maximize *bool) {
 }
 
 // peakValue is a positive throughput flag (GFLOP/s, GB/s); 0, its default, is not given.
-type peakValue struct{ p *float64 }
+// Set records the flag as the peak's source.
+type peakValue struct {
+	p      *float64
+	source *efficiency.Source
+	flag   string
+}
 
 func (v peakValue) String() string {
 	if v.p == nil || *v.p == 0 {
@@ -272,16 +277,21 @@ func (v peakValue) Set(s string) error {
 	if err != nil || !(x > 0) || math.IsInf(x, 0) {
 		return fmt.Errorf("want a positive number")
 	}
-	*v.p = x
+	*v.p, *v.source = x, efficiency.Source{From: efficiency.FromFlag, Flag: "--" + v.flag}
 	return nil
 }
 
 // peakFlags defines --peak-gflops and --peak-gbs, the device's peaks as the user gives
-// them (efficiency against the peak, seed 003's eq. 2), which win over the derived ones.
-func peakFlags(fs *flag.FlagSet) *efficiency.Given {
+// them (efficiency against the peak, seed 003's eq. 2), which win over the derived ones,
+// and, for a command reading stored runs (ofRuns), over the peaks each run stored.
+func peakFlags(fs *flag.FlagSet, ofRuns bool) *efficiency.Given {
 	g := &efficiency.Given{}
-	fs.Var(peakValue{&g.GFLOPS}, "peak-gflops", "the device's arithmetic peak in `GFLOP/s`, in the precision of the spec's essential_ops (default: derived where the backend can: 'ktune devices')")
-	fs.Var(peakValue{&g.GBs}, "peak-gbs", "the device's memory bandwidth peak in `GB/s` (default: derived where the backend can: 'ktune devices')")
+	def := "default: derived where the backend can: 'ktune devices'"
+	if ofRuns {
+		def = "default: the peaks the run stored when it was tuned, else those derived where the backend can: 'ktune devices'"
+	}
+	fs.Var(peakValue{&g.GFLOPS, &g.GFLOPSSource, "peak-gflops"}, "peak-gflops", "the device's arithmetic peak in `GFLOP/s`, in the precision of the spec's essential_ops ("+def+")")
+	fs.Var(peakValue{&g.GBs, &g.GBsSource, "peak-gbs"}, "peak-gbs", "the device's memory bandwidth peak in `GB/s` ("+def+")")
 	return g
 }
 

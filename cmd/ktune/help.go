@@ -57,6 +57,32 @@ func wrap(text string, width int) []string {
 }
 
 var helpTopics = map[string]string{
+	"peaks": `Peaks: the device's memory bandwidth (GB/s) and arithmetic rate (GFLOP/s, by precision),
+against which efficiency is measured (seed 003, eq. 2): 100 x max((essential bytes/time) /
+GB/s peak, (essential flops/time) / GFLOP/s peak), for a spec that declares essential_ops
+('ktune help spec'). Tune's summary, report's efficiency section, tune --stop-within-peak
+and portability --within-peak use them.
+
+Where a peak comes from, the first that gives it winning:
+  --peak-gbs GB/s, --peak-gflops GFLOP/s   flags of tune, report and portability; the
+                    arithmetic peak is of essential_ops' precision
+  --peaks FILE      a peaks file, YAML or JSON: a device, by its name as stored ('ktune
+                    runs') or as backend:index (as --device names it), to its peaks:
+                      "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
+                      "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
+  stored            (report, portability) the peaks the run stored when it was tuned
+  derived           what the device's backend derives from its attributes ('ktune
+                    devices' shows each figure with how, or why it cannot: OpenCL never
+                    reports memory bandwidth)
+
+Tune stores the peaks it used with the run, in its settings ("peaks"): each figure with
+its value, unit and source (flag, and which; file, with its path and the device's entry;
+derived, with how). Report and portability of the run use them unless given others, and
+say where each figure came from ("stored with run 3: given: --peak-gbs"); a resumed run
+keeps the peaks it was given before where it is given none. Runs stored before ktune
+stored peaks, and imports, have none: they use what they are given, or the derived ones.
+A peak that is needed and unknown is never guessed: the output says which to give.
+`,
 	"expressions": `Restrictions and value lists use Python expression syntax and semantics.
 
 Restrictions (a configuration is valid when every restriction is true):

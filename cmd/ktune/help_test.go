@@ -129,3 +129,29 @@ func TestCommandsWithoutArgumentsNameWhatWasGiven(t *testing.T) {
 		}
 	}
 }
+
+// ktune help names the peaks' flags and file and says that tune stores them; its peaks
+// topic gives the file's format, the order in which sources win, and how a stored peak
+// is named.
+func TestHelpSaysWhereThePeaksComeFrom(t *testing.T) {
+	main, _, code := ktune(t, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, want := range []string{"--peak-gbs GB/s", "--peak-gflops", "--peaks FILE", "{gbs: GB/s, gflops: {float32: GFLOP/s, ...}}",
+		"Tune stores the peaks it used with the run", "'ktune help peaks'"} {
+		if !strings.Contains(main, want) {
+			t.Errorf("ktune help lacks %q", want)
+		}
+	}
+	peaks, _, code := ktune(t, "help", "peaks")
+	if code != 0 {
+		t.Fatalf("help peaks: exit %d", code)
+	}
+	for _, want := range []string{`"opencl:1": {gbs: 25.6, gflops: {float32: 150}}`, "stored with run 3: given: --peak-gbs", "the first that gives it winning",
+		"(flag, and which; file, with its path and the device's entry;\nderived, with how)"} {
+		if !strings.Contains(peaks, want) {
+			t.Errorf("ktune help peaks lacks %q", want)
+		}
+	}
+}

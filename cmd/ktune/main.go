@@ -143,6 +143,14 @@ Run 'ktune help <command>' or 'ktune <command> --help' for a command's flags.
 Run 'ktune help spec' for the kernel spec format, 'ktune help expressions' for the
 restriction syntax and 'ktune help strategies' for the search strategies and their options.
 
+Efficiency against the peak (seed 003, eq. 2): tune's summary, report's efficiency
+section, tune --stop-within-peak and portability --within-peak measure a kernel whose spec
+declares essential_ops against the device's peaks: --peak-gbs GB/s and --peak-gflops
+GFLOP/s, or a peaks file (--peaks FILE: YAML or JSON, a device by name or backend:index to
+{gbs: GB/s, gflops: {float32: GFLOP/s, ...}}), else those its backend derives ('ktune
+devices'). Tune stores the peaks it used with the run, each with where it came from;
+report and portability use them unless given others. 'ktune help peaks' says more.
+
 Environment:
   KTUNE_DB              results database of the commands that take --db (default ktune.db):
                         an SQLite file (a path, or sqlite:PATH), or a PostgreSQL database

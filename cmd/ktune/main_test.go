@@ -1518,7 +1518,7 @@ func TestHelpOfAnUnknownTopicListsTheTopics(t *testing.T) {
 	_, errOut, code := ktune(t, "help", "reprot")
 	for _, want := range []string{`no help for "reprot"; did you mean "report"?`,
 		"commands: analyze, bench, dashboard, devices, export, hypertune, import, portability, report, runs, simulate, space, stencil, tune\n",
-		"topics: expressions, spec, strategies"} {
+		"topics: expressions, peaks, spec, strategies"} {
 		if code != 2 || !strings.Contains(errOut, want) {
 			t.Errorf("exit %d, stderr %q lacks %q", code, errOut, want)
 		}

@@ -62,16 +62,21 @@ the performance ratio, which rp is here.
 Section 6 experiment does ("75% of the peak memory bandwidth": 0.75): a configuration is
 well-performing when its efficiency (eq. 2; 'ktune help tune') is at least F of the peak.
 It needs runs of the results database tuned from a spec with essential_ops, and the
-device's peaks: those its backend derived when it was tuned, or --peak-gflops and
---peak-gbs, which win (one set for every run), or each run's device's own from a peaks
-file, --peaks FILE, YAML or JSON, a device by its name as stored ('ktune runs') or as
+device's peaks: those the run stored when it was tuned (the peaks tune was given, or
+derived), or else those its backend derived, or --peak-gflops and --peak-gbs, which win
+over both (one set for every run), or each run's device's own from a peaks file, which
+wins over the stored and derived ones, --peaks FILE, YAML or JSON, a device by its name as stored ('ktune runs') or as
 backend:index (as --device names it, telling apart devices of one name) to its peaks:
 
   "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
   "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
 
 (backend:index, which the run keeps, wins over the name; the flags win over the file; a
-run whose device the file does not name keeps its derived peaks). A device the file names
+run whose device the file does not name keeps its stored or derived peaks). The output
+ends with each space's peaks and where each came from ("stored with run 3: given:
+--peak-gbs"); --json has them as "peaks", one per space: space, run, precision, gflops,
+gbs, gflops_from and gbs_from in words, gflops_source and gbs_source as objects (from:
+flag, file or derived; flag; file and device; how; run). A device the file names
 that none of the runs was measured on is refused, with the runs' devices named. A space
 where no configuration reaches F is refused, saying how close the most efficient came.
 
@@ -82,7 +87,8 @@ names are compared with a warning.
 
 --json prints one document: "portability" (objective, direction, the spaces with their
 best configurations, "cells" by row and column, each with percent, value and fails, and
-"summary"), "amortization" (one entry per space) and "settings".
+"summary"), "amortization" (one entry per space), "settings" and, with --within-peak,
+"peaks".
 
 Flags:`,
 		run: runPortability,
@@ -101,7 +107,7 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 	probability := share(fs, "probability", paper.Probability, "probability p that random search has found a well-performing configuration (eq. 5; seed 003: 0.9)")
 	performance := share(fs, "performance", paper.Performance, "relative performance rp, tuning included, that n invocations reach (eq. 4; seed 003: 0.9, overhead under 10%)")
 	withinPeak := share(fs, "within-peak", 0, "well-performing: efficiency at least this fraction of the device's peak instead of --within (seed 003 Section 6: 0.75; runs of specs with essential_ops)")
-	peaks := peakFlags(fs)
+	peaks := peakFlags(fs, true)
 	peaksFile := peaksFileFlag(fs)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(env, c, fs, args)
@@ -146,7 +152,8 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var spaces []portability.Space
-	var left []string // files found in folders that are no recordings
+	var used []spacePeaks // --within-peak: each space's peaks
+	var left []string     // files found in folders that are no recordings
 	for _, in := range inputs {
 		rec := in.in.Rec
 		if in.path != "" {
@@ -166,9 +173,11 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 			sp.Objective.From = analysis.DirectionName
 		}
 		if set.WithinPeak > 0 {
-			if sp.Efficiency, err = runEfficiencies(ctx, *db, in.in, rec, pf, *peaks); err != nil {
+			var p efficiency.Peaks
+			if sp.Efficiency, p, err = runEfficiencies(ctx, *db, in.in, rec, pf, *peaks); err != nil {
 				return err
 			}
+			used = append(used, spacePeaks{Space: sp.Name, Run: in.in.Run.ID, Peaks: p})
 		}
 		spaces = append(spaces, sp)
 	}
@@ -196,12 +205,40 @@ func runPortability(ctx context.Context, env *cliEnv, args []string) error {
 			Settings     portability.Settings       `json:"settings"`
 			Portability  *portability.Matrix        `json:"portability"`
 			Amortization []portability.Amortization `json:"amortization"`
-		}{set, m, amortized})
+			Peaks        []spacePeaks               `json:"peaks,omitempty"`
+		}{set, m, amortized, used})
 	}
 	printPortability(env.stdout, m, spaces[0].Objective, spaces[0].Kernel)
 	fmt.Fprintln(env.stdout)
 	printAmortization(env.stdout, amortized, set)
+	printPeaks(env.stdout, used)
 	return nil
+}
+
+// spacePeaks are the peaks a space's efficiency is measured against (--within-peak).
+type spacePeaks struct {
+	Space string `json:"space"`
+	Run   int64  `json:"run"`
+	efficiency.Peaks
+}
+
+// printPeaks writes the peaks each space's efficiency was measured against, each figure
+// with where it came from; nothing without --within-peak.
+func printPeaks(w io.Writer, used []spacePeaks) {
+	if len(used) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "peaks of eq. 2, each with where it came from:")
+	for _, u := range used {
+		var figs []string
+		if u.GBsSource != nil {
+			figs = append(figs, fmt.Sprintf("memory %.4g GB/s (%s)", u.GBs, u.GBsFrom))
+		}
+		if u.GFLOPSSource != nil {
+			figs = append(figs, fmt.Sprintf("%s %.4g GFLOP/s (%s)", u.Precision, u.GFLOPS, u.GFLOPSFrom))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", u.Space, strings.Join(figs, "; "))
+	}
 }
 
 // checkPeaksFile refuses a peaks file that names a device none of the runs among inputs
@@ -227,33 +264,40 @@ func checkPeaksFile(ctx context.Context, db string, pf *efficiency.File, inputs 
 }
 
 // runEfficiencies is each configuration's efficiency against the device's peak (seed
-// 003, eq. 2) in a run of the database db, for --within-peak: the peaks given wins over
-// the peaks file's for the run's device (pf, nil: none), which wins over the derived.
-func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *result.Recording, pf *efficiency.File, given efficiency.Given) ([]float64, error) {
+// 003, eq. 2) in a run of the database db, for --within-peak, and the peaks it is against:
+// the peaks given win over the peaks file's for the run's device (pf, nil: none), which
+// win over the peaks stored with the run, which win over the derived.
+func runEfficiencies(ctx context.Context, db string, in analysis.Input, rec *result.Recording, pf *efficiency.File, given efficiency.Given) ([]float64, efficiency.Peaks, error) {
+	var none efficiency.Peaks
 	if in.Run == nil {
-		return nil, fmt.Errorf("%s: --within-peak needs runs of the results database (--run ID) tuned from a spec with essential_ops; a recorded file keeps no essential operations", in.Label())
+		return nil, none, fmt.Errorf("%s: --within-peak needs runs of the results database (--run ID) tuned from a spec with essential_ops; a recorded file keeps no essential operations", in.Label())
 	}
 	st, err := openStoredRun(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	defer st.Close()
 	ops, derived := efficiency.OfRun(ctx, st, *in.Run)
 	if ops == nil {
-		return nil, fmt.Errorf("%s: --within-peak needs its spec's essential_ops (the operations its task essentially needs: 'ktune help spec'), which run %d was tuned without", in.Label(), in.Run.ID)
+		return nil, none, fmt.Errorf("%s: --within-peak needs its spec's essential_ops (the operations its task essentially needs: 'ktune help spec'), which run %d was tuned without", in.Label(), in.Run.ID)
 	}
 	if ops.Excluded != "" {
-		return nil, fmt.Errorf("%s: its spec excludes it from efficiency against a peak: %s", in.Label(), ops.Excluded)
+		return nil, none, fmt.Errorf("%s: its spec excludes it from efficiency against a peak: %s", in.Label(), ops.Excluded)
 	}
 	dev, err := efficiency.DeviceOfRun(ctx, st, *in.Run)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Label(), err)
+		return nil, none, fmt.Errorf("%s: %w", in.Label(), err)
 	}
-	p := efficiency.Resolve(derived, ops.Precision, pf.Given(dev, ops.Precision, given))
+	kept, err := efficiency.StoredOf(*in.Run)
+	if err != nil {
+		return nil, none, fmt.Errorf("%s: %w", in.Label(), err)
+	}
+	given = pf.Given(dev, ops.Precision, given).Or(kept.Given(ops.Precision, in.Run.ID))
+	p := efficiency.Resolve(derived, ops.Precision, given)
 	if err := p.Lacks(*ops); err != nil {
-		return nil, fmt.Errorf("%s (device %s): %w", in.Label(), dev, err)
+		return nil, none, fmt.Errorf("%s (device %s): %w", in.Label(), dev, err)
 	}
-	return efficiency.Percents(rec, *ops, p), nil
+	return efficiency.Percents(rec, *ops, p), p, nil
 }
 
 // printPortability writes the matrix: a legend of the spaces, numbered, the percentages

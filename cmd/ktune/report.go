@@ -40,11 +40,13 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
               where the spec declared essential_ops, the efficiency against the
               device's peaks (seed 003, eq. 2) of the most efficient configurations
               and how many reach 75% of the peak (seed 003's well-performing
-              threshold), with the peaks the device derived at tuning time or
-              --peak-gflops and --peak-gbs, which win, or the run's device's entry in
-              a peaks file (--peaks FILE: 'ktune help portability'), which must
-              name the device; a peak that is unknown is named, with the option
-              that gives it, instead of an efficiency
+              threshold), against --peak-gflops and --peak-gbs, which win, or the
+              run's device's entry in a peaks file (--peaks FILE: 'ktune help
+              peaks'), which must name the device, or else the peaks the run stored
+              when it was tuned, or those the device derived; each peak says where
+              it came from ("stored with run 3: given: --peak-gbs"); a peak that is
+              unknown is named, with the option that gives it, instead of an
+              efficiency
   BENCH.json  the output of 'ktune bench --json', or its --checkpoint file (the cells
               finished so far; the competition is computed from them): competition
               (wins and losses, heat maps), mean fraction of optimum per space, strategy
@@ -85,7 +87,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	direction := directionFlags(fs)
 	graphNodes := count(fs, "graph-nodes", 5000, 0, "configurations", "draw the flow graph of spaces with at most this many configurations (0: none)")
 	bootstrap := count(fs, "bootstrap", 200, 0, "resamples", "bootstrap resamples for the Sobol intervals (0: none, otherwise at least 20)")
-	peaks := peakFlags(fs)
+	peaks := peakFlags(fs, true)
 	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {

@@ -191,9 +191,13 @@ how: CUDA from SMs, clocks and memory bus; OpenCL gives no memory bandwidth, nor
 arithmetic peak), or as --peak-gflops (in essential_ops' precision) and --peak-gbs give
 them, which win, or as the device's entry in a peaks file (--peaks FILE, YAML or JSON: a
 device's name or backend:index to gbs and gflops by precision; 'ktune help portability'),
-which must name the device and which the flags win over. A peak the operations need and nobody gives is never guessed: the summary
-says which to pass instead of an efficiency. A spec that says essential_ops: {excluded:
-WHY} shows why.
+which must name the device and which the flags win over. The summary says where each
+peak came from ("given: --peak-gbs", the file and its entry, or "derived: how"). The run
+stores the peaks it used in its settings ("peaks": each figure's value, unit and source),
+which 'ktune report' and 'ktune portability' of the run use unless given others; a resumed
+run keeps the peaks it was given before where it is given none ('ktune help peaks'). A
+peak the operations need and nobody gives is never guessed: the summary says which to pass
+instead of an efficiency. A spec that says essential_ops: {excluded: WHY} shows why.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
 whole run: resumed_from_store + measured + device_excluded), resumed_from_store (those
@@ -234,7 +238,9 @@ configurations, how many builds gave it; first_configuration),
 warned_configurations (how many configurations' builds printed warnings) and
 more_compiler_warnings (the distinct warnings left out); efficiency, where the spec has
 essential_ops (essential_ops: bytes, flops, precision or excluded; peaks: precision, gflops,
-gbs, gflops_from and gbs_from, "given" or how they were derived, unknown; best: percent,
+gbs, gflops_from and gbs_from in words ("given: --peak-gbs", "derived: HOW"),
+gflops_source and gbs_source as objects (from: flag, file or derived; flag; file and
+device, the file's entry; how; run, where read from a run's stored peaks), unknown; best: percent,
 bound, memory_percent, compute_percent, gbs and gflops reached; missing: why there is no
 efficiency, and what to pass). Absent
 values (no success: no best) are left out. An interrupted command's object opens with
@@ -276,7 +282,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	precompilers := count(fs, "precompilers", tuner.DefaultPrecompilers(), 0, "workers", "workers compiling upcoming configurations side by side; the default is one per two cores of this machine, at most 8")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	progressFlag := fs.Bool("progress", false, "show progress even when standard error is not a terminal (then a line at most every second)")
-	peaks := peakFlags(fs)
+	peaks := peakFlags(fs, false)
 	peaksFile := peaksFileFlag(fs)
 	maxBytes, err := spaceMemory(fs)
 	if err != nil {

@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ktune/ktune/device"
 )
@@ -43,41 +42,30 @@ var smLanes = map[[2]int]lanes{
 // base clock too. What the attributes do not give (a clock CUDA 13 no longer reports, a
 // compute capability the table lacks) is left out, with why in Unknown.
 func peakOf(major, minor, sms, clockKHz, memClockKHz, busBits int) *device.Peak {
-	p := &device.Peak{GFLOPS: map[string]float64{}}
-	var how, unknown []string
+	p := &device.Peak{}
 	l, known := smLanes[[2]int{major, minor}]
 	switch {
 	case sms <= 0 || clockKHz <= 0:
-		unknown = append(unknown, "arithmetic: the driver reports no SM clock or count")
+		p.Lack(device.ArithmeticFigure, "the driver reports no SM clock or count")
 	case !known:
-		unknown = append(unknown, fmt.Sprintf("arithmetic: lanes per SM of compute capability %d.%d are not in ktune's table", major, minor))
+		p.Lack(device.ArithmeticFigure, fmt.Sprintf("lanes per SM of compute capability %d.%d are not in ktune's table", major, minor))
 	default:
 		ghz := float64(clockKHz) / 1e6
-		p.GFLOPS["float32"] = float64(sms*l.fp32*2) * ghz
-		how = append(how, fmt.Sprintf("float32 %d SMs x %d lanes x 2 (FMA) x %.3f GHz", sms, l.fp32, ghz))
+		p.Derive("float32", float64(sms*l.fp32*2)*ghz, fmt.Sprintf("%d SMs x %d lanes x 2 (FMA) x %.3f GHz", sms, l.fp32, ghz))
 		if l.fp64 > 0 {
-			p.GFLOPS["float64"] = float64(sms*l.fp64*2) * ghz
-			how = append(how, fmt.Sprintf("float64 %d SMs x %d lanes x 2 x %.3f GHz", sms, l.fp64, ghz))
+			p.Derive("float64", float64(sms*l.fp64*2)*ghz, fmt.Sprintf("%d SMs x %d lanes x 2 x %.3f GHz", sms, l.fp64, ghz))
 		}
 		if l.fp16 > 0 {
-			p.GFLOPS["float16"] = float64(sms*l.fp16*2) * ghz
-			how = append(how, fmt.Sprintf("float16 %d SMs x %d lanes (half2, tensor cores excluded) x 2 x %.3f GHz", sms, l.fp16, ghz))
+			p.Derive("float16", float64(sms*l.fp16*2)*ghz, fmt.Sprintf("%d SMs x %d lanes (half2, tensor cores excluded) x 2 x %.3f GHz", sms, l.fp16, ghz))
 		} else {
-			unknown = append(unknown, fmt.Sprintf("float16: ktune's table gives no 16-bit rate of compute capability %d.%d", major, minor))
+			p.Lack("float16", fmt.Sprintf("ktune's table gives no 16-bit rate of compute capability %d.%d", major, minor))
 		}
 	}
 	if memClockKHz > 0 && busBits > 0 {
-		p.GBs = 2 * float64(memClockKHz) * 1e3 * float64(busBits/8) / 1e9
-		how = append(how, fmt.Sprintf("memory 2 (DDR) x %.0f MHz x %d-bit bus", float64(memClockKHz)/1e3, busBits))
+		p.Derive(device.MemoryFigure, 2*float64(memClockKHz)*1e3*float64(busBits/8)/1e9,
+			fmt.Sprintf("2 (DDR) x %.0f MHz x %d-bit bus", float64(memClockKHz)/1e3, busBits))
 	} else {
-		unknown = append(unknown, "memory: the driver reports no memory clock or bus width")
-	}
-	p.How, p.Unknown = strings.Join(how, "; "), strings.Join(unknown, "; ")
-	if len(p.GFLOPS) == 0 {
-		p.GFLOPS = nil
-	}
-	if p.GFLOPS == nil && p.GBs == 0 {
-		return &device.Peak{Unknown: p.Unknown}
+		p.Lack(device.MemoryFigure, "the driver reports no memory clock or bus width")
 	}
 	return p
 }

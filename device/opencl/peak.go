@@ -27,29 +27,29 @@ type precisions struct{ fp64, fp16 bool }
 // float32's from Vega on, once before) and OpenCL names no chip reliably; Unknown says
 // whether the device computes in them at all, and so whether there is a peak to give.
 func peakOf(info device.Info, prec precisions) *device.Peak {
-	unknown := []string{"memory: OpenCL reports no memory bandwidth"}
-	for _, p := range []struct {
+	p := &device.Peak{}
+	amd := strings.Contains(info.Vendor, "Advanced Micro Devices") || strings.HasPrefix(info.Vendor, "AMD")
+	if info.Type != "gpu" || !amd || info.ComputeUnits <= 0 || info.ClockMHz <= 0 {
+		why := "OpenCL reports compute units and a clock but not the lanes of a compute unit"
+		if info.Type == "cpu" {
+			why += " (for a CPU: SIMD width x FMA units x cores x clock, and its compute units may be hardware threads)"
+		}
+		p.Lack("float32", why)
+	} else {
+		ghz := float64(info.ClockMHz) / 1e3
+		p.Derive("float32", float64(info.ComputeUnits*amdLanes*2)*ghz,
+			fmt.Sprintf("%d compute units x %d lanes x 2 (FMA) x %.3f GHz (the clock OpenCL reports)", info.ComputeUnits, amdLanes, ghz))
+	}
+	p.Lack(device.MemoryFigure, "OpenCL reports no memory bandwidth")
+	for _, f := range []struct {
 		name, ext string
 		has       bool
 	}{{"float64", "cl_khr_fp64", prec.fp64}, {"float16", "cl_khr_fp16", prec.fp16}} {
-		if p.has {
-			unknown = append(unknown, p.name+": the device computes in it ("+p.ext+"), but OpenCL gives no rate of it")
+		if f.has {
+			p.Lack(f.name, "the device computes in it ("+f.ext+"), but OpenCL gives no rate of it")
 		} else {
-			unknown = append(unknown, p.name+": the device reports no "+p.name+" arithmetic ("+p.ext+"), so it has no such peak")
+			p.Lack(f.name, "the device reports no "+f.name+" arithmetic ("+f.ext+"), so it has no such peak")
 		}
 	}
-	amd := strings.Contains(info.Vendor, "Advanced Micro Devices") || strings.HasPrefix(info.Vendor, "AMD")
-	if info.Type != "gpu" || !amd || info.ComputeUnits <= 0 || info.ClockMHz <= 0 {
-		what := "float32: OpenCL reports compute units and a clock but not the lanes of a compute unit"
-		if info.Type == "cpu" {
-			what += " (for a CPU: SIMD width x FMA units x cores x clock, and its compute units may be hardware threads)"
-		}
-		return &device.Peak{Unknown: strings.Join(append([]string{what}, unknown...), "; ")}
-	}
-	ghz := float64(info.ClockMHz) / 1e3
-	return &device.Peak{
-		GFLOPS:  map[string]float64{"float32": float64(info.ComputeUnits*amdLanes*2) * ghz},
-		How:     fmt.Sprintf("float32 %d compute units x %d lanes x 2 (FMA) x %.3f GHz (the clock OpenCL reports)", info.ComputeUnits, amdLanes, ghz),
-		Unknown: strings.Join(unknown, "; "),
-	}
+	return p
 }

@@ -6,15 +6,19 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ktune/ktune/device"
+	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/result"
 	"github.com/ktune/ktune/space"
 	"github.com/ktune/ktune/store"
@@ -51,6 +55,7 @@ func Run(t *testing.T, newLocation NewLocation) {
 		{"NamesAndValuesAreStoredAsUTF8", namesAndValuesAreStoredAsUTF8},
 		{"ValuesThatWouldBecomeOneAreRefused", valuesThatWouldBecomeOneAreRefused},
 		{"ExtremeValuesReadBackExactly", extremeValuesReadBackExactly},
+		{"TheRunsPeaksReadBackWithTheirSources", runPeaksReadBackWithTheirSources},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, newLocation(t)) })
@@ -1207,3 +1212,70 @@ func extremeValuesReadBackExactly(t *testing.T, loc string) {
 
 // sameFloat reports whether a and b are the same float64, NaN equal to NaN.
 func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// runPeaksReadBackWithTheirSources stores the peaks a tune used in a run's settings, as
+// 'ktune tune' does (efficiency.SettingsKey), and reads them back from another store of
+// the database figure by figure, exactly: values that no shorter decimal gives, a peaks
+// file's path and a derivation in other scripts than ASCII; a resumed run's new peaks
+// replace them.
+func runPeaksReadBackWithTheirSources(t *testing.T, loc string) {
+	writer, reader := open(t, loc), open(t, loc)
+	ctx := context.Background()
+	derived := &device.Peak{}
+	derived.Derive("float32", 0.1+0.2, "60 CUs × 64 lanes × 2 (FMA) × 1.8 GHz, «boost»")
+	derived.Lack(device.MemoryFigure, "OpenCL reports no memory bandwidth")
+	file := efficiency.Source{From: efficiency.FromFile, File: "/data/pëaks \"lab\".yaml", Device: "opencl:1"}
+	tuned := efficiency.Resolve(derived, "float32", efficiency.Given{GBs: 19500.000000000004, GBsSource: file})
+	settings := func(p efficiency.Peaks) []byte {
+		b, err := json.Marshal(map[string]any{"budget": 4, "device_index": 1, "essential_ops": efficiency.Ops{Bytes: 12, Flops: 2, Precision: "float32"},
+			efficiency.SettingsKey: p.ToStore()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	id := NewRun(t, writer, Recording())
+	if err := writer.SetRunSettings(ctx, id, settings(tuned)); err != nil {
+		t.Fatal(err)
+	}
+	want := &efficiency.Stored{Precision: "float32",
+		GFLOPS: &efficiency.Figure{Value: 0.1 + 0.2, Unit: "GFLOP/s", Source: efficiency.Source{From: efficiency.FromDerived, How: "60 CUs × 64 lanes × 2 (FMA) × 1.8 GHz, «boost»"}},
+		GBs:    &efficiency.Figure{Value: 19500.000000000004, Unit: "GB/s", Source: file}}
+	check := func(what string, want *efficiency.Stored) {
+		t.Helper()
+		run, err := reader.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := reader.Runs(ctx, store.RunFilter{})
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("Runs = %d runs, %v", len(runs), err)
+		}
+		for _, info := range []store.RunInfo{run, runs[0]} {
+			got, err := efficiency.StoredOf(info)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: stored peaks read back as %s (%v) from settings %s; want %s", what, storedText(got), err, info.Settings, storedText(want))
+			}
+		}
+		// a report of the run, given no peaks, is against them and says they were stored
+		p := efficiency.Resolve(nil, "float32", efficiency.Given{}.Or(want.Given("float32", id)))
+		if p.GBs != want.GBs.Value || p.GBsFrom != fmt.Sprintf("stored with run %d: ", id)+want.GBs.Source.String() {
+			t.Errorf("%s: memory peak %v (%s)", what, p.GBs, p.GBsFrom)
+		}
+	}
+	check("tuned", want)
+
+	// resumed with --peak-gbs: the run's settings, peaks and all, are the resuming command's
+	flag := efficiency.Source{From: efficiency.FromFlag, Flag: "--peak-gbs"}
+	resumed := efficiency.Resolve(derived, "float32", efficiency.Given{GBs: 1.5e-3, GBsSource: flag})
+	if err := writer.SetRunSettings(ctx, id, settings(resumed)); err != nil {
+		t.Fatal(err)
+	}
+	want.GBs = &efficiency.Figure{Value: 1.5e-3, Unit: "GB/s", Source: flag}
+	check("resumed", want)
+}
+
+func storedText(s *efficiency.Stored) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
