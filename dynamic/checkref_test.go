@@ -3,8 +3,6 @@ package dynamic_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -57,17 +55,7 @@ func oddAxpyOf(t testing.TB, withRef bool, kernel string) *spec.Spec {
 			t.Fatal("countSpec no longer has the reference config this test adds a kernel after")
 		}
 	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpyn.yaml": text, "axpyn.cl": kernel, "ref.cl": oddRef} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpyn.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpyn.yaml", map[string]string{"axpyn.yaml": text, "axpyn.cl": kernel, "ref.cl": oddRef})
 }
 
 // Without a reference kernel of the spec's own, a checked call at an odd count is
