@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +38,53 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(pgtest.Main(m)) // stops the PostgreSQL server that tests of --db postgres:// started
+	code := pgtest.Main(m) // stops the PostgreSQL server that tests of --db postgres:// started
+	if kernels.dir != "" {
+		os.RemoveAll(kernels.dir)
+	}
+	os.Exit(code)
+}
+
+// kernels holds the kernel sources that tests share (sharedKernel), by source path.
+var kernels struct {
+	sync.Mutex
+	dir    string
+	copies map[string]string
+}
+
+// sharedKernel copies the kernel source at path into a folder of this test binary's,
+// once, and returns the copy's absolute path. Tests that must not change the kernel may
+// name the copy in their specs so that the OpenCL runtime's cache of builds, keyed by
+// the source and its folder, serves them all: the same kernel in a folder per test is
+// compiled afresh for each.
+func sharedKernel(t *testing.T, path string) string {
+	t.Helper()
+	kernels.Lock()
+	defer kernels.Unlock()
+	if p, ok := kernels.copies[path]; ok {
+		return p
+	}
+	if kernels.dir == "" {
+		dir, err := os.MkdirTemp("", "ktune-test-kernels-")
+		if err != nil {
+			t.Fatalf("a folder for the shared kernels: %v", err)
+		}
+		kernels.dir, kernels.copies = dir, map[string]string{}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(kernels.dir, strconv.Itoa(len(kernels.copies)))
+	copyPath := filepath.Join(sub, filepath.Base(path))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyPath, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	kernels.copies[path] = copyPath
+	return copyPath
 }
 
 func needBackend(t *testing.T, name string) {
