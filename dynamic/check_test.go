@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,17 +68,7 @@ __kernel void axpyn(__global float *y, __global const float *x, const float alph
 func countAxpy(t testing.TB) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpyn.yaml": countSpec, "axpyn.cl": countKernel} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpyn.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpyn.yaml", map[string]string{"axpyn.yaml": countSpec, "axpyn.cl": countKernel})
 }
 
 // countData is an application's input with a count n of the N elements, and the y it

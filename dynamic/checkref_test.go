@@ -4,8 +4,6 @@ import (
 	"context"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -68,19 +66,9 @@ func oddAxpyJudged(t testing.TB, kernel, ref string, refFiles map[string]string)
 			t.Fatal("countSpec no longer has the reference config this test adds a kernel after")
 		}
 	}
-	dir := t.TempDir()
 	files := map[string]string{"axpyn.yaml": text, "axpyn.cl": kernel}
 	maps.Copy(files, refFiles)
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpyn.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpyn.yaml", files)
 }
 
 // Without a reference kernel of the spec's own, a checked call at an odd count is

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -82,17 +80,7 @@ func openCL(t testing.TB) {
 func axpy(t testing.TB) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpy.yaml": axpySpec, "axpy.cl": axpyKernel} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": axpySpec, "axpy.cl": axpyKernel})
 }
 
 func newTuner(t testing.TB, s *spec.Spec, opts dynamic.Options) *dynamic.Tuner {
@@ -429,17 +417,7 @@ func TestTheSinkRecordsEveryEvaluation(t *testing.T) {
 func axpyWithOps(t *testing.T) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpy.yaml": axpySpec + "essential_ops: {bytes: 12 * N}\n", "axpy.cl": axpyKernel} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": axpySpec + "essential_ops: {bytes: 12 * N}\n", "axpy.cl": axpyKernel})
 }
 
 // A well-performing threshold (a fraction of the device's peak, seed 003's Section 6)

@@ -3,8 +3,6 @@ package dynamic_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,17 +39,7 @@ iterations: 4
 func refAxpy(t *testing.T, refKernel string) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpy.yaml": refSpec, "axpy.cl": axpyKernel, "ref.cl": refKernel} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": refSpec, "axpy.cl": axpyKernel, "ref.cl": refKernel})
 }
 
 // A reference kernel of the spec's own is checked when the tuner is made, not at a

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,17 +23,7 @@ func sizedAxpy(t testing.TB) *spec.Spec {
 	t.Helper()
 	openCL(t)
 	text := strings.Replace(axpySpec, "problem_size:", "restrictions: [\"block_size_x * tile_size_x <= N / 8\"]\nproblem_size:", 1)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"axpy.yaml": text, "axpy.cl": axpyKernel} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "axpy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": text, "axpy.cl": axpyKernel})
 }
 
 // sizedData is an application's input of n elements, and the y it expects back.

@@ -3,8 +3,6 @@ package dynamic_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,17 +60,7 @@ int same_sum(const float *want, const float *got, long n, double tolerance, char
 func orderScale(t *testing.T, function string) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{"scale.yaml": orderSpec, "same.c": function} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "scale.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadSpec(t, "scale.yaml", map[string]string{"scale.yaml": orderSpec, "same.c": function})
 }
 
 // A spec's verification function judges the tried configurations of a dynamic tuner as

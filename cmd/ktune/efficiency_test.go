@@ -16,24 +16,27 @@ import (
 	"github.com/ktune/ktune/store"
 )
 
-// copyEfficiencySpec copies testdata/efficiency's SAXPY spec and kernel into a temporary
-// folder, the spec with extra appended, and returns the spec's path.
+// copyEfficiencySpec copies testdata/efficiency's SAXPY spec into a temporary folder, with
+// extra appended, and returns its path. The kernel the copy names is one copy for the
+// whole test binary (sharedKernel): OpenCL runtimes such as PoCL cache a build by its
+// source and options, which name the kernel's folder, so the tests share their builds of
+// SAXPY instead of compiling each configuration again in a folder of their own.
 func copyEfficiencySpec(t *testing.T, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"saxpy.cl", "saxpy.yaml"} {
-		b, err := os.ReadFile("../../testdata/efficiency/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if name == "saxpy.yaml" {
-			b = append(b, extra...)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	kernel := sharedKernel(t, "../../testdata/efficiency/saxpy.cl")
+	b, err := os.ReadFile("../../testdata/efficiency/saxpy.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(dir, "saxpy.yaml")
+	text := strings.Replace(string(b), "source: saxpy.cl\n", "source: "+kernel+"\n", 1)
+	if text == string(b) {
+		t.Fatal("testdata/efficiency/saxpy.yaml no longer names its kernel as source: saxpy.cl")
+	}
+	path := filepath.Join(t.TempDir(), "saxpy.yaml")
+	if err := os.WriteFile(path, []byte(text+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 type efficiencyJSON struct {

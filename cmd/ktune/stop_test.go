@@ -284,8 +284,12 @@ func TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed(t *testing.T) {
 	}
 	variant := func(name, with string) string {
 		p := copyEfficiencySpec(t, "")
+		copied, err := os.ReadFile(p) // names the shared kernel
+		if err != nil {
+			t.Fatal(err)
+		}
 		p2 := filepath.Join(filepath.Dir(p), name+".yaml")
-		if err := os.WriteFile(p2, []byte(strings.Replace(string(text), ops, with, 1)), 0o644); err != nil {
+		if err := os.WriteFile(p2, []byte(strings.Replace(string(copied), ops, with, 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p2
