@@ -310,27 +310,11 @@ func (r *Runner) appArguments(inst *spec.Instance, given map[int][]byte) ([]devi
 				args[i] = device.Arg{Symbol: a.Name, Scalar: data}
 				continue
 			}
-			key := [2]int{i, a.Bytes}
-			b, ok := r.appBufs[key]
-			if !ok {
-				for k, old := range r.appBufs { // an earlier length of the argument
-					if k[0] == i {
-						old.release()
-						delete(r.appBufs, k)
-					}
-				}
-				buf, err := r.dev.Alloc(max(a.Bytes, 1))
-				if err != nil {
-					return nil, nil, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
-				}
-				b = &argBuffer{buf: buf, name: a.Name}
-				r.appBufs[key] = b
+			buf, err := keptBuffer(r.dev, r.appBufs, i, a, data)
+			if err != nil {
+				return nil, nil, err
 			}
-			if err := b.buf.Write(data); err != nil {
-				return nil, nil, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
-			}
-			bufs[i] = b.buf
-			args[i] = device.Arg{Buffer: b.buf}
+			bufs[i], args[i] = buf, device.Arg{Buffer: buf}
 		}
 	}
 	return args, bufs, nil
@@ -355,9 +339,38 @@ func (r *Runner) releaseApp() {
 		r.appHost = nil
 	}
 	for k, b := range r.appBufs {
-		b.release()
+		b.Release()
 		delete(r.appBufs, k)
 	}
+}
+
+// keptBuffer returns the buffer pool keeps on dev for argument i (a) at its length,
+// allocated where pool has none (the argument's buffer of an earlier length is released
+// first), with data written to it: RunWith's buffers on the kernel's device and
+// RunReferenceWith's on the host, kept from call to call.
+func keptBuffer(dev device.Device, pool map[[2]int]device.Buffer, i int, a spec.ArgInstance, data []byte) (device.Buffer, error) {
+	key := [2]int{i, a.Bytes}
+	if buf, ok := pool[key]; ok {
+		if err := buf.Write(data); err != nil {
+			return nil, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
+		}
+		return buf, nil
+	}
+	for k, old := range pool { // an earlier length of the argument
+		if k[0] == i {
+			old.Release()
+			delete(pool, k)
+		}
+	}
+	buf, err := dev.Alloc(max(a.Bytes, 1))
+	if err != nil {
+		return nil, fmt.Errorf("argument %s: allocating %d bytes: %w", a.Name, a.Bytes, err)
+	}
+	pool[key] = buf
+	if err := buf.Write(data); err != nil {
+		return nil, fmt.Errorf("argument %s: copying to the device: %w", a.Name, err)
+	}
+	return buf, nil
 }
 
 // KnownGood is the configuration whose results a dynamic tuner trusts: the one the
@@ -517,23 +530,9 @@ func (r *Runner) hostReferenceWith(ctx context.Context, inst *spec.Instance, giv
 					return Outcome{}, &RunError{Status: result.RuntimeError, Err: err}
 				}
 			}
-			key := [2]int{i, a.Bytes}
-			buf, ok := r.appHostBufs[key]
-			if !ok {
-				for k, old := range r.appHostBufs { // an earlier length of the argument
-					if k[0] == i {
-						old.Release()
-						delete(r.appHostBufs, k)
-					}
-				}
-				var err error
-				if buf, err = r.appHost.Alloc(max(a.Bytes, 1)); err != nil {
-					return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: argument %s: allocating %d bytes on the host: %w", what, a.Name, a.Bytes, err)}
-				}
-				r.appHostBufs[key] = buf
-			}
-			if err := buf.Write(data); err != nil {
-				return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s: argument %s: %w", what, a.Name, err)}
+			buf, err := keptBuffer(r.appHost, r.appHostBufs, i, a, data)
+			if err != nil {
+				return Outcome{}, &RunError{Status: result.RuntimeError, Err: fmt.Errorf("%s, on the host: %w", what, err)}
 			}
 			bufs[i], args[i] = buf, device.Arg{Buffer: buf}
 		}

@@ -58,7 +58,7 @@ type Runner struct {
 	// compiled last (the most recently used last) and its array buffers, apart from
 	// Evaluate's.
 	appProgs []appProgram
-	appBufs  map[[2]int]*argBuffer
+	appBufs  map[[2]int]device.Buffer
 	// appRef is the reference kernel of the spec's own that RunReferenceWith compiled,
 	// kept for its next runs; nil until then.
 	appRef device.Kernel
@@ -135,7 +135,7 @@ type reference struct {
 func New(s *spec.Spec, sp *space.Space, dev device.Device) *Runner {
 	src := s.Source()
 	src.Params = s.KernelParams()
-	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{}, appBufs: map[[2]int]*argBuffer{},
+	r := &Runner{spec: s, sp: sp, dev: dev, info: dev.Info(), src: src, inputs: map[[2]int][]byte{}, bufs: map[[2]int]*argBuffer{}, appBufs: map[[2]int]device.Buffer{},
 		outputs: map[int][]byte{}, functions: &verifyFunctions{compiled: map[functionKey]*compiledFunction{},
 			want: map[int]device.Buffer{}, got: map[int]device.Buffer{}}}
 	for i, p := range s.Parameters {
