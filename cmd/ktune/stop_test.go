@@ -92,12 +92,12 @@ func storedTimes(t *testing.T, db string, run int64) []float64 {
 
 // TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration tunes SAXPY on PoCL by
 // brute force over its 4 configurations, then again with a memory peak given so that the
-// first configuration brute force measures reached 100% of it, and --stop-within-peak 0.1:
+// first configuration brute force measures reached 100% of it, and --stop-within-peak 0.01:
 // the search ends after that one configuration, and the summary says what it reached. The
 // margin is wide because this kernel of about 0.1 ms, on a CPU device shared with other
-// work, measures up to 2.5 times slower or faster from run to run. With a peak ten times
-// the best bandwidth measured and a threshold of the whole peak, no configuration reaches
-// it and the whole budget is spent.
+// work, measured up to 13 times slower from one run to the next under CI's load. With a
+// peak a hundred times the best bandwidth measured and a threshold of the whole peak, no
+// configuration reaches it and the whole budget is spent.
 func TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration(t *testing.T) {
 	needBackend(t, "opencl")
 	specPath := copyEfficiencySpec(t, "")
@@ -111,37 +111,37 @@ func TestStopWithinPeakEndsTheSearchAtAWellPerformingConfiguration(t *testing.T)
 	first, best := saxpyGBs(times[0]), saxpyGBs(*full.BestTimeMS)
 
 	peak := strconv.FormatFloat(first, 'g', 6, 64) // the first configuration at 100%
-	early := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "0.1")...)
+	early := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "0.01")...)
 	if early.Evaluations != 1 || early.Measured != 1 {
 		t.Errorf("stopped after %d evaluations (%d measured), want 1: the first reached 100%% of the peak (times before %v ms, now %v ms)",
 			early.Evaluations, early.Measured, times, storedTimes(t, db, early.Run))
 	}
 	given, _ := strconv.ParseFloat(peak, 64)
-	if want := "within 10% of peak: "; !strings.HasPrefix(early.Stop, want) || !strings.Contains(early.Stop, "GB/s of "+strconv.FormatFloat(given, 'g', 4, 64)+" GB/s (") {
+	if want := "within 1% of peak: "; !strings.HasPrefix(early.Stop, want) || !strings.Contains(early.Stop, "GB/s of "+strconv.FormatFloat(given, 'g', 4, 64)+" GB/s (") {
 		t.Errorf("stop %q, want %q and the bandwidth reached of the peak given, %.4g GB/s", early.Stop, want, given)
 	}
 	e := early.Efficiency
-	if e == nil || e.Best == nil || e.Best.Percent < 10 || e.Best.Bound != "memory" {
+	if e == nil || e.Best == nil || e.Best.Percent < 1 || e.Best.Bound != "memory" {
 		t.Fatalf("efficiency of the run that stopped: %+v", e)
 	}
 	if pct := strconv.FormatFloat(e.Best.Percent, 'f', 1, 64) + "%)"; !strings.HasSuffix(early.Stop, pct) {
 		t.Errorf("stop %q, want it to end with the summary's efficiency, %s", early.Stop, pct)
 	}
-	early.condition(t, "within_peak", false, ptr(e.Best.Percent), ptr(10), "%")
+	early.condition(t, "within_peak", false, ptr(e.Best.Percent), ptr(1), "%")
 	full.condition(t, "budget", false, ptr(4), ptr(4), "evaluations")
 
-	peak = strconv.FormatFloat(10*best, 'g', 6, 64) // the best at 10%
+	peak = strconv.FormatFloat(100*best, 'g', 6, 64) // the best at 1%
 	whole := tuneStop(t, append(common, "--peak-gbs", peak, "--stop-within-peak", "1")...)
 	if whole.Evaluations != 4 || strings.HasPrefix(whole.Stop, "within") {
 		t.Errorf("a threshold no configuration reaches: %d evaluations, stop %q; want the whole budget of 4", whole.Evaluations, whole.Stop)
 	}
 
 	// the summary in words names the condition on its first line
-	text, errOut, code := ktune(t, append([]string{"tune"}, append(common, "--peak-gbs", strconv.FormatFloat(first, 'g', 6, 64), "--stop-within-peak", "0.1")...)...)
+	text, errOut, code := ktune(t, append([]string{"tune"}, append(common, "--peak-gbs", strconv.FormatFloat(first, 'g', 6, 64), "--stop-within-peak", "0.01")...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if line, _, _ := strings.Cut(text, "\n"); !strings.Contains(line, "; stopped: within 10% of peak: ") || !strings.Contains(line, "1 of the space's 4 configurations evaluated") {
+	if line, _, _ := strings.Cut(text, "\n"); !strings.Contains(line, "; stopped: within 1% of peak: ") || !strings.Contains(line, "1 of the space's 4 configurations evaluated") {
 		t.Errorf("first line of the summary: %s", line)
 	}
 }
@@ -245,9 +245,9 @@ func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 	}
 	at.condition(t, "target", true, at.BestObj, ptr(1e9), "ms")
 
-	// a threshold no configuration reaches (the best at 10% of the peak, the others'
-	// noise is not ten times) continues it
-	more := tuneStop(t, append(args, "--budget", "4", "--peak-gbs", strconv.FormatFloat(10*best, 'g', 6, 64), "--stop-within-peak", "1")...)
+	// a threshold no configuration reaches (the best at 1% of the peak, the others'
+	// noise is not a hundred times) continues it
+	more := tuneStop(t, append(args, "--budget", "4", "--peak-gbs", strconv.FormatFloat(100*best, 'g', 6, 64), "--stop-within-peak", "1")...)
 	if more.Run != first.Run || more.Resumed != 2 || more.Measured != 2 || more.Evaluations != 4 {
 		t.Errorf("run %d: %d evaluations, %d resumed, %d measured; want run %d's 2 resumed and 2 more measured", more.Run, more.Evaluations, more.Resumed, more.Measured, first.Run)
 	}
