@@ -486,7 +486,8 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	// the derived ones. The run to resume is looked up before the workers start, so that
 	// a threshold no peak makes possible is refused at once, and shown again to
 	// findOrCreateRun, which resumes it: nothing is stored before it is accepted.
-	given, threshold := o.Peaks, (*efficiency.Threshold)(nil)
+	given := o.Peaks
+	var threshold *efficiency.Threshold
 	peaksOf := func(resume *store.RunInfo) error {
 		given, threshold = o.Peaks, nil
 		ops, ok := efficiency.FromSpec(s.Essential)
