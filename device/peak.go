@@ -82,6 +82,31 @@ func (p *Peak) HowOf(name string) string {
 	return ""
 }
 
+// UnknownOf says why the figure name (a precision, or MemoryFigure) could not be derived:
+// the figure's own Unknown, for a precision the ArithmeticFigure's where the backend
+// lacks every precision at once, or for a peak stored before Figures, the parts of the
+// whole Unknown text that name it. "" where the backend derived it or said nothing of it.
+func (p *Peak) UnknownOf(name string) string {
+	if p == nil {
+		return ""
+	}
+	if len(p.Figures) == 0 {
+		var parts []string
+		for _, part := range strings.Split(p.Unknown, "; ") {
+			if figure, why, ok := strings.Cut(part, ": "); ok && (figure == name || figure == ArithmeticFigure && name != MemoryFigure) {
+				parts = append(parts, why)
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
+	for _, f := range p.Figures {
+		if f.Unknown != "" && (f.Name == name || f.Name == ArithmeticFigure && name != MemoryFigure) {
+			return f.Unknown
+		}
+	}
+	return ""
+}
+
 func join(text, part string) string {
 	if text == "" {
 		return part

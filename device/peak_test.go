@@ -57,3 +57,46 @@ func TestPeakStoredBeforeFiguresSaysHowAsAWhole(t *testing.T) {
 		t.Errorf("HowOf(memory) %q", got)
 	}
 }
+
+// UnknownOf gives one figure's reason alone: its own, the arithmetic one for every
+// precision where the backend lacks them all, none for a figure derived or not mentioned,
+// and for a device stored before figures, the parts of the joined text that name it.
+func TestPeakUnknownOfSaysWhyOneFigureIsUnknown(t *testing.T) {
+	var opencl Peak
+	opencl.Lack("float32", "no lanes per compute unit")
+	opencl.Lack(MemoryFigure, "OpenCL reports no memory bandwidth")
+	opencl.Lack("float64", "no rate of it")
+	var cuda Peak
+	cuda.Lack(ArithmeticFigure, "no SM clock")
+	cuda.Derive(MemoryFigure, 320, "2 (DDR) x 1250 MHz x 1024-bit bus")
+	var old Peak
+	if err := json.Unmarshal([]byte(`{"unknown": "float32: no lanes; memory: no bandwidth; float64: no rate"}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	var oldAll Peak
+	if err := json.Unmarshal([]byte(`{"gbs": 320, "unknown": "arithmetic: no SM clock"}`), &oldAll); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		p      *Peak
+		figure string
+		want   string
+	}{
+		{"own memory", &opencl, MemoryFigure, "OpenCL reports no memory bandwidth"},
+		{"own precision", &opencl, "float32", "no lanes per compute unit"},
+		{"another precision", &opencl, "float64", "no rate of it"},
+		{"not mentioned", &opencl, "float16", ""},
+		{"every precision", &cuda, "float16", "no SM clock"},
+		{"derived", &cuda, MemoryFigure, ""},
+		{"stored before figures", &old, "float64", "no rate"},
+		{"stored before figures, memory", &old, MemoryFigure, "no bandwidth"},
+		{"stored before figures, every precision", &oldAll, "float32", "no SM clock"},
+		{"stored before figures, memory derived", &oldAll, MemoryFigure, ""},
+		{"no peak", nil, MemoryFigure, ""},
+	} {
+		if got := tc.p.UnknownOf(tc.figure); got != tc.want {
+			t.Errorf("%s: UnknownOf(%s) %q, want %q", tc.name, tc.figure, got, tc.want)
+		}
+	}
+}

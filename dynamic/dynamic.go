@@ -1455,20 +1455,10 @@ func (t *Tuner) threshold(sp *spec.Spec) (efficiency.Threshold, error) {
 	if err != nil {
 		var mp *efficiency.MissingPeakError
 		if errors.As(err, &mp) {
-			// the library's caller gives peaks in Options.Peaks, not with ktune's flags
-			var what []string
-			if mp.Memory {
-				what = append(what, "Peaks.GBs (GB/s)")
-			}
-			if mp.Compute {
-				what = append(what, "Peaks.GFLOPS (GFLOP/s, "+mp.Precision+")")
-			}
-			why := ""
-			if mp.Unknown != "" {
-				why = " (" + mp.Unknown + ")"
-			}
-			return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: the device's peak that the spec's essential_ops need is unknown%s; give %s in Options, from the device's data sheet or a measurement (STREAM for memory)",
-				t.opts.WithinPeak, why, strings.Join(what, " and "))
+			// the library's caller gives peaks in Options, not with ktune's flags
+			return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: %s", t.opts.WithinPeak, mp.Phrase(
+				"Options.Peaks.GBs (GB/s), or gbs in the device's entry of Options.PeaksFile",
+				"Options.Peaks.GFLOPS (GFLOP/s, "+mp.Precision+"), or gflops: {"+mp.Precision+": GFLOP/s} in the device's entry of Options.PeaksFile"))
 		}
 		return efficiency.Threshold{}, fmt.Errorf("dynamic: WithinPeak %v: %w", t.opts.WithinPeak, err)
 	}

@@ -61,8 +61,12 @@ type Peaks struct {
 	// GFLOPSSource and GBsSource say it as a structure; nil where the peak is unknown.
 	GFLOPSSource *Source `json:"gflops_source,omitempty"`
 	GBsSource    *Source `json:"gbs_source,omitempty"`
-	// Unknown is the backend's word on the peaks it could not derive.
+	// Unknown is the backend's word on the peaks it could not derive, all of them.
 	Unknown string `json:"unknown,omitempty"`
+	// GFLOPSUnknown and GBsUnknown say why the backend could not derive the figure, each
+	// its own reason (device.Peak.UnknownOf), where it is unknown still: given by nobody.
+	GFLOPSUnknown string `json:"gflops_unknown,omitempty"`
+	GBsUnknown    string `json:"gbs_unknown,omitempty"`
 }
 
 // Resolve picks the peaks of precision: the given ones, else those derived (nil: the
@@ -87,42 +91,72 @@ func Resolve(derived *device.Peak, precision string, given Given) Peaks {
 	if given.GBs > 0 {
 		set(&p.GBs, &p.GBsFrom, &p.GBsSource, given.GBs, given.GBsSource.orGiven())
 	}
+	if p.GFLOPS <= 0 {
+		p.GFLOPSUnknown = derived.UnknownOf(precision)
+	}
+	if p.GBs <= 0 {
+		p.GBsUnknown = derived.UnknownOf(device.MemoryFigure)
+	}
 	return p
 }
 
-// MissingPeakError says which peaks the efficiency needs that are unknown.
+// MissingPeakError says which peaks the efficiency needs that are unknown, each with why
+// its device's backend could not derive it.
 type MissingPeakError struct {
 	Memory    bool   // the memory peak (GB/s) is missing
 	Compute   bool   // the arithmetic peak of Precision is missing
 	Precision string // the flops' precision
-	Unknown   string // what the backend said of the peaks it could not derive
+	// MemoryWhy and ComputeWhy are what the backend said of the missing figure alone
+	// (device.Peak.UnknownOf); "" where it said nothing.
+	MemoryWhy, ComputeWhy string
 }
 
+// Error names each missing peak, why it is unknown, and the flag or peaks file entry
+// of ktune's commands that gives it.
 func (e *MissingPeakError) Error() string {
-	var what, flags []string
+	return e.Phrase("--peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks)",
+		"--peak-gflops GFLOP/s, or gflops: {"+e.Precision+": GFLOP/s} in the device's entry of a peaks file (--peaks)")
+}
+
+// Phrase is the error's text with the caller's ways of giving the peaks: memory gives the
+// memory peak, compute the arithmetic peak of e.Precision (a library names its options
+// where a command names its flags).
+func (e *MissingPeakError) Phrase(memory, compute string) string {
+	var parts []string
+	figure := func(name, why, how string) {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s peak is unknown%s: give it with %s", name, why, how))
+	}
 	if e.Memory {
-		what, flags = append(what, "memory bandwidth peak"), append(flags, "--peak-gbs GB/s")
+		figure("memory bandwidth", e.MemoryWhy, memory)
 	}
 	if e.Compute {
-		what, flags = append(what, e.Precision+" arithmetic peak"), append(flags, "--peak-gflops GFLOP/s (for "+e.Precision+")")
+		figure(e.Precision+" arithmetic", e.ComputeWhy, compute)
 	}
-	verb, them := "is", "it"
-	if len(what) > 1 {
-		verb, them = "are", "them"
+	them, stream := "it", ""
+	if len(parts) > 1 {
+		them = "them"
 	}
-	why := ""
-	if e.Unknown != "" {
-		why = " (" + e.Unknown + ")"
+	if e.Memory {
+		stream = " (STREAM for memory)"
 	}
-	return fmt.Sprintf("no efficiency: the device's %s %s unknown%s; give %s with %s (or the device's entry in a peaks file, --peaks), from the device's data sheet or a measurement (STREAM for memory)",
-		strings.Join(what, " and "), verb, why, them, strings.Join(flags, " and "))
+	return fmt.Sprintf("no efficiency: the device's %s; take %s from the device's data sheet or a measurement%s",
+		strings.Join(parts, "; its "), them, stream)
 }
 
 // Lacks returns a *MissingPeakError naming the peaks that ops need and p lacks, or nil.
 func (p Peaks) Lacks(ops Ops) error {
-	e := &MissingPeakError{Memory: ops.Bytes > 0 && p.GBs <= 0, Compute: ops.Flops > 0 && p.GFLOPS <= 0, Precision: ops.Precision, Unknown: p.Unknown}
+	e := &MissingPeakError{Memory: ops.Bytes > 0 && p.GBs <= 0, Compute: ops.Flops > 0 && p.GFLOPS <= 0, Precision: ops.Precision}
 	if !e.Memory && !e.Compute {
 		return nil
+	}
+	if e.Memory {
+		e.MemoryWhy = p.GBsUnknown
+	}
+	if e.Compute {
+		e.ComputeWhy = p.GFLOPSUnknown
 	}
 	return e
 }

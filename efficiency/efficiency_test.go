@@ -46,20 +46,48 @@ func TestOfIsEquation2(t *testing.T) {
 	}
 }
 
+// A missing peak's error names only the figures missing, each with its own reason as the
+// device's backend gave it (not the backend's whole text, which speaks of figures given
+// or not needed), and the flag and peaks file entry that give it.
 func TestOfNeedsEveryPeakItsOperationsUse(t *testing.T) {
+	// as PoCL's OpenCL derives a CPU's peaks: none
+	var pocl device.Peak
+	pocl.Lack("float32", "OpenCL reports no lanes per compute unit")
+	pocl.Lack(device.MemoryFigure, "OpenCL reports no memory bandwidth")
+	pocl.Lack("float64", "OpenCL gives no rate of it")
+	const (
+		memory = "the device's memory bandwidth peak is unknown (OpenCL reports no memory bandwidth): " +
+			"give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks)"
+		float64Peak = "float64 arithmetic peak is unknown (OpenCL gives no rate of it): " +
+			"give it with --peak-gflops GFLOP/s, or gflops: {float64: GFLOP/s} in the device's entry of a peaks file (--peaks)"
+	)
 	ops := Ops{Bytes: 1e6, Flops: 1e6, Precision: "float64"}
-	_, err := Of(ops, 1, Peaks{Precision: "float64", GFLOPS: 100, Unknown: "memory: OpenCL reports no memory bandwidth"})
-	var me *MissingPeakError
-	if !errors.As(err, &me) || !me.Memory || !strings.Contains(err.Error(), "--peak-gbs") || !strings.Contains(err.Error(), "OpenCL reports no memory bandwidth") {
-		t.Errorf("missing memory peak: %v", err)
-	}
-	_, err = Of(ops, 1, Peaks{Precision: "float64", GBs: 100})
-	if !errors.As(err, &me) || me.Memory || !strings.Contains(err.Error(), "--peak-gflops") || !strings.Contains(err.Error(), "float64") {
-		t.Errorf("missing arithmetic peak: %v", err)
-	}
-	_, err = Of(ops, 1, Peaks{Precision: "float64"})
-	if !errors.As(err, &me) || !me.Memory || !me.Compute || !strings.Contains(err.Error(), "give them with --peak-gbs GB/s and --peak-gflops") {
-		t.Errorf("both missing: %v", err)
+	for _, tc := range []struct {
+		name            string
+		given           Given
+		derived         *device.Peak
+		memory, compute bool
+		want            string
+	}{
+		{"memory", Given{GFLOPS: 100}, &pocl, true, false,
+			"no efficiency: " + memory + "; take it from the device's data sheet or a measurement (STREAM for memory)"},
+		{"arithmetic", Given{GBs: 100}, &pocl, false, true,
+			"no efficiency: the device's " + float64Peak + "; take it from the device's data sheet or a measurement"},
+		{"both", Given{}, &pocl, true, true,
+			"no efficiency: " + memory + "; its " + float64Peak + "; take them from the device's data sheet or a measurement (STREAM for memory)"},
+		{"no derived peaks", Given{GFLOPS: 100}, nil, true, false,
+			"no efficiency: the device's memory bandwidth peak is unknown: give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks); " +
+				"take it from the device's data sheet or a measurement (STREAM for memory)"},
+	} {
+		_, err := Of(ops, 1, Resolve(tc.derived, ops.Precision, tc.given))
+		var me *MissingPeakError
+		if !errors.As(err, &me) || me.Memory != tc.memory || me.Compute != tc.compute {
+			t.Errorf("%s missing: %#v", tc.name, err)
+			continue
+		}
+		if err.Error() != tc.want {
+			t.Errorf("%s missing:\n got %s\nwant %s", tc.name, err, tc.want)
+		}
 	}
 	if _, err := Of(Ops{Excluded: "latency-bound"}, 1, Peaks{GBs: 1, GFLOPS: 1}); err == nil || !strings.Contains(err.Error(), "latency-bound") {
 		t.Errorf("excluded: %v", err)

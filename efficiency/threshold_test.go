@@ -36,7 +36,7 @@ func TestNewThresholdRefusesWhatCannotStopASearch(t *testing.T) {
 		{"excluded", Ops{Excluded: "latency-bound"}, gtx1070Memory, 0.75, "excludes its kernel from efficiency against a peak (essential_ops: excluded: latency-bound)"},
 		{"no operations", Ops{Precision: "float32"}, gtx1070Memory, 0.75, "declares no essential operations"},
 		{"memory peak unknown", gemmBatchedOps, Peaks{Precision: "float32", GFLOPS: 5783}, 0.75, "give it with --peak-gbs GB/s"},
-		{"compute peak unknown", Ops{Flops: 1e9, Precision: "float64"}, gtx1070Memory, 0.75, "--peak-gflops GFLOP/s (for float64)"},
+		{"compute peak unknown", Ops{Flops: 1e9, Precision: "float64"}, gtx1070Memory, 0.75, "give it with --peak-gflops GFLOP/s, or gflops: {float64: GFLOP/s} in the device's entry of a peaks file (--peaks)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewThreshold(tc.ops, tc.p, tc.fraction)

@@ -73,11 +73,18 @@ type StaleRun struct {
 // resumed, since what it measured cannot be told; when it would be a candidate (unfinished,
 // of the same strategy, seed and objective) log warns, naming it and what is wrong.
 //
+// check, when not nil, is shown the run to be resumed (nil: a run is to be created) once
+// it is held, before anything in the store is changed: its error is findOrCreateRun's,
+// with no run created, resumed or marked interrupted, so that a command refused for what
+// the run it would resume lacks (the peaks of --stop-within-peak) leaves the store as it
+// was.
+//
 // Processes find or create runs of one database one at a time (lockCreation): two that
 // looked at once would each find nothing to resume and create a run, and the same command
 // started twice would measure every configuration twice, or one would mark the other's
 // new run interrupted before it was locked.
-func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool) (foundRun, error) {
+func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db string, want store.RunInfo, hash string, fresh bool,
+	check func(resume *store.RunInfo) error) (foundRun, error) {
 	creating, err := lockCreation(ctx, log, st, db)
 	if err != nil {
 		return foundRun{}, err
@@ -90,49 +97,8 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 	if testHookListed != nil {
 		testHookListed()
 	}
-	var (
-		resume *store.RunInfo // the newest unfinished run of these settings
-		stale  *store.RunInfo // the newest unfinished run of these settings but other inputs
-		newer  bool           // a run of these inputs is newer than stale
-	)
-	for i := len(runs) - 1; i >= 0; i-- {
-		r := &runs[i]
-		same := r.Strategy == want.Strategy && r.Seed == want.Seed && r.Objective == want.Objective && r.Maximize == want.Maximize
-		if err := unreadable(r); err != nil {
-			if same && !fresh && r.Status != store.StatusFinished {
-				log.Warn(fmt.Sprintf("run %d, unfinished, of this kernel, device, strategy, seed and objective, is not resumed: %v; a new run measures again what it measured", r.ID, err),
-					"db", db)
-			}
-			same = false
-		}
-		same = same && sameOptions(want.Strategy, r.StrategyOptions, want.StrategyOptions)
-		switch {
-		case same && settingsHash(r.Settings) == hash:
-			newer = newer || stale == nil
-		case same && stale == nil && r.Status != store.StatusFinished && settingOf(r.Settings, "spec") == settingOf(want.Settings, "spec"):
-			stale = r
-		}
-		if !fresh && resume == nil && r.Status != store.StatusFinished && same && settingsHash(r.Settings) == hash {
-			resume = r
-			continue
-		}
-		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
-		// does not resume is marked interrupted once no process holds it.
-		if r.Status == store.StatusRunning && locksRuns(st, db) {
-			if l, err := lockRunIn(ctx, st, db, r.ID); err == nil && l != nil { // nil: cannot tell
-				// read again under the lock: the process that held it until now may have
-				// finished the run since it was listed
-				now, err := st.Run(ctx, r.ID)
-				if err == nil && now.Status == store.StatusRunning {
-					err = st.FinishRun(ctx, r.ID, store.StatusInterrupted)
-				}
-				l.Release()
-				if err != nil {
-					return foundRun{}, err
-				}
-			}
-		}
-	}
+	c := chooseRun(log, db, runs, want, hash, fresh)
+	resume := c.resume
 	var lock *RunLock
 	if resume != nil {
 		lock, err = lockRunIn(ctx, st, db, resume.ID)
@@ -152,6 +118,32 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		if now.Status == store.StatusFinished {
 			lock.Release()
 			resume = nil
+		}
+	}
+	if check != nil {
+		if err := check(resume); err != nil {
+			lock.Release() // nil where none is resumed
+			return foundRun{}, err
+		}
+	}
+	for _, r := range c.dead {
+		if !locksRuns(st, db) {
+			break // who holds a run cannot be told
+		}
+		// A run left "running" by a process that died (SIGKILL, a crash) and that this one
+		// does not resume is marked interrupted once no process holds it.
+		if l, err := lockRunIn(ctx, st, db, r.ID); err == nil && l != nil { // nil: cannot tell
+			// read again under the lock: the process that held it until now may have
+			// finished the run since it was listed
+			now, err := st.Run(ctx, r.ID)
+			if err == nil && now.Status == store.StatusRunning {
+				err = st.FinishRun(ctx, r.ID, store.StatusInterrupted)
+			}
+			l.Release()
+			if err != nil {
+				lock.Release()
+				return foundRun{}, err
+			}
 		}
 	}
 	if resume != nil {
@@ -191,7 +183,7 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		return foundRun{}, err
 	}
 	found := foundRun{info: want, lock: lock}
-	if stale != nil && !newer && !fresh {
+	if stale := c.stale; stale != nil && !c.newer && !fresh {
 		found.stale = &StaleRun{ID: stale.ID}
 		var now, then struct {
 			Inputs inputSet `json:"inputs"`
@@ -203,6 +195,65 @@ func findOrCreateRun(ctx context.Context, log *slog.Logger, st store.Store, db s
 		}
 	}
 	return found, nil
+}
+
+// runChoice is what findOrCreateRun finds among the runs of a space and device.
+type runChoice struct {
+	resume *store.RunInfo // the newest unfinished run of these settings
+	stale  *store.RunInfo // the newest unfinished run of these settings but other inputs
+	newer  bool           // a run of these inputs is newer than stale
+	// dead are the runs listed as running that are not resumed: left so by a process
+	// that died, unless one holds them still
+	dead []*store.RunInfo
+}
+
+// chooseRun picks from runs, listed oldest first, what findOrCreateRun resumes, and what
+// it looks at beside; it changes nothing. log warns of the unreadable runs it passes over.
+func chooseRun(log *slog.Logger, db string, runs []store.RunInfo, want store.RunInfo, hash string, fresh bool) runChoice {
+	var c runChoice
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		same := r.Strategy == want.Strategy && r.Seed == want.Seed && r.Objective == want.Objective && r.Maximize == want.Maximize
+		if err := unreadable(r); err != nil {
+			if same && !fresh && r.Status != store.StatusFinished {
+				log.Warn(fmt.Sprintf("run %d, unfinished, of this kernel, device, strategy, seed and objective, is not resumed: %v; a new run measures again what it measured", r.ID, err),
+					"db", db)
+			}
+			same = false
+		}
+		same = same && sameOptions(want.Strategy, r.StrategyOptions, want.StrategyOptions)
+		switch {
+		case same && settingsHash(r.Settings) == hash:
+			c.newer = c.newer || c.stale == nil
+		case same && c.stale == nil && r.Status != store.StatusFinished && settingOf(r.Settings, "spec") == settingOf(want.Settings, "spec"):
+			c.stale = r
+		}
+		if !fresh && c.resume == nil && r.Status != store.StatusFinished && same && settingsHash(r.Settings) == hash {
+			c.resume = r
+			continue
+		}
+		if r.Status == store.StatusRunning {
+			c.dead = append(c.dead, r)
+		}
+	}
+	return c
+}
+
+// resumableRun is the run that findOrCreateRun would resume now (nil: it would create
+// one), found without waiting for other processes or changing anything: what a command
+// refused for what that run lacks is told before anything is stored or started. The run
+// findOrCreateRun resumes is shown to its check again, since another process may have
+// finished or created one meanwhile.
+func resumableRun(ctx context.Context, st store.Store, want store.RunInfo, hash string, fresh bool) (*store.RunInfo, error) {
+	if fresh {
+		return nil, nil
+	}
+	runs, err := st.Runs(ctx, store.RunFilter{SpaceID: want.SpaceID, DeviceID: want.DeviceID, Kind: store.KindTuning})
+	if err != nil {
+		return nil, err
+	}
+	// the unreadable runs it passes over are warned of once, by findOrCreateRun
+	return chooseRun(slog.New(slog.DiscardHandler), "", runs, want, hash, fresh).resume, nil
 }
 
 // unreadable says what of a stored run's settings and strategy options, JSON objects or

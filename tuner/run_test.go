@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -54,7 +55,7 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 	}
 	maximised := minimised
 	maximised.Maximize, maximised.Status = true, ""
-	found, err := findOrCreateRun(ctx, slog.Default(), st, db, maximised, hash, false)
+	found, err := findOrCreateRun(ctx, slog.Default(), st, db, maximised, hash, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestARunIsNotResumedInTheOtherDirection(t *testing.T) {
 		t.Errorf("run %d, stored minimising GB/s, was resumed to maximise it", oldID)
 	}
 	minimised.Status = ""
-	found, err = findOrCreateRun(ctx, slog.Default(), st, db, minimised, hash, false)
+	found, err = findOrCreateRun(ctx, slog.Default(), st, db, minimised, hash, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestARunIsResumedByItsOptionsSpelledOtherwise(t *testing.T) {
 				t.Fatal(err)
 			}
 			run.StrategyOptions, run.Status = json.RawMessage(tt.want), ""
-			found, err := findOrCreateRun(ctx, slog.Default(), st, db, run, hash, false)
+			found, err := findOrCreateRun(ctx, slog.Default(), st, db, run, hash, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +159,7 @@ func TestARunWhoseSettingsCannotBeReadIsReported(t *testing.T) {
 			var logged bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logged, nil))
 			want.Status = ""
-			found, err := findOrCreateRun(ctx, log, st, db, want, hash, false)
+			found, err := findOrCreateRun(ctx, log, st, db, want, hash, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +309,7 @@ func TestARunFinishedWhileListedStaysFinished(t *testing.T) {
 				held.Release()
 			}
 			defer func() { testHookListed = nil }()
-			found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, hash, false)
+			found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, hash, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,5 +321,66 @@ func TestARunFinishedWhileListedStaysFinished(t *testing.T) {
 				t.Errorf("run %d, finished since it was listed: status %q (%v), want it left finished", id, r.Status, err)
 			}
 		})
+	}
+}
+
+// A check that refuses the run findOrCreateRun would resume, or the one it would create,
+// leaves the store as it was: the interrupted run is not set running, no run is created,
+// and a run left running by a process that died is not marked interrupted either. The
+// check is shown the run resumable (resumableRun finds the same one) or nil.
+func TestARefusingCheckChangesNoRun(t *testing.T) {
+	ctx := context.Background()
+	db, st, spaceID, devID := storeWithVectorAdd(t, ctx)
+	const hash = "0123456789abcdef"
+	want := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning, Strategy: "random", Seed: 1,
+		Objective: "time", Settings: json.RawMessage(`{"spec_hash": "` + hash + `"}`)}
+	dead := want
+	dead.Seed = 2 // another run's, left running by a process that died
+	deadID, err := st.CreateRun(ctx, dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupted := want
+	interrupted.Status = store.StatusInterrupted
+	resumeID, err := st.CreateRun(ctx, interrupted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := errors.New("refused")
+	for _, fresh := range []bool{false, true} {
+		peeked, err := resumableRun(ctx, st, want, hash, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown *store.RunInfo
+		_, err = findOrCreateRun(ctx, slog.Default(), st, db, want, hash, fresh, func(r *store.RunInfo) error {
+			shown = r
+			return refuse
+		})
+		if !errors.Is(err, refuse) {
+			t.Fatalf("fresh %v: error %v, want the check's", fresh, err)
+		}
+		switch {
+		case !fresh && (shown == nil || shown.ID != resumeID || peeked == nil || peeked.ID != resumeID):
+			t.Errorf("the check was shown %+v, resumableRun found %+v; want run %d", shown, peeked, resumeID)
+		case fresh && (shown != nil || peeked != nil):
+			t.Errorf("fresh: the check was shown %+v, resumableRun found %+v; want none", shown, peeked)
+		}
+		runs, err := st.Runs(ctx, store.RunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 2 || runs[0].ID != deadID || runs[0].Status != store.StatusRunning || runs[1].ID != resumeID || runs[1].Status != store.StatusInterrupted {
+			t.Errorf("fresh %v: runs after the refusal %+v; want run %d running, run %d interrupted, no other", fresh, runs, deadID, resumeID)
+		}
+	}
+	// accepted, the same call resumes the run and marks the dead one interrupted
+	found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, hash, false, func(*store.RunInfo) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	found.lock.Release()
+	if r, err := st.Run(ctx, deadID); found.info.ID != resumeID || err != nil || r.Status != store.StatusInterrupted {
+		t.Errorf("accepted: run %d resumed, the dead run %s (%v); want run %d, and the dead one interrupted", found.info.ID, r.Status, err, resumeID)
 	}
 }

@@ -356,7 +356,7 @@ func TestHelperFindOrCreateRun(t *testing.T) {
 		fmt.Println("error:", err)
 		os.Exit(0)
 	}
-	found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false)
+	found, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false, nil)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(0)
@@ -395,7 +395,7 @@ func TestTwoProcessesStartingTheSameRunAtOnceTuneItOnce(t *testing.T) {
 	}
 	done := make(chan found, 1)
 	go func() {
-		r, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false)
+		r, err := findOrCreateRun(ctx, slog.Default(), st, db, want, creatorHash, false, nil)
 		done <- found{r, err}
 	}()
 	select {

@@ -97,11 +97,13 @@ type Options struct {
 	Target *float64
 	// WithinPeak, above 0, ends the search once a configuration that ran and verified
 	// successfully reaches this fraction (at most 1) of the device's peak by its
-	// efficiency (seed 003, eq. 2, against Peaks or the peaks the backend derives): the
-	// well-performing threshold of seed 003's Section 6, "75% of the peak memory
-	// bandwidth" (0.75). The report's Stop says what was reached ("within 75% of peak:
-	// 412 GB/s of 549 GB/s (75.1%)"). It needs the spec's essential_ops, not excluded,
-	// and the peaks they need: an *OptionsError otherwise, before anything is stored.
+	// efficiency (seed 003, eq. 2): the well-performing threshold of seed 003's Section
+	// 6, "75% of the peak memory bandwidth" (0.75). Its peaks are the run's: Peaks (with
+	// PeaksFile's), then those a resumed run stored, then the peaks the backend derives.
+	// The report's Stop says what was reached ("within 75% of peak: 412 GB/s of 549 GB/s
+	// (75.1%)"), its Efficiency where each peak came from. It needs the spec's
+	// essential_ops, not excluded, and the peaks they need: an *OptionsError otherwise,
+	// before any run is created, resumed or otherwise changed in the store.
 	//
 	// A resumed run whose stored evaluations already meet Target or WithinPeak measures
 	// nothing, not even the default configuration (RunStart.Reached), and stays
@@ -399,9 +401,10 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 			return nil, &OptionsError{Err: err}
 		}
 	}
-	var threshold *efficiency.Threshold
 	if o.WithinPeak > 0 {
-		if threshold, err = peakThreshold(s, info, o); err != nil {
+		// What no run's stored peaks can change is refused before anything is opened; a
+		// peak missing may be one the run this command resumes stored (peaksOf, below).
+		if _, err := peakThreshold(s, info, o, o.Peaks, nil); err != nil && !errors.As(err, new(*efficiency.MissingPeakError)) {
 			return nil, &OptionsError{Err: err}
 		}
 	}
@@ -475,6 +478,48 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 		runSettings["within_peak"] = o.WithinPeak
 	}
 	settings, _ := json.Marshal(runSettings)
+	want := store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
+		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
+		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}
+	// The peaks of the run, and the stop condition's threshold against them, are the
+	// command's (flags, then the peaks file), then those the run it resumes stored, then
+	// the derived ones. The run to resume is looked up before the workers start, so that
+	// a threshold no peak makes possible is refused at once, and shown again to
+	// findOrCreateRun, which resumes it: nothing is stored before it is accepted.
+	given := o.Peaks
+	var threshold *efficiency.Threshold
+	peaksOf := func(resume *store.RunInfo) error {
+		given, threshold = o.Peaks, nil
+		ops, ok := efficiency.FromSpec(s.Essential)
+		if !ok {
+			return nil
+		}
+		if resume != nil {
+			prior, err := efficiency.StoredOf(*resume)
+			if err != nil {
+				log.Warn("the peaks stored with the run resumed are not used", "err", err)
+			}
+			// a resumed run's derived peaks are its device's now
+			given = given.Or(givenOnly(prior.Given(ops.Precision, resume.ID)))
+		}
+		if o.WithinPeak > 0 {
+			t, err := peakThreshold(s, info, o, given, resume)
+			if err != nil {
+				return &OptionsError{Err: err}
+			}
+			threshold = t
+		}
+		return nil
+	}
+	if o.WithinPeak > 0 {
+		resume, err := resumableRun(ctx, st, want, hash, o.Fresh)
+		if err != nil {
+			return nil, err
+		}
+		if err := peaksOf(resume); err != nil {
+			return nil, err
+		}
+	}
 	command := o.WorkerCommand
 	if len(command) == 0 {
 		exe, err := os.Executable()
@@ -534,23 +579,19 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	if err := startDevices(limited, sups, backend, indices, infos, o, s, command, timeUp); err != nil {
 		return nil, err
 	}
-	found, err := findOrCreateRun(ctx, log, st, o.DB, store.RunInfo{SpaceID: spaceID, DeviceID: devID, Kind: store.KindTuning,
-		Strategy: name, StrategyOptions: optJSON, Seed: o.Seed, Objective: objective, Maximize: maximize,
-		ProblemSize: storedProblemSize(s), Source: specPath, Settings: settings}, hash, o.Fresh)
+	found, err := findOrCreateRun(ctx, log, st, o.DB, want, hash, o.Fresh, peaksOf)
 	if err != nil {
 		return nil, err
 	}
 	run, stored, lock := found.info, found.stored, found.lock
 	defer lock.Release()
+	// A resumed run keeps the peaks it was given before and is not given again: its
+	// summary, its stop condition and what it stores are against them.
+	o.Peaks = given
 	if ops, ok := efficiency.FromSpec(s.Essential); ok {
-		// A resumed run keeps the peaks it was given before and is not given again: its
-		// summary, and what it stores, are against them.
-		if prior, err := efficiency.StoredOf(run); err == nil && prior != nil {
-			o.Peaks = o.Peaks.Or(givenOnly(prior.Given(ops.Precision, run.ID)))
-			if peaks := runPeaks(ops, info, o.Peaks); peaks != nil {
-				runSettings[efficiency.SettingsKey] = peaks
-				settings, _ = json.Marshal(runSettings)
-			}
+		if peaks := runPeaks(ops, info, o.Peaks); peaks != nil {
+			runSettings[efficiency.SettingsKey] = peaks
+			settings, _ = json.Marshal(runSettings)
 		}
 	}
 	storeCtx, stopStoring := afterGrace(ctx, storeGrace)
@@ -772,14 +813,20 @@ func givenOnly(g efficiency.Given) efficiency.Given {
 }
 
 // peakThreshold is Options.WithinPeak's threshold for spec s on the device info, against
-// the peaks given (Options.Peaks) or derived; its errors say which option to give.
-func peakThreshold(s *spec.Spec, info device.Info, o Options) (*efficiency.Threshold, error) {
+// the peaks given (the command's, and those of the run it resumes, resume; nil: none) or
+// derived; its errors say which option to give.
+func peakThreshold(s *spec.Spec, info device.Info, o Options, given efficiency.Given, resume *store.RunInfo) (*efficiency.Threshold, error) {
 	what := fmt.Sprintf("stop within %s%% of the device's peak (--stop-within-peak %v)", strconv.FormatFloat(100*o.WithinPeak, 'g', 4, 64), o.WithinPeak)
 	ops, ok := efficiency.FromSpec(s.Essential)
 	if !ok {
 		return nil, fmt.Errorf("%s: the spec declares no essential_ops (the bytes and flops its task essentially needs, seed 003's Table 4: 'ktune help spec'), from which efficiency against the peak is computed; declare them, or stop at an objective value instead (--stop-at)", what)
 	}
-	t, err := efficiency.NewThreshold(ops, efficiency.Resolve(info.Peak, ops.Precision, o.Peaks), o.WithinPeak)
+	t, err := efficiency.NewThreshold(ops, efficiency.Resolve(info.Peak, ops.Precision, given), o.WithinPeak)
+	if errors.As(err, new(*efficiency.MissingPeakError)) && resume != nil {
+		// the peaks a run stored are used where the command gives none: say that they
+		// were looked for
+		what += fmt.Sprintf(", resuming run %d, which stored none of the peaks missing", resume.ID)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -180,13 +180,17 @@ func TestTuneWithoutPeaksSaysWhatToPass(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(text, "efficiency: the device's float32 arithmetic peak is unknown") || !strings.Contains(text, "--peak-gflops") {
-		t.Errorf("summary:\n%s", text)
+	// the figure missing alone, with its own reason: not the memory peak's, which is given
+	if want := "  efficiency: the device's float32 arithmetic peak is unknown (" + poclUnknown(t, "float32") + "): " +
+		"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); " +
+		"take it from the device's data sheet or a measurement\n"; !strings.Contains(text, want) || strings.Contains(text, "memory bandwidth") {
+		t.Errorf("summary lacks %q:\n%s", want, text)
 	}
 	// the report of the run tuned without peaks: PoCL's OpenCL gives none, and the run
 	// stored none; the page says which options give them
 	page, errOut, code := ktune(t, "report", "--run", strconv.FormatInt(rep.Run, 10), "--db", db, "-o", "-")
-	if code != 0 || !strings.Contains(html.UnescapeString(page), "give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)") {
+	if code != 0 || !strings.Contains(html.UnescapeString(page), "No efficiency: the device's memory bandwidth peak is unknown ("+poclUnknown(t, "memory")+"): "+
+		"give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks); its float32 arithmetic peak is unknown") {
 		t.Errorf("report without peaks: exit %d, no word of the missing peaks: %s", code, errOut)
 	}
 	if _, errOut, code := ktune(t, "tune", specPath, "--peak-gbs", "-3"); code != 2 || !strings.Contains(errOut, "want a positive number") {
@@ -295,9 +299,18 @@ func TestPortabilityWellPerformingByThePeak(t *testing.T) {
 	if !strings.Contains(text, fmt.Sprintf("well-performing at %g%% of the device's peak or more (eq. 2)", 100*within)) {
 		t.Errorf("portability does not say the threshold is the peak's:\n%s", text)
 	}
-	// without peaks PoCL's runs have none: the error says which to give
-	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6"); code == 0 || !strings.Contains(errOut, "--peak-gbs") {
+	// without peaks PoCL's runs have none: the error names each figure missing, with its
+	// reason as the device stored with the run says it, and what gives it
+	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6"); code == 0 || !strings.Contains(errOut,
+		" (opencl:0)): no efficiency: the device's memory bandwidth peak is unknown ("+poclUnknown(t, "memory")+"): "+
+			"give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks); its float32 arithmetic peak is unknown (") {
 		t.Errorf("no peaks: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peak-gbs", "30"); code == 0 || !strings.HasSuffix(errOut,
+		" (opencl:0)): no efficiency: the device's float32 arithmetic peak is unknown ("+poclUnknown(t, "float32")+"): "+
+			"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); "+
+			"take it from the device's data sheet or a measurement\n") {
+		t.Errorf("no arithmetic peak: exit %d, %s", code, errOut)
 	}
 	if _, errOut, code := ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--within", "0.9"); code != 2 || !strings.Contains(errOut, "not both") {
 		t.Errorf("--within with --within-peak: exit %d, %s", code, errOut)

@@ -70,7 +70,8 @@ Where a peak comes from, the first that gives it winning:
                     runs') or as backend:index (as --device names it), to its peaks:
                       "NVIDIA A100-SXM4-80GB": {gbs: 2039, gflops: {float32: 19500, float64: 9700}}
                       "opencl:1": {gbs: 25.6, gflops: {float32: 150}}
-  stored            (report, portability) the peaks the run stored when it was tuned
+  stored            the peaks the run stored when it was tuned: report and portability
+                    of the run, and tune resuming it (its summary and --stop-within-peak)
   derived           what the device's backend derives from its attributes ('ktune
                     devices' shows each figure with how, or why it cannot: OpenCL never
                     reports memory bandwidth)
@@ -78,10 +79,17 @@ Where a peak comes from, the first that gives it winning:
 Tune stores the peaks it used with the run, in its settings ("peaks"): each figure with
 its value, unit and source (flag, and which; file, with its path and the device's entry;
 derived, with how). Report and portability of the run use them unless given others, and
-say where each figure came from ("stored with run 3: given: --peak-gbs"); a resumed run
-keeps the peaks it was given before where it is given none. Runs stored before ktune
-stored peaks, and imports, have none: they use what they are given, or the derived ones.
-A peak that is needed and unknown is never guessed: the output says which to give.
+say where each figure came from ("stored with run 3: given: --peak-gbs"). A resumed run
+keeps the peaks it was given before where it is given none: 'ktune tune --stop-within-peak
+F' on an interrupted run stops against them, and stores them again, with those it is given
+now, which win. Runs stored before ktune stored peaks, and imports, have none: they use what
+they are given, or the derived ones.
+A peak that is needed and unknown is never guessed: the output names each figure missing,
+alone (memory bandwidth, or the arithmetic peak of a precision), with why the backend could
+not derive it and what gives it, e.g.
+  the device's memory bandwidth peak is unknown (OpenCL reports no memory bandwidth): give
+  it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks)
+Tune refuses --stop-within-peak so before any run is created, resumed or changed.
 `,
 	"expressions": `Restrictions and value lists use Python expression syntax and semantics.
 

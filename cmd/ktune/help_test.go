@@ -149,7 +149,9 @@ func TestHelpSaysWhereThePeaksComeFrom(t *testing.T) {
 		t.Fatalf("help peaks: exit %d", code)
 	}
 	for _, want := range []string{`"opencl:1": {gbs: 25.6, gflops: {float32: 150}}`, "stored with run 3: given: --peak-gbs", "the first that gives it winning",
-		"(flag, and which; file, with its path and the device's entry;\nderived, with how)"} {
+		"(flag, and which; file, with its path and the device's entry;\nderived, with how)",
+		"'ktune tune --stop-within-peak\nF' on an interrupted run stops against them", "names each figure missing",
+		"Tune refuses --stop-within-peak so before any run is created, resumed or changed"} {
 		if !strings.Contains(peaks, want) {
 			t.Errorf("ktune help peaks lacks %q", want)
 		}

@@ -149,7 +149,8 @@ declares essential_ops against the device's peaks: --peak-gbs GB/s and --peak-gf
 GFLOP/s, or a peaks file (--peaks FILE: YAML or JSON, a device by name or backend:index to
 {gbs: GB/s, gflops: {float32: GFLOP/s, ...}}), else those its backend derives ('ktune
 devices'). Tune stores the peaks it used with the run, each with where it came from;
-report and portability use them unless given others. 'ktune help peaks' says more.
+report, portability and tune resuming the run use them unless given others. Run
+'ktune help peaks' for more.
 
 Environment:
   KTUNE_DB              results database of the commands that take --db (default ktune.db):

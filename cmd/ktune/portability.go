@@ -76,7 +76,10 @@ run whose device the file does not name keeps its stored or derived peaks). The 
 ends with each space's peaks and where each came from ("stored with run 3: given:
 --peak-gbs"); --json has them as "peaks", one per space: space, run, precision, gflops,
 gbs, gflops_from and gbs_from in words, gflops_source and gbs_source as objects (from:
-flag, file or derived; flag; file and device; how; run). A device the file names
+flag, file or derived; flag; file and device; how; run), and unknown, gflops_unknown and
+gbs_unknown, what the backend said of the figures it could not derive. A peak a space
+needs that none of these gives is an error naming the figure missing, why it is unknown,
+and the flag or peaks file entry that gives it. A device the file names
 that none of the runs was measured on is refused, with the runs' devices named. A space
 where no configuration reaches F is refused, saying how close the most efficient came.
 

@@ -305,10 +305,22 @@ func TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed(t *testing.T) {
 			"--stop-within-peak 0.75): the spec declares no essential_ops"},
 		{"excluded", []string{variant("excluded", "essential_ops: {excluded: latency-bound}\n"), "--stop-within-peak", "0.75"},
 			"the spec excludes its kernel from efficiency against a peak (essential_ops: excluded: latency-bound)"},
+		// each missing figure alone, with PoCL's reason for it, and what gives it
 		{"no peaks", []string{withOps, "--stop-within-peak", "0.75"},
-			"give them with --peak-gbs GB/s and --peak-gflops GFLOP/s (for float32)"},
+			"ktune tune: stop within 75% of the device's peak (--stop-within-peak 0.75): no efficiency: " +
+				"the device's memory bandwidth peak is unknown (" + poclUnknown(t, "memory") + "): " +
+				"give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks); " +
+				"its float32 arithmetic peak is unknown (" + poclUnknown(t, "float32") + "): " +
+				"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); " +
+				"take them from the device's data sheet or a measurement (STREAM for memory)\n"},
 		{"no compute peak", []string{withOps, "--stop-within-peak", "0.75", "--peak-gbs", "40"},
-			"give it with --peak-gflops GFLOP/s (for float32)"},
+			"ktune tune: stop within 75% of the device's peak (--stop-within-peak 0.75): no efficiency: " +
+				"the device's float32 arithmetic peak is unknown (" + poclUnknown(t, "float32") + "): " +
+				"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); " +
+				"take it from the device's data sheet or a measurement\n"},
+		{"no compute peak in the peaks file", []string{withOps, "--stop-within-peak", "0.75", "--peaks", writePeaksFile(t, "\"opencl:0\": {gbs: 40}\n")},
+			"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); " +
+				"take it from the device's data sheet or a measurement\n"},
 		{"fraction 0", []string{withOps, "--stop-within-peak", "0"}, "--stop-within-peak 0: want a fraction"},
 		{"fraction above 1", []string{withOps, "--stop-within-peak", "1.5"}, "want a fraction between 0 and 1"},
 		{"target NaN", []string{withOps, "--stop-at", "NaN"}, "--stop-at NaN: want a finite objective value"},

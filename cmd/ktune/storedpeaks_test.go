@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/device"
 	"github.com/ktune/ktune/efficiency"
 	"github.com/ktune/ktune/store"
 )
@@ -160,4 +161,159 @@ func TestResumedTuneKeepsThePeaksItWasGiven(t *testing.T) {
 	if want := (efficiency.Figure{Value: 5e8, Unit: "GFLOP/s", Source: efficiency.Source{From: "flag", Flag: "--peak-gflops"}}); *kept.GFLOPS != want {
 		t.Errorf("stored arithmetic peak %+v, want %+v", *kept.GFLOPS, want)
 	}
+}
+
+// interruptRun marks run of db interrupted, as a process killed while tuning leaves it.
+func interruptRun(t *testing.T, db string, run int64) {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.FinishRun(context.Background(), run, store.StatusInterrupted); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResumedStopWithinPeakUsesTheStoredPeaks leaves a run of SAXPY on PoCL, whose OpenCL
+// derives no peak, interrupted after 2 configurations tuned with a memory peak of 0.001
+// GB/s given, and resumes it with --stop-within-peak and no peak: the stored peaks make
+// the threshold, which the stored evaluations already meet by far (any SAXPY time is a
+// million times the peak), so nothing is measured, and the summary names the peak's
+// source, the run. What was reached is worked out from the stored best time, so that no
+// fresh timing decides it. A --peak-gbs given on a later resumption wins over the stored
+// one: a thousand million GB/s, which no time reaches, continues the run to its budget.
+func TestResumedStopWithinPeakUsesTheStoredPeaks(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	db := filepath.Join(t.TempDir(), "k.db")
+	args := []string{specPath, "--device", "opencl", "--strategy", "bruteforce", "--no-precompile", "--db", db}
+	first := tuneStop(t, append(args, "--budget", "2", "--peak-gbs", "0.001", "--peak-gflops", "1e9")...)
+	if first.Evaluations != 2 {
+		t.Fatalf("first run: %d evaluations, want 2", first.Evaluations)
+	}
+	interruptRun(t, db, first.Run)
+	best := slicesMin(storedTimes(t, db, first.Run))
+	gbs := saxpyGBs(best)
+	percent := 100 * gbs / 0.001
+
+	met := tuneStop(t, append(args, "--budget", "4", "--stop-within-peak", "0.75")...)
+	if met.Run != first.Run || met.Measured != 0 || met.Resumed != 2 {
+		t.Errorf("run %d: %d resumed, %d measured; want run %d's 2, none measured", met.Run, met.Resumed, met.Measured, first.Run)
+	}
+	if want := fmt.Sprintf("within 75%% of peak: %.4g GB/s of 0.001 GB/s (%.1f%%), reached before this command", gbs, percent); met.Stop != want {
+		t.Errorf("stop %q, want %q", met.Stop, want)
+	}
+	met.condition(t, "within_peak", true, &percent, ptr(75), "%")
+	if e := met.Efficiency; e == nil || e.Peaks == nil || e.Peaks.GBs != 0.001 || e.Peaks.GBsFrom != "stored with run 1: given: --peak-gbs" ||
+		e.Peaks.GFLOPS != 1e9 || e.Peaks.GFLOPSFrom != "stored with run 1: given: --peak-gflops" || e.Best == nil || math.Abs(e.Best.Percent-percent) > 1e-9*percent {
+		t.Errorf("efficiency %+v, want against run 1's stored peaks, the best at %v%%", e, percent)
+	}
+	if got := runStatus(t, db, first.Run); got != store.StatusInterrupted {
+		t.Errorf("the run is %s, want it left interrupted", got)
+	}
+	// the text summary says where the peak came from too
+	text, errOut, code := ktune(t, append([]string{"tune"}, append(args, "--budget", "4", "--stop-within-peak", "0.75")...)...)
+	if code != 0 || !strings.Contains(text, "0.001 GB/s peak (stored with run 1: given: --peak-gbs)") {
+		t.Errorf("exit %d, %s; the summary does not name the stored peak:\n%s", code, errOut, text)
+	}
+
+	more := tuneStop(t, append(args, "--budget", "4", "--stop-within-peak", "1", "--peak-gbs", "1e9")...)
+	if more.Run != first.Run || more.Resumed != 2 || more.Measured != 2 || more.Stop != "budget" {
+		t.Errorf("run %d: %d resumed, %d measured, stop %q; want run %d's 2 resumed, 2 more measured to the budget", more.Run, more.Resumed, more.Measured, more.Stop, first.Run)
+	}
+	if e := more.Efficiency; e == nil || e.Peaks == nil || e.Peaks.GBs != 1e9 || e.Peaks.GBsFrom != "given: --peak-gbs" || e.Peaks.GFLOPSFrom != "stored with run 1: given: --peak-gflops" {
+		t.Errorf("efficiency %+v, want the flag's memory peak and the stored arithmetic one", e)
+	}
+	if n := storedRuns(t, db); n != 1 {
+		t.Errorf("%d runs stored, want the one resumed", n)
+	}
+}
+
+func slicesMin(vs []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range vs {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+// poclUnknown is why PoCL's first OpenCL device's figure (a precision, or memory) is not
+// derived, as the backend says it: the reason a missing peak's error quotes.
+func poclUnknown(t *testing.T, figure string) string {
+	t.Helper()
+	b, _ := device.Lookup("opencl")
+	devs, err := b.Devices()
+	if err != nil || len(devs) == 0 {
+		t.Fatalf("opencl devices: %v", err)
+	}
+	why := devs[0].Peak.UnknownOf(figure)
+	if why == "" {
+		t.Fatalf("opencl:0 says nothing of its %s peak: %+v", figure, devs[0].Peak)
+	}
+	return why
+}
+
+// TestResumedStopWithinPeakWithoutPeaksChangesNothing resumes a run of SAXPY on PoCL
+// tuned without peaks (PoCL derives none; the run stored none) with --stop-within-peak
+// and no peak: a usage error that names each missing figure with PoCL's reason for it and
+// what gives it, says the run's stored peaks were looked at, and leaves the store as it
+// was: one run, interrupted, with its 2 evaluations and its settings. So does the same
+// with --new, which would create a run.
+func TestResumedStopWithinPeakWithoutPeaksChangesNothing(t *testing.T) {
+	needBackend(t, "opencl")
+	specPath := copyEfficiencySpec(t, "")
+	db := filepath.Join(t.TempDir(), "k.db")
+	args := []string{"tune", specPath, "--device", "opencl", "--strategy", "bruteforce", "--no-precompile", "--db", db}
+	if _, errOut, code := ktune(t, append(args, "--budget", "2")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	interruptRun(t, db, 1)
+	before := runInfo(t, db, 1)
+	if kept, err := efficiency.StoredOf(before); err != nil || kept != nil {
+		t.Fatalf("run 1, tuned without peaks on PoCL, stored peaks %+v (%v)", kept, err)
+	}
+	missing := "no efficiency: the device's memory bandwidth peak is unknown (" + poclUnknown(t, "memory") + "): " +
+		"give it with --peak-gbs GB/s, or gbs: GB/s in the device's entry of a peaks file (--peaks); " +
+		"its float32 arithmetic peak is unknown (" + poclUnknown(t, "float32") + "): " +
+		"give it with --peak-gflops GFLOP/s, or gflops: {float32: GFLOP/s} in the device's entry of a peaks file (--peaks); " +
+		"take them from the device's data sheet or a measurement (STREAM for memory)"
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"resumed", nil, "ktune tune: stop within 50% of the device's peak (--stop-within-peak 0.5), resuming run 1, which stored none of the peaks missing: " + missing + "\n"},
+		{"new", []string{"--new"}, "ktune tune: stop within 50% of the device's peak (--stop-within-peak 0.5): " + missing + "\n"},
+	} {
+		_, errOut, code := ktune(t, append(append(args, "--budget", "4", "--stop-within-peak", "0.5"), tc.extra...)...)
+		if first, _, _ := strings.Cut(errOut, "Usage: "); code != 2 || first != tc.want {
+			t.Errorf("%s: exit %d, want 2 and\n%s\ngot\n%s", tc.name, code, tc.want, errOut)
+		}
+		if n := storedRuns(t, db); n != 1 {
+			t.Errorf("%s: %d runs stored after the usage error, want run 1 alone", tc.name, n)
+		}
+		after := runInfo(t, db, 1)
+		if after.Status != store.StatusInterrupted || string(after.Settings) != string(before.Settings) || !after.Finished.Equal(before.Finished) {
+			t.Errorf("%s: run 1 changed: %s, settings %s, finished %v; was %s, %s, %v", tc.name, after.Status, after.Settings, after.Finished, before.Status, before.Settings, before.Finished)
+		}
+		if n := len(runEvaluations(t, db, 1)); n != 2 {
+			t.Errorf("%s: run 1 has %d evaluations, want its 2", tc.name, n)
+		}
+	}
+}
+
+func runInfo(t *testing.T, db string, run int64) store.RunInfo {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, err := st.Run(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }

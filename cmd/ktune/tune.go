@@ -164,8 +164,11 @@ objective's units and direction (a time in ms, at most VALUE; a maximised metric
 VALUE); --stop-within-peak F once one reaches the fraction F (above 0, at most 1) of the
 device's peak by its efficiency (eq. 2, below), seed 003's Section 6 threshold, "75% of the
 peak memory bandwidth" being 0.75. The latter needs the spec's essential_ops (not
-excluded) and the peaks they need, derived or given with --peak-gbs and --peak-gflops: the
-command refuses it otherwise, saying which to give. The default configuration counts: when
+excluded) and the peaks they need: given with --peak-gbs and --peak-gflops or a peaks file,
+stored with the run resumed, or derived (below). The command refuses it otherwise, before
+any run is created, resumed or changed, naming each figure missing (memory bandwidth, or
+the arithmetic peak of essential_ops' precision), why the backend could not derive it, and
+the flag or peaks file entry that gives it. The default configuration counts: when
 it meets the condition, nothing else is measured. The summary's stopped line (stop in
 --json) names the condition and what was reached: "target reached: time 1.13 ms (at most
 1.2 ms)", "within 75% of peak: 412 GB/s of 549 GB/s (75.1%)". A resumed run whose stored
@@ -195,8 +198,11 @@ which must name the device and which the flags win over. The summary says where 
 peak came from ("given: --peak-gbs", the file and its entry, or "derived: how"). The run
 stores the peaks it used in its settings ("peaks": each figure's value, unit and source),
 which 'ktune report' and 'ktune portability' of the run use unless given others; a resumed
-run keeps the peaks it was given before where it is given none ('ktune help peaks'). A
-peak the operations need and nobody gives is never guessed: the summary says which to pass
+run keeps the peaks it was given before where it is given none: its summary, its
+--stop-within-peak and the check that its stored evaluations already meet it are against
+them, and the summary says so ("stored with run 3: given: --peak-gbs"); a flag or peaks
+file given on resuming wins ('ktune help peaks'). A peak the operations need and nobody
+gives is never guessed: the summary says which figure is missing, why, and what gives it,
 instead of an efficiency. A spec that says essential_ops: {excluded: WHY} shows why.
 With --json the summary is one JSON object: run, database, kernel, backend, device,
 strategy, strategy_options, seed, objective and maximize; space_size, evaluations (of the
@@ -240,7 +246,9 @@ more_compiler_warnings (the distinct warnings left out); efficiency, where the s
 essential_ops (essential_ops: bytes, flops, precision or excluded; peaks: precision, gflops,
 gbs, gflops_from and gbs_from in words ("given: --peak-gbs", "derived: HOW"),
 gflops_source and gbs_source as objects (from: flag, file or derived; flag; file and
-device, the file's entry; how; run, where read from a run's stored peaks), unknown; best: percent,
+device, the file's entry; how; run, where read from a run's stored peaks), unknown (the
+backend's word on every figure it could not derive), gflops_unknown and gbs_unknown (why
+the figure, unknown still, was not derived); best: percent,
 bound, memory_percent, compute_percent, gbs and gflops reached; missing: why there is no
 efficiency, and what to pass). Absent
 values (no success: no best) are left out. An interrupted command's object opens with
@@ -272,7 +280,7 @@ func runTune(ctx context.Context, env *cliEnv, args []string) error {
 	limit := duration(fs, "time", 0, "wall-clock time limit of the whole command from its start, a `duration` such as 10m (0: none)")
 	alias(fs, "time-limit", "time")
 	stopAt := fs.Float64("stop-at", 0, "stop once a configuration that ran and verified successfully has an objective at least as good as `VALUE`, in the objective's units and direction (ms for time)")
-	stopPeak := share(fs, "stop-within-peak", 0, "stop once a configuration that ran and verified successfully reaches this `fraction` of the device's peak by its efficiency (seed 003's eq. 2; Section 6: 0.75); needs the spec's essential_ops, and the peaks: derived ('ktune devices') or --peak-gbs, --peak-gflops")
+	stopPeak := share(fs, "stop-within-peak", 0, "stop once a configuration that ran and verified successfully reaches this `fraction` of the device's peak by its efficiency (seed 003's eq. 2; Section 6: 0.75); needs the spec's essential_ops, and the peaks: --peak-gbs, --peak-gflops, --peaks, those a resumed run stored, or derived ('ktune devices')")
 	devFlag := fs.String("device", "", "BACKEND[:INDEX], e.g. opencl:0, cuda:1 or c (default: the first available backend for the spec's language); several identical devices of one backend measure side by side: cuda:0,cuda:1 or cuda:0,1")
 	mixed := fs.Bool("mixed-devices", false, "accept several devices whose names differ, their timings compared in one run")
 	seed := fs.Uint64("seed", 1, "seed of the strategy")
