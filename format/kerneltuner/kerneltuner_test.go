@@ -561,22 +561,7 @@ func TestFastReaderMatchesTheDecoder(t *testing.T) {
 // and with the decoder-based one alone, for the ratio between them:
 // go test -run '^$' -bench Read -benchmem ./format/kerneltuner
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile("../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", kerneltuner.Read}, {"decoder", kerneltuner.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "gemm"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, "../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
 }
 
 // An entry whose value tune_params lacks is kept, and the value joins the parameter's

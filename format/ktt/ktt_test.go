@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -364,20 +363,5 @@ func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN
 // Reading the benchmark hub's pnpoly KTT output (4,092 results) with the fast reader and with the decoder-based one alone, for the ratio
 // between them: go test -run '^$' -bench Read -benchmem ./format/ktt
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile(pnpoly)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", ktt.Read}, {"decoder", ktt.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "bench"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, pnpoly)
 }

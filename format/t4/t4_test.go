@@ -376,22 +376,7 @@ func TestReadWarningsNameTheResultsAndTheirLines(t *testing.T) {
 // Reading the benchmark hub's convolution T4 file (4,362 results) with the fast reader and with the decoder-based one alone, for the ratio
 // between them: go test -run '^$' -bench Read -benchmem ./format/t4
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile(realT4)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", t4.Read}, {"decoder", t4.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "bench"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, realT4)
 }
 
 // A malformed ktune_runs_per_sample or ktune_launch (what ktune's export adds) is left
