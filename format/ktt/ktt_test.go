@@ -3,7 +3,6 @@ package ktt_test
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/formattest"
 	"github.com/ktune/ktune/format/ktt"
 	"github.com/ktune/ktune/result"
@@ -213,18 +211,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := readString(tt.src)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			var fe *format.Error
-			if !errors.As(err, &fe) {
-				t.Errorf("error %T is not a *format.Error", err)
-			}
+			formattest.Refused(t, err, tt.want)
 		})
 	}
 }

@@ -3,12 +3,15 @@ package formattest
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/result"
 )
 
@@ -104,4 +107,42 @@ func (c Codec) BenchmarkRead(b *testing.B, path string) {
 			}
 		})
 	}
+}
+
+// Refused checks that err, a reader's answer to a bad file, is a *format.Error and says
+// each of want.
+func Refused(t *testing.T, err error, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	var fe *format.Error
+	if !errors.As(err, &fe) {
+		t.Errorf("error %T is not a *format.Error", err)
+	}
+}
+
+// ReadWithEach reads the file at path with each of c's readers, failing t where one
+// refuses it, and returns the two recordings, the fast reader's first.
+func (c Codec) ReadWithEach(t *testing.T, path string) []*result.Recording {
+	t.Helper()
+	var recs []*result.Recording
+	for _, read := range []func(io.Reader, string) (*result.Recording, error){c.Read, c.ReadWithDecoder} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := read(f, path)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }
