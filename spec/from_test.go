@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -210,12 +209,7 @@ func TestBadFromFillsNameFieldAndLine(t *testing.T) {
 		return base + "arguments:\n  - {name: atoms, type: float32, length: 4 * N, fill: random}\n  - {name: n, type: int32, value: N}\n" +
 			"  - {name: scratch, kind: local, type: float32, length: 64}\n" + strings.Join(lines, "\n") + "\n"
 	}
-	tests := []struct {
-		name string
-		src  string
-		at   string
-		want []string
-	}{
+	tests := []badSpec{
 		{"unknown source", arr("  - {name: x, type: float32, length: N, fill: {from: atom, stride: 4}}"),
 			"from: atom,", []string{"arguments[3].fill.from", `no argument is named "atom"`, `did you mean "atoms"?`}},
 		{"itself", arr("  - {name: x, type: float32, length: N, fill: {from: x}}"),
@@ -247,24 +241,7 @@ func TestBadFromFillsNameFieldAndLine(t *testing.T) {
 		{"from as a word", arr("  - {name: x, type: float32, length: N, fill: from}"),
 			"fill: from", []string{"arguments[3].fill", "a from fill names its source: write fill: {from: ARGUMENT"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			prefix := "bad.yaml:" + strconv.Itoa(lineOf(t, tt.src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, prefix) {
-				t.Errorf("message does not read %q:\n%s", prefix, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, "", tests)
 }
 
 // TestDocShowsAFromFill: the doc's example with B's data taken from A, as its comment

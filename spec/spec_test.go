@@ -323,6 +323,40 @@ func lineOf(t *testing.T, src, sub string) int {
 	return 0
 }
 
+// badSpec is a spec that Parse must refuse, and what its message must say.
+type badSpec struct {
+	name string
+	src  string
+	at   string   // a substring of the offending line
+	want []string // substrings of the message, the first the field path
+}
+
+// checkRefused parses each case's src after prefix as bad.yaml, in a subtest each: Parse
+// must refuse it with a message that reads "bad.yaml:LINE: " and want[0] at the line
+// holding at, and that says each of want[1:].
+func checkRefused(t *testing.T, prefix string, cases []badSpec) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			src := prefix + tt.src
+			_, err := Parse([]byte(src), "bad.yaml")
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
+			if !strings.Contains(msg, at) {
+				t.Errorf("message does not read %q:\n%s", at, msg)
+			}
+			for _, w := range tt.want[1:] {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}
+
 const base = `kernel:
   name: vector_add
   language: opencl

@@ -76,12 +76,7 @@ func TestVerificationWithoutNewFieldsKeepsItsMeaning(t *testing.T) {
 
 func TestBadComparisonsNameTheFieldAndLine(t *testing.T) {
 	ref := "verification:\n  reference: {npy: {c: c.npy, d: d.npy, k: k.npy}}\n"
-	tests := []struct {
-		name string
-		src  string
-		at   string   // a substring of the offending line
-		want []string // substrings of the message, the first the field path
-	}{
+	tests := []badSpec{
 		{"unknown method", ref + "  method: allclsoe\n", "allclsoe",
 			[]string{"verification.method", `unknown method "allclsoe"; did you mean "allclose"?`, "expected allclose, absolute_sum, relative_norm"}},
 		{"unknown method of an output", ref + "  outputs:\n    - {name: c, method: norm, tolerance: 1}\n", "method: norm",
@@ -127,25 +122,7 @@ func TestBadComparisonsNameTheFieldAndLine(t *testing.T) {
 		{"an entry naming no argument", ref + "  outputs:\n    - {name: e}\n", "name: e",
 			[]string{"verification.outputs[0].name", `no argument "e"`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src := twoOutputs + tt.src
-			_, err := Parse([]byte(src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, at) {
-				t.Errorf("message does not read %q:\n%s", at, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, twoOutputs, tests)
 }
 
 // A mistake in a comparison is reported once: a method that is not one leaves unsaid

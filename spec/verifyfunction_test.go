@@ -3,7 +3,6 @@ package spec
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,12 +81,7 @@ func TestFunctionSignatureFollowsTheOutputsType(t *testing.T) {
 
 func TestBadVerificationFunctionsNameTheFieldAndLine(t *testing.T) {
 	ref := "verification:\n  reference: {npy: {c: c.npy, d: d.npy, k: k.npy}}\n"
-	tests := []struct {
-		name string
-		src  string
-		at   string   // a substring of the offending line
-		want []string // substrings of the message, the first the field path
-	}{
+	tests := []badSpec{
 		{"method function without one", ref + "  method: function\n", "method: function",
 			[]string{"verification.function", "missing; method function needs the C or C++ function that compares: function: {name: check, source: check.c}"}},
 		{"another method beside a function", ref + "  outputs:\n    - {name: c, method: relative_norm, tolerance: 1, function: {name: f, source: f.c}}\n", "method: relative_norm",
@@ -107,25 +101,7 @@ func TestBadVerificationFunctionsNameTheFieldAndLine(t *testing.T) {
 		{"atol for a function", ref + "  outputs:\n    - {name: c, function: {name: f, source: f.c}, atol: 0.1}\n", "atol: 0.1",
 			[]string{"verification.outputs[0].atol", "atol is method allclose's; method function takes a tolerance instead"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src := twoOutputs + tt.src
-			_, err := Parse([]byte(src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, at) {
-				t.Errorf("message does not read %q:\n%s", at, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, twoOutputs, tests)
 }
 
 // Load reads a verification function's file as it reads kernel sources; a missing one
