@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestGenerateFromTakesTheSourcesElements(t *testing.T) {
 		t.Errorf("x spans [%v, %v], not a spread of atoms' uniform [-1, 1]", lo, hi)
 	}
 	// fsteps takes steps -2, 4, 10, 16, 22
-	if got := values(t, s, byName["fsteps"], 5); !equalFloats(got, []float64{-2, 4, 10, 16, 22}) {
+	if got := values(t, s, byName["fsteps"], 5); !slices.Equal(got, []float64{-2, 4, 10, 16, 22}) {
 		t.Errorf("fsteps = %v", got)
 	}
 	// a spec whose source is declared first and fills the same: the same data
@@ -126,7 +127,7 @@ func TestGenerateFromAnNPYSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := values(t, s, 1, 3); !equalFloats(got, []float64{11, 21, 31}) {
+	if got := values(t, s, 1, 3); !slices.Equal(got, []float64{11, 21, 31}) {
 		t.Errorf("odd = %v, want 11 21 31", got)
 	}
 	if _, err := s.Generate(1, 4); err == nil || !strings.Contains(err.Error(), `"pairs" must hold at least 8 (start + (length-1)*stride + 1), but it has 6`) {
@@ -197,7 +198,7 @@ func TestFromFillsParse(t *testing.T) {
 		if c.ok {
 			s := mustParse(t, src)
 			a, b := values(t, s, 0, 4), values(t, s, 1, 4)
-			if !equalFloats(a, b) {
+			if !slices.Equal(a, b) {
 				t.Errorf("%s to %s: %v from %v", c.from, c.to, b, a)
 			}
 		}
@@ -272,7 +273,7 @@ func TestDocShowsAFromFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := values(t, s, a, 100), values(t, s, b, 100)
-	if !equalFloats(x, y) {
+	if !slices.Equal(x, y) {
 		t.Error("B, a copy of A, has other data")
 	}
 }
