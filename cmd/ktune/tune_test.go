@@ -446,16 +446,7 @@ void spawn(float *y, int n) {
     for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: spawn, source: spawn.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-timeout: 2s
-`
+	spec := modeSpec("spawn", "[0, 1, 2]", "timeout: 2s\n")
 	files := map[string]string{"spawn.c": strings.ReplaceAll(kernel, "DIR", dir), "spawn.yaml": spec}
 	writeFiles(t, dir, files)
 	t.Cleanup(func() {
@@ -624,16 +615,7 @@ func TestACompilationThatHangsEndsAtTheSpecsCompileTimeout(t *testing.T) {
 #endif
 void fill(float *y, int n) { for (int i = 0; i < n; i++) y[i] = i; }
 `
-			spec := `kernel: {name: fill, source: fill.c}
-parameters:
-  - {name: mode, values: [0, 1]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-compile_timeout: 4s
-`
+			spec := modeSpec("fill", "[0, 1]", "compile_timeout: 4s\n")
 			writeFiles(t, dir, map[string]string{"fill.c": kernel, "fill.yaml": spec})
 			begin := time.Now()
 			db := tuneBruteForce(t, dir, "fill.yaml", "--precompilers", precompilers)
@@ -674,15 +656,7 @@ void hog(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: hog, source: hog.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-`
+	spec := modeSpec("hog", "[0, 1, 2]", "")
 	writeFiles(t, dir, map[string]string{"hog.c": kernel, "hog.yaml": spec})
 	for i, tc := range []struct {
 		flag, env string
@@ -1906,6 +1880,21 @@ arguments:
 ` + extra
 	writeFiles(t, dir, map[string]string{name: spec})
 	return filepath.Join(dir, name)
+}
+
+// modeSpec is a spec of the host C kernel name(float *y, int n) in name.c, run once a
+// configuration on 64 floats, with the values modes (a YAML list) of its parameter mode;
+// extra (more of the spec's fields) follows.
+func modeSpec(name, modes, extra string) string {
+	return "kernel: {name: " + name + ", source: " + name + `.c}
+parameters:
+  - {name: mode, values: ` + modes + `}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+` + extra
 }
 
 // writeFiles writes files (name to text) into dir.
