@@ -257,19 +257,7 @@ func TestThePageOfALiveRunAddsNewEvaluations(t *testing.T) {
 	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t)
-	rec := read(t, convolution)
-	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, rec := convolutionRun(t, st, 0)
 	// the first 40 measured on one device, the ten appended on a second: the page offers
 	// the device as a field once there are two
 	first := slices.Clone(rec.Evaluations[:40])
@@ -367,19 +355,7 @@ func TestTheAnalysisWarningsAreShownALineEach(t *testing.T) {
 	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t)
-	rec := read(t, convolution)
-	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, rec := convolutionRun(t, st, 0)
 	// a dozen evaluations of a large space: a partial run, too few for Sobol indices
 	if err := st.AddEvaluations(ctx, id, rec.Evaluations[:12]); err != nil {
 		t.Fatal(err)
@@ -417,16 +393,8 @@ func TestTheListOfRunsShowsRunsStartedSince(t *testing.T) {
 	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t, timeEnergy)
-	rec := read(t, convolution)
-	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	running, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 7})
+	running, rec := convolutionRun(t, st, 7)
+	info, err := st.Run(ctx, running) // the new run's space and device are the running one's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +406,7 @@ func TestTheListOfRunsShowsRunsStartedSince(t *testing.T) {
 		err := st.AddEvaluations(r.Context(), running, rec.Evaluations[40:50])
 		if err == nil {
 			var id int64
-			if id, err = st.CreateRun(r.Context(), store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "genetic", Seed: seed}); err == nil {
+			if id, err = st.CreateRun(r.Context(), store.RunInfo{SpaceID: info.SpaceID, DeviceID: info.DeviceID, Kind: store.KindTuning, Strategy: "genetic", Seed: seed}); err == nil {
 				err = st.AddEvaluations(r.Context(), id, rec.Evaluations[100:105])
 			}
 		}
@@ -648,19 +616,7 @@ func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
 	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
 	st, db := imported(t)
-	rec := read(t, convolution)
-	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, rec := convolutionRun(t, st, 0)
 	evals := slices.Clone(rec.Evaluations[:12])
 	best, next := -1, -1
 	for i, e := range evals {

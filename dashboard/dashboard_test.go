@@ -158,13 +158,12 @@ func TestEvaluationsComeInOrderAndAfterTheFirstN(t *testing.T) {
 	}
 }
 
-func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
-
-// A run being tuned grows while the dashboard serves it: what is appended to the store
-// shows up in the next fetch after those read, and the run's status follows the tuning.
-func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
+// convolutionRun creates in st a tuning run of the convolution recording's kernel on its
+// device, with the seed given and no evaluations yet, as 'ktune tune' creates one before
+// it measures; it returns the run's id and the recording, whose evaluations a test may add.
+func convolutionRun(t testing.TB, st store.Store, seed uint64) (int64, *result.Recording) {
+	t.Helper()
 	ctx := context.Background()
-	st, db := imported(t)
 	rec := read(t, convolution)
 	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
 	if err != nil {
@@ -174,10 +173,21 @@ func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 3})
+	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return id, rec
+}
+
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// A run being tuned grows while the dashboard serves it: what is appended to the store
+// shows up in the next fetch after those read, and the run's status follows the tuning.
+func TestALiveRunsNewEvaluationsShowUpInTheNextFetch(t *testing.T) {
+	ctx := context.Background()
+	st, db := imported(t)
+	id, rec := convolutionRun(t, st, 3)
 	srv := httptest.NewServer(NewStore(st, db))
 	defer srv.Close()
 	path := fmt.Sprintf("/api/runs/%d/evaluations", id)
@@ -287,19 +297,7 @@ func TestFiltersSelectTheEvaluationsAnalysed(t *testing.T) {
 func twoDevices(t testing.TB, st store.Store) (int64, []result.Evaluation) {
 	t.Helper()
 	ctx := context.Background()
-	rec := read(t, convolution)
-	dev, err := st.PutDevice(ctx, store.Device{Name: rec.Device, Backend: "opencl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := st.PutSpace(ctx, store.Space{Kernel: rec.Kernel, Params: rec.Params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{SpaceID: sp, DeviceID: dev, Kind: store.KindTuning, Strategy: "random", Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, rec := convolutionRun(t, st, 5)
 	es := make([]result.Evaluation, len(rec.Evaluations))
 	copy(es, rec.Evaluations)
 	for i := range es {

@@ -73,17 +73,20 @@ func countAxpy(t testing.TB) *spec.Spec {
 
 // countData is an application's input with a count n of the N elements, and the y it
 // expects back: the first n updated, the rest as given.
-func countData(rng *rand.Rand, n int) (dynamic.Data, []float32) {
-	x, y, want := make([]float32, axpyN), make([]float32, axpyN), make([]float32, axpyN)
+func countData(rng *rand.Rand, n int) (dynamic.Data, []float32) { return countDataN(rng, axpyN, n) }
+
+// countDataN is countData for the constant N at n, the count at count.
+func countDataN(rng *rand.Rand, n, count int) (dynamic.Data, []float32) {
+	x, y, want := make([]float32, n), make([]float32, n), make([]float32, n)
 	alpha := float32(rng.IntN(5) + 1)
 	for i := range x {
 		x[i], y[i] = float32(rng.IntN(1000))/8, float32(rng.IntN(1000))/8
 		want[i] = y[i]
-		if i < n {
+		if i < count {
 			want[i] = alpha*x[i] + y[i]
 		}
 	}
-	return dynamic.Data{"x": x, "y": y, "alpha": alpha, "n": int32(n)}, want
+	return dynamic.Data{"x": x, "y": y, "alpha": alpha, "n": int32(count)}, want
 }
 
 // tuneCount tunes countSpec over its whole space on calls with n 4096, on which every
@@ -107,6 +110,50 @@ func tuneCount(t *testing.T, tu *dynamic.Tuner, rng *rand.Rand) {
 	if got := fmtValues(tu.Searches()[0].Running); got != "128 2" {
 		t.Fatalf("tuning ended on %s, want 128 2, the best by rank", got)
 	}
+}
+
+// checkedCall is one call of a table of calls after tuning, on countData of its count,
+// and what the call must come to.
+type checkedCall struct {
+	n       int      // the call's count
+	checked bool     // whether the call is checked
+	wrong   []string // the configurations its check finds wrong, in order
+	config  string   // the configuration whose outputs answer it; "" for the reference's own
+	// judge, where not "", is who judges the call, and failure what its reference's
+	// failure says ("" for none).
+	judge, failure string
+}
+
+// runCalls makes tu's calls, one a case on countData of its count, in order, and checks
+// each: the call returns the right y and is no tuning step, is checked or not as the case
+// says, finds its configurations wrong, is answered by its configuration (or the
+// reference's outputs), and is judged as it says. eachError, where not nil, looks at each
+// check error of a call too. It returns the calls' results.
+func runCalls(t *testing.T, tu *dynamic.Tuner, rng *rand.Rand, calls []checkedCall, eachError func(call int, res dynamic.Result, ce *dynamic.CheckError)) []dynamic.Result {
+	t.Helper()
+	var results []dynamic.Result
+	for call, tc := range calls {
+		data, want := countData(rng, tc.n)
+		res, err := tu.Run(context.Background(), data)
+		if err != nil {
+			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+		}
+		checkY(t, call, res, want)
+		var wrong []string
+		for _, ce := range res.CheckErrors {
+			wrong = append(wrong, fmtValues(ce.Config))
+			if eachError != nil {
+				eachError(call, res, ce)
+			}
+		}
+		judged := tc.judge == "" || res.Judge == tc.judge && (tc.failure == "") == (res.ReferenceFailure == "") && strings.Contains(res.ReferenceFailure, tc.failure)
+		if res.Checked != tc.checked || !slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config || res.Reference != (tc.config == "") || res.Tuning || !judged {
+			t.Errorf("call %d (n %d): checked %v by %q (reference failure %q), found wrong %v, answered by %q (reference %v), tuning %v; want checked %v, wrong %v, answered by %q, judged by %q (failure %q)",
+				call, tc.n, res.Checked, res.Judge, res.ReferenceFailure, wrong, fmtValues(res.Config), res.Reference, res.Tuning, tc.checked, tc.wrong, tc.config, tc.judge, tc.failure)
+		}
+		results = append(results, res)
+	}
+	return results
 }
 
 // Without a check, the gap this option closes: the tuned configuration, right on every
@@ -137,42 +184,22 @@ func TestACheckOnAChangedCountCatchesASizeDependentBug(t *testing.T) {
 	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
 	rng := rand.New(rand.NewPCG(11, 1))
 	tuneCount(t, tu, rng)
-	ctx := context.Background()
-	for call, tc := range []struct {
-		n       int
-		checked bool
-		wrong   []string // the configurations the call finds wrong
-		config  string   // the configuration whose outputs it returns
-	}{
-		{4096, false, nil, "128 2"}, // the count the best was tried on
-		{3968, true, []string{"128 2"}, "64 2"},
-		{3968, false, nil, "64 2"},
-		{4000, true, []string{"64 2", "32 2"}, "128 1"},
-		{4000, false, nil, "128 1"},
-		{4096, true, nil, "128 1"}, // 128 1 agreed last at 4000
-		{3968, true, nil, "128 1"},
-	} {
-		data, want := countData(rng, tc.n)
-		res, err := tu.Run(ctx, data)
-		if err != nil {
-			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+	runCalls(t, tu, rng, []checkedCall{
+		{n: 4096, config: "128 2"}, // the count the best was tried on
+		{n: 3968, checked: true, wrong: []string{"128 2"}, config: "64 2"},
+		{n: 3968, config: "64 2"},
+		{n: 4000, checked: true, wrong: []string{"64 2", "32 2"}, config: "128 1"},
+		{n: 4000, config: "128 1"},
+		{n: 4096, checked: true, config: "128 1"}, // 128 1 agreed last at 4000
+		{n: 3968, checked: true, config: "128 1"},
+	}, func(call int, res dynamic.Result, ce *dynamic.CheckError) {
+		if ce.Status != result.WrongAnswer || ce.Call != 6+call ||
+			!strings.Contains(ce.Msg, "output y:") || !strings.Contains(ce.Error(), "call "+strconv.Itoa(6+call)+" of the spec's own sizes") ||
+			!strings.Contains(ce.Error(), "block_size_x=") || !strings.Contains(res.Failure, ce.Error()) {
+			t.Errorf("call %d: check error %q (status %s, call %d); want a wrong answer of call %d naming the configuration and output y, in Failure %q",
+				call, ce.Error(), ce.Status, ce.Call, 6+call, res.Failure)
 		}
-		checkY(t, call, res, want)
-		var wrong []string
-		for _, ce := range res.CheckErrors {
-			wrong = append(wrong, fmtValues(ce.Config))
-			if ce.Status != result.WrongAnswer || ce.Call != 6+call ||
-				!strings.Contains(ce.Msg, "output y:") || !strings.Contains(ce.Error(), "call "+strconv.Itoa(6+call)+" of the spec's own sizes") ||
-				!strings.Contains(ce.Error(), "block_size_x=") || !strings.Contains(res.Failure, ce.Error()) {
-				t.Errorf("call %d (n %d): check error %q (status %s, call %d); want a wrong answer of call %d naming the configuration and output y, in Failure %q",
-					call, tc.n, ce.Error(), ce.Status, ce.Call, 6+call, res.Failure)
-			}
-		}
-		if res.Checked != tc.checked || !slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config || res.Tuning {
-			t.Errorf("call %d (n %d): checked %v, found wrong %v, answered by %v; want checked %v, wrong %v, answered by %s",
-				call, tc.n, res.Checked, wrong, res.Config, tc.checked, tc.wrong, tc.config)
-		}
-	}
+	})
 	sr := tu.Searches()[0]
 	var failed []string
 	for _, ce := range sr.Failed {
@@ -182,7 +209,7 @@ func TestACheckOnAChangedCountCatchesASizeDependentBug(t *testing.T) {
 		t.Errorf("the search reports failed %q, running %v; want %q, running 128 1", failed, sr.Running, want)
 	}
 	// Retune forgets the failures with the search
-	if err := tu.Retune(ctx); err != nil {
+	if err := tu.Retune(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if sr := tu.Searches()[0]; sr.Failed != nil || sr.Running != nil {

@@ -98,36 +98,17 @@ func TestACheckByTheReferenceKernelCatchesABugTheReferenceConfigurationShares(t 
 	tu := newTuner(t, oddAxpy(t, true), dynamic.Options{Budget: 6, Seed: 1, CheckEvery: 1})
 	rng := rand.New(rand.NewPCG(11, 1))
 	tuneCount(t, tu, rng)
-	ctx := context.Background()
-	for call, tc := range []struct {
-		n      int
-		wrong  []string
-		config string // "" for the reference's own outputs
-	}{
-		{4096, nil, "128 2"},
-		{4001, []string{"128 2", "64 2", "32 2"}, ""},
-		{4001, nil, "128 1"},
-		{4001, nil, "128 1"},
-	} {
-		data, want := countData(rng, tc.n)
-		res, err := tu.Run(ctx, data)
-		if err != nil {
-			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+	runCalls(t, tu, rng, []checkedCall{
+		{n: 4096, checked: true, config: "128 2"},
+		{n: 4001, checked: true, wrong: []string{"128 2", "64 2", "32 2"}},
+		{n: 4001, checked: true, config: "128 1"},
+		{n: 4001, checked: true, config: "128 1"},
+	}, func(call int, _ dynamic.Result, ce *dynamic.CheckError) {
+		if ce.Status != result.WrongAnswer || !strings.Contains(ce.Error(), "against the spec's reference kernel axpyn_ref") ||
+			!strings.Contains(ce.Msg, "output y: 1 of 4096 elements differ") {
+			t.Errorf("call %d: check error %q; want a wrong answer against the reference kernel axpyn_ref, one element of y", call, ce.Error())
 		}
-		checkY(t, call, res, want)
-		var wrong []string
-		for _, ce := range res.CheckErrors {
-			wrong = append(wrong, fmtValues(ce.Config))
-			if ce.Status != result.WrongAnswer || !strings.Contains(ce.Error(), "against the spec's reference kernel axpyn_ref") ||
-				!strings.Contains(ce.Msg, "output y: 1 of 4096 elements differ") {
-				t.Errorf("call %d: check error %q; want a wrong answer against the reference kernel axpyn_ref, one element of y", call, ce.Error())
-			}
-		}
-		if !res.Checked || !slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config || res.Reference != (tc.config == "") {
-			t.Errorf("call %d (n %d): checked %v, found wrong %v, answered by %q (reference %v); want wrong %v, answered by %q",
-				call, tc.n, res.Checked, wrong, fmtValues(res.Config), res.Reference, tc.wrong, tc.config)
-		}
-	}
+	})
 	if sr := tu.Searches()[0]; fmtValues(sr.Running) != "128 1" || len(sr.Failed) != 3 {
 		t.Errorf("the search runs %v with %d failed; want 128 1 after 3 failed", sr.Running, len(sr.Failed))
 	}
@@ -142,35 +123,14 @@ func TestACheckByTheReferenceKernelFindsTheKnownGoodConfigurationWrong(t *testin
 	tu := newTuner(t, oddAxpyOf(t, true, kernel), dynamic.Options{Budget: 6, Seed: 1, CheckOnChange: []string{"n"}})
 	rng := rand.New(rand.NewPCG(11, 1))
 	tuneCount(t, tu, rng)
-	ctx := context.Background()
-	for call, tc := range []struct {
-		n      int
-		wrong  []string
-		config string // "" for the reference's own outputs
-	}{
-		{4001, []string{"128 2", "64 2", "32 2"}, ""},
-		{4001, []string{"128 1", "64 1", "32 1"}, ""},
-		{4001, []string{"32 1"}, ""},
-		{4096, nil, "32 1"}, // an even count: the known-good configuration agrees
-		{4096, nil, "32 1"},
-	} {
-		data, want := countData(rng, tc.n)
-		res, err := tu.Run(ctx, data)
-		if err != nil {
-			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
-		}
-		checkY(t, call, res, want)
-		var wrong []string
-		for _, ce := range res.CheckErrors {
-			wrong = append(wrong, fmtValues(ce.Config))
-		}
-		checked := call < 4 // the last call's count agreed on the call before
-		if res.Checked != checked || !slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config || res.Reference != (tc.config == "") {
-			t.Errorf("call %d (n %d): checked %v, found wrong %v, answered by %q (reference %v); want checked %v, wrong %v, answered by %q",
-				call, tc.n, res.Checked, wrong, fmtValues(res.Config), res.Reference, checked, tc.wrong, tc.config)
-		}
-		if call == 2 && !strings.Contains(res.Failure, "the known-good configuration still") {
-			t.Errorf("call 2: failure %q; want it to say the known-good configuration runs still", res.Failure)
-		}
+	res := runCalls(t, tu, rng, []checkedCall{
+		{n: 4001, checked: true, wrong: []string{"128 2", "64 2", "32 2"}},
+		{n: 4001, checked: true, wrong: []string{"128 1", "64 1", "32 1"}},
+		{n: 4001, checked: true, wrong: []string{"32 1"}},
+		{n: 4096, checked: true, config: "32 1"}, // an even count: the known-good configuration agrees
+		{n: 4096, config: "32 1"},                // its count agreed on the call before
+	}, nil)
+	if !strings.Contains(res[2].Failure, "the known-good configuration still") {
+		t.Errorf("call 2: failure %q; want it to say the known-good configuration runs still", res[2].Failure)
 	}
 }

@@ -10,36 +10,16 @@ import (
 	"github.com/ktune/ktune/spec"
 )
 
-// refSpec is the tests' axpy with a reference kernel of its own, refKernel.
-const refSpec = `
-kernel:
-  name: axpy
-  source: axpy.cl
-constants:
-  N: 4096
-parameters:
-  - name: block_size_x
-    values: [16, 32, 64, 128]
-  - name: tile_size_x
-    values: [1, 2, 4]
-problem_size: [N]
-grid_div_x: [block_size_x, tile_size_x]
-arguments:
-  - {name: y, type: float32, length: N, output: true, fill: random}
-  - {name: x, type: float32, length: N, fill: random}
-  - {name: alpha, type: float32, value: 2}
-  - {name: n, type: int32, value: N}
-verification:
-  reference:
-    config: {block_size_x: 32, tile_size_x: 1}
-    kernel: {name: axpy_ref, source: ref.cl, block: [64]}
-iterations: 4
-`
-
+// refAxpy is the tests' axpy (axpySpec) with a reference kernel of its own, refKernel.
 func refAxpy(t *testing.T, refKernel string) *spec.Spec {
 	t.Helper()
 	openCL(t)
-	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": refSpec, "axpy.cl": axpyKernel, "ref.cl": refKernel})
+	const config = "    config: {block_size_x: 32, tile_size_x: 1}\n"
+	text := strings.Replace(axpySpec, config, config+"    kernel: {name: axpy_ref, source: ref.cl, block: [64]}\n", 1)
+	if text == axpySpec {
+		t.Fatal("axpySpec no longer has the reference config this test adds a kernel after")
+	}
+	return loadSpec(t, "axpy.yaml", map[string]string{"axpy.yaml": text, "axpy.cl": axpyKernel, "ref.cl": refKernel})
 }
 
 // A reference kernel of the spec's own is checked when the tuner is made, not at a

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -33,20 +32,6 @@ func oddAxpyHost(t testing.TB, kernel string) *spec.Spec {
 	return oddAxpyJudged(t, kernel, hostRefMapping, map[string]string{"ref.c": hostRef})
 }
 
-// countDataN is countData for the constant N at n, the count at count.
-func countDataN(rng *rand.Rand, n, count int) (dynamic.Data, []float32) {
-	x, y, want := make([]float32, n), make([]float32, n), make([]float32, n)
-	alpha := float32(rng.IntN(5) + 1)
-	for i := range x {
-		x[i], y[i] = float32(rng.IntN(1000))/8, float32(rng.IntN(1000))/8
-		want[i] = y[i]
-		if i < count {
-			want[i] = alpha*x[i] + y[i]
-		}
-	}
-	return dynamic.Data{"x": x, "y": y, "alpha": alpha, "n": int32(count)}, want
-}
-
 // warnings is a logger that keeps the warnings a tuner logs, and what it kept.
 func warnings() (*slog.Logger, *bytes.Buffer) {
 	var b bytes.Buffer
@@ -63,35 +48,15 @@ func TestACheckByAHostReferenceCatchesABugTheReferenceConfigurationShares(t *tes
 	rng := rand.New(rand.NewPCG(11, 1))
 	tuneCount(t, tu, rng)
 	const judge = "the spec's C reference axpyn_ref"
-	ctx := context.Background()
-	for call, tc := range []struct {
-		n      int
-		wrong  []string
-		config string // "" for the reference's own outputs
-	}{
-		{4096, nil, "128 2"},
-		{4001, []string{"128 2", "64 2", "32 2"}, ""},
-		{4001, nil, "128 1"},
-	} {
-		data, want := countData(rng, tc.n)
-		res, err := tu.Run(ctx, data)
-		if err != nil {
-			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+	runCalls(t, tu, rng, []checkedCall{
+		{n: 4096, checked: true, config: "128 2", judge: judge},
+		{n: 4001, checked: true, wrong: []string{"128 2", "64 2", "32 2"}, judge: judge},
+		{n: 4001, checked: true, config: "128 1", judge: judge},
+	}, func(call int, _ dynamic.Result, ce *dynamic.CheckError) {
+		if ce.Status != result.WrongAnswer || !strings.Contains(ce.Error(), "against "+judge) {
+			t.Errorf("call %d: check error %q; want a wrong answer against %s", call, ce.Error(), judge)
 		}
-		checkY(t, call, res, want)
-		var wrong []string
-		for _, ce := range res.CheckErrors {
-			wrong = append(wrong, fmtValues(ce.Config))
-			if ce.Status != result.WrongAnswer || !strings.Contains(ce.Error(), "against "+judge) {
-				t.Errorf("call %d: check error %q; want a wrong answer against %s", call, ce.Error(), judge)
-			}
-		}
-		if !res.Checked || res.Judge != judge || res.ReferenceFailure != "" || !slices.Equal(wrong, tc.wrong) ||
-			fmtValues(res.Config) != tc.config || res.Reference != (tc.config == "") {
-			t.Errorf("call %d (n %d): checked %v by %q (reference failure %q), found wrong %v, answered by %q (reference %v); want checked by %s, wrong %v, answered by %q",
-				call, tc.n, res.Checked, res.Judge, res.ReferenceFailure, wrong, fmtValues(res.Config), res.Reference, judge, tc.wrong, tc.config)
-		}
-	}
+	})
 }
 
 // Tuning steps are judged by the spec's reference too, a kernel of its own or a C one
@@ -206,38 +171,16 @@ func TestAHostReferenceThatFailsOnACallsDataFallsBackToTheKnownGoodConfiguration
 	tu := newTuner(t, s, dynamic.Options{Budget: 6, Seed: 1, CheckEvery: 1, Logger: logger})
 	rng := rand.New(rand.NewPCG(11, 1))
 	tuneCount(t, tu, rng)
-	ctx := context.Background()
 	const host, good = "the spec's C reference axpyn_ref", "the known-good configuration block_size_x=32, tile_size_x=1"
-	for call, tc := range []struct {
-		n       int
-		judge   string
-		failure string
-		wrong   []string
-		config  string
-	}{
-		{4096, host, "", nil, "128 2"},
-		{4000, good, "past the end", []string{"128 2", "64 2", "32 2"}, "32 1"},
-		{4096, host, "", nil, "128 1"},
-	} {
-		data, want := countData(rng, tc.n)
-		res, err := tu.Run(ctx, data)
-		if err != nil {
-			t.Fatalf("call %d (n %d): %v", call, tc.n, err)
+	runCalls(t, tu, rng, []checkedCall{
+		{n: 4096, checked: true, config: "128 2", judge: host},
+		{n: 4000, checked: true, wrong: []string{"128 2", "64 2", "32 2"}, config: "32 1", judge: good, failure: "past the end"},
+		{n: 4096, checked: true, config: "128 1", judge: host},
+	}, func(call int, _ dynamic.Result, ce *dynamic.CheckError) {
+		if !strings.Contains(ce.Error(), "against "+good) {
+			t.Errorf("call %d: check error %q; want it against %s", call, ce.Error(), good)
 		}
-		checkY(t, call, res, want)
-		var wrong []string
-		for _, ce := range res.CheckErrors {
-			wrong = append(wrong, fmtValues(ce.Config))
-			if !strings.Contains(ce.Error(), "against "+good) {
-				t.Errorf("call %d: check error %q; want it against %s", call, ce.Error(), good)
-			}
-		}
-		if !res.Checked || res.Judge != tc.judge || (tc.failure == "") != (res.ReferenceFailure == "") || !strings.Contains(res.ReferenceFailure, tc.failure) ||
-			!slices.Equal(wrong, tc.wrong) || fmtValues(res.Config) != tc.config {
-			t.Errorf("call %d (n %d): checked %v by %q (reference failure %q), found wrong %v, answered by %q; want judged by %s (failure %q), wrong %v, answered by %s",
-				call, tc.n, res.Checked, res.Judge, res.ReferenceFailure, wrong, fmtValues(res.Config), tc.judge, tc.failure, tc.wrong, tc.config)
-		}
-	}
+	})
 	if !strings.Contains(logged.String(), "the spec's reference failed on a call's data") || !strings.Contains(logged.String(), "past the end") {
 		t.Errorf("log:\n%s\nwant a warning that the reference failed, writing past the end of y", logged)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -159,13 +160,13 @@ func TestGenerateRespectsTheDistribution(t *testing.T) {
 
 func TestGenerateFixedFills(t *testing.T) {
 	s := parseData(t, "0")
-	if got := values(t, s, 7, 5); !equalFloats(got, []float64{10, 7, 4, 1, -2}) {
+	if got := values(t, s, 7, 5); !slices.Equal(got, []float64{10, 7, 4, 1, -2}) {
 		t.Errorf("range: %v", got)
 	}
-	if got := values(t, s, 8, 3); !equalFloats(got, []float64{2.5, 2.5, 2.5}) {
+	if got := values(t, s, 8, 3); !slices.Equal(got, []float64{2.5, 2.5, 2.5}) {
 		t.Errorf("constant: %v", got)
 	}
-	if got := values(t, s, 9, 3); !equalFloats(got, []float64{0, 0, 0}) {
+	if got := values(t, s, 9, 3); !slices.Equal(got, []float64{0, 0, 0}) {
 		t.Errorf("zeros: %v", got)
 	}
 	if b, err := s.Generate(8, 0); err != nil || len(b) != 0 {
@@ -185,18 +186,6 @@ func TestGenerateFixedFills(t *testing.T) {
 	}
 }
 
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestGenerateFromNPY(t *testing.T) {
 	dir := t.TempDir()
 	data := []float64{1, -2, 3.5}
@@ -213,7 +202,7 @@ func TestGenerateFromNPY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := values(t, s, 0, 3); !equalFloats(got, data) {
+	if got := values(t, s, 0, 3); !slices.Equal(got, data) {
 		t.Errorf("npy fill %v", got)
 	}
 	if _, err := s.Generate(0, 4); err == nil || !strings.Contains(err.Error(), "holds 3 elements") {
@@ -250,7 +239,7 @@ arguments:
 	if err != nil || !bytes.Equal(c, []byte{0x66, 0x2e, 0x66, 0x2e, 0x66, 0x2e}) {
 		t.Errorf("constant 0.1: % x (%v), want 0x2e66 three times, little endian", c, err)
 	}
-	if got := values(t, s, 1, 5); !equalFloats(got, []float64{-1, -0.75, -0.5, -0.25, 0}) {
+	if got := values(t, s, 1, 5); !slices.Equal(got, []float64{-1, -0.75, -0.5, -0.25, 0}) {
 		t.Errorf("range: %v", got)
 	}
 	// Between 0.1 and 0.1001 lie only the halves 0.10003662109375 and 0.10009765625:
@@ -281,7 +270,7 @@ arguments:
 	if err := WriteNPYFile(filepath.Join(dir, "f.npy"), half); err != nil {
 		t.Fatal(err)
 	}
-	if got := values(t, s, 5, 2); !equalFloats(got, []float64{1, 65504}) {
+	if got := values(t, s, 5, 2); !slices.Equal(got, []float64{1, 65504}) {
 		t.Errorf("npy fill: %v", got)
 	}
 	if err := WriteNPYFile(filepath.Join(dir, "w.npy"), &Array{Type: "float32", Shape: []int{1}, Data: make([]byte, 4)}); err != nil {

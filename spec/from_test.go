@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +78,7 @@ func TestGenerateFromTakesTheSourcesElements(t *testing.T) {
 		t.Errorf("x spans [%v, %v], not a spread of atoms' uniform [-1, 1]", lo, hi)
 	}
 	// fsteps takes steps -2, 4, 10, 16, 22
-	if got := values(t, s, byName["fsteps"], 5); !equalFloats(got, []float64{-2, 4, 10, 16, 22}) {
+	if got := values(t, s, byName["fsteps"], 5); !slices.Equal(got, []float64{-2, 4, 10, 16, 22}) {
 		t.Errorf("fsteps = %v", got)
 	}
 	// a spec whose source is declared first and fills the same: the same data
@@ -127,7 +127,7 @@ func TestGenerateFromAnNPYSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := values(t, s, 1, 3); !equalFloats(got, []float64{11, 21, 31}) {
+	if got := values(t, s, 1, 3); !slices.Equal(got, []float64{11, 21, 31}) {
 		t.Errorf("odd = %v, want 11 21 31", got)
 	}
 	if _, err := s.Generate(1, 4); err == nil || !strings.Contains(err.Error(), `"pairs" must hold at least 8 (start + (length-1)*stride + 1), but it has 6`) {
@@ -198,7 +198,7 @@ func TestFromFillsParse(t *testing.T) {
 		if c.ok {
 			s := mustParse(t, src)
 			a, b := values(t, s, 0, 4), values(t, s, 1, 4)
-			if !equalFloats(a, b) {
+			if !slices.Equal(a, b) {
 				t.Errorf("%s to %s: %v from %v", c.from, c.to, b, a)
 			}
 		}
@@ -210,12 +210,7 @@ func TestBadFromFillsNameFieldAndLine(t *testing.T) {
 		return base + "arguments:\n  - {name: atoms, type: float32, length: 4 * N, fill: random}\n  - {name: n, type: int32, value: N}\n" +
 			"  - {name: scratch, kind: local, type: float32, length: 64}\n" + strings.Join(lines, "\n") + "\n"
 	}
-	tests := []struct {
-		name string
-		src  string
-		at   string
-		want []string
-	}{
+	tests := []badSpec{
 		{"unknown source", arr("  - {name: x, type: float32, length: N, fill: {from: atom, stride: 4}}"),
 			"from: atom,", []string{"arguments[3].fill.from", `no argument is named "atom"`, `did you mean "atoms"?`}},
 		{"itself", arr("  - {name: x, type: float32, length: N, fill: {from: x}}"),
@@ -247,24 +242,7 @@ func TestBadFromFillsNameFieldAndLine(t *testing.T) {
 		{"from as a word", arr("  - {name: x, type: float32, length: N, fill: from}"),
 			"fill: from", []string{"arguments[3].fill", "a from fill names its source: write fill: {from: ARGUMENT"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			prefix := "bad.yaml:" + strconv.Itoa(lineOf(t, tt.src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, prefix) {
-				t.Errorf("message does not read %q:\n%s", prefix, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, "", tests)
 }
 
 // TestDocShowsAFromFill: the doc's example with B's data taken from A, as its comment
@@ -295,7 +273,7 @@ func TestDocShowsAFromFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := values(t, s, a, 100), values(t, s, b, 100)
-	if !equalFloats(x, y) {
+	if !slices.Equal(x, y) {
 		t.Error("B, a copy of A, has other data")
 	}
 }

@@ -30,61 +30,68 @@ func configOf(t *testing.T, s *Spec, cfg map[string]any) []space.Value {
 	return vals
 }
 
+// onlyConfig returns the one configuration of a spec whose parameters have one value each.
+func onlyConfig(t *testing.T, s *Spec) []space.Value {
+	t.Helper()
+	vals := make([]space.Value, len(s.Parameters))
+	for i, p := range s.Parameters {
+		if len(p.Values) != 1 {
+			t.Fatalf("parameter %s has %d values, want one", p.Name, len(p.Values))
+		}
+		vals[i] = p.Values[0]
+	}
+	return vals
+}
+
+// definesLine writes in's definitions as name=value, space-separated.
+func definesLine(in *Instance) string {
+	var got []string
+	for _, d := range in.Defines {
+		got = append(got, d.Name+"="+d.Value)
+	}
+	return strings.Join(got, " ")
+}
+
 func TestLaunchGeometryFollowsKernelTuner(t *testing.T) {
 	tests := []struct {
 		name        string
-		spec        string
-		cfg         map[string]any
+		spec        string // its parameters have one value each: it has one configuration
 		grid, block device.Dim3
 	}{
 		{"problem size 1000, block_size_x 32",
-			"parameters: {block_size_x: [32]}\nproblem_size: 1000\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{32, 1, 1}, device.Dim3{32, 1, 1}},
+			"parameters: {block_size_x: [32]}\nproblem_size: 1000\n", device.Dim3{32, 1, 1}, device.Dim3{32, 1, 1}},
 		{"problem size divisible by the block",
-			"parameters: {block_size_x: [64]}\nproblem_size: [1024]\n",
-			map[string]any{"block_size_x": 64}, device.Dim3{16, 1, 1}, device.Dim3{64, 1, 1}},
+			"parameters: {block_size_x: [64]}\nproblem_size: [1024]\n", device.Dim3{16, 1, 1}, device.Dim3{64, 1, 1}},
 		{"grid_div_y with two names",
-			"parameters: {block_size_x: [16], block_size_y: [4], tile_size_y: [8]}\nproblem_size: [1000, 1000]\ngrid_div_y: [block_size_y, tile_size_y]\n",
-			map[string]any{"block_size_x": 16, "block_size_y": 4, "tile_size_y": 8}, device.Dim3{63, 32, 1}, device.Dim3{16, 4, 1}},
+			"parameters: {block_size_x: [16], block_size_y: [4], tile_size_y: [8]}\nproblem_size: [1000, 1000]\ngrid_div_y: [block_size_y, tile_size_y]\n", device.Dim3{63, 32, 1}, device.Dim3{16, 4, 1}},
 		{"grid_div_x replaces the default divisor",
-			"parameters: {block_size_x: [32], tile_size_x: [4]}\nproblem_size: [1000]\ngrid_div_x: [block_size_x, tile_size_x]\n",
-			map[string]any{"block_size_x": 32, "tile_size_x": 4}, device.Dim3{8, 1, 1}, device.Dim3{32, 1, 1}},
+			"parameters: {block_size_x: [32], tile_size_x: [4]}\nproblem_size: [1000]\ngrid_div_x: [block_size_x, tile_size_x]\n", device.Dim3{8, 1, 1}, device.Dim3{32, 1, 1}},
 		{"a divisor is truncated as int() does",
-			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\ngrid_div_x: [\"block_size_x / 3\"]\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
+			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\ngrid_div_x: [\"block_size_x / 3\"]\n", device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
 		{"an empty divisor list divides by 1",
-			"parameters: {block_size_x: [32]}\nproblem_size: [100]\ngrid_div_x: []\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
+			"parameters: {block_size_x: [32]}\nproblem_size: [100]\ngrid_div_x: []\n", device.Dim3{100, 1, 1}, device.Dim3{32, 1, 1}},
 		{"missing block size parameters mean 1",
-			"parameters: {tile: [2]}\nproblem_size: [100, 7]\n",
-			map[string]any{"tile": 2}, device.Dim3{100, 7, 1}, device.Dim3{1, 1, 1}},
+			"parameters: {tile: [2]}\nproblem_size: [100, 7]\n", device.Dim3{100, 7, 1}, device.Dim3{1, 1, 1}},
 		{"problem size expressions over parameters and constants",
-			"constants: {N: 100}\nparameters: {block_size_x: [64], tile: [3]}\nproblem_size: [\"N * tile\", 8]\n",
-			map[string]any{"block_size_x": 64, "tile": 3}, device.Dim3{5, 8, 1}, device.Dim3{64, 1, 1}},
+			"constants: {N: 100}\nparameters: {block_size_x: [64], tile: [3]}\nproblem_size: [\"N * tile\", 8]\n", device.Dim3{5, 8, 1}, device.Dim3{64, 1, 1}},
 		{"a problem size is truncated as int() does",
-			"constants: {N: 100}\nparameters: {block_size_x: [32]}\nproblem_size: [\"N / 3\"]\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{2, 1, 1}, device.Dim3{32, 1, 1}},
+			"constants: {N: 100}\nparameters: {block_size_x: [32]}\nproblem_size: [\"N / 3\"]\n", device.Dim3{2, 1, 1}, device.Dim3{32, 1, 1}},
 		{"three dimensions",
-			"parameters: {block_size_x: [8], block_size_y: [4], block_size_z: [2]}\nproblem_size: [64, 64, 9]\n",
-			map[string]any{"block_size_x": 8, "block_size_y": 4, "block_size_z": 2}, device.Dim3{8, 16, 5}, device.Dim3{8, 4, 2}},
+			"parameters: {block_size_x: [8], block_size_y: [4], block_size_z: [2]}\nproblem_size: [64, 64, 9]\n", device.Dim3{8, 16, 5}, device.Dim3{8, 4, 2}},
 		{"custom block_size_names",
-			"parameters: {bx: [8], by: [4], block_size_x: [1000]}\nblock_size_names: [bx, by]\nproblem_size: [64, 64]\n",
-			map[string]any{"bx": 8, "by": 4, "block_size_x": 1000}, device.Dim3{8, 16, 1}, device.Dim3{8, 4, 1}},
+			"parameters: {bx: [8], by: [4], block_size_x: [1000]}\nblock_size_names: [bx, by]\nproblem_size: [64, 64]\n", device.Dim3{8, 16, 1}, device.Dim3{8, 4, 1}},
 		{"explicit grid and block expressions",
 			"constants: {N: 1000}\nparameters: {block_size_x: [32], tile: [4]}\nproblem_size: [N, 64]\n" +
-				"grid: [\"(N + block_size_x*tile - 1) // (block_size_x*tile)\", \"problem_size_y // 2\"]\nblock: [block_size_x, 2]\n",
-			map[string]any{"block_size_x": 32, "tile": 4}, device.Dim3{8, 32, 1}, device.Dim3{32, 2, 1}},
+				"grid: [\"(N + block_size_x*tile - 1) // (block_size_x*tile)\", \"problem_size_y // 2\"]\nblock: [block_size_x, 2]\n", device.Dim3{8, 32, 1}, device.Dim3{32, 2, 1}},
 		{"explicit block, derived grid divides by it",
-			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\nblock: [256]\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{4, 1, 1}, device.Dim3{256, 1, 1}},
+			"parameters: {block_size_x: [32]}\nproblem_size: [1000]\nblock: [256]\n", device.Dim3{4, 1, 1}, device.Dim3{256, 1, 1}},
 		{"explicit grid without a problem size",
-			"parameters: {block_size_x: [32]}\ngrid: [7, 3, 2]\n",
-			map[string]any{"block_size_x": 32}, device.Dim3{7, 3, 2}, device.Dim3{32, 1, 1}},
+			"parameters: {block_size_x: [32]}\ngrid: [7, 3, 2]\n", device.Dim3{7, 3, 2}, device.Dim3{32, 1, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustParse(t, "kernel: {name: k, source: k.cu}\n"+tt.spec)
-			in, err := s.Instance(configOf(t, s, tt.cfg))
+			in, err := s.Instance(onlyConfig(t, s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,12 +174,8 @@ block: [64]
 		t.Fatal(err)
 	}
 	want := "grid_size_x=3 grid_size_y=1 grid_size_z=1 block_size_x=16 block_size_y=1 block_size_z=1 flag=0 kernel_tuner=1"
-	var got []string
-	for _, d := range in.Defines {
-		got = append(got, d.Name+"="+d.Value)
-	}
-	if strings.Join(got, " ") != want {
-		t.Errorf("defines %s\nwant    %s", strings.Join(got, " "), want)
+	if got := definesLine(in); got != want {
+		t.Errorf("defines %s\nwant    %s", got, want)
 	}
 	if in.Launch.Block[0] != 64 || in.Launch.Grid[0] != 2 {
 		t.Errorf("launch %+v", in.Launch)
@@ -213,12 +216,8 @@ grid_div_x: [block_size_x, tile]
 		t.Fatal(err)
 	}
 	want := "NCOEF=8 ON=1 TILE=2 METHOD=global WPT=64 GX=16 HALF=0.5 SCALE=1.5e-07"
-	var got []string
-	for _, d := range in.Defines {
-		got = append(got, d.Name+"="+d.Value)
-	}
-	if strings.Join(got, " ") != want {
-		t.Errorf("defines %s\nwant    %s", strings.Join(got, " "), want)
+	if got := definesLine(in); got != want {
+		t.Errorf("defines %s\nwant    %s", got, want)
 	}
 	wantList := []KernelDefine{{"NCOEF", "8"}, {"ON", "True"}, {"TILE", "tile"}, {"METHOD", "method"},
 		{"WPT", "block_size_x * tile"}, {"GX", "grid_size_x"}, {"HALF", "tile / 4"}, {"SCALE", "1.5e-07"}}

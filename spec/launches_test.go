@@ -3,6 +3,7 @@ package spec
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestLaunchesParseIntoInstancesPerConfiguration(t *testing.T) {
 	if l[1].Launch.Grid != (device.Dim3{1, 1, 1}) || l[1].Launch.Block != (device.Dim3{64, 1, 1}) {
 		t.Errorf("second launch %+v", l[1].Launch)
 	}
-	if want := []int{0, 1, 3}; !equalInts(l[0].Args, want) {
+	if want := []int{0, 1, 3}; !slices.Equal(l[0].Args, want) {
 		t.Errorf("first launch's arguments %v, want %v", l[0].Args, want)
 	}
 	src := s.LaunchSource(1)
@@ -76,18 +77,6 @@ func TestLaunchesParseIntoInstancesPerConfiguration(t *testing.T) {
 	if len(got) != 3 || got[0].Local != 2 || got[1].Local != 1 || got[2].Local != 4 {
 		t.Errorf("swapped arguments %+v", got)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A repeat that is not a whole number of at least 1 at a configuration makes that

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ func TestReadNumpyWrittenFile(t *testing.T) {
 		t.Fatalf("read %s %v", a.Type, a.Shape)
 	}
 	v, err := a.Float64s()
-	if err != nil || !equalFloats(v, []float64{0, 1, 2, 3, 4, 5}) {
+	if err != nil || !slices.Equal(v, []float64{0, 1, 2, 3, 4, 5}) {
 		t.Errorf("values %v %v", v, err)
 	}
 	// Writing it back gives numpy's bytes exactly.
@@ -56,7 +57,7 @@ func TestReadBigEndianAndVersion2(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		v, _ := a.Float64s()
-		if a.Type != "float64" || !equalFloats(v, []float64{1.5, -2, 1e300}) {
+		if a.Type != "float64" || !slices.Equal(v, []float64{1.5, -2, 1e300}) {
 			t.Errorf("%s: %s %v", name, a.Type, v)
 		}
 	}
@@ -107,7 +108,7 @@ func TestReadHalfNPY(t *testing.T) {
 			t.Fatalf("%s: %v", tt.descr, err)
 		}
 		v, err := a.Float64s()
-		if a.Type != "float16" || err != nil || !equalFloats(v, []float64{1, -2, 0.0999755859375, 65504, 0x1p-24}) {
+		if a.Type != "float16" || err != nil || !slices.Equal(v, []float64{1, -2, 0.0999755859375, 65504, 0x1p-24}) {
 			t.Errorf("%s: %s %v %v", tt.descr, a.Type, v, err)
 		}
 	}

@@ -323,6 +323,55 @@ func lineOf(t *testing.T, src, sub string) int {
 	return 0
 }
 
+// parseOneError parses src as the file name, which Parse must refuse with one error, not
+// several joined; it returns the error.
+func parseOneError(t *testing.T, src, name string) error {
+	t.Helper()
+	_, err := Parse([]byte(src), name)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		t.Fatalf("%d errors, want one:\n%v", len(joined.Unwrap()), err)
+	}
+	return err
+}
+
+// badSpec is a spec that Parse must refuse, and what its message must say.
+type badSpec struct {
+	name string
+	src  string
+	at   string   // a substring of the offending line
+	want []string // substrings of the message, the first the field path
+}
+
+// checkRefused parses each case's src after prefix as bad.yaml, in a subtest each: Parse
+// must refuse it with a message that reads "bad.yaml:LINE: " and want[0] at the line
+// holding at, and that says each of want[1:].
+func checkRefused(t *testing.T, prefix string, cases []badSpec) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			src := prefix + tt.src
+			_, err := Parse([]byte(src), "bad.yaml")
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
+			if !strings.Contains(msg, at) {
+				t.Errorf("message does not read %q:\n%s", at, msg)
+			}
+			for _, w := range tt.want[1:] {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}
+
 const base = `kernel:
   name: vector_add
   language: opencl
@@ -1305,14 +1354,7 @@ metrics:
 		{"float division by zero", "constants: {M: 4, N: \"M / 0\"}\n", "division by zero"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(head+c.constants+tail), "s.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			var joined interface{ Unwrap() []error }
-			if errors.As(err, &joined) {
-				t.Fatalf("%d errors, want the constant's alone:\n%v", len(joined.Unwrap()), err)
-			}
+			err := parseOneError(t, head+c.constants+tail, "s.yaml")
 			if msg := err.Error(); !strings.Contains(msg, "s.yaml:5: constants.N") || !strings.Contains(msg, c.want) {
 				t.Errorf("error %q, want it at s.yaml:5, constants.N, saying %q", msg, c.want)
 			}
@@ -1343,14 +1385,7 @@ arguments:
 		{"through a third", "constants:\n  A: 1\n  N: \"A + M\"\n  M: \"K - 1\"\n  K: \"N * 2\"\n", `s.yaml:7: constants.N: "A + M" reads M, which reads K, which reads N: constants that read each other have no value`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(head+c.constants+tail), "s.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			var joined interface{ Unwrap() []error }
-			if errors.As(err, &joined) {
-				t.Fatalf("%d errors, want one:\n%v", len(joined.Unwrap()), err)
-			}
+			err := parseOneError(t, head+c.constants+tail, "s.yaml")
 			if err.Error() != c.want {
 				t.Errorf("error\n %s\nwant\n %s", err, c.want)
 			}

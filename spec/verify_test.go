@@ -76,76 +76,53 @@ func TestVerificationWithoutNewFieldsKeepsItsMeaning(t *testing.T) {
 
 func TestBadComparisonsNameTheFieldAndLine(t *testing.T) {
 	ref := "verification:\n  reference: {npy: {c: c.npy, d: d.npy, k: k.npy}}\n"
-	tests := []struct {
-		name string
-		src  string
-		at   string   // a substring of the offending line
-		want []string // substrings of the message, the first the field path
-	}{
-		{"unknown method", ref + "  method: allclsoe\n", "allclsoe",
+	tests := []badSpec{
+		{"unknown method", "  method: allclsoe\n", "allclsoe",
 			[]string{"verification.method", `unknown method "allclsoe"; did you mean "allclose"?`, "expected allclose, absolute_sum, relative_norm"}},
-		{"unknown method of an output", ref + "  outputs:\n    - {name: c, method: norm, tolerance: 1}\n", "method: norm",
+		{"unknown method of an output", "  outputs:\n    - {name: c, method: norm, tolerance: 1}\n", "method: norm",
 			[]string{"verification.outputs[0].method", `unknown method "norm"`}},
-		{"negative tolerance", ref + "  outputs:\n    - {name: c, method: absolute_sum, tolerance: -1}\n", "tolerance: -1",
+		{"negative tolerance", "  outputs:\n    - {name: c, method: absolute_sum, tolerance: -1}\n", "tolerance: -1",
 			[]string{"verification.outputs[0].tolerance", "-1; expected a non-negative tolerance"}},
-		{"negative atol of an output", ref + "  outputs:\n    - name: c\n      atol: -0.5\n", "atol: -0.5",
+		{"negative atol of an output", "  outputs:\n    - name: c\n      atol: -0.5\n", "atol: -0.5",
 			[]string{"verification.outputs[0].atol", "-0.5; expected a non-negative tolerance"}},
-		{"a method without its tolerance", ref + "  outputs:\n    - name: c\n      method: relative_norm\n", "method: relative_norm",
+		{"a method without its tolerance", "  outputs:\n    - name: c\n      method: relative_norm\n", "method: relative_norm",
 			[]string{"verification.outputs[0].tolerance", "missing; method relative_norm needs one: the largest ||got - want|| / ||want|| that passes"}},
-		{"verification's method without its tolerance", ref + "  method: absolute_sum\n", "method: absolute_sum",
+		{"verification's method without its tolerance", "  method: absolute_sum\n", "method: absolute_sum",
 			[]string{"verification.tolerance", "missing; method absolute_sum needs one", "KTT's default is 1e-4"}},
-		{"a tolerance for allclose", ref + "  tolerance: 0.1\n", "tolerance: 0.1",
+		{"a tolerance for allclose", "  tolerance: 0.1\n", "tolerance: 0.1",
 			[]string{"verification.tolerance", "method allclose takes atol and rtol, not a tolerance"}},
-		{"atol for another method", ref + "  outputs:\n    - {name: c, method: absolute_sum, tolerance: 1, atol: 0.1}\n", "atol: 0.1",
+		{"atol for another method", "  outputs:\n    - {name: c, method: absolute_sum, tolerance: 1, atol: 0.1}\n", "atol: 0.1",
 			[]string{"verification.outputs[0].atol", "atol is method allclose's; method absolute_sum takes a tolerance instead"}},
-		{"equal_nan for another method", ref + "  outputs:\n    - {name: c, method: relative_norm, tolerance: 1, equal_nan: true}\n", "equal_nan: true",
+		{"equal_nan for another method", "  outputs:\n    - {name: c, method: relative_norm, tolerance: 1, equal_nan: true}\n", "equal_nan: true",
 			[]string{"verification.outputs[0].equal_nan", "equal_nan is method allclose's; method relative_norm fails an output holding a NaN"}},
-		{"equal_nan of an integer output", ref + "  outputs:\n    - {name: k, equal_nan: true}\n", "equal_nan: true",
+		{"equal_nan of an integer output", "  outputs:\n    - {name: k, equal_nan: true}\n", "equal_nan: true",
 			[]string{"verification.outputs[0].equal_nan", "k is int32, whose values are never NaN; leave equal_nan out"}},
-		{"equal_nan not a boolean", ref + "  equal_nan: yes please\n", "equal_nan: yes please",
+		{"equal_nan not a boolean", "  equal_nan: yes please\n", "equal_nan: yes please",
 			[]string{"verification.equal_nan"}},
-		{"atol of an integer output", ref + "  outputs:\n    - {name: k, atol: 1}\n", "atol: 1",
+		{"atol of an integer output", "  outputs:\n    - {name: k, atol: 1}\n", "atol: 1",
 			[]string{"verification.outputs[0].atol", "k is int32: allclose compares integers exactly; for a tolerance, write method: absolute_sum"}},
-		{"range beyond the output", ref + "  outputs:\n    - c\n    - name: d\n      range: [N, 3 * N]\n", "range: [N, 3 * N]",
+		{"range beyond the output", "  outputs:\n    - c\n    - name: d\n      range: [N, 3 * N]\n", "range: [N, 3 * N]",
 			[]string{"verification.outputs[1].range", "[1000, 3000) ends beyond d's 2000 elements (arguments[1].length: 2 * N); expected an end at most its length"}},
-		{"a prefix beyond the output", ref + "  outputs:\n    - {name: k, range: 11}\n", "range: 11",
+		{"a prefix beyond the output", "  outputs:\n    - {name: k, range: 11}\n", "range: 11",
 			[]string{"verification.outputs[0].range", "[0, 11) ends beyond k's 10 elements"}},
-		{"an empty range", ref + "  outputs:\n    - {name: c, range: [5, 5]}\n", "range: [5, 5]",
+		{"an empty range", "  outputs:\n    - {name: c, range: [5, 5]}\n", "range: [5, 5]",
 			[]string{"verification.outputs[0].range", "[5, 5) holds no element"}},
-		{"a range over a parameter", ref + "  outputs:\n    - {name: c, range: block_size_x}\n", "range: block_size_x",
+		{"a range over a parameter", "  outputs:\n    - {name: c, range: block_size_x}\n", "range: block_size_x",
 			[]string{"verification.outputs[0].range[0]", `unknown name "block_size_x"`}},
-		{"a range of three", ref + "  outputs:\n    - {name: c, range: [1, 2, 3]}\n", "range: [1, 2, 3]",
+		{"a range of three", "  outputs:\n    - {name: c, range: [1, 2, 3]}\n", "range: [1, 2, 3]",
 			[]string{"verification.outputs[0].range", "3 items; expected 1 to 2"}},
-		{"a fractional range", ref + "  outputs:\n    - {name: c, range: N / 3}\n", "range: N / 3",
+		{"a fractional range", "  outputs:\n    - {name: c, range: N / 3}\n", "range: N / 3",
 			[]string{"verification.outputs[0].range[0]", "N / 3 evaluates to 333.3333333333333; expected a whole number of elements"}},
-		{"a range for every output", ref + "  range: 10\n", "range: 10",
+		{"a range for every output", "  range: 10\n", "range: 10",
 			[]string{"verification.range", "a range belongs to one output; give it in that output's entry of outputs"}},
-		{"an entry without a name", ref + "  outputs:\n    - {method: allclose}\n", "method: allclose",
+		{"an entry without a name", "  outputs:\n    - {method: allclose}\n", "method: allclose",
 			[]string{"verification.outputs[0].name", "missing; expected the name of an output argument"}},
-		{"an entry's unknown field", ref + "  outputs:\n    - {name: c, tol: 1}\n", "tol: 1",
+		{"an entry's unknown field", "  outputs:\n    - {name: c, tol: 1}\n", "tol: 1",
 			[]string{"verification.outputs[0].tol", "unknown field", `did you mean "atol"?`}},
-		{"an entry naming no argument", ref + "  outputs:\n    - {name: e}\n", "name: e",
+		{"an entry naming no argument", "  outputs:\n    - {name: e}\n", "name: e",
 			[]string{"verification.outputs[0].name", `no argument "e"`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src := twoOutputs + tt.src
-			_, err := Parse([]byte(src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, at) {
-				t.Errorf("message does not read %q:\n%s", at, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, twoOutputs+ref, tests)
 }
 
 // A mistake in a comparison is reported once: a method that is not one leaves unsaid

@@ -3,7 +3,6 @@ package spec
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,50 +81,27 @@ func TestFunctionSignatureFollowsTheOutputsType(t *testing.T) {
 
 func TestBadVerificationFunctionsNameTheFieldAndLine(t *testing.T) {
 	ref := "verification:\n  reference: {npy: {c: c.npy, d: d.npy, k: k.npy}}\n"
-	tests := []struct {
-		name string
-		src  string
-		at   string   // a substring of the offending line
-		want []string // substrings of the message, the first the field path
-	}{
-		{"method function without one", ref + "  method: function\n", "method: function",
+	tests := []badSpec{
+		{"method function without one", "  method: function\n", "method: function",
 			[]string{"verification.function", "missing; method function needs the C or C++ function that compares: function: {name: check, source: check.c}"}},
-		{"another method beside a function", ref + "  outputs:\n    - {name: c, method: relative_norm, tolerance: 1, function: {name: f, source: f.c}}\n", "method: relative_norm",
+		{"another method beside a function", "  outputs:\n    - {name: c, method: relative_norm, tolerance: 1, function: {name: f, source: f.c}}\n", "method: relative_norm",
 			[]string{"verification.outputs[0].method", "relative_norm, but a function is given beside it", "leave out method (or write method: function)"}},
-		{"a function without a name", ref + "  function:\n    source: f.c\n", "function:",
+		{"a function without a name", "  function:\n    source: f.c\n", "function:",
 			[]string{"verification.function.name", "missing; expected the name of the C or C++ function"}},
-		{"a function without code", ref + "  function: {name: f}\n", "function:",
+		{"a function without code", "  function: {name: f}\n", "function:",
 			[]string{"verification.function.source", "missing; expected the C or C++ file that defines f"}},
-		{"a function in OpenCL", ref + "  outputs:\n    - name: c\n      function: {name: f, source: f.cl}\n", "function: {name: f",
+		{"a function in OpenCL", "  outputs:\n    - name: c\n      function: {name: f, source: f.cl}\n", "function: {name: f",
 			[]string{"verification.outputs[0].function.language", "opencl; a verification function runs on the host", "write it in C or C++"}},
-		{"a C name that is C++'s", ref + "  function: {name: \"check<float>\", source: f.c}\n", "check<float>",
+		{"a C name that is C++'s", "  function: {name: \"check<float>\", source: f.c}\n", "check<float>",
 			[]string{"verification.function.name", `"check<float>" is not a C function's name`, "language: c++"}},
-		{"code in a C++ name", ref + "  function: {name: \"f(); int x\", source: f.cpp}\n", "f(); int x",
+		{"code in a C++ name", "  function: {name: \"f(); int x\", source: f.cpp}\n", "f(); int x",
 			[]string{"verification.function.name", "is not the name of a C++ function"}},
-		{"an unknown field of a function", ref + "  function: {name: f, source: f.c, defines: {A: 1}}\n", "defines",
+		{"an unknown field of a function", "  function: {name: f, source: f.c, defines: {A: 1}}\n", "defines",
 			[]string{"verification.function.defines", "unknown field"}},
-		{"atol for a function", ref + "  outputs:\n    - {name: c, function: {name: f, source: f.c}, atol: 0.1}\n", "atol: 0.1",
+		{"atol for a function", "  outputs:\n    - {name: c, function: {name: f, source: f.c}, atol: 0.1}\n", "atol: 0.1",
 			[]string{"verification.outputs[0].atol", "atol is method allclose's; method function takes a tolerance instead"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src := twoOutputs + tt.src
-			_, err := Parse([]byte(src), "bad.yaml")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			at := "bad.yaml:" + strconv.Itoa(lineOf(t, src, tt.at)) + ": " + tt.want[0]
-			if !strings.Contains(msg, at) {
-				t.Errorf("message does not read %q:\n%s", at, msg)
-			}
-			for _, w := range tt.want[1:] {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q:\n%s", w, msg)
-				}
-			}
-		})
-	}
+	checkRefused(t, twoOutputs+ref, tests)
 }
 
 // Load reads a verification function's file as it reads kernel sources; a missing one

@@ -3,41 +3,22 @@ package tuner
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ktune/ktune/worker"
 )
 
-// verifyFunctionFiles writes an OpenCL kernel, y = 2x, wrong by 1 at index 7 where bad
-// is 1, and a spec verifying it against itself at bad=0 with check.c, which holds check
-// (text); it returns the spec's path.
+// verifyFunctionFiles writes the scale kernel and a spec verifying it against itself at
+// bad=0 with check.c, which holds check (text); it returns the spec's path.
 func verifyFunctionFiles(t *testing.T, dir, check string) string {
 	t.Helper()
-	files := map[string]string{
-		"scale.cl": scaleCL,
-		"check.c":  check,
-		"scale.yaml": `kernel: {name: scale, source: scale.cl}
-parameters:
-  - {name: block_size_x, values: [32, 64]}
-  - {name: bad, values: [0, 1]}
-problem_size: [1000]
-arguments:
-  - {name: y, type: float32, length: 1000, output: true}
-  - {name: x, type: float32, length: 1000, fill: random}
-  - {name: n, type: int32, value: 1000}
-verification:
-  reference: {config: {block_size_x: 32, bad: 0}}
+	return scaleFiles(t, dir, `  reference: {config: {block_size_x: 32, bad: 0}}
   function: {name: check, source: check.c}
   tolerance: 0.5
-iterations: 2
-`,
-	}
-	writeFiles(t, dir, files)
-	return filepath.Join(dir, "scale.yaml")
+`, map[string]string{"check.c": check})
 }
 
 const checkFunction = `int check(const float *want, const float *got, long n, double tolerance, char *message, long message_size) {
@@ -57,38 +38,12 @@ const checkFunction = `int check(const float *want, const float *got, long n, do
 // configurations pass, the wrong ones fail with the function's own message. The
 // function's code is one of the run's inputs: edited, the run is not resumed.
 func TestAnOpenCLRunIsVerifiedByACFunction(t *testing.T) {
-	needBackend(t, "opencl")
-	needBackend(t, "c")
 	dir := t.TempDir()
-	path := verifyFunctionFiles(t, dir, checkFunction)
-	db := filepath.Join(dir, "k.db")
-	var start RunStart
-	o := Options{SpecPath: path, Device: "opencl", Strategy: "random", Seed: 1, Budget: 4, DB: db, NoPrecompile: true,
-		Started: func(r RunStart) { start = r }}
-	rep, err := Tune(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Statuses["ok"] != 2 || rep.Statuses["wrong_answer"] != 2 {
-		t.Errorf("statuses %v, want 2 ok and 2 wrong_answer", rep.Statuses)
-	}
-	for _, e := range storedEvaluations(t, db, rep.Run) {
-		want := "output y: the verification function check (check.c) returned 7: off beyond the tolerance"
-		if bad := e.Config[1].String() == "1"; bad && e.Message != want {
-			t.Errorf("bad=1: %v %q, want %q", e.Status, e.Message, want)
-		}
-	}
-	interrupt(t, db, rep.Run)
-	if err := os.WriteFile(filepath.Join(dir, "check.c"), []byte("// the same, commented\n"+checkFunction), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	again, err := Tune(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Run == rep.Run || start.Stale == nil || !slices.Equal(start.Stale.Changed, []string{"verification function check (check.c)"}) {
-		t.Errorf("with the function changed: run %d (stale %+v), want a new run beside run %d naming the function", again.Run, start.Stale, rep.Run)
-	}
+	const want = "output y: the verification function check (check.c) returned 7: off beyond the tolerance"
+	checkVerifiedOnTheHost(t, dir, verifyFunctionFiles(t, dir, checkFunction), hostCheck{
+		file: "check.c", text: checkFunction, what: "the function", changed: "verification function check (check.c)",
+		badSays: func(msg string) bool { return msg == want }, badWant: strconv.Quote(want),
+	})
 }
 
 // A verification function that crashes costs the configuration it judged, as a kernel
@@ -125,16 +80,8 @@ func TestAVerificationFunctionThatDoesNotCompileStopsTheRun(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
 	path := verifyFunctionFiles(t, dir, "int check(const float *want) { return 0 }\n")
-	db := filepath.Join(dir, "k.db")
-	rep, err := Tune(context.Background(), Options{SpecPath: path, Device: "opencl", Strategy: "random", Seed: 1, Budget: 4, DB: db, NoPrecompile: true})
-	if err == nil {
-		t.Fatalf("tuned with a function that does not compile: %+v", rep)
-	}
-	for _, want := range []string{"scale.yaml: verification: the verification function check (check.c) does not compile:", "check.c:1", "nothing was measured"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
-	}
+	err := tuneRefused(t, path, "a function that does not compile", Options{Strategy: "random", Seed: 1},
+		"scale.yaml: verification: the verification function check (check.c) does not compile:", "check.c:1")
 	if strings.Contains(err.Error(), "no reference to verify against") || !errors.Is(err, worker.ErrReference) {
 		t.Errorf("error %q: want the function blamed, not the reference, still an ErrReference", err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,11 +37,7 @@ iterations: 3
 `, 8*max, max/4, max/2, max, 2*max, 4*max, 8*max)
 	files := map[string]string{"fill.yaml": spec,
 		"fill.cl": "__kernel void fill(__global float *y, int n) { int i = get_global_id(0); if (i < n) y[i] = i; }\n"}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	out, errOut, code := ktune(t, "tune", filepath.Join(dir, "fill.yaml"), "--strategy", "bruteforce", "--db", filepath.Join(dir, "k.db"), "--precompilers", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

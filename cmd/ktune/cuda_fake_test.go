@@ -22,21 +22,7 @@ import (
 // and the KTT export's launch sizes, and a fault that loses the worker's context: the worker is replaced and the next
 // configuration runs. The GPU itself is tested where one is lent.
 func TestTuneCUDAThroughTheStandInDriver(t *testing.T) {
-	rep, db, stderr := tuneThroughStandIn(t, `
-kernel:
-  name: scale<2>
-  language: cuda
-  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
-constants: {N: 832}
-parameters:
-  - {name: block_size_x, values: [32, 64, 128]}   # 26, 13 (the stand-in faults) and 7 blocks
-problem_size: [N]
-arguments:
-  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
-  - {name: n, type: int32, value: N}
-  - {name: coef, kind: constant, type: float32, length: 4, fill: {constant: 0.5}}
-  - {name: a, type: float32, value: 3}
-verification:
+	rep, db, stderr := tuneThroughStandIn(t, standInSpec("{constant: 0.5}", "{name: block_size_x, values: [32, 64, 128]}   # 26, 13 (the stand-in faults) and 7 blocks")+`verification:
   reference: {config: {block_size_x: 128}}
 metrics:
   - {name: GFLOP/s, expr: "2 * N / (time / 1e3) / 1e9", maximize: true}
@@ -99,22 +85,8 @@ iterations: 3
 // the allocation's granule and "verify". Those configurations are runtime errors naming
 // x, without losing the worker's context; the one after them, in bounds, verifies.
 func TestTuneCUDAFailsAConfigurationThatWritesPastAnArray(t *testing.T) {
-	rep, db, stderr := tuneThroughStandIn(t, `
-kernel:
-  name: scale<2>
-  language: cuda
-  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
-constants: {N: 832}
-parameters:
-  - {name: over, values: [2, 0, 64]}   # floats written past the end of x
-  - {name: block_size_x, values: [128]} # 7 blocks: 896 threads
-problem_size: [N]
-arguments:
-  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
-  - {name: n, type: int32, value: N}
-  - {name: coef, kind: constant, type: float32, length: 4, fill: {constant: 0.5}}
-  - {name: a, type: float32, value: 3}
-verification:
+	rep, db, stderr := tuneThroughStandIn(t, standInSpec("{constant: 0.5}", "{name: over, values: [2, 0, 64]}   # floats written past the end of x",
+		"{name: block_size_x, values: [128]} # 7 blocks: 896 threads")+`verification:
   reference: {config: {over: 0, block_size_x: 128}}
 iterations: 3
 `)
@@ -130,6 +102,28 @@ iterations: 3
 			t.Errorf("configuration %s: %v %q, want %s", key, e.Status, e.Message, want)
 		}
 	}
+}
+
+// standInSpec is the head of a spec of the stand-in driver's kernel, x = x*a + coef[0]
+// on N = 832 floats x[i] = i with a = 3, whose constant-memory coef has the fill coefFill,
+// with the parameters given (each an item of the list, in YAML); the fields after
+// arguments follow it.
+func standInSpec(coefFill string, parameters ...string) string {
+	return `
+kernel:
+  name: scale<2>
+  language: cuda
+  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
+constants: {N: 832}
+parameters:
+  - ` + strings.Join(parameters, "\n  - ") + `
+problem_size: [N]
+arguments:
+  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
+  - {name: n, type: int32, value: N}
+  - {name: coef, kind: constant, type: float32, length: 4, fill: ` + coefFill + `}
+  - {name: a, type: float32, value: 3}
+`
 }
 
 // tuneThroughStandIn builds the stand-in driver and runs `ktune tune --strategy bruteforce
@@ -176,21 +170,7 @@ func tuneThroughStandIn(t *testing.T, spec string) (rep tuneReport, db, stderr s
 // coef[1] differs from coef[0], so a reference handed the wrong array or element would
 // fail every configuration.
 func TestTuneCUDAVerifiedAgainstACReference(t *testing.T) {
-	rep, _, stderr := tuneThroughStandIn(t, `
-kernel:
-  name: scale<2>
-  language: cuda
-  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
-constants: {N: 832}
-parameters:
-  - {name: block_size_x, values: [32, 128]}
-problem_size: [N]
-arguments:
-  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
-  - {name: n, type: int32, value: N}
-  - {name: coef, kind: constant, type: float32, length: 4, fill: {range: {start: 0.5, step: 1}}}
-  - {name: a, type: float32, value: 3}
-verification:
+	rep, _, stderr := tuneThroughStandIn(t, standInSpec("{range: {start: 0.5, step: 1}}", "{name: block_size_x, values: [32, 128]}")+`verification:
   reference:
     kernel:
       name: scale_ref
@@ -210,37 +190,10 @@ iterations: 3
 // besides the reference.
 func TestTuneCUDAVerifiedByACFunction(t *testing.T) {
 	calls := filepath.Join(t.TempDir(), "calls.txt")
-	rep, _, stderr := tuneThroughStandIn(t, `
-kernel:
-  name: scale<2>
-  language: cuda
-  code: "template <int A> __global__ void scale(float *x, int n, float a) {}"
-constants: {N: 832}
-parameters:
-  - {name: block_size_x, values: [32, 128]}
-problem_size: [N]
-arguments:
-  - {name: x, type: float32, length: N, fill: {range: {start: 0, step: 1}}, output: true}
-  - {name: n, type: int32, value: N}
-  - {name: coef, kind: constant, type: float32, length: 4, fill: {constant: 0.5}}
-  - {name: a, type: float32, value: 3}
-verification:
+	rep, _, stderr := tuneThroughStandIn(t, standInSpec("{constant: 0.5}", "{name: block_size_x, values: [32, 128]}")+`verification:
   reference: {config: {block_size_x: 128}}
   tolerance: 0.25
-  function:
-    name: check
-    compiler_options: ['-DCALLS="`+calls+`"']
-    code: |
-      #include <stdio.h>
-      int check(const float *want, const float *got, long n, double tolerance, char *message, long size) {
-          FILE *f = fopen(CALLS, "a");
-          fprintf(f, "n=%ld tolerance=%g x[1]=%g\n", n, tolerance, got[1]);
-          fclose(f);
-          for (long i = 0; i < n; i++)
-              if (got[i] != want[i] || got[i] != 3.0f * (float)i + 0.5f) { snprintf(message, size, "x[%ld] is %g", i, got[i]); return 1; }
-          return 0;
-      }
-iterations: 3
+`+loggingCheck(calls)+`iterations: 3
 `)
 	if rep.Backend != "cuda" || rep.Statuses["ok"] != 2 || rep.Evaluations != 2 {
 		t.Fatalf("report %+v, want 2 ok on the stand-in CUDA device\n%s", rep, stderr)

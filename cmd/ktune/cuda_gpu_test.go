@@ -29,11 +29,7 @@ func tuneOnGPU(t *testing.T, files map[string]string, specFile string, wantExit 
 		t.Setenv("KTUNE_CUDA_CACHE", t.TempDir())
 	}
 	dir := t.TempDir()
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	db = filepath.Join(dir, "ktune.db")
 	all := append([]string{"tune", filepath.Join(dir, specFile), "--strategy", "bruteforce", "--precompilers", "0", "--db", db}, args...)
 	out, errOut, code := ktune(t, all...)
@@ -159,6 +155,27 @@ extern "C" __global__ void scale(float *x, int n, float a) {
 }
 `
 
+// loggingCheck is a spec's verification.function entry (indented under verification):
+// a C function check that appends a line to the file calls at each call, with the count,
+// the tolerance and the kernel's x[1], and passes where x is the reference's and
+// x[i] = 3i + 0.5 (the scale kernel's x = x*3 + 0.5 on x[i] = i).
+func loggingCheck(calls string) string {
+	return `  function:
+    name: check
+    compiler_options: ['-DCALLS="` + calls + `"']
+    code: |
+      #include <stdio.h>
+      int check(const float *want, const float *got, long n, double tolerance, char *message, long size) {
+          FILE *f = fopen(CALLS, "a");
+          fprintf(f, "n=%ld tolerance=%g x[1]=%g\n", n, tolerance, got[1]);
+          fclose(f);
+          for (long i = 0; i < n; i++)
+              if (got[i] != want[i] || got[i] != 3.0f * (float)i + 0.5f) { snprintf(message, size, "x[%ld] is %g", i, got[i]); return 1; }
+          return 0;
+      }
+`
+}
+
 // TestTuneCUDAVerifiedByACFunctionOnTheGPU checks a CUDA kernel's output with a C
 // verification function, which ktune builds on the host and calls once per
 // configuration with the reference's elements and the kernel's, their count and the
@@ -182,20 +199,7 @@ arguments:
 verification:
   reference: {config: {block_size_x: 128, BUG: 0}}
   tolerance: 0.25
-  function:
-    name: check
-    compiler_options: ['-DCALLS="` + calls + `"']
-    code: |
-      #include <stdio.h>
-      int check(const float *want, const float *got, long n, double tolerance, char *message, long size) {
-          FILE *f = fopen(CALLS, "a");
-          fprintf(f, "n=%ld tolerance=%g x[1]=%g\n", n, tolerance, got[1]);
-          fclose(f);
-          for (long i = 0; i < n; i++)
-              if (got[i] != want[i] || got[i] != 3.0f * (float)i + 0.5f) { snprintf(message, size, "x[%ld] is %g", i, got[i]); return 1; }
-          return 0;
-      }
-iterations: 3
+` + loggingCheck(calls) + `iterations: 3
 `
 	out, errOut, db := tuneOnGPU(t, map[string]string{"scale.cu": scaleCU, "scale.yaml": specText}, "scale.yaml", 0, "--json")
 	var rep tuneReport

@@ -240,15 +240,8 @@ arguments:
 iterations: 2
 `,
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := filepath.Join(dir, "ktune.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	writeFiles(t, dir, files)
+	db := tuneBruteForce(t, dir, "k.yaml")
 	want := "the kernel crashed: SIGSEGV (segmentation fault), after printing: about to crash at n=7"
 	if got := evaluationsOf(t, db)["1"].Message; got != want {
 		t.Errorf("message %q, want %q", got, want)
@@ -373,15 +366,8 @@ arguments:
   - {name: n, type: int32, value: 1}
 iterations: 300
 `
-	for name, text := range map[string]string{"nap.c": kernel, "nap.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := filepath.Join(dir, "ktune.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "nap.yaml"), "--strategy", "bruteforce", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	writeFiles(t, dir, map[string]string{"nap.c": kernel, "nap.yaml": spec})
+	db := tuneBruteForce(t, dir, "nap.yaml")
 	evals := evaluationsOf(t, db)
 	if len(evals) != 4 {
 		t.Fatalf("%d evaluations, want 4", len(evals))
@@ -425,11 +411,7 @@ arguments:
   - {name: n, type: int32, value: 1024}
 iterations: 1
 `
-	for name, text := range map[string]string{"scale.cl": kernel, "scale.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string]string{"scale.cl": kernel, "scale.yaml": spec})
 	db := filepath.Join(dir, "ktune.db")
 	ktune(t, "tune", filepath.Join(dir, "scale.yaml"), "--strategy", "bruteforce", "--no-precompile", "--db", db)
 	evals := evaluationsOf(t, db)
@@ -464,22 +446,9 @@ void spawn(float *y, int n) {
     for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: spawn, source: spawn.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-timeout: 2s
-`
+	spec := modeSpec("spawn", "[0, 1, 2]", "timeout: 2s\n")
 	files := map[string]string{"spawn.c": strings.ReplaceAll(kernel, "DIR", dir), "spawn.yaml": spec}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	t.Cleanup(func() {
 		// The daemons the kernel started, if they still run.
 		for _, name := range []string{"daemon.pid", "background.pid"} {
@@ -493,11 +462,8 @@ timeout: 2s
 			}
 		}
 	})
-	db := filepath.Join(dir, "ktune.db")
 	begin := time.Now()
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "spawn.yaml"), "--strategy", "bruteforce", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	db := tuneBruteForce(t, dir, "spawn.yaml")
 	if took := time.Since(begin); took > 12*time.Second {
 		t.Errorf("the run took %v; the programs the kernel started sleep 20 s", took)
 	}
@@ -545,11 +511,7 @@ iterations: 1
 timeout: 1s
 `
 	files := map[string]string{"nap.c": strings.ReplaceAll(kernel, "MARKER", marker), "nap.yaml": spec}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	db := filepath.Join(dir, "ktune.db")
 	cmd := exec.Command(os.Args[0], "tune", filepath.Join(dir, "nap.yaml"), "--strategy", "bruteforce", "--db", db)
 	cmd.Env = append(os.Environ(), "KTUNE_TEST_AS_MAIN=1")
@@ -653,26 +615,10 @@ func TestACompilationThatHangsEndsAtTheSpecsCompileTimeout(t *testing.T) {
 #endif
 void fill(float *y, int n) { for (int i = 0; i < n; i++) y[i] = i; }
 `
-			spec := `kernel: {name: fill, source: fill.c}
-parameters:
-  - {name: mode, values: [0, 1]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-compile_timeout: 4s
-`
-			for name, text := range map[string]string{"fill.c": kernel, "fill.yaml": spec} {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			db := filepath.Join(dir, "ktune.db")
+			spec := modeSpec("fill", "[0, 1]", "compile_timeout: 4s\n")
+			writeFiles(t, dir, map[string]string{"fill.c": kernel, "fill.yaml": spec})
 			begin := time.Now()
-			if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "fill.yaml"), "--strategy", "bruteforce", "--precompilers", precompilers, "--db", db); code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
+			db := tuneBruteForce(t, dir, "fill.yaml", "--precompilers", precompilers)
 			if took := time.Since(begin); took > 30*time.Second {
 				t.Errorf("the run took %v", took)
 			}
@@ -710,20 +656,8 @@ void hog(float *y, int n) {
 	for (int i = 0; i < n; i++) y[i] = i;
 }
 `
-	spec := `kernel: {name: hog, source: hog.c}
-parameters:
-  - {name: mode, values: [0, 1, 2]}
-problem_size: [64]
-arguments:
-  - {name: y, type: float32, length: 64, output: true}
-  - {name: n, type: int32, value: 64}
-iterations: 1
-`
-	for name, text := range map[string]string{"hog.c": kernel, "hog.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	spec := modeSpec("hog", "[0, 1, 2]", "")
+	writeFiles(t, dir, map[string]string{"hog.c": kernel, "hog.yaml": spec})
 	for i, tc := range []struct {
 		flag, env string
 		failed    bool // mode 1 fails
@@ -981,11 +915,7 @@ arguments:
 verification:
   reference: {config: {X: 1}}
 `
-	for name, text := range map[string]string{"scale.c": kernel, "scale.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string]string{"scale.c": kernel, "scale.yaml": spec})
 	_, errOut, code := ktune(t, "tune", filepath.Join(dir, "scale.yaml"), "--db", filepath.Join(dir, "ktune.db"))
 	want := "the reference crashed: SIGSEGV (segmentation fault), touching memory past the end of argument in"
 	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "nothing was measured") {
@@ -1090,11 +1020,7 @@ arguments:
 iterations: 20
 timeout: 1s
 `
-	for name, text := range map[string]string{"k.c": kernel, "k.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string]string{"k.c": kernel, "k.yaml": spec})
 	db := filepath.Join(dir, "ktune.db")
 	out, errOut, code := ktune(t, "tune", filepath.Join(dir, "k.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0")
 	if code != 0 {
@@ -1136,23 +1062,8 @@ timeout: 1s
 func TestTuneSaysWhyConfigurationsFailed(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	copyInto(t, dir, "../../testdata/faulty/faulty.c")
 	// fault 1 does not compile, whatever the other parameter
-	spec := `kernel: {name: faulty, source: faulty.c}
-constants: {N: 64}
-parameters:
-  - {name: fault, values: [1]}
-  - {name: copy, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}
-problem_size: [N]
-arguments:
-  - {name: out, type: float32, length: N, output: true}
-  - {name: src, type: float32, length: N, fill: random}
-  - {name: n, type: int32, value: N}
-`
-	specPath := filepath.Join(dir, "broken.yaml")
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := faultySpec(t, dir, "broken.yaml", "[1]", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]", "")
 	out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"), "--precompilers", "0")
 	if code != 1 || !strings.Contains(errOut, "no configuration ran successfully in run 1") {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -1173,22 +1084,7 @@ arguments:
 func TestTuneGoesOnWhereOneParameterValueFails(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	copyInto(t, dir, "../../testdata/faulty/faulty.c")
-	spec := `kernel: {name: faulty, source: faulty.c}
-constants: {N: 64}
-parameters:
-  - {name: fault, values: [1, 0]}
-  - {name: copy, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}
-problem_size: [N]
-arguments:
-  - {name: out, type: float32, length: N, output: true}
-  - {name: src, type: float32, length: N, fill: random}
-  - {name: n, type: int32, value: N}
-`
-	specPath := filepath.Join(dir, "half.yaml")
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := faultySpec(t, dir, "half.yaml", "[1, 0]", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", "")
 	out, errOut, code := ktune(t, "tune", specPath, "--strategy", "bruteforce", "--db", filepath.Join(dir, "ktune.db"), "--precompilers", "0")
 	if code != 0 || !strings.Contains(out, "24 of the space's 24 configurations evaluated") || !strings.Contains(out, "fault=0") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
@@ -1276,15 +1172,8 @@ arguments:
   - {name: n, type: int32, value: N}
 iterations: 2
 `
-	for name, text := range map[string]string{"oob.c": src, "oob.yaml": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := filepath.Join(dir, "ktune.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "oob.yaml"), "--strategy", "bruteforce", "--db", db, "--precompilers", "0"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	writeFiles(t, dir, map[string]string{"oob.c": src, "oob.yaml": spec})
+	db := tuneBruteForce(t, dir, "oob.yaml", "--precompilers", "0")
 	out, errOut, code := ktune(t, "export", "--run", "1", "--db", db, "--format", "kerneltuner")
 	if code != 0 {
 		t.Fatalf("export: exit %d: %s", code, errOut)
@@ -1420,11 +1309,7 @@ arguments:
 default_config: {hold: 1}
 timeout: 15m
 `
-		for name, text := range map[string]string{"sleepy.c": kernel, "sleepy.yaml": spec} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeFiles(t, dir, map[string]string{"sleepy.c": kernel, "sleepy.yaml": spec})
 		db := filepath.Join(dir, "k.db")
 		p := interruptWhen(t, os.Interrupt, func(string) bool { return storedRuns(t, db) > 0 },
 			"tune", filepath.Join(dir, "sleepy.yaml"), "--db", db, "--json")
@@ -1630,24 +1515,8 @@ func TestTuneRefusesABadDeviceIndex(t *testing.T) {
 func TestTuneExitsOneWhenTheTimeLimitEndsItWithoutASuccess(t *testing.T) {
 	needBackend(t, "c")
 	dir := t.TempDir()
-	copyInto(t, dir, "../../testdata/faulty/faulty.c")
 	// fault 4 spins until the per-configuration timeout, longer than --time
-	spec := `kernel: {name: faulty, source: faulty.c}
-constants: {N: 64}
-parameters:
-  - {name: fault, values: [4]}
-  - {name: copy, values: [0, 1]}
-problem_size: [N]
-arguments:
-  - {name: out, type: float32, length: N, output: true}
-  - {name: src, type: float32, length: N, fill: random}
-  - {name: n, type: int32, value: N}
-timeout: 60s
-`
-	specPath := filepath.Join(dir, "hang.yaml")
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := faultySpec(t, dir, "hang.yaml", "[4]", "[0, 1]", "timeout: 60s\n")
 	start := time.Now()
 	out, errOut, code := ktune(t, "tune", specPath, "--time", "5s", "--db", filepath.Join(dir, "k.db"), "--precompilers", "0")
 	if time.Since(start) > 45*time.Second {
@@ -1992,6 +1861,64 @@ func TestTuneMaximisesARateWhoseSpecDoesNotSayMaximize(t *testing.T) {
 	}
 }
 
+// faultySpec copies testdata/faulty/faulty.c into dir and writes there a spec, name, of
+// its kernel over 64 floats with the values faults of its parameter fault and copies of
+// copy (YAML lists), extra (more of the spec's fields) after; it returns the spec's path.
+func faultySpec(t *testing.T, dir, name, faults, copies, extra string) string {
+	t.Helper()
+	copyInto(t, dir, "../../testdata/faulty/faulty.c")
+	spec := `kernel: {name: faulty, source: faulty.c}
+constants: {N: 64}
+parameters:
+  - {name: fault, values: ` + faults + `}
+  - {name: copy, values: ` + copies + `}
+problem_size: [N]
+arguments:
+  - {name: out, type: float32, length: N, output: true}
+  - {name: src, type: float32, length: N, fill: random}
+  - {name: n, type: int32, value: N}
+` + extra
+	writeFiles(t, dir, map[string]string{name: spec})
+	return filepath.Join(dir, name)
+}
+
+// modeSpec is a spec of the host C kernel name(float *y, int n) in name.c, run once a
+// configuration on 64 floats, with the values modes (a YAML list) of its parameter mode;
+// extra (more of the spec's fields) follows.
+func modeSpec(name, modes, extra string) string {
+	return "kernel: {name: " + name + ", source: " + name + `.c}
+parameters:
+  - {name: mode, values: ` + modes + `}
+problem_size: [64]
+arguments:
+  - {name: y, type: float32, length: 64, output: true}
+  - {name: n, type: int32, value: 64}
+iterations: 1
+` + extra
+}
+
+// writeFiles writes files (name to text) into dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tuneBruteForce runs `ktune tune` on the spec file in dir by brute force, with args
+// besides, into dir's ktune.db, which it returns; ktune must exit 0.
+func tuneBruteForce(t *testing.T, dir, spec string, args ...string) (db string) {
+	t.Helper()
+	db = filepath.Join(dir, "ktune.db")
+	args = append([]string{"tune", filepath.Join(dir, spec), "--strategy", "bruteforce", "--db", db}, args...)
+	if out, errOut, code := ktune(t, args...); code != 0 {
+		t.Fatalf("%v: exit %d: %s%s", args, code, out, errOut)
+	}
+	return db
+}
+
 // copyInto copies the file at path into dir under its own name.
 func copyInto(t *testing.T, dir, path string) {
 	t.Helper()
@@ -2313,14 +2240,8 @@ arguments:
 iterations: 1
 timeout: 120s
 `
-	if err := os.WriteFile(filepath.Join(dir, "fill.yaml"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(dir, "k.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "fill.yaml"), "--strategy", "bruteforce", "--worker-memory", "2GiB",
-		"--no-precompile", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	writeFiles(t, dir, map[string]string{"fill.yaml": spec})
+	db := tuneBruteForce(t, dir, "fill.yaml", "--worker-memory", "2GiB", "--no-precompile")
 	evals := evaluationsOf(t, db)
 	for _, n := range []string{"48000000", "96000000", "128000000"} {
 		if e := evals["64,"+n]; e.Status != result.OK {
@@ -2437,13 +2358,8 @@ arguments:
   - {name: n, type: int64, value: P}
 iterations: 1
 `
-	if err := os.WriteFile(filepath.Join(dir, "count.yaml"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(dir, "k.db")
-	if _, errOut, code := ktune(t, "tune", filepath.Join(dir, "count.yaml"), "--strategy", "bruteforce", "--no-precompile", "--db", db); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	writeFiles(t, dir, map[string]string{"count.yaml": spec})
+	db := tuneBruteForce(t, dir, "count.yaml", "--no-precompile")
 	evals := evaluationsOf(t, db)
 	e := evals["64,0"]
 	want := "problem_size[0]: P evaluates to 0 for this configuration, a grid of no blocks"

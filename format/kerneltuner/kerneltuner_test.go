@@ -345,18 +345,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := readBytes([]byte(tt.src))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			var fe *format.Error
-			if !errors.As(err, &fe) {
-				t.Errorf("error %T is not a *format.Error", err)
-			}
+			formattest.Refused(t, err, tt.want)
 		})
 	}
 }
@@ -561,22 +550,7 @@ func TestFastReaderMatchesTheDecoder(t *testing.T) {
 // and with the decoder-based one alone, for the ratio between them:
 // go test -run '^$' -bench Read -benchmem ./format/kerneltuner
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile("../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", kerneltuner.Read}, {"decoder", kerneltuner.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "gemm"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, "../../testdata/benchmark_hub/kerneltuner_gemm/RTX_3090.json.gz")
 }
 
 // An entry whose value tune_params lacks is kept, and the value joins the parameter's
@@ -702,16 +676,7 @@ func TestReadWarnsOfMalformedExportFieldsAndKeepsTheMeasurement(t *testing.T) {
 			`entry "6" at line 7: grid[1] is the number 2.5, want a whole number from 1 to 2147483647; ` +
 			`entry "7" at line 8: is the string "big", want an object {"grid": [x, y, z], "block": [x, y, z]}; and 1 more); the values are left out; the measurements are kept`,
 	}
-	for _, read := range []func(io.Reader, string) (*result.Recording, error){kerneltuner.Read, kerneltuner.ReadWithDecoder} {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := read(f, path)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rec := range codec.ReadWithEach(t, path) {
 		if !slices.Equal(rec.Warnings, want) {
 			t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(rec.Warnings, "\n"), strings.Join(want, "\n"))
 		}

@@ -3,8 +3,6 @@ package ktt_test
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ktune/ktune/format"
 	"github.com/ktune/ktune/format/internal/formattest"
 	"github.com/ktune/ktune/format/ktt"
 	"github.com/ktune/ktune/result"
@@ -214,18 +211,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := readString(tt.src)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			var fe *format.Error
-			if !errors.As(err, &fe) {
-				t.Errorf("error %T is not a *format.Error", err)
-			}
+			formattest.Refused(t, err, tt.want)
 		})
 	}
 }
@@ -364,20 +350,5 @@ func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN
 // Reading the benchmark hub's pnpoly KTT output (4,092 results) with the fast reader and with the decoder-based one alone, for the ratio
 // between them: go test -run '^$' -bench Read -benchmem ./format/ktt
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile(pnpoly)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", ktt.Read}, {"decoder", ktt.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "bench"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, pnpoly)
 }

@@ -2,11 +2,9 @@ package t4_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -49,42 +47,11 @@ var fuzzSeeds = []string{
  "ktune_runs_per_sample": true, "ktune_launch": {"grid": [8, 1.5, 1], "block": "x"}}]}`,
 }
 
+// codec is the T4 format's readers and writer, as the fuzz tests exercise them.
+var codec = formattest.Codec{Read: t4.Read, ReadWithDecoder: t4.ReadWithDecoder, Write: t4.Write}
+
 func FuzzRead(f *testing.F) {
-	for _, s := range append(append([]string{}, fuzzSeeds...), cornerSeeds...) {
-		f.Add([]byte(s))
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write([]byte(s))
-		zw.Close()
-		f.Add(b.Bytes())
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		rec, err := t4.Read(bytes.NewReader(data), "fuzz.json")
-		// The fast reader and the decoder-based one agree on every input.
-		slow, serr := t4.ReadWithDecoder(bytes.NewReader(data), "fuzz.json")
-		switch {
-		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
-			t.Fatalf("Read: %v; the decoder-based reader: %v", err, serr)
-		case err == nil:
-			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
-				t.Fatalf("the readers differ:\n%s\n%q\n%q", d, slow.Warnings, rec.Warnings)
-			}
-		}
-		if err != nil {
-			return
-		}
-		var b bytes.Buffer
-		if err := t4.Write(&b, rec); err != nil {
-			t.Fatalf("Write of a recording Read accepted: %v", err)
-		}
-		back, err := t4.Read(&b, "fuzz.json")
-		if err != nil {
-			t.Fatalf("Read of what Write wrote: %v\n%s", err, b.String())
-		}
-		if d := formattest.Diff(rec, back); d != "" {
-			t.Fatalf("round trip differs:\n%s\n%s", d, b.String())
-		}
-	})
+	codec.Fuzz(f, append(append([]string{}, fuzzSeeds...), cornerSeeds...), nil)
 }
 
 // Files with the corners the fast reader must agree on: metadata twice (and after the
@@ -136,15 +103,8 @@ func TestFastReaderMatchesTheDecoder(t *testing.T) {
 		inputs = append(inputs, b.Bytes())
 	}
 	for i, data := range inputs {
-		rec, err := t4.Read(bytes.NewReader(data), "x.json")
-		slow, serr := t4.ReadWithDecoder(bytes.NewReader(data), "x.json")
-		switch {
-		case (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error():
-			t.Errorf("input %d: Read: %v; the decoder-based reader: %v", i, err, serr)
-		case err == nil:
-			if d := formattest.Diff(slow, rec); d != "" || !slices.Equal(slow.Warnings, rec.Warnings) {
-				t.Errorf("input %d: the readers differ:\n%s\n%q\n%q", i, d, slow.Warnings, rec.Warnings)
-			}
+		if _, d := codec.Disagree(data, "x.json"); d != "" {
+			t.Errorf("input %d: %s", i, d)
 		}
 	}
 }

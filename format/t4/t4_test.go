@@ -2,9 +2,7 @@ package t4_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -306,18 +304,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := readString(tt.src)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			var fe *format.Error
-			if !errors.As(err, &fe) {
-				t.Errorf("error %T is not a *format.Error", err)
-			}
+			formattest.Refused(t, err, tt.want)
 		})
 	}
 }
@@ -376,22 +363,7 @@ func TestReadWarningsNameTheResultsAndTheirLines(t *testing.T) {
 // Reading the benchmark hub's convolution T4 file (4,362 results) with the fast reader and with the decoder-based one alone, for the ratio
 // between them: go test -run '^$' -bench Read -benchmem ./format/t4
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile(realT4)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, r := range []struct {
-		name string
-		read func(io.Reader, string) (*result.Recording, error)
-	}{{"fast", t4.Read}, {"decoder", t4.ReadWithDecoder}} {
-		b.Run(r.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := r.read(bytes.NewReader(data), "bench"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	codec.BenchmarkRead(b, realT4)
 }
 
 // A malformed ktune_runs_per_sample or ktune_launch (what ktune's export adds) is left
@@ -425,16 +397,7 @@ func TestReadWarnsOfMalformedExportFieldsAndKeepsTheMeasurement(t *testing.T) {
 		path + `: 6 results have a malformed "ktune_launch" (result 1 (X=2, Y="a") at line 3: has no block; result 2 (X=3, Y="a") at line 4: block is an array of 2, want an array of 3 sizes [x, y, z]; ` +
 			`result 5 (X=6, Y="a") at line 7: grid is the string "1,1,1", want an array of 3 sizes [x, y, z]; and 3 more); the values are left out; the measurements are kept`,
 	}
-	for _, read := range []func(io.Reader, string) (*result.Recording, error){t4.Read, t4.ReadWithDecoder} {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := read(f, path)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rec := range codec.ReadWithEach(t, path) {
 		if !slices.Equal(rec.Warnings, want) {
 			t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(rec.Warnings, "\n"), strings.Join(want, "\n"))
 		}

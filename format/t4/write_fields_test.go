@@ -14,6 +14,21 @@ import (
 	"github.com/ktune/ktune/result"
 )
 
+// roundTripValid writes rec and reads it back, checks that the file is valid by the T4
+// schema and reads back as rec, and returns what Write wrote.
+func roundTripValid(t *testing.T, rec *result.Recording) []byte {
+	t.Helper()
+	back, written := roundTrip(t, rec)
+	rec.Format = t4.Name
+	if d := formattest.Diff(rec, back); d != "" {
+		t.Errorf("round trip differs:\n%s", d)
+	}
+	if errs := loadSchema(t).Validate(decodeDoc(t, written)); len(errs) > 0 {
+		t.Errorf("schema violations: %q", errs)
+	}
+	return written
+}
+
 // written decodes what Write wrote.
 func written(t *testing.T, rec *result.Recording) map[string]any {
 	t.Helper()
@@ -97,14 +112,7 @@ func TestWriteMarksFailuresIncorrectAndKeepsTheirMessages(t *testing.T) {
 		}
 	}
 	rec.Evaluations[0].CompileMS = math.NaN() // not recorded: left out, and read back so
-	back, written := roundTrip(t, rec)
-	rec.Format = t4.Name
-	if d := formattest.Diff(rec, back); d != "" {
-		t.Errorf("round trip differs:\n%s", d)
-	}
-	if errs := loadSchema(t).Validate(decodeDoc(t, written)); len(errs) > 0 {
-		t.Errorf("schema violations: %q", errs)
-	}
+	written := roundTripValid(t, rec)
 	var doc struct {
 		Results []struct {
 			Correctness int            `json:"correctness"`
@@ -147,14 +155,7 @@ func TestWriteKeepsTheDeviceLimitStatus(t *testing.T) {
 	rec := handMade()
 	rec.Evaluations[1].Status = result.DeviceLimit
 	rec.Evaluations[1].Message = "block size 8192 exceeds the device's maximum of 4096"
-	back, out := roundTrip(t, rec)
-	rec.Format = t4.Name
-	if d := formattest.Diff(rec, back); d != "" {
-		t.Errorf("round trip differs:\n%s", d)
-	}
-	if errs := loadSchema(t).Validate(decodeDoc(t, out)); len(errs) > 0 {
-		t.Errorf("schema violations: %q", errs)
-	}
+	out := roundTripValid(t, rec)
 	var doc struct {
 		Results []map[string]any `json:"results"`
 	}
@@ -228,14 +229,7 @@ func TestWriteKeepsTheDeviceThatMeasuredEachResult(t *testing.T) {
 			rec.Evaluations[i].RunsPerSample = i + 1
 		}
 	}
-	back, written := roundTrip(t, rec)
-	rec.Format = t4.Name
-	if d := formattest.Diff(rec, back); d != "" {
-		t.Errorf("round trip differs:\n%s", d)
-	}
-	if errs := loadSchema(t).Validate(decodeDoc(t, written)); len(errs) > 0 {
-		t.Errorf("schema violations: %q", errs)
-	}
+	written := roundTripValid(t, rec)
 	var doc struct {
 		Results []map[string]any `json:"results"`
 	}
