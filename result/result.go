@@ -270,6 +270,38 @@ func (r *Recording) FoundWrong() func(*Evaluation) bool {
 	return func(e *Evaluation) bool { return wrong[ConfigKey(e.Config)] }
 }
 
+// KeepWrongAnswers keeps, of each configuration found wrong (FoundWrong), its last
+// wrong_answer evaluation alone, where it stands, and drops its other evaluations: its
+// successes, which count nowhere as a success, and its earlier failures. A format that
+// holds one result per configuration (a Kernel Tuner cache) then writes it once, as the
+// failure it is. It returns how many successes it dropped and how many evaluations in all.
+func (r *Recording) KeepWrongAnswers() (successes, dropped int) {
+	last := map[string]int{}
+	for i := range r.Evaluations {
+		if e := &r.Evaluations[i]; e.Status == WrongAnswer {
+			last[ConfigKey(e.Config)] = i
+		}
+	}
+	if len(last) == 0 {
+		return 0, 0
+	}
+	kept := r.Evaluations[:0] // (kept is never ahead of i)
+	for i := range r.Evaluations {
+		e := &r.Evaluations[i]
+		if at, wrong := last[ConfigKey(e.Config)]; wrong && at != i {
+			if !e.Failed() {
+				successes++
+			}
+			continue
+		}
+		kept = append(kept, *e)
+	}
+	dropped = len(r.Evaluations) - len(kept)
+	clear(r.Evaluations[len(kept):])
+	r.Evaluations = kept
+	return successes, dropped
+}
+
 // ConfigKey is the text by which stores index a configuration: its values' String() joined
 // by ",", which is also how Kernel Tuner keys its cache, so keys carry over between the
 // two. Values of different kinds with the same text (the int 2 and a float 2) share a key.
