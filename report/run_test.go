@@ -440,6 +440,20 @@ func TestTheSummaryLeavesOutAConfigurationFoundWrong(t *testing.T) {
 	}
 }
 
+// A configuration found wrong is none of the successful configurations that lack
+// metrics: the summary counts the one right success that lacks them.
+func TestTheSummaryCountsNoConfigurationFoundWrongAsLackingMetrics(t *testing.T) {
+	lacking := func(e result.Evaluation) result.Evaluation {
+		e.Message = "metrics left out: GB/s: division by zero"
+		return e
+	}
+	evals := []result.Evaluation{gbps(1, 1, 2), lacking(gbps(2, 1, 6)), lacking(gbps(4, 2, 13.74)), wrongAnswer(4, 2)}
+	page := tunedRun(t, 4, evals, store.StatusFinished)
+	if want := "Of the successful configurations, 1 lacks metrics that could not be computed for them"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q:\n%s", want, regexp.MustCompile(`Of the successful configurations[^<]*`).FindAllString(page, -1))
+	}
+}
+
 // A default configuration found wrong after its success is no reference: the headline
 // and the result table compare the best with the median alone (6, 13.74, 10 and 4 GB/s:
 // 8), and the convergence figure draws no default line.

@@ -179,10 +179,12 @@ func lastEvaluated(rec *result.Recording) time.Time {
 
 // lackingMetrics says how many successful configurations lack metrics that could not be
 // computed for them, with the first one's note ("metrics left out: ..."); "" when none.
+// A configuration found wrong in the run (result.Recording.FoundWrong) is none of them.
 func lackingMetrics(rec *result.Recording) string {
 	n, first := 0, ""
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
-		if e := &rec.Evaluations[i]; !e.Failed() && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
+		if e := &rec.Evaluations[i]; !e.Failed() && !wrong(e) && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 			if n == 0 {
 				first = e.Message
 			}
