@@ -302,3 +302,40 @@ func TestKeepWrongAnswersLeavesAConfigurationFoundWrongItsLastWrongAnswer(t *tes
 		t.Errorf("again: dropped %d successes, %d in all; want none", successes, dropped)
 	}
 }
+
+// A configuration found wrong and measured successfully later keeps its wrong answer,
+// not the later success, with a warning that says so; one whose wrong answer is its last
+// measurement keeps it as any other, without that note.
+func TestKeepLastKeepsTheWrongAnswerOfAConfigurationFoundWrong(t *testing.T) {
+	iv := space.IntValue
+	nan := math.NaN()
+	rec := &Recording{Source: "f.json", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 3},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan, Message: "output c differs"},
+		{Config: []space.Value{iv(64)}, Status: OK, Objective: 2},
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 1},
+	}}
+	if n := rec.KeepLast(); n != 2 {
+		t.Fatalf("dropped %d, want 2", n)
+	}
+	var got []string
+	for _, e := range rec.Evaluations {
+		got = append(got, fmt.Sprintf("%d %s", e.Config[0].Int(), e.Status))
+	}
+	if want := []string{"32 wrong_answer", "64 ok"}; !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if best, ok := rec.Best(); !ok || best.Config[0].Int() != 64 {
+		t.Errorf("best %v (%v), want bx=64", best.Config, ok)
+	}
+	if len(rec.Warnings) != 1 || !strings.HasSuffix(rec.Warnings[0], "the last measurement of each is kept (of a configuration with a wrong_answer measurement, its last wrong answer: found wrong once, it is no success)") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+	rec = &Recording{Source: "f.json", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 3},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan},
+	}}
+	if n := rec.KeepLast(); n != 1 || rec.Evaluations[0].Status != WrongAnswer || strings.Contains(rec.Warnings[0], "wrong_answer") {
+		t.Errorf("dropped %d, kept %s, warnings %q; want 1, the wrong answer, no note", n, rec.Evaluations[0].Status, rec.Warnings)
+	}
+}
