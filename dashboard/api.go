@@ -36,7 +36,11 @@ type Run struct {
 	Started     *time.Time `json:"started,omitempty"`
 	Finished    *time.Time `json:"finished,omitempty"`
 	Evaluations int        `json:"evaluations"`
-	Succeeded   int        `json:"succeeded"`
+	// Succeeded counts the successful evaluations of configurations found wrong nowhere
+	// in the run; FoundWrong those of configurations found wrong (a wrong_answer
+	// evaluation of the same configuration: result.Recording.FoundWrong), which are none.
+	Succeeded  int `json:"succeeded"`
+	FoundWrong int `json:"found_wrong,omitempty"`
 	// Best is the best objective among the successful evaluations; null when none.
 	Best       *float64 `json:"best_objective"`
 	BestConfig Values   `json:"best_configuration,omitempty"`
@@ -190,7 +194,7 @@ func (s *Server) runErr(ctx context.Context, id int64, err error) error {
 func storedRun(info store.RunInfo, t store.Tally) Run {
 	r := Run{ID: info.ID, Name: analysis.RunName(info.ID, info.Kernel), Kind: string(info.Kind), Status: string(info.Status),
 		Kernel: info.Kernel, Device: info.Device, Strategy: info.Strategy, Seed: info.Seed, Source: info.Source,
-		Objective: info.Objective, Maximize: info.Maximize, Evaluations: t.Evaluations, Succeeded: t.Succeeded}
+		Objective: info.Objective, Maximize: info.Maximize, Evaluations: t.Evaluations, Succeeded: t.Succeeded - t.FoundWrong, FoundWrong: t.FoundWrong}
 	if r.Objective == "" {
 		r.Objective = "time"
 	}
@@ -206,7 +210,7 @@ func storedRun(info store.RunInfo, t store.Tally) Run {
 		best := t.Best.Objective
 		r.Best, r.BestConfig = &best, t.Best.Config
 	}
-	r.Failed = info.Status == store.StatusFinished && t.Evaluations > 0 && t.Succeeded == 0
+	r.Failed = info.Status == store.StatusFinished && r.Evaluations > 0 && r.Succeeded == 0
 	return r
 }
 
@@ -214,9 +218,16 @@ func storedRun(info store.RunInfo, t store.Tally) Run {
 func (s *Server) recordingRun() Run {
 	rec := s.rec
 	total, ok := rec.Counts()
+	wrong, foundWrong := rec.FoundWrong(), 0
+	for i := range rec.Evaluations {
+		if e := &rec.Evaluations[i]; !e.Failed() && wrong(e) {
+			foundWrong++
+		}
+	}
+	ok -= foundWrong
 	r := Run{ID: RecordingID, Name: s.name, Kind: "file", Status: string(store.StatusFinished), Kernel: rec.Kernel,
 		Device: rec.Device, Source: rec.Source, Objective: rec.Objective, Maximize: rec.Maximize,
-		Evaluations: total, Succeeded: ok}
+		Evaluations: total, Succeeded: ok, FoundWrong: foundWrong}
 	if r.Objective == "" {
 		r.Objective = "time"
 	}

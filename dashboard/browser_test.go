@@ -644,6 +644,7 @@ func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
     const cy = i => { const c = d.querySelector('#scatter circle.pt[data-i="' + i + '"]'); return c ? c.getAttribute("cy") : "none"; };
     out.fastest = cy(`+strconv.Itoa(best)+`);
     out.next = cy(`+strconv.Itoa(next)+`);
+    out.live = d.querySelector("#live").textContent;
 `, nil)
 	if got["next"] == got["fastest"] {
 		t.Fatalf("the runner-up and the fastest are drawn at one height, %v: the test cannot tell them apart", got["next"])
@@ -651,5 +652,15 @@ func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
 	if got["last"] != got["next"] {
 		t.Errorf("the best so far ends at y %v; the runner-up (evaluation %d) is at %v, the fastest (%d, found wrong) at %v",
 			got["last"], next, got["next"], best, got["fastest"])
+	}
+	// the status line counts the success found wrong apart, not as ok
+	ok := -1 // the fastest's success is no success
+	for _, e := range evals {
+		if !e.Failed() {
+			ok++
+		}
+	}
+	if want := fmt.Sprintf("13 evaluations (%d ok, 1 found wrong)", ok); !strings.Contains(fmt.Sprint(got["live"]), want) {
+		t.Errorf("the status line %q lacks %q", got["live"], want)
 	}
 }

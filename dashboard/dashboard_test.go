@@ -561,3 +561,60 @@ func TestAFilteredAnalysisCountsTheRunsEvaluations(t *testing.T) {
 		}
 	}
 }
+
+// A success of a configuration found wrong in the run (a wrong_answer evaluation stored
+// after it, as a check after dynamic tuning stores one) is none: /api/runs and the list
+// of runs count it apart, as found wrong, for a stored run and for a recording served as
+// run 0 alike, and the best is the runner-up's. A run whose one success was found wrong
+// failed.
+func TestRunsCountASuccessFoundWrongApart(t *testing.T) {
+	st, db := imported(t, convolution)
+	rec := read(t, convolution)
+	total, ok := rec.Counts()
+	fastest, _ := rec.Best()
+	found := result.Evaluation{Config: fastest.Config, Status: result.WrongAnswer, Objective: math.NaN(),
+		Message: "found wrong by a check on call 4, after tuning (against the reference)"}
+	if err := st.AddEvaluation(context.Background(), 1, found); err != nil {
+		t.Fatal(err)
+	}
+	rec.Evaluations = append(rec.Evaluations, found)
+	next, _ := rec.Best()
+	stored := httptest.NewServer(NewStore(st, db))
+	defer stored.Close()
+	file := httptest.NewServer(NewRecording(rec, "convolution"))
+	defer file.Close()
+	for _, srv := range []*httptest.Server{stored, file} {
+		var runs []Run
+		get(t, srv, "/api/runs", http.StatusOK, &runs)
+		if len(runs) != 1 {
+			t.Fatalf("%d runs, want 1", len(runs))
+		}
+		r := runs[0]
+		best := math.NaN()
+		if r.Best != nil {
+			best = *r.Best
+		}
+		if r.Evaluations != total+1 || r.Succeeded != ok-1 || r.FoundWrong != 1 || r.Failed || best != next.Objective {
+			t.Errorf("run %d: %d evaluations, %d ok, %d found wrong, failed %v, best %g; want %d, %d, 1, false, %g (the runner-up; the fastest, %g, was found wrong)",
+				r.ID, r.Evaluations, r.Succeeded, r.FoundWrong, r.Failed, best, total+1, ok-1, next.Objective, fastest.Objective)
+		}
+	}
+	resp, err := http.Get(stored.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "6769 (5255 ok, 1 found wrong)"; !strings.Contains(string(page), want) {
+		t.Errorf("the list of runs lacks %s", want)
+	}
+
+	one := &result.Recording{Params: rec.Params, Objective: "time", Evaluations: []result.Evaluation{fastest, found}}
+	srv := httptest.NewServer(NewRecording(one, "one"))
+	defer srv.Close()
+	var runs []Run
+	get(t, srv, "/api/runs", http.StatusOK, &runs)
+	if r := runs[0]; r.Succeeded != 0 || r.FoundWrong != 1 || !r.Failed {
+		t.Errorf("a recording whose one success was found wrong: %d ok, %d found wrong, failed %v; want 0, 1, true", r.Succeeded, r.FoundWrong, r.Failed)
+	}
+}

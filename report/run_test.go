@@ -411,3 +411,83 @@ func TestAConfigurationFoundWrongIsNotTheBest(t *testing.T) {
 		t.Errorf("the page shows the configuration found wrong (13.74 GB/s) as a result:\n%s", regexp.MustCompile(`(?s)<tbody>.*?</tbody>`).FindAllString(page, -1))
 	}
 }
+
+// wrongAnswer is the wrong_answer evaluation a check after tuning stores of
+// unroll_factor u and threads n, after the configuration's success.
+func wrongAnswer(u, n int64) result.Evaluation {
+	return result.Evaluation{Config: []space.Value{space.IntValue(u), space.IntValue(n)}, Status: result.WrongAnswer,
+		Objective: math.NaN(), Message: "found wrong by a check on call 12, after tuning (against the reference): output 3 differs"}
+}
+
+// A configuration found wrong after its success counts nowhere in the summary as a
+// success: not in the median the best is compared with (2, 4, 6 and 10 GB/s: 5, not the 6
+// of all five), nor in the successful count, which says one more is left out; the
+// outcomes table counts it apart from ok.
+func TestTheSummaryLeavesOutAConfigurationFoundWrong(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74), gbps(8, 4, 10), gbps(16, 4, 4), wrongAnswer(4, 2)}
+	page := tunedRun(t, 6, evals, store.StatusFinished)
+	for _, want := range []string{
+		"Best GB/s: 10 GB/s (time 120 ms), 5.00x better than the default configuration (2 GB/s) and 2.00x better than the median configuration evaluated (5 GB/s).",
+		"<td>median of the configurations evaluated</td><td class=\"wrap\">5 GB/s; the best is 2.00x better than it</td>",
+		"<td class=\"wrap\">6 of a budget of 6 evaluations, 4 successful; 1 more that ran successfully is left out of the successful and the median: its configuration has a wrong_answer evaluation in the run",
+		"<td>ok</td><td class=\"num\">4</td>",
+		"<td>ok but found wrong (its configuration has a wrong_answer evaluation)</td><td class=\"num\">1</td>",
+		"<td>wrong_answer</td><td class=\"num\">1</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, regexp.MustCompile(`(?s)<table.*?</table>`).FindAllString(page, 3))
+		}
+	}
+}
+
+// A configuration found wrong is none of the successful configurations that lack
+// metrics: the summary counts the one right success that lacks them.
+func TestTheSummaryCountsNoConfigurationFoundWrongAsLackingMetrics(t *testing.T) {
+	lacking := func(e result.Evaluation) result.Evaluation {
+		e.Message = "metrics left out: GB/s: division by zero"
+		return e
+	}
+	evals := []result.Evaluation{gbps(1, 1, 2), lacking(gbps(2, 1, 6)), lacking(gbps(4, 2, 13.74)), wrongAnswer(4, 2)}
+	page := tunedRun(t, 4, evals, store.StatusFinished)
+	if want := "Of the successful configurations, 1 lacks metrics that could not be computed for them"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q:\n%s", want, regexp.MustCompile(`Of the successful configurations[^<]*`).FindAllString(page, -1))
+	}
+}
+
+// A default configuration found wrong after its success is no reference: the headline
+// and the result table compare the best with the median alone (6, 13.74, 10 and 4 GB/s:
+// 8), and the convergence figure draws no default line.
+func TestADefaultConfigurationFoundWrongIsNoReference(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), gbps(2, 1, 6), gbps(4, 2, 13.74), gbps(8, 4, 10), gbps(16, 4, 4), wrongAnswer(1, 1)}
+	page := tunedRun(t, 6, evals, store.StatusFinished)
+	for _, want := range []string{
+		"Best GB/s: 13.74 GB/s (time 87.336 ms), 1.72x better than the median configuration evaluated (8 GB/s).",
+		"<td>default configuration</td><td class=\"wrap\">unroll_factor=1, threads=1: ran successfully but was found wrong (a wrong_answer evaluation in the run), so the best is not compared with it</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "default configuration (2 GB/s)") || strings.Contains(page, "6.87x") {
+		t.Error("the page compares the best with the default configuration found wrong")
+	}
+	if !strings.Contains(page, "best so far (blue); 1 failed evaluation not drawn; 1 successful evaluation of configurations found wrong in the run (a wrong_answer evaluation) not drawn") ||
+		strings.Contains(page, "the default configuration's 2 GB/s dashed") {
+		t.Errorf("the convergence figure draws the default configuration found wrong as a reference:\n%s", regexp.MustCompile(`<figcaption>[^<]*best so far[^<]*`).FindAllString(page, -1))
+	}
+}
+
+// A run whose one success was found wrong failed: its state and headline say so.
+func TestARunWhoseSuccessesWereAllFoundWrongFailed(t *testing.T) {
+	evals := []result.Evaluation{gbps(1, 1, 2), failed(2, 1, "error: bad unroll"), wrongAnswer(1, 1)}
+	page := tunedRun(t, 3, evals, store.StatusFinished)
+	for _, want := range []string{
+		"tuning run, failed: no configuration ran successfully that was not found wrong",
+		"Failed: none of the 3 configurations evaluated ran successfully without being found wrong; its budget of 3 evaluations was spent (1 evaluation that ran successfully: its configuration has a wrong_answer evaluation in the run",
+		"3 of a budget of 3 evaluations, 0 successful; 1 more that ran successfully is left out",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -144,9 +144,9 @@ func runPage(ctx context.Context, st store.Store, id int64, o Options) (*Page, e
 		p.Sections = append(p.Sections, nothingSucceeded(rec))
 		return p, nil
 	}
-	var ref *float64
-	if facts.def >= 0 && !rec.Evaluations[facts.def].Failed() {
-		ref = &rec.Evaluations[facts.def].Objective
+	var ref *float64 // the default's line: none for one found wrong, whose time is no reference
+	if d, ok := facts.defaultObjective(); ok {
+		ref = &d
 	}
 	if conv, err := convergenceSection(rec, ref); err != nil {
 		return nil, err
@@ -179,10 +179,12 @@ func lastEvaluated(rec *result.Recording) time.Time {
 
 // lackingMetrics says how many successful configurations lack metrics that could not be
 // computed for them, with the first one's note ("metrics left out: ..."); "" when none.
+// A configuration found wrong in the run (result.Recording.FoundWrong) is none of them.
 func lackingMetrics(rec *result.Recording) string {
 	n, first := 0, ""
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
-		if e := &rec.Evaluations[i]; !e.Failed() && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
+		if e := &rec.Evaluations[i]; !e.Failed() && !wrong(e) && strings.HasPrefix(e.Message, runner.MetricsLeftOut) {
 			if n == 0 {
 				first = e.Message
 			}
@@ -406,14 +408,20 @@ func direction(maximize bool) string {
 	return "lower is better"
 }
 
-// outcomes counts evaluations by status.
+// outcomes counts evaluations by status. A success of a configuration found wrong in the
+// run (result.Recording.FoundWrong) is no ok: it has a row of its own, after ok's.
 func outcomes(rec *result.Recording) Table {
 	counts := map[result.Status]int{}
+	wrong, foundWrong := rec.FoundWrong(), 0
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		s := e.Status
 		if s == result.OK && math.IsNaN(e.Objective) {
 			s = result.RuntimeError
+		}
+		if s == result.OK && wrong(e) {
+			foundWrong++
+			continue
 		}
 		counts[s]++
 	}
@@ -422,6 +430,9 @@ func outcomes(rec *result.Recording) Table {
 	for s := result.OK; s <= result.DeviceLimit; s++ {
 		if counts[s] > 0 {
 			t.Rows = append(t.Rows, []string{s.String(), strconv.Itoa(counts[s])})
+		}
+		if s == result.OK && foundWrong > 0 {
+			t.Rows = append(t.Rows, []string{"ok but found wrong (its configuration has a wrong_answer evaluation)", strconv.Itoa(foundWrong)})
 		}
 	}
 	return t

@@ -37,11 +37,14 @@ type runFacts struct {
 	spaceSize int    // configurations the restrictions allow (an import without them: it holds); 0 when unknown
 	spaceNote string // what spaceSize counts, for the settings table
 
-	ok      int     // successful evaluations
-	best    int     // index of the best evaluation; -1 when none succeeded
-	median  float64 // of the successful objectives; NaN when none
-	def     int     // index of the default configuration's evaluation; -1 when unknown
-	defNote string  // what is known of the default when def is -1; "" for nothing to say
+	// ok counts the successful evaluations of configurations found wrong nowhere in the
+	// run; foundWrong those of configurations found wrong (result.Recording.FoundWrong),
+	// which count nowhere as a success: not in the median, not as the best nor the default
+	ok, foundWrong int
+	best           int     // index of the best evaluation; -1 when none succeeded
+	median         float64 // of the successful objectives counted in ok; NaN when none
+	def            int     // index of the default configuration's evaluation; -1 when unknown
+	defNote        string  // what is known of the default when def is -1; "" for nothing to say
 }
 
 // factsOf works out a run's facts.
@@ -86,16 +89,19 @@ func factsOf(info store.RunInfo, rec *result.Recording) *runFacts {
 		f.spaceSize = len(seen)
 	}
 	var objs []float64
-	wrong := rec.FoundWrong() // never the best (result.Recording.FoundWrong)
+	// a configuration found wrong anywhere in the run computes wrong answers on some
+	// input: never the best, and no part of the median the best is compared with
+	wrong := rec.FoundWrong()
 	for i := range rec.Evaluations {
 		e := &rec.Evaluations[i]
 		if e.Failed() {
 			continue
 		}
-		objs = append(objs, e.Objective)
 		if wrong(e) {
+			f.foundWrong++
 			continue
 		}
+		objs = append(objs, e.Objective)
 		if f.best < 0 || better(rec.Maximize, e.Objective, rec.Evaluations[f.best].Objective) {
 			f.best = i
 		}
@@ -132,6 +138,22 @@ func (f *runFacts) findDefault() (int, string) {
 	return 0, ""
 }
 
+// defaultObjective is the default configuration's objective, to compare the best with:
+// false when it is unknown, did not run successfully, or was found wrong in the run
+// (defaultFoundWrong), whose time is no reference for a right answer's.
+func (f *runFacts) defaultObjective() (float64, bool) {
+	if f.def < 0 || f.rec.Evaluations[f.def].Failed() || f.defaultFoundWrong() {
+		return math.NaN(), false
+	}
+	return f.rec.Evaluations[f.def].Objective, true
+}
+
+// defaultFoundWrong reports whether the default configuration ran successfully and has a
+// wrong_answer evaluation in the run too (result.Recording.FoundWrong).
+func (f *runFacts) defaultFoundWrong() bool {
+	return f.def >= 0 && f.foundWrong > 0 && !f.rec.Evaluations[f.def].Failed() && f.rec.FoundWrong()(&f.rec.Evaluations[f.def])
+}
+
 // statistic is how the run's spec combines timing samples into a time.
 func (f *runFacts) statistic() string {
 	if f.spec != nil {
@@ -140,7 +162,16 @@ func (f *runFacts) statistic() string {
 	return spec.DefaultStatistic
 }
 
-// failed reports whether the run ended without one successful configuration.
+// foundWrongWhy says why n successful evaluations count nowhere as a success.
+func foundWrongWhy(n int) string {
+	if n == 1 {
+		return "its configuration has a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning)"
+	}
+	return "their configurations have a wrong_answer evaluation in the run (found wrong by a verification, or by a check after dynamic tuning)"
+}
+
+// failed reports whether the run ended without one successful configuration that was not
+// found wrong.
 func (f *runFacts) failed() bool {
 	return f.ok == 0 && len(f.rec.Evaluations) > 0 && f.info.Status == store.StatusFinished
 }
@@ -199,6 +230,8 @@ func (f *runFacts) stop() string {
 // state is the run's status in a few words, for the subtitle and the settings table.
 func (f *runFacts) state() string {
 	switch {
+	case f.failed() && f.foundWrong > 0:
+		return "failed: no configuration ran successfully that was not found wrong"
 	case f.failed():
 		return "failed: no configuration ran successfully"
 	case f.info.Status == store.StatusInterrupted:
@@ -220,6 +253,11 @@ func (f *runFacts) callouts() []Callout {
 		why := ""
 		if st := f.stop(); st != "" {
 			why = "; " + st
+		}
+		if f.foundWrong > 0 {
+			out = append(out, Callout{Failure, fmt.Sprintf("Failed: none of the %s ran successfully without being found wrong%s (%s that ran successfully: %s). The failures below say why.",
+				plural(len(f.rec.Evaluations), "configuration evaluated", "configurations evaluated"), why, plural(f.foundWrong, "evaluation", "evaluations"), foundWrongWhy(f.foundWrong))})
+			break
 		}
 		out = append(out, Callout{Failure, fmt.Sprintf("Failed: none of the %s ran successfully%s. The failures below say why.",
 			plural(len(f.rec.Evaluations), "configuration evaluated", "configurations evaluated"), why)})
@@ -254,8 +292,7 @@ func (f *runFacts) headline() string {
 		s += fmt.Sprintf(" (time %s)", withUnit(t, "time"))
 	}
 	var vs []string
-	if f.def >= 0 && !rec.Evaluations[f.def].Failed() {
-		d := rec.Evaluations[f.def].Objective
+	if d, ok := f.defaultObjective(); ok {
 		vs = append(vs, fmt.Sprintf("%s the default configuration (%s)", result.Better(rec.Maximize, b.Objective, d), withUnit(d, obj)))
 	}
 	if f.ok > 1 {
@@ -290,6 +327,9 @@ func (f *runFacts) resultTable() Table {
 	case f.def >= 0 && rec.Evaluations[f.def].Failed():
 		e := &rec.Evaluations[f.def]
 		add("default configuration", fmt.Sprintf("%s: did not run successfully (%s)", configText(rec, e), e.Status))
+	case f.defaultFoundWrong():
+		add("default configuration", fmt.Sprintf("%s: ran successfully but was found wrong (a wrong_answer evaluation in the run), so the best is not compared with it",
+			configText(rec, &rec.Evaluations[f.def])))
 	case f.def >= 0 && f.best >= 0:
 		e := &rec.Evaluations[f.def]
 		add("default configuration", fmt.Sprintf("%s: %s; the best is %s it", withUnit(e.Objective, obj), configText(rec, e),
@@ -304,6 +344,10 @@ func (f *runFacts) resultTable() Table {
 	ev := fmt.Sprintf("%s, %d successful", f.ofBudget(), f.ok)
 	if f.info.Kind == store.KindTuning && f.budget == 0 {
 		ev += " (no budget)"
+	}
+	if f.foundWrong > 0 {
+		ev += fmt.Sprintf("; %s left out of the successful and the median: %s",
+			plural(f.foundWrong, "more that ran successfully is", "more that ran successfully are"), foundWrongWhy(f.foundWrong))
 	}
 	add("evaluations", ev)
 	if f.spaceSize > 0 {

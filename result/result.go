@@ -270,6 +270,38 @@ func (r *Recording) FoundWrong() func(*Evaluation) bool {
 	return func(e *Evaluation) bool { return wrong[ConfigKey(e.Config)] }
 }
 
+// KeepWrongAnswers keeps, of each configuration found wrong (FoundWrong), its last
+// wrong_answer evaluation alone, where it stands, and drops its other evaluations: its
+// successes, which count nowhere as a success, and its earlier failures. A format that
+// holds one result per configuration (a Kernel Tuner cache) then writes it once, as the
+// failure it is. It returns how many successes it dropped and how many evaluations in all.
+func (r *Recording) KeepWrongAnswers() (successes, dropped int) {
+	last := map[string]int{}
+	for i := range r.Evaluations {
+		if e := &r.Evaluations[i]; e.Status == WrongAnswer {
+			last[ConfigKey(e.Config)] = i
+		}
+	}
+	if len(last) == 0 {
+		return 0, 0
+	}
+	kept := r.Evaluations[:0] // (kept is never ahead of i)
+	for i := range r.Evaluations {
+		e := &r.Evaluations[i]
+		if at, wrong := last[ConfigKey(e.Config)]; wrong && at != i {
+			if !e.Failed() {
+				successes++
+			}
+			continue
+		}
+		kept = append(kept, *e)
+	}
+	dropped = len(r.Evaluations) - len(kept)
+	clear(r.Evaluations[len(kept):])
+	r.Evaluations = kept
+	return successes, dropped
+}
+
 // ConfigKey is the text by which stores index a configuration: its values' String() joined
 // by ",", which is also how Kernel Tuner keys its cache, so keys carry over between the
 // two. Values of different kinds with the same text (the int 2 and a float 2) share a key.
@@ -288,7 +320,10 @@ func ConfigKey(config []space.Value) string {
 // configuration measured again: a T4 or KTT file may list it twice), with a warning that
 // names one of them; it returns how many it dropped. The last measurement supersedes the
 // earlier ones, as the last of duplicate keys does in a Kernel Tuner cache (Python's json
-// keeps it), so every command sees one result per configuration.
+// keeps it), so every command sees one result per configuration. A configuration with a
+// wrong_answer measurement keeps its last wrong answer instead, however it ran later:
+// found wrong once, it computes wrong answers on some input (FoundWrong), and a success
+// after it would hide that.
 func (r *Recording) KeepLast() int {
 	last := make(map[string]int, len(r.Evaluations))
 	var key []byte
@@ -301,11 +336,21 @@ func (r *Recording) KeepLast() int {
 		}
 		return string(key)
 	}
+	wrongAt := map[string]int{} // the last wrong answer of each configuration found wrong
 	for i := range r.Evaluations {
-		last[keyOf(&r.Evaluations[i])] = i
+		k := keyOf(&r.Evaluations[i])
+		last[k] = i
+		if r.Evaluations[i].Status == WrongAnswer {
+			wrongAt[k] = i
+		}
 	}
 	if len(last) == len(r.Evaluations) {
 		return 0
+	}
+	overruled := false // a wrong answer kept over a later measurement
+	for k, i := range wrongAt {
+		overruled = overruled || last[k] != i
+		last[k] = i
 	}
 	kept := r.Evaluations[:0] // (kept is never ahead of i)
 	cfg := ""                 // the first configuration measured again
@@ -323,6 +368,9 @@ func (r *Recording) KeepLast() int {
 	what := fmt.Sprintf("%d measurements are of configurations measured again later (e.g. %s); the last measurement of each is kept", dropped, cfg)
 	if dropped == 1 {
 		what = fmt.Sprintf("1 measurement is of a configuration measured again later (%s); the last measurement is kept", cfg)
+	}
+	if overruled {
+		what += " (of a configuration with a wrong_answer measurement, its last wrong answer: found wrong once, it is no success)"
 	}
 	r.Warnings = append(r.Warnings, r.Source+": "+what)
 	clear(r.Evaluations[len(kept):])

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -267,5 +268,74 @@ func TestBestPassesOverConfigurationsFoundWrong(t *testing.T) {
 	}
 	if total, ok := rec.Counts(); total != 2 || ok != 1 {
 		t.Errorf("Counts = %d, %d; want 2, 1: a success found wrong still ran", total, ok)
+	}
+}
+
+// KeepWrongAnswers keeps one evaluation of a configuration found wrong, its last
+// wrong_answer, where it stands, and drops its successes and earlier wrong answers,
+// leaving the other configurations' evaluations, failures and all, as they were.
+func TestKeepWrongAnswersLeavesAConfigurationFoundWrongItsLastWrongAnswer(t *testing.T) {
+	iv := space.IntValue
+	nan := math.NaN()
+	rec := &Recording{Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 1},
+		{Config: []space.Value{iv(64)}, Status: OK, Objective: 5},
+		{Config: []space.Value{iv(16)}, Status: CompileError, Objective: nan},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan, Message: "found wrong by a check on call 5"},
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 2},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan, Message: "found wrong by a check on call 9"},
+		{Config: []space.Value{iv(8)}, Status: OK, Objective: 3},
+	}}
+	successes, dropped := rec.KeepWrongAnswers()
+	if successes != 2 || dropped != 3 {
+		t.Errorf("dropped %d successes, %d in all; want 2 and 3", successes, dropped)
+	}
+	var got []string
+	for _, e := range rec.Evaluations {
+		got = append(got, fmt.Sprintf("%d %s %s", e.Config[0].Int(), e.Status, e.Message))
+	}
+	want := []string{"64 ok ", "16 compile_error ", "32 wrong_answer found wrong by a check on call 9", "8 ok "}
+	if !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if successes, dropped := rec.KeepWrongAnswers(); successes != 0 || dropped != 0 {
+		t.Errorf("again: dropped %d successes, %d in all; want none", successes, dropped)
+	}
+}
+
+// A configuration found wrong and measured successfully later keeps its wrong answer,
+// not the later success, with a warning that says so; one whose wrong answer is its last
+// measurement keeps it as any other, without that note.
+func TestKeepLastKeepsTheWrongAnswerOfAConfigurationFoundWrong(t *testing.T) {
+	iv := space.IntValue
+	nan := math.NaN()
+	rec := &Recording{Source: "f.json", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 3},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan, Message: "output c differs"},
+		{Config: []space.Value{iv(64)}, Status: OK, Objective: 2},
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 1},
+	}}
+	if n := rec.KeepLast(); n != 2 {
+		t.Fatalf("dropped %d, want 2", n)
+	}
+	var got []string
+	for _, e := range rec.Evaluations {
+		got = append(got, fmt.Sprintf("%d %s", e.Config[0].Int(), e.Status))
+	}
+	if want := []string{"32 wrong_answer", "64 ok"}; !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if best, ok := rec.Best(); !ok || best.Config[0].Int() != 64 {
+		t.Errorf("best %v (%v), want bx=64", best.Config, ok)
+	}
+	if len(rec.Warnings) != 1 || !strings.HasSuffix(rec.Warnings[0], "the last measurement of each is kept (of a configuration with a wrong_answer measurement, its last wrong answer: found wrong once, it is no success)") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+	rec = &Recording{Source: "f.json", Params: []space.Param{{Name: "bx"}}, Evaluations: []Evaluation{
+		{Config: []space.Value{iv(32)}, Status: OK, Objective: 3},
+		{Config: []space.Value{iv(32)}, Status: WrongAnswer, Objective: nan},
+	}}
+	if n := rec.KeepLast(); n != 1 || rec.Evaluations[0].Status != WrongAnswer || strings.Contains(rec.Warnings[0], "wrong_answer") {
+		t.Errorf("dropped %d, kept %s, warnings %q; want 1, the wrong answer, no note", n, rec.Evaluations[0].Status, rec.Warnings)
 	}
 }

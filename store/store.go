@@ -180,6 +180,10 @@ type RunFilter struct {
 // Tally is what Store.Tally counts of a run.
 type Tally struct {
 	Evaluations, Succeeded int
-	Best                   result.Evaluation // the first of the best successful ones
-	HasBest                bool
+	// FoundWrong counts, of Succeeded, the successes of configurations found wrong in the
+	// run (a wrong_answer evaluation of the same configuration; result.Recording.FoundWrong),
+	// which count nowhere as a success: Succeeded - FoundWrong ran successfully and right.
+	FoundWrong int
+	Best       result.Evaluation // the first of the best successful ones
+	HasBest    bool
 }

@@ -82,8 +82,16 @@ type Report struct {
 	SpeedupOverMed   *float64 `json:"speedup_over_median,omitempty"`
 	DefaultObjective *float64 `json:"default_objective,omitempty"`
 	DefaultStatus    string   `json:"default_status,omitempty"` // the default configuration's status when it failed
-	SpeedupOverDef   *float64 `json:"speedup_over_default,omitempty"`
-	Stop             string   `json:"stop"`
+	// DefaultFoundWrong says the default configuration ran successfully but was found
+	// wrong in the run (a wrong_answer evaluation of it): no reference for the best, so
+	// DefaultObjective and SpeedupOverDef are left out.
+	DefaultFoundWrong bool `json:"default_found_wrong,omitempty"`
+	// FoundWrong counts the successful evaluations (under Statuses' ok) of configurations
+	// found wrong anywhere in the run (result.Recording.FoundWrong), which count nowhere
+	// as a success: not as the best, nor in the median, the spreads or WithinSpread.
+	FoundWrong     int      `json:"found_wrong,omitempty"`
+	SpeedupOverDef *float64 `json:"speedup_over_default,omitempty"`
+	Stop           string   `json:"stop"`
 	// StopCondition is Stop as a structure: which condition, what was reached and its
 	// threshold; nil where the session gave no reason.
 	StopCondition  *StopCondition `json:"stop_condition,omitempty"`
@@ -244,7 +252,8 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 	var ok, fw, cvs []float64
 	var best *tuning.Evaluated
 	// a configuration found wrong anywhere in the run (a check after dynamic tuning, stored
-	// before a resume) is never the best (result.Recording.FoundWrong)
+	// before a resume) is never the best, nor a success of the median, the spreads or the
+	// default's comparison (result.Recording.FoundWrong)
 	wrong := map[string]bool{}
 	for i := range history {
 		if e := &history[i].Evaluation; e.Status == result.WrongAnswer {
@@ -264,7 +273,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		if free != nil && free(h.Evaluation) {
 			r.DeviceExcluded++
 		}
-		if e := h.Evaluation; !e.Failed() {
+		if e := h.Evaluation; !e.Failed() && wrong[store.ConfigKey(e.Config)] {
+			r.FoundWrong++
+		} else if !e.Failed() {
 			ok = append(ok, e.Objective)
 			if cv, has := e.SampleCV(); has {
 				cvs = append(cvs, cv)
@@ -278,8 +289,7 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 			if e.SampleRuns() > 1 {
 				r.MinTimeBatched++
 			}
-			better := best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective
-			if better && !wrong[store.ConfigKey(e.Config)] {
+			if best == nil || maximize && e.Objective > best.Evaluation.Objective || !maximize && e.Objective < best.Evaluation.Objective {
 				best = h
 			}
 		}
@@ -352,7 +362,9 @@ func buildReport(sp *space.Space, s *spec.Spec, run int64, db, backend string, i
 		med := median(ok)
 		r.MedianObjective = &med
 		r.SpeedupOverMed = speedup(med)
-		if def != nil && !def.Failed() {
+		defWrong := def != nil && !def.Failed() && wrong[store.ConfigKey(def.Config)]
+		r.DefaultFoundWrong = defWrong
+		if def != nil && !def.Failed() && !defWrong {
 			d := def.Objective
 			r.DefaultObjective = &d
 			r.SpeedupOverDef = speedup(d)

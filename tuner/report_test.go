@@ -124,7 +124,8 @@ min_time: 10ms
 
 // On a resume, a wrong_answer evaluation stored for the fastest configuration (a check
 // after dynamic tuning found it wrong on later data) keeps it from being the report's
-// best: the next configuration is.
+// best, the next configuration is, and from the median; a default configuration found
+// wrong is compared with nothing.
 func TestReportPassesOverAConfigurationFoundWrong(t *testing.T) {
 	s, err := spec.Parse([]byte(`
 kernel: {name: scale, language: c, code: "void scale(float *x, int n) {}"}
@@ -149,6 +150,28 @@ arguments:
 	r := buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{}, map[string]bool{}, nil, stored, nil, 0, nil)
 	if r.BestObjective == nil || *r.BestObjective != 1.5 || r.Best.String() != "p=2" {
 		t.Fatalf("best %v (%v), want 1.5 of p=2", r.BestObjective, r.Best)
+	}
+	val := func(v *float64) float64 {
+		if v == nil {
+			return math.NaN()
+		}
+		return *v
+	}
+	// nor is its success one of the median's (1.5 and 2: 1.75, not the 1.5 of all three)
+	if r.MedianObjective == nil || *r.MedianObjective != 1.75 || r.FoundWrong != 1 || r.Statuses["ok"] != 3 {
+		t.Errorf("median %g, %d found wrong of %d ok; want 1.75, 1 of 3", val(r.MedianObjective), r.FoundWrong, r.Statuses["ok"])
+	}
+	// a default configuration found wrong is no reference for the best
+	def := stored[0]
+	r = buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{}, map[string]bool{}, &def, stored, nil, 0, nil)
+	if !r.DefaultFoundWrong || r.DefaultObjective != nil || r.SpeedupOverDef != nil || r.DefaultStatus != "" {
+		t.Errorf("a default found wrong: found wrong %v, objective %g, speedup %g, status %q; want true, none (NaN), none (NaN), none",
+			r.DefaultFoundWrong, val(r.DefaultObjective), val(r.SpeedupOverDef), r.DefaultStatus)
+	}
+	def = stored[1]
+	r = buildReport(sp, s, 1, "k.db", "c", device.Info{Name: "cpu"}, tuning.Summary{}, map[string]bool{}, &def, stored, nil, 0, nil)
+	if r.DefaultFoundWrong || r.DefaultObjective == nil || *r.DefaultObjective != 1.5 {
+		t.Errorf("a right default: found wrong %v, objective %g; want false, 1.5", r.DefaultFoundWrong, val(r.DefaultObjective))
 	}
 }
 

@@ -7,18 +7,13 @@ import (
 	"encoding/json"
 	"html"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ktune/ktune/result"
-	"github.com/ktune/ktune/store"
 )
 
 const coulomb = "../../testdata/ktt/coulomb_sum_3d/RTX_2080_Ti.json.gz"
@@ -1081,26 +1076,7 @@ func TestAnalyzeReadsEachFileInTurn(t *testing.T) {
 // stores one) analyses it as failed: the optimum is the runner-up's, and a warning says
 // why.
 func TestAnalyzeARunCountsAConfigurationFoundWrongAsFailed(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ktune.db")
-	if _, errOut, code := ktune(t, "import", pnpoly, "--db", db); code != 0 {
-		t.Fatalf("import: exit %d: %s", code, errOut)
-	}
-	evals := runEvaluations(t, db, 1)
-	sort.SliceStable(evals, func(a, b int) bool {
-		return !evals[a].Failed() && (evals[b].Failed() || evals[a].Objective < evals[b].Objective)
-	})
-	fastest, next := evals[0], evals[1]
-	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := result.Evaluation{Config: fastest.Config, Status: result.WrongAnswer, Objective: math.NaN(),
-		Message: "found wrong by a check on call 5, after tuning (against the reference)"}
-	if err := st.AddEvaluation(ctx, 1, found); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	db, _, fastest, next := foundWrongRun(t)
 	out, errOut, code := ktune(t, "analyze", "--run", "1", "--db", db, "--bootstrap", "0", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -20,7 +20,9 @@ Serves an interactive dashboard on a local web server (seed 004; Kernel Tuner's
 KTdashboard) and prints its address; Ctrl-C stops it. It only reads: the database is never
 written (opening it may fold its write-ahead log, the -wal file, into it, as SQLite does
 when it is read), and a run being tuned goes on undisturbed beside it.
-  (none)  the runs of the results database, as 'ktune runs' lists them; each opens its view
+  (none)  the runs of the results database, as 'ktune runs' lists them (the successes of
+          configurations found wrong, a wrong_answer evaluation in the run, counted
+          apart: "found wrong", not ok); each opens its view
   RUN     that run of the database (--run ID always names a run)
   FILE    a recorded space, any format 'ktune import' reads: read once, no database
           needed; it is served as run 0

@@ -124,7 +124,13 @@ direction, restrictions, problem size, samples, failure messages, a failure's co
 time, metrics and launch (a failure has no computation result) or parameter values no
 configuration has, nor for configurations the restrictions exclude, which are left out;
 a timeout becomes ComputationFailed. A Kernel Tuner cache and T4 have no place for the
-launch. A success without a kernel time is an error.`,
+launch. A success without a kernel time is an error.
+
+A configuration found wrong (a wrong_answer evaluation in the run: a verification, or a
+check after dynamic tuning on later data, found its outputs wrong) is written once, as
+its last wrong_answer evaluation, a failure; its successes are left out, with a warning
+that counts them: it computes wrong answers on some input, so no format gets it as a
+result (and a Kernel Tuner cache holds one entry per configuration).`,
 		run: runExport,
 	})
 }
@@ -437,6 +443,12 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usageErr(env, c, "give one input file or --run")
 	}
+	// a configuration found wrong is a failure: its successes count nowhere as one, and a
+	// format that holds one result per configuration (a Kernel Tuner cache) could not hold
+	// both; each is written once, as its last wrong_answer evaluation
+	if successes, dropped := rec.KeepWrongAnswers(); dropped > 0 {
+		printWarnings(env.stderr, "export", []string{foundWrongLeftOut(successes, dropped)})
+	}
 	if f.Losses != nil {
 		if lost := f.Losses(rec); len(lost) > 0 {
 			to := "the output"
@@ -451,6 +463,19 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 		return f.Write(env.stdout, rec)
 	}
 	return writeAtomically(*outPath, func(w io.Writer) error { return f.Write(w, rec) })
+}
+
+// foundWrongLeftOut says what export left out of configurations found wrong
+// (result.Recording.KeepWrongAnswers): dropped evaluations, successes of them successful.
+func foundWrongLeftOut(successes, dropped int) string {
+	what := counted(dropped, "evaluation", "evaluations")
+	if successes == dropped {
+		what = counted(dropped, "successful evaluation", "successful evaluations")
+	} else if successes > 0 {
+		what += fmt.Sprintf(" (%d successful)", successes)
+	}
+	return fmt.Sprintf("%s of configurations found wrong (a wrong_answer evaluation: a verification, or a check after dynamic tuning, found their outputs wrong) left out: "+
+		"the output holds each such configuration once, as its last wrong_answer evaluation, a failure", what)
 }
 
 // formatTitle is how the help names an output format.

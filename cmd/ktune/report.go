@@ -57,7 +57,11 @@ ends in .html instead of .json or .json.gz: data/A100.json.gz gives data/A100.ht
 A configuration with a wrong_answer evaluation anywhere in the run or recording (a
 verification, or a check after dynamic tuning on later data, found it wrong) is neither
 the best nor among the best configurations, whose section says how many successes it
-left out; 'ktune portability' counts it neither as the best nor as well-performing.
+left out; nor do its successes count in the summary: not in the median the best is
+compared with, nor as successful (the summary counts them apart), nor as ok outcomes. A
+default configuration found wrong is no reference for the best, nor drawn in the
+convergence figure, and a run whose successes were all found wrong failed. 'ktune
+portability' counts it neither as the best nor as well-performing.
 
 The objective is better lower or higher as the run or recording says; a Kernel Tuner
 cache does not say, and neither does a metric beside the objective (--objective), so there

@@ -35,8 +35,9 @@ options (as --strategy 'NAME:OPT=VALUE;OPT=VALUE' takes them) and seed, the numb
 evaluations stored (and how many succeeded), and the best successful objective value
 (with the configuration that reached it in --json). A configuration with a wrong_answer
 evaluation anywhere in the run (a check after dynamic tuning found it wrong on later
-data) is never the best, however fast its successful evaluations ran; they still count
-as successes. A run tuned on several devices
+data) is never the best, however fast its successful evaluations ran, nor do they count
+as successes: they are counted apart ("found wrong", found_wrong in --json), and a
+finished run whose successes were all found wrong reads as failed. A run tuned on several devices
 (tune --device opencl:0,opencl:1) lists after its device name what each device measured
 (opencl:0 6, opencl:1 4) and after its best the device that measured it, and in --json,
 under "devices", each device's evaluations, successes and best objective, as each
@@ -67,8 +68,9 @@ type runSummary struct {
 	Started     time.Time       `json:"started"`
 	Finished    *time.Time      `json:"finished,omitempty"`
 	Evaluations int             `json:"evaluations"`
-	Succeeded   int             `json:"succeeded"`
-	Failed      bool            `json:"failed,omitempty"`            // finished, with evaluations, none of them successful
+	Succeeded   int             `json:"succeeded"`                   // of configurations found wrong nowhere in the run
+	FoundWrong  int             `json:"found_wrong,omitempty"`       // successes of configurations found wrong in the run, not in Succeeded
+	Failed      bool            `json:"failed,omitempty"`            // finished, with evaluations, none of them successful (and found wrong nowhere)
 	Best        *float64        `json:"best_objective,omitempty"`    // as tune --json names it
 	BestConfig  tuner.Config    `json:"best_configuration,omitzero"` // in the parameters' order
 	BestDevice  string          `json:"best_device,omitempty"`       // the device that measured the best, as --device names it
@@ -80,7 +82,8 @@ type runSummary struct {
 type deviceShare struct {
 	Device      string   `json:"device"` // as --device names it ("opencl:1"); "" for evaluations that name none
 	Evaluations int      `json:"evaluations"`
-	Succeeded   int      `json:"succeeded"`
+	Succeeded   int      `json:"succeeded"`             // of configurations found wrong nowhere in the run
+	FoundWrong  int      `json:"found_wrong,omitempty"` // successes of configurations found wrong in the run
 	Best        *float64 `json:"best_objective,omitempty"`
 }
 
@@ -174,8 +177,12 @@ func runRuns(ctx context.Context, env *cliEnv, args []string) error {
 			}
 			device += " (" + strings.Join(ds, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%d ok)\t%s\t%s\n", s.ID, s.Kind, status, orDash(s.Kernel),
-			device, orDash(how), s.Evaluations, s.Succeeded, best, s.Started.Local().Format("2006-01-02 15:04"))
+		ok := fmt.Sprintf("%d ok", s.Succeeded)
+		if s.FoundWrong > 0 {
+			ok += fmt.Sprintf(", %d found wrong", s.FoundWrong)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d (%s)\t%s\t%s\n", s.ID, s.Kind, status, orDash(s.Kernel),
+			device, orDash(how), s.Evaluations, ok, best, s.Started.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }
@@ -208,7 +215,8 @@ func summarizeRun(ctx context.Context, st store.Store, r store.RunInfo) (runSumm
 	if err != nil {
 		return s, fmt.Errorf("run %d: %w", r.ID, err)
 	}
-	s.Evaluations, s.Succeeded = t.Evaluations, t.Succeeded
+	// a success of a configuration found wrong is none (result.Recording.FoundWrong)
+	s.Evaluations, s.Succeeded, s.FoundWrong = t.Evaluations, t.Succeeded-t.FoundWrong, t.FoundWrong
 	var best *result.Evaluation
 	if t.HasBest {
 		best = &t.Best
@@ -262,10 +270,11 @@ func deviceShares(es []result.Evaluation, maximize bool) []deviceShare {
 		if e.Failed() {
 			continue
 		}
-		d.Succeeded++
 		if wrong(&e) {
+			d.FoundWrong++
 			continue
 		}
+		d.Succeeded++
 		if v := e.Objective; d.Best == nil || (maximize && v > *d.Best) || (!maximize && v < *d.Best) {
 			d.Best = &v
 		}

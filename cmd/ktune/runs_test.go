@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -197,7 +198,8 @@ func TestRunsKeepsTheParameterOrder(t *testing.T) {
 
 // A configuration that a check after dynamic tuning found wrong (a wrong_answer
 // evaluation stored after its success) is not the run's best in 'ktune runs', which
-// names the next configuration; the success still counts.
+// names the next configuration, and its success is none: it is counted apart, as found
+// wrong. A finished run whose one success was found wrong failed.
 func TestRunsPassesOverAConfigurationFoundWrong(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -233,16 +235,43 @@ func TestRunsPassesOverAConfigurationFoundWrong(t *testing.T) {
 	}
 	st.Close()
 
+	// a second run, whose one success was found wrong
+	st, err = sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := st.CreateRun(ctx, store.RunInfo{SpaceID: spaceID, DeviceID: deviceID, Kind: store.KindTuning, Strategy: "dynamic", Seed: 1, Objective: "time"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEvaluations(ctx, second, []result.Evaluation{ok(16, 3), es[3], {Config: []space.Value{iv(16)}, Status: result.WrongAnswer, Objective: math.NaN()}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, second, store.StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
 	out, errOut, code := ktune(t, "runs", "--db", db, "--json")
 	var got []struct {
 		Succeeded  int            `json:"succeeded"`
+		FoundWrong int            `json:"found_wrong"`
+		Failed     bool           `json:"failed"`
 		Best       *float64       `json:"best_objective"`
 		BestConfig map[string]any `json:"best_configuration"`
 	}
-	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 {
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 2 {
 		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
 	}
-	if g := got[0]; g.Succeeded != 3 || g.Best == nil || *g.Best != 2 || g.BestConfig["bx"] != float64(64) {
-		t.Errorf("runs --json: %d succeeded, best %v at %v; want 3, 2 at bx=64", g.Succeeded, g.Best, g.BestConfig)
+	if g := got[0]; g.Succeeded != 2 || g.FoundWrong != 1 || g.Failed || g.Best == nil || *g.Best != 2 || g.BestConfig["bx"] != float64(64) {
+		t.Errorf("runs --json: %d succeeded, %d found wrong, failed %v, best %v at %v; want 2, 1, false, 2 at bx=64", g.Succeeded, g.FoundWrong, g.Failed, g.Best, g.BestConfig)
+	}
+	if g := got[1]; g.Succeeded != 0 || g.FoundWrong != 1 || !g.Failed || g.Best != nil {
+		t.Errorf("runs --json of a run whose one success was found wrong: %d succeeded, %d found wrong, failed %v, best %v; want 0, 1, true, none", g.Succeeded, g.FoundWrong, g.Failed, g.Best)
+	}
+	out, errOut, code = ktune(t, "runs", "--db", db)
+	if code != 0 || !regexp.MustCompile(`(?m)^1 +tuning +finished .* 4 \(2 ok, 1 found wrong\) +2 ms`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^2 +tuning +failed .* 3 \(0 ok, 1 found wrong\) +- `).MatchString(out) {
+		t.Errorf("runs: exit %d, the lines do not count the successes found wrong apart:\n%s%s", code, out, errOut)
 	}
 }

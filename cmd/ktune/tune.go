@@ -176,7 +176,9 @@ evaluations already meet the condition measures nothing, says so, and stays inte
 one whose budget is spent does ("..., reached before this command"): a stricter condition
 continues it. A configuration found wrong anywhere in the run (a wrong_answer evaluation
 stored, by a check after dynamic tuning, say) meets neither condition, however fast its
-other evaluations ran.
+other evaluations ran; nor do its successes count in the summary (the best, the median,
+the spreads; found_wrong in --json counts them), and a default configuration found
+wrong is compared with nothing (default_found_wrong).
 Progress (evaluated / budget, ETA, best so far) goes to standard error; the summary (best
 configuration, objective, speedup over the median configuration and over the spec's
 default_config) to standard output. What the compiler printed for a build that succeeded
@@ -677,7 +679,7 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	writeSpread(w, r)
 	writeEfficiency(w, r.Efficiency)
-	if r.MedianObjective != nil && r.Statuses[result.OK.String()] > 1 {
+	if r.MedianObjective != nil && r.Statuses[result.OK.String()]-r.FoundWrong > 1 {
 		fmt.Fprintf(w, "  %s the median configuration evaluated (%s %s)\n", result.Better(r.Maximize, *r.BestObjective, *r.MedianObjective),
 			formatObjective(*r.MedianObjective), result.Unit(r.Objective))
 	}
@@ -710,6 +712,16 @@ func printTuneReport(env *cliEnv, r *tuner.Report, stored bool) {
 	}
 	if r.DefaultStatus != "" {
 		fmt.Fprintf(w, "  the default configuration did not run successfully (%s): no speedup over it\n", r.DefaultStatus)
+	}
+	if r.DefaultFoundWrong {
+		fmt.Fprintf(w, "  the default configuration ran successfully but was found wrong (a wrong_answer evaluation in the run): no speedup over it\n")
+	}
+	if n := r.FoundWrong; n > 0 {
+		what := "1 successful evaluation of a configuration found wrong in the run (a wrong_answer evaluation) is"
+		if n > 1 {
+			what = fmt.Sprintf("%d successful evaluations of configurations found wrong in the run (a wrong_answer evaluation) are", n)
+		}
+		fmt.Fprintf(w, "  %s left out of the best, the median and the spreads\n", what)
 	}
 	if r.Measured > 0 { // the costs of this command's measurements
 		fmt.Fprintf(w, "per evaluation: compile %.1f ms, verify %.1f ms (means), framework overhead %.2f ms (median; mean %.2f with worker start-up); kernels ran %.1f s in all\n",

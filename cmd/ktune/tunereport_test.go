@@ -50,3 +50,40 @@ func TestTuneSummarySaysWhatEachDeviceMeasured(t *testing.T) {
 		}
 	}
 }
+
+// A resumed run's summary says how many stored successes of configurations found wrong
+// it left out of the best, the median and the spreads, and compares the best with a
+// default found wrong not at all; with one other success there is no median to give.
+func TestTuneSummarySaysWhatWasFoundWrong(t *testing.T) {
+	best, median := 1.5, 1.75
+	for _, tc := range []struct {
+		ok, foundWrong int
+		defWrong       bool
+		want, not      []string
+	}{
+		{3, 1, true, []string{
+			"\n  1.17x better than the median configuration evaluated (1.75 ms)\n",
+			"\n  the default configuration ran successfully but was found wrong (a wrong_answer evaluation in the run): no speedup over it\n",
+			"\n  1 successful evaluation of a configuration found wrong in the run (a wrong_answer evaluation) is left out of the best, the median and the spreads\n",
+		}, []string{"default configuration ("}},
+		{4, 3, false, []string{
+			"\n  3 successful evaluations of configurations found wrong in the run (a wrong_answer evaluation) are left out of the best, the median and the spreads\n",
+		}, []string{"median configuration", "found wrong (a wrong_answer evaluation in the run): no speedup"}},
+	} {
+		var out bytes.Buffer
+		printTuneReport(&cliEnv{stdout: &out}, &tuner.Report{Kernel: "k", Evaluations: tc.ok + 1, SpaceSize: 8, Objective: "time",
+			Statuses: map[string]int{"ok": tc.ok, "wrong_answer": 1}, BestObjective: &best, MedianObjective: &median,
+			FoundWrong: tc.foundWrong, DefaultFoundWrong: tc.defWrong}, true)
+		got := out.String()
+		for _, want := range tc.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("%d found wrong of %d ok: summary\n%s\nlacks %q", tc.foundWrong, tc.ok, got, want)
+			}
+		}
+		for _, not := range tc.not {
+			if strings.Contains(got, not) {
+				t.Errorf("%d found wrong of %d ok: summary\n%s\nhas %q", tc.foundWrong, tc.ok, got, not)
+			}
+		}
+	}
+}

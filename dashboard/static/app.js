@@ -756,7 +756,9 @@ function changed(analyse) {
 
 function status() {
   const r = S.run;
-  const parts = [r.kind, r.failed ? "failed" : r.status, `${r.evaluations} evaluations (${r.succeeded} ok)`];
+  // a success of a configuration found wrong in the run is none: the server counts it apart
+  const ok = `${r.succeeded} ok` + (r.found_wrong ? `, ${r.found_wrong} found wrong` : "");
+  const parts = [r.kind, r.failed ? "failed" : r.status, `${r.evaluations} evaluations (${ok})`];
   if (r.best_objective !== null && r.best_objective !== undefined) {
     const cfg = (r.best_configuration || []).map((v, i) => S.params[i] ? S.params[i].name + "=" + (S.params[i].labels[S.params[i].values.findIndex(w => w === v)] ?? v) : v).join(", ");
     parts.push(`best ${r.objective} ${fmt(r.best_objective)}${r.objective === "time" ? " ms" : ""} at ${cfg}`);

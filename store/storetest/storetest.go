@@ -538,6 +538,15 @@ func tallyAgreesWithAScan(t *testing.T, loc string) {
 			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded, best %v; want %d, 3, true",
 				maximize, got.Evaluations, got.Succeeded, got.HasBest, len(rec.Evaluations))
 		}
+		wantWrong, wrong := 0, rec.FoundWrong()
+		for i := range rec.Evaluations {
+			if e := &rec.Evaluations[i]; !e.Failed() && wrong(e) {
+				wantWrong++
+			}
+		}
+		if got.FoundWrong != wantWrong {
+			t.Errorf("maximize %v: Tally counts %d successes found wrong, a scan %d", maximize, got.FoundWrong, wantWrong)
+		}
 		SameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
 	}
 }
@@ -572,7 +581,8 @@ func tallyOfARunWithoutSuccesses(t *testing.T, loc string) {
 // data, after its successful evaluation) is not the run's best, in both directions: the
 // best is the next configuration, here a tie with the one found wrong (which Postgres's
 // query reaches through the tied objective), as result.Recording.Best finds it; the
-// successes still count. A run whose only success was found wrong has no best.
+// successes still count as run, and FoundWrong counts them. A run whose only success was
+// found wrong has no best.
 func tallyPassesOverAConfigurationFoundWrong(t *testing.T, loc string) {
 	st := open(t, loc)
 	ctx := context.Background()
@@ -594,9 +604,9 @@ func tallyPassesOverAConfigurationFoundWrong(t *testing.T, loc string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Evaluations != len(rec.Evaluations) || got.Succeeded != 3 || !got.HasBest {
-			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded, best %v; want %d, 3, true",
-				maximize, got.Evaluations, got.Succeeded, got.HasBest, len(rec.Evaluations))
+		if got.Evaluations != len(rec.Evaluations) || got.Succeeded != 3 || got.FoundWrong != 1 || !got.HasBest {
+			t.Fatalf("maximize %v: Tally = %d evaluations, %d succeeded (%d found wrong), best %v; want %d, 3 (1), true",
+				maximize, got.Evaluations, got.Succeeded, got.FoundWrong, got.HasBest, len(rec.Evaluations))
 		}
 		wantBest := len(rec.Evaluations) - 2 // the tie, not the configuration found wrong
 		SameEvaluation(t, wantBest, got.Best, rec.Evaluations[wantBest])
@@ -611,9 +621,9 @@ func tallyPassesOverAConfigurationFoundWrong(t *testing.T, loc string) {
 	if err := st.AddEvaluations(ctx, id, []result.Evaluation{rec.Evaluations[0], found}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 2 || got.Succeeded != 1 || got.HasBest {
-		t.Errorf("Tally of a run whose one success was found wrong = %d evaluations, %d succeeded, best %v (%v); want 2, 1, none (%v)",
-			got.Evaluations, got.Succeeded, got.HasBest, got.Best.Config, err)
+	if got, err := st.Tally(ctx, id); err != nil || got.Evaluations != 2 || got.Succeeded != 1 || got.FoundWrong != 1 || got.HasBest {
+		t.Errorf("Tally of a run whose one success was found wrong = %d evaluations, %d succeeded (%d found wrong), best %v (%v); want 2, 1 (1), none (%v)",
+			got.Evaluations, got.Succeeded, got.FoundWrong, got.HasBest, got.Best.Config, err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,7 @@ type Queries struct {
 
 	putDevice, putSpace, createRun, finishRun, setRunSettings, device, space     string
 	selectRuns, run, width, evaluationsFrom, lookup, runExists, importCandidates string
+	wrongKeys, configOutcomes                                                    string
 
 	mu     sync.Mutex
 	widths map[int64]int // parameters per run, to reject configurations of the wrong length
@@ -123,6 +125,13 @@ func New(b Backend) *Queries {
 	q.lookup = bind(`SELECT ` + b.Columns + `
 		FROM evaluations WHERE run_id = ? AND config_key = ? ORDER BY seq`)
 	q.runExists = bind(`SELECT 1 FROM runs WHERE id = ?`)
+	// the configurations found wrong in a run (the evaluations_best index's range of its
+	// wrong answers: few, or none), and the outcomes of one (the evaluations_config
+	// index's range of it), by which Tally counts their successes without reading the
+	// run's others: a count of the successes whose key is among the wrong answers' reads
+	// every success's row where the planner lacks statistics
+	q.wrongKeys = bind(`SELECT config_key FROM evaluations WHERE run_id = ? AND status = ?`)
+	q.configOutcomes = bind(`SELECT status, objective FROM evaluations WHERE run_id = ? AND config_key = ? ORDER BY seq`)
 	// IS NOT DISTINCT FROM compares the REAL columns as numbers, NULL (NaN) equal to NULL,
 	// as result.Recording.SameAs compares them.
 	q.importCandidates = bind(q.selectRuns + ` WHERE r.kind = ? AND r.format = ? AND s.kernel = ? AND d.name = ? AND d.backend = ?
@@ -347,11 +356,13 @@ func (q *Queries) RunEvaluations(ctx context.Context, tx Queryer, runID int64, f
 	return q.EvaluationsFrom(ctx, tx, runID, from)
 }
 
-// Tally counts a run's evaluations and successes and finds its best success (an OK status
+// Tally counts a run's evaluations and successes, and of those the successes of
+// configurations found wrong in the run, and finds its best success (an OK status
 // with an objective; NaN is stored as NULL) of a configuration found wrong nowhere in the
 // run (NotFoundWrong), the first of equals in the run's order, as a
-// scan of its evaluations would find it, with two queries: the backend's TallyCount and
-// TallyBest. tx is a read transaction, so that they see one snapshot.
+// scan of its evaluations would find it: the backend's TallyCount, the run's wrong
+// answers and the outcomes of their configurations (foundWrong), and TallyBest, each read
+// from an index. tx is a read transaction, so that they see one snapshot.
 func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tally, error) {
 	var t store.Tally
 	run, err := q.Run(ctx, tx, runID)
@@ -367,6 +378,9 @@ func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tal
 	if t.Succeeded == 0 {
 		return t, nil
 	}
+	if t.FoundWrong, err = q.foundWrong(ctx, tx, runID); err != nil {
+		return t, err
+	}
 	rows, err := tx.QueryContext(ctx, q.b.TallyBest(run.Maximize), runID, result.OK.String())
 	if err != nil {
 		return t, err
@@ -379,6 +393,57 @@ func (q *Queries) Tally(ctx context.Context, tx Queryer, runID int64) (store.Tal
 		t.HasBest = true
 	}
 	return t, rows.Err()
+}
+
+// foundWrong counts a run's successes (an OK status with an objective) of configurations
+// found wrong in it, a wrong_answer evaluation of the same config_key.
+func (q *Queries) foundWrong(ctx context.Context, tx Queryer, runID int64) (int, error) {
+	rows, err := tx.QueryContext(ctx, q.wrongKeys, runID, result.WrongAnswer.String())
+	if err != nil {
+		return 0, err
+	}
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		rows, err := tx.QueryContext(ctx, q.configOutcomes, runID, k)
+		if err != nil {
+			return 0, err
+		}
+		for rows.Next() {
+			var status string
+			var objective sql.NullFloat64
+			if err := rows.Scan(&status, &objective); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			if status == result.OK.String() && objective.Valid {
+				n++
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return 0, err
+		}
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // NotFoundWrong is the SQL condition that the configuration of the evaluation alias (a
