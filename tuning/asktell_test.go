@@ -47,10 +47,12 @@ func TestAskWithACancelledContextHandsOutNothing(t *testing.T) {
 
 // On the wall clock the time limit is checked when Ask hands a configuration out, the
 // moment its evaluation starts, not only when the strategy chose it: an application that
-// asks again long after its last Tell gets ErrDone once the limit has passed.
+// asks again long after its last Tell gets ErrDone once the limit has passed. The limit,
+// 300 ms, is long enough for the first Ask to hand a configuration out on a loaded machine
+// (at 30 ms a session's start under load could pass it) and the test waits twice as long.
 func TestAskAfterTheTimeLimitHandsOutNothing(t *testing.T) {
 	sim := newSim(t, pnpolyPath, simulator.Options{})
-	const limit = 30 * time.Millisecond
+	const limit = 300 * time.Millisecond
 	s, err := tuning.New(sim.Space(), newStrategy(t, "random"), nil, tuning.Options{Budget: 50, Seed: 1, TimeLimit: limit})
 	if err != nil {
 		t.Fatal(err)

@@ -706,11 +706,16 @@ func TestASupervisorPrecompiledByAnotherUsesItsPrecompilers(t *testing.T) {
 }
 
 // Two measurements that pause the same pre-compilers (of two devices, one compiling for
-// both) hold them paused until both have resumed them.
+// both) hold them paused until both have resumed them. The waits (for the pre-compiler to
+// start, to be seen stopped, to be seen running again) end as soon as what they wait for
+// is seen, and allow half a minute for a loaded machine: under a load of 20 on 2 cores the
+// pre-compiler had not started when the first evaluation returned, which the test took
+// for none started at all (2 runs of 2).
 func TestPrecompilersPausedByTwoMeasurementsGoOnAfterBoth(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads a process's state in /proc")
 	}
+	const wait = 30 * time.Second
 	log := &pipelineLog{}
 	s := newPipelineSupervisor(1, log)
 	defer s.Close()
@@ -719,22 +724,26 @@ func TestPrecompilersPausedByTwoMeasurementsGoOnAfterBoth(t *testing.T) {
 	if _, err := s.Evaluate(context.Background(), space.Config{behaveSlowCompile, 0}); err != nil {
 		t.Fatal(err)
 	}
-	s.preMu.Lock()
-	ch := s.pres[0].ch
-	s.preMu.Unlock()
-	if ch == nil || ch.cmd.Process == nil {
-		t.Fatal("no pre-compiler started")
+	pid := 0
+	for deadline := time.Now().Add(wait); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no pre-compiler started within %v", wait)
+		}
+		s.preMu.Lock()
+		if ch := s.pres[0].ch; ch != nil && ch.cmd.Process != nil {
+			pid = ch.cmd.Process.Pid
+		}
+		s.preMu.Unlock()
 	}
-	pid := ch.cmd.Process.Pid
 	if !s.pausePrecompilers() || !s.pausePrecompilers() {
 		t.Fatal("pausing found no pre-compiler")
 	}
 	s.resumePrecompilers()
-	if !awaitStopped(pid, time.Second) {
+	if !awaitStopped(pid, wait) {
 		t.Error("the pre-compiler went on after one of two measurements resumed it")
 	}
 	s.resumePrecompilers()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(wait)
 	for awaitStopped(pid, 0) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -147,7 +147,7 @@ func serve(t *testing.T, args ...string) (url string, stop func() (int, string))
 		return 0, ""
 	}
 	re := regexp.MustCompile(`at (http://\S+) \(Ctrl-C stops it\)`)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) { // ends once it listens
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			return m[1], stop
 		}

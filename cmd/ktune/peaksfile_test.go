@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,8 +127,15 @@ func TestPeaksFileGivesEachDeviceItsPeak(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "names no device") || !strings.Contains(errOut, "(opencl:1)") {
 		t.Errorf("report of a device the peaks file lacks: exit %d, %s", code, errOut)
 	}
-	// --peak-gbs wins over the file for every run
-	out, errOut, code = ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", "0.6", "--peaks", pf, "--peak-gbs", fmt.Sprint(math.Max(fastest[1], fastest[2])), "--json")
+	// --peak-gbs wins over the file for every run: the faster run's best is at 100% of
+	// it, and the threshold is 60% or, where PoCL under load made one run that much
+	// slower than the other, just below the slower run's best (portability refuses a run
+	// none of whose configurations is well-performing), so that the counts are worked
+	// out by hand from the stored times whatever the two runs measured
+	both := math.Max(fastest[1], fastest[2])
+	withinBoth := min(within, math.Min(fastest[1], fastest[2])/both*(1-1e-9))
+	out, errOut, code = ktune(t, "portability", "--run", "1,2", "--db", db, "--within-peak", strconv.FormatFloat(withinBoth, 'g', -1, 64),
+		"--peaks", pf, "--peak-gbs", fmt.Sprint(both), "--json")
 	if code != 0 {
 		t.Fatalf("portability --peaks --peak-gbs: exit %d: %s", code, errOut)
 	}
@@ -137,7 +145,7 @@ func TestPeaksFileGivesEachDeviceItsPeak(t *testing.T) {
 	for i, run := range []int64{1, 2} {
 		well := 0
 		for _, v := range gbs[run] {
-			if v/math.Max(fastest[1], fastest[2]) >= within {
+			if v/both >= withinBoth {
 				well++
 			}
 		}
