@@ -403,8 +403,9 @@ func Tune(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.WithinPeak > 0 {
 		// What no run's stored peaks can change is refused before anything is opened; a
-		// peak missing may be one the run this command resumes stored (peaksOf, below).
-		if _, err := peakThreshold(s, info, o, o.Peaks, nil); err != nil && !errors.As(err, new(*efficiency.MissingPeakError)) {
+		// peak missing may be one the run this command resumes stored (peaksOf, below),
+		// unless there is no run to resume.
+		if _, err := peakThreshold(s, info, o, o.Peaks, nil); err != nil && (!errors.As(err, new(*efficiency.MissingPeakError)) || noRunToResume(o)) {
 			return nil, &OptionsError{Err: err}
 		}
 	}
@@ -810,6 +811,20 @@ func givenOnly(g efficiency.Given) efficiency.Given {
 		g.GBs, g.GBsSource = 0, efficiency.Source{}
 	}
 	return g
+}
+
+// noRunToResume tells that o resumes no stored run, whatever the store holds: it starts
+// a new one (Fresh), or its SQLite file does not exist yet, so that nothing need be
+// created in it to know.
+func noRunToResume(o Options) bool {
+	if o.Fresh {
+		return true
+	}
+	if o.Store != nil || o.DB == "" || store.Scheme(o.DB) != store.DefaultScheme || strings.HasPrefix(strings.ToLower(o.DB), store.DefaultScheme+":") {
+		return false
+	}
+	_, err := os.Stat(o.DB)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // peakThreshold is Options.WithinPeak's threshold for spec s on the device info, against
