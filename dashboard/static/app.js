@@ -121,8 +121,9 @@ const FOUND_WRONG = "found_wrong";
 // its colour in every colouring: neither the ramp's nor a category's, nor a failure's red
 const FOUND_WRONG_COLOUR = "#ff00ff";
 
-// configKey matches the evaluations of one configuration
-function configKey(e) { return JSON.stringify(e.config); }
+// configKey matches the evaluations of one configuration (kept on e: the statuses are
+// counted again as evaluations arrive)
+function configKey(e) { return e.key ?? (e.key = JSON.stringify(e.config)); }
 
 // statusOf is e's status in the status field and filter: FOUND_WRONG for an ok one whose
 // configuration has a wrong_answer evaluation among those read
@@ -809,21 +810,22 @@ function absorb(body) {
   S.run = Object.assign(S.run || {}, body.run, {params: S.run ? S.run.params : body.run.params});
   let newMetric = false, newStatus = false;
   for (const m in body.metrics) if (!(m in S.metrics)) { S.metrics[m] = body.metrics[m]; newMetric = true; }
-  let newWrong = false;
   for (const e of body.evaluations) {
     if (e.index !== S.evals.length) continue; // a repeat of one read already
     S.evals.push(e);
-    if (e.status === "wrong_answer" && !S.wrong.has(configKey(e))) { S.wrong.add(configKey(e)); newWrong = true; }
+    if (e.status === "wrong_answer") S.wrong.add(configKey(e));
     const d = deviceOf(e);
     if (!(d in S.devices)) { S.devices[d] = 0; newMetric = true; } // a new field and filter to choose
     S.devices[d]++;
   }
-  // the statuses counted again: a configuration found wrong now turns its successes read
-  // before, ok until now, into found wrong
-  const before = Object.keys(S.statuses).length, counts = {};
-  for (const e of S.evals) { const st = statusOf(e); counts[st] = (counts[st] || 0) + 1; }
-  newStatus = Object.keys(counts).length !== before || newWrong || Object.keys(counts).some(st => !(st in S.statuses));
-  S.statuses = counts;
+  if (body.evaluations.length) {
+    // the statuses counted again: a configuration found wrong now turns its successes
+    // read before, ok until now, into found wrong (and may leave no ok)
+    const counts = {}, names = o => Object.keys(o).sort().join(",");
+    for (const e of S.evals) { const st = statusOf(e); counts[st] = (counts[st] || 0) + 1; }
+    newStatus = names(counts) !== names(S.statuses);
+    S.statuses = counts;
+  }
   S.next = S.evals.length;
   return {added: body.evaluations.length, newMetric, newStatus};
 }
