@@ -22,11 +22,20 @@ type Selection struct {
 	Objective string              // objective or recorded metric; "" for the run's objective
 	Params    []string            // nil for every parameter
 	Keep      map[string][]string // per parameter, the values (as labels) whose evaluations are kept; a parameter not named keeps all
-	Statuses  []string            // the statuses kept; nil for all
+	// Statuses are the statuses kept, FoundWrongStatus among them for the successes of
+	// configurations found wrong, which ok does not keep; nil for all.
+	Statuses []string
 	// Devices are the devices kept, as the evaluations name them ("opencl:1"), NoDevice
 	// for the evaluations no device measured; nil for all.
 	Devices []string
 }
+
+// FoundWrongStatus names, in a selection's statuses, the successes (status ok) of the
+// configurations found wrong in the run (a wrong_answer evaluation of the same
+// configuration: result.Recording.FoundWrong). They count nowhere as a success, so the
+// status ok leaves them out, and the page's status filter offers them apart, as the list
+// of runs and the status line count them.
+const FoundWrongStatus = "found_wrong"
 
 // NoDevice names, in a selection's devices, the evaluations that no device measured (an
 // import, a configuration refused over a device limit before compiling): device names
@@ -35,7 +44,8 @@ const NoDevice = "-"
 
 // ParseSelection reads a selection from the analysis endpoint's query: objective=NAME,
 // params=a,b,c, keep=NAME=VALUE (repeated: the values of NAME to keep) and
-// status=ok,compile_error (or repeated) and device=opencl:0,opencl:1 (or repeated; "-"
+// status=ok,compile_error (or repeated; found_wrong for the successes of configurations
+// found wrong, which ok leaves out) and device=opencl:0,opencl:1 (or repeated; "-"
 // for the evaluations no device measured). ps are the run's parameters, which the names
 // and values are checked against.
 func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
@@ -93,7 +103,7 @@ func ParseSelection(q url.Values, ps []space.Param) (Selection, error) {
 			if st = strings.TrimSpace(st); st == "" {
 				return sel, fmt.Errorf("status=%s: an empty status (name the statuses to keep, of %s; leave status out for all)", list, strings.Join(statusNames(), ", "))
 			}
-			if _, err := result.ParseStatus(st); err != nil {
+			if _, err := result.ParseStatus(st); err != nil && st != FoundWrongStatus {
 				return sel, fmt.Errorf("status=%s: no status %q (the statuses: %s; name those to keep, or leave status out for all)", list, st, strings.Join(statusNames(), ", "))
 			}
 			if !slices.Contains(sel.Statuses, st) {
@@ -120,6 +130,15 @@ func deviceName(e *result.Evaluation) string {
 		return NoDevice
 	}
 	return e.Device
+}
+
+// statusName is e's status in a selection's statuses: FoundWrongStatus for a success of
+// a configuration found wrong (wrong, of the whole run), its status otherwise.
+func statusName(e *result.Evaluation, wrong func(*result.Evaluation) bool) string {
+	if e.Status == result.OK && wrong(e) {
+		return FoundWrongStatus
+	}
+	return e.Status.String()
 }
 
 // checkDevices reports a device of the selection that measured none of rec's
@@ -168,10 +187,11 @@ func (sel Selection) Filtered(rec *result.Recording) *result.Recording {
 	for _, d := range sel.Devices {
 		devices[d] = true
 	}
+	wrong := rec.FoundWrong()
 	out.Evaluations = nil
 next:
 	for _, e := range rec.Evaluations {
-		if sel.Statuses != nil && !statuses[e.Status.String()] {
+		if sel.Statuses != nil && !statuses[statusName(&e, wrong)] {
 			continue
 		}
 		if sel.Devices != nil && !devices[deviceName(&e)] {

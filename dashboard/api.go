@@ -408,11 +408,15 @@ func evaluationJSON(i int, e *result.Evaluation, ps []space.Param) Evaluation {
 	return out
 }
 
-// statusNames are the evaluation statuses the status filter takes, in result's order.
+// statusNames are the evaluation statuses the status filter takes, in result's order,
+// with the successes of configurations found wrong (FoundWrongStatus) after ok.
 func statusNames() []string {
 	var out []string
 	for s := result.OK; s.Valid(); s++ {
 		out = append(out, s.String())
+		if s == result.OK {
+			out = append(out, FoundWrongStatus)
+		}
 	}
 	return out
 }

@@ -609,9 +609,13 @@ func TestALinkNamingWhatTheRunLacksShowsEverything(t *testing.T) {
 	}
 }
 
-// The best-so-far line passes over a configuration found wrong in the run (a wrong_answer
-// evaluation stored after its success, as a check after dynamic tuning stores one): it
-// ends at the runner-up's time, not the fastest's.
+// A configuration found wrong in the run (a wrong_answer evaluation stored after its
+// success, as a check after dynamic tuning stores one, here while the page follows the
+// run live) counts nowhere as a success: the best-so-far line passes over it and ends at
+// the runner-up's time; its point turns from an ok one to one of its own colour, with a
+// "found wrong" legend entry, left out of the colour ramp's range (whose end marks the
+// best); the status filter counts it apart, as the status line does, and ticking its box
+// on and off shows and hides it in the scatter and the analysis.
 func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
 	chrome := browsertest.Chromium(t)
 	ctx := context.Background()
@@ -629,23 +633,77 @@ func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
 			next = i
 		}
 	}
-	evals = append(evals, result.Evaluation{Config: evals[best].Config, Status: result.WrongAnswer, Objective: math.NaN(),
-		Message: "found wrong by a check on call 4, after tuning (against the reference)"})
 	if err := st.AddEvaluations(ctx, id, evals); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishRun(ctx, id, store.StatusFinished); err != nil {
-		t.Fatal(err)
+	found := result.Evaluation{Config: evals[best].Config, Status: result.WrongAnswer, Objective: math.NaN(),
+		Message: "found wrong by a check on call 4, after tuning (against the reference)"}
+	foundWrong := func(w http.ResponseWriter, r *http.Request) {
+		if err := st.AddEvaluation(r.Context(), id, found); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}
+	finish := func(w http.ResponseWriter, r *http.Request) {
+		if err := st.FinishRun(r.Context(), id, store.StatusFinished); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
 	}
 	got := measure(t, chrome, NewStore(st, db), "/runs/"+strconv.FormatInt(id, 10)+"?best=1", `
+    const circle = i => d.querySelector('#scatter circle.pt[data-i="' + i + '"]');
+    const fill = i => { const c = circle(i); return c ? c.getAttribute("fill") : "none"; };
+    const cy = i => { const c = circle(i); return c ? c.getAttribute("cy") : "none"; };
+    const boxes = () => [...d.querySelectorAll("#statuses label")].map(l => l.textContent.trim());
+    const legend = () => [...d.querySelectorAll("#legend .sw")].map(s => s.textContent.trim() + " " + s.querySelector("i").style.background);
+    const low = () => { const l = d.querySelector("#legend > span:first-child"); return l ? l.textContent : ""; };
+    const okFills = () => [...new Set([...d.querySelectorAll("#scatter circle.pt:not(.failed):not(.wrong)")].map(c => c.getAttribute("fill")))];
+    const fastest = `+strconv.Itoa(best)+`, next = `+strconv.Itoa(next)+`;
+    out.boxesBefore = boxes();
+    out.fastestBefore = fill(fastest);
+    out.lowBefore = low();
+    await fetch("/foundwrong");
+    await sleep(4000);
+    await settled();
+    out.boxes = boxes();
+    out.live = d.querySelector("#live").textContent;
     const line = d.querySelector("#scatter polyline.best");
     const pts = line ? line.getAttribute("points").trim().split(" ") : [];
     out.last = pts.length ? pts[pts.length - 1].split(",")[1] : "";
-    const cy = i => { const c = d.querySelector('#scatter circle.pt[data-i="' + i + '"]'); return c ? c.getAttribute("cy") : "none"; };
-    out.fastest = cy(`+strconv.Itoa(best)+`);
-    out.next = cy(`+strconv.Itoa(next)+`);
-    out.live = d.querySelector("#live").textContent;
-`, nil)
+    out.fastest = cy(fastest);
+    out.next = cy(next);
+    out.fastestFill = fill(fastest);
+    out.fastestClass = circle(fastest) ? circle(fastest).getAttribute("class") : "";
+    out.legend = legend();
+    out.low = low();
+    if (circle(fastest)) circle(fastest).dispatchEvent(new MouseEvent("mousemove", {bubbles: true}));
+    out.tip = d.getElementById("tip").hidden ? "" : d.getElementById("tip").textContent;
+    set("#color", "status");
+    await settled();
+    out.statusFastest = fill(fastest);
+    out.statusOK = okFills();
+    out.statusLegend = legend();
+    out.points = points();
+    out.analysed = w.dashboard.state.analysis.evaluations;
+    const box = d.querySelector('#statuses input[value="found_wrong"]');
+    if (box) {
+      box.click();
+      await settled();
+      out.hiddenPoints = points();
+      out.hiddenFastest = circle(fastest) ? "drawn" : "";
+      out.hiddenAnalysed = w.dashboard.state.analysis.evaluations;
+      out.hiddenAddress = w.location.search;
+      box.click();
+      await settled();
+      out.shownPoints = points();
+      out.shownAnalysed = w.dashboard.state.analysis.evaluations;
+    }
+    untick('#statuses input[value="ok"]');
+    await settled();
+    out.withoutOK = points();
+    out.withoutOKFastest = circle(fastest) ? "drawn" : "";
+    await fetch("/finish");
+    await sleep(4000);
+    await settled();
+`, map[string]http.HandlerFunc{"/foundwrong": foundWrong, "/finish": finish})
 	if got["next"] == got["fastest"] {
 		t.Fatalf("the runner-up and the fastest are drawn at one height, %v: the test cannot tell them apart", got["next"])
 	}
@@ -653,14 +711,83 @@ func TestTheBestSoFarPassesOverAConfigurationFoundWrong(t *testing.T) {
 		t.Errorf("the best so far ends at y %v; the runner-up (evaluation %d) is at %v, the fastest (%d, found wrong) at %v",
 			got["last"], next, got["next"], best, got["fastest"])
 	}
-	// the status line counts the success found wrong apart, not as ok
-	ok := -1 // the fastest's success is no success
+	failedBy, failed := map[string]int{}, 0 // the failures by status, and in all
 	for _, e := range evals {
-		if !e.Failed() {
-			ok++
+		if e.Failed() {
+			failedBy[e.Status.String()]++
+			failed++
 		}
 	}
-	if want := fmt.Sprintf("13 evaluations (%d ok, 1 found wrong)", ok); !strings.Contains(fmt.Sprint(got["live"]), want) {
+	succeeded := len(evals) - failed
+	failures := func(extra ...string) []any {
+		var out []any
+		for _, s := range extra {
+			out = append(out, s)
+		}
+		for _, s := range sortedKeys(failedBy) {
+			out = append(out, fmt.Sprintf("%s (%d)", s, failedBy[s]))
+		}
+		return out
+	}
+	// the status line and the status filter count the success found wrong apart, alike
+	if want := fmt.Sprintf("13 evaluations (%d ok, 1 found wrong)", succeeded-1); !strings.Contains(fmt.Sprint(got["live"]), want) {
 		t.Errorf("the status line %q lacks %q", got["live"], want)
+	}
+	if boxes, want := got["boxesBefore"].([]any), failures(fmt.Sprintf("ok (%d)", succeeded)); !slices.Equal(boxes, want) {
+		t.Errorf("before the wrong answer, the status filter offers %q, want %q", boxes, want)
+	}
+	failedBy["wrong_answer"]++
+	if boxes, want := got["boxes"].([]any), failures(fmt.Sprintf("ok (%d)", succeeded-1), "found wrong (1)"); !slices.Equal(boxes, want) {
+		t.Errorf("once the fastest was found wrong, the status filter offers %q, want %q", boxes, want)
+	}
+	// coloured by the objective: the fastest is an ok point at the ramp's low end until
+	// found wrong, then one of the found-wrong colour, and the ramp starts at the runner-up
+	const wrongColour = "rgb(255, 0, 255)"
+	if got["fastestBefore"] == "#ff00ff" || got["fastestFill"] != "#ff00ff" || !strings.Contains(fmt.Sprint(got["fastestClass"]), "wrong") {
+		t.Errorf("the fastest's point is filled %v before it was found wrong and %v (class %q) after; want a ramp colour, then #ff00ff (class wrong)",
+			got["fastestBefore"], got["fastestFill"], got["fastestClass"])
+	}
+	if legend := got["legend"].([]any); !slices.Equal(legend, []any{"found wrong " + wrongColour}) {
+		t.Errorf("coloured by the objective, the legend's entries are %q, want the found-wrong one alone", legend)
+	}
+	low := func(key string) float64 {
+		text := fmt.Sprint(got[key])
+		v, err := strconv.ParseFloat(text[strings.LastIndex(text, " ")+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: the ramp's low end reads %q: %v", key, text, err)
+		}
+		return v
+	}
+	for key, want := range map[string]float64{"lowBefore": evals[best].Objective, "low": evals[next].Objective} {
+		if v := low(key); math.Abs(v-want) > 1e-3*want {
+			t.Errorf("%s: the colour ramp starts at %g, want %g (the fastest %g, found wrong; the runner-up %g)",
+				key, v, want, evals[best].Objective, evals[next].Objective)
+		}
+	}
+	if tip, want := fmt.Sprint(got["tip"]), fmt.Sprintf("evaluation %d: found wrong", best); !strings.HasPrefix(tip, want) || !strings.Contains(tip, "no success") {
+		t.Errorf("hovering the fastest's point shows %q, want it to start %q and say it is no success", tip, want)
+	}
+	// coloured by status: ok blue, found wrong its own colour, after ok in the legend
+	if got["statusFastest"] != "#ff00ff" || !slices.Equal(got["statusOK"].([]any), []any{"#1f77b4"}) {
+		t.Errorf("coloured by status, the found-wrong point is %v and the ok ones %v; want #ff00ff and #1f77b4 alone", got["statusFastest"], got["statusOK"])
+	}
+	if legend := got["statusLegend"].([]any); len(legend) < 3 || legend[0] != "ok rgb(31, 119, 180)" || legend[1] != "found wrong "+wrongColour {
+		t.Errorf("coloured by status, the legend's entries are %q; want ok, then found wrong (%s), then the failures", legend, wrongColour)
+	}
+	// ticking its box off and on hides and shows it, in the scatter and the analysis
+	all := number(t, got, "points")
+	for key, want := range map[string]int{"points": 13, "analysed": 13, "hiddenPoints": 12, "hiddenAnalysed": 12,
+		"shownPoints": 13, "shownAnalysed": 13, "withoutOK": 13 - (succeeded - 1)} {
+		if v, found := got[key]; !found {
+			t.Errorf("%s: not measured (the status filter has no found-wrong box: %q)", key, got["boxes"])
+		} else if n := int(v.(float64)); n != want {
+			t.Errorf("%s: %d, want %d (of %d)", key, n, want, all)
+		}
+	}
+	if got["hiddenFastest"] != "" || got["withoutOKFastest"] != "drawn" {
+		t.Errorf("the found-wrong point is drawn %v with found wrong unticked, %v with ok unticked; want it hidden, then drawn", got["hiddenFastest"], got["withoutOKFastest"])
+	}
+	if a, _ := got["hiddenAddress"].(string); !strings.Contains(a, "hidestatus=found_wrong") {
+		t.Errorf("with found wrong unticked, the page's address is %q", a)
 	}
 }

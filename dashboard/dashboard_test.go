@@ -428,10 +428,10 @@ func TestBadRequestsSayWhatIsWrong(t *testing.T) {
 		{"/api/runs/1/analysis?params=block_size_x,blocksize_y", http.StatusBadRequest, `no parameter "blocksize_y" (it has block_size_x, block_size_y`},
 		{"/api/runs/1/analysis?keep=read_only=2", http.StatusBadRequest, `read_only takes no value "2" (its values: 0, 1)`},
 		{"/api/runs/1/analysis?keep=read_only", http.StatusBadRequest, "want keep=PARAMETER=VALUE"},
-		{"/api/runs/1/analysis?status=fine", http.StatusBadRequest, `no status "fine" (the statuses: ok, restricted, compile_error`},
+		{"/api/runs/1/analysis?status=fine", http.StatusBadRequest, `no status "fine" (the statuses: ok, found_wrong, restricted, compile_error`},
 		{"/api/runs/1/analysis?status=none", http.StatusBadRequest,
-			`status=none: no status "none" (the statuses: ok, restricted, compile_error, runtime_error, timeout, wrong_answer, device_limit; name those to keep, or leave status out for all)`},
-		{"/api/runs/1/analysis?status=ok,", http.StatusBadRequest, "status=ok,: an empty status (name the statuses to keep, of ok, restricted,"},
+			`status=none: no status "none" (the statuses: ok, found_wrong, restricted, compile_error, runtime_error, timeout, wrong_answer, device_limit; name those to keep, or leave status out for all)`},
+		{"/api/runs/1/analysis?status=ok,", http.StatusBadRequest, "status=ok,: an empty status (name the statuses to keep, of ok, found_wrong, restricted,"},
 		{"/api/runs/1/analysis?objective=GFLOP/s", http.StatusUnprocessableEntity, `no objective or metric named "GFLOP/s" (have time)`},
 		{"/api/runs/1/analysis?status=compile_error", http.StatusUnprocessableEntity, "none of the 1426 configurations has a value for time"},
 		{"/api/runs/1/analysis?keep=read_only=1&status=timeout", http.StatusUnprocessableEntity, "no evaluation passes the filters (of 6768)"},
@@ -597,6 +597,24 @@ func TestRunsCountASuccessFoundWrongApart(t *testing.T) {
 		if r.Evaluations != total+1 || r.Succeeded != ok-1 || r.FoundWrong != 1 || r.Failed || best != next.Objective {
 			t.Errorf("run %d: %d evaluations, %d ok, %d found wrong, failed %v, best %g; want %d, %d, 1, false, %g (the runner-up; the fastest, %g, was found wrong)",
 				r.ID, r.Evaluations, r.Succeeded, r.FoundWrong, r.Failed, best, total+1, ok-1, next.Objective, fastest.Objective)
+		}
+		// the analysis's status filter keeps it apart too: ok leaves it out, found_wrong
+		// keeps it, as the page's status filter does
+		others := slices.DeleteFunc(statusNames(), func(s string) bool { return s == FoundWrongStatus })
+		for _, c := range []struct {
+			status string
+			want   int
+		}{
+			{"ok", ok - 1},
+			{"ok,found_wrong", ok},
+			{strings.Join(others, ","), total},
+			{strings.Join(others, ",") + ",found_wrong", total + 1},
+		} {
+			var a Analysis
+			get(t, srv, fmt.Sprintf("/api/runs/%d/analysis?status=%s", r.ID, c.status), http.StatusOK, &a)
+			if a.Evaluations != c.want || a.RunEvaluations != total+1 {
+				t.Errorf("run %d, status=%s: the analysis covers %d of %d evaluations, want %d of %d", r.ID, c.status, a.Evaluations, a.RunEvaluations, c.want, total+1)
+			}
 		}
 	}
 	resp, err := http.Get(stored.URL + "/")

@@ -37,14 +37,20 @@ A run's view (/runs/ID):
                on a continuous scale (its range under the plot), categories in distinct
                colours; a log y axis; the best so far as a line (with x the evaluation
                order). Evaluations without a value of the y axis (failed ones) are drawn
-               hollow in a band above the plot. Hovering a point shows its
-               configuration, results, device and any error message; a click keeps them
-               shown.
+               hollow in a band above the plot. A success of a configuration found wrong
+               (a wrong_answer evaluation of it in the run) is no success: whatever the
+               colour field, its point is magenta ("found wrong" in the legend), its value
+               is left out of the colour scale's range, and the best so far passes over
+               it. Hovering a point shows its configuration, results, device and any
+               error message; a click keeps them shown.
   filters      per parameter, the values to show (check boxes), the statuses (ok,
-               compile_error, runtime_error, timeout, wrong_answer, device_limit,
-               restricted) to show and, for a run measured on several devices, the
-               devices (and "no device": configurations refused before any device
-               compiled them); they apply to the scatter and the analysis.
+               found wrong, compile_error, runtime_error, timeout, wrong_answer,
+               device_limit, restricted; found wrong: the successes of configurations
+               found wrong, counted apart from ok as the list of runs and the status line
+               count them, again as wrong answers arrive) to show and, for a run measured
+               on several devices, the devices (and "no device": configurations refused
+               before any device compiled them); they apply to the scatter and the
+               analysis.
   sidebar      the objective to analyse (the run's, or a recorded metric) and the
                parameters to include (by default those with more than one value; at
                least one).
@@ -72,7 +78,7 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
   GET /api/runs                      the runs: id, name, kind, status, failed, kernel,
                                      device, strategy, seed, source, objective, maximize,
                                      started, finished, evaluations, succeeded,
-                                     best_objective, best_configuration
+                                     found_wrong, best_objective, best_configuration
   GET /api/runs/ID                   one run, with params: [{name, values, labels}]
   GET /api/runs/ID/evaluations?after=N
                                      the run now ("run") and its evaluations after its
@@ -89,7 +95,9 @@ request, 404 for an unknown run, 422 for a selection that cannot be analysed):
                                      run_evaluations (all the run's) and configurations
                                      (in its space); keep (repeated) names the values of a parameter to
                                      keep, as the run's labels write them (its others are
-                                     left out); status the statuses kept; device the
+                                     left out); status the statuses kept (found_wrong for
+                                     the successes of configurations found wrong, which
+                                     ok leaves out); device the
                                      devices kept, as the evaluations name them, - for
                                      the evaluations no device measured`,
 		run: runDashboard,

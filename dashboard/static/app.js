@@ -12,7 +12,8 @@ const S = {
   params: [],       // the run's parameters: {name, values, labels, numeric}
   evals: [],        // every evaluation read so far, in order
   metrics: {},      // metric name -> higher is better
-  statuses: {},     // status -> count
+  statuses: {},     // status (statusOf: found_wrong apart from ok) -> count
+  wrong: new Set(), // the configurations (configKey) of the wrong_answer evaluations read so far
   devices: {},      // device that measured an evaluation ("-" for none: imports, refusals) -> count
   next: 0,          // evaluations read: the next fetch asks for those after
   pending: 0,       // fetches under way
@@ -112,8 +113,27 @@ function severalDevices() {
   return Object.keys(S.devices).filter(d => d !== NO_DEVICE).length > 1;
 }
 
+// FOUND_WRONG is the status of a success of a configuration found wrong in the run (a
+// wrong_answer evaluation of the same configuration, read before or after it, as a check
+// after dynamic tuning stores one): no success, counted apart from ok as the list of runs
+// and the status line count it, and the analysis's status filter names it
+const FOUND_WRONG = "found_wrong";
+// its colour in every colouring: neither the ramp's nor a category's, nor a failure's red
+const FOUND_WRONG_COLOUR = "#ff00ff";
+
+// configKey matches the evaluations of one configuration (kept on e: the statuses are
+// counted again as evaluations arrive)
+function configKey(e) { return e.key ?? (e.key = JSON.stringify(e.config)); }
+
+// statusOf is e's status in the status field and filter: FOUND_WRONG for an ok one whose
+// configuration has a wrong_answer evaluation among those read
+function statusOf(e) {
+  return e.status === "ok" && S.wrong.has(configKey(e)) ? FOUND_WRONG : e.status;
+}
+
 // categoryLabel is how a category of a field is written (ticks, legend, filter)
 function categoryLabel(key, c) {
+  if (key === "status" && c === FOUND_WRONG) return "found wrong";
   return key === "device" && c === NO_DEVICE ? "no device" : c;
 }
 
@@ -133,7 +153,11 @@ function fieldKind(key) {
 }
 
 function categories(key) {
-  if (key === "status") return Object.keys(S.statuses).sort((a, b) => (a === "ok" ? -1 : b === "ok" ? 1 : a < b ? -1 : 1));
+  if (key === "status") {
+    // ok first, then found wrong, then the failures
+    const rank = st => st === "ok" ? 0 : st === FOUND_WRONG ? 1 : 2;
+    return Object.keys(S.statuses).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  }
   if (key === "device") return Object.keys(S.devices).sort();
   const p = S.params.find(p => p.name === key.slice(2));
   return p ? p.labels : [];
@@ -142,7 +166,7 @@ function categories(key) {
 function value(e, key) {
   if (key === "order") return e.index;
   if (key === "objective") return e.objective === null ? NaN : e.objective;
-  if (key === "status") return categories("status").indexOf(e.status);
+  if (key === "status") return categories("status").indexOf(statusOf(e));
   if (key === "device") return categories("device").indexOf(deviceOf(e));
   if (key.startsWith("m:")) {
     const v = e.metrics ? e.metrics[key.slice(2)] : undefined;
@@ -160,7 +184,7 @@ function value(e, key) {
 }
 
 function valueText(e, key) {
-  if (key === "status") return e.status;
+  if (key === "status") return categoryLabel("status", statusOf(e));
   if (key.startsWith("p:")) {
     const i = S.params.findIndex(p => p.name === key.slice(2));
     return i < 0 ? "" : S.params[i].labels[e.at[i]] ?? String(e.config[i]);
@@ -178,7 +202,7 @@ function fmt(v) {
 // ---- filters
 
 function visible(e) {
-  if (S.sel.hideStatus.has(e.status)) return false;
+  if (S.sel.hideStatus.has(statusOf(e))) return false;
   if (devicesFiltered() && S.sel.hideDevice.has(deviceOf(e))) return false;
   for (let i = 0; i < S.params.length; i++) {
     const h = S.sel.hide[S.params[i].name];
@@ -278,24 +302,36 @@ function ramp(t) {
 function hex(h) { return [1, 3, 5].map(i => parseInt(h.slice(i, i + 2), 16)); }
 function rgb(c) { return "rgb(" + c.map(Math.round).join(",") + ")"; }
 
+// colourer returns the colour of a point by field key, with its legend. A success found
+// wrong has FOUND_WRONG_COLOUR whatever the field, and its value is left out of the
+// ramp's range, whose end would otherwise mark it as the best.
 function colourer(key, shown) {
+  const wrong = shown.some(e => statusOf(e) === FOUND_WRONG);
+  const wrongEntry = {label: categoryLabel("status", FOUND_WRONG), colour: FOUND_WRONG_COLOUR};
   if (fieldKind(key) === "category") {
-    const cats = categories(key);
+    // the palette's colours go to the other categories, in order: ok keeps the first
+    const cats = categories(key).filter(c => key !== "status" || c !== FOUND_WRONG);
     const f = e => {
-      const v = value(e, key);
+      const st = statusOf(e);
+      if (st === FOUND_WRONG) return FOUND_WRONG_COLOUR;
+      const v = key === "status" ? cats.indexOf(st) : value(e, key);
       return v >= 0 ? PALETTE[v % PALETTE.length] : "#999";
     };
-    f.legend = {kind: "category", cats: cats.map((c, i) => ({label: categoryLabel(key, c), colour: PALETTE[i % PALETTE.length]}))};
+    const entries = cats.map((c, i) => ({label: categoryLabel(key, c), colour: PALETTE[i % PALETTE.length]}));
+    // found wrong after ok among the statuses (first where none is ok), last otherwise
+    if (wrong) entries.splice(key !== "status" ? entries.length : cats[0] === "ok" ? 1 : 0, 0, wrongEntry);
+    f.legend = {kind: "category", cats: entries};
     return f;
   }
-  const vals = shown.map(e => value(e, key)).filter(isFinite);
+  const vals = shown.filter(e => statusOf(e) !== FOUND_WRONG).map(e => value(e, key)).filter(isFinite);
   const lo = Math.min(...vals), hi = Math.max(...vals);
   const f = e => {
+    if (statusOf(e) === FOUND_WRONG) return FOUND_WRONG_COLOUR;
     const v = value(e, key);
     if (!isFinite(v)) return "#bbb";
     return ramp(hi > lo ? (v - lo) / (hi - lo) : 0.5);
   };
-  f.legend = {kind: "number", lo, hi, label: fieldLabel(key)};
+  f.legend = {kind: "number", lo, hi, label: fieldLabel(key), cats: wrong ? [wrongEntry] : []};
   return f;
 }
 
@@ -344,9 +380,11 @@ function drawScatter() {
     let x = xs[k], y = ys[k];
     const hasX = isFinite(x), hasY = isFinite(y) && (!log || y > 0);
     const cx = hasX ? X(x) : noX, cy = hasY ? Y(y) : noY;
-    const c = el("circle", {cx: cx.toFixed(1), cy: cy.toFixed(1), r: hasX && hasY ? 4 : 3.5, class: "pt" + (hasX && hasY ? "" : " nv") + (e.status === "ok" ? "" : " failed"), "data-i": e.index}, g);
+    const st = statusOf(e);
+    const c = el("circle", {cx: cx.toFixed(1), cy: cy.toFixed(1), r: hasX && hasY ? 4 : 3.5, "data-i": e.index,
+      class: "pt" + (hasX && hasY ? "" : " nv") + (st === "ok" ? "" : st === FOUND_WRONG ? " wrong" : " failed")}, g);
     c.setAttribute("fill", hasX && hasY ? colour(e) : "none");
-    if (!(hasX && hasY)) c.setAttribute("stroke", e.status === "ok" ? colour(e) : "#d62728");
+    if (!(hasX && hasY)) c.setAttribute("stroke", st === "ok" || st === FOUND_WRONG ? colour(e) : "#d62728");
   });
 
   if (s.best) drawBest(svg, shown, X, Y, log);
@@ -371,11 +409,10 @@ function drawBest(svg, shown, X, Y, log) {
   const s = S.sel;
   if (s.x !== "order" || fieldKind(s.y) !== "number" || s.y === "order") return;
   const maximize = s.y === "objective" ? S.run.maximize : !!S.metrics[s.y.slice(2)];
-  const wrong = new Set(S.evals.filter(e => e.status === "wrong_answer").map(e => JSON.stringify(e.config)));
   let best = NaN, pts = [];
   for (const e of shown) {
     const v = value(e, s.y);
-    if (!isFinite(v) || (log && v <= 0) || wrong.has(JSON.stringify(e.config))) continue;
+    if (!isFinite(v) || (log && v <= 0) || S.wrong.has(configKey(e))) continue;
     if (!isFinite(best) || (maximize ? v > best : v < best)) {
       if (isFinite(best)) pts.push([X(e.index), Y(best)]);
       best = v;
@@ -391,20 +428,18 @@ function drawBest(svg, shown, X, Y, log) {
 function drawLegend(l) {
   const box = $("legend");
   box.replaceChildren();
-  if (l.kind === "category") {
-    for (const c of l.cats) {
-      const item = html("span", {class: "sw"});
-      const dot = html("i");
-      dot.style.background = c.colour;
-      item.append(dot, document.createTextNode(c.label));
-      box.appendChild(item);
-    }
-    return;
+  if (l.kind !== "category" && isFinite(l.lo)) {
+    const bar = html("span", {class: "rampbar"});
+    bar.style.background = "linear-gradient(to right," + RAMP.join(",") + ")";
+    box.append(html("span", {class: "lo"}, l.label + ": " + fmt(l.lo)), bar, html("span", {class: "hi"}, fmt(l.hi)));
   }
-  if (!isFinite(l.lo)) return;
-  const bar = html("span", {class: "rampbar"});
-  bar.style.background = "linear-gradient(to right," + RAMP.join(",") + ")";
-  box.append(html("span", {}, l.label + ": " + fmt(l.lo)), bar, html("span", {}, fmt(l.hi)));
+  for (const c of l.cats) {
+    const item = html("span", {class: "sw"});
+    const dot = html("i");
+    dot.style.background = c.colour;
+    item.append(dot, document.createTextNode(c.label));
+    box.appendChild(item);
+  }
 }
 
 // ---- details of a point
@@ -412,7 +447,8 @@ function drawLegend(l) {
 function showTip(e, cx, cy) {
   const tip = $("tip");
   tip.replaceChildren();
-  tip.appendChild(html("b", {}, `evaluation ${e.index}: ${e.status}`));
+  const st = statusOf(e);
+  tip.appendChild(html("b", {}, `evaluation ${e.index}: ${categoryLabel("status", st)}`));
   const t = html("table");
   const row = (k, v) => { const r = html("tr"); r.append(html("th", {}, k), html("td", {}, v)); t.appendChild(r); };
   S.params.forEach((p, i) => row(p.name, p.labels[e.at[i]] ?? String(e.config[i])));
@@ -421,6 +457,7 @@ function showTip(e, cx, cy) {
   for (const m of Object.keys(e.metrics || {}).sort()) if (m !== S.run.objective) row(m, fmt(e.metrics[m] ?? NaN));
   tip.appendChild(t);
   if (e.message) tip.appendChild(html("p", {class: "msg"}, e.message.length > 400 ? e.message.slice(0, 400) + "\u2026" : e.message));
+  if (st === FOUND_WRONG) tip.appendChild(html("p", {class: "msg"}, "it ran, but a wrong_answer evaluation of this configuration in the run found it wrong: no success"));
   tip.hidden = false;
   const box = tip.parentNode.getBoundingClientRect();
   let left = cx + 12, top = cy + 12;
@@ -703,7 +740,7 @@ function buildStatusFilter() {
       changed(true);
     });
     const l = html("label", {class: "inline st-" + st});
-    l.append(cb, document.createTextNode(` ${st} (${S.statuses[st]})`));
+    l.append(cb, document.createTextNode(` ${categoryLabel("status", st)} (${S.statuses[st]})`));
     box.appendChild(l);
   }
 }
@@ -776,11 +813,18 @@ function absorb(body) {
   for (const e of body.evaluations) {
     if (e.index !== S.evals.length) continue; // a repeat of one read already
     S.evals.push(e);
-    if (!(e.status in S.statuses)) { S.statuses[e.status] = 0; newStatus = true; }
-    S.statuses[e.status]++;
+    if (e.status === "wrong_answer") S.wrong.add(configKey(e));
     const d = deviceOf(e);
     if (!(d in S.devices)) { S.devices[d] = 0; newMetric = true; } // a new field and filter to choose
     S.devices[d]++;
+  }
+  if (body.evaluations.length) {
+    // the statuses counted again: a configuration found wrong now turns its successes
+    // read before, ok until now, into found wrong (and may leave no ok)
+    const counts = {}, names = o => Object.keys(o).sort().join(",");
+    for (const e of S.evals) { const st = statusOf(e); counts[st] = (counts[st] || 0) + 1; }
+    newStatus = names(counts) !== names(S.statuses);
+    S.statuses = counts;
   }
   S.next = S.evals.length;
   return {added: body.evaluations.length, newMetric, newStatus};
