@@ -257,16 +257,7 @@ func TestAResumedRunThatMeetsTheStopConditionMeasuresNothing(t *testing.T) {
 
 func runStatus(t *testing.T, db string, run int64) store.RunStatus {
 	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	info, err := st.Run(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.Status
+	return runInfo(t, db, run).Status
 }
 
 // TestStopWithinPeakIsRefusedWhereNoEfficiencyCanBeComputed: a spec without
